@@ -1,6 +1,18 @@
+export type { AssistantToolCall, ChatFile, ChatMessage } from './chat-message.ts';
+export type { CitationAllocator } from './citation-allocator.ts';
 export type { ToolCallErrorOptions } from './errors/tool-call-error.ts';
 export { ToolCallError } from './errors/tool-call-error.ts';
 export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts';
 export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
+export type { FileReference, Packet, PacketObject, PacketType, StopReason } from './packet.ts';
+export type { Placement, PlacementLevel } from './placement.ts';
+export { nestedPlacement, placementKey } from './placement.ts';
+export type { CitedDocument, SearchDocument } from './search-document.ts';
+export type { AvailabilityContext, ConcurrencyClass, Tool, ToolRunContext } from './tool.ts';
+export type { ToolCall, ToolCallHistoryForm } from './tool-call.ts';
+export { toolCallToHistoryForm, toolCallToMessageString } from './tool-call.ts';
+export type { JsonSchema, ToolDefinition } from './tool-definition.ts';
+export type { ToolEmitter } from './tool-emitter.ts';
+export type { RichResponse, ToolFailureKind, ToolResponse } from './tool-response.ts';

@@ -1,0 +1,127 @@
+import type { Placement } from './placement.ts';
+import type { CitedDocument } from './search-document.ts';
+
+/** Why a turn stopped. */
+export type StopReason =
+  | 'finished'
+  | 'stopping-tool'
+  | 'cycle-limit'
+  | 'user-cancelled'
+  | 'error'
+  | 'clarification';
+
+/** A file produced by a tool, by reference (the bytes live in the file store). */
+export interface FileReference {
+  readonly fileId: string;
+  readonly name: string;
+  readonly mediaType: string;
+  readonly sizeBytes?: number;
+}
+
+/**
+ * Everything that can appear in a turn's packet stream, discriminated by `type`. Names are noun-action with
+ * start/delta/end. Tool-specific packets carry `toolCallId` so a UI can route them without guessing.
+ */
+export type PacketObject =
+  // control
+  | { readonly type: 'section-end' }
+  | { readonly type: 'stop'; readonly reason: StopReason }
+  | { readonly type: 'top-level-branching'; readonly branches: number }
+  | { readonly type: 'error'; readonly code: string; readonly message: string; readonly retryable?: boolean }
+  | { readonly type: 'heartbeat' }
+  // reasoning and answer
+  | { readonly type: 'reasoning-start' }
+  | { readonly type: 'reasoning-delta'; readonly reasoning: string }
+  | { readonly type: 'reasoning-end' }
+  | { readonly type: 'message-start'; readonly finalDocuments?: readonly CitedDocument[] }
+  | { readonly type: 'message-delta'; readonly content: string }
+  | { readonly type: 'citation-info'; readonly citationNumber: number; readonly documentId: string }
+  // every tool
+  | {
+      readonly type: 'tool-start';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly displayName: string;
+      readonly arguments?: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly type: 'tool-argument-delta';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly argumentDeltas: Readonly<Record<string, string>>;
+    }
+  | { readonly type: 'tool-progress'; readonly toolCallId: string; readonly message: string }
+  // search, open_url, read_file
+  | { readonly type: 'search-queries'; readonly toolCallId: string; readonly queries: readonly string[] }
+  | {
+      readonly type: 'search-documents';
+      readonly toolCallId: string;
+      readonly documents: readonly CitedDocument[];
+    }
+  | { readonly type: 'open-url-urls'; readonly toolCallId: string; readonly urls: readonly string[] }
+  | {
+      readonly type: 'file-reader-result';
+      readonly toolCallId: string;
+      readonly fileId: string;
+      readonly fileName: string;
+      readonly startChar: number;
+      readonly endChar: number;
+      readonly totalChars: number;
+    }
+  // image generation, python, custom/MCP tools, memory
+  | { readonly type: 'image-generation-heartbeat'; readonly toolCallId: string }
+  | {
+      readonly type: 'image-generation-final';
+      readonly toolCallId: string;
+      readonly images: readonly (FileReference & { readonly revisedPrompt?: string })[];
+    }
+  | {
+      readonly type: 'python-delta';
+      readonly toolCallId: string;
+      readonly stdout?: string;
+      readonly stderr?: string;
+      readonly files?: readonly FileReference[];
+    }
+  | {
+      readonly type: 'custom-tool-delta';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly responseType: 'json' | 'text' | 'csv' | 'image';
+      readonly data: unknown;
+      readonly files?: readonly FileReference[];
+    }
+  | {
+      readonly type: 'memory-delta';
+      readonly toolCallId: string;
+      readonly operation: 'add' | 'update';
+      readonly memoryId: string;
+      readonly text: string;
+    }
+  // deep research and sub-agents
+  | { readonly type: 'research-plan-start' }
+  | { readonly type: 'research-plan-delta'; readonly content: string }
+  | { readonly type: 'research-agent-start'; readonly task: string }
+  | { readonly type: 'intermediate-report-start' }
+  | { readonly type: 'intermediate-report-delta'; readonly content: string }
+  | { readonly type: 'intermediate-report-cited-documents'; readonly documents: readonly CitedDocument[] }
+  | { readonly type: 'coding-agent-start'; readonly query: string; readonly repository?: string }
+  | { readonly type: 'coding-agent-final'; readonly answer: string }
+  | { readonly type: 'bash-start'; readonly command: string }
+  | {
+      readonly type: 'bash-delta';
+      readonly stdout: string;
+      readonly stderr: string;
+      readonly exitCode: number | null;
+      readonly timedOut: boolean;
+    };
+
+/** The discriminator values of {@link PacketObject}. */
+export type PacketType = PacketObject['type'];
+
+/** One element of the stream: what happened (`obj`) and where it belongs (`placement`). */
+export interface Packet {
+  readonly placement: Placement;
+  /** Stamped by the emitter: which model produced it (0 unless comparing models side by side). */
+  readonly modelIndex: number;
+  readonly obj: PacketObject;
+}

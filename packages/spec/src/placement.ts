@@ -1,0 +1,31 @@
+/** One level of a placement: which cycle of a loop (`turn`) and which parallel tool in it (`tab`). */
+export interface PlacementLevel {
+  readonly turn: number;
+  readonly tab: number;
+}
+
+/**
+ * Where a packet belongs in the UI's timeline. `turn` increases through the turn's cycles; `tab` separates
+ * parallel tool calls of one cycle. A tool that runs its own loop (a research agent, the coding agent) places its
+ * packets one level deeper: `path` lists the deeper levels, outermost first. Because every level has its own
+ * `tab`, tools inside a sub-agent can run in parallel too (the seed's single `sub_turn_index` could not).
+ */
+export interface Placement extends PlacementLevel {
+  readonly path?: readonly PlacementLevel[];
+}
+
+/** The placement of a level nested under `parent` (e.g. step 3, tool 1 of a research agent). */
+export function nestedPlacement(parent: Placement, level: PlacementLevel): Placement {
+  return {
+    turn: parent.turn,
+    tab: parent.tab,
+    path: [...(parent.path ?? []), { turn: level.turn, tab: level.tab }],
+  };
+}
+
+/** A stable string key for a placement, e.g. `3.0` or `3.1/2.0`: handy to group packets into tabs. */
+export function placementKey(placement: Placement): string {
+  let key = `${placement.turn}.${placement.tab}`;
+  for (const level of placement.path ?? []) key += `/${level.turn}.${level.tab}`;
+  return key;
+}
