@@ -8,7 +8,7 @@ export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
 export type { FileReference, Packet, PacketObject, PacketType, StopReason } from './packet.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
-export { nestedPlacement, placementKey } from './placement.ts';
+export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
 export type { CitedDocument, SearchDocument } from './search-document.ts';
 export type { AvailabilityContext, ConcurrencyClass, Tool, ToolRunContext } from './tool.ts';
 export type { ToolCall, ToolCallHistoryForm } from './tool-call.ts';

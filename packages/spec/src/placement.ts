@@ -29,3 +29,19 @@ export function placementKey(placement: Placement): string {
   for (const level of placement.path ?? []) key += `/${level.turn}.${level.tab}`;
   return key;
 }
+
+/** True when `inner` is `outer` itself or lies below it (same turn and tab, and `outer`'s path is a prefix). */
+export function isPlacementWithin(inner: Placement, outer: Placement): boolean {
+  if (inner.turn !== outer.turn || inner.tab !== outer.tab) return false;
+  const outerPath = outer.path ?? [];
+  const innerPath = inner.path ?? [];
+  if (innerPath.length < outerPath.length) return false;
+  for (let index = 0; index < outerPath.length; index += 1) {
+    const outerLevel = outerPath[index];
+    const innerLevel = innerPath[index];
+    if (!outerLevel || !innerLevel || outerLevel.turn !== innerLevel.turn || outerLevel.tab !== innerLevel.tab) {
+      return false;
+    }
+  }
+  return true;
+}

@@ -10,6 +10,11 @@ export interface ToolEmitter {
   /** True once the section ended; emits are dropped. */
   readonly closed: boolean;
   emit(obj: PacketObject): void;
+  /**
+   * Emits at a placement nested under this one (a sub-agent's own tool calls); a placement outside this
+   * emitter's subtree is dropped, so a tool can never write into another tool's section.
+   */
+  emitAt(placement: Placement, obj: PacketObject): void;
   /** An emitter one level deeper (a sub-agent's step and tab), fenced together with this one. */
   nested(level: PlacementLevel): ToolEmitter;
 }

@@ -1,0 +1,411 @@
+import type {
+  ChatFile,
+  ChatMessage,
+  CitedDocument,
+  PlacementLevel,
+  Tool,
+  ToolCall,
+  ToolResponse,
+  ToolRunContext,
+} from '@toolbus/spec';
+import { ToolbusError } from '@toolbus/spec';
+import { createCitationAllocator, type TurnCitationAllocator } from '../citations/citation-allocator.ts';
+import { createFencedToolEmitter } from '../emitter/fenced-tool-emitter.ts';
+import { nullPacketSink, type PacketSink } from '../emitter/packet-sink.ts';
+import { type MergeableField, STOPPING_TOOLS } from '../registry/built-in-tools.ts';
+import { classifyToolFailure, failureResponse } from './failure-responses.ts';
+import { mergeToolCalls } from './merge-tool-calls.ts';
+import type { ToolCallSpan, ToolCallStatus, ToolRunHooks } from './tool-run-hooks.ts';
+
+/** The seed's `TOOL_EXECUTION_TIMEOUT_SECONDS`: 10 minutes. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** Options for {@link runToolCalls}. Everything is optional. */
+export interface RunToolCallsOptions {
+  /** Where packets go: the turn's `Emitter`, or a tool's own emitter when a sub-agent runs tools. */
+  readonly emitter?: PacketSink;
+  /** The turn's allocator; a fresh one starting at `startCitationNumber` when absent. */
+  readonly citations?: TurnCitationAllocator;
+  readonly startCitationNumber?: number;
+  readonly userQuery?: string;
+  readonly history?: readonly ChatMessage[];
+  readonly files?: readonly ChatFile[];
+  readonly userId?: string;
+  readonly extras?: Readonly<Record<string, unknown>>;
+  /** The turn's cancellation: aborts every running call, each of which is answered as cancelled. */
+  readonly signal?: AbortSignal;
+  /** At most this many calls run (and at once); the rest are answered without running. Default: no limit. */
+  readonly maxConcurrentTools?: number;
+  /** Per-call timeout unless the tool sets its own. Default 10 minutes. */
+  readonly defaultTimeoutMs?: number;
+  readonly hooks?: ToolRunHooks;
+  readonly mergeableFields?: ReadonlyMap<string, MergeableField>;
+  /** Tool names whose successful run ends the loop. Default: the built-in STOPPING_TOOLS. */
+  readonly stoppingTools?: ReadonlySet<string>;
+}
+
+/** How one of the model's calls was answered. */
+export interface ToolCallOutcome {
+  /** The call as the model produced it. */
+  readonly call: ToolCall;
+  /** The call that actually ran for it (a merged call carries several model calls); absent when nothing ran. */
+  readonly ranAs?: ToolCall;
+  readonly status: ToolCallStatus;
+  readonly response: ToolResponse;
+}
+
+/** What {@link runToolCalls} returns. */
+export interface RunToolCallsResult {
+  /** One per call the model produced, in call order. */
+  readonly outcomes: readonly ToolCallOutcome[];
+  /** One `tool` message per call id, in call order: ready to append to history after the assistant message. */
+  readonly messages: readonly ChatMessage[];
+  /** The citation numbers given out to calls whose results were recorded, merged across calls. */
+  readonly citations: ReadonlyMap<number, CitedDocument>;
+  /** True when a stopping tool (image generation) ran successfully: the loop should end. */
+  readonly stopped: boolean;
+}
+
+interface RunningCall {
+  readonly call: ToolCall;
+  readonly tool: Tool;
+  readonly deadline: number;
+  finish(status: ToolCallStatus, response: ToolResponse, error?: unknown): void;
+  abort(reason: unknown): void;
+}
+
+/**
+ * Runs one cycle's tool calls (seed §4): merge duplicate search/open_url calls; answer unknown tools and calls
+ * over the cap without running them; start each call with its own fenced emitter, citation view, abort signal
+ * and timeout; run them concurrently within their concurrency classes; turn every failure into a result the
+ * model can read. Every call id the model produced gets exactly one result, in call order.
+ */
+export async function runToolCalls(
+  calls: readonly ToolCall[],
+  tools: readonly Tool[] | ReadonlyMap<string, Tool>,
+  options: RunToolCallsOptions = {},
+): Promise<RunToolCallsResult> {
+  assertUniqueIds(calls);
+  const toolsByName =
+    tools instanceof Map ? (tools as ReadonlyMap<string, Tool>) : indexByName(tools as Tool[]);
+  const sink = options.emitter ?? nullPacketSink;
+  const allocator =
+    options.citations ?? createCitationAllocator({ startAt: options.startCitationNumber ?? 1 });
+  const stoppingTools = options.stoppingTools ?? STOPPING_TOOLS;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const { calls: mergedCalls, mergedInto } = mergeToolCalls(calls, options.mergeableFields);
+
+  const responses = new Map<string, { status: ToolCallStatus; response: ToolResponse; ranAs?: ToolCall }>();
+  const citations = new Map<number, CitedDocument>();
+  const runnable: { call: ToolCall; tool: Tool }[] = [];
+  const cap = options.maxConcurrentTools ?? Number.POSITIVE_INFINITY;
+  for (const call of mergedCalls) {
+    const tool = toolsByName.get(call.name);
+    if (!tool) {
+      responses.set(call.id, unknownToolResult(call, toolsByName));
+    } else if (runnable.length >= cap) {
+      responses.set(call.id, overCapResult(call, cap));
+    } else {
+      runnable.push({ call, tool });
+    }
+  }
+
+  if (runnable.length > 1) {
+    const first = runnable[0] as { call: ToolCall };
+    sink.emitAt(
+      { turn: first.call.placement.turn, tab: 0, ...pathOf(first.call) },
+      {
+        type: 'top-level-branching',
+        branches: runnable.length,
+      },
+    );
+  }
+
+  const running = new Set<RunningCall>();
+  const deadlines = createDeadlineTimer(running);
+  const turnSignal = options.signal;
+  const onTurnAbort = () => {
+    for (const entry of [...running]) entry.abort(turnSignal?.reason);
+  };
+  turnSignal?.addEventListener('abort', onTurnAbort);
+
+  const start = ({ call, tool }: { call: ToolCall; tool: Tool }): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const emitter = createFencedToolEmitter(sink, call.placement);
+      const citationView = allocator.view();
+      const startedAt = performance.now();
+      let controller: AbortController | undefined;
+      let span: ToolCallSpan | undefined;
+      try {
+        span = options.hooks?.onToolCallStart?.({ call, tool });
+      } catch {
+        span = undefined;
+      }
+      const entry: RunningCall = {
+        call,
+        tool,
+        deadline: startedAt + (tool.timeoutMs ?? defaultTimeoutMs),
+        finish(status, response, error) {
+          if (!running.delete(entry)) return;
+          emitter.emit({ type: 'section-end' });
+          emitter.fence();
+          citationView.fence();
+          for (const [number, document] of citationView.assigned) citations.set(number, document);
+          responses.set(call.id, { status, response, ranAs: call });
+          if (span) {
+            try {
+              span.end({ status, response, error, durationMs: performance.now() - startedAt });
+            } catch {
+              // Tracing never fails a turn.
+            }
+          }
+          resolve();
+        },
+        abort(reason) {
+          controller?.abort(reason);
+          const cancelled = reason instanceof ToolbusError && reason.code === 'tool_timeout';
+          entry.finish(
+            cancelled ? 'timeout' : 'aborted',
+            cancelled
+              ? failureResponse(
+                  'timeout',
+                  `"${call.name}" did not finish within ${Math.round((entry.deadline - startedAt) / 1000)} s and was stopped. Try a smaller request, or answer with what you have.`,
+                  'tool_timeout',
+                )
+              : failureResponse('aborted', 'The run was cancelled before this tool finished.', 'aborted'),
+          );
+        },
+      };
+      running.add(entry);
+      if (turnSignal?.aborted) {
+        entry.abort(turnSignal.reason);
+        return;
+      }
+      deadlines.track(entry);
+      const context: ToolRunContext = {
+        placement: call.placement,
+        emitter,
+        get signal() {
+          controller ??= new AbortController();
+          return controller.signal;
+        },
+        userQuery: options.userQuery ?? '',
+        history: options.history ?? [],
+        files: options.files ?? [],
+        citations: citationView,
+        ...(options.userId === undefined ? {} : { userId: options.userId }),
+        extras: options.extras ?? {},
+      };
+      const fail = (thrown: unknown) => {
+        if (!running.has(entry)) return;
+        const failure = classifyToolFailure(call, thrown);
+        if (failure.errorPacket) emitter.emit({ type: 'error', ...failure.errorPacket });
+        entry.finish(failure.status, failure.response, thrown);
+      };
+      try {
+        tool.emitStart(call.placement, emitter, call);
+        tool.run(call, context).then((response) => {
+          if (isToolResponse(response)) entry.finish('success', response);
+          else fail(new TypeError(`Tool "${call.name}" returned something that is not a ToolResponse.`));
+        }, fail);
+      } catch (thrown) {
+        fail(thrown);
+      }
+    });
+
+  try {
+    await scheduleByConcurrencyClass(runnable, start);
+  } finally {
+    turnSignal?.removeEventListener('abort', onTurnAbort);
+    deadlines.stop();
+  }
+
+  return collectResults({ calls, responses, mergedInto, citations, stoppingTools });
+}
+
+function collectResults(input: {
+  calls: readonly ToolCall[];
+  responses: Map<string, { status: ToolCallStatus; response: ToolResponse; ranAs?: ToolCall }>;
+  mergedInto: ReadonlyMap<string, string>;
+  citations: Map<number, CitedDocument>;
+  stoppingTools: ReadonlySet<string>;
+}): RunToolCallsResult {
+  const outcomes: ToolCallOutcome[] = [];
+  const messages: ChatMessage[] = [];
+  let stopped = false;
+  for (const call of input.calls) {
+    const target = input.mergedInto.get(call.id);
+    let outcome: ToolCallOutcome;
+    if (target !== undefined) {
+      const ran = input.responses.get(target);
+      outcome = {
+        call,
+        ...(ran?.ranAs ? { ranAs: ran.ranAs } : {}),
+        status: 'merged',
+        response: {
+          llmFacing: `This call was merged into call ${target} (same tool, combined arguments); its results are reported there.`,
+          rich: { type: 'merged', intoCallId: target },
+        },
+      };
+    } else {
+      const recorded = input.responses.get(call.id) as {
+        status: ToolCallStatus;
+        response: ToolResponse;
+        ranAs?: ToolCall;
+      };
+      outcome = {
+        call,
+        ...(recorded.ranAs ? { ranAs: recorded.ranAs } : {}),
+        status: recorded.status,
+        response: recorded.response,
+      };
+      if (recorded.status === 'success' && input.stoppingTools.has(call.name)) stopped = true;
+    }
+    outcomes.push(outcome);
+    messages.push({
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: outcome.response.llmFacing,
+    });
+  }
+  const citations = new Map([...input.citations].sort((left, right) => left[0] - right[0]));
+  return { outcomes, messages, citations, stopped };
+}
+
+/**
+ * Starts calls respecting their classes: `parallel` at once; `serial` after the previous call of the same tool;
+ * `exclusive` after everything started before it, and before anything after it. Without serial or exclusive
+ * calls everything starts synchronously (the common case, kept cheap).
+ */
+async function scheduleByConcurrencyClass(
+  runnable: readonly { call: ToolCall; tool: Tool }[],
+  start: (entry: { call: ToolCall; tool: Tool }) => Promise<void>,
+): Promise<void> {
+  if (
+    runnable.every((entry) => entry.tool.concurrency === 'parallel' || entry.tool.concurrency === undefined)
+  ) {
+    await Promise.all(runnable.map(start));
+    return;
+  }
+  let barrier: Promise<void> = Promise.resolve();
+  let sinceBarrier: Promise<void>[] = [];
+  const serialTails = new Map<string, Promise<void>>();
+  const all: Promise<void>[] = [];
+  for (const entry of runnable) {
+    let done: Promise<void>;
+    if (entry.tool.concurrency === 'exclusive') {
+      done = Promise.all([barrier, ...sinceBarrier]).then(() => start(entry));
+      barrier = done;
+      sinceBarrier = [];
+    } else if (entry.tool.concurrency === 'serial') {
+      const tail = serialTails.get(entry.call.name) ?? Promise.resolve();
+      const gate = barrier;
+      done = Promise.all([gate, tail]).then(() => start(entry));
+      serialTails.set(entry.call.name, done);
+      sinceBarrier.push(done);
+    } else {
+      const gate = barrier;
+      done = gate.then(() => start(entry));
+      sinceBarrier.push(done);
+    }
+    all.push(done);
+  }
+  await Promise.all(all);
+}
+
+/**
+ * One timer for all running calls instead of one per call: it fires at the earliest deadline, stops what
+ * expired, and re-arms for the next. Calls that finish first cost nothing.
+ */
+function createDeadlineTimer(running: Set<RunningCall>) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let armedFor = Number.POSITIVE_INFINITY;
+  const arm = (deadline: number) => {
+    if (timer !== undefined && deadline >= armedFor) return;
+    if (timer !== undefined) clearTimeout(timer);
+    armedFor = deadline;
+    timer = setTimeout(fire, Math.max(0, deadline - performance.now()));
+  };
+  const fire = () => {
+    timer = undefined;
+    armedFor = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let nextDeadline = Number.POSITIVE_INFINITY;
+    for (const entry of [...running]) {
+      if (entry.deadline <= now + 1) {
+        entry.abort(
+          new ToolbusError({ code: 'tool_timeout', message: `Tool "${entry.call.name}" timed out.` }),
+        );
+      } else if (entry.deadline < nextDeadline) {
+        nextDeadline = entry.deadline;
+      }
+    }
+    if (nextDeadline !== Number.POSITIVE_INFINITY) arm(nextDeadline);
+  };
+  return {
+    track(entry: RunningCall) {
+      arm(entry.deadline);
+    },
+    stop() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
+function unknownToolResult(call: ToolCall, toolsByName: ReadonlyMap<string, Tool>) {
+  const available = [...toolsByName.keys()];
+  const list = available.length ? available.map((name) => `"${name}"`).join(', ') : 'none';
+  return {
+    status: 'unknown-tool' as const,
+    response: failureResponse(
+      'unknown-tool',
+      `There is no tool named "${call.name}". Available tools: ${list}.`,
+      'unknown_tool',
+    ),
+  };
+}
+
+function overCapResult(call: ToolCall, cap: number) {
+  return {
+    status: 'over-cap' as const,
+    response: failureResponse(
+      'over-cap',
+      `Not run: at most ${cap} tool call(s) run per step, and "${call.name}" came after that. Call it again in the next step if you still need it.`,
+      'over_cap',
+    ),
+  };
+}
+
+function indexByName(tools: readonly Tool[]): Map<string, Tool> {
+  const map = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (map.has(tool.name)) {
+      throw new ToolbusError({ code: 'duplicate_tool_name', message: `Two tools are named "${tool.name}".` });
+    }
+    map.set(tool.name, tool);
+  }
+  return map;
+}
+
+function assertUniqueIds(calls: readonly ToolCall[]): void {
+  const seen = new Set<string>();
+  for (const call of calls) {
+    if (seen.has(call.id)) {
+      throw new ToolbusError({
+        code: 'duplicate_tool_call_id',
+        message: `Two tool calls share the id "${call.id}"; every call needs its own id to get its own result.`,
+      });
+    }
+    seen.add(call.id);
+  }
+}
+
+function isToolResponse(value: unknown): value is ToolResponse {
+  return typeof value === 'object' && value !== null && typeof (value as ToolResponse).llmFacing === 'string';
+}
+
+function pathOf(call: ToolCall): { path?: readonly PlacementLevel[] } {
+  return call.placement.path ? { path: call.placement.path } : {};
+}

@@ -1,0 +1,105 @@
+import type {
+  AvailabilityContext,
+  ConcurrencyClass,
+  Placement,
+  Tool,
+  ToolCall,
+  ToolDefinition,
+  ToolEmitter,
+  ToolResponse,
+  ToolRunContext,
+} from '@toolbus/spec';
+import * as z from 'zod';
+import { exampleArgumentsFromSchema } from './example-arguments.ts';
+import { invalidArgumentsError } from './invalid-arguments-error.ts';
+
+/** Options for {@link defineTool}. */
+export interface DefineToolOptions<Parameters extends z.ZodObject> {
+  readonly name: string;
+  readonly description: string;
+  /** What people see; defaults to the name. */
+  readonly displayName?: string;
+  /** The arguments' schema: its JSON schema is what the model sees, and it validates what the model sends. */
+  readonly parameters: Parameters;
+  /** Arguments shown to the model after an invalid call; derived from the schema when absent. */
+  readonly exampleArguments?: z.input<Parameters>;
+  readonly concurrency?: ConcurrencyClass;
+  readonly timeoutMs?: number;
+  readonly streamsArgumentDeltas?: boolean;
+  readonly isAvailable?: (context: AvailabilityContext) => boolean | Promise<boolean>;
+  /** Defaults to a `tool-start` packet with the tool's name and arguments. */
+  readonly emitStart?: (placement: Placement, emitter: ToolEmitter, call: ToolCall) => void;
+  /** Runs with validated, typed arguments. A string return is the model-facing response. */
+  readonly run: (
+    args: z.output<Parameters>,
+    context: ToolRunContext & { readonly call: ToolCall },
+  ) => Promise<ToolResponse | string> | ToolResponse | string;
+}
+
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool from a zod object schema. The schema is the single source of truth: its JSON schema goes to the
+ * model, and the same schema validates the model's arguments; invalid arguments become a `ToolCallError` whose
+ * model message lists the problems and shows a correct example call.
+ */
+export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOptions<Parameters>): Tool {
+  if (!toolNamePattern.test(options.name)) {
+    throw new TypeError(
+      `Tool name "${options.name}" must match ${toolNamePattern} (every provider accepts that).`,
+    );
+  }
+  let definition: ToolDefinition | undefined;
+  const getDefinition = (): ToolDefinition => {
+    if (!definition) {
+      const { $schema: _ignored, ...parameters } = z.toJSONSchema(options.parameters, {
+        io: 'input',
+      }) as Record<string, unknown>;
+      definition = {
+        name: options.name,
+        description: options.description,
+        parameters: { ...parameters, properties: parameters.properties ?? {} },
+      };
+    }
+    return definition;
+  };
+  const displayName = options.displayName ?? options.name;
+  return {
+    name: options.name,
+    description: options.description,
+    displayName,
+    streamsArgumentDeltas: options.streamsArgumentDeltas ?? false,
+    concurrency: options.concurrency ?? 'parallel',
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    definition: getDefinition,
+    isAvailable: options.isAvailable ?? (() => true),
+    emitStart:
+      options.emitStart ??
+      ((_placement, emitter, call) => {
+        emitter.emit({
+          type: 'tool-start',
+          toolCallId: call.id,
+          toolName: call.name,
+          displayName,
+          arguments: call.arguments,
+        });
+      }),
+    async run(call, context) {
+      const parsed = options.parameters.safeParse(call.arguments);
+      if (!parsed.success) {
+        throw invalidArgumentsError({
+          toolName: options.name,
+          issues: parsed.error.issues.map((issue) => ({
+            path: issue.path.filter((part): part is string | number => typeof part !== 'symbol'),
+            message: issue.message,
+          })),
+          exampleArguments:
+            (options.exampleArguments as Record<string, unknown> | undefined) ??
+            exampleArgumentsFromSchema(getDefinition().parameters),
+        });
+      }
+      const result = await options.run(parsed.data, { ...context, call });
+      return typeof result === 'string' ? { llmFacing: result } : result;
+    },
+  };
+}
