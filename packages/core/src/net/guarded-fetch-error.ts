@@ -1,0 +1,48 @@
+import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+import type { AddressCategory } from './classify-address.ts';
+
+const guardedFetchErrorMarker = Symbol.for('toolbus.error.GuardedFetchError');
+
+/**
+ * Why the guard refused a request. `ssrf_blocked`: the host or an address it resolved to is not allowed.
+ * `scheme_not_allowed`: not http: or https: (on the first request or a redirect). `too_many_redirects`: over the
+ * redirect cap. `redirect_body_not_replayable`: a 307/308 redirect would need a streamed body sent again.
+ */
+export type GuardedFetchErrorCode =
+  | 'ssrf_blocked'
+  | 'scheme_not_allowed'
+  | 'too_many_redirects'
+  | 'redirect_body_not_replayable';
+
+/** Options for {@link GuardedFetchError}. */
+export interface GuardedFetchErrorOptions {
+  readonly code: GuardedFetchErrorCode;
+  readonly message: string;
+  /** The host of the refused request (never its path, query or headers: those may carry secrets). */
+  readonly host?: string;
+  /** The address that was refused, when the refusal was about an address. */
+  readonly address?: string;
+  readonly category?: AddressCategory;
+  readonly cause?: unknown;
+}
+
+/** The guarded fetch refused a request. Its `code` says which rule; its message names the host and the reason. */
+export class GuardedFetchError extends ToolbusError {
+  declare readonly code: GuardedFetchErrorCode;
+  readonly host: string | undefined;
+  readonly address: string | undefined;
+  readonly category: AddressCategory | undefined;
+  readonly [guardedFetchErrorMarker] = true;
+
+  constructor(options: GuardedFetchErrorOptions) {
+    super({ code: options.code, message: options.message, cause: options.cause });
+    this.name = 'GuardedFetchError';
+    this.host = options.host;
+    this.address = options.address;
+    this.category = options.category;
+  }
+
+  static override isInstance(error: unknown): error is GuardedFetchError {
+    return hasErrorMarker(error, guardedFetchErrorMarker);
+  }
+}
