@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import type { SandboxExecutor } from './sandbox-executor.ts';
+
+const execFileAsync = promisify(execFile);
+
+/** What `/health` says about the sandbox, measured at start by running a probe inside it. */
+export interface IsolationReport {
+  /** 'ok': every protection is in place. 'degraded': runs are sandboxed but something is missing (see reason).
+   * 'error': no sandbox could be created; executions are refused. */
+  readonly status: 'ok' | 'degraded' | 'error';
+  readonly reason?: string;
+  /** Whether executions run at all. */
+  readonly sandbox: boolean;
+  readonly namespaces: readonly string[];
+  /** 'none' = only the sandbox's own loopback. */
+  readonly network: 'none' | 'host';
+  readonly filesystem: string;
+  /** True when each run has its own host uid (the service runs as root), which makes the process limit exact. */
+  readonly perExecutionUid: boolean;
+  readonly limits: {
+    readonly cpu_seconds: number;
+    readonly memory_bytes: number;
+    readonly max_processes: number | null;
+    readonly max_file_bytes: number;
+    readonly max_output_bytes: number;
+    readonly tmp_bytes: number;
+    readonly max_timeout_ms: number;
+  };
+  readonly bubblewrap?: string;
+  readonly python?: {
+    readonly path: string;
+    readonly version: string;
+    readonly packages: Record<string, string>;
+  };
+}
+
+// Runs inside the sandbox and reports what it sees, so /health states what is enforced, not what was intended.
+const probeCode = `import json, os, socket, sys
+report = {'uid': os.getuid(), 'pid': os.getpid(), 'interfaces': [name for _, name in socket.if_nameindex()],
+          'usr_writable': os.access('/usr', os.W_OK), 'version': sys.version.split()[0], 'packages': {}}
+for name in ('numpy', 'pandas', 'matplotlib'):
+    try:
+        report['packages'][name] = __import__(name).__version__
+    except Exception as error:
+        report['packages'][name] = 'missing: ' + type(error).__name__
+print(json.dumps(report))
+`;
+
+/** Finds an executable on PATH (or checks an absolute path). */
+export async function findExecutable(name: string): Promise<string | undefined> {
+  const candidates = name.includes('/')
+    ? [name]
+    : (process.env.PATH ?? '/usr/bin:/bin').split(delimiter).map((directory) => join(directory, name));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return undefined;
+}
+
+/**
+ * Checks that the sandbox can be created on this machine by running a probe in it, and describes what it enforces.
+ * Never throws: a failure becomes status 'error' with the exact reason (bwrap's own message when it refused).
+ */
+export async function probeIsolation(executor: SandboxExecutor): Promise<IsolationReport> {
+  const { limits } = executor.options;
+  const perExecutionUid = executor.options.uids !== undefined;
+  const base = {
+    namespaces: ['user', 'pid', 'network', 'ipc', 'uts', 'mount', 'cgroup'],
+    network: executor.options.shareNetwork === true ? ('host' as const) : ('none' as const),
+    filesystem: 'read-only /usr and minimal /etc; private /workspace (0700) and /tmp (tmpfs); nothing else',
+    perExecutionUid,
+    limits: {
+      cpu_seconds: limits.cpuSeconds,
+      memory_bytes: limits.memoryBytes,
+      max_processes: perExecutionUid ? limits.maxProcesses : null,
+      max_file_bytes: limits.maxFileBytes,
+      max_output_bytes: limits.maxOutputBytes,
+      tmp_bytes: limits.tmpBytes,
+      max_timeout_ms: limits.maxTimeoutMs,
+    },
+  };
+  const failed = (reason: string): IsolationReport => ({ status: 'error', reason, sandbox: false, ...base });
+  for (const tool of ['/usr/bin/prlimit', ...(perExecutionUid ? ['/usr/bin/setpriv'] : [])]) {
+    if ((await findExecutable(tool)) === undefined)
+      return failed(`${tool} not found (Debian package util-linux)`);
+  }
+  if ((await findExecutable(executor.options.bubblewrapPath)) === undefined) {
+    return failed(`bubblewrap not found at ${executor.options.bubblewrapPath} (Debian package bubblewrap)`);
+  }
+  if ((await findExecutable(executor.options.pythonPath)) === undefined) {
+    return failed(`python not found at ${executor.options.pythonPath} (Debian package python3)`);
+  }
+  let bubblewrap = 'unknown';
+  try {
+    bubblewrap = (await execFileAsync(executor.options.bubblewrapPath, ['--version'])).stdout.trim();
+  } catch {}
+  const workspace = await executor.createWorkspace();
+  try {
+    const result = await executor.runPython({ workspace, code: probeCode, timeoutMs: 20_000 });
+    if (result.exitCode !== 0) {
+      const detail = (result.stderr || result.stdout).trim().slice(0, 2000);
+      return failed(`the sandbox could not be created (exit ${String(result.exitCode)}): ${detail}`);
+    }
+    const seen = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      uid: number;
+      pid: number;
+      interfaces: string[];
+      usr_writable: boolean;
+      version: string;
+      packages: Record<string, string>;
+    };
+    const problems: string[] = [];
+    if (seen.usr_writable) problems.push('/usr is writable inside the sandbox');
+    if (base.network === 'none' && seen.interfaces.some((name) => name !== 'lo')) {
+      problems.push(`network interfaces visible: ${seen.interfaces.join(', ')}`);
+    }
+    if (seen.pid > 10) problems.push('no private pid namespace');
+    if (problems.length > 0) return failed(`the sandbox is not isolated: ${problems.join('; ')}`);
+    const degraded: string[] = [];
+    if (!perExecutionUid) {
+      degraded.push(
+        'the service does not run as root, so runs share its uid: the process-count limit (RLIMIT_NPROC) is not applied',
+      );
+    }
+    if (base.network === 'host') degraded.push('network access is enabled by configuration');
+    const missing = Object.entries(seen.packages).filter(([, version]) => version.startsWith('missing'));
+    if (missing.length > 0)
+      degraded.push(`python packages missing: ${missing.map(([name]) => name).join(', ')}`);
+    return {
+      status: degraded.length > 0 ? 'degraded' : 'ok',
+      ...(degraded.length > 0 ? { reason: degraded.join('; ') } : {}),
+      sandbox: true,
+      ...base,
+      bubblewrap,
+      python: { path: executor.options.pythonPath, version: seen.version, packages: seen.packages },
+    };
+  } catch (error) {
+    return failed(`the sandbox probe failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await executor.removeWorkspace(workspace);
+  }
+}

@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { CappedOutput } from './capped-output.ts';
+
+/** Which stream a chunk of output came from. */
+export type OutputStreamName = 'stdout' | 'stderr';
+
+/** Options for {@link runInSandbox}. */
+export interface RunInSandboxOptions {
+  /** The full argv from `buildSandboxCommand`. */
+  readonly argv: readonly string[];
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly stdin?: string;
+  /** Called with each kept chunk as it arrives (for streaming). */
+  readonly onOutput?: (stream: OutputStreamName, data: string) => void;
+  /** Aborting kills the run (e.g. the client went away). */
+  readonly signal?: AbortSignal;
+}
+
+/** What a sandboxed process did. */
+export interface SandboxRunResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Null when the run was killed by the wall clock or an abort. */
+  readonly exitCode: number | null;
+  readonly timedOut: boolean;
+  readonly durationMs: number;
+}
+
+/**
+ * Runs a sandbox argv with a wall-clock limit. The kill takes the whole tree: SIGKILL to bwrap's process group,
+ * and because bwrap runs with --die-with-parent inside a fresh pid namespace, the namespace's init dies with it and
+ * the kernel kills every process left in the namespace.
+ */
+export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxRunResult> {
+  const started = performance.now();
+  const [program, ...args] = options.argv;
+  if (program === undefined) throw new TypeError('runInSandbox: empty argv');
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      env: { PATH: '/usr/bin:/bin' },
+    });
+    const stdout = new CappedOutput(options.maxOutputBytes);
+    const stderr = new CappedOutput(options.maxOutputBytes);
+    let timedOut = false;
+    let killed = false;
+    const kill = (): void => {
+      if (killed || child.pid === undefined) return;
+      killed = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, options.timeoutMs);
+    const onAbort = (): void => kill();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) kill();
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = stdout.push(chunk);
+      if (text) options.onOutput?.('stdout', text);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = stderr.push(chunk);
+      if (text) options.onOutput?.('stderr', text);
+    });
+    // The code may exit without reading its stdin; a broken pipe there is not an error of ours.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin ?? '');
+
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        exitCode: killed ? null : code,
+        timedOut,
+        durationMs: Math.round(performance.now() - started),
+      });
+    });
+  });
+}

@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+
+/** A host path made visible read-only inside the sandbox. */
+export interface SandboxBind {
+  readonly source: string;
+  readonly target: string;
+}
+
+/** Options for {@link buildSandboxCommand}. */
+export interface SandboxCommandOptions {
+  readonly bubblewrapPath: string;
+  /** The host directory bound read-write at /workspace. */
+  readonly workspaceDirectory: string;
+  /** The command run inside, e.g. ['/usr/bin/python3', '/sandbox/main.py']. */
+  readonly command: readonly string[];
+  /** Extra read-only binds (the code file, the runner). */
+  readonly readOnlyBinds?: readonly SandboxBind[];
+  /** When set (service running as root), the sandbox runs as this host uid/gid, which makes RLIMIT_NPROC count
+   * only this execution's processes and keeps other runs' directories (mode 0700) unreadable. */
+  readonly hostUid?: number;
+  readonly cpuSeconds: number;
+  readonly memoryBytes: number;
+  readonly maxProcesses: number;
+  readonly maxFileBytes: number;
+  readonly tmpBytes: number;
+  /** Keep the host network (never the default: a sandbox gets only its own loopback). */
+  readonly shareNetwork?: boolean;
+}
+
+/** The environment inside the sandbox: nothing from the service's own environment (no secrets can leak). */
+export const sandboxEnvironment: Readonly<Record<string, string>> = {
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  HOME: '/tmp',
+  TMPDIR: '/tmp',
+  LANG: 'C.UTF-8',
+  MPLBACKEND: 'Agg',
+  MPLCONFIGDIR: '/tmp/matplotlib',
+  PYTHONUNBUFFERED: '1',
+  PYTHONDONTWRITEBYTECODE: '1',
+  PYTHONIOENCODING: 'utf-8',
+  // One BLAS thread: threads count against the process limit and each reserves address space.
+  OPENBLAS_NUM_THREADS: '1',
+  OMP_NUM_THREADS: '1',
+};
+
+// Only what Debian's CPython and its libraries read at run time: the dynamic loader's cache, the alternatives
+// links (libblas.so.3 resolves through them), fonts and matplotlib's site configuration. No passwd, no hosts.
+const systemConfigurationFiles = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/etc/fonts',
+  '/etc/matplotlibrc',
+  '/etc/python3',
+  '/etc/localtime',
+  '/etc/mime.types',
+  '/etc/ssl/certs',
+];
+
+/**
+ * The argv (program first) that runs `command` inside bubblewrap: every namespace unshared (user, pid, network,
+ * ipc, uts, mount, cgroup), a read-only /usr, a private /tmp of fixed size, the workspace at /workspace, a cleared
+ * environment, no capabilities, no nested user namespaces, and rlimits applied by prlimit before bwrap starts.
+ */
+export function buildSandboxCommand(options: SandboxCommandOptions): string[] {
+  const argv: string[] = [];
+  if (options.hostUid !== undefined) {
+    argv.push(
+      '/usr/bin/setpriv',
+      `--reuid=${options.hostUid}`,
+      `--regid=${options.hostUid}`,
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--',
+    );
+  }
+  argv.push(
+    '/usr/bin/prlimit',
+    `--cpu=${options.cpuSeconds}`,
+    `--as=${options.memoryBytes}`,
+    `--fsize=${options.maxFileBytes}`,
+    '--core=0',
+  );
+  // Without a uid of its own, RLIMIT_NPROC would count the service user's processes too (and root is exempt).
+  if (options.hostUid !== undefined) argv.push(`--nproc=${options.maxProcesses}`);
+  argv.push('--', options.bubblewrapPath);
+  argv.push('--unshare-all', '--unshare-user', '--disable-userns');
+  if (options.shareNetwork === true) argv.push('--share-net');
+  argv.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534');
+  argv.push('--hostname', 'sandbox');
+  argv.push('--ro-bind', '/usr', '/usr');
+  for (const link of ['lib', 'lib64', 'bin', 'sbin']) {
+    argv.push('--symlink', `usr/${link}`, `/${link}`);
+  }
+  for (const path of systemConfigurationFiles) {
+    if (existsSync(path)) argv.push('--ro-bind', path, path);
+  }
+  argv.push('--proc', '/proc', '--dev', '/dev');
+  argv.push('--size', String(options.tmpBytes), '--tmpfs', '/tmp');
+  argv.push('--bind', options.workspaceDirectory, '/workspace');
+  for (const bind of options.readOnlyBinds ?? []) argv.push('--ro-bind', bind.source, bind.target);
+  argv.push('--chdir', '/workspace', '--clearenv');
+  for (const [name, value] of Object.entries(sandboxEnvironment)) argv.push('--setenv', name, value);
+  argv.push('--', ...options.command);
+  return argv;
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { InterpreterLimits } from './interpreter-limits.ts';
+import { pythonRunnerSource } from './python-runner-source.ts';
+import { type OutputStreamName, runInSandbox, type SandboxRunResult } from './run-in-sandbox.ts';
+import { buildSandboxCommand, type SandboxBind } from './sandbox-command.ts';
+import type { UidAllocator } from './uid-allocator.ts';
+import {
+  hashFile,
+  listWorkspaceFiles,
+  type StagedFile,
+  stageWorkspaceFiles,
+  type WorkspaceFile,
+} from './workspace-files.ts';
+
+/** Options for {@link SandboxExecutor}. */
+export interface SandboxExecutorOptions {
+  readonly workRoot: string;
+  readonly bubblewrapPath: string;
+  readonly pythonPath: string;
+  readonly limits: InterpreterLimits;
+  /** Present when the service runs as root: every run gets a host uid of its own. */
+  readonly uids?: UidAllocator;
+  readonly shareNetwork?: boolean;
+}
+
+/** A private workspace directory and the uid that owns it, for one execution or one session. */
+export interface SandboxWorkspace {
+  readonly directory: string;
+  readonly workspaceDirectory: string;
+  readonly uid?: number;
+  readonly stagedHashes: Map<string, string>;
+}
+
+/** Options for one run of a command in a workspace. */
+export interface SandboxCommandRun {
+  readonly workspace: SandboxWorkspace;
+  readonly command: readonly string[];
+  readonly timeoutMs: number;
+  readonly stdin?: string;
+  readonly readOnlyBinds?: readonly SandboxBind[];
+  readonly onOutput?: (stream: OutputStreamName, data: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Creates private workspaces and runs commands in them under bubblewrap. Each workspace is a fresh directory
+ * (mode 0700, owned by the run's uid when the service is root) under `<workRoot>/runs`, bound at /workspace.
+ */
+export class SandboxExecutor {
+  readonly options: SandboxExecutorOptions;
+  readonly #runsDirectory: string;
+  readonly #runnerPath: string;
+
+  constructor(options: SandboxExecutorOptions) {
+    this.options = options;
+    this.#runsDirectory = join(options.workRoot, 'runs');
+    this.#runnerPath = join(options.workRoot, 'runner.py');
+  }
+
+  /** Prepares the work root: the runner script and an empty runs directory (leftovers of a crash are removed). */
+  async open(): Promise<void> {
+    await mkdir(this.options.workRoot, { recursive: true, mode: 0o711 });
+    await chmod(this.options.workRoot, 0o711);
+    await rm(this.#runsDirectory, { recursive: true, force: true });
+    await mkdir(this.#runsDirectory, { mode: 0o711 });
+    await writeFile(this.#runnerPath, pythonRunnerSource, { mode: 0o644 });
+    await chmod(this.#runnerPath, 0o644);
+  }
+
+  /** A fresh workspace with `files` staged in it. */
+  async createWorkspace(files: readonly StagedFile[] = []): Promise<SandboxWorkspace> {
+    const directory = join(this.#runsDirectory, randomUUID());
+    const workspaceDirectory = join(directory, 'workspace');
+    await mkdir(workspaceDirectory, { recursive: true, mode: 0o700 });
+    const uid = this.options.uids?.acquire();
+    try {
+      if (uid !== undefined) {
+        await chown(directory, uid, uid);
+        await chown(workspaceDirectory, uid, uid);
+      }
+      await chmod(directory, 0o700);
+      const stagedHashes = await stageWorkspaceFiles({
+        workspaceDirectory,
+        files,
+        ...(uid === undefined ? {} : { ownerUid: uid }),
+      });
+      return { directory, workspaceDirectory, stagedHashes, ...(uid === undefined ? {} : { uid }) };
+    } catch (error) {
+      await this.removeWorkspace({
+        directory,
+        workspaceDirectory,
+        stagedHashes: new Map(),
+        ...(uid === undefined ? {} : { uid }),
+      });
+      throw error;
+    }
+  }
+
+  /** Deletes a workspace and frees its uid. Its processes are already gone (each run's pid namespace died). */
+  async removeWorkspace(workspace: SandboxWorkspace): Promise<void> {
+    await rm(workspace.directory, { recursive: true, force: true });
+    if (workspace.uid !== undefined) this.options.uids?.release(workspace.uid);
+  }
+
+  /** Runs Python code (bound read-only at /sandbox/main.py) in the workspace. */
+  async runPython(
+    options: Omit<SandboxCommandRun, 'command' | 'readOnlyBinds'> & { code: string },
+  ): Promise<SandboxRunResult> {
+    const codePath = join(options.workspace.directory, 'main.py');
+    await writeFile(codePath, options.code, { mode: 0o644 });
+    const { code: _code, ...run } = options;
+    return this.run({
+      ...run,
+      command: [this.options.pythonPath, '/sandbox/runner.py'],
+      readOnlyBinds: [
+        { source: this.#runnerPath, target: '/sandbox/runner.py' },
+        { source: codePath, target: '/sandbox/main.py' },
+      ],
+    });
+  }
+
+  /** Runs any command in the workspace with the service's limits. */
+  run(options: SandboxCommandRun): Promise<SandboxRunResult> {
+    const limits = this.options.limits;
+    const argv = buildSandboxCommand({
+      bubblewrapPath: this.options.bubblewrapPath,
+      workspaceDirectory: options.workspace.workspaceDirectory,
+      command: options.command,
+      readOnlyBinds: options.readOnlyBinds ?? [],
+      cpuSeconds: Math.min(limits.cpuSeconds, Math.ceil(options.timeoutMs / 1000) + 1),
+      memoryBytes: limits.memoryBytes,
+      maxProcesses: limits.maxProcesses,
+      maxFileBytes: limits.maxFileBytes,
+      tmpBytes: limits.tmpBytes,
+      ...(options.workspace.uid === undefined ? {} : { hostUid: options.workspace.uid }),
+      ...(this.options.shareNetwork === true ? { shareNetwork: true } : {}),
+    });
+    return runInSandbox({
+      argv,
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes: limits.maxOutputBytes,
+      ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+      ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  }
+
+  /** Files in the workspace that are new or whose content differs from what was staged. */
+  async changedFiles(
+    workspace: SandboxWorkspace,
+  ): Promise<Array<WorkspaceFile & { kind: 'created' | 'modified' }>> {
+    const files = await listWorkspaceFiles({
+      workspaceDirectory: workspace.workspaceDirectory,
+      maxFiles: this.options.limits.maxFilesPerExecution + workspace.stagedHashes.size,
+    });
+    const changed: Array<WorkspaceFile & { kind: 'created' | 'modified' }> = [];
+    for (const file of files) {
+      const stagedHash = workspace.stagedHashes.get(file.path);
+      if (stagedHash === undefined) changed.push({ ...file, kind: 'created' });
+      else if ((await hashFile(file.absolutePath)) !== stagedHash)
+        changed.push({ ...file, kind: 'modified' });
+      if (changed.length >= this.options.limits.maxFilesPerExecution) break;
+    }
+    return changed;
+  }
+}
