@@ -1,0 +1,62 @@
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { McpOAuthOptions } from './connect-mcp-server.ts';
+import { McpConnectionError } from './errors/mcp-connection-error.ts';
+import type { McpFetch } from './mcp-fetch.ts';
+import type { McpServerConfig } from './mcp-server-config.ts';
+import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
+
+/** Options for {@link completeMcpOAuth}. */
+export interface CompleteMcpOAuthOptions {
+  /** The guarded fetch: the token request goes through it too. */
+  readonly fetch: McpFetch;
+  readonly oauth: McpOAuthOptions;
+  /** `code` from the callback's query. */
+  readonly authorizationCode: string;
+  /** `state` from the callback's query; must match the authorization in progress (CSRF). */
+  readonly state: string;
+}
+
+/**
+ * Finishes an OAuth authorization from the application's callback: checks `state`, exchanges the code for tokens
+ * (PKCE) and stores them for this user and server. Connect again afterwards.
+ */
+export async function completeMcpOAuth(
+  config: McpServerConfig,
+  options: CompleteMcpOAuthOptions,
+): Promise<void> {
+  if (config.transport.type === 'stdio' || config.auth?.type !== 'oauth') {
+    throw new McpConnectionError({
+      code: 'mcp_invalid_config',
+      message: `MCP server "${config.name}" is not an OAuth server`,
+      serverName: config.name,
+    });
+  }
+  const record = await options.oauth.tokenStore.load(options.oauth.userId, config.id);
+  if (record?.pendingState === undefined || record.pendingState !== options.state) {
+    throw new McpConnectionError({
+      code: 'mcp_oauth_state_mismatch',
+      message: `OAuth callback for MCP server "${config.name}" does not match an authorization in progress`,
+      serverName: config.name,
+    });
+  }
+  const provider = new StoreOAuthClientProvider({
+    store: options.oauth.tokenStore,
+    userId: options.oauth.userId,
+    serverId: config.id,
+    redirectUrl: options.oauth.redirectUrl,
+    ...(config.auth.clientName === undefined ? {} : { clientName: config.auth.clientName }),
+    ...(config.auth.scope === undefined ? {} : { scope: config.auth.scope }),
+  });
+  const result = await auth(provider, {
+    serverUrl: config.transport.url,
+    authorizationCode: options.authorizationCode,
+    fetchFn: options.fetch,
+  });
+  if (result !== 'AUTHORIZED') {
+    throw new McpConnectionError({
+      code: 'mcp_connection_failed',
+      message: `OAuth code exchange for MCP server "${config.name}" did not authorize`,
+      serverName: config.name,
+    });
+  }
+}

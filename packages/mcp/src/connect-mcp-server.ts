@@ -1,0 +1,327 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Tool as SdkTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolbusError } from '@toolbus/spec';
+import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
+import { createMcpTransport, type McpTransportKind } from './create-mcp-transport.ts';
+import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
+import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
+import type { McpFetch } from './mcp-fetch.ts';
+import type { McpFileStore } from './mcp-file-store.ts';
+import type { McpLogger } from './mcp-logger.ts';
+import type { McpServerConfig } from './mcp-server-config.ts';
+import type { McpTokenStore } from './mcp-token-store.ts';
+import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
+import { mergeMcpHeaders } from './merge-mcp-headers.ts';
+import { createServerHeaderFetch } from './server-header-fetch.ts';
+import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
+import { toolDefinitionHash } from './tool-definition-hash.ts';
+
+/** OAuth wiring for one user: whose tokens, where they live, where the user comes back to. */
+export interface McpOAuthOptions {
+  readonly tokenStore: McpTokenStore;
+  readonly userId: string;
+  /** The application's OAuth callback URL. */
+  readonly redirectUrl: string;
+  /** Called with the authorization URL when the user must authorize (also carried by the thrown error). */
+  readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
+}
+
+/** Options for {@link connectMcpServer}. */
+export interface ConnectMcpServerOptions {
+  /**
+   * The fetch every HTTP request goes through (the application passes `createGuardedFetch(...)`); required for
+   * HTTP transports: there is no fallback to the global fetch.
+   */
+  readonly fetch?: McpFetch;
+  /** Extra headers from the end user's request: lowest priority, filtered through the denylist. */
+  readonly requestHeaders?: Readonly<Record<string, string>>;
+  /** Required when the server's auth is OAuth (fail closed without it). */
+  readonly oauth?: McpOAuthOptions;
+  readonly signal?: AbortSignal;
+  /** Receives dropped-header warnings (names only). */
+  readonly logger?: McpLogger;
+  /** Keeps images, audio and blob resources of tool results. */
+  readonly fileStore?: McpFileStore;
+  /** Timeout of the handshake and `tools/list` (default 60 s). */
+  readonly requestTimeoutMs?: number;
+  /** Timeout of one `tools/call` (default 10 min; progress notifications reset it). */
+  readonly toolCallTimeoutMs?: number;
+}
+
+/** Called with the fresh list after the server announced `tools/list_changed`. */
+export type McpToolsChangedListener = (tools: readonly McpToolDescriptor[]) => void;
+
+/** An open session with one MCP server. */
+export interface McpConnection {
+  readonly serverId: string;
+  readonly serverName: string;
+  /** The transport actually in use (`auto` resolved). */
+  readonly transport: McpTransportKind;
+  /** The server's tools, fetched once and cached until the server says they changed. */
+  listTools(): Promise<readonly McpToolDescriptor[]>;
+  /** {@link listTools} as toolbus tools (same caching). */
+  tools(): Promise<readonly McpTool[]>;
+  /** Drops the cache and lists again. */
+  refreshTools(): Promise<readonly McpToolDescriptor[]>;
+  /** Sends `tools/call` with the server's own tool name; `isError` results are returned, not thrown. */
+  callTool(options: {
+    readonly name: string;
+    readonly arguments: Readonly<Record<string, unknown>>;
+    readonly signal?: AbortSignal;
+  }): Promise<McpCallToolResult>;
+  /** Subscribes to list changes; returns the unsubscribe function. */
+  onToolsChanged(listener: McpToolsChangedListener): () => void;
+  close(): Promise<void>;
+}
+
+const clientInfo = { name: 'toolbus', version: '0.1.0' };
+
+/**
+ * Connects to an MCP server over stdio, Streamable HTTP or HTTP+SSE (`auto`: Streamable HTTP, falling back to SSE
+ * when the server answers 400/404/405), performs the handshake and returns the open connection. Every HTTP request,
+ * OAuth's included, goes through `options.fetch`.
+ */
+export async function connectMcpServer(
+  config: McpServerConfig,
+  options: ConnectMcpServerOptions = {},
+): Promise<McpConnection> {
+  const auth = config.auth ?? { type: 'none' };
+  const fail = (code: McpConnectionErrorCode, message: string, cause?: unknown) =>
+    new McpConnectionError({ code, message, serverName: config.name, cause });
+  let serverFetch: McpFetch | undefined;
+  let provider: StoreOAuthClientProvider | undefined;
+  if (config.transport.type !== 'stdio') {
+    let url: URL;
+    try {
+      url = new URL(config.transport.url);
+    } catch (error) {
+      throw fail('mcp_invalid_config', `MCP server "${config.name}" has an invalid URL`, error);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw fail('mcp_invalid_config', `MCP server "${config.name}" URL must be http or https`);
+    }
+    if (options.fetch === undefined) {
+      throw fail(
+        'mcp_fetch_required',
+        `MCP server "${config.name}" is reached over HTTP but no fetch was given`,
+      );
+    }
+    if (auth.type === 'oauth') {
+      if (options.oauth === undefined) {
+        throw fail(
+          'mcp_oauth_not_configured',
+          `MCP server "${config.name}" needs OAuth but no token store was given`,
+        );
+      }
+      provider = new StoreOAuthClientProvider({
+        store: options.oauth.tokenStore,
+        userId: options.oauth.userId,
+        serverId: config.id,
+        redirectUrl: options.oauth.redirectUrl,
+        ...(auth.clientName === undefined ? {} : { clientName: auth.clientName }),
+        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+        ...(options.oauth.onAuthorizationRequired === undefined
+          ? {}
+          : { onAuthorizationRequired: options.oauth.onAuthorizationRequired }),
+      });
+    }
+    const headers = mergeMcpHeaders(
+      {
+        ...(options.requestHeaders === undefined ? {} : { requestHeaders: options.requestHeaders }),
+        ...(auth.type === 'headers' ? { connectionHeaders: auth.headers } : {}),
+      },
+      options.logger === undefined ? {} : { logger: options.logger },
+    );
+    serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
+  }
+
+  let stderrTail = '';
+  const open = async (kind: McpTransportKind): Promise<Client> => {
+    const transport = await createMcpTransport({
+      kind,
+      config: config.transport,
+      ...(serverFetch === undefined ? {} : { fetch: serverFetch }),
+      ...(provider === undefined ? {} : { authProvider: provider }),
+      onStderr: (chunk) => {
+        stderrTail = (stderrTail + chunk).slice(-2000);
+      },
+    });
+    const client = new Client(clientInfo, { capabilities: {} });
+    try {
+      await client.connect(transport, {
+        timeout: options.requestTimeoutMs ?? 60_000,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  };
+
+  const kinds: McpTransportKind[] =
+    config.transport.type === 'auto' ? ['streamable-http', 'sse'] : [config.transport.type];
+  let client: Client | undefined;
+  let kind: McpTransportKind = kinds[0] ?? 'streamable-http';
+  for (const [index, candidate] of kinds.entries()) {
+    try {
+      kind = candidate;
+      client = await open(candidate);
+      break;
+    } catch (error) {
+      if (error instanceof UnauthorizedError || McpAuthorizationRequiredError.isInstance(error)) {
+        throw new McpAuthorizationRequiredError({
+          serverName: config.name,
+          ...(provider?.lastAuthorizationUrl === undefined
+            ? {}
+            : { authorizationUrl: provider.lastAuthorizationUrl }),
+          cause: error,
+        });
+      }
+      const fallBack =
+        index < kinds.length - 1 &&
+        error instanceof StreamableHTTPError &&
+        [400, 404, 405].includes(error.code ?? 0);
+      if (fallBack) continue;
+      if (ToolbusError.isInstance(error)) throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      const stderr = stderrTail.trim().length > 0 ? ` (server stderr: ${stderrTail.trim().slice(-500)})` : '';
+      throw fail(
+        'mcp_connection_failed',
+        `Could not connect to MCP server "${config.name}": ${detail}${stderr}`,
+        error,
+      );
+    }
+  }
+  if (client === undefined)
+    throw fail('mcp_connection_failed', `Could not connect to MCP server "${config.name}"`);
+  return createConnection({ client, config, kind, options });
+}
+
+function createConnection(input: {
+  readonly client: Client;
+  readonly config: McpServerConfig;
+  readonly kind: McpTransportKind;
+  readonly options: ConnectMcpServerOptions;
+}): McpConnection {
+  const { client, config, options } = input;
+  const listeners = new Set<McpToolsChangedListener>();
+  let descriptors: Promise<readonly McpToolDescriptor[]> | undefined;
+  let tools: {
+    readonly from: Promise<readonly McpToolDescriptor[]>;
+    readonly tools: Promise<readonly McpTool[]>;
+  } = { from: Promise.resolve([]), tools: Promise.resolve([]) };
+  let generation = 0;
+
+  const fetchAll = async (): Promise<readonly McpToolDescriptor[]> => {
+    const all: McpToolDescriptor[] = [];
+    let cursor: string | undefined;
+    // Bounded: a hostile server could page forever.
+    for (let page = 0; page < 100; page += 1) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: options.requestTimeoutMs ?? 60_000,
+      });
+      for (const tool of result.tools) all.push(toDescriptor(tool));
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return all;
+  };
+  const listTools = (): Promise<readonly McpToolDescriptor[]> => {
+    if (descriptors === undefined) {
+      const pending = fetchAll();
+      descriptors = pending;
+      // A failed listing is not cached: the next call tries again.
+      pending.catch(() => {
+        if (descriptors === pending) descriptors = undefined;
+      });
+    }
+    return descriptors;
+  };
+  const refreshTools = (): Promise<readonly McpToolDescriptor[]> => {
+    descriptors = undefined;
+    return listTools();
+  };
+
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    const mine = ++generation;
+    try {
+      const fresh = await refreshTools();
+      // A newer notification superseded this refresh; its own listeners call will report.
+      if (mine !== generation) return;
+      for (const listener of listeners) {
+        try {
+          listener(fresh);
+        } catch {
+          // A listener's failure must not stop the others or the session.
+        }
+      }
+    } catch {
+      // The next listTools() call retries.
+    }
+  });
+
+  const callTool: McpConnection['callTool'] = async (call) => {
+    const result = await client.callTool({ name: call.name, arguments: { ...call.arguments } }, undefined, {
+      timeout: options.toolCallTimeoutMs ?? 600_000,
+      resetTimeoutOnProgress: true,
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+    });
+    return result as McpCallToolResult;
+  };
+
+  return {
+    serverId: config.id,
+    serverName: config.name,
+    transport: input.kind,
+    listTools,
+    refreshTools,
+    async tools() {
+      const from = listTools();
+      if (tools.from !== from) {
+        const built = from.then((list) =>
+          Promise.all(
+            list.map(async (descriptor) =>
+              createMcpTool({
+                descriptor,
+                serverId: config.id,
+                serverName: config.name,
+                definitionHash: await toolDefinitionHash(descriptor),
+                call: (call) => callTool(call),
+                ...(options.fileStore === undefined ? {} : { fileStore: options.fileStore }),
+              }),
+            ),
+          ),
+        );
+        tools = { from, tools: built };
+      }
+      return tools.tools;
+    },
+    callTool,
+    onToolsChanged(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      listeners.clear();
+      await client.close();
+    },
+  };
+}
+
+function toDescriptor(tool: SdkTool): McpToolDescriptor {
+  return {
+    name: tool.name,
+    description: tool.description ?? '',
+    inputSchema: tool.inputSchema as McpToolDescriptor['inputSchema'],
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    ...(tool.outputSchema === undefined
+      ? {}
+      : { outputSchema: tool.outputSchema as McpToolDescriptor['inputSchema'] }),
+    ...(tool.annotations === undefined
+      ? {}
+      : { annotations: tool.annotations as McpToolDescriptor['annotations'] & {} }),
+  };
+}

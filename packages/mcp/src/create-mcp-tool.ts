@@ -1,0 +1,137 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Tool, ToolCall, ToolDefinition, ToolResponse, ToolRunContext } from '@toolbus/spec';
+import { ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import { convertCallToolResult, type McpContentBlock } from './convert-call-tool-result.ts';
+import type { McpFileStore } from './mcp-file-store.ts';
+import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
+import { normalizeInputSchema } from './normalize-input-schema.ts';
+import { disambiguatedMcpToolName, sanitizeToolName } from './sanitize-tool-name.ts';
+
+/** A `tools/call` result as the SDK returns it. */
+export interface McpCallToolResult {
+  readonly content?: readonly McpContentBlock[];
+  readonly structuredContent?: unknown;
+  readonly isError?: boolean;
+}
+
+/** Sends `tools/call` for the server's own tool name. */
+export type McpToolCaller = (options: {
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+}) => Promise<McpCallToolResult>;
+
+/** A toolbus {@link Tool} backed by one MCP server tool. */
+export interface McpTool extends Tool {
+  readonly serverId: string;
+  readonly serverName: string;
+  /** The server's own tool name (what `tools/call` sends, whatever `name` the model sees). */
+  readonly mcpToolName: string;
+  /** `mcp_{server}_{tool}`, sanitised: the name to use when two tools of an assembly collide. */
+  readonly disambiguatedName: string;
+  /** {@link toolDefinitionHash} of the descriptor, for drift detection against the approved hash. */
+  readonly definitionHash: string;
+  readonly descriptor: McpToolDescriptor;
+  /** The same tool under another LLM-facing name (the assembly passes `disambiguatedName` on collision). */
+  withName(name: string): McpTool;
+}
+
+/** Options for {@link createMcpTool}. */
+export interface CreateMcpToolOptions {
+  readonly descriptor: McpToolDescriptor;
+  readonly serverId: string;
+  readonly serverName: string;
+  readonly definitionHash: string;
+  readonly call: McpToolCaller;
+  readonly fileStore?: McpFileStore;
+  /** LLM-facing name; the sanitised MCP name by default. */
+  readonly name?: string;
+}
+
+/**
+ * Wraps an MCP tool as a toolbus tool. `isError: true` results are failures (a {@link ToolCallError} whose model
+ * message is the server's text), never successes; protocol and transport failures are {@link ToolExecutionError}s.
+ */
+export function createMcpTool(options: CreateMcpToolOptions): McpTool {
+  const { descriptor } = options;
+  const name = options.name ?? sanitizeToolName(descriptor.name);
+  const parameters = normalizeInputSchema(descriptor.inputSchema);
+  const displayName = descriptor.title ?? descriptor.annotations?.title ?? descriptor.name;
+  const label = `MCP tool "${descriptor.name}" on server "${options.serverName}"`;
+  return {
+    name,
+    description: descriptor.description,
+    displayName,
+    streamsArgumentDeltas: false,
+    // Only tools the server declares read-only may run side by side; anything else may write.
+    concurrency: descriptor.annotations?.readOnlyHint === true ? 'parallel' : 'serial',
+    serverId: options.serverId,
+    serverName: options.serverName,
+    mcpToolName: descriptor.name,
+    disambiguatedName: disambiguatedMcpToolName({
+      serverName: options.serverName,
+      toolName: descriptor.name,
+    }),
+    definitionHash: options.definitionHash,
+    descriptor,
+    withName: (newName) => createMcpTool({ ...options, name: sanitizeToolName(newName) }),
+    definition(): ToolDefinition {
+      return { name, description: descriptor.description, parameters };
+    },
+    isAvailable: () => true,
+    emitStart(_placement, emitter, call: ToolCall) {
+      emitter.emit({
+        type: 'tool-start',
+        toolCallId: call.id,
+        toolName: name,
+        displayName,
+        arguments: call.arguments,
+      });
+    },
+    async run(call: ToolCall, context: ToolRunContext): Promise<ToolResponse> {
+      let result: McpCallToolResult;
+      try {
+        result = await options.call({
+          name: descriptor.name,
+          arguments: call.arguments,
+          signal: context.signal,
+        });
+      } catch (error) {
+        if (ToolbusError.isInstance(error)) throw error;
+        const unauthorized = error instanceof UnauthorizedError;
+        throw new ToolExecutionError({
+          code: unauthorized ? 'mcp_authorization_required' : 'mcp_protocol_error',
+          message: unauthorized
+            ? `${label} needs the user to reconnect (OAuth authorization expired or was revoked)`
+            : `${label} failed: ${error instanceof Error ? error.message : String(error)}`,
+          cause: error,
+        });
+      }
+      if (result.isError === true) {
+        const text = (result.content ?? [])
+          .filter((block) => block.type === 'text' && typeof block.text === 'string')
+          .map((block) => block.text as string)
+          .join('\n\n');
+        throw new ToolCallError({
+          code: 'mcp_tool_error',
+          message: `${label} returned an error result: ${text}`,
+          modelMessage: text.length > 0 ? text : `The tool ${name} reported an error without details.`,
+        });
+      }
+      const converted = await convertCallToolResult({
+        content: result.content ?? [],
+        structuredContent: result.structuredContent,
+        ...(options.fileStore === undefined ? {} : { fileStore: options.fileStore }),
+      });
+      context.emitter.emit({
+        type: 'custom-tool-delta',
+        toolCallId: call.id,
+        toolName: name,
+        responseType: converted.rich.responseType,
+        data: converted.rich.data,
+        files: converted.rich.files,
+      });
+      return converted;
+    },
+  };
+}

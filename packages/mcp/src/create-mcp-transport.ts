@@ -1,0 +1,51 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpFetch } from './mcp-fetch.ts';
+import type { McpTransportConfig } from './mcp-server-config.ts';
+
+/** The transports toolbus opens; `auto` resolves to one of the HTTP two. */
+export type McpTransportKind = 'stdio' | 'streamable-http' | 'sse';
+
+/** Options for {@link createMcpTransport}. */
+export interface CreateMcpTransportOptions {
+  readonly kind: McpTransportKind;
+  readonly config: McpTransportConfig;
+  /** Required for HTTP kinds: the (guarded, header-adding) fetch every request goes through. */
+  readonly fetch?: McpFetch;
+  readonly authProvider?: OAuthClientProvider;
+  /** Receives the child's stderr (stdio only); it is never inherited into the host's stderr. */
+  readonly onStderr?: (chunk: string) => void;
+}
+
+/**
+ * Opens an SDK transport. The stdio transport is imported lazily so that the package root stays free of
+ * `child_process` for HTTP-only (and browser) users.
+ */
+export async function createMcpTransport(options: CreateMcpTransportOptions): Promise<Transport> {
+  const { config } = options;
+  if (options.kind === 'stdio') {
+    if (config.type !== 'stdio') throw new Error('stdio transport needs a stdio config');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: [...(config.args ?? [])],
+      ...(config.env === undefined ? {} : { env: { ...config.env } }),
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer | string) => options.onStderr?.(String(chunk)));
+    return transport;
+  }
+  if (config.type === 'stdio') throw new Error('HTTP transport needs a URL config');
+  const url = new URL(config.url);
+  const httpOptions = {
+    // Unset fetch is impossible here (checked by the caller), but never fall back to the global fetch.
+    fetch: options.fetch as McpFetch,
+    ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
+  };
+  return options.kind === 'sse'
+    ? new SSEClientTransport(url, httpOptions)
+    : new StreamableHTTPClientTransport(url, httpOptions);
+}

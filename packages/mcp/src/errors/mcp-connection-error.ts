@@ -1,0 +1,40 @@
+import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+
+const mcpConnectionErrorMarker = Symbol.for('toolbus.error.McpConnectionError');
+
+/** Stable codes of {@link McpConnectionError}. */
+export type McpConnectionErrorCode =
+  /** The transport could not be opened or the MCP handshake failed. */
+  | 'mcp_connection_failed'
+  /** An HTTP transport was configured but no fetch was given (toolbus never falls back to an unguarded fetch). */
+  | 'mcp_fetch_required'
+  /** The server needs OAuth but no token store / user was given: fail closed. */
+  | 'mcp_oauth_not_configured'
+  /** An OAuth callback's `state` does not match the authorization in progress. */
+  | 'mcp_oauth_state_mismatch'
+  /** The server URL is not an http(s) URL. */
+  | 'mcp_invalid_config';
+
+/** Options for {@link McpConnectionError}. */
+export interface McpConnectionErrorOptions {
+  readonly code: McpConnectionErrorCode;
+  readonly message: string;
+  readonly serverName: string;
+  readonly cause?: unknown;
+}
+
+/** Connecting to an MCP server failed; `code` says why. */
+export class McpConnectionError extends ToolbusError {
+  readonly serverName: string;
+  readonly [mcpConnectionErrorMarker] = true;
+
+  constructor(options: McpConnectionErrorOptions) {
+    super({ code: options.code, message: options.message, cause: options.cause });
+    this.name = 'McpConnectionError';
+    this.serverName = options.serverName;
+  }
+
+  static override isInstance(error: unknown): error is McpConnectionError {
+    return hasErrorMarker(error, mcpConnectionErrorMarker);
+  }
+}

@@ -1,0 +1,145 @@
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
+
+/** Options for {@link StoreOAuthClientProvider}. */
+export interface StoreOAuthClientProviderOptions {
+  readonly store: McpTokenStore;
+  readonly userId: string;
+  readonly serverId: string;
+  /** The application's OAuth callback URL (registered at dynamic client registration). */
+  readonly redirectUrl: string;
+  readonly clientName?: string;
+  readonly scope?: string;
+  /** Called with the authorization URL when the user must (re)authorize; the application sends the user there. */
+  readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
+}
+
+/**
+ * The SDK's `OAuthClientProvider`, backed by an {@link McpTokenStore}: the SDK drives discovery, registration, PKCE
+ * and refresh; this only keeps their results per user per server.
+ */
+export class StoreOAuthClientProvider implements OAuthClientProvider {
+  readonly #options: StoreOAuthClientProviderOptions;
+  /** The last authorization URL the SDK produced (when `connect` needs the user). */
+  lastAuthorizationUrl: URL | undefined;
+
+  constructor(options: StoreOAuthClientProviderOptions) {
+    this.#options = options;
+  }
+
+  get redirectUrl(): string {
+    return this.#options.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.#options.clientName ?? 'toolbus',
+      redirect_uris: [this.#options.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_post',
+      ...(this.#options.scope === undefined ? {} : { scope: this.#options.scope }),
+    };
+  }
+
+  async #load(): Promise<McpOAuthRecord> {
+    return (await this.#options.store.load(this.#options.userId, this.#options.serverId)) ?? {};
+  }
+
+  async #update(change: (record: McpOAuthRecord) => McpOAuthRecord): Promise<void> {
+    const record = change(await this.#load());
+    await this.#options.store.save(this.#options.userId, this.#options.serverId, record);
+  }
+
+  async state(): Promise<string> {
+    const state = randomToken();
+    await this.#update((record) => ({ ...record, pendingState: state }));
+    return state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    return (await this.#load()).clientInformation;
+  }
+
+  async saveClientInformation(clientInformation: OAuthClientInformationMixed): Promise<void> {
+    await this.#update((record) => ({ ...record, clientInformation }));
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.#load()).tokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.#update((record) => {
+      const { codeVerifier: _verifier, pendingState: _state, ...rest } = record;
+      return { ...rest, tokens, tokensSavedAt: Date.now() };
+    });
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    this.lastAuthorizationUrl = authorizationUrl;
+    await this.#options.onAuthorizationRequired?.(authorizationUrl);
+  }
+
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    await this.#update((record) => ({ ...record, codeVerifier }));
+  }
+
+  async codeVerifier(): Promise<string> {
+    const { codeVerifier } = await this.#load();
+    if (codeVerifier === undefined)
+      throw new Error('No OAuth authorization is in progress for this MCP server');
+    return codeVerifier;
+  }
+
+  async saveDiscoveryState(discoveryState: OAuthDiscoveryState): Promise<void> {
+    await this.#update((record) => ({ ...record, discoveryState }));
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.#load()).discoveryState;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'all') {
+      await this.#options.store.clear(this.#options.userId, this.#options.serverId);
+      return;
+    }
+    await this.#update((record) => {
+      const {
+        tokens: _tokens,
+        tokensSavedAt: _saved,
+        clientInformation: _client,
+        codeVerifier: _verifier,
+        discoveryState: _discovery,
+        ...rest
+      } = record;
+      return {
+        ...rest,
+        ...(scope === 'tokens' || record.tokens === undefined
+          ? {}
+          : { tokens: record.tokens, tokensSavedAt: record.tokensSavedAt ?? 0 }),
+        ...(scope === 'client' || record.clientInformation === undefined
+          ? {}
+          : { clientInformation: record.clientInformation }),
+        ...(scope === 'verifier' || record.codeVerifier === undefined
+          ? {}
+          : { codeVerifier: record.codeVerifier }),
+        ...(scope === 'discovery' || record.discoveryState === undefined
+          ? {}
+          : { discoveryState: record.discoveryState }),
+      };
+    });
+  }
+}
+
+function randomToken(): string {
+  const bytes = new Uint8Array(24);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
