@@ -1,1 +1,32 @@
-export {};
+export type {
+  McpAuthType,
+  McpEndpoint,
+  McpOAuthState,
+  McpServer,
+  McpToolApproval,
+  McpTransport,
+  NewMcpServer,
+} from './mcp-server.ts';
+export type { Memory, NewMemory } from './memory.ts';
+export type { OpenStorageOptions } from './open-storage.ts';
+export { openStorage } from './open-storage.ts';
+export type { NewPersona, OpenApiAuth, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
+export type { ResolveSecretKeyOptions } from './resolve-secret-key.ts';
+export { resolveSecretKey } from './resolve-secret-key.ts';
+export type { SecretBox } from './secret-box.ts';
+export { createSecretBox } from './secret-box.ts';
+export type { Migration } from './sqlite/migrations.ts';
+export { sqliteMigrations } from './sqlite/migrations.ts';
+export type {
+  McpServerStore,
+  MemoryStore,
+  PersonaStore,
+  SettingStore,
+  Storage,
+  UploadedFileStore,
+  UserStore,
+} from './storage.ts';
+export type { StorageErrorCode, StorageErrorOptions } from './storage-error.ts';
+export { StorageError, storageErrorCodes } from './storage-error.ts';
+export type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
+export type { NewUser, SearchUsage, User, UserSettings } from './user.ts';

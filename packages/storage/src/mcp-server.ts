@@ -1,0 +1,53 @@
+/** How toolbus talks to an MCP server. */
+export type McpTransport = 'stdio' | 'streamable-http' | 'sse';
+
+/** How an MCP server authenticates toolbus. */
+export type McpAuthType = 'none' | 'api-key' | 'headers' | 'oauth';
+
+/** Where an MCP server lives: a URL for HTTP transports, a command for stdio. */
+export type McpEndpoint =
+  | { readonly transport: 'stdio'; readonly command: string; readonly args: readonly string[] }
+  | { readonly transport: 'streamable-http' | 'sse'; readonly url: string };
+
+/** An MCP server as stored, secrets decrypted (headers, API key): never log their values. */
+export interface McpServer {
+  readonly id: string;
+  /** Unique; used in collision names (`mcp_{server}_{tool}`). */
+  readonly name: string;
+  readonly endpoint: McpEndpoint;
+  readonly authType: McpAuthType;
+  /** Connection headers (stored encrypted). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The API key for `api-key` auth (stored encrypted). */
+  readonly apiKey: string | null;
+  readonly createdAt: string;
+}
+
+/** What creating or replacing an MCP server takes. */
+export interface NewMcpServer {
+  readonly name: string;
+  readonly endpoint: McpEndpoint;
+  readonly authType: McpAuthType;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly apiKey?: string;
+}
+
+/**
+ * A user's OAuth state for one MCP server, shaped like what the MCP SDK's `OAuthClientProvider` saves: tokens,
+ * the registered client, and the PKCE verifier of a flow in progress. Stored encrypted as one value.
+ */
+export interface McpOAuthState {
+  readonly tokens?: Readonly<Record<string, unknown>>;
+  readonly clientInformation?: Readonly<Record<string, unknown>>;
+  readonly codeVerifier?: string;
+}
+
+/** An admin's approval of one MCP tool definition; a tool whose definition hash differs is not offered. */
+export interface McpToolApproval {
+  readonly serverId: string;
+  readonly toolName: string;
+  /** Hash of the tool's description and input schema at approval time. */
+  readonly definitionHash: string;
+  readonly approvedBy: string;
+  readonly approvedAt: string;
+}

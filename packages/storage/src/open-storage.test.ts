@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, describe, test } from 'node:test';
+import { openStorage } from './open-storage.ts';
+import { sqliteMigrations } from './sqlite/migrations.ts';
+import { StorageError } from './storage-error.ts';
+
+const directories: string[] = [];
+function temporaryDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'toolbus-storage-'));
+  directories.push(directory);
+  return directory;
+}
+after(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+const noEnvironment = {};
+const key = randomBytes(32).toString('base64');
+
+function tableNames(path: string): string[] {
+  const database = new DatabaseSync(path, { readOnly: true });
+  try {
+    return (
+      database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
+  } finally {
+    database.close();
+  }
+}
+
+describe('migrations', () => {
+  test('a fresh database gets every table and schema version 1', async () => {
+    const path = join(temporaryDirectory(), 'fresh.db');
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    assert.equal(await storage.schemaVersion(), 1);
+    await storage.close();
+    assert.deepEqual(tableNames(path), [
+      'mcp_oauth_states',
+      'mcp_servers',
+      'mcp_tool_approvals',
+      'memories',
+      'persona_tools',
+      'personas',
+      'schema_migrations',
+      'settings',
+      'storage_meta',
+      'uploaded_file_contents',
+      'uploaded_files',
+      'users',
+    ]);
+  });
+
+  test('re-opening keeps the data and applies nothing twice', async () => {
+    const path = join(temporaryDirectory(), 'reopen.db');
+    const first = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    const user = await first.users.create({ email: 'a@example.com' });
+    await first.close();
+    const second = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    assert.equal((await second.users.get(user.id))?.email, 'a@example.com');
+    await second.close();
+    const database = new DatabaseSync(path);
+    const rows = database.prepare('SELECT version, name FROM schema_migrations').all();
+    database.close();
+    assert.deepEqual(
+      rows.map((row) => ({ ...row })),
+      [{ version: 1, name: 'initial schema' }],
+    );
+  });
+
+  test('later migrations run in order on re-open, each recorded', async () => {
+    const path = join(temporaryDirectory(), 'upgrade.db');
+    await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
+    const migrations = [
+      ...sqliteMigrations,
+      { version: 2, name: 'add a column', sql: 'ALTER TABLE personas ADD COLUMN color TEXT' },
+      { version: 3, name: 'use the column', sql: "UPDATE personas SET color = 'blue'" },
+    ];
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment, migrations });
+    assert.equal(await storage.schemaVersion(), 3);
+    await storage.close();
+  });
+
+  test('a failing migration rolls back its own step and keeps the previous version', async () => {
+    const path = join(temporaryDirectory(), 'failing.db');
+    await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
+    const migrations = [
+      ...sqliteMigrations,
+      {
+        version: 2,
+        name: 'half broken',
+        sql: 'CREATE TABLE extra (x TEXT); INSERT INTO missing VALUES (1);',
+      },
+    ];
+    await assert.rejects(openStorage({ path, secretKey: key, environment: noEnvironment, migrations }));
+    assert.equal(tableNames(path).includes('extra'), false);
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    assert.equal(await storage.schemaVersion(), 1);
+    await storage.close();
+  });
+
+  test('a database from a newer schema version is refused with schema_too_new', async () => {
+    const path = join(temporaryDirectory(), 'newer.db');
+    await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
+    const database = new DatabaseSync(path);
+    database
+      .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+      .run(7, 'from the future', new Date().toISOString());
+    database.close();
+    await assert.rejects(openStorage({ path, secretKey: key, environment: noEnvironment }), (error) => {
+      assert.ok(StorageError.isInstance(error));
+      assert.equal(error.code, 'schema_too_new');
+      assert.match(error.message, /version 7/);
+      return true;
+    });
+  });
+});
+
+describe('secrets at rest', () => {
+  test('the raw database files never contain a stored secret in plaintext', async () => {
+    const directory = temporaryDirectory();
+    const path = join(directory, 'secrets.db');
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    const user = await storage.users.create({ email: 'u@example.com' });
+    const apiKey = 'sk-live-PLAINTEXT-API-KEY-0123456789';
+    const headerValue = 'Bearer PLAINTEXT-HEADER-VALUE-abcdef';
+    const accessToken = 'PLAINTEXT-OAUTH-ACCESS-TOKEN-zyx';
+    const openApiToken = 'PLAINTEXT-OPENAPI-BEARER-987';
+    const server = await storage.mcpServers.create({
+      name: 'docs',
+      endpoint: { transport: 'streamable-http', url: 'https://mcp.example.com/mcp' },
+      authType: 'api-key',
+      apiKey,
+      headers: { 'X-Custom-Auth': headerValue },
+    });
+    await storage.mcpServers.saveOAuthState({
+      serverId: server.id,
+      userId: user.id,
+      state: { tokens: { access_token: accessToken, token_type: 'Bearer' } },
+    });
+    const persona = await storage.personas.create({ name: 'p' });
+    await storage.personas.addToolRow(persona.id, {
+      kind: 'openapi',
+      name: 'api',
+      document: { openapi: '3.0.0', info: { title: 't', version: '1' }, paths: {} },
+      auth: { type: 'bearer', token: openApiToken },
+    });
+    // Read back while the WAL still holds the pages, then close, so both the WAL and the main file are checked.
+    assert.equal((await storage.mcpServers.get(server.id))?.apiKey, apiKey);
+    const bytes = readdirSync(directory)
+      .filter((name) => name.startsWith('secrets.db'))
+      .map((name) => readFileSync(join(directory, name)).toString('latin1'))
+      .join('');
+    await storage.close();
+    const closedBytes = readFileSync(path).toString('latin1');
+    for (const secret of [apiKey, headerValue, accessToken, openApiToken]) {
+      assert.equal(bytes.includes(secret), false, 'secret found while open');
+      assert.equal(closedBytes.includes(secret), false, 'secret found after close');
+    }
+    // The header NAME is not a secret and must still be readable for audits; its value is not.
+    const reopened = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    assert.deepEqual((await reopened.mcpServers.get(server.id))?.headers, { 'X-Custom-Auth': headerValue });
+    assert.equal(
+      (await reopened.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }))?.tokens
+        ?.access_token,
+      accessToken,
+    );
+    await reopened.close();
+  });
+
+  test('opening with another key fails with secret_key_mismatch, not garbage', async () => {
+    const path = join(temporaryDirectory(), 'wrong-key.db');
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    await storage.mcpServers.create({
+      name: 's',
+      endpoint: { transport: 'sse', url: 'http://127.0.0.1:1/sse' },
+      authType: 'api-key',
+      apiKey: 'secret',
+    });
+    await storage.close();
+    await assert.rejects(
+      openStorage({ path, secretKey: randomBytes(32), environment: noEnvironment }),
+      (error) => StorageError.isInstance(error) && error.code === 'secret_key_mismatch',
+    );
+  });
+
+  test('a secret value altered or copied to another row fails with secret_undecryptable', async () => {
+    const path = join(temporaryDirectory(), 'tampered.db');
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    const endpoint = { transport: 'streamable-http', url: 'http://127.0.0.1:1/mcp' } as const;
+    const first = await storage.mcpServers.create({
+      name: 'a',
+      endpoint,
+      authType: 'api-key',
+      apiKey: 'one',
+    });
+    const second = await storage.mcpServers.create({
+      name: 'b',
+      endpoint,
+      authType: 'api-key',
+      apiKey: 'two',
+    });
+    await storage.close();
+    const database = new DatabaseSync(path);
+    database
+      .prepare(
+        'UPDATE mcp_servers SET api_key_secret = (SELECT api_key_secret FROM mcp_servers WHERE id = ?) WHERE id = ?',
+      )
+      .run(first.id, second.id);
+    database.close();
+    const reopened = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    assert.equal((await reopened.mcpServers.get(first.id))?.apiKey, 'one');
+    await assert.rejects(
+      reopened.mcpServers.get(second.id),
+      (error) =>
+        StorageError.isInstance(error) &&
+        error.code === 'secret_undecryptable' &&
+        !error.message.includes('one'),
+    );
+    await reopened.close();
+  });
+
+  test('TOOLBUS_SECRET_KEY is used when no key is passed, and must be 32 bytes of base64', async () => {
+    const directory = temporaryDirectory();
+    const path = join(directory, 'env.db');
+    const storage = await openStorage({ path, environment: { TOOLBUS_SECRET_KEY: key } });
+    await storage.close();
+    assert.equal(readdirSync(directory).includes('secret.key'), false);
+    await assert.rejects(
+      openStorage({ path, secretKey: key.slice(0, 20), environment: noEnvironment }),
+      (error) => StorageError.isInstance(error) && error.code === 'invalid_secret_key',
+    );
+    // The same key through the option opens the database the environment created.
+    await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
+  });
+
+  test('without a key, a key file is created with mode 0600 and reused; a group-readable one is refused', async () => {
+    const directory = temporaryDirectory();
+    const path = join(directory, 'data', 'toolbus.db');
+    const storage = await openStorage({ path, environment: noEnvironment });
+    await storage.mcpServers.create({
+      name: 's',
+      endpoint: { transport: 'stdio', command: 'node', args: ['server.js'] },
+      authType: 'headers',
+      headers: { Authorization: 'Bearer x' },
+    });
+    await storage.close();
+    const keyFile = join(directory, 'data', 'secret.key');
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+    const reopened = await openStorage({ path, environment: noEnvironment });
+    assert.deepEqual((await reopened.mcpServers.list())[0]?.headers, { Authorization: 'Bearer x' });
+    await reopened.close();
+    chmodSync(keyFile, 0o644);
+    await assert.rejects(
+      openStorage({ path, environment: noEnvironment }),
+      (error) => StorageError.isInstance(error) && error.code === 'insecure_key_file',
+    );
+    chmodSync(keyFile, 0o600);
+    writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`);
+    await assert.rejects(
+      openStorage({ path, environment: noEnvironment }),
+      (error) => StorageError.isInstance(error) && error.code === 'secret_key_mismatch',
+    );
+  });
+});

@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { resolveSecretKey } from './resolve-secret-key.ts';
+import { createSecretBox, type SecretBox } from './secret-box.ts';
+import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
+import { type Migration, sqliteMigrations } from './sqlite/migrations.ts';
+import { createSqliteContext } from './sqlite/sqlite-context.ts';
+import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
+import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
+import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
+import { createSqliteSettingStore } from './sqlite/sqlite-setting-store.ts';
+import { createSqliteUploadedFileStore } from './sqlite/sqlite-uploaded-file-store.ts';
+import { createSqliteUserStore } from './sqlite/sqlite-user-store.ts';
+import type { Storage } from './storage.ts';
+import { StorageError } from './storage-error.ts';
+
+/** Options of {@link openStorage}. */
+export interface OpenStorageOptions {
+  /** The database file, or `':memory:'`. Its directory is created when missing. */
+  readonly path: string;
+  /** The key that encrypts secrets at rest: 32 bytes or their base64. Default: `TOOLBUS_SECRET_KEY`, then the key file. */
+  readonly secretKey?: Uint8Array | string;
+  /** The key file used when no key is given (default `<database directory>/secret.key`; none for `:memory:`). */
+  readonly secretKeyFile?: string;
+  /** Where `TOOLBUS_SECRET_KEY` is read (default `process.env`). */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
+  readonly migrations?: readonly Migration[];
+}
+
+const keyCheckContext = 'storage_meta.secret_key_check';
+const keyCheckPlaintext = 'toolbus secret key check';
+
+/**
+ * Opens (creating and migrating when needed) the embedded SQLite store. Fails closed: a schema newer than this
+ * toolbus (`schema_too_new`) or a key other than the one the database was encrypted with (`secret_key_mismatch`)
+ * is refused before anything is read or written.
+ */
+export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
+  const inMemory = options.path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
+  const keyFilePath =
+    options.secretKeyFile ?? (inMemory ? undefined : join(dirname(options.path), 'secret.key'));
+  const key = resolveSecretKey({
+    ...(options.secretKey === undefined ? {} : { secretKey: options.secretKey }),
+    environment: options.environment ?? process.env,
+    ...(keyFilePath === undefined ? {} : { keyFilePath }),
+  });
+  const secrets = createSecretBox(key);
+  const database = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
+  try {
+    if (!inMemory) {
+      database.exec('PRAGMA journal_mode = WAL');
+      database.exec('PRAGMA busy_timeout = 5000');
+    }
+    migrate(database, options.migrations ?? sqliteMigrations);
+    checkSecretKey(database, secrets);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  const context = createSqliteContext(database, secrets);
+  return {
+    users: createSqliteUserStore(context),
+    personas: createSqlitePersonaStore(context),
+    mcpServers: createSqliteMcpServerStore(context),
+    memories: createSqliteMemoryStore(context),
+    files: createSqliteUploadedFileStore(context),
+    settings: createSqliteSettingStore(context),
+    async schemaVersion() {
+      return currentSchemaVersion(database);
+    },
+    async close() {
+      if (database.isOpen) database.close();
+    },
+  };
+}
+
+/** The first open stores a sealed marker; later opens must be able to open it, or the key is the wrong one. */
+function checkSecretKey(database: DatabaseSync, secrets: SecretBox): void {
+  const row = database.prepare("SELECT value FROM storage_meta WHERE key = 'secret_key_check'").get() as
+    | { value: string }
+    | undefined;
+  if (row === undefined) {
+    database
+      .prepare("INSERT INTO storage_meta (key, value) VALUES ('secret_key_check', ?)")
+      .run(secrets.seal(keyCheckPlaintext, keyCheckContext));
+    return;
+  }
+  try {
+    if (secrets.open(row.value, keyCheckContext) === keyCheckPlaintext) return;
+  } catch (cause) {
+    throw mismatch(cause);
+  }
+  throw mismatch();
+}
+
+function mismatch(cause?: unknown): StorageError {
+  return new StorageError({
+    code: 'secret_key_mismatch',
+    message: 'The database was encrypted with a different secret key than the one configured.',
+    cause,
+  });
+}

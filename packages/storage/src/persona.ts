@@ -1,0 +1,51 @@
+import type { SearchUsage } from './user.ts';
+
+/** A persona (the seed's assistant): a named set of tools. */
+export interface Persona {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly searchUsage: SearchUsage;
+  readonly createdAt: string;
+}
+
+/** What creating a persona takes. */
+export interface NewPersona {
+  readonly name: string;
+  readonly description?: string;
+  readonly searchUsage?: SearchUsage;
+}
+
+/** How the backend authenticates calls of an OpenAPI tool (stored encrypted, never shown to the model). */
+export type OpenApiAuth =
+  | {
+      readonly type: 'api-key';
+      readonly in: 'header' | 'query';
+      readonly name: string;
+      readonly value: string;
+    }
+  | { readonly type: 'bearer'; readonly token: string }
+  | { readonly type: 'basic'; readonly username: string; readonly password: string };
+
+/** Where the tools of one persona tool row come from: exactly one of a built-in, an OpenAPI document, an MCP tool. */
+export type ToolRowSource =
+  | { readonly kind: 'built-in'; readonly builtInId: string }
+  | {
+      readonly kind: 'openapi';
+      /** A label for people (the document title when none is given). */
+      readonly name: string;
+      /** The OpenAPI / Swagger document as parsed JSON. */
+      readonly document: unknown;
+      readonly auth?: OpenApiAuth;
+    }
+  | { readonly kind: 'mcp'; readonly serverId: string; readonly toolName: string };
+
+/** One row of a persona's tool list; assembly turns it into zero or more tools keyed by `id`. */
+export interface PersonaToolRow {
+  readonly id: string;
+  readonly personaId: string;
+  /** Order in the persona (assembly keeps it). */
+  readonly position: number;
+  readonly source: ToolRowSource;
+  readonly createdAt: string;
+}

@@ -1,0 +1,110 @@
+/** One schema step. Versions are consecutive integers from 1; a released migration is never edited. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
+
+/** The schema of the embedded store, in order. Append new steps; never rewrite old ones. */
+export const sqliteMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+CREATE TABLE storage_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE users (
+  id TEXT PRIMARY KEY,
+  email TEXT NOT NULL UNIQUE,
+  name TEXT,
+  memory_tool_enabled INTEGER NOT NULL DEFAULT 0 CHECK (memory_tool_enabled IN (0, 1)),
+  search_usage TEXT NOT NULL DEFAULT 'auto' ${searchUsageCheck},
+  created_at TEXT NOT NULL
+);
+CREATE TABLE personas (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  search_usage TEXT NOT NULL DEFAULT 'auto' ${searchUsageCheck},
+  created_at TEXT NOT NULL
+);
+CREATE TABLE mcp_servers (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  transport TEXT NOT NULL CHECK (transport IN ('stdio', 'streamable-http', 'sse')),
+  url TEXT,
+  command TEXT,
+  args_json TEXT NOT NULL DEFAULT '[]',
+  auth_type TEXT NOT NULL CHECK (auth_type IN ('none', 'api-key', 'headers', 'oauth')),
+  headers_secret TEXT,
+  api_key_secret TEXT,
+  created_at TEXT NOT NULL,
+  CHECK ((transport = 'stdio' AND command IS NOT NULL AND url IS NULL)
+      OR (transport <> 'stdio' AND url IS NOT NULL AND command IS NULL))
+);
+CREATE TABLE persona_tools (
+  id TEXT PRIMARY KEY,
+  persona_id TEXT NOT NULL REFERENCES personas(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  built_in_id TEXT,
+  openapi_name TEXT,
+  openapi_document TEXT,
+  openapi_auth_secret TEXT,
+  mcp_server_id TEXT REFERENCES mcp_servers(id) ON DELETE CASCADE,
+  mcp_tool_name TEXT,
+  created_at TEXT NOT NULL,
+  CHECK ((built_in_id IS NOT NULL) + (openapi_document IS NOT NULL) + (mcp_server_id IS NOT NULL) = 1),
+  CHECK ((mcp_server_id IS NULL) = (mcp_tool_name IS NULL)),
+  CHECK ((openapi_document IS NULL) = (openapi_name IS NULL)),
+  CHECK (openapi_document IS NOT NULL OR openapi_auth_secret IS NULL)
+);
+CREATE INDEX persona_tools_by_persona ON persona_tools (persona_id, position);
+CREATE TABLE mcp_oauth_states (
+  server_id TEXT NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  state_secret TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (server_id, user_id)
+);
+CREATE TABLE mcp_tool_approvals (
+  server_id TEXT NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+  tool_name TEXT NOT NULL,
+  definition_hash TEXT NOT NULL,
+  approved_by TEXT NOT NULL,
+  approved_at TEXT NOT NULL,
+  PRIMARY KEY (server_id, tool_name)
+);
+CREATE TABLE memories (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  text TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX memories_by_user ON memories (user_id, created_at);
+CREATE TABLE uploaded_files (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  media_type TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX uploaded_files_by_user ON uploaded_files (user_id, created_at);
+CREATE TABLE uploaded_file_contents (
+  file_id TEXT PRIMARY KEY REFERENCES uploaded_files(id) ON DELETE CASCADE,
+  content BLOB NOT NULL
+);
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value_json TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
+];

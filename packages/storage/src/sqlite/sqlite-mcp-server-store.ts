@@ -1,0 +1,194 @@
+import type {
+  McpAuthType,
+  McpEndpoint,
+  McpOAuthState,
+  McpServer,
+  McpToolApproval,
+  McpTransport,
+  NewMcpServer,
+} from '../mcp-server.ts';
+import type { McpServerStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
+import { notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
+
+interface ServerRow {
+  id: string;
+  name: string;
+  transport: McpTransport;
+  url: string | null;
+  command: string | null;
+  args_json: string;
+  auth_type: McpAuthType;
+  headers_secret: string | null;
+  api_key_secret: string | null;
+  created_at: string;
+}
+
+interface ApprovalRow {
+  server_id: string;
+  tool_name: string;
+  definition_hash: string;
+  approved_by: string;
+  approved_at: string;
+}
+
+/** MCP servers, per-user OAuth state and tool approvals over SQLite; headers, API keys and OAuth state sealed. */
+export function createSqliteMcpServerStore(context: SqliteContext): McpServerStore {
+  const { database, secrets } = context;
+  const insert = database.prepare(`INSERT INTO mcp_servers
+    (id, name, transport, url, command, args_json, auth_type, headers_secret, api_key_secret, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const replace = database.prepare(`UPDATE mcp_servers SET name = ?, transport = ?, url = ?, command = ?,
+    args_json = ?, auth_type = ?, headers_secret = ?, api_key_secret = ? WHERE id = ?`);
+  const selectById = database.prepare('SELECT * FROM mcp_servers WHERE id = ?');
+  const selectAll = database.prepare('SELECT * FROM mcp_servers ORDER BY name');
+  const deleteById = database.prepare('DELETE FROM mcp_servers WHERE id = ?');
+  const selectOAuth = database.prepare(
+    'SELECT state_secret FROM mcp_oauth_states WHERE server_id = ? AND user_id = ?',
+  );
+  const upsertOAuth =
+    database.prepare(`INSERT INTO mcp_oauth_states (server_id, user_id, state_secret, updated_at)
+    VALUES (?, ?, ?, ?) ON CONFLICT (server_id, user_id) DO UPDATE SET
+    state_secret = excluded.state_secret, updated_at = excluded.updated_at`);
+  const deleteOAuth = database.prepare('DELETE FROM mcp_oauth_states WHERE server_id = ? AND user_id = ?');
+  const upsertApproval = database.prepare(`INSERT INTO mcp_tool_approvals
+    (server_id, tool_name, definition_hash, approved_by, approved_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (server_id, tool_name) DO UPDATE SET definition_hash = excluded.definition_hash,
+    approved_by = excluded.approved_by, approved_at = excluded.approved_at`);
+  const selectApprovals = database.prepare(
+    'SELECT * FROM mcp_tool_approvals WHERE server_id = ? ORDER BY tool_name',
+  );
+  const deleteApproval = database.prepare(
+    'DELETE FROM mcp_tool_approvals WHERE server_id = ? AND tool_name = ?',
+  );
+
+  const headersContext = (id: string) => `mcp_servers.headers_secret:${id}`;
+  const apiKeyContext = (id: string) => `mcp_servers.api_key_secret:${id}`;
+  const oauthContext = (serverId: string, userId: string) =>
+    `mcp_oauth_states.state_secret:${serverId}:${userId}`;
+
+  const columns = (id: string, server: NewMcpServer) => {
+    const endpoint = checkEndpoint(server.endpoint);
+    const headers = server.headers ?? {};
+    return [
+      server.name,
+      endpoint.transport,
+      endpoint.transport === 'stdio' ? null : endpoint.url,
+      endpoint.transport === 'stdio' ? endpoint.command : null,
+      JSON.stringify(endpoint.transport === 'stdio' ? endpoint.args : []),
+      server.authType,
+      Object.keys(headers).length > 0 ? secrets.seal(JSON.stringify(headers), headersContext(id)) : null,
+      server.apiKey === undefined ? null : secrets.seal(server.apiKey, apiKeyContext(id)),
+    ] as const;
+  };
+  const toServer = (row: ServerRow): McpServer => ({
+    id: row.id,
+    name: row.name,
+    endpoint:
+      row.transport === 'stdio'
+        ? { transport: 'stdio', command: row.command ?? '', args: JSON.parse(row.args_json) as string[] }
+        : { transport: row.transport, url: row.url ?? '' },
+    authType: row.auth_type,
+    headers:
+      row.headers_secret === null
+        ? {}
+        : (JSON.parse(secrets.open(row.headers_secret, headersContext(row.id))) as Record<string, string>),
+    apiKey: row.api_key_secret === null ? null : secrets.open(row.api_key_secret, apiKeyContext(row.id)),
+    createdAt: row.created_at,
+  });
+  const read = (id: string): McpServer | undefined => {
+    const row = selectById.get(id) as ServerRow | undefined;
+    return row && toServer(row);
+  };
+
+  return {
+    async create(server) {
+      const id = context.newId();
+      withConstraintErrors('Creating an MCP server', () =>
+        insert.run(id, ...columns(id, server), context.now()),
+      );
+      return read(id)!;
+    },
+    async get(id) {
+      return read(id);
+    },
+    async list() {
+      return (selectAll.all() as unknown as ServerRow[]).map(toServer);
+    },
+    async update(id, server) {
+      if (!selectById.get(id)) throw notFound('MCP server', id);
+      withConstraintErrors('Updating an MCP server', () => replace.run(...columns(id, server), id));
+      return read(id)!;
+    },
+    async delete(id) {
+      return Number(deleteById.run(id).changes) > 0;
+    },
+    async getOAuthState({ serverId, userId }) {
+      const row = selectOAuth.get(serverId, userId) as { state_secret: string } | undefined;
+      if (!row) return undefined;
+      return JSON.parse(secrets.open(row.state_secret, oauthContext(serverId, userId))) as McpOAuthState;
+    },
+    async saveOAuthState({ serverId, userId, state }) {
+      const sealed = secrets.seal(JSON.stringify(state), oauthContext(serverId, userId));
+      withConstraintErrors('Saving MCP OAuth state', () =>
+        upsertOAuth.run(serverId, userId, sealed, context.now()),
+      );
+    },
+    async deleteOAuthState({ serverId, userId }) {
+      return Number(deleteOAuth.run(serverId, userId).changes) > 0;
+    },
+    async approveTool(approval) {
+      const approvedAt = context.now();
+      withConstraintErrors('Approving an MCP tool', () =>
+        upsertApproval.run(
+          approval.serverId,
+          approval.toolName,
+          approval.definitionHash,
+          approval.approvedBy,
+          approvedAt,
+        ),
+      );
+      return { ...approval, approvedAt };
+    },
+    async listApprovals(serverId) {
+      return (selectApprovals.all(serverId) as unknown as ApprovalRow[]).map(
+        (row): McpToolApproval => ({
+          serverId: row.server_id,
+          toolName: row.tool_name,
+          definitionHash: row.definition_hash,
+          approvedBy: row.approved_by,
+          approvedAt: row.approved_at,
+        }),
+      );
+    },
+    async revokeApproval({ serverId, toolName }) {
+      return Number(deleteApproval.run(serverId, toolName).changes) > 0;
+    },
+  };
+}
+
+function checkEndpoint(endpoint: McpEndpoint): McpEndpoint {
+  if (endpoint.transport === 'stdio') {
+    if (endpoint.command === '' || !endpoint.args.every((argument) => typeof argument === 'string')) {
+      throw new StorageError({
+        code: 'invalid_input',
+        message: 'A stdio MCP server needs a command and string args.',
+      });
+    }
+    return endpoint;
+  }
+  let url: URL;
+  try {
+    url = new URL(endpoint.url);
+  } catch (cause) {
+    throw new StorageError({
+      code: 'invalid_input',
+      message: 'The MCP server URL is not a valid URL.',
+      cause,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new StorageError({ code: 'invalid_input', message: 'The MCP server URL must use http or https.' });
+  }
+  return endpoint;
+}

@@ -1,0 +1,164 @@
+import type { OpenApiAuth, Persona, PersonaToolRow, ToolRowSource } from '../persona.ts';
+import type { PersonaStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
+import type { SearchUsage } from '../user.ts';
+import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
+
+interface PersonaRow {
+  id: string;
+  name: string;
+  description: string;
+  search_usage: SearchUsage;
+  created_at: string;
+}
+
+interface ToolRow {
+  id: string;
+  persona_id: string;
+  position: number;
+  built_in_id: string | null;
+  openapi_name: string | null;
+  openapi_document: string | null;
+  openapi_auth_secret: string | null;
+  mcp_server_id: string | null;
+  mcp_tool_name: string | null;
+  created_at: string;
+}
+
+/** Personas and their tool rows over SQLite; OpenAPI auth is sealed per row. */
+export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
+  const { database, secrets } = context;
+  const insert = database.prepare(
+    'INSERT INTO personas (id, name, description, search_usage, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectById = database.prepare('SELECT * FROM personas WHERE id = ?');
+  const selectAll = database.prepare('SELECT * FROM personas ORDER BY created_at, rowid');
+  const update = database.prepare(
+    'UPDATE personas SET name = ?, description = ?, search_usage = ? WHERE id = ?',
+  );
+  const deleteById = database.prepare('DELETE FROM personas WHERE id = ?');
+  const nextPosition = database.prepare(
+    'SELECT COALESCE(MAX(position) + 1, 0) AS position FROM persona_tools WHERE persona_id = ?',
+  );
+  const insertTool = database.prepare(`INSERT INTO persona_tools
+    (id, persona_id, position, built_in_id, openapi_name, openapi_document, openapi_auth_secret, mcp_server_id,
+     mcp_tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const selectTool = database.prepare('SELECT * FROM persona_tools WHERE id = ?');
+  const selectTools = database.prepare('SELECT * FROM persona_tools WHERE persona_id = ? ORDER BY position');
+  const deleteTool = database.prepare('DELETE FROM persona_tools WHERE id = ?');
+
+  const read = (id: string): Persona | undefined => {
+    const row = selectById.get(id) as PersonaRow | undefined;
+    return row && toPersona(row);
+  };
+  const authContext = (rowId: string) => `persona_tools.openapi_auth_secret:${rowId}`;
+  const toToolRow = (row: ToolRow): PersonaToolRow => ({
+    id: row.id,
+    personaId: row.persona_id,
+    position: row.position,
+    source: toSource(row, (sealed) => JSON.parse(secrets.open(sealed, authContext(row.id))) as OpenApiAuth),
+    createdAt: row.created_at,
+  });
+
+  return {
+    async create(persona) {
+      const id = context.newId();
+      withConstraintErrors('Creating a persona', () =>
+        insert.run(id, persona.name, persona.description ?? '', persona.searchUsage ?? 'auto', context.now()),
+      );
+      return read(id)!;
+    },
+    async get(id) {
+      return read(id);
+    },
+    async list() {
+      return (selectAll.all() as unknown as PersonaRow[]).map(toPersona);
+    },
+    async update(id, changes) {
+      const current = read(id);
+      if (!current) throw notFound('Persona', id);
+      withConstraintErrors('Updating a persona', () =>
+        update.run(
+          changes.name ?? current.name,
+          changes.description ?? current.description,
+          changes.searchUsage ?? current.searchUsage,
+          id,
+        ),
+      );
+      return read(id)!;
+    },
+    async delete(id) {
+      return Number(deleteById.run(id).changes) > 0;
+    },
+    async addToolRow(personaId, source) {
+      const id = context.newId();
+      const columns = sourceColumns(source, (auth) => secrets.seal(JSON.stringify(auth), authContext(id)));
+      inTransaction(database, () => {
+        if (!selectById.get(personaId)) throw notFound('Persona', personaId);
+        const { position } = nextPosition.get(personaId) as { position: number };
+        withConstraintErrors('Adding a persona tool row', () =>
+          insertTool.run(id, personaId, position, ...columns, context.now()),
+        );
+      });
+      return toToolRow(selectTool.get(id) as unknown as ToolRow);
+    },
+    async listToolRows(personaId) {
+      return (selectTools.all(personaId) as unknown as ToolRow[]).map(toToolRow);
+    },
+    async removeToolRow(rowId) {
+      return Number(deleteTool.run(rowId).changes) > 0;
+    },
+  };
+}
+
+type SourceColumns = [
+  builtInId: string | null,
+  openApiName: string | null,
+  openApiDocument: string | null,
+  openApiAuthSecret: string | null,
+  mcpServerId: string | null,
+  mcpToolName: string | null,
+];
+
+function sourceColumns(source: ToolRowSource, seal: (auth: OpenApiAuth) => string): SourceColumns {
+  switch (source.kind) {
+    case 'built-in':
+      return [source.builtInId, null, null, null, null, null];
+    case 'openapi': {
+      const document = JSON.stringify(source.document);
+      if (document === undefined || typeof source.document !== 'object' || source.document === null) {
+        throw new StorageError({
+          code: 'invalid_input',
+          message: 'An OpenAPI tool row needs a document object.',
+        });
+      }
+      return [null, source.name, document, source.auth ? seal(source.auth) : null, null, null];
+    }
+    case 'mcp':
+      return [null, null, null, null, source.serverId, source.toolName];
+    default:
+      throw new StorageError({ code: 'invalid_input', message: 'Unknown tool row source kind.' });
+  }
+}
+
+function toSource(row: ToolRow, openAuth: (sealed: string) => OpenApiAuth): ToolRowSource {
+  if (row.built_in_id !== null) return { kind: 'built-in', builtInId: row.built_in_id };
+  if (row.mcp_server_id !== null && row.mcp_tool_name !== null) {
+    return { kind: 'mcp', serverId: row.mcp_server_id, toolName: row.mcp_tool_name };
+  }
+  const document = JSON.parse(row.openapi_document ?? 'null') as unknown;
+  const name = row.openapi_name ?? '';
+  return row.openapi_auth_secret === null
+    ? { kind: 'openapi', name, document }
+    : { kind: 'openapi', name, document, auth: openAuth(row.openapi_auth_secret) };
+}
+
+function toPersona(row: PersonaRow): Persona {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    searchUsage: row.search_usage,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,75 @@
+import type { UserStore } from '../storage.ts';
+import type { SearchUsage, User } from '../user.ts';
+import { notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  memory_tool_enabled: number;
+  search_usage: SearchUsage;
+  created_at: string;
+}
+
+/** Users and their settings over SQLite. */
+export function createSqliteUserStore(context: SqliteContext): UserStore {
+  const { database } = context;
+  const insert = database.prepare(
+    'INSERT INTO users (id, email, name, memory_tool_enabled, search_usage, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const selectById = database.prepare('SELECT * FROM users WHERE id = ?');
+  const selectByEmail = database.prepare('SELECT * FROM users WHERE email = ?');
+  const updateSettings = database.prepare(
+    'UPDATE users SET memory_tool_enabled = ?, search_usage = ? WHERE id = ?',
+  );
+  const deleteById = database.prepare('DELETE FROM users WHERE id = ?');
+  const read = (id: string): User | undefined => {
+    const row = selectById.get(id) as UserRow | undefined;
+    return row && toUser(row);
+  };
+  return {
+    async create(user) {
+      const id = context.newId();
+      withConstraintErrors('Creating a user', () =>
+        insert.run(
+          id,
+          user.email,
+          user.name ?? null,
+          user.settings?.memoryToolEnabled ? 1 : 0,
+          user.settings?.searchUsage ?? 'auto',
+          context.now(),
+        ),
+      );
+      return read(id)!;
+    },
+    async get(id) {
+      return read(id);
+    },
+    async getByEmail(email) {
+      const row = selectByEmail.get(email) as UserRow | undefined;
+      return row && toUser(row);
+    },
+    async updateSettings(id, settings) {
+      const current = read(id);
+      if (!current) throw notFound('User', id);
+      const next = { ...current.settings, ...settings };
+      withConstraintErrors('Updating user settings', () =>
+        updateSettings.run(next.memoryToolEnabled ? 1 : 0, next.searchUsage, id),
+      );
+      return read(id)!;
+    },
+    async delete(id) {
+      return Number(deleteById.run(id).changes) > 0;
+    },
+  };
+}
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    settings: { memoryToolEnabled: row.memory_tool_enabled === 1, searchUsage: row.search_usage },
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,51 @@
+import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+
+const storageErrorMarker = Symbol.for('toolbus.error.StorageError');
+
+/**
+ * Every code a storage failure can carry. Callers branch on these, never on message text:
+ * - `schema_too_new`: the database was written by a newer toolbus (its schema version is unknown here);
+ * - `invalid_secret_key`: the configured key is not 32 bytes of base64;
+ * - `insecure_key_file`: the key file is readable by group or others;
+ * - `secret_key_mismatch`: the database was encrypted with another key;
+ * - `secret_undecryptable`: one stored secret failed authentication (wrong key, tampering, or a copied value);
+ * - `not_found`: the row an update or read needs does not exist;
+ * - `conflict`: a uniqueness rule was broken (same email, same MCP server name);
+ * - `invalid_input`: the values break a rule of the schema (e.g. a tool row with two sources).
+ */
+export const storageErrorCodes = [
+  'schema_too_new',
+  'invalid_secret_key',
+  'insecure_key_file',
+  'secret_key_mismatch',
+  'secret_undecryptable',
+  'not_found',
+  'conflict',
+  'invalid_input',
+] as const;
+
+/** One of {@link storageErrorCodes}. */
+export type StorageErrorCode = (typeof storageErrorCodes)[number];
+
+/** Options for {@link StorageError}. */
+export interface StorageErrorOptions {
+  readonly code: StorageErrorCode;
+  readonly message: string;
+  readonly cause?: unknown;
+}
+
+/** A storage operation failed for a stated reason. Messages never contain secret values. */
+export class StorageError extends ToolbusError {
+  override readonly code: StorageErrorCode;
+  readonly [storageErrorMarker] = true;
+
+  constructor(options: StorageErrorOptions) {
+    super(options);
+    this.name = 'StorageError';
+    this.code = options.code;
+  }
+
+  static override isInstance(error: unknown): error is StorageError {
+    return hasErrorMarker(error, storageErrorMarker);
+  }
+}

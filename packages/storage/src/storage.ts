@@ -1,0 +1,88 @@
+import type { McpOAuthState, McpServer, McpToolApproval, NewMcpServer } from './mcp-server.ts';
+import type { Memory, NewMemory } from './memory.ts';
+import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
+import type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
+import type { NewUser, User, UserSettings } from './user.ts';
+
+/** Users and their settings. */
+export interface UserStore {
+  create(user: NewUser): Promise<User>;
+  get(id: string): Promise<User | undefined>;
+  getByEmail(email: string): Promise<User | undefined>;
+  /** Changes only the given settings; `not_found` when the user does not exist. */
+  updateSettings(id: string, settings: Partial<UserSettings>): Promise<User>;
+  /** Deletes the user and everything that is theirs (memories, files, OAuth state). */
+  delete(id: string): Promise<boolean>;
+}
+
+/** Personas and their tool rows. */
+export interface PersonaStore {
+  create(persona: NewPersona): Promise<Persona>;
+  get(id: string): Promise<Persona | undefined>;
+  list(): Promise<readonly Persona[]>;
+  update(id: string, changes: Partial<NewPersona>): Promise<Persona>;
+  delete(id: string): Promise<boolean>;
+  /** Appends a tool row (exactly one source) at the end of the persona's list. */
+  addToolRow(personaId: string, source: ToolRowSource): Promise<PersonaToolRow>;
+  /** The persona's rows in order, OpenAPI auth decrypted. */
+  listToolRows(personaId: string): Promise<readonly PersonaToolRow[]>;
+  removeToolRow(rowId: string): Promise<boolean>;
+}
+
+/** MCP servers, per-user OAuth state, and admin approvals of tool definitions. */
+export interface McpServerStore {
+  create(server: NewMcpServer): Promise<McpServer>;
+  get(id: string): Promise<McpServer | undefined>;
+  list(): Promise<readonly McpServer[]>;
+  /** Replaces the server's configuration (secrets re-encrypted). */
+  update(id: string, server: NewMcpServer): Promise<McpServer>;
+  delete(id: string): Promise<boolean>;
+  getOAuthState(options: { serverId: string; userId: string }): Promise<McpOAuthState | undefined>;
+  saveOAuthState(options: { serverId: string; userId: string; state: McpOAuthState }): Promise<void>;
+  deleteOAuthState(options: { serverId: string; userId: string }): Promise<boolean>;
+  /** Records (or replaces) the approved definition hash of one tool. */
+  approveTool(approval: Omit<McpToolApproval, 'approvedAt'>): Promise<McpToolApproval>;
+  listApprovals(serverId: string): Promise<readonly McpToolApproval[]>;
+  revokeApproval(options: { serverId: string; toolName: string }): Promise<boolean>;
+}
+
+/** Memories saved by the memory tool, per user, oldest first. */
+export interface MemoryStore {
+  add(memory: NewMemory): Promise<Memory>;
+  list(userId: string): Promise<readonly Memory[]>;
+  update(id: string, text: string): Promise<Memory>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** Uploaded files: metadata and bytes. */
+export interface UploadedFileStore {
+  put(file: NewUploadedFile): Promise<UploadedFile>;
+  get(id: string): Promise<UploadedFile | undefined>;
+  /** The bytes, or undefined when the file does not exist. */
+  readContent(id: string): Promise<Uint8Array | undefined>;
+  listForUser(userId: string): Promise<readonly UploadedFile[]>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** Deployment-wide settings: JSON values by key. */
+export interface SettingStore {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
+
+/**
+ * Everything toolbus persists, grouped by area. Methods return promises even over the synchronous `node:sqlite`
+ * engine, so a PostgreSQL implementation can replace it without touching callers. No SQL crosses this boundary.
+ */
+export interface Storage {
+  readonly users: UserStore;
+  readonly personas: PersonaStore;
+  readonly mcpServers: McpServerStore;
+  readonly memories: MemoryStore;
+  readonly files: UploadedFileStore;
+  readonly settings: SettingStore;
+  /** The schema version in use (the highest applied migration). */
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+}

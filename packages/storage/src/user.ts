@@ -1,0 +1,28 @@
+/**
+ * How search is forced for a persona or a user (the seed's `search_usage_forcing_setting`): `auto` leaves the
+ * persona's tools alone, `enabled` adds internal search when the persona lacks it, `disabled` removes it.
+ */
+export type SearchUsage = 'auto' | 'enabled' | 'disabled';
+
+/** A user's own settings. */
+export interface UserSettings {
+  /** The memory tool is injected into every assembly for this user, whatever the persona says. */
+  readonly memoryToolEnabled: boolean;
+  readonly searchUsage: SearchUsage;
+}
+
+/** A user as stored. */
+export interface User {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly settings: UserSettings;
+  readonly createdAt: string;
+}
+
+/** What creating a user takes; settings default to memory off and search `auto`. */
+export interface NewUser {
+  readonly email: string;
+  readonly name?: string;
+  readonly settings?: Partial<UserSettings>;
+}
