@@ -79,28 +79,59 @@ export function createCitationAllocator(options: CitationAllocatorOptions = {}):
       return byNumber;
     },
     view() {
-      const assigned = new Map<number, CitedDocument>();
-      let fenced = false;
-      return {
-        assign(documents) {
-          if (fenced) {
-            throw new ToolbusError({
-              code: 'citation_allocator_fenced',
-              message: 'This tool call already has its result recorded; it cannot take citation numbers.',
-            });
-          }
-          return assign(documents, assigned);
-        },
-        numberOf: (documentId) => byId.get(documentId),
-        get nextNumber() {
-          return next;
-        },
-        assigned,
-        fence() {
-          fenced = true;
-        },
-      };
+      return new AllocatorView(assign, byId, () => next);
     },
   };
   return allocator;
 }
+
+// A class rather than closures: one view is made per tool call. The record map is only made on first use.
+class AllocatorView implements CitationAllocatorView {
+  readonly #assign: (
+    documents: readonly SearchDocument[],
+    record?: Map<number, CitedDocument>,
+  ) => CitedDocument[];
+  readonly #byId: ReadonlyMap<string, number>;
+  readonly #next: () => number;
+  #assigned: Map<number, CitedDocument> | undefined;
+  #fenced = false;
+
+  constructor(
+    assign: (documents: readonly SearchDocument[], record?: Map<number, CitedDocument>) => CitedDocument[],
+    byId: ReadonlyMap<string, number>,
+    next: () => number,
+  ) {
+    this.#assign = assign;
+    this.#byId = byId;
+    this.#next = next;
+  }
+
+  get assigned(): ReadonlyMap<number, CitedDocument> {
+    return this.#assigned ?? emptyMap;
+  }
+
+  get nextNumber(): number {
+    return this.#next();
+  }
+
+  assign(documents: readonly SearchDocument[]): CitedDocument[] {
+    if (this.#fenced) {
+      throw new ToolbusError({
+        code: 'citation_allocator_fenced',
+        message: 'This tool call already has its result recorded; it cannot take citation numbers.',
+      });
+    }
+    this.#assigned ??= new Map();
+    return this.#assign(documents, this.#assigned);
+  }
+
+  numberOf(documentId: string): number | undefined {
+    return this.#byId.get(documentId);
+  }
+
+  fence(): void {
+    this.#fenced = true;
+  }
+}
+
+const emptyMap: ReadonlyMap<number, CitedDocument> = new Map();

@@ -17,26 +17,38 @@ interface Fence {
  * runner records the call's result, so a tool that ignores its abort signal cannot write into the stream later.
  */
 export function createFencedToolEmitter(sink: PacketSink, placement: Placement): FencedToolEmitter {
-  return fencedEmitter(sink, placement, { closed: false });
+  return new FencedEmitter(sink, placement, { closed: false });
 }
 
-function fencedEmitter(sink: PacketSink, placement: Placement, fence: Fence): FencedToolEmitter {
-  return {
-    placement,
-    get closed() {
-      return fence.closed;
-    },
-    emit(obj: PacketObject) {
-      if (!fence.closed) sink.emitAt(placement, obj);
-    },
-    emitAt(target: Placement, obj: PacketObject) {
-      if (!fence.closed && isPlacementWithin(target, placement)) sink.emitAt(target, obj);
-    },
-    nested(level: PlacementLevel) {
-      return fencedEmitter(sink, nestedPlacement(placement, level), fence);
-    },
-    fence() {
-      fence.closed = true;
-    },
-  };
+// A class rather than closures: one of these is made per tool call, and prototype methods keep that cheap.
+class FencedEmitter implements FencedToolEmitter {
+  readonly placement: Placement;
+  readonly #sink: PacketSink;
+  readonly #fence: Fence;
+
+  constructor(sink: PacketSink, placement: Placement, fence: Fence) {
+    this.#sink = sink;
+    this.placement = placement;
+    this.#fence = fence;
+  }
+
+  get closed(): boolean {
+    return this.#fence.closed;
+  }
+
+  emit(obj: PacketObject): void {
+    if (!this.#fence.closed) this.#sink.emitAt(this.placement, obj);
+  }
+
+  emitAt(target: Placement, obj: PacketObject): void {
+    if (!this.#fence.closed && isPlacementWithin(target, this.placement)) this.#sink.emitAt(target, obj);
+  }
+
+  nested(level: PlacementLevel): ToolEmitter {
+    return new FencedEmitter(this.#sink, nestedPlacement(this.placement, level), this.#fence);
+  }
+
+  fence(): void {
+    this.#fence.closed = true;
+  }
 }

@@ -9,8 +9,12 @@ import type {
   ToolRunContext,
 } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
-import { createCitationAllocator, type TurnCitationAllocator } from '../citations/citation-allocator.ts';
-import { createFencedToolEmitter } from '../emitter/fenced-tool-emitter.ts';
+import {
+  type CitationAllocatorView,
+  createCitationAllocator,
+  type TurnCitationAllocator,
+} from '../citations/citation-allocator.ts';
+import { createFencedToolEmitter, type FencedToolEmitter } from '../emitter/fenced-tool-emitter.ts';
 import { nullPacketSink, type PacketSink } from '../emitter/packet-sink.ts';
 import { type MergeableField, STOPPING_TOOLS } from '../registry/built-in-tools.ts';
 import { classifyToolFailure, failureResponse } from './failure-responses.ts';
@@ -66,13 +70,172 @@ export interface RunToolCallsResult {
   readonly stopped: boolean;
 }
 
-interface RunningCall {
+interface RecordedResponse {
+  readonly status: ToolCallStatus;
+  readonly response: ToolResponse;
+  readonly ranAs?: ToolCall;
+}
+
+interface SharedRunState {
+  readonly sink: PacketSink;
+  readonly allocator: TurnCitationAllocator;
+  readonly options: RunToolCallsOptions;
+  readonly defaultTimeoutMs: number;
+  readonly running: Set<CallRun>;
+  readonly deadlines: { track(entry: CallRun): void };
+  readonly responses: Map<string, RecordedResponse>;
+  readonly citations: Map<number, CitedDocument>;
+}
+
+/**
+ * One call from start to recorded result. A class rather than closures because one is made per call, and the
+ * runner's overhead per call is part of every turn's latency (see BENCHMARKS.md).
+ */
+class CallRun {
   readonly call: ToolCall;
   readonly tool: Tool;
   readonly deadline: number;
-  finish(status: ToolCallStatus, response: ToolResponse, error?: unknown): void;
-  abort(reason: unknown): void;
+  readonly emitter: FencedToolEmitter;
+  readonly citations: CitationAllocatorView;
+  readonly placement: ToolCall['placement'];
+  readonly userQuery: string;
+  readonly history: readonly ChatMessage[];
+  readonly files: readonly ChatFile[];
+  readonly userId?: string;
+  readonly extras: Readonly<Record<string, unknown>>;
+  readonly #shared: SharedRunState;
+  readonly #resolve: () => void;
+  readonly #startedAt: number;
+  #controller: AbortController | undefined;
+  #span: ToolCallSpan | undefined;
+
+  constructor(call: ToolCall, tool: Tool, shared: SharedRunState, resolve: () => void) {
+    const options = shared.options;
+    this.call = call;
+    this.tool = tool;
+    this.#shared = shared;
+    this.#resolve = resolve;
+    this.#startedAt = performance.now();
+    this.deadline = this.#startedAt + (tool.timeoutMs ?? shared.defaultTimeoutMs);
+    this.emitter = createFencedToolEmitter(shared.sink, call.placement);
+    this.citations = shared.allocator.view();
+    this.placement = call.placement;
+    this.userQuery = options.userQuery ?? '';
+    this.history = options.history ?? emptyList;
+    this.files = options.files ?? emptyList;
+    if (options.userId !== undefined) this.userId = options.userId;
+    this.extras = options.extras ?? emptyExtras;
+  }
+
+  /** Created on first use: most tools that finish quickly never look at their signal. */
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+
+  /**
+   * The context the tool sees: a plain object whose `signal` is an own getter, so a tool that spreads its
+   * context (`{ ...context, call }`) still gets the live signal.
+   */
+  #context(): ToolRunContext {
+    const run = this;
+    const context: ToolRunContext = {
+      placement: this.placement,
+      emitter: this.emitter,
+      get signal() {
+        return run.signal;
+      },
+      userQuery: this.userQuery,
+      history: this.history,
+      files: this.files,
+      citations: this.citations,
+      extras: this.extras,
+    };
+    if (this.userId !== undefined) (context as { userId?: string }).userId = this.userId;
+    return context;
+  }
+
+  start(): void {
+    const shared = this.#shared;
+    try {
+      this.#span = shared.options.hooks?.onToolCallStart?.({ call: this.call, tool: this.tool });
+    } catch {
+      this.#span = undefined;
+    }
+    shared.running.add(this);
+    const turnSignal = shared.options.signal;
+    if (turnSignal?.aborted) {
+      this.abort(turnSignal.reason);
+      return;
+    }
+    shared.deadlines.track(this);
+    try {
+      this.tool.emitStart(this.call.placement, this.emitter, this.call);
+      this.tool.run(this.call, this.#context()).then(
+        (response) => this.#succeed(response),
+        (thrown) => this.#fail(thrown),
+      );
+    } catch (thrown) {
+      this.#fail(thrown);
+    }
+  }
+
+  /** Records the result once; later calls (a late tool after its timeout) change nothing. */
+  finish(status: ToolCallStatus, response: ToolResponse, error?: unknown): void {
+    const shared = this.#shared;
+    if (!shared.running.delete(this)) return;
+    this.emitter.emit(sectionEnd);
+    this.emitter.fence();
+    this.citations.fence();
+    for (const [number, document] of this.citations.assigned) shared.citations.set(number, document);
+    shared.responses.set(this.call.id, { status, response, ranAs: this.call });
+    if (this.#span) {
+      try {
+        this.#span.end({ status, response, error, durationMs: performance.now() - this.#startedAt });
+      } catch {
+        // Tracing never fails a turn.
+      }
+    }
+    this.#resolve();
+  }
+
+  abort(reason: unknown): void {
+    this.#controller?.abort(reason);
+    const timedOut = reason instanceof ToolbusError && reason.code === 'tool_timeout';
+    if (timedOut) {
+      const seconds = Math.round((this.deadline - this.#startedAt) / 1000);
+      this.finish(
+        'timeout',
+        failureResponse(
+          'timeout',
+          `"${this.call.name}" did not finish within ${seconds} s and was stopped. Try a smaller request, or answer with what you have.`,
+          'tool_timeout',
+        ),
+      );
+    } else {
+      this.finish(
+        'aborted',
+        failureResponse('aborted', 'The run was cancelled before this tool finished.', 'aborted'),
+      );
+    }
+  }
+
+  #succeed(response: unknown): void {
+    if (isToolResponse(response)) this.finish('success', response);
+    else this.#fail(new TypeError(`Tool "${this.call.name}" returned something that is not a ToolResponse.`));
+  }
+
+  #fail(thrown: unknown): void {
+    if (!this.#shared.running.has(this)) return;
+    const failure = classifyToolFailure(this.call, thrown);
+    if (failure.errorPacket) this.emitter.emit({ type: 'error', ...failure.errorPacket });
+    this.finish(failure.status, failure.response, thrown);
+  }
 }
+
+const sectionEnd = { type: 'section-end' } as const;
+const emptyList: readonly never[] = [];
+const emptyExtras: Readonly<Record<string, unknown>> = {};
 
 /**
  * Runs one cycle's tool calls (seed §4): merge duplicate search/open_url calls; answer unknown tools and calls
@@ -95,7 +258,7 @@ export async function runToolCalls(
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const { calls: mergedCalls, mergedInto } = mergeToolCalls(calls, options.mergeableFields);
 
-  const responses = new Map<string, { status: ToolCallStatus; response: ToolResponse; ranAs?: ToolCall }>();
+  const responses = new Map<string, RecordedResponse>();
   const citations = new Map<number, CitedDocument>();
   const runnable: { call: ToolCall; tool: Tool }[] = [];
   const cap = options.maxConcurrentTools ?? Number.POSITIVE_INFINITY;
@@ -121,97 +284,25 @@ export async function runToolCalls(
     );
   }
 
-  const running = new Set<RunningCall>();
+  const running = new Set<CallRun>();
   const deadlines = createDeadlineTimer(running);
   const turnSignal = options.signal;
   const onTurnAbort = () => {
     for (const entry of [...running]) entry.abort(turnSignal?.reason);
   };
   turnSignal?.addEventListener('abort', onTurnAbort);
-
+  const shared: SharedRunState = {
+    sink,
+    allocator,
+    options,
+    defaultTimeoutMs,
+    running,
+    deadlines,
+    responses,
+    citations,
+  };
   const start = ({ call, tool }: { call: ToolCall; tool: Tool }): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const emitter = createFencedToolEmitter(sink, call.placement);
-      const citationView = allocator.view();
-      const startedAt = performance.now();
-      let controller: AbortController | undefined;
-      let span: ToolCallSpan | undefined;
-      try {
-        span = options.hooks?.onToolCallStart?.({ call, tool });
-      } catch {
-        span = undefined;
-      }
-      const entry: RunningCall = {
-        call,
-        tool,
-        deadline: startedAt + (tool.timeoutMs ?? defaultTimeoutMs),
-        finish(status, response, error) {
-          if (!running.delete(entry)) return;
-          emitter.emit({ type: 'section-end' });
-          emitter.fence();
-          citationView.fence();
-          for (const [number, document] of citationView.assigned) citations.set(number, document);
-          responses.set(call.id, { status, response, ranAs: call });
-          if (span) {
-            try {
-              span.end({ status, response, error, durationMs: performance.now() - startedAt });
-            } catch {
-              // Tracing never fails a turn.
-            }
-          }
-          resolve();
-        },
-        abort(reason) {
-          controller?.abort(reason);
-          const cancelled = reason instanceof ToolbusError && reason.code === 'tool_timeout';
-          entry.finish(
-            cancelled ? 'timeout' : 'aborted',
-            cancelled
-              ? failureResponse(
-                  'timeout',
-                  `"${call.name}" did not finish within ${Math.round((entry.deadline - startedAt) / 1000)} s and was stopped. Try a smaller request, or answer with what you have.`,
-                  'tool_timeout',
-                )
-              : failureResponse('aborted', 'The run was cancelled before this tool finished.', 'aborted'),
-          );
-        },
-      };
-      running.add(entry);
-      if (turnSignal?.aborted) {
-        entry.abort(turnSignal.reason);
-        return;
-      }
-      deadlines.track(entry);
-      const context: ToolRunContext = {
-        placement: call.placement,
-        emitter,
-        get signal() {
-          controller ??= new AbortController();
-          return controller.signal;
-        },
-        userQuery: options.userQuery ?? '',
-        history: options.history ?? [],
-        files: options.files ?? [],
-        citations: citationView,
-        ...(options.userId === undefined ? {} : { userId: options.userId }),
-        extras: options.extras ?? {},
-      };
-      const fail = (thrown: unknown) => {
-        if (!running.has(entry)) return;
-        const failure = classifyToolFailure(call, thrown);
-        if (failure.errorPacket) emitter.emit({ type: 'error', ...failure.errorPacket });
-        entry.finish(failure.status, failure.response, thrown);
-      };
-      try {
-        tool.emitStart(call.placement, emitter, call);
-        tool.run(call, context).then((response) => {
-          if (isToolResponse(response)) entry.finish('success', response);
-          else fail(new TypeError(`Tool "${call.name}" returned something that is not a ToolResponse.`));
-        }, fail);
-      } catch (thrown) {
-        fail(thrown);
-      }
-    });
+    new Promise<void>((resolve) => new CallRun(call, tool, shared, resolve).start());
 
   try {
     await scheduleByConcurrencyClass(runnable, start);
@@ -225,7 +316,7 @@ export async function runToolCalls(
 
 function collectResults(input: {
   calls: readonly ToolCall[];
-  responses: Map<string, { status: ToolCallStatus; response: ToolResponse; ranAs?: ToolCall }>;
+  responses: Map<string, RecordedResponse>;
   mergedInto: ReadonlyMap<string, string>;
   citations: Map<number, CitedDocument>;
   stoppingTools: ReadonlySet<string>;
@@ -238,27 +329,18 @@ function collectResults(input: {
     let outcome: ToolCallOutcome;
     if (target !== undefined) {
       const ran = input.responses.get(target);
-      outcome = {
-        call,
-        ...(ran?.ranAs ? { ranAs: ran.ranAs } : {}),
-        status: 'merged',
-        response: {
-          llmFacing: `This call was merged into call ${target} (same tool, combined arguments); its results are reported there.`,
-          rich: { type: 'merged', intoCallId: target },
-        },
+      const response: ToolResponse = {
+        llmFacing: `This call was merged into call ${target} (same tool, combined arguments); its results are reported there.`,
+        rich: { type: 'merged', intoCallId: target },
       };
+      outcome = ran?.ranAs
+        ? { call, ranAs: ran.ranAs, status: 'merged', response }
+        : { call, status: 'merged', response };
     } else {
-      const recorded = input.responses.get(call.id) as {
-        status: ToolCallStatus;
-        response: ToolResponse;
-        ranAs?: ToolCall;
-      };
-      outcome = {
-        call,
-        ...(recorded.ranAs ? { ranAs: recorded.ranAs } : {}),
-        status: recorded.status,
-        response: recorded.response,
-      };
+      const recorded = input.responses.get(call.id) as RecordedResponse;
+      outcome = recorded.ranAs
+        ? { call, ranAs: recorded.ranAs, status: recorded.status, response: recorded.response }
+        : { call, status: recorded.status, response: recorded.response };
       if (recorded.status === 'success' && input.stoppingTools.has(call.name)) stopped = true;
     }
     outcomes.push(outcome);
@@ -318,7 +400,7 @@ async function scheduleByConcurrencyClass(
  * One timer for all running calls instead of one per call: it fires at the earliest deadline, stops what
  * expired, and re-arms for the next. Calls that finish first cost nothing.
  */
-function createDeadlineTimer(running: Set<RunningCall>) {
+function createDeadlineTimer(running: Set<CallRun>) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let armedFor = Number.POSITIVE_INFINITY;
   const arm = (deadline: number) => {
@@ -344,7 +426,7 @@ function createDeadlineTimer(running: Set<RunningCall>) {
     if (nextDeadline !== Number.POSITIVE_INFINITY) arm(nextDeadline);
   };
   return {
-    track(entry: RunningCall) {
+    track(entry: CallRun) {
       arm(entry.deadline);
     },
     stop() {
