@@ -26,12 +26,17 @@ export function checkEntryPath(name: string): CheckedEntryPath | SkillBundleProb
     entry: name,
   });
   if (name.length === 0) return refuse('invalid_path', 'an entry has an empty name.');
-  if (controlCharacter.test(name)) return refuse('control_character_in_name', 'the name holds a NUL or control character.');
-  if (name.startsWith('\\\\') || name.startsWith('//')) return refuse('absolute_path', 'a UNC network path is not allowed.');
+  if (controlCharacter.test(name))
+    return refuse('control_character_in_name', 'the name holds a NUL or control character.');
+  if (name.startsWith('\\\\') || name.startsWith('//'))
+    return refuse('absolute_path', 'a UNC network path is not allowed.');
   if (/^[A-Za-z]:/.test(name)) return refuse('absolute_path', 'a drive-letter path is not allowed.');
   if (name.startsWith('/')) return refuse('absolute_path', 'an absolute path is not allowed.');
   if (name.includes('\\')) {
-    return refuse('backslash_in_path', 'backslashes are not allowed (some tools read them as folder separators).');
+    return refuse(
+      'backslash_in_path',
+      'backslashes are not allowed (some tools read them as folder separators).',
+    );
   }
   if (Buffer.byteLength(name) > maxEntryPathBytes) {
     return refuse('path_too_long', `the path is longer than ${maxEntryPathBytes} bytes.`);
@@ -42,7 +47,8 @@ export function checkEntryPath(name: string): CheckedEntryPath | SkillBundleProb
     if (segment === '..') return refuse('path_traversal', 'the path climbs out of the bundle with "..".');
   }
   for (const segment of segments) {
-    if (segment === '' || segment === '.') return refuse('invalid_path', 'the path has an empty or "." segment.');
+    if (segment === '' || segment === '.')
+      return refuse('invalid_path', 'the path has an empty or "." segment.');
     if (Buffer.byteLength(segment) > maxSegmentBytes) {
       return refuse('path_too_long', `a path segment is longer than ${maxSegmentBytes} bytes.`);
     }

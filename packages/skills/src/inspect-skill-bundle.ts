@@ -67,13 +67,19 @@ async function inspect(
   const isBuiltIn = options.isBuiltIn ?? false;
   const archive = await readBundleInput(input, maxArchiveBytes);
   if (archive === undefined) {
-    problems.add({ code: 'archive_too_large', message: `The archive is larger than ${maxArchiveBytes} bytes.` });
+    problems.add({
+      code: 'archive_too_large',
+      message: `The archive is larger than ${maxArchiveBytes} bytes.`,
+    });
     return undefined;
   }
-  const entries = readZipDirectory(archive, { maxEntries: options.maxEntries ?? defaultMaxEntries, problems });
+  const entries = readZipDirectory(archive, {
+    maxEntries: options.maxEntries ?? defaultMaxEntries,
+    problems,
+  });
   if (entries === undefined) return undefined;
-  if (problems.problems.length === 0) await crossCheckWithYauzl(archive, { entries, problems });
   const planned = planBundleFiles({ entries, problems, isBuiltIn, perFileMaxBytes, totalMaxBytes });
+  if (problems.problems.length === 0) await crossCheckWithYauzl(archive, { entries, problems });
 
   const files: SkillBundleFile[] = [];
   const sources = new Map<string, ZipEntry>();
@@ -84,14 +90,22 @@ async function inspect(
     .filter(({ entry }) => entry.readable && !blamed.has(entry.displayName))
     .sort((left, right) => left.entry.dataStart - right.entry.dataStart);
   for (const file of readable) {
-    const result = await readPlannedFile(archive, file, { perFileMaxBytes, remaining: totalMaxBytes - total });
+    const result = await readPlannedFile(archive, file, {
+      perFileMaxBytes,
+      remaining: totalMaxBytes - total,
+    });
     if ('problem' in result) {
       problems.add(result.problem);
       if (result.problem.code === 'bundle_too_large') break; // no budget left for anything else
       continue;
     }
     total += result.size;
-    files.push({ path: file.path, archivePath: file.entry.displayName, size: result.size, sha256: result.sha256 });
+    files.push({
+      path: file.path,
+      archivePath: file.entry.displayName,
+      size: result.size,
+      sha256: result.sha256,
+    });
     sources.set(file.path, file.entry);
     if (result.text === undefined) continue;
     if (file.path === 'SKILL.md') skillText = result.text;
@@ -117,7 +131,9 @@ async function inspect(
   }
   if (problems.problems.length > 0) return undefined;
   files.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
-  findings.sort((left, right) => (left.file === right.file ? left.line - right.line : left.file < right.file ? -1 : 1));
+  findings.sort((left, right) =>
+    left.file === right.file ? left.line - right.line : left.file < right.file ? -1 : 1,
+  );
   const bundleHash = createHash('sha256');
   for (const file of files) bundleHash.update(`${file.path}\0${file.size}\0${file.sha256}\n`);
   const bundle: SkillBundle = {
@@ -164,7 +180,11 @@ async function readPlannedFile(
       }
       if (size > limits.remaining) {
         return {
-          problem: { code: 'bundle_too_large', message: `The bundle expands past its total limit at ${label}.`, entry: entry.displayName },
+          problem: {
+            code: 'bundle_too_large',
+            message: `The bundle expands past its total limit at ${label}.`,
+            entry: entry.displayName,
+          },
         };
       }
       hash.update(chunk);

@@ -61,11 +61,14 @@ export function parseSkillFrontMatter(text: string): ParsedSkillDocument | Skill
   });
   const yamlProblems = [...document.errors, ...document.warnings];
   if (yamlProblems.length > 0) {
-    return refuse(`the YAML is not valid: ${yamlProblems.map((problem) => problem.message.split('\n')[0]).join('; ')}`);
+    return refuse(
+      `the YAML is not valid: ${yamlProblems.map((problem) => problem.message.split('\n')[0]).join('; ')}`,
+    );
   }
   if (!isMap(document.contents)) return refuse('the front matter must be a YAML mapping of keys to values.');
   for (const item of document.contents.items) {
-    if (!isScalar(item.key) || typeof item.key.value !== 'string') return refuse('every key must be a plain string.');
+    if (!isScalar(item.key) || typeof item.key.value !== 'string')
+      return refuse('every key must be a plain string.');
   }
   let values: Record<string, unknown>;
   try {
@@ -76,12 +79,27 @@ export function parseSkillFrontMatter(text: string): ParsedSkillDocument | Skill
   return checkFields(values, body);
 }
 
-function checkFields(values: Record<string, unknown>, body: string): ParsedSkillDocument | SkillBundleProblem[] {
+function checkFields(
+  values: Record<string, unknown>,
+  body: string,
+): ParsedSkillDocument | SkillBundleProblem[] {
   const problems: SkillBundleProblem[] = [];
   const entry = 'SKILL.md';
-  const { name, description, license, compatibility, metadata, 'allowed-tools': allowedTools, ...extra } = values;
+  const {
+    name,
+    description,
+    license,
+    compatibility,
+    metadata,
+    'allowed-tools': allowedTools,
+    ...extra
+  } = values;
   if (typeof name !== 'string') {
-    problems.push({ code: 'invalid_skill_name', message: 'SKILL.md: "name" is required and must be a string.', entry });
+    problems.push({
+      code: 'invalid_skill_name',
+      message: 'SKILL.md: "name" is required and must be a string.',
+      entry,
+    });
   } else if (name.length > maxSkillNameLength || !skillNamePattern.test(name)) {
     problems.push({
       code: 'invalid_skill_name',
@@ -90,7 +108,11 @@ function checkFields(values: Record<string, unknown>, body: string): ParsedSkill
     });
   }
   if (typeof description !== 'string' || description.trim() === '') {
-    problems.push({ code: 'invalid_description', message: 'SKILL.md: "description" is required and must not be blank.', entry });
+    problems.push({
+      code: 'invalid_description',
+      message: 'SKILL.md: "description" is required and must not be blank.',
+      entry,
+    });
   } else if (description.length > maxSkillDescriptionLength) {
     problems.push({
       code: 'invalid_description',
@@ -106,7 +128,10 @@ function checkFields(values: Record<string, unknown>, body: string): ParsedSkill
   optionalString('license', license);
   optionalString('compatibility', compatibility);
   optionalString('allowed-tools', allowedTools);
-  if (typeof compatibility === 'string' && (compatibility.trim() === '' || compatibility.length > maxCompatibilityLength)) {
+  if (
+    typeof compatibility === 'string' &&
+    (compatibility.trim() === '' || compatibility.length > maxCompatibilityLength)
+  ) {
     problems.push({
       code: 'invalid_front_matter',
       message: `SKILL.md: "compatibility" must be non-blank and at most ${maxCompatibilityLength} characters.`,
@@ -120,7 +145,11 @@ function checkFields(values: Record<string, unknown>, body: string): ParsedSkill
       !Array.isArray(metadata) &&
       Object.values(metadata).every((value) => typeof value === 'string'));
   if (!metadataIsValid) {
-    problems.push({ code: 'invalid_front_matter', message: 'SKILL.md: "metadata" must map strings to strings.', entry });
+    problems.push({
+      code: 'invalid_front_matter',
+      message: 'SKILL.md: "metadata" must map strings to strings.',
+      entry,
+    });
   }
   if (problems.length > 0) return problems;
   const frontMatter: SkillFrontMatter = {

@@ -40,7 +40,11 @@ export function planBundleFiles(options: PlanBundleFilesOptions): PlannedFile[] 
   for (const entry of options.entries) {
     const label = describeEntryName(entry.displayName);
     if (entry.name === undefined) {
-      problems.add({ code: 'invalid_name_encoding', message: `${label}: the name is not valid UTF-8.`, entry: entry.displayName });
+      problems.add({
+        code: 'invalid_name_encoding',
+        message: `${label}: the name is not valid UTF-8.`,
+        entry: entry.displayName,
+      });
       continue;
     }
     const checked = checkEntryPath(entry.name);
@@ -65,12 +69,22 @@ export function planBundleFiles(options: PlanBundleFilesOptions): PlannedFile[] 
       problems.add({ code: 'symlink_entry', message: `${label} is a symbolic link.`, entry: entry.name });
       continue;
     }
-    const markedDirectory = fileType === directoryType || (entry.externalAttributes & dosDirectoryAttribute) !== 0;
     if (fileType !== 0 && fileType !== regularType && fileType !== directoryType) {
-      problems.add({ code: 'special_file_entry', message: `${label} is a device, pipe or socket.`, entry: entry.name });
+      problems.add({
+        code: 'special_file_entry',
+        message: `${label} is a device, pipe or socket.`,
+        entry: entry.name,
+      });
       continue;
     }
-    if (markedDirectory !== checked.isDirectory || (checked.isDirectory && entry.uncompressedSize !== 0)) {
+    // Many writers leave the attributes at zero; only attributes that contradict the trailing slash are refused.
+    const saysDirectory =
+      fileType === directoryType || (entry.externalAttributes & dosDirectoryAttribute) !== 0;
+    const saysFile = fileType === regularType;
+    if (
+      (checked.isDirectory && (saysFile || entry.uncompressedSize !== 0)) ||
+      (!checked.isDirectory && saysDirectory)
+    ) {
       problems.add({
         code: 'special_file_entry',
         message: `${label} is ambiguous: its name and its attributes disagree about whether it is a folder.`,
@@ -82,7 +96,8 @@ export function planBundleFiles(options: PlanBundleFilesOptions): PlannedFile[] 
     const key = collisionKey(checked.segments.join('/'));
     const previous = keys.get(key);
     if (previous !== undefined) {
-      const kind = previous.isDirectory !== checked.isDirectory ? 'file_directory_conflict' : 'duplicate_entry';
+      const kind =
+        previous.isDirectory !== checked.isDirectory ? 'file_directory_conflict' : 'duplicate_entry';
       problems.add({
         code: kind,
         message: `${label} collides with ${describeEntryName(previous.name)} (names equal up to case or Unicode normalisation).`,
@@ -116,7 +131,11 @@ function flatten(
 ): PlannedFile[] {
   const atRoot = candidates.some(({ segments }) => segments.length === 1 && segments[0] === 'SKILL.md');
   if (atRoot) return candidates.map(({ entry, segments }) => ({ entry, path: segments.join('/') }));
-  const wrappers = new Set(candidates.filter(({ segments }) => segments[1] === 'SKILL.md' && segments.length === 2).map(({ segments }) => segments[0]!));
+  const wrappers = new Set(
+    candidates
+      .filter(({ segments }) => segments[1] === 'SKILL.md' && segments.length === 2)
+      .map(({ segments }) => segments[0]!),
+  );
   if (wrappers.size !== 1) {
     problems.add({
       code: 'missing_skill_md',

@@ -4,7 +4,10 @@ import type { SkillBundleInput } from './skill-bundle.ts';
  * Gathers the archive's bytes, stopping as soon as they pass `maxBytes` (a zip's directory sits at its end, so the
  * bytes are needed whole, but never more than the limit). Returns `undefined` when the limit was passed.
  */
-export async function readBundleInput(input: SkillBundleInput, maxBytes: number): Promise<Buffer | undefined> {
+export async function readBundleInput(
+  input: SkillBundleInput,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
   if (input instanceof Uint8Array) {
     if (input.length > maxBytes) return undefined;
     return Buffer.from(input.buffer, input.byteOffset, input.byteLength);

@@ -31,7 +31,11 @@ export async function readSkillBundleFile(bundle: SkillBundle, path: string): Pr
     throw error;
   }
   if (hash.digest('hex') !== file.sha256) {
-    throw new SkillBundleError({ code: 'crc_mismatch', message: `${path} changed since it was validated.`, entry: path });
+    throw new SkillBundleError({
+      code: 'crc_mismatch',
+      message: `${path} changed since it was validated.`,
+      entry: path,
+    });
   }
   return Buffer.concat(chunks, file.size);
 }

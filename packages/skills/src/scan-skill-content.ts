@@ -54,7 +54,13 @@ const urlPattern = /\b(?:https?|ftp|wss?):\/\/(\[[^\]]+\]|[^\s/:'"`<>)]+)/gi;
 /** True when the host names this machine: the only hosts a script may talk to without a finding. */
 function isLocalHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare.endsWith('.localhost') || bare === '::1' || /^127\./.test(bare) || bare === '0.0.0.0';
+  return (
+    bare === 'localhost' ||
+    bare.endsWith('.localhost') ||
+    bare === '::1' ||
+    /^127\./.test(bare) ||
+    bare === '0.0.0.0'
+  );
 }
 
 function excerptOf(text: string): string {
@@ -71,7 +77,10 @@ function excerptOf(text: string): string {
  * or scripts that read credentials or send data out. Returns findings with file and line; reports each kind at most
  * once per line.
  */
-export function scanSkillContent(options: { readonly file: string; readonly text: string }): SkillContentFinding[] {
+export function scanSkillContent(options: {
+  readonly file: string;
+  readonly text: string;
+}): SkillContentFinding[] {
   const { file, text } = options;
   const findings: SkillContentFinding[] = [];
   const seen = new Set<string>();
@@ -82,7 +91,8 @@ export function scanSkillContent(options: { readonly file: string; readonly text
     findings.push({ kind, file, line, excerpt: excerptOf(excerpt) });
   };
   const lineStarts = [0];
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lineStarts.push(index + 1);
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1))
+    lineStarts.push(index + 1);
   const lineOf = (offset: number) => {
     let low = 0;
     let high = lineStarts.length - 1;
@@ -95,7 +105,8 @@ export function scanSkillContent(options: { readonly file: string; readonly text
   };
   for (const match of text.matchAll(/<!--([\s\S]*?)(-->|$)/g)) {
     // A comment that only labels something ("TOC", "prettier-ignore") is not a hidden instruction.
-    if ((match[1]!.match(/[\p{L}]{2,}/gu) ?? []).length >= 3) add('hidden_html_comment', lineOf(match.index), match[1]!);
+    if ((match[1]!.match(/[\p{L}]{2,}/gu) ?? []).length >= 3)
+      add('hidden_html_comment', lineOf(match.index), match[1]!);
   }
   const lines = text.split('\n');
   for (const [index, line] of lines.entries()) {

@@ -14,6 +14,7 @@ export async function validateSkillBundle(
   const inspection = await inspectSkillBundle(input, { ...options, stopAtFirstProblem: true });
   const [first, ...rest] = inspection.problems;
   if (first !== undefined) throw SkillBundleError.fromProblems([first, ...rest]);
-  if (inspection.bundle === undefined) throw new Error('inspectSkillBundle returned neither a bundle nor a problem');
+  if (inspection.bundle === undefined)
+    throw new Error('inspectSkillBundle returned neither a bundle nor a problem');
   return inspection.bundle;
 }

@@ -35,6 +35,8 @@ export interface ForgedEntry {
   readonly local?: ForgedFields;
   /** Write a data descriptor after the data (and zeros in the local header), with flag bit 3. */
   readonly dataDescriptor?: boolean;
+  /** The CRC written in the data descriptor, when it should differ from the central record's. */
+  readonly descriptorCrc32?: number;
 }
 
 /** Options for {@link forgeZip}. */
@@ -99,7 +101,7 @@ export function forgeZip(entries: readonly ForgedEntry[], options: ForgeZipOptio
     if (entry.dataDescriptor) {
       const descriptor = Buffer.alloc(16);
       descriptor.writeUInt32LE(0x08074b50, 0);
-      descriptor.writeUInt32LE(centralFields.crc32 >>> 0, 4);
+      descriptor.writeUInt32LE((entry.descriptorCrc32 ?? centralFields.crc32) >>> 0, 4);
       descriptor.writeUInt32LE(centralFields.compressedSize, 8);
       descriptor.writeUInt32LE(centralFields.uncompressedSize, 12);
       push(descriptor);

@@ -22,7 +22,10 @@ export async function crossCheckWithYauzl(
       strictFileNames: false,
     });
   } catch (error) {
-    problems.add({ code: 'corrupt_zip', message: `A second zip reader refuses the archive: ${(error as Error).message}` });
+    problems.add({
+      code: 'corrupt_zip',
+      message: `A second zip reader refuses the archive: ${(error as Error).message}`,
+    });
     return;
   }
   const seen: yauzl.Entry[] = [];
@@ -37,7 +40,10 @@ export async function crossCheckWithYauzl(
   });
   zipFile.close();
   if (failure !== undefined) {
-    problems.add({ code: 'corrupt_zip', message: `A second zip reader refuses the archive: ${failure.message}` });
+    problems.add({
+      code: 'corrupt_zip',
+      message: `A second zip reader refuses the archive: ${failure.message}`,
+    });
     return;
   }
   const agrees =
@@ -55,6 +61,9 @@ export async function crossCheckWithYauzl(
       );
     });
   if (!agrees) {
-    problems.add({ code: 'corrupt_zip', message: 'Two zip readers disagree about the entries of this archive.' });
+    problems.add({
+      code: 'corrupt_zip',
+      message: 'Two zip readers disagree about the entries of this archive.',
+    });
   }
 }

@@ -1,5 +1,5 @@
-import { describeEntryName } from '../skill-bundle-error.ts';
 import type { ProblemCollector } from '../problem-collector.ts';
+import { describeEntryName } from '../skill-bundle-error.ts';
 import type { ZipEntry } from './zip-entry.ts';
 
 const endOfCentralDirectorySignature = 0x06054b50;
@@ -48,7 +48,10 @@ export function readZipDirectory(archive: Buffer, options: ReadZipDirectoryOptio
   let position = end.directoryOffset;
   for (let index = 0; index < end.entryCount; index += 1) {
     if (position + 46 > end.directoryEnd || archive.readUInt32LE(position) !== centralHeaderSignature) {
-      problems.add({ code: 'corrupt_zip', message: `Central directory record ${index} is missing or truncated.` });
+      problems.add({
+        code: 'corrupt_zip',
+        message: `Central directory record ${index} is missing or truncated.`,
+      });
       return undefined;
     }
     const nameLength = archive.readUInt16LE(position + 28);
@@ -56,12 +59,23 @@ export function readZipDirectory(archive: Buffer, options: ReadZipDirectoryOptio
     const commentLength = archive.readUInt16LE(position + 32);
     const recordEnd = position + 46 + nameLength + extraLength + commentLength;
     if (recordEnd > end.directoryEnd) {
-      problems.add({ code: 'corrupt_zip', message: `Central directory record ${index} overruns the directory.` });
+      problems.add({
+        code: 'corrupt_zip',
+        message: `Central directory record ${index} overruns the directory.`,
+      });
       return undefined;
     }
     const rawName = archive.subarray(position + 46, position + 46 + nameLength);
     const extra = archive.subarray(position + 46 + nameLength, position + 46 + nameLength + extraLength);
-    const entry = readEntry({ archive, index, position, rawName, extra, directoryOffset: end.directoryOffset, problems });
+    const entry = readEntry({
+      archive,
+      index,
+      position,
+      rawName,
+      extra,
+      directoryOffset: end.directoryOffset,
+      problems,
+    });
     if (entry !== undefined) entries.push(entry);
     position = recordEnd;
   }
@@ -85,7 +99,10 @@ function readEndRecord(archive: Buffer, problems: ProblemCollector): EndRecord |
     if (offset + 22 + archive.readUInt16LE(offset + 20) === archive.length) candidates.push(offset);
   }
   if (candidates.length === 0) {
-    problems.add({ code: 'corrupt_zip', message: 'This is not a zip archive (no end of central directory record).' });
+    problems.add({
+      code: 'corrupt_zip',
+      message: 'This is not a zip archive (no end of central directory record).',
+    });
     return undefined;
   }
   if (candidates.length > 1) {
@@ -101,7 +118,10 @@ function readEndRecord(archive: Buffer, problems: ProblemCollector): EndRecord |
   let directoryOffset = archive.readUInt32LE(offset + 16);
   let directoryEnd = offset;
   const needsZip64 =
-    entryCount === 0xffff || entriesOnDisk === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff;
+    entryCount === 0xffff ||
+    entriesOnDisk === 0xffff ||
+    directorySize === 0xffffffff ||
+    directoryOffset === 0xffffffff;
   const locator = offset - 20;
   if (needsZip64 || (locator >= 0 && archive.readUInt32LE(locator) === zip64LocatorSignature)) {
     if (locator < 0 || archive.readUInt32LE(locator) !== zip64LocatorSignature) {
@@ -109,7 +129,11 @@ function readEndRecord(archive: Buffer, problems: ProblemCollector): EndRecord |
       return undefined;
     }
     const zip64Offset = readSafeUInt64(archive, locator + 8);
-    if (zip64Offset === undefined || zip64Offset + 56 > locator || archive.readUInt32LE(zip64Offset) !== zip64EndSignature) {
+    if (
+      zip64Offset === undefined ||
+      zip64Offset + 56 > locator ||
+      archive.readUInt32LE(zip64Offset) !== zip64EndSignature
+    ) {
       problems.add({ code: 'corrupt_zip', message: 'The zip64 end record is missing or misplaced.' });
       return undefined;
     }
@@ -171,7 +195,10 @@ function readEntry(input: ReadEntryInput): ZipEntry | undefined {
     return undefined;
   }
   checkUnicodePathField(extraFields.get(unicodePathExtraId), rawName, () =>
-    report('header_mismatch', `${entryLabel} carries a second, different name in a Unicode path extra field.`),
+    report(
+      'header_mismatch',
+      `${entryLabel} carries a second, different name in a Unicode path extra field.`,
+    ),
   );
   const flags = archive.readUInt16LE(position + 8);
   const method = archive.readUInt16LE(position + 10);
@@ -190,7 +217,12 @@ function readEntry(input: ReadEntryInput): ZipEntry | undefined {
     externalAttributes: archive.readUInt32LE(position + 38),
     localHeaderOffset: sizes.localHeaderOffset,
   };
-  const unreadable = { ...base, dataStart: sizes.localHeaderOffset, rangeEnd: sizes.localHeaderOffset + 30, readable: false };
+  const unreadable = {
+    ...base,
+    dataStart: sizes.localHeaderOffset,
+    rangeEnd: sizes.localHeaderOffset + 30,
+    readable: false,
+  };
 
   const local = sizes.localHeaderOffset;
   if (local + 30 > input.directoryOffset || archive.readUInt32LE(local) !== localHeaderSignature) {
@@ -215,7 +247,10 @@ function readEntry(input: ReadEntryInput): ZipEntry | undefined {
   const localFlags = archive.readUInt16LE(local + 6);
   const localMethod = archive.readUInt16LE(local + 8);
   if (localFlags !== flags || localMethod !== method) {
-    report('header_mismatch', `The local header of ${entryLabel} disagrees with its central record on flags or method.`);
+    report(
+      'header_mismatch',
+      `The local header of ${entryLabel} disagrees with its central record on flags or method.`,
+    );
     return { ...unreadable, dataStart };
   }
   const localExtra = parseExtraFields(archive.subarray(local + 30 + localNameLength, dataStart));
@@ -241,17 +276,30 @@ function readEntry(input: ReadEntryInput): ZipEntry | undefined {
     localSizes.compressedSize === sizes.compressedSize &&
     localSizes.uncompressedSize === sizes.uncompressedSize;
   // With a data descriptor, writers that stream leave the local values at zero; anything else must agree.
-  const deferredZeros = deferred && localCrc === 0 && localSizes.compressedSize === 0 && localSizes.uncompressedSize === 0;
+  const deferredZeros =
+    deferred && localCrc === 0 && localSizes.compressedSize === 0 && localSizes.uncompressedSize === 0;
   if (!matches && !deferredZeros) {
-    report('header_mismatch', `The local header of ${entryLabel} disagrees with its central record on CRC or sizes.`);
+    report(
+      'header_mismatch',
+      `The local header of ${entryLabel} disagrees with its central record on CRC or sizes.`,
+    );
     return { ...unreadable, dataStart };
   }
   const dataEnd = dataStart + sizes.compressedSize;
   let rangeEnd = dataEnd;
   if (deferred) {
-    const descriptorEnd = checkDataDescriptor({ archive, dataEnd, limit: input.directoryOffset, expected: sizes, crc32 });
+    const descriptorEnd = checkDataDescriptor({
+      archive,
+      dataEnd,
+      limit: input.directoryOffset,
+      expected: sizes,
+      crc32,
+    });
     if (descriptorEnd === undefined) {
-      report('header_mismatch', `The data descriptor of ${entryLabel} is missing or disagrees with its central record.`);
+      report(
+        'header_mismatch',
+        `The data descriptor of ${entryLabel} is missing or disagrees with its central record.`,
+      );
       return { ...unreadable, dataStart };
     }
     rangeEnd = descriptorEnd;

@@ -1,0 +1,358 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { deflateRawSync } from 'node:zlib';
+import { type ForgedEntry, forgeZip, skillMarkdown } from './__fixtures__/forge-zip.ts';
+import { readSkillBundleFile } from './read-skill-bundle-file.ts';
+import { SkillBundleError, type SkillBundleErrorCode } from './skill-bundle-error.ts';
+import { validateSkillBundle } from './validate-skill-bundle.ts';
+
+const skill: ForgedEntry = { name: 'SKILL.md', data: skillMarkdown() };
+
+async function refusal(archive: Buffer, options: Parameters<typeof validateSkillBundle>[1] = {}) {
+  try {
+    await validateSkillBundle(archive, options);
+  } catch (error) {
+    assert.ok(SkillBundleError.isInstance(error), `expected a SkillBundleError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('the bundle was accepted');
+}
+
+async function assertRefused(
+  entries: readonly ForgedEntry[],
+  code: SkillBundleErrorCode,
+  options: Parameters<typeof validateSkillBundle>[1] = {},
+) {
+  const error = await refusal(forgeZip(entries), options);
+  assert.equal(error.code, code, error.message);
+  return error;
+}
+
+describe('validateSkillBundle refuses hostile entry names', () => {
+  const cases: [string, string | Buffer, SkillBundleErrorCode][] = [
+    ['a parent-directory escape', '../evil.sh', 'path_traversal'],
+    ['an escape after normalisation', 'scripts/../../evil.sh', 'path_traversal'],
+    ['an absolute path', '/etc/cron.d/evil', 'absolute_path'],
+    ['a drive letter with a backslash', 'C:\\Windows\\evil.dll', 'absolute_path'],
+    ['a drive letter with a slash', 'C:/evil.dll', 'absolute_path'],
+    ['a UNC path', '\\\\server\\share\\evil', 'absolute_path'],
+    ['a backslash separator', 'scripts\\evil.py', 'backslash_in_path'],
+    ['a NUL byte', 'scripts/evil.py\u0000.txt', 'control_character_in_name'],
+    ['a newline', 'scripts/ev\nil.py', 'control_character_in_name'],
+    ['a C1 control', 'scripts/ev\u0085il.py', 'control_character_in_name'],
+    ['an empty segment', 'scripts//evil.py', 'invalid_path'],
+    ['a dot segment', './scripts/evil.py', 'invalid_path'],
+    ['bytes that are not UTF-8', Buffer.from([0x73, 0xff, 0xfe, 0x2e, 0x70, 0x79]), 'invalid_name_encoding'],
+    ['an overlong path', `${'a/'.repeat(600)}x`, 'path_too_long'],
+  ];
+  for (const [title, name, code] of cases) {
+    it(`refuses ${title} with ${code} and names the entry`, async () => {
+      const error = await assertRefused([skill, { name, data: 'x' }], code);
+      if (typeof name === 'string' && !name.includes('\u0000') && code !== 'path_too_long') {
+        assert.equal(error.entry, name);
+      }
+    });
+  }
+});
+
+describe('validateSkillBundle refuses hostile entry types and duplicates', () => {
+  it('refuses a symlink from the Unix mode bits', async () => {
+    const error = await assertRefused(
+      [skill, { name: 'link', data: '/etc/passwd', unixMode: 0o120777 }],
+      'symlink_entry',
+    );
+    assert.match(error.message, /"link"/);
+  });
+  it('refuses a FIFO and a device', async () => {
+    await assertRefused([skill, { name: 'pipe', data: '', unixMode: 0o010644 }], 'special_file_entry');
+    await assertRefused([skill, { name: 'dev', data: '', unixMode: 0o020644 }], 'special_file_entry');
+  });
+  it('refuses a file whose attributes say it is a folder', async () => {
+    await assertRefused([skill, { name: 'notes', data: 'x', unixMode: 0o040755 }], 'special_file_entry');
+  });
+  it('refuses exact duplicates', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }],
+      'duplicate_entry',
+    );
+  });
+  it('refuses duplicates that differ only by case', async () => {
+    await assertRefused(
+      [skill, { name: 'Notes.md', data: '1' }, { name: 'notes.md', data: '2' }],
+      'duplicate_entry',
+    );
+  });
+  it('refuses duplicates that differ only by Unicode normalisation (NFC vs NFD)', async () => {
+    await assertRefused(
+      [skill, { name: 'caf\u00e9.md', data: '1' }, { name: 'cafe\u0301.md', data: '2' }],
+      'duplicate_entry',
+    );
+  });
+  it('refuses a duplicate SKILL.md under another case', async () => {
+    await assertRefused([skill, { name: 'skill.md', data: skillMarkdown('other') }], 'duplicate_entry');
+  });
+  it('refuses a file that is also used as a folder', async () => {
+    await assertRefused(
+      [skill, { name: 'data', data: '1' }, { name: 'data/x.csv', data: '2' }],
+      'file_directory_conflict',
+    );
+  });
+});
+
+describe('validateSkillBundle refuses forged archives', () => {
+  it('refuses a local header whose name differs from the central record', async () => {
+    const error = await assertRefused(
+      [skill, { name: 'safe.txt', data: 'x', local: { name: '../evil.txt' } }],
+      'header_mismatch',
+    );
+    assert.match(error.message, /safe\.txt/);
+  });
+  it('refuses a local header whose CRC or sizes differ', async () => {
+    await assertRefused([skill, { name: 'a.txt', data: 'hello', local: { crc32: 1 } }], 'header_mismatch');
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello', local: { uncompressedSize: 3 } }],
+      'header_mismatch',
+    );
+  });
+  it('refuses a local header whose method or flags differ', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello', method: 0, local: { method: 8 } }],
+      'header_mismatch',
+    );
+    await assertRefused([skill, { name: 'a.txt', data: 'hello', local: { flags: 0 } }], 'header_mismatch');
+  });
+  it('refuses a wrong CRC declared consistently in both headers', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello', both: { crc32: 0xdeadbeef } }],
+      'crc_mismatch',
+    );
+  });
+  it('refuses data that expands beyond its declared size', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello world', both: { uncompressedSize: 4 } }],
+      'size_mismatch',
+    );
+  });
+  it('refuses data that expands to less than its declared size', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello world', both: { uncompressedSize: 40 } }],
+      'size_mismatch',
+    );
+  });
+  it('refuses a stored entry whose compressed and uncompressed sizes disagree', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello world', method: 0, both: { uncompressedSize: 5 } }],
+      'size_mismatch',
+    );
+  });
+  it('refuses compressed data with hidden bytes after the deflate stream', async () => {
+    const payload = Buffer.concat([deflateRawSync(Buffer.from('hello')), Buffer.from('hidden payload')]);
+    await assertRefused([skill, { name: 'a.txt', data: 'hello', rawData: payload }], 'corrupt_entry');
+  });
+  it('refuses corrupt deflate data', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello', rawData: Buffer.from([0xff, 0xff, 0xff, 0x00]) }],
+      'corrupt_entry',
+    );
+  });
+  it('refuses encrypted entries (traditional, strong and AES)', async () => {
+    await assertRefused([skill, { name: 'a.txt', data: 'x', flags: 0x0801 }], 'encrypted_entry');
+    await assertRefused([skill, { name: 'a.txt', data: 'x', flags: 0x0841 }], 'encrypted_entry');
+    await assertRefused([skill, { name: 'a.txt', data: 'x', method: 99 }], 'encrypted_entry');
+  });
+  it('refuses compression methods other than stored and deflate (bzip2 12, LZMA 14)', async () => {
+    await assertRefused([skill, { name: 'a.txt', data: 'x', method: 12 }], 'unsupported_compression');
+    await assertRefused([skill, { name: 'a.txt', data: 'x', method: 14 }], 'unsupported_compression');
+  });
+  it('refuses a second name hidden in a Unicode path extra field', async () => {
+    const name = Buffer.from('../../evil.sh');
+    const extra = Buffer.concat([Buffer.from([0x75, 0x70, name.length + 5, 0, 1, 0, 0, 0, 0]), name]);
+    await assertRefused([skill, { name: 'fine.sh', data: 'x', both: { extra } }], 'header_mismatch');
+  });
+  it('refuses malformed extra fields', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'x', central: { extra: Buffer.from([1, 2, 3]) } }],
+      'corrupt_zip',
+    );
+  });
+  it('refuses a data descriptor that disagrees with the central record', async () => {
+    await assertRefused(
+      [skill, { name: 'a.txt', data: 'hello', dataDescriptor: true, descriptorCrc32: 7 }],
+      'header_mismatch',
+    );
+  });
+  it('refuses bytes that are not a zip, and a truncated zip', async () => {
+    assert.equal((await refusal(Buffer.from('not a zip at all'))).code, 'corrupt_zip');
+    const whole = forgeZip([skill, { name: 'a.txt', data: 'hello' }]);
+    assert.equal((await refusal(whole.subarray(0, whole.length - 30))).code, 'corrupt_zip');
+  });
+  it('refuses a central directory that does not end at the end record', async () => {
+    const whole = forgeZip([skill], { comment: 'x' });
+    const shifted = Buffer.from(whole);
+    const end = shifted.length - 23;
+    shifted.writeUInt32LE(shifted.readUInt32LE(end + 16) - 1, end + 16);
+    assert.equal((await refusal(shifted)).code, 'corrupt_zip');
+  });
+});
+
+describe('validateSkillBundle applies the skill rules', () => {
+  it('refuses .template files in custom bundles but accepts them in built-ins', async () => {
+    const entries = [skill, { name: 'prompt.md.template', data: 'Hi {{ deployment_name }}' }];
+    await assertRefused(entries, 'template_in_custom_bundle');
+    const bundle = await validateSkillBundle(forgeZip(entries), { isBuiltIn: true });
+    assert.ok(bundle.files.some((file) => file.path === 'prompt.md.template'));
+  });
+  it('refuses a bundle without SKILL.md, or with SKILL.md too deep', async () => {
+    await assertRefused([{ name: 'README.md', data: 'x' }], 'missing_skill_md');
+    await assertRefused([{ name: 'a/b/SKILL.md', data: skillMarkdown() }], 'missing_skill_md');
+  });
+  it('refuses files beside the wrapping folder that holds SKILL.md', async () => {
+    await assertRefused(
+      [
+        { name: 'wrap/SKILL.md', data: skillMarkdown() },
+        { name: 'stray.txt', data: 'x' },
+      ],
+      'files_outside_wrapper',
+    );
+  });
+  it('refuses malformed front matter', async () => {
+    const cases = [
+      'no front matter at all',
+      '---\nname: a\ndescription: b\n',
+      '---\nname: [unclosed\n---\n',
+      '---\nname: a\ndescription: !!python/object/apply:os.system ["id"]\n---\n',
+      '---\nname: a\nname: b\ndescription: c\n---\n',
+      '---\n- a\n- b\n---\n',
+      '---\nbase: &x hello\nname: *x\ndescription: c\n---\n',
+    ];
+    for (const text of cases) await assertRefused([{ name: 'SKILL.md', data: text }], 'invalid_front_matter');
+  });
+  it('refuses bad names', async () => {
+    for (const name of ['Bad_Name', 'a--b', '-a', 'a-', 'x'.repeat(65), '12', 'true']) {
+      await assertRefused([{ name: 'SKILL.md', data: skillMarkdown(name) }], 'invalid_skill_name');
+    }
+    await assertRefused([{ name: 'SKILL.md', data: '---\ndescription: d\n---\n' }], 'invalid_skill_name');
+  });
+  it('refuses a blank or overlong description', async () => {
+    await assertRefused([{ name: 'SKILL.md', data: skillMarkdown('a', '"   "') }], 'invalid_description');
+    await assertRefused(
+      [{ name: 'SKILL.md', data: skillMarkdown('a', 'd'.repeat(1025)) }],
+      'invalid_description',
+    );
+  });
+  it('refuses reserved names, the built-in ones by default', async () => {
+    await assertRefused([{ name: 'SKILL.md', data: skillMarkdown('pdf-reports') }], 'reserved_skill_name');
+    await assertRefused([{ name: 'SKILL.md', data: skillMarkdown('mine') }], 'reserved_skill_name', {
+      reservedNames: ['mine'],
+    });
+  });
+  it('refuses more entries than allowed, and an archive over its byte limit (also as a stream)', async () => {
+    const entries = [skill, { name: 'a', data: '1' }, { name: 'b', data: '2' }, { name: 'c', data: '3' }];
+    await assertRefused(entries, 'too_many_entries', { maxEntries: 3 });
+    const archive = forgeZip(entries);
+    assert.equal((await refusal(archive, { maxArchiveBytes: 100 })).code, 'archive_too_large');
+    await assert.rejects(
+      validateSkillBundle(Readable.from([archive.subarray(0, 80), archive.subarray(80)]), {
+        maxArchiveBytes: 100,
+      }),
+      (error: unknown) => SkillBundleError.isInstance(error) && error.code === 'archive_too_large',
+    );
+  });
+  it('refuses files and totals over the size limits', async () => {
+    await assertRefused([skill, { name: 'big.bin', data: Buffer.alloc(2000) }], 'entry_too_large', {
+      perFileMaxBytes: 1000,
+    });
+    await assertRefused(
+      [skill, { name: 'a.bin', data: Buffer.alloc(900) }, { name: 'b.bin', data: Buffer.alloc(900) }],
+      'bundle_too_large',
+      { perFileMaxBytes: 1000, totalMaxBytes: 1500 },
+    );
+  });
+});
+
+describe('validateSkillBundle accepts benign bundles', () => {
+  const binary = createHash('sha512').update('seed').digest();
+  const asset = Buffer.concat(Array.from({ length: 2000 }, () => binary));
+  const inner = forgeZip([{ name: 'inner.txt', data: 'a zip inside the bundle' }]);
+  const files = new Map<string, Buffer>([
+    ['SKILL.md', Buffer.from(skillMarkdown('report-kit', 'Builds reports from CSV files.'))],
+    ['scripts/build.py', Buffer.from('import csv\nprint("ok")\n')],
+    ['assets/images/logo.png', asset],
+    ['assets/templates/archive.zip', inner],
+    ['references/deep/nested/notes.md', Buffer.from('# Notes\n')],
+  ]);
+
+  it('flattens a wrapping folder, drops OS clutter, keeps binaries and nested zips byte for byte', async () => {
+    const entries: ForgedEntry[] = [
+      { name: 'report-kit/', data: '', unixMode: 0o040755 },
+      ...[...files].map(
+        ([path, data], index): ForgedEntry => ({
+          name: `report-kit/${path}`,
+          data,
+          method: index % 2 === 0 ? 8 : 0,
+          dataDescriptor: index === 1,
+          unixMode: 0o100644,
+        }),
+      ),
+      { name: '__MACOSX/report-kit/._SKILL.md', data: 'resource fork' },
+      { name: 'report-kit/.DS_Store', data: Buffer.alloc(10) },
+      { name: 'report-kit/assets/Thumbs.db', data: Buffer.alloc(10) },
+    ];
+    const bundle = await validateSkillBundle(forgeZip(entries));
+    assert.equal(bundle.name, 'report-kit');
+    assert.equal(bundle.description, 'Builds reports from CSV files.');
+    assert.deepEqual(
+      bundle.files.map((file) => file.path),
+      [...files.keys()].sort(),
+    );
+    for (const file of bundle.files) {
+      const expected = files.get(file.path)!;
+      assert.equal(file.size, expected.length);
+      assert.equal(file.sha256, createHash('sha256').update(expected).digest('hex'));
+      assert.deepEqual(await readSkillBundleFile(bundle, file.path), expected);
+    }
+    assert.equal(
+      bundle.totalBytes,
+      [...files.values()].reduce((sum, data) => sum + data.length, 0),
+    );
+    assert.deepEqual(bundle.findings, []);
+  });
+
+  it('gives the same content hash whatever the entry order, methods, wrapper and input form', async () => {
+    const forward = forgeZip([...files].map(([name, data]) => ({ name, data, method: 0 })));
+    const backward = forgeZip(
+      [...files].reverse().map(([name, data]) => ({ name: `wrap/${name}`, data, method: 8 })),
+    );
+    const first = await validateSkillBundle(forward);
+    const second = await validateSkillBundle(
+      Readable.from([backward.subarray(0, 1000), backward.subarray(1000)]),
+    );
+    assert.equal(first.sha256, second.sha256);
+    const changed = forgeZip(
+      [...files].map(([name, data]) => ({ name, data: name === 'scripts/build.py' ? 'changed' : data })),
+    );
+    assert.notEqual((await validateSkillBundle(changed)).sha256, first.sha256);
+  });
+
+  it('accepts CRLF front matter with a byte-order mark and keeps extra keys', async () => {
+    const text =
+      '\ufeff---\r\nname: crlf-skill\r\ndescription: Works on Windows.\r\nlicense: MIT\r\nversion: 2\r\n---\r\nBody\r\n';
+    const bundle = await validateSkillBundle(forgeZip([{ name: 'SKILL.md', data: text }]));
+    assert.equal(bundle.name, 'crlf-skill');
+    assert.equal(bundle.frontMatter.license, 'MIT');
+    assert.deepEqual(bundle.frontMatter.extra, { version: 2 });
+    assert.equal(bundle.instructions, 'Body\r\n');
+  });
+
+  it('accepts directory entries written with zero attributes, as Java and some tools do', async () => {
+    const bundle = await validateSkillBundle(
+      forgeZip([{ name: 'docs/', data: '' }, skill, { name: 'docs/a.md', data: 'a' }]),
+    );
+    assert.deepEqual(
+      bundle.files.map((file) => file.path),
+      ['SKILL.md', 'docs/a.md'],
+    );
+  });
+});
