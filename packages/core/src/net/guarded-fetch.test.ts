@@ -1,0 +1,335 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  type LoopbackServer,
+  loopbackConnect,
+  scriptedLookup,
+  startLoopbackServer,
+} from './__fixtures__/loopback.ts';
+import { createGuardedFetch, type GuardedFetchOptions } from './guarded-fetch.ts';
+import { GuardedFetchError } from './guarded-fetch-error.ts';
+
+let server: LoopbackServer;
+
+before(async () => {
+  server = await startLoopbackServer((request, response) => {
+    if (request.url === '/close') {
+      response.writeHead(200, { connection: 'close', 'content-type': 'text/plain' });
+      response.end('closing');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ host: request.headers.host, method: request.method, url: request.url }));
+  });
+});
+after(() => server.close());
+
+/** A guarded fetch whose resolver and socket factory the test controls; every dial lands on the loopback server. */
+function setup(
+  answers: Record<string, ReadonlyArray<readonly string[]>>,
+  options: Partial<GuardedFetchOptions> = {},
+) {
+  const lookup = scriptedLookup(answers);
+  const connect = loopbackConnect();
+  const fetch = createGuardedFetch({ lookup, connect, ...options });
+  return { fetch, lookup, connect };
+}
+
+async function assertBlocked(
+  promise: Promise<unknown>,
+  code: GuardedFetchError['code'],
+): Promise<GuardedFetchError> {
+  const error = await promise.then(
+    () => assert.fail('expected the guard to refuse the request'),
+    (error: unknown) => error,
+  );
+  assert.ok(GuardedFetchError.isInstance(error), `expected a GuardedFetchError, got ${String(error)}`);
+  assert.equal(error.code, code);
+  return error;
+}
+
+describe('createGuardedFetch: names', () => {
+  test('a name resolving to a public address is fetched, dialing the checked address with Host kept', async () => {
+    const { fetch, lookup, connect } = setup({ 'public.example': [['93.184.216.34']] });
+    try {
+      const response = await fetch(`http://public.example:${server.port}/hello?x=1`);
+      assert.ok(response instanceof Response);
+      assert.equal(response.status, 200);
+      assert.equal(response.url, `http://public.example:${server.port}/hello?x=1`);
+      assert.equal(response.redirected, false);
+      assert.deepEqual(await response.json(), {
+        host: `public.example:${server.port}`,
+        method: 'GET',
+        url: '/hello?x=1',
+      });
+      assert.deepEqual(lookup.calls, ['public.example']);
+      assert.deepEqual(connect.dialed, [{ hostname: '93.184.216.34', servername: undefined }]);
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('a name resolving to a private address is refused before any dial, naming host and reason only', async () => {
+    const { fetch, connect } = setup({ 'internal.example': [['10.0.0.5']] });
+    try {
+      const error = await assertBlocked(
+        fetch(`http://internal.example:${server.port}/admin?api_key=QUERY-SECRET`, {
+          headers: { authorization: 'Bearer HEADER-SECRET' },
+        }),
+        'ssrf_blocked',
+      );
+      assert.equal(error.host, 'internal.example');
+      assert.equal(error.address, '10.0.0.5');
+      assert.equal(error.category, 'private');
+      assert.match(
+        error.message,
+        /internal\.example.*10\.0\.0\.5.*private address not allowed at level strict/,
+      );
+      assert.doesNotMatch(error.message, /SECRET/);
+      assert.deepEqual(connect.dialed, []);
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('every address of an answer is checked: one private address among public ones refuses the name', async () => {
+    const { fetch, connect } = setup({
+      'mixed.example': [['93.184.216.34', '2606:2800:220:1::1', '127.0.0.1']],
+    });
+    try {
+      const error = await assertBlocked(fetch(`http://mixed.example:${server.port}/`), 'ssrf_blocked');
+      assert.equal(error.category, 'loopback');
+      assert.deepEqual(connect.dialed, []);
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('names resolving to mapped, NAT64 or metadata addresses are refused', async () => {
+    const answers = {
+      'mapped.example': [['::ffff:127.0.0.1']],
+      'nat64.example': [['64:ff9b::a9fe:a9fe']],
+      'metadata.example': [['169.254.169.254']],
+      'ula.example': [['fd00::1']],
+      'cgnat.example': [['100.64.1.1']],
+    };
+    const { fetch, connect } = setup(answers);
+    try {
+      for (const name of Object.keys(answers))
+        await assertBlocked(fetch(`http://${name}:${server.port}/`), 'ssrf_blocked');
+      assert.deepEqual(connect.dialed, []);
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('DNS rebinding: the second connection re-resolves, gets a private address and is refused', async () => {
+    const { fetch, lookup, connect } = setup({ 'rebind.example': [['93.184.216.34'], ['127.0.0.1']] });
+    try {
+      const first = await fetch(`http://rebind.example:${server.port}/close`);
+      assert.equal(await first.text(), 'closing');
+      // The server closed the connection, so the next request needs a new connection and a new lookup.
+      const error = await assertBlocked(fetch(`http://rebind.example:${server.port}/close`), 'ssrf_blocked');
+      assert.equal(error.address, '127.0.0.1');
+      assert.deepEqual(lookup.calls, ['rebind.example', 'rebind.example']);
+      assert.deepEqual(
+        connect.dialed.map((dial) => dial.hostname),
+        ['93.184.216.34'],
+      );
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('the next checked address is tried when a connection fails', async () => {
+    const lookup = scriptedLookup({ 'two.example': [['93.184.216.34', '93.184.216.35']] });
+    const inner = loopbackConnect();
+    const dialed: string[] = [];
+    const fetch = createGuardedFetch({
+      lookup,
+      connect: (options, callback) => {
+        dialed.push(options.hostname);
+        if (options.hostname === '93.184.216.34')
+          callback(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), null);
+        else inner(options, callback);
+      },
+    });
+    try {
+      const response = await fetch(`http://two.example:${server.port}/`);
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+      assert.deepEqual(dialed, ['93.184.216.34', '93.184.216.35']);
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('cloud metadata names are refused without being resolved, even at the permissive level', async () => {
+    const { fetch, lookup } = setup(
+      { 'metadata.google.internal': [['93.184.216.34']] },
+      { level: 'permissive' },
+    );
+    try {
+      const error = await assertBlocked(
+        fetch('http://metadata.google.internal/computeMetadata/v1/'),
+        'ssrf_blocked',
+      );
+      assert.equal(error.category, 'cloud-metadata');
+      assert.deepEqual(lookup.calls, []);
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('a resolver error is a network error (TypeError), not a guard refusal', async () => {
+    const { fetch } = setup({});
+    try {
+      await assert.rejects(fetch(`http://missing.example:${server.port}/`), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.ok(!GuardedFetchError.isInstance(error));
+        return true;
+      });
+    } finally {
+      await fetch.close();
+    }
+  });
+});
+
+describe('createGuardedFetch: IP literals in URLs', () => {
+  const refusedEverywhere = [
+    'http://169.254.169.254/latest/meta-data/',
+    'http://2852039166/latest/meta-data/',
+    'http://0251.0376.0251.0376/',
+    'http://0xa9.0xfe.0xa9.0xfe/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[fd00:ec2::254]/',
+    'http://100.100.100.200/',
+    'http://168.63.129.16/',
+    'http://169.254.1.1/',
+    'http://[fe80::1]/',
+    'http://0.0.0.0/',
+    'http://[::]/',
+    'http://224.0.0.1/',
+    'http://255.255.255.255/',
+  ];
+  const refusedWhenStrict = [
+    'http://127.0.0.1/',
+    'http://2130706433/',
+    'http://0177.0.0.1/',
+    'http://0x7f.1/',
+    'http://0x7f000001/',
+    'http://127.1/',
+    'http://127.0.0.1./',
+    'http://[::1]/',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:7f00:1]/',
+    'http://[::ffff:0:7f00:1]/',
+    'http://[::127.0.0.1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[2002:7f00:1::1]/',
+    'http://10.0.0.1/',
+    'http://192.168.0.1/',
+    'http://172.16.0.1/',
+    'http://100.64.0.1/',
+    'http://[fd12::1]/',
+    'http://[fec0::1]/',
+  ];
+
+  for (const url of [...refusedEverywhere, ...refusedWhenStrict]) {
+    test(`strict refuses ${url}`, async () => {
+      const { fetch, lookup, connect } = setup({});
+      try {
+        await assertBlocked(fetch(url), 'ssrf_blocked');
+        assert.deepEqual(lookup.calls, [], 'an IP literal is never resolved');
+        assert.deepEqual(connect.dialed, []);
+      } finally {
+        await fetch.close();
+      }
+    });
+  }
+
+  for (const url of refusedEverywhere) {
+    test(`permissive still refuses ${url}`, async () => {
+      const { fetch, connect } = setup({}, { level: 'permissive' });
+      try {
+        await assertBlocked(fetch(url), 'ssrf_blocked');
+        assert.deepEqual(connect.dialed, []);
+      } finally {
+        await fetch.close();
+      }
+    });
+  }
+
+  test('permissive lets loopback and private literals through (to the loopback server)', async () => {
+    const { fetch, connect } = setup({}, { level: 'permissive' });
+    try {
+      for (const host of ['127.0.0.1', '0x7f.1', '[::ffff:7f00:1]', '10.0.0.1', '[::1]']) {
+        const response = await fetch(`http://${host}:${server.port}/`);
+        assert.equal(response.status, 200, host);
+        await response.arrayBuffer();
+      }
+      assert.deepEqual(
+        connect.dialed.map((dial) => dial.hostname),
+        ['127.0.0.1', '127.0.0.1', '::ffff:7f00:1', '10.0.0.1', '::1'],
+      );
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('an allowed CIDR block exempts exactly that block', async () => {
+    const { fetch } = setup({}, { allow: ['127.0.0.1/32'] });
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/`);
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+      await assertBlocked(fetch(`http://127.0.0.2:${server.port}/`), 'ssrf_blocked');
+      await assertBlocked(fetch('http://169.254.169.254/'), 'ssrf_blocked');
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('an allowed name exempts what it resolves to, except cloud metadata', async () => {
+    const { fetch } = setup({ 'mcp.test': [['127.0.0.1'], ['169.254.169.254']] }, { allow: ['mcp.test'] });
+    try {
+      const response = await fetch(`http://mcp.test:${server.port}/close`);
+      assert.equal(await response.text(), 'closing');
+      const error = await assertBlocked(fetch(`http://mcp.test:${server.port}/`), 'ssrf_blocked');
+      assert.equal(error.category, 'cloud-metadata');
+    } finally {
+      await fetch.close();
+    }
+  });
+});
+
+describe('createGuardedFetch: schemes', () => {
+  for (const url of [
+    'file:///etc/passwd',
+    'ftp://public.example/file',
+    'data:text/plain,hello',
+    'gopher://public.example:70/_x',
+    'blob:http://public.example/1',
+    'ws://public.example/',
+  ]) {
+    test(`refuses ${url.slice(0, url.indexOf(':') + 1)}`, async () => {
+      const { fetch, lookup, connect } = setup({ 'public.example': [['93.184.216.34']] });
+      try {
+        const error = await assertBlocked(fetch(url), 'scheme_not_allowed');
+        assert.match(error.message, /Refused URL scheme/);
+        assert.deepEqual(lookup.calls, []);
+        assert.deepEqual(connect.dialed, []);
+      } finally {
+        await fetch.close();
+      }
+    });
+  }
+
+  test('rejects a bad maxRedirects at creation', () => {
+    assert.throws(() => createGuardedFetch({ maxRedirects: -1 }), TypeError);
+    assert.throws(() => createGuardedFetch({ allow: ['not a host!'] }), TypeError);
+  });
+});
