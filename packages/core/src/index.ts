@@ -1,1 +1,33 @@
-export {};
+export type {
+  CitationAllocatorOptions,
+  CitationAllocatorView,
+  TurnCitationAllocator,
+} from './citations/citation-allocator.ts';
+export { createCitationAllocator } from './citations/citation-allocator.ts';
+export type { EmitterOptions } from './emitter/emitter.ts';
+export { Emitter } from './emitter/emitter.ts';
+export type { FencedToolEmitter } from './emitter/fenced-tool-emitter.ts';
+export { createFencedToolEmitter } from './emitter/fenced-tool-emitter.ts';
+export type { PacketSink } from './emitter/packet-sink.ts';
+export { nullPacketSink } from './emitter/packet-sink.ts';
+export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
+export {
+  BUILT_IN_TOOLS,
+  BUILT_IN_TOOLS_BY_ID,
+  BUILT_IN_TOOLS_BY_NAME,
+  CITEABLE_TOOLS,
+  MERGEABLE_TOOL_FIELDS,
+  STOPPING_TOOLS,
+} from './registry/built-in-tools.ts';
+export type { ClassifiedFailure } from './runner/failure-responses.ts';
+export { classifyToolFailure, failureResponse } from './runner/failure-responses.ts';
+export type { MergedToolCalls } from './runner/merge-tool-calls.ts';
+export { mergeToolCalls } from './runner/merge-tool-calls.ts';
+export type { RunToolCallsOptions, RunToolCallsResult, ToolCallOutcome } from './runner/run-tool-calls.ts';
+export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls } from './runner/run-tool-calls.ts';
+export type { ToolCallSpan, ToolCallSpanEnd, ToolCallStatus, ToolRunHooks } from './runner/tool-run-hooks.ts';
+export type { DefineToolOptions } from './tool/define-tool.ts';
+export { defineTool } from './tool/define-tool.ts';
+export { exampleArgumentsFromSchema } from './tool/example-arguments.ts';
+export type { ArgumentIssue, InvalidArgumentsErrorOptions } from './tool/invalid-arguments-error.ts';
+export { invalidArgumentsError } from './tool/invalid-arguments-error.ts';
