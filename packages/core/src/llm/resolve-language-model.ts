@@ -1,0 +1,79 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { ModelConfig } from './model-config.ts';
+import { rememberModelEndpoint } from './model-endpoint-registry.ts';
+import { ModelConfigurationError } from './model-errors.ts';
+import type { ModelEndpoint, ModelEnvironment } from './resolve-model-endpoint.ts';
+import { resolveModelEndpoint } from './resolve-model-endpoint.ts';
+
+/** Options for {@link resolveLanguageModel}. */
+export interface ResolveLanguageModelOptions {
+  /** Environment to read `TOOLBUS_MODEL`, keys and base URLs from; defaults to `process.env`. */
+  readonly env?: ModelEnvironment;
+  /** The fetch the provider package uses (a guarded fetch, a test fetch); defaults to the global one. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * Turns a model string (`openai:gpt-4.1`, `anthropic:claude-sonnet-4-5`, `ollama:qwen2.5:7b`,
+ * `openai-compatible:<base url>#<model>`, `vllm:…`, `lmstudio:…`, `llamacpp:…`), a {@link ModelConfig}, or nothing
+ * (the configured or local default, see {@link resolveModelEndpoint}) into an AI SDK language model. Throws
+ * {@link ModelConfigurationError} naming the missing key variable, never its value.
+ */
+export function resolveLanguageModel(
+  spec: string | ModelConfig | undefined,
+  options: ResolveLanguageModelOptions = {},
+): LanguageModelV4 {
+  const env = options.env ?? processEnvironment();
+  const endpoint = resolveModelEndpoint(spec, env);
+  const apiKey = readApiKey(endpoint, env);
+  const fetch = options.fetch;
+  const model = createModel({ endpoint, apiKey, fetch });
+  rememberModelEndpoint(model, endpoint);
+  return model;
+}
+
+function createModel(options: {
+  endpoint: ModelEndpoint;
+  apiKey: string | undefined;
+  fetch: typeof globalThis.fetch | undefined;
+}): LanguageModelV4 {
+  const { endpoint, apiKey, fetch } = options;
+  // Every setting is passed explicitly: the provider packages would otherwise read process.env themselves.
+  const common = { baseURL: endpoint.baseUrl, ...(fetch === undefined ? {} : { fetch }) };
+  switch (endpoint.provider) {
+    case 'openai':
+      return createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(endpoint.model);
+    case 'anthropic':
+      return createAnthropic({ ...common, apiKey: apiKey ?? '' }).messages(endpoint.model);
+    default:
+      return createOpenAICompatible({
+        ...common,
+        name: endpoint.provider,
+        includeUsage: true,
+        ...(apiKey === undefined ? {} : { apiKey }),
+      }).chatModel(endpoint.model);
+  }
+}
+
+function readApiKey(endpoint: ModelEndpoint, env: ModelEnvironment): string | undefined {
+  const variable = endpoint.apiKeyVariable;
+  if (variable === undefined) return undefined;
+  const value = env[variable]?.trim();
+  if (value !== undefined && value !== '') return value;
+  if (endpoint.apiKeyRequired) {
+    throw new ModelConfigurationError({
+      message: `${endpoint.provider}:${endpoint.model} needs an API key: set ${variable}`,
+      variable,
+    });
+  }
+  return undefined;
+}
+
+function processEnvironment(): ModelEnvironment {
+  // Read through globalThis so the package root stays importable where `process` does not exist.
+  const process = (globalThis as { process?: { env?: ModelEnvironment } }).process;
+  return process?.env ?? {};
+}

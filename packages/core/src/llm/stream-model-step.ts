@@ -1,0 +1,254 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart,
+  SharedV4ProviderOptions,
+} from '@ai-sdk/provider';
+import type { ChatMessage, ToolbusError, ToolDefinition } from '@toolbus/spec';
+import type { ModelStallPhase } from './model-errors.ts';
+import { ModelAbortedError, ModelStallError } from './model-errors.ts';
+import type { ModelStreamEvent } from './model-stream-event.ts';
+import { ModelStreamNormalizer } from './model-stream-normalizer.ts';
+import { StallWatchdog } from './stall-watchdog.ts';
+import { toLanguageModelPrompt } from './to-language-model-prompt.ts';
+import type { ModelToolChoice } from './to-language-model-tools.ts';
+import { toLanguageModelToolChoice, toLanguageModelTools } from './to-language-model-tools.ts';
+import { toModelError } from './to-model-error.ts';
+
+/** Options for {@link streamModelStep}. */
+export interface StreamModelStepOptions {
+  readonly model: LanguageModelV4;
+  readonly messages: readonly ChatMessage[];
+  readonly tools?: readonly ToolDefinition[];
+  /** Default `auto` (ignored when no tools are given). */
+  readonly toolChoice?: ModelToolChoice;
+  /** Stops the request and the stream promptly; the stream then ends with a `model_aborted` error event. */
+  readonly signal?: AbortSignal;
+  /** Longest wait for the first chunk, request included. Default 60 000 ms. */
+  readonly firstChunkTimeoutMs?: number;
+  /** Longest silence between two chunks. Default 120 000 ms. */
+  readonly chunkTimeoutMs?: number;
+  /** Extra attempts when the step fails before anything was emitted (never after). Default 2. */
+  readonly maxRetriesBeforeFirstChunk?: number;
+  /** First backoff delay; doubled for each further retry. Default 500 ms. */
+  readonly retryDelayMs?: number;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  /** Passed to the provider package as is (e.g. `{ anthropic: { thinking: … } }`). */
+  readonly providerOptions?: SharedV4ProviderOptions;
+  /** Send assistant reasoning from history back to the provider. Default true. */
+  readonly includeReasoningInPrompt?: boolean;
+}
+
+type AttemptOutcome =
+  | { readonly kind: 'done' }
+  | {
+      readonly kind: 'failed';
+      readonly error: ToolbusError;
+      readonly retryable: boolean;
+      readonly emitted: boolean;
+    };
+
+/**
+ * Streams one model step through the provider's `doStream` (toolbus owns the loop, not `streamText`), as
+ * normalised {@link ModelStreamEvent}s: text and reasoning deltas, native tool calls assembled per call and ended
+ * as soon as complete, then exactly one `finish` or `error`. Failures arrive as typed `error` events, never as a
+ * throw: `ModelStallError`, `ModelRequestError`, `ModelUnavailableError`, `ModelStreamError`, `ModelAbortedError`.
+ * A failure before the first event is retried with exponential backoff (stalls, connection failures, 408/409/429
+ * and 5xx; not 4xx); after the first event nothing is retried, because the consumer has already seen output.
+ */
+export async function* streamModelStep(
+  options: StreamModelStepOptions,
+): AsyncGenerator<ModelStreamEvent, void> {
+  const signal = options.signal;
+  const maxRetries = Math.max(0, options.maxRetriesBeforeFirstChunk ?? 2);
+  const retryDelayMs = options.retryDelayMs ?? 500;
+  const callOptions = buildCallOptions(options);
+  for (let attempt = 0; ; attempt += 1) {
+    if (signal?.aborted === true) {
+      yield { type: 'error', error: new ModelAbortedError({ cause: signal.reason }) };
+      return;
+    }
+    const outcome: { value: AttemptOutcome } = { value: { kind: 'done' } };
+    yield* runAttempt({ options, callOptions, outcome });
+    const result = outcome.value;
+    if (result.kind === 'done') return;
+    if (result.emitted || !result.retryable || attempt >= maxRetries) {
+      yield { type: 'error', error: result.error };
+      return;
+    }
+    const aborted = await delay(retryDelayMs * 2 ** attempt, signal);
+    if (aborted) {
+      yield { type: 'error', error: new ModelAbortedError({ cause: signal?.reason }) };
+      return;
+    }
+  }
+}
+
+function buildCallOptions(options: StreamModelStepOptions): Omit<LanguageModelV4CallOptions, 'abortSignal'> {
+  const tools = options.tools ?? [];
+  return {
+    prompt: toLanguageModelPrompt(options.messages, {
+      includeReasoning: options.includeReasoningInPrompt ?? true,
+    }),
+    ...(tools.length > 0
+      ? {
+          tools: toLanguageModelTools(tools),
+          toolChoice: toLanguageModelToolChoice(options.toolChoice ?? 'auto'),
+        }
+      : {}),
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+  };
+}
+
+/**
+ * One request. Yields events as they come; on failure it stores the error in `outcome` instead of yielding it,
+ * so the caller can decide between a retry and an error event.
+ */
+async function* runAttempt(context: {
+  options: StreamModelStepOptions;
+  callOptions: Omit<LanguageModelV4CallOptions, 'abortSignal'>;
+  outcome: { value: AttemptOutcome };
+}): AsyncGenerator<ModelStreamEvent, void> {
+  const { options, callOptions, outcome } = context;
+  const callerSignal = options.signal;
+  const controller = new AbortController();
+  let stall: ModelStallError | undefined;
+  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+  let emitted = false;
+  let completed = false;
+  // Interrupting cancels the reader: a pending read() then resolves at once, whatever the provider's pipe does.
+  const interrupt = (reason: unknown): void => {
+    if (!controller.signal.aborted) controller.abort(reason);
+    reader?.cancel(reason).catch(() => undefined);
+  };
+  const onCallerAbort = (): void => interrupt(callerSignal?.reason);
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  const watchdog = new StallWatchdog({
+    firstChunkMs: options.firstChunkTimeoutMs ?? 60_000,
+    chunkMs: options.chunkTimeoutMs ?? 120_000,
+    onStall: (phase: ModelStallPhase, timeoutMs: number) => {
+      stall = new ModelStallError({ phase, timeoutMs });
+      interrupt(stall);
+    },
+  });
+  const fail = (error: unknown): void => {
+    if (callerSignal?.aborted === true) {
+      outcome.value = {
+        kind: 'failed',
+        error: new ModelAbortedError({ cause: callerSignal.reason }),
+        retryable: false,
+        emitted,
+      };
+    } else if (stall !== undefined) {
+      outcome.value = { kind: 'failed', error: stall, retryable: true, emitted };
+    } else {
+      const mapped = toModelError({ error, model: options.model });
+      outcome.value = { kind: 'failed', error: mapped.error, retryable: mapped.retryable, emitted };
+    }
+  };
+  try {
+    watchdog.start();
+    let stream: ReadableStream<LanguageModelV4StreamPart>;
+    try {
+      const interrupted = new Promise<undefined>((resolve) => {
+        if (controller.signal.aborted) resolve(undefined);
+        controller.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+      });
+      const request = Promise.resolve(
+        options.model.doStream({ ...callOptions, abortSignal: controller.signal }),
+      );
+      const started = await Promise.race([request, interrupted]);
+      if (started === undefined) {
+        // The request lost the race; if it still produces a stream, nobody will read it.
+        request.then((late) => late.stream.cancel().catch(() => undefined)).catch(() => undefined);
+        fail(controller.signal.reason);
+        return;
+      }
+      stream = started.stream;
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    reader = stream.getReader();
+    if (controller.signal.aborted) {
+      interrupt(controller.signal.reason);
+      fail(controller.signal.reason);
+      return;
+    }
+    const normalizer = new ModelStreamNormalizer();
+    const events: ModelStreamEvent[] = [];
+    for (;;) {
+      let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (controller.signal.aborted) {
+        fail(controller.signal.reason);
+        return;
+      }
+      if (next.done) break;
+      const part = next.value;
+      // The synthetic stream-start part is made by the provider before any byte arrived: it is not a chunk.
+      if (part.type !== 'stream-start') watchdog.activity();
+      events.length = 0;
+      normalizer.push(part, events);
+      if (normalizer.errorPart !== undefined) {
+        // Whatever came with the error is dropped: an error ends the step.
+        fail(normalizer.errorPart.error);
+        return;
+      }
+      for (const event of events) {
+        emitted = true;
+        yield event;
+      }
+    }
+    watchdog.stop();
+    events.length = 0;
+    normalizer.close(events);
+    for (const event of events) yield event;
+    const finish = normalizer.finish;
+    yield {
+      type: 'finish',
+      finishReason: finish?.finishReason ?? 'interrupted',
+      rawFinishReason: finish?.rawFinishReason,
+      usage: finish?.usage ?? {
+        inputTokens: undefined,
+        outputTokens: undefined,
+        reasoningTokens: undefined,
+        cachedInputTokens: undefined,
+      },
+    };
+    outcome.value = { kind: 'done' };
+    completed = true;
+  } finally {
+    // Runs on success, failure, and when the consumer stops iterating early: the connection is always released.
+    watchdog.stop();
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+    if (!completed) interrupt(new ModelAbortedError());
+  }
+}
+
+/** Waits `ms`, or less when `signal` aborts; resolves true when aborted. */
+function delay(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve(true);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(false);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
