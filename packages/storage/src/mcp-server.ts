@@ -33,14 +33,11 @@ export interface NewMcpServer {
 }
 
 /**
- * A user's OAuth state for one MCP server, shaped like what the MCP SDK's `OAuthClientProvider` saves: tokens,
- * the registered client, and the PKCE verifier of a flow in progress. Stored encrypted as one value.
+ * A user's OAuth state for one MCP server: what the MCP client's token store saves (tokens, the registered client,
+ * the PKCE verifier and `state` of a flow in progress, cached discovery). Opaque JSON to storage, which keeps it
+ * encrypted as one value and never logs it.
  */
-export interface McpOAuthState {
-  readonly tokens?: Readonly<Record<string, unknown>>;
-  readonly clientInformation?: Readonly<Record<string, unknown>>;
-  readonly codeVerifier?: string;
-}
+export type McpOAuthState = Readonly<Record<string, unknown>>;
 
 /** An admin's approval of one MCP tool definition; a tool whose definition hash differs is not offered. */
 export interface McpToolApproval {

@@ -163,14 +163,11 @@ describe('secrets at rest', () => {
       assert.equal(bytes.includes(secret), false, 'secret found while open');
       assert.equal(closedBytes.includes(secret), false, 'secret found after close');
     }
-    // The header NAME is not a secret and must still be readable for audits; its value is not.
     const reopened = await openStorage({ path, secretKey: key, environment: noEnvironment });
     assert.deepEqual((await reopened.mcpServers.get(server.id))?.headers, { 'X-Custom-Auth': headerValue });
-    assert.equal(
-      (await reopened.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }))?.tokens
-        ?.access_token,
-      accessToken,
-    );
+    assert.deepEqual(await reopened.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }), {
+      tokens: { access_token: accessToken, token_type: 'Bearer' },
+    });
     await reopened.close();
   });
 

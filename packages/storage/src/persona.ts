@@ -16,16 +16,26 @@ export interface NewPersona {
   readonly searchUsage?: SearchUsage;
 }
 
-/** How the backend authenticates calls of an OpenAPI tool (stored encrypted, never shown to the model). */
+/**
+ * How the backend authenticates calls of an OpenAPI tool (stored encrypted, never shown to the model). The same
+ * shape as `OpenApiAuth` of @toolbus/openapi: `scheme` binds a credential to a security scheme of the document; an
+ * API key without `name`/`in` takes them from that scheme.
+ */
 export type OpenApiAuth =
   | {
       readonly type: 'api-key';
-      readonly in: 'header' | 'query';
-      readonly name: string;
       readonly value: string;
+      readonly name?: string;
+      readonly in?: 'header' | 'query' | 'cookie';
+      readonly scheme?: string;
     }
-  | { readonly type: 'bearer'; readonly token: string }
-  | { readonly type: 'basic'; readonly username: string; readonly password: string };
+  | { readonly type: 'bearer'; readonly token: string; readonly scheme?: string }
+  | {
+      readonly type: 'basic';
+      readonly username: string;
+      readonly password: string;
+      readonly scheme?: string;
+    };
 
 /** Where the tools of one persona tool row come from: exactly one of a built-in, an OpenAPI document, an MCP tool. */
 export type ToolRowSource =
