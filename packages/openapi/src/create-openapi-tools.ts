@@ -1,0 +1,137 @@
+import type { Tool } from '@toolbus/spec';
+import { createOperationTool } from './create-operation-tool.ts';
+import { createMemoryFileStore, type OpenApiFileStore } from './file-store.ts';
+import { listOperations, type OpenApiOperation } from './list-operations.ts';
+import { OpenApiDocumentError } from './openapi-document-error.ts';
+import { operationArguments } from './operation-arguments.ts';
+import {
+  isParsedOpenApiDocument,
+  type OpenApiDocumentInput,
+  type ParsedOpenApiDocument,
+  parseOpenApiDocument,
+} from './parse-openapi-document.ts';
+import { type OpenApiAuth, reservedCredentialNames, resolveAuth } from './resolve-auth.ts';
+import type { OpenApiFetch } from './send-request.ts';
+import { createToolNamer } from './tool-name.ts';
+
+/** Options for {@link createOpenApiTools}. */
+export interface CreateOpenApiToolsOptions {
+  /** The document (object, JSON or YAML text), or a {@link ParsedOpenApiDocument} cached from an earlier parse. */
+  readonly document: OpenApiDocumentInput | ParsedOpenApiDocument;
+  /** WHATWG fetch; applications pass the guarded one (`createGuardedFetch`). */
+  readonly fetch: OpenApiFetch;
+  /** Stored credentials, applied by the backend to every request and never shown to the model. */
+  readonly auth?: OpenApiAuth | readonly OpenApiAuth[];
+  /** Replaces the document's server URLs for every operation (relative server URLs are resolved against it). */
+  readonly baseUrl?: string;
+  /** Put before every tool name (e.g. `github` → `github_repos_get`), to keep APIs apart in one assembly. */
+  readonly namePrefix?: string;
+  /** Bytes of a JSON or text answer kept for the model (default 256 KiB); longer answers are cut with a note. */
+  readonly maxResponseBytes?: number;
+  /** Largest file answer kept (images, CSV, binaries; default 10 MiB). */
+  readonly maxFileBytes?: number;
+  /** Where file answers go (default: in memory). */
+  readonly fileStore?: OpenApiFileStore;
+  /** Validate the document against its specification (default true; ignored for a parsed document). */
+  readonly validate?: boolean;
+  /** Per-call timeout for the runner (the runner's default when absent). */
+  readonly timeoutMs?: number;
+}
+
+const maxDescriptionChars = 1024;
+
+/**
+ * One tool per operation of an OpenAPI 3.0/3.1 or Swagger 2.0 document. Names are sanitised operationIds (or
+ * method and path when there is none), unique and provider-valid; arguments are the path, query and header
+ * parameters plus the body under `body`; credentials come from `auth`. An invalid document throws
+ * `OpenApiDocumentError`; credentials that do not fit it throw `OpenApiAuthError`.
+ */
+export async function createOpenApiTools(options: CreateOpenApiToolsOptions): Promise<Tool[]> {
+  const parsed = isParsedOpenApiDocument(options.document)
+    ? options.document
+    : await parseOpenApiDocument(
+        options.document,
+        options.validate === undefined ? {} : { validate: options.validate },
+      );
+  const credentials = resolveAuth(parsed, options.auth);
+  const reserved = reservedCredentialNames(parsed, credentials);
+  const nameFor = createToolNamer(options.namePrefix === undefined ? {} : { prefix: options.namePrefix });
+  const baseUrl = options.baseUrl === undefined ? undefined : absoluteHttpUrl(options.baseUrl, 'baseUrl');
+  const fileStore = options.fileStore ?? createMemoryFileStore();
+  const tools: Tool[] = [];
+  for (const operation of listOperations(parsed)) {
+    const name = nameFor(operation);
+    tools.push(
+      createOperationTool({
+        name,
+        description: describeOperation(operation),
+        displayName:
+          operation.summary?.trim() ||
+          operation.operationId ||
+          `${operation.method.toUpperCase()} ${operation.path}`,
+        operation,
+        arguments: operationArguments({ operation, reserved }),
+        serverUrl: serverUrlFor(operation, baseUrl),
+        credentials,
+        fetch: options.fetch,
+        fileStore,
+        maxResponseBytes: options.maxResponseBytes ?? 256 * 1024,
+        maxFileBytes: options.maxFileBytes ?? 10 * 1024 * 1024,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      }),
+    );
+  }
+  return tools;
+}
+
+function describeOperation(operation: OpenApiOperation): string {
+  const summary = operation.summary?.trim() ?? '';
+  const description = operation.description?.trim() ?? '';
+  const parts = [summary];
+  if (description !== '' && !description.startsWith(summary === '' ? '\u0000' : summary))
+    parts.push(description);
+  else if (summary === '') parts.push(description);
+  if (operation.deprecated) parts.push('(Deprecated.)');
+  let text = parts.filter((part) => part !== '').join('\n\n');
+  if (text === '') text = `${operation.method.toUpperCase()} ${operation.path}`;
+  return text.length > maxDescriptionChars ? `${text.slice(0, maxDescriptionChars - 1)}…` : text;
+}
+
+/**
+ * `baseUrl` wins (an administrator's choice: a staging host, a proxy); a relative document server is resolved
+ * against it. Without `baseUrl`, only an absolute http(s) server URL of the document is used.
+ */
+function serverUrlFor(operation: OpenApiOperation, baseUrl: string | undefined): string | undefined {
+  const documentUrl = operation.serverUrl;
+  if (baseUrl !== undefined) {
+    if (documentUrl === undefined || /^[a-z][a-z0-9+.-]*:/i.test(documentUrl)) return baseUrl;
+    const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+    return new URL(documentUrl.replace(/^\//, ''), base).toString();
+  }
+  if (documentUrl === undefined) return undefined;
+  try {
+    const url = new URL(documentUrl);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function absoluteHttpUrl(value: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new OpenApiDocumentError({
+      code: 'openapi_base_url_invalid',
+      message: `The ${what} "${value}" is not an absolute URL.`,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new OpenApiDocumentError({
+      code: 'openapi_base_url_invalid',
+      message: `The ${what} must be http or https.`,
+    });
+  }
+  return url.toString();
+}
