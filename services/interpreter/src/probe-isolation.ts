@@ -40,7 +40,7 @@ export interface IsolationReport {
 // Runs inside the sandbox and reports what it sees, so /health states what is enforced, not what was intended.
 const probeCode = `import json, os, socket, sys
 report = {'uid': os.getuid(), 'pid': os.getpid(), 'interfaces': [name for _, name in socket.if_nameindex()],
-          'usr_writable': os.access('/usr', os.W_OK), 'version': sys.version.split()[0], 'packages': {}}
+          'usr_writable': os.access('/usr', os.W_OK), 'root_writable': os.access('/', os.W_OK), 'version': sys.version.split()[0], 'packages': {}}
 for name in ('numpy', 'pandas', 'matplotlib'):
     try:
         report['packages'][name] = __import__(name).__version__
@@ -112,11 +112,13 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
       pid: number;
       interfaces: string[];
       usr_writable: boolean;
+      root_writable: boolean;
       version: string;
       packages: Record<string, string>;
     };
     const problems: string[] = [];
     if (seen.usr_writable) problems.push('/usr is writable inside the sandbox');
+    if (seen.root_writable) problems.push('/ is writable inside the sandbox');
     if (base.network === 'none' && seen.interfaces.some((name) => name !== 'lo')) {
       problems.push(`network interfaces visible: ${seen.interfaces.join(', ')}`);
     }

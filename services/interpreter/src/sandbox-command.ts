@@ -98,9 +98,13 @@ export function buildSandboxCommand(options: SandboxCommandOptions): string[] {
     if (existsSync(path)) argv.push('--ro-bind', path, path);
   }
   argv.push('--proc', '/proc', '--dev', '/dev');
+  // Every writable place is a mount with a size (or the workspace): /dev and bwrap's root tmpfs become read-only,
+  // else writing to /x or /dev/x would fill memory without a limit.
+  argv.push('--size', String(options.tmpBytes), '--tmpfs', '/dev/shm', '--remount-ro', '/dev');
   argv.push('--size', String(options.tmpBytes), '--tmpfs', '/tmp');
   argv.push('--bind', options.workspaceDirectory, '/workspace');
   for (const bind of options.readOnlyBinds ?? []) argv.push('--ro-bind', bind.source, bind.target);
+  argv.push('--remount-ro', '/');
   argv.push('--chdir', '/workspace', '--clearenv');
   for (const [name, value] of Object.entries(sandboxEnvironment)) argv.push('--setenv', name, value);
   argv.push('--', ...options.command);
