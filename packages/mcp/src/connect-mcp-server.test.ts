@@ -1,0 +1,328 @@
+// Against a real SDK MCP server on loopback whose tool table the test controls and which records received headers.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import {
+  type LoopbackMcpServer,
+  type LoopbackTool,
+  startLoopbackMcpServer,
+} from './__fixtures__/loopback-mcp-server.ts';
+import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
+import { createTestRunContext } from './__fixtures__/test-run-context.ts';
+import { connectMcpServer } from './connect-mcp-server.ts';
+import { McpConnectionError } from './errors/mcp-connection-error.ts';
+import type { McpLogger } from './mcp-logger.ts';
+import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
+
+const zeroArgumentTool: LoopbackTool = {
+  // Legal MCP: an object schema without `properties` (providers such as Azure reject it as is).
+  tool: { name: 'ping', description: 'Answers pong', inputSchema: { type: 'object' } },
+  call: () => ({ content: [{ type: 'text', text: 'pong' }] }),
+};
+const failingTool: LoopbackTool = {
+  tool: { name: 'lookup', description: 'Looks up an order', inputSchema: { type: 'object', properties: {} } },
+  call: () => ({
+    isError: true,
+    content: [{ type: 'text', text: 'Order 17 does not exist; list orders first.' }],
+  }),
+};
+const brokenTool: LoopbackTool = {
+  tool: {
+    name: 'broken',
+    description: 'Throws inside the server',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  call: () => {
+    throw new Error('database offline');
+  },
+};
+const resourceTool: LoopbackTool = {
+  tool: { name: 'report', description: 'Returns a report', inputSchema: { type: 'object', properties: {} } },
+  call: () => ({
+    content: [
+      {
+        type: 'resource',
+        resource: { uri: 'file:///report.txt', mimeType: 'text/plain', text: 'Revenue up 3%' },
+      },
+      {
+        type: 'resource',
+        resource: { uri: 'file:///data.bin', mimeType: 'application/octet-stream', blob: 'AAEC' },
+      },
+    ],
+  }),
+};
+const sillyNameTool: LoopbackTool = {
+  tool: {
+    name: 'files.read/v2',
+    description: 'Dotted name',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  call: () => ({ content: [{ type: 'text', text: 'read' }] }),
+};
+
+function recordingLogger(): McpLogger & { readonly lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    warn: (message, fields) => {
+      lines.push(`${message} ${JSON.stringify(fields)}`);
+    },
+  };
+}
+
+describe('connectMcpServer against a loopback SDK server', () => {
+  let server: LoopbackMcpServer;
+  before(async () => {
+    server = await startLoopbackMcpServer([
+      zeroArgumentTool,
+      failingTool,
+      brokenTool,
+      resourceTool,
+      sillyNameTool,
+    ]);
+  });
+  after(() => server.close());
+
+  test('header priority: request extras < connection config; denylisted and CR/LF headers dropped and logged by name', async () => {
+    const logger = recordingLogger();
+    const recording = createRecordingFetch();
+    const before = server.requests.length;
+    const connection = await connectMcpServer(
+      {
+        id: 'loopback',
+        name: 'loopback',
+        transport: { type: 'streamable-http', url: server.url },
+        auth: { type: 'headers', headers: { 'X-Shared': 'from-config', Authorization: 'Bearer config-key' } },
+      },
+      {
+        fetch: recording.fetch,
+        logger,
+        requestHeaders: {
+          'X-Tenant': 'acme',
+          'x-shared': 'from-request',
+          authorization: 'Bearer request-token',
+          Host: 'evil.example',
+          'Mcp-Session-Id': 'forged-session',
+          'Content-Length': '0',
+          'Transfer-Encoding': 'chunked',
+          Cookie: 'sid=secret-cookie',
+          'Proxy-Authorization': 'Basic c2VjcmV0',
+          'X-Injected': 'a\r\nX-Evil: 1',
+          'Bad\r\nName': 'value',
+        },
+      },
+    );
+    try {
+      await connection.listTools();
+      const received = server.requests.slice(before);
+      assert.ok(received.length >= 2);
+      const url = new URL(server.url);
+      for (const request of received) {
+        assert.equal(request.headers['x-tenant'], 'acme');
+        assert.equal(request.headers['x-shared'], 'from-config');
+        assert.equal(request.headers.authorization, 'Bearer config-key');
+        assert.equal(request.headers.host, url.host);
+        assert.equal(request.headers.cookie, undefined);
+        assert.equal(request.headers['proxy-authorization'], undefined);
+        assert.equal(request.headers['x-injected'], undefined);
+        assert.equal(request.headers['x-evil'], undefined);
+        assert.notEqual(request.headers['mcp-session-id'], 'forged-session');
+      }
+      // After initialize the SDK's real session id is sent, not the forged one.
+      assert.ok(received.slice(1).every((request) => typeof request.headers['mcp-session-id'] === 'string'));
+      const dropped = logger.lines.join('\n');
+      for (const name of [
+        'Host',
+        'Mcp-Session-Id',
+        'Content-Length',
+        'Transfer-Encoding',
+        'Cookie',
+        'X-Injected',
+      ]) {
+        assert.match(dropped, new RegExp(name));
+      }
+      assert.match(dropped, /Bad\\\\r\\\\nName/);
+      // Names only: no value ever reaches the log.
+      for (const secret of ['secret-cookie', 'c2VjcmV0', 'evil.example', 'forged-session', 'X-Evil']) {
+        assert.doesNotMatch(dropped, new RegExp(secret));
+      }
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('tools: zero-argument schemas get empty properties; names sanitised; disambiguated name available', async () => {
+    const connection = await connectMcpServer(
+      { id: 'loopback', name: 'My Server', transport: { type: 'streamable-http', url: server.url } },
+      { fetch: createRecordingFetch().fetch },
+    );
+    try {
+      const tools = await connection.tools();
+      const ping = tools.find((tool) => tool.mcpToolName === 'ping');
+      assert.ok(ping);
+      assert.deepEqual(ping.definition().parameters, { type: 'object', properties: {} });
+      assert.equal(ping.disambiguatedName, 'mcp_My_Server_ping');
+      const renamed = ping.withName(ping.disambiguatedName);
+      assert.equal(renamed.definition().name, 'mcp_My_Server_ping');
+      const { context, call } = createTestRunContext();
+      // The renamed tool still calls the server's own name.
+      assert.equal((await renamed.run(call(renamed.name, {}), context)).llmFacing, 'pong');
+      const dotted = tools.find((tool) => tool.mcpToolName === 'files.read/v2');
+      assert.ok(dotted);
+      assert.equal(dotted.name, 'files_read_v2');
+      assert.equal((await dotted.run(call(dotted.name, {}), context)).llmFacing, 'read');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('isError results are failures with the server text for the model; thrown server errors are execution errors', async () => {
+    const connection = await connectMcpServer(
+      { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
+      { fetch: createRecordingFetch().fetch },
+    );
+    try {
+      const tools = await connection.tools();
+      const { context, emitted, call } = createTestRunContext();
+      const lookup = tools.find((tool) => tool.mcpToolName === 'lookup');
+      assert.ok(lookup);
+      await assert.rejects(
+        () => lookup.run(call('lookup', {}), context),
+        (error: unknown) =>
+          ToolCallError.isInstance(error) &&
+          error.modelMessage === 'Order 17 does not exist; list orders first.',
+      );
+      const broken = tools.find((tool) => tool.mcpToolName === 'broken');
+      assert.ok(broken);
+      await assert.rejects(
+        () => broken.run(call('broken', {}), context),
+        (error: unknown) => ToolExecutionError.isInstance(error) && error.code === 'mcp_protocol_error',
+      );
+      // A failure never emits a result packet.
+      assert.equal(emitted.filter((packet) => packet.type === 'custom-tool-delta').length, 0);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('embedded resources: text goes to the model, blobs to the file store', async () => {
+    const saved: string[] = [];
+    const connection = await connectMcpServer(
+      { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
+      {
+        fetch: createRecordingFetch().fetch,
+        fileStore: {
+          async save(file) {
+            saved.push(`${file.name}:${[...file.data].join(',')}`);
+            return { fileId: 'f1', name: file.name, mediaType: file.mediaType };
+          },
+        },
+      },
+    );
+    try {
+      const report = (await connection.tools()).find((tool) => tool.mcpToolName === 'report');
+      assert.ok(report);
+      const { context, call } = createTestRunContext();
+      const result = await report.run(call('report', {}), context);
+      assert.match(result.llmFacing, /resource: file:\/\/\/report.txt\nRevenue up 3%/);
+      assert.match(result.llmFacing, /kept as file f1/);
+      assert.deepEqual(saved, ['data.bin:0,1,2']);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('tools/list_changed refreshes the cached list and notifies listeners', async () => {
+    const connection = await connectMcpServer(
+      { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
+      { fetch: createRecordingFetch().fetch },
+    );
+    try {
+      const before = await connection.listTools();
+      assert.ok(!before.some((tool) => tool.name === 'added'));
+      const changed = new Promise<readonly McpToolDescriptor[]>((resolve) =>
+        connection.onToolsChanged(resolve),
+      );
+      const added: LoopbackTool = {
+        tool: { name: 'added', description: 'New', inputSchema: { type: 'object', properties: {} } },
+        call: () => ({ content: [{ type: 'text', text: 'new' }] }),
+      };
+      await server.setTools([zeroArgumentTool, added]);
+      const fresh = await changed;
+      assert.deepEqual(
+        fresh.map((tool) => tool.name),
+        ['ping', 'added'],
+      );
+      assert.equal(await connection.listTools(), fresh);
+      assert.deepEqual(
+        (await connection.tools()).map((tool) => tool.name),
+        ['ping', 'added'],
+      );
+    } finally {
+      await server.setTools([zeroArgumentTool, failingTool, brokenTool, resourceTool, sillyNameTool]);
+      await connection.close();
+    }
+  });
+});
+
+describe('connectMcpServer fails closed', () => {
+  test('an HTTP server without a fetch is refused (no fallback to the global fetch)', async () => {
+    await assert.rejects(
+      () =>
+        connectMcpServer({
+          id: 's',
+          name: 's',
+          transport: { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
+        }),
+      (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_fetch_required',
+    );
+  });
+
+  test('an OAuth server without a token store is refused before any request', async () => {
+    const recording = createRecordingFetch();
+    await assert.rejects(
+      () =>
+        connectMcpServer(
+          {
+            id: 's',
+            name: 's',
+            transport: { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
+            auth: { type: 'oauth' },
+          },
+          { fetch: recording.fetch },
+        ),
+      (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_oauth_not_configured',
+    );
+    assert.equal(recording.records.length, 0);
+  });
+
+  test('non-http schemes are refused', async () => {
+    await assert.rejects(
+      () =>
+        connectMcpServer(
+          { id: 's', name: 's', transport: { type: 'streamable-http', url: 'file:///etc/passwd' } },
+          { fetch: createRecordingFetch().fetch },
+        ),
+      (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_invalid_config',
+    );
+  });
+
+  test('a stdio command that does not speak MCP gives a typed connection error', async () => {
+    await assert.rejects(
+      () =>
+        connectMcpServer(
+          {
+            id: 's',
+            name: 's',
+            transport: {
+              type: 'stdio',
+              command: process.execPath,
+              args: ['-e', 'console.error("boom"); process.exit(3)'],
+            },
+          },
+          { requestTimeoutMs: 5000 },
+        ),
+      (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_connection_failed',
+    );
+  });
+});
