@@ -24,7 +24,7 @@ export { classifyToolFailure, failureResponse } from './runner/failure-responses
 export type { MergedToolCalls } from './runner/merge-tool-calls.ts';
 export { mergeToolCalls } from './runner/merge-tool-calls.ts';
 export type { RunToolCallsOptions, RunToolCallsResult, ToolCallOutcome } from './runner/run-tool-calls.ts';
-export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls } from './runner/run-tool-calls.ts';
+export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/run-tool-calls.ts';
 export type { ToolCallSpan, ToolCallSpanEnd, ToolCallStatus, ToolRunHooks } from './runner/tool-run-hooks.ts';
 export type { DefineToolOptions } from './tool/define-tool.ts';
 export { defineTool } from './tool/define-tool.ts';

@@ -2,6 +2,7 @@ import type {
   ChatFile,
   ChatMessage,
   CitedDocument,
+  ConcurrencyClass,
   PlacementLevel,
   Tool,
   ToolCall,
@@ -16,7 +17,7 @@ import {
 } from '../citations/citation-allocator.ts';
 import { createFencedToolEmitter, type FencedToolEmitter } from '../emitter/fenced-tool-emitter.ts';
 import { nullPacketSink, type PacketSink } from '../emitter/packet-sink.ts';
-import { type MergeableField, STOPPING_TOOLS } from '../registry/built-in-tools.ts';
+import { MERGEABLE_TOOL_FIELDS, type MergeableField, STOPPING_TOOLS } from '../registry/built-in-tools.ts';
 import { classifyToolFailure, failureResponse } from './failure-responses.ts';
 import { mergeToolCalls } from './merge-tool-calls.ts';
 import type { ToolCallSpan, ToolCallStatus, ToolRunHooks } from './tool-run-hooks.ts';
@@ -82,7 +83,7 @@ interface SharedRunState {
   readonly options: RunToolCallsOptions;
   readonly defaultTimeoutMs: number;
   readonly running: Set<CallRun>;
-  readonly deadlines: { track(entry: CallRun): void };
+  readonly deadlines: { track(entry: CallRun): void; stop(): void };
   readonly responses: Map<string, RecordedResponse>;
   readonly citations: Map<number, CitedDocument>;
 }
@@ -106,7 +107,7 @@ class CallRun {
   readonly #shared: SharedRunState;
   readonly #resolve: () => void;
   readonly #startedAt: number;
-  #controller: AbortController | undefined;
+  readonly #controller = new AbortController();
   #span: ToolCallSpan | undefined;
 
   constructor(call: ToolCall, tool: Tool, shared: SharedRunState, resolve: () => void) {
@@ -127,24 +128,12 @@ class CallRun {
     this.extras = options.extras ?? emptyExtras;
   }
 
-  /** Created on first use: most tools that finish quickly never look at their signal. */
-  get signal(): AbortSignal {
-    this.#controller ??= new AbortController();
-    return this.#controller.signal;
-  }
-
-  /**
-   * The context the tool sees: a plain object whose `signal` is an own getter, so a tool that spreads its
-   * context (`{ ...context, call }`) still gets the live signal.
-   */
+  /** The context the tool sees: a plain object of data properties, so a tool may spread it safely. */
   #context(): ToolRunContext {
-    const run = this;
     const context: ToolRunContext = {
       placement: this.placement,
       emitter: this.emitter,
-      get signal() {
-        return run.signal;
-      },
+      signal: this.#controller.signal,
       userQuery: this.userQuery,
       history: this.history,
       files: this.files,
@@ -200,7 +189,7 @@ class CallRun {
   }
 
   abort(reason: unknown): void {
-    this.#controller?.abort(reason);
+    this.#controller.abort(reason);
     const timedOut = reason instanceof ToolbusError && reason.code === 'tool_timeout';
     if (timedOut) {
       const seconds = Math.round((this.deadline - this.#startedAt) / 1000);
@@ -243,75 +232,148 @@ const emptyExtras: Readonly<Record<string, unknown>> = {};
  * and timeout; run them concurrently within their concurrency classes; turn every failure into a result the
  * model can read. Every call id the model produced gets exactly one result, in call order.
  */
-export async function runToolCalls(
+export function runToolCalls(
   calls: readonly ToolCall[],
   tools: readonly Tool[] | ReadonlyMap<string, Tool>,
   options: RunToolCallsOptions = {},
 ): Promise<RunToolCallsResult> {
-  assertUniqueIds(calls);
-  const toolsByName =
-    tools instanceof Map ? (tools as ReadonlyMap<string, Tool>) : indexByName(tools as Tool[]);
-  const sink = options.emitter ?? nullPacketSink;
-  const allocator =
-    options.citations ?? createCitationAllocator({ startAt: options.startCitationNumber ?? 1 });
-  const stoppingTools = options.stoppingTools ?? STOPPING_TOOLS;
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const { calls: mergedCalls, mergedInto } = mergeToolCalls(calls, options.mergeableFields);
+  return new ToolCallBatch(tools, options).settle(calls);
+}
 
-  const responses = new Map<string, RecordedResponse>();
-  const citations = new Map<number, CitedDocument>();
-  const runnable: { call: ToolCall; tool: Tool }[] = [];
-  const cap = options.maxConcurrentTools ?? Number.POSITIVE_INFINITY;
-  for (const call of mergedCalls) {
-    const tool = toolsByName.get(call.name);
+/**
+ * A cycle's tool calls, started one by one as they become known: the turn loop adds a call the moment the model
+ * has finished writing it, while the model is still streaming the rest, then settles the batch with every call
+ * of the step (mergeable search calls only run then, merged). `runToolCalls` is a batch settled at once.
+ */
+export class ToolCallBatch {
+  readonly #toolsByName: ReadonlyMap<string, Tool>;
+  readonly #shared: SharedRunState;
+  readonly #scheduler = new ConcurrencyScheduler();
+  readonly #added = new Set<string>();
+  readonly #cap: number;
+  readonly #onTurnAbort: () => void;
+  #runnableCount = 0;
+  #settled = false;
+
+  constructor(tools: readonly Tool[] | ReadonlyMap<string, Tool>, options: RunToolCallsOptions = {}) {
+    this.#toolsByName =
+      tools instanceof Map ? (tools as ReadonlyMap<string, Tool>) : indexByName(tools as Tool[]);
+    this.#cap = options.maxConcurrentTools ?? Number.POSITIVE_INFINITY;
+    const running = new Set<CallRun>();
+    this.#shared = {
+      sink: options.emitter ?? nullPacketSink,
+      allocator: options.citations ?? createCitationAllocator({ startAt: options.startCitationNumber ?? 1 }),
+      options,
+      defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      running,
+      deadlines: createDeadlineTimer(running),
+      responses: new Map(),
+      citations: new Map(),
+    };
+    this.#onTurnAbort = () => {
+      for (const entry of [...running]) entry.abort(options.signal?.reason);
+    };
+    options.signal?.addEventListener('abort', this.#onTurnAbort);
+  }
+
+  /** True when the call would be merged with others of its tool, so it should wait for `settle`. */
+  isMergeable(call: ToolCall): boolean {
+    return (this.#shared.options.mergeableFields ?? MERGEABLE_TOOL_FIELDS).has(call.name);
+  }
+
+  /** Starts a call now (behind its concurrency class), or answers it at once when unknown or over the cap. */
+  add(call: ToolCall): void {
+    if (this.#settled)
+      throw new ToolbusError({ code: 'batch_settled', message: 'This tool batch is settled.' });
+    if (this.#added.has(call.id)) throw duplicateIdError(call.id);
+    this.#added.add(call.id);
+    const tool = this.#toolsByName.get(call.name);
+    const responses = this.#shared.responses;
     if (!tool) {
-      responses.set(call.id, unknownToolResult(call, toolsByName));
-    } else if (runnable.length >= cap) {
-      responses.set(call.id, overCapResult(call, cap));
+      responses.set(call.id, unknownToolResult(call, this.#toolsByName));
+    } else if (this.#runnableCount >= this.#cap) {
+      responses.set(call.id, overCapResult(call, this.#cap));
     } else {
-      runnable.push({ call, tool });
+      this.#runnableCount += 1;
+      const shared = this.#shared;
+      this.#scheduler.schedule(
+        call.name,
+        tool.concurrency ?? 'parallel',
+        () => new Promise<void>((resolve) => new CallRun(call, tool, shared, resolve).start()),
+      );
     }
   }
 
-  if (runnable.length > 1) {
-    const first = runnable[0] as { call: ToolCall };
-    sink.emitAt(
-      { turn: first.call.placement.turn, tab: 0, ...pathOf(first.call) },
-      {
-        type: 'top-level-branching',
-        branches: runnable.length,
-      },
-    );
+  /**
+   * Adds the calls of `calls` not added yet (merging mergeable ones), waits for every call, and returns one
+   * result per call of `calls`, in that order.
+   */
+  async settle(calls: readonly ToolCall[]): Promise<RunToolCallsResult> {
+    assertUniqueIds(calls);
+    const options = this.#shared.options;
+    const pending = calls.filter((call) => !this.#added.has(call.id));
+    const { calls: mergedCalls, mergedInto } = mergeToolCalls(pending, options.mergeableFields);
+    const runnableAfter =
+      this.#runnableCount + mergedCalls.filter((call) => this.#toolsByName.has(call.name)).length;
+    const first = calls[0];
+    if (first && Math.min(runnableAfter, this.#cap) > 1) {
+      this.#shared.sink.emitAt(
+        { turn: first.placement.turn, tab: 0, ...pathOf(first) },
+        { type: 'top-level-branching', branches: Math.min(runnableAfter, this.#cap) },
+      );
+    }
+    for (const call of mergedCalls) this.add(call);
+    this.#settled = true;
+    try {
+      await this.#scheduler.idle();
+    } finally {
+      options.signal?.removeEventListener('abort', this.#onTurnAbort);
+      this.#shared.deadlines.stop();
+    }
+    return collectResults({
+      calls,
+      responses: this.#shared.responses,
+      mergedInto,
+      citations: this.#shared.citations,
+      stoppingTools: options.stoppingTools ?? STOPPING_TOOLS,
+    });
+  }
+}
+
+/**
+ * Starts calls respecting their classes: `parallel` at once; `serial` after the previous call of the same tool;
+ * `exclusive` after everything started before it, and before anything after it. Calls with nothing to wait for
+ * start synchronously (the common case, kept cheap).
+ */
+class ConcurrencyScheduler {
+  #barrier: Promise<void> | undefined;
+  #sinceBarrier: Promise<void>[] = [];
+  readonly #serialTails = new Map<string, Promise<void>>();
+  readonly #all: Promise<void>[] = [];
+
+  schedule(name: string, concurrency: ConcurrencyClass, start: () => Promise<void>): void {
+    let done: Promise<void>;
+    if (concurrency === 'exclusive') {
+      const before = this.#barrier ? [this.#barrier, ...this.#sinceBarrier] : this.#sinceBarrier;
+      done = before.length > 0 ? Promise.all(before).then(start) : start();
+      this.#barrier = done;
+      this.#sinceBarrier = [];
+    } else if (concurrency === 'serial') {
+      const tail = this.#serialTails.get(name);
+      const before = [this.#barrier, tail].filter((gate): gate is Promise<void> => gate !== undefined);
+      done = before.length > 0 ? Promise.all(before).then(start) : start();
+      this.#serialTails.set(name, done);
+      this.#sinceBarrier.push(done);
+    } else {
+      done = this.#barrier ? this.#barrier.then(start) : start();
+      this.#sinceBarrier.push(done);
+    }
+    this.#all.push(done);
   }
 
-  const running = new Set<CallRun>();
-  const deadlines = createDeadlineTimer(running);
-  const turnSignal = options.signal;
-  const onTurnAbort = () => {
-    for (const entry of [...running]) entry.abort(turnSignal?.reason);
-  };
-  turnSignal?.addEventListener('abort', onTurnAbort);
-  const shared: SharedRunState = {
-    sink,
-    allocator,
-    options,
-    defaultTimeoutMs,
-    running,
-    deadlines,
-    responses,
-    citations,
-  };
-  const start = ({ call, tool }: { call: ToolCall; tool: Tool }): Promise<void> =>
-    new Promise<void>((resolve) => new CallRun(call, tool, shared, resolve).start());
-
-  try {
-    await scheduleByConcurrencyClass(runnable, start);
-  } finally {
-    turnSignal?.removeEventListener('abort', onTurnAbort);
-    deadlines.stop();
+  async idle(): Promise<void> {
+    await Promise.all(this.#all);
   }
-
-  return collectResults({ calls, responses, mergedInto, citations, stoppingTools });
 }
 
 function collectResults(input: {
@@ -353,47 +415,6 @@ function collectResults(input: {
   }
   const citations = new Map([...input.citations].sort((left, right) => left[0] - right[0]));
   return { outcomes, messages, citations, stopped };
-}
-
-/**
- * Starts calls respecting their classes: `parallel` at once; `serial` after the previous call of the same tool;
- * `exclusive` after everything started before it, and before anything after it. Without serial or exclusive
- * calls everything starts synchronously (the common case, kept cheap).
- */
-async function scheduleByConcurrencyClass(
-  runnable: readonly { call: ToolCall; tool: Tool }[],
-  start: (entry: { call: ToolCall; tool: Tool }) => Promise<void>,
-): Promise<void> {
-  if (
-    runnable.every((entry) => entry.tool.concurrency === 'parallel' || entry.tool.concurrency === undefined)
-  ) {
-    await Promise.all(runnable.map(start));
-    return;
-  }
-  let barrier: Promise<void> = Promise.resolve();
-  let sinceBarrier: Promise<void>[] = [];
-  const serialTails = new Map<string, Promise<void>>();
-  const all: Promise<void>[] = [];
-  for (const entry of runnable) {
-    let done: Promise<void>;
-    if (entry.tool.concurrency === 'exclusive') {
-      done = Promise.all([barrier, ...sinceBarrier]).then(() => start(entry));
-      barrier = done;
-      sinceBarrier = [];
-    } else if (entry.tool.concurrency === 'serial') {
-      const tail = serialTails.get(entry.call.name) ?? Promise.resolve();
-      const gate = barrier;
-      done = Promise.all([gate, tail]).then(() => start(entry));
-      serialTails.set(entry.call.name, done);
-      sinceBarrier.push(done);
-    } else {
-      const gate = barrier;
-      done = gate.then(() => start(entry));
-      sinceBarrier.push(done);
-    }
-    all.push(done);
-  }
-  await Promise.all(all);
 }
 
 /**
@@ -474,14 +495,16 @@ function indexByName(tools: readonly Tool[]): Map<string, Tool> {
 function assertUniqueIds(calls: readonly ToolCall[]): void {
   const seen = new Set<string>();
   for (const call of calls) {
-    if (seen.has(call.id)) {
-      throw new ToolbusError({
-        code: 'duplicate_tool_call_id',
-        message: `Two tool calls share the id "${call.id}"; every call needs its own id to get its own result.`,
-      });
-    }
+    if (seen.has(call.id)) throw duplicateIdError(call.id);
     seen.add(call.id);
   }
+}
+
+function duplicateIdError(id: string): ToolbusError {
+  return new ToolbusError({
+    code: 'duplicate_tool_call_id',
+    message: `Two tool calls share the id "${id}"; every call needs its own id to get its own result.`,
+  });
 }
 
 function isToolResponse(value: unknown): value is ToolResponse {
