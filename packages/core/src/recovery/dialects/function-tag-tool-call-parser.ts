@@ -1,0 +1,67 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import { coerceParameterValue } from '../coerce-parameter-value.ts';
+import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { sanitizeJsonValue } from '../sanitize-string.ts';
+import { scanJsonValues } from '../scan-json-values.ts';
+import {
+  createForwardSearch,
+  decodeXmlEntities,
+  lowerCaseAscii,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+/**
+ * `<function=name>…</function>`: Qwen3-Coder / Qwen3.5 / Nemotron 3 / Seed-OSS put `<parameter=p>value</parameter>`
+ * elements inside (usually wrapped in `<tool_call>` or `<seed:tool_call>`), Llama 3.1 and Functionary v3.1 put
+ * a JSON object. Parameter values are typed by the tool's schema; one leading and one trailing line break
+ * around a value are dropped (the Qwen3-Coder template adds them).
+ */
+export const functionTagToolCallParser: ToolCallTextParser = {
+  name: 'function-tag',
+  detect: (text) => lowerCaseAscii(text).includes('<function='),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const lower = lowerCaseAscii(text);
+    const parameterSearch = createForwardSearch(lower, '<parameter=');
+    const closeParameterSearch = createForwardSearch(lower, '</parameter>');
+    const calls: LocatedToolCall[] = [];
+    for (const block of findDelimitedBlocks(text, { open: '<function=', closes: ['</function>'] })) {
+      const nameEnd = text.indexOf('>', block.contentStart);
+      if (nameEnd < 0 || nameEnd > block.contentEnd || nameEnd - block.contentStart > 256) continue;
+      const tool = tools.get(stripFunctionsPrefix(text.slice(block.contentStart, nameEnd).trim()));
+      if (!tool) continue;
+      const json = scanJsonValues(text, { from: nameEnd + 1, to: block.contentEnd, anchored: true })[0];
+      let argumentsObject: Record<string, unknown> = {};
+      if (json) {
+        argumentsObject = parseToolArguments(json.value);
+      } else {
+        let cursor = nameEnd + 1;
+        while (cursor < block.contentEnd) {
+          const hit = parameterSearch.next(cursor);
+          if (hit < 0 || hit >= block.contentEnd) break;
+          const keyEnd = text.indexOf('>', hit);
+          if (keyEnd < 0 || keyEnd >= block.contentEnd || keyEnd - hit > 256) break;
+          const key = text.slice(hit + '<parameter='.length, keyEnd).trim();
+          const closeHit = closeParameterSearch.next(keyEnd);
+          const nextOpen = parameterSearch.next(keyEnd);
+          let valueEnd = closeHit >= 0 && closeHit < block.contentEnd ? closeHit : block.contentEnd;
+          if (nextOpen >= 0 && nextOpen < valueEnd) valueEnd = nextOpen;
+          const rawValue = decodeXmlEntities(
+            text
+              .slice(keyEnd + 1, valueEnd)
+              .replace(/^\r?\n/, '')
+              .replace(/\r?\n$/, ''),
+          );
+          argumentsObject[key] = coerceParameterValue(rawValue, { schema: tool.properties.get(key) });
+          cursor = valueEnd === closeHit ? closeHit + '</parameter>'.length : valueEnd;
+        }
+        argumentsObject = sanitizeJsonValue(argumentsObject) as Record<string, unknown>;
+      }
+      calls.push({ name: tool.name, arguments: argumentsObject, start: block.start, end: block.end });
+    }
+    return calls;
+  },
+};

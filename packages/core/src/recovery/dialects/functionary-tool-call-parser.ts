@@ -1,0 +1,33 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { scanJsonValues } from '../scan-json-values.ts';
+import { createForwardSearch, readIdentifierEnd } from '../text-search.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+const marker = '>>>';
+
+/** Functionary v3.2: `>>>get_weather` newline `{"city": "Oslo"}` (`>>>all` introduces plain text). */
+export const functionaryToolCallParser: ToolCallTextParser = {
+  name: 'functionary',
+  detect: (text) => text.includes(marker),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const search = createForwardSearch(text, marker);
+    const calls: LocatedToolCall[] = [];
+    let position = 0;
+    while (position < text.length) {
+      const hit = search.next(position);
+      if (hit < 0) break;
+      position = hit + marker.length;
+      const nameEnd = readIdentifierEnd(text, position);
+      const tool = tools.get(text.slice(position, nameEnd));
+      if (!tool) continue;
+      const json = scanJsonValues(text, { from: nameEnd, anchored: true })[0];
+      if (!json) continue;
+      calls.push({ name: tool.name, arguments: parseToolArguments(json.value), start: hit, end: json.end });
+      position = json.end;
+    }
+    return calls;
+  },
+};

@@ -1,0 +1,85 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import { coerceParameterValue } from '../coerce-parameter-value.ts';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { sanitizeJsonValue } from '../sanitize-string.ts';
+import { createForwardSearch, readIdentifierEnd, skipWhitespace } from '../text-search.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+const callMarker = 'call:';
+const stringDelimiters = ['<|"|>', '<escape>'];
+const wrappers: ReadonlyArray<readonly [string, string]> = [
+  ['<|tool_call>', '<tool_call|>'],
+  ['<start_function_call>', '<end_function_call>'],
+];
+
+/**
+ * Gemma 4 `<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>` and FunctionGemma
+ * `<start_function_call>call:get_weather{city:<escape>Oslo<escape>}<end_function_call>`: keys are bare, strings
+ * sit between `<|"|>` (or `<escape>`) delimiters, other values are typed by the schema. The range includes
+ * the wrapper tokens when they are present.
+ */
+export const gemmaToolCallParser: ToolCallTextParser = {
+  name: 'gemma',
+  detect: (text) =>
+    text.includes(callMarker) && stringDelimiters.some((delimiter) => text.includes(delimiter)),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const callSearch = createForwardSearch(text, callMarker);
+    const calls: LocatedToolCall[] = [];
+    let position = 0;
+    while (position < text.length) {
+      const hit = callSearch.next(position);
+      if (hit < 0) break;
+      position = hit + callMarker.length;
+      const nameEnd = readIdentifierEnd(text, position);
+      const tool = tools.get(text.slice(position, nameEnd));
+      if (!tool || text[nameEnd] !== '{') continue;
+      const argumentsObject: Record<string, unknown> = {};
+      let cursor = skipWhitespace(text, nameEnd + 1);
+      let closed = false;
+      while (cursor < text.length && cursor - hit < 1_048_576) {
+        if (text[cursor] === '}') {
+          closed = true;
+          cursor++;
+          break;
+        }
+        const keyEnd = text.indexOf(':', cursor);
+        if (keyEnd < 0 || keyEnd - cursor > 256) break;
+        const key = text.slice(cursor, keyEnd).trim();
+        let valueStart = keyEnd + 1;
+        const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, valueStart));
+        if (delimiter) {
+          valueStart += delimiter.length;
+          const valueEnd = text.indexOf(delimiter, valueStart);
+          if (valueEnd < 0) break;
+          argumentsObject[key] = text.slice(valueStart, valueEnd);
+          cursor = valueEnd + delimiter.length;
+        } else {
+          let valueEnd = valueStart;
+          while (valueEnd < text.length && text[valueEnd] !== ',' && text[valueEnd] !== '}') valueEnd++;
+          argumentsObject[key] = coerceParameterValue(text.slice(valueStart, valueEnd).trim(), {
+            schema: tool.properties.get(key),
+          });
+          cursor = valueEnd;
+        }
+        cursor = skipWhitespace(text, cursor);
+        if (text[cursor] === ',') cursor = skipWhitespace(text, cursor + 1);
+      }
+      if (!closed) continue;
+      let start = hit;
+      let end = cursor;
+      for (const [open, close] of wrappers) {
+        if (text.slice(Math.max(0, hit - open.length), hit) === open) start = hit - open.length;
+        if (text.startsWith(close, end)) end += close.length;
+      }
+      calls.push({
+        name: tool.name,
+        arguments: sanitizeJsonValue(argumentsObject) as Record<string, unknown>,
+        start,
+        end,
+      });
+      position = end;
+    }
+    return calls;
+  },
+};

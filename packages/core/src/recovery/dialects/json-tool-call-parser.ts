@@ -1,0 +1,25 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
+import { scanJsonValues } from '../scan-json-values.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+/**
+ * JSON written anywhere in the text: bare, in code fences, after `<|python_tag|>`, in `<tool_call>`, in
+ * `[TOOL_CALLS]`, in most vendor tags (their JSON body is found by the scan). Each outermost JSON value is
+ * matched once (see `matchJsonToolCalls`); only these outermost values may be bare arguments.
+ */
+export const jsonToolCallParser: ToolCallTextParser = {
+  name: 'json',
+  detect: (text) => text.includes('{'),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const calls: LocatedToolCall[] = [];
+    for (const scanned of scanJsonValues(text)) {
+      for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: true })) {
+        calls.push({ ...call, start: scanned.start, end: scanned.end });
+      }
+    }
+    return calls;
+  },
+};

@@ -1,0 +1,51 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { scanJsonValues } from '../scan-json-values.ts';
+import { stripFunctionsPrefix } from '../text-search.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+const callBegin = '<|tool_call_begin|>';
+const callEnd = '<|tool_call_end|>';
+const argumentBegin = '<|tool_call_argument_begin|>';
+
+/**
+ * Kimi K2 / K2.5: `<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{json}<|tool_call_end|>`
+ * inside `<|tool_calls_section_begin|>…<|tool_calls_section_end|>`. Quantised Kimi writes an id such as
+ * `tool_call_1` instead of `functions.NAME:IDX`; then the arguments are matched to a tool like bare arguments
+ * (only when exactly one tool fits).
+ */
+export const kimiToolCallParser: ToolCallTextParser = {
+  name: 'kimi',
+  detect: (text) => text.includes(callBegin),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const calls: LocatedToolCall[] = [];
+    for (const block of findDelimitedBlocks(text, { open: callBegin, closes: [callEnd] })) {
+      const argumentAt = text.indexOf(argumentBegin, block.contentStart);
+      if (argumentAt < 0 || argumentAt > block.contentEnd) continue;
+      const identifier = stripFunctionsPrefix(text.slice(block.contentStart, argumentAt).trim());
+      const name = identifier.replace(/:\d+$/, '');
+      const json = scanJsonValues(text, {
+        from: argumentAt + argumentBegin.length,
+        to: block.contentEnd,
+        anchored: true,
+      })[0];
+      const tool = tools.get(name);
+      if (tool) {
+        calls.push({
+          name: tool.name,
+          arguments: json ? parseToolArguments(json.value) : {},
+          start: block.start,
+          end: block.end,
+        });
+      } else if (json) {
+        const [matched] = matchJsonToolCalls(json.value, { tools, allowBareArguments: true });
+        if (matched) calls.push({ ...matched, start: block.start, end: block.end });
+      }
+    }
+    return calls;
+  },
+};

@@ -1,0 +1,58 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { scanJsonValues } from '../scan-json-values.ts';
+import {
+  createForwardSearch,
+  readIdentifierEnd,
+  skipWhitespace,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+const marker = '[TOOL_CALLS]';
+const argumentsMarker = '[ARGS]';
+const callIdMarker = '[CALL_ID]';
+
+/**
+ * Newer Mistral models (Small 3.2, Devstral, Magistral, Ministral 3): `[TOOL_CALLS]name[ARGS]{json}`, possibly
+ * with `[CALL_ID]id` before `[ARGS]`, and several calls either each after their own `[TOOL_CALLS]` or one after
+ * another. (The older `[TOOL_CALLS][{...}]` JSON form is the `mistral` delimited parser.)
+ */
+export const mistralArgumentsToolCallParser: ToolCallTextParser = {
+  name: 'mistral-args',
+  detect: (text) => text.includes(argumentsMarker) && text.includes(marker),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const markerSearch = createForwardSearch(text, marker);
+    const calls: LocatedToolCall[] = [];
+    let position = 0;
+    while (position < text.length) {
+      const hit = markerSearch.next(position);
+      if (hit < 0) break;
+      let start = hit;
+      let cursor = hit + marker.length;
+      position = cursor;
+      while (cursor < text.length) {
+        const nameStart = skipWhitespace(text, cursor);
+        const nameEnd = readIdentifierEnd(text, nameStart);
+        let afterName = nameEnd;
+        if (text.startsWith(callIdMarker, afterName)) {
+          afterName = readIdentifierEnd(text, afterName + callIdMarker.length);
+        }
+        if (nameEnd === nameStart || !text.startsWith(argumentsMarker, afterName)) break;
+        const json = scanJsonValues(text, { from: afterName + argumentsMarker.length, anchored: true })[0];
+        if (!json) break;
+        const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));
+        if (tool)
+          calls.push({ name: tool.name, arguments: parseToolArguments(json.value), start, end: json.end });
+        cursor = json.end;
+        position = cursor;
+        const next = skipWhitespace(text, cursor);
+        if (text.startsWith(marker, next)) cursor = next + marker.length;
+        start = next;
+      }
+    }
+    return calls;
+  },
+};

@@ -1,0 +1,79 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { readPythonCall } from '../python-literal.ts';
+import { sanitizeJsonValue } from '../sanitize-string.ts';
+import { readIdentifierEnd, stripFunctionsPrefix } from '../text-search.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+const maximumCallLength = 1024 * 1024;
+
+/**
+ * Pythonic calls: `[get_weather(city='Oslo'), get_time(tz="CET")]` (Llama 3.2 / ToolACE, Llama 4 inside
+ * `<|python_start|>`, LFM2 inside `<|tool_call_start|>`), Olmo 3's one-call-per-line inside `<function_calls>`,
+ * Gemma 3's ```tool_code fences, and `functions.get_weather({...})` leaks from frontier models.
+ *
+ * Literals are read by a small safe reader (never evaluated). To keep prose such as "I would call
+ * get_weather(city='Oslo') now" from becoming a call, a call counts only when it stands alone: before it (on
+ * its line) only `[`, `,`, `;`, `>` or nothing; after it only `]`, `,`, `;`, `<`, a backtick or the end of
+ * the line. The `functions.` prefix counts anywhere. Parsing work is bounded by a budget proportional to the
+ * text length.
+ */
+export const pythonicToolCallParser: ToolCallTextParser = {
+  name: 'pythonic',
+  detect: (text) => text.includes('('),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const calls: LocatedToolCall[] = [];
+    let budget = 4 * text.length + maximumCallLength;
+    let position = 0;
+    while (position < text.length && budget > 0) {
+      const parenthesis = text.indexOf('(', position);
+      if (parenthesis < 0) break;
+      position = parenthesis + 1;
+      const nameStart = findIdentifierStart(text, parenthesis);
+      const rawName = text.slice(nameStart, parenthesis);
+      const prefixed = rawName.startsWith('functions.');
+      const tool = tools.get(stripFunctionsPrefix(rawName));
+      if (!tool || readIdentifierEnd(text, nameStart) !== parenthesis) continue;
+      if (!prefixed && !standsAloneBefore(text, nameStart)) continue;
+      const windowEnd = Math.min(text.length, nameStart + Math.min(maximumCallLength, budget));
+      const call = readPythonCall(text.slice(0, windowEnd), nameStart);
+      budget -= call ? call.end - nameStart : windowEnd - nameStart;
+      if (!call) continue;
+      if (!prefixed && !standsAloneAfter(text, call.end)) continue;
+      calls.push({
+        name: tool.name,
+        arguments: sanitizeJsonValue(call.arguments) as Record<string, unknown>,
+        start: nameStart,
+        end: call.end,
+      });
+      position = call.end;
+    }
+    return calls;
+  },
+};
+
+function findIdentifierStart(text: string, end: number): number {
+  let index = end;
+  while (index > 0 && end - index < 256 && /[\w.]/.test(text[index - 1]!)) index--;
+  return index;
+}
+
+function standsAloneBefore(text: string, start: number): boolean {
+  let index = start - 1;
+  while (index >= 0 && (text[index] === ' ' || text[index] === '\t')) index--;
+  if (index < 0) return true;
+  const character = text[index]!;
+  return (
+    character === '\n' || character === '[' || character === ',' || character === ';' || character === '>'
+  );
+}
+
+function standsAloneAfter(text: string, end: number): boolean {
+  let index = end;
+  while (index < text.length && (text[index] === ' ' || text[index] === '\t' || text[index] === '\r'))
+    index++;
+  if (index >= text.length) return true;
+  const character = text[index]!;
+  return '\n],;<`'.includes(character);
+}

@@ -1,0 +1,66 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { sanitizeString } from '../sanitize-string.ts';
+import { scanJsonValues } from '../scan-json-values.ts';
+import {
+  createForwardSearch,
+  readIdentifierEnd,
+  skipWhitespace,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
+import { indexToolDefinitions, type ToolSchemaInfo } from '../tool-schema-index.ts';
+
+const actionMarker = 'Action:';
+const inputMarker = 'Action Input:';
+
+/**
+ * ReAct text (LangChain classic agents): `Action: get_weather` then `Action Input: {"city": "Oslo"}`. A
+ * non-JSON input line is accepted for a tool with exactly one parameter (it becomes that parameter's value).
+ * The range covers both lines.
+ */
+export const reactToolCallParser: ToolCallTextParser = {
+  name: 'react',
+  detect: (text) => text.includes(inputMarker),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const actionSearch = createForwardSearch(text, actionMarker);
+    const calls: LocatedToolCall[] = [];
+    let position = 0;
+    while (position < text.length) {
+      const hit = actionSearch.next(position);
+      if (hit < 0) break;
+      position = hit + actionMarker.length;
+      let nameStart = skipWhitespace(text, position);
+      if (text[nameStart] === '`') nameStart++;
+      const nameEnd = readIdentifierEnd(text, nameStart);
+      const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));
+      if (!tool) continue;
+      const inputAt = skipWhitespace(text, nameEnd + (text[nameEnd] === '`' ? 1 : 0));
+      if (!text.startsWith(inputMarker, inputAt)) continue;
+      const valueStart = inputAt + inputMarker.length;
+      const json = scanJsonValues(text, { from: valueStart, anchored: true })[0];
+      if (json) {
+        calls.push({ name: tool.name, arguments: parseToolArguments(json.value), start: hit, end: json.end });
+        position = json.end;
+        continue;
+      }
+      const lineEnd = text.indexOf('\n', valueStart);
+      const end = lineEnd < 0 ? text.length : lineEnd;
+      const single = singleParameter(tool);
+      if (single === undefined || end - valueStart > 65_536) continue;
+      const value = text
+        .slice(valueStart, end)
+        .trim()
+        .replace(/^"(.*)"$/s, '$1');
+      calls.push({ name: tool.name, arguments: { [single]: sanitizeString(value) }, start: hit, end });
+      position = end;
+    }
+    return calls;
+  },
+};
+
+function singleParameter(tool: ToolSchemaInfo): string | undefined {
+  if (tool.properties.size === 1) return tool.properties.keys().next().value;
+  return tool.required.length === 1 ? tool.required[0] : undefined;
+}

@@ -1,0 +1,127 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import { coerceParameterValue } from '../coerce-parameter-value.ts';
+import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { parseOpeningTag } from '../markup-attributes.ts';
+import { sanitizeJsonValue } from '../sanitize-string.ts';
+import {
+  createForwardSearch,
+  decodeXmlEntities,
+  isWhitespaceCode,
+  lowerCaseAscii,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
+import { indexToolDefinitions } from '../tool-schema-index.ts';
+
+// A namespace before the tag name is allowed: `<minimax:invoke`? no — but `<｜DSML｜invoke` (DeepSeek V4) is.
+const maximumPrefixLength = 16;
+
+/**
+ * Anthropic-style XML written as text: `<function_calls><invoke name="x"><parameter name="p" string="true">…
+ * </parameter></invoke></function_calls>` (also inside `<minimax:tool_call>` and with DeepSeek V4's `｜DSML｜`
+ * tag prefix). `string="true"` keeps a value as text; otherwise the tool's schema types it. Zero-parameter
+ * invokes are calls. The range of a call covers its `<invoke>` element.
+ */
+export const xmlInvokeToolCallParser: ToolCallTextParser = {
+  name: 'xml-invoke',
+  detect: (text) => /<[^<>\s]{0,16}invoke[\s>]/i.test(text),
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
+    const tools = indexToolDefinitions(toolDefs);
+    const lower = lowerCaseAscii(text);
+    const invokeSearch = createForwardSearch(lower, 'invoke');
+    const closeInvokeSearch = createForwardSearch(lower, 'invoke>');
+    const parameterSearch = createForwardSearch(lower, 'parameter');
+    const closeParameterSearch = createForwardSearch(lower, 'parameter>');
+    const calls: LocatedToolCall[] = [];
+    let position = 0;
+    while (position < text.length) {
+      const hit = invokeSearch.next(position);
+      if (hit < 0) break;
+      position = hit + 6;
+      const tagStart = findTagStart(lower, hit);
+      if (tagStart < 0 || lower[tagStart + 1] === '/') continue;
+      const follower = lower.charCodeAt(hit + 6);
+      if (!(isWhitespaceCode(follower) || follower === 0x3e)) continue;
+      const tag = parseOpeningTag(text, hit + 6);
+      if (!tag) continue;
+      const closeHit = findClosingTag(lower, closeInvokeSearch, tag.end);
+      const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tag.end);
+      const end = closeHit ? closeHit.end : bodyEnd;
+      position = Math.max(position, end);
+      const name = stripFunctionsPrefix((tag.attributes.get('name') ?? '').trim());
+      const tool = tools.get(name);
+      if (!tool) continue;
+      const argumentsObject: Record<string, unknown> = {};
+      let cursor = tag.end;
+      while (cursor < bodyEnd) {
+        const parameterHit = parameterSearch.next(cursor);
+        if (parameterHit < 0 || parameterHit >= bodyEnd) break;
+        cursor = parameterHit + 9;
+        const parameterTagStart = findTagStart(lower, parameterHit);
+        if (parameterTagStart < 0 || lower[parameterTagStart + 1] === '/') continue;
+        const parameterTag = parseOpeningTag(text, parameterHit + 9);
+        if (!parameterTag || parameterTag.end > bodyEnd) continue;
+        const parameterName = parameterTag.attributes.get('name');
+        const parameterClose = findClosingTag(lower, closeParameterSearch, parameterTag.end);
+        const valueEnd = parameterClose && parameterClose.start <= bodyEnd ? parameterClose.start : bodyEnd;
+        cursor = parameterClose && parameterClose.end <= bodyEnd ? parameterClose.end : bodyEnd;
+        if (parameterName === undefined) continue;
+        const stringAttribute = parameterTag.attributes.get('string')?.toLowerCase();
+        argumentsObject[parameterName] = coerceParameterValue(
+          decodeXmlEntities(text.slice(parameterTag.end, valueEnd)),
+          {
+            schema: tool.properties.get(parameterName),
+            isString: stringAttribute === 'true' ? true : stringAttribute === 'false' ? false : undefined,
+          },
+        );
+      }
+      calls.push({
+        name: tool.name,
+        arguments: sanitizeJsonValue(argumentsObject) as Record<string, unknown>,
+        start: tagStart,
+        end,
+      });
+    }
+    return calls;
+  },
+};
+
+/** Finds the `<` that opens the tag whose name (after an optional short prefix) starts at `nameStart`. */
+export function findTagStart(lower: string, nameStart: number): number {
+  for (let index = nameStart - 1; index >= 0 && nameStart - index <= maximumPrefixLength + 2; index--) {
+    const code = lower.charCodeAt(index);
+    if (code === 0x3c) return index;
+    if (code === 0x3e || isWhitespaceCode(code)) return -1;
+  }
+  return -1;
+}
+
+function findClosingTag(
+  lower: string,
+  search: ReturnType<typeof createForwardSearch>,
+  from: number,
+): { start: number; end: number } | undefined {
+  let position = from;
+  while (true) {
+    const hit = search.next(position);
+    if (hit < 0) return undefined;
+    const start = findTagStart(lower, hit);
+    if (start >= 0 && lower[start + 1] === '/')
+      return { start, end: hit + lower.indexOf('>', hit) - hit + 1 };
+    position = hit + 1;
+  }
+}
+
+function nextInvokeOrEnd(
+  lower: string,
+  search: ReturnType<typeof createForwardSearch>,
+  from: number,
+): number {
+  let position = from;
+  while (true) {
+    const hit = search.next(position);
+    if (hit < 0) return lower.length;
+    const start = findTagStart(lower, hit);
+    if (start >= 0) return start;
+    position = hit + 1;
+  }
+}

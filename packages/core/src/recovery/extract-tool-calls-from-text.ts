@@ -1,0 +1,130 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
+import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
+import { defaultToolCallParsers, type ToolCallParserRegistry } from './tool-call-parser-registry.ts';
+import { indexToolDefinitions } from './tool-schema-index.ts';
+
+/** Options for {@link extractToolCallsFromText}. */
+export interface ExtractToolCallsOptions {
+  /** The dialect parsers to use, in priority order (default: `defaultToolCallParsers`). */
+  readonly parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry;
+  /** At most this many calls are returned (default 256): a model writing more is not making tool calls. */
+  readonly maxCalls?: number;
+}
+
+/**
+ * Recovers the tool calls a model wrote as text (seed §5.2), in order of appearance. Every dialect parser
+ * whose cheap `detect` fires reads the text; a parser's calls are kept only when their range does not overlap
+ * text already claimed by a higher-priority parser, which is how the inner arguments object of a call (or the
+ * JSON body inside a dialect's tags) is never extracted a second time, wherever it sits. Calls to unknown
+ * tools are dropped. Linear in the text length; never throws (a failing parser is skipped).
+ */
+export function extractToolCallsFromText(
+  text: string,
+  toolDefs: readonly ToolDefinition[],
+  options: ExtractToolCallsOptions = {},
+): Array<{ name: string; arguments: Record<string, unknown> }> {
+  return extractLocatedToolCallsFromText(text, toolDefs, options).map((call) => ({
+    name: call.name,
+    arguments: call.arguments,
+  }));
+}
+
+/** Like {@link extractToolCallsFromText}, keeping each call's range in the text (used to cut markup out). */
+export function extractLocatedToolCallsFromText(
+  text: string,
+  toolDefs: readonly ToolDefinition[],
+  options: ExtractToolCallsOptions = {},
+): LocatedToolCall[] {
+  if (typeof text !== 'string' || text.length === 0 || !Array.isArray(toolDefs) || toolDefs.length === 0)
+    return [];
+  const tools = indexToolDefinitions(toolDefs);
+  const parsers = resolveParsers(options.parsers);
+  const claimed = new IntervalSet();
+  const accepted: LocatedToolCall[] = [];
+  for (const parser of parsers) {
+    let found: LocatedToolCall[];
+    try {
+      if (!parser.detect(text)) continue;
+      found = parser.parse(text, toolDefs);
+      if (!Array.isArray(found)) continue;
+    } catch {
+      continue;
+    }
+    const groups = new Map<string, LocatedToolCall[]>();
+    for (const call of found) {
+      if (!isValidCall(call) || !tools.has(call.name)) continue;
+      const key = `${call.start}:${call.end}`;
+      const group = groups.get(key);
+      if (group) group.push(call);
+      else groups.set(key, [call]);
+    }
+    for (const group of groups.values()) {
+      const first = group[0]!;
+      if (claimed.overlaps(first.start, first.end)) continue;
+      claimed.add(first.start, first.end);
+      for (const call of group) {
+        accepted.push({
+          name: call.name,
+          arguments: parseToolArguments(call.arguments),
+          start: call.start,
+          end: call.end,
+        });
+      }
+    }
+  }
+  // A stable sort keeps the calls of one group (an array of calls) in their written order.
+  accepted.sort((left, right) => left.start - right.start);
+  return accepted.slice(0, options.maxCalls ?? 256);
+}
+
+function resolveParsers(
+  parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined,
+): readonly ToolCallTextParser[] {
+  if (parsers === undefined) return defaultToolCallParsers;
+  if (Array.isArray(parsers)) return parsers;
+  return (parsers as ToolCallParserRegistry).list();
+}
+
+function isValidCall(call: unknown): call is LocatedToolCall {
+  if (!isPlainObject(call)) return false;
+  const candidate = call as Partial<LocatedToolCall>;
+  return (
+    typeof candidate.name === 'string' &&
+    isPlainObject(candidate.arguments) &&
+    Number.isFinite(candidate.start) &&
+    Number.isFinite(candidate.end) &&
+    (candidate.end as number) >= (candidate.start as number)
+  );
+}
+
+/** Disjoint half-open ranges kept sorted by start; lookups and inserts by binary search. */
+class IntervalSet {
+  readonly #starts: number[] = [];
+  readonly #ends: number[] = [];
+
+  overlaps(start: number, end: number): boolean {
+    const index = this.#firstStartAtOrAfter(start);
+    const previous = index - 1;
+    if (previous >= 0 && this.#ends[previous]! > start) return true;
+    if (index < this.#starts.length && this.#starts[index]! < Math.max(end, start + 1)) return true;
+    return false;
+  }
+
+  add(start: number, end: number): void {
+    const index = this.#firstStartAtOrAfter(start);
+    this.#starts.splice(index, 0, start);
+    this.#ends.splice(index, 0, end);
+  }
+
+  #firstStartAtOrAfter(value: number): number {
+    let low = 0;
+    let high = this.#starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#starts[middle]! < value) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}

@@ -1,0 +1,28 @@
+import type { ToolDefinition } from '@toolbus/spec';
+
+/** A tool call recovered from text the model wrote: the tool's name and its arguments object. */
+export interface ExtractedToolCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+/**
+ * A recovered call with the character range `[start, end)` of the markup it came from. Ranges let the
+ * extractor order calls by appearance and drop a call found inside another call's markup (the inner
+ * arguments object of a call, a JSON body inside a dialect's tags).
+ */
+export interface LocatedToolCall extends ExtractedToolCall {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * One textual tool-call dialect (Hermes tags, Mistral `[TOOL_CALLS]`, pythonic lists, ...). `detect` must be
+ * cheap (a substring test): it decides whether `parse` runs at all. `parse` must take time linear in the
+ * text and return calls with their ranges; it may return unknown tool names (the extractor drops them).
+ */
+export interface ToolCallTextParser {
+  readonly name: string;
+  detect(text: string): boolean;
+  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[];
+}

@@ -1,0 +1,167 @@
+import type { ExtractedToolCall } from './extracted-tool-call.ts';
+import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
+import { stripFunctionsPrefix } from './text-search.ts';
+import type { ToolSchemaIndex, ToolSchemaInfo } from './tool-schema-index.ts';
+
+/** Options for {@link matchJsonToolCalls}. */
+export interface MatchJsonToolCallsOptions {
+  readonly tools: ToolSchemaIndex;
+  /**
+   * Whether an object holding only arguments may be matched to a tool by its required parameters. True only
+   * for a JSON value standing on its own in the text: never for data nested inside other JSON.
+   */
+  readonly allowBareArguments: boolean;
+}
+
+const nameKeys = ['name', 'tool_name', 'toolName', 'tool', 'function', 'action', 'function_name'];
+const argumentKeys = [
+  'arguments',
+  'parameters',
+  'args',
+  'input',
+  'action_input',
+  'tool_input',
+  'params',
+  'kwargs',
+];
+const wrapperKeys = ['tool_calls', 'tool_call', 'function_call', 'calls', 'tool_uses', 'actions'];
+// Keys a call object may carry besides its name when it has no arguments at all (a zero-parameter call).
+const callBookkeepingKeys = new Set(['id', 'type', 'index', 'call_id', 'tool_call_id']);
+const maximumDepth = 8;
+
+/**
+ * Reads tool calls out of one parsed JSON value, in the shapes models write: `{name, arguments}` (also
+ * `parameters`/`args`/`input`, arguments as a JSON string, Cohere's `tool_name`, LangChain's
+ * `action`/`action_input`), the `{"function": {...}}` wrapper (also OpenAI's `{"type": "function", ...}`),
+ * `{"tool_calls": [...]}` and other wrappers, arrays of calls, the tool name as the single key, and bare
+ * arguments when allowed. The arguments of a matched call are never searched again, so one call is never
+ * reported twice. Echoed tool definitions (they carry a `description`, or a JSON Schema as "arguments") are
+ * not calls.
+ */
+export function matchJsonToolCalls(value: unknown, options: MatchJsonToolCallsOptions): ExtractedToolCall[] {
+  const calls: ExtractedToolCall[] = [];
+  collect(value, options, options.allowBareArguments, 0, calls);
+  return calls;
+}
+
+function collect(
+  value: unknown,
+  options: MatchJsonToolCallsOptions,
+  allowBare: boolean,
+  depth: number,
+  calls: ExtractedToolCall[],
+): void {
+  if (depth > maximumDepth) return;
+  if (Array.isArray(value)) {
+    for (const item of value) collect(item, options, false, depth + 1, calls);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const named = matchNamedCall(value, options.tools);
+  if (named !== undefined) {
+    if (named !== null) calls.push(named);
+    return;
+  }
+  for (const key of wrapperKeys) {
+    if (key in value) {
+      collect(value[key], options, false, depth + 1, calls);
+      return;
+    }
+  }
+  const keys = Object.keys(value);
+  if (keys.length === 1) {
+    const tool = options.tools.get(keys[0]!);
+    const argumentsValue = value[keys[0]!];
+    if (tool && (isPlainObject(argumentsValue) || typeof argumentsValue === 'string')) {
+      calls.push({ name: tool.name, arguments: parseToolArguments(argumentsValue) });
+      return;
+    }
+  }
+  if (allowBare) {
+    const bare = matchBareArguments(value, options.tools);
+    if (bare) calls.push(bare);
+  }
+}
+
+// Returns a call, `null` for "this is call-shaped but not a valid call" (stop looking inside), or undefined
+// for "not call-shaped".
+function matchNamedCall(
+  object: Record<string, unknown>,
+  tools: ToolSchemaIndex,
+): ExtractedToolCall | null | undefined {
+  let holder = object;
+  if (isPlainObject(object.function)) holder = object.function;
+  let name: string | undefined;
+  for (const key of nameKeys) {
+    const candidate = holder[key];
+    if (typeof candidate === 'string') {
+      name = stripFunctionsPrefix(candidate.trim());
+      break;
+    }
+  }
+  if (name === undefined) return holder === object ? undefined : null;
+  const tool = tools.get(name);
+  if (!tool) return holder === object ? undefined : null;
+  if ('description' in holder) return null;
+  let rawArguments: unknown;
+  let argumentsKeyFound = false;
+  for (const key of argumentKeys) {
+    if (key in holder) {
+      rawArguments = holder[key];
+      argumentsKeyFound = true;
+      break;
+    }
+  }
+  if (!argumentsKeyFound) {
+    const extraKeys = Object.keys(holder).filter(
+      (key) => !nameKeys.includes(key) && !callBookkeepingKeys.has(key),
+    );
+    return extraKeys.length === 0 ? { name: tool.name, arguments: {} } : undefined;
+  }
+  const parsed = parseToolArguments(rawArguments);
+  if (looksLikeSchema(parsed, tool)) return null;
+  return { name: tool.name, arguments: parsed };
+}
+
+function looksLikeSchema(argumentsObject: Record<string, unknown>, tool: ToolSchemaInfo): boolean {
+  return (
+    argumentsObject.type === 'object' &&
+    isPlainObject(argumentsObject.properties) &&
+    !tool.properties.has('properties') &&
+    !tool.properties.has('type')
+  );
+}
+
+/**
+ * Bare arguments: the object must hold every required parameter of a tool and at least one of its declared
+ * properties, with no more unknown keys than known ones. The tool with the most known keys wins; a tie means
+ * the object is ambiguous and nothing is extracted. Unknown keys are dropped from the arguments.
+ */
+function matchBareArguments(
+  object: Record<string, unknown>,
+  tools: ToolSchemaIndex,
+): ExtractedToolCall | null {
+  const keys = Object.keys(object);
+  if (keys.length === 0) return null;
+  let best: ToolSchemaInfo | undefined;
+  let bestScore = 0;
+  let tied = false;
+  for (const tool of tools.values()) {
+    if (tool.properties.size === 0) continue;
+    let known = 0;
+    for (const key of keys) if (tool.properties.has(key)) known++;
+    if (known === 0 || keys.length - known > known) continue;
+    if (!tool.required.every((key) => key in object)) continue;
+    if (known > bestScore) {
+      best = tool;
+      bestScore = known;
+      tied = false;
+    } else if (known === bestScore) {
+      tied = true;
+    }
+  }
+  if (!best || tied) return null;
+  const filtered: Record<string, unknown> = {};
+  for (const key of keys) if (best.properties.has(key)) filtered[key] = object[key];
+  return { name: best.name, arguments: parseToolArguments(filtered) };
+}

@@ -1,0 +1,114 @@
+import { skipWhitespace } from './text-search.ts';
+import { parseJsonTolerant } from './tolerant-json-parse.ts';
+
+/** A JSON object or array found in text, with its range `[start, end)`. */
+export interface ScannedJsonValue {
+  readonly start: number;
+  readonly end: number;
+  readonly value: unknown;
+}
+
+/** Options for {@link scanJsonValues}. */
+export interface ScanJsonValuesOptions {
+  readonly from?: number;
+  readonly to?: number;
+  /** A candidate longer than this is abandoned (default 8 MiB). */
+  readonly maxValueLength?: number;
+  /** Only a value starting at `from` (after whitespace) counts; used after a dialect's `[ARGS]` and the like. */
+  readonly anchored?: boolean;
+}
+
+const defaultMaxValueLength = 8 * 1024 * 1024;
+
+/**
+ * Finds the outermost JSON objects and arrays in free text, left to right, in time linear in the text length.
+ *
+ * One pass tracks brackets and strings from each `{`/`[`. When a candidate is not valid JSON (prose in braces,
+ * `{{...}}` doubled braces, a string that never closes), scanning restarts one character after its start so a
+ * valid value inside is still found — but those restarts draw on a work budget of ten times the text length;
+ * once it is spent the scanner skips past failed candidates instead, which keeps the worst case linear.
+ * A value cut off by the end of the text is repaired once (see `parseJsonTolerant`). Values nested inside a
+ * found value are not reported separately: callers walk the parsed value.
+ */
+export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}): ScannedJsonValue[] {
+  const to = Math.min(options.to ?? text.length, text.length);
+  const maxValueLength = options.maxValueLength ?? defaultMaxValueLength;
+  let budget = 10 * (to - (options.from ?? 0)) + 65_536;
+  let repairedTruncatedValue = false;
+  const found: ScannedJsonValue[] = [];
+  const closers: number[] = [];
+  let position = options.from ?? 0;
+  if (options.anchored) {
+    position = skipWhitespace(text, position, to);
+    const code = text.charCodeAt(position);
+    if (code !== 0x7b && code !== 0x5b) return found;
+  }
+  while (position < to) {
+    const start = findOpeningBracket(text, position, to);
+    if (start < 0) break;
+    if (options.anchored && found.length > 0) break;
+    closers.length = 0;
+    let inString = false;
+    let escaped = false;
+    let end = -1;
+    let stoppedAt = to;
+    let index = start;
+    const limit = Math.min(to, start + maxValueLength);
+    for (; index < limit; index++) {
+      const code = text.charCodeAt(index);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (code === 0x5c) escaped = true;
+        else if (code === 0x22) inString = false;
+        continue;
+      }
+      if (code === 0x22) inString = true;
+      else if (code === 0x7b) closers.push(0x7d);
+      else if (code === 0x5b) closers.push(0x5d);
+      else if (code === 0x7d || code === 0x5d) {
+        if (closers.pop() !== code) {
+          stoppedAt = index;
+          break;
+        }
+        if (closers.length === 0) {
+          end = index + 1;
+          break;
+        }
+      }
+    }
+    budget -= index - start + 1;
+    if (end > 0) {
+      budget -= end - start;
+      const parsed = parseJsonTolerant(text.slice(start, end));
+      if (parsed.ok) {
+        found.push({ start, end, value: parsed.value });
+        position = end;
+        continue;
+      }
+      if (options.anchored) break;
+      position = budget > 0 ? start + 1 : end;
+      continue;
+    }
+    if (index >= to && !repairedTruncatedValue && closers.length > 0) {
+      // Only the first value that runs into the end of the text is repaired: every later start is inside it.
+      repairedTruncatedValue = true;
+      budget -= to - start;
+      const parsed = parseJsonTolerant(text.slice(start, to));
+      if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
+        found.push({ start, end: to, value: parsed.value });
+        break;
+      }
+    }
+    if (options.anchored) break;
+    position = budget > 0 ? start + 1 : Math.max(stoppedAt, index) + 1;
+  }
+  return found;
+}
+
+function findOpeningBracket(text: string, from: number, to: number): number {
+  for (let index = from; index < to; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x7b || code === 0x5b) return index;
+  }
+  return -1;
+}

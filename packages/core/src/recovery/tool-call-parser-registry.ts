@@ -1,0 +1,102 @@
+import { deepSeekToolCallParser } from './dialects/deepseek-tool-call-parser.ts';
+import { createDelimitedJsonToolCallParser } from './dialects/delimited-json-tool-call-parser.ts';
+import { functionTagToolCallParser } from './dialects/function-tag-tool-call-parser.ts';
+import { functionaryToolCallParser } from './dialects/functionary-tool-call-parser.ts';
+import { gemmaToolCallParser } from './dialects/gemma-tool-call-parser.ts';
+import { harmonyToolCallParser } from './dialects/harmony-tool-call-parser.ts';
+import { jsonToolCallParser } from './dialects/json-tool-call-parser.ts';
+import { kimiToolCallParser } from './dialects/kimi-tool-call-parser.ts';
+import { mistralArgumentsToolCallParser } from './dialects/mistral-args-tool-call-parser.ts';
+import { namedToolCallTagParser } from './dialects/named-tool-call-tag-parser.ts';
+import { pythonicToolCallParser } from './dialects/pythonic-tool-call-parser.ts';
+import { reactToolCallParser } from './dialects/react-tool-call-parser.ts';
+import { xmlInvokeToolCallParser } from './dialects/xml-invoke-tool-call-parser.ts';
+import type { ToolCallTextParser } from './extracted-tool-call.ts';
+
+/**
+ * The built-in dialect parsers, highest priority first. When two parsers claim overlapping text, the earlier
+ * one wins, so dialects with unmistakable special tokens come first and the catch-all JSON scan comes last
+ * (peers.md §5 lists the formats).
+ */
+export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.freeze([
+  harmonyToolCallParser,
+  kimiToolCallParser,
+  deepSeekToolCallParser,
+  mistralArgumentsToolCallParser,
+  gemmaToolCallParser,
+  functionaryToolCallParser,
+  xmlInvokeToolCallParser,
+  functionTagToolCallParser,
+  namedToolCallTagParser,
+  createDelimitedJsonToolCallParser({ name: 'hermes', open: '<tool_call>', closes: ['</tool_call>'] }),
+  createDelimitedJsonToolCallParser({ name: 'mistral', open: '[TOOL_CALLS]' }),
+  createDelimitedJsonToolCallParser({
+    name: 'llama3-json',
+    open: '<|python_tag|>',
+    closes: ['<|eom_id|>', '<|eot_id|>'],
+  }),
+  createDelimitedJsonToolCallParser({ name: 'granite', open: '<|tool_call|>' }),
+  createDelimitedJsonToolCallParser({
+    name: 'granite-20b-fc',
+    open: '<function_call>',
+    closes: ['</function_call>'],
+  }),
+  createDelimitedJsonToolCallParser({ name: 'nemotron', open: '<TOOLCALL>', closes: ['</TOOLCALL>'] }),
+  createDelimitedJsonToolCallParser({ name: 'jamba', open: '<tool_calls>', closes: ['</tool_calls>'] }),
+  createDelimitedJsonToolCallParser({
+    name: 'command',
+    open: '<|START_ACTION|>',
+    closes: ['<|END_ACTION|>'],
+  }),
+  createDelimitedJsonToolCallParser({
+    name: 'internlm',
+    open: '<|action_start|>',
+    closes: ['<|action_end|>'],
+  }),
+  createDelimitedJsonToolCallParser({
+    name: 'apertus',
+    open: '<|tools_prefix|>',
+    closes: ['<|tools_suffix|>'],
+  }),
+  createDelimitedJsonToolCallParser({ name: 'phi4-mini', open: 'functools[', closes: [] }),
+  reactToolCallParser,
+  pythonicToolCallParser,
+  jsonToolCallParser,
+]);
+
+/** Options for {@link ToolCallParserRegistry.register}. */
+export interface RegisterToolCallParserOptions {
+  /** Insert before the parser with this name (default: before the catch-all `json` parser). */
+  readonly before?: string;
+}
+
+/** A user-extensible, ordered set of dialect parsers; pass it to `extractToolCallsFromText` as `parsers`. */
+export interface ToolCallParserRegistry {
+  /** Adds a parser (replacing one with the same name). */
+  register(parser: ToolCallTextParser, options?: RegisterToolCallParserOptions): void;
+  /** Removes the parser with this name; true when one was removed. */
+  unregister(name: string): boolean;
+  /** The parsers in priority order. */
+  list(): readonly ToolCallTextParser[];
+}
+
+/** Creates a registry holding `parsers` (default: {@link defaultToolCallParsers}). */
+export function createToolCallParserRegistry(
+  parsers: readonly ToolCallTextParser[] = defaultToolCallParsers,
+): ToolCallParserRegistry {
+  let entries = [...parsers];
+  return {
+    register(parser, options = {}) {
+      entries = entries.filter((entry) => entry.name !== parser.name);
+      const anchor = entries.findIndex((entry) => entry.name === (options.before ?? 'json'));
+      if (anchor < 0) entries.push(parser);
+      else entries.splice(anchor, 0, parser);
+    },
+    unregister(name) {
+      const before = entries.length;
+      entries = entries.filter((entry) => entry.name !== name);
+      return entries.length !== before;
+    },
+    list: () => [...entries],
+  };
+}
