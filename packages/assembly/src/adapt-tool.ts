@@ -1,0 +1,39 @@
+import type { AvailabilityContext, Tool } from '@toolbus/spec';
+
+/** The outcome of one availability check: a throw is recorded, never propagated. */
+export type AvailabilityOutcome =
+  | { readonly available: boolean }
+  | { readonly available: false; readonly error: unknown };
+
+/** Runs `tool.isAvailable`, turning a throw or a rejected promise into "unavailable" with the error kept. */
+export async function checkAvailability(
+  tool: Tool,
+  context: AvailabilityContext,
+): Promise<AvailabilityOutcome> {
+  try {
+    return { available: (await tool.isAvailable(context)) === true };
+  } catch (error) {
+    return { available: false, error };
+  }
+}
+
+/**
+ * The same tool behind a delegating object: optionally under another LLM-facing name (also in its definition), and
+ * with an `isAvailable` that answers false instead of throwing, so a later check by the runner cannot fail a turn
+ * either. Methods are called on the original object, so class-based tools with private state keep working.
+ */
+export function adaptTool(tool: Tool, options: { readonly name?: string } = {}): Tool {
+  const name = options.name ?? tool.name;
+  return {
+    name,
+    description: tool.description,
+    displayName: tool.displayName,
+    streamsArgumentDeltas: tool.streamsArgumentDeltas,
+    concurrency: tool.concurrency,
+    ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
+    definition: () => ({ ...tool.definition(), name }),
+    isAvailable: async (context) => (await checkAvailability(tool, context)).available,
+    emitStart: (placement, emitter, call) => tool.emitStart(placement, emitter, call),
+    run: (call, context) => tool.run(call, context),
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Why a persona tool row (or an injected tool) is not in an assembly:
+ * - `not-allowed`: outside the request's `allowedToolIds`;
+ * - `unavailable`: its `isAvailable` check said no; `availability-check-failed`: the check threw (same effect);
+ * - `unknown-built-in`: no factory for the built-in id; `factory-failed`: the factory threw;
+ * - `search-disabled`: search usage is `disabled`; `memory-disabled`: the user has the memory tool off;
+ * - `duplicate-built-in`: the same built-in twice (the first row keeps it);
+ * - `openapi-failed`: the document or its credentials were refused;
+ * - `mcp-server-missing`: the row names a server that no longer exists; `mcp-server-failed`: connecting or listing
+ *   failed; `mcp-auth-required`: the user must (re)connect via OAuth, or no user is known;
+ * - `mcp-tool-missing`: the server does not list the tool; `mcp-not-approved`: no admin approval on record;
+ *   `mcp-definition-changed`: the description or schema differs from what an admin approved (until re-approved).
+ */
+export type SkipReason =
+  | 'not-allowed'
+  | 'unavailable'
+  | 'availability-check-failed'
+  | 'unknown-built-in'
+  | 'factory-failed'
+  | 'search-disabled'
+  | 'memory-disabled'
+  | 'duplicate-built-in'
+  | 'openapi-failed'
+  | 'mcp-server-missing'
+  | 'mcp-server-failed'
+  | 'mcp-auth-required'
+  | 'mcp-tool-missing'
+  | 'mcp-not-approved'
+  | 'mcp-definition-changed';
+
+/** One thing left out of an assembly, for the UI and the logs. Messages never contain secret values. */
+export interface SkippedTool {
+  /** The persona tool row id, or `injected:<built-in id>` for forced search and the memory tool. */
+  readonly rowId: string;
+  readonly source: 'built-in' | 'openapi' | 'mcp';
+  readonly reason: SkipReason;
+  readonly message: string;
+  /** The built-in id, MCP tool name or LLM name concerned, when known. */
+  readonly toolName?: string;
+  readonly serverId?: string;
+}

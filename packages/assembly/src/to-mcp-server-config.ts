@@ -1,0 +1,32 @@
+import type { McpServerConfig } from '@toolbus/mcp';
+import type { McpServer } from '@toolbus/storage';
+
+/**
+ * The MCP client's configuration for a stored server. API-key auth becomes an `Authorization: Bearer` header on
+ * top of the stored headers (the key wins over a stored header of the same name, case-insensitively).
+ */
+export function toMcpServerConfig(server: McpServer): McpServerConfig {
+  const transport: McpServerConfig['transport'] =
+    server.endpoint.transport === 'stdio'
+      ? { type: 'stdio', command: server.endpoint.command, args: server.endpoint.args }
+      : { type: server.endpoint.transport, url: server.endpoint.url };
+  return { id: server.id, name: server.name, transport, auth: toAuth(server) };
+}
+
+function toAuth(server: McpServer): NonNullable<McpServerConfig['auth']> {
+  switch (server.authType) {
+    case 'none':
+      return { type: 'none' };
+    case 'oauth':
+      return { type: 'oauth' };
+    case 'headers':
+      return { type: 'headers', headers: server.headers };
+    case 'api-key': {
+      const headers = Object.fromEntries(
+        Object.entries(server.headers).filter(([name]) => name.toLowerCase() !== 'authorization'),
+      );
+      if (server.apiKey !== null) headers.Authorization = `Bearer ${server.apiKey}`;
+      return { type: 'headers', headers };
+    }
+  }
+}
