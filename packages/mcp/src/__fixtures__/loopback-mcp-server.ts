@@ -28,7 +28,8 @@ export interface RecordedRequest {
 
 /** The MCP endpoint as a request handler, to mount on node:http or on an express app. */
 export interface LoopbackMcpHandler {
-  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** `parsedBody` when a framework (express) already read the JSON body. */
+  handle(request: IncomingMessage, response: ServerResponse, parsedBody?: unknown): Promise<void>;
   /** Replaces the tool table and sends `notifications/tools/list_changed` to every session. */
   setTools(tools: readonly LoopbackTool[]): Promise<void>;
   readonly requests: RecordedRequest[];
@@ -67,12 +68,12 @@ export function createLoopbackMcpHandler(initialTools: readonly LoopbackTool[]):
 
   return {
     requests,
-    async handle(request, response) {
+    async handle(request, response, parsedBody) {
       requests.push({ method: request.method ?? '', path: request.url ?? '', headers: { ...request.headers } });
       const sessionId = request.headers['mcp-session-id'];
       const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
       if (existing !== undefined) {
-        await existing.transport.handleRequest(request, response);
+        await existing.transport.handleRequest(request, response, parsedBody);
         return;
       }
       if (request.method !== 'POST') {
@@ -80,7 +81,7 @@ export function createLoopbackMcpHandler(initialTools: readonly LoopbackTool[]):
         return;
       }
       const transport = await newSession();
-      await transport.handleRequest(request, response);
+      await transport.handleRequest(request, response, parsedBody);
     },
     async setTools(next) {
       tools = [...next];

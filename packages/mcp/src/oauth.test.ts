@@ -1,0 +1,126 @@
+// OAuth end to end through the SDK's client flow, against an authorization server and a protected MCP server built
+// from the SDK's own server-side auth helpers, each on its own loopback origin.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  type LoopbackOAuthServers,
+  startLoopbackOAuthServers,
+} from './__fixtures__/loopback-oauth-servers.ts';
+import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
+import { createTestRunContext } from './__fixtures__/test-run-context.ts';
+import { completeMcpOAuth } from './complete-mcp-oauth.ts';
+import { connectMcpServer } from './connect-mcp-server.ts';
+import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
+import { McpConnectionError } from './errors/mcp-connection-error.ts';
+import type { McpServerConfig } from './mcp-server-config.ts';
+import { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
+
+const redirectUrl = 'http://127.0.0.1:1/oauth/callback';
+
+/** Plays the user's browser: opens the authorization URL and reads where the server sends it back. */
+async function authorizeAsUser(authorizationUrl: URL): Promise<{ code: string; state: string }> {
+  const response = await fetch(authorizationUrl, { redirect: 'manual' });
+  assert.equal(response.status, 302);
+  const location = new URL(response.headers.get('location') ?? '');
+  assert.equal(`${location.origin}${location.pathname}`, redirectUrl);
+  return { code: location.searchParams.get('code') ?? '', state: location.searchParams.get('state') ?? '' };
+}
+
+describe('MCP OAuth end to end', () => {
+  let servers: LoopbackOAuthServers;
+  let config: McpServerConfig;
+  before(async () => {
+    servers = await startLoopbackOAuthServers([
+      {
+        tool: {
+          name: 'whoami',
+          description: 'Says who you are',
+          inputSchema: { type: 'object', properties: {} },
+        },
+        call: () => ({ content: [{ type: 'text', text: 'you are authorized' }] }),
+      },
+    ]);
+    config = {
+      id: 'protected',
+      name: 'protected',
+      transport: { type: 'streamable-http', url: servers.mcpUrl },
+      auth: { type: 'oauth', clientName: 'toolbus test' },
+    };
+  });
+  after(() => servers.close());
+
+  test('discovery, registration, authorization, token, refresh: all through the given fetch, tokens per user', async () => {
+    const recording = createRecordingFetch();
+    const tokenStore = createInMemoryMcpTokenStore();
+    const oauth = { tokenStore, userId: 'user-1', redirectUrl };
+    const requestHeaders = { 'X-User-Context': 'u1', Authorization: 'Bearer from-the-request' };
+
+    // 1. No token yet: connecting asks for the user's authorization.
+    const required = await connectMcpServer(config, { fetch: recording.fetch, oauth, requestHeaders }).then(
+      () => assert.fail('connected without authorization'),
+      (error: unknown) => error,
+    );
+    assert.ok(McpAuthorizationRequiredError.isInstance(required));
+    assert.ok(required.authorizationUrl);
+    assert.equal(required.authorizationUrl.origin, servers.authorizationServerUrl);
+    assert.deepEqual(servers.provider.events, ['register']);
+
+    // 2. The user approves; a forged callback state is refused; the real one completes.
+    const { code, state } = await authorizeAsUser(required.authorizationUrl);
+    await assert.rejects(
+      () =>
+        completeMcpOAuth(config, { fetch: recording.fetch, oauth, authorizationCode: code, state: 'forged' }),
+      (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_oauth_state_mismatch',
+    );
+    await completeMcpOAuth(config, { fetch: recording.fetch, oauth, authorizationCode: code, state });
+    const stored = await tokenStore.load('user-1', 'protected');
+    assert.ok(stored?.tokens?.access_token.startsWith('at-'));
+    assert.equal(await tokenStore.load('user-2', 'protected'), undefined);
+
+    // 3. Connected: the OAuth token wins over the request's Authorization.
+    const connection = await connectMcpServer(config, { fetch: recording.fetch, oauth, requestHeaders });
+    try {
+      const whoami = (await connection.tools()).find((tool) => tool.mcpToolName === 'whoami');
+      assert.ok(whoami);
+      const { context, call } = createTestRunContext();
+      assert.equal((await whoami.run(call('whoami', {}), context)).llmFacing, 'you are authorized');
+      const toMcp = servers.mcpRequests.filter((request) => request.path === '/mcp');
+      const lastToMcp = toMcp.at(-1);
+      assert.equal(lastToMcp?.headers.authorization, `Bearer ${stored.tokens.access_token}`);
+      assert.equal(lastToMcp?.headers['x-user-context'], 'u1');
+
+      // 4. The access token stops working: the SDK refreshes it through the token endpoint and retries.
+      servers.provider.revokeAccessTokens();
+      assert.equal((await whoami.run(call('whoami', {}), context)).llmFacing, 'you are authorized');
+      assert.ok(servers.provider.events.includes('token:refresh_token'));
+      const refreshed = await tokenStore.load('user-1', 'protected');
+      assert.notEqual(refreshed?.tokens?.access_token, stored.tokens.access_token);
+      assert.equal(
+        servers.mcpRequests.at(-1)?.headers.authorization,
+        `Bearer ${refreshed?.tokens?.access_token}`,
+      );
+    } finally {
+      await connection.close();
+    }
+
+    assert.deepEqual(servers.provider.events, [
+      'register',
+      'authorize',
+      'token:authorization_code',
+      'token:refresh_token',
+    ]);
+    const paths = recording.records.map((record) => `${record.method} ${new URL(record.url).pathname}`);
+    assert.ok(paths.some((path) => path.startsWith('GET /.well-known/oauth-protected-resource')));
+    assert.ok(paths.includes('GET /.well-known/oauth-authorization-server'));
+    assert.ok(paths.includes('POST /register'));
+    assert.equal(paths.filter((path) => path === 'POST /token').length, 2);
+    // Every request either server received came through the fetch we gave, except the user's own browser visit.
+    const received = servers.authorizationRequests.length + servers.mcpRequests.length;
+    assert.equal(received, recording.records.length + 1);
+    // The request's extra headers went to the MCP server only, never to the authorization server.
+    for (const request of servers.authorizationRequests) {
+      assert.equal(request.headers['x-user-context'], undefined);
+      assert.notEqual(request.headers.authorization, 'Bearer from-the-request');
+    }
+  });
+});
