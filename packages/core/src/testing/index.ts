@@ -1,0 +1,12 @@
+export type { ScriptedModelServer, ScriptedModelServerOptions } from './scripted-model-server.ts';
+export { startScriptedModelServer } from './scripted-model-server.ts';
+export type {
+  ScriptedFinishReason,
+  ScriptedMessage,
+  ScriptedRequest,
+  ScriptedRequestOutcome,
+  ScriptedStep,
+  ScriptedTurn,
+  ScriptedTurnMatcher,
+} from './scripted-turn.ts';
+export { chunkText, splitTextAt, textSteps } from './scripted-turn.ts';

@@ -1,0 +1,128 @@
+import type { ScriptedMessage } from './scripted-turn.ts';
+
+/** A Chat Completions request body, read and checked like the real API does. */
+export interface ReadRequest {
+  readonly model: string | undefined;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  readonly toolNames: readonly string[];
+  readonly messages: readonly ScriptedMessage[];
+  /** The 400 message the real API would answer with, when the request is invalid. */
+  readonly problem: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Reads an OpenAI Chat Completions request and checks what strict servers reject: an assistant message with
+ * `tool_calls` must be followed by exactly one `tool` message per call id before anything else; a `tool` message
+ * must answer a preceding call; arguments must be strings; tool names must match `^[a-zA-Z0-9_-]{1,64}$`.
+ */
+export function readOpenAiChatRequest(body: unknown): ReadRequest {
+  const request = isObject(body) ? body : {};
+  const rawMessages = Array.isArray(request.messages) ? request.messages : [];
+  const rawTools = Array.isArray(request.tools) ? request.tools : [];
+  const toolNames = rawTools.map((tool) =>
+    isObject(tool) && isObject(tool.function) ? String(tool.function.name) : '',
+  );
+  const messages = rawMessages.map(toScriptedMessage);
+  const streamOptions = isObject(request.stream_options) ? request.stream_options : {};
+  return {
+    model: typeof request.model === 'string' ? request.model : undefined,
+    stream: request.stream === true,
+    includeUsage: streamOptions.include_usage === true,
+    toolNames,
+    messages,
+    problem: findProblem({ request, rawMessages, toolNames }),
+  };
+}
+
+function findProblem(options: {
+  request: Json;
+  rawMessages: unknown[];
+  toolNames: string[];
+}): string | undefined {
+  const { request, rawMessages, toolNames } = options;
+  if (typeof request.model !== 'string' || request.model === '') return 'you must provide a model parameter';
+  if (rawMessages.length === 0)
+    return "Invalid 'messages': empty array. Expected an array with minimum length 1.";
+  for (const [index, name] of toolNames.entries()) {
+    if (!toolNamePattern.test(name)) {
+      return `Invalid 'tools[${index}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`;
+    }
+  }
+  let pending: Set<string> | undefined;
+  for (const [index, message] of rawMessages.entries()) {
+    if (!isObject(message)) return `Invalid type for 'messages[${index}]': expected an object.`;
+    if (message.role === 'tool') {
+      const id = message.tool_call_id;
+      if (pending === undefined || typeof id !== 'string' || !pending.has(id)) {
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      }
+      pending.delete(id);
+      continue;
+    }
+    if (pending !== undefined && pending.size > 0) return missingResponses(pending);
+    pending = undefined;
+    if (message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
+      pending = new Set();
+      for (const [callIndex, call] of message.tool_calls.entries()) {
+        if (!isObject(call) || typeof call.id !== 'string' || !isObject(call.function)) {
+          return `Invalid 'messages[${index}].tool_calls[${callIndex}]'.`;
+        }
+        if (typeof call.function.arguments !== 'string') {
+          return `Invalid type for 'messages[${index}].tool_calls[${callIndex}].function.arguments': expected a string.`;
+        }
+        if (pending.has(call.id)) return `Duplicate tool_call id '${call.id}' in messages[${index}].`;
+        pending.add(call.id);
+      }
+    }
+  }
+  if (pending !== undefined && pending.size > 0) return missingResponses(pending);
+  return undefined;
+}
+
+function missingResponses(pending: Set<string>): string {
+  return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...pending].join(', ')}`;
+}
+
+function toScriptedMessage(message: unknown): ScriptedMessage {
+  const value = isObject(message) ? message : {};
+  const role = value.role === 'developer' ? 'system' : value.role;
+  const text = contentText(value.content);
+  if (role === 'tool') {
+    return {
+      role: 'tool',
+      text,
+      toolCalls: [],
+      toolResults: [{ toolCallId: String(value.tool_call_id), content: text }],
+    };
+  }
+  const toolCalls = Array.isArray(value.tool_calls)
+    ? value.tool_calls.filter(isObject).map((call) => {
+        const fn = isObject(call.function) ? call.function : {};
+        return { id: String(call.id), name: String(fn.name), arguments: String(fn.arguments) };
+      })
+    : [];
+  return {
+    role: role === 'system' || role === 'assistant' ? role : 'user',
+    text,
+    toolCalls,
+    toolResults: [],
+  };
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter(isObject)
+    .map((part) => (typeof part.text === 'string' ? part.text : ''))
+    .join('');
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
