@@ -123,7 +123,7 @@ describe('interpreter: files and sessions', () => {
     const other = await bash(second.json.session_id, 'ls -A /workspace | wc -l');
     assert.equal(other.json.stdout, '0\n');
     const execution = await execute(server.url, { code: "import os\nos.listdir('/workspace')" });
-    assert.equal(execution.stdout, '[]\n');
+    assert.equal(execution.stdout, '[]\n', execution.stderr);
     const failing = await bash(first.json.session_id, 'echo oops >&2; exit 3');
     assert.equal(failing.json.exit_code, 3);
     assert.equal(failing.json.stderr, 'oops\n');

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -39,6 +40,9 @@ export interface InterpreterServerOptions {
   readonly bubblewrapPath?: string;
   /** Give sandboxes the host network. Off by default; /health reports it as degraded. */
   readonly allowNetwork?: boolean;
+  /** Host uids for sandboxes when the service runs as root. Defaults to a random block of 4096 uids above one
+   * million, so two services on one machine (tests run several) do not share uids and with them process limits. */
+  readonly sandboxUids?: { readonly first: number; readonly count: number };
   /** Receives start-up and error lines (never request contents). */
   readonly onLog?: (line: string) => void;
 }
@@ -61,6 +65,12 @@ interface ExecutionFile {
 }
 
 const jsonBodyLimit = 4 * 1024 * 1024;
+
+function randomUidBlock(): { first: number; count: number } {
+  const count = 4096;
+  // Blocks between 2^20 and 2^31: far above any real account, below the 32-bit overflow id space.
+  return { first: 2 ** 20 + randomInt(0, (2 ** 31 - 2 ** 20) / count - 1) * count, count };
+}
 
 /** Makes a client-supplied filename safe for storage metadata and Content-Disposition. */
 function sanitizeFilename(name: string | null): string {
@@ -88,7 +98,7 @@ export async function startInterpreterServer(
     bubblewrapPath: options.bubblewrapPath ?? (await findExecutable('bwrap')) ?? '/usr/bin/bwrap',
     pythonPath: options.pythonPath ?? '/usr/bin/python3',
     limits,
-    ...(isRoot ? { uids: new UidAllocator({ first: 200_000, count: 65_536 }) } : {}),
+    ...(isRoot ? { uids: new UidAllocator(options.sandboxUids ?? randomUidBlock()) } : {}),
     ...(options.allowNetwork === true ? { shareNetwork: true } : {}),
   });
   await executor.open();
