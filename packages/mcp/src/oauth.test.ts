@@ -73,8 +73,8 @@ describe('MCP OAuth end to end', () => {
       (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_oauth_state_mismatch',
     );
     await completeMcpOAuth(config, { fetch: recording.fetch, oauth, authorizationCode: code, state });
-    const stored = await tokenStore.load('user-1', 'protected');
-    assert.ok(stored?.tokens?.access_token.startsWith('at-'));
+    const storedAccessToken = (await tokenStore.load('user-1', 'protected'))?.tokens?.access_token ?? '';
+    assert.ok(storedAccessToken.startsWith('at-'));
     assert.equal(await tokenStore.load('user-2', 'protected'), undefined);
 
     // 3. Connected: the OAuth token wins over the request's Authorization.
@@ -86,7 +86,7 @@ describe('MCP OAuth end to end', () => {
       assert.equal((await whoami.run(call('whoami', {}), context)).llmFacing, 'you are authorized');
       const toMcp = servers.mcpRequests.filter((request) => request.path === '/mcp');
       const lastToMcp = toMcp.at(-1);
-      assert.equal(lastToMcp?.headers.authorization, `Bearer ${stored.tokens.access_token}`);
+      assert.equal(lastToMcp?.headers.authorization, `Bearer ${storedAccessToken}`);
       assert.equal(lastToMcp?.headers['x-user-context'], 'u1');
 
       // 4. The access token stops working: the SDK refreshes it through the token endpoint and retries.
@@ -94,7 +94,7 @@ describe('MCP OAuth end to end', () => {
       assert.equal((await whoami.run(call('whoami', {}), context)).llmFacing, 'you are authorized');
       assert.ok(servers.provider.events.includes('token:refresh_token'));
       const refreshed = await tokenStore.load('user-1', 'protected');
-      assert.notEqual(refreshed?.tokens?.access_token, stored.tokens.access_token);
+      assert.notEqual(refreshed?.tokens?.access_token, storedAccessToken);
       assert.equal(
         servers.mcpRequests.at(-1)?.headers.authorization,
         `Bearer ${refreshed?.tokens?.access_token}`,
