@@ -97,6 +97,12 @@ describe('checkAddress', () => {
     assert.equal(checkAddress('10.21.0.1', policy).allowed, false);
     assert.equal(checkAddress('fd12:1::1', policy).allowed, true);
     assert.equal(checkAddress('fd13::1', policy).allowed, false);
+    assert.equal(checkAddress('64:ff9b::a14:304', policy).allowed, true, 'NAT64 reaches 10.20.3.4 itself');
+    assert.equal(
+      checkAddress('2002:a14:304::1', policy).allowed,
+      false,
+      'a 6to4 address reaches a relay, not 10.20.3.4',
+    );
     const exempt = checkAddress('10.20.3.4', policy);
     assert.equal(exempt.allowed && exempt.exemptedBy, '10.20.0.0/16');
   });

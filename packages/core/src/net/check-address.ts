@@ -1,5 +1,5 @@
 import { type Cidr, cidrContains, parseCidr } from './cidr.ts';
-import { type AddressCategory, type AddressClassification, classifyAddress } from './classify-address.ts';
+import { type AddressCategory, type AddressClassification, classifyIpLiteral } from './classify-address.ts';
 import { parseHostLiteral } from './parse-host-literal.ts';
 
 /**
@@ -101,22 +101,18 @@ export function checkAddress(
   context: CheckAddressContext = {},
 ): AddressCheck {
   const compiled = 'allowBlocks' in policy ? policy : compileAddressPolicy(policy);
-  let classification: AddressClassification;
-  try {
-    classification = classifyAddress(address);
-  } catch {
+  const parsed = parseHostLiteral(address);
+  if (parsed.type !== 'ipv4' && parsed.type !== 'ipv6') {
     return { address, family: 4, category: 'reserved', allowed: false, reason: 'not an IP address' };
   }
-  const parsed = parseHostLiteral(address);
-  const candidates: Uint8Array[] = [];
-  if (parsed.type === 'ipv4' || parsed.type === 'ipv6') candidates.push(parsed.bytes);
-  if (classification.embeddedIpv4 !== undefined) {
-    const embedded = parseHostLiteral(classification.embeddedIpv4.address);
-    if (embedded.type === 'ipv4') candidates.push(embedded.bytes);
-  }
+  const { classification, embeddedBytes } = classifyIpLiteral(parsed);
   for (const { text, block } of compiled.allowBlocks) {
-    if (candidates.some((bytes) => cidrContains(block, bytes)))
+    if (
+      cidrContains(block, parsed.bytes) ||
+      (embeddedBytes !== undefined && cidrContains(block, embeddedBytes))
+    ) {
       return { ...classification, allowed: true, exemptedBy: text };
+    }
   }
   const { category } = classification;
   const hostName = context.hostName === undefined ? undefined : normalizeHostName(context.hostName);

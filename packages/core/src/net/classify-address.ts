@@ -1,5 +1,5 @@
 import { type Cidr, cidr, cidrContains } from './cidr.ts';
-import { parseHostLiteral } from './parse-host-literal.ts';
+import { type IpHostLiteral, parseHostLiteral } from './parse-host-literal.ts';
 
 /**
  * What kind of destination an IP address is. Taken from the IANA special-purpose address registries; an IPv6
@@ -179,17 +179,35 @@ function embeddedIpv4(bytes: Uint8Array): { form: EmbeddedIpv4Form; addresses: U
 export function classifyAddress(address: string): AddressClassification {
   const parsed = parseHostLiteral(address);
   if (parsed.type !== 'ipv4' && parsed.type !== 'ipv6') throw new TypeError('Not an IP address');
-  const { bytes } = parsed;
-  if (parsed.type === 'ipv4')
-    return { address: parsed.address, family: 4, category: classifyIpv4Bytes(bytes) };
+  return classifyIpLiteral(parsed).classification;
+}
+
+const reachesEmbeddedAddress: ReadonlySet<EmbeddedIpv4Form> = new Set([
+  'ipv4-mapped',
+  'ipv4-translated',
+  'nat64',
+]);
+
+/**
+ * Classifies an already parsed address; also returns the bytes of the embedded IPv4 address when packets to
+ * the IPv6 address reach that IPv4 address (mapped, translated, NAT64), so an allow-listed IPv4 block covers them.
+ */
+export function classifyIpLiteral(literal: IpHostLiteral): {
+  classification: AddressClassification;
+  embeddedBytes?: Uint8Array;
+} {
+  const { bytes, address } = literal;
+  if (literal.type === 'ipv4')
+    return { classification: { address, family: 4, category: classifyIpv4Bytes(bytes) } };
   const direct = lookupCategory(metadataTable, bytes);
-  if (direct !== undefined) return { address: parsed.address, family: 6, category: direct };
-  if (bytes.every((byte, index) => index === 15 || byte === 0) && (bytes[15] ?? 0) <= 1) {
-    return { address: parsed.address, family: 6, category: lookupCategory(ipv6Table, bytes) ?? 'reserved' };
-  }
-  const embedded = embeddedIpv4(bytes);
+  if (direct !== undefined) return { classification: { address, family: 6, category: direct } };
+  const unspecifiedOrLoopback =
+    bytes.every((byte, index) => index === 15 || byte === 0) && (bytes[15] ?? 0) <= 1;
+  const embedded = unspecifiedOrLoopback ? undefined : embeddedIpv4(bytes);
   if (embedded === undefined) {
-    return { address: parsed.address, family: 6, category: lookupCategory(ipv6Table, bytes) ?? 'reserved' };
+    return {
+      classification: { address, family: 6, category: lookupCategory(ipv6Table, bytes) ?? 'reserved' },
+    };
   }
   let worst: { category: AddressCategory; bytes: Uint8Array } | undefined;
   for (const candidate of embedded.addresses) {
@@ -204,9 +222,13 @@ export function classifyAddress(address: string): AddressClassification {
   if (category === 'public' && embedded.form === 'ipv4-compatible') category = 'reserved';
   if (category === 'public' && embedded.form === 'nat64-local') category = 'private';
   return {
-    address: parsed.address,
-    family: 6,
-    category,
-    embeddedIpv4: { address: decided.bytes.join('.'), form: embedded.form },
+    classification: {
+      address,
+      family: 6,
+      category,
+      embeddedIpv4: { address: decided.bytes.join('.'), form: embedded.form },
+    },
+    // Only forms that deliver packets to the IPv4 address itself let an allow-listed IPv4 block match.
+    ...(reachesEmbeddedAddress.has(embedded.form) ? { embeddedBytes: decided.bytes } : {}),
   };
 }

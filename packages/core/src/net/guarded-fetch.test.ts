@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Agent } from 'undici';
 import {
   type LoopbackServer,
   loopbackConnect,
@@ -327,6 +328,22 @@ describe('createGuardedFetch: schemes', () => {
       }
     });
   }
+
+  test('a dispatcher passed in init cannot bypass the guard; integrity is refused, not dropped', async () => {
+    const { fetch, connect } = setup({});
+    const bypass = new Agent();
+    const received = server.received.length;
+    try {
+      const init = { dispatcher: bypass } as RequestInit;
+      await assertBlocked(fetch(`http://127.0.0.1:${server.port}/`, init), 'ssrf_blocked');
+      assert.equal(server.received.length, received, 'the loopback server was never reached');
+      await assert.rejects(fetch(`http://127.0.0.1:${server.port}/`, { integrity: 'sha256-abc' }), TypeError);
+      assert.deepEqual(connect.dialed, []);
+    } finally {
+      await fetch.close();
+      await bypass.close();
+    }
+  });
 
   test('rejects a bad maxRedirects at creation', () => {
     assert.throws(() => createGuardedFetch({ maxRedirects: -1 }), TypeError);

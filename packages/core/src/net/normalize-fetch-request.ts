@@ -40,7 +40,8 @@ function isStream(body: unknown): boolean {
 
 /**
  * Merges `fetch(input, init)` the way `new Request(input, init)` would (init wins, field by field), accepting
- * Request objects from any copy of undici. A global `FormData` body is encoded to bytes here, because the undici
+ * Request objects from any copy of undici. An undici `dispatcher` in `init` is ignored on purpose: it would
+ * bypass the guard. A global `FormData` body is encoded to bytes here, because the undici
  * that sends the request only recognises its own FormData class.
  */
 export async function normalizeFetchRequest(
@@ -48,6 +49,10 @@ export async function normalizeFetchRequest(
   init: RequestInit = {},
 ): Promise<NormalizedFetchRequest> {
   const request = isRequestLike(input) ? input : undefined;
+  // Subresource integrity would be checked by undici on every hop, redirects included; refuse it rather than
+  // drop a check the caller asked for.
+  if ((init.integrity ?? request?.integrity ?? '') !== '')
+    throw new TypeError('The guarded fetch does not support `integrity`');
   const url = new URL(request === undefined ? String(input) : request.url);
   const method = normalizeMethod(init.method ?? request?.method ?? 'GET');
   const headers = new Headers(init.headers ?? request?.headers);

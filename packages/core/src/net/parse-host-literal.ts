@@ -46,39 +46,53 @@ export function parseHostLiteral(host: string): ParsedHost {
   return { type: 'name', name };
 }
 
+const dottedDecimal =
+  /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
+
 /** Returns the IPv4 literal, an invalid result for a host that ends in a number, or undefined for a name. */
 function parseIpv4(text: string): IpHostLiteral | { type: 'invalid'; reason: string } | undefined {
+  // Fast path for the canonical spelling, which is what DNS answers and WHATWG-serialised URLs contain.
+  const canonical = dottedDecimal.exec(text);
+  if (canonical !== null) {
+    const bytes = new Uint8Array([
+      Number(canonical[1]),
+      Number(canonical[2]),
+      Number(canonical[3]),
+      Number(canonical[4]),
+    ]);
+    return { type: 'ipv4', address: text, bytes };
+  }
   const parts = text.split('.');
   if (parts.length > 1 && parts.at(-1) === '') parts.pop();
   const last = parts.at(-1) ?? '';
   if (!(decimalDigits.test(last) || parseIpv4Number(last) !== undefined)) return undefined;
   if (parts.length > 4) return { type: 'invalid', reason: 'more than four parts in a numeric host' };
-  const numbers: bigint[] = [];
+  const numbers: number[] = [];
   for (const part of parts) {
     const value = parseIpv4Number(part);
     if (value === undefined) return { type: 'invalid', reason: 'numeric host with a non-numeric part' };
     numbers.push(value);
   }
-  const lastNumber = numbers.pop() ?? 0n;
-  if (numbers.some((value) => value > 255n))
-    return { type: 'invalid', reason: 'numeric host part above 255' };
-  if (lastNumber >= 256n ** BigInt(5 - parts.length))
+  const lastNumber = numbers.pop() ?? 0;
+  if (numbers.some((value) => value > 255)) return { type: 'invalid', reason: 'numeric host part above 255' };
+  // Doubles are exact up to 2^53; anything larger is far out of range anyway, so the comparison stays correct.
+  if (lastNumber >= 256 ** (5 - parts.length))
     return { type: 'invalid', reason: 'numeric host out of range' };
   let value = lastNumber;
   numbers.forEach((part, index) => {
-    value += part * 256n ** BigInt(3 - index);
+    value += part * 256 ** (3 - index);
   });
   const bytes = new Uint8Array([
-    Number(value >> 24n),
-    Number((value >> 16n) & 255n),
-    Number((value >> 8n) & 255n),
-    Number(value & 255n),
+    Math.floor(value / 2 ** 24) & 255,
+    (value >>> 16) & 255,
+    (value >>> 8) & 255,
+    value & 255,
   ]);
   return { type: 'ipv4', address: bytes.join('.'), bytes };
 }
 
 /** The WHATWG "IPv4 number parser": `0x` prefix is hex, a leading `0` is octal, else decimal. */
-function parseIpv4Number(part: string): bigint | undefined {
+function parseIpv4Number(part: string): number | undefined {
   if (part === '') return undefined;
   let digits = part;
   let radix = 10;
@@ -89,12 +103,10 @@ function parseIpv4Number(part: string): bigint | undefined {
     digits = digits.slice(1);
     radix = 8;
   }
-  if (digits === '') return 0n;
+  if (digits === '') return 0;
   const valid = radix === 16 ? hexDigits : radix === 8 ? octalDigits : decimalDigits;
   if (!valid.test(digits)) return undefined;
-  if (radix === 16) return BigInt(`0x${digits}`);
-  if (radix === 8) return BigInt(`0o${digits}`);
-  return BigInt(digits);
+  return Number.parseInt(digits, radix);
 }
 
 function parseIpv6(text: string): IpHostLiteral | { type: 'invalid'; reason: string } {
