@@ -58,7 +58,9 @@ export async function parseOpenApiDocument(
   }
   const raw = value as Readonly<Record<string, unknown>>;
   const specification = detectSpecification(raw);
-  if (typeof raw.paths !== 'object' || raw.paths === null) {
+  // OpenAPI 3.1 documents may have only webhooks or components (no operations, so no tools).
+  const pathsOptional = specification === 'openapi-3.1' && raw.paths === undefined;
+  if (!pathsOptional && (typeof raw.paths !== 'object' || raw.paths === null)) {
     throw new OpenApiDocumentError({ message: 'The OpenAPI document has no "paths" object.' });
   }
   const parserOptions = {
