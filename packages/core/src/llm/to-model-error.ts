@@ -29,6 +29,17 @@ export function toModelError(options: { error: unknown; model: LanguageModelV4 }
         retryable: error.isRetryable,
       };
     }
+    if (error.statusCode >= 200 && error.statusCode < 300) {
+      // The request succeeded and the body broke later (a dropped connection while streaming).
+      return {
+        error: new ModelStreamError({
+          message: `the model stream broke: ${error.message}`,
+          retryable: error.isRetryable,
+          cause: error,
+        }),
+        retryable: error.isRetryable,
+      };
+    }
     return {
       error: new ModelRequestError({
         message: `${model.provider} answered HTTP ${error.statusCode}: ${error.message}`,
