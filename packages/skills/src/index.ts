@@ -1,1 +1,51 @@
-export {};
+export type { BlobStore } from './blob-store.ts';
+export { builtInSkillNames } from './built-in-skill-names.ts';
+export type { FilesystemBlobStoreOptions } from './filesystem-blob-store.ts';
+export { createFilesystemBlobStore } from './filesystem-blob-store.ts';
+export type { IngestSkillBundleOptions } from './ingest-skill-bundle.ts';
+export { ingestSkillBundle } from './ingest-skill-bundle.ts';
+export type { InspectSkillBundleOptions } from './inspect-skill-bundle.ts';
+export {
+  defaultMaxEntries,
+  defaultPerFileMaxBytes,
+  defaultTotalMaxBytes,
+  inspectSkillBundle,
+} from './inspect-skill-bundle.ts';
+export { loadStoredSkillBundle } from './load-stored-skill-bundle.ts';
+export type { MaterializedSkill, MaterializeSkillsOptions } from './materialize-skills.ts';
+export { materializeSkills } from './materialize-skills.ts';
+export type { ParsedSkillDocument, SkillFrontMatter } from './parse-skill-front-matter.ts';
+export { parseSkillFrontMatter } from './parse-skill-front-matter.ts';
+export { readSkillBundleFile } from './read-skill-bundle-file.ts';
+export { removeSkill } from './remove-skill.ts';
+export type { BuiltInTemplateValues } from './render-skill-template.ts';
+export { renderSkillTemplate, skillTemplateVariables } from './render-skill-template.ts';
+export { defaultSkillsMountDirectory, renderSkillsPromptSection } from './render-skills-prompt-section.ts';
+export type { SkillsCommandContext } from './run-skills-command.ts';
+export { runSkillsCommand } from './run-skills-command.ts';
+export type { SkillContentFinding, SkillContentFindingKind } from './scan-skill-content.ts';
+export { scanSkillContent } from './scan-skill-content.ts';
+export type {
+  BuildBuiltInSkillOptions,
+  SeedBuiltInSkillsOptions,
+  SeededSkill,
+} from './seed-built-in-skills.ts';
+export { buildBuiltInSkill, builtInSkillsDirectory, seedBuiltInSkills } from './seed-built-in-skills.ts';
+export type {
+  SkillBundle,
+  SkillBundleFile,
+  SkillBundleInput,
+  SkillBundleInspection,
+  ValidateSkillBundleOptions,
+} from './skill-bundle.ts';
+export type {
+  SkillBundleErrorCode,
+  SkillBundleErrorOptions,
+  SkillBundleProblem,
+} from './skill-bundle-error.ts';
+export { SkillBundleError, skillBundleErrorCodes } from './skill-bundle-error.ts';
+export type { SkillRecord, SkillRegistry } from './skill-registry.ts';
+export type { SqliteSkillRegistryOptions } from './sqlite-skill-registry.ts';
+export { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
+export { validateSkillBundle } from './validate-skill-bundle.ts';
+export { writeNormalisedSkillBundle } from './write-normalised-skill-bundle.ts';

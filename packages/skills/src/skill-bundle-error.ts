@@ -1,4 +1,5 @@
 import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+import type { SkillContentFinding } from './scan-skill-content.ts';
 
 const skillBundleErrorMarker = Symbol.for('toolbus.error.SkillBundleError');
 
@@ -15,7 +16,7 @@ const skillBundleErrorMarker = Symbol.for('toolbus.error.SkillBundleError');
  * - skill rules: `template_in_custom_bundle`, `missing_skill_md`, `files_outside_wrapper`, `invalid_front_matter`,
  *   `invalid_skill_name`, `reserved_skill_name`, `invalid_description`;
  * - ingestion and delivery: `findings_not_accepted`, `skill_exists`, `skill_not_found`, `blob_not_found`,
- *   `invalid_template`, `unsafe_target`.
+ *   `invalid_template`, `unsafe_target`, `no_data_directory`.
  */
 export const skillBundleErrorCodes = [
   'corrupt_zip',
@@ -55,6 +56,7 @@ export const skillBundleErrorCodes = [
   'blob_not_found',
   'invalid_template',
   'unsafe_target',
+  'no_data_directory',
 ] as const;
 
 /** One of {@link skillBundleErrorCodes}. */
@@ -74,6 +76,8 @@ export interface SkillBundleErrorOptions {
   readonly entry?: string;
   /** Every problem found, when the caller collected more than one (the first one names this error). */
   readonly problems?: readonly SkillBundleProblem[];
+  /** Content-scan findings, for `findings_not_accepted`. */
+  readonly findings?: readonly SkillContentFinding[];
   readonly cause?: unknown;
 }
 
@@ -82,6 +86,7 @@ export class SkillBundleError extends ToolbusError {
   override readonly code: SkillBundleErrorCode;
   readonly entry: string | undefined;
   readonly problems: readonly SkillBundleProblem[];
+  readonly findings: readonly SkillContentFinding[];
   readonly [skillBundleErrorMarker] = true;
 
   constructor(options: SkillBundleErrorOptions) {
@@ -89,6 +94,7 @@ export class SkillBundleError extends ToolbusError {
     this.name = 'SkillBundleError';
     this.code = options.code;
     this.entry = options.entry;
+    this.findings = options.findings ?? [];
     this.problems = options.problems ?? [
       options.entry === undefined
         ? { code: options.code, message: options.message }

@@ -1,0 +1,221 @@
+import { createReadStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { BlobStore } from './blob-store.ts';
+import { createFilesystemBlobStore } from './filesystem-blob-store.ts';
+import { ingestSkillBundle } from './ingest-skill-bundle.ts';
+import { inspectSkillBundle } from './inspect-skill-bundle.ts';
+import { removeSkill } from './remove-skill.ts';
+import type { SkillContentFinding } from './scan-skill-content.ts';
+import { seedBuiltInSkills } from './seed-built-in-skills.ts';
+import { SkillBundleError } from './skill-bundle-error.ts';
+import type { SkillRegistry } from './skill-registry.ts';
+import { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
+
+/** Where the command writes, and how it reaches storage. */
+export interface SkillsCommandContext {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /**
+   * Opens the stores for `add`, `list`, `remove` and `seed`. Default: `--data-dir <dir>` (or the
+   * `TOOLBUS_DATA_DIR` environment variable) holding `skills.sqlite` and `blobs/`.
+   */
+  readonly openStores?: (dataDirectory: string | undefined) => Promise<{
+    readonly registry: SkillRegistry;
+    readonly blobStore: BlobStore;
+  }>;
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+}
+
+const usage = `Usage: toolbus skills <command>
+
+  validate <bundle.zip> [--json]                  check a bundle; prints every problem; exit 1 when refused
+  add <bundle.zip> [--accept-findings] [--replace]  validate and store a custom skill
+  list [--json]                                   list stored skills
+  remove <name>                                   delete a custom skill
+  seed                                            store (or refresh) the built-in skills
+
+Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR), --max-file-bytes <n>, --max-total-bytes <n>
+`;
+
+/**
+ * The `toolbus skills` command: `validate`, `add`, `list`, `remove`, `seed`. Returns the exit code (0 success,
+ * 1 refused or failed, 2 usage error); the CLI mounts it as `toolbus skills ...`.
+ */
+export async function runSkillsCommand(
+  argv: readonly string[],
+  context: SkillsCommandContext,
+): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    context.stderr.write(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, argument] = positionals;
+  const limits = {
+    ...(values['max-file-bytes'] === undefined ? {} : { perFileMaxBytes: Number(values['max-file-bytes']) }),
+    ...(values['max-total-bytes'] === undefined ? {} : { totalMaxBytes: Number(values['max-total-bytes']) }),
+  };
+  if (Object.values(limits).some((limit) => !Number.isSafeInteger(limit) || limit <= 0)) {
+    context.stderr.write(`Size limits must be positive integers.\n\n${usage}`);
+    return 2;
+  }
+  const dataDirectory = values['data-dir'] ?? (context.environment ?? process.env).TOOLBUS_DATA_DIR;
+  const openStores = context.openStores ?? openDefaultStores;
+  try {
+    if (command === 'validate' && argument !== undefined && positionals.length === 2) {
+      return await validate(argument, { json: values.json === true, limits, context });
+    }
+    if (command === 'add' && argument !== undefined && positionals.length === 2) {
+      const stores = await openStores(dataDirectory);
+      const record = await ingestSkillBundle({
+        bundle: createReadStream(argument),
+        ...stores,
+        acceptFindings: values['accept-findings'] === true,
+        replace: values.replace === true,
+        validation: limits,
+      });
+      context.stdout.write(
+        `Added skill "${record.name}": ${record.fileCount} files, ${record.totalBytes} bytes, sha256 ${record.sha256}` +
+          `${record.findingsAccepted ? ` (${record.findings.length} finding(s) accepted)` : ''}\n`,
+      );
+      return 0;
+    }
+    if (command === 'list' && positionals.length === 1) {
+      const records = await (await openStores(dataDirectory)).registry.list();
+      if (values.json === true) {
+        context.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
+        return 0;
+      }
+      if (records.length === 0) context.stdout.write('No skills.\n');
+      for (const record of records) {
+        const flags = [record.isBuiltIn ? 'built-in' : 'custom', `${record.fileCount} files`];
+        if (record.findings.length > 0) flags.push(`${record.findings.length} accepted finding(s)`);
+        context.stdout.write(`${record.name}  [${flags.join(', ')}]  ${record.description}\n`);
+      }
+      return 0;
+    }
+    if (command === 'remove' && argument !== undefined && positionals.length === 2) {
+      const stores = await openStores(dataDirectory);
+      const existing = await stores.registry.get(argument);
+      if (existing?.isBuiltIn === true) {
+        context.stderr.write(`"${argument}" is a built-in skill; it is managed by "toolbus skills seed".\n`);
+        return 1;
+      }
+      await removeSkill({ name: argument, ...stores });
+      context.stdout.write(`Removed skill "${argument}".\n`);
+      return 0;
+    }
+    if (command === 'seed' && positionals.length === 1) {
+      for (const result of await seedBuiltInSkills(await openStores(dataDirectory))) {
+        context.stdout.write(`${result.name}: ${result.status}\n`);
+      }
+      return 0;
+    }
+  } catch (error) {
+    if (isSystemError(error)) {
+      context.stderr.write(`error ${error.code}: ${error.message}\n`);
+      return 1;
+    }
+    if (!SkillBundleError.isInstance(error)) throw error;
+    for (const problem of error.problems) context.stderr.write(`error ${problem.code}: ${problem.message}\n`);
+    if (error.code === 'findings_not_accepted') {
+      writeFindings(error.findings, context.stderr);
+      context.stderr.write('Review the findings; re-run with --accept-findings to accept them.\n');
+    }
+    return 1;
+  }
+  context.stderr.write(usage);
+  return 2;
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean' },
+      'accept-findings': { type: 'boolean' },
+      replace: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      'max-file-bytes': { type: 'string' },
+      'max-total-bytes': { type: 'string' },
+    },
+  });
+}
+
+async function validate(
+  path: string,
+  options: {
+    readonly json: boolean;
+    readonly limits: { perFileMaxBytes?: number; totalMaxBytes?: number };
+    readonly context: SkillsCommandContext;
+  },
+): Promise<number> {
+  const { context } = options;
+  let inspection: Awaited<ReturnType<typeof inspectSkillBundle>>;
+  try {
+    inspection = await inspectSkillBundle(createReadStream(path), options.limits);
+  } catch (error) {
+    context.stderr.write(`Cannot read ${path}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const refused = inspection.problems.length > 0;
+  if (options.json) {
+    const { bundle, problems, findings } = inspection;
+    const summary =
+      bundle === undefined ? undefined : { name: bundle.name, sha256: bundle.sha256, files: bundle.files };
+    context.stdout.write(
+      `${JSON.stringify({ valid: !refused, bundle: summary, problems, findings }, null, 2)}\n`,
+    );
+    return refused ? 1 : 0;
+  }
+  for (const problem of inspection.problems)
+    context.stdout.write(`error ${problem.code}: ${problem.message}\n`);
+  writeFindings(inspection.findings, context.stdout);
+  if (refused) {
+    context.stdout.write(`Refused: ${inspection.problems.length} problem(s).\n`);
+    return 1;
+  }
+  const bundle = inspection.bundle!;
+  context.stdout.write(
+    `Valid skill "${bundle.name}": ${bundle.files.length} files, ${bundle.totalBytes} bytes, sha256 ${bundle.sha256}` +
+      `${inspection.findings.length > 0 ? `; ${inspection.findings.length} finding(s) need an admin's explicit acceptance` : ''}\n`,
+  );
+  return 0;
+}
+
+function writeFindings(
+  findings: readonly SkillContentFinding[],
+  output: { write(text: string): unknown },
+): void {
+  for (const finding of findings) {
+    output.write(`finding ${finding.kind} ${finding.file}:${finding.line}: ${finding.excerpt}\n`);
+  }
+}
+
+async function openDefaultStores(dataDirectory: string | undefined) {
+  if (dataDirectory === undefined) {
+    throw new SkillBundleError({
+      code: 'no_data_directory',
+      message: 'No data folder: pass --data-dir <dir> or set TOOLBUS_DATA_DIR.',
+    });
+  }
+  await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
+  return {
+    registry: createSqliteSkillRegistry({ database: join(dataDirectory, 'skills.sqlite') }),
+    blobStore: createFilesystemBlobStore({ directory: join(dataDirectory, 'blobs') }),
+  };
+}
+
+/** A Node.js system error (ENOENT, EACCES...): bad input from the command line, reported rather than thrown. */
+function isSystemError(error: unknown): error is Error & { code: string } {
+  return (
+    error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && 'syscall' in error
+  );
+}
