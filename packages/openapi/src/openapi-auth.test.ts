@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Tool } from '@toolbus/spec';
+import { type PetStore, startPetStore } from './__fixtures__/petstore-server.ts';
+import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
+import { createOpenApiTools } from './create-openapi-tools.ts';
+import { OpenApiAuthError } from './openapi-auth-error.ts';
+import type { OpenApiAuth } from './resolve-auth.ts';
+
+let store: PetStore;
+
+before(async () => {
+  store = await startPetStore();
+});
+after(() => store.close());
+
+async function toolsWith(auth: OpenApiAuth | readonly OpenApiAuth[]): Promise<Map<string, Tool>> {
+  const list = await createOpenApiTools({ document: store.document(), fetch, auth });
+  return new Map(list.map((tool) => [tool.name, tool]));
+}
+
+/** Runs a call and returns what the model and the UI got, and what the server received. */
+async function call(tools: Map<string, Tool>, name: string, args: Record<string, unknown> = {}) {
+  const tool = tools.get(name);
+  assert.ok(tool);
+  const { context, packets } = recordingContext();
+  const response = await tool.run(toolCall(name, args), context);
+  const request = store.requests.at(-1);
+  assert.ok(request);
+  return { seen: JSON.stringify({ response, packets, definition: tool.definition() }), request };
+}
+
+describe('stored credentials', () => {
+  test('an API key in a header, placed by the document scheme it names', async () => {
+    const tools = await toolsWith({ type: 'api-key', value: 'key-in-header-123', scheme: 'apiKeyHeader' });
+    const { request, seen } = await call(tools, 'listPets');
+    assert.equal(request.headers['x-api-key'], 'key-in-header-123');
+    assert.ok(!seen.includes('key-in-header-123'));
+  });
+
+  test('an API key in the query; the model cannot set or see the key parameter', async () => {
+    const tools = await toolsWith({ type: 'api-key', value: 'key-in-query-456', scheme: 'apiKeyQuery' });
+    const { request, seen } = await call(tools, 'listPets', { limit: 2 });
+    const url = new URL(request.url, 'http://x');
+    assert.equal(url.searchParams.get('api_key'), 'key-in-query-456');
+    assert.equal(url.searchParams.get('limit'), '2');
+    assert.ok(!seen.includes('key-in-query-456'));
+    const listPets = tools.get('listPets');
+    assert.ok(listPets);
+    const { context } = recordingContext();
+    await assert.rejects(
+      listPets.run(toolCall('listPets', { api_key: 'model-chosen' }), context),
+      /api_key: unknown argument/,
+    );
+  });
+
+  test('an API key with an explicit name and location needs no scheme', async () => {
+    const tools = await toolsWith({
+      type: 'api-key',
+      value: 'explicit-789',
+      name: 'X-Custom-Key',
+      in: 'header',
+    });
+    const { request } = await call(tools, 'getNotes');
+    assert.equal(request.headers['x-custom-key'], 'explicit-789');
+  });
+
+  test('a bearer token', async () => {
+    const tools = await toolsWith({ type: 'bearer', token: 'bearer-token-abc' });
+    const { request, seen } = await call(tools, 'createPet', { body: { name: 'Tom' } });
+    assert.equal(request.headers.authorization, 'Bearer bearer-token-abc');
+    assert.ok(!seen.includes('bearer-token-abc'));
+  });
+
+  test('basic credentials', async () => {
+    const tools = await toolsWith({
+      type: 'basic',
+      username: 'ann',
+      password: 'pässword-1',
+      scheme: 'basicAuth',
+    });
+    const { request, seen } = await call(tools, 'getNotes');
+    assert.equal(request.headers.authorization, `Basic ${Buffer.from('ann:pässword-1').toString('base64')}`);
+    assert.ok(!seen.includes('pässword-1'));
+  });
+
+  test('credentials the API echoes back are redacted from what the model and the UI see', async () => {
+    const tools = await toolsWith([
+      { type: 'bearer', token: 'echoed-token-1' },
+      { type: 'api-key', value: 'echoed-key-2', scheme: 'apiKeyHeader' },
+      { type: 'api-key', value: 'echoed-key-3', scheme: 'apiKeyQuery' },
+    ]);
+    const { request, seen } = await call(tools, 'echoCredentials');
+    assert.equal(request.headers.authorization, 'Bearer echoed-token-1');
+    assert.equal(request.headers['x-api-key'], 'echoed-key-2');
+    for (const secret of ['echoed-token-1', 'echoed-key-2', 'echoed-key-3'])
+      assert.ok(!seen.includes(secret), secret);
+    assert.match(seen, /Bearer \[redacted\]/);
+  });
+
+  test('a credential failing the API is reported without its value', async () => {
+    const tools = await toolsWith({ type: 'bearer', token: 'rejected-token-9' });
+    const failWith = tools.get('failWith');
+    assert.ok(failWith);
+    const { context } = recordingContext();
+    await assert.rejects(failWith.run(toolCall('failWith', { status: 401 }), context), (error: unknown) => {
+      const text = `${(error as Error).message} ${(error as { modelMessage: string }).modelMessage}`;
+      assert.ok(!text.includes('rejected-token-9'));
+      assert.match(text, /configured by an administrator/);
+      return true;
+    });
+  });
+
+  test('credentials that do not fit the document fail closed, naming schemes, never values', async () => {
+    const cases: [OpenApiAuth | OpenApiAuth[], RegExp][] = [
+      [{ type: 'api-key', value: 'secret-a' }, /several apiKey schemes \(apiKeyHeader, apiKeyQuery\)/],
+      [{ type: 'api-key', value: 'secret-b', scheme: 'nope' }, /no security scheme named "nope"/],
+      [{ type: 'bearer', token: 'secret-c', scheme: 'apiKeyHeader' }, /does not take a bearer token/],
+      [
+        [
+          { type: 'bearer', token: 'secret-d' },
+          { type: 'basic', username: 'u', password: 'secret-e' },
+        ],
+        /same header "Authorization"/,
+      ],
+      [{ type: 'bearer', token: 'secret-f\r\nX-Evil: 1' }, /line break/],
+    ];
+    for (const [auth, message] of cases) {
+      await assert.rejects(
+        createOpenApiTools({ document: store.document(), fetch, auth }),
+        (error: unknown) => {
+          assert.ok(OpenApiAuthError.isInstance(error));
+          assert.match((error as Error).message, message);
+          assert.ok(!(error as Error).message.includes('secret-'));
+          return true;
+        },
+      );
+    }
+  });
+});
