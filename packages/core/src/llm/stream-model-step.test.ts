@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ChatMessage, ToolDefinition } from '@toolbus/spec';
-import type { ScriptedModelServer } from '../testing/index.ts';
+import type { ScriptedModelServer, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
 import { chunkText, splitTextAt, startScriptedModelServer, textSteps } from '../testing/index.ts';
 import {
   collectEvents,
@@ -29,7 +29,7 @@ function toolCallEnds(events: readonly ModelStreamEvent[]) {
 for (const provider of scriptedProviders) {
   describe(`streamModelStep over ${provider}`, () => {
     let server: ScriptedModelServer;
-    const turns: Parameters<typeof startScriptedModelServer>[0]['turns'] & unknown[] = [];
+    const turns: (ScriptedTurn | readonly ScriptedStep[])[] = [];
 
     before(async () => {
       server = await startScriptedModelServer({
