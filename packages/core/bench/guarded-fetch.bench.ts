@@ -4,6 +4,7 @@
 // time). Then the pure checks per second. `npm run bench -- guarded-fetch`
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { BlockList, isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { checkAddress, compileAddressPolicy } from '../src/net/check-address.ts';
 import { classifyAddress } from '../src/net/classify-address.ts';
@@ -28,11 +29,14 @@ const port = Number(portLine.toString().trim());
 
 type Fetch = (url: string) => Promise<{ arrayBuffer(): Promise<ArrayBuffer>; status: number }>;
 
-/** Sends `total` requests with `concurrency` in flight; returns requests per second. */
+/**
+ * Sends `total` requests with `concurrency` in flight; returns requests per second and the client process's CPU
+ * time per request (user + system), which stays meaningful when other work shares the machine.
+ */
 async function measure(
   fetchFunction: Fetch,
   options: { url: string; total: number; concurrency: number },
-): Promise<number> {
+): Promise<{ rate: number; cpuMicroseconds: number }> {
   let started = 0;
   const worker = async () => {
     while (started < options.total) {
@@ -43,8 +47,13 @@ async function measure(
     }
   };
   const begin = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(Array.from({ length: options.concurrency }, worker));
-  return options.total / (Number(process.hrtime.bigint() - begin) / 1e9);
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    rate: options.total / (Number(process.hrtime.bigint() - begin) / 1e9),
+    cpuMicroseconds: (cpu.user + cpu.system) / options.total,
+  };
 }
 
 const median = (values: number[]) =>
@@ -67,13 +76,14 @@ const variants: ReadonlyArray<{ name: string; fetch: Fetch; host: string }> = [
 ];
 
 console.log('## Guarded fetch vs undici fetch (loopback server in a child process)\n');
-console.log('| connections | client | requests/s | ratio to baseline |');
-console.log('|---|---|---:|---:|');
+console.log('| connections | client | requests/s | ratio | client CPU µs/request | ratio |');
+console.log('|---|---|---:|---:|---:|---:|');
 for (const scenario of [
   { label: 'kept alive, 16 in flight', path: '/', total: 1500, concurrency: 16 },
   { label: 'new per request, 8 in flight', path: '/close', total: 400, concurrency: 8 },
 ]) {
-  const results = new Map<string, number[]>();
+  const rates = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
   for (const variant of variants) {
     await measure(variant.fetch, {
       url: `http://${variant.host}:${port}${scenario.path}`,
@@ -84,18 +94,21 @@ for (const scenario of [
   // Interleaved rounds, so every client sees the same machine state; the median round is reported.
   for (let round = 0; round < 3; round += 1) {
     for (const variant of variants) {
-      const rate = await measure(variant.fetch, {
+      const result = await measure(variant.fetch, {
         url: `http://${variant.host}:${port}${scenario.path}`,
         ...scenario,
       });
-      results.set(variant.name, [...(results.get(variant.name) ?? []), rate]);
+      rates.set(variant.name, [...(rates.get(variant.name) ?? []), result.rate]);
+      cpu.set(variant.name, [...(cpu.get(variant.name) ?? []), result.cpuMicroseconds]);
     }
   }
-  const baseline = median(results.get('undici fetch (baseline)') ?? [1]);
+  const baselineRate = median(rates.get('undici fetch (baseline)') ?? [1]);
+  const baselineCpu = median(cpu.get('undici fetch (baseline)') ?? [1]);
   for (const variant of variants) {
-    const rate = median(results.get(variant.name) ?? [0]);
+    const rate = median(rates.get(variant.name) ?? [0]);
+    const cpuMicroseconds = median(cpu.get(variant.name) ?? [0]);
     console.log(
-      `| ${scenario.label} | ${variant.name} | ${rate.toFixed(0)} | ${(rate / baseline).toFixed(2)} |`,
+      `| ${scenario.label} | ${variant.name} | ${rate.toFixed(0)} | ${(rate / baselineRate).toFixed(2)} | ${cpuMicroseconds.toFixed(0)} | ${(cpuMicroseconds / baselineCpu).toFixed(2)} |`,
     );
   }
 }
@@ -134,23 +147,67 @@ const policy = compileAddressPolicy({ level: 'strict', allow: ['10.20.0.0/16', '
 const uncompiled = { level: 'permissive', allow: ['10.20.0.0/16'] } as const;
 opsPerSecond(addresses, (address) => checkAddress(address, policy).allowed, 300);
 
+// Baselines in the same run: Node's own validation and a BlockList holding the same non-public ranges.
+const blockList = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 3],
+] as const) {
+  blockList.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 127],
+  ['::ffff:0:0', 96],
+  ['64:ff9b::', 96],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  blockList.addSubnet(network, prefix, 'ipv6');
+}
+const canonical = addresses.map((address) => (address === '0x7f.1' ? '127.0.0.1' : address));
+
 console.log('\n## Address checks (mixed IPv4, IPv6, mapped, NAT64 and numeric-literal inputs)\n');
-console.log('| function | calls/s | µs per call |');
-console.log('|---|---:|---:|');
-for (const [name, body] of [
-  ['parseHostLiteral', (address: string) => parseHostLiteral(address).type],
-  ['classifyAddress', (address: string) => classifyAddress(address).category],
+console.log('| function | calls/s | µs per call | time vs net.BlockList.check |');
+console.log('|---|---:|---:|---:|');
+const micro: ReadonlyArray<readonly [string, readonly string[], (address: string) => unknown]> = [
+  ['net.isIP (baseline: validation only)', canonical, (address) => isIP(address)],
+  [
+    'net.BlockList.check (baseline: ranges only)',
+    canonical,
+    (address) => blockList.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4'),
+  ],
+  ['parseHostLiteral', addresses, (address) => parseHostLiteral(address).type],
+  ['classifyAddress', addresses, (address) => classifyAddress(address).category],
   [
     'checkAddress (compiled policy, allow list of 2)',
-    (address: string) => checkAddress(address, policy).allowed,
+    addresses,
+    (address) => checkAddress(address, policy).allowed,
   ],
   [
     'checkAddress (plain policy object, cached)',
-    (address: string) => checkAddress(address, uncompiled).allowed,
+    addresses,
+    (address) => checkAddress(address, uncompiled).allowed,
   ],
-] as const) {
-  const rate = opsPerSecond(addresses, body);
-  console.log(`| ${name} | ${rate.toFixed(0)} | ${(1e6 / rate).toFixed(2)} |`);
+];
+const microRates = micro.map(([name, inputs, body]) => [name, opsPerSecond(inputs, body)] as const);
+const blockListRate = microRates[1]?.[1] ?? 1;
+for (const [name, rate] of microRates) {
+  console.log(
+    `| ${name} | ${rate.toFixed(0)} | ${(1e6 / rate).toFixed(2)} | ${(blockListRate / rate).toFixed(2)} |`,
+  );
 }
 console.log(
   '\nThe guarded fetch normalises the request, follows redirects itself and rewraps the response as a global `Response`; with a new connection per request it also resolves and checks the host before every dial.\n',

@@ -27,6 +27,11 @@ before(async () => {
       response.end();
       return;
     }
+    if (request.url === '/odd-status') {
+      response.writeHead(999);
+      response.end();
+      return;
+    }
     if (request.url === '/hang') return; // never answers: the caller's signal must end the wait
     response.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-echo': 'yes' });
     response.end(
@@ -194,6 +199,18 @@ describe('createGuardedFetch as a WHATWG fetch', () => {
         assert.equal(echo.method, 'POST', name);
         check(echo);
       }
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('a status no Response can hold is a network error (TypeError), not a crash', async () => {
+    const { fetch, base } = setup();
+    try {
+      await assert.rejects(
+        fetch(`${base}/odd-status`),
+        (error: unknown) => error instanceof TypeError && error.cause instanceof RangeError,
+      );
     } finally {
       await fetch.close();
     }

@@ -165,6 +165,28 @@ describe('createGuardedFetch: names', () => {
     }
   });
 
+  test('permissive lets a name resolve to a private network, never to link-local (zone ids included)', async () => {
+    const { fetch, connect } = setup(
+      { 'nas.lan': [['192.168.1.20']], 'printer.lan': [['fe80::1%eth0']], 'v6.lan': [['fd12::20']] },
+      { level: 'permissive' },
+    );
+    try {
+      for (const name of ['nas.lan', 'v6.lan']) {
+        const response = await fetch(`http://${name}:${server.port}/`);
+        assert.equal(response.status, 200);
+        await response.arrayBuffer();
+      }
+      const error = await assertBlocked(fetch(`http://printer.lan:${server.port}/`), 'ssrf_blocked');
+      assert.equal(error.category, 'link-local');
+      assert.deepEqual(
+        connect.dialed.map((dial) => dial.hostname),
+        ['192.168.1.20', 'fd12::20'],
+      );
+    } finally {
+      await fetch.close();
+    }
+  });
+
   test('cloud metadata names are refused without being resolved, even at the permissive level', async () => {
     const { fetch, lookup } = setup(
       { 'metadata.google.internal': [['93.184.216.34']] },
@@ -263,6 +285,16 @@ describe('createGuardedFetch: IP literals in URLs', () => {
       }
     });
   }
+
+  test('a zone id in a URL is no valid URL (WHATWG) and never reaches the network', async () => {
+    const { fetch, connect } = setup({}, { level: 'permissive' });
+    try {
+      await assert.rejects(fetch('http://[fe80::1%25eth0]/'), TypeError);
+      assert.deepEqual(connect.dialed, []);
+    } finally {
+      await fetch.close();
+    }
+  });
 
   test('permissive lets loopback and private literals through (to the loopback server)', async () => {
     const { fetch, connect } = setup({}, { level: 'permissive' });

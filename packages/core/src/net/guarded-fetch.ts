@@ -53,11 +53,18 @@ function toGlobalResponse(
 ): Response {
   const nullBody = nullBodyStatuses.has(response.status);
   if (nullBody) void response.body?.cancel().catch(() => {});
-  const result = new Response(nullBody ? null : (response.body as ReadableStream<Uint8Array> | null), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers as unknown as HeadersInit,
-  });
+  let result: Response;
+  try {
+    result = new Response(nullBody ? null : (response.body as ReadableStream<Uint8Array> | null), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers as unknown as HeadersInit,
+    });
+  } catch (error) {
+    // A hostile server can send what undici accepts but a Response cannot hold (status 600-999): a network error.
+    void response.body?.cancel().catch(() => {});
+    throw new TypeError('fetch failed', { cause: error });
+  }
   const url = new URL(options.url);
   url.hash = '';
   Object.defineProperties(result, {
