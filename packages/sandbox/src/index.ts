@@ -1,1 +1,28 @@
-export {};
+export type {
+  CodeInterpreterCallOptions,
+  CodeInterpreterClientOptions,
+  ExecuteStreamEvent,
+} from './code-interpreter-client.ts';
+export { CodeInterpreterClient } from './code-interpreter-client.ts';
+export type { CodeInterpreterErrorOptions } from './code-interpreter-error.ts';
+export { CodeInterpreterError } from './code-interpreter-error.ts';
+export type { CodeInterpreterMethod } from './code-interpreter-methods.ts';
+export { codeInterpreterMethodVersions } from './code-interpreter-methods.ts';
+export { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
+export type { ServerSentEvent } from './parse-server-sent-events.ts';
+export { parseServerSentEvents } from './parse-server-sent-events.ts';
+export type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ErrorResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  ExecutionFile,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+  WorkspaceFileInput,
+} from './protocol/v1.ts';
+export type { SemanticVersion } from './semantic-version.ts';
+export { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';

@@ -1,0 +1,372 @@
+import { CodeInterpreterError } from './code-interpreter-error.ts';
+import { type CodeInterpreterMethod, codeInterpreterMethodVersions } from './code-interpreter-methods.ts';
+import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
+import { parseServerSentEvents } from './parse-server-sent-events.ts';
+import type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ErrorResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+} from './protocol/v1.ts';
+import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
+
+/** Options for {@link CodeInterpreterClient}. */
+export interface CodeInterpreterClientOptions {
+  /** e.g. http://127.0.0.1:8000 */
+  readonly baseUrl: string;
+  /** Defaults to the global fetch. */
+  readonly fetch?: typeof fetch;
+  /** Timeout of requests other than runs (uploads, downloads, sessions). Default 30 s. */
+  readonly requestTimeoutMs?: number;
+  /** Timeout of `/health`. Default 5 s. */
+  readonly healthTimeoutMs?: number;
+}
+
+/** Per-call options. */
+export interface CodeInterpreterCallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** One event of `executeStream`: output as it happens, then exactly one `result` or `error`. */
+export type ExecuteStreamEvent =
+  | { readonly type: 'output'; readonly stream: 'stdout' | 'stderr'; readonly data: string }
+  | { readonly type: 'result'; readonly result: ExecuteResponse }
+  | { readonly type: 'error'; readonly message: string };
+
+// A run's HTTP request may take as long as the run plus this margin (start-up, file collection, queueing).
+const runMarginMs = 10_000;
+const defaultRunTimeoutMs = 60_000;
+
+/**
+ * Client of the code-execution service. The server's version is read once from `/health` and cached; methods that
+ * need a newer server fail fast with {@link CodeInterpreterVersionError} instead of sending a request that would
+ * 404. `executeStream` falls back to the batch endpoint on servers without streaming.
+ */
+export class CodeInterpreterClient {
+  readonly baseUrl: string;
+  readonly #fetch: typeof fetch;
+  readonly #requestTimeoutMs: number;
+  readonly #healthTimeoutMs: number;
+  #version: Promise<string> | undefined;
+  #streamingMissing = false;
+
+  constructor(options: CodeInterpreterClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#healthTimeoutMs = options.healthTimeoutMs ?? 5000;
+  }
+
+  /** Asks `/health` now (not cached) and records the version it reports. */
+  async health(options: CodeInterpreterCallOptions = {}): Promise<HealthResponse> {
+    const response = await this.#send({ path: '/health', timeoutMs: this.#healthTimeoutMs, ...options });
+    const health = await this.#readJson<HealthResponse>(response);
+    if (typeof health !== 'object' || health === null || typeof health.status !== 'string') {
+      throw new CodeInterpreterError({
+        code: 'code_interpreter_protocol',
+        message: '/health did not answer {status}',
+      });
+    }
+    this.#version = Promise.resolve(health.version ?? '0.0.0');
+    return health;
+  }
+
+  /** True when the service answers `/health` with status ok or degraded. Never throws. */
+  async isAvailable(options: CodeInterpreterCallOptions = {}): Promise<boolean> {
+    try {
+      const { status } = await this.health(options);
+      return status === 'ok' || status === 'degraded';
+    } catch {
+      return false;
+    }
+  }
+
+  /** The server's version (from the first `/health` answer, then cached); '0.0.0' when it reports none. */
+  serverVersion(options: CodeInterpreterCallOptions = {}): Promise<string> {
+    if (!this.#version) {
+      const pending = this.health(options).then((health) => health.version ?? '0.0.0');
+      // A failed read is not cached: the next call asks again.
+      pending.catch(() => {
+        if (this.#version === pending) this.#version = undefined;
+      });
+      this.#version = pending;
+    }
+    return this.#version;
+  }
+
+  /** Whether the server is new enough for every one of `methods` (reads the cached version; sends nothing else). */
+  async supports(...methods: CodeInterpreterMethod[]): Promise<boolean> {
+    const server = parseSemanticVersion(await this.serverVersion());
+    return methods.every(
+      (method) =>
+        compareSemanticVersions(server, parseSemanticVersion(codeInterpreterMethodVersions[method])) >= 0,
+    );
+  }
+
+  /** Runs code and waits for the result. */
+  async execute(request: ExecuteRequest, options: CodeInterpreterCallOptions = {}): Promise<ExecuteResponse> {
+    await this.#requireVersion('execute', options);
+    const response = await this.#send({
+      path: '/v1/execute',
+      method: 'POST',
+      json: request,
+      timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
+      ...options,
+    });
+    return this.#readJson<ExecuteResponse>(response);
+  }
+
+  /**
+   * Runs code and yields its output as it happens, then the result. On a server older than the streaming endpoint
+   * (by version, or by a 404 for the route) it runs the batch endpoint and replays its output as events.
+   * Request failures throw before the first event; a failure the server reports mid-stream, or a stream that ends
+   * without a result, arrives as an `error` event.
+   */
+  async *executeStream(
+    request: ExecuteRequest,
+    options: CodeInterpreterCallOptions = {},
+  ): AsyncGenerator<ExecuteStreamEvent> {
+    if (this.#streamingMissing || !(await this.supports('executeStream'))) {
+      yield* this.#replayBatch(request, options);
+      return;
+    }
+    let response: Response;
+    try {
+      response = await this.#send({
+        path: '/v1/execute/stream',
+        method: 'POST',
+        json: request,
+        timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
+        ...options,
+      });
+    } catch (error) {
+      if (
+        CodeInterpreterError.isInstance(error) &&
+        error.status === 404 &&
+        error.serviceCode !== 'file_not_found'
+      ) {
+        this.#streamingMissing = true;
+        yield* this.#replayBatch(request, options);
+        return;
+      }
+      throw error;
+    }
+    if (!response.body)
+      throw new CodeInterpreterError({ code: 'code_interpreter_protocol', message: 'empty stream' });
+    let finished = false;
+    try {
+      for await (const event of parseServerSentEvents(response.body)) {
+        const data = this.#parseEventData(event.data);
+        if (event.event === 'output' && data && (data.stream === 'stdout' || data.stream === 'stderr')) {
+          yield { type: 'output', stream: data.stream, data: String(data.data ?? '') };
+        } else if (event.event === 'result' && data) {
+          finished = true;
+          yield { type: 'result', result: data as unknown as ExecuteResponse };
+          return;
+        } else if (event.event === 'error') {
+          finished = true;
+          yield { type: 'error', message: String(data?.message ?? 'the execution failed') };
+          return;
+        }
+      }
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      finished = true;
+      yield {
+        type: 'error',
+        message: `the stream broke: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    } finally {
+      if (!finished) await response.body.cancel().catch(() => {});
+    }
+    if (!finished) yield { type: 'error', message: 'the stream ended without a result' };
+  }
+
+  /** Stores a file on the service (raw bytes; the name travels in the `filename` query parameter). */
+  async uploadFile(options: {
+    filename: string;
+    content: Uint8Array | Blob | string;
+    signal?: AbortSignal;
+  }): Promise<UploadResponse> {
+    await this.#requireVersion('uploadFile', options);
+    const body =
+      typeof options.content === 'string'
+        ? new TextEncoder().encode(options.content)
+        : (options.content as BodyInit);
+    const response = await this.#send({
+      path: `/v1/files?filename=${encodeURIComponent(options.filename)}`,
+      method: 'POST',
+      body: body as BodyInit,
+      headers: { 'content-type': 'application/octet-stream' },
+      timeoutMs: this.#requestTimeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return this.#readJson<UploadResponse>(response);
+  }
+
+  /** A stored file's bytes. */
+  async downloadFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<Uint8Array> {
+    await this.#requireVersion('downloadFile', options);
+    const response = await this.#send({
+      path: `/v1/files/${encodeURIComponent(fileId)}`,
+      timeoutMs: this.#requestTimeoutMs,
+      ...options,
+    });
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  async deleteFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
+    await this.#requireVersion('deleteFile', options);
+    const response = await this.#send({
+      path: `/v1/files/${encodeURIComponent(fileId)}`,
+      method: 'DELETE',
+      timeoutMs: this.#requestTimeoutMs,
+      ...options,
+    });
+    await response.body?.cancel();
+  }
+
+  /** A workspace that keeps its files between commands until deleted or its TTL passes. */
+  async createSession(
+    request: CreateSessionRequest = {},
+    options: CodeInterpreterCallOptions = {},
+  ): Promise<CreateSessionResponse> {
+    await this.#requireVersion('createSession', options);
+    const response = await this.#send({
+      path: '/v1/sessions',
+      method: 'POST',
+      json: request,
+      timeoutMs: this.#requestTimeoutMs,
+      ...options,
+    });
+    return this.#readJson<CreateSessionResponse>(response);
+  }
+
+  /** Runs `bash -c command` in a session's workspace. */
+  async runSessionCommand(
+    sessionId: string,
+    request: SessionCommandRequest,
+    options: CodeInterpreterCallOptions = {},
+  ): Promise<SessionCommandResponse> {
+    await this.#requireVersion('runSessionCommand', options);
+    const response = await this.#send({
+      path: `/v1/sessions/${encodeURIComponent(sessionId)}/bash`,
+      method: 'POST',
+      json: request,
+      timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
+      ...options,
+    });
+    return this.#readJson<SessionCommandResponse>(response);
+  }
+
+  async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
+    await this.#requireVersion('deleteSession', options);
+    const response = await this.#send({
+      path: `/v1/sessions/${encodeURIComponent(sessionId)}`,
+      method: 'DELETE',
+      timeoutMs: this.#requestTimeoutMs,
+      ...options,
+    });
+    await response.body?.cancel();
+  }
+
+  async #requireVersion(method: CodeInterpreterMethod, options: CodeInterpreterCallOptions): Promise<void> {
+    const required = codeInterpreterMethodVersions[method];
+    if (required === '0.0.0') return;
+    const serverVersion = await this.serverVersion(options);
+    if (compareSemanticVersions(parseSemanticVersion(serverVersion), parseSemanticVersion(required)) < 0) {
+      throw new CodeInterpreterVersionError({ method, serverVersion, requiredVersion: required });
+    }
+  }
+
+  async *#replayBatch(
+    request: ExecuteRequest,
+    options: CodeInterpreterCallOptions,
+  ): AsyncGenerator<ExecuteStreamEvent> {
+    const result = await this.execute(request, options);
+    if (result.stdout) yield { type: 'output', stream: 'stdout', data: result.stdout };
+    if (result.stderr) yield { type: 'output', stream: 'stderr', data: result.stderr };
+    yield { type: 'result', result };
+  }
+
+  #parseEventData(data: string): Record<string, unknown> | undefined {
+    try {
+      const parsed: unknown = JSON.parse(data);
+      return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #send(options: {
+    path: string;
+    method?: string;
+    json?: unknown;
+    body?: BodyInit;
+    headers?: Record<string, string>;
+    timeoutMs: number;
+    signal?: AbortSignal;
+  }): Promise<Response> {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const method = options.method ?? 'GET';
+    let response: Response;
+    try {
+      response = await this.#fetch(this.baseUrl + options.path, {
+        method,
+        signal,
+        ...(options.json === undefined
+          ? { ...(options.body === undefined ? {} : { body: options.body }), headers: options.headers ?? {} }
+          : { body: JSON.stringify(options.json), headers: { 'content-type': 'application/json' } }),
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const reason = timeout.aborted
+        ? `no answer within ${options.timeoutMs} ms`
+        : 'the service is unreachable';
+      throw new CodeInterpreterError({
+        code: 'code_interpreter_unreachable',
+        message: `${method} ${options.path.split('?')[0]}: ${reason}`,
+        cause: error,
+      });
+    }
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      let serviceCode: string | undefined;
+      let detail = text.slice(0, 500);
+      try {
+        const parsed = JSON.parse(text) as Partial<ErrorResponse> & { detail?: unknown };
+        if (parsed.error) {
+          serviceCode = parsed.error.code;
+          detail = parsed.error.message;
+        } else if (parsed.detail !== undefined) {
+          detail = typeof parsed.detail === 'string' ? parsed.detail : JSON.stringify(parsed.detail);
+        }
+      } catch {}
+      throw new CodeInterpreterError({
+        code: 'code_interpreter_http',
+        message: `${method} ${options.path.split('?')[0]} answered ${response.status}: ${detail}`,
+        status: response.status,
+        ...(serviceCode === undefined ? {} : { serviceCode }),
+      });
+    }
+    return response;
+  }
+
+  async #readJson<T>(response: Response): Promise<T> {
+    try {
+      return (await response.json()) as T;
+    } catch (error) {
+      throw new CodeInterpreterError({
+        code: 'code_interpreter_protocol',
+        message: `${response.url} did not answer JSON`,
+        cause: error,
+      });
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+
+const codeInterpreterErrorMarker = Symbol.for('toolbus.error.CodeInterpreterError');
+
+/** Options for {@link CodeInterpreterError}. */
+export interface CodeInterpreterErrorOptions {
+  /** `code_interpreter_unreachable` (no answer), `code_interpreter_http` (an error status),
+   * `code_interpreter_protocol` (an answer we cannot read). */
+  readonly code: 'code_interpreter_unreachable' | 'code_interpreter_http' | 'code_interpreter_protocol';
+  readonly message: string;
+  readonly status?: number;
+  /** The service's own error code, e.g. `file_not_found`, `queue_full`. */
+  readonly serviceCode?: string;
+  readonly cause?: unknown;
+}
+
+/** A request to the code-execution service failed. */
+export class CodeInterpreterError extends ToolbusError {
+  readonly status: number | undefined;
+  readonly serviceCode: string | undefined;
+  readonly [codeInterpreterErrorMarker] = true;
+
+  constructor(options: CodeInterpreterErrorOptions) {
+    super({ code: options.code, message: options.message, cause: options.cause });
+    this.name = 'CodeInterpreterError';
+    this.status = options.status;
+    this.serviceCode = options.serviceCode;
+  }
+
+  static override isInstance(error: unknown): error is CodeInterpreterError {
+    return hasErrorMarker(error, codeInterpreterErrorMarker);
+  }
+}

@@ -1,0 +1,86 @@
+// Wire types of the code-execution protocol, version 1 (what @toolbus/interpreter serves and the Onyx
+// code-interpreter service speaks since 0.4). Field names are the wire's snake_case.
+
+/** `GET /health`. Old servers send only `{status: 'ok'}`; a missing version reads as 0.0.0. */
+export interface HealthResponse {
+  readonly status: 'ok' | 'degraded' | 'error' | (string & {});
+  readonly version?: string;
+  /** Why the status is not ok. (Onyx's service calls it `message`.) */
+  readonly reason?: string;
+  readonly message?: string | null;
+  /** What the sandbox enforces (toolbus servers). */
+  readonly isolation?: Record<string, unknown>;
+}
+
+/** A stored file to place in the workspace before the run. */
+export interface WorkspaceFileInput {
+  /** Relative path inside /workspace. */
+  readonly path: string;
+  readonly file_id: string;
+}
+
+/** `POST /v1/execute` and `POST /v1/execute/stream`. */
+export interface ExecuteRequest {
+  readonly code: string;
+  readonly stdin?: string;
+  readonly timeout_ms?: number;
+  readonly files?: readonly WorkspaceFileInput[];
+}
+
+/** A file the run created or changed, stored by the service under a new id. */
+export interface ExecutionFile {
+  readonly path: string;
+  readonly file_id: string;
+  readonly size?: number;
+  readonly kind: 'created' | 'modified' | (string & {});
+}
+
+/** The outcome of one run. */
+export interface ExecuteResponse {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Null when the run was killed (timeout). */
+  readonly exit_code: number | null;
+  readonly timed_out: boolean;
+  readonly duration_ms?: number;
+  readonly files: readonly ExecutionFile[];
+}
+
+/** `POST /v1/files` answer. */
+export interface UploadResponse {
+  readonly file_id: string;
+  readonly filename?: string;
+  readonly size?: number;
+}
+
+/** `POST /v1/sessions`. */
+export interface CreateSessionRequest {
+  readonly ttl_seconds?: number;
+  readonly files?: readonly WorkspaceFileInput[];
+}
+
+/** `POST /v1/sessions` answer; `expires_at` in unix seconds. */
+export interface CreateSessionResponse {
+  readonly session_id: string;
+  readonly expires_at: number;
+}
+
+/** `POST /v1/sessions/{id}/bash`. */
+export interface SessionCommandRequest {
+  readonly command: string;
+  readonly timeout_ms?: number;
+}
+
+/** The outcome of one session command. */
+export interface SessionCommandResponse {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exit_code: number | null;
+  readonly timed_out: boolean;
+  readonly duration_ms?: number;
+}
+
+/** Every 4xx/5xx body. */
+export interface ErrorResponse {
+  readonly error: { readonly code: string; readonly message: string };
+}
