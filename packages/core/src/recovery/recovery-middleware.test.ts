@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from '@ai-sdk/provider';
+import { createRecoveryMiddleware, recoveryMiddleware } from './recovery-middleware.ts';
+
+// `ai`'s wrapLanguageModel is not installed, so the middleware's functions are called directly, exactly as
+// wrapLanguageModel calls them, around a model object implementing the LanguageModelV4 contract that replays
+// scripted parts (the contract is the AI SDK's own interface, not ours).
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+} as LanguageModelV4GenerateResult['usage'];
+
+function replayModel(options: {
+  content: LanguageModelV4Content[];
+  parts: LanguageModelV4StreamPart[];
+}): LanguageModelV4 {
+  return {
+    specificationVersion: 'v4',
+    provider: 'replay',
+    modelId: 'replay-1',
+    supportedUrls: {},
+    async doGenerate() {
+      return {
+        content: options.content,
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage,
+        warnings: [],
+      };
+    },
+    async doStream() {
+      const parts = options.parts;
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+}
+
+const params: LanguageModelV4CallOptions = {
+  prompt: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] }],
+  tools: [
+    {
+      type: 'function',
+      name: 'get_weather',
+      description: 'Weather',
+      inputSchema: {
+        type: 'object',
+        properties: { city: { type: 'string' }, days: { type: 'integer' } },
+        required: ['city'],
+      },
+    },
+  ],
+};
+
+function textParts(deltas: readonly string[]): LanguageModelV4StreamPart[] {
+  return [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't1' },
+    ...deltas.map((delta): LanguageModelV4StreamPart => ({ type: 'text-delta', id: 't1', delta })),
+    { type: 'text-end', id: 't1' },
+    { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
+  ];
+}
+
+async function wrapStream(
+  model: LanguageModelV4,
+  middleware = recoveryMiddleware,
+): Promise<LanguageModelV4StreamPart[]> {
+  const result: LanguageModelV4StreamResult = await middleware.wrapStream!({
+    doGenerate: () => model.doGenerate(params),
+    doStream: () => model.doStream(params),
+    params,
+    model,
+  });
+  const parts: LanguageModelV4StreamPart[] = [];
+  const reader = result.stream.getReader();
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) return parts;
+    parts.push(value);
+  }
+}
+
+function visibleText(parts: readonly LanguageModelV4StreamPart[]): string {
+  return parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
+}
+
+const sequentialIds = () => {
+  let next = 0;
+  return () => `call_${next++}`;
+};
+
+describe('recoveryMiddleware', () => {
+  it('wrapGenerate turns XML written as text into a tool-call part and removes the markup', async () => {
+    const model = replayModel({
+      content: [
+        {
+          type: 'text',
+          text: 'Let me check. <function_calls><invoke name="get_weather"><parameter name="city">Oslo</parameter><parameter name="days">2</parameter></invoke></function_calls>',
+        },
+      ],
+      parts: [],
+    });
+    const middleware = createRecoveryMiddleware({ generateId: sequentialIds() });
+    const result = await middleware.wrapGenerate!({
+      doGenerate: () => model.doGenerate(params),
+      doStream: () => model.doStream(params),
+      params,
+      model,
+    });
+    assert.deepEqual(result.content, [
+      { type: 'text', text: 'Let me check.' },
+      { type: 'tool-call', toolCallId: 'call_0', toolName: 'get_weather', input: '{"city":"Oslo","days":2}' },
+    ]);
+    assert.equal(result.finishReason.unified, 'tool-calls');
+  });
+
+  it('wrapGenerate leaves native tool calls and plain answers alone', async () => {
+    const native: LanguageModelV4Content[] = [
+      { type: 'text', text: '{"name": "get_weather", "arguments": {"city": "Oslo"}}' },
+      { type: 'tool-call', toolCallId: 'n1', toolName: 'get_weather', input: '{"city":"Rome"}' },
+    ];
+    for (const content of [native, [{ type: 'text', text: 'It is sunny.' }] as LanguageModelV4Content[]]) {
+      const model = replayModel({ content, parts: [] });
+      const result = await recoveryMiddleware.wrapGenerate!({
+        doGenerate: () => model.doGenerate(params),
+        doStream: () => model.doStream(params),
+        params,
+        model,
+      });
+      assert.deepEqual(result.content, content);
+      assert.equal(result.finishReason.unified, 'stop');
+    }
+  });
+
+  it('wrapStream filters markup split across deltas and appends tool-call parts before finish', async () => {
+    const text =
+      'Checking.<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call> Done.';
+    const deltas = text.match(/.{1,3}/gs)!;
+    const parts = await wrapStream(
+      replayModel({ content: [], parts: textParts(deltas) }),
+      createRecoveryMiddleware({ generateId: sequentialIds() }),
+    );
+    assert.equal(visibleText(parts), 'Checking. Done.');
+    const types = parts.map((part) => part.type);
+    assert.deepEqual(types.slice(-3), ['text-end', 'tool-call', 'finish']);
+    const call = parts.find((part) => part.type === 'tool-call');
+    assert.deepEqual(call, {
+      type: 'tool-call',
+      toolCallId: 'call_0',
+      toolName: 'get_weather',
+      input: '{"city":"Oslo"}',
+    });
+    const finish = parts.at(-1);
+    assert.equal(finish?.type === 'finish' && finish.finishReason.unified, 'tool-calls');
+  });
+
+  it('wrapStream holds a bare JSON answer and never shows it when it is a call', async () => {
+    const parts = await wrapStream(
+      replayModel({
+        content: [],
+        parts: textParts(['{"name": "get_wea', 'ther", "arguments": {"city": "Oslo"}}']),
+      }),
+    );
+    assert.equal(visibleText(parts), '');
+    assert.equal(parts.filter((part) => part.type === 'tool-call').length, 1);
+  });
+
+  it('wrapStream passes a plain answer through unchanged, including JSON that is not a call', async () => {
+    const plain = await wrapStream(
+      replayModel({ content: [], parts: textParts(['It is ', 'sunny ', 'in Oslo.']) }),
+    );
+    assert.equal(visibleText(plain), 'It is sunny in Oslo.');
+    assert.equal(plain.at(-1)?.type, 'finish');
+    assert.equal(plain.filter((part) => part.type === 'tool-call').length, 0);
+    const data = await wrapStream(
+      replayModel({ content: [], parts: textParts(['{"temperature": ', '21}']) }),
+    );
+    assert.equal(visibleText(data), '{"temperature": 21}');
+  });
+});
