@@ -1,0 +1,209 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { ChatMessage, PacketObject, Tool, ToolbusError, ToolCall, ToolDefinition } from '@toolbus/spec';
+import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
+import { CitationMarkerScanner } from '../citations/citation-marker-scanner.ts';
+import type { PacketSink } from '../emitter/packet-sink.ts';
+import type { ModelFinishReason } from '../llm/model-stream-event.ts';
+import { type StreamModelStepOptions, streamModelStep } from '../llm/stream-model-step.ts';
+import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
+import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
+import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
+import { ToolCallMarkupStreamFilter } from '../streaming/tool-call-markup-stream-filter.ts';
+import type { StepPlacement } from './step-placement.ts';
+
+/** Options for {@link runLlmStep}. */
+export interface RunLlmStepOptions {
+  readonly model: LanguageModelV4;
+  readonly messages: readonly ChatMessage[];
+  readonly tools: readonly Tool[];
+  readonly toolChoice: ModelToolChoice;
+  readonly turn: number;
+  readonly placement: StepPlacement;
+  readonly sink: PacketSink;
+  readonly citations: TurnCitationAllocator;
+  /** Citation numbers already announced in this turn (a `citation-info` goes out once per document). */
+  readonly announcedDocuments: Set<string>;
+  /** Complete native calls of non-mergeable tools start here while the model is still streaming. */
+  readonly batch: ToolCallBatch | undefined;
+  readonly signal?: AbortSignal;
+  readonly stream?: Partial<
+    Omit<StreamModelStepOptions, 'model' | 'messages' | 'tools' | 'toolChoice' | 'signal'>
+  >;
+  /** Whether visible text of this step is the final answer's (citation packets are sent for it). */
+  readonly citing: boolean;
+}
+
+/** What one model step produced. */
+export interface LlmStepResult {
+  /** The visible answer text (tool-call markup removed). */
+  readonly answer: string;
+  /** Everything the model wrote as text, markup included: the source for text recovery. */
+  readonly rawAnswer: string;
+  readonly reasoning: string;
+  /** Native tool calls, in the order the model started them. */
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: ModelFinishReason | undefined;
+  readonly error?: ToolbusError;
+  /** The turn index after this step (reasoning moves the answer to the next turn). */
+  readonly nextTurn: number;
+  /** Whether a `message-start` went out in this step. */
+  readonly answerStarted: boolean;
+}
+
+/**
+ * One model step (seed §5.1, §5.4): streams the model's output as packets while keeping the raw text for
+ * recovery. Reasoning goes out as reasoning packets and closes before the answer or the first tool call (which
+ * then sit one turn later); visible text goes through the tool-call markup filter; argument fragments of tools
+ * that opt in stream as `tool-argument-delta`; each native call starts running as soon as it is complete.
+ */
+export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepResult> {
+  const definitions: ToolDefinition[] = options.tools.map((tool) => tool.definition());
+  const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const filter = new ToolCallMarkupStreamFilter();
+  const scanner = new CitationMarkerScanner();
+  const argumentStreamer = createArgumentDeltaStreamer();
+  let turn = options.turn;
+  let reasoningOpen = false;
+  let reasoning = '';
+  let rawAnswer = '';
+  let answer = '';
+  let answerStarted = false;
+  let finishReason: ModelFinishReason | undefined;
+  let error: ToolbusError | undefined;
+  const calls = new Map<number, { id: string; name: string; tab: number }>();
+  const finished: ToolCall[] = [];
+  const usedIds = new Set<string>();
+
+  const emit = (tab: number, obj: PacketObject) =>
+    options.sink.emitAt(options.placement.at({ turn, tab }), obj);
+  const closeReasoning = () => {
+    if (!reasoningOpen) return;
+    emit(0, { type: 'reasoning-end' });
+    reasoningOpen = false;
+    turn += 1;
+  };
+  const emitVisible = (text: string) => {
+    if (!text) return;
+    closeReasoning();
+    if (!answerStarted) {
+      answerStarted = true;
+      emit(0, { type: 'message-start', finalDocuments: [...options.citations.mapping.values()] });
+    }
+    if (options.citing) {
+      for (const number of scanner.process(text)) {
+        const document = options.citations.mapping.get(number);
+        if (document && !options.announcedDocuments.has(document.id)) {
+          options.announcedDocuments.add(document.id);
+          emit(0, { type: 'citation-info', citationNumber: number, documentId: document.id });
+        }
+      }
+    }
+    answer += text;
+    emit(0, { type: 'message-delta', content: text });
+  };
+
+  const events = streamModelStep({
+    ...options.stream,
+    model: options.model,
+    messages: options.messages,
+    tools: definitions,
+    toolChoice: definitions.length > 0 ? options.toolChoice : 'none',
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  for await (const event of events) {
+    switch (event.type) {
+      case 'reasoning-delta':
+        if (!event.text) break;
+        if (!reasoningOpen && !answerStarted && calls.size === 0) {
+          reasoningOpen = true;
+          emit(0, { type: 'reasoning-start' });
+        }
+        reasoning += event.text;
+        emit(0, { type: 'reasoning-delta', reasoning: event.text });
+        break;
+      case 'text-delta':
+        rawAnswer += event.text;
+        emitVisible(filter.process(event.text));
+        break;
+      case 'tool-call-start': {
+        closeReasoning();
+        const id = uniqueCallId(event.id, usedIds);
+        calls.set(event.index, { id, name: event.name, tab: calls.size + (answerStarted ? 1 : 0) });
+        break;
+      }
+      case 'tool-call-delta': {
+        const call = calls.get(event.index);
+        if (!call || !toolsByName.get(call.name)?.streamsArgumentDeltas) break;
+        const deltas = await argumentStreamer.push(event.index, event.argumentsDelta);
+        if (Object.keys(deltas).length > 0) {
+          emit(call.tab, {
+            type: 'tool-argument-delta',
+            toolCallId: call.id,
+            toolName: call.name,
+            argumentDeltas: deltas,
+          });
+        }
+        break;
+      }
+      case 'tool-call-end': {
+        closeReasoning();
+        let call = calls.get(event.index);
+        if (!call) {
+          call = {
+            id: uniqueCallId(event.id, usedIds),
+            name: event.name,
+            tab: calls.size + (answerStarted ? 1 : 0),
+          };
+          calls.set(event.index, call);
+        }
+        if (toolsByName.get(call.name)?.streamsArgumentDeltas) {
+          const rest = await argumentStreamer.end(event.index);
+          if (Object.keys(rest).length > 0) {
+            emit(call.tab, {
+              type: 'tool-argument-delta',
+              toolCallId: call.id,
+              toolName: call.name,
+              argumentDeltas: rest,
+            });
+          }
+        }
+        const toolCall: ToolCall = {
+          id: call.id,
+          name: call.name,
+          arguments: parseToolArguments(event.rawArguments),
+          placement: options.placement.at({ turn, tab: call.tab }),
+        };
+        finished.push(toolCall);
+        if (options.batch && !options.batch.isMergeable(toolCall)) options.batch.add(toolCall);
+        break;
+      }
+      case 'finish':
+        finishReason = event.finishReason;
+        break;
+      case 'error':
+        error = event.error;
+        break;
+    }
+  }
+  emitVisible(filter.flush());
+  closeReasoning();
+  return {
+    answer,
+    rawAnswer,
+    reasoning,
+    toolCalls: finished,
+    finishReason,
+    ...(error ? { error } : {}),
+    nextTurn: turn + 1,
+    answerStarted,
+  };
+}
+
+/** Models sometimes omit ids or repeat them; every call needs its own id to get its own result. */
+function uniqueCallId(id: string, used: Set<string>): string {
+  let candidate = id && !used.has(id) ? id : `call_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  while (used.has(candidate)) candidate = `call_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  used.add(candidate);
+  return candidate;
+}
