@@ -43,7 +43,8 @@ export interface ConstructToolsOptions {
   /** What built-in `isAvailable` checks see. */
   readonly availabilityContext?: AvailabilityContext;
   /**
-   * Only these tools this turn: persona tool row ids, or built-in ids. The memory tool bypasses it, as in the seed.
+   * Only these tools this turn: persona tool row ids, or built-in ids. The injections (forced search, the memory
+   * tool) bypass it, as in the seed.
    */
   readonly allowedToolIds?: readonly string[];
   /** This request's search forcing; default: the user's setting unless `auto`, else the persona's. */
