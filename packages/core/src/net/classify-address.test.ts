@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { type AddressCategory, classifyAddress } from './classify-address.ts';
 
 const ipv4Cases: ReadonlyArray<readonly [string, AddressCategory]> = [
@@ -105,6 +106,18 @@ describe('classifyAddress', () => {
       assert.deepEqual(result.embeddedIpv4, { address: ipv4, form });
     });
   }
+
+  test('mapped, translated and NAT64 forms classify exactly like their IPv4 address (property)', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), (ipv4) => {
+        const expected = classifyAddress(ipv4).category;
+        assert.equal(classifyAddress(`::ffff:${ipv4}`).category, expected, ipv4);
+        assert.equal(classifyAddress(`::ffff:0:${ipv4}`).category, expected, ipv4);
+        assert.equal(classifyAddress(`64:ff9b::${ipv4}`).category, expected, ipv4);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 
   test('throws a TypeError for a name or garbage', () => {
     assert.throws(() => classifyAddress('example.com'), TypeError);

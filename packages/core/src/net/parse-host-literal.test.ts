@@ -137,6 +137,24 @@ describe('parseHostLiteral: IPv6 forms', () => {
     assert.equal(addressOf(new URL('http://[::ffff:127.0.0.1]/').hostname), '::ffff:7f00:1');
   });
 
+  test('agrees with the WHATWG URL serialiser on every IPv6 address (property)', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (address) => {
+        assert.equal(`[${addressOf(address)}]`, new URL(`http://[${address}]/`).hostname, address);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("agrees with the WHATWG URL parser on fast-check's extended IPv4 spellings (property)", () => {
+    fc.assert(
+      fc.property(fc.ipV4Extended(), (address) => {
+        assert.equal(addressOf(address), new URL(`http://${address}/`).hostname, address);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   test('zone ids are kept apart from the address, in both spellings', () => {
     const plain = parseHostLiteral('fe80::1%eth0');
     assert.equal(plain.type, 'ipv6');
