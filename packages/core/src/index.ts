@@ -4,6 +4,9 @@ export type {
   TurnCitationAllocator,
 } from './citations/citation-allocator.ts';
 export { createCitationAllocator } from './citations/citation-allocator.ts';
+export { CitationMarkerScanner } from './citations/citation-marker-scanner.ts';
+export type { CollapsedCitations } from './citations/collapse-citations.ts';
+export { collapseCitations } from './citations/collapse-citations.ts';
 export type { EmitterOptions } from './emitter/emitter.ts';
 export { Emitter } from './emitter/emitter.ts';
 export type { FencedToolEmitter } from './emitter/fenced-tool-emitter.ts';
@@ -31,3 +34,9 @@ export { defineTool } from './tool/define-tool.ts';
 export { exampleArgumentsFromSchema } from './tool/example-arguments.ts';
 export type { ArgumentIssue, InvalidArgumentsErrorOptions } from './tool/invalid-arguments-error.ts';
 export { invalidArgumentsError } from './tool/invalid-arguments-error.ts';
+export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
+export { runLlmStep } from './turn/llm-step.ts';
+export type { RecoveryTrigger } from './turn/recover-step-tool-calls.ts';
+export { recoverStepToolCalls, recoveryTrigger } from './turn/recover-step-tool-calls.ts';
+export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
+export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
