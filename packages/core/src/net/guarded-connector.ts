@@ -122,7 +122,7 @@ export async function resolveCheckedAddresses(options: {
  * the certificate is verified against. Addresses are tried in order until one connects.
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): GuardedConnect {
-  const lookup = options.lookup ?? (dnsLookup as unknown as GuardedLookup);
+  const lookup: GuardedLookup = options.lookup ?? dnsLookup;
   const connect = options.connect ?? buildConnector({});
   return (connectOptions, callback) => {
     const { hostname, protocol } = connectOptions;
@@ -144,10 +144,15 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Guarde
             hostname: address,
             ...(servername ? { servername } : {}),
           };
-          connect(attemptOptions, (error, socket) => {
-            if (error) attempt(index + 1, error);
-            else callback(null, socket);
-          });
+          try {
+            connect(attemptOptions, (error, socket) => {
+              if (error) attempt(index + 1, error);
+              else callback(null, socket);
+            });
+          } catch (error) {
+            // A socket factory that throws instead of calling back must not leave the request hanging.
+            attempt(index + 1, error instanceof Error ? error : new Error(String(error)));
+          }
         };
         attempt(0);
       },

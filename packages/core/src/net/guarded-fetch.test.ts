@@ -187,6 +187,24 @@ describe('createGuardedFetch: names', () => {
     }
   });
 
+  test('a socket factory that throws fails the request instead of hanging it', async () => {
+    const fetch = createGuardedFetch({
+      lookup: scriptedLookup({ 'public.example': [['93.184.216.34']] }),
+      connect: () => {
+        throw new Error('factory broke');
+      },
+    });
+    try {
+      await assert.rejects(fetch(`http://public.example:${server.port}/`), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(String((error as { cause?: unknown }).cause), /factory broke/);
+        return true;
+      });
+    } finally {
+      await fetch.close();
+    }
+  });
+
   test('cloud metadata names are refused without being resolved, even at the permissive level', async () => {
     const { fetch, lookup } = setup(
       { 'metadata.google.internal': [['93.184.216.34']] },
