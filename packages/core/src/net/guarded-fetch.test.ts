@@ -236,6 +236,24 @@ describe('createGuardedFetch: names', () => {
   });
 });
 
+describe('createGuardedFetch with the default resolver and socket factory', () => {
+  test('localhost resolves (through the OS) to loopback and is refused; allowed by name it is fetched', async () => {
+    const guarded = createGuardedFetch();
+    const allowed = createGuardedFetch({ allow: ['localhost'] });
+    try {
+      const before = server.received.length;
+      const error = await assertBlocked(guarded(`http://localhost:${server.port}/`), 'ssrf_blocked');
+      assert.equal(error.category, 'loopback');
+      assert.equal(server.received.length, before);
+      const response = await allowed(`http://localhost:${server.port}/default`);
+      assert.equal(((await response.json()) as { url: string }).url, '/default');
+    } finally {
+      await guarded.close();
+      await allowed.close();
+    }
+  });
+});
+
 describe('createGuardedFetch: IP literals in URLs', () => {
   const refusedEverywhere = [
     'http://169.254.169.254/latest/meta-data/',
