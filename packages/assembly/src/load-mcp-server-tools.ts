@@ -73,6 +73,19 @@ export async function loadMcpServerTools(options: LoadMcpServerToolsOptions): Pr
   if (server.authType === 'oauth' && user === undefined) {
     return { ok: false, reason: 'mcp-auth-required', message: `${label} needs a signed-in user (OAuth).` };
   }
+  if (server.authType === 'oauth' && user !== undefined) {
+    // No tokens yet: the user must connect first; dialling the server would only end in a 401.
+    const state = await storage.mcpServers
+      .getOAuthState({ serverId, userId: user.id })
+      .catch(() => undefined);
+    if (state?.tokens === undefined) {
+      return {
+        ok: false,
+        reason: 'mcp-auth-required',
+        message: `${label} needs the user to connect (OAuth).`,
+      };
+    }
+  }
   const config = toMcpServerConfig(server);
   const connectOptions: ConnectMcpServerOptions = {
     fetch: options.fetch,

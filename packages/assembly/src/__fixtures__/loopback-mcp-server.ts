@@ -12,14 +12,23 @@ export interface LoopbackMcpServer {
   readonly url: string;
   /** How many `tools/list` requests it answered. */
   readonly listCount: number;
+  /** The Authorization header of every request ('' when absent). */
+  readonly authorizations: readonly string[];
   /** Replaces the tools and notifies every session. */
   setTools(tools: readonly Tool[]): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Starts the server; each tool answers `<tool name>: <arguments JSON>`. */
-export async function startLoopbackMcpServer(initialTools: readonly Tool[]): Promise<LoopbackMcpServer> {
+/**
+ * Starts the server; each tool answers `<tool name>: <arguments JSON>`. With `requiredAuthorization`, any request
+ * without exactly that Authorization header gets a 401.
+ */
+export async function startLoopbackMcpServer(
+  initialTools: readonly Tool[],
+  options: { readonly requiredAuthorization?: string } = {},
+): Promise<LoopbackMcpServer> {
   let tools = [...initialTools];
+  const authorizations: string[] = [];
   let listCount = 0;
   const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
   const newSession = async () => {
@@ -44,6 +53,11 @@ export async function startLoopbackMcpServer(initialTools: readonly Tool[]): Pro
     return transport;
   };
   const http = createServer((request, response) => {
+    authorizations.push(request.headers.authorization ?? '');
+    if (options.requiredAuthorization !== undefined && request.headers.authorization !== options.requiredAuthorization) {
+      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
     const sessionId = request.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     const handle = async () => {
@@ -66,6 +80,7 @@ export async function startLoopbackMcpServer(initialTools: readonly Tool[]): Pro
     get listCount() {
       return listCount;
     },
+    authorizations,
     async setTools(next) {
       tools = [...next];
       await Promise.all([...sessions.values()].map(({ server }) => server.sendToolListChanged()));

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
+import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import { type LoopbackMcpServer, startLoopbackMcpServer } from './__fixtures__/loopback-mcp-server.ts';
+import { createTestRunContext } from './__fixtures__/test-run-context.ts';
+import { builtInFactories } from './__fixtures__/test-tools.ts';
+import { constructTools } from './construct-tools.ts';
+import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
+
+const echoTool: McpWireTool = {
+  name: 'echo',
+  description: 'Echoes.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+};
+let storage: Storage;
+let persona: Persona;
+let user: User;
+
+beforeEach(async () => {
+  storage = await openStorage({ path: ':memory:', environment: {} });
+  persona = await storage.personas.create({ name: 'Auth' });
+  user = await storage.users.create({ email: 'auth@example.com' });
+});
+
+function assemble(options: { user?: User } = { user }) {
+  return constructTools({
+    persona,
+    ...(options.user === undefined ? {} : { user: options.user }),
+    storage,
+    builtInFactories: builtInFactories(),
+    fetch,
+    requireMcpApproval: false,
+    mcp: { oauthRedirectUrl: 'http://127.0.0.1:1/oauth/callback' },
+  });
+}
+
+describe('MCP credentials from storage', () => {
+  let server: LoopbackMcpServer;
+  const apiKey = 'sk-stored-api-key-77';
+  before(async () => {
+    server = await startLoopbackMcpServer([echoTool], { requiredAuthorization: `Bearer ${apiKey}` });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('an API key stored encrypted reaches the server as a bearer header', async () => {
+    const stored = await storage.mcpServers.create({
+      name: 'keyed',
+      endpoint: { transport: 'streamable-http', url: server.url },
+      authType: 'api-key',
+      apiKey,
+      headers: { Authorization: 'Basic overridden-by-the-key' },
+    });
+    await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: stored.id, toolName: 'echo' });
+    const assembly = await assemble();
+    try {
+      assert.deepEqual(assembly.skipped, []);
+      const echo = assembly.tools[0]!;
+      const { context, call } = createTestRunContext();
+      assert.match(
+        (await echo.run(call(echo.name, { text: 'hi' }), context)).llmFacing,
+        /echo: \{"text":"hi"\}/,
+      );
+      assert.ok(server.authorizations.length > 0);
+      assert.ok(server.authorizations.every((value) => value === `Bearer ${apiKey}`));
+    } finally {
+      await assembly.close();
+    }
+  });
+
+  test('a wrong stored key makes only that server unavailable', async () => {
+    const stored = await storage.mcpServers.create({
+      name: 'wrong-key',
+      endpoint: { transport: 'streamable-http', url: server.url },
+      authType: 'api-key',
+      apiKey: 'sk-wrong',
+    });
+    await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'WebSearchTool' });
+    await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: stored.id, toolName: 'echo' });
+    const assembly = await assemble();
+    assert.deepEqual(
+      assembly.tools.map((tool) => tool.name),
+      ['web_search'],
+    );
+    assert.equal(assembly.skipped.length, 1);
+    assert.match(assembly.skipped[0]!.reason, /^mcp-(server-failed|auth-required)$/);
+    assert.equal(assembly.skipped[0]!.message.includes('sk-wrong'), false);
+  });
+});
+
+describe('per-user OAuth tokens from storage', () => {
+  let server: LoopbackMcpServer;
+  const accessToken = 'user-access-token-55';
+  before(async () => {
+    server = await startLoopbackMcpServer([echoTool], { requiredAuthorization: `Bearer ${accessToken}` });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test("the signed-in user's stored token is used; another user without tokens must connect first", async () => {
+    const stored = await storage.mcpServers.create({
+      name: 'oauth',
+      endpoint: { transport: 'streamable-http', url: server.url },
+      authType: 'oauth',
+    });
+    await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: stored.id, toolName: 'echo' });
+    await createStorageMcpTokenStore(storage).save(user.id, stored.id, {
+      tokens: { access_token: accessToken, token_type: 'Bearer' },
+      tokensSavedAt: Date.now(),
+    });
+    const assembly = await assemble();
+    try {
+      assert.deepEqual(
+        assembly.tools.map((tool) => tool.name),
+        ['echo'],
+      );
+      const { context, call } = createTestRunContext();
+      const echo = assembly.tools[0]!;
+      assert.match((await echo.run(call(echo.name, {}), context)).llmFacing, /^echo:/);
+    } finally {
+      await assembly.close();
+    }
+
+    // Tokens are per user: another user without tokens gets no tools, and the server is not even dialled.
+    const stranger = await storage.users.create({ email: 'stranger@example.com' });
+    const seen = server.authorizations.length;
+    const refused = await assemble({ user: stranger });
+    assert.deepEqual(refused.tools, []);
+    assert.equal(refused.skipped[0]?.reason, 'mcp-auth-required');
+    assert.equal(server.authorizations.length, seen, 'no request without tokens to send');
+    await refused.close();
+  });
+
+  test('the token store keeps the record encrypted per user and server, and clears it', async () => {
+    const stored = await storage.mcpServers.create({
+      name: 'oauth-store',
+      endpoint: { transport: 'streamable-http', url: server.url },
+      authType: 'oauth',
+    });
+    const tokenStore = createStorageMcpTokenStore(storage);
+    await tokenStore.save(user.id, stored.id, { codeVerifier: 'verifier', pendingState: 'state-1' });
+    assert.deepEqual(await tokenStore.load(user.id, stored.id), {
+      codeVerifier: 'verifier',
+      pendingState: 'state-1',
+    });
+    assert.deepEqual(await storage.mcpServers.getOAuthState({ serverId: stored.id, userId: user.id }), {
+      codeVerifier: 'verifier',
+      pendingState: 'state-1',
+    });
+    await tokenStore.clear(user.id, stored.id);
+    assert.equal(await tokenStore.load(user.id, stored.id), undefined);
+  });
+});
