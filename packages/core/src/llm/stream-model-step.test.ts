@@ -155,6 +155,60 @@ for (const provider of scriptedProviders) {
       assert.ok(last.type === 'error' && ModelAbortedError.isInstance(last.error));
     });
 
+    it('reports the finish reason and usage the provider sent', async () => {
+      turns.push([
+        { type: 'text', text: 'cut o' },
+        { type: 'finish', reason: 'length', usage: { inputTokens: 42, outputTokens: 7 } },
+      ]);
+      const finish = lastEvent(await run());
+      assert.ok(finish.type === 'finish');
+      assert.equal(finish.finishReason, 'length');
+      assert.equal(finish.rawFinishReason, provider === 'anthropic' ? 'max_tokens' : 'length');
+      assert.equal(finish.usage.inputTokens, 42);
+      assert.equal(finish.usage.outputTokens, 7);
+    });
+
+    it('turns malformed wire data into a typed error event', async () => {
+      turns.push([
+        { type: 'text', text: 'fine so far' },
+        { type: 'raw', data: 'data: {"choices": [{"delta": \n\n' },
+      ]);
+      const events = await run();
+      const last = lastEvent(events);
+      assert.ok(last.type === 'error' && ModelStreamError.isInstance(last.error), JSON.stringify(last));
+      assert.equal(last.error.code, 'model_stream_error');
+    });
+
+    it('makes no request when the signal is already aborted', async () => {
+      const before = server.requests.length;
+      const events = await run({ signal: AbortSignal.abort() });
+      assert.equal(events.length, 1);
+      const last = lastEvent(events);
+      assert.ok(last.type === 'error' && ModelAbortedError.isInstance(last.error));
+      assert.equal(server.requests.length, before);
+    });
+
+    if (provider !== 'anthropic') {
+      it('assembles tool calls whose argument deltas interleave by index', async () => {
+        turns.push([
+          { type: 'tool-call-start', index: 0, id: 'call_x', name: 'get_weather' },
+          { type: 'tool-call-delta', index: 0, argumentsDelta: '{"ci' },
+          { type: 'tool-call-start', index: 1, id: 'call_y', name: 'get_weather' },
+          { type: 'tool-call-delta', index: 1, argumentsDelta: '{"city":' },
+          { type: 'tool-call-delta', index: 0, argumentsDelta: 'ty": "Oslo"}' },
+          { type: 'tool-call-delta', index: 1, argumentsDelta: ' "Bergen"}' },
+        ]);
+        const events = await run();
+        assert.deepEqual(
+          toolCallEnds(events).map((end) => [end.index, end.id, JSON.parse(end.rawArguments)]),
+          [
+            [0, 'call_x', { city: 'Oslo' }],
+            [1, 'call_y', { city: 'Bergen' }],
+          ],
+        );
+      });
+    }
+
     it('keeps reasoning separate from the answer', async () => {
       turns.push([
         { type: 'reasoning', text: 'The user asks about ' },

@@ -179,13 +179,14 @@ export async function startScriptedModelServer(
     sequence += 1;
     const id = route === 'openai-chat' ? `chatcmpl-scripted-${sequence}` : `msg_scripted_${sequence}`;
     const model = read.model ?? 'scripted-model';
+    const steps = expandScriptedSteps(entry.turn.steps);
     const wire =
       route === 'openai-chat'
         ? createOpenAiChatWire({ model, includeUsage: read.includeUsage, id })
-        : createAnthropicMessagesWire({ model, id, inputTokens: 10 });
+        : createAnthropicMessagesWire({ model, id, inputTokens: scriptedFinishOf(steps).inputTokens });
     finish(
       await playTurn({
-        steps: expandScriptedSteps(entry.turn.steps),
+        steps,
         wire,
         response,
         stream: read.stream,
