@@ -46,6 +46,7 @@ export async function completeMcpOAuth(
     redirectUrl: options.oauth.redirectUrl,
     ...(config.auth.clientName === undefined ? {} : { clientName: config.auth.clientName }),
     ...(config.auth.scope === undefined ? {} : { scope: config.auth.scope }),
+    ...(config.auth.client === undefined ? {} : { client: config.auth.client }),
   });
   const result = await auth(provider, {
     serverUrl: config.transport.url,

@@ -122,6 +122,7 @@ export async function connectMcpServer(
         redirectUrl: options.oauth.redirectUrl,
         ...(auth.clientName === undefined ? {} : { clientName: auth.clientName }),
         ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+        ...(auth.client === undefined ? {} : { client: auth.client }),
         ...(options.oauth.onAuthorizationRequired === undefined
           ? {}
           : { onAuthorizationRequired: options.oauth.onAuthorizationRequired }),
@@ -197,7 +198,7 @@ export async function connectMcpServer(
   }
   if (client === undefined)
     throw fail('mcp_connection_failed', `Could not connect to MCP server "${config.name}"`);
-  return createConnection({ client, config, kind, options });
+  return createConnection({ client, config, kind, options, provider });
 }
 
 function createConnection(input: {
@@ -205,8 +206,24 @@ function createConnection(input: {
   readonly config: McpServerConfig;
   readonly kind: McpTransportKind;
   readonly options: ConnectMcpServerOptions;
+  readonly provider: StoreOAuthClientProvider | undefined;
 }): McpConnection {
-  const { client, config, options } = input;
+  const { client, config, options, provider } = input;
+  // The server may ask for (more) authorization mid-session (expired grant, scope step-up): say so in a typed way.
+  const authorized = async <T>(operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+      throw new McpAuthorizationRequiredError({
+        serverName: config.name,
+        ...(provider?.lastAuthorizationUrl === undefined
+          ? {}
+          : { authorizationUrl: provider.lastAuthorizationUrl }),
+        cause: error,
+      });
+    }
+  };
   const listeners = new Set<McpToolsChangedListener>();
   let descriptors: Promise<readonly McpToolDescriptor[]> | undefined;
   let tools: {
@@ -220,9 +237,11 @@ function createConnection(input: {
     let cursor: string | undefined;
     // Bounded: a hostile server could page forever.
     for (let page = 0; page < 100; page += 1) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: options.requestTimeoutMs ?? 60_000,
-      });
+      const result = await authorized(() =>
+        client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: options.requestTimeoutMs ?? 60_000,
+        }),
+      );
       for (const tool of result.tools) all.push(toDescriptor(tool));
       cursor = result.nextCursor;
       if (cursor === undefined) break;
@@ -264,11 +283,13 @@ function createConnection(input: {
   });
 
   const callTool: McpConnection['callTool'] = async (call) => {
-    const result = await client.callTool({ name: call.name, arguments: { ...call.arguments } }, undefined, {
-      timeout: options.toolCallTimeoutMs ?? 600_000,
-      resetTimeoutOnProgress: true,
-      ...(call.signal === undefined ? {} : { signal: call.signal }),
-    });
+    const result = await authorized(() =>
+      client.callTool({ name: call.name, arguments: { ...call.arguments } }, undefined, {
+        timeout: options.toolCallTimeoutMs ?? 600_000,
+        resetTimeoutOnProgress: true,
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
+      }),
+    );
     return result as McpCallToolResult;
   };
 

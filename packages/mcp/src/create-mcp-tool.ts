@@ -2,6 +2,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Tool, ToolCall, ToolDefinition, ToolResponse, ToolRunContext } from '@toolbus/spec';
 import { ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import { convertCallToolResult, type McpContentBlock } from './convert-call-tool-result.ts';
+import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import { normalizeInputSchema } from './normalize-input-schema.ts';
@@ -97,6 +98,15 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           signal: context.signal,
         });
       } catch (error) {
+        if (McpAuthorizationRequiredError.isInstance(error)) {
+          // The application finds the authorization URL on `cause`; the UI shows the user a reconnect prompt.
+          throw new ToolExecutionError({
+            code: 'mcp_authorization_required',
+            message: `${label} needs the user to reconnect to the server (authorization expired, revoked or insufficient)`,
+            emitErrorPacket: true,
+            cause: error,
+          });
+        }
         if (ToolbusError.isInstance(error)) throw error;
         const unauthorized = error instanceof UnauthorizedError;
         throw new ToolExecutionError({

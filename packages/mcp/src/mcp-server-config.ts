@@ -25,6 +25,8 @@ export type McpAuthConfig =
       readonly scope?: string;
       /** `client_name` sent at dynamic client registration. */
       readonly clientName?: string;
+      /** Pre-registered client credentials, for authorization servers without dynamic registration. Secret. */
+      readonly client?: { readonly id: string; readonly secret?: string };
     };
 
 /** One configured MCP server (a row of the MCP servers table). */

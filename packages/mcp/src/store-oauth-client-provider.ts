@@ -15,6 +15,8 @@ export interface StoreOAuthClientProviderOptions {
   readonly redirectUrl: string;
   readonly clientName?: string;
   readonly scope?: string;
+  /** Pre-registered client credentials (used when no registration is stored). */
+  readonly client?: { readonly id: string; readonly secret?: string };
   /** Called with the authorization URL when the user must (re)authorize; the application sends the user there. */
   readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
 }
@@ -63,7 +65,11 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    return (await this.#load()).clientInformation;
+    const stored = (await this.#load()).clientInformation;
+    if (stored !== undefined) return stored;
+    const client = this.#options.client;
+    if (client === undefined) return undefined;
+    return { client_id: client.id, ...(client.secret === undefined ? {} : { client_secret: client.secret }) };
   }
 
   async saveClientInformation(clientInformation: OAuthClientInformationMixed): Promise<void> {

@@ -1,0 +1,70 @@
+// The client the MCP conformance suite drives (`conformance client --command "<this>" --scenario <name>`): it gets
+// the scenario's server URL as its last argument and the scenario name in MCP_CONFORMANCE_SCENARIO, and does what
+// toolbus does with a server: connect (OAuth when the server asks for it), list tools, call them.
+import { completeMcpOAuth } from '../complete-mcp-oauth.ts';
+import { connectMcpServer, type McpConnection } from '../connect-mcp-server.ts';
+import { McpAuthorizationRequiredError } from '../errors/mcp-authorization-required-error.ts';
+import type { McpServerConfig } from '../mcp-server-config.ts';
+import { createInMemoryMcpTokenStore } from '../mcp-token-store.ts';
+
+const url = process.argv.at(-1) ?? '';
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+// The suite's servers listen on this machine only; a plain fetch is enough here (the application passes its guarded one).
+const plainFetch = (input: string | URL | Request, init?: RequestInit) => fetch(input, init);
+// Scenarios with pre-registered client credentials pass them here.
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+const preRegistered =
+  context.client_id === undefined
+    ? {}
+    : { client: { id: context.client_id, ...(context.client_secret === undefined ? {} : { secret: context.client_secret }) } };
+const config: McpServerConfig = {
+  id: 'conformance',
+  name: 'conformance',
+  transport: { type: 'streamable-http', url },
+  auth: scenario.startsWith('auth/') ? { type: 'oauth', ...preRegistered } : { type: 'none' },
+};
+const oauth = {
+  tokenStore: createInMemoryMcpTokenStore(),
+  userId: 'conformance-user',
+  redirectUrl: 'http://localhost:3000/callback',
+};
+
+/** Plays the user's browser: the suite's authorization server approves at once and redirects back. */
+async function authorize(error: McpAuthorizationRequiredError): Promise<void> {
+  if (error.authorizationUrl === undefined) throw error;
+  const response = await fetch(error.authorizationUrl, { redirect: 'manual' });
+  const location = new URL(response.headers.get('location') ?? '', error.authorizationUrl);
+  await completeMcpOAuth(config, {
+    fetch: plainFetch,
+    oauth,
+    authorizationCode: location.searchParams.get('code') ?? '',
+    state: location.searchParams.get('state') ?? '',
+  });
+}
+
+/** Runs `work`, authorizing and starting over when the server asks for (more) authorization; at most 3 times. */
+async function withAuthorization(work: (connection: McpConnection) => Promise<void>): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    let connection: McpConnection | undefined;
+    try {
+      connection = await connectMcpServer(config, { fetch: plainFetch, oauth });
+      await work(connection);
+      return;
+    } catch (error) {
+      if (!McpAuthorizationRequiredError.isInstance(error) || attempt >= 2) throw error;
+      await authorize(error);
+    } finally {
+      await connection?.close();
+    }
+  }
+}
+
+await withAuthorization(async (connection) => {
+  for (const tool of await connection.listTools()) {
+    const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : [];
+    const args = tool.name === 'add_numbers' ? { a: 5, b: 3 } : required.length === 0 ? {} : undefined;
+    if (args === undefined) continue;
+    const result = await connection.callTool({ name: tool.name, arguments: args });
+    console.log(`${tool.name}: ${JSON.stringify(result.content)}`);
+  }
+});
