@@ -112,6 +112,32 @@ describe('MCP rows against the real server-everything over stdio', () => {
       await lenient.close();
     }
   });
+
+  test('a stdio server gets its stored (encrypted) environment and not the parent process secrets', async () => {
+    process.env.TOOLBUS_PARENT_ONLY_SECRET = 'parent-secret-value';
+    const server = await storage.mcpServers.create({
+      name: 'everything-env',
+      endpoint: {
+        transport: 'stdio',
+        command: process.execPath,
+        args: [everythingServerEntry],
+        environment: { TOOLBUS_STORED_VARIABLE: 'stored-value-31' },
+      },
+      authType: 'none',
+    });
+    await addMcpRows(server.id, 'get-env');
+    const assembly = await assemble({ requireMcpApproval: false });
+    try {
+      const getEnv = assembly.tools[0]!;
+      const { context, call } = createTestRunContext();
+      const output = (await getEnv.run(call(getEnv.name, {}), context)).llmFacing;
+      assert.match(output, /stored-value-31/);
+      assert.equal(output.includes('parent-secret-value'), false);
+    } finally {
+      delete process.env.TOOLBUS_PARENT_ONLY_SECRET;
+      await assembly.close();
+    }
+  });
 });
 
 describe('MCP rows against a loopback Streamable HTTP server', () => {

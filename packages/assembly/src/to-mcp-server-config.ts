@@ -8,7 +8,12 @@ import type { McpServer } from '@toolbus/storage';
 export function toMcpServerConfig(server: McpServer): McpServerConfig {
   const transport: McpServerConfig['transport'] =
     server.endpoint.transport === 'stdio'
-      ? { type: 'stdio', command: server.endpoint.command, args: server.endpoint.args }
+      ? {
+          type: 'stdio',
+          command: server.endpoint.command,
+          args: server.endpoint.args,
+          ...(server.endpoint.environment === undefined ? {} : { env: server.endpoint.environment }),
+        }
       : { type: server.endpoint.transport, url: server.endpoint.url };
   return { id: server.id, name: server.name, transport, auth: toAuth(server) };
 }

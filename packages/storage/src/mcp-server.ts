@@ -6,7 +6,13 @@ export type McpAuthType = 'none' | 'api-key' | 'headers' | 'oauth';
 
 /** Where an MCP server lives: a URL for HTTP transports, a command for stdio. */
 export type McpEndpoint =
-  | { readonly transport: 'stdio'; readonly command: string; readonly args: readonly string[] }
+  | {
+      readonly transport: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      /** Variables added to the server process's minimal environment (API keys: stored encrypted). */
+      readonly environment?: Readonly<Record<string, string>>;
+    }
   | { readonly transport: 'streamable-http' | 'sse'; readonly url: string };
 
 /** An MCP server as stored, secrets decrypted (headers, API key): never log their values. */

@@ -139,6 +139,17 @@ describe('secrets at rest', () => {
       apiKey,
       headers: { 'X-Custom-Auth': headerValue },
     });
+    const environmentValue = 'PLAINTEXT-STDIO-ENV-TOKEN-555';
+    const stdio = await storage.mcpServers.create({
+      name: 'local',
+      endpoint: {
+        transport: 'stdio',
+        command: 'node',
+        args: ['s.js'],
+        environment: { GITHUB_TOKEN: environmentValue },
+      },
+      authType: 'none',
+    });
     await storage.mcpServers.saveOAuthState({
       serverId: server.id,
       userId: user.id,
@@ -159,12 +170,18 @@ describe('secrets at rest', () => {
       .join('');
     await storage.close();
     const closedBytes = readFileSync(path).toString('latin1');
-    for (const secret of [apiKey, headerValue, accessToken, openApiToken]) {
+    for (const secret of [apiKey, headerValue, accessToken, openApiToken, environmentValue]) {
       assert.equal(bytes.includes(secret), false, 'secret found while open');
       assert.equal(closedBytes.includes(secret), false, 'secret found after close');
     }
     const reopened = await openStorage({ path, secretKey: key, environment: noEnvironment });
     assert.deepEqual((await reopened.mcpServers.get(server.id))?.headers, { 'X-Custom-Auth': headerValue });
+    assert.deepEqual((await reopened.mcpServers.get(stdio.id))?.endpoint, {
+      transport: 'stdio',
+      command: 'node',
+      args: ['s.js'],
+      environment: { GITHUB_TOKEN: environmentValue },
+    });
     assert.deepEqual(await reopened.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }), {
       tokens: { access_token: accessToken, token_type: 'Bearer' },
     });

@@ -42,7 +42,9 @@ CREATE TABLE mcp_servers (
   auth_type TEXT NOT NULL CHECK (auth_type IN ('none', 'api-key', 'headers', 'oauth')),
   headers_secret TEXT,
   api_key_secret TEXT,
+  environment_secret TEXT,
   created_at TEXT NOT NULL,
+  CHECK (transport = 'stdio' OR environment_secret IS NULL),
   CHECK ((transport = 'stdio' AND command IS NOT NULL AND url IS NULL)
       OR (transport <> 'stdio' AND url IS NOT NULL AND command IS NULL))
 );

@@ -21,6 +21,7 @@ interface ServerRow {
   auth_type: McpAuthType;
   headers_secret: string | null;
   api_key_secret: string | null;
+  environment_secret: string | null;
   created_at: string;
 }
 
@@ -36,10 +37,10 @@ interface ApprovalRow {
 export function createSqliteMcpServerStore(context: SqliteContext): McpServerStore {
   const { database, secrets } = context;
   const insert = database.prepare(`INSERT INTO mcp_servers
-    (id, name, transport, url, command, args_json, auth_type, headers_secret, api_key_secret, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    (id, name, transport, url, command, args_json, auth_type, headers_secret, api_key_secret, environment_secret,
+     created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const replace = database.prepare(`UPDATE mcp_servers SET name = ?, transport = ?, url = ?, command = ?,
-    args_json = ?, auth_type = ?, headers_secret = ?, api_key_secret = ? WHERE id = ?`);
+    args_json = ?, auth_type = ?, headers_secret = ?, api_key_secret = ?, environment_secret = ? WHERE id = ?`);
   const selectById = database.prepare('SELECT * FROM mcp_servers WHERE id = ?');
   const selectAll = database.prepare('SELECT * FROM mcp_servers ORDER BY name');
   const deleteById = database.prepare('DELETE FROM mcp_servers WHERE id = ?');
@@ -64,6 +65,7 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
 
   const headersContext = (id: string) => `mcp_servers.headers_secret:${id}`;
   const apiKeyContext = (id: string) => `mcp_servers.api_key_secret:${id}`;
+  const environmentContext = (id: string) => `mcp_servers.environment_secret:${id}`;
   const oauthContext = (serverId: string, userId: string) =>
     `mcp_oauth_states.state_secret:${serverId}:${userId}`;
 
@@ -79,6 +81,11 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
       server.authType,
       Object.keys(headers).length > 0 ? secrets.seal(JSON.stringify(headers), headersContext(id)) : null,
       server.apiKey === undefined ? null : secrets.seal(server.apiKey, apiKeyContext(id)),
+      endpoint.transport === 'stdio' &&
+      endpoint.environment !== undefined &&
+      Object.keys(endpoint.environment).length > 0
+        ? secrets.seal(JSON.stringify(endpoint.environment), environmentContext(id))
+        : null,
     ] as const;
   };
   const toServer = (row: ServerRow): McpServer => ({
@@ -86,7 +93,18 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
     name: row.name,
     endpoint:
       row.transport === 'stdio'
-        ? { transport: 'stdio', command: row.command ?? '', args: JSON.parse(row.args_json) as string[] }
+        ? {
+            transport: 'stdio',
+            command: row.command ?? '',
+            args: JSON.parse(row.args_json) as string[],
+            ...(row.environment_secret === null
+              ? {}
+              : {
+                  environment: JSON.parse(
+                    secrets.open(row.environment_secret, environmentContext(row.id)),
+                  ) as Record<string, string>,
+                }),
+          }
         : { transport: row.transport, url: row.url ?? '' },
     authType: row.auth_type,
     headers:
