@@ -79,7 +79,7 @@ export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}
     budget -= index - start + 1;
     if (end > 0) {
       budget -= end - start;
-      const parsed = parseJsonTolerant(text.slice(start, end));
+      const parsed = startsLikeJson(text, start, end) ? parseJsonTolerant(text.slice(start, end)) : notJson;
       if (parsed.ok) {
         found.push({ start, end, value: parsed.value });
         position = end;
@@ -103,6 +103,22 @@ export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}
     position = budget > 0 ? start + 1 : Math.max(stoppedAt, index) + 1;
   }
   return found;
+}
+
+const notJson = { ok: false } as const;
+
+/**
+ * A cheap look at the first token inside a bracket, so the common prose cases (`{ return x; }`, `[the docs]`)
+ * are rejected without a `JSON.parse` that throws (an exception costs far more than the scan).
+ */
+function startsLikeJson(text: string, start: number, end: number): boolean {
+  const inner = skipWhitespace(text, start + 1, end);
+  const code = text.charCodeAt(inner);
+  if (code === 0x22) return true;
+  if (text.charCodeAt(start) === 0x7b) return code === 0x7d || code === 0x7b;
+  if (code === 0x5d || code === 0x7b || code === 0x5b || code === 0x2d || (code >= 0x30 && code <= 0x39))
+    return true;
+  return text.startsWith('true', inner) || text.startsWith('false', inner) || text.startsWith('null', inner);
 }
 
 function findOpeningBracket(text: string, from: number, to: number): number {

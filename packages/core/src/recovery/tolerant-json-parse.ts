@@ -15,7 +15,7 @@ export function parseJsonTolerant(text: string): TolerantJsonResult {
     // fall through to the repair pass
   }
   const repaired = repairJson(text);
-  if (repaired === undefined) return failed;
+  if (repaired === undefined || repaired === text) return failed;
   try {
     return { ok: true, value: JSON.parse(repaired) };
   } catch {

@@ -58,12 +58,15 @@ interface PreparedMarker {
  * marker split across chunks is still found, in any letter case. Only a possible marker prefix at the end of
  * the input is held back, and no decision is taken on a boundary not yet seen (a chunk ending right after
  * `<function_calls` waits for the next character). An unclosed block is dropped by `flush()`. The work per
- * call is proportional to the chunk (the held-back text is shorter than the longest marker). The raw text
- * must be kept separately by the caller for recovery.
+ * call is proportional to the chunk (the held-back text is shorter than the longest marker): candidate
+ * positions are found with native `indexOf` on the markers' first characters, and markers are compared
+ * case-insensitively in place, without lower-casing the chunk. The raw text must be kept separately by the
+ * caller for recovery.
  */
 export class ToolCallMarkupStreamFilter {
   readonly #markers: readonly PreparedMarker[];
-  readonly #firstCharacters: ReadonlySet<string>;
+  /** Every spelling (lower and upper case) of every marker's first character. */
+  readonly #firstCharacters: readonly string[];
   #pending = '';
   #inside: PreparedMarker | undefined;
 
@@ -76,15 +79,15 @@ export class ToolCallMarkupStreamFilter {
         requiresTagEnd: marker.requiresTagEnd === true,
         maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
       }));
-    this.#firstCharacters = new Set(this.#markers.map((marker) => marker.open[0]!));
+    this.#firstCharacters = spellings(this.#markers.map((marker) => marker.open[0]!));
   }
 
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
   process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
+    if (this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) return chunk;
     const buffer = this.#pending + chunk;
     this.#pending = '';
-    const lower = lowerCaseAscii(buffer);
     let output = '';
     let position = 0;
     while (position < buffer.length) {
@@ -94,7 +97,7 @@ export class ToolCallMarkupStreamFilter {
         let closeAt = -1;
         let closeLength = 0;
         for (const close of marker.closes) {
-          const hit = lower.indexOf(close, position);
+          const hit = indexOfIgnoringCase(buffer, close, position);
           if (hit >= 0 && (closeAt < 0 || hit < closeAt)) {
             closeAt = hit;
             closeLength = close.length;
@@ -109,9 +112,9 @@ export class ToolCallMarkupStreamFilter {
         position = closeAt + closeLength;
         continue;
       }
-      const found = this.#findOpening(lower, position);
+      const found = this.#findOpening(buffer, position);
       if (found.kind === 'none') {
-        output += buffer.slice(position);
+        output += position === 0 ? buffer : buffer.slice(position);
         return output;
       }
       output += buffer.slice(position, found.index);
@@ -133,26 +136,36 @@ export class ToolCallMarkupStreamFilter {
     return rest;
   }
 
+  #mayHoldMarker(chunk: string): boolean {
+    for (const character of this.#firstCharacters) if (chunk.includes(character)) return true;
+    return false;
+  }
+
   #findOpening(
-    lower: string,
+    buffer: string,
     from: number,
   ):
     | { kind: 'none' }
     | { kind: 'partial'; index: number }
     | { kind: 'full'; index: number; marker: PreparedMarker } {
-    for (let index = from; index < lower.length; index++) {
-      if (!this.#firstCharacters.has(lower[index]!)) continue;
+    const next = this.#firstCharacters.map((character) => buffer.indexOf(character, from));
+    while (true) {
+      let index = -1;
+      for (const candidate of next) if (candidate >= 0 && (index < 0 || candidate < index)) index = candidate;
+      if (index < 0) return { kind: 'none' };
       let full: PreparedMarker | undefined;
       let partial = false;
       for (const marker of this.#markers) {
-        const state = matchAt(lower, index, marker);
+        const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
         else if (state === 'full' && (!full || marker.open.length > full.open.length)) full = marker;
       }
       if (partial) return { kind: 'partial', index };
       if (full) return { kind: 'full', index, marker: full };
+      for (let slot = 0; slot < next.length; slot++) {
+        if (next[slot] === index) next[slot] = buffer.indexOf(this.#firstCharacters[slot]!, index + 1);
+      }
     }
-    return { kind: 'none' };
   }
 }
 
@@ -163,24 +176,59 @@ export class XmlToolCallStreamFilter extends ToolCallMarkupStreamFilter {
   }
 }
 
-function matchAt(lower: string, index: number, marker: PreparedMarker): 'full' | 'partial' | 'none' {
+function matchAt(buffer: string, index: number, marker: PreparedMarker): 'full' | 'partial' | 'none' {
   const open = marker.open;
-  const available = lower.length - index;
+  const available = buffer.length - index;
   const compared = Math.min(available, open.length);
   for (let offset = 0; offset < compared; offset++) {
-    if (lower.charCodeAt(index + offset) !== open.charCodeAt(offset)) return 'none';
+    if (lowerCode(buffer.charCodeAt(index + offset)) !== open.charCodeAt(offset)) return 'none';
   }
   if (available < open.length) return 'partial';
   if (!marker.requiresTagEnd) return 'full';
   if (available === open.length) return 'partial';
-  const follower = lower.charCodeAt(index + open.length);
+  const follower = buffer.charCodeAt(index + open.length);
   return follower === 0x3e || follower === 0x20 || follower === 0x0a || follower === 0x0d || follower === 0x09
     ? 'full'
     : 'none';
 }
 
-// ASCII-only lower-casing keeps every index aligned with the original chunk.
+/** `indexOf` for a lower-case needle, matching ASCII letters in either case. */
+function indexOfIgnoringCase(haystack: string, needle: string, from: number): number {
+  const firsts = spellings([needle[0]!]);
+  let position = from;
+  while (true) {
+    let index = -1;
+    for (const first of firsts) {
+      const hit = haystack.indexOf(first, position);
+      if (hit >= 0 && (index < 0 || hit < index)) index = hit;
+    }
+    if (index < 0 || index + needle.length > haystack.length) return -1;
+    let matches = true;
+    for (let offset = 1; offset < needle.length; offset++) {
+      if (lowerCode(haystack.charCodeAt(index + offset)) !== needle.charCodeAt(offset)) {
+        matches = false;
+        break;
+      }
+    }
+    if (matches) return index;
+    position = index + 1;
+  }
+}
+
+function lowerCode(code: number): number {
+  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+}
+
+function spellings(characters: readonly string[]): string[] {
+  const result = new Set<string>();
+  for (const character of characters) {
+    result.add(character);
+    if (character >= 'a' && character <= 'z') result.add(character.toUpperCase());
+  }
+  return [...result];
+}
+
+// ASCII-only lower-casing of the markers themselves.
 function lowerCaseAscii(text: string): string {
-  const lower = text.toLowerCase();
-  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }

@@ -3,7 +3,6 @@ import { findDelimitedBlocks } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { lowerCaseAscii } from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 /** Options for {@link createDelimitedJsonToolCallParser}. */
@@ -23,10 +22,12 @@ export interface DelimitedJsonToolCallParserOptions {
 export function createDelimitedJsonToolCallParser(
   options: DelimitedJsonToolCallParserOptions,
 ): ToolCallTextParser {
-  const lowerOpen = options.open.toLowerCase();
+  // Detection looks for the marker as written, in lower case and in upper case: three native searches are
+  // far cheaper than lower-casing a long answer for every dialect. Parsing itself ignores case.
+  const spellings = [...new Set([options.open, options.open.toLowerCase(), options.open.toUpperCase()])];
   return {
     name: options.name,
-    detect: (text) => text.includes(options.open) || lowerCaseAscii(text).includes(lowerOpen),
+    detect: (text) => spellings.some((spelling) => text.includes(spelling)),
     parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
       const tools = indexToolDefinitions(toolDefs);
       const calls: LocatedToolCall[] = [];

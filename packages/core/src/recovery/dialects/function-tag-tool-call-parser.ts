@@ -21,7 +21,7 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
  */
 export const functionTagToolCallParser: ToolCallTextParser = {
   name: 'function-tag',
-  detect: (text) => lowerCaseAscii(text).includes('<function='),
+  detect: (text) => text.includes('<function=') || text.includes('<FUNCTION='),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const lower = lowerCaseAscii(text);

@@ -22,7 +22,7 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
  */
 export const namedToolCallTagParser: ToolCallTextParser = {
   name: 'named-tool-call-tag',
-  detect: (text) => lowerCaseAscii(text).includes('<tool_call>'),
+  detect: (text) => text.includes('<tool_call>') || text.includes('<TOOL_CALL>'),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const lower = lowerCaseAscii(text);
