@@ -56,6 +56,11 @@ export function buildRequest(options: BuildRequestOptions): BuiltRequest {
         break;
     }
   }
+  // URL parsing resolves `.` and `..` segments, also percent-encoded ones: a value must not walk up the path.
+  for (const segment of path.split('/')) {
+    if (/^(?:\.|%2e){1,2}$/i.test(segment))
+      throw invalidValue('path', 'a path parameter cannot be "." or ".."');
+  }
   const base = options.serverUrl.endsWith('/') ? options.serverUrl.slice(0, -1) : options.serverUrl;
   const url = new URL(`${base}${path.startsWith('/') ? path : `/${path}`}`);
   for (const [name, value] of query) url.searchParams.append(name, value);
@@ -82,13 +87,41 @@ export function buildRequest(options: BuildRequestOptions): BuiltRequest {
   };
 }
 
+/**
+ * A path parameter per OpenAPI 3 `style` (RFC 6570): `simple` (default) `a,b` / `k,v` / `k=v` exploded; `label`
+ * `.a`; `matrix` `;name=a`. Every value is percent-encoded, so a `/` in a value cannot add a path segment.
+ */
 function pathValue(parameter: OperationParameter, value: unknown, property: string): string {
-  const text = parameter.serializeAsJson ? JSON.stringify(value) : plainValue(value, ',');
+  const encode = (entry: unknown) => encodeURIComponent(plainValue(entry, ','));
+  const explode = parameter.explode ?? false;
+  const style = parameter.style ?? 'simple';
+  let pairs: [string, string][] | undefined;
+  let items: string[];
+  if (parameter.serializeAsJson) {
+    items = [encodeURIComponent(JSON.stringify(value))];
+  } else if (Array.isArray(value)) {
+    items = value.map(encode);
+  } else if (typeof value === 'object' && value !== null) {
+    pairs = Object.entries(value as Record<string, unknown>)
+      .filter(([, entry]) => entry !== undefined)
+      .map(([key, entry]) => [encodeURIComponent(key), encode(entry)]);
+    items = explode ? pairs.map(([key, entry]) => `${key}=${entry}`) : pairs.flat();
+  } else {
+    items = [encode(value)];
+  }
+  const name = encodeURIComponent(parameter.name);
+  let text: string;
+  if (style === 'label') {
+    text = `.${items.join(explode ? '.' : ',')}`;
+  } else if (style === 'matrix') {
+    if (explode && pairs !== undefined) text = items.map((item) => `;${item}`).join('');
+    else if (explode && Array.isArray(value)) text = items.map((item) => `;${name}=${item}`).join('');
+    else text = `;${name}=${items.join(',')}`;
+  } else {
+    text = items.join(',');
+  }
   if (text === '') throw invalidValue(property, 'a path parameter cannot be empty');
-  if (text === '.' || text === '..') throw invalidValue(property, 'a path parameter cannot be "." or ".."');
-  if (parameter.serializeAsJson) return encodeURIComponent(text);
-  if (Array.isArray(value)) return value.map((item) => encodeURIComponent(plainValue(item, ','))).join(',');
-  return encodeURIComponent(text);
+  return text;
 }
 
 function appendQuery(query: URLSearchParams, parameter: OperationParameter, value: unknown): void {

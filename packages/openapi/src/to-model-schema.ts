@@ -64,7 +64,7 @@ function convert(schema: unknown, state: ConversionState, depth: number, ancesto
         .slice(0, maxAlternatives)
         .map((option) => convert(option, state, depth + 1, ancestors));
       const distinct = dedupe(converted);
-      if (distinct.some((option) => Object.keys(option).length === 0)) {
+      if (distinct.some(acceptsAnything)) {
         // One alternative accepts anything, so the union does too.
       } else if (distinct.length === 1 && type === undefined && !hasProperties(node)) {
         Object.assign(result, distinct[0]);
@@ -189,6 +189,11 @@ function describe(node: JsonObject, hints: string[], maxChars: number): string |
   const text = [base, ...hints].filter((part) => part !== '').join(' ');
   if (text === '') return undefined;
   return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
+/** A converted schema that constrains nothing (at most a description): a union containing it accepts anything. */
+function acceptsAnything(schema: JsonObject): boolean {
+  return Object.keys(schema).every((key) => key === 'description');
 }
 
 function copyNumber(from: JsonObject, to: JsonObject, key: string): void {

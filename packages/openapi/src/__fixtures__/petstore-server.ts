@@ -87,6 +87,9 @@ export async function startPetStore(): Promise<PetStore> {
       }
     });
   });
+  // Tests create tools (seconds under load) between calls: keep idle connections open longer than that, or a
+  // reused socket races the server's idle close and the call fails with "fetch failed".
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   const text = readFileSync(new URL('./petstore.yaml', import.meta.url), 'utf8');

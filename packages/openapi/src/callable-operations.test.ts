@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, relative } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type Tool, ToolCallError } from '@toolbus/spec';
+import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
+import { createOpenApiTools } from './create-openapi-tools.ts';
+
+// Every operation of the real documents, called the way a model would after one mistake: first with no
+// arguments, then with exactly the example call the corrective message shows. The example must be accepted,
+// and the request must reach the server with every path template filled in.
+
+const require = createRequire(import.meta.url);
+const examplesRoot = dirname(require.resolve('@readme/oas-examples/package.json'));
+const githubDocument = require.resolve('@octokit/openapi/generated/api.github.com.json');
+
+const received: { method: string; url: string }[] = [];
+const server = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    received.push({ method: request.method ?? '', url: request.url ?? '' });
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+});
+// Calls are seconds apart while big documents parse: keep idle connections open, or a reused socket can race the
+// server's idle close.
+server.keepAliveTimeout = 120_000;
+let baseUrl = '';
+
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/base`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+async function callEveryTool(tools: readonly Tool[], label: string): Promise<void> {
+  for (const tool of tools) {
+    const { context } = recordingContext();
+    const before = received.length;
+    let args: Record<string, unknown> = {};
+    try {
+      await tool.run(toolCall(tool.name, args), context);
+    } catch (error) {
+      assert.ok(ToolCallError.isInstance(error), `${label} ${tool.name}: ${String(error)}`);
+      const example = /Call it like this: (.*)$/s.exec(error.modelMessage)?.[1];
+      assert.ok(example, `${label} ${tool.name}: no example in ${error.modelMessage}`);
+      const parsed = JSON.parse(example) as { name: string; arguments: Record<string, unknown> };
+      assert.equal(parsed.name, tool.name);
+      args = parsed.arguments;
+      await tool.run(toolCall(tool.name, args), context).catch((second: unknown) => {
+        assert.fail(
+          `${label} ${tool.name}: the example ${example} was refused: ${(second as ToolCallError).modelMessage ?? second}`,
+        );
+      });
+    }
+    assert.equal(received.length, before + 1, `${label} ${tool.name}: one request`);
+    const request = received.at(-1);
+    assert.ok(
+      request?.url.startsWith('/base/') || request?.url.startsWith('/base?'),
+      `${label} ${tool.name}: ${request?.url}`,
+    );
+    assert.ok(
+      !/[{}]|%7B|%7D/i.test(request?.url.split('?')[0] ?? ''),
+      `${label} ${tool.name}: unfilled path ${request?.url}`,
+    );
+  }
+}
+
+test('every operation of every oas-examples document is callable with its own example call', async () => {
+  let calls = 0;
+  const walk = (directory: string): string[] =>
+    readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? walk(join(directory, entry.name))
+        : entry.name.endsWith('.json')
+          ? [join(directory, entry.name)]
+          : [],
+    );
+  for (const version of ['2.0', '3.0', '3.1']) {
+    for (const file of walk(join(examplesRoot, version))) {
+      const label = relative(examplesRoot, file);
+      const tools = await createOpenApiTools({
+        document: readFileSync(file, 'utf8'),
+        fetch,
+        baseUrl,
+        validate: false,
+      });
+      await callEveryTool(tools, label);
+      calls += tools.length;
+    }
+  }
+  console.log(`oas-examples: ${calls} operations called`);
+  assert.ok(calls > 300);
+});
+
+test("every operation of GitHub's API is callable with its own example call", async () => {
+  const tools = await createOpenApiTools({
+    document: readFileSync(githubDocument, 'utf8'),
+    fetch,
+    baseUrl,
+    validate: false,
+  });
+  await callEveryTool(tools, 'github');
+  console.log(`github: ${tools.length} operations called`);
+  assert.ok(tools.length > 1000);
+});
