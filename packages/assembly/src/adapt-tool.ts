@@ -1,4 +1,4 @@
-import type { AvailabilityContext, Tool } from '@toolbus/spec';
+import type { AvailabilityContext, PacketObject, Tool, ToolEmitter } from '@toolbus/spec';
 
 /** The outcome of one availability check: a throw is recorded, never propagated. */
 export type AvailabilityOutcome =
@@ -24,6 +24,9 @@ export async function checkAvailability(
  */
 export function adaptTool(tool: Tool, options: { readonly name?: string } = {}): Tool {
   const name = options.name ?? tool.name;
+  const renamed = name !== tool.name;
+  const emitterFor = (emitter: ToolEmitter) =>
+    renamed ? renamingEmitter(emitter, tool.name, name) : emitter;
   return {
     name,
     description: tool.description,
@@ -33,7 +36,25 @@ export function adaptTool(tool: Tool, options: { readonly name?: string } = {}):
     ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
     definition: () => ({ ...tool.definition(), name }),
     isAvailable: async (context) => (await checkAvailability(tool, context)).available,
-    emitStart: (placement, emitter, call) => tool.emitStart(placement, emitter, call),
-    run: (call, context) => tool.run(call, context),
+    emitStart: (placement, emitter, call) => tool.emitStart(placement, emitterFor(emitter), call),
+    run: (call, context) =>
+      tool.run(call, renamed ? { ...context, emitter: emitterFor(context.emitter) } : context),
+  };
+}
+
+/** An emitter that rewrites `toolName` in the packets of a renamed tool, so the UI sees the name the model used. */
+function renamingEmitter(emitter: ToolEmitter, from: string, to: string): ToolEmitter {
+  const rename = (obj: PacketObject): PacketObject =>
+    'toolName' in obj && obj.toolName === from ? ({ ...obj, toolName: to } as PacketObject) : obj;
+  return {
+    get placement() {
+      return emitter.placement;
+    },
+    get closed() {
+      return emitter.closed;
+    },
+    emit: (obj) => emitter.emit(rename(obj)),
+    emitAt: (placement, obj) => emitter.emitAt(placement, rename(obj)),
+    nested: (level) => renamingEmitter(emitter.nested(level), from, to),
   };
 }

@@ -81,6 +81,14 @@ describe('OpenAPI rows', () => {
     // The renamed tool's definition carries the new name, and it still calls the API.
     const renamed = assembly.toolsByRowId.get(second.id)![0]!;
     assert.equal(renamed.definition().name, 'get_pet_by-id_2');
+    const { context, emitted, call } = createTestRunContext();
+    const renamedCall = call(renamed.name, { petId: '1' });
+    renamed.emitStart(context.placement, context.emitter, renamedCall);
+    await renamed.run(renamedCall, context).catch(() => undefined);
+    const named = emitted.filter((packet) => 'toolName' in packet);
+    assert.ok(named.length > 0);
+    // The UI sees the name the model used, not the one the OpenAPI builder gave before renaming.
+    for (const packet of named) assert.equal((packet as { toolName: string }).toolName, 'get_pet_by-id_2');
     assert.equal(assembly.toolsByRowId.get(first.id)?.length, 2);
     assert.deepEqual(
       assembly.skipped.map((item) => [item.rowId, item.reason]),
