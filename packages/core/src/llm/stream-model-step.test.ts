@@ -239,6 +239,21 @@ for (const provider of scriptedProviders) {
       assert.equal(await server.settled(stalled), 'client-closed');
     });
 
+    it('retries a stream that opened but stalled before any output', async () => {
+      const before = server.requests.length;
+      // An empty raw step makes the server send its headers and opening event, then nothing.
+      turns.push(
+        [
+          { type: 'raw', data: '' },
+          { type: 'delay', ms: 30_000 },
+        ],
+        [{ type: 'text', text: 'recovered' }],
+      );
+      const events = await run({ firstChunkTimeoutMs: 300 });
+      assert.equal(textOf(events), 'recovered');
+      assert.equal(server.requests.length - before, 2);
+    });
+
     it('turns a stall after output into a ModelStallError event, without retrying', async () => {
       const before = server.requests.length;
       turns.push([

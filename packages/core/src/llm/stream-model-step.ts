@@ -24,7 +24,7 @@ export interface StreamModelStepOptions {
   readonly toolChoice?: ModelToolChoice;
   /** Stops the request and the stream promptly; the stream then ends with a `model_aborted` error event. */
   readonly signal?: AbortSignal;
-  /** Longest wait for the first chunk, request included. Default 60 000 ms. */
+  /** Longest wait for the first output chunk (text, reasoning, tool call, finish), request included. Default 60 000 ms. */
   readonly firstChunkTimeoutMs?: number;
   /** Longest silence between two chunks. Default 120 000 ms. */
   readonly chunkTimeoutMs?: number;
@@ -180,6 +180,7 @@ async function* runAttempt(context: {
     }
     const normalizer = new ModelStreamNormalizer();
     const events: ModelStreamEvent[] = [];
+    let sawOutput = false;
     for (;;) {
       let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
       try {
@@ -194,8 +195,12 @@ async function* runAttempt(context: {
       }
       if (next.done) break;
       const part = next.value;
-      // The synthetic stream-start part is made by the provider before any byte arrived: it is not a chunk.
-      if (part.type !== 'stream-start') watchdog.activity();
+      // The first chunk is the first output: metadata and empty role chunks do not end the first-chunk wait, so the
+      // timeout means the same for every provider (OpenAI's package reads those inside doStream already).
+      if (sawOutput || isOutputPart(part)) {
+        sawOutput = true;
+        watchdog.activity();
+      }
       events.length = 0;
       normalizer.push(part, events);
       if (normalizer.errorPart !== undefined) {
@@ -231,6 +236,22 @@ async function* runAttempt(context: {
     watchdog.stop();
     callerSignal?.removeEventListener('abort', onCallerAbort);
     if (!completed) interrupt(new ModelAbortedError());
+  }
+}
+
+function isOutputPart(part: LanguageModelV4StreamPart): boolean {
+  switch (part.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return part.delta !== '';
+    case 'tool-input-start':
+    case 'tool-input-delta':
+    case 'tool-call':
+    case 'finish':
+    case 'error':
+      return true;
+    default:
+      return false;
   }
 }
 
