@@ -102,6 +102,32 @@ describe('server-everything over stdio', () => {
     await exercise(connection, fileStore);
   });
 
+  test('the child gets a minimal environment plus the configured one, never the host process secrets', async () => {
+    process.env.TOOLBUS_TEST_HOST_SECRET = 'host-secret-value';
+    const withEnv = await connectMcpServer({
+      id: 'everything-env',
+      name: 'everything',
+      transport: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [everythingServerEntry, 'stdio'],
+        env: { CONFIGURED_VALUE: 'configured' },
+      },
+    });
+    try {
+      const result = await withEnv.callTool({ name: 'get-env', arguments: {} });
+      const text = result.content?.find((block) => block.type === 'text')?.text;
+      assert.equal(typeof text, 'string');
+      const environment = JSON.parse(text as string) as Record<string, string>;
+      assert.equal(environment.CONFIGURED_VALUE, 'configured');
+      assert.equal(environment.TOOLBUS_TEST_HOST_SECRET, undefined);
+      assert.equal(environment.TOOLBUS_TEST, undefined);
+    } finally {
+      delete process.env.TOOLBUS_TEST_HOST_SECRET;
+      await withEnv.close();
+    }
+  });
+
   test('the tool list is cached: a second listTools returns the same list without a new request', async () => {
     const first = await connection.listTools();
     const second = await connection.listTools();

@@ -60,6 +60,27 @@ const sillyNameTool: LoopbackTool = {
   call: () => ({ content: [{ type: 'text', text: 'read' }] }),
 };
 
+let releaseSlowTool: () => void = () => undefined;
+let slowToolStarted: () => void = () => undefined;
+const slowTool: LoopbackTool = {
+  tool: {
+    name: 'slow',
+    description: 'Takes until released',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  call: async () => {
+    slowToolStarted();
+    await new Promise<void>((resolve) => {
+      releaseSlowTool = resolve;
+    });
+    return { content: [{ type: 'text', text: 'late' }] };
+  },
+};
+const chattyTool: LoopbackTool = {
+  tool: { name: 'chatty', description: 'Returns a lot', inputSchema: { type: 'object', properties: {} } },
+  call: () => ({ content: [{ type: 'text', text: 'x'.repeat(5000) }] }),
+};
+
 function recordingLogger(): McpLogger & { readonly lines: string[] } {
   const lines: string[] = [];
   return {
@@ -70,16 +91,20 @@ function recordingLogger(): McpLogger & { readonly lines: string[] } {
   };
 }
 
+const allTools = [
+  zeroArgumentTool,
+  failingTool,
+  brokenTool,
+  resourceTool,
+  sillyNameTool,
+  slowTool,
+  chattyTool,
+];
+
 describe('connectMcpServer against a loopback SDK server', () => {
   let server: LoopbackMcpServer;
   before(async () => {
-    server = await startLoopbackMcpServer([
-      zeroArgumentTool,
-      failingTool,
-      brokenTool,
-      resourceTool,
-      sillyNameTool,
-    ]);
+    server = await startLoopbackMcpServer(allTools);
   });
   after(() => server.close());
 
@@ -232,6 +257,46 @@ describe('connectMcpServer against a loopback SDK server', () => {
     }
   });
 
+  test('an aborted call rejects with the abort reason (the runner owns timeouts and cancellation)', async () => {
+    const connection = await connectMcpServer(
+      { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
+      { fetch: createRecordingFetch().fetch },
+    );
+    try {
+      const slow = (await connection.tools()).find((tool) => tool.mcpToolName === 'slow');
+      assert.ok(slow);
+      const controller = new AbortController();
+      const { context, call } = createTestRunContext(controller.signal);
+      const started = new Promise<void>((resolve) => {
+        slowToolStarted = resolve;
+      });
+      const running = slow.run(call('slow', {}), context);
+      await started;
+      const reason = new Error('turn cancelled');
+      controller.abort(reason);
+      await assert.rejects(running, (error: unknown) => error === reason);
+    } finally {
+      releaseSlowTool();
+      await connection.close();
+    }
+  });
+
+  test('a large result is cut for the model, with a note', async () => {
+    const connection = await connectMcpServer(
+      { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
+      { fetch: createRecordingFetch().fetch, maxResultChars: 1000 },
+    );
+    try {
+      const chatty = (await connection.tools()).find((tool) => tool.mcpToolName === 'chatty');
+      assert.ok(chatty);
+      const { context, call } = createTestRunContext();
+      const result = await chatty.run(call('chatty', {}), context);
+      assert.equal(result.llmFacing, `${'x'.repeat(1000)}\n\n[result cut at 1000 of 5000 characters]`);
+    } finally {
+      await connection.close();
+    }
+  });
+
   test('tools/list_changed refreshes the cached list and notifies listeners', async () => {
     const connection = await connectMcpServer(
       { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
@@ -259,7 +324,7 @@ describe('connectMcpServer against a loopback SDK server', () => {
         ['ping', 'added'],
       );
     } finally {
-      await server.setTools([zeroArgumentTool, failingTool, brokenTool, resourceTool, sillyNameTool]);
+      await server.setTools(allTools);
       await connection.close();
     }
   });

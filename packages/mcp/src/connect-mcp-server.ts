@@ -48,6 +48,8 @@ export interface ConnectMcpServerOptions {
   readonly requestTimeoutMs?: number;
   /** Timeout of one `tools/call` (default 10 min; progress notifications reset it). */
   readonly toolCallTimeoutMs?: number;
+  /** Cap on each tool result's model string (default 100,000 characters). */
+  readonly maxResultChars?: number;
 }
 
 /** Called with the fresh list after the server announced `tools/list_changed`. */
@@ -312,6 +314,7 @@ function createConnection(input: {
                 definitionHash: await toolDefinitionHash(descriptor),
                 call: (call) => callTool(call),
                 ...(options.fileStore === undefined ? {} : { fileStore: options.fileStore }),
+                ...(options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars }),
               }),
             ),
           ),

@@ -12,6 +12,8 @@ export interface ConvertCallToolResultOptions {
   readonly fileStore?: McpFileStore;
   /** Binary blocks larger than this (decoded) are not kept. Default 20 MiB. */
   readonly maxFileBytes?: number;
+  /** The model string is cut here, with a note saying so (a hostile or chatty server cannot flood the context). Default 100,000. */
+  readonly maxResultChars?: number;
 }
 
 /** What the model reads, and the rich object for storage and the UI. */
@@ -21,6 +23,7 @@ export interface ConvertedToolResult {
 }
 
 const defaultMaxFileBytes = 20 * 1024 * 1024;
+const defaultMaxResultChars = 100_000;
 
 /**
  * Turns MCP result content into a model string (text blocks, text resources and resource links, joined by blank
@@ -122,8 +125,14 @@ export async function convertCallToolResult(
   const onlyImages =
     blocks.length > 0 && blocks.every((block) => (block as { type: string }).type === 'image');
   const responseType = onlyImages ? 'image' : structured !== undefined ? 'json' : 'text';
+  const full = parts.filter((part) => part.length > 0).join('\n\n');
+  const maxResultChars = options.maxResultChars ?? defaultMaxResultChars;
+  const llmFacing =
+    full.length <= maxResultChars
+      ? full
+      : `${full.slice(0, maxResultChars)}\n\n[result cut at ${maxResultChars} of ${full.length} characters]`;
   return {
-    llmFacing: parts.filter((part) => part.length > 0).join('\n\n'),
+    llmFacing,
     rich: {
       type: 'custom-tool',
       responseType,

@@ -45,6 +45,8 @@ export interface CreateMcpToolOptions {
   readonly definitionHash: string;
   readonly call: McpToolCaller;
   readonly fileStore?: McpFileStore;
+  /** Cap on the model string (see `convertCallToolResult`). */
+  readonly maxResultChars?: number;
   /** LLM-facing name; the sanitised MCP name by default. */
   readonly name?: string;
 }
@@ -98,6 +100,9 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           signal: context.signal,
         });
       } catch (error) {
+        // Cancelled or timed out by the runner: the SDK already told the server (notifications/cancelled); the
+        // runner owns the outcome, so the abort reason goes back as is.
+        if (context.signal.aborted) throw context.signal.reason ?? error;
         if (McpAuthorizationRequiredError.isInstance(error)) {
           // The application finds the authorization URL on `cause`; the UI shows the user a reconnect prompt.
           throw new ToolExecutionError({
@@ -132,6 +137,7 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
         content: result.content ?? [],
         structuredContent: result.structuredContent,
         ...(options.fileStore === undefined ? {} : { fileStore: options.fileStore }),
+        ...(options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars }),
       });
       context.emitter.emit({
         type: 'custom-tool-delta',
