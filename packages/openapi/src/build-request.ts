@@ -197,7 +197,14 @@ function buildBody(
   if (/^multipart\/form-data/i.test(mediaType)) {
     // FormData sets the content type with its boundary.
     const form = new FormData();
-    for (const [key, entry] of Object.entries(asObject(value))) form.append(key, plainValue(entry, ','));
+    const fields = asObject(asObject(body.schema).properties);
+    for (const [key, entry] of Object.entries(asObject(value))) {
+      const field = asObject(fields[key]);
+      // File fields go as files: byte-exact (a plain form value would have its line breaks rewritten to CRLF).
+      if (field.type === 'file' || field.format === 'binary')
+        form.append(key, new Blob([plainValue(entry, ',')]), key);
+      else form.append(key, plainValue(entry, ','));
+    }
     return form;
   }
   headers.set('content-type', mediaType);

@@ -5,6 +5,15 @@ import type { BuiltRequest } from './build-request.ts';
 export type OpenApiFetch = (input: URL | string | Request, init?: RequestInit) => Promise<Response>;
 
 const maxRedirects = 5;
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+const staleConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/** A network failure (fetch's TypeError) caused by the connection dropping, not by the guard or a refusal. */
+function isStaleConnection(error: unknown): boolean {
+  if (!(error instanceof TypeError)) return false;
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return typeof cause?.code === 'string' && staleConnectionCodes.has(cause.code);
+}
 
 /** Options for {@link sendRequest}. */
 export interface SendRequestOptions {
@@ -18,7 +27,8 @@ export interface SendRequestOptions {
 /**
  * Sends a built request and follows redirects itself (at most 5): a same-origin redirect keeps the credentials;
  * a redirect to another origin is followed only when there are none, because fetch strips `Authorization` across
- * origins but not API-key headers or query parameters. 303 (and 301/302 after a non-GET) continue as GET.
+ * origins but not API-key headers or query parameters. 303 (and 301/302 after a non-GET) continue as GET. A read
+ * whose pooled connection was dropped under it is sent once more.
  */
 export async function sendRequest(options: SendRequestOptions): Promise<Response> {
   const { request } = options;
@@ -27,12 +37,17 @@ export async function sendRequest(options: SendRequestOptions): Promise<Response
   let body = request.body;
   const headers = new Headers(request.headers);
   for (let hop = 0; ; hop += 1) {
-    const response = await options.fetch(url, {
+    const init: RequestInit = {
       method,
       headers,
       ...(body === undefined ? {} : { body }),
       redirect: 'manual',
       signal: options.signal,
+    };
+    const response = await options.fetch(url, init).catch((error: unknown) => {
+      // A pooled keep-alive connection the server closed just as it was reused: safe to send a read again, once.
+      if (!isStaleConnection(error) || !idempotentMethods.has(method) || options.signal.aborted) throw error;
+      return options.fetch(url, init);
     });
     const location = response.headers.get('location');
     if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
