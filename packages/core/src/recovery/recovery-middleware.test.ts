@@ -78,11 +78,12 @@ function textParts(deltas: readonly string[]): LanguageModelV4StreamPart[] {
 async function wrapStream(
   model: LanguageModelV4,
   middleware = recoveryMiddleware,
+  callParams: LanguageModelV4CallOptions = params,
 ): Promise<LanguageModelV4StreamPart[]> {
   const result: LanguageModelV4StreamResult = await middleware.wrapStream!({
-    doGenerate: () => model.doGenerate(params),
-    doStream: () => model.doStream(params),
-    params,
+    doGenerate: () => model.doGenerate(callParams),
+    doStream: () => model.doStream(callParams),
+    params: callParams,
     model,
   });
   const parts: LanguageModelV4StreamPart[] = [];
@@ -190,5 +191,19 @@ describe('recoveryMiddleware', () => {
       replayModel({ content: [], parts: textParts(['{"temperature": ', '21}']) }),
     );
     assert.equal(visibleText(data), '{"temperature": 21}');
+  });
+
+  it('does not recover calls when the caller set toolChoice to none', async () => {
+    const text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>';
+    const parts = await wrapStream(
+      replayModel({ content: [], parts: textParts([text]) }),
+      recoveryMiddleware,
+      {
+        ...params,
+        toolChoice: { type: 'none' },
+      },
+    );
+    assert.equal(visibleText(parts), text);
+    assert.equal(parts.filter((part) => part.type === 'tool-call').length, 0);
   });
 });

@@ -169,10 +169,15 @@ function createRecoveryTransform(
   });
 }
 
+// The tools a recovered call may name: none when the caller forbade tool use, only the named one when the
+// caller forced a specific tool.
 function toolDefinitionsOf(params: LanguageModelV4CallOptions): ToolDefinition[] {
   const definitions: ToolDefinition[] = [];
+  const choice = params.toolChoice;
+  if (choice?.type === 'none') return definitions;
   for (const tool of params.tools ?? []) {
     if (tool.type !== 'function') continue;
+    if (choice?.type === 'tool' && choice.toolName !== tool.name) continue;
     definitions.push({
       name: tool.name,
       description: tool.description ?? '',

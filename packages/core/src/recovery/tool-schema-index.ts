@@ -10,12 +10,11 @@ export interface ToolSchemaInfo {
 /** Tool name → schema facts, built once per `toolDefs` array. */
 export type ToolSchemaIndex = ReadonlyMap<string, ToolSchemaInfo>;
 
-const cache = new WeakMap<readonly ToolDefinition[], ToolSchemaIndex>();
-
-/** Indexes tool definitions by name, tolerating malformed schemas (they just have no known properties). */
+/**
+ * Indexes tool definitions by name, tolerating malformed schemas (they just have no known properties). Not
+ * cached: a caller may reuse and change one array between calls, and indexing a few dozen tools is cheap.
+ */
 export function indexToolDefinitions(toolDefs: readonly ToolDefinition[]): ToolSchemaIndex {
-  const cached = cache.get(toolDefs);
-  if (cached) return cached;
   const index = new Map<string, ToolSchemaInfo>();
   if (Array.isArray(toolDefs)) {
     for (const definition of toolDefs) {
@@ -37,6 +36,5 @@ export function indexToolDefinitions(toolDefs: readonly ToolDefinition[]): ToolS
       index.set(definition.name, { name: definition.name, required, properties });
     }
   }
-  cache.set(toolDefs, index);
   return index;
 }

@@ -177,3 +177,18 @@ describe('stream filters: property-based', () => {
     );
   });
 });
+
+describe('ToolCallMarkupStreamFilter with custom markers', () => {
+  it('filters a user-defined marker pair and nothing else', () => {
+    const filter = new ToolCallMarkupStreamFilter([{ open: '<<call>>', closes: ['<</call>>'] }]);
+    const text = 'a<<CALL>>secret<</call>>b<tool_call>kept</tool_call>';
+    for (let cut = 0; cut <= text.length; cut++) {
+      const chunked = new ToolCallMarkupStreamFilter([{ open: '<<call>>', closes: ['<</call>>'] }]);
+      assert.equal(
+        runChunks(chunked, [text.slice(0, cut), text.slice(cut)]),
+        'ab<tool_call>kept</tool_call>',
+      );
+    }
+    assert.equal(runChunks(filter, [text]), 'ab<tool_call>kept</tool_call>');
+  });
+});
