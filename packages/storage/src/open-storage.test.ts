@@ -122,6 +122,25 @@ describe('migrations', () => {
   });
 });
 
+describe('schema rules', () => {
+  test('a persona tool row must have exactly one source, even written around the repository', async () => {
+    const path = join(temporaryDirectory(), 'rules.db');
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    const persona = await storage.personas.create({ name: 'p' });
+    await storage.close();
+    const database = new DatabaseSync(path);
+    const insert =
+      database.prepare(`INSERT INTO persona_tools (id, persona_id, position, built_in_id, openapi_name,
+      openapi_document, mcp_server_id, mcp_tool_name, created_at) VALUES (?, ?, 0, ?, ?, ?, NULL, NULL, 'now')`);
+    // 275 is SQLITE_CONSTRAINT_CHECK.
+    const checkFailed = (error: unknown) => (error as { errcode?: number }).errcode === 275;
+    assert.throws(() => insert.run('two', persona.id, 'SearchTool', 'api', '{}'), checkFailed);
+    assert.throws(() => insert.run('none', persona.id, null, null, null), checkFailed);
+    insert.run('one', persona.id, 'SearchTool', null, null);
+    database.close();
+  });
+});
+
 describe('secrets at rest', () => {
   test('the raw database files never contain a stored secret in plaintext', async () => {
     const directory = temporaryDirectory();
