@@ -64,9 +64,10 @@ describe('toLanguageModelPrompt', () => {
     ]);
   });
 
-  it('drops empty assistant messages and, on request, reasoning', () => {
+  it('drops blank user and assistant messages and, on request, reasoning', () => {
     const history: ChatMessage[] = [
       { role: 'user', content: 'q' },
+      { role: 'user', content: ' \n' },
       { role: 'assistant', content: '  ', reasoning: 'only thoughts' },
       { role: 'assistant', content: 'answer', reasoning: 'why' },
     ];

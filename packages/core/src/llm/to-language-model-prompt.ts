@@ -23,8 +23,8 @@ export const MISSING_TOOL_RESULT_TEXT = 'No result: this tool call was not execu
  * Converts provider-neutral history into the AI SDK's prompt, shaped so strict providers accept it: every
  * assistant tool call is followed by exactly one result, all results of one assistant message come right after it
  * in a single tool message (Anthropic turns that into one user message of `tool_result` blocks), results without a
- * call and repeated results are dropped, a call without a result gets {@link MISSING_TOOL_RESULT_TEXT}, and empty
- * text parts and empty assistant messages are left out (Anthropic rejects empty text blocks).
+ * call and repeated results are dropped, a call without a result gets {@link MISSING_TOOL_RESULT_TEXT}, and blank
+ * text parts and blank user and assistant messages are left out (Anthropic rejects blank text blocks).
  */
 export function toLanguageModelPrompt(
   messages: readonly ChatMessage[],
@@ -61,10 +61,13 @@ export function toLanguageModelPrompt(
         closePendingCalls();
         prompt.push({ role: 'system', content: message.content });
         continue;
-      case 'user':
+      case 'user': {
         closePendingCalls();
-        prompt.push({ role: 'user', content: userParts(message.content, message.files) });
+        const parts = userParts(message.content, message.files);
+        // Anthropic rejects blank text blocks; a message with nothing in it says nothing to any model.
+        if (parts.length > 0) prompt.push({ role: 'user', content: parts });
         continue;
+      }
       case 'assistant': {
         closePendingCalls();
         const converted = assistantMessage(message, includeReasoning);
@@ -101,7 +104,7 @@ function assistantMessage(
 
 function userParts(text: string, files: readonly ChatFile[] | undefined): LanguageModelV4TextPart[] {
   const parts: LanguageModelV4TextPart[] = [];
-  if (text !== '') parts.push({ type: 'text', text });
+  if (text.trim() !== '') parts.push({ type: 'text', text });
   // Files are references (the bytes live in the file store); the model learns they exist and their ids.
   for (const file of files ?? []) {
     parts.push({
@@ -109,7 +112,6 @@ function userParts(text: string, files: readonly ChatFile[] | undefined): Langua
       text: `[attached file — file_id: ${file.id} — ${file.name} (${file.mediaType})]`,
     });
   }
-  if (parts.length === 0) parts.push({ type: 'text', text: ' ' });
   return parts;
 }
 

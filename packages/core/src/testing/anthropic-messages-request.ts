@@ -60,6 +60,9 @@ function findProblem(options: {
       if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '')) {
         return 'messages: text content blocks must be non-empty';
       }
+      if (block.type === 'text' && String(block.text).trim() === '') {
+        return 'messages: text content blocks must contain non-whitespace text';
+      }
       if (block.type === 'tool_use') {
         if (message.role !== 'assistant')
           return `messages.${index}.content.${blockIndex}: tool_use only in assistant messages`;
