@@ -131,8 +131,25 @@ function lookupCategory(rangeTable: RangeTable, bytes: Uint8Array): AddressCateg
   return undefined;
 }
 
+/** The IPv4 entries (metadata first, then ranges) as 32-bit network and mask, for a cheap per-address scan. */
+const ipv4Masks: ReadonlyArray<{ network: number; mask: number; category: AddressCategory }> = [
+  ...metadataTable,
+  ...ipv4Table,
+]
+  .filter(([block]) => block.bytes.length === 4)
+  .map(([block, category]) => {
+    const mask = block.prefixLength === 0 ? 0 : (0xffffffff << (32 - block.prefixLength)) >>> 0;
+    return { network: (ipv4Number(block.bytes) & mask) >>> 0, mask, category };
+  });
+
+function ipv4Number(bytes: Uint8Array): number {
+  return (((bytes[0] ?? 0) << 24) | ((bytes[1] ?? 0) << 16) | ((bytes[2] ?? 0) << 8) | (bytes[3] ?? 0)) >>> 0;
+}
+
 function classifyIpv4Bytes(bytes: Uint8Array): AddressCategory {
-  return lookupCategory(metadataTable, bytes) ?? lookupCategory(ipv4Table, bytes) ?? 'public';
+  const value = ipv4Number(bytes);
+  for (const entry of ipv4Masks) if ((value & entry.mask) >>> 0 === entry.network) return entry.category;
+  return 'public';
 }
 
 /** Categories ordered from least to most dangerous, to pick the worse of two embedded addresses. */

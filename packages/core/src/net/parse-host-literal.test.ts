@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isIPv6 } from 'node:net';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { parseHostLiteral } from './parse-host-literal.ts';
@@ -143,6 +144,28 @@ describe('parseHostLiteral: IPv6 forms', () => {
         assert.equal(`[${addressOf(address)}]`, new URL(`http://[${address}]/`).hostname, address);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  test('accepts exactly what net.isIPv6 accepts, on random near-IPv6 text (property)', () => {
+    const character = fc.constantFrom(...'0123456789abcdefABCDEF:::..'.split(''));
+    const nearIpv6 = fc.oneof(
+      fc.array(character, { minLength: 1, maxLength: 45 }).map((characters) => characters.join('')),
+      fc.ipV6().chain((address) =>
+        fc
+          .tuple(fc.nat({ max: address.length }), fc.nat({ max: address.length }), character)
+          .map(([cut, insertAt, extra]) => {
+            const shortened = address.slice(0, cut) + address.slice(cut + 1);
+            return shortened.slice(0, insertAt) + extra + shortened.slice(insertAt);
+          }),
+      ),
+      fc.ipV6(),
+    );
+    fc.assert(
+      fc.property(nearIpv6, (text) => {
+        assert.equal(parseHostLiteral(`[${text}]`).type === 'ipv6', isIPv6(text), text);
+      }),
+      { numRuns: 20000 },
     );
   });
 

@@ -1,5 +1,3 @@
-import { isIPv6 } from 'node:net';
-
 /** An IP address written as a host, in canonical form, with its bytes (4 for IPv4, 16 for IPv6). */
 export type IpHostLiteral = IpHostLiteralFields & ({ readonly type: 'ipv4' } | { readonly type: 'ipv6' });
 
@@ -46,22 +44,35 @@ export function parseHostLiteral(host: string): ParsedHost {
   return { type: 'name', name };
 }
 
-const dottedDecimal =
-  /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
+/** Parses the canonical dotted quad (decimal, no leading zeros) in one pass; undefined for anything else. */
+function parseDottedDecimal(text: string): Uint8Array | undefined {
+  const bytes = new Uint8Array(4);
+  let part = 0;
+  let value = -1;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 46) {
+      if (value === -1 || part === 3) return undefined;
+      bytes[part] = value;
+      part += 1;
+      value = -1;
+      continue;
+    }
+    const digit = code - 48;
+    if (digit < 0 || digit > 9 || value === 0) return undefined;
+    value = value === -1 ? digit : value * 10 + digit;
+    if (value > 255) return undefined;
+  }
+  if (part !== 3 || value === -1) return undefined;
+  bytes[3] = value;
+  return bytes;
+}
 
 /** Returns the IPv4 literal, an invalid result for a host that ends in a number, or undefined for a name. */
 function parseIpv4(text: string): IpHostLiteral | { type: 'invalid'; reason: string } | undefined {
   // Fast path for the canonical spelling, which is what DNS answers and WHATWG-serialised URLs contain.
-  const canonical = dottedDecimal.exec(text);
-  if (canonical !== null) {
-    const bytes = new Uint8Array([
-      Number(canonical[1]),
-      Number(canonical[2]),
-      Number(canonical[3]),
-      Number(canonical[4]),
-    ]);
-    return { type: 'ipv4', address: text, bytes };
-  }
+  const canonical = parseDottedDecimal(text);
+  if (canonical !== undefined) return { type: 'ipv4', address: text, bytes: canonical };
   const parts = text.split('.');
   if (parts.length > 1 && parts.at(-1) === '') parts.pop();
   const last = parts.at(-1) ?? '';
@@ -119,59 +130,141 @@ function parseIpv6(text: string): IpHostLiteral | { type: 'invalid'; reason: str
     address = address.slice(0, percent);
     if (zone === '') return { type: 'invalid', reason: 'empty IPv6 zone id' };
   }
-  if (!isIPv6(address)) return { type: 'invalid', reason: 'malformed IPv6 address' };
-  const bytes = ipv6Bytes(address.toLowerCase());
+  const bytes = ipv6Bytes(address);
+  if (bytes === undefined) return { type: 'invalid', reason: 'malformed IPv6 address' };
   const result: IpHostLiteral = { type: 'ipv6', address: formatIpv6(bytes), bytes };
   return zone === undefined ? result : { ...result, zone };
 }
 
-/** Expands a syntactically valid IPv6 address (checked by `net.isIPv6`) into 16 bytes. */
-function ipv6Bytes(address: string): Uint8Array {
-  const bytes = new Uint8Array(16);
-  let text = address;
-  let tail: number[] = [];
-  const lastColon = text.lastIndexOf(':');
-  const lastGroup = text.slice(lastColon + 1);
-  if (lastGroup.includes('.')) {
-    tail = lastGroup.split('.').map((part) => Number(part));
-    text = `${text.slice(0, lastColon + 1)}0:0`;
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 97 && code <= 102) return code - 87;
+  if (code >= 65 && code <= 70) return code - 55;
+  return -1;
+}
+
+/**
+ * Parses IPv6 text (no brackets, no zone) into 16 bytes in one pass, or undefined when malformed: the WHATWG URL
+ * "IPv6 parser", which accepts the same addresses as `net.isIPv6` (the tests compare both on random input).
+ */
+function ipv6Bytes(input: string): Uint8Array | undefined {
+  const pieces = new Uint16Array(8);
+  const length = input.length;
+  let pieceIndex = 0;
+  let compress = -1;
+  let pointer = 0;
+  if (input.charCodeAt(0) === 58) {
+    if (input.charCodeAt(1) !== 58) return undefined;
+    pointer = 2;
+    pieceIndex = 1;
+    compress = 1;
   }
-  const [head = '', rest] = text.split('::');
-  const headGroups = head === '' ? [] : head.split(':');
-  const restGroups = rest === undefined || rest === '' ? [] : rest.split(':');
-  const groups =
-    rest === undefined
-      ? headGroups
-      : [
-          ...headGroups,
-          ...new Array<string>(8 - headGroups.length - restGroups.length).fill('0'),
-          ...restGroups,
-        ];
-  groups.forEach((group, index) => {
-    const value = Number.parseInt(group, 16);
-    bytes[index * 2] = value >> 8;
-    bytes[index * 2 + 1] = value & 255;
-  });
-  if (tail.length === 4) bytes.set(tail, 12);
+  while (pointer < length) {
+    if (pieceIndex === 8) return undefined;
+    if (input.charCodeAt(pointer) === 58) {
+      if (compress !== -1) return undefined;
+      pointer += 1;
+      pieceIndex += 1;
+      compress = pieceIndex;
+      continue;
+    }
+    let value = 0;
+    let digits = 0;
+    while (digits < 4 && pointer < length) {
+      const digit = hexValue(input.charCodeAt(pointer));
+      if (digit === -1) break;
+      value = value * 16 + digit;
+      pointer += 1;
+      digits += 1;
+    }
+    const code = input.charCodeAt(pointer);
+    if (code === 46) {
+      // A trailing dotted quad: strict decimal, no leading zeros, exactly four parts.
+      if (digits === 0 || pieceIndex > 6) return undefined;
+      pointer -= digits;
+      let numbersSeen = 0;
+      while (pointer < length) {
+        if (numbersSeen > 0) {
+          if (input.charCodeAt(pointer) !== 46 || numbersSeen >= 4) return undefined;
+          pointer += 1;
+        }
+        let part = -1;
+        while (pointer < length) {
+          const digit = input.charCodeAt(pointer) - 48;
+          if (digit < 0 || digit > 9) break;
+          if (part === 0) return undefined;
+          part = part === -1 ? digit : part * 10 + digit;
+          if (part > 255) return undefined;
+          pointer += 1;
+        }
+        if (part === -1) return undefined;
+        pieces[pieceIndex] = (pieces[pieceIndex] ?? 0) * 256 + part;
+        numbersSeen += 1;
+        if (numbersSeen === 2 || numbersSeen === 4) pieceIndex += 1;
+      }
+      if (numbersSeen !== 4) return undefined;
+      break;
+    }
+    if (code === 58) {
+      pointer += 1;
+      if (pointer >= length) return undefined;
+    } else if (pointer < length) {
+      return undefined;
+    }
+    pieces[pieceIndex] = value;
+    pieceIndex += 1;
+  }
+  if (compress !== -1) {
+    let swaps = pieceIndex - compress;
+    pieceIndex = 7;
+    while (pieceIndex !== 0 && swaps > 0) {
+      const other = compress + swaps - 1;
+      const held = pieces[pieceIndex] ?? 0;
+      pieces[pieceIndex] = pieces[other] ?? 0;
+      pieces[other] = held;
+      pieceIndex -= 1;
+      swaps -= 1;
+    }
+  } else if (pieceIndex !== 8) {
+    return undefined;
+  }
+  const bytes = new Uint8Array(16);
+  for (let index = 0; index < 8; index += 1) {
+    const piece = pieces[index] ?? 0;
+    bytes[index * 2] = piece >> 8;
+    bytes[index * 2 + 1] = piece & 255;
+  }
   return bytes;
 }
 
 /** RFC 5952 text of 16 bytes: lowercase, no leading zeros, the longest run (≥ 2) of zero groups as `::`. */
 export function formatIpv6(bytes: Uint8Array): string {
-  const groups: number[] = [];
-  for (let index = 0; index < 16; index += 2)
-    groups.push(((bytes[index] ?? 0) << 8) | (bytes[index + 1] ?? 0));
+  const groups = new Uint16Array(8);
+  for (let index = 0; index < 8; index += 1)
+    groups[index] = ((bytes[index * 2] ?? 0) << 8) | (bytes[index * 2 + 1] ?? 0);
   let bestStart = -1;
   let bestLength = 1;
-  for (let start = 0; start < 8; start += 1) {
-    let length = 0;
-    while (start + length < 8 && groups[start + length] === 0) length += 1;
-    if (length > bestLength) {
-      bestStart = start;
-      bestLength = length;
+  let runStart = -1;
+  for (let index = 0; index <= 8; index += 1) {
+    if (index < 8 && groups[index] === 0) {
+      if (runStart === -1) runStart = index;
+    } else if (runStart !== -1) {
+      if (index - runStart > bestLength) {
+        bestStart = runStart;
+        bestLength = index - runStart;
+      }
+      runStart = -1;
     }
   }
-  const hex = groups.map((group) => group.toString(16));
-  if (bestStart === -1) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+  let text = '';
+  for (let index = 0; index < 8; index += 1) {
+    if (index === bestStart) {
+      text += '::';
+      index += bestLength - 1;
+      continue;
+    }
+    if (text !== '' && !text.endsWith(':')) text += ':';
+    text += (groups[index] ?? 0).toString(16);
+  }
+  return text;
 }
