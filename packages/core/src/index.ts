@@ -13,6 +13,10 @@ export type { FencedToolEmitter } from './emitter/fenced-tool-emitter.ts';
 export { createFencedToolEmitter } from './emitter/fenced-tool-emitter.ts';
 export type { PacketSink } from './emitter/packet-sink.ts';
 export { nullPacketSink } from './emitter/packet-sink.ts';
+export type { GuardedFetch, GuardedFetchOptions } from './net/guarded-fetch.ts';
+export { createGuardedFetch } from './net/guarded-fetch.ts';
+export type { GuardedFetchErrorCode, GuardedFetchErrorOptions } from './net/guarded-fetch-error.ts';
+export { GuardedFetchError } from './net/guarded-fetch-error.ts';
 export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
