@@ -207,6 +207,15 @@ describe('extractToolCallsFromText: JSON shapes', () => {
     assert.deepEqual(extractToolCallsFromText(text, tools), []);
   });
 
+  it('accepts arguments written flat beside the name, inside arrays too', () => {
+    assert.deepEqual(extractToolCallsFromText('[{"name": "get_weather", "city": "Oslo"}]', tools), oslo);
+    assert.deepEqual(extractToolCallsFromText('[{"name": "get_weather", "town": "Oslo"}]', tools), []);
+    assert.deepEqual(
+      extractToolCallsFromText('Tools: [{"name": "get_weather"}, {"name": "get_time"}]', tools),
+      [],
+    );
+  });
+
   it('accepts a zero-parameter call written with its name only', () => {
     assert.deepEqual(extractToolCallsFromText('{"name": "list_files"}', tools), [
       { name: 'list_files', arguments: {} },

@@ -113,10 +113,17 @@ function matchNamedCall(
     }
   }
   if (!argumentsKeyFound) {
+    // `{"name": "get_weather"}` (no parameters) or `{"name": "get_weather", "city": "Oslo"}` (arguments written
+    // flat beside the name): accepted only when every other key is a declared parameter of that tool.
     const extraKeys = Object.keys(holder).filter(
       (key) => !nameKeys.includes(key) && !callBookkeepingKeys.has(key),
     );
-    return extraKeys.length === 0 ? { name: tool.name, arguments: {} } : undefined;
+    if (!extraKeys.every((key) => tool.properties.has(key))) return undefined;
+    // Without an arguments key the object could be a mere mention (`[{"name": "get_weather"}]` listing tools).
+    if (!tool.required.every((key) => extraKeys.includes(key))) return undefined;
+    const flat: Record<string, unknown> = {};
+    for (const key of extraKeys) flat[key] = holder[key];
+    return { name: tool.name, arguments: parseToolArguments(flat) };
   }
   const parsed = parseToolArguments(rawArguments);
   if (looksLikeSchema(parsed, tool)) return null;
