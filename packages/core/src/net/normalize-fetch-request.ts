@@ -56,8 +56,8 @@ export async function normalizeFetchRequest(
   const url = new URL(request === undefined ? String(input) : request.url);
   const method = normalizeMethod(init.method ?? request?.method ?? 'GET');
   const headers = new Headers(init.headers ?? request?.headers);
-  let body: unknown = 'body' in init ? init.body : (request?.body ?? null);
-  if (body === undefined) body = null;
+  // WebIDL treats a member set to undefined as absent: `{ ...init, body: undefined }` keeps the Request's body.
+  let body: unknown = init.body !== undefined ? init.body : (request?.body ?? null);
   if (body instanceof FormData) {
     const encoded = new Response(body);
     body = new Uint8Array(await encoded.arrayBuffer());
