@@ -47,7 +47,69 @@ const mutatedCall = fc
     return text;
   });
 
+// Every dialect's markers and JSON punctuation, shuffled: the inputs most likely to trip a parser.
+const tokenSoup = fc
+  .array(
+    fc.constantFrom(
+      '<tool_call>',
+      '</tool_call>',
+      '{',
+      '}',
+      '[',
+      ']',
+      '"',
+      '\\',
+      '<invoke name="get_weather">',
+      '<parameter name="city">',
+      '</parameter>',
+      '</invoke>',
+      '[TOOL_CALLS]',
+      '[ARGS]',
+      'get_weather',
+      '(',
+      ')',
+      '=',
+      "'",
+      ':',
+      ',',
+      '<function=get_weather>',
+      '<parameter=city>',
+      '</function>',
+      '<arg_key>',
+      '<arg_value>',
+      '<｜tool▁call▁begin｜>',
+      '<｜tool▁sep｜>',
+      '<|tool_call_begin|>',
+      '<|tool_call_argument_begin|>',
+      'to=functions.get_weather',
+      '<|message|>',
+      'call:get_weather{',
+      '<|"|>',
+      '>>>',
+      'Action: get_weather\nAction Input:',
+      'functions.',
+      '"city"',
+      '"name"',
+      '"arguments"',
+      'Oslo',
+      ' ',
+      '\n',
+      '```',
+    ),
+    { maxLength: 60 },
+  )
+  .map((parts) => parts.join(''));
+
 describe('recovery never throws', () => {
+  it('on shuffled dialect markers and JSON punctuation', () => {
+    fc.assert(
+      fc.property(tokenSoup, (text) => {
+        assert.ok(Array.isArray(extractToolCallsFromText(text, tools)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('on random strings', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
