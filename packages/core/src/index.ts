@@ -13,10 +13,56 @@ export type { FencedToolEmitter } from './emitter/fenced-tool-emitter.ts';
 export { createFencedToolEmitter } from './emitter/fenced-tool-emitter.ts';
 export type { PacketSink } from './emitter/packet-sink.ts';
 export { nullPacketSink } from './emitter/packet-sink.ts';
-export type { GuardedFetch, GuardedFetchOptions } from './net/guarded-fetch.ts';
-export { createGuardedFetch } from './net/guarded-fetch.ts';
-export type { GuardedFetchErrorCode, GuardedFetchErrorOptions } from './net/guarded-fetch-error.ts';
-export { GuardedFetchError } from './net/guarded-fetch-error.ts';
+export type {
+  ModelConfig,
+  ModelEndpoint,
+  ModelEndpointProbe,
+  ModelEnvironment,
+  ModelFinishReason,
+  ModelProvider,
+  ModelStallPhase,
+  ModelStreamEvent,
+  ModelToolChoice,
+  ModelUsage,
+  ProbeModelEndpointOptions,
+  ResolveLanguageModelOptions,
+  StreamModelStepOptions,
+  ToLanguageModelPromptOptions,
+} from './llm/index.ts';
+export {
+  DEFAULT_LOCAL_MODEL,
+  DEFAULT_OLLAMA_BASE_URL,
+  isModelProvider,
+  MISSING_TOOL_RESULT_TEXT,
+  ModelAbortedError,
+  ModelConfigurationError,
+  ModelRequestError,
+  ModelStallError,
+  ModelStreamError,
+  ModelUnavailableError,
+  parseModelString,
+  probeModelEndpoint,
+  resolveLanguageModel,
+  resolveModelEndpoint,
+  streamModelStep,
+  toLanguageModelPrompt,
+  toLanguageModelToolChoice,
+  toLanguageModelTools,
+} from './llm/index.ts';
+export type {
+  GuardedFetch,
+  GuardedFetch,
+  GuardedFetchOptions,
+  GuardedFetchOptions,
+} from './net/guarded-fetch.ts';
+export { createGuardedFetch, createGuardedFetch } from './net/guarded-fetch.ts';
+export type {
+  GuardedFetchErrorCode,
+  GuardedFetchErrorCode,
+  GuardedFetchErrorOptions,
+  GuardedFetchErrorOptions,
+} from './net/guarded-fetch-error.ts';
+export { GuardedFetchError, GuardedFetchError } from './net/guarded-fetch-error.ts';
 export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
