@@ -47,8 +47,15 @@ export function buildRequest(options: BuildRequestOptions): BuiltRequest {
         break;
       case 'header': {
         const text = parameter.serializeAsJson ? JSON.stringify(value) : plainValue(value, ',');
-        if (/[\r\n\0]/.test(text))
+        if (/[\r\n\0]/.test(text)) {
           throw invalidValue(binding.property, 'a header value cannot contain line breaks');
+        }
+        if (/[^\t\x20-\xff]/.test(text)) {
+          throw invalidValue(
+            binding.property,
+            'a header value can only hold Latin-1 characters without control codes',
+          );
+        }
         headers.set(parameter.name, text);
         break;
       }

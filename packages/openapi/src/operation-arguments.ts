@@ -82,6 +82,8 @@ export function operationArguments(options: {
 function offered(parameter: OperationParameter, reserved: ReservedCredentialNames): boolean {
   if (parameter.location === 'cookie') return false;
   if (parameter.location === 'header') {
+    // A name that is not an HTTP token could never be sent.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(parameter.name)) return false;
     const name = parameter.name.toLowerCase();
     return !reserved.headers.has(name) && !transportHeaders.has(name);
   }

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
+import { createOpenApiTools } from './create-openapi-tools.ts';
+import { OpenApiDocumentError } from './openapi-document-error.ts';
+
+const document = {
+  openapi: '3.0.3',
+  info: { title: 'Relative', version: '1' },
+  servers: [{ url: '/v1' }],
+  paths: {
+    '/items/{id}': {
+      get: {
+        operationId: 'getItem',
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'X-Note', in: 'header', schema: { type: 'string' } },
+          { name: 'Bad Header', in: 'header', schema: { type: 'string' } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  },
+};
+
+test('a relative server URL needs baseUrl: without it the call fails clearly, with it the URL is resolved', async () => {
+  const urls: string[] = [];
+  const server = createServer((request, response) => {
+    urls.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'text/plain' }).end('fine');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const { context } = recordingContext();
+    const [withoutBase] = await createOpenApiTools({ document, fetch });
+    assert.ok(withoutBase);
+    await assert.rejects(withoutBase.run(toolCall('getItem', { id: '1' }), context), (error: unknown) => {
+      assert.ok(ToolExecutionError.isInstance(error));
+      assert.equal(error.code, 'openapi_no_server');
+      return true;
+    });
+
+    const [withBase] = await createOpenApiTools({
+      document,
+      fetch,
+      baseUrl: `http://127.0.0.1:${port}/root`,
+    });
+    assert.ok(withBase);
+    // A header name that is not an HTTP token is not offered.
+    assert.deepEqual(Object.keys((withBase.definition().parameters as { properties: object }).properties), [
+      'id',
+      'X-Note',
+    ]);
+    const response = await withBase.run(toolCall('getItem', { id: 'a b' }), context);
+    assert.equal(response.llmFacing, 'fine');
+    assert.deepEqual(urls, ['/root/v1/items/a%20b']);
+    await assert.rejects(
+      withBase.run(toolCall('getItem', { id: '1', 'X-Note': 'caf\u00e9 \u2615' }), context),
+      (error: unknown) => ToolCallError.isInstance(error) && /Latin-1/.test(error.modelMessage),
+    );
+  } finally {
+    server.close();
+  }
+});
+
+test('baseUrl must be an absolute http(s) URL', async () => {
+  for (const baseUrl of ['not a url', 'file:///etc/', 'ftp://127.0.0.1/']) {
+    await assert.rejects(createOpenApiTools({ document, fetch, baseUrl }), (error: unknown) =>
+      OpenApiDocumentError.isInstance(error),
+    );
+  }
+});
