@@ -108,8 +108,8 @@ async function inspect(
     });
     sources.set(file.path, file.entry);
     if (result.text === undefined) continue;
-    if (file.path === 'SKILL.md') skillText = result.text;
-    findings.push(...scanSkillContent({ file: file.path, text: result.text }));
+    if (file.path === 'SKILL.md') skillText = result.text.text;
+    findings.push(...scanSkillContent({ file: file.path, ...result.text }));
   }
   if (planned.some(({ path }) => path === 'SKILL.md') && skillText === undefined && sources.has('SKILL.md')) {
     problems.add({ code: 'invalid_front_matter', message: 'SKILL.md is not UTF-8 text.', entry: 'SKILL.md' });
@@ -152,7 +152,11 @@ async function inspect(
 }
 
 type ReadResult =
-  | { readonly size: number; readonly sha256: string; readonly text: string | undefined }
+  | {
+      readonly size: number;
+      readonly sha256: string;
+      readonly text: { readonly text: string; readonly bytes: Buffer } | undefined;
+    }
   | { readonly problem: import('./skill-bundle-error.ts').SkillBundleProblem };
 
 async function readPlannedFile(
@@ -190,17 +194,18 @@ async function readPlannedFile(
       hash.update(chunk);
       if (textChunks !== undefined) {
         if (chunk.includes(0)) textChunks = undefined;
-        else textChunks.push(Buffer.from(chunk));
+        else textChunks.push(chunk); // chunks are never reused: fresh inflater output or slices of the archive
       }
     }
   } catch (error) {
     if (error instanceof EntryProblem) return { problem: error.problem };
     throw error;
   }
-  let text: string | undefined;
+  let text: { readonly text: string; readonly bytes: Buffer } | undefined;
   if (textChunks !== undefined) {
+    const bytes = Buffer.concat(textChunks, size);
     try {
-      text = utf8.decode(Buffer.concat(textChunks, size));
+      text = { text: utf8.decode(bytes), bytes };
     } catch {
       text = undefined;
     }
