@@ -1,6 +1,7 @@
 // MCP client costs against the real server-everything: tools/list on a first connection (spawn or HTTP handshake
 // plus listing) vs the cached list, and one tool-call round trip over stdio vs Streamable HTTP on loopback.
 // `npm run bench -- mcp`
+import { createGuardedFetch } from '@toolbus/core';
 import { everythingServerEntry, startEverythingHttpServer } from '../src/__fixtures__/everything-server.ts';
 import { startLoopbackMcpServer } from '../src/__fixtures__/loopback-mcp-server.ts';
 import { connectMcpServer, type McpConnection } from '../src/connect-mcp-server.ts';
@@ -80,6 +81,15 @@ const bareConnection = await connectMcpServer(
 );
 const bareCall = await echoRoundTrip(bareConnection, 300);
 await bareConnection.close();
+// The same, through the SSRF guard (every connection resolved and checked; loopback allowed for the bench).
+const guarded = createGuardedFetch({ allow: ['127.0.0.1/32'] });
+const guardedConnection = await connectMcpServer(
+  { id: 'bench-guarded', name: 'bare', transport: { type: 'streamable-http', url: bare.url } },
+  { fetch: guarded },
+);
+const guardedCall = await echoRoundTrip(guardedConnection, 300);
+await guardedConnection.close();
+await guarded.close();
 await bare.close();
 await stdio.close();
 await streamable.close();
@@ -101,5 +111,5 @@ console.log(
   `| tools/call echo, bare SDK server in-process (ms, median of 300) | | ${bareCall.toFixed(3)} | |`,
 );
 console.log(
-  `\nCached list vs first connection: ${(rows.stdioCold / (rows.stdioCached / 1000)).toFixed(0)}× faster over stdio, ${(rows.httpCold / (rows.httpCached / 1000)).toFixed(0)}× over Streamable HTTP. Plain fetch here; the guarded fetch adds its own cost (see the guarded-fetch bench).\n`,
+  `\nCached list vs first connection: ${(rows.stdioCold / (rows.stdioCached / 1000)).toFixed(0)}× faster over stdio, ${(rows.httpCold / (rows.httpCached / 1000)).toFixed(0)}× over Streamable HTTP. Plain fetch unless stated.\n`,
 );
