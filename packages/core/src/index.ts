@@ -51,18 +51,14 @@ export {
 } from './llm/index.ts';
 export type {
   GuardedFetch,
-  GuardedFetch,
-  GuardedFetchOptions,
   GuardedFetchOptions,
 } from './net/guarded-fetch.ts';
-export { createGuardedFetch, createGuardedFetch } from './net/guarded-fetch.ts';
+export { createGuardedFetch } from './net/guarded-fetch.ts';
 export type {
   GuardedFetchErrorCode,
-  GuardedFetchErrorCode,
-  GuardedFetchErrorOptions,
   GuardedFetchErrorOptions,
 } from './net/guarded-fetch-error.ts';
-export { GuardedFetchError, GuardedFetchError } from './net/guarded-fetch-error.ts';
+export { GuardedFetchError } from './net/guarded-fetch-error.ts';
 export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
