@@ -124,9 +124,9 @@ describe('createGuardedFetch as a WHATWG fetch', () => {
       const echo = (await (await fetch(request, { method: 'PUT', body: 'new' })).json()) as Echo;
       assert.deepEqual([echo.method, echo.body, echo.custom], ['PUT', 'new', 'from-request']);
       const kept = new Request(`${base}/merge`, { method: 'POST', body: 'kept' });
-      const keptEcho = (await (
-        await fetch(kept, { body: undefined, headers: { 'x-custom': 'init' } })
-      ).json()) as Echo;
+      // What `{ ...init, body: undefined }` spreads produce (the MCP SDK merges inits this way).
+      const spreadInit = { body: undefined, headers: { 'x-custom': 'init' } } as unknown as RequestInit;
+      const keptEcho = (await (await fetch(kept, spreadInit)).json()) as Echo;
       assert.deepEqual([keptEcho.method, keptEcho.body, keptEcho.custom], ['POST', 'kept', 'init']);
     } finally {
       await fetch.close();

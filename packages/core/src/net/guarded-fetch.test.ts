@@ -413,6 +413,20 @@ describe('createGuardedFetch: schemes', () => {
     }
   });
 
+  test('a URL with credentials is refused without quoting them', async () => {
+    const { fetch, connect } = setup({ 'public.example': [['93.184.216.34']] });
+    try {
+      await assert.rejects(fetch('http://user:pass-SECRET@public.example/'), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.doesNotMatch(error.message, /SECRET/);
+        return true;
+      });
+      assert.deepEqual(connect.dialed, []);
+    } finally {
+      await fetch.close();
+    }
+  });
+
   test('rejects a bad maxRedirects at creation', () => {
     assert.throws(() => createGuardedFetch({ maxRedirects: -1 }), TypeError);
     assert.throws(() => createGuardedFetch({ allow: ['not a host!'] }), TypeError);

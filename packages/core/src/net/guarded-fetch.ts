@@ -37,7 +37,11 @@ const requestBodyHeaders = [
 ];
 const crossOriginDroppedHeaders = ['authorization', 'proxy-authorization', 'cookie', 'host'];
 
-function checkScheme(url: URL): void {
+function checkUrl(url: URL): void {
+  // Fetch refuses credentials in URLs; undici's own error would quote the URL, password included.
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError(`Refused a URL with credentials in it (host "${url.hostname}")`);
+  }
   if (url.protocol === 'http:' || url.protocol === 'https:') return;
   throw new GuardedFetchError({
     code: 'scheme_not_allowed',
@@ -147,7 +151,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const request = await normalizeFetchRequest(input, init);
     let redirects = 0;
     for (;;) {
-      checkScheme(request.url);
+      checkUrl(request.url);
       const response = await sendOnce(agent, request);
       const location = response.headers.get('location');
       if (!redirectStatuses.has(response.status) || request.redirect === 'manual') {
@@ -168,7 +172,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       } catch (error) {
         throw new TypeError('fetch failed', { cause: error });
       }
-      checkScheme(next);
+      checkUrl(next);
       if (redirects >= maxRedirects) {
         throw new GuardedFetchError({
           code: 'too_many_redirects',
