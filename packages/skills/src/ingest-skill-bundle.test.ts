@@ -201,6 +201,13 @@ describe('createSqliteSkillRegistry', () => {
     );
     assert.deepEqual(await second.replace({ ...record, id: 'id-3', description: 'new' }), record);
     assert.equal((await second.get('kept'))?.description, 'new');
+    // A replacement that fails (its id collides with another row) leaves the old row in place.
+    await second.insert({ ...record, id: 'id-4', name: 'other' });
+    await assert.rejects(
+      second.replace({ ...record, id: 'id-4', description: 'broken' }),
+      /UNIQUE|constraint/i,
+    );
+    assert.equal((await second.get('kept'))?.description, 'new');
     assert.equal((await second.delete('kept'))?.id, 'id-3');
     assert.equal(await second.get('kept'), undefined);
   });

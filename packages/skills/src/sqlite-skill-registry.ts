@@ -79,17 +79,12 @@ export function createSqliteSkillRegistry(options: SqliteSkillRegistryOptions): 
       }
     },
     async replace(record) {
-      database.exec('BEGIN IMMEDIATE');
-      try {
+      return inSavepoint(database, () => {
         const previous = get(record.name);
         deleteOne.run(record.name);
         insert.run(toRow(record) as unknown as Record<string, string | number>);
-        database.exec('COMMIT');
         return previous;
-      } catch (error) {
-        database.exec('ROLLBACK');
-        throw error;
-      }
+      });
     },
     async get(name) {
       return get(name);
@@ -114,15 +109,27 @@ function migrate(database: DatabaseSync): void {
   );
   for (const [index, statement] of migrations.entries()) {
     if (applied.has(index + 1)) continue;
-    database.exec('BEGIN IMMEDIATE');
-    try {
+    inSavepoint(database, () => {
       database.exec(statement);
       database.prepare('INSERT INTO toolbus_skills_migrations (version) VALUES (?)').run(index + 1);
-      database.exec('COMMIT');
-    } catch (error) {
-      database.exec('ROLLBACK');
-      throw error;
-    }
+    });
+  }
+}
+
+/**
+ * Runs `work` atomically. A savepoint (unlike BEGIN) nests inside a transaction the caller may already hold on a
+ * shared database, and acts as a transaction of its own otherwise.
+ */
+function inSavepoint<Result>(database: DatabaseSync, work: () => Result): Result {
+  database.exec('SAVEPOINT toolbus_skills');
+  try {
+    const result = work();
+    database.exec('RELEASE toolbus_skills');
+    return result;
+  } catch (error) {
+    database.exec('ROLLBACK TO toolbus_skills');
+    database.exec('RELEASE toolbus_skills');
+    throw error;
   }
 }
 
