@@ -6,7 +6,9 @@ import { type InterpreterServer, startInterpreterServer } from './interpreter-se
 describe('interpreter: executing code in the real sandbox', () => {
   let server: InterpreterServer;
   before(async () => {
-    server = await startInterpreterServer({ limits: { maxOutputBytes: 64 * 1024 } });
+    server = await startInterpreterServer({
+      limits: { maxOutputBytes: 64 * 1024, workspaceBytes: 8 * 1024 * 1024 },
+    });
   });
   after(async () => {
     await server.close();
@@ -20,6 +22,23 @@ describe('interpreter: executing code in the real sandbox', () => {
     assert.equal(health.isolation.network, 'none');
     assert.equal(health.isolation.perExecutionUid, true);
     assert.deepEqual(Object.keys(health.isolation.python.packages), ['numpy', 'pandas', 'matplotlib']);
+    assert.equal(health.isolation.limits.workspace_bytes, 8 * 1024 * 1024);
+  });
+
+  it('limits the total size of the workspace, not only each file', async () => {
+    const result = await execute(server.url, {
+      code: [
+        'written = 0',
+        'try:',
+        '    for index in range(4):',
+        "        with open(f'part{index}.bin', 'wb') as handle:",
+        "            handle.write(b'x' * 3 * 1024 * 1024)",
+        '        written += 1',
+        'except OSError as error:',
+        "    print('refused after', written, 'errno', error.errno)",
+      ].join('\n'),
+    });
+    assert.equal(result.stdout, 'refused after 2 errno 28\n');
   });
 
   it('prints output and the value of a final bare expression', async () => {

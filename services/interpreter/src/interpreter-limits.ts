@@ -18,6 +18,8 @@ export interface InterpreterLimits {
   readonly maxOutputBytes: number;
   /** Size of the private /tmp of each run. */
   readonly tmpBytes: number;
+  /** Total size of a workspace (inputs and outputs), enforced with a tmpfs when the service runs as root. */
+  readonly workspaceBytes: number;
   readonly maxCodeBytes: number;
   readonly maxStdinBytes: number;
   /** Input files per execution, and files returned from one. */
@@ -43,6 +45,7 @@ export const defaultInterpreterLimits: InterpreterLimits = {
   maxFileBytes: 100 * 1024 * 1024,
   maxOutputBytes: 1024 * 1024,
   tmpBytes: 64 * 1024 * 1024,
+  workspaceBytes: 1024 * 1024 * 1024,
   maxCodeBytes: 1024 * 1024,
   maxStdinBytes: 1024 * 1024,
   maxFilesPerExecution: 100,

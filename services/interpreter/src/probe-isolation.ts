@@ -27,6 +27,8 @@ export interface IsolationReport {
     readonly max_file_bytes: number;
     readonly max_output_bytes: number;
     readonly tmp_bytes: number;
+    /** Null when workspaces could not be size-limited (see reason). */
+    readonly workspace_bytes: number | null;
     readonly max_timeout_ms: number;
   };
   readonly bubblewrap?: string;
@@ -82,6 +84,7 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
       max_file_bytes: limits.maxFileBytes,
       max_output_bytes: limits.maxOutputBytes,
       tmp_bytes: limits.tmpBytes,
+      workspace_bytes: null as number | null,
       max_timeout_ms: limits.maxTimeoutMs,
     },
   };
@@ -125,6 +128,12 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
     if (seen.pid > 10) problems.push('no private pid namespace');
     if (problems.length > 0) return failed(`the sandbox is not isolated: ${problems.join('; ')}`);
     const degraded: string[] = [];
+    const quota = executor.workspaceQuota;
+    if (quota.state === 'active') base.limits.workspace_bytes = limits.workspaceBytes;
+    else
+      degraded.push(
+        quota.state === 'failed' ? quota.reason : 'workspaces have no size limit (the service is not root)',
+      );
     if (!perExecutionUid) {
       degraded.push(
         'the service does not run as root, so runs share its uid: the process-count limit (RLIMIT_NPROC) is not applied',

@@ -13,6 +13,7 @@ import {
   stageWorkspaceFiles,
   type WorkspaceFile,
 } from './workspace-files.ts';
+import { mountPointsUnder, mountWorkspaceQuota, unmountWorkspaceQuota } from './workspace-quota.ts';
 
 /** Options for {@link SandboxExecutor}. */
 export interface SandboxExecutorOptions {
@@ -24,6 +25,11 @@ export interface SandboxExecutorOptions {
   readonly uids?: UidAllocator;
   readonly shareNetwork?: boolean;
 }
+
+/** Whether workspaces have a size limit: not tried yet, in place, or impossible here (with the reason). */
+export type WorkspaceQuotaState =
+  | { readonly state: 'untried' | 'active' }
+  | { readonly state: 'failed'; readonly reason: string };
 
 /** A private workspace directory and the uid that owns it, for one execution or one session. */
 export interface SandboxWorkspace {
@@ -52,6 +58,7 @@ export class SandboxExecutor {
   readonly options: SandboxExecutorOptions;
   readonly #runsDirectory: string;
   readonly #runnerPath: string;
+  #quota: WorkspaceQuotaState = { state: 'untried' };
 
   constructor(options: SandboxExecutorOptions) {
     this.options = options;
@@ -63,6 +70,8 @@ export class SandboxExecutor {
   async open(): Promise<void> {
     await mkdir(this.options.workRoot, { recursive: true, mode: 0o711 });
     await chmod(this.options.workRoot, 0o711);
+    for (const mountPoint of await mountPointsUnder(this.#runsDirectory))
+      await unmountWorkspaceQuota(mountPoint);
     await rm(this.#runsDirectory, { recursive: true, force: true });
     await mkdir(this.#runsDirectory, { mode: 0o711 });
     await writeFile(this.#runnerPath, pythonRunnerSource, { mode: 0o644 });
@@ -79,6 +88,7 @@ export class SandboxExecutor {
       if (uid !== undefined) {
         await chown(directory, uid, uid);
         await chown(workspaceDirectory, uid, uid);
+        await this.#limitWorkspaceSize(workspaceDirectory, uid);
       }
       await chmod(directory, 0o700);
       const stagedHashes = await stageWorkspaceFiles({
@@ -100,8 +110,33 @@ export class SandboxExecutor {
 
   /** Deletes a workspace and frees its uid. Its processes are already gone (each run's pid namespace died). */
   async removeWorkspace(workspace: SandboxWorkspace): Promise<void> {
+    if (this.#quota.state === 'active') await unmountWorkspaceQuota(workspace.workspaceDirectory);
     await rm(workspace.directory, { recursive: true, force: true });
     if (workspace.uid !== undefined) this.options.uids?.release(workspace.uid);
+  }
+
+  /** Whether workspaces are size-limited (decided by the first workspace created). */
+  get workspaceQuota(): WorkspaceQuotaState {
+    return this.#quota;
+  }
+
+  async #limitWorkspaceSize(directory: string, uid: number): Promise<void> {
+    if (this.#quota.state === 'failed') return;
+    try {
+      await mountWorkspaceQuota({ directory, bytes: this.options.limits.workspaceBytes, uid });
+      this.#quota = { state: 'active' };
+    } catch (error) {
+      // Once failed (no CAP_SYS_ADMIN here), it would fail for every run: stop trying and report it on /health.
+      if (this.#quota.state === 'active') throw error;
+      const detail =
+        error instanceof Error
+          ? (error as Error & { stderr?: string }).stderr || error.message
+          : String(error);
+      this.#quota = {
+        state: 'failed',
+        reason: `cannot mount a size-limited tmpfs on workspaces: ${detail.trim()}`,
+      };
+    }
   }
 
   /** Runs Python code (bound read-only at /sandbox/main.py) in the workspace. */
