@@ -16,6 +16,8 @@ export interface ScanJsonValuesOptions {
   readonly maxValueLength?: number;
   /** Only a value starting at `from` (after whitespace) counts; used after a dialect's `[ARGS]` and the like. */
   readonly anchored?: boolean;
+  /** Skip values that contain no object at all (arrays of scalars): callers looking for calls need objects. */
+  readonly objectsOnly?: boolean;
 }
 
 const defaultMaxValueLength = 8 * 1024 * 1024;
@@ -31,25 +33,42 @@ const defaultMaxValueLength = 8 * 1024 * 1024;
  * found value are not reported separately: callers walk the parsed value.
  */
 export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}): ScannedJsonValue[] {
+  const found: ScannedJsonValue[] = [];
+  forEachJsonValue(text, options, (value) => {
+    found.push(value);
+  });
+  return found;
+}
+
+/**
+ * {@link scanJsonValues} that hands each value to `visit` as soon as it is parsed instead of collecting them,
+ * so a long answer full of JSON data does not keep every parsed value alive (less garbage-collector work).
+ */
+export function forEachJsonValue(
+  text: string,
+  options: ScanJsonValuesOptions,
+  visit: (value: ScannedJsonValue) => void,
+): void {
   const to = Math.min(options.to ?? text.length, text.length);
   const maxValueLength = options.maxValueLength ?? defaultMaxValueLength;
   let budget = 10 * (to - (options.from ?? 0)) + 65_536;
   let repairedTruncatedValue = false;
-  const found: ScannedJsonValue[] = [];
+  let foundAny = false;
   const closers: number[] = [];
   let position = options.from ?? 0;
   if (options.anchored) {
     position = skipWhitespace(text, position, to);
     const code = text.charCodeAt(position);
-    if (code !== 0x7b && code !== 0x5b) return found;
+    if (code !== 0x7b && code !== 0x5b) return;
   }
   while (position < to) {
     const start = findOpeningBracket(text, position, to);
     if (start < 0) break;
-    if (options.anchored && found.length > 0) break;
+    if (options.anchored && foundAny) break;
     closers.length = 0;
     let inString = false;
     let escaped = false;
+    let containsObject = false;
     let end = -1;
     let stoppedAt = to;
     let index = start;
@@ -63,8 +82,10 @@ export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}
         continue;
       }
       if (code === 0x22) inString = true;
-      else if (code === 0x7b) closers.push(0x7d);
-      else if (code === 0x5b) closers.push(0x5d);
+      else if (code === 0x7b) {
+        closers.push(0x7d);
+        containsObject = true;
+      } else if (code === 0x5b) closers.push(0x5d);
       else if (code === 0x7d || code === 0x5d) {
         if (closers.pop() !== code) {
           stoppedAt = index;
@@ -77,11 +98,17 @@ export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}
       }
     }
     budget -= index - start + 1;
+    if (end > 0 && !containsObject && options.objectsOnly) {
+      // A balanced array without any object (`[1, 2, 3]`, `[the docs]`) cannot hold a call: skip it unparsed.
+      position = end;
+      continue;
+    }
     if (end > 0) {
       budget -= end - start;
       const parsed = startsLikeJson(text, start, end) ? parseJsonTolerant(text.slice(start, end)) : notJson;
       if (parsed.ok) {
-        found.push({ start, end, value: parsed.value });
+        foundAny = true;
+        visit({ start, end, value: parsed.value });
         position = end;
         continue;
       }
@@ -95,14 +122,13 @@ export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}
       budget -= to - start;
       const parsed = parseJsonTolerant(text.slice(start, to));
       if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
-        found.push({ start, end: to, value: parsed.value });
+        visit({ start, end: to, value: parsed.value });
         break;
       }
     }
     if (options.anchored) break;
     position = budget > 0 ? start + 1 : Math.max(stoppedAt, index) + 1;
   }
-  return found;
 }
 
 const notJson = { ok: false } as const;

@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
-import { scanJsonValues } from '../scan-json-values.ts';
+import { forEachJsonValue } from '../scan-json-values.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 /**
@@ -15,11 +15,11 @@ export const jsonToolCallParser: ToolCallTextParser = {
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
-    for (const scanned of scanJsonValues(text)) {
+    forEachJsonValue(text, { objectsOnly: true }, (scanned) => {
       for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: true })) {
         calls.push({ ...call, start: scanned.start, end: scanned.end });
       }
-    }
+    });
     return calls;
   },
 };
