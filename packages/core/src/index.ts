@@ -59,6 +59,7 @@ export type {
   GuardedFetchErrorOptions,
 } from './net/guarded-fetch-error.ts';
 export { GuardedFetchError } from './net/guarded-fetch-error.ts';
+export { parseToolArguments } from './recovery/parse-tool-arguments.ts';
 export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
