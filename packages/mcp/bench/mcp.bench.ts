@@ -111,5 +111,8 @@ console.log(
   `| tools/call echo, bare SDK server in-process (ms, median of 300) | | ${bareCall.toFixed(3)} | |`,
 );
 console.log(
+  `| same, through the guarded fetch (ms, median of 300; ratio to plain fetch) | | ${guardedCall.toFixed(3)} | ${(guardedCall / bareCall).toFixed(2)} |`,
+);
+console.log(
   `\nCached list vs first connection: ${(rows.stdioCold / (rows.stdioCached / 1000)).toFixed(0)}× faster over stdio, ${(rows.httpCold / (rows.httpCached / 1000)).toFixed(0)}× over Streamable HTTP. Plain fetch unless stated.\n`,
 );

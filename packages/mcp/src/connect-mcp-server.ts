@@ -9,7 +9,7 @@ import { McpAuthorizationRequiredError } from './errors/mcp-authorization-requir
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
 import type { McpFetch } from './mcp-fetch.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
-import type { McpLogger } from './mcp-logger.ts';
+import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpTokenStore } from './mcp-token-store.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
@@ -40,7 +40,7 @@ export interface ConnectMcpServerOptions {
   /** Required when the server's auth is OAuth (fail closed without it). */
   readonly oauth?: McpOAuthOptions;
   readonly signal?: AbortSignal;
-  /** Receives dropped-header warnings (names only). */
+  /** Receives dropped-header warnings (names only); `console.warn` by default, so a drop is never silent. */
   readonly logger?: McpLogger;
   /** Keeps images, audio and blob resources of tool results. */
   readonly fileStore?: McpFileStore;
@@ -135,7 +135,7 @@ export async function connectMcpServer(
         ...(options.requestHeaders === undefined ? {} : { requestHeaders: options.requestHeaders }),
         ...(auth.type === 'headers' ? { connectionHeaders: auth.headers } : {}),
       },
-      options.logger === undefined ? {} : { logger: options.logger },
+      { logger: options.logger ?? consoleMcpLogger },
     );
     serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
   }
