@@ -137,6 +137,19 @@ describe('interpreter: files and sessions', () => {
     await fetch(`${server.url}/v1/sessions/${second.json.session_id}`, { method: 'DELETE' });
   });
 
+  it('stages files into a new session', async () => {
+    const fileId = await upload(server.url, 'repo.txt', 'staged content');
+    const created = await postJson(server.url, '/v1/sessions', {
+      ttl_seconds: 60,
+      files: [{ path: 'src/repo.txt', file_id: fileId }],
+    });
+    const read = await postJson(server.url, `/v1/sessions/${created.json.session_id}/bash`, {
+      command: 'cat src/repo.txt',
+    });
+    assert.equal(read.json.stdout, 'staged content');
+    await fetch(`${server.url}/v1/sessions/${created.json.session_id}`, { method: 'DELETE' });
+  });
+
   it('times out a session command and ends a session at its TTL', async () => {
     const created = await postJson(server.url, '/v1/sessions', { ttl_seconds: 1 });
     const slow = await postJson(server.url, `/v1/sessions/${created.json.session_id}/bash`, {
