@@ -48,8 +48,9 @@ test('through the strict guarded fetch without the allowance: the loopback serve
     assert.ok(notes);
     const before = store.requests.length;
     const { context } = recordingContext();
-    await assert.rejects(notes.run(toolCall('getNotes', {}), context), (error: unknown) =>
-      GuardedFetchError.isInstance(error),
+    await assert.rejects(
+      notes.run(toolCall('getNotes', {}), context),
+      (error: unknown) => GuardedFetchError.isInstance(error) && error.code === 'ssrf_blocked',
     );
     assert.equal(store.requests.length, before);
   } finally {
