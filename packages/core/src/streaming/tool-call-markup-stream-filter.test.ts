@@ -192,3 +192,19 @@ describe('ToolCallMarkupStreamFilter with custom markers', () => {
     assert.equal(runChunks(filter, [text]), 'ab<tool_call>kept</tool_call>');
   });
 });
+
+describe('ToolCallMarkupStreamFilter with a one-character marker', () => {
+  it('filters it at every split, next to longer markers', () => {
+    const markers = [
+      { open: '@', closes: ['@'] },
+      { open: '<tool_call>', closes: ['</tool_call>'] },
+    ];
+    const text = 'a@hidden@b<tool_call>x</tool_call>c@';
+    for (let cut = 0; cut <= text.length; cut++) {
+      assert.equal(
+        runChunks(new ToolCallMarkupStreamFilter(markers), [text.slice(0, cut), text.slice(cut)]),
+        'abc',
+      );
+    }
+  });
+});

@@ -67,6 +67,11 @@ export class ToolCallMarkupStreamFilter {
   readonly #markers: readonly PreparedMarker[];
   /** Every spelling (lower and upper case) of every marker's first character. */
   readonly #firstCharacters: readonly string[];
+  /** Markers by their first two (lower-case) characters, so a `<` in prose is checked against few markers. */
+  readonly #byPrefix = new Map<string, PreparedMarker[]>();
+  /** Markers by their first character, for a candidate at the very end of the buffer. */
+  readonly #byFirst = new Map<string, PreparedMarker[]>();
+  readonly #hasSingleCharacterMarker: boolean;
   #pending = '';
   #inside: PreparedMarker | undefined;
 
@@ -79,7 +84,14 @@ export class ToolCallMarkupStreamFilter {
         requiresTagEnd: marker.requiresTagEnd === true,
         maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
       }));
+    this.#hasSingleCharacterMarker = this.#markers.some((marker) => marker.open.length === 1);
     this.#firstCharacters = spellings(this.#markers.map((marker) => marker.open[0]!));
+    for (const marker of this.#markers) {
+      addTo(this.#byFirst, marker.open[0]!, marker);
+      // A one-character marker is complete at its first character: file it under every possible second one
+      // would be unbounded, so it is looked up by its first character alone (see #candidatesAt).
+      if (marker.open.length > 1) addTo(this.#byPrefix, marker.open.slice(0, 2), marker);
+    }
   }
 
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
@@ -141,6 +153,17 @@ export class ToolCallMarkupStreamFilter {
     return false;
   }
 
+  #candidatesAt(buffer: string, index: number): readonly PreparedMarker[] {
+    const first = String.fromCharCode(lowerCode(buffer.charCodeAt(index)));
+    const byFirst = this.#byFirst.get(first) ?? noMarkers;
+    if (index + 1 >= buffer.length) return byFirst;
+    const prefix = first + String.fromCharCode(lowerCode(buffer.charCodeAt(index + 1)));
+    const byPrefix = this.#byPrefix.get(prefix) ?? noMarkers;
+    return this.#hasSingleCharacterMarker
+      ? [...byFirst.filter((marker) => marker.open.length === 1), ...byPrefix]
+      : byPrefix;
+  }
+
   #findOpening(
     buffer: string,
     from: number,
@@ -155,7 +178,7 @@ export class ToolCallMarkupStreamFilter {
       if (index < 0) return { kind: 'none' };
       let full: PreparedMarker | undefined;
       let partial = false;
-      for (const marker of this.#markers) {
+      for (const marker of this.#candidatesAt(buffer, index)) {
         const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
         else if (state === 'full' && (!full || marker.open.length > full.open.length)) full = marker;
@@ -213,6 +236,14 @@ function indexOfIgnoringCase(haystack: string, needle: string, from: number): nu
     if (matches) return index;
     position = index + 1;
   }
+}
+
+const noMarkers: readonly PreparedMarker[] = [];
+
+function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
+  const list = map.get(key);
+  if (list) list.push(marker);
+  else map.set(key, [marker]);
 }
 
 function lowerCode(code: number): number {
