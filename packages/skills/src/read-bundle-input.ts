@@ -14,10 +14,24 @@ export async function readBundleInput(
   }
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of input) {
+  for await (const chunk of 'getReader' in input ? readWebStream(input) : input) {
     total += chunk.byteLength;
     if (total > maxBytes) return undefined; // leaving the loop closes the stream
     chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
   return Buffer.concat(chunks, total);
+}
+
+async function* readWebStream(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
 }

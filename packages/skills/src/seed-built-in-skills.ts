@@ -128,12 +128,11 @@ export async function seedBuiltInSkills(options: SeedBuiltInSkillsOptions): Prom
       results.push({ name, status: 'unchanged' });
       continue;
     }
-    // Built-ins are reviewed in the repository, so their scan findings (if any) are accepted here, on the record.
+    // Findings are not accepted here either: a built-in that trips the scan fails seeding loudly, for review.
     await ingestSkillBundle({
       bundle,
       blobStore: options.blobStore,
       registry: options.registry,
-      acceptFindings: true,
       replace: true,
     });
     results.push({ name, status: existing === undefined ? 'created' : 'updated' });

@@ -50,7 +50,7 @@ export interface SkillBundleSource {
 }
 
 /** Bytes of a bundle: a whole buffer, or a stream of chunks (a Node readable, a web stream, a generator). */
-export type SkillBundleInput = Uint8Array | AsyncIterable<Uint8Array>;
+export type SkillBundleInput = Uint8Array | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 /** Limits and policy for validating a bundle. */
 export interface ValidateSkillBundleOptions {

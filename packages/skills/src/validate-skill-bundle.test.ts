@@ -336,6 +336,18 @@ describe('validateSkillBundle accepts benign bundles', () => {
     assert.notEqual((await validateSkillBundle(changed)).sha256, first.sha256);
   });
 
+  it('reads a web ReadableStream as well', async () => {
+    const archive = forgeZip([...files].map(([name, data]) => ({ name, data })));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < archive.length; offset += 4096)
+          controller.enqueue(archive.subarray(offset, offset + 4096));
+        controller.close();
+      },
+    });
+    assert.equal((await validateSkillBundle(stream)).name, 'report-kit');
+  });
+
   it('accepts CRLF front matter with a byte-order mark and keeps extra keys', async () => {
     const text =
       '\ufeff---\r\nname: crlf-skill\r\ndescription: Works on Windows.\r\nlicense: MIT\r\nversion: 2\r\n---\r\nBody\r\n';
