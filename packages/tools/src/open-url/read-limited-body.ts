@@ -1,0 +1,42 @@
+/** A response body read up to a byte limit. */
+export interface LimitedBody {
+  readonly bytes: Uint8Array;
+  /** True when the body went on past the limit and reading stopped there. */
+  readonly truncated: boolean;
+}
+
+/**
+ * Reads a response body, stopping at `maxBytes`: a hostile or huge page cannot fill memory, because reading ends
+ * (and the stream is cancelled) as soon as the limit is passed, whatever `Content-Length` claimed.
+ */
+export async function readLimitedBody(response: Response, maxBytes: number): Promise<LimitedBody> {
+  if (response.body === null) return { bytes: new Uint8Array(0), truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > maxBytes) {
+        chunks.push(value.subarray(0, maxBytes - size));
+        size = maxBytes;
+        truncated = true;
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    if (truncated) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { bytes, truncated };
+}

@@ -1,0 +1,47 @@
+import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+
+const webSearchProviderErrorMarker = Symbol.for('toolbus.error.WebSearchProviderError');
+
+/**
+ * Why a provider gave no results. `provider_unauthorized`: the key was refused (401/403), a configuration problem
+ * only an administrator can fix. `provider_rate_limited`: 429. `provider_unavailable`: 5xx (after one retry) or the
+ * network. `provider_bad_response`: an answer that is not the documented format, or an error in a 200 body.
+ */
+export type WebSearchProviderErrorCode =
+  | 'provider_unauthorized'
+  | 'provider_rate_limited'
+  | 'provider_unavailable'
+  | 'provider_bad_response';
+
+/** Options for {@link WebSearchProviderError}. */
+export interface WebSearchProviderErrorOptions {
+  readonly code: WebSearchProviderErrorCode;
+  /** Written for the model and for logs; never holds the API key or the request URL (Google puts the key there). */
+  readonly message: string;
+  readonly provider: string;
+  readonly status?: number;
+  /** From a 429's `Retry-After`, in seconds. */
+  readonly retryAfterSeconds?: number;
+  readonly cause?: unknown;
+}
+
+/** A web search provider refused or failed one query. */
+export class WebSearchProviderError extends ToolbusError {
+  declare readonly code: WebSearchProviderErrorCode;
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly [webSearchProviderErrorMarker] = true;
+
+  constructor(options: WebSearchProviderErrorOptions) {
+    super({ code: options.code, message: options.message, cause: options.cause });
+    this.name = 'WebSearchProviderError';
+    this.provider = options.provider;
+    this.status = options.status;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  static override isInstance(error: unknown): error is WebSearchProviderError {
+    return hasErrorMarker(error, webSearchProviderErrorMarker);
+  }
+}
