@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { deflateRawSync } from 'node:zlib';
 import { type ForgedEntry, forgeZip, skillMarkdown } from './__fixtures__/forge-zip.ts';
+import { inspectSkillBundle } from './inspect-skill-bundle.ts';
 import { readSkillBundleFile } from './read-skill-bundle-file.ts';
 import { SkillBundleError, type SkillBundleErrorCode } from './skill-bundle-error.ts';
 import { validateSkillBundle } from './validate-skill-bundle.ts';
@@ -183,6 +184,32 @@ describe('validateSkillBundle refuses forged archives', () => {
       'header_mismatch',
     );
   });
+  it('refuses an entry that overlaps an earlier, longer entry even when the one between does not', async () => {
+    const archive = forgeZip([
+      skill,
+      { name: 'a.txt', data: 'a' },
+      { name: 'b.txt', data: 'b' },
+      { name: 'c.txt', data: 'c' },
+    ]);
+    // Stretch a.txt's compressed size so that it swallows b.txt and c.txt (central record only: a lie).
+    const directory = archive.readUInt32LE(archive.length - 6);
+    let position = directory;
+    for (let index = 0; index < 1; index += 1) position += 46 + archive.readUInt16LE(position + 28);
+    const aLocal = archive.readUInt32LE(position + 42);
+    const span = directory - aLocal - 30 - 5;
+    archive.writeUInt32LE(span, position + 20);
+    archive.writeUInt32LE(span, aLocal + 18);
+    const error = await refusal(archive);
+    assert.equal(error.code, 'overlapping_entries');
+    const all = await inspectSkillBundle(archive);
+    assert.deepEqual(
+      all.problems
+        .filter((problem) => problem.code === 'overlapping_entries')
+        .map((problem) => problem.entry),
+      ['b.txt', 'c.txt'],
+    );
+  });
+
   it('refuses bytes that are not a zip, and a truncated zip', async () => {
     assert.equal((await refusal(Buffer.from('not a zip at all'))).code, 'corrupt_zip');
     const whole = forgeZip([skill, { name: 'a.txt', data: 'hello' }]);

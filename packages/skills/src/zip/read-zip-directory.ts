@@ -398,15 +398,16 @@ function readSafeUInt64(buffer: Buffer, offset: number): number | undefined {
 
 function reportOverlaps(entries: readonly ZipEntry[], problems: ProblemCollector): void {
   const sorted = [...entries].sort((left, right) => left.localHeaderOffset - right.localHeaderOffset);
-  for (let index = 1; index < sorted.length; index += 1) {
-    const previous = sorted[index - 1]!;
-    const current = sorted[index]!;
-    if (current.localHeaderOffset < previous.rangeEnd) {
+  // Compare with the entry reaching furthest so far, not just the previous one: a long entry can span several.
+  let furthest: ZipEntry | undefined;
+  for (const current of sorted) {
+    if (furthest !== undefined && current.localHeaderOffset < furthest.rangeEnd) {
       problems.add({
         code: 'overlapping_entries',
-        message: `${describeEntryName(current.displayName)} overlaps the bytes of ${describeEntryName(previous.displayName)} (a sign of a zip bomb or a disguised archive).`,
+        message: `${describeEntryName(current.displayName)} overlaps the bytes of ${describeEntryName(furthest.displayName)} (a sign of a zip bomb or a disguised archive).`,
         entry: current.displayName,
       });
     }
+    if (furthest === undefined || current.rangeEnd > furthest.rangeEnd) furthest = current;
   }
 }
