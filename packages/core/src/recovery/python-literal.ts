@@ -2,7 +2,7 @@
 // It never evaluates anything: it recognises strings (with escapes), numbers, True/False/None (and JSON's
 // true/false/null, which Olmo 3 writes), lists, tuples and dicts, and gives up on anything else.
 
-import { isWhitespaceCode, readIdentifierEnd, skipWhitespace } from './text-search.ts';
+import { readIdentifierEnd, skipWhitespace } from './text-search.ts';
 
 /** A value read from text and the index just after it. */
 export interface ReadValue {
@@ -178,9 +178,4 @@ function readDict(text: string, start: number, depth: number): ReadValue | undef
     else if (text[position] !== '}') return undefined;
   }
   return { value: result, end: position + 1 };
-}
-
-/** True when `code` is a space or tab (not a line break). */
-export function isInlineSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || (isWhitespaceCode(code) && code !== 0x0a);
 }

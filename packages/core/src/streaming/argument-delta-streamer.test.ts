@@ -55,6 +55,14 @@ describe('createArgumentDeltaStreamer', () => {
     assert.deepEqual(await streamer.push(0, 'A'), { code: 'A' });
   });
 
+  it('handles pushes that are not awaited one by one, in order', async () => {
+    const streamer = createArgumentDeltaStreamer();
+    const results = await Promise.all(
+      ['{"code": "a', 'b', 'c\\', 'n', 'd"}'].map((fragment) => streamer.push(0, fragment)),
+    );
+    assert.equal(results.map((delta) => delta.code ?? '').join(''), 'abc\nd');
+  });
+
   it('stops quietly on invalid JSON', async () => {
     const streamer = createArgumentDeltaStreamer();
     assert.deepEqual(await streamer.push(0, '{"code": "x"'), { code: 'x' });

@@ -77,6 +77,8 @@ interface CallState {
   readonly emittedLengths: Map<string, number>;
   pending: Promise<Outcome> | undefined;
   finished: boolean;
+  /** Pushes to one call are handled one after another even when the caller does not await each push. */
+  queue: Promise<unknown>;
 }
 
 /** Creates an {@link ArgumentDeltaStreamer}. */
@@ -93,6 +95,7 @@ export function createArgumentDeltaStreamer(): ArgumentDeltaStreamer {
         emittedLengths: new Map(),
         pending: undefined,
         finished: false,
+        queue: Promise.resolve(),
       };
       calls.set(index, state);
     }
@@ -121,18 +124,27 @@ export function createArgumentDeltaStreamer(): ArgumentDeltaStreamer {
   }
 
   return {
-    async push(index, fragment) {
+    push(index, fragment) {
       const state = stateFor(index);
-      if (state.finished || typeof fragment !== 'string' || fragment.length === 0) return {};
-      state.channel.push(fragment);
-      return drain(state, false);
+      if (typeof fragment !== 'string' || fragment.length === 0) return Promise.resolve({});
+      const result = state.queue.then(() => {
+        if (state.finished) return {};
+        state.channel.push(fragment);
+        return drain(state, false);
+      });
+      state.queue = result;
+      return result;
     },
-    async end(index) {
+    end(index) {
       const state = calls.get(index);
-      if (!state) return {};
+      if (!state) return Promise.resolve({});
       calls.delete(index);
-      state.channel.close();
-      return drain(state, true);
+      const result = state.queue.then(() => {
+        state.channel.close();
+        return drain(state, true);
+      });
+      state.queue = result;
+      return result;
     },
   };
 }

@@ -12,7 +12,7 @@ import {
 } from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
-// A namespace before the tag name is allowed: `<minimax:invoke`? no — but `<｜DSML｜invoke` (DeepSeek V4) is.
+// A short prefix before the tag name is allowed, for DeepSeek V4's `<｜DSML｜invoke`.
 const maximumPrefixLength = 16;
 
 /**
@@ -86,7 +86,7 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
 };
 
 /** Finds the `<` that opens the tag whose name (after an optional short prefix) starts at `nameStart`. */
-export function findTagStart(lower: string, nameStart: number): number {
+function findTagStart(lower: string, nameStart: number): number {
   for (let index = nameStart - 1; index >= 0 && nameStart - index <= maximumPrefixLength + 2; index--) {
     const code = lower.charCodeAt(index);
     if (code === 0x3c) return index;
