@@ -1,5 +1,6 @@
 /** Query parameters that only track where a click came from; they never change what a page shows. */
-const trackingParameter = /^(utm_.*|mc_.*|gclid|gbraid|wbraid|dclid|fbclid|msclkid|yclid|igshid|_hsenc|_hsmi)$/i;
+const trackingParameter =
+  /^(utm_.*|mc_.*|gclid|gbraid|wbraid|dclid|fbclid|msclkid|yclid|igshid|_hsenc|_hsmi)$/i;
 
 /**
  * The canonical form of a web address, so the same page found by web_search, typed by the model or stored in the

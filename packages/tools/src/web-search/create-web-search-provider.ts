@@ -49,6 +49,8 @@ export function createWebSearchProvider(config: WebSearchProviderConfig): WebSea
         ...(config.searchDepth ? { searchDepth: config.searchDepth } : {}),
       });
     default:
-      return missing(`a known provider (brave, exa, serper, google, searxng, tavily), not "${String((config as { provider?: unknown }).provider)}"`);
+      return missing(
+        `a known provider (brave, exa, serper, google, searxng, tavily), not "${String((config as { provider?: unknown }).provider)}"`,
+      );
   }
 }

@@ -21,7 +21,11 @@ export function createExaProvider(options: ExaProviderOptions): WebSearchProvide
         provider: 'Exa',
         url: endpointUrl(options.baseUrl ?? 'https://api.exa.ai', '/search'),
         method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/json', 'x-api-key': options.apiKey },
+        headers: {
+          accept: 'application/json',
+          'content-type': 'application/json',
+          'x-api-key': options.apiKey,
+        },
         body: JSON.stringify({
           query,
           type: 'auto',

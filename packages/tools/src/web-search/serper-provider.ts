@@ -21,7 +21,11 @@ export function createSerperProvider(options: SerperProviderOptions): WebSearchP
         provider: 'Serper',
         url: endpointUrl(options.baseUrl ?? 'https://google.serper.dev', '/search'),
         method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/json', 'x-api-key': options.apiKey },
+        headers: {
+          accept: 'application/json',
+          'content-type': 'application/json',
+          'x-api-key': options.apiKey,
+        },
         body: JSON.stringify({ q: query, num: Math.min(Math.max(count, 1), 100) }),
         fetch,
         signal,

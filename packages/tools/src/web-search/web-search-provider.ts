@@ -31,7 +31,12 @@ export interface WebSearchProvider {
 
 /** Which provider, with its credentials. `baseUrl` replaces the documented endpoint's origin (tests, proxies). */
 export type WebSearchProviderConfig =
-  | { readonly provider: 'brave'; readonly apiKey: string; readonly baseUrl?: string; readonly country?: string }
+  | {
+      readonly provider: 'brave';
+      readonly apiKey: string;
+      readonly baseUrl?: string;
+      readonly country?: string;
+    }
   | { readonly provider: 'exa'; readonly apiKey: string; readonly baseUrl?: string }
   | { readonly provider: 'serper'; readonly apiKey: string; readonly baseUrl?: string }
   | {

@@ -97,7 +97,9 @@ export function createWebSearchTool(options: WebSearchToolOptions): Tool {
           picked.set(normalized, { result, rank });
         }
       }
-      const notes = failures.map(({ query, error }) => `Note: the query "${query}" failed: ${failureText(error)}`);
+      const notes = failures.map(
+        ({ query, error }) => `Note: the query "${query}" failed: ${failureText(error)}`,
+      );
       if (picked.size === 0) {
         return {
           llmFacing: [
@@ -138,7 +140,10 @@ export function createWebSearchTool(options: WebSearchToolOptions): Tool {
 }
 
 /** Every query failed: a refused key outranks a rate limit, which outranks the rest (it is what to fix first). */
-function allFailedError(providerName: string, failures: { query: string; error: unknown }[]): ToolExecutionError {
+function allFailedError(
+  providerName: string,
+  failures: { query: string; error: unknown }[],
+): ToolExecutionError {
   const errors = failures.map(({ error }) => error);
   const unauthorized = errors.find(
     (error) => WebSearchProviderError.isInstance(error) && error.code === 'provider_unauthorized',
