@@ -206,4 +206,24 @@ describe('recoveryMiddleware', () => {
     assert.equal(visibleText(parts), text);
     assert.equal(parts.filter((part) => part.type === 'tool-call').length, 0);
   });
+
+  it('recovers a call written in the reasoning when the answer has none', async () => {
+    const parts = await wrapStream(
+      replayModel({
+        content: [],
+        parts: [
+          { type: 'reasoning-start', id: 'r1' },
+          { type: 'reasoning-delta', id: 'r1', delta: 'I will call <tool_call>{"name": "get_weather", ' },
+          { type: 'reasoning-delta', id: 'r1', delta: '"arguments": {"city": "Oslo"}}</tool_call>' },
+          { type: 'reasoning-end', id: 'r1' },
+          { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
+        ],
+      }),
+      createRecoveryMiddleware({ generateId: sequentialIds() }),
+    );
+    assert.deepEqual(
+      parts.filter((part) => part.type === 'tool-call'),
+      [{ type: 'tool-call', toolCallId: 'call_0', toolName: 'get_weather', input: '{"city":"Oslo"}' }],
+    );
+  });
 });

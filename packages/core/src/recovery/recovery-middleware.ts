@@ -24,6 +24,7 @@ export interface RecoveryMiddlewareOptions {
  * the text becomes proper `tool-call` parts (finish reason `tool-calls`) and the markup disappears from the
  * text parts. Streaming text passes through a markup filter as it arrives; text that starts like a JSON
  * payload (`{`, `[` or a code fence) is held until the end, since bare JSON calls have no markup to filter.
+ * When the text holds no call, calls written in the reasoning are recovered too (the reasoning is not edited).
  * Nothing changes when the model made native calls or when no tools were offered.
  */
 export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}): LanguageModelV4Middleware {
@@ -52,6 +53,12 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
         const visible = removeCallText(part.text, calls);
         if (visible.trim() !== '') content.push({ ...part, text: visible });
         for (const call of calls) recovered.push(toolCallPart(call, generateId()));
+      }
+      if (recovered.length === 0) {
+        // Seed §5.3: when the answer holds no call, the reasoning is the last source (left as it is).
+        const reasoning = result.content.map((part) => (part.type === 'reasoning' ? part.text : '')).join('');
+        for (const call of reasoning ? extract(reasoning, toolDefs) : [])
+          recovered.push(toolCallPart(call, generateId()));
       }
       if (recovered.length === 0) return result;
       return {
@@ -86,6 +93,7 @@ function createRecoveryTransform(
 ): TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart> {
   const filter = new ToolCallMarkupStreamFilter();
   let rawText = '';
+  let reasoningText = '';
   let sawNativeCall = false;
   // Text is held (not filtered and sent) while everything so far could be a bare JSON payload.
   let holding = true;
@@ -143,6 +151,10 @@ function createRecoveryTransform(
         case 'text-end':
           // Closed in flush()/finish, once we know whether the held text was a call.
           return;
+        case 'reasoning-delta':
+          reasoningText += part.delta;
+          controller.enqueue(part);
+          return;
         case 'tool-call':
           sawNativeCall = true;
           controller.enqueue(part);
@@ -150,6 +162,10 @@ function createRecoveryTransform(
         case 'finish': {
           const calls = sawNativeCall ? [] : options.extract(rawText, options.toolDefs);
           finishText(controller, calls);
+          // Seed §5.3: when the answer holds no call, the reasoning is the last source (left as it is).
+          if (!sawNativeCall && calls.length === 0 && reasoningText !== '') {
+            calls.push(...options.extract(reasoningText, options.toolDefs));
+          }
           for (const call of calls) controller.enqueue(toolCallPart(call, options.generateId()));
           controller.enqueue(
             calls.length > 0
@@ -157,6 +173,7 @@ function createRecoveryTransform(
               : part,
           );
           rawText = '';
+          reasoningText = '';
           return;
         }
         default:
