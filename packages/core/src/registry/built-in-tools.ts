@@ -47,7 +47,8 @@ export const BUILT_IN_TOOLS: readonly BuiltInToolEntry[] = [
   },
   {
     id: 'PythonTool',
-    name: 'python',
+    // Not `python`: OpenAI reserves that function name and rejects it server-side (Onyx renamed it too).
+    name: 'run_python',
     displayName: 'Code Interpreter',
     stopping: false,
     citeable: false,

@@ -1,3 +1,5 @@
+export type { CitingModelHandlerOptions } from './citing-model-handler.ts';
+export { createCitingModelHandler } from './citing-model-handler.ts';
 export type { ScriptedModelServer, ScriptedModelServerOptions } from './scripted-model-server.ts';
 export { startScriptedModelServer } from './scripted-model-server.ts';
 export type {

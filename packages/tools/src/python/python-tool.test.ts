@@ -79,7 +79,7 @@ describe('python tool against the real interpreter, runner and storage', () => {
 
   it('declares code as its only parameter and streams its argument deltas', () => {
     const tool = createPythonTool({ client, files });
-    assert.equal(tool.name, 'python');
+    assert.equal(tool.name, 'run_python');
     assert.equal(tool.streamsArgumentDeltas, true);
     const definition = tool.definition();
     assert.deepEqual(Object.keys(definition.parameters.properties as object), ['code']);

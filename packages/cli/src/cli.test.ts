@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  createCitingModelHandler,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
+
+const entry = new URL('./cli-entry.ts', import.meta.url).pathname;
+
+function runCli(args: readonly string[], env: Record<string, string>, input?: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdin.end(input ?? '');
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the toolbus command line', () => {
+  let home: string;
+  let docs: string;
+  let server: ScriptedModelServer;
+  let env: Record<string, string>;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'toolbus-home-'));
+    docs = join(home, 'docs');
+    await mkdir(docs);
+    await writeFile(
+      join(docs, 'refunds.md'),
+      '# Refund Policy\n\nCustomers are refunded within 14 days of a return.\n',
+    );
+    await writeFile(
+      join(docs, 'shipping.txt'),
+      'Orders ship within two business days from the Oslo warehouse.\n',
+    );
+    server = await startScriptedModelServer({
+      handler: createCitingModelHandler({
+        toolCalls: () => [
+          { name: 'internal_search', arguments: { queries: ['refund'] } },
+          { name: 'internal_search', arguments: { queries: ['ship'] } },
+        ],
+      }),
+    });
+    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test('index reports what it did and is incremental', async () => {
+    const first = await runCli(['index', docs], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged, 0 removed\./);
+    const second = await runCli(['index', docs], env);
+    assert.match(second.stdout, /0 added, 0 updated, 2 unchanged/);
+  });
+
+  test('chat answers a question about the documents with parallel tool calls and cited sources', async () => {
+    const result = await runCli(['chat', 'How long do refunds and shipping take?'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /✓ Internal Search — 2 documents/);
+    assert.match(result.stdout, /Customers are refunded within 14 days of a return\. \[1\]/);
+    assert.match(result.stdout, /Orders ship within two business days from the Oslo warehouse\. \[2\]/);
+    assert.match(
+      result.stdout,
+      /Sources:\n {2}\[1\] Refund Policy — file:\/\/.*refunds\.md\n {2}\[2\] shipping — file:\/\/.*shipping\.txt/,
+    );
+    const lastRequest = server.requests.at(-1);
+    assert.deepEqual(
+      lastRequest?.messages.flatMap((message) =>
+        message.toolResults.map((toolResult) => toolResult.toolCallId),
+      ).length,
+      2,
+      'both call ids were answered in history',
+    );
+  });
+
+  test('--packets prints the packet stream as NDJSON; --tools narrows the tools', async () => {
+    const result = await runCli(['chat', '--packets', '--tools', 'internal_search', 'refunds?'], env);
+    assert.equal(result.code, 0, result.stderr);
+    const packets = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.equal(packets.at(-1).obj.type, 'stop');
+    assert.ok(packets.some((packet) => packet.obj.type === 'citation-info'));
+    assert.deepEqual(server.requests.at(-1)?.toolNames, ['internal_search']);
+    const unknown = await runCli(['chat', '--tools', 'teleport', 'x'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(
+      unknown.stderr,
+      /Unknown tool "teleport" in --tools\. Built-in tools: internal_search, web_search/,
+    );
+  });
+
+  test('a model that does not answer gets an actionable error, not a stack trace', async () => {
+    const port = await freePort();
+    const result = await runCli(['chat', 'hello'], {
+      TOOLBUS_HOME: home,
+      OLLAMA_HOST: `http://127.0.0.1:${port}`,
+    });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      new RegExp(`no model answers at http://127\\.0\\.0\\.1:${port} — set TOOLBUS_MODEL or start Ollama`),
+    );
+    assert.doesNotMatch(result.stderr, /\n\s+at /);
+  });
+
+  test('config shows where settings and keys live, names only, and sets values', async () => {
+    const set = await runCli(['config', 'set', 'sandboxUrl', 'http://127.0.0.1:8000'], env);
+    assert.equal(set.code, 0, set.stderr);
+    const shown = await runCli(['config'], { ...env, OPENAI_API_KEY: 'sk-should-never-print' });
+    assert.match(shown.stdout, /config file: {4}.*config\.json/);
+    assert.match(shown.stdout, /sandbox: {8}http:\/\/127\.0\.0\.1:8000/);
+    assert.match(shown.stdout, /OPENAI_API_KEY: set/);
+    assert.doesNotMatch(shown.stdout, /sk-should-never-print/);
+    const bad = await runCli(['config', 'set', 'colour', 'blue'], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /Unknown setting "colour"/);
+    await runCli(['config', 'unset', 'sandboxUrl'], env);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}

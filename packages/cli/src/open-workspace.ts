@@ -1,0 +1,64 @@
+import { BUILT_IN_TOOLS } from '@toolbus/core';
+import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import { type DocumentIndex, openDocumentIndex } from '@toolbus/tools';
+import type { CliConfig } from './cli-config.ts';
+
+/** The local user and default persona the CLI works as, with the stores they live in. */
+export interface CliWorkspace {
+  readonly storage: Storage;
+  readonly index: DocumentIndex;
+  readonly user: User;
+  readonly persona: Persona;
+  close(): Promise<void>;
+}
+
+/** The CLI's single local user. */
+export const LOCAL_USER_EMAIL = 'local@toolbus.invalid';
+/** The persona created on first run, with every built-in tool. */
+export const DEFAULT_PERSONA_NAME = 'default';
+
+/**
+ * Opens the CLI's stores under the toolbus home (creating them on first run): storage with encrypted secrets (key
+ * file created with mode 0600), the search index, the local user, and the default persona with every built-in
+ * tool. `persona` selects another stored persona by name; an unknown name is an error listing the known ones.
+ */
+export async function openWorkspace(
+  config: CliConfig,
+  options: { readonly persona?: string | undefined } = {},
+): Promise<CliWorkspace> {
+  const storage = await openStorage({ path: config.databaseFile });
+  try {
+    const user =
+      (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
+      (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
+    const personas = await storage.personas.list();
+    let persona = personas.find((candidate) => candidate.name === (options.persona ?? DEFAULT_PERSONA_NAME));
+    if (!persona && options.persona && options.persona !== DEFAULT_PERSONA_NAME) {
+      throw new Error(
+        `No persona named "${options.persona}". Known personas: ${personas.map((known) => known.name).join(', ') || 'none'}.`,
+      );
+    }
+    if (!persona) {
+      persona = await storage.personas.create({
+        name: DEFAULT_PERSONA_NAME,
+        description: 'Every built-in tool',
+      });
+      for (const entry of BUILT_IN_TOOLS)
+        await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: entry.id });
+    }
+    const index = openDocumentIndex({ path: config.indexFile });
+    return {
+      storage,
+      index,
+      user,
+      persona,
+      async close() {
+        index.close();
+        await storage.close();
+      },
+    };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+}

@@ -1,0 +1,154 @@
+import type { CitedDocument, Packet } from '@toolbus/spec';
+import { placementKey } from '@toolbus/spec';
+
+/** Options for {@link TerminalRenderer}. */
+export interface TerminalRendererOptions {
+  readonly write: (text: string) => unknown;
+  /** A real terminal: tool lines update in place and reasoning is dimmed. */
+  readonly interactive: boolean;
+  readonly color: boolean;
+  readonly showReasoning?: boolean;
+}
+
+interface ToolLine {
+  readonly label: string;
+  detail: string;
+  state: 'running' | 'done' | 'failed';
+}
+
+const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
+const symbols = { running: '…', done: '✓', failed: '✗' } as const;
+
+/**
+ * Draws a turn's packet stream in a terminal: the answer streams as it is written; each tool gets one line that
+ * updates as it runs (in place on a terminal, a new line per change otherwise); reasoning is dimmed; the sources
+ * the answer cited are listed at the end.
+ */
+export class TerminalRenderer {
+  readonly #options: TerminalRendererOptions;
+  readonly #tools = new Map<string, ToolLine>();
+  /** Tool lines drawn in the current block, bottom line last; a block ends when other output is written. */
+  #block: string[] = [];
+  #atLineStart = true;
+  #inReasoning = false;
+
+  constructor(options: TerminalRendererOptions) {
+    this.#options = options;
+  }
+
+  render(packet: Packet): void {
+    const obj = packet.obj;
+    const key = placementKey(packet.placement);
+    switch (obj.type) {
+      case 'reasoning-delta':
+        if (this.#options.showReasoning === false) return;
+        if (!this.#inReasoning) {
+          this.#text(this.#options.color ? dim('thinking: ') : 'thinking: ');
+          this.#inReasoning = true;
+        }
+        this.#text(this.#options.color ? dim(obj.reasoning) : obj.reasoning);
+        return;
+      case 'reasoning-end':
+        if (this.#inReasoning) this.#text('\n');
+        this.#inReasoning = false;
+        return;
+      case 'message-delta':
+        this.#text(obj.content);
+        return;
+      case 'tool-start':
+        this.#tools.set(key, {
+          label: obj.displayName || obj.toolName,
+          detail: describeArguments(obj.arguments),
+          state: 'running',
+        });
+        this.#drawTool(key);
+        return;
+      case 'search-queries':
+        this.#update(key, `searching ${obj.queries.map((query) => `"${query}"`).join(', ')}`);
+        return;
+      case 'open-url-urls':
+        this.#update(key, `opening ${obj.urls.join(', ')}`);
+        return;
+      case 'search-documents':
+        this.#update(key, `${obj.documents.length} document${obj.documents.length === 1 ? '' : 's'}`);
+        return;
+      case 'tool-progress':
+        this.#update(key, obj.message);
+        return;
+      case 'error': {
+        const line = this.#tools.get(key);
+        if (line) {
+          line.state = 'failed';
+          line.detail = obj.message;
+          this.#drawTool(key);
+        } else {
+          this.#text(`\nerror: ${obj.message}\n`);
+        }
+        return;
+      }
+      case 'section-end': {
+        const line = this.#tools.get(key);
+        if (line && line.state === 'running') {
+          line.state = 'done';
+          this.#drawTool(key);
+        }
+        return;
+      }
+      case 'stop':
+        if (!this.#atLineStart) this.#text('\n');
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Lists the cited sources (after the turn). */
+  renderSources(documents: readonly CitedDocument[]): void {
+    if (documents.length === 0) return;
+    if (!this.#atLineStart) this.#text('\n');
+    this.#text('\nSources:\n');
+    for (const document of documents) {
+      this.#text(
+        `  [${document.citationNumber}] ${document.title}${document.link ? ` — ${document.link}` : ''}\n`,
+      );
+    }
+  }
+
+  #update(key: string, detail: string): void {
+    const line = this.#tools.get(key);
+    if (!line) return;
+    line.detail = detail;
+    this.#drawTool(key);
+  }
+
+  #drawTool(key: string): void {
+    const line = this.#tools.get(key) as ToolLine;
+    const text = `${symbols[line.state]} ${line.label}${line.detail ? ` — ${line.detail}` : ''}`;
+    const position = this.#block.indexOf(key);
+    if (this.#options.interactive && position >= 0) {
+      const up = this.#block.length - position;
+      this.#options.write(`\u001b[${up}A\r\u001b[2K${text}\u001b[${up}B\r`);
+      return;
+    }
+    if (!this.#atLineStart) this.#write('\n');
+    this.#write(`${text}\n`);
+    if (this.#options.interactive) this.#block.push(key);
+  }
+
+  #text(text: string): void {
+    if (!text) return;
+    this.#block = [];
+    this.#write(text);
+  }
+
+  #write(text: string): void {
+    this.#options.write(text);
+    this.#atLineStart = text.endsWith('\n');
+  }
+}
+
+function describeArguments(args: Readonly<Record<string, unknown>> | undefined): string {
+  if (!args) return '';
+  const text = JSON.stringify(args);
+  return text === '{}' ? '' : text.length > 100 ? `${text.slice(0, 97)}...` : text;
+}
