@@ -87,11 +87,10 @@ export async function createOpenApiTools(options: CreateOpenApiToolsOptions): Pr
 function describeOperation(operation: OpenApiOperation): string {
   const summary = operation.summary?.trim() ?? '';
   const description = operation.description?.trim() ?? '';
-  const parts = [summary];
-  if (description !== '' && !description.startsWith(summary === '' ? '\u0000' : summary))
-    parts.push(description);
-  else if (summary === '') parts.push(description);
-  if (operation.deprecated) parts.push('(Deprecated.)');
+  // The description often repeats the summary word for word; say it once.
+  const parts = description === summary ? [summary] : [summary, description];
+  // First, so that the cap cannot cut it off.
+  if (operation.deprecated) parts.unshift('(Deprecated.)');
   let text = parts.filter((part) => part !== '').join('\n\n');
   if (text === '') text = `${operation.method.toUpperCase()} ${operation.path}`;
   return text.length > maxDescriptionChars ? `${text.slice(0, maxDescriptionChars - 1)}…` : text;

@@ -74,3 +74,34 @@ test('baseUrl must be an absolute http(s) URL', async () => {
     );
   }
 });
+
+test('descriptions: summary and description both kept, said once when equal, capped at 1,024 characters', async () => {
+  const operation = (summary: string, description: string) => ({
+    summary,
+    description,
+    responses: { '200': { description: 'ok' } },
+  });
+  const tools = await createOpenApiTools({
+    document: {
+      openapi: '3.0.3',
+      info: { title: 'Descriptions', version: '1' },
+      servers: [{ url: 'https://api.example.test' }],
+      paths: {
+        '/a': {
+          get: { operationId: 'prefix', ...operation('List pets', 'List pets in the store, newest first.') },
+        },
+        '/b': { get: { operationId: 'same', ...operation('Get a pet', 'Get a pet') } },
+        '/c': { get: { operationId: 'long', deprecated: true, ...operation('', 'x'.repeat(3000)) } },
+      },
+    },
+    fetch,
+  });
+  assert.deepEqual(
+    tools.map((tool) =>
+      tool.description.length > 200
+        ? `${tool.description.slice(0, 3)}…${tool.description.length}`
+        : tool.description,
+    ),
+    ['List pets\n\nList pets in the store, newest first.', 'Get a pet', '(De…1024'],
+  );
+});
