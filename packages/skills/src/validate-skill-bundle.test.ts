@@ -171,6 +171,7 @@ describe('validateSkillBundle refuses forged archives', () => {
     const name = Buffer.from('../../evil.sh');
     const extra = Buffer.concat([Buffer.from([0x75, 0x70, name.length + 5, 0, 1, 0, 0, 0, 0]), name]);
     await assertRefused([skill, { name: 'fine.sh', data: 'x', both: { extra } }], 'header_mismatch');
+    await assertRefused([skill, { name: 'fine.sh', data: 'x', local: { extra } }], 'header_mismatch');
   });
   it('refuses malformed extra fields', async () => {
     await assertRefused(

@@ -269,6 +269,12 @@ function readEntry(input: ReadEntryInput): ZipEntry | undefined {
     report('corrupt_zip', `The local header of ${entryLabel} has malformed extra fields.`);
     return { ...unreadable, dataStart };
   }
+  checkUnicodePathField(localExtra?.get(unicodePathExtraId), rawName, () =>
+    report(
+      'header_mismatch',
+      `The local header of ${entryLabel} carries a different name in a Unicode path field.`,
+    ),
+  );
   const localCrc = archive.readUInt32LE(local + 14);
   const deferred = (flags & flagDataDescriptor) !== 0;
   const matches =
