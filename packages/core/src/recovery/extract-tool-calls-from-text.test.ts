@@ -286,6 +286,19 @@ describe('extractToolCallsFromText: hostile input', () => {
     assert.deepEqual(extractToolCallsFromText(42 as unknown as string, tools), []);
   });
 
+  it('survives hostile tool definitions', () => {
+    const hostile = [
+      null,
+      { name: 42 },
+      {
+        get name(): string {
+          throw new Error('boom');
+        },
+      },
+    ] as unknown as typeof tools;
+    assert.deepEqual(extractToolCallsFromText('{"name": "get_weather", "arguments": {}}', hostile), []);
+  });
+
   it('removes NUL bytes and lone surrogates from recovered arguments', () => {
     const text = '{"name": "get_weather", "arguments": {"city": "Os\\u0000lo\\ud800"}}';
     assert.deepEqual(extractToolCallsFromText(text, tools), oslo);

@@ -36,6 +36,19 @@ export function extractLocatedToolCallsFromText(
   toolDefs: readonly ToolDefinition[],
   options: ExtractToolCallsOptions = {},
 ): LocatedToolCall[] {
+  try {
+    return locateToolCalls(text, toolDefs, options);
+  } catch {
+    // Hostile tool definitions (getters that throw, say) must not break a turn: recovery just finds nothing.
+    return [];
+  }
+}
+
+function locateToolCalls(
+  text: string,
+  toolDefs: readonly ToolDefinition[],
+  options: ExtractToolCallsOptions,
+): LocatedToolCall[] {
   if (typeof text !== 'string' || text.length === 0 || !Array.isArray(toolDefs) || toolDefs.length === 0)
     return [];
   const tools = indexToolDefinitions(toolDefs);
