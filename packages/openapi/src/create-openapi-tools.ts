@@ -110,7 +110,10 @@ function serverUrlFor(operation: OpenApiOperation, baseUrl: string | undefined):
   if (documentUrl === undefined) return undefined;
   try {
     const url = new URL(documentUrl);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : undefined;
+    // Credentials inside a URL would end up in messages and logs; stored credentials go through `auth`.
+    const usable =
+      (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+    return usable ? url.toString() : undefined;
   } catch {
     return undefined;
   }
@@ -123,13 +126,20 @@ function absoluteHttpUrl(value: string, what: string): string {
   } catch {
     throw new OpenApiDocumentError({
       code: 'openapi_base_url_invalid',
-      message: `The ${what} "${value}" is not an absolute URL.`,
+      message: `The ${what} is not an absolute URL.`,
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new OpenApiDocumentError({
       code: 'openapi_base_url_invalid',
       message: `The ${what} must be http or https.`,
+    });
+  }
+  if (url.username !== '' || url.password !== '') {
+    // Say so without echoing the URL: it holds a secret.
+    throw new OpenApiDocumentError({
+      code: 'openapi_base_url_invalid',
+      message: `The ${what} must not contain credentials; pass them as auth.`,
     });
   }
   return url.toString();
