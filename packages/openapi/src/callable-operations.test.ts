@@ -72,7 +72,7 @@ async function callEveryTool(tools: readonly Tool[], label: string): Promise<voi
   }
 }
 
-test('every operation of every oas-examples document is callable with its own example call', async () => {
+test('every operation of every oas-examples document is callable with its own example call', async (context) => {
   let calls = 0;
   const walk = (directory: string): string[] =>
     readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
@@ -95,11 +95,11 @@ test('every operation of every oas-examples document is callable with its own ex
       calls += tools.length;
     }
   }
-  console.log(`oas-examples: ${calls} operations called`);
+  context.diagnostic(`oas-examples: ${calls} operations called`);
   assert.ok(calls > 300);
 });
 
-test("every operation of GitHub's API is callable with its own example call", async () => {
+test("every operation of GitHub's API is callable with its own example call", async (context) => {
   const tools = await createOpenApiTools({
     document: readFileSync(githubDocument, 'utf8'),
     fetch,
@@ -107,6 +107,6 @@ test("every operation of GitHub's API is callable with its own example call", as
     validate: false,
   });
   await callEveryTool(tools, 'github');
-  console.log(`github: ${tools.length} operations called`);
+  context.diagnostic(`github: ${tools.length} operations called`);
   assert.ok(tools.length > 1000);
 });

@@ -158,8 +158,8 @@ describe('every document of @readme/oas-examples', () => {
     });
   }
 
-  test('summary', () => {
-    console.log(
+  test('summary', (context) => {
+    context.diagnostic(
       `oas-examples: ${counts.documents} documents, ${counts.tools} tools, ${counts.invalid} invalid on purpose`,
     );
     assert.ok(counts.tools > 300);
@@ -167,7 +167,7 @@ describe('every document of @readme/oas-examples', () => {
 });
 
 describe("GitHub's full REST API (@octokit/openapi api.github.com.json)", () => {
-  test('every operation becomes a valid tool', async () => {
+  test('every operation becomes a valid tool', async (context) => {
     const text = readFileSync(githubDocument, 'utf8');
     const operations = countOperations(JSON.parse(text));
     const started = performance.now();
@@ -184,7 +184,7 @@ describe("GitHub's full REST API (@octokit/openapi api.github.com.json)", () => 
     };
     assert.deepEqual(Object.keys(parameters.properties).sort(), ['owner', 'repo']);
     assert.deepEqual([...parameters.required].sort(), ['owner', 'repo']);
-    console.log(
+    context.diagnostic(
       `github: ${tools.length} tools in ${elapsed.toFixed(0)} ms (cold: parse, validate, dereference, build)`,
     );
   });
