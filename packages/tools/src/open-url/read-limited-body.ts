@@ -9,14 +9,22 @@ export interface LimitedBody {
  * Reads a response body, stopping at `maxBytes`: a hostile or huge page cannot fill memory, because reading ends
  * (and the stream is cancelled) as soon as the limit is passed, whatever `Content-Length` claimed.
  */
-export async function readLimitedBody(response: Response, maxBytes: number): Promise<LimitedBody> {
+export async function readLimitedBody(
+  response: Response,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<LimitedBody> {
   if (response.body === null) return { bytes: new Uint8Array(0), truncated: false };
   const reader = response.body.getReader();
+  // A server that stops sending mid-body must not hold the read past the caller's deadline.
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener('abort', onAbort, { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
   try {
     for (;;) {
+      if (signal?.aborted) throw signal.reason;
       const { done, value } = await reader.read();
       if (done) break;
       if (size + value.byteLength > maxBytes) {
@@ -28,7 +36,9 @@ export async function readLimitedBody(response: Response, maxBytes: number): Pro
       chunks.push(value);
       size += value.byteLength;
     }
+    if (signal?.aborted) throw signal.reason;
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     if (truncated) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }

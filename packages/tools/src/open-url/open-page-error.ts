@@ -1,0 +1,35 @@
+import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+
+const openPageErrorMarker = Symbol.for('toolbus.error.OpenPageError');
+
+/** Why one page of an open_url call gave no text. */
+export type OpenPageErrorCode =
+  | 'invalid_url'
+  | 'blocked'
+  | 'timeout'
+  | 'http_error'
+  | 'host_not_found'
+  | 'network_error'
+  | 'too_large'
+  | 'unsupported_type'
+  | 'unreadable'
+  | 'empty';
+
+/** One page could not be opened. Its message is written for the model and names no secret (only the reason). */
+export class OpenPageError extends ToolbusError {
+  declare readonly code: OpenPageErrorCode;
+  readonly [openPageErrorMarker] = true;
+
+  constructor(options: {
+    readonly code: OpenPageErrorCode;
+    readonly message: string;
+    readonly cause?: unknown;
+  }) {
+    super(options);
+    this.name = 'OpenPageError';
+  }
+
+  static override isInstance(error: unknown): error is OpenPageError {
+    return hasErrorMarker(error, openPageErrorMarker);
+  }
+}
