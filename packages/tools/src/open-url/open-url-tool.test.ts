@@ -178,6 +178,12 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
     assert.equal(empty.result.outcomes[0]?.status, 'call-error');
   });
 
+  test('an HTML page declaring its charset in a <meta> tag is decoded with it', async () => {
+    const { text } = await runTool({ tool: tool(), arguments: { urls: [`${site.origin}/latin1`] } });
+    assert.match(text, /\[1\] Caf\u00e9 Menu/);
+    assert.match(text, /Cr\u00e8me br\u00fbl\u00e9e costs four euros\./);
+  });
+
   test('a mislabelled PDF is recognised by its signature; a host that does not resolve fails alone', async () => {
     const lookupFetch = createGuardedFetch({
       allow: ['127.0.0.1/32'],

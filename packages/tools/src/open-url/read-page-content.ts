@@ -89,7 +89,14 @@ export async function readPageContent(options: {
       });
     }
   }
-  const decoded = decode(options.bytes, charset);
+  // Without a charset in the header, an HTML page may declare it in a <meta> tag within its first bytes.
+  const metaCharset =
+    charset === undefined && mediaType === 'text/html'
+      ? /<meta[^>]{0,200}charset\s*=\s*["']?([\w-]+)/i.exec(
+          new TextDecoder('latin1').decode(options.bytes.subarray(0, 2048)),
+        )?.[1]
+      : undefined;
+  const decoded = decode(options.bytes, charset ?? metaCharset);
   if (mediaType === 'text/html') {
     const page = htmlToMarkdown(decoded, { url: options.url });
     return { title: page.title || name, text: page.text, mediaType };

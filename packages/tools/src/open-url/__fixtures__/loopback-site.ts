@@ -63,6 +63,17 @@ export async function startLoopbackSite(options: { largePageBytes?: number } = {
       case '/mislabelled-pdf':
         response.writeHead(200, { 'content-type': 'application/octet-stream' });
         return response.end(pdf);
+      case '/latin1':
+        response.writeHead(200, { 'content-type': 'text/html' });
+        return response.end(
+          Buffer.from(
+            articleHtml('Caf\u00e9 Menu', 'Cr\u00e8me br\u00fbl\u00e9e costs four euros.').replace(
+              '<head>',
+              '<head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">',
+            ),
+            'latin1',
+          ),
+        );
       case '/notes.txt':
         response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
         return response.end('Plain notes: the meeting moved to Thursday.');
