@@ -20,10 +20,14 @@ for (const top of ['packages', 'services']) {
   }
 }
 const filters = process.argv.slice(2);
-const selected = files.filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+const selected = files.filter(
+  (file) => filters.length === 0 || filters.some((filter) => file.includes(filter)),
+);
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`# toolbus benchmarks\n`);
-console.log(`Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString()}\n`);
+console.log(
+  `Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString()}\n`,
+);
 let failed = 0;
 for (const file of selected.sort()) {
   const result = spawnSync(process.execPath, ['--conditions=development', '--expose-gc', file], {

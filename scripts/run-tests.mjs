@@ -26,7 +26,9 @@ function collect(directory, files) {
 const files = [];
 for (const top of roots) collect(join(root, top), files);
 const filters = process.argv.slice(2);
-const selected = filters.length ? files.filter((file) => filters.some((filter) => file.includes(filter))) : files;
+const selected = filters.length
+  ? files.filter((file) => filters.some((filter) => file.includes(filter)))
+  : files;
 if (selected.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);

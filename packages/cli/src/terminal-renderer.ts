@@ -107,10 +107,17 @@ export class TerminalRenderer {
     if (documents.length === 0) return;
     if (!this.#atLineStart) this.#text('\n');
     this.#text('\nSources:\n');
+    // Several cited chunks of one document share a line: [1][3] Title — link.
+    const groups = new Map<string, { numbers: number[]; title: string; link: string | undefined }>();
     for (const document of documents) {
-      this.#text(
-        `  [${document.citationNumber}] ${document.title}${document.link ? ` — ${document.link}` : ''}\n`,
-      );
+      const key = document.link ?? `${document.title}#${document.citationNumber}`;
+      const group = groups.get(key) ?? { numbers: [], title: document.title, link: document.link };
+      group.numbers.push(document.citationNumber);
+      groups.set(key, group);
+    }
+    for (const group of groups.values()) {
+      const numbers = group.numbers.map((number) => `[${number}]`).join('');
+      this.#text(`  ${numbers} ${group.title}${group.link ? ` — ${group.link}` : ''}\n`);
     }
   }
 
@@ -118,7 +125,8 @@ export class TerminalRenderer {
     const line = this.#tools.get(key);
     if (!line) return;
     line.detail = detail;
-    this.#drawTool(key);
+    // Without a terminal a line cannot change in place: keep logs short, print only start and end.
+    if (this.#options.interactive) this.#drawTool(key);
   }
 
   #drawTool(key: string): void {

@@ -39,15 +39,13 @@ export function createCitingModelHandler(options: CitingModelHandlerOptions) {
         };
       });
     }
+    const question = [...request.messages].reverse().find((message) => message.role === 'user')?.text ?? '';
     const facts: string[] = [];
     for (const result of results) {
       for (const match of result.content.matchAll(
         /^\[(\d+)\][^\n]*\n([\s\S]*?)(?=\n\[\d+\]|$(?![\s\S]))/gm,
       )) {
-        const line = (match[2] ?? '')
-          .split('\n')
-          .find((candidate) => candidate.trim() && !candidate.startsWith('#'));
-        const sentence = firstSentence(line ?? '');
+        const sentence = bestSentence(match[2] ?? '', question);
         if (sentence && facts.length < 4) facts.push(`${sentence} [${match[1]}]`);
       }
     }
@@ -58,10 +56,23 @@ export function createCitingModelHandler(options: CitingModelHandlerOptions) {
   };
 }
 
-function firstSentence(text: string): string {
-  const cleaned = text.replace(/^#+\s*/, '').trim();
-  const end = cleaned.search(/[.!?](\s|$)/);
-  return (end >= 0 ? cleaned.slice(0, end + 1) : cleaned).slice(0, 200);
+/** The sentence of a document that shares the most words with the question (ties: the earliest). */
+function bestSentence(text: string, question: string): string {
+  const words = new Set(question.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []);
+  let best = '';
+  let bestScore = -1;
+  for (const raw of text.split(/(?<=[.!?])\s+|\n+/)) {
+    const sentence = raw.replace(/^[#>*\-\s|]+/, '').trim();
+    if (sentence.length < 20 || !/^[A-Z]/.test(sentence) || !/[.!?]$/.test(sentence)) continue;
+    const score = (sentence.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []).filter((word) =>
+      words.has(word),
+    ).length;
+    if (score > bestScore) {
+      best = sentence;
+      bestScore = score;
+    }
+  }
+  return best.length > 220 ? `${best.slice(0, 217)}...` : best;
 }
 
 function textSteps(text: string, size: number): ScriptedStep[] {
