@@ -148,12 +148,13 @@ describe('add_memory over a real storage and the scripted model server', () => {
     });
   }
 
-  test('updates memory #2 in place when the model says so (fenced JSON, id as a string)', async () => {
+  test('updates memory #2 in place when the model says so (thinking ignored, fenced JSON, id as a string)', async () => {
     for (const text of ['User works at Acme', 'User lives in Porto', 'User likes cats']) {
       await storage.memories.add({ userId, text });
     }
     const before = await storage.memories.list(userId);
     answers.push([
+      { type: 'text', text: '<think>Maybe {"operation": "add"}? No: it changes #2.</think>' },
       { type: 'text', text: 'Sure.\n```json\n{"operation": "update", "memory_id": "2", ' },
       { type: 'text', text: '"memory_text": "User lives in Lisbon"}\n```' },
     ]);
