@@ -184,6 +184,23 @@ describe('read_file over a real storage', () => {
 
   test('PDF and HTML give their readable text, extracted once per file', async () => {
     const before = contentReads.filter((id) => id === files.pdf.id).length;
+    // Two calls in one cycle run in parallel and share one extraction.
+    const emitter = new Emitter();
+    const parallel = await runToolCalls(
+      [0, 1].map((tab) => ({
+        id: `parallel-${tab}`,
+        name: 'read_file',
+        arguments: { file_id: files.pdf.id, start_char: tab },
+        placement: { turn: 0, tab },
+      })),
+      [tool],
+      { emitter, files: chatFiles, userId: aliceId },
+    );
+    emitter.close();
+    assert.deepEqual(
+      parallel.outcomes.map((outcome) => outcome.status),
+      ['success', 'success'],
+    );
     const pdf = await read({ file_id: files.pdf.id });
     assert.equal(pdf.outcome.status, 'success');
     assert.match(pdf.text, /Quarterly revenue grew 12 percent\./);
