@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `toolbus-interpreter [--port N] [--host H] [--work-root DIR] [--allow-network]`: runs the code-execution
+// `toolbus-interpreter [--port N] [--host H] [--work-root DIR] [--skills-root DIR] [--allow-network]`: runs the code-execution
 // service until SIGINT/SIGTERM. Prints the URL and what the sandbox enforces (or why it cannot) at start.
 import { parseArgs } from 'node:util';
 import { startInterpreterServer } from './interpreter-server.ts';
@@ -9,6 +9,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '8000' },
     host: { type: 'string', default: '127.0.0.1' },
     'work-root': { type: 'string' },
+    'skills-root': { type: 'string' },
     'allow-network': { type: 'boolean', default: false },
   },
 });
@@ -21,6 +22,7 @@ const server = await startInterpreterServer({
   port,
   host: values.host,
   ...(values['work-root'] === undefined ? {} : { workRoot: values['work-root'] }),
+  ...(values['skills-root'] === undefined ? {} : { skillsRoot: values['skills-root'] }),
   allowNetwork: values['allow-network'],
   onLog: (line) => console.error(line),
 });

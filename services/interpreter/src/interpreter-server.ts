@@ -22,6 +22,7 @@ import {
 import type { OutputStreamName } from './run-in-sandbox.ts';
 import { SandboxExecutor } from './sandbox-executor.ts';
 import { SessionRegistry } from './session-registry.ts';
+import { type SkillMount, SkillsDirectory, unknownSkill } from './skills-directory.ts';
 import { UidAllocator } from './uid-allocator.ts';
 import type { StagedFile } from './workspace-files.ts';
 
@@ -43,6 +44,12 @@ export interface InterpreterServerOptions {
   /** Host uids for sandboxes when the service runs as root. Defaults to a random block of 4096 uids above one
    * million, so two services on one machine (tests run several) do not share uids and with them process limits. */
   readonly sandboxUids?: { readonly first: number; readonly count: number };
+  /**
+   * A host folder of materialised skills (one sub-folder per name, as `materializeSkills` of @toolbus/skills
+   * writes them). Requests name the skills they want in `skills`; each is bound read-only at
+   * `/workspace/managed/skills/<name>/`. Without it, any request naming a skill is refused.
+   */
+  readonly skillsRoot?: string;
   /** Receives start-up and error lines (never request contents). */
   readonly onLog?: (line: string) => void;
 }
@@ -90,9 +97,14 @@ export async function startInterpreterServer(
 ): Promise<InterpreterServer> {
   const log = options.onLog ?? (() => {});
   const limits = resolveInterpreterLimits(options.limits);
+  const isRoot = process.getuid?.() === 0;
+  // Checked before anything is created, so a wrong skills root leaves nothing behind.
+  const skillsDirectory =
+    options.skillsRoot === undefined
+      ? undefined
+      : await SkillsDirectory.open({ root: options.skillsRoot, sandboxesRunAsOtherUsers: isRoot });
   const ownsWorkRoot = options.workRoot === undefined;
   const workRoot = options.workRoot ?? (await mkdtemp(join(tmpdir(), 'toolbus-interpreter-')));
-  const isRoot = process.getuid?.() === 0;
   const executor = new SandboxExecutor({
     workRoot,
     bubblewrapPath: options.bubblewrapPath ?? (await findExecutable('bwrap')) ?? '/usr/bin/bwrap',
@@ -132,6 +144,13 @@ export async function startInterpreterServer(
       return { path: reference.path, sourcePath: files.pathOf(reference.fileId) };
     });
 
+  const resolveSkills = async (names: readonly string[]): Promise<SkillMount[]> => {
+    if (skillsDirectory !== undefined) return skillsDirectory.resolve(names);
+    const [first] = names;
+    if (first !== undefined) throw unknownSkill(first);
+    return [];
+  };
+
   const execute = async (options: {
     body: Record<string, unknown>;
     onStart?: () => void;
@@ -140,6 +159,7 @@ export async function startInterpreterServer(
   }) => {
     const request = parseExecuteRequest(options.body, limits);
     const inputs = resolveInputs(request.files);
+    const skills = await resolveSkills(request.skills);
     requireSandbox();
     return queue.run(async () => {
       options.onStart?.();
@@ -149,6 +169,7 @@ export async function startInterpreterServer(
           workspace,
           code: request.code,
           timeoutMs: request.timeoutMs,
+          skills,
           signal: options.signal,
           ...(request.stdin === undefined ? {} : { stdin: request.stdin }),
           ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
@@ -277,6 +298,7 @@ export async function startInterpreterServer(
         ...(reason === undefined ? {} : { reason }),
         isolation: rest,
         load: queue.load,
+        skills: skillsDirectory !== undefined,
       });
     } else if (path === '/v1/execute') {
       allow('POST');
@@ -298,8 +320,9 @@ export async function startInterpreterServer(
       allow('POST');
       const parsed = parseCreateSessionRequest(await readJsonObject(request, jsonBodyLimit), limits);
       const inputs = resolveInputs(parsed.files);
+      const skills = await resolveSkills(parsed.skills);
       requireSandbox();
-      const session = await sessions.create({ ttlSeconds: parsed.ttlSeconds, files: inputs });
+      const session = await sessions.create({ ttlSeconds: parsed.ttlSeconds, files: inputs, skills });
       sendJson(response, 201, { session_id: session.id, expires_at: Math.floor(session.expiresAt / 1000) });
     } else if (segments[0] === 'v1' && segments[1] === 'sessions' && segments.length === 3) {
       allow('DELETE');

@@ -1,5 +1,6 @@
 import { HttpError } from './http-error.ts';
 import type { InterpreterLimits } from './interpreter-limits.ts';
+import { managedWorkspaceFolder, maxSkillsPerRequest, skillNamePattern } from './skills-directory.ts';
 import { validateWorkspacePath } from './workspace-path.ts';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -21,6 +22,8 @@ export interface ExecuteRequest {
   readonly stdin?: string;
   readonly timeoutMs: number;
   readonly files: readonly WorkspaceFileReference[];
+  /** Names of skills to mount read-only at /workspace/managed/skills/<name>. */
+  readonly skills: readonly string[];
 }
 
 const invalid = (message: string): HttpError =>
@@ -85,12 +88,39 @@ function readFiles(body: Record<string, unknown>, maxFiles: number): WorkspaceFi
   });
 }
 
+function readSkillNames(body: Record<string, unknown>): string[] {
+  const value = body.skills;
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw invalid('skills must be an array of skill names');
+  if (value.length > maxSkillsPerRequest) throw invalid(`at most ${maxSkillsPerRequest} skills per request`);
+  const seen = new Set<string>();
+  return value.map((name: unknown, index) => {
+    if (typeof name !== 'string' || name.length > 64 || !skillNamePattern.test(name)) {
+      throw invalid(
+        `skills[${index}] must be a skill name: lowercase letters and digits in words joined by single hyphens, at most 64 characters`,
+      );
+    }
+    if (seen.has(name)) throw invalid(`skills[${index}] repeats ${name}`);
+    seen.add(name);
+    return name;
+  });
+}
+
+/** With skills mounted, `managed/` of the workspace is covered by them: an input file there would be hidden. */
+function refuseHiddenInputs(files: readonly WorkspaceFileReference[], skills: readonly string[]): void {
+  if (skills.length === 0) return;
+  const hidden = files.find((file) => file.path.split('/')[0] === managedWorkspaceFolder);
+  if (hidden !== undefined) {
+    throw invalid(`files: ${hidden.path} would be hidden by the skills mounted at /workspace/managed`);
+  }
+}
+
 /** Validates an execute body (batch or stream). */
 export function parseExecuteRequest(
   body: Record<string, unknown>,
   limits: InterpreterLimits,
 ): ExecuteRequest {
-  rejectUnknownFields(body, ['code', 'stdin', 'timeout_ms', 'files']);
+  rejectUnknownFields(body, ['code', 'stdin', 'timeout_ms', 'files', 'skills']);
   const code = readString(body, 'code', { maxBytes: limits.maxCodeBytes, required: true }) as string;
   const stdin = readString(body, 'stdin', { maxBytes: limits.maxStdinBytes, required: false });
   const timeoutMs = readInteger(body, 'timeout_ms', {
@@ -99,13 +129,17 @@ export function parseExecuteRequest(
     fallback: limits.defaultTimeoutMs,
   });
   const files = readFiles(body, limits.maxFilesPerExecution);
-  return { code, timeoutMs, files, ...(stdin === undefined ? {} : { stdin }) };
+  const skills = readSkillNames(body);
+  refuseHiddenInputs(files, skills);
+  return { code, timeoutMs, files, skills, ...(stdin === undefined ? {} : { stdin }) };
 }
 
 /** A validated `POST /v1/sessions` body. */
 export interface CreateSessionRequest {
   readonly ttlSeconds: number;
   readonly files: readonly WorkspaceFileReference[];
+  /** Skills mounted for every command of the session. */
+  readonly skills: readonly string[];
 }
 
 /** Validates a session creation body. */
@@ -113,14 +147,18 @@ export function parseCreateSessionRequest(
   body: Record<string, unknown>,
   limits: InterpreterLimits,
 ): CreateSessionRequest {
-  rejectUnknownFields(body, ['ttl_seconds', 'files']);
+  rejectUnknownFields(body, ['ttl_seconds', 'files', 'skills']);
+  const files = readFiles(body, limits.maxFilesPerExecution);
+  const skills = readSkillNames(body);
+  refuseHiddenInputs(files, skills);
   return {
     ttlSeconds: readInteger(body, 'ttl_seconds', {
       min: 1,
       max: limits.maxSessionTtlSeconds,
       fallback: limits.defaultSessionTtlSeconds,
     }),
-    files: readFiles(body, limits.maxFilesPerExecution),
+    files,
+    skills,
   };
 }
 

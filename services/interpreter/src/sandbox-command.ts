@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { type SkillMount, skillsMountDirectory } from './skills-directory.ts';
 
 /** A host path made visible read-only inside the sandbox. */
 export interface SandboxBind {
@@ -15,6 +16,8 @@ export interface SandboxCommandOptions {
   readonly command: readonly string[];
   /** Extra read-only binds (the code file, the runner). */
   readonly readOnlyBinds?: readonly SandboxBind[];
+  /** Skills bound read-only at /workspace/managed/skills/<name>, on a read-only tmpfs that holds nothing else. */
+  readonly skills?: readonly SkillMount[];
   /** When set (service running as root), the sandbox runs as this host uid/gid, which makes RLIMIT_NPROC count
    * only this execution's processes and keeps other runs' directories (mode 0700) unreadable. */
   readonly hostUid?: number;
@@ -103,6 +106,16 @@ export function buildSandboxCommand(options: SandboxCommandOptions): string[] {
   argv.push('--size', String(options.tmpBytes), '--tmpfs', '/dev/shm', '--remount-ro', '/dev');
   argv.push('--size', String(options.tmpBytes), '--tmpfs', '/tmp');
   argv.push('--bind', options.workspaceDirectory, '/workspace');
+  const skills = options.skills ?? [];
+  if (skills.length > 0) {
+    // A small tmpfs over /workspace/managed, made read-only once the skills are bound in it: the code sees exactly
+    // the requested skills and can neither write into them nor plant other folders beside them. It comes after
+    // the workspace bind, so the workspace's writable mount cannot hide it.
+    const managed = skillsMountDirectory.slice(0, skillsMountDirectory.lastIndexOf('/'));
+    argv.push('--size', String(64 * 1024), '--tmpfs', managed, '--dir', skillsMountDirectory);
+    for (const skill of skills) argv.push('--ro-bind', skill.source, `${skillsMountDirectory}/${skill.name}`);
+    argv.push('--remount-ro', managed);
+  }
   for (const bind of options.readOnlyBinds ?? []) argv.push('--ro-bind', bind.source, bind.target);
   argv.push('--remount-ro', '/');
   argv.push('--chdir', '/workspace', '--clearenv');

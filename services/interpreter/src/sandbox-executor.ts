@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InterpreterLimits } from './interpreter-limits.ts';
 import { pythonRunnerSource } from './python-runner-source.ts';
 import { type OutputStreamName, runInSandbox, type SandboxRunResult } from './run-in-sandbox.ts';
 import { buildSandboxCommand, type SandboxBind } from './sandbox-command.ts';
+import { managedWorkspaceFolder, type SkillMount } from './skills-directory.ts';
 import type { UidAllocator } from './uid-allocator.ts';
 import {
   hashFile,
@@ -46,6 +47,8 @@ export interface SandboxCommandRun {
   readonly timeoutMs: number;
   readonly stdin?: string;
   readonly readOnlyBinds?: readonly SandboxBind[];
+  /** Skills to bind read-only at /workspace/managed/skills/<name>. */
+  readonly skills?: readonly SkillMount[];
   readonly onOutput?: (stream: OutputStreamName, data: string) => void;
   readonly signal?: AbortSignal;
 }
@@ -157,13 +160,16 @@ export class SandboxExecutor {
   }
 
   /** Runs any command in the workspace with the service's limits. */
-  run(options: SandboxCommandRun): Promise<SandboxRunResult> {
+  async run(options: SandboxCommandRun): Promise<SandboxRunResult> {
     const limits = this.options.limits;
+    const skills = options.skills ?? [];
+    if (skills.length > 0) await this.#clearManagedFolder(options.workspace);
     const argv = buildSandboxCommand({
       bubblewrapPath: this.options.bubblewrapPath,
       workspaceDirectory: options.workspace.workspaceDirectory,
       command: options.command,
       readOnlyBinds: options.readOnlyBinds ?? [],
+      skills,
       cpuSeconds: Math.min(limits.cpuSeconds, Math.ceil(options.timeoutMs / 1000) + 1),
       memoryBytes: limits.memoryBytes,
       maxProcesses: limits.maxProcesses,
@@ -180,6 +186,17 @@ export class SandboxExecutor {
       ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+  }
+
+  /**
+   * bubblewrap mounts the skills over `<workspace>/managed`, resolving that path as it goes. A session's earlier
+   * command may have left a symlink (or a file) there; remove it, so the mount lands where it should. No process of
+   * the session is alive between commands (each run's pid namespace died), so nothing can race this.
+   */
+  async #clearManagedFolder(workspace: SandboxWorkspace): Promise<void> {
+    const path = join(workspace.workspaceDirectory, managedWorkspaceFolder);
+    const info = await lstat(path).catch(() => undefined);
+    if (info !== undefined && !info.isDirectory()) await rm(path, { force: true });
   }
 
   /** Files in the workspace that are new or whose content differs from what was staged. */

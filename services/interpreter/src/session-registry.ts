@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { HttpError } from './http-error.ts';
 import type { SandboxRunResult } from './run-in-sandbox.ts';
 import type { SandboxExecutor, SandboxWorkspace } from './sandbox-executor.ts';
+import type { SkillMount } from './skills-directory.ts';
 import type { StagedFile } from './workspace-files.ts';
 
 interface Session {
   readonly id: string;
   readonly workspace: SandboxWorkspace;
+  /** Mounted read-only for every command. */
+  readonly skills: readonly SkillMount[];
   readonly expiresAt: number;
   readonly timer: NodeJS.Timeout;
   /** Commands of one session run one after another: they share a filesystem. */
@@ -30,6 +33,7 @@ export class SessionRegistry {
   async create(options: {
     ttlSeconds: number;
     files: readonly StagedFile[];
+    skills?: readonly SkillMount[];
   }): Promise<{ id: string; expiresAt: number }> {
     if (this.#sessions.size >= this.#maxSessions) {
       throw new HttpError({
@@ -43,7 +47,14 @@ export class SessionRegistry {
     const expiresAt = Date.now() + options.ttlSeconds * 1000;
     const timer = setTimeout(() => void this.delete(id), options.ttlSeconds * 1000);
     timer.unref();
-    this.#sessions.set(id, { id, workspace, expiresAt, timer, tail: Promise.resolve() });
+    this.#sessions.set(id, {
+      id,
+      workspace,
+      skills: options.skills ?? [],
+      expiresAt,
+      timer,
+      tail: Promise.resolve(),
+    });
     return { id, expiresAt };
   }
 
@@ -62,6 +73,7 @@ export class SessionRegistry {
       return this.#executor.run({
         workspace: session.workspace,
         command: ['/usr/bin/bash', '-c', options.command],
+        skills: session.skills,
         timeoutMs: options.timeoutMs,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
