@@ -1,7 +1,20 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
+import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import type { Storage } from '@toolbus/storage';
-import { createInternalSearchTool, createPythonTool, type DocumentIndex } from '@toolbus/tools';
+import {
+  createAddMemoryTool,
+  createGenerateImageTool,
+  createInternalSearchTool,
+  createOpenUrlTool,
+  createPythonTool,
+  createReadFileTool,
+  createWebSearchProvider,
+  createWebSearchTool,
+  type DocumentIndex,
+  type WebSearchProviderConfig,
+} from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
 
 /**
@@ -14,21 +27,59 @@ export function builtInToolFactories(options: {
   readonly storage: Storage;
   readonly fetch: typeof fetch;
   readonly userId: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly model: LanguageModelV4;
+  /** Cleanups to run when the chat ends (an in-process sandbox started for python). */
+  readonly onClose: (cleanup: () => Promise<void>) => void;
 }): Map<string, BuiltInToolFactory> {
   const factories = new Map<string, BuiltInToolFactory>();
   factories.set('SearchTool', () => createInternalSearchTool({ index: options.index }));
-  const sandboxUrl = options.config.file.sandboxUrl;
-  if (sandboxUrl) {
-    factories.set('PythonTool', () =>
-      createPythonTool({
-        // The sandbox is the user's own service (often on loopback), so it is reached with plain fetch.
-        client: new CodeInterpreterClient({ baseUrl: sandboxUrl }),
-        files: {
-          readContent: (fileId) => options.storage.files.readContent(fileId),
-          saveGenerated: (file) => options.storage.files.put({ userId: options.userId, ...file }),
-        },
+  // open_url looks in the index first, and fetches through the guarded fetch only what is not there.
+  factories.set('OpenURLTool', () => createOpenUrlTool({ fetch: options.fetch, index: options.index }));
+  const webSearch = options.config.file.webSearch;
+  if (webSearch) {
+    factories.set('WebSearchTool', () => {
+      const apiKey = webSearch.apiKeyEnv ? options.env[webSearch.apiKeyEnv] : undefined;
+      const provider = createWebSearchProvider({
+        provider: webSearch.provider,
+        ...(apiKey ? { apiKey } : {}),
+        ...(webSearch.baseUrl ? { baseUrl: webSearch.baseUrl } : {}),
+        ...(webSearch.searchEngineId ? { searchEngineId: webSearch.searchEngineId } : {}),
+      } as WebSearchProviderConfig);
+      return createWebSearchTool({ provider, fetch: options.fetch });
+    });
+  }
+  factories.set('FileReaderTool', () => createReadFileTool({ storage: options.storage }));
+  factories.set('MemoryTool', () => createAddMemoryTool({ storage: options.storage, model: options.model }));
+  const image = options.config.file.imageGeneration;
+  if (image?.baseUrl && image.model) {
+    const apiKey = image.apiKeyEnv ? options.env[image.apiKeyEnv] : undefined;
+    factories.set('ImageGenerationTool', () =>
+      createGenerateImageTool({
+        fetch: options.fetch,
+        baseUrl: image.baseUrl as string,
+        model: image.model as string,
+        storage: options.storage,
+        ...(apiKey ? { apiKey } : {}),
       }),
     );
   }
+  factories.set('PythonTool', async () => {
+    // The configured sandbox service, else one started in this process (it says why when it cannot isolate).
+    let baseUrl = options.config.file.sandboxUrl;
+    if (!baseUrl) {
+      const server = await startInterpreterServer({ port: 0 });
+      options.onClose(() => server.close());
+      baseUrl = server.url;
+    }
+    return createPythonTool({
+      // The sandbox is the user's own service (often on loopback), so it is reached with plain fetch.
+      client: new CodeInterpreterClient({ baseUrl }),
+      files: {
+        readContent: (fileId) => options.storage.files.readContent(fileId),
+        saveGenerated: (file) => options.storage.files.put({ userId: options.userId, ...file }),
+      },
+    });
+  });
   return factories;
 }

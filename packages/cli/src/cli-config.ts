@@ -10,7 +10,7 @@ export interface ToolbusConfigFile {
   model?: string;
   /** The code sandbox service (`toolbus sandbox serve`); python is offered when it answers. */
   sandboxUrl?: string;
-  webSearch?: { provider: string; apiKeyEnv?: string; baseUrl?: string };
+  webSearch?: { provider: string; apiKeyEnv?: string; baseUrl?: string; searchEngineId?: string };
   imageGeneration?: { baseUrl?: string; model?: string; apiKeyEnv?: string };
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
   allowHosts?: string[];
@@ -39,6 +39,7 @@ export const CONFIG_KEYS = [
   'webSearch.provider',
   'webSearch.apiKeyEnv',
   'webSearch.baseUrl',
+  'webSearch.searchEngineId',
   'imageGeneration.baseUrl',
   'imageGeneration.model',
   'imageGeneration.apiKeyEnv',

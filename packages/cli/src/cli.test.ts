@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,8 @@ describe('the toolbus command line', () => {
   let home: string;
   let docs: string;
   let server: ScriptedModelServer;
+  let site: Server;
+  let siteUrl: string;
   let env: Record<string, string>;
   before(async () => {
     home = await mkdtemp(join(tmpdir(), 'toolbus-home-'));
@@ -49,18 +52,33 @@ describe('the toolbus command line', () => {
       join(docs, 'shipping.txt'),
       'Orders ship within two business days from the Oslo warehouse.\n',
     );
+    site = createHttpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(
+        '<html><head><title>Returns desk</title></head><body><article><h1>Returns desk</h1>' +
+          '<p>The returns desk in Bergen is open on weekdays from nine to five.</p></article></body></html>',
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const address = site.address();
+    siteUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/returns`;
     server = await startScriptedModelServer({
       handler: createCitingModelHandler({
-        toolCalls: () => [
+        toolCalls: (_question, toolNames) => [
           { name: 'internal_search', arguments: { queries: ['refund'] } },
           { name: 'internal_search', arguments: { queries: ['ship'] } },
+          ...(toolNames.includes('open_url') ? [{ name: 'open_url', arguments: { urls: [siteUrl] } }] : []),
         ],
       }),
     });
     env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+    // The guarded fetch refuses loopback unless allowed: this is how an on-premise site is allowed.
+    const allowed = await runCli(['config', 'set', 'allowHosts', '127.0.0.1'], env);
+    assert.equal(allowed.code, 0, allowed.stderr);
   });
   after(async () => {
     await server.close();
+    await new Promise((resolve) => site.close(resolve));
     await rm(home, { recursive: true, force: true });
   });
 
@@ -72,24 +90,25 @@ describe('the toolbus command line', () => {
     assert.match(second.stdout, /0 added, 0 updated, 2 unchanged/);
   });
 
-  test('chat answers a question about the documents with parallel tool calls and cited sources', async () => {
-    const result = await runCli(['chat', 'How long do refunds and shipping take?'], env);
+  test('chat answers with parallel internal_search and open_url calls and cited sources', async () => {
+    const result = await runCli(
+      ['chat', 'How long do refunds and shipping take, and when is the returns desk open?'],
+      env,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /✓ Internal Search — 2 documents/);
+    assert.match(result.stdout, /✓ Open URL — 1 document/);
     assert.match(result.stdout, /Customers are refunded within 14 days of a return\. \[1\]/);
     assert.match(result.stdout, /Orders ship within two business days from the Oslo warehouse\. \[2\]/);
+    assert.match(result.stdout, /The returns desk in Bergen is open on weekdays from nine to five\. \[3\]/);
     assert.match(
       result.stdout,
-      /Sources:\n {2}\[1\] Refund Policy — file:\/\/.*refunds\.md\n {2}\[2\] shipping — file:\/\/.*shipping\.txt/,
+      /Sources:\n {2}\[1\] Refund Policy — file:\/\/.*refunds\.md\n {2}\[2\] shipping — file:\/\/.*shipping\.txt\n {2}\[3\] Returns desk — http:\/\/127\.0\.0\.1/,
     );
-    const lastRequest = server.requests.at(-1);
-    assert.deepEqual(
-      lastRequest?.messages.flatMap((message) =>
-        message.toolResults.map((toolResult) => toolResult.toolCallId),
-      ).length,
-      2,
-      'both call ids were answered in history',
-    );
+    const answered = server.requests
+      .at(-1)
+      ?.messages.flatMap((message) => message.toolResults.map((toolResult) => toolResult.toolCallId));
+    assert.equal(answered?.length, 3, 'every call id was answered (two merged searches and the page)');
   });
 
   test('--packets prints the packet stream as NDJSON; --tools narrows the tools', async () => {

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { basename, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { constructTools } from '@toolbus/assembly';
@@ -8,8 +10,10 @@ import {
   resolveLanguageModel,
   runChatTurn,
 } from '@toolbus/core';
-import type { ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
+import type { ChatFile, ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
+import type { Storage } from '@toolbus/storage';
+import { renderMemoriesForPrompt, SUPPORTED_DOCUMENT_TYPES } from '@toolbus/tools';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -28,6 +32,7 @@ Options:
   --tools <names>      only these tools, comma-separated (e.g. internal_search,open_url)
   --max-cycles <n>     model steps per turn (default 6)
   --hide-reasoning     do not print the model's reasoning
+  --file <path>        attach a file to the chat (read_file, run_python); repeatable
   --packets            print the packet stream as NDJSON instead of text (for programs)
 `;
 
@@ -49,6 +54,7 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
       'max-cycles': { type: 'string' },
       'hide-reasoning': { type: 'boolean', default: false },
       packets: { type: 'boolean', default: false },
+      file: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -69,7 +75,15 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
     level: 'strict',
     ...(config.file.allowHosts ? { allow: config.file.allowHosts } : {}),
   });
+  const cleanups: (() => Promise<void>)[] = [];
   try {
+    const chatFiles = await attachFiles({
+      paths: values.file ?? [],
+      storage: workspace.storage,
+      userId: workspace.user.id,
+      cwd: io.cwd,
+    });
+    const memories = await workspace.storage.memories.list(workspace.user.id);
     const assembly = await constructTools({
       persona: workspace.persona,
       user: workspace.user,
@@ -80,14 +94,29 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
         storage: workspace.storage,
         fetch: guardedFetch,
         userId: workspace.user.id,
+        env: io.env,
+        model,
+        onClose: (cleanup) => cleanups.push(cleanup),
       }),
+      availabilityContext: { userId: workspace.user.id, files: chatFiles },
       fetch: guardedFetch,
       ...(allowedToolIds ? { allowedToolIds } : {}),
     });
     try {
-      const conversation: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
+      const memoryText = memories.length ? `\n\n${renderMemoriesForPrompt(memories)}` : '';
+      const conversation: ChatMessage[] = [{ role: 'system', content: `${systemPrompt}${memoryText}` }];
       const ask = (question: string) =>
-        askOnce({ question, conversation, tools: assembly.tools, model, io, values, maxCycles });
+        askOnce({
+          question,
+          conversation,
+          tools: assembly.tools,
+          model,
+          io,
+          values,
+          maxCycles,
+          files: chatFiles,
+          userId: workspace.user.id,
+        });
       const question = positionals.join(' ').trim();
       if (question) return await ask(question);
       if (!io.stdin) {
@@ -125,9 +154,50 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
       await assembly.close();
     }
   } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     await workspace.close();
     await guardedFetch.close?.();
   }
+}
+
+/** Stores the files named by `--file` as the local user's uploads and returns them as the chat's files. */
+async function attachFiles(input: {
+  paths: readonly string[];
+  storage: Storage;
+  userId: string;
+  cwd: string;
+}): Promise<ChatFile[]> {
+  const files: ChatFile[] = [];
+  for (const path of input.paths) {
+    const absolute = resolve(input.cwd, path);
+    const content = await readFile(absolute).catch((error: NodeJS.ErrnoException) => {
+      throw new ToolbusError({
+        code: 'file_unreadable',
+        message: `--file ${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`,
+      });
+    });
+    const name = basename(absolute);
+    const stored = await input.storage.files.put({
+      userId: input.userId,
+      name,
+      mediaType: mediaTypeOf(name),
+      content,
+    });
+    files.push({
+      id: stored.id,
+      name: stored.name,
+      mediaType: stored.mediaType,
+      sizeBytes: stored.sizeBytes,
+    });
+  }
+  return files;
+}
+
+function mediaTypeOf(name: string): string {
+  return (
+    SUPPORTED_DOCUMENT_TYPES.get(extname(name).toLowerCase()) ??
+    (/\.csv$/i.test(name) ? 'text/csv' : 'application/octet-stream')
+  );
 }
 
 async function askOnce(input: {
@@ -138,6 +208,8 @@ async function askOnce(input: {
   io: CliIo;
   values: { 'hide-reasoning'?: boolean; packets?: boolean };
   maxCycles: number | undefined;
+  files: readonly ChatFile[];
+  userId: string;
 }): Promise<number> {
   const { io } = input;
   input.conversation.push({ role: 'user', content: input.question });
@@ -145,6 +217,8 @@ async function askOnce(input: {
     model: input.model,
     messages: input.conversation,
     tools: input.tools,
+    files: input.files,
+    userId: input.userId,
     ...(input.maxCycles ? { maxCycles: input.maxCycles } : {}),
   });
   const interactive = Boolean(io.stdout.isTTY);
