@@ -261,6 +261,18 @@ for (const provider of scriptedProviders) {
       assert.equal(server.requests.length - before, 1);
     });
 
+    it('shows prose the markup filter hid when it holds no tool call (empty-answer recovery)', async () => {
+      turns.push(textSteps(['<function_calls>', 'I cannot use tools for this, sorry.', '</function_calls>']));
+      const { packets, result } = await runTurn({
+        model: model(),
+        messages: question,
+        tools: [searchTool([])],
+      });
+      assert.equal(result.answer, 'I cannot use tools for this, sorry.');
+      assert.equal(visibleText(packets), result.answer);
+      assert.equal(result.stopReason, 'finished');
+    });
+
     it('stops the model stream and running tools promptly when the caller aborts', async () => {
       const controller = new AbortController();
       let toolSawAbort = false;

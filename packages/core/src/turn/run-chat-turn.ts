@@ -10,6 +10,7 @@ import type {
   Tool,
   ToolbusError,
   ToolCall,
+  ToolDefinition,
 } from '@toolbus/spec';
 import { type CitationAllocatorOptions, createCitationAllocator } from '../citations/citation-allocator.ts';
 import { CitationMarkerScanner } from '../citations/citation-marker-scanner.ts';
@@ -17,8 +18,8 @@ import { Emitter } from '../emitter/emitter.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { StreamModelStepOptions } from '../llm/stream-model-step.ts';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
-import { looksLikeToolCallPayload } from '../recovery/looks-like-tool-call-payload.ts';
 import { ToolCallBatch, type ToolCallOutcome } from '../runner/run-tool-calls.ts';
 import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
@@ -213,9 +214,10 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
 
     if (calls.length === 0) {
       answer = step.answer;
-      if (!answer.trim() && step.rawAnswer.trim() && !looksLikeToolCallPayload(step.rawAnswer, definitions)) {
-        // Empty-answer recovery: the filter (or nothing at all) left no visible text, but the model did write.
-        answer = step.rawAnswer;
+      if (!answer.trim() && step.rawAnswer.trim() && !holdsToolCall(step.rawAnswer, definitions)) {
+        // Empty-answer recovery: the markup filter left nothing visible, but what the model wrote is no tool
+        // call (e.g. prose inside a <function_calls> block): show its text rather than an empty answer.
+        answer = withoutMarkupTags(step.rawAnswer);
         emitRecoveredAnswer({
           sink,
           placement,
@@ -296,6 +298,23 @@ function emitRecoveredAnswer(input: {
     }
   }
   input.sink.emitAt(at, { type: 'message-delta', content: input.answer });
+}
+
+/**
+ * Whether raw output holds a tool call: one can be extracted, or an `<invoke>` is there (a zero-parameter call
+ * to an unknown tool is still a call, and never an answer). Stricter than `looksLikeToolCallPayload`, which
+ * also counts a bare marker: a marker around prose is not a call.
+ */
+function holdsToolCall(raw: string, definitions: readonly ToolDefinition[]): boolean {
+  return /<invoke\b/i.test(raw) || extractToolCallsFromText(raw, definitions).length > 0;
+}
+
+const markupTagPattern =
+  /<\/?(?:function_calls|tool_calls?|invoke|parameter|tool_call_begin|tool_call_end)\b[^>]*>|\[TOOL_CALLS\]|<\|python_tag\|>/gi;
+
+/** The text of raw output with tool-call markup tags removed (their content stays). */
+function withoutMarkupTags(raw: string): string {
+  return raw.replace(markupTagPattern, '').trim();
 }
 
 function citedIn(answer: string, mapping: ReadonlyMap<number, CitedDocument>): CitedDocument[] {
