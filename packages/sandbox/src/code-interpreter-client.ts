@@ -1,5 +1,9 @@
 import { CodeInterpreterError } from './code-interpreter-error.ts';
-import { type CodeInterpreterMethod, codeInterpreterMethodVersions } from './code-interpreter-methods.ts';
+import {
+  type CodeInterpreterFeature,
+  type CodeInterpreterMethod,
+  requiredServerVersion,
+} from './code-interpreter-methods.ts';
 import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
 import { parseServerSentEvents } from './parse-server-sent-events.ts';
 import type {
@@ -37,6 +41,13 @@ export type ExecuteStreamEvent =
   | { readonly type: 'output'; readonly stream: 'stdout' | 'stderr'; readonly data: string }
   | { readonly type: 'result'; readonly result: ExecuteResponse }
   | { readonly type: 'error'; readonly message: string };
+
+/** Older servers refuse unknown fields: an empty `skills` list says nothing, so it is not sent. */
+function withoutEmptySkills<T extends { readonly skills?: readonly string[] }>(request: T): T {
+  if (request.skills === undefined || request.skills.length > 0) return request;
+  const { skills: _skills, ...rest } = request;
+  return rest as T;
+}
 
 // A run's HTTP request may take as long as the run plus this margin (start-up, file collection, queueing).
 const runMarginMs = 10_000;
@@ -99,22 +110,25 @@ export class CodeInterpreterClient {
     return this.#version;
   }
 
-  /** Whether the server is new enough for every one of `methods` (reads the cached version; sends nothing else). */
-  async supports(...methods: CodeInterpreterMethod[]): Promise<boolean> {
+  /**
+   * Whether the server is new enough for every one of `features` (methods, or optional fields such as `skills`).
+   * Reads the cached version; sends nothing else.
+   */
+  async supports(...features: CodeInterpreterFeature[]): Promise<boolean> {
     const server = parseSemanticVersion(await this.serverVersion());
-    return methods.every(
-      (method) =>
-        compareSemanticVersions(server, parseSemanticVersion(codeInterpreterMethodVersions[method])) >= 0,
+    return features.every(
+      (feature) => compareSemanticVersions(server, parseSemanticVersion(requiredServerVersion(feature))) >= 0,
     );
   }
 
   /** Runs code and waits for the result. */
   async execute(request: ExecuteRequest, options: CodeInterpreterCallOptions = {}): Promise<ExecuteResponse> {
     await this.#requireVersion('execute', options);
+    await this.#requireSkillsSupport('execute', request, options);
     const response = await this.#send({
       path: '/v1/execute',
       method: 'POST',
-      json: request,
+      json: withoutEmptySkills(request),
       timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
       ...options,
     });
@@ -131,6 +145,7 @@ export class CodeInterpreterClient {
     request: ExecuteRequest,
     options: CodeInterpreterCallOptions = {},
   ): AsyncGenerator<ExecuteStreamEvent> {
+    await this.#requireSkillsSupport('executeStream', request, options);
     if (this.#streamingMissing || !(await this.supports('executeStream'))) {
       yield* this.#replayBatch(request, options);
       return;
@@ -140,7 +155,7 @@ export class CodeInterpreterClient {
       response = await this.#send({
         path: '/v1/execute/stream',
         method: 'POST',
-        json: request,
+        json: withoutEmptySkills(request),
         timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
         ...options,
       });
@@ -237,10 +252,11 @@ export class CodeInterpreterClient {
     options: CodeInterpreterCallOptions = {},
   ): Promise<CreateSessionResponse> {
     await this.#requireVersion('createSession', options);
+    await this.#requireSkillsSupport('createSession', request, options);
     const response = await this.#send({
       path: '/v1/sessions',
       method: 'POST',
-      json: request,
+      json: withoutEmptySkills(request),
       timeoutMs: this.#requestTimeoutMs,
       ...options,
     });
@@ -275,12 +291,31 @@ export class CodeInterpreterClient {
     await response.body?.cancel();
   }
 
-  async #requireVersion(method: CodeInterpreterMethod, options: CodeInterpreterCallOptions): Promise<void> {
-    const required = codeInterpreterMethodVersions[method];
+  async #requireVersion(
+    method: CodeInterpreterMethod,
+    options: CodeInterpreterCallOptions,
+    feature: CodeInterpreterFeature = method,
+  ): Promise<void> {
+    const required = requiredServerVersion(feature);
     if (required === '0.0.0') return;
     const serverVersion = await this.serverVersion(options);
     if (compareSemanticVersions(parseSemanticVersion(serverVersion), parseSemanticVersion(required)) < 0) {
-      throw new CodeInterpreterVersionError({ method, serverVersion, requiredVersion: required });
+      throw new CodeInterpreterVersionError({
+        method: feature === method ? method : `${method} with ${feature}`,
+        serverVersion,
+        requiredVersion: required,
+      });
+    }
+  }
+
+  /** A request naming skills needs a server that knows the field; one without skills works on any version. */
+  async #requireSkillsSupport(
+    method: CodeInterpreterMethod,
+    request: { readonly skills?: readonly string[] },
+    options: CodeInterpreterCallOptions,
+  ): Promise<void> {
+    if (request.skills !== undefined && request.skills.length > 0) {
+      await this.#requireVersion(method, options, 'skills');
     }
   }
 

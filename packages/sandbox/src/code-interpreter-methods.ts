@@ -16,3 +16,25 @@ export const codeInterpreterMethodVersions = {
 
 /** A client method name. */
 export type CodeInterpreterMethod = keyof typeof codeInterpreterMethodVersions;
+
+/**
+ * The oldest service version that understands each optional request field. A request that uses a field (a
+ * non-empty `skills`) is refused before it is sent to an older server, which would answer 400 for an unknown field.
+ */
+export const codeInterpreterFieldVersions = {
+  /** `skills` of execute, executeStream and createSession: toolbus interpreter 1.1.0. */
+  skills: '1.1.0',
+} as const;
+
+/** An optional request field whose support depends on the server's version. */
+export type CodeInterpreterField = keyof typeof codeInterpreterFieldVersions;
+
+/** What `supports()` can ask about: a method or an optional request field. */
+export type CodeInterpreterFeature = CodeInterpreterMethod | CodeInterpreterField;
+
+/** The minimum server version of a method or field. */
+export function requiredServerVersion(feature: CodeInterpreterFeature): string {
+  return feature in codeInterpreterFieldVersions
+    ? codeInterpreterFieldVersions[feature as CodeInterpreterField]
+    : codeInterpreterMethodVersions[feature as CodeInterpreterMethod];
+}

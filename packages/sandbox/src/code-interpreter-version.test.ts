@@ -9,30 +9,39 @@ import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts
 /** A tiny real HTTP server that acts like an old interpreter: /health, batch /v1/execute, nothing else. */
 async function startOldServer(
   health: Record<string, unknown>,
-): Promise<{ url: string; requests: string[]; server: Server }> {
+): Promise<{ url: string; requests: string[]; bodies: string[]; server: Server }> {
   const requests: string[] = [];
+  const bodies: string[] = [];
   const server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
-    request.resume();
-    if (request.url === '/health') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(health));
-    } else if (request.url === '/v1/execute' && request.method === 'POST') {
-      const result = {
-        stdout: 'out\n',
-        stderr: 'warn\n',
-        exit_code: 0,
-        timed_out: false,
-        duration_ms: 5,
-        files: [],
-      };
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
-    } else {
-      // FastAPI's answer for a route it does not have.
-      response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
-    }
+    // Keeps each POST body beside its request line, to show what the client sent.
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (chunks.length > 0) bodies.push(Buffer.concat(chunks).toString('utf8'));
+      answer();
+    });
+    const answer = (): void => {
+      if (request.url === '/health') {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(health));
+      } else if (request.url === '/v1/execute' && request.method === 'POST') {
+        const result = {
+          stdout: 'out\n',
+          stderr: 'warn\n',
+          exit_code: 0,
+          timed_out: false,
+          duration_ms: 5,
+          files: [],
+        };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+      } else {
+        // FastAPI's answer for a route it does not have.
+        response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
+      }
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, bodies, server };
 }
 
 async function collect(stream: AsyncIterable<ExecuteStreamEvent>): Promise<ExecuteStreamEvent[]> {
@@ -111,5 +120,28 @@ describe('CodeInterpreterClient version gate against an old server', () => {
     const client = new CodeInterpreterClient({ baseUrl: old.url });
     assert.equal(await client.serverVersion(), '0.0.0');
     await assert.rejects(client.createSession(), { serverVersion: '0.0.0', requiredVersion: '0.4.0' });
+  });
+
+  it('refuses skills before sending on a 1.0.0 server, and leaves an empty list out', async () => {
+    const old = await startOldServer({ status: 'ok', version: '1.0.0' });
+    servers.push(old.server);
+    const client = new CodeInterpreterClient({ baseUrl: old.url });
+    const expected = (method: string) => (error: unknown) => {
+      assert.ok(CodeInterpreterVersionError.isInstance(error));
+      assert.equal(error.method, `${method} with skills`);
+      assert.equal(error.serverVersion, '1.0.0');
+      assert.equal(error.requiredVersion, '1.1.0');
+      return true;
+    };
+    await assert.rejects(client.execute({ code: '1', skills: ['csv-analysis'] }), expected('execute'));
+    await assert.rejects(
+      collect(client.executeStream({ code: '1', skills: ['csv-analysis'] })),
+      expected('executeStream'),
+    );
+    await assert.rejects(client.createSession({ skills: ['csv-analysis'] }), expected('createSession'));
+    assert.equal(await client.supports('execute', 'skills'), false);
+    assert.equal((await client.execute({ code: 'print(1)', skills: [] })).stdout, 'out\n');
+    assert.deepEqual(old.requests, ['GET /health', 'POST /v1/execute']);
+    assert.deepEqual(old.bodies, ['{"code":"print(1)"}']);
   });
 });

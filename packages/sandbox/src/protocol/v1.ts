@@ -10,6 +10,8 @@ export interface HealthResponse {
   readonly message?: string | null;
   /** What the sandbox enforces (toolbus servers). */
   readonly isolation?: Record<string, unknown>;
+  /** True when the service has a skills root and so can mount skills (toolbus servers, 1.1.0+). */
+  readonly skills?: boolean;
 }
 
 /** A stored file to place in the workspace before the run. */
@@ -25,6 +27,12 @@ export interface ExecuteRequest {
   readonly stdin?: string;
   readonly timeout_ms?: number;
   readonly files?: readonly WorkspaceFileInput[];
+  /**
+   * Skill names (`^[a-z0-9]+(-[a-z0-9]+)*$`, at most 64) mounted read-only at `/workspace/managed/skills/<name>/`.
+   * Needs service 1.1.0 (`codeInterpreterFieldVersions`); an unknown name is a 400 `skill_not_found`. The
+   * client leaves an empty list out, so requests without skills still work on older servers.
+   */
+  readonly skills?: readonly string[];
 }
 
 /** A file the run created or changed, stored by the service under a new id. */
@@ -57,6 +65,8 @@ export interface UploadResponse {
 export interface CreateSessionRequest {
   readonly ttl_seconds?: number;
   readonly files?: readonly WorkspaceFileInput[];
+  /** Skills mounted read-only for every command of the session (service 1.1.0+). */
+  readonly skills?: readonly string[];
 }
 
 /** `POST /v1/sessions` answer; `expires_at` in unix seconds. */
