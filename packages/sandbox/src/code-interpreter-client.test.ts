@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpreter';
 import { ToolbusError } from '@toolbus/spec';
-import { CodeInterpreterClient, type ExecuteStreamEvent } from './code-interpreter-client.ts';
+import type { ExecuteStreamEvent } from './code-interpreter.ts';
+import { CodeInterpreterClient } from './code-interpreter-client.ts';
 import { CodeInterpreterError } from './code-interpreter-error.ts';
 
 describe('CodeInterpreterClient against the real interpreter service', () => {

@@ -1,3 +1,9 @@
+import type {
+  CodeInterpreter,
+  CodeInterpreterCallOptions,
+  ExecuteStreamEvent,
+  UploadFileOptions,
+} from './code-interpreter.ts';
 import { CodeInterpreterError } from './code-interpreter-error.ts';
 import {
   type CodeInterpreterFeature,
@@ -31,17 +37,6 @@ export interface CodeInterpreterClientOptions {
   readonly healthTimeoutMs?: number;
 }
 
-/** Per-call options. */
-export interface CodeInterpreterCallOptions {
-  readonly signal?: AbortSignal;
-}
-
-/** One event of `executeStream`: output as it happens, then exactly one `result` or `error`. */
-export type ExecuteStreamEvent =
-  | { readonly type: 'output'; readonly stream: 'stdout' | 'stderr'; readonly data: string }
-  | { readonly type: 'result'; readonly result: ExecuteResponse }
-  | { readonly type: 'error'; readonly message: string };
-
 /** Older servers refuse unknown fields: an empty `skills` list says nothing, so it is not sent. */
 function withoutEmptySkills<T extends { readonly skills?: readonly string[] }>(request: T): T {
   if (request.skills === undefined || request.skills.length > 0) return request;
@@ -58,7 +53,7 @@ const defaultRunTimeoutMs = 60_000;
  * need a newer server fail fast with {@link CodeInterpreterVersionError} instead of sending a request that would
  * 404. `executeStream` falls back to the batch endpoint on servers without streaming.
  */
-export class CodeInterpreterClient {
+export class CodeInterpreterClient implements CodeInterpreter {
   readonly baseUrl: string;
   readonly #fetch: typeof fetch;
   readonly #requestTimeoutMs: number;
@@ -203,11 +198,7 @@ export class CodeInterpreterClient {
   }
 
   /** Stores a file on the service (raw bytes; the name travels in the `filename` query parameter). */
-  async uploadFile(options: {
-    filename: string;
-    content: Uint8Array | Blob | string;
-    signal?: AbortSignal;
-  }): Promise<UploadResponse> {
+  async uploadFile(options: UploadFileOptions): Promise<UploadResponse> {
     await this.#requireVersion('uploadFile', options);
     const body =
       typeof options.content === 'string'

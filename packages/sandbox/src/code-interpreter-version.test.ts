@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { ToolbusError } from '@toolbus/spec';
-import { CodeInterpreterClient, type ExecuteStreamEvent } from './code-interpreter-client.ts';
+import type { ExecuteStreamEvent } from './code-interpreter.ts';
+import { CodeInterpreterClient } from './code-interpreter-client.ts';
 import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
 
 /** A tiny real HTTP server that acts like an old interpreter: /health, batch /v1/execute, nothing else. */

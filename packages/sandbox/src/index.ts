@@ -1,13 +1,25 @@
 export type {
+  CodeInterpreter,
   CodeInterpreterCallOptions,
-  CodeInterpreterClientOptions,
   ExecuteStreamEvent,
-} from './code-interpreter-client.ts';
+  UploadFileOptions,
+} from './code-interpreter.ts';
+export type { CodeInterpreterClientOptions } from './code-interpreter-client.ts';
 export { CodeInterpreterClient } from './code-interpreter-client.ts';
 export type { CodeInterpreterErrorOptions } from './code-interpreter-error.ts';
 export { CodeInterpreterError } from './code-interpreter-error.ts';
-export type { CodeInterpreterMethod } from './code-interpreter-methods.ts';
-export { codeInterpreterMethodVersions } from './code-interpreter-methods.ts';
+export type {
+  CodeInterpreterFeature,
+  CodeInterpreterField,
+  CodeInterpreterMethod,
+} from './code-interpreter-methods.ts';
+export {
+  codeInterpreterFieldVersions,
+  codeInterpreterMethodVersions,
+  requiredServerVersion,
+} from './code-interpreter-methods.ts';
+export type { CodeInterpreterPoolOptions, CodeInterpreterPoolServer } from './code-interpreter-pool.ts';
+export { CodeInterpreterPool } from './code-interpreter-pool.ts';
 export { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
 export type { ServerSentEvent } from './parse-server-sent-events.ts';
 export { parseServerSentEvents } from './parse-server-sent-events.ts';

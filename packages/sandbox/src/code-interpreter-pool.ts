@@ -1,0 +1,431 @@
+import type {
+  CodeInterpreter,
+  CodeInterpreterCallOptions,
+  ExecuteStreamEvent,
+  UploadFileOptions,
+} from './code-interpreter.ts';
+import { CodeInterpreterClient } from './code-interpreter-client.ts';
+import { CodeInterpreterError } from './code-interpreter-error.ts';
+import { type CodeInterpreterFeature, requiredServerVersion } from './code-interpreter-methods.ts';
+import { PooledIds } from './pooled-ids.ts';
+import type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+  WorkspaceFileInput,
+} from './protocol/v1.ts';
+import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
+
+/** Options for {@link CodeInterpreterPool}. */
+export interface CodeInterpreterPoolOptions {
+  /** One base URL per interpreter service, e.g. ['http://10.0.0.5:8000', 'http://10.0.0.6:8000']. */
+  readonly baseUrls: readonly string[];
+  /** Defaults to the global fetch. */
+  readonly fetch?: typeof fetch;
+  /** How often every server's `/health` is asked in the background. Default 5000 ms; 0 turns it off. */
+  readonly healthIntervalMs?: number;
+  /** Passed to each server's client. */
+  readonly requestTimeoutMs?: number;
+  readonly healthTimeoutMs?: number;
+}
+
+/** One server of the pool, as {@link CodeInterpreterPool.servers} reports it. */
+export interface CodeInterpreterPoolServer {
+  readonly baseUrl: string;
+  /** False after a failed health check or a connection failure, until a health check succeeds again. */
+  readonly healthy: boolean;
+  /** Requests sent to it and not answered yet (a stream counts until it ends). */
+  readonly inFlight: number;
+}
+
+interface Member {
+  readonly index: number;
+  readonly client: CodeInterpreterClient;
+  healthy: boolean;
+  inFlight: number;
+}
+
+/** A server chosen for a request (already counted in flight) and the request's files as that server names them. */
+interface Placement {
+  readonly member: Member;
+  readonly files: WorkspaceFileInput[];
+}
+
+/**
+ * Several interpreter services behind one {@link CodeInterpreter}, for deployments that outgrow one machine.
+ *
+ * - Placement: a request goes to the healthy server with the fewest requests in flight (ties rotate). A request
+ *   that names files goes to the server that holds most of them; files it lacks are copied there first (download,
+ *   upload), and the copy is remembered.
+ * - Stickiness: file and session ids the pool returns carry their server (`s<index>~<id>`), so downloads,
+ *   deletions and session commands reach the server that has them. They are opaque: pass back what you got.
+ * - Health: each server's `/health` is asked every `healthIntervalMs`; a failed check or a connection failure marks
+ *   it down (no new work) until a check succeeds. When every server is down, requests are tried anyway.
+ * - Retry rule: a request is retried once, on another server, only when nothing can have run: the connection
+ *   failed (refused, reset, closed before an answer — the service kills a run whose connection closes, and a run's
+ *   workspace is private and thrown away, so a second run is safe), or the server answered 503 `queue_full` or
+ *   `sandbox_unavailable` (refused before starting). Retried: execute, executeStream (only before its first
+ *   event), uploadFile, createSession (a session a lost answer created expires at its TTL). Never retried:
+ *   timeouts (the code may still be running; a second run would likely time out too), the caller's abort, other
+ *   HTTP errors, and everything tied to one server: session commands, downloads, deletions.
+ */
+export class CodeInterpreterPool implements CodeInterpreter {
+  readonly #members: Member[];
+  readonly #ids: PooledIds;
+  readonly #timer: NodeJS.Timeout | undefined;
+  #cursor = 0;
+  #healthRound: Promise<readonly CodeInterpreterPoolServer[]> | undefined;
+
+  constructor(options: CodeInterpreterPoolOptions) {
+    if (options.baseUrls.length === 0) throw new TypeError('CodeInterpreterPool needs at least one base URL');
+    this.#members = options.baseUrls.map((baseUrl, index) => ({
+      index,
+      client: new CodeInterpreterClient({
+        baseUrl,
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+        ...(options.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.healthTimeoutMs }),
+      }),
+      healthy: true,
+      inFlight: 0,
+    }));
+    this.#ids = new PooledIds(this.#members.length);
+    const interval = options.healthIntervalMs ?? 5000;
+    if (interval > 0) {
+      this.#timer = setInterval(() => void this.checkHealth(), interval);
+      this.#timer.unref();
+    }
+  }
+
+  /** Each server's state now. */
+  servers(): CodeInterpreterPoolServer[] {
+    return this.#members.map((member) => ({
+      baseUrl: member.client.baseUrl,
+      healthy: member.healthy,
+      inFlight: member.inFlight,
+    }));
+  }
+
+  /** Asks every server's `/health` now and marks each up (ok or degraded) or down. */
+  checkHealth(): Promise<readonly CodeInterpreterPoolServer[]> {
+    this.#healthRound ??= Promise.all(
+      this.#members.map(async (member) => {
+        try {
+          const { status } = await member.client.health();
+          member.healthy = status === 'ok' || status === 'degraded';
+        } catch {
+          member.healthy = false;
+        }
+      }),
+    ).then(
+      () => this.servers(),
+      () => this.servers(),
+    );
+    const round = this.#healthRound;
+    void round.finally(() => {
+      if (this.#healthRound === round) this.#healthRound = undefined;
+    });
+    return round;
+  }
+
+  /** Stops the background health checks. Requests in flight finish. */
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+  }
+
+  /** Checks every server now: ok when all are up, degraded when some are, error when none is. */
+  async health(): Promise<HealthResponse> {
+    const servers = await this.checkHealth();
+    const up = servers.filter((server) => server.healthy).length;
+    const status = up === servers.length ? 'ok' : up > 0 ? 'degraded' : 'error';
+    return {
+      status,
+      version: up > 0 ? await this.serverVersion() : '0.0.0',
+      ...(status === 'ok' ? {} : { reason: `${servers.length - up} of ${servers.length} servers are down` }),
+    };
+  }
+
+  /** True when at least one server answers its health check with ok or degraded. Never throws. */
+  async isAvailable(): Promise<boolean> {
+    return (await this.checkHealth()).some((server) => server.healthy);
+  }
+
+  /** The oldest version among the servers that answer: any of them may get the next request. */
+  async serverVersion(options: CodeInterpreterCallOptions = {}): Promise<string> {
+    const answers = await Promise.allSettled(
+      this.#members.map((member) => member.client.serverVersion(options)),
+    );
+    const versions = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+    if (versions.length === 0) {
+      const first = answers[0];
+      throw first?.status === 'rejected' ? first.reason : new Error('no server answered');
+    }
+    return versions.reduce((oldest, version) =>
+      compareSemanticVersions(parseSemanticVersion(version), parseSemanticVersion(oldest)) < 0
+        ? version
+        : oldest,
+    );
+  }
+
+  /** Whether the oldest reachable server supports every one of `features`. */
+  async supports(...features: CodeInterpreterFeature[]): Promise<boolean> {
+    const oldest = parseSemanticVersion(await this.serverVersion());
+    return features.every(
+      (feature) => compareSemanticVersions(oldest, parseSemanticVersion(requiredServerVersion(feature))) >= 0,
+    );
+  }
+
+  async execute(request: ExecuteRequest, options: CodeInterpreterCallOptions = {}): Promise<ExecuteResponse> {
+    return this.#withRetry(request.files ?? [], options, async (placement) =>
+      this.#poolResult(
+        placement.member,
+        await placement.member.client.execute(withFiles(request, placement.files), options),
+      ),
+    );
+  }
+
+  async *executeStream(
+    request: ExecuteRequest,
+    options: CodeInterpreterCallOptions = {},
+  ): AsyncGenerator<ExecuteStreamEvent> {
+    const failed = new Set<number>();
+    for (let attempt = 0; ; attempt += 1) {
+      const placement = await this.#place(request.files ?? [], failed, options);
+      const iterator = placement.member.client
+        .executeStream(withFiles(request, placement.files), options)
+        [Symbol.asyncIterator]();
+      try {
+        let next: IteratorResult<ExecuteStreamEvent>;
+        try {
+          next = await iterator.next();
+        } catch (error) {
+          if (attempt === 0 && this.#shouldRetry(placement.member, error)) {
+            failed.add(placement.member.index);
+            continue;
+          }
+          throw error;
+        }
+        while (next.done !== true) {
+          const event = next.value;
+          yield event.type === 'result'
+            ? { type: 'result', result: this.#poolResult(placement.member, event.result) }
+            : event;
+          next = await iterator.next();
+        }
+        return;
+      } finally {
+        await iterator.return?.(undefined);
+        this.#release(placement.member);
+      }
+    }
+  }
+
+  async uploadFile(options: UploadFileOptions): Promise<UploadResponse> {
+    const call = options.signal === undefined ? {} : { signal: options.signal };
+    return this.#withRetry([], call, async ({ member }) => {
+      const uploaded = await member.client.uploadFile(options);
+      return { ...uploaded, file_id: this.#ids.issue(member.index, uploaded.file_id) };
+    });
+  }
+
+  async downloadFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<Uint8Array> {
+    const member = this.#memberOf(fileId, 'file');
+    return this.#tracked(member, () =>
+      member.client.downloadFile(this.#ids.parse(fileId, 'file').serverId, options),
+    );
+  }
+
+  /** Deletes the file on its server and any copies the pool made of it on others. */
+  async deleteFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
+    const member = this.#memberOf(fileId, 'file');
+    const copies = this.#ids.forgetCopies(fileId);
+    await Promise.all(
+      [...copies].map(([index, serverId]) =>
+        this.#members[index]?.client.deleteFile(serverId, options).catch(() => {}),
+      ),
+    );
+    await this.#tracked(member, () =>
+      member.client.deleteFile(this.#ids.parse(fileId, 'file').serverId, options),
+    );
+  }
+
+  async createSession(
+    request: CreateSessionRequest = {},
+    options: CodeInterpreterCallOptions = {},
+  ): Promise<CreateSessionResponse> {
+    return this.#withRetry(request.files ?? [], options, async ({ member, files }) => {
+      const created = await member.client.createSession(withFiles(request, files), options);
+      return { ...created, session_id: this.#ids.issue(member.index, created.session_id) };
+    });
+  }
+
+  async runSessionCommand(
+    sessionId: string,
+    request: SessionCommandRequest,
+    options: CodeInterpreterCallOptions = {},
+  ): Promise<SessionCommandResponse> {
+    const member = this.#memberOf(sessionId, 'session');
+    const { serverId } = this.#ids.parse(sessionId, 'session');
+    return this.#tracked(member, () => member.client.runSessionCommand(serverId, request, options));
+  }
+
+  async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
+    const member = this.#memberOf(sessionId, 'session');
+    const { serverId } = this.#ids.parse(sessionId, 'session');
+    await this.#tracked(member, () => member.client.deleteSession(serverId, options));
+  }
+
+  async #withRetry<T>(
+    files: readonly WorkspaceFileInput[],
+    options: CodeInterpreterCallOptions,
+    run: (placement: Placement) => Promise<T>,
+  ): Promise<T> {
+    const failed = new Set<number>();
+    for (let attempt = 0; ; attempt += 1) {
+      const placement = await this.#place(files, failed, options);
+      try {
+        return await run(placement);
+      } catch (error) {
+        if (attempt === 0 && this.#shouldRetry(placement.member, error)) {
+          failed.add(placement.member.index);
+          continue;
+        }
+        throw error;
+      } finally {
+        this.#release(placement.member);
+      }
+    }
+  }
+
+  /** See the class comment for the rule. Marks the server down when its connection failed. */
+  #shouldRetry(member: Member, error: unknown): boolean {
+    if (!CodeInterpreterError.isInstance(error)) return false;
+    if (error.code === 'code_interpreter_unreachable') {
+      const cause = error.cause;
+      const timedOut =
+        cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
+      if (timedOut) return false;
+      member.healthy = false;
+      return true;
+    }
+    if (error.status === 503 && error.serviceCode === 'sandbox_unavailable') {
+      member.healthy = false;
+      return true;
+    }
+    return error.status === 503 && error.serviceCode === 'queue_full';
+  }
+
+  /**
+   * Chooses a server (counted in flight at once, so concurrent calls spread) and makes sure it has the request's
+   * files, copying those it lacks from the servers that have them.
+   */
+  async #place(
+    files: readonly WorkspaceFileInput[],
+    exclude: ReadonlySet<number>,
+    options: CodeInterpreterCallOptions,
+  ): Promise<Placement> {
+    const pooled = files.map((file) => this.#ids.parse(file.file_id, 'file'));
+    const member = this.#pick(exclude, (candidate) =>
+      pooled.reduce((held, id) => held + (this.#ids.localId(id, candidate.index) === undefined ? 0 : 1), 0),
+    );
+    try {
+      const mapped: WorkspaceFileInput[] = [];
+      for (const [position, file] of files.entries()) {
+        const id = pooled[position];
+        if (id === undefined) continue;
+        let local = this.#ids.localId(id, member.index);
+        if (local === undefined) local = await this.#copy(id.pooledId, member, options);
+        mapped.push({ path: file.path, file_id: local });
+      }
+      return { member, files: mapped };
+    } catch (error) {
+      this.#release(member);
+      throw error;
+    }
+  }
+
+  /** Copies a file from its own server to `target` and remembers the copy. */
+  async #copy(pooledId: string, target: Member, options: CodeInterpreterCallOptions): Promise<string> {
+    const { serverIndex, serverId } = this.#ids.parse(pooledId, 'file');
+    const source = this.#members[serverIndex] as Member;
+    const content = await this.#tracked(source, () => source.client.downloadFile(serverId, options));
+    const uploaded = await target.client.uploadFile({
+      filename: 'copy',
+      content,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    this.#ids.rememberCopy(pooledId, target.index, uploaded.file_id);
+    return uploaded.file_id;
+  }
+
+  /** Healthy servers first (all, when none is); most files held, then fewest in flight, ties in rotation. */
+  #pick(exclude: ReadonlySet<number>, filesHeld: (member: Member) => number): Member {
+    const allowed = this.#members.filter((member) => !exclude.has(member.index));
+    const healthy = allowed.filter((member) => member.healthy);
+    const candidates = healthy.length > 0 ? healthy : allowed;
+    if (candidates.length === 0) {
+      throw new CodeInterpreterError({
+        code: 'code_interpreter_unreachable',
+        message: 'no interpreter server of the pool is left to try',
+      });
+    }
+    const count = this.#members.length;
+    let best: { member: Member; held: number } | undefined;
+    for (let offset = 0; offset < count; offset += 1) {
+      const member = candidates.find((candidate) => candidate.index === (this.#cursor + offset) % count);
+      if (member === undefined) continue;
+      const held = filesHeld(member);
+      if (
+        best === undefined ||
+        held > best.held ||
+        (held === best.held && member.inFlight < best.member.inFlight)
+      ) {
+        best = { member, held };
+      }
+    }
+    const chosen = (best as { member: Member }).member;
+    this.#cursor = (chosen.index + 1) % count;
+    chosen.inFlight += 1;
+    return chosen;
+  }
+
+  #release(member: Member): void {
+    member.inFlight -= 1;
+  }
+
+  async #tracked<T>(member: Member, run: () => Promise<T>): Promise<T> {
+    member.inFlight += 1;
+    try {
+      return await run();
+    } finally {
+      this.#release(member);
+    }
+  }
+
+  #memberOf(pooledId: string, kind: 'file' | 'session'): Member {
+    const { serverIndex } = this.#ids.parse(pooledId, kind);
+    const member = this.#members[serverIndex];
+    if (member === undefined) throw this.#ids.unknown(pooledId, kind);
+    return member;
+  }
+
+  /** The run's output files are on the server that ran it: their ids say so. */
+  #poolResult(member: Member, result: ExecuteResponse): ExecuteResponse {
+    return {
+      ...result,
+      files: result.files.map((file) => ({ ...file, file_id: this.#ids.issue(member.index, file.file_id) })),
+    };
+  }
+}
+
+function withFiles<T extends { readonly files?: readonly WorkspaceFileInput[] }>(
+  request: T,
+  files: WorkspaceFileInput[],
+): T {
+  return request.files === undefined ? request : { ...request, files };
+}

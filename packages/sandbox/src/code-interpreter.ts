@@ -1,0 +1,69 @@
+import type { CodeInterpreterFeature } from './code-interpreter-methods.ts';
+import type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+} from './protocol/v1.ts';
+
+/** Per-call options. */
+export interface CodeInterpreterCallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** One event of `executeStream`: output as it happens, then exactly one `result` or `error`. */
+export type ExecuteStreamEvent =
+  | { readonly type: 'output'; readonly stream: 'stdout' | 'stderr'; readonly data: string }
+  | { readonly type: 'result'; readonly result: ExecuteResponse }
+  | { readonly type: 'error'; readonly message: string };
+
+/** What `uploadFile` takes: raw bytes (or text, sent as UTF-8) and the name stored with them. */
+export interface UploadFileOptions {
+  readonly filename: string;
+  readonly content: Uint8Array | Blob | string;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The code-execution service as the tools see it: one server ({@link CodeInterpreterClient}) or several behind a
+ * load balancer ({@link CodeInterpreterPool}). File and session ids are opaque: pass back exactly what a method
+ * returned, to the same object.
+ */
+export interface CodeInterpreter {
+  /** Asks `/health` now. */
+  health(options?: CodeInterpreterCallOptions): Promise<HealthResponse>;
+  /** True when code can run now. Never throws. */
+  isAvailable(options?: CodeInterpreterCallOptions): Promise<boolean>;
+  /** The server's version ('0.0.0' when it reports none); for a pool, the oldest of its reachable servers. */
+  serverVersion(options?: CodeInterpreterCallOptions): Promise<string>;
+  /** Whether every one of `features` (methods or optional request fields) is supported. */
+  supports(...features: CodeInterpreterFeature[]): Promise<boolean>;
+  /** Runs code and waits for the result. */
+  execute(request: ExecuteRequest, options?: CodeInterpreterCallOptions): Promise<ExecuteResponse>;
+  /** Runs code and yields its output as it happens, then the result (or an error event). */
+  executeStream(
+    request: ExecuteRequest,
+    options?: CodeInterpreterCallOptions,
+  ): AsyncIterable<ExecuteStreamEvent>;
+  /** Stores a file for later runs. */
+  uploadFile(options: UploadFileOptions): Promise<UploadResponse>;
+  /** A stored file's bytes (inputs and files runs created). */
+  downloadFile(fileId: string, options?: CodeInterpreterCallOptions): Promise<Uint8Array>;
+  deleteFile(fileId: string, options?: CodeInterpreterCallOptions): Promise<void>;
+  /** A workspace that keeps its files between commands. */
+  createSession(
+    request?: CreateSessionRequest,
+    options?: CodeInterpreterCallOptions,
+  ): Promise<CreateSessionResponse>;
+  /** Runs `bash -c command` in a session's workspace. */
+  runSessionCommand(
+    sessionId: string,
+    request: SessionCommandRequest,
+    options?: CodeInterpreterCallOptions,
+  ): Promise<SessionCommandResponse>;
+  deleteSession(sessionId: string, options?: CodeInterpreterCallOptions): Promise<void>;
+}
