@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { ToolbusError } from '@toolbus/spec';
 import { chunkText } from './chunk-text.ts';
-import { toFtsQuery } from './fts-query.ts';
+import { toFtsTerms } from './fts-query.ts';
 
 /** A document to index: its text is chunked; a re-index with the same hash is skipped. */
 export interface IndexableDocument {
@@ -87,6 +87,9 @@ export class DocumentIndex {
       sourcesUnder: this.#db.prepare(
         'SELECT source_id FROM documents WHERE source_id >= ? AND source_id < ?',
       ),
+      termFrequency: this.#db.prepare(
+        'SELECT count(*) AS hits FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)',
+      ),
       counts: this.#db.prepare(
         'SELECT (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks',
       ),
@@ -164,11 +167,26 @@ export class DocumentIndex {
 
   /** The best chunks for a query, by BM25; identical chunk texts appear once. */
   search(query: string, options: { readonly limit?: number } = {}): SearchHit[] {
-    const match = toFtsQuery(query);
+    const match = this.#selectiveMatch(toFtsTerms(query));
     if (!match) return [];
     const limit = Math.min(Math.max(1, options.limit ?? 10), 200);
     const rows = this.#statements.search?.all(match, limit * 2) as unknown as Row[];
     return dedupe(rows).slice(0, limit);
+  }
+
+  /**
+   * The OR query of the terms that are selective. A term in a large share of all chunks ("the", "and") adds
+   * almost nothing to BM25 ranking but makes SQLite score most of the index, so it is left out unless every
+   * term is that common. Counting stops at the threshold, so the check is cheap even for the most common terms.
+   */
+  #selectiveMatch(terms: readonly string[]): string | undefined {
+    if (terms.length <= 1) return terms[0];
+    const threshold = Math.max(1000, Math.floor(this.counts().chunks * 0.02));
+    const selective = terms.filter((term) => {
+      const row = this.#statements.termFrequency?.get(term, threshold) as { hits: number } | undefined;
+      return (row?.hits ?? 0) < threshold;
+    });
+    return (selective.length ? selective : terms).join(' OR ');
   }
 
   /** The chunks of the document whose link is `link` (open_url looks here before fetching). */

@@ -6,6 +6,12 @@ const maxTerms = 32;
  * higher. Returns undefined when the query has no searchable word.
  */
 export function toFtsQuery(query: string): string | undefined {
+  const terms = toFtsTerms(query);
+  return terms.length ? terms.join(' OR ') : undefined;
+}
+
+/** The quoted, de-duplicated terms of a query (at most 32). */
+export function toFtsTerms(query: string): string[] {
   const terms: string[] = [];
   const seen = new Set<string>();
   for (const match of query.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
@@ -15,5 +21,5 @@ export function toFtsQuery(query: string): string | undefined {
     terms.push(`"${term}"`);
     if (terms.length >= maxTerms) break;
   }
-  return terms.length ? terms.join(' OR ') : undefined;
+  return terms;
 }

@@ -94,7 +94,11 @@ describe('internal search over an indexed folder', () => {
     const text = result.outcomes[0]?.response.llmFacing ?? '';
     assert.match(text, /\[3\] Refund Policy\n# Refund Policy\n\nCustomers are refunded within 14 days/);
     assert.match(text, /\[4\] FAQ/);
-    assert.equal((text.match(/Customers are refunded/g) ?? []).length, 1, 'the same chunk is not given twice');
+    assert.equal(
+      (text.match(/Customers are refunded/g) ?? []).length,
+      1,
+      'the same chunk is not given twice',
+    );
     assert.deepEqual([...result.citations.keys()], [3, 4]);
     const queries = packets.find((packet) => packet.obj.type === 'search-queries');
     assert.deepEqual(queries?.obj.type === 'search-queries' && queries.obj.queries, ['refund', 'gift cards']);
