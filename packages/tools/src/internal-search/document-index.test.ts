@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { openDocumentIndex } from './document-index.ts';
 
@@ -34,4 +38,12 @@ test('re-indexing a changed document replaces its chunks; a newer index schema i
   assert.equal(index.remove('a'), true);
   assert.deepEqual(index.counts(), { documents: 0, chunks: 0 });
   index.close();
+  const directory = mkdtempSync(join(tmpdir(), 'toolbus-index-schema-'));
+  const path = join(directory, 'index.db');
+  openDocumentIndex({ path }).close();
+  const raw = new DatabaseSync(path);
+  raw.exec('PRAGMA user_version = 99');
+  raw.close();
+  assert.throws(() => openDocumentIndex({ path }), { code: 'index_schema_too_new' });
+  rmSync(directory, { recursive: true, force: true });
 });

@@ -196,7 +196,8 @@ export class DocumentIndex {
 
   /** How many documents and chunks the index holds. */
   counts(): { documents: number; chunks: number } {
-    return this.#statements.counts?.get() as { documents: number; chunks: number };
+    const row = this.#statements.counts?.get() as { documents: number; chunks: number };
+    return { documents: Number(row.documents), chunks: Number(row.chunks) };
   }
 
   /** Runs several upserts in one transaction (much faster for bulk indexing). */
