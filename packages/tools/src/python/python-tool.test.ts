@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Emitter, runToolCalls } from '@toolbus/core';
 import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpreter';
-import { CodeInterpreterClient } from '@toolbus/sandbox';
+import { CodeInterpreterClient, CodeInterpreterPool } from '@toolbus/sandbox';
+import { buildBuiltInSkill, materializeSkills } from '@toolbus/skills';
 import type { ChatFile, Packet, Tool } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { InterpreterUploadCache } from './interpreter-upload-cache.ts';
@@ -215,5 +219,101 @@ describe('python tool against the real interpreter, runner and storage', () => {
     const { outcome } = await run(tool, 'print(1)');
     assert.equal(outcome.status, 'execution-error');
     assert.match(outcome.response.llmFacing, /code interpreter is not working/);
+  });
+});
+
+describe('python tool with skills, over a pool of two real interpreters', () => {
+  let servers: InterpreterServer[];
+  let pool: CodeInterpreterPool;
+  let storage: Storage;
+  let userId: string;
+  let files: PythonToolFiles;
+  let scratch: string;
+  const streamedTo: string[] = [];
+
+  before(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'python-tool-skills-'));
+    await chmod(scratch, 0o755);
+    const skillsRoot = join(scratch, 'skills');
+    await materializeSkills({
+      skills: [await buildBuiltInSkill({ name: 'csv-analysis' })],
+      targetDirectory: skillsRoot,
+    });
+    servers = await Promise.all([
+      startInterpreterServer({ skillsRoot }),
+      startInterpreterServer({ skillsRoot }),
+    ]);
+    pool = new CodeInterpreterPool({
+      baseUrls: servers.map((server) => server.url),
+      healthIntervalMs: 0,
+      fetch: (input, init) => {
+        const url = new URL(String(input));
+        if (url.pathname === '/v1/execute/stream') streamedTo.push(url.origin);
+        return fetch(input, init);
+      },
+    });
+    storage = await openStorage({ path: ':memory:', secretKey: new Uint8Array(32).fill(7) });
+    userId = (await storage.users.create({ email: 'skills@example.test' })).id;
+    files = {
+      readContent: (fileId) => storage.files.readContent(fileId),
+      saveGenerated: (file) => storage.files.put({ userId, ...file }),
+    };
+  });
+  after(async () => {
+    pool.close();
+    await Promise.all(servers.map((server) => server.close()));
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  async function run(tool: Tool, code: string, chatFiles: readonly ChatFile[] = []): Promise<PythonResult> {
+    const emitter = new Emitter();
+    const call = { id: 'call-skills', name: tool.name, arguments: { code }, placement: { turn: 1, tab: 0 } };
+    const { outcomes } = await runToolCalls([call], [tool], { emitter, files: chatFiles, userId });
+    emitter.close();
+    for await (const _packet of emitter) {
+    }
+    const outcome = outcomes[0];
+    assert.ok(outcome?.status === 'success', outcome?.response.llmFacing);
+    return JSON.parse(outcome.response.llmFacing) as PythonResult;
+  }
+
+  it("sends its skills with every run: the model runs a skill's script on the chat's CSV", async () => {
+    const stored = await storage.files.put({
+      userId,
+      name: 'orders.csv',
+      mediaType: 'text/csv',
+      content: new TextEncoder().encode('city,amount\nOslo,3\nBergen,5\nOslo,4\n'),
+    });
+    const chat: ChatFile = {
+      id: stored.id,
+      name: stored.name,
+      mediaType: stored.mediaType,
+      sizeBytes: stored.sizeBytes,
+    };
+    const tool = () => createPythonTool({ client: pool, files, skills: ['csv-analysis'] });
+    assert.match(tool().definition().description, /\/workspace\/managed\/skills\/<name>\//);
+    const code = [
+      'import subprocess, sys',
+      "script = '/workspace/managed/skills/csv-analysis/scripts/profile_csv.py'",
+      "print(subprocess.run([sys.executable, script, 'orders.csv'], capture_output=True, text=True).stdout)",
+    ].join('\n');
+    // Two tools (two upload caches): the pool rotates the uploads, and each run goes where its file is, so the
+    // runs land on both servers, and each mounts the skill.
+    for (let index = 0; index < 2; index += 1) {
+      const result = await run(tool(), code, [chat]);
+      assert.match(result.stdout, /^# Profile: 3 rows, 2 columns/, result.stderr);
+      assert.match(result.stdout, /\| city \| object \| 0 \| 2 \| Oslo \(2\), Bergen \(1\) \|/);
+    }
+    assert.deepEqual(
+      streamedTo,
+      servers.map((server) => server.url),
+    );
+  });
+
+  it('mounts nothing without skills', async () => {
+    const tool = createPythonTool({ client: pool, files });
+    assert.doesNotMatch(tool.definition().description, /managed/);
+    const result = await run(tool, "import os\nos.path.exists('/workspace/managed/skills')");
+    assert.equal(result.stdout, 'False\n');
   });
 });

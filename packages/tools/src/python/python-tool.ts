@@ -1,5 +1,5 @@
 import { BUILT_IN_TOOLS_BY_ID, defineTool } from '@toolbus/core';
-import { type CodeInterpreterClient, CodeInterpreterError, type ExecuteResponse } from '@toolbus/sandbox';
+import { type CodeInterpreter, CodeInterpreterError, type ExecuteResponse } from '@toolbus/sandbox';
 import { type FileReference, type Tool, ToolbusError, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { guessMediaType } from './guess-media-type.ts';
@@ -10,8 +10,15 @@ import { truncateOutput } from './truncate-output.ts';
 
 /** Options for {@link createPythonTool}. */
 export interface PythonToolOptions {
-  readonly client: CodeInterpreterClient;
+  /** One service (`CodeInterpreterClient`) or several (`CodeInterpreterPool`). */
+  readonly client: CodeInterpreter;
   readonly files: PythonToolFiles;
+  /**
+   * Skills (by name) mounted read-only at `/workspace/managed/skills/<name>/` for every run; the service must have
+   * them under its skills root (and be 1.1.0 or newer). Tell the model about them with `renderSkillsPromptSection`
+   * of @toolbus/skills.
+   */
+  readonly skills?: readonly string[];
   /** Share one across an agent run so a file is uploaded once; default: one per tool instance (one per turn). */
   readonly uploadCache?: InterpreterUploadCache;
   /** Wall-clock limit of one run. Default 60 s (the service's maximum). */
@@ -32,6 +39,9 @@ const parameters = z.object({
   code: z.string().min(1).describe('The Python 3 code to run. Print what you need to see.'),
 });
 
+const skillsSentence =
+  "Skills are read-only folders under /workspace/managed/skills/<name>/: read a skill's SKILL.md before using its scripts.";
+
 const description = [
   'Run Python 3 code in a sandbox and see its stdout and stderr. numpy, pandas and matplotlib are installed.',
   'There is no network access. Files the user attached are in the working directory under their names.',
@@ -51,12 +61,16 @@ export function createPythonTool(options: PythonToolOptions): Tool {
   const maxOutputCharacters = options.maxOutputCharacters ?? 50_000;
   const staging = { ...defaultStaging, ...options.staging };
   const availabilityCacheMs = options.availabilityCacheMs ?? 30_000;
+  const skills = [...(options.skills ?? [])];
   let availability: { at: number; value: Promise<boolean> } | undefined;
 
   return defineTool({
     name: options.name ?? pythonEntry?.name ?? 'python',
     displayName: pythonEntry?.displayName ?? 'Code Interpreter',
-    description,
+    description:
+      options.skills !== undefined && options.skills.length > 0
+        ? `${description} ${skillsSentence}`
+        : description,
     parameters,
     streamsArgumentDeltas: true,
     // Staging and saving files take time beyond the run itself.
@@ -81,7 +95,12 @@ export function createPythonTool(options: PythonToolOptions): Tool {
         });
         let result: ExecuteResponse | undefined;
         for await (const event of options.client.executeStream(
-          { code, timeout_ms: executionTimeoutMs, files: staged.inputs },
+          {
+            code,
+            timeout_ms: executionTimeoutMs,
+            files: staged.inputs,
+            ...(skills.length > 0 ? { skills } : {}),
+          },
           { signal: context.signal },
         )) {
           if (event.type === 'output') {

@@ -1,4 +1,4 @@
-import type { CodeInterpreterClient, WorkspaceFileInput } from '@toolbus/sandbox';
+import type { CodeInterpreter, WorkspaceFileInput } from '@toolbus/sandbox';
 import type { ChatFile } from '@toolbus/spec';
 import type { InterpreterUploadCache } from './interpreter-upload-cache.ts';
 import type { PythonToolFiles } from './python-tool-files.ts';
@@ -17,7 +17,7 @@ export interface StageChatFilesOptions {
   /** The chat's files, oldest first. */
   readonly chatFiles: readonly ChatFile[];
   readonly files: PythonToolFiles;
-  readonly client: CodeInterpreterClient;
+  readonly client: CodeInterpreter;
   readonly cache: InterpreterUploadCache;
   readonly limits: StagingLimits;
   readonly signal?: AbortSignal;
