@@ -310,6 +310,28 @@ describe('python tool with skills, over a pool of two real interpreters', () => 
     );
   });
 
+  it('renames a chat file that would take the name of the skills folder', async () => {
+    const stored = await storage.files.put({
+      userId,
+      name: 'managed',
+      mediaType: 'text/plain',
+      content: new TextEncoder().encode('mine'),
+    });
+    const chat: ChatFile = {
+      id: stored.id,
+      name: stored.name,
+      mediaType: stored.mediaType,
+      sizeBytes: stored.sizeBytes,
+    };
+    const tool = createPythonTool({ client: pool, files, skills: ['csv-analysis'] });
+    const result = await run(
+      tool,
+      "import os\nprint(open('managed_1').read(), os.listdir('/workspace/managed/skills'))",
+      [chat],
+    );
+    assert.equal(result.stdout, "mine ['csv-analysis']\n");
+  });
+
   it('mounts nothing without skills', async () => {
     const tool = createPythonTool({ client: pool, files });
     assert.doesNotMatch(tool.definition().description, /managed/);

@@ -91,6 +91,8 @@ export function createPythonTool(options: PythonToolOptions): Tool {
           client: options.client,
           cache,
           limits: staging,
+          // Skills are mounted over /workspace/managed: a chat file of that name would be refused, so it is renamed.
+          ...(skills.length > 0 ? { reservedNames: ['managed'] } : {}),
           signal: context.signal,
         });
         let result: ExecuteResponse | undefined;

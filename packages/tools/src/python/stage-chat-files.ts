@@ -20,6 +20,8 @@ export interface StageChatFilesOptions {
   readonly client: CodeInterpreter;
   readonly cache: InterpreterUploadCache;
   readonly limits: StagingLimits;
+  /** Workspace names no chat file may take (`managed` when skills are mounted over it): such files get `_1`. */
+  readonly reservedNames?: readonly string[];
   readonly signal?: AbortSignal;
 }
 
@@ -55,7 +57,7 @@ export async function stageChatFiles(options: StageChatFilesOptions): Promise<St
     selected.push(file);
     bytes += size;
   }
-  const taken = new Set<string>();
+  const taken = new Set<string>(options.reservedNames);
   const paths = selected.map((file) => uniqueStagedFilename(sanitizeStagedFilename(file.name), taken));
 
   const inputs: Array<WorkspaceFileInput | undefined> = new Array(selected.length);
