@@ -50,6 +50,22 @@ export {
   toLanguageModelTools,
 } from './llm/index.ts';
 export type {
+  AddressCheck,
+  AddressPolicy,
+  CheckAddressContext,
+  CompiledAddressPolicy,
+  GuardLevel,
+} from './net/check-address.ts';
+export {
+  checkAddress,
+  checkHostName,
+  cloudMetadataHostNames,
+  compileAddressPolicy,
+} from './net/check-address.ts';
+export type { AddressCategory, AddressClassification, EmbeddedIpv4Form } from './net/classify-address.ts';
+export { classifyAddress, cloudMetadataAddresses } from './net/classify-address.ts';
+export type { GuardedConnect, GuardedLookup, LookupAddress } from './net/guarded-connector.ts';
+export type {
   GuardedFetch,
   GuardedFetchOptions,
 } from './net/guarded-fetch.ts';
@@ -59,7 +75,32 @@ export type {
   GuardedFetchErrorOptions,
 } from './net/guarded-fetch-error.ts';
 export { GuardedFetchError } from './net/guarded-fetch-error.ts';
+export type { IpHostLiteral, IpHostLiteralFields, ParsedHost } from './net/parse-host-literal.ts';
+export { parseHostLiteral } from './net/parse-host-literal.ts';
+export type { DelimitedJsonToolCallParserOptions } from './recovery/dialects/delimited-json-tool-call-parser.ts';
+export { createDelimitedJsonToolCallParser } from './recovery/dialects/delimited-json-tool-call-parser.ts';
+export type { ExtractToolCallsOptions } from './recovery/extract-tool-calls-from-text.ts';
+export {
+  extractLocatedToolCallsFromText,
+  extractToolCallsFromText,
+} from './recovery/extract-tool-calls-from-text.ts';
+export type {
+  ExtractedToolCall,
+  LocatedToolCall,
+  ToolCallTextParser,
+} from './recovery/extracted-tool-call.ts';
+export { looksLikeToolCallPayload } from './recovery/looks-like-tool-call-payload.ts';
 export { parseToolArguments } from './recovery/parse-tool-arguments.ts';
+export type { RecoveryMiddlewareOptions } from './recovery/recovery-middleware.ts';
+export { createRecoveryMiddleware, recoveryMiddleware } from './recovery/recovery-middleware.ts';
+export type {
+  RegisterToolCallParserOptions,
+  ToolCallParserRegistry,
+} from './recovery/tool-call-parser-registry.ts';
+export {
+  createToolCallParserRegistry,
+  defaultToolCallParsers,
+} from './recovery/tool-call-parser-registry.ts';
 export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
@@ -76,6 +117,17 @@ export { mergeToolCalls } from './runner/merge-tool-calls.ts';
 export type { RunToolCallsOptions, RunToolCallsResult, ToolCallOutcome } from './runner/run-tool-calls.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/run-tool-calls.ts';
 export type { ToolCallSpan, ToolCallSpanEnd, ToolCallStatus, ToolRunHooks } from './runner/tool-run-hooks.ts';
+export type { ArgumentDeltaStreamer, ArgumentDeltas } from './streaming/argument-delta-streamer.ts';
+export { createArgumentDeltaStreamer } from './streaming/argument-delta-streamer.ts';
+export type { ThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
+export { createThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
+export type { ToolCallMarkupMarker } from './streaming/tool-call-markup-stream-filter.ts';
+export {
+  defaultToolCallMarkupMarkers,
+  functionCallsMarker,
+  ToolCallMarkupStreamFilter,
+  XmlToolCallStreamFilter,
+} from './streaming/tool-call-markup-stream-filter.ts';
 export type { DefineToolOptions } from './tool/define-tool.ts';
 export { defineTool } from './tool/define-tool.ts';
 export { exampleArgumentsFromSchema } from './tool/example-arguments.ts';

@@ -1,4 +1,6 @@
-import { DatabaseSync } from 'node:sqlite';
+import { createRequire } from 'node:module';
+import type { DatabaseSync } from 'node:sqlite';
+import { ToolbusError } from '@toolbus/spec';
 import { SkillBundleError } from './skill-bundle-error.ts';
 import type { SkillRecord, SkillRegistry } from './skill-registry.ts';
 
@@ -48,7 +50,7 @@ interface Row {
  */
 export function createSqliteSkillRegistry(options: SqliteSkillRegistryOptions): SkillRegistry {
   const database =
-    typeof options.database === 'string' ? new DatabaseSync(options.database) : options.database;
+    typeof options.database === 'string' ? new (loadDatabaseSync())(options.database) : options.database;
   migrate(database);
   const columns =
     'id, name, description, front_matter, sha256, blob_key, total_bytes, file_count, is_built_in, findings, findings_accepted, created_at';
@@ -165,4 +167,18 @@ function fromRow(row: Row): SkillRecord {
     findingsAccepted: row.findings_accepted === 1,
     createdAt: row.created_at,
   };
+}
+
+// node:sqlite is loaded on first use, not at import: importing the package then works on any Node.js, and only
+// opening a database on a Node.js without node:sqlite (before 22.5) fails, with a message that says so.
+function loadDatabaseSync(): typeof DatabaseSync {
+  try {
+    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
+  } catch (error) {
+    throw new ToolbusError({
+      code: 'node_sqlite_unavailable',
+      message: `toolbus needs Node.js 22.5 or newer for its embedded database (node:sqlite); this is ${process.version}.`,
+      cause: error,
+    });
+  }
 }

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { ToolbusError } from '@toolbus/spec';
 import { resolveSecretKey } from './resolve-secret-key.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
@@ -48,7 +50,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     ...(keyFilePath === undefined ? {} : { keyFilePath }),
   });
   const secrets = createSecretBox(key);
-  const database = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
+  const database = new (loadDatabaseSync())(options.path, { enableForeignKeyConstraints: true });
   try {
     if (!inMemory) {
       database.exec('PRAGMA journal_mode = WAL');
@@ -102,4 +104,18 @@ function mismatch(cause?: unknown): StorageError {
     message: 'The database was encrypted with a different secret key than the one configured.',
     cause,
   });
+}
+
+// node:sqlite is loaded on first use, not at import: importing the package then works on any Node.js, and only
+// opening a database on a Node.js without node:sqlite (before 22.5) fails, with a message that says so.
+function loadDatabaseSync(): typeof DatabaseSync {
+  try {
+    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
+  } catch (error) {
+    throw new ToolbusError({
+      code: 'node_sqlite_unavailable',
+      message: `toolbus needs Node.js 22.5 or newer for its embedded database (node:sqlite); this is ${process.version}.`,
+      cause: error,
+    });
+  }
 }

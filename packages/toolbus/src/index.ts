@@ -1,19 +1,31 @@
 // The umbrella package: `import { runToolCalls, defineTool } from 'toolbus'`. It re-exports the public surface of
 // the contract (@toolbus/spec) and the tool bus (@toolbus/core); every name here is listed on purpose.
 
+export type { ConstructToolsOptions, ToolAssembly } from '@toolbus/assembly';
+export { constructTools } from '@toolbus/assembly';
 export type {
   BuiltInToolEntry,
+  ChatTurn,
+  ChatTurnResult,
   CitationAllocatorOptions,
   DefineToolOptions,
   EmitterOptions,
+  GuardedFetch,
+  GuardedFetchOptions,
   MergeableField,
+  ModelStreamEvent,
+  ModelToolChoice,
   PacketSink,
+  RecoveryOptions,
+  RunChatTurnOptions,
   RunToolCallsOptions,
   RunToolCallsResult,
   ToolCallOutcome,
+  ToolCallParserRegistry,
   ToolCallSpan,
   ToolCallSpanEnd,
   ToolCallStatus,
+  ToolCallTextParser,
   ToolRunHooks,
   TurnCitationAllocator,
 } from '@toolbus/core';
@@ -22,16 +34,35 @@ export {
   BUILT_IN_TOOLS_BY_ID,
   BUILT_IN_TOOLS_BY_NAME,
   CITEABLE_TOOLS,
+  collapseCitations,
   createCitationAllocator,
+  createGuardedFetch,
+  createRecoveryMiddleware,
+  createThinkToolStreamProcessor,
+  createToolCallParserRegistry,
   DEFAULT_TOOL_TIMEOUT_MS,
+  defaultToolCallParsers,
   defineTool,
   Emitter,
+  extractToolCallsFromText,
+  GuardedFetchError,
+  looksLikeToolCallPayload,
   MERGEABLE_TOOL_FIELDS,
   mergeToolCalls,
   nullPacketSink,
+  parseToolArguments,
+  recoveryMiddleware,
+  resolveLanguageModel,
+  runChatTurn,
   runToolCalls,
   STOPPING_TOOLS,
+  streamModelStep,
+  ToolCallBatch,
+  ToolCallMarkupStreamFilter,
+  XmlToolCallStreamFilter,
 } from '@toolbus/core';
+export type { SkillBundle } from '@toolbus/skills';
+export { SkillBundleError, validateSkillBundle } from '@toolbus/skills';
 export type {
   AssistantToolCall,
   AvailabilityContext,
@@ -72,3 +103,5 @@ export {
   toolCallToHistoryForm,
   toolCallToMessageString,
 } from '@toolbus/spec';
+export type { Storage } from '@toolbus/storage';
+export { openStorage } from '@toolbus/storage';

@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import { type CompiledAddressPolicy, checkAddress, checkHostName } from './check-address.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
+import { loadUndici } from './load-undici.ts';
 import { parseHostLiteral } from './parse-host-literal.ts';
 
 /** One address of a `dns.lookup(..., { all: true })` answer. */
@@ -123,7 +124,7 @@ export async function resolveCheckedAddresses(options: {
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): GuardedConnect {
   const lookup: GuardedLookup = options.lookup ?? dnsLookup;
-  const connect = options.connect ?? buildConnector({});
+  const connect = options.connect ?? loadUndici().buildConnector({});
   return (connectOptions, callback) => {
     const { hostname, protocol } = connectOptions;
     resolveCheckedAddresses({ hostname, policy: options.policy, lookup }).then(

@@ -1,7 +1,8 @@
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent, fetch as undiciFetch } from 'undici';
 import { compileAddressPolicy, type GuardLevel } from './check-address.ts';
 import { createGuardedConnector, type GuardedConnect, type GuardedLookup } from './guarded-connector.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
+import { loadUndici } from './load-undici.ts';
 import { type NormalizedFetchRequest, normalizeFetchRequest } from './normalize-fetch-request.ts';
 
 /** Options of {@link createGuardedFetch}. */
@@ -92,7 +93,7 @@ async function sendOnce(
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.bodyReplayable ? {} : { duplex: 'half' as const }),
     };
-    return await undiciFetch(request.url, init);
+    return await loadUndici().fetch(request.url, init);
   } catch (error) {
     // undici wraps connector errors in `TypeError: fetch failed`; the guard's refusal is the useful part.
     const cause = (error as { cause?: unknown }).cause;
@@ -145,7 +146,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
     ...(options.connect === undefined ? {} : { connect: options.connect }),
   });
-  const agent = new Agent({ connect });
+  const agent = new (loadUndici().Agent)({ connect });
 
   const guardedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = await normalizeFetchRequest(input, init);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ToolbusError } from '@toolbus/spec';
 import { chunkText } from './chunk-text.ts';
 import { toFtsTerms } from './fts-query.ts';
@@ -56,7 +57,7 @@ export class DocumentIndex {
 
   constructor(options: OpenDocumentIndexOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-    this.#db = new DatabaseSync(options.path);
+    this.#db = new (loadDatabaseSync())(options.path);
     this.#maxChunkChars = options.maxChunkChars ?? 1200;
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
     migrate(this.#db);
@@ -317,4 +318,18 @@ function sha256(text: string): string {
 /** Opens (creating if needed) the search index at `path`. */
 export function openDocumentIndex(options: OpenDocumentIndexOptions): DocumentIndex {
   return new DocumentIndex(options);
+}
+
+// node:sqlite is loaded on first use, not at import: importing the package then works on any Node.js, and only
+// opening a database on a Node.js without node:sqlite (before 22.5) fails, with a message that says so.
+function loadDatabaseSync(): typeof DatabaseSync {
+  try {
+    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
+  } catch (error) {
+    throw new ToolbusError({
+      code: 'node_sqlite_unavailable',
+      message: `toolbus needs Node.js 22.5 or newer for its embedded database (node:sqlite); this is ${process.version}.`,
+      cause: error,
+    });
+  }
 }
