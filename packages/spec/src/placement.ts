@@ -39,7 +39,12 @@ export function isPlacementWithin(inner: Placement, outer: Placement): boolean {
   for (let index = 0; index < outerPath.length; index += 1) {
     const outerLevel = outerPath[index];
     const innerLevel = innerPath[index];
-    if (!outerLevel || !innerLevel || outerLevel.turn !== innerLevel.turn || outerLevel.tab !== innerLevel.tab) {
+    if (
+      !outerLevel ||
+      !innerLevel ||
+      outerLevel.turn !== innerLevel.turn ||
+      outerLevel.tab !== innerLevel.tab
+    ) {
       return false;
     }
   }
