@@ -228,4 +228,43 @@ describe('CodeInterpreterPool when a server goes away', () => {
     await assert.rejects(pool.execute({ code: '1' }), { code: 'code_interpreter_unreachable' });
     pool.close();
   });
+
+  it('retries once on another server when the first answers 503 queue_full (nothing ran there)', async () => {
+    const busy = await startInterpreterServer({ limits: { maxConcurrent: 1, maxQueued: 1 } });
+    const requests: string[] = [];
+    const pool = new CodeInterpreterPool({
+      baseUrls: [busy.url, survivor.url],
+      fetch: recordingFetch(requests),
+      healthIntervalMs: 0,
+    });
+    try {
+      // Fill the busy server's slot and queue directly (not through the pool); wait until /health shows both.
+      const occupying = [1, 2].map(() =>
+        fetch(`${busy.url}/v1/execute`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ code: 'import time\ntime.sleep(2)' }),
+        }),
+      );
+      for (;;) {
+        const health = (await (await fetch(`${busy.url}/health`)).json()) as {
+          load: { running: number; queued: number };
+        };
+        if (health.load.running === 1 && health.load.queued === 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const result = await pool.execute({ code: 'print("elsewhere")' });
+      assert.equal(result.stdout, 'elsewhere\n');
+      assert.deepEqual(requests, [`POST ${busy.url} /v1/execute`, `POST ${survivor.url} /v1/execute`]);
+      // Busy is not broken: it stays in the pool.
+      assert.deepEqual(
+        pool.servers().map((server) => server.healthy),
+        [true, true],
+      );
+      for (const response of await Promise.all(occupying)) await response.body?.cancel();
+    } finally {
+      pool.close();
+      await busy.close();
+    }
+  });
 });

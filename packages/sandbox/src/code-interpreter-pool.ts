@@ -204,7 +204,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
         try {
           next = await iterator.next();
         } catch (error) {
-          if (attempt === 0 && this.#shouldRetry(placement.member, error)) {
+          if (this.#shouldRetry(placement.member, error) && attempt === 0 && this.#members.length > 1) {
             failed.add(placement.member.index);
             continue;
           }
@@ -291,7 +291,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
       try {
         return await run(placement);
       } catch (error) {
-        if (attempt === 0 && this.#shouldRetry(placement.member, error)) {
+        if (this.#shouldRetry(placement.member, error) && attempt === 0 && this.#members.length > 1) {
           failed.add(placement.member.index);
           continue;
         }
