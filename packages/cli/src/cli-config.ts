@@ -12,6 +12,8 @@ export interface ToolbusConfigFile {
   sandboxUrl?: string;
   webSearch?: { provider: string; apiKeyEnv?: string; baseUrl?: string; searchEngineId?: string };
   imageGeneration?: { baseUrl?: string; model?: string; apiKeyEnv?: string };
+  /** `on`: the add_memory tool is offered and saved memories reach later chats. Default off. */
+  memory?: 'on' | 'off';
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
   allowHosts?: string[];
 }
@@ -35,6 +37,7 @@ export interface CliConfig {
 /** The keys `toolbus config set` accepts. */
 export const CONFIG_KEYS = [
   'model',
+  'memory',
   'sandboxUrl',
   'webSearch.provider',
   'webSearch.apiKeyEnv',

@@ -129,6 +129,52 @@ describe('the toolbus command line', () => {
     );
   });
 
+  test('a memory saved with add_memory in one chat reaches the next chat', async () => {
+    const memoryServer = await startScriptedModelServer({
+      handler: (request) => {
+        const system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+        if (system.includes('You maintain a short list of facts')) {
+          return [
+            {
+              type: 'text',
+              text: '{"operation": "add", "memory_id": null, "memory_text": "User drinks green tea"}',
+            },
+          ];
+        }
+        if (request.lastMessage?.text.includes('remember')) {
+          return [
+            {
+              type: 'tool-call',
+              id: 'call_memory',
+              name: 'add_memory',
+              arguments: { memory: 'I drink green tea' },
+            },
+          ];
+        }
+        if (request.lastMessage?.role === 'tool') return [{ type: 'text', text: 'Noted.' }];
+        return [
+          {
+            type: 'text',
+            text: system.includes('User drinks green tea') ? 'You like green tea.' : 'I do not know.',
+          },
+        ];
+      },
+    });
+    const memoryEnv = { ...env, TOOLBUS_MODEL: `openai-compatible:${memoryServer.url}/v1#scripted` };
+    try {
+      assert.equal((await runCli(['config', 'set', 'memory', 'on'], memoryEnv)).code, 0);
+      const saved = await runCli(['chat', 'Please remember that I drink green tea.'], memoryEnv);
+      assert.equal(saved.code, 0, saved.stderr);
+      assert.match(saved.stdout, /✓ Memory/);
+      const later = await runCli(['chat', 'What do I like to drink?'], memoryEnv);
+      assert.equal(later.code, 0, later.stderr);
+      assert.match(later.stdout, /You like green tea\./);
+    } finally {
+      await runCli(['config', 'set', 'memory', 'off'], memoryEnv);
+      await memoryServer.close();
+    }
+  });
+
   test('a model that does not answer gets an actionable error, not a stack trace', async () => {
     const port = await freePort();
     const result = await runCli(['chat', 'hello'], {

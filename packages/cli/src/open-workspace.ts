@@ -28,9 +28,14 @@ export async function openWorkspace(
 ): Promise<CliWorkspace> {
   const storage = await openStorage({ path: config.databaseFile });
   try {
-    const user =
+    let user =
       (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
       (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
+    // The config file decides whether the memory tool is on for the CLI's user.
+    const memoryWanted = config.file.memory === 'on';
+    if (user.settings.memoryToolEnabled !== memoryWanted) {
+      user = await storage.users.updateSettings(user.id, { memoryToolEnabled: memoryWanted });
+    }
     const personas = await storage.personas.list();
     let persona = personas.find((candidate) => candidate.name === (options.persona ?? DEFAULT_PERSONA_NAME));
     if (!persona && options.persona && options.persona !== DEFAULT_PERSONA_NAME) {

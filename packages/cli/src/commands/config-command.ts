@@ -42,6 +42,7 @@ export async function runConfigCommand(argv: readonly string[], io: CliIo): Prom
     `database:       ${config.databaseFile}   (secrets encrypted with ${io.env.TOOLBUS_SECRET_KEY ? 'TOOLBUS_SECRET_KEY' : `${config.home}/secret.key`})`,
     `search index:   ${config.indexFile}`,
     `model:          ${config.model.value ?? 'local Ollama (http://localhost:11434, qwen2.5:7b) unless an API key is set'}   (from ${config.model.source})`,
+    `memory:         ${config.file.memory === 'on' ? 'on (add_memory offered; memories reach later chats)' : 'off (toolbus config set memory on)'}`,
     `sandbox:        ${config.file.sandboxUrl ?? 'not configured (python is off; run `toolbus sandbox serve` and set sandboxUrl)'}`,
     `web search:     ${config.file.webSearch ? `${config.file.webSearch.provider}${webKeyEnv ? ` (key in ${webKeyEnv}: ${io.env[webKeyEnv] ? 'set' : 'NOT set'})` : ''}` : 'not configured'}`,
     'keys in the environment (names only):',
