@@ -28,7 +28,7 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
     await site.close();
   });
   const tool = () =>
-    createOpenUrlTool({ fetch, index, maxBytes: 256 * 1024, timeoutMs: 1500, maxCharsPerPage: 4000 });
+    createOpenUrlTool({ fetch, index, maxBytes: 256 * 1024, timeoutMs: 6000, maxCharsPerPage: 4000 });
 
   test('every kind of page in one call: each succeeds or fails on its own, with a reason the model reads', async () => {
     const urls = [
@@ -71,7 +71,7 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
       text,
       /\[7\] Large Page\nURL: [^\n]+\n\(the page is larger than 256 KiB; only its beginning was read\)/,
     );
-    assert.match(text, /Could not open http:\/\/127\.0\.0\.1:\d+\/slow: the page did not load within 1\.5 s/);
+    assert.match(text, /Could not open http:\/\/127\.0\.0\.1:\d+\/slow: the page did not load within 6 s/);
     assert.match(
       text,
       /\[8\] Quarterly Report\nURL: [^\n]+\/report\.pdf\n[\s\S]*Quarterly revenue grew by 12 percent\./,
@@ -111,7 +111,8 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
       text,
       /\[1\] Indexed Handbook\nURL: [^\n]+\/indexed\/handbook\n\(from the indexed copy\)\nThe indexed handbook says/,
     );
-    assert.equal(site.received.length, before, 'nothing was fetched');
+    const indexed = site.received.slice(before).filter((request) => request.url?.startsWith('/indexed'));
+    assert.equal(indexed.length, 0, 'nothing was fetched');
   });
 
   test('tracking parameters are dropped before fetching and for the document id; duplicates open once', async () => {
@@ -125,7 +126,9 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
         ],
       },
     });
-    assert.equal(site.received.length - before, 1, 'the same page after normalisation is fetched once');
+    // Count this page's requests only: a page the previous test gave up on may still reach the server late.
+    const tracked = site.received.slice(before).filter((request) => request.url?.startsWith('/tracked'));
+    assert.equal(tracked.length, 1, 'the same page after normalisation is fetched once');
     assert.match(text, /The query this server saw was \[\?a=1&b=2\]/);
     const rich = result.outcomes[0]?.response.rich;
     assert.deepEqual(rich?.type === 'documents' && rich.documents.map((document) => document.id), [
