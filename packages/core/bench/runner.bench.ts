@@ -10,7 +10,11 @@ const noop: Tool = {
   displayName: 'No-op',
   streamsArgumentDeltas: false,
   concurrency: 'parallel',
-  definition: () => ({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: {} } }),
+  definition: () => ({
+    name: 'noop',
+    description: 'does nothing',
+    parameters: { type: 'object', properties: {} },
+  }),
   isAvailable: () => true,
   emitStart: (_placement, emitter, call) =>
     emitter.emit({ type: 'tool-start', toolCallId: call.id, toolName: call.name, displayName: 'No-op' }),
@@ -41,7 +45,9 @@ async function timeIt(iterations: number, body: () => Promise<unknown>): Promise
 const median = (samples: number[]) => samples[Math.floor(samples.length / 2)] as number;
 
 console.log('## Tool runner overhead (`runToolCalls` vs bare `Promise.all`)\n');
-console.log('| calls | bare Promise.all (µs) | runToolCalls (µs) | ratio | runner µs per call | overhead µs per call |');
+console.log(
+  '| calls | bare Promise.all (µs) | runToolCalls (µs) | ratio | runner µs per call | overhead µs per call |',
+);
 console.log('|---:|---:|---:|---:|---:|---:|');
 for (const count of [1, 10, 100, 1000]) {
   const calls = makeCalls(count);
@@ -55,8 +61,12 @@ for (const count of [1, 10, 100, 1000]) {
   const bare: number[] = [];
   const runner: number[] = [];
   for (let round = 0; round < 5; round += 1) {
-    bare.push(...(await timeIt(iterations / 5, () => Promise.all(calls.map((call) => noop.run(call, bareContext))))));
-    runner.push(...(await timeIt(iterations / 5, () => runToolCalls(calls, tools, { emitter: new Emitter() }))));
+    bare.push(
+      ...(await timeIt(iterations / 5, () => Promise.all(calls.map((call) => noop.run(call, bareContext))))),
+    );
+    runner.push(
+      ...(await timeIt(iterations / 5, () => runToolCalls(calls, tools, { emitter: new Emitter() }))),
+    );
   }
   bare.sort((left, right) => left - right);
   runner.sort((left, right) => left - right);
