@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
 import { type LoopbackMcpServer, startLoopbackMcpServer } from './__fixtures__/loopback-mcp-server.ts';
-import { createTestRunContext } from './__fixtures__/test-run-context.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
 import { everythingServerEntry } from './__fixtures__/everything-server.ts';
 import { type LoopbackMcpServer, startLoopbackMcpServer } from './__fixtures__/loopback-mcp-server.ts';
-import { createTestRunContext } from './__fixtures__/test-run-context.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { type ConstructToolsOptions, constructTools } from './construct-tools.ts';
 import { toMcpServerConfig } from './to-mcp-server-config.ts';

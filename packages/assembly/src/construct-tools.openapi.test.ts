@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError } from '@toolbus/spec';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
 import { type PetsApi, startPetsApi } from './__fixtures__/pets-api.ts';
-import { createTestRunContext } from './__fixtures__/test-run-context.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 import { createToolAssemblyCache } from './tool-assembly-cache.ts';

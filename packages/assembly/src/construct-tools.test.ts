@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { createTestRunContext } from './__fixtures__/test-run-context.ts';
 import { builtInFactories, builtInTool } from './__fixtures__/test-tools.ts';
 import { type ConstructToolsOptions, constructTools } from './construct-tools.ts';
 

@@ -2,10 +2,10 @@
 // Node 24), over Streamable HTTP and over the older HTTP+SSE transport on loopback.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError } from '@toolbus/spec';
 import { everythingServerEntry, startEverythingHttpServer } from './__fixtures__/everything-server.ts';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
-import { createTestRunContext } from './__fixtures__/test-run-context.ts';
 import { connectMcpServer, type McpConnection } from './connect-mcp-server.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 
@@ -37,7 +37,7 @@ async function exercise(
   const tools = await connection.tools();
   const byName = new Map(tools.map((tool) => [tool.mcpToolName, tool]));
   for (const tool of tools) assert.match(tool.name, /^[a-zA-Z0-9_-]{1,64}$/);
-  const { context, emitted, call } = createTestRunContext();
+  const { context, emitted, call } = createTestRunContext({ allowCitations: false });
 
   const echo = byName.get('echo');
   assert.ok(echo);
@@ -196,7 +196,7 @@ describe('server-everything over HTTP+SSE (older servers)', () => {
       const tools = await connection.tools();
       const echo = tools.find((tool) => tool.mcpToolName === 'echo');
       assert.ok(echo);
-      const { context, call } = createTestRunContext();
+      const { context, call } = createTestRunContext({ allowCitations: false });
       assert.match((await echo.run(call(echo.name, { message: 'over sse' }), context)).llmFacing, /over sse/);
       assert.ok(recording.records.some((record) => record.url.endsWith('/sse')));
       assert.ok(recording.records.some((record) => record.url.includes('/message')));

@@ -1,6 +1,7 @@
 // Against a real SDK MCP server on loopback whose tool table the test controls and which records received headers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import {
   type LoopbackMcpServer,
@@ -8,7 +9,6 @@ import {
   startLoopbackMcpServer,
 } from './__fixtures__/loopback-mcp-server.ts';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
-import { createTestRunContext } from './__fixtures__/test-run-context.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpLogger } from './mcp-logger.ts';
@@ -189,7 +189,7 @@ describe('connectMcpServer against a loopback SDK server', () => {
       assert.equal(ping.disambiguatedName, 'mcp_My_Server_ping');
       const renamed = ping.withName(ping.disambiguatedName);
       assert.equal(renamed.definition().name, 'mcp_My_Server_ping');
-      const { context, call } = createTestRunContext();
+      const { context, call } = createTestRunContext({ allowCitations: false });
       // The renamed tool still calls the server's own name.
       assert.equal((await renamed.run(call(renamed.name, {}), context)).llmFacing, 'pong');
       const dotted = tools.find((tool) => tool.mcpToolName === 'files.read/v2');
@@ -208,7 +208,7 @@ describe('connectMcpServer against a loopback SDK server', () => {
     );
     try {
       const tools = await connection.tools();
-      const { context, emitted, call } = createTestRunContext();
+      const { context, emitted, call } = createTestRunContext({ allowCitations: false });
       const lookup = tools.find((tool) => tool.mcpToolName === 'lookup');
       assert.ok(lookup);
       await assert.rejects(
@@ -247,7 +247,7 @@ describe('connectMcpServer against a loopback SDK server', () => {
     try {
       const report = (await connection.tools()).find((tool) => tool.mcpToolName === 'report');
       assert.ok(report);
-      const { context, call } = createTestRunContext();
+      const { context, call } = createTestRunContext({ allowCitations: false });
       const result = await report.run(call('report', {}), context);
       assert.match(result.llmFacing, /resource: file:\/\/\/report.txt\nRevenue up 3%/);
       assert.match(result.llmFacing, /kept as file f1/);
@@ -266,7 +266,7 @@ describe('connectMcpServer against a loopback SDK server', () => {
       const slow = (await connection.tools()).find((tool) => tool.mcpToolName === 'slow');
       assert.ok(slow);
       const controller = new AbortController();
-      const { context, call } = createTestRunContext(controller.signal);
+      const { context, call } = createTestRunContext({ signal: controller.signal, allowCitations: false });
       const started = new Promise<void>((resolve) => {
         slowToolStarted = resolve;
       });
@@ -289,7 +289,7 @@ describe('connectMcpServer against a loopback SDK server', () => {
     try {
       const chatty = (await connection.tools()).find((tool) => tool.mcpToolName === 'chatty');
       assert.ok(chatty);
-      const { context, call } = createTestRunContext();
+      const { context, call } = createTestRunContext({ allowCitations: false });
       const result = await chatty.run(call('chatty', {}), context);
       assert.equal(result.llmFacing, `${'x'.repeat(1000)}\n\n[result cut at 1000 of 5000 characters]`);
     } finally {

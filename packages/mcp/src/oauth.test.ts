@@ -2,12 +2,12 @@
 // from the SDK's own server-side auth helpers, each on its own loopback origin.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
 } from './__fixtures__/loopback-oauth-servers.ts';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
-import { createTestRunContext } from './__fixtures__/test-run-context.ts';
 import { completeMcpOAuth } from './complete-mcp-oauth.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
@@ -82,7 +82,7 @@ describe('MCP OAuth end to end', () => {
     try {
       const whoami = (await connection.tools()).find((tool) => tool.mcpToolName === 'whoami');
       assert.ok(whoami);
-      const { context, call } = createTestRunContext();
+      const { context, call } = createTestRunContext({ allowCitations: false });
       assert.equal((await whoami.run(call('whoami', {}), context)).llmFacing, 'you are authorized');
       const toMcp = servers.mcpRequests.filter((request) => request.path === '/mcp');
       const lastToMcp = toMcp.at(-1);

@@ -5,8 +5,8 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { type Tool, ToolCallError } from '@toolbus/spec';
-import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 
 // Every operation of the real documents, called the way a model would after one mistake: first with no
@@ -41,7 +41,7 @@ after(() => {
 
 async function callEveryTool(tools: readonly Tool[], label: string): Promise<void> {
   for (const tool of tools) {
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const before = received.length;
     let args: Record<string, unknown> = {};
     try {

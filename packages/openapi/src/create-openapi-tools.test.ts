@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { type Tool, ToolCallError } from '@toolbus/spec';
 import { type PetStore, pngBytes, startPetStore } from './__fixtures__/petstore-server.ts';
-import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 import { createMemoryFileStore } from './file-store.ts';
 import { OpenApiHttpError } from './openapi-http-error.ts';
@@ -96,7 +96,7 @@ describe('tool definitions from the pet store document', () => {
 
 describe('calls against the loopback server', () => {
   test('path, query and header parameters arrive encoded as the document says', async () => {
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     await tool('listPets').run(
       toolCall('listPets', {
         limit: '5',
@@ -122,7 +122,7 @@ describe('calls against the loopback server', () => {
   });
 
   test('a JSON body arrives as JSON and the JSON answer reaches the model and the UI', async () => {
-    const { context, packets } = recordingContext();
+    const { context, emitted: packets, call: toolCall } = createTestRunContext({ allowCitations: false });
     const call = toolCall('createPet', { body: { name: 'Tom', age: 3, owner: { name: 'Ann' } } });
     const response = await tool('createPet').run(call, context);
     const request = lastRequest();
@@ -145,7 +145,7 @@ describe('calls against the loopback server', () => {
   });
 
   test('invalid arguments fail before anything is sent, with a correct example call', async () => {
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const before = store.requests.length;
     await assert.rejects(
       tool('getPetById').run(toolCall('getPetById', { ids: [1] }), context),
@@ -194,7 +194,7 @@ describe('calls against the loopback server', () => {
   });
 
   test('text answers are text; 204 answers say so', async () => {
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const notes = await tool('getNotes').run(toolCall('getNotes', {}), context);
     assert.equal(notes.llmFacing, 'Feed the cat at six.');
     assert.deepEqual(notes.rich, {
@@ -212,7 +212,7 @@ describe('calls against the loopback server', () => {
   });
 
   test('CSV and images are kept as files, referenced from the rich response', async () => {
-    const { context, packets } = recordingContext();
+    const { context, emitted: packets, call: toolCall } = createTestRunContext({ allowCitations: false });
     const report = await tool('getReport').run(toolCall('getReport', {}), context);
     assert.ok(report.rich?.type === 'custom-tool');
     assert.equal(report.rich.responseType, 'csv');
@@ -241,7 +241,7 @@ describe('calls against the loopback server', () => {
   });
 
   test('non-2xx answers become ToolCallErrors with the status, a short body and advice for the model', async () => {
-    const { context, packets } = recordingContext();
+    const { context, emitted: packets, call: toolCall } = createTestRunContext({ allowCitations: false });
     await assert.rejects(
       tool('getPetById').run(toolCall('getPetById', { petId: 'missing' }), context),
       (error: unknown) => {
@@ -279,7 +279,7 @@ describe('calls against the loopback server', () => {
     const small = await createOpenApiTools({ document: store.document(), fetch, maxResponseBytes: 10_000 });
     const big = small.find((candidate) => candidate.name === 'getBig');
     assert.ok(big);
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const response = await big.run(toolCall('getBig', {}), context);
     const [shown, note] = response.llmFacing.split('\n[truncated:');
     assert.equal(Buffer.byteLength(shown ?? ''), 10_000);
@@ -290,7 +290,10 @@ describe('calls against the loopback server', () => {
 
   test('aborting the call aborts the request', async () => {
     const controller = new AbortController();
-    const { context } = recordingContext(controller.signal);
+    const { context, call: toolCall } = createTestRunContext({
+      signal: controller.signal,
+      allowCitations: false,
+    });
     const running = tool('getSlow').run(toolCall('getSlow', {}), context);
     while (!store.requests.some((request) => request.url === '/v1/slow'))
       await new Promise((r) => setTimeout(r, 5));
@@ -300,7 +303,7 @@ describe('calls against the loopback server', () => {
   });
 
   test('redirects: same origin followed, another origin refused while credentials are configured', async () => {
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const moved = await tool('getMoved').run(toolCall('getMoved', {}), context);
     assert.equal(moved.llmFacing, 'Feed the cat at six.');
     const withoutCredentials = await tool('getAway').run(toolCall('getAway', {}), context);

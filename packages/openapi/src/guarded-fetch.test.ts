@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createGuardedFetch, GuardedFetchError } from '@toolbus/core';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { type PetStore, startPetStore } from './__fixtures__/petstore-server.ts';
-import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 
 // The application passes the SSRF-guarded fetch; the tools work through it unchanged, and its refusals surface.
@@ -22,7 +22,7 @@ test('through the guarded fetch with loopback allowed: calls, bodies and same-or
       auth: { type: 'bearer', token: 'tk-guarded' },
     });
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const created = await byName
       .get('createPet')
       ?.run(toolCall('createPet', { body: { name: 'Tom' } }), context);
@@ -47,7 +47,7 @@ test('through the strict guarded fetch without the allowance: the loopback serve
     const notes = tools.find((tool) => tool.name === 'getNotes');
     assert.ok(notes);
     const before = store.requests.length;
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     await assert.rejects(
       notes.run(toolCall('getNotes', {}), context),
       (error: unknown) => GuardedFetchError.isInstance(error) && error.code === 'ssrf_blocked',

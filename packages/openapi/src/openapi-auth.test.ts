@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import type { Tool } from '@toolbus/spec';
 import { type PetStore, startPetStore } from './__fixtures__/petstore-server.ts';
-import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 import { OpenApiAuthError } from './openapi-auth-error.ts';
 import type { OpenApiAuth } from './resolve-auth.ts';
@@ -23,7 +23,7 @@ async function toolsWith(auth: OpenApiAuth | readonly OpenApiAuth[]): Promise<Ma
 async function call(tools: Map<string, Tool>, name: string, args: Record<string, unknown> = {}) {
   const tool = tools.get(name);
   assert.ok(tool);
-  const { context, packets } = recordingContext();
+  const { context, emitted: packets, call: toolCall } = createTestRunContext({ allowCitations: false });
   const response = await tool.run(toolCall(name, args), context);
   const request = store.requests.at(-1);
   assert.ok(request);
@@ -47,7 +47,7 @@ describe('stored credentials', () => {
     assert.ok(!seen.includes('key-in-query-456'));
     const listPets = tools.get('listPets');
     assert.ok(listPets);
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     await assert.rejects(
       listPets.run(toolCall('listPets', { api_key: 'model-chosen' }), context),
       /api_key: unknown argument/,
@@ -102,7 +102,7 @@ describe('stored credentials', () => {
     const tools = await toolsWith({ type: 'bearer', token: 'rejected-token-9' });
     const failWith = tools.get('failWith');
     assert.ok(failWith);
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     await assert.rejects(failWith.run(toolCall('failWith', { status: 401 }), context), (error: unknown) => {
       const text = `${(error as Error).message} ${(error as { modelMessage: string }).modelMessage}`;
       assert.ok(!text.includes('rejected-token-9'));

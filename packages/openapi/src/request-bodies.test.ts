@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import type { Tool } from '@toolbus/spec';
-import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 
 // Request bodies other than JSON, on a Swagger 2.0 document (formData parameters) and an OpenAPI 3.1 one.
@@ -41,7 +41,7 @@ after(() => {
 async function run(tools: Tool[], name: string, args: Record<string, unknown>) {
   const tool = tools.find((candidate) => candidate.name === name);
   assert.ok(tool, name);
-  const { context } = recordingContext();
+  const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
   return tool.run(toolCall(name, args), context);
 }
 

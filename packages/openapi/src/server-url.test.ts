@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
-import { recordingContext, toolCall } from './__fixtures__/run-context.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 import { OpenApiDocumentError } from './openapi-document-error.ts';
 
@@ -35,7 +35,7 @@ test('a relative server URL needs baseUrl: without it the call fails clearly, wi
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   try {
-    const { context } = recordingContext();
+    const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const [withoutBase] = await createOpenApiTools({ document, fetch });
     assert.ok(withoutBase);
     await assert.rejects(withoutBase.run(toolCall('getItem', { id: '1' }), context), (error: unknown) => {
