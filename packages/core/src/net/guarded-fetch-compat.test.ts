@@ -5,18 +5,14 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  type LoopbackServer,
-  loopbackConnect,
-  scriptedLookup,
-  startLoopbackServer,
-} from './__fixtures__/loopback.ts';
+import { type LoopbackHttpServer, startLoopbackHttpServer } from '../testing/start-loopback-http-server.ts';
+import { loopbackConnect, scriptedLookup } from './__fixtures__/loopback.ts';
 import { createGuardedFetch } from './guarded-fetch.ts';
 
-let server: LoopbackServer;
+let server: LoopbackHttpServer;
 
 before(async () => {
-  server = await startLoopbackServer((request, response) => {
+  server = await startLoopbackHttpServer((request, response) => {
     if (request.url === '/cookies') {
       response.setHeader('set-cookie', ['a=1; Path=/', 'b=2; Path=/']);
       response.end('ok');

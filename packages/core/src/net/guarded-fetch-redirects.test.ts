@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  type LoopbackServer,
-  loopbackConnect,
-  scriptedLookup,
-  startLoopbackServer,
-} from './__fixtures__/loopback.ts';
+import { type LoopbackHttpServer, startLoopbackHttpServer } from '../testing/start-loopback-http-server.ts';
+import { loopbackConnect, scriptedLookup } from './__fixtures__/loopback.ts';
 import { createGuardedFetch, type GuardedFetchOptions } from './guarded-fetch.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
 
-let server: LoopbackServer;
+let server: LoopbackHttpServer;
 
 // Routes: /to?status=302&location=<url> redirects there; /chain/<n> redirects to /chain/<n-1> until 0; others echo.
 before(async () => {
-  server = await startLoopbackServer((request, response) => {
+  server = await startLoopbackHttpServer((request, response) => {
     const url = new URL(request.url, 'http://loopback');
     if (url.pathname === '/to') {
       response.writeHead(Number(url.searchParams.get('status') ?? 302), {

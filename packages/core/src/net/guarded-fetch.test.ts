@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Agent } from 'undici';
-import {
-  type LoopbackServer,
-  loopbackConnect,
-  scriptedLookup,
-  startLoopbackServer,
-} from './__fixtures__/loopback.ts';
+import { type LoopbackHttpServer, startLoopbackHttpServer } from '../testing/start-loopback-http-server.ts';
+import { loopbackConnect, scriptedLookup } from './__fixtures__/loopback.ts';
 import { createGuardedFetch, type GuardedFetchOptions } from './guarded-fetch.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
 
-let server: LoopbackServer;
+let server: LoopbackHttpServer;
 
 before(async () => {
-  server = await startLoopbackServer((request, response) => {
+  server = await startLoopbackHttpServer((request, response) => {
     if (request.url === '/close') {
       response.writeHead(200, { connection: 'close', 'content-type': 'text/plain' });
       response.end('closing');

@@ -14,3 +14,9 @@ export type {
   ScriptedTurnMatcher,
 } from './scripted-turn.ts';
 export { chunkText, splitTextAt, textSteps } from './scripted-turn.ts';
+export type {
+  LoopbackHttpHandler,
+  LoopbackHttpServer,
+  ReceivedHttpRequest,
+} from './start-loopback-http-server.ts';
+export { startLoopbackHttpServer } from './start-loopback-http-server.ts';

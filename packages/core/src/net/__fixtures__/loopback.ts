@@ -1,58 +1,8 @@
-// Test support for the guarded fetch: a loopback HTTP server, a scripted resolver and a socket factory that
-// never dials anything but 127.0.0.1, whatever address the guard hands it.
+// Test support for the guarded fetch: a scripted resolver and a socket factory that never dials anything but
+// 127.0.0.1, whatever address the guard hands it (the server itself is startLoopbackHttpServer from ../../testing).
 import { isIP } from 'node:net';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
 import type { GuardedConnect, GuardedLookup } from '../guarded-connector.ts';
-
-/** A request the loopback server received. */
-export interface ReceivedRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: string;
-}
-
-/** A loopback HTTP server on port 0 that records every request and answers with `handler`. */
-export interface LoopbackServer {
-  readonly server: Server;
-  readonly port: number;
-  readonly received: ReceivedRequest[];
-  close(): Promise<void>;
-}
-
-export type Handler = (request: ReceivedRequest, response: ServerResponse) => void;
-
-export async function startLoopbackServer(handler: Handler): Promise<LoopbackServer> {
-  const received: ReceivedRequest[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const record = {
-        method: request.method ?? '',
-        url: request.url ?? '',
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      received.push(record);
-      handler(record, response);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    server,
-    port,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** A resolver answering from a table; each name may have a list of answers used in turn (the last repeats). */
 export function scriptedLookup(answers: Record<string, ReadonlyArray<readonly string[]>>): GuardedLookup & { calls: string[] } {

@@ -1,7 +1,7 @@
 // A small web site on loopback for open_url: articles, a redirect chain, a redirect to the cloud metadata
 // address, a large page, a page that never finishes, a PDF, an image, a 404, and a page that echoes its query.
+import { type LoopbackHttpServer, startLoopbackHttpServer } from '@toolbus/core/testing';
 import { minimalPdf } from '../../content/__fixtures__/minimal-pdf.ts';
-import { type LoopbackServer, startLoopbackServer } from '../../web-search/__fixtures__/loopback-server.ts';
 
 export function articleHtml(title: string, paragraph: string): string {
   const filler = 'This paragraph is long enough for the reader view to treat it as the main content of the page. ';
@@ -11,7 +11,7 @@ export function articleHtml(title: string, paragraph: string): string {
 <footer>Copyright footer text</footer></body></html>`;
 }
 
-export interface LoopbackSite extends LoopbackServer {
+export interface LoopbackSite extends LoopbackHttpServer {
   /** Paths requested, in order. */
   paths(): string[];
 }
@@ -19,7 +19,7 @@ export interface LoopbackSite extends LoopbackServer {
 export async function startLoopbackSite(options: { largePageBytes?: number } = {}): Promise<LoopbackSite> {
   const largePageBytes = options.largePageBytes ?? 2 * 1024 * 1024;
   const pdf = minimalPdf(['Quarterly revenue grew by 12 percent.'], 'Quarterly Report');
-  const server = await startLoopbackServer((request, response) => {
+  const server = await startLoopbackHttpServer((request, response) => {
     const url = new URL(request.url, 'http://site');
     const hop = /^\/hop\/(\d+)$/.exec(url.pathname);
     if (hop) {

@@ -2,8 +2,8 @@
 // answers 400 when the request does not have the shape the real API requires, so a wrong request fails the test
 // even before the test's own assertions on the recorded request.
 import type { ServerResponse } from 'node:http';
+import { type LoopbackHttpServer, type ReceivedHttpRequest, startLoopbackHttpServer } from '@toolbus/core/testing';
 import type { WebSearchProviderConfig } from '../web-search-provider.ts';
-import { type LoopbackServer, type ReceivedRequest, startLoopbackServer } from './loopback-server.ts';
 
 /** What the fake does with the next requests. */
 export type FakeMode = 'success' | 'empty' | 'unauthorized' | 'rate-limited' | 'flaky';
@@ -20,7 +20,7 @@ export interface FakeProviderDefinition {
   readonly displayName: string;
   readonly config: (baseUrl: string, apiKey: string) => WebSearchProviderConfig;
   /** The query a request carries, or a reason the request has the wrong shape. */
-  readonly readQuery: (request: ReceivedRequest, apiKey: string) => { query: string } | { wrong: string };
+  readonly readQuery: (request: ReceivedHttpRequest, apiKey: string) => { query: string } | { wrong: string };
   readonly successBody: (hits: readonly FakeHit[], query: string) => unknown;
   readonly emptyBody: (query: string) => unknown;
   readonly unauthorizedBody: unknown;
@@ -44,7 +44,7 @@ function parseJson(body: string): Record<string, unknown> | undefined {
   }
 }
 
-function pathAndParams(request: ReceivedRequest) {
+function pathAndParams(request: ReceivedHttpRequest) {
   const url = new URL(request.url, 'http://fake');
   return { path: url.pathname, params: url.searchParams };
 }
@@ -231,7 +231,7 @@ export const fakeProviders: readonly FakeProviderDefinition[] = [
   },
 ];
 
-export interface FakeProviderServer extends LoopbackServer {
+export interface FakeProviderServer extends LoopbackHttpServer {
   mode: FakeMode;
   /** Queries answered with 500 every time (one query failing while the others succeed). */
   readonly failingQueries: Set<string>;
@@ -257,7 +257,7 @@ export async function startFakeProvider(
   const seen = new Map<string, number>();
   // The handler reads `fake` (assigned below, before any request can arrive), so tests can switch modes.
   let fake: FakeProviderServer | undefined;
-  const server = await startLoopbackServer((request, response) => {
+  const server = await startLoopbackHttpServer((request, response) => {
     const read = definition.readQuery(request, apiKey);
     if ('wrong' in read) return send(response, 400, { error: `request shape wrong: ${read.wrong}` });
     const attempts = (seen.get(read.query) ?? 0) + 1;
