@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
+import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage } from '@toolbus/storage';
-import { type LoopbackMcpServer, startLoopbackMcpServer } from '../src/__fixtures__/loopback-mcp-server.ts';
 import { constructTools, createToolAssemblyCache, type ToolAssembly } from '../src/index.ts';
 
 const require = createRequire(import.meta.url);
@@ -64,7 +64,7 @@ for (let index = 0; index < 10; index += 1) {
     description: `Tool ${number} of server ${index}.`,
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   }));
-  const server = await startLoopbackMcpServer(tools);
+  const server = await startLoopbackMcpServer(tools.map(echoLoopbackTool));
   servers.push(server);
   const stored = await storage.mcpServers.create({
     name: `server-${index}`,

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { createTestRunContext } from '@toolbus/core/testing';
+import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { type LoopbackMcpServer, startLoopbackMcpServer } from './__fixtures__/loopback-mcp-server.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
@@ -39,7 +39,9 @@ describe('MCP credentials from storage', () => {
   let server: LoopbackMcpServer;
   const apiKey = 'sk-stored-api-key-77';
   before(async () => {
-    server = await startLoopbackMcpServer([echoTool], { requiredAuthorization: `Bearer ${apiKey}` });
+    server = await startLoopbackMcpServer([echoLoopbackTool(echoTool)], {
+      requiredAuthorization: `Bearer ${apiKey}`,
+    });
   });
   after(async () => {
     await server.close();
@@ -63,8 +65,8 @@ describe('MCP credentials from storage', () => {
         (await echo.run(call(echo.name, { text: 'hi' }), context)).llmFacing,
         /echo: \{"text":"hi"\}/,
       );
-      assert.ok(server.authorizations.length > 0);
-      assert.ok(server.authorizations.every((value) => value === `Bearer ${apiKey}`));
+      assert.ok(server.requests.length > 0);
+      assert.ok(server.requests.every((request) => request.headers.authorization === `Bearer ${apiKey}`));
     } finally {
       await assembly.close();
     }
@@ -94,7 +96,9 @@ describe('per-user OAuth tokens from storage', () => {
   let server: LoopbackMcpServer;
   const accessToken = 'user-access-token-55';
   before(async () => {
-    server = await startLoopbackMcpServer([echoTool], { requiredAuthorization: `Bearer ${accessToken}` });
+    server = await startLoopbackMcpServer([echoLoopbackTool(echoTool)], {
+      requiredAuthorization: `Bearer ${accessToken}`,
+    });
   });
   after(async () => {
     await server.close();
@@ -126,11 +130,11 @@ describe('per-user OAuth tokens from storage', () => {
 
     // Tokens are per user: another user without tokens gets no tools, and the server is not even dialled.
     const stranger = await storage.users.create({ email: 'stranger@example.com' });
-    const seen = server.authorizations.length;
+    const seen = server.requests.length;
     const refused = await assemble({ user: stranger });
     assert.deepEqual(refused.tools, []);
     assert.equal(refused.skipped[0]?.reason, 'mcp-auth-required');
-    assert.equal(server.authorizations.length, seen, 'no request without tokens to send');
+    assert.equal(server.requests.length, seen, 'no request without tokens to send');
     await refused.close();
   });
 

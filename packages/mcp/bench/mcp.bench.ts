@@ -3,9 +3,9 @@
 // `npm run bench -- mcp`
 import { createGuardedFetch } from '@toolbus/core';
 import { everythingServerEntry, startEverythingHttpServer } from '../src/__fixtures__/everything-server.ts';
-import { startLoopbackMcpServer } from '../src/__fixtures__/loopback-mcp-server.ts';
 import { connectMcpServer, type McpConnection } from '../src/connect-mcp-server.ts';
 import type { McpServerConfig } from '../src/mcp-server-config.ts';
+import { startLoopbackMcpServer } from '../src/testing/loopback-mcp-server.ts';
 
 const stdioConfig: McpServerConfig = {
   id: 'bench-stdio',

@@ -3,16 +3,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
-import {
-  type LoopbackMcpServer,
-  type LoopbackTool,
-  startLoopbackMcpServer,
-} from './__fixtures__/loopback-mcp-server.ts';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpLogger } from './mcp-logger.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
+import {
+  type LoopbackMcpServer,
+  type LoopbackTool,
+  startLoopbackMcpServer,
+} from './testing/loopback-mcp-server.ts';
 
 const zeroArgumentTool: LoopbackTool = {
   // Legal MCP: an object schema without `properties` (providers such as Azure reject it as is).

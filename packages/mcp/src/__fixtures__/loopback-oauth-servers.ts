@@ -17,7 +17,7 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createLoopbackMcpHandler, type LoopbackTool, type RecordedRequest } from './loopback-mcp-server.ts';
+import { createLoopbackMcpHandler, type LoopbackTool, type RecordedRequest } from '../testing/loopback-mcp-server.ts';
 
 /** An in-memory authorization server: what the SDK's handlers call. */
 class LoopbackAuthorizationProvider implements OAuthServerProvider {

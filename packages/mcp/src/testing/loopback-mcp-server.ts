@@ -1,5 +1,6 @@
 // A real MCP server (the SDK's low-level `Server` over its Streamable HTTP server transport) on 127.0.0.1, whose
-// tool table the test controls and which records the headers of every request it receives.
+// tool table the test controls (replacing it sends `notifications/tools/list_changed`) and which records the
+// headers of every request it receives and counts the `tools/list` requests it answers.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +34,13 @@ export interface LoopbackMcpHandler {
   /** Replaces the tool table and sends `notifications/tools/list_changed` to every session. */
   setTools(tools: readonly LoopbackTool[]): Promise<void>;
   readonly requests: RecordedRequest[];
+  /** How many `tools/list` requests it answered. */
+  readonly listCount: number;
   close(): Promise<void>;
+}
+
+function recordOf(request: IncomingMessage): RecordedRequest {
+  return { method: request.method ?? '', path: request.url ?? '', headers: { ...request.headers } };
 }
 
 /** Builds the handler (stateful sessions, so the server can notify on the GET stream). */
@@ -41,13 +48,17 @@ export function createLoopbackMcpHandler(initialTools: readonly LoopbackTool[]):
   let tools = [...initialTools];
   const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
   const requests: RecordedRequest[] = [];
+  let listCount = 0;
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {
     const server = new Server(
       { name: 'loopback', version: '1.0.0' },
       { capabilities: { tools: { listChanged: true } } },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((entry) => entry.tool) }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      listCount += 1;
+      return { tools: tools.map((entry) => entry.tool) };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const entry = tools.find((candidate) => candidate.tool.name === request.params.name);
       if (entry === undefined) throw new Error(`unknown tool ${request.params.name}`);
@@ -68,8 +79,11 @@ export function createLoopbackMcpHandler(initialTools: readonly LoopbackTool[]):
 
   return {
     requests,
+    get listCount() {
+      return listCount;
+    },
     async handle(request, response, parsedBody) {
-      requests.push({ method: request.method ?? '', path: request.url ?? '', headers: { ...request.headers } });
+      requests.push(recordOf(request));
       const sessionId = request.headers['mcp-session-id'];
       const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
       if (existing !== undefined) {
@@ -99,12 +113,33 @@ export interface LoopbackMcpServer extends LoopbackMcpHandler {
   readonly url: string;
 }
 
-/** Starts {@link createLoopbackMcpHandler} on 127.0.0.1, port 0, at `/mcp`. */
-export async function startLoopbackMcpServer(tools: readonly LoopbackTool[]): Promise<LoopbackMcpServer> {
+/** Options for {@link startLoopbackMcpServer}. */
+export interface LoopbackMcpServerOptions {
+  /** When set, a request without exactly this Authorization header gets a 401 (it is still recorded). */
+  readonly requiredAuthorization?: string;
+}
+
+/**
+ * Starts {@link createLoopbackMcpHandler} on 127.0.0.1, port 0, at `/mcp`. Every request is recorded, including
+ * those refused (other paths, a wrong Authorization header), so a test can prove a client never dialled.
+ */
+export async function startLoopbackMcpServer(
+  tools: readonly LoopbackTool[],
+  options: LoopbackMcpServerOptions = {},
+): Promise<LoopbackMcpServer> {
   const handler = createLoopbackMcpHandler(tools);
   const http = createServer((request, response) => {
     if (!request.url?.startsWith('/mcp')) {
+      handler.requests.push(recordOf(request));
       response.writeHead(404).end();
+      return;
+    }
+    if (
+      options.requiredAuthorization !== undefined &&
+      request.headers.authorization !== options.requiredAuthorization
+    ) {
+      handler.requests.push(recordOf(request));
+      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
     handler.handle(request, response).catch(() => {
@@ -115,13 +150,25 @@ export async function startLoopbackMcpServer(tools: readonly LoopbackTool[]): Pr
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
   return {
-    ...handler,
+    handle: handler.handle,
+    setTools: handler.setTools,
     requests: handler.requests,
+    get listCount() {
+      return handler.listCount;
+    },
     url: `http://127.0.0.1:${port}/mcp`,
     async close() {
       await handler.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
+  };
+}
+
+/** A tool that answers every call with `<tool name>: <arguments JSON>`, so a test sees what arrived. */
+export function echoLoopbackTool(tool: Tool): LoopbackTool {
+  return {
+    tool,
+    call: (args) => ({ content: [{ type: 'text', text: `${tool.name}: ${JSON.stringify(args)}` }] }),
   };
 }

@@ -1,0 +1,9 @@
+// Test support for code that talks to MCP servers: a real SDK server on loopback whose tools the test controls.
+export type {
+  LoopbackMcpHandler,
+  LoopbackMcpServer,
+  LoopbackMcpServerOptions,
+  LoopbackTool,
+  RecordedRequest,
+} from './loopback-mcp-server.ts';
+export { createLoopbackMcpHandler, echoLoopbackTool, startLoopbackMcpServer } from './loopback-mcp-server.ts';
