@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   createCitingModelHandler,
+  freeLoopbackPort,
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
@@ -176,7 +176,7 @@ describe('the toolbus command line', () => {
   });
 
   test('a model that does not answer gets an actionable error, not a stack trace', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const result = await runCli(['chat', 'hello'], {
       TOOLBUS_HOME: home,
       OLLAMA_HOST: `http://127.0.0.1:${port}`,
@@ -203,13 +203,3 @@ describe('the toolbus command line', () => {
     await runCli(['config', 'unset', 'sandboxUrl'], env);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
-import { startScriptedModelServer } from '../testing/index.ts';
+import { freeLoopbackPort, startScriptedModelServer } from '../testing/index.ts';
 import { collectEvents, lastEvent, textOf } from './__fixtures__/scripted-providers.ts';
 import { parseModelString } from './model-config.ts';
 import { ModelConfigurationError, ModelUnavailableError } from './model-errors.ts';
@@ -9,16 +8,6 @@ import { probeModelEndpoint } from './probe-model-endpoint.ts';
 import { resolveLanguageModel } from './resolve-language-model.ts';
 import { DEFAULT_LOCAL_MODEL, resolveModelEndpoint } from './resolve-model-endpoint.ts';
 import { streamModelStep } from './stream-model-step.ts';
-
-/** A loopback port with nothing listening: bind one, then release it. */
-async function closedLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** A fetch that sends every request to `origin` instead, recording the URLs it was asked for. */
 function redirectingFetch(origin: string, asked: string[]): typeof fetch {
@@ -204,7 +193,7 @@ describe('resolveLanguageModel', () => {
 
 describe('default model with nothing listening', () => {
   it('probe says what to do', async () => {
-    const port = await closedLoopbackPort();
+    const port = await freeLoopbackPort();
     const asked: string[] = [];
     await assert.rejects(
       probeModelEndpoint({ env: {}, fetch: redirectingFetch(`http://127.0.0.1:${port}`, asked) }),
@@ -233,7 +222,7 @@ describe('default model with nothing listening', () => {
   });
 
   it('a model step ends with the same actionable error event after its retries', async () => {
-    const port = await closedLoopbackPort();
+    const port = await freeLoopbackPort();
     const asked: string[] = [];
     const model = resolveLanguageModel(undefined, {
       env: {},

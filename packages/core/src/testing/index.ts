@@ -2,6 +2,7 @@ export type { CitingModelHandlerOptions } from './citing-model-handler.ts';
 export { createCitingModelHandler } from './citing-model-handler.ts';
 export type { TestRunContext, TestRunContextOptions } from './create-test-run-context.ts';
 export { createTestRunContext } from './create-test-run-context.ts';
+export { freeLoopbackPort } from './free-loopback-port.ts';
 export type { ScriptedModelServer, ScriptedModelServerOptions } from './scripted-model-server.ts';
 export { startScriptedModelServer } from './scripted-model-server.ts';
 export type {

@@ -1,8 +1,8 @@
 // The real `@modelcontextprotocol/server-everything` from npm, run with this Node (24).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { freeLoopbackPort } from '@toolbus/core/testing';
 
 const require = createRequire(import.meta.url);
 
@@ -13,20 +13,11 @@ export const everythingServerEntry = join(
   'index.js',
 );
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /** Starts the everything server in `streamableHttp` (or `sse`) mode on a free loopback port. */
 export async function startEverythingHttpServer(
   mode: 'streamableHttp' | 'sse' = 'streamableHttp',
 ): Promise<{ readonly baseUrl: string; close(): Promise<void> }> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = spawn(process.execPath, [everythingServerEntry, mode], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
