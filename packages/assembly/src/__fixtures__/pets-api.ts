@@ -1,15 +1,14 @@
 // A small API on 127.0.0.1, port 0, and the OpenAPI 3.0 document that describes it. It insists on the bearer
 // token, so a test proves the stored (encrypted) credential reached the request.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startLoopbackHttpServer } from '@toolbus/core/testing';
 
 /** A running pets API. */
 export interface PetsApi {
   readonly baseUrl: string;
   readonly document: Record<string, unknown>;
   readonly token: string;
-  /** Authorization headers received. */
-  readonly authorizations: string[];
+  /** Authorization headers received ('' when absent), in order. */
+  readonly authorizations: readonly string[];
   close(): Promise<void>;
 }
 
@@ -17,14 +16,12 @@ const pets: Record<string, { id: string; name: string }> = { '1': { id: '1', nam
 
 /** Starts the API. `getPet` needs `Authorization: Bearer <token>`; one operation has no operationId. */
 export async function startPetsApi(token = 'pets-token-secret-42'): Promise<PetsApi> {
-  const authorizations: string[] = [];
-  const http = createServer((request, response) => {
-    authorizations.push(request.headers.authorization ?? '');
+  const http = await startLoopbackHttpServer((request, response) => {
     if (request.headers.authorization !== `Bearer ${token}`) {
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
-    const match = /^\/pets\/([^/?]+)$/.exec(request.url ?? '');
+    const match = /^\/pets\/([^/?]+)$/.exec(request.url);
     const pet = match?.[1] === undefined ? undefined : pets[decodeURIComponent(match[1])];
     if (request.method === 'GET' && pet) {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(pet));
@@ -36,13 +33,13 @@ export async function startPetsApi(token = 'pets-token-secret-42'): Promise<Pets
     }
     response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = http.origin;
   return {
     baseUrl,
     token,
-    authorizations,
+    get authorizations() {
+      return http.received.map((request) => request.headers.authorization ?? '');
+    },
     document: {
       openapi: '3.0.3',
       info: { title: 'Pets', version: '1.0.0', description: 'A pet store.' },
@@ -63,9 +60,6 @@ export async function startPetsApi(token = 'pets-token-secret-42'): Promise<Pets
         },
       },
     },
-    async close() {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
+    close: http.close,
   };
 }
