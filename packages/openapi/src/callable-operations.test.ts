@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
-import { createTestRunContext } from '@toolbus/core/testing';
+import {
+  createTestRunContext,
+  type LoopbackHttpServer,
+  startLoopbackHttpServer,
+} from '@toolbus/core/testing';
 import { type Tool, ToolCallError } from '@toolbus/spec';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 
@@ -17,32 +19,24 @@ const require = createRequire(import.meta.url);
 const examplesRoot = dirname(require.resolve('@readme/oas-examples/package.json'));
 const githubDocument = require.resolve('@octokit/openapi/generated/api.github.com.json');
 
-const received: { method: string; url: string }[] = [];
-const server = createServer((request, response) => {
-  request.resume();
-  request.on('end', () => {
-    received.push({ method: request.method ?? '', url: request.url ?? '' });
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
-});
-// Calls are seconds apart while big documents parse: keep idle connections open, or a reused socket can race the
-// server's idle close.
-server.keepAliveTimeout = 120_000;
+let server: LoopbackHttpServer;
 let baseUrl = '';
 
 before(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/base`;
+  server = await startLoopbackHttpServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  // Calls are seconds apart while big documents parse: keep idle connections open, or a reused socket can race
+  // the server's idle close.
+  server.server.keepAliveTimeout = 120_000;
+  baseUrl = `${server.origin}/base`;
 });
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+after(() => server.close());
 
 async function callEveryTool(tools: readonly Tool[], label: string): Promise<void> {
   for (const tool of tools) {
     const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
-    const before = received.length;
+    const before = server.received.length;
     let args: Record<string, unknown> = {};
     try {
       await tool.run(toolCall(tool.name, args), context);
@@ -59,8 +53,8 @@ async function callEveryTool(tools: readonly Tool[], label: string): Promise<voi
         );
       });
     }
-    assert.equal(received.length, before + 1, `${label} ${tool.name}: one request`);
-    const request = received.at(-1);
+    assert.equal(server.received.length, before + 1, `${label} ${tool.name}: one request`);
+    const request = server.received.at(-1);
     assert.ok(
       request?.url.startsWith('/base/') || request?.url.startsWith('/base?'),
       `${label} ${tool.name}: ${request?.url}`,

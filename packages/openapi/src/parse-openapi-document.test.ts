@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { startLoopbackHttpServer } from '@toolbus/core/testing';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 import { OpenApiDocumentError } from './openapi-document-error.ts';
 import { parseOpenApiDocument } from './parse-openapi-document.ts';
@@ -48,31 +47,27 @@ test('a string is a document, never a file path or URL to open', async () => {
 });
 
 test('external references are not fetched (a document is untrusted)', async () => {
-  let hits = 0;
-  const server = createServer((_request, response) => {
-    hits += 1;
+  const server = await startLoopbackHttpServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' }).end('{"type":"string"}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   try {
     const document = structuredClone(minimal) as Record<string, unknown>;
     (document.paths as Record<string, unknown>)['/things'] = {
       post: {
         operationId: 'createThing',
         requestBody: {
-          content: { 'application/json': { schema: { $ref: `http://127.0.0.1:${port}/schema.json` } } },
+          content: { 'application/json': { schema: { $ref: `${server.origin}/schema.json` } } },
         },
         responses: { '200': { description: 'ok' } },
       },
     };
     const tools = await createOpenApiTools({ document, fetch });
-    assert.equal(hits, 0);
+    assert.equal(server.received.length, 0);
     const parameters = tools[0]?.definition().parameters as { properties: { body: Record<string, unknown> } };
     assert.ok(!JSON.stringify(parameters).includes('$ref'));
     assert.deepEqual(parameters.properties.body, { description: 'Request body (application/json).' });
   } finally {
-    server.close();
+    await server.close();
   }
 });
 

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { createTestRunContext } from '@toolbus/core/testing';
+import { createTestRunContext, startLoopbackHttpServer } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 import { OpenApiDocumentError } from './openapi-document-error.ts';
@@ -27,13 +25,9 @@ const document = {
 };
 
 test('a relative server URL needs baseUrl: without it the call fails clearly, with it the URL is resolved', async () => {
-  const urls: string[] = [];
-  const server = createServer((request, response) => {
-    urls.push(request.url ?? '');
+  const server = await startLoopbackHttpServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/plain' }).end('fine');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   try {
     const { context, call: toolCall } = createTestRunContext({ allowCitations: false });
     const [withoutBase] = await createOpenApiTools({ document, fetch });
@@ -47,7 +41,7 @@ test('a relative server URL needs baseUrl: without it the call fails clearly, wi
     const [withBase] = await createOpenApiTools({
       document,
       fetch,
-      baseUrl: `http://127.0.0.1:${port}/root`,
+      baseUrl: `${server.origin}/root`,
     });
     assert.ok(withBase);
     // A header name that is not an HTTP token is not offered.
@@ -57,13 +51,16 @@ test('a relative server URL needs baseUrl: without it the call fails clearly, wi
     ]);
     const response = await withBase.run(toolCall('getItem', { id: 'a b' }), context);
     assert.equal(response.llmFacing, 'fine');
-    assert.deepEqual(urls, ['/root/v1/items/a%20b']);
+    assert.deepEqual(
+      server.received.map((request) => request.url),
+      ['/root/v1/items/a%20b'],
+    );
     await assert.rejects(
       withBase.run(toolCall('getItem', { id: '1', 'X-Note': 'caf\u00e9 \u2615' }), context),
       (error: unknown) => ToolCallError.isInstance(error) && /Latin-1/.test(error.modelMessage),
     );
   } finally {
-    server.close();
+    await server.close();
   }
 });
 
