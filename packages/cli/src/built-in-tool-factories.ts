@@ -31,6 +31,8 @@ export function builtInToolFactories(options: {
   readonly model: LanguageModelV4;
   /** Cleanups to run when the chat ends (an in-process sandbox started for python). */
   readonly onClose: (cleanup: () => Promise<void>) => void;
+  /** Skills for run_python's sandbox (mounted read-only at /workspace/managed/skills when it runs in-process). */
+  readonly skills?: { readonly names: readonly string[]; readonly root: string | undefined };
 }): Map<string, BuiltInToolFactory> {
   const factories = new Map<string, BuiltInToolFactory>();
   factories.set('SearchTool', () => createInternalSearchTool({ index: options.index }));
@@ -67,14 +69,18 @@ export function builtInToolFactories(options: {
   factories.set('PythonTool', async () => {
     // The configured sandbox service, else one started in this process (it says why when it cannot isolate).
     let baseUrl = options.config.file.sandboxUrl;
+    let skills: readonly string[] = [];
     if (!baseUrl) {
-      const server = await startInterpreterServer({ port: 0 });
+      const skillsRoot = options.skills?.root;
+      const server = await startInterpreterServer({ port: 0, ...(skillsRoot ? { skillsRoot } : {}) });
       options.onClose(() => server.close());
       baseUrl = server.url;
+      if (skillsRoot) skills = options.skills?.names ?? [];
     }
     return createPythonTool({
       // The sandbox is the user's own service (often on loopback), so it is reached with plain fetch.
       client: new CodeInterpreterClient({ baseUrl }),
+      ...(skills.length > 0 ? { skills } : {}),
       files: {
         readContent: (fileId) => options.storage.files.readContent(fileId),
         saveGenerated: (file) => options.storage.files.put({ userId: options.userId, ...file }),

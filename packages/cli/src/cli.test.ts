@@ -175,6 +175,46 @@ describe('the toolbus command line', () => {
     }
   });
 
+  test('stored skills reach the sandbox read-only, and the model is told which exist and where', async () => {
+    const seeded = await runCli(['skills', 'seed'], env);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const listed = await runCli(['skills', 'list'], env);
+    assert.match(listed.stdout, /csv-analysis/);
+    const code = [
+      'import os',
+      "print(sorted(os.listdir('/workspace/managed/skills')))",
+      "print(open('/workspace/managed/skills/csv-analysis/SKILL.md').read().splitlines()[0])",
+      'try:',
+      "    open('/workspace/managed/skills/csv-analysis/injected.txt', 'w')",
+      "    print('WRITABLE')",
+      'except OSError:',
+      "    print('read-only')",
+    ].join('\n');
+    const skillServer = await startScriptedModelServer({
+      handler: (request) =>
+        request.lastMessage?.role === 'tool'
+          ? [{ type: 'text', text: `Sandbox said: ${request.lastMessage.toolResults[0]?.content ?? ''}` }]
+          : [{ type: 'tool-call', id: 'call_py', name: 'run_python', arguments: { code } }],
+    });
+    try {
+      const result = await runCli(['chat', 'Which skills do you have?'], {
+        ...env,
+        TOOLBUS_MODEL: `openai-compatible:${skillServer.url}/v1#scripted`,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /\['csv-analysis', 'pdf-reports'\]/);
+      // The tool result is JSON: SKILL.md's first line (its front matter) then the refused write.
+      assert.match(result.stdout, /\\n---\\nread-only\\n/, 'SKILL.md read; writing next to it refused');
+      assert.doesNotMatch(result.stdout, /WRITABLE/);
+      const system =
+        skillServer.requests[0]?.messages.find((message) => message.role === 'system')?.text ?? '';
+      assert.match(system, /csv-analysis/);
+      assert.match(system, /\/workspace\/managed\/skills/);
+    } finally {
+      await skillServer.close();
+    }
+  });
+
   test('a model that does not answer gets an actionable error, not a stack trace', async () => {
     const port = await freeLoopbackPort();
     const result = await runCli(['chat', 'hello'], {

@@ -1,10 +1,12 @@
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { runSkillsCommand } from '@toolbus/skills';
 import { ToolbusError } from '@toolbus/spec';
+import { loadCliConfig } from './cli-config.ts';
 import type { CliIo } from './cli-io.ts';
 import { chatUsage, runChatCommand } from './commands/chat-command.ts';
 import { configUsage, runConfigCommand } from './commands/config-command.ts';
 import { indexUsage, runIndexCommand } from './commands/index-command.ts';
+import { skillsDataDirectory } from './load-skills.ts';
 
 const usage = `toolbus — connect LLMs to tools
 
@@ -30,7 +32,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case 'config':
         return await runConfigCommand(rest, io);
       case 'skills':
-        return await runSkillsCommand(rest, { stdout: io.stdout, stderr: io.stderr, environment: io.env });
+        // Skills live under the toolbus home unless TOOLBUS_DATA_DIR (or --data-dir) says otherwise.
+        return await runSkillsCommand(rest, {
+          stdout: io.stdout,
+          stderr: io.stderr,
+          environment: {
+            ...io.env,
+            TOOLBUS_DATA_DIR: skillsDataDirectory(loadCliConfig({ env: io.env }), io.env),
+          },
+        });
       case 'sandbox':
         return await runSandboxCommand(rest, io);
       case undefined:

@@ -17,6 +17,7 @@ import { renderMemoriesForPrompt, SUPPORTED_DOCUMENT_TYPES } from '@toolbus/tool
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { loadChatSkills } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { TerminalRenderer } from '../terminal-renderer.ts';
 
@@ -84,6 +85,8 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
       cwd: io.cwd,
     });
     const memories = await workspace.storage.memories.list(workspace.user.id);
+    const skills = await loadChatSkills(config, io.env);
+    cleanups.push(() => skills.close());
     const assembly = await constructTools({
       persona: workspace.persona,
       user: workspace.user,
@@ -97,6 +100,7 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
         env: io.env,
         model,
         onClose: (cleanup) => cleanups.push(cleanup),
+        skills,
       }),
       availabilityContext: { userId: workspace.user.id, files: chatFiles },
       fetch: guardedFetch,
@@ -104,7 +108,14 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
     });
     try {
       const memoryText = memories.length ? `\n\n${renderMemoriesForPrompt(memories)}` : '';
-      const conversation: ChatMessage[] = [{ role: 'system', content: `${systemPrompt}${memoryText}` }];
+      // Skills are only usable where the sandbox is: tell the model about them when run_python is offered.
+      const skillText =
+        skills.promptSection && assembly.tools.some((tool) => tool.name === 'run_python')
+          ? `\n\n${skills.promptSection}`
+          : '';
+      const conversation: ChatMessage[] = [
+        { role: 'system', content: `${systemPrompt}${memoryText}${skillText}` },
+      ];
       const ask = (question: string) =>
         askOnce({
           question,
