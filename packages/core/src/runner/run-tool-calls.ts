@@ -2,25 +2,22 @@ import type {
   ChatFile,
   ChatMessage,
   CitedDocument,
-  ConcurrencyClass,
   PlacementLevel,
   Tool,
   ToolCall,
   ToolResponse,
-  ToolRunContext,
 } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
-import {
-  type CitationAllocatorView,
-  createCitationAllocator,
-  type TurnCitationAllocator,
-} from '../citations/citation-allocator.ts';
-import { createFencedToolEmitter, type FencedToolEmitter } from '../emitter/fenced-tool-emitter.ts';
+import { createCitationAllocator, type TurnCitationAllocator } from '../citations/citation-allocator.ts';
 import { nullPacketSink, type PacketSink } from '../emitter/packet-sink.ts';
 import { MERGEABLE_TOOL_FIELDS, type MergeableField, STOPPING_TOOLS } from '../registry/built-in-tools.ts';
-import { classifyToolFailure, failureResponse } from './failure-responses.ts';
+import { CallRun, type SharedRunState } from './call-run.ts';
+import { collectToolCallResults } from './collect-tool-call-results.ts';
+import { ConcurrencyScheduler } from './concurrency-scheduler.ts';
+import { createDeadlineTimer } from './deadline-timer.ts';
+import { failureResponse } from './failure-responses.ts';
 import { mergeToolCalls } from './merge-tool-calls.ts';
-import type { ToolCallSpan, ToolCallStatus, ToolRunHooks } from './tool-run-hooks.ts';
+import type { ToolCallStatus, ToolRunHooks } from './tool-run-hooks.ts';
 
 /** The seed's `TOOL_EXECUTION_TIMEOUT_SECONDS`: 10 minutes. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
@@ -70,161 +67,6 @@ export interface RunToolCallsResult {
   /** True when a stopping tool (image generation) ran successfully: the loop should end. */
   readonly stopped: boolean;
 }
-
-interface RecordedResponse {
-  readonly status: ToolCallStatus;
-  readonly response: ToolResponse;
-  readonly ranAs?: ToolCall;
-}
-
-interface SharedRunState {
-  readonly sink: PacketSink;
-  readonly allocator: TurnCitationAllocator;
-  readonly options: RunToolCallsOptions;
-  readonly defaultTimeoutMs: number;
-  readonly running: Set<CallRun>;
-  readonly deadlines: { track(entry: CallRun): void; stop(): void };
-  readonly responses: Map<string, RecordedResponse>;
-  readonly citations: Map<number, CitedDocument>;
-}
-
-/**
- * One call from start to recorded result. A class rather than closures because one is made per call, and the
- * runner's overhead per call is part of every turn's latency (see BENCHMARKS.md).
- */
-class CallRun {
-  readonly call: ToolCall;
-  readonly tool: Tool;
-  readonly deadline: number;
-  readonly emitter: FencedToolEmitter;
-  readonly citations: CitationAllocatorView;
-  readonly placement: ToolCall['placement'];
-  readonly userQuery: string;
-  readonly history: readonly ChatMessage[];
-  readonly files: readonly ChatFile[];
-  readonly userId?: string;
-  readonly extras: Readonly<Record<string, unknown>>;
-  readonly #shared: SharedRunState;
-  readonly #resolve: () => void;
-  readonly #startedAt: number;
-  readonly #controller = new AbortController();
-  #span: ToolCallSpan | undefined;
-
-  constructor(call: ToolCall, tool: Tool, shared: SharedRunState, resolve: () => void) {
-    const options = shared.options;
-    this.call = call;
-    this.tool = tool;
-    this.#shared = shared;
-    this.#resolve = resolve;
-    this.#startedAt = performance.now();
-    this.deadline = this.#startedAt + (tool.timeoutMs ?? shared.defaultTimeoutMs);
-    this.emitter = createFencedToolEmitter(shared.sink, call.placement);
-    this.citations = shared.allocator.view();
-    this.placement = call.placement;
-    this.userQuery = options.userQuery ?? '';
-    this.history = options.history ?? emptyList;
-    this.files = options.files ?? emptyList;
-    if (options.userId !== undefined) this.userId = options.userId;
-    this.extras = options.extras ?? emptyExtras;
-  }
-
-  /** The context the tool sees: a plain object of data properties, so a tool may spread it safely. */
-  #context(): ToolRunContext {
-    const context: ToolRunContext = {
-      placement: this.placement,
-      emitter: this.emitter,
-      signal: this.#controller.signal,
-      userQuery: this.userQuery,
-      history: this.history,
-      files: this.files,
-      citations: this.citations,
-      extras: this.extras,
-    };
-    if (this.userId !== undefined) (context as { userId?: string }).userId = this.userId;
-    return context;
-  }
-
-  start(): void {
-    const shared = this.#shared;
-    try {
-      this.#span = shared.options.hooks?.onToolCallStart?.({ call: this.call, tool: this.tool });
-    } catch {
-      this.#span = undefined;
-    }
-    shared.running.add(this);
-    const turnSignal = shared.options.signal;
-    if (turnSignal?.aborted) {
-      this.abort(turnSignal.reason);
-      return;
-    }
-    shared.deadlines.track(this);
-    try {
-      this.tool.emitStart(this.call.placement, this.emitter, this.call);
-      this.tool.run(this.call, this.#context()).then(
-        (response) => this.#succeed(response),
-        (thrown) => this.#fail(thrown),
-      );
-    } catch (thrown) {
-      this.#fail(thrown);
-    }
-  }
-
-  /** Records the result once; later calls (a late tool after its timeout) change nothing. */
-  finish(status: ToolCallStatus, response: ToolResponse, error?: unknown): void {
-    const shared = this.#shared;
-    if (!shared.running.delete(this)) return;
-    this.emitter.emit(sectionEnd);
-    this.emitter.fence();
-    this.citations.fence();
-    for (const [number, document] of this.citations.assigned) shared.citations.set(number, document);
-    shared.responses.set(this.call.id, { status, response, ranAs: this.call });
-    if (this.#span) {
-      try {
-        this.#span.end({ status, response, error, durationMs: performance.now() - this.#startedAt });
-      } catch {
-        // Tracing never fails a turn.
-      }
-    }
-    this.#resolve();
-  }
-
-  abort(reason: unknown): void {
-    this.#controller.abort(reason);
-    const timedOut = reason instanceof ToolbusError && reason.code === 'tool_timeout';
-    if (timedOut) {
-      const seconds = Math.round((this.deadline - this.#startedAt) / 1000);
-      this.finish(
-        'timeout',
-        failureResponse(
-          'timeout',
-          `"${this.call.name}" did not finish within ${seconds} s and was stopped. Try a smaller request, or answer with what you have.`,
-          'tool_timeout',
-        ),
-      );
-    } else {
-      this.finish(
-        'aborted',
-        failureResponse('aborted', 'The run was cancelled before this tool finished.', 'aborted'),
-      );
-    }
-  }
-
-  #succeed(response: unknown): void {
-    if (isToolResponse(response)) this.finish('success', response);
-    else this.#fail(new TypeError(`Tool "${this.call.name}" returned something that is not a ToolResponse.`));
-  }
-
-  #fail(thrown: unknown): void {
-    if (!this.#shared.running.has(this)) return;
-    const failure = classifyToolFailure(this.call, thrown);
-    if (failure.errorPacket) this.emitter.emit({ type: 'error', ...failure.errorPacket });
-    this.finish(failure.status, failure.response, thrown);
-  }
-}
-
-const sectionEnd = { type: 'section-end' } as const;
-const emptyList: readonly never[] = [];
-const emptyExtras: Readonly<Record<string, unknown>> = {};
 
 /**
  * Runs one cycle's tool calls (seed §4): merge duplicate search/open_url calls; answer unknown tools and calls
@@ -330,7 +172,7 @@ export class ToolCallBatch {
       options.signal?.removeEventListener('abort', this.#onTurnAbort);
       this.#shared.deadlines.stop();
     }
-    return collectResults({
+    return collectToolCallResults({
       calls,
       responses: this.#shared.responses,
       mergedInto,
@@ -338,123 +180,6 @@ export class ToolCallBatch {
       stoppingTools: options.stoppingTools ?? STOPPING_TOOLS,
     });
   }
-}
-
-/**
- * Starts calls respecting their classes: `parallel` at once; `serial` after the previous call of the same tool;
- * `exclusive` after everything started before it, and before anything after it. Calls with nothing to wait for
- * start synchronously (the common case, kept cheap).
- */
-class ConcurrencyScheduler {
-  #barrier: Promise<void> | undefined;
-  #sinceBarrier: Promise<void>[] = [];
-  readonly #serialTails = new Map<string, Promise<void>>();
-  readonly #all: Promise<void>[] = [];
-
-  schedule(name: string, concurrency: ConcurrencyClass, start: () => Promise<void>): void {
-    let done: Promise<void>;
-    if (concurrency === 'exclusive') {
-      const before = this.#barrier ? [this.#barrier, ...this.#sinceBarrier] : this.#sinceBarrier;
-      done = before.length > 0 ? Promise.all(before).then(start) : start();
-      this.#barrier = done;
-      this.#sinceBarrier = [];
-    } else if (concurrency === 'serial') {
-      const tail = this.#serialTails.get(name);
-      const before = [this.#barrier, tail].filter((gate): gate is Promise<void> => gate !== undefined);
-      done = before.length > 0 ? Promise.all(before).then(start) : start();
-      this.#serialTails.set(name, done);
-      this.#sinceBarrier.push(done);
-    } else {
-      done = this.#barrier ? this.#barrier.then(start) : start();
-      this.#sinceBarrier.push(done);
-    }
-    this.#all.push(done);
-  }
-
-  async idle(): Promise<void> {
-    await Promise.all(this.#all);
-  }
-}
-
-function collectResults(input: {
-  calls: readonly ToolCall[];
-  responses: Map<string, RecordedResponse>;
-  mergedInto: ReadonlyMap<string, string>;
-  citations: Map<number, CitedDocument>;
-  stoppingTools: ReadonlySet<string>;
-}): RunToolCallsResult {
-  const outcomes: ToolCallOutcome[] = [];
-  const messages: ChatMessage[] = [];
-  let stopped = false;
-  for (const call of input.calls) {
-    const target = input.mergedInto.get(call.id);
-    let outcome: ToolCallOutcome;
-    if (target !== undefined) {
-      const ran = input.responses.get(target);
-      const response: ToolResponse = {
-        llmFacing: `This call was merged into call ${target} (same tool, combined arguments); its results are reported there.`,
-        rich: { type: 'merged', intoCallId: target },
-      };
-      outcome = ran?.ranAs
-        ? { call, ranAs: ran.ranAs, status: 'merged', response }
-        : { call, status: 'merged', response };
-    } else {
-      const recorded = input.responses.get(call.id) as RecordedResponse;
-      outcome = recorded.ranAs
-        ? { call, ranAs: recorded.ranAs, status: recorded.status, response: recorded.response }
-        : { call, status: recorded.status, response: recorded.response };
-      if (recorded.status === 'success' && input.stoppingTools.has(call.name)) stopped = true;
-    }
-    outcomes.push(outcome);
-    messages.push({
-      role: 'tool',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: outcome.response.llmFacing,
-    });
-  }
-  const citations = new Map([...input.citations].sort((left, right) => left[0] - right[0]));
-  return { outcomes, messages, citations, stopped };
-}
-
-/**
- * One timer for all running calls instead of one per call: it fires at the earliest deadline, stops what
- * expired, and re-arms for the next. Calls that finish first cost nothing.
- */
-function createDeadlineTimer(running: Set<CallRun>) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let armedFor = Number.POSITIVE_INFINITY;
-  const arm = (deadline: number) => {
-    if (timer !== undefined && deadline >= armedFor) return;
-    if (timer !== undefined) clearTimeout(timer);
-    armedFor = deadline;
-    timer = setTimeout(fire, Math.max(0, deadline - performance.now()));
-  };
-  const fire = () => {
-    timer = undefined;
-    armedFor = Number.POSITIVE_INFINITY;
-    const now = performance.now();
-    let nextDeadline = Number.POSITIVE_INFINITY;
-    for (const entry of [...running]) {
-      if (entry.deadline <= now + 1) {
-        entry.abort(
-          new ToolbusError({ code: 'tool_timeout', message: `Tool "${entry.call.name}" timed out.` }),
-        );
-      } else if (entry.deadline < nextDeadline) {
-        nextDeadline = entry.deadline;
-      }
-    }
-    if (nextDeadline !== Number.POSITIVE_INFINITY) arm(nextDeadline);
-  };
-  return {
-    track(entry: CallRun) {
-      arm(entry.deadline);
-    },
-    stop() {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-    },
-  };
 }
 
 function unknownToolResult(call: ToolCall, toolsByName: ReadonlyMap<string, Tool>) {
@@ -505,10 +230,6 @@ function duplicateIdError(id: string): ToolbusError {
     code: 'duplicate_tool_call_id',
     message: `Two tool calls share the id "${id}"; every call needs its own id to get its own result.`,
   });
-}
-
-function isToolResponse(value: unknown): value is ToolResponse {
-  return typeof value === 'object' && value !== null && typeof (value as ToolResponse).llmFacing === 'string';
 }
 
 function pathOf(call: ToolCall): { path?: readonly PlacementLevel[] } {
