@@ -1,4 +1,14 @@
 export type {
+  Chat,
+  ChatTurnKind,
+  ChatTurnRecord,
+  ChatTurnStatus,
+  FinishChatTurn,
+  NewChat,
+  StoredChatMessage,
+  StoredPacket,
+} from './chat.ts';
+export type {
   McpAuthType,
   McpEndpoint,
   McpOAuthState,
@@ -18,6 +28,7 @@ export { createSecretBox } from './secret-box.ts';
 export type { Migration } from './sqlite/migrations.ts';
 export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
+  ChatStore,
   McpServerStore,
   MemoryStore,
   PersonaStore,

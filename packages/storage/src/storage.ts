@@ -1,3 +1,13 @@
+import type { ChatMessage } from '@toolbus/spec';
+import type {
+  Chat,
+  ChatTurnKind,
+  ChatTurnRecord,
+  FinishChatTurn,
+  NewChat,
+  StoredChatMessage,
+  StoredPacket,
+} from './chat.ts';
 import type { McpOAuthState, McpServer, McpToolApproval, NewMcpServer } from './mcp-server.ts';
 import type { Memory, NewMemory } from './memory.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
@@ -64,6 +74,45 @@ export interface UploadedFileStore {
   delete(id: string): Promise<boolean>;
 }
 
+/**
+ * Chats, their turns, their history and each turn's packet stream. A turn's history is written when the turn ends,
+ * together with its status, in one transaction: a process killed mid-turn leaves the history as it was before the
+ * turn, and the turn `running` until {@link ChatStore.closeInterruptedTurns} closes it.
+ */
+export interface ChatStore {
+  create(chat: NewChat): Promise<Chat>;
+  get(id: string): Promise<Chat | undefined>;
+  /** The user's chats, most recently updated first. */
+  listForUser(userId: string): Promise<readonly Chat[]>;
+  rename(id: string, title: string): Promise<Chat>;
+  /** Deletes the chat with its turns, history and packets. */
+  delete(id: string): Promise<boolean>;
+  /** Appends messages outside any turn (e.g. an imported history). */
+  appendMessages(chatId: string, messages: readonly ChatMessage[]): Promise<readonly StoredChatMessage[]>;
+  /** The whole history, in order. */
+  listMessages(chatId: string): Promise<readonly StoredChatMessage[]>;
+  /** Starts the next turn (`running`); `conflict` when a turn of the chat is still running. */
+  startTurn(options: { chatId: string; kind?: ChatTurnKind }): Promise<ChatTurnRecord>;
+  /** Ends a running turn and appends its history in the same transaction; `conflict` when it already ended. */
+  finishTurn(options: FinishChatTurn): Promise<ChatTurnRecord>;
+  getTurn(options: { chatId: string; turn: number }): Promise<ChatTurnRecord | undefined>;
+  listTurns(chatId: string): Promise<readonly ChatTurnRecord[]>;
+  /**
+   * Closes every turn still `running` (of every chat) as `interrupted` with `reason`: run at start-up, when no turn
+   * of this store can still be running. Returns the turns it closed.
+   */
+  closeInterruptedTurns(reason: string): Promise<readonly ChatTurnRecord[]>;
+  /** Appends packets to a turn's stream; returns the sequence number of the last one. */
+  appendPackets(options: { chatId: string; turn: number; packets: readonly unknown[] }): Promise<number>;
+  /** A turn's packets with a sequence above `after` (default 0), in order, at most `limit`. */
+  listPackets(options: {
+    chatId: string;
+    turn: number;
+    after?: number;
+    limit?: number;
+  }): Promise<readonly StoredPacket[]>;
+}
+
 /** Deployment-wide settings: JSON values by key. */
 export interface SettingStore {
   get(key: string): Promise<unknown>;
@@ -82,6 +131,7 @@ export interface Storage {
   readonly memories: MemoryStore;
   readonly files: UploadedFileStore;
   readonly settings: SettingStore;
+  readonly chats: ChatStore;
   /** The schema version in use (the highest applied migration). */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;

@@ -109,4 +109,49 @@ CREATE TABLE settings (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'chats, turns, history and packet streams',
+    sql: `
+CREATE TABLE chats (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  persona_id TEXT REFERENCES personas(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  activity INTEGER NOT NULL
+);
+CREATE INDEX chats_by_user ON chats (user_id, activity);
+CREATE TABLE chat_turns (
+  chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+  turn_index INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('chat', 'research')),
+  status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'stopped', 'failed', 'interrupted')),
+  end_reason TEXT,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  PRIMARY KEY (chat_id, turn_index),
+  CHECK ((status = 'running') = (ended_at IS NULL))
+);
+CREATE INDEX chat_turns_running ON chat_turns (status) WHERE status = 'running';
+CREATE TABLE chat_messages (
+  id TEXT PRIMARY KEY,
+  chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+  turn_index INTEGER,
+  position INTEGER NOT NULL,
+  message_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (chat_id, position)
+);
+CREATE TABLE chat_packets (
+  chat_id TEXT NOT NULL,
+  turn_index INTEGER NOT NULL,
+  sequence INTEGER NOT NULL,
+  packet_json TEXT NOT NULL,
+  PRIMARY KEY (chat_id, turn_index, sequence),
+  FOREIGN KEY (chat_id, turn_index) REFERENCES chat_turns(chat_id, turn_index) ON DELETE CASCADE
+);
+`,
+  },
 ];

@@ -1,0 +1,69 @@
+import type { ChatMessage } from '@toolbus/spec';
+
+/** One conversation, owned by one user. */
+export interface Chat {
+  readonly id: string;
+  readonly userId: string;
+  readonly title: string;
+  /** The persona the chat was started with, when one was chosen. */
+  readonly personaId: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** What creating a chat takes; the title defaults to "New chat". */
+export interface NewChat {
+  readonly userId: string;
+  readonly title?: string;
+  readonly personaId?: string;
+}
+
+/** What kind of turn ran: an ordinary tool loop or a Deep Research run. */
+export type ChatTurnKind = 'chat' | 'research';
+
+/**
+ * Where a turn is: `running` until it ends; `completed` with an answer; `stopped` by the user (its partial answer
+ * kept); `failed` with an error; `interrupted` when the process died mid-turn and a later start closed it.
+ */
+export type ChatTurnStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'interrupted';
+
+/** One turn of a chat: the user's message and everything the assistant did in answer to it. */
+export interface ChatTurnRecord {
+  readonly chatId: string;
+  /** 0, 1, 2, … in the order the turns were started. */
+  readonly index: number;
+  readonly kind: ChatTurnKind;
+  readonly status: ChatTurnStatus;
+  /** Why the turn ended when it did not complete (the stop reason, the error's message). */
+  readonly endReason: string | null;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+}
+
+/** A message of a chat's history, as stored: in order, tagged with the turn that wrote it. */
+export interface StoredChatMessage {
+  readonly id: string;
+  readonly chatId: string;
+  /** The turn that wrote it; `null` for messages written outside a turn (an imported history). */
+  readonly turn: number | null;
+  /** 0, 1, 2, … across the whole chat. */
+  readonly position: number;
+  readonly message: ChatMessage;
+  readonly createdAt: string;
+}
+
+/** One packet of a turn's stream as persisted for replay; `sequence` starts at 1 and has no gaps. */
+export interface StoredPacket {
+  readonly sequence: number;
+  readonly packet: unknown;
+}
+
+/** How a turn is closed: its status, the reason, and the history it adds, written in one transaction. */
+export interface FinishChatTurn {
+  readonly chatId: string;
+  readonly turn: number;
+  readonly status: Exclude<ChatTurnStatus, 'running'>;
+  readonly reason?: string;
+  /** The messages the turn adds to the history (the user's message and the assistant's answer, tools included). */
+  readonly messages?: readonly ChatMessage[];
+}

@@ -1,0 +1,274 @@
+import type { ChatMessage } from '@toolbus/spec';
+import type { Chat, ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
+import type { ChatStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
+import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
+
+interface ChatRow {
+  id: string;
+  user_id: string;
+  title: string;
+  persona_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface TurnRow {
+  chat_id: string;
+  turn_index: number;
+  kind: ChatTurnKind;
+  status: ChatTurnStatus;
+  end_reason: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+interface MessageRow {
+  id: string;
+  chat_id: string;
+  turn_index: number | null;
+  position: number;
+  message_json: string;
+  created_at: string;
+}
+
+const defaultTitle = 'New chat';
+// Timestamps tie within a millisecond; a counter orders "most recently active" exactly.
+const nextActivity = '(SELECT COALESCE(MAX(activity), 0) + 1 FROM chats)';
+const maxTitleLength = 200;
+
+/** Chats over SQLite: a turn's end and its history are one transaction; packets are kept per turn for replay. */
+export function createSqliteChatStore(context: SqliteContext): ChatStore {
+  const { database } = context;
+  const insertChat = database.prepare(
+    `INSERT INTO chats (id, user_id, title, persona_id, created_at, updated_at, activity)
+     VALUES (?, ?, ?, ?, ?, ?, ${nextActivity})`,
+  );
+  const selectChat = database.prepare('SELECT * FROM chats WHERE id = ?');
+  const selectChatsForUser = database.prepare('SELECT * FROM chats WHERE user_id = ? ORDER BY activity DESC');
+  const renameChat = database.prepare(
+    `UPDATE chats SET title = ?, updated_at = ?, activity = ${nextActivity} WHERE id = ?`,
+  );
+  const touchChat = database.prepare(
+    `UPDATE chats SET updated_at = ?, activity = ${nextActivity} WHERE id = ?`,
+  );
+  const deleteChat = database.prepare('DELETE FROM chats WHERE id = ?');
+  const nextPosition = database.prepare(
+    'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM chat_messages WHERE chat_id = ?',
+  );
+  const insertMessage = database.prepare(
+    'INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const selectMessages = database.prepare('SELECT * FROM chat_messages WHERE chat_id = ? ORDER BY position');
+  const selectRunningTurn = database.prepare(
+    "SELECT turn_index FROM chat_turns WHERE chat_id = ? AND status = 'running'",
+  );
+  const nextTurn = database.prepare(
+    'SELECT COALESCE(MAX(turn_index) + 1, 0) AS next FROM chat_turns WHERE chat_id = ?',
+  );
+  const insertTurn = database.prepare(
+    "INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at) VALUES (?, ?, ?, 'running', ?)",
+  );
+  const selectTurn = database.prepare('SELECT * FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
+  const selectTurns = database.prepare('SELECT * FROM chat_turns WHERE chat_id = ? ORDER BY turn_index');
+  const endTurn = database.prepare(
+    "UPDATE chat_turns SET status = ?, end_reason = ?, ended_at = ? WHERE chat_id = ? AND turn_index = ? AND status = 'running'",
+  );
+  const selectAllRunning = database.prepare("SELECT * FROM chat_turns WHERE status = 'running'");
+  const lastSequence = database.prepare(
+    'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
+  );
+  const insertPacket = database.prepare(
+    'INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
+  );
+  const selectPackets = database.prepare(
+    'SELECT sequence, packet_json FROM chat_packets WHERE chat_id = ? AND turn_index = ? AND sequence > ? ORDER BY sequence LIMIT ?',
+  );
+
+  const readChat = (id: string): Chat | undefined => {
+    const row = selectChat.get(id) as ChatRow | undefined;
+    return row && toChat(row);
+  };
+  const requireChat = (id: string): Chat => {
+    const chat = readChat(id);
+    if (chat === undefined) throw notFound('Chat', id);
+    return chat;
+  };
+  const readTurn = (chatId: string, turn: number): ChatTurnRecord | undefined => {
+    const row = selectTurn.get(chatId, turn) as TurnRow | undefined;
+    return row && toTurn(row);
+  };
+  const append = (
+    chatId: string,
+    turn: number | null,
+    messages: readonly ChatMessage[],
+  ): StoredChatMessage[] => {
+    const now = context.now();
+    let { next } = nextPosition.get(chatId) as { next: number };
+    const stored: StoredChatMessage[] = [];
+    for (const message of messages) {
+      const id = context.newId();
+      insertMessage.run(id, chatId, turn, next, JSON.stringify(message), now);
+      stored.push({ id, chatId, turn, position: next, message, createdAt: now });
+      next += 1;
+    }
+    if (messages.length > 0) touchChat.run(now, chatId);
+    return stored;
+  };
+
+  return {
+    async create(chat) {
+      const id = context.newId();
+      const now = context.now();
+      withConstraintErrors('Creating a chat', () =>
+        insertChat.run(
+          id,
+          chat.userId,
+          checkTitle(chat.title ?? defaultTitle),
+          chat.personaId ?? null,
+          now,
+          now,
+        ),
+      );
+      return readChat(id)!;
+    },
+    async get(id) {
+      return readChat(id);
+    },
+    async listForUser(userId) {
+      return (selectChatsForUser.all(userId) as unknown as ChatRow[]).map(toChat);
+    },
+    async rename(id, title) {
+      if (Number(renameChat.run(checkTitle(title), context.now(), id).changes) === 0)
+        throw notFound('Chat', id);
+      return readChat(id)!;
+    },
+    async delete(id) {
+      return Number(deleteChat.run(id).changes) > 0;
+    },
+    async appendMessages(chatId, messages) {
+      return inTransaction(database, () => {
+        requireChat(chatId);
+        return append(chatId, null, messages);
+      });
+    },
+    async listMessages(chatId) {
+      return (selectMessages.all(chatId) as unknown as MessageRow[]).map(toStoredMessage);
+    },
+    async startTurn({ chatId, kind = 'chat' }) {
+      return inTransaction(database, () => {
+        requireChat(chatId);
+        const running = selectRunningTurn.get(chatId) as { turn_index: number } | undefined;
+        if (running !== undefined) {
+          throw new StorageError({
+            code: 'conflict',
+            message: `Chat ${JSON.stringify(chatId)} already has a running turn (${running.turn_index}); stop it or wait for it to end.`,
+          });
+        }
+        const { next } = nextTurn.get(chatId) as { next: number };
+        withConstraintErrors('Starting a turn', () => insertTurn.run(chatId, next, kind, context.now()));
+        return readTurn(chatId, next)!;
+      });
+    },
+    async finishTurn({ chatId, turn, status, reason, messages = [] }) {
+      return inTransaction(database, () => {
+        const current = readTurn(chatId, turn);
+        if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+        if (current.status !== 'running') {
+          throw new StorageError({
+            code: 'conflict',
+            message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${current.status}).`,
+          });
+        }
+        withConstraintErrors('Ending a turn', () =>
+          endTurn.run(status, reason ?? null, context.now(), chatId, turn),
+        );
+        append(chatId, turn, messages);
+        return readTurn(chatId, turn)!;
+      });
+    },
+    async getTurn({ chatId, turn }) {
+      return readTurn(chatId, turn);
+    },
+    async listTurns(chatId) {
+      return (selectTurns.all(chatId) as unknown as TurnRow[]).map(toTurn);
+    },
+    async closeInterruptedTurns(reason) {
+      return inTransaction(database, () => {
+        const running = (selectAllRunning.all() as unknown as TurnRow[]).map(toTurn);
+        const now = context.now();
+        for (const turn of running) endTurn.run('interrupted', reason, now, turn.chatId, turn.index);
+        return running.map((turn) => readTurn(turn.chatId, turn.index)!);
+      });
+    },
+    async appendPackets({ chatId, turn, packets }) {
+      return inTransaction(database, () => {
+        if (readTurn(chatId, turn) === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+        let { last } = lastSequence.get(chatId, turn) as { last: number };
+        for (const packet of packets) {
+          last += 1;
+          insertPacket.run(chatId, turn, last, JSON.stringify(packet));
+        }
+        return last;
+      });
+    },
+    async listPackets({ chatId, turn, after = 0, limit = 10_000 }) {
+      if (!Number.isInteger(after) || after < 0) {
+        throw new StorageError({ code: 'invalid_input', message: 'after must be a non-negative integer.' });
+      }
+      if (!Number.isInteger(limit) || limit < 1) {
+        throw new StorageError({ code: 'invalid_input', message: 'limit must be a positive integer.' });
+      }
+      const rows = selectPackets.all(chatId, turn, after, limit) as unknown as {
+        sequence: number;
+        packet_json: string;
+      }[];
+      return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packet_json) as unknown }));
+    },
+  };
+}
+
+function checkTitle(title: string): string {
+  const trimmed = title.trim();
+  if (trimmed.length === 0 || trimmed.length > maxTitleLength) {
+    throw new StorageError({
+      code: 'invalid_input',
+      message: `A chat title must have 1 to ${maxTitleLength} characters.`,
+    });
+  }
+  return trimmed;
+}
+
+function toChat(row: ChatRow): Chat {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    title: row.title,
+    personaId: row.persona_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toTurn(row: TurnRow): ChatTurnRecord {
+  return {
+    chatId: row.chat_id,
+    index: row.turn_index,
+    kind: row.kind,
+    status: row.status,
+    endReason: row.end_reason,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+  };
+}
+
+function toStoredMessage(row: MessageRow): StoredChatMessage {
+  return {
+    id: row.id,
+    chatId: row.chat_id,
+    turn: row.turn_index,
+    position: row.position,
+    message: JSON.parse(row.message_json) as ChatMessage,
+    createdAt: row.created_at,
+  };
+}
