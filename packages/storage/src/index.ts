@@ -15,6 +15,7 @@ export type { ResolveSecretKeyOptions } from './resolve-secret-key.ts';
 export { resolveSecretKey } from './resolve-secret-key.ts';
 export type { SecretBox } from './secret-box.ts';
 export { createSecretBox } from './secret-box.ts';
+export { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 export type { Migration } from './sqlite/migrations.ts';
 export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
