@@ -1,4 +1,4 @@
-// The MCP client with the real SSRF guard (`createGuardedFetch` from @toolbus/core) as its fetch: a server URL at
+// The MCP client with the real SSRF guard (`createGuardedFetch` from @toolbus/core/node) as its fetch: a server URL at
 // the cloud metadata address, a redirect to it, and a server whose OAuth challenge points discovery at it are all
 // refused. The guard's socket factory here only ever dials 127.0.0.1: a broken guard could not reach anything else.
 
@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createGuardedFetch, GuardedFetchError } from '@toolbus/core';
+import { GuardedFetchError } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
 import type { FetchFunction } from '@toolbus/spec';
 import { buildConnector } from 'undici';
 import { connectMcpServer } from './connect-mcp-server.ts';

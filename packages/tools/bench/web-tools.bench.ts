@@ -5,7 +5,8 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createGuardedFetch, runToolCalls } from '@toolbus/core';
+import { runToolCalls } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
 import type { FetchFunction } from '@toolbus/spec';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createOpenUrlTool } from '../src/open-url/open-url-tool.ts';

@@ -30,9 +30,13 @@ test('on a Node.js without node:sqlite, importing works and loading says what is
       console.log(JSON.stringify({ code: error.code, message: error.message, name: error.name }));
     }
   `;
-  const child = spawnSync(process.execPath, ['--conditions=development', '--input-type=module', '-e', script], {
-    encoding: 'utf8',
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--conditions=development', '--input-type=module', '-e', script],
+    {
+      encoding: 'utf8',
+    },
+  );
   assert.equal(child.status, 0, child.stderr);
   const outcome = JSON.parse(child.stdout) as { code?: string; message?: string };
   assert.equal(outcome.code, 'node_sqlite_unavailable');
