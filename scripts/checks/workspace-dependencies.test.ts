@@ -5,35 +5,14 @@
 // `createRequire(import.meta.url)('x')` loads.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import ts from 'typescript';
+import { importedSpecifiers, isDevFile, packageOf } from './imports.ts';
 import { listSourceFiles, listWorkspaces, repoRoot, type Workspace } from './workspaces.ts';
 
 const rootManifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
 };
-
-/** The package a bare specifier names (`@scope/name/sub.js` → `@scope/name`), or undefined for files and builtins. */
-export function packageOf(specifier: string): string | undefined {
-  if (specifier.startsWith('.') || specifier.startsWith('/') || isBuiltin(specifier)) return undefined;
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-}
-
-/** The module specifiers a source file imports: static, dynamic, `require`, and `createRequire(...)('x')`. */
-export function importedSpecifiers(source: string): string[] {
-  const found = ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName);
-  for (const match of source.matchAll(/createRequire\([^)]*\)\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-    if (match[1] !== undefined) found.push(match[1]);
-  }
-  return found;
-}
-
-/** Test code: test files, fixtures, benchmarks. Everything else in a workspace ships. */
-const isDevFile = (path: string): boolean =>
-  /\.test\.ts$/.test(path) || path.includes('/__fixtures__/') || /\/bench\//.test(path);
 
 interface WorkspaceImports {
   /** Package → the first run-time file importing it. */

@@ -1,0 +1,126 @@
+// The house rules a check can hold, run over the tree by `npm test`:
+// - no logging of secret values (header values, keys, tokens): names only;
+// - no plain (unguarded) `fetch` in shipped code, outside the places listed below with the reason;
+// - the folders of one package import each other one way (no mutual imports between, say, two tools folders).
+// The third house rule a check holds, no Node-only import in a package root, is package-roots.test.ts.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, test } from 'node:test';
+import { findPlainFetch, findSecretLogging } from './house-rules.ts';
+import { importedSpecifiers, isDevFile } from './imports.ts';
+import { codeOnly } from './source-text.ts';
+import { listSourceFiles, listWorkspaces, repoRoot } from './workspaces.ts';
+
+/** Shipped files that must use the global fetch, and why the guarded fetch does not fit there. */
+const plainFetchAllowed: ReadonlyMap<string, string> = new Map([
+  [
+    'packages/core/src/llm/probe-model-endpoint.ts',
+    'the default for probing the operator-configured model endpoint (often loopback: Ollama, vLLM), which the SSRF guard would refuse; callers may pass their own fetch',
+  ],
+  [
+    'packages/sandbox/src/code-interpreter-client.ts',
+    'the default for reaching the operator-configured sandbox service (usually loopback or a private address); no model-chosen URL goes through it',
+  ],
+]);
+
+const workspaceFiles = listWorkspaces().flatMap((workspace) => listSourceFiles(workspace.directory));
+const allFiles = [...workspaceFiles, ...listSourceFiles('scripts'), ...listSourceFiles('e2e')];
+const read = (file: string): string => readFileSync(join(repoRoot, file), 'utf8');
+
+describe('the rules find what they are for', () => {
+  test('comments and strings are blanked, template expressions kept', () => {
+    const code = codeOnly(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+      "const a = 'fetch(x)'; // fetch(y)\nconst b = `t ${headers.get('k')} u`; /* fetch */",
+    );
+    assert.ok(!code.includes('fetch'));
+    assert.ok(code.includes('headers.get('));
+    assert.equal(code.split('\n').length, 2);
+  });
+
+  test('secret logging: header values, tokens and keys are found; names and message text are not', () => {
+    const found = (source: string) => findSecretLogging(source).length;
+    assert.equal(found("console.log('auth', request.headers.get('authorization'));"), 1);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+    assert.equal(found('console.warn(`sent ${JSON.stringify(headers)}`);'), 1);
+    assert.equal(found("logger?.warn('token', { value: accessToken });"), 1);
+    assert.equal(found('options.logger.info(apiKey);'), 1);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+    assert.equal(found('process.stderr.write(`${cookie}\\n`);'), 1);
+    assert.equal(
+      found("console.warn('Dropped MCP header', { header: JSON.stringify(rawName), reason });"),
+      0,
+    );
+    assert.equal(found("console.log('header names', [...headers.keys()], headerName, apiKeyEnv);"), 0);
+    assert.equal(found("console.error('the token was refused');"), 0);
+    assert.equal(found("const header = request.headers.get('x'); sendTo(header);"), 0);
+  });
+
+  test('plain fetch: the global fetch is found; injected fetches, members and types are not', () => {
+    const found = (source: string) => findPlainFetch(source).length;
+    assert.equal(found("await fetch('https://example.test');"), 1);
+    assert.equal(found('const f = options.fetch ?? globalThis.fetch;'), 1);
+    assert.equal(found('const client = make({ fetch: fetch });'), 1);
+    assert.equal(found("await options.fetch('https://example.test');"), 0);
+    assert.equal(found('async search(query, { fetch, signal }) { return fetch(query, { signal }); }'), 0);
+    assert.equal(found('readonly fetch?: FetchFunction; type F = typeof globalThis.fetch;'), 0);
+    // undici's own fetch is as unguarded as the global one.
+    assert.equal(found("import { fetch } from 'undici'; await fetch(url);"), 1);
+  });
+});
+
+test('no file logs a secret value (header values, keys, tokens): names only', () => {
+  const problems = allFiles.flatMap((file) =>
+    findSecretLogging(read(file)).map((finding) => `${file}:${finding.line}: ${finding.text}`),
+  );
+  assert.deepEqual(problems, []);
+});
+
+test('shipped code reaches the network only through an injected (guarded) fetch, except the listed places', () => {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const file of workspaceFiles.filter((path) => !isDevFile(path) && !path.includes('/testing/'))) {
+    const findings = findPlainFetch(read(file));
+    if (findings.length === 0) continue;
+    seen.add(file);
+    if (plainFetchAllowed.has(file)) continue;
+    for (const finding of findings) problems.push(`${file}:${finding.line}: plain ${finding.text}`);
+  }
+  for (const file of plainFetchAllowed.keys()) {
+    if (!seen.has(file))
+      problems.push(`${file} is allowed a plain fetch but no longer uses one: drop it from the list`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the top-level folders of each package’s src import each other one way', () => {
+  const problems: string[] = [];
+  for (const { directory } of listWorkspaces()) {
+    const source = join(directory, 'src');
+    const folderOf = (file: string): string | undefined => {
+      const parts = relative(source, file).split('/');
+      return parts.length > 1 ? parts[0] : undefined;
+    };
+    const edges = new Map<string, Set<string>>();
+    for (const file of listSourceFiles(source).filter((path) => !isDevFile(path))) {
+      const from = folderOf(file);
+      if (from === undefined) continue;
+      for (const specifier of importedSpecifiers(read(file))) {
+        if (!specifier.startsWith('.')) continue;
+        const to = folderOf(normalize(join(dirname(file), specifier)));
+        if (to === undefined || to === from) continue;
+        const targets = edges.get(from) ?? new Set<string>();
+        targets.add(to);
+        edges.set(from, targets);
+      }
+    }
+    for (const [from, targets] of edges) {
+      for (const to of targets) {
+        if (from < to && edges.get(to)?.has(from))
+          problems.push(`${source}: ${from}/ and ${to}/ import each other`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
