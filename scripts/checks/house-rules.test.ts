@@ -28,6 +28,15 @@ const workspaceFiles = listWorkspaces().flatMap((workspace) => listSourceFiles(w
 const allFiles = [...workspaceFiles, ...listSourceFiles('scripts'), ...listSourceFiles('e2e')];
 const read = (file: string): string => readFileSync(join(repoRoot, file), 'utf8');
 
+/** Each `found` source breaks the rule exactly once; no `clean` source breaks it. */
+function expectFindings(
+  rule: (source: string) => readonly unknown[],
+  samples: { readonly found: readonly string[]; readonly clean: readonly string[] },
+): void {
+  for (const source of samples.found) assert.equal(rule(source).length, 1, source);
+  for (const source of samples.clean) assert.deepEqual(rule(source), [], source);
+}
+
 describe('the rules find what they are for', () => {
   test('comments and strings are blanked, template expressions kept', () => {
     const code = codeOnly(
@@ -40,33 +49,38 @@ describe('the rules find what they are for', () => {
   });
 
   test('secret logging: header values, tokens and keys are found; names and message text are not', () => {
-    const found = (source: string) => findSecretLogging(source).length;
-    assert.equal(found("console.log('auth', request.headers.get('authorization'));"), 1);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
-    assert.equal(found('console.warn(`sent ${JSON.stringify(headers)}`);'), 1);
-    assert.equal(found("logger?.warn('token', { value: accessToken });"), 1);
-    assert.equal(found('options.logger.info(apiKey);'), 1);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
-    assert.equal(found('process.stderr.write(`${cookie}\\n`);'), 1);
-    assert.equal(
-      found("console.warn('Dropped MCP header', { header: JSON.stringify(rawName), reason });"),
-      0,
-    );
-    assert.equal(found("console.log('header names', [...headers.keys()], headerName, apiKeyEnv);"), 0);
-    assert.equal(found("console.error('the token was refused');"), 0);
-    assert.equal(found("const header = request.headers.get('x'); sendTo(header);"), 0);
+    const found = [
+      "console.log('auth', request.headers.get('authorization'));",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+      'console.warn(`sent ${JSON.stringify(headers)}`);',
+      "logger?.warn('token', { value: accessToken });",
+      'options.logger.info(apiKey);',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+      'process.stderr.write(`${cookie}\\n`);',
+    ];
+    const clean = [
+      "console.warn('Dropped MCP header', { header: JSON.stringify(rawName), reason });",
+      "console.log('header names', [...headers.keys()], headerName, apiKeyEnv);",
+      "console.error('the token was refused');",
+      "const header = request.headers.get('x'); sendTo(header);",
+    ];
+    expectFindings(findSecretLogging, { found, clean });
   });
 
   test('plain fetch: the global fetch is found; injected fetches, members and types are not', () => {
-    const found = (source: string) => findPlainFetch(source).length;
-    assert.equal(found("await fetch('https://example.test');"), 1);
-    assert.equal(found('const f = options.fetch ?? globalThis.fetch;'), 1);
-    assert.equal(found('const client = make({ fetch: fetch });'), 1);
-    assert.equal(found("await options.fetch('https://example.test');"), 0);
-    assert.equal(found('async search(query, { fetch, signal }) { return fetch(query, { signal }); }'), 0);
-    assert.equal(found('readonly fetch?: FetchFunction; type F = typeof globalThis.fetch;'), 0);
-    // undici's own fetch is as unguarded as the global one.
-    assert.equal(found("import { fetch } from 'undici'; await fetch(url);"), 1);
+    const found = [
+      "await fetch('https://example.test');",
+      'const f = options.fetch ?? globalThis.fetch;',
+      'const client = make({ fetch: fetch });',
+      // undici's own fetch is as unguarded as the global one.
+      "import { fetch } from 'undici'; await fetch(url);",
+    ];
+    const clean = [
+      "await options.fetch('https://example.test');",
+      'async search(query, { fetch, signal }) { return fetch(query, { signal }); }',
+      'readonly fetch?: FetchFunction; type F = typeof globalThis.fetch;',
+    ];
+    expectFindings(findPlainFetch, { found, clean });
   });
 });
 
