@@ -94,6 +94,7 @@ test('no file logs a secret value (header values, keys, tokens): names only', ()
 test('shipped code reaches the network only through an injected (guarded) fetch, except the listed places', () => {
   const problems: string[] = [];
   const seen = new Set<string>();
+  // Test code and the `testing` subpaths (loopback servers for tests) talk to loopback on purpose.
   for (const file of workspaceFiles.filter((path) => !isDevFile(path) && !path.includes('/testing/'))) {
     const findings = findPlainFetch(read(file));
     if (findings.length === 0) continue;
