@@ -5,7 +5,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['packages', 'services', 'apps', 'e2e'];
+const roots = ['packages', 'services', 'apps', 'e2e', 'scripts'];
 const skipped = new Set(['node_modules', 'dist', '__fixtures__']);
 
 function collect(directory, files) {

@@ -4,6 +4,7 @@ import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
+import { toolNamePattern } from '@toolbus/spec';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
 import { everythingServerEntry } from './__fixtures__/everything-server.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
@@ -11,7 +12,7 @@ import { type ConstructToolsOptions, constructTools } from './construct-tools.ts
 import { toMcpServerConfig } from './to-mcp-server-config.ts';
 import { createToolAssemblyCache } from './tool-assembly-cache.ts';
 
-const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const namePattern = toolNamePattern;
 let storage: Storage;
 let persona: Persona;
 let user: User;

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
-import { ToolCallError } from '@toolbus/spec';
+import { ToolCallError, toolNamePattern } from '@toolbus/spec';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
 import { type PetsApi, startPetsApi } from './__fixtures__/pets-api.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 import { createToolAssemblyCache } from './tool-assembly-cache.ts';
 
-const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const namePattern = toolNamePattern;
 let api: PetsApi;
 let storage: Storage;
 let persona: Persona;

@@ -1,7 +1,7 @@
 import { BUILT_IN_TOOLS_BY_NAME } from '@toolbus/core';
-import type { McpConnection, McpFetch, McpTool } from '@toolbus/mcp';
+import type { McpConnection, McpTool } from '@toolbus/mcp';
 import { createOpenApiTools, type OpenApiFileStore } from '@toolbus/openapi';
-import type { AvailabilityContext, Tool } from '@toolbus/spec';
+import type { AvailabilityContext, FetchFunction, Tool } from '@toolbus/spec';
 import type { Persona, PersonaToolRow, SearchUsage, Storage, User } from '@toolbus/storage';
 import { adaptTool, checkAvailability } from './adapt-tool.ts';
 import type { AssemblyLogger } from './assembly-logger.ts';
@@ -21,7 +21,7 @@ export interface BuiltInToolFactoryContext {
   readonly persona: Persona;
   readonly user: User | undefined;
   readonly storage: Storage;
-  readonly fetch: McpFetch;
+  readonly fetch: FetchFunction;
   readonly availabilityContext: AvailabilityContext;
   /** The persona tool row, or undefined for an injected tool (forced search, memory). */
   readonly row: PersonaToolRow | undefined;
@@ -39,7 +39,7 @@ export interface ConstructToolsOptions {
   /** Built-in id (`SearchTool`, `WebSearchTool`, ...) → factory. Ids without a factory are skipped. */
   readonly builtInFactories: ReadonlyMap<string, BuiltInToolFactory>;
   /** The fetch OpenAPI and MCP tools use: the application passes the guarded one. */
-  readonly fetch: McpFetch;
+  readonly fetch: FetchFunction;
   /** What built-in `isAvailable` checks see. */
   readonly availabilityContext?: AvailabilityContext;
   /**

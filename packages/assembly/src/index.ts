@@ -12,7 +12,6 @@ export { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts'
 export type { AssemblyMcpOptions } from './load-mcp-server-tools.ts';
 export type { ToolNameCandidate } from './resolve-tool-names.ts';
 export { resolveToolNames } from './resolve-tool-names.ts';
-export { sanitizeToolName } from './sanitize-tool-name.ts';
 export type { SkippedTool, SkipReason } from './skipped-tool.ts';
 export { toMcpServerConfig } from './to-mcp-server-config.ts';
 export type { ToolAssemblyCache, ToolAssemblyCacheOptions } from './tool-assembly-cache.ts';

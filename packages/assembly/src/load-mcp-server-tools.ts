@@ -3,11 +3,11 @@ import {
   connectMcpServer,
   McpAuthorizationRequiredError,
   type McpConnection,
-  type McpFetch,
   type McpFileStore,
   type McpLogger,
   type McpTool,
 } from '@toolbus/mcp';
+import type { FetchFunction } from '@toolbus/spec';
 import type { McpToolApproval, Storage, User } from '@toolbus/storage';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 import type { SkipReason } from './skipped-tool.ts';
@@ -42,7 +42,7 @@ export interface LoadMcpServerToolsOptions {
   readonly serverId: string;
   readonly storage: Storage;
   readonly user: User | undefined;
-  readonly fetch: McpFetch;
+  readonly fetch: FetchFunction;
   readonly mcp: AssemblyMcpOptions;
   readonly cache: ToolAssemblyCache | undefined;
   /** Receives connections this assembly opened without a cache: it closes them when the assembly is closed. */

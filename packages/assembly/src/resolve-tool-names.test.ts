@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sanitizeToolName, toolNamePattern } from '@toolbus/spec';
 import fc from 'fast-check';
 import { resolveToolNames } from './resolve-tool-names.ts';
-import { sanitizeToolName } from './sanitize-tool-name.ts';
 
-const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const namePattern = toolNamePattern;
 
 describe('sanitizeToolName', () => {
   test('replaces characters providers refuse, and cuts long names keeping a hash of the whole', () => {

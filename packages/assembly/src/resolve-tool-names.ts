@@ -1,6 +1,4 @@
-import { sanitizeToolName } from '@toolbus/mcp';
-
-const maxNameLength = 64;
+import { maxToolNameLength, sanitizeToolName } from '@toolbus/spec';
 
 /** One tool of an assembly, as far as naming is concerned. */
 export interface ToolNameCandidate {
@@ -40,7 +38,7 @@ export function resolveToolNames(candidates: readonly ToolNameCandidate[]): stri
     let name = base;
     for (let counter = 2; taken.has(name.toLowerCase()); counter += 1) {
       const suffix = `_${counter}`;
-      name = `${base.slice(0, maxNameLength - suffix.length)}${suffix}`;
+      name = `${base.slice(0, maxToolNameLength - suffix.length)}${suffix}`;
     }
     taken.add(name.toLowerCase());
     result[index] = name;

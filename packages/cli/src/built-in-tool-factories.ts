@@ -2,6 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
+import type { FetchFunction } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
   createAddMemoryTool,
@@ -25,7 +26,7 @@ export function builtInToolFactories(options: {
   readonly config: CliConfig;
   readonly index: DocumentIndex;
   readonly storage: Storage;
-  readonly fetch: typeof fetch;
+  readonly fetch: FetchFunction;
   readonly userId: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly model: LanguageModelV4;

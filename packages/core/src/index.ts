@@ -64,12 +64,6 @@ export {
 } from './net/check-address.ts';
 export type { AddressCategory, AddressClassification, EmbeddedIpv4Form } from './net/classify-address.ts';
 export { classifyAddress, cloudMetadataAddresses } from './net/classify-address.ts';
-export type { GuardedConnect, GuardedLookup, LookupAddress } from './net/guarded-connector.ts';
-export type {
-  GuardedFetch,
-  GuardedFetchOptions,
-} from './net/guarded-fetch.ts';
-export { createGuardedFetch } from './net/guarded-fetch.ts';
 export type {
   GuardedFetchErrorCode,
   GuardedFetchErrorOptions,

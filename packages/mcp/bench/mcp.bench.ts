@@ -1,7 +1,7 @@
 // MCP client costs against the real server-everything: tools/list on a first connection (spawn or HTTP handshake
 // plus listing) vs the cached list, and one tool-call round trip over stdio vs Streamable HTTP on loopback.
 // `npm run bench -- mcp`
-import { createGuardedFetch } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
 import { everythingServerEntry, startEverythingHttpServer } from '../src/__fixtures__/everything-server.ts';
 import { connectMcpServer, type McpConnection } from '../src/connect-mcp-server.ts';
 import type { McpServerConfig } from '../src/mcp-server-config.ts';

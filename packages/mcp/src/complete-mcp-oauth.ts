@@ -1,14 +1,14 @@
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchFunction } from '@toolbus/spec';
 import type { McpOAuthOptions } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
-import type { McpFetch } from './mcp-fetch.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 
 /** Options for {@link completeMcpOAuth}. */
 export interface CompleteMcpOAuthOptions {
   /** The guarded fetch: the token request goes through it too. */
-  readonly fetch: McpFetch;
+  readonly fetch: FetchFunction;
   readonly oauth: McpOAuthOptions;
   /** `code` from the callback's query. */
   readonly authorizationCode: string;

@@ -2,12 +2,12 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Tool as SdkTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchFunction } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
 import { createMcpTransport, type McpTransportKind } from './create-mcp-transport.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
-import type { McpFetch } from './mcp-fetch.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
@@ -34,7 +34,7 @@ export interface ConnectMcpServerOptions {
    * The fetch every HTTP request goes through (the application passes `createGuardedFetch(...)`); required for
    * HTTP transports: there is no fallback to the global fetch.
    */
-  readonly fetch?: McpFetch;
+  readonly fetch?: FetchFunction;
   /** Extra headers from the end user's request: lowest priority, filtered through the denylist. */
   readonly requestHeaders?: Readonly<Record<string, string>>;
   /** Required when the server's auth is OAuth (fail closed without it). */
@@ -92,7 +92,7 @@ export async function connectMcpServer(
   const auth = config.auth ?? { type: 'none' };
   const fail = (code: McpConnectionErrorCode, message: string, cause?: unknown) =>
     new McpConnectionError({ code, message, serverName: config.name, cause });
-  let serverFetch: McpFetch | undefined;
+  let serverFetch: FetchFunction | undefined;
   let provider: StoreOAuthClientProvider | undefined;
   if (config.transport.type !== 'stdio') {
     let url: URL;

@@ -1,12 +1,12 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Tool, ToolCall, ToolDefinition, ToolResponse, ToolRunContext } from '@toolbus/spec';
-import { ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import { sanitizeToolName, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import { convertCallToolResult, type McpContentBlock } from './convert-call-tool-result.ts';
+import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import { normalizeInputSchema } from './normalize-input-schema.ts';
-import { disambiguatedMcpToolName, sanitizeToolName } from './sanitize-tool-name.ts';
 
 /** A `tools/call` result as the SDK returns it. */
 export interface McpCallToolResult {

@@ -2,7 +2,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpFetch } from './mcp-fetch.ts';
+import type { FetchFunction } from '@toolbus/spec';
 import type { McpTransportConfig } from './mcp-server-config.ts';
 
 /** The transports toolbus opens; `auto` resolves to one of the HTTP two. */
@@ -13,7 +13,7 @@ export interface CreateMcpTransportOptions {
   readonly kind: McpTransportKind;
   readonly config: McpTransportConfig;
   /** Required for HTTP kinds: the (guarded, header-adding) fetch every request goes through. */
-  readonly fetch?: McpFetch;
+  readonly fetch?: FetchFunction;
   readonly authProvider?: OAuthClientProvider;
   /** Receives the child's stderr (stdio only); it is never inherited into the host's stderr. */
   readonly onStderr?: (chunk: string) => void;
@@ -42,7 +42,7 @@ export async function createMcpTransport(options: CreateMcpTransportOptions): Pr
   const url = new URL(config.url);
   const httpOptions = {
     // Unset fetch is impossible here (checked by the caller), but never fall back to the global fetch.
-    fetch: options.fetch as McpFetch,
+    fetch: options.fetch as FetchFunction,
     ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
   };
   return options.kind === 'sse'

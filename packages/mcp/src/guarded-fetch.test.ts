@@ -1,14 +1,16 @@
-// The MCP client with the real SSRF guard (`createGuardedFetch` from @toolbus/core) as its fetch: a server URL at
+// The MCP client with the real SSRF guard (`createGuardedFetch` from @toolbus/core/node) as its fetch: a server URL at
 // the cloud metadata address, a redirect to it, and a server whose OAuth challenge points discovery at it are all
 // refused. The guard's socket factory here only ever dials 127.0.0.1: a broken guard could not reach anything else.
+
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createGuardedFetch, GuardedFetchError } from '@toolbus/core';
+import { GuardedFetchError } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
+import type { FetchFunction } from '@toolbus/spec';
 import { buildConnector } from 'undici';
 import { connectMcpServer } from './connect-mcp-server.ts';
-import type { McpFetch } from './mcp-fetch.ts';
 import { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
 
 type GuardOptions = NonNullable<Parameters<typeof createGuardedFetch>[0]>;
@@ -29,7 +31,7 @@ function loopbackOnlyConnect(): { connect: NonNullable<GuardOptions['connect']>;
 }
 
 /** Wraps a fetch to record each request's URL and how it ended. */
-function outcomes(inner: McpFetch): { fetch: McpFetch; seen: { url: string; error?: unknown }[] } {
+function outcomes(inner: FetchFunction): { fetch: FetchFunction; seen: { url: string; error?: unknown }[] } {
   const seen: { url: string; error?: unknown }[] = [];
   return {
     seen,

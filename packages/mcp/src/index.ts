@@ -16,11 +16,11 @@ export { convertCallToolResult } from './convert-call-tool-result.ts';
 export type { CreateMcpToolOptions, McpCallToolResult, McpTool, McpToolCaller } from './create-mcp-tool.ts';
 export { createMcpTool } from './create-mcp-tool.ts';
 export type { McpTransportKind } from './create-mcp-transport.ts';
+export { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 export type { McpAuthorizationRequiredErrorOptions } from './errors/mcp-authorization-required-error.ts';
 export { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 export type { McpConnectionErrorCode, McpConnectionErrorOptions } from './errors/mcp-connection-error.ts';
 export { McpConnectionError } from './errors/mcp-connection-error.ts';
-export type { McpFetch } from './mcp-fetch.ts';
 export type { McpFileStore } from './mcp-file-store.ts';
 export type { McpLogger } from './mcp-logger.ts';
 export { consoleMcpLogger } from './mcp-logger.ts';
@@ -35,7 +35,6 @@ export {
   mergeMcpHeaders,
 } from './merge-mcp-headers.ts';
 export { normalizeInputSchema } from './normalize-input-schema.ts';
-export { disambiguatedMcpToolName, sanitizeToolName } from './sanitize-tool-name.ts';
 export type { StoreOAuthClientProviderOptions } from './store-oauth-client-provider.ts';
 export { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 export { toolDefinitionHash } from './tool-definition-hash.ts';

@@ -1,8 +1,8 @@
-import type { McpFetch } from './mcp-fetch.ts';
+import type { FetchFunction } from '@toolbus/spec';
 
 /** Options for {@link createServerHeaderFetch}. */
 export interface ServerHeaderFetchOptions {
-  readonly fetch: McpFetch;
+  readonly fetch: FetchFunction;
   /** The MCP server's URL: headers are added only to requests to its origin. */
   readonly serverUrl: URL;
   /** Already merged and filtered (see `mergeMcpHeaders`); the SDK's own headers are laid over them. */
@@ -15,7 +15,7 @@ export interface ServerHeaderFetchOptions {
  * this sends them to the MCP server only. Headers the SDK sets itself (session id, protocol version, content type,
  * the OAuth `Authorization`) win over ours.
  */
-export function createServerHeaderFetch(options: ServerHeaderFetchOptions): McpFetch {
+export function createServerHeaderFetch(options: ServerHeaderFetchOptions): FetchFunction {
   const origin = options.serverUrl.origin;
   return (input, init) => {
     const url = input instanceof Request ? input.url : String(input);

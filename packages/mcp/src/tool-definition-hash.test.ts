@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sanitizeToolName } from '@toolbus/spec';
+import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { normalizeInputSchema } from './normalize-input-schema.ts';
-import { disambiguatedMcpToolName, sanitizeToolName } from './sanitize-tool-name.ts';
 import { toolDefinitionHash } from './tool-definition-hash.ts';
 
 const base = {

@@ -1,4 +1,4 @@
-import type { Tool } from '@toolbus/spec';
+import type { FetchFunction, OpenApiAuth, Tool } from '@toolbus/spec';
 import { createOperationTool } from './create-operation-tool.ts';
 import { createMemoryFileStore, type OpenApiFileStore } from './file-store.ts';
 import { listOperations, type OpenApiOperation } from './list-operations.ts';
@@ -10,8 +10,7 @@ import {
   type ParsedOpenApiDocument,
   parseOpenApiDocument,
 } from './parse-openapi-document.ts';
-import { type OpenApiAuth, reservedCredentialNames, resolveAuth } from './resolve-auth.ts';
-import type { OpenApiFetch } from './send-request.ts';
+import { reservedCredentialNames, resolveAuth } from './resolve-auth.ts';
 import { createToolNamer } from './tool-name.ts';
 
 /** Options for {@link createOpenApiTools}. */
@@ -19,7 +18,7 @@ export interface CreateOpenApiToolsOptions {
   /** The document (object, JSON or YAML text), or a {@link ParsedOpenApiDocument} cached from an earlier parse. */
   readonly document: OpenApiDocumentInput | ParsedOpenApiDocument;
   /** WHATWG fetch; applications pass the guarded one (`createGuardedFetch`). */
-  readonly fetch: OpenApiFetch;
+  readonly fetch: FetchFunction;
   /** Stored credentials, applied by the backend to every request and never shown to the model. */
   readonly auth?: OpenApiAuth | readonly OpenApiAuth[];
   /** Replaces the document's server URLs for every operation (relative server URLs are resolved against it). */

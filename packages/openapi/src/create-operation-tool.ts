@@ -1,3 +1,4 @@
+import type { FetchFunction } from '@toolbus/spec';
 import { type Tool, ToolCallError, type ToolDefinition, ToolExecutionError } from '@toolbus/spec';
 import { buildRequest } from './build-request.ts';
 import type { OpenApiFileStore } from './file-store.ts';
@@ -6,7 +7,7 @@ import { interpretResponse } from './interpret-response.ts';
 import type { OpenApiOperation } from './list-operations.ts';
 import type { OperationArguments } from './operation-arguments.ts';
 import type { ResolvedCredential } from './resolve-auth.ts';
-import { type OpenApiFetch, sendRequest } from './send-request.ts';
+import { sendRequest } from './send-request.ts';
 import { coerceParameterArguments, exampleArguments, validateArguments } from './validate-arguments.ts';
 
 /** Everything one operation's tool needs; built once per document by `createOpenApiTools`. */
@@ -19,7 +20,7 @@ export interface OperationToolOptions {
   /** Absolute base URL, or undefined when neither the document nor `baseUrl` gives one. */
   readonly serverUrl: string | undefined;
   readonly credentials: readonly ResolvedCredential[];
-  readonly fetch: OpenApiFetch;
+  readonly fetch: FetchFunction;
   readonly fileStore: OpenApiFileStore;
   readonly maxResponseBytes: number;
   readonly maxFileBytes: number;

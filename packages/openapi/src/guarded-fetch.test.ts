@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createGuardedFetch, GuardedFetchError } from '@toolbus/core';
+import { GuardedFetchError } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { type PetStore, startPetStore } from './__fixtures__/petstore-server.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';

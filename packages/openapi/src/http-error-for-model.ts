@@ -1,5 +1,5 @@
+import { readLimitedBody } from '@toolbus/spec';
 import { OpenApiHttpError } from './openapi-http-error.ts';
-import { readCappedBody } from './read-capped-body.ts';
 
 const maxErrorBodyBytes = 2048;
 const maxErrorBodyChars = 600;
@@ -19,7 +19,7 @@ export interface HttpErrorForModelOptions {
  */
 export async function httpErrorForModel(options: HttpErrorForModelOptions): Promise<OpenApiHttpError> {
   const { response } = options;
-  const { bytes, truncated } = await readCappedBody(response, maxErrorBodyBytes);
+  const { bytes, truncated } = await readLimitedBody(response, maxErrorBodyBytes);
   let body = options.redact(new TextDecoder().decode(bytes)).replace(/\s+/g, ' ').trim();
   if (body.length > maxErrorBodyChars || truncated) body = `${body.slice(0, maxErrorBodyChars)}…`;
   const status = response.status;

@@ -16,5 +16,3 @@ export type {
   ParseOpenApiDocumentOptions,
 } from './parse-openapi-document.ts';
 export { isParsedOpenApiDocument, parseOpenApiDocument } from './parse-openapi-document.ts';
-export type { OpenApiAuth } from './resolve-auth.ts';
-export type { OpenApiFetch } from './send-request.ts';

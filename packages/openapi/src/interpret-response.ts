@@ -1,6 +1,6 @@
 import type { FileReference, ToolResponse } from '@toolbus/spec';
+import { readLimitedBody } from '@toolbus/spec';
 import type { OpenApiFileStore } from './file-store.ts';
-import { readCappedBody } from './read-capped-body.ts';
 
 /** The kinds of answer a custom tool reports (the `custom-tool` rich response's `responseType`). */
 export type OpenApiResponseType = 'json' | 'text' | 'csv' | 'image';
@@ -42,7 +42,7 @@ export async function interpretResponse(options: InterpretResponseOptions): Prom
   const mediaType = contentType.split(';')[0]?.trim() ?? '';
   const kind = classify(mediaType);
   if (kind === 'csv' || kind === 'image' || kind === 'binary') {
-    const { bytes, truncated } = await readCappedBody(response, options.maxFileBytes);
+    const { bytes, truncated } = await readLimitedBody(response, options.maxFileBytes);
     if (truncated) {
       return textResult(
         `The API answered with a ${mediaType} file larger than ${options.maxFileBytes} bytes, which is over the limit; it was not kept.`,
@@ -80,7 +80,7 @@ export async function interpretResponse(options: InterpretResponseOptions): Prom
       reference,
     );
   }
-  const { bytes, truncated } = await readCappedBody(response, options.maxResponseBytes);
+  const { bytes, truncated } = await readLimitedBody(response, options.maxResponseBytes);
   const text = options.redact(new TextDecoder().decode(bytes));
   if (bytes.byteLength === 0) {
     return textResult(`The API answered ${response.status} with an empty body (success).`, 'text', '');

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
-import type { Tool } from '@toolbus/spec';
+import type { OpenApiAuth, Tool } from '@toolbus/spec';
 import { type PetStore, startPetStore } from './__fixtures__/petstore-server.ts';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 import { OpenApiAuthError } from './openapi-auth-error.ts';
-import type { OpenApiAuth } from './resolve-auth.ts';
 
 let store: PetStore;
 

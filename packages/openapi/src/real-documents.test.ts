@@ -4,11 +4,11 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Tool } from '@toolbus/spec';
+import { toolNamePattern } from '@toolbus/spec';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 import { OpenApiDocumentError } from './openapi-document-error.ts';
 
 // Every tool must be acceptable to every major provider: these are the checks their APIs apply.
-const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 const propertyKeyPattern = /^[a-zA-Z0-9_.-]{1,64}$/;
 const allowedKeywords = new Set([
   'type',

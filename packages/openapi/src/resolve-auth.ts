@@ -1,27 +1,6 @@
+import type { OpenApiAuth } from '@toolbus/spec';
 import { OpenApiAuthError } from './openapi-auth-error.ts';
 import type { ParsedOpenApiDocument } from './parse-openapi-document.ts';
-
-/**
- * Stored credentials for an API. The backend applies them to every request; the model never sees them (they are
- * not parameters of any tool, and their values are redacted from what the API answers). `scheme` binds a
- * credential to a security scheme of the document by name; an API key without `name`/`in` takes them from that
- * scheme, or from the document's only `apiKey` scheme.
- */
-export type OpenApiAuth =
-  | {
-      readonly type: 'api-key';
-      readonly value: string;
-      readonly name?: string;
-      readonly in?: 'header' | 'query' | 'cookie';
-      readonly scheme?: string;
-    }
-  | { readonly type: 'bearer'; readonly token: string; readonly scheme?: string }
-  | {
-      readonly type: 'basic';
-      readonly username: string;
-      readonly password: string;
-      readonly scheme?: string;
-    };
 
 /** A credential placed: where it goes in the request, and which strings must never reach the model. */
 export interface ResolvedCredential {

@@ -1,8 +1,5 @@
-import { ToolExecutionError } from '@toolbus/spec';
+import { type FetchFunction, ToolExecutionError } from '@toolbus/spec';
 import type { BuiltRequest } from './build-request.ts';
-
-/** The fetch OpenAPI tools call through (WHATWG signature): the application passes its guarded fetch. */
-export type OpenApiFetch = (input: URL | string | Request, init?: RequestInit) => Promise<Response>;
 
 const maxRedirects = 5;
 const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -17,7 +14,7 @@ function isStaleConnection(error: unknown): boolean {
 
 /** Options for {@link sendRequest}. */
 export interface SendRequestOptions {
-  readonly fetch: OpenApiFetch;
+  readonly fetch: FetchFunction;
   readonly request: BuiltRequest;
   readonly signal: AbortSignal;
   /** When credentials are configured, a redirect to another origin is refused instead of followed. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createToolNamer, toolNamePattern } from './tool-name.ts';
+import { toolNamePattern } from '@toolbus/spec';
+import { createToolNamer } from './tool-name.ts';
 
 test('operationIds are sanitised; without one the name comes from method and path', () => {
   const name = createToolNamer();

@@ -1,8 +1,4 @@
-const maxNameLength = 64;
-const hashLength = 7;
-
-/** The name pattern every major provider accepts for a function. */
-export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+import { sanitizeToolName } from '@toolbus/spec';
 
 /** Options for {@link createToolNamer}. */
 export interface ToolNamerOptions {
@@ -20,9 +16,9 @@ export interface ToolNameSource {
 /**
  * A namer for one document: each call returns a provider-valid, unique name. The operationId is sanitised (any
  * character outside `[a-zA-Z0-9_-]` becomes `_`); without one, the name comes from method and path
- * (`GET /repos/{owner}/{repo}` → `get_repos_owner_repo`). Names over 64 characters keep their first 56
- * characters and a short hash of the whole, so two long ids that share a prefix stay distinct; a name already taken gets
- * `_2`, `_3`, ...
+ * (`GET /repos/{owner}/{repo}` → `get_repos_owner_repo`). Names over 64 characters are cut by the bus-wide rule
+ * (`sanitizeToolName` of @toolbus/spec: a short hash of the whole keeps two long ids that share a prefix
+ * distinct); a name already taken gets `_2`, `_3`, ...
  */
 export function createToolNamer(options: ToolNamerOptions = {}): (source: ToolNameSource) => string {
   const prefix = sanitise(options.prefix ?? '');
@@ -30,9 +26,10 @@ export function createToolNamer(options: ToolNamerOptions = {}): (source: ToolNa
   const taken = new Set<string>();
   return (source) => {
     const base = sanitise(source.operationId ?? '') || fallbackName(source.method, source.path);
-    const full = fit(`${prefix}${joiner}${base}`);
+    const full = sanitizeToolName(`${prefix}${joiner}${base}`);
     let name = full;
-    for (let counter = 2; taken.has(name.toLowerCase()); counter += 1) name = fit(`${full}_${counter}`);
+    for (let counter = 2; taken.has(name.toLowerCase()); counter += 1)
+      name = sanitizeToolName(`${full}_${counter}`);
     // Case-insensitive uniqueness: some providers and UIs fold case.
     taken.add(name.toLowerCase());
     return name;
@@ -52,21 +49,4 @@ function fallbackName(method: string, path: string): string {
     sanitise([method.toLowerCase(), ...segments].filter((part) => part !== '').join('_')) ||
     method.toLowerCase()
   );
-}
-
-function fit(name: string): string {
-  if (name.length <= maxNameLength) return name;
-  const hash = shortHash(name);
-  const keep = maxNameLength - hashLength - 1;
-  return `${name.slice(0, keep)}_${hash}`;
-}
-
-/** FNV-1a (32 bit) in base 36: stable, tiny, no Node-only crypto in a browser-safe module. */
-function shortHash(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(36).padStart(hashLength, '0').slice(-hashLength);
 }

@@ -1,3 +1,4 @@
+import type { FetchFunction } from '@toolbus/spec';
 import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
@@ -30,7 +31,7 @@ export interface CodeInterpreterClientOptions {
   /** e.g. http://127.0.0.1:8000 */
   readonly baseUrl: string;
   /** Defaults to the global fetch. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: FetchFunction;
   /** Timeout of requests other than runs (uploads, downloads, sessions). Default 30 s. */
   readonly requestTimeoutMs?: number;
   /** Timeout of `/health`. Default 5 s. */
@@ -55,7 +56,7 @@ const defaultRunTimeoutMs = 60_000;
  */
 export class CodeInterpreterClient implements CodeInterpreter {
   readonly baseUrl: string;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: FetchFunction;
   readonly #requestTimeoutMs: number;
   readonly #healthTimeoutMs: number;
   #version: Promise<string> | undefined;

@@ -1,3 +1,4 @@
+import type { FetchFunction } from '@toolbus/spec';
 import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
@@ -26,7 +27,7 @@ export interface CodeInterpreterPoolOptions {
   /** One base URL per interpreter service, e.g. ['http://10.0.0.5:8000', 'http://10.0.0.6:8000']. */
   readonly baseUrls: readonly string[];
   /** Defaults to the global fetch. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: FetchFunction;
   /** How often every server's `/health` is asked in the background. Default 5000 ms; 0 turns it off. */
   readonly healthIntervalMs?: number;
   /** Passed to each server's client. */

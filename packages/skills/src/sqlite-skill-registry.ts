@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type { DatabaseSync } from 'node:sqlite';
-import { ToolbusError } from '@toolbus/spec';
+import { loadDatabaseSync } from '@toolbus/storage';
 import { SkillBundleError } from './skill-bundle-error.ts';
 import type { SkillRecord, SkillRegistry } from './skill-registry.ts';
 
@@ -167,18 +166,4 @@ function fromRow(row: Row): SkillRecord {
     findingsAccepted: row.findings_accepted === 1,
     createdAt: row.created_at,
   };
-}
-
-// node:sqlite is loaded on first use, not at import: importing the package then works on any Node.js, and only
-// opening a database on a Node.js without node:sqlite (before 22.5) fails, with a message that says so.
-function loadDatabaseSync(): typeof DatabaseSync {
-  try {
-    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
-  } catch (error) {
-    throw new ToolbusError({
-      code: 'node_sqlite_unavailable',
-      message: `toolbus needs Node.js 22.5 or newer for its embedded database (node:sqlite); this is ${process.version}.`,
-      cause: error,
-    });
-  }
 }

@@ -6,13 +6,18 @@ export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts
 export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
+export type { FetchFunction } from './fetch-function.ts';
+export type { OpenApiAuth } from './openapi-auth.ts';
 export type { FileReference, Packet, PacketObject, PacketType, StopReason } from './packet.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
+export type { LimitedBody } from './read-limited-body.ts';
+export { readLimitedBody } from './read-limited-body.ts';
 export type { CitedDocument, SearchDocument } from './search-document.ts';
 export type { AvailabilityContext, ConcurrencyClass, Tool, ToolRunContext } from './tool.ts';
 export type { ToolCall, ToolCallHistoryForm } from './tool-call.ts';
 export { toolCallToHistoryForm, toolCallToMessageString } from './tool-call.ts';
 export type { JsonSchema, ToolDefinition } from './tool-definition.ts';
 export type { ToolEmitter } from './tool-emitter.ts';
+export { maxToolNameLength, sanitizeToolName, toolNamePattern } from './tool-name.ts';
 export type { RichResponse, ToolFailureKind, ToolResponse } from './tool-response.ts';

@@ -20,11 +20,12 @@ export type {
 export type { Memory, NewMemory } from './memory.ts';
 export type { OpenStorageOptions } from './open-storage.ts';
 export { openStorage } from './open-storage.ts';
-export type { NewPersona, OpenApiAuth, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
+export type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 export type { ResolveSecretKeyOptions } from './resolve-secret-key.ts';
 export { resolveSecretKey } from './resolve-secret-key.ts';
 export type { SecretBox } from './secret-box.ts';
 export { createSecretBox } from './secret-box.ts';
+export { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 export type { Migration } from './sqlite/migrations.ts';
 export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {

@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { ToolbusError } from '@toolbus/spec';
 import { resolveSecretKey } from './resolve-secret-key.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
+import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
 import { type Migration, sqliteMigrations } from './sqlite/migrations.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
@@ -106,18 +105,4 @@ function mismatch(cause?: unknown): StorageError {
     message: 'The database was encrypted with a different secret key than the one configured.',
     cause,
   });
-}
-
-// node:sqlite is loaded on first use, not at import: importing the package then works on any Node.js, and only
-// opening a database on a Node.js without node:sqlite (before 22.5) fails, with a message that says so.
-function loadDatabaseSync(): typeof DatabaseSync {
-  try {
-    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
-  } catch (error) {
-    throw new ToolbusError({
-      code: 'node_sqlite_unavailable',
-      message: `toolbus needs Node.js 22.5 or newer for its embedded database (node:sqlite); this is ${process.version}.`,
-      cause: error,
-    });
-  }
 }

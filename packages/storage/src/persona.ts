@@ -1,3 +1,4 @@
+import type { OpenApiAuth } from '@toolbus/spec';
 import type { SearchUsage } from './user.ts';
 
 /** A persona (the seed's assistant): a named set of tools. */
@@ -16,27 +17,6 @@ export interface NewPersona {
   readonly searchUsage?: SearchUsage;
 }
 
-/**
- * How the backend authenticates calls of an OpenAPI tool (stored encrypted, never shown to the model). The same
- * shape as `OpenApiAuth` of @toolbus/openapi: `scheme` binds a credential to a security scheme of the document; an
- * API key without `name`/`in` takes them from that scheme.
- */
-export type OpenApiAuth =
-  | {
-      readonly type: 'api-key';
-      readonly value: string;
-      readonly name?: string;
-      readonly in?: 'header' | 'query' | 'cookie';
-      readonly scheme?: string;
-    }
-  | { readonly type: 'bearer'; readonly token: string; readonly scheme?: string }
-  | {
-      readonly type: 'basic';
-      readonly username: string;
-      readonly password: string;
-      readonly scheme?: string;
-    };
-
 /** Where the tools of one persona tool row come from: exactly one of a built-in, an OpenAPI document, an MCP tool. */
 export type ToolRowSource =
   | { readonly kind: 'built-in'; readonly builtInId: string }
@@ -46,6 +26,7 @@ export type ToolRowSource =
       readonly name: string;
       /** The OpenAPI / Swagger document as parsed JSON. */
       readonly document: unknown;
+      /** How the backend authenticates calls of these tools (stored encrypted, never shown to the model). */
       readonly auth?: OpenApiAuth;
     }
   | { readonly kind: 'mcp'; readonly serverId: string; readonly toolName: string };

@@ -10,8 +10,6 @@ export type {
   CitationAllocatorOptions,
   DefineToolOptions,
   EmitterOptions,
-  GuardedFetch,
-  GuardedFetchOptions,
   MergeableField,
   ModelStreamEvent,
   ModelToolChoice,
@@ -36,7 +34,6 @@ export {
   CITEABLE_TOOLS,
   collapseCitations,
   createCitationAllocator,
-  createGuardedFetch,
   createRecoveryMiddleware,
   createThinkToolStreamProcessor,
   createToolCallParserRegistry,
@@ -61,6 +58,8 @@ export {
   ToolCallMarkupStreamFilter,
   XmlToolCallStreamFilter,
 } from '@toolbus/core';
+export type { GuardedFetch, GuardedFetchOptions } from '@toolbus/core/node';
+export { createGuardedFetch } from '@toolbus/core/node';
 export type { SkillBundle } from '@toolbus/skills';
 export { SkillBundleError, validateSkillBundle } from '@toolbus/skills';
 export type {
@@ -71,6 +70,7 @@ export type {
   CitationAllocator,
   CitedDocument,
   ConcurrencyClass,
+  FetchFunction,
   FileReference,
   JsonSchema,
   Packet,

@@ -2,12 +2,14 @@
 // citation numbering), with the SSRF-guarded fetch against undici's plain fetch, both reading the same loopback
 // site (in a child process, so the server does not share the client's event loop). A second table separates the
 // network part: the same pages fetched and read, without extraction. `npm run bench -- web-tools`
+
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createGuardedFetch, runToolCalls } from '@toolbus/core';
+import { runToolCalls } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
+import type { FetchFunction } from '@toolbus/spec';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createOpenUrlTool } from '../src/open-url/open-url-tool.ts';
-import type { WebFetch } from '../src/web-search/web-search-provider.ts';
 
 // A realistic article: about 40 KB of HTML with navigation, scripts and 60 paragraphs.
 const serverSource = `
@@ -28,20 +30,20 @@ const [portLine] = (await once(child.stdout, 'data')) as [Buffer];
 const port = Number(portLine.toString().trim());
 
 const plainAgent = new Agent();
-const plain: WebFetch = (input, init) =>
+const plain: FetchFunction = (input, init) =>
   undiciFetch(input as string, {
     ...(init as object),
     dispatcher: plainAgent,
   }) as unknown as Promise<Response>;
 const guarded = createGuardedFetch({ allow: ['127.0.0.1/32'] });
-const variants: ReadonlyArray<{ name: string; fetch: WebFetch }> = [
+const variants: ReadonlyArray<{ name: string; fetch: FetchFunction }> = [
   { name: 'plain undici fetch (baseline)', fetch: plain },
   { name: 'guarded fetch', fetch: guarded },
 ];
 
 let callNumber = 0;
 /** Runs open_url calls of 10 URLs each, 2 calls in flight, for `milliseconds`; returns pages per second. */
-async function openUrlPagesPerSecond(fetch: WebFetch, milliseconds: number): Promise<number> {
+async function openUrlPagesPerSecond(fetch: FetchFunction, milliseconds: number): Promise<number> {
   const tool = createOpenUrlTool({ fetch });
   let pages = 0;
   const begin = process.hrtime.bigint();
@@ -67,7 +69,7 @@ async function openUrlPagesPerSecond(fetch: WebFetch, milliseconds: number): Pro
 }
 
 /** The network part alone: GET and read the body, 20 in flight. */
-async function fetchPagesPerSecond(fetch: WebFetch, milliseconds: number): Promise<number> {
+async function fetchPagesPerSecond(fetch: FetchFunction, milliseconds: number): Promise<number> {
   let pages = 0;
   const begin = process.hrtime.bigint();
   const deadline = begin + BigInt(milliseconds) * 1_000_000n;
@@ -87,7 +89,7 @@ const median = (values: number[]) =>
 
 async function table(
   title: string,
-  measure: (fetch: WebFetch, milliseconds: number) => Promise<number>,
+  measure: (fetch: FetchFunction, milliseconds: number) => Promise<number>,
   milliseconds: number,
 ) {
   for (const variant of variants) await measure(variant.fetch, 300);

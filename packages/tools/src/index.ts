@@ -15,7 +15,6 @@ export type {
 } from './generate-image/generated-image-store.ts';
 export type { ImageShape } from './generate-image/image-shape.ts';
 export { DEFAULT_IMAGE_SIZES, IMAGE_SHAPES } from './generate-image/image-shape.ts';
-export type { ImagesFetch } from './generate-image/request-image-generation.ts';
 export type { ChunkTextOptions } from './internal-search/chunk-text.ts';
 export { chunkText } from './internal-search/chunk-text.ts';
 export type {
@@ -45,7 +44,6 @@ export type { ReadFileToolOptions } from './read-file/read-file-tool.ts';
 export { chatHasFiles, createReadFileTool } from './read-file/read-file-tool.ts';
 export { createWebSearchProvider } from './web-search/create-web-search-provider.ts';
 export type {
-  WebFetch,
   WebSearchProvider,
   WebSearchProviderConfig,
   WebSearchProviderName,

@@ -3,13 +3,8 @@ import { basename, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { constructTools } from '@toolbus/assembly';
-import {
-  BUILT_IN_TOOLS,
-  BUILT_IN_TOOLS_BY_NAME,
-  createGuardedFetch,
-  resolveLanguageModel,
-  runChatTurn,
-} from '@toolbus/core';
+import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_NAME, resolveLanguageModel, runChatTurn } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
 import type { ChatFile, ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';

@@ -1,3 +1,4 @@
+import type { FetchFunction } from '@toolbus/spec';
 import { createModelUnavailableError } from './create-model-unavailable-error.ts';
 import type { ModelConfig } from './model-config.ts';
 import type { ModelEndpoint, ModelEnvironment } from './resolve-model-endpoint.ts';
@@ -8,7 +9,7 @@ export interface ProbeModelEndpointOptions {
   /** Model string or config; undefined means the configured default (see `resolveModelEndpoint`). */
   readonly model?: string | ModelConfig;
   readonly env?: ModelEnvironment;
-  readonly fetch?: typeof globalThis.fetch;
+  readonly fetch?: FetchFunction;
   /** How long to wait for any HTTP answer. Default 3000 ms. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;

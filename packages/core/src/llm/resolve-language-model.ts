@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { FetchFunction } from '@toolbus/spec';
 import type { ModelConfig } from './model-config.ts';
 import { rememberModelEndpoint } from './model-endpoint-registry.ts';
 import { ModelConfigurationError } from './model-errors.ts';
@@ -13,7 +14,7 @@ export interface ResolveLanguageModelOptions {
   /** Environment to read `TOOLBUS_MODEL`, keys and base URLs from; defaults to `process.env`. */
   readonly env?: ModelEnvironment;
   /** The fetch the provider package uses (a guarded fetch, a test fetch); defaults to the global one. */
-  readonly fetch?: typeof globalThis.fetch;
+  readonly fetch?: FetchFunction;
 }
 
 /**
@@ -38,7 +39,7 @@ export function resolveLanguageModel(
 function createModel(options: {
   endpoint: ModelEndpoint;
   apiKey: string | undefined;
-  fetch: typeof globalThis.fetch | undefined;
+  fetch: FetchFunction | undefined;
 }): LanguageModelV4 {
   const { endpoint, apiKey, fetch } = options;
   // Every setting is passed explicitly: the provider packages would otherwise read process.env themselves.

@@ -1,9 +1,8 @@
+import { toolNamePattern } from '@toolbus/spec';
 import type { ReadRequest } from './openai-chat-request.ts';
 import type { ScriptedMessage } from './scripted-turn.ts';
 
 type Json = Record<string, unknown>;
-
-const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Reads an Anthropic Messages request and checks what the real API rejects: `max_tokens` required; roles `user` and

@@ -1,3 +1,4 @@
+import { toolNamePattern } from '@toolbus/spec';
 import type { ScriptedMessage } from './scripted-turn.ts';
 
 /** A Chat Completions request body, read and checked like the real API does. */
@@ -12,8 +13,6 @@ export interface ReadRequest {
 }
 
 type Json = Record<string, unknown>;
-
-const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Reads an OpenAI Chat Completions request and checks what strict servers reject: an assistant message with

@@ -9,6 +9,7 @@ import type {
   ToolResponse,
   ToolRunContext,
 } from '@toolbus/spec';
+import { toolNamePattern } from '@toolbus/spec';
 import * as z from 'zod';
 import { exampleArgumentsFromSchema } from './example-arguments.ts';
 import { invalidArgumentsError } from './invalid-arguments-error.ts';
@@ -35,8 +36,6 @@ export interface DefineToolOptions<Parameters extends z.ZodObject> {
     context: ToolRunContext & { readonly call: ToolCall },
   ) => Promise<ToolResponse | string> | ToolResponse | string;
 }
-
-const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Defines a tool from a zod object schema. The schema is the single source of truth: its JSON schema goes to the

@@ -1,5 +1,5 @@
+import type { FetchFunction } from '@toolbus/spec';
 // A recording wrapper around the real fetch: proves which requests went through the fetch we handed over.
-import type { McpFetch } from '../mcp-fetch.ts';
 
 /** One request seen by the recording fetch. */
 export interface FetchRecord {
@@ -9,9 +9,9 @@ export interface FetchRecord {
 }
 
 /** `fetch` plus the list of every request it made. */
-export function createRecordingFetch(): { readonly fetch: McpFetch; readonly records: FetchRecord[] } {
+export function createRecordingFetch(): { readonly fetch: FetchFunction; readonly records: FetchRecord[] } {
   const records: FetchRecord[] = [];
-  const recording: McpFetch = (input, init) => {
+  const recording: FetchFunction = (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     records.push({ method, url, headers: new Headers(init?.headers) });

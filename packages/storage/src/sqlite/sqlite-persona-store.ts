@@ -1,4 +1,5 @@
-import type { OpenApiAuth, Persona, PersonaToolRow, ToolRowSource } from '../persona.ts';
+import type { OpenApiAuth } from '@toolbus/spec';
+import type { Persona, PersonaToolRow, ToolRowSource } from '../persona.ts';
 import type { PersonaStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
 import type { SearchUsage } from '../user.ts';

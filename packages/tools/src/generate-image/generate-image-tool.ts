@@ -1,15 +1,15 @@
 import { defineTool } from '@toolbus/core';
-import type { FileReference, Tool } from '@toolbus/spec';
+import type { FetchFunction, FileReference, Tool } from '@toolbus/spec';
 import { ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import type { GeneratedImageFileStore, GeneratedImageStorage, StoredImage } from './generated-image-store.ts';
 import { DEFAULT_IMAGE_SIZES, IMAGE_SHAPES, type ImageShape } from './image-shape.ts';
-import { type ImagesFetch, requestImageGeneration } from './request-image-generation.ts';
+import { requestImageGeneration } from './request-image-generation.ts';
 
 /** Options for {@link createGenerateImageTool}. Give `storage` or `fileStore`. */
 export interface GenerateImageToolOptions {
   /** The fetch for the images API and for image URLs it answers with: the guarded fetch. */
-  readonly fetch: ImagesFetch;
+  readonly fetch: FetchFunction;
   /** The API root, e.g. `https://api.openai.com/v1`. */
   readonly baseUrl: string;
   /** Sent as `Authorization: Bearer …`; omitted when absent (local servers). */

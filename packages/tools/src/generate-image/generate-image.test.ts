@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import {
-  createCitationAllocator,
-  createGuardedFetch,
-  Emitter,
-  type GuardedFetch,
-  runToolCalls,
-} from '@toolbus/core';
+import { createCitationAllocator, Emitter, runToolCalls } from '@toolbus/core';
+import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
 import type { Packet, PacketObject, Placement, Tool, ToolEmitter } from '@toolbus/spec';
 import { ToolExecutionError } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';

@@ -1,8 +1,9 @@
-import { ToolExecutionError } from '@toolbus/spec';
+import { readLimitedBody, ToolExecutionError } from '@toolbus/spec';
 
 /**
- * Reads a response body up to `maxBytes`, cancelling the stream as soon as it grows past the limit, so a hostile
- * or broken server cannot fill memory. Over the limit: a `ToolExecutionError` (`image_answer_too_large`).
+ * Reads an images-API response body up to `maxBytes` (with the bus-wide bounded reader, so a hostile or broken
+ * server cannot fill memory). An answer that declares or turns out larger fails instead of being cut: a cut image
+ * or JSON is useless. Over the limit: a `ToolExecutionError` (`image_answer_too_large`).
  */
 export async function readBodyLimited(response: Response, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length'));
@@ -10,26 +11,8 @@ export async function readBodyLimited(response: Response, maxBytes: number): Pro
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge(maxBytes);
   }
-  if (response.body === null) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const { bytes, truncated } = await readLimitedBody(response, maxBytes);
+  if (truncated) throw tooLarge(maxBytes);
   return bytes;
 }
 

@@ -1,12 +1,9 @@
 import { Buffer } from 'node:buffer';
-import { ToolbusError, ToolExecutionError } from '@toolbus/spec';
+import { type FetchFunction, ToolbusError, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { imageProviderError } from './image-provider-error.ts';
 import { readBodyLimited } from './read-body-limited.ts';
 import { sniffImageType } from './sniff-image-type.ts';
-
-/** The fetch the images API is called through: pass the guarded fetch (`createGuardedFetch`). */
-export type ImagesFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** One image the provider made, checked to be PNG, JPEG, WebP or GIF. */
 export interface GeneratedImageBytes {
@@ -38,7 +35,7 @@ const maxErrorBodyBytes = 64 * 1024;
  * is rethrown as the signal's reason.
  */
 export async function requestImageGeneration(options: {
-  readonly fetch: ImagesFetch;
+  readonly fetch: FetchFunction;
   readonly baseUrl: string;
   readonly apiKey?: string;
   readonly model: string;
@@ -101,7 +98,7 @@ export async function requestImageGeneration(options: {
 }
 
 async function download(options: {
-  readonly fetch: ImagesFetch;
+  readonly fetch: FetchFunction;
   readonly url: string;
   readonly maxImageBytes: number;
   readonly signal: AbortSignal;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ToolbusError } from '@toolbus/spec';
+import { loadDatabaseSync } from '@toolbus/storage';
 import { chunkText } from './chunk-text.ts';
 import { toFtsTerms } from './fts-query.ts';
 
@@ -318,18 +318,4 @@ function sha256(text: string): string {
 /** Opens (creating if needed) the search index at `path`. */
 export function openDocumentIndex(options: OpenDocumentIndexOptions): DocumentIndex {
   return new DocumentIndex(options);
-}
-
-// node:sqlite is loaded on first use, not at import: importing the package then works on any Node.js, and only
-// opening a database on a Node.js without node:sqlite (before 22.5) fails, with a message that says so.
-function loadDatabaseSync(): typeof DatabaseSync {
-  try {
-    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
-  } catch (error) {
-    throw new ToolbusError({
-      code: 'node_sqlite_unavailable',
-      message: `toolbus needs Node.js 22.5 or newer for its embedded database (node:sqlite); this is ${process.version}.`,
-      cause: error,
-    });
-  }
 }

@@ -1,13 +1,13 @@
 import { GuardedFetchError } from '@toolbus/core';
-import type { WebFetch } from '../web-search/web-search-provider.ts';
+import type { FetchFunction } from '@toolbus/spec';
+import { readLimitedBody } from '@toolbus/spec';
 import { OpenPageError } from './open-page-error.ts';
-import { readLimitedBody } from './read-limited-body.ts';
 import { type PageContent, readPageContent } from './read-page-content.ts';
 
 /** Options for {@link fetchPage}. */
 export interface FetchPageOptions {
   readonly url: string;
-  readonly fetch: WebFetch;
+  readonly fetch: FetchFunction;
   /** The call's signal: when it aborts, the abort is rethrown (the turn was cancelled), not reported per page. */
   readonly signal: AbortSignal;
   readonly maxBytes: number;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createCitationAllocator, createGuardedFetch, type GuardedFetch } from '@toolbus/core';
+import { createCitationAllocator } from '@toolbus/core';
+import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
 import { type DocumentIndex, openDocumentIndex } from '../internal-search/document-index.ts';
 import { runTool } from '../web-search/__fixtures__/run-tool.ts';
 import { type LoopbackSite, startLoopbackSite } from './__fixtures__/loopback-site.ts';

@@ -1,9 +1,8 @@
 import { defineTool } from '@toolbus/core';
-import type { CitedDocument, SearchDocument, Tool } from '@toolbus/spec';
+import type { CitedDocument, FetchFunction, SearchDocument, Tool } from '@toolbus/spec';
 import { ToolCallError } from '@toolbus/spec';
 import * as z from 'zod';
 import type { DocumentIndex } from '../internal-search/document-index.ts';
-import type { WebFetch } from '../web-search/web-search-provider.ts';
 import { fetchPage } from './fetch-page.ts';
 import { normalizeUrl, webDocumentId } from './normalize-url.ts';
 import { OpenPageError } from './open-page-error.ts';
@@ -11,7 +10,7 @@ import { OpenPageError } from './open-page-error.ts';
 /** Options for {@link createOpenUrlTool}. */
 export interface OpenUrlToolOptions {
   /** Every page request goes through it: pass the guarded fetch. */
-  readonly fetch: WebFetch;
+  readonly fetch: FetchFunction;
   /** Looked up first: a page whose link is in the index is served from it, not fetched. */
   readonly index?: Pick<DocumentIndex, 'findByLink'>;
   /** URLs opened per call; the rest are dropped with a note. Default 10. */

@@ -1,6 +1,6 @@
 import { GuardedFetchError } from '@toolbus/core';
-import { readLimitedBody } from '../open-url/read-limited-body.ts';
-import type { WebFetch } from './web-search-provider.ts';
+import type { FetchFunction } from '@toolbus/spec';
+import { readLimitedBody } from '@toolbus/spec';
 import { WebSearchProviderError } from './web-search-provider-error.ts';
 
 /** Options for {@link requestProviderJson}. */
@@ -11,7 +11,7 @@ export interface ProviderJsonRequest {
   readonly method: 'GET' | 'POST';
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
-  readonly fetch: WebFetch;
+  readonly fetch: FetchFunction;
   readonly signal: AbortSignal;
   /** Per attempt. Default 15 s. */
   readonly timeoutMs?: number;

@@ -1,5 +1,4 @@
-/** A `fetch` the tools send every request through; the application passes the guarded fetch. */
-export type WebFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+import type { FetchFunction } from '@toolbus/spec';
 
 /** One result of a web search, as every provider's answer is mapped. */
 export interface WebSearchResult {
@@ -15,7 +14,7 @@ export interface WebSearchResult {
 /** What a provider gets for one query. */
 export interface WebSearchRequestOptions {
   /** The transport: the tool hands its (guarded) fetch to the provider on every call. */
-  readonly fetch: WebFetch;
+  readonly fetch: FetchFunction;
   readonly signal: AbortSignal;
   /** How many results to ask for; providers clamp it to what their API accepts. */
   readonly count: number;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createGuardedFetch, type GuardedFetch } from '@toolbus/core';
+import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
 import {
   type FakeProviderServer,
   fakeProviders,

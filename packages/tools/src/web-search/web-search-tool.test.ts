@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  createCitationAllocator,
-  createGuardedFetch,
-  type GuardedFetch,
-  type GuardedFetchOptions,
-} from '@toolbus/core';
+import { createCitationAllocator } from '@toolbus/core';
+import { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from '@toolbus/core/node';
 import { ToolbusError } from '@toolbus/spec';
 import {
   type FakeProviderServer,

@@ -1,15 +1,21 @@
 import { defineTool } from '@toolbus/core';
-import { type SearchDocument, type Tool, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import {
+  type FetchFunction,
+  type SearchDocument,
+  type Tool,
+  ToolCallError,
+  ToolExecutionError,
+} from '@toolbus/spec';
 import * as z from 'zod';
 import { normalizeUrl, webDocumentId } from '../open-url/normalize-url.ts';
-import type { WebFetch, WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
+import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
 import { WebSearchProviderError } from './web-search-provider-error.ts';
 
 /** Options for {@link createWebSearchTool}. */
 export interface WebSearchToolOptions {
   readonly provider: WebSearchProvider;
   /** Every provider request goes through it: pass the guarded fetch. */
-  readonly fetch: WebFetch;
+  readonly fetch: FetchFunction;
   /** Results the model gets in all, across queries. Default 15. */
   readonly maxResults?: number;
   /** Results asked of the provider per query. Default 10. */

@@ -1,13 +1,15 @@
 /** A response body read up to a byte limit. */
 export interface LimitedBody {
   readonly bytes: Uint8Array;
-  /** True when the body went on past the limit and reading stopped there. */
+  /** True when the body went on past the limit and reading stopped there (the rest was not read). */
   readonly truncated: boolean;
 }
 
 /**
- * Reads a response body, stopping at `maxBytes`: a hostile or huge page cannot fill memory, because reading ends
- * (and the stream is cancelled) as soon as the limit is passed, whatever `Content-Length` claimed.
+ * Reads a response body, stopping at `maxBytes`: a hostile or huge answer cannot fill memory, because reading ends
+ * (and the stream is cancelled) as soon as the limit is passed, whatever `Content-Length` claimed. With `signal`,
+ * an abort ends the read with the signal's reason even when the server stops sending mid-body; without it, abort
+ * follows the signal given to fetch (the body stream errors when that fires).
  */
 export async function readLimitedBody(
   response: Response,

@@ -1,0 +1,5 @@
+// Node-only parts of @toolbus/core (the guarded fetch dials through node:dns and undici), kept out of the package
+// root so that the root imports anywhere; the root keeps the portable address rules and GuardedFetchError.
+export type { GuardedConnect, GuardedLookup, LookupAddress } from './net/guarded-connector.ts';
+export type { GuardedFetch, GuardedFetchOptions } from './net/guarded-fetch.ts';
+export { createGuardedFetch } from './net/guarded-fetch.ts';

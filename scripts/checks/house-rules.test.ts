@@ -1,0 +1,141 @@
+// The house rules a check can hold, run over the tree by `npm test`:
+// - no logging of secret values (header values, keys, tokens): names only;
+// - no plain (unguarded) `fetch` in shipped code, outside the places listed below with the reason;
+// - the folders of one package import each other one way (no mutual imports between, say, two tools folders).
+// The third house rule a check holds, no Node-only import in a package root, is package-roots.test.ts.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, test } from 'node:test';
+import { findPlainFetch, findSecretLogging } from './house-rules.ts';
+import { importedSpecifiers, isDevFile } from './imports.ts';
+import { codeOnly } from './source-text.ts';
+import { listSourceFiles, listWorkspaces, repoRoot } from './workspaces.ts';
+
+/** Shipped files that must use the global fetch, and why the guarded fetch does not fit there. */
+const plainFetchAllowed: ReadonlyMap<string, string> = new Map([
+  [
+    'packages/core/src/llm/probe-model-endpoint.ts',
+    'the default for probing the operator-configured model endpoint (often loopback: Ollama, vLLM), which the SSRF guard would refuse; callers may pass their own fetch',
+  ],
+  [
+    'packages/sandbox/src/code-interpreter-client.ts',
+    'the default for reaching the operator-configured sandbox service (usually loopback or a private address); no model-chosen URL goes through it',
+  ],
+]);
+
+const workspaceFiles = listWorkspaces().flatMap((workspace) => listSourceFiles(workspace.directory));
+const allFiles = [...workspaceFiles, ...listSourceFiles('scripts'), ...listSourceFiles('e2e')];
+const read = (file: string): string => readFileSync(join(repoRoot, file), 'utf8');
+
+/** Each `found` source breaks the rule exactly once; no `clean` source breaks it. */
+function expectFindings(
+  rule: (source: string) => readonly unknown[],
+  samples: { readonly found: readonly string[]; readonly clean: readonly string[] },
+): void {
+  for (const source of samples.found) assert.equal(rule(source).length, 1, source);
+  for (const source of samples.clean) assert.deepEqual(rule(source), [], source);
+}
+
+describe('the rules find what they are for', () => {
+  test('comments and strings are blanked, template expressions kept', () => {
+    const code = codeOnly(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+      "const a = 'fetch(x)'; // fetch(y)\nconst b = `t ${headers.get('k')} u`; /* fetch */",
+    );
+    assert.ok(!code.includes('fetch'));
+    assert.ok(code.includes('headers.get('));
+    assert.equal(code.split('\n').length, 2);
+  });
+
+  test('secret logging: header values, tokens and keys are found; names and message text are not', () => {
+    const found = [
+      "console.log('auth', request.headers.get('authorization'));",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+      'console.warn(`sent ${JSON.stringify(headers)}`);',
+      "logger?.warn('token', { value: accessToken });",
+      'options.logger.info(apiKey);',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, on purpose
+      'process.stderr.write(`${cookie}\\n`);',
+    ];
+    const clean = [
+      "console.warn('Dropped MCP header', { header: JSON.stringify(rawName), reason });",
+      "console.log('header names', [...headers.keys()], headerName, apiKeyEnv);",
+      "console.error('the token was refused');",
+      "const header = request.headers.get('x'); sendTo(header);",
+    ];
+    expectFindings(findSecretLogging, { found, clean });
+  });
+
+  test('plain fetch: the global fetch is found; injected fetches, members and types are not', () => {
+    const found = [
+      "await fetch('https://example.test');",
+      'const f = options.fetch ?? globalThis.fetch;',
+      'const client = make({ fetch: fetch });',
+      // undici's own fetch is as unguarded as the global one.
+      "import { fetch } from 'undici'; await fetch(url);",
+    ];
+    const clean = [
+      "await options.fetch('https://example.test');",
+      'async search(query, { fetch, signal }) { return fetch(query, { signal }); }',
+      'readonly fetch?: FetchFunction; type F = typeof globalThis.fetch;',
+    ];
+    expectFindings(findPlainFetch, { found, clean });
+  });
+});
+
+test('no file logs a secret value (header values, keys, tokens): names only', () => {
+  const problems = allFiles.flatMap((file) =>
+    findSecretLogging(read(file)).map((finding) => `${file}:${finding.line}: ${finding.text}`),
+  );
+  assert.deepEqual(problems, []);
+});
+
+test('shipped code reaches the network only through an injected (guarded) fetch, except the listed places', () => {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  // Test code and the `testing` subpaths (loopback servers for tests) talk to loopback on purpose.
+  for (const file of workspaceFiles.filter((path) => !isDevFile(path) && !path.includes('/testing/'))) {
+    const findings = findPlainFetch(read(file));
+    if (findings.length === 0) continue;
+    seen.add(file);
+    if (plainFetchAllowed.has(file)) continue;
+    for (const finding of findings) problems.push(`${file}:${finding.line}: plain ${finding.text}`);
+  }
+  for (const file of plainFetchAllowed.keys()) {
+    if (!seen.has(file))
+      problems.push(`${file} is allowed a plain fetch but no longer uses one: drop it from the list`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the top-level folders of each package’s src import each other one way', () => {
+  const problems: string[] = [];
+  for (const { directory } of listWorkspaces()) {
+    const source = join(directory, 'src');
+    const folderOf = (file: string): string | undefined => {
+      const parts = relative(source, file).split('/');
+      return parts.length > 1 ? parts[0] : undefined;
+    };
+    const edges = new Map<string, Set<string>>();
+    for (const file of listSourceFiles(source).filter((path) => !isDevFile(path))) {
+      const from = folderOf(file);
+      if (from === undefined) continue;
+      for (const specifier of importedSpecifiers(read(file))) {
+        if (!specifier.startsWith('.')) continue;
+        const to = folderOf(normalize(join(dirname(file), specifier)));
+        if (to === undefined || to === from) continue;
+        const targets = edges.get(from) ?? new Set<string>();
+        targets.add(to);
+        edges.set(from, targets);
+      }
+    }
+    for (const [from, targets] of edges) {
+      for (const to of targets) {
+        if (from < to && edges.get(to)?.has(from))
+          problems.push(`${source}: ${from}/ and ${to}/ import each other`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
