@@ -10,7 +10,7 @@ export type { FileReference, Packet, PacketObject, PacketType, StopReason } from
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
 export type { CitedDocument, SearchDocument } from './search-document.ts';
-export type { AvailabilityContext, ConcurrencyClass, Tool, ToolRunContext } from './tool.ts';
+export type { AvailabilityContext, ConcurrencyClass, MergeableField, Tool, ToolRunContext } from './tool.ts';
 export type { ToolCall, ToolCallHistoryForm } from './tool-call.ts';
 export { toolCallToHistoryForm, toolCallToMessageString } from './tool-call.ts';
 export type { JsonSchema, ToolDefinition } from './tool-definition.ts';

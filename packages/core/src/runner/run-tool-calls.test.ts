@@ -136,9 +136,14 @@ describe('runToolCalls', () => {
     }
     assert.doesNotMatch(byName.get('plain_error')?.response.llmFacing ?? '', /secret path/);
     assert.equal(byName.get('echo')?.response.llmFacing, 'echo: ok');
+    // The UI sees every failure that is not the model's own mistake as an error: the ToolExecutionError that
+    // asked for it, and the three unexpected ones (with the generic message only).
     const errorPackets = packets.filter((packet) => packet.obj.type === 'error');
-    assert.equal(errorPackets.length, 1);
-    assert.equal(errorPackets[0]?.placement.tab, 1);
+    assert.deepEqual(
+      errorPackets.map((packet) => packet.placement.tab),
+      [1, 2, 3, 4],
+    );
+    assert.ok(errorPackets.every((packet) => !JSON.stringify(packet.obj).includes('secret path')));
     for (const [index] of tools.entries()) {
       const mine = packets.filter(
         (packet) => packet.placement.tab === index && packet.obj.type !== 'top-level-branching',
@@ -213,6 +218,7 @@ describe('runToolCalls', () => {
     const search = defineTool({
       name: 'internal_search',
       description: 'search',
+      mergeableField: 'queries',
       parameters: z.object({ queries: z.array(z.string()) }),
       run: ({ queries }) => {
         seen.push(queries);
@@ -343,6 +349,7 @@ describe('runToolCalls', () => {
     const image = defineTool({
       name: 'generate_image',
       description: 'img',
+      stopsTurn: true,
       parameters: z.object({}),
       run: () => 'ok',
     });
