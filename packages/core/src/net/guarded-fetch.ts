@@ -1,6 +1,11 @@
 import type { Agent, fetch as undiciFetch } from 'undici';
-import { compileAddressPolicy, type GuardLevel } from './check-address.ts';
-import { createGuardedConnector, type GuardedConnect, type GuardedLookup } from './guarded-connector.ts';
+import { type CompiledAddressPolicy, compileAddressPolicy, type GuardLevel } from './check-address.ts';
+import {
+  checkHostBeforeLookup,
+  createGuardedConnector,
+  type GuardedConnect,
+  type GuardedLookup,
+} from './guarded-connector.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
 import { loadUndici } from './load-undici.ts';
 import { type NormalizedFetchRequest, normalizeFetchRequest } from './normalize-fetch-request.ts';
@@ -38,17 +43,27 @@ const requestBodyHeaders = [
 ];
 const crossOriginDroppedHeaders = ['authorization', 'proxy-authorization', 'cookie', 'host'];
 
-function checkUrl(url: URL): void {
+/**
+ * Checks a URL before undici sees it (the first request and every redirect): credentials, scheme, and what can be
+ * decided about the host without DNS. The guard's refusal so comes before anything undici would object to.
+ */
+function checkUrl(url: URL, policy: CompiledAddressPolicy): void {
   // Fetch refuses credentials in URLs; undici's own error would quote the URL, password included.
   if (url.username !== '' || url.password !== '') {
-    throw new TypeError(`Refused a URL with credentials in it (host "${url.hostname}")`);
+    throw new GuardedFetchError({
+      code: 'credentials_in_url',
+      message: `Refused a URL with credentials in it (host "${url.hostname}"); send credentials in a header instead`,
+      host: url.hostname,
+    });
   }
-  if (url.protocol === 'http:' || url.protocol === 'https:') return;
-  throw new GuardedFetchError({
-    code: 'scheme_not_allowed',
-    message: `Refused URL scheme "${url.protocol}": only http: and https: are allowed`,
-    ...(url.hostname === '' ? {} : { host: url.hostname }),
-  });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GuardedFetchError({
+      code: 'scheme_not_allowed',
+      message: `Refused URL scheme "${url.protocol}": only http: and https: are allowed`,
+      ...(url.hostname === '' ? {} : { host: url.hostname }),
+    });
+  }
+  checkHostBeforeLookup(url.hostname, policy);
 }
 
 /** Rewraps undici's Response as this runtime's global Response, so `instanceof Response` holds for callers. */
@@ -152,7 +167,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const request = await normalizeFetchRequest(input, init);
     let redirects = 0;
     for (;;) {
-      checkUrl(request.url);
+      checkUrl(request.url, policy);
       const response = await sendOnce(agent, request);
       const location = response.headers.get('location');
       if (!redirectStatuses.has(response.status) || request.redirect === 'manual') {
@@ -173,7 +188,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       } catch (error) {
         throw new TypeError('fetch failed', { cause: error });
       }
-      checkUrl(next);
+      checkUrl(next, policy);
       if (redirects >= maxRedirects) {
         throw new GuardedFetchError({
           code: 'too_many_redirects',
