@@ -7,6 +7,7 @@ import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpLogger } from './mcp-logger.ts';
+import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import {
   type LoopbackMcpServer,
@@ -389,5 +390,75 @@ describe('connectMcpServer fails closed', () => {
         ),
       (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_connection_failed',
     );
+  });
+});
+
+describe('connectMcpServer: header templates and missing authentication', () => {
+  let server: LoopbackMcpServer;
+  before(async () => {
+    server = await startLoopbackMcpServer([zeroArgumentTool], { requiredAuthorization: 'Bearer s3{cret}' });
+  });
+  after(() => server.close());
+  const config = (auth: McpServerConfig['auth']): McpServerConfig => ({
+    id: 'templated',
+    name: 'templated',
+    transport: { type: 'streamable-http', url: server.url },
+    ...(auth === undefined ? {} : { auth }),
+  });
+
+  test("header templates are filled from the user's credentials, braces in values kept as they are", async () => {
+    const before = server.requests.length;
+    const logger = recordingLogger();
+    const connection = await connectMcpServer(
+      config({
+        type: 'headers',
+        headers: { Authorization: 'Bearer {token}', 'X-Wide': 'caf\u0113', 'X-Region': '{region}' },
+        credentials: { token: 's3{cret}', cret: 'EXPANDED-TWICE' },
+      }),
+      { fetch: createRecordingFetch().fetch, logger },
+    );
+    try {
+      assert.deepEqual(
+        (await connection.listTools()).map((tool) => tool.name),
+        ['ping'],
+      );
+      const received = server.requests.slice(before);
+      assert.ok(received.length >= 2);
+      for (const request of received) {
+        assert.equal(request.headers.authorization, 'Bearer s3{cret}');
+        assert.equal(request.headers['x-wide'], undefined);
+        assert.equal(request.headers['x-region'], undefined);
+      }
+      const log = logger.lines.join('\n');
+      assert.match(log, /X-Wide.*invalid-value/);
+      assert.match(log, /X-Region.*region/);
+      assert.doesNotMatch(log, /s3\{cret\}|caf/);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('a server that needs authentication and gets none says so, naming the missing credential', async () => {
+    const missing = await connectMcpServer(
+      config({ type: 'headers', headers: { Authorization: 'Bearer {token}' }, credentials: {} }),
+      { fetch: createRecordingFetch().fetch, logger: recordingLogger() },
+    ).then(
+      () => assert.fail('connected without credentials'),
+      (error: unknown) => error,
+    );
+    assert.ok(McpConnectionError.isInstance(missing));
+    assert.equal(missing.code, 'mcp_authentication_required');
+    assert.match(missing.message, /requires authentication.*\{token\}/);
+
+    const none = await connectMcpServer(config(undefined), {
+      fetch: createRecordingFetch().fetch,
+      logger: recordingLogger(),
+    }).then(
+      () => assert.fail('connected without credentials'),
+      (error: unknown) => error,
+    );
+    assert.ok(McpConnectionError.isInstance(none));
+    assert.equal(none.code, 'mcp_authentication_required');
+    assert.match(none.message, /no authentication is configured/);
   });
 });
