@@ -295,6 +295,37 @@ describe('createGuardedFetch: names', () => {
     }
   });
 
+  test('a public host is reachable on the ports the fetch standard blocks for browsers, with its real Host', async () => {
+    const dialed: string[] = [];
+    const inner = loopbackConnect();
+    const fetch = createGuardedFetch({
+      lookup: scriptedLookup({ 'public.example': [['93.184.216.34']] }),
+      // Dials the loopback server whatever port was asked, recording the asked one.
+      connect: (options, callback) => {
+        dialed.push(`${options.hostname}:${options.port}`);
+        inner({ ...options, port: String(server.port) }, callback);
+      },
+    });
+    try {
+      for (const port of [6000, 10080, 25]) {
+        const response = await fetch(`http://public.example:${port}/p?q=1`, { method: 'POST', body: 'x' });
+        assert.equal(response.status, 200);
+        assert.equal(response.url, `http://public.example:${port}/p?q=1`);
+        assert.deepEqual(await response.json(), {
+          host: `public.example:${port}`,
+          method: 'POST',
+          url: '/p?q=1',
+        });
+      }
+      const again = await fetch('http://public.example:6000/again');
+      assert.equal((await again.json()).host, 'public.example:6000');
+      assert.deepEqual(dialed.slice(0, 3), ['93.184.216.34:6000', '93.184.216.34:10080', '93.184.216.34:25']);
+      assert.ok(dialed.every((entry) => !entry.endsWith(':80') && !entry.endsWith(':')));
+    } finally {
+      await fetch.close();
+    }
+  });
+
   test("an internal address is the guard's refusal even on a port fetch would refuse on its own", async () => {
     const { fetch } = setup({});
     try {
