@@ -1,5 +1,7 @@
 // Against a real SDK MCP server on loopback whose tool table the test controls and which records received headers.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
@@ -10,6 +12,7 @@ import type { McpLogger } from './mcp-logger.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import {
+  createLoopbackMcpHandler,
   type LoopbackMcpServer,
   type LoopbackTool,
   startLoopbackMcpServer,
@@ -460,5 +463,53 @@ describe('connectMcpServer: header templates and missing authentication', () => 
     assert.ok(McpConnectionError.isInstance(none));
     assert.equal(none.code, 'mcp_authentication_required');
     assert.match(none.message, /no authentication is configured/);
+  });
+});
+
+describe('connectMcpServer: credentials refused mid-session', () => {
+  test('a 401 on a tool call says the credentials need renewing, as an execution error with an error packet', async () => {
+    const handler = createLoopbackMcpHandler([zeroArgumentTool]);
+    let accepted = 'Bearer first';
+    const http = createServer((request, response) => {
+      if (request.headers.authorization !== accepted) {
+        response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+        return;
+      }
+      void handler.handle(request, response);
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const connection = await connectMcpServer(
+      {
+        id: 'rotating',
+        name: 'rotating',
+        transport: { type: 'streamable-http', url },
+        auth: {
+          type: 'headers',
+          headers: { Authorization: 'Bearer {token}' },
+          credentials: { token: 'first' },
+        },
+      },
+      { fetch: createRecordingFetch().fetch, logger: recordingLogger() },
+    );
+    try {
+      const [ping] = await connection.tools();
+      assert.ok(ping);
+      accepted = 'Bearer second';
+      const { context, call } = createTestRunContext({ allowCitations: false });
+      await assert.rejects(
+        ping.run(call(ping.name, {}), context),
+        (error: unknown) =>
+          ToolExecutionError.isInstance(error) &&
+          error.code === 'mcp_authentication_required' &&
+          error.emitErrorPacket &&
+          /connect to the server again/.test(error.message),
+      );
+    } finally {
+      await connection.close().catch(() => undefined);
+      await handler.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
   });
 });

@@ -238,6 +238,14 @@ function createConnection(input: {
     try {
       return await operation();
     } catch (error) {
+      if (provider === undefined && isUnauthenticated(error)) {
+        throw new McpConnectionError({
+          code: 'mcp_authentication_required',
+          message: `MCP server "${config.name}" stopped accepting the request's authentication (HTTP 401); the user's credentials for it need to be renewed.`,
+          serverName: config.name,
+          cause: error,
+        });
+      }
       if (!(error instanceof UnauthorizedError)) throw error;
       throw new McpAuthorizationRequiredError({
         serverName: config.name,
