@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { Emitter } from '../emitter/emitter.ts';
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
 import { defineTool } from '../tool/define-tool.ts';
+import { collectPackets } from './__fixtures__/collect-packets.ts';
 import { runToolCalls, ToolCallBatch } from './run-tool-calls.ts';
 
 function call(id: string, name: string, args: unknown = {}, tab = 0): ToolCall {
@@ -27,16 +28,6 @@ function rawTool(name: string, run: () => unknown, timeoutMs = 200): Tool {
     emitStart: () => {},
     run: run as Tool['run'],
   };
-}
-
-function collect(emitter: Emitter): Packet[] {
-  const packets: Packet[] = [];
-  const originalEmit = emitter.emitAt.bind(emitter);
-  emitter.emitAt = (placement: Placement, obj) => {
-    if (!emitter.closed) packets.push({ placement, modelIndex: emitter.modelIndex, obj });
-    originalEmit(placement, obj);
-  };
-  return packets;
 }
 
 /** Records unhandled rejections and process warnings while `body` runs (and one macrotask after). */
@@ -116,7 +107,7 @@ describe('runToolCalls under hostile tools', () => {
       }),
     ];
     const emitter = new Emitter();
-    const packets = collect(emitter);
+    const packets = collectPackets(emitter);
     let result: Awaited<ReturnType<typeof runToolCalls>> | undefined;
     const watched = await watchProcess(async () => {
       result = await runToolCalls(
@@ -244,7 +235,7 @@ describe('runToolCalls under hostile tools', () => {
         ),
       ];
       const emitter = new Emitter();
-      const packets = collect(emitter);
+      const packets = collectPackets(emitter);
       const result = await runToolCalls(
         tools.map((tool, index) => call(`r${index}`, tool.name, {}, index)),
         tools,

@@ -6,20 +6,11 @@ import * as z from 'zod';
 import { createCitationAllocator } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import { defineTool } from '../tool/define-tool.ts';
+import { collectPackets } from './__fixtures__/collect-packets.ts';
 import { runToolCalls } from './run-tool-calls.ts';
 
 function call(id: string, name: string, args: Record<string, unknown> = {}, tab = 0): ToolCall {
   return { id, name, arguments: args, placement: { turn: 1, tab } };
-}
-
-function collect(emitter: Emitter): Packet[] {
-  const packets: Packet[] = [];
-  const originalEmit = emitter.emitAt.bind(emitter);
-  emitter.emitAt = (placement: Placement, obj) => {
-    if (!emitter.closed) packets.push({ placement, modelIndex: emitter.modelIndex, obj });
-    originalEmit(placement, obj);
-  };
-  return packets;
 }
 
 const echo = defineTool({
@@ -78,7 +69,7 @@ describe('runToolCalls', () => {
       },
     };
     const emitter = new Emitter();
-    const packets = collect(emitter);
+    const packets = collectPackets(emitter);
     const result = await runToolCalls(
       [call('a', 'stubborn'), call('b', 'echo', { text: 'hi' }, 1)],
       [stubborn, echo],
@@ -121,7 +112,7 @@ describe('runToolCalls', () => {
       echo,
     ];
     const emitter = new Emitter();
-    const packets = collect(emitter);
+    const packets = collectPackets(emitter);
     const calls = tools.map((tool, index) =>
       call(`id${index}`, tool.name, tool.name === 'echo' ? { text: 'ok' } : {}, index),
     );
