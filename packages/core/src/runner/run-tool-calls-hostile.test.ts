@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { describe, test } from 'node:test';
-import type { Packet, Placement, Tool, ToolCall } from '@toolbus/spec';
+import type { Tool, ToolCall } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import * as z from 'zod';
 import { Emitter } from '../emitter/emitter.ts';

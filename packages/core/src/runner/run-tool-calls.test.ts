@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Packet, Placement, SearchDocument, Tool, ToolCall } from '@toolbus/spec';
+import type { SearchDocument, Tool, ToolCall } from '@toolbus/spec';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { createCitationAllocator } from '../citations/citation-allocator.ts';
