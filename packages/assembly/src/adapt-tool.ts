@@ -34,6 +34,8 @@ export function adaptTool(tool: Tool, options: { readonly name?: string } = {}):
     streamsArgumentDeltas: tool.streamsArgumentDeltas,
     concurrency: tool.concurrency,
     ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
+    ...(tool.stopsTurn === undefined ? {} : { stopsTurn: tool.stopsTurn }),
+    ...(tool.mergeableField === undefined ? {} : { mergeableField: tool.mergeableField }),
     definition: () => ({ ...tool.definition(), name }),
     isAvailable: async (context) => (await checkAvailability(tool, context)).available,
     emitStart: (placement, emitter, call) => tool.emitStart(placement, emitterFor(emitter), call),

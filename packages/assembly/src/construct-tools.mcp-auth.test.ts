@@ -37,7 +37,8 @@ function assemble(options: { user?: User } = { user }) {
 
 describe('MCP credentials from storage', () => {
   let server: LoopbackMcpServer;
-  const apiKey = 'sk-stored-api-key-77';
+  // Braces in a stored key are part of the key, never a placeholder of the header template it is sent in.
+  const apiKey = 'sk-stored-{api_key}-77';
   before(async () => {
     server = await startLoopbackMcpServer([echoLoopbackTool(echoTool)], {
       requiredAuthorization: `Bearer ${apiKey}`,

@@ -2,8 +2,10 @@ import type { McpServerConfig } from '@toolbus/mcp';
 import type { McpServer } from '@toolbus/storage';
 
 /**
- * The MCP client's configuration for a stored server. API-key auth becomes an `Authorization: Bearer` header on
- * top of the stored headers (the key wins over a stored header of the same name, case-insensitively).
+ * The MCP client's configuration for a stored server. Stored headers are templates (`{name}` placeholders, see
+ * `renderMcpHeaderTemplates`). API-key auth becomes an `Authorization: Bearer {api_key}` header on top of them
+ * (the key wins over a stored header of the same name, case-insensitively), with the key passed as the value of
+ * `{api_key}`, so braces inside the key are sent as they are, never read as placeholders.
  */
 export function toMcpServerConfig(server: McpServer): McpServerConfig {
   const transport: McpServerConfig['transport'] =
@@ -30,8 +32,9 @@ function toAuth(server: McpServer): NonNullable<McpServerConfig['auth']> {
       const headers = Object.fromEntries(
         Object.entries(server.headers).filter(([name]) => name.toLowerCase() !== 'authorization'),
       );
-      if (server.apiKey !== null) headers.Authorization = `Bearer ${server.apiKey}`;
-      return { type: 'headers', headers };
+      if (server.apiKey === null) return { type: 'headers', headers };
+      headers.Authorization = 'Bearer {api_key}';
+      return { type: 'headers', headers, credentials: { api_key: server.apiKey } };
     }
   }
 }

@@ -95,21 +95,20 @@ export {
   createToolCallParserRegistry,
   defaultToolCallParsers,
 } from './recovery/tool-call-parser-registry.ts';
-export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
+export type { BuiltInToolEntry } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
   BUILT_IN_TOOLS_BY_ID,
   BUILT_IN_TOOLS_BY_NAME,
   CITEABLE_TOOLS,
-  MERGEABLE_TOOL_FIELDS,
-  STOPPING_TOOLS,
 } from './registry/built-in-tools.ts';
 export type { ClassifiedFailure } from './runner/failure-responses.ts';
 export { classifyToolFailure, failureResponse } from './runner/failure-responses.ts';
 export type { MergedToolCalls } from './runner/merge-tool-calls.ts';
-export { mergeToolCalls } from './runner/merge-tool-calls.ts';
-export type { RunToolCallsOptions, RunToolCallsResult, ToolCallOutcome } from './runner/run-tool-calls.ts';
+export { mergeableFieldOf, mergeToolCalls } from './runner/merge-tool-calls.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/run-tool-calls.ts';
+export type { RunToolCallsOptions } from './runner/run-tool-calls-options.ts';
+export type { RunToolCallsResult, ToolCallOutcome } from './runner/tool-call-outcome.ts';
 export type { ToolCallSpan, ToolCallSpanEnd, ToolCallStatus, ToolRunHooks } from './runner/tool-run-hooks.ts';
 export type { ArgumentDeltaStreamer, ArgumentDeltas } from './streaming/argument-delta-streamer.ts';
 export { createArgumentDeltaStreamer } from './streaming/argument-delta-streamer.ts';

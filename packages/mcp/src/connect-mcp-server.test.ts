@@ -1,5 +1,7 @@
 // Against a real SDK MCP server on loopback whose tool table the test controls and which records received headers.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
@@ -7,8 +9,10 @@ import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpLogger } from './mcp-logger.ts';
+import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import {
+  createLoopbackMcpHandler,
   type LoopbackMcpServer,
   type LoopbackTool,
   startLoopbackMcpServer,
@@ -389,5 +393,123 @@ describe('connectMcpServer fails closed', () => {
         ),
       (error: unknown) => McpConnectionError.isInstance(error) && error.code === 'mcp_connection_failed',
     );
+  });
+});
+
+describe('connectMcpServer: header templates and missing authentication', () => {
+  let server: LoopbackMcpServer;
+  before(async () => {
+    server = await startLoopbackMcpServer([zeroArgumentTool], { requiredAuthorization: 'Bearer s3{cret}' });
+  });
+  after(() => server.close());
+  const config = (auth: McpServerConfig['auth']): McpServerConfig => ({
+    id: 'templated',
+    name: 'templated',
+    transport: { type: 'streamable-http', url: server.url },
+    ...(auth === undefined ? {} : { auth }),
+  });
+
+  test("header templates are filled from the user's credentials, braces in values kept as they are", async () => {
+    const before = server.requests.length;
+    const logger = recordingLogger();
+    const connection = await connectMcpServer(
+      config({
+        type: 'headers',
+        headers: { Authorization: 'Bearer {token}', 'X-Wide': 'caf\u0113', 'X-Region': '{region}' },
+        credentials: { token: 's3{cret}', cret: 'EXPANDED-TWICE' },
+      }),
+      { fetch: createRecordingFetch().fetch, logger },
+    );
+    try {
+      assert.deepEqual(
+        (await connection.listTools()).map((tool) => tool.name),
+        ['ping'],
+      );
+      const received = server.requests.slice(before);
+      assert.ok(received.length >= 2);
+      for (const request of received) {
+        assert.equal(request.headers.authorization, 'Bearer s3{cret}');
+        assert.equal(request.headers['x-wide'], undefined);
+        assert.equal(request.headers['x-region'], undefined);
+      }
+      const log = logger.lines.join('\n');
+      assert.match(log, /X-Wide.*invalid-value/);
+      assert.match(log, /X-Region.*region/);
+      assert.doesNotMatch(log, /s3\{cret\}|caf/);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('a server that needs authentication and gets none says so, naming the missing credential', async () => {
+    const missing = await connectMcpServer(
+      config({ type: 'headers', headers: { Authorization: 'Bearer {token}' }, credentials: {} }),
+      { fetch: createRecordingFetch().fetch, logger: recordingLogger() },
+    ).then(
+      () => assert.fail('connected without credentials'),
+      (error: unknown) => error,
+    );
+    assert.ok(McpConnectionError.isInstance(missing));
+    assert.equal(missing.code, 'mcp_authentication_required');
+    assert.match(missing.message, /requires authentication.*\{token\}/);
+
+    const none = await connectMcpServer(config(undefined), {
+      fetch: createRecordingFetch().fetch,
+      logger: recordingLogger(),
+    }).then(
+      () => assert.fail('connected without credentials'),
+      (error: unknown) => error,
+    );
+    assert.ok(McpConnectionError.isInstance(none));
+    assert.equal(none.code, 'mcp_authentication_required');
+    assert.match(none.message, /no authentication is configured/);
+  });
+});
+
+describe('connectMcpServer: credentials refused mid-session', () => {
+  test('a 401 on a tool call says the credentials need renewing, as an execution error with an error packet', async () => {
+    const handler = createLoopbackMcpHandler([zeroArgumentTool]);
+    let accepted = 'Bearer first';
+    const http = createServer((request, response) => {
+      if (request.headers.authorization !== accepted) {
+        response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+        return;
+      }
+      void handler.handle(request, response);
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const connection = await connectMcpServer(
+      {
+        id: 'rotating',
+        name: 'rotating',
+        transport: { type: 'streamable-http', url },
+        auth: {
+          type: 'headers',
+          headers: { Authorization: 'Bearer {token}' },
+          credentials: { token: 'first' },
+        },
+      },
+      { fetch: createRecordingFetch().fetch, logger: recordingLogger() },
+    );
+    try {
+      const [ping] = await connection.tools();
+      assert.ok(ping);
+      accepted = 'Bearer second';
+      const { context, call } = createTestRunContext({ allowCitations: false });
+      await assert.rejects(
+        ping.run(call(ping.name, {}), context),
+        (error: unknown) =>
+          ToolExecutionError.isInstance(error) &&
+          error.code === 'mcp_authentication_required' &&
+          error.emitErrorPacket &&
+          /connect to the server again/.test(error.message),
+      );
+    } finally {
+      await connection.close().catch(() => undefined);
+      await handler.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
   });
 });

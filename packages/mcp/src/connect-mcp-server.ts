@@ -1,5 +1,6 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Tool as SdkTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchFunction } from '@toolbus/spec';
@@ -14,6 +15,7 @@ import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpTokenStore } from './mcp-token-store.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import { mergeMcpHeaders } from './merge-mcp-headers.ts';
+import { renderMcpHeaderTemplates } from './render-mcp-header-templates.ts';
 import { createServerHeaderFetch } from './server-header-fetch.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 import { toolDefinitionHash } from './tool-definition-hash.ts';
@@ -94,6 +96,7 @@ export async function connectMcpServer(
     new McpConnectionError({ code, message, serverName: config.name, cause });
   let serverFetch: FetchFunction | undefined;
   let provider: StoreOAuthClientProvider | undefined;
+  let missingCredentials: readonly string[] = [];
   if (config.transport.type !== 'stdio') {
     let url: URL;
     try {
@@ -130,12 +133,18 @@ export async function connectMcpServer(
           : { onAuthorizationRequired: options.oauth.onAuthorizationRequired }),
       });
     }
+    const logger = options.logger ?? consoleMcpLogger;
+    const rendered =
+      auth.type === 'headers'
+        ? renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {}, { logger })
+        : undefined;
+    missingCredentials = rendered?.missing ?? [];
     const headers = mergeMcpHeaders(
       {
         ...(options.requestHeaders === undefined ? {} : { requestHeaders: options.requestHeaders }),
-        ...(auth.type === 'headers' ? { connectionHeaders: auth.headers } : {}),
+        ...(rendered === undefined ? {} : { connectionHeaders: rendered.headers }),
       },
-      { logger: options.logger ?? consoleMcpLogger },
+      { logger },
     );
     serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
   }
@@ -189,6 +198,19 @@ export async function connectMcpServer(
         [400, 404, 405].includes(error.code ?? 0);
       if (fallBack) continue;
       if (ToolbusError.isInstance(error)) throw error;
+      if (provider === undefined && isUnauthenticated(error)) {
+        const why =
+          missingCredentials.length > 0
+            ? `the headers that carry it were left out: no stored value for ${missingCredentials.map((name) => `{${name}}`).join(', ')}`
+            : auth.type === 'headers'
+              ? 'the configured headers were not accepted'
+              : 'no authentication is configured for it';
+        throw fail(
+          'mcp_authentication_required',
+          `MCP server "${config.name}" requires authentication, and ${why}. Connect to the server with your credentials first.`,
+          error,
+        );
+      }
       const detail = error instanceof Error ? error.message : String(error);
       const stderr = stderrTail.trim().length > 0 ? ` (server stderr: ${stderrTail.trim().slice(-500)})` : '';
       throw fail(
@@ -216,6 +238,14 @@ function createConnection(input: {
     try {
       return await operation();
     } catch (error) {
+      if (provider === undefined && isUnauthenticated(error)) {
+        throw new McpConnectionError({
+          code: 'mcp_authentication_required',
+          message: `MCP server "${config.name}" stopped accepting the request's authentication (HTTP 401); the user's credentials for it need to be renewed.`,
+          serverName: config.name,
+          cause: error,
+        });
+      }
       if (!(error instanceof UnauthorizedError)) throw error;
       throw new McpAuthorizationRequiredError({
         serverName: config.name,
@@ -333,6 +363,11 @@ function createConnection(input: {
       await client.close();
     },
   };
+}
+
+/** An HTTP 401 from either transport (the SDK raises it as is when no OAuth provider is configured). */
+function isUnauthenticated(error: unknown): boolean {
+  return (error instanceof StreamableHTTPError || error instanceof SseError) && error.code === 401;
 }
 
 function toDescriptor(tool: SdkTool): McpToolDescriptor {

@@ -4,6 +4,7 @@ import { sanitizeToolName, ToolbusError, ToolCallError, ToolExecutionError } fro
 import { convertCallToolResult, type McpContentBlock } from './convert-call-tool-result.ts';
 import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
+import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import { normalizeInputSchema } from './normalize-input-schema.ts';
@@ -108,6 +109,14 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           throw new ToolExecutionError({
             code: 'mcp_authorization_required',
             message: `${label} needs the user to reconnect to the server (authorization expired, revoked or insufficient)`,
+            emitErrorPacket: true,
+            cause: error,
+          });
+        }
+        if (McpConnectionError.isInstance(error) && error.code === 'mcp_authentication_required') {
+          throw new ToolExecutionError({
+            code: 'mcp_authentication_required',
+            message: `${label} needs the user to connect to the server again with their credentials (the server refused them)`,
             emitErrorPacket: true,
             cause: error,
           });

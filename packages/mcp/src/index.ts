@@ -30,11 +30,15 @@ export { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
 export type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 export type { McpHeaderLayers, MergeMcpHeadersOptions } from './merge-mcp-headers.ts';
 export {
+  isSafeHeaderValue,
+  isStructuralMcpHeader,
   MCP_DENYLISTED_REQUEST_HEADERS,
   MCP_STRUCTURAL_HEADERS,
   mergeMcpHeaders,
 } from './merge-mcp-headers.ts';
 export { normalizeInputSchema } from './normalize-input-schema.ts';
+export type { RenderedMcpHeaders, RenderMcpHeaderTemplatesOptions } from './render-mcp-header-templates.ts';
+export { renderMcpHeaderTemplates } from './render-mcp-header-templates.ts';
 export type { StoreOAuthClientProviderOptions } from './store-oauth-client-provider.ts';
 export { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 export { toolDefinitionHash } from './tool-definition-hash.ts';

@@ -16,8 +16,17 @@ export type McpTransportConfig =
 /** How toolbus authenticates to an MCP server. */
 export type McpAuthConfig =
   | { readonly type: 'none' }
-  /** API keys and other static headers (e.g. `Authorization: Bearer …`, `X-Api-Key`), set by the admin or user. */
-  | { readonly type: 'headers'; readonly headers: Readonly<Record<string, string>> }
+  /**
+   * API keys and other headers (e.g. `Authorization: Bearer {token}`, `X-Api-Key: {api_key}`), set by the admin or
+   * user. Values are templates filled from `credentials` (see `renderMcpHeaderTemplates`): a header whose
+   * placeholder has no value is left out; `{{` and `}}` are literal braces.
+   */
+  | {
+      readonly type: 'headers';
+      readonly headers: Readonly<Record<string, string>>;
+      /** The values the templates are filled from: the user's stored credentials, an admin's API key. Secret. */
+      readonly credentials?: Readonly<Record<string, string>>;
+    }
   /** OAuth 2.1 through the SDK: discovery, dynamic client registration, PKCE, refresh; tokens per user per server. */
   | {
       readonly type: 'oauth';

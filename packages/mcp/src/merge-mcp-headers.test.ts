@@ -46,3 +46,62 @@ test('an OAuth value carrying CR/LF is not used', () => {
     { authorization: 'k' },
   );
 });
+
+test('no layer may set encoding, content, hop-by-hop or target-rewriting headers', () => {
+  const names = [
+    'Content-Type',
+    'Content-Encoding',
+    'Content-Disposition',
+    'Accept-Encoding',
+    'HTTP2-Settings',
+    'Keep-Alive',
+    'TE',
+    'Trailer',
+    'Upgrade',
+    'X-Original-URL',
+    'X-Rewrite-URL',
+    'X-Override-URL',
+    'X-Original-Host',
+    'X-Forwarded-Host',
+    'X-Forwarded-Prefix',
+    'X-Forwarded-Anything',
+    'Forwarded',
+    'X-HTTP-Method-Override',
+  ];
+  const headers = Object.fromEntries(names.map((name) => [name, 'v']));
+  const warnings: string[] = [];
+  const merged = mergeMcpHeaders(
+    { requestHeaders: headers, connectionHeaders: { ...headers, 'X-Api-Key': 'k' } },
+    { logger: { warn: (_message, fields) => warnings.push(String(fields?.header)) } },
+  );
+  assert.deepEqual(merged, { 'x-api-key': 'k' });
+  assert.equal(warnings.length, names.length * 2);
+});
+
+test('a value with a byte HTTP forbids is dropped and logged by name; the other headers still go', () => {
+  const warnings: string[] = [];
+  const merged = mergeMcpHeaders(
+    {
+      connectionHeaders: {
+        'X-Del': 'a\x7fb',
+        'X-Wide': 'caf\u0113',
+        'X-Emoji': '\u{1F600}',
+        'X-Control': 'a\x01b',
+        'X-Latin1': 'caf\u00e9',
+        'X-Tab': 'a\tb',
+      },
+      oauthAuthorization: 'Bearer \u0100',
+    },
+    { logger: { warn: (_message, fields) => warnings.push(`${fields?.header}:${fields?.reason}`) } },
+  );
+  assert.deepEqual(merged, { 'x-latin1': 'caf\u00e9', 'x-tab': 'a\tb' });
+  assert.deepEqual(warnings, [
+    '"X-Del":invalid-value',
+    '"X-Wide":invalid-value',
+    '"X-Emoji":invalid-value',
+    '"X-Control":invalid-value',
+    '"Authorization":invalid-value',
+  ]);
+  // What is left can always be sent: Headers refuses anything above U+00FF with a TypeError.
+  assert.doesNotThrow(() => new Headers(merged));
+});

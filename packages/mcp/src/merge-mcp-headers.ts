@@ -1,8 +1,18 @@
 import type { McpLogger } from './mcp-logger.ts';
 
 /**
- * Headers no layer may set: hop-by-hop and framing headers (request smuggling, host-header injection) and MCP's own
- * transport headers, which the SDK manages per session. Lower-case.
+ * Headers no layer may set, not even the admin's connection config:
+ * - framing and hop-by-hop headers (request smuggling, a body the server reads differently from us): `host`,
+ *   `content-length`, `transfer-encoding`, `connection`, `keep-alive`, `upgrade`, `te`, `trailer`,
+ *   `proxy-connection`, `expect`, `http2-settings`;
+ * - encoding and content headers, which describe a body: the SDK sets the right ones on the requests that have
+ *   one, and ours would be wrong on every other (a `content-type` on the GET of the event stream, a
+ *   `content-encoding` the body does not have); every `content-*` name is refused (see
+ *   {@link isStructuralMcpHeader}), and `accept-encoding`, which only the transport may negotiate;
+ * - headers that rewrite the request target or its method at a proxy or framework (`x-original-url`,
+ *   `x-rewrite-url` and their kin, `forwarded` and every `x-forwarded-*`, the method overrides);
+ * - MCP's own transport headers, which the SDK manages per session.
+ * Lower-case.
  */
 export const MCP_STRUCTURAL_HEADERS: ReadonlySet<string> = new Set([
   'host',
@@ -15,10 +25,47 @@ export const MCP_STRUCTURAL_HEADERS: ReadonlySet<string> = new Set([
   'trailer',
   'proxy-connection',
   'expect',
+  'http2-settings',
+  'content-type',
+  'content-encoding',
+  'content-language',
+  'content-location',
+  'content-range',
+  'content-md5',
+  'accept-encoding',
+  'x-original-url',
+  'x-original-uri',
+  'x-rewrite-url',
+  'x-override-url',
+  'x-http-destinationurl',
+  'x-proxy-url',
+  'x-original-host',
+  'x-host',
+  'x-forwarded-host',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-uri',
+  'x-forwarded-path',
+  'x-forwarded-prefix',
+  'x-forwarded-port',
+  'x-forwarded-scheme',
+  'x-forwarded-server',
+  'forwarded',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
   'mcp-session-id',
   'mcp-protocol-version',
   'last-event-id',
 ]);
+
+/** Name prefixes refused like {@link MCP_STRUCTURAL_HEADERS}: a body's description, and proxy forwarding. */
+const structuralPrefixes: readonly string[] = ['content-', 'x-forwarded-'];
+
+/** True for a (lower-case) header name no layer may set: in {@link MCP_STRUCTURAL_HEADERS} or under its prefixes. */
+export function isStructuralMcpHeader(name: string): boolean {
+  return MCP_STRUCTURAL_HEADERS.has(name) || structuralPrefixes.some((prefix) => name.startsWith(prefix));
+}
 
 /**
  * Headers additionally refused from per-request extras (which come from the end user's request, not from an admin):
@@ -30,10 +77,6 @@ export const MCP_DENYLISTED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'proxy-authenticate',
   'cookie',
   'set-cookie',
-  'forwarded',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
   'x-real-ip',
 ]);
 
@@ -54,12 +97,22 @@ export interface MergeMcpHeadersOptions {
 }
 
 const tokenPattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const unsafeValuePattern = /[\r\n\0]/;
+/**
+ * A byte HTTP does not allow in a field value: controls other than tab (CR, LF and NUL among them), DEL, and
+ * anything above U+00FF (which `Headers` refuses with a TypeError that would fail the whole request).
+ */
+const unsafeValuePattern = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** True when `value` is a string HTTP allows as a header field value. */
+export function isSafeHeaderValue(value: unknown): value is string {
+  return typeof value === 'string' && !unsafeValuePattern.test(value);
+}
 
 /**
  * Merges the MCP header layers: request extras < connection config < OAuth token; later wins, names compared
- * case-insensitively. Drops denylisted names, names that are not HTTP tokens, and values with CR, LF or NUL, each
- * logged by name as a warning. Returns lower-case names.
+ * case-insensitively. Drops denylisted names, names that are not HTTP tokens, and values with a byte HTTP forbids
+ * (see {@link isSafeHeaderValue}), each logged by name as a warning, never failing the request. Returns
+ * lower-case names.
  */
 export function mergeMcpHeaders(
   layers: McpHeaderLayers,
@@ -76,9 +129,9 @@ export function mergeMcpHeaders(
       const name = rawName.toLowerCase();
       const reason = !tokenPattern.test(rawName)
         ? 'invalid-name'
-        : denylist.has(name)
+        : denylist.has(name) || isStructuralMcpHeader(name)
           ? 'denylisted'
-          : typeof value !== 'string' || unsafeValuePattern.test(value)
+          : !isSafeHeaderValue(value)
             ? 'invalid-value'
             : undefined;
       if (reason !== undefined) {
@@ -91,8 +144,14 @@ export function mergeMcpHeaders(
   };
   apply(layers.requestHeaders, 'request', MCP_DENYLISTED_REQUEST_HEADERS);
   apply(layers.connectionHeaders, 'connection', MCP_STRUCTURAL_HEADERS);
-  if (layers.oauthAuthorization !== undefined && !unsafeValuePattern.test(layers.oauthAuthorization)) {
-    merged.authorization = layers.oauthAuthorization;
+  if (layers.oauthAuthorization !== undefined) {
+    if (isSafeHeaderValue(layers.oauthAuthorization)) merged.authorization = layers.oauthAuthorization;
+    else
+      options.logger?.warn('Dropped MCP header', {
+        header: '"Authorization"',
+        layer: 'oauth',
+        reason: 'invalid-value',
+      });
   }
   return merged;
 }

@@ -123,4 +123,28 @@ describe('MCP OAuth end to end', () => {
       assert.notEqual(request.headers.authorization, 'Bearer from-the-request');
     }
   });
+
+  test('an expired access token with no refresh token is never sent; the user is asked to authorize again', async () => {
+    const tokenStore = createInMemoryMcpTokenStore();
+    await tokenStore.save('user-9', 'protected', {
+      tokens: { access_token: 'at-expired-secret', token_type: 'bearer', expires_in: 60 },
+      tokensSavedAt: Date.now() - 3_600_000,
+    });
+    const before = servers.mcpRequests.length;
+    const required = await connectMcpServer(config, {
+      fetch: createRecordingFetch().fetch,
+      oauth: { tokenStore, userId: 'user-9', redirectUrl },
+    }).then(
+      () => assert.fail('connected with an expired token'),
+      (error: unknown) => error,
+    );
+    assert.ok(McpAuthorizationRequiredError.isInstance(required));
+    assert.ok(required.authorizationUrl);
+    const sent = servers.mcpRequests.slice(before).map((request) => request.headers.authorization);
+    assert.ok(sent.length > 0);
+    assert.ok(
+      sent.every((value) => value === undefined),
+      `sent: ${sent.join(', ')}`,
+    );
+  });
 });

@@ -5,6 +5,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
+import { isSafeHeaderValue } from './merge-mcp-headers.ts';
 
 /** Options for {@link StoreOAuthClientProvider}. */
 export interface StoreOAuthClientProviderOptions {
@@ -19,6 +20,24 @@ export interface StoreOAuthClientProviderOptions {
   readonly client?: { readonly id: string; readonly secret?: string };
   /** Called with the authorization URL when the user must (re)authorize; the application sends the user there. */
   readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
+  /** The clock, in ms since epoch (`Date.now` by default): tells whether an access token has expired. */
+  readonly now?: () => number;
+}
+
+/**
+ * An access token counts as expired this long before its stated expiry, so a request does not leave with a
+ * token that lapses on the way.
+ */
+const expiryMarginMs = 30_000;
+
+/** True when the tokens say when they expire (`expires_in`, from when they were saved) and that time has come. */
+function isExpired(tokens: OAuthTokens, savedAt: number | undefined, now: number): boolean {
+  const expiresIn = tokens.expires_in;
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn)) return false;
+  // Saved without a time (older records): the age is unknown, so treat the token as expired only if it was
+  // issued already expired.
+  if (savedAt === undefined) return expiresIn <= 0;
+  return now >= savedAt + expiresIn * 1000 - expiryMarginMs;
 }
 
 /**
@@ -49,6 +68,10 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
     };
   }
 
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
   async #load(): Promise<McpOAuthRecord> {
     return (await this.#options.store.load(this.#options.userId, this.#options.serverId)) ?? {};
   }
@@ -76,14 +99,27 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
     await this.#update((record) => ({ ...record, clientInformation }));
   }
 
+  /**
+   * The stored tokens, unless they cannot be used: an access token past its expiry with no refresh token to renew
+   * it (sending it would only leak it to a server that refuses it; the SDK then asks the user to authorize
+   * again), or an access token or type with a byte HTTP forbids in a header (the SDK's request would fail with a
+   * TypeError on every call instead of asking for a new grant).
+   */
   async tokens(): Promise<OAuthTokens | undefined> {
-    return (await this.#load()).tokens;
+    const record = await this.#load();
+    const tokens = record.tokens;
+    if (tokens === undefined) return undefined;
+    if (!isSafeHeaderValue(tokens.access_token) || !isSafeHeaderValue(tokens.token_type ?? 'Bearer'))
+      return undefined;
+    const hasRefresh = typeof tokens.refresh_token === 'string' && tokens.refresh_token !== '';
+    if (!hasRefresh && isExpired(tokens, record.tokensSavedAt, this.#now())) return undefined;
+    return tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     await this.#update((record) => {
       const { codeVerifier: _verifier, pendingState: _state, ...rest } = record;
-      return { ...rest, tokens, tokensSavedAt: Date.now() };
+      return { ...rest, tokens, tokensSavedAt: this.#now() };
     });
   }
 

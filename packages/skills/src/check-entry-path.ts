@@ -15,15 +15,39 @@ export interface CheckedEntryPath {
 }
 
 /**
- * Applies the path rules to one entry name, exactly as stored: returns the problem that refuses it, or its
+ * Applies the path rules to one entry name, exactly as stored, and again to its Unicode compatibility folding
+ * (NFKC): a full-width `．．` is `..`, a full-width `／` or `＼` a separator, to every tool that folds names
+ * (file systems on some platforms, archive tools, search indexes). Returns the problem that refuses it, or its
  * segments. Nothing is rewritten: a name with a backslash is refused, not "fixed".
  */
 export function checkEntryPath(name: string): CheckedEntryPath | SkillBundleProblem {
-  const label = describeEntryName(name);
+  const checked = checkPathRules(name, name, '');
+  if ('code' in checked) return checked;
+  const folded = name.normalize('NFKC');
+  if (folded === name) return checked;
+  const foldedCheck = checkPathRules(folded, name, ' after Unicode compatibility folding (NFKC)');
+  if ('code' in foldedCheck) return foldedCheck;
+  if (foldedCheck.segments.length !== checked.segments.length) {
+    return {
+      code: 'invalid_path',
+      message: `${describeEntryName(name)}: a character in the name folds to "/" under Unicode compatibility folding (NFKC).`,
+      entry: name,
+    };
+  }
+  return checked;
+}
+
+/** The rules on one spelling of a name; problems name the entry as stored and say which spelling failed. */
+function checkPathRules(
+  name: string,
+  stored: string,
+  spelling: string,
+): CheckedEntryPath | SkillBundleProblem {
+  const label = describeEntryName(stored);
   const refuse = (code: SkillBundleProblem['code'], message: string): SkillBundleProblem => ({
     code,
-    message: `${label}: ${message}`,
-    entry: name,
+    message: `${label}: ${spelling === '' ? message : `${message.replace(/\.$/, '')}${spelling}.`}`,
+    entry: stored,
   });
   if (name.length === 0) return refuse('invalid_path', 'an entry has an empty name.');
   if (controlCharacter.test(name))
@@ -63,7 +87,10 @@ export function isIgnoredEntry(segments: readonly string[]): boolean {
   return last === '.DS_Store' || last === 'Thumbs.db' || last.startsWith('._');
 }
 
-/** The key two names collide on: same text after Unicode NFC normalisation and case folding. */
+/**
+ * The key two names collide on: same text after Unicode compatibility folding (NFKC, so `ａ.txt` is `a.txt`) and
+ * case folding.
+ */
 export function collisionKey(path: string): string {
-  return path.normalize('NFC').toLowerCase().normalize('NFC');
+  return path.normalize('NFKC').toLowerCase().normalize('NFKC');
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { builtInSkillNames } from './built-in-skill-names.ts';
 import { bundleSources } from './bundle-sources.ts';
+import { collisionKey } from './check-entry-path.ts';
 import { parseSkillFrontMatter } from './parse-skill-front-matter.ts';
 import { type PlannedFile, planBundleFiles } from './plan-bundle-files.ts';
 import { EntryProblem, ProblemCollector, StopInspection } from './problem-collector.ts';
@@ -78,7 +79,13 @@ async function inspect(
     problems,
   });
   if (entries === undefined) return undefined;
-  const planned = planBundleFiles({ entries, problems, isBuiltIn, perFileMaxBytes, totalMaxBytes });
+  const { files: planned, wrapper } = planBundleFiles({
+    entries,
+    problems,
+    isBuiltIn,
+    perFileMaxBytes,
+    totalMaxBytes,
+  });
   if (problems.problems.length === 0) await crossCheckWithYauzl(archive, { entries, problems });
 
   const files: SkillBundleFile[] = [];
@@ -120,14 +127,27 @@ async function inspect(
     for (const problem of parsed) problems.add(problem);
     return undefined;
   }
-  const reserved = new Set(options.reservedNames ?? builtInSkillNames);
-  if (!isBuiltIn && reserved.has(parsed.frontMatter.name)) {
+  const { name } = parsed.frontMatter;
+  // One name for the skill: the folder it came in and its front matter must agree, or the skill would be
+  // listed under one name and unpacked under another.
+  if (wrapper !== undefined && wrapper !== name) {
     problems.add({
-      code: 'reserved_skill_name',
-      message: `SKILL.md: the name "${parsed.frontMatter.name}" is reserved by a built-in skill.`,
+      code: 'wrapper_name_mismatch',
+      message: `SKILL.md: the name "${name}" differs from its wrapping folder "${wrapper}"; rename the folder to "${name}" (or put SKILL.md at the root of the archive).`,
       entry: 'SKILL.md',
     });
     return undefined;
+  }
+  if (!isBuiltIn) {
+    const reservedBy = reservationOf(name, options.reservedNames);
+    if (reservedBy !== undefined) {
+      problems.add({
+        code: 'reserved_skill_name',
+        message: `SKILL.md: the name "${name}" is reserved ${reservedBy === 'built-in' ? 'by a built-in skill' : 'by the administrator'}.`,
+        entry: 'SKILL.md',
+      });
+      return undefined;
+    }
   }
   if (problems.problems.length > 0) return undefined;
   files.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
@@ -149,6 +169,21 @@ async function inspect(
   };
   bundleSources.set(bundle, { archive, entries: sources });
   return bundle;
+}
+
+/**
+ * Whether a custom skill may not take `name`: a built-in skill's name always, and the names an administrator
+ * reserves (compared after Unicode compatibility and case folding, as file names are).
+ */
+function reservationOf(
+  name: string,
+  adminReserved: Iterable<string> | undefined,
+): 'built-in' | 'administrator' | undefined {
+  const key = collisionKey(name);
+  if (builtInSkillNames.some((builtIn) => collisionKey(builtIn) === key)) return 'built-in';
+  for (const reserved of adminReserved ?? [])
+    if (collisionKey(reserved.trim()) === key) return 'administrator';
+  return undefined;
 }
 
 type ReadResult =

@@ -15,8 +15,8 @@ export async function loadStoredSkillBundle(options: {
 }): Promise<SkillBundle> {
   const { record } = options;
   const bundle = await validateSkillBundle(await options.blobStore.get(record.blobKey), {
+    // No administrator reservations: a skill stored before its name was reserved still loads.
     isBuiltIn: record.isBuiltIn,
-    reservedNames: [],
   });
   if (bundle.sha256 !== record.sha256 || bundle.name !== record.name) {
     throw new SkillBundleError({

@@ -18,6 +18,13 @@ export interface PlannedFile {
   readonly path: string;
 }
 
+/** What {@link planBundleFiles} found: the files to read, and the wrapping folder they were taken out of. */
+export interface BundlePlan {
+  readonly files: PlannedFile[];
+  /** The single folder that wraps SKILL.md and everything else; absent when SKILL.md is at the root. */
+  readonly wrapper?: string;
+}
+
 /** Options for {@link planBundleFiles}. */
 export interface PlanBundleFilesOptions {
   readonly entries: readonly ZipEntry[];
@@ -31,9 +38,9 @@ export interface PlanBundleFilesOptions {
  * Applies every rule that needs no decompression: encryption and method, names, entry types from the Unix mode
  * bits, duplicates (exact, by case and by Unicode normalisation), files used as folders, clutter, the wrapping
  * folder, `SKILL.md` presence, templates, and the declared sizes (a declared size over a limit is refused at
- * once; a declared size that lies is caught while inflating). Returns the files to read.
+ * once; a declared size that lies is caught while inflating). Returns the files to read and the wrapping folder.
  */
-export function planBundleFiles(options: PlanBundleFilesOptions): PlannedFile[] {
+export function planBundleFiles(options: PlanBundleFilesOptions): BundlePlan {
   const { problems } = options;
   const candidates: { entry: ZipEntry; segments: readonly string[] }[] = [];
   const keys = new Map<string, { name: string; isDirectory: boolean }>();
@@ -120,17 +127,18 @@ export function planBundleFiles(options: PlanBundleFilesOptions): PlannedFile[] 
       }
     }
   }
-  const planned = flatten(candidates, problems);
-  checkPlannedFiles(planned, options);
-  return planned;
+  const plan = flatten(candidates, problems);
+  checkPlannedFiles(plan.files, options);
+  return plan;
 }
 
 function flatten(
   candidates: readonly { entry: ZipEntry; segments: readonly string[] }[],
   problems: ProblemCollector,
-): PlannedFile[] {
+): BundlePlan {
   const atRoot = candidates.some(({ segments }) => segments.length === 1 && segments[0] === 'SKILL.md');
-  if (atRoot) return candidates.map(({ entry, segments }) => ({ entry, path: segments.join('/') }));
+  if (atRoot)
+    return { files: candidates.map(({ entry, segments }) => ({ entry, path: segments.join('/') })) };
   const wrappers = new Set(
     candidates
       .filter(({ segments }) => segments[1] === 'SKILL.md' && segments.length === 2)
@@ -141,9 +149,9 @@ function flatten(
       code: 'missing_skill_md',
       message: 'The bundle has no SKILL.md at its root (or inside a single wrapping folder).',
     });
-    return [];
+    return { files: [] };
   }
-  const [wrapper] = wrappers;
+  const wrapper = [...wrappers][0] as string;
   const outside = candidates.filter(({ segments }) => segments[0] !== wrapper || segments.length === 1);
   for (const { entry } of outside) {
     problems.add({
@@ -152,9 +160,10 @@ function flatten(
       entry: entry.displayName,
     });
   }
-  return candidates
+  const files = candidates
     .filter(({ segments }) => segments[0] === wrapper && segments.length > 1)
     .map(({ entry, segments }) => ({ entry, path: segments.slice(1).join('/') }));
+  return { files, wrapper };
 }
 
 function checkPlannedFiles(planned: readonly PlannedFile[], options: PlanBundleFilesOptions): void {
@@ -162,7 +171,8 @@ function checkPlannedFiles(planned: readonly PlannedFile[], options: PlanBundleF
   let declaredTotal = 0;
   for (const { entry, path } of planned) {
     const label = describeEntryName(entry.displayName);
-    if (!options.isBuiltIn && path.endsWith('.template')) {
+    // Folded like names are compared, so a full-width `.ｔｅｍｐｌａｔｅ` is a template too.
+    if (!options.isBuiltIn && collisionKey(path).endsWith('.template')) {
       problems.add({
         code: 'template_in_custom_bundle',
         message: `${label}: custom skills cannot ship .template files (template rendering is reserved for built-in skills).`,

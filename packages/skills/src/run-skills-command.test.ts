@@ -15,12 +15,16 @@ afterEach(async () => {
 });
 
 async function run(...argv: string[]) {
+  return runWith({}, ...argv);
+}
+
+async function runWith(environment: Record<string, string>, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
   const code = await runSkillsCommand(argv, {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-    environment: {},
+    environment,
   });
   return { code, stdout, stderr };
 }
@@ -32,6 +36,23 @@ async function writeZip(name: string, archive: Buffer) {
 }
 
 describe('runSkillsCommand', () => {
+  it("refuses the administrator's reserved names (TOOLBUS_RESERVED_SKILL_NAMES) besides the built-in ones", async () => {
+    const path = await writeZip(
+      'payroll.zip',
+      forgeZip([{ name: 'SKILL.md', data: skillMarkdown('payroll') }]),
+    );
+    const reserved = { TOOLBUS_RESERVED_SKILL_NAMES: ' hr , payroll' };
+    const refused = await runWith(reserved, 'validate', path);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /error reserved_skill_name: .*"payroll" is reserved by the administrator/);
+    const builtIn = await writeZip(
+      'pdf.zip',
+      forgeZip([{ name: 'SKILL.md', data: skillMarkdown('pdf-reports') }]),
+    );
+    assert.match((await runWith(reserved, 'validate', builtIn)).stdout, /reserved by a built-in skill/);
+    assert.equal((await run('validate', path)).code, 0);
+  });
+
   it('validate prints every problem and exits 1 when the bundle is refused', async () => {
     const path = await writeZip(
       'bad.zip',

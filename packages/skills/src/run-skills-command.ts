@@ -37,6 +37,7 @@ const usage = `Usage: toolbus skills <command>
   seed                                            store (or refresh) the built-in skills
 
 Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR), --max-file-bytes <n>, --max-total-bytes <n>
+Names in $TOOLBUS_RESERVED_SKILL_NAMES (comma-separated) are reserved, like the built-in skills' names.
 `;
 
 /**
@@ -64,11 +65,18 @@ export async function runSkillsCommand(
     context.stderr.write(`Size limits must be positive integers.\n\n${usage}`);
     return 2;
   }
-  const dataDirectory = values['data-dir'] ?? (context.environment ?? process.env).TOOLBUS_DATA_DIR;
+  const environment = context.environment ?? process.env;
+  const dataDirectory = values['data-dir'] ?? environment.TOOLBUS_DATA_DIR;
+  // The administrator's reserved names, on top of the built-in skills' names (which are always reserved).
+  const reservedNames = (environment.TOOLBUS_RESERVED_SKILL_NAMES ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const validation = { ...limits, ...(reservedNames.length > 0 ? { reservedNames } : {}) };
   const openStores = context.openStores ?? openDefaultStores;
   try {
     if (command === 'validate' && argument !== undefined && positionals.length === 2) {
-      return await validate(argument, { json: values.json === true, limits, context });
+      return await validate(argument, { json: values.json === true, limits: validation, context });
     }
     if (command === 'add' && argument !== undefined && positionals.length === 2) {
       const stores = await openStores(dataDirectory);
@@ -77,7 +85,7 @@ export async function runSkillsCommand(
         ...stores,
         acceptFindings: values['accept-findings'] === true,
         replace: values.replace === true,
-        validation: limits,
+        validation,
       });
       context.stdout.write(
         `Added skill "${record.name}": ${record.fileCount} files, ${record.totalBytes} bytes, sha256 ${record.sha256}` +
@@ -153,7 +161,7 @@ async function validate(
   path: string,
   options: {
     readonly json: boolean;
-    readonly limits: { perFileMaxBytes?: number; totalMaxBytes?: number };
+    readonly limits: { perFileMaxBytes?: number; totalMaxBytes?: number; reservedNames?: readonly string[] };
     readonly context: SkillsCommandContext;
   },
 ): Promise<number> {

@@ -14,7 +14,7 @@ const skillBundleErrorMarker = Symbol.for('toolbus.error.SkillBundleError');
  * - entry types: `symlink_entry`, `special_file_entry`;
  * - limits: `entry_too_large`, `bundle_too_large`, `too_many_entries`;
  * - skill rules: `template_in_custom_bundle`, `missing_skill_md`, `files_outside_wrapper`, `invalid_front_matter`,
- *   `invalid_skill_name`, `reserved_skill_name`, `invalid_description`;
+ *   `invalid_skill_name`, `reserved_skill_name`, `wrapper_name_mismatch`, `invalid_description`;
  * - ingestion and delivery: `findings_not_accepted`, `skill_exists`, `skill_not_found`, `blob_not_found`,
  *   `invalid_template`, `unsafe_target`, `no_data_directory`.
  */
@@ -49,6 +49,7 @@ export const skillBundleErrorCodes = [
   'invalid_front_matter',
   'invalid_skill_name',
   'reserved_skill_name',
+  'wrapper_name_mismatch',
   'invalid_description',
   'findings_not_accepted',
   'skill_exists',

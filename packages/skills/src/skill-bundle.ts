@@ -64,6 +64,9 @@ export interface ValidateSkillBundleOptions {
   readonly maxArchiveBytes?: number;
   /** Built-in skills may ship `.template` files and use reserved names. Default false. */
   readonly isBuiltIn?: boolean;
-  /** Names custom bundles may not take. Default: the built-in skill names. */
+  /**
+   * Names an administrator reserves (from configuration), which custom bundles may not take, in addition to the
+   * built-in skills' names, which are always reserved.
+   */
   readonly reservedNames?: Iterable<string>;
 }

@@ -31,6 +31,18 @@ async function assertRefused(
   return error;
 }
 
+describe('validateSkillBundle compares names after Unicode compatibility folding', () => {
+  it('refuses two names equal after NFKC folding as duplicates', async () => {
+    await assertRefused(
+      [skill, { name: 'run.py', data: '1' }, { name: '\uff52un.py', data: '2' }],
+      'duplicate_entry',
+    );
+  });
+  it('refuses a full-width .template suffix in a custom bundle', async () => {
+    await assertRefused([skill, { name: 'x.\uff54emplate', data: '{{ a }}' }], 'template_in_custom_bundle');
+  });
+});
+
 describe('validateSkillBundle refuses hostile entry names', () => {
   const cases: [string, string | Buffer, SkillBundleErrorCode][] = [
     ['a parent-directory escape', '../evil.sh', 'path_traversal'],
@@ -47,6 +59,13 @@ describe('validateSkillBundle refuses hostile entry names', () => {
     ['a dot segment', './scripts/evil.py', 'invalid_path'],
     ['bytes that are not UTF-8', Buffer.from([0x73, 0xff, 0xfe, 0x2e, 0x70, 0x79]), 'invalid_name_encoding'],
     ['an overlong path', `${'a/'.repeat(600)}x`, 'path_too_long'],
+    ['a full-width ".." (NFKC folds it to "..")', '\uff0e\uff0e/evil.sh', 'path_traversal'],
+    ['a full-width ".." deeper down', 'scripts/\uff0e\uff0e/\uff0e\uff0e/evil.sh', 'path_traversal'],
+    ['a two-dot leader (NFKC "..")', '\u2025/evil.sh', 'path_traversal'],
+    ['a one-dot leader segment (NFKC ".")', 'scripts/\u2024/evil.sh', 'invalid_path'],
+    ['a full-width solidus (NFKC "/")', 'scripts\uff0fevil.sh', 'invalid_path'],
+    ['a full-width solidus at the start', '\uff0fetc/passwd', 'absolute_path'],
+    ['a full-width reverse solidus', 'scripts\uff3cevil.sh', 'backslash_in_path'],
   ];
   for (const [title, name, code] of cases) {
     it(`refuses ${title} with ${code} and names the entry`, async () => {
@@ -276,6 +295,65 @@ describe('validateSkillBundle applies the skill rules', () => {
       reservedNames: ['mine'],
     });
   });
+  it("reserves the built-in names and the administrator's names together, compared folded", async () => {
+    const adminReserved = { reservedNames: ['Payroll', 'ｉｎｔｅｒｎａｌ'] };
+    const builtIn = await assertRefused(
+      [{ name: 'SKILL.md', data: skillMarkdown('pdf-reports') }],
+      'reserved_skill_name',
+      adminReserved,
+    );
+    assert.match(builtIn.message, /built-in/);
+    const admin = await assertRefused(
+      [{ name: 'SKILL.md', data: skillMarkdown('payroll') }],
+      'reserved_skill_name',
+      adminReserved,
+    );
+    assert.match(admin.message, /administrator/);
+    await assertRefused(
+      [{ name: 'SKILL.md', data: skillMarkdown('internal') }],
+      'reserved_skill_name',
+      adminReserved,
+    );
+    assert.equal(
+      (
+        await validateSkillBundle(
+          forgeZip([{ name: 'SKILL.md', data: skillMarkdown('free') }]),
+          adminReserved,
+        )
+      ).name,
+      'free',
+    );
+    // A built-in bundle keeps its own name.
+    const seeded = forgeZip([{ name: 'SKILL.md', data: skillMarkdown('pdf-reports') }]);
+    assert.equal(
+      (await validateSkillBundle(seeded, { isBuiltIn: true, ...adminReserved })).name,
+      'pdf-reports',
+    );
+  });
+  it('refuses a wrapping folder whose name differs from the front matter name', async () => {
+    const error = await assertRefused(
+      [
+        { name: 'other-name/SKILL.md', data: skillMarkdown('demo-skill') },
+        { name: 'other-name/run.py', data: 'print(1)' },
+      ],
+      'wrapper_name_mismatch',
+    );
+    assert.match(error.message, /"demo-skill".*"other-name"/);
+    await assertRefused(
+      [{ name: 'Demo-Skill/SKILL.md', data: skillMarkdown('demo-skill') }],
+      'wrapper_name_mismatch',
+    );
+    const matching = await validateSkillBundle(
+      forgeZip([
+        { name: 'demo-skill/SKILL.md', data: skillMarkdown('demo-skill') },
+        { name: 'demo-skill/run.py', data: 'print(1)' },
+      ]),
+    );
+    assert.deepEqual(
+      matching.files.map((file) => file.path),
+      ['SKILL.md', 'run.py'],
+    );
+  });
   it('refuses more entries than allowed, and an archive over its byte limit (also as a stream)', async () => {
     const entries = [skill, { name: 'a', data: '1' }, { name: 'b', data: '2' }, { name: 'c', data: '3' }];
     await assertRefused(entries, 'too_many_entries', { maxEntries: 3 });
@@ -351,7 +429,7 @@ describe('validateSkillBundle accepts benign bundles', () => {
   it('gives the same content hash whatever the entry order, methods, wrapper and input form', async () => {
     const forward = forgeZip([...files].map(([name, data]) => ({ name, data, method: 0 })));
     const backward = forgeZip(
-      [...files].reverse().map(([name, data]) => ({ name: `wrap/${name}`, data, method: 8 })),
+      [...files].reverse().map(([name, data]) => ({ name: `report-kit/${name}`, data, method: 8 })),
     );
     const first = await validateSkillBundle(forward);
     const second = await validateSkillBundle(

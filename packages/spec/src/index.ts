@@ -14,7 +14,7 @@ export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts
 export type { LimitedBody } from './read-limited-body.ts';
 export { readLimitedBody } from './read-limited-body.ts';
 export type { CitedDocument, SearchDocument } from './search-document.ts';
-export type { AvailabilityContext, ConcurrencyClass, Tool, ToolRunContext } from './tool.ts';
+export type { AvailabilityContext, ConcurrencyClass, MergeableField, Tool, ToolRunContext } from './tool.ts';
 export type { ToolCall, ToolCallHistoryForm } from './tool-call.ts';
 export { toolCallToHistoryForm, toolCallToMessageString } from './tool-call.ts';
 export type { JsonSchema, ToolDefinition } from './tool-definition.ts';

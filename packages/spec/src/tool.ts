@@ -14,6 +14,12 @@ import type { ToolResponse } from './tool-response.ts';
  */
 export type ConcurrencyClass = 'parallel' | 'serial' | 'exclusive';
 
+/**
+ * The list argument whose values are combined when a tool that declares it is called several times in one cycle
+ * (the searches on `queries`, open_url on `urls`): the calls run once, as one call over every item.
+ */
+export type MergeableField = 'queries' | 'urls';
+
 /** What `isAvailable` may look at. Applications add their own fields (user, database handles). */
 export interface AvailabilityContext {
   readonly userId?: string;
@@ -58,6 +64,16 @@ export interface Tool {
   readonly concurrency: ConcurrencyClass;
   /** Per-call timeout; the runner's default (10 minutes) when absent. */
   readonly timeoutMs?: number;
+  /**
+   * A successful run ends the turn's loop (image generation: the picture is the answer). Declared by the tool, so
+   * a user's tool that happens to share a built-in's name is never taken for it.
+   */
+  readonly stopsTurn?: boolean;
+  /**
+   * The list argument (a list of strings) under which several calls of this tool in one cycle are merged into one
+   * call. Absent: every call runs on its own. Declared by the tool, never looked up by its name.
+   */
+  readonly mergeableField?: MergeableField;
   /** The function definition that goes into the LLM request. */
   definition(): ToolDefinition;
   /** Live availability (a health probe, a feature flag). A throw means unavailable, never a failed turn. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkAddress, checkHostName, compileAddressPolicy } from './check-address.ts';
+import { checkAddress, checkHostName, compileAddressPolicy, internalHostName } from './check-address.ts';
 
 const strict = { level: 'strict' } as const;
 const permissive = { level: 'permissive' } as const;
@@ -141,5 +141,18 @@ describe('checkHostName', () => {
       checkHostName('metadata.google.internal', { level: 'permissive', allow: ['metadata.google.internal'] }),
       undefined,
     );
+  });
+
+  test('localhost and its subdomains, and Kubernetes names, are refused at every level; look-alikes are not', () => {
+    for (const policy of [strict, permissive]) {
+      assert.equal(checkHostName('localhost', policy), 'localhost host name');
+      assert.equal(checkHostName('a.b.localhost.', policy), 'localhost host name');
+      assert.equal(checkHostName('kubernetes.default.svc', policy), 'Kubernetes in-cluster host name');
+      assert.equal(checkHostName('db.team.svc.cluster.local', policy), 'Kubernetes in-cluster host name');
+    }
+    assert.equal(internalHostName('kubernetes.default')?.category, 'private');
+    assert.equal(internalHostName('localhost')?.category, 'loopback');
+    for (const name of ['notlocalhost', 'localhost.example.com', 'svc.example.com', 'mysvc', 'kubernetes.io'])
+      assert.equal(checkHostName(name, strict), undefined, name);
   });
 });

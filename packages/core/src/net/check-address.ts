@@ -25,15 +25,32 @@ export type AddressCheck =
   | (AddressClassification & { readonly allowed: true; readonly exemptedBy?: string })
   | (AddressClassification & { readonly allowed: false; readonly reason: string });
 
-/** Host names of cloud metadata services, refused at every level unless allowed by name. */
+/**
+ * Host names of cloud metadata services, refused at every level unless allowed by name: Google Cloud
+ * (`metadata.google.internal`, `metadata.goog`, and the bare `metadata` its resolvers also answer), AWS
+ * (`instance-data`, `instance-data.ec2.internal`), IBM Cloud (`api.metadata.cloud.ibm.com`), Tencent Cloud
+ * (`metadata.tencentyun.com`) and OpenStack (`metadata`). Azure, Oracle, Alibaba Cloud, DigitalOcean and Hetzner
+ * serve metadata at link-local or shared addresses only, which the address check refuses.
+ */
 export const cloudMetadataHostNames: readonly string[] = [
   'metadata.google.internal',
   'metadata.goog',
   'metadata',
   'instance-data',
   'instance-data.ec2.internal',
+  'api.metadata.cloud.ibm.com',
   'metadata.tencentyun.com',
 ];
+
+/**
+ * Kubernetes' in-cluster names: the API server's short names, and every name under a namespace's `svc` label
+ * or the default cluster domain (`cluster.local`: services and pods). Refused at every level unless allowed by
+ * name, whatever they resolve to: in a pod they reach the cluster's own services, which a permissive level
+ * would otherwise let through as private addresses. A cluster with another domain lists its names in `allow`
+ * only when wanted; its `svc` names are refused all the same.
+ */
+const kubernetesHostNames: ReadonlySet<string> = new Set(['kubernetes', 'kubernetes.default']);
+const kubernetesSuffixes: readonly string[] = ['.svc', '.svc.cluster.local', '.cluster.local'];
 
 const permissiveCategories: ReadonlySet<AddressCategory> = new Set([
   'public',
@@ -132,20 +149,48 @@ export function checkAddress(
   };
 }
 
+/** Why a host name is internal by name alone, and what it would reach. */
+export interface InternalHostName {
+  readonly reason: string;
+  readonly category: AddressCategory;
+}
+
 /**
- * Checks a host name before it is resolved: cloud-metadata names are refused at every level unless the allow
- * list names them. Returns the reason for a refusal, or undefined when the name may be resolved and its
- * addresses checked.
+ * Whether a host name is internal by its name alone, whatever DNS answers for it: `localhost` and its
+ * subdomains (resolvers answer them with loopback without asking anyone), the cloud metadata names, and
+ * Kubernetes' in-cluster names. Ignores the allow list; see {@link checkHostName}.
+ */
+export function internalHostName(hostName: string): InternalHostName | undefined {
+  const name = normalizeHostName(hostName);
+  if (name === 'localhost' || name.endsWith('.localhost'))
+    return { reason: 'localhost host name', category: 'loopback' };
+  if (cloudMetadataHostNames.includes(name))
+    return { reason: 'cloud metadata host name', category: 'cloud-metadata' };
+  if (kubernetesHostNames.has(name) || kubernetesSuffixes.some((suffix) => name.endsWith(suffix)))
+    return { reason: 'Kubernetes in-cluster host name', category: 'private' };
+  return undefined;
+}
+
+/**
+ * Checks a host name before it is resolved: names that are internal by name ({@link internalHostName}) are
+ * refused at every level unless the allow list names them exactly. Returns the reason for a refusal, or
+ * undefined when the name may be resolved and its addresses checked.
  */
 export function checkHostName(
   hostName: string,
   policy: AddressPolicy | CompiledAddressPolicy,
 ): string | undefined {
+  return checkHostNameDetailed(hostName, policy)?.reason;
+}
+
+/** {@link checkHostName} with the category of what the refused name would reach. */
+export function checkHostNameDetailed(
+  hostName: string,
+  policy: AddressPolicy | CompiledAddressPolicy,
+): InternalHostName | undefined {
   const compiled = 'allowBlocks' in policy ? policy : compileAddressPolicy(policy);
-  const name = normalizeHostName(hostName);
-  if (compiled.allowNames.has(name)) return undefined;
-  if (cloudMetadataHostNames.includes(name)) return 'cloud metadata host name';
-  return undefined;
+  if (compiled.allowNames.has(normalizeHostName(hostName))) return undefined;
+  return internalHostName(hostName);
 }
 
 function normalizeHostName(hostName: string): string {

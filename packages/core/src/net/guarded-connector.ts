@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { buildConnector } from 'undici';
-import { type CompiledAddressPolicy, checkAddress, checkHostName } from './check-address.ts';
+import { type CompiledAddressPolicy, checkAddress, checkHostNameDetailed } from './check-address.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
 import { loadUndici } from './load-undici.ts';
 import { parseHostLiteral } from './parse-host-literal.ts';
@@ -36,13 +36,36 @@ export interface GuardedConnectorOptions {
   readonly connect?: GuardedConnect;
 }
 
-function lookupAll(lookup: GuardedLookup, hostname: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    lookup(hostname, { all: true }, (error, addresses, family) => {
-      if (error) reject(error);
-      else if (typeof addresses === 'string') resolve([{ address: addresses, family: family ?? 0 }]);
-      else resolve([...addresses]);
+/**
+ * Resolves a name. Every failure (a DNS error, a resolver that throws, an empty or malformed answer) is the
+ * guard's own refusal, `host_unresolvable`, so callers meet one error type for every request the guard did not
+ * send; the resolver's error stays as the cause.
+ */
+async function lookupAll(lookup: GuardedLookup, hostname: string): Promise<LookupAddress[]> {
+  let answers: LookupAddress[];
+  try {
+    answers = await new Promise<LookupAddress[]>((resolve, reject) => {
+      lookup(hostname, { all: true }, (error, addresses, family) => {
+        if (error) reject(error);
+        else if (typeof addresses === 'string') resolve([{ address: addresses, family: family ?? 0 }]);
+        else if (Array.isArray(addresses)) resolve([...addresses]);
+        else reject(new TypeError('resolver answered with neither an address nor a list'));
+      });
     });
+  } catch (error) {
+    throw unresolvable(hostname, error);
+  }
+  if (answers.length === 0) throw unresolvable(hostname, undefined);
+  return answers;
+}
+
+function unresolvable(hostname: string, cause: unknown): GuardedFetchError {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return new GuardedFetchError({
+    code: 'host_unresolvable',
+    message: `Refused host "${hostname}": its name did not resolve to any address${typeof code === 'string' ? ` (${code})` : ''}`,
+    host: hostname,
+    cause,
   });
 }
 
@@ -64,16 +87,15 @@ function blocked(options: {
 }
 
 /**
- * Resolves the host of a connection and checks every address against the policy, returning the addresses to try
- * in order. An IP literal is checked as written; a name is resolved with `lookup` and refused as a whole when any
- * of its addresses is refused (an attacker's DNS could otherwise mix a public address with an internal one).
+ * What can be decided about a host before any DNS query: an IP literal is checked as written, a name is refused
+ * when it is internal by name (localhost, cloud metadata, Kubernetes). Throws the refusal; returns the checked
+ * literal address to dial, or the name to resolve. The guarded fetch calls it before handing a URL to undici
+ * too, so the guard's refusal comes first, whatever else undici would object to.
  */
-export async function resolveCheckedAddresses(options: {
-  readonly hostname: string;
-  readonly policy: CompiledAddressPolicy;
-  readonly lookup: GuardedLookup;
-}): Promise<string[]> {
-  const { hostname, policy } = options;
+export function checkHostBeforeLookup(
+  hostname: string,
+  policy: CompiledAddressPolicy,
+): { readonly address: string } | { readonly name: string } {
   const parsed = parseHostLiteral(hostname);
   if (parsed.type === 'invalid') throw blocked({ host: hostname, reason: parsed.reason });
   if (parsed.type === 'ipv4' || parsed.type === 'ipv6') {
@@ -85,14 +107,29 @@ export async function resolveCheckedAddresses(options: {
         reason: verdict.reason,
         category: verdict.category,
       });
-    return [parsed.zone === undefined ? parsed.address : `${parsed.address}%${parsed.zone}`];
+    return { address: parsed.zone === undefined ? parsed.address : `${parsed.address}%${parsed.zone}` };
   }
-  const nameRefusal = checkHostName(parsed.name, policy);
+  const nameRefusal = checkHostNameDetailed(parsed.name, policy);
   if (nameRefusal !== undefined)
-    throw blocked({ host: hostname, reason: nameRefusal, category: 'cloud-metadata' });
+    throw blocked({ host: hostname, reason: nameRefusal.reason, category: nameRefusal.category });
+  return { name: parsed.name };
+}
+
+/**
+ * Resolves the host of a connection and checks every address against the policy, returning the addresses to try
+ * in order. An IP literal is checked as written; a name is resolved with `lookup` and refused as a whole when any
+ * of its addresses is refused (an attacker's DNS could otherwise mix a public address with an internal one).
+ */
+export async function resolveCheckedAddresses(options: {
+  readonly hostname: string;
+  readonly policy: CompiledAddressPolicy;
+  readonly lookup: GuardedLookup;
+}): Promise<string[]> {
+  const { hostname, policy } = options;
+  const checked = checkHostBeforeLookup(hostname, policy);
+  if ('address' in checked) return [checked.address];
+  const parsed = checked;
   const answers = await lookupAll(options.lookup, parsed.name);
-  if (answers.length === 0)
-    throw Object.assign(new Error(`No addresses found for host "${hostname}"`), { code: 'ENOTFOUND' });
   const addresses: string[] = [];
   for (const answer of answers) {
     const literal = parseHostLiteral(answer.address);

@@ -4,12 +4,16 @@ import type { AddressCategory } from './classify-address.ts';
 const guardedFetchErrorMarker = Symbol.for('toolbus.error.GuardedFetchError');
 
 /**
- * Why the guard refused a request. `ssrf_blocked`: the host or an address it resolved to is not allowed.
- * `scheme_not_allowed`: not http: or https: (on the first request or a redirect). `too_many_redirects`: over the
- * redirect cap. `redirect_body_not_replayable`: a 307/308 redirect would need a streamed body sent again.
+ * Why the guard refused a request. `ssrf_blocked`: the host (by its name, or an address it resolved to) is not
+ * allowed. `host_unresolvable`: the name resolved to nothing (or the resolver failed). `credentials_in_url`: the URL
+ * carries a user name or password. `scheme_not_allowed`: not http: or https: (on the first request or a redirect).
+ * `too_many_redirects`: over the redirect cap. `redirect_body_not_replayable`: a 307/308 redirect would need a
+ * streamed body sent again.
  */
 export type GuardedFetchErrorCode =
   | 'ssrf_blocked'
+  | 'host_unresolvable'
+  | 'credentials_in_url'
   | 'scheme_not_allowed'
   | 'too_many_redirects'
   | 'redirect_body_not_replayable';

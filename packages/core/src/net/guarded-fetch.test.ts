@@ -218,14 +218,120 @@ describe('createGuardedFetch: names', () => {
     }
   });
 
-  test('a resolver error is a network error (TypeError), not a guard refusal', async () => {
+  test("a name that does not resolve is the guard's refusal (host_unresolvable), like every other", async () => {
+    const { fetch, connect } = setup({ 'empty.example': [[]] });
+    const throwing = createGuardedFetch({
+      lookup: () => {
+        throw new Error('resolver broke');
+      },
+      connect,
+    });
+    try {
+      const missing = await assertBlocked(
+        fetch(`http://missing.example:${server.port}/`),
+        'host_unresolvable',
+      );
+      assert.equal(missing.host, 'missing.example');
+      assert.match(missing.message, /did not resolve.*ENOTFOUND/);
+      await assertBlocked(fetch(`http://empty.example:${server.port}/`), 'host_unresolvable');
+      await assertBlocked(throwing(`http://public.example:${server.port}/`), 'host_unresolvable');
+      assert.deepEqual(connect.dialed, []);
+    } finally {
+      await fetch.close();
+      await throwing.close();
+    }
+  });
+
+  test('names internal by name are refused unresolved at every level, whatever DNS would answer', async () => {
+    const internalNames = [
+      'localhost',
+      'LOCALHOST.',
+      'api.localhost',
+      'metadata',
+      'metadata.goog',
+      'instance-data.ec2.internal',
+      'api.metadata.cloud.ibm.com',
+      'kubernetes',
+      'kubernetes.default',
+      'kubernetes.default.svc',
+      'kubernetes.default.svc.cluster.local',
+      'redis.prod.svc',
+      'redis.prod.svc.cluster.local',
+      '10-0-0-1.prod.pod.cluster.local',
+    ];
+    const answers = Object.fromEntries(
+      internalNames.map((name) => [name.toLowerCase(), [['93.184.216.34']]]),
+    );
+    for (const level of ['strict', 'permissive'] as const) {
+      const { fetch, lookup, connect } = setup(answers, { level });
+      try {
+        for (const name of internalNames) {
+          const error = await assertBlocked(fetch(`http://${name}:${server.port}/`), 'ssrf_blocked');
+          assert.match(error.message, /host name/, `${name} at ${level}`);
+        }
+        assert.deepEqual(lookup.calls, []);
+        assert.deepEqual(connect.dialed, []);
+      } finally {
+        await fetch.close();
+      }
+    }
+  });
+
+  test('an internal name the allow list names exactly is resolved and checked like any other', async () => {
+    const { fetch, connect } = setup(
+      { 'mcp.tools.svc.cluster.local': [['10.0.0.7']] },
+      { level: 'permissive', allow: ['mcp.tools.svc.cluster.local'] },
+    );
+    try {
+      const response = await fetch(`http://mcp.tools.svc.cluster.local:${server.port}/`);
+      assert.equal(response.status, 200);
+      assert.deepEqual(
+        connect.dialed.map((dial) => dial.hostname),
+        ['10.0.0.7'],
+      );
+      await assertBlocked(fetch(`http://other.tools.svc.cluster.local:${server.port}/`), 'ssrf_blocked');
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test('a public host is reachable on the ports the fetch standard blocks for browsers, with its real Host', async () => {
+    const dialed: string[] = [];
+    const inner = loopbackConnect();
+    const fetch = createGuardedFetch({
+      lookup: scriptedLookup({ 'public.example': [['93.184.216.34']] }),
+      // Dials the loopback server whatever port was asked, recording the asked one.
+      connect: (options, callback) => {
+        dialed.push(`${options.hostname}:${options.port}`);
+        inner({ ...options, port: String(server.port) }, callback);
+      },
+    });
+    try {
+      for (const port of [6000, 10080, 25]) {
+        const response = await fetch(`http://public.example:${port}/p?q=1`, { method: 'POST', body: 'x' });
+        assert.equal(response.status, 200);
+        assert.equal(response.url, `http://public.example:${port}/p?q=1`);
+        assert.deepEqual(await response.json(), {
+          host: `public.example:${port}`,
+          method: 'POST',
+          url: '/p?q=1',
+        });
+      }
+      const again = await fetch('http://public.example:6000/again');
+      assert.equal((await again.json()).host, 'public.example:6000');
+      assert.deepEqual(dialed.slice(0, 3), ['93.184.216.34:6000', '93.184.216.34:10080', '93.184.216.34:25']);
+      assert.ok(dialed.every((entry) => !entry.endsWith(':80') && !entry.endsWith(':')));
+    } finally {
+      await fetch.close();
+    }
+  });
+
+  test("an internal address is the guard's refusal even on a port fetch would refuse on its own", async () => {
     const { fetch } = setup({});
     try {
-      await assert.rejects(fetch(`http://missing.example:${server.port}/`), (error: unknown) => {
-        assert.ok(error instanceof TypeError);
-        assert.ok(!GuardedFetchError.isInstance(error));
-        return true;
-      });
+      const error = await assertBlocked(fetch('http://127.0.0.1:6000/'), 'ssrf_blocked');
+      assert.equal(error.category, 'loopback');
+      await assertBlocked(fetch('http://metadata.google.internal:25/'), 'ssrf_blocked');
     } finally {
       await fetch.close();
     }
@@ -412,11 +518,10 @@ describe('createGuardedFetch: schemes', () => {
   test('a URL with credentials is refused without quoting them', async () => {
     const { fetch, connect } = setup({ 'public.example': [['93.184.216.34']] });
     try {
-      await assert.rejects(fetch('http://user:pass-SECRET@public.example/'), (error: unknown) => {
-        assert.ok(error instanceof TypeError);
+      for (const url of ['http://user:pass-SECRET@public.example/', 'http://SECRET@public.example/']) {
+        const error = await assertBlocked(fetch(url), 'credentials_in_url');
         assert.doesNotMatch(error.message, /SECRET/);
-        return true;
-      });
+      }
       assert.deepEqual(connect.dialed, []);
     } finally {
       await fetch.close();

@@ -1,6 +1,12 @@
-import type { Agent, fetch as undiciFetch } from 'undici';
-import { compileAddressPolicy, type GuardLevel } from './check-address.ts';
-import { createGuardedConnector, type GuardedConnect, type GuardedLookup } from './guarded-connector.ts';
+import type { Dispatcher, fetch as undiciFetch } from 'undici';
+import { createBadPortDispatchers, isFetchBadPort } from './bad-port-dispatchers.ts';
+import { type CompiledAddressPolicy, compileAddressPolicy, type GuardLevel } from './check-address.ts';
+import {
+  checkHostBeforeLookup,
+  createGuardedConnector,
+  type GuardedConnect,
+  type GuardedLookup,
+} from './guarded-connector.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
 import { loadUndici } from './load-undici.ts';
 import { type NormalizedFetchRequest, normalizeFetchRequest } from './normalize-fetch-request.ts';
@@ -38,17 +44,27 @@ const requestBodyHeaders = [
 ];
 const crossOriginDroppedHeaders = ['authorization', 'proxy-authorization', 'cookie', 'host'];
 
-function checkUrl(url: URL): void {
+/**
+ * Checks a URL before undici sees it (the first request and every redirect): credentials, scheme, and what can be
+ * decided about the host without DNS. The guard's refusal so comes before anything undici would object to.
+ */
+function checkUrl(url: URL, policy: CompiledAddressPolicy): void {
   // Fetch refuses credentials in URLs; undici's own error would quote the URL, password included.
   if (url.username !== '' || url.password !== '') {
-    throw new TypeError(`Refused a URL with credentials in it (host "${url.hostname}")`);
+    throw new GuardedFetchError({
+      code: 'credentials_in_url',
+      message: `Refused a URL with credentials in it (host "${url.hostname}"); send credentials in a header instead`,
+      host: url.hostname,
+    });
   }
-  if (url.protocol === 'http:' || url.protocol === 'https:') return;
-  throw new GuardedFetchError({
-    code: 'scheme_not_allowed',
-    message: `Refused URL scheme "${url.protocol}": only http: and https: are allowed`,
-    ...(url.hostname === '' ? {} : { host: url.hostname }),
-  });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GuardedFetchError({
+      code: 'scheme_not_allowed',
+      message: `Refused URL scheme "${url.protocol}": only http: and https: are allowed`,
+      ...(url.hostname === '' ? {} : { host: url.hostname }),
+    });
+  }
+  checkHostBeforeLookup(url.hostname, policy);
 }
 
 /** Rewraps undici's Response as this runtime's global Response, so `instanceof Response` holds for callers. */
@@ -80,20 +96,21 @@ function toGlobalResponse(
 }
 
 async function sendOnce(
-  agent: Agent,
+  route: (url: URL) => { readonly dispatcher: Dispatcher; readonly url: URL },
   request: NormalizedFetchRequest,
 ): Promise<Awaited<ReturnType<typeof undiciFetch>>> {
+  const { dispatcher, url } = route(request.url);
   try {
     const init = {
       method: request.method,
       headers: request.headers as unknown as Record<string, string>,
       body: request.body as string | null,
       redirect: 'manual' as const,
-      dispatcher: agent,
+      dispatcher,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.bodyReplayable ? {} : { duplex: 'half' as const }),
     };
-    return await loadUndici().fetch(request.url, init);
+    return await loadUndici().fetch(url, init);
   } catch (error) {
     // undici wraps connector errors in `TypeError: fetch failed`; the guard's refusal is the useful part.
     const cause = (error as { cause?: unknown }).cause;
@@ -133,7 +150,9 @@ function prepareRedirect(request: NormalizedFetchRequest, options: { status: num
  * goes through a connector that resolves the host, checks every address against the policy and dials the checked
  * address itself (so DNS rebinding between check and connect is impossible). Redirects are followed here, hop by
  * hop, each hop re-checked, capped at `maxRedirects`; schemes other than http: and https: are refused, also on a
- * redirect. A refusal rejects with a {@link GuardedFetchError}. Timeouts and size limits stay with the caller
+ * redirect. Ports are not part of the policy: every port of an allowed address is reachable, including the ones
+ * the fetch standard blocks for browsers (see `docs/decisions/outbound-guard-ports.md`). A refusal rejects with a
+ * {@link GuardedFetchError}. Timeouts and size limits stay with the caller
  * (pass a `signal`). Hand the result to the MCP SDK's transports, OpenAPI tools, open_url and web search.
  */
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
@@ -147,13 +166,15 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     ...(options.connect === undefined ? {} : { connect: options.connect }),
   });
   const agent = new (loadUndici().Agent)({ connect });
+  const badPorts = createBadPortDispatchers(connect);
+  const route = (url: URL) => (isFetchBadPort(url) ? badPorts.route(url) : { dispatcher: agent, url });
 
   const guardedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = await normalizeFetchRequest(input, init);
     let redirects = 0;
     for (;;) {
-      checkUrl(request.url);
-      const response = await sendOnce(agent, request);
+      checkUrl(request.url, policy);
+      const response = await sendOnce(route, request);
       const location = response.headers.get('location');
       if (!redirectStatuses.has(response.status) || request.redirect === 'manual') {
         return toGlobalResponse(response, { url: request.url, redirected: redirects > 0 });
@@ -173,7 +194,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       } catch (error) {
         throw new TypeError('fetch failed', { cause: error });
       }
-      checkUrl(next);
+      checkUrl(next, policy);
       if (redirects >= maxRedirects) {
         throw new GuardedFetchError({
           code: 'too_many_redirects',
@@ -185,5 +206,9 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       prepareRedirect(request, { status: response.status, location: next });
     }
   };
-  return Object.assign(guardedFetch, { close: () => agent.close() });
+  return Object.assign(guardedFetch, {
+    close: async () => {
+      await Promise.all([agent.close(), badPorts.close()]);
+    },
+  });
 }

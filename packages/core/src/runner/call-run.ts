@@ -2,6 +2,7 @@ import type {
   ChatFile,
   ChatMessage,
   CitedDocument,
+  RichResponse,
   Tool,
   ToolCall,
   ToolResponse,
@@ -12,7 +13,7 @@ import type { CitationAllocatorView, TurnCitationAllocator } from '../citations/
 import { createFencedToolEmitter, type FencedToolEmitter } from '../emitter/fenced-tool-emitter.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import { classifyToolFailure, failureResponse } from './failure-responses.ts';
-import type { RunToolCallsOptions } from './run-tool-calls.ts';
+import type { RunToolCallsOptions } from './run-tool-calls-options.ts';
 import type { ToolCallSpan, ToolCallStatus } from './tool-run-hooks.ts';
 
 /** A call's recorded result. */
@@ -63,7 +64,7 @@ export class CallRun {
     this.#shared = shared;
     this.#resolve = resolve;
     this.#startedAt = performance.now();
-    this.deadline = this.#startedAt + (tool.timeoutMs ?? shared.defaultTimeoutMs);
+    this.deadline = this.#startedAt + timeoutOf(tool, shared.defaultTimeoutMs);
     this.emitter = createFencedToolEmitter(shared.sink, call.placement);
     this.citations = shared.allocator.view();
     this.placement = call.placement;
@@ -106,7 +107,9 @@ export class CallRun {
     shared.deadlines.track(this);
     try {
       this.tool.emitStart(this.call.placement, this.emitter, this.call);
-      this.tool.run(this.call, this.#context()).then(
+      // Promise.resolve: a tool that returns a value that is not a promise, or a thenable whose `then` throws,
+      // is answered like one that rejected, never left to an unhandled rejection.
+      Promise.resolve(this.tool.run(this.call, this.#context())).then(
         (response) => this.#succeed(response),
         (thrown) => this.#fail(thrown),
       );
@@ -134,29 +137,34 @@ export class CallRun {
     this.#resolve();
   }
 
+  /** The turn was cancelled: the tool's signal aborts with the turn's reason and the call is answered at once. */
   abort(reason: unknown): void {
     this.#controller.abort(reason);
-    const timedOut = reason instanceof ToolbusError && reason.code === 'tool_timeout';
-    if (timedOut) {
-      const seconds = Math.round((this.deadline - this.#startedAt) / 1000);
-      this.finish(
+    this.finish(
+      'aborted',
+      failureResponse('aborted', 'The run was cancelled before this tool finished.', 'aborted'),
+    );
+  }
+
+  /** The call's deadline passed (called by the deadline timer). */
+  timeOut(): void {
+    this.#controller.abort(
+      new ToolbusError({ code: 'tool_timeout', message: `Tool "${this.call.name}" timed out.` }),
+    );
+    const seconds = Math.round((this.deadline - this.#startedAt) / 1000);
+    this.finish(
+      'timeout',
+      failureResponse(
         'timeout',
-        failureResponse(
-          'timeout',
-          `"${this.call.name}" did not finish within ${seconds} s and was stopped. Try a smaller request, or answer with what you have.`,
-          'tool_timeout',
-        ),
-      );
-    } else {
-      this.finish(
-        'aborted',
-        failureResponse('aborted', 'The run was cancelled before this tool finished.', 'aborted'),
-      );
-    }
+        `"${this.call.name}" did not finish within ${seconds} s and was stopped. Try a smaller request, or answer with what you have.`,
+        'tool_timeout',
+      ),
+    );
   }
 
   #succeed(response: unknown): void {
-    if (isToolResponse(response)) this.finish('success', response);
+    const copied = copyToolResponse(response);
+    if (copied !== undefined) this.finish('success', copied);
     else this.#fail(new TypeError(`Tool "${this.call.name}" returned something that is not a ToolResponse.`));
   }
 
@@ -168,11 +176,29 @@ export class CallRun {
   }
 }
 
+/** The tool's own timeout when it is a positive number (`Infinity`: none), else the batch's default. */
+function timeoutOf(tool: Tool, defaultTimeoutMs: number): number {
+  const own: unknown = tool.timeoutMs;
+  return typeof own === 'number' && own > 0 ? own : defaultTimeoutMs;
+}
+
+/**
+ * A plain copy of what a tool returned, read once, or undefined when it is not a ToolResponse or reading it
+ * throws (a Proxy, a throwing getter). The copy is what is recorded, so nothing read later (the tool message,
+ * storage, the UI) can meet a getter that throws or answers differently the second time.
+ */
+function copyToolResponse(value: unknown): ToolResponse | undefined {
+  try {
+    if (typeof value !== 'object' || value === null) return undefined;
+    const llmFacing: unknown = (value as ToolResponse).llmFacing;
+    if (typeof llmFacing !== 'string') return undefined;
+    const rich: unknown = (value as ToolResponse).rich;
+    return rich === undefined ? { llmFacing } : { llmFacing, rich: rich as RichResponse };
+  } catch {
+    return undefined;
+  }
+}
+
 const sectionEnd = { type: 'section-end' } as const;
 const emptyList: readonly never[] = [];
 const emptyExtras: Readonly<Record<string, unknown>> = {};
-
-/** True for an object with a string `llmFacing`: what every tool must return. */
-export function isToolResponse(value: unknown): value is ToolResponse {
-  return typeof value === 'object' && value !== null && typeof (value as ToolResponse).llmFacing === 'string';
-}

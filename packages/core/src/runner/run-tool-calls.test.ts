@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Packet, Placement, SearchDocument, Tool, ToolCall } from '@toolbus/spec';
+import type { SearchDocument, Tool, ToolCall } from '@toolbus/spec';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { createCitationAllocator } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import { defineTool } from '../tool/define-tool.ts';
+import { collectPackets } from './__fixtures__/collect-packets.ts';
 import { runToolCalls } from './run-tool-calls.ts';
 
 function call(id: string, name: string, args: Record<string, unknown> = {}, tab = 0): ToolCall {
   return { id, name, arguments: args, placement: { turn: 1, tab } };
-}
-
-function collect(emitter: Emitter): Packet[] {
-  const packets: Packet[] = [];
-  const originalEmit = emitter.emitAt.bind(emitter);
-  emitter.emitAt = (placement: Placement, obj) => {
-    if (!emitter.closed) packets.push({ placement, modelIndex: emitter.modelIndex, obj });
-    originalEmit(placement, obj);
-  };
-  return packets;
 }
 
 const echo = defineTool({
@@ -78,7 +69,7 @@ describe('runToolCalls', () => {
       },
     };
     const emitter = new Emitter();
-    const packets = collect(emitter);
+    const packets = collectPackets(emitter);
     const result = await runToolCalls(
       [call('a', 'stubborn'), call('b', 'echo', { text: 'hi' }, 1)],
       [stubborn, echo],
@@ -121,7 +112,7 @@ describe('runToolCalls', () => {
       echo,
     ];
     const emitter = new Emitter();
-    const packets = collect(emitter);
+    const packets = collectPackets(emitter);
     const calls = tools.map((tool, index) =>
       call(`id${index}`, tool.name, tool.name === 'echo' ? { text: 'ok' } : {}, index),
     );
@@ -136,9 +127,14 @@ describe('runToolCalls', () => {
     }
     assert.doesNotMatch(byName.get('plain_error')?.response.llmFacing ?? '', /secret path/);
     assert.equal(byName.get('echo')?.response.llmFacing, 'echo: ok');
+    // The UI sees every failure that is not the model's own mistake as an error: the ToolExecutionError that
+    // asked for it, and the three unexpected ones (with the generic message only).
     const errorPackets = packets.filter((packet) => packet.obj.type === 'error');
-    assert.equal(errorPackets.length, 1);
-    assert.equal(errorPackets[0]?.placement.tab, 1);
+    assert.deepEqual(
+      errorPackets.map((packet) => packet.placement.tab),
+      [1, 2, 3, 4],
+    );
+    assert.ok(errorPackets.every((packet) => !JSON.stringify(packet.obj).includes('secret path')));
     for (const [index] of tools.entries()) {
       const mine = packets.filter(
         (packet) => packet.placement.tab === index && packet.obj.type !== 'top-level-branching',
@@ -213,6 +209,7 @@ describe('runToolCalls', () => {
     const search = defineTool({
       name: 'internal_search',
       description: 'search',
+      mergeableField: 'queries',
       parameters: z.object({ queries: z.array(z.string()) }),
       run: ({ queries }) => {
         seen.push(queries);
@@ -343,6 +340,7 @@ describe('runToolCalls', () => {
     const image = defineTool({
       name: 'generate_image',
       description: 'img',
+      stopsTurn: true,
       parameters: z.object({}),
       run: () => 'ok',
     });

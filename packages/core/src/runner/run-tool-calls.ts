@@ -1,75 +1,21 @@
-import type {
-  ChatFile,
-  ChatMessage,
-  CitedDocument,
-  PlacementLevel,
-  Tool,
-  ToolCall,
-  ToolResponse,
-} from '@toolbus/spec';
+import type { PlacementLevel, Tool, ToolCall } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
-import { createCitationAllocator, type TurnCitationAllocator } from '../citations/citation-allocator.ts';
-import { nullPacketSink, type PacketSink } from '../emitter/packet-sink.ts';
-import { MERGEABLE_TOOL_FIELDS, type MergeableField, STOPPING_TOOLS } from '../registry/built-in-tools.ts';
+import { createCitationAllocator } from '../citations/citation-allocator.ts';
+import { nullPacketSink } from '../emitter/packet-sink.ts';
 import { CallRun, type SharedRunState } from './call-run.ts';
 import { collectToolCallResults } from './collect-tool-call-results.ts';
 import { ConcurrencyScheduler } from './concurrency-scheduler.ts';
 import { createDeadlineTimer } from './deadline-timer.ts';
 import { failureResponse } from './failure-responses.ts';
-import { mergeToolCalls } from './merge-tool-calls.ts';
-import type { ToolCallStatus, ToolRunHooks } from './tool-run-hooks.ts';
+import { mergeableFieldOf, mergeToolCalls } from './merge-tool-calls.ts';
+import type { RunToolCallsOptions } from './run-tool-calls-options.ts';
+import type { RunToolCallsResult } from './tool-call-outcome.ts';
 
-/** The seed's `TOOL_EXECUTION_TIMEOUT_SECONDS`: 10 minutes. */
+/** The default per-call timeout: 10 minutes. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
 
-/** Options for {@link runToolCalls}. Everything is optional. */
-export interface RunToolCallsOptions {
-  /** Where packets go: the turn's `Emitter`, or a tool's own emitter when a sub-agent runs tools. */
-  readonly emitter?: PacketSink;
-  /** The turn's allocator; a fresh one starting at `startCitationNumber` when absent. */
-  readonly citations?: TurnCitationAllocator;
-  readonly startCitationNumber?: number;
-  readonly userQuery?: string;
-  readonly history?: readonly ChatMessage[];
-  readonly files?: readonly ChatFile[];
-  readonly userId?: string;
-  readonly extras?: Readonly<Record<string, unknown>>;
-  /** The turn's cancellation: aborts every running call, each of which is answered as cancelled. */
-  readonly signal?: AbortSignal;
-  /** At most this many calls run (and at once); the rest are answered without running. Default: no limit. */
-  readonly maxConcurrentTools?: number;
-  /** Per-call timeout unless the tool sets its own. Default 10 minutes. */
-  readonly defaultTimeoutMs?: number;
-  readonly hooks?: ToolRunHooks;
-  readonly mergeableFields?: ReadonlyMap<string, MergeableField>;
-  /** Tool names whose successful run ends the loop. Default: the built-in STOPPING_TOOLS. */
-  readonly stoppingTools?: ReadonlySet<string>;
-}
-
-/** How one of the model's calls was answered. */
-export interface ToolCallOutcome {
-  /** The call as the model produced it. */
-  readonly call: ToolCall;
-  /** The call that actually ran for it (a merged call carries several model calls); absent when nothing ran. */
-  readonly ranAs?: ToolCall;
-  readonly status: ToolCallStatus;
-  readonly response: ToolResponse;
-}
-
-/** What {@link runToolCalls} returns. */
-export interface RunToolCallsResult {
-  /** One per call the model produced, in call order. */
-  readonly outcomes: readonly ToolCallOutcome[];
-  /** One `tool` message per call id, in call order: ready to append to history after the assistant message. */
-  readonly messages: readonly ChatMessage[];
-  /** The citation numbers given out to calls whose results were recorded, merged across calls. */
-  readonly citations: ReadonlyMap<number, CitedDocument>;
-  /** True when a stopping tool (image generation) ran successfully: the loop should end. */
-  readonly stopped: boolean;
-}
-
 /**
- * Runs one cycle's tool calls (seed §4): merge duplicate search/open_url calls; answer unknown tools and calls
+ * Runs one cycle's tool calls: merge the calls of tools that declare a mergeable field; answer unknown tools and calls
  * over the cap without running them; start each call with its own fenced emitter, citation view, abort signal
  * and timeout; run them concurrently within their concurrency classes; turn every failure into a result the
  * model can read. Every call id the model produced gets exactly one result, in call order.
@@ -118,9 +64,12 @@ export class ToolCallBatch {
     options.signal?.addEventListener('abort', this.#onTurnAbort);
   }
 
-  /** True when the call would be merged with others of its tool, so it should wait for `settle`. */
+  /**
+   * True when the call would be merged with others of its tool (the tool declares a `mergeableField` and the
+   * call's arguments can be merged), so it should wait for `settle`.
+   */
   isMergeable(call: ToolCall): boolean {
-    return (this.#shared.options.mergeableFields ?? MERGEABLE_TOOL_FIELDS).has(call.name);
+    return mergeableFieldOf(call, this.#toolsByName.get(call.name)) !== undefined;
   }
 
   /** Starts a call now (behind its concurrency class), or answers it at once when unknown or over the cap. */
@@ -151,10 +100,20 @@ export class ToolCallBatch {
    * result per call of `calls`, in that order.
    */
   async settle(calls: readonly ToolCall[]): Promise<RunToolCallsResult> {
-    assertUniqueIds(calls);
-    const options = this.#shared.options;
-    const pending = calls.filter((call) => !this.#added.has(call.id));
-    const { calls: mergedCalls, mergedInto } = mergeToolCalls(pending, options.mergeableFields);
+    let mergedCalls: readonly ToolCall[];
+    let mergedInto: ReadonlyMap<string, string>;
+    try {
+      if (this.#settled)
+        throw new ToolbusError({ code: 'batch_settled', message: 'This tool batch is settled.' });
+      assertUniqueIds(calls);
+      const pending = calls.filter((call) => !this.#added.has(call.id));
+      ({ calls: mergedCalls, mergedInto } = mergeToolCalls(pending, this.#toolsByName));
+    } catch (error) {
+      // Refused up front: nothing will collect the calls already started, so they are stopped, and nothing of
+      // the batch stays attached to the caller's signal.
+      if (!this.#settled) this.#release(error);
+      throw error;
+    }
     const runnableAfter =
       this.#runnableCount + mergedCalls.filter((call) => this.#toolsByName.has(call.name)).length;
     const first = calls[0];
@@ -169,7 +128,7 @@ export class ToolCallBatch {
     try {
       await this.#scheduler.idle();
     } finally {
-      options.signal?.removeEventListener('abort', this.#onTurnAbort);
+      this.#shared.options.signal?.removeEventListener('abort', this.#onTurnAbort);
       this.#shared.deadlines.stop();
     }
     return collectToolCallResults({
@@ -177,8 +136,16 @@ export class ToolCallBatch {
       responses: this.#shared.responses,
       mergedInto,
       citations: this.#shared.citations,
-      stoppingTools: options.stoppingTools ?? STOPPING_TOOLS,
+      toolsByName: this.#toolsByName,
     });
+  }
+
+  /** Ends a batch that will not be settled: stops its running calls and detaches it from the caller's signal. */
+  #release(reason: unknown): void {
+    this.#settled = true;
+    this.#shared.options.signal?.removeEventListener('abort', this.#onTurnAbort);
+    for (const entry of [...this.#shared.running]) entry.abort(reason);
+    this.#shared.deadlines.stop();
   }
 }
 

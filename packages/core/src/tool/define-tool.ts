@@ -1,6 +1,7 @@
 import type {
   AvailabilityContext,
   ConcurrencyClass,
+  MergeableField,
   Placement,
   Tool,
   ToolCall,
@@ -27,6 +28,10 @@ export interface DefineToolOptions<Parameters extends z.ZodObject> {
   readonly concurrency?: ConcurrencyClass;
   readonly timeoutMs?: number;
   readonly streamsArgumentDeltas?: boolean;
+  /** A successful run ends the turn's loop (see `Tool.stopsTurn`). Default false. */
+  readonly stopsTurn?: boolean;
+  /** The list-of-strings argument under which this tool's calls of one cycle merge (see `Tool.mergeableField`). */
+  readonly mergeableField?: MergeableField;
   readonly isAvailable?: (context: AvailabilityContext) => boolean | Promise<boolean>;
   /** Defaults to a `tool-start` packet with the tool's name and arguments. */
   readonly emitStart?: (placement: Placement, emitter: ToolEmitter, call: ToolCall) => void;
@@ -70,6 +75,8 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
     streamsArgumentDeltas: options.streamsArgumentDeltas ?? false,
     concurrency: options.concurrency ?? 'parallel',
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.stopsTurn === true ? { stopsTurn: true } : {}),
+    ...(options.mergeableField === undefined ? {} : { mergeableField: options.mergeableField }),
     definition: getDefinition,
     isAvailable: options.isAvailable ?? (() => true),
     emitStart:

@@ -14,6 +14,7 @@ function searchTool(log: string[]): Tool {
   return defineTool({
     name: 'internal_search',
     description: 'Search the company documents',
+    mergeableField: 'queries',
     parameters: z.object({ queries: z.array(z.string()) }),
     async run({ queries }, context) {
       log.push(`search:${queries.join('|')}`);
@@ -249,6 +250,7 @@ for (const provider of scriptedProviders) {
       const image = defineTool({
         name: 'generate_image',
         description: 'Make an image',
+        stopsTurn: true,
         parameters: z.object({ prompt: z.string() }),
         run: () => 'image saved',
       });

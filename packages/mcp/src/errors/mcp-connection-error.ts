@@ -10,6 +10,11 @@ export type McpConnectionErrorCode =
   | 'mcp_fetch_required'
   /** The server needs OAuth but no token store / user was given: fail closed. */
   | 'mcp_oauth_not_configured'
+  /**
+   * The server refused the request as unauthenticated (HTTP 401) and toolbus had nothing to offer it: no auth
+   * configured, or the headers that would carry it were left out because the user's credentials are missing.
+   */
+  | 'mcp_authentication_required'
   /** An OAuth callback's `state` does not match the authorization in progress. */
   | 'mcp_oauth_state_mismatch'
   /** The server URL is not an http(s) URL. */

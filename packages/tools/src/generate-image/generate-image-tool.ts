@@ -59,6 +59,7 @@ export function createGenerateImageTool(options: GenerateImageToolOptions): Tool
   return defineTool({
     name: 'generate_image',
     displayName: 'Image Generation',
+    stopsTurn: true,
     description:
       'Generate an image from a text description. Write a detailed prompt (subject, style, composition, colours). ' +
       'After it, describe the image briefly; do not include links.',

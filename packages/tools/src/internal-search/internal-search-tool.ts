@@ -28,6 +28,7 @@ export function createInternalSearchTool(options: InternalSearchToolOptions): To
   return defineTool({
     name: 'internal_search',
     displayName: 'Internal Search',
+    mergeableField: 'queries',
     description:
       "Search the user's own indexed documents (files, notes, manuals). Use several short keyword queries for " +
       'different phrasings (at most 3 usually suffice). Cite results with their [number].',
@@ -35,14 +36,6 @@ export function createInternalSearchTool(options: InternalSearchToolOptions): To
       queries: z.array(z.string().min(1)).min(1).max(maxQueries).describe('Short keyword queries'),
     }),
     exampleArguments: { queries: ['refund policy', 'refund time limit'] },
-    emitStart: (_placement, emitter, call) =>
-      emitter.emit({
-        type: 'tool-start',
-        toolCallId: call.id,
-        toolName: 'internal_search',
-        displayName: 'Internal Search',
-        arguments: call.arguments,
-      }),
     async run({ queries }, context) {
       context.emitter.emit({ type: 'search-queries', toolCallId: context.call.id, queries });
       const hits = new Map<number, SearchHit>();

@@ -90,13 +90,13 @@ function toOpenPageError(error: unknown, context: { timedOut: boolean; timeoutMs
     });
   }
   if (GuardedFetchError.isInstance(error)) {
-    const message =
-      error.code === 'ssrf_blocked'
-        ? 'blocked: the page (or a redirect) points to a private, internal or metadata address, which is not allowed'
-        : error.code === 'too_many_redirects'
-          ? 'too many redirects'
-          : 'blocked: the page redirected to an address that is not http(s)';
-    return new OpenPageError({ code: 'blocked', message, cause: error });
+    if (error.code === 'host_unresolvable')
+      return new OpenPageError({
+        code: 'host_not_found',
+        message: 'the host name does not resolve',
+        cause: error,
+      });
+    return new OpenPageError({ code: 'blocked', message: guardRefusalMessage(error.code), cause: error });
   }
   const code = findErrorCode(error);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
@@ -111,6 +111,24 @@ function toOpenPageError(error: unknown, context: { timedOut: boolean; timeoutMs
     message: `network error${code ? ` (${code})` : ''}`,
     cause: error,
   });
+}
+
+/** What the model reads for each refusal of the guarded fetch (every code named, so a new one is not misnamed). */
+function guardRefusalMessage(code: GuardedFetchError['code']): string {
+  switch (code) {
+    case 'ssrf_blocked':
+      return 'blocked: the page (or a redirect) points to a private, internal or metadata address, which is not allowed';
+    case 'too_many_redirects':
+      return 'too many redirects';
+    case 'scheme_not_allowed':
+      return 'blocked: the page redirected to an address that is not http(s)';
+    case 'credentials_in_url':
+      return 'blocked: the URL (or a redirect) carries a user name or password';
+    case 'redirect_body_not_replayable':
+      return 'blocked: a redirect would need the request body sent again';
+    case 'host_unresolvable':
+      return 'the host name does not resolve';
+  }
 }
 
 /** The first `code` on the error's cause chain (undici wraps socket errors in `TypeError: fetch failed`). */

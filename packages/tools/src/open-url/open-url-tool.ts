@@ -55,6 +55,7 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
   return defineTool({
     name: 'open_url',
     displayName: 'Open URL',
+    mergeableField: 'urls',
     description:
       'Open web pages and read their full text (HTML pages, PDFs, plain text). Use it on URLs from web_search ' +
       `results or that the user gave. At most ${maxUrls} URLs per call. Cite pages with their [number].`,
@@ -62,14 +63,6 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
       urls: z.array(z.string()).min(1).describe('Full http(s) URLs to open'),
     }),
     exampleArguments: { urls: ['https://nodejs.org/en/about/previous-releases'] },
-    emitStart: (_placement, emitter, call) =>
-      emitter.emit({
-        type: 'tool-start',
-        toolCallId: call.id,
-        toolName: 'open_url',
-        displayName: 'Open URL',
-        arguments: call.arguments,
-      }),
     async run(args, context) {
       const requested: { original: string; normalized: string | undefined }[] = [];
       const seen = new Set<string>();

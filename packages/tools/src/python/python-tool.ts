@@ -66,7 +66,7 @@ export function createPythonTool(options: PythonToolOptions): Tool {
 
   return defineTool({
     name: options.name ?? pythonEntry?.name ?? 'python',
-    displayName: pythonEntry?.displayName ?? 'Code Interpreter',
+    displayName: 'Code Interpreter',
     description:
       options.skills !== undefined && options.skills.length > 0
         ? `${description} ${skillsSentence}`

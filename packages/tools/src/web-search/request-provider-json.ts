@@ -43,7 +43,9 @@ export async function requestProviderJson(request: ProviderJsonRequest): Promise
       });
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason;
-      if (GuardedFetchError.isInstance(error)) {
+      // A name that did not resolve may be a passing DNS failure: retried like any network error.
+      const unresolvable = GuardedFetchError.isInstance(error) && error.code === 'host_unresolvable';
+      if (GuardedFetchError.isInstance(error) && !unresolvable) {
         throw new WebSearchProviderError({
           code: 'provider_unavailable',
           provider,
@@ -61,7 +63,9 @@ export async function requestProviderJson(request: ProviderJsonRequest): Promise
         provider,
         message: timedOut
           ? `${provider} did not answer within ${Math.round(timeoutMs / 1000)} s.`
-          : `${provider} could not be reached (network error${networkErrorCode(error)}).`,
+          : unresolvable
+            ? `${provider} could not be reached: its host name does not resolve.`
+            : `${provider} could not be reached (network error${networkErrorCode(error)}).`,
         cause: error,
       });
     }

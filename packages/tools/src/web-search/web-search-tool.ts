@@ -50,6 +50,7 @@ export function createWebSearchTool(options: WebSearchToolOptions): Tool {
   return defineTool({
     name: 'web_search',
     displayName: 'Web Search',
+    mergeableField: 'queries',
     description:
       'Search the public web. Give one or more short queries (different phrasings or sub-questions; at most 3 ' +
       'usually suffice). Results are snippets: open the promising pages with open_url to read them in full. ' +
@@ -58,14 +59,6 @@ export function createWebSearchTool(options: WebSearchToolOptions): Tool {
       queries: z.array(z.string()).min(1).max(maxQueries).describe('Short web search queries'),
     }),
     exampleArguments: { queries: ['node 24 release date', 'node 24 new features'] },
-    emitStart: (_placement, emitter, call) =>
-      emitter.emit({
-        type: 'tool-start',
-        toolCallId: call.id,
-        toolName: 'web_search',
-        displayName: 'Web Search',
-        arguments: call.arguments,
-      }),
     async run(args, context) {
       const queries = [...new Set(args.queries.map(cleanQuery).filter((query) => query !== ''))];
       if (queries.length === 0) {

@@ -1,0 +1,28 @@
+import type { ChatFile, ChatMessage } from '@toolbus/spec';
+import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
+import type { PacketSink } from '../emitter/packet-sink.ts';
+import type { ToolRunHooks } from './tool-run-hooks.ts';
+
+/**
+ * Options for `runToolCalls` and `ToolCallBatch`. Everything is optional. What a tool does in a batch (whether it
+ * stops the turn, which list argument merges its calls, its timeout) is declared by the tool, not given here.
+ */
+export interface RunToolCallsOptions {
+  /** Where packets go: the turn's `Emitter`, or a tool's own emitter when a sub-agent runs tools. */
+  readonly emitter?: PacketSink;
+  /** The turn's allocator; a fresh one starting at `startCitationNumber` when absent. */
+  readonly citations?: TurnCitationAllocator;
+  readonly startCitationNumber?: number;
+  readonly userQuery?: string;
+  readonly history?: readonly ChatMessage[];
+  readonly files?: readonly ChatFile[];
+  readonly userId?: string;
+  readonly extras?: Readonly<Record<string, unknown>>;
+  /** The turn's cancellation: aborts every running call, each of which is answered as cancelled. */
+  readonly signal?: AbortSignal;
+  /** At most this many calls run (and at once); the rest are answered without running. Default: no limit. */
+  readonly maxConcurrentTools?: number;
+  /** Per-call timeout unless the tool sets its own. Default 10 minutes. */
+  readonly defaultTimeoutMs?: number;
+  readonly hooks?: ToolRunHooks;
+}
