@@ -25,6 +25,7 @@ import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
 import { recoverStepToolCalls, recoveryTrigger } from './recover-step-tool-calls.ts';
 import { StepPlacement } from './step-placement.ts';
+import type { TurnCycleHook } from './turn-cycle-hook.ts';
 
 /** The seed's `MAX_LLM_CYCLES`: the last cycle has no tools, so the turn always ends with an answer. */
 export const DEFAULT_MAX_CYCLES = 6;
@@ -71,6 +72,12 @@ export interface RunChatTurnOptions {
   readonly stream?: Partial<
     Omit<StreamModelStepOptions, 'model' | 'messages' | 'tools' | 'toolChoice' | 'signal'>
   >;
+  /** A tool whose arguments stream as reasoning (`think_tool`); see `RunLlmStepOptions.reasoningTool`. */
+  readonly reasoningTool?: string;
+  /** Tool names whose successful run ends the loop. Default: the built-in stopping tools. */
+  readonly stoppingTools?: ReadonlySet<string>;
+  /** Decides per cycle what it offers, or stops the loop (a sub-agent's budgets and timers). */
+  readonly beforeCycle?: TurnCycleHook;
 }
 
 /** What a finished turn produced. */
@@ -133,11 +140,15 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
     added.push(message);
   };
 
+  let previousToolCalls: readonly ToolCall[] = [];
   for (let cycle = 0; cycle < maxCycles; cycle += 1) {
+    const directive = options.beforeCycle?.({ cycle, messages: conversation, previousToolCalls });
+    if (directive?.stop) break;
     cycles += 1;
     const lastCycle = cycle === maxCycles - 1;
-    const cycleTools = lastCycle ? [] : tools;
-    const toolChoice: ModelToolChoice = cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto';
+    const cycleTools = lastCycle ? [] : (directive?.tools ?? tools);
+    const toolChoice: ModelToolChoice =
+      directive?.toolChoice ?? (cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto');
     const batch =
       cycleTools.length > 0
         ? new ToolCallBatch(cycleTools, {
@@ -156,6 +167,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
               ? {}
               : { defaultTimeoutMs: options.defaultToolTimeoutMs }),
             ...(options.hooks ? { hooks: options.hooks } : {}),
+            ...(options.stoppingTools ? { stoppingTools: options.stoppingTools } : {}),
           })
         : undefined;
     const step: LlmStepResult = await runLlmStep({
@@ -171,6 +183,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
       batch,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.stream ? { stream: options.stream } : {}),
+      ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
       citing: true,
     });
     turn = step.nextTurn;
@@ -238,6 +251,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
       break;
     }
 
+    previousToolCalls = calls;
     const settled = await (batch ?? new ToolCallBatch([], {})).settle(calls);
     toolOutcomes.push(...settled.outcomes);
     const toolCalls: AssistantToolCall[] = calls.map((call) => ({
