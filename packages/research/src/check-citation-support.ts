@@ -67,7 +67,7 @@ export async function checkCitationSupport(options: CheckCitationSupportOptions)
       const base = { citationNumber, sentence: claim, ...(document ? { documentId: document.id } : {}) };
       const source = document ? `${document.title}\n${document.content}` : '';
       const words = contentWords(claim);
-      if (!document || !document.content.trim() || words.length === 0) {
+      if (!document?.content.trim() || words.length === 0) {
         checks.push({ ...base, verdict: 'unverifiable', method: 'none' });
         continue;
       }

@@ -1,0 +1,202 @@
+// A whole Deep Research world on loopback for tests and the benchmark: a slow SearXNG-compatible search backend
+// with pages to open (every request timed), the real web_search and open_url tools on the guarded fetch, and a
+// scripted "research model" on the scripted model server that plays each step by its system prompt. The model
+// reads only what the client sent (tool results, reports), so citation numbers are the ones toolbus assigned.
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { createGuardedFetch, type GuardedFetch, resolveLanguageModel } from '@toolbus/core';
+import {
+  type LoopbackHttpServer,
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  type ScriptedStep,
+  startLoopbackHttpServer,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
+import type { Tool } from '@toolbus/spec';
+import { createOpenUrlTool, createWebSearchProvider, createWebSearchTool } from '@toolbus/tools';
+
+/** How the scripted research agent for a task behaves; chosen by a keyword in the task. */
+export type AgentBehaviour = 'searcher' | 'fails' | 'hangs' | 'thinker' | 'silent';
+
+/** How the scripted orchestrator behaves. */
+export interface OrchestratorScript {
+  /** Tasks dispatched in the first cycle, in one step (a keyword in each picks its agent's behaviour). */
+  readonly tasks: readonly string[];
+  /** Think before dispatching (non-reasoning models). */
+  readonly thinkFirst?: boolean;
+  /** Call think_tool every cycle, forever. */
+  readonly endlessThink?: boolean;
+  /** Write text instead of calling any tool. */
+  readonly noTools?: boolean;
+}
+
+/** One timed backend request. */
+export interface BackendHit {
+  readonly kind: 'search' | 'page';
+  readonly what: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface ResearchWorld {
+  readonly server: ScriptedModelServer;
+  readonly backend: LoopbackHttpServer;
+  readonly hits: BackendHit[];
+  readonly tools: readonly Tool[];
+  /** What the scripted model is told to do; tests set it before each run. */
+  script: OrchestratorScript;
+  /** Append this sentence, citing [1], to the final report (a claim no source makes). */
+  unsupportedClaim: string | undefined;
+  model(provider: 'openai' | 'anthropic'): LanguageModelV4;
+  close(): Promise<void>;
+}
+
+const sentenceOf = (query: string) => `${query} was measured carefully by the survey in 2026`;
+
+/** Starts the world; `delayMs` is how long each search and page takes on the backend. */
+export async function startResearchWorld(options: { delayMs: number }): Promise<ResearchWorld> {
+  const hits: BackendHit[] = [];
+  const backend = await startLoopbackHttpServer((request, response) => {
+    const start = performance.now();
+    const url = new URL(request.url, 'http://127.0.0.1');
+    const finish = (kind: BackendHit['kind'], what: string, type: string, body: string) =>
+      setTimeout(() => {
+        hits.push({ kind, what, start, end: performance.now() });
+        response.writeHead(200, { 'content-type': type });
+        response.end(body);
+      }, options.delayMs);
+    if (url.pathname === '/search') {
+      const query = new URLSearchParams(request.body).get('q') ?? '';
+      const slug = encodeURIComponent(query.replace(/\s+/g, '-'));
+      finish(
+        'search',
+        query,
+        'application/json',
+        JSON.stringify({
+          results: [
+            { url: `${backend.origin}/page/${slug}`, title: `About ${query}`, content: `${sentenceOf(query)}.` },
+          ],
+        }),
+      );
+      return;
+    }
+    const topic = decodeURIComponent(url.pathname.replace('/page/', '')).replace(/-/g, ' ');
+    finish(
+      'page',
+      topic,
+      'text/html',
+      `<html><head><title>Page on ${topic}</title></head><body><article><h1>${topic}</h1><p>${sentenceOf(topic)}. ` +
+        `The page explains ${topic} at length, with tables and sources for every figure it gives.</p></article></body></html>`,
+    );
+  });
+  const fetch: GuardedFetch = createGuardedFetch({ allow: ['127.0.0.1/32'] });
+  const tools = [
+    createWebSearchTool({
+      provider: createWebSearchProvider({ provider: 'searxng', baseUrl: backend.origin }),
+      fetch,
+    }),
+    createOpenUrlTool({ fetch }),
+  ];
+  const world: ResearchWorld = {
+    server: undefined as unknown as ScriptedModelServer,
+    backend,
+    hits,
+    tools,
+    script: { tasks: [] },
+    unsupportedClaim: undefined,
+    model(provider) {
+      const baseUrl = `${world.server.url}/v1`;
+      return provider === 'openai'
+        ? resolveLanguageModel({ provider: 'openai', model: 'gpt-test', baseUrl }, { env: { OPENAI_API_KEY: 'k' } })
+        : resolveLanguageModel(
+            { provider: 'anthropic', model: 'claude-test', baseUrl },
+            { env: { ANTHROPIC_API_KEY: 'k' } },
+          );
+    },
+    async close() {
+      await world.server.close();
+      await fetch.close();
+      await backend.close();
+    },
+  };
+  (world as { server: ScriptedModelServer }).server = await startScriptedModelServer({
+    handler: (request) => playResearchModel(request, world),
+  });
+  return world;
+}
+
+let callCounter = 0;
+const call = (name: string, args: Record<string, unknown>, index = 0): ScriptedStep => {
+  callCounter += 1;
+  return { type: 'tool-call', index, id: `call_${name}_${callCounter}`, name, arguments: args, chunkSize: 9 };
+};
+const text = (value: string): ScriptedStep[] =>
+  value.match(/[\s\S]{1,16}/g)?.map((piece) => ({ type: 'text' as const, text: piece })) ?? [];
+
+function playResearchModel(request: ScriptedRequest, world: ResearchWorld): ScriptedStep[] {
+  const system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+  const users = request.messages.filter((message) => message.role === 'user');
+  const lastUser = users.at(-1)?.text ?? '';
+  const steps = request.messages.filter((message) => message.role === 'assistant' && message.toolCalls.length > 0);
+  if (system.includes('clarification step')) {
+    return /vague/i.test(users.map((message) => message.text).join(' ')) && users.length === 1
+      ? text('1. Which region do you mean?\n2. Which years?\nThese help me focus the research.')
+      : [call('generate_plan', {})];
+  }
+  if (system.includes('research planner')) return text('1. Gather sources\n2. Compare them\n3. Summarise');
+  if (system.includes('research orchestrator')) {
+    const script = world.script;
+    if (script.noTools) return text('I would rather just answer.');
+    if (script.endlessThink) return [call('think_tool', { reasoning: `Thinking again (${steps.length}).` })];
+    if (script.thinkFirst && steps.length === 0) {
+      return [call('think_tool', { reasoning: 'First I plan:\n"split" the work.' })];
+    }
+    const dispatched = steps.some((step) => step.toolCalls.some((entry) => entry.name === 'research_agent'));
+    if (!dispatched) return script.tasks.map((task, index) => call('research_agent', { task }, index));
+    return [call('generate_report', {})];
+  }
+  if (system.includes('research agent:')) {
+    const task = users[0]?.text ?? '';
+    const behaviour = (['fails', 'hangs', 'thinker', 'silent'] as const).find((word) => task.includes(word)) ?? 'searcher';
+    if (behaviour === 'fails') return [{ type: 'http-error', status: 400, message: 'scripted agent failure' }];
+    if (behaviour === 'hangs') return [{ type: 'delay', ms: 60_000 }, ...text('too late')];
+    if (behaviour === 'silent') return text('I found nothing to search for.');
+    if (behaviour === 'thinker') {
+      return request.toolNames.includes('think_tool')
+        ? [call('think_tool', { reasoning: `Still thinking about ${task}.` })]
+        : [call('generate_report', {})];
+    }
+    if (steps.length > 0) return [call('generate_report', {})];
+    const topic = task.replace(/^Research /, '');
+    // Two searches and a page in one step: web_search calls merge into one call whose queries run at once,
+    // and open_url runs beside it.
+    return [
+      call('web_search', { queries: [`${topic} history`] }, 0),
+      call('web_search', { queries: [`${topic} today`] }, 1),
+      call('open_url', { urls: [`${world.backend.origin}/page/${encodeURIComponent(`${topic}-overview`.replace(/\s+/g, '-'))}`] }, 2),
+    ];
+  }
+  if (system.includes('report writer for another agent')) {
+    // One sentence per numbered source, citing it: "[n] Title" lines start each source in the findings.
+    const facts: string[] = [];
+    for (const match of lastUser.matchAll(/^\[(\d+)\] (?:About |Page on )?(.+)$/gm)) {
+      facts.push(`${sentenceOf(match[2] ?? '')} [${match[1]}].`);
+    }
+    return text(facts.length ? facts.join(' ') : 'No sources were found for this task.');
+  }
+  if (system.includes('final report of a deep research run')) {
+    const reports = lastUser.split('The research reports:')[1] ?? '';
+    const sentences = reports.match(/[^.\n]*\[\d+(?:, \d+)*\]\./g) ?? [];
+    const body = sentences.map((sentence) => sentence.trim()).join(' ');
+    const claim = world.unsupportedClaim ? ` ${world.unsupportedClaim} [1].` : '';
+    return text(`${body || 'The research found nothing.'}${claim}`);
+  }
+  if (system.includes('citation checker')) {
+    const verdicts = [...lastUser.matchAll(/^Claim (\d+): (.*)$/gm)].map((match) => ({
+      claim: Number(match[1]),
+      verdict: /cheese/i.test(match[2] ?? '') ? 'unsupported' : 'supported',
+    }));
+    return [call('record_citation_verdicts', { verdicts })];
+  }
+  return [{ type: 'http-error', status: 400, message: `no scripted role for: ${system.slice(0, 60)}` }];
+}
