@@ -28,6 +28,8 @@ export interface OrchestratorScript {
   readonly endlessThink?: boolean;
   /** Write text instead of calling any tool. */
   readonly noTools?: boolean;
+  /** Dispatch one task per cycle, and let each agent make one tool call per step (the sequential baseline). */
+  readonly sequential?: boolean;
 }
 
 /** One timed backend request. */
@@ -151,8 +153,12 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
     if (script.thinkFirst && steps.length === 0) {
       return [call('think_tool', { reasoning: 'First I plan:\n"split" the work.' })];
     }
-    const dispatched = steps.some((step) => step.toolCalls.some((entry) => entry.name === 'research_agent'));
-    if (!dispatched) return script.tasks.map((task, index) => call('research_agent', { task }, index));
+    const dispatched = steps.filter((step) => step.toolCalls.some((entry) => entry.name === 'research_agent'));
+    if (script.sequential) {
+      const next = script.tasks[dispatched.length];
+      return next ? [call('research_agent', { task: next })] : [call('generate_report', {})];
+    }
+    if (dispatched.length === 0) return script.tasks.map((task, index) => call('research_agent', { task }, index));
     return [call('generate_report', {})];
   }
   if (system.includes('research agent:')) {
@@ -166,15 +172,20 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
         ? [call('think_tool', { reasoning: `Still thinking about ${task}.` })]
         : [call('generate_report', {})];
     }
-    if (steps.length > 0) return [call('generate_report', {})];
     const topic = task.replace(/^Research /, '');
     // Two searches and a page in one step: web_search calls merge into one call whose queries run at once,
-    // and open_url runs beside it.
-    return [
+    // and open_url runs beside it. Sequentially: one of them per step.
+    const calls = [
       call('web_search', { queries: [`${topic} history`] }, 0),
       call('web_search', { queries: [`${topic} today`] }, 1),
       call('open_url', { urls: [`${world.backend.origin}/page/${encodeURIComponent(`${topic}-overview`.replace(/\s+/g, '-'))}`] }, 2),
     ];
+    if (world.script.sequential) {
+      const next = calls[steps.length];
+      return next ? [{ ...next, index: 0 } as ScriptedStep] : [call('generate_report', {})];
+    }
+    if (steps.length > 0) return [call('generate_report', {})];
+    return calls;
   }
   if (system.includes('report writer for another agent')) {
     // One sentence per numbered source, citing it: "[n] Title" lines start each source in the findings.
