@@ -6,9 +6,9 @@
 // turn's emitter alone. `npm run bench -- deep-research`
 import { createFencedToolEmitter, Emitter } from '@toolbus/core';
 import type { Packet } from '@toolbus/spec';
-import { startResearchWorld } from '../src/__fixtures__/research-world.ts';
 import { createRetypingSink, withoutStop } from '../src/retyping-sink.ts';
 import { runDeepResearch } from '../src/run-deep-research.ts';
+import { startResearchWorld } from '../src/testing/index.ts';
 
 const world = await startResearchWorld({ delayMs: 200 });
 const tasks = ['Research solar panels', 'Research wind turbines', 'Research heat pumps'];

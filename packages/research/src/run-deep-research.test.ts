@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ChatMessage, Packet, PacketObject } from '@toolbus/spec';
-import { type ResearchWorld, startResearchWorld } from './__fixtures__/research-world.ts';
 import { checkPacketStream } from './check-packet-stream.ts';
 import { DeepResearchError } from './deep-research-error.ts';
 import {
@@ -9,6 +8,7 @@ import {
   type RunDeepResearchOptions,
   runDeepResearch,
 } from './run-deep-research.ts';
+import { type ResearchWorld, startResearchWorld } from './testing/index.ts';
 
 const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
   packets.filter((packet) => packet.obj.type === type) as (Packet & {

@@ -1,4 +1,4 @@
-// A whole Deep Research world on loopback for tests and the benchmark: a slow SearXNG-compatible search backend
+// A whole Deep Research world (`@toolbus/research/testing`) on loopback for tests and the benchmark: a slow SearXNG-compatible search backend
 // with pages to open (every request timed), the real web_search and open_url tools on the guarded fetch, and a
 // scripted "research model" on the scripted model server that plays each step by its system prompt. The model
 // reads only what the client sent (tool results, reports), so citation numbers are the ones toolbus assigned.
@@ -40,15 +40,21 @@ export interface BackendHit {
   readonly end: number;
 }
 
+/** A running research world. */
 export interface ResearchWorld {
+  /** The scripted model server playing every step. */
   readonly server: ScriptedModelServer;
+  /** The slow search backend (`POST /search` in SearXNG's format, pages under `/page/`). */
   readonly backend: LoopbackHttpServer;
+  /** Every backend request, timed. */
   readonly hits: BackendHit[];
+  /** The real web_search (SearXNG provider) and open_url tools, pointed at the backend. */
   readonly tools: readonly Tool[];
   /** What the scripted model is told to do; tests set it before each run. */
   script: OrchestratorScript;
   /** Append this sentence, citing [1], to the final report (a claim no source makes). */
   unsupportedClaim: string | undefined;
+  /** A real provider package talking to the server in its wire format. */
   model(provider: 'openai' | 'anthropic'): LanguageModelV4;
   close(): Promise<void>;
 }
@@ -76,7 +82,11 @@ export async function startResearchWorld(options: { delayMs: number }): Promise<
         'application/json',
         JSON.stringify({
           results: [
-            { url: `${backend.origin}/page/${slug}`, title: `About ${query}`, content: `${sentenceOf(query)}.` },
+            {
+              url: `${backend.origin}/page/${slug}`,
+              title: `About ${query}`,
+              content: `${sentenceOf(query)}.`,
+            },
           ],
         }),
       );
@@ -109,7 +119,10 @@ export async function startResearchWorld(options: { delayMs: number }): Promise<
     model(provider) {
       const baseUrl = `${world.server.url}/v1`;
       return provider === 'openai'
-        ? resolveLanguageModel({ provider: 'openai', model: 'gpt-test', baseUrl }, { env: { OPENAI_API_KEY: 'k' } })
+        ? resolveLanguageModel(
+            { provider: 'openai', model: 'gpt-test', baseUrl },
+            { env: { OPENAI_API_KEY: 'k' } },
+          )
         : resolveLanguageModel(
             { provider: 'anthropic', model: 'claude-test', baseUrl },
             { env: { ANTHROPIC_API_KEY: 'k' } },
@@ -139,7 +152,9 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
   const system = request.messages.find((message) => message.role === 'system')?.text ?? '';
   const users = request.messages.filter((message) => message.role === 'user');
   const lastUser = users.at(-1)?.text ?? '';
-  const steps = request.messages.filter((message) => message.role === 'assistant' && message.toolCalls.length > 0);
+  const steps = request.messages.filter(
+    (message) => message.role === 'assistant' && message.toolCalls.length > 0,
+  );
   if (system.includes('clarification step')) {
     return /vague/i.test(users.map((message) => message.text).join(' ')) && users.length === 1
       ? text('1. Which region do you mean?\n2. Which years?\nThese help me focus the research.')
@@ -153,18 +168,23 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
     if (script.thinkFirst && steps.length === 0) {
       return [call('think_tool', { reasoning: 'First I plan:\n"split" the work.' })];
     }
-    const dispatched = steps.filter((step) => step.toolCalls.some((entry) => entry.name === 'research_agent'));
+    const dispatched = steps.filter((step) =>
+      step.toolCalls.some((entry) => entry.name === 'research_agent'),
+    );
     if (script.sequential) {
       const next = script.tasks[dispatched.length];
       return next ? [call('research_agent', { task: next })] : [call('generate_report', {})];
     }
-    if (dispatched.length === 0) return script.tasks.map((task, index) => call('research_agent', { task }, index));
+    if (dispatched.length === 0)
+      return script.tasks.map((task, index) => call('research_agent', { task }, index));
     return [call('generate_report', {})];
   }
   if (system.includes('research agent:')) {
     const task = users[0]?.text ?? '';
-    const behaviour = (['fails', 'hangs', 'thinker', 'silent'] as const).find((word) => task.includes(word)) ?? 'searcher';
-    if (behaviour === 'fails') return [{ type: 'http-error', status: 400, message: 'scripted agent failure' }];
+    const behaviour =
+      (['fails', 'hangs', 'thinker', 'silent'] as const).find((word) => task.includes(word)) ?? 'searcher';
+    if (behaviour === 'fails')
+      return [{ type: 'http-error', status: 400, message: 'scripted agent failure' }];
     if (behaviour === 'hangs') return [{ type: 'delay', ms: 60_000 }, ...text('too late')];
     if (behaviour === 'silent') return text('I found nothing to search for.');
     if (behaviour === 'thinker') {
@@ -178,7 +198,15 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
     const calls = [
       call('web_search', { queries: [`${topic} history`] }, 0),
       call('web_search', { queries: [`${topic} today`] }, 1),
-      call('open_url', { urls: [`${world.backend.origin}/page/${encodeURIComponent(`${topic}-overview`.replace(/\s+/g, '-'))}`] }, 2),
+      call(
+        'open_url',
+        {
+          urls: [
+            `${world.backend.origin}/page/${encodeURIComponent(`${topic}-overview`.replace(/\s+/g, '-'))}`,
+          ],
+        },
+        2,
+      ),
     ];
     if (world.script.sequential) {
       const next = calls[steps.length];
