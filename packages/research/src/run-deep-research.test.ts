@@ -227,6 +227,33 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.equal(endless.result.cycles, 7, 'eight orchestrator cycles: seven think steps, then the report');
       assert.deepEqual(checkPacketStream(endless.packets), []);
 
+      // A reasoning model gets four cycles (three model steps, then the report) and no think_tool.
+      const beforeReasoning = world.server.requests.length;
+      const reasoning = await run({
+        ...base(),
+        reasoningModel: true,
+        messages: ask('Reason forever'),
+        skipClarification: true,
+      });
+      assert.equal(reasoning.result.error, undefined, reasoning.result.error?.message);
+      assert.equal(reasoning.result.cycles, 3);
+      assert.equal(reasoning.result.agents.length, 3);
+      const orchestratorRequests = world.server.requests
+        .slice(beforeReasoning)
+        .filter((request) => request.toolNames.includes('research_agent'));
+      assert.equal(orchestratorRequests.length, 3);
+      assert.ok(orchestratorRequests.every((request) => !request.toolNames.includes('think_tool')));
+      const agentRequests = world.server.requests
+        .slice(beforeReasoning)
+        .filter(
+          (request) =>
+            request.toolNames.includes('generate_report') && !request.toolNames.includes('research_agent'),
+        );
+      assert.ok(
+        agentRequests.length >= 3 &&
+          agentRequests.every((request) => !request.toolNames.includes('think_tool')),
+      );
+
       world.script = { tasks: ['Research thinker topic', 'Research silent topic'] };
       const before = world.server.requests.length;
       const agents = await run({

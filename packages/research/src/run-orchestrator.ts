@@ -102,6 +102,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
       'Call when every aspect is researched or the cycles run out: the report is written.',
     ),
   ];
+  const offered = new Set(tools.map((tool) => tool.name));
   const placement = new StepPlacement();
   const history: ChatMessage[] = [];
   const agents: ResearchAgentOutcome[] = [];
@@ -169,7 +170,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
         toolName: call.name,
         content,
       });
-      if (call.name === THINK_TOOL_NAME) return answer(THINK_TOOL_RESPONSE);
+      if (call.name === THINK_TOOL_NAME && offered.has(THINK_TOOL_NAME)) return answer(THINK_TOOL_RESPONSE);
       if (call.name === GENERATE_REPORT_TOOL_NAME) return answer('Writing the final report now.');
       if (call.name !== RESEARCH_AGENT_TOOL_NAME) {
         return answer(
@@ -202,7 +203,8 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
     });
     history.push(...results);
     if (calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME)) break;
-    if (agentCalls.length === 0 && !calls.some((call) => call.name === THINK_TOOL_NAME)) break;
+    const thought = offered.has(THINK_TOOL_NAME) && calls.some((call) => call.name === THINK_TOOL_NAME);
+    if (agentCalls.length === 0 && !thought) break;
   }
   return { turn, cycles, agents, documents, toolOutcomes, messages: history };
 }

@@ -164,7 +164,12 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
   if (system.includes('research orchestrator')) {
     const script = world.script;
     if (script.noTools) return text('I would rather just answer.');
-    if (script.endlessThink) return [call('think_tool', { reasoning: `Thinking again (${steps.length}).` })];
+    if (script.endlessThink) {
+      // A reasoning model is offered no think_tool: it keeps dispatching instead.
+      return request.toolNames.includes('think_tool')
+        ? [call('think_tool', { reasoning: `Thinking again (${steps.length}).` })]
+        : [call('research_agent', { task: `Research silent round ${steps.length}` })];
+    }
     if (script.thinkFirst && steps.length === 0) {
       return [call('think_tool', { reasoning: 'First I plan:\n"split" the work.' })];
     }
