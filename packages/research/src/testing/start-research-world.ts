@@ -236,10 +236,17 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
     return text(`${body || 'The research found nothing.'}${claim}`);
   }
   if (system.includes('citation checker')) {
-    const verdicts = [...lastUser.matchAll(/^Claim (\d+): (.*)$/gm)].map((match) => ({
-      claim: Number(match[1]),
-      verdict: /cheese/i.test(match[2] ?? '') ? 'unsupported' : 'supported',
-    }));
+    // A careful reader: a claim is supported when most of its words are in the source text it was shown.
+    const words = (value: string) => value.toLowerCase().match(/[a-z0-9]{4,}/g) ?? [];
+    const verdicts = [...lastUser.matchAll(/^Claim (\d+): (.*)\nSource \d+: (.*)$/gm)].map((match) => {
+      const source = new Set(words(match[3] ?? ''));
+      const claimWords = words(match[2] ?? '');
+      const found = claimWords.filter((word) => source.has(word)).length;
+      return {
+        claim: Number(match[1]),
+        verdict: claimWords.length > 0 && found / claimWords.length >= 0.6 ? 'supported' : 'unsupported',
+      };
+    });
     return [call('record_citation_verdicts', { verdicts })];
   }
   return [{ type: 'http-error', status: 400, message: `no scripted role for: ${system.slice(0, 60)}` }];
