@@ -157,6 +157,45 @@ for (const provider of ['openai', 'anthropic'] as const) {
         result.citationChecks.every((check) => check.verdict === 'supported' && check.method === 'lexical'),
       );
       assert.equal(ofType(packets, 'citation-check').length, 1);
+      // Per-step token caps reach the provider.
+      const maxTokens = (body: unknown) => {
+        const fields = body as { max_tokens?: number; max_completion_tokens?: number };
+        return fields.max_tokens ?? fields.max_completion_tokens;
+      };
+      const recent = world.server.requests.slice(-40);
+      const orchestrator = recent.find((request) => request.toolNames.includes('research_agent'));
+      const agent = recent.find((request) => request.toolNames.includes('web_search'));
+      assert.equal(maxTokens(orchestrator?.body), 1024);
+      assert.equal(maxTokens(agent?.body), 1000);
+    });
+
+    it('force-report timers: an orchestrator past its time writes the report at once; so does an agent', async () => {
+      world.script = { tasks: ['Research solar panels'] };
+      const late = await run({
+        ...base(),
+        messages: ask('Out of time'),
+        skipClarification: true,
+        limits: { forceReportMs: 0 },
+      });
+      assert.equal(late.result.error, undefined, late.result.error?.message);
+      assert.equal(late.result.cycles, 0);
+      assert.deepEqual(late.result.agents, []);
+      assert.match(late.result.answer, /The research found nothing/);
+
+      const hurried = await run({
+        ...base(),
+        messages: ask('Agents out of time'),
+        skipClarification: true,
+        limits: { agentTimeoutMs: 20_000, agentForceReportMs: 0 },
+      });
+      assert.equal(hurried.result.error, undefined, hurried.result.error?.message);
+      assert.deepEqual(
+        hurried.result.agents.map((entry) => entry.status),
+        ['completed'],
+      );
+      assert.match(hurried.result.agents[0]?.report ?? '', /No sources were found/);
+      assert.equal(ofType(hurried.packets, 'tool-start').length, 0, 'the agent ran no tool');
+      assert.deepEqual(checkPacketStream(hurried.packets), []);
     });
 
     it('caps parallel agents in code: calls over the cap are answered without running', async () => {
@@ -217,6 +256,12 @@ for (const provider of ['openai', 'anthropic'] as const) {
         [],
         'the hung agent wrote nothing after its section ended',
       );
+      // Its model call was aborted, not left running.
+      const hung = world.server.requests.find((request) =>
+        request.messages.some((message) => message.text.includes('hangs here')),
+      );
+      assert.ok(hung);
+      assert.equal(await world.server.settled(hung), 'client-closed');
       assert.match(result.answer, /solar panels/);
     });
 
