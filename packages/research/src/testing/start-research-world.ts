@@ -48,6 +48,13 @@ export interface ResearchWorld {
   readonly backend: LoopbackHttpServer;
   /** Every backend request, timed. */
   readonly hits: BackendHit[];
+  /**
+   * When set, the backend holds each answer until this many requests are in flight at once (or 10 s passed):
+   * `maxInFlight` then proves requests ran concurrently without depending on how fast the machine is.
+   */
+  holdUntilInFlight: number | undefined;
+  /** The most backend requests in flight at one time since the last reset (set it to 0 to reset). */
+  maxInFlight: number;
   /** The real web_search (SearXNG provider) and open_url tools, pointed at the backend. */
   readonly tools: readonly Tool[];
   /** What the scripted model is told to do; tests set it before each run. */
@@ -64,15 +71,31 @@ const sentenceOf = (query: string) => `${query} was measured carefully by the su
 /** Starts the world; `delayMs` is how long each search and page takes on the backend. */
 export async function startResearchWorld(options: { delayMs: number }): Promise<ResearchWorld> {
   const hits: BackendHit[] = [];
+  let inFlight = 0;
+  let held: (() => void)[] = [];
   const backend = await startLoopbackHttpServer((request, response) => {
     const start = performance.now();
     const url = new URL(request.url, 'http://127.0.0.1');
+    inFlight += 1;
+    world.maxInFlight = Math.max(world.maxInFlight, inFlight);
+    const hold = new Promise<void>((release) => {
+      const wanted = world.holdUntilInFlight;
+      if (wanted === undefined) return release();
+      held.push(release);
+      if (inFlight >= wanted) {
+        for (const waiting of held) waiting();
+        held = [];
+      } else setTimeout(release, 10_000);
+    });
     const finish = (kind: BackendHit['kind'], what: string, type: string, body: string) =>
-      setTimeout(() => {
-        hits.push({ kind, what, start, end: performance.now() });
-        response.writeHead(200, { 'content-type': type });
-        response.end(body);
-      }, options.delayMs);
+      void hold.then(() =>
+        setTimeout(() => {
+          hits.push({ kind, what, start, end: performance.now() });
+          inFlight -= 1;
+          response.writeHead(200, { 'content-type': type });
+          response.end(body);
+        }, options.delayMs),
+      );
     if (url.pathname === '/search') {
       const query = new URLSearchParams(request.body).get('q') ?? '';
       const slug = encodeURIComponent(query.replace(/\s+/g, '-'));
@@ -113,6 +136,8 @@ export async function startResearchWorld(options: { delayMs: number }): Promise<
     server: undefined as unknown as ScriptedModelServer,
     backend,
     hits,
+    holdUntilInFlight: undefined,
+    maxInFlight: 0,
     tools,
     script: { tasks: [] },
     unsupportedClaim: undefined,
