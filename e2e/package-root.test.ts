@@ -13,6 +13,7 @@ const stableEntryPoints = [
   'constructTools',
   'createGuardedFetch',
   'validateSkillBundle',
+  'runDeepResearch',
 ];
 
 test('the built package imports by the name `toolbus` from the repo root, with the stable entry points', () => {

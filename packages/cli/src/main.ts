@@ -6,12 +6,14 @@ import type { CliIo } from './cli-io.ts';
 import { chatUsage, runChatCommand } from './commands/chat-command.ts';
 import { configUsage, runConfigCommand } from './commands/config-command.ts';
 import { indexUsage, runIndexCommand } from './commands/index-command.ts';
+import { researchUsage, runResearchCommand } from './commands/research-command.ts';
 import { skillsDataDirectory } from './load-skills.ts';
 
 const usage = `toolbus — connect LLMs to tools
 
 Usage:
   toolbus chat ["question"]        ask with tools (interactive without a question)
+  toolbus research "question"      Deep Research: plan, parallel agents, a cited report
   toolbus index <folder|file>...   index documents for internal_search
   toolbus config [show|set|unset]  where settings and keys live
   toolbus skills <command>         validate, add and list skill bundles
@@ -27,6 +29,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     switch (command) {
       case 'chat':
         return await runChatCommand(rest, io);
+      case 'research':
+        return await runResearchCommand(rest, io);
       case 'index':
         return await runIndexCommand(rest, io);
       case 'config':
@@ -93,4 +97,4 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-export { chatUsage, configUsage, indexUsage };
+export { chatUsage, configUsage, indexUsage, researchUsage };

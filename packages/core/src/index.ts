@@ -5,7 +5,7 @@ export type {
 } from './citations/citation-allocator.ts';
 export { createCitationAllocator } from './citations/citation-allocator.ts';
 export { CitationMarkerScanner } from './citations/citation-marker-scanner.ts';
-export type { CollapsedCitations } from './citations/collapse-citations.ts';
+export type { CollapseCitationsOptions, CollapsedCitations } from './citations/collapse-citations.ts';
 export { collapseCitations } from './citations/collapse-citations.ts';
 export type { EmitterOptions } from './emitter/emitter.ts';
 export { Emitter } from './emitter/emitter.ts';
@@ -132,3 +132,5 @@ export type { RecoveryTrigger } from './turn/recover-step-tool-calls.ts';
 export { recoverStepToolCalls, recoveryTrigger } from './turn/recover-step-tool-calls.ts';
 export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
 export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
+export { StepPlacement } from './turn/step-placement.ts';
+export type { TurnCycleDirective, TurnCycleHook, TurnCycleState } from './turn/turn-cycle-hook.ts';

@@ -1,5 +1,6 @@
 export type { AssistantToolCall, ChatFile, ChatMessage } from './chat-message.ts';
 export type { CitationAllocator } from './citation-allocator.ts';
+export type { CitationCheck, CitationVerdict } from './citation-check.ts';
 export type { ToolCallErrorOptions } from './errors/tool-call-error.ts';
 export { ToolCallError } from './errors/tool-call-error.ts';
 export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts';

@@ -1,3 +1,4 @@
+import type { CitationCheck } from './citation-check.ts';
 import type { Placement } from './placement.ts';
 import type { CitedDocument } from './search-document.ts';
 
@@ -104,6 +105,7 @@ export type PacketObject =
   | { readonly type: 'intermediate-report-start' }
   | { readonly type: 'intermediate-report-delta'; readonly content: string }
   | { readonly type: 'intermediate-report-cited-documents'; readonly documents: readonly CitedDocument[] }
+  | { readonly type: 'citation-check'; readonly checks: readonly CitationCheck[] }
   | { readonly type: 'coding-agent-start'; readonly query: string; readonly repository?: string }
   | { readonly type: 'coding-agent-final'; readonly answer: string }
   | { readonly type: 'bash-start'; readonly command: string }

@@ -48,7 +48,6 @@ export {
   parseToolArguments,
   recoveryMiddleware,
   resolveLanguageModel,
-  runChatTurn,
   runToolCalls,
   streamModelStep,
   ToolCallBatch,
@@ -57,6 +56,26 @@ export {
 } from '@toolbus/core';
 export type { GuardedFetch, GuardedFetchOptions } from '@toolbus/core/node';
 export { createGuardedFetch } from '@toolbus/core/node';
+export type {
+  DeepResearchErrorCode,
+  DeepResearchLimits,
+  DeepResearchPrompts,
+  DeepResearchResult,
+  DeepResearchTurn,
+  NestedAgentOptions,
+  ResearchAgentOutcome,
+  RunDeepResearchOptions,
+} from '@toolbus/research';
+export {
+  checkPacketStream,
+  DEEP_RESEARCH_MIN_CONTEXT_TOKENS,
+  DEFAULT_DEEP_RESEARCH_LIMITS,
+  DEFAULT_DEEP_RESEARCH_PROMPTS,
+  DeepResearchError,
+  MAX_PARALLEL_RESEARCH_AGENTS,
+  runDeepResearch,
+  runNestedAgent,
+} from '@toolbus/research';
 export type { SkillBundle } from '@toolbus/skills';
 export { SkillBundleError, validateSkillBundle } from '@toolbus/skills';
 export type {
@@ -103,3 +122,5 @@ export {
 } from '@toolbus/spec';
 export type { Storage } from '@toolbus/storage';
 export { openStorage } from '@toolbus/storage';
+export type { ChatTurnResearchOptions, RunChatTurnWithResearchOptions } from './run-chat-turn.ts';
+export { runChatTurn } from './run-chat-turn.ts';

@@ -15,6 +15,7 @@ import type { CliIo } from '../cli-io.ts';
 import { loadChatSkills } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { TerminalRenderer } from '../terminal-renderer.ts';
+import { askResearch, type ResearchCommandOptions, type ResearchSession } from './research-command.ts';
 
 export const chatUsage = `Usage: toolbus chat ["question"] [options]
 
@@ -30,6 +31,7 @@ Options:
   --hide-reasoning     do not print the model's reasoning
   --file <path>        attach a file to the chat (read_file, run_python); repeatable
   --packets            print the packet stream as NDJSON instead of text (for programs)
+  --research           Deep Research instead of a chat turn (see \`toolbus research --help\`)
 `;
 
 const systemPrompt = [
@@ -39,7 +41,11 @@ const systemPrompt = [
 ].join(' ');
 
 /** `toolbus chat`: one question, or an interactive chat, with the persona's tools. */
-export async function runChatCommand(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runChatCommand(
+  argv: readonly string[],
+  io: CliIo,
+  research?: ResearchCommandOptions,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -50,6 +56,7 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
       'max-cycles': { type: 'string' },
       'hide-reasoning': { type: 'boolean', default: false },
       packets: { type: 'boolean', default: false },
+      research: { type: 'boolean', default: false },
       file: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -111,18 +118,32 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
       const conversation: ChatMessage[] = [
         { role: 'system', content: `${systemPrompt}${memoryText}${skillText}` },
       ];
+      const researchSession: ResearchSession = { clarified: false };
+      const researchOptions = research ?? (values.research ? {} : undefined);
       const ask = (question: string) =>
-        askOnce({
-          question,
-          conversation,
-          tools: assembly.tools,
-          model,
-          io,
-          values,
-          maxCycles,
-          files: chatFiles,
-          userId: workspace.user.id,
-        });
+        researchOptions
+          ? askResearch({
+              question,
+              conversation,
+              tools: assembly.tools,
+              model,
+              io,
+              packets: values.packets === true,
+              showReasoning: !values['hide-reasoning'],
+              options: researchOptions,
+              session: researchSession,
+            })
+          : askOnce({
+              question,
+              conversation,
+              tools: assembly.tools,
+              model,
+              io,
+              values,
+              maxCycles,
+              files: chatFiles,
+              userId: workspace.user.id,
+            });
       const question = positionals.join(' ').trim();
       if (question) return await ask(question);
       if (!io.stdin) {

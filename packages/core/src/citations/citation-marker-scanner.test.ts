@@ -31,15 +31,16 @@ test('finds the same markers whatever the chunking', () => {
   );
 });
 
+const doc = (id: string, citationNumber: number): CitedDocument => ({
+  id,
+  title: id,
+  blurb: '',
+  content: '',
+  sourceType: 'test',
+  citationNumber,
+});
+
 test('collapseCitations renumbers densely by first appearance and drops unknown numbers', () => {
-  const doc = (id: string, citationNumber: number): CitedDocument => ({
-    id,
-    title: id,
-    blurb: '',
-    content: '',
-    sourceType: 'test',
-    citationNumber,
-  });
   const mapping = new Map([
     [103, doc('b', 103)],
     [7, doc('a', 7)],
@@ -54,4 +55,36 @@ test('collapseCitations renumbers densely by first appearance and drops unknown 
       [2, 'a'],
     ],
   );
+});
+
+test('collapseCitations keeps existing numbers, rewrites every marker form in its own brackets, merges duplicates', () => {
+  const existing = new Map([
+    [1, doc('old', 1)],
+    [2, doc('shared', 2)],
+  ]);
+  const mapping = new Map([
+    [101, doc('x', 101)],
+    [102, doc('shared', 102)],
+    [103, doc('y', 103)],
+    [104, doc('x', 104)],
+  ]);
+  const text =
+    'A [101]. B [102,103]. C [[103]]. D 【101】 and 【【102】】. E ［103］ ［［101, 104］］. F [101, 101, 104]. ' +
+    'G [999] and [999, 103]. `x` ```\n[101]\n```';
+  const result = collapseCitations(text, mapping, { existing });
+  assert.equal(
+    result.text,
+    'A [3]. B [2, 4]. C [[4]]. D 【3】 and 【【2】】. E ［4］ ［［3］］. F [3]. G  and [4]. `x` ```\n[101]\n```',
+  );
+  assert.deepEqual(
+    [...result.mapping].map(([number, document]) => [number, document.id]),
+    [
+      [1, 'old'],
+      [2, 'shared'],
+      [3, 'x'],
+      [4, 'y'],
+    ],
+  );
+  assert.deepEqual([...result.cited.keys()], [3, 2, 4]);
+  assert.equal(result.mapping.get(3)?.citationNumber, 3);
 });

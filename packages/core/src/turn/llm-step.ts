@@ -9,6 +9,10 @@ import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
 import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
 import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
+import {
+  createThinkToolStreamProcessor,
+  type ThinkToolStreamProcessor,
+} from '../streaming/think-tool-stream-processor.ts';
 import { ToolCallMarkupStreamFilter } from '../streaming/tool-call-markup-stream-filter.ts';
 import type { StepPlacement } from './step-placement.ts';
 
@@ -32,6 +36,12 @@ export interface RunLlmStepOptions {
   >;
   /** Whether visible text of this step is the final answer's (citation packets are sent for it). */
   readonly citing: boolean;
+  /**
+   * A tool whose `reasoning` argument is the model's thinking (`think_tool`, for models without native
+   * reasoning): its argument fragments stream as reasoning packets, decoded by the think-tool processor, and the
+   * call itself still comes back as a tool call.
+   */
+  readonly reasoningTool?: string;
 }
 
 /** What one model step produced. */
@@ -74,6 +84,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   const calls = new Map<number, { id: string; name: string; tab: number }>();
   const finished: ToolCall[] = [];
   const usedIds = new Set<string>();
+  const thinking = new Map<number, { processor: ThinkToolStreamProcessor; fed: boolean }>();
 
   const emit = (tab: number, obj: PacketObject) =>
     options.sink.emitAt(options.placement.at({ turn, tab }), obj);
@@ -82,6 +93,18 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     emit(0, { type: 'reasoning-end' });
     reasoningOpen = false;
     turn += 1;
+  };
+  const think = (index: number, fragment: string) => {
+    const entry = thinking.get(index);
+    if (!entry) return;
+    entry.fed = true;
+    const text = entry.processor.process(fragment);
+    if (text) emit(0, { type: 'reasoning-delta', reasoning: text });
+  };
+  const openThinking = (index: number) => {
+    thinking.set(index, { processor: createThinkToolStreamProcessor(), fed: false });
+    reasoningOpen = true;
+    emit(0, { type: 'reasoning-start' });
   };
   const emitVisible = (text: string) => {
     if (!text) return;
@@ -130,10 +153,12 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         closeReasoning();
         const id = uniqueCallId(event.id, usedIds);
         calls.set(event.index, { id, name: event.name, tab: calls.size + (answerStarted ? 1 : 0) });
+        if (event.name === options.reasoningTool) openThinking(event.index);
         break;
       }
       case 'tool-call-delta': {
         const call = calls.get(event.index);
+        if (thinking.has(event.index)) think(event.index, event.argumentsDelta);
         if (!call || !toolsByName.get(call.name)?.streamsArgumentDeltas) break;
         const deltas = await argumentStreamer.push(event.index, event.argumentsDelta);
         if (Object.keys(deltas).length > 0) {
@@ -147,6 +172,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         break;
       }
       case 'tool-call-end': {
+        if (event.name === options.reasoningTool && !thinking.has(event.index)) openThinking(event.index);
+        if (thinking.get(event.index)?.fed === false) think(event.index, event.rawArguments);
+        thinking.delete(event.index);
         closeReasoning();
         let call = calls.get(event.index);
         if (!call) {

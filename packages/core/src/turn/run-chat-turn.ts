@@ -26,6 +26,7 @@ import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
 import { recoverStepToolCalls, recoveryTrigger } from './recover-step-tool-calls.ts';
 import { StepPlacement } from './step-placement.ts';
+import type { TurnCycleHook } from './turn-cycle-hook.ts';
 
 /** The seed's `MAX_LLM_CYCLES`: the last cycle has no tools, so the turn always ends with an answer. */
 export const DEFAULT_MAX_CYCLES = 6;
@@ -72,6 +73,10 @@ export interface RunChatTurnOptions {
   readonly stream?: Partial<
     Omit<StreamModelStepOptions, 'model' | 'messages' | 'tools' | 'toolChoice' | 'signal'>
   >;
+  /** A tool whose arguments stream as reasoning (`think_tool`); see `RunLlmStepOptions.reasoningTool`. */
+  readonly reasoningTool?: string;
+  /** Decides per cycle what it offers, or stops the loop (a sub-agent's budgets and timers). */
+  readonly beforeCycle?: TurnCycleHook;
 }
 
 /** What a finished turn produced. */
@@ -134,11 +139,15 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
     added.push(message);
   };
 
+  let previousToolCalls: readonly ToolCall[] = [];
   for (let cycle = 0; cycle < maxCycles; cycle += 1) {
+    const directive = options.beforeCycle?.({ cycle, messages: conversation, previousToolCalls });
+    if (directive?.stop) break;
     cycles += 1;
     const lastCycle = cycle === maxCycles - 1;
-    const cycleTools = lastCycle ? [] : tools;
-    const toolChoice: ModelToolChoice = cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto';
+    const cycleTools = lastCycle ? [] : (directive?.tools ?? tools);
+    const toolChoice: ModelToolChoice =
+      directive?.toolChoice ?? (cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto');
     const batch =
       cycleTools.length > 0
         ? new ToolCallBatch(cycleTools, {
@@ -172,6 +181,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
       batch,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.stream ? { stream: options.stream } : {}),
+      ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
       citing: true,
     });
     turn = step.nextTurn;
@@ -239,6 +249,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
       break;
     }
 
+    previousToolCalls = calls;
     const settled = await (batch ?? new ToolCallBatch([], {})).settle(calls);
     toolOutcomes.push(...settled.outcomes);
     const toolCalls: AssistantToolCall[] = calls.map((call) => ({

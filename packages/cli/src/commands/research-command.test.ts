@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
+
+const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
+
+function runCli(args: readonly string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdin.end('');
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('toolbus research', () => {
+  let home: string;
+  let world: ResearchWorld;
+  let env: Record<string, string>;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'toolbus-research-'));
+    world = await startResearchWorld({ delayMs: 20 });
+    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${world.server.url}/v1#scripted` };
+    for (const [key, value] of [
+      ['allowHosts', '127.0.0.1'],
+      ['webSearch.provider', 'searxng'],
+      ['webSearch.baseUrl', world.backend.origin],
+    ] as const) {
+      const set = await runCli(['config', 'set', key, value], env);
+      assert.equal(set.code, 0, set.stderr);
+    }
+  });
+  after(async () => {
+    await world.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test('prints the plan, a line per agent, the report with its sources, and flags an unsupported citation', async () => {
+    world.script = { tasks: ['Research solar panels', 'Research wind turbines'] };
+    world.unsupportedClaim = 'The moon is made of green cheese';
+    const { code, stdout, stderr } = await runCli(
+      ['research', 'How do renewables compare?', '--context-window', '128000', '--skip-clarification'],
+      env,
+    );
+    world.unsupportedClaim = undefined;
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /Research plan:\n1\. Gather sources\n2\. Compare them\n3\. Summarise\n/);
+    assert.match(stdout, /… Agent 1: Research solar panels\n… Agent 2: Research wind turbines\n/);
+    assert.match(stdout, /✓ Agent 1: Research solar panels — report written, 3 sources/);
+    assert.match(stdout, /✓ Agent 2: Research wind turbines — report written, 3 sources/);
+    assert.match(stdout, /solar panels history was measured carefully by the survey in 2026 \[1\]/);
+    assert.match(stdout, /Sources:\n {2}\[1\] About solar panels history — http:\/\/127\.0\.0\.1/);
+    assert.match(
+      stdout,
+      /Unsupported citations \(the cited source does not say this\):\n {2}\[1\] "The moon is made of green cheese\."/,
+    );
+    assert.match(stdout, /Citation check: \d+ supported, 1 unsupported, 0 unverifiable\./);
+  });
+
+  test('chat --research asks clarifying questions first; without a context window it refuses with a hint', async () => {
+    world.script = { tasks: ['Research solar panels'] };
+    const asked = await runCli(['chat', '--research', 'Tell me about energy, vague'], {
+      ...env,
+      TOOLBUS_CONTEXT_WINDOW: '128000',
+    });
+    assert.equal(asked.code, 0, asked.stderr);
+    assert.match(asked.stdout, /1\. Which region do you mean\?/);
+    assert.match(asked.stdout, /Answer the questions to continue the research/);
+    assert.doesNotMatch(asked.stdout, /Research plan:/);
+
+    const refused = await runCli(['research', 'Anything'], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /input window \(contextWindowTokens\).*Pass --context-window <tokens>/);
+  });
+});

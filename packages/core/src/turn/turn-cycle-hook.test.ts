@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Packet, Tool } from '@toolbus/spec';
+import * as z from 'zod';
+import { scriptedModel } from '../llm/__fixtures__/scripted-providers.ts';
+import type { ScriptedModelServer, ScriptedStep } from '../testing/index.ts';
+import { startScriptedModelServer } from '../testing/index.ts';
+import { defineTool } from '../tool/define-tool.ts';
+import { runChatTurn } from './run-chat-turn.ts';
+
+const think = defineTool({
+  name: 'think_tool',
+  description: 'Think',
+  parameters: z.object({ reasoning: z.string() }),
+  emitStart: () => undefined,
+  run: () => 'Acknowledged, please continue.',
+});
+const done: Tool = defineTool({
+  name: 'finish_up',
+  description: 'Finish',
+  parameters: z.object({}),
+  stopsTurn: true,
+  run: () => 'Finished.',
+});
+
+for (const provider of ['openai', 'anthropic'] as const) {
+  describe(`runChatTurn cycle hook and reasoning tool over ${provider}`, () => {
+    let server: ScriptedModelServer;
+    const turns: ScriptedStep[][] = [];
+    before(async () => {
+      server = await startScriptedModelServer({
+        handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],
+      });
+    });
+    after(() => server.close());
+
+    it('beforeCycle sets each cycle tools and tool choice, and stops the loop; think arguments stream as reasoning', async () => {
+      turns.push(
+        [
+          {
+            type: 'tool-call',
+            id: 'call_t1',
+            name: 'think_tool',
+            arguments: { reasoning: 'Line one\n"quoted" \\ end' },
+            chunkSize: 4,
+          },
+        ],
+        [{ type: 'tool-call', id: 'call_f1', name: 'finish_up', arguments: {} }],
+      );
+      const seen: number[] = [];
+      const before = server.requests.length;
+      const turn = runChatTurn({
+        model: scriptedModel({ provider, serverUrl: server.url }),
+        messages: [{ role: 'user', content: 'Go' }],
+        tools: [think, done],
+        reasoningTool: 'think_tool',
+        beforeCycle: ({ cycle, previousToolCalls }) => {
+          seen.push(previousToolCalls.length);
+          if (cycle === 3) return { stop: true };
+          return cycle === 0 ? { toolChoice: 'required' } : { tools: [done], toolChoice: 'required' };
+        },
+      });
+      const packets: Packet[] = [];
+      for await (const packet of turn) packets.push(packet);
+      const result = await turn.result;
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.equal(result.stopReason, 'stopping-tool');
+      assert.deepEqual(seen, [0, 1]);
+      const requests = server.requests.slice(before);
+      assert.deepEqual(
+        requests.map((request) => request.toolNames),
+        [['think_tool', 'finish_up'], ['finish_up']],
+      );
+      const choices = requests.map((request) => (request.body as { tool_choice?: unknown }).tool_choice);
+      assert.deepEqual(
+        choices,
+        provider === 'openai' ? ['required', 'required'] : [{ type: 'any' }, { type: 'any' }],
+      );
+      const reasoning = packets
+        .map((packet) => (packet.obj.type === 'reasoning-delta' ? packet.obj.reasoning : ''))
+        .join('');
+      assert.equal(reasoning, 'Line one\n"quoted" \\ end');
+      const types = packets.map((packet) => packet.obj.type);
+      assert.deepEqual(types.slice(0, 2), ['reasoning-start', 'reasoning-delta']);
+      assert.ok(types.indexOf('reasoning-end') < types.indexOf('section-end'));
+      assert.equal(types.includes('tool-start'), true, 'finish_up opens its section; think_tool does not');
+    });
+
+    it('a stop before the first cycle ends the turn without a model call', async () => {
+      const before = server.requests.length;
+      const turn = runChatTurn({
+        model: scriptedModel({ provider, serverUrl: server.url }),
+        messages: [{ role: 'user', content: 'Go' }],
+        beforeCycle: () => ({ stop: true }),
+      });
+      for await (const _packet of turn) {
+        // drained
+      }
+      const result = await turn.result;
+      assert.equal(result.stopReason, 'cycle-limit');
+      assert.equal(result.cycles, 0);
+      assert.equal(server.requests.length, before);
+    });
+  });
+}

@@ -1,0 +1,49 @@
+export type { CheckCitationSupportOptions } from './check-citation-support.ts';
+export { checkCitationSupport, LEXICAL_SUPPORT_THRESHOLD } from './check-citation-support.ts';
+export { checkContextGate } from './check-context-gate.ts';
+export { checkPacketStream } from './check-packet-stream.ts';
+export type { DeepResearchErrorCode } from './deep-research-error.ts';
+export { DeepResearchError } from './deep-research-error.ts';
+export type { DeepResearchLimits } from './deep-research-limits.ts';
+export {
+  CITATION_CHECK_BATCH_SIZE,
+  CITATION_CHECK_MAX_CALLS,
+  DEEP_RESEARCH_CONTEXT_USER_MESSAGES,
+  DEEP_RESEARCH_FORCE_REPORT_MS,
+  DEEP_RESEARCH_MIN_CONTEXT_TOKENS,
+  DEEP_RESEARCH_ORCHESTRATOR_CYCLES,
+  DEEP_RESEARCH_ORCHESTRATOR_CYCLES_REASONING,
+  DEFAULT_DEEP_RESEARCH_LIMITS,
+  FINAL_REPORT_TOKENS,
+  INTERMEDIATE_REPORT_TOKENS,
+  MAX_PARALLEL_RESEARCH_AGENTS,
+  ORCHESTRATOR_STEP_TOKENS,
+  RESEARCH_AGENT_CYCLES,
+  RESEARCH_AGENT_FORCE_REPORT_MS,
+  RESEARCH_AGENT_STEP_TOKENS,
+  RESEARCH_AGENT_THINK_CYCLES,
+  RESEARCH_AGENT_TIMEOUT_MS,
+} from './deep-research-limits.ts';
+export type { DeepResearchPrompts } from './deep-research-prompts.ts';
+export { DEFAULT_DEEP_RESEARCH_PROMPTS } from './deep-research-prompts.ts';
+export type { ResearchAgentToolOptions } from './research-agent-tool.ts';
+export { createResearchAgentTool, timedOutReportText } from './research-agent-tool.ts';
+export {
+  createGenerateReportTool,
+  createThinkTool,
+  GENERATE_PLAN_TOOL_NAME,
+  GENERATE_REPORT_TOOL_NAME,
+  RESEARCH_AGENT_TOOL_NAME,
+  researchToolsOf,
+  THINK_TOOL_NAME,
+  THINK_TOOL_RESPONSE,
+} from './research-tools.ts';
+export type { PacketRetype } from './retyping-sink.ts';
+export { createRetypingSink } from './retyping-sink.ts';
+export type { DeepResearchResult, DeepResearchTurn, RunDeepResearchOptions } from './run-deep-research.ts';
+export { runDeepResearch } from './run-deep-research.ts';
+export type { NestedAgentOptions } from './run-nested-agent.ts';
+export { runNestedAgent } from './run-nested-agent.ts';
+export type { ResearchAgentOutcome } from './run-orchestrator.ts';
+export type { ResearchAgentReport, RunResearchAgentOptions } from './run-research-agent.ts';
+export { RESEARCH_AGENT_FAILED_TEXT, runResearchAgent } from './run-research-agent.ts';

@@ -1,0 +1,269 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import {
+  type ChatTurnResult,
+  createCitationAllocator,
+  Emitter,
+  type RunChatTurnOptions,
+  runLlmStep,
+  StepPlacement,
+} from '@toolbus/core';
+import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
+import { ToolbusError } from '@toolbus/spec';
+import { checkCitationSupport } from './check-citation-support.ts';
+import { checkContextGate } from './check-context-gate.ts';
+import { citedDocumentsIn } from './cited-documents-in.ts';
+import { DeepResearchError } from './deep-research-error.ts';
+import { DEFAULT_DEEP_RESEARCH_LIMITS, type DeepResearchLimits } from './deep-research-limits.ts';
+import {
+  DEFAULT_DEEP_RESEARCH_PROMPTS,
+  type DeepResearchPrompts,
+  fillPrompt,
+} from './deep-research-prompts.ts';
+import { createGeneratePlanTool, researchToolsOf } from './research-tools.ts';
+import { asPlan, createRetypingSink } from './retyping-sink.ts';
+import { type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
+
+/** Options for {@link runDeepResearch}. */
+export interface RunDeepResearchOptions {
+  readonly model: LanguageModelV4;
+  /** The conversation so far, ending with the user's question (or their answer to the clarifying questions). */
+  readonly messages: readonly ChatMessage[];
+  /** The chat's tools; agents get only internal_search, web_search and open_url among them. */
+  readonly tools?: readonly Tool[];
+  /** The model's input window in tokens: checked against `limits.minContextTokens` before anything runs. */
+  readonly contextWindowTokens?: number;
+  /** The model reasons natively: fewer orchestrator cycles, no think_tool. Default false. */
+  readonly reasoningModel?: boolean;
+  /** Go straight to the plan (e.g. the previous turn was this run's clarification). Default false. */
+  readonly skipClarification?: boolean;
+  /** Check each citation of the report against its source. Default true. */
+  readonly checkCitations?: boolean;
+  /** The model that judges citations; default `model`. */
+  readonly citationCheckModel?: LanguageModelV4;
+  readonly limits?: Partial<DeepResearchLimits>;
+  readonly prompts?: Partial<DeepResearchPrompts>;
+  readonly signal?: AbortSignal;
+  readonly modelIndex?: number;
+  readonly stream?: RunChatTurnOptions['stream'];
+  /** Today's date for the prompts. Default: now. */
+  readonly date?: string;
+}
+
+/** What a Deep Research run produced: a chat turn's result plus the research. */
+export interface DeepResearchResult extends ChatTurnResult {
+  /** True when the run asked clarifying questions (`answer`) and ended: the next user message continues it. */
+  readonly clarification: boolean;
+  readonly plan: string;
+  readonly agents: readonly ResearchAgentOutcome[];
+  /** One verdict per (sentence, citation) of the report; empty when the check is off. */
+  readonly citationChecks: readonly CitationCheck[];
+}
+
+/** A running Deep Research turn: iterate it for packets; `result` settles when it ends (it never rejects). */
+export interface DeepResearchTurn extends AsyncIterable<Packet> {
+  readonly result: Promise<DeepResearchResult>;
+}
+
+/**
+ * Runs Deep Research as one turn, with the same packet stream and result promise as `runChatTurn`:
+ * a context gate; clarification (questions end the turn, marked as a clarification) or `generate_plan`; a
+ * streamed plan; orchestrator cycles that dispatch research agents in parallel, each its own tool loop with
+ * parallel tool calls inside; one report cited with the agents' sources; then the citation support check.
+ */
+export function runDeepResearch(options: RunDeepResearchOptions): DeepResearchTurn {
+  const emitter = new Emitter({ modelIndex: options.modelIndex ?? 0 });
+  const result = research(options, emitter)
+    .catch((thrown: unknown) => {
+      const error = ToolbusError.isInstance(thrown)
+        ? thrown
+        : new ToolbusError({
+            code: 'deep_research_failed',
+            message: 'Deep Research failed unexpectedly.',
+            cause: thrown,
+          });
+      emitter.emitAt({ turn: 0, tab: 0 }, { type: 'error', code: error.code, message: error.message });
+      emitter.emitAt({ turn: 0, tab: 0 }, { type: 'stop', reason: 'error' });
+      return emptyResult({ stopReason: 'error', error });
+    })
+    .finally(() => emitter.close());
+  return { result, [Symbol.asyncIterator]: () => emitter[Symbol.asyncIterator]() };
+}
+
+async function research(options: RunDeepResearchOptions, emitter: Emitter): Promise<DeepResearchResult> {
+  const limits: DeepResearchLimits = { ...DEFAULT_DEEP_RESEARCH_LIMITS, ...options.limits };
+  const prompts: DeepResearchPrompts = { ...DEFAULT_DEEP_RESEARCH_PROMPTS, ...options.prompts };
+  checkContextGate(options.contextWindowTokens, limits.minContextTokens);
+  const startedAt = Date.now();
+  const date = options.date ?? new Date().toISOString().slice(0, 10);
+  const placement = new StepPlacement();
+  const context = recentUserMessages(options.messages, limits.contextUserMessages);
+  const question = [...context].reverse().find((message) => message.role === 'user')?.content ?? '';
+  const common = {
+    model: options.model,
+    placement,
+    citations: createCitationAllocator(),
+    batch: undefined,
+    citing: false,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.stream ? { stream: options.stream } : {}),
+  };
+  let turn = 0;
+
+  if (!options.skipClarification) {
+    const step = await runLlmStep({
+      ...common,
+      messages: [{ role: 'system', content: prompts.clarification }, ...context],
+      tools: [createGeneratePlanTool()],
+      toolChoice: 'auto',
+      turn,
+      sink: emitter,
+      announcedDocuments: new Set(),
+    });
+    if (step.error) throw step.error;
+    if (step.toolCalls.length === 0 && step.answer.trim()) {
+      emitter.emitAt({ turn: step.nextTurn - 1, tab: 0 }, { type: 'stop', reason: 'clarification' });
+      return emptyResult({
+        stopReason: 'clarification',
+        answer: step.answer,
+        clarification: true,
+        messages: [{ role: 'assistant', content: step.answer }],
+      });
+    }
+    if (step.reasoning) turn = step.nextTurn - 1;
+  }
+
+  const planStep = await runLlmStep({
+    ...common,
+    messages: [
+      { role: 'system', content: prompts.plan },
+      ...context,
+      { role: 'user', content: prompts.planReminder },
+    ],
+    tools: [],
+    toolChoice: 'none',
+    turn,
+    sink: createRetypingSink({ target: emitter, retype: asPlan }),
+    announcedDocuments: new Set(),
+  });
+  if (planStep.error) throw planStep.error;
+  const plan = planStep.answer.trim();
+  if (!plan) throw new DeepResearchError({ code: 'no_plan', message: 'The plan step wrote no plan.' });
+  emitter.emitAt({ turn: planStep.nextTurn - 1, tab: 0 }, { type: 'section-end' });
+  turn = planStep.nextTurn;
+
+  const orchestrated = await runOrchestrator({
+    model: options.model,
+    context,
+    plan,
+    searchTools: researchToolsOf(options.tools ?? []),
+    sink: emitter,
+    turn,
+    limits,
+    prompts,
+    reasoningModel: options.reasoningModel ?? false,
+    date,
+    startedAt,
+    userQuery: question,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.stream ? { stream: options.stream } : {}),
+  });
+  if (orchestrated.error) throw orchestrated.error;
+  turn = orchestrated.turn;
+  const documents = orchestrated.documents;
+
+  const findings = orchestrated.agents
+    .map((agent, index) => `Research ${index + 1}: ${agent.task}\n${agent.report}`)
+    .join('\n\n');
+  const reportStep = await runLlmStep({
+    ...common,
+    citations: createCitationAllocator({ known: documents.values() }),
+    citing: true,
+    messages: [
+      { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
+      ...context,
+      {
+        role: 'user',
+        content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
+      },
+    ],
+    tools: [],
+    toolChoice: 'none',
+    turn,
+    sink: emitter,
+    announcedDocuments: new Set(),
+    stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
+  });
+  if (reportStep.error) throw reportStep.error;
+  const answer = reportStep.answer;
+  if (!answer.trim())
+    throw new DeepResearchError({ code: 'no_report', message: 'The report step wrote nothing.' });
+  const reportTurn = reportStep.nextTurn - 1;
+
+  let citationChecks: CitationCheck[] = [];
+  if (options.checkCitations !== false) {
+    citationChecks = await checkCitationSupport({
+      text: answer,
+      documents,
+      model: options.citationCheckModel ?? options.model,
+      batchSize: limits.citationCheckBatchSize,
+      maxCalls: limits.citationCheckMaxCalls,
+      prompt: prompts.citationCheck,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.stream ? { stream: options.stream } : {}),
+    });
+    emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'citation-check', checks: citationChecks });
+  }
+  const stopReason: StopReason = options.signal?.aborted ? 'user-cancelled' : 'finished';
+  emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'stop', reason: stopReason });
+  return {
+    answer,
+    stopReason,
+    messages: [{ role: 'assistant', content: answer }],
+    citedDocuments: [...citedDocumentsIn(answer, documents).values()],
+    documents,
+    toolOutcomes: orchestrated.toolOutcomes,
+    cycles: orchestrated.cycles,
+    recoveredToolCalls: 0,
+    clarification: false,
+    plan,
+    agents: orchestrated.agents,
+    citationChecks,
+  };
+}
+
+function emptyResult(fields: Partial<DeepResearchResult> & { stopReason: StopReason }): DeepResearchResult {
+  return {
+    answer: '',
+    messages: [],
+    citedDocuments: [],
+    documents: new Map(),
+    toolOutcomes: [],
+    cycles: 0,
+    recoveredToolCalls: 0,
+    clarification: false,
+    plan: '',
+    agents: [],
+    citationChecks: [],
+    ...fields,
+  };
+}
+
+/**
+ * The conversation from the `count`-th last user message on, as text (user and assistant only, tool calls left
+ * out): a reply to clarifying questions is read together with the questions.
+ */
+function recentUserMessages(messages: readonly ChatMessage[], count: number): ChatMessage[] {
+  let start = messages.length;
+  for (let seen = 0; start > 0 && seen < count; ) {
+    start -= 1;
+    if (messages[start]?.role === 'user') seen += 1;
+  }
+  const recent: ChatMessage[] = [];
+  for (const message of messages.slice(start)) {
+    if (message.role === 'user') recent.push({ role: 'user', content: message.content });
+    else if (message.role === 'assistant' && message.content.trim()) {
+      recent.push({ role: 'assistant', content: message.content });
+    }
+  }
+  return recent;
+}

@@ -1,0 +1,210 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import {
+  collapseCitations,
+  createCitationAllocator,
+  type PacketSink,
+  type RunChatTurnOptions,
+  runLlmStep,
+  runToolCalls,
+  StepPlacement,
+  type ToolCallOutcome,
+} from '@toolbus/core';
+import type { ChatMessage, CitedDocument, Tool, ToolbusError } from '@toolbus/spec';
+import type { DeepResearchLimits } from './deep-research-limits.ts';
+import { type DeepResearchPrompts, fillPrompt } from './deep-research-prompts.ts';
+import { createResearchAgentTool } from './research-agent-tool.ts';
+import {
+  createGenerateReportTool,
+  createThinkTool,
+  GENERATE_REPORT_TOOL_NAME,
+  RESEARCH_AGENT_TOOL_NAME,
+  THINK_TOOL_NAME,
+  THINK_TOOL_RESPONSE,
+} from './research-tools.ts';
+import { createRetypingSink, textAsReasoning } from './retyping-sink.ts';
+import { type ResearchAgentReport, runResearchAgent } from './run-research-agent.ts';
+
+/** One agent's outcome, for the result and the final report. */
+export interface ResearchAgentOutcome {
+  readonly callId: string;
+  readonly task: string;
+  readonly status: 'completed' | 'timed-out' | 'failed' | 'not-run';
+  /** What the orchestrator read: the renumbered report, or why there is none. */
+  readonly report: string;
+}
+
+/** Options for {@link runOrchestrator}. */
+export interface RunOrchestratorOptions {
+  readonly model: LanguageModelV4;
+  /** The recent user messages of the conversation. */
+  readonly context: readonly ChatMessage[];
+  readonly plan: string;
+  readonly searchTools: readonly Tool[];
+  readonly sink: PacketSink;
+  readonly turn: number;
+  readonly limits: DeepResearchLimits;
+  readonly prompts: DeepResearchPrompts;
+  readonly reasoningModel: boolean;
+  readonly date: string;
+  readonly startedAt: number;
+  readonly signal?: AbortSignal;
+  readonly stream?: RunChatTurnOptions['stream'];
+  readonly userQuery: string;
+}
+
+/** What the orchestrator's cycles gathered. */
+export interface OrchestratorResult {
+  readonly turn: number;
+  readonly cycles: number;
+  readonly agents: readonly ResearchAgentOutcome[];
+  /** Every document the agents' reports cite, one dense numbering in dispatch order. */
+  readonly documents: ReadonlyMap<number, CitedDocument>;
+  readonly toolOutcomes: readonly ToolCallOutcome[];
+  /** The orchestrator's history: assistant tool calls, one result per call id. */
+  readonly messages: readonly ChatMessage[];
+  readonly error?: ToolbusError;
+}
+
+/**
+ * The orchestrator's cycles: each step must call a tool (`think_tool` for models without reasoning, streamed as
+ * reasoning and answered at once; `research_agent`; `generate_report`). Agents of one step run in parallel, at
+ * most `maxParallelAgents` (calls over it are answered without running); their reports are renumbered into one
+ * mapping in dispatch order. Ends on `generate_report`, a step without agents or calls, the last cycle, or the
+ * force-report timer: the report is always written from what there is.
+ */
+export async function runOrchestrator(options: RunOrchestratorOptions): Promise<OrchestratorResult> {
+  const { limits, prompts } = options;
+  const maxCycles = options.reasoningModel ? limits.orchestratorCyclesReasoning : limits.orchestratorCycles;
+  const reports = new Map<string, ResearchAgentReport>();
+  const agentTool = createResearchAgentTool({
+    timeoutMs: limits.agentTimeoutMs,
+    reports,
+    run: (task, context, signal) =>
+      runResearchAgent({
+        task,
+        model: options.model,
+        tools: options.searchTools,
+        context,
+        limits,
+        prompts,
+        reasoningModel: options.reasoningModel,
+        date: options.date,
+        signal,
+        ...(options.stream ? { stream: options.stream } : {}),
+      }),
+  });
+  const tools: Tool[] = [
+    ...(options.reasoningModel
+      ? []
+      : [createThinkTool('Think between research rounds and before the report, in a paragraph, no lists.')]),
+    agentTool,
+    createGenerateReportTool(
+      'Call when every aspect is researched or the cycles run out: the report is written.',
+    ),
+  ];
+  const offered = new Set(tools.map((tool) => tool.name));
+  const placement = new StepPlacement();
+  const history: ChatMessage[] = [];
+  const agents: ResearchAgentOutcome[] = [];
+  const toolOutcomes: ToolCallOutcome[] = [];
+  let documents: ReadonlyMap<number, CitedDocument> = new Map();
+  let turn = options.turn;
+  let cycles = 0;
+
+  for (let cycle = 0; cycle < maxCycles - 1; cycle += 1) {
+    if (Date.now() - options.startedAt >= limits.forceReportMs) break;
+    if (options.signal?.aborted) break;
+    cycles += 1;
+    const system = fillPrompt(options.reasoningModel ? prompts.orchestratorReasoning : prompts.orchestrator, {
+      date: options.date,
+      cycle: cycle + 1,
+      maxCycles,
+      maxParallelAgents: limits.maxParallelAgents,
+      plan: options.plan,
+    });
+    const step = await runLlmStep({
+      model: options.model,
+      messages: [
+        { role: 'system', content: cycle === 1 ? `${system}\n\n${prompts.firstCycleReminder}` : system },
+        ...options.context,
+        ...history,
+      ],
+      tools,
+      toolChoice: 'required',
+      turn,
+      placement,
+      sink: createRetypingSink({ target: options.sink, retype: textAsReasoning }),
+      citations: createCitationAllocator(),
+      announcedDocuments: new Set(),
+      batch: undefined,
+      citing: false,
+      ...(options.reasoningModel ? {} : { reasoningTool: THINK_TOOL_NAME }),
+      ...(options.signal ? { signal: options.signal } : {}),
+      stream: { ...options.stream, maxOutputTokens: limits.orchestratorStepTokens },
+    });
+    if (step.answerStarted) {
+      // The orchestrator's text went out as reasoning; close it like reasoning.
+      options.sink.emitAt(placement.at({ turn: step.nextTurn - 1, tab: 0 }), { type: 'reasoning-end' });
+    }
+    turn = step.nextTurn;
+    if (step.error)
+      return { turn, cycles, agents, documents, toolOutcomes, messages: history, error: step.error };
+    const calls = step.toolCalls;
+    if (calls.length === 0) break;
+
+    const agentCalls = calls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME);
+    const settled =
+      agentCalls.length > 0
+        ? await runToolCalls(agentCalls, [agentTool], {
+            emitter: options.sink,
+            maxConcurrentTools: limits.maxParallelAgents,
+            userQuery: options.userQuery,
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
+        : undefined;
+    toolOutcomes.push(...(settled?.outcomes ?? []));
+    const results: ChatMessage[] = calls.map((call) => {
+      const answer = (content: string): ChatMessage => ({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content,
+      });
+      if (call.name === THINK_TOOL_NAME && offered.has(THINK_TOOL_NAME)) return answer(THINK_TOOL_RESPONSE);
+      if (call.name === GENERATE_REPORT_TOOL_NAME) return answer('Writing the final report now.');
+      if (call.name !== RESEARCH_AGENT_TOOL_NAME) {
+        return answer(
+          `There is no tool named "${call.name}". Use ${tools.map((tool) => tool.name).join(', ')}.`,
+        );
+      }
+      const task = String(call.arguments.task ?? '');
+      const report = reports.get(call.id);
+      const outcome = settled?.outcomes.find((entry) => entry.call.id === call.id);
+      if (report) {
+        const collapsed = collapseCitations(report.report, report.citedDocuments, { existing: documents });
+        documents = collapsed.mapping;
+        agents.push({ callId: call.id, task, status: report.status, report: collapsed.text });
+        return answer(collapsed.text);
+      }
+      const content = outcome?.response.llmFacing ?? 'The research agent did not run.';
+      agents.push({
+        callId: call.id,
+        task,
+        status: outcome?.status === 'over-cap' ? 'not-run' : 'failed',
+        report: content,
+      });
+      return answer(content);
+    });
+    history.push({
+      role: 'assistant',
+      content: '',
+      ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+      toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+    });
+    history.push(...results);
+    if (calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME)) break;
+    const thought = offered.has(THINK_TOOL_NAME) && calls.some((call) => call.name === THINK_TOOL_NAME);
+    if (agentCalls.length === 0 && !thought) break;
+  }
+  return { turn, cycles, agents, documents, toolOutcomes, messages: history };
+}
