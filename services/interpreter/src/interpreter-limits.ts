@@ -20,6 +20,11 @@ export interface InterpreterLimits {
   readonly tmpBytes: number;
   /** Total size of a workspace (inputs and outputs), enforced with a tmpfs when the service runs as root. */
   readonly workspaceBytes: number;
+  /** Memory of one run (or session) as a whole: all its processes together plus the tmpfs pages they write
+   * (workspace, /tmp, /dev/shm). Enforced by a cgroup when the service may create them. */
+  readonly runMemoryBytes: number;
+  /** The sum of `workspaceBytes` over every live workspace (runs and sessions): the tmpfs the service may hold. */
+  readonly totalWorkspaceBytes: number;
   readonly maxCodeBytes: number;
   readonly maxStdinBytes: number;
   /** Input files per execution, and files returned from one. */
@@ -46,6 +51,8 @@ export const defaultInterpreterLimits: InterpreterLimits = {
   maxOutputBytes: 1024 * 1024,
   tmpBytes: 64 * 1024 * 1024,
   workspaceBytes: 1024 * 1024 * 1024,
+  runMemoryBytes: 2 * 1024 * 1024 * 1024,
+  totalWorkspaceBytes: 16 * 1024 * 1024 * 1024,
   maxCodeBytes: 1024 * 1024,
   maxStdinBytes: 1024 * 1024,
   maxFilesPerExecution: 100,

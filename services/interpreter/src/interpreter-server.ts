@@ -377,6 +377,7 @@ export async function startInterpreterServer(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sessions.close();
+      await executor.close();
       files.close();
       if (ownsWorkRoot) await rm(workRoot, { recursive: true, force: true });
     },

@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { CappedOutput } from './capped-output.ts';
 
 /** Which stream a chunk of output came from. */
@@ -8,6 +10,8 @@ export type OutputStreamName = 'stdout' | 'stderr';
 export interface RunInSandboxOptions {
   /** The full argv from `buildSandboxCommand`. */
   readonly argv: readonly string[];
+  /** Host files opened read-only as descriptors 3, 4, ... of the process (`buildSandboxCommand` numbers them). */
+  readonly inheritedFiles?: readonly string[];
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly stdin?: string;
@@ -27,6 +31,19 @@ export interface SandboxRunResult {
   readonly durationMs: number;
 }
 
+function spawnSandbox(
+  program: string,
+  args: readonly string[],
+  descriptors: readonly number[],
+): ChildProcessByStdio<Writable, Readable, Readable> {
+  // The first three are pipes; node's typings cannot tell that from a spread of extra descriptors.
+  return spawn(program, args, {
+    stdio: ['pipe', 'pipe', 'pipe', ...descriptors],
+    detached: true,
+    env: { PATH: '/usr/bin:/bin' },
+  }) as ChildProcessByStdio<Writable, Readable, Readable>;
+}
+
 /**
  * Runs a sandbox argv with a wall-clock limit. The kill takes the whole tree: SIGKILL to bwrap's process group,
  * and because bwrap runs with --die-with-parent inside a fresh pid namespace, the namespace's init dies with it and
@@ -37,11 +54,15 @@ export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxRunRe
   const [program, ...args] = options.argv;
   if (program === undefined) throw new TypeError('runInSandbox: empty argv');
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      env: { PATH: '/usr/bin:/bin' },
-    });
+    const descriptors: number[] = [];
+    let child: ReturnType<typeof spawnSandbox>;
+    try {
+      for (const path of options.inheritedFiles ?? []) descriptors.push(openSync(path, 'r'));
+      child = spawnSandbox(program, args, descriptors);
+    } finally {
+      // The child has its own copies now; ours would only leak.
+      for (const descriptor of descriptors) closeSync(descriptor);
+    }
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
     let timedOut = false;
