@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { CappedOutput } from './capped-output.ts';
 
@@ -31,6 +31,18 @@ export interface SandboxRunResult {
   readonly durationMs: number;
 }
 
+/** The direct children of a process (Linux's /proc/PID/task/PID/children), empty when unreadable. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 function spawnSandbox(
   program: string,
   args: readonly string[],
@@ -45,9 +57,9 @@ function spawnSandbox(
 }
 
 /**
- * Runs a sandbox argv with a wall-clock limit. The kill takes the whole tree: SIGKILL to bwrap's process group,
- * and because bwrap runs with --die-with-parent inside a fresh pid namespace, the namespace's init dies with it and
- * the kernel kills every process left in the namespace.
+ * Runs a sandbox argv with a wall-clock limit. The kill takes the whole tree: SIGKILL to the pid namespace's init
+ * (the command, bwrap's child), which makes the kernel kill every process left in the namespace; bwrap then reaps it
+ * and exits. Should bwrap not exit, its process group gets SIGKILL too (--die-with-parent ends the rest).
  */
 export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxRunResult> {
   const started = performance.now();
@@ -67,14 +79,28 @@ export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxRunRe
     const stderr = new CappedOutput(options.maxOutputBytes);
     let timedOut = false;
     let killed = false;
-    const kill = (): void => {
-      if (killed || child.pid === undefined) return;
-      killed = true;
+    let fallback: NodeJS.Timeout | undefined;
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {
         child.kill('SIGKILL');
       }
+    };
+    const kill = (): void => {
+      if (killed || child.pid === undefined) return;
+      killed = true;
+      // Kill the namespace's init (bwrap's child): the kernel then kills the whole namespace, and bwrap reaps its
+      // child and exits. Killing bwrap first would orphan that child to the service, which may be pid 1.
+      const inits = childrenOf(child.pid);
+      for (const pid of inits) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+      if (inits.length === 0) killGroup();
+      else fallback = setTimeout(killGroup, 2000);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -98,11 +124,13 @@ export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxRunRe
 
     child.on('error', (error) => {
       clearTimeout(timer);
+      clearTimeout(fallback);
       options.signal?.removeEventListener('abort', onAbort);
       reject(error);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearTimeout(fallback);
       options.signal?.removeEventListener('abort', onAbort);
       resolve({
         stdout: stdout.text(),

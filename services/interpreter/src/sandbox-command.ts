@@ -105,6 +105,10 @@ export function buildSandboxCommand(options: SandboxCommandOptions): SandboxComm
   argv.push(options.bubblewrapPath);
   argv.push('--unshare-all', '--unshare-user', '--disable-userns');
   if (options.shareNetwork === true) argv.push('--share-net');
+  // --as-pid-1: the command is the namespace's init, and bwrap waits for it. With bwrap's own init instead, bwrap
+  // exits on the command's status before its init has exited, so the init is orphaned to the service (a zombie
+  // that nobody reaps when the service is a container's pid 1).
+  argv.push('--as-pid-1');
   argv.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534');
   argv.push('--hostname', 'sandbox');
   argv.push('--ro-bind', '/usr', '/usr');
