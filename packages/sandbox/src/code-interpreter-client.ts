@@ -1,4 +1,15 @@
 import type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ErrorResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+} from '@toolbus/spec';
+import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
   ExecuteStreamEvent,
@@ -12,17 +23,6 @@ import {
 } from './code-interpreter-methods.ts';
 import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
 import { parseServerSentEvents } from './parse-server-sent-events.ts';
-import type {
-  CreateSessionRequest,
-  CreateSessionResponse,
-  ErrorResponse,
-  ExecuteRequest,
-  ExecuteResponse,
-  HealthResponse,
-  SessionCommandRequest,
-  SessionCommandResponse,
-  UploadResponse,
-} from './protocol/v1.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
 
 /** Options for {@link CodeInterpreterClient}. */

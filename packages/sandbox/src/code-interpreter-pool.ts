@@ -1,14 +1,4 @@
 import type {
-  CodeInterpreter,
-  CodeInterpreterCallOptions,
-  ExecuteStreamEvent,
-  UploadFileOptions,
-} from './code-interpreter.ts';
-import { CodeInterpreterClient } from './code-interpreter-client.ts';
-import { CodeInterpreterError } from './code-interpreter-error.ts';
-import { type CodeInterpreterFeature, requiredServerVersion } from './code-interpreter-methods.ts';
-import { PooledIds } from './pooled-ids.ts';
-import type {
   CreateSessionRequest,
   CreateSessionResponse,
   ExecuteRequest,
@@ -18,7 +8,17 @@ import type {
   SessionCommandResponse,
   UploadResponse,
   WorkspaceFileInput,
-} from './protocol/v1.ts';
+} from '@toolbus/spec';
+import type {
+  CodeInterpreter,
+  CodeInterpreterCallOptions,
+  ExecuteStreamEvent,
+  UploadFileOptions,
+} from './code-interpreter.ts';
+import { CodeInterpreterClient } from './code-interpreter-client.ts';
+import { CodeInterpreterError } from './code-interpreter-error.ts';
+import { type CodeInterpreterFeature, requiredServerVersion } from './code-interpreter-methods.ts';
+import { PooledIds } from './pooled-ids.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
 
 /** Options for {@link CodeInterpreterPool}. */

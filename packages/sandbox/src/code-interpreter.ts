@@ -1,4 +1,3 @@
-import type { CodeInterpreterFeature } from './code-interpreter-methods.ts';
 import type {
   CreateSessionRequest,
   CreateSessionResponse,
@@ -8,7 +7,8 @@ import type {
   SessionCommandRequest,
   SessionCommandResponse,
   UploadResponse,
-} from './protocol/v1.ts';
+} from '@toolbus/spec';
+import type { CodeInterpreterFeature } from './code-interpreter-methods.ts';
 
 /** Per-call options. */
 export interface CodeInterpreterCallOptions {

@@ -7,7 +7,7 @@ import type { SandboxExecutor } from './sandbox-executor.ts';
 const execFileAsync = promisify(execFile);
 
 /** What `/health` says about the sandbox, measured at start by running a probe inside it. */
-export interface IsolationReport {
+export type IsolationReport = {
   /** 'ok': every protection is in place. 'degraded': runs are sandboxed but something is missing (see reason).
    * 'error': no sandbox could be created; executions are refused. */
   readonly status: 'ok' | 'degraded' | 'error';
@@ -45,7 +45,7 @@ export interface IsolationReport {
     readonly version: string;
     readonly packages: Record<string, string>;
   };
-}
+};
 
 // Runs inside the sandbox and reports what it sees, so /health states what is enforced, not what was intended.
 const probeCode = `import json, os, socket, sys

@@ -49,6 +49,15 @@ export interface SandboxWorkspace {
   readonly cgroup?: RunCgroup;
 }
 
+/** A workspace file a run created or changed. */
+export type ChangedFile = WorkspaceFile & { readonly kind: 'created' | 'modified' };
+
+/** What a run changed, and what the bounded listing could not look at (in words for the model). */
+export interface ChangedFiles {
+  readonly files: readonly ChangedFile[];
+  readonly notes: readonly string[];
+}
+
 /** Options for one run of a command in a workspace. */
 export interface SandboxCommandRun {
   readonly workspace: SandboxWorkspace;
@@ -272,22 +281,24 @@ export class SandboxExecutor {
     if (info !== undefined && !info.isDirectory()) await rm(path, { force: true });
   }
 
-  /** Files in the workspace that are new or whose content differs from what was staged. */
-  async changedFiles(
-    workspace: SandboxWorkspace,
-  ): Promise<Array<WorkspaceFile & { kind: 'created' | 'modified' }>> {
-    const files = await listWorkspaceFiles({
+  /** Files in the workspace that are new or whose content differs from what was staged, and notes on what the
+   * bounded listing left out. */
+  async changedFiles(workspace: SandboxWorkspace): Promise<ChangedFiles> {
+    const limits = this.options.limits;
+    const listing = await listWorkspaceFiles({
       workspaceDirectory: workspace.workspaceDirectory,
-      maxFiles: this.options.limits.maxFilesPerExecution + workspace.stagedHashes.size,
+      maxFiles: limits.maxFilesPerExecution + workspace.stagedHashes.size,
+      maxEntries: limits.maxListedEntries,
+      maxDepth: 32,
+      deadline: performance.now() + limits.maxListingMs,
     });
-    const changed: Array<WorkspaceFile & { kind: 'created' | 'modified' }> = [];
-    for (const file of files) {
+    const files: ChangedFile[] = [];
+    for (const file of listing.files) {
       const stagedHash = workspace.stagedHashes.get(file.path);
-      if (stagedHash === undefined) changed.push({ ...file, kind: 'created' });
-      else if ((await hashFile(file.absolutePath)) !== stagedHash)
-        changed.push({ ...file, kind: 'modified' });
-      if (changed.length >= this.options.limits.maxFilesPerExecution) break;
+      if (stagedHash === undefined) files.push({ ...file, kind: 'created' });
+      else if ((await hashFile(file.absolutePath)) !== stagedHash) files.push({ ...file, kind: 'modified' });
+      if (files.length >= limits.maxFilesPerExecution) break;
     }
-    return changed;
+    return { files, notes: listing.notes };
   }
 }
