@@ -21,6 +21,8 @@ export async function handleUpload({ service, request, response, url }: RouteCal
       message: `files are limited to ${maxFileBytes} bytes`,
     });
   }
+  // Refused before the body is read when its declared length says so: the client then reads our answer.
+  service.files.refuseIfFull(owner, declared);
   const stored = await service.files.putStream({
     filename: sanitizeFilename(url.searchParams.get('filename')),
     body: request,

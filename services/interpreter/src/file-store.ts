@@ -84,7 +84,7 @@ export class FileStore {
     const { size } = await stat(options.sourcePath);
     // Refused before any byte is read when the size alone says so.
     if (size > maxBytes) throw tooLarge(maxBytes);
-    this.#refuseIfFull(options.owner, size);
+    this.refuseIfFull(options.owner, size);
     return this.#write({ ...options, maxBytes, source: createReadStream(options.sourcePath) });
   }
 
@@ -99,7 +99,7 @@ export class FileStore {
     this.#pending.add(fileId);
     let size = 0;
     const charge = (bytes: number): void => {
-      this.#refuseIfFull(options.owner, bytes);
+      this.refuseIfFull(options.owner, bytes);
       this.#adjust(options.owner, bytes);
       size += bytes;
     };
@@ -127,7 +127,8 @@ export class FileStore {
     });
   }
 
-  #refuseIfFull(owner: string | undefined, bytes: number): void {
+  /** Throws the store's 507 when `bytes` more for `owner` would pass the total or the owner's share. */
+  refuseIfFull(owner: string | undefined, bytes: number): void {
     const { maxTotalBytes, maxBytesPerOwner } = this.#options;
     const ownerFull = owner !== undefined && (this.#ownerBytes.get(owner) ?? 0) + bytes > maxBytesPerOwner;
     if (!ownerFull && this.#totalBytes + bytes <= maxTotalBytes) return;
