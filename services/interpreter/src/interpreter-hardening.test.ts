@@ -200,3 +200,28 @@ describe('interpreter: workspace storage across sessions', () => {
     assert.equal((await execute(server.url, { code: 'print(1)' })).stdout, '1\n');
   });
 });
+
+describe('interpreter: /health when the filter and cgroups are not in force', () => {
+  let server: InterpreterServer;
+  before(async () => {
+    server = await startInterpreterServer({ syscallFilter: false, cgroups: false });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it('says so, and which memory limit remains', async () => {
+    const health = await getJson(`${server.url}/health`);
+    assert.equal(health.status, 'degraded');
+    assert.equal(health.isolation.syscallFilter, false);
+    assert.equal(health.isolation.cgroups, null);
+    assert.equal(health.isolation.limits.run_memory_bytes, null);
+    assert.match(health.reason, /no seccomp filter: disabled by configuration/);
+    assert.match(health.reason, /memory is limited per process \(address space\), not per run/);
+    // Without the filter, the families it refuses are open again: the filter, not something else, refused them.
+    const result = await execute(server.url, {
+      code: 'import socket\nsocket.socket(16, socket.SOCK_RAW).close()\nprint("netlink ok")',
+    });
+    assert.equal(result.stdout, 'netlink ok\n');
+  });
+});
