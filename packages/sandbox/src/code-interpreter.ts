@@ -13,6 +13,9 @@ import type { CodeInterpreterFeature } from './code-interpreter-methods.ts';
 /** Per-call options. */
 export interface CodeInterpreterCallOptions {
   readonly signal?: AbortSignal;
+  /** The user the call acts for, sent as the `x-toolbus-user` header: the service counts the files the call stores
+   * (uploads, a run's outputs) against that user's share of its file store. */
+  readonly userId?: string;
 }
 
 /** One event of `executeStream`: output as it happens, then exactly one `result` or `error`. */
@@ -26,6 +29,8 @@ export interface UploadFileOptions {
   readonly filename: string;
   readonly content: Uint8Array | Blob | string;
   readonly signal?: AbortSignal;
+  /** As {@link CodeInterpreterCallOptions.userId}. */
+  readonly userId?: string;
 }
 
 /**
