@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ErrorResponse } from '@toolbus/spec';
 import { execute } from './__fixtures__/interpreter-http.ts';
 import { type InterpreterServer, startInterpreterServer } from './interpreter-server.ts';
 
@@ -9,7 +10,7 @@ async function uploadAs(
   baseUrl: string,
   bytes: number,
   user?: string,
-): Promise<{ status: number; json: any }> {
+): Promise<{ status: number; json: ErrorResponse }> {
   const response = await fetch(`${baseUrl}/v1/files?filename=data.bin`, {
     method: 'POST',
     headers: {
@@ -18,7 +19,8 @@ async function uploadAs(
     },
     body: new Uint8Array(bytes),
   });
-  return { status: response.status, json: await response.json() };
+  // Only refusals are read; a 201 body is an upload answer instead.
+  return { status: response.status, json: (await response.json()) as ErrorResponse };
 }
 
 describe('interpreter: output files, measured by what is copied', () => {
