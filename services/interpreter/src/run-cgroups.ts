@@ -56,6 +56,28 @@ async function ownGroups(): Promise<Map<string, string>> {
   return groups;
 }
 
+/**
+ * Lets the children of `parent` use the memory and pids controllers. The kernel refuses that while the group holds
+ * processes itself (cgroup v2's "no internal processes" rule), as it does when the service is the only process of
+ * its container or unit: the service then moves itself into a leaf group of its own, as a container's init does,
+ * and tries again. Any other process left in `parent` makes it fail, and the error becomes the reason on /health.
+ */
+async function delegateControllers(parent: string): Promise<void> {
+  const control = join(parent, 'cgroup.subtree_control');
+  try {
+    await writeFile(control, '+memory +pids');
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EBUSY') throw error;
+  }
+  const leaf = join(parent, 'toolbus-interpreter-service');
+  await mkdir(leaf).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  await writeFile(join(leaf, 'cgroup.procs'), String(process.pid));
+  await writeFile(control, '+memory +pids');
+}
+
 async function tryV2(name: string): Promise<Hierarchies | string> {
   const [{ v2 }, groups] = await Promise.all([cgroupMounts(), ownGroups()]);
   const own = groups.get('');
@@ -69,9 +91,7 @@ async function tryV2(name: string): Promise<Hierarchies | string> {
   }
   const service = join(parent, name);
   try {
-    // The parent must delegate the controllers; the kernel refuses that while it holds processes itself (the
-    // "no internal processes" rule), which is then reported as the reason.
-    await writeFile(join(parent, 'cgroup.subtree_control'), '+memory +pids');
+    await delegateControllers(parent);
     await mkdir(service);
     await writeFile(join(service, 'cgroup.subtree_control'), '+memory +pids');
   } catch (error) {
