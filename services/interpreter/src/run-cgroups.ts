@@ -21,6 +21,9 @@ export interface RunCgroupLimits {
   readonly maxProcesses: number;
 }
 
+// Idle groups kept per set of limits: about the runs and sessions alive at once.
+const maxIdleGroups = 32;
+
 interface Hierarchies {
   readonly version: 'v1' | 'v2';
   /** The service's own group in each hierarchy it uses (v2: one directory for both controllers). */
@@ -101,12 +104,12 @@ async function tryV2(name: string): Promise<Hierarchies | string> {
   return { version: 'v2', memory: service, pids: undefined };
 }
 
-async function tryV1(name: string): Promise<Hierarchies | string> {
+async function tryV1(name: string, usePids: boolean): Promise<Hierarchies | string> {
   const [{ v1 }, groups] = await Promise.all([cgroupMounts(), ownGroups()]);
   const memoryMount = v1.get('memory');
   if (memoryMount === undefined) return 'no cgroup v1 memory controller';
   const memory = join(memoryMount, groups.get('memory') ?? '/', name);
-  const pidsMount = v1.get('pids');
+  const pidsMount = usePids ? v1.get('pids') : undefined;
   const pids = pidsMount === undefined ? undefined : join(pidsMount, groups.get('pids') ?? '/', name);
   try {
     await mkdir(memory);
@@ -127,14 +130,22 @@ async function tryV1(name: string): Promise<Hierarchies | string> {
 export class RunCgroups {
   readonly #hierarchies: Hierarchies | undefined;
   readonly state: RunCgroupsState;
+  // Empty groups ready for the next run, by their limits.
+  readonly #idle = new Map<string, RunCgroup[]>();
+  readonly #keys = new WeakMap<RunCgroup, string>();
 
   private constructor(hierarchies: Hierarchies | undefined, state: RunCgroupsState) {
     this.#hierarchies = hierarchies;
     this.state = state;
   }
 
-  /** Creates the service's group (or finds why it cannot). Never throws. */
-  static async open(options: { enabled: boolean }): Promise<RunCgroups> {
+  /**
+   * Creates the service's group (or finds why it cannot). Never throws. With `processesLimitedByUid` (each run has
+   * a host uid of its own, so RLIMIT_NPROC already counts exactly its processes), v1's separate pids hierarchy is
+   * left out: joining each v1 hierarchy is one more cgroup migration per run, and a migration waits for an RCU
+   * grace period (several milliseconds, a tenth of a short run). v2 has both controllers in one group.
+   */
+  static async open(options: { enabled: boolean; processesLimitedByUid?: boolean }): Promise<RunCgroups> {
     if (!options.enabled)
       return new RunCgroups(undefined, { state: 'off', reason: 'disabled by configuration' });
     if (process.getuid?.() !== 0) {
@@ -143,7 +154,7 @@ export class RunCgroups {
     const name = `toolbus-interpreter-${randomUUID()}`;
     const v2 = await tryV2(name);
     if (typeof v2 !== 'string') return new RunCgroups(v2, { state: 'active', version: 'v2' });
-    const v1 = await tryV1(name);
+    const v1 = await tryV1(name, options.processesLimitedByUid !== true);
     if (typeof v1 !== 'string') return new RunCgroups(v1, { state: 'active', version: 'v1' });
     return new RunCgroups(undefined, { state: 'off', reason: `${v2}; ${v1}` });
   }
@@ -156,10 +167,41 @@ export class RunCgroups {
     );
   }
 
-  /** A new group with `limits`, or undefined when cgroups are off. */
-  async create(limits: RunCgroupLimits): Promise<RunCgroup | undefined> {
+  /**
+   * A group with `limits` for one run or session, or undefined when cgroups are off. Groups are reused: creating and
+   * removing a memory cgroup costs the kernel more than the run of a short script, and an empty group holds nothing
+   * of the run before (its processes are gone; page cache it was charged for is reclaimable under its limit).
+   */
+  async acquire(limits: RunCgroupLimits): Promise<RunCgroup | undefined> {
+    if (this.#hierarchies === undefined) return undefined;
+    const key = `${limits.memoryBytes}/${limits.maxProcesses}`;
+    const idle = this.#idle.get(key)?.pop();
+    if (idle !== undefined) return idle;
+    const group = await this.#create(limits);
+    this.#keys.set(group, key);
+    return group;
+  }
+
+  /** Gives a group back once its run or session is over: kept for reuse when empty, else removed. */
+  async release(group: RunCgroup): Promise<void> {
+    const key = this.#keys.get(group);
+    const [memory] = group.directories;
+    const idle = key === undefined ? undefined : (this.#idle.get(key) ?? []);
+    if (idle !== undefined && key !== undefined && memory !== undefined && idle.length < maxIdleGroups) {
+      const procs = await readFile(join(memory, 'cgroup.procs'), 'utf8').catch(() => 'unreadable');
+      if (procs.trim() === '') {
+        idle.push(group);
+        this.#idle.set(key, idle);
+        return;
+      }
+    }
+    this.#keys.delete(group);
+    await this.#remove(group);
+  }
+
+  async #create(limits: RunCgroupLimits): Promise<RunCgroup> {
     const hierarchies = this.#hierarchies;
-    if (hierarchies === undefined) return undefined;
+    if (hierarchies === undefined) throw new Error('cgroups are off');
     const id = `run-${randomUUID()}`;
     const memory = join(hierarchies.memory, id);
     const directories: string[] = [];
@@ -188,13 +230,13 @@ export class RunCgroups {
       }
       return { procsFiles, directories };
     } catch (error) {
-      await this.remove({ procsFiles: [], directories });
+      await this.#remove({ procsFiles: [], directories });
       throw error;
     }
   }
 
   /** Removes a group once its processes are gone (a dying pid namespace may take a moment to empty it). */
-  async remove(group: RunCgroup): Promise<void> {
+  async #remove(group: RunCgroup): Promise<void> {
     for (const directory of [...group.directories].reverse()) {
       for (let attempt = 0; ; attempt += 1) {
         try {
@@ -209,11 +251,12 @@ export class RunCgroups {
     }
   }
 
-  /** Removes the service's own groups (every run's group is gone by then). */
+  /** Removes the idle groups and the service's own (every run and session has released its group by then). */
   async close(): Promise<void> {
     const hierarchies = this.#hierarchies;
     if (hierarchies === undefined) return;
-    await this.remove({
+    for (const groups of this.#idle.values()) for (const group of groups.splice(0)) await this.#remove(group);
+    await this.#remove({
       procsFiles: [],
       directories: [hierarchies.memory, ...(hierarchies.pids === undefined ? [] : [hierarchies.pids])],
     });

@@ -109,7 +109,10 @@ export class SandboxExecutor {
             pythonPath: this.options.pythonPath,
             target: join(this.options.workRoot, 'seccomp.bpf'),
           });
-    this.#cgroups = await RunCgroups.open({ enabled: this.options.cgroups !== false });
+    this.#cgroups = await RunCgroups.open({
+      enabled: this.options.cgroups !== false,
+      processesLimitedByUid: this.options.uids !== undefined,
+    });
   }
 
   /** Removes what `open` created outside the work root (the service's cgroups). */
@@ -150,7 +153,7 @@ export class SandboxExecutor {
     try {
       await mkdir(workspaceDirectory, { recursive: true, mode: 0o700 });
       uid = this.options.uids?.acquire();
-      cgroup = await this.#cgroups?.create({
+      cgroup = await this.#cgroups?.acquire({
         memoryBytes: this.options.limits.runMemoryBytes,
         maxProcesses: this.options.limits.maxProcesses,
       });
@@ -189,7 +192,7 @@ export class SandboxExecutor {
     if (this.#quota.state === 'active') await unmountWorkspaceQuota(workspace.workspaceDirectory);
     await rm(workspace.directory, { recursive: true, force: true });
     // After the unmount, so the tmpfs pages the group was charged for are gone with it.
-    if (workspace.cgroup !== undefined) await this.#cgroups?.remove(workspace.cgroup);
+    if (workspace.cgroup !== undefined) await this.#cgroups?.release(workspace.cgroup);
     if (workspace.uid !== undefined) this.options.uids?.release(workspace.uid);
     this.#reservedWorkspaceBytes -= this.options.limits.workspaceBytes;
   }
