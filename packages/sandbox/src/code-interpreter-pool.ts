@@ -358,6 +358,8 @@ export class CodeInterpreterPool implements CodeInterpreter {
       filename: 'copy',
       content,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      // The copy is the same user's file on another server: it counts against that user's share there.
+      ...(options.userId === undefined ? {} : { userId: options.userId }),
     });
     this.#ids.rememberCopy(pooledId, target.index, uploaded.file_id);
     return uploaded.file_id;

@@ -171,6 +171,14 @@ describe('interpreter: memory per run, with cgroups', () => {
     const last = Number(/written (\d+)\n(?:refused \d+\n)?$/.exec(result.stdout)?.[1] ?? '0');
     assert.ok(last < 270, `wrote ${last} MiB: ${result.stdout.slice(-200)}`);
   });
+  it('runs the next code normally in a reused group after runs hit the limit', async () => {
+    for (let index = 0; index < 3; index += 1) {
+      const result = await execute(server.url, {
+        code: 'block = bytearray(100 * 1024 * 1024)\nprint(len(block) // (1024 * 1024))',
+      });
+      assert.equal(result.stdout, '100\n', result.stderr);
+    }
+  });
 });
 
 describe('interpreter: workspace storage across sessions', () => {
