@@ -51,6 +51,8 @@ export const deniedSyscalls: readonly string[] = [
   'swapoff',
   'acct',
   'quotactl',
+  'quotactl_fd',
+  'uselib',
   'syslog',
   'ptrace',
   'process_vm_readv',
