@@ -103,6 +103,34 @@ describe('CodeInterpreterClient against the real interpreter service', () => {
   });
 });
 
+describe('CodeInterpreterClient acting for a user', () => {
+  let server: InterpreterServer;
+  let client: CodeInterpreterClient;
+  before(async () => {
+    server = await startInterpreterServer({ limits: { fileStoreBytesPerUser: 1024 * 1024 } });
+    client = new CodeInterpreterClient({ baseUrl: server.url });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("sends the user, so the service counts stored files against that user's share", async () => {
+    const content = new Uint8Array(600 * 1024);
+    await client.uploadFile({ filename: 'a.bin', content, userId: 'alice' });
+    await assert.rejects(client.uploadFile({ filename: 'b.bin', content, userId: 'alice' }), {
+      status: 507,
+      serviceCode: 'file_store_full',
+    });
+    await client.uploadFile({ filename: 'c.bin', content, userId: 'bob' });
+    const result = await client.execute(
+      { code: "open('out.bin', 'wb').write(b'x' * 600 * 1024)" },
+      { userId: 'alice' },
+    );
+    assert.deepEqual(result.files, []);
+    assert.match(result.stderr, /"out\.bin" was not returned: .*per user/);
+  });
+});
+
 describe('CodeInterpreterClient without a service', () => {
   it('says the service is unreachable, and isAvailable is false', async () => {
     const closed = createServer();

@@ -1,4 +1,16 @@
-import type { FetchFunction } from '@toolbus/spec';
+import {
+  type CreateSessionRequest,
+  type CreateSessionResponse,
+  codeInterpreterUserHeader,
+  type ErrorResponse,
+  type ExecuteRequest,
+  type ExecuteResponse,
+  type FetchFunction,
+  type HealthResponse,
+  type SessionCommandRequest,
+  type SessionCommandResponse,
+  type UploadResponse,
+} from '@toolbus/spec';
 import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
@@ -13,17 +25,6 @@ import {
 } from './code-interpreter-methods.ts';
 import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
 import { parseServerSentEvents } from './parse-server-sent-events.ts';
-import type {
-  CreateSessionRequest,
-  CreateSessionResponse,
-  ErrorResponse,
-  ExecuteRequest,
-  ExecuteResponse,
-  HealthResponse,
-  SessionCommandRequest,
-  SessionCommandResponse,
-  UploadResponse,
-} from './protocol/v1.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
 
 /** Options for {@link CodeInterpreterClient}. */
@@ -212,6 +213,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       headers: { 'content-type': 'application/octet-stream' },
       timeoutMs: this.#requestTimeoutMs,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.userId === undefined ? {} : { userId: options.userId }),
     });
     return this.#readJson<UploadResponse>(response);
   }
@@ -338,18 +340,23 @@ export class CodeInterpreterClient implements CodeInterpreter {
     headers?: Record<string, string>;
     timeoutMs: number;
     signal?: AbortSignal;
+    userId?: string;
   }): Promise<Response> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const method = options.method ?? 'GET';
+    const user = options.userId === undefined ? {} : { [codeInterpreterUserHeader]: options.userId };
     let response: Response;
     try {
       response = await this.#fetch(this.baseUrl + options.path, {
         method,
         signal,
         ...(options.json === undefined
-          ? { ...(options.body === undefined ? {} : { body: options.body }), headers: options.headers ?? {} }
-          : { body: JSON.stringify(options.json), headers: { 'content-type': 'application/json' } }),
+          ? {
+              ...(options.body === undefined ? {} : { body: options.body }),
+              headers: { ...options.headers, ...user },
+            }
+          : { body: JSON.stringify(options.json), headers: { 'content-type': 'application/json', ...user } }),
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;

@@ -1,4 +1,15 @@
-import type { FetchFunction } from '@toolbus/spec';
+import type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  FetchFunction,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+  WorkspaceFileInput,
+} from '@toolbus/spec';
 import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
@@ -9,17 +20,6 @@ import { CodeInterpreterClient } from './code-interpreter-client.ts';
 import { CodeInterpreterError } from './code-interpreter-error.ts';
 import { type CodeInterpreterFeature, requiredServerVersion } from './code-interpreter-methods.ts';
 import { PooledIds } from './pooled-ids.ts';
-import type {
-  CreateSessionRequest,
-  CreateSessionResponse,
-  ExecuteRequest,
-  ExecuteResponse,
-  HealthResponse,
-  SessionCommandRequest,
-  SessionCommandResponse,
-  UploadResponse,
-  WorkspaceFileInput,
-} from './protocol/v1.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
 
 /** Options for {@link CodeInterpreterPool}. */
@@ -359,6 +359,8 @@ export class CodeInterpreterPool implements CodeInterpreter {
       filename: 'copy',
       content,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      // The copy is the same user's file on another server: it counts against that user's share there.
+      ...(options.userId === undefined ? {} : { userId: options.userId }),
     });
     this.#ids.rememberCopy(pooledId, target.index, uploaded.file_id);
     return uploaded.file_id;

@@ -1,4 +1,3 @@
-import type { CodeInterpreterFeature } from './code-interpreter-methods.ts';
 import type {
   CreateSessionRequest,
   CreateSessionResponse,
@@ -8,11 +7,15 @@ import type {
   SessionCommandRequest,
   SessionCommandResponse,
   UploadResponse,
-} from './protocol/v1.ts';
+} from '@toolbus/spec';
+import type { CodeInterpreterFeature } from './code-interpreter-methods.ts';
 
 /** Per-call options. */
 export interface CodeInterpreterCallOptions {
   readonly signal?: AbortSignal;
+  /** The user the call acts for, sent as the `x-toolbus-user` header: the service counts the files the call stores
+   * (uploads, a run's outputs) against that user's share of its file store. */
+  readonly userId?: string;
 }
 
 /** One event of `executeStream`: output as it happens, then exactly one `result` or `error`. */
@@ -26,6 +29,8 @@ export interface UploadFileOptions {
   readonly filename: string;
   readonly content: Uint8Array | Blob | string;
   readonly signal?: AbortSignal;
+  /** As {@link CodeInterpreterCallOptions.userId}. */
+  readonly userId?: string;
 }
 
 /**

@@ -1,4 +1,17 @@
 export type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ErrorResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  ExecutionFile,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+  WorkspaceFileInput,
+} from '@toolbus/spec';
+export type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
   ExecuteStreamEvent,
@@ -23,18 +36,5 @@ export { CodeInterpreterPool } from './code-interpreter-pool.ts';
 export { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
 export type { ServerSentEvent } from './parse-server-sent-events.ts';
 export { parseServerSentEvents } from './parse-server-sent-events.ts';
-export type {
-  CreateSessionRequest,
-  CreateSessionResponse,
-  ErrorResponse,
-  ExecuteRequest,
-  ExecuteResponse,
-  ExecutionFile,
-  HealthResponse,
-  SessionCommandRequest,
-  SessionCommandResponse,
-  UploadResponse,
-  WorkspaceFileInput,
-} from './protocol/v1.ts';
 export type { SemanticVersion } from './semantic-version.ts';
 export { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';

@@ -1,6 +1,20 @@
 export type { AssistantToolCall, ChatFile, ChatMessage } from './chat-message.ts';
 export type { CitationAllocator } from './citation-allocator.ts';
 export type { CitationCheck, CitationVerdict } from './citation-check.ts';
+export type {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ErrorResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  ExecutionFile,
+  HealthResponse,
+  SessionCommandRequest,
+  SessionCommandResponse,
+  UploadResponse,
+  WorkspaceFileInput,
+} from './code-interpreter-protocol.ts';
+export { codeInterpreterUserHeader } from './code-interpreter-protocol.ts';
 export type { ToolCallErrorOptions } from './errors/tool-call-error.ts';
 export { ToolCallError } from './errors/tool-call-error.ts';
 export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts';

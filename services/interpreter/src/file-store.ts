@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,13 +12,27 @@ export interface StoredFile {
   readonly filename: string;
   readonly size: number;
   readonly createdAt: number;
+  /** The user it counts against (the `x-toolbus-user` header of the request that stored it), if any. */
+  readonly owner?: string;
 }
 
 /** Options for {@link FileStore}. */
 export interface FileStoreOptions {
   readonly directory: string;
   readonly maxFileBytes: number;
+  /** Bytes held in total; a file that would pass it is refused (507 `file_store_full`). */
+  readonly maxTotalBytes: number;
+  /** Bytes held for one owner. */
+  readonly maxBytesPerOwner: number;
   readonly ttlSeconds: number;
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError({
+    status: 413,
+    code: 'file_too_large',
+    message: `files are limited to ${maxBytes} bytes`,
+  });
 }
 
 /**
@@ -30,6 +44,9 @@ export class FileStore {
   readonly #files = new Map<string, StoredFile>();
   // Ids being written: on disk but not yet recorded, so the sweep must leave them alone.
   readonly #pending = new Set<string>();
+  // Bytes held, counting files still being written: in total and by owner.
+  #totalBytes = 0;
+  readonly #ownerBytes = new Map<string, number>();
   #sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: FileStoreOptions) {
@@ -49,48 +66,87 @@ export class FileStore {
     clearInterval(this.#sweepTimer);
   }
 
-  /** Stores a byte stream; rejects with 413 past the size limit without keeping a partial file. */
-  async putStream(options: { filename: string; body: Readable }): Promise<StoredFile> {
+  /** Stores a byte stream; rejects with 413 past the size limit (507 past the store's) without keeping a partial
+   * file. */
+  async putStream(options: { filename: string; body: Readable; owner?: string }): Promise<StoredFile> {
+    return this.#write({ ...options, maxBytes: this.#options.maxFileBytes, source: options.body });
+  }
+
+  /** Stores a copy of a file on disk (an execution's output), counting the bytes as they are copied: a sparse file
+   * counts at its full size, which is what it takes here. At most `maxBytes` (and the per-file limit). */
+  async putCopy(options: {
+    filename: string;
+    sourcePath: string;
+    owner?: string;
+    maxBytes?: number;
+  }): Promise<StoredFile> {
+    const maxBytes = Math.min(this.#options.maxFileBytes, options.maxBytes ?? Number.POSITIVE_INFINITY);
+    const { size } = await stat(options.sourcePath);
+    // Refused before any byte is read when the size alone says so.
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    this.refuseIfFull(options.owner, size);
+    return this.#write({ ...options, maxBytes, source: createReadStream(options.sourcePath) });
+  }
+
+  async #write(options: {
+    filename: string;
+    source: Readable;
+    owner?: string;
+    maxBytes: number;
+  }): Promise<StoredFile> {
     const fileId = randomUUID();
     const path = this.pathOf(fileId);
     this.#pending.add(fileId);
     let size = 0;
-    const maxBytes = this.#options.maxFileBytes;
+    const charge = (bytes: number): void => {
+      this.refuseIfFull(options.owner, bytes);
+      this.#adjust(options.owner, bytes);
+      size += bytes;
+    };
     const counted = async function* (source: Readable): AsyncGenerator<Buffer> {
       for await (const chunk of source) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          throw new HttpError({
-            status: 413,
-            code: 'file_too_large',
-            message: `files are limited to ${maxBytes} bytes`,
-          });
-        }
+        const bytes = (chunk as Buffer).length;
+        if (size + bytes > options.maxBytes) throw tooLarge(options.maxBytes);
+        charge(bytes);
         yield chunk as Buffer;
       }
     };
     try {
-      await pipeline(options.body, counted, createWriteStream(path, { mode: 0o600 }));
+      await pipeline(options.source, counted, createWriteStream(path, { mode: 0o600 }));
     } catch (error) {
       this.#pending.delete(fileId);
+      this.#adjust(options.owner, -size);
       await rm(path, { force: true });
       throw error;
     }
-    return this.#record({ fileId, filename: options.filename, size });
+    return this.#record({
+      fileId,
+      filename: options.filename,
+      size,
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
+    });
   }
 
-  /** Stores a copy of a file on disk (an execution's output). */
-  async putCopy(options: { filename: string; sourcePath: string }): Promise<StoredFile> {
-    const fileId = randomUUID();
-    this.#pending.add(fileId);
-    try {
-      await copyFile(options.sourcePath, this.pathOf(fileId));
-    } catch (error) {
-      this.#pending.delete(fileId);
-      throw error;
-    }
-    const { size } = await stat(this.pathOf(fileId));
-    return this.#record({ fileId, filename: options.filename, size });
+  /** Throws the store's 507 when `bytes` more for `owner` would pass the total or the owner's share. */
+  refuseIfFull(owner: string | undefined, bytes: number): void {
+    const { maxTotalBytes, maxBytesPerOwner } = this.#options;
+    const ownerFull = owner !== undefined && (this.#ownerBytes.get(owner) ?? 0) + bytes > maxBytesPerOwner;
+    if (!ownerFull && this.#totalBytes + bytes <= maxTotalBytes) return;
+    throw new HttpError({
+      status: 507,
+      code: 'file_store_full',
+      message: ownerFull
+        ? `the file store holds at most ${maxBytesPerOwner} bytes per user and this user's files fill it: delete files that are no longer needed, or wait for them to expire`
+        : `the file store holds at most ${maxTotalBytes} bytes and is full: delete files that are no longer needed, or retry later`,
+    });
+  }
+
+  #adjust(owner: string | undefined, bytes: number): void {
+    this.#totalBytes += bytes;
+    if (owner === undefined) return;
+    const next = (this.#ownerBytes.get(owner) ?? 0) + bytes;
+    if (next <= 0) this.#ownerBytes.delete(owner);
+    else this.#ownerBytes.set(owner, next);
   }
 
   get(fileId: string): StoredFile | undefined {
@@ -103,7 +159,9 @@ export class FileStore {
   }
 
   async delete(fileId: string): Promise<boolean> {
-    if (!this.#files.delete(fileId)) return false;
+    const file = this.#files.get(fileId);
+    if (file === undefined || !this.#files.delete(fileId)) return false;
+    this.#adjust(file.owner, -file.size);
     await rm(this.pathOf(fileId), { force: true });
     return true;
   }
@@ -120,7 +178,7 @@ export class FileStore {
     }
   }
 
-  #record(options: { fileId: string; filename: string; size: number }): StoredFile {
+  #record(options: { fileId: string; filename: string; size: number; owner?: string }): StoredFile {
     const file: StoredFile = { ...options, createdAt: Date.now() };
     this.#files.set(file.fileId, file);
     this.#pending.delete(file.fileId);

@@ -68,3 +68,12 @@ export function sendError(response: ServerResponse, error: unknown): void {
     error: { code: 'internal_error', message: 'the interpreter failed; see its log' },
   });
 }
+
+/** A signal aborted when the client goes away before the answer is complete (the run is then killed). */
+export function abortOnClose(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

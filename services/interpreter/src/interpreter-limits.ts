@@ -20,10 +20,25 @@ export interface InterpreterLimits {
   readonly tmpBytes: number;
   /** Total size of a workspace (inputs and outputs), enforced with a tmpfs when the service runs as root. */
   readonly workspaceBytes: number;
+  /** Memory of one run (or session) as a whole: all its processes together plus the tmpfs pages they write
+   * (workspace, /tmp, /dev/shm). Enforced by a cgroup when the service may create them. */
+  readonly runMemoryBytes: number;
+  /** The sum of `workspaceBytes` over every live workspace (runs and sessions): the tmpfs the service may hold. */
+  readonly totalWorkspaceBytes: number;
   readonly maxCodeBytes: number;
   readonly maxStdinBytes: number;
   /** Input files per execution, and files returned from one. */
   readonly maxFilesPerExecution: number;
+  /** Bytes of output files collected from one run, counted as copied (a sparse file counts at its full size). */
+  readonly maxCollectedBytes: number;
+  /** Entries of every kind (files, folders, links) the post-run listing reads before it stops. */
+  readonly maxListedEntries: number;
+  /** Wall-clock time the post-run listing may take. */
+  readonly maxListingMs: number;
+  /** Bytes the file store holds in total (uploads and outputs). */
+  readonly fileStoreBytes: number;
+  /** Bytes the file store holds for one user (named by the `x-toolbus-user` request header). */
+  readonly fileStoreBytesPerUser: number;
   /** Executions (and session commands) running at once; more wait in a queue. */
   readonly maxConcurrent: number;
   /** Requests waiting for a slot; beyond this the service answers 503. */
@@ -46,9 +61,16 @@ export const defaultInterpreterLimits: InterpreterLimits = {
   maxOutputBytes: 1024 * 1024,
   tmpBytes: 64 * 1024 * 1024,
   workspaceBytes: 1024 * 1024 * 1024,
+  runMemoryBytes: 2 * 1024 * 1024 * 1024,
+  totalWorkspaceBytes: 16 * 1024 * 1024 * 1024,
   maxCodeBytes: 1024 * 1024,
   maxStdinBytes: 1024 * 1024,
   maxFilesPerExecution: 100,
+  maxCollectedBytes: 256 * 1024 * 1024,
+  maxListedEntries: 20_000,
+  maxListingMs: 2_000,
+  fileStoreBytes: 8 * 1024 * 1024 * 1024,
+  fileStoreBytesPerUser: 1024 * 1024 * 1024,
   maxConcurrent: availableParallelism(),
   maxQueued: 64,
   maxSessions: 16,

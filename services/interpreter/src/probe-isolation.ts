@@ -7,7 +7,7 @@ import type { SandboxExecutor } from './sandbox-executor.ts';
 const execFileAsync = promisify(execFile);
 
 /** What `/health` says about the sandbox, measured at start by running a probe inside it. */
-export interface IsolationReport {
+export type IsolationReport = {
   /** 'ok': every protection is in place. 'degraded': runs are sandboxed but something is missing (see reason).
    * 'error': no sandbox could be created; executions are refused. */
   readonly status: 'ok' | 'degraded' | 'error';
@@ -20,6 +20,10 @@ export interface IsolationReport {
   readonly filesystem: string;
   /** True when each run has its own host uid (the service runs as root), which makes the process limit exact. */
   readonly perExecutionUid: boolean;
+  /** True when every run has the seccomp filter (refused syscalls and socket families; see reason when false). */
+  readonly syscallFilter: boolean;
+  /** The cgroup hierarchy that limits each run and session as a whole, or null (see reason). */
+  readonly cgroups: 'v1' | 'v2' | null;
   readonly limits: {
     readonly cpu_seconds: number;
     readonly memory_bytes: number;
@@ -29,6 +33,10 @@ export interface IsolationReport {
     readonly tmp_bytes: number;
     /** Null when workspaces could not be size-limited (see reason). */
     readonly workspace_bytes: number | null;
+    /** Memory of one run as a whole (processes and the tmpfs they write); null without cgroups. */
+    readonly run_memory_bytes: number | null;
+    /** The tmpfs the service may hold across every live workspace. */
+    readonly total_workspace_bytes: number;
     readonly max_timeout_ms: number;
   };
   readonly bubblewrap?: string;
@@ -37,11 +45,13 @@ export interface IsolationReport {
     readonly version: string;
     readonly packages: Record<string, string>;
   };
-}
+};
 
 // Runs inside the sandbox and reports what it sees, so /health states what is enforced, not what was intended.
 const probeCode = `import json, os, socket, sys
-report = {'uid': os.getuid(), 'pid': os.getpid(), 'interfaces': [name for _, name in socket.if_nameindex()],
+# /proc/net/dev, not socket.if_nameindex(): that needs a netlink socket, which the syscall filter refuses.
+interfaces = [line.split(':')[0].strip() for line in open('/proc/net/dev').read().splitlines()[2:]]
+report = {'uid': os.getuid(), 'pid': os.getpid(), 'interfaces': interfaces,
           'usr_writable': os.access('/usr', os.W_OK), 'root_writable': os.access('/', os.W_OK), 'version': sys.version.split()[0], 'packages': {}}
 for name in ('numpy', 'pandas', 'matplotlib'):
     try:
@@ -72,19 +82,25 @@ export async function findExecutable(name: string): Promise<string | undefined> 
 export async function probeIsolation(executor: SandboxExecutor): Promise<IsolationReport> {
   const { limits } = executor.options;
   const perExecutionUid = executor.options.uids !== undefined;
+  const filter = executor.syscallFilter;
+  const cgroups = executor.cgroups;
   const base = {
     namespaces: ['user', 'pid', 'network', 'ipc', 'uts', 'mount', 'cgroup'],
     network: executor.options.shareNetwork === true ? ('host' as const) : ('none' as const),
     filesystem: 'read-only /usr and minimal /etc; private /workspace (0700) and /tmp (tmpfs); nothing else',
     perExecutionUid,
+    syscallFilter: filter.state === 'active',
+    cgroups: cgroups.state === 'active' ? cgroups.version : null,
     limits: {
       cpu_seconds: limits.cpuSeconds,
       memory_bytes: limits.memoryBytes,
-      max_processes: perExecutionUid ? limits.maxProcesses : null,
+      max_processes: perExecutionUid || executor.cgroupsLimitProcesses ? limits.maxProcesses : null,
       max_file_bytes: limits.maxFileBytes,
       max_output_bytes: limits.maxOutputBytes,
       tmp_bytes: limits.tmpBytes,
       workspace_bytes: null as number | null,
+      run_memory_bytes: cgroups.state === 'active' ? limits.runMemoryBytes : null,
+      total_workspace_bytes: limits.totalWorkspaceBytes,
       max_timeout_ms: limits.maxTimeoutMs,
     },
   };
@@ -134,7 +150,13 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
       degraded.push(
         quota.state === 'failed' ? quota.reason : 'workspaces have no size limit (the service is not root)',
       );
-    if (!perExecutionUid) {
+    if (filter.state === 'off') degraded.push(filter.reason);
+    if (cgroups.state === 'off') {
+      degraded.push(
+        `no cgroup per run (${cgroups.reason}): memory is limited per process (address space), not per run`,
+      );
+    }
+    if (!perExecutionUid && !executor.cgroupsLimitProcesses) {
       degraded.push(
         'the service does not run as root, so runs share its uid: the process-count limit (RLIMIT_NPROC) is not applied',
       );

@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { CappedOutput } from './capped-output.ts';
 
 /** Which stream a chunk of output came from. */
@@ -8,6 +10,8 @@ export type OutputStreamName = 'stdout' | 'stderr';
 export interface RunInSandboxOptions {
   /** The full argv from `buildSandboxCommand`. */
   readonly argv: readonly string[];
+  /** Host files opened read-only as descriptors 3, 4, ... of the process (`buildSandboxCommand` numbers them). */
+  readonly inheritedFiles?: readonly string[];
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly stdin?: string;
@@ -27,33 +31,76 @@ export interface SandboxRunResult {
   readonly durationMs: number;
 }
 
+/** The direct children of a process (Linux's /proc/PID/task/PID/children), empty when unreadable. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function spawnSandbox(
+  program: string,
+  args: readonly string[],
+  descriptors: readonly number[],
+): ChildProcessByStdio<Writable, Readable, Readable> {
+  // The first three are pipes; node's typings cannot tell that from a spread of extra descriptors.
+  return spawn(program, args, {
+    stdio: ['pipe', 'pipe', 'pipe', ...descriptors],
+    detached: true,
+    env: { PATH: '/usr/bin:/bin' },
+  }) as ChildProcessByStdio<Writable, Readable, Readable>;
+}
+
 /**
- * Runs a sandbox argv with a wall-clock limit. The kill takes the whole tree: SIGKILL to bwrap's process group,
- * and because bwrap runs with --die-with-parent inside a fresh pid namespace, the namespace's init dies with it and
- * the kernel kills every process left in the namespace.
+ * Runs a sandbox argv with a wall-clock limit. The kill takes the whole tree: SIGKILL to the pid namespace's init
+ * (the command, bwrap's child), which makes the kernel kill every process left in the namespace; bwrap then reaps it
+ * and exits. Should bwrap not exit, its process group gets SIGKILL too (--die-with-parent ends the rest).
  */
 export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxRunResult> {
   const started = performance.now();
   const [program, ...args] = options.argv;
   if (program === undefined) throw new TypeError('runInSandbox: empty argv');
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      env: { PATH: '/usr/bin:/bin' },
-    });
+    const descriptors: number[] = [];
+    let child: ReturnType<typeof spawnSandbox>;
+    try {
+      for (const path of options.inheritedFiles ?? []) descriptors.push(openSync(path, 'r'));
+      child = spawnSandbox(program, args, descriptors);
+    } finally {
+      // The child has its own copies now; ours would only leak.
+      for (const descriptor of descriptors) closeSync(descriptor);
+    }
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
     let timedOut = false;
     let killed = false;
-    const kill = (): void => {
-      if (killed || child.pid === undefined) return;
-      killed = true;
+    let fallback: NodeJS.Timeout | undefined;
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {
         child.kill('SIGKILL');
       }
+    };
+    const kill = (): void => {
+      if (killed || child.pid === undefined) return;
+      killed = true;
+      // Kill the namespace's init (bwrap's child): the kernel then kills the whole namespace, and bwrap reaps its
+      // child and exits. Killing bwrap first would orphan that child to the service, which may be pid 1.
+      const inits = childrenOf(child.pid);
+      for (const pid of inits) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+      if (inits.length === 0) killGroup();
+      else fallback = setTimeout(killGroup, 2000);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -77,11 +124,13 @@ export function runInSandbox(options: RunInSandboxOptions): Promise<SandboxRunRe
 
     child.on('error', (error) => {
       clearTimeout(timer);
+      clearTimeout(fallback);
       options.signal?.removeEventListener('abort', onAbort);
       reject(error);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearTimeout(fallback);
       options.signal?.removeEventListener('abort', onAbort);
       resolve({
         stdout: stdout.text(),

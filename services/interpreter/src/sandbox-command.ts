@@ -14,8 +14,14 @@ export interface SandboxCommandOptions {
   readonly workspaceDirectory: string;
   /** The command run inside, e.g. ['/usr/bin/python3', '/sandbox/main.py']. */
   readonly command: readonly string[];
-  /** Extra read-only binds (the code file, the runner). */
-  readonly readOnlyBinds?: readonly SandboxBind[];
+  /** Host files copied into the sandbox read-only (the code file, the runner). They are handed to bwrap as open
+   * descriptors (`--ro-bind-data`), not bound, so their host paths never show in the sandbox's /proc/self/mountinfo. */
+  readonly readOnlyFiles?: readonly SandboxBind[];
+  /** The compiled seccomp program (see `compileSyscallFilter`); without it runs have no syscall filter. */
+  readonly syscallFilterPath?: string;
+  /** `cgroup.procs` files the sandbox joins before anything starts (the run's cgroups), so every process it ever
+   * forks is counted against the run's memory and process limits. */
+  readonly cgroupProcsFiles?: readonly string[];
   /** Skills bound read-only at /workspace/managed/skills/<name>, on a read-only tmpfs that holds nothing else. */
   readonly skills?: readonly SkillMount[];
   /** When set (service running as root), the sandbox runs as this host uid/gid, which makes RLIMIT_NPROC count
@@ -61,13 +67,30 @@ const systemConfigurationFiles = [
   '/etc/ssl/certs',
 ];
 
+/** What to spawn: the argv, and the host files to open as descriptors 3, 4, ... of the spawned process. */
+export interface SandboxCommand {
+  readonly argv: readonly string[];
+  readonly inheritedFiles: readonly string[];
+}
+
+// Joins the cgroups named before `--` (writing its own pid, which the exec keeps), then becomes the command.
+const joinCgroupsScript =
+  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
 /**
- * The argv (program first) that runs `command` inside bubblewrap: every namespace unshared (user, pid, network,
- * ipc, uts, mount, cgroup), a read-only /usr, a private /tmp of fixed size, the workspace at /workspace, a cleared
- * environment, no capabilities, no nested user namespaces, and rlimits applied by prlimit before bwrap starts.
+ * The one place where the sandbox's command line is built (every option of the sandbox lands here). The argv
+ * (program first) that runs `command` inside bubblewrap: the run's cgroups joined first, every namespace unshared
+ * (user, pid, network, ipc, uts, mount, cgroup), a read-only /usr, a private /tmp of fixed size, the workspace at
+ * /workspace, a cleared environment, no capabilities, no nested user namespaces, the seccomp filter, and rlimits
+ * applied by prlimit to the command inside.
  */
-export function buildSandboxCommand(options: SandboxCommandOptions): string[] {
+export function buildSandboxCommand(options: SandboxCommandOptions): SandboxCommand {
   const argv: string[] = [];
+  const inheritedFiles: string[] = [];
+  // Each inherited file becomes the next descriptor after stdin, stdout and stderr.
+  const inherit = (path: string): string => String(3 + inheritedFiles.push(path) - 1);
+  const cgroups = options.cgroupProcsFiles ?? [];
+  if (cgroups.length > 0) argv.push('/bin/sh', '-c', joinCgroupsScript, 'sandbox-cgroups', ...cgroups, '--');
   if (options.hostUid !== undefined) {
     argv.push(
       '/usr/bin/setpriv',
@@ -79,18 +102,13 @@ export function buildSandboxCommand(options: SandboxCommandOptions): string[] {
       '--',
     );
   }
-  argv.push(
-    '/usr/bin/prlimit',
-    `--cpu=${options.cpuSeconds}`,
-    `--as=${options.memoryBytes}`,
-    `--fsize=${options.maxFileBytes}`,
-    '--core=0',
-  );
-  // Without a uid of its own, RLIMIT_NPROC would count the service user's processes too (and root is exempt).
-  if (options.hostUid !== undefined) argv.push(`--nproc=${options.maxProcesses}`);
-  argv.push('--', options.bubblewrapPath);
+  argv.push(options.bubblewrapPath);
   argv.push('--unshare-all', '--unshare-user', '--disable-userns');
   if (options.shareNetwork === true) argv.push('--share-net');
+  // --as-pid-1: the command is the namespace's init, and bwrap waits for it. With bwrap's own init instead, bwrap
+  // exits on the command's status before its init has exited, so the init is orphaned to the service (a zombie
+  // that nobody reaps when the service is a container's pid 1).
+  argv.push('--as-pid-1');
   argv.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534');
   argv.push('--hostname', 'sandbox');
   argv.push('--ro-bind', '/usr', '/usr');
@@ -116,10 +134,28 @@ export function buildSandboxCommand(options: SandboxCommandOptions): string[] {
     for (const skill of skills) argv.push('--ro-bind', skill.source, `${skillsMountDirectory}/${skill.name}`);
     argv.push('--remount-ro', managed);
   }
-  for (const bind of options.readOnlyBinds ?? []) argv.push('--ro-bind', bind.source, bind.target);
+  for (const file of options.readOnlyFiles ?? [])
+    argv.push('--ro-bind-data', inherit(file.source), file.target);
   argv.push('--remount-ro', '/');
+  if (options.syscallFilterPath !== undefined) argv.push('--seccomp', inherit(options.syscallFilterPath));
   argv.push('--chdir', '/workspace', '--clearenv');
   for (const [name, value] of Object.entries(sandboxEnvironment)) argv.push('--setenv', name, value);
-  argv.push('--', ...options.command);
+  // The rlimits apply inside, to the command only: bwrap itself writes the --ro-bind-data files, which a small
+  // RLIMIT_FSIZE would refuse. prlimit is Debian's, from the read-only /usr.
+  argv.push('--', ...rlimitPrefix(options), ...options.command);
+  return { argv, inheritedFiles };
+}
+
+function rlimitPrefix(options: SandboxCommandOptions): string[] {
+  const argv = [
+    '/usr/bin/prlimit',
+    `--cpu=${options.cpuSeconds}`,
+    `--as=${options.memoryBytes}`,
+    `--fsize=${options.maxFileBytes}`,
+    '--core=0',
+  ];
+  // Without a uid of its own, RLIMIT_NPROC would count the service user's processes too (and root is exempt).
+  if (options.hostUid !== undefined) argv.push(`--nproc=${options.maxProcesses}`);
+  argv.push('--');
   return argv;
 }

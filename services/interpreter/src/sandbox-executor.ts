@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, chown, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { HttpError } from './http-error.ts';
 import type { InterpreterLimits } from './interpreter-limits.ts';
 import { pythonRunnerSource } from './python-runner-source.ts';
+import { type RunCgroup, RunCgroups, type RunCgroupsState } from './run-cgroups.ts';
 import { type OutputStreamName, runInSandbox, type SandboxRunResult } from './run-in-sandbox.ts';
 import { buildSandboxCommand, type SandboxBind } from './sandbox-command.ts';
 import { managedWorkspaceFolder, type SkillMount } from './skills-directory.ts';
+import { compileSyscallFilter, type SyscallFilterState } from './syscall-filter.ts';
 import type { UidAllocator } from './uid-allocator.ts';
 import {
   hashFile,
@@ -25,6 +28,10 @@ export interface SandboxExecutorOptions {
   /** Present when the service runs as root: every run gets a host uid of its own. */
   readonly uids?: UidAllocator;
   readonly shareNetwork?: boolean;
+  /** Give runs the seccomp filter (default true). Off only to measure its cost or on a kernel without seccomp. */
+  readonly syscallFilter?: boolean;
+  /** Give each run and session a cgroup of its own when the service may create them (default true). */
+  readonly cgroups?: boolean;
 }
 
 /** Whether workspaces have a size limit: not tried yet, in place, or impossible here (with the reason). */
@@ -38,6 +45,17 @@ export interface SandboxWorkspace {
   readonly workspaceDirectory: string;
   readonly uid?: number;
   readonly stagedHashes: Map<string, string>;
+  /** The group every run in this workspace joins (absent when cgroups are off). */
+  readonly cgroup?: RunCgroup;
+}
+
+/** A workspace file a run created or changed. */
+export type ChangedFile = WorkspaceFile & { readonly kind: 'created' | 'modified' };
+
+/** What a run changed, and what the bounded listing could not look at (in words for the model). */
+export interface ChangedFiles {
+  readonly files: readonly ChangedFile[];
+  readonly notes: readonly string[];
 }
 
 /** Options for one run of a command in a workspace. */
@@ -46,7 +64,8 @@ export interface SandboxCommandRun {
   readonly command: readonly string[];
   readonly timeoutMs: number;
   readonly stdin?: string;
-  readonly readOnlyBinds?: readonly SandboxBind[];
+  /** Host files copied in read-only (see `SandboxCommandOptions.readOnlyFiles`). */
+  readonly readOnlyFiles?: readonly SandboxBind[];
   /** Skills to bind read-only at /workspace/managed/skills/<name>. */
   readonly skills?: readonly SkillMount[];
   readonly onOutput?: (stream: OutputStreamName, data: string) => void;
@@ -62,6 +81,10 @@ export class SandboxExecutor {
   readonly #runsDirectory: string;
   readonly #runnerPath: string;
   #quota: WorkspaceQuotaState = { state: 'untried' };
+  #syscallFilter: SyscallFilterState = { state: 'off', reason: 'not compiled yet' };
+  #cgroups: RunCgroups | undefined;
+  // Bytes of workspace storage promised to live workspaces: their tmpfs sizes live in memory, so their sum is bounded.
+  #reservedWorkspaceBytes = 0;
 
   constructor(options: SandboxExecutorOptions) {
     this.options = options;
@@ -79,15 +102,61 @@ export class SandboxExecutor {
     await mkdir(this.#runsDirectory, { mode: 0o711 });
     await writeFile(this.#runnerPath, pythonRunnerSource, { mode: 0o644 });
     await chmod(this.#runnerPath, 0o644);
+    this.#syscallFilter =
+      this.options.syscallFilter === false
+        ? { state: 'off', reason: 'no seccomp filter: disabled by configuration' }
+        : await compileSyscallFilter({
+            pythonPath: this.options.pythonPath,
+            target: join(this.options.workRoot, 'seccomp.bpf'),
+          });
+    this.#cgroups = await RunCgroups.open({
+      enabled: this.options.cgroups !== false,
+      processesLimitedByUid: this.options.uids !== undefined,
+    });
+  }
+
+  /** Removes what `open` created outside the work root (the service's cgroups). */
+  async close(): Promise<void> {
+    await this.#cgroups?.close();
+  }
+
+  /** Whether runs have the seccomp filter. */
+  get syscallFilter(): SyscallFilterState {
+    return this.#syscallFilter;
+  }
+
+  /** Whether runs have cgroups of their own (and which version). */
+  get cgroups(): RunCgroupsState {
+    return this.#cgroups?.state ?? { state: 'off', reason: 'not opened yet' };
+  }
+
+  /** Whether a cgroup limits each run's process count. */
+  get cgroupsLimitProcesses(): boolean {
+    return this.#cgroups?.limitsProcesses ?? false;
   }
 
   /** A fresh workspace with `files` staged in it. */
   async createWorkspace(files: readonly StagedFile[] = []): Promise<SandboxWorkspace> {
+    const { workspaceBytes, totalWorkspaceBytes } = this.options.limits;
+    if (this.#reservedWorkspaceBytes + workspaceBytes > totalWorkspaceBytes) {
+      throw new HttpError({
+        status: 503,
+        code: 'workspace_capacity',
+        message: `the service holds its maximum of workspace storage (${totalWorkspaceBytes} bytes across runs and sessions); end a session or retry later`,
+      });
+    }
+    this.#reservedWorkspaceBytes += workspaceBytes;
     const directory = join(this.#runsDirectory, randomUUID());
     const workspaceDirectory = join(directory, 'workspace');
-    await mkdir(workspaceDirectory, { recursive: true, mode: 0o700 });
-    const uid = this.options.uids?.acquire();
+    let uid: number | undefined;
+    let cgroup: RunCgroup | undefined;
     try {
+      await mkdir(workspaceDirectory, { recursive: true, mode: 0o700 });
+      uid = this.options.uids?.acquire();
+      cgroup = await this.#cgroups?.acquire({
+        memoryBytes: this.options.limits.runMemoryBytes,
+        maxProcesses: this.options.limits.maxProcesses,
+      });
       if (uid !== undefined) {
         await chown(directory, uid, uid);
         await chown(workspaceDirectory, uid, uid);
@@ -99,13 +168,20 @@ export class SandboxExecutor {
         files,
         ...(uid === undefined ? {} : { ownerUid: uid }),
       });
-      return { directory, workspaceDirectory, stagedHashes, ...(uid === undefined ? {} : { uid }) };
+      return {
+        directory,
+        workspaceDirectory,
+        stagedHashes,
+        ...(uid === undefined ? {} : { uid }),
+        ...(cgroup === undefined ? {} : { cgroup }),
+      };
     } catch (error) {
       await this.removeWorkspace({
         directory,
         workspaceDirectory,
         stagedHashes: new Map(),
         ...(uid === undefined ? {} : { uid }),
+        ...(cgroup === undefined ? {} : { cgroup }),
       });
       throw error;
     }
@@ -115,7 +191,10 @@ export class SandboxExecutor {
   async removeWorkspace(workspace: SandboxWorkspace): Promise<void> {
     if (this.#quota.state === 'active') await unmountWorkspaceQuota(workspace.workspaceDirectory);
     await rm(workspace.directory, { recursive: true, force: true });
+    // After the unmount, so the tmpfs pages the group was charged for are gone with it.
+    if (workspace.cgroup !== undefined) await this.#cgroups?.release(workspace.cgroup);
     if (workspace.uid !== undefined) this.options.uids?.release(workspace.uid);
+    this.#reservedWorkspaceBytes -= this.options.limits.workspaceBytes;
   }
 
   /** Whether workspaces are size-limited (decided by the first workspace created). */
@@ -144,7 +223,7 @@ export class SandboxExecutor {
 
   /** Runs Python code (bound read-only at /sandbox/main.py) in the workspace. */
   async runPython(
-    options: Omit<SandboxCommandRun, 'command' | 'readOnlyBinds'> & { code: string },
+    options: Omit<SandboxCommandRun, 'command' | 'readOnlyFiles'> & { code: string },
   ): Promise<SandboxRunResult> {
     const codePath = join(options.workspace.directory, 'main.py');
     await writeFile(codePath, options.code, { mode: 0o644 });
@@ -152,7 +231,7 @@ export class SandboxExecutor {
     return this.run({
       ...run,
       command: [this.options.pythonPath, '/sandbox/runner.py'],
-      readOnlyBinds: [
+      readOnlyFiles: [
         { source: this.#runnerPath, target: '/sandbox/runner.py' },
         { source: codePath, target: '/sandbox/main.py' },
       ],
@@ -164,11 +243,16 @@ export class SandboxExecutor {
     const limits = this.options.limits;
     const skills = options.skills ?? [];
     if (skills.length > 0) await this.#clearManagedFolder(options.workspace);
-    const argv = buildSandboxCommand({
+    const filter = this.#syscallFilter;
+    const command = buildSandboxCommand({
       bubblewrapPath: this.options.bubblewrapPath,
       workspaceDirectory: options.workspace.workspaceDirectory,
       command: options.command,
-      readOnlyBinds: options.readOnlyBinds ?? [],
+      readOnlyFiles: options.readOnlyFiles ?? [],
+      ...(filter.state === 'active' ? { syscallFilterPath: filter.path } : {}),
+      ...(options.workspace.cgroup === undefined
+        ? {}
+        : { cgroupProcsFiles: options.workspace.cgroup.procsFiles }),
       skills,
       cpuSeconds: Math.min(limits.cpuSeconds, Math.ceil(options.timeoutMs / 1000) + 1),
       memoryBytes: limits.memoryBytes,
@@ -179,7 +263,8 @@ export class SandboxExecutor {
       ...(this.options.shareNetwork === true ? { shareNetwork: true } : {}),
     });
     return runInSandbox({
-      argv,
+      argv: command.argv,
+      inheritedFiles: command.inheritedFiles,
       timeoutMs: options.timeoutMs,
       maxOutputBytes: limits.maxOutputBytes,
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
@@ -199,22 +284,24 @@ export class SandboxExecutor {
     if (info !== undefined && !info.isDirectory()) await rm(path, { force: true });
   }
 
-  /** Files in the workspace that are new or whose content differs from what was staged. */
-  async changedFiles(
-    workspace: SandboxWorkspace,
-  ): Promise<Array<WorkspaceFile & { kind: 'created' | 'modified' }>> {
-    const files = await listWorkspaceFiles({
+  /** Files in the workspace that are new or whose content differs from what was staged, and notes on what the
+   * bounded listing left out. */
+  async changedFiles(workspace: SandboxWorkspace): Promise<ChangedFiles> {
+    const limits = this.options.limits;
+    const listing = await listWorkspaceFiles({
       workspaceDirectory: workspace.workspaceDirectory,
-      maxFiles: this.options.limits.maxFilesPerExecution + workspace.stagedHashes.size,
+      maxFiles: limits.maxFilesPerExecution + workspace.stagedHashes.size,
+      maxEntries: limits.maxListedEntries,
+      maxDepth: 32,
+      deadline: performance.now() + limits.maxListingMs,
     });
-    const changed: Array<WorkspaceFile & { kind: 'created' | 'modified' }> = [];
-    for (const file of files) {
+    const files: ChangedFile[] = [];
+    for (const file of listing.files) {
       const stagedHash = workspace.stagedHashes.get(file.path);
-      if (stagedHash === undefined) changed.push({ ...file, kind: 'created' });
-      else if ((await hashFile(file.absolutePath)) !== stagedHash)
-        changed.push({ ...file, kind: 'modified' });
-      if (changed.length >= this.options.limits.maxFilesPerExecution) break;
+      if (stagedHash === undefined) files.push({ ...file, kind: 'created' });
+      else if ((await hashFile(file.absolutePath)) !== stagedHash) files.push({ ...file, kind: 'modified' });
+      if (files.length >= limits.maxFilesPerExecution) break;
     }
-    return changed;
+    return { files, notes: listing.notes };
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chown, copyFile, lstat, mkdir, readdir } from 'node:fs/promises';
+import { chown, copyFile, lstat, mkdir, opendir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** A file to place in a workspace before a run. */
@@ -55,29 +55,89 @@ export async function stageWorkspaceFiles(options: {
   return hashes;
 }
 
+/** Bounds of one listing: entries of every kind (files, directories, links, others) and wall-clock time. */
+export interface WorkspaceListingBounds {
+  readonly maxFiles: number;
+  readonly maxEntries: number;
+  readonly maxDepth: number;
+  /** performance.now() value after which the listing stops. */
+  readonly deadline: number;
+}
+
+/** The files found, and why the listing stopped early or skipped entries (each said in words for the model). */
+export interface WorkspaceListing {
+  readonly files: WorkspaceFile[];
+  readonly notes: string[];
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Lists regular files under a workspace, never following symbolic links (a link the code made to /etc/passwd
- * must not turn into a download of the host's file). Stops after `maxFiles`.
+ * must not turn into a download of the host's file). The code controls the tree, so the walk is bounded in files,
+ * in entries of every kind, in depth and in time, and a name that is not valid UTF-8 is skipped (and noted), never
+ * turned into a path that does not exist.
  */
-export async function listWorkspaceFiles(options: {
-  workspaceDirectory: string;
-  maxFiles: number;
-}): Promise<WorkspaceFile[]> {
-  const found: WorkspaceFile[] = [];
+export async function listWorkspaceFiles(
+  options: { workspaceDirectory: string } & WorkspaceListingBounds,
+): Promise<WorkspaceListing> {
+  const files: WorkspaceFile[] = [];
+  const notes: string[] = [];
+  let entries = 0;
+  let undecodable = 0;
+  let tooDeep = 0;
+  let stopped: string | undefined;
+  const stop = (): boolean => {
+    if (stopped !== undefined) return true;
+    if (files.length >= options.maxFiles) stopped = `only the first ${options.maxFiles} files are returned`;
+    else if (entries >= options.maxEntries) {
+      stopped = `the workspace has more than ${options.maxEntries} entries; files beyond them are not returned`;
+    } else if (performance.now() > options.deadline) {
+      stopped = 'listing the workspace took too long; files not reached by then are not returned';
+    }
+    return stopped !== undefined;
+  };
   const walk = async (relative: string, depth: number): Promise<void> => {
-    if (depth > 32) return;
     const directory = relative ? join(options.workspaceDirectory, relative) : options.workspaceDirectory;
-    const entries = await readdir(directory, { withFileTypes: true });
-    entries.sort((left, right) => (left.name < right.name ? -1 : 1));
-    for (const entry of entries) {
-      if (found.length >= options.maxFiles) return;
+    // Names as bytes: node's typings know only string encodings for opendir, though 'buffer' works as for readdir.
+    const handle = await opendir(directory, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 }).catch(
+      () => undefined,
+    );
+    if (handle === undefined) return;
+    const found: Array<{ name: string; directory: boolean; file: boolean }> = [];
+    try {
+      for await (const entry of handle) {
+        entries += 1;
+        if (stop()) break;
+        let name: string;
+        try {
+          name = utf8.decode(entry.name as unknown as Uint8Array);
+        } catch {
+          undecodable += 1;
+          continue;
+        }
+        found.push({ name, directory: entry.isDirectory(), file: entry.isFile() });
+      }
+    } finally {
+      await handle.close().catch(() => {});
+    }
+    found.sort((left, right) => (left.name < right.name ? -1 : 1));
+    for (const entry of found) {
+      if (stop()) return;
       const path = relative ? `${relative}/${entry.name}` : entry.name;
-      const absolutePath = join(directory, entry.name);
-      const stats = await lstat(absolutePath);
-      if (stats.isDirectory()) await walk(path, depth + 1);
-      else if (stats.isFile()) found.push({ path, absolutePath, size: stats.size });
+      if (entry.directory) {
+        if (depth >= options.maxDepth) tooDeep += 1;
+        else await walk(path, depth + 1);
+      } else if (entry.file) {
+        const absolutePath = join(directory, entry.name);
+        const stats = await lstat(absolutePath).catch(() => undefined);
+        if (stats?.isFile()) files.push({ path, absolutePath, size: stats.size });
+      }
     }
   };
   await walk('', 0);
-  return found;
+  if (stopped !== undefined) notes.push(stopped);
+  if (undecodable > 0) notes.push(`${undecodable} entries whose names are not valid UTF-8 were skipped`);
+  if (tooDeep > 0) notes.push(`folders nested deeper than ${options.maxDepth} levels were not searched`);
+  return { files, notes };
 }

@@ -1,14 +1,6 @@
 // Small helpers the interpreter tests share: plain fetch calls against a real server on loopback.
 import { readdirSync, readFileSync } from 'node:fs';
-
-export interface ExecuteResponse {
-  stdout: string;
-  stderr: string;
-  exit_code: number | null;
-  timed_out: boolean;
-  duration_ms: number;
-  files: Array<{ path: string; file_id: string; size: number; kind: 'created' | 'modified' }>;
-}
+import type { ExecuteResponse } from '@toolbus/spec';
 
 export async function postJson(baseUrl: string, path: string, body: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(baseUrl + path, {

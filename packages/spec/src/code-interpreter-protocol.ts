@@ -12,7 +12,15 @@ export interface HealthResponse {
   readonly isolation?: Record<string, unknown>;
   /** True when the service has a skills root and so can mount skills (toolbus servers, 1.1.0+). */
   readonly skills?: boolean;
+  /** Executions running and waiting (toolbus servers). */
+  readonly load?: { readonly running: number; readonly queued: number };
 }
+
+/**
+ * Request header naming the user a request acts for. Optional; when present, the service's file store counts the
+ * files that request stores against that user's share (uploads and a run's outputs), besides the store's total.
+ */
+export const codeInterpreterUserHeader = 'x-toolbus-user';
 
 /** A stored file to place in the workspace before the run. */
 export interface WorkspaceFileInput {

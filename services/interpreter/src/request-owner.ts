@@ -1,0 +1,17 @@
+import type { IncomingMessage } from 'node:http';
+import { codeInterpreterUserHeader } from '@toolbus/spec';
+import { HttpError } from './http-error.ts';
+
+/** The user a request acts for (its `x-toolbus-user` header), or undefined; 400 for a malformed value. */
+export function requestOwner(request: IncomingMessage): string | undefined {
+  const value = request.headers[codeInterpreterUserHeader];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(value)) {
+    throw new HttpError({
+      status: 400,
+      code: 'invalid_request',
+      message: `${codeInterpreterUserHeader} must be 1 to 200 visible ASCII characters`,
+    });
+  }
+  return value;
+}

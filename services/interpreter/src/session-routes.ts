@@ -1,0 +1,44 @@
+import type { CreateSessionResponse, SessionCommandResponse } from '@toolbus/spec';
+import { jsonBodyLimit } from './execute-routes.ts';
+import { HttpError } from './http-error.ts';
+import { abortOnClose, readJsonObject, sendJson } from './http-io.ts';
+import { requireSandbox, resolveInputs, resolveSkills } from './interpreter-service.ts';
+import { parseBashRequest, parseCreateSessionRequest } from './request-validation.ts';
+import type { RouteCall } from './route-table.ts';
+
+/** `POST /v1/sessions`: a workspace that lives across commands until its TTL. */
+export async function handleCreateSession({ service, request, response }: RouteCall): Promise<void> {
+  const parsed = parseCreateSessionRequest(await readJsonObject(request, jsonBodyLimit), service.limits);
+  const inputs = resolveInputs(service, parsed.files);
+  const skills = await resolveSkills(service, parsed.skills);
+  requireSandbox(service);
+  const session = await service.sessions.create({ ttlSeconds: parsed.ttlSeconds, files: inputs, skills });
+  const body: CreateSessionResponse = {
+    session_id: session.id,
+    expires_at: Math.floor(session.expiresAt / 1000),
+  };
+  sendJson(response, 201, body);
+}
+
+/** `DELETE /v1/sessions/{id}`. */
+export async function handleDeleteSession({ service, response, params }: RouteCall): Promise<void> {
+  if (await service.sessions.delete(params.sessionId ?? '')) response.writeHead(204).end();
+  else throw new HttpError({ status: 404, code: 'session_not_found', message: 'no such session' });
+}
+
+/** `POST /v1/sessions/{id}/bash`: one command in the session's workspace. */
+export async function handleSessionCommand({ service, request, response, params }: RouteCall): Promise<void> {
+  const parsed = parseBashRequest(await readJsonObject(request, jsonBodyLimit), service.limits);
+  requireSandbox(service);
+  const signal = abortOnClose(response);
+  const id = params.sessionId ?? '';
+  const result = await service.queue.run(() => service.sessions.run({ id, ...parsed, signal }));
+  const body: SessionCommandResponse = {
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exit_code: result.exitCode,
+    timed_out: result.timedOut,
+    duration_ms: result.durationMs,
+  };
+  sendJson(response, 200, body);
+}
