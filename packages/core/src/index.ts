@@ -99,8 +99,12 @@ export type {
 } from './recovery/tool-call-parser-registry.ts';
 export {
   createToolCallParserRegistry,
+  defaultToolCallMarkupMarkers,
   defaultToolCallParsers,
+  toolCallMarkupMarkersOf,
 } from './recovery/tool-call-parser-registry.ts';
+export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
+export { functionCallsMarker, withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
@@ -121,10 +125,7 @@ export type { ArgumentDeltaStreamer, ArgumentDeltas } from './streaming/argument
 export { createArgumentDeltaStreamer } from './streaming/argument-delta-streamer.ts';
 export type { ThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
 export { createThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
-export type { ToolCallMarkupMarker } from './streaming/tool-call-markup-stream-filter.ts';
 export {
-  defaultToolCallMarkupMarkers,
-  functionCallsMarker,
   ToolCallMarkupStreamFilter,
   XmlToolCallStreamFilter,
 } from './streaming/tool-call-markup-stream-filter.ts';

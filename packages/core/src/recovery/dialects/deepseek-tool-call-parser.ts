@@ -17,6 +17,10 @@ const separator = '<｜tool▁sep｜>';
  */
 export const deepSeekToolCallParser: ToolCallTextParser = {
   name: 'deepseek',
+  markers: [
+    { open: '<｜tool▁calls▁begin｜>', closes: ['<｜tool▁calls▁end｜>'] },
+    { open: callBegin, closes: [callEnd] },
+  ],
   detect: (text) => text.includes(callBegin),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);

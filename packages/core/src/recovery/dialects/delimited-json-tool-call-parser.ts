@@ -27,6 +27,7 @@ export function createDelimitedJsonToolCallParser(
   const spellings = [...new Set([options.open, options.open.toLowerCase(), options.open.toUpperCase()])];
   return {
     name: options.name,
+    markers: [{ open: options.open, closes: options.closes ?? [] }],
     detect: (text) => spellings.some((spelling) => text.includes(spelling)),
     parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
       const tools = indexToolDefinitions(toolDefs);

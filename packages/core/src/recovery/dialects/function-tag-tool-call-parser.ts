@@ -21,6 +21,10 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
  */
 export const functionTagToolCallParser: ToolCallTextParser = {
   name: 'function-tag',
+  markers: [
+    { open: '<function=', closes: ['</function>'] },
+    { open: '<seed:tool_call>', closes: ['</seed:tool_call>'] },
+  ],
   detect: (text) => text.includes('<function=') || text.includes('<FUNCTION='),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);

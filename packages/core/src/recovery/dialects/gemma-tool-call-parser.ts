@@ -20,6 +20,7 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
  */
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
+  markers: wrappers.map(([open, close]) => ({ open, closes: [close] })),
   detect: (text) =>
     text.includes(callMarker) && stringDelimiters.some((delimiter) => text.includes(delimiter)),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {

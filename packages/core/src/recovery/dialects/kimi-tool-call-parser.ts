@@ -19,6 +19,10 @@ const argumentBegin = '<|tool_call_argument_begin|>';
  */
 export const kimiToolCallParser: ToolCallTextParser = {
   name: 'kimi',
+  markers: [
+    { open: '<|tool_calls_section_begin|>', closes: ['<|tool_calls_section_end|>'] },
+    { open: callBegin, closes: [callEnd] },
+  ],
   detect: (text) => text.includes(callBegin),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);

@@ -21,6 +21,7 @@ const callIdMarker = '[CALL_ID]';
  */
 export const mistralArgumentsToolCallParser: ToolCallTextParser = {
   name: 'mistral-args',
+  markers: [{ open: marker, closes: [] }],
   detect: (text) => text.includes(argumentsMarker) && text.includes(marker),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);

@@ -20,6 +20,10 @@ const maximumCallLength = 1024 * 1024;
  */
 export const pythonicToolCallParser: ToolCallTextParser = {
   name: 'pythonic',
+  markers: [
+    { open: '<|python_start|>', closes: ['<|python_end|>'] },
+    { open: '<|tool_call_start|>', closes: ['<|tool_call_end|>'] },
+  ],
   detect: (text) => text.includes('('),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);

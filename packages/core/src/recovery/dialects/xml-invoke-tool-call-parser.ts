@@ -2,6 +2,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseOpeningTag } from '../markup-attributes.ts';
+import { functionCallsMarker } from '../tool-call-markup-marker.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import {
   createForwardSearch,
@@ -23,6 +24,13 @@ const maximumPrefixLength = 16;
  */
 export const xmlInvokeToolCallParser: ToolCallTextParser = {
   name: 'xml-invoke',
+  markers: [
+    functionCallsMarker,
+    { open: '<minimax:tool_call>', closes: ['</minimax:tool_call>'] },
+    { open: '<｜DSML｜tool_calls>', closes: ['</｜DSML｜tool_calls>'] },
+    { open: '<invoke', closes: ['</invoke>'], requiresTagEnd: true },
+    { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
+  ],
   detect: (text) => /<[^<>\s]{0,16}invoke[\s>]/i.test(text),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
