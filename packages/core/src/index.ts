@@ -93,6 +93,8 @@ export { looksLikeToolCallPayload } from './recovery/looks-like-tool-call-payloa
 export { parseToolArguments } from './recovery/parse-tool-arguments.ts';
 export type { RecoveryMiddlewareOptions } from './recovery/recovery-middleware.ts';
 export { createRecoveryMiddleware, recoveryMiddleware } from './recovery/recovery-middleware.ts';
+export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
+export { functionCallsMarker, withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type {
   RegisterToolCallParserOptions,
   ToolCallParserRegistry,
@@ -103,8 +105,6 @@ export {
   defaultToolCallParsers,
   toolCallMarkupMarkersOf,
 } from './recovery/tool-call-parser-registry.ts';
-export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
-export { functionCallsMarker, withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type { BuiltInToolEntry, MergeableField } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,

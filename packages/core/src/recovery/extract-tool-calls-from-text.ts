@@ -1,6 +1,8 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { findDelimitedBlocks } from './delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
+import { lowerCaseAscii } from './text-search.ts';
 import { defaultToolCallParsers, type ToolCallParserRegistry } from './tool-call-parser-registry.ts';
 import { indexToolDefinitions } from './tool-schema-index.ts';
 
@@ -45,14 +47,22 @@ export function extractLocatedToolCallsFromText(
 }
 
 function locateToolCalls(
-  text: string,
+  original: string,
   toolDefs: readonly ToolDefinition[],
   options: ExtractToolCallsOptions,
 ): LocatedToolCall[] {
-  if (typeof text !== 'string' || text.length === 0 || !Array.isArray(toolDefs) || toolDefs.length === 0)
+  if (
+    typeof original !== 'string' ||
+    original.length === 0 ||
+    !Array.isArray(toolDefs) ||
+    toolDefs.length === 0
+  )
     return [];
+  let text = original;
   const tools = indexToolDefinitions(toolDefs);
   const parsers = resolveParsers(options.parsers);
+  // `</parameter >`: the space moves after the `>`, so every index stays the same and parsers see `</parameter>`.
+  if (spacedClosingTag.test(text)) text = text.replace(spacedClosingTagAll, '</$1>$2');
   const claimed = new IntervalSet();
   const accepted: LocatedToolCall[] = [];
   for (const parser of parsers) {
@@ -88,7 +98,25 @@ function locateToolCalls(
   }
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
-  return accepted.slice(0, options.maxCalls ?? 256);
+  return withoutThinkingDrafts(text, accepted).slice(0, options.maxCalls ?? 256);
+}
+
+const spacedClosingTag = /<\/[^\s<>/]{1,40}\s+>/;
+const spacedClosingTagAll = /<\/([^\s<>/]{1,40})(\s+)>/g;
+
+/**
+ * A model that thinks aloud in `<think>…</think>` often drafts the call there before writing the real one: when
+ * calls stand outside the thinking, the drafts inside it are not calls.
+ */
+function withoutThinkingDrafts(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
+  if (calls.length < 2) return calls;
+  const lower = lowerCaseAscii(text);
+  if (!lower.includes('<think>')) return calls;
+  const blocks = findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] });
+  const inside = (call: LocatedToolCall) =>
+    blocks.some((block) => call.start >= block.contentStart && call.end <= block.end);
+  const outside = calls.filter((call) => !inside(call));
+  return outside.length > 0 ? outside : calls;
 }
 
 function resolveParsers(

@@ -2,11 +2,13 @@
 export type TolerantJsonResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false };
 
 const failed: TolerantJsonResult = { ok: false };
+const controlEscapes: Record<number, string> = { 9: '\\t', 10: '\\n', 13: '\\r' };
 
 /**
- * `JSON.parse` that also accepts two defects models often produce, repaired in one linear pass and only after
- * a strict parse failed: trailing commas before `}`/`]`, and a value cut off at the end (an open string is
- * closed, a dangling `,` dropped, missing `}`/`]` appended). Anything else fails. Never throws.
+ * `JSON.parse` that also accepts the defects models often produce, repaired in one linear pass and only after
+ * a strict parse failed: raw control characters inside strings (line breaks and tabs escaped, the others
+ * removed), trailing commas before `}`/`]`, and a value cut off at the end (an open string is closed, a
+ * dangling `,` dropped, missing `}`/`]` appended). Anything else fails. Never throws.
  */
 export function parseJsonTolerant(text: string): TolerantJsonResult {
   try {
@@ -32,7 +34,13 @@ function repairJson(text: string): string | undefined {
   for (let index = 0; index < text.length; index++) {
     const character = text[index]!;
     if (inString) {
-      if (escaped) escaped = false;
+      const code = text.charCodeAt(index);
+      if (code < 0x20) {
+        // A raw control character inside a string: line breaks and tabs are escaped, the rest removed.
+        output += text.slice(segmentStart, index) + (controlEscapes[code] ?? '');
+        segmentStart = index + 1;
+        escaped = false;
+      } else if (escaped) escaped = false;
       else if (character === '\\') escaped = true;
       else if (character === '"') inString = false;
       continue;

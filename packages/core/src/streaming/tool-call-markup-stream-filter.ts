@@ -1,5 +1,5 @@
-import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
+import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 
 interface PreparedMarker {
   readonly open: string;
@@ -54,7 +54,13 @@ export class ToolCallMarkupStreamFilter {
       })),
       ...[...orphanCloses]
         .filter((close) => !opens.has(close))
-        .map((close) => ({ open: close, orphanClose: true, closes: [], requiresTagEnd: false, maxCloseLength: 0 })),
+        .map((close) => ({
+          open: close,
+          orphanClose: true,
+          closes: [],
+          requiresTagEnd: false,
+          maxCloseLength: 0,
+        })),
     ];
     this.#hasSingleCharacterMarker = this.#markers.some((marker) => marker.open.length === 1);
     this.#firstCharacters = spellings(this.#markers.map((marker) => marker.open[0]!));

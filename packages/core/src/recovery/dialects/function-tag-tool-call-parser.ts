@@ -16,8 +16,9 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
 /**
  * `<function=name>…</function>`: Qwen3-Coder / Qwen3.5 / Nemotron 3 / Seed-OSS put `<parameter=p>value</parameter>`
  * elements inside (usually wrapped in `<tool_call>` or `<seed:tool_call>`), Llama 3.1 and Functionary v3.1 put
- * a JSON object. Parameter values are typed by the tool's schema; one leading and one trailing line break
- * around a value are dropped (the Qwen3-Coder template adds them).
+ * a JSON object. Parameter values are typed by the tool's schema. The Qwen3-Coder template puts a line break
+ * before and after each value: those are dropped, and a one-line value is trimmed. Models often leave out the
+ * closing tags (`</parameter>`, `</function>`): then a value ends at the next `<parameter=` and is trimmed.
  */
 export const functionTagToolCallParser: ToolCallTextParser = {
   name: 'function-tag',
@@ -54,10 +55,7 @@ export const functionTagToolCallParser: ToolCallTextParser = {
           let valueEnd = closeHit >= 0 && closeHit < block.contentEnd ? closeHit : block.contentEnd;
           if (nextOpen >= 0 && nextOpen < valueEnd) valueEnd = nextOpen;
           const rawValue = decodeXmlEntities(
-            text
-              .slice(keyEnd + 1, valueEnd)
-              .replace(/^\r?\n/, '')
-              .replace(/\r?\n$/, ''),
+            parameterText(text.slice(keyEnd + 1, valueEnd), valueEnd === closeHit),
           );
           argumentsObject[key] = coerceParameterValue(rawValue, { schema: tool.properties.get(key) });
           cursor = valueEnd === closeHit ? closeHit + '</parameter>'.length : valueEnd;
@@ -69,3 +67,8 @@ export const functionTagToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+function parameterText(raw: string, closed: boolean): string {
+  const value = raw.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
+  return !closed || !value.includes('\n') ? value.trim() : value;
+}

@@ -16,13 +16,13 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
  * Gemma 4 `<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>` and FunctionGemma
  * `<start_function_call>call:get_weather{city:<escape>Oslo<escape>}<end_function_call>`: keys are bare, strings
  * sit between `<|"|>` (or `<escape>`) delimiters, other values are typed by the schema. The range includes
- * the wrapper tokens when they are present.
+ * the wrapper tokens when they are present. Servers that strip special tokens leave `call:get_weather{city:Oslo}`:
+ * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text).
  */
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
   markers: wrappers.map(([open, close]) => ({ open, closes: [close] })),
-  detect: (text) =>
-    text.includes(callMarker) && stringDelimiters.some((delimiter) => text.includes(delimiter)),
+  detect: (text) => text.includes(callMarker),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const callSearch = createForwardSearch(text, callMarker);

@@ -2,7 +2,6 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseOpeningTag } from '../markup-attributes.ts';
-import { functionCallsMarker } from '../tool-call-markup-marker.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import {
   createForwardSearch,
@@ -11,6 +10,7 @@ import {
   lowerCaseAscii,
   stripFunctionsPrefix,
 } from '../text-search.ts';
+import { functionCallsMarker } from '../tool-call-markup-marker.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 // A short prefix before the tag name is allowed, for DeepSeek V4's `<｜DSML｜invoke`.
@@ -36,9 +36,9 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     const tools = indexToolDefinitions(toolDefs);
     const lower = lowerCaseAscii(text);
     const invokeSearch = createForwardSearch(lower, 'invoke');
-    const closeInvokeSearch = createForwardSearch(lower, 'invoke>');
+    const closeInvokeSearch = createForwardSearch(lower, 'invoke');
     const parameterSearch = createForwardSearch(lower, 'parameter');
-    const closeParameterSearch = createForwardSearch(lower, 'parameter>');
+    const closeParameterSearch = createForwardSearch(lower, 'parameter');
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -51,7 +51,9 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       if (!(isWhitespaceCode(follower) || follower === 0x3e)) continue;
       const tag = parseOpeningTag(text, hit + 6);
       if (!tag) continue;
-      const closeHit = findClosingTag(lower, closeInvokeSearch, tag.end);
+      const closeHit = tag.selfClosing
+        ? { start: tag.end, end: tag.end }
+        : findClosingTag(lower, closeInvokeSearch, tag.end);
       const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tag.end);
       const end = closeHit ? closeHit.end : bodyEnd;
       position = Math.max(position, end);
@@ -69,13 +71,16 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
         const parameterTag = parseOpeningTag(text, parameterHit + 9);
         if (!parameterTag || parameterTag.end > bodyEnd) continue;
         const parameterName = parameterTag.attributes.get('name');
-        const parameterClose = findClosingTag(lower, closeParameterSearch, parameterTag.end);
+        const parameterClose = parameterTag.selfClosing
+          ? { start: parameterTag.end, end: parameterTag.end }
+          : findClosingTag(lower, closeParameterSearch, parameterTag.end);
         const valueEnd = parameterClose && parameterClose.start <= bodyEnd ? parameterClose.start : bodyEnd;
         cursor = parameterClose && parameterClose.end <= bodyEnd ? parameterClose.end : bodyEnd;
         if (parameterName === undefined) continue;
         const stringAttribute = parameterTag.attributes.get('string')?.toLowerCase();
+        // Whitespace around a value is layout (models put values on their own lines), never data.
         argumentsObject[parameterName] = coerceParameterValue(
-          decodeXmlEntities(text.slice(parameterTag.end, valueEnd)),
+          decodeXmlEntities(text.slice(parameterTag.end, valueEnd).trim()),
           {
             schema: tool.properties.get(parameterName),
             isString: stringAttribute === 'true' ? true : stringAttribute === 'false' ? false : undefined,
@@ -103,6 +108,7 @@ function findTagStart(lower: string, nameStart: number): number {
   return -1;
 }
 
+/** The next closing tag `</name>` (also `</name >`, also with a short prefix) found by `search` for `name`. */
 function findClosingTag(
   lower: string,
   search: ReturnType<typeof createForwardSearch>,
@@ -112,10 +118,12 @@ function findClosingTag(
   while (true) {
     const hit = search.next(position);
     if (hit < 0) return undefined;
-    const start = findTagStart(lower, hit);
-    if (start >= 0 && lower[start + 1] === '/')
-      return { start, end: hit + lower.indexOf('>', hit) - hit + 1 };
     position = hit + 1;
+    const start = findTagStart(lower, hit);
+    if (start < 0 || lower[start + 1] !== '/') continue;
+    let after = hit + search.length;
+    while (after < lower.length && after - hit < 64 && isWhitespaceCode(lower.charCodeAt(after))) after++;
+    if (lower.charCodeAt(after) === 0x3e) return { start, end: after + 1 };
   }
 }
 
