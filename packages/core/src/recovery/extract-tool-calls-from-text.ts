@@ -12,6 +12,11 @@ export interface ExtractToolCallsOptions {
   readonly parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry;
   /** At most this many calls are returned (default 256): a model writing more is not making tool calls. */
   readonly maxCalls?: number;
+  /**
+   * Dialect parser names tried first, alone (a model profile's dialects); every parser runs only when these find
+   * nothing. Fewer dialects means fewer chances to read prose as a call.
+   */
+  readonly preferredDialects?: readonly string[];
 }
 
 /**
@@ -39,6 +44,15 @@ export function extractLocatedToolCallsFromText(
   options: ExtractToolCallsOptions = {},
 ): LocatedToolCall[] {
   try {
+    const preferred = options.preferredDialects;
+    if (preferred && preferred.length > 0) {
+      const all = resolveParsers(options.parsers);
+      const first = preferred.flatMap((name) => all.filter((parser) => parser.name === name));
+      if (first.length > 0) {
+        const found = locateToolCalls(text, toolDefs, { ...options, parsers: first });
+        if (found.length > 0) return found;
+      }
+    }
     return locateToolCalls(text, toolDefs, options);
   } catch {
     // Hostile tool definitions (getters that throw, say) must not break a turn: recovery just finds nothing.

@@ -24,6 +24,8 @@ export interface AnswerStreamFilterOptions {
    * parameter or a call key before it is released as prose (default 400).
    */
   readonly holdLimit?: number;
+  /** Dialects tried first when cutting calls out (a model profile's, see `findModelProfile`). */
+  readonly preferredDialects?: readonly string[];
 }
 
 type State = 'deciding' | 'call' | 'streaming';
@@ -45,12 +47,14 @@ export class AnswerStreamFilter {
   readonly #markers: readonly ToolCallMarkupMarker[];
   readonly #markup: ToolCallMarkupStreamFilter;
   readonly #classifier: CallStartClassifier | undefined;
+  readonly #preferredDialects: readonly string[] | undefined;
   #state: State;
   #held = '';
 
   constructor(options: AnswerStreamFilterOptions) {
     this.#tools = Array.isArray(options.tools) ? options.tools : [];
     this.#parsers = options.parsers ?? defaultToolCallParsers;
+    this.#preferredDialects = options.preferredDialects;
     this.#markers =
       this.#parsers === defaultToolCallParsers
         ? defaultToolCallMarkupMarkers
@@ -108,7 +112,10 @@ export class AnswerStreamFilter {
 
   #extract(text: string): LocatedToolCall[] {
     if (this.#tools.length === 0 || text.trim() === '') return [];
-    return extractLocatedToolCallsFromText(text, this.#tools, { parsers: this.#parsers });
+    return extractLocatedToolCallsFromText(text, this.#tools, {
+      parsers: this.#parsers,
+      ...(this.#preferredDialects ? { preferredDialects: this.#preferredDialects } : {}),
+    });
   }
 
   #untagged(block: string): string {
