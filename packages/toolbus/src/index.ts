@@ -4,6 +4,7 @@
 export type { ConstructToolsOptions, ToolAssembly } from '@toolbus/assembly';
 export { constructTools } from '@toolbus/assembly';
 export type {
+  AnswerStreamFilterOptions,
   BuiltInToolEntry,
   ChatTurn,
   ChatTurnResult,
@@ -13,6 +14,7 @@ export type {
   GuardedFetch,
   GuardedFetchOptions,
   MergeableField,
+  ModelProfile,
   ModelStreamEvent,
   ModelToolChoice,
   PacketSink,
@@ -30,6 +32,7 @@ export type {
   TurnCitationAllocator,
 } from '@toolbus/core';
 export {
+  AnswerStreamFilter,
   BUILT_IN_TOOLS,
   BUILT_IN_TOOLS_BY_ID,
   BUILT_IN_TOOLS_BY_NAME,
@@ -41,10 +44,12 @@ export {
   createThinkToolStreamProcessor,
   createToolCallParserRegistry,
   DEFAULT_TOOL_TIMEOUT_MS,
+  defaultModelProfiles,
   defaultToolCallParsers,
   defineTool,
   Emitter,
   extractToolCallsFromText,
+  findModelProfile,
   GuardedFetchError,
   looksLikeToolCallPayload,
   MERGEABLE_TOOL_FIELDS,
