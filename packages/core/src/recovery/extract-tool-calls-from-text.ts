@@ -75,8 +75,9 @@ function locateToolCalls(
   let text = original;
   const tools = indexToolDefinitions(toolDefs);
   const parsers = resolveParsers(options.parsers);
-  // `</parameter >`: the space moves after the `>`, so every index stays the same and parsers see `</parameter>`.
-  if (spacedClosingTag.test(text)) text = text.replace(spacedClosingTagAll, '</$1>$2');
+  // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
+  // tag's `>`) and parsers see `</parameter>`.
+  if (spacedClosingTag.test(text)) text = text.replace(spacedClosingTagAll, '$2</$1>');
   const claimed = new IntervalSet();
   const accepted: LocatedToolCall[] = [];
   for (const parser of parsers) {

@@ -13,7 +13,8 @@ export interface ModelProfile {
 }
 
 /**
- * The built-in table, most specific first (Qwen3-Coder before Qwen, Llama 4 before Llama 3.2 before Llama 3).
+ * The built-in table, most specific first (Qwen3-Coder before Qwen, Nemotron and Llama 4 before Llama 3.2 before
+ * Llama 3).
  * Written from each family's published chat template and tool-calling documentation.
  */
 export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
@@ -29,6 +30,7 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
     pattern: /mistral|mixtral|ministral|devstral|magistral|codestral/,
     dialects: ['mistral-args', 'mistral', 'json'],
   },
+  { family: 'nemotron', pattern: /nemotron/, dialects: ['nemotron', 'function-tag', 'json'] },
   { family: 'llama-4', pattern: /llama[-_ ]?4/, dialects: ['pythonic', 'llama3-json'] },
   { family: 'llama-3.2', pattern: /llama[-_ ]?3\.[23]/, dialects: ['pythonic', 'llama3-json', 'json'] },
   {
@@ -46,12 +48,12 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
   { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command', 'json'] },
   { family: 'minimax', pattern: /minimax/, dialects: ['xml-invoke'] },
   { family: 'seed-oss', pattern: /seed-oss/, dialects: ['function-tag'] },
-  { family: 'nemotron', pattern: /nemotron/, dialects: ['nemotron', 'function-tag', 'json'] },
   { family: 'phi-4-mini', pattern: /phi-?4-mini/, dialects: ['phi4-mini', 'json'] },
   { family: 'lfm2', pattern: /lfm2/, dialects: ['pythonic'] },
   { family: 'olmo', pattern: /olmo/, dialects: ['pythonic', 'xml-invoke'] },
   { family: 'internlm', pattern: /internlm/, dialects: ['internlm', 'json'] },
   { family: 'jamba', pattern: /jamba/, dialects: ['jamba', 'json'] },
+  { family: 'apertus', pattern: /apertus/, dialects: ['apertus', 'json'] },
 ]);
 
 /** The profile of the first family whose pattern matches `modelId`, or undefined (auto-detection). */

@@ -82,8 +82,8 @@ function printWrapperStart(text: string, nameStart: number): number | undefined 
 }
 
 /**
- * Calls written as one list, `[a(...), b(...)]`, take the brackets into their ranges (the first call the `[`,
- * the last the `]`), so cutting the calls out leaves no empty `[]` behind.
+ * Calls written as one list, `[a(...), b(...)]`, take the brackets and commas into their ranges (the first call
+ * the `[`, each call the comma after it, the last the `]`), so cutting the calls out leaves no `[, ]` behind.
  */
 function widenToLists(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
   let index = 0;
@@ -99,6 +99,9 @@ function widenToLists(text: string, calls: LocatedToolCall[]): LocatedToolCall[]
     const close = skipWhitespace(text, calls[last]!.end);
     if (text[close] === ']') {
       calls[index] = { ...calls[index]!, start: open };
+      // Each call's range runs up to the next one, so the commas between them go too.
+      for (let member = index; member < last; member++)
+        calls[member] = { ...calls[member]!, end: calls[member + 1]!.start };
       calls[last] = { ...calls[last]!, end: close + 1 };
     }
     index = last + 1;
