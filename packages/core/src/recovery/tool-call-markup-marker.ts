@@ -44,7 +44,7 @@ const tagPatterns = new WeakMap<readonly ToolCallMarkupMarker[], RegExp>();
 /**
  * The text with the markers' tags removed (their content stays): how text that sat inside markup but held no
  * call is shown. An opening tag loses its attributes too (`<invoke name="x">`); a closing tag may have a space
- * before `>`.
+ * before `>`. A tag right after a backtick (inline code) stays.
  */
 export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCallMarkupMarker[]): string {
   let pattern = tagPatterns.get(markers);
@@ -64,7 +64,8 @@ export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCa
         );
       }
     }
-    pattern = new RegExp(alternatives.join('|'), 'gi');
+    // A tag right after a backtick is mentioned in inline code, not markup.
+    pattern = new RegExp(`(?<!\`)(?:${alternatives.join('|')})`, 'gi');
     tagPatterns.set(markers, pattern);
   }
   return text.replace(pattern, '');

@@ -1,5 +1,6 @@
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
+import { CodeSpanTracker } from './code-span-tracker.ts';
 
 interface PreparedMarker {
   readonly open: string;
@@ -13,8 +14,8 @@ interface PreparedMarker {
 /**
  * Removes tool-call markup blocks from streamed text the user sees, whatever the chunking: a marker split
  * across chunks is still found, in any letter case. The markers default to those the registered dialect
- * parsers declare. A closing marker with no opening one is hidden too; a marker right after a backtick is a
- * mention in prose (`` `<tool_call>` ``) and stays. Only a possible marker prefix at the end of
+ * parsers declare. A closing marker with no opening one is hidden too; a marker inside Markdown code (inline
+ * `` `<tool_call>` `` or a fenced example) is a mention and stays. Only a possible marker prefix at the end of
  * the input is held back, and no decision is taken on a boundary not yet seen (a chunk ending right after
  * `<function_calls` waits for the next character). An unclosed block is dropped by `flush()`. The work per
  * call is proportional to the chunk (the held-back text is shorter than the longest marker): candidate
@@ -35,8 +36,10 @@ export class ToolCallMarkupStreamFilter {
   #inside: PreparedMarker | undefined;
   /** The raw text of the block being hidden, marker included (bounded), for {@link openBlock}. */
   #block = '';
-  /** The character code before the pending text (for the backtick rule), or -1 at the start. */
-  #before = -1;
+  /** Inline code and fences in the text shown so far: markers inside code are mentions. */
+  #code = new CodeSpanTracker();
+  /** How far into the current buffer {@link #code} has read. */
+  #codeAt = 0;
 
   constructor(markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers) {
     const usable = markers.filter((marker) => marker.open.length > 0);
@@ -76,15 +79,13 @@ export class ToolCallMarkupStreamFilter {
   process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
     if (this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
-      this.#before = chunk.charCodeAt(chunk.length - 1);
+      this.#code.advance(chunk);
       return chunk;
     }
     const buffer = this.#pending + chunk;
     this.#pending = '';
-    const output = this.#scan(buffer);
-    const consumed = buffer.length - this.#pending.length;
-    if (consumed > 0) this.#before = buffer.charCodeAt(consumed - 1);
-    return output;
+    this.#codeAt = 0;
+    return this.#scan(buffer);
   }
 
   /**
@@ -128,10 +129,12 @@ export class ToolCallMarkupStreamFilter {
         this.#inside = undefined;
         this.#block = '';
         position = closeAt + closeLength;
+        this.#codeAt = position;
         continue;
       }
       const found = this.#findOpening(buffer, position);
       if (found.kind === 'none') {
+        this.#code.advance(buffer, this.#codeAt);
         output += position === 0 ? buffer : buffer.slice(position);
         return output;
       }
@@ -154,7 +157,8 @@ export class ToolCallMarkupStreamFilter {
     this.#pending = '';
     this.#inside = undefined;
     this.#block = '';
-    this.#before = -1;
+    this.#code = new CodeSpanTracker();
+    this.#codeAt = 0;
     return rest;
   }
 
@@ -188,7 +192,9 @@ export class ToolCallMarkupStreamFilter {
       if (index < 0) return { kind: 'none' };
       let full: PreparedMarker | undefined;
       let partial = false;
-      const mentioned = (index > 0 ? buffer.charCodeAt(index - 1) : this.#before) === 0x60;
+      this.#code.advance(buffer, this.#codeAt, index);
+      this.#codeAt = index;
+      const mentioned = this.#code.inCode;
       for (const marker of mentioned ? noMarkers : this.#candidatesAt(buffer, index)) {
         const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
