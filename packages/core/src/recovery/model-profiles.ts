@@ -8,7 +8,11 @@ export interface ModelProfile {
   readonly family: string;
   /** Matched against the lower-cased model id (`Qwen/Qwen2.5-7B-Instruct`, `qwen2.5:7b`, `llama3.1:8b`). */
   readonly pattern: RegExp;
-  /** The dialect parser names this family writes, most likely first. */
+  /**
+   * The dialect parser names this family writes, most likely first. Never the catch-all `json` scan: tried alone
+   * it would read a dialect's JSON body as bare arguments and leave the dialect's tokens behind; bare JSON calls
+   * are still found by the fallback to every dialect.
+   */
   readonly dialects: readonly string[];
 }
 
@@ -23,37 +27,37 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
     pattern: /qwen3(?:\.\d)?-?coder|qwen3\.5|qwen3-next/,
     dialects: ['function-tag', 'hermes'],
   },
-  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag', 'json'] },
-  { family: 'hermes', pattern: /hermes|nous/, dialects: ['hermes', 'json'] },
+  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag'] },
+  { family: 'hermes', pattern: /hermes|nous/, dialects: ['hermes'] },
   {
     family: 'mistral',
     pattern: /mistral|mixtral|ministral|devstral|magistral|codestral/,
-    dialects: ['mistral-args', 'mistral', 'json'],
+    dialects: ['mistral-args', 'mistral'],
   },
-  { family: 'nemotron', pattern: /nemotron/, dialects: ['nemotron', 'function-tag', 'json'] },
+  { family: 'nemotron', pattern: /nemotron/, dialects: ['nemotron', 'function-tag'] },
   { family: 'llama-4', pattern: /llama[-_ ]?4/, dialects: ['pythonic', 'llama3-json'] },
-  { family: 'llama-3.2', pattern: /llama[-_ ]?3\.[23]/, dialects: ['pythonic', 'llama3-json', 'json'] },
+  { family: 'llama-3.2', pattern: /llama[-_ ]?3\.[23]/, dialects: ['pythonic', 'llama3-json'] },
   {
     family: 'llama-3.1',
     pattern: /llama[-_ ]?3/,
-    dialects: ['llama3-json', 'function-tag', 'pythonic', 'json'],
+    dialects: ['llama3-json', 'function-tag', 'pythonic'],
   },
-  { family: 'gemma', pattern: /gemma/, dialects: ['gemma', 'pythonic', 'json'] },
-  { family: 'granite', pattern: /granite/, dialects: ['granite', 'granite-20b-fc', 'json'] },
-  { family: 'deepseek', pattern: /deepseek/, dialects: ['deepseek', 'xml-invoke', 'json'] },
+  { family: 'gemma', pattern: /gemma/, dialects: ['gemma', 'pythonic'] },
+  { family: 'granite', pattern: /granite/, dialects: ['granite', 'granite-20b-fc'] },
+  { family: 'deepseek', pattern: /deepseek/, dialects: ['deepseek', 'xml-invoke'] },
   { family: 'kimi', pattern: /kimi|moonshot/, dialects: ['kimi'] },
-  { family: 'glm', pattern: /glm/, dialects: ['named-tool-call-tag', 'json'] },
+  { family: 'glm', pattern: /glm/, dialects: ['named-tool-call-tag'] },
   { family: 'gpt-oss', pattern: /gpt-oss/, dialects: ['harmony'] },
   { family: 'functionary', pattern: /functionary/, dialects: ['functionary', 'function-tag'] },
-  { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command', 'json'] },
+  { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command'] },
   { family: 'minimax', pattern: /minimax/, dialects: ['xml-invoke'] },
   { family: 'seed-oss', pattern: /seed-oss/, dialects: ['function-tag'] },
-  { family: 'phi-4-mini', pattern: /phi-?4-mini/, dialects: ['phi4-mini', 'json'] },
+  { family: 'phi-4-mini', pattern: /phi-?4-mini/, dialects: ['phi4-mini'] },
   { family: 'lfm2', pattern: /lfm2/, dialects: ['pythonic'] },
   { family: 'olmo', pattern: /olmo/, dialects: ['pythonic', 'xml-invoke'] },
-  { family: 'internlm', pattern: /internlm/, dialects: ['internlm', 'json'] },
-  { family: 'jamba', pattern: /jamba/, dialects: ['jamba', 'json'] },
-  { family: 'apertus', pattern: /apertus/, dialects: ['apertus', 'json'] },
+  { family: 'internlm', pattern: /internlm/, dialects: ['internlm'] },
+  { family: 'jamba', pattern: /jamba/, dialects: ['jamba'] },
+  { family: 'apertus', pattern: /apertus/, dialects: ['apertus'] },
 ]);
 
 /** The profile of the first family whose pattern matches `modelId`, or undefined (auto-detection). */
