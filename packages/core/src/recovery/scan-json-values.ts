@@ -1,3 +1,4 @@
+import { checkJsonSyntax } from './check-json-syntax.ts';
 import { isPlainObject } from './parse-tool-arguments.ts';
 import { readPythonLiteral } from './python-literal.ts';
 import { skipWhitespace } from './text-search.ts';
@@ -93,8 +94,12 @@ export function forEachJsonValue(
         continue;
       }
     }
-    const value = budget > 0 ? parseCandidate(text, index, end) : notJson;
-    budget -= end - index;
+    if (budget <= 0) {
+      next = end;
+      continue;
+    }
+    const value = parseCandidate(text, index, end);
+    budget -= candidateCost;
     if (value.ok) {
       visit({ start: index, end, value: value.value });
       next = end;
@@ -136,14 +141,23 @@ function pairBrackets(text: string, from: number, to: number): { ends: Int32Arra
   return { ends, unclosed: stack };
 }
 
+// The work the last `parseCandidate` did, in characters (a prose candidate is rejected at its first error).
+let candidateCost = 0;
+
 function parseCandidate(text: string, start: number, end: number): TolerantJsonResult {
+  candidateCost = end - start;
   if (text.charCodeAt(start) === 0x7b && text.charCodeAt(skipWhitespace(text, start + 1, end)) === 0x27) {
     const read = readPythonLiteral(text.slice(start, end), 0);
     return read && read.end === end - start && isPlainObject(read.value)
       ? { ok: true, value: read.value }
       : notJson;
   }
-  return startsLikeJson(text, start, end) ? parseJsonTolerant(text.slice(start, end)) : notJson;
+  const verdict = checkJsonSyntax(text, start, end);
+  if (verdict >= 0) {
+    candidateCost = verdict - start + 1;
+    return notJson;
+  }
+  return parseJsonTolerant(text.slice(start, end));
 }
 
 /** Only a value starting at `from` (after whitespace) counts. */
@@ -188,17 +202,3 @@ function visitAnchored(
 }
 
 const notJson = { ok: false } as const;
-
-/**
- * A cheap look at the first token inside a bracket, so the common prose cases (`{ return x; }`, `[the docs]`)
- * are rejected without a `JSON.parse` that throws (an exception costs far more than the scan).
- */
-function startsLikeJson(text: string, start: number, end: number): boolean {
-  const inner = skipWhitespace(text, start + 1, end);
-  const code = text.charCodeAt(inner);
-  if (code === 0x22) return true;
-  if (text.charCodeAt(start) === 0x7b) return code === 0x7d || code === 0x7b;
-  if (code === 0x5d || code === 0x7b || code === 0x5b || code === 0x2d || (code >= 0x30 && code <= 0x39))
-    return true;
-  return text.startsWith('true', inner) || text.startsWith('false', inner) || text.startsWith('null', inner);
-}

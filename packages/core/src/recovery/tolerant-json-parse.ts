@@ -1,3 +1,5 @@
+import { checkJsonSyntax, JSON_VALID } from './check-json-syntax.ts';
+
 /** The outcome of a tolerant parse: a value, or nothing usable. */
 export type TolerantJsonResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false };
 
@@ -11,10 +13,16 @@ const controlEscapes: Record<number, string> = { 9: '\\t', 10: '\\n', 13: '\\r' 
  * dangling `,` dropped, missing `}`/`]` appended). Anything else fails. Never throws.
  */
 export function parseJsonTolerant(text: string): TolerantJsonResult {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    // fall through to the repair pass
+  // A syntax check first: text that is no JSON (most candidates found in prose) fails at its first error,
+  // without a thrown exception or a repair pass over all of it.
+  const verdict = checkJsonSyntax(text, 0, text.length);
+  if (verdict >= 0) return failed;
+  if (verdict === JSON_VALID) {
+    try {
+      return { ok: true, value: JSON.parse(text) };
+    } catch {
+      // an escape or number form the check lets through: the repair pass decides
+    }
   }
   const repaired = repairJson(text);
   if (repaired === undefined || repaired === text) return failed;

@@ -33,8 +33,9 @@ export const functionTagToolCallParser: ToolCallTextParser = {
     const parameterSearch = createForwardSearch(lower, '<parameter=');
     const closeParameterSearch = createForwardSearch(lower, '</parameter>');
     const calls: LocatedToolCall[] = [];
+    const tagEndSearch = createForwardSearch(text, '>');
     for (const block of findDelimitedBlocks(text, { open: '<function=', closes: ['</function>'] })) {
-      const nameEnd = text.indexOf('>', block.contentStart);
+      const nameEnd = tagEndSearch.next(block.contentStart);
       if (nameEnd < 0 || nameEnd > block.contentEnd || nameEnd - block.contentStart > 256) continue;
       const tool = tools.get(stripFunctionsPrefix(text.slice(block.contentStart, nameEnd).trim()));
       if (!tool) continue;
@@ -47,7 +48,7 @@ export const functionTagToolCallParser: ToolCallTextParser = {
         while (cursor < block.contentEnd) {
           const hit = parameterSearch.next(cursor);
           if (hit < 0 || hit >= block.contentEnd) break;
-          const keyEnd = text.indexOf('>', hit);
+          const keyEnd = tagEndSearch.next(hit);
           if (keyEnd < 0 || keyEnd >= block.contentEnd || keyEnd - hit > 256) break;
           const key = text.slice(hit + '<parameter='.length, keyEnd).trim();
           const closeHit = closeParameterSearch.next(keyEnd);

@@ -26,6 +26,11 @@ export const gemmaToolCallParser: ToolCallTextParser = {
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const callSearch = createForwardSearch(text, callMarker);
+    // Forward searches, so a delimiter that never closes is looked for once, not once per call.
+    const colonSearch = createForwardSearch(text, ':');
+    const delimiterSearches = new Map(
+      stringDelimiters.map((delimiter) => [delimiter, createForwardSearch(text, delimiter)]),
+    );
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -44,14 +49,14 @@ export const gemmaToolCallParser: ToolCallTextParser = {
           cursor++;
           break;
         }
-        const keyEnd = text.indexOf(':', cursor);
+        const keyEnd = colonSearch.next(cursor);
         if (keyEnd < 0 || keyEnd - cursor > 256) break;
         const key = text.slice(cursor, keyEnd).trim();
         let valueStart = keyEnd + 1;
         const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, valueStart));
         if (delimiter) {
           valueStart += delimiter.length;
-          const valueEnd = text.indexOf(delimiter, valueStart);
+          const valueEnd = delimiterSearches.get(delimiter)!.next(valueStart);
           if (valueEnd < 0) break;
           argumentsObject[key] = text.slice(valueStart, valueEnd);
           cursor = valueEnd + delimiter.length;

@@ -36,9 +36,9 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     const tools = indexToolDefinitions(toolDefs);
     const lower = lowerCaseAscii(text);
     const invokeSearch = createForwardSearch(lower, 'invoke');
-    const closeInvokeSearch = createForwardSearch(lower, 'invoke');
+    const closeInvokeSearch = closingTagSearch(lower, 'invoke');
     const parameterSearch = createForwardSearch(lower, 'parameter');
-    const closeParameterSearch = createForwardSearch(lower, 'parameter');
+    const closeParameterSearch = closingTagSearch(lower, 'parameter');
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -53,7 +53,7 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       if (!tag) continue;
       const closeHit = tag.selfClosing
         ? { start: tag.end, end: tag.end }
-        : findClosingTag(lower, closeInvokeSearch, tag.end);
+        : findClosingTag(lower, closeInvokeSearch, tag.end, lower.length);
       const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tag.end);
       const end = closeHit ? closeHit.end : bodyEnd;
       position = Math.max(position, end);
@@ -73,7 +73,7 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
         const parameterName = parameterTag.attributes.get('name');
         const parameterClose = parameterTag.selfClosing
           ? { start: parameterTag.end, end: parameterTag.end }
-          : findClosingTag(lower, closeParameterSearch, parameterTag.end);
+          : findClosingTag(lower, closeParameterSearch, parameterTag.end, bodyEnd);
         const valueEnd = parameterClose && parameterClose.start <= bodyEnd ? parameterClose.start : bodyEnd;
         cursor = parameterClose && parameterClose.end <= bodyEnd ? parameterClose.end : bodyEnd;
         if (parameterName === undefined) continue;
@@ -108,16 +108,25 @@ function findTagStart(lower: string, nameStart: number): number {
   return -1;
 }
 
-/** The next closing tag `</name>` (also `</name >`, also with a short prefix) found by `search` for `name`. */
+/**
+ * The next closing tag `</name>` (also `</name >`, also with a short prefix) before `limit`, found by `search`
+ * for `name`. Where none was found, none is looked for again (`search` remembers the miss), so unclosed tags
+ * cost one scan, not one per tag.
+ */
 function findClosingTag(
   lower: string,
-  search: ReturnType<typeof createForwardSearch>,
+  search: ClosingTagSearch,
   from: number,
-): { start: number; end: number } | undefined {
+  limit: number,
+): TagRange | undefined {
+  if (from >= search.noneFrom) return undefined;
   let position = from;
   while (true) {
     const hit = search.next(position);
-    if (hit < 0) return undefined;
+    if (hit < 0 || hit >= limit) {
+      if (hit < 0) search.noneFrom = Math.min(search.noneFrom, from);
+      return undefined;
+    }
     position = hit + 1;
     const start = findTagStart(lower, hit);
     if (start < 0 || lower[start + 1] !== '/') continue;
@@ -125,6 +134,20 @@ function findClosingTag(
     while (after < lower.length && after - hit < 64 && isWhitespaceCode(lower.charCodeAt(after))) after++;
     if (lower.charCodeAt(after) === 0x3e) return { start, end: after + 1 };
   }
+}
+
+interface TagRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A forward search for a tag name that also remembers from where on no closing tag exists. */
+interface ClosingTagSearch extends ReturnType<typeof createForwardSearch> {
+  noneFrom: number;
+}
+
+function closingTagSearch(lower: string, name: string): ClosingTagSearch {
+  return Object.assign(createForwardSearch(lower, name), { noneFrom: Number.POSITIVE_INFINITY });
 }
 
 function nextInvokeOrEnd(
