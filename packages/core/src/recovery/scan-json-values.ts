@@ -73,8 +73,15 @@ export function forEachJsonValue(
   }
   let budget = 10 * (to - from) + 65_536;
   let next = from;
-  for (let index = from; index < to; index++) {
-    if (index < next) continue;
+  // Only brackets can start a value: jump from one to the next with native searches.
+  let nextCurly = text.indexOf('{', from);
+  let nextSquare = text.indexOf('[', from);
+  while (true) {
+    if (nextCurly >= 0 && nextCurly < next) nextCurly = text.indexOf('{', next);
+    if (nextSquare >= 0 && nextSquare < next) nextSquare = text.indexOf('[', next);
+    const index = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
+    if (index < 0 || index >= to) break;
+    next = index + 1;
     if (index === repairAt) {
       // The first value that runs into the end of the text: repaired once (every later start is inside it).
       const parsed = parseJsonTolerant(text.slice(index, to));
