@@ -1,8 +1,9 @@
-// Recovery throughput: how fast tool calls written as text are recovered from long answers, and how fast the
-// markup stream filter runs at small chunk sizes, and what the answer filter's hold-back costs. Each figure is set against a baseline measured in the same
-// run on the same input. Run: npm run bench -- recovery
+// Recovery throughput: how fast tool calls written as text are recovered from long answers (also hostile ones),
+// how fast the markup stream filter runs at small chunk sizes, and what the answer filter's hold-back costs.
+// Each figure is set against a baseline measured in the same run on the same input. Run: npm run bench -- recovery
 import type { ToolDefinition } from '@toolbus/spec';
 import { extractToolCallsFromText } from '../src/recovery/extract-tool-calls-from-text.ts';
+import { defaultToolCallMarkupMarkers } from '../src/recovery/tool-call-parser-registry.ts';
 import { AnswerStreamFilter } from '../src/streaming/answer-stream-filter.ts';
 import {
   ToolCallMarkupStreamFilter,
@@ -138,7 +139,10 @@ for (const chunkSize of [1, 16]) {
   });
   for (const [label, make] of [
     ['XmlToolCallStreamFilter', () => new XmlToolCallStreamFilter()],
-    ['ToolCallMarkupStreamFilter (21 markers)', () => new ToolCallMarkupStreamFilter()],
+    [
+      `ToolCallMarkupStreamFilter (${defaultToolCallMarkupMarkers.length} markers)`,
+      () => new ToolCallMarkupStreamFilter(),
+    ],
   ] as const) {
     const filterMs = time(() => {
       const filter = make();

@@ -63,6 +63,86 @@ export function forEachJsonValue(
     return;
   }
   const maxValueLength = options.maxValueLength ?? defaultMaxValueLength;
+  const objectsOnly = options.objectsOnly === true;
+  let budget = 10 * (to - from) + 65_536;
+  // Fast path: each candidate is scanned from its bracket to its closer, which in ordinary answers is short.
+  // A candidate that never closes, or a spent budget, means unbalanced text: the rest goes to the paired scan,
+  // which is linear whatever the text.
+  let position = from;
+  while (position < to) {
+    const start = nextBracket(text, position, to);
+    if (start < 0) return;
+    const closeAt = closingIndex(text, start, Math.min(to, start + maxValueLength));
+    if (closeAt === -1 || budget <= 0) {
+      visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: Math.max(budget, 65_536) }, visit);
+      return;
+    }
+    budget -= closeAt < 0 ? -closeAt - start : closeAt - start;
+    if (closeAt < 0) {
+      // A closer that does not match: not a value here; one may start inside.
+      position = start + 1;
+      continue;
+    }
+    const end = closeAt + 1;
+    if (objectsOnly && text.charCodeAt(start) === 0x5b) {
+      const object = text.indexOf('{', start);
+      if (object < 0 || object >= end) {
+        position = end;
+        continue;
+      }
+    }
+    const value = parseCandidate(text, start, end);
+    budget -= candidateCost;
+    if (value.ok) {
+      visit({ start, end, value: value.value });
+      position = end;
+    } else position = start + 1;
+  }
+}
+
+/**
+ * The index of the bracket that closes the one at `start` (strings skipped), `-1` when the text ends first, or
+ * `-(index + 2)` for a closer that does not match at `index`.
+ */
+function closingIndex(text: string, start: number, limit: number): number {
+  const closers: number[] = [];
+  let inString = false;
+  let escaped = false;
+  for (let index = start; index < limit; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (code === 0x5c) escaped = true;
+      else if (code === 0x22) inString = false;
+      continue;
+    }
+    if (code === 0x22) inString = true;
+    else if (code === 0x7b) closers.push(0x7d);
+    else if (code === 0x5b) closers.push(0x5d);
+    else if (code === 0x7d || code === 0x5d) {
+      if (closers.pop() !== code) return -(index + 2);
+      if (closers.length === 0) return index;
+    }
+  }
+  return -1;
+}
+
+function nextBracket(text: string, from: number, to: number): number {
+  const curly = text.indexOf('{', from);
+  const square = text.indexOf('[', from);
+  const index = curly < 0 ? square : square < 0 ? curly : Math.min(curly, square);
+  return index >= to ? -1 : index;
+}
+
+/** The paired scan: brackets paired in one pass, candidates tried outermost first. */
+function visitPaired(
+  text: string,
+  from: number,
+  to: number,
+  options: { readonly maxValueLength: number; readonly objectsOnly: boolean; readonly budget: number },
+  visit: (value: ScannedJsonValue) => void,
+): void {
+  const { maxValueLength } = options;
   const { ends, unclosed } = pairBrackets(text, from, to);
   let repairAt = -1;
   for (const open of unclosed) {
@@ -71,7 +151,7 @@ export function forEachJsonValue(
       break;
     }
   }
-  let budget = 10 * (to - from) + 65_536;
+  let budget = options.budget;
   let next = from;
   // Only brackets can start a value: jump from one to the next with native searches.
   let nextCurly = text.indexOf('{', from);
