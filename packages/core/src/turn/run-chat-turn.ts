@@ -1,5 +1,13 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import type { AssistantToolCall, ChatFile, ChatMessage, Placement, Tool, ToolCall } from '@toolbus/spec';
+import type {
+  AssistantToolCall,
+  ChatFile,
+  ChatMessage,
+  Placement,
+  Tool,
+  ToolCall,
+  ToolDefinition,
+} from '@toolbus/spec';
 import type { CitationAllocatorOptions } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
@@ -166,28 +174,9 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     state.recoveryAttemptsLeft > 0 &&
     recoveryTrigger(step, toolChoice, definitions, parsers)
   ) {
-    state.recoveryAttemptsLeft -= 1;
-    const recovered = recoverStep({
-      step,
-      definitions,
-      turn: step.nextTurn - 1,
-      placement: state.placement,
-      ...(parsers ? { parsers } : {}),
-      ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
-    });
-    calls = recovered.calls;
-    content = recovered.prose;
-    state.recoveredToolCalls += calls.length;
-    if (recovered.shown && recovered.prose !== step.answer) retract(state, step, recovered.prose);
-    const corrective = options.recovery?.correctiveMessage;
-    if (calls.length === 0 && corrective && state.recoveryAttemptsLeft > 0 && !lastCycle) {
-      state.append({ role: 'assistant', content: step.rawAnswer });
-      state.append({
-        role: 'user',
-        content: typeof corrective === 'string' ? corrective : DEFAULT_CORRECTIVE_MESSAGE,
-      });
-      return 'continue';
-    }
+    const recovered = recoverCycle({ ...input, step, definitions });
+    if (recovered === 'retry') return 'continue';
+    ({ calls, content } = recovered);
   }
 
   if (calls.length === 0) {
@@ -197,6 +186,39 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     return 'stop';
   }
   return runCycleCalls({ options, state, batch, step, calls, content });
+}
+
+/**
+ * Recovery of one step's text calls (one attempt of the turn's budget): the calls and the prose around them; a
+ * retraction when they were shown; or, when nothing was found and a corrective message is configured, the
+ * model is told and the cycle is retried.
+ */
+function recoverCycle(
+  input: CycleInput & { readonly step: LlmStepResult; readonly definitions: readonly ToolDefinition[] },
+): { readonly calls: readonly ToolCall[]; readonly content: string } | 'retry' {
+  const { options, state, step } = input;
+  const parsers = options.recovery?.parsers;
+  state.recoveryAttemptsLeft -= 1;
+  const recovered = recoverStep({
+    step,
+    definitions: input.definitions,
+    turn: step.nextTurn - 1,
+    placement: state.placement,
+    ...(parsers ? { parsers } : {}),
+    ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
+  });
+  state.recoveredToolCalls += recovered.calls.length;
+  if (recovered.shown && recovered.prose !== step.answer) retract(state, step, recovered.prose);
+  const corrective = options.recovery?.correctiveMessage;
+  if (recovered.calls.length === 0 && corrective && state.recoveryAttemptsLeft > 0 && !input.lastCycle) {
+    state.append({ role: 'assistant', content: step.rawAnswer });
+    state.append({
+      role: 'user',
+      content: typeof corrective === 'string' ? corrective : DEFAULT_CORRECTIVE_MESSAGE,
+    });
+    return 'retry';
+  }
+  return { calls: recovered.calls, content: recovered.prose };
 }
 
 /** Runs a cycle's calls and puts the exchange into the history: the calls with the prose around them. */
