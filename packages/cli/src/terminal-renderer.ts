@@ -8,6 +8,17 @@ export interface TerminalRendererOptions {
   readonly interactive: boolean;
   readonly color: boolean;
   readonly showReasoning?: boolean;
+  /** The terminal's width, to erase a message that is redrawn (default: the standard output's, else 80). */
+  readonly columns?: number;
+}
+
+/** The answer being written: its text so far and what of it is on screen. */
+interface MessageState {
+  text: string;
+  /** The text on screen, when the message was the last thing written (so it can be erased). */
+  shown: string;
+  /** Something else was written after the message began: it cannot be erased in place any more. */
+  interrupted: boolean;
 }
 
 interface ToolLine {
@@ -22,7 +33,9 @@ const symbols = { running: '…', done: '✓', failed: '✗' } as const;
 /**
  * Draws a turn's packet stream in a terminal: the answer streams as it is written; each tool gets one line that
  * updates as it runs (in place on a terminal, a new line per change otherwise); reasoning is dimmed; the sources
- * the answer cited are listed at the end.
+ * the answer cited are listed at the end. A `message-replace` (text shown turned out to hold a tool call) redraws
+ * the message: on a terminal it is erased and written again; without one (a pipe, a log) a message is written
+ * once it is settled, so call markup that is later retracted never reaches the output.
  */
 export class TerminalRenderer {
   readonly #options: TerminalRendererOptions;
@@ -31,6 +44,9 @@ export class TerminalRenderer {
   #block: string[] = [];
   #atLineStart = true;
   #inReasoning = false;
+  #message: MessageState | undefined;
+  /** The text being written is the message's own (anything else interrupts it). */
+  #writingMessage = false;
 
   constructor(options: TerminalRendererOptions) {
     this.#options = options;
@@ -39,6 +55,9 @@ export class TerminalRenderer {
   render(packet: Packet): void {
     const obj = packet.obj;
     const key = placementKey(packet.placement);
+    const isMessage =
+      obj.type === 'message-delta' || obj.type === 'message-replace' || obj.type === 'citation-info';
+    if (!isMessage) this.#settleMessage();
     switch (obj.type) {
       case 'reasoning-delta':
         if (this.#options.showReasoning === false) return;
@@ -52,8 +71,19 @@ export class TerminalRenderer {
         if (this.#inReasoning) this.#text('\n');
         this.#inReasoning = false;
         return;
-      case 'message-delta':
-        this.#text(obj.content);
+      case 'message-start':
+        this.#message = { text: '', shown: '', interrupted: false };
+        return;
+      case 'message-delta': {
+        const message = this.#currentMessage();
+        message.text += obj.content;
+        if (!this.#options.interactive) return;
+        this.#messageText(obj.content);
+        if (!message.interrupted) message.shown += obj.content;
+        return;
+      }
+      case 'message-replace':
+        this.#replaceMessage(obj.content);
         return;
       case 'tool-start':
         this.#tools.set(key, {
@@ -121,6 +151,42 @@ export class TerminalRenderer {
     }
   }
 
+  /** Without a terminal, a message is written once nothing can change it any more. */
+  #settleMessage(): void {
+    const message = this.#message;
+    if (!message || this.#options.interactive) return;
+    this.#message = undefined;
+    this.#text(message.text);
+  }
+
+  #currentMessage(): MessageState {
+    if (!this.#message) this.#message = { text: '', shown: '', interrupted: false };
+    return this.#message;
+  }
+
+  #messageText(text: string): void {
+    this.#writingMessage = true;
+    this.#text(text);
+    this.#writingMessage = false;
+  }
+
+  #replaceMessage(content: string): void {
+    const message = this.#currentMessage();
+    message.text = content;
+    if (!this.#options.interactive) return;
+    if (!message.interrupted && message.shown !== '') {
+      const rows = rowsOf(message.shown, this.#options.columns ?? process.stdout.columns ?? 80);
+      this.#options.write(`${rows > 1 ? `\u001b[${rows - 1}A` : ''}\r\u001b[J`);
+      this.#atLineStart = true;
+    } else if (message.shown !== '' && !this.#atLineStart) {
+      this.#write('\n');
+    }
+    message.shown = '';
+    message.interrupted = false;
+    this.#messageText(content);
+    message.shown = content;
+  }
+
   #update(key: string, detail: string): void {
     const line = this.#tools.get(key);
     if (!line) return;
@@ -150,9 +216,18 @@ export class TerminalRenderer {
   }
 
   #write(text: string): void {
+    if (this.#message && !this.#writingMessage) this.#message.interrupted = true;
     this.#options.write(text);
     this.#atLineStart = text.endsWith('\n');
   }
+}
+
+/** How many terminal rows `text` takes when written from the start of a row. */
+function rowsOf(text: string, columns: number): number {
+  const width = Math.max(1, columns);
+  let rows = 0;
+  for (const line of text.split('\n')) rows += Math.max(1, Math.ceil(line.length / width));
+  return rows;
 }
 
 function describeArguments(args: Readonly<Record<string, unknown>> | undefined): string {

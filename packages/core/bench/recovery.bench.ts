@@ -1,8 +1,10 @@
-// Recovery throughput: how fast tool calls written as text are recovered from long answers, and how fast the
-// markup stream filter runs at small chunk sizes. Each figure is set against a baseline measured in the same
-// run on the same input. Run: npm run bench -- recovery
+// Recovery throughput: how fast tool calls written as text are recovered from long answers (also hostile ones),
+// how fast the markup stream filter runs at small chunk sizes, and what the answer filter's hold-back costs.
+// Each figure is set against a baseline measured in the same run on the same input. Run: npm run bench -- recovery
 import type { ToolDefinition } from '@toolbus/spec';
 import { extractToolCallsFromText } from '../src/recovery/extract-tool-calls-from-text.ts';
+import { defaultToolCallMarkupMarkers } from '../src/recovery/tool-call-parser-registry.ts';
+import { AnswerStreamFilter } from '../src/streaming/answer-stream-filter.ts';
 import {
   ToolCallMarkupStreamFilter,
   XmlToolCallStreamFilter,
@@ -137,7 +139,10 @@ for (const chunkSize of [1, 16]) {
   });
   for (const [label, make] of [
     ['XmlToolCallStreamFilter', () => new XmlToolCallStreamFilter()],
-    ['ToolCallMarkupStreamFilter (21 markers)', () => new ToolCallMarkupStreamFilter()],
+    [
+      `ToolCallMarkupStreamFilter (${defaultToolCallMarkupMarkers.length} markers)`,
+      () => new ToolCallMarkupStreamFilter(),
+    ],
   ] as const) {
     const filterMs = time(() => {
       const filter = make();
@@ -152,3 +157,124 @@ for (const chunkSize of [1, 16]) {
   }
 }
 console.log('');
+
+// The answer filter's hold-back: what it costs on prose, how long it makes prose wait, and extraction speed on
+// hostile text. Goals: hold-back ≤ 1.1× the markup filter on prose, no delay for prose, ≥ 100 MB/s extraction.
+console.log(
+  'Answer filter: `AnswerStreamFilter` (markup filter + hold-back of answers that start like a bare call)',
+);
+console.log('against `ToolCallMarkupStreamFilter` on the same 1 MB of prose (no calls), side by side.\n');
+console.log('| chunk | markup filter MB/s | answer filter MB/s | answer / markup time |');
+console.log('|---|---|---|---|');
+let prosePlain = '';
+for (let index = 0; prosePlain.length < 1_000_000; index++) prosePlain += prose[index % prose.length];
+for (const chunkSize of [1, 16, 64]) {
+  const chunks: string[] = [];
+  for (let at = 0; at < prosePlain.length; at += chunkSize) chunks.push(prosePlain.slice(at, at + chunkSize));
+  const runFilter = (filter: { process(chunk: string): string; flush(): string }) => {
+    let output = '';
+    for (const chunk of chunks) output += filter.process(chunk);
+    output += filter.flush();
+    if (output.length !== prosePlain.length) throw new Error('prose changed');
+  };
+  // Interleaved runs, so machine load falls on both alike.
+  let markupMs = Number.POSITIVE_INFINITY;
+  let answerMs = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 5; round++) {
+    markupMs = Math.min(
+      markupMs,
+      time(() => runFilter(new ToolCallMarkupStreamFilter()), 150, 3),
+    );
+    answerMs = Math.min(
+      answerMs,
+      time(() => runFilter(new AnswerStreamFilter({ tools })), 150, 3),
+    );
+  }
+  console.log(
+    `| ${chunkSize} | ${megabytesPerSecond(prosePlain.length, markupMs)} | ${megabytesPerSecond(prosePlain.length, answerMs)} | ${(answerMs / markupMs).toFixed(2)}× |`,
+  );
+}
+
+// Delay: characters the answer filter holds back beyond what the markup filter holds, before text shows.
+const proseStarts = [
+  'The weather in Oslo is mild. ',
+  'I checked the documents for you. ',
+  'Here is what I found: ',
+  'Sure! The refund policy says 14 days. ',
+  '1. First, open the settings. ',
+  '- A list item with `code` in it. ',
+  '**Note:** JSON such as {"a": 1} is data. ',
+  'Use `<tool_call>` tags only in examples. ',
+  'get the report first, then read it. ',
+];
+const callLikeStarts = [
+  '{"status": "ok", "items": [1, 2, 3]} is the payload. ',
+  '[1] Refunds take 14 days. ',
+  '```python\nimport os\nprint(os.getcwd())\n```\n',
+  '```json\n{"title": "report", "pages": 12}\n```\n',
+];
+function heldBeforeShowing(text: string, make: () => { process(chunk: string): string }): number {
+  const filter = make();
+  for (let at = 0; at < text.length; at += 4) {
+    if (filter.process(text.slice(at, at + 4)) !== '') return at;
+  }
+  return text.length;
+}
+for (const [label, starts] of [
+  ['prose (does not start like a call)', proseStarts],
+  ['call-like starts that are no call', callLikeStarts],
+] as const) {
+  let maximum = 0;
+  let total = 0;
+  let answers = 0;
+  for (const start of starts) {
+    for (let variant = 0; variant < 50; variant++) {
+      const text = start + prose[variant % prose.length]!.repeat(1 + (variant % 3));
+      const extra =
+        heldBeforeShowing(text, () => new AnswerStreamFilter({ tools })) -
+        heldBeforeShowing(text, () => new ToolCallMarkupStreamFilter());
+      maximum = Math.max(maximum, extra);
+      total += extra;
+      answers++;
+    }
+  }
+  console.log(
+    `\nDelay, ${label}: ${answers} answers in 4-character chunks; characters held beyond the markup filter before text shows: max **${maximum}**, mean ${(total / answers).toFixed(1)}.`,
+  );
+}
+
+// Hostile text: unbalanced braces and brackets, strings that never close, unclosed tags of every dialect, then
+// one real call at the end.
+const hostilePieces = [
+  '{',
+  '{"a": "',
+  '[{',
+  '[',
+  '<tool_call>',
+  '<function=no_such_tool>',
+  '<invoke name="',
+  '<|python_tag|>',
+  '[TOOL_CALLS]',
+  '"',
+  ' and some prose ',
+  '\n',
+  '(',
+  '<parameter=x>',
+  '<｜tool▁call▁begin｜>',
+];
+let hostile = '';
+for (let index = 0; hostile.length < 1_000_000; index++)
+  hostile += hostilePieces[(index * 7919) % hostilePieces.length];
+hostile += '\n{"name": "get_weather", "arguments": {"city": "Oslo"}}';
+let hostileFound = 0;
+const hostileMs = time(() => {
+  hostileFound = extractToolCallsFromText(hostile, tools).length;
+}, 1000);
+const hostileBaselineMs = time(() => {
+  let count = 0;
+  for (let at = hostile.indexOf('{'); at >= 0; at = hostile.indexOf('{', at + 1)) count++;
+  if (count < 0) throw new Error('unreachable');
+});
+console.log(
+  `\nHostile text (${(hostile.length / 1e6).toFixed(1)} MB of unbalanced braces, unclosed strings and unclosed tags, one real call at the end): extraction ${hostileMs.toFixed(1)} ms, **${megabytesPerSecond(hostile.length, hostileMs)} MB/s** (goal ≥ 100), ${hostileFound} call(s) found; baseline \`indexOf\` scan ${megabytesPerSecond(hostile.length, hostileBaselineMs)} MB/s.\n`,
+);

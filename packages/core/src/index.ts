@@ -49,6 +49,8 @@ export {
   toLanguageModelToolChoice,
   toLanguageModelTools,
 } from './llm/index.ts';
+export type { RecoveryMiddlewareOptions } from './middleware/recovery-middleware.ts';
+export { createRecoveryMiddleware, recoveryMiddleware } from './middleware/recovery-middleware.ts';
 export type {
   AddressCheck,
   AddressPolicy,
@@ -84,17 +86,22 @@ export type {
   ToolCallTextParser,
 } from './recovery/extracted-tool-call.ts';
 export { looksLikeToolCallPayload } from './recovery/looks-like-tool-call-payload.ts';
+export type { ModelProfile } from './recovery/model-profiles.ts';
+export { defaultModelProfiles, findModelProfile } from './recovery/model-profiles.ts';
 export { parseToolArguments } from './recovery/parse-tool-arguments.ts';
-export type { RecoveryMiddlewareOptions } from './recovery/recovery-middleware.ts';
-export { createRecoveryMiddleware, recoveryMiddleware } from './recovery/recovery-middleware.ts';
+export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
+export { functionCallsMarker, withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type {
   RegisterToolCallParserOptions,
   ToolCallParserRegistry,
 } from './recovery/tool-call-parser-registry.ts';
 export {
   createToolCallParserRegistry,
+  defaultToolCallMarkupMarkers,
   defaultToolCallParsers,
+  toolCallMarkupMarkersOf,
 } from './recovery/tool-call-parser-registry.ts';
+export { withoutToolCallText } from './recovery/without-tool-call-text.ts';
 export type { BuiltInToolEntry } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
@@ -110,14 +117,13 @@ export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/r
 export type { RunToolCallsOptions } from './runner/run-tool-calls-options.ts';
 export type { RunToolCallsResult, ToolCallOutcome } from './runner/tool-call-outcome.ts';
 export type { ToolCallSpan, ToolCallSpanEnd, ToolCallStatus, ToolRunHooks } from './runner/tool-run-hooks.ts';
+export type { AnswerStreamFilterOptions } from './streaming/answer-stream-filter.ts';
+export { AnswerStreamFilter } from './streaming/answer-stream-filter.ts';
 export type { ArgumentDeltaStreamer, ArgumentDeltas } from './streaming/argument-delta-streamer.ts';
 export { createArgumentDeltaStreamer } from './streaming/argument-delta-streamer.ts';
 export type { ThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
 export { createThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
-export type { ToolCallMarkupMarker } from './streaming/tool-call-markup-stream-filter.ts';
 export {
-  defaultToolCallMarkupMarkers,
-  functionCallsMarker,
   ToolCallMarkupStreamFilter,
   XmlToolCallStreamFilter,
 } from './streaming/tool-call-markup-stream-filter.ts';
@@ -128,8 +134,12 @@ export type { ArgumentIssue, InvalidArgumentsErrorOptions } from './tool/invalid
 export { invalidArgumentsError } from './tool/invalid-arguments-error.ts';
 export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
 export { runLlmStep } from './turn/llm-step.ts';
-export type { RecoveryTrigger } from './turn/recover-step-tool-calls.ts';
-export { recoverStepToolCalls, recoveryTrigger } from './turn/recover-step-tool-calls.ts';
+export type {
+  RecoveredStep,
+  RecoverStepOptions,
+  RecoveryTrigger,
+} from './turn/recover-step-tool-calls.ts';
+export { recoverStep, recoverStepToolCalls, recoveryTrigger } from './turn/recover-step-tool-calls.ts';
 export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
 export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
 export { StepPlacement } from './turn/step-placement.ts';

@@ -36,6 +36,11 @@ export type PacketObject =
   | { readonly type: 'reasoning-end' }
   | { readonly type: 'message-start'; readonly finalDocuments?: readonly CitedDocument[] }
   | { readonly type: 'message-delta'; readonly content: string }
+  /**
+   * The answer at this placement is really `content`: text already shown turned out to hold tool calls (found
+   * when the step ended), so a consumer replaces the message's text with this and redraws it.
+   */
+  | { readonly type: 'message-replace'; readonly content: string }
   | { readonly type: 'citation-info'; readonly citationNumber: number; readonly documentId: string }
   // every tool
   | {

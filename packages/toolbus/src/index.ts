@@ -4,12 +4,14 @@
 export type { ConstructToolsOptions, ToolAssembly } from '@toolbus/assembly';
 export { constructTools } from '@toolbus/assembly';
 export type {
+  AnswerStreamFilterOptions,
   BuiltInToolEntry,
   ChatTurn,
   ChatTurnResult,
   CitationAllocatorOptions,
   DefineToolOptions,
   EmitterOptions,
+  ModelProfile,
   ModelStreamEvent,
   ModelToolChoice,
   PacketSink,
@@ -27,6 +29,7 @@ export type {
   TurnCitationAllocator,
 } from '@toolbus/core';
 export {
+  AnswerStreamFilter,
   BUILT_IN_TOOLS,
   BUILT_IN_TOOLS_BY_ID,
   BUILT_IN_TOOLS_BY_NAME,
@@ -37,10 +40,12 @@ export {
   createThinkToolStreamProcessor,
   createToolCallParserRegistry,
   DEFAULT_TOOL_TIMEOUT_MS,
+  defaultModelProfiles,
   defaultToolCallParsers,
   defineTool,
   Emitter,
   extractToolCallsFromText,
+  findModelProfile,
   GuardedFetchError,
   looksLikeToolCallPayload,
   mergeToolCalls,

@@ -1,6 +1,8 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { findDelimitedBlocks } from './delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
+import { lowerCaseAscii } from './text-search.ts';
 import { defaultToolCallParsers, type ToolCallParserRegistry } from './tool-call-parser-registry.ts';
 import { indexToolDefinitions } from './tool-schema-index.ts';
 
@@ -10,6 +12,11 @@ export interface ExtractToolCallsOptions {
   readonly parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry;
   /** At most this many calls are returned (default 256): a model writing more is not making tool calls. */
   readonly maxCalls?: number;
+  /**
+   * Dialect parser names tried first, alone (a model profile's dialects); every parser runs only when these find
+   * nothing. Fewer dialects means fewer chances to read prose as a call.
+   */
+  readonly preferredDialects?: readonly string[];
 }
 
 /**
@@ -37,6 +44,15 @@ export function extractLocatedToolCallsFromText(
   options: ExtractToolCallsOptions = {},
 ): LocatedToolCall[] {
   try {
+    const preferred = options.preferredDialects;
+    if (preferred && preferred.length > 0) {
+      const all = resolveParsers(options.parsers);
+      const first = preferred.flatMap((name) => all.filter((parser) => parser.name === name));
+      if (first.length > 0) {
+        const found = locateToolCalls(text, toolDefs, { ...options, parsers: first });
+        if (found.length > 0) return found;
+      }
+    }
     return locateToolCalls(text, toolDefs, options);
   } catch {
     // Hostile tool definitions (getters that throw, say) must not break a turn: recovery just finds nothing.
@@ -45,14 +61,23 @@ export function extractLocatedToolCallsFromText(
 }
 
 function locateToolCalls(
-  text: string,
+  original: string,
   toolDefs: readonly ToolDefinition[],
   options: ExtractToolCallsOptions,
 ): LocatedToolCall[] {
-  if (typeof text !== 'string' || text.length === 0 || !Array.isArray(toolDefs) || toolDefs.length === 0)
+  if (
+    typeof original !== 'string' ||
+    original.length === 0 ||
+    !Array.isArray(toolDefs) ||
+    toolDefs.length === 0
+  )
     return [];
+  let text = original;
   const tools = indexToolDefinitions(toolDefs);
   const parsers = resolveParsers(options.parsers);
+  // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
+  // tag's `>`) and parsers see `</parameter>`.
+  if (spacedClosingTag.test(text)) text = text.replace(spacedClosingTagAll, '$2</$1>');
   const claimed = new IntervalSet();
   const accepted: LocatedToolCall[] = [];
   for (const parser of parsers) {
@@ -88,7 +113,25 @@ function locateToolCalls(
   }
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
-  return accepted.slice(0, options.maxCalls ?? 256);
+  return withoutThinkingDrafts(text, accepted).slice(0, options.maxCalls ?? 256);
+}
+
+const spacedClosingTag = /<\/[^\s<>/]{1,40}\s+>/;
+const spacedClosingTagAll = /<\/([^\s<>/]{1,40})(\s+)>/g;
+
+/**
+ * A model that thinks aloud in `<think>…</think>` often drafts the call there before writing the real one: when
+ * calls stand outside the thinking, the drafts inside it are not calls.
+ */
+function withoutThinkingDrafts(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
+  if (calls.length < 2) return calls;
+  const lower = lowerCaseAscii(text);
+  if (!lower.includes('<think>')) return calls;
+  const blocks = findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] });
+  const inside = (call: LocatedToolCall) =>
+    blocks.some((block) => call.start >= block.contentStart && call.end <= block.end);
+  const outside = calls.filter((call) => !inside(call));
+  return outside.length > 0 ? outside : calls;
 }
 
 function resolveParsers(

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
 
 /** A tool call recovered from text the model wrote: the tool's name and its arguments object. */
 export interface ExtractedToolCall {
@@ -23,6 +24,11 @@ export interface LocatedToolCall extends ExtractedToolCall {
  */
 export interface ToolCallTextParser {
   readonly name: string;
+  /**
+   * The markup only this dialect writes (its special tokens or tags), if it has any: the stream filter hides
+   * these blocks, the recovery gate fires on them. Markup-free dialects (bare JSON, pythonic, ReAct) have none.
+   */
+  readonly markers?: readonly ToolCallMarkupMarker[];
   detect(text: string): boolean;
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[];
 }

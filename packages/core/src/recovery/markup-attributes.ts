@@ -8,6 +8,8 @@ export interface ParsedOpeningTag {
   readonly attributes: ReadonlyMap<string, string>;
   /** Index just after the tag's `>`. */
   readonly end: number;
+  /** Written `<tag …/>`: the element has no content and no closing tag. */
+  readonly selfClosing: boolean;
 }
 
 /**
@@ -22,5 +24,5 @@ export function parseOpeningTag(text: string, from: number): ParsedOpeningTag | 
     const value = match[2] ?? match[3] ?? match[4] ?? '';
     attributes.set(match[1]!.toLowerCase(), decodeXmlEntities(value));
   }
-  return { attributes, end: close + 1 };
+  return { attributes, end: close + 1, selfClosing: text.charCodeAt(close - 1) === 0x2f };
 }

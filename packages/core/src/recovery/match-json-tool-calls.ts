@@ -13,8 +13,10 @@ export interface MatchJsonToolCallsOptions {
   readonly allowBareArguments: boolean;
 }
 
-const nameKeys = ['name', 'tool_name', 'toolName', 'tool', 'function', 'action', 'function_name'];
-const argumentKeys = [
+/** Keys that name the tool in a JSON call object. */
+export const callNameKeys = ['name', 'tool_name', 'toolName', 'tool', 'function', 'action', 'function_name'];
+/** Keys that hold the arguments in a JSON call object. */
+export const callArgumentKeys = [
   'arguments',
   'parameters',
   'args',
@@ -24,7 +26,8 @@ const argumentKeys = [
   'params',
   'kwargs',
 ];
-const wrapperKeys = ['tool_calls', 'tool_call', 'function_call', 'calls', 'tool_uses', 'actions'];
+/** Keys that wrap a list of calls (`{"tool_calls": [...]}`). */
+export const callWrapperKeys = ['tool_calls', 'tool_call', 'function_call', 'calls', 'tool_uses', 'actions'];
 // Keys a call object may carry besides its name when it has no arguments at all (a zero-parameter call).
 const callBookkeepingKeys = new Set(['id', 'type', 'index', 'call_id', 'tool_call_id']);
 const maximumDepth = 8;
@@ -62,17 +65,20 @@ function collect(
     if (named !== null) calls.push(named);
     return;
   }
-  for (const key of wrapperKeys) {
+  for (const key of callWrapperKeys) {
     if (key in value) {
       collect(value[key], options, false, depth + 1, calls);
       return;
     }
   }
+  // `{"get_weather": {"city": "Oslo"}}`, also with sibling keys beside it (`"id"`, `"type"`, a note): the one key
+  // that names a declared tool, with an object (or a JSON string) as its value.
   const keys = Object.keys(value);
-  if (keys.length === 1) {
-    const tool = options.tools.get(keys[0]!);
-    const argumentsValue = value[keys[0]!];
-    if (tool && (isPlainObject(argumentsValue) || typeof argumentsValue === 'string')) {
+  const toolKeys = keys.filter((key) => options.tools.has(key));
+  if (toolKeys.length === 1) {
+    const tool = options.tools.get(toolKeys[0]!)!;
+    const argumentsValue = value[toolKeys[0]!];
+    if (isPlainObject(argumentsValue) || (keys.length === 1 && typeof argumentsValue === 'string')) {
       calls.push({ name: tool.name, arguments: parseToolArguments(argumentsValue) });
       return;
     }
@@ -92,7 +98,7 @@ function matchNamedCall(
   let holder = object;
   if (isPlainObject(object.function)) holder = object.function;
   let name: string | undefined;
-  for (const key of nameKeys) {
+  for (const key of callNameKeys) {
     const candidate = holder[key];
     if (typeof candidate === 'string') {
       name = stripFunctionsPrefix(candidate.trim());
@@ -105,7 +111,7 @@ function matchNamedCall(
   if ('description' in holder) return null;
   let rawArguments: unknown;
   let argumentsKeyFound = false;
-  for (const key of argumentKeys) {
+  for (const key of callArgumentKeys) {
     if (key in holder) {
       rawArguments = holder[key];
       argumentsKeyFound = true;
@@ -116,7 +122,7 @@ function matchNamedCall(
     // `{"name": "get_weather"}` (no parameters) or `{"name": "get_weather", "city": "Oslo"}` (arguments written
     // flat beside the name): accepted only when every other key is a declared parameter of that tool.
     const extraKeys = Object.keys(holder).filter(
-      (key) => !nameKeys.includes(key) && !callBookkeepingKeys.has(key),
+      (key) => !callNameKeys.includes(key) && !callBookkeepingKeys.has(key),
     );
     if (!extraKeys.every((key) => tool.properties.has(key))) return undefined;
     // Without an arguments key the object could be a mere mention (`[{"name": "get_weather"}]` listing tools).
@@ -125,9 +131,19 @@ function matchNamedCall(
     for (const key of extraKeys) flat[key] = holder[key];
     return { name: tool.name, arguments: parseToolArguments(flat) };
   }
+  if (!isArgumentsValue(rawArguments)) return null;
   const parsed = parseToolArguments(rawArguments);
   if (looksLikeSchema(parsed, tool)) return null;
   return { name: tool.name, arguments: parsed };
+}
+
+// Arguments are an object, a JSON string holding one, or absent (`null`, ""). A number, an array or prose in
+// "arguments" means the object is not a call (a description of one, a log line).
+function isArgumentsValue(value: unknown): boolean {
+  if (value === null || value === undefined || isPlainObject(value)) return true;
+  if (typeof value !== 'string') return false;
+  const trimmed = value.trim();
+  return trimmed === '' || trimmed.startsWith('{') || trimmed.startsWith('"');
 }
 
 function looksLikeSchema(argumentsObject: Record<string, unknown>, tool: ToolSchemaInfo): boolean {

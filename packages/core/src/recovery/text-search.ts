@@ -23,12 +23,15 @@ export function lowerCaseAscii(text: string): string {
 export interface ForwardSearch {
   /** The first index `>= from` where the needle starts, or -1. */
   next(from: number): number;
+  /** The needle's length. */
+  readonly length: number;
 }
 
 /** Creates a {@link ForwardSearch} for `needle` in `haystack`. */
 export function createForwardSearch(haystack: string, needle: string): ForwardSearch {
   let cached = -2;
   return {
+    length: needle.length,
     next(from) {
       if (cached === -1) return -1;
       if (cached >= from) return cached;

@@ -12,11 +12,12 @@ import { pythonicToolCallParser } from './dialects/pythonic-tool-call-parser.ts'
 import { reactToolCallParser } from './dialects/react-tool-call-parser.ts';
 import { xmlInvokeToolCallParser } from './dialects/xml-invoke-tool-call-parser.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
+import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
 
 /**
  * The built-in dialect parsers, highest priority first. When two parsers claim overlapping text, the earlier
  * one wins, so dialects with unmistakable special tokens come first and the catch-all JSON scan comes last
- * (peers.md §5 lists the formats).
+ * (docs/ARCHITECTURE.md lists the dialects and the models that write them).
  */
 export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.freeze([
   harmonyToolCallParser,
@@ -100,3 +101,29 @@ export function createToolCallParserRegistry(
     list: () => [...entries],
   };
 }
+
+/**
+ * The markup markers the given parsers declare (or those of a registry), once each by opening marker, in
+ * priority order: what the stream filter hides and what the recovery gate fires on.
+ */
+export function toolCallMarkupMarkersOf(
+  parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry = defaultToolCallParsers,
+): ToolCallMarkupMarker[] {
+  const list = Array.isArray(parsers) ? parsers : (parsers as ToolCallParserRegistry).list();
+  const byOpen = new Map<string, ToolCallMarkupMarker>();
+  for (const parser of list) {
+    for (const marker of parser.markers ?? []) {
+      const key = marker.open.toLowerCase();
+      const known = byOpen.get(key);
+      if (!known) byOpen.set(key, marker);
+      else if (marker.closes.some((close: string) => !known.closes.includes(close)))
+        byOpen.set(key, { ...known, closes: [...new Set([...known.closes, ...marker.closes])] });
+    }
+  }
+  return [...byOpen.values()];
+}
+
+/** The markers of {@link defaultToolCallParsers}. */
+export const defaultToolCallMarkupMarkers: readonly ToolCallMarkupMarker[] = Object.freeze(
+  toolCallMarkupMarkersOf(defaultToolCallParsers),
+);

@@ -157,9 +157,11 @@ describe('stream filters: property-based', () => {
     });
   }
 
-  it('the output never contains a complete <function_calls> block', () => {
+  it('the output never contains a complete <function_calls> block outside Markdown code', () => {
     fc.assert(
       fc.property(document, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        // Inside backticks a block is a mention and stays (the turn loop still recovers a call from it).
+        fc.pre(!text.includes('`'));
         const output = runChunks(new XmlToolCallStreamFilter(), splitAt(text, cuts));
         assert.doesNotMatch(output, /<function_calls[\s>][\s\S]*?<\/function_calls>/i);
       }),

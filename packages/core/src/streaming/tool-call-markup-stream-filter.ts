@@ -1,61 +1,21 @@
-/** One kind of tool-call markup to hide: an opening marker and what ends it. */
-export interface ToolCallMarkupMarker {
-  /** Opening marker, matched case-insensitively (ASCII letters). */
-  readonly open: string;
-  /**
-   * Closing markers (case-insensitive); the first one found ends the block. Empty: the block runs to the end
-   * of the stream (Mistral's `[TOOL_CALLS]`, Granite's `<|tool_call|>`).
-   */
-  readonly closes: readonly string[];
-  /**
-   * The opening marker counts only when the next character is `>` or whitespace (for `<function_calls`, so
-   * `<function_callsomething>` stays text).
-   */
-  readonly requiresTagEnd?: boolean;
-}
-
-/** The `<function_calls>` block of Anthropic-style XML (seed §5.1). */
-export const functionCallsMarker: ToolCallMarkupMarker = Object.freeze({
-  open: '<function_calls',
-  closes: ['</function_calls>'],
-  requiresTagEnd: true,
-});
-
-/** Markers of every dialect with unambiguous delimiters (peers.md §5), `<function_calls>` included. */
-export const defaultToolCallMarkupMarkers: readonly ToolCallMarkupMarker[] = Object.freeze([
-  functionCallsMarker,
-  { open: '<tool_call>', closes: ['</tool_call>'] },
-  { open: '<tool_calls>', closes: ['</tool_calls>'] },
-  { open: '<seed:tool_call>', closes: ['</seed:tool_call>'] },
-  { open: '<minimax:tool_call>', closes: ['</minimax:tool_call>'] },
-  { open: '<function=', closes: ['</function>'] },
-  { open: '[TOOL_CALLS]', closes: [] },
-  { open: '<|python_tag|>', closes: ['<|eom_id|>', '<|eot_id|>'] },
-  { open: '<|python_start|>', closes: ['<|python_end|>'] },
-  { open: '<|tool_call_start|>', closes: ['<|tool_call_end|>'] },
-  { open: '<｜tool▁calls▁begin｜>', closes: ['<｜tool▁calls▁end｜>'] },
-  { open: '<|tool_calls_section_begin|>', closes: ['<|tool_calls_section_end|>'] },
-  { open: '<|start|>assistant<|channel|>commentary to=', closes: ['<|call|>'] },
-  { open: '<|channel|>commentary to=', closes: ['<|call|>'] },
-  { open: '<|tool_call|>', closes: [] },
-  { open: '<TOOLCALL>', closes: ['</TOOLCALL>'] },
-  { open: '<|START_ACTION|>', closes: ['<|END_ACTION|>'] },
-  { open: '<|action_start|>', closes: ['<|action_end|>'] },
-  { open: '<|tools_prefix|>', closes: ['<|tools_suffix|>'] },
-  { open: '<|tool_call>', closes: ['<tool_call|>'] },
-  { open: '<start_function_call>', closes: ['<end_function_call>'] },
-]);
+import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
+import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
+import { CodeSpanTracker } from './code-span-tracker.ts';
 
 interface PreparedMarker {
   readonly open: string;
+  /** A closing marker met outside any block (the model forgot the opening one): hidden, nothing else. */
+  readonly orphanClose: boolean;
   readonly closes: readonly string[];
   readonly requiresTagEnd: boolean;
   readonly maxCloseLength: number;
 }
 
 /**
- * Removes tool-call markup blocks from streamed text the user sees, whatever the chunking (seed §5.1): a
- * marker split across chunks is still found, in any letter case. Only a possible marker prefix at the end of
+ * Removes tool-call markup blocks from streamed text the user sees, whatever the chunking: a marker split
+ * across chunks is still found, in any letter case. The markers default to those the registered dialect
+ * parsers declare. A closing marker with no opening one is hidden too; a marker inside Markdown code (inline
+ * `` `<tool_call>` `` or a fenced example) is a mention and stays. Only a possible marker prefix at the end of
  * the input is held back, and no decision is taken on a boundary not yet seen (a chunk ending right after
  * `<function_calls` waits for the next character). An unclosed block is dropped by `flush()`. The work per
  * call is proportional to the chunk (the held-back text is shorter than the longest marker): candidate
@@ -74,16 +34,37 @@ export class ToolCallMarkupStreamFilter {
   readonly #hasSingleCharacterMarker: boolean;
   #pending = '';
   #inside: PreparedMarker | undefined;
+  /** The raw text of the block being hidden, marker included (bounded), for {@link openBlock}. */
+  #block = '';
+  /** Inline code and fences in the text shown so far: markers inside code are mentions. */
+  #code = new CodeSpanTracker();
+  /** How far into the current buffer {@link #code} has read. */
+  #codeAt = 0;
 
   constructor(markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers) {
-    this.#markers = markers
-      .filter((marker) => marker.open.length > 0)
-      .map((marker) => ({
+    const usable = markers.filter((marker) => marker.open.length > 0);
+    const opens = new Set(usable.map((marker) => lowerCaseAscii(marker.open)));
+    const orphanCloses = new Set(
+      usable.flatMap((marker) => marker.closes.map(lowerCaseAscii)).filter((close) => close.length > 1),
+    );
+    this.#markers = [
+      ...usable.map((marker) => ({
         open: lowerCaseAscii(marker.open),
+        orphanClose: false,
         closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
         requiresTagEnd: marker.requiresTagEnd === true,
         maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
-      }));
+      })),
+      ...[...orphanCloses]
+        .filter((close) => !opens.has(close))
+        .map((close) => ({
+          open: close,
+          orphanClose: true,
+          closes: [],
+          requiresTagEnd: false,
+          maxCloseLength: 0,
+        })),
+    ];
     this.#hasSingleCharacterMarker = this.#markers.some((marker) => marker.open.length === 1);
     this.#firstCharacters = spellings(this.#markers.map((marker) => marker.open[0]!));
     for (const marker of this.#markers) {
@@ -97,15 +78,38 @@ export class ToolCallMarkupStreamFilter {
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
   process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
-    if (this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) return chunk;
+    if (this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
+      this.#code.advance(chunk);
+      return chunk;
+    }
     const buffer = this.#pending + chunk;
     this.#pending = '';
+    this.#codeAt = 0;
+    return this.#scan(buffer);
+  }
+
+  /**
+   * The raw text of the markup block the stream is inside, marker included (at most 4 MiB), or undefined
+   * outside a block: after the last chunk it is the unclosed block that {@link flush} drops.
+   */
+  get openBlock(): string | undefined {
+    return this.#inside ? this.#block + this.#pending : undefined;
+  }
+
+  #keep(text: string): void {
+    if (this.#block.length < maximumBlockLength) this.#block += text;
+  }
+
+  #scan(buffer: string): string {
     let output = '';
     let position = 0;
     while (position < buffer.length) {
       if (this.#inside) {
         const marker = this.#inside;
-        if (marker.closes.length === 0) return output;
+        if (marker.closes.length === 0) {
+          this.#keep(position === 0 ? buffer : buffer.slice(position));
+          return output;
+        }
         let closeAt = -1;
         let closeLength = 0;
         for (const close of marker.closes) {
@@ -117,15 +121,20 @@ export class ToolCallMarkupStreamFilter {
         }
         if (closeAt < 0) {
           // Keep just enough to recognise a closing marker split across chunks.
-          this.#pending = buffer.slice(Math.max(position, buffer.length - (marker.maxCloseLength - 1)));
+          const keepFrom = Math.max(position, buffer.length - (marker.maxCloseLength - 1));
+          this.#keep(buffer.slice(position, keepFrom));
+          this.#pending = buffer.slice(keepFrom);
           return output;
         }
         this.#inside = undefined;
+        this.#block = '';
         position = closeAt + closeLength;
+        this.#codeAt = position;
         continue;
       }
       const found = this.#findOpening(buffer, position);
       if (found.kind === 'none') {
+        this.#code.advance(buffer, this.#codeAt);
         output += position === 0 ? buffer : buffer.slice(position);
         return output;
       }
@@ -134,8 +143,10 @@ export class ToolCallMarkupStreamFilter {
         this.#pending = buffer.slice(found.index);
         return output;
       }
-      this.#inside = found.marker;
       position = found.index + found.marker.open.length;
+      if (found.marker.orphanClose) continue;
+      this.#inside = found.marker;
+      this.#block = buffer.slice(found.index, position);
     }
     return output;
   }
@@ -145,6 +156,9 @@ export class ToolCallMarkupStreamFilter {
     const rest = this.#inside ? '' : this.#pending;
     this.#pending = '';
     this.#inside = undefined;
+    this.#block = '';
+    this.#code = new CodeSpanTracker();
+    this.#codeAt = 0;
     return rest;
   }
 
@@ -178,7 +192,10 @@ export class ToolCallMarkupStreamFilter {
       if (index < 0) return { kind: 'none' };
       let full: PreparedMarker | undefined;
       let partial = false;
-      for (const marker of this.#candidatesAt(buffer, index)) {
+      this.#code.advance(buffer, this.#codeAt, index);
+      this.#codeAt = index;
+      const mentioned = this.#code.inCode;
+      for (const marker of mentioned ? noMarkers : this.#candidatesAt(buffer, index)) {
         const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
         else if (state === 'full' && (!full || marker.open.length > full.open.length)) full = marker;
@@ -239,6 +256,7 @@ function indexOfIgnoringCase(haystack: string, needle: string, from: number): nu
 }
 
 const noMarkers: readonly PreparedMarker[] = [];
+const maximumBlockLength = 4 * 1024 * 1024;
 
 function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
   const list = map.get(key);

@@ -1,19 +1,20 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ChatMessage, PacketObject, Tool, ToolbusError, ToolCall, ToolDefinition } from '@toolbus/spec';
 import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
-import { CitationMarkerScanner } from '../citations/citation-marker-scanner.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { ModelFinishReason } from '../llm/model-stream-event.ts';
 import { type StreamModelStepOptions, streamModelStep } from '../llm/stream-model-step.ts';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
 import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
+import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
 import {
   createThinkToolStreamProcessor,
   type ThinkToolStreamProcessor,
 } from '../streaming/think-tool-stream-processor.ts';
-import { ToolCallMarkupStreamFilter } from '../streaming/tool-call-markup-stream-filter.ts';
+import { AnswerWriter } from './answer-writer.ts';
 import type { StepPlacement } from './step-placement.ts';
 
 /** Options for {@link runLlmStep}. */
@@ -36,6 +37,10 @@ export interface RunLlmStepOptions {
   >;
   /** Whether visible text of this step is the final answer's (citation packets are sent for it). */
   readonly citing: boolean;
+  /** Dialect parsers whose markup is hidden and whose calls are held back (default: all). */
+  readonly parsers?: readonly ToolCallTextParser[];
+  /** Dialects tried first when cutting held-back calls out (the model's profile). */
+  readonly preferredDialects?: readonly string[];
   /**
    * A tool whose `reasoning` argument is the model's thinking (`think_tool`, for models without native
    * reasoning): its argument fragments stream as reasoning packets, decoded by the think-tool processor, and the
@@ -62,23 +67,32 @@ export interface LlmStepResult {
 }
 
 /**
- * One model step (seed §5.1, §5.4): streams the model's output as packets while keeping the raw text for
- * recovery. Reasoning goes out as reasoning packets and closes before the answer or the first tool call (which
- * then sit one turn later); visible text goes through the tool-call markup filter; argument fragments of tools
+ * One model step: streams the model's output as packets while keeping the raw text for recovery. Reasoning goes
+ * out as reasoning packets and closes before the answer or the first tool call (which then sit one turn later);
+ * visible text goes through the answer filter (tool-call markup hidden, an answer that starts like a bare call
+ * held back until it is known not to be one) and the answer writer (citations); argument fragments of tools
  * that opt in stream as `tool-argument-delta`; each native call starts running as soon as it is complete.
  */
 export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepResult> {
   const definitions: ToolDefinition[] = options.tools.map((tool) => tool.definition());
   const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const filter = new ToolCallMarkupStreamFilter();
-  const scanner = new CitationMarkerScanner();
+  const filter = new AnswerStreamFilter({
+    tools: definitions,
+    ...(options.parsers ? { parsers: options.parsers } : {}),
+    ...(options.preferredDialects ? { preferredDialects: options.preferredDialects } : {}),
+  });
+  const writer = new AnswerWriter({
+    sink: options.sink,
+    citations: options.citations,
+    announcedDocuments: options.announcedDocuments,
+    citing: options.citing,
+  });
   const argumentStreamer = createArgumentDeltaStreamer();
   let turn = options.turn;
   let reasoningOpen = false;
   let reasoning = '';
   let rawAnswer = '';
   let answer = '';
-  let answerStarted = false;
   let finishReason: ModelFinishReason | undefined;
   let error: ToolbusError | undefined;
   const calls = new Map<number, { id: string; name: string; tab: number }>();
@@ -109,21 +123,8 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   const emitVisible = (text: string) => {
     if (!text) return;
     closeReasoning();
-    if (!answerStarted) {
-      answerStarted = true;
-      emit(0, { type: 'message-start', finalDocuments: [...options.citations.mapping.values()] });
-    }
-    if (options.citing) {
-      for (const number of scanner.process(text)) {
-        const document = options.citations.mapping.get(number);
-        if (document && !options.announcedDocuments.has(document.id)) {
-          options.announcedDocuments.add(document.id);
-          emit(0, { type: 'citation-info', citationNumber: number, documentId: document.id });
-        }
-      }
-    }
     answer += text;
-    emit(0, { type: 'message-delta', content: text });
+    writer.write(options.placement.at({ turn, tab: 0 }), text);
   };
 
   const events = streamModelStep({
@@ -138,7 +139,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     switch (event.type) {
       case 'reasoning-delta':
         if (!event.text) break;
-        if (!reasoningOpen && !answerStarted && calls.size === 0) {
+        if (!reasoningOpen && !writer.started && calls.size === 0) {
           reasoningOpen = true;
           emit(0, { type: 'reasoning-start' });
         }
@@ -152,7 +153,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
       case 'tool-call-start': {
         closeReasoning();
         const id = uniqueCallId(event.id, usedIds);
-        calls.set(event.index, { id, name: event.name, tab: calls.size + (answerStarted ? 1 : 0) });
+        calls.set(event.index, { id, name: event.name, tab: calls.size + (writer.started ? 1 : 0) });
         if (event.name === options.reasoningTool) openThinking(event.index);
         break;
       }
@@ -181,7 +182,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
           call = {
             id: uniqueCallId(event.id, usedIds),
             name: event.name,
-            tab: calls.size + (answerStarted ? 1 : 0),
+            tab: calls.size + (writer.started ? 1 : 0),
           };
           calls.set(event.index, call);
         }
@@ -224,7 +225,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     finishReason,
     ...(error ? { error } : {}),
     nextTurn: turn + 1,
-    answerStarted,
+    answerStarted: writer.started,
   };
 }
 

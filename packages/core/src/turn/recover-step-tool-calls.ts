@@ -1,60 +1,85 @@
 import type { ToolCall, ToolDefinition } from '@toolbus/spec';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
-import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
+import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { looksLikeToolCallPayload } from '../recovery/looks-like-tool-call-payload.ts';
+import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import type { LlmStepResult } from './llm-step.ts';
 import type { StepPlacement } from './step-placement.ts';
 
-/** Why recovery looked at a step's text (seed §5.3 triggers). */
+/** Why recovery looked at a step's text. */
 export type RecoveryTrigger = 'required-tool-choice' | 'reasoning-only' | 'tool-call-markup';
 
 /**
- * The seed's triggers: tool choice was required but no call came; the model reasoned but gave neither answer nor
+ * When recovery runs: tool choice was required but no call came; the model reasoned but gave neither answer nor
  * calls; or its text looks like a tool-call payload (any dialect, zero-parameter calls included).
  */
 export function recoveryTrigger(
   step: LlmStepResult,
   toolChoice: ModelToolChoice,
   definitions: readonly ToolDefinition[],
+  parsers?: readonly ToolCallTextParser[],
 ): RecoveryTrigger | undefined {
   if (step.toolCalls.length > 0 || definitions.length === 0) return undefined;
   if (toolChoice === 'required' || typeof toolChoice === 'object') return 'required-tool-choice';
   if (step.reasoning.trim() && !step.answer.trim()) return 'reasoning-only';
   for (const source of [step.answer, step.rawAnswer, step.reasoning]) {
-    if (source && looksLikeToolCallPayload(source, definitions)) return 'tool-call-markup';
+    if (source && looksLikeToolCallPayload(source, definitions, parsers)) return 'tool-call-markup';
   }
   return undefined;
 }
 
-/**
- * Recovers tool calls from a step's text, trying the sources in the seed's order: the visible answer, the raw
- * answer (the only place markup removed by the stream filter survives), then the reasoning. The first source
- * that yields calls wins. Calls get fresh ids and tabs 0…n on the step's turn.
- */
-export function recoverStepToolCalls(options: {
+/** Options for {@link recoverStep} and {@link recoverStepToolCalls}. */
+export interface RecoverStepOptions {
   readonly step: LlmStepResult;
   readonly definitions: readonly ToolDefinition[];
   readonly turn: number;
   readonly placement: StepPlacement;
   readonly parsers?: readonly ToolCallTextParser[];
-}): ToolCall[] {
+  /** Dialects tried first (the model's profile). */
+  readonly preferredDialects?: readonly string[];
+}
+
+/** What recovery made of a step's text. */
+export interface RecoveredStep {
+  /** The recovered calls, with fresh ids and tabs 0…n on the step's turn. */
+  readonly calls: ToolCall[];
+  /** The step's visible answer without the recovered calls' text: what the message really says. */
+  readonly prose: string;
+  /** Whether some recovered call was in text the user already saw (then `prose` replaces it on screen). */
+  readonly shown: boolean;
+}
+
+/**
+ * Recovers tool calls from a step's text. The raw answer comes first: it holds everything the model wrote as
+ * text, the visible answer plus the markup the stream filter hid; the reasoning is the last source, used only
+ * when the answer holds no call. The calls found in the visible answer are cut out of it, giving the prose the
+ * history keeps and, when they were shown, the text a retraction redraws.
+ */
+export function recoverStep(options: RecoverStepOptions): RecoveredStep {
   const { step, definitions } = options;
-  const sources = [step.answer, step.rawAnswer !== step.answer ? step.rawAnswer : '', step.reasoning];
-  for (const source of sources) {
-    if (!source.trim()) continue;
-    const extracted = extractToolCallsFromText(
-      source,
-      definitions,
-      options.parsers ? { parsers: options.parsers } : {},
-    );
-    if (extracted.length === 0) continue;
-    return extracted.map((call, tab) => ({
-      id: `recovered_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`,
-      name: call.name,
-      arguments: call.arguments,
-      placement: options.placement.at({ turn: options.turn, tab }),
-    }));
-  }
-  return [];
+  const extractOptions = {
+    ...(options.parsers ? { parsers: options.parsers } : {}),
+    ...(options.preferredDialects ? { preferredDialects: options.preferredDialects } : {}),
+  };
+  const locate = (text: string) =>
+    text.trim() ? extractLocatedToolCallsFromText(text, definitions, extractOptions) : [];
+  let extracted = locate(step.rawAnswer);
+  if (extracted.length === 0 && step.answer !== step.rawAnswer) extracted = locate(step.answer);
+  if (extracted.length === 0) extracted = locate(step.reasoning);
+  if (extracted.length === 0) return { calls: [], prose: step.answer, shown: false };
+  const shownCalls = locate(step.answer);
+  const calls = extracted.map((call, tab) => ({
+    id: `recovered_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`,
+    name: call.name,
+    arguments: call.arguments,
+    placement: options.placement.at({ turn: options.turn, tab }),
+  }));
+  if (shownCalls.length === 0) return { calls, prose: step.answer, shown: false };
+  return { calls, prose: withoutToolCallText(step.answer, shownCalls), shown: true };
+}
+
+/** The calls of {@link recoverStep}. */
+export function recoverStepToolCalls(options: RecoverStepOptions): ToolCall[] {
+  return recoverStep(options).calls;
 }

@@ -3,30 +3,28 @@ import type {
   AssistantToolCall,
   ChatFile,
   ChatMessage,
-  CitedDocument,
-  Packet,
   Placement,
-  StopReason,
   Tool,
-  ToolbusError,
   ToolCall,
   ToolDefinition,
 } from '@toolbus/spec';
-import { type CitationAllocatorOptions, createCitationAllocator } from '../citations/citation-allocator.ts';
-import { CitationMarkerScanner } from '../citations/citation-marker-scanner.ts';
+import type { CitationAllocatorOptions } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { StreamModelStepOptions } from '../llm/stream-model-step.ts';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
-import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { findModelProfile, type ModelProfile } from '../recovery/model-profiles.ts';
 import { ToolCallBatch } from '../runner/run-tool-calls.ts';
-import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
 import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
+import { AnswerWriter } from './answer-writer.ts';
+import { finishWithAnswer } from './final-answer.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
-import { recoverStepToolCalls, recoveryTrigger } from './recover-step-tool-calls.ts';
-import { StepPlacement } from './step-placement.ts';
-import type { TurnCycleHook } from './turn-cycle-hook.ts';
+import { recoverStep, recoveryTrigger } from './recover-step-tool-calls.ts';
+import type { TurnCycleDirective, TurnCycleHook } from './turn-cycle-hook.ts';
+import { type ChatTurn, type ChatTurnResult, TurnState } from './turn-state.ts';
+
+export type { ChatTurn, ChatTurnResult } from './turn-state.ts';
 
 /** The seed's `MAX_LLM_CYCLES`: the last cycle has no tools, so the turn always ends with an answer. */
 export const DEFAULT_MAX_CYCLES = 6;
@@ -38,12 +36,19 @@ export const DEFAULT_CORRECTIVE_MESSAGE =
 
 /** How text-written tool calls are recovered. */
 export interface RecoveryOptions {
-  /** Recovery attempts per turn (the seed allows one). Default 1. */
+  /** Recovery attempts per turn (one by default). Default 1. */
   readonly maxAttempts?: number;
   /** When recovery finds nothing, tell the model what went wrong and let it try again. Default off. */
   readonly correctiveMessage?: string | boolean;
   /** The dialect parsers, in priority order (default: all of them). */
   readonly parsers?: readonly ToolCallTextParser[];
+  /**
+   * The dialects (parser names) tried first, overriding the model profile; `[]` turns profiles off (every
+   * dialect at once, the auto-detection used for unknown models).
+   */
+  readonly dialects?: readonly string[];
+  /** The model-family table the model id is matched against (default `defaultModelProfiles`). */
+  readonly profiles?: readonly ModelProfile[];
 }
 
 /** Options for {@link runChatTurn}. */
@@ -79,28 +84,6 @@ export interface RunChatTurnOptions {
   readonly beforeCycle?: TurnCycleHook;
 }
 
-/** What a finished turn produced. */
-export interface ChatTurnResult {
-  /** The final answer, as the user saw it. */
-  readonly answer: string;
-  readonly stopReason: StopReason;
-  /** The messages this turn added to the conversation (assistant tool calls, tool results, the answer). */
-  readonly messages: readonly ChatMessage[];
-  /** Documents cited in the answer, by number. */
-  readonly citedDocuments: readonly CitedDocument[];
-  /** Every document numbered during the turn. */
-  readonly documents: ReadonlyMap<number, CitedDocument>;
-  readonly toolOutcomes: readonly ToolCallOutcome[];
-  readonly cycles: number;
-  readonly recoveredToolCalls: number;
-  readonly error?: ToolbusError;
-}
-
-/** A running turn: iterate it for packets; `result` settles when the turn ends (it never rejects). */
-export interface ChatTurn extends AsyncIterable<Packet> {
-  readonly result: Promise<ChatTurnResult>;
-}
-
 /**
  * Runs one chat turn: cycles of model step → tool calls (started as soon as each is complete) → results in
  * history, until the model answers without calls, a stopping tool ran, or the cycle limit forces an answer.
@@ -117,231 +100,215 @@ export function runChatTurn(options: RunChatTurnOptions): ChatTurn {
 }
 
 async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promise<ChatTurnResult> {
-  const tools = options.tools ?? [];
+  const state = new TurnState({
+    sink,
+    messages: options.messages,
+    ...(options.citations ? { citations: options.citations } : {}),
+    ...(options.parent ? { parentPlacement: options.parent.placement } : {}),
+    recoveryAttempts: options.recovery?.maxAttempts ?? 1,
+  });
   const maxCycles = Math.max(1, options.maxCycles ?? DEFAULT_MAX_CYCLES);
-  const placement = new StepPlacement(options.parent?.placement);
-  const citations = createCitationAllocator(options.citations ?? {});
-  const announcedDocuments = new Set<string>();
-  const conversation: ChatMessage[] = [...options.messages];
-  const added: ChatMessage[] = [];
-  const toolOutcomes: ToolCallOutcome[] = [];
-  const userQuery = lastUserText(options.messages);
-  let recoveryAttemptsLeft = options.recovery?.maxAttempts ?? 1;
-  let recoveredToolCalls = 0;
-  let turn = 0;
-  let cycles = 0;
-  let answer = '';
-  let stopReason: StopReason = 'cycle-limit';
-  let error: ToolbusError | undefined;
-
-  const append = (message: ChatMessage) => {
-    conversation.push(message);
-    added.push(message);
-  };
-
+  const preferredDialects = preferredDialectsOf(options);
   let previousToolCalls: readonly ToolCall[] = [];
   for (let cycle = 0; cycle < maxCycles; cycle += 1) {
-    const directive = options.beforeCycle?.({ cycle, messages: conversation, previousToolCalls });
+    const directive = options.beforeCycle?.({ cycle, messages: state.conversation, previousToolCalls });
     if (directive?.stop) break;
-    cycles += 1;
-    const lastCycle = cycle === maxCycles - 1;
-    const cycleTools = lastCycle ? [] : (directive?.tools ?? tools);
-    const toolChoice: ModelToolChoice =
-      directive?.toolChoice ?? (cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto');
-    const batch =
-      cycleTools.length > 0
-        ? new ToolCallBatch(cycleTools, {
-            emitter: sink,
-            citations,
-            userQuery,
-            history: conversation,
-            files: options.files ?? [],
-            ...(options.userId === undefined ? {} : { userId: options.userId }),
-            extras: options.extras ?? {},
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(options.maxConcurrentTools === undefined
-              ? {}
-              : { maxConcurrentTools: options.maxConcurrentTools }),
-            ...(options.defaultToolTimeoutMs === undefined
-              ? {}
-              : { defaultTimeoutMs: options.defaultToolTimeoutMs }),
-            ...(options.hooks ? { hooks: options.hooks } : {}),
-          })
-        : undefined;
-    const step: LlmStepResult = await runLlmStep({
-      model: options.model,
-      messages: conversation,
-      tools: cycleTools,
-      toolChoice,
-      turn,
-      placement,
-      sink,
-      citations,
-      announcedDocuments,
-      batch,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.stream ? { stream: options.stream } : {}),
-      ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
-      citing: true,
+    const next = await runCycle({
+      options,
+      state,
+      cycle,
+      lastCycle: cycle === maxCycles - 1,
+      preferredDialects,
+      directive,
+      onCalls: (calls) => {
+        previousToolCalls = calls;
+      },
     });
-    turn = step.nextTurn;
-
-    let calls: readonly ToolCall[] = step.toolCalls;
-    if (step.error) {
-      await batch?.settle(calls);
-      error = step.error;
-      stopReason = options.signal?.aborted ? 'user-cancelled' : 'error';
-      if (stopReason === 'error') {
-        sink.emitAt(placement.at({ turn, tab: 0 }), {
-          type: 'error',
-          code: error.code,
-          message: error.message,
-        });
-      }
-      break;
-    }
-
-    const definitions = cycleTools.map((tool) => tool.definition());
-    if (calls.length === 0 && recoveryAttemptsLeft > 0 && recoveryTrigger(step, toolChoice, definitions)) {
-      recoveryAttemptsLeft -= 1;
-      calls = recoverStepToolCalls({
-        step,
-        definitions,
-        turn: step.nextTurn - 1,
-        placement,
-        ...(options.recovery?.parsers ? { parsers: options.recovery.parsers } : {}),
-      });
-      recoveredToolCalls += calls.length;
-      const corrective = options.recovery?.correctiveMessage;
-      if (calls.length === 0 && corrective && recoveryAttemptsLeft > 0 && !lastCycle) {
-        append({ role: 'assistant', content: step.rawAnswer });
-        append({
-          role: 'user',
-          content: typeof corrective === 'string' ? corrective : DEFAULT_CORRECTIVE_MESSAGE,
-        });
-        continue;
-      }
-    }
-
-    if (calls.length === 0) {
-      answer = step.answer;
-      if (!answer.trim() && step.rawAnswer.trim() && !holdsToolCall(step.rawAnswer, definitions)) {
-        // Empty-answer recovery: the markup filter left nothing visible, but what the model wrote is no tool
-        // call (e.g. prose inside a <function_calls> block): show its text rather than an empty answer.
-        answer = withoutMarkupTags(step.rawAnswer);
-        emitRecoveredAnswer({
-          sink,
-          placement,
-          turn: step.nextTurn - 1,
-          answer,
-          step,
-          citations,
-          announcedDocuments,
-        });
-      }
-      append({
-        role: 'assistant',
-        content: answer,
-        ...(step.reasoning ? { reasoning: step.reasoning } : {}),
-      });
-      // An answer in the last cycle after tool cycles was forced: the model got no tools to call.
-      stopReason = lastCycle && cycle > 0 ? 'cycle-limit' : 'finished';
-      break;
-    }
-
-    previousToolCalls = calls;
-    const settled = await (batch ?? new ToolCallBatch([], {})).settle(calls);
-    toolOutcomes.push(...settled.outcomes);
-    const toolCalls: AssistantToolCall[] = calls.map((call) => ({
-      id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-    }));
-    append({
-      role: 'assistant',
-      content: step.answer,
-      ...(step.reasoning ? { reasoning: step.reasoning } : {}),
-      toolCalls,
-    });
-    for (const message of settled.messages) append(message);
-    if (options.signal?.aborted) {
-      stopReason = 'user-cancelled';
-      break;
-    }
-    if (settled.stopped) {
-      stopReason = 'stopping-tool';
-      break;
-    }
+    if (next === 'stop') break;
   }
-
-  sink.emitAt(placement.at({ turn, tab: 0 }), { type: 'stop', reason: stopReason });
-  const citedDocuments = citedIn(answer, citations.mapping);
-  return {
-    answer,
-    stopReason,
-    messages: added,
-    citedDocuments,
-    documents: citations.mapping,
-    toolOutcomes,
-    cycles,
-    recoveredToolCalls,
-    ...(error ? { error } : {}),
-  };
+  return state.finish();
 }
 
-function emitRecoveredAnswer(input: {
-  sink: PacketSink;
-  placement: StepPlacement;
-  turn: number;
-  answer: string;
-  step: LlmStepResult;
-  citations: ReturnType<typeof createCitationAllocator>;
-  announcedDocuments: Set<string>;
-}): void {
-  const at = input.placement.at({ turn: input.turn, tab: 0 });
-  if (!input.step.answerStarted) {
-    input.sink.emitAt(at, { type: 'message-start', finalDocuments: [...input.citations.mapping.values()] });
-  }
-  for (const number of new CitationMarkerScanner().process(input.answer)) {
-    const document = input.citations.mapping.get(number);
-    if (document && !input.announcedDocuments.has(document.id)) {
-      input.announcedDocuments.add(document.id);
-      input.sink.emitAt(at, { type: 'citation-info', citationNumber: number, documentId: document.id });
+interface CycleInput {
+  readonly options: RunChatTurnOptions;
+  readonly state: TurnState;
+  readonly cycle: number;
+  readonly lastCycle: boolean;
+  readonly preferredDialects: readonly string[] | undefined;
+  /** What the caller's `beforeCycle` hook decided for this cycle. */
+  readonly directive: TurnCycleDirective | undefined;
+  /** Told the calls the cycle runs, for the next cycle's hook. */
+  readonly onCalls: (calls: readonly ToolCall[]) => void;
+}
+
+/** One cycle: a model step, then recovery, then the tool calls, or the answer that ends the turn. */
+async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
+  const { options, state, lastCycle } = input;
+  state.cycles += 1;
+  const cycleTools = lastCycle ? [] : (input.directive?.tools ?? options.tools ?? []);
+  const toolChoice: ModelToolChoice =
+    input.directive?.toolChoice ?? (input.cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto');
+  const parsers = options.recovery?.parsers;
+  const batch = cycleTools.length > 0 ? createCycleBatch(options, state, cycleTools) : undefined;
+  const step: LlmStepResult = await runLlmStep({
+    model: options.model,
+    messages: state.conversation,
+    tools: cycleTools,
+    toolChoice,
+    turn: state.turn,
+    placement: state.placement,
+    sink: state.sink,
+    citations: state.citations,
+    announcedDocuments: state.announcedDocuments,
+    batch,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.stream ? { stream: options.stream } : {}),
+    ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
+    citing: true,
+    ...(parsers ? { parsers } : {}),
+    ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
+  });
+  state.turn = step.nextTurn;
+
+  if (step.error) {
+    await batch?.settle(step.toolCalls);
+    state.error = step.error;
+    state.stopReason = options.signal?.aborted ? 'user-cancelled' : 'error';
+    if (state.stopReason === 'error') {
+      state.sink.emitAt(state.placement.at({ turn: state.turn, tab: 0 }), {
+        type: 'error',
+        code: step.error.code,
+        message: step.error.message,
+      });
     }
+    return 'stop';
   }
-  input.sink.emitAt(at, { type: 'message-delta', content: input.answer });
+
+  const definitions = cycleTools.map((tool) => tool.definition());
+  let calls: readonly ToolCall[] = step.toolCalls;
+  let content = step.answer;
+  if (
+    calls.length === 0 &&
+    state.recoveryAttemptsLeft > 0 &&
+    recoveryTrigger(step, toolChoice, definitions, parsers)
+  ) {
+    const recovered = recoverCycle({ ...input, step, definitions });
+    if (recovered === 'retry') return 'continue';
+    ({ calls, content } = recovered);
+  }
+
+  if (calls.length === 0) {
+    state.answer = finishWithAnswer({ state, step, definitions, ...(parsers ? { parsers } : {}) });
+    // An answer in the last cycle after tool cycles was forced: the model got no tools to call.
+    state.stopReason = lastCycle && input.cycle > 0 ? 'cycle-limit' : 'finished';
+    return 'stop';
+  }
+  input.onCalls(calls);
+  return runCycleCalls({ options, state, batch, step, calls, content });
 }
 
 /**
- * Whether raw output holds a tool call: one can be extracted, or an `<invoke>` is there (a zero-parameter call
- * to an unknown tool is still a call, and never an answer). Stricter than `looksLikeToolCallPayload`, which
- * also counts a bare marker: a marker around prose is not a call.
+ * Recovery of one step's text calls (one attempt of the turn's budget): the calls and the prose around them; a
+ * retraction when they were shown; or, when nothing was found and a corrective message is configured, the
+ * model is told and the cycle is retried.
  */
-function holdsToolCall(raw: string, definitions: readonly ToolDefinition[]): boolean {
-  return /<invoke\b/i.test(raw) || extractToolCallsFromText(raw, definitions).length > 0;
-}
-
-const markupTagPattern =
-  /<\/?(?:function_calls|tool_calls?|invoke|parameter|tool_call_begin|tool_call_end)\b[^>]*>|\[TOOL_CALLS\]|<\|python_tag\|>/gi;
-
-/** The text of raw output with tool-call markup tags removed (their content stays). */
-function withoutMarkupTags(raw: string): string {
-  return raw.replace(markupTagPattern, '').trim();
-}
-
-function citedIn(answer: string, mapping: ReadonlyMap<number, CitedDocument>): CitedDocument[] {
-  const cited = new Map<number, CitedDocument>();
-  for (const number of new CitationMarkerScanner().process(`${answer}\n`)) {
-    const document = mapping.get(number);
-    if (document) cited.set(number, document);
+function recoverCycle(
+  input: CycleInput & { readonly step: LlmStepResult; readonly definitions: readonly ToolDefinition[] },
+): { readonly calls: readonly ToolCall[]; readonly content: string } | 'retry' {
+  const { options, state, step } = input;
+  const parsers = options.recovery?.parsers;
+  state.recoveryAttemptsLeft -= 1;
+  const recovered = recoverStep({
+    step,
+    definitions: input.definitions,
+    turn: step.nextTurn - 1,
+    placement: state.placement,
+    ...(parsers ? { parsers } : {}),
+    ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
+  });
+  state.recoveredToolCalls += recovered.calls.length;
+  if (recovered.shown && recovered.prose !== step.answer) retract(state, step, recovered.prose);
+  const corrective = options.recovery?.correctiveMessage;
+  if (recovered.calls.length === 0 && corrective && state.recoveryAttemptsLeft > 0 && !input.lastCycle) {
+    state.append({ role: 'assistant', content: step.rawAnswer });
+    state.append({
+      role: 'user',
+      content: typeof corrective === 'string' ? corrective : DEFAULT_CORRECTIVE_MESSAGE,
+    });
+    return 'retry';
   }
-  return [...cited.values()];
+  return { calls: recovered.calls, content: recovered.prose };
 }
 
-function lastUserText(messages: readonly ChatMessage[]): string {
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index];
-    if (message?.role === 'user') return message.content;
+/** Runs a cycle's calls and puts the exchange into the history: the calls with the prose around them. */
+async function runCycleCalls(input: {
+  readonly options: RunChatTurnOptions;
+  readonly state: TurnState;
+  readonly batch: ToolCallBatch | undefined;
+  readonly step: LlmStepResult;
+  readonly calls: readonly ToolCall[];
+  readonly content: string;
+}): Promise<'continue' | 'stop'> {
+  const { state, step, options } = input;
+  const settled = await (input.batch ?? new ToolCallBatch([], {})).settle(input.calls);
+  state.toolOutcomes.push(...settled.outcomes);
+  const toolCalls: AssistantToolCall[] = input.calls.map((call) => ({
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  }));
+  state.append({
+    role: 'assistant',
+    content: input.content,
+    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    toolCalls,
+  });
+  for (const message of settled.messages) state.append(message);
+  if (options.signal?.aborted) {
+    state.stopReason = 'user-cancelled';
+    return 'stop';
   }
-  return '';
+  if (settled.stopped) {
+    state.stopReason = 'stopping-tool';
+    return 'stop';
+  }
+  return 'continue';
+}
+
+function createCycleBatch(
+  options: RunChatTurnOptions,
+  state: TurnState,
+  tools: readonly Tool[],
+): ToolCallBatch {
+  return new ToolCallBatch(tools, {
+    emitter: state.sink,
+    citations: state.citations,
+    userQuery: state.userQuery,
+    history: state.conversation,
+    files: options.files ?? [],
+    ...(options.userId === undefined ? {} : { userId: options.userId }),
+    extras: options.extras ?? {},
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.maxConcurrentTools === undefined ? {} : { maxConcurrentTools: options.maxConcurrentTools }),
+    ...(options.defaultToolTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.defaultToolTimeoutMs }),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
+}
+
+/** Text already shown held the calls recovery found: tell every consumer what the message really says. */
+function retract(state: TurnState, step: LlmStepResult, prose: string): void {
+  new AnswerWriter({
+    sink: state.sink,
+    citations: state.citations,
+    announcedDocuments: state.announcedDocuments,
+    citing: true,
+    started: step.answerStarted,
+  }).replace(state.placement.at({ turn: step.nextTurn - 1, tab: 0 }), prose);
+}
+
+/** The dialects recovery tries first: the configured ones, else the model family's (none for unknown models). */
+function preferredDialectsOf(options: RunChatTurnOptions): readonly string[] | undefined {
+  const configured = options.recovery?.dialects;
+  if (configured !== undefined) return configured.length > 0 ? configured : undefined;
+  return findModelProfile(options.model.modelId, options.recovery?.profiles)?.dialects;
 }

@@ -3,7 +3,12 @@ import { findDelimitedBlocks } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import {
+  createForwardSearch,
+  readIdentifierEnd,
+  skipWhitespace,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 const callBegin = '<｜tool▁call▁begin｜>';
@@ -17,12 +22,18 @@ const separator = '<｜tool▁sep｜>';
  */
 export const deepSeekToolCallParser: ToolCallTextParser = {
   name: 'deepseek',
+  markers: [
+    { open: '<｜tool▁calls▁begin｜>', closes: ['<｜tool▁calls▁end｜>'] },
+    { open: callBegin, closes: [callEnd] },
+  ],
   detect: (text) => text.includes(callBegin),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
+    // Searched forward only: a missing separator is looked for once, not once per block.
+    const separatorSearch = createForwardSearch(text, separator);
     for (const block of findDelimitedBlocks(text, { open: callBegin, closes: [callEnd] })) {
-      const separatorAt = text.indexOf(separator, block.contentStart);
+      const separatorAt = separatorSearch.next(block.contentStart);
       if (separatorAt < 0 || separatorAt > block.contentEnd) continue;
       const before = text.slice(block.contentStart, separatorAt).trim();
       let argumentsFrom = separatorAt + separator.length;

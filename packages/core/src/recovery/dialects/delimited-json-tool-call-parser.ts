@@ -3,6 +3,7 @@ import { findDelimitedBlocks } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
+import { lowerCaseAscii, skipWhitespace } from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 /** Options for {@link createDelimitedJsonToolCallParser}. */
@@ -17,23 +18,24 @@ export interface DelimitedJsonToolCallParserOptions {
  * A dialect whose calls are JSON between an opening and a closing marker (Hermes `<tool_call>`, Mistral
  * `[TOOL_CALLS]`, Llama `<|python_tag|>`, Granite `<|tool_call|>`, ...). Each call's range covers the whole
  * block, markers included, so nothing inside is extracted again and the markup can be cut out as a whole.
- * Bare arguments are not accepted here: inside a call block a JSON object must name its tool.
+ * Bare arguments are not accepted here: inside a call block a JSON object must name its tool. The JSON is read
+ * where the block starts (see `blockValues`).
  */
 export function createDelimitedJsonToolCallParser(
   options: DelimitedJsonToolCallParserOptions,
 ): ToolCallTextParser {
-  // Detection looks for the marker as written, in lower case and in upper case: three native searches are
-  // far cheaper than lower-casing a long answer for every dialect. Parsing itself ignores case.
-  const spellings = [...new Set([options.open, options.open.toLowerCase(), options.open.toUpperCase()])];
+  // Detection searches the ASCII-lower-cased text, which is computed once per text and shared by every parser.
+  const lowerOpen = options.open.toLowerCase();
   return {
     name: options.name,
-    detect: (text) => spellings.some((spelling) => text.includes(spelling)),
+    markers: [{ open: options.open, closes: options.closes ?? [] }],
+    detect: (text) => lowerCaseAscii(text).includes(lowerOpen),
     parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
       const tools = indexToolDefinitions(toolDefs);
       const calls: LocatedToolCall[] = [];
       for (const block of findDelimitedBlocks(text, { open: options.open, closes: options.closes ?? [] })) {
-        for (const scanned of scanJsonValues(text, { from: block.contentStart, to: block.contentEnd })) {
-          for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: false })) {
+        for (const value of blockValues(text, block.contentStart, block.contentEnd)) {
+          for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
             calls.push({ ...call, start: block.start, end: block.end });
           }
         }
@@ -41,4 +43,38 @@ export function createDelimitedJsonToolCallParser(
       return calls;
     },
   };
+}
+
+/**
+ * The JSON values a block starts with: one right after the marker (past whitespace, a `<|plugin|>`-style token
+ * and a code fence opener), then each one joined to it by `;` or `,` (Llama 3.2 writes several calls so).
+ * Anchored reads cost the length of the values, not of the block, so text full of unclosed markers stays
+ * linear; JSON elsewhere in a block is left to the catch-all JSON scan.
+ */
+function blockValues(text: string, from: number, to: number): unknown[] {
+  const values: unknown[] = [];
+  let position = skipPreamble(text, from, to);
+  while (position < to) {
+    const scanned = scanJsonValues(text, { from: position, to, anchored: true })[0];
+    if (!scanned) break;
+    values.push(scanned.value);
+    position = skipWhitespace(text, scanned.end, to);
+    if (text[position] !== ';' && text[position] !== ',') break;
+    position = skipWhitespace(text, position + 1, to);
+  }
+  return values;
+}
+
+function skipPreamble(text: string, from: number, to: number): number {
+  let position = skipWhitespace(text, from, to);
+  if (text.startsWith('<|', position)) {
+    const end = text.indexOf('|>', position + 2);
+    if (end >= 0 && end - position <= 32 && end < to) position = skipWhitespace(text, end + 2, to);
+  }
+  if (text.startsWith('```', position)) {
+    const lineEnd = text.indexOf('\n', position);
+    if (lineEnd >= 0 && lineEnd - position <= 24 && lineEnd < to)
+      position = skipWhitespace(text, lineEnd + 1, to);
+  }
+  return position;
 }

@@ -16,11 +16,16 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
 /**
  * `<function=name>…</function>`: Qwen3-Coder / Qwen3.5 / Nemotron 3 / Seed-OSS put `<parameter=p>value</parameter>`
  * elements inside (usually wrapped in `<tool_call>` or `<seed:tool_call>`), Llama 3.1 and Functionary v3.1 put
- * a JSON object. Parameter values are typed by the tool's schema; one leading and one trailing line break
- * around a value are dropped (the Qwen3-Coder template adds them).
+ * a JSON object. Parameter values are typed by the tool's schema. The Qwen3-Coder template puts a line break
+ * before and after each value: those are dropped, and a one-line value is trimmed. Models often leave out the
+ * closing tags (`</parameter>`, `</function>`): then a value ends at the next `<parameter=` and is trimmed.
  */
 export const functionTagToolCallParser: ToolCallTextParser = {
   name: 'function-tag',
+  markers: [
+    { open: '<function=', closes: ['</function>'] },
+    { open: '<seed:tool_call>', closes: ['</seed:tool_call>'] },
+  ],
   detect: (text) => text.includes('<function=') || text.includes('<FUNCTION='),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
@@ -28,8 +33,9 @@ export const functionTagToolCallParser: ToolCallTextParser = {
     const parameterSearch = createForwardSearch(lower, '<parameter=');
     const closeParameterSearch = createForwardSearch(lower, '</parameter>');
     const calls: LocatedToolCall[] = [];
+    const tagEndSearch = createForwardSearch(text, '>');
     for (const block of findDelimitedBlocks(text, { open: '<function=', closes: ['</function>'] })) {
-      const nameEnd = text.indexOf('>', block.contentStart);
+      const nameEnd = tagEndSearch.next(block.contentStart);
       if (nameEnd < 0 || nameEnd > block.contentEnd || nameEnd - block.contentStart > 256) continue;
       const tool = tools.get(stripFunctionsPrefix(text.slice(block.contentStart, nameEnd).trim()));
       if (!tool) continue;
@@ -42,7 +48,7 @@ export const functionTagToolCallParser: ToolCallTextParser = {
         while (cursor < block.contentEnd) {
           const hit = parameterSearch.next(cursor);
           if (hit < 0 || hit >= block.contentEnd) break;
-          const keyEnd = text.indexOf('>', hit);
+          const keyEnd = tagEndSearch.next(hit);
           if (keyEnd < 0 || keyEnd >= block.contentEnd || keyEnd - hit > 256) break;
           const key = text.slice(hit + '<parameter='.length, keyEnd).trim();
           const closeHit = closeParameterSearch.next(keyEnd);
@@ -50,10 +56,7 @@ export const functionTagToolCallParser: ToolCallTextParser = {
           let valueEnd = closeHit >= 0 && closeHit < block.contentEnd ? closeHit : block.contentEnd;
           if (nextOpen >= 0 && nextOpen < valueEnd) valueEnd = nextOpen;
           const rawValue = decodeXmlEntities(
-            text
-              .slice(keyEnd + 1, valueEnd)
-              .replace(/^\r?\n/, '')
-              .replace(/\r?\n$/, ''),
+            parameterText(text.slice(keyEnd + 1, valueEnd), valueEnd === closeHit),
           );
           argumentsObject[key] = coerceParameterValue(rawValue, { schema: tool.properties.get(key) });
           cursor = valueEnd === closeHit ? closeHit + '</parameter>'.length : valueEnd;
@@ -65,3 +68,8 @@ export const functionTagToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+function parameterText(raw: string, closed: boolean): string {
+  const value = raw.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
+  return !closed || !value.includes('\n') ? value.trim() : value;
+}

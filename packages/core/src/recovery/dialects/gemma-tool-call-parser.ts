@@ -16,15 +16,21 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
  * Gemma 4 `<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>` and FunctionGemma
  * `<start_function_call>call:get_weather{city:<escape>Oslo<escape>}<end_function_call>`: keys are bare, strings
  * sit between `<|"|>` (or `<escape>`) delimiters, other values are typed by the schema. The range includes
- * the wrapper tokens when they are present.
+ * the wrapper tokens when they are present. Servers that strip special tokens leave `call:get_weather{city:Oslo}`:
+ * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text).
  */
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
-  detect: (text) =>
-    text.includes(callMarker) && stringDelimiters.some((delimiter) => text.includes(delimiter)),
+  markers: wrappers.map(([open, close]) => ({ open, closes: [close] })),
+  detect: (text) => text.includes(callMarker),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const callSearch = createForwardSearch(text, callMarker);
+    // Forward searches, so a delimiter that never closes is looked for once, not once per call.
+    const colonSearch = createForwardSearch(text, ':');
+    const delimiterSearches = new Map(
+      stringDelimiters.map((delimiter) => [delimiter, createForwardSearch(text, delimiter)]),
+    );
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -43,14 +49,14 @@ export const gemmaToolCallParser: ToolCallTextParser = {
           cursor++;
           break;
         }
-        const keyEnd = text.indexOf(':', cursor);
+        const keyEnd = colonSearch.next(cursor);
         if (keyEnd < 0 || keyEnd - cursor > 256) break;
         const key = text.slice(cursor, keyEnd).trim();
         let valueStart = keyEnd + 1;
         const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, valueStart));
         if (delimiter) {
           valueStart += delimiter.length;
-          const valueEnd = text.indexOf(delimiter, valueStart);
+          const valueEnd = delimiterSearches.get(delimiter)!.next(valueStart);
           if (valueEnd < 0) break;
           argumentsObject[key] = text.slice(valueStart, valueEnd);
           cursor = valueEnd + delimiter.length;

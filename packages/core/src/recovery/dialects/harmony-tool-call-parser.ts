@@ -17,6 +17,11 @@ const headerStarts = ['<|start|>', '<|channel|>'];
  */
 export const harmonyToolCallParser: ToolCallTextParser = {
   name: 'harmony',
+  markers: [
+    { open: '<|start|>assistant<|channel|>commentary to=', closes: ['<|call|>'] },
+    { open: '<|channel|>commentary to=', closes: ['<|call|>'] },
+    { open: '<|start|>assistant to=', closes: ['<|call|>'] },
+  ],
   detect: (text) => text.includes(recipient) && text.includes(messageMarker),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);

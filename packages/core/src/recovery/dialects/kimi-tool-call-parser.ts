@@ -4,7 +4,7 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { stripFunctionsPrefix } from '../text-search.ts';
+import { createForwardSearch, stripFunctionsPrefix } from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 const callBegin = '<|tool_call_begin|>';
@@ -19,12 +19,18 @@ const argumentBegin = '<|tool_call_argument_begin|>';
  */
 export const kimiToolCallParser: ToolCallTextParser = {
   name: 'kimi',
+  markers: [
+    { open: '<|tool_calls_section_begin|>', closes: ['<|tool_calls_section_end|>'] },
+    { open: callBegin, closes: [callEnd] },
+  ],
   detect: (text) => text.includes(callBegin),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
+    // Searched forward only: a missing argument marker is looked for once, not once per block.
+    const argumentSearch = createForwardSearch(text, argumentBegin);
     for (const block of findDelimitedBlocks(text, { open: callBegin, closes: [callEnd] })) {
-      const argumentAt = text.indexOf(argumentBegin, block.contentStart);
+      const argumentAt = argumentSearch.next(block.contentStart);
       if (argumentAt < 0 || argumentAt > block.contentEnd) continue;
       const identifier = stripFunctionsPrefix(text.slice(block.contentStart, argumentAt).trim());
       const name = identifier.replace(/:\d+$/, '');

@@ -16,12 +16,13 @@ const callIdMarker = '[CALL_ID]';
 
 /**
  * Newer Mistral models (Small 3.2, Devstral, Magistral, Ministral 3): `[TOOL_CALLS]name[ARGS]{json}`, possibly
- * with `[CALL_ID]id` before `[ARGS]`, and several calls either each after their own `[TOOL_CALLS]` or one after
- * another. (The older `[TOOL_CALLS][{...}]` JSON form is the `mistral` delimited parser.)
+ * with `[CALL_ID]id` before `[ARGS]`, the v11+ template's `[TOOL_CALLS]name{json}` without `[ARGS]`, and several
+ * calls either each after their own `[TOOL_CALLS]` or one after another. (The older `[TOOL_CALLS][{...}]` JSON form is the `mistral` delimited parser.)
  */
 export const mistralArgumentsToolCallParser: ToolCallTextParser = {
   name: 'mistral-args',
-  detect: (text) => text.includes(argumentsMarker) && text.includes(marker),
+  markers: [{ open: marker, closes: [] }],
+  detect: (text) => text.includes(marker),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const markerSearch = createForwardSearch(text, marker);
@@ -40,8 +41,11 @@ export const mistralArgumentsToolCallParser: ToolCallTextParser = {
         if (text.startsWith(callIdMarker, afterName)) {
           afterName = readIdentifierEnd(text, afterName + callIdMarker.length);
         }
-        if (nameEnd === nameStart || !text.startsWith(argumentsMarker, afterName)) break;
-        const json = scanJsonValues(text, { from: afterName + argumentsMarker.length, anchored: true })[0];
+        if (nameEnd === nameStart) break;
+        const hasArgumentsMarker = text.startsWith(argumentsMarker, afterName);
+        if (!hasArgumentsMarker && text[afterName] !== '{') break;
+        const argumentsFrom = afterName + (hasArgumentsMarker ? argumentsMarker.length : 0);
+        const json = scanJsonValues(text, { from: argumentsFrom, anchored: true })[0];
         if (!json) break;
         const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));
         if (tool)

@@ -22,6 +22,7 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
  */
 export const namedToolCallTagParser: ToolCallTextParser = {
   name: 'named-tool-call-tag',
+  markers: [{ open: '<tool_call>', closes: ['</tool_call>'] }],
   detect: (text) => text.includes('<tool_call>') || text.includes('<TOOL_CALL>'),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);

@@ -2,7 +2,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { readPythonCall } from '../python-literal.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
-import { readIdentifierEnd, stripFunctionsPrefix } from '../text-search.ts';
+import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 const maximumCallLength = 1024 * 1024;
@@ -10,7 +10,9 @@ const maximumCallLength = 1024 * 1024;
 /**
  * Pythonic calls: `[get_weather(city='Oslo'), get_time(tz="CET")]` (Llama 3.2 / ToolACE, Llama 4 inside
  * `<|python_start|>`, LFM2 inside `<|tool_call_start|>`), Olmo 3's one-call-per-line inside `<function_calls>`,
- * Gemma 3's ```tool_code fences, and `functions.get_weather({...})` leaks from frontier models.
+ * Gemma 3's ```tool_code fences (also `print(get_weather(...))`), Llama 3.x built-in tools after
+ * `<|python_tag|>` (`brave_search.call(query="...")`), and `functions.get_weather({...})` leaks from frontier
+ * models.
  *
  * Literals are read by a small safe reader (never evaluated). To keep prose such as "I would call
  * get_weather(city='Oslo') now" from becoming a call, a call counts only when it stands alone: before it (on
@@ -20,6 +22,10 @@ const maximumCallLength = 1024 * 1024;
  */
 export const pythonicToolCallParser: ToolCallTextParser = {
   name: 'pythonic',
+  markers: [
+    { open: '<|python_start|>', closes: ['<|python_end|>'] },
+    { open: '<|tool_call_start|>', closes: ['<|tool_call_end|>'] },
+  ],
   detect: (text) => text.includes('('),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
@@ -33,25 +39,81 @@ export const pythonicToolCallParser: ToolCallTextParser = {
       const nameStart = findIdentifierStart(text, parenthesis);
       const rawName = text.slice(nameStart, parenthesis);
       const prefixed = rawName.startsWith('functions.');
-      const tool = tools.get(stripFunctionsPrefix(rawName));
+      const tool = tools.get(builtInName(stripFunctionsPrefix(rawName)));
       if (!tool || readIdentifierEnd(text, nameStart) !== parenthesis) continue;
-      if (!prefixed && !standsAloneBefore(text, nameStart)) continue;
+      // Gemma writes `print(get_weather(...))` in its tool_code fences: the print wrapper is part of the call.
+      const printStart = printWrapperStart(text, nameStart);
+      const start = printStart ?? nameStart;
+      if (!prefixed && !standsAloneBefore(text, start)) continue;
       const windowEnd = Math.min(text.length, nameStart + Math.min(maximumCallLength, budget));
       const call = readPythonCall(text.slice(0, windowEnd), nameStart);
       budget -= call ? call.end - nameStart : windowEnd - nameStart;
       if (!call) continue;
-      if (!prefixed && !standsAloneAfter(text, call.end)) continue;
+      let end = call.end;
+      if (printStart !== undefined) {
+        const close = skipWhitespace(text, end);
+        if (text[close] !== ')') continue;
+        end = close + 1;
+      }
+      if (!prefixed && !standsAloneAfter(text, end)) continue;
       calls.push({
         name: tool.name,
         arguments: sanitizeJsonValue(call.arguments) as Record<string, unknown>,
-        start: nameStart,
-        end: call.end,
+        start,
+        end,
       });
-      position = call.end;
+      position = end;
     }
-    return calls;
+    return widenToLists(text, calls);
   },
 };
+
+// Llama 3.x built-in tools are written `brave_search.call(query="...")` after `<|python_tag|>`.
+function builtInName(name: string): string {
+  return name.endsWith('.call') ? name.slice(0, -'.call'.length) : name;
+}
+
+function printWrapperStart(text: string, nameStart: number): number | undefined {
+  let index = nameStart - 1;
+  while (index >= 0 && (text[index] === ' ' || text[index] === '\t')) index--;
+  if (text[index] !== '(' || !text.endsWith('print', index)) return undefined;
+  const start = index - 'print'.length;
+  return start === 0 || !/[\w.]/.test(text[start - 1]!) ? start : undefined;
+}
+
+/**
+ * Calls written as one list, `[a(...), b(...)]`, take the brackets and commas into their ranges (the first call
+ * the `[`, each call the comma after it, the last the `]`), so cutting the calls out leaves no `[, ]` behind.
+ */
+function widenToLists(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
+  let index = 0;
+  while (index < calls.length) {
+    const open = skipBackWhitespace(text, calls[index]!.start - 1);
+    if (text[open] !== '[') {
+      index++;
+      continue;
+    }
+    let last = index;
+    while (last + 1 < calls.length && text.slice(calls[last]!.end, calls[last + 1]!.start).trim() === ',')
+      last++;
+    const close = skipWhitespace(text, calls[last]!.end);
+    if (text[close] === ']') {
+      calls[index] = { ...calls[index]!, start: open };
+      // Each call's range runs up to the next one, so the commas between them go too.
+      for (let member = index; member < last; member++)
+        calls[member] = { ...calls[member]!, end: calls[member + 1]!.start };
+      calls[last] = { ...calls[last]!, end: close + 1 };
+    }
+    index = last + 1;
+  }
+  return calls;
+}
+
+function skipBackWhitespace(text: string, from: number): number {
+  let index = from;
+  while (index >= 0 && /\s/.test(text[index]!)) index--;
+  return index;
+}
 
 function findIdentifierStart(text: string, end: number): number {
   let index = end;

@@ -10,6 +10,7 @@ import {
   lowerCaseAscii,
   stripFunctionsPrefix,
 } from '../text-search.ts';
+import { functionCallsMarker } from '../tool-call-markup-marker.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 // A short prefix before the tag name is allowed, for DeepSeek V4's `<｜DSML｜invoke`.
@@ -23,14 +24,21 @@ const maximumPrefixLength = 16;
  */
 export const xmlInvokeToolCallParser: ToolCallTextParser = {
   name: 'xml-invoke',
+  markers: [
+    functionCallsMarker,
+    { open: '<minimax:tool_call>', closes: ['</minimax:tool_call>'] },
+    { open: '<｜DSML｜tool_calls>', closes: ['</｜DSML｜tool_calls>'] },
+    { open: '<invoke', closes: ['</invoke>'], requiresTagEnd: true },
+    { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
+  ],
   detect: (text) => /<[^<>\s]{0,16}invoke[\s>]/i.test(text),
   parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
     const tools = indexToolDefinitions(toolDefs);
     const lower = lowerCaseAscii(text);
     const invokeSearch = createForwardSearch(lower, 'invoke');
-    const closeInvokeSearch = createForwardSearch(lower, 'invoke>');
+    const closeInvokeSearch = closingTagSearch(lower, 'invoke');
     const parameterSearch = createForwardSearch(lower, 'parameter');
-    const closeParameterSearch = createForwardSearch(lower, 'parameter>');
+    const closeParameterSearch = closingTagSearch(lower, 'parameter');
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -43,7 +51,9 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       if (!(isWhitespaceCode(follower) || follower === 0x3e)) continue;
       const tag = parseOpeningTag(text, hit + 6);
       if (!tag) continue;
-      const closeHit = findClosingTag(lower, closeInvokeSearch, tag.end);
+      const closeHit = tag.selfClosing
+        ? { start: tag.end, end: tag.end }
+        : findClosingTag(lower, closeInvokeSearch, tag.end, lower.length);
       const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tag.end);
       const end = closeHit ? closeHit.end : bodyEnd;
       position = Math.max(position, end);
@@ -61,13 +71,16 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
         const parameterTag = parseOpeningTag(text, parameterHit + 9);
         if (!parameterTag || parameterTag.end > bodyEnd) continue;
         const parameterName = parameterTag.attributes.get('name');
-        const parameterClose = findClosingTag(lower, closeParameterSearch, parameterTag.end);
+        const parameterClose = parameterTag.selfClosing
+          ? { start: parameterTag.end, end: parameterTag.end }
+          : findClosingTag(lower, closeParameterSearch, parameterTag.end, bodyEnd);
         const valueEnd = parameterClose && parameterClose.start <= bodyEnd ? parameterClose.start : bodyEnd;
         cursor = parameterClose && parameterClose.end <= bodyEnd ? parameterClose.end : bodyEnd;
         if (parameterName === undefined) continue;
         const stringAttribute = parameterTag.attributes.get('string')?.toLowerCase();
+        // Whitespace around a value is layout (models put values on their own lines), never data.
         argumentsObject[parameterName] = coerceParameterValue(
-          decodeXmlEntities(text.slice(parameterTag.end, valueEnd)),
+          decodeXmlEntities(text.slice(parameterTag.end, valueEnd).trim()),
           {
             schema: tool.properties.get(parameterName),
             isString: stringAttribute === 'true' ? true : stringAttribute === 'false' ? false : undefined,
@@ -95,20 +108,46 @@ function findTagStart(lower: string, nameStart: number): number {
   return -1;
 }
 
+/**
+ * The next closing tag `</name>` (also `</name >`, also with a short prefix) before `limit`, found by `search`
+ * for `name`. Where none was found, none is looked for again (`search` remembers the miss), so unclosed tags
+ * cost one scan, not one per tag.
+ */
 function findClosingTag(
   lower: string,
-  search: ReturnType<typeof createForwardSearch>,
+  search: ClosingTagSearch,
   from: number,
-): { start: number; end: number } | undefined {
+  limit: number,
+): TagRange | undefined {
+  if (from >= search.noneFrom) return undefined;
   let position = from;
   while (true) {
     const hit = search.next(position);
-    if (hit < 0) return undefined;
-    const start = findTagStart(lower, hit);
-    if (start >= 0 && lower[start + 1] === '/')
-      return { start, end: hit + lower.indexOf('>', hit) - hit + 1 };
+    if (hit < 0 || hit >= limit) {
+      if (hit < 0) search.noneFrom = Math.min(search.noneFrom, from);
+      return undefined;
+    }
     position = hit + 1;
+    const start = findTagStart(lower, hit);
+    if (start < 0 || lower[start + 1] !== '/') continue;
+    let after = hit + search.length;
+    while (after < lower.length && after - hit < 64 && isWhitespaceCode(lower.charCodeAt(after))) after++;
+    if (lower.charCodeAt(after) === 0x3e) return { start, end: after + 1 };
   }
+}
+
+interface TagRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A forward search for a tag name that also remembers from where on no closing tag exists. */
+interface ClosingTagSearch extends ReturnType<typeof createForwardSearch> {
+  noneFrom: number;
+}
+
+function closingTagSearch(lower: string, name: string): ClosingTagSearch {
+  return Object.assign(createForwardSearch(lower, name), { noneFrom: Number.POSITIVE_INFINITY });
 }
 
 function nextInvokeOrEnd(

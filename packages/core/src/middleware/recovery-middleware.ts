@@ -5,10 +5,15 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import type { ToolDefinition } from '@toolbus/spec';
-import { ToolCallMarkupStreamFilter } from '../streaming/tool-call-markup-stream-filter.ts';
-import { extractLocatedToolCallsFromText } from './extract-tool-calls-from-text.ts';
-import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
-import type { ToolCallParserRegistry } from './tool-call-parser-registry.ts';
+import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
+import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import {
+  defaultToolCallMarkupMarkers,
+  type ToolCallParserRegistry,
+  toolCallMarkupMarkersOf,
+} from '../recovery/tool-call-parser-registry.ts';
+import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
+import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 
 /** Options for {@link createRecoveryMiddleware}. */
 export interface RecoveryMiddlewareOptions {
@@ -20,15 +25,16 @@ export interface RecoveryMiddlewareOptions {
 
 /**
  * An AI SDK language-model middleware (`LanguageModelV4Middleware`) that gives any AI SDK application the
- * recovery of seed §5: when a model answers with tool calls written as text instead of native tool calls,
+ * turn loop's recovery: when a model answers with tool calls written as text instead of native tool calls,
  * the text becomes proper `tool-call` parts (finish reason `tool-calls`) and the markup disappears from the
- * text parts. Streaming text passes through a markup filter as it arrives; text that starts like a JSON
- * payload (`{`, `[` or a code fence) is held until the end, since bare JSON calls have no markup to filter.
+ * text parts. Streaming text passes through the `AnswerStreamFilter` as it arrives (markup hidden; an answer
+ * that starts like a bare call of an offered tool held back until it is known not to be one).
  * When the text holds no call, calls written in the reasoning are recovered too (the reasoning is not edited).
  * Nothing changes when the model made native calls or when no tools were offered.
  */
 export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}): LanguageModelV4Middleware {
   const generateId = options.generateId ?? defaultId;
+  const markers = options.parsers ? toolCallMarkupMarkersOf(options.parsers) : defaultToolCallMarkupMarkers;
   const extract = (text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] =>
     extractLocatedToolCallsFromText(text, toolDefs, options.parsers ? { parsers: options.parsers } : {});
 
@@ -50,12 +56,12 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
           content.push(part);
           continue;
         }
-        const visible = removeCallText(part.text, calls);
+        const visible = withoutToolCallText(part.text, calls, markers);
         if (visible.trim() !== '') content.push({ ...part, text: visible });
         for (const call of calls) recovered.push(toolCallPart(call, generateId()));
       }
       if (recovered.length === 0) {
-        // Seed §5.3: when the answer holds no call, the reasoning is the last source (left as it is).
+        // When the answer holds no call, the reasoning is the last source (left as it is).
         const reasoning = result.content.map((part) => (part.type === 'reasoning' ? part.text : '')).join('');
         for (const call of reasoning ? extract(reasoning, toolDefs) : [])
           recovered.push(toolCallPart(call, generateId()));
@@ -73,7 +79,9 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
       if (toolDefs.length === 0) return result;
       return {
         ...result,
-        stream: result.stream.pipeThrough(createRecoveryTransform({ toolDefs, extract, generateId })),
+        stream: result.stream.pipeThrough(
+          createRecoveryTransform({ toolDefs, parsers: options.parsers, extract, generateId }),
+        ),
       };
     },
   };
@@ -84,6 +92,7 @@ export const recoveryMiddleware: LanguageModelV4Middleware = createRecoveryMiddl
 
 interface RecoveryTransformOptions {
   readonly toolDefs: readonly ToolDefinition[];
+  readonly parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined;
   readonly extract: (text: string, toolDefs: readonly ToolDefinition[]) => LocatedToolCall[];
   readonly generateId: () => string;
 }
@@ -91,13 +100,14 @@ interface RecoveryTransformOptions {
 function createRecoveryTransform(
   options: RecoveryTransformOptions,
 ): TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart> {
-  const filter = new ToolCallMarkupStreamFilter();
+  // The same filter the turn loop shows answers through: markup hidden, a bare-call start held back.
+  const filter = new AnswerStreamFilter({
+    tools: options.toolDefs,
+    ...(options.parsers ? { parsers: options.parsers } : {}),
+  });
   let rawText = '';
   let reasoningText = '';
   let sawNativeCall = false;
-  // Text is held (not filtered and sent) while everything so far could be a bare JSON payload.
-  let holding = true;
-  let held = '';
   let textId: string | undefined;
   let textOpen = false;
 
@@ -109,18 +119,8 @@ function createRecoveryTransform(
     controller.enqueue({ type: 'text-delta', id: textId, delta: text });
   }
 
-  function finishText(
-    controller: TransformStreamDefaultController<LanguageModelV4StreamPart>,
-    calls: LocatedToolCall[],
-  ): void {
-    if (holding) {
-      const remaining = calls.length > 0 ? removeCallText(held, calls) : filterOnce(held);
-      visible(controller, calls.length > 0 ? remaining.trim() : remaining);
-      held = '';
-      holding = false;
-    } else {
-      visible(controller, filter.flush());
-    }
+  function finishText(controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void {
+    visible(controller, filter.flush());
     if (textOpen && textId !== undefined) controller.enqueue({ type: 'text-end', id: textId });
     textOpen = false;
   }
@@ -133,21 +133,11 @@ function createRecoveryTransform(
           textOpen = true;
           controller.enqueue(part);
           return;
-        case 'text-delta': {
+        case 'text-delta':
           textId = part.id;
           rawText += part.delta;
-          if (holding) {
-            held += part.delta;
-            const first = held.trimStart()[0];
-            if (first === undefined || first === '{' || first === '[' || first === '`') return;
-            holding = false;
-            visible(controller, filter.process(held));
-            held = '';
-            return;
-          }
           visible(controller, filter.process(part.delta));
           return;
-        }
         case 'text-end':
           // Closed in flush()/finish, once we know whether the held text was a call.
           return;
@@ -161,8 +151,8 @@ function createRecoveryTransform(
           return;
         case 'finish': {
           const calls = sawNativeCall ? [] : options.extract(rawText, options.toolDefs);
-          finishText(controller, calls);
-          // Seed §5.3: when the answer holds no call, the reasoning is the last source (left as it is).
+          finishText(controller);
+          // When the answer holds no call, the reasoning is the last source (left as it is).
           if (!sawNativeCall && calls.length === 0 && reasoningText !== '') {
             calls.push(...options.extract(reasoningText, options.toolDefs));
           }
@@ -181,7 +171,7 @@ function createRecoveryTransform(
       }
     },
     flush(controller) {
-      if (textOpen || held !== '') finishText(controller, []);
+      if (textOpen) finishText(controller);
     },
   });
 }
@@ -209,26 +199,6 @@ function toolCallPart(
   toolCallId: string,
 ): LanguageModelV4Content & { type: 'tool-call' } {
   return { type: 'tool-call', toolCallId, toolName: call.name, input: JSON.stringify(call.arguments) };
-}
-
-/** Cuts the recovered calls' ranges out of the text, then any remaining markup (empty wrappers). */
-function removeCallText(text: string, calls: readonly LocatedToolCall[]): string {
-  let result = '';
-  let position = 0;
-  for (const call of calls) {
-    if (call.start < position) continue;
-    result += text.slice(position, call.start);
-    position = call.end;
-  }
-  result += text.slice(position);
-  return filterOnce(result)
-    .replace(/```(?:json|tool_code|python)?\s*```/g, '')
-    .trim();
-}
-
-function filterOnce(text: string): string {
-  const filter = new ToolCallMarkupStreamFilter();
-  return filter.process(text) + filter.flush();
 }
 
 function defaultId(): string {

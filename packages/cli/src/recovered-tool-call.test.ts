@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  chunkText,
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  startScriptedModelServer,
+  textSteps,
+} from '@toolbus/core/testing';
+
+// End to end: a weak model that writes its tool call as text, behind the real `toolbus chat` command. The user
+// sees the tool run and the answer, never the call's text, and the next request the model gets carries the
+// call as a structured tool call.
+
+const entry = new URL('./cli-entry.ts', import.meta.url).pathname;
+
+function runCli(args: readonly string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdin.end('');
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const callText = /internal_search|"queries"|"name"|tool_call|\{|\}/;
+
+/** The output without the tool status lines (which show the structured call's arguments on purpose). */
+function answerLines(stdout: string): string {
+  return stdout
+    .split('\n')
+    .filter((line) => !/^[…✓✗] /.test(line))
+    .join('\n');
+}
+
+describe('toolbus chat with a model that writes tool calls as text', () => {
+  let home: string;
+  let server: ScriptedModelServer;
+  let env: Record<string, string>;
+  // What the model writes on its first step of each chat (set per test).
+  let written = '';
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'toolbus-recovery-'));
+    const docs = join(home, 'docs');
+    await mkdir(docs);
+    await writeFile(join(docs, 'refunds.md'), '# Refund Policy\n\nCustomers are refunded within 14 days.\n');
+    server = await startScriptedModelServer({
+      handler: (request) => {
+        const answered = request.messages.some((message) => message.toolResults.length > 0);
+        if (answered) return textSteps(['Refunds are paid within 14 days [1].']);
+        return textSteps(chunkText(written, 5));
+      },
+    });
+    // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
+    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#qwen2.5-7b-instruct` };
+    const indexed = await runCli(['index', docs], env);
+    assert.equal(indexed.code, 0, indexed.stderr);
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  function followUp(): ScriptedRequest {
+    const request = server.requests.at(-1);
+    assert.ok(request, 'the model was asked again with the tool result');
+    return request;
+  }
+
+  function assertStructuredCall(request: ScriptedRequest, prose: string): void {
+    const assistant = request.messages.find((message) => message.role === 'assistant');
+    assert.equal(assistant?.toolCalls.length, 1, 'the history holds the call as a tool call');
+    assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
+    assert.deepEqual(JSON.parse(assistant?.toolCalls[0]?.arguments ?? '{}'), { queries: ['refund'] });
+    assert.equal(assistant?.text.trim(), prose, 'and the prose around it, not its text');
+    const result = request.messages.flatMap((message) => message.toolResults)[0];
+    assert.equal(result?.toolCallId, assistant?.toolCalls[0]?.id);
+    assert.match(result?.content ?? '', /refunded within 14 days/);
+  }
+
+  test('a bare JSON call is never shown; the tool runs and the answer follows', async () => {
+    written = '{"name": "internal_search", "arguments": {"queries": ["refund"]}}';
+    const result = await runCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /✓ Internal Search — 1 document/);
+    assert.match(result.stdout, /Refunds are paid within 14 days \[1\]\./);
+    assert.doesNotMatch(answerLines(result.stdout), callText);
+    assertStructuredCall(followUp(), '');
+  });
+
+  test('a Hermes <tool_call> after prose shows the prose only', async () => {
+    written =
+      'Let me check the policy.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}\n</tool_call>';
+    const result = await runCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^Let me check the policy\./);
+    assert.doesNotMatch(answerLines(result.stdout), callText);
+    assertStructuredCall(followUp(), 'Let me check the policy.');
+  });
+
+  test('a call written after prose is retracted: the output holds the prose, never the call', async () => {
+    written = 'Let me check the policy.\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}';
+    const result = await runCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^Let me check the policy\.\n… Internal Search/);
+    assert.doesNotMatch(answerLines(result.stdout), callText);
+    assertStructuredCall(followUp(), 'Let me check the policy.');
+  });
+});

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Packet, PacketObject } from '@toolbus/spec';
+import { TerminalRenderer } from './terminal-renderer.ts';
+
+const packet = (obj: PacketObject): Packet => ({ placement: { turn: 0, tab: 0 }, modelIndex: 0, obj });
+const retracted: PacketObject[] = [
+  { type: 'message-start' },
+  { type: 'message-delta', content: 'Let me look.\n' },
+  { type: 'message-delta', content: '{"name": "internal_search"}' },
+  { type: 'message-replace', content: 'Let me look.' },
+  { type: 'stop', reason: 'finished' },
+];
+
+describe('TerminalRenderer and message-replace', () => {
+  it('on a terminal, erases the message it drew and draws the replacement', () => {
+    const writes: string[] = [];
+    const renderer = new TerminalRenderer({
+      write: (text) => writes.push(text),
+      interactive: true,
+      color: false,
+      columns: 80,
+    });
+    for (const obj of retracted) renderer.render(packet(obj));
+    const eraseAt = writes.indexOf('\u001b[1A\r\u001b[J');
+    assert.ok(eraseAt > 0, 'moved up over the two rows of the message and cleared them');
+    assert.deepEqual(writes.slice(eraseAt + 1), ['Let me look.', '\n']);
+  });
+
+  it('without a terminal, writes a message once it is settled, so a retracted call never reaches the output', () => {
+    let output = '';
+    const renderer = new TerminalRenderer({
+      write: (text) => (output += text),
+      interactive: false,
+      color: false,
+    });
+    for (const obj of retracted.slice(0, 3)) renderer.render(packet(obj));
+    assert.equal(output, '', 'held while it may still change');
+    for (const obj of retracted.slice(3)) renderer.render(packet(obj));
+    assert.equal(output, 'Let me look.\n');
+  });
+});

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ToolCallMarkupStreamFilter } from '../streaming/tool-call-markup-stream-filter.ts';
+import type { ToolCallTextParser } from './extracted-tool-call.ts';
+import { looksLikeToolCallPayload } from './looks-like-tool-call-payload.ts';
+import { hasToolCallMarker, withoutToolCallMarkupTags } from './tool-call-markup-marker.ts';
+import {
+  createToolCallParserRegistry,
+  defaultToolCallMarkupMarkers,
+  defaultToolCallParsers,
+  toolCallMarkupMarkersOf,
+} from './tool-call-parser-registry.ts';
+
+function filtered(text: string, filter = new ToolCallMarkupStreamFilter()): string {
+  let output = '';
+  for (const character of text) output += filter.process(character);
+  return output + filter.flush();
+}
+
+describe('tool-call markers come from the dialect parsers', () => {
+  const withMarkers = defaultToolCallParsers.filter((parser) => (parser.markers ?? []).length > 0);
+
+  it('every dialect with markup declares it', () => {
+    const markupFree = defaultToolCallParsers
+      .filter((parser) => !withMarkers.includes(parser))
+      .map((parser) => parser.name);
+    assert.deepEqual(markupFree.sort(), ['functionary', 'json', 'react']);
+  });
+
+  for (const parser of withMarkers) {
+    for (const marker of parser.markers ?? []) {
+      it(`${parser.name}: ${marker.open} is filtered, gated and stripped`, () => {
+        const open = `${marker.open}${marker.requiresTagEnd ? '>' : ''}`;
+        const close = marker.closes[0] ?? '';
+        const text = `Before ${open} secret ${close} after`;
+        assert.equal(filtered(text), close ? 'Before  after' : 'Before ');
+        assert.equal(looksLikeToolCallPayload(text), true);
+        assert.equal(hasToolCallMarker(text, defaultToolCallMarkupMarkers), true);
+        assert.equal(withoutToolCallMarkupTags(text, defaultToolCallMarkupMarkers), 'Before  secret  after');
+      });
+    }
+  }
+
+  it("a registered dialect's markers are filtered and gated too", () => {
+    const atParser: ToolCallTextParser = {
+      name: 'at-signs',
+      markers: [{ open: '@@call', closes: ['@@end'] }],
+      detect: (text) => text.includes('@@call'),
+      parse: () => [],
+    };
+    const registry = createToolCallParserRegistry();
+    registry.register(atParser);
+    const text = 'Hi @@call get_weather city=Oslo @@end there';
+    assert.equal(looksLikeToolCallPayload(text), false);
+    assert.equal(looksLikeToolCallPayload(text, undefined, registry), true);
+    const filter = new ToolCallMarkupStreamFilter(toolCallMarkupMarkersOf(registry));
+    assert.equal(filtered(text, filter), 'Hi  there');
+  });
+
+  it('hides a closing marker whose opening the model forgot, and leaves a marker mentioned in backticks', () => {
+    assert.equal(filtered('{"name": "x"}</tool_call> done'), '{"name": "x"} done');
+    assert.equal(filtered('Done.<|eot_id|>'), 'Done.');
+    const mention = 'Wrap calls in `<tool_call>` and end them with `</tool_call>`.';
+    assert.equal(filtered(mention), mention);
+    assert.equal(new ToolCallMarkupStreamFilter().process(mention), mention);
+    const example =
+      'The format:\n```xml\n<tool_call>{"name": "x"}</tool_call>\n```\nthen <tool_call>hidden</tool_call>.';
+    assert.equal(filtered(example), 'The format:\n```xml\n<tool_call>{"name": "x"}</tool_call>\n```\nthen .');
+    assert.equal(
+      filtered('a `b` <tool_call>hidden</tool_call> c'),
+      'a `b`  c',
+      'closed inline code ends the mention',
+    );
+  });
+
+  it('keeps the unclosed block it hides, for the answer filter to recover or show', () => {
+    const filter = new ToolCallMarkupStreamFilter();
+    assert.equal(filter.process('Hi <tool_call>{"name": "get_'), 'Hi ');
+    assert.equal(filter.process('weather"}'), '');
+    assert.equal(filter.openBlock, '<tool_call>{"name": "get_weather"}');
+    assert.equal(filter.flush(), '');
+    assert.equal(filter.openBlock, undefined);
+  });
+});

@@ -1,0 +1,31 @@
+import type { LocatedToolCall } from './extracted-tool-call.ts';
+import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
+import { withoutToolCallMarkupTags } from './tool-call-markup-marker.ts';
+import { defaultToolCallMarkupMarkers } from './tool-call-parser-registry.ts';
+
+const emptyFence = /```[a-zA-Z_]*\s*```/g;
+
+/**
+ * What a message really says once its recovered calls are taken out: the text minus every call's range, minus
+ * the markup tags left around them (an empty `<function_calls>` wrapper, a `[TOOL_CALLS]` token) and the code
+ * fences they leave empty, trimmed. This is the prose shown after a retraction and kept in the history.
+ */
+export function withoutToolCallText(
+  text: string,
+  calls: readonly Pick<LocatedToolCall, 'start' | 'end'>[],
+  markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers,
+): string {
+  if (calls.length === 0) return text;
+  let result = '';
+  let position = 0;
+  for (const call of [...calls].sort((left, right) => left.start - right.start)) {
+    if (call.start < position) continue;
+    result += text.slice(position, call.start);
+    position = call.end;
+  }
+  result += text.slice(position);
+  return withoutToolCallMarkupTags(result, markers)
+    .replace(emptyFence, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

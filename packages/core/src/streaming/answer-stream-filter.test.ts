@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { tools } from '../recovery/__fixtures__/tool-definitions.ts';
+import { AnswerStreamFilter } from './answer-stream-filter.ts';
+import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
+
+function run(filter: { process(chunk: string): string; flush(): string }, chunks: readonly string[]) {
+  const outputs = chunks.map((chunk) => filter.process(chunk));
+  return { outputs, text: outputs.join('') + filter.flush() };
+}
+
+function splitAt(text: string, cuts: readonly number[]): string[] {
+  const positions = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+  const chunks: string[] = [];
+  let previous = 0;
+  for (const position of positions) {
+    chunks.push(text.slice(previous, position));
+    previous = position;
+  }
+  chunks.push(text.slice(previous));
+  return chunks;
+}
+
+const answer = () => new AnswerStreamFilter({ tools });
+
+describe('AnswerStreamFilter', () => {
+  it('holds a bare JSON call back and shows only the prose after it', () => {
+    const filter = answer();
+    assert.equal(filter.process('{"name": "get_weather", '), '');
+    assert.equal(filter.process('"arguments": {"city": "Oslo"}}'), '');
+    assert.equal(filter.process('\nI will check.'), '');
+    assert.equal(filter.flush(), 'I will check.');
+  });
+
+  it('streams prose at once, from the first chunk', () => {
+    const filter = answer();
+    assert.equal(filter.process('The'), 'The');
+    assert.equal(filter.process(' answer {is} [1].'), ' answer {is} [1].');
+    assert.equal(filter.flush(), '');
+  });
+
+  it('releases JSON data that is no call as soon as it closes', () => {
+    const filter = answer();
+    assert.equal(filter.process('{"status": "ok", "items": [1, 2]'), '');
+    assert.equal(filter.process('} is the reply'), '{"status": "ok", "items": [1, 2]} is the reply');
+  });
+
+  it('releases a JSON start that names no tool, parameter or call key within the hold limit', () => {
+    const filter = new AnswerStreamFilter({ tools, holdLimit: 40 });
+    assert.equal(filter.process('{"title": "A long report", "body": "'), '');
+    const more = 'x'.repeat(30);
+    assert.equal(filter.process(more), `{"title": "A long report", "body": "${more}`);
+  });
+
+  it('releases braces that cannot open JSON, and fences of other languages, at once', () => {
+    assert.equal(answer().process('{ let x = 1 }'), '{ let x = 1 }');
+    assert.equal(answer().process('```python\nimport os\n'), '```python\nimport os\n');
+    assert.equal(answer().process('```bash\nls'), '```bash\nls');
+    assert.equal(answer().process('[1] First point'), '[1] First point');
+    assert.equal(answer().process('[the docs](https://example.org)'), '[the docs](https://example.org)');
+  });
+
+  it('waits on a name that could be a tool, and releases it when it is not called', () => {
+    const filter = answer();
+    assert.equal(filter.process('get_'), '');
+    assert.equal(filter.process('weather is sunny'), 'get_weather is sunny');
+  });
+
+  it('holds a pythonic call, also inside a tool_code fence with print()', () => {
+    assert.equal(run(answer(), ['[get_weather(', 'city="Oslo")]']).text, '');
+    assert.equal(run(answer(), [...'```tool_code\nprint(get_weather(city="Oslo"))\n```']).text, '');
+  });
+
+  it('recovers an unclosed block at the end, and shows one that holds no call without its tags', () => {
+    assert.equal(
+      run(answer(), ['Sure. <tool_call>{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}']).text,
+      'Sure. ',
+    );
+    assert.equal(
+      run(answer(), ['Sure. <tool_call>', 'I cannot call tools here.']).text,
+      'Sure. I cannot call tools here.',
+    );
+  });
+
+  it('without tools behaves exactly like the markup filter', () => {
+    const text = '{"name": "get_weather", "arguments": {"city": "Oslo"}} <tool_call>x</tool_call>y';
+    assert.equal(
+      run(new AnswerStreamFilter({ tools: [] }), [...text]).text,
+      run(new ToolCallMarkupStreamFilter(), [...text]).text,
+    );
+  });
+});
+
+// Property tests: a recovered call's markup never reaches the visible text, whatever the chunking; prose that
+// does not start like a call streams exactly as the markup filter streams it (no delay, nothing changed).
+const bareCalls = [
+  '{"name": "get_weather", "arguments": {"city": "Oslo"}}',
+  '[{"name": "get_time", "arguments": {"tz": "CET"}}]',
+  '```json\n{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}\n```',
+  '```json\n{"city": "Oslo"}\n```',
+  '[get_weather(city="Oslo"), get_time(tz="CET")]',
+  '```tool_code\nprint(get_weather(city="Oslo"))\n```',
+  "{'name': 'get_weather', 'arguments': {'city': 'Oslo', 'metric': True}}",
+  '{"get_weather": {"city": "Oslo"}, "id": "call_1"}',
+];
+const markupCalls = [
+  '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
+  '<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>',
+  '<function_calls><invoke name="get_time"><parameter name="tz">CET</parameter></invoke></function_calls>',
+  '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Oslo"}}<|eom_id|>',
+  '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|><|tool_calls_section_end|>',
+  '<|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"tz": "CET"}<|call|>',
+  '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>',
+  '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>',
+];
+// Markers that run to the end of the stream: only as the last thing in an answer.
+const trailingCalls = [
+  '[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}',
+  '[TOOL_CALLS] [{"name": "get_time", "arguments": {"tz": "CET"}}]',
+  '<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n',
+];
+const words = [
+  'Sure',
+  'The',
+  'Note',
+  'answer',
+  'is',
+  'JSON',
+  '`<tool_call>`',
+  '{braces}',
+  '[1]',
+  '(see)',
+  'Oslo',
+  'ok.',
+];
+const prose = fc
+  .tuple(
+    fc.constantFrom('Sure', 'The', 'Note'),
+    fc.array(fc.constantFrom(...words, ' ', '\n', ', '), { maxLength: 12 }),
+  )
+  .map(([first, rest]) => `${first} ${rest.join(' ')}`);
+const cuts = fc.array(fc.nat(), { maxLength: 10 });
+const callText = /get_weather|get_time|"name"|<\|?tool_call|function=|invoke|TOOL_CALLS|arg_key|to=functions/;
+// What is shown, without the marker the prose mentions in inline code.
+const withoutMentions = (text: string) => text.replaceAll('`<tool_call>`', '');
+
+describe('AnswerStreamFilter: property-based', () => {
+  it('a bare call opening the answer never shows, and the prose after it does', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...bareCalls), fc.option(prose), cuts, (call, after, positions) => {
+        const text = after === null ? call : `${call}\n${after}`;
+        const shown = run(answer(), splitAt(text, positions)).text;
+        assert.doesNotMatch(withoutMentions(shown), callText);
+        if (after !== null) assert.equal(shown, after.trim());
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('markup calls between prose never show, and the prose around them is unchanged', () => {
+    fc.assert(
+      fc.property(
+        prose,
+        fc.constantFrom(...markupCalls),
+        prose,
+        fc.option(fc.constantFrom(...trailingCalls)),
+        cuts,
+        (before, call, after, trailing, positions) => {
+          const text = `${before}${call}${after}${trailing ?? ''}`;
+          const shown = run(answer(), splitAt(text, positions)).text;
+          assert.doesNotMatch(withoutMentions(shown), callText);
+          assert.equal(shown, `${before}${after}`);
+        },
+      ),
+      { numRuns: 600 },
+    );
+  });
+
+  it('prose that does not start like a call streams exactly as the markup filter streams it', () => {
+    fc.assert(
+      fc.property(prose, cuts, (text, positions) => {
+        const chunks = splitAt(text, positions);
+        const held = run(answer(), chunks);
+        const plain = run(new ToolCallMarkupStreamFilter(), chunks);
+        assert.deepEqual(held.outputs, plain.outputs, 'same text after every chunk: no delay');
+        assert.equal(held.text, text);
+      }),
+      { numRuns: 600 },
+    );
+  });
+});

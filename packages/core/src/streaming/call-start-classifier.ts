@@ -1,0 +1,183 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import { callArgumentKeys, callNameKeys, callWrapperKeys } from '../recovery/match-json-tool-calls.ts';
+import { isWhitespaceCode, skipWhitespace } from '../recovery/text-search.ts';
+import { indexToolDefinitions } from '../recovery/tool-schema-index.ts';
+
+/** What the start of an answer is, so far. */
+export type CallStartVerdict =
+  | { readonly kind: 'wait' }
+  | { readonly kind: 'prose' }
+  /** A bracketed value that could be a call is complete at `end`; its body starts at `bodyStart`. */
+  | { readonly kind: 'complete'; readonly end: number; readonly bodyStart: number };
+
+/** Options for {@link CallStartClassifier}. */
+export interface CallStartClassifierOptions {
+  /** Characters a JSON start may run without a sign of being a call. */
+  readonly holdLimit: number;
+}
+
+const fenceLanguages = ['', 'json', 'tool_code', 'python', 'py', 'tool_call', 'tool_calls'];
+const maximumFenceLineLength = 24;
+const quotedToken = /["']([^"'\n]{1,64})["']/g;
+
+/**
+ * Decides, chunk by chunk, whether the visible start of an answer (after whitespace and a code fence opener) is
+ * the start of a bare tool call: a JSON object or array, `name(` or `[name(` where `name` is a declared tool (also
+ * `functions.name(`, `name.call(`, and `print(name(` inside a `tool_code` / `python` fence). A JSON start stays
+ * a candidate while its first token is a key and, within `holdLimit` characters, it quotes a tool name, a
+ * parameter name or a call key. The scan over the body is incremental (each character is looked at once), so
+ * holding a long call costs linear time.
+ */
+export class CallStartClassifier {
+  readonly #callees = new Set<string>();
+  readonly #signals = new Set<string>();
+  readonly #holdLimit: number;
+  #bodyStart = -1;
+  #isJson = false;
+  #signal = false;
+  #scanned = 0;
+  #depth = 0;
+  #quote = 0;
+  #escaped = false;
+  #firstTokenSeen = false;
+
+  constructor(tools: readonly ToolDefinition[], options: CallStartClassifierOptions) {
+    this.#holdLimit = options.holdLimit;
+    for (const tool of indexToolDefinitions(tools).values()) {
+      this.#callees.add(tool.name).add(`functions.${tool.name}`).add(`${tool.name}.call`);
+      this.#signals.add(tool.name).add(`functions.${tool.name}`);
+      for (const key of tool.properties.keys()) this.#signals.add(key);
+    }
+    for (const key of [...callNameKeys, ...callArgumentKeys, ...callWrapperKeys]) this.#signals.add(key);
+  }
+
+  /** Forgets the answer seen so far (a new stream starts). */
+  reset(): void {
+    this.#bodyStart = -1;
+    this.#isJson = false;
+    this.#signal = false;
+    this.#scanned = 0;
+    this.#depth = 0;
+    this.#quote = 0;
+    this.#escaped = false;
+    this.#firstTokenSeen = false;
+  }
+
+  /** Classifies `held`, the visible text so far (each call gets the previous text plus more). */
+  classify(held: string): CallStartVerdict {
+    if (this.#bodyStart < 0) {
+      const found = this.#findBody(held);
+      if (found.kind !== 'body') return found;
+      this.#bodyStart = found.bodyStart;
+      this.#isJson = found.isJson;
+      this.#signal = !found.isJson;
+      this.#scanned = found.bodyStart;
+    }
+    const end = this.#scan(held);
+    if (end === -2) return { kind: 'prose' };
+    if (end >= 0) return { kind: 'complete', end, bodyStart: this.#bodyStart };
+    if (!this.#signal) {
+      const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
+      for (const match of window.matchAll(quotedToken)) {
+        if (this.#signals.has(match[1]!.trim())) {
+          this.#signal = true;
+          break;
+        }
+      }
+      if (!this.#signal && held.length - this.#bodyStart > this.#holdLimit) return { kind: 'prose' };
+    }
+    return { kind: 'wait' };
+  }
+
+  /** Advances the bracket scan; the end of the balanced value, -1 while open, -2 when it cannot be a call. */
+  #scan(held: string): number {
+    let index = this.#scanned;
+    for (; index < held.length; index++) {
+      const code = held.charCodeAt(index);
+      if (this.#quote !== 0) {
+        if (this.#escaped) this.#escaped = false;
+        else if (code === 0x5c) this.#escaped = true;
+        else if (code === this.#quote) this.#quote = 0;
+        continue;
+      }
+      if (this.#isJson && this.#depth > 0 && !this.#firstTokenSeen && !isWhitespaceCode(code)) {
+        // `{` must open a key (`"`, `'`) or be empty; `[` must hold an object or a call.
+        this.#firstTokenSeen = true;
+        if (!(code === 0x22 || code === 0x27 || code === 0x7d || code === 0x7b || code === 0x5d)) {
+          this.#scanned = index;
+          return -2;
+        }
+      }
+      if (code === 0x22 || code === 0x27) this.#quote = code;
+      else if (code === 0x7b || code === 0x5b || code === 0x28) this.#depth++;
+      else if (code === 0x7d || code === 0x5d || code === 0x29) {
+        this.#depth--;
+        if (this.#depth < 0) return -2;
+        if (this.#depth === 0) {
+          this.#scanned = index + 1;
+          return index + 1;
+        }
+      } else if (code === 0x0a && this.#depth === 0 && index > this.#bodyStart) return -2;
+    }
+    this.#scanned = index;
+    return -1;
+  }
+
+  #findBody(
+    held: string,
+  ): { kind: 'wait' } | { kind: 'prose' } | { kind: 'body'; bodyStart: number; isJson: boolean } {
+    let index = skipWhitespace(held, 0);
+    if (index >= held.length) return { kind: 'wait' };
+    let fenced = false;
+    if (held.charCodeAt(index) === 0x60) {
+      if (!'```'.startsWith(held.slice(index, index + 3))) return { kind: 'prose' };
+      if (held.length - index < 3) return { kind: 'wait' };
+      const lineEnd = held.indexOf('\n', index + 3);
+      const language = held
+        .slice(index + 3, lineEnd < 0 ? undefined : lineEnd)
+        .trim()
+        .toLowerCase();
+      if (language.length > maximumFenceLineLength) return { kind: 'prose' };
+      if (lineEnd < 0)
+        return fenceLanguages.some((known) => known.startsWith(language))
+          ? { kind: 'wait' }
+          : { kind: 'prose' };
+      if (!fenceLanguages.includes(language)) return { kind: 'prose' };
+      fenced = true;
+      index = skipWhitespace(held, lineEnd + 1);
+      if (index >= held.length) return { kind: 'wait' };
+    }
+    const first = held[index]!;
+    if (first === '{') return { kind: 'body', bodyStart: index, isJson: true };
+    if (first === '[') {
+      const next = skipWhitespace(held, index + 1);
+      if (next >= held.length) return { kind: 'wait' };
+      if (held[next] === '{') return { kind: 'body', bodyStart: index, isJson: true };
+      const callee = this.#callee(held, next, false);
+      return callee === 'call' ? { kind: 'body', bodyStart: index, isJson: false } : callee;
+    }
+    const callee = this.#callee(held, index, fenced);
+    return callee === 'call' ? { kind: 'body', bodyStart: index, isJson: false } : callee;
+  }
+
+  /** Whether a declared tool is being called at `from` (`name(`), possibly inside `print(`. */
+  #callee(held: string, from: number, allowPrint: boolean): 'call' | { kind: 'wait' } | { kind: 'prose' } {
+    let end = from;
+    while (end < held.length && end - from < 256 && /[\w.]/.test(held[end]!)) end++;
+    const name = held.slice(from, end);
+    if (name === '') return { kind: 'prose' };
+    if (end >= held.length) {
+      if (allowPrint && 'print'.startsWith(name)) return { kind: 'wait' };
+      for (const callee of this.#callees) if (callee.startsWith(name)) return { kind: 'wait' };
+      return { kind: 'prose' };
+    }
+    if (held[end] !== '(') return { kind: 'prose' };
+    if (this.#callees.has(name)) return 'call';
+    if (allowPrint && name === 'print') {
+      const inner = skipWhitespace(held, end + 1);
+      if (inner >= held.length) return { kind: 'wait' };
+      return this.#callee(held, inner, false);
+    }
+    return { kind: 'prose' };
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Follows Markdown code in streamed text: inline code between backticks (it ends at a line break at the latest)
+ * and fenced blocks between runs of three or more backticks. A tool-call marker inside code is a mention
+ * (`` `<tool_call>` ``, a fenced example), not a call. Each character is looked at once, and text without
+ * backticks outside code is skipped with a native search.
+ */
+export class CodeSpanTracker {
+  #run = 0;
+  #inline = false;
+  #fence = false;
+
+  /** Moves over `text[from, to)`, which the reader sees. */
+  advance(text: string, from = 0, to = text.length): void {
+    let index = from;
+    while (index < to) {
+      if (this.#run === 0 && !this.#inline) {
+        const tick = text.indexOf('`', index);
+        if (tick < 0 || tick >= to) return;
+        index = tick;
+      }
+      const code = text.charCodeAt(index);
+      if (code === 0x60) this.#run++;
+      else {
+        if (this.#run > 0) this.#endRun();
+        if (code === 0x0a) this.#inline = false;
+      }
+      index++;
+    }
+  }
+
+  /** Whether the next (non-backtick) character is inside code. */
+  get inCode(): boolean {
+    if (this.#run > 0) this.#endRun();
+    return this.#inline || this.#fence;
+  }
+
+  #endRun(): void {
+    if (this.#run >= 3) this.#fence = !this.#fence;
+    else if (!this.#fence) this.#inline = !this.#inline;
+    this.#run = 0;
+  }
+}

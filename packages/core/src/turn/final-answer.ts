@@ -1,0 +1,62 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
+import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { withoutToolCallMarkupTags } from '../recovery/tool-call-markup-marker.ts';
+import {
+  defaultToolCallMarkupMarkers,
+  defaultToolCallParsers,
+  toolCallMarkupMarkersOf,
+} from '../recovery/tool-call-parser-registry.ts';
+import { AnswerWriter } from './answer-writer.ts';
+import type { LlmStepResult } from './llm-step.ts';
+import type { TurnState } from './turn-state.ts';
+
+/** Options for {@link finishWithAnswer}. */
+export interface FinishWithAnswerOptions {
+  readonly state: TurnState;
+  readonly step: LlmStepResult;
+  readonly definitions: readonly ToolDefinition[];
+  readonly parsers?: readonly ToolCallTextParser[];
+}
+
+/**
+ * Ends the turn with the step's answer, and appends it to the history. Empty-answer recovery: when the markup
+ * filter left nothing visible but what the model wrote holds no tool call (prose inside a `<function_calls>`
+ * block, say), its text without the markup tags is shown rather than an empty answer.
+ */
+export function finishWithAnswer(options: FinishWithAnswerOptions): string {
+  const { state, step, definitions } = options;
+  const parsers = options.parsers ?? defaultToolCallParsers;
+  let answer = step.answer;
+  if (!answer.trim() && step.rawAnswer.trim() && !holdsToolCall(step.rawAnswer, definitions, parsers)) {
+    const markers =
+      parsers === defaultToolCallParsers ? defaultToolCallMarkupMarkers : toolCallMarkupMarkersOf(parsers);
+    answer = withoutToolCallMarkupTags(step.rawAnswer, markers).trim();
+    new AnswerWriter({
+      sink: state.sink,
+      citations: state.citations,
+      announcedDocuments: state.announcedDocuments,
+      citing: true,
+      started: step.answerStarted,
+    }).write(state.placement.at({ turn: step.nextTurn - 1, tab: 0 }), answer);
+  }
+  state.append({
+    role: 'assistant',
+    content: answer,
+    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+  });
+  return answer;
+}
+
+/**
+ * Whether raw output holds a tool call: one can be extracted, or an `<invoke>` is there (a zero-parameter call
+ * to an unknown tool is still a call, and never an answer). Stricter than `looksLikeToolCallPayload`, which
+ * also counts a bare marker: a marker around prose is not a call.
+ */
+function holdsToolCall(
+  raw: string,
+  definitions: readonly ToolDefinition[],
+  parsers: readonly ToolCallTextParser[],
+): boolean {
+  return /<invoke\b/i.test(raw) || extractToolCallsFromText(raw, definitions, { parsers }).length > 0;
+}

@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
+import * as z from 'zod';
+import { scriptedModel, scriptedProviders } from '../llm/__fixtures__/scripted-providers.ts';
+import type { ScriptedModelServer, ScriptedRequest, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
+import { chunkText, startScriptedModelServer, textSteps } from '../testing/index.ts';
+import { defineTool } from '../tool/define-tool.ts';
+import { type ChatTurnResult, type RunChatTurnOptions, runChatTurn } from './run-chat-turn.ts';
+
+// Turns whose model writes its tool call as text, in the dialects weak self-hosted models use: the user must
+// never see the call's text once it is recovered, and the next request must carry the call as a native one.
+
+const question: ChatMessage[] = [{ role: 'user', content: 'How long do refunds take?' }];
+
+function searchTool(log: string[]): Tool {
+  return defineTool({
+    name: 'internal_search',
+    description: 'Search the company documents',
+    parameters: z.object({ queries: z.array(z.string()) }),
+    run: ({ queries }) => {
+      log.push(queries.join('|'));
+      return 'Refunds take 14 days.';
+    },
+  });
+}
+
+async function runTurn(options: RunChatTurnOptions): Promise<{ packets: Packet[]; result: ChatTurnResult }> {
+  const turn = runChatTurn(options);
+  const packets: Packet[] = [];
+  for await (const packet of turn) packets.push(packet);
+  return { packets, result: await turn.result };
+}
+
+const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
+  packets.filter((packet) => packet.obj.type === type) as (Packet & {
+    obj: Extract<PacketObject, { type: T }>;
+  })[];
+
+/** What a consumer shows: the deltas, with a `message-replace` replacing the message's text so far. */
+function screen(packets: readonly Packet[]): string {
+  let finished = '';
+  let message = '';
+  for (const packet of packets) {
+    if (packet.obj.type === 'message-start') {
+      finished += message;
+      message = '';
+    } else if (packet.obj.type === 'message-delta') message += packet.obj.content;
+    else if (packet.obj.type === 'message-replace') message = packet.obj.content;
+  }
+  return finished + message;
+}
+
+const callText = /internal_search|"queries"|tool_call|TOOL_CALLS|\[ARGS\]/;
+
+for (const provider of scriptedProviders) {
+  describe(`recovered text calls over ${provider}`, () => {
+    let server: ScriptedModelServer;
+    const turns: (ScriptedTurn | ScriptedStep[])[] = [];
+    before(async () => {
+      server = await startScriptedModelServer({
+        handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],
+      });
+    });
+    after(() => server.close());
+    const model = () => scriptedModel({ provider, serverUrl: server.url });
+
+    /** Runs one turn whose first answer is `written` (cut into chunks) and whose second answers in prose. */
+    async function recoverTurn(written: string, chunkSize: number) {
+      const log: string[] = [];
+      let followUp: ScriptedRequest | undefined;
+      turns.push(textSteps(chunkText(written, chunkSize)));
+      turns.push({
+        assert: (request) => {
+          followUp = request;
+        },
+        steps: textSteps(['Refunds take 14 days.']),
+      });
+      const { packets, result } = await runTurn({
+        model: model(),
+        messages: question,
+        tools: [searchTool(log)],
+      });
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.deepEqual(log, ['refunds'], 'the recovered call ran');
+      assert.equal(result.recoveredToolCalls, 1);
+      assert.equal(result.answer, 'Refunds take 14 days.');
+      // The next request looks like a native tool-call exchange: the call, then its result, no markup.
+      const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+      assert.equal(assistant?.toolCalls.length, 1);
+      assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
+      assert.deepEqual(JSON.parse(assistant?.toolCalls[0]?.arguments ?? '{}'), { queries: ['refunds'] });
+      assert.doesNotMatch(assistant?.text ?? '', callText, 'the history holds prose, not markup');
+      const results = followUp?.messages.flatMap((message) => message.toolResults) ?? [];
+      assert.equal(results[0]?.toolCallId, assistant?.toolCalls[0]?.id);
+      const historyAssistant = result.messages.find((message) => message.role === 'assistant');
+      assert.doesNotMatch(historyAssistant?.content ?? '', callText);
+      return { packets, result, assistant };
+    }
+
+    it('streamed bare JSON: held back, never shown, run as a call', async () => {
+      const { packets } = await recoverTurn(
+        '{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        5,
+      );
+      const deltas = ofType(packets, 'message-delta')
+        .map((packet) => packet.obj.content)
+        .join('');
+      assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
+      assert.equal(ofType(packets, 'message-replace').length, 0, 'nothing to retract');
+      assert.equal(screen(packets), 'Refunds take 14 days.');
+    });
+
+    it('pythonic call list: held back, never shown', async () => {
+      const { packets } = await recoverTurn('[internal_search(queries=["refunds"])]', 4);
+      assert.doesNotMatch(
+        ofType(packets, 'message-delta')
+          .map((packet) => packet.obj.content)
+          .join(''),
+        callText,
+      );
+      assert.equal(screen(packets), 'Refunds take 14 days.');
+    });
+
+    it('Hermes <tool_call> after prose: the markup is filtered, the prose stays in history', async () => {
+      const { packets, assistant } = await recoverTurn(
+        'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
+        6,
+      );
+      assert.doesNotMatch(
+        ofType(packets, 'message-delta')
+          .map((packet) => packet.obj.content)
+          .join(''),
+        callText,
+      );
+      assert.equal(assistant?.text.trim(), 'Let me search.');
+      assert.equal(screen(packets), 'Let me search.\nRefunds take 14 days.');
+    });
+
+    it('Mistral [TOOL_CALLS]name[ARGS]{json}: filtered to the end of the step, then recovered', async () => {
+      const { packets } = await recoverTurn('[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}', 3);
+      assert.doesNotMatch(
+        ofType(packets, 'message-delta')
+          .map((packet) => packet.obj.content)
+          .join(''),
+        callText,
+      );
+      assert.equal(screen(packets), 'Refunds take 14 days.');
+    });
+
+    it('a late bare call after prose is retracted with message-replace', async () => {
+      const { packets, assistant } = await recoverTurn(
+        'Let me look that up.\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        8,
+      );
+      const replaced = ofType(packets, 'message-replace');
+      assert.equal(replaced.length, 1);
+      assert.equal(replaced[0]?.obj.content, 'Let me look that up.');
+      const deltas = ofType(packets, 'message-delta');
+      const replaceAt = packets.indexOf(replaced[0]!);
+      assert.ok(
+        packets.findIndex((packet) => packet.obj.type === 'tool-start') > replaceAt,
+        'the message is redrawn before the recovered call starts',
+      );
+      assert.match(
+        deltas.map((packet) => packet.obj.content).join(''),
+        /internal_search/,
+        'it was shown first',
+      );
+      assert.equal(assistant?.text, 'Let me look that up.');
+      assert.equal(screen(packets), 'Let me look that up.Refunds take 14 days.');
+    });
+
+    it('a prose answer that mentions markers and JSON streams unchanged and runs nothing', async () => {
+      const log: string[] = [];
+      const text =
+        'Weak models wrap calls in `<tool_call>` tags or write JSON such as {"status": "ok"}; ours use the API.';
+      turns.push(textSteps(chunkText(text, 4)));
+      const { packets, result } = await runTurn({
+        model: model(),
+        messages: question,
+        tools: [searchTool(log)],
+      });
+      assert.deepEqual(log, []);
+      assert.equal(result.answer, text);
+      assert.equal(result.cycles, 1);
+      assert.equal(ofType(packets, 'message-replace').length, 0);
+      const deltas = ofType(packets, 'message-delta');
+      assert.ok(deltas.length > 5, 'streamed as it came, not held to the end');
+      assert.equal(deltas[0]?.obj.content, 'Weak', 'the first chunk shows at once');
+      assert.equal(screen(packets), text);
+    });
+
+    it('a draft call in the reasoning loses to the real call in the answer', async () => {
+      const log: string[] = [];
+      turns.push([
+        {
+          type: 'reasoning',
+          text: 'Draft: {"name": "internal_search", "arguments": {"queries": ["returns"]}}',
+        },
+        ...textSteps(['{"name": "internal_search", ', '"arguments": {"queries": ["refunds"]}}']),
+      ]);
+      turns.push(textSteps(['Refunds take 14 days.']));
+      const { result } = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
+      assert.deepEqual(log, ['refunds']);
+      assert.equal(result.recoveredToolCalls, 1);
+    });
+  });
+}
