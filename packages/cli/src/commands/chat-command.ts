@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import { constructTools } from '@toolbus/assembly';
 import {
   BUILT_IN_TOOLS,
@@ -19,9 +18,11 @@ import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { loadChatSkills } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
+import { parseCommandArgs } from '../parse-command-args.ts';
 import { TerminalRenderer } from '../terminal-renderer.ts';
+import type { CliCommand } from './cli-command.ts';
 
-export const chatUsage = `Usage: toolbus chat ["question"] [options]
+const chatUsage = `Usage: toolbus chat ["question"] [options]
 
 Without a question on a terminal, starts an interactive chat (an empty line or Ctrl-D ends it); without a
 question and with piped input, the input is the question.
@@ -44,10 +45,17 @@ const systemPrompt = [
 ].join(' ');
 
 /** `toolbus chat`: one question, or an interactive chat, with the persona's tools. */
-export async function runChatCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
+export const chatCommand: CliCommand = {
+  name: 'chat',
+  synopsis: 'chat ["question"]        ask with tools (interactive without a question)',
+  usage: chatUsage,
+  run: (argv, io) => runChatCommand(argv, io),
+};
+
+async function runChatCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    argv,
+    usage: chatUsage,
     options: {
       model: { type: 'string' },
       persona: { type: 'string' },
@@ -56,13 +64,8 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
       'hide-reasoning': { type: 'boolean', default: false },
       packets: { type: 'boolean', default: false },
       file: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    io.stdout.write(chatUsage);
-    return 0;
-  }
   const maxCycles = values['max-cycles'] === undefined ? undefined : Number(values['max-cycles']);
   if (maxCycles !== undefined && (!Number.isInteger(maxCycles) || maxCycles < 1 || maxCycles > 50)) {
     io.stderr.write('toolbus chat: --max-cycles takes a whole number from 1 to 50.\n');

@@ -1,30 +1,34 @@
-import { parseArgs } from 'node:util';
 import { indexPaths } from '@toolbus/tools';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
+import { parseCommandArgs } from '../parse-command-args.ts';
 import { createProgressBar } from '../progress-bar.ts';
+import { UsageError } from '../usage-error.ts';
+import type { CliCommand } from './cli-command.ts';
 
-export const indexUsage = `Usage: toolbus index <folder or file>... [--json]
+const indexUsage = `Usage: toolbus index <folder or file>... [--json]
 
 Indexes Markdown, text, HTML, PDF and JSON files for internal_search. Incremental: unchanged files are skipped,
 deleted ones are removed from the index.
 `;
 
 /** `toolbus index <paths...>`: indexes documents with a progress bar; exit 1 when any file failed. */
-export async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+export const indexCommand: CliCommand = {
+  name: 'index',
+  synopsis: 'index <folder|file>...   index documents for internal_search',
+  usage: indexUsage,
+  run: (argv, io) => runIndexCommand(argv, io),
+};
+
+async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    argv,
+    usage: indexUsage,
+    options: { json: { type: 'boolean', default: false } },
   });
-  if (values.help) {
-    io.stdout.write(indexUsage);
-    return 0;
-  }
   if (positionals.length === 0) {
-    io.stderr.write(`toolbus index: name at least one folder or file.\n\n${indexUsage}`);
-    return 2;
+    throw new UsageError({ message: 'name at least one folder or file.', usage: indexUsage });
   }
   const config = loadCliConfig({ env: io.env });
   const workspace = await openWorkspace(config);

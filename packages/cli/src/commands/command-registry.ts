@@ -1,0 +1,18 @@
+import { chatCommand } from './chat-command.ts';
+import type { CliCommand } from './cli-command.ts';
+import { configCommand } from './config-command.ts';
+import { indexCommand } from './index-command.ts';
+import { sandboxCommand } from './sandbox-command.ts';
+import { skillsCommand } from './skills-command.ts';
+
+/**
+ * Every `toolbus` command, in the order `toolbus --help` lists them. A new command is a file in this folder
+ * exporting a {@link CliCommand} and one line here.
+ */
+export const COMMANDS: readonly CliCommand[] = [
+  chatCommand,
+  indexCommand,
+  configCommand,
+  skillsCommand,
+  sandboxCommand,
+];
