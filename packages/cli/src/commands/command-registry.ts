@@ -2,6 +2,9 @@ import { chatCommand } from './chat-command.ts';
 import type { CliCommand } from './cli-command.ts';
 import { configCommand } from './config-command.ts';
 import { indexCommand } from './index-command.ts';
+import { mcpCommand } from './mcp-command.ts';
+import { openApiCommand } from './openapi-command.ts';
+import { personaCommand } from './persona-command.ts';
 import { sandboxCommand } from './sandbox-command.ts';
 import { skillsCommand } from './skills-command.ts';
 
@@ -13,6 +16,9 @@ export const COMMANDS: readonly CliCommand[] = [
   chatCommand,
   indexCommand,
   configCommand,
+  personaCommand,
+  mcpCommand,
+  openApiCommand,
   skillsCommand,
   sandboxCommand,
 ];
