@@ -22,6 +22,7 @@ import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-te
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { ToolCallBatch, type ToolCallOutcome } from '../runner/run-tool-calls.ts';
 import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
+import { planToolset, type ToolSearchLimits } from '../tool-search/plan-toolset.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
 import { recoverStepToolCalls, recoveryTrigger } from './recover-step-tool-calls.ts';
 import { StepPlacement } from './step-placement.ts';
@@ -50,6 +51,13 @@ export interface RunChatTurnOptions {
   /** The conversation so far, ending with the user's new message (a system message may come first). */
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly Tool[];
+  /**
+   * When the tools exceed these limits, the model gets a `tool_search` tool instead of every definition, and what
+   * it finds is loaded into the next cycle (default: {@link DEFAULT_TOOL_SEARCH_LIMITS}; `false`: always send
+   * every tool). Given explicitly, the stream starts with a `tool-mode` packet either way; by default only when
+   * tool search is used.
+   */
+  readonly toolSearch?: ToolSearchLimits | false;
   /** Tool choice of the first cycle (`required` or a tool name forces a call); later cycles use `auto`. */
   readonly toolChoice?: ModelToolChoice;
   readonly maxCycles?: number;
@@ -111,9 +119,21 @@ export function runChatTurn(options: RunChatTurnOptions): ChatTurn {
 }
 
 async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promise<ChatTurnResult> {
-  const tools = options.tools ?? [];
+  const allTools = options.tools ?? [];
+  const toolset =
+    options.toolSearch === false
+      ? { mode: 'all' as const, total: allTools.length, current: () => allTools }
+      : planToolset(allTools, options.toolSearch ?? {});
   const maxCycles = Math.max(1, options.maxCycles ?? DEFAULT_MAX_CYCLES);
   const placement = new StepPlacement(options.parent?.placement);
+  if (toolset.mode === 'search' || (options.toolSearch !== undefined && allTools.length > 0)) {
+    sink.emitAt(placement.at({ turn: 0, tab: 0 }), {
+      type: 'tool-mode',
+      mode: toolset.mode,
+      total: toolset.total,
+      offered: toolset.current().length,
+    });
+  }
   const citations = createCitationAllocator(options.citations ?? {});
   const announcedDocuments = new Set<string>();
   const conversation: ChatMessage[] = [...options.messages];
@@ -136,7 +156,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
   for (let cycle = 0; cycle < maxCycles; cycle += 1) {
     cycles += 1;
     const lastCycle = cycle === maxCycles - 1;
-    const cycleTools = lastCycle ? [] : tools;
+    const cycleTools = lastCycle ? [] : toolset.current();
     const toolChoice: ModelToolChoice = cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto';
     const batch =
       cycleTools.length > 0
