@@ -123,12 +123,3 @@ export async function setConfigValue(
   await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, config.configFile);
 }
-
-/** The tool limits in force for a model: its own entry over `*` over the defaults. */
-export function toolLimitsFor(
-  config: CliConfig,
-  model: string | undefined,
-): { maxTools?: number; maxTokens?: number } {
-  const limits = config.file.toolLimits ?? {};
-  return { ...limits['*'], ...(model === undefined ? {} : limits[model]) };
-}

@@ -17,17 +17,24 @@ export function closestName(input: string, candidates: readonly string[]): strin
   return bestDistance <= allowed || best.startsWith(input) ? best : undefined;
 }
 
-/** Levenshtein distance with one row of memory. */
+/** Edit distance where swapping two neighbouring letters counts as one edit (the commonest typo). */
 function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, index) => index)];
   for (let i = 1; i <= a.length; i += 1) {
-    let diagonal = row[0] as number;
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j += 1) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(
+        (rows[i - 1]?.[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (rows[i - 1]?.[j - 1] ?? 0) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, (rows[i - 2]?.[j - 2] ?? 0) + 1);
+      }
+      row.push(best);
     }
+    rows.push(row);
   }
-  return row[b.length] as number;
+  return rows[a.length]?.[b.length] ?? 0;
 }

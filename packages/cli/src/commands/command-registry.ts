@@ -1,6 +1,8 @@
 import { chatCommand } from './chat-command.ts';
 import type { CliCommand } from './cli-command.ts';
 import { configCommand } from './config-command.ts';
+import { filesCommand } from './files-command.ts';
+import { historyCommand } from './history-command.ts';
 import { indexCommand } from './index-command.ts';
 import { mcpCommand } from './mcp-command.ts';
 import { openApiCommand } from './openapi-command.ts';
@@ -14,11 +16,13 @@ import { skillsCommand } from './skills-command.ts';
  */
 export const COMMANDS: readonly CliCommand[] = [
   chatCommand,
+  historyCommand,
   indexCommand,
   configCommand,
   personaCommand,
   mcpCommand,
   openApiCommand,
+  filesCommand,
   skillsCommand,
   sandboxCommand,
 ];
