@@ -18,7 +18,6 @@ import { type CliConfig, loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { createCliFetch } from '../create-cli-fetch.ts';
 import { describeSkippedTools } from '../describe-skipped-tools.ts';
-import { EXIT_CODES } from '../exit-codes.ts';
 import { runInteractiveChat } from '../interactive-chat.ts';
 import { loadChatSkills } from '../load-skills.ts';
 import { observeModelFetch } from '../observed-model-fetch.ts';
