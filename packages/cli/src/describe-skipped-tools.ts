@@ -1,4 +1,5 @@
 import type { SkippedTool } from '@toolbus/assembly';
+import { oneLine } from './one-line.ts';
 
 // Left out on purpose (a flag, a setting, a service that is not configured): nothing the user must hear about.
 const quietReasons = new Set<SkippedTool['reason']>([
@@ -35,10 +36,10 @@ export function describeSkippedTools(
       if (failedServers.has(item.serverId)) continue;
       failedServers.add(item.serverId);
       const fix = item.reason === 'mcp-auth-required' ? ` — run \`toolbus mcp login ${server}\`` : '';
-      lines.push(`${item.message}${fix} (its tools are not offered)`);
+      lines.push(`${oneLine(item.message)}${fix} (its tools are not offered)`);
       continue;
     }
-    lines.push(item.message);
+    lines.push(oneLine(item.message));
   }
   for (const [server, counts] of waiting) {
     const parts = [

@@ -1,6 +1,7 @@
 import { toMcpServerConfig } from '@toolbus/assembly';
 import { connectMcpServer, type McpFetch, type McpOAuthOptions, type McpTool } from '@toolbus/mcp';
 import type { McpServer, McpToolApproval, Storage } from '@toolbus/storage';
+import { oneLine } from './one-line.ts';
 
 /** How one tool a server lists stands against its approval. */
 export type McpToolState = 'approved' | 'not approved' | 'changed since approval';
@@ -38,7 +39,7 @@ export async function mcpServerStatus(input: {
       await connection.close().catch(() => undefined);
     }
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    return { ok: false, reason: oneLine(error instanceof Error ? error.message : String(error)) };
   }
   const approvals = new Map<string, McpToolApproval>(
     (await input.storage.mcpServers.listApprovals(input.server.id)).map((approval) => [
@@ -90,6 +91,21 @@ export async function approveMcpToolSet(input: {
       await storage.mcpServers.revokeApproval({ serverId: server.id, toolName: approval.toolName });
     }
   }
+  await syncMcpPersonaRows(input);
+}
+
+/**
+ * Gives a persona one row per tool the server lists now (and drops rows of tools it no longer lists). Rows of
+ * unapproved tools are withheld by assembly with a reason, which is how a chat can tell the user to approve them.
+ */
+export async function syncMcpPersonaRows(input: {
+  readonly server: McpServer;
+  readonly tools: readonly McpTool[];
+  readonly personaId: string;
+  readonly storage: Storage;
+}): Promise<void> {
+  const { storage, server } = input;
+  const listed = new Set(input.tools.map((tool) => tool.mcpToolName));
   const rows = (await storage.personas.listToolRows(input.personaId)).filter(
     (row) => row.source.kind === 'mcp' && row.source.serverId === server.id,
   );

@@ -24,6 +24,7 @@ import { observeModelFetch } from '../observed-model-fetch.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { runCliTurn } from '../run-cli-turn.ts';
+import { storageFileStores } from '../storage-file-stores.ts';
 import { UsageError } from '../usage-error.ts';
 import { DEFAULT_OUTPUT_DIRECTORY } from '../write-tool-files.ts';
 import type { CliCommand } from './cli-command.ts';
@@ -108,6 +109,7 @@ async function runChatCommand(argv: readonly string[], io: CliIo): Promise<numbe
     const memories = await storage.memories.list(user.id);
     const skills = await loadChatSkills(config, io.env);
     cleanups.push(() => skills.close());
+    const fileStores = storageFileStores(storage, user.id);
     const assembly = await constructTools({
       persona,
       user,
@@ -126,7 +128,8 @@ async function runChatCommand(argv: readonly string[], io: CliIo): Promise<numbe
       availabilityContext: { userId: user.id, files: chatFiles },
       fetch: guardedFetch,
       // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
-      mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback' },
+      mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
+      openApi: { fileStore: fileStores.openApi },
       ...(allowedToolIds ? { allowedToolIds } : {}),
     });
     cleanups.push(() => assembly.close());

@@ -6,7 +6,7 @@ import type { CliIo } from '../cli-io.ts';
 import { createCliFetch } from '../create-cli-fetch.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { localOAuthOptions, runMcpOAuthLogin } from '../mcp-oauth-login.ts';
-import { approveMcpToolSet, mcpServerStatus } from '../mcp-server-status.ts';
+import { approveMcpToolSet, mcpServerStatus, syncMcpPersonaRows } from '../mcp-server-status.ts';
 import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
@@ -227,7 +227,10 @@ async function approveFlow(
   for (const { tool, state } of status.tools) {
     say(`  ${tool.mcpToolName}${state === 'approved' ? '' : `  [${state}]`}  ${firstLine(tool.description)}`);
   }
+  const tools = status.tools.map((entry) => entry.tool);
   if (context.ask) {
+    // The persona gets the tools now; they are withheld (and chats say so) until the set is approved.
+    await syncMcpPersonaRows({ server, tools, personaId: workspace.persona.id, storage: workspace.storage });
     if (!io.stdin?.isTTY) {
       say(`Not approved yet: review the tools, then run \`toolbus mcp approve ${server.name}\`.`);
       return EXIT_CODES.ok;
@@ -244,7 +247,7 @@ async function approveFlow(
   }
   await approveMcpToolSet({
     server,
-    tools: status.tools.map((entry) => entry.tool),
+    tools,
     personaId: workspace.persona.id,
     storage: workspace.storage,
     approvedBy: 'local user',
