@@ -19,7 +19,12 @@ export function describeModelError(
       ? `the model server answered 404 Not Found${at}. The base URL probably lacks /v1: write it as http://host:port/v1 (e.g. openai-compatible:http://localhost:8000/v1#model).`
       : `the model server answered 404 Not Found${at}: the model name may be wrong, or the server does not serve the chat completions API. (${error.message})`;
   }
-  if (ModelStreamError.isInstance(error) && observation && observation.status < 300) {
+  if (
+    ModelStreamError.isInstance(error) &&
+    observation &&
+    observation.status > 0 &&
+    observation.status < 300
+  ) {
     if (observation.mediaType === 'text/html') {
       return `the server${at} sent an HTML page where a model stream was expected: this URL is a web site, not an OpenAI-compatible API. Check the host, port and path (it usually ends in /v1).`;
     }

@@ -4,6 +4,7 @@ import { oneLine } from './one-line.ts';
 // Left out on purpose (a flag, a setting, a service that is not configured): nothing the user must hear about.
 const quietReasons = new Set<SkippedTool['reason']>([
   'not-allowed',
+  'unavailable',
   'memory-disabled',
   'search-disabled',
   'unknown-built-in',

@@ -2,6 +2,7 @@
 export interface ModelResponseObservation {
   readonly origin: string;
   readonly path: string;
+  /** 0 while (or when) no response came. */
   readonly status: number;
   /** The media type without parameters (`text/html`, `application/json`, `text/event-stream`). */
   readonly mediaType: string;
@@ -31,14 +32,21 @@ export function observeModelFetch(options: {
   let noticed = false;
   const observed = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const timer = setTimeout(() => {
+    last = { origin: url.origin, path: url.pathname, status: 0, mediaType: '' };
+    const started = performance.now();
+    const notice = () => {
       if (noticed) return;
       noticed = true;
       options.onSilence(url.origin);
-    }, options.silenceNoticeMs);
+    };
+    const timer = setTimeout(notice, options.silenceNoticeMs);
     timer.unref?.();
     try {
-      const response = await inner(input, init);
+      const response = await inner(input, init).catch((error: unknown) => {
+        // The stall watchdog aborts at the same moment the notice is due: the first timeout is still reported.
+        if (performance.now() - started >= options.silenceNoticeMs * 0.9) notice();
+        throw error;
+      });
       last = {
         origin: url.origin,
         path: url.pathname,

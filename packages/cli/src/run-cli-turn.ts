@@ -6,6 +6,7 @@ import type { CliIo } from './cli-io.ts';
 import { describeModelError } from './describe-model-error.ts';
 import { EXIT_CODES } from './exit-codes.ts';
 import type { ModelResponseObservation } from './observed-model-fetch.ts';
+import { oneLine } from './one-line.ts';
 import { TerminalRenderer } from './terminal-renderer.ts';
 import { producedFiles, writeStoredFiles } from './write-tool-files.ts';
 
@@ -60,12 +61,27 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     interactive,
     color: interactive && !io.env.NO_COLOR,
     showReasoning: input.showReasoning,
+    // A failed turn is reported once, on stderr, with what to try.
+    printTurnErrors: false,
   });
   const hooks: ToolRunHooks = {
     onToolCallStart: ({ call }) => ({
       end: ({ status, response, error }) => {
-        if (status === 'success' || status === 'merged') return;
         const rich = response.rich;
+        // Code that ran and failed is a successful call of a failed program: the user sees it as a failure.
+        if (
+          status === 'success' &&
+          rich?.type === 'python-execution' &&
+          (rich.exitCode !== 0 || rich.timedOut)
+        ) {
+          const lastLine = rich.stderr.trim().split('\n').at(-1) ?? '';
+          renderer.noteToolFailure(
+            call.id,
+            oneLine(rich.timedOut ? 'the code ran out of time' : `exit ${rich.exitCode}: ${lastLine}`, 200),
+          );
+          return;
+        }
+        if (status === 'success' || status === 'merged') return;
         // The terminal belongs to the user: an unexpected error's own message is shown here, never to the model.
         const cause =
           status === 'unexpected-error' && error instanceof Error
@@ -73,7 +89,7 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
             : rich?.type === 'failure'
               ? rich.message
               : response.llmFacing;
-        renderer.noteToolFailure(call.id, cause);
+        renderer.noteToolFailure(call.id, oneLine(cause, 200));
       },
     }),
   };

@@ -8,6 +8,8 @@ export interface TerminalRendererOptions {
   readonly interactive: boolean;
   readonly color: boolean;
   readonly showReasoning?: boolean;
+  /** Print errors of the turn itself (not of a tool) inline; off when the caller reports them elsewhere. */
+  readonly printTurnErrors?: boolean;
 }
 
 interface ToolLine {
@@ -87,7 +89,7 @@ export class TerminalRenderer {
           line.state = 'failed';
           line.detail = obj.message;
           this.#drawTool(key);
-        } else {
+        } else if (this.#options.printTurnErrors !== false) {
           this.#text(`\nerror: ${obj.message}\n`);
         }
         return;
