@@ -10,8 +10,16 @@ import type { CliCommand } from './cli-command.ts';
 const indexUsage = `Usage: toolbus index <folder or file>... [--json]
 
 Indexes Markdown, text, HTML, PDF and JSON files for internal_search. Incremental: unchanged files are skipped,
-deleted ones are removed from the index.
+deleted ones are removed from the index. Other types, binary content (whatever the name says) and files with no
+text after extraction (scanned PDFs) are skipped and counted, with the reason. Exit 1 when a file failed.
 `;
+
+const skipReasonWords: Record<string, string> = {
+  unsupported: 'of a type that is not indexed',
+  binary: 'binary (not text)',
+  'no-text': 'with no text after extraction',
+};
+const maxListed = 20;
 
 /** `toolbus index <paths...>`: indexes documents with a progress bar; exit 1 when any file failed. */
 export const indexCommand: CliCommand = {
@@ -51,7 +59,17 @@ async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<numb
         `Indexed ${result.files} file(s): ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged, ${result.removed} removed.\n` +
           `The index now holds ${counts.documents} document(s) in ${counts.chunks} chunk(s) (${config.indexFile}).\n`,
       );
-      for (const failure of result.failed) io.stderr.write(`  skipped ${failure.path}: ${failure.reason}\n`);
+      if (result.skipped.length > 0) {
+        const counts = new Map<string, number>();
+        for (const item of result.skipped) counts.set(item.reason, (counts.get(item.reason) ?? 0) + 1);
+        const summary = [...counts].map(([reason, count]) => `${count} ${skipReasonWords[reason] ?? reason}`);
+        io.stdout.write(`Skipped ${result.skipped.length} file(s): ${summary.join(', ')}.\n`);
+        for (const item of result.skipped.slice(0, maxListed))
+          io.stdout.write(`  skipped ${item.path}: ${item.detail}\n`);
+        if (result.skipped.length > maxListed)
+          io.stdout.write(`  … and ${result.skipped.length - maxListed} more (--json lists all)\n`);
+      }
+      for (const failure of result.failed) io.stderr.write(`  failed ${failure.path}: ${failure.reason}\n`);
     }
     return result.failed.length > 0 ? 1 : 0;
   } finally {
