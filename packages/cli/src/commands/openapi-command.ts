@@ -95,9 +95,10 @@ export const openApiCommand: CliCommand = {
         return EXIT_CODES.ok;
       }
       if (action !== 'add') throw new UsageError({ message: `unknown action "${action}".`, usage });
+      // Credentials first: a missing variable is said before anything is fetched.
+      const auth = authFromFlags(values, io.env);
       const text = await readDocument(target as string, { cwd: io.cwd, fetch });
       const document = parseDocumentText(text, target as string);
-      const auth = authFromFlags(values, io.env);
       // Validates the document and the credentials against it before anything is stored.
       const tools = await createOpenApiTools({ document, fetch, ...(auth === undefined ? {} : { auth }) });
       const info = (document as { info?: { title?: unknown } }).info;
