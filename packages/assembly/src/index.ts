@@ -1,12 +1,9 @@
 export type { AvailabilityOutcome } from './adapt-tool.ts';
 export { adaptTool, checkAvailability } from './adapt-tool.ts';
 export type { AssemblyLogger } from './assembly-logger.ts';
-export type {
-  BuiltInToolFactory,
-  BuiltInToolFactoryContext,
-  ConstructToolsOptions,
-  ToolAssembly,
-} from './construct-tools.ts';
+export type { AssemblyOpenApiOptions } from './build-openapi-tools.ts';
+export type { BuiltInToolFactory, BuiltInToolFactoryContext } from './built-in-tool-factory.ts';
+export type { ConstructToolsOptions, ToolAssembly } from './construct-tools.ts';
 export { constructTools, MEMORY_TOOL_ID, SEARCH_TOOL_ID } from './construct-tools.ts';
 export { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 export type { AssemblyMcpOptions } from './load-mcp-server-tools.ts';

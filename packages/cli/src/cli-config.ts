@@ -3,6 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ToolbusError } from '@toolbus/spec';
+import { configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
 
 /** The settings a config file may hold. Keys never live here: only the NAMES of the variables that hold them. */
 export interface ToolbusConfigFile {
@@ -16,6 +17,11 @@ export interface ToolbusConfigFile {
   memory?: 'on' | 'off';
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
   allowHosts?: string[];
+  /**
+   * When a persona's tools exceed these, the model gets a tool-search tool instead of every definition. Keyed by
+   * model string, `*` for every model.
+   */
+  toolLimits?: Record<string, { maxTools?: number; maxTokens?: number }>;
 }
 
 /** Where everything lives, and the settings in force. */
@@ -27,6 +33,8 @@ export interface CliConfig {
   readonly indexFile: string;
   readonly skillsDirectory: string;
   readonly file: ToolbusConfigFile;
+  /** What is wrong with the config file (unreadable JSON, unknown keys, wrong types); empty when nothing is. */
+  readonly problems: readonly string[];
   /** The model string in force and where it came from. */
   readonly model: {
     readonly value: string | undefined;
@@ -34,29 +42,27 @@ export interface CliConfig {
   };
 }
 
-/** The keys `toolbus config set` accepts. */
-export const CONFIG_KEYS = [
-  'model',
-  'memory',
-  'sandboxUrl',
-  'webSearch.provider',
-  'webSearch.apiKeyEnv',
-  'webSearch.baseUrl',
-  'webSearch.searchEngineId',
-  'imageGeneration.baseUrl',
-  'imageGeneration.model',
-  'imageGeneration.apiKeyEnv',
-  'allowHosts',
-] as const;
-
-/** Resolves where toolbus keeps its files and reads the config file (a broken file is a clear error). */
+/**
+ * Resolves where toolbus keeps its files and reads the config file. A file that is not JSON is a clear error,
+ * unless `tolerant` (for `toolbus config`, which must work to fix it): then it reads as empty, with the problem.
+ */
 export function loadCliConfig(options: {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly modelFlag?: string | undefined;
+  readonly tolerant?: boolean;
 }): CliConfig {
   const home = resolve(options.env.TOOLBUS_HOME || join(options.env.HOME || homedir(), '.toolbus'));
   const configFile = join(home, 'config.json');
-  const file = readConfigFile(configFile);
+  let file: ToolbusConfigFile;
+  let problems: string[];
+  try {
+    file = readConfigFile(configFile);
+    problems = configFileProblems(file as Record<string, unknown>);
+  } catch (error) {
+    if (!options.tolerant) throw error;
+    file = {};
+    problems = [(error as Error).message];
+  }
   const model = options.modelFlag
     ? { value: options.modelFlag, source: 'flag' as const }
     : options.env.TOOLBUS_MODEL
@@ -71,6 +77,7 @@ export function loadCliConfig(options: {
     indexFile: join(home, 'index.db'),
     skillsDirectory: join(home, 'skills'),
     file,
+    problems,
     model,
   };
 }
@@ -92,43 +99,25 @@ function readConfigFile(path: string): ToolbusConfigFile {
   return parsed as ToolbusConfigFile;
 }
 
-/** Sets one key in the config file, writing it atomically (a crash never leaves half a file). */
+/** Sets (or with `undefined` removes) one setting, validated against the schema, writing the file atomically. */
 export async function setConfigValue(
   config: CliConfig,
   key: string,
   value: string | undefined,
 ): Promise<void> {
-  if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
-    throw new ToolbusError({
-      code: 'config_unknown_key',
-      message: `Unknown setting "${key}". Settings: ${CONFIG_KEYS.join(', ')}.`,
-    });
-  }
-  if (/key$/i.test(key) && !/Env$/.test(key)) {
-    throw new ToolbusError({
-      code: 'config_secret',
-      message: 'Keys are not stored in the config file: set an environment variable and store its name.',
-    });
-  }
+  const resolved = resolveSetting(key);
+  const parsedValue = value === undefined ? undefined : parseSettingValue(resolved, value);
   const next = structuredClone(config.file) as Record<string, unknown>;
-  const [head, tail] = key.split('.') as [string, string | undefined];
-  const parsedValue =
-    key === 'allowHosts' && value !== undefined
-      ? value
-          .split(',')
-          .map((host) => host.trim())
-          .filter(Boolean)
-      : value;
-  if (tail) {
-    const section = (typeof next[head] === 'object' && next[head] !== null ? next[head] : {}) as Record<
-      string,
-      unknown
-    >;
-    if (parsedValue === undefined) delete section[tail];
-    else section[tail] = parsedValue;
-    next[head] = section;
-  } else if (parsedValue === undefined) delete next[head];
-  else next[head] = parsedValue;
+  let section = next;
+  const path = resolved.path;
+  for (const part of path.slice(0, -1)) {
+    const inner = section[part];
+    section[part] = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? inner : {};
+    section = section[part] as Record<string, unknown>;
+  }
+  const last = path.at(-1) as string;
+  if (parsedValue === undefined) delete section[last];
+  else section[last] = parsedValue;
   await mkdir(dirname(config.configFile), { recursive: true, mode: 0o700 });
   const temporary = `${config.configFile}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });

@@ -1,94 +1,89 @@
-import { startInterpreterServer } from '@toolbus/interpreter';
-import { runSkillsCommand } from '@toolbus/skills';
+import { readFileSync } from 'node:fs';
 import { ToolbusError } from '@toolbus/spec';
-import { loadCliConfig } from './cli-config.ts';
 import type { CliIo } from './cli-io.ts';
-import { chatUsage, runChatCommand } from './commands/chat-command.ts';
-import { configUsage, runConfigCommand } from './commands/config-command.ts';
-import { indexUsage, runIndexCommand } from './commands/index-command.ts';
-import { researchUsage, runResearchCommand } from './commands/research-command.ts';
-import { skillsDataDirectory } from './load-skills.ts';
+import { closestName } from './closest-name.ts';
+import { COMMANDS } from './commands/command-registry.ts';
+import { EXIT_CODES, EXIT_CODES_HELP } from './exit-codes.ts';
+import { UsageError } from './usage-error.ts';
 
-const usage = `toolbus — connect LLMs to tools
+function usage(): string {
+  return `toolbus — connect LLMs to tools
 
 Usage:
-  toolbus chat ["question"]        ask with tools (interactive without a question)
-  toolbus research "question"      Deep Research: plan, parallel agents, a cited report
-  toolbus index <folder|file>...   index documents for internal_search
-  toolbus config [show|set|unset]  where settings and keys live
-  toolbus skills <command>         validate, add and list skill bundles
-  toolbus sandbox serve [--port N] run the code-execution sandbox service
+${COMMANDS.map((command) => `  toolbus ${command.synopsis}`).join('\n')}
 
-Run \`toolbus <command> --help\` for a command's options.
+Run \`toolbus <command> --help\` for a command's options (help never runs anything).
+  --version   print the version
+
+${EXIT_CODES_HELP}
 `;
+}
 
-/** Runs the `toolbus` command line; resolves to the exit code. Errors become one actionable line, not a trace. */
+/** The CLI package's version, from its package.json (one owner). */
+export function cliVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
+/**
+ * Runs the `toolbus` command line; resolves to the exit code (see `EXIT_CODES`). `--help` anywhere before `--`
+ * prints the command's help and runs nothing. An error is printed once, on stderr, as one actionable line.
+ */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    io.stderr.write(usage());
+    return EXIT_CODES.usage;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout.write(`toolbus ${cliVersion()}\n`);
+    return EXIT_CODES.ok;
+  }
+  if (name === 'help' || name === '--help' || name === '-h') {
+    const topic = COMMANDS.find((command) => command.name === rest[0]);
+    io.stdout.write(topic ? topic.usage : usage());
+    return EXIT_CODES.ok;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (command === undefined) {
+    const suggestion = closestName(
+      name,
+      COMMANDS.map((candidate) => candidate.name),
+    );
+    io.stderr.write(
+      `toolbus: unknown command "${name}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}\n` +
+        `Run \`toolbus --help\` for the commands.\n`,
+    );
+    return EXIT_CODES.usage;
+  }
+  if (wantsHelp(rest)) {
+    io.stdout.write(command.usage);
+    return EXIT_CODES.ok;
+  }
   try {
-    switch (command) {
-      case 'chat':
-        return await runChatCommand(rest, io);
-      case 'research':
-        return await runResearchCommand(rest, io);
-      case 'index':
-        return await runIndexCommand(rest, io);
-      case 'config':
-        return await runConfigCommand(rest, io);
-      case 'skills':
-        // Skills live under the toolbus home unless TOOLBUS_DATA_DIR (or --data-dir) says otherwise.
-        return await runSkillsCommand(rest, {
-          stdout: io.stdout,
-          stderr: io.stderr,
-          environment: {
-            ...io.env,
-            TOOLBUS_DATA_DIR: skillsDataDirectory(loadCliConfig({ env: io.env }), io.env),
-          },
-        });
-      case 'sandbox':
-        return await runSandboxCommand(rest, io);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        io.stdout.write(usage);
-        return command === undefined ? 2 : 0;
-      default:
-        io.stderr.write(`toolbus: unknown command "${command}".\n\n${usage}`);
-        return 2;
-    }
+    return await command.run(rest, io);
   } catch (error) {
+    if (UsageError.isInstance(error)) {
+      io.stderr.write(
+        `toolbus ${command.name}: ${error.message}\nRun \`toolbus ${command.name} --help\` for its options.\n`,
+      );
+      return EXIT_CODES.usage;
+    }
     io.stderr.write(`toolbus: ${describeError(error)}\n`);
-    return 1;
+    return EXIT_CODES.failure;
   }
 }
 
-async function runSandboxCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const [action, ...rest] = argv;
-  if (action !== 'serve') {
-    io.stderr.write('Usage: toolbus sandbox serve [--port N] [--host 127.0.0.1]\n');
-    return 2;
+/** `--help`/`-h` before a `--` (after it, arguments belong to something else, e.g. an MCP server's command). */
+function wantsHelp(argv: readonly string[]): boolean {
+  if (argv[0] === 'help') return true;
+  for (const argument of argv) {
+    if (argument === '--') return false;
+    if (argument === '--help' || argument === '-h') return true;
   }
-  const portIndex = rest.indexOf('--port');
-  const hostIndex = rest.indexOf('--host');
-  const port = portIndex >= 0 ? Number(rest[portIndex + 1]) : 8000;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    io.stderr.write('toolbus sandbox serve: --port takes a number from 0 to 65535.\n');
-    return 2;
-  }
-  const server = await startInterpreterServer({
-    port,
-    host: hostIndex >= 0 ? (rest[hostIndex + 1] ?? '127.0.0.1') : '127.0.0.1',
-    onLog: (line) => io.stderr.write(`${line}\n`),
-  });
-  io.stdout.write(`sandbox listening on ${server.url} (isolation: ${server.isolation.status})\n`);
-  if (server.isolation.reason) io.stdout.write(`  ${server.isolation.reason}\n`);
-  io.stdout.write(`Use it: toolbus config set sandboxUrl ${server.url}\n`);
-  await new Promise<void>((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
-  });
-  await server.close();
-  return 0;
+  return false;
 }
 
 function describeError(error: unknown): string {
@@ -96,5 +91,3 @@ function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
-
-export { chatUsage, configUsage, indexUsage, researchUsage };

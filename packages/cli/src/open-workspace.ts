@@ -1,4 +1,5 @@
 import { BUILT_IN_TOOLS } from '@toolbus/core';
+import { ToolbusError } from '@toolbus/spec';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
 import { type DocumentIndex, openDocumentIndex } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
@@ -16,11 +17,14 @@ export interface CliWorkspace {
 export const LOCAL_USER_EMAIL = 'local@toolbus.invalid';
 /** The persona created on first run, with every built-in tool. */
 export const DEFAULT_PERSONA_NAME = 'default';
+/** The settings key that holds the name of the persona `toolbus persona use` chose. */
+export const ACTIVE_PERSONA_SETTING = 'cli.activePersona';
 
 /**
  * Opens the CLI's stores under the toolbus home (creating them on first run): storage with encrypted secrets (key
  * file created with mode 0600), the search index, the local user, and the default persona with every built-in
- * tool. `persona` selects another stored persona by name; an unknown name is an error listing the known ones.
+ * tool. `persona` selects another stored persona by name (default: the one `toolbus persona use` chose, else
+ * `default`); an unknown name is an error listing the known ones.
  */
 export async function openWorkspace(
   config: CliConfig,
@@ -37,11 +41,14 @@ export async function openWorkspace(
       user = await storage.users.updateSettings(user.id, { memoryToolEnabled: memoryWanted });
     }
     const personas = await storage.personas.list();
-    let persona = personas.find((candidate) => candidate.name === (options.persona ?? DEFAULT_PERSONA_NAME));
-    if (!persona && options.persona && options.persona !== DEFAULT_PERSONA_NAME) {
-      throw new Error(
-        `No persona named "${options.persona}". Known personas: ${personas.map((known) => known.name).join(', ') || 'none'}.`,
-      );
+    const active = await storage.settings.get(ACTIVE_PERSONA_SETTING);
+    const wanted = options.persona ?? (typeof active === 'string' ? active : DEFAULT_PERSONA_NAME);
+    let persona = personas.find((candidate) => candidate.name === wanted);
+    if (!persona && wanted !== DEFAULT_PERSONA_NAME) {
+      throw new ToolbusError({
+        code: 'persona_not_found',
+        message: `No persona named "${wanted}". Known personas: ${personas.map((known) => known.name).join(', ') || 'none'} (toolbus persona create <name>).`,
+      });
     }
     if (!persona) {
       persona = await storage.personas.create({

@@ -8,6 +8,8 @@ export interface TerminalRendererOptions {
   readonly interactive: boolean;
   readonly color: boolean;
   readonly showReasoning?: boolean;
+  /** Print errors of the turn itself (not of a tool) inline; off when the caller reports them elsewhere. */
+  readonly printTurnErrors?: boolean;
   /** The terminal's width, to erase a message that is redrawn (default: the standard output's, else 80). */
   readonly columns?: number;
 }
@@ -47,6 +49,10 @@ export class TerminalRenderer {
   #message: MessageState | undefined;
   /** The text being written is the message's own (anything else interrupts it). */
   #writingMessage = false;
+  /** Tool line keys by call id, and the causes of calls that failed by call id (told by the runner's hooks). */
+  readonly #keysByCallId = new Map<string, string>();
+  readonly #failures = new Map<string, string>();
+  readonly #callIdsByKey = new Map<string, string>();
 
   constructor(options: TerminalRendererOptions) {
     this.#options = options;
@@ -86,6 +92,8 @@ export class TerminalRenderer {
         this.#replaceMessage(obj.content);
         return;
       case 'tool-start':
+        this.#keysByCallId.set(obj.toolCallId, key);
+        this.#callIdsByKey.set(key, obj.toolCallId);
         this.#tools.set(key, {
           label: obj.displayName || obj.toolName,
           detail: describeArguments(obj.arguments),
@@ -111,7 +119,7 @@ export class TerminalRenderer {
           line.state = 'failed';
           line.detail = obj.message;
           this.#drawTool(key);
-        } else {
+        } else if (this.#options.printTurnErrors !== false) {
           this.#text(`\nerror: ${obj.message}\n`);
         }
         return;
@@ -119,16 +127,40 @@ export class TerminalRenderer {
       case 'section-end': {
         const line = this.#tools.get(key);
         if (line && line.state === 'running') {
-          line.state = 'done';
+          const failure = this.#failures.get(this.#callIdsByKey.get(key) ?? '');
+          line.state = failure === undefined ? 'done' : 'failed';
+          if (failure !== undefined) line.detail = failure;
           this.#drawTool(key);
         }
         return;
       }
+      case 'tool-mode':
+        if (obj.mode === 'search') {
+          this.#text(
+            `tools: ${obj.total}, more than this model takes at once — offering tool_search, which loads the tools it finds\n`,
+          );
+        }
+        return;
       case 'stop':
         if (!this.#atLineStart) this.#text('\n');
         return;
       default:
         return;
+    }
+  }
+
+  /**
+   * Marks a call as failed with its cause (the guard's reason, the server's message); its line shows ✗ and the
+   * cause instead of ✓ when its section ends, or at once when it already ended.
+   */
+  noteToolFailure(toolCallId: string, cause: string): void {
+    this.#failures.set(toolCallId, cause);
+    const key = this.#keysByCallId.get(toolCallId);
+    const line = key === undefined ? undefined : this.#tools.get(key);
+    if (key !== undefined && line?.state === 'done') {
+      line.state = 'failed';
+      line.detail = cause;
+      this.#drawTool(key);
     }
   }
 

@@ -132,6 +132,11 @@ export { defineTool } from './tool/define-tool.ts';
 export { exampleArgumentsFromSchema } from './tool/example-arguments.ts';
 export type { ArgumentIssue, InvalidArgumentsErrorOptions } from './tool/invalid-arguments-error.ts';
 export { invalidArgumentsError } from './tool/invalid-arguments-error.ts';
+export { createToolSearchTool, TOOL_SEARCH_TOOL_NAME } from './tool-search/create-tool-search-tool.ts';
+export type { ToolSearchLimits, Toolset } from './tool-search/plan-toolset.ts';
+export { DEFAULT_TOOL_SEARCH_LIMITS, estimateTokens, planToolset } from './tool-search/plan-toolset.ts';
+export type { RankedTool, ToolSearchIndex } from './tool-search/rank-tools.ts';
+export { createToolSearchIndex } from './tool-search/rank-tools.ts';
 export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
 export { runLlmStep } from './turn/llm-step.ts';
 export type {

@@ -21,8 +21,6 @@ export { removeSkill } from './remove-skill.ts';
 export type { BuiltInTemplateValues } from './render-skill-template.ts';
 export { renderSkillTemplate, skillTemplateVariables } from './render-skill-template.ts';
 export { defaultSkillsMountDirectory, renderSkillsPromptSection } from './render-skills-prompt-section.ts';
-export type { SkillsCommandContext } from './run-skills-command.ts';
-export { runSkillsCommand } from './run-skills-command.ts';
 export type { SkillContentFinding, SkillContentFindingKind } from './scan-skill-content.ts';
 export { scanSkillContent } from './scan-skill-content.ts';
 export type {

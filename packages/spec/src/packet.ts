@@ -29,6 +29,16 @@ export type PacketObject =
   | { readonly type: 'stop'; readonly reason: StopReason }
   | { readonly type: 'top-level-branching'; readonly branches: number }
   | { readonly type: 'error'; readonly code: string; readonly message: string; readonly retryable?: boolean }
+  /**
+   * How the turn offers its tools: `all` of them, or `search` (too many for the model: a tool-search tool that
+   * loads what it finds into the next cycle). `total` tools exist; `offered` go into the first request.
+   */
+  | {
+      readonly type: 'tool-mode';
+      readonly mode: 'all' | 'search';
+      readonly total: number;
+      readonly offered: number;
+    }
   | { readonly type: 'heartbeat' }
   // reasoning and answer
   | { readonly type: 'reasoning-start' }

@@ -24,7 +24,12 @@ export type {
   UpsertOutcome,
 } from './internal-search/document-index.ts';
 export { DocumentIndex, openDocumentIndex } from './internal-search/document-index.ts';
-export type { IndexPathsOptions, IndexPathsResult, IndexProgress } from './internal-search/index-paths.ts';
+export type {
+  IndexPathsOptions,
+  IndexPathsResult,
+  IndexProgress,
+  IndexSkipReason,
+} from './internal-search/index-paths.ts';
 export { indexPaths } from './internal-search/index-paths.ts';
 export type { InternalSearchToolOptions } from './internal-search/internal-search-tool.ts';
 export { createInternalSearchTool } from './internal-search/internal-search-tool.ts';

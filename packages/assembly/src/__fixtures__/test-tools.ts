@@ -1,7 +1,7 @@
 // Real built-in tools for tests: plain objects meeting the Tool contract (tools are the contract, so defining
 // them here is not a stub of toolbus code). Each records how often it was built and checked.
 import type { AvailabilityContext, Tool } from '@toolbus/spec';
-import type { BuiltInToolFactory } from '../construct-tools.ts';
+import type { BuiltInToolFactory } from '../built-in-tool-factory.ts';
 
 /** Options for {@link builtInTool}. */
 export interface BuiltInToolOptions {

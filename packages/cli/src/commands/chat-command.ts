@@ -1,37 +1,55 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import { constructTools } from '@toolbus/assembly';
-import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_NAME, resolveLanguageModel, runChatTurn } from '@toolbus/core';
-import { createGuardedFetch } from '@toolbus/core/node';
-import type { ChatFile, ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
+import {
+  BUILT_IN_TOOLS,
+  BUILT_IN_TOOLS_BY_NAME,
+  resolveLanguageModel,
+  resolveModelEndpoint,
+  type ToolSearchLimits,
+} from '@toolbus/core';
+import type { ChatFile, ChatMessage } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { renderMemoriesForPrompt, SUPPORTED_DOCUMENT_TYPES } from '@toolbus/tools';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
-import { loadCliConfig } from '../cli-config.ts';
+import { openKeptChat } from '../chat-history.ts';
+import { type CliConfig, loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { createCliFetch } from '../create-cli-fetch.ts';
+import { describeSkippedTools } from '../describe-skipped-tools.ts';
+import { runInteractiveChat } from '../interactive-chat.ts';
 import { loadChatSkills } from '../load-skills.ts';
+import { observeModelFetch } from '../observed-model-fetch.ts';
 import { openWorkspace } from '../open-workspace.ts';
-import { TerminalRenderer } from '../terminal-renderer.ts';
+import { parseCommandArgs } from '../parse-command-args.ts';
+import { runCliTurn } from '../run-cli-turn.ts';
+import { storageFileStores } from '../storage-file-stores.ts';
+import { UsageError } from '../usage-error.ts';
+import { DEFAULT_OUTPUT_DIRECTORY } from '../write-tool-files.ts';
+import type { CliCommand } from './cli-command.ts';
 import { askResearch, type ResearchCommandOptions, type ResearchSession } from './research-command.ts';
 
-export const chatUsage = `Usage: toolbus chat ["question"] [options]
+const chatUsage = `Usage: toolbus chat ["question"] [options]
 
-Without a question on a terminal, starts an interactive chat (an empty line or Ctrl-D ends it); without a
-question and with piped input, the input is the question.
+Without a question on a terminal, starts an interactive chat: Ctrl-C stops the answer being written and returns
+to the prompt; Ctrl-C at the prompt, Ctrl-D or an empty line ends the chat. Without a question and with piped
+input, the input is the question. Every chat is kept (toolbus history).
 
 Options:
-  --model <model>      e.g. ollama:qwen2.5:7b, openai:gpt-4.1, anthropic:claude-sonnet-4-5,
-                       openai-compatible:http://host:8000/v1#model (default: TOOLBUS_MODEL, the config file, Ollama)
-  --persona <name>     a stored persona (default: "default", every built-in tool)
-  --tools <names>      only these tools, comma-separated (e.g. internal_search,open_url)
-  --max-cycles <n>     model steps per turn (default 6)
-  --hide-reasoning     do not print the model's reasoning
-  --file <path>        attach a file to the chat (read_file, run_python); repeatable
-  --packets            print the packet stream as NDJSON instead of text (for programs)
-  --research           Deep Research instead of a chat turn (see \`toolbus research --help\`)
+  --model <model>        e.g. ollama:qwen2.5:7b, openai:gpt-4.1, anthropic:claude-sonnet-4-5,
+                         openai-compatible:http://host:8000/v1#model (default: TOOLBUS_MODEL, the config file, Ollama)
+  --persona <name>       a stored persona (default: the one \`toolbus persona use\` chose, else "default")
+  --tools <names>        only these built-in tools, comma-separated (e.g. internal_search,open_url)
+  --max-cycles <n>       model steps per turn (default 6; the last one has no tools and must answer)
+  --hide-reasoning       do not print the model's reasoning
+  --file <path>          attach a file to the chat (read_file, run_python); repeatable
+  --output <dir>         where files made by tools (charts, images, CSVs) are written (default ./${DEFAULT_OUTPUT_DIRECTORY})
+  --continue             go on with the most recent chat
+  --chat <id>            go on with this chat (ids: toolbus history)
+  --model-timeout <s>    seconds to wait for the model's first output per attempt (default 60)
+  --packets              print the packet stream as NDJSON instead of text (for programs)
+  --research             Deep Research instead of a chat turn (see \`toolbus research --help\`)
 `;
 
 const systemPrompt = [
@@ -40,15 +58,23 @@ const systemPrompt = [
   'Never invent citation numbers.',
 ].join(' ');
 
-/** `toolbus chat`: one question, or an interactive chat, with the persona's tools. */
+/** `toolbus chat`: one question, or an interactive chat, with the persona's tools; every chat is kept. */
+export const chatCommand: CliCommand = {
+  name: 'chat',
+  synopsis: 'chat ["question"]        ask with tools (interactive without a question)',
+  usage: chatUsage,
+  run: (argv, io) => runChatCommand(argv, io),
+};
+
+/** Runs `toolbus chat`; `research` (from `toolbus research`) makes every question a Deep Research turn. */
 export async function runChatCommand(
   argv: readonly string[],
   io: CliIo,
   research?: ResearchCommandOptions,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
+  const { values, positionals } = parseCommandArgs({
+    argv,
+    usage: chatUsage,
     options: {
       model: { type: 'string' },
       persona: { type: 'string' },
@@ -56,135 +82,181 @@ export async function runChatCommand(
       'max-cycles': { type: 'string' },
       'hide-reasoning': { type: 'boolean', default: false },
       packets: { type: 'boolean', default: false },
-      research: { type: 'boolean', default: false },
       file: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h' },
+      output: { type: 'string' },
+      continue: { type: 'boolean', default: false },
+      chat: { type: 'string' },
+      'model-timeout': { type: 'string' },
+      research: { type: 'boolean', default: false },
     },
   });
-  if (values.help) {
-    io.stdout.write(chatUsage);
-    return 0;
-  }
   const maxCycles = values['max-cycles'] === undefined ? undefined : Number(values['max-cycles']);
   if (maxCycles !== undefined && (!Number.isInteger(maxCycles) || maxCycles < 1 || maxCycles > 50)) {
-    io.stderr.write('toolbus chat: --max-cycles takes a whole number from 1 to 50.\n');
-    return 2;
+    throw new UsageError({ message: '--max-cycles takes a whole number from 1 to 50.', usage: chatUsage });
+  }
+  const timeoutSeconds = values['model-timeout'] === undefined ? 60 : Number(values['model-timeout']);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
+    throw new UsageError({ message: '--model-timeout takes a number of seconds above 0.', usage: chatUsage });
   }
   const allowedToolIds = values.tools === undefined ? undefined : toolIdsFromNames(values.tools);
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
-  const model = resolveLanguageModel(config.model.value, { env: io.env });
-  const workspace = await openWorkspace(config, { persona: values.persona });
-  const guardedFetch = createGuardedFetch({
-    level: 'strict',
-    ...(config.file.allowHosts ? { allow: config.file.allowHosts } : {}),
+  const observed = observeModelFetch({
+    silenceNoticeMs: timeoutSeconds * 1000,
+    onSilence: (origin) =>
+      io.stderr.write(
+        `toolbus: the model server at ${origin} has sent no response headers for ${timeoutSeconds} s — it may be loading the model, or it is not an LLM server. Still trying (Ctrl-C stops).\n`,
+      ),
   });
+  const model = resolveLanguageModel(config.model.value, { env: io.env, fetch: observed.fetch });
+  const workspace = await openWorkspace(config, { persona: values.persona });
+  const guardedFetch = createCliFetch(config);
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const chatFiles = await attachFiles({
-      paths: values.file ?? [],
-      storage: workspace.storage,
-      userId: workspace.user.id,
-      cwd: io.cwd,
-    });
-    const memories = await workspace.storage.memories.list(workspace.user.id);
+    const { storage, user, persona } = workspace;
+    const chatFiles = await attachFiles({ paths: values.file ?? [], storage, userId: user.id, cwd: io.cwd });
+    const memories = await storage.memories.list(user.id);
     const skills = await loadChatSkills(config, io.env);
     cleanups.push(() => skills.close());
+    const fileStores = storageFileStores(storage, user.id);
     const assembly = await constructTools({
-      persona: workspace.persona,
-      user: workspace.user,
-      storage: workspace.storage,
+      persona,
+      user,
+      storage,
       builtInFactories: builtInToolFactories({
         config,
         index: workspace.index,
-        storage: workspace.storage,
+        storage,
         fetch: guardedFetch,
-        userId: workspace.user.id,
+        userId: user.id,
         env: io.env,
         model,
         onClose: (cleanup) => cleanups.push(cleanup),
         skills,
       }),
-      availabilityContext: { userId: workspace.user.id, files: chatFiles },
+      availabilityContext: { userId: user.id, files: chatFiles },
       fetch: guardedFetch,
+      // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
+      mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
+      openApi: { fileStore: fileStores.openApi },
       ...(allowedToolIds ? { allowedToolIds } : {}),
     });
-    try {
-      const memoryText = memories.length ? `\n\n${renderMemoriesForPrompt(memories)}` : '';
-      // Skills are only usable where the sandbox is: tell the model about them when run_python is offered.
-      const skillText =
-        skills.promptSection && assembly.tools.some((tool) => tool.name === 'run_python')
-          ? `\n\n${skills.promptSection}`
-          : '';
-      const conversation: ChatMessage[] = [
-        { role: 'system', content: `${systemPrompt}${memoryText}${skillText}` },
-      ];
-      const researchSession: ResearchSession = { clarified: false };
-      const researchOptions = research ?? (values.research ? {} : undefined);
-      const ask = (question: string) =>
-        researchOptions
-          ? askResearch({
-              question,
-              conversation,
-              tools: assembly.tools,
-              model,
-              io,
-              packets: values.packets === true,
-              showReasoning: !values['hide-reasoning'],
-              options: researchOptions,
-              session: researchSession,
-            })
-          : askOnce({
-              question,
-              conversation,
-              tools: assembly.tools,
-              model,
-              io,
-              values,
-              maxCycles,
-              files: chatFiles,
-              userId: workspace.user.id,
-            });
-      const question = positionals.join(' ').trim();
-      if (question) return await ask(question);
-      if (!io.stdin) {
-        io.stderr.write('toolbus chat: no question given.\n');
-        return 2;
+    cleanups.push(() => assembly.close());
+    // Before the answer: which tools were left out, and why (a server that cannot start, tools not approved).
+    const serverNames = new Map((await storage.mcpServers.list()).map((server) => [server.id, server.name]));
+    for (const line of describeSkippedTools(assembly.skipped, serverNames))
+      io.stderr.write(`note: ${line}\n`);
+    const memoryText = memories.length ? `\n\n${renderMemoriesForPrompt(memories)}` : '';
+    // Skills are only usable where the sandbox is: tell the model about them when run_python is offered.
+    const skillText =
+      skills.promptSection && assembly.tools.some((tool) => tool.name === 'run_python')
+        ? `\n\n${skills.promptSection}`
+        : '';
+    const kept = await openKeptChat({
+      storage,
+      userId: user.id,
+      personaId: persona.id,
+      continueChat: values.chat ?? (values.continue ? true : undefined),
+    });
+    const conversation: ChatMessage[] = [
+      { role: 'system', content: `${systemPrompt}${memoryText}${skillText}` },
+      ...kept.messages,
+    ];
+    const toolLimits = toolLimitsFor(config, io.env);
+    const researchSession: ResearchSession = { clarified: false };
+    const researchOptions = research ?? (values.research ? {} : undefined);
+    const ask = async (question: string, signal: AbortSignal): Promise<number> => {
+      if (researchOptions) {
+        return askResearch({
+          question,
+          conversation,
+          tools: assembly.tools,
+          model,
+          io,
+          packets: values.packets,
+          showReasoning: !values['hide-reasoning'],
+          options: researchOptions,
+          session: researchSession,
+          signal,
+        });
       }
-      if (!io.stdin.isTTY) {
-        const piped = (await readAll(io.stdin)).trim();
-        if (!piped) {
-          io.stderr.write('toolbus chat: no question given (stdin was empty).\n');
-          return 2;
-        }
-        return await ask(piped);
-      }
-      const readline = createInterface({
-        input: io.stdin,
-        output: io.stdout as NodeJS.WritableStream,
-        terminal: true,
+      const recording = await kept.startTurn(question);
+      const outcome = await runCliTurn({
+        question,
+        history: conversation,
+        tools: assembly.tools,
+        model,
+        modelResponse: observed.last,
+        firstChunkTimeoutMs: timeoutSeconds * 1000,
+        io,
+        packets: values.packets,
+        showReasoning: !values['hide-reasoning'],
+        maxCycles,
+        files: chatFiles,
+        userId: user.id,
+        storage,
+        toolLimits,
+        outputDirectory: resolve(io.cwd, values.output ?? DEFAULT_OUTPUT_DIRECTORY),
+        signal,
       });
-      let status = 0;
-      try {
-        io.stdout.write(
-          `toolbus chat — tools: ${assembly.tools.map((tool) => tool.name).join(', ') || 'none'}. Empty line to quit.\n`,
-        );
-        for (;;) {
-          const line = (await readline.question('\n› ').catch(() => '')).trim();
-          if (!line) break;
-          status = await ask(line);
-        }
-      } finally {
-        readline.close();
-      }
-      return status;
-    } finally {
-      await assembly.close();
+      await recording.finish(outcome);
+      conversation.push(...outcome.messages);
+      return outcome.exitCode;
+    };
+    const question = positionals.join(' ').trim();
+    if (question) return await askInterruptibly(question, ask);
+    if (!io.stdin) throw new UsageError({ message: 'no question given.', usage: chatUsage });
+    if (!io.stdin.isTTY) {
+      const piped = (await readAll(io.stdin)).trim();
+      if (!piped) throw new UsageError({ message: 'no question given (stdin was empty).', usage: chatUsage });
+      return await askInterruptibly(piped, ask);
     }
+    const toolNames = assembly.tools.map((tool) => tool.name);
+    const shownTools = toolNames.length > 12 ? `${toolNames.length} tools` : toolNames.join(', ') || 'none';
+    return await runInteractiveChat({
+      io,
+      stdin: io.stdin,
+      header:
+        `toolbus chat ${kept.chat.id} — persona ${persona.name}; tools: ${shownTools}.` +
+        ' Ctrl-C stops an answer; Ctrl-D, or Ctrl-C at the prompt, ends the chat.\n',
+      ask,
+    });
   } finally {
-    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await workspace.close();
-    await guardedFetch.close?.();
+    await guardedFetch.close();
   }
+}
+
+/** One question without a terminal: Ctrl-C (SIGINT) stops the answer, keeps what was written, exits 130. */
+async function askInterruptibly(
+  question: string,
+  ask: (question: string, signal: AbortSignal) => Promise<number>,
+): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = () => controller.abort(new Error('stopped by the user'));
+  process.once('SIGINT', onSignal);
+  try {
+    return await ask(question, controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+}
+
+/** The tool limits for the model in force: `toolLimits["*"]`, then the model string's own entry. */
+function toolLimitsFor(config: CliConfig, env: CliIo['env']): ToolSearchLimits {
+  const limits = config.file.toolLimits ?? {};
+  let resolved: string | undefined;
+  try {
+    const endpoint = resolveModelEndpoint(config.model.value, env);
+    resolved = `${endpoint.provider}:${endpoint.model}`;
+  } catch {
+    resolved = undefined;
+  }
+  return {
+    ...limits['*'],
+    ...(resolved === undefined ? {} : limits[resolved]),
+    ...(config.model.value === undefined ? {} : limits[config.model.value]),
+  };
 }
 
 /** Stores the files named by `--file` as the local user's uploads and returns them as the chat's files. */
@@ -224,55 +296,6 @@ function mediaTypeOf(name: string): string {
   return (
     SUPPORTED_DOCUMENT_TYPES.get(extname(name).toLowerCase()) ??
     (/\.csv$/i.test(name) ? 'text/csv' : 'application/octet-stream')
-  );
-}
-
-async function askOnce(input: {
-  question: string;
-  conversation: ChatMessage[];
-  tools: readonly Tool[];
-  model: ReturnType<typeof resolveLanguageModel>;
-  io: CliIo;
-  values: { 'hide-reasoning'?: boolean; packets?: boolean };
-  maxCycles: number | undefined;
-  files: readonly ChatFile[];
-  userId: string;
-}): Promise<number> {
-  const { io } = input;
-  input.conversation.push({ role: 'user', content: input.question });
-  const turn = runChatTurn({
-    model: input.model,
-    messages: input.conversation,
-    tools: input.tools,
-    files: input.files,
-    userId: input.userId,
-    ...(input.maxCycles ? { maxCycles: input.maxCycles } : {}),
-  });
-  const interactive = Boolean(io.stdout.isTTY);
-  const renderer = new TerminalRenderer({
-    write: (text) => io.stdout.write(text),
-    interactive,
-    color: interactive && !io.env.NO_COLOR,
-    showReasoning: !input.values['hide-reasoning'],
-  });
-  for await (const packet of turn) {
-    if (input.values.packets) io.stdout.write(`${JSON.stringify(packet)}\n`);
-    else renderer.render(packet);
-  }
-  const result = await turn.result;
-  input.conversation.push(...result.messages);
-  if (result.error) {
-    io.stderr.write(`toolbus: ${result.error.message}\n`);
-    return 1;
-  }
-  if (!input.values.packets) renderer.renderSources(uniqueByDocument(result.citedDocuments));
-  return 0;
-}
-
-function uniqueByDocument(documents: readonly CitedDocument[]): CitedDocument[] {
-  const seen = new Set<number>();
-  return documents.filter(
-    (document) => !seen.has(document.citationNumber) && seen.add(document.citationNumber),
   );
 }
 

@@ -1,53 +1,104 @@
-import { CONFIG_KEYS, loadCliConfig, setConfigValue } from '../cli-config.ts';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { resolveModelEndpoint } from '@toolbus/core';
+import { type CliConfig, loadCliConfig, setConfigValue } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { CONFIG_SCHEMA } from '../config-schema.ts';
+import { EXIT_CODES } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
+import type { CliCommand } from './cli-command.ts';
 
-export const configUsage = `Usage: toolbus config [show | set <key> <value> | unset <key> | path]
+const usage = `Usage: toolbus config [show | set <key> <value> | unset <key> | path]
 
 Settings live in $TOOLBUS_HOME/config.json (default ~/.toolbus/config.json); keys never do — set them in the
 environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, TOOLBUS_API_KEY, a web search key) and store only a variable NAME.
-Keys: ${CONFIG_KEYS.join(', ')}
+\`set\` checks the value against the setting's type.
+
+Settings:
+${CONFIG_SCHEMA.map((setting) => `  ${setting.key.padEnd(32)} ${setting.description}${setting.kind.type === 'enum' ? ` (${setting.kind.values.join('|')})` : ''}`).join('\n')}
 `;
 
 const secretVariables = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'TOOLBUS_API_KEY', 'TOOLBUS_SECRET_KEY'];
 
-/** `toolbus config`: where settings and keys live, what is in force, and `set`/`unset` of settings. */
-export async function runConfigCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const [action = 'show', key, value] = argv;
-  const config = loadCliConfig({ env: io.env });
-  if (action === 'help' || action === '--help' || action === '-h') {
-    io.stdout.write(configUsage);
-    return 0;
-  }
-  if (action === 'path') {
-    io.stdout.write(`${config.configFile}\n`);
-    return 0;
-  }
-  if (action === 'set' || action === 'unset') {
-    if (!key || (action === 'set' && value === undefined)) {
-      io.stderr.write(`toolbus config ${action}: missing ${key ? 'value' : 'key'}.\n\n${configUsage}`);
-      return 2;
+/** `toolbus config`: where settings and keys live, what will really happen, and validated `set`/`unset`. */
+export const configCommand: CliCommand = {
+  name: 'config',
+  synopsis: 'config [show|set|unset]  where settings and keys live, what is usable',
+  usage,
+  async run(argv: readonly string[], io: CliIo): Promise<number> {
+    const [action = 'show', key, value, ...extra] = argv;
+    const config = loadCliConfig({ env: io.env, tolerant: action === 'show' || action === 'path' });
+    if (action === 'path') {
+      io.stdout.write(`${config.configFile}\n`);
+      return EXIT_CODES.ok;
     }
-    await setConfigValue(config, key, action === 'set' ? value : undefined);
-    io.stdout.write(`${action === 'set' ? 'Set' : 'Removed'} ${key} in ${config.configFile}\n`);
-    return 0;
+    if (action === 'set' || action === 'unset') {
+      if (!key || (action === 'set' && value === undefined) || extra.length > 0) {
+        throw new UsageError({
+          message: `${action} takes ${action === 'set' ? 'a key and a value' : 'a key'}.`,
+          usage,
+        });
+      }
+      await setConfigValue(config, key, action === 'set' ? value : undefined);
+      io.stdout.write(`${action === 'set' ? 'Set' : 'Removed'} ${key} in ${config.configFile}\n`);
+      return EXIT_CODES.ok;
+    }
+    if (action !== 'show') throw new UsageError({ message: `unknown action "${action}".`, usage });
+    io.stdout.write(`${describeConfig(config, io.env).join('\n')}\n`);
+    return config.problems.length > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
+  },
+};
+
+function describeConfig(config: CliConfig, env: CliIo['env']): string[] {
+  const webSearch = config.file.webSearch;
+  const webKeyEnv = webSearch?.apiKeyEnv;
+  const lines = [`toolbus home:   ${config.home}   (TOOLBUS_HOME)`, `config file:    ${config.configFile}`];
+  if (config.problems.length > 0) {
+    lines.push('  PROBLEMS in the config file (fix them, or `toolbus config set` / `unset` the keys):');
+    for (const problem of config.problems) lines.push(`    - ${problem}`);
+    lines.push(`  expected keys: ${CONFIG_SCHEMA.map((setting) => setting.key).join(', ')}`);
   }
-  if (action !== 'show') {
-    io.stderr.write(`toolbus config: unknown action "${action}".\n\n${configUsage}`);
-    return 2;
-  }
-  const webKeyEnv = config.file.webSearch?.apiKeyEnv;
-  const lines = [
-    `toolbus home:   ${config.home}   (TOOLBUS_HOME)`,
-    `config file:    ${config.configFile}`,
-    `database:       ${config.databaseFile}   (secrets encrypted with ${io.env.TOOLBUS_SECRET_KEY ? 'TOOLBUS_SECRET_KEY' : `${config.home}/secret.key`})`,
+  lines.push(
+    `database:       ${config.databaseFile}   (secrets encrypted with ${env.TOOLBUS_SECRET_KEY ? 'TOOLBUS_SECRET_KEY' : `${config.home}/secret.key`})`,
     `search index:   ${config.indexFile}`,
-    `model:          ${config.model.value ?? 'local Ollama (http://localhost:11434, qwen2.5:7b) unless an API key is set'}   (from ${config.model.source})`,
+    `model:          ${describeModel(config, env)}`,
     `memory:         ${config.file.memory === 'on' ? 'on (add_memory offered; memories reach later chats)' : 'off (toolbus config set memory on)'}`,
-    `sandbox:        ${config.file.sandboxUrl ?? 'not configured (python is off; run `toolbus sandbox serve` and set sandboxUrl)'}`,
-    `web search:     ${config.file.webSearch ? `${config.file.webSearch.provider}${webKeyEnv ? ` (key in ${webKeyEnv}: ${io.env[webKeyEnv] ? 'set' : 'NOT set'})` : ''}` : 'not configured'}`,
+    `sandbox:        ${describeSandbox(config, env)}`,
+    `web search:     ${
+      webSearch
+        ? `${webSearch.provider}${webKeyEnv ? ` (key in ${webKeyEnv}: ${env[webKeyEnv] ? 'set' : 'NOT set — web_search is not usable'})` : ''}`
+        : 'not configured (web_search is not offered)'
+    }`,
     'keys in the environment (names only):',
-    ...secretVariables.map((name) => `  ${name}: ${io.env[name] ? 'set' : 'not set'}`),
-  ];
-  io.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
+    ...secretVariables.map((name) => `  ${name}: ${env[name] ? 'set' : 'not set'}`),
+  );
+  return lines;
+}
+
+/** The model in force, and whether it is usable: a hosted provider without its key is not. */
+function describeModel(config: CliConfig, env: CliIo['env']): string {
+  const source = `(from ${config.model.source})`;
+  try {
+    const endpoint = resolveModelEndpoint(config.model.value, env);
+    const name = `${endpoint.provider}:${endpoint.model}`;
+    const missingKey =
+      endpoint.apiKeyRequired &&
+      endpoint.apiKeyVariable !== undefined &&
+      !env[endpoint.apiKeyVariable]?.trim();
+    if (missingKey) return `${name}   ${source} — NOT usable: set ${endpoint.apiKeyVariable}`;
+    return `${name} at ${endpoint.baseUrl}   ${source}`;
+  } catch (error) {
+    return `${config.model.value ?? '(none)'}   ${source} — NOT usable: ${(error as Error).message}`;
+  }
+}
+
+/** What run_python will really do: the configured service, or a sandbox inside the chat's own process. */
+function describeSandbox(config: CliConfig, env: CliIo['env']): string {
+  if (config.file.sandboxUrl) return `${config.file.sandboxUrl} (run_python runs there)`;
+  const bubblewrap = (env.PATH ?? '')
+    .split(delimiter)
+    .some((folder) => folder !== '' && existsSync(join(folder, 'bwrap')));
+  return bubblewrap
+    ? 'no sandboxUrl: chat starts a sandbox in its own process for run_python (bubblewrap isolation)'
+    : 'no sandboxUrl: chat starts a sandbox in its own process, but bubblewrap (bwrap) is not installed, so run_python is refused — install bubblewrap or set sandboxUrl';
 }

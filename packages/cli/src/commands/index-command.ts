@@ -1,30 +1,42 @@
-import { parseArgs } from 'node:util';
 import { indexPaths } from '@toolbus/tools';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
+import { parseCommandArgs } from '../parse-command-args.ts';
 import { createProgressBar } from '../progress-bar.ts';
+import { UsageError } from '../usage-error.ts';
+import type { CliCommand } from './cli-command.ts';
 
-export const indexUsage = `Usage: toolbus index <folder or file>... [--json]
+const indexUsage = `Usage: toolbus index <folder or file>... [--json]
 
 Indexes Markdown, text, HTML, PDF and JSON files for internal_search. Incremental: unchanged files are skipped,
-deleted ones are removed from the index.
+deleted ones are removed from the index. Other types, binary content (whatever the name says) and files with no
+text after extraction (scanned PDFs) are skipped and counted, with the reason. Exit 1 when a file failed.
 `;
 
+const skipReasonWords: Record<string, string> = {
+  unsupported: 'of a type that is not indexed',
+  binary: 'binary (not text)',
+  'no-text': 'with no text after extraction',
+};
+const maxListed = 20;
+
 /** `toolbus index <paths...>`: indexes documents with a progress bar; exit 1 when any file failed. */
-export async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+export const indexCommand: CliCommand = {
+  name: 'index',
+  synopsis: 'index <folder|file>...   index documents for internal_search',
+  usage: indexUsage,
+  run: (argv, io) => runIndexCommand(argv, io),
+};
+
+async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    argv,
+    usage: indexUsage,
+    options: { json: { type: 'boolean', default: false } },
   });
-  if (values.help) {
-    io.stdout.write(indexUsage);
-    return 0;
-  }
   if (positionals.length === 0) {
-    io.stderr.write(`toolbus index: name at least one folder or file.\n\n${indexUsage}`);
-    return 2;
+    throw new UsageError({ message: 'name at least one folder or file.', usage: indexUsage });
   }
   const config = loadCliConfig({ env: io.env });
   const workspace = await openWorkspace(config);
@@ -47,7 +59,17 @@ export async function runIndexCommand(argv: readonly string[], io: CliIo): Promi
         `Indexed ${result.files} file(s): ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged, ${result.removed} removed.\n` +
           `The index now holds ${counts.documents} document(s) in ${counts.chunks} chunk(s) (${config.indexFile}).\n`,
       );
-      for (const failure of result.failed) io.stderr.write(`  skipped ${failure.path}: ${failure.reason}\n`);
+      if (result.skipped.length > 0) {
+        const counts = new Map<string, number>();
+        for (const item of result.skipped) counts.set(item.reason, (counts.get(item.reason) ?? 0) + 1);
+        const summary = [...counts].map(([reason, count]) => `${count} ${skipReasonWords[reason] ?? reason}`);
+        io.stdout.write(`Skipped ${result.skipped.length} file(s): ${summary.join(', ')}.\n`);
+        for (const item of result.skipped.slice(0, maxListed))
+          io.stdout.write(`  skipped ${item.path}: ${item.detail}\n`);
+        if (result.skipped.length > maxListed)
+          io.stdout.write(`  … and ${result.skipped.length - maxListed} more (--json lists all)\n`);
+      }
+      for (const failure of result.failed) io.stderr.write(`  failed ${failure.path}: ${failure.reason}\n`);
     }
     return result.failed.length > 0 ? 1 : 0;
   } finally {

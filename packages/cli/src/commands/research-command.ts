@@ -4,6 +4,7 @@ import type { ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
 import type { CliIo } from '../cli-io.ts';
 import { ResearchRenderer } from '../research-renderer.ts';
 import { runChatCommand } from './chat-command.ts';
+import type { CliCommand } from './cli-command.ts';
 
 export const researchUsage = `Usage: toolbus research "question" [options]
 
@@ -25,6 +26,14 @@ export interface ResearchCommandOptions {
   readonly checkCitations?: boolean;
   readonly reasoningModel?: boolean;
 }
+
+/** `toolbus research "question"`: Deep Research on the terminal. */
+export const researchCommand: CliCommand = {
+  name: 'research',
+  synopsis: 'research "question"      Deep Research: plan, parallel agents, a cited report',
+  usage: researchUsage,
+  run: (argv, io) => runResearchCommand(argv, io),
+};
 
 /** `toolbus research`: `toolbus chat --research` with the research flags taken out first. */
 export async function runResearchCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -68,6 +77,8 @@ export async function askResearch(input: {
   readonly showReasoning: boolean;
   readonly options: ResearchCommandOptions;
   readonly session: ResearchSession;
+  /** Stops the run (Ctrl-C in the terminal). */
+  readonly signal?: AbortSignal;
 }): Promise<number> {
   const { io } = input;
   const fromEnv = Number(io.env.TOOLBUS_CONTEXT_WINDOW);
@@ -82,6 +93,7 @@ export async function askResearch(input: {
     skipClarification: input.options.skipClarification === true || input.session.clarified,
     ...(input.options.checkCitations === false ? { checkCitations: false } : {}),
     ...(input.options.reasoningModel ? { reasoningModel: true } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
   });
   const interactive = Boolean(io.stdout.isTTY);
   const renderer = new ResearchRenderer({

@@ -17,6 +17,7 @@ import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { findModelProfile, type ModelProfile } from '../recovery/model-profiles.ts';
 import { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
+import { planToolset, type ToolSearchLimits } from '../tool-search/plan-toolset.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { finishWithAnswer } from './final-answer.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
@@ -82,6 +83,13 @@ export interface RunChatTurnOptions {
   readonly reasoningTool?: string;
   /** Decides per cycle what it offers, or stops the loop (a sub-agent's budgets and timers). */
   readonly beforeCycle?: TurnCycleHook;
+  /**
+   * When the tools exceed these limits, the model gets a `tool_search` tool instead of every definition, and what
+   * it finds is loaded into the next cycle (default: {@link DEFAULT_TOOL_SEARCH_LIMITS}; `false`: always send
+   * every tool). Given explicitly, the stream starts with a `tool-mode` packet either way; by default only when
+   * tool search is used.
+   */
+  readonly toolSearch?: ToolSearchLimits | false;
 }
 
 /**
@@ -109,6 +117,19 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
   });
   const maxCycles = Math.max(1, options.maxCycles ?? DEFAULT_MAX_CYCLES);
   const preferredDialects = preferredDialectsOf(options);
+  const allTools = options.tools ?? [];
+  const toolset =
+    options.toolSearch === false
+      ? { mode: 'all' as const, total: allTools.length, current: () => allTools }
+      : planToolset(allTools, options.toolSearch ?? {});
+  if (toolset.mode === 'search' || (options.toolSearch !== undefined && allTools.length > 0)) {
+    state.sink.emitAt(state.placement.at({ turn: 0, tab: 0 }), {
+      type: 'tool-mode',
+      mode: toolset.mode,
+      total: toolset.total,
+      offered: toolset.current().length,
+    });
+  }
   let previousToolCalls: readonly ToolCall[] = [];
   for (let cycle = 0; cycle < maxCycles; cycle += 1) {
     const directive = options.beforeCycle?.({ cycle, messages: state.conversation, previousToolCalls });
@@ -119,6 +140,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
       cycle,
       lastCycle: cycle === maxCycles - 1,
       preferredDialects,
+      offeredTools: toolset.current(),
       directive,
       onCalls: (calls) => {
         previousToolCalls = calls;
@@ -135,6 +157,8 @@ interface CycleInput {
   readonly cycle: number;
   readonly lastCycle: boolean;
   readonly preferredDialects: readonly string[] | undefined;
+  /** The tools this cycle offers unless the hook decides otherwise (all, or those tool search loaded). */
+  readonly offeredTools: readonly Tool[];
   /** What the caller's `beforeCycle` hook decided for this cycle. */
   readonly directive: TurnCycleDirective | undefined;
   /** Told the calls the cycle runs, for the next cycle's hook. */
@@ -145,7 +169,7 @@ interface CycleInput {
 async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   const { options, state, lastCycle } = input;
   state.cycles += 1;
-  const cycleTools = lastCycle ? [] : (input.directive?.tools ?? options.tools ?? []);
+  const cycleTools = lastCycle ? [] : (input.directive?.tools ?? input.offeredTools);
   const toolChoice: ModelToolChoice =
     input.directive?.toolChoice ?? (input.cycle === 0 ? (options.toolChoice ?? 'auto') : 'auto');
   const parsers = options.recovery?.parsers;

@@ -37,7 +37,8 @@ export async function extractDocumentText(options: {
   const mediaType = options.mediaType.split(';')[0]?.trim().toLowerCase() ?? '';
   try {
     if (mediaType === 'application/pdf') {
-      const pdf = await getDocumentProxy(new Uint8Array(options.bytes));
+      // Verbosity 0: errors only. PDF.js warns on console for every odd font or xref, which is noise on a terminal.
+      const pdf = await getDocumentProxy(new Uint8Array(options.bytes), { verbosity: 0 });
       const { text } = await extractText(pdf, { mergePages: true });
       const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;
       const title = typeof info?.Title === 'string' && info.Title.trim() ? info.Title.trim() : fallbackTitle;

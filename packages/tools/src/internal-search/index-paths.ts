@@ -20,8 +20,20 @@ export interface IndexPathsResult {
   /** Documents of the indexed folders whose files are gone. */
   readonly removed: number;
   readonly failed: readonly { readonly path: string; readonly reason: string }[];
+  /**
+   * Files left out on purpose, with why: `unsupported` (a type that cannot be indexed), `binary` (the bytes are
+   * not text although the name says so), `no-text` (nothing readable after extraction, e.g. a scanned PDF).
+   */
+  readonly skipped: readonly {
+    readonly path: string;
+    readonly reason: IndexSkipReason;
+    readonly detail: string;
+  }[];
   readonly files: number;
 }
+
+/** Why {@link indexPaths} left a file out. */
+export type IndexSkipReason = 'unsupported' | 'binary' | 'no-text';
 
 /** Options for {@link indexPaths}. */
 export interface IndexPathsOptions {
@@ -46,13 +58,14 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
   const files: string[] = [];
   const folders: string[] = [];
   const failed: { path: string; reason: string }[] = [];
+  const skipped: { path: string; reason: IndexSkipReason; detail: string }[] = [];
   for (const path of options.paths) {
     const absolute = resolve(path);
     const stats = await lstat(absolute).catch(() => undefined);
     if (!stats) failed.push({ path: absolute, reason: 'not found' });
     else if (stats.isDirectory()) {
       folders.push(absolute);
-      await walk(absolute, files);
+      await walk(absolute, files, skipped);
     } else if (stats.isFile()) files.push(absolute);
     else failed.push({ path: absolute, reason: 'not a regular file or folder' });
   }
@@ -67,9 +80,25 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
     const mediaType = SUPPORTED_DOCUMENT_TYPES.get(extname(file).toLowerCase());
     try {
       const stats = await lstat(file);
-      if (!mediaType) throw new Error('unsupported file type');
+      if (!mediaType) {
+        skipped.push({
+          path: file,
+          reason: 'unsupported',
+          detail: `${extname(file) || 'no extension'} files are not indexed`,
+        });
+        continue;
+      }
       if (stats.size > maxFileBytes) throw new Error(`larger than ${maxFileBytes} bytes`);
       const bytes = await readFile(file);
+      // The name says text, but the bytes decide: an image renamed .txt must not become garbage in the index.
+      if (mediaType !== 'application/pdf' && looksBinary(bytes)) {
+        skipped.push({ path: file, reason: 'binary', detail: 'the content is binary, not text' });
+        continue;
+      }
+      if (mediaType === 'application/pdf' && !startsWithPdfSignature(bytes)) {
+        skipped.push({ path: file, reason: 'binary', detail: 'not a PDF (no %PDF- signature)' });
+        continue;
+      }
       const contentHash = createHash('sha256').update(bytes).digest('hex');
       const outcome = await indexOne({
         index: options.index,
@@ -80,14 +109,23 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
         mediaType,
         mtime: stats.mtime,
       });
+      if (outcome === 'no-text') {
+        skipped.push({
+          path: file,
+          reason: 'no-text',
+          detail: 'no readable text after extraction (a scanned PDF?)',
+        });
+        continue;
+      }
       if (outcome === 'added') added += 1;
       else if (outcome === 'updated') updated += 1;
       else unchanged += 1;
     } catch (error) {
       failed.push({ path: file, reason: error instanceof Error ? error.message : String(error) });
+    } finally {
+      done += 1;
+      options.onProgress?.({ done, total: files.length, path: file });
     }
-    done += 1;
-    options.onProgress?.({ done, total: files.length, path: file });
   }
   let removed = 0;
   for (const folder of folders) {
@@ -95,7 +133,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
       if (!seen.has(sourceId) && options.index.remove(sourceId)) removed += 1;
     }
   }
-  return { added, updated, unchanged, removed, failed, files: files.length };
+  return { added, updated, unchanged, removed, failed, skipped, files: files.length };
 }
 
 async function indexOne(input: {
@@ -113,6 +151,7 @@ async function indexOne(input: {
     mediaType: input.mediaType,
     name: input.file,
   });
+  if (!extracted.text.trim()) return 'no-text' as const;
   return input.index.upsert({
     sourceId: input.sourceId,
     title: extracted.title,
@@ -123,14 +162,43 @@ async function indexOne(input: {
   });
 }
 
-async function walk(folder: string, files: string[]): Promise<void> {
+async function walk(
+  folder: string,
+  files: string[],
+  skipped: { path: string; reason: IndexSkipReason; detail: string }[],
+): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
   entries.sort((left, right) => left.name.localeCompare(right.name));
   for (const entry of entries) {
     if (entry.name.startsWith('.') || skippedDirectories.has(entry.name)) continue;
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) await walk(path, files);
-    else if (entry.isFile() && SUPPORTED_DOCUMENT_TYPES.has(extname(entry.name).toLowerCase()))
-      files.push(path);
+    if (entry.isDirectory()) await walk(path, files, skipped);
+    else if (!entry.isFile()) continue;
+    else if (SUPPORTED_DOCUMENT_TYPES.has(extname(entry.name).toLowerCase())) files.push(path);
+    else {
+      const extension = extname(entry.name) || 'no extension';
+      skipped.push({ path, reason: 'unsupported', detail: `${extension} files are not indexed` });
+    }
   }
+}
+
+/**
+ * Content sniffing: text has no NUL bytes and few control characters; binary formats (images, archives,
+ * executables) have NULs or many controls within their first bytes. UTF-8 and UTF-16 text with a BOM pass.
+ */
+function looksBinary(bytes: Uint8Array): boolean {
+  const sample = bytes.subarray(0, 8192);
+  if (sample[0] === 0xff && sample[1] === 0xfe) return false;
+  if (sample[0] === 0xfe && sample[1] === 0xff) return false;
+  let controls = 0;
+  for (const byte of sample) {
+    if (byte === 0) return true;
+    if (byte < 9 || (byte > 13 && byte < 32)) controls += 1;
+  }
+  return sample.length > 0 && controls / sample.length > 0.1;
+}
+
+function startsWithPdfSignature(bytes: Uint8Array): boolean {
+  // The signature may follow some junk; PDF readers look in the first KiB.
+  return Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-');
 }

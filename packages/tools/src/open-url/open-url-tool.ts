@@ -127,10 +127,16 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
               `Only the first ${maxUrls} URLs were opened; not opened: ${dropped.map((url) => url.original).join(', ')}.`,
             ]
           : [];
-      return {
-        llmFacing: [header, ...sections, ...footer].join('\n\n'),
-        rich: { type: 'documents', documents: cited },
-      };
+      const text = [header, ...sections, ...footer].join('\n\n');
+      // No page opened is a failed call (the UI marks it so), with every reason for the model to read.
+      if (cited.length === 0) {
+        throw new ToolCallError({
+          code: 'no_page_opened',
+          message: sections.map((section) => section.replace(/\.$/, '')).join('; '),
+          modelMessage: text,
+        });
+      }
+      return { llmFacing: text, rich: { type: 'documents', documents: cited } };
 
       async function openOne(page: {
         original: string;

@@ -2,16 +2,22 @@ import { createReadStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { BlobStore } from './blob-store.ts';
-import { createFilesystemBlobStore } from './filesystem-blob-store.ts';
-import { ingestSkillBundle } from './ingest-skill-bundle.ts';
-import { inspectSkillBundle } from './inspect-skill-bundle.ts';
-import { removeSkill } from './remove-skill.ts';
-import type { SkillContentFinding } from './scan-skill-content.ts';
-import { seedBuiltInSkills } from './seed-built-in-skills.ts';
-import { SkillBundleError } from './skill-bundle-error.ts';
-import type { SkillRegistry } from './skill-registry.ts';
-import { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
+import {
+  type BlobStore,
+  createFilesystemBlobStore,
+  createSqliteSkillRegistry,
+  ingestSkillBundle,
+  inspectSkillBundle,
+  removeSkill,
+  SkillBundleError,
+  type SkillContentFinding,
+  type SkillRegistry,
+  seedBuiltInSkills,
+} from '@toolbus/skills';
+import { loadCliConfig } from '../cli-config.ts';
+import type { CliIo } from '../cli-io.ts';
+import { skillsDataDirectory } from '../load-skills.ts';
+import type { CliCommand } from './cli-command.ts';
 
 /** Where the command writes, and how it reaches storage. */
 export interface SkillsCommandContext {
@@ -28,7 +34,7 @@ export interface SkillsCommandContext {
   readonly environment?: Readonly<Record<string, string | undefined>>;
 }
 
-const usage = `Usage: toolbus skills <command>
+const usage = `Usage: toolbus skills <command> [options]
 
   validate <bundle.zip> [--json]                  check a bundle; prints every problem; exit 1 when refused
   add <bundle.zip> [--accept-findings] [--replace]  validate and store a custom skill
@@ -36,9 +42,26 @@ const usage = `Usage: toolbus skills <command>
   remove <name>                                   delete a custom skill
   seed                                            store (or refresh) the built-in skills
 
-Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR), --max-file-bytes <n>, --max-total-bytes <n>
+Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills), --max-file-bytes <n>,
+         --max-total-bytes <n>
 Names in $TOOLBUS_RESERVED_SKILL_NAMES (comma-separated) are reserved, like the built-in skills' names.
 `;
+
+/** `toolbus skills`: skills live under the toolbus home unless TOOLBUS_DATA_DIR (or --data-dir) says otherwise. */
+export const skillsCommand: CliCommand = {
+  name: 'skills',
+  synopsis: 'skills <command>         validate, add and list skill bundles',
+  usage,
+  run: (argv: readonly string[], io: CliIo) =>
+    runSkillsCommand(argv, {
+      stdout: io.stdout,
+      stderr: io.stderr,
+      environment: {
+        ...io.env,
+        TOOLBUS_DATA_DIR: skillsDataDirectory(loadCliConfig({ env: io.env }), io.env),
+      },
+    }),
+};
 
 /**
  * The `toolbus skills` command: `validate`, `add`, `list`, `remove`, `seed`. Returns the exit code (0 success,

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { forgeZip, skillMarkdown } from './__fixtures__/forge-zip.ts';
-import { runSkillsCommand } from './run-skills-command.ts';
+import { forgeZip, skillMarkdown } from '../../../skills/src/__fixtures__/forge-zip.ts';
+import { runSkillsCommand } from './skills-command.ts';
 
 let directory: string;
 beforeEach(async () => {

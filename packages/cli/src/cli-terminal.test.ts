@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
+import { cliEntry, spawnCli } from './__fixtures__/spawn-cli.ts';
+
+const driver = new URL('./__fixtures__/pty-driver.py', import.meta.url).pathname;
+
+/** Runs the CLI in a pseudo-terminal through python3's pty module, following expect/send steps. */
+function inTerminal(
+  steps: readonly (readonly ['expect' | 'send', string])[],
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ output: string; code: number; failed: unknown }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'python3',
+      [driver, JSON.stringify(steps), process.execPath, '--conditions=development', cliEntry, ...args],
+      { env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', TERM: 'dumb', ...env } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', () => {
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`pty driver failed: ${stderr}${stdout}`));
+      }
+    });
+  });
+}
+
+describe('the interactive terminal', () => {
+  let home: string;
+  let server: ScriptedModelServer;
+  let env: Record<string, string>;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'toolbus-terminal-'));
+    server = await startScriptedModelServer({
+      handler: (request: ScriptedRequest) => {
+        const question = request.lastMessage?.text ?? '';
+        if (question.includes('long story')) {
+          // The first part arrives; the rest would take a minute: Ctrl-C must not wait for it.
+          return [
+            { type: 'text', text: 'Once upon a time, part one.' },
+            { type: 'delay', ms: 60_000 },
+            { type: 'text', text: ' Part two never shown.' },
+          ];
+        }
+        const history = request.messages.map((message) => `${message.role}:${message.text}`).join(' | ');
+        return [
+          {
+            type: 'text',
+            text: `I remember: ${/part one\.\s+\[stopped by the user\]/.test(history) ? 'the stopped story' : 'nothing'}.`,
+          },
+        ];
+      },
+    });
+    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test('Ctrl-C stops the answer and returns to the prompt; the stopped turn is kept; Ctrl-D exits', async () => {
+    const session = await inTerminal(
+      [
+        ['expect', '› '],
+        ['send', 'Tell me a long story\r'],
+        ['expect', 'part one.'],
+        ['send', '\u0003'],
+        ['expect', '[stopped by the user]'],
+        ['expect', '› '],
+        ['send', '\u0004'],
+      ],
+      ['chat', '--tools', 'internal_search'],
+      env,
+    );
+    assert.equal(session.failed, null, session.output);
+    assert.equal(session.code, 0, session.output);
+    assert.doesNotMatch(session.output, /Part two never shown/);
+    const storyRequest = server.requests.find((request) => request.lastMessage?.text.includes('long story'));
+    assert.equal(storyRequest?.outcome, 'client-closed', 'the model stream was aborted, not waited for');
+
+    const history = await spawnCli(['history'], env);
+    const chatId = /^(\S+) .* 1 turn\(s\) {2}Tell me a long story$/m.exec(history.stdout)?.[1];
+    assert.ok(chatId, history.stdout);
+    const shown = await spawnCli(['history', chatId], env);
+    assert.match(shown.stdout, /— turn 1: stopped \(stopped by the user \(Ctrl-C\)\)/);
+    assert.match(shown.stdout, /toolbus: Once upon a time, part one\.\n\n\[stopped by the user\]/);
+
+    // --continue goes on with that chat: the model sees the stopped answer, marked.
+    const next = await spawnCli(['chat', '--continue', 'What did you tell me?'], env);
+    assert.equal(next.code, 0, next.stderr);
+    assert.match(next.stdout, /I remember: the stopped story\./);
+    const again = await spawnCli(['history'], env);
+    assert.match(again.stdout, new RegExp(`^${chatId} .* 2 turn\\(s\\)`, 'm'));
+  });
+
+  test('a second Ctrl-C, or Ctrl-C at the prompt, ends the chat', async () => {
+    const session = await inTerminal(
+      [
+        ['expect', '› '],
+        ['send', 'Tell me a long story\r'],
+        ['expect', 'part one.'],
+        ['send', '\u0003'],
+        ['expect', '› '],
+        ['send', '\u0003'],
+      ],
+      ['chat', '--tools', 'internal_search'],
+      env,
+    );
+    assert.equal(session.failed, null, session.output);
+    assert.equal(session.code, 0, session.output);
+  });
+});

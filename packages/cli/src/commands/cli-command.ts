@@ -1,0 +1,16 @@
+import type { CliIo } from '../cli-io.ts';
+
+/**
+ * One `toolbus` command. The registry (`command-registry.ts`) is the single table of them: adding a command is a
+ * new file exporting one of these and one line in that table.
+ */
+export interface CliCommand {
+  /** The word after `toolbus`. */
+  readonly name: string;
+  /** One line for `toolbus --help`, after the synopsis. */
+  readonly synopsis: string;
+  /** The full help text (`toolbus <name> --help`), printed without running anything. */
+  readonly usage: string;
+  /** Runs the command; resolves to an exit code from `EXIT_CODES`. */
+  run(argv: readonly string[], io: CliIo): Promise<number>;
+}

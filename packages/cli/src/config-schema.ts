@@ -1,0 +1,185 @@
+import { parseModelString } from '@toolbus/core';
+import { ToolbusError } from '@toolbus/spec';
+import { closestName } from './closest-name.ts';
+
+/** What kind of value a setting takes. */
+type SettingKind =
+  | { readonly type: 'model' }
+  | { readonly type: 'url' }
+  | { readonly type: 'enum'; readonly values: readonly string[] }
+  | { readonly type: 'env-name' }
+  | { readonly type: 'text' }
+  | { readonly type: 'host-list' }
+  | { readonly type: 'positive-integer' };
+
+/** One setting `toolbus config set` accepts. */
+export interface ConfigSetting {
+  readonly key: string;
+  readonly kind: SettingKind;
+  readonly description: string;
+}
+
+/** The web search providers `webSearch.provider` may name (the ones @toolbus/tools can build). */
+export const WEB_SEARCH_PROVIDERS = ['brave', 'exa', 'serper', 'google', 'searxng', 'tavily'] as const;
+
+/**
+ * Every setting of the config file, with its type: `config set` validates against it, and `config` lists it
+ * when the file is broken. Per-model tool limits are written `toolLimits.<model or *>.maxTools|maxTokens`.
+ */
+export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
+  { key: 'model', kind: { type: 'model' }, description: 'provider:model, e.g. openai:gpt-4.1' },
+  { key: 'memory', kind: { type: 'enum', values: ['on', 'off'] }, description: 'offer add_memory' },
+  { key: 'sandboxUrl', kind: { type: 'url' }, description: 'the run_python sandbox service' },
+  {
+    key: 'webSearch.provider',
+    kind: { type: 'enum', values: WEB_SEARCH_PROVIDERS },
+    description: 'web search provider',
+  },
+  { key: 'webSearch.apiKeyEnv', kind: { type: 'env-name' }, description: 'variable holding its key' },
+  { key: 'webSearch.baseUrl', kind: { type: 'url' }, description: 'provider URL (SearXNG)' },
+  { key: 'webSearch.searchEngineId', kind: { type: 'text' }, description: 'Google engine id' },
+  { key: 'imageGeneration.baseUrl', kind: { type: 'url' }, description: 'OpenAI-style images API' },
+  { key: 'imageGeneration.model', kind: { type: 'text' }, description: 'image model' },
+  { key: 'imageGeneration.apiKeyEnv', kind: { type: 'env-name' }, description: 'variable holding its key' },
+  { key: 'allowHosts', kind: { type: 'host-list' }, description: 'private hosts tools may reach (a,b)' },
+  {
+    key: 'toolLimits.<model|*>.maxTools',
+    kind: { type: 'positive-integer' },
+    description: 'more tools than this: tool search',
+  },
+  {
+    key: 'toolLimits.<model|*>.maxTokens',
+    kind: { type: 'positive-integer' },
+    description: 'tool definitions above this size: tool search',
+  },
+];
+
+/** The keys, for help texts. */
+export const CONFIG_KEYS: readonly string[] = CONFIG_SCHEMA.map((setting) => setting.key);
+
+/** A setting path: where it goes in the file (`['toolLimits', 'openai:gpt-4.1', 'maxTools']`). */
+export interface ResolvedSetting {
+  readonly setting: ConfigSetting;
+  readonly path: readonly string[];
+}
+
+/** Finds the setting a key names; an unknown key is an error naming the closest known one. */
+export function resolveSetting(key: string): ResolvedSetting {
+  const limit = /^toolLimits\.(.+)\.(maxTools|maxTokens)$/.exec(key);
+  if (limit) {
+    const model = limit[1] as string;
+    if (model !== '*') parseModelString(model);
+    const setting = CONFIG_SCHEMA.find((candidate) =>
+      candidate.key.endsWith(`.${limit[2]}`),
+    ) as ConfigSetting;
+    return { setting, path: ['toolLimits', model, limit[2] as string] };
+  }
+  const setting = CONFIG_SCHEMA.find((candidate) => candidate.key === key);
+  if (setting === undefined) {
+    if (/key$/i.test(key) && !/Env$/.test(key)) {
+      throw new ToolbusError({
+        code: 'config_secret',
+        message: 'Keys are not stored in the config file: set an environment variable and store its name.',
+      });
+    }
+    const suggestion = closestName(key, CONFIG_KEYS);
+    throw new ToolbusError({
+      code: 'config_unknown_key',
+      message: `Unknown setting "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}. Settings: ${CONFIG_KEYS.join(', ')}.`,
+    });
+  }
+  return { setting, path: key.split('.') };
+}
+
+/** Checks and converts a value given on the command line for a setting; a wrong value says what is expected. */
+export function parseSettingValue(resolved: ResolvedSetting, raw: string): unknown {
+  const { setting } = resolved;
+  const fail = (expected: string): never => {
+    throw new ToolbusError({
+      code: 'config_invalid_value',
+      message: `${setting.key} takes ${expected}, not "${raw}".`,
+    });
+  };
+  switch (setting.kind.type) {
+    case 'model':
+      parseModelString(raw);
+      return raw.trim();
+    case 'url': {
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {
+        fail('an http(s) URL');
+      }
+      if (url && url.protocol !== 'http:' && url.protocol !== 'https:') fail('an http(s) URL');
+      return raw;
+    }
+    case 'enum':
+      if (!setting.kind.values.includes(raw)) {
+        const suggestion = closestName(raw, setting.kind.values);
+        fail(
+          `one of ${setting.kind.values.join(', ')}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
+        );
+      }
+      return raw;
+    case 'env-name':
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) fail('the NAME of an environment variable (not the key)');
+      return raw;
+    case 'host-list':
+      return raw
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean);
+    case 'positive-integer': {
+      const value = Number(raw);
+      if (!Number.isSafeInteger(value) || value < 1) fail('a whole number above 0');
+      return value;
+    }
+    default:
+      return raw;
+  }
+}
+
+/**
+ * The problems of a parsed config file against the schema (unknown keys, wrong types), in words; empty when it
+ * is fine. Used to refuse nothing silently: `toolbus config` prints them.
+ */
+export function configFileProblems(file: Readonly<Record<string, unknown>>): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(file)) {
+    if (key === 'toolLimits') {
+      if (typeof value !== 'object' || value === null) problems.push('toolLimits must be an object');
+      continue;
+    }
+    const section = CONFIG_SCHEMA.filter((setting) => setting.key.split('.')[0] === key);
+    if (section.length === 0) {
+      problems.push(`unknown key "${key}"`);
+      continue;
+    }
+    const flat =
+      section.some((setting) => setting.key.includes('.')) && typeof value === 'object' && value !== null
+        ? Object.entries(value as Record<string, unknown>).map(([tail, inner]) => [`${key}.${tail}`, inner])
+        : [[key, value]];
+    for (const [fullKey, inner] of flat as [string, unknown][]) {
+      const setting = CONFIG_SCHEMA.find((candidate) => candidate.key === fullKey);
+      if (setting === undefined) {
+        problems.push(`unknown key "${fullKey}"`);
+        continue;
+      }
+      if (setting.kind.type === 'host-list') {
+        if (!Array.isArray(inner)) problems.push(`${fullKey} must be a list of host names`);
+        continue;
+      }
+      if (typeof inner !== 'string') {
+        problems.push(`${fullKey} must be a string`);
+        continue;
+      }
+      try {
+        parseSettingValue({ setting, path: fullKey.split('.') }, inner);
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+  }
+  return problems;
+}

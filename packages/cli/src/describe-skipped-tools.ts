@@ -1,0 +1,55 @@
+import type { SkippedTool } from '@toolbus/assembly';
+import { oneLine } from './one-line.ts';
+
+// Left out on purpose (a flag, a setting, a service that is not configured): nothing the user must hear about.
+const quietReasons = new Set<SkippedTool['reason']>([
+  'not-allowed',
+  'unavailable',
+  'memory-disabled',
+  'search-disabled',
+  'unknown-built-in',
+  'duplicate-built-in',
+]);
+
+/**
+ * What the user must hear before the answer about tools that were left out: one line per MCP server that cannot
+ * be used (and why), one per server whose tools wait for approval, and one per other failure. Names the fix.
+ */
+export function describeSkippedTools(
+  skipped: readonly SkippedTool[],
+  serverNames: ReadonlyMap<string, string>,
+): string[] {
+  const lines: string[] = [];
+  const failedServers = new Set<string>();
+  const waiting = new Map<string, { notApproved: number; changed: number }>();
+  for (const item of skipped) {
+    if (quietReasons.has(item.reason)) continue;
+    const server =
+      item.serverId === undefined ? undefined : (serverNames.get(item.serverId) ?? item.serverId);
+    if (item.reason === 'mcp-not-approved' || item.reason === 'mcp-definition-changed') {
+      const counts = waiting.get(server ?? '') ?? { notApproved: 0, changed: 0 };
+      if (item.reason === 'mcp-not-approved') counts.notApproved += 1;
+      else counts.changed += 1;
+      waiting.set(server ?? '', counts);
+      continue;
+    }
+    if (item.source === 'mcp' && item.serverId !== undefined) {
+      if (failedServers.has(item.serverId)) continue;
+      failedServers.add(item.serverId);
+      const fix = item.reason === 'mcp-auth-required' ? ` — run \`toolbus mcp login ${server}\`` : '';
+      lines.push(`${oneLine(item.message)}${fix} (its tools are not offered)`);
+      continue;
+    }
+    lines.push(oneLine(item.message));
+  }
+  for (const [server, counts] of waiting) {
+    const parts = [
+      counts.notApproved > 0 ? `${counts.notApproved} not approved` : '',
+      counts.changed > 0 ? `${counts.changed} changed since approval` : '',
+    ].filter(Boolean);
+    lines.push(
+      `Tools of MCP server "${server}" are withheld (${parts.join(', ')}) — review and run \`toolbus mcp approve ${server}\``,
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,72 @@
+import { createInterface } from 'node:readline';
+import type { CliIo } from './cli-io.ts';
+import { EXIT_CODES } from './exit-codes.ts';
+
+/**
+ * The interactive loop on a terminal. Ctrl-C while an answer is running stops that answer (the model stream and
+ * its tools are aborted) and returns to the prompt; Ctrl-C at the prompt, a second Ctrl-C, Ctrl-D or an empty
+ * line end the chat. Resolves to the exit code of the last turn (0 when the chat ended at the prompt).
+ */
+export async function runInteractiveChat(input: {
+  readonly io: CliIo;
+  readonly stdin: NodeJS.ReadableStream;
+  readonly header: string;
+  readonly ask: (question: string, signal: AbortSignal) => Promise<number>;
+}): Promise<number> {
+  const { io } = input;
+  const readline = createInterface({
+    input: input.stdin,
+    output: io.stdout as NodeJS.WritableStream,
+    terminal: true,
+  });
+  let running: AbortController | undefined;
+  let closed = false;
+  let lineWaiter: ((line: string | undefined) => void) | undefined;
+  const finish = () => {
+    closed = true;
+    running?.abort(new Error('the chat ended'));
+    lineWaiter?.(undefined);
+  };
+  readline.on('SIGINT', () => {
+    if (running && !running.signal.aborted) {
+      running.abort(new Error('stopped by the user'));
+      return;
+    }
+    io.stdout.write('\n');
+    readline.close();
+  });
+  readline.on('close', finish);
+  readline.on('line', (line) => {
+    const waiter = lineWaiter;
+    lineWaiter = undefined;
+    waiter?.(line);
+  });
+  const nextLine = () =>
+    new Promise<string | undefined>((resolve) => {
+      if (closed) {
+        resolve(undefined);
+        return;
+      }
+      lineWaiter = resolve;
+      readline.setPrompt('\n› ');
+      readline.prompt();
+    });
+  let status: number = EXIT_CODES.ok;
+  try {
+    io.stdout.write(input.header);
+    for (;;) {
+      const line = (await nextLine())?.trim();
+      if (!line) break;
+      running = new AbortController();
+      // While an answer runs, typed lines are not questions: readline keeps reading only to see Ctrl-C.
+      status = await input.ask(line, running.signal);
+      const stopped = running.signal.aborted;
+      running = undefined;
+      if (closed) break;
+      if (stopped) status = EXIT_CODES.ok;
+    }
+  } finally {
+    readline.close();
+  }
+  return status;
+}

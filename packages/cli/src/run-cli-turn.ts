@@ -1,0 +1,190 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { runChatTurn, type ToolRunHooks, type ToolSearchLimits } from '@toolbus/core';
+import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
+import type { Storage } from '@toolbus/storage';
+import type { CliIo } from './cli-io.ts';
+import { describeModelError } from './describe-model-error.ts';
+import { EXIT_CODES } from './exit-codes.ts';
+import type { ModelResponseObservation } from './observed-model-fetch.ts';
+import { oneLine } from './one-line.ts';
+import { TerminalRenderer } from './terminal-renderer.ts';
+import { producedFiles, writeStoredFiles } from './write-tool-files.ts';
+
+/** The mark a stopped answer carries in the conversation, so the model (and the history) knows it was cut. */
+export const STOPPED_MARK = '[stopped by the user]';
+
+/** How a CLI turn ended, and what it adds to the conversation. */
+export interface CliTurnOutcome {
+  readonly status: 'completed' | 'stopped' | 'failed';
+  readonly reason?: string;
+  /** The user's message and everything the turn added (a stopped answer's partial text, marked). */
+  readonly messages: readonly ChatMessage[];
+  readonly packets: readonly Packet[];
+  readonly exitCode: number;
+}
+
+/** What one turn from the command line needs. */
+export interface CliTurnInput {
+  readonly question: string;
+  /** The conversation before this question (system prompt, earlier turns). */
+  readonly history: readonly ChatMessage[];
+  readonly tools: readonly Tool[];
+  readonly model: LanguageModelV4;
+  /** How the model server last answered (to explain a failure). */
+  readonly modelResponse: () => ModelResponseObservation | undefined;
+  /** Longest wait for the model's first chunk, per attempt. */
+  readonly firstChunkTimeoutMs?: number;
+  readonly io: CliIo;
+  readonly packets: boolean;
+  readonly showReasoning: boolean;
+  readonly maxCycles: number | undefined;
+  readonly files: readonly ChatFile[];
+  readonly userId: string;
+  readonly storage: Storage;
+  readonly toolLimits: ToolSearchLimits;
+  readonly outputDirectory: string;
+  /** Aborts the model stream and the running tools (Ctrl-C). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs one turn for the terminal: the answer streams; each tool gets a line that ends in ✓, or ✗ with the cause
+ * (the guard's reason, the server's message); files tools produced are written to the output folder and their
+ * paths printed; a stopped answer is kept, marked; a turn without an answer says so and exits non-zero.
+ */
+export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
+  const { io } = input;
+  const userMessage: ChatMessage = { role: 'user', content: input.question };
+  const interactive = Boolean(io.stdout.isTTY);
+  const renderer = new TerminalRenderer({
+    write: (text) => io.stdout.write(text),
+    interactive,
+    color: interactive && !io.env.NO_COLOR,
+    showReasoning: input.showReasoning,
+    // A failed turn is reported once, on stderr, with what to try.
+    printTurnErrors: false,
+  });
+  const hooks: ToolRunHooks = {
+    onToolCallStart: ({ call }) => ({
+      end: ({ status, response, error }) => {
+        const rich = response.rich;
+        // Code that ran and failed is a successful call of a failed program: the user sees it as a failure.
+        if (
+          status === 'success' &&
+          rich?.type === 'python-execution' &&
+          (rich.exitCode !== 0 || rich.timedOut)
+        ) {
+          const lastLine = rich.stderr.trim().split('\n').at(-1) ?? '';
+          renderer.noteToolFailure(
+            call.id,
+            oneLine(rich.timedOut ? 'the code ran out of time' : `exit ${rich.exitCode}: ${lastLine}`, 200),
+          );
+          return;
+        }
+        if (status === 'success' || status === 'merged') return;
+        // The terminal belongs to the user: an unexpected error's own message is shown here, never to the model.
+        const cause =
+          status === 'unexpected-error' && error instanceof Error
+            ? error.message
+            : rich?.type === 'failure'
+              ? rich.message
+              : response.llmFacing;
+        renderer.noteToolFailure(call.id, oneLine(cause, 200));
+      },
+    }),
+  };
+  const turn = runChatTurn({
+    model: input.model,
+    messages: [...input.history, userMessage],
+    tools: input.tools,
+    files: input.files,
+    userId: input.userId,
+    signal: input.signal,
+    hooks,
+    toolSearch: input.toolLimits,
+    ...(input.firstChunkTimeoutMs === undefined
+      ? {}
+      : { stream: { firstChunkTimeoutMs: input.firstChunkTimeoutMs } }),
+    ...(input.maxCycles ? { maxCycles: input.maxCycles } : {}),
+  });
+  const packets: Packet[] = [];
+  let shown = '';
+  for await (const packet of turn) {
+    packets.push(packet);
+    if (packet.obj.type === 'message-delta') shown += packet.obj.content;
+    if (input.packets) io.stdout.write(`${JSON.stringify(packet)}\n`);
+    else renderer.render(packet);
+  }
+  const result = await turn.result;
+  const notes = input.packets ? io.stderr : io.stdout;
+  const written = await writeStoredFiles({
+    files: producedFiles(packets),
+    storage: input.storage,
+    directory: input.outputDirectory,
+  });
+  if (written.length > 0) {
+    notes.write(`\nFiles written:\n${written.map((path) => `  ${path}`).join('\n')}\n`);
+  }
+  if (result.stopReason === 'user-cancelled') {
+    if (!input.packets) io.stdout.write(`${shown && !shown.endsWith('\n') ? '\n' : ''}${STOPPED_MARK}\n`);
+    const partial: ChatMessage = {
+      role: 'assistant',
+      content: `${shown}${shown ? '\n\n' : ''}${STOPPED_MARK}`,
+    };
+    return {
+      status: 'stopped',
+      reason: 'stopped by the user (Ctrl-C)',
+      messages: [userMessage, ...withoutTrailingAssistant(result.messages), partial],
+      packets,
+      exitCode: EXIT_CODES.interrupted,
+    };
+  }
+  if (result.error) {
+    io.stderr.write(`toolbus: ${describeModelError(result.error, input.modelResponse())}\n`);
+    return {
+      status: 'failed',
+      reason: result.error.message,
+      messages: [userMessage, ...result.messages],
+      packets,
+      exitCode: EXIT_CODES.failure,
+    };
+  }
+  if (!result.answer.trim()) {
+    const why =
+      result.stopReason === 'cycle-limit'
+        ? `the model used all ${result.cycles} cycles and wrote no answer in the last one (which has no tools)`
+        : 'the model ended without an answer';
+    io.stderr.write(
+      `toolbus: no answer — ${why}. Try again, ask more narrowly, or raise --max-cycles (now ${result.cycles}).\n`,
+    );
+    return {
+      status: 'failed',
+      reason: why,
+      messages: [userMessage, ...result.messages],
+      packets,
+      exitCode: EXIT_CODES.noAnswer,
+    };
+  }
+  if (!input.packets) renderer.renderSources(uniqueByDocument(result.citedDocuments));
+  return {
+    status: 'completed',
+    messages: [userMessage, ...result.messages],
+    packets,
+    exitCode: EXIT_CODES.ok,
+  };
+}
+
+/** A cancelled turn's messages without an empty trailing answer (the partial text replaces it). */
+function withoutTrailingAssistant(messages: readonly ChatMessage[]): ChatMessage[] {
+  const last = messages.at(-1);
+  return last?.role === 'assistant' && !('toolCalls' in last && last.toolCalls?.length)
+    ? messages.slice(0, -1)
+    : [...messages];
+}
+
+function uniqueByDocument(documents: readonly CitedDocument[]): CitedDocument[] {
+  const seen = new Set<number>();
+  return documents.filter(
+    (document) => !seen.has(document.citationNumber) && seen.add(document.citationNumber),
+  );
+}
