@@ -2,6 +2,7 @@ import { BUILT_IN_TOOLS_BY_NAME } from '@toolbus/core';
 import type { McpConnection, McpTool } from '@toolbus/mcp';
 import { createOpenApiTools, type OpenApiFileStore } from '@toolbus/openapi';
 import type { AvailabilityContext, FetchFunction, Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { Persona, PersonaToolRow, SearchUsage, Storage, User } from '@toolbus/storage';
 import { adaptTool, checkAvailability } from './adapt-tool.ts';
 import type { AssemblyLogger } from './assembly-logger.ts';
@@ -34,7 +35,7 @@ export type BuiltInToolFactory = (context: BuiltInToolFactoryContext) => Tool | 
 export interface ConstructToolsOptions {
   readonly persona: Persona;
   /** The signed-in user; undefined for anonymous use (then no memory tool and no OAuth MCP servers). */
-  readonly user?: User;
+  readonly user?: User | undefined;
   readonly storage: Storage;
   /** Built-in id (`SearchTool`, `WebSearchTool`, ...) → factory. Ids without a factory are skipped. */
   readonly builtInFactories: ReadonlyMap<string, BuiltInToolFactory>;
@@ -97,9 +98,7 @@ type RowOutcome = { readonly entries: readonly BuiltEntry[]; readonly skipped: r
  */
 export async function constructTools(options: ConstructToolsOptions): Promise<ToolAssembly> {
   const { persona, user, storage } = options;
-  const availabilityContext: AvailabilityContext = options.availabilityContext ?? {
-    ...(user === undefined ? {} : { userId: user.id }),
-  };
+  const availabilityContext: AvailabilityContext = options.availabilityContext ?? { userId: user?.id };
   const rows = await storage.personas.listToolRows(persona.id);
   const searchUsage = resolveSearchUsage(options);
   const memoryEnabled = user?.settings.memoryToolEnabled === true;
@@ -111,13 +110,9 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
     const source = row.source;
     const builtInId = source.kind === 'built-in' ? source.builtInId : undefined;
     const skip = (reason: SkippedTool['reason'], message: string) =>
-      skipped.push({
-        rowId: row.id,
-        source: source.kind,
-        reason,
-        message,
-        ...(builtInId === undefined ? {} : { toolName: builtInId }),
-      });
+      skipped.push(
+        omitUndefined({ rowId: row.id, source: source.kind, reason, message, toolName: builtInId }),
+      );
     const isMemory = builtInId === MEMORY_TOOL_ID;
     if (isMemory && !memoryEnabled) skip('memory-disabled', 'The user has the memory tool turned off.');
     else if (
@@ -150,7 +145,7 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
         mcp: options.mcp ?? {},
         cache: options.cache,
         ownConnections,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        signal: options.signal,
       });
       servers.set(serverId, pending);
     }
@@ -201,12 +196,10 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
         const tools = await createOpenApiTools({
           document: document as Parameters<typeof createOpenApiTools>[0]['document'],
           fetch: options.fetch,
-          ...(source.auth === undefined ? {} : { auth: source.auth }),
-          ...(options.openApi?.fileStore === undefined ? {} : { fileStore: options.openApi.fileStore }),
-          ...(options.openApi?.maxResponseBytes === undefined
-            ? {}
-            : { maxResponseBytes: options.openApi.maxResponseBytes }),
-          ...(options.openApi?.timeoutMs === undefined ? {} : { timeoutMs: options.openApi.timeoutMs }),
+          auth: source.auth,
+          fileStore: options.openApi?.fileStore,
+          maxResponseBytes: options.openApi?.maxResponseBytes,
+          timeoutMs: options.openApi?.timeoutMs,
         });
         return { entries: tools.map((tool) => ({ rowId: row.id, kind: 'openapi', tool })), skipped: [] };
       } catch (error) {
@@ -273,7 +266,7 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
     entries.map((entry) => ({
       name: entry.tool.name,
       kind: entry.kind,
-      ...(entry.mcpTool === undefined ? {} : { disambiguatedName: entry.mcpTool.disambiguatedName }),
+      disambiguatedName: entry.mcpTool?.disambiguatedName,
     })),
   );
   const toolsByRowId = new Map<string, Tool[]>();

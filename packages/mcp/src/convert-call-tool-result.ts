@@ -9,11 +9,11 @@ export interface ConvertCallToolResultOptions {
   readonly content: readonly McpContentBlock[];
   readonly structuredContent?: unknown;
   /** Keeps images, audio and blob resources; without one they are described to the model but not kept. */
-  readonly fileStore?: McpFileStore;
+  readonly fileStore?: McpFileStore | undefined;
   /** Binary blocks larger than this (decoded) are not kept. Default 20 MiB. */
   readonly maxFileBytes?: number;
   /** The model string is cut here, with a note saying so (a hostile or chatty server cannot flood the context). Default 100,000. */
-  readonly maxResultChars?: number;
+  readonly maxResultChars?: number | undefined;
 }
 
 /** What the model reads, and the rich object for storage and the UI. */

@@ -14,12 +14,12 @@ export interface StoreOAuthClientProviderOptions {
   readonly serverId: string;
   /** The application's OAuth callback URL (registered at dynamic client registration). */
   readonly redirectUrl: string;
-  readonly clientName?: string;
-  readonly scope?: string;
+  readonly clientName?: string | undefined;
+  readonly scope?: string | undefined;
   /** Pre-registered client credentials (used when no registration is stored). */
-  readonly client?: { readonly id: string; readonly secret?: string };
+  readonly client?: { readonly id: string; readonly secret?: string } | undefined;
   /** Called with the authorization URL when the user must (re)authorize; the application sends the user there. */
-  readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
+  readonly onAuthorizationRequired?: ((authorizationUrl: URL) => void | Promise<void>) | undefined;
   /** The clock, in ms since epoch (`Date.now` by default): tells whether an access token has expired. */
   readonly now?: () => number;
 }

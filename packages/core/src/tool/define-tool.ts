@@ -74,9 +74,9 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
     displayName,
     streamsArgumentDeltas: options.streamsArgumentDeltas ?? false,
     concurrency: options.concurrency ?? 'parallel',
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    timeoutMs: options.timeoutMs,
     ...(options.stopsTurn === true ? { stopsTurn: true } : {}),
-    ...(options.mergeableField === undefined ? {} : { mergeableField: options.mergeableField }),
+    mergeableField: options.mergeableField,
     definition: getDefinition,
     isAvailable: options.isAvailable ?? (() => true),
     emitStart:
