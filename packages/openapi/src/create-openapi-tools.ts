@@ -48,13 +48,10 @@ const maxDescriptionChars = 1024;
 export async function createOpenApiTools(options: CreateOpenApiToolsOptions): Promise<Tool[]> {
   const parsed = isParsedOpenApiDocument(options.document)
     ? options.document
-    : await parseOpenApiDocument(
-        options.document,
-        options.validate === undefined ? {} : { validate: options.validate },
-      );
+    : await parseOpenApiDocument(options.document, { validate: options.validate });
   const credentials = resolveAuth(parsed, options.auth);
   const reserved = reservedCredentialNames(parsed, credentials);
-  const nameFor = createToolNamer(options.namePrefix === undefined ? {} : { prefix: options.namePrefix });
+  const nameFor = createToolNamer({ prefix: options.namePrefix });
   const baseUrl = options.baseUrl === undefined ? undefined : absoluteHttpUrl(options.baseUrl, 'baseUrl');
   const fileStore = options.fileStore ?? createMemoryFileStore();
   const tools: Tool[] = [];

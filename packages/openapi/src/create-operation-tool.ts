@@ -94,9 +94,7 @@ export function createOperationTool(options: OperationToolOptions): Tool {
         operation,
         serverUrl: options.serverUrl,
         bindings: options.arguments.bindings,
-        ...(options.arguments.bodyProperty === undefined
-          ? {}
-          : { bodyProperty: options.arguments.bodyProperty }),
+        bodyProperty: options.arguments.bodyProperty,
         args,
         credentials: options.credentials,
       });
