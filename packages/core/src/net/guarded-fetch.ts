@@ -1,5 +1,5 @@
-import type { Dispatcher, fetch as undiciFetch } from 'undici';
 import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import type { Dispatcher, fetch as undiciFetch } from 'undici';
 import { createBadPortDispatchers, isFetchBadPort } from './bad-port-dispatchers.ts';
 import { type CompiledAddressPolicy, compileAddressPolicy, type GuardLevel } from './check-address.ts';
 import {
