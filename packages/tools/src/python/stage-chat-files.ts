@@ -1,5 +1,6 @@
 import type { CodeInterpreter, WorkspaceFileInput } from '@toolbus/sandbox';
 import type { ChatFile } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { InterpreterUploadCache } from './interpreter-upload-cache.ts';
 import type { PythonToolFiles } from './python-tool-files.ts';
 import { sanitizeStagedFilename, uniqueStagedFilename } from './staged-filename.ts';
@@ -76,11 +77,9 @@ export async function stageChatFiles(options: StageChatFilesOptions): Promise<St
           sha256,
           upload: async () =>
             (
-              await options.client.uploadFile({
-                filename: path,
-                content,
-                ...(options.signal === undefined ? {} : { signal: options.signal }),
-              })
+              await options.client.uploadFile(
+                omitUndefined({ filename: path, content, signal: options.signal }),
+              )
             ).file_id,
         });
         inputs[index] = { path, file_id: fileId };
