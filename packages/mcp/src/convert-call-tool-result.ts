@@ -1,4 +1,5 @@
 import type { FileReference, RichResponse } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { McpFileStore } from './mcp-file-store.ts';
 
 /** One content block of a `tools/call` result, as on the wire (unknown block types are tolerated). */
@@ -136,7 +137,7 @@ export async function convertCallToolResult(
     rich: {
       type: 'custom-tool',
       responseType,
-      data: { content: blocks, ...(structured === undefined ? {} : { structuredContent: structured }) },
+      data: omitUndefined({ content: blocks, structuredContent: structured }),
       files,
     },
   };
