@@ -45,7 +45,8 @@ export interface ConstructToolsOptions {
   readonly availabilityContext?: AvailabilityContext;
   /**
    * Only these tools this turn: persona tool row ids, or built-in ids. The injections (forced search, the memory
-   * tool) bypass it, as in the seed.
+   * tool) bypass it: they follow the request's search setting and the user's memory setting, not the persona's
+   * rows.
    */
   readonly allowedToolIds?: readonly string[];
   /** This request's search forcing; default: the user's setting unless `auto`, else the persona's. */
@@ -89,7 +90,7 @@ interface BuiltEntry {
 type RowOutcome = { readonly entries: readonly BuiltEntry[]; readonly skipped: readonly SkippedTool[] };
 
 /**
- * Assembles the tools of one turn for a persona (the seed's `construct_tools`): per persona tool row, a built-in
+ * Assembles the tools of one turn for a persona: per persona tool row, a built-in
  * (its availability check wrapped: a throw means unavailable), one tool per OpenAPI operation, or one MCP tool
  * (each server connected and listed once per assembly; a tool whose definition drifted from its approval is
  * withheld; a failing server costs only its own tools). Then the `allowedToolIds` whitelist, forced search, and the

@@ -28,8 +28,8 @@ export interface AvailabilityContext {
 }
 
 /**
- * What the backend supplies to a running tool, separately from the arguments the model filled in (the seed's
- * `override_kwargs`): the model never sees or fills these.
+ * What the backend supplies to a running tool, separately from the arguments the model filled in: the model never
+ * sees or fills these, so it cannot forge the user, the files or the cancellation a tool acts on.
  */
 export interface ToolRunContext {
   readonly placement: Placement;

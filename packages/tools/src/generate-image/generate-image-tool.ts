@@ -28,7 +28,10 @@ export interface GenerateImageToolOptions {
    * answer in base64 and do not take the parameter; `null` never sends it.
    */
   readonly responseFormat?: 'b64_json' | 'url' | null;
-  /** Interval of `image-generation-heartbeat` packets while waiting. Default 5,000 ms (the seed's). */
+  /**
+   * Interval of `image-generation-heartbeat` packets while waiting. Default 5,000 ms: often enough that a client or
+   * proxy does not take a minute-long render for a dead stream.
+   */
   readonly heartbeatMs?: number;
   /** Largest image accepted. Default 25 MiB. */
   readonly maxImageBytes?: number;

@@ -5,7 +5,10 @@ import type { InterpreterUploadCache } from './interpreter-upload-cache.ts';
 import type { PythonToolFiles } from './python-tool-files.ts';
 import { sanitizeStagedFilename, uniqueStagedFilename } from './staged-filename.ts';
 
-/** Limits of staging (Onyx's defaults). */
+/**
+ * Limits of staging: how many chat files, how many bytes in all, and how many uploads at once go into the sandbox
+ * for one execution, so a chat with many large files cannot stall or fill the interpreter.
+ */
 export interface StagingLimits {
   readonly maxFiles: number;
   readonly maxBytes: number;
