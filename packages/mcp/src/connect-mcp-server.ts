@@ -182,9 +182,7 @@ export async function connectMcpServer(
       if (error instanceof UnauthorizedError || McpAuthorizationRequiredError.isInstance(error)) {
         throw new McpAuthorizationRequiredError({
           serverName: config.name,
-          ...(provider?.lastAuthorizationUrl === undefined
-            ? {}
-            : { authorizationUrl: provider.lastAuthorizationUrl }),
+          authorizationUrl: provider?.lastAuthorizationUrl,
           cause: error,
         });
       }
@@ -245,9 +243,7 @@ function createConnection(input: {
       if (!(error instanceof UnauthorizedError)) throw error;
       throw new McpAuthorizationRequiredError({
         serverName: config.name,
-        ...(provider?.lastAuthorizationUrl === undefined
-          ? {}
-          : { authorizationUrl: provider.lastAuthorizationUrl }),
+        authorizationUrl: provider?.lastAuthorizationUrl,
         cause: error,
       });
     }
