@@ -26,7 +26,7 @@ beforeEach(async () => {
 function assemble(options: { user?: User } = { user }) {
   return constructTools({
     persona,
-    ...(options.user === undefined ? {} : { user: options.user }),
+    user: options.user,
     storage,
     builtInFactories: builtInFactories(),
     fetch,

@@ -33,7 +33,8 @@ export interface ConstructToolsOptions {
   readonly availabilityContext?: AvailabilityContext;
   /**
    * Only these tools this turn: persona tool row ids, or built-in ids. The injections (forced search, the memory
-   * tool) bypass it.
+   * tool) bypass it: they follow the request's search setting and the user's memory setting, not the persona's
+   * rows.
    */
   readonly allowedToolIds?: readonly string[];
   /** This request's search forcing; default: the user's setting unless `auto`, else the persona's. */

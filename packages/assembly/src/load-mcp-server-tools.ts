@@ -47,7 +47,7 @@ export interface LoadMcpServerToolsOptions {
   readonly cache: ToolAssemblyCache | undefined;
   /** Receives connections this assembly opened without a cache: it closes them when the assembly is closed. */
   readonly ownConnections: McpConnection[];
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -90,13 +90,11 @@ export async function loadMcpServerTools(options: LoadMcpServerToolsOptions): Pr
   const connectOptions: ConnectMcpServerOptions = {
     fetch: options.fetch,
     requestTimeoutMs: options.mcp.requestTimeoutMs ?? 20_000,
-    ...(options.mcp.toolCallTimeoutMs === undefined
-      ? {}
-      : { toolCallTimeoutMs: options.mcp.toolCallTimeoutMs }),
-    ...(options.mcp.requestHeaders === undefined ? {} : { requestHeaders: options.mcp.requestHeaders }),
-    ...(options.mcp.fileStore === undefined ? {} : { fileStore: options.mcp.fileStore }),
-    ...(options.mcp.logger === undefined ? {} : { logger: options.mcp.logger }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    toolCallTimeoutMs: options.mcp.toolCallTimeoutMs,
+    requestHeaders: options.mcp.requestHeaders,
+    fileStore: options.mcp.fileStore,
+    logger: options.mcp.logger,
+    signal: options.signal,
     ...(server.authType === 'oauth' && user !== undefined && options.mcp.oauthRedirectUrl !== undefined
       ? {
           oauth: {

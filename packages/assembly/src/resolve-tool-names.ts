@@ -5,7 +5,7 @@ export interface ToolNameCandidate {
   readonly name: string;
   readonly kind: 'built-in' | 'openapi' | 'mcp';
   /** For MCP tools: the `mcp_{server}_{tool}` name taken when the plain name collides. */
-  readonly disambiguatedName?: string;
+  readonly disambiguatedName?: string | undefined;
 }
 
 /** Which kinds keep their names first when a numeric suffix is the last resort: built-ins are looked up by name. */

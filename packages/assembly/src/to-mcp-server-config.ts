@@ -1,4 +1,5 @@
 import type { McpServerConfig } from '@toolbus/mcp';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { McpServer } from '@toolbus/storage';
 
 /**
@@ -14,7 +15,7 @@ export function toMcpServerConfig(server: McpServer): McpServerConfig {
           type: 'stdio',
           command: server.endpoint.command,
           args: server.endpoint.args,
-          ...(server.endpoint.environment === undefined ? {} : { env: server.endpoint.environment }),
+          ...omitUndefined({ env: server.endpoint.environment }),
         }
       : { type: server.endpoint.transport, url: server.endpoint.url };
   return { id: server.id, name: server.name, transport, auth: toAuth(server) };

@@ -44,9 +44,9 @@ export async function completeMcpOAuth(
     userId: options.oauth.userId,
     serverId: config.id,
     redirectUrl: options.oauth.redirectUrl,
-    ...(config.auth.clientName === undefined ? {} : { clientName: config.auth.clientName }),
-    ...(config.auth.scope === undefined ? {} : { scope: config.auth.scope }),
-    ...(config.auth.client === undefined ? {} : { client: config.auth.client }),
+    clientName: config.auth.clientName,
+    scope: config.auth.scope,
+    client: config.auth.client,
   });
   const result = await auth(provider, {
     serverUrl: config.transport.url,

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
@@ -406,7 +407,7 @@ describe('connectMcpServer: header templates and missing authentication', () => 
     id: 'templated',
     name: 'templated',
     transport: { type: 'streamable-http', url: server.url },
-    ...(auth === undefined ? {} : { auth }),
+    ...omitUndefined({ auth }),
   });
 
   test("header templates are filled from the user's credentials, braces in values kept as they are", async () => {

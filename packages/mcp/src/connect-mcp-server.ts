@@ -5,6 +5,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { type Tool as SdkTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchFunction } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
 import { createMcpTransport, type McpTransportKind } from './create-mcp-transport.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
@@ -36,22 +37,22 @@ export interface ConnectMcpServerOptions {
    * The fetch every HTTP request goes through (the application passes `createGuardedFetch(...)`); required for
    * HTTP transports: there is no fallback to the global fetch.
    */
-  readonly fetch?: FetchFunction;
+  readonly fetch?: FetchFunction | undefined;
   /** Extra headers from the end user's request: lowest priority, filtered through the denylist. */
-  readonly requestHeaders?: Readonly<Record<string, string>>;
+  readonly requestHeaders?: Readonly<Record<string, string>> | undefined;
   /** Required when the server's auth is OAuth (fail closed without it). */
-  readonly oauth?: McpOAuthOptions;
-  readonly signal?: AbortSignal;
+  readonly oauth?: McpOAuthOptions | undefined;
+  readonly signal?: AbortSignal | undefined;
   /** Receives dropped-header warnings (names only); `console.warn` by default, so a drop is never silent. */
-  readonly logger?: McpLogger;
+  readonly logger?: McpLogger | undefined;
   /** Keeps images, audio and blob resources of tool results. */
-  readonly fileStore?: McpFileStore;
+  readonly fileStore?: McpFileStore | undefined;
   /** Timeout of the handshake and `tools/list` (default 60 s). */
-  readonly requestTimeoutMs?: number;
+  readonly requestTimeoutMs?: number | undefined;
   /** Timeout of one `tools/call` (default 10 min; progress notifications reset it). */
-  readonly toolCallTimeoutMs?: number;
+  readonly toolCallTimeoutMs?: number | undefined;
   /** Cap on each tool result's model string (default 100,000 characters). */
-  readonly maxResultChars?: number;
+  readonly maxResultChars?: number | undefined;
 }
 
 /** Called with the fresh list after the server announced `tools/list_changed`. */
@@ -125,12 +126,10 @@ export async function connectMcpServer(
         userId: options.oauth.userId,
         serverId: config.id,
         redirectUrl: options.oauth.redirectUrl,
-        ...(auth.clientName === undefined ? {} : { clientName: auth.clientName }),
-        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
-        ...(auth.client === undefined ? {} : { client: auth.client }),
-        ...(options.oauth.onAuthorizationRequired === undefined
-          ? {}
-          : { onAuthorizationRequired: options.oauth.onAuthorizationRequired }),
+        clientName: auth.clientName,
+        scope: auth.scope,
+        client: auth.client,
+        onAuthorizationRequired: options.oauth.onAuthorizationRequired,
       });
     }
     const logger = options.logger ?? consoleMcpLogger;
@@ -140,10 +139,7 @@ export async function connectMcpServer(
         : undefined;
     missingCredentials = rendered?.missing ?? [];
     const headers = mergeMcpHeaders(
-      {
-        ...(options.requestHeaders === undefined ? {} : { requestHeaders: options.requestHeaders }),
-        ...(rendered === undefined ? {} : { connectionHeaders: rendered.headers }),
-      },
+      { requestHeaders: options.requestHeaders, connectionHeaders: rendered?.headers },
       { logger },
     );
     serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
@@ -154,18 +150,18 @@ export async function connectMcpServer(
     const transport = await createMcpTransport({
       kind,
       config: config.transport,
-      ...(serverFetch === undefined ? {} : { fetch: serverFetch }),
-      ...(provider === undefined ? {} : { authProvider: provider }),
+      fetch: serverFetch,
+      authProvider: provider,
       onStderr: (chunk) => {
         stderrTail = (stderrTail + chunk).slice(-2000);
       },
     });
     const client = new Client(clientInfo, { capabilities: {} });
     try {
-      await client.connect(transport, {
-        timeout: options.requestTimeoutMs ?? 60_000,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      await client.connect(
+        transport,
+        omitUndefined({ timeout: options.requestTimeoutMs ?? 60_000, signal: options.signal }),
+      );
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
@@ -186,9 +182,7 @@ export async function connectMcpServer(
       if (error instanceof UnauthorizedError || McpAuthorizationRequiredError.isInstance(error)) {
         throw new McpAuthorizationRequiredError({
           serverName: config.name,
-          ...(provider?.lastAuthorizationUrl === undefined
-            ? {}
-            : { authorizationUrl: provider.lastAuthorizationUrl }),
+          authorizationUrl: provider?.lastAuthorizationUrl,
           cause: error,
         });
       }
@@ -249,9 +243,7 @@ function createConnection(input: {
       if (!(error instanceof UnauthorizedError)) throw error;
       throw new McpAuthorizationRequiredError({
         serverName: config.name,
-        ...(provider?.lastAuthorizationUrl === undefined
-          ? {}
-          : { authorizationUrl: provider.lastAuthorizationUrl }),
+        authorizationUrl: provider?.lastAuthorizationUrl,
         cause: error,
       });
     }
@@ -316,11 +308,15 @@ function createConnection(input: {
 
   const callTool: McpConnection['callTool'] = async (call) => {
     const result = await authorized(() =>
-      client.callTool({ name: call.name, arguments: { ...call.arguments } }, undefined, {
-        timeout: options.toolCallTimeoutMs ?? 600_000,
-        resetTimeoutOnProgress: true,
-        ...(call.signal === undefined ? {} : { signal: call.signal }),
-      }),
+      client.callTool(
+        { name: call.name, arguments: { ...call.arguments } },
+        undefined,
+        omitUndefined({
+          timeout: options.toolCallTimeoutMs ?? 600_000,
+          resetTimeoutOnProgress: true,
+          signal: call.signal,
+        }),
+      ),
     );
     return result as McpCallToolResult;
   };
@@ -343,8 +339,8 @@ function createConnection(input: {
                 serverName: config.name,
                 definitionHash: await toolDefinitionHash(descriptor),
                 call: (call) => callTool(call),
-                ...(options.fileStore === undefined ? {} : { fileStore: options.fileStore }),
-                ...(options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars }),
+                fileStore: options.fileStore,
+                maxResultChars: options.maxResultChars,
               }),
             ),
           ),
@@ -371,16 +367,12 @@ function isUnauthenticated(error: unknown): boolean {
 }
 
 function toDescriptor(tool: SdkTool): McpToolDescriptor {
-  return {
+  return omitUndefined({
     name: tool.name,
     description: tool.description ?? '',
     inputSchema: tool.inputSchema as McpToolDescriptor['inputSchema'],
-    ...(tool.title === undefined ? {} : { title: tool.title }),
-    ...(tool.outputSchema === undefined
-      ? {}
-      : { outputSchema: tool.outputSchema as McpToolDescriptor['inputSchema'] }),
-    ...(tool.annotations === undefined
-      ? {}
-      : { annotations: tool.annotations as McpToolDescriptor['annotations'] & {} }),
-  };
+    title: tool.title,
+    outputSchema: tool.outputSchema as McpToolDescriptor['outputSchema'],
+    annotations: tool.annotations as McpToolDescriptor['annotations'],
+  });
 }

@@ -1,4 +1,5 @@
 import type { FileReference, RichResponse } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { McpFileStore } from './mcp-file-store.ts';
 
 /** One content block of a `tools/call` result, as on the wire (unknown block types are tolerated). */
@@ -9,11 +10,11 @@ export interface ConvertCallToolResultOptions {
   readonly content: readonly McpContentBlock[];
   readonly structuredContent?: unknown;
   /** Keeps images, audio and blob resources; without one they are described to the model but not kept. */
-  readonly fileStore?: McpFileStore;
+  readonly fileStore?: McpFileStore | undefined;
   /** Binary blocks larger than this (decoded) are not kept. Default 20 MiB. */
   readonly maxFileBytes?: number;
   /** The model string is cut here, with a note saying so (a hostile or chatty server cannot flood the context). Default 100,000. */
-  readonly maxResultChars?: number;
+  readonly maxResultChars?: number | undefined;
 }
 
 /** What the model reads, and the rich object for storage and the UI. */
@@ -136,7 +137,7 @@ export async function convertCallToolResult(
     rich: {
       type: 'custom-tool',
       responseType,
-      data: { content: blocks, ...(structured === undefined ? {} : { structuredContent: structured }) },
+      data: omitUndefined({ content: blocks, structuredContent: structured }),
       files,
     },
   };

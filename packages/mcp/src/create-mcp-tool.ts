@@ -45,9 +45,9 @@ export interface CreateMcpToolOptions {
   readonly serverName: string;
   readonly definitionHash: string;
   readonly call: McpToolCaller;
-  readonly fileStore?: McpFileStore;
+  readonly fileStore?: McpFileStore | undefined;
   /** Cap on the model string (see `convertCallToolResult`). */
-  readonly maxResultChars?: number;
+  readonly maxResultChars?: number | undefined;
   /** LLM-facing name; the sanitised MCP name by default. */
   readonly name?: string;
 }
@@ -145,8 +145,8 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
       const converted = await convertCallToolResult({
         content: result.content ?? [],
         structuredContent: result.structuredContent,
-        ...(options.fileStore === undefined ? {} : { fileStore: options.fileStore }),
-        ...(options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars }),
+        fileStore: options.fileStore,
+        maxResultChars: options.maxResultChars,
       });
       context.emitter.emit({
         type: 'custom-tool-delta',

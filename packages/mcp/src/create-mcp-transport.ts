@@ -3,6 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { FetchFunction } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { McpTransportConfig } from './mcp-server-config.ts';
 
 /** The transports toolbus opens; `auto` resolves to one of the HTTP two. */
@@ -13,8 +14,8 @@ export interface CreateMcpTransportOptions {
   readonly kind: McpTransportKind;
   readonly config: McpTransportConfig;
   /** Required for HTTP kinds: the (guarded, header-adding) fetch every request goes through. */
-  readonly fetch?: FetchFunction;
-  readonly authProvider?: OAuthClientProvider;
+  readonly fetch?: FetchFunction | undefined;
+  readonly authProvider?: OAuthClientProvider | undefined;
   /** Receives the child's stderr (stdio only); it is never inherited into the host's stderr. */
   readonly onStderr?: (chunk: string) => void;
 }
@@ -28,23 +29,25 @@ export async function createMcpTransport(options: CreateMcpTransportOptions): Pr
   if (options.kind === 'stdio') {
     if (config.type !== 'stdio') throw new Error('stdio transport needs a stdio config');
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: [...(config.args ?? [])],
-      ...(config.env === undefined ? {} : { env: { ...config.env } }),
-      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      stderr: 'pipe',
-    });
+    const transport = new StdioClientTransport(
+      omitUndefined({
+        command: config.command,
+        args: [...(config.args ?? [])],
+        env: config.env === undefined ? undefined : { ...config.env },
+        cwd: config.cwd,
+        stderr: 'pipe' as const,
+      }),
+    );
     transport.stderr?.on('data', (chunk: Buffer | string) => options.onStderr?.(String(chunk)));
     return transport;
   }
   if (config.type === 'stdio') throw new Error('HTTP transport needs a URL config');
   const url = new URL(config.url);
-  const httpOptions = {
+  const httpOptions = omitUndefined({
     // Unset fetch is impossible here (checked by the caller), but never fall back to the global fetch.
     fetch: options.fetch as FetchFunction,
-    ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
-  };
+    authProvider: options.authProvider,
+  });
   return options.kind === 'sse'
     ? new SSEClientTransport(url, httpOptions)
     : new StreamableHTTPClientTransport(url, httpOptions);

@@ -83,11 +83,11 @@ export const MCP_DENYLISTED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
 /** The three header layers of an MCP request, lowest priority first. */
 export interface McpHeaderLayers {
   /** Extras that came with the end user's request; filtered through {@link MCP_DENYLISTED_REQUEST_HEADERS}. */
-  readonly requestHeaders?: Readonly<Record<string, string>>;
+  readonly requestHeaders?: Readonly<Record<string, string>> | undefined;
   /** The connection's configured headers (API key, custom headers). */
-  readonly connectionHeaders?: Readonly<Record<string, string>>;
+  readonly connectionHeaders?: Readonly<Record<string, string>> | undefined;
   /** The OAuth access token as an `Authorization` value; wins over everything. */
-  readonly oauthAuthorization?: string;
+  readonly oauthAuthorization?: string | undefined;
 }
 
 /** Options for {@link mergeMcpHeaders}. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 
@@ -7,7 +8,7 @@ async function providerWith(tokens: Record<string, unknown>, savedAt: number | u
   const store = createInMemoryMcpTokenStore();
   await store.save('u', 's', {
     tokens: tokens as never,
-    ...(savedAt === undefined ? {} : { tokensSavedAt: savedAt }),
+    ...omitUndefined({ tokensSavedAt: savedAt }),
   });
   return new StoreOAuthClientProvider({
     store,

@@ -4,6 +4,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
 import { isSafeHeaderValue } from './merge-mcp-headers.ts';
 
@@ -14,12 +15,12 @@ export interface StoreOAuthClientProviderOptions {
   readonly serverId: string;
   /** The application's OAuth callback URL (registered at dynamic client registration). */
   readonly redirectUrl: string;
-  readonly clientName?: string;
-  readonly scope?: string;
+  readonly clientName?: string | undefined;
+  readonly scope?: string | undefined;
   /** Pre-registered client credentials (used when no registration is stored). */
-  readonly client?: { readonly id: string; readonly secret?: string };
+  readonly client?: { readonly id: string; readonly secret?: string } | undefined;
   /** Called with the authorization URL when the user must (re)authorize; the application sends the user there. */
-  readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
+  readonly onAuthorizationRequired?: ((authorizationUrl: URL) => void | Promise<void>) | undefined;
   /** The clock, in ms since epoch (`Date.now` by default): tells whether an access token has expired. */
   readonly now?: () => number;
 }
@@ -58,14 +59,14 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
+    return omitUndefined({
       client_name: this.#options.clientName ?? 'toolbus',
       redirect_uris: [this.#options.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_post',
-      ...(this.#options.scope === undefined ? {} : { scope: this.#options.scope }),
-    };
+      scope: this.#options.scope,
+    });
   }
 
   #now(): number {
@@ -92,7 +93,7 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
     if (stored !== undefined) return stored;
     const client = this.#options.client;
     if (client === undefined) return undefined;
-    return { client_id: client.id, ...(client.secret === undefined ? {} : { client_secret: client.secret }) };
+    return omitUndefined({ client_id: client.id, client_secret: client.secret });
   }
 
   async saveClientInformation(clientInformation: OAuthClientInformationMixed): Promise<void> {

@@ -9,7 +9,7 @@ export interface BuiltRequest {
   readonly displayUrl: string;
   readonly method: string;
   readonly headers: Headers;
-  readonly body?: string | URLSearchParams | FormData;
+  readonly body?: string | URLSearchParams | FormData | undefined;
 }
 
 /** Options for {@link buildRequest}. */
@@ -17,7 +17,7 @@ export interface BuildRequestOptions {
   readonly operation: OpenApiOperation;
   readonly serverUrl: string;
   readonly bindings: readonly ArgumentBinding[];
-  readonly bodyProperty?: string;
+  readonly bodyProperty?: string | undefined;
   /** Validated arguments. */
   readonly args: Readonly<Record<string, unknown>>;
   readonly credentials: readonly ResolvedCredential[];
@@ -90,7 +90,7 @@ export function buildRequest(options: BuildRequestOptions): BuiltRequest {
     displayUrl,
     method: operation.method.toUpperCase(),
     headers,
-    ...(body === undefined ? {} : { body }),
+    body,
   };
 }
 

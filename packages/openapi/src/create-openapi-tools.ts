@@ -20,21 +20,21 @@ export interface CreateOpenApiToolsOptions {
   /** WHATWG fetch; applications pass the guarded one (`createGuardedFetch`). */
   readonly fetch: FetchFunction;
   /** Stored credentials, applied by the backend to every request and never shown to the model. */
-  readonly auth?: OpenApiAuth | readonly OpenApiAuth[];
+  readonly auth?: OpenApiAuth | readonly OpenApiAuth[] | undefined;
   /** Replaces the document's server URLs for every operation (relative server URLs are resolved against it). */
-  readonly baseUrl?: string;
+  readonly baseUrl?: string | undefined;
   /** Put before every tool name (e.g. `github` → `github_repos_get`), to keep APIs apart in one assembly. */
-  readonly namePrefix?: string;
+  readonly namePrefix?: string | undefined;
   /** Bytes of a JSON or text answer kept for the model (default 256 KiB); longer answers are cut with a note. */
-  readonly maxResponseBytes?: number;
+  readonly maxResponseBytes?: number | undefined;
   /** Largest file answer kept (images, CSV, binaries; default 10 MiB). */
-  readonly maxFileBytes?: number;
+  readonly maxFileBytes?: number | undefined;
   /** Where file answers go (default: in memory). */
-  readonly fileStore?: OpenApiFileStore;
+  readonly fileStore?: OpenApiFileStore | undefined;
   /** Validate the document against its specification (default true; ignored for a parsed document). */
-  readonly validate?: boolean;
+  readonly validate?: boolean | undefined;
   /** Per-call timeout for the runner (the runner's default when absent). */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
 }
 
 const maxDescriptionChars = 1024;
@@ -48,13 +48,10 @@ const maxDescriptionChars = 1024;
 export async function createOpenApiTools(options: CreateOpenApiToolsOptions): Promise<Tool[]> {
   const parsed = isParsedOpenApiDocument(options.document)
     ? options.document
-    : await parseOpenApiDocument(
-        options.document,
-        options.validate === undefined ? {} : { validate: options.validate },
-      );
+    : await parseOpenApiDocument(options.document, { validate: options.validate });
   const credentials = resolveAuth(parsed, options.auth);
   const reserved = reservedCredentialNames(parsed, credentials);
-  const nameFor = createToolNamer(options.namePrefix === undefined ? {} : { prefix: options.namePrefix });
+  const nameFor = createToolNamer({ prefix: options.namePrefix });
   const baseUrl = options.baseUrl === undefined ? undefined : absoluteHttpUrl(options.baseUrl, 'baseUrl');
   const fileStore = options.fileStore ?? createMemoryFileStore();
   const tools: Tool[] = [];
@@ -76,7 +73,7 @@ export async function createOpenApiTools(options: CreateOpenApiToolsOptions): Pr
         fileStore,
         maxResponseBytes: options.maxResponseBytes ?? 256 * 1024,
         maxFileBytes: options.maxFileBytes ?? 10 * 1024 * 1024,
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        timeoutMs: options.timeoutMs,
       }),
     );
   }

@@ -24,7 +24,7 @@ export interface OperationToolOptions {
   readonly fileStore: OpenApiFileStore;
   readonly maxResponseBytes: number;
   readonly maxFileBytes: number;
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
 }
 
 const readOnlyMethods = new Set(['get', 'head', 'options']);
@@ -58,7 +58,7 @@ export function createOperationTool(options: OperationToolOptions): Tool {
     displayName: options.displayName,
     streamsArgumentDeltas: false,
     concurrency: readOnlyMethods.has(operation.method) ? 'parallel' : 'serial',
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    timeoutMs: options.timeoutMs,
     definition: () => definition,
     isAvailable: () => true,
     emitStart(_placement, emitter, call) {
@@ -94,9 +94,7 @@ export function createOperationTool(options: OperationToolOptions): Tool {
         operation,
         serverUrl: options.serverUrl,
         bindings: options.arguments.bindings,
-        ...(options.arguments.bodyProperty === undefined
-          ? {}
-          : { bodyProperty: options.arguments.bodyProperty }),
+        bodyProperty: options.arguments.bodyProperty,
         args,
         credentials: options.credentials,
       });

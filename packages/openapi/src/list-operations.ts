@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { ParsedOpenApiDocument } from './parse-openapi-document.ts';
 
 /** Where a parameter goes in the request. */
@@ -99,7 +100,7 @@ export function listOperations(parsed: ParsedOpenApiDocument): OpenApiOperation[
         deprecated: op.deprecated === true,
         parameters,
         ...(body ? { body } : {}),
-        ...(serverUrl === undefined ? {} : { serverUrl }),
+        ...omitUndefined({ serverUrl }),
       });
     }
   }

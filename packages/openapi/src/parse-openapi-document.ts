@@ -27,9 +27,9 @@ export interface ParsedOpenApiDocument {
 /** Options for {@link parseOpenApiDocument}. */
 export interface ParseOpenApiDocumentOptions {
   /** Validate against the specification's schema (default true). Off, only structural checks remain. */
-  readonly validate?: boolean;
+  readonly validate?: boolean | undefined;
   /** Largest accepted text, in characters (default 32 MiB). */
-  readonly maxDocumentChars?: number;
+  readonly maxDocumentChars?: number | undefined;
   /** Upper bound for dereferencing (default 60 s). */
   readonly timeoutMs?: number;
 }

@@ -1,4 +1,5 @@
 import { type FetchFunction, ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { BuiltRequest } from './build-request.ts';
 
 const maxRedirects = 5;
@@ -34,13 +35,13 @@ export async function sendRequest(options: SendRequestOptions): Promise<Response
   let body = request.body;
   const headers = new Headers(request.headers);
   for (let hop = 0; ; hop += 1) {
-    const init: RequestInit = {
+    const init: RequestInit = omitUndefined({
       method,
       headers,
-      ...(body === undefined ? {} : { body }),
-      redirect: 'manual',
+      body,
+      redirect: 'manual' as const,
       signal: options.signal,
-    };
+    });
     const response = await options.fetch(url, init).catch((error: unknown) => {
       // A pooled keep-alive connection the server closed just as it was reused: safe to send a read again, once.
       if (!isStaleConnection(error) || !idempotentMethods.has(method) || options.signal.aborted) throw error;

@@ -3,7 +3,7 @@ import { sanitizeToolName } from '@toolbus/spec';
 /** Options for {@link createToolNamer}. */
 export interface ToolNamerOptions {
   /** Put before every name (joined with `_` unless it already ends in `_` or `-`). */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
 }
 
 /** What a name is made from: the operationId when there is one, else the method and path. */

@@ -1,6 +1,8 @@
 /**
  * The oldest service version each client method works with. Sessions and the streaming endpoint arrived in 0.4.0
- * (the Onyx service's numbering, which toolbus's interpreter continues); the rest exist on every version.
+ * of the protocol (Onyx's code-interpreter service introduced them there, and toolbus's interpreter continues that
+ * numbering so one client serves both; see docs/decisions/differences-from-onyx.md); the rest exist on every
+ * version.
  */
 export const codeInterpreterMethodVersions = {
   health: '0.0.0',

@@ -21,9 +21,9 @@ export const builtInSkillsDirectory = fileURLToPath(new URL('../builtin/', impor
 /** Options for {@link buildBuiltInSkill}. */
 export interface BuildBuiltInSkillOptions {
   readonly name: string;
-  readonly values?: BuiltInTemplateValues;
+  readonly values?: BuiltInTemplateValues | undefined;
   /** Default {@link builtInSkillsDirectory}. */
-  readonly directory?: string;
+  readonly directory?: string | undefined;
 }
 
 /**
@@ -120,8 +120,8 @@ export async function seedBuiltInSkills(options: SeedBuiltInSkillsOptions): Prom
   for (const name of options.names ?? builtInSkillNames) {
     const bundle = await buildBuiltInSkill({
       name,
-      ...(options.values === undefined ? {} : { values: options.values }),
-      ...(options.directory === undefined ? {} : { directory: options.directory }),
+      values: options.values,
+      directory: options.directory,
     });
     const existing = await options.registry.get(name);
     if (existing !== undefined && existing.sha256 === bundle.sha256 && existing.isBuiltIn) {

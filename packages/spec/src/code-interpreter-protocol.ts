@@ -1,11 +1,11 @@
-// Wire types of the code-execution protocol, version 1 (what @toolbus/interpreter serves and the Onyx
-// code-interpreter service speaks since 0.4). Field names are the wire's snake_case.
+// Wire types of the code-execution protocol, version 1: what @toolbus/interpreter serves, and what Onyx's
+// code-interpreter service speaks since 0.4, so the client works with either. Field names are the wire's snake_case.
 
 /** `GET /health`. Old servers send only `{status: 'ok'}`; a missing version reads as 0.0.0. */
 export interface HealthResponse {
   readonly status: 'ok' | 'degraded' | 'error' | (string & {});
   readonly version?: string;
-  /** Why the status is not ok. (Onyx's service calls it `message`.) */
+  /** Why the status is not ok. Older services send the same text as `message` instead. */
   readonly reason?: string;
   readonly message?: string | null;
   /** What the sandbox enforces (toolbus servers). */

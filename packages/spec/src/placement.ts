@@ -8,7 +8,8 @@ export interface PlacementLevel {
  * Where a packet belongs in the UI's timeline. `turn` increases through the turn's cycles; `tab` separates
  * parallel tool calls of one cycle. A tool that runs its own loop (a research agent, the coding agent) places its
  * packets one level deeper: `path` lists the deeper levels, outermost first. Because every level has its own
- * `tab`, tools inside a sub-agent can run in parallel too (the seed's single `sub_turn_index` could not).
+ * `tab`, tools inside a sub-agent can run in parallel too (one sub-turn index per packet could not tell them
+ * apart; see docs/decisions/differences-from-onyx.md).
  */
 export interface Placement extends PlacementLevel {
   readonly path?: readonly PlacementLevel[];

@@ -1,6 +1,6 @@
 import type { Placement } from './placement.ts';
 
-/** A parsed tool call, ready to run (the seed's `ToolCallKickoff`). */
+/** A parsed tool call, ready to run: what the runner receives from the model step or from recovery. */
 export interface ToolCall {
   /** The id the model (or the recovery step) gave the call; every id gets exactly one result. */
   readonly id: string;
@@ -21,7 +21,7 @@ export function toolCallToHistoryForm(call: ToolCall): ToolCallHistoryForm {
   return { name: call.name, arguments: call.arguments };
 }
 
-/** The history form as a JSON string (what the seed's `to_msg_str()` returns). */
+/** The history form as a JSON string, for histories that keep tool calls as message text. */
 export function toolCallToMessageString(call: ToolCall): string {
   return JSON.stringify(toolCallToHistoryForm(call));
 }

@@ -22,14 +22,14 @@ export type MergeableField = 'queries' | 'urls';
 
 /** What `isAvailable` may look at. Applications add their own fields (user, database handles). */
 export interface AvailabilityContext {
-  readonly userId?: string;
-  readonly signal?: AbortSignal;
+  readonly userId?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
   readonly [key: string]: unknown;
 }
 
 /**
- * What the backend supplies to a running tool, separately from the arguments the model filled in (the seed's
- * `override_kwargs`): the model never sees or fills these.
+ * What the backend supplies to a running tool, separately from the arguments the model filled in: the model never
+ * sees or fills these, so it cannot forge the user, the files or the cancellation a tool acts on.
  */
 export interface ToolRunContext {
   readonly placement: Placement;
@@ -63,17 +63,17 @@ export interface Tool {
   readonly streamsArgumentDeltas: boolean;
   readonly concurrency: ConcurrencyClass;
   /** Per-call timeout; the runner's default (10 minutes) when absent. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /**
    * A successful run ends the turn's loop (image generation: the picture is the answer). Declared by the tool, so
    * a user's tool that happens to share a built-in's name is never taken for it.
    */
-  readonly stopsTurn?: boolean;
+  readonly stopsTurn?: boolean | undefined;
   /**
    * The list argument (a list of strings) under which several calls of this tool in one cycle are merged into one
    * call. Absent: every call runs on its own. Declared by the tool, never looked up by its name.
    */
-  readonly mergeableField?: MergeableField;
+  readonly mergeableField?: MergeableField | undefined;
   /** The function definition that goes into the LLM request. */
   definition(): ToolDefinition;
   /** Live availability (a health probe, a feature flag). A throw means unavailable, never a failed turn. */

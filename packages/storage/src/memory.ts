@@ -11,6 +11,6 @@ export interface Memory {
 export interface NewMemory {
   readonly userId: string;
   readonly text: string;
-  /** When the user already has this many, the oldest are deleted first (the seed keeps 10). */
+  /** When the user already has this many, the oldest are deleted first. Absent: no cap. */
   readonly maxPerUser?: number;
 }

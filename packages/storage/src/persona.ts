@@ -1,7 +1,7 @@
 import type { OpenApiAuth } from '@toolbus/spec';
 import type { SearchUsage } from './user.ts';
 
-/** A persona (the seed's assistant): a named set of tools. */
+/** A persona (an assistant, in chat-product terms): a named set of tools. */
 export interface Persona {
   readonly id: string;
   readonly name: string;

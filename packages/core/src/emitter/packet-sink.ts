@@ -5,5 +5,5 @@ export interface PacketSink {
   emitAt(placement: Placement, obj: PacketObject): void;
 }
 
-/** A sink that discards everything (the seed's `NullEmitter`): for APIs that want results, not a stream. */
+/** A sink that discards everything: for APIs that want results, not a stream. */
 export const nullPacketSink: PacketSink = { emitAt() {} };

@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FetchFunction } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { ModelConfig } from './model-config.ts';
 import { rememberModelEndpoint } from './model-endpoint-registry.ts';
 import { ModelConfigurationError } from './model-errors.ts';
@@ -43,7 +44,7 @@ function createModel(options: {
 }): LanguageModelV4 {
   const { endpoint, apiKey, fetch } = options;
   // Every setting is passed explicitly: the provider packages would otherwise read process.env themselves.
-  const common = { baseURL: endpoint.baseUrl, ...(fetch === undefined ? {} : { fetch }) };
+  const common = { baseURL: endpoint.baseUrl, ...omitUndefined({ fetch }) };
   switch (endpoint.provider) {
     case 'openai':
       return createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(endpoint.model);
@@ -54,7 +55,7 @@ function createModel(options: {
         ...common,
         name: endpoint.provider,
         includeUsage: true,
-        ...(apiKey === undefined ? {} : { apiKey }),
+        ...omitUndefined({ apiKey }),
       }).chatModel(endpoint.model);
   }
 }

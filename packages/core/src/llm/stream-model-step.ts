@@ -5,6 +5,7 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type { ChatMessage, ToolbusError, ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { ModelStallPhase } from './model-errors.ts';
 import { ModelAbortedError, ModelStallError } from './model-errors.ts';
 import type { ModelStreamEvent } from './model-stream-event.ts';
@@ -97,9 +98,11 @@ function buildCallOptions(options: StreamModelStepOptions): Omit<LanguageModelV4
           toolChoice: toLanguageModelToolChoice(options.toolChoice ?? 'auto'),
         }
       : {}),
-    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-    ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+    ...omitUndefined({
+      maxOutputTokens: options.maxOutputTokens,
+      temperature: options.temperature,
+      providerOptions: options.providerOptions,
+    }),
   };
 }
 

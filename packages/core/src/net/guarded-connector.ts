@@ -31,9 +31,9 @@ export type GuardedConnect = buildConnector.connector;
 /** Options of {@link createGuardedConnector}. */
 export interface GuardedConnectorOptions {
   readonly policy: CompiledAddressPolicy;
-  readonly lookup?: GuardedLookup;
+  readonly lookup?: GuardedLookup | undefined;
   /** The socket factory that dials the checked address; undici's `buildConnector()` by default. */
-  readonly connect?: GuardedConnect;
+  readonly connect?: GuardedConnect | undefined;
 }
 
 /**
@@ -81,8 +81,8 @@ function blocked(options: {
     code: 'ssrf_blocked',
     message: `Blocked connection to host "${options.host}"${where}: ${options.reason}`,
     host: options.host,
-    ...(options.address === undefined ? {} : { address: options.address }),
-    ...(options.category === undefined ? {} : { category: options.category }),
+    address: options.address,
+    category: options.category,
   });
 }
 

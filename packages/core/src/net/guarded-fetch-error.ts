@@ -25,8 +25,8 @@ export interface GuardedFetchErrorOptions {
   /** The host of the refused request (never its path, query or headers: those may carry secrets). */
   readonly host?: string;
   /** The address that was refused, when the refusal was about an address. */
-  readonly address?: string;
-  readonly category?: AddressCategory;
+  readonly address?: string | undefined;
+  readonly category?: AddressCategory | undefined;
   readonly cause?: unknown;
 }
 

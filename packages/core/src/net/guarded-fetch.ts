@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { Dispatcher, fetch as undiciFetch } from 'undici';
 import { createBadPortDispatchers, isFetchBadPort } from './bad-port-dispatchers.ts';
 import { type CompiledAddressPolicy, compileAddressPolicy, type GuardLevel } from './check-address.ts';
@@ -101,15 +102,15 @@ async function sendOnce(
 ): Promise<Awaited<ReturnType<typeof undiciFetch>>> {
   const { dispatcher, url } = route(request.url);
   try {
-    const init = {
+    const init = omitUndefined({
       method: request.method,
       headers: request.headers as unknown as Record<string, string>,
       body: request.body as string | null,
       redirect: 'manual' as const,
       dispatcher,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      signal: request.signal,
       ...(request.bodyReplayable ? {} : { duplex: 'half' as const }),
-    };
+    });
     return await loadUndici().fetch(url, init);
   } catch (error) {
     // undici wraps connector errors in `TypeError: fetch failed`; the guard's refusal is the useful part.
@@ -162,8 +163,8 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     throw new TypeError('maxRedirects must be a non-negative integer');
   const connect = createGuardedConnector({
     policy,
-    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-    ...(options.connect === undefined ? {} : { connect: options.connect }),
+    lookup: options.lookup,
+    connect: options.connect,
   });
   const agent = new (loadUndici().Agent)({ connect });
   const badPorts = createBadPortDispatchers(connect);

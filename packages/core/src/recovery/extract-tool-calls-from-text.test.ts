@@ -6,7 +6,7 @@ import { extractToolCallsFromText } from './extract-tool-calls-from-text.ts';
 const oslo = [{ name: 'get_weather', arguments: { city: 'Oslo' } }];
 const osloAndCet = [...oslo, { name: 'get_time', arguments: { tz: 'CET' } }];
 
-// peers.md §5, the catalogue of textual formats, one entry per row (the same call everywhere).
+// The catalogue of textual tool-call formats models write, one entry per row (the same call everywhere).
 const catalogue: ReadonlyArray<readonly [string, string, unknown]> = [
   ['1 Hermes/Qwen', '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>', oslo],
   ['2 Llama 3 python_tag', '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Oslo"}}', oslo],
@@ -137,7 +137,7 @@ describe('extractToolCallsFromText: the catalogue of textual formats', () => {
 });
 
 describe('extractToolCallsFromText: JSON shapes', () => {
-  it('reads the four shapes of the seed and their variants', () => {
+  it('reads the four JSON call shapes and their variants', () => {
     const text = [
       '{"name": "get_weather", "arguments": {"city": "Oslo"}}',
       '{"name": "get_weather", "args": {"city": "Bergen"}}',

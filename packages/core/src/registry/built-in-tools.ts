@@ -31,7 +31,7 @@ export const BUILT_IN_TOOLS: readonly BuiltInToolEntry[] = [
   },
   {
     id: 'PythonTool',
-    // Not `python`: OpenAI reserves that function name and rejects it server-side (Onyx renamed it too).
+    // Not `python`: OpenAI reserves that function name and rejects a request that declares it.
     name: 'run_python',
     citeable: false,
   },

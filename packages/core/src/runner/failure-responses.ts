@@ -1,5 +1,6 @@
 import type { ToolCall, ToolFailureKind, ToolResponse } from '@toolbus/spec';
 import { ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import { GuardedFetchError } from '../net/guarded-fetch-error.ts';
 import type { ToolCallStatus } from './tool-run-hooks.ts';
 
@@ -7,7 +8,7 @@ import type { ToolCallStatus } from './tool-run-hooks.ts';
 export function failureResponse(kind: ToolFailureKind, message: string, code?: string): ToolResponse {
   return {
     llmFacing: `Tool failed with error: ${message}`,
-    rich: { type: 'failure', kind, message, ...(code === undefined ? {} : { code }) },
+    rich: { type: 'failure', kind, message, ...omitUndefined({ code }) },
   };
 }
 

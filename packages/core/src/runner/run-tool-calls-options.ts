@@ -9,20 +9,20 @@ import type { ToolRunHooks } from './tool-run-hooks.ts';
  */
 export interface RunToolCallsOptions {
   /** Where packets go: the turn's `Emitter`, or a tool's own emitter when a sub-agent runs tools. */
-  readonly emitter?: PacketSink;
+  readonly emitter?: PacketSink | undefined;
   /** The turn's allocator; a fresh one starting at `startCitationNumber` when absent. */
-  readonly citations?: TurnCitationAllocator;
-  readonly startCitationNumber?: number;
-  readonly userQuery?: string;
-  readonly history?: readonly ChatMessage[];
-  readonly files?: readonly ChatFile[];
-  readonly userId?: string;
-  readonly extras?: Readonly<Record<string, unknown>>;
+  readonly citations?: TurnCitationAllocator | undefined;
+  readonly startCitationNumber?: number | undefined;
+  readonly userQuery?: string | undefined;
+  readonly history?: readonly ChatMessage[] | undefined;
+  readonly files?: readonly ChatFile[] | undefined;
+  readonly userId?: string | undefined;
+  readonly extras?: Readonly<Record<string, unknown>> | undefined;
   /** The turn's cancellation: aborts every running call, each of which is answered as cancelled. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** At most this many calls run (and at once); the rest are answered without running. Default: no limit. */
-  readonly maxConcurrentTools?: number;
+  readonly maxConcurrentTools?: number | undefined;
   /** Per-call timeout unless the tool sets its own. Default 10 minutes. */
-  readonly defaultTimeoutMs?: number;
-  readonly hooks?: ToolRunHooks;
+  readonly defaultTimeoutMs?: number | undefined;
+  readonly hooks?: ToolRunHooks | undefined;
 }

@@ -4,7 +4,8 @@ import { parse } from 'jsonriver';
 export type ArgumentDeltas = Record<string, string>;
 
 /**
- * Streams the string-valued arguments of tool calls while the model is still writing them (seed §5.4):
+ * Streams the string-valued arguments of tool calls while the model is still writing them, so the UI shows long
+ * arguments (python's code) as they are typed:
  * each call index gets its own incremental JSON parser (`jsonriver`), and each fragment returns only the new
  * characters of top-level string values. Numbers, booleans, arrays and objects are never streamed (the final
  * call carries them). Escapes split across fragments are decoded by the parser; invalid JSON ends streaming

@@ -1,6 +1,6 @@
 /**
  * Turns the streamed argument fragments of a `think_tool` call (`{"reasoning": "…"}`) into reasoning text as
- * it arrives (seed §7.2), for models without native reasoning. Unlike a hold-back-three-characters approach,
+ * it arrives, for models without native reasoning. Unlike a hold-back-three-characters approach,
  * it decodes the JSON string exactly with a small state machine, so escapes split across fragments (`\` | `n`,
  * `\u00` | `e9`, a surrogate pair split between two `\u` escapes) come out right, `\\n` stays a backslash and an
  * `n`, and the closing `"}` is never emitted. Other keys are skipped; lone surrogates and NUL are dropped.

@@ -26,12 +26,12 @@ export interface DefineToolOptions<Parameters extends z.ZodObject> {
   /** Arguments shown to the model after an invalid call; derived from the schema when absent. */
   readonly exampleArguments?: z.input<Parameters>;
   readonly concurrency?: ConcurrencyClass;
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   readonly streamsArgumentDeltas?: boolean;
   /** A successful run ends the turn's loop (see `Tool.stopsTurn`). Default false. */
   readonly stopsTurn?: boolean;
   /** The list-of-strings argument under which this tool's calls of one cycle merge (see `Tool.mergeableField`). */
-  readonly mergeableField?: MergeableField;
+  readonly mergeableField?: MergeableField | undefined;
   readonly isAvailable?: (context: AvailabilityContext) => boolean | Promise<boolean>;
   /** Defaults to a `tool-start` packet with the tool's name and arguments. */
   readonly emitStart?: (placement: Placement, emitter: ToolEmitter, call: ToolCall) => void;
@@ -74,9 +74,9 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
     displayName,
     streamsArgumentDeltas: options.streamsArgumentDeltas ?? false,
     concurrency: options.concurrency ?? 'parallel',
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    timeoutMs: options.timeoutMs,
     ...(options.stopsTurn === true ? { stopsTurn: true } : {}),
-    ...(options.mergeableField === undefined ? {} : { mergeableField: options.mergeableField }),
+    mergeableField: options.mergeableField,
     definition: getDefinition,
     isAvailable: options.isAvailable ?? (() => true),
     emitStart:

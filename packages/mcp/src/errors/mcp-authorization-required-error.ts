@@ -6,7 +6,7 @@ const mcpAuthorizationRequiredErrorMarker = Symbol.for('toolbus.error.McpAuthori
 export interface McpAuthorizationRequiredErrorOptions {
   readonly serverName: string;
   /** Where to send the user; absent when the SDK could not produce one. */
-  readonly authorizationUrl?: URL;
+  readonly authorizationUrl?: URL | undefined;
   readonly cause?: unknown;
 }
 

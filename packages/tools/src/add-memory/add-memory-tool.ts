@@ -13,7 +13,10 @@ export interface AddMemoryToolOptions {
   readonly storage: AddMemoryStorage;
   /** The model that decides between add and update (an AI SDK language model, e.g. from `resolveLanguageModel`). */
   readonly model: StreamModelStepOptions['model'];
-  /** Adding past this many deletes the user's oldest memory first. Default 10 (the seed's `MAX_MEMORIES_PER_USER`). */
+  /**
+   * Adding past this many deletes the user's oldest memory first. Default 10: every memory goes into every prompt
+   * of the user's chats, so the list stays short.
+   */
   readonly maxMemoriesPerUser?: number;
   /** The user's last messages the decision sees. Default 3. */
   readonly recentMessageCount?: number;

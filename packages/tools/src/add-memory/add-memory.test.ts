@@ -74,8 +74,8 @@ describe('add_memory over a real storage and the scripted model server', () => {
         emitter,
         history,
         userQuery: 'Please remember that I now use dark mode everywhere.',
-        ...(id === undefined ? {} : { userId: id }),
-        ...(options.extras ? { extras: options.extras } : {}),
+        userId: id,
+        extras: options.extras,
       },
     );
     emitter.close();

@@ -1,6 +1,7 @@
 import { defineTool } from '@toolbus/core';
 import type { FetchFunction, FileReference, Tool } from '@toolbus/spec';
 import { ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import * as z from 'zod';
 import type { GeneratedImageFileStore, GeneratedImageStorage, StoredImage } from './generated-image-store.ts';
 import { DEFAULT_IMAGE_SIZES, IMAGE_SHAPES, type ImageShape } from './image-shape.ts';
@@ -27,7 +28,10 @@ export interface GenerateImageToolOptions {
    * answer in base64 and do not take the parameter; `null` never sends it.
    */
   readonly responseFormat?: 'b64_json' | 'url' | null;
-  /** Interval of `image-generation-heartbeat` packets while waiting. Default 5,000 ms (the seed's). */
+  /**
+   * Interval of `image-generation-heartbeat` packets while waiting. Default 5,000 ms: often enough that a client or
+   * proxy does not take a minute-long render for a dead stream.
+   */
   readonly heartbeatMs?: number;
   /** Largest image accepted. Default 25 MiB. */
   readonly maxImageBytes?: number;
@@ -68,7 +72,7 @@ export function createGenerateImageTool(options: GenerateImageToolOptions): Tool
       shape: z.enum(IMAGE_SHAPES).optional().describe('square (default), landscape or portrait'),
     }),
     exampleArguments: { prompt: 'A watercolour lighthouse on a cliff at dawn', shape: 'landscape' },
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    timeoutMs: options.timeoutMs,
     async run({ prompt, shape = 'square' }, context) {
       const userId = context.userId;
       if (options.storage !== undefined && userId === undefined) {
@@ -112,17 +116,16 @@ export function createGenerateImageTool(options: GenerateImageToolOptions): Tool
         const stored: StoredImage =
           options.storage !== undefined && userId !== undefined
             ? await options.storage.files.put({ ...file, userId })
-            : await (options.fileStore as GeneratedImageFileStore).save({
-                ...file,
-                ...(userId === undefined ? {} : { userId }),
-              });
-        images.push({
-          fileId: stored.id,
-          name: stored.name,
-          mediaType: stored.mediaType,
-          sizeBytes: stored.sizeBytes,
-          ...(image.revisedPrompt === undefined ? {} : { revisedPrompt: image.revisedPrompt }),
-        });
+            : await (options.fileStore as GeneratedImageFileStore).save(omitUndefined({ ...file, userId }));
+        images.push(
+          omitUndefined({
+            fileId: stored.id,
+            name: stored.name,
+            mediaType: stored.mediaType,
+            sizeBytes: stored.sizeBytes,
+            revisedPrompt: image.revisedPrompt,
+          }),
+        );
       }
       context.emitter.emit({ type: 'image-generation-final', toolCallId, images });
       return {

@@ -64,7 +64,7 @@ describe('generate_image against a loopback images API', () => {
         },
       ],
       [tool],
-      { emitter, ...(id === undefined ? {} : { userId: id }) },
+      { emitter, userId: id },
     );
     emitter.close();
     const packets: Packet[] = [];

@@ -160,6 +160,6 @@ function invalidAnswer(detail: string, cause?: unknown): ToolExecutionError {
     code: 'image_answer_invalid',
     emitErrorPacket: true,
     message: `The image provider's answer could not be used: ${detail}.`,
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   });
 }

@@ -150,7 +150,7 @@ export function createPythonTool(options: PythonToolOptions): Tool {
             : failed
               ? stderr || `The code exited with status ${String(result.exit_code)}.`
               : null,
-          ...(staged.notice === undefined ? {} : { staging_notice: staged.notice }),
+          staging_notice: staged.notice,
         });
         return {
           llmFacing,

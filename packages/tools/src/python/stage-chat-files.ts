@@ -1,10 +1,14 @@
 import type { CodeInterpreter, WorkspaceFileInput } from '@toolbus/sandbox';
 import type { ChatFile } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import type { InterpreterUploadCache } from './interpreter-upload-cache.ts';
 import type { PythonToolFiles } from './python-tool-files.ts';
 import { sanitizeStagedFilename, uniqueStagedFilename } from './staged-filename.ts';
 
-/** Limits of staging (Onyx's defaults). */
+/**
+ * Limits of staging: how many chat files, how many bytes in all, and how many uploads at once go into the sandbox
+ * for one execution, so a chat with many large files cannot stall or fill the interpreter.
+ */
 export interface StagingLimits {
   readonly maxFiles: number;
   readonly maxBytes: number;
@@ -76,11 +80,9 @@ export async function stageChatFiles(options: StageChatFilesOptions): Promise<St
           sha256,
           upload: async () =>
             (
-              await options.client.uploadFile({
-                filename: path,
-                content,
-                ...(options.signal === undefined ? {} : { signal: options.signal }),
-              })
+              await options.client.uploadFile(
+                omitUndefined({ filename: path, content, signal: options.signal }),
+              )
             ).file_id,
         });
         inputs[index] = { path, file_id: fileId };

@@ -1,7 +1,7 @@
 const maxNameLength = 200;
 
 /**
- * A chat file's name made safe as a workspace path (Onyx's rule): control characters and `/ \ : * ? " < > |`
+ * A chat file's name made safe as a workspace path on any file system: control characters and `/ \ : * ? " < > |`
  * become `_`, leading and trailing dots go, an empty name becomes `file`, and at most 200 characters remain with
  * the extension kept.
  */

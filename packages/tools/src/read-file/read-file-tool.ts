@@ -12,7 +12,10 @@ import type { ReadFileStorage } from './read-file-storage.ts';
 export interface ReadFileToolOptions {
   /** Where uploaded files live (`@toolbus/storage`'s `Storage` fits). */
   readonly storage: ReadFileStorage;
-  /** The most characters one call returns, and the default page. Default 16,000 (the seed's limit). */
+  /**
+   * The most characters one call returns, and the default page. Default 16,000: about 4,000 tokens, enough to read
+   * a section at a time without one call crowding the context window.
+   */
   readonly maxChars?: number;
   /** Files larger than this are not opened (their text would not fit a chat anyway). Default 64 MiB. */
   readonly maxFileBytes?: number;
@@ -22,9 +25,8 @@ export interface ReadFileToolOptions {
 
 /**
  * Offered when the chat has uploaded files: the application puts the chat's files (`ChatFile[]`) in the
- * availability context as `files`. The seed offers read_file only when vector search is disabled, because its
- * uploads are otherwise indexed and searched; toolbus's index holds the user's document folders, not a chat's
- * uploads, so the files of the chat decide.
+ * availability context as `files`. toolbus's search index holds the user's document folders, not a chat's uploads,
+ * so the chat's files decide, whatever search is configured (see docs/decisions/differences-from-onyx.md).
  */
 export function chatHasFiles(context: AvailabilityContext): boolean {
   const files = context.files;

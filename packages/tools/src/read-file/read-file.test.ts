@@ -74,7 +74,7 @@ describe('read_file over a real storage', () => {
     const { outcomes } = await runToolCalls(
       [{ id: 'call-1', name: 'read_file', arguments: argumentsObject, placement: { turn: 0, tab: 0 } }],
       [options.tool ?? tool],
-      { emitter, files: options.files ?? chatFiles, ...(userId === undefined ? {} : { userId }) },
+      { emitter, files: options.files ?? chatFiles, userId },
     );
     emitter.close();
     const packets: Packet[] = [];

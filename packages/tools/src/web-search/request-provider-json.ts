@@ -1,6 +1,7 @@
 import { GuardedFetchError } from '@toolbus/core';
 import type { FetchFunction } from '@toolbus/spec';
 import { readLimitedBody } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import { WebSearchProviderError } from './web-search-provider-error.ts';
 
 /** Options for {@link requestProviderJson}. */
@@ -35,12 +36,15 @@ export async function requestProviderJson(request: ProviderJsonRequest): Promise
     let response: Response;
     const timeoutMs = request.timeoutMs ?? 15_000;
     try {
-      response = await request.fetch(request.url, {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body === undefined ? {} : { body: request.body }),
-        signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]),
-      });
+      response = await request.fetch(
+        request.url,
+        omitUndefined({
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]),
+        }),
+      );
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason;
       // A name that did not resolve may be a passing DNS failure: retried like any network error.
@@ -88,7 +92,7 @@ export async function requestProviderJson(request: ProviderJsonRequest): Promise
         code: 'provider_rate_limited',
         provider,
         status,
-        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+        retryAfterSeconds,
         message: `${provider} rate-limited the search (HTTP 429${retryAfterSeconds === undefined ? '' : `, retry after ${retryAfterSeconds} s`}). Try fewer queries, or search again later.`,
       });
     }

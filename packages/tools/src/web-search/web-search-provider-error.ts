@@ -21,7 +21,7 @@ export interface WebSearchProviderErrorOptions {
   readonly provider: string;
   readonly status?: number;
   /** From a 429's `Retry-After`, in seconds. */
-  readonly retryAfterSeconds?: number;
+  readonly retryAfterSeconds?: number | undefined;
   readonly cause?: unknown;
 }
 

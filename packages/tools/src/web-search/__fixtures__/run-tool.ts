@@ -18,8 +18,8 @@ export async function runTool(options: {
     [options.tool],
     {
       emitter,
-      ...(options.startCitationNumber === undefined ? {} : { startCitationNumber: options.startCitationNumber }),
-      ...(options.citations === undefined ? {} : { citations: options.citations }),
+      startCitationNumber: options.startCitationNumber,
+      citations: options.citations,
     },
   );
   emitter.close();
