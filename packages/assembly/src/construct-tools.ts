@@ -23,7 +23,7 @@ export const MEMORY_TOOL_ID: string = BUILT_IN_TOOLS_BY_NAME.get('add_memory')?.
 export interface ConstructToolsOptions {
   readonly persona: Persona;
   /** The signed-in user; undefined for anonymous use (then no memory tool and no OAuth MCP servers). */
-  readonly user?: User;
+  readonly user?: User | undefined;
   readonly storage: Storage;
   /** Built-in id (`SearchTool`, `WebSearchTool`, ...) → factory. Ids without a factory are skipped. */
   readonly builtInFactories: ReadonlyMap<string, BuiltInToolFactory>;
