@@ -61,6 +61,8 @@ export {
   ToolCallMarkupStreamFilter,
   XmlToolCallStreamFilter,
 } from '@toolbus/core';
+export type { EgressContext, EgressDecision, EgressRequest } from '@toolbus/egress';
+export { decideEgress } from '@toolbus/egress';
 export type { SkillBundle } from '@toolbus/skills';
 export { SkillBundleError, validateSkillBundle } from '@toolbus/skills';
 export type {
