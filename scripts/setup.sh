@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: bubblewrap + Debian's CPython with numpy/pandas/matplotlib for the code sandbox.
-debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib)
+debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-requests)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -20,6 +20,7 @@ import {
   type WorkspaceFileReference,
 } from './request-validation.ts';
 import type { OutputStreamName } from './run-in-sandbox.ts';
+import type { SandboxEgressProvider } from './sandbox-egress.ts';
 import { SandboxExecutor } from './sandbox-executor.ts';
 import { SessionRegistry } from './session-registry.ts';
 import { type SkillMount, SkillsDirectory, unknownSkill } from './skills-directory.ts';
@@ -50,6 +51,11 @@ export interface InterpreterServerOptions {
    * `/workspace/managed/skills/<name>/`. Without it, any request naming a skill is refused.
    */
   readonly skillsRoot?: string;
+  /**
+   * Network through the egress proxy for every run: each run gets a Unix socket of its own from the provider,
+   * relayed inside the sandbox's own network namespace (which stays unshared). Absent: no network at all.
+   */
+  readonly egress?: SandboxEgressProvider;
   /** Receives start-up and error lines (never request contents). */
   readonly onLog?: (line: string) => void;
 }
@@ -112,6 +118,7 @@ export async function startInterpreterServer(
     limits,
     ...(isRoot ? { uids: new UidAllocator(options.sandboxUids ?? randomUidBlock()) } : {}),
     ...(options.allowNetwork === true ? { shareNetwork: true } : {}),
+    ...(options.egress === undefined ? {} : { egress: options.egress }),
   });
   await executor.open();
   const files = new FileStore({

@@ -5,6 +5,7 @@ import type { InterpreterLimits } from './interpreter-limits.ts';
 import { pythonRunnerSource } from './python-runner-source.ts';
 import { type OutputStreamName, runInSandbox, type SandboxRunResult } from './run-in-sandbox.ts';
 import { buildSandboxCommand, type SandboxBind } from './sandbox-command.ts';
+import { egressForwarderSource, egressRunParts, type SandboxEgressProvider } from './sandbox-egress.ts';
 import { managedWorkspaceFolder, type SkillMount } from './skills-directory.ts';
 import type { UidAllocator } from './uid-allocator.ts';
 import {
@@ -25,6 +26,8 @@ export interface SandboxExecutorOptions {
   /** Present when the service runs as root: every run gets a host uid of its own. */
   readonly uids?: UidAllocator;
   readonly shareNetwork?: boolean;
+  /** Gives every run network through the egress proxy (a run's own `egress` takes precedence). */
+  readonly egress?: SandboxEgressProvider;
 }
 
 /** Whether workspaces have a size limit: not tried yet, in place, or impossible here (with the reason). */
@@ -51,6 +54,8 @@ export interface SandboxCommandRun {
   readonly skills?: readonly SkillMount[];
   readonly onOutput?: (stream: OutputStreamName, data: string) => void;
   readonly signal?: AbortSignal;
+  /** Network through the egress proxy: a socket of this run's own, the network namespace still unshared. */
+  readonly egress?: SandboxEgressProvider;
 }
 
 /**
@@ -61,12 +66,14 @@ export class SandboxExecutor {
   readonly options: SandboxExecutorOptions;
   readonly #runsDirectory: string;
   readonly #runnerPath: string;
+  readonly #forwarderPath: string;
   #quota: WorkspaceQuotaState = { state: 'untried' };
 
   constructor(options: SandboxExecutorOptions) {
     this.options = options;
     this.#runsDirectory = join(options.workRoot, 'runs');
     this.#runnerPath = join(options.workRoot, 'runner.py');
+    this.#forwarderPath = join(options.workRoot, 'egress-forwarder.py');
   }
 
   /** Prepares the work root: the runner script and an empty runs directory (leftovers of a crash are removed). */
@@ -79,6 +86,8 @@ export class SandboxExecutor {
     await mkdir(this.#runsDirectory, { mode: 0o711 });
     await writeFile(this.#runnerPath, pythonRunnerSource, { mode: 0o644 });
     await chmod(this.#runnerPath, 0o644);
+    await writeFile(this.#forwarderPath, egressForwarderSource, { mode: 0o644 });
+    await chmod(this.#forwarderPath, 0o644);
   }
 
   /** A fresh workspace with `files` staged in it. */
@@ -161,6 +170,28 @@ export class SandboxExecutor {
 
   /** Runs any command in the workspace with the service's limits. */
   async run(options: SandboxCommandRun): Promise<SandboxRunResult> {
+    const provider = options.egress ?? this.options.egress;
+    if (provider === undefined) return this.#run(options);
+    const lease = await provider.open({ runId: randomUUID() });
+    try {
+      const parts = egressRunParts({
+        lease,
+        forwarderPath: this.#forwarderPath,
+        pythonPath: this.options.pythonPath,
+        command: options.command,
+      });
+      const { egress: _egress, ...rest } = options;
+      return await this.#run({
+        ...rest,
+        command: parts.command,
+        readOnlyBinds: [...(options.readOnlyBinds ?? []), ...parts.readOnlyBinds],
+      });
+    } finally {
+      await lease.close();
+    }
+  }
+
+  async #run(options: SandboxCommandRun): Promise<SandboxRunResult> {
     const limits = this.options.limits;
     const skills = options.skills ?? [];
     if (skills.length > 0) await this.#clearManagedFolder(options.workspace);

@@ -1,9 +1,13 @@
 export type { CertificateAuthority, CertificateAuthorityOptions } from './certificate-authority.ts';
 export { loadOrCreateCertificateAuthority } from './certificate-authority.ts';
+export type { RunSocketEgress, RunSocketEgressOptions, RunSocketLease } from './create-run-socket-egress.ts';
+export { createRunSocketEgress } from './create-run-socket-egress.ts';
 export type { EgressProxyErrorCode } from './egress-proxy-error.ts';
 export { EgressProxyError, egressProxyErrorCodes } from './egress-proxy-error.ts';
 export type { LeafCertificateCache } from './leaf-certificate-cache.ts';
 export { createLeafCertificateCache } from './leaf-certificate-cache.ts';
+export type { RunIdentityRegistry } from './run-identity-registry.ts';
+export { createRunIdentityRegistry } from './run-identity-registry.ts';
 export type {
   EgressListener,
   EgressListenOptions,
