@@ -1,4 +1,10 @@
 export type {
+  ConnectedAppActionRecord,
+  ConnectedAppPolicy,
+  ConnectedAppRecord,
+  NewConnectedApp,
+} from './connected-app.ts';
+export type {
   McpAuthType,
   McpEndpoint,
   McpOAuthState,
@@ -18,6 +24,7 @@ export { createSecretBox } from './secret-box.ts';
 export type { Migration } from './sqlite/migrations.ts';
 export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
+  ConnectedAppStore,
   McpServerStore,
   MemoryStore,
   PersonaStore,

@@ -35,13 +35,18 @@ function tableNames(path: string): string[] {
   }
 }
 
+// Relative to the newest shipped migration, so appending one does not rewrite these tests.
+const latest = sqliteMigrations.length;
+
 describe('migrations', () => {
-  test('a fresh database gets every table and schema version 1', async () => {
+  test('a fresh database gets every table and the newest schema version', async () => {
     const path = join(temporaryDirectory(), 'fresh.db');
     const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
-    assert.equal(await storage.schemaVersion(), 1);
+    assert.equal(await storage.schemaVersion(), latest);
     await storage.close();
     assert.deepEqual(tableNames(path), [
+      'connected_app_user_values',
+      'connected_apps',
       'mcp_oauth_states',
       'mcp_servers',
       'mcp_tool_approvals',
@@ -50,6 +55,7 @@ describe('migrations', () => {
       'personas',
       'schema_migrations',
       'settings',
+      'sqlite_sequence',
       'storage_meta',
       'uploaded_file_contents',
       'uploaded_files',
@@ -70,7 +76,7 @@ describe('migrations', () => {
     database.close();
     assert.deepEqual(
       rows.map((row) => ({ ...row })),
-      [{ version: 1, name: 'initial schema' }],
+      sqliteMigrations.map(({ version, name }) => ({ version, name })),
     );
   });
 
@@ -79,11 +85,11 @@ describe('migrations', () => {
     await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
     const migrations = [
       ...sqliteMigrations,
-      { version: 2, name: 'add a column', sql: 'ALTER TABLE personas ADD COLUMN color TEXT' },
-      { version: 3, name: 'use the column', sql: "UPDATE personas SET color = 'blue'" },
+      { version: latest + 1, name: 'add a column', sql: 'ALTER TABLE personas ADD COLUMN color TEXT' },
+      { version: latest + 2, name: 'use the column', sql: "UPDATE personas SET color = 'blue'" },
     ];
     const storage = await openStorage({ path, secretKey: key, environment: noEnvironment, migrations });
-    assert.equal(await storage.schemaVersion(), 3);
+    assert.equal(await storage.schemaVersion(), latest + 2);
     await storage.close();
   });
 
@@ -93,7 +99,7 @@ describe('migrations', () => {
     const migrations = [
       ...sqliteMigrations,
       {
-        version: 2,
+        version: latest + 1,
         name: 'half broken',
         sql: 'CREATE TABLE extra (x TEXT); INSERT INTO missing VALUES (1);',
       },
@@ -101,7 +107,7 @@ describe('migrations', () => {
     await assert.rejects(openStorage({ path, secretKey: key, environment: noEnvironment, migrations }));
     assert.equal(tableNames(path).includes('extra'), false);
     const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
-    assert.equal(await storage.schemaVersion(), 1);
+    assert.equal(await storage.schemaVersion(), latest);
     await storage.close();
   });
 

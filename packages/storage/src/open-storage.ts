@@ -7,6 +7,7 @@ import { resolveSecretKey } from './resolve-secret-key.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
 import { type Migration, sqliteMigrations } from './sqlite/migrations.ts';
+import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
 import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
 import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
@@ -70,6 +71,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     memories: createSqliteMemoryStore(context),
     files: createSqliteUploadedFileStore(context),
     settings: createSqliteSettingStore(context),
+    connectedApps: createSqliteConnectedAppStore(context),
     async schemaVersion() {
       return currentSchemaVersion(database);
     },
