@@ -3,6 +3,7 @@ import { runSkillsCommand } from '@toolbus/skills';
 import { ToolbusError } from '@toolbus/spec';
 import { loadCliConfig } from './cli-config.ts';
 import type { CliIo } from './cli-io.ts';
+import { appsUsage, runAppsCommand } from './commands/apps-command.ts';
 import { chatUsage, runChatCommand } from './commands/chat-command.ts';
 import { configUsage, runConfigCommand } from './commands/config-command.ts';
 import { indexUsage, runIndexCommand } from './commands/index-command.ts';
@@ -15,6 +16,7 @@ Usage:
   toolbus index <folder|file>...   index documents for internal_search
   toolbus config [show|set|unset]  where settings and keys live
   toolbus skills <command>         validate, add and list skill bundles
+  toolbus apps [list|add|remove]   APIs run_python may call (credentials added by the egress proxy)
   toolbus sandbox serve [--port N] run the code-execution sandbox service
 
 Run \`toolbus <command> --help\` for a command's options.
@@ -43,6 +45,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         });
       case 'sandbox':
         return await runSandboxCommand(rest, io);
+      case 'apps':
+        return await runAppsCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -93,4 +97,4 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-export { chatUsage, configUsage, indexUsage };
+export { appsUsage, chatUsage, configUsage, indexUsage };

@@ -19,6 +19,7 @@ import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { loadChatSkills } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
+import { createTerminalApprovalAsk } from '../terminal-approval.ts';
 import { TerminalRenderer } from '../terminal-renderer.ts';
 
 export const chatUsage = `Usage: toolbus chat ["question"] [options]
@@ -101,6 +102,7 @@ export async function runChatCommand(argv: readonly string[], io: CliIo): Promis
         model,
         onClose: (cleanup) => cleanups.push(cleanup),
         skills,
+        egressAsk: createTerminalApprovalAsk(io),
       }),
       availabilityContext: { userId: workspace.user.id, files: chatFiles },
       fetch: guardedFetch,
