@@ -1,3 +1,15 @@
+export type { DockerEventsIdentitySourceOptions } from '../identity/docker-events-identity-source.ts';
+export { createDockerEventsIdentitySource } from '../identity/docker-events-identity-source.ts';
+export type { Backoff, IdentitySource, SandboxLabels } from '../identity/identity-source.ts';
+export {
+  createBackoff,
+  defaultIdentitySyncTimeoutMs,
+  defaultSandboxLabels,
+  identityFromLabels,
+  waitForIdentitySync,
+} from '../identity/identity-source.ts';
+export type { KubernetesPodIdentitySourceOptions } from '../identity/kubernetes-pod-identity-source.ts';
+export { createKubernetesPodIdentitySource } from '../identity/kubernetes-pod-identity-source.ts';
 export type { CertificateAuthority, CertificateAuthorityOptions } from './certificate-authority.ts';
 export { loadOrCreateCertificateAuthority } from './certificate-authority.ts';
 export type { RunSocketEgress, RunSocketEgressOptions, RunSocketLease } from './create-run-socket-egress.ts';
