@@ -16,6 +16,8 @@ export type { RunSocketEgress, RunSocketEgressOptions, RunSocketLease } from './
 export { createRunSocketEgress } from './create-run-socket-egress.ts';
 export type { EgressProxyErrorCode } from './egress-proxy-error.ts';
 export { EgressProxyError, egressProxyErrorCodes } from './egress-proxy-error.ts';
+export type { HealthEndpoint } from './health-endpoint.ts';
+export { listenHealthEndpoint } from './health-endpoint.ts';
 export type { LeafCertificateCache } from './leaf-certificate-cache.ts';
 export { createLeafCertificateCache } from './leaf-certificate-cache.ts';
 export type { RunIdentityRegistry } from './run-identity-registry.ts';
@@ -27,3 +29,5 @@ export type {
   EgressProxyOptions,
 } from './start-egress-proxy.ts';
 export { startEgressProxy } from './start-egress-proxy.ts';
+export type { EgressService, EgressServiceOptions } from './start-egress-service.ts';
+export { drainOnSignals, startEgressService } from './start-egress-service.ts';

@@ -13,6 +13,7 @@ import { decideEgress, proxyAuthorizationUser } from '../decision/decide-egress.
 import { type EgressBlockBody, egressBlockBody } from '../decision/egress-block.ts';
 import { type EgressContext, maxEgressBodyBytes } from '../decision/egress-context.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
+import { type HealthEndpoint, listenHealthEndpoint } from './health-endpoint.ts';
 import { endToEndHeaders } from './hop-by-hop-headers.ts';
 import { createLeafCertificateCache } from './leaf-certificate-cache.ts';
 import { readRequestBody } from './read-request-body.ts';
@@ -115,6 +116,7 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
   const sockets = new Set<Socket>();
   const servers = new Set<Server>();
   const inFlight = new Set<Promise<void>>();
+  const healthEndpoints: HealthEndpoint[] = [];
   let draining = false;
   const ready = (): boolean => !draining && (options.isIdentitySynced?.() ?? true);
 
@@ -346,19 +348,9 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
       };
     },
     async listenHealth(healthOptions) {
-      const server = createServer((request, response) => {
-        if (request.url !== '/healthz') {
-          response.writeHead(404).end();
-          return;
-        }
-        const ok = ready();
-        response.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'unavailable');
-      });
-      servers.add(server);
-      await new Promise<void>((resolve) =>
-        server.listen(healthOptions.port ?? 0, healthOptions.host ?? '127.0.0.1', resolve),
-      );
-      return (server.address() as { port: number }).port;
+      const endpoint = await listenHealthEndpoint({ ready, ...healthOptions });
+      healthEndpoints.push(endpoint);
+      return endpoint.port;
     },
     ready,
     async drain() {
@@ -371,6 +363,7 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
       );
       await Promise.race([Promise.allSettled([...inFlight]), cap]);
       for (const socket of sockets) socket.destroy();
+      await Promise.all(healthEndpoints.map((endpoint) => endpoint.close()));
       httpsAgent.destroy();
       httpAgent.destroy();
       log('egress_drain_finished', [['in_flight', inFlight.size]]);
