@@ -187,6 +187,8 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
       // Dial the checked address but verify the certificate for the name the sandbox asked for.
       ...(secure && isIP(hostName) === 0 ? { servername: hostName } : {}),
     });
+    // Small request/response messages: send them at once instead of waiting for more data (Nagle).
+    upstream.on('socket', (socket) => socket.setNoDelay(true));
     await new Promise<void>((resolve) => {
       upstream.on('response', (upstreamResponse) => {
         const responseHeaders = endToEndHeaders(upstreamResponse.rawHeaders);
@@ -275,6 +277,7 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
       return;
     }
     const sessionTag = proxyAuthorizationUser(request.headers['proxy-authorization']);
+    socket.setNoDelay(true);
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     const first =
       head.length > 0
