@@ -15,7 +15,7 @@ export const sandboxEgressPort = 3128;
  * and CA-bundle variables that requests, urllib, curl and pip read, and then runs the real command as its child,
  * exiting with its status. No credential ever passes through here: the proxy adds them on the far side.
  */
-export const egressForwarderSource = String.raw`
+export const egressForwarderSource = `
 import os, selectors, socket, subprocess, sys, threading
 
 SOCKET_PATH = ${JSON.stringify(sandboxEgressPaths.socket)}
