@@ -6,6 +6,7 @@ import {
   type ConnectedApp,
   createConnectedAppResolver,
   createInProcessApprovalBroker,
+  type EgressContext,
   formatEgressLogLine,
 } from '@toolbus/egress';
 import {
@@ -46,6 +47,35 @@ function toConnectedApp(record: ConnectedAppRecord): ConnectedApp {
 }
 
 /**
+ * The parts of an egress context that come from storage: the identity's user's connected apps and the
+ * organisation's (read on every request, so `toolbus apps` changes apply at once) and the resolver that fills
+ * their credentials from the stored, encrypted values of exactly that user.
+ */
+export function storageEgressCatalogue(
+  storage: Storage,
+): Pick<EgressContext, 'connectedApps' | 'mcpServers' | 'credentialResolvers'> {
+  return {
+    connectedApps: async (identity) => {
+      const records = await storage.connectedApps.list(
+        identity.userId === undefined ? {} : { userId: identity.userId },
+      );
+      return records
+        .filter((record) => record.userId === null || record.userId === identity.userId)
+        .map(toConnectedApp);
+    },
+    mcpServers: () => [],
+    credentialResolvers: [
+      createConnectedAppResolver({
+        template: async (app) => (await storage.connectedApps.get(app.id))?.headers,
+        organizationValues: async (app) =>
+          (await storage.connectedApps.get(app.id))?.organizationValues ?? {},
+        userValues: (app, user) => storage.connectedApps.getUserValues({ appId: app.id, userId: user }),
+      }),
+    ],
+  };
+}
+
+/**
  * Starts the egress proxy in this process for the CLI's user: connected apps come from storage on every request
  * (so `toolbus apps` changes apply at once), credentials are filled from the stored values, and each run_python
  * execution gets a Unix socket of its own.
@@ -54,23 +84,13 @@ export async function startCliEgress(options: CliEgressOptions): Promise<CliEgre
   const { storage, userId } = options;
   const authority = await loadOrCreateCertificateAuthority({ directory: join(options.home, 'egress-ca') });
   const registry = createRunIdentityRegistry();
-  const records = async (): Promise<readonly ConnectedAppRecord[]> => storage.connectedApps.list({ userId });
   const proxy = startEgressProxy({
     authority,
     context: {
       identify: registry.identify,
       resolveHost: async (name) =>
         (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address),
-      connectedApps: async () => (await records()).map(toConnectedApp),
-      mcpServers: () => [],
-      credentialResolvers: [
-        createConnectedAppResolver({
-          template: async (app) => (await storage.connectedApps.get(app.id))?.headers,
-          organizationValues: async (app) =>
-            (await storage.connectedApps.get(app.id))?.organizationValues ?? {},
-          userValues: (app, user) => storage.connectedApps.getUserValues({ appId: app.id, userId: user }),
-        }),
-      ],
+      ...storageEgressCatalogue(storage),
       approvalBroker: createInProcessApprovalBroker({ ask: options.ask }),
       ...(options.onLog === undefined
         ? {}

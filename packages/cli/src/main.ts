@@ -6,6 +6,7 @@ import type { CliIo } from './cli-io.ts';
 import { appsUsage, runAppsCommand } from './commands/apps-command.ts';
 import { chatUsage, runChatCommand } from './commands/chat-command.ts';
 import { configUsage, runConfigCommand } from './commands/config-command.ts';
+import { egressUsage, runEgressCommand } from './commands/egress-command.ts';
 import { indexUsage, runIndexCommand } from './commands/index-command.ts';
 import { skillsDataDirectory } from './load-skills.ts';
 
@@ -17,6 +18,7 @@ Usage:
   toolbus config [show|set|unset]  where settings and keys live
   toolbus skills <command>         validate, add and list skill bundles
   toolbus apps [list|add|remove]   APIs run_python may call (credentials added by the egress proxy)
+  toolbus egress serve ...         the egress proxy as a service (pods or containers as sandboxes)
   toolbus sandbox serve [--port N] run the code-execution sandbox service
 
 Run \`toolbus <command> --help\` for a command's options.
@@ -47,6 +49,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await runSandboxCommand(rest, io);
       case 'apps':
         return await runAppsCommand(rest, io);
+      case 'egress':
+        return await runEgressCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -97,4 +101,4 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-export { appsUsage, chatUsage, configUsage, indexUsage };
+export { appsUsage, chatUsage, configUsage, egressUsage, indexUsage };
