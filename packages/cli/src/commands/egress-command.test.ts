@@ -14,6 +14,7 @@ const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
 const sandboxId = '55555555-5555-4555-8555-555555555555';
 let home: string;
 const servers: Server[] = [];
+const children: ChildProcess[] = [];
 const streams: ServerResponse[] = [];
 
 async function listen(server: Server): Promise<number> {
@@ -58,6 +59,7 @@ function serve(args: readonly string[]): { child: ChildProcess; stdout: () => st
     env: { PATH: process.env.PATH ?? '', HOME: home, TOOLBUS_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => {
@@ -72,7 +74,8 @@ function serve(args: readonly string[]): { child: ChildProcess; stdout: () => st
 async function until(condition: () => boolean, what: string): Promise<void> {
   const started = Date.now();
   while (!condition()) {
-    if (Date.now() - started > 20_000) throw new Error(`timed out waiting for ${what}`);
+    // Generous: starting the CLI from source on a loaded machine can take tens of seconds.
+    if (Date.now() - started > 90_000) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -81,6 +84,8 @@ before(async () => {
   home = await mkdtemp(join(tmpdir(), 'toolbus-egress-serve-'));
 });
 after(async () => {
+  // A failed test must not leave its service running (the runner would wait for it forever).
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   for (const stream of streams) stream.end();
   for (const server of servers) {
     server.closeAllConnections();

@@ -237,7 +237,11 @@ describe('health and drain', () => {
     assert.equal(early.status, 503, 'no traffic before the identity source synced');
     synced = true;
     assert.equal(await health(), 200);
-    decide = () => new Promise(() => {});
+    let parkedAsked = false;
+    decide = () => {
+      parkedAsked = true;
+      return new Promise(() => {});
+    };
     const parked = requestThroughProxy({
       proxy: { port: listener.port ?? 0 },
       url: `https://api.test:${upstream.port}/items`,
@@ -245,7 +249,7 @@ describe('health and drain', () => {
       body: '{}',
       ca: proxyCa.certificatePem,
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    while (!parkedAsked) await new Promise((resolve) => setTimeout(resolve, 10));
     await drained.drain();
     const response = await parked;
     assert.equal(response.status, 403);

@@ -365,6 +365,9 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
         setTimeout(resolve, options.drainTimeoutMs ?? 10_000).unref(),
       );
       await Promise.race([Promise.allSettled([...inFlight]), cap]);
+      // End sockets gently first, so the last responses (often the 403s of expired approvals) are flushed.
+      for (const socket of sockets) socket.end();
+      await new Promise<void>((resolve) => setTimeout(resolve, 200).unref());
       for (const socket of sockets) socket.destroy();
       await Promise.all(healthEndpoints.map((endpoint) => endpoint.close()));
       httpsAgent.destroy();
