@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: bubblewrap + Debian's CPython with numpy/pandas/matplotlib for the code sandbox.
-debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib)
+# Debian packages: bubblewrap + Debian's CPython with numpy/pandas/matplotlib (and requests, which the egress
+# proxy test calls through) for the code sandbox; mitmproxy as the egress-proxy benchmark's reference.
+debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-requests mitmproxy)
 # libseccomp's Python binding: the interpreter service compiles its sandbox's seccomp filter with it at start.
 debian_packages+=(python3-seccomp)
 missing=()

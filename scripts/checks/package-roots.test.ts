@@ -16,6 +16,7 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/core/node', 'the guarded fetch dials through node:dns and undici'],
   ['@toolbus/core/testing', 'scripted model servers on loopback node:http'],
   ['@toolbus/mcp/testing', 'loopback MCP servers (node:http, child processes)'],
+  ['@toolbus/egress/node', 'the egress proxy itself: sockets, TLS, the CA store on disk, node:crypto'],
   ['@toolbus/research/testing', 'a Deep Research world on loopback (search backend, scripted model server)'],
   ['@toolbus/openapi/node', 'the directory file store writes files'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],

@@ -1,5 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
+import type { ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import type { FetchFunction } from '@toolbus/spec';
@@ -17,6 +18,7 @@ import {
   type WebSearchProviderConfig,
 } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
+import { hasConnectedApps, startCliEgress } from './cli-egress.ts';
 
 /**
  * How the CLI builds each built-in tool. A tool whose service is not configured is simply not offered (its
@@ -32,6 +34,11 @@ export function builtInToolFactories(options: {
   readonly model: LanguageModelV4;
   /** Cleanups to run when the chat ends (an in-process sandbox started for python). */
   readonly onClose: (cleanup: () => Promise<void>) => void;
+  /**
+   * Asks the person about an egress action that needs approval. With it, and with connected apps, an in-process
+   * run_python sandbox gets network through the egress proxy; without either, it has no network at all.
+   */
+  readonly egressAsk?: (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
   /** Skills for run_python's sandbox (mounted read-only at /workspace/managed/skills when it runs in-process). */
   readonly skills?: { readonly names: readonly string[]; readonly root: string | undefined };
 }): Map<string, BuiltInToolFactory> {
@@ -73,7 +80,21 @@ export function builtInToolFactories(options: {
     let skills: readonly string[] = [];
     if (!baseUrl) {
       const skillsRoot = options.skills?.root;
-      const server = await startInterpreterServer({ port: 0, ...(skillsRoot ? { skillsRoot } : {}) });
+      const egress =
+        options.egressAsk !== undefined && (await hasConnectedApps(options.storage, options.userId))
+          ? await startCliEgress({
+              storage: options.storage,
+              userId: options.userId,
+              home: options.config.home,
+              ask: options.egressAsk,
+            })
+          : undefined;
+      if (egress !== undefined) options.onClose(() => egress.close());
+      const server = await startInterpreterServer({
+        port: 0,
+        ...(skillsRoot ? { skillsRoot } : {}),
+        ...(egress === undefined ? {} : { egress: egress.provider }),
+      });
       options.onClose(() => server.close());
       baseUrl = server.url;
       if (skillsRoot) skills = options.skills?.names ?? [];

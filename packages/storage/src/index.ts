@@ -9,6 +9,12 @@ export type {
   StoredPacket,
 } from './chat.ts';
 export type {
+  ConnectedAppActionRecord,
+  ConnectedAppPolicy,
+  ConnectedAppRecord,
+  NewConnectedApp,
+} from './connected-app.ts';
+export type {
   McpAuthType,
   McpEndpoint,
   McpOAuthState,
@@ -30,6 +36,7 @@ export type { Migration } from './sqlite/migrations.ts';
 export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
   ChatStore,
+  ConnectedAppStore,
   McpServerStore,
   MemoryStore,
   PersonaStore,

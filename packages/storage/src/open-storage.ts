@@ -7,6 +7,7 @@ import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
 import { type Migration, sqliteMigrations } from './sqlite/migrations.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
+import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
 import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
 import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
@@ -71,6 +72,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     files: createSqliteUploadedFileStore(context),
     settings: createSqliteSettingStore(context),
     chats: createSqliteChatStore(context),
+    connectedApps: createSqliteConnectedAppStore(context),
     async schemaVersion() {
       return currentSchemaVersion(database);
     },

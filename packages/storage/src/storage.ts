@@ -8,6 +8,7 @@ import type {
   StoredChatMessage,
   StoredPacket,
 } from './chat.ts';
+import type { ConnectedAppRecord, NewConnectedApp } from './connected-app.ts';
 import type { McpOAuthState, McpServer, McpToolApproval, NewMcpServer } from './mcp-server.ts';
 import type { Memory, NewMemory } from './memory.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
@@ -120,6 +121,26 @@ export interface SettingStore {
   delete(key: string): Promise<boolean>;
 }
 
+/** External APIs connected for sandbox code (the egress proxy injects their credentials), per user or organisation. */
+export interface ConnectedAppStore {
+  create(app: NewConnectedApp): Promise<ConnectedAppRecord>;
+  get(id: number): Promise<ConnectedAppRecord | undefined>;
+  /** In id order; with `userId`, that user's apps and the organisation's. */
+  list(options?: { readonly userId?: string }): Promise<readonly ConnectedAppRecord[]>;
+  delete(id: number): Promise<boolean>;
+  /** Stores (replacing) one user's values for `{{user.NAME}}` placeholders, encrypted. */
+  setUserValues(options: {
+    readonly appId: number;
+    readonly userId: string;
+    readonly values: Readonly<Record<string, string>>;
+  }): Promise<void>;
+  /** Exactly that user's values; never another user's. */
+  getUserValues(options: {
+    readonly appId: number;
+    readonly userId: string;
+  }): Promise<Readonly<Record<string, string>> | undefined>;
+}
+
 /**
  * Everything toolbus persists, grouped by area. Methods return promises even over the synchronous `node:sqlite`
  * engine, so a PostgreSQL implementation can replace it without touching callers. No SQL crosses this boundary.
@@ -132,6 +153,7 @@ export interface Storage {
   readonly files: UploadedFileStore;
   readonly settings: SettingStore;
   readonly chats: ChatStore;
+  readonly connectedApps: ConnectedAppStore;
   /** The schema version in use (the highest applied migration). */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;

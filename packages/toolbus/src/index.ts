@@ -61,6 +61,8 @@ export {
 } from '@toolbus/core';
 export type { GuardedFetch, GuardedFetchOptions } from '@toolbus/core/node';
 export { createGuardedFetch } from '@toolbus/core/node';
+export type { EgressContext, EgressDecision, EgressRequest } from '@toolbus/egress';
+export { decideEgress } from '@toolbus/egress';
 export type {
   DeepResearchErrorCode,
   DeepResearchLimits,

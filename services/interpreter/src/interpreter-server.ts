@@ -13,6 +13,7 @@ import { interpreterRoutes } from './interpreter-routes.ts';
 import type { InterpreterService } from './interpreter-service.ts';
 import { findExecutable, type IsolationReport, probeIsolation } from './probe-isolation.ts';
 import { resolveRoute } from './route-table.ts';
+import type { SandboxEgressProvider } from './sandbox-egress.ts';
 import { SandboxExecutor } from './sandbox-executor.ts';
 import { SessionRegistry } from './session-registry.ts';
 import { SkillsDirectory } from './skills-directory.ts';
@@ -46,6 +47,11 @@ export interface InterpreterServerOptions {
   readonly syscallFilter?: boolean;
   /** Give each run and session a cgroup when the service may create them (default true; /health reports it). */
   readonly cgroups?: boolean;
+  /**
+   * Network through the egress proxy for every run: each run gets a Unix socket of its own from the provider,
+   * relayed inside the sandbox's own network namespace (which stays unshared). Absent: no network at all.
+   */
+  readonly egress?: SandboxEgressProvider;
   /** Receives start-up and error lines (never request contents). */
   readonly onLog?: (line: string) => void;
 }
@@ -92,6 +98,7 @@ export async function startInterpreterServer(
     ...(options.allowNetwork === true ? { shareNetwork: true } : {}),
     ...(options.syscallFilter === undefined ? {} : { syscallFilter: options.syscallFilter }),
     ...(options.cgroups === undefined ? {} : { cgroups: options.cgroups }),
+    ...(options.egress === undefined ? {} : { egress: options.egress }),
   });
   await executor.open();
   const files = new FileStore({

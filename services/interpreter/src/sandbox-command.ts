@@ -17,6 +17,9 @@ export interface SandboxCommandOptions {
   /** Host files copied into the sandbox read-only (the code file, the runner). They are handed to bwrap as open
    * descriptors (`--ro-bind-data`), not bound, so their host paths never show in the sandbox's /proc/self/mountinfo. */
   readonly readOnlyFiles?: readonly SandboxBind[];
+  /** Host paths bound read-only (`--ro-bind`): only what cannot be copied in as data, such as the egress proxy's
+   * Unix socket (a socket on a read-only bind still accepts connections). */
+  readonly readOnlyBinds?: readonly SandboxBind[];
   /** The compiled seccomp program (see `compileSyscallFilter`); without it runs have no syscall filter. */
   readonly syscallFilterPath?: string;
   /** `cgroup.procs` files the sandbox joins before anything starts (the run's cgroups), so every process it ever
@@ -136,6 +139,7 @@ export function buildSandboxCommand(options: SandboxCommandOptions): SandboxComm
   }
   for (const file of options.readOnlyFiles ?? [])
     argv.push('--ro-bind-data', inherit(file.source), file.target);
+  for (const bind of options.readOnlyBinds ?? []) argv.push('--ro-bind', bind.source, bind.target);
   argv.push('--remount-ro', '/');
   if (options.syscallFilterPath !== undefined) argv.push('--seccomp', inherit(options.syscallFilterPath));
   argv.push('--chdir', '/workspace', '--clearenv');

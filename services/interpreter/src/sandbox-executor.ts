@@ -7,6 +7,7 @@ import { pythonRunnerSource } from './python-runner-source.ts';
 import { type RunCgroup, RunCgroups, type RunCgroupsState } from './run-cgroups.ts';
 import { type OutputStreamName, runInSandbox, type SandboxRunResult } from './run-in-sandbox.ts';
 import { buildSandboxCommand, type SandboxBind } from './sandbox-command.ts';
+import { egressForwarderSource, egressRunParts, type SandboxEgressProvider } from './sandbox-egress.ts';
 import { managedWorkspaceFolder, type SkillMount } from './skills-directory.ts';
 import { compileSyscallFilter, type SyscallFilterState } from './syscall-filter.ts';
 import type { UidAllocator } from './uid-allocator.ts';
@@ -32,6 +33,8 @@ export interface SandboxExecutorOptions {
   readonly syscallFilter?: boolean;
   /** Give each run and session a cgroup of its own when the service may create them (default true). */
   readonly cgroups?: boolean;
+  /** Gives every run network through the egress proxy (a run's own `egress` takes precedence). */
+  readonly egress?: SandboxEgressProvider;
 }
 
 /** Whether workspaces have a size limit: not tried yet, in place, or impossible here (with the reason). */
@@ -66,10 +69,14 @@ export interface SandboxCommandRun {
   readonly stdin?: string;
   /** Host files copied in read-only (see `SandboxCommandOptions.readOnlyFiles`). */
   readonly readOnlyFiles?: readonly SandboxBind[];
+  /** Host paths bound read-only (see `SandboxCommandOptions.readOnlyBinds`): the egress socket. */
+  readonly readOnlyBinds?: readonly SandboxBind[];
   /** Skills to bind read-only at /workspace/managed/skills/<name>. */
   readonly skills?: readonly SkillMount[];
   readonly onOutput?: (stream: OutputStreamName, data: string) => void;
   readonly signal?: AbortSignal;
+  /** Network through the egress proxy: a socket of this run's own, the network namespace still unshared. */
+  readonly egress?: SandboxEgressProvider;
 }
 
 /**
@@ -80,6 +87,7 @@ export class SandboxExecutor {
   readonly options: SandboxExecutorOptions;
   readonly #runsDirectory: string;
   readonly #runnerPath: string;
+  readonly #forwarderPath: string;
   #quota: WorkspaceQuotaState = { state: 'untried' };
   #syscallFilter: SyscallFilterState = { state: 'off', reason: 'not compiled yet' };
   #cgroups: RunCgroups | undefined;
@@ -90,6 +98,7 @@ export class SandboxExecutor {
     this.options = options;
     this.#runsDirectory = join(options.workRoot, 'runs');
     this.#runnerPath = join(options.workRoot, 'runner.py');
+    this.#forwarderPath = join(options.workRoot, 'egress-forwarder.py');
   }
 
   /** Prepares the work root: the runner script and an empty runs directory (leftovers of a crash are removed). */
@@ -102,6 +111,8 @@ export class SandboxExecutor {
     await mkdir(this.#runsDirectory, { mode: 0o711 });
     await writeFile(this.#runnerPath, pythonRunnerSource, { mode: 0o644 });
     await chmod(this.#runnerPath, 0o644);
+    await writeFile(this.#forwarderPath, egressForwarderSource, { mode: 0o644 });
+    await chmod(this.#forwarderPath, 0o644);
     this.#syscallFilter =
       this.options.syscallFilter === false
         ? { state: 'off', reason: 'no seccomp filter: disabled by configuration' }
@@ -240,6 +251,29 @@ export class SandboxExecutor {
 
   /** Runs any command in the workspace with the service's limits. */
   async run(options: SandboxCommandRun): Promise<SandboxRunResult> {
+    const provider = options.egress ?? this.options.egress;
+    if (provider === undefined) return this.#run(options);
+    const lease = await provider.open({ runId: randomUUID() });
+    try {
+      const parts = egressRunParts({
+        lease,
+        forwarderPath: this.#forwarderPath,
+        pythonPath: this.options.pythonPath,
+        command: options.command,
+      });
+      const { egress: _egress, ...rest } = options;
+      return await this.#run({
+        ...rest,
+        command: parts.command,
+        readOnlyFiles: [...(options.readOnlyFiles ?? []), ...parts.readOnlyFiles],
+        readOnlyBinds: [...(options.readOnlyBinds ?? []), ...parts.readOnlyBinds],
+      });
+    } finally {
+      await lease.close();
+    }
+  }
+
+  async #run(options: SandboxCommandRun): Promise<SandboxRunResult> {
     const limits = this.options.limits;
     const skills = options.skills ?? [];
     if (skills.length > 0) await this.#clearManagedFolder(options.workspace);
@@ -249,6 +283,7 @@ export class SandboxExecutor {
       workspaceDirectory: options.workspace.workspaceDirectory,
       command: options.command,
       readOnlyFiles: options.readOnlyFiles ?? [],
+      readOnlyBinds: options.readOnlyBinds ?? [],
       ...(filter.state === 'active' ? { syscallFilterPath: filter.path } : {}),
       ...(options.workspace.cgroup === undefined
         ? {}

@@ -25,6 +25,7 @@ import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { runCliTurn } from '../run-cli-turn.ts';
 import { storageFileStores } from '../storage-file-stores.ts';
+import { createTerminalApprovalAsk } from '../terminal-approval.ts';
 import { UsageError } from '../usage-error.ts';
 import { DEFAULT_OUTPUT_DIRECTORY } from '../write-tool-files.ts';
 import type { CliCommand } from './cli-command.ts';
@@ -132,6 +133,7 @@ export async function runChatCommand(
         model,
         onClose: (cleanup) => cleanups.push(cleanup),
         skills,
+        egressAsk: createTerminalApprovalAsk(io),
       }),
       availabilityContext: { userId: user.id, files: chatFiles },
       fetch: guardedFetch,

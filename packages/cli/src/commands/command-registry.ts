@@ -1,6 +1,8 @@
+import { appsCommand } from './apps-command.ts';
 import { chatCommand } from './chat-command.ts';
 import type { CliCommand } from './cli-command.ts';
 import { configCommand } from './config-command.ts';
+import { egressCommand } from './egress-command.ts';
 import { filesCommand } from './files-command.ts';
 import { historyCommand } from './history-command.ts';
 import { indexCommand } from './index-command.ts';
@@ -26,5 +28,7 @@ export const COMMANDS: readonly CliCommand[] = [
   openApiCommand,
   filesCommand,
   skillsCommand,
+  appsCommand,
+  egressCommand,
   sandboxCommand,
 ];

@@ -154,4 +154,29 @@ CREATE TABLE chat_packets (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'connected apps for the egress proxy',
+    sql: `
+CREATE TABLE connected_apps (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  url_patterns_json TEXT NOT NULL,
+  actions_json TEXT NOT NULL DEFAULT '[]',
+  headers_secret TEXT NOT NULL,
+  organization_values_secret TEXT,
+  enabled INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (COALESCE(user_id, ''), name);
+CREATE TABLE connected_app_user_values (
+  app_id INTEGER NOT NULL REFERENCES connected_apps(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  values_secret TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (app_id, user_id)
+);
+`,
+  },
 ];

@@ -1,0 +1,118 @@
+import { lookup } from 'node:dns/promises';
+import { join } from 'node:path';
+import {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type ConnectedApp,
+  createConnectedAppResolver,
+  createInProcessApprovalBroker,
+  type EgressContext,
+  formatEgressLogLine,
+} from '@toolbus/egress';
+import {
+  createRunIdentityRegistry,
+  createRunSocketEgress,
+  loadOrCreateCertificateAuthority,
+  startEgressProxy,
+} from '@toolbus/egress/node';
+import type { SandboxEgressProvider } from '@toolbus/interpreter';
+import type { ConnectedAppRecord, Storage } from '@toolbus/storage';
+
+/** Options for {@link startCliEgress}. */
+export interface CliEgressOptions {
+  readonly storage: Storage;
+  readonly userId: string;
+  /** The toolbus home; the proxy's CA lives in `<home>/egress-ca`. */
+  readonly home: string;
+  /** Asks the person at the terminal about an ASK action. */
+  readonly ask: (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+  /** Egress log lines (names only, never values). */
+  readonly onLog?: (line: string) => void;
+}
+
+/** The egress proxy of one CLI chat: run_python's only way out, injecting the user's connected apps. */
+export interface CliEgress {
+  readonly provider: SandboxEgressProvider;
+  close(): Promise<void>;
+}
+
+function toConnectedApp(record: ConnectedAppRecord): ConnectedApp {
+  return {
+    id: record.id,
+    name: record.name,
+    urlPatterns: record.urlPatterns,
+    actions: record.actions,
+    usable: record.enabled && Object.keys(record.headers).length > 0,
+  };
+}
+
+/**
+ * The parts of an egress context that come from storage: the identity's user's connected apps and the
+ * organisation's (read on every request, so `toolbus apps` changes apply at once) and the resolver that fills
+ * their credentials from the stored, encrypted values of exactly that user.
+ */
+export function storageEgressCatalogue(
+  storage: Storage,
+): Pick<EgressContext, 'connectedApps' | 'mcpServers' | 'credentialResolvers'> {
+  return {
+    connectedApps: async (identity) => {
+      const records = await storage.connectedApps.list(
+        identity.userId === undefined ? {} : { userId: identity.userId },
+      );
+      return records
+        .filter((record) => record.userId === null || record.userId === identity.userId)
+        .map(toConnectedApp);
+    },
+    mcpServers: () => [],
+    credentialResolvers: [
+      createConnectedAppResolver({
+        template: async (app) => (await storage.connectedApps.get(app.id))?.headers,
+        organizationValues: async (app) =>
+          (await storage.connectedApps.get(app.id))?.organizationValues ?? {},
+        userValues: (app, user) => storage.connectedApps.getUserValues({ appId: app.id, userId: user }),
+      }),
+    ],
+  };
+}
+
+/**
+ * Starts the egress proxy in this process for the CLI's user: connected apps come from storage on every request
+ * (so `toolbus apps` changes apply at once), credentials are filled from the stored values, and each run_python
+ * execution gets a Unix socket of its own.
+ */
+export async function startCliEgress(options: CliEgressOptions): Promise<CliEgress> {
+  const { storage, userId } = options;
+  const authority = await loadOrCreateCertificateAuthority({ directory: join(options.home, 'egress-ca') });
+  const registry = createRunIdentityRegistry();
+  const proxy = startEgressProxy({
+    authority,
+    context: {
+      identify: registry.identify,
+      resolveHost: async (name) =>
+        (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address),
+      ...storageEgressCatalogue(storage),
+      approvalBroker: createInProcessApprovalBroker({ ask: options.ask }),
+      ...(options.onLog === undefined
+        ? {}
+        : { logger: (event, fields) => options.onLog?.(formatEgressLogLine(event, fields)) }),
+    },
+  });
+  const sockets = createRunSocketEgress({
+    proxy,
+    registry,
+    caCertificatePem: authority.certificatePem,
+    identityForRun: (runId) => ({ sandboxId: runId, userId, sessionId: `cli-${process.pid}` }),
+  });
+  return {
+    provider: sockets,
+    async close() {
+      await proxy.drain();
+      sockets.close();
+    },
+  };
+}
+
+/** Whether the user has any connected app (run_python then gets network through the proxy). */
+export async function hasConnectedApps(storage: Storage, userId: string): Promise<boolean> {
+  return (await storage.connectedApps.list({ userId })).some((app) => app.enabled);
+}

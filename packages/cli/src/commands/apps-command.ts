@@ -1,0 +1,180 @@
+import { parseArgs } from 'node:util';
+import type { ConnectedAppActionRecord, ConnectedAppPolicy } from '@toolbus/storage';
+import { loadCliConfig } from '../cli-config.ts';
+import type { CliIo } from '../cli-io.ts';
+import { openWorkspace } from '../open-workspace.ts';
+import type { CliCommand } from './cli-command.ts';
+
+export const appsUsage = `Usage: toolbus apps [list | add <name> ... | remove <name>]
+
+Connected apps are APIs that code in run_python may call: the sandbox has no network except through the egress
+proxy, which adds the app's credential on the way out, so the sandbox never sees it. Stored encrypted.
+
+  toolbus apps add <name> --url <regex> [--url <regex>] --header "Name: template" [options]
+      --url REGEX          a regular expression the whole request URL must match (repeatable)
+      --header "N: T"      a header to add; T may use {{org.KEY}} and {{user.KEY}} placeholders (repeatable)
+      --value KEY=VALUE    an organisation value for {{org.KEY}} (repeatable)
+      --value-env KEY=VAR  the same, read from the environment variable VAR (keeps it out of shell history)
+      --user-value KEY=VALUE / --user-value-env KEY=VAR   your own value for {{user.KEY}}
+      --action NAME:METHOD:PATH_REGEX:POLICY   a recognised action (METHOD may be *; POLICY ALWAYS, ASK or DENY)
+      --policy POLICY      the policy for every other request to the app (default ASK: you are asked each time)
+      --shared             the app is the organisation's (every user), not only yours
+  toolbus apps list        names, patterns, header and value names (never values)
+  toolbus apps remove <name>
+`;
+
+const policies: readonly ConnectedAppPolicy[] = ['ALWAYS', 'ASK', 'DENY'];
+
+function parsePolicy(text: string): ConnectedAppPolicy {
+  const upper = text.toUpperCase();
+  if (!(policies as readonly string[]).includes(upper))
+    throw new Error(`Unknown policy "${text}" (use ALWAYS, ASK or DENY).`);
+  return upper as ConnectedAppPolicy;
+}
+
+function parsePairs(
+  pairs: readonly string[],
+  fromEnvironment: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`Expected KEY=VALUE, got "${pair.split('=')[0]}=…".`);
+    values[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  for (const pair of fromEnvironment) {
+    const [key, variable] = pair.split('=');
+    if (!key || !variable) throw new Error(`Expected KEY=VARIABLE, got "${pair}".`);
+    const value = env[variable];
+    if (value === undefined || value === '')
+      throw new Error(`The environment variable ${variable} is not set.`);
+    values[key] = value;
+  }
+  return values;
+}
+
+function parseAction(text: string): ConnectedAppActionRecord {
+  const parts = text.split(':');
+  const [name, method, ...rest] = parts;
+  const policy = rest.pop();
+  const pathPattern = rest.join(':');
+  if (!name || !method || !pathPattern || !policy)
+    throw new Error(`Expected NAME:METHOD:PATH_REGEX:POLICY, got "${text}".`);
+  return {
+    name,
+    ...(method === '*' ? {} : { method: method.toUpperCase() }),
+    pathPattern,
+    policy: parsePolicy(policy),
+  };
+}
+
+/** `toolbus apps`: connect, list and remove the APIs sandboxed code may call through the egress proxy. */
+/** `toolbus apps`. */
+export const appsCommand: CliCommand = {
+  name: 'apps',
+  synopsis: 'apps [list|add|remove]   APIs run_python may call (credentials added by the egress proxy)',
+  usage: appsUsage,
+  run: (argv, io) => runAppsCommand(argv, io),
+};
+
+export async function runAppsCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const [action = 'list', ...rest] = argv;
+  if (action === 'help' || action === '--help' || action === '-h') {
+    io.stdout.write(appsUsage);
+    return 0;
+  }
+  if (!['list', 'add', 'remove'].includes(action)) {
+    io.stderr.write(`toolbus apps: unknown action "${action}".\n\n${appsUsage}`);
+    return 2;
+  }
+  const { values, positionals } = parseArgs({
+    args: [...rest],
+    allowPositionals: true,
+    options: {
+      url: { type: 'string', multiple: true },
+      header: { type: 'string', multiple: true },
+      value: { type: 'string', multiple: true },
+      'value-env': { type: 'string', multiple: true },
+      'user-value': { type: 'string', multiple: true },
+      'user-value-env': { type: 'string', multiple: true },
+      action: { type: 'string', multiple: true },
+      policy: { type: 'string' },
+      shared: { type: 'boolean' },
+    },
+  });
+  const workspace = await openWorkspace(loadCliConfig({ env: io.env }));
+  try {
+    const apps = workspace.storage.connectedApps;
+    const userId = workspace.user.id;
+    if (action === 'list') {
+      const listed = await apps.list({ userId });
+      if (listed.length === 0) {
+        io.stdout.write(
+          'No connected apps. Add one with: toolbus apps add <name> --url <regex> --header "Name: value"\n',
+        );
+        return 0;
+      }
+      for (const app of listed) {
+        const userValues = await apps.getUserValues({ appId: app.id, userId });
+        io.stdout.write(
+          [
+            `${app.name} (#${app.id}, ${app.userId === null ? 'organisation' : 'yours'}${app.enabled ? '' : ', disabled'})`,
+            `  urls:    ${app.urlPatterns.join('  ')}`,
+            `  headers: ${Object.keys(app.headers).join(', ') || '-'}`,
+            `  values:  ${[...Object.keys(app.organizationValues).map((key) => `org.${key}`), ...Object.keys(userValues ?? {}).map((key) => `user.${key}`)].join(', ') || '-'}`,
+            `  actions: ${app.actions.map((entry) => `${entry.name}=${entry.policy}`).join(', ') || '-'}`,
+          ].join('\n') + '\n',
+        );
+      }
+      return 0;
+    }
+    const [name] = positionals;
+    if (!name) {
+      io.stderr.write(`toolbus apps ${action}: missing the app name.\n\n${appsUsage}`);
+      return 2;
+    }
+    if (action === 'remove') {
+      const found = (await apps.list({ userId })).find((app) => app.name === name);
+      if (found === undefined || !(await apps.delete(found.id))) {
+        io.stderr.write(`toolbus apps remove: no app named "${name}".\n`);
+        return 1;
+      }
+      io.stdout.write(`Removed ${name}.\n`);
+      return 0;
+    }
+    const urlPatterns = values.url ?? [];
+    const headerLines = values.header ?? [];
+    if (urlPatterns.length === 0 || headerLines.length === 0) {
+      io.stderr.write(`toolbus apps add: give at least one --url and one --header.\n\n${appsUsage}`);
+      return 2;
+    }
+    for (const pattern of urlPatterns) new RegExp(pattern, 'u');
+    const headers: Record<string, string> = {};
+    for (const line of headerLines) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) throw new Error('Expected --header "Name: template".');
+      headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    }
+    const actions = (values.action ?? []).map(parseAction);
+    actions.push({ name: 'other', pathPattern: '/.*', policy: parsePolicy(values.policy ?? 'ASK') });
+    const created = await apps.create({
+      userId: values.shared === true ? null : userId,
+      name,
+      urlPatterns,
+      actions,
+      headers,
+      organizationValues: parsePairs(values.value ?? [], values['value-env'] ?? [], io.env),
+    });
+    const userValues = parsePairs(values['user-value'] ?? [], values['user-value-env'] ?? [], io.env);
+    if (Object.keys(userValues).length > 0) {
+      await apps.setUserValues({ appId: created.id, userId, values: userValues });
+    }
+    io.stdout.write(
+      `Connected ${name} (#${created.id}); run_python can now call it through the egress proxy.\n`,
+    );
+    return 0;
+  } finally {
+    await workspace.close();
+  }
+}

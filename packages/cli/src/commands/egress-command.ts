@@ -1,0 +1,144 @@
+import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatEgressLogLine } from '@toolbus/egress';
+import {
+  createDockerEventsIdentitySource,
+  createKubernetesPodIdentitySource,
+  drainOnSignals,
+  type IdentitySource,
+  startEgressService,
+} from '@toolbus/egress/node';
+import { loadCliConfig } from '../cli-config.ts';
+import { storageEgressCatalogue } from '../cli-egress.ts';
+import type { CliIo } from '../cli-io.ts';
+import { openWorkspace } from '../open-workspace.ts';
+import type { CliCommand } from './cli-command.ts';
+
+export const egressUsage = `Usage: toolbus egress serve (--kubernetes-namespace NS | --docker-network NET) [options]
+
+Runs the egress proxy as its own service for sandboxes in pods or containers: a sandbox is identified by its
+source address (a Kubernetes pod informer, or Docker's events), and the proxy refuses traffic until that source
+has synced; when it does not sync within --sync-timeout-ms (60 s), the command exits with status 1.
+
+  --port N                proxy port (8080)          --health-port N   /healthz port (8081)
+  --host ADDRESS          listen address (0.0.0.0)
+  --kubernetes-namespace  the sandboxes' namespace; --kubernetes-api URL (in-cluster default), token and CA from
+                          the pod's service account
+  --docker-network NET    the sandboxes' network; --docker-socket PATH (/var/run/docker.sock) or --docker-url URL
+  --upstream-ca FILE      an extra CA bundle trusted for upstream servers
+  --allow CIDR|HOST       exempt an internal network or host from the destination check (repeatable; on-premise)
+  --sync-timeout-ms N     how long to wait for the identity source (60000)
+`;
+
+const serviceAccount = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+function readOptional(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `toolbus egress serve`: the egress proxy as a service, with connected apps from the toolbus database. */
+/** `toolbus egress`. */
+export const egressCommand: CliCommand = {
+  name: 'egress',
+  synopsis: 'egress serve ...         the egress proxy as a service (pods or containers as sandboxes)',
+  usage: egressUsage,
+  run: (argv, io) => runEgressCommand(argv, io),
+};
+
+export async function runEgressCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action !== 'serve') {
+    io.stderr.write(egressUsage);
+    return action === undefined || action === '--help' ? 0 : 2;
+  }
+  const { values } = parseArgs({
+    args: [...rest],
+    options: {
+      port: { type: 'string' },
+      'health-port': { type: 'string' },
+      host: { type: 'string' },
+      'kubernetes-namespace': { type: 'string' },
+      'kubernetes-api': { type: 'string' },
+      'docker-network': { type: 'string' },
+      'docker-socket': { type: 'string' },
+      'docker-url': { type: 'string' },
+      'upstream-ca': { type: 'string' },
+      'sync-timeout-ms': { type: 'string' },
+      allow: { type: 'string', multiple: true },
+    },
+  });
+  const log = (
+    event: string,
+    fields: ReadonlyArray<readonly [string, string | number | boolean | undefined]>,
+  ) => io.stderr.write(`${formatEgressLogLine(event, fields)}\n`);
+  let identitySource: IdentitySource;
+  if (values['kubernetes-namespace'] !== undefined) {
+    const host = io.env.KUBERNETES_SERVICE_HOST;
+    const apiUrl =
+      values['kubernetes-api'] ??
+      (host === undefined ? undefined : `https://${host}:${io.env.KUBERNETES_SERVICE_PORT ?? '443'}`);
+    if (apiUrl === undefined) {
+      io.stderr.write('toolbus egress serve: give --kubernetes-api (not running in a cluster).\n');
+      return 2;
+    }
+    const token = readOptional(join(serviceAccount, 'token'));
+    const ca = readOptional(join(serviceAccount, 'ca.crt'));
+    identitySource = createKubernetesPodIdentitySource({
+      apiUrl,
+      namespace: values['kubernetes-namespace'],
+      ...(token === undefined ? {} : { token }),
+      ...(ca === undefined ? {} : { ca }),
+      logger: log,
+    });
+  } else if (values['docker-network'] !== undefined) {
+    identitySource = createDockerEventsIdentitySource({
+      network: values['docker-network'],
+      ...(values['docker-url'] === undefined
+        ? { socketPath: values['docker-socket'] ?? '/var/run/docker.sock' }
+        : { baseUrl: values['docker-url'] }),
+      logger: log,
+    });
+  } else {
+    io.stderr.write(
+      `toolbus egress serve: choose --kubernetes-namespace or --docker-network.\n\n${egressUsage}`,
+    );
+    return 2;
+  }
+  const config = loadCliConfig({ env: io.env });
+  const workspace = await openWorkspace(config);
+  try {
+    const service = await startEgressService({
+      identitySource,
+      caDirectory: join(config.home, 'egress-ca'),
+      host: values.host ?? '0.0.0.0',
+      port: Number(values.port ?? 8080),
+      healthPort: Number(values['health-port'] ?? 8081),
+      syncTimeoutMs: Number(values['sync-timeout-ms'] ?? 60_000),
+      ...(values['upstream-ca'] === undefined
+        ? {}
+        : { upstreamTrustedCa: [readFileSync(values['upstream-ca'], 'utf8')] }),
+      context: {
+        resolveHost: async (name) =>
+          (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address),
+        addressPolicy: { level: 'strict', allow: values.allow ?? [] },
+        ...storageEgressCatalogue(workspace.storage),
+        logger: log,
+      },
+      onHealthListening: (port) => io.stderr.write(`event=egress_health_listening port=${port}\n`),
+    });
+    io.stdout.write(`egress proxy listening on port ${service.port} (health on ${service.healthPort})\n`);
+    await new Promise<void>((resolve) => {
+      drainOnSignals(service, () => resolve());
+    });
+    io.stdout.write('egress proxy drained\n');
+    return 0;
+  } finally {
+    await workspace.close();
+  }
+}
