@@ -6,6 +6,7 @@ import type { CliIo } from './cli-io.ts';
 import { chatUsage, runChatCommand } from './commands/chat-command.ts';
 import { configUsage, runConfigCommand } from './commands/config-command.ts';
 import { indexUsage, runIndexCommand } from './commands/index-command.ts';
+import { runServeCommand } from './commands/serve-command.ts';
 import { skillsDataDirectory } from './load-skills.ts';
 
 const usage = `toolbus — connect LLMs to tools
@@ -16,6 +17,7 @@ Usage:
   toolbus config [show|set|unset]  where settings and keys live
   toolbus skills <command>         validate, add and list skill bundles
   toolbus sandbox serve [--port N] run the code-execution sandbox service
+  toolbus serve [--port N]         the HTTP server: chats, admin API, /openapi.json
 
 Run \`toolbus <command> --help\` for a command's options.
 `;
@@ -41,6 +43,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             TOOLBUS_DATA_DIR: skillsDataDirectory(loadCliConfig({ env: io.env }), io.env),
           },
         });
+      case 'serve':
+        return await runServeCommand(rest, io);
       case 'sandbox':
         return await runSandboxCommand(rest, io);
       case undefined:

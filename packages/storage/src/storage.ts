@@ -91,8 +91,15 @@ export interface ChatStore {
   appendMessages(chatId: string, messages: readonly ChatMessage[]): Promise<readonly StoredChatMessage[]>;
   /** The whole history, in order. */
   listMessages(chatId: string): Promise<readonly StoredChatMessage[]>;
-  /** Starts the next turn (`running`); `conflict` when a turn of the chat is still running. */
-  startTurn(options: { chatId: string; kind?: ChatTurnKind }): Promise<ChatTurnRecord>;
+  /**
+   * Starts the next turn (`running`); `conflict` when a turn of the chat is still running. `input` (the user's
+   * message) is kept on the turn, not in the history, until the turn ends.
+   */
+  startTurn(options: {
+    chatId: string;
+    kind?: ChatTurnKind;
+    input?: readonly ChatMessage[];
+  }): Promise<ChatTurnRecord>;
   /** Ends a running turn and appends its history in the same transaction; `conflict` when it already ended. */
   finishTurn(options: FinishChatTurn): Promise<ChatTurnRecord>;
   getTurn(options: { chatId: string; turn: number }): Promise<ChatTurnRecord | undefined>;
@@ -102,6 +109,8 @@ export interface ChatStore {
    * of this store can still be running. Returns the turns it closed.
    */
   closeInterruptedTurns(reason: string): Promise<readonly ChatTurnRecord[]>;
+  /** Every turn still `running`, of every chat (at start-up: the turns a dead process left behind). */
+  listRunningTurns(): Promise<readonly ChatTurnRecord[]>;
   /** Appends packets to a turn's stream; returns the sequence number of the last one. */
   appendPackets(options: { chatId: string; turn: number; packets: readonly unknown[] }): Promise<number>;
   /** A turn's packets with a sequence above `after` (default 0), in order, at most `limit`. */

@@ -154,4 +154,11 @@ CREATE TABLE chat_packets (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'the messages a turn started with (so an interrupted turn keeps its question)',
+    sql: `
+ALTER TABLE chat_turns ADD COLUMN input_json TEXT NOT NULL DEFAULT '[]';
+`,
+  },
 ];
