@@ -4,14 +4,19 @@ import { ToolbusError } from '@toolbus/spec';
 import { StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { registerAccessRoutes } from './auth/access-routes.ts';
+import { AccessService } from './auth/access-service.ts';
 import type { Principal } from './auth/principal.ts';
 import { API_KEY_SCOPES } from './auth/principal.ts';
+import { RateLimiter } from './auth/rate-limiter.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { ServerError } from './http/server-error.ts';
+import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
+import { UserDataService } from './library/user-data-service.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
 import { DEFAULT_SYSTEM_PROMPT, type ServerAuthMode, type ServerOptions } from './server-options.ts';
 
@@ -26,6 +31,8 @@ export interface ToolbusServer {
   readonly app: Hono;
   readonly auth: ServerAuthMode;
   readonly chats: ChatService;
+  readonly access: AccessService;
+  readonly userData: UserDataService;
   readonly turns: TurnRunner;
   readonly routes: RouteRegistry;
   readonly logger: ServerLogger;
@@ -72,6 +79,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
   });
 
+  const access = new AccessService(storage);
+  const userData = new UserDataService(storage);
   let authenticate: Authenticate;
   if (auth === 'local') {
     const user: User =
@@ -91,27 +100,21 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       return principal;
     };
   } else {
-    authenticate = async () => undefined;
+    authenticate = (context) => access.authenticate(context);
   }
 
   const routes = new RouteRegistry();
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
+  registerAccessRoutes(routes, access);
+  registerUserDataRoutes(routes, userData);
 
   const app = new Hono();
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: limits.maxBodyBytes ?? 1024 * 1024,
-      onError: async (context) => {
-        // Read (and drop) what the client is still sending, up to a bound, so it gets the 413 instead of a reset.
-        await drainBody(context.req.raw, 16 * (limits.maxBodyBytes ?? 1024 * 1024));
-        throw new ServerError({
-          code: 'body_too_large',
-          field: 'body',
-          message: `body: larger than the limit of ${limits.maxBodyBytes ?? 1024 * 1024} bytes.`,
-        });
-      },
-    }),
+  const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
+  const maxUploadBytes = limits.maxUploadBytes ?? 20 * 1024 * 1024;
+  const jsonLimit = bodyLimitOf(maxBodyBytes);
+  const uploadLimit = bodyLimitOf(maxUploadBytes);
+  app.use('*', (context, next) =>
+    (context.req.path === FILE_UPLOAD_PATH ? uploadLimit : jsonLimit)(context, next),
   );
   app.onError((error, context) => {
     const refused = toServerError(error);
@@ -153,12 +156,15 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       ...(serverUrl ? { serverUrl } : {}),
     });
   app.get('/openapi.json', (context) => context.json(openApiDocument(new URL(context.req.url).origin)));
-  routes.mount(app, createRequestGuard(authenticate));
+  const limiter = new RateLimiter({ perMinute: limits.requestsPerMinute ?? 600 });
+  routes.mount(app, createRequestGuard(authenticate, limiter));
 
   return {
     app,
     auth,
     chats,
+    access,
+    userData,
     turns,
     routes,
     logger,
@@ -192,4 +198,20 @@ async function drainBody(request: Request, maxBytes: number): Promise<void> {
   } catch {
     // The client went away: nothing to answer.
   }
+}
+
+/** A body limit whose 413 names the limit (the rest of the body is read and dropped, up to a bound). */
+function bodyLimitOf(maxSize: number) {
+  return bodyLimit({
+    maxSize,
+    onError: async (context) => {
+      // Read what the client is still sending, so it gets the 413 instead of a connection reset.
+      await drainBody(context.req.raw, 16 * maxSize);
+      throw new ServerError({
+        code: 'body_too_large',
+        field: 'body',
+        message: `body: larger than the limit of ${maxSize} bytes.`,
+      });
+    },
+  });
 }

@@ -1,4 +1,6 @@
-export type { ApiKeyScope, Principal, Role } from './auth/principal.ts';
+export type { ApiKeyView } from './auth/access-service.ts';
+export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
+export type { ApiKeyScope, Principal } from './auth/principal.ts';
 export { API_KEY_SCOPES } from './auth/principal.ts';
 export type { ChatDetail, ChatTurnView, SendMessageInput } from './chats/chat-service.ts';
 export { ChatService } from './chats/chat-service.ts';
@@ -13,6 +15,7 @@ export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './
 export { RouteRegistry } from './http/route-registry.ts';
 export type { ServerErrorCode, ServerErrorOptions } from './http/server-error.ts';
 export { ServerError, serverErrorStatus } from './http/server-error.ts';
+export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
 export type { ServerLogger } from './server-logger.ts';

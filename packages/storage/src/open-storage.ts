@@ -7,6 +7,7 @@ import { resolveSecretKey } from './resolve-secret-key.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
 import { type Migration, sqliteMigrations } from './sqlite/migrations.ts';
+import { createSqliteAccessStore } from './sqlite/sqlite-access-store.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
 import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
@@ -72,6 +73,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     files: createSqliteUploadedFileStore(context),
     settings: createSqliteSettingStore(context),
     chats: createSqliteChatStore(context),
+    access: createSqliteAccessStore(context),
     async schemaVersion() {
       return currentSchemaVersion(database);
     },

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@toolbus/spec';
+import type { ApiKeyRecord, NewApiKey, NewWebSession, WebSessionRecord } from './access.ts';
 import type {
   Chat,
   ChatTurnKind,
@@ -12,7 +13,7 @@ import type { McpOAuthState, McpServer, McpToolApproval, NewMcpServer } from './
 import type { Memory, NewMemory } from './memory.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 import type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
-import type { NewUser, User, UserSettings } from './user.ts';
+import type { NewUser, User, UserRole, UserSettings } from './user.ts';
 
 /** Users and their settings. */
 export interface UserStore {
@@ -23,6 +24,29 @@ export interface UserStore {
   updateSettings(id: string, settings: Partial<UserSettings>): Promise<User>;
   /** Deletes the user and everything that is theirs (memories, files, OAuth state). */
   delete(id: string): Promise<boolean>;
+  /** Every user, oldest first. */
+  list(): Promise<readonly User[]>;
+  /** Changes the user's role; `not_found` when the user does not exist. */
+  setRole(id: string, role: UserRole): Promise<User>;
+}
+
+/**
+ * API keys and web sessions. Only hashes of keys, session tokens and CSRF tokens are stored: a copy of the database
+ * lets no one sign in.
+ */
+export interface AccessStore {
+  createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  /** The key with this hash, revoked or not. */
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(userId: string): Promise<readonly ApiKeyRecord[]>;
+  /** Marks the key revoked (it stops working at once); false when it was unknown or already revoked. */
+  revokeApiKey(id: string): Promise<boolean>;
+  touchApiKey(id: string): Promise<void>;
+  createSession(session: NewWebSession): Promise<WebSessionRecord>;
+  /** The unexpired session with this token hash. */
+  getSession(tokenHash: string): Promise<WebSessionRecord | undefined>;
+  deleteSession(tokenHash: string): Promise<boolean>;
 }
 
 /** Personas and their tool rows. */
@@ -141,6 +165,7 @@ export interface Storage {
   readonly files: UploadedFileStore;
   readonly settings: SettingStore;
   readonly chats: ChatStore;
+  readonly access: AccessStore;
   /** The schema version in use (the highest applied migration). */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;

@@ -74,6 +74,11 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     const http = await listen(server, { port, ...(values.host ? { host: values.host } : {}) });
     io.stdout.write(`toolbus serving on ${http.url} (auth: ${auth}, model: ${defaultModel})\n`);
     io.stdout.write(`  OpenAPI document: ${http.url}/openapi.json\n`);
+    if (auth === 'api-keys') {
+      // A fresh deployment needs one admin: the CLI's user becomes it, and its key is printed this once.
+      const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);
+      if (bootstrap) io.stdout.write(`  admin API key (shown once, store it now): ${bootstrap.key}\n`);
+    }
     await new Promise<void>((resolve) => {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
     });

@@ -1,7 +1,4 @@
-import type { User } from '@toolbus/storage';
-
-/** What a user may do: `admin` manages the library (personas, tools, skills, documents, settings, users). */
-export type Role = 'admin' | 'user';
+import type { User, UserRole } from '@toolbus/storage';
 
 /** What an API key may be used for: `chat` (chats, files, memories), `admin` (the admin API), `mcp` (the MCP endpoint). */
 export type ApiKeyScope = 'chat' | 'admin' | 'mcp';
@@ -12,7 +9,7 @@ export const API_KEY_SCOPES: readonly ApiKeyScope[] = ['chat', 'admin', 'mcp'];
 /** Who a request acts as, and how it proved it. */
 export interface Principal {
   readonly user: User;
-  readonly role: Role;
+  readonly role: UserRole;
   /** The scopes of the key used; a web session or the loopback-only local mode has every scope. */
   readonly scopes: readonly ApiKeyScope[];
   readonly via: 'api-key' | 'session' | 'local';

@@ -2,15 +2,16 @@ import type { Context } from 'hono';
 import type { RouteAccess, RouteGuard } from '../http/route-registry.ts';
 import { ServerError } from '../http/server-error.ts';
 import type { Principal } from './principal.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** Finds who a request acts as, or undefined when it carries no valid credential. */
 export type Authenticate = (context: Context) => Promise<Principal | undefined>;
 
 /**
- * The guard of every route: authenticates (fail closed: no valid credential is 401), then checks the key's scope
- * and the role the route needs (403).
+ * The guard of every route: authenticates (fail closed: no valid credential is 401), applies the caller's rate
+ * limit (429 with `Retry-After`), then checks the key's scope and the role the route needs (403).
  */
-export function createRequestGuard(authenticate: Authenticate): RouteGuard {
+export function createRequestGuard(authenticate: Authenticate, limiter?: RateLimiter): RouteGuard {
   return async (context, access) => {
     if (access.kind === 'public') return undefined;
     const principal = await authenticate(context);
@@ -19,6 +20,14 @@ export function createRequestGuard(authenticate: Authenticate): RouteGuard {
         code: 'unauthenticated',
         field: 'header.authorization',
         message: 'header.authorization: send a valid API key as "Authorization: Bearer tb_…" (or sign in).',
+      });
+    }
+    const wait = limiter?.take(principal.user.id);
+    if (wait !== undefined) {
+      throw new ServerError({
+        code: 'rate_limited',
+        retryAfterSeconds: wait,
+        message: `Too many requests: over your limit per minute; retry in ${wait} s.`,
       });
     }
     checkAccess(principal, access);
