@@ -19,6 +19,7 @@ import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-ro
 import { UserDataService } from './library/user-data-service.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
 import { DEFAULT_SYSTEM_PROMPT, type ServerAuthMode, type ServerOptions } from './server-options.ts';
+import { registerUiRoutes } from './ui/ui-routes.ts';
 
 /** The version in the OpenAPI document. */
 export const SERVER_API_VERSION = '0.1.0';
@@ -107,6 +108,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
   registerAccessRoutes(routes, access);
   registerUserDataRoutes(routes, userData);
+  registerUiRoutes(routes, chats, turns);
 
   const app = new Hono();
   const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;

@@ -117,6 +117,12 @@ export class ChatService {
     await this.#deps.storage.chats.delete(chatId);
   }
 
+  /** The turns of the caller's chat, in order. */
+  async turnsOf(principal: Principal, chatId: string): Promise<readonly ChatTurnRecord[]> {
+    await this.require(principal, chatId);
+    return this.#deps.storage.chats.listTurns(chatId);
+  }
+
   /** The caller's turn, or `not_found`. */
   async requireTurn(principal: Principal, chatId: string, turn: number): Promise<ChatTurnRecord> {
     await this.require(principal, chatId);
