@@ -15,6 +15,8 @@ import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { ServerError } from './http/server-error.ts';
+import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
+import { LibraryAdmin } from './library/library-admin.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
@@ -34,6 +36,8 @@ export interface ToolbusServer {
   readonly chats: ChatService;
   readonly access: AccessService;
   readonly userData: UserDataService;
+  /** The admin operations over the library (the CLI's config, index and skills commands can call these). */
+  readonly library: LibraryAdmin;
   readonly turns: TurnRunner;
   readonly routes: RouteRegistry;
   readonly logger: ServerLogger;
@@ -82,6 +86,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
 
   const access = new AccessService(storage);
   const userData = new UserDataService(storage);
+  const library = new LibraryAdmin({
+    storage,
+    fetch,
+    ...(options.skills ? { skills: options.skills } : {}),
+    ...(options.documentIndex ? { documentIndex: options.documentIndex } : {}),
+    ...(options.documentRoots ? { documentRoots: options.documentRoots } : {}),
+  });
   let authenticate: Authenticate;
   if (auth === 'local') {
     const user: User =
@@ -109,14 +120,16 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerAccessRoutes(routes, access);
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
+  registerAdminRoutes(routes, library);
 
   const app = new Hono();
   const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
   const maxUploadBytes = limits.maxUploadBytes ?? 20 * 1024 * 1024;
   const jsonLimit = bodyLimitOf(maxBodyBytes);
+  const uploadPaths = new Set<string>([FILE_UPLOAD_PATH, ...ADMIN_UPLOAD_PATHS]);
   const uploadLimit = bodyLimitOf(maxUploadBytes);
   app.use('*', (context, next) =>
-    (context.req.path === FILE_UPLOAD_PATH ? uploadLimit : jsonLimit)(context, next),
+    (uploadPaths.has(context.req.path) ? uploadLimit : jsonLimit)(context, next),
   );
   app.onError((error, context) => {
     const refused = toServerError(error);
@@ -167,6 +180,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     chats,
     access,
     userData,
+    library,
     turns,
     routes,
     logger,

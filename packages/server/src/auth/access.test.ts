@@ -160,11 +160,13 @@ describe('users and access', () => {
       const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
       let path = route.path;
       for (const name of names) {
-        assert.ok(values[name], `the matrix needs a value for {${name}} (${route.operationId})`);
-        path = path.replace(`{${name}}`, encodeURIComponent(values[name] as string));
+        // Admin routes refuse a user before reading anything: any id will do there.
+        const value = values[name] ?? (route.access.kind === 'admin' ? 'any' : undefined);
+        assert.ok(value, `the matrix needs a value for {${name}} (${route.operationId})`);
+        path = path.replace(`{${name}}`, encodeURIComponent(value));
       }
       if (route.operationId === 'uploadFile') path += '?name=bob.txt';
-      if (route.body)
+      if (route.body && route.access.kind !== 'admin')
         assert.ok(route.operationId in bodies, `the matrix needs a body for ${route.operationId}`);
       const body = route.operationId === 'uploadFile' ? 'bob bytes' : bodies[route.operationId];
       const response = await fetch(`${http.url}${path}`, {
