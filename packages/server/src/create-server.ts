@@ -19,6 +19,7 @@ import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.
 import { LibraryAdmin } from './library/library-admin.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
+import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
 import { DEFAULT_SYSTEM_PROMPT, type ServerAuthMode, type ServerOptions } from './server-options.ts';
 import { registerUiRoutes } from './ui/ui-routes.ts';
@@ -172,7 +173,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     });
   app.get('/openapi.json', (context) => context.json(openApiDocument(new URL(context.req.url).origin)));
   const limiter = new RateLimiter({ perMinute: limits.requestsPerMinute ?? 600 });
-  routes.mount(app, createRequestGuard(authenticate, limiter));
+  const guard = createRequestGuard(authenticate, limiter);
+  routes.mount(app, guard);
+  mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
 
   return {
     app,

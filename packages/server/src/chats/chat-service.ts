@@ -1,7 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { runChatTurn, type ToolRunHooks } from '@toolbus/core';
-import type { ChatFile, ChatMessage, CitedDocument, Packet } from '@toolbus/spec';
+import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
 import type { Principal } from '../auth/principal.ts';
 import { ServerError } from '../http/server-error.ts';
@@ -187,27 +187,9 @@ export class ChatService {
         message: `You already run ${deps.concurrentTurnsPerUser} turns at once (the limit); wait for one to end or stop one.`,
       });
     }
-    const cleanups: (() => Promise<void>)[] = [];
-    const context: BuiltInToolContext = {
-      user: principal.user,
-      model,
-      onClose: (cleanup) => cleanups.push(cleanup),
-    };
-    const assembly = await constructTools({
-      persona,
-      user: principal.user,
-      storage: deps.storage,
-      builtInFactories: deps.builtInToolFactories(context),
-      availabilityContext: { userId: principal.user.id, files },
-      fetch: deps.fetch,
-      ...(deps.assemblyCache ? { cache: deps.assemblyCache } : {}),
-    });
-    const cleanup = async () => {
-      await assembly.close();
-      for (const run of cleanups) await run().catch(() => undefined);
-    };
+    const { tools: assembled, cleanup } = await this.assemble(principal, persona, { model, files });
     try {
-      let tools = assembly.tools;
+      let tools = assembled;
       if (input.tools) {
         const byName = new Map(tools.map((tool) => [tool.name, tool]));
         input.tools.forEach((name, index) => {
@@ -250,6 +232,50 @@ export class ChatService {
       await cleanup();
       throw error;
     }
+  }
+
+  /**
+   * Assembles a persona's tools for the caller (built-ins, OpenAPI, MCP, with the user's memory and search
+   * settings); `cleanup` closes what the assembly opened. Used by turns and by the MCP endpoint.
+   */
+  async assemble(
+    principal: Principal,
+    persona: Persona,
+    options: { readonly model?: LanguageModelV4; readonly files?: readonly ChatFile[] } = {},
+  ): Promise<{ tools: readonly Tool[]; cleanup: () => Promise<void> }> {
+    const deps = this.#deps;
+    const cleanups: (() => Promise<void>)[] = [];
+    let model = options.model;
+    const context: BuiltInToolContext = {
+      user: principal.user,
+      // Resolved only when a built-in needs a model (the memory tool): the MCP endpoint runs no model itself.
+      get model() {
+        model ??= deps.resolveModel(deps.defaultModel);
+        return model;
+      },
+      onClose: (cleanup) => cleanups.push(cleanup),
+    };
+    const assembly = await constructTools({
+      persona,
+      user: principal.user,
+      storage: deps.storage,
+      builtInFactories: deps.builtInToolFactories(context),
+      availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
+      fetch: deps.fetch,
+      ...(deps.assemblyCache ? { cache: deps.assemblyCache } : {}),
+    });
+    return {
+      tools: assembly.tools,
+      cleanup: async () => {
+        await assembly.close();
+        for (const run of cleanups) await run().catch(() => undefined);
+      },
+    };
+  }
+
+  /** A persona by id, or the default one; `invalid_request` naming `field` when there is none. */
+  async persona(id: string | undefined, field: string): Promise<Persona> {
+    return this.#persona(id, field);
   }
 
   async #persona(id: string | undefined, field: string): Promise<Persona> {
