@@ -83,6 +83,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     },
     concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
     ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
+    ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
   });
 
   const access = new AccessService(storage);

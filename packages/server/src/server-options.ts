@@ -65,6 +65,8 @@ export interface ServerOptions {
   readonly documentIndex?: DocumentIndex;
   /** Server-side folders an admin may index by path (none by default). */
   readonly documentRoots?: readonly string[];
+  /** Put tool arguments and results on OpenTelemetry spans (default false: they may hold personal data). */
+  readonly recordToolContentInSpans?: boolean;
   /** Stream heartbeat interval (default 15 s). */
   readonly heartbeatMs?: number;
 }

@@ -1,10 +1,11 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
-import { runChatTurn, type ToolRunHooks } from '@toolbus/core';
+import { runChatTurn } from '@toolbus/core';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
 import type { Principal } from '../auth/principal.ts';
 import { ServerError } from '../http/server-error.ts';
+import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { LiveTurn } from './live-turn.ts';
 import type { TurnRunner } from './turn-runner.ts';
@@ -45,7 +46,8 @@ export interface ChatServiceDependencies {
   readonly defaultPersona: () => Promise<Persona | undefined>;
   readonly concurrentTurnsPerUser: number;
   readonly maxCycles?: number;
-  readonly hooks?: ToolRunHooks;
+  /** Put tool arguments and results on spans (default off). */
+  readonly recordToolContent?: boolean;
 }
 
 /**
@@ -216,17 +218,31 @@ export class ChatService {
         userId: principal.user.id,
         input: [userMessage],
         cleanup,
-        run: (signal) =>
-          runChatTurn({
+        run: (signal, turnIndex) => {
+          const telemetry = startTurnTelemetry({
+            chatId: chat.id,
+            turn: turnIndex,
+            personaName: persona.name,
+            modelName,
             model,
+            ...(deps.recordToolContent ? { recordToolContent: true } : {}),
+          });
+          const turn = runChatTurn({
+            model: telemetry.model,
             messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
             tools,
             files,
             userId: principal.user.id,
             signal,
+            hooks: telemetry.hooks,
             ...(maxCycles === undefined ? {} : { maxCycles }),
-            ...(deps.hooks ? { hooks: deps.hooks } : {}),
-          }),
+          });
+          void turn.result.then(
+            (result) => telemetry.end(result),
+            (error: unknown) => telemetry.end(undefined, error),
+          );
+          return turn;
+        },
       });
     } catch (error) {
       await cleanup();

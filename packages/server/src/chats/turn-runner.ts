@@ -13,8 +13,8 @@ export interface StartTurnOptions {
   readonly kind?: ChatTurnKind;
   /** The messages the turn adds before the answer (the user's message). */
   readonly input: readonly ChatMessage[];
-  /** Starts the agent loop; called once the turn is recorded. */
-  readonly run: (signal: AbortSignal) => ChatTurn;
+  /** Starts the agent loop; called once the turn is recorded (with its index). */
+  readonly run: (signal: AbortSignal, turn: number) => ChatTurn;
   /** Runs after the turn ended and its history is written (closes the tool assembly). */
   readonly cleanup?: () => Promise<void>;
 }
@@ -199,7 +199,7 @@ export class TurnRunner {
     let result: ChatTurnResult | undefined;
     let failure: unknown;
     try {
-      const turn = options.run(live.controller.signal);
+      const turn = options.run(live.controller.signal, turnIndex);
       for await (const packet of turn) enqueue(packet);
       result = await turn.result;
     } catch (error) {
