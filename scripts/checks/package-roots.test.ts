@@ -17,6 +17,10 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/core/testing', 'scripted model servers on loopback node:http'],
   ['@toolbus/mcp/testing', 'loopback MCP servers (node:http, child processes)'],
   ['@toolbus/egress/node', 'the egress proxy itself: sockets, TLS, the CA store on disk, node:crypto'],
+  [
+    '@toolbus/server',
+    'the HTTP server: node:http through @hono/node-server, hashed keys with node:crypto, storage',
+  ],
   ['@toolbus/research/testing', 'a Deep Research world on loopback (search backend, scripted model server)'],
   ['@toolbus/openapi/node', 'the directory file store writes files'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],

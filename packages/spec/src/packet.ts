@@ -2,14 +2,15 @@ import type { CitationCheck } from './citation-check.ts';
 import type { Placement } from './placement.ts';
 import type { CitedDocument } from './search-document.ts';
 
-/** Why a turn stopped. */
+/** Why a turn stopped. `interrupted`: the process running it died, and a later start closed the turn. */
 export type StopReason =
   | 'finished'
   | 'stopping-tool'
   | 'cycle-limit'
   | 'user-cancelled'
   | 'error'
-  | 'clarification';
+  | 'clarification'
+  | 'interrupted';
 
 /** A file produced by a tool, by reference (the bytes live in the file store). */
 export interface FileReference {

@@ -36,6 +36,8 @@ export interface ChatTurnRecord {
   readonly status: ChatTurnStatus;
   /** Why the turn ended when it did not complete (the stop reason, the error's message). */
   readonly endReason: string | null;
+  /** The messages the turn started with (the user's message), kept so an interrupted turn still has its question. */
+  readonly input: readonly ChatMessage[];
   readonly startedAt: string;
   readonly endedAt: string | null;
 }

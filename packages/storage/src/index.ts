@@ -1,3 +1,4 @@
+export type { ApiKeyRecord, NewApiKey, NewWebSession, WebSessionRecord } from './access.ts';
 export type {
   Chat,
   ChatTurnKind,
@@ -35,6 +36,7 @@ export { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 export type { Migration } from './sqlite/migrations.ts';
 export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
+  AccessStore,
   ChatStore,
   ConnectedAppStore,
   McpServerStore,
@@ -48,4 +50,4 @@ export type {
 export type { StorageErrorCode, StorageErrorOptions } from './storage-error.ts';
 export { StorageError, storageErrorCodes } from './storage-error.ts';
 export type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
-export type { NewUser, SearchUsage, User, UserSettings } from './user.ts';
+export type { NewUser, SearchUsage, User, UserRole, UserSettings } from './user.ts';

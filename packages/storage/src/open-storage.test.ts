@@ -44,6 +44,7 @@ describe('migrations', () => {
     assert.equal(await storage.schemaVersion(), latest);
     await storage.close();
     assert.deepEqual(tableNames(path), [
+      'api_keys',
       'chat_messages',
       'chat_packets',
       'chat_turns',
@@ -63,6 +64,7 @@ describe('migrations', () => {
       'uploaded_file_contents',
       'uploaded_files',
       'users',
+      'web_sessions',
     ]);
   });
 

@@ -6,6 +6,7 @@ import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
 import { type Migration, sqliteMigrations } from './sqlite/migrations.ts';
+import { createSqliteAccessStore } from './sqlite/sqlite-access-store.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
 import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
@@ -55,6 +56,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   try {
     if (!inMemory) {
       database.exec('PRAGMA journal_mode = WAL');
+      // In WAL mode, NORMAL syncs at checkpoints rather than on every commit: a killed process loses nothing
+      // committed (only a power loss can drop the last transactions), and a chat turn's many small packet writes
+      // no longer wait on the disk each.
+      database.exec('PRAGMA synchronous = NORMAL');
       database.exec('PRAGMA busy_timeout = 5000');
     }
     migrate(database, options.migrations ?? sqliteMigrations);
@@ -73,6 +78,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     settings: createSqliteSettingStore(context),
     chats: createSqliteChatStore(context),
     connectedApps: createSqliteConnectedAppStore(context),
+    access: createSqliteAccessStore(context),
     async schemaVersion() {
       return currentSchemaVersion(database);
     },

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@toolbus/spec';
+import type { ApiKeyRecord, NewApiKey, NewWebSession, WebSessionRecord } from './access.ts';
 import type {
   Chat,
   ChatTurnKind,
@@ -13,7 +14,7 @@ import type { McpOAuthState, McpServer, McpToolApproval, NewMcpServer } from './
 import type { Memory, NewMemory } from './memory.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 import type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
-import type { NewUser, User, UserSettings } from './user.ts';
+import type { NewUser, User, UserRole, UserSettings } from './user.ts';
 
 /** Users and their settings. */
 export interface UserStore {
@@ -24,6 +25,29 @@ export interface UserStore {
   updateSettings(id: string, settings: Partial<UserSettings>): Promise<User>;
   /** Deletes the user and everything that is theirs (memories, files, OAuth state). */
   delete(id: string): Promise<boolean>;
+  /** Every user, oldest first. */
+  list(): Promise<readonly User[]>;
+  /** Changes the user's role; `not_found` when the user does not exist. */
+  setRole(id: string, role: UserRole): Promise<User>;
+}
+
+/**
+ * API keys and web sessions. Only hashes of keys, session tokens and CSRF tokens are stored: a copy of the database
+ * lets no one sign in.
+ */
+export interface AccessStore {
+  createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  /** The key with this hash, revoked or not. */
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(userId: string): Promise<readonly ApiKeyRecord[]>;
+  /** Marks the key revoked (it stops working at once); false when it was unknown or already revoked. */
+  revokeApiKey(id: string): Promise<boolean>;
+  touchApiKey(id: string): Promise<void>;
+  createSession(session: NewWebSession): Promise<WebSessionRecord>;
+  /** The unexpired session with this token hash. */
+  getSession(tokenHash: string): Promise<WebSessionRecord | undefined>;
+  deleteSession(tokenHash: string): Promise<boolean>;
 }
 
 /** Personas and their tool rows. */
@@ -92,8 +116,15 @@ export interface ChatStore {
   appendMessages(chatId: string, messages: readonly ChatMessage[]): Promise<readonly StoredChatMessage[]>;
   /** The whole history, in order. */
   listMessages(chatId: string): Promise<readonly StoredChatMessage[]>;
-  /** Starts the next turn (`running`); `conflict` when a turn of the chat is still running. */
-  startTurn(options: { chatId: string; kind?: ChatTurnKind }): Promise<ChatTurnRecord>;
+  /**
+   * Starts the next turn (`running`); `conflict` when a turn of the chat is still running. `input` (the user's
+   * message) is kept on the turn, not in the history, until the turn ends.
+   */
+  startTurn(options: {
+    chatId: string;
+    kind?: ChatTurnKind;
+    input?: readonly ChatMessage[];
+  }): Promise<ChatTurnRecord>;
   /** Ends a running turn and appends its history in the same transaction; `conflict` when it already ended. */
   finishTurn(options: FinishChatTurn): Promise<ChatTurnRecord>;
   getTurn(options: { chatId: string; turn: number }): Promise<ChatTurnRecord | undefined>;
@@ -103,6 +134,8 @@ export interface ChatStore {
    * of this store can still be running. Returns the turns it closed.
    */
   closeInterruptedTurns(reason: string): Promise<readonly ChatTurnRecord[]>;
+  /** Every turn still `running`, of every chat (at start-up: the turns a dead process left behind). */
+  listRunningTurns(): Promise<readonly ChatTurnRecord[]>;
   /** Appends packets to a turn's stream; returns the sequence number of the last one. */
   appendPackets(options: { chatId: string; turn: number; packets: readonly unknown[] }): Promise<number>;
   /** A turn's packets with a sequence above `after` (default 0), in order, at most `limit`. */
@@ -154,6 +187,7 @@ export interface Storage {
   readonly settings: SettingStore;
   readonly chats: ChatStore;
   readonly connectedApps: ConnectedAppStore;
+  readonly access: AccessStore;
   /** The schema version in use (the highest applied migration). */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;

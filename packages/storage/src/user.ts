@@ -11,11 +11,15 @@ export interface UserSettings {
   readonly searchUsage: SearchUsage;
 }
 
+/** What a user may do: `admin` manages the library (personas, tools, skills, documents, settings, users). */
+export type UserRole = 'admin' | 'user';
+
 /** A user as stored. */
 export interface User {
   readonly id: string;
   readonly email: string;
   readonly name: string | null;
+  readonly role: UserRole;
   readonly settings: UserSettings;
   readonly createdAt: string;
 }
@@ -24,5 +28,7 @@ export interface User {
 export interface NewUser {
   readonly email: string;
   readonly name?: string;
+  /** Default `user`. */
+  readonly role?: UserRole;
   readonly settings?: Partial<UserSettings>;
 }

@@ -11,6 +11,7 @@ import { openApiCommand } from './openapi-command.ts';
 import { personaCommand } from './persona-command.ts';
 import { researchCommand } from './research-command.ts';
 import { sandboxCommand } from './sandbox-command.ts';
+import { serveCommand } from './serve-command.ts';
 import { skillsCommand } from './skills-command.ts';
 
 /**
@@ -30,5 +31,6 @@ export const COMMANDS: readonly CliCommand[] = [
   skillsCommand,
   appsCommand,
   egressCommand,
+  serveCommand,
   sandboxCommand,
 ];

@@ -1,13 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type BlobStore,
-  createFilesystemBlobStore,
-  createSqliteSkillRegistry,
   ingestSkillBundle,
   inspectSkillBundle,
+  openSkillStores,
   removeSkill,
   SkillBundleError,
   type SkillContentFinding,
@@ -237,11 +234,7 @@ async function openDefaultStores(dataDirectory: string | undefined) {
       message: 'No data folder: pass --data-dir <dir> or set TOOLBUS_DATA_DIR.',
     });
   }
-  await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
-  return {
-    registry: createSqliteSkillRegistry({ database: join(dataDirectory, 'skills.sqlite') }),
-    blobStore: createFilesystemBlobStore({ directory: join(dataDirectory, 'blobs') }),
-  };
+  return openSkillStores(dataDirectory);
 }
 
 /** A Node.js system error (ENOENT, EACCES...): bad input from the command line, reported rather than thrown. */

@@ -1,5 +1,6 @@
 export type { ModelConfig, ModelProvider } from './model-config.ts';
 export { isModelProvider, parseModelString } from './model-config.ts';
+export { modelEndpointOf, rememberModelEndpoint } from './model-endpoint-registry.ts';
 export type { ModelStallPhase } from './model-errors.ts';
 export {
   ModelAbortedError,

@@ -179,4 +179,31 @@ CREATE TABLE connected_app_user_values (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'turn input; user roles, API keys and web sessions',
+    sql: `
+ALTER TABLE chat_turns ADD COLUMN input_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'user' CHECK (role IN ('admin', 'user'));
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  scopes_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,
+  revoked_at TEXT
+);
+CREATE INDEX api_keys_by_user ON api_keys (user_id, created_at);
+CREATE TABLE web_sessions (
+  token_hash TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  csrf_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+`,
+  },
 ];

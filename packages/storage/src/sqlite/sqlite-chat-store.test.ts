@@ -134,6 +134,35 @@ describe('turns', () => {
     assert.equal((await second.chats.listPackets({ chatId: chat.id, turn: 0 })).length, 1);
     await second.close();
   });
+
+  test('a turn keeps the messages it started with; running turns are listed for closing one by one', async () => {
+    const chat = await storage.chats.create({ userId });
+    const started = await storage.chats.startTurn({ chatId: chat.id, input: [question] });
+    assert.deepEqual(started.input, [question]);
+    assert.deepEqual(await storage.chats.listMessages(chat.id), []);
+    const running = await storage.chats.listRunningTurns();
+    assert.deepEqual(
+      running.map((turn) => [turn.chatId, turn.index, turn.input]),
+      [[chat.id, 0, [question]]],
+    );
+    await storage.chats.finishTurn({
+      chatId: chat.id,
+      turn: 0,
+      status: 'interrupted',
+      reason: 'restarted',
+      messages: [...started.input, { role: 'assistant', content: '(interrupted)' }],
+    });
+    assert.deepEqual(await storage.chats.listRunningTurns(), []);
+    assert.deepEqual(
+      (await storage.chats.listMessages(chat.id)).map((stored) => [stored.turn, stored.message.role]),
+      [
+        [0, 'user'],
+        [0, 'assistant'],
+      ],
+    );
+    const plain = await storage.chats.startTurn({ chatId: chat.id });
+    assert.deepEqual(plain.input, []);
+  });
 });
 
 describe('packets', () => {

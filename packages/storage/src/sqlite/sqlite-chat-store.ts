@@ -21,6 +21,7 @@ interface TurnRow {
   end_reason: string | null;
   started_at: string;
   ended_at: string | null;
+  input_json: string;
 }
 
 interface MessageRow {
@@ -67,7 +68,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     'SELECT COALESCE(MAX(turn_index) + 1, 0) AS next FROM chat_turns WHERE chat_id = ?',
   );
   const insertTurn = database.prepare(
-    "INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at) VALUES (?, ?, ?, 'running', ?)",
+    "INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at, input_json) VALUES (?, ?, ?, 'running', ?, ?)",
   );
   const selectTurn = database.prepare('SELECT * FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   const selectTurns = database.prepare('SELECT * FROM chat_turns WHERE chat_id = ? ORDER BY turn_index');
@@ -155,7 +156,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     async listMessages(chatId) {
       return (selectMessages.all(chatId) as unknown as MessageRow[]).map(toStoredMessage);
     },
-    async startTurn({ chatId, kind = 'chat' }) {
+    async startTurn({ chatId, kind = 'chat', input = [] }) {
       return inTransaction(database, () => {
         requireChat(chatId);
         const running = selectRunningTurn.get(chatId) as { turn_index: number } | undefined;
@@ -166,7 +167,9 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
           });
         }
         const { next } = nextTurn.get(chatId) as { next: number };
-        withConstraintErrors('Starting a turn', () => insertTurn.run(chatId, next, kind, context.now()));
+        withConstraintErrors('Starting a turn', () =>
+          insertTurn.run(chatId, next, kind, context.now(), JSON.stringify(input)),
+        );
         return readTurn(chatId, next)!;
       });
     },
@@ -200,6 +203,9 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
         for (const turn of running) endTurn.run('interrupted', reason, now, turn.chatId, turn.index);
         return running.map((turn) => readTurn(turn.chatId, turn.index)!);
       });
+    },
+    async listRunningTurns() {
+      return (selectAllRunning.all() as unknown as TurnRow[]).map(toTurn);
     },
     async appendPackets({ chatId, turn, packets }) {
       return inTransaction(database, () => {
@@ -257,6 +263,7 @@ function toTurn(row: TurnRow): ChatTurnRecord {
     kind: row.kind,
     status: row.status,
     endReason: row.end_reason,
+    input: JSON.parse(row.input_json) as ChatMessage[],
     startedAt: row.started_at,
     endedAt: row.ended_at,
   };

@@ -1,5 +1,5 @@
 import type { UserStore } from '../storage.ts';
-import type { SearchUsage, User } from '../user.ts';
+import type { SearchUsage, User, UserRole } from '../user.ts';
 import { notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface UserRow {
@@ -8,6 +8,7 @@ interface UserRow {
   name: string | null;
   memory_tool_enabled: number;
   search_usage: SearchUsage;
+  role: UserRole;
   created_at: string;
 }
 
@@ -15,7 +16,7 @@ interface UserRow {
 export function createSqliteUserStore(context: SqliteContext): UserStore {
   const { database } = context;
   const insert = database.prepare(
-    'INSERT INTO users (id, email, name, memory_tool_enabled, search_usage, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO users (id, email, name, memory_tool_enabled, search_usage, created_at, role) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const selectById = database.prepare('SELECT * FROM users WHERE id = ?');
   const selectByEmail = database.prepare('SELECT * FROM users WHERE email = ?');
@@ -23,6 +24,8 @@ export function createSqliteUserStore(context: SqliteContext): UserStore {
     'UPDATE users SET memory_tool_enabled = ?, search_usage = ? WHERE id = ?',
   );
   const deleteById = database.prepare('DELETE FROM users WHERE id = ?');
+  const selectAll = database.prepare('SELECT * FROM users ORDER BY created_at, rowid');
+  const updateRole = database.prepare('UPDATE users SET role = ? WHERE id = ?');
   const read = (id: string): User | undefined => {
     const row = selectById.get(id) as UserRow | undefined;
     return row && toUser(row);
@@ -38,6 +41,7 @@ export function createSqliteUserStore(context: SqliteContext): UserStore {
           user.settings?.memoryToolEnabled ? 1 : 0,
           user.settings?.searchUsage ?? 'auto',
           context.now(),
+          user.role ?? 'user',
         ),
       );
       return read(id)!;
@@ -61,6 +65,14 @@ export function createSqliteUserStore(context: SqliteContext): UserStore {
     async delete(id) {
       return Number(deleteById.run(id).changes) > 0;
     },
+    async list() {
+      return (selectAll.all() as unknown as UserRow[]).map(toUser);
+    },
+    async setRole(id, role) {
+      if (Number(withConstraintErrors('Setting a role', () => updateRole.run(role, id)).changes) === 0)
+        throw notFound('User', id);
+      return read(id)!;
+    },
   };
 }
 
@@ -69,6 +81,7 @@ function toUser(row: UserRow): User {
     id: row.id,
     email: row.email,
     name: row.name,
+    role: row.role,
     settings: { memoryToolEnabled: row.memory_tool_enabled === 1, searchUsage: row.search_usage },
     createdAt: row.created_at,
   };

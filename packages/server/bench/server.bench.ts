@@ -1,0 +1,230 @@
+// `npm run bench -- server`: concurrent streaming chats on one toolbus process against a model that streams
+// 50 tokens/s per chat, each turn calling a tool first. For each level of concurrency, in the same run: the bare
+// model stream read directly (the baseline), then the same number of toolbus turns over SSE. Reported: p50/p99
+// latency of each token from the model's write to the client's read (toolbus minus bare = added latency), time to
+// first packet against the bare stream's time to first chunk, and the toolbus process's memory per open stream.
+// The model, the server and these clients run in three processes on this machine.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+
+const here = new URL('.', import.meta.url).pathname;
+const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000,1500').split(',').map(Number);
+const tokensPerTurn = 60;
+const rampMs = 1000;
+const now = () => performance.timeOrigin + performance.now();
+
+interface Child {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Receives every later line of the child's stdout. */
+  onLine(listener: (line: string) => void): void;
+}
+
+function start(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, ['--conditions=development', ...nodeArgs, `${here}${script}`], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let listener: (line: string) => void = () => {};
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += String(chunk);
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf('\n');
+        const match = /^listening (\S+)/.exec(line);
+        if (match?.[1]) {
+          resolve({
+            child,
+            url: match[1],
+            onLine: (next) => {
+              listener = next;
+            },
+          });
+        } else listener(line);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+}
+
+/** Reads an SSE body; calls `onData` with each event's data and its arrival time. */
+async function readEvents(response: Response, onData: (data: string, at: number) => void): Promise<void> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    const at = now();
+    buffer += decoder.decode(value, { stream: true });
+    let boundary = buffer.indexOf('\n\n');
+    while (boundary >= 0) {
+      const block = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      boundary = buffer.indexOf('\n\n');
+      for (const line of block.split('\n')) if (line.startsWith('data: ')) onData(line.slice(6), at);
+    }
+  }
+}
+
+const stampPattern = /⟨(\d+\.\d+)⟩/g;
+function latencies(text: string, at: number, into: number[]): void {
+  for (const match of text.matchAll(stampPattern)) into.push(at - Number(match[1]));
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function staggered<T>(
+  count: number,
+  run: (index: number) => Promise<T>,
+): Promise<PromiseSettledResult<T>[]> {
+  return Promise.allSettled(
+    Array.from({ length: count }, (_unused, index) =>
+      new Promise((resolve) => setTimeout(resolve, (index * rampMs) / count)).then(() => run(index)),
+    ),
+  );
+}
+
+const model = await start('timestamping-model.ts', {
+  TOKENS: String(tokensPerTurn),
+  TOKENS_PER_SECOND: '50',
+});
+// BENCH_PROFILE_DIR=<dir>: the server process writes a CPU profile there when it exits.
+const profileDir = process.env.BENCH_PROFILE_DIR;
+const toolbus = await start(
+  'server-process.ts',
+  { BENCH_MODEL_URL: model.url },
+  profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+);
+let memory = { rss: 0, heapUsed: 0, external: 0 };
+let peak = { ...memory };
+toolbus.onLine((line) => {
+  try {
+    memory = JSON.parse(line);
+    if (memory.heapUsed + memory.external > peak.heapUsed + peak.external) peak = { ...memory };
+    if (memory.rss > peak.rss) peak.rss = memory.rss;
+  } catch {
+    // not a memory line
+  }
+});
+
+async function bareLevel(count: number) {
+  const tokens: number[] = [];
+  const firsts: number[] = [];
+  const results = await staggered(count, async () => {
+    const started = now();
+    const response = await fetch(`${model.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'go' }] }),
+    });
+    let first = true;
+    await readEvents(response, (data, at) => {
+      if (first) {
+        firsts.push(at - started);
+        first = false;
+      }
+      if (data !== '[DONE]') latencies(data, at, tokens);
+    });
+  });
+  return { tokens, firsts, failed: results.filter((result) => result.status === 'rejected').length };
+}
+
+async function toolbusLevel(count: number) {
+  const chats: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const response = await fetch(`${toolbus.url}/v1/chats`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    chats.push(((await response.json()) as { id: string }).id);
+  }
+  const tokens: number[] = [];
+  const firsts: number[] = [];
+  let stops = 0;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const idle = { ...memory };
+  peak = { ...memory };
+  const results = await staggered(count, async (index) => {
+    const started = now();
+    const response = await fetch(`${toolbus.url}/v1/chats/${chats[index]}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ content: 'go' }),
+    });
+    if (response.status !== 200) throw new Error(`status ${response.status}`);
+    let first = true;
+    await readEvents(response, (data, at) => {
+      if (first) {
+        firsts.push(at - started);
+        first = false;
+      }
+      const packet = JSON.parse(data) as { obj: { type: string; content?: string } };
+      if (packet.obj.type === 'message-delta' && packet.obj.content)
+        latencies(packet.obj.content, at, tokens);
+      if (packet.obj.type === 'stop') stops += 1;
+    });
+  });
+  const perStream = (peak.heapUsed + peak.external - idle.heapUsed - idle.external) / count;
+  return {
+    tokens,
+    firsts,
+    stops,
+    failed: results.filter((result) => result.status === 'rejected').length,
+    perStreamKiB: perStream / 1024,
+    rssMiB: peak.rss / 2 ** 20,
+  };
+}
+
+// Warm-up: the first turns compile code paths and open the persona's assembly; they are not measured.
+await toolbusLevel(5);
+await bareLevel(5);
+
+const rows: string[] = [];
+let best = 0;
+const loadBefore = loadavg()[0] ?? 0;
+for (const count of levels) {
+  const bare = await bareLevel(count);
+  const served = await toolbusLevel(count);
+  const bareP99 = percentile(bare.tokens, 99);
+  const servedP99 = percentile(served.tokens, 99);
+  const added = servedP99 - bareP99;
+  const ttfpRatio = percentile(served.firsts, 50) / percentile(bare.firsts, 50);
+  const complete =
+    served.failed === 0 && served.stops === count && served.tokens.length >= count * tokensPerTurn;
+  if (complete && added <= 50) best = count;
+  rows.push(
+    `| ${count} | ${percentile(bare.tokens, 50).toFixed(1)} / ${bareP99.toFixed(1)} | ${percentile(served.tokens, 50).toFixed(1)} / ${servedP99.toFixed(1)} | ${added.toFixed(1)} | ${percentile(bare.firsts, 50).toFixed(1)} | ${percentile(served.firsts, 50).toFixed(1)} | ${ttfpRatio.toFixed(2)}× | ${served.perStreamKiB.toFixed(1)} | ${served.rssMiB.toFixed(0)} | ${served.stops}/${count}${served.failed ? `, ${served.failed} failed` : ''} |`,
+  );
+  console.error(rows.at(-1));
+  if (!complete || added > 200) break;
+}
+
+console.log('## server: concurrent streaming chats (50 tokens/s each, one tool call per turn)\n');
+console.log(
+  '| chats | bare token latency p50 / p99 (ms) | toolbus token latency p50 / p99 (ms) | added p99 (ms) | bare first chunk p50 (ms) | toolbus first packet p50 (ms) | first packet ratio | memory per open stream (KiB, heap+external) | toolbus RSS peak (MiB) | turns ended |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const row of rows) console.log(row);
+console.log(
+  `\nLoad average (1 min) when the run started: ${loadBefore.toFixed(1)} on ${(await import('node:os')).cpus().length} cores (other work on the machine inflates every latency, bare and toolbus alike).`,
+);
+console.log(
+  `\nMost concurrent chats with every turn complete and p99 added token latency ≤ 50 ms: **${best}** (goal ≥ 1,000 on 2 cores).\n`,
+);
+toolbus.child.kill('SIGTERM');
+await new Promise((resolve) => toolbus.child.once('exit', resolve));
+model.child.kill('SIGTERM');

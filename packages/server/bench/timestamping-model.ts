@@ -1,0 +1,65 @@
+// A bench-only model server over the OpenAI Chat Completions streaming wire format whose every text token carries
+// the time it was written (⟨ms⟩, from performance.timeOrigin + performance.now(), comparable across processes on
+// one machine), so a client can measure each token's latency end to end. The scripted model server plays fixed
+// scripts; here the stamp must be taken at write time. Asked with tools it calls `lookup` once; shown the result,
+// it streams TOKENS tokens at TOKENS_PER_SECOND. Prints "listening <url>".
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const tokens = Number(process.env.TOKENS ?? 60);
+const intervalMs = 1000 / Number(process.env.TOKENS_PER_SECOND ?? 50);
+const now = () => performance.timeOrigin + performance.now();
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({
+    id: 'bench',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'bench',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  })}\n\n`;
+
+const server = createServer((request, response) => {
+  let body = '';
+  request.on('data', (part) => {
+    body += part;
+  });
+  request.on('end', () => {
+    const parsed = JSON.parse(body || '{}') as { tools?: unknown[]; messages?: { role: string }[] };
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (parsed.tools?.length && parsed.messages?.at(-1)?.role !== 'tool') {
+      response.write(chunk({ role: 'assistant', content: null }));
+      response.write(
+        chunk({
+          tool_calls: [
+            {
+              index: 0,
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'lookup', arguments: '{"query":"bench"}' },
+            },
+          ],
+        }),
+      );
+      response.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+      return;
+    }
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (response.destroyed) {
+        clearInterval(timer);
+        return;
+      }
+      response.write(chunk({ content: `⟨${now().toFixed(2)}⟩ ` }));
+      sent += 1;
+      if (sent >= tokens) {
+        clearInterval(timer);
+        response.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+      }
+    }, intervalMs);
+    response.on('close', () => clearInterval(timer));
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+});

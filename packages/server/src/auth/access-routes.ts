@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { API_KEY_SCOPES } from '../http/principal.ts';
+import type { RouteRegistry } from '../http/route-registry.ts';
+import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './access-service.ts';
+
+const scopeSchema = z.enum(API_KEY_SCOPES as [string, ...string[]]);
+const apiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(z.string()),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+const createdKeySchema = z.object({
+  key: z.string().describe('The API key: shown this once, stored only as a hash'),
+  apiKey: apiKeySchema,
+});
+const userSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: z.enum(['admin', 'user']),
+  createdAt: z.string(),
+});
+const createKeyBody = z.object({
+  name: z.string().min(1).max(100),
+  scopes: z.array(scopeSchema).min(1).max(3).optional().describe('Default ["chat"]'),
+});
+const self = { kind: 'user', scope: 'chat' } as const;
+const admin = { kind: 'admin' } as const;
+
+/** Registers who-am-I, API keys, web sessions and (admin) users. */
+export function registerAccessRoutes(registry: RouteRegistry, access: AccessService): void {
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/me',
+      operationId: 'getMe',
+      summary: 'Who the caller is',
+      tag: 'access',
+      access: self,
+      responses: {
+        200: { description: 'The caller', schema: userSchema.extend({ scopes: z.array(z.string()) }) },
+      },
+    },
+    ({ principal, context }) => context.json({ ...userView(principal.user), scopes: principal.scopes }),
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/keys',
+      operationId: 'createApiKey',
+      summary: 'Create an API key for yourself (shown once)',
+      tag: 'access',
+      access: self,
+      body: createKeyBody,
+      responses: { 201: { description: 'The key', schema: createdKeySchema } },
+    },
+    async ({ principal, body, context }) =>
+      context.json(
+        await access.createApiKey(principal, {
+          name: body.name,
+          scopes: body.scopes as ('chat' | 'admin' | 'mcp')[] | undefined,
+        }),
+        201,
+      ),
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/keys',
+      operationId: 'listApiKeys',
+      summary: 'Your API keys (never the keys themselves)',
+      tag: 'access',
+      access: self,
+      responses: { 200: { description: 'The keys', schema: z.object({ keys: z.array(apiKeySchema) }) } },
+    },
+    async ({ principal, context }) => context.json({ keys: await access.listApiKeys(principal) }),
+  );
+  registry.add(
+    {
+      method: 'delete',
+      path: '/v1/keys/{keyId}',
+      operationId: 'revokeApiKey',
+      summary: 'Revoke one of your API keys (it stops working at once)',
+      tag: 'access',
+      access: self,
+      params: z.object({ keyId: z.string().min(1).max(100) }),
+      responses: { 204: { description: 'Revoked' }, 404: { description: 'No such key of yours' } },
+    },
+    async ({ principal, params, context }) => {
+      await access.revokeApiKey(principal, params.keyId);
+      return context.body(null, 204);
+    },
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/session',
+      operationId: 'createSession',
+      summary:
+        'Sign a browser in: sets an HTTP-only session cookie and returns the CSRF token every changing request must send',
+      tag: 'access',
+      access: self,
+      responses: {
+        201: { description: 'Signed in', schema: z.object({ csrfToken: z.string(), expiresAt: z.string() }) },
+      },
+    },
+    async ({ principal, context }) => {
+      const session = await access.createSession(principal);
+      const secure = new URL(context.req.url).protocol === 'https:' ? '; Secure' : '';
+      context.header(
+        'set-cookie',
+        `${SESSION_COOKIE}=${session.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_LIFETIME_MS / 1000}${secure}`,
+      );
+      return context.json({ csrfToken: session.csrfToken, expiresAt: session.expiresAt }, 201);
+    },
+  );
+  registry.add(
+    {
+      method: 'delete',
+      path: '/v1/session',
+      operationId: 'deleteSession',
+      summary: 'Sign the browser out',
+      tag: 'access',
+      access: self,
+      responses: { 204: { description: 'Signed out' } },
+    },
+    async ({ context }) => {
+      await access.endSession(context);
+      context.header('set-cookie', `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`);
+      return context.body(null, 204);
+    },
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/admin/users',
+      operationId: 'listUsers',
+      summary: 'Every user',
+      tag: 'admin',
+      access: admin,
+      responses: { 200: { description: 'The users', schema: z.object({ users: z.array(userSchema) }) } },
+    },
+    async ({ principal, context }) =>
+      context.json({ users: (await access.listUsers(principal)).map(userView) }),
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/admin/users',
+      operationId: 'createUser',
+      summary: 'Create a user',
+      tag: 'admin',
+      access: admin,
+      body: z.object({
+        email: z.string().email().max(320),
+        name: z.string().min(1).max(200).optional(),
+        role: z.enum(['admin', 'user']).optional(),
+      }),
+      responses: { 201: { description: 'The user', schema: userSchema } },
+    },
+    async ({ principal, body, context }) =>
+      context.json(userView(await access.createUser(principal, body)), 201),
+  );
+  registry.add(
+    {
+      method: 'patch',
+      path: '/v1/admin/users/{userId}',
+      operationId: 'setUserRole',
+      summary: "Change a user's role",
+      tag: 'admin',
+      access: admin,
+      params: z.object({ userId: z.string().min(1).max(100) }),
+      body: z.object({ role: z.enum(['admin', 'user']) }),
+      responses: { 200: { description: 'The user', schema: userSchema } },
+    },
+    async ({ principal, params, body, context }) =>
+      context.json(userView(await access.setRole(principal, params.userId, body.role))),
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/admin/users/{userId}/keys',
+      operationId: 'createUserApiKey',
+      summary: 'Create an API key for a user (shown once)',
+      tag: 'admin',
+      access: admin,
+      params: z.object({ userId: z.string().min(1).max(100) }),
+      body: createKeyBody,
+      responses: { 201: { description: 'The key', schema: createdKeySchema } },
+    },
+    async ({ principal, params, body, context }) =>
+      context.json(
+        await access.createApiKey(principal, {
+          name: body.name,
+          userId: params.userId,
+          scopes: body.scopes as ('chat' | 'admin' | 'mcp')[] | undefined,
+        }),
+        201,
+      ),
+  );
+}
+
+function userView(user: {
+  id: string;
+  email: string;
+  name: string | null;
+  role: 'admin' | 'user';
+  createdAt: string;
+}) {
+  return { id: user.id, email: user.email, name: user.name, role: user.role, createdAt: user.createdAt };
+}

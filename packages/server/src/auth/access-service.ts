@@ -1,0 +1,250 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord, Storage, User, UserRole } from '@toolbus/storage';
+import type { Context } from 'hono';
+import { API_KEY_SCOPES, type ApiKeyScope, type Principal } from '../http/principal.ts';
+import { ServerError } from '../http/server-error.ts';
+
+/** The cookie of a web session. */
+export const SESSION_COOKIE = 'toolbus_session';
+/** The header a web session must send its CSRF token in, on every request that changes something. */
+export const CSRF_HEADER = 'x-csrf-token';
+/** How long a web session lasts. */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+
+const keyPrefix = 'tb_';
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** An API key as shown to its owner: never the key itself, except once at creation. */
+export interface ApiKeyView {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scopes: readonly string[];
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+/**
+ * Users, roles, API keys and web sessions, as typed operations over the caller. Keys and session tokens are 32
+ * random bytes, stored as SHA-256 hashes (high-entropy secrets need no slow hash); the key is shown once.
+ */
+export class AccessService {
+  readonly #storage: Storage;
+
+  constructor(storage: Storage) {
+    this.#storage = storage;
+  }
+
+  /** Who a request acts as: a Bearer API key, else a session cookie (with its CSRF token on unsafe methods). */
+  async authenticate(context: Context): Promise<Principal | undefined> {
+    const authorization = context.req.header('authorization');
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+      if (!match?.[1]) return undefined;
+      return this.#fromKey(match[1]);
+    }
+    const token = cookieValue(context.req.header('cookie'), SESSION_COOKIE);
+    if (token === undefined) return undefined;
+    const session = await this.#storage.access.getSession(sha256(token));
+    if (!session) return undefined;
+    if (!safeMethods.has(context.req.method)) {
+      const csrf = context.req.header(CSRF_HEADER);
+      if (csrf === undefined || !equalHashes(sha256(csrf), session.csrfHash)) {
+        throw new ServerError({
+          code: 'forbidden',
+          field: `header.${CSRF_HEADER}`,
+          message: `header.${CSRF_HEADER}: a signed-in browser must send its session's CSRF token on this request.`,
+        });
+      }
+    }
+    const user = await this.#storage.users.get(session.userId);
+    if (!user) return undefined;
+    return { user, role: user.role, scopes: scopesOfRole(user.role), via: 'session' };
+  }
+
+  /** Creates a user (admins only). */
+  async createUser(
+    principal: Principal,
+    input: { email: string; name?: string | undefined; role?: UserRole | undefined },
+  ): Promise<User> {
+    requireAdmin(principal);
+    return this.#storage.users.create({
+      email: input.email,
+      ...(input.name === undefined ? {} : { name: input.name }),
+      ...(input.role === undefined ? {} : { role: input.role }),
+    });
+  }
+
+  /** Every user (admins only). */
+  async listUsers(principal: Principal): Promise<readonly User[]> {
+    requireAdmin(principal);
+    return this.#storage.users.list();
+  }
+
+  /** Changes a user's role (admins only). */
+  async setRole(principal: Principal, userId: string, role: UserRole): Promise<User> {
+    requireAdmin(principal);
+    return this.#storage.users.setRole(userId, role);
+  }
+
+  /**
+   * Creates an API key for the caller, or (admins) for `userId`. Scopes a user's role cannot use are refused
+   * (`admin` is for admins). Returns the key: shown this once, stored only as a hash.
+   */
+  async createApiKey(
+    principal: Principal,
+    input: { name: string; scopes?: readonly ApiKeyScope[] | undefined; userId?: string | undefined },
+  ): Promise<{ key: string; apiKey: ApiKeyView }> {
+    let owner = principal.user;
+    if (input.userId !== undefined && input.userId !== principal.user.id) {
+      requireAdmin(principal);
+      const found = await this.#storage.users.get(input.userId);
+      if (!found)
+        throw new ServerError({
+          code: 'not_found',
+          field: 'path.userId',
+          message: `path.userId: no user ${JSON.stringify(input.userId)}.`,
+        });
+      owner = found;
+    }
+    const scopes: ApiKeyScope[] = [...new Set<ApiKeyScope>(input.scopes ?? ['chat'])];
+    const allowed = scopesOfRole(owner.role);
+    scopes.forEach((scope, index) => {
+      if (!allowed.includes(scope)) {
+        throw new ServerError({
+          code: 'invalid_request',
+          field: `body.scopes.${index}`,
+          message: `body.scopes.${index}: a ${owner.role} cannot hold the "${scope}" scope.`,
+        });
+      }
+    });
+    const key = `${keyPrefix}${randomBytes(32).toString('base64url')}`;
+    const record = await this.#storage.access.createApiKey({
+      userId: owner.id,
+      name: input.name,
+      prefix: key.slice(0, 10),
+      hash: sha256(key),
+      scopes,
+    });
+    return { key, apiKey: keyView(record) };
+  }
+
+  /** The caller's keys (never the keys themselves). */
+  async listApiKeys(principal: Principal): Promise<readonly ApiKeyView[]> {
+    return (await this.#storage.access.listApiKeys(principal.user.id)).map(keyView);
+  }
+
+  /** Revokes one of the caller's keys (admins: anyone's); `not_found` for a key that is not theirs. */
+  async revokeApiKey(principal: Principal, keyId: string): Promise<void> {
+    const record = await this.#storage.access.getApiKey(keyId);
+    if (!record || (record.userId !== principal.user.id && principal.role !== 'admin')) {
+      throw new ServerError({
+        code: 'not_found',
+        field: 'path.keyId',
+        message: `path.keyId: no key ${JSON.stringify(keyId)} of yours.`,
+      });
+    }
+    await this.#storage.access.revokeApiKey(keyId);
+  }
+
+  /** Starts a web session for the caller: a cookie token and a CSRF token, both shown once. */
+  async createSession(
+    principal: Principal,
+  ): Promise<{ token: string; csrfToken: string; expiresAt: string }> {
+    const token = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS).toISOString();
+    await this.#storage.access.createSession({
+      tokenHash: sha256(token),
+      userId: principal.user.id,
+      csrfHash: sha256(csrfToken),
+      expiresAt,
+    });
+    return { token, csrfToken, expiresAt };
+  }
+
+  /** Ends the session of a request's cookie, if any. */
+  async endSession(context: Context): Promise<void> {
+    const token = cookieValue(context.req.header('cookie'), SESSION_COOKIE);
+    if (token !== undefined) await this.#storage.access.deleteSession(sha256(token));
+  }
+
+  /**
+   * Makes sure someone can administer a fresh deployment: when no admin holds a live key, `email`'s user (created
+   * when missing) becomes an admin and gets a new key with every scope, returned once. Otherwise undefined.
+   */
+  async bootstrapAdmin(email: string): Promise<{ user: User; key: string } | undefined> {
+    for (const user of await this.#storage.users.list()) {
+      if (user.role !== 'admin') continue;
+      const keys = await this.#storage.access.listApiKeys(user.id);
+      if (keys.some((key) => key.revokedAt === null)) return undefined;
+    }
+    let user =
+      (await this.#storage.users.getByEmail(email)) ??
+      (await this.#storage.users.create({ email, role: 'admin' }));
+    if (user.role !== 'admin') user = await this.#storage.users.setRole(user.id, 'admin');
+    const principal: Principal = { user, role: 'admin', scopes: API_KEY_SCOPES, via: 'local' };
+    const { key } = await this.createApiKey(principal, {
+      name: 'bootstrap admin key',
+      scopes: API_KEY_SCOPES,
+    });
+    return { user, key };
+  }
+
+  async #fromKey(key: string): Promise<Principal | undefined> {
+    if (!key.startsWith(keyPrefix) || key.length > 200) return undefined;
+    const record = await this.#storage.access.findApiKeyByHash(sha256(key));
+    if (!record || record.revokedAt !== null) return undefined;
+    const user = await this.#storage.users.get(record.userId);
+    if (!user) return undefined;
+    await this.#storage.access.touchApiKey(record.id);
+    // A key never grants more than its owner's role allows today (a demoted admin's admin key loses admin).
+    const allowed = scopesOfRole(user.role);
+    const scopes = record.scopes.filter((scope): scope is ApiKeyScope =>
+      allowed.includes(scope as ApiKeyScope),
+    );
+    return { user, role: user.role, scopes, via: 'api-key', keyId: record.id };
+  }
+}
+
+/** The scopes a role may hold. */
+export function scopesOfRole(role: UserRole): readonly ApiKeyScope[] {
+  return role === 'admin' ? API_KEY_SCOPES : API_KEY_SCOPES.filter((scope) => scope !== 'admin');
+}
+
+function requireAdmin(principal: Principal): void {
+  if (principal.role !== 'admin')
+    throw new ServerError({ code: 'forbidden', message: 'Only admins may do this.' });
+}
+
+function keyView(record: ApiKeyRecord): ApiKeyView {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    scopes: record.scopes,
+    createdAt: record.createdAt,
+    lastUsedAt: record.lastUsedAt,
+    revokedAt: record.revokedAt,
+  };
+}
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+function equalHashes(left: string, right: string): boolean {
+  const a = Buffer.from(left, 'hex');
+  const b = Buffer.from(right, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return rest.join('=');
+  }
+  return undefined;
+}

@@ -1,0 +1,308 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import type { Storage } from '@toolbus/storage';
+import {
+  lookupThenAnswer,
+  lookupToolFactories,
+  openTestStorage,
+  readSse,
+} from '../__fixtures__/test-server.ts';
+import { createServer, type ToolbusServer } from '../create-server.ts';
+import { type ListeningServer, listen } from '../listen.ts';
+
+let model: ScriptedModelServer;
+let storage: Storage;
+let server: ToolbusServer;
+let http: ListeningServer;
+let adminKey: string;
+
+before(async () => {
+  model = await startScriptedModelServer({ handler: lookupThenAnswer() });
+  ({ storage } = await openTestStorage());
+  server = await createServer({
+    storage,
+    auth: 'api-keys',
+    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    builtInToolFactories: () => lookupToolFactories(),
+    limits: { requestsPerMinute: 100_000 },
+  });
+  http = await listen(server, { port: 0 });
+  const bootstrap = await server.access.bootstrapAdmin('admin@example.com');
+  assert.ok(bootstrap);
+  adminKey = bootstrap.key;
+  assert.equal(await server.access.bootstrapAdmin('admin@example.com'), undefined, 'only once');
+});
+after(async () => {
+  await http.close();
+  await storage.close();
+  await model.close();
+});
+
+async function call(
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string>; base?: string } = {},
+) {
+  return fetch(`${options.base ?? http.url}${path}`, {
+    method,
+    headers: {
+      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+}
+
+async function json<T>(response: Response, status: number): Promise<T> {
+  const text = await response.text();
+  assert.equal(response.status, status, text);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+async function newUser(
+  email: string,
+  scopes?: string[],
+): Promise<{ id: string; key: string; keyId: string }> {
+  const user = await json<{ id: string }>(
+    await call('POST', '/v1/admin/users', { key: adminKey, body: { email } }),
+    201,
+  );
+  const created = await json<{ key: string; apiKey: { id: string } }>(
+    await call('POST', `/v1/admin/users/${user.id}/keys`, {
+      key: adminKey,
+      body: { name: 'test', ...(scopes ? { scopes } : {}) },
+    }),
+    201,
+  );
+  return { id: user.id, key: created.key, keyId: created.apiKey.id };
+}
+
+describe('users and access', () => {
+  test('no credential, a malformed one, or a revoked key is 401; keys are stored hashed', async () => {
+    const carol = await newUser('carol@example.com');
+    assert.equal((await call('GET', '/v1/chats')).status, 401);
+    assert.equal((await call('GET', '/v1/chats', { headers: { authorization: 'Basic abc' } })).status, 401);
+    assert.equal((await call('GET', '/v1/chats', { key: 'tb_not-a-key' })).status, 401);
+    assert.equal((await call('GET', '/v1/chats', { key: carol.key })).status, 200);
+    const [record] = await storage.access.listApiKeys(carol.id);
+    assert.ok(record && record.hash !== carol.key && !record.hash.includes(carol.key.slice(3)));
+    const listed = await json<{ keys: { id: string; prefix: string }[] }>(
+      await call('GET', '/v1/keys', { key: carol.key }),
+      200,
+    );
+    assert.ok(!JSON.stringify(listed).includes(carol.key), 'a key is never shown again');
+    assert.equal((await call('DELETE', `/v1/keys/${carol.keyId}`, { key: carol.key })).status, 204);
+    assert.equal((await call('GET', '/v1/chats', { key: carol.key })).status, 401);
+  });
+
+  test('scopes and roles: a user cannot reach the admin API nor mint an admin key; an mcp-only key cannot chat', async () => {
+    const dave = await newUser('dave@example.com');
+    assert.equal((await call('GET', '/v1/admin/users', { key: dave.key })).status, 403);
+    const refused = await json<{ error: { field: string } }>(
+      await call('POST', '/v1/keys', { key: dave.key, body: { name: 'x', scopes: ['admin'] } }),
+      400,
+    );
+    assert.equal(refused.error.field, 'body.scopes.0');
+    const mcpOnly = await newUser('erin@example.com', ['mcp']);
+    assert.equal((await call('GET', '/v1/chats', { key: mcpOnly.key })).status, 403);
+  });
+
+  test("the cross-user matrix: every route with another user's key is 404 (their data) or 403 (admin)", async () => {
+    const alice = await newUser('alice@example.com');
+    const bob = await newUser('bob@example.com');
+    const chat = await json<{ id: string }>(
+      await call('POST', '/v1/chats', { key: alice.key, body: { title: 'Alice secret' } }),
+      201,
+    );
+    await readSse(
+      await call('POST', `/v1/chats/${chat.id}/messages`, { key: alice.key, body: { content: 'Refunds?' } }),
+    );
+    const file = await json<{ id: string }>(
+      await fetch(`${http.url}/v1/files?name=alice.txt`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'text/plain' },
+        body: 'alice private notes',
+      }),
+      201,
+    );
+    const memory = await json<{ id: string }>(
+      await call('POST', '/v1/memories', { key: alice.key, body: { text: 'Alice likes tea' } }),
+      201,
+    );
+    const values: Record<string, string> = {
+      chatId: chat.id,
+      turn: '0',
+      fileId: file.id,
+      memoryId: memory.id,
+      keyId: alice.keyId,
+      userId: alice.id,
+    };
+    const bodies: Record<string, unknown> = {
+      createChat: {},
+      renameChat: { title: 'Stolen' },
+      sendMessage: { content: 'hi' },
+      createApiKey: { name: 'bob' },
+      addMemory: { text: 'Bob' },
+      updateMySettings: { memoryToolEnabled: true },
+      updateMemory: { text: 'overwritten' },
+      createUser: { email: 'mallory@example.com' },
+      setUserRole: { role: 'admin' },
+      createUserApiKey: { name: 'x' },
+      sendUiMessage: { id: chat.id, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] },
+    };
+    // Routes that name Alice's data in the body rather than the path.
+    const bodyNamesHerData = new Set(['sendUiMessage']);
+    const secrets = [chat.id, file.id, memory.id, alice.keyId, 'alice@example.com', 'Alice secret'];
+    let checked = 0;
+    for (const route of server.routes.definitions) {
+      if (route.access.kind === 'public') continue;
+      const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+      let path = route.path;
+      for (const name of names) {
+        // Admin routes refuse a user before reading anything: any id will do there.
+        const value = values[name] ?? (route.access.kind === 'admin' ? 'any' : undefined);
+        assert.ok(value, `the matrix needs a value for {${name}} (${route.operationId})`);
+        path = path.replace(`{${name}}`, encodeURIComponent(value));
+      }
+      if (route.operationId === 'uploadFile') path += '?name=bob.txt';
+      if (route.body && route.access.kind !== 'admin')
+        assert.ok(route.operationId in bodies, `the matrix needs a body for ${route.operationId}`);
+      const body = route.operationId === 'uploadFile' ? 'bob bytes' : bodies[route.operationId];
+      const response = await fetch(`${http.url}${path}`, {
+        method: route.method.toUpperCase(),
+        headers: {
+          authorization: `Bearer ${bob.key}`,
+          'content-type': route.operationId === 'uploadFile' ? 'text/plain' : 'application/json',
+        },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      const label = `${route.method.toUpperCase()} ${route.path} → ${response.status} ${text.slice(0, 200)}`;
+      if (route.access.kind === 'admin') assert.equal(response.status, 403, label);
+      else if (names.length > 0 || bodyNamesHerData.has(route.operationId))
+        assert.equal(response.status, 404, label);
+      else assert.ok(response.status < 300, label);
+      // An id the caller sent may be echoed in the error; nothing else of Alice's may appear.
+      for (const secret of secrets) {
+        const sent = `${path} ${JSON.stringify(body ?? '')}`;
+        if (!sent.includes(encodeURIComponent(secret)) && !sent.includes(secret))
+          assert.ok(!text.includes(secret), `${label} leaks ${secret}`);
+      }
+      // Without any credential, every route is 401.
+      const anonymous = await fetch(`${http.url}${path}`, { method: route.method.toUpperCase() });
+      assert.equal(anonymous.status, 401, `${route.operationId} without a key`);
+      checked += 1;
+    }
+    assert.ok(checked >= 20, `checked ${checked} routes`);
+    // Alice's data is untouched.
+    const detail = await json<{ title: string; turns: unknown[] }>(
+      await call('GET', `/v1/chats/${chat.id}`, { key: alice.key }),
+      200,
+    );
+    assert.equal(detail.title, 'Alice secret');
+    assert.equal(detail.turns.length, 1);
+    assert.equal(
+      await (await call('GET', `/v1/files/${file.id}/content`, { key: alice.key })).text(),
+      'alice private notes',
+    );
+    const memories = await json<{ memories: { text: string }[] }>(
+      await call('GET', '/v1/memories', { key: alice.key }),
+      200,
+    );
+    assert.deepEqual(
+      memories.memories.map((entry) => entry.text),
+      ['Alice likes tea'],
+    );
+    assert.equal((await call('GET', '/v1/me', { key: alice.key })).status, 200);
+  });
+
+  test('web sessions: an HTTP-only cookie, and a CSRF token on every changing request', async () => {
+    const frank = await newUser('frank@example.com');
+    const signIn = await call('POST', '/v1/session', { key: frank.key });
+    const { csrfToken } = await json<{ csrfToken: string }>(signIn, 201);
+    const setCookie = signIn.headers.get('set-cookie') ?? '';
+    assert.match(setCookie, /HttpOnly/);
+    assert.match(setCookie, /SameSite=Strict/);
+    const cookie = setCookie.split(';')[0] as string;
+    assert.equal((await call('GET', '/v1/chats', { headers: { cookie } })).status, 200);
+    const withoutCsrf = await json<{ error: { field: string } }>(
+      await call('POST', '/v1/chats', { headers: { cookie }, body: {} }),
+      403,
+    );
+    assert.equal(withoutCsrf.error.field, 'header.x-csrf-token');
+    assert.equal(
+      (await call('POST', '/v1/chats', { headers: { cookie, 'x-csrf-token': 'wrong' }, body: {} })).status,
+      403,
+    );
+    assert.equal(
+      (await call('POST', '/v1/chats', { headers: { cookie, 'x-csrf-token': csrfToken }, body: {} })).status,
+      201,
+    );
+    assert.equal(
+      (await call('DELETE', '/v1/session', { headers: { cookie, 'x-csrf-token': csrfToken } })).status,
+      204,
+    );
+    assert.equal((await call('GET', '/v1/chats', { headers: { cookie } })).status, 401);
+  });
+
+  test('per-user rate and concurrency limits answer 429 with Retry-After', async () => {
+    const slowModel = await startScriptedModelServer({ handler: lookupThenAnswer() });
+    const limited = await createServer({
+      storage,
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${slowModel.url}/v1#scripted`,
+      builtInToolFactories: () => lookupToolFactories({ delayMs: 60_000 }),
+      limits: { requestsPerMinute: 6, concurrentTurnsPerUser: 1 },
+    });
+    const limitedHttp = await listen(limited, { port: 0 });
+    try {
+      const gina = await newUser('gina@example.com');
+      const base = limitedHttp.url;
+      const first = await json<{ id: string }>(
+        await call('POST', '/v1/chats', { base, key: gina.key, body: {} }),
+        201,
+      );
+      const second = await json<{ id: string }>(
+        await call('POST', '/v1/chats', { base, key: gina.key, body: {} }),
+        201,
+      );
+      const running = await call('POST', `/v1/chats/${first.id}/messages?stream=none`, {
+        base,
+        key: gina.key,
+        body: { content: 'Refunds?' },
+      });
+      assert.equal(running.status, 202);
+      const busy = await call('POST', `/v1/chats/${second.id}/messages?stream=none`, {
+        base,
+        key: gina.key,
+        body: { content: 'Refunds?' },
+      });
+      const busyBody = await json<{ error: { code: string } }>(busy, 429);
+      assert.equal(busyBody.error.code, 'rate_limited');
+      assert.ok(Number(busy.headers.get('retry-after')) > 0);
+      assert.equal(
+        (await call('POST', `/v1/chats/${first.id}/turns/0/stop`, { base, key: gina.key })).status,
+        200,
+      );
+      let limitedResponse: Response | undefined;
+      for (let attempt = 0; attempt < 10 && !limitedResponse; attempt += 1) {
+        const response = await call('GET', '/v1/chats', { base, key: gina.key });
+        if (response.status === 429) limitedResponse = response;
+        else await response.text();
+      }
+      assert.ok(limitedResponse, 'the request limit is reached');
+      assert.match((await limitedResponse.json()).error.message, /Too many requests/);
+      assert.ok(Number(limitedResponse.headers.get('retry-after')) >= 1);
+    } finally {
+      await limitedHttp.close();
+      await slowModel.close();
+    }
+  });
+
+  test('a server without keys refuses to bind anything but loopback', async () => {
+    const local = await createServer({ storage, auth: 'local', defaultModel: 'openai:gpt-4.1' });
+    await assert.rejects(listen(local, { host: '0.0.0.0', port: 0 }), /not a loopback address/);
+  });
+});

@@ -1,0 +1,310 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import type { Storage } from '@toolbus/storage';
+import {
+  eventually,
+  lookupThenAnswer,
+  lookupToolFactories,
+  openTestStorage,
+  readNdjson,
+  readSse,
+} from '../__fixtures__/test-server.ts';
+import { createServer, type ToolbusServer } from '../create-server.ts';
+import { type ListeningServer, listen } from '../listen.ts';
+
+interface WirePacket {
+  sequence: number;
+  placement: { turn: number; tab: number };
+  obj: { type: string; [key: string]: unknown };
+}
+
+let model: ScriptedModelServer;
+let storage: Storage;
+let server: ToolbusServer;
+let http: ListeningServer;
+let base: string;
+
+before(async () => {
+  model = await startScriptedModelServer({ handler: lookupThenAnswer({ chunkDelayMs: 30 }) });
+  ({ storage } = await openTestStorage());
+  server = await createServer({
+    storage,
+    auth: 'local',
+    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    builtInToolFactories: () => lookupToolFactories({ delayMs: 50 }),
+    heartbeatMs: 200,
+  });
+  http = await listen(server, { port: 0 });
+  base = http.url;
+});
+after(async () => {
+  await http.close();
+  await storage.close();
+  await model.close();
+});
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+}
+
+async function newChat(): Promise<string> {
+  const response = await call('POST', '/v1/chats', { title: 'Refunds' });
+  assert.equal(response.status, 201);
+  return ((await response.json()) as { id: string }).id;
+}
+
+function packetsOf(events: { id: string | undefined; data: string }[]): WirePacket[] {
+  return events.map((event) => {
+    const packet = JSON.parse(event.data) as WirePacket;
+    assert.equal(event.id, String(packet.sequence), 'the SSE event id is the sequence');
+    return packet;
+  });
+}
+
+async function turnEnded(
+  chatId: string,
+  turn: number,
+): Promise<{ status: string; endReason: string | null }> {
+  return eventually(async () => {
+    const detail = (await (await call('GET', `/v1/chats/${chatId}`)).json()) as {
+      turns: { index: number; status: string; endReason: string | null }[];
+    };
+    const record = detail.turns.find((candidate) => candidate.index === turn);
+    return record && record.status !== 'running' ? record : undefined;
+  });
+}
+
+describe('chats over HTTP', () => {
+  test('a turn streams over SSE with gapless ids, and the history holds the tool call, its result and the answer', async () => {
+    const chatId = await newChat();
+    const response = await call(
+      'POST',
+      `/v1/chats/${chatId}/messages`,
+      { content: 'How long do refunds take?' },
+      { accept: 'text/event-stream' },
+    );
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+    assert.equal(response.headers.get('x-toolbus-turn'), '0');
+    const packets = packetsOf(await readSse(response));
+    assert.deepEqual(
+      packets.map((packet) => packet.sequence),
+      packets.map((_packet, index) => index + 1),
+    );
+    const types = packets.map((packet) => packet.obj.type);
+    assert.ok(types.includes('tool-start'), types.join());
+    assert.ok(types.includes('section-end'));
+    assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
+    const answer = packets
+      .filter((packet) => packet.obj.type === 'message-delta')
+      .map((packet) => packet.obj.content)
+      .join('');
+    assert.match(answer, /Refunds take fourteen days/);
+
+    const detail = (await (await call('GET', `/v1/chats/${chatId}`)).json()) as {
+      messages: { turn: number; message: { role: string; toolCalls?: unknown[]; content: string } }[];
+      turns: { status: string }[];
+    };
+    assert.deepEqual(
+      detail.messages.map((stored) => stored.message.role),
+      ['user', 'assistant', 'tool', 'assistant'],
+    );
+    assert.equal(detail.messages[1]?.message.toolCalls?.length, 1);
+    assert.match(detail.messages[2]?.message.content ?? '', /refunds take 14 days/);
+    assert.equal(detail.turns[0]?.status, 'completed');
+
+    // A page reload: the same timeline, replayed from storage.
+    const replay = packetsOf(await readSse(await call('GET', `/v1/chats/${chatId}/turns/0/stream`)));
+    assert.deepEqual(replay, packets);
+  });
+
+  test('NDJSON: start without a stream (202), then read the turn as one packet per line', async () => {
+    const chatId = await newChat();
+    const started = await call('POST', `/v1/chats/${chatId}/messages?stream=none`, { content: 'Refunds?' });
+    assert.equal(started.status, 202);
+    const { turn, streamUrl } = (await started.json()) as { turn: number; streamUrl: string };
+    assert.equal(turn, 0);
+    const response = await fetch(`${base}${streamUrl}`, { headers: { accept: 'application/x-ndjson' } });
+    assert.match(response.headers.get('content-type') ?? '', /application\/x-ndjson/);
+    const lines = await readNdjson(response);
+    assert.deepEqual(
+      lines.map((line) => line.sequence),
+      lines.map((_line, index) => index + 1),
+    );
+    assert.deepEqual((lines.at(-1) as unknown as WirePacket).obj, { type: 'stop', reason: 'finished' });
+  });
+
+  test('a client that disconnects does not stop the turn; Last-Event-ID resumes with no loss and no duplicate', async () => {
+    const chatId = await newChat();
+    const first = await call('POST', `/v1/chats/${chatId}/messages`, { content: 'Refunds?' });
+    const seen = packetsOf(await readSse(first, (_event, index) => index < 2));
+    assert.equal(seen.length, 3);
+    // Reconnect while the turn still runs: live packets follow the replayed ones.
+    const resumed = await call('GET', `/v1/chats/${chatId}/turns/0/stream`, undefined, {
+      'last-event-id': String(seen.at(-1)?.sequence),
+    });
+    const rest = packetsOf(await readSse(resumed));
+    const whole = [...seen, ...rest];
+    assert.deepEqual(
+      whole.map((packet) => packet.sequence),
+      whole.map((_packet, index) => index + 1),
+    );
+    assert.deepEqual(whole.at(-1)?.obj, { type: 'stop', reason: 'finished' });
+    assert.equal((await turnEnded(chatId, 0)).status, 'completed');
+    const replay = packetsOf(await readSse(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=0`)));
+    assert.deepEqual(replay, whole);
+    const tail = packetsOf(await readSse(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=5`)));
+    assert.deepEqual(tail, whole.slice(5));
+  });
+
+  test('stop mid-tool: the tool is aborted, the call has a result in history, the stream ends user-cancelled', async () => {
+    const slowModel = await startScriptedModelServer({ handler: lookupThenAnswer() });
+    const slow = await createServer({
+      storage,
+      auth: 'local',
+      defaultModel: `openai-compatible:${slowModel.url}/v1#scripted`,
+      builtInToolFactories: () => lookupToolFactories({ delayMs: 60_000 }),
+    });
+    const slowHttp = await listen(slow, { port: 0 });
+    try {
+      const chatId = await newChat();
+      const response = await fetch(`${slowHttp.url}/v1/chats/${chatId}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'Refunds?' }),
+      });
+      const reading = readSse(response);
+      await eventually(async () =>
+        (await storage.chats.listPackets({ chatId, turn: 0 })).some(
+          (stored) => (stored.packet as WirePacket).obj.type === 'tool-start',
+        )
+          ? true
+          : undefined,
+      );
+      const stopped = await fetch(`${slowHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
+      assert.deepEqual(await stopped.json(), { stopped: true });
+      const packets = packetsOf(await reading);
+      assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'user-cancelled' });
+      const turn = await storage.chats.getTurn({ chatId, turn: 0 });
+      assert.equal(turn?.status, 'stopped');
+      const history = (await storage.chats.listMessages(chatId)).map((stored) => stored.message);
+      const calls = history.flatMap((message) =>
+        message.role === 'assistant' ? (message.toolCalls ?? []) : [],
+      );
+      const results = history.filter((message) => message.role === 'tool');
+      assert.equal(calls.length, 1);
+      assert.deepEqual(
+        results.map((message) => message.role === 'tool' && message.toolCallId),
+        calls.map((toolCall) => toolCall.id),
+      );
+      const again = await fetch(`${slowHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
+      assert.deepEqual(await again.json(), { stopped: false });
+    } finally {
+      await slowHttp.close();
+      await slowModel.close();
+    }
+  });
+
+  test('list, rename and delete', async () => {
+    const chatId = await newChat();
+    const renamed = await call('PATCH', `/v1/chats/${chatId}`, { title: 'Returns' });
+    assert.equal(((await renamed.json()) as { title: string }).title, 'Returns');
+    const list = (await (await call('GET', '/v1/chats')).json()) as { chats: { id: string }[] };
+    assert.equal(list.chats[0]?.id, chatId);
+    assert.equal((await call('DELETE', `/v1/chats/${chatId}`)).status, 204);
+    assert.equal((await call('GET', `/v1/chats/${chatId}`)).status, 404);
+  });
+
+  test('bad input is a 4xx naming the field, and the process keeps serving', async () => {
+    const chatId = await newChat();
+    const expect = async (response: Response, status: number, field: string | undefined) => {
+      const body = (await response.json()) as { error: { code: string; field?: string; message: string } };
+      assert.equal(response.status, status, JSON.stringify(body));
+      assert.equal(body.error.field, field, JSON.stringify(body));
+      if (field) assert.ok(body.error.message.includes(field), body.error.message);
+    };
+    await expect(await call('POST', `/v1/chats/${chatId}/messages`, { content: '' }), 400, 'body.content');
+    await expect(await call('POST', `/v1/chats/${chatId}/messages`, '{"content":'), 400, 'body');
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, 'content=x', { 'content-type': 'text/plain' }),
+      415,
+      'header.content-type',
+    );
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'x'.repeat(2 * 1024 * 1024) }),
+      413,
+      'body',
+    );
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'hi', personaId: 'nope' }),
+      400,
+      'body.personaId',
+    );
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'hi', fileIds: ['someone-elses'] }),
+      400,
+      'body.fileIds.0',
+    );
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'hi', tools: ['rm_rf'] }),
+      400,
+      'body.tools.0',
+    );
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, {
+        content: 'hi',
+        model: 'openai-compatible:http://169.254.169.254/v1#x',
+      }),
+      400,
+      'body.model',
+    );
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'hi', research: true }),
+      501,
+      'body.research',
+    );
+    await expect(await call('GET', '/v1/chats/missing'), 404, 'path.chatId');
+    await expect(await call('GET', `/v1/chats/${chatId}/turns/0/stream`), 404, 'path.turn');
+    await expect(await call('GET', `/v1/chats/${chatId}/turns/x/stream`), 400, 'path.turn');
+    // A finished turn, then malformed and impossible cursors.
+    await readSse(await call('POST', `/v1/chats/${chatId}/messages`, { content: 'Refunds?' }));
+    await expect(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=abc`), 400, 'query.after');
+    await expect(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=-1`), 400, 'query.after');
+    await expect(
+      await call('GET', `/v1/chats/${chatId}/turns/0/stream`, undefined, { 'last-event-id': '1e3' }),
+      400,
+      'header.last-event-id',
+    );
+    await expect(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=99999`), 400, 'cursor');
+    // A non-loopback Host header (DNS rebinding) is refused in local mode.
+    const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${base}/v1/chats`, { headers: { host: 'evil.example' } }, (response) => {
+        let text = '';
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    assert.equal(rebound.status, 403);
+    assert.equal((JSON.parse(rebound.body) as { error: { field: string } }).error.field, 'header.host');
+    assert.equal((await call('GET', '/health')).status, 200);
+  });
+
+  test('two turns of one chat cannot run at once', async () => {
+    const chatId = await newChat();
+    const first = await call('POST', `/v1/chats/${chatId}/messages?stream=none`, { content: 'Refunds?' });
+    assert.equal(first.status, 202);
+    const second = await call('POST', `/v1/chats/${chatId}/messages?stream=none`, { content: 'Again?' });
+    assert.equal(second.status, 409);
+    await turnEnded(chatId, 0);
+  });
+});

@@ -1,0 +1,234 @@
+import type { Context } from 'hono';
+import { z } from 'zod';
+import type { RouteRegistry } from '../http/route-registry.ts';
+import { parseInput } from '../http/route-registry.ts';
+import {
+  chatDetailSchema,
+  chatParams,
+  chatSchema,
+  createChatBody,
+  renameChatBody,
+  sendMessageBody,
+  startedTurnSchema,
+  stopTurnSchema,
+  streamQuery,
+  turnParams,
+} from './chat-schemas.ts';
+import type { ChatService } from './chat-service.ts';
+import { type PacketStreamFormat, packetStreamResponse } from './packet-stream-response.ts';
+import type { TurnRunner } from './turn-runner.ts';
+
+const chatAccess = { kind: 'user', scope: 'chat' } as const;
+const errorResponses = {
+  400: { description: 'Invalid input; the message names the field' },
+  401: { description: 'No valid credential' },
+  404: { description: 'No such chat (or not yours)' },
+};
+const packetStream = {
+  description: 'The packets: SSE (event id = sequence) or NDJSON (one packet per line)',
+  contentType: 'text/event-stream',
+};
+
+/** Registers the chat routes: create, list, read, rename, delete, send (a turn), stream and stop. */
+export function registerChatRoutes(
+  registry: RouteRegistry,
+  chats: ChatService,
+  runner: TurnRunner,
+  options: { readonly heartbeatMs?: number | undefined },
+): void {
+  const stream = (chatId: string, turn: number, after: number, format: PacketStreamFormat) =>
+    packetStreamResponse({
+      format,
+      open: (signal) => runner.follow(chatId, turn, after, signal),
+      headers: { 'x-toolbus-chat-id': chatId, 'x-toolbus-turn': String(turn) },
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    });
+
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/chats',
+      operationId: 'createChat',
+      summary: 'Create a chat',
+      tag: 'chats',
+      access: chatAccess,
+      body: createChatBody,
+      responses: { 201: { description: 'The chat', schema: chatSchema }, 400: errorResponses[400] },
+    },
+    async ({ principal, body, context }) =>
+      context.json(publicChat(await chats.create(principal, body)), 201),
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/chats',
+      operationId: 'listChats',
+      summary: "List the caller's chats, most recent first",
+      tag: 'chats',
+      access: chatAccess,
+      responses: { 200: { description: 'The chats', schema: z.object({ chats: z.array(chatSchema) }) } },
+    },
+    async ({ principal, context }) => context.json({ chats: (await chats.list(principal)).map(publicChat) }),
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/chats/{chatId}',
+      operationId: 'getChat',
+      summary: 'Read a chat: its messages (tool calls, results, files) and turns (status, citations)',
+      tag: 'chats',
+      access: chatAccess,
+      params: chatParams,
+      responses: { 200: { description: 'The chat', schema: chatDetailSchema }, 404: errorResponses[404] },
+    },
+    async ({ principal, params, context }) => {
+      const detail = await chats.read(principal, params.chatId);
+      return context.json({
+        ...publicChat(detail),
+        messages: detail.messages.map(({ chatId: _chatId, ...message }) => message),
+        turns: detail.turns.map(({ chatId: _chatId, input: _input, ...turn }) => turn),
+      });
+    },
+  );
+  registry.add(
+    {
+      method: 'patch',
+      path: '/v1/chats/{chatId}',
+      operationId: 'renameChat',
+      summary: 'Rename a chat',
+      tag: 'chats',
+      access: chatAccess,
+      params: chatParams,
+      body: renameChatBody,
+      responses: { 200: { description: 'The chat', schema: chatSchema }, 404: errorResponses[404] },
+    },
+    async ({ principal, params, body, context }) =>
+      context.json(publicChat(await chats.rename(principal, params.chatId, body.title))),
+  );
+  registry.add(
+    {
+      method: 'delete',
+      path: '/v1/chats/{chatId}',
+      operationId: 'deleteChat',
+      summary: 'Delete a chat with its history (a running turn is stopped first)',
+      tag: 'chats',
+      access: chatAccess,
+      params: chatParams,
+      responses: { 204: { description: 'Deleted' }, 404: errorResponses[404] },
+    },
+    async ({ principal, params, context }) => {
+      await chats.delete(principal, params.chatId);
+      return context.body(null, 204);
+    },
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/chats/{chatId}/messages',
+      operationId: 'sendMessage',
+      summary:
+        'Send a message: starts a turn that runs on even if the connection closes, and streams its packets ' +
+        '(stream=none answers 202 with the stream URL instead)',
+      tag: 'chats',
+      access: chatAccess,
+      params: chatParams,
+      query: z.object({
+        stream: z
+          .enum(['sse', 'ndjson', 'none'])
+          .optional()
+          .describe('Default: from the Accept header, else SSE'),
+      }),
+      body: sendMessageBody,
+      responses: {
+        200: packetStream,
+        202: { description: 'The turn started', schema: startedTurnSchema },
+        ...errorResponses,
+        409: { description: 'A turn of this chat is still running' },
+        429: { description: 'Over a rate or concurrency limit' },
+      },
+    },
+    async ({ principal, params, query, body, context }) => {
+      const mode = query.stream ?? formatFromAccept(context);
+      const live = await chats.send(principal, params.chatId, body);
+      const streamUrl = `/v1/chats/${encodeURIComponent(params.chatId)}/turns/${live.index}/stream`;
+      if (mode === 'none') {
+        context.header('location', streamUrl);
+        return context.json({ chatId: params.chatId, turn: live.index, streamUrl }, 202);
+      }
+      return stream(params.chatId, live.index, 0, mode);
+    },
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/chats/{chatId}/turns/{turn}/stream',
+      operationId: 'streamTurn',
+      summary:
+        "A turn's packets after the cursor (Last-Event-ID header or ?after=), then live until the turn ends: " +
+        'a reconnect loses nothing and repeats nothing',
+      tag: 'chats',
+      access: chatAccess,
+      params: turnParams,
+      query: streamQuery,
+      responses: { 200: packetStream, ...errorResponses },
+    },
+    async ({ principal, params, query, context }) => {
+      await chats.requireTurn(principal, params.chatId, params.turn);
+      const after = query.after ?? lastEventId(context) ?? 0;
+      await runner.checkCursor(params.chatId, params.turn, after);
+      const format = query.format ?? formatFromAccept(context);
+      return stream(params.chatId, params.turn, after, format === 'none' ? 'sse' : format);
+    },
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/chats/{chatId}/turns/{turn}/stop',
+      operationId: 'stopTurn',
+      summary: 'Stop a running turn (its model stream and tools are aborted; the partial answer is kept)',
+      tag: 'chats',
+      access: chatAccess,
+      params: turnParams,
+      responses: {
+        200: { description: 'Whether a running turn was stopped', schema: stopTurnSchema },
+        ...errorResponses,
+      },
+    },
+    async ({ principal, params, context }) =>
+      context.json({ stopped: await chats.stop(principal, params.chatId, params.turn) }),
+  );
+}
+
+function publicChat<
+  T extends { id: string; title: string; personaId: string | null; createdAt: string; updatedAt: string },
+>(chat: T) {
+  return {
+    id: chat.id,
+    title: chat.title,
+    personaId: chat.personaId,
+    createdAt: chat.createdAt,
+    updatedAt: chat.updatedAt,
+  };
+}
+
+/** The stream format an `Accept` header asks for: NDJSON, SSE, or none (`application/json`); default SSE. */
+function formatFromAccept(context: Context): PacketStreamFormat | 'none' {
+  const accept = context.req.header('accept') ?? '';
+  if (accept.includes('application/x-ndjson')) return 'ndjson';
+  if (accept.includes('text/event-stream')) return 'sse';
+  if (accept.includes('application/json')) return 'none';
+  return 'sse';
+}
+
+function lastEventId(context: Context): number | undefined {
+  const header = context.req.header('last-event-id');
+  if (header === undefined) return undefined;
+  return parseInput(
+    z
+      .string()
+      .regex(/^\d{1,12}$/, 'a packet sequence (a whole number ≥ 0)')
+      .transform(Number),
+    header.trim(),
+    'header.last-event-id',
+  ) as number;
+}

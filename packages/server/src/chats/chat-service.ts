@@ -1,0 +1,358 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
+import { runChatTurn } from '@toolbus/core';
+import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
+import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
+import type { Principal } from '../http/principal.ts';
+import { ServerError } from '../http/server-error.ts';
+import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
+import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
+import type { LiveTurn } from './live-turn.ts';
+import type { TurnRunner } from './turn-runner.ts';
+
+/** A turn as read back, with the documents its answer cited. */
+export interface ChatTurnView extends ChatTurnRecord {
+  readonly citations: readonly Omit<CitedDocument, 'content'>[];
+}
+
+/** A chat with its history and turns. */
+export interface ChatDetail extends Chat {
+  readonly messages: readonly StoredChatMessage[];
+  readonly turns: readonly ChatTurnView[];
+}
+
+/** What starting a turn takes (validated request fields). */
+export interface SendMessageInput {
+  readonly content: string;
+  readonly personaId?: string | undefined;
+  readonly fileIds?: readonly string[] | undefined;
+  readonly tools?: readonly string[] | undefined;
+  readonly model?: string | undefined;
+  readonly research?: boolean | undefined;
+  readonly maxCycles?: number | undefined;
+}
+
+/** What the chat operations need from the server. */
+export interface ChatServiceDependencies {
+  readonly storage: Storage;
+  readonly runner: TurnRunner;
+  readonly defaultModel: string;
+  readonly allowedModels: ReadonlySet<string>;
+  readonly resolveModel: (model: string) => LanguageModelV4;
+  readonly builtInToolFactories: NonNullable<ServerOptions['builtInToolFactories']>;
+  readonly fetch: typeof fetch;
+  readonly assemblyCache?: ToolAssemblyCache;
+  readonly systemPrompt: string;
+  readonly defaultPersona: () => Promise<Persona | undefined>;
+  readonly concurrentTurnsPerUser: number;
+  readonly maxCycles?: number;
+  /** Put tool arguments and results on spans (default off). */
+  readonly recordToolContent?: boolean;
+}
+
+/**
+ * The chat operations, as typed functions over the caller: the HTTP routes, the MCP endpoint and any other front
+ * end call these. A chat of another user is `not_found` (never `forbidden`: its existence is not revealed).
+ */
+export class ChatService {
+  readonly #deps: ChatServiceDependencies;
+
+  constructor(dependencies: ChatServiceDependencies) {
+    this.#deps = dependencies;
+  }
+
+  /** Creates a chat of the caller. */
+  async create(principal: Principal, input: { title?: string | undefined; personaId?: string | undefined }) {
+    if (input.personaId !== undefined) await this.#persona(input.personaId, 'body.personaId');
+    return this.#deps.storage.chats.create({
+      userId: principal.user.id,
+      ...(input.title === undefined ? {} : { title: input.title }),
+      ...(input.personaId === undefined ? {} : { personaId: input.personaId }),
+    });
+  }
+
+  /** The caller's chats, most recent first. */
+  async list(principal: Principal): Promise<readonly Chat[]> {
+    return this.#deps.storage.chats.listForUser(principal.user.id);
+  }
+
+  /** The caller's chat, or `not_found`. */
+  async require(principal: Principal, chatId: string): Promise<Chat> {
+    const chat = await this.#deps.storage.chats.get(chatId);
+    if (!chat || chat.userId !== principal.user.id) {
+      throw new ServerError({
+        code: 'not_found',
+        field: 'path.chatId',
+        message: `path.chatId: no chat ${JSON.stringify(chatId)} of yours.`,
+      });
+    }
+    return chat;
+  }
+
+  /** A chat with its messages (tool calls, results and files included) and its turns with their citations. */
+  async read(principal: Principal, chatId: string): Promise<ChatDetail> {
+    const chat = await this.require(principal, chatId);
+    const [messages, turns] = await Promise.all([
+      this.#deps.storage.chats.listMessages(chat.id),
+      this.#deps.storage.chats.listTurns(chat.id),
+    ]);
+    const views: ChatTurnView[] = [];
+    for (const turn of turns) views.push({ ...turn, citations: await this.#citations(chat.id, turn.index) });
+    return { ...chat, messages, turns: views };
+  }
+
+  async rename(principal: Principal, chatId: string, title: string): Promise<Chat> {
+    await this.require(principal, chatId);
+    return this.#deps.storage.chats.rename(chatId, title);
+  }
+
+  /** Deletes a chat; a running turn of it is stopped first. */
+  async delete(principal: Principal, chatId: string): Promise<void> {
+    await this.require(principal, chatId);
+    for (const turn of await this.#deps.storage.chats.listTurns(chatId)) {
+      const live = this.#deps.runner.live(chatId, turn.index);
+      if (live) {
+        live.controller.abort();
+        await live.ended;
+      }
+    }
+    await this.#deps.storage.chats.delete(chatId);
+  }
+
+  /** The turns of the caller's chat, in order. */
+  async turnsOf(principal: Principal, chatId: string): Promise<readonly ChatTurnRecord[]> {
+    await this.require(principal, chatId);
+    return this.#deps.storage.chats.listTurns(chatId);
+  }
+
+  /** The caller's turn, or `not_found`. */
+  async requireTurn(principal: Principal, chatId: string, turn: number): Promise<ChatTurnRecord> {
+    await this.require(principal, chatId);
+    const record = await this.#deps.storage.chats.getTurn({ chatId, turn });
+    if (!record)
+      throw new ServerError({
+        code: 'not_found',
+        field: 'path.turn',
+        message: `path.turn: this chat has no turn ${turn}.`,
+      });
+    return record;
+  }
+
+  /** Stops a running turn; false when it already ended. */
+  async stop(principal: Principal, chatId: string, turn: number): Promise<boolean> {
+    await this.requireTurn(principal, chatId, turn);
+    const live = this.#deps.runner.live(chatId, turn);
+    if (!live || !this.#deps.runner.stop(chatId, turn)) return false;
+    await live.ended;
+    return true;
+  }
+
+  /**
+   * Starts a turn that runs detached from the caller: its persona's tools (narrowed to `tools`), the files (each
+   * must be the caller's), the model (the default or an allowed one). Resolves once the turn runs.
+   */
+  async send(principal: Principal, chatId: string, input: SendMessageInput): Promise<LiveTurn> {
+    const deps = this.#deps;
+    const chat = await this.require(principal, chatId);
+    if (input.research) {
+      throw new ServerError({
+        code: 'not_available',
+        field: 'body.research',
+        message:
+          'body.research: Deep Research is not available on this server yet; send the message without it.',
+      });
+    }
+    const persona = await this.#persona(input.personaId ?? chat.personaId ?? undefined, 'body.personaId');
+    const files = await this.#files(principal, input.fileIds ?? []);
+    // An admin's `model` setting replaces the default when the server allows that model.
+    const configured = await deps.storage.settings.get('model');
+    const fallback =
+      typeof configured === 'string' && deps.allowedModels.has(configured) ? configured : deps.defaultModel;
+    const modelName = input.model ?? fallback;
+    if (!deps.allowedModels.has(modelName)) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body.model',
+        message: `body.model: "${modelName}" is not a model this server allows (${[...deps.allowedModels].join(', ')}).`,
+      });
+    }
+    let model: LanguageModelV4;
+    try {
+      model = deps.resolveModel(modelName);
+    } catch (error) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body.model',
+        message: `body.model: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    if (deps.runner.runningFor(principal.user.id) >= deps.concurrentTurnsPerUser) {
+      throw new ServerError({
+        code: 'rate_limited',
+        retryAfterSeconds: 5,
+        message: `You already run ${deps.concurrentTurnsPerUser} turns at once (the limit); wait for one to end or stop one.`,
+      });
+    }
+    const { tools: assembled, cleanup } = await this.assemble(principal, persona, { model, files });
+    try {
+      let tools = assembled;
+      if (input.tools) {
+        const byName = new Map(tools.map((tool) => [tool.name, tool]));
+        input.tools.forEach((name, index) => {
+          if (!byName.has(name)) {
+            throw new ServerError({
+              code: 'invalid_request',
+              field: `body.tools.${index}`,
+              message: `body.tools.${index}: the persona has no tool "${name}" (it has: ${[...byName.keys()].join(', ') || 'none'}).`,
+            });
+          }
+        });
+        const wanted = new Set(input.tools);
+        tools = tools.filter((tool) => wanted.has(tool.name));
+      }
+      const history = (await deps.storage.chats.listMessages(chat.id)).map((stored) => stored.message);
+      const userMessage: ChatMessage = {
+        role: 'user',
+        content: input.content,
+        ...(files.length > 0 ? { files } : {}),
+      };
+      const maxCycles = input.maxCycles ?? deps.maxCycles;
+      return await deps.runner.start({
+        chatId: chat.id,
+        userId: principal.user.id,
+        input: [userMessage],
+        cleanup,
+        run: (signal, turnIndex) => {
+          const telemetry = startTurnTelemetry({
+            chatId: chat.id,
+            turn: turnIndex,
+            personaName: persona.name,
+            modelName,
+            model,
+            ...(deps.recordToolContent ? { recordToolContent: true } : {}),
+          });
+          const turn = runChatTurn({
+            model: telemetry.model,
+            messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
+            tools,
+            files,
+            userId: principal.user.id,
+            signal,
+            hooks: telemetry.hooks,
+            ...(maxCycles === undefined ? {} : { maxCycles }),
+          });
+          void turn.result.then(
+            (result) => telemetry.end(result),
+            (error: unknown) => telemetry.end(undefined, error),
+          );
+          return turn;
+        },
+      });
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+  }
+
+  /**
+   * Assembles a persona's tools for the caller (built-ins, OpenAPI, MCP, with the user's memory and search
+   * settings); `cleanup` closes what the assembly opened. Used by turns and by the MCP endpoint.
+   */
+  async assemble(
+    principal: Principal,
+    persona: Persona,
+    options: { readonly model?: LanguageModelV4; readonly files?: readonly ChatFile[] } = {},
+  ): Promise<{ tools: readonly Tool[]; cleanup: () => Promise<void> }> {
+    const deps = this.#deps;
+    const cleanups: (() => Promise<void>)[] = [];
+    let model = options.model;
+    const context: BuiltInToolContext = {
+      user: principal.user,
+      // Resolved only when a built-in needs a model (the memory tool): the MCP endpoint runs no model itself.
+      get model() {
+        model ??= deps.resolveModel(deps.defaultModel);
+        return model;
+      },
+      onClose: (cleanup) => cleanups.push(cleanup),
+    };
+    const assembly = await constructTools({
+      persona,
+      user: principal.user,
+      storage: deps.storage,
+      builtInFactories: deps.builtInToolFactories(context),
+      availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
+      fetch: deps.fetch,
+      ...(deps.assemblyCache ? { cache: deps.assemblyCache } : {}),
+    });
+    return {
+      tools: assembly.tools,
+      cleanup: async () => {
+        await assembly.close();
+        for (const run of cleanups) await run().catch(() => undefined);
+      },
+    };
+  }
+
+  /** A persona by id, or the default one; `invalid_request` naming `field` when there is none. */
+  async persona(id: string | undefined, field: string): Promise<Persona> {
+    return this.#persona(id, field);
+  }
+
+  async #persona(id: string | undefined, field: string): Promise<Persona> {
+    if (id === undefined) {
+      const fallback = await this.#deps.defaultPersona();
+      if (!fallback) {
+        throw new ServerError({
+          code: 'invalid_request',
+          field,
+          message: `${field}: no persona exists yet; an admin creates one first.`,
+        });
+      }
+      return fallback;
+    }
+    const persona = await this.#deps.storage.personas.get(id);
+    if (!persona)
+      throw new ServerError({
+        code: 'invalid_request',
+        field,
+        message: `${field}: no persona ${JSON.stringify(id)}.`,
+      });
+    return persona;
+  }
+
+  async #files(principal: Principal, ids: readonly string[]): Promise<ChatFile[]> {
+    const files: ChatFile[] = [];
+    for (const [index, id] of ids.entries()) {
+      const file = await this.#deps.storage.files.get(id);
+      if (!file || file.userId !== principal.user.id) {
+        throw new ServerError({
+          code: 'invalid_request',
+          field: `body.fileIds.${index}`,
+          message: `body.fileIds.${index}: no file ${JSON.stringify(id)} of yours to attach to this chat (upload it with POST /v1/files).`,
+        });
+      }
+      files.push({ id: file.id, name: file.name, mediaType: file.mediaType, sizeBytes: file.sizeBytes });
+    }
+    return files;
+  }
+
+  async #citations(chatId: string, turn: number): Promise<Omit<CitedDocument, 'content'>[]> {
+    const documents = new Map<number, CitedDocument>();
+    const cited: number[] = [];
+    for (const stored of await this.#deps.storage.chats.listPackets({ chatId, turn })) {
+      const { obj } = stored.packet as Packet;
+      if (obj.type === 'search-documents')
+        for (const document of obj.documents) documents.set(document.citationNumber, document);
+      if (obj.type === 'message-start') {
+        for (const document of obj.finalDocuments ?? []) documents.set(document.citationNumber, document);
+      }
+      if (obj.type === 'citation-info' && !cited.includes(obj.citationNumber)) cited.push(obj.citationNumber);
+    }
+    return cited.flatMap((number) => {
+      const document = documents.get(number);
+      if (!document) return [];
+      const { content: _content, ...shown } = document;
+      return [shown];
+    });
+  }
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import { lookupThenAnswer, readSse } from '../__fixtures__/test-server.ts';
+
+const fixture = new URL('../__fixtures__/serve-process.ts', import.meta.url).pathname;
+let model: ScriptedModelServer;
+let database: string;
+const children: ChildProcess[] = [];
+
+before(async () => {
+  model = await startScriptedModelServer({ handler: lookupThenAnswer() });
+  database = join(await mkdtemp(join(tmpdir(), 'toolbus-kill-')), 'toolbus.db');
+});
+after(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await model.close();
+});
+
+async function startProcess(toolDelayMs: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--conditions=development', fixture], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      TOOLBUS_TEST_DB: database,
+      TOOLBUS_TEST_MODEL: `openai-compatible:${model.url}/v1#scripted`,
+      TOOLBUS_TEST_TOOL_DELAY_MS: String(toolDelayMs),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening (\S+)/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${stderr}`)));
+  });
+  return { child, url };
+}
+
+interface WirePacket {
+  sequence: number;
+  placement: { turn: number; tab: number };
+  obj: { type: string; [key: string]: unknown };
+}
+
+test('kill -9 mid-tool, then restart: the turn is closed with a stop packet and a reason; history stays consistent', async () => {
+  const first = await startProcess(60_000);
+  const chat = (await (
+    await fetch(`${first.url}/v1/chats`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+  ).json()) as { id: string };
+  const response = await fetch(`${first.url}/v1/chats/${chat.id}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ content: 'How long do refunds take?' }),
+  });
+  const seen = (await readSse(response, (event) => !event.data.includes('"tool-start"'))).map(
+    (event) => JSON.parse(event.data) as WirePacket,
+  );
+  assert.equal(seen.at(-1)?.obj.type, 'tool-start');
+  first.child.kill('SIGKILL');
+  await new Promise((resolve) => first.child.once('exit', resolve));
+
+  const second = await startProcess(0);
+  const detail = (await (await fetch(`${second.url}/v1/chats/${chat.id}`)).json()) as {
+    turns: { status: string; endReason: string }[];
+    messages: { message: { role: string; content: string; toolCalls?: unknown[] } }[];
+  };
+  assert.equal(detail.turns[0]?.status, 'interrupted');
+  assert.match(detail.turns[0]?.endReason ?? '', /server stopped while this turn was running/);
+  assert.deepEqual(
+    detail.messages.map((stored) => stored.message.role),
+    ['user', 'assistant'],
+  );
+  assert.equal(detail.messages[0]?.message.content, 'How long do refunds take?');
+  assert.match(detail.messages[1]?.message.content ?? '', /interrupted/);
+
+  // The stream: everything seen before the kill, then the open tool closed, then the stop packet.
+  const replay = (await readSse(await fetch(`${second.url}/v1/chats/${chat.id}/turns/0/stream`))).map(
+    (event) => JSON.parse(event.data) as WirePacket,
+  );
+  assert.deepEqual(replay.slice(0, seen.length), seen);
+  const closing = replay.slice(seen.length).map((packet) => packet.obj);
+  const toolStart = seen.at(-1) as WirePacket;
+  assert.deepEqual(
+    closing.map((obj) => [obj.type, obj.code ?? obj.reason]),
+    [
+      ['error', 'turn_interrupted'],
+      ['section-end', undefined],
+      ['stop', 'interrupted'],
+    ],
+  );
+  assert.deepEqual(replay[seen.length]?.placement, toolStart.placement);
+
+  // The next turn runs on the restarted server over the same history (the model checks call/result pairing).
+  const next = await fetch(`${second.url}/v1/chats/${chat.id}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ content: 'And exchanges?' }),
+  });
+  const packets = (await readSse(next)).map((event) => JSON.parse(event.data) as WirePacket);
+  assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
+  assert.deepEqual(model.failures, []);
+  second.child.kill('SIGTERM');
+  await new Promise((resolve) => second.child.once('exit', resolve));
+});

@@ -1,0 +1,81 @@
+import type { StoredPacket } from '@toolbus/storage';
+
+/**
+ * A turn running in this process: its persisted packets (in memory too, so followers need no database read), and
+ * the controller that stops it. Followers only ever see packets that are already persisted, so a client that
+ * reconnects after a crash never has seen a packet the database lost.
+ */
+export class LiveTurn {
+  readonly chatId: string;
+  readonly index: number;
+  readonly userId: string;
+  readonly controller = new AbortController();
+  /** Settles when the turn's end and history are written. */
+  readonly ended: Promise<void>;
+  readonly #packets: StoredPacket[] = [];
+  readonly #waiters = new Set<() => void>();
+  #done = false;
+  #resolveEnded!: () => void;
+
+  constructor(options: { chatId: string; index: number; userId: string }) {
+    this.chatId = options.chatId;
+    this.index = options.index;
+    this.userId = options.userId;
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
+  }
+
+  /** True once every packet is published and the turn's end is written. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** The sequence of the last published packet (0 before the first). */
+  get lastSequence(): number {
+    return this.#packets.length;
+  }
+
+  /** Makes persisted packets visible to followers; sequences must continue without a gap. */
+  publish(packets: readonly StoredPacket[]): void {
+    for (const packet of packets) {
+      if (packet.sequence !== this.#packets.length + 1) {
+        throw new Error(`packet sequence ${packet.sequence} after ${this.#packets.length}`);
+      }
+      this.#packets.push(packet);
+    }
+    this.#wake();
+  }
+
+  /** Marks the turn ended: followers drain what is left and finish. */
+  finish(): void {
+    this.#done = true;
+    this.#wake();
+    this.#resolveEnded();
+  }
+
+  /** The packets after `after`, then each new one as it is published, until the turn ends or `signal` aborts. */
+  async *follow(after: number, signal?: AbortSignal): AsyncGenerator<StoredPacket> {
+    let position = Math.max(0, after);
+    for (;;) {
+      while (position < this.#packets.length) {
+        yield this.#packets[position] as StoredPacket;
+        position += 1;
+      }
+      if (this.#done || signal?.aborted) return;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#waiters.delete(wake);
+          signal?.removeEventListener('abort', wake);
+          resolve();
+        };
+        this.#waiters.add(wake);
+        signal?.addEventListener('abort', wake, { once: true });
+      });
+    }
+  }
+
+  #wake(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+}

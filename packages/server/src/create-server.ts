@@ -1,0 +1,238 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { resolveLanguageModel } from '@toolbus/core';
+import { createGuardedFetch } from '@toolbus/core/node';
+import { ToolbusError } from '@toolbus/spec';
+import { StorageError, type User } from '@toolbus/storage';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { registerAccessRoutes } from './auth/access-routes.ts';
+import { AccessService } from './auth/access-service.ts';
+import { RateLimiter } from './auth/rate-limiter.ts';
+import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
+import { registerChatRoutes } from './chats/chat-routes.ts';
+import { ChatService } from './chats/chat-service.ts';
+import { TurnRunner } from './chats/turn-runner.ts';
+import type { Principal } from './http/principal.ts';
+import { API_KEY_SCOPES } from './http/principal.ts';
+import { RouteRegistry } from './http/route-registry.ts';
+import { ServerError } from './http/server-error.ts';
+import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
+import { LibraryAdmin } from './library/library-admin.ts';
+import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
+import { UserDataService } from './library/user-data-service.ts';
+import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { type ServerLogger, silentLogger } from './server-logger.ts';
+import { DEFAULT_SYSTEM_PROMPT, type ServerAuthMode, type ServerOptions } from './server-options.ts';
+import { registerUiRoutes } from './ui/ui-routes.ts';
+
+/** The version in the OpenAPI document. */
+export const SERVER_API_VERSION = '0.1.0';
+
+/** The email of the single user of `local` mode. */
+export const LOCAL_USER_EMAIL = 'local@toolbus.invalid';
+
+/** A toolbus server: the Hono app and the parts behind it. Serve `app.fetch` with {@link listen} or any adapter. */
+export interface ToolbusServer {
+  readonly app: Hono;
+  readonly auth: ServerAuthMode;
+  readonly chats: ChatService;
+  readonly access: AccessService;
+  readonly userData: UserDataService;
+  /** The admin operations over the library (the CLI's config, index and skills commands can call these). */
+  readonly library: LibraryAdmin;
+  readonly turns: TurnRunner;
+  readonly routes: RouteRegistry;
+  readonly logger: ServerLogger;
+  /** The OpenAPI document of every route (also served at `/openapi.json`). */
+  openApiDocument(serverUrl?: string): Record<string, unknown>;
+  /** Stops every running turn (each writes its end) ; storage stays open: its owner closes it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the server over a storage: closes the turns a previous process left running (each gets a stop packet and
+ * a clear reason), then serves chats, the admin API and the OpenAPI document. Nothing a client sends can throw out
+ * of a handler: every failure is a JSON error with a status (4xx naming the field, or a 500 without details).
+ */
+export async function createServer(options: ServerOptions): Promise<ToolbusServer> {
+  const logger = options.logger ?? silentLogger;
+  const auth = options.auth ?? 'api-keys';
+  const storage = options.storage;
+  const turns = new TurnRunner({ storage, logger });
+  const closed = await turns.closeInterruptedTurns();
+  if (closed > 0) logger.warn('server.closed_interrupted_turns', { count: closed });
+
+  const resolveModel =
+    options.resolveModel ??
+    ((model: string): LanguageModelV4 => resolveLanguageModel(model, { env: process.env }));
+  const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
+  const limits = options.limits ?? {};
+  const chats = new ChatService({
+    storage,
+    runner: turns,
+    defaultModel: options.defaultModel,
+    allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
+    resolveModel,
+    builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
+    fetch,
+    ...(options.assemblyCache ? { assemblyCache: options.assemblyCache } : {}),
+    systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    defaultPersona: async () => {
+      if (options.defaultPersonaId) return storage.personas.get(options.defaultPersonaId);
+      const personas = await storage.personas.list();
+      return personas.find((persona) => persona.name === 'default') ?? personas[0];
+    },
+    concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
+    ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
+    ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
+  });
+
+  const access = new AccessService(storage);
+  const userData = new UserDataService(storage);
+  const library = new LibraryAdmin({
+    storage,
+    fetch,
+    ...(options.skills ? { skills: options.skills } : {}),
+    ...(options.documentIndex ? { documentIndex: options.documentIndex } : {}),
+    ...(options.documentRoots ? { documentRoots: options.documentRoots } : {}),
+  });
+  let authenticate: Authenticate;
+  if (auth === 'local') {
+    const user: User =
+      options.localUser ??
+      (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
+      (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
+    const principal: Principal = { user, role: 'admin', scopes: API_KEY_SCOPES, via: 'local' };
+    authenticate = async (context) => {
+      if (!isLoopbackHostHeader(context.req.header('host'))) {
+        throw new ServerError({
+          code: 'forbidden',
+          field: 'header.host',
+          message:
+            'header.host: this server runs without keys and only answers requests for a loopback host name.',
+        });
+      }
+      return principal;
+    };
+  } else {
+    authenticate = (context) => access.authenticate(context);
+  }
+
+  const routes = new RouteRegistry();
+  registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
+  registerAccessRoutes(routes, access);
+  registerUserDataRoutes(routes, userData);
+  registerUiRoutes(routes, chats, turns);
+  registerAdminRoutes(routes, library);
+
+  const app = new Hono();
+  const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
+  const maxUploadBytes = limits.maxUploadBytes ?? 20 * 1024 * 1024;
+  const jsonLimit = bodyLimitOf(maxBodyBytes);
+  const uploadPaths = new Set<string>([FILE_UPLOAD_PATH, ...ADMIN_UPLOAD_PATHS]);
+  const uploadLimit = bodyLimitOf(maxUploadBytes);
+  app.use('*', (context, next) =>
+    (uploadPaths.has(context.req.path) ? uploadLimit : jsonLimit)(context, next),
+  );
+  app.onError((error, context) => {
+    const refused = toServerError(error);
+    if (!refused) {
+      logger.error('request.failed', {
+        method: context.req.method,
+        path: context.req.routePath,
+        error: ToolbusError.isInstance(error) ? error.code : 'internal_error',
+      });
+      return context.json(
+        { error: { code: 'internal_error', message: 'The server failed; see its log.' } },
+        500,
+      );
+    }
+    if (refused.retryAfterSeconds !== undefined)
+      context.header('retry-after', String(refused.retryAfterSeconds));
+    return context.json(
+      {
+        error: {
+          code: refused.code,
+          message: refused.message,
+          ...(refused.field === undefined ? {} : { field: refused.field }),
+        },
+      },
+      refused.status as 400,
+    );
+  });
+  app.notFound((context) =>
+    context.json(
+      { error: { code: 'not_found', message: `No route ${context.req.method} ${context.req.path}.` } },
+      404,
+    ),
+  );
+  app.get('/health', (context) => context.json({ ok: true, runningTurns: turns.running }));
+  const openApiDocument = (serverUrl?: string) =>
+    routes.openApiDocument({
+      title: 'toolbus',
+      version: SERVER_API_VERSION,
+      ...(serverUrl ? { serverUrl } : {}),
+    });
+  app.get('/openapi.json', (context) => context.json(openApiDocument(new URL(context.req.url).origin)));
+  const limiter = new RateLimiter({ perMinute: limits.requestsPerMinute ?? 600 });
+  const guard = createRequestGuard(authenticate, limiter);
+  routes.mount(app, guard);
+  mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
+
+  return {
+    app,
+    auth,
+    chats,
+    access,
+    userData,
+    library,
+    turns,
+    routes,
+    logger,
+    openApiDocument,
+    async close() {
+      await turns.stopAll();
+    },
+  };
+}
+
+/** A failure as the client sees it: our own refusals, and storage refusals mapped to their statuses. */
+function toServerError(error: unknown): ServerError | undefined {
+  if (ServerError.isInstance(error)) return error;
+  if (StorageError.isInstance(error)) {
+    if (error.code === 'not_found') return new ServerError({ code: 'not_found', message: error.message });
+    if (error.code === 'conflict') return new ServerError({ code: 'conflict', message: error.message });
+    if (error.code === 'invalid_input')
+      return new ServerError({ code: 'invalid_request', message: error.message });
+  }
+  return undefined;
+}
+
+async function drainBody(request: Request, maxBytes: number): Promise<void> {
+  if (!request.body) return;
+  let read = 0;
+  try {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      read += chunk.byteLength;
+      if (read > maxBytes) return;
+    }
+  } catch {
+    // The client went away: nothing to answer.
+  }
+}
+
+/** A body limit whose 413 names the limit (the rest of the body is read and dropped, up to a bound). */
+function bodyLimitOf(maxSize: number) {
+  return bodyLimit({
+    maxSize,
+    onError: async (context) => {
+      // Read what the client is still sending, so it gets the 413 instead of a connection reset.
+      await drainBody(context.req.raw, 16 * maxSize);
+      throw new ServerError({
+        code: 'body_too_large',
+        field: 'body',
+        message: `body: larger than the limit of ${maxSize} bytes.`,
+      });
+    },
+  });
+}

@@ -1,0 +1,29 @@
+export type { ApiKeyView } from './auth/access-service.ts';
+export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
+export type { ChatDetail, ChatTurnView, SendMessageInput } from './chats/chat-service.ts';
+export { ChatService } from './chats/chat-service.ts';
+export type { LiveTurn } from './chats/live-turn.ts';
+export type { PacketStreamFormat } from './chats/packet-stream-response.ts';
+export { HEARTBEAT_INTERVAL_MS, wirePacket } from './chats/packet-stream-response.ts';
+export type { StartTurnOptions } from './chats/turn-runner.ts';
+export { INTERRUPTED_TURN_REASON, TurnRunner } from './chats/turn-runner.ts';
+export type { ToolbusServer } from './create-server.ts';
+export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
+export type { ApiKeyScope, Principal } from './http/principal.ts';
+export { API_KEY_SCOPES } from './http/principal.ts';
+export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';
+export { RouteRegistry } from './http/route-registry.ts';
+export type { ServerErrorCode, ServerErrorOptions } from './http/server-error.ts';
+export { ServerError, serverErrorStatus } from './http/server-error.ts';
+export { UserDataService } from './library/user-data-service.ts';
+export type { ListeningServer, ListenOptions } from './listen.ts';
+export { listen } from './listen.ts';
+export type { ServerLogger } from './server-logger.ts';
+export { createJsonLogger, silentLogger } from './server-logger.ts';
+export type {
+  BuiltInToolContext,
+  ServerAuthMode,
+  ServerLimits,
+  ServerOptions,
+} from './server-options.ts';
+export { DEFAULT_SYSTEM_PROMPT } from './server-options.ts';

@@ -1,0 +1,523 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { resolve, sep } from 'node:path';
+import { toMcpServerConfig } from '@toolbus/assembly';
+import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_ID } from '@toolbus/core';
+import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
+import { parseOpenApiDocument } from '@toolbus/openapi';
+import type { SkillRecord } from '@toolbus/skills';
+import {
+  type BlobStore,
+  ingestSkillBundle,
+  inspectSkillBundle,
+  removeSkill,
+  type SkillBundle,
+  type SkillRegistry,
+} from '@toolbus/skills';
+import type { OpenApiAuth } from '@toolbus/spec';
+import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
+import {
+  type DocumentIndex,
+  extractDocumentText,
+  type IndexPathsResult,
+  type IndexProgress,
+  indexPaths,
+} from '@toolbus/tools';
+import { ServerError } from '../http/server-error.ts';
+
+/** An MCP server as an admin sees it: header names and whether a key is set, never their values. */
+export interface McpServerView {
+  readonly id: string;
+  readonly name: string;
+  /** Where it lives; a stdio server's environment (it may hold keys) is left out. */
+  readonly endpoint:
+    | { readonly transport: 'stdio'; readonly command: string; readonly args: readonly string[] }
+    | { readonly transport: 'streamable-http' | 'sse'; readonly url: string };
+  readonly authType: McpServer['authType'];
+  readonly headerNames: readonly string[];
+  readonly hasApiKey: boolean;
+  readonly createdAt: string;
+}
+
+/** One tool of an MCP server, and whether it may be offered. */
+export interface McpToolReview {
+  readonly name: string;
+  readonly description: string;
+  readonly definitionHash: string;
+  readonly approvedHash: string | null;
+  /** `approved`: offered; `drifted`: its definition changed since approval (withheld); `unapproved`: never approved. */
+  readonly status: 'approved' | 'drifted' | 'unapproved';
+}
+
+/** A skill upload waiting for an admin's decision: its validation problems and content-scan findings. */
+export interface SkillUploadReview {
+  readonly uploadId: string;
+  readonly name: string | null;
+  readonly problems: readonly { readonly code: string; readonly message: string; readonly entry?: string }[];
+  readonly findings: readonly unknown[];
+  /** True when it passed validation (it can be accepted; findings need `acceptFindings`). */
+  readonly acceptable: boolean;
+}
+
+/** What the library admin needs. */
+export interface LibraryAdminOptions {
+  readonly storage: Storage;
+  /** The fetch OpenAPI documents by URL and HTTP MCP servers go through (the guarded one). */
+  readonly fetch: typeof fetch;
+  readonly skills?: { readonly registry: SkillRegistry; readonly blobStore: BlobStore };
+  readonly documentIndex?: DocumentIndex;
+  /** Folders under which an admin may index server-side paths; none: folder indexing is refused. */
+  readonly documentRoots?: readonly string[];
+  /** Largest OpenAPI document fetched by URL (default 5 MiB). */
+  readonly maxDocumentBytes?: number;
+}
+
+/** Settings an admin can change, stored under these keys. */
+export const LIBRARY_SETTING_KEYS = ['model', 'webSearchProvider', 'imageProvider', 'memoryDefault'] as const;
+
+/** One of {@link LIBRARY_SETTING_KEYS}. */
+export type LibrarySettingKey = (typeof LIBRARY_SETTING_KEYS)[number];
+
+const pendingUploadLifetimeMs = 30 * 60 * 1000;
+const maxPendingUploads = 20;
+
+/**
+ * Everything the library stores, as typed operations with no argv and no HTTP: personas and their tool rows, MCP
+ * servers and the approval of their tools, skills (upload → review → explicit accept), documents, settings. The
+ * admin routes call these; the CLI's config, index and skills commands can call the same ones.
+ */
+export class LibraryAdmin {
+  readonly #options: LibraryAdminOptions;
+  readonly #pendingSkills = new Map<string, { bundle: SkillBundle | undefined; expires: number }>();
+
+  constructor(options: LibraryAdminOptions) {
+    this.#options = options;
+  }
+
+  get #storage(): Storage {
+    return this.#options.storage;
+  }
+
+  // personas and tool rows
+
+  async listPersonas(): Promise<readonly Persona[]> {
+    return this.#storage.personas.list();
+  }
+
+  async createPersona(persona: NewPersona): Promise<Persona> {
+    return this.#storage.personas.create(persona);
+  }
+
+  async getPersona(id: string): Promise<{ persona: Persona; tools: readonly PersonaToolRow[] }> {
+    const persona = await this.#storage.personas.get(id);
+    if (!persona) throw notFound('personaId', 'persona', id);
+    const rows = await this.#storage.personas.listToolRows(id);
+    return { persona, tools: rows.map(redactRow) };
+  }
+
+  async updatePersona(id: string, changes: Partial<NewPersona>): Promise<Persona> {
+    await this.getPersona(id);
+    return this.#storage.personas.update(id, changes);
+  }
+
+  async deletePersona(id: string): Promise<void> {
+    if (!(await this.#storage.personas.delete(id))) throw notFound('personaId', 'persona', id);
+  }
+
+  /** Adds a built-in tool by id (`SearchTool`) or LLM name (`internal_search`). */
+  async addBuiltInTool(personaId: string, builtIn: string): Promise<PersonaToolRow> {
+    await this.getPersona(personaId);
+    const entry =
+      BUILT_IN_TOOLS_BY_ID.get(builtIn) ?? BUILT_IN_TOOLS.find((candidate) => candidate.name === builtIn);
+    if (!entry) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body.builtIn',
+        message: `body.builtIn: no built-in tool "${builtIn}" (known: ${BUILT_IN_TOOLS.map((tool) => tool.name).join(', ')}).`,
+      });
+    }
+    return this.#storage.personas.addToolRow(personaId, { kind: 'built-in', builtInId: entry.id });
+  }
+
+  /**
+   * Adds an OpenAPI document (given, or fetched from `url` through the guarded fetch) after validating it; its
+   * operations become tools. Credentials are stored encrypted and never shown again.
+   */
+  async addOpenApiTools(
+    personaId: string,
+    input: {
+      name?: string | undefined;
+      document?: unknown;
+      url?: string | undefined;
+      auth?: OpenApiAuth | undefined;
+    },
+  ): Promise<{ row: PersonaToolRow; operations: number }> {
+    await this.getPersona(personaId);
+    let document = input.document;
+    if (document === undefined) {
+      if (!input.url) {
+        throw new ServerError({
+          code: 'invalid_request',
+          field: 'body.document',
+          message: 'body.document: give a document or a url.',
+        });
+      }
+      document = await this.#fetchDocument(input.url);
+    }
+    let parsed: Awaited<ReturnType<typeof parseOpenApiDocument>>;
+    try {
+      parsed = await parseOpenApiDocument(document as Parameters<typeof parseOpenApiDocument>[0]);
+    } catch (error) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: input.url ? 'body.url' : 'body.document',
+        message: `${input.url ? 'body.url' : 'body.document'}: not a valid OpenAPI document: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    const title = (parsed as unknown as { document?: { info?: { title?: string } } }).document?.info?.title;
+    const row = await this.#storage.personas.addToolRow(personaId, {
+      kind: 'openapi',
+      name: input.name ?? title ?? 'OpenAPI tools',
+      document: typeof document === 'string' ? (JSON.parse(document) as unknown) : document,
+      ...(input.auth ? { auth: input.auth } : {}),
+    });
+    const operations = Object.values(
+      ((typeof document === 'string' ? JSON.parse(document) : document) as { paths?: Record<string, object> })
+        .paths ?? {},
+    ).reduce(
+      (count, methods) => count + Object.keys(methods).filter((key) => httpMethods.has(key)).length,
+      0,
+    );
+    return { row: redactRow(row), operations };
+  }
+
+  /** Adds one tool of a stored MCP server. */
+  async addMcpTool(personaId: string, serverId: string, toolName: string): Promise<PersonaToolRow> {
+    await this.getPersona(personaId);
+    await this.#server(serverId);
+    return this.#storage.personas.addToolRow(personaId, { kind: 'mcp', serverId, toolName });
+  }
+
+  async removeToolRow(personaId: string, rowId: string): Promise<void> {
+    const rows = await this.#storage.personas.listToolRows(personaId);
+    if (!rows.some((row) => row.id === rowId)) throw notFound('rowId', 'tool row of this persona', rowId);
+    await this.#storage.personas.removeToolRow(rowId);
+  }
+
+  // MCP servers
+
+  async listMcpServers(): Promise<readonly McpServerView[]> {
+    return (await this.#storage.mcpServers.list()).map(serverView);
+  }
+
+  async createMcpServer(server: NewMcpServer): Promise<McpServerView> {
+    return serverView(await this.#storage.mcpServers.create(server));
+  }
+
+  async deleteMcpServer(id: string): Promise<void> {
+    if (!(await this.#storage.mcpServers.delete(id))) throw notFound('serverId', 'MCP server', id);
+  }
+
+  /** Connects to the server and compares each tool's definition with its approval. */
+  async reviewMcpTools(serverId: string): Promise<readonly McpToolReview[]> {
+    const server = await this.#server(serverId);
+    const approvals = new Map(
+      (await this.#storage.mcpServers.listApprovals(serverId)).map((approval) => [
+        approval.toolName,
+        approval.definitionHash,
+      ]),
+    );
+    const connection = await connectMcpServer(toMcpServerConfig(server), {
+      fetch: this.#options.fetch,
+      requestTimeoutMs: 30_000,
+    });
+    try {
+      const reviews: McpToolReview[] = [];
+      for (const tool of await connection.listTools()) {
+        const definitionHash = await toolDefinitionHash(tool);
+        const approvedHash = approvals.get(tool.name) ?? null;
+        reviews.push({
+          name: tool.name,
+          description: tool.description,
+          definitionHash,
+          approvedHash,
+          status:
+            approvedHash === null ? 'unapproved' : approvedHash === definitionHash ? 'approved' : 'drifted',
+        });
+      }
+      return reviews;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  /** Approves a tool's current definition (also re-approves a drifted one). */
+  async approveMcpTool(serverId: string, toolName: string, approvedBy: string): Promise<McpToolReview> {
+    const review = (await this.reviewMcpTools(serverId)).find((tool) => tool.name === toolName);
+    if (!review) throw notFound('toolName', 'tool of this MCP server', toolName);
+    await this.#storage.mcpServers.approveTool({
+      serverId,
+      toolName,
+      definitionHash: review.definitionHash,
+      approvedBy,
+    });
+    return { ...review, approvedHash: review.definitionHash, status: 'approved' };
+  }
+
+  async revokeMcpTool(serverId: string, toolName: string): Promise<void> {
+    if (!(await this.#storage.mcpServers.revokeApproval({ serverId, toolName }))) {
+      throw notFound('toolName', 'approved tool', toolName);
+    }
+  }
+
+  // skills
+
+  /** Validates and scans an uploaded bundle; nothing is stored until {@link LibraryAdmin.acceptSkill}. */
+  async reviewSkillUpload(bytes: Uint8Array): Promise<SkillUploadReview> {
+    this.#requireSkills();
+    const inspection = await inspectSkillBundle(bytes);
+    const uploadId = randomUUID();
+    this.#prunePending();
+    this.#pendingSkills.set(uploadId, {
+      bundle: inspection.bundle,
+      expires: Date.now() + pendingUploadLifetimeMs,
+    });
+    return {
+      uploadId,
+      name: inspection.bundle?.name ?? null,
+      problems: inspection.problems.map((problem) => ({
+        code: problem.code,
+        message: problem.message,
+        ...(problem.entry ? { entry: problem.entry } : {}),
+      })),
+      findings: inspection.findings,
+      acceptable: inspection.bundle !== undefined,
+    };
+  }
+
+  /** Stores a reviewed upload; findings refuse it unless `acceptFindings` is true. */
+  async acceptSkill(
+    uploadId: string,
+    options: { acceptFindings?: boolean; replace?: boolean },
+  ): Promise<SkillRecord> {
+    const skills = this.#requireSkills();
+    const pending = this.#pendingSkills.get(uploadId);
+    if (!pending || pending.expires < Date.now())
+      throw notFound('uploadId', 'pending skill upload', uploadId);
+    if (!pending.bundle) {
+      throw new ServerError({
+        code: 'conflict',
+        field: 'path.uploadId',
+        message: 'path.uploadId: this upload failed validation; fix the bundle and upload it again.',
+      });
+    }
+    try {
+      const record = await ingestSkillBundle({
+        bundle: pending.bundle,
+        ...skills,
+        ...(options.acceptFindings === undefined ? {} : { acceptFindings: options.acceptFindings }),
+        ...(options.replace === undefined ? {} : { replace: options.replace }),
+      });
+      this.#pendingSkills.delete(uploadId);
+      return record;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'findings_not_accepted' || code === 'skill_exists') {
+        throw new ServerError({
+          code: 'conflict',
+          field: code === 'findings_not_accepted' ? 'body.acceptFindings' : 'body.replace',
+          message: `${code === 'findings_not_accepted' ? 'body.acceptFindings' : 'body.replace'}: ${(error as Error).message}`,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async listSkills(): Promise<readonly SkillRecord[]> {
+    return this.#requireSkills().registry.list();
+  }
+
+  async removeSkill(name: string): Promise<void> {
+    const skills = this.#requireSkills();
+    if (!(await skills.registry.get(name))) throw notFound('name', 'skill', name);
+    await removeSkill({ name, ...skills });
+  }
+
+  // documents
+
+  /** Indexes a server-side folder or file under one of the allowed roots, reporting progress per file. */
+  async indexFolder(path: string, onProgress?: (progress: IndexProgress) => void): Promise<IndexPathsResult> {
+    const index = this.#requireIndex();
+    const absolute = this.checkIndexPath(path);
+    return indexPaths({ index, paths: [absolute], ...(onProgress ? { onProgress } : {}) });
+  }
+
+  /** The absolute path, when it lies under an allowed root; else `forbidden` naming `body.path`. */
+  checkIndexPath(path: string): string {
+    this.#requireIndex();
+    const absolute = resolve(path);
+    const roots = (this.#options.documentRoots ?? []).map((root) => resolve(root));
+    if (!roots.some((root) => absolute === root || absolute.startsWith(root + sep))) {
+      throw new ServerError({
+        code: 'forbidden',
+        field: 'body.path',
+        message: `body.path: not under a folder this server may index (${roots.join(', ') || 'none configured'}).`,
+      });
+    }
+    return absolute;
+  }
+
+  /** Extracts and indexes one uploaded document. */
+  async indexUpload(input: {
+    name: string;
+    mediaType: string;
+    bytes: Uint8Array;
+  }): Promise<{ sourceId: string; outcome: string }> {
+    const index = this.#requireIndex();
+    let extracted: Awaited<ReturnType<typeof extractDocumentText>>;
+    try {
+      extracted = await extractDocumentText({
+        bytes: input.bytes,
+        mediaType: input.mediaType,
+        name: input.name,
+      });
+    } catch (error) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body',
+        message: `body: cannot read "${input.name}" as ${input.mediaType}: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    const contentHash = createHash('sha256').update(input.bytes).digest('hex');
+    const sourceId = `upload:${input.name}`;
+    const outcome = index.upsert({
+      sourceId,
+      title: extracted.title || input.name,
+      text: extracted.text,
+      contentHash,
+    });
+    return { sourceId, outcome };
+  }
+
+  async documentCounts(): Promise<{ documents: number; chunks: number }> {
+    return this.#requireIndex().counts();
+  }
+
+  // settings
+
+  async getSettings(): Promise<Partial<Record<LibrarySettingKey, unknown>>> {
+    const settings: Partial<Record<LibrarySettingKey, unknown>> = {};
+    for (const key of LIBRARY_SETTING_KEYS) {
+      const value = await this.#storage.settings.get(key);
+      if (value !== undefined) settings[key] = value;
+    }
+    return settings;
+  }
+
+  /** Sets the given settings; `null` removes one. */
+  async updateSettings(
+    changes: Partial<Record<LibrarySettingKey, unknown>>,
+  ): Promise<Partial<Record<LibrarySettingKey, unknown>>> {
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) await this.#storage.settings.delete(key);
+      else if (value !== undefined) await this.#storage.settings.set(key, value);
+    }
+    return this.getSettings();
+  }
+
+  async #server(id: string): Promise<McpServer> {
+    const server = await this.#storage.mcpServers.get(id);
+    if (!server) throw notFound('serverId', 'MCP server', id);
+    return server;
+  }
+
+  async #fetchDocument(url: string): Promise<string> {
+    const limit = this.#options.maxDocumentBytes ?? 5 * 1024 * 1024;
+    let response: Response;
+    try {
+      response = await this.#options.fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(30_000) });
+    } catch (error) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body.url',
+        message: `body.url: could not fetch the document: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    if (!response.ok) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body.url',
+        message: `body.url: the server answered ${response.status}.`,
+      });
+    }
+    const text = await response.text();
+    if (Buffer.byteLength(text) > limit) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body.url',
+        message: `body.url: the document is over ${limit} bytes.`,
+      });
+    }
+    return text;
+  }
+
+  #requireSkills(): { registry: SkillRegistry; blobStore: BlobStore } {
+    if (!this.#options.skills) {
+      throw new ServerError({ code: 'not_available', message: 'This server has no skill store configured.' });
+    }
+    return this.#options.skills;
+  }
+
+  #requireIndex(): DocumentIndex {
+    if (!this.#options.documentIndex) {
+      throw new ServerError({
+        code: 'not_available',
+        message: 'This server has no document index configured.',
+      });
+    }
+    return this.#options.documentIndex;
+  }
+
+  #prunePending(): void {
+    const now = Date.now();
+    for (const [id, pending] of this.#pendingSkills)
+      if (pending.expires < now) this.#pendingSkills.delete(id);
+    while (this.#pendingSkills.size >= maxPendingUploads) {
+      const oldest = this.#pendingSkills.keys().next().value;
+      if (oldest === undefined) break;
+      this.#pendingSkills.delete(oldest);
+    }
+  }
+}
+
+const httpMethods = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
+
+function notFound(field: string, what: string, id: string): ServerError {
+  return new ServerError({
+    code: 'not_found',
+    field: `path.${field}`,
+    message: `path.${field}: no ${what} ${JSON.stringify(id)}.`,
+  });
+}
+
+/** A tool row without its stored credentials (OpenAPI auth is shown as its type only). */
+function redactRow(row: PersonaToolRow): PersonaToolRow {
+  if (row.source.kind !== 'openapi' || !row.source.auth) return row;
+  const { auth, ...source } = row.source;
+  return { ...row, source: { ...source, authType: auth.type } as unknown as PersonaToolRow['source'] };
+}
+
+function serverView(server: McpServer): McpServerView {
+  const endpoint =
+    server.endpoint.transport === 'stdio'
+      ? { transport: 'stdio' as const, command: server.endpoint.command, args: server.endpoint.args }
+      : server.endpoint;
+  return {
+    id: server.id,
+    name: server.name,
+    endpoint,
+    authType: server.authType,
+    headerNames: Object.keys(server.headers),
+    hasApiKey: server.apiKey !== null,
+    createdAt: server.createdAt,
+  };
+}

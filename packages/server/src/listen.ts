@@ -1,0 +1,56 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { ToolbusServer } from './create-server.ts';
+import { ServerError } from './http/server-error.ts';
+
+/** Where {@link listen} binds; loopback by default. */
+export interface ListenOptions {
+  /** Default 8787; 0 picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. Any other address needs `api-keys` auth. */
+  readonly host?: string;
+}
+
+/** A listening server. */
+export interface ListeningServer {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting connections, stops running turns (each writes its end), then resolves. */
+  close(): Promise<void>;
+}
+
+const loopbackAddresses = /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i;
+
+/**
+ * Serves a toolbus server over HTTP with `@hono/node-server`. Refuses to bind a non-loopback address while the
+ * server has no authentication (`local` mode): every request would act as the local user.
+ */
+export async function listen(server: ToolbusServer, options: ListenOptions = {}): Promise<ListeningServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (server.auth === 'local' && !loopbackAddresses.test(host)) {
+    throw new ServerError({
+      code: 'forbidden',
+      field: 'host',
+      message: `host: ${host} is not a loopback address; configure API keys (auth "api-keys") before serving on it.`,
+    });
+  }
+  const http = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const instance = serve({ fetch: server.app.fetch, port: options.port ?? 8787, hostname: host }, () =>
+      resolve(instance),
+    );
+    instance.once('error', reject);
+  });
+  const port = (http.address() as AddressInfo).port;
+  const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    async close() {
+      const closing = new Promise<void>((resolve) => http.close(() => resolve()));
+      await server.close();
+      (http as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await closing;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Storage } from '@toolbus/storage';
+import { lookupToolFactories, openTestStorage } from '../__fixtures__/test-server.ts';
+import { createServer, type ToolbusServer } from '../create-server.ts';
+import { type ListeningServer, listen } from '../listen.ts';
+
+let storage: Storage;
+let server: ToolbusServer;
+let http: ListeningServer;
+
+before(async () => {
+  ({ storage } = await openTestStorage());
+  server = await createServer({
+    storage,
+    auth: 'api-keys',
+    defaultModel: 'openai:gpt-4.1',
+    builtInToolFactories: () => lookupToolFactories(),
+  });
+  http = await listen(server, { port: 0 });
+});
+after(async () => {
+  await http.close();
+  await storage.close();
+});
+
+async function keyFor(email: string, scopes: ('chat' | 'mcp')[]): Promise<string> {
+  const user = await storage.users.create({ email });
+  const principal = { user, role: 'user' as const, scopes, via: 'local' as const };
+  return (await server.access.createApiKey(principal, { name: 'mcp', scopes })).key;
+}
+
+function connect(key: string | undefined) {
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${http.url}/v1/mcp/default`), {
+    requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
+  });
+  return { client, transport };
+}
+
+test("the MCP SDK's client lists and calls a persona's tools over Streamable HTTP with an API key", async () => {
+  const key = await keyFor('mcp@example.com', ['mcp']);
+  const { client, transport } = connect(key);
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['lookup'],
+    );
+    const schema = tools[0]?.inputSchema as { properties?: Record<string, unknown> } | undefined;
+    assert.ok(schema?.properties?.query, "the input schema is the tool's own");
+    const result = await client.callTool({ name: 'lookup', arguments: { query: 'refunds' } });
+    assert.equal(result.isError, false);
+    assert.match(
+      (result.content as { text: string }[])[0]?.text ?? '',
+      /Fact about refunds: refunds take 14 days/,
+    );
+    const invalid = await client.callTool({ name: 'lookup', arguments: { query: 42 } });
+    assert.equal(invalid.isError, true, 'a bad call is a tool error the client can read');
+  } finally {
+    await client.close();
+  }
+});
+
+test('without a key, or with a key lacking the mcp scope, the endpoint refuses', async () => {
+  const anonymous = await fetch(`${http.url}/v1/mcp/default`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  assert.equal(anonymous.status, 401);
+  const chatOnly = await keyFor('chat-only@example.com', ['chat']);
+  const { client, transport } = connect(chatOnly);
+  await assert.rejects(client.connect(transport), /403|scope/);
+  const unknown = await fetch(`${http.url}/v1/mcp/no-such-persona`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${await keyFor('p@example.com', ['mcp'])}`,
+      'content-type': 'application/json',
+    },
+    body: '{}',
+  });
+  assert.equal(unknown.status, 400);
+});

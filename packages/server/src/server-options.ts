@@ -1,0 +1,79 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
+import type { BlobStore, SkillRegistry } from '@toolbus/skills';
+import type { Storage, User } from '@toolbus/storage';
+import type { DocumentIndex } from '@toolbus/tools';
+import type { ServerLogger } from './server-logger.ts';
+
+/** What a deployment's built-in tools need to be built for one turn. */
+export interface BuiltInToolContext {
+  readonly user: User;
+  readonly model: LanguageModelV4;
+  /** Registers a cleanup to run when the turn ends (a sandbox started for it). */
+  readonly onClose: (cleanup: () => Promise<void>) => void;
+}
+
+/**
+ * Who may call the server. `local`: every request acts as one local user with every right; allowed only on a
+ * loopback address and only with a loopback `Host` header (so a web page cannot reach it by DNS rebinding).
+ * `api-keys`: each request carries an API key (`Authorization: Bearer tb_…`) or a web session cookie.
+ */
+export type ServerAuthMode = 'local' | 'api-keys';
+
+/** Per-user limits; a request over one is answered 429 with `Retry-After`. */
+export interface ServerLimits {
+  /** Requests per user per minute (default 600). */
+  readonly requestsPerMinute?: number;
+  /** Turns one user may run at once (default 4). */
+  readonly concurrentTurnsPerUser?: number;
+  /** Largest JSON body (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+  /** Largest uploaded file (default 20 MiB). */
+  readonly maxUploadBytes?: number;
+}
+
+/** Options for `createServer`. */
+export interface ServerOptions {
+  readonly storage: Storage;
+  /** The model a turn uses unless it names another allowed one (`provider:model`, as `toolbus chat --model`). */
+  readonly defaultModel: string;
+  /** Other models a request may name in `model` (a model string can name an endpoint, so it is never free-form). */
+  readonly allowedModels?: readonly string[];
+  /** Resolves a model string to a model (default: `resolveLanguageModel` with the process environment). */
+  readonly resolveModel?: (model: string) => LanguageModelV4;
+  /** How built-in tools are made; ids without a factory are skipped for the turn. Default: none. */
+  readonly builtInToolFactories?: (context: BuiltInToolContext) => ReadonlyMap<string, BuiltInToolFactory>;
+  /** The fetch OpenAPI and MCP tools use (default: the strict guarded fetch). */
+  readonly fetch?: typeof fetch;
+  /** Keeps parsed OpenAPI documents and MCP connections between turns. */
+  readonly assemblyCache?: ToolAssemblyCache;
+  /** The system prompt of every chat turn (default {@link DEFAULT_SYSTEM_PROMPT}). */
+  readonly systemPrompt?: string;
+  /** Default `api-keys`. */
+  readonly auth?: ServerAuthMode;
+  /** The user of `local` mode (created as `local@toolbus.invalid` when not given). */
+  readonly localUser?: User;
+  /** The persona of chats that name none (default: the persona named `default`, else the first). */
+  readonly defaultPersonaId?: string;
+  readonly limits?: ServerLimits;
+  /** Model steps per turn (default the core's). */
+  readonly maxCycles?: number;
+  readonly logger?: ServerLogger;
+  /** Where uploaded skills are stored (the admin skill routes answer 501 without it). */
+  readonly skills?: { readonly registry: SkillRegistry; readonly blobStore: BlobStore };
+  /** The index internal search reads (the admin document routes answer 501 without it). */
+  readonly documentIndex?: DocumentIndex;
+  /** Server-side folders an admin may index by path (none by default). */
+  readonly documentRoots?: readonly string[];
+  /** Put tool arguments and results on OpenTelemetry spans (default false: they may hold personal data). */
+  readonly recordToolContentInSpans?: boolean;
+  /** Stream heartbeat interval (default 15 s). */
+  readonly heartbeatMs?: number;
+}
+
+/** The default system prompt of a chat turn. */
+export const DEFAULT_SYSTEM_PROMPT = [
+  'You are a helpful assistant with tools. Use them when they help; answer directly when they do not.',
+  "When you use information from a tool's documents, cite it inline with its number in square brackets, like [1].",
+  'Never invent citation numbers.',
+].join(' ');

@@ -1,0 +1,188 @@
+import type { CitedDocument, Packet, StopReason } from '@toolbus/spec';
+import { placementKey } from '@toolbus/spec';
+import type { StoredPacket } from '@toolbus/storage';
+
+/**
+ * One chunk of the AI SDK's UI message stream protocol (v1), as `useChat` reads it. Only the chunk types toolbus
+ * produces are listed; the protocol is the AI SDK's, so the fields follow its names.
+ */
+export type UiMessageChunk =
+  | { readonly type: 'start'; readonly messageId: string }
+  | { readonly type: 'text-start' | 'text-end' | 'reasoning-start' | 'reasoning-end'; readonly id: string }
+  | { readonly type: 'text-delta' | 'reasoning-delta'; readonly id: string; readonly delta: string }
+  | {
+      readonly type: 'tool-input-start';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly title?: string;
+    }
+  | {
+      readonly type: 'tool-input-available';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly input: unknown;
+    }
+  | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: unknown }
+  | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string }
+  | { readonly type: 'source-url'; readonly sourceId: string; readonly url: string; readonly title?: string }
+  | {
+      readonly type: 'source-document';
+      readonly sourceId: string;
+      readonly mediaType: string;
+      readonly title: string;
+    }
+  | { readonly type: 'error'; readonly errorText: string }
+  | { readonly type: 'finish'; readonly finishReason: 'stop' | 'length' | 'error' | 'other' }
+  | { readonly type: 'abort'; readonly reason?: string };
+
+interface OpenTool {
+  readonly toolCallId: string;
+  readonly events: unknown[];
+  failed: boolean;
+}
+
+/**
+ * Translates a turn's packets into UI message chunks: reasoning and answer text become reasoning and text parts,
+ * each tool call an input and then an output (the tool's own packets) or an error at its section end, citations
+ * sources; `stop` becomes `finish`, or `abort` when the user stopped the turn or the server died during it.
+ */
+export async function* toUiMessageChunks(
+  packets: AsyncIterable<StoredPacket>,
+  messageId: string,
+): AsyncGenerator<UiMessageChunk> {
+  yield { type: 'start', messageId };
+  let text: string | undefined;
+  let reasoning: string | undefined;
+  const tools = new Map<string, OpenTool>();
+  const toolsById = new Map<string, OpenTool>();
+  const documents = new Map<number, CitedDocument>();
+  const closeText = function* (): Generator<UiMessageChunk> {
+    if (text !== undefined) yield { type: 'text-end', id: text };
+    text = undefined;
+  };
+  const closeReasoning = function* (): Generator<UiMessageChunk> {
+    if (reasoning !== undefined) yield { type: 'reasoning-end', id: reasoning };
+    reasoning = undefined;
+  };
+  for await (const stored of packets) {
+    const packet = stored.packet as Packet;
+    const { obj } = packet;
+    const key = placementKey(packet.placement);
+    switch (obj.type) {
+      case 'reasoning-start':
+        yield* closeText();
+        if (reasoning === undefined) {
+          reasoning = `reasoning-${stored.sequence}`;
+          yield { type: 'reasoning-start', id: reasoning };
+        }
+        break;
+      case 'reasoning-delta':
+        if (reasoning === undefined) {
+          reasoning = `reasoning-${stored.sequence}`;
+          yield { type: 'reasoning-start', id: reasoning };
+        }
+        yield { type: 'reasoning-delta', id: reasoning, delta: obj.reasoning };
+        break;
+      case 'reasoning-end':
+        yield* closeReasoning();
+        break;
+      case 'message-start':
+        for (const document of obj.finalDocuments ?? []) documents.set(document.citationNumber, document);
+        break;
+      case 'message-delta':
+        yield* closeReasoning();
+        if (text === undefined) {
+          text = `text-${stored.sequence}`;
+          yield { type: 'text-start', id: text };
+        }
+        yield { type: 'text-delta', id: text, delta: obj.content };
+        break;
+      case 'citation-info': {
+        const document = documents.get(obj.citationNumber);
+        const sourceId = `${obj.citationNumber}`;
+        if (document?.link) yield { type: 'source-url', sourceId, url: document.link, title: document.title };
+        else
+          yield {
+            type: 'source-document',
+            sourceId,
+            mediaType: 'text/plain',
+            title: document?.title ?? obj.documentId,
+          };
+        break;
+      }
+      case 'tool-start': {
+        yield* closeText();
+        yield* closeReasoning();
+        const tool: OpenTool = { toolCallId: obj.toolCallId, events: [], failed: false };
+        tools.set(key, tool);
+        toolsById.set(obj.toolCallId, tool);
+        yield {
+          type: 'tool-input-start',
+          toolCallId: obj.toolCallId,
+          toolName: obj.toolName,
+          title: obj.displayName,
+        };
+        yield {
+          type: 'tool-input-available',
+          toolCallId: obj.toolCallId,
+          toolName: obj.toolName,
+          input: obj.arguments ?? {},
+        };
+        break;
+      }
+      case 'error': {
+        const tool = tools.get(key);
+        if (tool && !tool.failed) {
+          tool.failed = true;
+          yield { type: 'tool-output-error', toolCallId: tool.toolCallId, errorText: obj.message };
+        } else if (!tool) {
+          yield { type: 'error', errorText: obj.message };
+        }
+        break;
+      }
+      case 'section-end': {
+        const tool = tools.get(key);
+        if (tool) {
+          tools.delete(key);
+          if (!tool.failed)
+            yield {
+              type: 'tool-output-available',
+              toolCallId: tool.toolCallId,
+              output: { events: tool.events },
+            };
+        }
+        break;
+      }
+      case 'stop': {
+        yield* closeText();
+        yield* closeReasoning();
+        for (const tool of tools.values()) {
+          if (!tool.failed)
+            yield {
+              type: 'tool-output-error',
+              toolCallId: tool.toolCallId,
+              errorText: 'The turn ended before this tool call finished.',
+            };
+        }
+        tools.clear();
+        if (obj.reason === 'user-cancelled' || obj.reason === 'interrupted')
+          yield { type: 'abort', reason: obj.reason };
+        else yield { type: 'finish', finishReason: finishReasonOf(obj.reason) };
+        return;
+      }
+      default: {
+        if ('toolCallId' in obj) {
+          if (obj.type === 'search-documents')
+            for (const document of obj.documents) documents.set(document.citationNumber, document);
+          toolsById.get(obj.toolCallId)?.events.push(obj);
+        }
+      }
+    }
+  }
+}
+
+function finishReasonOf(reason: StopReason): 'stop' | 'length' | 'error' | 'other' {
+  if (reason === 'error') return 'error';
+  if (reason === 'cycle-limit') return 'length';
+  return 'stop';
+}

@@ -1,0 +1,41 @@
+import type { User } from './user.ts';
+
+/** An API key as stored: its hash and a short prefix to recognise it by, never the key. */
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  /** The first characters of the key (`tb_ab12…`), shown in lists. */
+  readonly prefix: string;
+  readonly hash: string;
+  readonly scopes: readonly string[];
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+/** What storing a new API key takes (the caller hashes it). */
+export interface NewApiKey {
+  readonly userId: User['id'];
+  readonly name: string;
+  readonly prefix: string;
+  readonly hash: string;
+  readonly scopes: readonly string[];
+}
+
+/** A web session as stored: hashes of its cookie token and its CSRF token. */
+export interface WebSessionRecord {
+  readonly tokenHash: string;
+  readonly userId: string;
+  readonly csrfHash: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+}
+
+/** What storing a new web session takes. */
+export interface NewWebSession {
+  readonly tokenHash: string;
+  readonly userId: string;
+  readonly csrfHash: string;
+  readonly expiresAt: string;
+}
