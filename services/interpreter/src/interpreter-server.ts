@@ -205,16 +205,24 @@ export async function startInterpreterServer(
     return controller.signal;
   };
 
-  const handleStream = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const body = await readJsonObject(request, jsonBodyLimit);
+  /**
+   * Serves one run as server-sent events: `output` events while it runs, then one `result` (or `error`). Errors
+   * before the run starts (validation, unknown ids, a full queue) stay ordinary HTTP errors.
+   */
+  const streamRun = async (
+    response: ServerResponse,
+    run: (hooks: {
+      onStart: () => void;
+      onOutput: (stream: OutputStreamName, data: string) => void;
+    }) => Promise<unknown>,
+  ): Promise<void> => {
     const send = (event: string, data: unknown): void => {
       if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     try {
-      const result = await execute({
-        body,
-        signal: abortOnClose(response),
+      const result = await run({
         onStart: () => {
+          if (response.headersSent) return;
           response.writeHead(200, {
             'content-type': 'text/event-stream; charset=utf-8',
             'cache-control': 'no-store',
@@ -232,6 +240,11 @@ export async function startInterpreterServer(
       send('error', { message: error instanceof HttpError ? error.message : 'the execution failed' });
       response.end();
     }
+  };
+
+  const handleStream = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const body = await readJsonObject(request, jsonBodyLimit);
+    await streamRun(response, (hooks) => execute({ body, signal: abortOnClose(response), ...hooks }));
   };
 
   const handleUpload = async (
@@ -346,6 +359,34 @@ export async function startInterpreterServer(
         exit_code: result.exitCode,
         timed_out: result.timedOut,
         duration_ms: result.durationMs,
+      });
+    } else if (
+      segments[0] === 'v1' &&
+      segments[1] === 'sessions' &&
+      segments[3] === 'bash' &&
+      segments[4] === 'stream' &&
+      segments.length === 5
+    ) {
+      // The session command, streamed like /v1/execute/stream (output events, then one result).
+      allow('POST');
+      const id = idAt(2);
+      const parsed = parseBashRequest(await readJsonObject(request, jsonBodyLimit), limits);
+      requireSandbox();
+      const signal = abortOnClose(response);
+      await streamRun(response, async ({ onStart, onOutput }) => {
+        const result = await queue.run(() => {
+          // An unknown session throws here, before the headers: it stays a plain 404.
+          const running = sessions.run({ id, ...parsed, signal, onOutput });
+          onStart();
+          return running;
+        });
+        return {
+          stdout: result.stdout,
+          stderr: result.stderr,
+          exit_code: result.exitCode,
+          timed_out: result.timedOut,
+          duration_ms: result.durationMs,
+        };
       });
     } else {
       throw new HttpError({ status: 404, code: 'not_found', message: `no route ${method} ${path}` });
