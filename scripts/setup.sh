@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: bubblewrap + Debian's CPython with numpy/pandas/matplotlib for the code sandbox.
 debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib)
+# What the coding agent's shell reads code with (the sandbox sees the host's read-only /usr).
+debian_packages+=(git ripgrep tree jq)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

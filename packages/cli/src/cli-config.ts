@@ -16,6 +16,17 @@ export interface ToolbusConfigFile {
   memory?: 'on' | 'off';
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
   allowHosts?: string[];
+  /**
+   * The coding agent's repository host (default github.com; templates with `{owner}` and `{repo}`), the NAME of the
+   * variable holding a token for private repositories, and the local folders it may open (none by default).
+   */
+  codingAgent?: {
+    archiveUrl?: string;
+    tokenArchiveUrl?: string;
+    webHosts?: string[];
+    tokenEnv?: string;
+    localRoots?: string[];
+  };
 }
 
 /** Where everything lives, and the settings in force. */
