@@ -20,7 +20,7 @@ import { CodeInterpreterClient } from '@toolbus/sandbox';
 import type { Packet, PacketObject } from '@toolbus/spec';
 import type { BashResult } from './bash-tool.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
-import { DEFAULT_CODING_AGENT_PROMPTS } from './coding-agent-prompts.ts';
+import { DEFAULT_CODING_AGENT_PROMPTS, HISTORY_NOTES } from './coding-agent-prompts.ts';
 import { type CodingAgentToolOptions, createCodingAgentTool } from './coding-agent-tool.ts';
 import type { RepositoryHost } from './repository-host.ts';
 import type { CodingAgentOutcome } from './run-coding-agent.ts';
@@ -211,8 +211,10 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
   it('downloads the archive, explores it with rg, cat and git log, answers with path:line, deletes the session', async () => {
     topLevelRepository = `http://127.0.0.1:${archives.port}/acme/tinyhttp.git`;
     const seen: string[][] = [];
-    agentScript = (results) => {
+    let system = '';
+    agentScript = (results, request) => {
       seen.push([...results]);
+      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
       if (results.length === 0) {
         return [
           { type: 'text', text: 'Searching for the server first.' },
@@ -238,6 +240,10 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     assert.equal(cat?.stdout, '{ "port": 8080 }\n');
     // An archive has no history: the sandbox commits one snapshot that names the archive's commit.
     assert.match(log?.stdout ?? '', new RegExp(`snapshot of acme/tinyhttp at ${repository.head}`));
+    // The agent is told so, and sees the top-level files and its budget.
+    assert.ok(system.includes(HISTORY_NOTES.snapshot));
+    assert.match(system, /README\.md\nsrc/);
+    assert.match(system, /at most 6 rounds/);
     assert.equal(rg?.exit_code, 0);
 
     assert.equal(
@@ -309,8 +315,10 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     topLevelRepository = `file://${join(folder, 'tinyhttp')}`;
     await writeFile(join(folder, 'tinyhttp', 'NOTES.md'), 'work in progress\n');
     const seen: string[][] = [];
-    agentScript = (results) => {
+    let system = '';
+    agentScript = (results, request) => {
       seen.push([...results]);
+      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
       if (results.length === 0) {
         return [
           call('l1', 'bash', { cmd: 'git log --format="%h %s"' }),
@@ -329,6 +337,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       .map((line) => line.slice(line.indexOf(' ') + 1));
     assert.deepEqual(subjects, [...TEST_REPOSITORY_COMMITS].reverse());
     assert.equal(status?.stdout, '?? NOTES.md\n');
+    assert.ok(system.includes(HISTORY_NOTES.full));
     await sessionGone(outcome.sessionId);
     await rm(join(folder, 'tinyhttp', 'NOTES.md'));
   });

@@ -44,32 +44,21 @@ const bundleName = 'history.bundle';
 const gitIdentity = '-c user.name=toolbus -c user.email=toolbus@sandbox.invalid';
 
 /**
- * The shell that turns the staged files into a repository. A downloaded archive (as GitHub and `git archive`
- * serve it: one top folder, no `.git`) is unpacked and committed as one snapshot commit whose message names the
- * archive's commit id, so `git log`, `git grep` and `git ls-files` work and say plainly that history is not
- * included. A local folder is unpacked as it is, and its history is fetched from the bundle, with the index
+ * The shell that turns the staged files into a repository, as separate commands: unpacking must succeed, the
+ * history step is best effort with its own timeout (a huge repository still opens when `git add` would take too
+ * long). A downloaded archive (as GitHub and `git archive` serve it: one top folder, no `.git`) is committed as one
+ * snapshot commit whose message names the archive's commit id, so `git log`, `git grep` and `git ls-files` work
+ * and say plainly that history is not included. A local folder gets its history from the bundle, with the index
  * reset to HEAD so `git status` and `git diff` show the uncommitted changes.
  */
-function unpackScript(options: { kind: 'remote' | 'local'; history: boolean; label: string }): string {
-  if (options.kind === 'local') {
-    return [
-      `tar -xzf ${archiveName}`,
-      `rm ${archiveName}`,
-      ...(options.history
-        ? ['git init -q', `git fetch -q ${bundleName} HEAD`, 'git reset -q FETCH_HEAD', `rm ${bundleName}`]
-        : []),
-      'ls -A',
-    ].join(' && ');
-  }
-  const message = `snapshot of ${options.label} at $commit (downloaded as an archive: history not included)`;
-  return [
-    `commit=$(gzip -dc ${archiveName} | git get-tar-commit-id || true)`,
-    `tar -xzf ${archiveName} --strip-components=1`,
-    `rm ${archiveName}`,
-    `{ git init -q && git add -A && git ${gitIdentity} commit -q --allow-empty -m "${message}"; } >/dev/null 2>&1 || true`,
-    'ls -A',
-  ].join(' && ');
-}
+const scripts = {
+  commitId: `gzip -dc ${archiveName} | git get-tar-commit-id`,
+  unpackRemote: `tar -xzf ${archiveName} --strip-components=1 && rm ${archiveName} && ls -A`,
+  unpackLocal: `tar -xzf ${archiveName} && rm ${archiveName} && ls -A`,
+  snapshot: (message: string) =>
+    `git init -q && git add -A && git ${gitIdentity} commit -q --allow-empty -m '${message}' || { rm -rf .git; exit 1; }`,
+  history: `{ git init -q && git fetch -q ${bundleName} HEAD && git reset -q FETCH_HEAD; } || { rm -rf .git; rm -f ${bundleName}; exit 1; }; rm -f ${bundleName}`,
+};
 
 /**
  * Makes a repository ready in a fresh sandbox session: downloads the archive through the guarded fetch (or packs
@@ -133,14 +122,18 @@ export async function openRepositorySession(
         .catch((error: unknown) => options.onCleanupError?.(error));
     };
     try {
-      const unpacked = await client.runSessionCommand(
-        session.session_id,
-        {
-          command: unpackScript({ kind: source.kind, history, label: source.label }),
-          timeout_ms: limits.unpackTimeoutMs,
-        },
-        signal ? { signal } : {},
-      );
+      const run = (command: string) =>
+        client.runSessionCommand(
+          session.session_id,
+          { command, timeout_ms: limits.unpackTimeoutMs },
+          signal ? { signal } : {},
+        );
+      // Read before unpacking (the archive is removed then); only a commit id is kept, nothing else it printed.
+      const commitId =
+        source.kind === 'remote'
+          ? /^[0-9a-f]{40,64}$/.exec((await run(scripts.commitId)).stdout.trim())?.[0]
+          : undefined;
+      const unpacked = await run(source.kind === 'remote' ? scripts.unpackRemote : scripts.unpackLocal);
       if (unpacked.exit_code !== 0) {
         throw new RepositoryError({
           code: 'repository_unpack_failed',
@@ -149,12 +142,15 @@ export async function openRepositorySession(
             : `Could not unpack ${source.label}: ${unpacked.stderr.trim().split('\n').at(-1) ?? 'unknown error'}`,
         });
       }
-      return {
-        sessionId: session.session_id,
-        history: source.kind === 'remote' ? 'snapshot' : history ? 'full' : 'none',
-        listing: unpacked.stdout.trim(),
-        close,
-      };
+      let kept: RepositoryHistory = 'none';
+      if (source.kind === 'remote') {
+        // The label is owner/repo, checked against [A-Za-z0-9_.-]: safe inside single quotes.
+        const message = `snapshot of ${source.label} at ${commitId ?? 'an unknown commit'} (downloaded as an archive: history not included)`;
+        if ((await run(scripts.snapshot(message))).exit_code === 0) kept = 'snapshot';
+      } else if (history && (await run(scripts.history)).exit_code === 0) {
+        kept = 'full';
+      }
+      return { sessionId: session.session_id, history: kept, listing: unpacked.stdout.trim(), close };
     } catch (error) {
       await close();
       throw error;
