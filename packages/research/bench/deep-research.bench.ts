@@ -50,7 +50,7 @@ await world.close();
 // Per-packet cost: the turn's emitter alone, against an agent's tool writing through two fenced emitters (the
 // research_agent call's and the agent's own) and the agent's re-typing sink, at a nested placement.
 function packetCost(nested: boolean): number {
-  const count = 200_000;
+  const count = 1_000_000;
   const emitter = new Emitter();
   const iterator = emitter[Symbol.asyncIterator]();
   const placement = { turn: 3, tab: 1 };
@@ -70,10 +70,21 @@ function packetCost(nested: boolean): number {
   }
   return ((performance.now() - started) * 1e6) / count;
 }
-packetCost(true);
-packetCost(false);
-const direct = median([packetCost(false), packetCost(false), packetCost(false)]);
-const nestedCost = median([packetCost(true), packetCost(true), packetCost(true)]);
+// Interleaved, best of 9: the machine is shared, and the fastest run is the least disturbed one.
+const directRuns: number[] = [];
+const nestedRuns: number[] = [];
+for (let round = 0; round < 9; round += 1) {
+  // Alternate which goes first, so neither always runs on a freshly collected heap.
+  if (round % 2 === 0) {
+    directRuns.push(packetCost(false));
+    nestedRuns.push(packetCost(true));
+  } else {
+    nestedRuns.push(packetCost(true));
+    directRuns.push(packetCost(false));
+  }
+}
+const direct = Math.min(...directRuns);
+const nestedCost = Math.min(...nestedRuns);
 
 const p = median(parallel);
 const s = median(sequential);
@@ -88,10 +99,13 @@ console.log(
 );
 console.log(`| one after another | ${s.toFixed(0)} | ${hits.sequential} | 1.00x |`);
 console.log(`\nGoal: ≤ 0.45x. ${p / s <= 0.45 ? 'Met' : 'NOT met'}.\n`);
-console.log('| packet path | ns per packet |');
+console.log('| packet path | ns per packet (best of 9) |');
 console.log('|---|---:|');
 console.log(`| turn emitter | ${direct.toFixed(0)} |`);
 console.log(
   `| agent tool: 2 fenced emitters + re-typing sink, nested placement | ${nestedCost.toFixed(0)} |`,
 );
-console.log(`\nNested overhead per packet: ${(nestedCost - direct).toFixed(0)} ns.\n`);
+const overhead = nestedCost - direct;
+console.log(
+  `\nNested overhead per packet: ${overhead.toFixed(0)} ns${overhead <= 0 ? ' (within the noise of this machine)' : ''}.\n`,
+);

@@ -43,7 +43,7 @@ export function createResearchAgentTool(options: ResearchAgentToolOptions): Tool
       const controller = new AbortController();
       const abort = () => controller.abort(context.signal.reason);
       context.signal.addEventListener('abort', abort, { once: true });
-      let timer: NodeJS.Timeout | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const timedOut = new Promise<ResearchAgentReport>((resolve) => {
         timer = setTimeout(() => {
           controller.abort(new Error('research agent timed out'));

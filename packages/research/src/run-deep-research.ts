@@ -1,17 +1,17 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
   type ChatTurnResult,
-  CitationMarkerScanner,
   createCitationAllocator,
   Emitter,
   type RunChatTurnOptions,
   runLlmStep,
   StepPlacement,
 } from '@toolbus/core';
-import type { ChatMessage, CitationCheck, CitedDocument, Packet, StopReason, Tool } from '@toolbus/spec';
+import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import { checkCitationSupport } from './check-citation-support.ts';
 import { checkContextGate } from './check-context-gate.ts';
+import { citedDocumentsIn } from './cited-documents-in.ts';
 import { DeepResearchError } from './deep-research-error.ts';
 import { DEFAULT_DEEP_RESEARCH_LIMITS, type DeepResearchLimits } from './deep-research-limits.ts';
 import {
@@ -219,7 +219,7 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
     answer,
     stopReason,
     messages: [{ role: 'assistant', content: answer }],
-    citedDocuments: citedIn(answer, documents),
+    citedDocuments: [...citedDocumentsIn(answer, documents).values()],
     documents,
     toolOutcomes: orchestrated.toolOutcomes,
     cycles: orchestrated.cycles,
@@ -266,13 +266,4 @@ function recentUserMessages(messages: readonly ChatMessage[], count: number): Ch
     }
   }
   return recent;
-}
-
-function citedIn(text: string, documents: ReadonlyMap<number, CitedDocument>): CitedDocument[] {
-  const cited = new Map<number, CitedDocument>();
-  for (const number of new CitationMarkerScanner().process(`${text}\n`)) {
-    const document = documents.get(number);
-    if (document) cited.set(number, document);
-  }
-  return [...cited.values()];
 }

@@ -1,6 +1,5 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
-  CitationMarkerScanner,
   createCitationAllocator,
   createFencedToolEmitter,
   type RunChatTurnOptions,
@@ -9,6 +8,7 @@ import {
 } from '@toolbus/core';
 import type { ChatMessage, CitedDocument, Tool, ToolRunContext } from '@toolbus/spec';
 import { ToolExecutionError } from '@toolbus/spec';
+import { citedDocumentsIn } from './cited-documents-in.ts';
 import type { DeepResearchLimits } from './deep-research-limits.ts';
 import { type DeepResearchPrompts, fillPrompt, joinNames } from './deep-research-prompts.ts';
 import {
@@ -148,11 +148,7 @@ export async function runResearchAgent(options: RunResearchAgentOptions): Promis
       emitErrorPacket: true,
     });
   }
-  const citedDocuments = new Map<number, CitedDocument>();
-  for (const number of new CitationMarkerScanner().process(`${step.answer}\n`)) {
-    const document = loop.documents.get(number);
-    if (document) citedDocuments.set(number, document);
-  }
+  const citedDocuments = citedDocumentsIn(step.answer, loop.documents);
   sink.emit({ type: 'intermediate-report-cited-documents', documents: [...citedDocuments.values()] });
   return {
     task: options.task,

@@ -31,15 +31,16 @@ test('finds the same markers whatever the chunking', () => {
   );
 });
 
+const doc = (id: string, citationNumber: number): CitedDocument => ({
+  id,
+  title: id,
+  blurb: '',
+  content: '',
+  sourceType: 'test',
+  citationNumber,
+});
+
 test('collapseCitations renumbers densely by first appearance and drops unknown numbers', () => {
-  const doc = (id: string, citationNumber: number): CitedDocument => ({
-    id,
-    title: id,
-    blurb: '',
-    content: '',
-    sourceType: 'test',
-    citationNumber,
-  });
   const mapping = new Map([
     [103, doc('b', 103)],
     [7, doc('a', 7)],
@@ -57,14 +58,6 @@ test('collapseCitations renumbers densely by first appearance and drops unknown 
 });
 
 test('collapseCitations keeps existing numbers, rewrites every marker form in its own brackets, merges duplicates', () => {
-  const doc = (id: string, citationNumber: number): CitedDocument => ({
-    id,
-    title: id,
-    blurb: '',
-    content: '',
-    sourceType: 'test',
-    citationNumber,
-  });
   const existing = new Map([
     [1, doc('old', 1)],
     [2, doc('shared', 2)],
