@@ -90,6 +90,13 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       if (request.url === '/acme/tinyhttp/archive.tar.gz') return send(200, repository.archive);
       if (request.url === '/signed/acme/private.tar.gz?sig=abc') return send(200, repository.archive);
       if (request.url === '/acme/huge/archive.tar.gz') return streamForever(response);
+      // Headers, a first piece of the archive, then silence; and a host that never answers at all.
+      if (request.url === '/acme/stalls/archive.tar.gz') {
+        response.writeHead(200, { 'content-type': 'application/x-gzip' });
+        response.write(repository.archive.subarray(0, 100));
+        return;
+      }
+      if (request.url === '/acme/silent/archive.tar.gz') return;
       return send(404, 'Not Found', 'text/plain');
     });
     // The API: answers a valid token with a redirect to the archive host (another origin), like GitHub's tarball.
@@ -401,6 +408,21 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     await oversizedClosed;
     // Socket buffers hold a few MiB at most: far below the 64 MiB the server would have sent.
     assert.ok(oversizedBytesWritten < 16 * 1024 * 1024, `wrote ${oversizedBytesWritten} bytes`);
+  });
+
+  it('gives up on a host that sends no headers (connect timeout) or goes silent mid-archive (read timeout)', async () => {
+    agentScript = () => [call('done', 'generate_answer', {})];
+    topLevelRepository = 'acme/silent';
+    const silent = await runTurn({ limits: { connectTimeoutMs: 300 } });
+    assert.equal(silent.outcome, undefined);
+    assert.match(
+      silent.toolText,
+      new RegExp(`127\\.0\\.0\\.1:${archives.port} did not answer within 0\\.3 s`),
+    );
+    topLevelRepository = 'acme/stalls';
+    const stalled = await runTurn({ limits: { readTimeoutMs: 300 } });
+    assert.equal(stalled.outcome, undefined);
+    assert.match(stalled.toolText, /The archive of acme\/stalls stopped arriving for 0\.3 s/);
   });
 
   it('kills a command that hangs at its timeout, and the agent goes on', async () => {
