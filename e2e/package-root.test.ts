@@ -14,6 +14,7 @@ const stableEntryPoints = [
   'createGuardedFetch',
   'validateSkillBundle',
   'runDeepResearch',
+  'createCodingAgentTool',
 ];
 
 test('the built package imports by the name `toolbus` from the repo root, with the stable entry points', () => {

@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-requests mitmproxy)
 # libseccomp's Python binding: the interpreter service compiles its sandbox's seccomp filter with it at start.
 debian_packages+=(python3-seccomp)
+# What the coding agent's shell reads code with (the sandbox sees the host's read-only /usr).
+debian_packages+=(git ripgrep tree jq)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -1,9 +1,10 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
+import { createCodingAgentTool, GITHUB_REPOSITORY_HOST } from '@toolbus/coding-agent';
+import type { GuardedFetch } from '@toolbus/core/node';
 import type { ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
-import type { FetchFunction } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
   createAddMemoryTool,
@@ -28,7 +29,8 @@ export function builtInToolFactories(options: {
   readonly config: CliConfig;
   readonly index: DocumentIndex;
   readonly storage: Storage;
-  readonly fetch: FetchFunction;
+  /** The guarded fetch (every connection checked); the coding agent downloads archives only through it. */
+  readonly fetch: GuardedFetch;
   readonly userId: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly model: LanguageModelV4;
@@ -74,11 +76,13 @@ export function builtInToolFactories(options: {
       }),
     );
   }
-  factories.set('PythonTool', async () => {
-    // The configured sandbox service, else one started in this process (it says why when it cannot isolate).
-    let baseUrl = options.config.file.sandboxUrl;
-    let skills: readonly string[] = [];
-    if (!baseUrl) {
+  // The configured sandbox service, else one started in this process (it says why when it cannot isolate), shared
+  // by run_python and coding_agent.
+  let inProcessSandbox: Promise<{ baseUrl: string; skills: readonly string[] }> | undefined;
+  const sandbox = () => {
+    const configured = options.config.file.sandboxUrl;
+    if (configured) return Promise.resolve({ baseUrl: configured, skills: [] as readonly string[] });
+    inProcessSandbox ??= (async () => {
       const skillsRoot = options.skills?.root;
       const egress =
         options.egressAsk !== undefined && (await hasConnectedApps(options.storage, options.userId))
@@ -96,9 +100,12 @@ export function builtInToolFactories(options: {
         ...(egress === undefined ? {} : { egress: egress.provider }),
       });
       options.onClose(() => server.close());
-      baseUrl = server.url;
-      if (skillsRoot) skills = options.skills?.names ?? [];
-    }
+      return { baseUrl: server.url, skills: skillsRoot ? (options.skills?.names ?? []) : [] };
+    })();
+    return inProcessSandbox;
+  };
+  factories.set('PythonTool', async () => {
+    const { baseUrl, skills } = await sandbox();
     return createPythonTool({
       // The sandbox is the user's own service (often on loopback), so it is reached with plain fetch.
       client: new CodeInterpreterClient({ baseUrl }),
@@ -107,6 +114,24 @@ export function builtInToolFactories(options: {
         readContent: (fileId) => options.storage.files.readContent(fileId),
         saveGenerated: (file) => options.storage.files.put({ userId: options.userId, ...file }),
       },
+    });
+  });
+  factories.set('CodingAgentTool', async () => {
+    const { baseUrl } = await sandbox();
+    const settings = options.config.file.codingAgent ?? {};
+    const token = settings.tokenEnv ? options.env[settings.tokenEnv] : undefined;
+    return createCodingAgentTool({
+      client: new CodeInterpreterClient({ baseUrl }),
+      model: options.model,
+      fetch: options.fetch,
+      host: {
+        ...GITHUB_REPOSITORY_HOST,
+        ...(settings.archiveUrl ? { name: 'the repository host', archiveUrl: settings.archiveUrl } : {}),
+        ...(settings.tokenArchiveUrl ? { tokenArchiveUrl: settings.tokenArchiveUrl } : {}),
+        ...(settings.webHosts ? { webHosts: settings.webHosts } : {}),
+      },
+      ...(token ? { token } : {}),
+      ...(settings.localRoots ? { localRoots: settings.localRoots } : {}),
     });
   });
   return factories;

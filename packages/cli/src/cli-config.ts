@@ -22,6 +22,17 @@ export interface ToolbusConfigFile {
    * model string, `*` for every model.
    */
   toolLimits?: Record<string, { maxTools?: number; maxTokens?: number }>;
+  /**
+   * The coding agent's repository host (default github.com; templates with `{owner}` and `{repo}`), the NAME of the
+   * variable holding a token for private repositories, and the local folders it may open (none by default).
+   */
+  codingAgent?: {
+    archiveUrl?: string;
+    tokenArchiveUrl?: string;
+    webHosts?: string[];
+    tokenEnv?: string;
+    localRoots?: string[];
+  };
 }
 
 /** Where everything lives, and the settings in force. */

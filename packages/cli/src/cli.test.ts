@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createTestRepository } from '@toolbus/coding-agent/testing';
 import {
   createCitingModelHandler,
   freeLoopbackPort,
@@ -212,6 +213,67 @@ describe('the toolbus command line', () => {
       assert.match(system, /\/workspace\/managed\/skills/);
     } finally {
       await skillServer.close();
+    }
+  });
+
+  test('chat offers coding_agent on the in-process sandbox: a local checkout, a line per command, path:line', async () => {
+    const repository = join(home, 'projects', 'tinyhttp');
+    await createTestRepository(repository);
+    const configFile = join(home, 'config.json');
+    const saved = await readFile(configFile, 'utf8').catch(() => '{}');
+    const config = {
+      ...(JSON.parse(saved) as object),
+      codingAgent: { localRoots: [join(home, 'projects')] },
+    };
+    await writeFile(configFile, JSON.stringify(config));
+    const agentServer = await startScriptedModelServer({
+      handler: (request) => {
+        const results = request.messages.flatMap((message) => message.toolResults);
+        if (request.toolNames.includes('coding_agent')) {
+          return results.length === 0
+            ? [
+                {
+                  type: 'tool-call',
+                  id: 'call_agent',
+                  name: 'coding_agent',
+                  arguments: { query: 'Where is the server started?', github_repo: repository },
+                },
+              ]
+            : [{ type: 'text', text: `Found it: ${results[0]?.content ?? ''}` }];
+        }
+        if (request.toolNames.includes('bash')) {
+          return results.length === 0
+            ? [
+                {
+                  type: 'tool-call',
+                  id: 'call_rg',
+                  name: 'bash',
+                  arguments: { cmd: 'rg -n startServer src' },
+                },
+              ]
+            : [{ type: 'tool-call', id: 'call_done', name: 'generate_answer', arguments: {} }];
+        }
+        const line = /src\/server\.ts:(\d+):export function startServer/.exec(
+          request.lastMessage?.text ?? '',
+        );
+        return [{ type: 'text', text: `startServer is at src/server.ts:${line?.[1] ?? '?'}.` }];
+      },
+    });
+    try {
+      const result = await runCli(
+        ['chat', '--tools', 'coding_agent', 'Where does tinyhttp start its server?'],
+        {
+          ...env,
+          TOOLBUS_MODEL: `openai-compatible:${agentServer.url}/v1#scripted`,
+        },
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /Coding Agent — .*tinyhttp: Where is the server started\?/);
+      assert.match(result.stdout, /✓ \$ — rg -n startServer src/);
+      assert.match(result.stdout, /Found it: startServer is at src\/server\.ts:3\./);
+    } finally {
+      await agentServer.close();
+      await writeFile(configFile, saved);
     }
   });
 

@@ -101,6 +101,28 @@ export class TerminalRenderer {
         });
         this.#drawTool(key);
         return;
+      case 'coding-agent-start':
+        this.#tools.set(key, {
+          label: 'Coding Agent',
+          detail: `${obj.repository ?? ''}: ${obj.query}`.slice(0, 100),
+          state: 'running',
+        });
+        this.#drawTool(key);
+        return;
+      case 'bash-start':
+        // One line per command the coding agent runs; it updates when the command ends.
+        this.#tools.set(key, { label: '$', detail: firstLine(obj.command), state: 'running' });
+        this.#drawTool(key);
+        return;
+      case 'bash-delta': {
+        const line = this.#tools.get(key);
+        if (!line || obj.exitCode === undefined) return;
+        const failed = obj.timedOut === true || obj.exitCode !== 0;
+        line.state = failed ? 'failed' : 'done';
+        if (failed) line.detail += obj.timedOut ? ' (timed out)' : ` (exit ${String(obj.exitCode)})`;
+        this.#drawTool(key);
+        return;
+      }
       case 'search-queries':
         this.#update(key, `searching ${obj.queries.map((query) => `"${query}"`).join(', ')}`);
         return;
@@ -260,6 +282,11 @@ function rowsOf(text: string, columns: number): number {
   let rows = 0;
   for (const line of text.split('\n')) rows += Math.max(1, Math.ceil(line.length / width));
   return rows;
+}
+
+function firstLine(command: string): string {
+  const line = command.split('\n')[0] ?? '';
+  return line.length > 100 || command.includes('\n') ? `${line.slice(0, 97)}...` : line;
 }
 
 function describeArguments(args: Readonly<Record<string, unknown>> | undefined): string {

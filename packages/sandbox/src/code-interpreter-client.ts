@@ -15,6 +15,8 @@ import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
   ExecuteStreamEvent,
+  RunStreamEvent,
+  SessionCommandStreamEvent,
   UploadFileOptions,
 } from './code-interpreter.ts';
 import { CodeInterpreterError } from './code-interpreter-error.ts';
@@ -62,6 +64,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
   readonly #healthTimeoutMs: number;
   #version: Promise<string> | undefined;
   #streamingMissing = false;
+  #sessionStreamingMissing = false;
 
   constructor(options: CodeInterpreterClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -168,35 +171,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       }
       throw error;
     }
-    if (!response.body)
-      throw new CodeInterpreterError({ code: 'code_interpreter_protocol', message: 'empty stream' });
-    let finished = false;
-    try {
-      for await (const event of parseServerSentEvents(response.body)) {
-        const data = this.#parseEventData(event.data);
-        if (event.event === 'output' && data && (data.stream === 'stdout' || data.stream === 'stderr')) {
-          yield { type: 'output', stream: data.stream, data: String(data.data ?? '') };
-        } else if (event.event === 'result' && data) {
-          finished = true;
-          yield { type: 'result', result: data as unknown as ExecuteResponse };
-          return;
-        } else if (event.event === 'error') {
-          finished = true;
-          yield { type: 'error', message: String(data?.message ?? 'the execution failed') };
-          return;
-        }
-      }
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      finished = true;
-      yield {
-        type: 'error',
-        message: `the stream broke: ${error instanceof Error ? error.message : String(error)}`,
-      };
-    } finally {
-      if (!finished) await response.body.cancel().catch(() => {});
-    }
-    if (!finished) yield { type: 'error', message: 'the stream ended without a result' };
+    yield* this.#readRunEvents<ExecuteResponse>(response, options);
   }
 
   /** Stores a file on the service (raw bytes; the name travels in the `filename` query parameter). */
@@ -272,6 +247,82 @@ export class CodeInterpreterClient implements CodeInterpreter {
       ...options,
     });
     return this.#readJson<SessionCommandResponse>(response);
+  }
+
+  /**
+   * Runs `bash -c command` in a session and yields its output as it happens, then the result. On a server without
+   * the session's streaming route (a 404 for the route, not for the session) it runs the batch endpoint and
+   * replays its output as events. Failures mid-stream arrive as an `error` event, like `executeStream`.
+   */
+  async *runSessionCommandStream(
+    sessionId: string,
+    request: SessionCommandRequest,
+    options: CodeInterpreterCallOptions = {},
+  ): AsyncGenerator<SessionCommandStreamEvent> {
+    await this.#requireVersion('runSessionCommandStream', options);
+    if (!this.#sessionStreamingMissing) {
+      let response: Response | undefined;
+      try {
+        response = await this.#send({
+          path: `/v1/sessions/${encodeURIComponent(sessionId)}/bash/stream`,
+          method: 'POST',
+          json: request,
+          timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
+          ...options,
+        });
+      } catch (error) {
+        const routeMissing =
+          CodeInterpreterError.isInstance(error) &&
+          error.status === 404 &&
+          error.serviceCode !== 'session_not_found';
+        if (!routeMissing) throw error;
+        this.#sessionStreamingMissing = true;
+      }
+      if (response) {
+        yield* this.#readRunEvents<SessionCommandResponse>(response, options);
+        return;
+      }
+    }
+    const result = await this.runSessionCommand(sessionId, request, options);
+    if (result.stdout) yield { type: 'output', stream: 'stdout', data: result.stdout };
+    if (result.stderr) yield { type: 'output', stream: 'stderr', data: result.stderr };
+    yield { type: 'result', result };
+  }
+
+  /** The server-sent events of a streamed run: output, then one result or error (a broken stream is an error). */
+  async *#readRunEvents<Result>(
+    response: Response,
+    options: CodeInterpreterCallOptions,
+  ): AsyncGenerator<RunStreamEvent<Result>> {
+    if (!response.body)
+      throw new CodeInterpreterError({ code: 'code_interpreter_protocol', message: 'empty stream' });
+    let finished = false;
+    try {
+      for await (const event of parseServerSentEvents(response.body)) {
+        const data = this.#parseEventData(event.data);
+        if (event.event === 'output' && data && (data.stream === 'stdout' || data.stream === 'stderr')) {
+          yield { type: 'output', stream: data.stream, data: String(data.data ?? '') };
+        } else if (event.event === 'result' && data) {
+          finished = true;
+          yield { type: 'result', result: data as unknown as Result };
+          return;
+        } else if (event.event === 'error') {
+          finished = true;
+          yield { type: 'error', message: String(data?.message ?? 'the execution failed') };
+          return;
+        }
+      }
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      finished = true;
+      yield {
+        type: 'error',
+        message: `the stream broke: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    } finally {
+      if (!finished) await response.body.cancel().catch(() => {});
+    }
+    if (!finished) yield { type: 'error', message: 'the stream ended without a result' };
   }
 
   async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {

@@ -13,6 +13,8 @@ export const codeInterpreterMethodVersions = {
   deleteFile: '0.0.0',
   createSession: '0.4.0',
   runSessionCommand: '0.4.0',
+  // Older servers answer the route with 404, and the client falls back to the batch endpoint.
+  runSessionCommandStream: '0.4.0',
   deleteSession: '0.4.0',
 } as const;
 

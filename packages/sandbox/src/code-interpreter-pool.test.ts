@@ -111,6 +111,15 @@ describe('CodeInterpreterPool over two real interpreter services', () => {
       requests.filter((line) => line.endsWith('/bash')).map((line) => line.split(' ')[1]),
     );
     assert.deepEqual([...commandOrigins], [origin]);
+    // Streamed commands go to the same server.
+    const events = [];
+    for await (const event of pool.runSessionCommandStream(session.session_id, { command: 'cat notes.txt' }))
+      events.push(event);
+    assert.deepEqual(events[0], { type: 'output', stream: 'stdout', data: 'one\ntwo\n' });
+    const streamOrigins = new Set(
+      requests.filter((line) => line.endsWith('/bash/stream')).map((line) => line.split(' ')[1]),
+    );
+    assert.deepEqual([...streamOrigins], [origin]);
     await pool.deleteSession(session.session_id);
   });
 

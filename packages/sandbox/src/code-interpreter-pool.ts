@@ -14,6 +14,7 @@ import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
   ExecuteStreamEvent,
+  SessionCommandStreamEvent,
   UploadFileOptions,
 } from './code-interpreter.ts';
 import { CodeInterpreterClient } from './code-interpreter-client.ts';
@@ -273,6 +274,17 @@ export class CodeInterpreterPool implements CodeInterpreter {
     const member = this.#memberOf(sessionId, 'session');
     const { serverId } = this.#ids.parse(sessionId, 'session');
     return this.#tracked(member, () => member.client.runSessionCommand(serverId, request, options));
+  }
+
+  /** A session command, streamed from the server that holds the session (never retried elsewhere). */
+  async *runSessionCommandStream(
+    sessionId: string,
+    request: SessionCommandRequest,
+    options: CodeInterpreterCallOptions = {},
+  ): AsyncGenerator<SessionCommandStreamEvent> {
+    const member = this.#memberOf(sessionId, 'session');
+    const { serverId } = this.#ids.parse(sessionId, 'session');
+    yield* member.client.runSessionCommandStream(serverId, request, options);
   }
 
   async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {

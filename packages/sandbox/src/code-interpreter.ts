@@ -18,11 +18,17 @@ export interface CodeInterpreterCallOptions {
   readonly userId?: string;
 }
 
-/** One event of `executeStream`: output as it happens, then exactly one `result` or `error`. */
-export type ExecuteStreamEvent =
+/** One event of a streamed run: output as it happens, then exactly one `result` or `error`. */
+export type RunStreamEvent<Result> =
   | { readonly type: 'output'; readonly stream: 'stdout' | 'stderr'; readonly data: string }
-  | { readonly type: 'result'; readonly result: ExecuteResponse }
+  | { readonly type: 'result'; readonly result: Result }
   | { readonly type: 'error'; readonly message: string };
+
+/** One event of `executeStream`. */
+export type ExecuteStreamEvent = RunStreamEvent<ExecuteResponse>;
+
+/** One event of `runSessionCommandStream`. */
+export type SessionCommandStreamEvent = RunStreamEvent<SessionCommandResponse>;
 
 /** What `uploadFile` takes: raw bytes (or text, sent as UTF-8) and the name stored with them. */
 export interface UploadFileOptions {
@@ -70,5 +76,11 @@ export interface CodeInterpreter {
     request: SessionCommandRequest,
     options?: CodeInterpreterCallOptions,
   ): Promise<SessionCommandResponse>;
+  /** Runs `bash -c command` in a session's workspace and yields its output as it happens, then the result. */
+  runSessionCommandStream(
+    sessionId: string,
+    request: SessionCommandRequest,
+    options?: CodeInterpreterCallOptions,
+  ): AsyncIterable<SessionCommandStreamEvent>;
   deleteSession(sessionId: string, options?: CodeInterpreterCallOptions): Promise<void>;
 }

@@ -15,6 +15,8 @@ export type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
   ExecuteStreamEvent,
+  RunStreamEvent,
+  SessionCommandStreamEvent,
   UploadFileOptions,
 } from './code-interpreter.ts';
 export type { CodeInterpreterClientOptions } from './code-interpreter-client.ts';

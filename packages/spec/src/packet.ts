@@ -124,13 +124,18 @@ export type PacketObject =
   | { readonly type: 'citation-check'; readonly checks: readonly CitationCheck[] }
   | { readonly type: 'coding-agent-start'; readonly query: string; readonly repository?: string }
   | { readonly type: 'coding-agent-final'; readonly answer: string }
-  | { readonly type: 'bash-start'; readonly command: string }
+  | { readonly type: 'bash-start'; readonly command: string; readonly toolCallId?: string }
+  /**
+   * A bash command's output while it runs (`stdout`/`stderr` chunks), then one packet with `exitCode` (null when it
+   * was killed) and `timedOut` when it ended.
+   */
   | {
       readonly type: 'bash-delta';
-      readonly stdout: string;
-      readonly stderr: string;
-      readonly exitCode: number | null;
-      readonly timedOut: boolean;
+      readonly toolCallId?: string;
+      readonly stdout?: string;
+      readonly stderr?: string;
+      readonly exitCode?: number | null;
+      readonly timedOut?: boolean;
     };
 
 /** The discriminator values of {@link PacketObject}. */

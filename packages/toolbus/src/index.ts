@@ -4,6 +4,21 @@
 export type { ConstructToolsOptions, ToolAssembly } from '@toolbus/assembly';
 export { constructTools } from '@toolbus/assembly';
 export type {
+  CodingAgentLimits,
+  CodingAgentOutcome,
+  CodingAgentPrompts,
+  CodingAgentToolOptions,
+  RepositoryErrorCode,
+  RepositoryHost,
+} from '@toolbus/coding-agent';
+export {
+  createCodingAgentTool,
+  DEFAULT_CODING_AGENT_LIMITS,
+  DEFAULT_CODING_AGENT_PROMPTS,
+  GITHUB_REPOSITORY_HOST,
+  RepositoryError,
+} from '@toolbus/coding-agent';
+export type {
   AnswerStreamFilterOptions,
   BuiltInToolEntry,
   ChatTurn,

@@ -44,6 +44,7 @@ export { createPythonTool } from './python/python-tool.ts';
 export type { PythonToolFiles } from './python/python-tool-files.ts';
 export type { StagingLimits } from './python/stage-chat-files.ts';
 export { sanitizeStagedFilename } from './python/staged-filename.ts';
+export { truncateOutput } from './python/truncate-output.ts';
 export type { ReadableFileInfo, ReadFileStorage } from './read-file/read-file-storage.ts';
 export type { ReadFileToolOptions } from './read-file/read-file-tool.ts';
 export { chatHasFiles, createReadFileTool } from './read-file/read-file-tool.ts';

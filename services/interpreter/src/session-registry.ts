@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HttpError } from './http-error.ts';
-import type { SandboxRunResult } from './run-in-sandbox.ts';
+import type { OutputStreamName, SandboxRunResult } from './run-in-sandbox.ts';
 import type { SandboxExecutor, SandboxWorkspace } from './sandbox-executor.ts';
 import type { SkillMount } from './skills-directory.ts';
 import type { StagedFile } from './workspace-files.ts';
@@ -64,6 +64,8 @@ export class SessionRegistry {
     command: string;
     timeoutMs: number;
     signal?: AbortSignal;
+    /** Receives output as the command writes it (the streaming endpoint). */
+    onOutput?: (stream: OutputStreamName, data: string) => void;
   }): Promise<SandboxRunResult> {
     const session = this.#require(options.id);
     const result = session.tail.then(() => {
@@ -76,6 +78,7 @@ export class SessionRegistry {
         skills: session.skills,
         timeoutMs: options.timeoutMs,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
       });
     });
     session.tail = result.catch(() => {});

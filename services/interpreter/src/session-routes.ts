@@ -5,6 +5,7 @@ import { abortOnClose, readJsonObject, sendJson } from './http-io.ts';
 import { requireSandbox, resolveInputs, resolveSkills } from './interpreter-service.ts';
 import { parseBashRequest, parseCreateSessionRequest } from './request-validation.ts';
 import type { RouteCall } from './route-table.ts';
+import { streamRun } from './stream-run.ts';
 
 /** `POST /v1/sessions`: a workspace that lives across commands until its TTL. */
 export async function handleCreateSession({ service, request, response }: RouteCall): Promise<void> {
@@ -41,4 +42,33 @@ export async function handleSessionCommand({ service, request, response, params 
     duration_ms: result.durationMs,
   };
   sendJson(response, 200, body);
+}
+
+/** `POST /v1/sessions/{id}/bash/stream`: the session command as server-sent events (output, then one result). */
+export async function handleSessionCommandStream({
+  service,
+  request,
+  response,
+  params,
+}: RouteCall): Promise<void> {
+  const parsed = parseBashRequest(await readJsonObject(request, jsonBodyLimit), service.limits);
+  requireSandbox(service);
+  const signal = abortOnClose(response);
+  const id = params.sessionId ?? '';
+  await streamRun(service, response, async ({ onStart, onOutput }) => {
+    const result = await service.queue.run(() => {
+      // An unknown session throws here, before the headers: it stays a plain 404.
+      const running = service.sessions.run({ id, ...parsed, signal, onOutput });
+      onStart();
+      return running;
+    });
+    const body: SessionCommandResponse = {
+      stdout: result.stdout,
+      stderr: result.stderr,
+      exit_code: result.exitCode,
+      timed_out: result.timedOut,
+      duration_ms: result.durationMs,
+    };
+    return body;
+  });
 }

@@ -1,0 +1,5 @@
+export {
+  createTestRepository,
+  TEST_REPOSITORY_COMMITS,
+  TEST_REPOSITORY_FILES,
+} from './create-test-repository.ts';
