@@ -22,7 +22,10 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
     'the HTTP server: node:http through @hono/node-server, hashed keys with node:crypto, storage',
   ],
   ['@toolbus/coding-agent', 'repository archives streamed to disk (node:fs, node:events), sandbox sessions'],
-  ['@toolbus/coding-agent/testing', 'git repositories made on the fly (node:child_process) and served on loopback'],
+  [
+    '@toolbus/coding-agent/testing',
+    'git repositories made on the fly (node:child_process) and served on loopback',
+  ],
   ['@toolbus/research/testing', 'a Deep Research world on loopback (search backend, scripted model server)'],
   ['@toolbus/openapi/node', 'the directory file store writes files'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],
