@@ -31,6 +31,7 @@ describe('python tool against the real interpreter, runner and storage', () => {
   let userId: string;
   let files: PythonToolFiles;
   const requests: string[] = [];
+  const userHeaders: { request: string; user: string | null }[] = [];
   let client: CodeInterpreterClient;
 
   before(async () => {
@@ -43,7 +44,9 @@ describe('python tool against the real interpreter, runner and storage', () => {
     };
     // Records which endpoints the tool calls (to prove the upload cache); the requests still go to the service.
     const recordingFetch: typeof fetch = (input, init) => {
-      requests.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`);
+      const request = `${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`;
+      requests.push(request);
+      userHeaders.push({ request, user: new Headers(init?.headers).get('x-toolbus-user') });
       return fetch(input, init);
     };
     client = new CodeInterpreterClient({ baseUrl: server.url, fetch: recordingFetch });
@@ -88,6 +91,29 @@ describe('python tool against the real interpreter, runner and storage', () => {
     const definition = tool.definition();
     assert.deepEqual(Object.keys(definition.parameters.properties as object), ['code']);
     assert.deepEqual(definition.parameters.required, ['code']);
+  });
+
+  it('sends the user it runs for with every upload and run, so the service counts its files against that user', async () => {
+    const tool = createPythonTool({ client, files });
+    const before = userHeaders.length;
+    const data = await chatFile('users.csv', 'name\nada\n');
+    const { result } = await run(tool, "print(open('users.csv').read().strip())", [data]);
+    assert.equal(result.stdout.trim(), 'name\nada');
+    const sent = userHeaders
+      .slice(before)
+      .filter(({ request }) => /^POST \/v1\/(files|execute)/.test(request));
+    assert.ok(
+      sent.some(({ request }) => request === 'POST /v1/files'),
+      'the chat file was uploaded',
+    );
+    assert.ok(
+      sent.some(({ request }) => request.startsWith('POST /v1/execute')),
+      'the code was run',
+    );
+    assert.deepEqual(
+      sent.map(({ user }) => user),
+      sent.map(() => userId),
+    );
   });
 
   it('is available only while the service answers /health', async () => {

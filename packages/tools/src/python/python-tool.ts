@@ -1,6 +1,7 @@
 import { BUILT_IN_TOOLS_BY_ID, defineTool } from '@toolbus/core';
 import { type CodeInterpreter, CodeInterpreterError, type ExecuteResponse } from '@toolbus/sandbox';
 import { type FileReference, type Tool, ToolbusError, ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec/omit-undefined';
 import * as z from 'zod';
 import { guessMediaType } from './guess-media-type.ts';
 import { InterpreterUploadCache } from './interpreter-upload-cache.ts';
@@ -94,6 +95,7 @@ export function createPythonTool(options: PythonToolOptions): Tool {
           // Skills are mounted over /workspace/managed: a chat file of that name would be refused, so it is renamed.
           ...(skills.length > 0 ? { reservedNames: ['managed'] } : {}),
           signal: context.signal,
+          userId: context.userId,
         });
         let result: ExecuteResponse | undefined;
         for await (const event of options.client.executeStream(
@@ -103,7 +105,8 @@ export function createPythonTool(options: PythonToolOptions): Tool {
             files: staged.inputs,
             ...(skills.length > 0 ? { skills } : {}),
           },
-          { signal: context.signal },
+          // The service counts the run's output files against this user's share of its file store.
+          omitUndefined({ signal: context.signal, userId: context.userId }),
         )) {
           if (event.type === 'output') {
             context.emitter.emit({ type: 'python-delta', toolCallId, [event.stream]: event.data });

@@ -27,6 +27,8 @@ export interface StageChatFilesOptions {
   /** Workspace names no chat file may take (`managed` when skills are mounted over it): such files get `_1`. */
   readonly reservedNames?: readonly string[];
   readonly signal?: AbortSignal;
+  /** The user the uploads are counted against in the service's file store. */
+  readonly userId?: string | undefined;
 }
 
 /** The staged inputs, and a note for the model about files left out. */
@@ -81,7 +83,7 @@ export async function stageChatFiles(options: StageChatFilesOptions): Promise<St
           upload: async () =>
             (
               await options.client.uploadFile(
-                omitUndefined({ filename: path, content, signal: options.signal }),
+                omitUndefined({ filename: path, content, signal: options.signal, userId: options.userId }),
               )
             ).file_id,
         });
