@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: bubblewrap + Debian's CPython with numpy/pandas/matplotlib for the code sandbox.
-debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib)
+# Debian packages: bubblewrap + Debian's CPython with numpy/pandas/matplotlib for the code sandbox; chromium for
+# the web UI's browser tests and benchmark (driven by playwright-core, which downloads no browser of its own).
+debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib chromium)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
@@ -25,5 +26,6 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
-# Compiled output, so `import('toolbus')` works with any Node >= 22 (and the bins run without type stripping).
+# Compiled output, so `import('toolbus')` works with any Node >= 22 (and the bins run without type stripping),
+# and the web UI's static files (apps/web/dist), which toolbus serve serves at /.
 npm run --silent build

@@ -15,6 +15,7 @@ import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { ServerError } from './http/server-error.ts';
+import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
@@ -177,6 +178,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const guard = createRequestGuard(authenticate, limiter);
   routes.mount(app, guard);
   mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
+  if (options.webRoot) mountWebApp(app, options.webRoot);
 
   return {
     app,
