@@ -11,7 +11,7 @@ import { chunkText, type ScriptedModelServer, type ScriptedRequest, type Scripte
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import { createServer, type ListeningServer, listen, type ToolbusServer } from '@toolbus/server';
-import type { PacketObject, SearchDocument, ToolEmitter } from '@toolbus/spec';
+import { type PacketObject, type SearchDocument, type ToolEmitter, ToolExecutionError } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
 import { createPythonTool, openDocumentIndex } from '@toolbus/tools';
@@ -110,7 +110,13 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
         { type: 'open-url-urls', toolCallId: `${id}-s1`, urls: [`https://example.org/${encodeURIComponent(task)}`] },
       ]);
       await sleep(options.stepMs, context.signal);
-      if (fail) throw new Error(`the search backend refused the task "${task}"`);
+      if (fail) {
+        throw new ToolExecutionError({
+          code: 'research_agent_failed',
+          message: `The search backend refused the task "${task}".`,
+          emitErrorPacket: true,
+        });
+      }
       const documents = context.citations.assign(documentsFor(task.split(' ')[0] ?? 'topic', 1));
       emitNested(context.emitter, 0, 0, [
         { type: 'search-documents', toolCallId: `${id}-s0`, documents },

@@ -10,10 +10,17 @@ interface Persona {
 }
 interface ToolRow {
   readonly id: string;
-  readonly kind: string;
-  readonly builtInId?: string;
-  readonly name?: string;
-  readonly toolName?: string;
+  readonly source: {
+    readonly kind: string;
+    readonly builtInId?: string;
+    readonly name?: string;
+    readonly toolName?: string;
+    readonly serverId?: string;
+  };
+}
+
+function rowLabel(row: ToolRow): string {
+  return row.source.builtInId ?? row.source.name ?? row.source.toolName ?? row.id;
 }
 
 /** The built-in tool ids a persona can switch on (the server skips any the deployment has no factory for). */
@@ -25,6 +32,7 @@ const BUILT_IN_TOOLS = [
   'ImageGenerationTool',
   'MemoryTool',
   'FileReaderTool',
+  'CodingAgentTool',
 ] as const;
 
 function PersonaTools(props: { readonly persona: Persona }) {
@@ -37,7 +45,7 @@ function PersonaTools(props: { readonly persona: Persona }) {
   const [produced, setProduced] = useState<string[]>([]);
   const rows = detail.value?.tools ?? [];
   const builtIns = new Map(
-    rows.filter((row) => row.kind === 'built-in').map((row) => [row.builtInId, row.id]),
+    rows.filter((row) => row.source.kind === 'built-in').map((row) => [row.source.builtInId, row.id]),
   );
   const toggle = (id: string, on: boolean) =>
     action.run(async () => {
@@ -101,10 +109,10 @@ function PersonaTools(props: { readonly persona: Persona }) {
       <ul>
         {rows.map((row) => (
           <li key={row.id}>
-            {row.kind}: {row.builtInId ?? row.name ?? row.toolName ?? row.id}{' '}
+            {row.source.kind}: {rowLabel(row)}{' '}
             <button
               type="button"
-              aria-label={`Remove ${row.builtInId ?? row.name ?? row.toolName ?? row.id}`}
+              aria-label={`Remove ${rowLabel(row)}`}
               onClick={() =>
                 void action.run(async () => {
                   await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${row.id}`);
