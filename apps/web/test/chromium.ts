@@ -29,7 +29,10 @@ export interface BrowserProfile {
 
 /** Opens a fresh chromium profile with one page at `viewport`. */
 export async function openProfile(
-  options: { readonly viewport?: { width: number; height: number }; readonly colorScheme?: 'light' | 'dark' } = {},
+  options: {
+    readonly viewport?: { width: number; height: number };
+    readonly colorScheme?: 'light' | 'dark';
+  } = {},
 ): Promise<BrowserProfile> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'toolbus-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -55,15 +58,30 @@ export async function openProfile(
 const require = createRequire(import.meta.url);
 
 /** Runs axe-core in the page; answers the violations of impact serious or critical. */
-export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
+export async function seriousViolations(
+  page: Page,
+): Promise<{ id: string; impact: string; nodes: string[] }[]> {
   const source = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   // Evaluated through the DevTools protocol: the page's CSP (scripts from its origin only) stays in force.
   await page.evaluate(source);
   return page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run: (
+            context: Document,
+            options: object,
+          ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.map((node) => node.target.join(' ')) }));
+      .map((violation) => ({
+        id: violation.id,
+        impact: violation.impact,
+        nodes: violation.nodes.map((node) => node.target.join(' ')),
+      }));
   });
 }

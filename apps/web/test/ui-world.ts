@@ -7,13 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
 import { defineTool } from '@toolbus/core';
-import { chunkText, type ScriptedModelServer, type ScriptedRequest, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
+import {
+  chunkText,
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  type ScriptedStep,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import { createServer, type ListeningServer, listen, type ToolbusServer } from '@toolbus/server';
+import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
 import { type PacketObject, type SearchDocument, type ToolEmitter, ToolExecutionError } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
-import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
 import { createPythonTool, openDocumentIndex } from '@toolbus/tools';
 import { webRoot } from '@toolbus/web';
 import { z } from 'zod';
@@ -67,11 +73,18 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
     description: 'Searches the handbook.',
     parameters: z.object({ query: z.string() }),
     run: async ({ query }, context) => {
-      context.emitter.emit({ type: 'search-queries', toolCallId: context.call.id, queries: [query, `${query} policy`] });
+      context.emitter.emit({
+        type: 'search-queries',
+        toolCallId: context.call.id,
+        queries: [query, `${query} policy`],
+      });
       await sleep(options.stepMs, context.signal);
       const documents = context.citations.assign(documentsFor('refunds', 2));
       context.emitter.emit({ type: 'search-documents', toolCallId: context.call.id, documents });
-      return { llmFacing: documents.map((d) => `[${d.citationNumber}] ${d.content}`).join('\n'), rich: { type: 'documents', documents } };
+      return {
+        llmFacing: documents.map((d) => `[${d.citationNumber}] ${d.content}`).join('\n'),
+        rich: { type: 'documents', documents },
+      };
     },
   });
   const openPage = defineTool({
@@ -83,10 +96,20 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
       context.emitter.emit({ type: 'open-url-urls', toolCallId: context.call.id, urls: [url] });
       await sleep(options.stepMs, context.signal);
       const documents = context.citations.assign([
-        { id: url, title: 'Returns page', link: url, blurb: 'The store returns page.', content: 'Returns within 30 days.', sourceType: 'url' },
+        {
+          id: url,
+          title: 'Returns page',
+          link: url,
+          blurb: 'The store returns page.',
+          content: 'Returns within 30 days.',
+          sourceType: 'url',
+        },
       ]);
       context.emitter.emit({ type: 'search-documents', toolCallId: context.call.id, documents });
-      return { llmFacing: `[${documents[0]?.citationNumber}] Returns within 30 days.`, rich: { type: 'documents', documents } };
+      return {
+        llmFacing: `[${documents[0]?.citationNumber}] Returns within 30 days.`,
+        rich: { type: 'documents', documents },
+      };
     },
   });
   const researchAgent = defineTool({
@@ -95,7 +118,12 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
     description: 'Researches one task with its own tools.',
     parameters: z.object({ task: z.string(), fail: z.boolean().optional() }),
     emitStart: (_placement, emitter, call) => {
-      emitter.emit({ type: 'tool-start', toolCallId: call.id, toolName: 'research_agent', displayName: 'Research agent' });
+      emitter.emit({
+        type: 'tool-start',
+        toolCallId: call.id,
+        toolName: 'research_agent',
+        displayName: 'Research agent',
+      });
       emitter.emit({ type: 'research-agent-start', task: String(call.arguments.task) });
     },
     run: async ({ task, fail }, context) => {
@@ -107,7 +135,11 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
       ]);
       emitNested(context.emitter, 0, 1, [
         { type: 'tool-start', toolCallId: `${id}-s1`, toolName: 'open_url', displayName: 'Open URL' },
-        { type: 'open-url-urls', toolCallId: `${id}-s1`, urls: [`https://example.org/${encodeURIComponent(task)}`] },
+        {
+          type: 'open-url-urls',
+          toolCallId: `${id}-s1`,
+          urls: [`https://example.org/${encodeURIComponent(task)}`],
+        },
       ]);
       await sleep(options.stepMs, context.signal);
       if (fail) {
@@ -128,7 +160,10 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
         context.emitter.emit({ type: 'intermediate-report-delta', content: piece });
       }
       context.emitter.emit({ type: 'intermediate-report-cited-documents', documents });
-      return { llmFacing: `Report on ${task} citing [${documents[0]?.citationNumber}]`, rich: { type: 'documents', documents } };
+      return {
+        llmFacing: `Report on ${task} citing [${documents[0]?.citationNumber}]`,
+        rich: { type: 'documents', documents },
+      };
     },
   });
   const checkCitations = defineTool({
@@ -141,7 +176,12 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
         type: 'citation-check',
         checks: [
           { citationNumber: 1, sentence: 'History holds.', verdict: 'supported', method: 'lexical' },
-          { citationNumber: 2, sentence: 'Markets doubled last year.', verdict: 'unsupported', method: 'model' },
+          {
+            citationNumber: 2,
+            sentence: 'Markets doubled last year.',
+            verdict: 'unsupported',
+            method: 'model',
+          },
         ],
       } as unknown as PacketObject);
       return 'checked';
@@ -164,7 +204,50 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
       return 'Waiting for approval.';
     },
   });
+  const flood = defineTool({
+    name: 'flood',
+    displayName: 'Flood',
+    description: 'Streams many packets: its own sub-agent steps, each with two parallel tools, and a report.',
+    parameters: z.object({ packets: z.number().int() }),
+    emitStart: (_placement, emitter, call) => {
+      emitter.emit({ type: 'tool-start', toolCallId: call.id, toolName: 'flood', displayName: 'Flood' });
+      emitter.emit({ type: 'research-agent-start', task: `flood ${call.id}` });
+    },
+    run: async ({ packets }, context) => {
+      const id = context.call.id;
+      let sent = 2;
+      let step = 0;
+      while (sent < packets - 4) {
+        for (const tab of [0, 1]) {
+          const at = context.emitter.nested({ turn: step, tab });
+          const toolCallId = `${id}-${step}-${tab}`;
+          at.emit({ type: 'tool-start', toolCallId, toolName: 'run_python', displayName: 'Code' });
+          sent += 1;
+          for (let line = 0; line < 24 && sent < packets - 5; line += 1) {
+            at.emit({
+              type: 'python-delta',
+              toolCallId,
+              stdout: `step ${step} tab ${tab} line ${line}: ${'x'.repeat(40)}\n`,
+            });
+            sent += 1;
+          }
+          at.emit({ type: 'section-end' });
+          sent += 1;
+        }
+        step += 1;
+        // Let the stream breathe, as a real agent's steps would.
+        await sleep(1, context.signal);
+      }
+      context.emitter.emit({ type: 'intermediate-report-start' });
+      context.emitter.emit({
+        type: 'intermediate-report-delta',
+        content: `Flood ${id} done after ${step} steps.`,
+      });
+      return `flooded ${sent + 2} packets`;
+    },
+  });
   const factories = new Map<string, BuiltInToolFactory>();
+  factories.set('FloodTool', () => flood);
   factories.set('SearchTool', () => search);
   factories.set('OpenURLTool', () => openPage);
   factories.set('ResearchAgentTool', () => researchAgent);
@@ -182,7 +265,10 @@ function lastUserText(request: ScriptedRequest): string {
 }
 
 function answer(text: string, delayMs: number): ScriptedStep[] {
-  return chunkText(text, 8).flatMap((piece) => [{ type: 'delay', ms: delayMs } as const, { type: 'text', text: piece } as const]);
+  return chunkText(text, 8).flatMap((piece) => [
+    { type: 'delay', ms: delayMs } as const,
+    { type: 'text', text: piece } as const,
+  ]);
 }
 
 /** The scripted model: what it does depends on a keyword in the user's message. */
@@ -195,15 +281,26 @@ function modelHandler(options: { readonly chunkMs: number }) {
         return [
           { type: 'text', text: 'Checking two sources at once. ' },
           { type: 'tool-call', id: 'call_search', name: 'search_docs', arguments: { query: 'refund time' } },
-          { type: 'tool-call', id: 'call_open', name: 'open_page', arguments: { url: 'https://shop.example.com/returns' } },
+          {
+            type: 'tool-call',
+            id: 'call_open',
+            name: 'open_page',
+            arguments: { url: 'https://shop.example.com/returns' },
+          },
         ];
       }
-      return answer('Refunds take **14 days** [1], and returns are accepted within 30 days [3].', options.chunkMs);
+      return answer(
+        'Refunds take **14 days** [1], and returns are accepted within 30 days [3].',
+        options.chunkMs,
+      );
     }
     if (question.includes('recovered')) {
       if (!afterTools) {
         return [
-          { type: 'text', text: 'Let me search. <tool_call>{"name": "search_docs", "arguments": {"query": "refunds"}}</tool_call>' },
+          {
+            type: 'text',
+            text: 'Let me search. <tool_call>{"name": "search_docs", "arguments": {"query": "refunds"}}</tool_call>',
+          },
         ];
       }
       return answer('Found it: refunds take 14 days [1].', options.chunkMs);
@@ -229,9 +326,24 @@ function modelHandler(options: { readonly chunkMs: number }) {
       if (!afterTools) {
         return [
           { type: 'text', text: '' },
-          { type: 'tool-call', id: 'agent_a', name: 'research_agent', arguments: { task: 'history of refunds' } },
-          { type: 'tool-call', id: 'agent_b', name: 'research_agent', arguments: { task: 'markets for returns' } },
-          { type: 'tool-call', id: 'agent_c', name: 'research_agent', arguments: { task: 'laws on refunds', fail: true } },
+          {
+            type: 'tool-call',
+            id: 'agent_a',
+            name: 'research_agent',
+            arguments: { task: 'history of refunds' },
+          },
+          {
+            type: 'tool-call',
+            id: 'agent_b',
+            name: 'research_agent',
+            arguments: { task: 'markets for returns' },
+          },
+          {
+            type: 'tool-call',
+            id: 'agent_c',
+            name: 'research_agent',
+            arguments: { task: 'laws on refunds', fail: true },
+          },
         ];
       }
       if (toolTurns === 3 && last?.role === 'tool') {
@@ -241,9 +353,31 @@ function modelHandler(options: { readonly chunkMs: number }) {
     }
     if (question.includes('approval')) {
       if (!afterTools) {
-        return [{ type: 'tool-call', id: 'call_mail', name: 'send_email', arguments: { to: 'ceo@example.com', subject: 'Q3' } }];
+        return [
+          {
+            type: 'tool-call',
+            id: 'call_mail',
+            name: 'send_email',
+            arguments: { to: 'ceo@example.com', subject: 'Q3' },
+          },
+        ];
       }
       return answer('The email waits for your approval.', options.chunkMs);
+    }
+    const flood = /flood (\d+)/.exec(question);
+    if (flood) {
+      if (!afterTools) {
+        return [0, 1, 2, 3].map((index) => ({
+          type: 'tool-call' as const,
+          id: `flood_${index}`,
+          name: 'flood',
+          arguments: { packets: Number(flood[1]) },
+        }));
+      }
+      return chunkText(`${'The flood is over, every lane reported. '.repeat(40)}`, 4).map((text) => ({
+        type: 'text' as const,
+        text,
+      }));
     }
     if (question.includes('slow')) {
       return answer(`${'This is a long answer that streams slowly. '.repeat(12)}The end.`, 120);
@@ -253,12 +387,29 @@ function modelHandler(options: { readonly chunkMs: number }) {
 }
 
 /** Starts the world; `close` stops every server and removes the data folder. */
-export async function startUiWorld(options: { readonly stepMs?: number; readonly chunkMs?: number } = {}): Promise<UiWorld> {
+export async function startUiWorld(
+  options: { readonly stepMs?: number; readonly chunkMs?: number } = {},
+): Promise<UiWorld> {
   const directory = await mkdtemp(join(tmpdir(), 'toolbus-web-'));
   const model = await startScriptedModelServer({ handler: modelHandler({ chunkMs: options.chunkMs ?? 20 }) });
-  const storage = await openStorage({ path: join(directory, 'toolbus.db'), secretKey: Buffer.alloc(32, 9), environment: {} });
-  const persona = await storage.personas.create({ name: 'default', description: 'Everything the tests need' });
-  for (const id of ['SearchTool', 'OpenURLTool', 'PythonTool', 'ResearchAgentTool', 'CitationCheckTool', 'MailTool']) {
+  const storage = await openStorage({
+    path: join(directory, 'toolbus.db'),
+    secretKey: Buffer.alloc(32, 9),
+    environment: {},
+  });
+  const persona = await storage.personas.create({
+    name: 'default',
+    description: 'Everything the tests need',
+  });
+  for (const id of [
+    'SearchTool',
+    'OpenURLTool',
+    'PythonTool',
+    'ResearchAgentTool',
+    'CitationCheckTool',
+    'MailTool',
+    'FloodTool',
+  ]) {
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: id });
   }
   const tools = testTools({ stepMs: options.stepMs ?? 1200 });

@@ -19,14 +19,20 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let newline = buffer.search(/\r?\n|\r/);
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline);
-        const width = buffer.startsWith('\r\n', newline) ? 2 : 1;
-        buffer = buffer.slice(newline + width);
-        newline = buffer.search(/\r?\n|\r/);
+      if (done) {
+        // A CR at the very end was held back in case LF followed; nothing follows now.
+        if (!buffer.endsWith('\r')) return;
+        buffer += '\n';
+      } else {
+        buffer += decoder.decode(value, { stream: true });
+      }
+      // Scan by index and cut the buffer once per chunk: a large replay arrives in big chunks.
+      let start = 0;
+      for (;;) {
+        const newline = nextLineEnd(buffer, start);
+        if (newline < 0) break;
+        const line = buffer.slice(start, newline);
+        start = newline + (buffer.startsWith('\r\n', newline) ? 2 : 1);
         if (line === '') {
           if (data.length > 0) yield { id, event, data: data.join('\n') };
           event = undefined;
@@ -41,8 +47,19 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
         else if (field === 'event') event = fieldValue;
         else if (field === 'data') data.push(fieldValue);
       }
+      buffer = buffer.slice(start);
+      if (done) return;
     }
   } finally {
     await reader.cancel().catch(() => undefined);
   }
+}
+
+/** The index of the next line end (LF, CR or CRLF) at or after `from`, or -1. A CR at the very end waits for more. */
+function nextLineEnd(text: string, from: number): number {
+  const lf = text.indexOf('\n', from);
+  const cr = text.indexOf('\r', from);
+  if (cr < 0 || (lf >= 0 && lf < cr)) return lf;
+  if (cr === text.length - 1) return -1;
+  return cr;
 }

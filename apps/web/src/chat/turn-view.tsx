@@ -1,4 +1,4 @@
-import { type KeyboardEvent, memo, useContext, useId, useState } from 'react';
+import { createContext, type KeyboardEvent, memo, useContext, useId, useState } from 'react';
 import { type Cycle, isRunning, isWorkNode, type Level, type TreeNode } from '../turn/turn-tree.ts';
 import { ApprovalCard } from './approval-card.tsx';
 import { MarkdownView } from './markdown-view.tsx';
@@ -14,11 +14,16 @@ function titleOf(node: TreeNode): string {
   return `Step ${node.turn + 1}`;
 }
 
+/** True below a node that ended or failed: work nested in it cannot still be running. */
+const AncestorEnded = createContext(false);
+
 function StatusBadge(props: { readonly node: TreeNode }) {
   const context = useContext(TurnContext);
+  const ancestorEnded = useContext(AncestorEnded);
   if (!context) return null;
   if (props.node.errors.length > 0) return <span className="badge badge-error">failed</span>;
-  if (isRunning(props.node, context.tree)) return <span className="badge badge-live">running</span>;
+  if (!ancestorEnded && isRunning(props.node, context.tree))
+    return <span className="badge badge-live">running</span>;
   return <span className="badge badge-done">done</span>;
 }
 
@@ -40,6 +45,7 @@ export const NodeView = memo(function NodeView(props: {
   readonly showTitle: boolean;
 }) {
   const context = useContext(TurnContext);
+  const ancestorEnded = useContext(AncestorEnded);
   const node = props.node;
   if (!context) return null;
   const unsupported = context.tree.checks.filter((check) => check.verdict === 'unsupported');
@@ -79,7 +85,11 @@ export const NodeView = memo(function NodeView(props: {
           ))}
         </ol>
       ) : null}
-      {node.children.cycles.length > 0 ? <LevelView level={node.children} /> : null}
+      {node.children.cycles.length > 0 ? (
+        <AncestorEnded.Provider value={ancestorEnded || node.ended || node.errors.length > 0}>
+          <LevelView level={node.children} />
+        </AncestorEnded.Provider>
+      ) : null}
       {node.report ? (
         <section className="report" aria-label="Report">
           <MarkdownView text={node.report} marks={context.marks} marksVersion={context.marksVersion} />

@@ -1,5 +1,5 @@
 import type { WirePacket } from '@toolbus/client';
-import { useEffect, useRef, useState } from 'react';
+import { startTransition, useEffect, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
 import { applyPacket, createTurnTree, type TurnTree, type UiPacket } from '../turn/turn-tree.ts';
 
@@ -14,7 +14,7 @@ export interface StreamState {
 }
 
 /** How long one slice of packet folding may take before the page gets the thread back. */
-const sliceMs = 8;
+const sliceMs = 4;
 
 /**
  * Follows one turn: folds its packets into a tree (replayed from the start, then live), redrawing at most once a
@@ -35,21 +35,27 @@ export function useTurnStream(
     let frame = 0;
     let draining = false;
     let resumes = 0;
-    const flush = () => {
-      frame = 0;
-      setVersion(tree.version);
-    };
-    const schedule = () => {
-      if (frame === 0) frame = requestAnimationFrame(flush);
-    };
+    let head = 0;
+    // One slice of folding per frame, then a redraw of what it changed; the redraw is a transition, so React
+    // renders it in interruptible pieces and input stays responsive however big the turn.
     const drain = () => {
+      frame = 0;
       draining = true;
       const deadline = performance.now() + sliceMs;
-      while (queue.length > 0 && performance.now() < deadline) applyPacket(tree, queue.shift() as UiPacket);
-      schedule();
-      if (queue.length > 0) setTimeout(drain, 0);
+      while (head < queue.length && performance.now() < deadline) {
+        applyPacket(tree, queue[head] as UiPacket);
+        head += 1;
+      }
+      if (head > 4096) {
+        queue.splice(0, head);
+        head = 0;
+      }
+      const version = tree.version;
+      startTransition(() => setVersion(version));
+      if (head < queue.length) frame = requestAnimationFrame(drain);
       else draining = false;
     };
+    let readSince = performance.now();
     void (async () => {
       try {
         for await (const packet of client.streamTurn(chatId, turn, {
@@ -60,7 +66,15 @@ export function useTurnStream(
           },
         })) {
           queue.push(packet);
-          if (!draining) drain();
+          // Reading a big replay is microtasks only: hand the thread back now and then.
+          if (performance.now() - readSince > sliceMs) {
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            readSince = performance.now();
+          }
+          if (!draining) {
+            draining = true;
+            frame = requestAnimationFrame(drain);
+          }
         }
         if (!abort.signal.aborted) setStream({ phase: 'ended', after: tree.lastSequence, resumes });
       } catch (error) {
