@@ -20,8 +20,12 @@ interface Child {
   onLine(listener: (line: string) => void): void;
 }
 
-function start(script: string, env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, ['--conditions=development', `${here}${script}`], {
+function start(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, ['--conditions=development', ...nodeArgs, `${here}${script}`], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -97,7 +101,13 @@ const model = await start('timestamping-model.ts', {
   TOKENS: String(tokensPerTurn),
   TOKENS_PER_SECOND: '50',
 });
-const toolbus = await start('server-process.ts', { BENCH_MODEL_URL: model.url });
+// BENCH_PROFILE_DIR=<dir>: the server process writes a CPU profile there when it exits.
+const profileDir = process.env.BENCH_PROFILE_DIR;
+const toolbus = await start(
+  'server-process.ts',
+  { BENCH_MODEL_URL: model.url },
+  profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+);
 let memory = { rss: 0, heapUsed: 0, external: 0 };
 let peak = { ...memory };
 toolbus.onLine((line) => {
@@ -216,4 +226,5 @@ console.log(
   `\nMost concurrent chats with every turn complete and p99 added token latency ≤ 50 ms: **${best}** (goal ≥ 1,000 on 2 cores).\n`,
 );
 toolbus.child.kill('SIGTERM');
+await new Promise((resolve) => toolbus.child.once('exit', resolve));
 model.child.kill('SIGTERM');

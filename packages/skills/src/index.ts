@@ -14,6 +14,7 @@ export {
 export { loadStoredSkillBundle } from './load-stored-skill-bundle.ts';
 export type { MaterializedSkill, MaterializeSkillsOptions } from './materialize-skills.ts';
 export { materializeSkills } from './materialize-skills.ts';
+export { openSkillStores } from './open-skill-stores.ts';
 export type { ParsedSkillDocument, SkillFrontMatter } from './parse-skill-front-matter.ts';
 export { parseSkillFrontMatter } from './parse-skill-front-matter.ts';
 export { readSkillBundleFile } from './read-skill-bundle-file.ts';

@@ -1,17 +1,14 @@
 import { createReadStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BlobStore } from './blob-store.ts';
-import { createFilesystemBlobStore } from './filesystem-blob-store.ts';
 import { ingestSkillBundle } from './ingest-skill-bundle.ts';
 import { inspectSkillBundle } from './inspect-skill-bundle.ts';
+import { openSkillStores } from './open-skill-stores.ts';
 import { removeSkill } from './remove-skill.ts';
 import type { SkillContentFinding } from './scan-skill-content.ts';
 import { seedBuiltInSkills } from './seed-built-in-skills.ts';
 import { SkillBundleError } from './skill-bundle-error.ts';
 import type { SkillRegistry } from './skill-registry.ts';
-import { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
 
 /** Where the command writes, and how it reaches storage. */
 export interface SkillsCommandContext {
@@ -206,11 +203,7 @@ async function openDefaultStores(dataDirectory: string | undefined) {
       message: 'No data folder: pass --data-dir <dir> or set TOOLBUS_DATA_DIR.',
     });
   }
-  await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
-  return {
-    registry: createSqliteSkillRegistry({ database: join(dataDirectory, 'skills.sqlite') }),
-    blobStore: createFilesystemBlobStore({ directory: join(dataDirectory, 'blobs') }),
-  };
+  return openSkillStores(dataDirectory);
 }
 
 /** A Node.js system error (ENOENT, EACCES...): bad input from the command line, reported rather than thrown. */

@@ -56,6 +56,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   try {
     if (!inMemory) {
       database.exec('PRAGMA journal_mode = WAL');
+      // In WAL mode, NORMAL syncs at checkpoints rather than on every commit: a killed process loses nothing
+      // committed (only a power loss can drop the last transactions), and a chat turn's many small packet writes
+      // no longer wait on the disk each.
+      database.exec('PRAGMA synchronous = NORMAL');
       database.exec('PRAGMA busy_timeout = 5000');
     }
     migrate(database, options.migrations ?? sqliteMigrations);

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createGuardedFetch, DEFAULT_LOCAL_MODEL, resolveLanguageModel } from '@toolbus/core';
 import { createJsonLogger, createServer, listen, type ServerAuthMode } from '@toolbus/server';
+import { openSkillStores } from '@toolbus/skills';
 import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
-import { loadChatSkills } from '../load-skills.ts';
+import { loadChatSkills, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys]
@@ -63,6 +64,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     resolveModel: (model) => resolveLanguageModel(model, { env: io.env }),
     fetch: fetch as typeof globalThis.fetch,
     logger: createJsonLogger((line) => io.stderr.write(line)),
+    skills: await openSkillStores(skillsDataDirectory(config, io.env)),
+    documentIndex: workspace.index,
     builtInToolFactories: (context) =>
       builtInToolFactories({
         config,

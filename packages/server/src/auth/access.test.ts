@@ -145,6 +145,7 @@ describe('users and access', () => {
       sendMessage: { content: 'hi' },
       createApiKey: { name: 'bob' },
       addMemory: { text: 'Bob' },
+      updateMySettings: { memoryToolEnabled: true },
       updateMemory: { text: 'overwritten' },
       createUser: { email: 'mallory@example.com' },
       setUserRole: { role: 'admin' },

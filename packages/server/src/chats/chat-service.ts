@@ -164,7 +164,11 @@ export class ChatService {
     }
     const persona = await this.#persona(input.personaId ?? chat.personaId ?? undefined, 'body.personaId');
     const files = await this.#files(principal, input.fileIds ?? []);
-    const modelName = input.model ?? deps.defaultModel;
+    // An admin's `model` setting replaces the default when the server allows that model.
+    const configured = await deps.storage.settings.get('model');
+    const fallback =
+      typeof configured === 'string' && deps.allowedModels.has(configured) ? configured : deps.defaultModel;
+    const modelName = input.model ?? fallback;
     if (!deps.allowedModels.has(modelName)) {
       throw new ServerError({
         code: 'invalid_request',

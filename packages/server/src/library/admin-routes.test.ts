@@ -363,5 +363,10 @@ describe('the admin API', () => {
     assert.deepEqual(await json(await call('PATCH', '/v1/admin/settings', { memoryDefault: null }), 200), {
       webSearchProvider: 'searxng',
     });
+    // A user's own memory switch.
+    assert.deepEqual(await json(await call('PATCH', '/v1/me/settings', { memoryToolEnabled: true }), 200), {
+      memoryToolEnabled: true,
+      searchUsage: 'auto',
+    });
   });
 });

@@ -35,7 +35,10 @@ import { ServerError } from '../http/server-error.ts';
 export interface McpServerView {
   readonly id: string;
   readonly name: string;
-  readonly endpoint: McpServer['endpoint'] extends infer E ? E : never;
+  /** Where it lives; a stdio server's environment (it may hold keys) is left out. */
+  readonly endpoint:
+    | { readonly transport: 'stdio'; readonly command: string; readonly args: readonly string[] }
+    | { readonly transport: 'streamable-http' | 'sse'; readonly url: string };
   readonly authType: McpServer['authType'];
   readonly headerNames: readonly string[];
   readonly hasApiKey: boolean;
@@ -518,7 +521,7 @@ function serverView(server: McpServer): McpServerView {
   return {
     id: server.id,
     name: server.name,
-    endpoint: endpoint as McpServerView['endpoint'],
+    endpoint,
     authType: server.authType,
     headerNames: Object.keys(server.headers),
     hasApiKey: server.apiKey !== null,

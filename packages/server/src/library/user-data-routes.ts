@@ -113,6 +113,33 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
   );
   registry.add(
     {
+      method: 'patch',
+      path: '/v1/me/settings',
+      operationId: 'updateMySettings',
+      summary: 'Your settings: the memory tool on or off, search forcing',
+      tag: 'memories',
+      access: chat,
+      body: z.object({
+        memoryToolEnabled: z.boolean().optional(),
+        searchUsage: z.enum(['auto', 'enabled', 'disabled']).optional(),
+      }),
+      responses: {
+        200: {
+          description: 'Your settings',
+          schema: z.object({
+            memoryToolEnabled: z.boolean(),
+            searchUsage: z.enum(['auto', 'enabled', 'disabled']),
+          }),
+        },
+      },
+    },
+    async ({ principal, body, context }) => {
+      const changes = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+      return context.json((await data.updateSettings(principal, changes)).settings);
+    },
+  );
+  registry.add(
+    {
       method: 'get',
       path: '/v1/memories',
       operationId: 'listMemories',

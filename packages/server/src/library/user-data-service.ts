@@ -1,4 +1,4 @@
-import type { Memory, Storage, UploadedFile } from '@toolbus/storage';
+import type { Memory, Storage, UploadedFile, User, UserSettings } from '@toolbus/storage';
 import type { Principal } from '../auth/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 
@@ -55,6 +55,11 @@ export class UserDataService {
   async deleteFile(principal: Principal, fileId: string): Promise<void> {
     await this.getFile(principal, fileId);
     await this.#storage.files.delete(fileId);
+  }
+
+  /** Changes the caller's own settings (the memory tool on or off, search forcing). */
+  async updateSettings(principal: Principal, settings: Partial<UserSettings>): Promise<User> {
+    return this.#storage.users.updateSettings(principal.user.id, settings);
   }
 
   async listMemories(principal: Principal): Promise<readonly Memory[]> {
