@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { forgeZip, skillMarkdown } from '../../../packages/skills/src/__fixtures__/forge-zip.ts';
 import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { startCuttableProxy } from './cuttable-proxy.ts';
 import { startUiWorld, type UiWorld } from './ui-world.ts';
 
 const screenshots = new URL('../../../docs/screenshots/', import.meta.url).pathname;
@@ -152,6 +153,39 @@ describe('web UI', { timeout: 240_000 }, () => {
     assert.equal(answer.match(/This is a long answer/g)?.length, 12);
   });
 
+  test('network loss mid-stream: the page says so, and resumes from its cursor when the network is back', async () => {
+    const proxy = await startCuttableProxy(world.url);
+    try {
+      const headers = { authorization: `Bearer ${world.adminKey}`, 'content-type': 'application/json' };
+      const chat = (await (
+        await fetch(`${world.url}/v1/chats`, { method: 'POST', headers, body: '{}' })
+      ).json()) as {
+        id: string;
+      };
+      await fetch(`${world.url}/v1/chats/${chat.id}/messages?stream=none`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ content: 'One more slow answer' }),
+      });
+      // The same server through the proxy (the session cookie is per host, so it goes along).
+      await page.goto(`${proxy.url}/#/chats/${chat.id}`);
+      await lastTurn().getByText('This is a long answer').waitFor();
+      proxy.cut(1500);
+      await lastTurn()
+        .getByText(/Connection lost: resuming after packet \d+/)
+        .waitFor({ timeout: 10_000 });
+      await lastTurn()
+        .getByText(/Live again \(resumed after packet \d+\)/)
+        .waitFor({ timeout: 15_000 });
+      await lastTurn().getByText('The end.').waitFor({ timeout: 30_000 });
+      const answer = (await lastTurn().locator('.answer').textContent()) ?? '';
+      assert.equal(answer.match(/This is a long answer/g)?.length, 12, 'nothing lost, nothing doubled');
+    } finally {
+      await page.goto(`${world.url}/#/`);
+      await proxy.close();
+    }
+  });
+
   test('Deep Research-style run: three agent lanes with their own tool tabs, one failing; report with unsupported marks', async () => {
     await ask('Run the research on refunds');
     const lanes = lastTurn().locator('ul.lanes > li.lane');
@@ -164,7 +198,10 @@ describe('web UI', { timeout: 240_000 }, () => {
       undefined,
       { timeout: 10_000 },
     );
-    await lastTurn().getByText('Markets doubled last year').waitFor({ timeout: 30_000 });
+    await lastTurn()
+      .locator('.answer .markdown')
+      .getByText('Markets doubled last year')
+      .waitFor({ timeout: 30_000 });
     assert.equal(await lanes.count(), 3);
     const failed = lanes.filter({ hasText: 'laws on refunds' });
     assert.match((await failed.getByRole('alert').textContent()) ?? '', /refused the task/);
