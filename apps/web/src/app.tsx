@@ -58,7 +58,7 @@ export function App() {
     const onHash = () => {
       setRoute(routeOf(location.hash));
       // Focus moves to the new view, so keyboard and screen reader users land on it.
-      requestAnimationFrame(() => main.current?.focus());
+      requestAnimationFrame(() => main.current?.focus({ preventScroll: true }));
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);

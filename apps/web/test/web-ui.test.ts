@@ -336,8 +336,15 @@ describe('web UI', { timeout: 240_000 }, () => {
       await second.page.goto(`${world.url}/#/chats/${adminChats.chats[0]?.id}`);
       await second.page.getByRole('alert').filter({ hasText: /chat/i }).waitFor();
       assert.equal(await second.page.locator('.turn').count(), 0);
+      assert.equal(
+        await second.page.getByRole('textbox', { name: 'Message' }).count(),
+        0,
+        'no composer on a chat not yours',
+      );
       // No admin pages for a plain user.
       assert.equal(await second.page.getByRole('link', { name: 'Admin' }).count(), 0);
+      await second.page.goto(`${world.url}/#/`);
+      await second.page.getByRole('heading', { name: 'Chats' }).waitFor();
       await second.page.screenshot({ path: join(screenshots, 'phone-dark.png') });
       const violations = await seriousViolations(second.page);
       assert.deepEqual(violations, [], 'phone, dark theme');

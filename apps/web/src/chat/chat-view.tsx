@@ -89,7 +89,9 @@ export function ChatView(props: {
         ))}
         <div ref={end} />
       </div>
-      <Composer running={running !== undefined} isAdmin={props.isAdmin} onSend={send} onStop={stop} />
+      {turns === undefined && error ? null : (
+        <Composer running={running !== undefined} isAdmin={props.isAdmin} onSend={send} onStop={stop} />
+      )}
     </div>
   );
 }
