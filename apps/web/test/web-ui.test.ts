@@ -125,7 +125,7 @@ describe('web UI', { timeout: 240_000 }, () => {
     await image.waitFor();
     await page.waitForFunction(() => {
       const img = document.querySelector<HTMLImageElement>('.turn:last-of-type img.tool-image');
-      return img !== null && img.complete && img.naturalWidth > 100;
+      return img?.complete && img.naturalWidth > 100;
     });
     assert.equal(await image.getAttribute('alt'), 'growth.png');
     await shoot('chat-python-plot');
