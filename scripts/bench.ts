@@ -1,4 +1,4 @@
-// `npm run bench`: runs every benchmark file (packages/*/bench/*.bench.ts, services/*/bench/*.bench.ts) one after
+// `npm run bench`: runs every benchmark file (packages/*/bench/*.bench.ts, services/*/bench/*.bench.ts, apps/*/bench/) one after
 // another in its own process, so one benchmark's garbage or open handles never skew the next. Each file prints its
 // own Markdown section (figures and ratios measured side by side in the same run). Arguments filter by path.
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const files: string[] = [];
-for (const top of ['packages', 'services']) {
+for (const top of ['packages', 'services', 'apps']) {
   const topPath = join(root, top);
   if (!existsSync(topPath)) continue;
   for (const name of readdirSync(topPath)) {

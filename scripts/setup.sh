@@ -11,6 +11,8 @@ debian_packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplot
 debian_packages+=(python3-seccomp)
 # What the coding agent's shell reads code with (the sandbox sees the host's read-only /usr).
 debian_packages+=(git ripgrep tree jq)
+# chromium for the web UI's browser tests and benchmark (driven by playwright-core, which downloads no browser).
+debian_packages+=(chromium)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
@@ -30,5 +32,6 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
-# Compiled output, so `import('toolbus')` works with any Node >= 22 (and the bins run without type stripping).
+# Compiled output, so `import('toolbus')` works with any Node >= 22 (and the bins run without type stripping),
+# and the web UI's static files (apps/web/dist), which toolbus serve serves at /.
 npm run --silent build

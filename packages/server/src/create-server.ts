@@ -16,6 +16,7 @@ import type { Principal } from './http/principal.ts';
 import { API_KEY_SCOPES } from './http/principal.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { ServerError } from './http/server-error.ts';
+import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
@@ -178,6 +179,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const guard = createRequestGuard(authenticate, limiter);
   routes.mount(app, guard);
   mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
+  if (options.webRoot) mountWebApp(app, options.webRoot);
 
   return {
     app,

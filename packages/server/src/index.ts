@@ -15,6 +15,7 @@ export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './
 export { RouteRegistry } from './http/route-registry.ts';
 export type { ServerErrorCode, ServerErrorOptions } from './http/server-error.ts';
 export { ServerError, serverErrorStatus } from './http/server-error.ts';
+export { mountWebApp, WEB_APP_CONTENT_SECURITY_POLICY } from './http/web-app-routes.ts';
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';

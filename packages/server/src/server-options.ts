@@ -69,6 +69,8 @@ export interface ServerOptions {
   readonly recordToolContentInSpans?: boolean;
   /** Stream heartbeat interval (default 15 s). */
   readonly heartbeatMs?: number;
+  /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */
+  readonly webRoot?: string;
 }
 
 /** The default system prompt of a chat turn. */

@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_LOCAL_MODEL, resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { createJsonLogger, createServer, listen, type ServerAuthMode } from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
+import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -59,7 +62,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   });
   const skills = await loadChatSkills(config, io.env);
   const defaultModel = config.model.value ?? `ollama:${DEFAULT_LOCAL_MODEL}`;
+  // The web UI, when it was built (npm run setup builds it): served at /.
+  const hasWebApp = existsSync(join(webRoot, 'index.html'));
   const server = await createServer({
+    ...(hasWebApp ? { webRoot } : {}),
     storage: workspace.storage,
     auth,
     localUser: workspace.user,
@@ -87,6 +93,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     const http = await listen(server, { port, ...(values.host ? { host: values.host } : {}) });
     io.stdout.write(`toolbus serving on ${http.url} (auth: ${auth}, model: ${defaultModel})\n`);
     io.stdout.write(`  OpenAPI document: ${http.url}/openapi.json\n`);
+    io.stdout.write(hasWebApp ? `  web UI: ${http.url}/\n` : '  web UI: not built (run npm run setup)\n');
     if (auth === 'api-keys') {
       // A fresh deployment needs one admin: the CLI's user becomes it, and its key is printed this once.
       const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);

@@ -1,0 +1,117 @@
+import { useState } from 'react';
+import { client } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
+import { useAction, useLoad } from '../common/use-load.ts';
+
+interface ApiKeyView {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scopes: readonly string[];
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+/** The caller's API keys: create one (shown once), revoke. */
+export function KeysPage(props: { readonly isAdmin: boolean }) {
+  const keys = useLoad(() => client.request<{ keys: ApiKeyView[] }>('GET', '/v1/keys'), []);
+  const action = useAction();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['chat']);
+  const [shown, setShown] = useState<string | undefined>();
+  const scopeChoices = props.isAdmin ? ['chat', 'admin', 'mcp'] : ['chat', 'mcp'];
+  return (
+    <div>
+      <h2>API keys</h2>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run(async () => {
+            const created = await client.request<{ key: string }>('POST', '/v1/keys', {
+              body: { name, scopes },
+            });
+            setShown(created.key);
+            setName('');
+            keys.reload();
+          });
+        }}
+      >
+        <label>
+          Name <input value={name} onChange={(event) => setName(event.target.value)} required />
+        </label>
+        <fieldset>
+          <legend>Scopes</legend>
+          {scopeChoices.map((scope) => (
+            <label key={scope}>
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(event) =>
+                  setScopes((current) =>
+                    event.target.checked ? [...current, scope] : current.filter((other) => other !== scope),
+                  )
+                }
+              />{' '}
+              {scope}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={action.busy || scopes.length === 0}>
+          Create key
+        </button>
+      </form>
+      {shown ? (
+        <div className="card" role="status">
+          <p>Your new key (shown this once — store it now):</p>
+          <code className="new-key">{shown}</code>
+        </div>
+      ) : null}
+      <Feedback error={action.error ?? keys.error} note={action.note} />
+      <table>
+        <caption>Your keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(keys.value?.keys ?? []).map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.prefix}</code>
+              </td>
+              <td>{key.scopes.join(', ')}</td>
+              <td>{key.lastUsedAt ?? 'never'}</td>
+              <td>
+                {key.revokedAt ? (
+                  'revoked'
+                ) : (
+                  <button
+                    type="button"
+                    aria-label={`Revoke ${key.name}`}
+                    onClick={() =>
+                      void action.run(async () => {
+                        await client.request('DELETE', `/v1/keys/${key.id}`);
+                        keys.reload();
+                        return `Revoked ${key.name}.`;
+                      })
+                    }
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

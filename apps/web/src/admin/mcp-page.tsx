@@ -1,0 +1,149 @@
+import { useState } from 'react';
+import { client } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
+import { useAction, useLoad } from '../common/use-load.ts';
+
+interface McpServerView {
+  readonly id: string;
+  readonly name: string;
+  readonly endpoint: { readonly transport: string; readonly url?: string; readonly command?: string };
+  readonly authType: string;
+}
+interface McpToolReview {
+  readonly name: string;
+  readonly description: string;
+  readonly status: 'approved' | 'drifted' | 'unapproved';
+}
+
+function ServerTools(props: { readonly server: McpServerView }) {
+  const tools = useLoad(
+    () => client.request<{ tools: McpToolReview[] }>('GET', `/v1/admin/mcp-servers/${props.server.id}/tools`),
+    [props.server.id],
+  );
+  const action = useAction();
+  return (
+    <div>
+      <table>
+        <caption>Tools of {props.server.name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Status</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(tools.value?.tools ?? []).map((tool) => (
+            <tr key={tool.name}>
+              <td title={tool.description}>{tool.name}</td>
+              <td>{tool.status}</td>
+              <td>
+                {tool.status === 'approved' ? null : (
+                  <button
+                    type="button"
+                    onClick={() =>
+                      void action.run(async () => {
+                        await client.request(
+                          'POST',
+                          `/v1/admin/mcp-servers/${props.server.id}/tools/${encodeURIComponent(tool.name)}/approval`,
+                        );
+                        tools.reload();
+                        return `Approved ${tool.name}.`;
+                      })
+                    }
+                  >
+                    Approve {tool.name}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Feedback error={action.error ?? tools.error} note={action.note} />
+    </div>
+  );
+}
+
+/** MCP servers: connect one (Streamable HTTP or SSE, optional key or OAuth), review its tools, approve drift. */
+export function McpPage() {
+  const servers = useLoad(
+    () => client.request<{ servers: McpServerView[] }>('GET', '/v1/admin/mcp-servers'),
+    [],
+  );
+  const action = useAction();
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [authType, setAuthType] = useState('none');
+  const [apiKey, setApiKey] = useState('');
+  const [open, setOpen] = useState<string | undefined>();
+  return (
+    <div>
+      <h2>MCP servers</h2>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run(async () => {
+            await client.request('POST', '/v1/admin/mcp-servers', {
+              body: {
+                name,
+                endpoint: { transport: 'streamable-http', url },
+                authType,
+                ...(authType === 'api-key' && apiKey ? { apiKey } : {}),
+              },
+            });
+            setName('');
+            setUrl('');
+            setApiKey('');
+            servers.reload();
+            return `Connected ${name}.`;
+          });
+        }}
+      >
+        <label>
+          Name <input value={name} onChange={(event) => setName(event.target.value)} required />
+        </label>
+        <label>
+          URL <input type="url" value={url} onChange={(event) => setUrl(event.target.value)} required />
+        </label>
+        <label>
+          Auth{' '}
+          <select value={authType} onChange={(event) => setAuthType(event.target.value)}>
+            <option value="none">none</option>
+            <option value="api-key">API key</option>
+            <option value="oauth">OAuth</option>
+          </select>
+        </label>
+        {authType === 'api-key' ? (
+          <label>
+            Key <input type="password" value={apiKey} onChange={(event) => setApiKey(event.target.value)} />
+          </label>
+        ) : null}
+        <button type="submit" disabled={action.busy}>
+          Add server
+        </button>
+      </form>
+      <Feedback error={action.error ?? servers.error} note={action.note} />
+      <ul className="cards">
+        {(servers.value?.servers ?? []).map((server) => (
+          <li key={server.id} className="card">
+            <h3>{server.name}</h3>
+            <p>
+              {server.endpoint.transport} {server.endpoint.url ?? server.endpoint.command} · auth{' '}
+              {server.authType}
+            </p>
+            <button
+              type="button"
+              aria-expanded={open === server.id}
+              onClick={() => setOpen(open === server.id ? undefined : server.id)}
+            >
+              Review tools
+            </button>
+            {open === server.id ? <ServerTools server={server} /> : null}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,171 @@
+import { useState } from 'react';
+import { client } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
+import { useAction, useLoad } from '../common/use-load.ts';
+
+interface Persona {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+}
+interface ToolRow {
+  readonly id: string;
+  readonly source: {
+    readonly kind: string;
+    readonly builtInId?: string;
+    readonly name?: string;
+    readonly toolName?: string;
+    readonly serverId?: string;
+  };
+}
+
+function rowLabel(row: ToolRow): string {
+  return row.source.builtInId ?? row.source.name ?? row.source.toolName ?? row.id;
+}
+
+/** The built-in tool ids a persona can switch on (the server skips any the deployment has no factory for). */
+const BUILT_IN_TOOLS = [
+  'SearchTool',
+  'WebSearchTool',
+  'OpenURLTool',
+  'PythonTool',
+  'ImageGenerationTool',
+  'MemoryTool',
+  'FileReaderTool',
+  'CodingAgentTool',
+] as const;
+
+function PersonaTools(props: { readonly persona: Persona }) {
+  const detail = useLoad(
+    () =>
+      client.request<{ persona: Persona; tools: ToolRow[] }>('GET', `/v1/admin/personas/${props.persona.id}`),
+    [props.persona.id],
+  );
+  const action = useAction();
+  const [produced, setProduced] = useState<string[]>([]);
+  const rows = detail.value?.tools ?? [];
+  const builtIns = new Map(
+    rows.filter((row) => row.source.kind === 'built-in').map((row) => [row.source.builtInId, row.id]),
+  );
+  const toggle = (id: string, on: boolean) =>
+    action.run(async () => {
+      const rowId = builtIns.get(id);
+      if (on)
+        await client.request('POST', `/v1/admin/personas/${props.persona.id}/tools`, {
+          body: { kind: 'built-in', builtIn: id },
+        });
+      else if (rowId) await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${rowId}`);
+      detail.reload();
+    });
+  const uploadOpenApi = (file: File) =>
+    action.run(async () => {
+      const document = JSON.parse(await file.text()) as unknown;
+      const row = await client.request<{ name?: string; operations: number }>(
+        'POST',
+        `/v1/admin/personas/${props.persona.id}/tools`,
+        { body: { kind: 'openapi', name: file.name.replace(/\.json$/, ''), document } },
+      );
+      setProduced((current) => [...current, `${row.name ?? file.name}: ${row.operations} operation(s)`]);
+      detail.reload();
+      return `Added ${row.operations} tool(s) from ${file.name}.`;
+    });
+  return (
+    <section className="card" aria-labelledby={`persona-${props.persona.id}`}>
+      <h3 id={`persona-${props.persona.id}`}>{props.persona.name}</h3>
+      <p>{props.persona.description}</p>
+      <fieldset>
+        <legend>Built-in tools</legend>
+        {BUILT_IN_TOOLS.map((id) => (
+          <label key={id} className="switch">
+            <input
+              type="checkbox"
+              checked={builtIns.has(id)}
+              onChange={(event) => void toggle(id, event.target.checked)}
+            />{' '}
+            {id}
+          </label>
+        ))}
+      </fieldset>
+      <label>
+        Upload an OpenAPI document (JSON){' '}
+        <input
+          type="file"
+          accept="application/json,.json"
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            if (file) void uploadOpenApi(file);
+            event.target.value = '';
+          }}
+        />
+      </label>
+      {produced.length > 0 ? (
+        <ul aria-label="Tools it produced" className="produced">
+          {produced.map((name) => (
+            <li key={name}>{name}</li>
+          ))}
+        </ul>
+      ) : null}
+      <h4>Tool rows</h4>
+      <ul>
+        {rows.map((row) => (
+          <li key={row.id}>
+            {row.source.kind}: {rowLabel(row)}{' '}
+            <button
+              type="button"
+              aria-label={`Remove ${rowLabel(row)}`}
+              onClick={() =>
+                void action.run(async () => {
+                  await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${row.id}`);
+                  detail.reload();
+                })
+              }
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <Feedback error={action.error ?? detail.error} note={action.note} />
+    </section>
+  );
+}
+
+/** Personas and their tools: create, switch built-ins, upload OpenAPI documents. */
+export function PersonasPage() {
+  const list = useLoad(() => client.request<{ personas: Persona[] }>('GET', '/v1/admin/personas'), []);
+  const action = useAction();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  return (
+    <div>
+      <h2>Personas and tools</h2>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run(async () => {
+            await client.request('POST', '/v1/admin/personas', { body: { name, description } });
+            setName('');
+            setDescription('');
+            list.reload();
+            return `Created ${name}.`;
+          });
+        }}
+      >
+        <label>
+          Name <input value={name} onChange={(event) => setName(event.target.value)} required />
+        </label>
+        <label>
+          Description <input value={description} onChange={(event) => setDescription(event.target.value)} />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Create persona
+        </button>
+      </form>
+      <Feedback error={action.error ?? list.error} note={action.note} />
+      {(list.value?.personas ?? []).map((persona) => (
+        <PersonaTools key={persona.id} persona={persona} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+import { useEffect, useState } from 'react';
+import { client } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
+import { useAction, useLoad } from '../common/use-load.ts';
+
+interface Settings {
+  model?: string | null;
+  webSearchProvider?: string | null;
+  imageProvider?: string | null;
+  memoryDefault?: boolean | null;
+}
+
+const textFields = [
+  ['model', 'Default model'],
+  ['webSearchProvider', 'Web search provider'],
+  ['imageProvider', 'Image provider'],
+] as const;
+
+/** Deployment settings. */
+export function SettingsPage() {
+  const loaded = useLoad(() => client.request<Settings>('GET', '/v1/admin/settings'), []);
+  const action = useAction();
+  const [settings, setSettings] = useState<Settings>({});
+  useEffect(() => {
+    if (loaded.value) setSettings(loaded.value);
+  }, [loaded.value]);
+  return (
+    <div>
+      <h2>Settings</h2>
+      <form
+        className="stack-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run(async () => {
+            const body: Settings = {};
+            for (const [field] of textFields) body[field] = settings[field] ? settings[field] : null;
+            body.memoryDefault = settings.memoryDefault ?? null;
+            setSettings(await client.request<Settings>('PATCH', '/v1/admin/settings', { body }));
+            return 'Settings saved.';
+          });
+        }}
+      >
+        {textFields.map(([field, label]) => (
+          <label key={field}>
+            {label}{' '}
+            <input
+              value={settings[field] ?? ''}
+              onChange={(event) => setSettings((current) => ({ ...current, [field]: event.target.value }))}
+            />
+          </label>
+        ))}
+        <label>
+          <input
+            type="checkbox"
+            checked={settings.memoryDefault ?? false}
+            onChange={(event) =>
+              setSettings((current) => ({ ...current, memoryDefault: event.target.checked }))
+            }
+          />{' '}
+          Memory on by default
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Save settings
+        </button>
+      </form>
+      <Feedback error={action.error ?? loaded.error} note={action.note} />
+    </div>
+  );
+}

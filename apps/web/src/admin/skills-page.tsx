@@ -1,0 +1,134 @@
+import { useState } from 'react';
+import { client } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
+import { useAction, useLoad } from '../common/use-load.ts';
+
+interface SkillUploadReview {
+  readonly uploadId: string;
+  readonly name: string | null;
+  readonly problems: readonly { readonly code: string; readonly message: string; readonly entry?: string }[];
+  readonly findings: readonly unknown[];
+  readonly acceptable: boolean;
+}
+
+function findingText(finding: unknown): string {
+  if (finding && typeof finding === 'object') {
+    const record = finding as Record<string, unknown>;
+    const parts = [record.severity, record.rule ?? record.code, record.path ?? record.entry, record.message]
+      .filter((part) => typeof part === 'string' || typeof part === 'number')
+      .map(String);
+    if (parts.length > 0) return parts.join(' · ');
+  }
+  return JSON.stringify(finding);
+}
+
+/** Skills: upload a zip, read its problems and scan findings, accept it (findings explicitly), list and remove. */
+export function SkillsPage() {
+  const skills = useLoad(
+    () => client.request<{ skills: { name: string; description?: string }[] }>('GET', '/v1/admin/skills'),
+    [],
+  );
+  const action = useAction();
+  const [review, setReview] = useState<SkillUploadReview | undefined>();
+  const [acceptFindings, setAcceptFindings] = useState(false);
+  return (
+    <div>
+      <h2>Skills</h2>
+      <label>
+        Upload a skill (.zip){' '}
+        <input
+          type="file"
+          accept=".zip,application/zip"
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            event.target.value = '';
+            if (!file) return;
+            void action.run(async () => {
+              setAcceptFindings(false);
+              setReview(
+                await client.upload<SkillUploadReview>('/v1/admin/skills/uploads', file, {
+                  contentType: 'application/zip',
+                }),
+              );
+            });
+          }}
+        />
+      </label>
+      {review ? (
+        <section className="card" aria-label="Upload review">
+          <h3>{review.name ?? 'Unnamed skill'}</h3>
+          {review.problems.length > 0 ? (
+            <>
+              <h4>Problems</h4>
+              <ul>
+                {review.problems.map((problem) => (
+                  <li key={`${problem.code}:${problem.entry ?? ''}`}>
+                    {problem.code}: {problem.message}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+          {review.findings.length > 0 ? (
+            <>
+              <h4>Scan findings</h4>
+              <ul className="findings">
+                {review.findings.map((finding, index) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: findings are a list
+                  <li key={index}>{findingText(finding)}</li>
+                ))}
+              </ul>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={acceptFindings}
+                  onChange={(event) => setAcceptFindings(event.target.checked)}
+                />{' '}
+                I have read the findings and accept them
+              </label>
+            </>
+          ) : (
+            <p>No findings.</p>
+          )}
+          <button
+            type="button"
+            disabled={!review.acceptable || (review.findings.length > 0 && !acceptFindings)}
+            onClick={() =>
+              void action.run(async () => {
+                await client.request('POST', `/v1/admin/skills/uploads/${review.uploadId}/accept`, {
+                  body: { acceptFindings, replace: true },
+                });
+                setReview(undefined);
+                skills.reload();
+                return `Stored ${review.name ?? 'the skill'}.`;
+              })
+            }
+          >
+            Accept skill
+          </button>
+        </section>
+      ) : null}
+      <Feedback error={action.error ?? skills.error} note={action.note} />
+      <h3>Stored skills</h3>
+      <ul>
+        {(skills.value?.skills ?? []).map((skill) => (
+          <li key={skill.name}>
+            {skill.name}{' '}
+            <button
+              type="button"
+              aria-label={`Delete skill ${skill.name}`}
+              onClick={() =>
+                void action.run(async () => {
+                  await client.request('DELETE', `/v1/admin/skills/${encodeURIComponent(skill.name)}`);
+                  skills.reload();
+                })
+              }
+            >
+              Delete
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

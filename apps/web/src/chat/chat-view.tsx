@@ -1,0 +1,97 @@
+import type { ChatDetailView } from '@toolbus/client';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { client, messageOf } from '../common/api.ts';
+import { type ComposedMessage, Composer } from './composer.tsx';
+import { TurnPanel } from './turn-panel.tsx';
+
+interface TurnEntry {
+  readonly index: number;
+  readonly userText: string;
+}
+
+function turnsOf(detail: ChatDetailView): TurnEntry[] {
+  return detail.turns.map((turn) => {
+    const user = detail.messages.find(
+      (message) => message.turn === turn.index && message.message.role === 'user',
+    );
+    return { index: turn.index, userText: user?.message.content ?? '' };
+  });
+}
+
+/** One chat: its turns (each replayed from the server, the running one live) and the composer. */
+export function ChatView(props: {
+  readonly chatId: string;
+  readonly isAdmin: boolean;
+  readonly onChanged: () => void;
+}) {
+  const [turns, setTurns] = useState<TurnEntry[] | undefined>();
+  const [running, setRunning] = useState<number | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    let live = true;
+    setTurns(undefined);
+    setError(undefined);
+    client
+      .getChat(props.chatId)
+      .then((detail) => {
+        if (!live) return;
+        setTurns(turnsOf(detail));
+        setRunning(detail.turns.find((turn) => turn.status === 'running')?.index);
+      })
+      .catch((failure) => live && setError(messageOf(failure)));
+    return () => {
+      live = false;
+    };
+  }, [props.chatId]);
+  const onEnded = useCallback((index: number) => {
+    setRunning((current) => (current === index ? undefined : current));
+  }, []);
+  const send = async (message: ComposedMessage) => {
+    const started = await client.sendMessage(props.chatId, {
+      content: message.content,
+      ...(message.fileIds.length > 0 ? { fileIds: message.fileIds } : {}),
+      ...(message.personaId ? { personaId: message.personaId } : {}),
+      ...(message.model ? { model: message.model } : {}),
+      ...(message.research ? { research: true } : {}),
+    });
+    setTurns((current) => [...(current ?? []), { index: started.turn, userText: message.content }]);
+    setRunning(started.turn);
+    props.onChanged();
+    requestAnimationFrame(() => end.current?.scrollIntoView({ block: 'end' }));
+  };
+  const stop = async () => {
+    if (running === undefined) return;
+    try {
+      await client.stopTurn(props.chatId, running);
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  };
+  return (
+    <div className="chat">
+      <div className="turns">
+        {error ? (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        ) : null}
+        {turns === undefined && !error ? <p>Loading…</p> : null}
+        {turns?.length === 0 ? <p className="empty">Ask something to start.</p> : null}
+        {turns?.map((turn) => (
+          <TurnPanel
+            key={turn.index}
+            chatId={props.chatId}
+            turn={turn.index}
+            userText={turn.userText}
+            onEnded={() => onEnded(turn.index)}
+          />
+        ))}
+        <div ref={end} />
+      </div>
+      {turns === undefined && error ? null : (
+        <Composer running={running !== undefined} isAdmin={props.isAdmin} onSend={send} onStop={stop} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+import DOMPurify from 'dompurify';
+import { Marked } from 'marked';
+
+const marked = new Marked({ gfm: true, breaks: false, async: false });
+
+const citationPattern = /<a href="[^"]*">\[(\d{1,4})\]<\/a>|\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;
+
+/** How a citation chip is drawn: whether the number is known and whether a check found it unsupported. */
+export interface CitationMarks {
+  readonly known: (citationNumber: number) => boolean;
+  readonly unsupported: (citationNumber: number) => boolean;
+}
+
+function chip(number: number, marks: CitationMarks): string {
+  if (!marks.known(number)) return `[${number}]`;
+  const unsupported = marks.unsupported(number);
+  const label = unsupported ? `Source ${number} (unsupported by its source)` : `Source ${number}`;
+  return (
+    `<button type="button" class="cite${unsupported ? ' cite-unsupported' : ''}" data-cite="${number}" ` +
+    `aria-label="${label}">${number}${unsupported ? '<span aria-hidden="true">!</span>' : ''}</button>`
+  );
+}
+
+/**
+ * Markdown (model output: hostile) to safe HTML: marked renders it, DOMPurify keeps only inert markup (no
+ * scripts, handlers, forms or styles), links open in a new tab without a referrer, and `[n]` markers outside code
+ * become citation chips. An unfinished stream renders as far as it goes.
+ */
+export function renderMarkdown(text: string, marks: CitationMarks): string {
+  const html = marked.parse(text) as string;
+  const clean = DOMPurify.sanitize(html, {
+    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'img'],
+    FORBID_ATTR: ['style'],
+  });
+  // Split off code so markers inside it stay as they are.
+  const parts = clean.split(/(<pre[\s\S]*?<\/pre>|<code[\s\S]*?<\/code>)/);
+  const withChips = parts
+    .map((part, index) =>
+      index % 2 === 1
+        ? part
+        : part.replace(citationPattern, (_match, linked: string | undefined, list: string | undefined) => {
+            const numbers = (linked ?? list ?? '').split(',').map((value) => Number(value.trim()));
+            return numbers.map((number) => chip(number, marks)).join('');
+          }),
+    )
+    .join('');
+  return withChips.replace(/<a /g, '<a target="_blank" rel="noopener noreferrer nofollow" ');
+}

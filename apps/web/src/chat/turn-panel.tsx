@@ -1,0 +1,162 @@
+import type { CitedDocument } from '@toolbus/spec';
+import { type FocusEvent, type MouseEvent, useEffect, useMemo, useState } from 'react';
+import { TurnContext, type TurnContextValue } from './turn-context.ts';
+import { LevelView } from './turn-view.tsx';
+import { type StreamState, useTurnStream } from './use-turn-stream.ts';
+
+function CitationCard(props: {
+  readonly document: CitedDocument;
+  readonly top: number;
+  readonly left: number;
+  readonly unsupported: boolean;
+}) {
+  const document = props.document;
+  return (
+    <div
+      className="citation-card"
+      role="tooltip"
+      id="citation-card"
+      style={{ top: props.top, left: props.left }}
+    >
+      <strong>
+        [{document.citationNumber}] {document.title}
+      </strong>
+      <span className="source-type">{document.sourceType}</span>
+      <p>{document.blurb}</p>
+      {props.unsupported ? (
+        <p className="error">A check found a sentence citing this unsupported by it.</p>
+      ) : null}
+      {document.link ? (
+        <a className="card-link" href={document.link} target="_blank" rel="noopener noreferrer nofollow">
+          {document.link}
+        </a>
+      ) : null}
+    </div>
+  );
+}
+
+function StreamStatus(props: { readonly stream: StreamState; readonly stopReason: string | undefined }) {
+  const { stream } = props;
+  let text: string;
+  if (stream.phase === 'reconnecting') text = `Connection lost: resuming after packet ${stream.after}…`;
+  else if (stream.phase === 'failed')
+    text = `Stream failed after packet ${stream.after}: ${stream.error ?? ''}`;
+  else if (stream.phase === 'connecting') text = 'Connecting…';
+  else if (props.stopReason) text = props.stopReason === 'finished' ? '' : `Stopped: ${props.stopReason}`;
+  else text = stream.resumes > 0 ? `Live again (resumed after packet ${stream.after})` : 'Live';
+  return (
+    <p className={`stream-status stream-${stream.phase}`} role="status" data-after={stream.after}>
+      {text}
+    </p>
+  );
+}
+
+/** One turn of a chat: the user's message, then everything the turn streamed, with citation cards. */
+export function TurnPanel(props: {
+  readonly chatId: string;
+  readonly turn: number;
+  readonly userText: string;
+  readonly onEnded?: (reason: string) => void;
+}) {
+  const { tree, version, stream } = useTurnStream(props.chatId, props.turn);
+  const { onEnded } = props;
+  const ended =
+    tree.stopReason ?? (stream.phase === 'ended' || stream.phase === 'failed' ? stream.phase : undefined);
+  useEffect(() => {
+    if (ended) onEnded?.(ended);
+  }, [ended, onEnded]);
+  const [card, setCard] = useState<{ number: number; top: number; left: number } | undefined>();
+  const unsupportedNumbers = useMemo(
+    () =>
+      new Set(
+        tree.checks.filter((check) => check.verdict === 'unsupported').map((check) => check.citationNumber),
+      ),
+    [tree, tree.checks],
+  );
+  const marksVersion = tree.documents.size * 1000 + tree.checks.length;
+  const context: TurnContextValue = useMemo(
+    () => ({
+      tree,
+      chatId: props.chatId,
+      marksVersion,
+      marks: {
+        known: (number) => tree.documents.has(number),
+        unsupported: (number) => unsupportedNumbers.has(number),
+      },
+    }),
+    [tree, props.chatId, marksVersion, unsupportedNumbers],
+  );
+  const show = (event: MouseEvent | FocusEvent) => {
+    const target = (event.target as HTMLElement).closest<HTMLElement>('[data-cite]');
+    if (!target) return;
+    const number = Number(target.dataset.cite);
+    const box = target.getBoundingClientRect();
+    const host = (event.currentTarget as HTMLElement).getBoundingClientRect();
+    target.setAttribute('aria-describedby', 'citation-card');
+    setCard({
+      number,
+      top: box.bottom - host.top + 4,
+      left: Math.max(0, Math.min(box.left - host.left, host.width - 320)),
+    });
+  };
+  const hide = (event: MouseEvent | FocusEvent) => {
+    if ((event.target as HTMLElement).closest('[data-cite]')) setCard(undefined);
+  };
+  const cardDocument = card ? tree.documents.get(card.number) : undefined;
+  const sources = tree.cited
+    .map((number) => tree.documents.get(number))
+    .filter((d): d is CitedDocument => d !== undefined);
+  return (
+    <TurnContext.Provider value={context}>
+      <article
+        className="turn"
+        aria-label={`Turn ${props.turn + 1}`}
+        data-version={version}
+        data-packets={tree.packetCount}
+      >
+        <div className="user-message">{props.userText}</div>
+        {/* biome-ignore lint/a11y/noStaticElementInteractions: delegation for the citation chips (buttons) inside */}
+        <div
+          className="assistant"
+          onMouseOver={show}
+          onFocus={show}
+          onMouseOut={hide}
+          onBlur={hide}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') setCard(undefined);
+          }}
+        >
+          <LevelView level={tree.root} />
+          {card && cardDocument ? (
+            <CitationCard
+              document={cardDocument}
+              top={card.top}
+              left={card.left}
+              unsupported={unsupportedNumbers.has(card.number)}
+            />
+          ) : null}
+        </div>
+        {sources.length > 0 ? (
+          <section className="sources" aria-label="Sources">
+            <h3>Sources</h3>
+            <ol>
+              {sources.map((document) => (
+                <li key={document.citationNumber} value={document.citationNumber}>
+                  {document.link ? (
+                    <a href={document.link} target="_blank" rel="noopener noreferrer nofollow">
+                      {document.title}
+                    </a>
+                  ) : (
+                    document.title
+                  )}{' '}
+                  <span className="source-type">{document.sourceType}</span>
+                </li>
+              ))}
+            </ol>
+          </section>
+        ) : null}
+        <StreamStatus stream={stream} stopReason={tree.stopReason} />
+      </article>
+    </TurnContext.Provider>
+  );
+}

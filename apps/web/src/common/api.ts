@@ -1,0 +1,30 @@
+import { ToolbusClient } from '@toolbus/client';
+
+const csrfKey = 'toolbus.csrf';
+
+/** The page's client: same origin, the session's CSRF token kept for this tab (so a reload stays signed in). */
+const savedCsrf = sessionStorage.getItem(csrfKey);
+export let client = new ToolbusClient(savedCsrf ? { csrfToken: savedCsrf } : {});
+
+/** Signs in with an API key and keeps the session's CSRF token for this tab. */
+export async function signIn(apiKey: string): Promise<void> {
+  const fresh = new ToolbusClient();
+  const session = await fresh.signIn(apiKey);
+  sessionStorage.setItem(csrfKey, session.csrfToken);
+  client = fresh;
+}
+
+/** Signs out and forgets the token. */
+export async function signOut(): Promise<void> {
+  try {
+    await client.signOut();
+  } finally {
+    sessionStorage.removeItem(csrfKey);
+    client = new ToolbusClient();
+  }
+}
+
+/** A readable message of any failure. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,59 @@
+import { useCallback, useEffect, useState } from 'react';
+import { messageOf } from './api.ts';
+
+/** Loads a value, with the failure as text and a reload. */
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: readonly unknown[],
+): {
+  value: T | undefined;
+  error: string | undefined;
+  reload: () => void;
+} {
+  const [value, setValue] = useState<T | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [tick, setTick] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names the dependencies
+  useEffect(() => {
+    let live = true;
+    load()
+      .then((loaded) => {
+        if (live) {
+          setValue(loaded);
+          setError(undefined);
+        }
+      })
+      .catch((failure) => live && setError(messageOf(failure)));
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((count) => count + 1), []);
+  return { value, error, reload };
+}
+
+/** Runs an action, keeping its failure (or success note) for display. */
+export function useAction(): {
+  run: (action: () => Promise<unknown>) => Promise<void>;
+  error: string | undefined;
+  note: string | undefined;
+  busy: boolean;
+} {
+  const [error, setError] = useState<string | undefined>();
+  const [note, setNote] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const run = useCallback(async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    setNote(undefined);
+    try {
+      const done = await action();
+      if (typeof done === 'string') setNote(done);
+    } catch (failure) {
+      setError(messageOf(failure));
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { run, error, note, busy };
+}

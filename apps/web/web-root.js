@@ -1,0 +1,2 @@
+/** The folder of the built web UI (`npm run build -w @toolbus/web` writes it); a server serves it at `/`. */
+export const webRoot = new URL('./dist/', import.meta.url).pathname;
