@@ -17,6 +17,8 @@ export interface ToolbusConfigFile {
   memory?: 'on' | 'off';
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
   allowHosts?: string[];
+  /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
+  skills?: { reservedNames?: string[] };
   /**
    * When a persona's tools exceed these, the model gets a tool-search tool instead of every definition. Keyed by
    * model string, `*` for every model.

@@ -43,6 +43,11 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
   { key: 'imageGeneration.apiKeyEnv', kind: { type: 'env-name' }, description: 'variable holding its key' },
   { key: 'allowHosts', kind: { type: 'host-list' }, description: 'private hosts tools may reach (a,b)' },
   {
+    key: 'skills.reservedNames',
+    kind: { type: 'host-list' },
+    description: 'skill names only the administrator may use (a,b)',
+  },
+  {
     key: 'toolLimits.<model|*>.maxTools',
     kind: { type: 'positive-integer' },
     description: 'more tools than this: tool search',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { forgeZip, skillMarkdown } from '../../../skills/src/__fixtures__/forge-zip.ts';
-import { runSkillsCommand } from './skills-command.ts';
+import { runSkillsCommand, skillsCommand } from './skills-command.ts';
 
 let directory: string;
 beforeEach(async () => {
@@ -51,6 +51,28 @@ describe('runSkillsCommand', () => {
     );
     assert.match((await runWith(reserved, 'validate', builtIn)).stdout, /reserved by a built-in skill/);
     assert.equal((await run('validate', path)).code, 0);
+  });
+
+  it('refuses names the administrator reserved in the config file (skills.reservedNames)', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'toolbus-home-'));
+    await writeFile(join(home, 'config.json'), JSON.stringify({ skills: { reservedNames: ['payroll'] } }));
+    const path = await writeZip(
+      'payroll.zip',
+      forgeZip([{ name: 'SKILL.md', data: skillMarkdown('payroll') }]),
+    );
+    let stdout = '';
+    const io = {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => true },
+      env: { TOOLBUS_HOME: home },
+      cwd: home,
+    };
+    assert.equal(await skillsCommand.run(['validate', path], io), 1);
+    assert.match(stdout, /error reserved_skill_name: .*"payroll" is reserved by the administrator/);
+    await writeFile(join(home, 'config.json'), JSON.stringify({}));
+    stdout = '';
+    assert.equal(await skillsCommand.run(['validate', path], io), 0);
+    await rm(home, { recursive: true, force: true });
   });
 
   it('validate prints every problem and exits 1 when the bundle is refused', async () => {

@@ -49,15 +49,25 @@ export const skillsCommand: CliCommand = {
   name: 'skills',
   synopsis: 'skills <command>         validate, add and list skill bundles',
   usage,
-  run: (argv: readonly string[], io: CliIo) =>
-    runSkillsCommand(argv, {
+  run: (argv: readonly string[], io: CliIo) => {
+    const config = loadCliConfig({ env: io.env });
+    // Reserved names come from the config file (`skills.reservedNames`) and from TOOLBUS_RESERVED_SKILL_NAMES.
+    const reservedNames = [
+      io.env.TOOLBUS_RESERVED_SKILL_NAMES ?? '',
+      ...(config.file.skills?.reservedNames ?? []),
+    ]
+      .filter((name) => name.trim() !== '')
+      .join(',');
+    return runSkillsCommand(argv, {
       stdout: io.stdout,
       stderr: io.stderr,
       environment: {
         ...io.env,
-        TOOLBUS_DATA_DIR: skillsDataDirectory(loadCliConfig({ env: io.env }), io.env),
+        TOOLBUS_DATA_DIR: skillsDataDirectory(config, io.env),
+        ...(reservedNames === '' ? {} : { TOOLBUS_RESERVED_SKILL_NAMES: reservedNames }),
       },
-    }),
+    });
+  },
 };
 
 /**
