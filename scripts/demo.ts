@@ -191,7 +191,7 @@ const cli = (args: string[]) =>
     child.on('close', (code) => resolve(code ?? 1));
   });
 try {
-  const indexed = await cli(['index', 'README.md', 'docs/ARCHITECTURE.md']);
+  const indexed = await cli(['index', 'docs/guide']);
   const answered = await cli(['chat', question]);
   const charted = await cli(['chat', '--output', output, chartQuestion]);
   const chart = join(output, 'tools-by-source.png');
