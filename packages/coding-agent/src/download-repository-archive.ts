@@ -149,6 +149,12 @@ async function save(
   if (!response.body) return 0;
   const reader = response.body.getReader();
   const file = createWriteStream(options.destination, { mode: 0o600 });
+  // A write still pending when the download is abandoned (cap, timeout, abort) fails once the file is destroyed:
+  // keep that from becoming an unhandled error, and report a real write failure (a full disk) from the loop.
+  let writeError: unknown;
+  file.on('error', (error) => {
+    writeError ??= error;
+  });
   let total = 0;
   let timer: NodeJS.Timeout | undefined;
   const aborted = abortedPromise(options.signal);
@@ -171,8 +177,10 @@ async function save(
       if (chunk.done) break;
       total += chunk.value.byteLength;
       if (total > maxArchiveBytes) throw tooLarge(label, maxArchiveBytes);
+      if (writeError !== undefined) throw writeError;
       if (!file.write(chunk.value)) await once(file, 'drain');
     }
+    if (writeError !== undefined) throw writeError;
     file.end();
     await once(file, 'close');
     return total;
