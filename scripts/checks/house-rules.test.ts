@@ -19,6 +19,10 @@ const plainFetchAllowed: ReadonlyMap<string, string> = new Map([
     'the default for probing the operator-configured model endpoint (often loopback: Ollama, vLLM), which the SSRF guard would refuse; callers may pass their own fetch',
   ],
   [
+    'packages/client/src/toolbus-client.ts',
+    'the default of the browser-side client, which talks only to the toolbus server it is given (the page own origin by default); callers may pass their own fetch',
+  ],
+  [
     'packages/cli/src/observed-model-fetch.ts',
     'the default under the CLI model client, which talks to the operator-configured model endpoint (often loopback: Ollama, vLLM); no model-chosen URL goes through it',
   ],

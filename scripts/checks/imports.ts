@@ -18,6 +18,9 @@ export function importedSpecifiers(source: string): string[] {
   return found;
 }
 
-/** Test code: test files, fixtures, benchmarks. Everything else in a workspace ships. */
+/** Test code: test files, fixtures, test and benchmark folders, bundler config. Everything else ships. */
 export const isDevFile = (path: string): boolean =>
-  /\.test\.ts$/.test(path) || path.includes('/__fixtures__/') || /\/bench\//.test(path);
+  /\.test\.ts$/.test(path) ||
+  path.includes('/__fixtures__/') ||
+  /\/(bench|test)\//.test(path) ||
+  /(^|\/)vite\.config\.ts$/.test(path);

@@ -54,7 +54,7 @@ export function listSourceFiles(directory: string): string[] {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) {
         if (!skippedFolders.has(entry.name)) walk(path);
-      } else if (/\.(ts|mts|mjs|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+      } else if (/\.(ts|tsx|mts|mjs|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
         files.push(path);
       }
     }
