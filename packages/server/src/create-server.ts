@@ -19,6 +19,8 @@ import { ServerError } from './http/server-error.ts';
 import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
+import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
+import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
@@ -41,6 +43,8 @@ export interface ToolbusServer {
   readonly userData: UserDataService;
   /** The admin operations over the library (the CLI's config, index and skills commands can call these). */
   readonly library: LibraryAdmin;
+  /** The per-user OAuth connections to MCP servers. */
+  readonly mcpOAuth: McpOAuthService;
   readonly turns: TurnRunner;
   readonly routes: RouteRegistry;
   readonly logger: ServerLogger;
@@ -68,6 +72,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ((model: string): LanguageModelV4 => resolveLanguageModel(model, { env: process.env }));
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
+  // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
+  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
+    .href;
   const chats = new ChatService({
     storage,
     runner: turns,
@@ -86,6 +93,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
     ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
+    mcpOAuthRedirectUrl,
   });
 
   const access = new AccessService(storage);
@@ -96,6 +104,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ...(options.skills ? { skills: options.skills } : {}),
     ...(options.documentIndex ? { documentIndex: options.documentIndex } : {}),
     ...(options.documentRoots ? { documentRoots: options.documentRoots } : {}),
+    mcpOAuthRedirectUrl,
   });
   let authenticate: Authenticate;
   if (auth === 'local') {
@@ -125,6 +134,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
+  const mcpOAuth = new McpOAuthService({ storage, fetch });
+  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
 
   const app = new Hono();
   const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
@@ -188,6 +199,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     access,
     userData,
     library,
+    mcpOAuth,
     turns,
     routes,
     logger,

@@ -71,6 +71,11 @@ export interface ServerOptions {
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */
   readonly webRoot?: string;
+  /**
+   * The origin browsers reach this server at (`https://toolbus.example.com`), used for the MCP OAuth callback URL.
+   * Default: each connect request's own origin.
+   */
+  readonly publicOrigin?: string;
 }
 
 /** The default system prompt of a chat turn. */

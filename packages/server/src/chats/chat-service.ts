@@ -48,6 +48,8 @@ export interface ChatServiceDependencies {
   readonly maxCycles?: number;
   /** Put tool arguments and results on spans (default off). */
   readonly recordToolContent?: boolean;
+  /** The OAuth callback URL OAuth MCP servers were connected with (their tokens are sent only with it set). */
+  readonly mcpOAuthRedirectUrl?: string;
 }
 
 /**
@@ -283,6 +285,7 @@ export class ChatService {
       availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
       fetch: deps.fetch,
       ...(deps.assemblyCache ? { cache: deps.assemblyCache } : {}),
+      ...(deps.mcpOAuthRedirectUrl ? { mcp: { oauthRedirectUrl: deps.mcpOAuthRedirectUrl } } : {}),
     });
     return {
       tools: assembly.tools,

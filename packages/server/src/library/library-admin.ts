@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { resolve, sep } from 'node:path';
-import { toMcpServerConfig } from '@toolbus/assembly';
+import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
 import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_ID } from '@toolbus/core';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
+import { connectMcpServer, McpAuthorizationRequiredError, toolDefinitionHash } from '@toolbus/mcp';
 import { parseOpenApiDocument } from '@toolbus/openapi';
 import type { SkillRecord } from '@toolbus/skills';
 import {
@@ -69,6 +69,8 @@ export interface LibraryAdminOptions {
   readonly documentRoots?: readonly string[];
   /** Largest OpenAPI document fetched by URL (default 5 MiB). */
   readonly maxDocumentBytes?: number;
+  /** The OAuth callback URL: an OAuth MCP server is reviewed with the reviewing admin's own tokens. */
+  readonly mcpOAuthRedirectUrl?: string;
 }
 
 /** Settings an admin can change, stored under these keys. */
@@ -217,8 +219,11 @@ export class LibraryAdmin {
     if (!(await this.#storage.mcpServers.delete(id))) throw notFound('serverId', 'MCP server', id);
   }
 
-  /** Connects to the server and compares each tool's definition with its approval. */
-  async reviewMcpTools(serverId: string): Promise<readonly McpToolReview[]> {
+  /**
+   * Connects to the server and compares each tool's definition with its approval. An OAuth server is reached with
+   * `reviewerId`'s tokens (the admin connects first, like any user).
+   */
+  async reviewMcpTools(serverId: string, reviewerId?: string): Promise<readonly McpToolReview[]> {
     const server = await this.#server(serverId);
     const approvals = new Map(
       (await this.#storage.mcpServers.listApprovals(serverId)).map((approval) => [
@@ -226,10 +231,30 @@ export class LibraryAdmin {
         approval.definitionHash,
       ]),
     );
-    const connection = await connectMcpServer(toMcpServerConfig(server), {
-      fetch: this.#options.fetch,
-      requestTimeoutMs: 30_000,
-    });
+    const redirectUrl = this.#options.mcpOAuthRedirectUrl;
+    let connection: Awaited<ReturnType<typeof connectMcpServer>>;
+    try {
+      connection = await connectMcpServer(toMcpServerConfig(server), {
+        fetch: this.#options.fetch,
+        requestTimeoutMs: 30_000,
+        ...(server.authType === 'oauth' && reviewerId !== undefined && redirectUrl !== undefined
+          ? {
+              oauth: {
+                tokenStore: createStorageMcpTokenStore(this.#storage),
+                userId: reviewerId,
+                redirectUrl,
+              },
+            }
+          : {}),
+      });
+    } catch (error) {
+      if (!McpAuthorizationRequiredError.isInstance(error)) throw error;
+      throw new ServerError({
+        code: 'conflict',
+        field: 'path.serverId',
+        message: `path.serverId: "${server.name}" uses OAuth; connect to it yourself first (POST /v1/mcp-servers/${server.id}/connection).`,
+      });
+    }
     try {
       const reviews: McpToolReview[] = [];
       for (const tool of await connection.listTools()) {
@@ -251,8 +276,13 @@ export class LibraryAdmin {
   }
 
   /** Approves a tool's current definition (also re-approves a drifted one). */
-  async approveMcpTool(serverId: string, toolName: string, approvedBy: string): Promise<McpToolReview> {
-    const review = (await this.reviewMcpTools(serverId)).find((tool) => tool.name === toolName);
+  async approveMcpTool(
+    serverId: string,
+    toolName: string,
+    approvedBy: string,
+    reviewerId?: string,
+  ): Promise<McpToolReview> {
+    const review = (await this.reviewMcpTools(serverId, reviewerId)).find((tool) => tool.name === toolName);
     if (!review) throw notFound('toolName', 'tool of this MCP server', toolName);
     await this.#storage.mcpServers.approveTool({
       serverId,
