@@ -2,11 +2,13 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { ToolbusError } from '@toolbus/spec';
-import { StorageError, type User } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
+import { registerOrganizationRoutes } from './auth/organization-routes.ts';
+import { OrganizationService } from './auth/organization-service.ts';
 import { RateLimiter } from './auth/rate-limiter.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
@@ -40,6 +42,8 @@ export interface ToolbusServer {
   readonly auth: ServerAuthMode;
   readonly chats: ChatService;
   readonly access: AccessService;
+  /** Organisations and their members. */
+  readonly organizations: OrganizationService;
   readonly userData: UserDataService;
   /** The admin operations over the library (the CLI's config, index and skills commands can call these). */
   readonly library: LibraryAdmin;
@@ -112,7 +116,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       options.localUser ??
       (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
       (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
-    const principal: Principal = { user, role: 'admin', scopes: API_KEY_SCOPES, via: 'local' };
+    const principal: Principal = {
+      user,
+      role: 'admin',
+      scopes: API_KEY_SCOPES,
+      via: 'local',
+      organization: { id: DEFAULT_ORGANIZATION_ID, role: 'admin' },
+    };
     authenticate = async (context) => {
       if (!isLoopbackHostHeader(context.req.header('host'))) {
         throw new ServerError({
@@ -131,6 +141,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const routes = new RouteRegistry();
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
   registerAccessRoutes(routes, access);
+  const organizations = new OrganizationService(storage);
+  registerOrganizationRoutes(routes, organizations);
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
@@ -197,6 +209,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     auth,
     chats,
     access,
+    organizations,
     userData,
     library,
     mcpOAuth,
