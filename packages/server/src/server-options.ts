@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
-import type { BlobStore, SkillRegistry } from '@toolbus/skills';
+import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentIndex } from '@toolbus/tools';
 import type { ServerLogger } from './server-logger.ts';
@@ -59,8 +59,15 @@ export interface ServerOptions {
   /** Model steps per turn (default the core's). */
   readonly maxCycles?: number;
   readonly logger?: ServerLogger;
-  /** Where uploaded skills are stored (the admin skill routes answer 501 without it). */
-  readonly skills?: { readonly registry: SkillRegistry; readonly blobStore: BlobStore };
+  /**
+   * Where uploaded skills are stored, and the deployment's validation rules (reserved names, size limits) — the
+   * same ones `toolbus skills` applies. The admin skill routes answer 501 without it.
+   */
+  readonly skills?: {
+    readonly registry: SkillRegistry;
+    readonly blobStore: BlobStore;
+    readonly validation?: ValidateSkillBundleOptions;
+  };
   /** The index internal search reads (the admin document routes answer 501 without it). */
   readonly documentIndex?: DocumentIndex;
   /** Server-side folders an admin may index by path (none by default). */

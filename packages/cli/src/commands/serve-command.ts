@@ -9,7 +9,7 @@ import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
-import { loadChatSkills, skillsDataDirectory } from '../load-skills.ts';
+import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
 
@@ -74,7 +74,11 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     resolveModel: (model) => resolveLanguageModel(model, { env: io.env }),
     fetch: fetch as typeof globalThis.fetch,
     logger: createJsonLogger((line) => io.stderr.write(line)),
-    skills: await openSkillStores(skillsDataDirectory(config, io.env)),
+    skills: {
+      ...(await openSkillStores(skillsDataDirectory(config, io.env))),
+      // The same rules as `toolbus skills add`: the administrator's reserved names hold for uploads too.
+      validation: { reservedNames: reservedSkillNames(config, io.env) },
+    },
     documentIndex: workspace.index,
     builtInToolFactories: (context) =>
       builtInToolFactories({
