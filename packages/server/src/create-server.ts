@@ -109,6 +109,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ...(options.documentIndex ? { documentIndex: options.documentIndex } : {}),
     ...(options.documentRoots ? { documentRoots: options.documentRoots } : {}),
     mcpOAuthRedirectUrl,
+    ...(options.settings ? { settings: options.settings } : {}),
   });
   let authenticate: Authenticate;
   if (auth === 'local') {

@@ -22,12 +22,17 @@ export type { DocumentAdminOptions } from './library/document-admin.ts';
 export { DocumentAdmin } from './library/document-admin.ts';
 export type {
   LibraryAdminOptions,
-  LibrarySettingKey,
   McpServerView,
   McpToolReview,
   SkillUploadReview,
 } from './library/library-admin.ts';
-export { LIBRARY_SETTING_KEYS, LibraryAdmin } from './library/library-admin.ts';
+export { LibraryAdmin } from './library/library-admin.ts';
+export type {
+  LibrarySettingKey,
+  LibrarySettings,
+  LibrarySettingsBackend,
+} from './library/library-settings.ts';
+export { LIBRARY_SETTING_KEYS, storageSettingsBackend } from './library/library-settings.ts';
 export type {
   McpConnectionStatus,
   McpConnectStart,

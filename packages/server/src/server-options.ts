@@ -3,6 +3,7 @@ import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
 import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentIndex } from '@toolbus/tools';
+import type { LibrarySettingsBackend } from './library/library-settings.ts';
 import type { ServerLogger } from './server-logger.ts';
 
 /** What a deployment's built-in tools need to be built for one turn. */
@@ -78,6 +79,8 @@ export interface ServerOptions {
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */
   readonly webRoot?: string;
+  /** Where the admin settings live (default: in storage); `toolbus serve` passes its config file. */
+  readonly settings?: LibrarySettingsBackend;
   /**
    * The origin browsers reach this server at (`https://toolbus.example.com`), used for the MCP OAuth callback URL.
    * Default: each connect request's own origin.

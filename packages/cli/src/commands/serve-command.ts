@@ -9,6 +9,7 @@ import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
@@ -80,6 +81,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       validation: { reservedNames: reservedSkillNames(config, io.env) },
     },
     documentIndex: workspace.index,
+    // The admin settings are the config file, written by the same function as `toolbus config set`.
+    settings: createConfigSettingsBackend(io.env),
     builtInToolFactories: (context) =>
       builtInToolFactories({
         config,

@@ -9,6 +9,11 @@ import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Stor
 import type { DocumentIndex, IndexPathsResult, IndexProgress } from '@toolbus/tools';
 import { ServerError } from '../http/server-error.ts';
 import { DocumentAdmin } from './document-admin.ts';
+import {
+  type LibrarySettings,
+  type LibrarySettingsBackend,
+  storageSettingsBackend,
+} from './library-settings.ts';
 import { SkillAdmin, type SkillAdminOptions } from './skill-admin.ts';
 
 /** An MCP server as an admin sees it: header names and whether a key is set, never their values. */
@@ -57,15 +62,11 @@ export interface LibraryAdminOptions {
   readonly documentRoots?: readonly string[];
   /** Largest OpenAPI document fetched by URL (default 5 MiB). */
   readonly maxDocumentBytes?: number;
+  /** Where settings live (default: in storage). */
+  readonly settings?: LibrarySettingsBackend;
   /** The OAuth callback URL: an OAuth MCP server is reviewed with the reviewing admin's own tokens. */
   readonly mcpOAuthRedirectUrl?: string;
 }
-
-/** Settings an admin can change, stored under these keys. */
-export const LIBRARY_SETTING_KEYS = ['model', 'webSearchProvider', 'imageProvider', 'memoryDefault'] as const;
-
-/** One of {@link LIBRARY_SETTING_KEYS}. */
-export type LibrarySettingKey = (typeof LIBRARY_SETTING_KEYS)[number];
 
 const pendingUploadLifetimeMs = 30 * 60 * 1000;
 const maxPendingUploads = 20;
@@ -82,9 +83,11 @@ export class LibraryAdmin {
 
   readonly #skills: SkillAdmin | undefined;
   readonly #documents: DocumentAdmin | undefined;
+  readonly #settings: LibrarySettingsBackend;
 
   constructor(options: LibraryAdminOptions) {
     this.#options = options;
+    this.#settings = options.settings ?? storageSettingsBackend(options.storage);
     this.#skills = options.skills && new SkillAdmin(options.skills);
     this.#documents =
       options.documentIndex &&
@@ -390,23 +393,13 @@ export class LibraryAdmin {
 
   // settings
 
-  async getSettings(): Promise<Partial<Record<LibrarySettingKey, unknown>>> {
-    const settings: Partial<Record<LibrarySettingKey, unknown>> = {};
-    for (const key of LIBRARY_SETTING_KEYS) {
-      const value = await this.#storage.settings.get(key);
-      if (value !== undefined) settings[key] = value;
-    }
-    return settings;
+  async getSettings(): Promise<LibrarySettings> {
+    return this.#settings.read();
   }
 
   /** Sets the given settings; `null` removes one. */
-  async updateSettings(
-    changes: Partial<Record<LibrarySettingKey, unknown>>,
-  ): Promise<Partial<Record<LibrarySettingKey, unknown>>> {
-    for (const [key, value] of Object.entries(changes)) {
-      if (value === null) await this.#storage.settings.delete(key);
-      else if (value !== undefined) await this.#storage.settings.set(key, value);
-    }
+  async updateSettings(changes: LibrarySettings): Promise<LibrarySettings> {
+    await this.#settings.write(changes);
     return this.getSettings();
   }
 
