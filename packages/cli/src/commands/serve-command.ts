@@ -90,6 +90,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         storage: workspace.storage,
         fetch,
         userId: context.user.id,
+        organizationId: context.organizationId,
         env: io.env,
         model: context.model,
         onClose: context.onClose,

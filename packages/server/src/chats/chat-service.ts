@@ -273,6 +273,7 @@ export class ChatService {
     let model = options.model;
     const context: BuiltInToolContext = {
       user: principal.user,
+      organizationId: principal.organization.id,
       // Resolved only when a built-in needs a model (the memory tool): the MCP endpoint runs no model itself.
       get model() {
         model ??= deps.resolveModel(deps.defaultModel);
