@@ -3,7 +3,6 @@ import {
   completeMcpOAuth,
   connectMcpServer,
   McpAuthorizationRequiredError,
-  McpConnectionError,
   type McpOAuthOptions,
 } from '@toolbus/mcp';
 import type { McpServer, Storage } from '@toolbus/storage';
@@ -99,7 +98,7 @@ export class McpOAuthService {
         throw new ServerError({
           code: 'conflict',
           field: 'path.serverId',
-          message: `path.serverId: cannot start connecting to "${server.name}": ${describe(error)}`,
+          message: `path.serverId: cannot start connecting to "${server.name}": ${messageOf(error)}`,
         });
       }
       const state = error.authorizationUrl.searchParams.get('state');
@@ -158,7 +157,7 @@ export class McpOAuthService {
     const server = await this.#oauthServer(pending.serverId);
     try {
       await completeMcpOAuth(toMcpServerConfig(server), {
-        fetch: this.#options.fetch as never,
+        fetch: this.#options.fetch,
         oauth: this.#oauthOptions(pending.userId, pending.redirectUrl),
         authorizationCode: query.code,
         state: query.state,
@@ -167,7 +166,7 @@ export class McpOAuthService {
       throw new ServerError({
         code: 'forbidden',
         field: 'query.code',
-        message: `query.code: the code exchange with "${server.name}" failed: ${describe(error)}`,
+        message: `query.code: the code exchange with "${server.name}" failed: ${messageOf(error)}`,
       });
     }
     return { serverId: pending.serverId, returnTo: pending.returnTo };
@@ -241,7 +240,6 @@ function safeReturnPath(returnTo: string | undefined): string {
   return returnTo;
 }
 
-function describe(error: unknown): string {
-  if (McpConnectionError.isInstance(error) || error instanceof Error) return error.message;
-  return String(error);
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
