@@ -29,6 +29,7 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/research/testing', 'a Deep Research world on loopback (search backend, scripted model server)'],
   ['@toolbus/openapi/node', 'the directory file store writes files'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],
+  ['@toolbus/storage/testing', 'conformance suites every Storage backend runs (node:test, node:assert)'],
   ['@toolbus/skills', 'zip bundles, files, sha-256 with node:crypto'],
   ['@toolbus/tools', 'the search index (node:sqlite, files), file reading, node:buffer images'],
   ['@toolbus/assembly', 'cache keys with node:crypto; it wires storage-backed tools'],

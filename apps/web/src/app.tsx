@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { DocumentsPage } from './admin/documents-page.tsx';
 import { KeysPage } from './admin/keys-page.tsx';
 import { McpPage } from './admin/mcp-page.tsx';
+import { OrganizationsPage } from './admin/organizations-page.tsx';
 import { PersonasPage } from './admin/personas-page.tsx';
 import { SettingsPage } from './admin/settings-page.tsx';
 import { SkillsPage } from './admin/skills-page.tsx';
@@ -32,6 +33,7 @@ const adminSections = [
   ['keys', 'API keys'],
   ['users', 'Users'],
   ['settings', 'Settings'],
+  ['organizations', 'Organisations'],
 ] as const;
 
 type Theme = 'light' | 'dark';
@@ -103,6 +105,8 @@ export function App() {
   }
   if (me === null) return <SignIn onSignedIn={loadMe} />;
   const isAdmin = me.role === 'admin' && me.scopes.includes('admin');
+  // An organisation's admin manages its members without being a deployment admin.
+  const isOrgAdmin = isAdmin || me.organization?.role === 'admin';
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -162,7 +166,9 @@ export function App() {
           <nav className="admin-nav" aria-label="Admin">
             <ul>
               {adminSections
-                .filter(([section]) => isAdmin || section === 'keys')
+                .filter(
+                  ([section]) => isAdmin || section === 'keys' || (section === 'organizations' && isOrgAdmin),
+                )
                 .map(([section, label]) => (
                   <li key={section}>
                     <a
@@ -189,6 +195,8 @@ export function App() {
                 </button>
               </div>
             )
+          ) : route.section === 'organizations' && isOrgAdmin ? (
+            <OrganizationsPage canCreate={isAdmin} />
           ) : route.section === 'keys' || !isAdmin ? (
             <KeysPage isAdmin={isAdmin} />
           ) : route.section === 'mcp' ? (

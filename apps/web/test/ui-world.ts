@@ -388,7 +388,12 @@ function modelHandler(options: { readonly chunkMs: number }) {
 
 /** Starts the world; `close` stops every server and removes the data folder. */
 export async function startUiWorld(
-  options: { readonly stepMs?: number; readonly chunkMs?: number } = {},
+  options: {
+    readonly stepMs?: number;
+    readonly chunkMs?: number;
+    /** The server's fetch for MCP servers and OpenAPI documents (default: the strict guarded one). */
+    readonly fetch?: typeof fetch;
+  } = {},
 ): Promise<UiWorld> {
   const directory = await mkdtemp(join(tmpdir(), 'toolbus-web-'));
   const model = await startScriptedModelServer({ handler: modelHandler({ chunkMs: options.chunkMs ?? 20 }) });
@@ -422,6 +427,7 @@ export async function startUiWorld(
     auth: 'api-keys',
     defaultModel: `openai-compatible:${model.url}/v1#scripted`,
     webRoot,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
     skills: {
       registry: createSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') }),
       blobStore: createFilesystemBlobStore({ directory: join(directory, 'blobs') }),
@@ -438,7 +444,8 @@ export async function startUiWorld(
           client: new CodeInterpreterClient({ baseUrl: interpreter.url }),
           files: {
             readContent: (fileId) => storage.files.readContent(fileId),
-            saveGenerated: (file) => storage.files.put({ userId: context.user.id, ...file }),
+            saveGenerated: (file) =>
+              storage.files.put({ userId: context.user.id, organizationId: context.organizationId, ...file }),
           },
         });
       });

@@ -32,6 +32,8 @@ export function builtInToolFactories(options: {
   /** The guarded fetch (every connection checked); the coding agent downloads archives only through it. */
   readonly fetch: GuardedFetch;
   readonly userId: string;
+  /** The organisation files saved for the user belong to (the server's turn); default the default one. */
+  readonly organizationId?: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly model: LanguageModelV4;
   /** Cleanups to run when the chat ends (an in-process sandbox started for python). */
@@ -112,7 +114,12 @@ export function builtInToolFactories(options: {
       ...(skills.length > 0 ? { skills } : {}),
       files: {
         readContent: (fileId) => options.storage.files.readContent(fileId),
-        saveGenerated: (file) => options.storage.files.put({ userId: options.userId, ...file }),
+        saveGenerated: (file) =>
+          options.storage.files.put({
+            userId: options.userId,
+            ...(options.organizationId === undefined ? {} : { organizationId: options.organizationId }),
+            ...file,
+          }),
       },
     });
   });

@@ -29,6 +29,23 @@ export function skillsDataDirectory(
 }
 
 /**
+ * The administrator's reserved skill names (besides the built-in skills' names, always reserved): the config
+ * file's `skills.reservedNames` and `$TOOLBUS_RESERVED_SKILL_NAMES` (comma-separated). `toolbus skills` and
+ * `toolbus serve` both validate with these.
+ */
+export function reservedSkillNames(
+  config: CliConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  return [
+    ...(env.TOOLBUS_RESERVED_SKILL_NAMES ?? '').split(','),
+    ...(config.file.skills?.reservedNames ?? []),
+  ]
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+/**
  * Loads the stored skills (`toolbus skills add` / `seed`) and writes them read-only into a fresh folder that the
  * sandbox mounts at /workspace/managed/skills. The folder lives under the system's temporary directory, not the
  * private toolbus home, because the sandboxed code runs as another user and must be able to read it.

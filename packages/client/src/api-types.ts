@@ -13,6 +13,8 @@ export interface ChatSummary {
   readonly id: string;
   readonly title: string;
   readonly personaId: string | null;
+  /** The organisation the chat belongs to. */
+  readonly organizationId?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -97,6 +99,8 @@ export interface MeView {
   readonly role: 'admin' | 'user';
   readonly createdAt: string;
   readonly scopes: readonly string[];
+  /** The organisation the request acted in, and the caller's role there. */
+  readonly organization?: { readonly id: string; readonly role: 'admin' | 'member' };
 }
 
 /** A signed-in browser session. */

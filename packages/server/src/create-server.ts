@@ -2,11 +2,13 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { ToolbusError } from '@toolbus/spec';
-import { StorageError, type User } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
+import { registerOrganizationRoutes } from './auth/organization-routes.ts';
+import { OrganizationService } from './auth/organization-service.ts';
 import { RateLimiter } from './auth/rate-limiter.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
@@ -19,6 +21,8 @@ import { ServerError } from './http/server-error.ts';
 import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
+import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
+import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
@@ -38,9 +42,13 @@ export interface ToolbusServer {
   readonly auth: ServerAuthMode;
   readonly chats: ChatService;
   readonly access: AccessService;
+  /** Organisations and their members. */
+  readonly organizations: OrganizationService;
   readonly userData: UserDataService;
   /** The admin operations over the library (the CLI's config, index and skills commands can call these). */
   readonly library: LibraryAdmin;
+  /** The per-user OAuth connections to MCP servers. */
+  readonly mcpOAuth: McpOAuthService;
   readonly turns: TurnRunner;
   readonly routes: RouteRegistry;
   readonly logger: ServerLogger;
@@ -68,6 +76,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ((model: string): LanguageModelV4 => resolveLanguageModel(model, { env: process.env }));
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
+  // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
+  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
+    .href;
   const chats = new ChatService({
     storage,
     runner: turns,
@@ -86,6 +97,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
     ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
+    mcpOAuthRedirectUrl,
   });
 
   const access = new AccessService(storage);
@@ -96,6 +108,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ...(options.skills ? { skills: options.skills } : {}),
     ...(options.documentIndex ? { documentIndex: options.documentIndex } : {}),
     ...(options.documentRoots ? { documentRoots: options.documentRoots } : {}),
+    mcpOAuthRedirectUrl,
+    ...(options.settings ? { settings: options.settings } : {}),
   });
   let authenticate: Authenticate;
   if (auth === 'local') {
@@ -103,7 +117,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       options.localUser ??
       (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
       (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
-    const principal: Principal = { user, role: 'admin', scopes: API_KEY_SCOPES, via: 'local' };
+    const principal: Principal = {
+      user,
+      role: 'admin',
+      scopes: API_KEY_SCOPES,
+      via: 'local',
+      organization: { id: DEFAULT_ORGANIZATION_ID, role: 'admin' },
+    };
     authenticate = async (context) => {
       if (!isLoopbackHostHeader(context.req.header('host'))) {
         throw new ServerError({
@@ -122,9 +142,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const routes = new RouteRegistry();
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
   registerAccessRoutes(routes, access);
+  const organizations = new OrganizationService(storage);
+  registerOrganizationRoutes(routes, organizations);
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
+  const mcpOAuth = new McpOAuthService({ storage, fetch });
+  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
 
   const app = new Hono();
   const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
@@ -186,8 +210,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     auth,
     chats,
     access,
+    organizations,
     userData,
     library,
+    mcpOAuth,
     turns,
     routes,
     logger,

@@ -1,5 +1,7 @@
 export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
+export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
+export { OrganizationService, resolveOrganization } from './auth/organization-service.ts';
 export type { ChatDetail, ChatTurnView, SendMessageInput } from './chats/chat-service.ts';
 export { ChatService } from './chats/chat-service.ts';
 export type { LiveTurn } from './chats/live-turn.ts';
@@ -10,12 +12,35 @@ export { INTERRUPTED_TURN_REASON, TurnRunner } from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
 export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
-export { API_KEY_SCOPES } from './http/principal.ts';
+export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
 export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';
 export { RouteRegistry } from './http/route-registry.ts';
 export type { ServerErrorCode, ServerErrorOptions } from './http/server-error.ts';
 export { ServerError, serverErrorStatus } from './http/server-error.ts';
 export { mountWebApp, WEB_APP_CONTENT_SECURITY_POLICY } from './http/web-app-routes.ts';
+export type { DocumentAdminOptions } from './library/document-admin.ts';
+export { DocumentAdmin } from './library/document-admin.ts';
+export type {
+  LibraryAdminOptions,
+  McpServerView,
+  McpToolReview,
+  SkillUploadReview,
+} from './library/library-admin.ts';
+export { LibraryAdmin } from './library/library-admin.ts';
+export type {
+  LibrarySettingKey,
+  LibrarySettings,
+  LibrarySettingsBackend,
+} from './library/library-settings.ts';
+export { LIBRARY_SETTING_KEYS, storageSettingsBackend } from './library/library-settings.ts';
+export type {
+  McpConnectionStatus,
+  McpConnectStart,
+  McpOAuthServiceOptions,
+} from './library/mcp-oauth-service.ts';
+export { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
+export type { SkillAdminOptions } from './library/skill-admin.ts';
+export { SkillAdmin } from './library/skill-admin.ts';
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';

@@ -1,13 +1,16 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
-import type { BlobStore, SkillRegistry } from '@toolbus/skills';
+import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentIndex } from '@toolbus/tools';
+import type { LibrarySettingsBackend } from './library/library-settings.ts';
 import type { ServerLogger } from './server-logger.ts';
 
 /** What a deployment's built-in tools need to be built for one turn. */
 export interface BuiltInToolContext {
   readonly user: User;
+  /** The organisation the turn runs in: files a tool saves for the user belong to it. */
+  readonly organizationId: string;
   readonly model: LanguageModelV4;
   /** Registers a cleanup to run when the turn ends (a sandbox started for it). */
   readonly onClose: (cleanup: () => Promise<void>) => void;
@@ -59,8 +62,15 @@ export interface ServerOptions {
   /** Model steps per turn (default the core's). */
   readonly maxCycles?: number;
   readonly logger?: ServerLogger;
-  /** Where uploaded skills are stored (the admin skill routes answer 501 without it). */
-  readonly skills?: { readonly registry: SkillRegistry; readonly blobStore: BlobStore };
+  /**
+   * Where uploaded skills are stored, and the deployment's validation rules (reserved names, size limits) — the
+   * same ones `toolbus skills` applies. The admin skill routes answer 501 without it.
+   */
+  readonly skills?: {
+    readonly registry: SkillRegistry;
+    readonly blobStore: BlobStore;
+    readonly validation?: ValidateSkillBundleOptions;
+  };
   /** The index internal search reads (the admin document routes answer 501 without it). */
   readonly documentIndex?: DocumentIndex;
   /** Server-side folders an admin may index by path (none by default). */
@@ -71,6 +81,13 @@ export interface ServerOptions {
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */
   readonly webRoot?: string;
+  /** Where the admin settings live (default: in storage); `toolbus serve` passes its config file. */
+  readonly settings?: LibrarySettingsBackend;
+  /**
+   * The origin browsers reach this server at (`https://toolbus.example.com`), used for the MCP OAuth callback URL.
+   * Default: each connect request's own origin.
+   */
+  readonly publicOrigin?: string;
 }
 
 /** The default system prompt of a chat turn. */

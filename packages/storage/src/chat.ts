@@ -7,6 +7,8 @@ export interface Chat {
   readonly title: string;
   /** The persona the chat was started with, when one was chosen. */
   readonly personaId: string | null;
+  /** The organisation the chat belongs to (its owner acted in it). */
+  readonly organizationId: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -16,6 +18,8 @@ export interface NewChat {
   readonly userId: string;
   readonly title?: string;
   readonly personaId?: string;
+  /** Default the default organisation. */
+  readonly organizationId?: string;
 }
 
 /** What kind of turn ran: an ordinary tool loop or a Deep Research run. */

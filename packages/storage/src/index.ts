@@ -27,6 +27,14 @@ export type {
 export type { Memory, NewMemory } from './memory.ts';
 export type { OpenStorageOptions } from './open-storage.ts';
 export { openStorage } from './open-storage.ts';
+export type {
+  NewOrganization,
+  Organization,
+  OrganizationMember,
+  OrganizationRole,
+  OrganizationStore,
+} from './organization.ts';
+export { DEFAULT_ORGANIZATION_ID } from './organization.ts';
 export type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 export type { ResolveSecretKeyOptions } from './resolve-secret-key.ts';
 export { resolveSecretKey } from './resolve-secret-key.ts';

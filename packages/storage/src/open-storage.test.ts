@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
 import { openStorage } from './open-storage.ts';
+import { migrate } from './sqlite/migrate.ts';
 import { sqliteMigrations } from './sqlite/migrations.ts';
 import { StorageError } from './storage-error.ts';
 
@@ -55,6 +56,8 @@ describe('migrations', () => {
       'mcp_servers',
       'mcp_tool_approvals',
       'memories',
+      'organization_members',
+      'organizations',
       'persona_tools',
       'personas',
       'schema_migrations',
@@ -83,6 +86,34 @@ describe('migrations', () => {
       rows.map((row) => ({ ...row })),
       sqliteMigrations.map(({ version, name }) => ({ version, name })),
     );
+  });
+
+  test('organisations arrive for an existing database: its users, chats and files are in the default one', async () => {
+    const path = join(temporaryDirectory(), 'before-organisations.db');
+    const withoutOrganisations = sqliteMigrations.filter((migration) => migration.version < 5);
+    const database = new DatabaseSync(path);
+    migrate(database, withoutOrganisations);
+    database
+      .prepare(
+        "INSERT INTO users (id, email, role, created_at) VALUES ('u1', 'old@example.com', 'admin', '2026-01-01T00:00:00.000Z')",
+      )
+      .run();
+    database
+      .prepare(
+        "INSERT INTO chats (id, user_id, title, created_at, updated_at, activity) VALUES ('c1', 'u1', 'Old', '2026-01-01', '2026-01-01', 1)",
+      )
+      .run();
+    database.close();
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    assert.deepEqual(
+      (await storage.organizations.listMemberships('u1')).map((member) => [
+        member.organizationId,
+        member.role,
+      ]),
+      [['default', 'admin']],
+    );
+    assert.equal((await storage.chats.get('c1'))?.organizationId, 'default');
+    await storage.close();
   });
 
   test('later migrations run in order on re-open, each recorded', async () => {

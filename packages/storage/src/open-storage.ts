@@ -12,6 +12,7 @@ import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-sto
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
 import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
 import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
+import { createSqliteOrganizationStore } from './sqlite/sqlite-organization-store.ts';
 import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
 import { createSqliteSettingStore } from './sqlite/sqlite-setting-store.ts';
 import { createSqliteUploadedFileStore } from './sqlite/sqlite-uploaded-file-store.ts';
@@ -79,6 +80,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     chats: createSqliteChatStore(context),
     connectedApps: createSqliteConnectedAppStore(context),
     access: createSqliteAccessStore(context),
+    organizations: createSqliteOrganizationStore(context),
     async schemaVersion() {
       return currentSchemaVersion(database);
     },

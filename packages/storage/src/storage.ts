@@ -12,6 +12,7 @@ import type {
 import type { ConnectedAppRecord, NewConnectedApp } from './connected-app.ts';
 import type { McpOAuthState, McpServer, McpToolApproval, NewMcpServer } from './mcp-server.ts';
 import type { Memory, NewMemory } from './memory.ts';
+import type { OrganizationStore } from './organization.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 import type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
 import type { NewUser, User, UserRole, UserSettings } from './user.ts';
@@ -188,6 +189,7 @@ export interface Storage {
   readonly chats: ChatStore;
   readonly connectedApps: ConnectedAppStore;
   readonly access: AccessStore;
+  readonly organizations: OrganizationStore;
   /** The schema version in use (the highest applied migration). */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;

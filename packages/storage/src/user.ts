@@ -30,5 +30,10 @@ export interface NewUser {
   readonly name?: string;
   /** Default `user`. */
   readonly role?: UserRole;
+  /**
+   * The organisation the user joins (as `admin` when the role is, else `member`); default the default
+   * organisation.
+   */
+  readonly organizationId?: string;
   readonly settings?: Partial<UserSettings>;
 }

@@ -65,11 +65,76 @@ function ServerTools(props: { readonly server: McpServerView }) {
   );
 }
 
+/**
+ * The caller's own OAuth connection to a server: its status, Connect (the browser goes to the authorization
+ * server and comes back here) and Disconnect.
+ */
+function OAuthConnection(props: {
+  readonly server: McpServerView;
+  readonly connected: boolean | undefined;
+  readonly onChanged: () => void;
+}) {
+  const action = useAction();
+  return (
+    <div className="oauth-connection">
+      <p>
+        Your connection: <strong>{props.connected ? 'connected' : 'not connected'}</strong>
+      </p>
+      {props.connected ? (
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() =>
+            void action.run(async () => {
+              await client.request('DELETE', `/v1/mcp-servers/${props.server.id}/connection`);
+              props.onChanged();
+              return `Disconnected from ${props.server.name}.`;
+            })
+          }
+        >
+          Disconnect {props.server.name}
+        </button>
+      ) : (
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() =>
+            void action.run(async () => {
+              const start = await client.request<{ status: string; authorizationUrl?: string }>(
+                'POST',
+                `/v1/mcp-servers/${props.server.id}/connection`,
+                { body: { returnTo: '/#/admin/mcp' } },
+              );
+              if (start.status === 'authorization_required' && start.authorizationUrl) {
+                // The authorization server signs the user in, then sends the browser back to this page.
+                window.location.assign(start.authorizationUrl);
+                return 'Opening the sign-in page…';
+              }
+              props.onChanged();
+              return `Connected to ${props.server.name}.`;
+            })
+          }
+        >
+          Connect {props.server.name} (OAuth)
+        </button>
+      )}
+      <Feedback error={action.error} note={action.note} />
+    </div>
+  );
+}
+
 /** MCP servers: connect one (Streamable HTTP or SSE, optional key or OAuth), review its tools, approve drift. */
 export function McpPage() {
   const servers = useLoad(
     () => client.request<{ servers: McpServerView[] }>('GET', '/v1/admin/mcp-servers'),
     [],
+  );
+  const connections = useLoad(
+    () => client.request<{ servers: { serverId: string; connected: boolean }[] }>('GET', '/v1/mcp-servers'),
+    [],
+  );
+  const connected = new Map(
+    (connections.value?.servers ?? []).map((entry) => [entry.serverId, entry.connected]),
   );
   const action = useAction();
   const [name, setName] = useState('');
@@ -97,6 +162,7 @@ export function McpPage() {
             setUrl('');
             setApiKey('');
             servers.reload();
+            connections.reload();
             return `Connected ${name}.`;
           });
         }}
@@ -133,6 +199,13 @@ export function McpPage() {
               {server.endpoint.transport} {server.endpoint.url ?? server.endpoint.command} · auth{' '}
               {server.authType}
             </p>
+            {server.authType === 'oauth' ? (
+              <OAuthConnection
+                server={server}
+                connected={connected.get(server.id)}
+                onChanged={connections.reload}
+              />
+            ) : null}
             <button
               type="button"
               aria-expanded={open === server.id}

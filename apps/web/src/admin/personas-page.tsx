@@ -35,7 +35,93 @@ const BUILT_IN_TOOLS = [
   'CodingAgentTool',
 ] as const;
 
-function PersonaTools(props: { readonly persona: Persona }) {
+interface McpServerOption {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** Renames a persona and edits its description. */
+function PersonaDetails(props: { readonly persona: Persona; readonly onSaved: () => void }) {
+  const action = useAction();
+  const [name, setName] = useState(props.persona.name);
+  const [description, setDescription] = useState(props.persona.description);
+  return (
+    <form
+      className="inline-form"
+      aria-label={`Edit ${props.persona.name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void action.run(async () => {
+          await client.request('PATCH', `/v1/admin/personas/${props.persona.id}`, {
+            body: { name, description },
+          });
+          props.onSaved();
+          return `Saved ${name}.`;
+        });
+      }}
+    >
+      <label>
+        Retitle as <input value={name} onChange={(event) => setName(event.target.value)} required />
+      </label>
+      <label>
+        Describe as <input value={description} onChange={(event) => setDescription(event.target.value)} />
+      </label>
+      <button type="submit" disabled={action.busy}>
+        Save persona
+      </button>
+      <Feedback error={action.error} note={action.note} />
+    </form>
+  );
+}
+
+/** Adds one tool of an MCP server as a row of the persona. */
+function AddMcpTool(props: { readonly personaId: string; readonly onAdded: () => void }) {
+  const servers = useLoad(
+    () => client.request<{ servers: McpServerOption[] }>('GET', '/v1/admin/mcp-servers'),
+    [],
+  );
+  const action = useAction();
+  const [serverId, setServerId] = useState('');
+  const [toolName, setToolName] = useState('');
+  const options = servers.value?.servers ?? [];
+  if (options.length === 0) return null;
+  return (
+    <form
+      className="inline-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void action.run(async () => {
+          await client.request('POST', `/v1/admin/personas/${props.personaId}/tools`, {
+            body: { kind: 'mcp', serverId: serverId || options[0]?.id, toolName },
+          });
+          setToolName('');
+          props.onAdded();
+          return `Added ${toolName}.`;
+        });
+      }}
+    >
+      <label>
+        MCP server{' '}
+        <select value={serverId} onChange={(event) => setServerId(event.target.value)}>
+          {options.map((server) => (
+            <option key={server.id} value={server.id}>
+              {server.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        MCP tool <input value={toolName} onChange={(event) => setToolName(event.target.value)} required />
+      </label>
+      <button type="submit" disabled={action.busy}>
+        Add MCP tool
+      </button>
+      <Feedback error={action.error ?? servers.error} note={action.note} />
+    </form>
+  );
+}
+
+function PersonaTools(props: { readonly persona: Persona; readonly onChanged: () => void }) {
   const detail = useLoad(
     () =>
       client.request<{ persona: Persona; tools: ToolRow[] }>('GET', `/v1/admin/personas/${props.persona.id}`),
@@ -73,6 +159,7 @@ function PersonaTools(props: { readonly persona: Persona }) {
     <section className="card" aria-labelledby={`persona-${props.persona.id}`}>
       <h3 id={`persona-${props.persona.id}`}>{props.persona.name}</h3>
       <p>{props.persona.description}</p>
+      <PersonaDetails persona={props.persona} onSaved={props.onChanged} />
       <fieldset>
         <legend>Built-in tools</legend>
         {BUILT_IN_TOOLS.map((id) => (
@@ -105,6 +192,7 @@ function PersonaTools(props: { readonly persona: Persona }) {
           ))}
         </ul>
       ) : null}
+      <AddMcpTool personaId={props.persona.id} onAdded={detail.reload} />
       <h4>Tool rows</h4>
       <ul>
         {rows.map((row) => (
@@ -130,7 +218,7 @@ function PersonaTools(props: { readonly persona: Persona }) {
   );
 }
 
-/** Personas and their tools: create, switch built-ins, upload OpenAPI documents. */
+/** Personas and their tools: create, rename, switch built-ins, upload OpenAPI documents, add MCP tools. */
 export function PersonasPage() {
   const list = useLoad(() => client.request<{ personas: Persona[] }>('GET', '/v1/admin/personas'), []);
   const action = useAction();
@@ -164,7 +252,7 @@ export function PersonasPage() {
       </form>
       <Feedback error={action.error ?? list.error} note={action.note} />
       {(list.value?.personas ?? []).map((persona) => (
-        <PersonaTools key={persona.id} persona={persona} />
+        <PersonaTools key={persona.id} persona={persona} onChanged={list.reload} />
       ))}
     </div>
   );

@@ -1,4 +1,4 @@
-import { indexPaths } from '@toolbus/tools';
+import { DocumentAdmin } from '@toolbus/server';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
@@ -45,13 +45,14 @@ async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<numb
       write: (text) => io.stderr.write(text),
       interactive: Boolean(io.stdout.isTTY),
     });
-    const result = await indexPaths({
-      index: workspace.index,
-      paths: positionals.map((path) => (path.startsWith('/') ? path : `${io.cwd}/${path}`)),
-      onProgress: ({ done, total, path }) => progress.update(done, total, path),
-    });
+    // The shared operation (the server's admin routes index through the same DocumentAdmin).
+    const documents = new DocumentAdmin({ index: workspace.index });
+    const result = await documents.indexPaths(
+      positionals.map((path) => (path.startsWith('/') ? path : `${io.cwd}/${path}`)),
+      ({ done, total, path }) => progress.update(done, total, path),
+    );
     progress.finish();
-    const counts = workspace.index.counts();
+    const counts = documents.counts();
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ ...result, index: counts })}\n`);
     } else {

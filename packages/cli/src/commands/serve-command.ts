@@ -9,7 +9,8 @@ import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
-import { loadChatSkills, skillsDataDirectory } from '../load-skills.ts';
+import { createConfigSettingsBackend } from '../config-settings-backend.ts';
+import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
 
@@ -74,8 +75,14 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     resolveModel: (model) => resolveLanguageModel(model, { env: io.env }),
     fetch: fetch as typeof globalThis.fetch,
     logger: createJsonLogger((line) => io.stderr.write(line)),
-    skills: await openSkillStores(skillsDataDirectory(config, io.env)),
+    skills: {
+      ...(await openSkillStores(skillsDataDirectory(config, io.env))),
+      // The same rules as `toolbus skills add`: the administrator's reserved names hold for uploads too.
+      validation: { reservedNames: reservedSkillNames(config, io.env) },
+    },
     documentIndex: workspace.index,
+    // The admin settings are the config file, written by the same function as `toolbus config set`.
+    settings: createConfigSettingsBackend(io.env),
     builtInToolFactories: (context) =>
       builtInToolFactories({
         config,
@@ -83,6 +90,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         storage: workspace.storage,
         fetch,
         userId: context.user.id,
+        organizationId: context.organizationId,
         env: io.env,
         model: context.model,
         onClose: context.onClose,

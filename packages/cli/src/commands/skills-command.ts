@@ -1,19 +1,16 @@
 import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ServerError, SkillAdmin } from '@toolbus/server';
 import {
   type BlobStore,
-  ingestSkillBundle,
-  inspectSkillBundle,
   openSkillStores,
-  removeSkill,
   SkillBundleError,
   type SkillContentFinding,
   type SkillRegistry,
-  seedBuiltInSkills,
 } from '@toolbus/skills';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
-import { skillsDataDirectory } from '../load-skills.ts';
+import { reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import type { CliCommand } from './cli-command.ts';
 
 /** Where the command writes, and how it reaches storage. */
@@ -51,13 +48,7 @@ export const skillsCommand: CliCommand = {
   usage,
   run: (argv: readonly string[], io: CliIo) => {
     const config = loadCliConfig({ env: io.env });
-    // Reserved names come from the config file (`skills.reservedNames`) and from TOOLBUS_RESERVED_SKILL_NAMES.
-    const reservedNames = [
-      io.env.TOOLBUS_RESERVED_SKILL_NAMES ?? '',
-      ...(config.file.skills?.reservedNames ?? []),
-    ]
-      .filter((name) => name.trim() !== '')
-      .join(',');
+    const reservedNames = reservedSkillNames(config, io.env).join(',');
     return runSkillsCommand(argv, {
       stdout: io.stdout,
       stderr: io.stderr,
@@ -104,18 +95,20 @@ export async function runSkillsCommand(
     .filter((name) => name !== '');
   const validation = { ...limits, ...(reservedNames.length > 0 ? { reservedNames } : {}) };
   const openStores = context.openStores ?? openDefaultStores;
+  // Every operation is the shared one (the server's admin routes call the same SkillAdmin).
+  const admin = async () => new SkillAdmin({ ...(await openStores(dataDirectory)), validation });
   try {
     if (command === 'validate' && argument !== undefined && positionals.length === 2) {
-      return await validate(argument, { json: values.json === true, limits: validation, context });
+      return await validate(argument, {
+        json: values.json === true,
+        admin: new SkillAdmin({ validation }),
+        context,
+      });
     }
     if (command === 'add' && argument !== undefined && positionals.length === 2) {
-      const stores = await openStores(dataDirectory);
-      const record = await ingestSkillBundle({
-        bundle: createReadStream(argument),
-        ...stores,
+      const record = await (await admin()).add(createReadStream(argument), {
         acceptFindings: values['accept-findings'] === true,
         replace: values.replace === true,
-        validation,
       });
       context.stdout.write(
         `Added skill "${record.name}": ${record.fileCount} files, ${record.totalBytes} bytes, sha256 ${record.sha256}` +
@@ -124,7 +117,7 @@ export async function runSkillsCommand(
       return 0;
     }
     if (command === 'list' && positionals.length === 1) {
-      const records = await (await openStores(dataDirectory)).registry.list();
+      const records = await (await admin()).list();
       if (values.json === true) {
         context.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
         return 0;
@@ -138,18 +131,12 @@ export async function runSkillsCommand(
       return 0;
     }
     if (command === 'remove' && argument !== undefined && positionals.length === 2) {
-      const stores = await openStores(dataDirectory);
-      const existing = await stores.registry.get(argument);
-      if (existing?.isBuiltIn === true) {
-        context.stderr.write(`"${argument}" is a built-in skill; it is managed by "toolbus skills seed".\n`);
-        return 1;
-      }
-      await removeSkill({ name: argument, ...stores });
+      await (await admin()).remove(argument);
       context.stdout.write(`Removed skill "${argument}".\n`);
       return 0;
     }
     if (command === 'seed' && positionals.length === 1) {
-      for (const result of await seedBuiltInSkills(await openStores(dataDirectory))) {
+      for (const result of await (await admin()).seed()) {
         context.stdout.write(`${result.name}: ${result.status}\n`);
       }
       return 0;
@@ -157,6 +144,11 @@ export async function runSkillsCommand(
   } catch (error) {
     if (isSystemError(error)) {
       context.stderr.write(`error ${error.code}: ${error.message}\n`);
+      return 1;
+    }
+    // A refusal of the shared operation (an unknown or built-in skill): its message is meant for people.
+    if (ServerError.isInstance(error)) {
+      context.stderr.write(`${error.message.replace(/^path\.name: /, '')}\n`);
       return 1;
     }
     if (!SkillBundleError.isInstance(error)) throw error;
@@ -191,14 +183,14 @@ async function validate(
   path: string,
   options: {
     readonly json: boolean;
-    readonly limits: { perFileMaxBytes?: number; totalMaxBytes?: number; reservedNames?: readonly string[] };
+    readonly admin: SkillAdmin;
     readonly context: SkillsCommandContext;
   },
 ): Promise<number> {
   const { context } = options;
-  let inspection: Awaited<ReturnType<typeof inspectSkillBundle>>;
+  let inspection: Awaited<ReturnType<SkillAdmin['inspect']>>;
   try {
-    inspection = await inspectSkillBundle(createReadStream(path), options.limits);
+    inspection = await options.admin.inspect(createReadStream(path));
   } catch (error) {
     context.stderr.write(`Cannot read ${path}: ${(error as Error).message}\n`);
     return 1;

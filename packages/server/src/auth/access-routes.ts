@@ -42,10 +42,21 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       tag: 'access',
       access: self,
       responses: {
-        200: { description: 'The caller', schema: userSchema.extend({ scopes: z.array(z.string()) }) },
+        200: {
+          description: 'The caller',
+          schema: userSchema.extend({
+            scopes: z.array(z.string()),
+            organization: z.object({ id: z.string(), role: z.enum(['admin', 'member']) }),
+          }),
+        },
       },
     },
-    ({ principal, context }) => context.json({ ...userView(principal.user), scopes: principal.scopes }),
+    ({ principal, context }) =>
+      context.json({
+        ...userView(principal.user),
+        scopes: principal.scopes,
+        organization: principal.organization,
+      }),
   );
   registry.add(
     {

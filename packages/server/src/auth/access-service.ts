@@ -1,8 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord, Storage, User, UserRole } from '@toolbus/storage';
+import {
+  type ApiKeyRecord,
+  DEFAULT_ORGANIZATION_ID,
+  type Storage,
+  type User,
+  type UserRole,
+} from '@toolbus/storage';
 import type { Context } from 'hono';
-import { API_KEY_SCOPES, type ApiKeyScope, type Principal } from '../http/principal.ts';
+import { API_KEY_SCOPES, type ApiKeyScope, ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
+import { resolveOrganization } from './organization-service.ts';
 
 /** The cookie of a web session. */
 export const SESSION_COOKIE = 'toolbus_session';
@@ -42,7 +49,7 @@ export class AccessService {
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
       if (!match?.[1]) return undefined;
-      return this.#fromKey(match[1]);
+      return this.#fromKey(match[1], context.req.header(ORGANIZATION_HEADER));
     }
     const token = cookieValue(context.req.header('cookie'), SESSION_COOKIE);
     if (token === undefined) return undefined;
@@ -60,7 +67,12 @@ export class AccessService {
     }
     const user = await this.#storage.users.get(session.userId);
     if (!user) return undefined;
-    return { user, role: user.role, scopes: scopesOfRole(user.role), via: 'session' };
+    const organization = await resolveOrganization(
+      this.#storage,
+      user,
+      context.req.header(ORGANIZATION_HEADER),
+    );
+    return { user, role: user.role, scopes: scopesOfRole(user.role), via: 'session', organization };
   }
 
   /** Creates a user (admins only). */
@@ -184,7 +196,13 @@ export class AccessService {
       (await this.#storage.users.getByEmail(email)) ??
       (await this.#storage.users.create({ email, role: 'admin' }));
     if (user.role !== 'admin') user = await this.#storage.users.setRole(user.id, 'admin');
-    const principal: Principal = { user, role: 'admin', scopes: API_KEY_SCOPES, via: 'local' };
+    const principal: Principal = {
+      user,
+      role: 'admin',
+      scopes: API_KEY_SCOPES,
+      via: 'local',
+      organization: { id: DEFAULT_ORGANIZATION_ID, role: 'admin' },
+    };
     const { key } = await this.createApiKey(principal, {
       name: 'bootstrap admin key',
       scopes: API_KEY_SCOPES,
@@ -192,7 +210,7 @@ export class AccessService {
     return { user, key };
   }
 
-  async #fromKey(key: string): Promise<Principal | undefined> {
+  async #fromKey(key: string, requestedOrganization: string | undefined): Promise<Principal | undefined> {
     if (!key.startsWith(keyPrefix) || key.length > 200) return undefined;
     const record = await this.#storage.access.findApiKeyByHash(sha256(key));
     if (!record || record.revokedAt !== null) return undefined;
@@ -204,7 +222,8 @@ export class AccessService {
     const scopes = record.scopes.filter((scope): scope is ApiKeyScope =>
       allowed.includes(scope as ApiKeyScope),
     );
-    return { user, role: user.role, scopes, via: 'api-key', keyId: record.id };
+    const organization = await resolveOrganization(this.#storage, user, requestedOrganization);
+    return { user, role: user.role, scopes, via: 'api-key', keyId: record.id, organization };
   }
 }
 

@@ -112,6 +112,18 @@ describe('users and access', () => {
   test("the cross-user matrix: every route with another user's key is 404 (their data) or 403 (admin)", async () => {
     const alice = await newUser('alice@example.com');
     const bob = await newUser('bob@example.com');
+    // An organisation Alice administers (Bob is in none but the default one).
+    const aliceOrg = await json<{ id: string }>(
+      await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: "Alice's team" } }),
+      201,
+    );
+    await json(
+      await call('POST', `/v1/organizations/${aliceOrg.id}/members`, {
+        key: adminKey,
+        body: { email: 'alice@example.com', role: 'admin' },
+      }),
+      201,
+    );
     const chat = await json<{ id: string }>(
       await call('POST', '/v1/chats', { key: alice.key, body: { title: 'Alice secret' } }),
       201,
@@ -138,6 +150,9 @@ describe('users and access', () => {
       memoryId: memory.id,
       keyId: alice.keyId,
       userId: alice.id,
+      organizationId: aliceOrg.id,
+      // No MCP server is anyone's data; a missing one is 404 like any other id.
+      serverId: 'no-such-server',
     };
     const bodies: Record<string, unknown> = {
       createChat: {},
@@ -150,6 +165,9 @@ describe('users and access', () => {
       createUser: { email: 'mallory@example.com' },
       setUserRole: { role: 'admin' },
       createUserApiKey: { name: 'x' },
+      connectMcpServer: {},
+      addOrganizationMember: { email: 'bob@example.com', role: 'admin' },
+      setOrganizationMemberRole: { role: 'member' },
       sendUiMessage: { id: chat.id, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] },
     };
     // Routes that name Alice's data in the body rather than the path.
@@ -304,5 +322,149 @@ describe('users and access', () => {
   test('a server without keys refuses to bind anything but loopback', async () => {
     const local = await createServer({ storage, auth: 'local', defaultModel: 'openai:gpt-4.1' });
     await assert.rejects(listen(local, { host: '0.0.0.0', port: 0 }), /not a loopback address/);
+  });
+});
+
+describe('organisations', () => {
+  test('the cross-organisation case: an org admin administers only their org; data is scoped to the org acted in', async () => {
+    const acme = await json<{ id: string }>(
+      await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Acme' } }),
+      201,
+    );
+    const globex = await json<{ id: string }>(
+      await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Globex' } }),
+      201,
+    );
+    const addMember = async (
+      organizationId: string,
+      email: string,
+      role: 'admin' | 'member',
+      key = adminKey,
+    ) =>
+      json<{ userId: string }>(
+        await call('POST', `/v1/organizations/${organizationId}/members`, { key, body: { email, role } }),
+        201,
+      );
+    const carol = await addMember(acme.id, 'carol@acme.example', 'admin');
+    const dave = await addMember(globex.id, 'dave@globex.example', 'admin');
+    const keyOf = async (userId: string) =>
+      (
+        await json<{ key: string }>(
+          await call('POST', `/v1/admin/users/${userId}/keys`, { key: adminKey, body: { name: 'k' } }),
+          201,
+        )
+      ).key;
+    const carolKey = await keyOf(carol.userId);
+    const daveKey = await keyOf(dave.userId);
+    // An org admin adds members to their own org (the user is created there), never to another.
+    const erin = await addMember(acme.id, 'erin@orgs.example', 'member', carolKey);
+    await addMember(globex.id, 'erin@orgs.example', 'member', daveKey);
+    const erinKey = await keyOf(erin.userId);
+    const refused = await json<{ error: { field: string } }>(
+      await call('POST', `/v1/organizations/${acme.id}/members`, {
+        key: daveKey,
+        body: { email: 'mole@globex.example', role: 'admin' },
+      }),
+      404,
+    );
+    assert.equal(refused.error.field, 'path.organizationId');
+    assert.equal((await call('GET', `/v1/organizations/${acme.id}/members`, { key: daveKey })).status, 404);
+    assert.equal(
+      (await call('DELETE', `/v1/organizations/${acme.id}/members/${carol.userId}`, { key: daveKey })).status,
+      404,
+    );
+    assert.equal(
+      (
+        await call('PATCH', `/v1/organizations/${acme.id}/members/${erin.userId}`, {
+          key: daveKey,
+          body: { role: 'admin' },
+        })
+      ).status,
+      404,
+    );
+    const globexMembers = await json<{ members: { email: string; role: string }[] }>(
+      await call('GET', `/v1/organizations/${globex.id}/members`, { key: daveKey }),
+      200,
+    );
+    assert.deepEqual(
+      globexMembers.members.map((member) => [member.email, member.role]),
+      [
+        ['dave@globex.example', 'admin'],
+        ['erin@orgs.example', 'member'],
+      ],
+    );
+    // A member is not an admin of their org, and an org admin is not a deployment admin.
+    assert.equal((await call('GET', `/v1/organizations/${acme.id}/members`, { key: erinKey })).status, 403);
+    assert.equal((await call('GET', '/v1/admin/users', { key: carolKey })).status, 403);
+    assert.equal(
+      (await call('POST', '/v1/admin/organizations', { key: carolKey, body: { name: 'x' } })).status,
+      403,
+    );
+    const erinOrgs = await json<{ organizations: { id: string; role: string }[] }>(
+      await call('GET', '/v1/organizations', { key: erinKey }),
+      200,
+    );
+    assert.deepEqual(
+      erinOrgs.organizations.map((organization) => [organization.id, organization.role]),
+      [
+        [acme.id, 'member'],
+        [globex.id, 'member'],
+      ],
+    );
+
+    // Erin's chat and file made in Acme are invisible when she acts in Globex, and back when she acts in Acme.
+    const inAcme = { 'x-toolbus-organization': acme.id };
+    const inGlobex = { 'x-toolbus-organization': globex.id };
+    const chat = await json<{ id: string; organizationId: string }>(
+      await call('POST', '/v1/chats', { key: erinKey, headers: inAcme, body: { title: 'Acme plans' } }),
+      201,
+    );
+    assert.equal(chat.organizationId, acme.id);
+    const file = await json<{ id: string }>(
+      await fetch(`${http.url}/v1/files?name=plan.txt`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${erinKey}`, 'content-type': 'text/plain', ...inAcme },
+        body: 'acme secret plan',
+      }),
+      201,
+    );
+    assert.equal(
+      (await call('GET', `/v1/chats/${chat.id}`, { key: erinKey, headers: inGlobex })).status,
+      404,
+    );
+    assert.equal(
+      (await call('GET', `/v1/files/${file.id}`, { key: erinKey, headers: inGlobex })).status,
+      404,
+    );
+    const globexChats = await json<{ chats: { id: string }[] }>(
+      await call('GET', '/v1/chats', { key: erinKey, headers: inGlobex }),
+      200,
+    );
+    assert.ok(!globexChats.chats.some((entry) => entry.id === chat.id));
+    const globexChat = await json<{ id: string }>(
+      await call('POST', '/v1/chats', { key: erinKey, headers: inGlobex, body: {} }),
+      201,
+    );
+    const attach = await json<{ error: { field: string } }>(
+      await call('POST', `/v1/chats/${globexChat.id}/messages`, {
+        key: erinKey,
+        headers: inGlobex,
+        body: { content: 'read it', fileIds: [file.id] },
+      }),
+      400,
+    );
+    assert.equal(attach.error.field, 'body.fileIds.0');
+    assert.equal((await call('GET', `/v1/chats/${chat.id}`, { key: erinKey, headers: inAcme })).status, 200);
+    // Naming an organisation she is not in is refused, not ignored.
+    const foreign = await json<{ error: { field: string } }>(
+      await call('GET', '/v1/chats', { key: daveKey, headers: inAcme }),
+      403,
+    );
+    assert.equal(foreign.error.field, 'header.x-toolbus-organization');
+    const me = await json<{ organization: { id: string; role: string } }>(
+      await call('GET', '/v1/me', { key: erinKey, headers: inGlobex }),
+      200,
+    );
+    assert.deepEqual(me.organization, { id: globex.id, role: 'member' });
   });
 });

@@ -200,12 +200,20 @@ export function registerChatRoutes(
 }
 
 function publicChat<
-  T extends { id: string; title: string; personaId: string | null; createdAt: string; updatedAt: string },
+  T extends {
+    id: string;
+    title: string;
+    personaId: string | null;
+    organizationId: string;
+    createdAt: string;
+    updatedAt: string;
+  },
 >(chat: T) {
   return {
     id: chat.id,
     title: chat.title,
     personaId: chat.personaId,
+    organizationId: chat.organizationId,
     createdAt: chat.createdAt,
     updatedAt: chat.updatedAt,
   };

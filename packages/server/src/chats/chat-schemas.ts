@@ -13,6 +13,7 @@ export const chatSchema = z.object({
   id: z.string(),
   title: z.string(),
   personaId: z.string().nullable(),
+  organizationId: z.string().describe('The organisation the chat belongs to'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

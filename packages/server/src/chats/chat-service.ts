@@ -3,7 +3,7 @@ import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { runChatTurn } from '@toolbus/core';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
-import type { Principal } from '../http/principal.ts';
+import { ownsRow, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
@@ -48,6 +48,8 @@ export interface ChatServiceDependencies {
   readonly maxCycles?: number;
   /** Put tool arguments and results on spans (default off). */
   readonly recordToolContent?: boolean;
+  /** The OAuth callback URL OAuth MCP servers were connected with (their tokens are sent only with it set). */
+  readonly mcpOAuthRedirectUrl?: string;
 }
 
 /**
@@ -66,6 +68,7 @@ export class ChatService {
     if (input.personaId !== undefined) await this.#persona(input.personaId, 'body.personaId');
     return this.#deps.storage.chats.create({
       userId: principal.user.id,
+      organizationId: principal.organization.id,
       ...(input.title === undefined ? {} : { title: input.title }),
       ...(input.personaId === undefined ? {} : { personaId: input.personaId }),
     });
@@ -73,13 +76,15 @@ export class ChatService {
 
   /** The caller's chats, most recent first. */
   async list(principal: Principal): Promise<readonly Chat[]> {
-    return this.#deps.storage.chats.listForUser(principal.user.id);
+    return (await this.#deps.storage.chats.listForUser(principal.user.id)).filter((chat) =>
+      ownsRow(principal, chat),
+    );
   }
 
   /** The caller's chat, or `not_found`. */
   async require(principal: Principal, chatId: string): Promise<Chat> {
     const chat = await this.#deps.storage.chats.get(chatId);
-    if (!chat || chat.userId !== principal.user.id) {
+    if (!chat || !ownsRow(principal, chat)) {
       throw new ServerError({
         code: 'not_found',
         field: 'path.chatId',
@@ -268,6 +273,7 @@ export class ChatService {
     let model = options.model;
     const context: BuiltInToolContext = {
       user: principal.user,
+      organizationId: principal.organization.id,
       // Resolved only when a built-in needs a model (the memory tool): the MCP endpoint runs no model itself.
       get model() {
         model ??= deps.resolveModel(deps.defaultModel);
@@ -283,6 +289,7 @@ export class ChatService {
       availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
       fetch: deps.fetch,
       ...(deps.assemblyCache ? { cache: deps.assemblyCache } : {}),
+      ...(deps.mcpOAuthRedirectUrl ? { mcp: { oauthRedirectUrl: deps.mcpOAuthRedirectUrl } } : {}),
     });
     return {
       tools: assembly.tools,
@@ -324,7 +331,7 @@ export class ChatService {
     const files: ChatFile[] = [];
     for (const [index, id] of ids.entries()) {
       const file = await this.#deps.storage.files.get(id);
-      if (!file || file.userId !== principal.user.id) {
+      if (!file || !ownsRow(principal, file)) {
         throw new ServerError({
           code: 'invalid_request',
           field: `body.fileIds.${index}`,

@@ -1,4 +1,4 @@
-import type { User, UserRole } from '@toolbus/storage';
+import type { OrganizationRole, User, UserRole } from '@toolbus/storage';
 
 /** What an API key may be used for: `chat` (chats, files, memories), `admin` (the admin API), `mcp` (the MCP endpoint). */
 export type ApiKeyScope = 'chat' | 'admin' | 'mcp';
@@ -15,4 +15,20 @@ export interface Principal {
   readonly via: 'api-key' | 'session' | 'local';
   /** The API key's id, when one was used (for limits and logs; never the key itself). */
   readonly keyId?: string;
+  /**
+   * The organisation the request acts in (the `x-toolbus-organization` header, else the user's first), and the
+   * user's role there. What the request creates belongs to it; what it reads must.
+   */
+  readonly organization: { readonly id: string; readonly role: OrganizationRole };
+}
+
+/** The header that picks the organisation a request acts in, for a user in several. */
+export const ORGANIZATION_HEADER = 'x-toolbus-organization';
+
+/** True when a chat or file is the principal's own, in the organisation the request acts in. */
+export function ownsRow(
+  principal: Principal,
+  row: { readonly userId: string; readonly organizationId: string },
+) {
+  return row.userId === principal.user.id && row.organizationId === principal.organization.id;
 }

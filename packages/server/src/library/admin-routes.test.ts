@@ -91,6 +91,7 @@ before(async () => {
     skills: {
       registry: createSqliteSkillRegistry({ database: join(skillsDirectory, 'skills.sqlite') }),
       blobStore: createFilesystemBlobStore({ directory: join(skillsDirectory, 'blobs') }),
+      validation: { reservedNames: ['house-style'] },
     },
     documentIndex: openDocumentIndex({ path: join(root, '..', `${Date.now()}-index.sqlite`) }),
     documentRoots: [root],
@@ -317,7 +318,24 @@ describe('the admin API', () => {
     );
     assert.equal(broken.acceptable, false);
     assert.ok(broken.problems.length > 0);
+    // The deployment's reserved names hold for uploads (the same rule as `toolbus skills add`).
+    const reserved = await json<{ problems: { code: string }[]; acceptable: boolean }>(
+      await call(
+        'POST',
+        '/v1/admin/skills/uploads',
+        new Uint8Array(
+          forgeZip([
+            { name: 'house-style/SKILL.md', data: skillMarkdown('house-style', 'Ours.', 'Write well.\n') },
+          ]),
+        ),
+        { 'content-type': 'application/zip' },
+      ),
+      200,
+    );
+    assert.equal(reserved.acceptable, false);
+    assert.ok(reserved.problems.some((problem) => problem.code === 'reserved_skill_name'));
     assert.equal((await call('DELETE', '/v1/admin/skills/sneaky')).status, 204);
+    assert.equal((await call('DELETE', '/v1/admin/skills/sneaky')).status, 404);
   });
 
   test('documents: a folder under an allowed root is indexed with progress events; paths elsewhere are refused', async () => {

@@ -257,7 +257,8 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       params: serverParams,
       responses: ok('The tools', z.object({ tools: z.array(reviewSchema) })),
     },
-    async ({ params, context }) => context.json({ tools: await library.reviewMcpTools(params.serverId) }),
+    async ({ params, principal, context }) =>
+      context.json({ tools: await library.reviewMcpTools(params.serverId, principal.user.id) }),
   );
   registry.add(
     {
@@ -271,7 +272,14 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       responses: ok('The tool', reviewSchema),
     },
     async ({ params, principal, context }) =>
-      context.json(await library.approveMcpTool(params.serverId, params.toolName, principal.user.email)),
+      context.json(
+        await library.approveMcpTool(
+          params.serverId,
+          params.toolName,
+          principal.user.email,
+          principal.user.id,
+        ),
+      ),
   );
   registry.add(
     {

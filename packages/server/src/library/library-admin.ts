@@ -1,28 +1,20 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { resolve, sep } from 'node:path';
-import { toMcpServerConfig } from '@toolbus/assembly';
+import { randomUUID } from 'node:crypto';
+import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
 import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_ID } from '@toolbus/core';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
+import { connectMcpServer, McpAuthorizationRequiredError, toolDefinitionHash } from '@toolbus/mcp';
 import { parseOpenApiDocument } from '@toolbus/openapi';
-import type { SkillRecord } from '@toolbus/skills';
-import {
-  type BlobStore,
-  ingestSkillBundle,
-  inspectSkillBundle,
-  removeSkill,
-  type SkillBundle,
-  type SkillRegistry,
-} from '@toolbus/skills';
+import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
 import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
-import {
-  type DocumentIndex,
-  extractDocumentText,
-  type IndexPathsResult,
-  type IndexProgress,
-  indexPaths,
-} from '@toolbus/tools';
+import type { DocumentIndex, IndexPathsResult, IndexProgress } from '@toolbus/tools';
 import { ServerError } from '../http/server-error.ts';
+import { DocumentAdmin } from './document-admin.ts';
+import {
+  type LibrarySettings,
+  type LibrarySettingsBackend,
+  storageSettingsBackend,
+} from './library-settings.ts';
+import { SkillAdmin, type SkillAdminOptions } from './skill-admin.ts';
 
 /** An MCP server as an admin sees it: header names and whether a key is set, never their values. */
 export interface McpServerView {
@@ -63,19 +55,18 @@ export interface LibraryAdminOptions {
   readonly storage: Storage;
   /** The fetch OpenAPI documents by URL and HTTP MCP servers go through (the guarded one). */
   readonly fetch: typeof fetch;
-  readonly skills?: { readonly registry: SkillRegistry; readonly blobStore: BlobStore };
+  /** The skill stores and the deployment's validation rules (reserved names, size limits). */
+  readonly skills?: SkillAdminOptions;
   readonly documentIndex?: DocumentIndex;
   /** Folders under which an admin may index server-side paths; none: folder indexing is refused. */
   readonly documentRoots?: readonly string[];
   /** Largest OpenAPI document fetched by URL (default 5 MiB). */
   readonly maxDocumentBytes?: number;
+  /** Where settings live (default: in storage). */
+  readonly settings?: LibrarySettingsBackend;
+  /** The OAuth callback URL: an OAuth MCP server is reviewed with the reviewing admin's own tokens. */
+  readonly mcpOAuthRedirectUrl?: string;
 }
-
-/** Settings an admin can change, stored under these keys. */
-export const LIBRARY_SETTING_KEYS = ['model', 'webSearchProvider', 'imageProvider', 'memoryDefault'] as const;
-
-/** One of {@link LIBRARY_SETTING_KEYS}. */
-export type LibrarySettingKey = (typeof LIBRARY_SETTING_KEYS)[number];
 
 const pendingUploadLifetimeMs = 30 * 60 * 1000;
 const maxPendingUploads = 20;
@@ -83,14 +74,27 @@ const maxPendingUploads = 20;
 /**
  * Everything the library stores, as typed operations with no argv and no HTTP: personas and their tool rows, MCP
  * servers and the approval of their tools, skills (upload → review → explicit accept), documents, settings. The
- * admin routes call these; the CLI's config, index and skills commands can call the same ones.
+ * admin routes call these; skills and documents are {@link SkillAdmin} and {@link DocumentAdmin}, which the CLI's
+ * `skills` and `index` commands call too (one implementation of each operation).
  */
 export class LibraryAdmin {
   readonly #options: LibraryAdminOptions;
   readonly #pendingSkills = new Map<string, { bundle: SkillBundle | undefined; expires: number }>();
 
+  readonly #skills: SkillAdmin | undefined;
+  readonly #documents: DocumentAdmin | undefined;
+  readonly #settings: LibrarySettingsBackend;
+
   constructor(options: LibraryAdminOptions) {
     this.#options = options;
+    this.#settings = options.settings ?? storageSettingsBackend(options.storage);
+    this.#skills = options.skills && new SkillAdmin(options.skills);
+    this.#documents =
+      options.documentIndex &&
+      new DocumentAdmin({
+        index: options.documentIndex,
+        ...(options.documentRoots ? { roots: options.documentRoots } : {}),
+      });
   }
 
   get #storage(): Storage {
@@ -217,8 +221,11 @@ export class LibraryAdmin {
     if (!(await this.#storage.mcpServers.delete(id))) throw notFound('serverId', 'MCP server', id);
   }
 
-  /** Connects to the server and compares each tool's definition with its approval. */
-  async reviewMcpTools(serverId: string): Promise<readonly McpToolReview[]> {
+  /**
+   * Connects to the server and compares each tool's definition with its approval. An OAuth server is reached with
+   * `reviewerId`'s tokens (the admin connects first, like any user).
+   */
+  async reviewMcpTools(serverId: string, reviewerId?: string): Promise<readonly McpToolReview[]> {
     const server = await this.#server(serverId);
     const approvals = new Map(
       (await this.#storage.mcpServers.listApprovals(serverId)).map((approval) => [
@@ -226,10 +233,30 @@ export class LibraryAdmin {
         approval.definitionHash,
       ]),
     );
-    const connection = await connectMcpServer(toMcpServerConfig(server), {
-      fetch: this.#options.fetch,
-      requestTimeoutMs: 30_000,
-    });
+    const redirectUrl = this.#options.mcpOAuthRedirectUrl;
+    let connection: Awaited<ReturnType<typeof connectMcpServer>>;
+    try {
+      connection = await connectMcpServer(toMcpServerConfig(server), {
+        fetch: this.#options.fetch,
+        requestTimeoutMs: 30_000,
+        ...(server.authType === 'oauth' && reviewerId !== undefined && redirectUrl !== undefined
+          ? {
+              oauth: {
+                tokenStore: createStorageMcpTokenStore(this.#storage),
+                userId: reviewerId,
+                redirectUrl,
+              },
+            }
+          : {}),
+      });
+    } catch (error) {
+      if (!McpAuthorizationRequiredError.isInstance(error)) throw error;
+      throw new ServerError({
+        code: 'conflict',
+        field: 'path.serverId',
+        message: `path.serverId: "${server.name}" uses OAuth; connect to it yourself first (POST /v1/mcp-servers/${server.id}/connection).`,
+      });
+    }
     try {
       const reviews: McpToolReview[] = [];
       for (const tool of await connection.listTools()) {
@@ -251,8 +278,13 @@ export class LibraryAdmin {
   }
 
   /** Approves a tool's current definition (also re-approves a drifted one). */
-  async approveMcpTool(serverId: string, toolName: string, approvedBy: string): Promise<McpToolReview> {
-    const review = (await this.reviewMcpTools(serverId)).find((tool) => tool.name === toolName);
+  async approveMcpTool(
+    serverId: string,
+    toolName: string,
+    approvedBy: string,
+    reviewerId?: string,
+  ): Promise<McpToolReview> {
+    const review = (await this.reviewMcpTools(serverId, reviewerId)).find((tool) => tool.name === toolName);
     if (!review) throw notFound('toolName', 'tool of this MCP server', toolName);
     await this.#storage.mcpServers.approveTool({
       serverId,
@@ -273,8 +305,7 @@ export class LibraryAdmin {
 
   /** Validates and scans an uploaded bundle; nothing is stored until {@link LibraryAdmin.acceptSkill}. */
   async reviewSkillUpload(bytes: Uint8Array): Promise<SkillUploadReview> {
-    this.#requireSkills();
-    const inspection = await inspectSkillBundle(bytes);
+    const inspection = await this.#requireSkills().inspect(bytes);
     const uploadId = randomUUID();
     this.#prunePending();
     this.#pendingSkills.set(uploadId, {
@@ -311,12 +342,7 @@ export class LibraryAdmin {
       });
     }
     try {
-      const record = await ingestSkillBundle({
-        bundle: pending.bundle,
-        ...skills,
-        ...(options.acceptFindings === undefined ? {} : { acceptFindings: options.acceptFindings }),
-        ...(options.replace === undefined ? {} : { replace: options.replace }),
-      });
+      const record = await skills.add(pending.bundle, options);
       this.#pendingSkills.delete(uploadId);
       return record;
     } catch (error) {
@@ -333,37 +359,23 @@ export class LibraryAdmin {
   }
 
   async listSkills(): Promise<readonly SkillRecord[]> {
-    return this.#requireSkills().registry.list();
+    return this.#requireSkills().list();
   }
 
   async removeSkill(name: string): Promise<void> {
-    const skills = this.#requireSkills();
-    if (!(await skills.registry.get(name))) throw notFound('name', 'skill', name);
-    await removeSkill({ name, ...skills });
+    await this.#requireSkills().remove(name);
   }
 
   // documents
 
   /** Indexes a server-side folder or file under one of the allowed roots, reporting progress per file. */
   async indexFolder(path: string, onProgress?: (progress: IndexProgress) => void): Promise<IndexPathsResult> {
-    const index = this.#requireIndex();
-    const absolute = this.checkIndexPath(path);
-    return indexPaths({ index, paths: [absolute], ...(onProgress ? { onProgress } : {}) });
+    return this.#requireDocuments().indexUnderRoots(path, onProgress);
   }
 
   /** The absolute path, when it lies under an allowed root; else `forbidden` naming `body.path`. */
   checkIndexPath(path: string): string {
-    this.#requireIndex();
-    const absolute = resolve(path);
-    const roots = (this.#options.documentRoots ?? []).map((root) => resolve(root));
-    if (!roots.some((root) => absolute === root || absolute.startsWith(root + sep))) {
-      throw new ServerError({
-        code: 'forbidden',
-        field: 'body.path',
-        message: `body.path: not under a folder this server may index (${roots.join(', ') || 'none configured'}).`,
-      });
-    }
-    return absolute;
+    return this.#requireDocuments().checkPath(path);
   }
 
   /** Extracts and indexes one uploaded document. */
@@ -372,55 +384,22 @@ export class LibraryAdmin {
     mediaType: string;
     bytes: Uint8Array;
   }): Promise<{ sourceId: string; outcome: string }> {
-    const index = this.#requireIndex();
-    let extracted: Awaited<ReturnType<typeof extractDocumentText>>;
-    try {
-      extracted = await extractDocumentText({
-        bytes: input.bytes,
-        mediaType: input.mediaType,
-        name: input.name,
-      });
-    } catch (error) {
-      throw new ServerError({
-        code: 'invalid_request',
-        field: 'body',
-        message: `body: cannot read "${input.name}" as ${input.mediaType}: ${error instanceof Error ? error.message : String(error)}`,
-      });
-    }
-    const contentHash = createHash('sha256').update(input.bytes).digest('hex');
-    const sourceId = `upload:${input.name}`;
-    const outcome = index.upsert({
-      sourceId,
-      title: extracted.title || input.name,
-      text: extracted.text,
-      contentHash,
-    });
-    return { sourceId, outcome };
+    return this.#requireDocuments().indexUpload(input);
   }
 
   async documentCounts(): Promise<{ documents: number; chunks: number }> {
-    return this.#requireIndex().counts();
+    return this.#requireDocuments().counts();
   }
 
   // settings
 
-  async getSettings(): Promise<Partial<Record<LibrarySettingKey, unknown>>> {
-    const settings: Partial<Record<LibrarySettingKey, unknown>> = {};
-    for (const key of LIBRARY_SETTING_KEYS) {
-      const value = await this.#storage.settings.get(key);
-      if (value !== undefined) settings[key] = value;
-    }
-    return settings;
+  async getSettings(): Promise<LibrarySettings> {
+    return this.#settings.read();
   }
 
   /** Sets the given settings; `null` removes one. */
-  async updateSettings(
-    changes: Partial<Record<LibrarySettingKey, unknown>>,
-  ): Promise<Partial<Record<LibrarySettingKey, unknown>>> {
-    for (const [key, value] of Object.entries(changes)) {
-      if (value === null) await this.#storage.settings.delete(key);
-      else if (value !== undefined) await this.#storage.settings.set(key, value);
-    }
+  async updateSettings(changes: LibrarySettings): Promise<LibrarySettings> {
+    await this.#settings.write(changes);
     return this.getSettings();
   }
 
@@ -460,21 +439,21 @@ export class LibraryAdmin {
     return text;
   }
 
-  #requireSkills(): { registry: SkillRegistry; blobStore: BlobStore } {
-    if (!this.#options.skills) {
+  #requireSkills(): SkillAdmin {
+    if (!this.#skills) {
       throw new ServerError({ code: 'not_available', message: 'This server has no skill store configured.' });
     }
-    return this.#options.skills;
+    return this.#skills;
   }
 
-  #requireIndex(): DocumentIndex {
-    if (!this.#options.documentIndex) {
+  #requireDocuments(): DocumentAdmin {
+    if (!this.#documents) {
       throw new ServerError({
         code: 'not_available',
         message: 'This server has no document index configured.',
       });
     }
-    return this.#options.documentIndex;
+    return this.#documents;
   }
 
   #prunePending(): void {

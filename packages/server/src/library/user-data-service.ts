@@ -1,5 +1,5 @@
 import type { Memory, Storage, UploadedFile, User, UserSettings } from '@toolbus/storage';
-import type { Principal } from '../http/principal.ts';
+import { ownsRow, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 
 /**
@@ -20,16 +20,22 @@ export class UserDataService {
     if (file.content.byteLength === 0) {
       throw new ServerError({ code: 'invalid_request', field: 'body', message: 'body: the file is empty.' });
     }
-    return this.#storage.files.put({ userId: principal.user.id, ...file });
+    return this.#storage.files.put({
+      userId: principal.user.id,
+      organizationId: principal.organization.id,
+      ...file,
+    });
   }
 
   async listFiles(principal: Principal): Promise<readonly UploadedFile[]> {
-    return this.#storage.files.listForUser(principal.user.id);
+    return (await this.#storage.files.listForUser(principal.user.id)).filter((file) =>
+      ownsRow(principal, file),
+    );
   }
 
   async getFile(principal: Principal, fileId: string): Promise<UploadedFile> {
     const file = await this.#storage.files.get(fileId);
-    if (!file || file.userId !== principal.user.id) {
+    if (!file || !ownsRow(principal, file)) {
       throw new ServerError({
         code: 'not_found',
         field: 'path.fileId',

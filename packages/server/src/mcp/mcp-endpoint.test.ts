@@ -28,7 +28,13 @@ after(async () => {
 
 async function keyFor(email: string, scopes: ('chat' | 'mcp')[]): Promise<string> {
   const user = await storage.users.create({ email });
-  const principal = { user, role: 'user' as const, scopes, via: 'local' as const };
+  const principal = {
+    user,
+    role: 'user' as const,
+    scopes,
+    via: 'local' as const,
+    organization: { id: 'default', role: 'member' as const },
+  };
   return (await server.access.createApiKey(principal, { name: 'mcp', scopes })).key;
 }
 

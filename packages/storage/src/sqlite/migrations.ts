@@ -206,4 +206,30 @@ CREATE TABLE web_sessions (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'organisations and their members; chats and files belong to one',
+    // SQLite cannot add a column with a REFERENCES clause and a non-null default, so the owning organisation of
+    // a chat or a file is checked by the stores' callers, and organisations are never deleted while they own rows.
+    sql: `
+CREATE TABLE organizations (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL
+);
+INSERT INTO organizations (id, name, created_at) VALUES ('default', 'Default', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+CREATE TABLE organization_members (
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (organization_id, user_id)
+);
+CREATE INDEX organization_members_by_user ON organization_members (user_id, created_at);
+INSERT INTO organization_members (organization_id, user_id, role, created_at)
+  SELECT 'default', id, CASE role WHEN 'admin' THEN 'admin' ELSE 'member' END, created_at FROM users;
+ALTER TABLE chats ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
+ALTER TABLE uploaded_files ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
+`,
+  },
 ];

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '@toolbus/spec';
 import type { Chat, ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { ChatStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
 import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
@@ -9,6 +10,7 @@ interface ChatRow {
   user_id: string;
   title: string;
   persona_id: string | null;
+  organization_id: string;
   created_at: string;
   updated_at: string;
 }
@@ -42,8 +44,8 @@ const maxTitleLength = 200;
 export function createSqliteChatStore(context: SqliteContext): ChatStore {
   const { database } = context;
   const insertChat = database.prepare(
-    `INSERT INTO chats (id, user_id, title, persona_id, created_at, updated_at, activity)
-     VALUES (?, ?, ?, ?, ?, ?, ${nextActivity})`,
+    `INSERT INTO chats (id, user_id, title, persona_id, created_at, updated_at, organization_id, activity)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ${nextActivity})`,
   );
   const selectChat = database.prepare('SELECT * FROM chats WHERE id = ?');
   const selectChatsForUser = database.prepare('SELECT * FROM chats WHERE user_id = ? ORDER BY activity DESC');
@@ -129,6 +131,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
           chat.personaId ?? null,
           now,
           now,
+          chat.organizationId ?? DEFAULT_ORGANIZATION_ID,
         ),
       );
       return readChat(id)!;
@@ -251,6 +254,7 @@ function toChat(row: ChatRow): Chat {
     userId: row.user_id,
     title: row.title,
     personaId: row.persona_id,
+    organizationId: row.organization_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

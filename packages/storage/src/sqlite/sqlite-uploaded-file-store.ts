@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { UploadedFileStore } from '../storage.ts';
 import type { UploadedFile } from '../uploaded-file.ts';
 import { inTransaction, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
@@ -10,6 +11,7 @@ interface FileRow {
   media_type: string;
   size_bytes: number;
   sha256: string;
+  organization_id: string;
   created_at: string;
 }
 
@@ -21,7 +23,7 @@ interface FileRow {
 export function createSqliteUploadedFileStore(context: SqliteContext): UploadedFileStore {
   const { database } = context;
   const insert = database.prepare(
-    'INSERT INTO uploaded_files (id, user_id, name, media_type, size_bytes, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO uploaded_files (id, user_id, name, media_type, size_bytes, sha256, created_at, organization_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const insertContent = database.prepare(
     'INSERT INTO uploaded_file_contents (file_id, content) VALUES (?, ?)',
@@ -50,6 +52,7 @@ export function createSqliteUploadedFileStore(context: SqliteContext): UploadedF
             file.content.byteLength,
             sha256,
             context.now(),
+            file.organizationId ?? DEFAULT_ORGANIZATION_ID,
           );
           insertContent.run(id, file.content);
         }),
@@ -80,6 +83,7 @@ function toFile(row: FileRow): UploadedFile {
     mediaType: row.media_type,
     sizeBytes: row.size_bytes,
     sha256: row.sha256,
+    organizationId: row.organization_id,
     createdAt: row.created_at,
   };
 }

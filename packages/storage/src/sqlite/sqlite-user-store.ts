@@ -1,6 +1,7 @@
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { UserStore } from '../storage.ts';
 import type { SearchUsage, User, UserRole } from '../user.ts';
-import { notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
+import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface UserRow {
   id: string;
@@ -23,6 +24,9 @@ export function createSqliteUserStore(context: SqliteContext): UserStore {
   const updateSettings = database.prepare(
     'UPDATE users SET memory_tool_enabled = ?, search_usage = ? WHERE id = ?',
   );
+  const insertMembership = database.prepare(
+    'INSERT INTO organization_members (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)',
+  );
   const deleteById = database.prepare('DELETE FROM users WHERE id = ?');
   const selectAll = database.prepare('SELECT * FROM users ORDER BY created_at, rowid');
   const updateRole = database.prepare('UPDATE users SET role = ? WHERE id = ?');
@@ -33,17 +37,29 @@ export function createSqliteUserStore(context: SqliteContext): UserStore {
   return {
     async create(user) {
       const id = context.newId();
-      withConstraintErrors('Creating a user', () =>
-        insert.run(
-          id,
-          user.email,
-          user.name ?? null,
-          user.settings?.memoryToolEnabled ? 1 : 0,
-          user.settings?.searchUsage ?? 'auto',
-          context.now(),
-          user.role ?? 'user',
-        ),
-      );
+      const now = context.now();
+      // A user always belongs to an organisation: the one named, else the default one, in the same transaction.
+      inTransaction(database, () => {
+        withConstraintErrors('Creating a user', () =>
+          insert.run(
+            id,
+            user.email,
+            user.name ?? null,
+            user.settings?.memoryToolEnabled ? 1 : 0,
+            user.settings?.searchUsage ?? 'auto',
+            now,
+            user.role ?? 'user',
+          ),
+        );
+        withConstraintErrors('Adding the user to an organisation', () =>
+          insertMembership.run(
+            user.organizationId ?? DEFAULT_ORGANIZATION_ID,
+            id,
+            user.role === 'admin' ? 'admin' : 'member',
+            now,
+          ),
+        );
+      });
       return read(id)!;
     },
     async get(id) {

@@ -1,0 +1,150 @@
+import { useState } from 'react';
+import { client } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
+import { useAction, useLoad } from '../common/use-load.ts';
+
+interface OrganizationView {
+  readonly id: string;
+  readonly name: string;
+  readonly role: 'admin' | 'member' | null;
+}
+interface MemberView {
+  readonly userId: string;
+  readonly email: string;
+  readonly role: 'admin' | 'member';
+}
+
+function Members(props: { readonly organization: OrganizationView }) {
+  const base = `/v1/organizations/${encodeURIComponent(props.organization.id)}/members`;
+  const members = useLoad(() => client.request<{ members: MemberView[] }>('GET', base), [base]);
+  const action = useAction();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<'admin' | 'member'>('member');
+  return (
+    <section className="card" aria-labelledby={`organization-${props.organization.id}`}>
+      <h3 id={`organization-${props.organization.id}`}>{props.organization.name}</h3>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run(async () => {
+            await client.request('POST', base, { body: { email, role } });
+            setEmail('');
+            members.reload();
+            return `Added ${email} to ${props.organization.name}.`;
+          });
+        }}
+      >
+        <label>
+          Member email{' '}
+          <input type="email" value={email} onChange={(event) => setEmail(event.target.value)} required />
+        </label>
+        <label>
+          Role{' '}
+          <select value={role} onChange={(event) => setRole(event.target.value as 'admin' | 'member')}>
+            <option value="member">member</option>
+            <option value="admin">admin</option>
+          </select>
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Add member
+        </button>
+      </form>
+      <table>
+        <caption>Members of {props.organization.name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(members.value?.members ?? []).map((member) => (
+            <tr key={member.userId}>
+              <td>{member.email}</td>
+              <td>{member.role}</td>
+              <td>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void action.run(async () => {
+                      const next = member.role === 'admin' ? 'member' : 'admin';
+                      await client.request('PATCH', `${base}/${encodeURIComponent(member.userId)}`, {
+                        body: { role: next },
+                      });
+                      members.reload();
+                      return `${member.email} is now ${next}.`;
+                    })
+                  }
+                >
+                  Make {member.email} {member.role === 'admin' ? 'member' : 'admin'}
+                </button>{' '}
+                <button
+                  type="button"
+                  onClick={() =>
+                    void action.run(async () => {
+                      await client.request('DELETE', `${base}/${encodeURIComponent(member.userId)}`);
+                      members.reload();
+                      return `Removed ${member.email}.`;
+                    })
+                  }
+                >
+                  Remove {member.email}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Feedback error={action.error ?? members.error} note={action.note} />
+    </section>
+  );
+}
+
+/**
+ * Organisations: a deployment admin creates them; each organisation's admins (and deployment admins) add members
+ * by email, change their role and remove them.
+ */
+export function OrganizationsPage(props: { readonly canCreate: boolean }) {
+  const list = useLoad(
+    () => client.request<{ organizations: OrganizationView[] }>('GET', '/v1/organizations'),
+    [],
+  );
+  const action = useAction();
+  const [name, setName] = useState('');
+  const administered = (list.value?.organizations ?? []).filter(
+    (organization) => props.canCreate || organization.role === 'admin',
+  );
+  return (
+    <div>
+      <h2>Organisations</h2>
+      {props.canCreate ? (
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void action.run(async () => {
+              await client.request('POST', '/v1/admin/organizations', { body: { name } });
+              setName('');
+              list.reload();
+              return `Created ${name}.`;
+            });
+          }}
+        >
+          <label>
+            Organisation name{' '}
+            <input value={name} onChange={(event) => setName(event.target.value)} required />
+          </label>
+          <button type="submit" disabled={action.busy}>
+            Create organisation
+          </button>
+        </form>
+      ) : null}
+      <Feedback error={action.error ?? list.error} note={action.note} />
+      {administered.map((organization) => (
+        <Members key={organization.id} organization={organization} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,166 @@
+// The admin pages added for organisations, MCP OAuth connections and persona editing, end to end: chromium against
+// a real toolbus server (the built app at /) with a real OAuth-protected MCP server and its authorization server on
+// loopback. Each page's main action, and axe-core on each page.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createGuardedFetch } from '@toolbus/core/node';
+import type { Page } from 'playwright-core';
+import {
+  type LoopbackOAuthServers,
+  startLoopbackOAuthServers,
+} from '../../../packages/mcp/src/__fixtures__/loopback-oauth-servers.ts';
+import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { startUiWorld, type UiWorld } from './ui-world.ts';
+
+let world: UiWorld;
+let oauth: LoopbackOAuthServers;
+let admin: BrowserProfile;
+let page: Page;
+
+async function checkAccessibility(name: string) {
+  assert.deepEqual(await seriousViolations(page), [], `${name}: serious accessibility violations`);
+}
+
+before(async () => {
+  oauth = await startLoopbackOAuthServers([
+    {
+      tool: {
+        name: 'whoami',
+        description: 'Says who you are',
+        inputSchema: { type: 'object', properties: {} },
+      },
+      call: () => ({ content: [{ type: 'text', text: 'you are signed in' }] }),
+    },
+  ]);
+  world = await startUiWorld({
+    fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
+  });
+  admin = await openProfile();
+  page = admin.page;
+  await page.goto(`${world.url}/`);
+  await page.getByLabel('API key').fill(world.adminKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
+});
+after(async () => {
+  await admin?.close();
+  await world?.close();
+  await oauth?.close();
+});
+
+describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 240_000 }, () => {
+  test('MCP servers: connect with OAuth (the browser goes to the authorization server and back), then review and approve drift', async () => {
+    await page.goto(`${world.url}/#/admin/mcp`);
+    await page.getByLabel('Name').fill('protected');
+    await page.getByLabel('URL').fill(oauth.mcpUrl);
+    await page.getByLabel('Auth').selectOption('oauth');
+    await page.getByRole('button', { name: 'Add server' }).click();
+    await page.getByText('Connected protected.').waitFor();
+    const card = page.locator('.card', { has: page.getByRole('heading', { name: 'protected' }) });
+    await card.getByText('Your connection: not connected').waitFor();
+    await checkAccessibility('admin-mcp');
+    await card.getByRole('button', { name: 'Connect protected (OAuth)' }).click();
+    // Authorization server → the server's callback → back to this page, signed in to the MCP server.
+    await page.waitForURL(/\?mcpConnected=.*#\/admin\/mcp$/);
+    const back = page.locator('.card', { has: page.getByRole('heading', { name: 'protected' }) });
+    await back.getByText('Your connection: connected').waitFor();
+    assert.ok(oauth.provider.events.includes('token:authorization_code'), 'the code was exchanged');
+
+    await back.getByRole('button', { name: 'Review tools' }).click();
+    await back.getByRole('button', { name: 'Approve whoami' }).click();
+    await back.getByText('Approved whoami.').waitFor();
+    await back.getByRole('cell', { name: 'approved', exact: true }).waitFor();
+    // The server changes the definition under an old approval: the page shows the drift and re-approves it.
+    const [server] = (await world.storage.mcpServers.list()).filter((entry) => entry.name === 'protected');
+    assert.ok(server);
+    await world.storage.mcpServers.approveTool({
+      serverId: server.id,
+      toolName: 'whoami',
+      definitionHash: 'an older definition',
+      approvedBy: 'test',
+    });
+    await page.reload();
+    const again = page.locator('.card', { has: page.getByRole('heading', { name: 'protected' }) });
+    await again.getByRole('button', { name: 'Review tools' }).click();
+    await again.getByRole('cell', { name: 'drifted', exact: true }).waitFor();
+    await again.getByRole('button', { name: 'Approve whoami' }).click();
+    await again.getByRole('cell', { name: 'approved', exact: true }).waitFor();
+    await checkAccessibility('admin-mcp-connected');
+
+    await again.getByRole('button', { name: 'Disconnect protected' }).click();
+    await again.getByText('Your connection: not connected').waitFor();
+    assert.equal(
+      await world.storage.mcpServers.getOAuthState({ serverId: server.id, userId: await adminId() }),
+      undefined,
+    );
+  });
+
+  test('personas: create, rename, built-in switches, an MCP tool row', async () => {
+    await page.goto(`${world.url}/#/admin/personas`);
+    await page.getByRole('heading', { name: 'Personas and tools' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Helpdesk');
+    await page.getByRole('button', { name: 'Create persona' }).click();
+    await page.getByText('Created Helpdesk.').waitFor();
+    const helpdesk = page.getByRole('region', { name: 'Helpdesk' });
+    await helpdesk.getByLabel('Retitle as').fill('Helpdesk Pro');
+    await helpdesk.getByLabel('Describe as').fill('Answers customers');
+    await helpdesk.getByRole('button', { name: 'Save persona' }).click();
+    const renamed = page.getByRole('region', { name: 'Helpdesk Pro' });
+    await renamed.getByText('Answers customers', { exact: true }).waitFor();
+    await renamed.getByLabel('OpenURLTool', { exact: true }).check();
+    await renamed.getByRole('button', { name: 'Remove OpenURLTool' }).waitFor();
+    await renamed.getByLabel('OpenURLTool', { exact: true }).uncheck();
+    await renamed.getByRole('button', { name: 'Remove OpenURLTool' }).waitFor({ state: 'detached' });
+    await renamed.getByLabel('MCP server').selectOption({ label: 'protected' });
+    await renamed.getByLabel('MCP tool', { exact: true }).fill('whoami');
+    await renamed.getByRole('button', { name: 'Add MCP tool' }).click();
+    await renamed.getByRole('button', { name: 'Remove whoami' }).waitFor();
+    const persona = (await world.storage.personas.list()).find((entry) => entry.name === 'Helpdesk Pro');
+    assert.ok(persona);
+    assert.equal(persona.description, 'Answers customers');
+    const rows = await world.storage.personas.listToolRows(persona.id);
+    assert.deepEqual(
+      rows.map((row) => (row.source.kind === 'mcp' ? row.source.toolName : row.source.kind)),
+      ['whoami'],
+    );
+    await checkAccessibility('admin-personas-edit');
+  });
+
+  test('organisations: create one, add a member, change their role, remove them', async () => {
+    await page.goto(`${world.url}/#/admin/organizations`);
+    await page.getByRole('heading', { name: 'Organisations' }).waitFor();
+    await page.getByLabel('Organisation name').fill('Acme');
+    await page.getByRole('button', { name: 'Create organisation' }).click();
+    await page.getByText('Created Acme.').waitFor();
+    const acme = page.getByRole('region', { name: 'Acme' });
+    await acme.getByLabel('Member email').fill('ann@acme.example');
+    await acme.getByLabel('Role').selectOption('admin');
+    await acme.getByRole('button', { name: 'Add member' }).click();
+    await acme.getByText('Added ann@acme.example to Acme.').waitFor();
+    await acme.getByRole('cell', { name: 'admin', exact: true }).waitFor();
+    await checkAccessibility('admin-organizations');
+    await acme.getByRole('button', { name: 'Make ann@acme.example member' }).click();
+    await acme.getByText('ann@acme.example is now member.').waitFor();
+    const organization = (await world.storage.organizations.list()).find((entry) => entry.name === 'Acme');
+    assert.ok(organization);
+    const ann = await world.storage.users.getByEmail('ann@acme.example');
+    assert.ok(ann);
+    assert.equal(
+      (await world.storage.organizations.getMember({ organizationId: organization.id, userId: ann.id }))
+        ?.role,
+      'member',
+    );
+    await acme.getByRole('button', { name: 'Remove ann@acme.example' }).click();
+    await acme.getByText('Removed ann@acme.example.').waitFor();
+    assert.equal(
+      await world.storage.organizations.getMember({ organizationId: organization.id, userId: ann.id }),
+      undefined,
+    );
+  });
+});
+
+async function adminId(): Promise<string> {
+  const user = await world.storage.users.getByEmail('admin@example.com');
+  assert.ok(user);
+  return user.id;
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import type { RouteRegistry } from '../http/route-registry.ts';
+import type { OrganizationService } from './organization-service.ts';
+
+const roleSchema = z.enum(['admin', 'member']);
+const organizationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  role: roleSchema.nullable().describe('Your role in it (null: a deployment admin who is not a member)'),
+});
+const memberSchema = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: roleSchema,
+  joinedAt: z.string(),
+});
+const organizationParams = z.object({ organizationId: z.string().min(1).max(100) });
+const memberParams = organizationParams.extend({ userId: z.string().min(1).max(100) });
+const self = { kind: 'user', scope: 'chat' } as const;
+
+/**
+ * Registers organisations (deployment admins create them; everyone lists their own) and their members (each
+ * organisation's admins, or a deployment admin, manage them).
+ */
+export function registerOrganizationRoutes(
+  registry: RouteRegistry,
+  organizations: OrganizationService,
+): void {
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/admin/organizations',
+      operationId: 'createOrganization',
+      summary: 'Create an organisation',
+      tag: 'admin',
+      access: { kind: 'admin' },
+      body: z.object({ name: z.string().min(1).max(200) }),
+      responses: {
+        201: { description: 'The organisation', schema: organizationSchema.omit({ role: true }) },
+      },
+    },
+    async ({ principal, body, context }) => context.json(await organizations.create(principal, body), 201),
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/organizations',
+      operationId: 'listOrganizations',
+      summary: 'The organisations you belong to, with your role (deployment admins: all)',
+      tag: 'organizations',
+      access: self,
+      responses: {
+        200: {
+          description: 'The organisations',
+          schema: z.object({ organizations: z.array(organizationSchema) }),
+        },
+      },
+    },
+    async ({ principal, context }) => context.json({ organizations: await organizations.list(principal) }),
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/organizations/{organizationId}/members',
+      operationId: 'listOrganizationMembers',
+      summary: "An organisation's members (its admins only)",
+      tag: 'organizations',
+      access: self,
+      params: organizationParams,
+      responses: {
+        200: { description: 'The members', schema: z.object({ members: z.array(memberSchema) }) },
+      },
+    },
+    async ({ principal, params, context }) =>
+      context.json({ members: await organizations.listMembers(principal, params.organizationId) }),
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/organizations/{organizationId}/members',
+      operationId: 'addOrganizationMember',
+      summary: 'Add a member by email (the user is created when new) or change their role',
+      tag: 'organizations',
+      access: self,
+      params: organizationParams,
+      body: z.object({
+        email: z.string().email().max(320),
+        name: z.string().min(1).max(200).optional(),
+        role: roleSchema.default('member'),
+      }),
+      responses: { 201: { description: 'The member', schema: memberSchema } },
+    },
+    async ({ principal, params, body, context }) =>
+      context.json(await organizations.addMember(principal, params.organizationId, body), 201),
+  );
+  registry.add(
+    {
+      method: 'patch',
+      path: '/v1/organizations/{organizationId}/members/{userId}',
+      operationId: 'setOrganizationMemberRole',
+      summary: "Change a member's role",
+      tag: 'organizations',
+      access: self,
+      params: memberParams,
+      body: z.object({ role: roleSchema }),
+      responses: { 200: { description: 'The member', schema: memberSchema } },
+    },
+    async ({ principal, params, body, context }) =>
+      context.json(
+        await organizations.setMemberRole(principal, params.organizationId, params.userId, body.role),
+      ),
+  );
+  registry.add(
+    {
+      method: 'delete',
+      path: '/v1/organizations/{organizationId}/members/{userId}',
+      operationId: 'removeOrganizationMember',
+      summary: 'Remove a member from the organisation',
+      tag: 'organizations',
+      access: self,
+      params: memberParams,
+      responses: { 204: { description: 'Removed' } },
+    },
+    async ({ principal, params, context }) => {
+      await organizations.removeMember(principal, params.organizationId, params.userId);
+      return context.body(null, 204);
+    },
+  );
+}

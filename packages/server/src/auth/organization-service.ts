@@ -1,0 +1,208 @@
+import {
+  DEFAULT_ORGANIZATION_ID,
+  type Organization,
+  type OrganizationMember,
+  type OrganizationRole,
+  type Storage,
+  type User,
+} from '@toolbus/storage';
+import { ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
+import { ServerError } from '../http/server-error.ts';
+
+/** A member as an organisation admin sees them. */
+export interface OrganizationMemberView {
+  readonly userId: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly role: OrganizationRole;
+  readonly joinedAt: string;
+}
+
+/** An organisation the caller can see, with the caller's role in it. */
+export interface OrganizationView extends Organization {
+  /** `null` for a deployment admin who is not a member. */
+  readonly role: OrganizationRole | null;
+}
+
+/**
+ * The organisation a request acts in: the one its header names (a member's, or any for a deployment admin), else
+ * the user's first. A user in none, or naming one they are not in, is refused (fail closed).
+ */
+export async function resolveOrganization(
+  storage: Storage,
+  user: User,
+  requested: string | undefined,
+): Promise<Principal['organization']> {
+  const memberships = await storage.organizations.listMemberships(user.id);
+  if (requested !== undefined) {
+    const membership = memberships.find((member) => member.organizationId === requested);
+    if (membership) return { id: membership.organizationId, role: membership.role };
+    if (user.role === 'admin' && (await storage.organizations.get(requested))) {
+      return { id: requested, role: 'admin' };
+    }
+    throw new ServerError({
+      code: 'forbidden',
+      field: `header.${ORGANIZATION_HEADER}`,
+      message: `header.${ORGANIZATION_HEADER}: you are not a member of organisation ${JSON.stringify(requested)}.`,
+    });
+  }
+  const first = memberships[0];
+  if (first) return { id: first.organizationId, role: first.role };
+  if (user.role === 'admin') return { id: DEFAULT_ORGANIZATION_ID, role: 'admin' };
+  throw new ServerError({
+    code: 'forbidden',
+    message: 'You belong to no organisation; ask an admin to add you.',
+  });
+}
+
+/**
+ * Organisations and their members, administered per organisation: a deployment admin administers every
+ * organisation and creates them; an organisation's admin administers only that one (its members, their roles,
+ * users created into it). Anyone else gets `not_found` for an organisation they are not in (its existence is not
+ * revealed) and `forbidden` for one they are only a member of.
+ */
+export class OrganizationService {
+  readonly #storage: Storage;
+
+  constructor(storage: Storage) {
+    this.#storage = storage;
+  }
+
+  /** Creates an organisation (deployment admins only). */
+  async create(principal: Principal, input: { name: string }): Promise<Organization> {
+    if (principal.role !== 'admin') {
+      throw new ServerError({ code: 'forbidden', message: 'Only deployment admins create organisations.' });
+    }
+    return this.#storage.organizations.create({ name: input.name });
+  }
+
+  /** The organisations the caller belongs to (a deployment admin: all of them). */
+  async list(principal: Principal): Promise<readonly OrganizationView[]> {
+    const memberships = new Map(
+      (await this.#storage.organizations.listMemberships(principal.user.id)).map((member) => [
+        member.organizationId,
+        member.role,
+      ]),
+    );
+    const all = await this.#storage.organizations.list();
+    return all
+      .filter((organization) => principal.role === 'admin' || memberships.has(organization.id))
+      .map((organization) => ({ ...organization, role: memberships.get(organization.id) ?? null }));
+  }
+
+  async listMembers(
+    principal: Principal,
+    organizationId: string,
+  ): Promise<readonly OrganizationMemberView[]> {
+    await this.#requireAdminOf(principal, organizationId);
+    const members = await this.#storage.organizations.listMembers(organizationId);
+    const views: OrganizationMemberView[] = [];
+    for (const member of members) {
+      const user = await this.#storage.users.get(member.userId);
+      if (user) views.push(memberView(member, user));
+    }
+    return views;
+  }
+
+  /**
+   * Adds the user with this email to the organisation (created when missing, into this organisation) with `role`,
+   * or changes their role.
+   */
+  async addMember(
+    principal: Principal,
+    organizationId: string,
+    input: { email: string; name?: string | undefined; role: OrganizationRole },
+  ): Promise<OrganizationMemberView> {
+    await this.#requireAdminOf(principal, organizationId);
+    const user =
+      (await this.#storage.users.getByEmail(input.email)) ??
+      (await this.#storage.users.create({
+        email: input.email,
+        organizationId,
+        ...(input.name === undefined ? {} : { name: input.name }),
+      }));
+    const member = await this.#storage.organizations.setMember({
+      organizationId,
+      userId: user.id,
+      role: input.role,
+    });
+    return memberView(member, user);
+  }
+
+  async setMemberRole(
+    principal: Principal,
+    organizationId: string,
+    userId: string,
+    role: OrganizationRole,
+  ): Promise<OrganizationMemberView> {
+    await this.#requireAdminOf(principal, organizationId);
+    const user = await this.#member(organizationId, userId);
+    const member = await this.#storage.organizations.setMember({ organizationId, userId, role });
+    return memberView(member, user);
+  }
+
+  async removeMember(principal: Principal, organizationId: string, userId: string): Promise<void> {
+    await this.#requireAdminOf(principal, organizationId);
+    await this.#member(organizationId, userId);
+    await this.#storage.organizations.removeMember({ organizationId, userId });
+  }
+
+  /** True when the caller administers the organisation `userId` belongs to (used for keys of other users). */
+  async administersUser(principal: Principal, userId: string): Promise<boolean> {
+    if (principal.role === 'admin') return true;
+    const memberships = await this.#storage.organizations.listMemberships(userId);
+    for (const membership of memberships) {
+      const own = await this.#storage.organizations.getMember({
+        organizationId: membership.organizationId,
+        userId: principal.user.id,
+      });
+      if (own?.role === 'admin') return true;
+    }
+    return false;
+  }
+
+  async #requireAdminOf(principal: Principal, organizationId: string): Promise<void> {
+    const organization = await this.#storage.organizations.get(organizationId);
+    if (principal.role === 'admin' && organization) return;
+    const own = organization
+      ? await this.#storage.organizations.getMember({ organizationId, userId: principal.user.id })
+      : undefined;
+    if (!organization || !own) {
+      throw new ServerError({
+        code: 'not_found',
+        field: 'path.organizationId',
+        message: `path.organizationId: no organisation ${JSON.stringify(organizationId)} of yours.`,
+      });
+    }
+    if (own.role !== 'admin') {
+      throw new ServerError({
+        code: 'forbidden',
+        field: 'path.organizationId',
+        message: "path.organizationId: only this organisation's admins manage its members.",
+      });
+    }
+  }
+
+  async #member(organizationId: string, userId: string): Promise<User> {
+    const member = await this.#storage.organizations.getMember({ organizationId, userId });
+    const user = member ? await this.#storage.users.get(userId) : undefined;
+    if (!user) {
+      throw new ServerError({
+        code: 'not_found',
+        field: 'path.userId',
+        message: `path.userId: no member ${JSON.stringify(userId)} in this organisation.`,
+      });
+    }
+    return user;
+  }
+}
+
+function memberView(member: OrganizationMember, user: User): OrganizationMemberView {
+  return {
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    role: member.role,
+    joinedAt: member.createdAt,
+  };
+}

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { resolve, sep } from 'node:path';
+import {
+  type DocumentIndex,
+  extractDocumentText,
+  type IndexPathsResult,
+  type IndexProgress,
+  indexPaths,
+} from '@toolbus/tools';
+import { ServerError } from '../http/server-error.ts';
+
+/** What the document operations need. */
+export interface DocumentAdminOptions {
+  readonly index: DocumentIndex;
+  /** Folders under which {@link DocumentAdmin.indexUnderRoots} may index; none: it refuses every path. */
+  readonly roots?: readonly string[];
+}
+
+/**
+ * The document operations, one implementation for every front end: `toolbus index` (the local user's own paths)
+ * and the server's admin routes (paths under the allowed roots, uploads) call these.
+ */
+export class DocumentAdmin {
+  readonly #options: DocumentAdminOptions;
+
+  constructor(options: DocumentAdminOptions) {
+    this.#options = options;
+  }
+
+  /** Indexes files and folders (incremental: unchanged files skipped, deleted ones removed), with progress per file. */
+  async indexPaths(
+    paths: readonly string[],
+    onProgress?: (progress: IndexProgress) => void,
+  ): Promise<IndexPathsResult> {
+    return indexPaths({ index: this.#options.index, paths, ...(onProgress ? { onProgress } : {}) });
+  }
+
+  /** {@link DocumentAdmin.indexPaths} for one path, refused (`forbidden`, naming `body.path`) outside the roots. */
+  async indexUnderRoots(
+    path: string,
+    onProgress?: (progress: IndexProgress) => void,
+  ): Promise<IndexPathsResult> {
+    return this.indexPaths([this.checkPath(path)], onProgress);
+  }
+
+  /** The absolute path, when it lies under an allowed root; else `forbidden` naming `body.path`. */
+  checkPath(path: string): string {
+    const absolute = resolve(path);
+    const roots = (this.#options.roots ?? []).map((root) => resolve(root));
+    if (!roots.some((root) => absolute === root || absolute.startsWith(root + sep))) {
+      throw new ServerError({
+        code: 'forbidden',
+        field: 'body.path',
+        message: `body.path: not under a folder this server may index (${roots.join(', ') || 'none configured'}).`,
+      });
+    }
+    return absolute;
+  }
+
+  /** Extracts and indexes one uploaded document. */
+  async indexUpload(input: {
+    name: string;
+    mediaType: string;
+    bytes: Uint8Array;
+  }): Promise<{ sourceId: string; outcome: string }> {
+    let extracted: Awaited<ReturnType<typeof extractDocumentText>>;
+    try {
+      extracted = await extractDocumentText({
+        bytes: input.bytes,
+        mediaType: input.mediaType,
+        name: input.name,
+      });
+    } catch (error) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body',
+        message: `body: cannot read "${input.name}" as ${input.mediaType}: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    const contentHash = createHash('sha256').update(input.bytes).digest('hex');
+    const sourceId = `upload:${input.name}`;
+    const outcome = this.#options.index.upsert({
+      sourceId,
+      title: extracted.title || input.name,
+      text: extracted.text,
+      contentHash,
+    });
+    return { sourceId, outcome };
+  }
+
+  /** How many documents and chunks the index holds. */
+  counts(): { documents: number; chunks: number } {
+    return this.#options.index.counts();
+  }
+}

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import type { RouteRegistry } from '../http/route-registry.ts';
+import { MCP_OAUTH_CALLBACK_PATH, type McpOAuthService } from './mcp-oauth-service.ts';
+
+const statusSchema = z.object({
+  serverId: z.string(),
+  name: z.string(),
+  authType: z.enum(['none', 'api-key', 'headers', 'oauth']),
+  connected: z.boolean(),
+});
+const serverParams = z.object({ serverId: z.string().min(1).max(100) });
+const self = { kind: 'user', scope: 'chat' } as const;
+
+/**
+ * Registers the per-user MCP connections: list with status, start connecting (the authorization URL), the OAuth
+ * callback, status and disconnect.
+ */
+export function registerMcpOAuthRoutes(
+  registry: RouteRegistry,
+  oauth: McpOAuthService,
+  options: { readonly publicOrigin?: string | undefined } = {},
+): void {
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/mcp-servers',
+      operationId: 'listMcpConnections',
+      summary: 'The MCP servers, and whether you are connected to each (OAuth servers need you to connect)',
+      tag: 'mcp-connections',
+      access: self,
+      responses: {
+        200: { description: 'The servers', schema: z.object({ servers: z.array(statusSchema) }) },
+      },
+    },
+    async ({ principal, context }) => context.json({ servers: await oauth.list(principal) }),
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/mcp-servers/{serverId}/connection',
+      operationId: 'getMcpConnection',
+      summary: 'Whether you are connected to this OAuth MCP server',
+      tag: 'mcp-connections',
+      access: self,
+      params: serverParams,
+      responses: { 200: { description: 'The status', schema: statusSchema } },
+    },
+    async ({ principal, params, context }) => context.json(await oauth.status(principal, params.serverId)),
+  );
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/mcp-servers/{serverId}/connection',
+      operationId: 'connectMcpServer',
+      summary:
+        'Start connecting to an OAuth MCP server: "connected" when your stored tokens work, else the authorization URL (PKCE, state) to open',
+      tag: 'mcp-connections',
+      access: self,
+      params: serverParams,
+      body: z.object({
+        returnTo: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe('A path on this server the callback sends the browser to (default /)'),
+      }),
+      responses: {
+        200: {
+          description: 'Connected, or where to authorize',
+          schema: z.object({
+            status: z.enum(['connected', 'authorization_required']),
+            authorizationUrl: z.string().optional(),
+          }),
+        },
+      },
+    },
+    async ({ principal, params, body, context }) =>
+      context.json(
+        await oauth.connect(principal, params.serverId, {
+          origin: options.publicOrigin ?? new URL(context.req.url).origin,
+          returnTo: body.returnTo,
+        }),
+      ),
+  );
+  registry.add(
+    {
+      method: 'delete',
+      path: '/v1/mcp-servers/{serverId}/connection',
+      operationId: 'disconnectMcpServer',
+      summary: 'Disconnect: forget your tokens for this MCP server',
+      tag: 'mcp-connections',
+      access: self,
+      params: serverParams,
+      responses: { 204: { description: 'Disconnected' } },
+    },
+    async ({ principal, params, context }) => {
+      await oauth.disconnect(principal, params.serverId);
+      return context.body(null, 204);
+    },
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: MCP_OAUTH_CALLBACK_PATH,
+      operationId: 'mcpOAuthCallback',
+      summary:
+        "Where the authorization server sends the browser back: the code is exchanged and the tokens stored for the user who started (identified by state); redirects to the start's returnTo",
+      tag: 'mcp-connections',
+      access: { kind: 'public' },
+      query: z.object({
+        state: z.string().max(200).optional(),
+        code: z.string().max(4000).optional(),
+        error: z.string().max(200).optional(),
+      }),
+      responses: { 302: { description: 'Connected; back to the app' } },
+    },
+    async ({ query, context }) => {
+      const { serverId, returnTo } = await oauth.complete(query);
+      const target = new URL(returnTo, 'http://x');
+      target.searchParams.set('mcpConnected', serverId);
+      return context.redirect(`${target.pathname}${target.search}${target.hash}`, 302);
+    },
+  );
+}

@@ -1,0 +1,45 @@
+/** The id of the organisation every deployment has: existing rows and single-user setups belong to it. */
+export const DEFAULT_ORGANIZATION_ID = 'default';
+
+/** What a member may do in an organisation: `admin` manages its members; `member` uses it. */
+export type OrganizationRole = 'admin' | 'member';
+
+/** An organisation: a group of users whose chats, files and memories belong to it. */
+export interface Organization {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: string;
+}
+
+/** What creating an organisation takes. */
+export interface NewOrganization {
+  readonly name: string;
+}
+
+/** One user's membership of one organisation. */
+export interface OrganizationMember {
+  readonly organizationId: string;
+  readonly userId: string;
+  readonly role: OrganizationRole;
+  readonly createdAt: string;
+}
+
+/**
+ * Organisations and their members. A user belongs to at least the organisation they were created in (the default
+ * one unless `NewUser.organizationId` names another); deleting a user or an organisation deletes the memberships.
+ */
+export interface OrganizationStore {
+  /** `conflict` when the name is taken. */
+  create(organization: NewOrganization): Promise<Organization>;
+  get(id: string): Promise<Organization | undefined>;
+  /** Every organisation, oldest first (the default one first). */
+  list(): Promise<readonly Organization[]>;
+  /** Adds a member or changes their role; `not_found` when the organisation or the user does not exist. */
+  setMember(member: Omit<OrganizationMember, 'createdAt'>): Promise<OrganizationMember>;
+  getMember(options: { organizationId: string; userId: string }): Promise<OrganizationMember | undefined>;
+  /** The organisation's members, oldest first. */
+  listMembers(organizationId: string): Promise<readonly OrganizationMember[]>;
+  /** The user's memberships, oldest first. */
+  listMemberships(userId: string): Promise<readonly OrganizationMember[]>;
+  removeMember(options: { organizationId: string; userId: string }): Promise<boolean>;
+}

@@ -1,0 +1,1 @@
+export { describeOrganizationStoreConformance } from './organization-store-conformance.ts';
