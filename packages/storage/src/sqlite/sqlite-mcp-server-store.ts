@@ -1,14 +1,13 @@
 import type {
   McpAuthType,
-  McpEndpoint,
   McpOAuthState,
   McpServer,
   McpToolApproval,
   McpTransport,
   NewMcpServer,
 } from '../mcp-server.ts';
+import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import type { McpServerStore } from '../storage.ts';
-import { StorageError } from '../storage-error.ts';
 import { notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ServerRow {
@@ -70,7 +69,7 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
     `mcp_oauth_states.state_secret:${serverId}:${userId}`;
 
   const columns = (id: string, server: NewMcpServer) => {
-    const endpoint = checkEndpoint(server.endpoint);
+    const endpoint = checkMcpEndpoint(server.endpoint);
     const headers = server.headers ?? {};
     return [
       server.name,
@@ -183,30 +182,4 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
       return Number(deleteApproval.run(serverId, toolName).changes) > 0;
     },
   };
-}
-
-function checkEndpoint(endpoint: McpEndpoint): McpEndpoint {
-  if (endpoint.transport === 'stdio') {
-    if (endpoint.command === '' || !endpoint.args.every((argument) => typeof argument === 'string')) {
-      throw new StorageError({
-        code: 'invalid_input',
-        message: 'A stdio MCP server needs a command and string args.',
-      });
-    }
-    return endpoint;
-  }
-  let url: URL;
-  try {
-    url = new URL(endpoint.url);
-  } catch (cause) {
-    throw new StorageError({
-      code: 'invalid_input',
-      message: 'The MCP server URL is not a valid URL.',
-      cause,
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new StorageError({ code: 'invalid_input', message: 'The MCP server URL must use http or https.' });
-  }
-  return endpoint;
 }
