@@ -60,6 +60,7 @@ export function describeConnectedAppStoreConformance(backend: StorageBackendUnde
       );
       await storage.close();
       const bytes = await database.rawText();
+      assert.ok(bytes.includes('alice@example.com'), 'the raw text shows what was stored');
       for (const secret of [
         'ORG-SECRET-VALUE-1',
         'ALICE-LITERAL-KEY-2',

@@ -1,0 +1,5 @@
+export type { OpenPostgresStorageOptions } from './open-postgres-storage.ts';
+export { openPostgresStorage } from './open-postgres-storage.ts';
+export { postgresMigrations } from './postgres-migrations.ts';
+export type { PostgresTarget } from './postgres-unreachable-error.ts';
+export { describePostgresUrl } from './postgres-unreachable-error.ts';
