@@ -1,8 +1,9 @@
 import { BUILT_IN_TOOLS } from '@toolbus/core';
 import { ToolbusError } from '@toolbus/spec';
-import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import type { Persona, Storage, User } from '@toolbus/storage';
 import { type DocumentIndex, openDocumentIndex } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
+import { openConfiguredStorage } from './open-configured-storage.ts';
 
 /** The local user and default persona the CLI works as, with the stores they live in. */
 export interface CliWorkspace {
@@ -30,7 +31,7 @@ export async function openWorkspace(
   config: CliConfig,
   options: { readonly persona?: string | undefined } = {},
 ): Promise<CliWorkspace> {
-  const storage = await openStorage({ path: config.databaseFile });
+  const storage = await openConfiguredStorage(config);
   try {
     let user =
       (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
