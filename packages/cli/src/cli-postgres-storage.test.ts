@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openPostgresStorage } from '@toolbus/storage-postgres';
+import { openPostgresDocumentIndex, openPostgresStorage } from '@toolbus/storage-postgres';
 import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
@@ -29,6 +29,18 @@ describe('the CLI on PostgreSQL storage', () => {
     const created = await spawnCli(['persona', 'create', 'analyst'], env);
     assert.equal(created.code, 0, created.stderr);
     assert.equal(existsSync(join(home, 'toolbus.db')), false);
+    const docs = join(home, 'docs');
+    await mkdir(docs);
+    await writeFile(join(docs, 'vpn.md'), '# VPN\n\nImport the office profile before connecting.\n');
+    const indexed = await spawnCli(['index', docs], env);
+    assert.equal(indexed.code, 0, indexed.stderr);
+    assert.equal(existsSync(join(home, 'index.db')), false, 'the search index lives in PostgreSQL too');
+    const index = await openPostgresDocumentIndex({ url });
+    try {
+      assert.match((await index.search('office profile'))[0]?.content ?? '', /Import the office profile/);
+    } finally {
+      await index.close();
+    }
     const storage = await openPostgresStorage({ url, secretKey, environment: {} });
     try {
       assert.ok((await storage.personas.list()).some((persona) => persona.name === 'analyst'));

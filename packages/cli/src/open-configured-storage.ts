@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { openStorage, type Storage } from '@toolbus/storage';
+import { type DocumentSearchIndex, openDocumentIndex } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
 
 /**
@@ -13,4 +14,15 @@ export async function openConfiguredStorage(config: CliConfig): Promise<Storage>
   if (url === undefined) return openStorage({ path: config.databaseFile });
   const { openPostgresStorage } = await import('@toolbus/storage-postgres');
   return openPostgresStorage({ url, secretKeyFile: join(config.home, 'secret.key') });
+}
+
+/**
+ * Opens the internal_search index beside the storage: PostgreSQL full-text search in the same database when a
+ * storage URL is configured (every replica searches the same documents), else the SQLite index file.
+ */
+export async function openConfiguredDocumentIndex(config: CliConfig): Promise<DocumentSearchIndex> {
+  const url = config.storageUrl.value;
+  if (url === undefined) return openDocumentIndex({ path: config.indexFile });
+  const { openPostgresDocumentIndex } = await import('@toolbus/storage-postgres');
+  return openPostgresDocumentIndex({ url });
 }

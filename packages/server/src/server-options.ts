@@ -2,7 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
 import type { BlobStore, SkillRegistry } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
-import type { DocumentIndex } from '@toolbus/tools';
+import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { ServerLogger } from './server-logger.ts';
 
 /** What a deployment's built-in tools need to be built for one turn. */
@@ -62,7 +62,7 @@ export interface ServerOptions {
   /** Where uploaded skills are stored (the admin skill routes answer 501 without it). */
   readonly skills?: { readonly registry: SkillRegistry; readonly blobStore: BlobStore };
   /** The index internal search reads (the admin document routes answer 501 without it). */
-  readonly documentIndex?: DocumentIndex;
+  readonly documentIndex?: DocumentSearchIndex;
   /** Server-side folders an admin may index by path (none by default). */
   readonly documentRoots?: readonly string[];
   /** Put tool arguments and results on OpenTelemetry spans (default false: they may hold personal data). */

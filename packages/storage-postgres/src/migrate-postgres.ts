@@ -1,8 +1,15 @@
 import { type Migration, StorageError } from '@toolbus/storage';
-import type { PostgresContext, Queryable } from './postgres-context.ts';
+import type pg from 'pg';
+import { inTransaction, type Queryable } from './postgres-context.ts';
 
-// Any fixed number: every toolbus process migrating this database takes the same lock.
-const migrationLockKey = 7_320_119;
+/** Where a migration list records its applied versions: storage's list and the search index's are separate. */
+export type MigrationTable = 'schema_migrations' | 'search_index_migrations';
+
+// Fixed numbers: every toolbus process migrating the same list takes the same lock.
+const migrationLockKeys: Readonly<Record<MigrationTable, number>> = {
+  schema_migrations: 7_320_119,
+  search_index_migrations: 7_320_120,
+};
 
 /**
  * Brings the database to the newest version in `migrations`, in one transaction under an advisory lock, so
@@ -10,8 +17,9 @@ const migrationLockKey = 7_320_119;
  * whose version is newer than any known step is refused (an older toolbus must not write to it).
  */
 export async function migratePostgres(
-  context: PostgresContext,
+  pool: pg.Pool,
   migrations: readonly Migration[],
+  table: MigrationTable = 'schema_migrations',
 ): Promise<readonly number[]> {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
@@ -20,14 +28,15 @@ export async function migratePostgres(
       );
     }
   });
-  return context.transaction(async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
-    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKeys[table]]);
+    // The table name is one of two constants, never input.
+    await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
       version integer PRIMARY KEY,
       name text NOT NULL,
       applied_at timestamptz NOT NULL
     )`);
-    const fromVersion = await postgresSchemaVersion(client);
+    const fromVersion = await postgresSchemaVersion(client, table);
     const latest = migrations.at(-1)?.version ?? 0;
     if (fromVersion > latest) {
       throw new StorageError({
@@ -39,10 +48,10 @@ export async function migratePostgres(
     for (const migration of migrations) {
       if (migration.version <= fromVersion) continue;
       await client.query(migration.sql);
-      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+      await client.query(`INSERT INTO ${table} (version, name, applied_at) VALUES ($1, $2, $3)`, [
         migration.version,
         migration.name,
-        context.now(),
+        new Date().toISOString(),
       ]);
       applied.push(migration.version);
     }
@@ -51,9 +60,12 @@ export async function migratePostgres(
 }
 
 /** The highest applied migration version (0 for an empty database). */
-export async function postgresSchemaVersion(client: Queryable): Promise<number> {
+export async function postgresSchemaVersion(
+  client: Queryable,
+  table: MigrationTable = 'schema_migrations',
+): Promise<number> {
   const { rows } = await client.query<{ version: number | null }>(
-    'SELECT MAX(version) AS version FROM schema_migrations',
+    `SELECT MAX(version) AS version FROM ${table}`,
   );
   return rows[0]?.version ?? 0;
 }

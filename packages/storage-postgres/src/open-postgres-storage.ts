@@ -84,7 +84,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     } catch (cause) {
       throw unreachable(target, cause);
     }
-    await migratePostgres(context, options.migrations ?? postgresMigrations);
+    await migratePostgres(pool, options.migrations ?? postgresMigrations);
     await pool.query(
       "INSERT INTO storage_meta (key, value) VALUES ('secret_key_check', $1) ON CONFLICT (key) DO NOTHING",
       [sealSecretKeyCheck(secrets)],

@@ -27,21 +27,27 @@ export function createPostgresContext(pool: pg.Pool, secrets: SecretBox): Postgr
     secrets,
     now: () => new Date().toISOString(),
     newId: () => randomUUID(),
-    async transaction(action) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await action(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+    transaction: (action) => inTransaction(pool, action),
   };
+}
+
+/** Runs `action` in one transaction on one client of `pool`; rolls back when it throws. */
+export async function inTransaction<Result>(
+  pool: pg.Pool,
+  action: (client: Queryable) => Promise<Result>,
+): Promise<Result> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await action(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 // SQLSTATE classes (https://www.postgresql.org/docs/current/errcodes-appendix.html): 23505 is a unique violation;

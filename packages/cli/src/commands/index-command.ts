@@ -51,7 +51,7 @@ async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<numb
       onProgress: ({ done, total, path }) => progress.update(done, total, path),
     });
     progress.finish();
-    const counts = workspace.index.counts();
+    const counts = await workspace.index.counts();
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ ...result, index: counts })}\n`);
     } else {

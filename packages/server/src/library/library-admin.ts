@@ -16,7 +16,7 @@ import {
 import type { OpenApiAuth } from '@toolbus/spec';
 import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
 import {
-  type DocumentIndex,
+  type DocumentSearchIndex,
   extractDocumentText,
   type IndexPathsResult,
   type IndexProgress,
@@ -64,7 +64,7 @@ export interface LibraryAdminOptions {
   /** The fetch OpenAPI documents by URL and HTTP MCP servers go through (the guarded one). */
   readonly fetch: typeof fetch;
   readonly skills?: { readonly registry: SkillRegistry; readonly blobStore: BlobStore };
-  readonly documentIndex?: DocumentIndex;
+  readonly documentIndex?: DocumentSearchIndex;
   /** Folders under which an admin may index server-side paths; none: folder indexing is refused. */
   readonly documentRoots?: readonly string[];
   /** Largest OpenAPI document fetched by URL (default 5 MiB). */
@@ -389,7 +389,7 @@ export class LibraryAdmin {
     }
     const contentHash = createHash('sha256').update(input.bytes).digest('hex');
     const sourceId = `upload:${input.name}`;
-    const outcome = index.upsert({
+    const outcome = await index.upsert({
       sourceId,
       title: extracted.title || input.name,
       text: extracted.text,
@@ -467,7 +467,7 @@ export class LibraryAdmin {
     return this.#options.skills;
   }
 
-  #requireIndex(): DocumentIndex {
+  #requireIndex(): DocumentSearchIndex {
     if (!this.#options.documentIndex) {
       throw new ServerError({
         code: 'not_available',
