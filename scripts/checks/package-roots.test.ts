@@ -31,7 +31,10 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],
   ['@toolbus/storage/testing', 'the storage conformance suite runs under node:test'],
   ['@toolbus/storage-postgres', 'the pg driver (node:net sockets), node:crypto secrets at rest'],
-  ['@toolbus/storage-postgres/testing', 'a throwaway PostgreSQL cluster (initdb and postgres child processes)'],
+  [
+    '@toolbus/storage-postgres/testing',
+    'a throwaway PostgreSQL cluster (initdb and postgres child processes)',
+  ],
   ['@toolbus/skills', 'zip bundles, files, sha-256 with node:crypto'],
   ['@toolbus/tools', 'the search index (node:sqlite, files), file reading, node:buffer images'],
   ['@toolbus/assembly', 'cache keys with node:crypto; it wires storage-backed tools'],

@@ -3,13 +3,13 @@
  * exercise the real PDF.js text extraction on a file made in the test.
  */
 export function minimalPdf(lines: readonly string[], title = 'Test PDF'): Uint8Array {
-  const escape = (text: string) => text.replace(/[\\()]/g, (character) => `\\${character}`);
+  const escapePdfText = (text: string) => text.replace(/[\\()]/g, (character) => `\\${character}`);
   const content = [
     'BT',
     '/F1 12 Tf',
     '72 720 Td',
     '14 TL',
-    ...lines.map((line) => `(${escape(line)}) '`),
+    ...lines.map((line) => `(${escapePdfText(line)}) '`),
     'ET',
   ].join('\n');
   const objects = [
@@ -18,7 +18,7 @@ export function minimalPdf(lines: readonly string[], title = 'Test PDF'): Uint8A
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-    `<< /Title (${escape(title)}) >>`,
+    `<< /Title (${escapePdfText(title)}) >>`,
   ];
   let body = '%PDF-1.4\n';
   const offsets: number[] = [];
