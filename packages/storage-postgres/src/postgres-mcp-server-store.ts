@@ -7,7 +7,7 @@ import type {
   McpTransport,
   NewMcpServer,
 } from '@toolbus/storage';
-import { checkMcpEndpoint } from '@toolbus/storage/backend';
+import { mcpServerColumns, mcpServerFromColumns } from '@toolbus/storage/backend';
 import { isoTime, notFound, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
 
 interface ServerRow {
@@ -16,7 +16,7 @@ interface ServerRow {
   transport: McpTransport;
   url: string | null;
   command: string | null;
-  args: string[];
+  args_json: string;
   auth_type: McpAuthType;
   headers_secret: string | null;
   api_key_secret: string | null;
@@ -33,62 +33,42 @@ interface ApprovalRow {
 }
 
 const serverColumns =
-  'id, name, transport, url, command, args, auth_type, headers_secret, api_key_secret, environment_secret, created_at';
+  'id, name, transport, url, command, args::text AS args_json, auth_type, headers_secret, api_key_secret, environment_secret, created_at';
 
 /** MCP servers, per-user OAuth state and tool approvals over PostgreSQL; headers, API keys and OAuth state sealed. */
 export function createPostgresMcpServerStore(context: PostgresContext): McpServerStore {
   const { pool, secrets } = context;
-  const headersContext = (id: string) => `mcp_servers.headers_secret:${id}`;
-  const apiKeyContext = (id: string) => `mcp_servers.api_key_secret:${id}`;
-  const environmentContext = (id: string) => `mcp_servers.environment_secret:${id}`;
   const oauthContext = (serverId: string, userId: string) =>
     `mcp_oauth_states.state_secret:${serverId}:${userId}`;
 
   const columns = (id: string, server: NewMcpServer): unknown[] => {
-    const endpoint = checkMcpEndpoint(server.endpoint);
-    const headers = server.headers ?? {};
+    const sealed = mcpServerColumns(secrets, id, server);
     return [
-      server.name,
-      endpoint.transport,
-      endpoint.transport === 'stdio' ? null : endpoint.url,
-      endpoint.transport === 'stdio' ? endpoint.command : null,
-      JSON.stringify(endpoint.transport === 'stdio' ? endpoint.args : []),
-      server.authType,
-      Object.keys(headers).length > 0 ? secrets.seal(JSON.stringify(headers), headersContext(id)) : null,
-      server.apiKey === undefined ? null : secrets.seal(server.apiKey, apiKeyContext(id)),
-      endpoint.transport === 'stdio' &&
-      endpoint.environment !== undefined &&
-      Object.keys(endpoint.environment).length > 0
-        ? secrets.seal(JSON.stringify(endpoint.environment), environmentContext(id))
-        : null,
+      sealed.name,
+      sealed.transport,
+      sealed.url,
+      sealed.command,
+      sealed.argsJson,
+      sealed.authType,
+      sealed.headersSecret,
+      sealed.apiKeySecret,
+      sealed.environmentSecret,
     ];
   };
-  const toServer = (row: ServerRow): McpServer => ({
-    id: row.id,
-    name: row.name,
-    endpoint:
-      row.transport === 'stdio'
-        ? {
-            transport: 'stdio',
-            command: row.command ?? '',
-            args: row.args,
-            ...(row.environment_secret === null
-              ? {}
-              : {
-                  environment: JSON.parse(
-                    secrets.open(row.environment_secret, environmentContext(row.id)),
-                  ) as Record<string, string>,
-                }),
-          }
-        : { transport: row.transport, url: row.url ?? '' },
-    authType: row.auth_type,
-    headers:
-      row.headers_secret === null
-        ? {}
-        : (JSON.parse(secrets.open(row.headers_secret, headersContext(row.id))) as Record<string, string>),
-    apiKey: row.api_key_secret === null ? null : secrets.open(row.api_key_secret, apiKeyContext(row.id)),
-    createdAt: isoTime(row.created_at),
-  });
+  const toServer = (row: ServerRow): McpServer =>
+    mcpServerFromColumns(secrets, {
+      id: row.id,
+      name: row.name,
+      transport: row.transport,
+      url: row.url,
+      command: row.command,
+      argsJson: row.args_json,
+      authType: row.auth_type,
+      headersSecret: row.headers_secret,
+      apiKeySecret: row.api_key_secret,
+      environmentSecret: row.environment_secret,
+      createdAt: isoTime(row.created_at),
+    });
   const read = async (id: string): Promise<McpServer | undefined> => {
     const { rows } = await pool.query<ServerRow>(`SELECT ${serverColumns} FROM mcp_servers WHERE id = $1`, [
       id,

@@ -4,6 +4,8 @@ export { checkChatTitle, defaultChatTitle } from './rules/check-chat-title.ts';
 export { checkMcpEndpoint } from './rules/check-mcp-endpoint.ts';
 export { checkMemoryCap } from './rules/check-memory-cap.ts';
 export { checkPacketCursor, defaultPacketPageSize } from './rules/check-packet-cursor.ts';
+export type { McpServerColumns } from './rules/mcp-server-columns.ts';
+export { mcpServerColumns, mcpServerFromColumns } from './rules/mcp-server-columns.ts';
 export { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
 export { settingJson } from './rules/setting-json.ts';
 export type { ToolRowColumns } from './rules/tool-row-columns.ts';
