@@ -37,6 +37,10 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ],
   ['@toolbus/skills', 'zip bundles, files, sha-256 with node:crypto'],
   ['@toolbus/tools', 'the search index (node:sqlite, files), file reading, node:buffer images'],
+  [
+    '@toolbus/tools/testing',
+    'the document index conformance suite runs under node:test, with temporary folders',
+  ],
   ['@toolbus/assembly', 'cache keys with node:crypto; it wires storage-backed tools'],
   ['@toolbus/cli', 'the command line (files, terminal)'],
   ['@toolbus/interpreter', 'the sandbox service (bubblewrap processes, files, node:http)'],
