@@ -13,6 +13,10 @@ debian_packages+=(python3-seccomp)
 debian_packages+=(git ripgrep tree jq)
 # chromium for the web UI's browser tests and benchmark (driven by playwright-core, which downloads no browser).
 debian_packages+=(chromium)
+# PostgreSQL and Redis for the scale-out storage, streams and queues, HAProxy in front of several server replicas.
+# Tests start their own throwaway PostgreSQL (initdb in a temporary directory) and Redis: the system services the
+# packages install are neither needed nor used.
+debian_packages+=(postgresql redis-server haproxy)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -30,8 +30,17 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/openapi/node', 'the directory file store writes files'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],
   ['@toolbus/storage/testing', 'conformance suites every Storage backend runs (node:test, node:assert)'],
+  ['@toolbus/storage-postgres', 'the pg driver (node:net sockets), node:crypto secrets at rest'],
+  [
+    '@toolbus/storage-postgres/testing',
+    'a throwaway PostgreSQL cluster (initdb and postgres child processes)',
+  ],
   ['@toolbus/skills', 'zip bundles, files, sha-256 with node:crypto'],
   ['@toolbus/tools', 'the search index (node:sqlite, files), file reading, node:buffer images'],
+  [
+    '@toolbus/tools/testing',
+    'the document index conformance suite runs under node:test, with temporary folders',
+  ],
   ['@toolbus/assembly', 'cache keys with node:crypto; it wires storage-backed tools'],
   ['@toolbus/cli', 'the command line (files, terminal)'],
   ['@toolbus/interpreter', 'the sandbox service (bubblewrap processes, files, node:http)'],

@@ -15,7 +15,7 @@ import {
   createReadFileTool,
   createWebSearchProvider,
   createWebSearchTool,
-  type DocumentIndex,
+  type DocumentSearchIndex,
   type WebSearchProviderConfig,
 } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
@@ -27,7 +27,7 @@ import { hasConnectedApps, startCliEgress } from './cli-egress.ts';
  */
 export function builtInToolFactories(options: {
   readonly config: CliConfig;
-  readonly index: DocumentIndex;
+  readonly index: DocumentSearchIndex;
   readonly storage: Storage;
   /** The guarded fetch (every connection checked); the coding agent downloads archives only through it. */
   readonly fetch: GuardedFetch;

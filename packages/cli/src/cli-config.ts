@@ -17,6 +17,11 @@ export interface ToolbusConfigFile {
   memory?: 'on' | 'off';
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
   allowHosts?: string[];
+  /**
+   * Where storage lives when not in the embedded SQLite file: `url` a PostgreSQL URL without password (the driver
+   * reads `PGPASSWORD`), or `urlEnv` the NAME of a variable holding the whole URL. `TOOLBUS_STORAGE_URL` wins.
+   */
+  storage?: { url?: string; urlEnv?: string };
   /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
   skills?: { reservedNames?: string[] };
   /**
@@ -43,6 +48,11 @@ export interface CliConfig {
   readonly home: string;
   readonly configFile: string;
   readonly databaseFile: string;
+  /** The PostgreSQL URL storage uses instead of `databaseFile`, and where it came from (never printed whole). */
+  readonly storageUrl: {
+    readonly value: string | undefined;
+    readonly source: 'TOOLBUS_STORAGE_URL' | 'storage.urlEnv' | 'config file' | 'default';
+  };
   readonly indexFile: string;
   readonly skillsDirectory: string;
   readonly file: ToolbusConfigFile;
@@ -87,12 +97,24 @@ export function loadCliConfig(options: {
     home,
     configFile,
     databaseFile: join(home, 'toolbus.db'),
+    storageUrl: resolveStorageUrl(file, options.env),
     indexFile: join(home, 'index.db'),
     skillsDirectory: join(home, 'skills'),
     file,
     problems,
     model,
   };
+}
+
+function resolveStorageUrl(
+  file: ToolbusConfigFile,
+  env: Readonly<Record<string, string | undefined>>,
+): CliConfig['storageUrl'] {
+  if (env.TOOLBUS_STORAGE_URL) return { value: env.TOOLBUS_STORAGE_URL, source: 'TOOLBUS_STORAGE_URL' };
+  const fromVariable = file.storage?.urlEnv === undefined ? undefined : env[file.storage.urlEnv];
+  if (fromVariable) return { value: fromVariable, source: 'storage.urlEnv' };
+  if (file.storage?.url) return { value: file.storage.url, source: 'config file' };
+  return { value: undefined, source: 'default' };
 }
 
 function readConfigFile(path: string): ToolbusConfigFile {

@@ -10,7 +10,8 @@ type SettingKind =
   | { readonly type: 'env-name' }
   | { readonly type: 'text' }
   | { readonly type: 'host-list' }
-  | { readonly type: 'positive-integer' };
+  | { readonly type: 'positive-integer' }
+  | { readonly type: 'storage-url' };
 
 /** One setting `toolbus config set` accepts. */
 export interface ConfigSetting {
@@ -46,6 +47,16 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     key: 'skills.reservedNames',
     kind: { type: 'host-list' },
     description: 'skill names only the administrator may use (a,b)',
+  },
+  {
+    key: 'storage.url',
+    kind: { type: 'storage-url' },
+    description: 'PostgreSQL instead of the embedded SQLite file (password in PGPASSWORD)',
+  },
+  {
+    key: 'storage.urlEnv',
+    kind: { type: 'env-name' },
+    description: 'variable holding the whole PostgreSQL URL, password included',
   },
   {
     key: 'toolLimits.<model|*>.maxTools',
@@ -135,6 +146,26 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
         .split(',')
         .map((host) => host.trim())
         .filter(Boolean);
+    case 'storage-url': {
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {
+        fail('a postgres:// or postgresql:// URL');
+      }
+      if (url && url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+        fail('a postgres:// or postgresql:// URL');
+      }
+      if (url && url.password !== '') {
+        // The file is not a place for secrets; the message must not repeat the password either.
+        throw new ToolbusError({
+          code: 'config_secret',
+          message:
+            'storage.url must not hold a password: put it in PGPASSWORD, or the whole URL in a variable named by storage.urlEnv.',
+        });
+      }
+      return raw;
+    }
     case 'positive-integer': {
       const value = Number(raw);
       if (!Number.isSafeInteger(value) || value < 1) fail('a whole number above 0');

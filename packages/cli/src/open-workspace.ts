@@ -1,13 +1,14 @@
 import { BUILT_IN_TOOLS } from '@toolbus/core';
 import { ToolbusError } from '@toolbus/spec';
-import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { type DocumentIndex, openDocumentIndex } from '@toolbus/tools';
+import type { Persona, Storage, User } from '@toolbus/storage';
+import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
+import { openConfiguredDocumentIndex, openConfiguredStorage } from './open-configured-storage.ts';
 
 /** The local user and default persona the CLI works as, with the stores they live in. */
 export interface CliWorkspace {
   readonly storage: Storage;
-  readonly index: DocumentIndex;
+  readonly index: DocumentSearchIndex;
   readonly user: User;
   readonly persona: Persona;
   close(): Promise<void>;
@@ -30,7 +31,7 @@ export async function openWorkspace(
   config: CliConfig,
   options: { readonly persona?: string | undefined } = {},
 ): Promise<CliWorkspace> {
-  const storage = await openStorage({ path: config.databaseFile });
+  const storage = await openConfiguredStorage(config);
   try {
     let user =
       (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
@@ -58,14 +59,14 @@ export async function openWorkspace(
       for (const entry of BUILT_IN_TOOLS)
         await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: entry.id });
     }
-    const index = openDocumentIndex({ path: config.indexFile });
+    const index = await openConfiguredDocumentIndex(config);
     return {
       storage,
       index,
       user,
       persona,
       async close() {
-        index.close();
+        await index.close();
         await storage.close();
       },
     };

@@ -2,7 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
 import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
-import type { DocumentIndex } from '@toolbus/tools';
+import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { LibrarySettingsBackend } from './library/library-settings.ts';
 import type { ServerLogger } from './server-logger.ts';
 
@@ -72,7 +72,7 @@ export interface ServerOptions {
     readonly validation?: ValidateSkillBundleOptions;
   };
   /** The index internal search reads (the admin document routes answer 501 without it). */
-  readonly documentIndex?: DocumentIndex;
+  readonly documentIndex?: DocumentSearchIndex;
   /** Server-side folders an admin may index by path (none by default). */
   readonly documentRoots?: readonly string[];
   /** Put tool arguments and results on OpenTelemetry spans (default false: they may hold personal data). */

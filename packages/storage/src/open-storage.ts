@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { resolveSecretKey } from './resolve-secret-key.ts';
+import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
@@ -18,7 +19,6 @@ import { createSqliteSettingStore } from './sqlite/sqlite-setting-store.ts';
 import { createSqliteUploadedFileStore } from './sqlite/sqlite-uploaded-file-store.ts';
 import { createSqliteUserStore } from './sqlite/sqlite-user-store.ts';
 import type { Storage } from './storage.ts';
-import { StorageError } from './storage-error.ts';
 
 /** Options of {@link openStorage}. */
 export interface OpenStorageOptions {
@@ -33,9 +33,6 @@ export interface OpenStorageOptions {
   /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
   readonly migrations?: readonly Migration[];
 }
-
-const keyCheckContext = 'storage_meta.secret_key_check';
-const keyCheckPlaintext = 'toolbus secret key check';
 
 /**
  * Opens (creating and migrating when needed) the embedded SQLite store. Fails closed: a schema newer than this
@@ -98,21 +95,8 @@ function checkSecretKey(database: DatabaseSync, secrets: SecretBox): void {
   if (row === undefined) {
     database
       .prepare("INSERT INTO storage_meta (key, value) VALUES ('secret_key_check', ?)")
-      .run(secrets.seal(keyCheckPlaintext, keyCheckContext));
+      .run(sealSecretKeyCheck(secrets));
     return;
   }
-  try {
-    if (secrets.open(row.value, keyCheckContext) === keyCheckPlaintext) return;
-  } catch (cause) {
-    throw mismatch(cause);
-  }
-  throw mismatch();
-}
-
-function mismatch(cause?: unknown): StorageError {
-  return new StorageError({
-    code: 'secret_key_mismatch',
-    message: 'The database was encrypted with a different secret key than the one configured.',
-    cause,
-  });
+  verifySecretKeyCheck(secrets, row.value);
 }

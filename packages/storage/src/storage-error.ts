@@ -11,7 +11,8 @@ const storageErrorMarker = Symbol.for('toolbus.error.StorageError');
  * - `secret_undecryptable`: one stored secret failed authentication (wrong key, tampering, or a copied value);
  * - `not_found`: the row an update or read needs does not exist;
  * - `conflict`: a uniqueness rule was broken (same email, same MCP server name);
- * - `invalid_input`: the values break a rule of the schema (e.g. a tool row with two sources).
+ * - `invalid_input`: the values break a rule of the schema (e.g. a tool row with two sources);
+ * - `unreachable`: the database server (PostgreSQL) did not answer or refused the connection.
  */
 export const storageErrorCodes = [
   'schema_too_new',
@@ -22,6 +23,7 @@ export const storageErrorCodes = [
   'not_found',
   'conflict',
   'invalid_input',
+  'unreachable',
 ] as const;
 
 /** One of {@link storageErrorCodes}. */

@@ -24,6 +24,7 @@ export type {
   UpsertOutcome,
 } from './internal-search/document-index.ts';
 export { DocumentIndex, openDocumentIndex } from './internal-search/document-index.ts';
+export type { DocumentSearchIndex } from './internal-search/document-search-index.ts';
 export type {
   IndexPathsOptions,
   IndexPathsResult,

@@ -59,7 +59,7 @@ function describeConfig(config: CliConfig, env: CliIo['env']): string[] {
     lines.push(`  expected keys: ${CONFIG_SCHEMA.map((setting) => setting.key).join(', ')}`);
   }
   lines.push(
-    `database:       ${config.databaseFile}   (secrets encrypted with ${env.TOOLBUS_SECRET_KEY ? 'TOOLBUS_SECRET_KEY' : `${config.home}/secret.key`})`,
+    `database:       ${describeDatabase(config)}   (secrets encrypted with ${env.TOOLBUS_SECRET_KEY ? 'TOOLBUS_SECRET_KEY' : `${config.home}/secret.key`})`,
     `search index:   ${config.indexFile}`,
     `model:          ${describeModel(config, env)}`,
     `memory:         ${config.file.memory === 'on' ? 'on (add_memory offered; memories reach later chats)' : 'off (toolbus config set memory on)'}`,
@@ -73,6 +73,18 @@ function describeConfig(config: CliConfig, env: CliIo['env']): string[] {
     ...secretVariables.map((name) => `  ${name}: ${env[name] ? 'set' : 'not set'}`),
   );
   return lines;
+}
+
+/** Where storage lives: the SQLite file, or PostgreSQL's host, port and database (never the URL's password). */
+function describeDatabase(config: CliConfig): string {
+  const url = config.storageUrl.value;
+  if (url === undefined) return config.databaseFile;
+  try {
+    const parsed = new URL(url);
+    return `PostgreSQL at ${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname} (from ${config.storageUrl.source})`;
+  } catch {
+    return `PostgreSQL: the URL from ${config.storageUrl.source} is not a valid URL`;
+  }
 }
 
 /** The model in force, and whether it is usable: a hosted provider without its key is not. */

@@ -52,7 +52,7 @@ async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<numb
       ({ done, total, path }) => progress.update(done, total, path),
     );
     progress.finish();
-    const counts = documents.counts();
+    const counts = await documents.counts();
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ ...result, index: counts })}\n`);
     } else {

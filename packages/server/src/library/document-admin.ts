@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolve, sep } from 'node:path';
 import {
-  type DocumentIndex,
+  type DocumentSearchIndex,
   extractDocumentText,
   type IndexPathsResult,
   type IndexProgress,
@@ -11,7 +11,7 @@ import { ServerError } from '../http/server-error.ts';
 
 /** What the document operations need. */
 export interface DocumentAdminOptions {
-  readonly index: DocumentIndex;
+  readonly index: DocumentSearchIndex;
   /** Folders under which {@link DocumentAdmin.indexUnderRoots} may index; none: it refuses every path. */
   readonly roots?: readonly string[];
 }
@@ -79,7 +79,7 @@ export class DocumentAdmin {
     }
     const contentHash = createHash('sha256').update(input.bytes).digest('hex');
     const sourceId = `upload:${input.name}`;
-    const outcome = this.#options.index.upsert({
+    const outcome = await this.#options.index.upsert({
       sourceId,
       title: extracted.title || input.name,
       text: extracted.text,
@@ -89,7 +89,7 @@ export class DocumentAdmin {
   }
 
   /** How many documents and chunks the index holds. */
-  counts(): { documents: number; chunks: number } {
-    return this.#options.index.counts();
+  async counts(): Promise<{ documents: number; chunks: number }> {
+    return await this.#options.index.counts();
   }
 }

@@ -6,7 +6,7 @@ import { parseOpenApiDocument } from '@toolbus/openapi';
 import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
 import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
-import type { DocumentIndex, IndexPathsResult, IndexProgress } from '@toolbus/tools';
+import type { DocumentSearchIndex, IndexPathsResult, IndexProgress } from '@toolbus/tools';
 import { ServerError } from '../http/server-error.ts';
 import { DocumentAdmin } from './document-admin.ts';
 import {
@@ -57,7 +57,7 @@ export interface LibraryAdminOptions {
   readonly fetch: typeof fetch;
   /** The skill stores and the deployment's validation rules (reserved names, size limits). */
   readonly skills?: SkillAdminOptions;
-  readonly documentIndex?: DocumentIndex;
+  readonly documentIndex?: DocumentSearchIndex;
   /** Folders under which an admin may index server-side paths; none: folder indexing is refused. */
   readonly documentRoots?: readonly string[];
   /** Largest OpenAPI document fetched by URL (default 5 MiB). */

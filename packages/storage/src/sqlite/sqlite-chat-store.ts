@@ -1,6 +1,8 @@
 import type { ChatMessage } from '@toolbus/spec';
 import type { Chat, ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { checkChatTitle, defaultChatTitle } from '../rules/check-chat-title.ts';
+import { checkPacketCursor, defaultPacketPageSize } from '../rules/check-packet-cursor.ts';
 import type { ChatStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
 import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
@@ -35,10 +37,8 @@ interface MessageRow {
   created_at: string;
 }
 
-const defaultTitle = 'New chat';
 // Timestamps tie within a millisecond; a counter orders "most recently active" exactly.
 const nextActivity = '(SELECT COALESCE(MAX(activity), 0) + 1 FROM chats)';
-const maxTitleLength = 200;
 
 /** Chats over SQLite: a turn's end and its history are one transaction; packets are kept per turn for replay. */
 export function createSqliteChatStore(context: SqliteContext): ChatStore {
@@ -127,7 +127,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
         insertChat.run(
           id,
           chat.userId,
-          checkTitle(chat.title ?? defaultTitle),
+          checkChatTitle(chat.title ?? defaultChatTitle),
           chat.personaId ?? null,
           now,
           now,
@@ -143,7 +143,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return (selectChatsForUser.all(userId) as unknown as ChatRow[]).map(toChat);
     },
     async rename(id, title) {
-      if (Number(renameChat.run(checkTitle(title), context.now(), id).changes) === 0)
+      if (Number(renameChat.run(checkChatTitle(title), context.now(), id).changes) === 0)
         throw notFound('Chat', id);
       return readChat(id)!;
     },
@@ -221,13 +221,8 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
         return last;
       });
     },
-    async listPackets({ chatId, turn, after = 0, limit = 10_000 }) {
-      if (!Number.isInteger(after) || after < 0) {
-        throw new StorageError({ code: 'invalid_input', message: 'after must be a non-negative integer.' });
-      }
-      if (!Number.isInteger(limit) || limit < 1) {
-        throw new StorageError({ code: 'invalid_input', message: 'limit must be a positive integer.' });
-      }
+    async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
+      checkPacketCursor({ after, limit });
       const rows = selectPackets.all(chatId, turn, after, limit) as unknown as {
         sequence: number;
         packet_json: string;
@@ -235,17 +230,6 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packet_json) as unknown }));
     },
   };
-}
-
-function checkTitle(title: string): string {
-  const trimmed = title.trim();
-  if (trimmed.length === 0 || trimmed.length > maxTitleLength) {
-    throw new StorageError({
-      code: 'invalid_input',
-      message: `A chat title must have 1 to ${maxTitleLength} characters.`,
-    });
-  }
-  return trimmed;
 }
 
 function toChat(row: ChatRow): Chat {

@@ -1,14 +1,13 @@
 import type {
   McpAuthType,
-  McpEndpoint,
   McpOAuthState,
   McpServer,
   McpToolApproval,
   McpTransport,
   NewMcpServer,
 } from '../mcp-server.ts';
+import { mcpServerColumns, mcpServerFromColumns } from '../rules/mcp-server-columns.ts';
 import type { McpServerStore } from '../storage.ts';
-import { StorageError } from '../storage-error.ts';
 import { notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ServerRow {
@@ -63,57 +62,37 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
     'DELETE FROM mcp_tool_approvals WHERE server_id = ? AND tool_name = ?',
   );
 
-  const headersContext = (id: string) => `mcp_servers.headers_secret:${id}`;
-  const apiKeyContext = (id: string) => `mcp_servers.api_key_secret:${id}`;
-  const environmentContext = (id: string) => `mcp_servers.environment_secret:${id}`;
   const oauthContext = (serverId: string, userId: string) =>
     `mcp_oauth_states.state_secret:${serverId}:${userId}`;
 
   const columns = (id: string, server: NewMcpServer) => {
-    const endpoint = checkEndpoint(server.endpoint);
-    const headers = server.headers ?? {};
+    const sealed = mcpServerColumns(secrets, id, server);
     return [
-      server.name,
-      endpoint.transport,
-      endpoint.transport === 'stdio' ? null : endpoint.url,
-      endpoint.transport === 'stdio' ? endpoint.command : null,
-      JSON.stringify(endpoint.transport === 'stdio' ? endpoint.args : []),
-      server.authType,
-      Object.keys(headers).length > 0 ? secrets.seal(JSON.stringify(headers), headersContext(id)) : null,
-      server.apiKey === undefined ? null : secrets.seal(server.apiKey, apiKeyContext(id)),
-      endpoint.transport === 'stdio' &&
-      endpoint.environment !== undefined &&
-      Object.keys(endpoint.environment).length > 0
-        ? secrets.seal(JSON.stringify(endpoint.environment), environmentContext(id))
-        : null,
+      sealed.name,
+      sealed.transport,
+      sealed.url,
+      sealed.command,
+      sealed.argsJson,
+      sealed.authType,
+      sealed.headersSecret,
+      sealed.apiKeySecret,
+      sealed.environmentSecret,
     ] as const;
   };
-  const toServer = (row: ServerRow): McpServer => ({
-    id: row.id,
-    name: row.name,
-    endpoint:
-      row.transport === 'stdio'
-        ? {
-            transport: 'stdio',
-            command: row.command ?? '',
-            args: JSON.parse(row.args_json) as string[],
-            ...(row.environment_secret === null
-              ? {}
-              : {
-                  environment: JSON.parse(
-                    secrets.open(row.environment_secret, environmentContext(row.id)),
-                  ) as Record<string, string>,
-                }),
-          }
-        : { transport: row.transport, url: row.url ?? '' },
-    authType: row.auth_type,
-    headers:
-      row.headers_secret === null
-        ? {}
-        : (JSON.parse(secrets.open(row.headers_secret, headersContext(row.id))) as Record<string, string>),
-    apiKey: row.api_key_secret === null ? null : secrets.open(row.api_key_secret, apiKeyContext(row.id)),
-    createdAt: row.created_at,
-  });
+  const toServer = (row: ServerRow): McpServer =>
+    mcpServerFromColumns(secrets, {
+      id: row.id,
+      name: row.name,
+      transport: row.transport,
+      url: row.url,
+      command: row.command,
+      argsJson: row.args_json,
+      authType: row.auth_type,
+      headersSecret: row.headers_secret,
+      apiKeySecret: row.api_key_secret,
+      environmentSecret: row.environment_secret,
+      createdAt: row.created_at,
+    });
   const read = (id: string): McpServer | undefined => {
     const row = selectById.get(id) as ServerRow | undefined;
     return row && toServer(row);
@@ -183,30 +162,4 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
       return Number(deleteApproval.run(serverId, toolName).changes) > 0;
     },
   };
-}
-
-function checkEndpoint(endpoint: McpEndpoint): McpEndpoint {
-  if (endpoint.transport === 'stdio') {
-    if (endpoint.command === '' || !endpoint.args.every((argument) => typeof argument === 'string')) {
-      throw new StorageError({
-        code: 'invalid_input',
-        message: 'A stdio MCP server needs a command and string args.',
-      });
-    }
-    return endpoint;
-  }
-  let url: URL;
-  try {
-    url = new URL(endpoint.url);
-  } catch (cause) {
-    throw new StorageError({
-      code: 'invalid_input',
-      message: 'The MCP server URL is not a valid URL.',
-      cause,
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new StorageError({ code: 'invalid_input', message: 'The MCP server URL must use http or https.' });
-  }
-  return endpoint;
 }

@@ -1,6 +1,6 @@
 import type { Memory } from '../memory.ts';
+import { checkMemoryCap } from '../rules/check-memory-cap.ts';
 import type { MemoryStore } from '../storage.ts';
-import { StorageError } from '../storage-error.ts';
 import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface MemoryRow {
@@ -33,12 +33,7 @@ export function createSqliteMemoryStore(context: SqliteContext): MemoryStore {
   };
   return {
     async add(memory) {
-      if (
-        memory.maxPerUser !== undefined &&
-        !(Number.isInteger(memory.maxPerUser) && memory.maxPerUser > 0)
-      ) {
-        throw new StorageError({ code: 'invalid_input', message: 'maxPerUser must be a positive integer.' });
-      }
+      checkMemoryCap(memory.maxPerUser);
       const id = context.newId();
       const now = context.now();
       inTransaction(database, () => {

@@ -1,7 +1,7 @@
 import type { OpenApiAuth } from '@toolbus/spec';
-import type { Persona, PersonaToolRow, ToolRowSource } from '../persona.ts';
+import type { Persona, PersonaToolRow } from '../persona.ts';
+import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
 import type { PersonaStore } from '../storage.ts';
-import { StorageError } from '../storage-error.ts';
 import type { SearchUsage } from '../user.ts';
 import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
@@ -57,7 +57,17 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
     id: row.id,
     personaId: row.persona_id,
     position: row.position,
-    source: toSource(row, (sealed) => JSON.parse(secrets.open(sealed, authContext(row.id))) as OpenApiAuth),
+    source: toolRowSource(
+      {
+        builtInId: row.built_in_id,
+        openApiName: row.openapi_name,
+        openApiDocument: row.openapi_document,
+        openApiAuthSecret: row.openapi_auth_secret,
+        mcpServerId: row.mcp_server_id,
+        mcpToolName: row.mcp_tool_name,
+      },
+      (sealed) => JSON.parse(secrets.open(sealed, authContext(row.id))) as OpenApiAuth,
+    ),
     createdAt: row.created_at,
   });
 
@@ -93,12 +103,23 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
     },
     async addToolRow(personaId, source) {
       const id = context.newId();
-      const columns = sourceColumns(source, (auth) => secrets.seal(JSON.stringify(auth), authContext(id)));
+      const columns = toolRowColumns(source, (auth) => secrets.seal(JSON.stringify(auth), authContext(id)));
       inTransaction(database, () => {
         if (!selectById.get(personaId)) throw notFound('Persona', personaId);
         const { position } = nextPosition.get(personaId) as { position: number };
         withConstraintErrors('Adding a persona tool row', () =>
-          insertTool.run(id, personaId, position, ...columns, context.now()),
+          insertTool.run(
+            id,
+            personaId,
+            position,
+            columns.builtInId,
+            columns.openApiName,
+            columns.openApiDocument,
+            columns.openApiAuthSecret,
+            columns.mcpServerId,
+            columns.mcpToolName,
+            context.now(),
+          ),
         );
       });
       return toToolRow(selectTool.get(id) as unknown as ToolRow);
@@ -110,48 +131,6 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
       return Number(deleteTool.run(rowId).changes) > 0;
     },
   };
-}
-
-type SourceColumns = [
-  builtInId: string | null,
-  openApiName: string | null,
-  openApiDocument: string | null,
-  openApiAuthSecret: string | null,
-  mcpServerId: string | null,
-  mcpToolName: string | null,
-];
-
-function sourceColumns(source: ToolRowSource, seal: (auth: OpenApiAuth) => string): SourceColumns {
-  switch (source.kind) {
-    case 'built-in':
-      return [source.builtInId, null, null, null, null, null];
-    case 'openapi': {
-      const document = JSON.stringify(source.document);
-      if (document === undefined || typeof source.document !== 'object' || source.document === null) {
-        throw new StorageError({
-          code: 'invalid_input',
-          message: 'An OpenAPI tool row needs a document object.',
-        });
-      }
-      return [null, source.name, document, source.auth ? seal(source.auth) : null, null, null];
-    }
-    case 'mcp':
-      return [null, null, null, null, source.serverId, source.toolName];
-    default:
-      throw new StorageError({ code: 'invalid_input', message: 'Unknown tool row source kind.' });
-  }
-}
-
-function toSource(row: ToolRow, openAuth: (sealed: string) => OpenApiAuth): ToolRowSource {
-  if (row.built_in_id !== null) return { kind: 'built-in', builtInId: row.built_in_id };
-  if (row.mcp_server_id !== null && row.mcp_tool_name !== null) {
-    return { kind: 'mcp', serverId: row.mcp_server_id, toolName: row.mcp_tool_name };
-  }
-  const document = JSON.parse(row.openapi_document ?? 'null') as unknown;
-  const name = row.openapi_name ?? '';
-  return row.openapi_auth_secret === null
-    ? { kind: 'openapi', name, document }
-    : { kind: 'openapi', name, document, auth: openAuth(row.openapi_auth_secret) };
 }
 
 function toPersona(row: PersonaRow): Persona {

@@ -1,5 +1,5 @@
+import { settingJson } from '../rules/setting-json.ts';
 import type { SettingStore } from '../storage.ts';
-import { StorageError } from '../storage-error.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
 /** Deployment-wide settings over SQLite, stored as JSON text. */
@@ -15,10 +15,7 @@ export function createSqliteSettingStore(context: SqliteContext): SettingStore {
       return row === undefined ? undefined : (JSON.parse(row.value_json) as unknown);
     },
     async set(key, value) {
-      const json = JSON.stringify(value);
-      if (json === undefined) {
-        throw new StorageError({ code: 'invalid_input', message: `The setting ${key} needs a JSON value.` });
-      }
+      const json = settingJson(key, value);
       upsert.run(key, json, context.now());
     },
     async delete(key) {

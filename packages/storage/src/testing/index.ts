@@ -1,1 +1,5 @@
+// `@toolbus/storage/testing`: the conformance suites every storage backend runs (node:test), and their backend hook.
+export { describeStorageConformance } from './describe-storage-conformance.ts';
+export { isStorageErrorCode } from './is-storage-error-code.ts';
 export { describeOrganizationStoreConformance } from './organization-store-conformance.ts';
+export type { DatabaseUnderTest, StorageBackendUnderTest } from './storage-backend-under-test.ts';

@@ -5,6 +5,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ToolbusError } from '@toolbus/spec';
 import { loadDatabaseSync } from '@toolbus/storage';
 import { chunkText } from './chunk-text.ts';
+import type { DocumentSearchIndex } from './document-search-index.ts';
 import { toFtsTerms } from './fts-query.ts';
 
 /** A document to index: its text is chunked; a re-index with the same hash is skipped. */
@@ -50,7 +51,7 @@ const schemaVersion = 1;
  * body), Porter stemming and Unicode folding. Identical chunks (same text) are stored once per document and
  * de-duplicated in results.
  */
-export class DocumentIndex {
+export class DocumentIndex implements DocumentSearchIndex {
   readonly #db: DatabaseSync;
   readonly #maxChunkChars: number;
   readonly #statements: Record<string, StatementSync>;

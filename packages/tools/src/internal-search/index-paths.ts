@@ -3,7 +3,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { extractDocumentText, SUPPORTED_DOCUMENT_TYPES } from '../content/extract-document-text.ts';
-import type { DocumentIndex } from './document-index.ts';
+import type { DocumentSearchIndex } from './document-search-index.ts';
 
 /** Progress of an indexing run, reported after each file. */
 export interface IndexProgress {
@@ -37,7 +37,7 @@ export type IndexSkipReason = 'unsupported' | 'binary' | 'no-text';
 
 /** Options for {@link indexPaths}. */
 export interface IndexPathsOptions {
-  readonly index: DocumentIndex;
+  readonly index: DocumentSearchIndex;
   /** Folders (walked recursively) and files. */
   readonly paths: readonly string[];
   readonly onProgress?: (progress: IndexProgress) => void;
@@ -129,15 +129,15 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
   }
   let removed = 0;
   for (const folder of folders) {
-    for (const sourceId of options.index.sourcesUnder(pathToFileURL(folder + sep).href)) {
-      if (!seen.has(sourceId) && options.index.remove(sourceId)) removed += 1;
+    for (const sourceId of await options.index.sourcesUnder(pathToFileURL(folder + sep).href)) {
+      if (!seen.has(sourceId) && (await options.index.remove(sourceId))) removed += 1;
     }
   }
   return { added, updated, unchanged, removed, failed, skipped, files: files.length };
 }
 
 async function indexOne(input: {
-  index: DocumentIndex;
+  index: DocumentSearchIndex;
   sourceId: string;
   file: string;
   bytes: Uint8Array;
@@ -145,7 +145,7 @@ async function indexOne(input: {
   mediaType: string;
   mtime: Date;
 }) {
-  if (input.index.hashOf(input.sourceId) === input.contentHash) return 'unchanged' as const;
+  if ((await input.index.hashOf(input.sourceId)) === input.contentHash) return 'unchanged' as const;
   const extracted = await extractDocumentText({
     bytes: input.bytes,
     mediaType: input.mediaType,

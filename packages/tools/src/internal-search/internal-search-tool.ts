@@ -1,11 +1,12 @@
 import { defineTool } from '@toolbus/core';
 import type { SearchDocument, Tool } from '@toolbus/spec';
 import * as z from 'zod';
-import type { DocumentIndex, SearchHit } from './document-index.ts';
+import type { SearchHit } from './document-index.ts';
+import type { DocumentSearchIndex } from './document-search-index.ts';
 
 /** Options for {@link createInternalSearchTool}. */
 export interface InternalSearchToolOptions {
-  readonly index: DocumentIndex;
+  readonly index: DocumentSearchIndex;
   /** Chunks taken per query. Default 6. */
   readonly resultsPerQuery?: number;
   /** Documents the model gets in all, across queries. Default 15. */
@@ -17,7 +18,7 @@ export interface InternalSearchToolOptions {
 const maxQueries = 6;
 
 /**
- * `internal_search`: searches the user's indexed documents (SQLite FTS5, BM25) with one or more queries, merges
+ * `internal_search`: searches the user's indexed documents (SQLite FTS5 with BM25, or PostgreSQL full-text search) with one or more queries, merges
  * and de-duplicates the hits, numbers them from the turn's citation allocator, streams the queries and the
  * documents to the UI, and gives the model each document with its citation number.
  */
@@ -40,7 +41,9 @@ export function createInternalSearchTool(options: InternalSearchToolOptions): To
       context.emitter.emit({ type: 'search-queries', toolCallId: context.call.id, queries });
       const hits = new Map<number, SearchHit>();
       // Round-robin over the queries' rankings, so every query contributes its best hits first.
-      const rankings = queries.map((query) => options.index.search(query, { limit: resultsPerQuery }));
+      const rankings = await Promise.all(
+        queries.map((query) => options.index.search(query, { limit: resultsPerQuery })),
+      );
       for (let rank = 0; rank < resultsPerQuery && hits.size < maxDocuments; rank += 1) {
         for (const ranking of rankings) {
           const hit = ranking[rank];

@@ -2,7 +2,7 @@ import { defineTool } from '@toolbus/core';
 import type { CitedDocument, FetchFunction, SearchDocument, Tool } from '@toolbus/spec';
 import { ToolCallError } from '@toolbus/spec';
 import * as z from 'zod';
-import type { DocumentIndex } from '../internal-search/document-index.ts';
+import type { DocumentSearchIndex } from '../internal-search/document-search-index.ts';
 import { fetchPage } from './fetch-page.ts';
 import { normalizeUrl, webDocumentId } from './normalize-url.ts';
 import { OpenPageError } from './open-page-error.ts';
@@ -12,7 +12,7 @@ export interface OpenUrlToolOptions {
   /** Every page request goes through it: pass the guarded fetch. */
   readonly fetch: FetchFunction;
   /** Looked up first: a page whose link is in the index is served from it, not fetched. */
-  readonly index?: Pick<DocumentIndex, 'findByLink'>;
+  readonly index?: Pick<DocumentSearchIndex, 'findByLink'>;
   /** URLs opened per call; the rest are dropped with a note. Default 10. */
   readonly maxUrls?: number;
   /** Bytes read per page. Default 5 MiB. */
@@ -149,7 +149,7 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
         }
         const id = webDocumentId(normalized);
         for (const candidate of options.index ? indexCandidates(original, normalized) : []) {
-          const chunks = options.index?.findByLink(candidate) ?? [];
+          const chunks = (await options.index?.findByLink(candidate)) ?? [];
           if (chunks.length === 0) continue;
           const content = [...chunks]
             .sort((left, right) => left.ordinal - right.ordinal)

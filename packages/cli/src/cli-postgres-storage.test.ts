@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { openPostgresDocumentIndex, openPostgresStorage } from '@toolbus/storage-postgres';
+import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
+import { spawnCli } from './__fixtures__/spawn-cli.ts';
+
+describe('the CLI on PostgreSQL storage', () => {
+  let cluster: TestPostgres;
+  let home: string;
+  const secretKey = randomBytes(32).toString('base64');
+  before(async () => {
+    cluster = await startTestPostgres();
+    home = await mkdtemp(join(tmpdir(), 'toolbus-cli-pg-'));
+  });
+  after(async () => {
+    await cluster.stop();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test('TOOLBUS_STORAGE_URL puts everything in PostgreSQL and no SQLite file is made', async () => {
+    const url = await cluster.createDatabase();
+    const env = { TOOLBUS_HOME: home, TOOLBUS_STORAGE_URL: url, TOOLBUS_SECRET_KEY: secretKey };
+    const created = await spawnCli(['persona', 'create', 'analyst'], env);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(existsSync(join(home, 'toolbus.db')), false);
+    const docs = join(home, 'docs');
+    await mkdir(docs);
+    await writeFile(join(docs, 'vpn.md'), '# VPN\n\nImport the office profile before connecting.\n');
+    const indexed = await spawnCli(['index', docs], env);
+    assert.equal(indexed.code, 0, indexed.stderr);
+    assert.equal(existsSync(join(home, 'index.db')), false, 'the search index lives in PostgreSQL too');
+    const index = await openPostgresDocumentIndex({ url });
+    try {
+      assert.match((await index.search('office profile'))[0]?.content ?? '', /Import the office profile/);
+    } finally {
+      await index.close();
+    }
+    const storage = await openPostgresStorage({ url, secretKey, environment: {} });
+    try {
+      assert.ok((await storage.personas.list()).some((persona) => persona.name === 'analyst'));
+      assert.ok(await storage.users.getByEmail('local@toolbus.invalid'));
+    } finally {
+      await storage.close();
+    }
+    const shown = await spawnCli(['config'], env);
+    assert.match(shown.stdout, new RegExp(`PostgreSQL at ${cluster.address.replace('.', '\\.')}/`));
+    assert.ok(!shown.stdout.includes(new URL(url).password), 'config never prints the password');
+  });
+
+  test('storage.url in the config file takes a URL without password; the password comes from PGPASSWORD', async () => {
+    const url = new URL(await cluster.createDatabase());
+    const password = decodeURIComponent(url.password);
+    const withPassword = await spawnCli(['config', 'set', 'storage.url', url.toString()], {
+      TOOLBUS_HOME: home,
+    });
+    assert.notEqual(withPassword.code, 0);
+    assert.match(withPassword.stderr, /must not hold a password/);
+    assert.ok(!withPassword.stderr.includes(password));
+    const wrongScheme = await spawnCli(['config', 'set', 'storage.url', 'mysql://db/toolbus'], {
+      TOOLBUS_HOME: home,
+    });
+    assert.notEqual(wrongScheme.code, 0);
+    assert.match(wrongScheme.stderr, /postgres:\/\/ or postgresql:\/\//);
+    url.password = '';
+    assert.equal(
+      (await spawnCli(['config', 'set', 'storage.url', url.toString()], { TOOLBUS_HOME: home })).code,
+      0,
+    );
+    assert.ok(!(await readFile(join(home, 'config.json'), 'utf8')).includes(password));
+    const env = { TOOLBUS_HOME: home, TOOLBUS_SECRET_KEY: secretKey, PGPASSWORD: password };
+    const created = await spawnCli(['persona', 'create', 'from-config'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const listed = await spawnCli(['persona', 'list'], env);
+    assert.match(listed.stdout, /from-config/);
+    assert.equal((await spawnCli(['config', 'unset', 'storage.url'], { TOOLBUS_HOME: home })).code, 0);
+  });
+
+  test('an unreachable server is a clear error naming host and port, never the password', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const address = probe.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    await new Promise((resolve) => probe.close(resolve));
+    const run = await spawnCli(['persona', 'list'], {
+      TOOLBUS_HOME: home,
+      TOOLBUS_SECRET_KEY: secretKey,
+      TOOLBUS_STORAGE_URL: `postgres://toolbus:s3cret-pass-77@127.0.0.1:${port}/toolbus`,
+    });
+    assert.notEqual(run.code, 0);
+    assert.match(run.stderr, new RegExp(`Cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}`));
+    assert.ok(!`${run.stderr}${run.stdout}`.includes('s3cret-pass-77'));
+  });
+});

@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import { openStorage, type Storage } from '@toolbus/storage';
+import { type DocumentSearchIndex, openDocumentIndex } from '@toolbus/tools';
+import type { CliConfig } from './cli-config.ts';
+
+/**
+ * Opens the storage the config chooses: PostgreSQL when a storage URL is configured (`TOOLBUS_STORAGE_URL`,
+ * `storage.urlEnv`, `storage.url`), else the embedded SQLite file under the toolbus home. The PostgreSQL backend is
+ * loaded only then, so the embedded default never loads the pg driver. Secrets are sealed with `TOOLBUS_SECRET_KEY`,
+ * else the home's key file (several replicas must share `TOOLBUS_SECRET_KEY`).
+ */
+export async function openConfiguredStorage(config: CliConfig): Promise<Storage> {
+  const url = config.storageUrl.value;
+  if (url === undefined) return openStorage({ path: config.databaseFile });
+  const { openPostgresStorage } = await import('@toolbus/storage-postgres');
+  return openPostgresStorage({ url, secretKeyFile: join(config.home, 'secret.key') });
+}
+
+/**
+ * Opens the internal_search index beside the storage: PostgreSQL full-text search in the same database when a
+ * storage URL is configured (every replica searches the same documents), else the SQLite index file.
+ */
+export async function openConfiguredDocumentIndex(config: CliConfig): Promise<DocumentSearchIndex> {
+  const url = config.storageUrl.value;
+  if (url === undefined) return openDocumentIndex({ path: config.indexFile });
+  const { openPostgresDocumentIndex } = await import('@toolbus/storage-postgres');
+  return openPostgresDocumentIndex({ url });
+}

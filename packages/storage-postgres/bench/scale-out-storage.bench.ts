@@ -1,0 +1,111 @@
+// Per-turn storage cost on PostgreSQL next to the embedded SQLite store, measured side by side in one run: start a
+// turn, append its packets (one by one, and in batches of 10 as the server's turn runner writes them), finish the
+// turn with its history (a user message, a tool call, its result, the answer). PostgreSQL is a private cluster on
+// loopback with fsync on and synchronous_commit off; SQLite is a file in WAL mode with synchronous = NORMAL: both
+// keep every commit across a killed process and may lose the last ones on power loss. `npm run bench -- scale-out`
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChatMessage } from '@toolbus/spec';
+import { openStorage, type Storage } from '@toolbus/storage';
+import { openPostgresStorage } from '../src/open-postgres-storage.ts';
+import { startTestPostgres } from '../src/testing/start-test-postgres.ts';
+
+const packetsPerTurn = 200;
+const turnsPerRun = 20;
+const runs = 5;
+const secretKey = randomBytes(32).toString('base64');
+const history: ChatMessage[] = [
+  { role: 'user', content: 'What is the refund policy?' },
+  {
+    role: 'assistant',
+    content: '',
+    toolCalls: [{ id: 'c1', name: 'internal_search', arguments: { queries: ['refund policy'] } }],
+  },
+  { role: 'tool', toolCallId: 'c1', toolName: 'internal_search', content: '[1] Refunds within 30 days.' },
+  { role: 'assistant', content: 'Refunds are accepted within 30 days [1].' },
+];
+const packet = (index: number) => ({
+  ind: 0,
+  obj: { type: 'message-delta', content: `word${index} ` },
+  placement: { turn: 0, tab: 0 },
+});
+
+async function oneTurn(storage: Storage, chatId: string, batchSize: number): Promise<void> {
+  const turn = await storage.chats.startTurn({ chatId, input: history.slice(0, 1) });
+  for (let sent = 0; sent < packetsPerTurn; sent += batchSize) {
+    const packets = Array.from({ length: Math.min(batchSize, packetsPerTurn - sent) }, (_, offset) =>
+      packet(sent + offset),
+    );
+    await storage.chats.appendPackets({ chatId, turn: turn.index, packets });
+  }
+  await storage.chats.finishTurn({ chatId, turn: turn.index, status: 'completed', messages: history });
+}
+
+/** Milliseconds per turn: `turnsPerRun` turns one after another, or `parallel` chats at once. */
+async function timeTurns(
+  storage: Storage,
+  options: { batchSize: number; parallel: number },
+): Promise<number> {
+  const user = await storage.users.create({ email: `bench-${randomBytes(6).toString('hex')}@example.com` });
+  const chats = await Promise.all(
+    Array.from({ length: options.parallel }, () => storage.chats.create({ userId: user.id })),
+  );
+  const started = performance.now();
+  await Promise.all(
+    chats.map(async (chat) => {
+      for (let turn = 0; turn < turnsPerRun; turn += 1) await oneTurn(storage, chat.id, options.batchSize);
+    }),
+  );
+  return (performance.now() - started) / (turnsPerRun * options.parallel);
+}
+
+const median = (values: readonly number[]) =>
+  [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)] as number;
+
+const directory = mkdtempSync(join(tmpdir(), 'toolbus-bench-storage-'));
+const cluster = await startTestPostgres({ durable: true });
+const sqlite = await openStorage({ path: join(directory, 'bench.db'), secretKey, environment: {} });
+const postgres = await openPostgresStorage({
+  url: await cluster.createDatabase(),
+  secretKey,
+  environment: {},
+});
+
+const cases = [
+  { name: 'packets one by one', batchSize: 1, parallel: 1 },
+  { name: 'packets in batches of 10', batchSize: 10, parallel: 1 },
+  { name: 'batches of 10, 8 chats at once', batchSize: 10, parallel: 8 },
+] as const;
+const rows: string[] = [];
+try {
+  for (const benchCase of cases) {
+    await timeTurns(sqlite, benchCase);
+    await timeTurns(postgres, benchCase);
+    const sqliteRuns: number[] = [];
+    const postgresRuns: number[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      sqliteRuns.push(await timeTurns(sqlite, benchCase));
+      postgresRuns.push(await timeTurns(postgres, benchCase));
+    }
+    const sqliteMs = median(sqliteRuns);
+    const postgresMs = median(postgresRuns);
+    rows.push(
+      `| ${benchCase.name} | ${sqliteMs.toFixed(2)} | ${postgresMs.toFixed(2)} | ${(postgresMs / sqliteMs).toFixed(2)}× |`,
+    );
+  }
+} finally {
+  await sqlite.close();
+  await postgres.close();
+  await cluster.stop();
+  rmSync(directory, { recursive: true, force: true });
+}
+
+console.log('## Scale-out storage: one turn on PostgreSQL vs SQLite\n');
+console.log(
+  `A turn: start, ${packetsPerTurn} packets, finish with 4 history messages; median of ${runs} runs of ${turnsPerRun} turns per chat. PostgreSQL on loopback (fsync on, synchronous_commit off), SQLite file in WAL (synchronous NORMAL).\n`,
+);
+console.log('| case | SQLite ms/turn | PostgreSQL ms/turn | PostgreSQL / SQLite |');
+console.log('| --- | ---: | ---: | ---: |');
+for (const row of rows) console.log(row);

@@ -1,0 +1,120 @@
+import {
+  createSecretBox,
+  type Migration,
+  resolveSecretKey,
+  type Storage,
+  StorageError,
+} from '@toolbus/storage';
+import { sealSecretKeyCheck, verifySecretKeyCheck } from '@toolbus/storage/backend';
+import pg from 'pg';
+import { migratePostgres, postgresSchemaVersion } from './migrate-postgres.ts';
+import { createPostgresAccessStore } from './postgres-access-store.ts';
+import { createPostgresChatStore } from './postgres-chat-store.ts';
+import { createPostgresConnectedAppStore } from './postgres-connected-app-store.ts';
+import { createPostgresContext } from './postgres-context.ts';
+import { createPostgresMcpServerStore } from './postgres-mcp-server-store.ts';
+import { createPostgresMemoryStore } from './postgres-memory-store.ts';
+import { postgresMigrations } from './postgres-migrations.ts';
+import { createPostgresOrganizationStore } from './postgres-organization-store.ts';
+import { createPostgresPersonaStore } from './postgres-persona-store.ts';
+import { createPostgresSettingStore } from './postgres-setting-store.ts';
+import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
+import { createPostgresUploadedFileStore } from './postgres-uploaded-file-store.ts';
+import { createPostgresUserStore } from './postgres-user-store.ts';
+
+/** Options of {@link openPostgresStorage}. */
+export interface OpenPostgresStorageOptions {
+  /** `postgres://user:password@host:port/database` (or `postgresql://`). Never logged; errors name host and port. */
+  readonly url: string;
+  /**
+   * The key that encrypts secrets at rest: 32 bytes or their base64. Default: `TOOLBUS_SECRET_KEY`, then
+   * `secretKeyFile`. Every replica must use the same key, so there is no generated default.
+   */
+  readonly secretKey?: Uint8Array | string;
+  /** A key file (mode 0600) read when no key is given; created on first use. */
+  readonly secretKeyFile?: string;
+  /** Where `TOOLBUS_SECRET_KEY` is read (default `process.env`). */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** The schema steps (default: toolbus's own). */
+  readonly migrations?: readonly Migration[];
+  /** Connections this process keeps open at most (default 10). */
+  readonly maxConnections?: number;
+  /** How long connecting may take before the open fails as `unreachable` (default 10 s). */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating the schema and migrating when needed) toolbus storage on PostgreSQL, for deployments with
+ * several server replicas sharing one database. Fails closed like the SQLite store: `schema_too_new`,
+ * `secret_key_mismatch`; and `unreachable` (naming host and port, never the password) when the server cannot be
+ * reached or refuses the login.
+ */
+export async function openPostgresStorage(options: OpenPostgresStorageOptions): Promise<Storage> {
+  const target = describePostgresUrl(options.url);
+  const environment = options.environment ?? process.env;
+  if (
+    options.secretKey === undefined &&
+    options.secretKeyFile === undefined &&
+    !environment.TOOLBUS_SECRET_KEY
+  ) {
+    throw new StorageError({
+      code: 'invalid_secret_key',
+      message:
+        'PostgreSQL storage needs a secret key that every replica shares: set TOOLBUS_SECRET_KEY (base64 of 32 bytes) or a key file.',
+    });
+  }
+  const secrets = createSecretBox(
+    resolveSecretKey({
+      ...(options.secretKey === undefined ? {} : { secretKey: options.secretKey }),
+      environment,
+      ...(options.secretKeyFile === undefined ? {} : { keyFilePath: options.secretKeyFile }),
+    }),
+  );
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+  });
+  // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
+  // listener only keeps that event from crashing the process.
+  pool.on('error', () => {});
+  const context = createPostgresContext(pool, secrets);
+  try {
+    try {
+      await pool.query('SELECT 1');
+    } catch (cause) {
+      throw unreachable(target, cause);
+    }
+    await migratePostgres(pool, options.migrations ?? postgresMigrations);
+    await pool.query(
+      "INSERT INTO storage_meta (key, value) VALUES ('secret_key_check', $1) ON CONFLICT (key) DO NOTHING",
+      [sealSecretKeyCheck(secrets)],
+    );
+    const { rows } = await pool.query<{ value: string }>(
+      "SELECT value FROM storage_meta WHERE key = 'secret_key_check'",
+    );
+    verifySecretKeyCheck(secrets, rows[0]?.value ?? '');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  let closed = false;
+  return {
+    users: createPostgresUserStore(context),
+    personas: createPostgresPersonaStore(context),
+    mcpServers: createPostgresMcpServerStore(context),
+    memories: createPostgresMemoryStore(context),
+    files: createPostgresUploadedFileStore(context),
+    settings: createPostgresSettingStore(context),
+    chats: createPostgresChatStore(context),
+    connectedApps: createPostgresConnectedAppStore(context),
+    access: createPostgresAccessStore(context),
+    organizations: createPostgresOrganizationStore(context),
+    schemaVersion: () => postgresSchemaVersion(pool),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// The document index conformance suite (the same one the SQLite index runs) against PostgreSQL full-text search,
+// plus what only a server index has: several replicas, and its own schema version.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { describeDocumentIndexConformance } from '@toolbus/tools/testing';
+import pg from 'pg';
+import { openPostgresDocumentIndex } from './postgres-document-index.ts';
+import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
+
+let cluster: TestPostgres;
+before(async () => {
+  cluster = await startTestPostgres();
+});
+after(() => cluster.stop());
+
+describeDocumentIndexConformance({
+  name: 'PostgreSQL',
+  openIndex: async () => openPostgresDocumentIndex({ url: await cluster.createDatabase() }),
+});
+
+test('a document indexed through one replica is found through another; the GIN index serves the query', async () => {
+  const url = await cluster.createDatabase();
+  const [writer, reader] = await Promise.all([
+    openPostgresDocumentIndex({ url }),
+    openPostgresDocumentIndex({ url }),
+  ]);
+  await writer.upsert({
+    sourceId: 'kb/vpn',
+    title: 'VPN setup',
+    text: 'Install the client, then import the profile.',
+  });
+  assert.equal((await reader.search('vpn profile'))[0]?.sourceId, 'kb/vpn');
+  assert.deepEqual(await reader.sourcesUnder('kb/'), ['kb/vpn']);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('SET enable_seqscan = off');
+  const plan = await client.query(
+    "EXPLAIN SELECT id FROM search_chunks WHERE search_vector @@ websearch_to_tsquery('english', 'vpn')",
+  );
+  await client.end();
+  assert.match(plan.rows.map((row) => row['QUERY PLAN']).join('\n'), /search_chunks_search_vector/);
+  await Promise.all([writer.close(), reader.close()]);
+});
+
+test('an index written by a newer toolbus is refused', async () => {
+  const url = await cluster.createDatabase();
+  await (await openPostgresDocumentIndex({ url })).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(
+    "INSERT INTO search_index_migrations (version, name, applied_at) VALUES (99, 'future', now())",
+  );
+  await client.end();
+  await assert.rejects(openPostgresDocumentIndex({ url }), { code: 'schema_too_new' });
+});

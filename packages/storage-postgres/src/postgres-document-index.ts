@@ -1,0 +1,259 @@
+import { createHash } from 'node:crypto';
+import type { Migration } from '@toolbus/storage';
+import {
+  chunkText,
+  type DocumentSearchIndex,
+  type IndexableDocument,
+  type SearchHit,
+  type UpsertOutcome,
+} from '@toolbus/tools';
+import pg from 'pg';
+import { migratePostgres } from './migrate-postgres.ts';
+import { inTransaction } from './postgres-context.ts';
+import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
+
+/** Options of {@link openPostgresDocumentIndex}. */
+export interface OpenPostgresDocumentIndexOptions {
+  /** `postgres://` / `postgresql://` URL (the storage database may hold the index too: its tables are separate). */
+  readonly url: string;
+  /** Characters per chunk (default 1,200, as the SQLite index). */
+  readonly maxChunkChars?: number;
+  /** Connections this index keeps open at most (default 5). */
+  readonly maxConnections?: number;
+}
+
+/**
+ * The search index's schema: chunks with a stored `tsvector` (title weighted A above body B, English stemming)
+ * under a GIN index. Separate from storage's schema, with its own version table, so either can move alone.
+ */
+export const postgresDocumentIndexMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'documents and chunks with a weighted tsvector under GIN',
+    sql: `
+CREATE TABLE search_documents (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  source_id text NOT NULL UNIQUE,
+  title text NOT NULL,
+  link text,
+  content_hash text NOT NULL,
+  updated_at text,
+  indexed_at timestamptz NOT NULL
+);
+CREATE INDEX search_documents_link ON search_documents (link);
+CREATE INDEX search_documents_source_prefix ON search_documents (source_id text_pattern_ops);
+CREATE TABLE search_chunks (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  document_id bigint NOT NULL REFERENCES search_documents(id) ON DELETE CASCADE,
+  ordinal integer NOT NULL,
+  title text NOT NULL,
+  content text NOT NULL,
+  content_hash text NOT NULL,
+  search_vector tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', content), 'B')
+  ) STORED
+);
+CREATE INDEX search_chunks_document ON search_chunks (document_id, ordinal);
+CREATE INDEX search_chunks_search_vector ON search_chunks USING GIN (search_vector);
+`,
+  },
+];
+
+interface HitRow {
+  chunk_id: string;
+  source_id: string;
+  title: string;
+  link: string | null;
+  ordinal: number;
+  content: string;
+  content_hash: string;
+  updated_at: string | null;
+  score: number;
+}
+
+// A query's words, each a prefix-free lexeme OR-ed together: websearch_to_tsquery parses the model's text safely
+// (no syntax error is possible), and OR-ing its terms lets ts_rank_cd rank chunks with more of them higher, as the
+// SQLite index's OR of quoted terms does, instead of dropping every chunk that lacks one word.
+const anyTermQuery = `(SELECT COALESCE(
+    string_agg(quote_literal(lexeme), ' | ')::tsquery,
+    ''::tsquery)
+  FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS lexeme)`;
+
+/**
+ * The internal_search index on PostgreSQL full-text search, for deployments whose replicas share one database:
+ * documents cut into chunks, a weighted `tsvector` per chunk under a GIN index, queries parsed with
+ * `websearch_to_tsquery` and ranked with `ts_rank_cd` (title above body). Identical chunks are stored once per
+ * document and de-duplicated in results, as in the SQLite index.
+ */
+export class PostgresDocumentIndex implements DocumentSearchIndex {
+  readonly #pool: pg.Pool;
+  readonly #maxChunkChars: number;
+
+  /** Use {@link openPostgresDocumentIndex}, which connects and migrates first. */
+  constructor(pool: pg.Pool, maxChunkChars: number) {
+    this.#pool = pool;
+    this.#maxChunkChars = maxChunkChars;
+  }
+
+  async upsert(document: IndexableDocument): Promise<UpsertOutcome> {
+    const contentHash = document.contentHash ?? sha256(document.text);
+    const chunks = chunkText(document.text, { maxChars: this.#maxChunkChars });
+    return inTransaction(this.#pool, async (client) => {
+      // Locks the document row (when there is one), so two replicas indexing one source do not interleave.
+      const existing = await client.query<{ id: string; content_hash: string }>(
+        'SELECT id, content_hash FROM search_documents WHERE source_id = $1 FOR UPDATE',
+        [document.sourceId],
+      );
+      const found = existing.rows[0];
+      if (found?.content_hash === contentHash) return 'unchanged';
+      const now = new Date().toISOString();
+      let documentId: string;
+      if (found) {
+        await client.query('DELETE FROM search_chunks WHERE document_id = $1', [found.id]);
+        await client.query(
+          'UPDATE search_documents SET title = $1, link = $2, content_hash = $3, updated_at = $4, indexed_at = $5 WHERE id = $6',
+          [document.title, document.link ?? null, contentHash, document.updatedAt ?? null, now, found.id],
+        );
+        documentId = found.id;
+      } else {
+        const inserted = await client.query<{ id: string }>(
+          `INSERT INTO search_documents (source_id, title, link, content_hash, updated_at, indexed_at)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+          [
+            document.sourceId,
+            document.title,
+            document.link ?? null,
+            contentHash,
+            document.updatedAt ?? null,
+            now,
+          ],
+        );
+        documentId = inserted.rows[0]!.id;
+      }
+      const seen = new Set<string>();
+      const ordinals: number[] = [];
+      const contents: string[] = [];
+      const hashes: string[] = [];
+      chunks.forEach((chunk, ordinal) => {
+        const chunkHash = sha256(chunk);
+        if (seen.has(chunkHash)) return;
+        seen.add(chunkHash);
+        ordinals.push(ordinal);
+        contents.push(chunk);
+        hashes.push(chunkHash);
+      });
+      await client.query(
+        `INSERT INTO search_chunks (document_id, ordinal, title, content, content_hash)
+         SELECT $1, c.ordinal, $2, c.content, c.content_hash
+           FROM unnest($3::integer[], $4::text[], $5::text[]) AS c(ordinal, content, content_hash)`,
+        [documentId, document.title, ordinals, contents, hashes],
+      );
+      return found ? 'updated' : 'added';
+    });
+  }
+
+  async hashOf(sourceId: string): Promise<string | undefined> {
+    const { rows } = await this.#pool.query<{ content_hash: string }>(
+      'SELECT content_hash FROM search_documents WHERE source_id = $1',
+      [sourceId],
+    );
+    return rows[0]?.content_hash;
+  }
+
+  async remove(sourceId: string): Promise<boolean> {
+    const result = await this.#pool.query('DELETE FROM search_documents WHERE source_id = $1', [sourceId]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async sourcesUnder(prefix: string): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ source_id: string }>(
+      'SELECT source_id FROM search_documents WHERE starts_with(source_id, $1) ORDER BY source_id',
+      [prefix],
+    );
+    return rows.map((row) => row.source_id);
+  }
+
+  async search(query: string, options: { readonly limit?: number } = {}): Promise<SearchHit[]> {
+    const limit = Math.min(Math.max(1, options.limit ?? 10), 200);
+    // websearch_to_tsquery never fails on hostile syntax; a query of only stop words or punctuation matches
+    // nothing, like the SQLite index.
+    const { rows } = await this.#pool.query<HitRow>(
+      `WITH parsed AS (SELECT websearch_to_tsquery('english', $1) AS strict, ${anyTermQuery} AS loose)
+       SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
+              ts_rank_cd(c.search_vector, parsed.loose) + ts_rank_cd(c.search_vector, parsed.strict) AS score
+         FROM parsed, search_chunks c JOIN search_documents d ON d.id = c.document_id
+        WHERE numnode(parsed.loose) > 0 AND c.search_vector @@ parsed.loose
+        ORDER BY score DESC, c.id
+        LIMIT $2`,
+      [query, limit * 2],
+    );
+    return dedupe(rows).slice(0, limit);
+  }
+
+  async findByLink(link: string): Promise<SearchHit[]> {
+    const { rows } = await this.#pool.query<HitRow>(
+      `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
+              0 AS score
+         FROM search_documents d JOIN search_chunks c ON c.document_id = d.id WHERE d.link = $1 ORDER BY c.ordinal`,
+      [link],
+    );
+    return dedupe(rows);
+  }
+
+  async counts(): Promise<{ documents: number; chunks: number }> {
+    const { rows } = await this.#pool.query<{ documents: string; chunks: string }>(
+      'SELECT (SELECT count(*) FROM search_documents) AS documents, (SELECT count(*) FROM search_chunks) AS chunks',
+    );
+    return { documents: Number(rows[0]?.documents ?? 0), chunks: Number(rows[0]?.chunks ?? 0) };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}
+
+/** Opens (creating its tables when needed) the internal_search index on PostgreSQL. */
+export async function openPostgresDocumentIndex(
+  options: OpenPostgresDocumentIndexOptions,
+): Promise<PostgresDocumentIndex> {
+  const target = describePostgresUrl(options.url);
+  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 5 });
+  // See openPostgresStorage: an idle connection the server closes is replaced on next use.
+  pool.on('error', () => {});
+  try {
+    try {
+      await pool.query('SELECT 1');
+    } catch (cause) {
+      throw unreachable(target, cause);
+    }
+    await migratePostgres(pool, postgresDocumentIndexMigrations, 'search_index_migrations');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  return new PostgresDocumentIndex(pool, options.maxChunkChars ?? 1200);
+}
+
+function dedupe(rows: readonly HitRow[]): SearchHit[] {
+  const seen = new Set<string>();
+  const hits: SearchHit[] = [];
+  for (const row of rows) {
+    if (seen.has(row.content_hash)) continue;
+    seen.add(row.content_hash);
+    hits.push({
+      chunkId: Number(row.chunk_id),
+      sourceId: row.source_id,
+      title: row.title,
+      link: row.link ?? undefined,
+      ordinal: row.ordinal,
+      content: row.content,
+      score: Number(row.score),
+      updatedAt: row.updated_at ?? undefined,
+    });
+  }
+  return hits;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

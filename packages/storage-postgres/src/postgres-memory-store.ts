@@ -1,0 +1,74 @@
+import type { Memory, MemoryStore } from '@toolbus/storage';
+import { checkMemoryCap } from '@toolbus/storage/backend';
+import { isoTime, notFound, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
+
+interface MemoryRow {
+  id: string;
+  user_id: string;
+  text: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const columns = 'id, user_id, text, created_at, updated_at';
+
+/** Per-user memories over PostgreSQL, oldest first; adding past the cap deletes the oldest in the same transaction. */
+export function createPostgresMemoryStore(context: PostgresContext): MemoryStore {
+  const { pool } = context;
+  return {
+    async add(memory) {
+      checkMemoryCap(memory.maxPerUser);
+      const now = context.now();
+      const row = await context.transaction(async (client) => {
+        const { maxPerUser } = memory;
+        if (maxPerUser !== undefined) {
+          // The user's row lock serialises two adds of the same user, so the cap holds under concurrency.
+          await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [memory.userId]);
+          await client.query(
+            `DELETE FROM memories WHERE id IN (
+               SELECT id FROM memories WHERE user_id = $1 ORDER BY created_at, ordinal
+               LIMIT GREATEST((SELECT COUNT(*) FROM memories WHERE user_id = $1) - $2 + 1, 0))`,
+            [memory.userId, maxPerUser],
+          );
+        }
+        const { rows } = await withConstraintErrors('Adding a memory', () =>
+          client.query<MemoryRow>(
+            `INSERT INTO memories (id, user_id, text, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+             RETURNING ${columns}`,
+            [context.newId(), memory.userId, memory.text, now],
+          ),
+        );
+        return rows[0]!;
+      });
+      return toMemory(row);
+    },
+    async list(userId) {
+      const { rows } = await pool.query<MemoryRow>(
+        `SELECT ${columns} FROM memories WHERE user_id = $1 ORDER BY created_at, ordinal`,
+        [userId],
+      );
+      return rows.map(toMemory);
+    },
+    async update(id, text) {
+      const { rows } = await pool.query<MemoryRow>(
+        `UPDATE memories SET text = $1, updated_at = $2 WHERE id = $3 RETURNING ${columns}`,
+        [text, context.now(), id],
+      );
+      if (!rows[0]) throw notFound('Memory', id);
+      return toMemory(rows[0]);
+    },
+    async delete(id) {
+      return ((await pool.query('DELETE FROM memories WHERE id = $1', [id])).rowCount ?? 0) > 0;
+    },
+  };
+}
+
+function toMemory(row: MemoryRow): Memory {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    text: row.text,
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+  };
+}

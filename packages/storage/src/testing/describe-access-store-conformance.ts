@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { Storage } from '../storage.ts';
+import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
+
+/** Roles, API keys (by hash) and expiring web sessions, on any backend. */
+export function describeAccessStoreConformance(backend: StorageBackendUnderTest): void {
+  describe('access store', () => {
+    let storage: Storage;
+    let userId: string;
+    beforeEach(async () => {
+      storage = await backend.openStorage();
+      userId = (await storage.users.create({ email: 'ada@example.com' })).id;
+    });
+    afterEach(async () => {
+      await storage.close();
+    });
+
+    describe('roles, API keys and sessions', () => {
+      test('users default to the user role; setRole and list', async () => {
+        const admin = await storage.users.create({ email: 'root@example.com', role: 'admin' });
+        assert.equal(admin.role, 'admin');
+        assert.equal((await storage.users.get(userId))?.role, 'user');
+        assert.equal((await storage.users.setRole(userId, 'admin')).role, 'admin');
+        assert.deepEqual(
+          (await storage.users.list()).map((user) => user.email),
+          ['ada@example.com', 'root@example.com'],
+        );
+      });
+
+      test('keys are found by hash, listed per user, revoked once, deleted with their user', async () => {
+        const key = await storage.access.createApiKey({
+          userId,
+          name: 'laptop',
+          prefix: 'tb_abcd',
+          hash: 'h1',
+          scopes: ['chat'],
+        });
+        assert.deepEqual(key.scopes, ['chat']);
+        assert.equal((await storage.access.findApiKeyByHash('h1'))?.id, key.id);
+        assert.equal(await storage.access.findApiKeyByHash('h2'), undefined);
+        await storage.access.touchApiKey(key.id);
+        assert.ok((await storage.access.getApiKey(key.id))?.lastUsedAt);
+        assert.equal(await storage.access.revokeApiKey(key.id), true);
+        assert.equal(await storage.access.revokeApiKey(key.id), false);
+        assert.ok((await storage.access.findApiKeyByHash('h1'))?.revokedAt);
+        assert.equal((await storage.access.listApiKeys(userId)).length, 1);
+        await storage.users.delete(userId);
+        assert.equal(await storage.access.getApiKey(key.id), undefined);
+      });
+
+      test('sessions expire', async () => {
+        const future = new Date(Date.now() + 60_000).toISOString();
+        await storage.access.createSession({ tokenHash: 's1', userId, csrfHash: 'c1', expiresAt: future });
+        assert.equal((await storage.access.getSession('s1'))?.csrfHash, 'c1');
+        await storage.access.createSession({
+          tokenHash: 's2',
+          userId,
+          csrfHash: 'c2',
+          expiresAt: new Date(Date.now() - 1).toISOString(),
+        });
+        assert.equal(await storage.access.getSession('s2'), undefined);
+        assert.equal(await storage.access.deleteSession('s1'), true);
+        assert.equal(await storage.access.getSession('s1'), undefined);
+      });
+    });
+  });
+}

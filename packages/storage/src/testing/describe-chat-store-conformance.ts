@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { ChatMessage } from '@toolbus/spec';
+import type { Storage } from '../storage.ts';
+import { isStorageErrorCode as isCode } from './is-storage-error-code.ts';
+import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
+
+/** Chats, turns (one running per chat, history written with the turn's end) and packet streams, on any backend. */
+export function describeChatStoreConformance(backend: StorageBackendUnderTest): void {
+  describe('chat store', () => {
+    let storage: Storage;
+    let userId: string;
+    beforeEach(async () => {
+      storage = await backend.openStorage();
+      userId = (await storage.users.create({ email: 'ada@example.com' })).id;
+    });
+    afterEach(async () => {
+      await storage.close();
+    });
+
+    const question: ChatMessage = { role: 'user', content: 'What is the refund policy?' };
+    const answerWithTool: ChatMessage[] = [
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c1', name: 'internal_search', arguments: { queries: ['refund'] } }],
+      },
+      { role: 'tool', toolCallId: 'c1', toolName: 'internal_search', content: '[1] Refunds within 30 days.' },
+      { role: 'assistant', content: 'Refunds are accepted within 30 days [1].' },
+    ];
+
+    describe('chats', () => {
+      test('create, list newest first, rename, delete with everything in it', async () => {
+        const first = await storage.chats.create({ userId });
+        assert.equal(first.title, 'New chat');
+        const second = await storage.chats.create({ userId, title: '  Refunds  ' });
+        assert.equal(second.title, 'Refunds');
+        await storage.chats.appendMessages(first.id, [question]);
+        assert.deepEqual(
+          (await storage.chats.listForUser(userId)).map((chat) => chat.id),
+          [first.id, second.id],
+        );
+        assert.equal((await storage.chats.rename(second.id, 'Policies')).title, 'Policies');
+        const turn = await storage.chats.startTurn({ chatId: second.id });
+        await storage.chats.appendPackets({ chatId: second.id, turn: turn.index, packets: [{ a: 1 }] });
+        assert.equal(await storage.chats.delete(second.id), true);
+        assert.equal(await storage.chats.get(second.id), undefined);
+        assert.deepEqual(await storage.chats.listPackets({ chatId: second.id, turn: 0 }), []);
+        assert.equal(await storage.chats.delete(second.id), false);
+      });
+
+      test('titles are 1 to 200 characters; unknown chats are not_found', async () => {
+        await assert.rejects(storage.chats.create({ userId, title: '   ' }), isCode('invalid_input'));
+        await assert.rejects(
+          storage.chats.create({ userId, title: 'x'.repeat(201) }),
+          isCode('invalid_input'),
+        );
+        await assert.rejects(storage.chats.rename('missing', 'x'), isCode('not_found'));
+        await assert.rejects(storage.chats.appendMessages('missing', [question]), isCode('not_found'));
+        await assert.rejects(storage.chats.startTurn({ chatId: 'missing' }), isCode('not_found'));
+      });
+
+      test('a chat of an unknown user is refused by the schema', async () => {
+        await assert.rejects(storage.chats.create({ userId: 'nobody' }), isCode('invalid_input'));
+      });
+
+      test('deleting the user deletes their chats', async () => {
+        const chat = await storage.chats.create({ userId });
+        await storage.users.delete(userId);
+        assert.equal(await storage.chats.get(chat.id), undefined);
+      });
+    });
+
+    describe('turns', () => {
+      test('a finished turn writes its status and its history together, in order', async () => {
+        const chat = await storage.chats.create({ userId });
+        const turn = await storage.chats.startTurn({ chatId: chat.id });
+        assert.deepEqual([turn.index, turn.status, turn.kind, turn.endedAt], [0, 'running', 'chat', null]);
+        assert.deepEqual(await storage.chats.listMessages(chat.id), []);
+        const finished = await storage.chats.finishTurn({
+          chatId: chat.id,
+          turn: 0,
+          status: 'completed',
+          messages: [question, ...answerWithTool],
+        });
+        assert.equal(finished.status, 'completed');
+        assert.notEqual(finished.endedAt, null);
+        const history = await storage.chats.listMessages(chat.id);
+        assert.deepEqual(
+          history.map((stored) => [stored.position, stored.turn, stored.message.role]),
+          [
+            [0, 0, 'user'],
+            [1, 0, 'assistant'],
+            [2, 0, 'tool'],
+            [3, 0, 'assistant'],
+          ],
+        );
+        assert.deepEqual(history[1]?.message, answerWithTool[0]);
+        const next = await storage.chats.startTurn({ chatId: chat.id, kind: 'research' });
+        assert.deepEqual([next.index, next.kind], [1, 'research']);
+      });
+
+      test('only one running turn per chat; a turn ends once', async () => {
+        const chat = await storage.chats.create({ userId });
+        await storage.chats.startTurn({ chatId: chat.id });
+        await assert.rejects(storage.chats.startTurn({ chatId: chat.id }), isCode('conflict'));
+        await storage.chats.finishTurn({
+          chatId: chat.id,
+          turn: 0,
+          status: 'stopped',
+          reason: 'user_cancelled',
+        });
+        await assert.rejects(
+          storage.chats.finishTurn({ chatId: chat.id, turn: 0, status: 'completed' }),
+          isCode('conflict'),
+        );
+        assert.equal(
+          (await storage.chats.getTurn({ chatId: chat.id, turn: 0 }))?.endReason,
+          'user_cancelled',
+        );
+        await assert.rejects(
+          storage.chats.finishTurn({ chatId: chat.id, turn: 9, status: 'completed' }),
+          isCode('not_found'),
+        );
+      });
+
+      test('a process killed mid-turn leaves the history as before; the next start closes the turn', async () => {
+        const database = await backend.createDatabase();
+        const first = await database.open();
+        const user = await first.users.create({ email: 'b@example.com' });
+        const chat = await first.chats.create({ userId: user.id });
+        await first.chats.startTurn({ chatId: chat.id });
+        await first.chats.appendPackets({ chatId: chat.id, turn: 0, packets: [{ type: 'message-start' }] });
+        await first.close(); // the process dies: finishTurn never ran
+        const second = await database.open();
+        assert.deepEqual(await second.chats.listMessages(chat.id), []);
+        const closed = await second.chats.closeInterruptedTurns('the server restarted during the turn');
+        assert.deepEqual(
+          closed.map((turn) => [turn.chatId, turn.index, turn.status, turn.endReason]),
+          [[chat.id, 0, 'interrupted', 'the server restarted during the turn']],
+        );
+        assert.deepEqual(await second.chats.closeInterruptedTurns('again'), []);
+        assert.equal((await second.chats.listPackets({ chatId: chat.id, turn: 0 })).length, 1);
+        await second.close();
+      });
+
+      test('a turn keeps the messages it started with; running turns are listed for closing one by one', async () => {
+        const chat = await storage.chats.create({ userId });
+        const started = await storage.chats.startTurn({ chatId: chat.id, input: [question] });
+        assert.deepEqual(started.input, [question]);
+        assert.deepEqual(await storage.chats.listMessages(chat.id), []);
+        const running = await storage.chats.listRunningTurns();
+        assert.deepEqual(
+          running.map((turn) => [turn.chatId, turn.index, turn.input]),
+          [[chat.id, 0, [question]]],
+        );
+        await storage.chats.finishTurn({
+          chatId: chat.id,
+          turn: 0,
+          status: 'interrupted',
+          reason: 'restarted',
+          messages: [...started.input, { role: 'assistant', content: '(interrupted)' }],
+        });
+        assert.deepEqual(await storage.chats.listRunningTurns(), []);
+        assert.deepEqual(
+          (await storage.chats.listMessages(chat.id)).map((stored) => [stored.turn, stored.message.role]),
+          [
+            [0, 'user'],
+            [0, 'assistant'],
+          ],
+        );
+        const plain = await storage.chats.startTurn({ chatId: chat.id });
+        assert.deepEqual(plain.input, []);
+      });
+    });
+
+    describe('packets', () => {
+      test('sequences start at 1 without gaps across appends; replay after any point, bounded', async () => {
+        const chat = await storage.chats.create({ userId });
+        await storage.chats.startTurn({ chatId: chat.id });
+        assert.equal(
+          await storage.chats.appendPackets({ chatId: chat.id, turn: 0, packets: [{ n: 1 }, { n: 2 }] }),
+          2,
+        );
+        assert.equal(await storage.chats.appendPackets({ chatId: chat.id, turn: 0, packets: [{ n: 3 }] }), 3);
+        const all = await storage.chats.listPackets({ chatId: chat.id, turn: 0 });
+        assert.deepEqual(all, [
+          { sequence: 1, packet: { n: 1 } },
+          { sequence: 2, packet: { n: 2 } },
+          { sequence: 3, packet: { n: 3 } },
+        ]);
+        assert.deepEqual(
+          (await storage.chats.listPackets({ chatId: chat.id, turn: 0, after: 1, limit: 1 })).map(
+            (p) => p.sequence,
+          ),
+          [2],
+        );
+        assert.deepEqual(await storage.chats.listPackets({ chatId: chat.id, turn: 0, after: 3 }), []);
+      });
+
+      test('bad cursors and unknown turns are refused', async () => {
+        const chat = await storage.chats.create({ userId });
+        await assert.rejects(
+          storage.chats.appendPackets({ chatId: chat.id, turn: 0, packets: [{}] }),
+          isCode('not_found'),
+        );
+        await assert.rejects(
+          storage.chats.listPackets({ chatId: chat.id, turn: 0, after: -1 }),
+          isCode('invalid_input'),
+        );
+        await assert.rejects(
+          storage.chats.listPackets({ chatId: chat.id, turn: 0, after: 1.5 }),
+          isCode('invalid_input'),
+        );
+        await assert.rejects(
+          storage.chats.listPackets({ chatId: chat.id, turn: 0, limit: 0 }),
+          isCode('invalid_input'),
+        );
+      });
+    });
+  });
+}
