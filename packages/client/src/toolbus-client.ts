@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type {
   ChatDetailView,
   ChatSummary,
@@ -103,7 +104,7 @@ export class ToolbusClient {
         method,
         headers,
         credentials: 'same-origin',
-        ...(options.body === undefined ? {} : { body: options.body }),
+        ...omitUndefined({ body: options.body }),
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {

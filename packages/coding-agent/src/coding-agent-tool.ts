@@ -2,7 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { BUILT_IN_TOOLS_BY_ID, defineTool, type RunChatTurnOptions } from '@toolbus/core';
 import type { GuardedFetch } from '@toolbus/core/node';
 import type { CodeInterpreter } from '@toolbus/sandbox';
-import { type Tool, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined, type Tool, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { RepositoryError } from './coding-agent-error.ts';
 import { type CodingAgentLimits, DEFAULT_CODING_AGENT_LIMITS } from './coding-agent-limits.ts';
@@ -107,7 +107,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
           limits,
           ttlSeconds,
           signal: context.signal,
-          ...(options.token === undefined ? {} : { token: options.token }),
+          ...omitUndefined({ token: options.token }),
           ...(options.onCleanupError ? { onCleanupError: options.onCleanupError } : {}),
         });
         const outcome = await runCodingAgent({

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GuardedFetch } from '@toolbus/core/node';
 import type { CodeInterpreter, WorkspaceFileInput } from '@toolbus/sandbox';
+import { omitUndefined } from '@toolbus/spec';
 import { RepositoryError } from './coding-agent-error.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
 import { downloadRepositoryArchive } from './download-repository-archive.ts';
@@ -83,7 +84,7 @@ export async function openRepositorySession(
         repo: source.repo,
         limits,
         destination: archive,
-        ...(options.token === undefined ? {} : { token: options.token }),
+        ...omitUndefined({ token: options.token }),
         ...(signal ? { signal } : {}),
       });
     } else {

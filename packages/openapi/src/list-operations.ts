@@ -1,4 +1,4 @@
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { ParsedOpenApiDocument } from './parse-openapi-document.ts';
 
 /** Where a parameter goes in the request. */

@@ -7,6 +7,7 @@ import {
   type TurnCycleDirective,
 } from '@toolbus/core';
 import type { ChatMessage, Placement, Tool, ToolCall } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { createRetypingSink, withoutStop } from './retyping-sink.ts';
 
 /** Options for {@link runNestedAgent}. */
@@ -65,12 +66,11 @@ export function runNestedAgent(options: NestedAgentOptions): Promise<ChatTurnRes
     },
     ...(think ? { reasoningTool: think.name } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.maxConcurrentTools === undefined ? {} : { maxConcurrentTools: options.maxConcurrentTools }),
-    ...(options.userId === undefined ? {} : { userId: options.userId }),
+    ...omitUndefined({ maxConcurrentTools: options.maxConcurrentTools, userId: options.userId }),
     ...(options.extras ? { extras: options.extras } : {}),
     stream: {
       ...options.stream,
-      ...(options.stepTokens === undefined ? {} : { maxOutputTokens: options.stepTokens }),
+      ...omitUndefined({ maxOutputTokens: options.stepTokens }),
     },
     beforeCycle: ({ previousToolCalls }): TurnCycleDirective => {
       countCycle(previousToolCalls);

@@ -7,6 +7,7 @@ import {
   type ExecuteResponse,
   type FetchFunction,
   type HealthResponse,
+  omitUndefined,
   type SessionCommandRequest,
   type SessionCommandResponse,
   type UploadResponse,
@@ -187,8 +188,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       body: body as BodyInit,
       headers: { 'content-type': 'application/octet-stream' },
       timeoutMs: this.#requestTimeoutMs,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.userId === undefined ? {} : { userId: options.userId }),
+      ...omitUndefined({ signal: options.signal, userId: options.userId }),
     });
     return this.#readJson<UploadResponse>(response);
   }
@@ -404,7 +404,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
         signal,
         ...(options.json === undefined
           ? {
-              ...(options.body === undefined ? {} : { body: options.body }),
+              ...omitUndefined({ body: options.body }),
               headers: { ...options.headers, ...user },
             }
           : { body: JSON.stringify(options.json), headers: { 'content-type': 'application/json', ...user } }),
@@ -437,7 +437,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
         code: 'code_interpreter_http',
         message: `${method} ${options.path.split('?')[0]} answered ${response.status}: ${detail}`,
         status: response.status,
-        ...(serviceCode === undefined ? {} : { serviceCode }),
+        ...omitUndefined({ serviceCode }),
       });
     }
     return response;

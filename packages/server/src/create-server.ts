@@ -1,7 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -84,7 +84,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       return personas.find((persona) => persona.name === 'default') ?? personas[0];
     },
     concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
-    ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
+    ...omitUndefined({ maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
   });
 
@@ -155,7 +155,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
         error: {
           code: refused.code,
           message: refused.message,
-          ...(refused.field === undefined ? {} : { field: refused.field }),
+          ...omitUndefined({ field: refused.field }),
         },
       },
       refused.status as 400,

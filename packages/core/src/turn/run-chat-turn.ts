@@ -8,6 +8,7 @@ import type {
   ToolCall,
   ToolDefinition,
 } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { CitationAllocatorOptions } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
@@ -310,11 +311,13 @@ function createCycleBatch(
     userQuery: state.userQuery,
     history: state.conversation,
     files: options.files ?? [],
-    ...(options.userId === undefined ? {} : { userId: options.userId }),
+    ...omitUndefined({ userId: options.userId }),
     extras: options.extras ?? {},
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.maxConcurrentTools === undefined ? {} : { maxConcurrentTools: options.maxConcurrentTools }),
-    ...(options.defaultToolTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.defaultToolTimeoutMs }),
+    ...omitUndefined({
+      maxConcurrentTools: options.maxConcurrentTools,
+      defaultTimeoutMs: options.defaultToolTimeoutMs,
+    }),
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { omitUndefined } from '@toolbus/spec';
 import type { ApiKeyRecord, Storage, User, UserRole } from '@toolbus/storage';
 import type { Context } from 'hono';
 import { API_KEY_SCOPES, type ApiKeyScope, type Principal } from '../http/principal.ts';
@@ -71,8 +72,7 @@ export class AccessService {
     requireAdmin(principal);
     return this.#storage.users.create({
       email: input.email,
-      ...(input.name === undefined ? {} : { name: input.name }),
-      ...(input.role === undefined ? {} : { role: input.role }),
+      ...omitUndefined({ name: input.name, role: input.role }),
     });
   }
 

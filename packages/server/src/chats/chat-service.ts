@@ -2,6 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { runChatTurn } from '@toolbus/core';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
@@ -66,8 +67,7 @@ export class ChatService {
     if (input.personaId !== undefined) await this.#persona(input.personaId, 'body.personaId');
     return this.#deps.storage.chats.create({
       userId: principal.user.id,
-      ...(input.title === undefined ? {} : { title: input.title }),
-      ...(input.personaId === undefined ? {} : { personaId: input.personaId }),
+      ...omitUndefined({ title: input.title, personaId: input.personaId }),
     });
   }
 
@@ -239,7 +239,7 @@ export class ChatService {
             userId: principal.user.id,
             signal,
             hooks: telemetry.hooks,
-            ...(maxCycles === undefined ? {} : { maxCycles }),
+            ...omitUndefined({ maxCycles }),
           });
           void turn.result.then(
             (result) => telemetry.end(result),

@@ -14,6 +14,7 @@ import {
   type SkillRegistry,
 } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
 import {
   type DocumentIndex,
@@ -314,8 +315,7 @@ export class LibraryAdmin {
       const record = await ingestSkillBundle({
         bundle: pending.bundle,
         ...skills,
-        ...(options.acceptFindings === undefined ? {} : { acceptFindings: options.acceptFindings }),
-        ...(options.replace === undefined ? {} : { replace: options.replace }),
+        ...omitUndefined({ acceptFindings: options.acceptFindings, replace: options.replace }),
       });
       this.#pendingSkills.delete(uploadId);
       return record;
