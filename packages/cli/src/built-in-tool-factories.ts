@@ -5,6 +5,7 @@ import type { GuardedFetch } from '@toolbus/core/node';
 import type { ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
   createAddMemoryTool,
@@ -128,10 +129,10 @@ export function builtInToolFactories(options: {
         ...GITHUB_REPOSITORY_HOST,
         ...(settings.archiveUrl ? { name: 'the repository host', archiveUrl: settings.archiveUrl } : {}),
         ...(settings.tokenArchiveUrl ? { tokenArchiveUrl: settings.tokenArchiveUrl } : {}),
-        ...(settings.webHosts ? { webHosts: settings.webHosts } : {}),
+        ...omitUndefined({ webHosts: settings.webHosts }),
       },
       ...(token ? { token } : {}),
-      ...(settings.localRoots ? { localRoots: settings.localRoots } : {}),
+      ...omitUndefined({ localRoots: settings.localRoots }),
     });
   });
   return factories;

@@ -97,7 +97,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
       try {
         const source = await parseRepositorySource(github_repo, {
           host,
-          ...(options.localRoots ? { localRoots: options.localRoots } : {}),
+          ...omitUndefined({ localRoots: options.localRoots }),
         });
         session = await openRepositorySession({
           client: options.client,
@@ -108,7 +108,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
           ttlSeconds,
           signal: context.signal,
           ...omitUndefined({ token: options.token }),
-          ...(options.onCleanupError ? { onCleanupError: options.onCleanupError } : {}),
+          ...omitUndefined({ onCleanupError: options.onCleanupError }),
         });
         const outcome = await runCodingAgent({
           query,
@@ -123,7 +123,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
           reasoningModel: options.reasoningModel ?? false,
           context,
           signal: context.signal,
-          ...(options.stream ? { stream: options.stream } : {}),
+          ...omitUndefined({ stream: options.stream }),
         });
         options.onOutcome?.({ ...outcome, sessionId: session.sessionId });
         return {

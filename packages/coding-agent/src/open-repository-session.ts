@@ -85,7 +85,7 @@ export async function openRepositorySession(
         limits,
         destination: archive,
         ...omitUndefined({ token: options.token }),
-        ...(signal ? { signal } : {}),
+        ...omitUndefined({ signal }),
       });
     } else {
       history = (
@@ -94,7 +94,7 @@ export async function openRepositorySession(
           archive,
           bundle,
           maxBytes: limits.maxArchiveBytes,
-          ...(signal ? { signal } : {}),
+          ...omitUndefined({ signal }),
         })
       ).history;
     }
@@ -108,7 +108,7 @@ export async function openRepositorySession(
       const { file_id } = await client.uploadFile({
         filename: name as string,
         content: await openAsBlob(path as string),
-        ...(signal ? { signal } : {}),
+        ...omitUndefined({ signal }),
       });
       uploaded.push(file_id);
       staged.push({ path: name as string, file_id });

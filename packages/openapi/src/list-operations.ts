@@ -99,7 +99,7 @@ export function listOperations(parsed: ParsedOpenApiDocument): OpenApiOperation[
         ...optionalString('description', op.description),
         deprecated: op.deprecated === true,
         parameters,
-        ...(body ? { body } : {}),
+        ...omitUndefined({ body }),
         ...omitUndefined({ serverUrl }),
       });
     }

@@ -65,9 +65,9 @@ export function runNestedAgent(options: NestedAgentOptions): Promise<ChatTurnRes
       placement: options.placement,
     },
     ...(think ? { reasoningTool: think.name } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...omitUndefined({ signal: options.signal }),
     ...omitUndefined({ maxConcurrentTools: options.maxConcurrentTools, userId: options.userId }),
-    ...(options.extras ? { extras: options.extras } : {}),
+    ...omitUndefined({ extras: options.extras }),
     stream: {
       ...options.stream,
       ...omitUndefined({ maxOutputTokens: options.stepTokens }),

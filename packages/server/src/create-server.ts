@@ -76,7 +76,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     resolveModel,
     builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
     fetch,
-    ...(options.assemblyCache ? { assemblyCache: options.assemblyCache } : {}),
+    ...omitUndefined({ assemblyCache: options.assemblyCache }),
     systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     defaultPersona: async () => {
       if (options.defaultPersonaId) return storage.personas.get(options.defaultPersonaId);
@@ -93,9 +93,11 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const library = new LibraryAdmin({
     storage,
     fetch,
-    ...(options.skills ? { skills: options.skills } : {}),
-    ...(options.documentIndex ? { documentIndex: options.documentIndex } : {}),
-    ...(options.documentRoots ? { documentRoots: options.documentRoots } : {}),
+    ...omitUndefined({
+      skills: options.skills,
+      documentIndex: options.documentIndex,
+      documentRoots: options.documentRoots,
+    }),
   });
   let authenticate: Authenticate;
   if (auth === 'local') {

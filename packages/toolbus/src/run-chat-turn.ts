@@ -27,9 +27,8 @@ export function runChatTurn(options: RunChatTurnWithResearchOptions): ChatTurn {
     ...(research === true ? {} : research),
     model: chat.model,
     messages: chat.messages,
-    ...(chat.tools ? { tools: chat.tools } : {}),
-    ...(chat.signal ? { signal: chat.signal } : {}),
+    ...omitUndefined({ tools: chat.tools, signal: chat.signal }),
     ...omitUndefined({ modelIndex: chat.modelIndex }),
-    ...(chat.stream ? { stream: chat.stream } : {}),
+    ...omitUndefined({ stream: chat.stream }),
   });
 }

@@ -94,7 +94,7 @@ export async function askResearch(input: {
     skipClarification: input.options.skipClarification === true || input.session.clarified,
     ...(input.options.checkCitations === false ? { checkCitations: false } : {}),
     ...(input.options.reasoningModel ? { reasoningModel: true } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
+    ...omitUndefined({ signal: input.signal }),
   });
   const interactive = Boolean(io.stdout.isTTY);
   const renderer = new ResearchRenderer({

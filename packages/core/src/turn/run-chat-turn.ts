@@ -112,7 +112,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
   const state = new TurnState({
     sink,
     messages: options.messages,
-    ...(options.citations ? { citations: options.citations } : {}),
+    ...omitUndefined({ citations: options.citations }),
     ...(options.parent ? { parentPlacement: options.parent.placement } : {}),
     recoveryAttempts: options.recovery?.maxAttempts ?? 1,
   });
@@ -186,12 +186,10 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     citations: state.citations,
     announcedDocuments: state.announcedDocuments,
     batch,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.stream ? { stream: options.stream } : {}),
+    ...omitUndefined({ signal: options.signal, stream: options.stream }),
     ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
     citing: true,
-    ...(parsers ? { parsers } : {}),
-    ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
+    ...omitUndefined({ parsers, preferredDialects: input.preferredDialects }),
   });
   state.turn = step.nextTurn;
 
@@ -223,7 +221,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   }
 
   if (calls.length === 0) {
-    state.answer = finishWithAnswer({ state, step, definitions, ...(parsers ? { parsers } : {}) });
+    state.answer = finishWithAnswer({ state, step, definitions, ...omitUndefined({ parsers }) });
     // An answer in the last cycle after tool cycles was forced: the model got no tools to call.
     state.stopReason = lastCycle && input.cycle > 0 ? 'cycle-limit' : 'finished';
     return 'stop';
@@ -248,8 +246,7 @@ function recoverCycle(
     definitions: input.definitions,
     turn: step.nextTurn - 1,
     placement: state.placement,
-    ...(parsers ? { parsers } : {}),
-    ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
+    ...omitUndefined({ parsers, preferredDialects: input.preferredDialects }),
   });
   state.recoveredToolCalls += recovered.calls.length;
   if (recovered.shown && recovered.prose !== step.answer) retract(state, step, recovered.prose);
@@ -313,12 +310,12 @@ function createCycleBatch(
     files: options.files ?? [],
     ...omitUndefined({ userId: options.userId }),
     extras: options.extras ?? {},
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...omitUndefined({ signal: options.signal }),
     ...omitUndefined({
       maxConcurrentTools: options.maxConcurrentTools,
       defaultTimeoutMs: options.defaultToolTimeoutMs,
     }),
-    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...omitUndefined({ hooks: options.hooks }),
   });
 }
 

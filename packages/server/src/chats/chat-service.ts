@@ -282,7 +282,7 @@ export class ChatService {
       builtInFactories: deps.builtInToolFactories(context),
       availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
       fetch: deps.fetch,
-      ...(deps.assemblyCache ? { cache: deps.assemblyCache } : {}),
+      ...omitUndefined({ cache: deps.assemblyCache }),
     });
     return {
       tools: assembly.tools,

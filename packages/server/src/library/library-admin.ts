@@ -179,7 +179,7 @@ export class LibraryAdmin {
       kind: 'openapi',
       name: input.name ?? title ?? 'OpenAPI tools',
       document: typeof document === 'string' ? (JSON.parse(document) as unknown) : document,
-      ...(input.auth ? { auth: input.auth } : {}),
+      ...omitUndefined({ auth: input.auth }),
     });
     const operations = Object.values(
       ((typeof document === 'string' ? JSON.parse(document) : document) as { paths?: Record<string, object> })
@@ -348,7 +348,7 @@ export class LibraryAdmin {
   async indexFolder(path: string, onProgress?: (progress: IndexProgress) => void): Promise<IndexPathsResult> {
     const index = this.#requireIndex();
     const absolute = this.checkIndexPath(path);
-    return indexPaths({ index, paths: [absolute], ...(onProgress ? { onProgress } : {}) });
+    return indexPaths({ index, paths: [absolute], ...omitUndefined({ onProgress }) });
   }
 
   /** The absolute path, when it lies under an allowed root; else `forbidden` naming `body.path`. */
