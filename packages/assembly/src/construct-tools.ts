@@ -76,7 +76,7 @@ export interface ToolAssembly {
 export async function constructTools(options: ConstructToolsOptions): Promise<ToolAssembly> {
   const { persona, user, storage } = options;
   const availabilityContext: AvailabilityContext = options.availabilityContext ?? {
-    ...(user === undefined ? {} : { userId: user.id }),
+    ...omitUndefined({ userId: user?.id }),
   };
   const searchUsage = resolveSearchUsage(options);
   const memoryEnabled = user?.settings.memoryToolEnabled === true;

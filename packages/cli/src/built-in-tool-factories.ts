@@ -98,7 +98,7 @@ export function builtInToolFactories(options: {
       const server = await startInterpreterServer({
         port: 0,
         ...(skillsRoot ? { skillsRoot } : {}),
-        ...(egress === undefined ? {} : { egress: egress.provider }),
+        ...omitUndefined({ egress: egress?.provider }),
       });
       options.onClose(() => server.close());
       return { baseUrl: server.url, skills: skillsRoot ? (options.skills?.names ?? []) : [] };

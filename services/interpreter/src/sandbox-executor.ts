@@ -284,9 +284,7 @@ export class SandboxExecutor {
       readOnlyFiles: options.readOnlyFiles ?? [],
       readOnlyBinds: options.readOnlyBinds ?? [],
       ...(filter.state === 'active' ? { syscallFilterPath: filter.path } : {}),
-      ...(options.workspace.cgroup === undefined
-        ? {}
-        : { cgroupProcsFiles: options.workspace.cgroup.procsFiles }),
+      ...omitUndefined({ cgroupProcsFiles: options.workspace.cgroup?.procsFiles }),
       skills,
       cpuSeconds: Math.min(limits.cpuSeconds, Math.ceil(options.timeoutMs / 1000) + 1),
       memoryBytes: limits.memoryBytes,

@@ -28,7 +28,10 @@ import { type ChatTurn, type ChatTurnResult, TurnState } from './turn-state.ts';
 
 export type { ChatTurn, ChatTurnResult } from './turn-state.ts';
 
-/** The seed's `MAX_LLM_CYCLES`: the last cycle has no tools, so the turn always ends with an answer. */
+/**
+ * At most six model calls per turn (Onyx's number, see docs/decisions/differences-from-onyx.md): room for a few
+ * rounds of tool calls, and the last cycle has no tools, so the turn always ends with an answer.
+ */
 export const DEFAULT_MAX_CYCLES = 6;
 
 /** The message a model gets when it wrote a tool call that could not be read (if enabled). */
