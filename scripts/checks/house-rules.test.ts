@@ -2,7 +2,7 @@
 // - no logging of secret values (header values, keys, tokens): names only;
 // - no plain (unguarded) `fetch` in shipped code, outside the places listed below with the reason;
 // - the folders of one package import each other one way (no mutual imports between, say, two tools folders);
-// - optional fields are passed with `omitUndefined`, not a conditional spread (docs/decisions/optional-fields.md);
+// - optional fields are passed with `omitUndefined`, not a conditional (docs/decisions/optional-fields.md);
 // - comments do not point outside the repo: the reason is said in place, or a docs/ page holds it.
 // The third house rule a check holds, no Node-only import in a package root, is package-roots.test.ts.
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import {
-  findOptionalSpreads,
+  findOptionalFieldConditionals,
   findOutsideReferences,
   findPlainFetch,
   findSecretLogging,
@@ -51,8 +51,8 @@ const outsideReferencesAllowed: ReadonlyMap<string, string> = new Map([
   ],
 ]);
 
-/** Files that may keep a conditional optional-field spread, and why `omitUndefined` does not fit there. */
-const optionalSpreadsAllowed: ReadonlyMap<string, string> = new Map([]);
+/** Files that may keep an optional field written as a conditional, and why `omitUndefined` does not fit there. */
+const optionalConditionalsAllowed: ReadonlyMap<string, string> = new Map([]);
 
 const workspaceFiles = listWorkspaces().flatMap((workspace) => listSourceFiles(workspace.directory));
 const allFiles = [...workspaceFiles, ...listSourceFiles('scripts'), ...listSourceFiles('e2e')];
@@ -153,13 +153,14 @@ describe('the comment and optional-field rules find what they are for', () => {
     expectFindings(rule, { found, clean });
   });
 
-  test('optional spreads: a field passed when defined is found; computed fields and other tests are not', () => {
+  test('optional-field conditionals: a field passed when defined is found; computed fields and other tests are not', () => {
     const found = [
       'f({ a, ...(options.b === undefined ? {} : { b: options.b }) });',
       'f({ ...(b !== undefined ? { b } : {}) });',
       'f({ ...(undefined === b ? {} : { renamed: b }) });',
       'f({ ...(user === undefined\n  ? {}\n  : { userId: user.id }) });',
       'f({ ...(options?.c === undefined ? {} : { c: options.c }) });',
+      'client.listTools(cursor === undefined ? {} : { cursor });',
     ];
     const clean = [
       'f({ ...omitUndefined({ b: options.b }) });',
@@ -168,7 +169,7 @@ describe('the comment and optional-field rules find what they are for', () => {
       'f({ ...(key ? { key } : {}) });',
       'f({ ...(x === undefined ? {} : limits[x]) });',
     ];
-    expectFindings(findOptionalSpreads, { found, clean });
+    expectFindings(findOptionalFieldConditionals, { found, clean });
   });
 });
 
@@ -197,8 +198,8 @@ test('no comment points outside the repo: the reason is said in place, or a docs
   assert.deepEqual(problemsOf(allFiles, rule, outsideReferencesAllowed), []);
 });
 
-test('optional fields are passed with omitUndefined, not a conditional spread (docs/decisions/optional-fields.md)', () => {
-  assert.deepEqual(problemsOf(allFiles, findOptionalSpreads, optionalSpreadsAllowed), []);
+test('optional fields are passed with omitUndefined, not a conditional (docs/decisions/optional-fields.md)', () => {
+  assert.deepEqual(problemsOf(allFiles, findOptionalFieldConditionals, optionalConditionalsAllowed), []);
 });
 
 test('no file logs a secret value (header values, keys, tokens): names only', () => {

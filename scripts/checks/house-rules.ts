@@ -96,40 +96,35 @@ function undefinedTest(node: ts.Expression): { tested: ts.Expression; equal: boo
   return undefined;
 }
 
-const optionalSpreadHint = /\.\.\.\((?:[^;{}]*?[!=]==\s*undefined\b|\s*undefined\s*[!=]==)/;
+// Parsing is the slow part: only a file with an empty object on one side of a conditional is parsed.
+const optionalFieldHint = /\?\s*\{\s*\}\s*:|:\s*\{\s*\}\s*[),;]/;
 
 /**
- * Optional-field spreads, `...(x === undefined ? {} : { key: x })` and its mirror `...(x !== undefined ? { key: x }
- * : {})`, where the one field's value is the tested expression or a member of it (`{ userId: user.id }`). The repo's
- * idiom for these is `...omitUndefined({ key: x })` (or `omitUndefined({ ... })` around the whole object), from
- * `@toolbus/spec`: one call for any number of fields, and no way to test one name and pass another. A spread whose
- * field is computed from the value (`{ size: Number(x) }`) is a different statement and is not found.
+ * Optional fields written as a conditional, `x === undefined ? {} : { key: x }` (spread, `...(…)`, or passed as an
+ * argument) and its mirror `x !== undefined ? { key: x } : {}`, where the one field's value is the tested
+ * expression or a member of it (`{ userId: user.id }`). The repo's idiom for these is `omitUndefined({ key: x })`
+ * from `@toolbus/spec`: one call for any number of fields, and no way to test one name and pass another. A field
+ * computed from the value (`{ size: Number(x) }`) is a different statement and is not found.
  */
-export function findOptionalSpreads(source: string): RuleFinding[] {
+export function findOptionalFieldConditionals(source: string): RuleFinding[] {
   const findings: RuleFinding[] = [];
-  // Parsing is the slow part: only a file with a spread that compares with `undefined` is parsed.
-  if (!optionalSpreadHint.test(source)) return findings;
+  if (!optionalFieldHint.test(source)) return findings;
   const file = parseSource(source);
   const same = (tested: string, value: string): boolean => {
     const bare = (text: string): string => text.replace(/\s+/g, '').replace(/\?\./g, '.');
     return bare(value) === bare(tested) || bare(value).startsWith(`${bare(tested)}.`);
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isSpreadAssignment(node)) {
-      const conditional = withoutParentheses(node.expression);
-      const test = ts.isConditionalExpression(conditional) ? undefinedTest(conditional.condition) : undefined;
-      if (ts.isConditionalExpression(conditional) && test !== undefined) {
-        const [empty, full] = test.equal
-          ? [conditional.whenTrue, conditional.whenFalse]
-          : [conditional.whenFalse, conditional.whenTrue];
-        const value = isEmptyObject(empty) ? onlyPropertyValue(full) : undefined;
-        if (value !== undefined && same(test.tested.getText(file), value.getText(file))) {
-          const start = node.getStart(file);
-          findings.push({
-            line: file.getLineAndCharacterOfPosition(start).line + 1,
-            text: node.getText(file).replace(/\s+/g, ' '),
-          });
-        }
+    const test = ts.isConditionalExpression(node) ? undefinedTest(node.condition) : undefined;
+    if (ts.isConditionalExpression(node) && test !== undefined) {
+      const [empty, full] = test.equal ? [node.whenTrue, node.whenFalse] : [node.whenFalse, node.whenTrue];
+      const value = isEmptyObject(empty) ? onlyPropertyValue(full) : undefined;
+      if (value !== undefined && same(test.tested.getText(file), value.getText(file))) {
+        const start = node.getStart(file);
+        findings.push({
+          line: file.getLineAndCharacterOfPosition(start).line + 1,
+          text: node.getText(file).replace(/\s+/g, ' '),
+        });
       }
     }
     ts.forEachChild(node, visit);

@@ -261,7 +261,7 @@ function createConnection(input: {
     // Bounded: a hostile server could page forever.
     for (let page = 0; page < 100; page += 1) {
       const result = await authorized(() =>
-        client.listTools(cursor === undefined ? {} : { cursor }, {
+        client.listTools(omitUndefined({ cursor }), {
           timeout: options.requestTimeoutMs ?? 60_000,
         }),
       );

@@ -396,7 +396,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const method = options.method ?? 'GET';
-    const user = options.userId === undefined ? {} : { [codeInterpreterUserHeader]: options.userId };
+    const user = omitUndefined({ [codeInterpreterUserHeader]: options.userId });
     let response: Response;
     try {
       response = await this.#fetch(this.baseUrl + options.path, {

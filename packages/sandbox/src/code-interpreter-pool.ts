@@ -231,7 +231,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
   }
 
   async uploadFile(options: UploadFileOptions): Promise<UploadResponse> {
-    const call = options.signal === undefined ? {} : { signal: options.signal };
+    const call = omitUndefined({ signal: options.signal });
     return this.#withRetry([], call, async ({ member }) => {
       const uploaded = await member.client.uploadFile(options);
       return { ...uploaded, file_id: this.#ids.issue(member.index, uploaded.file_id) };
