@@ -103,8 +103,7 @@ export class ToolbusClient {
         method,
         headers,
         credentials: 'same-origin',
-        ...omitUndefined({ body: options.body }),
-        ...omitUndefined({ signal: options.signal }),
+        ...omitUndefined({ body: options.body, signal: options.signal }),
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;

@@ -107,8 +107,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
           limits,
           ttlSeconds,
           signal: context.signal,
-          ...omitUndefined({ token: options.token }),
-          ...omitUndefined({ onCleanupError: options.onCleanupError }),
+          ...omitUndefined({ token: options.token, onCleanupError: options.onCleanupError }),
         });
         const outcome = await runCodingAgent({
           query,

@@ -84,8 +84,7 @@ export async function openRepositorySession(
         repo: source.repo,
         limits,
         destination: archive,
-        ...omitUndefined({ token: options.token }),
-        ...omitUndefined({ signal }),
+        ...omitUndefined({ token: options.token, signal }),
       });
     } else {
       history = (

@@ -99,8 +99,7 @@ export function listOperations(parsed: ParsedOpenApiDocument): OpenApiOperation[
         ...optionalString('description', op.description),
         deprecated: op.deprecated === true,
         parameters,
-        ...omitUndefined({ body }),
-        ...omitUndefined({ serverUrl }),
+        ...omitUndefined({ body, serverUrl }),
       });
     }
   }

@@ -65,9 +65,12 @@ export function runNestedAgent(options: NestedAgentOptions): Promise<ChatTurnRes
       placement: options.placement,
     },
     ...(think ? { reasoningTool: think.name } : {}),
-    ...omitUndefined({ signal: options.signal }),
-    ...omitUndefined({ maxConcurrentTools: options.maxConcurrentTools, userId: options.userId }),
-    ...omitUndefined({ extras: options.extras }),
+    ...omitUndefined({
+      signal: options.signal,
+      maxConcurrentTools: options.maxConcurrentTools,
+      userId: options.userId,
+      extras: options.extras,
+    }),
     stream: {
       ...options.stream,
       ...omitUndefined({ maxOutputTokens: options.stepTokens }),

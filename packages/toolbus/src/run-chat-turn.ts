@@ -27,8 +27,11 @@ export function runChatTurn(options: RunChatTurnWithResearchOptions): ChatTurn {
     ...(research === true ? {} : research),
     model: chat.model,
     messages: chat.messages,
-    ...omitUndefined({ tools: chat.tools, signal: chat.signal }),
-    ...omitUndefined({ modelIndex: chat.modelIndex }),
-    ...omitUndefined({ stream: chat.stream }),
+    ...omitUndefined({
+      tools: chat.tools,
+      signal: chat.signal,
+      modelIndex: chat.modelIndex,
+      stream: chat.stream,
+    }),
   });
 }

@@ -313,12 +313,12 @@ function createCycleBatch(
     files: options.files ?? [],
     ...omitUndefined({ userId: options.userId }),
     extras: options.extras ?? {},
-    ...omitUndefined({ signal: options.signal }),
     ...omitUndefined({
+      signal: options.signal,
       maxConcurrentTools: options.maxConcurrentTools,
       defaultTimeoutMs: options.defaultToolTimeoutMs,
+      hooks: options.hooks,
     }),
-    ...omitUndefined({ hooks: options.hooks }),
   });
 }
 
