@@ -22,6 +22,7 @@ export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
 export type { FetchFunction } from './fetch-function.ts';
+export { isPlainObject } from './is-plain-object.ts';
 export type { DefinedFields } from './omit-undefined.ts';
 export { omitUndefined } from './omit-undefined.ts';
 export type { OpenApiAuth } from './openapi-auth.ts';
