@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 
-// The stable entry points DESIGN.md names: users and tests import them from the package root.
+// The stable entry points of @toolbus/core: users and tests import them from the package root, so a rename or a
+// move behind a subpath is a breaking change this test makes visible.
 const stableEntryPoints = [
   'extractToolCallsFromText',
   'XmlToolCallStreamFilter',

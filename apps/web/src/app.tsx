@@ -12,6 +12,7 @@ import { UsersPage } from './admin/users-page.tsx';
 import { ChatList } from './chat/chat-list.tsx';
 import { ChatView } from './chat/chat-view.tsx';
 import { client, messageOf, signOut } from './common/api.ts';
+import { Feedback } from './common/feedback.tsx';
 import { SignIn } from './common/sign-in.tsx';
 
 type Route =
@@ -148,11 +149,7 @@ export function App() {
           Sign out
         </button>
       </header>
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <Feedback error={error} />
       <div className="body">
         {route.page === 'chat' ? (
           <ChatList

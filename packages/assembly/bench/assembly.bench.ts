@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
+import { omitUndefined } from '@toolbus/spec';
 import { openStorage } from '@toolbus/storage';
 import { constructTools, createToolAssemblyCache, type ToolAssembly } from '../src/index.ts';
 
@@ -46,7 +47,7 @@ const assembleGithub = (cache?: typeof githubCache) =>
     storage,
     builtInFactories: noBuiltIns,
     fetch,
-    ...(cache ? { cache } : {}),
+    ...omitUndefined({ cache }),
   });
 // The cold run fills the cache (one cold parse only: each takes tens of seconds on a shared machine).
 const githubCold = await measure(1, () => assembleGithub(githubCache));

@@ -1,5 +1,6 @@
 import { createOpenApiTools, type OpenApiFileStore } from '@toolbus/openapi';
 import type { FetchFunction } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { PersonaToolRow } from '@toolbus/storage';
 import { messageOf, type RowOutcome, skippedRow } from './row-outcome.ts';
 import type { ToolAssemblyCache } from './tool-assembly-cache.ts';
@@ -26,10 +27,12 @@ export async function buildOpenApiTools(input: {
     const tools = await createOpenApiTools({
       document: document as Parameters<typeof createOpenApiTools>[0]['document'],
       fetch: input.fetch,
-      ...(source.auth === undefined ? {} : { auth: source.auth }),
-      ...(options?.fileStore === undefined ? {} : { fileStore: options.fileStore }),
-      ...(options?.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
-      ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...omitUndefined({
+        auth: source.auth,
+        fileStore: options?.fileStore,
+        maxResponseBytes: options?.maxResponseBytes,
+        timeoutMs: options?.timeoutMs,
+      }),
     });
     return { entries: tools.map((tool) => ({ rowId: row.id, kind: 'openapi', tool })), skipped: [] };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { BUILT_IN_TOOLS_BY_NAME } from '@toolbus/core';
 import type { McpConnection } from '@toolbus/mcp';
 import type { AvailabilityContext, FetchFunction, Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { Persona, PersonaToolRow, SearchUsage, Storage, User } from '@toolbus/storage';
 import type { AssemblyLogger } from './assembly-logger.ts';
 import { buildBuiltInTool } from './build-built-in-tool.ts';
@@ -75,7 +76,7 @@ export interface ToolAssembly {
 export async function constructTools(options: ConstructToolsOptions): Promise<ToolAssembly> {
   const { persona, user, storage } = options;
   const availabilityContext: AvailabilityContext = options.availabilityContext ?? {
-    ...(user === undefined ? {} : { userId: user.id }),
+    ...omitUndefined({ userId: user?.id }),
   };
   const searchUsage = resolveSearchUsage(options);
   const memoryEnabled = user?.settings.memoryToolEnabled === true;
@@ -100,7 +101,7 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
         mcp: options.mcp ?? {},
         cache: options.cache,
         ownConnections,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...omitUndefined({ signal: options.signal }),
       });
       servers.set(serverId, pending);
     }

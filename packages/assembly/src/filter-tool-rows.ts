@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { PersonaToolRow, SearchUsage } from '@toolbus/storage';
 import type { SkippedTool } from './skipped-tool.ts';
 
@@ -30,7 +31,7 @@ export function filterToolRows(
         source: row.source.kind,
         reason,
         message,
-        ...(builtInId === undefined ? {} : { toolName: builtInId }),
+        ...omitUndefined({ toolName: builtInId }),
       });
     const isMemory = builtInId === filter.memoryToolId;
     if (isMemory && !filter.memoryEnabled)

@@ -1,4 +1,5 @@
 import type { Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { adaptTool } from './adapt-tool.ts';
 import { resolveToolNames } from './resolve-tool-names.ts';
 import type { BuiltEntry } from './row-outcome.ts';
@@ -15,7 +16,7 @@ export function nameAssembledTools(entries: readonly BuiltEntry[]): {
     entries.map((entry) => ({
       name: entry.tool.name,
       kind: entry.kind,
-      ...(entry.mcpTool === undefined ? {} : { disambiguatedName: entry.mcpTool.disambiguatedName }),
+      ...omitUndefined({ disambiguatedName: entry.mcpTool?.disambiguatedName }),
     })),
   );
   const toolsByRowId = new Map<string, Tool[]>();

@@ -1,5 +1,5 @@
 import type { McpServerConfig } from '@toolbus/mcp';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpServer } from '@toolbus/storage';
 
 /**

@@ -5,6 +5,7 @@ import type { GuardedFetch } from '@toolbus/core/node';
 import type { ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
   createAddMemoryTool,
@@ -99,7 +100,7 @@ export function builtInToolFactories(options: {
       const server = await startInterpreterServer({
         port: 0,
         ...(skillsRoot ? { skillsRoot } : {}),
-        ...(egress === undefined ? {} : { egress: egress.provider }),
+        ...omitUndefined({ egress: egress?.provider }),
       });
       options.onClose(() => server.close());
       return { baseUrl: server.url, skills: skillsRoot ? (options.skills?.names ?? []) : [] };
@@ -117,7 +118,7 @@ export function builtInToolFactories(options: {
         saveGenerated: (file) =>
           options.storage.files.put({
             userId: options.userId,
-            ...(options.organizationId === undefined ? {} : { organizationId: options.organizationId }),
+            ...omitUndefined({ organizationId: options.organizationId }),
             ...file,
           }),
       },
@@ -135,10 +136,10 @@ export function builtInToolFactories(options: {
         ...GITHUB_REPOSITORY_HOST,
         ...(settings.archiveUrl ? { name: 'the repository host', archiveUrl: settings.archiveUrl } : {}),
         ...(settings.tokenArchiveUrl ? { tokenArchiveUrl: settings.tokenArchiveUrl } : {}),
-        ...(settings.webHosts ? { webHosts: settings.webHosts } : {}),
+        ...omitUndefined({ webHosts: settings.webHosts }),
       },
       ...(token ? { token } : {}),
-      ...(settings.localRoots ? { localRoots: settings.localRoots } : {}),
+      ...omitUndefined({ localRoots: settings.localRoots }),
     });
   });
   return factories;

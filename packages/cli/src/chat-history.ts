@@ -1,4 +1,5 @@
 import type { ChatMessage, Packet } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { Chat, Storage } from '@toolbus/storage';
 import type { CliTurnOutcome } from './run-cli-turn.ts';
 
@@ -67,7 +68,7 @@ export async function openKeptChat(input: {
             chatId: current.id,
             turn: turn.index,
             status: outcome.status,
-            ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+            ...omitUndefined({ reason: outcome.reason }),
             messages: outcome.messages,
           });
         },

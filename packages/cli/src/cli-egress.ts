@@ -16,6 +16,7 @@ import {
   startEgressProxy,
 } from '@toolbus/egress/node';
 import type { SandboxEgressProvider } from '@toolbus/interpreter';
+import { omitUndefined } from '@toolbus/spec';
 import type { ConnectedAppRecord, Storage } from '@toolbus/storage';
 
 /** Options for {@link startCliEgress}. */
@@ -56,9 +57,7 @@ export function storageEgressCatalogue(
 ): Pick<EgressContext, 'connectedApps' | 'mcpServers' | 'credentialResolvers'> {
   return {
     connectedApps: async (identity) => {
-      const records = await storage.connectedApps.list(
-        identity.userId === undefined ? {} : { userId: identity.userId },
-      );
+      const records = await storage.connectedApps.list(omitUndefined({ userId: identity.userId }));
       return records
         .filter((record) => record.userId === null || record.userId === identity.userId)
         .map(toConnectedApp);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,27 +11,7 @@ import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-
-const entry = new URL('./cli-entry.ts', import.meta.url).pathname;
-
-function runCli(args: readonly string[], env: Record<string, string>, input?: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdin.end(input ?? '');
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 describe('the toolbus command line', () => {
   let home: string;
@@ -74,7 +53,7 @@ describe('the toolbus command line', () => {
     });
     env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
     // The guarded fetch refuses loopback unless allowed: this is how an on-premise site is allowed.
-    const allowed = await runCli(['config', 'set', 'allowHosts', '127.0.0.1'], env);
+    const allowed = await spawnCli(['config', 'set', 'allowHosts', '127.0.0.1'], env);
     assert.equal(allowed.code, 0, allowed.stderr);
   });
   after(async () => {
@@ -84,15 +63,15 @@ describe('the toolbus command line', () => {
   });
 
   test('index reports what it did and is incremental', async () => {
-    const first = await runCli(['index', docs], env);
+    const first = await spawnCli(['index', docs], env);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged, 0 removed\./);
-    const second = await runCli(['index', docs], env);
+    const second = await spawnCli(['index', docs], env);
     assert.match(second.stdout, /0 added, 0 updated, 2 unchanged/);
   });
 
   test('chat answers with parallel internal_search and open_url calls and cited sources', async () => {
-    const result = await runCli(
+    const result = await spawnCli(
       ['chat', 'How long do refunds and shipping take, and when is the returns desk open?'],
       env,
     );
@@ -113,7 +92,7 @@ describe('the toolbus command line', () => {
   });
 
   test('--packets prints the packet stream as NDJSON; --tools narrows the tools', async () => {
-    const result = await runCli(['chat', '--packets', '--tools', 'internal_search', 'refunds?'], env);
+    const result = await spawnCli(['chat', '--packets', '--tools', 'internal_search', 'refunds?'], env);
     assert.equal(result.code, 0, result.stderr);
     const packets = result.stdout
       .trim()
@@ -122,7 +101,7 @@ describe('the toolbus command line', () => {
     assert.equal(packets.at(-1).obj.type, 'stop');
     assert.ok(packets.some((packet) => packet.obj.type === 'citation-info'));
     assert.deepEqual(server.requests.at(-1)?.toolNames, ['internal_search']);
-    const unknown = await runCli(['chat', '--tools', 'teleport', 'x'], env);
+    const unknown = await spawnCli(['chat', '--tools', 'teleport', 'x'], env);
     assert.equal(unknown.code, 1);
     assert.match(
       unknown.stderr,
@@ -163,23 +142,23 @@ describe('the toolbus command line', () => {
     });
     const memoryEnv = { ...env, TOOLBUS_MODEL: `openai-compatible:${memoryServer.url}/v1#scripted` };
     try {
-      assert.equal((await runCli(['config', 'set', 'memory', 'on'], memoryEnv)).code, 0);
-      const saved = await runCli(['chat', 'Please remember that I drink green tea.'], memoryEnv);
+      assert.equal((await spawnCli(['config', 'set', 'memory', 'on'], memoryEnv)).code, 0);
+      const saved = await spawnCli(['chat', 'Please remember that I drink green tea.'], memoryEnv);
       assert.equal(saved.code, 0, saved.stderr);
       assert.match(saved.stdout, /✓ Memory/);
-      const later = await runCli(['chat', 'What do I like to drink?'], memoryEnv);
+      const later = await spawnCli(['chat', 'What do I like to drink?'], memoryEnv);
       assert.equal(later.code, 0, later.stderr);
       assert.match(later.stdout, /You like green tea\./);
     } finally {
-      await runCli(['config', 'set', 'memory', 'off'], memoryEnv);
+      await spawnCli(['config', 'set', 'memory', 'off'], memoryEnv);
       await memoryServer.close();
     }
   });
 
   test('stored skills reach the sandbox read-only, and the model is told which exist and where', async () => {
-    const seeded = await runCli(['skills', 'seed'], env);
+    const seeded = await spawnCli(['skills', 'seed'], env);
     assert.equal(seeded.code, 0, seeded.stderr);
-    const listed = await runCli(['skills', 'list'], env);
+    const listed = await spawnCli(['skills', 'list'], env);
     assert.match(listed.stdout, /csv-analysis/);
     const code = [
       'import os',
@@ -198,7 +177,7 @@ describe('the toolbus command line', () => {
           : [{ type: 'tool-call', id: 'call_py', name: 'run_python', arguments: { code } }],
     });
     try {
-      const result = await runCli(['chat', 'Which skills do you have?'], {
+      const result = await spawnCli(['chat', 'Which skills do you have?'], {
         ...env,
         TOOLBUS_MODEL: `openai-compatible:${skillServer.url}/v1#scripted`,
       });
@@ -260,7 +239,7 @@ describe('the toolbus command line', () => {
       },
     });
     try {
-      const result = await runCli(
+      const result = await spawnCli(
         ['chat', '--tools', 'coding_agent', 'Where does tinyhttp start its server?'],
         {
           ...env,
@@ -279,7 +258,7 @@ describe('the toolbus command line', () => {
 
   test('a model that does not answer gets an actionable error, not a stack trace', async () => {
     const port = await freeLoopbackPort();
-    const result = await runCli(['chat', 'hello'], {
+    const result = await spawnCli(['chat', 'hello'], {
       TOOLBUS_HOME: home,
       OLLAMA_HOST: `http://127.0.0.1:${port}`,
     });
@@ -292,16 +271,16 @@ describe('the toolbus command line', () => {
   });
 
   test('config shows where settings and keys live, names only, and sets values', async () => {
-    const set = await runCli(['config', 'set', 'sandboxUrl', 'http://127.0.0.1:8000'], env);
+    const set = await spawnCli(['config', 'set', 'sandboxUrl', 'http://127.0.0.1:8000'], env);
     assert.equal(set.code, 0, set.stderr);
-    const shown = await runCli(['config'], { ...env, OPENAI_API_KEY: 'sk-should-never-print' });
+    const shown = await spawnCli(['config'], { ...env, OPENAI_API_KEY: 'sk-should-never-print' });
     assert.match(shown.stdout, /config file: {4}.*config\.json/);
     assert.match(shown.stdout, /sandbox: {8}http:\/\/127\.0\.0\.1:8000/);
     assert.match(shown.stdout, /OPENAI_API_KEY: set/);
     assert.doesNotMatch(shown.stdout, /sk-should-never-print/);
-    const bad = await runCli(['config', 'set', 'colour', 'blue'], env);
+    const bad = await spawnCli(['config', 'set', 'colour', 'blue'], env);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /Unknown setting "colour"/);
-    await runCli(['config', 'unset', 'sandboxUrl'], env);
+    await spawnCli(['config', 'unset', 'sandboxUrl'], env);
   });
 });

@@ -1,4 +1,5 @@
 import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
+import { omitUndefined } from '@toolbus/spec';
 import type { CliConfig } from './cli-config.ts';
 
 /**
@@ -8,6 +9,6 @@ import type { CliConfig } from './cli-config.ts';
 export function createCliFetch(config: CliConfig): GuardedFetch {
   return createGuardedFetch({
     level: 'strict',
-    ...(config.file.allowHosts ? { allow: config.file.allowHosts } : {}),
+    ...omitUndefined({ allow: config.file.allowHosts }),
   });
 }

@@ -1,6 +1,7 @@
 import { toMcpServerConfig } from '@toolbus/assembly';
 import { connectMcpServer, type McpOAuthOptions, type McpTool } from '@toolbus/mcp';
 import type { FetchFunction } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, McpToolApproval, Storage } from '@toolbus/storage';
 import { oneLine } from './one-line.ts';
 
@@ -32,7 +33,7 @@ export async function mcpServerStatus(input: {
     const connection = await connectMcpServer(toMcpServerConfig(input.server), {
       fetch: input.fetch,
       requestTimeoutMs: 20_000,
-      ...(input.oauth === undefined ? {} : { oauth: input.oauth }),
+      ...omitUndefined({ oauth: input.oauth }),
     });
     try {
       tools = await connection.tools();

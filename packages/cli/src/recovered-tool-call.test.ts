@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,31 +10,11 @@ import {
   startScriptedModelServer,
   textSteps,
 } from '@toolbus/core/testing';
+import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 // End to end: a weak model that writes its tool call as text, behind the real `toolbus chat` command. The user
 // sees the tool run and the answer, never the call's text, and the next request the model gets carries the
 // call as a structured tool call.
-
-const entry = new URL('./cli-entry.ts', import.meta.url).pathname;
-
-function runCli(args: readonly string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdin.end('');
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const callText = /internal_search|"queries"|"name"|tool_call|\{|\}/;
 
@@ -67,7 +46,7 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
     });
     // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
     env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#qwen2.5-7b-instruct` };
-    const indexed = await runCli(['index', docs], env);
+    const indexed = await spawnCli(['index', docs], env);
     assert.equal(indexed.code, 0, indexed.stderr);
   });
   after(async () => {
@@ -94,7 +73,7 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
 
   test('a bare JSON call is never shown; the tool runs and the answer follows', async () => {
     written = '{"name": "internal_search", "arguments": {"queries": ["refund"]}}';
-    const result = await runCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /✓ Internal Search — 1 document/);
     assert.match(result.stdout, /Refunds are paid within 14 days \[1\]\./);
@@ -105,7 +84,7 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
   test('a Hermes <tool_call> after prose shows the prose only', async () => {
     written =
       'Let me check the policy.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}\n</tool_call>';
-    const result = await runCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Let me check the policy\./);
     assert.doesNotMatch(answerLines(result.stdout), callText);
@@ -114,7 +93,7 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
 
   test('a call written after prose is retracted: the output holds the prose, never the call', async () => {
     written = 'Let me check the policy.\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}';
-    const result = await runCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Let me check the policy\.\n… Internal Search/);
     assert.doesNotMatch(answerLines(result.stdout), callText);

@@ -108,3 +108,14 @@ export interface SessionView {
   readonly csrfToken: string;
   readonly expiresAt: string;
 }
+
+/** An API key as its owner sees it (`GET /v1/keys`): never the key itself, which is shown once at creation. */
+export interface ApiKeyView {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scopes: readonly string[];
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}

@@ -1,4 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+import { hasErrorMarker, omitUndefined, ToolbusError } from '@toolbus/spec';
 
 const clientErrorMarker = Symbol.for('toolbus.error.ToolbusClientError');
 
@@ -57,7 +57,7 @@ export async function errorOfResponse(response: Response): Promise<ToolbusClient
     code,
     message,
     status: response.status,
-    ...(field === undefined ? {} : { field }),
+    ...omitUndefined({ field }),
     ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
   });
 }

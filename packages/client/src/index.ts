@@ -1,4 +1,5 @@
 export type {
+  ApiKeyView,
   ChatDetailView,
   ChatSummary,
   FileView,

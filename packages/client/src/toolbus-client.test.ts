@@ -10,10 +10,16 @@ import {
   type ScriptedStep,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-import { createServer, type ListeningServer, listen, type ToolbusServer } from '@toolbus/server';
+import {
+  createServer,
+  type ListeningServer,
+  listen,
+  type ApiKeyView as ServerApiKeyView,
+  type ToolbusServer,
+} from '@toolbus/server';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { z } from 'zod';
-import type { WirePacket } from './api-types.ts';
+import type { ApiKeyView, WirePacket } from './api-types.ts';
 import { ToolbusClientError } from './client-error.ts';
 import { ToolbusClient } from './toolbus-client.ts';
 
@@ -180,6 +186,21 @@ describe('ToolbusClient', () => {
     const { key } = await admin.request<{ key: string }>('POST', `/v1/admin/users/${user.id}/keys`, {
       body: { name: 'browser' },
     });
+    // The client's reading of `GET /v1/keys` has exactly the fields the server sends, and the same types.
+    const { keys } = await admin.request<{ keys: ApiKeyView[] }>('GET', '/v1/keys');
+    const fields: Record<keyof ApiKeyView, true> = {
+      id: true,
+      name: true,
+      prefix: true,
+      scopes: true,
+      createdAt: true,
+      lastUsedAt: true,
+      revokedAt: true,
+    };
+    assert.deepEqual(Object.keys(keys[0] ?? {}).sort(), Object.keys(fields).sort());
+    const asServer: ServerApiKeyView | undefined = keys[0];
+    const asClient: ApiKeyView | undefined = asServer;
+    assert.equal(asClient?.prefix.startsWith('tb_'), true);
     const browser = new ToolbusClient({ baseUrl: http.url, fetch: cookieFetch });
     const session = await browser.signIn(key);
     assert.equal(browser.csrfToken, session.csrfToken);

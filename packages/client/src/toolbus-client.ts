@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type {
   ChatDetailView,
   ChatSummary,
@@ -57,8 +58,7 @@ export class ToolbusClient {
   /** Any path of the server, with this client's credentials; refusals throw. */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.raw(method, path, {
-      ...(options.query ? { query: options.query } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...omitUndefined({ query: options.query, signal: options.signal }),
       ...(options.body === undefined
         ? {}
         : { body: JSON.stringify(options.body), contentType: 'application/json' }),
@@ -76,7 +76,7 @@ export class ToolbusClient {
     const response = await this.raw('POST', path, {
       body: body as BodyInit,
       contentType: options.contentType,
-      ...(options.query ? { query: options.query } : {}),
+      ...omitUndefined({ query: options.query }),
     });
     return (await response.json()) as T;
   }
@@ -103,8 +103,7 @@ export class ToolbusClient {
         method,
         headers,
         credentials: 'same-origin',
-        ...(options.body === undefined ? {} : { body: options.body }),
-        ...(options.signal ? { signal: options.signal } : {}),
+        ...omitUndefined({ body: options.body, signal: options.signal }),
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;

@@ -19,6 +19,7 @@ import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpr
 import { checkPacketStream } from '@toolbus/research';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import type { Packet, PacketObject } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { BashResult } from './bash-tool.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
 import { DEFAULT_CODING_AGENT_PROMPTS, HISTORY_NOTES } from './coding-agent-prompts.ts';
@@ -188,7 +189,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       limits: { maxCycles: 6, ...options.limits },
       onOutcome: (outcome) => outcomes.push(outcome),
       ...(options.token ? { token: options.token } : {}),
-      ...(options.localRoots ? { localRoots: options.localRoots } : {}),
+      ...omitUndefined({ localRoots: options.localRoots }),
     };
     const tool = createCodingAgentTool(toolOptions);
     const turn = runChatTurn({

@@ -2,7 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { BUILT_IN_TOOLS_BY_ID, defineTool, type RunChatTurnOptions } from '@toolbus/core';
 import type { GuardedFetch } from '@toolbus/core/node';
 import type { CodeInterpreter } from '@toolbus/sandbox';
-import { type Tool, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined, type Tool, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { RepositoryError } from './coding-agent-error.ts';
 import { type CodingAgentLimits, DEFAULT_CODING_AGENT_LIMITS } from './coding-agent-limits.ts';
@@ -97,7 +97,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
       try {
         const source = await parseRepositorySource(github_repo, {
           host,
-          ...(options.localRoots ? { localRoots: options.localRoots } : {}),
+          ...omitUndefined({ localRoots: options.localRoots }),
         });
         session = await openRepositorySession({
           client: options.client,
@@ -107,8 +107,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
           limits,
           ttlSeconds,
           signal: context.signal,
-          ...(options.token === undefined ? {} : { token: options.token }),
-          ...(options.onCleanupError ? { onCleanupError: options.onCleanupError } : {}),
+          ...omitUndefined({ token: options.token, onCleanupError: options.onCleanupError }),
         });
         const outcome = await runCodingAgent({
           query,
@@ -123,7 +122,7 @@ export function createCodingAgentTool(options: CodingAgentToolOptions): Tool {
           reasoningModel: options.reasoningModel ?? false,
           context,
           signal: context.signal,
-          ...(options.stream ? { stream: options.stream } : {}),
+          ...omitUndefined({ stream: options.stream }),
         });
         options.onOutcome?.({ ...outcome, sessionId: session.sessionId });
         return {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GuardedFetch } from '@toolbus/core/node';
 import type { CodeInterpreter, WorkspaceFileInput } from '@toolbus/sandbox';
+import { omitUndefined } from '@toolbus/spec';
 import { RepositoryError } from './coding-agent-error.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
 import { downloadRepositoryArchive } from './download-repository-archive.ts';
@@ -83,8 +84,7 @@ export async function openRepositorySession(
         repo: source.repo,
         limits,
         destination: archive,
-        ...(options.token === undefined ? {} : { token: options.token }),
-        ...(signal ? { signal } : {}),
+        ...omitUndefined({ token: options.token, signal }),
       });
     } else {
       history = (
@@ -93,7 +93,7 @@ export async function openRepositorySession(
           archive,
           bundle,
           maxBytes: limits.maxArchiveBytes,
-          ...(signal ? { signal } : {}),
+          ...omitUndefined({ signal }),
         })
       ).history;
     }
@@ -107,7 +107,7 @@ export async function openRepositorySession(
       const { file_id } = await client.uploadFile({
         filename: name as string,
         content: await openAsBlob(path as string),
-        ...(signal ? { signal } : {}),
+        ...omitUndefined({ signal }),
       });
       uploaded.push(file_id);
       staged.push({ path: name as string, file_id });

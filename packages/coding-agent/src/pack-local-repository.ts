@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { omitUndefined } from '@toolbus/spec';
 import { RepositoryError } from './coding-agent-error.ts';
 
 /** What {@link packLocalRepository} wrote. */
@@ -34,7 +35,7 @@ async function pipeTo(options: {
   const child = spawn(options.command, options.args, {
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...omitUndefined({ signal: options.signal }),
   });
   child.on('error', () => {});
   child.stdin.end(options.stdin ?? Buffer.alloc(0));
@@ -98,7 +99,7 @@ export async function packLocalRepository(options: {
   const base = {
     cwd: options.path,
     label: options.path,
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...omitUndefined({ signal: options.signal }),
   };
   // Deleted-but-tracked files are in the listing; --ignore-failed-read skips them instead of failing.
   const archiveBytes = await pipeTo({
@@ -107,7 +108,7 @@ export async function packLocalRepository(options: {
     args: listing
       ? ['-czf', '-', '--ignore-failed-read', '--no-recursion', '--null', '-T', '-']
       : ['-czf', '-', '--exclude=./.git', '.'],
-    ...(listing ? { stdin: listing } : {}),
+    ...omitUndefined({ stdin: listing }),
     destination: options.archive,
     maxBytes: options.maxBytes,
   });

@@ -16,7 +16,13 @@ import {
   THINK_TOOL_NAME,
 } from '@toolbus/research';
 import type { CodeInterpreter } from '@toolbus/sandbox';
-import { type ChatMessage, type Tool, ToolExecutionError, type ToolRunContext } from '@toolbus/spec';
+import {
+  type ChatMessage,
+  omitUndefined,
+  type Tool,
+  ToolExecutionError,
+  type ToolRunContext,
+} from '@toolbus/spec';
 import * as z from 'zod';
 import { BASH_TOOL_NAME, createBashTool } from './bash-tool.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
@@ -143,7 +149,7 @@ export async function runCodingAgent(options: RunCodingAgentOptions): Promise<Co
     signal: options.signal,
     stepTokens: limits.stepTokens,
     // Bash calls of one step run one after another (serial): no cap beyond the step's own calls.
-    ...(options.stream ? { stream: options.stream } : {}),
+    ...omitUndefined({ stream: options.stream }),
   });
   thinking.close();
   if (options.signal.aborted) throw options.signal.reason;
@@ -193,7 +199,7 @@ export async function runCodingAgent(options: RunCodingAgentOptions): Promise<Co
     throw new ToolExecutionError({
       code: 'coding_agent_no_answer',
       message: CODING_AGENT_FAILED_TEXT,
-      ...(step.error ? { cause: step.error } : {}),
+      ...omitUndefined({ cause: step.error }),
       emitErrorPacket: true,
     });
   }

@@ -4,8 +4,7 @@ import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Tool as SdkTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchFunction } from '@toolbus/spec';
-import { ToolbusError } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
 import { createMcpTransport, type McpTransportKind } from './create-mcp-transport.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
@@ -262,7 +261,7 @@ function createConnection(input: {
     // Bounded: a hostile server could page forever.
     for (let page = 0; page < 100; page += 1) {
       const result = await authorized(() =>
-        client.listTools(cursor === undefined ? {} : { cursor }, {
+        client.listTools(omitUndefined({ cursor }), {
           timeout: options.requestTimeoutMs ?? 60_000,
         }),
       );

@@ -1,5 +1,5 @@
 import type { FileReference, RichResponse } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpFileStore } from './mcp-file-store.ts';
 
 /** One content block of a `tools/call` result, as on the wire (unknown block types are tolerated). */

@@ -3,7 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { FetchFunction } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpTransportConfig } from './mcp-server-config.ts';
 
 /** The transports toolbus opens; `auto` resolves to one of the HTTP two. */

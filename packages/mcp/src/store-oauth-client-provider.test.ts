@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 

@@ -4,7 +4,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
 import { isSafeHeaderValue } from './merge-mcp-headers.ts';
 

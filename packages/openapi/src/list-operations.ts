@@ -1,4 +1,4 @@
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { ParsedOpenApiDocument } from './parse-openapi-document.ts';
 
 /** Where a parameter goes in the request. */
@@ -99,8 +99,7 @@ export function listOperations(parsed: ParsedOpenApiDocument): OpenApiOperation[
         ...optionalString('description', op.description),
         deprecated: op.deprecated === true,
         parameters,
-        ...(body ? { body } : {}),
-        ...omitUndefined({ serverUrl }),
+        ...omitUndefined({ body, serverUrl }),
       });
     }
   }

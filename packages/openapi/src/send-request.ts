@@ -1,5 +1,4 @@
-import { type FetchFunction, ToolExecutionError } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { type FetchFunction, omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import type { BuiltRequest } from './build-request.ts';
 
 const maxRedirects = 5;

@@ -1,3 +1,5 @@
+import { isPlainObject } from '@toolbus/spec';
+
 type JsonObject = Record<string, unknown>;
 
 /** One problem with a call's arguments. */
@@ -205,8 +207,4 @@ function exampleValue(schema: unknown, depth: number): unknown {
     default:
       return '...';
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

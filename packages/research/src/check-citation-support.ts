@@ -9,6 +9,7 @@ import {
   StepPlacement,
 } from '@toolbus/core';
 import type { CitationCheck, CitedDocument } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import * as z from 'zod';
 
 /** A sentence covered this well by its source's words is taken as supported without asking a model. */
@@ -126,7 +127,7 @@ async function judge(
     announcedDocuments: new Set(),
     batch: undefined,
     citing: false,
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...omitUndefined({ signal: options.signal }),
     stream: { ...options.stream, maxOutputTokens: 200 + 40 * batch.length },
   });
   const verdicts = new Map<number, 'supported' | 'unsupported'>();

@@ -8,7 +8,7 @@ import {
   StepPlacement,
 } from '@toolbus/core';
 import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { checkCitationSupport } from './check-citation-support.ts';
 import { checkContextGate } from './check-context-gate.ts';
 import { citedDocumentsIn } from './cited-documents-in.ts';
@@ -104,8 +104,7 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
     citations: createCitationAllocator(),
     batch: undefined,
     citing: false,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.stream ? { stream: options.stream } : {}),
+    ...omitUndefined({ signal: options.signal, stream: options.stream }),
   };
   let turn = 0;
 
@@ -164,8 +163,7 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
     date,
     startedAt,
     userQuery: question,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.stream ? { stream: options.stream } : {}),
+    ...omitUndefined({ signal: options.signal, stream: options.stream }),
   });
   if (orchestrated.error) throw orchestrated.error;
   turn = orchestrated.turn;
@@ -208,8 +206,7 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
       batchSize: limits.citationCheckBatchSize,
       maxCalls: limits.citationCheckMaxCalls,
       prompt: prompts.citationCheck,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.stream ? { stream: options.stream } : {}),
+      ...omitUndefined({ signal: options.signal, stream: options.stream }),
     });
     emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'citation-check', checks: citationChecks });
   }

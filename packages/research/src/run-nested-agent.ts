@@ -7,6 +7,7 @@ import {
   type TurnCycleDirective,
 } from '@toolbus/core';
 import type { ChatMessage, Placement, Tool, ToolCall } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { createRetypingSink, withoutStop } from './retyping-sink.ts';
 
 /** Options for {@link runNestedAgent}. */
@@ -64,13 +65,15 @@ export function runNestedAgent(options: NestedAgentOptions): Promise<ChatTurnRes
       placement: options.placement,
     },
     ...(think ? { reasoningTool: think.name } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.maxConcurrentTools === undefined ? {} : { maxConcurrentTools: options.maxConcurrentTools }),
-    ...(options.userId === undefined ? {} : { userId: options.userId }),
-    ...(options.extras ? { extras: options.extras } : {}),
+    ...omitUndefined({
+      signal: options.signal,
+      maxConcurrentTools: options.maxConcurrentTools,
+      userId: options.userId,
+      extras: options.extras,
+    }),
     stream: {
       ...options.stream,
-      ...(options.stepTokens === undefined ? {} : { maxOutputTokens: options.stepTokens }),
+      ...omitUndefined({ maxOutputTokens: options.stepTokens }),
     },
     beforeCycle: ({ previousToolCalls }): TurnCycleDirective => {
       countCycle(previousToolCalls);

@@ -10,6 +10,7 @@ import {
   type ToolCallOutcome,
 } from '@toolbus/core';
 import type { ChatMessage, CitedDocument, Tool, ToolbusError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { DeepResearchLimits } from './deep-research-limits.ts';
 import { type DeepResearchPrompts, fillPrompt } from './deep-research-prompts.ts';
 import { createResearchAgentTool } from './research-agent-tool.ts';
@@ -90,7 +91,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
         reasoningModel: options.reasoningModel,
         date: options.date,
         signal,
-        ...(options.stream ? { stream: options.stream } : {}),
+        ...omitUndefined({ stream: options.stream }),
       }),
   });
   const tools: Tool[] = [
@@ -139,7 +140,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
       batch: undefined,
       citing: false,
       ...(options.reasoningModel ? {} : { reasoningTool: THINK_TOOL_NAME }),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...omitUndefined({ signal: options.signal }),
       stream: { ...options.stream, maxOutputTokens: limits.orchestratorStepTokens },
     });
     if (step.answerStarted) {
@@ -159,7 +160,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
             emitter: options.sink,
             maxConcurrentTools: limits.maxParallelAgents,
             userQuery: options.userQuery,
-            ...(options.signal ? { signal: options.signal } : {}),
+            ...omitUndefined({ signal: options.signal }),
           })
         : undefined;
     toolOutcomes.push(...(settled?.outcomes ?? []));

@@ -7,7 +7,7 @@ import {
   StepPlacement,
 } from '@toolbus/core';
 import type { ChatMessage, CitedDocument, Tool, ToolRunContext } from '@toolbus/spec';
-import { ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import { citedDocumentsIn } from './cited-documents-in.ts';
 import type { DeepResearchLimits } from './deep-research-limits.ts';
 import { type DeepResearchPrompts, fillPrompt, joinNames } from './deep-research-prompts.ts';
@@ -91,7 +91,7 @@ export async function runResearchAgent(options: RunResearchAgentOptions): Promis
     wrapUpAt: Date.now() + limits.agentForceReportMs,
     signal: options.signal,
     stepTokens: limits.agentStepTokens,
-    ...(options.stream ? { stream: options.stream } : {}),
+    ...omitUndefined({ stream: options.stream }),
   });
   if (options.signal.aborted) throw options.signal.reason;
   if (loop.error) {
@@ -143,7 +143,7 @@ export async function runResearchAgent(options: RunResearchAgentOptions): Promis
     throw new ToolExecutionError({
       code: 'research_agent_no_report',
       message: RESEARCH_AGENT_FAILED_TEXT,
-      ...(step.error ? { cause: step.error } : {}),
+      ...omitUndefined({ cause: step.error }),
       emitErrorPacket: true,
     });
   }

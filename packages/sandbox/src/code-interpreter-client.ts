@@ -7,6 +7,7 @@ import {
   type ExecuteResponse,
   type FetchFunction,
   type HealthResponse,
+  omitUndefined,
   type SessionCommandRequest,
   type SessionCommandResponse,
   type UploadResponse,
@@ -187,8 +188,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       body: body as BodyInit,
       headers: { 'content-type': 'application/octet-stream' },
       timeoutMs: this.#requestTimeoutMs,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.userId === undefined ? {} : { userId: options.userId }),
+      ...omitUndefined({ signal: options.signal, userId: options.userId }),
     });
     return this.#readJson<UploadResponse>(response);
   }
@@ -396,7 +396,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const method = options.method ?? 'GET';
-    const user = options.userId === undefined ? {} : { [codeInterpreterUserHeader]: options.userId };
+    const user = omitUndefined({ [codeInterpreterUserHeader]: options.userId });
     let response: Response;
     try {
       response = await this.#fetch(this.baseUrl + options.path, {
@@ -404,7 +404,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
         signal,
         ...(options.json === undefined
           ? {
-              ...(options.body === undefined ? {} : { body: options.body }),
+              ...omitUndefined({ body: options.body }),
               headers: { ...options.headers, ...user },
             }
           : { body: JSON.stringify(options.json), headers: { 'content-type': 'application/json', ...user } }),
@@ -437,7 +437,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
         code: 'code_interpreter_http',
         message: `${method} ${options.path.split('?')[0]} answered ${response.status}: ${detail}`,
         status: response.status,
-        ...(serviceCode === undefined ? {} : { serviceCode }),
+        ...omitUndefined({ serviceCode }),
       });
     }
     return response;

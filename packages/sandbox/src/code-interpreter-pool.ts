@@ -10,6 +10,7 @@ import type {
   UploadResponse,
   WorkspaceFileInput,
 } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
@@ -89,9 +90,11 @@ export class CodeInterpreterPool implements CodeInterpreter {
       index,
       client: new CodeInterpreterClient({
         baseUrl,
-        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-        ...(options.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.healthTimeoutMs }),
+        ...omitUndefined({
+          fetch: options.fetch,
+          requestTimeoutMs: options.requestTimeoutMs,
+          healthTimeoutMs: options.healthTimeoutMs,
+        }),
       }),
       healthy: true,
       inFlight: 0,
@@ -228,7 +231,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
   }
 
   async uploadFile(options: UploadFileOptions): Promise<UploadResponse> {
-    const call = options.signal === undefined ? {} : { signal: options.signal };
+    const call = omitUndefined({ signal: options.signal });
     return this.#withRetry([], call, async ({ member }) => {
       const uploaded = await member.client.uploadFile(options);
       return { ...uploaded, file_id: this.#ids.issue(member.index, uploaded.file_id) };
@@ -370,9 +373,8 @@ export class CodeInterpreterPool implements CodeInterpreter {
     const uploaded = await target.client.uploadFile({
       filename: 'copy',
       content,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
       // The copy is the same user's file on another server: it counts against that user's share there.
-      ...(options.userId === undefined ? {} : { userId: options.userId }),
+      ...omitUndefined({ signal: options.signal, userId: options.userId }),
     });
     this.#ids.rememberCopy(pooledId, target.index, uploaded.file_id);
     return uploaded.file_id;

@@ -69,7 +69,8 @@ describe('runSessionCommandStream against the real interpreter service', () => {
 
 describe('runSessionCommandStream on a server without the streaming route', () => {
   it('falls back to the batch endpoint (once) and replays its output as events', async () => {
-    // The Onyx service's 0.4 surface: sessions and /bash, no /bash/stream (FastAPI answers 404 {"detail"}).
+    // A 0.4-level server (Onyx's code-interpreter service, see docs/decisions/differences-from-onyx.md): sessions
+    // and /bash, no /bash/stream (FastAPI answers 404 {"detail"}).
     const received: string[] = [];
     const old = createServer((request, response) => {
       let body = '';

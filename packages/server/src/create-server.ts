@@ -1,7 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -87,7 +87,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     resolveModel,
     builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
     fetch,
-    ...(options.assemblyCache ? { assemblyCache: options.assemblyCache } : {}),
+    ...omitUndefined({ assemblyCache: options.assemblyCache }),
     systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     defaultPersona: async () => {
       if (options.defaultPersonaId) return storage.personas.get(options.defaultPersonaId);
@@ -95,7 +95,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       return personas.find((persona) => persona.name === 'default') ?? personas[0];
     },
     concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
-    ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
+    ...omitUndefined({ maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
     mcpOAuthRedirectUrl,
   });
@@ -105,11 +105,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const library = new LibraryAdmin({
     storage,
     fetch,
-    ...(options.skills ? { skills: options.skills } : {}),
-    ...(options.documentIndex ? { documentIndex: options.documentIndex } : {}),
-    ...(options.documentRoots ? { documentRoots: options.documentRoots } : {}),
+    ...omitUndefined({
+      skills: options.skills,
+      documentIndex: options.documentIndex,
+      documentRoots: options.documentRoots,
+      settings: options.settings,
+    }),
     mcpOAuthRedirectUrl,
-    ...(options.settings ? { settings: options.settings } : {}),
   });
   let authenticate: Authenticate;
   if (auth === 'local') {
@@ -179,7 +181,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
         error: {
           code: refused.code,
           message: refused.message,
-          ...(refused.field === undefined ? {} : { field: refused.field }),
+          ...omitUndefined({ field: refused.field }),
         },
       },
       refused.status as 400,

@@ -1,5 +1,6 @@
 // Wire types of the code-execution protocol, version 1: what @toolbus/interpreter serves, and what Onyx's
-// code-interpreter service speaks since 0.4, so the client works with either. Field names are the wire's snake_case.
+// code-interpreter service speaks since 0.4, so the client works with either (see
+// docs/decisions/differences-from-onyx.md). Field names are the wire's snake_case.
 
 /** `GET /health`. Old servers send only `{status: 'ok'}`; a missing version reads as 0.0.0. */
 export interface HealthResponse {

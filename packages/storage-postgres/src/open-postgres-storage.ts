@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import {
   createSecretBox,
   type Migration,
@@ -65,9 +66,8 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   }
   const secrets = createSecretBox(
     resolveSecretKey({
-      ...(options.secretKey === undefined ? {} : { secretKey: options.secretKey }),
+      ...omitUndefined({ secretKey: options.secretKey, keyFilePath: options.secretKeyFile }),
       environment,
-      ...(options.secretKeyFile === undefined ? {} : { keyFilePath: options.secretKeyFile }),
     }),
   );
   const pool = new pg.Pool({

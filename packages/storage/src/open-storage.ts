@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { omitUndefined } from '@toolbus/spec';
 import { resolveSecretKey } from './resolve-secret-key.ts';
 import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
@@ -45,9 +46,9 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   const keyFilePath =
     options.secretKeyFile ?? (inMemory ? undefined : join(dirname(options.path), 'secret.key'));
   const key = resolveSecretKey({
-    ...(options.secretKey === undefined ? {} : { secretKey: options.secretKey }),
+    ...omitUndefined({ secretKey: options.secretKey }),
     environment: options.environment ?? process.env,
-    ...(keyFilePath === undefined ? {} : { keyFilePath }),
+    ...omitUndefined({ keyFilePath }),
   });
   const secrets = createSecretBox(key);
   const database = new (loadDatabaseSync())(options.path, { enableForeignKeyConstraints: true });

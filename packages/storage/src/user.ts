@@ -1,6 +1,6 @@
 /**
- * How search is forced for a persona or a user (the seed's `search_usage_forcing_setting`): `auto` leaves the
- * persona's tools alone, `enabled` adds internal search when the persona lacks it, `disabled` removes it.
+ * How search is forced for a persona or a user: `auto` leaves the persona's tools alone, `enabled` adds internal
+ * search when the persona lacks it, `disabled` removes it.
  */
 export type SearchUsage = 'auto' | 'enabled' | 'disabled';
 

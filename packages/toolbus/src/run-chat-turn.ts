@@ -1,5 +1,6 @@
 import { type ChatTurn, type RunChatTurnOptions, runChatTurn as runCoreChatTurn } from '@toolbus/core';
 import { type RunDeepResearchOptions, runDeepResearch } from '@toolbus/research';
+import { omitUndefined } from '@toolbus/spec';
 
 /** Deep Research's own options, beyond what a chat turn already takes. */
 export type ChatTurnResearchOptions = Omit<
@@ -26,9 +27,11 @@ export function runChatTurn(options: RunChatTurnWithResearchOptions): ChatTurn {
     ...(research === true ? {} : research),
     model: chat.model,
     messages: chat.messages,
-    ...(chat.tools ? { tools: chat.tools } : {}),
-    ...(chat.signal ? { signal: chat.signal } : {}),
-    ...(chat.modelIndex === undefined ? {} : { modelIndex: chat.modelIndex }),
-    ...(chat.stream ? { stream: chat.stream } : {}),
+    ...omitUndefined({
+      tools: chat.tools,
+      signal: chat.signal,
+      modelIndex: chat.modelIndex,
+      stream: chat.stream,
+    }),
   });
 }

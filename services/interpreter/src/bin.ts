@@ -2,6 +2,7 @@
 // `toolbus-interpreter [--port N] [--host H] [--work-root DIR] [--skills-root DIR] [--allow-network]`: runs the code-execution
 // service until SIGINT/SIGTERM. Prints the URL and what the sandbox enforces (or why it cannot) at start.
 import { parseArgs } from 'node:util';
+import { omitUndefined } from '@toolbus/spec';
 import { startInterpreterServer } from './interpreter-server.ts';
 
 const { values } = parseArgs({
@@ -21,8 +22,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 const server = await startInterpreterServer({
   port,
   host: values.host,
-  ...(values['work-root'] === undefined ? {} : { workRoot: values['work-root'] }),
-  ...(values['skills-root'] === undefined ? {} : { skillsRoot: values['skills-root'] }),
+  ...omitUndefined({ workRoot: values['work-root'], skillsRoot: values['skills-root'] }),
   allowNetwork: values['allow-network'],
   onLog: (line) => console.error(line),
 });

@@ -1,4 +1,5 @@
 import type { ExecutionFile } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { FileStore } from './file-store.ts';
 import { HttpError } from './http-error.ts';
 import type { ChangedFile } from './sandbox-executor.ts';
@@ -37,7 +38,7 @@ export async function collectOutputFiles(options: {
         filename: sanitizeFilename(file.path.split('/').at(-1) ?? null),
         sourcePath: file.absolutePath,
         maxBytes: remaining,
-        ...(options.owner === undefined ? {} : { owner: options.owner }),
+        ...omitUndefined({ owner: options.owner }),
       });
       collected += stored.size;
       files.push({ path: file.path, file_id: stored.fileId, size: stored.size, kind: file.kind });

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { abortOnClose, readJsonObject, sendJson } from './http-io.ts';
 import { requestOwner } from './request-owner.ts';
 import type { RouteCall } from './route-table.ts';
@@ -14,7 +15,7 @@ export async function handleExecute({ service, request, response }: RouteCall): 
   const result = await runExecution(service, {
     body,
     signal: abortOnClose(response),
-    ...(owner === undefined ? {} : { owner }),
+    ...omitUndefined({ owner }),
   });
   sendJson(response, 200, result);
 }
@@ -27,7 +28,7 @@ export async function handleExecuteStream({ service, request, response }: RouteC
     runExecution(service, {
       body,
       signal: abortOnClose(response),
-      ...(owner === undefined ? {} : { owner }),
+      ...omitUndefined({ owner }),
       ...hooks,
     }),
   );

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { UploadResponse } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { HttpError } from './http-error.ts';
 import { sendJson } from './http-io.ts';
 import { requestOwner } from './request-owner.ts';
@@ -26,7 +27,7 @@ export async function handleUpload({ service, request, response, url }: RouteCal
   const stored = await service.files.putStream({
     filename: sanitizeFilename(url.searchParams.get('filename')),
     body: request,
-    ...(owner === undefined ? {} : { owner }),
+    ...omitUndefined({ owner }),
   });
   const body: UploadResponse = { file_id: stored.fileId, filename: stored.filename, size: stored.size };
   sendJson(response, 201, body);

@@ -4,6 +4,7 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { omitUndefined } from '@toolbus/spec';
 import { HttpError } from './http-error.ts';
 
 /** What the store knows about one file. */
@@ -123,7 +124,7 @@ export class FileStore {
       fileId,
       filename: options.filename,
       size,
-      ...(options.owner === undefined ? {} : { owner: options.owner }),
+      ...omitUndefined({ owner: options.owner }),
     });
   }
 

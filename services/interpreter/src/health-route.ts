@@ -1,4 +1,5 @@
 import type { HealthResponse } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { sendJson } from './http-io.ts';
 import { INTERPRETER_VERSION } from './interpreter-version.ts';
 import type { RouteCall } from './route-table.ts';
@@ -9,7 +10,7 @@ export async function handleHealth({ service, response }: RouteCall): Promise<vo
   const body: HealthResponse = {
     status,
     version: INTERPRETER_VERSION,
-    ...(reason === undefined ? {} : { reason }),
+    ...omitUndefined({ reason }),
     isolation,
     load: service.queue.load,
     skills: service.skillsDirectory !== undefined,

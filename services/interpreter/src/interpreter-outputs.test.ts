@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ErrorResponse } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { execute } from './__fixtures__/interpreter-http.ts';
 import { type InterpreterServer, startInterpreterServer } from './interpreter-server.ts';
 
@@ -15,7 +16,7 @@ async function uploadAs(
     method: 'POST',
     headers: {
       'content-type': 'application/octet-stream',
-      ...(user === undefined ? {} : { 'x-toolbus-user': user }),
+      ...omitUndefined({ 'x-toolbus-user': user }),
     },
     body: new Uint8Array(bytes),
   });

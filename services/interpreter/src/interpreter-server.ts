@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { omitUndefined } from '@toolbus/spec';
 import { ExecutionQueue } from './execution-queue.ts';
 import { FileStore } from './file-store.ts';
 import { HttpError } from './http-error.ts';
@@ -96,9 +97,11 @@ export async function startInterpreterServer(
     limits,
     ...(isRoot ? { uids: new UidAllocator(options.sandboxUids ?? randomUidBlock()) } : {}),
     ...(options.allowNetwork === true ? { shareNetwork: true } : {}),
-    ...(options.syscallFilter === undefined ? {} : { syscallFilter: options.syscallFilter }),
-    ...(options.cgroups === undefined ? {} : { cgroups: options.cgroups }),
-    ...(options.egress === undefined ? {} : { egress: options.egress }),
+    ...omitUndefined({
+      syscallFilter: options.syscallFilter,
+      cgroups: options.cgroups,
+      egress: options.egress,
+    }),
   });
   await executor.open();
   const files = new FileStore({

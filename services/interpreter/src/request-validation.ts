@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { HttpError } from './http-error.ts';
 import type { InterpreterLimits } from './interpreter-limits.ts';
 import { managedWorkspaceFolder, maxSkillsPerRequest, skillNamePattern } from './skills-directory.ts';
@@ -131,7 +132,7 @@ export function parseExecuteRequest(
   const files = readFiles(body, limits.maxFilesPerExecution);
   const skills = readSkillNames(body);
   refuseHiddenInputs(files, skills);
-  return { code, timeoutMs, files, skills, ...(stdin === undefined ? {} : { stdin }) };
+  return { code, timeoutMs, files, skills, ...omitUndefined({ stdin }) };
 }
 
 /** A validated `POST /v1/sessions` body. */

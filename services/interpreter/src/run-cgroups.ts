@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { omitUndefined } from '@toolbus/spec';
 
 /** Whether runs get a cgroup of their own: which hierarchy, or why not. */
 export type RunCgroupsState =
@@ -42,7 +43,7 @@ async function cgroupMounts(): Promise<{ v2?: string; v1: Map<string, string> }>
     if (type === 'cgroup2') v2 ??= mountPoint;
     if (type === 'cgroup') for (const option of mountOptions.split(',')) v1.set(option, mountPoint);
   }
-  return { ...(v2 === undefined ? {} : { v2 }), v1 };
+  return { ...omitUndefined({ v2 }), v1 };
 }
 
 /** The service process's own group paths, from /proc/self/cgroup: v2's ('') and v1's by controller. */

@@ -1,4 +1,5 @@
 import type { ExecuteResponse } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { collectOutputFiles } from './collect-output-files.ts';
 import {
   type InterpreterService,
@@ -45,8 +46,7 @@ export async function runExecution(
         timeoutMs: request.timeoutMs,
         skills,
         signal: options.signal,
-        ...(request.stdin === undefined ? {} : { stdin: request.stdin }),
-        ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+        ...omitUndefined({ stdin: request.stdin, onOutput: options.onOutput }),
       });
       let files: ExecuteResponse['files'] = [];
       const notes: string[] = [];
@@ -57,7 +57,7 @@ export async function runExecution(
           changed: changed.files,
           files: service.files,
           maxCollectedBytes: service.limits.maxCollectedBytes,
-          ...(options.owner === undefined ? {} : { owner: options.owner }),
+          ...omitUndefined({ owner: options.owner }),
         });
         files = outputs.files;
         notes.push(...changed.notes, ...outputs.notes);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, chown, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { omitUndefined } from '@toolbus/spec';
 import { HttpError } from './http-error.ts';
 import type { InterpreterLimits } from './interpreter-limits.ts';
 import { pythonRunnerSource } from './python-runner-source.ts';
@@ -177,22 +178,20 @@ export class SandboxExecutor {
       const stagedHashes = await stageWorkspaceFiles({
         workspaceDirectory,
         files,
-        ...(uid === undefined ? {} : { ownerUid: uid }),
+        ...omitUndefined({ ownerUid: uid }),
       });
       return {
         directory,
         workspaceDirectory,
         stagedHashes,
-        ...(uid === undefined ? {} : { uid }),
-        ...(cgroup === undefined ? {} : { cgroup }),
+        ...omitUndefined({ uid, cgroup }),
       };
     } catch (error) {
       await this.removeWorkspace({
         directory,
         workspaceDirectory,
         stagedHashes: new Map(),
-        ...(uid === undefined ? {} : { uid }),
-        ...(cgroup === undefined ? {} : { cgroup }),
+        ...omitUndefined({ uid, cgroup }),
       });
       throw error;
     }
@@ -285,16 +284,14 @@ export class SandboxExecutor {
       readOnlyFiles: options.readOnlyFiles ?? [],
       readOnlyBinds: options.readOnlyBinds ?? [],
       ...(filter.state === 'active' ? { syscallFilterPath: filter.path } : {}),
-      ...(options.workspace.cgroup === undefined
-        ? {}
-        : { cgroupProcsFiles: options.workspace.cgroup.procsFiles }),
+      ...omitUndefined({ cgroupProcsFiles: options.workspace.cgroup?.procsFiles }),
       skills,
       cpuSeconds: Math.min(limits.cpuSeconds, Math.ceil(options.timeoutMs / 1000) + 1),
       memoryBytes: limits.memoryBytes,
       maxProcesses: limits.maxProcesses,
       maxFileBytes: limits.maxFileBytes,
       tmpBytes: limits.tmpBytes,
-      ...(options.workspace.uid === undefined ? {} : { hostUid: options.workspace.uid }),
+      ...omitUndefined({ hostUid: options.workspace.uid }),
       ...(this.options.shareNetwork === true ? { shareNetwork: true } : {}),
     });
     return runInSandbox({
@@ -302,9 +299,7 @@ export class SandboxExecutor {
       inheritedFiles: command.inheritedFiles,
       timeoutMs: options.timeoutMs,
       maxOutputBytes: limits.maxOutputBytes,
-      ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
-      ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...omitUndefined({ stdin: options.stdin, onOutput: options.onOutput, signal: options.signal }),
     });
   }
 

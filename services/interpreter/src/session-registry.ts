@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { omitUndefined } from '@toolbus/spec';
 import { HttpError } from './http-error.ts';
 import type { OutputStreamName, SandboxRunResult } from './run-in-sandbox.ts';
 import type { SandboxExecutor, SandboxWorkspace } from './sandbox-executor.ts';
@@ -77,8 +78,7 @@ export class SessionRegistry {
         command: ['/usr/bin/bash', '-c', options.command],
         skills: session.skills,
         timeoutMs: options.timeoutMs,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+        ...omitUndefined({ signal: options.signal, onOutput: options.onOutput }),
       });
     });
     session.tail = result.catch(() => {});

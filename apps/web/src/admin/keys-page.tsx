@@ -1,17 +1,8 @@
+import type { ApiKeyView } from '@toolbus/client';
 import { useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
-
-interface ApiKeyView {
-  readonly id: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly scopes: readonly string[];
-  readonly createdAt: string;
-  readonly lastUsedAt: string | null;
-  readonly revokedAt: string | null;
-}
 
 /** The caller's API keys: create one (shown once), revoke. */
 export function KeysPage(props: { readonly isAdmin: boolean }) {

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
 import type { ApprovalRequestPacket } from '../turn/ui-packet.ts';
 
 type Decision = 'approve' | 'reject' | 'allow-session';
@@ -61,11 +62,7 @@ export function ApprovalCard(props: {
           </button>
         </div>
       )}
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <Feedback error={error} />
     </section>
   );
 }

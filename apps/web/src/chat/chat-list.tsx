@@ -1,6 +1,7 @@
 import type { ChatSummary } from '@toolbus/client';
 import { useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
 
 /** The caller's chats: open, rename (inline), delete (confirmed), new. */
 export function ChatList(props: {
@@ -36,11 +37,7 @@ export function ChatList(props: {
       <button type="button" className="new-chat" onClick={props.onNew}>
         New chat
       </button>
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <Feedback error={error} />
       <ul>
         {props.chats.map((chat) => (
           <li key={chat.id} className={chat.id === props.activeId ? 'active' : ''}>

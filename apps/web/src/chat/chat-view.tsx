@@ -1,6 +1,7 @@
 import type { ChatDetailView } from '@toolbus/client';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
 import { type ComposedMessage, Composer } from './composer.tsx';
 import { TurnPanel } from './turn-panel.tsx';
 
@@ -71,11 +72,7 @@ export function ChatView(props: {
   return (
     <div className="chat">
       <div className="turns">
-        {error ? (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        ) : null}
+        <Feedback error={error} />
         {turns === undefined && !error ? <p>Loading…</p> : null}
         {turns?.length === 0 ? <p className="empty">Ask something to start.</p> : null}
         {turns?.map((turn) => (

@@ -1,6 +1,7 @@
 import type { FileView } from '@toolbus/client';
 import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
 
 /** What the composer sends. */
 export interface ComposedMessage {
@@ -176,11 +177,7 @@ export function Composer(props: {
           </button>
         )}
       </div>
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
+      <Feedback error={error} />
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { messageOf, signIn } from './api.ts';
+import { Feedback } from './feedback.tsx';
 
 /** Sign-in with an API key: the page exchanges it for an HTTP-only session cookie and keeps no copy. */
 export function SignIn(props: { readonly onSignedIn: () => void }) {
@@ -37,11 +38,7 @@ export function SignIn(props: { readonly onSignedIn: () => void }) {
         <button type="submit" disabled={busy || !key.trim()}>
           Sign in
         </button>
-        {error ? (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        ) : null}
+        <Feedback error={error} />
       </form>
       <p className="hint">An admin creates keys (toolbus serve --auth api-keys prints the first one).</p>
     </main>

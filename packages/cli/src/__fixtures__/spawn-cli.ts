@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { omitUndefined } from '@toolbus/spec';
 
 const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
 
@@ -19,7 +20,7 @@ export function spawnCli(
     const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...omitUndefined({ cwd: options.cwd }),
     });
     let stdout = '';
     let stderr = '';

@@ -9,7 +9,7 @@ import {
   type ToolSearchLimits,
 } from '@toolbus/core';
 import type { ChatFile, ChatMessage } from '@toolbus/spec';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { renderMemoriesForPrompt, SUPPORTED_DOCUMENT_TYPES } from '@toolbus/tools';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
@@ -140,7 +140,7 @@ export async function runChatCommand(
       // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
       mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
       openApi: { fileStore: fileStores.openApi },
-      ...(allowedToolIds ? { allowedToolIds } : {}),
+      ...omitUndefined({ allowedToolIds }),
     });
     cleanups.push(() => assembly.close());
     // Before the answer: which tools were left out, and why (a server that cannot start, tools not approved).

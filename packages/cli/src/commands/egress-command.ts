@@ -10,6 +10,7 @@ import {
   type IdentitySource,
   startEgressService,
 } from '@toolbus/egress/node';
+import { omitUndefined } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
 import { storageEgressCatalogue } from '../cli-egress.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -92,8 +93,7 @@ export async function runEgressCommand(argv: readonly string[], io: CliIo): Prom
     identitySource = createKubernetesPodIdentitySource({
       apiUrl,
       namespace: values['kubernetes-namespace'],
-      ...(token === undefined ? {} : { token }),
-      ...(ca === undefined ? {} : { ca }),
+      ...omitUndefined({ token, ca }),
       logger: log,
     });
   } else if (values['docker-network'] !== undefined) {

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { McpEndpoint, McpServer, NewMcpServer, Storage } from '@toolbus/storage';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -199,7 +199,7 @@ async function statusOf(server: McpServer, context: McpContext) {
     server,
     storage: context.workspace.storage,
     fetch: context.fetch,
-    ...(oauth === undefined ? {} : { oauth }),
+    ...omitUndefined({ oauth }),
   });
 }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createOpenApiTools } from '@toolbus/openapi';
 import type { OpenApiAuth } from '@toolbus/spec';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { parse as parseYaml } from 'yaml';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -100,7 +100,7 @@ export const openApiCommand: CliCommand = {
       const text = await readDocument(target as string, { cwd: io.cwd, fetch });
       const document = parseDocumentText(text, target as string);
       // Validates the document and the credentials against it before anything is stored.
-      const tools = await createOpenApiTools({ document, fetch, ...(auth === undefined ? {} : { auth }) });
+      const tools = await createOpenApiTools({ document, fetch, ...omitUndefined({ auth }) });
       const info = (document as { info?: { title?: unknown } }).info;
       const name =
         values.name ?? (typeof info?.title === 'string' && info.title.trim() ? info.title.trim() : target);
@@ -114,7 +114,7 @@ export const openApiCommand: CliCommand = {
         kind: 'openapi',
         name: name as string,
         document,
-        ...(auth === undefined ? {} : { auth }),
+        ...omitUndefined({ auth }),
       });
       io.stdout.write(`Added "${name}" to the persona "${persona.name}": ${tools.length} tool(s).\n`);
       return EXIT_CODES.ok;

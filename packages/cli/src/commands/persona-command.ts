@@ -1,5 +1,5 @@
 import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_ID, BUILT_IN_TOOLS_BY_NAME } from '@toolbus/core';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Persona, PersonaToolRow, Storage } from '@toolbus/storage';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -64,7 +64,7 @@ export const personaCommand: CliCommand = {
               : builtInIds(values.tools);
           const persona = await storage.personas.create({
             name: name as string,
-            ...(values.description === undefined ? {} : { description: values.description }),
+            ...omitUndefined({ description: values.description }),
           });
           for (const builtInId of builtIns) {
             await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId });

@@ -1,31 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
-
-const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
-
-function runCli(args: readonly string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdin.end('');
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { spawnCli } from '../__fixtures__/spawn-cli.ts';
 
 describe('toolbus research', () => {
   let home: string;
@@ -40,7 +19,7 @@ describe('toolbus research', () => {
       ['webSearch.provider', 'searxng'],
       ['webSearch.baseUrl', world.backend.origin],
     ] as const) {
-      const set = await runCli(['config', 'set', key, value], env);
+      const set = await spawnCli(['config', 'set', key, value], env);
       assert.equal(set.code, 0, set.stderr);
     }
   });
@@ -52,7 +31,7 @@ describe('toolbus research', () => {
   test('prints the plan, a line per agent, the report with its sources, and flags an unsupported citation', async () => {
     world.script = { tasks: ['Research solar panels', 'Research wind turbines'] };
     world.unsupportedClaim = 'The moon is made of green cheese';
-    const { code, stdout, stderr } = await runCli(
+    const { code, stdout, stderr } = await spawnCli(
       ['research', 'How do renewables compare?', '--context-window', '128000', '--skip-clarification'],
       env,
     );
@@ -73,7 +52,7 @@ describe('toolbus research', () => {
 
   test('chat --research asks clarifying questions first; without a context window it refuses with a hint', async () => {
     world.script = { tasks: ['Research solar panels'] };
-    const asked = await runCli(['chat', '--research', 'Tell me about energy, vague'], {
+    const asked = await spawnCli(['chat', '--research', 'Tell me about energy, vague'], {
       ...env,
       TOOLBUS_CONTEXT_WINDOW: '128000',
     });
@@ -82,7 +61,7 @@ describe('toolbus research', () => {
     assert.match(asked.stdout, /Answer the questions to continue the research/);
     assert.doesNotMatch(asked.stdout, /Research plan:/);
 
-    const refused = await runCli(['research', 'Anything'], env);
+    const refused = await spawnCli(['research', 'Anything'], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /input window \(contextWindowTokens\).*Pass --context-window <tokens>/);
   });

@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { runDeepResearch } from '@toolbus/research';
 import type { ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { CliIo } from '../cli-io.ts';
 import { ResearchRenderer } from '../research-renderer.ts';
 import { runChatCommand } from './chat-command.ts';
@@ -89,11 +90,11 @@ export async function askResearch(input: {
     model: input.model,
     messages: input.conversation,
     tools: input.tools,
-    ...(contextWindowTokens === undefined ? {} : { contextWindowTokens }),
+    ...omitUndefined({ contextWindowTokens }),
     skipClarification: input.options.skipClarification === true || input.session.clarified,
     ...(input.options.checkCitations === false ? { checkCitations: false } : {}),
     ...(input.options.reasoningModel ? { reasoningModel: true } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
+    ...omitUndefined({ signal: input.signal }),
   });
   const interactive = Boolean(io.stdout.isTTY);
   const renderer = new ResearchRenderer({

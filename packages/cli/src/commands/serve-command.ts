@@ -5,6 +5,7 @@ import { DEFAULT_LOCAL_MODEL, resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { createJsonLogger, createServer, listen, type ServerAuthMode } from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
+import { omitUndefined } from '@toolbus/spec';
 import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
@@ -59,7 +60,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const workspace = await openWorkspace(config);
   const fetch = createGuardedFetch({
     level: 'strict',
-    ...(config.file.allowHosts ? { allow: config.file.allowHosts } : {}),
+    ...omitUndefined({ allow: config.file.allowHosts }),
   });
   const skills = await loadChatSkills(config, io.env);
   const defaultModel = config.model.value ?? `ollama:${DEFAULT_LOCAL_MODEL}`;

@@ -3,7 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FetchFunction } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { ModelConfig } from './model-config.ts';
 import { rememberModelEndpoint } from './model-endpoint-registry.ts';
 import { ModelConfigurationError } from './model-errors.ts';

@@ -5,7 +5,7 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type { ChatMessage, ToolbusError, ToolDefinition } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { ModelStallPhase } from './model-errors.ts';
 import { ModelAbortedError, ModelStallError } from './model-errors.ts';
 import type { ModelStreamEvent } from './model-stream-event.ts';

@@ -5,6 +5,7 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import {
@@ -103,7 +104,7 @@ function createRecoveryTransform(
   // The same filter the turn loop shows answers through: markup hidden, a bare-call start held back.
   const filter = new AnswerStreamFilter({
     tools: options.toolDefs,
-    ...(options.parsers ? { parsers: options.parsers } : {}),
+    ...omitUndefined({ parsers: options.parsers }),
   });
   let rawText = '';
   let reasoningText = '';

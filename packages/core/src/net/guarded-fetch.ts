@@ -1,4 +1,4 @@
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { Dispatcher, fetch as undiciFetch } from 'undici';
 import { createBadPortDispatchers, isFetchBadPort } from './bad-port-dispatchers.ts';
 import { type CompiledAddressPolicy, compileAddressPolicy, type GuardLevel } from './check-address.ts';

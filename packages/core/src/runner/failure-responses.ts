@@ -1,6 +1,5 @@
 import type { ToolCall, ToolFailureKind, ToolResponse } from '@toolbus/spec';
-import { ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import { GuardedFetchError } from '../net/guarded-fetch-error.ts';
 import type { ToolCallStatus } from './tool-run-hooks.ts';
 

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
@@ -114,7 +115,7 @@ export class AnswerStreamFilter {
     if (this.#tools.length === 0 || text.trim() === '') return [];
     return extractLocatedToolCallsFromText(text, this.#tools, {
       parsers: this.#parsers,
-      ...(this.#preferredDialects ? { preferredDialects: this.#preferredDialects } : {}),
+      ...omitUndefined({ preferredDialects: this.#preferredDialects }),
     });
   }
 

@@ -1,4 +1,4 @@
-import { toolNamePattern } from '@toolbus/spec';
+import { isPlainObject, toolNamePattern } from '@toolbus/spec';
 import type { ReadRequest } from './openai-chat-request.ts';
 import type { ScriptedMessage } from './scripted-turn.ts';
 
@@ -10,10 +10,10 @@ type Json = Record<string, unknown>;
  * next (user) message, and every `tool_result` answering a `tool_use` of the message right before it.
  */
 export function readAnthropicMessagesRequest(body: unknown): ReadRequest {
-  const request = isObject(body) ? body : {};
+  const request = isPlainObject(body) ? body : {};
   const rawMessages = Array.isArray(request.messages) ? request.messages : [];
   const rawTools = Array.isArray(request.tools) ? request.tools : [];
-  const toolNames = rawTools.map((tool) => (isObject(tool) ? String(tool.name) : ''));
+  const toolNames = rawTools.map((tool) => (isPlainObject(tool) ? String(tool.name) : ''));
   const messages: ScriptedMessage[] = [];
   const system = systemText(request.system);
   if (system !== undefined) messages.push({ role: 'system', text: system, toolCalls: [], toolResults: [] });
@@ -43,7 +43,7 @@ function findProblem(options: {
   }
   let previousToolUses = new Set<string>();
   for (const [index, message] of rawMessages.entries()) {
-    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
+    if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
       return `messages.${index}.role: Input should be 'user' or 'assistant'`;
     }
     const blocks =
@@ -55,7 +55,7 @@ function findProblem(options: {
     const toolUses = new Set<string>();
     const answered = new Set<string>();
     for (const [blockIndex, block] of blocks.entries()) {
-      if (!isObject(block)) return `messages.${index}.content.${blockIndex}: Input should be an object`;
+      if (!isPlainObject(block)) return `messages.${index}.content.${blockIndex}: Input should be an object`;
       if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '')) {
         return 'messages: text content blocks must be non-empty';
       }
@@ -88,9 +88,9 @@ function findProblem(options: {
 }
 
 function toScriptedMessage(message: unknown): ScriptedMessage {
-  const value = isObject(message) ? message : {};
+  const value = isPlainObject(message) ? message : {};
   const blocks = typeof value.content === 'string' ? [{ type: 'text', text: value.content }] : value.content;
-  const list = Array.isArray(blocks) ? blocks.filter(isObject) : [];
+  const list = Array.isArray(blocks) ? blocks.filter(isPlainObject) : [];
   const text = list
     .filter((block) => block.type === 'text')
     .map((block) => String(block.text))
@@ -114,7 +114,7 @@ function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter(isObject)
+    .filter(isPlainObject)
     .map((block) => (typeof block.text === 'string' ? block.text : ''))
     .join('');
 }
@@ -123,11 +123,7 @@ function systemText(system: unknown): string | undefined {
   if (typeof system === 'string') return system;
   if (!Array.isArray(system)) return undefined;
   return system
-    .filter(isObject)
+    .filter(isPlainObject)
     .map((block) => String(block.text ?? ''))
     .join('\n');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import { toolNamePattern } from '@toolbus/spec';
+import { isPlainObject, toolNamePattern } from '@toolbus/spec';
 import type { ScriptedMessage } from './scripted-turn.ts';
 
 /** A Chat Completions request body, read and checked like the real API does. */
@@ -20,14 +20,14 @@ type Json = Record<string, unknown>;
  * must answer a preceding call; arguments must be strings; tool names must match `^[a-zA-Z0-9_-]{1,64}$`.
  */
 export function readOpenAiChatRequest(body: unknown): ReadRequest {
-  const request = isObject(body) ? body : {};
+  const request = isPlainObject(body) ? body : {};
   const rawMessages = Array.isArray(request.messages) ? request.messages : [];
   const rawTools = Array.isArray(request.tools) ? request.tools : [];
   const toolNames = rawTools.map((tool) =>
-    isObject(tool) && isObject(tool.function) ? String(tool.function.name) : '',
+    isPlainObject(tool) && isPlainObject(tool.function) ? String(tool.function.name) : '',
   );
   const messages = rawMessages.map(toScriptedMessage);
-  const streamOptions = isObject(request.stream_options) ? request.stream_options : {};
+  const streamOptions = isPlainObject(request.stream_options) ? request.stream_options : {};
   return {
     model: typeof request.model === 'string' ? request.model : undefined,
     stream: request.stream === true,
@@ -54,7 +54,7 @@ function findProblem(options: {
   }
   let pending: Set<string> | undefined;
   for (const [index, message] of rawMessages.entries()) {
-    if (!isObject(message)) return `Invalid type for 'messages[${index}]': expected an object.`;
+    if (!isPlainObject(message)) return `Invalid type for 'messages[${index}]': expected an object.`;
     if (message.role === 'tool') {
       const id = message.tool_call_id;
       if (pending === undefined || typeof id !== 'string' || !pending.has(id)) {
@@ -68,7 +68,7 @@ function findProblem(options: {
     if (message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
       pending = new Set();
       for (const [callIndex, call] of message.tool_calls.entries()) {
-        if (!isObject(call) || typeof call.id !== 'string' || !isObject(call.function)) {
+        if (!isPlainObject(call) || typeof call.id !== 'string' || !isPlainObject(call.function)) {
           return `Invalid 'messages[${index}].tool_calls[${callIndex}]'.`;
         }
         if (typeof call.function.arguments !== 'string') {
@@ -88,7 +88,7 @@ function missingResponses(pending: Set<string>): string {
 }
 
 function toScriptedMessage(message: unknown): ScriptedMessage {
-  const value = isObject(message) ? message : {};
+  const value = isPlainObject(message) ? message : {};
   const role = value.role === 'developer' ? 'system' : value.role;
   const text = contentText(value.content);
   if (role === 'tool') {
@@ -100,8 +100,8 @@ function toScriptedMessage(message: unknown): ScriptedMessage {
     };
   }
   const toolCalls = Array.isArray(value.tool_calls)
-    ? value.tool_calls.filter(isObject).map((call) => {
-        const fn = isObject(call.function) ? call.function : {};
+    ? value.tool_calls.filter(isPlainObject).map((call) => {
+        const fn = isPlainObject(call.function) ? call.function : {};
         return { id: String(call.id), name: String(fn.name), arguments: String(fn.arguments) };
       })
     : [];
@@ -117,11 +117,7 @@ function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter(isObject)
+    .filter(isPlainObject)
     .map((part) => (typeof part.text === 'string' ? part.text : ''))
     .join('');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ChatMessage, PacketObject, Tool, ToolbusError, ToolCall, ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { ModelFinishReason } from '../llm/model-stream-event.ts';
@@ -78,8 +79,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const filter = new AnswerStreamFilter({
     tools: definitions,
-    ...(options.parsers ? { parsers: options.parsers } : {}),
-    ...(options.preferredDialects ? { preferredDialects: options.preferredDialects } : {}),
+    ...omitUndefined({ parsers: options.parsers, preferredDialects: options.preferredDialects }),
   });
   const writer = new AnswerWriter({
     sink: options.sink,
@@ -133,7 +133,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     messages: options.messages,
     tools: definitions,
     toolChoice: definitions.length > 0 ? options.toolChoice : 'none',
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...omitUndefined({ signal: options.signal }),
   });
   for await (const event of events) {
     switch (event.type) {
@@ -223,7 +223,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     reasoning,
     toolCalls: finished,
     finishReason,
-    ...(error ? { error } : {}),
+    ...omitUndefined({ error }),
     nextTurn: turn + 1,
     answerStarted: writer.started,
   };

@@ -1,4 +1,5 @@
 import type { ToolCall, ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
@@ -59,8 +60,7 @@ export interface RecoveredStep {
 export function recoverStep(options: RecoverStepOptions): RecoveredStep {
   const { step, definitions } = options;
   const extractOptions = {
-    ...(options.parsers ? { parsers: options.parsers } : {}),
-    ...(options.preferredDialects ? { preferredDialects: options.preferredDialects } : {}),
+    ...omitUndefined({ parsers: options.parsers, preferredDialects: options.preferredDialects }),
   };
   const locate = (text: string) =>
     text.trim() ? extractLocatedToolCallsFromText(text, definitions, extractOptions) : [];

@@ -8,6 +8,7 @@ import type {
   ToolCall,
   ToolDefinition,
 } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { CitationAllocatorOptions } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
@@ -27,7 +28,10 @@ import { type ChatTurn, type ChatTurnResult, TurnState } from './turn-state.ts';
 
 export type { ChatTurn, ChatTurnResult } from './turn-state.ts';
 
-/** The seed's `MAX_LLM_CYCLES`: the last cycle has no tools, so the turn always ends with an answer. */
+/**
+ * At most six model calls per turn (Onyx's number, see docs/decisions/differences-from-onyx.md): room for a few
+ * rounds of tool calls, and the last cycle has no tools, so the turn always ends with an answer.
+ */
 export const DEFAULT_MAX_CYCLES = 6;
 
 /** The message a model gets when it wrote a tool call that could not be read (if enabled). */
@@ -111,7 +115,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
   const state = new TurnState({
     sink,
     messages: options.messages,
-    ...(options.citations ? { citations: options.citations } : {}),
+    ...omitUndefined({ citations: options.citations }),
     ...(options.parent ? { parentPlacement: options.parent.placement } : {}),
     recoveryAttempts: options.recovery?.maxAttempts ?? 1,
   });
@@ -185,12 +189,10 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     citations: state.citations,
     announcedDocuments: state.announcedDocuments,
     batch,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.stream ? { stream: options.stream } : {}),
+    ...omitUndefined({ signal: options.signal, stream: options.stream }),
     ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
     citing: true,
-    ...(parsers ? { parsers } : {}),
-    ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
+    ...omitUndefined({ parsers, preferredDialects: input.preferredDialects }),
   });
   state.turn = step.nextTurn;
 
@@ -222,7 +224,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   }
 
   if (calls.length === 0) {
-    state.answer = finishWithAnswer({ state, step, definitions, ...(parsers ? { parsers } : {}) });
+    state.answer = finishWithAnswer({ state, step, definitions, ...omitUndefined({ parsers }) });
     // An answer in the last cycle after tool cycles was forced: the model got no tools to call.
     state.stopReason = lastCycle && input.cycle > 0 ? 'cycle-limit' : 'finished';
     return 'stop';
@@ -247,8 +249,7 @@ function recoverCycle(
     definitions: input.definitions,
     turn: step.nextTurn - 1,
     placement: state.placement,
-    ...(parsers ? { parsers } : {}),
-    ...(input.preferredDialects ? { preferredDialects: input.preferredDialects } : {}),
+    ...omitUndefined({ parsers, preferredDialects: input.preferredDialects }),
   });
   state.recoveredToolCalls += recovered.calls.length;
   if (recovered.shown && recovered.prose !== step.answer) retract(state, step, recovered.prose);
@@ -310,12 +311,14 @@ function createCycleBatch(
     userQuery: state.userQuery,
     history: state.conversation,
     files: options.files ?? [],
-    ...(options.userId === undefined ? {} : { userId: options.userId }),
+    ...omitUndefined({ userId: options.userId }),
     extras: options.extras ?? {},
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.maxConcurrentTools === undefined ? {} : { maxConcurrentTools: options.maxConcurrentTools }),
-    ...(options.defaultToolTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.defaultToolTimeoutMs }),
-    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...omitUndefined({
+      signal: options.signal,
+      maxConcurrentTools: options.maxConcurrentTools,
+      defaultTimeoutMs: options.defaultToolTimeoutMs,
+      hooks: options.hooks,
+    }),
   });
 }
 

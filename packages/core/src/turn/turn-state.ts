@@ -1,4 +1,5 @@
 import type { ChatMessage, CitedDocument, Packet, Placement, StopReason, ToolbusError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import {
   type CitationAllocatorOptions,
   createCitationAllocator,
@@ -92,7 +93,7 @@ export class TurnState {
       toolOutcomes: this.toolOutcomes,
       cycles: this.cycles,
       recoveredToolCalls: this.recoveredToolCalls,
-      ...(this.error ? { error: this.error } : {}),
+      ...omitUndefined({ error: this.error }),
     };
   }
 }

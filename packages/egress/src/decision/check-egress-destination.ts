@@ -1,4 +1,5 @@
 import { type AddressPolicy, checkAddress, checkHostName, parseHostLiteral } from '@toolbus/core';
+import { omitUndefined } from '@toolbus/spec';
 import { originKey } from './match-mcp-server.ts';
 
 /** Resolves a host name to every address it has (A and AAAA); rejects when resolution fails. */
@@ -60,7 +61,7 @@ export async function checkEgressDestination(
   if (isApi) return { allowed: true, address: first, port };
   const hostName = host.type === 'name' ? host.name : undefined;
   for (const address of addresses) {
-    const verdict = checkAddress(address, options.policy, hostName === undefined ? {} : { hostName });
+    const verdict = checkAddress(address, options.policy, omitUndefined({ hostName }));
     if (!verdict.allowed) return { allowed: false, reason: verdict.reason };
   }
   return { allowed: true, address: first, port };

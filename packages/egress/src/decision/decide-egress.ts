@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { applyInjectedHeaders, headerValue } from './apply-injected-headers.ts';
 import type { ApprovalDecision, ApprovalRequest } from './approval-broker.ts';
 import { checkEgressDestination } from './check-egress-destination.ts';
@@ -41,7 +42,7 @@ async function decide(request: EgressRequest, url: URL, context: EgressContext):
     url,
     resolveHost: context.resolveHost,
     policy: context.addressPolicy ?? { level: 'strict' },
-    ...(context.apiUrl === undefined ? {} : { apiUrl: context.apiUrl }),
+    ...omitUndefined({ apiUrl: context.apiUrl }),
   });
   if (!destination.allowed) {
     log(context, 'egress_denied_internal_destination', request, url, undefined, [
@@ -118,7 +119,7 @@ function matchOf(identity: EgressIdentity, evaluation: EgressEvaluation): Egress
   const { app, mcp } = evaluation.attribution;
   return {
     identity,
-    ...(app === undefined ? {} : { app }),
+    ...omitUndefined({ app }),
     ...(mcp?.match.kind === 'matched' ? { mcpServer: mcp.match.server } : {}),
   };
 }

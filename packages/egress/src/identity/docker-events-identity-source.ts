@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { EgressLogger } from '../decision/egress-logger.ts';
 import type { EgressIdentity } from '../decision/egress-request.ts';
 import {
@@ -46,7 +47,7 @@ interface ContainerEvent {
 export function createDockerEventsIdentitySource(options: DockerEventsIdentitySourceOptions): IdentitySource {
   const labels = options.labels ?? defaultSandboxLabels;
   const base = options.baseUrl?.replace(/\/$/, '') ?? 'http://docker';
-  const connection = options.socketPath === undefined ? {} : { socketPath: options.socketPath };
+  const connection = omitUndefined({ socketPath: options.socketPath });
   const backoff = createBackoff(options.backoff?.initialMs, options.backoff?.maxMs);
   const log = options.logger ?? (() => {});
   const nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { EgressIdentity } from '../decision/egress-request.ts';
 import { EgressProxyError } from './egress-proxy-error.ts';
 
@@ -100,5 +101,5 @@ export function identityFromLabels(
   if (sandboxId === undefined || !uuidPattern.test(sandboxId) || userId === undefined || userId === '')
     return undefined;
   const organizationId = labels[names.organizationId];
-  return { sandboxId, userId, ...(organizationId === undefined ? {} : { organizationId }) };
+  return { sandboxId, userId, ...omitUndefined({ organizationId }) };
 }

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { EgressLogger } from '../decision/egress-logger.ts';
 import type { EgressIdentity } from '../decision/egress-request.ts';
 import { EgressProxyError } from './egress-proxy-error.ts';
@@ -94,7 +95,7 @@ export function createKubernetesPodIdentitySource(
     const stream = await openJsonStream({
       url: `${base}?labelSelector=${encodeURIComponent(selector)}`,
       headers,
-      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...omitUndefined({ ca: options.ca }),
       signal,
     });
     if (stream.status !== 200) {
@@ -130,7 +131,7 @@ export function createKubernetesPodIdentitySource(
     const stream = await openJsonStream({
       url: `${base}?${query}`,
       headers,
-      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...omitUndefined({ ca: options.ca }),
       signal,
     });
     if (stream.status === 410) {

@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { omitUndefined } from '@toolbus/spec';
 
 /** Options for {@link openJsonStream}. */
 export interface OpenJsonStreamOptions {
@@ -42,8 +43,7 @@ export function openJsonStream(options: OpenJsonStreamOptions): Promise<JsonStre
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers: { accept: 'application/json', ...options.headers },
-        ...(options.ca === undefined ? {} : { ca: options.ca }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...omitUndefined({ ca: options.ca, signal: options.signal }),
         timeout: options.connectTimeoutMs ?? 15_000,
       },
       (response: IncomingMessage) => {

@@ -8,6 +8,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type Server, type Socket } from 'node:net';
 import { rootCertificates, TLSSocket } from 'node:tls';
+import { omitUndefined } from '@toolbus/spec';
 import { checkEgressDestination } from '../decision/check-egress-destination.ts';
 import { decideEgress, proxyAuthorizationUser } from '../decision/decide-egress.ts';
 import { type EgressBlockBody, egressBlockBody } from '../decision/egress-block.ts';
@@ -159,7 +160,7 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
         headers,
         ...('body' in read ? { body: read.body } : { bodyLength: read.bodyLength }),
         connection: socketMeta?.connection,
-        ...(tunnel?.sessionTag === undefined ? {} : { connectSessionTag: tunnel.sessionTag }),
+        ...omitUndefined({ connectSessionTag: tunnel?.sessionTag }),
       },
       context,
     );
@@ -255,7 +256,7 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
       url: new URL(`https://${authority.host}:${authority.port}/`),
       resolveHost: context.resolveHost,
       policy: context.addressPolicy ?? { level: 'strict' },
-      ...(context.apiUrl === undefined ? {} : { apiUrl: context.apiUrl }),
+      ...omitUndefined({ apiUrl: context.apiUrl }),
     });
     if (!destination.allowed) {
       log('egress_denied_internal_destination', [
@@ -292,7 +293,7 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
     const hostName = authority.host.replace(/^\[|\]$/g, '');
     const tunnelBase = {
       authority: `${authority.host}:${authority.port}`,
-      ...(sessionTag === undefined ? {} : { sessionTag }),
+      ...omitUndefined({ sessionTag }),
     };
     if (first[0] !== 0x16) {
       // Not a TLS handshake: plain HTTP through the tunnel.
@@ -334,7 +335,7 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
       const address = server.address();
       return {
         ...(typeof address === 'object' && address !== null ? { port: address.port } : {}),
-        ...(listenOptions.path === undefined ? {} : { path: listenOptions.path }),
+        ...omitUndefined({ path: listenOptions.path }),
         close: () =>
           new Promise<void>((resolve) => {
             servers.delete(server);

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { EgressContext } from '../decision/egress-context.ts';
 import {
   defaultIdentitySyncTimeoutMs,
@@ -48,7 +49,7 @@ export async function startEgressService(options: EgressServiceOptions): Promise
   const health = await listenHealthEndpoint({
     ready: () => authorityReady && source.synced() && proxy?.ready() === true,
     port: options.healthPort ?? 0,
-    ...(options.host === undefined ? {} : { host: options.host }),
+    ...omitUndefined({ host: options.host }),
   });
   const healthPort = health.port;
   options.onHealthListening?.(healthPort);
@@ -61,11 +62,11 @@ export async function startEgressService(options: EgressServiceOptions): Promise
       context: { ...options.context, identify: (address) => source.identify(address) },
       authority,
       isIdentitySynced: () => source.synced(),
-      ...(options.upstreamTrustedCa === undefined ? {} : { upstreamTrustedCa: options.upstreamTrustedCa }),
+      ...omitUndefined({ upstreamTrustedCa: options.upstreamTrustedCa }),
     });
     const listener = await proxy.listen({
       port: options.port ?? 0,
-      ...(options.host === undefined ? {} : { host: options.host }),
+      ...omitUndefined({ host: options.host }),
     });
     const running = proxy;
     return {

@@ -6,6 +6,7 @@ import { connectMcpServer, type McpConnection } from '../connect-mcp-server.ts';
 import { McpAuthorizationRequiredError } from '../errors/mcp-authorization-required-error.ts';
 import type { McpServerConfig } from '../mcp-server-config.ts';
 import { createInMemoryMcpTokenStore } from '../mcp-token-store.ts';
+import { omitUndefined } from '@toolbus/spec';
 
 const url = process.argv.at(-1) ?? '';
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -16,7 +17,7 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { cli
 const preRegistered =
   context.client_id === undefined
     ? {}
-    : { client: { id: context.client_id, ...(context.client_secret === undefined ? {} : { secret: context.client_secret }) } };
+    : { client: { id: context.client_id, ...omitUndefined({ secret: context.client_secret }) } };
 const config: McpServerConfig = {
   id: 'conformance',
   name: 'conformance',

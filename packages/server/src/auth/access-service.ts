@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { omitUndefined } from '@toolbus/spec';
 import {
   type ApiKeyRecord,
   DEFAULT_ORGANIZATION_ID,
@@ -83,8 +84,7 @@ export class AccessService {
     requireAdmin(principal);
     return this.#storage.users.create({
       email: input.email,
-      ...(input.name === undefined ? {} : { name: input.name }),
-      ...(input.role === undefined ? {} : { role: input.role }),
+      ...omitUndefined({ name: input.name, role: input.role }),
     });
   }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
   lookupThenAnswer,
@@ -72,7 +73,7 @@ async function newUser(
   const created = await json<{ key: string; apiKey: { id: string } }>(
     await call('POST', `/v1/admin/users/${user.id}/keys`, {
       key: adminKey,
-      body: { name: 'test', ...(scopes ? { scopes } : {}) },
+      body: { name: 'test', ...omitUndefined({ scopes }) },
     }),
     201,
   );

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import {
   DEFAULT_ORGANIZATION_ID,
   type Organization,
@@ -119,7 +120,7 @@ export class OrganizationService {
       (await this.#storage.users.create({
         email: input.email,
         organizationId,
-        ...(input.name === undefined ? {} : { name: input.name }),
+        ...omitUndefined({ name: input.name }),
       }));
     const member = await this.#storage.organizations.setMember({
       organizationId,

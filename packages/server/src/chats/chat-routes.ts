@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
@@ -41,7 +42,7 @@ export function registerChatRoutes(
       format,
       open: (signal) => runner.follow(chatId, turn, after, signal),
       headers: { 'x-toolbus-chat-id': chatId, 'x-toolbus-turn': String(turn) },
-      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      ...omitUndefined({ heartbeatMs: options.heartbeatMs }),
     });
 
   registry.add(

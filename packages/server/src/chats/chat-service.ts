@@ -2,6 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { runChatTurn } from '@toolbus/core';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
 import { ownsRow, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
@@ -69,8 +70,7 @@ export class ChatService {
     return this.#deps.storage.chats.create({
       userId: principal.user.id,
       organizationId: principal.organization.id,
-      ...(input.title === undefined ? {} : { title: input.title }),
-      ...(input.personaId === undefined ? {} : { personaId: input.personaId }),
+      ...omitUndefined({ title: input.title, personaId: input.personaId }),
     });
   }
 
@@ -244,7 +244,7 @@ export class ChatService {
             userId: principal.user.id,
             signal,
             hooks: telemetry.hooks,
-            ...(maxCycles === undefined ? {} : { maxCycles }),
+            ...omitUndefined({ maxCycles }),
           });
           void turn.result.then(
             (result) => telemetry.end(result),
@@ -288,7 +288,7 @@ export class ChatService {
       builtInFactories: deps.builtInToolFactories(context),
       availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
       fetch: deps.fetch,
-      ...(deps.assemblyCache ? { cache: deps.assemblyCache } : {}),
+      ...omitUndefined({ cache: deps.assemblyCache }),
       ...(deps.mcpOAuthRedirectUrl ? { mcp: { oauthRedirectUrl: deps.mcpOAuthRedirectUrl } } : {}),
     });
     return {

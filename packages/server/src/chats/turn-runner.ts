@@ -1,6 +1,6 @@
 import type { ChatTurn, ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement } from '@toolbus/spec';
-import { placementKey } from '@toolbus/spec';
+import { omitUndefined, placementKey } from '@toolbus/spec';
 import type { ChatTurnKind, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
 import { ServerError } from '../http/server-error.ts';
 import type { ServerLogger } from '../server-logger.ts';
@@ -219,7 +219,7 @@ export class TurnRunner {
         chatId,
         turn: turnIndex,
         status,
-        ...(reason === undefined ? {} : { reason }),
+        ...omitUndefined({ reason }),
         messages: [...options.input, ...(result?.messages ?? [])],
       });
     } catch (error) {

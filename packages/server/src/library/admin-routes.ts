@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import type { LibraryAdmin } from './library-admin.ts';
@@ -80,7 +81,7 @@ const settingsSchema = z.object({
   memoryDefault: z.boolean().nullable().optional(),
 });
 const ok = (description: string, schema?: z.ZodType) => ({
-  200: { description, ...(schema ? { schema } : {}) },
+  200: { description, ...omitUndefined({ schema }) },
 });
 
 /** The paths whose body is raw bytes (an upload), not JSON: they get the upload body limit. */

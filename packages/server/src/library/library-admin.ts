@@ -5,6 +5,7 @@ import { connectMcpServer, McpAuthorizationRequiredError, toolDefinitionHash } f
 import { parseOpenApiDocument } from '@toolbus/openapi';
 import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
 import type { DocumentSearchIndex, IndexPathsResult, IndexProgress } from '@toolbus/tools';
 import { ServerError } from '../http/server-error.ts';
@@ -182,7 +183,7 @@ export class LibraryAdmin {
       kind: 'openapi',
       name: input.name ?? title ?? 'OpenAPI tools',
       document: typeof document === 'string' ? (JSON.parse(document) as unknown) : document,
-      ...(input.auth ? { auth: input.auth } : {}),
+      ...omitUndefined({ auth: input.auth }),
     });
     const operations = Object.values(
       ((typeof document === 'string' ? JSON.parse(document) : document) as { paths?: Record<string, object> })

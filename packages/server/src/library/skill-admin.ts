@@ -12,6 +12,7 @@ import {
   seedBuiltInSkills,
   type ValidateSkillBundleOptions,
 } from '@toolbus/skills';
+import { omitUndefined } from '@toolbus/spec';
 import { ServerError } from '../http/server-error.ts';
 
 /** What the skill operations need: the stores, and the deployment's validation rules. */
@@ -52,8 +53,7 @@ export class SkillAdmin {
       bundle,
       ...this.#stores(),
       ...(this.#options.validation ? { validation: this.#options.validation } : {}),
-      ...(options.acceptFindings === undefined ? {} : { acceptFindings: options.acceptFindings }),
-      ...(options.replace === undefined ? {} : { replace: options.replace }),
+      ...omitUndefined({ acceptFindings: options.acceptFindings, replace: options.replace }),
     });
   }
 

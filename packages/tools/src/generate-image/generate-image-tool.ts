@@ -1,7 +1,6 @@
 import { defineTool } from '@toolbus/core';
 import type { FetchFunction, FileReference, Tool } from '@toolbus/spec';
-import { ToolExecutionError } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import type { GeneratedImageFileStore, GeneratedImageStorage, StoredImage } from './generated-image-store.ts';
 import { DEFAULT_IMAGE_SIZES, IMAGE_SHAPES, type ImageShape } from './image-shape.ts';

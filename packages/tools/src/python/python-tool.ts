@@ -1,7 +1,12 @@
 import { BUILT_IN_TOOLS_BY_ID, defineTool } from '@toolbus/core';
 import { type CodeInterpreter, CodeInterpreterError, type ExecuteResponse } from '@toolbus/sandbox';
-import { type FileReference, type Tool, ToolbusError, ToolExecutionError } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import {
+  type FileReference,
+  omitUndefined,
+  type Tool,
+  ToolbusError,
+  ToolExecutionError,
+} from '@toolbus/spec';
 import * as z from 'zod';
 import { guessMediaType } from './guess-media-type.ts';
 import { InterpreterUploadCache } from './interpreter-upload-cache.ts';

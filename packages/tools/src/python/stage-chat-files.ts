@@ -1,6 +1,6 @@
 import type { CodeInterpreter, WorkspaceFileInput } from '@toolbus/sandbox';
 import type { ChatFile } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined } from '@toolbus/spec';
 import type { InterpreterUploadCache } from './interpreter-upload-cache.ts';
 import type { PythonToolFiles } from './python-tool-files.ts';
 import { sanitizeStagedFilename, uniqueStagedFilename } from './staged-filename.ts';

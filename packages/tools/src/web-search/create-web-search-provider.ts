@@ -1,4 +1,4 @@
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { createBraveProvider } from './brave-provider.ts';
 import { createExaProvider } from './exa-provider.ts';
 import { createGoogleProvider } from './google-provider.ts';
@@ -19,7 +19,7 @@ export function createWebSearchProvider(config: WebSearchProviderConfig): WebSea
     });
   };
   const { baseUrl } = config;
-  const base = baseUrl === undefined ? {} : { baseUrl };
+  const base = omitUndefined({ baseUrl });
   switch (config.provider) {
     case 'brave':
       if (!config.apiKey) missing('an apiKey');

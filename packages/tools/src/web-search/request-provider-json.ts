@@ -1,7 +1,6 @@
 import { GuardedFetchError } from '@toolbus/core';
 import type { FetchFunction } from '@toolbus/spec';
-import { readLimitedBody } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec/omit-undefined';
+import { omitUndefined, readLimitedBody } from '@toolbus/spec';
 import { WebSearchProviderError } from './web-search-provider-error.ts';
 
 /** Options for {@link requestProviderJson}. */

@@ -6,6 +6,7 @@ import type { EgressIdentity, EgressRequest } from '../egress-request.ts';
 import { createApiTokenResolver } from '../../resolvers/create-api-token-resolver.ts';
 import { createConnectedAppResolver } from '../../resolvers/create-connected-app-resolver.ts';
 import { createMcpServerResolver } from '../../resolvers/create-mcp-server-resolver.ts';
+import { omitUndefined } from '@toolbus/spec';
 
 /** Public addresses used as DNS answers only; decision tests never dial anything. */
 export const dnsTable: Readonly<Record<string, readonly string[]>> = {
@@ -98,7 +99,7 @@ export function createTestContext(options: TestContextOptions = {}): {
         },
       }),
     ],
-    ...(options.broker === undefined ? {} : { approvalBroker: options.broker }),
+    ...omitUndefined({ approvalBroker: options.broker }),
     logger: (event, fields) => lines.push(formatEgressLogLine(event, fields)),
     ...options.overrides,
   };

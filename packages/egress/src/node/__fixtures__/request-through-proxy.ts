@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { omitUndefined } from '@toolbus/spec';
 
 /** Where the proxy listens: a TCP port on loopback or a Unix socket. */
 export type ProxyAddress = { readonly port: number } | { readonly path: string };
@@ -46,7 +47,7 @@ export function requestThroughProxy(options: RequestThroughProxyOptions): Promis
       response.on('error', reject);
     };
   const proxyHeaders: Record<string, string> =
-    options.proxyAuthorization === undefined ? {} : { 'Proxy-Authorization': options.proxyAuthorization };
+    omitUndefined({ 'Proxy-Authorization': options.proxyAuthorization });
   if (url.protocol === 'http:') {
     return new Promise((resolve, reject) => {
       const request = httpRequest({
