@@ -1,4 +1,4 @@
-import { createForwardSearch, lowerCaseAscii } from './text-search.ts';
+import { createTextScan, type TextScan } from './text-scan.ts';
 
 /** A block `open … close` found in text. Without a close, the block runs to the next open or the end. */
 export interface DelimitedBlock {
@@ -17,13 +17,24 @@ export interface FindDelimitedBlocksOptions {
 
 /**
  * Finds `open … close` blocks, case-insensitively (ASCII), left to right, in linear time: every marker is
- * searched forward only, and a missing close is searched for once.
+ * searched forward only, and a missing close is searched for once. Markers come from `scan` (one shared
+ * pass over the text).
  */
-export function findDelimitedBlocks(text: string, options: FindDelimitedBlocksOptions): DelimitedBlock[] {
-  const lower = lowerCaseAscii(text);
-  const openSearch = createForwardSearch(lower, options.open.toLowerCase());
+export function findDelimitedBlocks(
+  text: string,
+  options: FindDelimitedBlocksOptions,
+  scan: TextScan = createTextScan(text),
+): readonly DelimitedBlock[] {
+  // Dialects that share a marker (`<tool_call>`, `[TOOL_CALLS]`) share its blocks.
+  return scan.memo(`blocks\u0000${options.open}\u0000${options.closes.join('\u0000')}`, () =>
+    findBlocks(text, options, scan),
+  );
+}
+
+function findBlocks(text: string, options: FindDelimitedBlocksOptions, scan: TextScan): DelimitedBlock[] {
+  const openSearch = scan.search(options.open);
   const closeSearches = options.closes.map((close) => ({
-    search: createForwardSearch(lower, close.toLowerCase()),
+    search: scan.search(close),
     length: close.length,
   }));
   const blocks: DelimitedBlock[] = [];

@@ -2,8 +2,8 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
+import { createTextScan } from '../text-scan.ts';
 import { createForwardSearch, readIdentifierEnd, skipWhitespace } from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 const callMarker = 'call:';
 const stringDelimiters = ['<|"|>', '<escape>'];
@@ -22,14 +22,15 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
   markers: wrappers.map(([open, close]) => ({ open, closes: [close] })),
-  detect: (text) => text.includes(callMarker),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const callSearch = createForwardSearch(text, callMarker);
+  needles: [callMarker, ...stringDelimiters],
+  detect: (text, scan = createTextScan(text)) => scan.positions(callMarker, true).length > 0,
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const callSearch = scan.search(callMarker, true);
     // Forward searches, so a delimiter that never closes is looked for once, not once per call.
     const colonSearch = createForwardSearch(text, ':');
     const delimiterSearches = new Map(
-      stringDelimiters.map((delimiter) => [delimiter, createForwardSearch(text, delimiter)]),
+      stringDelimiters.map((delimiter) => [delimiter, scan.search(delimiter, true)]),
     );
     const calls: LocatedToolCall[] = [];
     let position = 0;

@@ -3,6 +3,7 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { readPythonCall } from '../python-literal.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import type { TextScan } from '../text-scan.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 const maximumCallLength = 1024 * 1024;
@@ -27,8 +28,8 @@ export const pythonicToolCallParser: ToolCallTextParser = {
     { open: '<|tool_call_start|>', closes: ['<|tool_call_end|>'] },
   ],
   detect: (text) => text.includes('('),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan?: TextScan): LocatedToolCall[] {
+    const tools = scan ? scan.tools(toolDefs) : indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
     let budget = 4 * text.length + maximumCallLength;
     let position = 0;

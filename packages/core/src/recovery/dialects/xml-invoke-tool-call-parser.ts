@@ -3,15 +3,14 @@ import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseOpeningTag } from '../markup-attributes.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
+import { createTextScan, type TextScan } from '../text-scan.ts';
 import {
-  createForwardSearch,
+  type ForwardSearch,
   decodeXmlEntities,
   isWhitespaceCode,
-  lowerCaseAscii,
   stripFunctionsPrefix,
 } from '../text-search.ts';
 import { functionCallsMarker } from '../tool-call-markup-marker.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 // A short prefix before the tag name is allowed, for DeepSeek V4's `<｜DSML｜invoke`.
 const maximumPrefixLength = 16;
@@ -31,14 +30,19 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     { open: '<invoke', closes: ['</invoke>'], requiresTagEnd: true },
     { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
   ],
-  detect: (text) => /<[^<>\s]{0,16}invoke[\s>]/i.test(text),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const lower = lowerCaseAscii(text);
-    const invokeSearch = createForwardSearch(lower, 'invoke');
-    const closeInvokeSearch = closingTagSearch(lower, 'invoke');
-    const parameterSearch = createForwardSearch(lower, 'parameter');
-    const closeParameterSearch = closingTagSearch(lower, 'parameter');
+  needles: ['invoke', 'parameter'],
+  detect: (text, scan = createTextScan(text)) =>
+    scan.positions('invoke').some((hit) => {
+      const follower = scan.lower.charCodeAt(hit + 6);
+      return findTagStart(scan.lower, hit) >= 0 && (isWhitespaceCode(follower) || follower === 0x3e);
+    }),
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const lower = scan.lower;
+    const invokeSearch = scan.search('invoke');
+    const closeInvokeSearch = closingTagSearch(scan, 'invoke');
+    const parameterSearch = scan.search('parameter');
+    const closeParameterSearch = closingTagSearch(scan, 'parameter');
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -49,6 +53,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       if (tagStart < 0 || lower[tagStart + 1] === '/') continue;
       const follower = lower.charCodeAt(hit + 6);
       if (!(isWhitespaceCode(follower) || follower === 0x3e)) continue;
+      // The tool is looked up before the tag is parsed: most `<invoke` in hostile text name no declared tool.
+      if (!namesDeclaredTool(text, hit + 6, tools)) continue;
       const tag = parseOpeningTag(text, hit + 6);
       if (!tag) continue;
       const closeHit = tag.selfClosing
@@ -142,17 +148,29 @@ interface TagRange {
 }
 
 /** A forward search for a tag name that also remembers from where on no closing tag exists. */
-interface ClosingTagSearch extends ReturnType<typeof createForwardSearch> {
+interface ClosingTagSearch extends ForwardSearch {
   noneFrom: number;
 }
 
-function closingTagSearch(lower: string, name: string): ClosingTagSearch {
-  return Object.assign(createForwardSearch(lower, name), { noneFrom: Number.POSITIVE_INFINITY });
+function closingTagSearch(scan: TextScan, name: string): ClosingTagSearch {
+  return Object.assign(scan.search(name), { noneFrom: Number.POSITIVE_INFINITY });
+}
+
+/**
+ * Whether the tag starting at `from` has a `name` attribute holding a declared tool name (a cheap look at the
+ * tag's first 2 KiB; the full attribute parse follows only for those).
+ */
+function namesDeclaredTool(text: string, from: number, tools: ReadonlyMap<string, unknown>): boolean {
+  const close = text.indexOf('>', from);
+  if (close < 0 || close - from > 2048) return false;
+  const tag = text.slice(from, close);
+  for (const name of tools.keys()) if (tag.includes(name)) return true;
+  return false;
 }
 
 function nextInvokeOrEnd(
   lower: string,
-  search: ReturnType<typeof createForwardSearch>,
+  search: ForwardSearch,
   from: number,
 ): number {
   let position = from;
