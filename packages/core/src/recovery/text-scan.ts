@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { type ForwardSearch, lowerCaseAscii } from './text-search.ts';
+import { escapeRegExp, type ForwardSearch, lowerCaseAscii } from './text-search.ts';
 import { indexToolDefinitions, type ToolSchemaIndex } from './tool-schema-index.ts';
 
 /**
@@ -20,22 +20,29 @@ export interface TextScan {
   search(needle: string, caseSensitive?: boolean): ForwardSearch;
   /** The tool index for `toolDefs`, built once per scan. */
   tools(toolDefs: readonly ToolDefinition[]): ToolSchemaIndex;
+  /**
+   * Whether a declared tool's name is written somewhere in `[from, to)` (exact case): a call block that names
+   * no declared tool holds no call, so its body need not be read. With many tools the answer is always true
+   * (finding every name would cost more than it saves).
+   */
+  mayNameTool(toolDefs: readonly ToolDefinition[], from: number, to: number): boolean;
   /** Memoised results of block finders keyed by a string (dialects that share a marker share its blocks). */
   memo<T>(key: string, compute: () => T): T;
 }
 
 /** Scans `text` once for all of `needles` (see {@link TextScan}). */
-export function createTextScan(text: string, needles: Iterable<string> = []): TextScan {
-  const lower = lowerCaseAscii(text);
-  const found = findAll(lower, needles);
+export function createTextScan(text: string, needles: readonly string[] = []): TextScan {
+  let lower: string | undefined;
+  const found = findAll(text, needles);
   const exact = new Map<string, readonly number[]>();
   const memos = new Map<string, unknown>();
   let toolIndex: { defs: readonly ToolDefinition[]; index: ToolSchemaIndex } | undefined;
+  let namePositions: { defs: readonly ToolDefinition[]; positions: Int32Array | undefined } | undefined;
   const positions = (needle: string, caseSensitive = false): readonly number[] => {
     const key = lowerCaseAscii(needle);
     let list = found.get(key);
     if (list === undefined) {
-      list = indexAll(lower, key);
+      list = indexAll(text, key);
       found.set(key, list);
     }
     if (!caseSensitive || key === needle) return list;
@@ -46,9 +53,16 @@ export function createTextScan(text: string, needles: Iterable<string> = []): Te
     }
     return kept;
   };
+  const toolsOf = (toolDefs: readonly ToolDefinition[]): ToolSchemaIndex => {
+    if (toolIndex?.defs !== toolDefs) toolIndex = { defs: toolDefs, index: indexToolDefinitions(toolDefs) };
+    return toolIndex.index;
+  };
   return {
     text,
-    lower,
+    get lower() {
+      lower ??= lowerCaseAscii(text);
+      return lower;
+    },
     positions,
     has: (needle) => positions(needle).length > 0,
     search(needle, caseSensitive = false) {
@@ -64,9 +78,14 @@ export function createTextScan(text: string, needles: Iterable<string> = []): Te
         },
       };
     },
-    tools(toolDefs) {
-      if (toolIndex?.defs !== toolDefs) toolIndex = { defs: toolDefs, index: indexToolDefinitions(toolDefs) };
-      return toolIndex.index;
+    tools: toolsOf,
+    mayNameTool(toolDefs, from, to) {
+      if (namePositions?.defs !== toolDefs)
+        namePositions = { defs: toolDefs, positions: toolNamePositions(text, toolsOf(toolDefs)) };
+      const list = namePositions.positions;
+      if (list === undefined) return true;
+      const first = lowerBound(list, from);
+      return first < list.length && list[first]! < to;
     },
     memo<T>(key: string, compute: () => T): T {
       if (memos.has(key)) return memos.get(key) as T;
@@ -77,7 +96,20 @@ export function createTextScan(text: string, needles: Iterable<string> = []): Te
   };
 }
 
-function lowerBound(list: readonly number[], value: number): number {
+// Up to this many tools, their names are found in the text (one native search each) to rule out blocks.
+const maximumGatedTools = 32;
+
+function toolNamePositions(text: string, tools: ToolSchemaIndex): Int32Array | undefined {
+  if (tools.size > maximumGatedTools) return undefined;
+  const all: number[] = [];
+  for (const name of tools.keys()) {
+    if (name.length === 0) return undefined;
+    for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) all.push(at);
+  }
+  return Int32Array.from(all.sort((left, right) => left - right));
+}
+
+function lowerBound(list: ArrayLike<number>, value: number): number {
   let low = 0;
   let high = list.length;
   while (low < high) {
@@ -88,74 +120,104 @@ function lowerBound(list: readonly number[], value: number): number {
   return low;
 }
 
-function indexAll(lower: string, needle: string): number[] {
+// A needle nobody declared: its own search, ASCII case ignored like the shared pass.
+function indexAll(text: string, needle: string): number[] {
   const list: number[] = [];
   if (needle.length === 0) return list;
-  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) list.push(at);
+  const pattern = new RegExp(escapeRegExp(needle), 'gi');
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    list.push(match.index);
+    pattern.lastIndex = match.index + 1;
+  }
   return list;
 }
 
-/**
- * The needles that start with punctuation (markers and tags: `<…`, `[…`, `>>>`), all in one pass per first
- * character: a native search jumps from one `<` to the next, and a table of the needles' first two characters
- * picks the few worth comparing there. Needles that start with a letter are left to their own native search
- * (made only when a parser asks), which is faster than stopping at every letter.
- */
-function findAll(lower: string, needles: Iterable<string>): Map<string, number[]> {
-  const found = new Map<string, number[]>();
-  // (first, second character) → bucket of needles; ASCII pairs in a flat table, others in a map.
-  const buckets: Array<{ readonly needles: string[]; readonly thirds: number[]; readonly lists: number[][] }> =
-    [];
-  const asciiPairs = new Int32Array(128 * 128);
-  const otherPairs = new Map<number, number>();
-  const firstCharacters = new Set<string>();
-  for (const raw of needles) {
-    const needle = lowerCaseAscii(raw);
-    if (needle.length < 2 || found.has(needle) || /^[\p{L}\p{N}]/u.test(needle)) continue;
-    const list: number[] = [];
-    found.set(needle, list);
-    const first = needle.charCodeAt(0);
-    const second = needle.charCodeAt(1);
-    firstCharacters.add(needle[0]!);
-    const ascii = first < 128 && second < 128;
-    let bucket = ascii ? asciiPairs[first * 128 + second]! - 1 : (otherPairs.get(first * 65_536 + second) ?? -1);
-    if (bucket < 0) {
-      bucket = buckets.length;
-      buckets.push({ needles: [], thirds: [], lists: [] });
-      if (ascii) asciiPairs[first * 128 + second] = bucket + 1;
-      else otherPairs.set(first * 65_536 + second, bucket);
-    }
-    buckets[bucket]!.needles.push(needle);
-    // The third character rejects most needles of a crowded bucket (`<|…`) without a string comparison.
-    buckets[bucket]!.thirds.push(needle.length > 2 ? needle.charCodeAt(2) : -1);
-    buckets[bucket]!.lists.push(list);
-  }
-  for (const character of firstCharacters) {
-    const first = character.charCodeAt(0);
-    for (let index = lower.indexOf(character); index >= 0; index = lower.indexOf(character, index + 1)) {
-      const second = lower.charCodeAt(index + 1);
-      const bucket =
-        first < 128 && second < 128
-          ? asciiPairs[first * 128 + second]! - 1
-          : (otherPairs.get(first * 65_536 + second) ?? -1);
-      if (bucket < 0) continue;
-      const { needles: candidates, thirds, lists } = buckets[bucket]!;
-      const third = lower.charCodeAt(index + 2);
-      for (let candidate = 0; candidate < candidates.length; candidate++) {
-        const expected = thirds[candidate]!;
-        if (expected >= 0 && expected !== third) continue;
-        if (matchesAt(lower, candidates[candidate]!, index)) lists[candidate]!.push(index);
-      }
-    }
-  }
-  return found;
+/** The needles that start with punctuation, compiled once per needle list into one regular expression. */
+interface CompiledNeedles {
+  /** Every needle, longest first (so a match is the longest needle at its position), ASCII case ignored. */
+  readonly pattern: RegExp;
+  readonly needles: readonly string[];
+  /** Needle indexes by {@link matchKey} (a few characters and the length: no string made per match). */
+  readonly byKey: ReadonlyMap<number, readonly number[]>;
+  /** For each needle, the other needles that are proper prefixes of it (they match at the same position). */
+  readonly prefixes: readonly (readonly number[])[];
 }
 
-// `startsWith` with a position, written out: it is called at every marker-like spot of the text.
-function matchesAt(text: string, needle: string, at: number): boolean {
-  if (at + needle.length > text.length) return false;
-  for (let offset = 2; offset < needle.length; offset++) {
-    if (text.charCodeAt(at + offset) !== needle.charCodeAt(offset)) return false;
+const compiledNeedles = new WeakMap<readonly string[], CompiledNeedles>();
+
+function compileNeedles(needles: readonly string[]): CompiledNeedles {
+  const cached = compiledNeedles.get(needles);
+  if (cached) return cached;
+  const kept = [
+    ...new Set(needles.map(lowerCaseAscii).filter((needle) => needle.length >= 2 && !startsWithWord(needle))),
+  ].sort((left, right) => right.length - left.length);
+  const byKey = new Map<number, number[]>();
+  kept.forEach((needle, index) => {
+    const key = matchKey(needle, 0, needle.length);
+    const list = byKey.get(key);
+    if (list) list.push(index);
+    else byKey.set(key, [index]);
+  });
+  const prefixes = kept.map((needle) =>
+    kept.flatMap((other, index) => (other.length < needle.length && needle.startsWith(other) ? [index] : [])),
+  );
+  const escaped = kept.map(escapeRegExp);
+  // Without the `u` flag, `i` folds ASCII letters only onto ASCII letters: the same matches as comparing
+  // ASCII-lower-cased text, without lower-casing the text first.
+  const compiled: CompiledNeedles = {
+    pattern: new RegExp(escaped.length > 0 ? escaped.join('|') : '(?!)', 'gi'),
+    needles: kept,
+    byKey,
+    prefixes,
+  };
+  compiledNeedles.set(needles, compiled);
+  return compiled;
+}
+
+// A needle's identity from its length and three of its characters (ASCII case folded): equal for a match and
+// the needle it matched; the needles that share a key are told apart by comparing strings.
+function matchKey(text: string, at: number, length: number): number {
+  return (
+    (Math.min(length, 255) << 21) |
+    (foldAt(text, at + 1) << 14) |
+    (foldAt(text, at + length - 2) << 7) |
+    foldAt(text, at + length - 1)
+  );
+}
+
+function foldAt(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return (code >= 0x41 && code <= 0x5a ? code + 0x20 : code) & 0x7f;
+}
+
+function startsWithWord(needle: string): boolean {
+  return /^[\p{L}\p{N}]/u.test(needle);
+}
+
+/**
+ * Every needle that starts with punctuation (markers and tags: `<…`, `[…`, `>>>`) in one native pass: one
+ * regular expression of all of them, longest first, restarted one character after each match so overlapping
+ * needles are found too. Needles that start with a letter are left to their own search (made only when a
+ * parser asks), which is faster than trying the alternatives at every letter.
+ */
+function findAll(text: string, needles: readonly string[]): Map<string, number[]> {
+  const { pattern, needles: kept, byKey, prefixes } = compileNeedles(needles);
+  const lists = kept.map((): number[] => []);
+  if (kept.length === 0) return new Map();
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const length = match[0].length;
+    const candidates = byKey.get(matchKey(text, match.index, length))!;
+    let index = candidates[0]!;
+    if (candidates.length > 1) {
+      const written = lowerCaseAscii(match[0]);
+      index = candidates.find((candidate) => kept[candidate] === written) ?? index;
+    }
+    lists[index]!.push(match.index);
+    for (const prefix of prefixes[index]!) lists[prefix]!.push(match.index);
+    pattern.lastIndex = match.index + 1;
   }
-  return true;
+  const found = new Map<string, number[]>();
+  kept.forEach((needle, index) => found.set(needle, lists[index]!));
+  return found;
 }

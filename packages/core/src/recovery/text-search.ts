@@ -94,3 +94,8 @@ export function readIdentifierEnd(text: string, from: number, to = text.length):
 export function stripFunctionsPrefix(name: string): string {
   return name.startsWith('functions.') ? name.slice('functions.'.length) : name;
 }
+
+/** `text` with the characters regular expressions treat as syntax escaped. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -33,6 +33,7 @@ export function createDelimitedJsonToolCallParser(
       const calls: LocatedToolCall[] = [];
       const blocks = findDelimitedBlocks(text, { open: options.open, closes: options.closes ?? [] }, scan);
       for (const block of blocks) {
+        if (!scan.mayNameTool(toolDefs, block.contentStart, block.contentEnd)) continue;
         for (const value of blockValues(text, block.contentStart, block.contentEnd)) {
           for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
             calls.push({ ...call, start: block.start, end: block.end });

@@ -5,6 +5,7 @@ import { parseOpeningTag } from '../markup-attributes.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { createTextScan, type TextScan } from '../text-scan.ts';
 import {
+  createForwardSearch,
   type ForwardSearch,
   decodeXmlEntities,
   isWhitespaceCode,
@@ -33,16 +34,18 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
   needles: ['invoke', 'parameter'],
   detect: (text, scan = createTextScan(text)) =>
     scan.positions('invoke').some((hit) => {
-      const follower = scan.lower.charCodeAt(hit + 6);
-      return findTagStart(scan.lower, hit) >= 0 && (isWhitespaceCode(follower) || follower === 0x3e);
+      const follower = text.charCodeAt(hit + 6);
+      return findTagStart(text, hit) >= 0 && (isWhitespaceCode(follower) || follower === 0x3e);
     }),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     const tools = scan.tools(toolDefs);
-    const lower = scan.lower;
+    // Only punctuation is compared around the needles, so the text itself serves (no lower-cased copy).
+    const lower = text;
     const invokeSearch = scan.search('invoke');
     const closeInvokeSearch = closingTagSearch(scan, 'invoke');
     const parameterSearch = scan.search('parameter');
     const closeParameterSearch = closingTagSearch(scan, 'parameter');
+    const tagEndSearch = createForwardSearch(text, '>');
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -53,8 +56,10 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       if (tagStart < 0 || lower[tagStart + 1] === '/') continue;
       const follower = lower.charCodeAt(hit + 6);
       if (!(isWhitespaceCode(follower) || follower === 0x3e)) continue;
-      // The tool is looked up before the tag is parsed: most `<invoke` in hostile text name no declared tool.
-      if (!namesDeclaredTool(text, hit + 6, tools)) continue;
+      // A tag that names no declared tool is passed over unparsed (most `<invoke` of hostile text); the `>`
+      // is searched forward only, so tags that never close cost one search, not one each.
+      const tagEnd = tagEndSearch.next(hit + 6);
+      if (tagEnd < 0 || !scan.mayNameTool(toolDefs, hit + 6, tagEnd)) continue;
       const tag = parseOpeningTag(text, hit + 6);
       if (!tag) continue;
       const closeHit = tag.selfClosing
@@ -156,29 +161,3 @@ function closingTagSearch(scan: TextScan, name: string): ClosingTagSearch {
   return Object.assign(scan.search(name), { noneFrom: Number.POSITIVE_INFINITY });
 }
 
-/**
- * Whether the tag starting at `from` has a `name` attribute holding a declared tool name (a cheap look at the
- * tag's first 2 KiB; the full attribute parse follows only for those).
- */
-function namesDeclaredTool(text: string, from: number, tools: ReadonlyMap<string, unknown>): boolean {
-  const close = text.indexOf('>', from);
-  if (close < 0 || close - from > 2048) return false;
-  const tag = text.slice(from, close);
-  for (const name of tools.keys()) if (tag.includes(name)) return true;
-  return false;
-}
-
-function nextInvokeOrEnd(
-  lower: string,
-  search: ForwardSearch,
-  from: number,
-): number {
-  let position = from;
-  while (true) {
-    const hit = search.next(position);
-    if (hit < 0) return lower.length;
-    const start = findTagStart(lower, hit);
-    if (start >= 0) return start;
-    position = hit + 1;
-  }
-}
