@@ -29,15 +29,14 @@ const defaultMaxValueLength = 8 * 1024 * 1024;
 /**
  * Finds the outermost JSON objects and arrays in free text, left to right, in time linear in the text length.
  *
- * One pass pairs every bracket with its closer (a stack of open brackets; strings are tracked inside brackets,
- * and a line break ends a string, since JSON strings never span lines — a stray quote in prose cannot hide the
- * rest of the text). Candidates are then tried outermost first: a pair that parses is a value and nothing inside
- * it is tried again; a pair that does not parse (prose in braces, `{{...}}`) lets the pairs inside it be tried,
- * drawing on a work budget of ten times the text length, after which failed candidates are skipped whole. So a
- * long run of unbalanced braces before the real value costs one pass, never a rescan per brace. Objects written
- * as Python literals (`{'name': 'x', 'ok': True}`) count too. A value cut off by the end of the text is repaired
- * once (see `parseJsonTolerant`). Values nested inside a found value are not reported separately: callers walk
- * the parsed value.
+ * Every bracket is a candidate, read by `readJsonValue` only up to its first error (prose in brackets shows it
+ * within a few characters). The containers still open at an error fail at that same error, so they are never
+ * read again, and past the last `}` or `]` nothing can be complete: a long run of unbalanced braces costs one
+ * read, never a rescan per brace (a work budget hands contrived text to a one-pass bracket pairing). A value
+ * that parses is reported and nothing inside it is tried again. Objects written as Python literals
+ * (`{'name': 'x', 'ok': True}`) count too. A value cut off by the end of the text is repaired once (see
+ * `parseJsonTolerant`). Values nested inside a found value are not reported separately: callers walk the
+ * parsed value.
  */
 export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}): ScannedJsonValue[] {
   const found: ScannedJsonValue[] = [];
@@ -71,7 +70,9 @@ export function forEachJsonValue(
   // open at an error fail at that same error (JSON inside a container does not depend on what is outside it), so
   // they are never read again: a run of unbalanced braces costs one read, not one per brace. Brackets inside a
   // string of a failed read are still tried (a stray quote in prose must not hide a call written after it). A
-  // spent budget (only contrived text gets there) hands the rest to the one-pass bracket pairing.
+  // spent budget (only contrived text gets there) hands the rest to the one-pass bracket pairing. Past the last
+  // `}` and `]` no value can be complete: only one value cut off by the end is tried there (repaired once).
+  const lastCloser = Math.max(text.lastIndexOf('}', to - 1), text.lastIndexOf(']', to - 1));
   let skipped: Uint8Array | undefined;
   let repairTried = false;
   let position = from;
@@ -85,6 +86,10 @@ export function forEachJsonValue(
     position = start + 1;
     if (skipped !== undefined && skipped[start - from] === 1) continue;
     if (objectsOnly && !mayHoldObject(text, start, to)) continue;
+    if (start > lastCloser) {
+      if (!repairTried) visitCutOff(text, start, to, maxValueLength, visit);
+      return;
+    }
     if (recoveryWork.characters - workAtStart > budget) {
       visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: 65_536 }, visit);
       return;
@@ -122,14 +127,14 @@ export function forEachJsonValue(
       for (let open = 0; open < read.openCount; open++) skipped[read.openStarts[open]! - from] = 1;
     }
     if (read.kind === JsonRead.CutOff && limit === to && !repairTried) {
-      // The first value that runs into the end of the text (a stream cut off mid-call): repaired once.
+      // The first value that runs into the end of the text (a stream cut off mid-call): repaired once. The
+      // complete values inside it are still tried after it (a caller keeps the outer one when it holds a call):
+      // a long run of unclosed `{"a": [` before a real call must not bury the call in one repaired value.
       repairTried = true;
       recoveryWork.characters += to - start;
       const parsed = parseJsonTolerant(text.slice(start, to));
-      if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
+      if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null)
         visit({ start, end: to, value: parsed.value });
-        return;
-      }
     }
   }
 }
@@ -142,6 +147,21 @@ function mayHoldObject(text: string, start: number, to: number): boolean {
   const next = text.charCodeAt(skipWhitespace(text, start + 1, to));
   if (text.charCodeAt(start) === 0x7b) return next === 0x22 || next === 0x27;
   return next === 0x7b || next === 0x5b;
+}
+
+/** The value at `start` runs into `to` (no closer follows): repaired as a value cut off by the end, if it is one. */
+function visitCutOff(
+  text: string,
+  start: number,
+  to: number,
+  maxValueLength: number,
+  visit: (value: ScannedJsonValue) => void,
+): void {
+  if (to - start > maxValueLength || readJsonValue(text, start, to).kind !== JsonRead.CutOff) return;
+  recoveryWork.characters += to - start;
+  const parsed = parseJsonTolerant(text.slice(start, to));
+  if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null)
+    visit({ start, end: to, value: parsed.value });
 }
 
 function isPythonDictStart(text: string, start: number, limit: number): boolean {
@@ -159,13 +179,6 @@ function parseRead(text: string, start: number, end: number, repairable: boolean
   }
   recoveryWork.characters += end - start;
   return parseJsonTolerant(slice);
-}
-
-function nextBracket(text: string, from: number, to: number): number {
-  const curly = text.indexOf('{', from);
-  const square = text.indexOf('[', from);
-  const index = curly < 0 ? square : square < 0 ? curly : Math.min(curly, square);
-  return index >= to ? -1 : index;
 }
 
 /** The paired scan: brackets paired in one pass, candidates tried outermost first. */

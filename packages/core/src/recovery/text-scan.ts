@@ -161,11 +161,10 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
   const prefixes = kept.map((needle) =>
     kept.flatMap((other, index) => (other.length < needle.length && needle.startsWith(other) ? [index] : [])),
   );
-  const escaped = kept.map(escapeRegExp);
   // Without the `u` flag, `i` folds ASCII letters only onto ASCII letters: the same matches as comparing
   // ASCII-lower-cased text, without lower-casing the text first.
   const compiled: CompiledNeedles = {
-    pattern: new RegExp(escaped.length > 0 ? escaped.join('|') : '(?!)', 'gi'),
+    pattern: new RegExp(kept.length > 0 ? kept.map(escapeRegExp).join('|') : '(?!)', 'gi'),
     needles: kept,
     byKey,
     prefixes,
@@ -218,6 +217,8 @@ function findAll(text: string, needles: readonly string[]): Map<string, number[]
     pattern.lastIndex = match.index + 1;
   }
   const found = new Map<string, number[]>();
-  kept.forEach((needle, index) => found.set(needle, lists[index]!));
+  kept.forEach((needle, index) => {
+    found.set(needle, lists[index]!);
+  });
   return found;
 }

@@ -3,6 +3,7 @@ import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import { findDelimitedBlocks } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
@@ -34,6 +35,7 @@ export const functionTagToolCallParser: ToolCallTextParser = {
       if (nameEnd < 0 || nameEnd > block.contentEnd || nameEnd - block.contentStart > 256) continue;
       const tool = tools.get(stripFunctionsPrefix(text.slice(block.contentStart, nameEnd).trim()));
       if (!tool) continue;
+      recoveryWork.characters += block.contentEnd - block.contentStart;
       const json = scanJsonValues(text, { from: nameEnd + 1, to: block.contentEnd, anchored: true })[0];
       let argumentsObject: Record<string, unknown> = {};
       if (json) {

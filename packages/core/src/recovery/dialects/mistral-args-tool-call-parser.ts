@@ -3,11 +3,7 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
-import {
-  readIdentifierEnd,
-  skipWhitespace,
-  stripFunctionsPrefix,
-} from '../text-search.ts';
+import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 
 const marker = '[TOOL_CALLS]';
 const argumentsMarker = '[ARGS]';

@@ -3,6 +3,7 @@ import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import { findDelimitedBlocks } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
@@ -35,6 +36,7 @@ export const namedToolCallTagParser: ToolCallTextParser = {
       const nameEnd = readIdentifierEnd(text, nameStart, block.contentEnd);
       const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));
       if (!tool) continue;
+      recoveryWork.characters += block.contentEnd - block.contentStart;
       let argumentsObject: Record<string, unknown> = {};
       const firstKey = keySearch.next(nameEnd);
       if (firstKey >= 0 && firstKey < block.contentEnd) {

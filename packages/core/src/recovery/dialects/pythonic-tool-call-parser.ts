@@ -1,9 +1,10 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { readPythonCall } from '../python-literal.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
-import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 import type { TextScan } from '../text-scan.ts';
+import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 const maximumCallLength = 1024 * 1024;
@@ -49,6 +50,7 @@ export const pythonicToolCallParser: ToolCallTextParser = {
       const windowEnd = Math.min(text.length, nameStart + Math.min(maximumCallLength, budget));
       const call = readPythonCall(text.slice(0, windowEnd), nameStart);
       budget -= call ? call.end - nameStart : windowEnd - nameStart;
+      recoveryWork.characters += call ? call.end - nameStart : 1;
       if (!call) continue;
       let end = call.end;
       if (printStart !== undefined) {

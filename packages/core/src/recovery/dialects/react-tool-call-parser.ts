@@ -4,11 +4,7 @@ import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { sanitizeString } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
-import {
-  readIdentifierEnd,
-  skipWhitespace,
-  stripFunctionsPrefix,
-} from '../text-search.ts';
+import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 import type { ToolSchemaInfo } from '../tool-schema-index.ts';
 
 const actionMarker = 'Action:';

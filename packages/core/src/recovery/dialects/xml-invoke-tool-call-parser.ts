@@ -2,12 +2,13 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseOpeningTag } from '../markup-attributes.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { createTextScan, type TextScan } from '../text-scan.ts';
 import {
   createForwardSearch,
-  type ForwardSearch,
   decodeXmlEntities,
+  type ForwardSearch,
   isWhitespaceCode,
   stripFunctionsPrefix,
 } from '../text-search.ts';
@@ -71,6 +72,7 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       const name = stripFunctionsPrefix((tag.attributes.get('name') ?? '').trim());
       const tool = tools.get(name);
       if (!tool) continue;
+      recoveryWork.characters += end - tagStart;
       const argumentsObject: Record<string, unknown> = {};
       let cursor = tag.end;
       while (cursor < bodyEnd) {
@@ -160,4 +162,13 @@ interface ClosingTagSearch extends ForwardSearch {
 function closingTagSearch(scan: TextScan, name: string): ClosingTagSearch {
   return Object.assign(scan.search(name), { noneFrom: Number.POSITIVE_INFINITY });
 }
-
+function nextInvokeOrEnd(lower: string, search: ForwardSearch, from: number): number {
+  let position = from;
+  while (true) {
+    const hit = search.next(position);
+    if (hit < 0) return lower.length;
+    const start = findTagStart(lower, hit);
+    if (start >= 0) return start;
+    position = hit + 1;
+  }
+}
