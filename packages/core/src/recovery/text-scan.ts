@@ -26,6 +26,8 @@ export interface TextScan {
    * (finding every name would cost more than it saves).
    */
   mayNameTool(toolDefs: readonly ToolDefinition[], from: number, to: number): boolean;
+  /** Ascending positions of the declared tools' names, or `undefined` when there are too many tools to look. */
+  toolNamePositions(toolDefs: readonly ToolDefinition[]): Int32Array | undefined;
   /** Memoised results of block finders keyed by a string (dialects that share a marker share its blocks). */
   memo<T>(key: string, compute: () => T): T;
 }
@@ -57,6 +59,11 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
     if (toolIndex?.defs !== toolDefs) toolIndex = { defs: toolDefs, index: indexToolDefinitions(toolDefs) };
     return toolIndex.index;
   };
+  const namesOf = (toolDefs: readonly ToolDefinition[]): Int32Array | undefined => {
+    if (namePositions?.defs !== toolDefs)
+      namePositions = { defs: toolDefs, positions: toolNamePositions(text, toolsOf(toolDefs)) };
+    return namePositions.positions;
+  };
   return {
     text,
     get lower() {
@@ -79,10 +86,9 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
       };
     },
     tools: toolsOf,
+    toolNamePositions: namesOf,
     mayNameTool(toolDefs, from, to) {
-      if (namePositions?.defs !== toolDefs)
-        namePositions = { defs: toolDefs, positions: toolNamePositions(text, toolsOf(toolDefs)) };
-      const list = namePositions.positions;
+      const list = namesOf(toolDefs);
       if (list === undefined) return true;
       const first = lowerBound(list, from);
       return first < list.length && list[first]! < to;
@@ -109,7 +115,8 @@ function toolNamePositions(text: string, tools: ToolSchemaIndex): Int32Array | u
   return Int32Array.from(all.sort((left, right) => left - right));
 }
 
-function lowerBound(list: ArrayLike<number>, value: number): number {
+/** The index of the first entry `>= value` in an ascending list. */
+export function lowerBound(list: ArrayLike<number>, value: number): number {
   let low = 0;
   let high = list.length;
   while (low < high) {

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
@@ -28,7 +28,7 @@ export const deepSeekToolCallParser: ToolCallTextParser = {
     const calls: LocatedToolCall[] = [];
     // Searched forward only: a missing separator is looked for once, not once per block.
     const separatorSearch = scan.search(separator);
-    for (const block of findDelimitedBlocks(text, { open: callBegin, closes: [callEnd] }, scan)) {
+    for (const block of findBlocksNamingTools(text, { open: callBegin, closes: [callEnd] }, scan, toolDefs)) {
       const separatorAt = separatorSearch.next(block.contentStart);
       if (separatorAt < 0 || separatorAt > block.contentEnd) continue;
       const before = text.slice(block.contentStart, separatorAt).trim();

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
@@ -31,9 +31,9 @@ export function createDelimitedJsonToolCallParser(
     parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
       const tools = scan.tools(toolDefs);
       const calls: LocatedToolCall[] = [];
-      const blocks = findDelimitedBlocks(text, { open: options.open, closes: options.closes ?? [] }, scan);
-      for (const block of blocks) {
-        if (!scan.mayNameTool(toolDefs, block.contentStart, block.contentEnd)) continue;
+      // Inside a call block a JSON object must name its tool: only blocks holding a tool's name are read.
+      const marker = { open: options.open, closes: options.closes ?? [] };
+      for (const block of findBlocksNamingTools(text, marker, scan, toolDefs)) {
         for (const value of blockValues(text, block.contentStart, block.contentEnd)) {
           for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
             calls.push({ ...call, start: block.start, end: block.end });

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { recoveryWork } from '../recovery-work.ts';
@@ -30,7 +30,12 @@ export const functionTagToolCallParser: ToolCallTextParser = {
     const closeParameterSearch = scan.search('</parameter>');
     const calls: LocatedToolCall[] = [];
     const tagEndSearch = createForwardSearch(text, '>');
-    for (const block of findDelimitedBlocks(text, { open: '<function=', closes: ['</function>'] }, scan)) {
+    for (const block of findBlocksNamingTools(
+      text,
+      { open: '<function=', closes: ['</function>'] },
+      scan,
+      toolDefs,
+    )) {
       const nameEnd = tagEndSearch.next(block.contentStart);
       if (nameEnd < 0 || nameEnd > block.contentEnd || nameEnd - block.contentStart > 256) continue;
       const tool = tools.get(stripFunctionsPrefix(text.slice(block.contentStart, nameEnd).trim()));

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { recoveryWork } from '../recovery-work.ts';
@@ -31,7 +31,12 @@ export const namedToolCallTagParser: ToolCallTextParser = {
     const valueSearch = scan.search('<arg_value>');
     const valueCloseSearch = scan.search('</arg_value>');
     const calls: LocatedToolCall[] = [];
-    for (const block of findDelimitedBlocks(text, { open: '<tool_call>', closes: ['</tool_call>'] }, scan)) {
+    for (const block of findBlocksNamingTools(
+      text,
+      { open: '<tool_call>', closes: ['</tool_call>'] },
+      scan,
+      toolDefs,
+    )) {
       const nameStart = skipWhitespace(text, block.contentStart, block.contentEnd);
       const nameEnd = readIdentifierEnd(text, nameStart, block.contentEnd);
       const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));
