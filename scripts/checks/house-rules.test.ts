@@ -40,16 +40,7 @@ const plainFetchAllowed: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** Files whose comments may point outside the repo for now, and why. */
-const outsideReferencesAllowed: ReadonlyMap<string, string> = new Map([
-  [
-    'packages/core/src/recovery/extract-tool-calls-from-text.ts',
-    'another branch is reworking packages/core/src/recovery at the same time; the comment is reworded after that merge',
-  ],
-  [
-    'packages/core/src/streaming/tool-call-markup-stream-filter.ts',
-    'another branch is reworking packages/core/src/streaming at the same time; the comment is reworded after that merge',
-  ],
-]);
+const outsideReferencesAllowed: ReadonlyMap<string, string> = new Map([]);
 
 /** Files that may keep an optional field written as a conditional, and why `omitUndefined` does not fit there. */
 const optionalConditionalsAllowed: ReadonlyMap<string, string> = new Map([]);

@@ -30,6 +30,11 @@ export interface ToolbusConfigFile {
    */
   toolLimits?: Record<string, { maxTools?: number; maxTokens?: number }>;
   /**
+   * The text tool-call dialects (parser names) recovery tries first, overriding the model profile chosen by the
+   * model id; empty: every dialect at once.
+   */
+  toolCallDialects?: string[];
+  /**
    * The coding agent's repository host (default github.com; templates with `{owner}` and `{repo}`), the NAME of the
    * variable holding a token for private repositories, and the local folders it may open (none by default).
    */

@@ -1,4 +1,4 @@
-import { parseModelString } from '@toolbus/core';
+import { defaultToolCallParsers, parseModelString } from '@toolbus/core';
 import { ToolbusError } from '@toolbus/spec';
 import { closestName } from './closest-name.ts';
 
@@ -11,7 +11,8 @@ type SettingKind =
   | { readonly type: 'text' }
   | { readonly type: 'host-list' }
   | { readonly type: 'positive-integer' }
-  | { readonly type: 'storage-url' };
+  | { readonly type: 'storage-url' }
+  | { readonly type: 'dialect-list' };
 
 /** One setting `toolbus config set` accepts. */
 export interface ConfigSetting {
@@ -67,6 +68,11 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     key: 'toolLimits.<model|*>.maxTokens',
     kind: { type: 'positive-integer' },
     description: 'tool definitions above this size: tool search',
+  },
+  {
+    key: 'toolCallDialects',
+    kind: { type: 'dialect-list' },
+    description: 'text tool-call dialects tried first (a,b; none: all)',
   },
 ];
 
@@ -166,6 +172,22 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
       }
       return raw;
     }
+    case 'dialect-list': {
+      // Overrides the model profile (the dialects a model family writes); `none` turns profiles off.
+      const names = raw
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
+      if (names.length === 1 && names[0] === 'none') return [];
+      const known = defaultToolCallParsers.map((parser) => parser.name);
+      for (const name of names) {
+        if (!known.includes(name)) {
+          const suggestion = closestName(name, known);
+          fail(`dialect names (${known.join(', ')})${suggestion ? `; did you mean "${suggestion}"?` : ''}`);
+        }
+      }
+      return names;
+    }
     case 'positive-integer': {
       const value = Number(raw);
       if (!Number.isSafeInteger(value) || value < 1) fail('a whole number above 0');
@@ -200,6 +222,18 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
       const setting = CONFIG_SCHEMA.find((candidate) => candidate.key === fullKey);
       if (setting === undefined) {
         problems.push(`unknown key "${fullKey}"`);
+        continue;
+      }
+      if (setting.kind.type === 'dialect-list') {
+        if (!Array.isArray(inner) || inner.some((name) => typeof name !== 'string'))
+          problems.push(`${fullKey} must be a list of dialect names`);
+        else if (inner.length > 0) {
+          try {
+            parseSettingValue({ setting, path: [fullKey] }, inner.join(','));
+          } catch (error) {
+            problems.push((error as Error).message);
+          }
+        }
         continue;
       }
       if (setting.kind.type === 'host-list') {

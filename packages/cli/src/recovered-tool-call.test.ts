@@ -99,4 +99,33 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
     assert.doesNotMatch(answerLines(result.stdout), callText);
     assertStructuredCall(followUp(), 'Let me check the policy.');
   });
+
+  test('the config overrides the dialects the model profile tries first', async () => {
+    // Both a Hermes call and a pythonic call: the Qwen profile reads the Hermes one; the config says pythonic.
+    written =
+      '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\n[internal_search(queries=["policy"])]';
+    const wrong = await spawnCli(['config', 'set', 'toolCallDialects', 'pythonik'], env);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /did you mean "pythonic"\?/);
+    const set = await spawnCli(['config', 'set', 'toolCallDialects', 'pythonic'], env);
+    assert.equal(set.code, 0, set.stderr);
+    try {
+      const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+      assert.equal(result.code, 0, result.stderr);
+      const assistant = followUp().messages.find((message) => message.role === 'assistant');
+      assert.deepEqual(
+        assistant?.toolCalls.map((call) => JSON.parse(call.arguments)),
+        [{ queries: ['policy'] }],
+      );
+    } finally {
+      await spawnCli(['config', 'unset', 'toolCallDialects'], env);
+    }
+    const byProfile = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    assert.equal(byProfile.code, 0, byProfile.stderr);
+    const assistant = followUp().messages.find((message) => message.role === 'assistant');
+    assert.deepEqual(
+      assistant?.toolCalls.map((call) => JSON.parse(call.arguments)),
+      [{ queries: ['refund'] }],
+    );
+  });
 });

@@ -42,6 +42,8 @@ export interface CliTurnInput {
   readonly userId: string;
   readonly storage: Storage;
   readonly toolLimits: ToolSearchLimits;
+  /** The config's `toolCallDialects`: tried first when recovering calls written as text (default: by model). */
+  readonly toolCallDialects?: readonly string[] | undefined;
   readonly outputDirectory: string;
   /** Aborts the model stream and the running tools (Ctrl-C). */
   readonly signal: AbortSignal;
@@ -102,6 +104,7 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     signal: input.signal,
     hooks,
     toolSearch: input.toolLimits,
+    ...(input.toolCallDialects ? { recovery: { dialects: input.toolCallDialects } } : {}),
     ...(input.firstChunkTimeoutMs === undefined
       ? {}
       : { stream: { firstChunkTimeoutMs: input.firstChunkTimeoutMs } }),

@@ -197,6 +197,7 @@ export async function runChatCommand(
         userId: user.id,
         storage,
         toolLimits,
+        toolCallDialects: config.file.toolCallDialects,
         outputDirectory: resolve(io.cwd, values.output ?? DEFAULT_OUTPUT_DIRECTORY),
         signal,
       });

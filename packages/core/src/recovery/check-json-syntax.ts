@@ -1,3 +1,5 @@
+import { recoveryWork } from './recovery-work.ts';
+
 /** `checkJsonSyntax`: the text is strict JSON. */
 export const JSON_VALID = -1;
 /** `checkJsonSyntax`: not strict JSON, but only for defects `parseJsonTolerant` repairs. */
@@ -7,18 +9,54 @@ export const JSON_REPAIRABLE = -2;
 const Expect = { Value: 0, KeyOrEnd: 1, Key: 2, Colon: 3, CommaOrEnd: 4 } as const;
 type Expect = (typeof Expect)[keyof typeof Expect];
 
+/** What {@link readJsonValue} found at one position. */
+export const JsonRead = {
+  /** One complete value; `end` is the index after it. */
+  Complete: 0,
+  /** The range ended inside the value; a repair could close it (unless it stopped right after a key). */
+  CutOff: 1,
+  /** A syntax error at `end`; `openStarts` holds the containers still open there (they all fail there too). */
+  Error: 2,
+} as const;
+/** One of the {@link JsonRead} outcomes. */
+export type JsonRead = (typeof JsonRead)[keyof typeof JsonRead];
+
+/** The outcome of {@link readJsonValue}; one object reused for every read (reads happen by the thousand). */
+export interface JsonReadResult {
+  kind: JsonRead;
+  /** After the value (`Complete`), the index of the error (`Error`), the range's end (`CutOff`). */
+  end: number;
+  /** Strict JSON would reject it only for defects `parseJsonTolerant` repairs. */
+  repairable: boolean;
+  /**
+   * Start indexes of the containers open at the error, outermost first: the first `openCount` entries (valid
+   * until the next read).
+   */
+  openStarts: Int32Array;
+  openCount: number;
+}
+
+const result: JsonReadResult = {
+  kind: JsonRead.Error,
+  end: 0,
+  repairable: false,
+  openStarts: new Int32Array(64),
+  openCount: 0,
+};
+
 /**
- * Checks, without allocating, whether `text[start, end)` is one JSON value, stopping at the first error: the
- * JSON scan tries many candidates in prose, and a candidate that is not JSON usually shows it within a few
- * characters, so rejecting it here costs that much instead of a thrown `JSON.parse` and a repair pass over the
- * whole candidate. Returns {@link JSON_VALID}, {@link JSON_REPAIRABLE} (trailing commas, raw control characters
- * in strings, a value cut off at `end`) or the index of the first error.
+ * Reads the one JSON value that starts at `start`, stopping where it ends, at the first syntax error or at
+ * `end`, without allocating. Work is the distance to the stop: a candidate in prose that is not JSON shows it
+ * within a few characters, so a scanner trying every bracket stays cheap, and a read never looks past the
+ * value it reads.
  */
-export function checkJsonSyntax(text: string, start: number, end: number): number {
-  // Open containers: 0x7b for objects, 0x5b for arrays.
-  const stack: number[] = [];
+export function readJsonValue(text: string, start: number, end: number): JsonReadResult {
+  // Start indexes of the open containers (a typed array: no allocation, no length bookkeeping per read); the
+  // bracket at that index tells objects from arrays.
+  let stack = result.openStarts;
+  let depth = 0;
+  result.repairable = false;
   let expect: Expect = Expect.Value;
-  let repairable = false;
   let index = start;
   while (index < end) {
     const code = text.charCodeAt(index);
@@ -31,86 +69,113 @@ export function checkJsonSyntax(text: string, start: number, end: number): numbe
       case Expect.Key:
         if (code === 0x22) {
           const after = skipString(text, index + 1, end);
-          if (after === -2) return JSON_REPAIRABLE;
-          if (after < 0) repairable = true;
+          if (after === -2) return finish(depth, JsonRead.CutOff, end, start);
+          if (after < 0) result.repairable = true;
           index = after < 0 ? -after - 3 : after;
           expect = Expect.Colon;
           break;
         }
-        if (code !== 0x7d) return index;
+        if (code !== 0x7d) return finish(depth, JsonRead.Error, index, start);
         // `{}`, or `{"a": 1,}` (a trailing comma, repaired).
-        if (expect === Expect.Key) repairable = true;
-        stack.pop();
+        if (expect === Expect.Key) result.repairable = true;
+        depth--;
         expect = Expect.CommaOrEnd;
         index++;
         break;
       case Expect.Value: {
         if (code === 0x22) {
           const after = skipString(text, index + 1, end);
-          if (after === -2) return JSON_REPAIRABLE;
-          if (after < 0) repairable = true;
+          if (after === -2) return finish(depth, JsonRead.CutOff, end, start);
+          if (after < 0) result.repairable = true;
           index = after < 0 ? -after - 3 : after;
           expect = Expect.CommaOrEnd;
           break;
         }
         if (code === 0x7b) {
-          stack.push(0x7b);
+          if (depth === stack.length) stack = grow(stack);
+          stack[depth++] = index;
           expect = Expect.KeyOrEnd;
           index++;
           break;
         }
         if (code === 0x5b) {
-          stack.push(0x5b);
+          if (depth === stack.length) stack = grow(stack);
+          stack[depth++] = index;
           index++;
           // `[]`: an array may close at once.
           const next = skipBlank(text, index, end);
           if (text.charCodeAt(next) === 0x5d) {
-            stack.pop();
+            depth--;
             expect = Expect.CommaOrEnd;
             index = next + 1;
           }
           break;
         }
-        if (code === 0x5d && stack[stack.length - 1] === 0x5b) {
+        if (code === 0x5d && depth > 0 && text.charCodeAt(stack[depth - 1]!) === 0x5b) {
           // `[1,]`: a trailing comma, repaired.
-          repairable = true;
-          stack.pop();
+          result.repairable = true;
+          depth--;
           expect = Expect.CommaOrEnd;
           index++;
           break;
         }
         const after = skipLiteral(text, index, end);
-        if (after < 0) return index;
+        if (after < 0) return finish(depth, JsonRead.Error, index, start);
         index = after;
         expect = Expect.CommaOrEnd;
         break;
       }
       case Expect.Colon:
-        if (code !== 0x3a) return index;
+        if (code !== 0x3a) return finish(depth, JsonRead.Error, index, start);
         expect = Expect.Value;
         index++;
         break;
       case Expect.CommaOrEnd: {
-        const open = stack[stack.length - 1];
-        if (open === undefined) return index;
+        const open = depth > 0 ? text.charCodeAt(stack[depth - 1]!) : undefined;
+        if (open === undefined) return finish(depth, JsonRead.Error, index, start);
         if (code === 0x2c) expect = open === 0x7b ? Expect.Key : Expect.Value;
-        else if ((code === 0x7d && open === 0x7b) || (code === 0x5d && open === 0x5b)) stack.pop();
-        else return index;
+        else if ((code === 0x7d && open === 0x7b) || (code === 0x5d && open === 0x5b)) depth--;
+        else return finish(depth, JsonRead.Error, index, start);
         index++;
-        if (stack.length === 0) {
-          const rest = skipBlank(text, index, end);
-          return rest >= end ? (repairable ? JSON_REPAIRABLE : JSON_VALID) : rest;
-        }
         break;
       }
     }
-    if (stack.length === 0 && expect === Expect.CommaOrEnd) {
-      const rest = skipBlank(text, index, end);
-      return rest >= end ? (repairable ? JSON_REPAIRABLE : JSON_VALID) : rest;
-    }
+    if (depth === 0 && expect === Expect.CommaOrEnd) return finish(depth, JsonRead.Complete, index, start);
   }
-  // Cut off at `end`: the repair closes what is open (unless it stopped right after a key).
-  return expect === Expect.Colon || stack.length === 0 ? end : JSON_REPAIRABLE;
+  // Cut off at `end`: a repair closes what is open, but not a key left without its value.
+  if (expect === Expect.Colon || depth === 0) return finish(depth, JsonRead.Error, end, start);
+  return finish(depth, JsonRead.CutOff, end, start);
+}
+
+function grow(stack: Int32Array): Int32Array {
+  const larger = new Int32Array(stack.length * 2);
+  larger.set(stack);
+  result.openStarts = larger;
+  return larger;
+}
+
+function finish(depth: number, kind: JsonRead, end: number, start: number): JsonReadResult {
+  result.openCount = depth;
+  result.kind = kind;
+  result.end = end;
+  recoveryWork.characters += end - start + 1;
+  return result;
+}
+
+/**
+ * Checks, without allocating, whether `text[start, end)` is one JSON value, stopping at the first error: the
+ * JSON scan tries many candidates in prose, and a candidate that is not JSON usually shows it within a few
+ * characters, so rejecting it here costs that much instead of a thrown `JSON.parse` and a repair pass over the
+ * whole candidate. Returns {@link JSON_VALID}, {@link JSON_REPAIRABLE} (trailing commas, raw control characters
+ * in strings, a value cut off at `end`) or the index of the first error.
+ */
+export function checkJsonSyntax(text: string, start: number, end: number): number {
+  const read = readJsonValue(text, start, end);
+  if (read.kind === JsonRead.CutOff) return JSON_REPAIRABLE;
+  if (read.kind === JsonRead.Error) return read.end;
+  const rest = skipBlank(text, read.end, end);
+  if (rest < end) return rest;
+  return read.repairable ? JSON_REPAIRABLE : JSON_VALID;
 }
 
 function skipBlank(text: string, from: number, end: number): number {

@@ -2,7 +2,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
-import { lowerCaseAscii } from './text-search.ts';
+import { createTextScan, type TextScan } from './text-scan.ts';
 import { defaultToolCallParsers, type ToolCallParserRegistry } from './tool-call-parser-registry.ts';
 import { indexToolDefinitions } from './tool-schema-index.ts';
 
@@ -20,7 +20,7 @@ export interface ExtractToolCallsOptions {
 }
 
 /**
- * Recovers the tool calls a model wrote as text (seed §5.2), in order of appearance. Every dialect parser
+ * Recovers the tool calls a model wrote as text (weak and self-hosted models often do), in order of appearance. Every dialect parser
  * whose cheap `detect` fires reads the text; a parser's calls are kept only when their range does not overlap
  * text already claimed by a higher-priority parser, which is how the inner arguments object of a call (or the
  * JSON body inside a dialect's tags) is never extracted a second time, wherever it sits. Calls to unknown
@@ -78,13 +78,15 @@ function locateToolCalls(
   // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
   // tag's `>`) and parsers see `</parameter>`.
   if (spacedClosingTag.test(text)) text = text.replace(spacedClosingTagAll, '$2</$1>');
+  // One pass over the text finds every parser's markers and needles; each parser then reads from those.
+  const scan = scanFor(text, parsers);
   const claimed = new IntervalSet();
   const accepted: LocatedToolCall[] = [];
   for (const parser of parsers) {
     let found: LocatedToolCall[];
     try {
-      if (!parser.detect(text)) continue;
-      found = parser.parse(text, toolDefs);
+      if (!parser.detect(text, scan)) continue;
+      found = parser.parse(text, toolDefs, scan);
       if (!Array.isArray(found)) continue;
     } catch {
       continue;
@@ -113,7 +115,7 @@ function locateToolCalls(
   }
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
-  return withoutThinkingDrafts(text, accepted).slice(0, options.maxCalls ?? 256);
+  return withoutThinkingDrafts(text, accepted, scan).slice(0, options.maxCalls ?? 256);
 }
 
 const spacedClosingTag = /<\/[^\s<>/]{1,40}\s+>/;
@@ -123,15 +125,33 @@ const spacedClosingTagAll = /<\/([^\s<>/]{1,40})(\s+)>/g;
  * A model that thinks aloud in `<think>…</think>` often drafts the call there before writing the real one: when
  * calls stand outside the thinking, the drafts inside it are not calls.
  */
-function withoutThinkingDrafts(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
+function withoutThinkingDrafts(text: string, calls: LocatedToolCall[], scan: TextScan): LocatedToolCall[] {
   if (calls.length < 2) return calls;
-  const lower = lowerCaseAscii(text);
-  if (!lower.includes('<think>')) return calls;
-  const blocks = findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] });
+  if (!scan.has('<think>')) return calls;
+  const blocks = findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] }, scan);
   const inside = (call: LocatedToolCall) =>
     blocks.some((block) => call.start >= block.contentStart && call.end <= block.end);
   const outside = calls.filter((call) => !inside(call));
   return outside.length > 0 ? outside : calls;
+}
+
+const scanNeedles = new WeakMap<readonly ToolCallTextParser[], readonly string[]>();
+
+function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan {
+  let needles = scanNeedles.get(parsers);
+  if (!needles) {
+    const all = new Set<string>(['<think>', '</think>']);
+    for (const parser of parsers) {
+      for (const marker of parser.markers ?? []) {
+        all.add(marker.open);
+        for (const close of marker.closes) all.add(close);
+      }
+      for (const needle of parser.needles ?? []) all.add(needle);
+    }
+    needles = [...all];
+    scanNeedles.set(parsers, needles);
+  }
+  return createTextScan(text, needles);
 }
 
 function resolveParsers(

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import type { TextScan } from './text-scan.ts';
 import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
 
 /** A tool call recovered from text the model wrote: the tool's name and its arguments object. */
@@ -29,6 +30,12 @@ export interface ToolCallTextParser {
    * these blocks, the recovery gate fires on them. Markup-free dialects (bare JSON, pythonic, ReAct) have none.
    */
   readonly markers?: readonly ToolCallMarkupMarker[];
-  detect(text: string): boolean;
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[];
+  /**
+   * Other strings the parser searches for (separators, inner tags): the extractor finds them, with every
+   * parser's markers, in one shared pass over the text (the `scan` handed to `detect` and `parse`).
+   */
+  readonly needles?: readonly string[];
+  /** `scan`, when given, is the shared pre-scan of `text`; a parser called on its own makes one. */
+  detect(text: string, scan?: TextScan): boolean;
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan?: TextScan): LocatedToolCall[];
 }

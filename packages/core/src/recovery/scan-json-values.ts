@@ -1,6 +1,7 @@
-import { checkJsonSyntax } from './check-json-syntax.ts';
+import { checkJsonSyntax, JsonRead, readJsonValue } from './check-json-syntax.ts';
 import { isPlainObject } from './parse-tool-arguments.ts';
 import { readPythonLiteral } from './python-literal.ts';
+import { recoveryWork } from './recovery-work.ts';
 import { skipWhitespace } from './text-search.ts';
 import { parseJsonTolerant, type TolerantJsonResult } from './tolerant-json-parse.ts';
 
@@ -28,15 +29,14 @@ const defaultMaxValueLength = 8 * 1024 * 1024;
 /**
  * Finds the outermost JSON objects and arrays in free text, left to right, in time linear in the text length.
  *
- * One pass pairs every bracket with its closer (a stack of open brackets; strings are tracked inside brackets,
- * and a line break ends a string, since JSON strings never span lines — a stray quote in prose cannot hide the
- * rest of the text). Candidates are then tried outermost first: a pair that parses is a value and nothing inside
- * it is tried again; a pair that does not parse (prose in braces, `{{...}}`) lets the pairs inside it be tried,
- * drawing on a work budget of ten times the text length, after which failed candidates are skipped whole. So a
- * long run of unbalanced braces before the real value costs one pass, never a rescan per brace. Objects written
- * as Python literals (`{'name': 'x', 'ok': True}`) count too. A value cut off by the end of the text is repaired
- * once (see `parseJsonTolerant`). Values nested inside a found value are not reported separately: callers walk
- * the parsed value.
+ * Every bracket is a candidate, read by `readJsonValue` only up to its first error (prose in brackets shows it
+ * within a few characters). The containers still open at an error fail at that same error, so they are never
+ * read again, and past the last `}` or `]` nothing can be complete: a long run of unbalanced braces costs one
+ * read, never a rescan per brace (a work budget hands contrived text to a one-pass bracket pairing). A value
+ * that parses is reported and nothing inside it is tried again. Objects written as Python literals
+ * (`{'name': 'x', 'ok': True}`) count too. A value cut off by the end of the text is repaired once (see
+ * `parseJsonTolerant`). Values nested inside a found value are not reported separately: callers walk the
+ * parsed value.
  */
 export function scanJsonValues(text: string, options: ScanJsonValuesOptions = {}): ScannedJsonValue[] {
   const found: ScannedJsonValue[] = [];
@@ -64,74 +64,121 @@ export function forEachJsonValue(
   }
   const maxValueLength = options.maxValueLength ?? defaultMaxValueLength;
   const objectsOnly = options.objectsOnly === true;
-  let budget = 10 * (to - from) + 65_536;
-  // Fast path: each candidate is scanned from its bracket to its closer, which in ordinary answers is short.
-  // A candidate that never closes, or a spent budget, means unbalanced text: the rest goes to the paired scan,
-  // which is linear whatever the text.
+  const workAtStart = recoveryWork.characters;
+  const budget = 16 * (to - from) + 65_536;
+  // Every bracket is a candidate, read by `readJsonValue` only as far as its first error. The containers still
+  // open at an error fail at that same error (JSON inside a container does not depend on what is outside it), so
+  // they are never read again: a run of unbalanced braces costs one read, not one per brace. Brackets inside a
+  // string of a failed read are still tried (a stray quote in prose must not hide a call written after it). A
+  // spent budget (only contrived text gets there) hands the rest to the one-pass bracket pairing. Past the last
+  // `}` and `]` no value can be complete: only one value cut off by the end is tried there (repaired once).
+  const lastCloser = Math.max(text.lastIndexOf('}', to - 1), text.lastIndexOf(']', to - 1));
+  let skipped: Uint8Array | undefined;
+  let repairTried = false;
   let position = from;
-  while (position < to) {
-    const start = nextBracket(text, position, to);
-    if (start < 0) return;
-    const closeAt = closingIndex(text, start, Math.min(to, start + maxValueLength));
-    if (closeAt === -1 || budget <= 0) {
-      visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: Math.max(budget, 65_536) }, visit);
+  let nextCurly = text.indexOf('{', from);
+  let nextSquare = text.indexOf('[', from);
+  while (true) {
+    if (nextCurly >= 0 && nextCurly < position) nextCurly = text.indexOf('{', position);
+    if (nextSquare >= 0 && nextSquare < position) nextSquare = text.indexOf('[', position);
+    const start = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
+    if (start < 0 || start >= to) return;
+    position = start + 1;
+    if (skipped !== undefined && skipped[start - from] === 1) continue;
+    if (objectsOnly && !mayHoldObject(text, start, to)) continue;
+    if (start > lastCloser) {
+      if (!repairTried) visitCutOff(text, start, to, maxValueLength, visit);
       return;
     }
-    budget -= closeAt < 0 ? -closeAt - start : closeAt - start;
-    if (closeAt < 0) {
-      // A closer that does not match: not a value here; one may start inside.
-      position = start + 1;
+    if (recoveryWork.characters - workAtStart > budget) {
+      visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: 65_536 }, visit);
+      return;
+    }
+    const limit = Math.min(to, start + maxValueLength);
+    if (isPythonDictStart(text, start, limit)) {
+      const read = readPythonLiteral(text.slice(start, limit), 0);
+      recoveryWork.characters += read ? read.end : 1;
+      if (read && isPlainObject(read.value)) {
+        visit({ start, end: start + read.end, value: read.value });
+        position = start + read.end;
+      }
       continue;
     }
-    const end = closeAt + 1;
-    if (objectsOnly && text.charCodeAt(start) === 0x5b) {
-      const object = text.indexOf('{', start);
-      if (object < 0 || object >= end) {
-        position = end;
-        continue;
+    const read = readJsonValue(text, start, limit);
+    if (read.kind === JsonRead.Complete) {
+      const end = read.end;
+      if (objectsOnly && text.charCodeAt(start) === 0x5b) {
+        const object = text.indexOf('{', start);
+        if (object < 0 || object >= end) {
+          // An array without any object (`[1, 2, 3]`) cannot hold a call: skipped unparsed.
+          position = end;
+          continue;
+        }
       }
+      const parsed = parseRead(text, start, end, read.repairable);
+      if (parsed.ok) {
+        visit({ start, end, value: parsed.value });
+        position = end;
+      }
+      continue;
     }
-    const value = parseCandidate(text, start, end);
-    budget -= candidateCost;
-    if (value.ok) {
-      visit({ start, end, value: value.value });
-      position = end;
-    } else position = start + 1;
+    if (read.openCount > 1) {
+      skipped ??= new Uint8Array(to - from);
+      for (let open = 0; open < read.openCount; open++) skipped[read.openStarts[open]! - from] = 1;
+    }
+    if (read.kind === JsonRead.CutOff && limit === to && !repairTried) {
+      // The first value that runs into the end of the text (a stream cut off mid-call): repaired once. The
+      // complete values inside it are still tried after it (a caller keeps the outer one when it holds a call):
+      // a long run of unclosed `{"a": [` before a real call must not bury the call in one repaired value.
+      repairTried = true;
+      recoveryWork.characters += to - start;
+      const parsed = parseJsonTolerant(text.slice(start, to));
+      if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null)
+        visit({ start, end: to, value: parsed.value });
+    }
   }
 }
 
 /**
- * The index of the bracket that closes the one at `start` (strings skipped), `-1` when the text ends first, or
- * `-(index + 2)` for a closer that does not match at `index`.
+ * Whether the bracket at `start` can open a value holding an object with keys: `{` must be followed by a key
+ * (a quote), `[` by an object or another array. Rejects most brackets of prose without a read.
  */
-function closingIndex(text: string, start: number, limit: number): number {
-  const closers: number[] = [];
-  let inString = false;
-  let escaped = false;
-  for (let index = start; index < limit; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (code === 0x5c) escaped = true;
-      else if (code === 0x22) inString = false;
-      continue;
-    }
-    if (code === 0x22) inString = true;
-    else if (code === 0x7b) closers.push(0x7d);
-    else if (code === 0x5b) closers.push(0x5d);
-    else if (code === 0x7d || code === 0x5d) {
-      if (closers.pop() !== code) return -(index + 2);
-      if (closers.length === 0) return index;
-    }
-  }
-  return -1;
+function mayHoldObject(text: string, start: number, to: number): boolean {
+  const next = text.charCodeAt(skipWhitespace(text, start + 1, to));
+  if (text.charCodeAt(start) === 0x7b) return next === 0x22 || next === 0x27;
+  return next === 0x7b || next === 0x5b;
 }
 
-function nextBracket(text: string, from: number, to: number): number {
-  const curly = text.indexOf('{', from);
-  const square = text.indexOf('[', from);
-  const index = curly < 0 ? square : square < 0 ? curly : Math.min(curly, square);
-  return index >= to ? -1 : index;
+/** The value at `start` runs into `to` (no closer follows): repaired as a value cut off by the end, if it is one. */
+function visitCutOff(
+  text: string,
+  start: number,
+  to: number,
+  maxValueLength: number,
+  visit: (value: ScannedJsonValue) => void,
+): void {
+  if (to - start > maxValueLength || readJsonValue(text, start, to).kind !== JsonRead.CutOff) return;
+  recoveryWork.characters += to - start;
+  const parsed = parseJsonTolerant(text.slice(start, to));
+  if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null)
+    visit({ start, end: to, value: parsed.value });
+}
+
+function isPythonDictStart(text: string, start: number, limit: number): boolean {
+  return text.charCodeAt(start) === 0x7b && text.charCodeAt(skipWhitespace(text, start + 1, limit)) === 0x27;
+}
+
+function parseRead(text: string, start: number, end: number, repairable: boolean): TolerantJsonResult {
+  const slice = text.slice(start, end);
+  if (!repairable) {
+    try {
+      return { ok: true, value: JSON.parse(slice) };
+    } catch {
+      // an escape or number form the reader lets through: the tolerant parse decides
+    }
+  }
+  recoveryWork.characters += end - start;
+  return parseJsonTolerant(slice);
 }
 
 /** The paired scan: brackets paired in one pass, candidates tried outermost first. */
@@ -247,7 +294,7 @@ function parseCandidate(text: string, start: number, end: number): TolerantJsonR
   return parseJsonTolerant(text.slice(start, end));
 }
 
-/** Only a value starting at `from` (after whitespace) counts. */
+/** Only a value starting at `from` (after whitespace) counts; the read stops where that value ends. */
 function visitAnchored(
   text: string,
   from: number,
@@ -258,31 +305,21 @@ function visitAnchored(
   const start = skipWhitespace(text, from, to);
   const first = text.charCodeAt(start);
   if (first !== 0x7b && first !== 0x5b) return;
-  const closers: number[] = [];
-  let inString = false;
-  let escaped = false;
   const limit = Math.min(to, start + maxValueLength);
-  for (let index = start; index < limit; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (code === 0x5c) escaped = true;
-      else if (code === 0x22) inString = false;
-      continue;
-    }
-    if (code === 0x22) inString = true;
-    else if (code === 0x7b) closers.push(0x7d);
-    else if (code === 0x5b) closers.push(0x5d);
-    else if (code === 0x7d || code === 0x5d) {
-      if (closers.pop() !== code) return;
-      if (closers.length === 0) {
-        const parsed = parseCandidate(text, start, index + 1);
-        if (parsed.ok) visit({ start, end: index + 1, value: parsed.value });
-        return;
-      }
-    }
+  if (isPythonDictStart(text, start, limit)) {
+    const read = readPythonLiteral(text.slice(start, limit), 0);
+    recoveryWork.characters += read ? read.end : 1;
+    if (read && isPlainObject(read.value)) visit({ start, end: start + read.end, value: read.value });
+    return;
   }
-  if (limit < to) return;
+  const read = readJsonValue(text, start, limit);
+  if (read.kind === JsonRead.Complete) {
+    const parsed = parseRead(text, start, read.end, read.repairable);
+    if (parsed.ok) visit({ start, end: read.end, value: parsed.value });
+    return;
+  }
+  if (read.kind !== JsonRead.CutOff || limit < to) return;
+  recoveryWork.characters += to - start;
   const parsed = parseJsonTolerant(text.slice(start, to));
   if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null)
     visit({ start, end: to, value: parsed.value });

@@ -7,15 +7,18 @@ let cachedLower = '';
 
 /**
  * Lower-cases ASCII letters only, so every index in the result is the same index in the input (full Unicode
- * lower-casing can change the length of a string). The last result is cached: several parsers ask for the
- * same text.
+ * lower-casing can change the length of a string). The last long result is cached: several parsers ask for
+ * the same text.
  */
 export function lowerCaseAscii(text: string): string {
   if (text === cachedSource) return cachedLower;
   let lower = text.toLowerCase();
   if (lower.length !== text.length) lower = text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-  cachedSource = text;
-  cachedLower = lower;
+  // Only long texts are cached: lower-casing a needle must not evict the answer every parser reads.
+  if (text.length > 256) {
+    cachedSource = text;
+    cachedLower = lower;
+  }
   return lower;
 }
 
@@ -90,4 +93,9 @@ export function readIdentifierEnd(text: string, from: number, to = text.length):
 /** Strips the `functions.` namespace some models put before a tool name. */
 export function stripFunctionsPrefix(name: string): string {
   return name.startsWith('functions.') ? name.slice('functions.'.length) : name;
+}
+
+/** `text` with the characters regular expressions treat as syntax escaped. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,4 +1,4 @@
-import { isWhitespaceCode, lowerCaseAscii } from './text-search.ts';
+import { escapeRegExp, isWhitespaceCode, lowerCaseAscii } from './text-search.ts';
 
 /**
  * One kind of tool-call markup: an opening marker and what ends it. Each dialect parser declares the markers
@@ -73,8 +73,4 @@ export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCa
 
 function isTagEnd(code: number): boolean {
   return code === 0x3e || code === 0x2f || isWhitespaceCode(code);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -209,7 +209,7 @@ export class ToolCallMarkupStreamFilter {
   }
 }
 
-/** {@link ToolCallMarkupStreamFilter} for `<function_calls>…</function_calls>` only (Onyx's filter). */
+/** {@link ToolCallMarkupStreamFilter} for `<function_calls>…</function_calls>` only: the narrow filter of the system we model (docs/decisions/differences-from-onyx.md). */
 export class XmlToolCallStreamFilter extends ToolCallMarkupStreamFilter {
   constructor() {
     super([functionCallsMarker]);

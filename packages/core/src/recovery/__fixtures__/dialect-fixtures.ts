@@ -403,6 +403,14 @@ export const quirkFixtures: readonly DialectFixture[] = [
     visible: '{"name": "get_weather", "arguments": 42}',
   },
   {
+    name: 'an <invoke> left open at the end of the stream is recovered',
+    dialect: 'xml-invoke',
+    model: 'minimax-m2',
+    text: 'Checking.\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n',
+    calls: [oslo],
+    visible: 'Checking.\n',
+  },
+  {
     name: 'prose in "arguments" is not a call',
     dialect: 'json',
     model: 'qwen2.5:7b',

@@ -1,15 +1,10 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import {
-  createForwardSearch,
-  readIdentifierEnd,
-  skipWhitespace,
-  stripFunctionsPrefix,
-} from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 
 const callBegin = '<｜tool▁call▁begin｜>';
 const callEnd = '<｜tool▁call▁end｜>';
@@ -26,13 +21,14 @@ export const deepSeekToolCallParser: ToolCallTextParser = {
     { open: '<｜tool▁calls▁begin｜>', closes: ['<｜tool▁calls▁end｜>'] },
     { open: callBegin, closes: [callEnd] },
   ],
-  detect: (text) => text.includes(callBegin),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
+  needles: [separator],
+  detect: (text, scan = createTextScan(text)) => scan.has(callBegin),
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
     const calls: LocatedToolCall[] = [];
     // Searched forward only: a missing separator is looked for once, not once per block.
-    const separatorSearch = createForwardSearch(text, separator);
-    for (const block of findDelimitedBlocks(text, { open: callBegin, closes: [callEnd] })) {
+    const separatorSearch = scan.search(separator);
+    for (const block of findBlocksNamingTools(text, { open: callBegin, closes: [callEnd] }, scan, toolDefs)) {
       const separatorAt = separatorSearch.next(block.contentStart);
       if (separatorAt < 0 || separatorAt > block.contentEnd) continue;
       const before = text.slice(block.contentStart, separatorAt).trim();

@@ -1,10 +1,10 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { lowerCaseAscii, skipWhitespace } from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { skipWhitespace } from '../text-search.ts';
 
 /** Options for {@link createDelimitedJsonToolCallParser}. */
 export interface DelimitedJsonToolCallParserOptions {
@@ -24,16 +24,16 @@ export interface DelimitedJsonToolCallParserOptions {
 export function createDelimitedJsonToolCallParser(
   options: DelimitedJsonToolCallParserOptions,
 ): ToolCallTextParser {
-  // Detection searches the ASCII-lower-cased text, which is computed once per text and shared by every parser.
-  const lowerOpen = options.open.toLowerCase();
   return {
     name: options.name,
     markers: [{ open: options.open, closes: options.closes ?? [] }],
-    detect: (text) => lowerCaseAscii(text).includes(lowerOpen),
-    parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-      const tools = indexToolDefinitions(toolDefs);
+    detect: (text, scan = createTextScan(text)) => scan.has(options.open),
+    parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+      const tools = scan.tools(toolDefs);
       const calls: LocatedToolCall[] = [];
-      for (const block of findDelimitedBlocks(text, { open: options.open, closes: options.closes ?? [] })) {
+      // Inside a call block a JSON object must name its tool: only blocks holding a tool's name are read.
+      const marker = { open: options.open, closes: options.closes ?? [] };
+      for (const block of findBlocksNamingTools(text, marker, scan, toolDefs)) {
         for (const value of blockValues(text, block.contentStart, block.contentEnd)) {
           for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
             calls.push({ ...call, start: block.start, end: block.end });

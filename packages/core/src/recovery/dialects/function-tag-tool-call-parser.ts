@@ -1,17 +1,13 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import {
-  createForwardSearch,
-  decodeXmlEntities,
-  lowerCaseAscii,
-  stripFunctionsPrefix,
-} from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { createForwardSearch, decodeXmlEntities, stripFunctionsPrefix } from '../text-search.ts';
 
 /**
  * `<function=name>…</function>`: Qwen3-Coder / Qwen3.5 / Nemotron 3 / Seed-OSS put `<parameter=p>value</parameter>`
@@ -26,19 +22,25 @@ export const functionTagToolCallParser: ToolCallTextParser = {
     { open: '<function=', closes: ['</function>'] },
     { open: '<seed:tool_call>', closes: ['</seed:tool_call>'] },
   ],
-  detect: (text) => text.includes('<function=') || text.includes('<FUNCTION='),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const lower = lowerCaseAscii(text);
-    const parameterSearch = createForwardSearch(lower, '<parameter=');
-    const closeParameterSearch = createForwardSearch(lower, '</parameter>');
+  needles: ['<parameter=', '</parameter>'],
+  detect: (text, scan = createTextScan(text)) => scan.has('<function='),
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const parameterSearch = scan.search('<parameter=');
+    const closeParameterSearch = scan.search('</parameter>');
     const calls: LocatedToolCall[] = [];
     const tagEndSearch = createForwardSearch(text, '>');
-    for (const block of findDelimitedBlocks(text, { open: '<function=', closes: ['</function>'] })) {
+    for (const block of findBlocksNamingTools(
+      text,
+      { open: '<function=', closes: ['</function>'] },
+      scan,
+      toolDefs,
+    )) {
       const nameEnd = tagEndSearch.next(block.contentStart);
       if (nameEnd < 0 || nameEnd > block.contentEnd || nameEnd - block.contentStart > 256) continue;
       const tool = tools.get(stripFunctionsPrefix(text.slice(block.contentStart, nameEnd).trim()));
       if (!tool) continue;
+      recoveryWork.characters += block.contentEnd - block.contentStart;
       const json = scanJsonValues(text, { from: nameEnd + 1, to: block.contentEnd, anchored: true })[0];
       let argumentsObject: Record<string, unknown> = {};
       if (json) {

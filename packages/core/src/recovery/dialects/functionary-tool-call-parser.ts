@@ -2,18 +2,19 @@ import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { createForwardSearch, readIdentifierEnd } from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { readIdentifierEnd } from '../text-search.ts';
 
 const marker = '>>>';
 
 /** Functionary v3.2: `>>>get_weather` newline `{"city": "Oslo"}` (`>>>all` introduces plain text). */
 export const functionaryToolCallParser: ToolCallTextParser = {
   name: 'functionary',
-  detect: (text) => text.includes(marker),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const search = createForwardSearch(text, marker);
+  needles: [marker],
+  detect: (text, scan = createTextScan(text)) => scan.has(marker),
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const search = scan.search(marker);
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {

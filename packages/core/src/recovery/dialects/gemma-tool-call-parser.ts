@@ -1,9 +1,15 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
-import { createForwardSearch, readIdentifierEnd, skipWhitespace } from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import {
+  createForwardSearch,
+  type ForwardSearch,
+  readIdentifierEnd,
+  skipWhitespace,
+} from '../text-search.ts';
 
 const callMarker = 'call:';
 const stringDelimiters = ['<|"|>', '<escape>'];
@@ -22,15 +28,21 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
   markers: wrappers.map(([open, close]) => ({ open, closes: [close] })),
-  detect: (text) => text.includes(callMarker),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const callSearch = createForwardSearch(text, callMarker);
+  needles: [callMarker, ...stringDelimiters],
+  detect: (text, scan = createTextScan(text)) => scan.positions(callMarker, true).length > 0,
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const callSearch = scan.search(callMarker, true);
     // Forward searches, so a delimiter that never closes is looked for once, not once per call.
     const colonSearch = createForwardSearch(text, ':');
     const delimiterSearches = new Map(
-      stringDelimiters.map((delimiter) => [delimiter, createForwardSearch(text, delimiter)]),
+      stringDelimiters.map((delimiter) => [delimiter, scan.search(delimiter, true)]),
     );
+    const commaSearch = createForwardSearch(text, ',');
+    const braceSearch = createForwardSearch(text, '}');
+    // Where the next `call:` starts: a call's keys and bare values never run into the next call, so text full of
+    // unclosed calls is read once, not once per call.
+    const nextCallSearch = scan.search(callMarker, true);
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -43,26 +55,30 @@ export const gemmaToolCallParser: ToolCallTextParser = {
       const argumentsObject: Record<string, unknown> = {};
       let cursor = skipWhitespace(text, nameEnd + 1);
       let closed = false;
-      while (cursor < text.length && cursor - hit < 1_048_576) {
+      const limit = nextCallOrEnd(nextCallSearch, cursor, text.length);
+      while (cursor < limit && cursor - hit < 1_048_576) {
         if (text[cursor] === '}') {
           closed = true;
           cursor++;
           break;
         }
         const keyEnd = colonSearch.next(cursor);
-        if (keyEnd < 0 || keyEnd - cursor > 256) break;
+        if (keyEnd < 0 || keyEnd - cursor > 256 || keyEnd >= limit) break;
         const key = text.slice(cursor, keyEnd).trim();
         let valueStart = keyEnd + 1;
         const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, valueStart));
         if (delimiter) {
           valueStart += delimiter.length;
           const valueEnd = delimiterSearches.get(delimiter)!.next(valueStart);
-          if (valueEnd < 0) break;
+          // A string that runs into the next call was never closed.
+          if (valueEnd < 0 || valueEnd > limit) break;
           argumentsObject[key] = text.slice(valueStart, valueEnd);
           cursor = valueEnd + delimiter.length;
         } else {
-          let valueEnd = valueStart;
-          while (valueEnd < text.length && text[valueEnd] !== ',' && text[valueEnd] !== '}') valueEnd++;
+          const valueEnd = Math.min(
+            nextOrEnd(commaSearch, valueStart, limit),
+            nextOrEnd(braceSearch, valueStart, limit),
+          );
           argumentsObject[key] = coerceParameterValue(text.slice(valueStart, valueEnd).trim(), {
             schema: tool.properties.get(key),
           });
@@ -71,6 +87,7 @@ export const gemmaToolCallParser: ToolCallTextParser = {
         cursor = skipWhitespace(text, cursor);
         if (text[cursor] === ',') cursor = skipWhitespace(text, cursor + 1);
       }
+      recoveryWork.characters += cursor - hit;
       if (!closed) continue;
       let start = hit;
       let end = cursor;
@@ -89,3 +106,12 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+function nextCallOrEnd(search: ForwardSearch, from: number, end: number): number {
+  return nextOrEnd(search, from, end);
+}
+
+function nextOrEnd(search: ForwardSearch, from: number, end: number): number {
+  const hit = search.next(from);
+  return hit < 0 || hit > end ? end : hit;
+}

@@ -2,8 +2,8 @@ import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { createForwardSearch, readIdentifierEnd } from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { readIdentifierEnd } from '../text-search.ts';
 
 const recipient = 'to=functions.';
 const messageMarker = '<|message|>';
@@ -22,12 +22,14 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     { open: '<|channel|>commentary to=', closes: ['<|call|>'] },
     { open: '<|start|>assistant to=', closes: ['<|call|>'] },
   ],
-  detect: (text) => text.includes(recipient) && text.includes(messageMarker),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const recipientSearch = createForwardSearch(text, recipient);
-    const messageSearch = createForwardSearch(text, messageMarker);
-    const endSearches = endMarkers.map((marker) => ({ search: createForwardSearch(text, marker), marker }));
+  needles: [recipient, messageMarker, ...endMarkers],
+  detect: (text, scan = createTextScan(text)) =>
+    scan.positions(recipient, true).length > 0 && scan.positions(messageMarker, true).length > 0,
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const recipientSearch = scan.search(recipient, true);
+    const messageSearch = scan.search(messageMarker, true);
+    const endSearches = endMarkers.map((marker) => ({ search: scan.search(marker, true), marker }));
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {

@@ -2,6 +2,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { forEachJsonValue } from '../scan-json-values.ts';
+import type { TextScan } from '../text-scan.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 /**
@@ -12,8 +13,8 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
 export const jsonToolCallParser: ToolCallTextParser = {
   name: 'json',
   detect: (text) => text.includes('{'),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan?: TextScan): LocatedToolCall[] {
+    const tools = scan ? scan.tools(toolDefs) : indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
     forEachJsonValue(text, { objectsOnly: true }, (scanned) => {
       for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: true })) {

@@ -4,8 +4,8 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { createForwardSearch, stripFunctionsPrefix } from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { stripFunctionsPrefix } from '../text-search.ts';
 
 const callBegin = '<|tool_call_begin|>';
 const callEnd = '<|tool_call_end|>';
@@ -23,13 +23,14 @@ export const kimiToolCallParser: ToolCallTextParser = {
     { open: '<|tool_calls_section_begin|>', closes: ['<|tool_calls_section_end|>'] },
     { open: callBegin, closes: [callEnd] },
   ],
-  detect: (text) => text.includes(callBegin),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
+  needles: [argumentBegin],
+  detect: (text, scan = createTextScan(text)) => scan.has(callBegin),
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
     const calls: LocatedToolCall[] = [];
     // Searched forward only: a missing argument marker is looked for once, not once per block.
-    const argumentSearch = createForwardSearch(text, argumentBegin);
-    for (const block of findDelimitedBlocks(text, { open: callBegin, closes: [callEnd] })) {
+    const argumentSearch = scan.search(argumentBegin);
+    for (const block of findDelimitedBlocks(text, { open: callBegin, closes: [callEnd] }, scan)) {
       const argumentAt = argumentSearch.next(block.contentStart);
       if (argumentAt < 0 || argumentAt > block.contentEnd) continue;
       const identifier = stripFunctionsPrefix(text.slice(block.contentStart, argumentAt).trim());

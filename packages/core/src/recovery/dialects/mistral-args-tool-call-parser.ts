@@ -2,13 +2,8 @@ import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import {
-  createForwardSearch,
-  readIdentifierEnd,
-  skipWhitespace,
-  stripFunctionsPrefix,
-} from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 
 const marker = '[TOOL_CALLS]';
 const argumentsMarker = '[ARGS]';
@@ -22,10 +17,10 @@ const callIdMarker = '[CALL_ID]';
 export const mistralArgumentsToolCallParser: ToolCallTextParser = {
   name: 'mistral-args',
   markers: [{ open: marker, closes: [] }],
-  detect: (text) => text.includes(marker),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const markerSearch = createForwardSearch(text, marker);
+  detect: (text, scan = createTextScan(text)) => scan.positions(marker, true).length > 0,
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const markerSearch = scan.search(marker, true);
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {

@@ -1,19 +1,18 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
-import { findDelimitedBlocks } from '../delimited-blocks.ts';
+import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
+import { createTextScan } from '../text-scan.ts';
 import {
-  createForwardSearch,
   decodeXmlEntities,
-  lowerCaseAscii,
   readIdentifierEnd,
   skipWhitespace,
   stripFunctionsPrefix,
 } from '../text-search.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 /**
  * `<tool_call>name …</tool_call>` with the tool name written first: GLM-4.5/4.6/4.7 and Ling follow it with
@@ -23,20 +22,26 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
 export const namedToolCallTagParser: ToolCallTextParser = {
   name: 'named-tool-call-tag',
   markers: [{ open: '<tool_call>', closes: ['</tool_call>'] }],
-  detect: (text) => text.includes('<tool_call>') || text.includes('<TOOL_CALL>'),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const lower = lowerCaseAscii(text);
-    const keySearch = createForwardSearch(lower, '<arg_key>');
-    const keyCloseSearch = createForwardSearch(lower, '</arg_key>');
-    const valueSearch = createForwardSearch(lower, '<arg_value>');
-    const valueCloseSearch = createForwardSearch(lower, '</arg_value>');
+  needles: ['<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>'],
+  detect: (text, scan = createTextScan(text)) => scan.has('<tool_call>'),
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const keySearch = scan.search('<arg_key>');
+    const keyCloseSearch = scan.search('</arg_key>');
+    const valueSearch = scan.search('<arg_value>');
+    const valueCloseSearch = scan.search('</arg_value>');
     const calls: LocatedToolCall[] = [];
-    for (const block of findDelimitedBlocks(text, { open: '<tool_call>', closes: ['</tool_call>'] })) {
+    for (const block of findBlocksNamingTools(
+      text,
+      { open: '<tool_call>', closes: ['</tool_call>'] },
+      scan,
+      toolDefs,
+    )) {
       const nameStart = skipWhitespace(text, block.contentStart, block.contentEnd);
       const nameEnd = readIdentifierEnd(text, nameStart, block.contentEnd);
       const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));
       if (!tool) continue;
+      recoveryWork.characters += block.contentEnd - block.contentStart;
       let argumentsObject: Record<string, unknown> = {};
       const firstKey = keySearch.next(nameEnd);
       if (firstKey >= 0 && firstKey < block.contentEnd) {

@@ -1,7 +1,9 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { readPythonCall } from '../python-literal.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
+import type { TextScan } from '../text-scan.ts';
 import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
@@ -27,8 +29,8 @@ export const pythonicToolCallParser: ToolCallTextParser = {
     { open: '<|tool_call_start|>', closes: ['<|tool_call_end|>'] },
   ],
   detect: (text) => text.includes('('),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan?: TextScan): LocatedToolCall[] {
+    const tools = scan ? scan.tools(toolDefs) : indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
     let budget = 4 * text.length + maximumCallLength;
     let position = 0;
@@ -48,6 +50,7 @@ export const pythonicToolCallParser: ToolCallTextParser = {
       const windowEnd = Math.min(text.length, nameStart + Math.min(maximumCallLength, budget));
       const call = readPythonCall(text.slice(0, windowEnd), nameStart);
       budget -= call ? call.end - nameStart : windowEnd - nameStart;
+      recoveryWork.characters += call ? call.end - nameStart : 1;
       if (!call) continue;
       let end = call.end;
       if (printStart !== undefined) {

@@ -3,13 +3,9 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { sanitizeString } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import {
-  createForwardSearch,
-  readIdentifierEnd,
-  skipWhitespace,
-  stripFunctionsPrefix,
-} from '../text-search.ts';
-import { indexToolDefinitions, type ToolSchemaInfo } from '../tool-schema-index.ts';
+import { createTextScan } from '../text-scan.ts';
+import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import type { ToolSchemaInfo } from '../tool-schema-index.ts';
 
 const actionMarker = 'Action:';
 const inputMarker = 'Action Input:';
@@ -21,10 +17,11 @@ const inputMarker = 'Action Input:';
  */
 export const reactToolCallParser: ToolCallTextParser = {
   name: 'react',
-  detect: (text) => text.includes(inputMarker),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const actionSearch = createForwardSearch(text, actionMarker);
+  needles: [actionMarker, inputMarker],
+  detect: (text, scan = createTextScan(text)) => scan.positions(inputMarker, true).length > 0,
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    const actionSearch = scan.search(actionMarker, true);
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {

@@ -2,16 +2,17 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseOpeningTag } from '../markup-attributes.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
+import { createTextScan, type TextScan } from '../text-scan.ts';
 import {
   createForwardSearch,
   decodeXmlEntities,
+  type ForwardSearch,
   isWhitespaceCode,
-  lowerCaseAscii,
   stripFunctionsPrefix,
 } from '../text-search.ts';
 import { functionCallsMarker } from '../tool-call-markup-marker.ts';
-import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 // A short prefix before the tag name is allowed, for DeepSeek V4's `<｜DSML｜invoke`.
 const maximumPrefixLength = 16;
@@ -31,14 +32,21 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     { open: '<invoke', closes: ['</invoke>'], requiresTagEnd: true },
     { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
   ],
-  detect: (text) => /<[^<>\s]{0,16}invoke[\s>]/i.test(text),
-  parse(text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] {
-    const tools = indexToolDefinitions(toolDefs);
-    const lower = lowerCaseAscii(text);
-    const invokeSearch = createForwardSearch(lower, 'invoke');
-    const closeInvokeSearch = closingTagSearch(lower, 'invoke');
-    const parameterSearch = createForwardSearch(lower, 'parameter');
-    const closeParameterSearch = closingTagSearch(lower, 'parameter');
+  needles: ['invoke', 'parameter'],
+  detect: (text, scan = createTextScan(text)) =>
+    scan.positions('invoke').some((hit) => {
+      const follower = text.charCodeAt(hit + 6);
+      return findTagStart(text, hit) >= 0 && (isWhitespaceCode(follower) || follower === 0x3e);
+    }),
+  parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    const tools = scan.tools(toolDefs);
+    // Only punctuation is compared around the needles, so the text itself serves (no lower-cased copy).
+    const lower = text;
+    const invokeSearch = scan.search('invoke');
+    const closeInvokeSearch = closingTagSearch(scan, 'invoke');
+    const parameterSearch = scan.search('parameter');
+    const closeParameterSearch = closingTagSearch(scan, 'parameter');
+    const tagEndSearch = createForwardSearch(text, '>');
     const calls: LocatedToolCall[] = [];
     let position = 0;
     while (position < text.length) {
@@ -49,6 +57,10 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       if (tagStart < 0 || lower[tagStart + 1] === '/') continue;
       const follower = lower.charCodeAt(hit + 6);
       if (!(isWhitespaceCode(follower) || follower === 0x3e)) continue;
+      // A tag that names no declared tool is passed over unparsed (most `<invoke` of hostile text); the `>`
+      // is searched forward only, so tags that never close cost one search, not one each.
+      const tagEnd = tagEndSearch.next(hit + 6);
+      if (tagEnd < 0 || !scan.mayNameTool(toolDefs, hit + 6, tagEnd)) continue;
       const tag = parseOpeningTag(text, hit + 6);
       if (!tag) continue;
       const closeHit = tag.selfClosing
@@ -60,6 +72,7 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       const name = stripFunctionsPrefix((tag.attributes.get('name') ?? '').trim());
       const tool = tools.get(name);
       if (!tool) continue;
+      recoveryWork.characters += end - tagStart;
       const argumentsObject: Record<string, unknown> = {};
       let cursor = tag.end;
       while (cursor < bodyEnd) {
@@ -142,19 +155,14 @@ interface TagRange {
 }
 
 /** A forward search for a tag name that also remembers from where on no closing tag exists. */
-interface ClosingTagSearch extends ReturnType<typeof createForwardSearch> {
+interface ClosingTagSearch extends ForwardSearch {
   noneFrom: number;
 }
 
-function closingTagSearch(lower: string, name: string): ClosingTagSearch {
-  return Object.assign(createForwardSearch(lower, name), { noneFrom: Number.POSITIVE_INFINITY });
+function closingTagSearch(scan: TextScan, name: string): ClosingTagSearch {
+  return Object.assign(scan.search(name), { noneFrom: Number.POSITIVE_INFINITY });
 }
-
-function nextInvokeOrEnd(
-  lower: string,
-  search: ReturnType<typeof createForwardSearch>,
-  from: number,
-): number {
+function nextInvokeOrEnd(lower: string, search: ForwardSearch, from: number): number {
   let position = from;
   while (true) {
     const hit = search.next(position);
