@@ -74,13 +74,12 @@ interface Placement {
  * - Lost servers: a session or file whose server stops answering is reported as lost (`serviceCode`
  *   `session_lost` / `file_lost`), never silently re-created elsewhere: its workspace existed on that server only.
  * - Retry rule: a request is retried on another server (each server tried at most once) only when nothing can
- *   have run: the connection
- *   failed (refused, reset, closed before an answer — the service kills a run whose connection closes, and a run's
- *   workspace is private and thrown away, so a second run is safe), or the server answered 503 `queue_full` or
- *   `sandbox_unavailable` (refused before starting). Retried: execute, executeStream (only before its first
- *   event), uploadFile, createSession (a session a lost answer created expires at its TTL). Never retried:
- *   timeouts (the code may still be running; a second run would likely time out too), the caller's abort, other
- *   HTTP errors, and everything tied to one server: session commands, downloads, deletions.
+ *   have run: the connection failed (refused, reset, closed before an answer — the service kills a run whose
+ *   connection closes, and a run's workspace is private and thrown away, so a second run is safe), or the server
+ *   answered 503 `queue_full` or `sandbox_unavailable` (refused before starting). Retried: execute, executeStream
+ *   (only before its first event), uploadFile, createSession (a session a lost answer created expires at its TTL).
+ *   Never retried: timeouts (the code may still be running; a second run would likely time out too), the caller's
+ *   abort, other HTTP errors, and everything tied to one server: session commands, downloads, deletions.
  */
 export class CodeInterpreterPool implements CodeInterpreter {
   readonly #members: Member[];
