@@ -4,7 +4,7 @@ import { createCodingAgentTool, GITHUB_REPOSITORY_HOST } from '@toolbus/coding-a
 import type { GuardedFetch } from '@toolbus/core/node';
 import type { ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
-import { CodeInterpreterClient } from '@toolbus/sandbox';
+import { type CodeInterpreter, CodeInterpreterClient } from '@toolbus/sandbox';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
@@ -21,6 +21,7 @@ import {
 } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
 import { hasConnectedApps, startCliEgress } from './cli-egress.ts';
+import { configuredInterpreter } from './configured-interpreter.ts';
 
 /**
  * How the CLI builds each built-in tool. A tool whose service is not configured is simply not offered (its
@@ -46,6 +47,11 @@ export function builtInToolFactories(options: {
   readonly egressAsk?: (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
   /** Skills for run_python's sandbox (mounted read-only at /workspace/managed/skills when it runs in-process). */
   readonly skills?: { readonly names: readonly string[]; readonly root: string | undefined };
+  /**
+   * The configured sandbox service(s), made once per process by a long-running caller (`toolbus serve`), so a
+   * pool's health state and background checks are shared by every chat; made here from the config otherwise.
+   */
+  readonly interpreter?: CodeInterpreter;
 }): Map<string, BuiltInToolFactory> {
   const factories = new Map<string, BuiltInToolFactory>();
   factories.set('SearchTool', () => createInternalSearchTool({ index: options.index }));
@@ -81,11 +87,17 @@ export function builtInToolFactories(options: {
   }
   // The configured sandbox service, else one started in this process (it says why when it cannot isolate), shared
   // by run_python and coding_agent.
-  let inProcessSandbox: Promise<{ baseUrl: string; skills: readonly string[] }> | undefined;
+  let inProcessSandbox: Promise<{ interpreter: CodeInterpreter; skills: readonly string[] }> | undefined;
   const sandbox = () => {
-    const configured = options.config.file.sandboxUrl;
-    if (configured) return Promise.resolve({ baseUrl: configured, skills: [] as readonly string[] });
+    if (options.interpreter !== undefined) {
+      return Promise.resolve({ interpreter: options.interpreter, skills: [] as readonly string[] });
+    }
     inProcessSandbox ??= (async () => {
+      const configured = configuredInterpreter(options.config.file);
+      if (configured !== undefined) {
+        options.onClose(async () => configured.close());
+        return { interpreter: configured.interpreter, skills: [] as readonly string[] };
+      }
       const skillsRoot = options.skills?.root;
       const egress =
         options.egressAsk !== undefined && (await hasConnectedApps(options.storage, options.userId))
@@ -103,15 +115,18 @@ export function builtInToolFactories(options: {
         ...omitUndefined({ egress: egress?.provider }),
       });
       options.onClose(() => server.close());
-      return { baseUrl: server.url, skills: skillsRoot ? (options.skills?.names ?? []) : [] };
+      return {
+        // The in-process service is on loopback, so it is reached with plain fetch.
+        interpreter: new CodeInterpreterClient({ baseUrl: server.url }),
+        skills: skillsRoot ? (options.skills?.names ?? []) : [],
+      };
     })();
     return inProcessSandbox;
   };
   factories.set('PythonTool', async () => {
-    const { baseUrl, skills } = await sandbox();
+    const { interpreter, skills } = await sandbox();
     return createPythonTool({
-      // The sandbox is the user's own service (often on loopback), so it is reached with plain fetch.
-      client: new CodeInterpreterClient({ baseUrl }),
+      client: interpreter,
       ...(skills.length > 0 ? { skills } : {}),
       files: {
         readContent: (fileId) => options.storage.files.readContent(fileId),
@@ -125,11 +140,11 @@ export function builtInToolFactories(options: {
     });
   });
   factories.set('CodingAgentTool', async () => {
-    const { baseUrl } = await sandbox();
+    const { interpreter } = await sandbox();
     const settings = options.config.file.codingAgent ?? {};
     const token = settings.tokenEnv ? options.env[settings.tokenEnv] : undefined;
     return createCodingAgentTool({
-      client: new CodeInterpreterClient({ baseUrl }),
+      client: interpreter,
       model: options.model,
       fetch: options.fetch,
       host: {

@@ -11,6 +11,8 @@ export interface ToolbusConfigFile {
   model?: string;
   /** The code sandbox service (`toolbus sandbox serve`); python is offered when it answers. */
   sandboxUrl?: string;
+  /** Several sandbox services behind one load-balancing pool (health-checked, sessions kept on their server). */
+  sandboxUrls?: string[];
   webSearch?: { provider: string; apiKeyEnv?: string; baseUrl?: string; searchEngineId?: string };
   imageGeneration?: { baseUrl?: string; model?: string; apiKeyEnv?: string };
   /** `on`: the add_memory tool is offered and saved memories reach later chats. Default off. */

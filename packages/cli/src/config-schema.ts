@@ -6,6 +6,7 @@ import { closestName } from './closest-name.ts';
 type SettingKind =
   | { readonly type: 'model' }
   | { readonly type: 'url' }
+  | { readonly type: 'url-list' }
   | { readonly type: 'enum'; readonly values: readonly string[] }
   | { readonly type: 'env-name' }
   | { readonly type: 'text' }
@@ -32,6 +33,11 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
   { key: 'model', kind: { type: 'model' }, description: 'provider:model, e.g. openai:gpt-4.1' },
   { key: 'memory', kind: { type: 'enum', values: ['on', 'off'] }, description: 'offer add_memory' },
   { key: 'sandboxUrl', kind: { type: 'url' }, description: 'the run_python sandbox service' },
+  {
+    key: 'sandboxUrls',
+    kind: { type: 'url-list' },
+    description: 'several sandbox services, load-balanced (a,b)',
+  },
   {
     key: 'webSearch.provider',
     kind: { type: 'enum', values: WEB_SEARCH_PROVIDERS },
@@ -126,15 +132,17 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
     case 'model':
       parseModelString(raw);
       return raw.trim();
-    case 'url': {
-      let url: URL | undefined;
-      try {
-        url = new URL(raw);
-      } catch {
-        fail('an http(s) URL');
-      }
-      if (url && url.protocol !== 'http:' && url.protocol !== 'https:') fail('an http(s) URL');
+    case 'url':
+      if (!isHttpUrl(raw)) fail('an http(s) URL');
       return raw;
+    case 'url-list': {
+      const urls = raw
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean);
+      if (urls.length === 0 || !urls.every(isHttpUrl)) fail('http(s) URLs separated by commas');
+      if (new Set(urls).size !== urls.length) fail('distinct URLs (one is listed twice)');
+      return urls;
     }
     case 'enum':
       if (!setting.kind.values.includes(raw)) {
@@ -240,6 +248,18 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
         if (!Array.isArray(inner)) problems.push(`${fullKey} must be a list of host names`);
         continue;
       }
+      if (setting.kind.type === 'url-list') {
+        if (!Array.isArray(inner) || !inner.every((url) => typeof url === 'string')) {
+          problems.push(`${fullKey} must be a list of URLs`);
+          continue;
+        }
+        try {
+          parseSettingValue({ setting, path: [fullKey] }, inner.join(','));
+        } catch (error) {
+          problems.push((error as Error).message);
+        }
+        continue;
+      }
       if (typeof inner !== 'string') {
         problems.push(`${fullKey} must be a string`);
         continue;
@@ -251,5 +271,17 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
       }
     }
   }
+  if (file.sandboxUrl !== undefined && file.sandboxUrls !== undefined) {
+    problems.push('set sandboxUrl (one service) or sandboxUrls (several), not both');
+  }
   return problems;
+}
+
+function isHttpUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

@@ -9,7 +9,8 @@ export interface CodeInterpreterErrorOptions {
   readonly code: 'code_interpreter_unreachable' | 'code_interpreter_http' | 'code_interpreter_protocol';
   readonly message: string;
   readonly status?: number;
-  /** The service's own error code, e.g. `file_not_found`, `queue_full`. */
+  /** The service's own error code, e.g. `file_not_found`, `queue_full`; or a pool's: `session_lost`, `file_lost`
+   * (the server holding it stopped answering). */
   readonly serviceCode?: string;
   readonly cause?: unknown;
 }

@@ -197,6 +197,7 @@ describe('CodeInterpreterPool when a server goes away', () => {
       // A session lives on one server: its commands are never moved (or retried) elsewhere.
       await assert.rejects(pool.runSessionCommand(lost.session_id, { command: 'ls' }), {
         code: 'code_interpreter_unreachable',
+        serviceCode: 'session_lost',
       });
     } finally {
       pool.close();
@@ -234,7 +235,10 @@ describe('CodeInterpreterPool when a server goes away', () => {
     const pool = new CodeInterpreterPool({ baseUrls: [doomed.url], healthIntervalMs: 0 });
     assert.equal(await pool.isAvailable(), false);
     assert.equal((await pool.health()).status, 'error');
-    await assert.rejects(pool.execute({ code: '1' }), { code: 'code_interpreter_unreachable' });
+    await assert.rejects(pool.execute({ code: '1' }), {
+      code: 'code_interpreter_unreachable',
+      message: /none of the 1 code interpreter services answers right now/,
+    });
     pool.close();
   });
 

@@ -21,6 +21,7 @@ import type {
 import { CodeInterpreterClient } from './code-interpreter-client.ts';
 import { CodeInterpreterError } from './code-interpreter-error.ts';
 import { type CodeInterpreterFeature, requiredServerVersion } from './code-interpreter-methods.ts';
+import { noServerAnswersError, serverLostError } from './pool-server-errors.ts';
 import { PooledIds } from './pooled-ids.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
 
@@ -68,14 +69,18 @@ interface Placement {
  * - Stickiness: file and session ids the pool returns carry their server (`s<index>~<id>`), so downloads,
  *   deletions and session commands reach the server that has them. They are opaque: pass back what you got.
  * - Health: each server's `/health` is asked every `healthIntervalMs`; a failed check or a connection failure marks
- *   it down (no new work) until a check succeeds. When every server is down, requests are tried anyway.
- * - Retry rule: a request is retried once, on another server, only when nothing can have run: the connection
- *   failed (refused, reset, closed before an answer — the service kills a run whose connection closes, and a run's
- *   workspace is private and thrown away, so a second run is safe), or the server answered 503 `queue_full` or
- *   `sandbox_unavailable` (refused before starting). Retried: execute, executeStream (only before its first
- *   event), uploadFile, createSession (a session a lost answer created expires at its TTL). Never retried:
- *   timeouts (the code may still be running; a second run would likely time out too), the caller's abort, other
- *   HTTP errors, and everything tied to one server: session commands, downloads, deletions.
+ *   it down (no new work) until a check succeeds, so a dead server is taken out and a restarted one comes back.
+ *   When every server is down, requests are tried anyway (one may be back before its next check); when they fail
+ *   too, the error says that no service answers, in words the model can act on.
+ * - Lost servers: a session or file whose server stops answering is reported as lost (`serviceCode`
+ *   `session_lost` / `file_lost`), never silently re-created elsewhere: its workspace existed on that server only.
+ * - Retry rule: a request is retried on another server (each server tried at most once) only when nothing can
+ *   have run: the connection failed (refused, reset, closed before an answer — the service kills a run whose
+ *   connection closes, and a run's workspace is private and thrown away, so a second run is safe), or the server
+ *   answered 503 `queue_full` or `sandbox_unavailable` (refused before starting). Retried: execute, executeStream
+ *   (only before its first event), uploadFile, createSession (a session a lost answer created expires at its TTL).
+ *   Never retried: timeouts (the code may still be running; a second run would likely time out too), the caller's
+ *   abort, other HTTP errors, and everything tied to one server: session commands, downloads, deletions.
  */
 export class CodeInterpreterPool implements CodeInterpreter {
   readonly #members: Member[];
@@ -199,7 +204,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
     options: CodeInterpreterCallOptions = {},
   ): AsyncGenerator<ExecuteStreamEvent> {
     const failed = new Set<number>();
-    for (let attempt = 0; ; attempt += 1) {
+    for (;;) {
       const placement = await this.#place(request.files ?? [], failed, options);
       const iterator = placement.member.client
         .executeStream(withFiles(request, placement.files), options)
@@ -209,11 +214,11 @@ export class CodeInterpreterPool implements CodeInterpreter {
         try {
           next = await iterator.next();
         } catch (error) {
-          if (this.#shouldRetry(placement.member, error) && attempt === 0 && this.#members.length > 1) {
+          if (this.#shouldRetry(placement.member, error) && failed.size + 1 < this.#members.length) {
             failed.add(placement.member.index);
             continue;
           }
-          throw error;
+          throw this.#explained(error);
         }
         while (next.done !== true) {
           const event = next.value;
@@ -240,7 +245,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
 
   async downloadFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<Uint8Array> {
     const member = this.#memberOf(fileId, 'file');
-    return this.#tracked(member, () =>
+    return this.#onHolder(member, 'file', fileId, () =>
       member.client.downloadFile(this.#ids.parse(fileId, 'file').serverId, options),
     );
   }
@@ -254,7 +259,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
         this.#members[index]?.client.deleteFile(serverId, options).catch(() => {}),
       ),
     );
-    await this.#tracked(member, () =>
+    await this.#onHolder(member, 'file', fileId, () =>
       member.client.deleteFile(this.#ids.parse(fileId, 'file').serverId, options),
     );
   }
@@ -276,7 +281,9 @@ export class CodeInterpreterPool implements CodeInterpreter {
   ): Promise<SessionCommandResponse> {
     const member = this.#memberOf(sessionId, 'session');
     const { serverId } = this.#ids.parse(sessionId, 'session');
-    return this.#tracked(member, () => member.client.runSessionCommand(serverId, request, options));
+    return this.#onHolder(member, 'session', sessionId, () =>
+      member.client.runSessionCommand(serverId, request, options),
+    );
   }
 
   /** A session command, streamed from the server that holds the session (never retried elsewhere). */
@@ -287,13 +294,25 @@ export class CodeInterpreterPool implements CodeInterpreter {
   ): AsyncGenerator<SessionCommandStreamEvent> {
     const member = this.#memberOf(sessionId, 'session');
     const { serverId } = this.#ids.parse(sessionId, 'session');
-    yield* member.client.runSessionCommandStream(serverId, request, options);
+    member.inFlight += 1;
+    let started = false;
+    try {
+      for await (const event of member.client.runSessionCommandStream(serverId, request, options)) {
+        started = true;
+        yield event;
+      }
+    } catch (error) {
+      // Before the first event nothing of this command ran; after it, the stream's own error stands.
+      throw started ? error : this.#lostIfDown(member, 'session', sessionId, error);
+    } finally {
+      this.#release(member);
+    }
   }
 
   async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
     const member = this.#memberOf(sessionId, 'session');
     const { serverId } = this.#ids.parse(sessionId, 'session');
-    await this.#tracked(member, () => member.client.deleteSession(serverId, options));
+    await this.#onHolder(member, 'session', sessionId, () => member.client.deleteSession(serverId, options));
   }
 
   async #withRetry<T>(
@@ -302,30 +321,35 @@ export class CodeInterpreterPool implements CodeInterpreter {
     run: (placement: Placement) => Promise<T>,
   ): Promise<T> {
     const failed = new Set<number>();
-    for (let attempt = 0; ; attempt += 1) {
+    for (;;) {
       const placement = await this.#place(files, failed, options);
       try {
         return await run(placement);
       } catch (error) {
-        if (this.#shouldRetry(placement.member, error) && attempt === 0 && this.#members.length > 1) {
+        if (this.#shouldRetry(placement.member, error) && failed.size + 1 < this.#members.length) {
           failed.add(placement.member.index);
           continue;
         }
-        throw error;
+        throw this.#explained(error);
       } finally {
         this.#release(placement.member);
       }
     }
   }
 
+  /** A connection failure while no server is up any more becomes the pool's "no service answers" error. */
+  #explained(error: unknown): unknown {
+    const unreachable =
+      CodeInterpreterError.isInstance(error) && error.code === 'code_interpreter_unreachable';
+    if (!unreachable || this.#members.some((member) => member.healthy)) return error;
+    return noServerAnswersError(this.#members.length, error);
+  }
+
   /** See the class comment for the rule. Marks the server down when its connection failed. */
   #shouldRetry(member: Member, error: unknown): boolean {
     if (!CodeInterpreterError.isInstance(error)) return false;
     if (error.code === 'code_interpreter_unreachable') {
-      const cause = error.cause;
-      const timedOut =
-        cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
-      if (timedOut) return false;
+      if (isTimeout(error.cause)) return false;
       member.healthy = false;
       return true;
     }
@@ -369,7 +393,9 @@ export class CodeInterpreterPool implements CodeInterpreter {
   async #copy(pooledId: string, target: Member, options: CodeInterpreterCallOptions): Promise<string> {
     const { serverIndex, serverId } = this.#ids.parse(pooledId, 'file');
     const source = this.#members[serverIndex] as Member;
-    const content = await this.#tracked(source, () => source.client.downloadFile(serverId, options));
+    const content = await this.#onHolder(source, 'file', pooledId, () =>
+      source.client.downloadFile(serverId, options),
+    );
     const uploaded = await target.client.uploadFile({
       filename: 'copy',
       content,
@@ -424,6 +450,29 @@ export class CodeInterpreterPool implements CodeInterpreter {
     }
   }
 
+  /** A call to the one server that holds a file or session: a connection failure there means it is lost. */
+  async #onHolder<T>(
+    member: Member,
+    kind: 'file' | 'session',
+    pooledId: string,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.#tracked(member, run);
+    } catch (error) {
+      throw this.#lostIfDown(member, kind, pooledId, error);
+    }
+  }
+
+  /** A refused or broken connection (not a timeout) marks the server down and reports what lived there as lost. */
+  #lostIfDown(member: Member, kind: 'file' | 'session', pooledId: string, error: unknown): unknown {
+    if (!CodeInterpreterError.isInstance(error) || error.code !== 'code_interpreter_unreachable')
+      return error;
+    if (isTimeout(error.cause)) return error;
+    member.healthy = false;
+    return serverLostError({ kind, pooledId, cause: error });
+  }
+
   #memberOf(pooledId: string, kind: 'file' | 'session'): Member {
     const { serverIndex } = this.#ids.parse(pooledId, kind);
     const member = this.#members[serverIndex];
@@ -438,6 +487,11 @@ export class CodeInterpreterPool implements CodeInterpreter {
       files: result.files.map((file) => ({ ...file, file_id: this.#ids.issue(member.index, file.file_id) })),
     };
   }
+}
+
+/** The client's own deadline (or an abort) ended the call: the server may be alive and still running it. */
+function isTimeout(cause: unknown): boolean {
+  return cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
 }
 
 function withFiles<T extends { readonly files?: readonly WorkspaceFileInput[] }>(

@@ -106,6 +106,10 @@ function describeModel(config: CliConfig, env: CliIo['env']): string {
 
 /** What run_python will really do: the configured service, or a sandbox inside the chat's own process. */
 function describeSandbox(config: CliConfig, env: CliIo['env']): string {
+  const pooled = config.file.sandboxUrls;
+  if (Array.isArray(pooled) && pooled.length > 0) {
+    return `${pooled.join(', ')} (run_python spreads runs over these ${pooled.length}, health-checked)`;
+  }
   if (config.file.sandboxUrl) return `${config.file.sandboxUrl} (run_python runs there)`;
   const bubblewrap = (env.PATH ?? '')
     .split(delimiter)

@@ -11,6 +11,7 @@ import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
+import { configuredInterpreter } from '../configured-interpreter.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
@@ -66,6 +67,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const defaultModel = config.model.value ?? `ollama:${DEFAULT_LOCAL_MODEL}`;
   // The web UI, when it was built (npm run setup builds it): served at /.
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
+  // One interpreter (or pool) for every chat of this process: a pool's health state is shared, not per chat.
+  const sandbox = configuredInterpreter(config.file);
   const server = await createServer({
     ...(hasWebApp ? { webRoot } : {}),
     storage: workspace.storage,
@@ -96,12 +99,16 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         model: context.model,
         onClose: context.onClose,
         skills,
+        ...omitUndefined({ interpreter: sandbox?.interpreter }),
       }),
   });
   try {
     const http = await listen(server, { port, ...(values.host ? { host: values.host } : {}) });
     io.stdout.write(`toolbus serving on ${http.url} (auth: ${auth}, model: ${defaultModel})\n`);
     io.stdout.write(`  OpenAPI document: ${http.url}/openapi.json\n`);
+    if (sandbox !== undefined && sandbox.serviceCount > 1) {
+      io.stdout.write(`  run_python: ${sandbox.serviceCount} sandbox services, load-balanced\n`);
+    }
     io.stdout.write(hasWebApp ? `  web UI: ${http.url}/\n` : '  web UI: not built (run npm run setup)\n');
     if (auth === 'api-keys') {
       // A fresh deployment needs one admin: the CLI's user becomes it, and its key is printed this once.
@@ -114,6 +121,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await http.close();
     return 0;
   } finally {
+    sandbox?.close();
     await server.close();
     await skills.close();
     await workspace.close();
