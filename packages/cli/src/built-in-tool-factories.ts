@@ -2,7 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
 import { createCodingAgentTool, GITHUB_REPOSITORY_HOST } from '@toolbus/coding-agent';
 import type { GuardedFetch } from '@toolbus/core/node';
-import type { ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
+import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import type { Storage } from '@toolbus/storage';
@@ -41,6 +41,15 @@ export function builtInToolFactories(options: {
    * run_python sandbox gets network through the egress proxy; without either, it has no network at all.
    */
   readonly egressAsk?: (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+  /**
+   * The server's approvals of this turn (`toolbus serve`): like `egressAsk`, but ASK actions become cards in the
+   * chat. Session grants are per `sessionId` (the chat).
+   */
+  readonly egressApprovals?: {
+    readonly broker: ApprovalBroker;
+    readonly timeoutMs: number;
+    readonly sessionId?: string;
+  };
   /** Skills for run_python's sandbox (mounted read-only at /workspace/managed/skills when it runs in-process). */
   readonly skills?: { readonly names: readonly string[]; readonly root: string | undefined };
 }): Map<string, BuiltInToolFactory> {
@@ -84,13 +93,18 @@ export function builtInToolFactories(options: {
     if (configured) return Promise.resolve({ baseUrl: configured, skills: [] as readonly string[] });
     inProcessSandbox ??= (async () => {
       const skillsRoot = options.skills?.root;
+      const approvals =
+        options.egressApprovals ?? (options.egressAsk === undefined ? undefined : { ask: options.egressAsk });
       const egress =
-        options.egressAsk !== undefined && (await hasConnectedApps(options.storage, options.userId))
+        approvals !== undefined && (await hasConnectedApps(options.storage, options.userId))
           ? await startCliEgress({
               storage: options.storage,
               userId: options.userId,
               home: options.config.home,
-              ask: options.egressAsk,
+              approvals,
+              ...(options.egressApprovals?.sessionId === undefined
+                ? {}
+                : { sessionId: options.egressApprovals.sessionId }),
             })
           : undefined;
       if (egress !== undefined) options.onClose(() => egress.close());

@@ -42,7 +42,7 @@ describe('the CLI egress proxy', () => {
       storage,
       userId,
       home,
-      ask: async () => 'rejected',
+      approvals: { ask: async () => 'rejected' },
       onLog: (line) => lines.push(line),
     });
     const server = await startInterpreterServer({ port: 0, egress: egress.provider });

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { join } from 'node:path';
 import {
+  type ApprovalBroker,
   type ApprovalDecision,
   type ApprovalRequest,
   type ConnectedApp,
@@ -24,8 +25,15 @@ export interface CliEgressOptions {
   readonly userId: string;
   /** The toolbus home; the proxy's CA lives in `<home>/egress-ca`. */
   readonly home: string;
-  /** Asks the person at the terminal about an ASK action. */
-  readonly ask: (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+  /**
+   * Who decides ASK actions: a callback asking the person at the terminal (`toolbus chat`), or a broker of the
+   * server's (`toolbus serve`: a card in the chat), with how long a request waits.
+   */
+  readonly approvals:
+    | { readonly ask: (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision> }
+    | { readonly broker: ApprovalBroker; readonly timeoutMs: number };
+  /** The session approvals are granted for (default one per process). */
+  readonly sessionId?: string;
   /** Egress log lines (names only, never values). */
   readonly onLog?: (line: string) => void;
 }
@@ -91,7 +99,9 @@ export async function startCliEgress(options: CliEgressOptions): Promise<CliEgre
       resolveHost: async (name) =>
         (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address),
       ...storageEgressCatalogue(storage),
-      approvalBroker: createInProcessApprovalBroker({ ask: options.ask }),
+      ...('broker' in options.approvals
+        ? { approvalBroker: options.approvals.broker, approvalTimeoutMs: options.approvals.timeoutMs }
+        : { approvalBroker: createInProcessApprovalBroker({ ask: options.approvals.ask }) }),
       ...(options.onLog === undefined
         ? {}
         : { logger: (event, fields) => options.onLog?.(formatEgressLogLine(event, fields)) }),
@@ -101,7 +111,12 @@ export async function startCliEgress(options: CliEgressOptions): Promise<CliEgre
     proxy,
     registry,
     caCertificatePem: authority.certificatePem,
-    identityForRun: (runId) => ({ sandboxId: runId, userId, sessionId: `cli-${process.pid}` }),
+    identityForRun: (runId, tag) => ({
+      sandboxId: runId,
+      userId,
+      sessionId: options.sessionId ?? `cli-${process.pid}`,
+      ...(tag === undefined ? {} : { tag }),
+    }),
   });
   return {
     provider: sockets,

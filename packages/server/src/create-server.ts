@@ -5,6 +5,10 @@ import { ToolbusError } from '@toolbus/spec';
 import { StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { ApprovalHub } from './approvals/approval-hub.ts';
+import { registerApprovalRoutes } from './approvals/approval-routes.ts';
+import { ConnectedAppAdmin } from './apps/connected-app-admin.ts';
+import { registerConnectedAppRoutes } from './apps/connected-app-routes.ts';
 import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
 import { RateLimiter } from './auth/rate-limiter.ts';
@@ -42,6 +46,10 @@ export interface ToolbusServer {
   /** The admin operations over the library (the CLI's config, index and skills commands can call these). */
   readonly library: LibraryAdmin;
   readonly turns: TurnRunner;
+  /** Egress approvals waiting for their chat's owner. */
+  readonly approvals: ApprovalHub;
+  /** The connected-app operations (`toolbus apps` calls the same). */
+  readonly connectedApps: ConnectedAppAdmin;
   readonly routes: RouteRegistry;
   readonly logger: ServerLogger;
   /** The OpenAPI document of every route (also served at `/openapi.json`). */
@@ -68,7 +76,11 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ((model: string): LanguageModelV4 => resolveLanguageModel(model, { env: process.env }));
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
+  const approvals = new ApprovalHub(
+    options.approvalTimeoutMs === undefined ? {} : { timeoutMs: options.approvalTimeoutMs },
+  );
   const chats = new ChatService({
+    approvals,
     storage,
     runner: turns,
     defaultModel: options.defaultModel,
@@ -89,6 +101,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   });
 
   const access = new AccessService(storage);
+  const connectedApps = new ConnectedAppAdmin(storage);
   const userData = new UserDataService(storage);
   const library = new LibraryAdmin({
     storage,
@@ -125,6 +138,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
+  registerConnectedAppRoutes(routes, connectedApps);
+  registerApprovalRoutes(routes, approvals);
 
   const app = new Hono();
   const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
@@ -189,6 +204,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     userData,
     library,
     turns,
+    approvals,
+    connectedApps,
     routes,
     logger,
     openApiDocument,

@@ -1,3 +1,16 @@
+export type {
+  ApprovalChoice,
+  ApprovalPacketSink,
+  TurnApprovals,
+} from './approvals/approval-hub.ts';
+export { ApprovalHub } from './approvals/approval-hub.ts';
+export { approvalPayloadPreview, maxApprovalPreviewCharacters } from './approvals/approval-preview.ts';
+export type {
+  ConnectedAppActor,
+  ConnectedAppInput,
+  ConnectedAppSummary,
+} from './apps/connected-app-admin.ts';
+export { ConnectedAppAdmin, OTHER_ACTION_NAME } from './apps/connected-app-admin.ts';
 export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
 export type { ChatDetail, ChatTurnView, SendMessageInput } from './chats/chat-service.ts';

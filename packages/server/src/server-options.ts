@@ -3,6 +3,7 @@ import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
 import type { BlobStore, SkillRegistry } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentIndex } from '@toolbus/tools';
+import type { TurnApprovals } from './approvals/approval-hub.ts';
 import type { ServerLogger } from './server-logger.ts';
 
 /** What a deployment's built-in tools need to be built for one turn. */
@@ -11,6 +12,11 @@ export interface BuiltInToolContext {
   readonly model: LanguageModelV4;
   /** Registers a cleanup to run when the turn ends (a sandbox started for it). */
   readonly onClose: (cleanup: () => Promise<void>) => void;
+  /**
+   * The turn's egress approvals (absent outside a chat turn): give the egress proxy of the turn's sandbox this
+   * broker and wait, and ASK actions appear as cards in the chat.
+   */
+  readonly approvals?: TurnApprovals;
 }
 
 /**
@@ -71,6 +77,8 @@ export interface ServerOptions {
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */
   readonly webRoot?: string;
+  /** How long an egress approval waits for the chat's owner (default 180 s). */
+  readonly approvalTimeoutMs?: number;
 }
 
 /** The default system prompt of a chat turn. */

@@ -14,7 +14,7 @@ export type {
   UploadResponse,
   WorkspaceFileInput,
 } from './code-interpreter-protocol.ts';
-export { codeInterpreterUserHeader } from './code-interpreter-protocol.ts';
+export { codeInterpreterEgressTagHeader, codeInterpreterUserHeader } from './code-interpreter-protocol.ts';
 export type { ToolCallErrorOptions } from './errors/tool-call-error.ts';
 export { ToolCallError } from './errors/tool-call-error.ts';
 export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts';
@@ -23,7 +23,15 @@ export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
 export type { FetchFunction } from './fetch-function.ts';
 export type { OpenApiAuth } from './openapi-auth.ts';
-export type { FileReference, Packet, PacketObject, PacketType, StopReason } from './packet.ts';
+export type {
+  ApprovalResolution,
+  ApprovalSubject,
+  FileReference,
+  Packet,
+  PacketObject,
+  PacketType,
+  StopReason,
+} from './packet.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
 export type { LimitedBody } from './read-limited-body.ts';

@@ -25,6 +25,7 @@ export async function runExecution(
   options: {
     body: Record<string, unknown>;
     owner?: string;
+    egressTag?: string;
     onStart?: () => void;
     onOutput?: (stream: OutputStreamName, data: string) => void;
     signal: AbortSignal;
@@ -46,6 +47,7 @@ export async function runExecution(
         skills,
         signal: options.signal,
         ...(request.stdin === undefined ? {} : { stdin: request.stdin }),
+        ...(options.egressTag === undefined ? {} : { egressTag: options.egressTag }),
         ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
       });
       let files: ExecuteResponse['files'] = [];

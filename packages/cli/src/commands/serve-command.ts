@@ -87,6 +87,17 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         model: context.model,
         onClose: context.onClose,
         skills,
+        // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
+        // become approval cards in the chat.
+        ...(context.approvals === undefined
+          ? {}
+          : {
+              egressApprovals: {
+                broker: context.approvals.broker,
+                timeoutMs: context.approvals.timeoutMs,
+                sessionId: context.approvals.sessionId,
+              },
+            }),
       }),
   });
   try {

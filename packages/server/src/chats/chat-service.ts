@@ -3,6 +3,7 @@ import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { runChatTurn } from '@toolbus/core';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
+import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
@@ -48,6 +49,8 @@ export interface ChatServiceDependencies {
   readonly maxCycles?: number;
   /** Put tool arguments and results on spans (default off). */
   readonly recordToolContent?: boolean;
+  /** Where egress approvals of a turn's sandboxed code wait for the chat's owner. */
+  readonly approvals?: ApprovalHub;
 }
 
 /**
@@ -193,7 +196,12 @@ export class ChatService {
         message: `You already run ${deps.concurrentTurnsPerUser} turns at once (the limit); wait for one to end or stop one.`,
       });
     }
-    const { tools: assembled, cleanup } = await this.assemble(principal, persona, { model, files });
+    const approvals = deps.approvals?.forTurn({ chatId: chat.id, userId: principal.user.id });
+    const { tools: assembled, cleanup } = await this.assemble(principal, persona, {
+      model,
+      files,
+      ...(approvals === undefined ? {} : { approvals }),
+    });
     try {
       let tools = assembled;
       if (input.tools) {
@@ -222,6 +230,7 @@ export class ChatService {
         userId: principal.user.id,
         input: [userMessage],
         cleanup,
+        ...(approvals === undefined ? {} : { approvals }),
         run: (signal, turnIndex) => {
           const telemetry = startTurnTelemetry({
             chatId: chat.id,
@@ -261,7 +270,12 @@ export class ChatService {
   async assemble(
     principal: Principal,
     persona: Persona,
-    options: { readonly model?: LanguageModelV4; readonly files?: readonly ChatFile[] } = {},
+    options: {
+      readonly model?: LanguageModelV4;
+      readonly files?: readonly ChatFile[];
+      /** The turn's approvals; without them (the MCP endpoint) an ASK action is refused at once. */
+      readonly approvals?: TurnApprovals;
+    } = {},
   ): Promise<{ tools: readonly Tool[]; cleanup: () => Promise<void> }> {
     const deps = this.#deps;
     const cleanups: (() => Promise<void>)[] = [];
@@ -274,6 +288,7 @@ export class ChatService {
         return model;
       },
       onClose: (cleanup) => cleanups.push(cleanup),
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     };
     const assembly = await constructTools({
       persona,
