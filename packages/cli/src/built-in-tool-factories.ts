@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
 import { createCodingAgentTool, GITHUB_REPOSITORY_HOST } from '@toolbus/coding-agent';
@@ -5,6 +6,7 @@ import type { GuardedFetch } from '@toolbus/core/node';
 import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
+import { startSandboxEgressIfConnected } from '@toolbus/server';
 import type { Storage } from '@toolbus/storage';
 import {
   createAddMemoryTool,
@@ -19,7 +21,6 @@ import {
   type WebSearchProviderConfig,
 } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
-import { hasConnectedApps, startCliEgress } from './cli-egress.ts';
 
 /**
  * How the CLI builds each built-in tool. A tool whose service is not configured is simply not offered (its
@@ -96,17 +97,17 @@ export function builtInToolFactories(options: {
       const approvals =
         options.egressApprovals ?? (options.egressAsk === undefined ? undefined : { ask: options.egressAsk });
       const egress =
-        approvals !== undefined && (await hasConnectedApps(options.storage, options.userId))
-          ? await startCliEgress({
+        approvals === undefined
+          ? undefined
+          : await startSandboxEgressIfConnected({
               storage: options.storage,
               userId: options.userId,
-              home: options.config.home,
+              caDirectory: join(options.config.home, 'egress-ca'),
               approvals,
               ...(options.egressApprovals?.sessionId === undefined
                 ? {}
                 : { sessionId: options.egressApprovals.sessionId }),
-            })
-          : undefined;
+            });
       if (egress !== undefined) options.onClose(() => egress.close());
       const server = await startInterpreterServer({
         port: 0,

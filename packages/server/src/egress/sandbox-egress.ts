@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { join } from 'node:path';
+import type { AddressPolicy } from '@toolbus/core';
 import {
   type ApprovalBroker,
   type ApprovalDecision,
@@ -19,12 +19,12 @@ import {
 import type { SandboxEgressProvider } from '@toolbus/interpreter';
 import type { ConnectedAppRecord, Storage } from '@toolbus/storage';
 
-/** Options for {@link startCliEgress}. */
-export interface CliEgressOptions {
+/** Options for {@link startSandboxEgress}. */
+export interface SandboxEgressOptions {
   readonly storage: Storage;
   readonly userId: string;
-  /** The toolbus home; the proxy's CA lives in `<home>/egress-ca`. */
-  readonly home: string;
+  /** Where the proxy's CA lives (a 0700 folder, made once and reused). */
+  readonly caDirectory: string;
   /**
    * Who decides ASK actions: a callback asking the person at the terminal (`toolbus chat`), or a broker of the
    * server's (`toolbus serve`: a card in the chat), with how long a request waits.
@@ -36,10 +36,19 @@ export interface CliEgressOptions {
   readonly sessionId?: string;
   /** Egress log lines (names only, never values). */
   readonly onLog?: (line: string) => void;
+  /**
+   * How destinations are resolved and checked, and which extra CAs upstreams may use: the system's DNS, the strict
+   * policy (public addresses only) and the system's CAs when absent. Tests point a name at a loopback API here.
+   */
+  readonly network?: {
+    readonly resolveHost?: EgressContext['resolveHost'];
+    readonly addressPolicy?: AddressPolicy;
+    readonly upstreamTrustedCa?: readonly string[];
+  };
 }
 
-/** The egress proxy of one CLI chat: run_python's only way out, injecting the user's connected apps. */
-export interface CliEgress {
+/** The egress proxy of one chat (or turn): run_python's only way out, injecting the user's connected apps. */
+export interface SandboxEgress {
   readonly provider: SandboxEgressProvider;
   close(): Promise<void>;
 }
@@ -84,20 +93,24 @@ export function storageEgressCatalogue(
 }
 
 /**
- * Starts the egress proxy in this process for the CLI's user: connected apps come from storage on every request
- * (so `toolbus apps` changes apply at once), credentials are filled from the stored values, and each run_python
- * execution gets a Unix socket of its own.
+ * Starts the egress proxy in this process for one user (`toolbus chat`, and each `toolbus serve` turn): connected
+ * apps come from storage on every request (so changes apply at once), credentials are filled from the stored values,
+ * and each run_python execution gets a Unix socket of its own.
  */
-export async function startCliEgress(options: CliEgressOptions): Promise<CliEgress> {
+export async function startSandboxEgress(options: SandboxEgressOptions): Promise<SandboxEgress> {
   const { storage, userId } = options;
-  const authority = await loadOrCreateCertificateAuthority({ directory: join(options.home, 'egress-ca') });
+  const authority = await loadOrCreateCertificateAuthority({ directory: options.caDirectory });
   const registry = createRunIdentityRegistry();
   const proxy = startEgressProxy({
     authority,
     context: {
       identify: registry.identify,
-      resolveHost: async (name) =>
-        (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address),
+      resolveHost:
+        options.network?.resolveHost ??
+        (async (name) => (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address)),
+      ...(options.network?.addressPolicy === undefined
+        ? {}
+        : { addressPolicy: options.network.addressPolicy }),
       ...storageEgressCatalogue(storage),
       ...('broker' in options.approvals
         ? { approvalBroker: options.approvals.broker, approvalTimeoutMs: options.approvals.timeoutMs }
@@ -106,6 +119,9 @@ export async function startCliEgress(options: CliEgressOptions): Promise<CliEgre
         ? {}
         : { logger: (event, fields) => options.onLog?.(formatEgressLogLine(event, fields)) }),
     },
+    ...(options.network?.upstreamTrustedCa === undefined
+      ? {}
+      : { upstreamTrustedCa: options.network.upstreamTrustedCa }),
   });
   const sockets = createRunSocketEgress({
     proxy,
@@ -130,4 +146,15 @@ export async function startCliEgress(options: CliEgressOptions): Promise<CliEgre
 /** Whether the user has any connected app (run_python then gets network through the proxy). */
 export async function hasConnectedApps(storage: Storage, userId: string): Promise<boolean> {
   return (await storage.connectedApps.list({ userId })).some((app) => app.enabled);
+}
+
+/**
+ * The egress of one sandbox for `options.userId`: started only when the user has a connected app, so without one
+ * run_python keeps no network at all (undefined). The caller closes it when the chat or turn ends.
+ */
+export async function startSandboxEgressIfConnected(
+  options: SandboxEgressOptions,
+): Promise<SandboxEgress | undefined> {
+  if (!(await hasConnectedApps(options.storage, options.userId))) return undefined;
+  return startSandboxEgress(options);
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { openStorage, type Storage } from '@toolbus/storage';
-import { hasConnectedApps, startCliEgress } from './cli-egress.ts';
+import { hasConnectedApps, startSandboxEgress } from './sandbox-egress.ts';
 
 let home: string;
 let storage: Storage;
@@ -26,7 +26,7 @@ after(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-describe('the CLI egress proxy', () => {
+describe('the storage-backed sandbox egress proxy', () => {
   it('gives run_python network only through the proxy once an app is connected', async () => {
     assert.equal(await hasConnectedApps(storage, userId), false);
     await storage.connectedApps.create({
@@ -38,10 +38,10 @@ describe('the CLI egress proxy', () => {
     });
     assert.equal(await hasConnectedApps(storage, userId), true);
     const lines: string[] = [];
-    const egress = await startCliEgress({
+    const egress = await startSandboxEgress({
       storage,
       userId,
-      home,
+      caDirectory: join(home, 'egress-ca'),
       approvals: { ask: async () => 'rejected' },
       onLog: (line) => lines.push(line),
     });
