@@ -1,6 +1,7 @@
 import type { ChatSummary, MeView } from '@toolbus/client';
 import { ToolbusClientError } from '@toolbus/client';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { AppsPage } from './admin/apps-page.tsx';
 import { DocumentsPage } from './admin/documents-page.tsx';
 import { KeysPage } from './admin/keys-page.tsx';
 import { McpPage } from './admin/mcp-page.tsx';
@@ -30,6 +31,7 @@ const adminSections = [
   ['skills', 'Skills'],
   ['documents', 'Documents'],
   ['keys', 'API keys'],
+  ['apps', 'Connected apps'],
   ['users', 'Users'],
   ['settings', 'Settings'],
 ] as const;
@@ -162,7 +164,7 @@ export function App() {
           <nav className="admin-nav" aria-label="Admin">
             <ul>
               {adminSections
-                .filter(([section]) => isAdmin || section === 'keys')
+                .filter(([section]) => isAdmin || section === 'keys' || section === 'apps')
                 .map(([section, label]) => (
                   <li key={section}>
                     <a
@@ -189,6 +191,8 @@ export function App() {
                 </button>
               </div>
             )
+          ) : route.section === 'apps' ? (
+            <AppsPage isAdmin={isAdmin} />
           ) : route.section === 'keys' || !isAdmin ? (
             <KeysPage isAdmin={isAdmin} />
           ) : route.section === 'mcp' ? (

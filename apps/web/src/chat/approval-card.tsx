@@ -18,6 +18,11 @@ const resolutionOf: Readonly<Record<Choice, ApprovalResolution>> = {
   'allow-session': 'approved_for_session',
 };
 
+/** Action types as people read them: `app.create_issue` → `create_issue`. */
+function actionNames(actions: readonly string[]): string {
+  return actions.map((action) => action.replace(/^(?:app|mcp)\./, '')).join(', ');
+}
+
 /**
  * An egress request waiting for the user: which app (or MCP server), which action, where, what would be sent,
  * until when. The decision goes to `POST /v1/approvals/{id}` (the sandboxed code waits on it); the card shows the
@@ -47,7 +52,7 @@ export function ApprovalCard(props: {
   return (
     <section className="approval" aria-labelledby={titleId}>
       <h4 id={titleId}>
-        Allow {request.subject.name}: {request.actions.join(', ') || request.method}?
+        Allow {request.subject.name}: {actionNames(request.actions) || request.method}?
       </h4>
       <dl className="approval-facts">
         <dt>{kind === 'app' ? 'App' : 'MCP server'}</dt>
