@@ -7,6 +7,7 @@ import {
   type ConnectedApp,
   createConnectedAppResolver,
   createInProcessApprovalBroker,
+  createMcpServerResolver,
   type EgressContext,
   formatEgressLogLine,
 } from '@toolbus/egress';
@@ -18,6 +19,7 @@ import {
 } from '@toolbus/egress/node';
 import type { SandboxEgressProvider } from '@toolbus/interpreter';
 import type { ConnectedAppRecord, Storage } from '@toolbus/storage';
+import { storageEgressMcpServers, storageMcpCredentials } from './storage-mcp-egress.ts';
 
 /** Options for {@link startSandboxEgress}. */
 export interface SandboxEgressOptions {
@@ -65,8 +67,9 @@ function toConnectedApp(record: ConnectedAppRecord): ConnectedApp {
 
 /**
  * The parts of an egress context that come from storage: the identity's user's connected apps and the
- * organisation's (read on every request, so `toolbus apps` changes apply at once) and the resolver that fills
- * their credentials from the stored, encrypted values of exactly that user.
+ * organisation's, and the configured MCP servers (all read on every request, so changes apply at once), with the
+ * resolvers that fill their credentials from the stored, encrypted values of exactly that user (MCP first, as an
+ * MCP server's host is never forwarded bare).
  */
 export function storageEgressCatalogue(
   storage: Storage,
@@ -80,8 +83,13 @@ export function storageEgressCatalogue(
         .filter((record) => record.userId === null || record.userId === identity.userId)
         .map(toConnectedApp);
     },
-    mcpServers: () => [],
+    // MCP servers by URL: a sandbox request to one gets its credential, and a `tools/call` passes the gate first.
+    mcpServers: () => storageEgressMcpServers(storage),
     credentialResolvers: [
+      createMcpServerResolver({
+        allServers: () => storageEgressMcpServers(storage),
+        credentialsFor: (server, identity) => storageMcpCredentials(storage, server.id, identity),
+      }),
       createConnectedAppResolver({
         template: async (app) => (await storage.connectedApps.get(app.id))?.headers,
         organizationValues: async (app) =>
