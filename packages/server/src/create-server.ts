@@ -81,6 +81,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   );
   const chats = new ChatService({
     approvals,
+    ...(options.contextWindowTokens === undefined
+      ? {}
+      : { contextWindowTokens: options.contextWindowTokens }),
     storage,
     runner: turns,
     defaultModel: options.defaultModel,

@@ -79,6 +79,11 @@ export interface ServerOptions {
   readonly webRoot?: string;
   /** How long an egress approval waits for the chat's owner (default 180 s). */
   readonly approvalTimeoutMs?: number;
+  /**
+   * The input window of the server's models in tokens. Deep Research (`research: true`) refuses to run without it
+   * (it needs room for its sources); chat turns do not use it.
+   */
+  readonly contextWindowTokens?: number;
 }
 
 /** The default system prompt of a chat turn. */

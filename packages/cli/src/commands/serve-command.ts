@@ -64,7 +64,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const defaultModel = config.model.value ?? `ollama:${DEFAULT_LOCAL_MODEL}`;
   // The web UI, when it was built (npm run setup builds it): served at /.
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
+  // Deep Research needs the models' input window, as `toolbus research` reads it.
+  const contextWindow = Number(io.env.TOOLBUS_CONTEXT_WINDOW);
   const server = await createServer({
+    ...(Number.isInteger(contextWindow) && contextWindow > 0 ? { contextWindowTokens: contextWindow } : {}),
     ...(hasWebApp ? { webRoot } : {}),
     storage: workspace.storage,
     auth,

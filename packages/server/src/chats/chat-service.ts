@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
-import { runChatTurn } from '@toolbus/core';
+import { type ChatTurn, runChatTurn } from '@toolbus/core';
+import { runDeepResearch } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
 import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
@@ -51,6 +52,8 @@ export interface ChatServiceDependencies {
   readonly recordToolContent?: boolean;
   /** Where egress approvals of a turn's sandboxed code wait for the chat's owner. */
   readonly approvals?: ApprovalHub;
+  /** The models' input window in tokens, which Deep Research checks before it runs. */
+  readonly contextWindowTokens?: number;
 }
 
 /**
@@ -157,14 +160,6 @@ export class ChatService {
   async send(principal: Principal, chatId: string, input: SendMessageInput): Promise<LiveTurn> {
     const deps = this.#deps;
     const chat = await this.require(principal, chatId);
-    if (input.research) {
-      throw new ServerError({
-        code: 'not_available',
-        field: 'body.research',
-        message:
-          'body.research: Deep Research is not available on this server yet; send the message without it.',
-      });
-    }
     const persona = await this.#persona(input.personaId ?? chat.personaId ?? undefined, 'body.personaId');
     const files = await this.#files(principal, input.fileIds ?? []);
     // An admin's `model` setting replaces the default when the server allows that model.
@@ -219,6 +214,9 @@ export class ChatService {
         tools = tools.filter((tool) => wanted.has(tool.name));
       }
       const history = (await deps.storage.chats.listMessages(chat.id)).map((stored) => stored.message);
+      // A research turn that ended with clarifying questions is answered by this message: go straight to the plan.
+      const previous = input.research ? (await deps.storage.chats.listTurns(chat.id)).at(-1) : undefined;
+      const answersClarification = previous?.kind === 'research' && previous.endReason === 'clarification';
       const userMessage: ChatMessage = {
         role: 'user',
         content: input.content,
@@ -228,6 +226,7 @@ export class ChatService {
       return await deps.runner.start({
         chatId: chat.id,
         userId: principal.user.id,
+        ...(input.research ? { kind: 'research' as const } : {}),
         input: [userMessage],
         cleanup,
         ...(approvals === undefined ? {} : { approvals }),
@@ -240,16 +239,28 @@ export class ChatService {
             model,
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
-          const turn = runChatTurn({
-            model: telemetry.model,
-            messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
-            tools,
-            files,
-            userId: principal.user.id,
-            signal,
-            hooks: telemetry.hooks,
-            ...(maxCycles === undefined ? {} : { maxCycles }),
-          });
+          // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
+          const turn: ChatTurn = input.research
+            ? runDeepResearch({
+                model: telemetry.model,
+                messages: [...history, userMessage],
+                tools,
+                signal,
+                ...(deps.contextWindowTokens === undefined
+                  ? {}
+                  : { contextWindowTokens: deps.contextWindowTokens }),
+                ...(answersClarification ? { skipClarification: true } : {}),
+              })
+            : runChatTurn({
+                model: telemetry.model,
+                messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
+                tools,
+                files,
+                userId: principal.user.id,
+                signal,
+                hooks: telemetry.hooks,
+                ...(maxCycles === undefined ? {} : { maxCycles }),
+              });
           void turn.result.then(
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),
