@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
-import { defineTool } from '@toolbus/core';
+import { defineTool, resolveLanguageModel } from '@toolbus/core';
 import {
   chunkText,
   type ScriptedModelServer,
@@ -19,6 +19,7 @@ import {
 } from '@toolbus/core/testing';
 import { createLeafCertificateCache, loadOrCreateCertificateAuthority } from '@toolbus/egress/node';
 import { startInterpreterServer } from '@toolbus/interpreter';
+import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import {
   createServer,
@@ -78,6 +79,9 @@ async function startMailApi(directory: string): Promise<MailApi> {
   };
 }
 
+/** The model name that plays Deep Research's steps (the research world's scripted model). */
+export const RESEARCH_MODEL = 'research:scripted';
+
 /** A running world. */
 export interface UiWorld {
   readonly url: string;
@@ -91,6 +95,11 @@ export interface UiWorld {
   readonly mail: MailApi;
   /** The tool results the model read after the mail question, in order. */
   readonly toolResults: readonly string[];
+  /**
+   * Deep Research's world: its scripted research model (offered as the model {@link RESEARCH_MODEL}) and the real
+   * web_search and open_url tools against a loopback search backend (the `Researcher` persona's tools).
+   */
+  readonly research: ResearchWorld;
   close(): Promise<void>;
 }
 
@@ -444,6 +453,7 @@ export async function startUiWorld(
 ): Promise<UiWorld> {
   const directory = await mkdtemp(join(tmpdir(), 'toolbus-web-'));
   const mail = await startMailApi(directory);
+  const research = await startResearchWorld({ delayMs: 400 });
   const toolResults: string[] = [];
   const model = await startScriptedModelServer({
     handler: modelHandler({ chunkMs: options.chunkMs ?? 20, mailPort: () => mail.port, toolResults }),
@@ -467,7 +477,17 @@ export async function startUiWorld(
   ]) {
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: id });
   }
+  const researcher = await storage.personas.create({
+    name: 'Researcher',
+    description: 'Searches the web for Deep Research',
+  });
+  for (const id of ['ResearchWebSearchTool', 'ResearchOpenUrlTool']) {
+    await storage.personas.addToolRow(researcher.id, { kind: 'built-in', builtInId: id });
+  }
   const tools = testTools({ stepMs: options.stepMs ?? 1200 });
+  const [researchSearch, researchOpen] = research.tools;
+  if (researchSearch) tools.set('ResearchWebSearchTool', () => researchSearch);
+  if (researchOpen) tools.set('ResearchOpenUrlTool', () => researchOpen);
   const documentsFolder = join(directory, 'handbook');
   await mkdir(documentsFolder);
   await writeFile(join(documentsFolder, 'refunds.md'), '# Refunds\n\nRefunds take 14 days.\n');
@@ -476,6 +496,10 @@ export async function startUiWorld(
     storage,
     auth: 'api-keys',
     defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    allowedModels: [RESEARCH_MODEL],
+    resolveModel: (name) =>
+      name === RESEARCH_MODEL ? research.model('openai') : resolveLanguageModel(name, { env: {} }),
+    contextWindowTokens: 128_000,
     webRoot,
     skills: {
       registry: createSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') }),
@@ -538,9 +562,11 @@ export async function startUiWorld(
     documentsFolder,
     mail,
     toolResults,
+    research,
     async close() {
       await http.close();
       await mail.close();
+      await research.close();
       await storage.close();
       await model.close();
       await rm(directory, { recursive: true, force: true });

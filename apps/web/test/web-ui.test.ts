@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { forgeZip, skillMarkdown } from '../../../packages/skills/src/__fixtures__/forge-zip.ts';
 import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
 import { startCuttableProxy } from './cuttable-proxy.ts';
-import { startUiWorld, type UiWorld } from './ui-world.ts';
+import { RESEARCH_MODEL, startUiWorld, type UiWorld } from './ui-world.ts';
 
 const screenshots = new URL('../../../docs/screenshots/', import.meta.url).pathname;
 let world: UiWorld;
@@ -215,6 +215,50 @@ describe('web UI', { timeout: 240_000 }, () => {
     await lastTurn().getByText('1 citation(s) not supported by their source').waitFor();
     await shoot('research-lanes');
     await checkAccessibility('research');
+  });
+
+  test('Deep Research for real: the plan, three agent lanes (one failing) with their own tools, then the report', async () => {
+    world.research.script = {
+      tasks: ['Research solar panels', 'Research wind turbines', 'Research tidal power fails'],
+    };
+    await page
+      .getByRole('navigation', { name: 'Chats' })
+      .getByRole('button', { name: 'New chat', exact: true })
+      .click();
+    await page.waitForURL(/#\/chats\//);
+    await page.getByText('Ask something to start.').waitFor();
+    await page.getByLabel('Persona').selectOption({ label: 'Researcher' });
+    await page.getByLabel('Model').fill(RESEARCH_MODEL);
+    await page.getByLabel('Deep Research').check();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Compare renewable energy sources');
+    await box.press('Enter');
+    await page.locator('.turn').last().waitFor();
+    await lastTurn().getByText('Gather sources').waitFor({ timeout: 30_000 });
+    const lanes = lastTurn().locator('ul.lanes > li.lane');
+    await page.waitForFunction(
+      () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
+      undefined,
+      { timeout: 30_000 },
+    );
+    // The report: sentences from the agents' sources, with citation chips.
+    await lastTurn()
+      .locator('.answer .markdown')
+      .getByText(/solar panels history was measured carefully/)
+      .waitFor({ timeout: 60_000 });
+    assert.equal(await lanes.count(), 3);
+    const failing = lanes.filter({ hasText: 'Research tidal power fails' }).getByRole('alert');
+    await failing.first().waitFor();
+    assert.match((await failing.allTextContents()).join(' '), /research_agent_failed/);
+    const solar = lanes.filter({ hasText: 'Research solar panels' });
+    assert.equal(await solar.getByRole('alert').count(), 0);
+    assert.ok(
+      (await solar.getByRole('tab').count()) >= 2,
+      'the agent ran its own tools, as tabs one level down',
+    );
+    assert.ok((await lastTurn().locator('.answer [data-cite]').count()) >= 1, 'citation chips in the report');
+    await shoot('deep-research');
+    await checkAccessibility('deep-research');
   });
 
   test('connected apps page: add an app (credential write-only), list it by names, remove one', async () => {
