@@ -1,6 +1,7 @@
 import type { ChatSummary, MeView } from '@toolbus/client';
 import { ToolbusClientError } from '@toolbus/client';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { AppsPage } from './admin/apps-page.tsx';
 import { DocumentsPage } from './admin/documents-page.tsx';
 import { KeysPage } from './admin/keys-page.tsx';
 import { McpPage } from './admin/mcp-page.tsx';
@@ -32,6 +33,7 @@ const adminSections = [
   ['skills', 'Skills'],
   ['documents', 'Documents'],
   ['keys', 'API keys'],
+  ['apps', 'Connected apps'],
   ['users', 'Users'],
   ['settings', 'Settings'],
   ['organizations', 'Organisations'],
@@ -164,7 +166,11 @@ export function App() {
             <ul>
               {adminSections
                 .filter(
-                  ([section]) => isAdmin || section === 'keys' || (section === 'organizations' && isOrgAdmin),
+                  ([section]) =>
+                    isAdmin ||
+                    section === 'keys' ||
+                    section === 'apps' ||
+                    (section === 'organizations' && isOrgAdmin),
                 )
                 .map(([section, label]) => (
                   <li key={section}>
@@ -194,6 +200,8 @@ export function App() {
             )
           ) : route.section === 'organizations' && isOrgAdmin ? (
             <OrganizationsPage canCreate={isAdmin} />
+          ) : route.section === 'apps' ? (
+            <AppsPage isAdmin={isAdmin} />
           ) : route.section === 'keys' || !isAdmin ? (
             <KeysPage isAdmin={isAdmin} />
           ) : route.section === 'mcp' ? (

@@ -1,12 +1,15 @@
 // A whole toolbus deployment for the browser tests and the benchmark, on loopback: a scripted model server
 // (OpenAI wire format), a real toolbus server (api-keys auth, the built web app at /), real run_python in the
 // in-process bubblewrap sandbox, and test tools that stream real packets through the runner (parallel searches,
-// sub-agents that place their own tools one level deeper, an egress approval request).
+// sub-agents that place their own tools one level deeper), and a loopback HTTPS "mail API" that run_python reaches
+// only through the egress proxy once the user has connected it as an app.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
-import { defineTool } from '@toolbus/core';
+import { defineTool, resolveLanguageModel } from '@toolbus/core';
 import {
   chunkText,
   type ScriptedModelServer,
@@ -14,15 +17,76 @@ import {
   type ScriptedStep,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
+import { createLeafCertificateCache, loadOrCreateCertificateAuthority } from '@toolbus/egress/node';
 import { startInterpreterServer } from '@toolbus/interpreter';
+import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
-import { createServer, type ListeningServer, listen, type ToolbusServer } from '@toolbus/server';
+import {
+  createServer,
+  type ListeningServer,
+  listen,
+  startSandboxEgressIfConnected,
+  type ToolbusServer,
+} from '@toolbus/server';
 import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
-import { type PacketObject, type SearchDocument, type ToolEmitter, ToolExecutionError } from '@toolbus/spec';
+import {
+  omitUndefined,
+  type PacketObject,
+  type SearchDocument,
+  type ToolEmitter,
+  ToolExecutionError,
+} from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { createPythonTool, openDocumentIndex } from '@toolbus/tools';
 import { webRoot } from '@toolbus/web';
 import { z } from 'zod';
+
+/** The loopback HTTPS API the sandbox reaches through the egress proxy, with its own test CA. */
+export interface MailApi {
+  readonly port: number;
+  readonly certificatePem: string;
+  /** Each request's method, path and Authorization header, as received. */
+  readonly received: { method: string; path: string; authorization: string | undefined }[];
+  close(): Promise<void>;
+}
+
+async function startMailApi(directory: string): Promise<MailApi> {
+  const authority = await loadOrCreateCertificateAuthority({ directory: join(directory, 'mail-ca') });
+  const leaves = createLeafCertificateCache(authority);
+  const received: MailApi['received'] = [];
+  const server = createHttpsServer(
+    {
+      SNICallback: (name, callback) => {
+        leaves.secureContextFor(name).then(
+          (context) => callback(null, context),
+          (error: Error) => callback(error),
+        );
+      },
+    },
+    (request, response) => {
+      request.resume();
+      request.on('end', () => {
+        received.push({
+          method: request.method ?? '',
+          path: request.url ?? '',
+          authorization: request.headers.authorization,
+        });
+        response.writeHead(202, { 'content-type': 'application/json' });
+        response.end('{"queued":true}');
+      });
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    certificatePem: authority.certificatePem,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The model name that plays Deep Research's steps (the research world's scripted model). */
+export const RESEARCH_MODEL = 'research:scripted';
 
 /** A running world. */
 export interface UiWorld {
@@ -33,6 +97,15 @@ export interface UiWorld {
   readonly model: ScriptedModelServer;
   /** A server folder an admin may index (two small Markdown files). */
   readonly documentsFolder: string;
+  /** The loopback HTTPS mail API (`https://mail.test:<port>` from the sandbox) and what it received. */
+  readonly mail: MailApi;
+  /** The tool results the model read after the mail question, in order. */
+  readonly toolResults: readonly string[];
+  /**
+   * Deep Research's world: its scripted research model (offered as the model {@link RESEARCH_MODEL}) and the real
+   * web_search and open_url tools against a loopback search backend (the `Researcher` persona's tools).
+   */
+  readonly research: ResearchWorld;
   close(): Promise<void>;
 }
 
@@ -187,23 +260,6 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
       return 'checked';
     },
   });
-  const sendEmail = defineTool({
-    name: 'send_email',
-    displayName: 'Send email',
-    description: 'Sends an email through the mail app.',
-    parameters: z.object({ to: z.string(), subject: z.string() }),
-    run: async ({ to, subject }, context) => {
-      context.emitter.emit({
-        type: 'approval-request',
-        approvalId: `approval-${context.call.id}`,
-        toolCallId: context.call.id,
-        app: 'Mail',
-        action: 'send_email',
-        payload: { to, subject },
-      } as unknown as PacketObject);
-      return 'Waiting for approval.';
-    },
-  });
   const flood = defineTool({
     name: 'flood',
     displayName: 'Flood',
@@ -252,7 +308,6 @@ function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToo
   factories.set('OpenURLTool', () => openPage);
   factories.set('ResearchAgentTool', () => researchAgent);
   factories.set('CitationCheckTool', () => checkCitations);
-  factories.set('MailTool', () => sendEmail);
   return factories;
 }
 
@@ -272,7 +327,11 @@ function answer(text: string, delayMs: number): ScriptedStep[] {
 }
 
 /** The scripted model: what it does depends on a keyword in the user's message. */
-function modelHandler(options: { readonly chunkMs: number }) {
+function modelHandler(options: {
+  readonly chunkMs: number;
+  readonly mailPort: () => number;
+  readonly toolResults: string[];
+}) {
   return (request: ScriptedRequest): ScriptedStep[] => {
     const question = lastUserText(request);
     const afterTools = request.messages.at(-1)?.role === 'tool';
@@ -351,18 +410,26 @@ function modelHandler(options: { readonly chunkMs: number }) {
       }
       return answer('# Report\n\nHistory holds [1]. Markets doubled last year [2].', options.chunkMs);
     }
-    if (question.includes('approval')) {
+    if (question.includes('mail')) {
+      const last = request.messages.at(-1);
       if (!afterTools) {
-        return [
-          {
-            type: 'tool-call',
-            id: 'call_mail',
-            name: 'send_email',
-            arguments: { to: 'ceo@example.com', subject: 'Q3' },
-          },
-        ];
+        const code = [
+          'import json, urllib.request, urllib.error',
+          `request = urllib.request.Request("https://mail.test:${options.mailPort()}/v1/messages", method="POST",`,
+          '    data=json.dumps({"to": "ceo@example.com", "subject": "Q3 numbers"}).encode(),',
+          '    headers={"content-type": "application/json"})',
+          'try:',
+          '    with urllib.request.urlopen(request, timeout=60) as response:',
+          '        print("STATUS", response.status)',
+          'except urllib.error.HTTPError as error:',
+          '    print("STATUS", error.code, error.read().decode())',
+        ].join('\n');
+        return [{ type: 'tool-call', id: 'call_mail', name: 'run_python', arguments: { code } }];
       }
-      return answer('The email waits for your approval.', options.chunkMs);
+      const result = last?.toolResults[0]?.content ?? '';
+      options.toolResults.push(result);
+      const status = /STATUS (\d+)/.exec(result)?.[1] ?? 'nothing';
+      return answer(`The mail API answered ${status}.`, options.chunkMs);
     }
     const flood = /flood (\d+)/.exec(question);
     if (flood) {
@@ -396,7 +463,12 @@ export async function startUiWorld(
   } = {},
 ): Promise<UiWorld> {
   const directory = await mkdtemp(join(tmpdir(), 'toolbus-web-'));
-  const model = await startScriptedModelServer({ handler: modelHandler({ chunkMs: options.chunkMs ?? 20 }) });
+  const mail = await startMailApi(directory);
+  const research = await startResearchWorld({ delayMs: 400 });
+  const toolResults: string[] = [];
+  const model = await startScriptedModelServer({
+    handler: modelHandler({ chunkMs: options.chunkMs ?? 20, mailPort: () => mail.port, toolResults }),
+  });
   const storage = await openStorage({
     path: join(directory, 'toolbus.db'),
     secretKey: Buffer.alloc(32, 9),
@@ -412,12 +484,21 @@ export async function startUiWorld(
     'PythonTool',
     'ResearchAgentTool',
     'CitationCheckTool',
-    'MailTool',
     'FloodTool',
   ]) {
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: id });
   }
+  const researcher = await storage.personas.create({
+    name: 'Researcher',
+    description: 'Searches the web for Deep Research',
+  });
+  for (const id of ['ResearchWebSearchTool', 'ResearchOpenUrlTool']) {
+    await storage.personas.addToolRow(researcher.id, { kind: 'built-in', builtInId: id });
+  }
   const tools = testTools({ stepMs: options.stepMs ?? 1200 });
+  const [researchSearch, researchOpen] = research.tools;
+  if (researchSearch) tools.set('ResearchWebSearchTool', () => researchSearch);
+  if (researchOpen) tools.set('ResearchOpenUrlTool', () => researchOpen);
   const documentsFolder = join(directory, 'handbook');
   await mkdir(documentsFolder);
   await writeFile(join(documentsFolder, 'refunds.md'), '# Refunds\n\nRefunds take 14 days.\n');
@@ -426,6 +507,10 @@ export async function startUiWorld(
     storage,
     auth: 'api-keys',
     defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    allowedModels: [RESEARCH_MODEL],
+    resolveModel: (name) =>
+      name === RESEARCH_MODEL ? research.model('openai') : resolveLanguageModel(name, { env: {} }),
+    contextWindowTokens: 128_000,
     webRoot,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     skills: {
@@ -438,8 +523,34 @@ export async function startUiWorld(
     builtInToolFactories: (context) => {
       const factories = new Map(tools);
       factories.set('PythonTool', async () => {
-        const interpreter = await startInterpreterServer({ port: 0 });
-        context.onClose(() => interpreter.close());
+        // As `toolbus serve` does: network through the egress proxy only when the user has connected apps, with
+        // the turn's approvals (cards in the chat). `mail.test` is the one name that may reach loopback.
+        const egress =
+          context.approvals === undefined
+            ? undefined
+            : await startSandboxEgressIfConnected({
+                storage,
+                userId: context.user.id,
+                caDirectory: join(directory, 'egress-ca'),
+                approvals: context.approvals,
+                sessionId: context.approvals.sessionId,
+                network: {
+                  resolveHost: async (name) => {
+                    if (name === 'mail.test') return ['127.0.0.1'];
+                    throw new Error('ENOTFOUND');
+                  },
+                  addressPolicy: { level: 'strict', allow: ['mail.test'] },
+                  upstreamTrustedCa: [mail.certificatePem],
+                },
+              });
+        const interpreter = await startInterpreterServer({
+          port: 0,
+          ...omitUndefined({ egress: egress?.provider }),
+        });
+        context.onClose(async () => {
+          await interpreter.close();
+          await egress?.close();
+        });
         return createPythonTool({
           client: new CodeInterpreterClient({ baseUrl: interpreter.url }),
           files: {
@@ -462,8 +573,13 @@ export async function startUiWorld(
     storage,
     model,
     documentsFolder,
+    mail,
+    toolResults,
+    research,
     async close() {
       await http.close();
+      await mail.close();
+      await research.close();
       await storage.close();
       await model.close();
       await rm(directory, { recursive: true, force: true });

@@ -7,13 +7,14 @@ import type { Page } from 'playwright-core';
 import { forgeZip, skillMarkdown } from '../../../packages/skills/src/__fixtures__/forge-zip.ts';
 import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
 import { startCuttableProxy } from './cuttable-proxy.ts';
-import { startUiWorld, type UiWorld } from './ui-world.ts';
+import { RESEARCH_MODEL, startUiWorld, type UiWorld } from './ui-world.ts';
 
 const screenshots = new URL('../../../docs/screenshots/', import.meta.url).pathname;
 let world: UiWorld;
 let admin: BrowserProfile;
 let page: Page;
 const axeFindings: Record<string, unknown[]> = {};
+const mailSecret = 'mail-key-WEB-UI-NEVER-IN-THE-SANDBOX';
 
 async function checkAccessibility(name: string) {
   const violations = await seriousViolations(page);
@@ -216,17 +217,120 @@ describe('web UI', { timeout: 240_000 }, () => {
     await checkAccessibility('research');
   });
 
-  test('an egress approval card shows app, action and payload, with the three decisions', async () => {
-    await ask('Send the Q3 mail, approval needed');
-    const card = lastTurn().getByRole('region', { name: /Allow Mail: send_email/ });
-    await card.waitFor();
-    assert.match((await card.textContent()) ?? '', /ceo@example\.com/);
-    for (const name of ['Approve', 'Reject', 'Allow for this session'])
+  test('Deep Research for real: the plan, three agent lanes (one failing) with their own tools, then the report', async () => {
+    world.research.script = {
+      tasks: ['Research solar panels', 'Research wind turbines', 'Research tidal power fails'],
+    };
+    await page
+      .getByRole('navigation', { name: 'Chats' })
+      .getByRole('button', { name: 'New chat', exact: true })
+      .click();
+    await page.waitForURL(/#\/chats\//);
+    await page.getByText('Ask something to start.').waitFor();
+    await page.getByLabel('Persona').selectOption({ label: 'Researcher' });
+    await page.getByLabel('Model').fill(RESEARCH_MODEL);
+    await page.getByLabel('Deep Research').check();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Compare renewable energy sources');
+    await box.press('Enter');
+    await page.locator('.turn').last().waitFor();
+    await lastTurn().getByText('Gather sources').waitFor({ timeout: 30_000 });
+    const lanes = lastTurn().locator('ul.lanes > li.lane');
+    await page.waitForFunction(
+      () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
+      undefined,
+      { timeout: 30_000 },
+    );
+    // The report: sentences from the agents' sources, with citation chips.
+    await lastTurn()
+      .locator('.answer .markdown')
+      .getByText(/solar panels history was measured carefully/)
+      .waitFor({ timeout: 60_000 });
+    assert.equal(await lanes.count(), 3);
+    const failing = lanes.filter({ hasText: 'Research tidal power fails' }).getByRole('alert');
+    await failing.first().waitFor();
+    assert.match((await failing.allTextContents()).join(' '), /research_agent_failed/);
+    const solar = lanes.filter({ hasText: 'Research solar panels' });
+    assert.equal(await solar.getByRole('alert').count(), 0);
+    assert.ok(
+      (await solar.getByRole('tab').count()) >= 2,
+      'the agent ran its own tools, as tabs one level down',
+    );
+    assert.ok((await lastTurn().locator('.answer [data-cite]').count()) >= 1, 'citation chips in the report');
+    await shoot('deep-research');
+    await checkAccessibility('deep-research');
+  });
+
+  test('connected apps page: add an app (credential write-only), list it by names, remove one', async () => {
+    await page.goto(`${world.url}/#/admin/apps`);
+    await page.getByRole('heading', { name: 'Connected apps' }).waitFor();
+    const form = page.getByRole('form', { name: 'Connect an app' });
+    const connect = async (name: string, pattern: string) => {
+      await form.getByLabel('Name', { exact: true }).fill(name);
+      await form.getByLabel(/URL patterns/).fill(pattern);
+      await form.getByLabel('Header name').fill('Authorization');
+      await form.getByLabel(/Header value/).fill(`Bearer ${mailSecret}`);
+      await form.getByLabel('Action name').fill('send_message');
+      await form.getByLabel('Method').selectOption('POST');
+      await form.getByLabel('Path pattern').fill('/v1/messages');
+      await form.getByLabel('Action policy').selectOption('ASK');
+      await form.getByLabel('Policy of every other request').selectOption('ALWAYS');
+      await form.getByRole('button', { name: 'Connect app' }).click();
+      await page.getByText(`Connected ${name}.`).waitFor();
+    };
+    await connect('Mail', `https://mail\\.test:${world.mail.port}/.*`);
+    await connect('Scratch', 'https://scratch\\.test/.*');
+    const table = page.getByRole('table', { name: 'Your apps' });
+    const row = table.getByRole('row').filter({ hasText: 'Mail' });
+    assert.match((await row.textContent()) ?? '', /Authorization/);
+    assert.match((await row.textContent()) ?? '', /send_message: ASK, other: ALWAYS/);
+    // Write-only: the value left the form, and the page holds it nowhere.
+    assert.equal(await form.getByLabel(/Header value/).inputValue(), '');
+    assert.ok(!(await page.content()).includes(mailSecret), 'the credential is not on the page');
+    await shoot('connected-apps');
+    await checkAccessibility('connected-apps');
+    await table.getByRole('button', { name: 'Remove Scratch' }).click();
+    await page.getByText('Removed Scratch.').waitFor();
+    assert.equal(await table.getByRole('row').filter({ hasText: 'Scratch' }).count(), 0);
+    await page.goto(`${world.url}/#/`);
+    await page.getByRole('heading', { name: 'Chats' }).waitFor();
+  });
+
+  test('an egress approval: sandbox code asks, the card shows app, action and payload; approved, the API gets the header', async () => {
+    const before = world.mail.received.length;
+    await ask('Send the Q3 mail to the CEO');
+    const card = lastTurn().getByRole('region', { name: /Allow Mail: send_message/ });
+    await card.waitFor({ timeout: 60_000 });
+    const text = (await card.textContent()) ?? '';
+    assert.match(text, /ceo@example\.com/);
+    assert.match(text, /Q3 numbers/);
+    assert.match(text, new RegExp(`POST https://mail\\.test:${world.mail.port}/v1/messages`));
+    for (const name of ['Approve', 'Reject', 'Allow for this chat'])
       await card.getByRole('button', { name }).waitFor();
+    assert.equal(world.mail.received.length, before, 'nothing was sent before the decision');
+    await card.getByRole('button', { name: 'Approve' }).scrollIntoViewIfNeeded();
     await shoot('approval-card');
-    // This branch's server has no approval route yet: the card shows the server's refusal where it happened.
+    await checkAccessibility('approval-card');
     await card.getByRole('button', { name: 'Approve' }).click();
-    await card.getByRole('alert').waitFor();
+    await card.getByRole('status').filter({ hasText: 'Approved' }).waitFor();
+    await lastTurn().getByText('The mail API answered 202.').waitFor({ timeout: 60_000 });
+    const delivered = world.mail.received.slice(before);
+    assert.equal(delivered.length, 1);
+    assert.equal(delivered[0]?.authorization, `Bearer ${mailSecret}`);
+  });
+
+  test('an egress rejection: the proxy refuses, and its 403 reaches the model in the tool result', async () => {
+    const before = world.mail.received.length;
+    await ask('Send the Q3 mail once more');
+    const card = lastTurn().getByRole('region', { name: /Allow Mail: send_message/ });
+    await card.waitFor({ timeout: 60_000 });
+    await card.getByRole('button', { name: 'Reject' }).click();
+    await card.getByRole('status').filter({ hasText: 'Rejected' }).waitFor();
+    await lastTurn().getByText('The mail API answered 403.').waitFor({ timeout: 60_000 });
+    assert.equal(world.mail.received.length, before, 'the API received nothing');
+    const result = world.toolResults.at(-1) ?? '';
+    assert.match(result, /STATUS 403/);
+    assert.match(result, /user_rejected/);
   });
 
   test('chat list: rename and delete', async () => {

@@ -1,10 +1,12 @@
+import { join } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
 import { createCodingAgentTool, GITHUB_REPOSITORY_HOST } from '@toolbus/coding-agent';
 import type { GuardedFetch } from '@toolbus/core/node';
-import type { ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
+import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { type CodeInterpreter, CodeInterpreterClient } from '@toolbus/sandbox';
+import { startSandboxEgressIfConnected } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
@@ -20,7 +22,6 @@ import {
   type WebSearchProviderConfig,
 } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
-import { hasConnectedApps, startCliEgress } from './cli-egress.ts';
 import { configuredInterpreter } from './configured-interpreter.ts';
 
 /**
@@ -45,6 +46,15 @@ export function builtInToolFactories(options: {
    * run_python sandbox gets network through the egress proxy; without either, it has no network at all.
    */
   readonly egressAsk?: (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+  /**
+   * The server's approvals of this turn (`toolbus serve`): like `egressAsk`, but ASK actions become cards in the
+   * chat. Session grants are per `sessionId` (the chat).
+   */
+  readonly egressApprovals?: {
+    readonly broker: ApprovalBroker;
+    readonly timeoutMs: number;
+    readonly sessionId?: string;
+  };
   /** Skills for run_python's sandbox (mounted read-only at /workspace/managed/skills when it runs in-process). */
   readonly skills?: { readonly names: readonly string[]; readonly root: string | undefined };
   /**
@@ -99,15 +109,18 @@ export function builtInToolFactories(options: {
         return { interpreter: configured.interpreter, skills: [] as readonly string[] };
       }
       const skillsRoot = options.skills?.root;
+      const approvals =
+        options.egressApprovals ?? (options.egressAsk === undefined ? undefined : { ask: options.egressAsk });
       const egress =
-        options.egressAsk !== undefined && (await hasConnectedApps(options.storage, options.userId))
-          ? await startCliEgress({
+        approvals === undefined
+          ? undefined
+          : await startSandboxEgressIfConnected({
               storage: options.storage,
               userId: options.userId,
-              home: options.config.home,
-              ask: options.egressAsk,
-            })
-          : undefined;
+              caDirectory: join(options.config.home, 'egress-ca'),
+              approvals,
+              ...omitUndefined({ sessionId: options.egressApprovals?.sessionId }),
+            });
       if (egress !== undefined) options.onClose(() => egress.close());
       const server = await startInterpreterServer({
         port: 0,

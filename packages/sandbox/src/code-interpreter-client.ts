@@ -1,6 +1,7 @@
 import {
   type CreateSessionRequest,
   type CreateSessionResponse,
+  codeInterpreterEgressTagHeader,
   codeInterpreterUserHeader,
   type ErrorResponse,
   type ExecuteRequest,
@@ -392,11 +393,15 @@ export class CodeInterpreterClient implements CodeInterpreter {
     timeoutMs: number;
     signal?: AbortSignal;
     userId?: string;
+    egressTag?: string;
   }): Promise<Response> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const method = options.method ?? 'GET';
-    const user = omitUndefined({ [codeInterpreterUserHeader]: options.userId });
+    const user = omitUndefined({
+      [codeInterpreterUserHeader]: options.userId,
+      [codeInterpreterEgressTagHeader]: options.egressTag,
+    });
     let response: Response;
     try {
       response = await this.#fetch(this.baseUrl + options.path, {

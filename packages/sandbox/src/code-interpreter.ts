@@ -16,6 +16,8 @@ export interface CodeInterpreterCallOptions {
   /** The user the call acts for, sent as the `x-toolbus-user` header: the service counts the files the call stores
    * (uploads, a run's outputs) against that user's share of its file store. */
   readonly userId?: string;
+  /** What the run is for (a tool call id), sent as `x-toolbus-egress-tag`: approvals its egress asks for show there. */
+  readonly egressTag?: string;
 }
 
 /** One event of a streamed run: output as it happens, then exactly one `result` or `error`. */

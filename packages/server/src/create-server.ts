@@ -5,6 +5,10 @@ import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { ApprovalHub } from './approvals/approval-hub.ts';
+import { registerApprovalRoutes } from './approvals/approval-routes.ts';
+import { ConnectedAppAdmin } from './apps/connected-app-admin.ts';
+import { registerConnectedAppRoutes } from './apps/connected-app-routes.ts';
 import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
@@ -50,6 +54,10 @@ export interface ToolbusServer {
   /** The per-user OAuth connections to MCP servers. */
   readonly mcpOAuth: McpOAuthService;
   readonly turns: TurnRunner;
+  /** Egress approvals waiting for their chat's owner. */
+  readonly approvals: ApprovalHub;
+  /** The connected-app operations (`toolbus apps` calls the same). */
+  readonly connectedApps: ConnectedAppAdmin;
   readonly routes: RouteRegistry;
   readonly logger: ServerLogger;
   /** The OpenAPI document of every route (also served at `/openapi.json`). */
@@ -79,7 +87,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
   const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
     .href;
+  const approvals = new ApprovalHub(omitUndefined({ timeoutMs: options.approvalTimeoutMs }));
   const chats = new ChatService({
+    approvals,
+    ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
     storage,
     runner: turns,
     defaultModel: options.defaultModel,
@@ -101,6 +112,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   });
 
   const access = new AccessService(storage);
+  const connectedApps = new ConnectedAppAdmin(storage);
   const userData = new UserDataService(storage);
   const library = new LibraryAdmin({
     storage,
@@ -151,6 +163,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerAdminRoutes(routes, library);
   const mcpOAuth = new McpOAuthService({ storage, fetch });
   registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
+  registerConnectedAppRoutes(routes, connectedApps);
+  registerApprovalRoutes(routes, approvals);
 
   const app = new Hono();
   const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
@@ -217,6 +231,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     library,
     mcpOAuth,
     turns,
+    approvals,
+    connectedApps,
     routes,
     logger,
     openApiDocument,

@@ -1,3 +1,16 @@
+export type {
+  ApprovalChoice,
+  ApprovalPacketSink,
+  TurnApprovals,
+} from './approvals/approval-hub.ts';
+export { ApprovalHub } from './approvals/approval-hub.ts';
+export { approvalPayloadPreview, maxApprovalPreviewCharacters } from './approvals/approval-preview.ts';
+export type {
+  ConnectedAppActor,
+  ConnectedAppInput,
+  ConnectedAppSummary,
+} from './apps/connected-app-admin.ts';
+export { ConnectedAppAdmin, OTHER_ACTION_NAME } from './apps/connected-app-admin.ts';
 export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
 export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
@@ -11,6 +24,13 @@ export type { StartTurnOptions } from './chats/turn-runner.ts';
 export { INTERRUPTED_TURN_REASON, TurnRunner } from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
 export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
+export type { SandboxEgress, SandboxEgressOptions } from './egress/sandbox-egress.ts';
+export {
+  hasConnectedApps,
+  startSandboxEgress,
+  startSandboxEgressIfConnected,
+  storageEgressCatalogue,
+} from './egress/sandbox-egress.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
 export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';

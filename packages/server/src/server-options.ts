@@ -3,6 +3,7 @@ import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
 import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
+import type { TurnApprovals } from './approvals/approval-hub.ts';
 import type { LibrarySettingsBackend } from './library/library-settings.ts';
 import type { ServerLogger } from './server-logger.ts';
 
@@ -14,6 +15,11 @@ export interface BuiltInToolContext {
   readonly model: LanguageModelV4;
   /** Registers a cleanup to run when the turn ends (a sandbox started for it). */
   readonly onClose: (cleanup: () => Promise<void>) => void;
+  /**
+   * The turn's egress approvals (absent outside a chat turn): give the egress proxy of the turn's sandbox this
+   * broker and wait, and ASK actions appear as cards in the chat.
+   */
+  readonly approvals?: TurnApprovals;
 }
 
 /**
@@ -88,6 +94,13 @@ export interface ServerOptions {
    * Default: each connect request's own origin.
    */
   readonly publicOrigin?: string;
+  /** How long an egress approval waits for the chat's owner (default 180 s). */
+  readonly approvalTimeoutMs?: number;
+  /**
+   * The input window of the server's models in tokens. Deep Research (`research: true`) refuses to run without it
+   * (it needs room for its sources); chat turns do not use it.
+   */
+  readonly contextWindowTokens?: number;
 }
 
 /** The default system prompt of a chat turn. */

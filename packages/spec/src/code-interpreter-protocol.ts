@@ -23,6 +23,13 @@ export interface HealthResponse {
  */
 export const codeInterpreterUserHeader = 'x-toolbus-user';
 
+/**
+ * Request header naming what a run is for (the tool call id), opaque to the service. A service that gives runs
+ * network through an egress proxy hands it to the proxy's provider, so an approval the run asks for can be shown
+ * at that tool call. Never trusted for identity: the socket a sandbox connection arrives on is its identity.
+ */
+export const codeInterpreterEgressTagHeader = 'x-toolbus-egress-tag';
+
 /** A stored file to place in the workspace before the run. */
 export interface WorkspaceFileInput {
   /** Relative path inside /workspace. */

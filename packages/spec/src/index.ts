@@ -14,7 +14,7 @@ export type {
   UploadResponse,
   WorkspaceFileInput,
 } from './code-interpreter-protocol.ts';
-export { codeInterpreterUserHeader } from './code-interpreter-protocol.ts';
+export { codeInterpreterEgressTagHeader, codeInterpreterUserHeader } from './code-interpreter-protocol.ts';
 export type { ToolCallErrorOptions } from './errors/tool-call-error.ts';
 export { ToolCallError } from './errors/tool-call-error.ts';
 export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts';
@@ -26,7 +26,15 @@ export { isPlainObject } from './is-plain-object.ts';
 export type { DefinedFields } from './omit-undefined.ts';
 export { omitUndefined } from './omit-undefined.ts';
 export type { OpenApiAuth } from './openapi-auth.ts';
-export type { FileReference, Packet, PacketObject, PacketType, StopReason } from './packet.ts';
+export type {
+  ApprovalResolution,
+  ApprovalSubject,
+  FileReference,
+  Packet,
+  PacketObject,
+  PacketType,
+  StopReason,
+} from './packet.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
 export type { LimitedBody } from './read-limited-body.ts';

@@ -12,6 +12,18 @@ export type StopReason =
   | 'clarification'
   | 'interrupted';
 
+/**
+ * How an egress approval ended: `approved` (this request), `approved_for_session` (and every later identical action
+ * of the same chat), `rejected`, or `expired` (nobody decided in time, or the turn ended first).
+ */
+export type ApprovalResolution = 'approved' | 'approved_for_session' | 'rejected' | 'expired';
+
+/** What an approval is about, as an approval card names it. */
+export interface ApprovalSubject {
+  readonly kind: 'app' | 'mcp';
+  readonly name: string;
+}
+
 /** A file produced by a tool, by reference (the bytes live in the file store). */
 export interface FileReference {
   readonly fileId: string;
@@ -129,6 +141,31 @@ export type PacketObject =
    * A bash command's output while it runs (`stdout`/`stderr` chunks), then one packet with `exitCode` (null when it
    * was killed) and `timedOut` when it ended.
    */
+  // egress approvals
+  /**
+   * Code a tool runs (sandboxed `run_python`) wants to send a request whose policy is ASK; the run waits for the
+   * chat's owner to decide with `POST /v1/approvals/{approvalId}` until `expiresAt` (ISO time). Placed at the tool
+   * call that runs the code. Holds no credential and no query string; `payloadPreview` is the body, cut and with
+   * secret-looking fields masked.
+   */
+  | {
+      readonly type: 'approval-request';
+      readonly approvalId: string;
+      readonly toolCallId?: string;
+      readonly subject: ApprovalSubject;
+      /** The app actions or MCP tools needing approval (`create_issue`, `tools/call send_email`). */
+      readonly actions: readonly string[];
+      readonly method: string;
+      /** Scheme, host and path. */
+      readonly url: string;
+      readonly payloadPreview?: string;
+      readonly expiresAt: string;
+    }
+  | {
+      readonly type: 'approval-resolved';
+      readonly approvalId: string;
+      readonly resolution: ApprovalResolution;
+    }
   | {
       readonly type: 'bash-delta';
       readonly toolCallId?: string;

@@ -1,6 +1,6 @@
 import { omitUndefined } from '@toolbus/spec';
 import { abortOnClose, readJsonObject, sendJson } from './http-io.ts';
-import { requestOwner } from './request-owner.ts';
+import { requestEgressTag, requestOwner } from './request-owner.ts';
 import type { RouteCall } from './route-table.ts';
 import { runExecution } from './run-execution.ts';
 import { streamRun } from './stream-run.ts';
@@ -11,11 +11,12 @@ export const jsonBodyLimit = 4 * 1024 * 1024;
 /** `POST /v1/execute`: runs code and answers with its outcome. */
 export async function handleExecute({ service, request, response }: RouteCall): Promise<void> {
   const owner = requestOwner(request);
+  const egressTag = requestEgressTag(request);
   const body = await readJsonObject(request, jsonBodyLimit);
   const result = await runExecution(service, {
     body,
     signal: abortOnClose(response),
-    ...omitUndefined({ owner }),
+    ...omitUndefined({ owner, egressTag }),
   });
   sendJson(response, 200, result);
 }
@@ -23,12 +24,13 @@ export async function handleExecute({ service, request, response }: RouteCall): 
 /** `POST /v1/execute/stream`: the same run as server-sent events, output as it happens, then the result. */
 export async function handleExecuteStream({ service, request, response }: RouteCall): Promise<void> {
   const owner = requestOwner(request);
+  const egressTag = requestEgressTag(request);
   const body = await readJsonObject(request, jsonBodyLimit);
   await streamRun(service, response, (hooks) =>
     runExecution(service, {
       body,
       signal: abortOnClose(response),
-      ...omitUndefined({ owner }),
+      ...omitUndefined({ owner, egressTag }),
       ...hooks,
     }),
   );

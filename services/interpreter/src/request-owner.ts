@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { codeInterpreterUserHeader } from '@toolbus/spec';
+import { codeInterpreterEgressTagHeader, codeInterpreterUserHeader } from '@toolbus/spec';
 import { HttpError } from './http-error.ts';
 
 /** The user a request acts for (its `x-toolbus-user` header), or undefined; 400 for a malformed value. */
@@ -11,6 +11,20 @@ export function requestOwner(request: IncomingMessage): string | undefined {
       status: 400,
       code: 'invalid_request',
       message: `${codeInterpreterUserHeader} must be 1 to 200 visible ASCII characters`,
+    });
+  }
+  return value;
+}
+
+/** What a run is for (its `x-toolbus-egress-tag` header), or undefined; 400 for a malformed value. */
+export function requestEgressTag(request: IncomingMessage): string | undefined {
+  const value = request.headers[codeInterpreterEgressTagHeader];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(value)) {
+    throw new HttpError({
+      status: 400,
+      code: 'invalid_request',
+      message: `${codeInterpreterEgressTagHeader} must be 1 to 200 visible ASCII characters`,
     });
   }
   return value;

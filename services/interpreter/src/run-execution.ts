@@ -26,6 +26,7 @@ export async function runExecution(
   options: {
     body: Record<string, unknown>;
     owner?: string;
+    egressTag?: string;
     onStart?: () => void;
     onOutput?: (stream: OutputStreamName, data: string) => void;
     signal: AbortSignal;
@@ -46,7 +47,7 @@ export async function runExecution(
         timeoutMs: request.timeoutMs,
         skills,
         signal: options.signal,
-        ...omitUndefined({ stdin: request.stdin, onOutput: options.onOutput }),
+        ...omitUndefined({ stdin: request.stdin, egressTag: options.egressTag, onOutput: options.onOutput }),
       });
       let files: ExecuteResponse['files'] = [];
       const notes: string[] = [];

@@ -16,7 +16,8 @@ export interface SandboxEgressLease {
  * so the interpreter depends on nothing of the proxy's.
  */
 export interface SandboxEgressProvider {
-  open(run: { readonly runId: string }): Promise<SandboxEgressLease>;
+  /** `tag`: what the run is for, as its client named it (opaque, never an identity). */
+  open(run: { readonly runId: string; readonly tag?: string }): Promise<SandboxEgressLease>;
 }
 
 /** The forwarder's source, written once next to the runner. */

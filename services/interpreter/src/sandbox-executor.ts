@@ -78,6 +78,8 @@ export interface SandboxCommandRun {
   readonly signal?: AbortSignal;
   /** Network through the egress proxy: a socket of this run's own, the network namespace still unshared. */
   readonly egress?: SandboxEgressProvider;
+  /** What the run is for (the client's `x-toolbus-egress-tag`), handed to the egress provider as is. */
+  readonly egressTag?: string;
 }
 
 /**
@@ -252,7 +254,10 @@ export class SandboxExecutor {
   async run(options: SandboxCommandRun): Promise<SandboxRunResult> {
     const provider = options.egress ?? this.options.egress;
     if (provider === undefined) return this.#run(options);
-    const lease = await provider.open({ runId: randomUUID() });
+    const lease = await provider.open({
+      runId: randomUUID(),
+      ...omitUndefined({ tag: options.egressTag }),
+    });
     try {
       const parts = egressRunParts({
         lease,
@@ -260,7 +265,7 @@ export class SandboxExecutor {
         pythonPath: this.options.pythonPath,
         command: options.command,
       });
-      const { egress: _egress, ...rest } = options;
+      const { egress: _egress, egressTag: _egressTag, ...rest } = options;
       return await this.#run({
         ...rest,
         command: parts.command,

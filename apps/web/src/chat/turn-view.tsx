@@ -99,7 +99,6 @@ export const NodeView = memo(function NodeView(props: {
       {node.approvals.map((request) => (
         <ApprovalCard
           key={request.approvalId}
-          chatId={context.chatId}
           request={request}
           decided={context.tree.decisions.get(request.approvalId)}
         />

@@ -1,4 +1,4 @@
-import type { CitedDocument, FileReference, Placement } from '@toolbus/spec';
+import type { ApprovalResolution, CitedDocument, FileReference, Placement } from '@toolbus/spec';
 import type { ApprovalRequestPacket, CitationCheck, UiPacketObject } from './ui-packet.ts';
 
 /** A packet as the UI folds it: where it belongs, what it says, its sequence in the turn. */
@@ -91,7 +91,7 @@ export interface TurnTree {
   /** Citation numbers the answer cited (in order of first citation). */
   readonly cited: number[];
   checks: CitationCheck[];
-  readonly decisions: Map<string, string>;
+  readonly decisions: Map<string, ApprovalResolution>;
   stopReason: string | undefined;
   packetCount: number;
 }
@@ -237,8 +237,8 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
     case 'citation-check':
       tree.checks = [...tree.checks, ...obj.checks];
       return;
-    case 'approval-decision':
-      tree.decisions.set(obj.approvalId, obj.decision);
+    case 'approval-resolved':
+      tree.decisions.set(obj.approvalId, obj.resolution);
       return;
   }
   const touched: (Cycle | TreeNode)[] = [];

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ConnectedAppAdmin, ServerError } from '@toolbus/server';
 import type { ConnectedAppActionRecord, ConnectedAppPolicy } from '@toolbus/storage';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -105,10 +106,11 @@ export async function runAppsCommand(argv: readonly string[], io: CliIo): Promis
   });
   const workspace = await openWorkspace(loadCliConfig({ env: io.env }));
   try {
-    const apps = workspace.storage.connectedApps;
-    const userId = workspace.user.id;
+    // The same operations as the server's /v1/apps routes; the CLI's user manages the organisation's apps too.
+    const apps = new ConnectedAppAdmin(workspace.storage);
+    const actor = { userId: workspace.user.id, isAdmin: true };
     if (action === 'list') {
-      const listed = await apps.list({ userId });
+      const listed = await apps.list(actor);
       if (listed.length === 0) {
         io.stdout.write(
           'No connected apps. Add one with: toolbus apps add <name> --url <regex> --header "Name: value"\n',
@@ -116,13 +118,12 @@ export async function runAppsCommand(argv: readonly string[], io: CliIo): Promis
         return 0;
       }
       for (const app of listed) {
-        const userValues = await apps.getUserValues({ appId: app.id, userId });
         io.stdout.write(
           [
-            `${app.name} (#${app.id}, ${app.userId === null ? 'organisation' : 'yours'}${app.enabled ? '' : ', disabled'})`,
+            `${app.name} (#${app.id}, ${app.shared ? 'organisation' : 'yours'}${app.enabled ? '' : ', disabled'})`,
             `  urls:    ${app.urlPatterns.join('  ')}`,
-            `  headers: ${Object.keys(app.headers).join(', ') || '-'}`,
-            `  values:  ${[...Object.keys(app.organizationValues).map((key) => `org.${key}`), ...Object.keys(userValues ?? {}).map((key) => `user.${key}`)].join(', ') || '-'}`,
+            `  headers: ${app.headerNames.join(', ') || '-'}`,
+            `  values:  ${[...app.organizationValueNames.map((key) => `org.${key}`), ...app.userValueNames.map((key) => `user.${key}`)].join(', ') || '-'}`,
             `  actions: ${app.actions.map((entry) => `${entry.name}=${entry.policy}`).join(', ') || '-'}`,
           ].join('\n') + '\n',
         );
@@ -135,10 +136,14 @@ export async function runAppsCommand(argv: readonly string[], io: CliIo): Promis
       return 2;
     }
     if (action === 'remove') {
-      const found = (await apps.list({ userId })).find((app) => app.name === name);
-      if (found === undefined || !(await apps.delete(found.id))) {
-        io.stderr.write(`toolbus apps remove: no app named "${name}".\n`);
-        return 1;
+      try {
+        await apps.remove(actor, name);
+      } catch (error) {
+        if (ServerError.isInstance(error) && error.code === 'not_found') {
+          io.stderr.write(`toolbus apps remove: no app named "${name}".\n`);
+          return 1;
+        }
+        throw error;
       }
       io.stdout.write(`Removed ${name}.\n`);
       return 0;
@@ -149,27 +154,22 @@ export async function runAppsCommand(argv: readonly string[], io: CliIo): Promis
       io.stderr.write(`toolbus apps add: give at least one --url and one --header.\n\n${appsUsage}`);
       return 2;
     }
-    for (const pattern of urlPatterns) new RegExp(pattern, 'u');
     const headers: Record<string, string> = {};
     for (const line of headerLines) {
       const colon = line.indexOf(':');
       if (colon <= 0) throw new Error('Expected --header "Name: template".');
       headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
     }
-    const actions = (values.action ?? []).map(parseAction);
-    actions.push({ name: 'other', pathPattern: '/.*', policy: parsePolicy(values.policy ?? 'ASK') });
-    const created = await apps.create({
-      userId: values.shared === true ? null : userId,
+    const created = await apps.add(actor, {
       name,
       urlPatterns,
-      actions,
       headers,
+      actions: (values.action ?? []).map(parseAction),
+      defaultPolicy: parsePolicy(values.policy ?? 'ASK'),
       organizationValues: parsePairs(values.value ?? [], values['value-env'] ?? [], io.env),
+      userValues: parsePairs(values['user-value'] ?? [], values['user-value-env'] ?? [], io.env),
+      shared: values.shared === true,
     });
-    const userValues = parsePairs(values['user-value'] ?? [], values['user-value-env'] ?? [], io.env);
-    if (Object.keys(userValues).length > 0) {
-      await apps.setUserValues({ appId: created.id, userId, values: userValues });
-    }
     io.stdout.write(
       `Connected ${name} (#${created.id}); run_python can now call it through the egress proxy.\n`,
     );

@@ -10,9 +10,9 @@ import {
   type IdentitySource,
   startEgressService,
 } from '@toolbus/egress/node';
+import { storageEgressCatalogue } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
-import { storageEgressCatalogue } from '../cli-egress.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';

@@ -69,7 +69,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
   // One interpreter (or pool) for every chat of this process: a pool's health state is shared, not per chat.
   const sandbox = configuredInterpreter(config.file);
+  // Deep Research needs the models' input window, as `toolbus research` reads it.
+  const contextWindow = Number(io.env.TOOLBUS_CONTEXT_WINDOW);
   const server = await createServer({
+    ...(Number.isInteger(contextWindow) && contextWindow > 0 ? { contextWindowTokens: contextWindow } : {}),
     ...(hasWebApp ? { webRoot } : {}),
     storage: workspace.storage,
     auth,
@@ -100,6 +103,15 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         onClose: context.onClose,
         skills,
         ...omitUndefined({ interpreter: sandbox?.interpreter }),
+        // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
+        // become approval cards in the chat.
+        ...omitUndefined({
+          egressApprovals: context.approvals && {
+            broker: context.approvals.broker,
+            timeoutMs: context.approvals.timeoutMs,
+            sessionId: context.approvals.sessionId,
+          },
+        }),
       }),
   });
   try {

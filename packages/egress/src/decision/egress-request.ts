@@ -9,6 +9,11 @@ export interface EgressIdentity {
   readonly organizationId?: string;
   /** The chat session the sandbox serves, when the identity source knows it (one run, one session). */
   readonly sessionId?: string;
+  /**
+   * What the run is for, as the code-execution client named it (a tool call id): lets an approval card appear at
+   * that tool call. Informational only; credentials and grants never depend on it.
+   */
+  readonly tag?: string;
 }
 
 /** A request the sandbox wants to send, as the proxy shell has read it. */

@@ -12,8 +12,8 @@ export interface RunSocketEgressOptions {
   readonly registry: RunIdentityRegistry;
   /** The proxy CA's certificate (PEM), copied beside the sockets where sandboxed uids can read it. */
   readonly caCertificatePem: string;
-  /** Who a run is for (its user and session); called once per run. */
-  readonly identityForRun: (runId: string) => EgressIdentity;
+  /** Who a run is for (its user and session); called once per run with the tag its client gave, if any. */
+  readonly identityForRun: (runId: string, tag: string | undefined) => EgressIdentity;
   /** Where sockets are made; a fresh 0711 folder under /tmp when absent (socket paths must stay short). */
   readonly directory?: string;
 }
@@ -27,7 +27,7 @@ export interface RunSocketLease {
 
 /** Opens a socket per run; `close` removes every socket and the folder. */
 export interface RunSocketEgress {
-  open(run: { readonly runId: string }): Promise<RunSocketLease>;
+  open(run: { readonly runId: string; readonly tag?: string }): Promise<RunSocketLease>;
   close(): void;
 }
 
@@ -43,10 +43,10 @@ export function createRunSocketEgress(options: RunSocketEgressOptions): RunSocke
   writeFileSync(caCertificatePath, options.caCertificatePem, { mode: 0o644 });
   chmodSync(caCertificatePath, 0o644);
   return {
-    async open({ runId }) {
+    async open({ runId, tag }) {
       const connection = `run:${runId}`;
       const socketPath = join(directory, `${randomUUID()}.sock`);
-      options.registry.register(connection, options.identityForRun(runId));
+      options.registry.register(connection, options.identityForRun(runId, tag));
       const listener = await options.proxy.listen({ path: socketPath, connection });
       // The sandbox runs under another uid; connecting needs write permission on the socket file.
       chmodSync(socketPath, 0o666);

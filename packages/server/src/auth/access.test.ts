@@ -144,7 +144,21 @@ describe('users and access', () => {
       await call('POST', '/v1/memories', { key: alice.key, body: { text: 'Alice likes tea' } }),
       201,
     );
+    const aliceApp = await json<{ id: number }>(
+      await call('POST', '/v1/apps', {
+        key: alice.key,
+        body: {
+          name: 'alice-crm',
+          urlPatterns: ['https://crm\\.example/.*'],
+          headers: { Authorization: 'Bearer {{user.token}}' },
+          userValues: { token: 'ALICE-APP-SECRET' },
+        },
+      }),
+      201,
+    );
     const values: Record<string, string> = {
+      appId: String(aliceApp.id),
+      approvalId: 'no-such-approval',
       chatId: chat.id,
       turn: '0',
       fileId: file.id,
@@ -157,6 +171,13 @@ describe('users and access', () => {
     };
     const bodies: Record<string, unknown> = {
       createChat: {},
+      createConnectedApp: {
+        name: 'bob-crm',
+        urlPatterns: ['https://crm\\.example/.*'],
+        headers: { Authorization: 'Bearer {{user.token}}' },
+      },
+      setConnectedAppValues: { values: { token: 'BOB-STOLEN' } },
+      decideApproval: { decision: 'approve' },
       renameChat: { title: 'Stolen' },
       sendMessage: { content: 'hi' },
       createApiKey: { name: 'bob' },
@@ -173,7 +194,16 @@ describe('users and access', () => {
     };
     // Routes that name Alice's data in the body rather than the path.
     const bodyNamesHerData = new Set(['sendUiMessage']);
-    const secrets = [chat.id, file.id, memory.id, alice.keyId, 'alice@example.com', 'Alice secret'];
+    const secrets = [
+      chat.id,
+      file.id,
+      memory.id,
+      alice.keyId,
+      'alice@example.com',
+      'Alice secret',
+      'alice-crm',
+      'ALICE-APP-SECRET',
+    ];
     let checked = 0;
     for (const route of server.routes.definitions) {
       if (route.access.kind === 'public') continue;
@@ -221,6 +251,10 @@ describe('users and access', () => {
       200,
     );
     assert.equal(detail.title, 'Alice secret');
+    // Alice's app and her value survived Bob's attempts.
+    assert.deepEqual(await storage.connectedApps.getUserValues({ appId: aliceApp.id, userId: alice.id }), {
+      token: 'ALICE-APP-SECRET',
+    });
     assert.equal(detail.turns.length, 1);
     assert.equal(
       await (await call('GET', `/v1/files/${file.id}/content`, { key: alice.key })).text(),

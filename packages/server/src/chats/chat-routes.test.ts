@@ -264,11 +264,6 @@ describe('chats over HTTP', () => {
       400,
       'body.model',
     );
-    await expect(
-      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'hi', research: true }),
-      501,
-      'body.research',
-    );
     await expect(await call('GET', '/v1/chats/missing'), 404, 'path.chatId');
     await expect(await call('GET', `/v1/chats/${chatId}/turns/0/stream`), 404, 'path.turn');
     await expect(await call('GET', `/v1/chats/${chatId}/turns/x/stream`), 400, 'path.turn');

@@ -1,9 +1,11 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
-import { runChatTurn } from '@toolbus/core';
+import { type ChatTurn, runChatTurn } from '@toolbus/core';
+import { runDeepResearch } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
+import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
 import { ownsRow, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
@@ -51,6 +53,10 @@ export interface ChatServiceDependencies {
   readonly recordToolContent?: boolean;
   /** The OAuth callback URL OAuth MCP servers were connected with (their tokens are sent only with it set). */
   readonly mcpOAuthRedirectUrl?: string;
+  /** Where egress approvals of a turn's sandboxed code wait for the chat's owner. */
+  readonly approvals?: ApprovalHub;
+  /** The models' input window in tokens, which Deep Research checks before it runs. */
+  readonly contextWindowTokens?: number;
 }
 
 /**
@@ -159,14 +165,6 @@ export class ChatService {
   async send(principal: Principal, chatId: string, input: SendMessageInput): Promise<LiveTurn> {
     const deps = this.#deps;
     const chat = await this.require(principal, chatId);
-    if (input.research) {
-      throw new ServerError({
-        code: 'not_available',
-        field: 'body.research',
-        message:
-          'body.research: Deep Research is not available on this server yet; send the message without it.',
-      });
-    }
     const persona = await this.#persona(input.personaId ?? chat.personaId ?? undefined, 'body.personaId');
     const files = await this.#files(principal, input.fileIds ?? []);
     // An admin's `model` setting replaces the default when the server allows that model.
@@ -198,7 +196,12 @@ export class ChatService {
         message: `You already run ${deps.concurrentTurnsPerUser} turns at once (the limit); wait for one to end or stop one.`,
       });
     }
-    const { tools: assembled, cleanup } = await this.assemble(principal, persona, { model, files });
+    const approvals = deps.approvals?.forTurn({ chatId: chat.id, userId: principal.user.id });
+    const { tools: assembled, cleanup } = await this.assemble(principal, persona, {
+      model,
+      files,
+      ...omitUndefined({ approvals }),
+    });
     try {
       let tools = assembled;
       if (input.tools) {
@@ -216,6 +219,9 @@ export class ChatService {
         tools = tools.filter((tool) => wanted.has(tool.name));
       }
       const history = (await deps.storage.chats.listMessages(chat.id)).map((stored) => stored.message);
+      // A research turn that ended with clarifying questions is answered by this message: go straight to the plan.
+      const previous = input.research ? (await deps.storage.chats.listTurns(chat.id)).at(-1) : undefined;
+      const answersClarification = previous?.kind === 'research' && previous.endReason === 'clarification';
       const userMessage: ChatMessage = {
         role: 'user',
         content: input.content,
@@ -225,8 +231,10 @@ export class ChatService {
       return await deps.runner.start({
         chatId: chat.id,
         userId: principal.user.id,
+        ...(input.research ? { kind: 'research' as const } : {}),
         input: [userMessage],
         cleanup,
+        ...omitUndefined({ approvals }),
         run: (signal, turnIndex) => {
           const telemetry = startTurnTelemetry({
             chatId: chat.id,
@@ -236,16 +244,26 @@ export class ChatService {
             model,
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
-          const turn = runChatTurn({
-            model: telemetry.model,
-            messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
-            tools,
-            files,
-            userId: principal.user.id,
-            signal,
-            hooks: telemetry.hooks,
-            ...omitUndefined({ maxCycles }),
-          });
+          // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
+          const turn: ChatTurn = input.research
+            ? runDeepResearch({
+                model: telemetry.model,
+                messages: [...history, userMessage],
+                tools,
+                signal,
+                ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
+                ...(answersClarification ? { skipClarification: true } : {}),
+              })
+            : runChatTurn({
+                model: telemetry.model,
+                messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
+                tools,
+                files,
+                userId: principal.user.id,
+                signal,
+                hooks: telemetry.hooks,
+                ...omitUndefined({ maxCycles }),
+              });
           void turn.result.then(
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),
@@ -266,7 +284,12 @@ export class ChatService {
   async assemble(
     principal: Principal,
     persona: Persona,
-    options: { readonly model?: LanguageModelV4; readonly files?: readonly ChatFile[] } = {},
+    options: {
+      readonly model?: LanguageModelV4;
+      readonly files?: readonly ChatFile[];
+      /** The turn's approvals; without them (the MCP endpoint) an ASK action is refused at once. */
+      readonly approvals?: TurnApprovals;
+    } = {},
   ): Promise<{ tools: readonly Tool[]; cleanup: () => Promise<void> }> {
     const deps = this.#deps;
     const cleanups: (() => Promise<void>)[] = [];
@@ -280,6 +303,7 @@ export class ChatService {
         return model;
       },
       onClose: (cleanup) => cleanups.push(cleanup),
+      ...omitUndefined({ approvals: options.approvals }),
     };
     const assembly = await constructTools({
       persona,

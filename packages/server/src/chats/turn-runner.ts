@@ -2,6 +2,7 @@ import type { ChatTurn, ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement } from '@toolbus/spec';
 import { omitUndefined, placementKey } from '@toolbus/spec';
 import type { ChatTurnKind, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
+import type { TurnApprovals } from '../approvals/approval-hub.ts';
 import { ServerError } from '../http/server-error.ts';
 import type { ServerLogger } from '../server-logger.ts';
 import { LiveTurn } from './live-turn.ts';
@@ -17,6 +18,8 @@ export interface StartTurnOptions {
   readonly run: (signal: AbortSignal, turn: number) => ChatTurn;
   /** Runs after the turn ended and its history is written (closes the tool assembly). */
   readonly cleanup?: () => Promise<void>;
+  /** The turn's egress approvals: their packets join the stream at the tool call they belong to. */
+  readonly approvals?: TurnApprovals;
 }
 
 /** The reason written on turns a dead process left running. */
@@ -198,9 +201,26 @@ export class TurnRunner {
     };
     let result: ChatTurnResult | undefined;
     let failure: unknown;
+    // Approval packets are placed at the tool call whose code asked (its tool-start placement); one that names no
+    // known call goes to the top level of the latest cycle.
+    const toolPlacements = new Map<string, Placement>();
+    let latestCycle = 0;
+    let streaming = true;
+    options.approvals?.attach((obj, toolCallId) => {
+      if (!streaming) return;
+      const placement = (toolCallId === undefined ? undefined : toolPlacements.get(toolCallId)) ?? {
+        turn: latestCycle,
+        tab: 0,
+      };
+      enqueue({ placement, modelIndex: 0, obj });
+    });
     try {
       const turn = options.run(live.controller.signal, turnIndex);
-      for await (const packet of turn) enqueue(packet);
+      for await (const packet of turn) {
+        if (packet.obj.type === 'tool-start') toolPlacements.set(packet.obj.toolCallId, packet.placement);
+        if (!packet.placement.path?.length) latestCycle = Math.max(latestCycle, packet.placement.turn);
+        enqueue(packet);
+      }
       result = await turn.result;
     } catch (error) {
       failure = error;
@@ -211,6 +231,8 @@ export class TurnRunner {
       });
       enqueue({ placement: { turn: 0, tab: 0 }, modelIndex: 0, obj: { type: 'stop', reason: 'error' } });
     }
+    streaming = false;
+    options.approvals?.close();
     await writing;
     await write();
     const { status, reason } = endOf(result, failure, writeFailed);

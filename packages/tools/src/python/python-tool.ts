@@ -110,8 +110,9 @@ export function createPythonTool(options: PythonToolOptions): Tool {
             files: staged.inputs,
             ...(skills.length > 0 ? { skills } : {}),
           },
-          // The service counts the run's output files against this user's share of its file store.
-          omitUndefined({ signal: context.signal, userId: context.userId }),
+          // The service counts the run's output files against this user's share of its file store; the egress tag
+          // lets an approval this run's network access asks for appear at this tool call.
+          omitUndefined({ signal: context.signal, userId: context.userId, egressTag: toolCallId }),
         )) {
           if (event.type === 'output') {
             context.emitter.emit({ type: 'python-delta', toolCallId, [event.stream]: event.data });

@@ -1,0 +1,213 @@
+import { useState } from 'react';
+import { client } from '../common/api.ts';
+import { Feedback } from '../common/feedback.tsx';
+import { useAction, useLoad } from '../common/use-load.ts';
+
+type Policy = 'ALWAYS' | 'ASK' | 'DENY';
+
+interface ConnectedAppView {
+  readonly id: number;
+  readonly name: string;
+  readonly shared: boolean;
+  readonly urlPatterns: readonly string[];
+  readonly actions: readonly { readonly name: string; readonly method?: string; readonly policy: Policy }[];
+  readonly headerNames: readonly string[];
+  readonly organizationValueNames: readonly string[];
+  readonly userValueNames: readonly string[];
+}
+
+const policies: readonly Policy[] = ['ASK', 'ALWAYS', 'DENY'];
+
+/**
+ * The caller's connected apps (and the organisation's): APIs that code in run_python may call, with credentials
+ * the egress proxy adds on the way out. Credential fields are write-only: the page sends them once and only ever
+ * shows their names.
+ */
+export function AppsPage(props: { readonly isAdmin: boolean }) {
+  const apps = useLoad(() => client.request<{ apps: ConnectedAppView[] }>('GET', '/v1/apps'), []);
+  const action = useAction();
+  const [name, setName] = useState('');
+  const [patterns, setPatterns] = useState('');
+  const [headerName, setHeaderName] = useState('Authorization');
+  const [headerValue, setHeaderValue] = useState('');
+  const [actionName, setActionName] = useState('');
+  const [actionMethod, setActionMethod] = useState('POST');
+  const [actionPath, setActionPath] = useState('');
+  const [actionPolicy, setActionPolicy] = useState<Policy>('ASK');
+  const [otherPolicy, setOtherPolicy] = useState<Policy>('ASK');
+  const [shared, setShared] = useState(false);
+  return (
+    <div>
+      <h2>Connected apps</h2>
+      <p>
+        Code in run_python has no network of its own. It can call these APIs through the egress proxy, which
+        adds the credential on the way out, so the sandbox never sees it. Actions set to ASK wait for your
+        approval in the chat.
+      </p>
+      <form
+        className="stack-form"
+        aria-label="Connect an app"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run(async () => {
+            const urlPatterns = patterns
+              .split('\n')
+              .map((line) => line.trim())
+              .filter(Boolean);
+            await client.request('POST', '/v1/apps', {
+              body: {
+                name,
+                urlPatterns,
+                headers: { [headerName]: headerValue },
+                ...(actionName && actionPath
+                  ? {
+                      actions: [
+                        {
+                          name: actionName,
+                          ...(actionMethod === '*' ? {} : { method: actionMethod }),
+                          pathPattern: actionPath,
+                          policy: actionPolicy,
+                        },
+                      ],
+                    }
+                  : {}),
+                defaultPolicy: otherPolicy,
+                ...(shared ? { shared: true } : {}),
+              },
+            });
+            // The credential leaves the page's state once sent.
+            setHeaderValue('');
+            setName('');
+            apps.reload();
+            return `Connected ${name}.`;
+          });
+        }}
+      >
+        <label>
+          Name <input value={name} onChange={(event) => setName(event.target.value)} required />
+        </label>
+        <label>
+          URL patterns (regular expressions, one per line, matching the whole URL)
+          <textarea
+            value={patterns}
+            onChange={(event) => setPatterns(event.target.value)}
+            rows={2}
+            required
+            placeholder="https://api\.example\.com/.*"
+          />
+        </label>
+        <label>
+          Header name{' '}
+          <input value={headerName} onChange={(event) => setHeaderName(event.target.value)} required />
+        </label>
+        <label>
+          Header value (write-only; may use {'{{org.NAME}}'} and {'{{user.NAME}}'})
+          <input
+            type="password"
+            autoComplete="off"
+            value={headerValue}
+            onChange={(event) => setHeaderValue(event.target.value)}
+            required
+          />
+        </label>
+        <fieldset>
+          <legend>One named action (optional)</legend>
+          <label>
+            Action name <input value={actionName} onChange={(event) => setActionName(event.target.value)} />
+          </label>
+          <label>
+            Method
+            <select value={actionMethod} onChange={(event) => setActionMethod(event.target.value)}>
+              {['POST', 'PUT', 'PATCH', 'DELETE', 'GET', '*'].map((method) => (
+                <option key={method}>{method}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Path pattern <input value={actionPath} onChange={(event) => setActionPath(event.target.value)} />
+          </label>
+          <label>
+            Action policy
+            <select value={actionPolicy} onChange={(event) => setActionPolicy(event.target.value as Policy)}>
+              {policies.map((policy) => (
+                <option key={policy}>{policy}</option>
+              ))}
+            </select>
+          </label>
+        </fieldset>
+        <label>
+          Policy of every other request
+          <select value={otherPolicy} onChange={(event) => setOtherPolicy(event.target.value as Policy)}>
+            {policies.map((policy) => (
+              <option key={policy}>{policy}</option>
+            ))}
+          </select>
+        </label>
+        {props.isAdmin ? (
+          <label>
+            <input type="checkbox" checked={shared} onChange={(event) => setShared(event.target.checked)} />{' '}
+            For the whole organisation
+          </label>
+        ) : null}
+        <button type="submit" disabled={action.busy}>
+          Connect app
+        </button>
+      </form>
+      <Feedback error={action.error ?? apps.error} note={action.note} />
+      <table>
+        <caption>Your apps</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">URLs</th>
+            <th scope="col">Credentials</th>
+            <th scope="col">Actions</th>
+            <th scope="col">Remove</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(apps.value?.apps ?? []).map((app) => (
+            <tr key={app.id}>
+              <td>
+                {app.name}
+                {app.shared ? ' (organisation)' : ''}
+              </td>
+              <td>
+                {app.urlPatterns.map((pattern) => (
+                  <code key={pattern}>{pattern} </code>
+                ))}
+              </td>
+              <td>
+                {[
+                  ...app.headerNames,
+                  ...app.organizationValueNames.map((key) => `org.${key}`),
+                  ...app.userValueNames.map((key) => `user.${key}`),
+                ].join(', ')}
+              </td>
+              <td>{app.actions.map((entry) => `${entry.name}: ${entry.policy}`).join(', ')}</td>
+              <td>
+                {app.shared && !props.isAdmin ? (
+                  'organisation'
+                ) : (
+                  <button
+                    type="button"
+                    aria-label={`Remove ${app.name}`}
+                    onClick={() =>
+                      void action.run(async () => {
+                        await client.request('DELETE', `/v1/apps/${app.id}`);
+                        apps.reload();
+                        return `Removed ${app.name}.`;
+                      })
+                    }
+                  >
+                    Remove
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { openStorage, type Storage } from '@toolbus/storage';
+import { storageEgressMcpServers, storageMcpCredentials } from './storage-mcp-egress.ts';
+
+let storage: Storage;
+let alice: string;
+let bob: string;
+
+before(async () => {
+  storage = await openStorage({
+    path: ':memory:',
+    secretKey: randomBytes(32).toString('base64'),
+    environment: {},
+  });
+  alice = (await storage.users.create({ email: 'alice@example.com' })).id;
+  bob = (await storage.users.create({ email: 'bob@example.com' })).id;
+});
+after(() => storage.close());
+
+describe('MCP servers in the egress catalogue, from storage', () => {
+  it('lists HTTP servers by URL (never stdio ones) and gives each user only their own OAuth token', async () => {
+    const oauth = await storage.mcpServers.create({
+      name: 'calendar',
+      endpoint: { transport: 'streamable-http', url: 'https://calendar.example/mcp' },
+      authType: 'oauth',
+    });
+    await storage.mcpServers.create({
+      name: 'local',
+      endpoint: { transport: 'stdio', command: 'node', args: ['server.js'] },
+      authType: 'none',
+    });
+    const headers = await storage.mcpServers.create({
+      name: 'wiki',
+      endpoint: { transport: 'sse', url: 'https://wiki.example/sse' },
+      authType: 'headers',
+      headers: { 'X-Wiki-Key': 'WIKI-KEY' },
+    });
+    assert.deepEqual(
+      (await storageEgressMcpServers(storage)).map((server) => [server.name, server.url]),
+      [
+        ['calendar', 'https://calendar.example/mcp'],
+        ['wiki', 'https://wiki.example/sse'],
+      ],
+    );
+    await storage.mcpServers.saveOAuthState({
+      serverId: oauth.id,
+      userId: alice,
+      state: { tokens: { access_token: 'ALICE-ACCESS', token_type: 'bearer' }, tokensSavedAt: Date.now() },
+    });
+    assert.deepEqual(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's1', userId: alice }), {
+      Authorization: 'Bearer ALICE-ACCESS',
+    });
+    // Bob never connected: nothing (the resolver then refuses), and never Alice's token; no user, nothing.
+    assert.equal(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's2', userId: bob }), undefined);
+    assert.equal(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's3' }), undefined);
+    // An expired token without a refresh token is not sent.
+    await storage.mcpServers.saveOAuthState({
+      serverId: oauth.id,
+      userId: bob,
+      state: { tokens: { access_token: 'BOB-OLD', token_type: 'bearer', expires_in: 60 }, tokensSavedAt: 0 },
+    });
+    assert.equal(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's2', userId: bob }), undefined);
+    // Header auth: the stored headers, for any user of the server.
+    assert.deepEqual(await storageMcpCredentials(storage, headers.id, { sandboxId: 's2', userId: bob }), {
+      'X-Wiki-Key': 'WIKI-KEY',
+    });
+  });
+});

@@ -1,0 +1,51 @@
+import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
+import type { EgressIdentity, EgressMcpServer } from '@toolbus/egress';
+import { renderMcpHeaderTemplates, StoreOAuthClientProvider } from '@toolbus/mcp';
+import type { Storage } from '@toolbus/storage';
+
+/**
+ * The deployment's MCP servers that sandboxed code can reach: every configured server with an HTTP endpoint (a
+ * stdio server has no URL). No per-tool policies are stored, so every `tools/call` asks for approval.
+ */
+export async function storageEgressMcpServers(storage: Storage): Promise<EgressMcpServer[]> {
+  const servers = await storage.mcpServers.list();
+  const reachable: EgressMcpServer[] = [];
+  for (const server of servers) {
+    if (server.endpoint.transport === 'stdio') continue;
+    reachable.push({ id: server.id, name: server.name, url: server.endpoint.url });
+  }
+  return reachable;
+}
+
+/**
+ * The headers that authenticate `identity`'s user to an MCP server, built exactly as toolbus's own MCP client
+ * builds them: stored header templates (and the admin's API key) rendered, or the user's own OAuth access token
+ * (never another user's; a request without a user gets none). Undefined when there is nothing to send.
+ */
+export async function storageMcpCredentials(
+  storage: Storage,
+  serverId: string,
+  identity: EgressIdentity,
+): Promise<Readonly<Record<string, string>> | undefined> {
+  const server = await storage.mcpServers.get(serverId);
+  if (server === undefined) return undefined;
+  const auth = toMcpServerConfig(server).auth;
+  if (auth === undefined || auth.type === 'none') return undefined;
+  if (auth.type === 'headers') {
+    const { headers } = renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {});
+    return Object.keys(headers).length === 0 ? undefined : headers;
+  }
+  if (identity.userId === undefined) return undefined;
+  // The same reader the MCP client uses: expired tokens without a refresh token, or unsafe header bytes, are none.
+  const provider = new StoreOAuthClientProvider({
+    store: createStorageMcpTokenStore(storage),
+    userId: identity.userId,
+    serverId,
+    // Never used: reading tokens starts no authorization flow.
+    redirectUrl: 'http://127.0.0.1/unused',
+  });
+  const tokens = await provider.tokens();
+  if (tokens === undefined) return undefined;
+  const type = (tokens.token_type ?? 'Bearer').toLowerCase() === 'bearer' ? 'Bearer' : tokens.token_type;
+  return { Authorization: `${type} ${tokens.access_token}` };
+}
