@@ -1,12 +1,12 @@
 export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
-export type { ChatDetail, ChatTurnView, SendMessageInput } from './chats/chat-service.ts';
+export type { ChatDetail, ChatTurnView, SendMessageInput, StartedTurn } from './chats/chat-service.ts';
 export { ChatService } from './chats/chat-service.ts';
 export type { LiveTurn } from './chats/live-turn.ts';
 export type { PacketStreamFormat } from './chats/packet-stream-response.ts';
 export { HEARTBEAT_INTERVAL_MS, wirePacket } from './chats/packet-stream-response.ts';
 export type { StartTurnOptions } from './chats/turn-runner.ts';
-export { INTERRUPTED_TURN_REASON, TurnRunner } from './chats/turn-runner.ts';
+export { INTERRUPTED_TURN_REASON, TurnRunner, WORKER_LOST_TURN_REASON } from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
 export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
@@ -28,3 +28,11 @@ export type {
   ServerOptions,
 } from './server-options.ts';
 export { DEFAULT_SYSTEM_PROMPT } from './server-options.ts';
+export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
+export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
+export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';
+export { InProcessSingleFlightLock, singleFlight } from './scale-out/single-flight-lock.ts';
+export type { TurnDelivery, TurnJob, TurnQueue } from './scale-out/turn-queue.ts';
+export type { TurnSlots } from './scale-out/turn-slots.ts';
+export { InProcessTurnSlots } from './scale-out/turn-slots.ts';
+export type { TurnStopSignal } from './scale-out/turn-stop-signal.ts';

@@ -3,6 +3,7 @@ import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
 import type { BlobStore, SkillRegistry } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentIndex } from '@toolbus/tools';
+import type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 import type { ServerLogger } from './server-logger.ts';
 
 /** What a deployment's built-in tools need to be built for one turn. */
@@ -71,6 +72,11 @@ export interface ServerOptions {
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */
   readonly webRoot?: string;
+  /**
+   * Several replicas of one deployment (docs/scale-out.md): turns queued for worker replicas, their packets,
+   * stops and per-user slots shared. Default: every turn runs in this process.
+   */
+  readonly scaleOut?: ScaleOutBackend;
 }
 
 /** The default system prompt of a chat turn. */

@@ -1,0 +1,36 @@
+import type { SendMessageInput } from '../chats/chat-service.ts';
+
+/** A recorded turn waiting for a worker: everything a replica needs to run it (plain JSON). */
+export interface TurnJob {
+  readonly chatId: string;
+  readonly turn: number;
+  readonly userId: string;
+  /** The concurrency slot the turn holds (taken when it was queued, freed when it ends). */
+  readonly slot: string;
+  /** The request as validated by the replica that took it. */
+  readonly request: Omit<SendMessageInput, 'research'>;
+}
+
+/** How a job reached this worker. */
+export interface TurnDelivery {
+  /**
+   * True when a worker took this turn before and died (or lost its hold) while running it: the turn may have
+   * streamed packets and run tools already.
+   */
+  readonly redelivered: boolean;
+  /** Aborts when this worker loses its hold on the turn (another worker may take it over). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Durable turns: a turn is queued once recorded and run by whichever worker replica takes it; a turn whose worker
+ * dies is delivered again to another one.
+ */
+export interface TurnQueue {
+  /** Queues a recorded turn. */
+  enqueue(job: TurnJob): Promise<void>;
+  /** Starts taking jobs (a worker replica); `run` settles when the turn ended and its end is written. */
+  work(run: (job: TurnJob, delivery: TurnDelivery) => Promise<void>): Promise<void>;
+  /** Stops taking jobs and waits for the ones running here. */
+  close(): Promise<void>;
+}
