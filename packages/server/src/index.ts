@@ -19,6 +19,14 @@ export { mountWebApp, WEB_APP_CONTENT_SECURITY_POLICY } from './http/web-app-rou
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
+export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
+export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
+export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';
+export { InProcessSingleFlightLock, singleFlight } from './scale-out/single-flight-lock.ts';
+export type { TurnDelivery, TurnJob, TurnQueue } from './scale-out/turn-queue.ts';
+export type { TurnSlots } from './scale-out/turn-slots.ts';
+export { InProcessTurnSlots } from './scale-out/turn-slots.ts';
+export type { TurnStopSignal } from './scale-out/turn-stop-signal.ts';
 export type { ServerLogger } from './server-logger.ts';
 export { createJsonLogger, silentLogger } from './server-logger.ts';
 export type {
@@ -28,11 +36,3 @@ export type {
   ServerOptions,
 } from './server-options.ts';
 export { DEFAULT_SYSTEM_PROMPT } from './server-options.ts';
-export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
-export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
-export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';
-export { InProcessSingleFlightLock, singleFlight } from './scale-out/single-flight-lock.ts';
-export type { TurnDelivery, TurnJob, TurnQueue } from './scale-out/turn-queue.ts';
-export type { TurnSlots } from './scale-out/turn-slots.ts';
-export { InProcessTurnSlots } from './scale-out/turn-slots.ts';
-export type { TurnStopSignal } from './scale-out/turn-stop-signal.ts';

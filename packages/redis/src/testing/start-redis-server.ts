@@ -79,7 +79,9 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
         },
       };
     } catch (error) {
-      lastError = new Error(`redis-server did not start: ${error instanceof Error ? error.message : error} ${stderr}`);
+      lastError = new Error(
+        `redis-server did not start: ${error instanceof Error ? error.message : error} ${stderr}`,
+      );
       child.kill('SIGKILL');
       await exited;
     }

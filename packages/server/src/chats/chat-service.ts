@@ -7,8 +7,8 @@ import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
-import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { TurnDelivery, TurnJob, TurnQueue } from '../scale-out/turn-queue.ts';
+import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { LiveTurn } from './live-turn.ts';
 import { type StartTurnOptions, type TurnRunner, WORKER_LOST_TURN_REASON } from './turn-runner.ts';
 
@@ -252,7 +252,11 @@ export class ChatService {
   }
 
   /** Checks a request and resolves what its turn runs with (persona, files, model), before anything is recorded. */
-  async #prepare(principal: Principal, chat: Chat, input: Omit<SendMessageInput, 'research'>): Promise<PreparedTurn> {
+  async #prepare(
+    principal: Principal,
+    chat: Chat,
+    input: Omit<SendMessageInput, 'research'>,
+  ): Promise<PreparedTurn> {
     const deps = this.#deps;
     const persona = await this.#persona(input.personaId ?? chat.personaId ?? undefined, 'body.personaId');
     const files = await this.#files(principal, input.fileIds ?? []);
@@ -458,4 +462,3 @@ export class ChatService {
     });
   }
 }
-

@@ -1,13 +1,7 @@
 import type { ChatTurn, ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement } from '@toolbus/spec';
 import { placementKey } from '@toolbus/spec';
-import type {
-  ChatTurnKind,
-  ChatTurnRecord,
-  ChatTurnStatus,
-  Storage,
-  StoredPacket,
-} from '@toolbus/storage';
+import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
 import { ServerError } from '../http/server-error.ts';
 import type { ScaleOutBackend } from '../scale-out/scale-out-backend.ts';
 import { InProcessTurnSlots, type TurnSlots } from '../scale-out/turn-slots.ts';
@@ -214,7 +208,9 @@ export class TurnRunner {
     let ended = record !== undefined && record.status !== 'running';
     for (;;) {
       if (signal?.aborted) return;
-      const read = await scaleOut.packets.read(chatId, turn, cursor, { blockMs: ended ? 0 : sharedReadBlockMs });
+      const read = await scaleOut.packets.read(chatId, turn, cursor, {
+        blockMs: ended ? 0 : sharedReadBlockMs,
+      });
       for (const packet of read.packets) {
         if (signal?.aborted) return;
         yield packet;
@@ -234,7 +230,12 @@ export class TurnRunner {
     }
   }
 
-  async *#replay(chatId: string, turn: number, after: number, signal?: AbortSignal): AsyncGenerator<StoredPacket> {
+  async *#replay(
+    chatId: string,
+    turn: number,
+    after: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<StoredPacket> {
     let cursor = after;
     for (;;) {
       const page = await this.#storage.chats.listPackets({
@@ -275,7 +276,11 @@ export class TurnRunner {
     for await (const packet of this.#replay(turn.chatId, turn.index, 0)) stored.push(packet);
     const packets = stored.map((packet) => packet.packet as Packet);
     const closing = closingPackets(packets, reason);
-    const last = await this.#storage.chats.appendPackets({ chatId: turn.chatId, turn: turn.index, packets: closing });
+    const last = await this.#storage.chats.appendPackets({
+      chatId: turn.chatId,
+      turn: turn.index,
+      packets: closing,
+    });
     const partial = partialAnswer(packets);
     try {
       await this.#storage.chats.finishTurn({
@@ -358,7 +363,11 @@ export class TurnRunner {
       slot !== undefined && refreshMs !== undefined
         ? setInterval(() => {
             this.#slots.refresh(options.userId, slot).catch((error: unknown) => {
-              this.#logger.warn('turn.slot_refresh_failed', { chatId, turn: turnIndex, error: errorCode(error) });
+              this.#logger.warn('turn.slot_refresh_failed', {
+                chatId,
+                turn: turnIndex,
+                error: errorCode(error),
+              });
             });
           }, refreshMs)
         : undefined;

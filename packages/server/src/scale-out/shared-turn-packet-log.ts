@@ -24,5 +24,10 @@ export interface SharedTurnPacketLog {
    * The packets after `after`; when there are none yet, waits up to `blockMs` for the next ones (an empty read
    * is a quiet turn, or one the log does not know).
    */
-  read(chatId: string, turn: number, after: number, options: { readonly blockMs: number }): Promise<PacketLogRead>;
+  read(
+    chatId: string,
+    turn: number,
+    after: number,
+    options: { readonly blockMs: number },
+  ): Promise<PacketLogRead>;
 }
