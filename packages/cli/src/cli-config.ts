@@ -17,6 +17,8 @@ export interface ToolbusConfigFile {
   memory?: 'on' | 'off';
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
   allowHosts?: string[];
+  /** Redis shared by several `toolbus serve` replicas (docs/scale-out.md); without it turns run in-process. */
+  redis?: { url?: string };
   /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
   skills?: { reservedNames?: string[] };
   /**

@@ -6,6 +6,7 @@ import { closestName } from './closest-name.ts';
 type SettingKind =
   | { readonly type: 'model' }
   | { readonly type: 'url' }
+  | { readonly type: 'redis-url' }
   | { readonly type: 'enum'; readonly values: readonly string[] }
   | { readonly type: 'env-name' }
   | { readonly type: 'text' }
@@ -46,6 +47,11 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     key: 'skills.reservedNames',
     kind: { type: 'host-list' },
     description: 'skill names only the administrator may use (a,b)',
+  },
+  {
+    key: 'redis.url',
+    kind: { type: 'redis-url' },
+    description: 'Redis shared by server replicas (docs/scale-out.md)',
   },
   {
     key: 'toolLimits.<model|*>.maxTools',
@@ -117,6 +123,22 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
         fail('an http(s) URL');
       }
       if (url && url.protocol !== 'http:' && url.protocol !== 'https:') fail('an http(s) URL');
+      return raw;
+    }
+    case 'redis-url': {
+      // The URL may carry a password: the refusal names the setting, never echoes the value.
+      let protocol: string | undefined;
+      try {
+        protocol = new URL(raw).protocol;
+      } catch {
+        protocol = undefined;
+      }
+      if (protocol !== 'redis:' && protocol !== 'rediss:') {
+        throw new ToolbusError({
+          code: 'config_invalid_value',
+          message: `${setting.key} takes a redis:// or rediss:// URL (redis://host:6379/0).`,
+        });
+      }
       return raw;
     }
     case 'enum':

@@ -9,6 +9,7 @@ export type { StartTurnOptions } from './chats/turn-runner.ts';
 export { INTERRUPTED_TURN_REASON, TurnRunner, WORKER_LOST_TURN_REASON } from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
 export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
+export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES } from './http/principal.ts';
 export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';
