@@ -10,7 +10,6 @@ import {
   healthOnlyServer,
   listen,
   type ServerAuthMode,
-  type ToolbusServer,
 } from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
 import { webRoot } from '@toolbus/web';
