@@ -22,6 +22,7 @@ import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
+                     [--turns-per-user N] [--requests-per-minute N]
 
 Serves chats (streamed packets that survive disconnects), the admin API and /openapi.json over HTTP.
 Loopback by default, where --auth local (the default there) acts as the CLI's own user; any other host needs
@@ -31,6 +32,9 @@ Several replicas (docs/scale-out.md): with redis.url set (toolbus config set red
 TOOLBUS_REDIS_URL), turns are queued in Redis and run by any worker replica, and any replica streams, resumes
 and stops any turn. --role api serves the API without running turns; --role worker runs turns and serves only
 GET /health; both (the default) does both. Without redis.url every turn runs in this process.
+
+--turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
+--requests-per-minute N: requests per user per minute, counted by each replica (default 600).
 `;
 
 const roles = ['both', 'api', 'worker'] as const;
@@ -53,6 +57,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       auth: { type: 'string' },
       model: { type: 'string' },
       role: { type: 'string' },
+      'turns-per-user': { type: 'string' },
+      'requests-per-minute': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -69,6 +75,20 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   if (auth !== 'local' && auth !== 'api-keys') {
     io.stderr.write('toolbus serve: --auth is "local" or "api-keys".\n');
     return 2;
+  }
+  const limits: { concurrentTurnsPerUser?: number; requestsPerMinute?: number } = {};
+  for (const [flag, field] of [
+    ['turns-per-user', 'concurrentTurnsPerUser'],
+    ['requests-per-minute', 'requestsPerMinute'],
+  ] as const) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < 1) {
+      io.stderr.write(`toolbus serve: --${flag} takes a whole number above 0.\n`);
+      return 2;
+    }
+    limits[field] = value;
   }
   const role = (values.role ?? 'both') as (typeof roles)[number];
   if (!roles.includes(role)) {
@@ -119,6 +139,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     resolveModel: (model) => resolveLanguageModel(model, { env: io.env }),
     fetch: fetch as typeof globalThis.fetch,
     logger,
+    limits,
     ...(scaleOut ? { scaleOut } : {}),
     skills: await openSkillStores(skillsDataDirectory(config, io.env)),
     documentIndex: workspace.index,
