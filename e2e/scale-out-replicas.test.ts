@@ -11,8 +11,11 @@ import { WORKER_LOST_TURN_REASON } from '@toolbus/server';
 import { followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import { type ReplicaCluster, startReplicaCluster } from './__fixtures__/replica-cluster.ts';
 
-/** Concurrent chats in this test (`npm run bench -- scale-out` drives the same cluster with 200). */
-const chatCount = Number(process.env.TOOLBUS_SCALE_OUT_CHATS ?? 200);
+/**
+ * Concurrent chats in this test: 30 keeps it near a minute on a busy 2-core machine; `npm run bench -- scale-out`
+ * runs the same kill with 200 (TOOLBUS_SCALE_OUT_CHATS=200 runs it here).
+ */
+const chatCount = Number(process.env.TOOLBUS_SCALE_OUT_CHATS ?? 30);
 /** The storage every replica shares; a PostgreSQL storage setting here moves the test to PostgreSQL. */
 const storageConfig: Record<string, unknown> = {};
 
@@ -50,7 +53,7 @@ before(async () => {
     redisUrl: redis.url,
     model: `openai-compatible:${model.url}/v1#scripted`,
     storageConfig,
-    turnLockMs: 3_000,
+    turnLockMs: 5_000,
   });
 });
 after(async () => {
@@ -68,7 +71,6 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
   timeout: 180_000,
 }, async () => {
   const base = cluster.url;
-  const t0 = Date.now();
   const chatIds = await Promise.all(
     Array.from({ length: chatCount }, async () => {
       const chat = await json<{ id: string }>(
@@ -82,6 +84,8 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
     }),
   );
   const started = new Set<string>();
+  /** The replica each unfinished client is streaming from now. */
+  const servedBy = new Map<string, string>();
   const followed = chatIds.map(async (chatId, index) => {
     const first = await fetch(`${base}/v1/chats/${chatId}/messages`, {
       method: 'POST',
@@ -89,17 +93,19 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
       body: JSON.stringify({ content: `question ${index}` }),
     });
     if (first.status !== 200) assert.fail(`send: ${first.status} ${await first.text()}`);
-    return followTurn({
+    const following = followTurn({
       baseUrl: base,
       chatId,
       turn: 0,
       first,
+      onResponse: (response) => servedBy.set(chatId, response.headers.get('x-replica') ?? ''),
       onPacket: (packet) => {
         // The answer is streaming (the tool ran): this turn is mid-flight.
         if (packet.obj.type === 'message-delta' && packet.obj.content !== 'Let me search. ')
           started.add(chatId);
       },
     });
+    return following.finally(() => servedBy.delete(chatId));
   });
 
   // Half the turns are streaming their slow answer, and the victim runs some of them (mid-flight): kill it.
@@ -108,30 +114,21 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
   const runningOnVictim = () =>
     (victim.log().match(/"event":"turn\.start"/g) ?? []).length -
     (victim.log().match(/"event":"turn\.end"/g) ?? []).length;
+  const streamingFromVictim = () => [...servedBy.values()].filter((name) => name === victim.name).length;
   const deadline = Date.now() + 120_000;
-  while ((started.size < chatCount / 2 || runningOnVictim() === 0) && Date.now() < deadline) {
+  while (
+    (started.size < chatCount / 2 || runningOnVictim() === 0 || streamingFromVictim() === 0) &&
+    Date.now() < deadline
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.ok(runningOnVictim() > 0, 'the victim runs turns when it is killed');
-  if (process.env.TOOLBUS_DEBUG) {
-    for (const replica of cluster.replicas) {
-      process.stderr.write(
-        `${replica.name}: ${(replica.log().match(/turn\.start/g) ?? []).length} turns started\n`,
-      );
-    }
-    process.stderr.write(`kill at ${Date.now() - t0} ms\n`);
-    const starts = cluster.replicas.flatMap((replica) =>
-      [...replica.log().matchAll(/"time":"([^"]+)","level":"info","event":"turn\.start"/g)].map((match) =>
-        Date.parse(match[1] as string),
-      ),
-    );
-    process.stderr.write(`turn starts from ${Math.min(...starts) - t0} to ${Math.max(...starts) - t0} ms\n`);
-  }
+  assert.ok(streamingFromVictim() > 0, 'the victim streams to clients when it is killed');
   victim.child.kill('SIGKILL');
   await victim.exited;
 
   const results = await Promise.all(followed);
-  if (process.env.TOOLBUS_DEBUG) process.stderr.write(`all followed at ${Date.now() - t0} ms\n`);
+  const interruptedChats = new Set<number>();
   let interrupted = 0;
   let completed = 0;
   let reconnected = 0;
@@ -160,6 +157,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
     const roles = detail.messages.map((message) => message.message.role);
     if (stop.obj.reason === 'interrupted') {
       interrupted += 1;
+      interruptedChats.add(index);
       assert.equal(turn.status, 'interrupted');
       assert.equal(turn.endReason, WORKER_LOST_TURN_REASON);
       assert.equal(roles.at(0), 'user');
@@ -185,12 +183,14 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
       assert.match(answer, /part 19\./);
     }
   }
-  // No turn was run twice: each question reached the model's first step once (the tool ran once at most).
+  // No turn was run twice: each question reached the model's first step once, or, for a turn killed before its
+  // first model call, never.
   for (let index = 0; index < chatCount; index += 1) {
     const firstSteps = model.requests.filter(
       (request) => request.lastMessage?.role === 'user' && request.lastMessage.text === `question ${index}`,
-    );
-    assert.equal(firstSteps.length, 1, `question ${index} started once`);
+    ).length;
+    if (interruptedChats.has(index)) assert.ok(firstSteps <= 1, `question ${index} started at most once`);
+    else assert.equal(firstSteps, 1, `question ${index} started once`);
   }
   assert.ok(interrupted > 0, 'the killed replica was running turns');
   assert.ok(completed > 0, 'the other replicas finished theirs');

@@ -61,6 +61,8 @@ export async function followTurn(options: {
   readonly maxReconnects?: number;
   /** Called with each packet as it arrives. */
   readonly onPacket?: (packet: WirePacket) => void;
+  /** Called with each stream response (the first and every reconnect), before its packets. */
+  readonly onResponse?: (response: Response) => void;
 }): Promise<FollowedTurn> {
   const packets: WirePacket[] = [];
   let reconnects = 0;
@@ -71,6 +73,7 @@ export async function followTurn(options: {
         headers: { accept: 'text/event-stream', 'last-event-id': String(packets.at(-1)?.sequence ?? 0) },
       });
       if (!response.ok) throw new Error(`status ${response.status}`);
+      options.onResponse?.(response);
       await readPackets(response, (packet, id) => {
         if (id !== String(packet.sequence)) throw new Error(`event id ${id} is not the sequence ${packet.sequence}`);
         packets.push(packet);

@@ -125,6 +125,8 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
     '  balance roundrobin',
     '  option httpchk GET /health',
     '  http-check expect status 200',
+    // Which replica served a response: the test kills one that is streaming to clients.
+    '  http-response set-header x-replica %s',
     ...replicas.map(
       (replica) => `  server ${replica.name} 127.0.0.1:${replica.port} check inter 300ms fall 2 rise 2`,
     ),

@@ -118,17 +118,24 @@ export class BullMqTurnQueue implements TurnQueue {
     }
     const held = token;
     const lost = new AbortController();
+    let keptAt = Date.now();
+    const extend = async (): Promise<boolean> => {
+      if (lost.signal.aborted) return false;
+      const startedAt = Date.now();
+      const kept = await this.#locks.extend(holdKey, held, lockDurationMs);
+      if (kept) keptAt = startedAt;
+      else lost.abort();
+      return kept;
+    };
     const renew = setInterval(
       () => {
-        this.#locks.extend(holdKey, held, lockDurationMs).then(
-          (kept) => {
-            if (!kept) lost.abort();
-          },
-          (error: unknown) => this.#onError('turn.hold_renew_failed', error),
-        );
+        extend().catch((error: unknown) => this.#onError('turn.hold_renew_failed', error));
       },
       Math.max(1, Math.floor(lockDurationMs / 3)),
     );
+    // Renewed within the last half of the hold: still ours without asking Redis (it cannot have lapsed yet).
+    const stillHeld = async () =>
+      !lost.signal.aborted && (Date.now() - keptAt < lockDurationMs / 2 || extend());
     try {
       const first = await this.#redis.set(
         this.#keys.started(job.chatId, job.turn),
@@ -137,7 +144,7 @@ export class BullMqTurnQueue implements TurnQueue {
         startedRetentionSeconds,
         'NX',
       );
-      await run(job, { redelivered: first !== 'OK', signal: lost.signal });
+      await run(job, { redelivered: first !== 'OK', signal: lost.signal, held: stillHeld });
     } finally {
       clearInterval(renew);
       await this.#locks.release(holdKey, held).catch(() => false);

@@ -236,7 +236,11 @@ export class ChatService {
     let live: LiveTurn;
     try {
       const prepared = await this.#prepare(principal, chat, job.request);
-      live = await this.#run(principal, chat, prepared, job.request, { slot: job.slot, turn: job.turn });
+      live = await this.#run(principal, chat, prepared, job.request, {
+        slot: job.slot,
+        turn: job.turn,
+        held: () => delivery.held(),
+      });
     } catch (error) {
       await deps.runner.closeInterrupted(
         record,
@@ -296,7 +300,7 @@ export class ChatService {
     chat: Chat,
     prepared: PreparedTurn,
     input: Omit<SendMessageInput, 'research'>,
-    options: { readonly slot: string; readonly turn?: number },
+    options: { readonly slot: string; readonly turn?: number; readonly held?: () => Promise<boolean> },
   ): Promise<LiveTurn> {
     const deps = this.#deps;
     const { persona, files, modelName, model, userMessage } = prepared;
@@ -325,6 +329,7 @@ export class ChatService {
         input: [userMessage],
         cleanup,
         slot: options.slot,
+        ...(options.held ? { held: options.held } : {}),
         run: (signal, turnIndex) => {
           const telemetry = startTurnTelemetry({
             chatId: chat.id,

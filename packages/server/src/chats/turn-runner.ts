@@ -21,6 +21,11 @@ export interface StartTurnOptions {
   readonly cleanup?: () => Promise<void>;
   /** The concurrency slot the turn holds ({@link TurnRunner.acquireSlot}): kept alive while it runs, then freed. */
   readonly slot?: string;
+  /**
+   * For a queued turn: true while this replica still holds it. Checked before every write; once false the turn is
+   * aborted and writes nothing more (the replica that took it over closes it).
+   */
+  readonly held?: () => Promise<boolean>;
 }
 
 /** The reason written on turns whose worker replica died while running them. */
@@ -329,6 +334,16 @@ export class TurnRunner {
     const { chatId } = options;
     const turnIndex = live.index;
     const pending: Packet[] = [];
+    let lostHold = false;
+    const stillHeld = async (): Promise<boolean> => {
+      if (lostHold) return false;
+      if (!options.held || (await options.held().catch(() => false))) return true;
+      lostHold = true;
+      writeFailed = new Error('This replica lost its hold on the turn.');
+      live.controller.abort();
+      this.#logger.warn('turn.hold_lost', { chatId, turn: turnIndex });
+      return false;
+    };
     let scheduled = false;
     let writing: Promise<void> = Promise.resolve();
     let writeFailed: unknown;
@@ -336,6 +351,7 @@ export class TurnRunner {
       scheduled = false;
       const batch = pending.splice(0);
       if (batch.length === 0 || writeFailed !== undefined) return;
+      if (!(await stillHeld())) return;
       try {
         const last = await this.#storage.chats.appendPackets({ chatId, turn: turnIndex, packets: batch });
         const first = last - batch.length + 1;
@@ -387,7 +403,9 @@ export class TurnRunner {
     await writing;
     await write();
     const { status, reason } = endOf(result, failure, writeFailed);
+    const owner = await stillHeld();
     try {
+      if (!owner) throw new Error('lost hold');
       await this.#storage.chats.finishTurn({
         chatId,
         turn: turnIndex,
@@ -396,10 +414,11 @@ export class TurnRunner {
         messages: [...options.input, ...(result?.messages ?? [])],
       });
     } catch (error) {
-      this.#logger.error('turn.finish_failed', { chatId, turn: turnIndex, error: errorCode(error) });
+      if (owner)
+        this.#logger.error('turn.finish_failed', { chatId, turn: turnIndex, error: errorCode(error) });
     }
     try {
-      await this.#scaleOut?.packets.end(chatId, turnIndex);
+      if (owner) await this.#scaleOut?.packets.end(chatId, turnIndex);
     } catch (error) {
       // Followers elsewhere read the end from storage once the log stays quiet.
       this.#logger.warn('turn.log_end_failed', { chatId, turn: turnIndex, error: errorCode(error) });

@@ -20,6 +20,11 @@ export interface TurnDelivery {
   readonly redelivered: boolean;
   /** Aborts when this worker loses its hold on the turn (another worker may take it over). */
   readonly signal: AbortSignal;
+  /**
+   * True while this worker still holds the turn, checked before each write (renewing the hold when it is old):
+   * a worker whose event loop stalled past its hold must not write next to the one that took the turn over.
+   */
+  held(): Promise<boolean>;
 }
 
 /**
