@@ -13,6 +13,8 @@ debian_packages+=(python3-seccomp)
 debian_packages+=(git ripgrep tree jq)
 # chromium for the web UI's browser tests and benchmark (driven by playwright-core, which downloads no browser).
 debian_packages+=(chromium)
+# Redis for the server replicas' shared state and queue, HAProxy in front of replicas in the scale-out test and benchmark.
+debian_packages+=(redis-server haproxy)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
