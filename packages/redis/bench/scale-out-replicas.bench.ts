@@ -60,10 +60,19 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function throughput(replicas: number): Promise<{ perSecond: number; chats: string[]; cluster: Awaited<ReturnType<typeof startReplicaCluster>> }> {
-  const cluster = await startReplicaCluster({ redisUrl: redis.url, model: modelString, replicas, turnLockMs: 10_000 });
+async function throughput(
+  replicas: number,
+): Promise<{ perSecond: number; chats: string[]; cluster: Awaited<ReturnType<typeof startReplicaCluster>> }> {
+  const cluster = await startReplicaCluster({
+    redisUrl: redis.url,
+    model: modelString,
+    replicas,
+    turnLockMs: 10_000,
+  });
   // Warm up every replica (module loading, first assembly), then measure.
-  await Promise.all(Array.from({ length: replicas * 2 }, (_, index) => oneTurn(cluster.url, `warm ${index}`)));
+  await Promise.all(
+    Array.from({ length: replicas * 2 }, (_, index) => oneTurn(cluster.url, `warm ${index}`)),
+  );
   const chats: string[] = [];
   let next = 0;
   const started = performance.now();
