@@ -9,7 +9,11 @@ import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer }
 import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { WORKER_LOST_TURN_REASON } from '@toolbus/server';
 import { followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
-import { type ReplicaCluster, startReplicaCluster } from './__fixtures__/replica-cluster.ts';
+import {
+  fetchThroughBalancer,
+  type ReplicaCluster,
+  startReplicaCluster,
+} from './__fixtures__/replica-cluster.ts';
 
 /**
  * Concurrent chats in this test: 30 keeps it near a minute on a busy 2-core machine; `npm run bench -- scale-out`
@@ -74,7 +78,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
   const chatIds = await Promise.all(
     Array.from({ length: chatCount }, async () => {
       const chat = await json<{ id: string }>(
-        await fetch(`${base}/v1/chats`, {
+        await fetchThroughBalancer(`${base}/v1/chats`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: '{}',
@@ -87,7 +91,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
   /** The replica each unfinished client is streaming from now. */
   const servedBy = new Map<string, string>();
   const followed = chatIds.map(async (chatId, index) => {
-    const first = await fetch(`${base}/v1/chats/${chatId}/messages`, {
+    const first = await fetchThroughBalancer(`${base}/v1/chats/${chatId}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ content: `question ${index}` }),
@@ -151,7 +155,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
     const detail = await json<{
       turns: { index: number; status: string; endReason: string | null }[];
       messages: { message: { role: string; content: string } }[];
-    }>(await fetch(`${base}/v1/chats/${chatId}`));
+    }>(await fetchThroughBalancer(`${base}/v1/chats/${chatId}`));
     const turn = detail.turns[0];
     assert.ok(turn);
     const roles = detail.messages.map((message) => message.message.role);

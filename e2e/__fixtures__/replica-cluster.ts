@@ -116,6 +116,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
     '  timeout client 120s',
     '  timeout server 120s',
     '  timeout http-keep-alive 10s',
+    '  timeout check 3s',
     '  option redispatch',
     '  retries 3',
     'frontend api',
@@ -128,7 +129,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
     // Which replica served a response: the test kills one that is streaming to clients.
     '  http-response set-header x-replica %s',
     ...replicas.map(
-      (replica) => `  server ${replica.name} 127.0.0.1:${replica.port} check inter 300ms fall 2 rise 2`,
+      (replica) => `  server ${replica.name} 127.0.0.1:${replica.port} check inter 500ms fall 3 rise 1`,
     ),
     '',
   ].join('\n');
@@ -170,4 +171,17 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
       await rm(proxyDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `fetch` that retries while the balancer answers 503 (no replica up for a moment: a busy machine can miss a
+ * health check). A 503 from HAProxy never reached a replica, so repeating the request is safe.
+ */
+export async function fetchThroughBalancer(url: string, init?: RequestInit, attempts = 20): Promise<Response> {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await fetch(url, init);
+    if (response.status !== 503 || response.headers.get('x-replica') || attempt >= attempts) return response;
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
 import { followTurn } from '../../../e2e/__fixtures__/follow-turn.ts';
-import { startReplicaCluster } from '../../../e2e/__fixtures__/replica-cluster.ts';
+import { fetchThroughBalancer, startReplicaCluster } from '../../../e2e/__fixtures__/replica-cluster.ts';
 import { startRedisServer } from '../src/testing/index.ts';
 
 const turnsPerRun = Number(process.env.BENCH_TURNS ?? 120);
@@ -36,7 +36,7 @@ const model = await startScriptedModelServer({
 const modelString = `openai-compatible:${model.url}/v1#scripted`;
 
 async function newChat(base: string): Promise<string> {
-  const response = await fetch(`${base}/v1/chats`, {
+  const response = await fetchThroughBalancer(`${base}/v1/chats`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{}',
@@ -46,7 +46,7 @@ async function newChat(base: string): Promise<string> {
 
 async function oneTurn(base: string, content: string): Promise<{ chatId: string; packets: number }> {
   const chatId = await newChat(base);
-  const first = await fetch(`${base}/v1/chats/${chatId}/messages`, {
+  const first = await fetchThroughBalancer(`${base}/v1/chats/${chatId}/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({ content }),
@@ -98,11 +98,14 @@ slowAnswers = true;
 const resumeMs: number[] = [];
 for (let round = 0; round < 20; round += 1) {
   const chatId = await newChat(triple.cluster.url);
-  const started = await fetch(`${triple.cluster.url}/v1/chats/${chatId}/messages?stream=none`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ content: `resume ${round}` }),
-  });
+  const started = await fetchThroughBalancer(
+    `${triple.cluster.url}/v1/chats/${chatId}/messages?stream=none`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: `resume ${round}` }),
+    },
+  );
   await started.arrayBuffer();
   await new Promise((resolve) => setTimeout(resolve, 600));
   for (const replica of triple.cluster.replicas) {

@@ -12,8 +12,8 @@ let second: ScaleOutBackend;
 
 before(async () => {
   redis = await startRedisServer();
-  first = await createRedisScaleOut({ url: redis.url, slotTtlMs: 400 });
-  second = await createRedisScaleOut({ url: redis.url, slotTtlMs: 400 });
+  first = await createRedisScaleOut({ url: redis.url, slotTtlMs: 2_000 });
+  second = await createRedisScaleOut({ url: redis.url, slotTtlMs: 2_000 });
 });
 after(async () => {
   await first.close();
@@ -120,10 +120,10 @@ describe('stops, slots and locks across replicas', () => {
     await second.slots.release('user-1', holders[0] as string);
     assert.equal(await first.slots.acquire('user-1', 'late', 3), true, 'a released slot is free');
     assert.equal(await first.slots.acquire('user-1', 'later', 3), false);
-    // Keep one slot alive; the others' replica "died" (no refresh): they lapse after the TTL.
+    // Keep one slot alive; the others' replica "died" (no refresh): they lapse after the TTL (2 s).
     const kept = holders[1] as string;
-    for (let index = 0; index < 4; index += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+    for (let index = 0; index < 12; index += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
       await first.slots.refresh('user-1', kept);
     }
     assert.equal(await first.slots.acquire('user-1', 'after-lapse-1', 3), true);
@@ -136,14 +136,14 @@ describe('stops, slots and locks across replicas', () => {
   });
 
   test('a single-flight lock admits one holder; release and extend check the token; it lapses', async () => {
-    const token = await first.locks.acquire('oauth:user-1:server-1', 300);
+    const token = await first.locks.acquire('oauth:user-1:server-1', 2_000);
     assert.ok(token);
-    assert.equal(await second.locks.acquire('oauth:user-1:server-1', 300), undefined);
+    assert.equal(await second.locks.acquire('oauth:user-1:server-1', 2_000), undefined);
     assert.equal(await second.locks.release('oauth:user-1:server-1', 'not-the-token'), false);
-    assert.equal(await second.locks.extend('oauth:user-1:server-1', 'not-the-token', 300), false);
-    assert.equal(await first.locks.extend('oauth:user-1:server-1', token, 300), true);
-    await new Promise((resolve) => setTimeout(resolve, 450));
-    const next = await second.locks.acquire('oauth:user-1:server-1', 300);
+    assert.equal(await second.locks.extend('oauth:user-1:server-1', 'not-the-token', 2_000), false);
+    assert.equal(await first.locks.extend('oauth:user-1:server-1', token, 1_000), true);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const next = await second.locks.acquire('oauth:user-1:server-1', 2_000);
     assert.ok(next, 'a dead holder frees the lock by expiry');
     assert.equal(
       await first.locks.release('oauth:user-1:server-1', token),

@@ -24,7 +24,7 @@ export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
 export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';
 export { InProcessSingleFlightLock, singleFlight } from './scale-out/single-flight-lock.ts';
-export type { TurnDelivery, TurnJob, TurnQueue } from './scale-out/turn-queue.ts';
+export type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from './scale-out/turn-queue.ts';
 export type { TurnSlots } from './scale-out/turn-slots.ts';
 export { InProcessTurnSlots } from './scale-out/turn-slots.ts';
 export type { TurnStopSignal } from './scale-out/turn-stop-signal.ts';

@@ -7,7 +7,7 @@ import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
-import type { TurnDelivery, TurnJob, TurnQueue } from '../scale-out/turn-queue.ts';
+import type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from '../scale-out/turn-queue.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { LiveTurn } from './live-turn.ts';
 import { type StartTurnOptions, type TurnRunner, WORKER_LOST_TURN_REASON } from './turn-runner.ts';
@@ -24,14 +24,8 @@ export interface ChatDetail extends Chat {
 }
 
 /** What starting a turn takes (validated request fields). */
-export interface SendMessageInput {
-  readonly content: string;
-  readonly personaId?: string | undefined;
-  readonly fileIds?: readonly string[] | undefined;
-  readonly tools?: readonly string[] | undefined;
-  readonly model?: string | undefined;
+export interface SendMessageInput extends TurnRequest {
   readonly research?: boolean | undefined;
-  readonly maxCycles?: number | undefined;
 }
 
 /** A turn that was started (or queued): where its packets stream from. */
@@ -256,11 +250,7 @@ export class ChatService {
   }
 
   /** Checks a request and resolves what its turn runs with (persona, files, model), before anything is recorded. */
-  async #prepare(
-    principal: Principal,
-    chat: Chat,
-    input: Omit<SendMessageInput, 'research'>,
-  ): Promise<PreparedTurn> {
+  async #prepare(principal: Principal, chat: Chat, input: TurnRequest): Promise<PreparedTurn> {
     const deps = this.#deps;
     const persona = await this.#persona(input.personaId ?? chat.personaId ?? undefined, 'body.personaId');
     const files = await this.#files(principal, input.fileIds ?? []);
@@ -299,7 +289,7 @@ export class ChatService {
     principal: Principal,
     chat: Chat,
     prepared: PreparedTurn,
-    input: Omit<SendMessageInput, 'research'>,
+    input: TurnRequest,
     options: { readonly slot: string; readonly turn?: number; readonly held?: () => Promise<boolean> },
   ): Promise<LiveTurn> {
     const deps = this.#deps;

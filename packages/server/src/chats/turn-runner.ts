@@ -224,10 +224,10 @@ export class TurnRunner {
       if (read.ended) return;
       if (read.packets.length > 0) continue;
       if (!ended) {
+        // Quiet: still running (or queued), or it ended while this read waited. When it ended, the next read
+        // does not wait, and finds the log's end or falls through to storage.
         const now = await this.#storage.chats.getTurn({ chatId, turn });
-        ended = now !== undefined && now.status !== 'running';
-        if (!ended) continue;
-        // It ended while this read waited: one more read, in case the log has the end now.
+        ended = now?.status !== 'running';
         continue;
       }
       yield* this.#replay(chatId, turn, cursor, signal);

@@ -1,4 +1,12 @@
-import type { SendMessageInput } from '../chats/chat-service.ts';
+/** What a user asks a turn to do (validated request fields), as a queued job carries it (plain JSON). */
+export interface TurnRequest {
+  readonly content: string;
+  readonly personaId?: string | undefined;
+  readonly fileIds?: readonly string[] | undefined;
+  readonly tools?: readonly string[] | undefined;
+  readonly model?: string | undefined;
+  readonly maxCycles?: number | undefined;
+}
 
 /** A recorded turn waiting for a worker: everything a replica needs to run it (plain JSON). */
 export interface TurnJob {
@@ -8,7 +16,7 @@ export interface TurnJob {
   /** The concurrency slot the turn holds (taken when it was queued, freed when it ends). */
   readonly slot: string;
   /** The request as validated by the replica that took it. */
-  readonly request: Omit<SendMessageInput, 'research'>;
+  readonly request: TurnRequest;
 }
 
 /** How a job reached this worker. */
