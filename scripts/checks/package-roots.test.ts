@@ -45,6 +45,8 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/cli', 'the command line (files, terminal)'],
   ['@toolbus/interpreter', 'the sandbox service (bubblewrap processes, files, node:http)'],
   ['toolbus', 'the umbrella re-exports storage, skills and the guarded fetch'],
+  ['@toolbus/redis', 'Redis connections (ioredis, BullMQ over node:net), lock tokens with node:crypto'],
+  ['@toolbus/redis/testing', 'a throwaway redis-server child process (node:child_process, temporary files)'],
 ]);
 
 interface Resolution {

@@ -24,6 +24,8 @@ export interface ToolbusConfigFile {
    * reads `PGPASSWORD`), or `urlEnv` the NAME of a variable holding the whole URL. `TOOLBUS_STORAGE_URL` wins.
    */
   storage?: { url?: string; urlEnv?: string };
+  /** Redis shared by several `toolbus serve` replicas (docs/scale-out.md); without it turns run in-process. */
+  redis?: { url?: string };
   /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
   skills?: { reservedNames?: string[] };
   /**

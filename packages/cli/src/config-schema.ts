@@ -7,6 +7,7 @@ type SettingKind =
   | { readonly type: 'model' }
   | { readonly type: 'url' }
   | { readonly type: 'url-list' }
+  | { readonly type: 'redis-url' }
   | { readonly type: 'enum'; readonly values: readonly string[] }
   | { readonly type: 'env-name' }
   | { readonly type: 'text' }
@@ -64,6 +65,11 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     key: 'storage.urlEnv',
     kind: { type: 'env-name' },
     description: 'variable holding the whole PostgreSQL URL, password included',
+  },
+  {
+    key: 'redis.url',
+    kind: { type: 'redis-url' },
+    description: 'Redis shared by server replicas (docs/scale-out.md)',
   },
   {
     key: 'toolLimits.<model|*>.maxTools',
@@ -143,6 +149,22 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
       if (urls.length === 0 || !urls.every(isHttpUrl)) fail('http(s) URLs separated by commas');
       if (new Set(urls).size !== urls.length) fail('distinct URLs (one is listed twice)');
       return urls;
+    }
+    case 'redis-url': {
+      // The URL may carry a password: the refusal names the setting, never echoes the value.
+      let protocol: string | undefined;
+      try {
+        protocol = new URL(raw).protocol;
+      } catch {
+        protocol = undefined;
+      }
+      if (protocol !== 'redis:' && protocol !== 'rediss:') {
+        throw new ToolbusError({
+          code: 'config_invalid_value',
+          message: `${setting.key} takes a redis:// or rediss:// URL (redis://host:6379/0).`,
+        });
+      }
+      return raw;
     }
     case 'enum':
       if (!setting.kind.values.includes(raw)) {

@@ -75,9 +75,16 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const logger = options.logger ?? silentLogger;
   const auth = options.auth ?? 'api-keys';
   const storage = options.storage;
-  const turns = new TurnRunner({ storage, logger });
-  const closed = await turns.closeInterruptedTurns();
-  if (closed > 0) logger.warn('server.closed_interrupted_turns', { count: closed });
+  const scaleOut = options.scaleOut;
+  const turns = new TurnRunner({ storage, logger, scaleOut });
+  if (scaleOut) {
+    // Other replicas may be running the turns storage lists as running: a dead worker's turns are closed when
+    // the queue delivers them again, not here.
+    await turns.listen();
+  } else {
+    const closed = await turns.closeInterruptedTurns();
+    if (closed > 0) logger.warn('server.closed_interrupted_turns', { count: closed });
+  }
 
   const resolveModel =
     options.resolveModel ??
@@ -93,6 +100,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
     storage,
     runner: turns,
+    ...(scaleOut ? { queue: scaleOut.queue } : {}),
     defaultModel: options.defaultModel,
     allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
     resolveModel,
@@ -220,6 +228,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   routes.mount(app, guard);
   mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
   if (options.webRoot) mountWebApp(app, options.webRoot);
+  if (scaleOut && scaleOut.worker !== false) {
+    await scaleOut.queue.work((job, delivery) => chats.runQueued(job, delivery));
+  }
 
   return {
     app,
@@ -237,7 +248,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     logger,
     openApiDocument,
     async close() {
+      // A worker stops taking jobs first; the turns it runs are then stopped and write their ends.
+      const closingQueue = scaleOut?.queue.close();
       await turns.stopAll();
+      await closingQueue;
     },
   };
 }

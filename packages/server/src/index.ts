@@ -15,13 +15,13 @@ export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
 export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
 export { OrganizationService, resolveOrganization } from './auth/organization-service.ts';
-export type { ChatDetail, ChatTurnView, SendMessageInput } from './chats/chat-service.ts';
+export type { ChatDetail, ChatTurnView, SendMessageInput, StartedTurn } from './chats/chat-service.ts';
 export { ChatService } from './chats/chat-service.ts';
 export type { LiveTurn } from './chats/live-turn.ts';
 export type { PacketStreamFormat } from './chats/packet-stream-response.ts';
 export { HEARTBEAT_INTERVAL_MS, wirePacket } from './chats/packet-stream-response.ts';
 export type { StartTurnOptions } from './chats/turn-runner.ts';
-export { INTERRUPTED_TURN_REASON, TurnRunner } from './chats/turn-runner.ts';
+export { INTERRUPTED_TURN_REASON, TurnRunner, WORKER_LOST_TURN_REASON } from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
 export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
 export type { SandboxEgress, SandboxEgressOptions } from './egress/sandbox-egress.ts';
@@ -31,6 +31,7 @@ export {
   startSandboxEgressIfConnected,
   storageEgressCatalogue,
 } from './egress/sandbox-egress.ts';
+export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
 export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';
@@ -64,6 +65,14 @@ export { SkillAdmin } from './library/skill-admin.ts';
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
+export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
+export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
+export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';
+export { InProcessSingleFlightLock, singleFlight } from './scale-out/single-flight-lock.ts';
+export type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from './scale-out/turn-queue.ts';
+export type { TurnSlots } from './scale-out/turn-slots.ts';
+export { InProcessTurnSlots } from './scale-out/turn-slots.ts';
+export type { TurnStopSignal } from './scale-out/turn-stop-signal.ts';
 export type { ServerLogger } from './server-logger.ts';
 export { createJsonLogger, silentLogger } from './server-logger.ts';
 export type {

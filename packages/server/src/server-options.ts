@@ -5,6 +5,7 @@ import type { Storage, User } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { TurnApprovals } from './approvals/approval-hub.ts';
 import type { LibrarySettingsBackend } from './library/library-settings.ts';
+import type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 import type { ServerLogger } from './server-logger.ts';
 
 /** What a deployment's built-in tools need to be built for one turn. */
@@ -101,6 +102,11 @@ export interface ServerOptions {
    * (it needs room for its sources); chat turns do not use it.
    */
   readonly contextWindowTokens?: number;
+  /**
+   * Several replicas of one deployment (docs/scale-out.md): turns queued for worker replicas, their packets,
+   * stops and per-user slots shared. Default: every turn runs in this process.
+   */
+  readonly scaleOut?: ScaleOutBackend;
 }
 
 /** The default system prompt of a chat turn. */

@@ -3,25 +3,44 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_LOCAL_MODEL, resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
-import { createJsonLogger, createServer, listen, type ServerAuthMode } from '@toolbus/server';
+import { createRedisScaleOut } from '@toolbus/redis';
+import {
+  createJsonLogger,
+  createServer,
+  healthOnlyServer,
+  listen,
+  type ServerAuthMode,
+} from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
 import { omitUndefined } from '@toolbus/spec';
 import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { configuredInterpreter } from '../configured-interpreter.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
 
-export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys]
+export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
+                     [--turns-per-user N] [--requests-per-minute N]
 
 Serves chats (streamed packets that survive disconnects), the admin API and /openapi.json over HTTP.
 Loopback by default, where --auth local (the default there) acts as the CLI's own user; any other host needs
 --auth api-keys.
+
+Several replicas (docs/scale-out.md): with redis.url set (toolbus config set redis.url redis://host:6379, or
+TOOLBUS_REDIS_URL), turns are queued in Redis and run by any worker replica, and any replica streams, resumes
+and stops any turn. --role api serves the API without running turns; --role worker runs turns and serves only
+GET /health; both (the default) does both. Without redis.url every turn runs in this process.
+
+--turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
+--requests-per-minute N: requests per user per minute, counted by each replica (default 600).
 `;
+
+const roles = ['both', 'api', 'worker'] as const;
 
 /** `toolbus serve`: the HTTP server over the CLI's stores, until SIGINT or SIGTERM. */
 /** `toolbus serve`. */
@@ -40,6 +59,9 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       host: { type: 'string' },
       auth: { type: 'string' },
       model: { type: 'string' },
+      role: { type: 'string' },
+      'turns-per-user': { type: 'string' },
+      'requests-per-minute': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -57,7 +79,50 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     io.stderr.write('toolbus serve: --auth is "local" or "api-keys".\n');
     return 2;
   }
+  const limits: { concurrentTurnsPerUser?: number; requestsPerMinute?: number } = {};
+  for (const [flag, field] of [
+    ['turns-per-user', 'concurrentTurnsPerUser'],
+    ['requests-per-minute', 'requestsPerMinute'],
+  ] as const) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < 1) {
+      io.stderr.write(`toolbus serve: --${flag} takes a whole number above 0.\n`);
+      return 2;
+    }
+    limits[field] = value;
+  }
+  const role = (values.role ?? 'both') as (typeof roles)[number];
+  if (!roles.includes(role)) {
+    io.stderr.write('toolbus serve: --role is "both", "api" or "worker".\n');
+    return 2;
+  }
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
+  const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
+  if (redisUrl !== undefined) {
+    const setting = resolveSetting('redis.url');
+    try {
+      parseSettingValue(setting, redisUrl);
+    } catch (error) {
+      io.stderr.write(`toolbus serve: ${(error as Error).message}\n`);
+      return 2;
+    }
+  } else if (role !== 'both') {
+    io.stderr.write('toolbus serve: --role api and --role worker need redis.url (docs/scale-out.md).\n');
+    return 2;
+  }
+  const logger = createJsonLogger((line) => io.stderr.write(line));
+  const scaleOut =
+    redisUrl === undefined
+      ? undefined
+      : await createRedisScaleOut({
+          url: redisUrl,
+          worker: role !== 'api',
+          onError: (event, error) =>
+            logger.warn(`scale_out.${event}`, { error: error instanceof Error ? error.name : 'unknown' }),
+          ...scaleOutTimingFromEnv(io.env),
+        });
   const workspace = await openWorkspace(config);
   const fetch = createGuardedFetch({
     level: 'strict',
@@ -81,7 +146,9 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     defaultModel,
     resolveModel: (model) => resolveLanguageModel(model, { env: io.env }),
     fetch: fetch as typeof globalThis.fetch,
-    logger: createJsonLogger((line) => io.stderr.write(line)),
+    logger,
+    limits,
+    ...omitUndefined({ scaleOut }),
     skills: {
       ...(await openSkillStores(skillsDataDirectory(config, io.env))),
       // The same rules as `toolbus skills add`: the administrator's reserved names hold for uploads too.
@@ -115,8 +182,12 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       }),
   });
   try {
-    const http = await listen(server, { port, ...(values.host ? { host: values.host } : {}) });
-    io.stdout.write(`toolbus serving on ${http.url} (auth: ${auth}, model: ${defaultModel})\n`);
+    const http = await listen(role === 'worker' ? healthOnlyServer(server) : server, {
+      port,
+      ...(values.host ? { host: values.host } : {}),
+    });
+    const mode = scaleOut ? `, replica role: ${role} on Redis` : '';
+    io.stdout.write(`toolbus serving on ${http.url} (auth: ${auth}, model: ${defaultModel}${mode})\n`);
     io.stdout.write(`  OpenAPI document: ${http.url}/openapi.json\n`);
     if (sandbox !== undefined && sandbox.serviceCount > 1) {
       io.stdout.write(`  run_python: ${sandbox.serviceCount} sandbox services, load-balanced\n`);
@@ -135,8 +206,37 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   } finally {
     sandbox?.close();
     await server.close();
+    await scaleOut?.close();
     await skills.close();
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/**
+ * Queue timing from the environment, for tests that kill a replica and cannot wait the production 30 s before its
+ * turns are taken over (`TOOLBUS_TURN_LOCK_MS`, `TOOLBUS_STALLED_CHECK_MS`, `TOOLBUS_SLOT_TTL_MS`).
+ */
+function scaleOutTimingFromEnv(env: Readonly<Record<string, string | undefined>>): {
+  queue?: { lockDurationMs?: number; stalledIntervalMs?: number };
+  slotTtlMs?: number;
+} {
+  const read = (name: string): number | undefined => {
+    const value = Number(env[name]);
+    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  };
+  const lockDurationMs = read('TOOLBUS_TURN_LOCK_MS');
+  const stalledIntervalMs = read('TOOLBUS_STALLED_CHECK_MS');
+  const slotTtlMs = read('TOOLBUS_SLOT_TTL_MS');
+  return {
+    ...(lockDurationMs === undefined && stalledIntervalMs === undefined
+      ? {}
+      : {
+          queue: {
+            ...omitUndefined({ lockDurationMs }),
+            ...omitUndefined({ stalledIntervalMs }),
+          },
+        }),
+    ...omitUndefined({ slotTtlMs }),
+  };
 }

@@ -6,12 +6,14 @@ import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbu
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
 import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
+import { resolveOrganization } from '../auth/organization-service.ts';
 import { ownsRow, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
+import type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from '../scale-out/turn-queue.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { LiveTurn } from './live-turn.ts';
-import type { TurnRunner } from './turn-runner.ts';
+import { type StartTurnOptions, type TurnRunner, WORKER_LOST_TURN_REASON } from './turn-runner.ts';
 
 /** A turn as read back, with the documents its answer cited. */
 export interface ChatTurnView extends ChatTurnRecord {
@@ -25,20 +27,29 @@ export interface ChatDetail extends Chat {
 }
 
 /** What starting a turn takes (validated request fields). */
-export interface SendMessageInput {
-  readonly content: string;
-  readonly personaId?: string | undefined;
-  readonly fileIds?: readonly string[] | undefined;
-  readonly tools?: readonly string[] | undefined;
-  readonly model?: string | undefined;
-  readonly research?: boolean | undefined;
-  readonly maxCycles?: number | undefined;
+export type SendMessageInput = TurnRequest;
+
+/** A turn that was started (or queued): where its packets stream from. */
+export interface StartedTurn {
+  readonly chatId: string;
+  readonly index: number;
+}
+
+/** What a turn runs with, resolved from a request before anything is recorded. */
+interface PreparedTurn {
+  readonly persona: Persona;
+  readonly files: readonly ChatFile[];
+  readonly modelName: string;
+  readonly model: LanguageModelV4;
+  readonly userMessage: ChatMessage;
 }
 
 /** What the chat operations need from the server. */
 export interface ChatServiceDependencies {
   readonly storage: Storage;
   readonly runner: TurnRunner;
+  /** Durable turns: queued for a worker replica instead of run in this process. */
+  readonly queue?: TurnQueue | undefined;
   readonly defaultModel: string;
   readonly allowedModels: ReadonlySet<string>;
   readonly resolveModel: (model: string) => LanguageModelV4;
@@ -121,11 +132,7 @@ export class ChatService {
   async delete(principal: Principal, chatId: string): Promise<void> {
     await this.require(principal, chatId);
     for (const turn of await this.#deps.storage.chats.listTurns(chatId)) {
-      const live = this.#deps.runner.live(chatId, turn.index);
-      if (live) {
-        live.controller.abort();
-        await live.ended;
-      }
+      if (turn.status === 'running') await this.#deps.runner.stopAnywhere(chatId, turn.index);
     }
     await this.#deps.storage.chats.delete(chatId);
   }
@@ -149,22 +156,104 @@ export class ChatService {
     return record;
   }
 
-  /** Stops a running turn; false when it already ended. */
+  /** Stops a running turn, on whichever replica runs it; false when it already ended. */
   async stop(principal: Principal, chatId: string, turn: number): Promise<boolean> {
     await this.requireTurn(principal, chatId, turn);
-    const live = this.#deps.runner.live(chatId, turn);
-    if (!live || !this.#deps.runner.stop(chatId, turn)) return false;
-    await live.ended;
-    return true;
+    return this.#deps.runner.stopAnywhere(chatId, turn);
   }
 
   /**
    * Starts a turn that runs detached from the caller: its persona's tools (narrowed to `tools`), the files (each
-   * must be the caller's), the model (the default or an allowed one). Resolves once the turn runs.
+   * must be the caller's), the model (the default or an allowed one). Resolves once the turn runs, or, with a
+   * turn queue, once it is recorded and queued for a worker replica.
    */
-  async send(principal: Principal, chatId: string, input: SendMessageInput): Promise<LiveTurn> {
+  async send(principal: Principal, chatId: string, input: SendMessageInput): Promise<StartedTurn> {
     const deps = this.#deps;
     const chat = await this.require(principal, chatId);
+    const prepared = await this.#prepare(principal, chat, input);
+    const slot = await deps.runner.acquireSlot(principal.user.id, deps.concurrentTurnsPerUser);
+    if (slot === undefined) {
+      throw new ServerError({
+        code: 'rate_limited',
+        retryAfterSeconds: 5,
+        message: `You already run ${deps.concurrentTurnsPerUser} turns at once (the limit); wait for one to end or stop one.`,
+      });
+    }
+    try {
+      if (deps.queue) {
+        const record = await deps.storage.chats.startTurn({
+          chatId: chat.id,
+          kind: input.research ? 'research' : 'chat',
+          input: [prepared.userMessage],
+        });
+        await deps.queue.enqueue({
+          chatId: chat.id,
+          turn: record.index,
+          userId: principal.user.id,
+          slot,
+          request: omitUndefined(input),
+        });
+        return { chatId: chat.id, index: record.index };
+      }
+      return await this.#run(principal, chat, prepared, input, { slot });
+    } catch (error) {
+      await deps.runner.releaseSlot(principal.user.id, slot);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs a queued turn on this worker replica. A turn delivered again (its first worker died mid-turn) is closed
+   * with a stop packet and the reason instead of being run again: it may have run tools that are not safe to
+   * repeat, and its history says it was interrupted (docs/scale-out.md).
+   */
+  async runQueued(job: TurnJob, delivery: TurnDelivery): Promise<void> {
+    const deps = this.#deps;
+    const record = await deps.storage.chats.getTurn({ chatId: job.chatId, turn: job.turn });
+    if (record?.status !== 'running') {
+      await deps.runner.releaseSlot(job.userId, job.slot);
+      return;
+    }
+    if (delivery.redelivered) {
+      await deps.runner.closeInterrupted(record, WORKER_LOST_TURN_REASON);
+      await deps.runner.releaseSlot(job.userId, job.slot);
+      return;
+    }
+    const user = await deps.storage.users.get(job.userId);
+    const chat = await deps.storage.chats.get(job.chatId);
+    if (!user || !chat) {
+      await deps.runner.closeInterrupted(record, 'The chat or its user no longer exists.');
+      await deps.runner.releaseSlot(job.userId, job.slot);
+      return;
+    }
+    let live: LiveTurn;
+    try {
+      // The worker acts as the user, in the organisation the chat belongs to (refused if they left it since).
+      const organization = await resolveOrganization(deps.storage, user, chat.organizationId);
+      const principal: Principal = { user, role: user.role, scopes: ['chat'], via: 'session', organization };
+      const prepared = await this.#prepare(principal, chat, job.request);
+      live = await this.#run(principal, chat, prepared, job.request, {
+        slot: job.slot,
+        turn: job.turn,
+        held: () => delivery.held(),
+      });
+    } catch (error) {
+      await deps.runner.closeInterrupted(
+        record,
+        `The turn could not start: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      await deps.runner.releaseSlot(job.userId, job.slot);
+      return;
+    }
+    const lost = () => live.controller.abort();
+    delivery.signal.addEventListener('abort', lost, { once: true });
+    await live.ended;
+    delivery.signal.removeEventListener('abort', lost);
+  }
+
+  /** Checks a request and resolves what its turn runs with (persona, files, model), before anything is recorded. */
+  async #prepare(principal: Principal, chat: Chat, input: TurnRequest): Promise<PreparedTurn> {
+    const deps = this.#deps;
     const persona = await this.#persona(input.personaId ?? chat.personaId ?? undefined, 'body.personaId');
     const files = await this.#files(principal, input.fileIds ?? []);
     // An admin's `model` setting replaces the default when the server allows that model.
@@ -189,13 +278,24 @@ export class ChatService {
         message: `body.model: ${error instanceof Error ? error.message : String(error)}`,
       });
     }
-    if (deps.runner.runningFor(principal.user.id) >= deps.concurrentTurnsPerUser) {
-      throw new ServerError({
-        code: 'rate_limited',
-        retryAfterSeconds: 5,
-        message: `You already run ${deps.concurrentTurnsPerUser} turns at once (the limit); wait for one to end or stop one.`,
-      });
-    }
+    const userMessage: ChatMessage = {
+      role: 'user',
+      content: input.content,
+      ...(files.length > 0 ? { files } : {}),
+    };
+    return { persona, files, modelName, model, userMessage };
+  }
+
+  /** Assembles the tools and runs the turn here (recording it first unless `turn` names a recorded one). */
+  async #run(
+    principal: Principal,
+    chat: Chat,
+    prepared: PreparedTurn,
+    input: TurnRequest,
+    options: { readonly slot: string; readonly turn?: number; readonly held?: () => Promise<boolean> },
+  ): Promise<LiveTurn> {
+    const deps = this.#deps;
+    const { persona, files, modelName, model, userMessage } = prepared;
     const approvals = deps.approvals?.forTurn({ chatId: chat.id, userId: principal.user.id });
     const { tools: assembled, cleanup } = await this.assemble(principal, persona, {
       model,
@@ -220,21 +320,19 @@ export class ChatService {
       }
       const history = (await deps.storage.chats.listMessages(chat.id)).map((stored) => stored.message);
       // A research turn that ended with clarifying questions is answered by this message: go straight to the plan.
-      const previous = input.research ? (await deps.storage.chats.listTurns(chat.id)).at(-1) : undefined;
+      const previous = input.research
+        ? (await deps.storage.chats.listTurns(chat.id)).filter((turn) => turn.index !== options.turn).at(-1)
+        : undefined;
       const answersClarification = previous?.kind === 'research' && previous.endReason === 'clarification';
-      const userMessage: ChatMessage = {
-        role: 'user',
-        content: input.content,
-        ...(files.length > 0 ? { files } : {}),
-      };
       const maxCycles = input.maxCycles ?? deps.maxCycles;
-      return await deps.runner.start({
+      const start: StartTurnOptions = {
         chatId: chat.id,
         userId: principal.user.id,
         ...(input.research ? { kind: 'research' as const } : {}),
         input: [userMessage],
         cleanup,
-        ...omitUndefined({ approvals }),
+        slot: options.slot,
+        ...omitUndefined({ approvals, held: options.held }),
         run: (signal, turnIndex) => {
           const telemetry = startTurnTelemetry({
             chatId: chat.id,
@@ -270,7 +368,10 @@ export class ChatService {
           );
           return turn;
         },
-      });
+      };
+      return options.turn === undefined
+        ? await deps.runner.start(start)
+        : await deps.runner.runRecorded({ ...start, turn: options.turn });
     } catch (error) {
       await cleanup();
       throw error;

@@ -1,9 +1,11 @@
 import type { ChatTurn, ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement } from '@toolbus/spec';
 import { omitUndefined, placementKey } from '@toolbus/spec';
-import type { ChatTurnKind, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
+import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
 import type { TurnApprovals } from '../approvals/approval-hub.ts';
 import { ServerError } from '../http/server-error.ts';
+import type { ScaleOutBackend } from '../scale-out/scale-out-backend.ts';
+import { InProcessTurnSlots, type TurnSlots } from '../scale-out/turn-slots.ts';
 import type { ServerLogger } from '../server-logger.ts';
 import { LiveTurn } from './live-turn.ts';
 
@@ -20,7 +22,21 @@ export interface StartTurnOptions {
   readonly cleanup?: () => Promise<void>;
   /** The turn's egress approvals: their packets join the stream at the tool call they belong to. */
   readonly approvals?: TurnApprovals;
+  /** The concurrency slot the turn holds ({@link TurnRunner.acquireSlot}): kept alive while it runs, then freed. */
+  readonly slot?: string;
+  /**
+   * For a queued turn: true while this replica still holds it. Checked before every write; once false the turn is
+   * aborted and writes nothing more (the replica that took it over closes it).
+   */
+  readonly held?: () => Promise<boolean>;
 }
+
+/** The reason written on turns whose worker replica died while running them. */
+export const WORKER_LOST_TURN_REASON =
+  'The server replica running this turn stopped; the turn was closed by another replica and not run again, so no tool ran twice.';
+
+/** How long a follower of a turn running on another replica waits for packets before checking the turn's status. */
+const sharedReadBlockMs = 1_000;
 
 /** The reason written on turns a dead process left running. */
 export const INTERRUPTED_TURN_REASON =
@@ -37,10 +53,39 @@ export class TurnRunner {
   readonly #storage: Storage;
   readonly #logger: ServerLogger;
   readonly #live = new Map<string, LiveTurn>();
+  readonly #scaleOut: ScaleOutBackend | undefined;
+  readonly #slots: TurnSlots;
+  #unsubscribe: (() => Promise<void>) | undefined;
 
-  constructor(options: { readonly storage: Storage; readonly logger: ServerLogger }) {
+  constructor(options: {
+    readonly storage: Storage;
+    readonly logger: ServerLogger;
+    /** Shared by replicas: packets, stops and slots (default: this process only). */
+    readonly scaleOut?: ScaleOutBackend | undefined;
+  }) {
     this.#storage = options.storage;
     this.#logger = options.logger;
+    this.#scaleOut = options.scaleOut;
+    this.#slots = options.scaleOut?.slots ?? new InProcessTurnSlots();
+  }
+
+  /** Starts listening to stop requests of other replicas (a no-op without a shared backend). */
+  async listen(): Promise<void> {
+    if (!this.#scaleOut || this.#unsubscribe) return;
+    this.#unsubscribe = await this.#scaleOut.stops.subscribe((chatId, turn) => {
+      this.live(chatId, turn)?.controller.abort();
+    });
+  }
+
+  /** Takes one of the user's concurrent-turn slots; the holder to pass as `slot`, or undefined over the limit. */
+  async acquireSlot(userId: string, limit: number): Promise<string | undefined> {
+    const holder = crypto.randomUUID();
+    return (await this.#slots.acquire(userId, holder, limit)) ? holder : undefined;
+  }
+
+  /** Frees a slot a turn that never started held. */
+  async releaseSlot(userId: string, holder: string): Promise<void> {
+    await this.#slots.release(userId, holder);
   }
 
   /** Number of turns running in this process. */
@@ -62,9 +107,18 @@ export class TurnRunner {
       kind: options.kind ?? 'chat',
       input: options.input,
     });
-    const live = new LiveTurn({ chatId: options.chatId, index: record.index, userId: options.userId });
-    this.#live.set(keyOf(options.chatId, record.index), live);
-    this.#logger.info('turn.start', { chatId: options.chatId, turn: record.index, userId: options.userId });
+    return this.runRecorded({ ...options, turn: record.index });
+  }
+
+  /** Runs a turn already recorded (a queued turn a worker took); resolves as soon as it runs. */
+  async runRecorded(options: StartTurnOptions & { readonly turn: number }): Promise<LiveTurn> {
+    const live = new LiveTurn({ chatId: options.chatId, index: options.turn, userId: options.userId });
+    this.#live.set(keyOf(options.chatId, options.turn), live);
+    this.#logger.info('turn.start', { chatId: options.chatId, turn: options.turn, userId: options.userId });
+    // A stop asked for while the turn was queued: it starts stopped (and ends at once, as a stopped turn).
+    if (this.#scaleOut && (await this.#scaleOut.stops.requested(options.chatId, options.turn))) {
+      live.controller.abort();
+    }
     void this.#drive(live, options);
     return live;
   }
@@ -79,6 +133,30 @@ export class TurnRunner {
     const live = this.live(chatId, turn);
     if (!live || live.done) return false;
     live.controller.abort();
+    return true;
+  }
+
+  /**
+   * Stops a turn wherever it runs and waits until its end is written; false when it is not running. Without a
+   * shared backend this is {@link stop} and the wait for its end.
+   */
+  async stopAnywhere(chatId: string, turn: number, timeoutMs = 30_000): Promise<boolean> {
+    const live = this.live(chatId, turn);
+    if (live) {
+      if (!this.stop(chatId, turn)) return false;
+      await live.ended;
+      return true;
+    }
+    if (!this.#scaleOut) return false;
+    const record = await this.#storage.chats.getTurn({ chatId, turn });
+    if (record?.status !== 'running') return false;
+    await this.#scaleOut.stops.request(chatId, turn);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const now = await this.#storage.chats.getTurn({ chatId, turn });
+      if (now?.status !== 'running') return true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     return true;
   }
 
@@ -114,6 +192,58 @@ export class TurnRunner {
       yield* live.follow(after, signal);
       return;
     }
+    if (this.#scaleOut) {
+      yield* this.#followShared(this.#scaleOut, chatId, turn, after, signal);
+      return;
+    }
+    yield* this.#replay(chatId, turn, after, signal);
+  }
+
+  /**
+   * A turn running (or queued) on another replica: its packets from the shared log, live. When the log stays quiet
+   * and storage says the turn ended (the log forgot it, or its writer died before appending), the rest comes
+   * from storage, which has every packet the log has.
+   */
+  async *#followShared(
+    scaleOut: ScaleOutBackend,
+    chatId: string,
+    turn: number,
+    after: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<StoredPacket> {
+    let cursor = after;
+    const record = await this.#storage.chats.getTurn({ chatId, turn });
+    let ended = record !== undefined && record.status !== 'running';
+    for (;;) {
+      if (signal?.aborted) return;
+      const read = await scaleOut.packets.read(chatId, turn, cursor, {
+        blockMs: ended ? 0 : sharedReadBlockMs,
+      });
+      for (const packet of read.packets) {
+        if (signal?.aborted) return;
+        yield packet;
+        cursor = packet.sequence;
+      }
+      if (read.ended) return;
+      if (read.packets.length > 0) continue;
+      if (!ended) {
+        // Quiet: still running (or queued), or it ended while this read waited. When it ended, the next read
+        // does not wait, and finds the log's end or falls through to storage.
+        const now = await this.#storage.chats.getTurn({ chatId, turn });
+        ended = now?.status !== 'running';
+        continue;
+      }
+      yield* this.#replay(chatId, turn, cursor, signal);
+      return;
+    }
+  }
+
+  async *#replay(
+    chatId: string,
+    turn: number,
+    after: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<StoredPacket> {
     let cursor = after;
     for (;;) {
       const page = await this.#storage.chats.listPackets({
@@ -133,19 +263,34 @@ export class TurnRunner {
 
   /**
    * Closes the turns a dead process left running: each open tool call gets an error and its section end, the turn a
-   * stop packet with reason `interrupted`, and the history the question and what was answered so far.
+   * stop packet with reason `interrupted`, and the history the question and what was answered so far. Only for a
+   * single replica at start-up: with several, a running turn may belong to a live replica.
    */
   async closeInterruptedTurns(reason: string = INTERRUPTED_TURN_REASON): Promise<number> {
     const running = (await this.#storage.chats.listRunningTurns()).filter(
       (turn) => !this.#live.has(keyOf(turn.chatId, turn.index)),
     );
-    for (const turn of running) {
-      const packets: Packet[] = [];
-      for await (const stored of this.follow(turn.chatId, turn.index, 0))
-        packets.push(stored.packet as Packet);
-      const closing = closingPackets(packets, reason);
-      await this.#storage.chats.appendPackets({ chatId: turn.chatId, turn: turn.index, packets: closing });
-      const partial = partialAnswer(packets);
+    for (const turn of running) await this.closeInterrupted(turn, reason);
+    return running.length;
+  }
+
+  /**
+   * Closes one turn whose runner died (see {@link closeInterruptedTurns}); with a shared log, the packets the dead
+   * runner stored but did not append are appended first, then the closing ones and the end. False when the turn
+   * was no longer running.
+   */
+  async closeInterrupted(turn: ChatTurnRecord, reason: string = INTERRUPTED_TURN_REASON): Promise<boolean> {
+    const stored: StoredPacket[] = [];
+    for await (const packet of this.#replay(turn.chatId, turn.index, 0)) stored.push(packet);
+    const packets = stored.map((packet) => packet.packet as Packet);
+    const closing = closingPackets(packets, reason);
+    const last = await this.#storage.chats.appendPackets({
+      chatId: turn.chatId,
+      turn: turn.index,
+      packets: closing,
+    });
+    const partial = partialAnswer(packets);
+    try {
       await this.#storage.chats.finishTurn({
         chatId: turn.chatId,
         turn: turn.index,
@@ -159,9 +304,24 @@ export class TurnRunner {
           },
         ],
       });
-      this.#logger.warn('turn.interrupted', { chatId: turn.chatId, turn: turn.index });
+    } catch (error) {
+      // Another replica closed it first: its closing packets stand.
+      if (errorCode(error) === 'conflict') return false;
+      throw error;
     }
-    return running.length;
+    if (this.#scaleOut) {
+      const first = last - closing.length + 1;
+      const logged = await this.#scaleOut.packets.lastSequence(turn.chatId, turn.index);
+      const all = [...stored, ...closing.map((packet, offset) => ({ sequence: first + offset, packet }))];
+      await this.#scaleOut.packets.append(
+        turn.chatId,
+        turn.index,
+        all.filter((packet) => packet.sequence > logged),
+      );
+      await this.#scaleOut.packets.end(turn.chatId, turn.index);
+    }
+    this.#logger.warn('turn.interrupted', { chatId: turn.chatId, turn: turn.index });
+    return true;
   }
 
   /** Stops every running turn and waits until each has written its end. */
@@ -169,12 +329,24 @@ export class TurnRunner {
     const live = [...this.#live.values()];
     for (const turn of live) turn.controller.abort();
     await Promise.all(live.map((turn) => turn.ended));
+    await this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
   }
 
   async #drive(live: LiveTurn, options: StartTurnOptions): Promise<void> {
     const { chatId } = options;
     const turnIndex = live.index;
     const pending: Packet[] = [];
+    let lostHold = false;
+    const stillHeld = async (): Promise<boolean> => {
+      if (lostHold) return false;
+      if (!options.held || (await options.held().catch(() => false))) return true;
+      lostHold = true;
+      writeFailed = new Error('This replica lost its hold on the turn.');
+      live.controller.abort();
+      this.#logger.warn('turn.hold_lost', { chatId, turn: turnIndex });
+      return false;
+    };
     let scheduled = false;
     let writing: Promise<void> = Promise.resolve();
     let writeFailed: unknown;
@@ -182,10 +354,13 @@ export class TurnRunner {
       scheduled = false;
       const batch = pending.splice(0);
       if (batch.length === 0 || writeFailed !== undefined) return;
+      if (!(await stillHeld())) return;
       try {
         const last = await this.#storage.chats.appendPackets({ chatId, turn: turnIndex, packets: batch });
         const first = last - batch.length + 1;
-        live.publish(batch.map((packet, offset) => ({ sequence: first + offset, packet })));
+        const stored = batch.map((packet, offset) => ({ sequence: first + offset, packet }));
+        await this.#scaleOut?.packets.append(chatId, turnIndex, stored);
+        live.publish(stored);
       } catch (error) {
         writeFailed = error;
         live.controller.abort();
@@ -214,6 +389,20 @@ export class TurnRunner {
       };
       enqueue({ placement, modelIndex: 0, obj });
     });
+    const slot = options.slot;
+    const refreshMs = this.#slots.refreshIntervalMs;
+    const refresher =
+      slot !== undefined && refreshMs !== undefined
+        ? setInterval(() => {
+            this.#slots.refresh(options.userId, slot).catch((error: unknown) => {
+              this.#logger.warn('turn.slot_refresh_failed', {
+                chatId,
+                turn: turnIndex,
+                error: errorCode(error),
+              });
+            });
+          }, refreshMs)
+        : undefined;
     try {
       const turn = options.run(live.controller.signal, turnIndex);
       for await (const packet of turn) {
@@ -236,7 +425,9 @@ export class TurnRunner {
     await writing;
     await write();
     const { status, reason } = endOf(result, failure, writeFailed);
+    const owner = await stillHeld();
     try {
+      if (!owner) throw new Error('lost hold');
       await this.#storage.chats.finishTurn({
         chatId,
         turn: turnIndex,
@@ -245,7 +436,20 @@ export class TurnRunner {
         messages: [...options.input, ...(result?.messages ?? [])],
       });
     } catch (error) {
-      this.#logger.error('turn.finish_failed', { chatId, turn: turnIndex, error: errorCode(error) });
+      if (owner)
+        this.#logger.error('turn.finish_failed', { chatId, turn: turnIndex, error: errorCode(error) });
+    }
+    try {
+      if (owner) await this.#scaleOut?.packets.end(chatId, turnIndex);
+    } catch (error) {
+      // Followers elsewhere read the end from storage once the log stays quiet.
+      this.#logger.warn('turn.log_end_failed', { chatId, turn: turnIndex, error: errorCode(error) });
+    }
+    clearInterval(refresher);
+    if (slot !== undefined) {
+      await this.#slots.release(options.userId, slot).catch((error: unknown) => {
+        this.#logger.warn('turn.slot_release_failed', { chatId, turn: turnIndex, error: errorCode(error) });
+      });
     }
     this.#logger.info('turn.end', { chatId, turn: turnIndex, status, packets: live.lastSequence });
     this.#live.delete(keyOf(chatId, turnIndex));

@@ -1,0 +1,187 @@
+// Three `toolbus serve` processes behind HAProxy (Debian's), sharing one Redis and one storage: the cluster the
+// scale-out test and benchmark drive. Everything listens on loopback; HAProxy's config is written to a temp dir.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freeLoopbackPort } from '@toolbus/core/testing';
+
+const cliEntry = new URL('../../packages/cli/src/cli-entry.ts', import.meta.url).pathname;
+
+/** One `toolbus serve` process. */
+export interface Replica {
+  readonly name: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  /** What it wrote to stderr (its JSON log). */
+  log(): string;
+}
+
+/** Options for {@link startReplicaCluster}. */
+export interface ReplicaClusterOptions {
+  readonly redisUrl: string;
+  /** The model string every replica uses (the scripted model server). */
+  readonly model: string;
+  /** How many replicas (default 3). */
+  readonly replicas?: number;
+  /**
+   * Settings merged into the shared config file, for the storage every replica uses. Empty: the SQLite file in
+   * the shared toolbus home (WAL mode, which several processes on one machine share). A PostgreSQL storage
+   * setting goes here.
+   */
+  readonly storageConfig?: Readonly<Record<string, unknown>>;
+  /** Hold and stalled-check timing of the turn queue, short so a dead replica's turns are taken over quickly. */
+  readonly turnLockMs?: number;
+}
+
+/** A running cluster. */
+export interface ReplicaCluster {
+  /** HAProxy's address: what clients use. */
+  readonly url: string;
+  readonly replicas: readonly Replica[];
+  /** HAProxy's process. */
+  readonly proxy: ChildProcess;
+  /** Stops everything and deletes the temporary directories. */
+  stop(): Promise<void>;
+}
+
+/** Starts the replicas (the first alone, so it creates the database), then HAProxy in front of them. */
+export async function startReplicaCluster(options: ReplicaClusterOptions): Promise<ReplicaCluster> {
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-replicas-'));
+  await writeFile(
+    join(home, 'config.json'),
+    JSON.stringify({ redis: { url: options.redisUrl }, ...options.storageConfig }),
+    { mode: 0o600 },
+  );
+  const count = options.replicas ?? 3;
+  const lockMs = options.turnLockMs ?? 3_000;
+  const start = async (index: number): Promise<Replica> => {
+    const port = await freeLoopbackPort();
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=development',
+        cliEntry,
+        'serve',
+        '--port',
+        String(port),
+        '--turns-per-user',
+        '1000',
+        '--requests-per-minute',
+        '100000',
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          TOOLBUS_HOME: home,
+          TOOLBUS_MODEL: options.model,
+          TOOLBUS_TURN_LOCK_MS: String(lockMs),
+          TOOLBUS_STALLED_CHECK_MS: String(Math.max(250, Math.floor(lockMs / 3))),
+          TOOLBUS_SLOT_TTL_MS: String(lockMs),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (/serving on /.test(stdout)) resolve();
+      };
+      child.stdout?.on('data', check);
+      void exited.then((code) => reject(new Error(`replica ${index} exited (${code}): ${stderr}`)));
+    });
+    return { name: `replica${index + 1}`, port, child, exited, log: () => stderr };
+  };
+  const replicas: Replica[] = [await start(0)];
+  replicas.push(...(await Promise.all(Array.from({ length: count - 1 }, (_, index) => start(index + 1)))));
+
+  const proxyPort = await freeLoopbackPort();
+  const proxyDir = await mkdtemp(join(tmpdir(), 'toolbus-haproxy-'));
+  const config = [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 120s',
+    '  timeout server 120s',
+    '  timeout http-keep-alive 10s',
+    '  timeout check 3s',
+    '  option redispatch',
+    '  retries 3',
+    'frontend api',
+    `  bind 127.0.0.1:${proxyPort}`,
+    '  default_backend replicas',
+    'backend replicas',
+    '  balance roundrobin',
+    '  option httpchk GET /health',
+    '  http-check expect status 200',
+    // Which replica served a response: the test kills one that is streaming to clients.
+    '  http-response set-header x-replica %s',
+    ...replicas.map(
+      (replica) => `  server ${replica.name} 127.0.0.1:${replica.port} check inter 500ms fall 3 rise 1`,
+    ),
+    '',
+  ].join('\n');
+  const configPath = join(proxyDir, 'haproxy.cfg');
+  await writeFile(configPath, config);
+  const proxy = spawn('haproxy', ['-db', '-f', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let proxyLog = '';
+  proxy.stderr?.on('data', (chunk) => {
+    proxyLog += chunk;
+  });
+  const url = `http://127.0.0.1:${proxyPort}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const healthy = await fetch(`${url}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) break;
+    if (Date.now() > deadline || proxy.exitCode !== null) throw new Error(`HAProxy did not come up: ${proxyLog}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    replicas,
+    proxy,
+    async stop() {
+      proxy.kill('SIGKILL');
+      await Promise.all(
+        replicas.map(async (replica) => {
+          if (replica.child.exitCode === null && replica.child.signalCode === null) {
+            replica.child.kill('SIGTERM');
+            const timer = setTimeout(() => replica.child.kill('SIGKILL'), 10_000);
+            await replica.exited;
+            clearTimeout(timer);
+          }
+        }),
+      );
+      await rm(home, { recursive: true, force: true });
+      await rm(proxyDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * `fetch` that retries while the balancer answers 503 (no replica up for a moment: a busy machine can miss a
+ * health check). A 503 from HAProxy never reached a replica, so repeating the request is safe.
+ */
+export async function fetchThroughBalancer(url: string, init?: RequestInit, attempts = 20): Promise<Response> {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await fetch(url, init);
+    if (response.status !== 503 || response.headers.get('x-replica') || attempt >= attempts) return response;
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

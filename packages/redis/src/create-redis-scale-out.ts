@@ -1,0 +1,91 @@
+import type { ScaleOutBackend } from '@toolbus/server';
+import { omitUndefined } from '@toolbus/spec';
+import { Redis } from 'ioredis';
+import { BlockingConnections } from './blocking-connections.ts';
+import { BullMqTurnQueue, type TurnQueueErrorListener, type TurnQueueTiming } from './bullmq-turn-queue.ts';
+import { RedisKeys } from './redis-keys.ts';
+import { RedisScaleOutError } from './redis-scale-out-error.ts';
+import { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
+import { RedisTurnPacketLog } from './redis-turn-packet-log.ts';
+import { RedisTurnSlots } from './redis-turn-slots.ts';
+import { RedisTurnStopSignal } from './redis-turn-stop-signal.ts';
+
+/** Options for {@link createRedisScaleOut}. */
+export interface RedisScaleOutOptions {
+  /** `redis://[user:password@]host:port[/db]` (or `rediss://`). Never logged. */
+  readonly url: string;
+  /** Key prefix, so deployments can share a Redis (default `toolbus:`). */
+  readonly prefix?: string;
+  /** Whether this replica runs queued turns (default true); false: it only serves the API. */
+  readonly worker?: boolean;
+  /** Queue timing (hold duration, stalled-job checks, concurrency). */
+  readonly queue?: TurnQueueTiming;
+  /** How long a slot lives without a refresh (default 30 s). */
+  readonly slotTtlMs?: number;
+  /** How long an ended turn's stream stays in Redis (default 10 min). */
+  readonly endedTurnRetentionMs?: number;
+  /** Called with a background failure (by event name; the error carries no secret). */
+  readonly onError?: TurnQueueErrorListener;
+  /** How long to wait for Redis at start (default 10 s). */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * Connects to Redis and builds everything replicas share: turn packets in streams, stops, per-user slots,
+ * single-flight locks and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
+ * `createServer`; close it after the server.
+ */
+export async function createRedisScaleOut(options: RedisScaleOutOptions): Promise<ScaleOutBackend> {
+  const keys = new RedisKeys(options.prefix);
+  const redis = new Redis(options.url, {
+    lazyConnect: true,
+    connectTimeout: options.connectTimeoutMs ?? 10_000,
+    maxRetriesPerRequest: 3,
+  });
+  const onError = options.onError ?? (() => {});
+  redis.on('error', (error) => onError('redis.error', error));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new RedisScaleOutError({
+      code: 'redis_unavailable',
+      message: `Redis did not answer at the configured redis.url (${error instanceof Error ? error.message : String(error)}).`,
+      cause: error,
+    });
+  }
+  const blocking = new BlockingConnections(redis);
+  const locks = new RedisSingleFlightLock({ redis, keys });
+  const stops = new RedisTurnStopSignal({ redis, keys });
+  const queue = new BullMqTurnQueue({
+    redis,
+    keys,
+    locks,
+    onError,
+    ...(options.queue ? { timing: options.queue } : {}),
+  });
+  return {
+    packets: new RedisTurnPacketLog({
+      redis,
+      blocking,
+      keys,
+      ...omitUndefined({ endedRetentionMs: options.endedTurnRetentionMs }),
+    }),
+    stops,
+    slots: new RedisTurnSlots({
+      redis,
+      keys,
+      ...omitUndefined({ ttlMs: options.slotTtlMs }),
+    }),
+    locks,
+    queue,
+    worker: options.worker ?? true,
+    async close() {
+      await queue.close().catch(() => undefined);
+      stops.close();
+      blocking.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

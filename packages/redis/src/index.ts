@@ -1,0 +1,11 @@
+export type { TurnQueueErrorListener, TurnQueueTiming } from './bullmq-turn-queue.ts';
+export { BullMqTurnQueue } from './bullmq-turn-queue.ts';
+export type { RedisScaleOutOptions } from './create-redis-scale-out.ts';
+export { createRedisScaleOut } from './create-redis-scale-out.ts';
+export { RedisKeys } from './redis-keys.ts';
+export type { RedisScaleOutErrorCode } from './redis-scale-out-error.ts';
+export { RedisScaleOutError } from './redis-scale-out-error.ts';
+export { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
+export { DEFAULT_ENDED_TURN_RETENTION_MS, RedisTurnPacketLog } from './redis-turn-packet-log.ts';
+export { DEFAULT_SLOT_TTL_MS, RedisTurnSlots } from './redis-turn-slots.ts';
+export { RedisTurnStopSignal } from './redis-turn-stop-signal.ts';

@@ -1,0 +1,31 @@
+import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+
+const redisScaleOutErrorMarker = Symbol.for('toolbus.error.RedisScaleOutError');
+
+/**
+ * Every code a failure of the Redis backend can carry:
+ * - `redis_unavailable`: the server did not answer at start;
+ * - `packet_gap`: an append would leave a hole in a turn's packet log (a packet missing before it);
+ * - `turn_log_ended`: an append to a turn whose log already holds its end.
+ */
+export type RedisScaleOutErrorCode = 'redis_unavailable' | 'packet_gap' | 'turn_log_ended';
+
+/** The Redis backend refused or failed, for a stated reason (messages never hold the Redis URL or password). */
+export class RedisScaleOutError extends ToolbusError {
+  override readonly code: RedisScaleOutErrorCode;
+  readonly [redisScaleOutErrorMarker] = true;
+
+  constructor(options: {
+    readonly code: RedisScaleOutErrorCode;
+    readonly message: string;
+    readonly cause?: unknown;
+  }) {
+    super(options);
+    this.name = 'RedisScaleOutError';
+    this.code = options.code;
+  }
+
+  static override isInstance(error: unknown): error is RedisScaleOutError {
+    return hasErrorMarker(error, redisScaleOutErrorMarker);
+  }
+}
