@@ -22,6 +22,13 @@ export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
 export type { FetchFunction } from './fetch-function.ts';
+export type { DroppedHeader, IllegalHeaderReason } from './http-header-field.ts';
+export {
+  dropIllegalHeaders,
+  illegalHeaderReason,
+  isLegalHeaderName,
+  isLegalHeaderValue,
+} from './http-header-field.ts';
 export type { OpenApiAuth } from './openapi-auth.ts';
 export type { FileReference, Packet, PacketObject, PacketType, StopReason } from './packet.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
@@ -36,3 +43,5 @@ export type { JsonSchema, ToolDefinition } from './tool-definition.ts';
 export type { ToolEmitter } from './tool-emitter.ts';
 export { maxToolNameLength, sanitizeToolName, toolNamePattern } from './tool-name.ts';
 export type { RichResponse, ToolFailureKind, ToolResponse } from './tool-response.ts';
+export type { WarningLogger } from './warning-logger.ts';
+export { consoleWarningLogger } from './warning-logger.ts';
