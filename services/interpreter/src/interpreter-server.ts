@@ -48,6 +48,11 @@ export interface InterpreterServerOptions {
   /** Give each run and session a cgroup when the service may create them (default true; /health reports it). */
   readonly cgroups?: boolean;
   /**
+   * Where the host's `/proc` and cgroup mounts are seen (default `/`): for a container that sees the host's at
+   * another path, and for tests of a cgroup hierarchy the machine does not have.
+   */
+  readonly cgroupHostRoot?: string;
+  /**
    * Network through the egress proxy for every run: each run gets a Unix socket of its own from the provider,
    * relayed inside the sandbox's own network namespace (which stays unshared). Absent: no network at all.
    */
@@ -98,6 +103,7 @@ export async function startInterpreterServer(
     ...(options.allowNetwork === true ? { shareNetwork: true } : {}),
     ...(options.syscallFilter === undefined ? {} : { syscallFilter: options.syscallFilter }),
     ...(options.cgroups === undefined ? {} : { cgroups: options.cgroups }),
+    ...(options.cgroupHostRoot === undefined ? {} : { cgroupHostRoot: options.cgroupHostRoot }),
     ...(options.egress === undefined ? {} : { egress: options.egress }),
   });
   await executor.open();
