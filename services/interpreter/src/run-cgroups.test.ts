@@ -71,8 +71,8 @@ describe('cgroup v2 per-run groups, on a v2 layout in a temporary directory (wha
 
       const first = await cgroups.acquire({ memoryBytes: 200 * mib, maxProcesses: 64 });
       assert.ok(first);
-      const [directory] = first.directories;
-      assert.ok(directory?.startsWith(`${service}/run-`), directory);
+      const directory = first.directories[0] as string;
+      assert.ok(directory.startsWith(`${service}/run-`), directory);
       assert.deepEqual(first.procsFiles, [join(directory, 'cgroup.procs')]);
       assert.equal(await readFile(join(directory, 'memory.max'), 'utf8'), String(200 * mib));
       assert.equal(await readFile(join(directory, 'pids.max'), 'utf8'), '64');

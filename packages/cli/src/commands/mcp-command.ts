@@ -275,10 +275,13 @@ async function listServers(context: McpContext): Promise<number> {
       continue;
     }
     const approved = status.tools.filter((entry) => entry.state === 'approved').length;
-    const waiting = status.tools.length - approved;
+    const waiting = new Map<string, number>();
+    for (const { state } of status.tools)
+      if (state !== 'approved') waiting.set(state, (waiting.get(state) ?? 0) + 1);
+    const pending = [...waiting].map(([state, count]) => `${count} ${state}`).join(', ');
     say(
-      `${waiting === 0 ? '✓' : '!'} ${server.name}  (${server.endpoint.transport}: ${where})  ${status.tools.length} tool(s), ${approved} approved` +
-        (waiting === 0 ? '' : `; ${waiting} need approval: toolbus mcp approve ${server.name}`),
+      `${waiting.size === 0 ? '✓' : '!'} ${server.name}  (${server.endpoint.transport}: ${where})  ${status.tools.length} tool(s), ${approved} approved` +
+        (waiting.size === 0 ? '' : `; ${pending}: run toolbus mcp approve ${server.name}`),
     );
   }
   return broken > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
