@@ -46,6 +46,13 @@ export interface ConstructToolsOptions {
    * its approval is withheld until re-approved.
    */
   readonly requireMcpApproval?: boolean;
+  /**
+   * A persona takes each of its MCP servers' whole tool set, as the CLI does (approving a server gives the persona
+   * a row per listed tool): a tool the server lists with no row appeared after the set was approved, and is
+   * reported in `skipped` as `mcp-tool-new`. Off (default): personas pick MCP tools one by one, so a tool they did
+   * not pick is no news.
+   */
+  readonly mcpWholeToolSets?: boolean;
   readonly mcp?: AssemblyMcpOptions;
   readonly openApi?: AssemblyOpenApiOptions;
   readonly logger?: AssemblyLogger;
@@ -145,7 +152,8 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
     injections.push(builtIn(MEMORY_TOOL_ID, `injected:${MEMORY_TOOL_ID}`, undefined));
   }
   outcomes.push(...(await Promise.all(injections)));
-  for (const [serverId, pending] of servers) skipped.push(...newMcpTools(serverId, await pending, rows));
+  if (options.mcpWholeToolSets === true)
+    for (const [serverId, pending] of servers) skipped.push(...newMcpTools(serverId, await pending, rows));
 
   for (const outcome of outcomes) skipped.push(...outcome.skipped);
   const { tools, toolsByRowId } = nameAssembledTools(outcomes.flatMap((outcome) => outcome.entries));

@@ -10,8 +10,8 @@
  *   failed; `mcp-auth-required`: the user must (re)connect via OAuth, or no user is known;
  * - `mcp-tool-missing`: the server does not list the tool; `mcp-not-approved`: no admin approval on record;
  *   `mcp-definition-changed`: the description or schema differs from what an admin approved (until re-approved);
- *   `mcp-tool-new`: the server lists a tool the persona has no row for (it appeared after the tool set was
- *   approved), so it is not offered until the set is approved again.
+ *   `mcp-tool-new`: with whole tool sets per server (`mcpWholeToolSets`), the server lists a tool the persona has
+ *   no row for (it appeared after the tool set was approved), so it is not offered until the set is approved again.
  */
 export type SkipReason =
   | 'not-allowed'

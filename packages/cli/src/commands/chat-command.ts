@@ -140,6 +140,8 @@ export async function runChatCommand(
       // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
       mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
       openApi: { fileStore: fileStores.openApi },
+      // `toolbus mcp approve` gives the persona a server's whole tool set: a tool it lists beyond that is new.
+      mcpWholeToolSets: true,
       ...(allowedToolIds ? { allowedToolIds } : {}),
     });
     cleanups.push(() => assembly.close());
