@@ -103,6 +103,18 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
     assert.match(chat.stdout, /✗ [^\n]*sum[^\n]* — [^\n]*(number|invalid|expected)/i);
     assert.doesNotMatch(chat.stdout, /✓ [^\n]*sum/i);
     assert.match(chat.stdout, /Tool said: .*hello from the terminal/);
+    // Few tools: all are sent, and the terminal and the packet stream both say so.
+    assert.match(chat.stdout, /^tools: (\d+), all offered to the model \(no tool search\)$/m);
+    const total = Number(/^tools: (\d+), all offered/m.exec(chat.stdout)?.[1]);
+    assert.ok(total > 1 && total === server.requests.at(-1)?.toolNames.length, `${total} tools`);
+    const packets = await spawnCli(['chat', '--packets', 'Echo something and add two numbers'], env);
+    assert.equal(packets.code, 0, packets.stderr);
+    assert.deepEqual(JSON.parse(packets.stdout.split('\n')[0] ?? '{}').obj, {
+      type: 'tool-mode',
+      mode: 'all',
+      total,
+      offered: total,
+    });
   });
 
   test('unapproved and changed MCP tools are withheld with a note before the answer; approve offers them', async () => {
