@@ -101,8 +101,6 @@ describe('help and flags, walked over the command table', () => {
 
   test('a wrong flag on a command without subcommands names the closest valid one', async () => {
     for (const command of COMMANDS.filter((candidate) => candidate.subcommands === undefined)) {
-      // research hands everything but its own flags to chat, whose flags it then suggests.
-      if (command.name === 'research') continue;
       const [flag] = flagsFromUsage(command.usage).filter((name) => name !== '--help');
       assert.ok(flag, `${command.name} documents a flag`);
       const wrong = typo(flag.slice(2));
