@@ -1,5 +1,5 @@
 import { createOpenApiTools, type OpenApiFileStore } from '@toolbus/openapi';
-import type { FetchFunction } from '@toolbus/spec';
+import type { FetchFunction, WarningLogger } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { PersonaToolRow } from '@toolbus/storage';
 import { messageOf, type RowOutcome, skippedRow } from './row-outcome.ts';
@@ -10,6 +10,8 @@ export interface AssemblyOpenApiOptions {
   readonly fileStore?: OpenApiFileStore;
   readonly maxResponseBytes?: number;
   readonly timeoutMs?: number;
+  /** Receives the credential headers dropped for a byte HTTP forbids, by name (default: `console.warn`). */
+  readonly logger?: WarningLogger;
 }
 
 /** One tool per operation of an OpenAPI row (the parsed document cached); a refused document is a skip. */
@@ -32,6 +34,7 @@ export async function buildOpenApiTools(input: {
         fileStore: options?.fileStore,
         maxResponseBytes: options?.maxResponseBytes,
         timeoutMs: options?.timeoutMs,
+        logger: options?.logger,
       }),
     });
     return { entries: tools.map((tool) => ({ rowId: row.id, kind: 'openapi', tool })), skipped: [] };

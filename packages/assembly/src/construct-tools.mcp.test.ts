@@ -112,6 +112,25 @@ describe('MCP rows against the real server-everything over stdio', () => {
     } finally {
       await lenient.close();
     }
+
+    // With whole tool sets (the CLI's model), every listed tool without a row is reported as new, by name.
+    const whole = await assemble({ mcpWholeToolSets: true });
+    try {
+      const added = whole.skipped.filter((item) => item.reason === 'mcp-tool-new');
+      assert.ok(added.length > 0);
+      assert.ok(added.some((item) => item.toolName === 'get-env'));
+      for (const item of added) {
+        assert.equal(item.serverId, server.id);
+        assert.ok(!['echo', 'get-sum', 'get-tiny-image'].includes(item.toolName ?? ''), item.toolName);
+        assert.match(item.message, /lists a new tool ".+" since its tool set was approved/);
+      }
+      assert.deepEqual(
+        whole.tools.map((tool) => tool.name),
+        ['echo'],
+      );
+    } finally {
+      await whole.close();
+    }
   });
 
   test('a stdio server gets its stored (encrypted) environment and not the parent process secrets', async () => {

@@ -47,6 +47,13 @@ export interface ConstructToolsOptions {
    * its approval is withheld until re-approved.
    */
   readonly requireMcpApproval?: boolean;
+  /**
+   * A persona takes each of its MCP servers' whole tool set, as the CLI does (approving a server gives the persona
+   * a row per listed tool): a tool the server lists with no row appeared after the set was approved, and is
+   * reported in `skipped` as `mcp-tool-new`. Off (default): personas pick MCP tools one by one, so a tool they did
+   * not pick is no news.
+   */
+  readonly mcpWholeToolSets?: boolean;
   readonly mcp?: AssemblyMcpOptions;
   readonly openApi?: AssemblyOpenApiOptions;
   readonly logger?: AssemblyLogger;
@@ -80,7 +87,8 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
   };
   const searchUsage = resolveSearchUsage(options);
   const memoryEnabled = user?.settings.memoryToolEnabled === true;
-  const { kept, skipped } = filterToolRows(await storage.personas.listToolRows(persona.id), {
+  const rows = await storage.personas.listToolRows(persona.id);
+  const { kept, skipped } = filterToolRows(rows, {
     memoryToolId: MEMORY_TOOL_ID,
     searchToolId: SEARCH_TOOL_ID,
     memoryEnabled,
@@ -145,6 +153,8 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
     injections.push(builtIn(MEMORY_TOOL_ID, `injected:${MEMORY_TOOL_ID}`, undefined));
   }
   outcomes.push(...(await Promise.all(injections)));
+  if (options.mcpWholeToolSets === true)
+    for (const [serverId, pending] of servers) skipped.push(...newMcpTools(serverId, await pending, rows));
 
   for (const outcome of outcomes) skipped.push(...outcome.skipped);
   const { tools, toolsByRowId } = nameAssembledTools(outcomes.flatMap((outcome) => outcome.entries));
@@ -169,4 +179,31 @@ function resolveSearchUsage(options: ConstructToolsOptions): SearchUsage {
   if (options.searchUsage !== undefined) return options.searchUsage;
   const userSetting = options.user?.settings.searchUsage ?? 'auto';
   return userSetting === 'auto' ? options.persona.searchUsage : userSetting;
+}
+
+/**
+ * Tools a server lists that the persona has no row for: they appeared after its tool set was approved (approving
+ * gives the persona a row per listed tool), so they are not offered, and the user hears why.
+ */
+function newMcpTools(
+  serverId: string,
+  server: McpServerTools,
+  rows: readonly PersonaToolRow[],
+): SkippedTool[] {
+  if (!server.ok) return [];
+  const known = new Set(
+    rows.flatMap((row) =>
+      row.source.kind === 'mcp' && row.source.serverId === serverId ? [row.source.toolName] : [],
+    ),
+  );
+  return server.tools
+    .filter((tool) => !known.has(tool.mcpToolName))
+    .map((tool) => ({
+      rowId: `mcp-new:${serverId}:${tool.mcpToolName}`,
+      source: 'mcp' as const,
+      reason: 'mcp-tool-new' as const,
+      toolName: tool.mcpToolName,
+      serverId,
+      message: `MCP server "${server.serverName}" lists a new tool "${tool.mcpToolName}" since its tool set was approved; it is not offered until approved.`,
+    }));
 }

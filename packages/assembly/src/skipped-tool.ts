@@ -9,7 +9,9 @@
  * - `mcp-server-missing`: the row names a server that no longer exists; `mcp-server-failed`: connecting or listing
  *   failed; `mcp-auth-required`: the user must (re)connect via OAuth, or no user is known;
  * - `mcp-tool-missing`: the server does not list the tool; `mcp-not-approved`: no admin approval on record;
- *   `mcp-definition-changed`: the description or schema differs from what an admin approved (until re-approved).
+ *   `mcp-definition-changed`: the description or schema differs from what an admin approved (until re-approved);
+ *   `mcp-tool-new`: with whole tool sets per server (`mcpWholeToolSets`), the server lists a tool the persona has
+ *   no row for (it appeared after the tool set was approved), so it is not offered until the set is approved again.
  */
 export type SkipReason =
   | 'not-allowed'
@@ -26,11 +28,15 @@ export type SkipReason =
   | 'mcp-auth-required'
   | 'mcp-tool-missing'
   | 'mcp-not-approved'
-  | 'mcp-definition-changed';
+  | 'mcp-definition-changed'
+  | 'mcp-tool-new';
 
 /** One thing left out of an assembly, for the UI and the logs. Messages never contain secret values. */
 export interface SkippedTool {
-  /** The persona tool row id, or `injected:<built-in id>` for forced search and the memory tool. */
+  /**
+   * The persona tool row id, `injected:<built-in id>` for forced search and the memory tool, or
+   * `mcp-new:<server id>:<tool name>` for a tool a server lists that has no row yet (`mcp-tool-new`).
+   */
   readonly rowId: string;
   readonly source: 'built-in' | 'openapi' | 'mcp';
   readonly reason: SkipReason;

@@ -103,6 +103,18 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
     assert.match(chat.stdout, /✗ [^\n]*sum[^\n]* — [^\n]*(number|invalid|expected)/i);
     assert.doesNotMatch(chat.stdout, /✓ [^\n]*sum/i);
     assert.match(chat.stdout, /Tool said: .*hello from the terminal/);
+    // Few tools: all are sent, and the terminal and the packet stream both say so.
+    assert.match(chat.stdout, /^tools: (\d+), all offered to the model \(no tool search\)$/m);
+    const total = Number(/^tools: (\d+), all offered/m.exec(chat.stdout)?.[1]);
+    assert.ok(total > 1 && total === server.requests.at(-1)?.toolNames.length, `${total} tools`);
+    const packets = await spawnCli(['chat', '--packets', 'Echo something and add two numbers'], env);
+    assert.equal(packets.code, 0, packets.stderr);
+    assert.deepEqual(JSON.parse(packets.stdout.split('\n')[0] ?? '{}').obj, {
+      type: 'tool-mode',
+      mode: 'all',
+      total,
+      offered: total,
+    });
   });
 
   test('unapproved and changed MCP tools are withheld with a note before the answer; approve offers them', async () => {
@@ -153,8 +165,54 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
     const listed = await spawnCli(['mcp', 'list'], env);
     assert.match(
       listed.stdout,
-      /! drifting .* 1 tool\(s\), 0 approved; 1 need approval: toolbus mcp approve drifting/,
+      /! drifting .* 1 tool\(s\), 0 approved; 1 changed since approval: run toolbus mcp approve drifting/,
     );
+  });
+
+  test('a tool an MCP server lists after its tool set was approved is not offered, and is named before the answer and in mcp list', async () => {
+    const description = join(home, 'growing-description.txt');
+    const extra = join(home, 'growing-extra-tools.txt');
+    await writeFile(description, 'Tells whether the token variable reached the server.');
+    const added = await spawnCli(
+      ['mcp', 'add', 'growing', '--yes', '--', process.execPath, driftingServer, description, extra],
+      env,
+    );
+    assert.equal(added.code, 0, added.stderr);
+    respond = plannedCalls([
+      { name: 'secret_status', arguments: {} },
+      { name: 'secret_echo', arguments: {} },
+    ]);
+    const before = await spawnCli(['chat', 'Check the status'], env);
+    assert.equal(before.code, 0, before.stderr);
+    assert.doesNotMatch(before.stderr, /growing/);
+
+    // The server now lists a second tool nobody approved.
+    await writeFile(extra, 'secret_echo\n');
+    const grown = await spawnCli(['chat', 'Check the status'], env);
+    assert.equal(grown.code, 0, grown.stderr);
+    assert.match(
+      grown.stderr,
+      /^note: Tools of MCP server "growing" are withheld \(1 new, not approved: secret_echo\) — review and run `toolbus mcp approve growing`$/m,
+    );
+    const offered = server.requests.at(-1)?.toolNames ?? [];
+    assert.ok(
+      offered.some((name) => name.includes('secret_status')),
+      `the approved tool is still offered: ${offered.join(',')}`,
+    );
+    assert.ok(!offered.some((name) => name.includes('secret_echo')), offered.join(','));
+    const listed = await spawnCli(['mcp', 'list'], env);
+    assert.match(
+      listed.stdout,
+      /^! growing .* 2 tool\(s\), 1 approved; 1 new, not approved: run toolbus mcp approve growing$/m,
+    );
+    const tools = await spawnCli(['mcp', 'tools', 'growing'], env);
+    assert.match(tools.stdout, /^! secret_echo {2}\[new, not approved\]/m);
+
+    const approved = await spawnCli(['mcp', 'approve', 'growing'], env);
+    assert.equal(approved.code, 0, approved.stderr);
+    const used = await spawnCli(['chat', 'Check the status'], env);
+    assert.doesNotMatch(used.stderr, /growing/);
+    assert.match(used.stdout, /secret_echo ran/);
   });
 
   test('MCP servers that cannot start are named, with the reason, in mcp add, mcp list and before the answer', async () => {

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { ToolbusError } from '@toolbus/spec';
 import type { CliIo } from './cli-io.ts';
 import { closestName } from './closest-name.ts';
+import type { CliCommand } from './commands/cli-command.ts';
+import { type CliSubcommand, subcommandHelp } from './commands/cli-subcommand.ts';
 import { COMMANDS } from './commands/command-registry.ts';
 import { EXIT_CODES, EXIT_CODES_HELP } from './exit-codes.ts';
 import { UsageError } from './usage-error.ts';
@@ -43,7 +45,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   if (name === 'help' || name === '--help' || name === '-h') {
     const topic = COMMANDS.find((command) => command.name === rest[0]);
-    io.stdout.write(topic ? topic.usage : usage());
+    const subcommand = topic === undefined ? undefined : subcommandOf(topic, rest.slice(1));
+    io.stdout.write(
+      topic === undefined ? usage() : subcommand ? subcommandHelp(topic.name, subcommand) : topic.usage,
+    );
     return EXIT_CODES.ok;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
@@ -58,22 +63,52 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     );
     return EXIT_CODES.usage;
   }
+  const subcommand = subcommandOf(command, rest[0] === 'help' ? rest.slice(1) : rest);
   if (wantsHelp(rest)) {
-    io.stdout.write(command.usage);
+    io.stdout.write(subcommand ? subcommandHelp(command.name, subcommand) : command.usage);
     return EXIT_CODES.ok;
+  }
+  const label = subcommand ? `${command.name} ${subcommand.name}` : command.name;
+  // A subcommand's flags are checked before anything runs, against its own (not its siblings').
+  const wrongFlag = subcommand === undefined ? undefined : unknownFlag(subcommand, rest.slice(1));
+  if (wrongFlag !== undefined) {
+    io.stderr.write(`toolbus ${label}: ${wrongFlag}\nRun \`toolbus ${label} --help\` for its options.\n`);
+    return EXIT_CODES.usage;
   }
   try {
     return await command.run(rest, io);
   } catch (error) {
     if (UsageError.isInstance(error)) {
       io.stderr.write(
-        `toolbus ${command.name}: ${error.message}\nRun \`toolbus ${command.name} --help\` for its options.\n`,
+        `toolbus ${label}: ${error.message}\nRun \`toolbus ${label} --help\` for its options.\n`,
       );
       return EXIT_CODES.usage;
     }
     io.stderr.write(`toolbus: ${describeError(error)}\n`);
     return EXIT_CODES.failure;
   }
+}
+
+/** The subcommand `argv` starts with (`add` in `mcp add x`), when the command has one of that name. */
+function subcommandOf(command: CliCommand, argv: readonly string[]): CliSubcommand | undefined {
+  const [first] = argv;
+  return first === undefined ? undefined : command.subcommands?.find((candidate) => candidate.name === first);
+}
+
+/** The problem with the first `--flag` (before a `--`) that `subcommand` does not take, naming the closest one. */
+function unknownFlag(subcommand: CliSubcommand, argv: readonly string[]): string | undefined {
+  const names = (subcommand.flags ?? []).map((flag) => `--${flag.name}`);
+  for (const argument of argv) {
+    if (argument === '--') return undefined;
+    if (!argument.startsWith('--')) continue;
+    const flag = argument.split('=')[0] as string;
+    if (names.includes(flag)) continue;
+    const suggestion = closestName(flag, names);
+    return `unknown option ${flag}${
+      suggestion ? ` — did you mean ${suggestion}?` : names.length === 0 ? ' (it takes no options)' : ''
+    }`;
+  }
+  return undefined;
 }
 
 /** `--help`/`-h` before a `--` (after it, arguments belong to something else, e.g. an MCP server's command). */

@@ -5,8 +5,11 @@ import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, McpToolApproval, Storage } from '@toolbus/storage';
 import { oneLine } from './one-line.ts';
 
-/** How one tool a server lists stands against its approval. */
-export type McpToolState = 'approved' | 'not approved' | 'changed since approval';
+/**
+ * How one tool a server lists stands against its approval: `new, not approved` when the server's tool set was
+ * approved before and this tool was not in it (it appeared since).
+ */
+export type McpToolState = 'approved' | 'not approved' | 'new, not approved' | 'changed since approval';
 
 /** What a server lists now, each tool with its approval state; or why it cannot be reached. */
 export type McpServerStatus =
@@ -56,7 +59,9 @@ export async function mcpServerStatus(input: {
       const approval = approvals.get(tool.mcpToolName);
       const state: McpToolState =
         approval === undefined
-          ? 'not approved'
+          ? approvals.size > 0
+            ? 'new, not approved'
+            : 'not approved'
           : approval.definitionHash === tool.definitionHash
             ? 'approved'
             : 'changed since approval';

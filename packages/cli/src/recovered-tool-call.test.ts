@@ -86,7 +86,11 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
       'Let me check the policy.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}\n</tool_call>';
     const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^Let me check the policy\./);
+    // The first line says the tool mode; the prose comes right after it.
+    assert.match(
+      result.stdout,
+      /^tools: 1, all offered to the model \(no tool search\)\nLet me check the policy\./,
+    );
     assert.doesNotMatch(answerLines(result.stdout), callText);
     assertStructuredCall(followUp(), 'Let me check the policy.');
   });
@@ -95,7 +99,10 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
     written = 'Let me check the policy.\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}';
     const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^Let me check the policy\.\n… Internal Search/);
+    assert.match(
+      result.stdout,
+      /^tools: 1, all offered to the model \(no tool search\)\nLet me check the policy\.\n… Internal Search/,
+    );
     assert.doesNotMatch(answerLines(result.stdout), callText);
     assertStructuredCall(followUp(), 'Let me check the policy.');
   });

@@ -157,11 +157,12 @@ export class TerminalRenderer {
         return;
       }
       case 'tool-mode':
-        if (obj.mode === 'search') {
-          this.#text(
-            `tools: ${obj.total}, more than this model takes at once — offering tool_search, which loads the tools it finds\n`,
-          );
-        }
+        // Said in both modes, so a user comparing two turns can tell why the model saw different tools.
+        this.#text(
+          obj.mode === 'search'
+            ? `tools: ${obj.total}, more than this model takes at once — offering tool_search, which loads the tools it finds\n`
+            : `tools: ${obj.total}, all offered to the model (no tool search)\n`,
+        );
         return;
       case 'stop':
         if (!this.#atLineStart) this.#text('\n');

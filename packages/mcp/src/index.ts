@@ -30,7 +30,6 @@ export { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
 export type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 export type { McpHeaderLayers, MergeMcpHeadersOptions } from './merge-mcp-headers.ts';
 export {
-  isSafeHeaderValue,
   isStructuralMcpHeader,
   MCP_DENYLISTED_REQUEST_HEADERS,
   MCP_STRUCTURAL_HEADERS,

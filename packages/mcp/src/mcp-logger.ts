@@ -1,11 +1,7 @@
+import { consoleWarningLogger, type WarningLogger } from '@toolbus/spec';
+
 /** Where the MCP client reports security-relevant events. Only names are ever passed, never secret values. */
-export interface McpLogger {
-  warn(message: string, fields?: Readonly<Record<string, unknown>>): void;
-}
+export type McpLogger = WarningLogger;
 
 /** The default logger: `console.warn` with the fields as JSON. */
-export const consoleMcpLogger: McpLogger = {
-  warn(message, fields) {
-    console.warn(fields === undefined ? message : `${message} ${JSON.stringify(fields)}`);
-  },
-};
+export const consoleMcpLogger: McpLogger = consoleWarningLogger;

@@ -1,3 +1,4 @@
+import { illegalHeaderReason, isLegalHeaderValue } from '@toolbus/spec';
 import type { McpLogger } from './mcp-logger.ts';
 
 /**
@@ -96,22 +97,10 @@ export interface MergeMcpHeadersOptions {
   readonly logger?: McpLogger;
 }
 
-const tokenPattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/**
- * A byte HTTP does not allow in a field value: controls other than tab (CR, LF and NUL among them), DEL, and
- * anything above U+00FF (which `Headers` refuses with a TypeError that would fail the whole request).
- */
-const unsafeValuePattern = /[^\t\x20-\x7e\x80-\xff]/;
-
-/** True when `value` is a string HTTP allows as a header field value. */
-export function isSafeHeaderValue(value: unknown): value is string {
-  return typeof value === 'string' && !unsafeValuePattern.test(value);
-}
-
 /**
  * Merges the MCP header layers: request extras < connection config < OAuth token; later wins, names compared
  * case-insensitively. Drops denylisted names, names that are not HTTP tokens, and values with a byte HTTP forbids
- * (see {@link isSafeHeaderValue}), each logged by name as a warning, never failing the request. Returns
+ * (the HTTP rules are `@toolbus/spec`'s `illegalHeaderReason`), each logged by name as a warning, never failing the request. Returns
  * lower-case names.
  */
 export function mergeMcpHeaders(
@@ -127,13 +116,9 @@ export function mergeMcpHeaders(
     if (headers === undefined) return;
     for (const [rawName, value] of Object.entries(headers)) {
       const name = rawName.toLowerCase();
-      const reason = !tokenPattern.test(rawName)
-        ? 'invalid-name'
-        : denylist.has(name) || isStructuralMcpHeader(name)
-          ? 'denylisted'
-          : !isSafeHeaderValue(value)
-            ? 'invalid-value'
-            : undefined;
+      const reason =
+        illegalHeaderReason(rawName, value) ??
+        (denylist.has(name) || isStructuralMcpHeader(name) ? 'denylisted' : undefined);
       if (reason !== undefined) {
         // JSON-escaped so that a name carrying CR/LF cannot forge log lines.
         options.logger?.warn('Dropped MCP header', { header: JSON.stringify(rawName), layer, reason });
@@ -145,7 +130,7 @@ export function mergeMcpHeaders(
   apply(layers.requestHeaders, 'request', MCP_DENYLISTED_REQUEST_HEADERS);
   apply(layers.connectionHeaders, 'connection', MCP_STRUCTURAL_HEADERS);
   if (layers.oauthAuthorization !== undefined) {
-    if (isSafeHeaderValue(layers.oauthAuthorization)) merged.authorization = layers.oauthAuthorization;
+    if (isLegalHeaderValue(layers.oauthAuthorization)) merged.authorization = layers.oauthAuthorization;
     else
       options.logger?.warn('Dropped MCP header', {
         header: '"Authorization"',

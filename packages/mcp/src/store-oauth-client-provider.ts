@@ -4,9 +4,8 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { omitUndefined } from '@toolbus/spec';
+import { isLegalHeaderValue, omitUndefined } from '@toolbus/spec';
 import type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
-import { isSafeHeaderValue } from './merge-mcp-headers.ts';
 
 /** Options for {@link StoreOAuthClientProvider}. */
 export interface StoreOAuthClientProviderOptions {
@@ -110,7 +109,7 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
     const record = await this.#load();
     const tokens = record.tokens;
     if (tokens === undefined) return undefined;
-    if (!isSafeHeaderValue(tokens.access_token) || !isSafeHeaderValue(tokens.token_type ?? 'Bearer'))
+    if (!isLegalHeaderValue(tokens.access_token) || !isLegalHeaderValue(tokens.token_type ?? 'Bearer'))
       return undefined;
     const hasRefresh = typeof tokens.refresh_token === 'string' && tokens.refresh_token !== '';
     if (!hasRefresh && isExpired(tokens, record.tokensSavedAt, this.#now())) return undefined;

@@ -1,4 +1,4 @@
-import { ToolCallError } from '@toolbus/spec';
+import { isLegalHeaderValue, ToolCallError } from '@toolbus/spec';
 import type { OpenApiOperation, OperationParameter } from './list-operations.ts';
 import type { ArgumentBinding } from './operation-arguments.ts';
 import type { ResolvedCredential } from './resolve-auth.ts';
@@ -47,13 +47,11 @@ export function buildRequest(options: BuildRequestOptions): BuiltRequest {
         break;
       case 'header': {
         const text = parameter.serializeAsJson ? JSON.stringify(value) : plainValue(value, ',');
-        if (/[\r\n\0]/.test(text)) {
-          throw invalidValue(binding.property, 'a header value cannot contain line breaks');
-        }
-        if (/[^\t\x20-\xff]/.test(text)) {
+        // The model wrote it: say so, so it can correct itself (a stored credential is dropped instead).
+        if (!isLegalHeaderValue(text)) {
           throw invalidValue(
             binding.property,
-            'a header value can only hold Latin-1 characters without control codes',
+            'a header value can only hold Latin-1 characters, without line breaks or control codes',
           );
         }
         headers.set(parameter.name, text);

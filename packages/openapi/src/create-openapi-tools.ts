@@ -1,4 +1,10 @@
-import type { FetchFunction, OpenApiAuth, Tool } from '@toolbus/spec';
+import {
+  consoleWarningLogger,
+  type FetchFunction,
+  type OpenApiAuth,
+  type Tool,
+  type WarningLogger,
+} from '@toolbus/spec';
 import { createOperationTool } from './create-operation-tool.ts';
 import { createMemoryFileStore, type OpenApiFileStore } from './file-store.ts';
 import { listOperations, type OpenApiOperation } from './list-operations.ts';
@@ -10,7 +16,7 @@ import {
   type ParsedOpenApiDocument,
   parseOpenApiDocument,
 } from './parse-openapi-document.ts';
-import { reservedCredentialNames, resolveAuth } from './resolve-auth.ts';
+import { dropIllegalCredentialHeaders, reservedCredentialNames, resolveAuth } from './resolve-auth.ts';
 import { createToolNamer } from './tool-name.ts';
 
 /** Options for {@link createOpenApiTools}. */
@@ -35,6 +41,8 @@ export interface CreateOpenApiToolsOptions {
   readonly validate?: boolean | undefined;
   /** Per-call timeout for the runner (the runner's default when absent). */
   readonly timeoutMs?: number | undefined;
+  /** Receives one warning per credential header dropped for a byte HTTP forbids, by name (never its value); default `console.warn`. */
+  readonly logger?: WarningLogger | undefined;
 }
 
 const maxDescriptionChars = 1024;
@@ -43,14 +51,18 @@ const maxDescriptionChars = 1024;
  * One tool per operation of an OpenAPI 3.0/3.1 or Swagger 2.0 document. Names are sanitised operationIds (or
  * method and path when there is none), unique and provider-valid; arguments are the path, query and header
  * parameters plus the body under `body`; credentials come from `auth`. An invalid document throws
- * `OpenApiDocumentError`; credentials that do not fit it throw `OpenApiAuthError`.
+ * `OpenApiDocumentError`; credentials that do not fit it throw `OpenApiAuthError`. A credential header whose
+ * value HTTP forbids (a control, DEL, a character above U+00FF) is dropped and logged by name, so the calls go
+ * out without it (and the API's own refusal reaches the model) instead of every call failing in `Headers`.
  */
 export async function createOpenApiTools(options: CreateOpenApiToolsOptions): Promise<Tool[]> {
   const parsed = isParsedOpenApiDocument(options.document)
     ? options.document
     : await parseOpenApiDocument(options.document, { validate: options.validate });
-  const credentials = resolveAuth(parsed, options.auth);
-  const reserved = reservedCredentialNames(parsed, credentials);
+  const resolved = resolveAuth(parsed, options.auth);
+  // Reserved from every configured credential, also a dropped one: the model must not fill its place.
+  const reserved = reservedCredentialNames(parsed, resolved);
+  const credentials = dropIllegalCredentialHeaders(resolved, options.logger ?? consoleWarningLogger);
   const nameFor = createToolNamer({ prefix: options.namePrefix });
   const baseUrl = options.baseUrl === undefined ? undefined : absoluteHttpUrl(options.baseUrl, 'baseUrl');
   const fileStore = options.fileStore ?? createMemoryFileStore();

@@ -122,7 +122,6 @@ describe('stored credentials', () => {
         ],
         /same header "Authorization"/,
       ],
-      [{ type: 'bearer', token: 'secret-f\r\nX-Evil: 1' }, /line break/],
     ];
     for (const [auth, message] of cases) {
       await assert.rejects(
@@ -134,6 +133,37 @@ describe('stored credentials', () => {
           return true;
         },
       );
+    }
+  });
+
+  test('a stored credential header with a byte HTTP forbids is dropped and logged by name; the call still goes out', async () => {
+    const forbidden = [
+      ['above U+00FF', 'key-\u0100-secret'],
+      ['DEL', 'key-\x7f-secret'],
+      ['a control', 'key-\x01-secret'],
+      ['a line break', 'key-secret\r\nX-Evil: 1'],
+    ] as const;
+    for (const [what, value] of forbidden) {
+      const warnings: string[] = [];
+      const list = await createOpenApiTools({
+        document: store.document(),
+        fetch,
+        auth: [
+          { type: 'api-key', value, name: 'X-Custom-Key', in: 'header' },
+          { type: 'bearer', token: 'good-token-1' },
+        ],
+        logger: { warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`) },
+      });
+      const tools = new Map(list.map((tool) => [tool.name, tool]));
+      const { request } = await call(tools, 'getNotes');
+      assert.equal(request.headers['x-custom-key'], undefined, what);
+      assert.equal(request.headers.authorization, 'Bearer good-token-1', what);
+      assert.equal(warnings.length, 1, what);
+      assert.match(warnings[0] ?? '', /X-Custom-Key/, what);
+      assert.match(warnings[0] ?? '', /invalid-value/, what);
+      assert.ok(!warnings[0]?.includes('secret'), what);
+      // The model still cannot fill the dropped credential's place.
+      assert.ok(!JSON.stringify(tools.get('getNotes')?.definition()).includes('X-Custom-Key'), what);
     }
   });
 });

@@ -1,4 +1,4 @@
-import type { OpenApiAuth } from '@toolbus/spec';
+import { dropIllegalHeaders, type OpenApiAuth, type WarningLogger } from '@toolbus/spec';
 import { OpenApiAuthError } from './openapi-auth-error.ts';
 import type { ParsedOpenApiDocument } from './parse-openapi-document.ts';
 
@@ -185,7 +185,28 @@ function resolveOne(credential: OpenApiAuth, schemes: readonly SecurityScheme[])
 function requireSecret(value: unknown, what: string): void {
   if (typeof value !== 'string' || value === '')
     throw new OpenApiAuthError({ message: `The ${what} is empty.` });
-  if (/[\r\n]/.test(value)) throw new OpenApiAuthError({ message: `The ${what} contains a line break.` });
+}
+
+/**
+ * The credentials without the header ones HTTP would refuse (a name that is not a token; a value with a control,
+ * DEL or a character above U+00FF, which would make `Headers` throw on every call), each dropped one logged by
+ * name. Query and cookie credentials are percent-encoded, so any value is safe there.
+ */
+export function dropIllegalCredentialHeaders(
+  credentials: readonly ResolvedCredential[],
+  logger: WarningLogger | undefined,
+): ResolvedCredential[] {
+  const kept: ResolvedCredential[] = [];
+  for (const credential of credentials) {
+    if (credential.location !== 'header') {
+      kept.push(credential);
+      continue;
+    }
+    const { dropped } = dropIllegalHeaders([[credential.name, credential.value]]);
+    if (dropped.length === 0) kept.push(credential);
+    for (const item of dropped) logger?.warn('Dropped OpenAPI credential header', { ...item });
+  }
+  return kept;
 }
 
 function base64(text: string): string {

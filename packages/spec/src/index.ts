@@ -22,6 +22,13 @@ export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
 export type { FetchFunction } from './fetch-function.ts';
+export type { DroppedHeader, IllegalHeaderReason } from './http-header-field.ts';
+export {
+  dropIllegalHeaders,
+  illegalHeaderReason,
+  isLegalHeaderName,
+  isLegalHeaderValue,
+} from './http-header-field.ts';
 export { isPlainObject } from './is-plain-object.ts';
 export type { DefinedFields } from './omit-undefined.ts';
 export { omitUndefined } from './omit-undefined.ts';
@@ -47,3 +54,5 @@ export type { JsonSchema, ToolDefinition } from './tool-definition.ts';
 export type { ToolEmitter } from './tool-emitter.ts';
 export { maxToolNameLength, sanitizeToolName, toolNamePattern } from './tool-name.ts';
 export type { RichResponse, ToolFailureKind, ToolResponse } from './tool-response.ts';
+export type { WarningLogger } from './warning-logger.ts';
+export { consoleWarningLogger } from './warning-logger.ts';

@@ -126,6 +126,23 @@ describe('interpreter: memory per run, with cgroups', () => {
     assert.equal(health.status, 'ok', health.reason);
     assert.match(health.isolation.cgroups, /^v[12]$/);
     assert.equal(health.isolation.limits.run_memory_bytes, 200 * mib);
+    // Exactly what enforces each limit on this machine, read from the hierarchy the service set up.
+    const version = health.isolation.cgroups;
+    const enforcement = health.isolation.enforcement;
+    const memoryFile = version === 'v2' ? 'memory.max' : 'memory.limit_in_bytes';
+    assert.equal(enforcement.run_memory_bytes, `cgroup ${version} ${memoryFile} per run`);
+    assert.equal(enforcement.run_tmpfs_memory, `cgroup ${version} ${memoryFile} per run`);
+    assert.match(
+      enforcement.run_swap ?? 'null',
+      /^(cgroup v2 memory\.swap\.max = 0|cgroup v1 memory\.memsw\.limit_in_bytes = memory limit) per run$|^null$/,
+    );
+    // As root, each run has a host uid: v1 leaves pids to RLIMIT_NPROC, v2 has pids.max in the same group.
+    assert.equal(
+      enforcement.max_processes,
+      version === 'v2' ? 'cgroup v2 pids.max per run' : 'RLIMIT_NPROC of a host uid per run',
+    );
+    assert.equal(enforcement.memory_bytes, 'RLIMIT_AS per process');
+    assert.equal(enforcement.workspace_bytes, 'tmpfs size per workspace');
   });
 
   it('limits the processes of one run together, not each one', async () => {
@@ -224,6 +241,10 @@ describe('interpreter: /health when the filter and cgroups are not in force', ()
     assert.equal(health.isolation.syscallFilter, false);
     assert.equal(health.isolation.cgroups, null);
     assert.equal(health.isolation.limits.run_memory_bytes, null);
+    assert.equal(health.isolation.enforcement.run_memory_bytes, null);
+    assert.equal(health.isolation.enforcement.run_tmpfs_memory, null);
+    assert.equal(health.isolation.enforcement.run_swap, null);
+    assert.equal(health.isolation.enforcement.memory_bytes, 'RLIMIT_AS per process');
     assert.match(health.reason, /no seccomp filter: disabled by configuration/);
     assert.match(health.reason, /memory is limited per process \(address space\), not per run/);
     // Without the filter, the families it refuses are open again: the filter, not something else, refused them.

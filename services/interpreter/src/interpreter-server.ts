@@ -49,6 +49,11 @@ export interface InterpreterServerOptions {
   /** Give each run and session a cgroup when the service may create them (default true; /health reports it). */
   readonly cgroups?: boolean;
   /**
+   * Where the host's `/proc` and cgroup mounts are seen (default `/`): for a container that sees the host's at
+   * another path, and for tests of a cgroup hierarchy the machine does not have.
+   */
+  readonly cgroupHostRoot?: string;
+  /**
    * Network through the egress proxy for every run: each run gets a Unix socket of its own from the provider,
    * relayed inside the sandbox's own network namespace (which stays unshared). Absent: no network at all.
    */
@@ -100,6 +105,7 @@ export async function startInterpreterServer(
     ...omitUndefined({
       syscallFilter: options.syscallFilter,
       cgroups: options.cgroups,
+      cgroupHostRoot: options.cgroupHostRoot,
       egress: options.egress,
     }),
   });

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import type { RunCgroupsState } from './run-cgroups.ts';
 import type { SandboxExecutor } from './sandbox-executor.ts';
 
 const execFileAsync = promisify(execFile);
@@ -39,6 +40,11 @@ export type IsolationReport = {
     readonly total_workspace_bytes: number;
     readonly max_timeout_ms: number;
   };
+  /**
+   * How each limit is enforced on this machine: the mechanism, or null when nothing enforces it here (the reason
+   * says why). Measured from what the service could set up, not from its configuration.
+   */
+  readonly enforcement: LimitEnforcement;
   readonly bubblewrap?: string;
   readonly python?: {
     readonly path: string;
@@ -46,6 +52,53 @@ export type IsolationReport = {
     readonly packages: Record<string, string>;
   };
 };
+
+/** The mechanism behind each limit of an isolation report, or null when it is not in force here. */
+export interface LimitEnforcement {
+  /** Always in force: prlimit inside the sandbox. */
+  readonly cpu_seconds: 'RLIMIT_CPU per process';
+  readonly memory_bytes: 'RLIMIT_AS per process';
+  readonly max_file_bytes: 'RLIMIT_FSIZE per process';
+  readonly tmp_bytes: 'tmpfs size of /tmp and /dev/shm';
+  /** All processes of a run together: e.g. `cgroup v2 memory.max per run`. */
+  readonly run_memory_bytes: string | null;
+  /** The tmpfs pages a run writes (workspace, /tmp, /dev/shm), counted in the run's cgroup memory. */
+  readonly run_tmpfs_memory: string | null;
+  /** No swap beyond the run's memory: e.g. `cgroup v2 memory.swap.max = 0 per run`. */
+  readonly run_swap: string | null;
+  /** Processes and threads of a run: `cgroup v2 pids.max per run`, or RLIMIT_NPROC with a host uid per run. */
+  readonly max_processes: string | null;
+  /** A workspace's total size: its own tmpfs (needs root). */
+  readonly workspace_bytes: 'tmpfs size per workspace' | null;
+  readonly total_workspace_bytes: 'reserved by the service before a workspace is created';
+}
+
+/** What enforces each limit, from the cgroup state, the uid setup and whether workspaces have their own tmpfs. */
+export function limitEnforcement(options: {
+  readonly cgroups: RunCgroupsState;
+  readonly perExecutionUid: boolean;
+  readonly workspaceQuota: boolean;
+}): LimitEnforcement {
+  const { cgroups } = options;
+  const active = cgroups.state === 'active' ? cgroups : undefined;
+  const inGroup = (file: string | null, suffix = '') =>
+    active === undefined || file === null ? null : `cgroup ${active.version} ${file}${suffix} per run`;
+  return {
+    cpu_seconds: 'RLIMIT_CPU per process',
+    memory_bytes: 'RLIMIT_AS per process',
+    max_file_bytes: 'RLIMIT_FSIZE per process',
+    tmp_bytes: 'tmpfs size of /tmp and /dev/shm',
+    run_memory_bytes: inGroup(active?.controls.memory ?? null),
+    // The kernel charges tmpfs pages to the memory cgroup of the process that writes them, in v1 and v2 alike.
+    run_tmpfs_memory: inGroup(active?.controls.memory ?? null),
+    run_swap: inGroup(active?.controls.swap ?? null, active?.version === 'v2' ? ' = 0' : ' = memory limit'),
+    max_processes:
+      inGroup(active?.controls.processes ?? null) ??
+      (options.perExecutionUid ? 'RLIMIT_NPROC of a host uid per run' : null),
+    workspace_bytes: options.workspaceQuota ? 'tmpfs size per workspace' : null,
+    total_workspace_bytes: 'reserved by the service before a workspace is created',
+  };
+}
 
 // Runs inside the sandbox and reports what it sees, so /health states what is enforced, not what was intended.
 const probeCode = `import json, os, socket, sys
@@ -103,6 +156,7 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
       total_workspace_bytes: limits.totalWorkspaceBytes,
       max_timeout_ms: limits.maxTimeoutMs,
     },
+    enforcement: limitEnforcement({ cgroups, perExecutionUid, workspaceQuota: false }),
   };
   const failed = (reason: string): IsolationReport => ({ status: 'error', reason, sandbox: false, ...base });
   for (const tool of ['/usr/bin/prlimit', ...(perExecutionUid ? ['/usr/bin/setpriv'] : [])]) {
@@ -145,8 +199,10 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
     if (problems.length > 0) return failed(`the sandbox is not isolated: ${problems.join('; ')}`);
     const degraded: string[] = [];
     const quota = executor.workspaceQuota;
-    if (quota.state === 'active') base.limits.workspace_bytes = limits.workspaceBytes;
-    else
+    if (quota.state === 'active') {
+      base.limits.workspace_bytes = limits.workspaceBytes;
+      base.enforcement = limitEnforcement({ cgroups, perExecutionUid, workspaceQuota: true });
+    } else
       degraded.push(
         quota.state === 'failed' ? quota.reason : 'workspaces have no size limit (the service is not root)',
       );

@@ -5,10 +5,38 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { omitUndefined } from '@toolbus/spec';
 
-/** Whether runs get a cgroup of their own: which hierarchy, or why not. */
+/**
+ * The control files that limit each run's group, by what they limit (null where no cgroup file does), so that
+ * `/health` can say exactly what is enforced on this machine rather than what was intended.
+ */
+export interface RunCgroupControls {
+  /** All processes of the run together, and the tmpfs pages they write: `memory.max` (v2) or
+   * `memory.limit_in_bytes` (v1). */
+  readonly memory: string;
+  /** No swap beyond the memory limit: `memory.swap.max` (v2, set to 0) or `memory.memsw.limit_in_bytes` (v1);
+   * null when the kernel has no swap accounting. */
+  readonly swap: string | null;
+  /** The run's process count: `pids.max`; null when v1's pids hierarchy is not used. */
+  readonly processes: string | null;
+}
+
+/** Whether runs get a cgroup of their own: which hierarchy and which control files, or why not. */
 export type RunCgroupsState =
-  | { readonly state: 'active'; readonly version: 'v1' | 'v2' }
+  | { readonly state: 'active'; readonly version: 'v1' | 'v2'; readonly controls: RunCgroupControls }
   | { readonly state: 'off'; readonly reason: string };
+
+/** Options for {@link RunCgroups.open}. */
+export interface RunCgroupsOpenOptions {
+  readonly enabled: boolean;
+  /** Each run has a host uid of its own (see {@link RunCgroups.open}). */
+  readonly processesLimitedByUid?: boolean;
+  /**
+   * Where the host's `/proc` and cgroup mounts are seen (default `/`): `<hostRoot>/proc/self/mounts`,
+   * `<hostRoot>/proc/self/cgroup`, and every mount point they name under it. For a container that sees the host's
+   * at another path, and for tests of a cgroup hierarchy this machine does not have.
+   */
+  readonly hostRoot?: string;
+}
 
 /** One run's (or one session's) cgroup: the `cgroup.procs` files its sandbox joins, and its directories. */
 export interface RunCgroup {
@@ -30,26 +58,29 @@ interface Hierarchies {
   /** The service's own group in each hierarchy it uses (v2: one directory for both controllers). */
   readonly memory: string;
   readonly pids: string | undefined;
+  /** Whether the kernel accounts swap (the swap control file exists in the service's group). */
+  readonly swap: boolean;
 }
 
-/** Mount points of cgroup hierarchies, from /proc/self/mounts: v2's, and v1's by controller. */
-async function cgroupMounts(): Promise<{ v2?: string; v1: Map<string, string> }> {
+/** Mount points of cgroup hierarchies (under `hostRoot`), from /proc/self/mounts: v2's, and v1's by controller. */
+async function cgroupMounts(hostRoot: string): Promise<{ v2?: string; v1: Map<string, string> }> {
   const v1 = new Map<string, string>();
   let v2: string | undefined;
-  const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
+  const mounts = await readFile(join(hostRoot, 'proc/self/mounts'), 'utf8').catch(() => '');
   for (const line of mounts.split('\n')) {
     const [, mountPoint, type, mountOptions] = line.split(' ');
     if (mountPoint === undefined || mountOptions === undefined) continue;
-    if (type === 'cgroup2') v2 ??= mountPoint;
-    if (type === 'cgroup') for (const option of mountOptions.split(',')) v1.set(option, mountPoint);
+    if (type === 'cgroup2') v2 ??= join(hostRoot, mountPoint);
+    if (type === 'cgroup')
+      for (const option of mountOptions.split(',')) v1.set(option, join(hostRoot, mountPoint));
   }
   return { ...omitUndefined({ v2 }), v1 };
 }
 
 /** The service process's own group paths, from /proc/self/cgroup: v2's ('') and v1's by controller. */
-async function ownGroups(): Promise<Map<string, string>> {
+async function ownGroups(hostRoot: string): Promise<Map<string, string>> {
   const groups = new Map<string, string>();
-  const text = await readFile('/proc/self/cgroup', 'utf8').catch(() => '');
+  const text = await readFile(join(hostRoot, 'proc/self/cgroup'), 'utf8').catch(() => '');
   for (const line of text.split('\n')) {
     const match = /^\d+:([^:]*):(.*)$/.exec(line);
     if (!match) continue;
@@ -82,8 +113,8 @@ async function delegateControllers(parent: string): Promise<void> {
   await writeFile(control, '+memory +pids');
 }
 
-async function tryV2(name: string): Promise<Hierarchies | string> {
-  const [{ v2 }, groups] = await Promise.all([cgroupMounts(), ownGroups()]);
+async function tryV2(name: string, hostRoot: string): Promise<Hierarchies | string> {
+  const [{ v2 }, groups] = await Promise.all([cgroupMounts(hostRoot), ownGroups(hostRoot)]);
   const own = groups.get('');
   if (v2 === undefined || own === undefined) return 'no cgroup v2 hierarchy';
   const parent = join(v2, own);
@@ -102,11 +133,16 @@ async function tryV2(name: string): Promise<Hierarchies | string> {
     await rmdir(service).catch(() => {});
     return `cannot create cgroup v2 groups: ${error instanceof Error ? error.message : String(error)}`;
   }
-  return { version: 'v2', memory: service, pids: undefined };
+  return {
+    version: 'v2',
+    memory: service,
+    pids: undefined,
+    swap: existsSync(join(service, 'memory.swap.max')),
+  };
 }
 
-async function tryV1(name: string, usePids: boolean): Promise<Hierarchies | string> {
-  const [{ v1 }, groups] = await Promise.all([cgroupMounts(), ownGroups()]);
+async function tryV1(name: string, usePids: boolean, hostRoot: string): Promise<Hierarchies | string> {
+  const [{ v1 }, groups] = await Promise.all([cgroupMounts(hostRoot), ownGroups(hostRoot)]);
   const memoryMount = v1.get('memory');
   if (memoryMount === undefined) return 'no cgroup v1 memory controller';
   const memory = join(memoryMount, groups.get('memory') ?? '/', name);
@@ -119,7 +155,17 @@ async function tryV1(name: string, usePids: boolean): Promise<Hierarchies | stri
     await rmdir(memory).catch(() => {});
     return `cannot create cgroup v1 groups: ${error instanceof Error ? error.message : String(error)}`;
   }
-  return { version: 'v1', memory, pids };
+  return { version: 'v1', memory, pids, swap: existsSync(join(memory, 'memory.memsw.limit_in_bytes')) };
+}
+
+function controlsOf(hierarchies: Hierarchies): RunCgroupControls {
+  if (hierarchies.version === 'v2')
+    return { memory: 'memory.max', swap: hierarchies.swap ? 'memory.swap.max' : null, processes: 'pids.max' };
+  return {
+    memory: 'memory.limit_in_bytes',
+    swap: hierarchies.swap ? 'memory.memsw.limit_in_bytes' : null,
+    processes: hierarchies.pids === undefined ? null : 'pids.max',
+  };
 }
 
 /**
@@ -146,17 +192,20 @@ export class RunCgroups {
    * left out: joining each v1 hierarchy is one more cgroup migration per run, and a migration waits for an RCU
    * grace period (several milliseconds, a tenth of a short run). v2 has both controllers in one group.
    */
-  static async open(options: { enabled: boolean; processesLimitedByUid?: boolean }): Promise<RunCgroups> {
+  static async open(options: RunCgroupsOpenOptions): Promise<RunCgroups> {
     if (!options.enabled)
       return new RunCgroups(undefined, { state: 'off', reason: 'disabled by configuration' });
     if (process.getuid?.() !== 0) {
       return new RunCgroups(undefined, { state: 'off', reason: 'the service is not root' });
     }
     const name = `toolbus-interpreter-${randomUUID()}`;
-    const v2 = await tryV2(name);
-    if (typeof v2 !== 'string') return new RunCgroups(v2, { state: 'active', version: 'v2' });
-    const v1 = await tryV1(name, options.processesLimitedByUid !== true);
-    if (typeof v1 !== 'string') return new RunCgroups(v1, { state: 'active', version: 'v1' });
+    const hostRoot = options.hostRoot ?? '/';
+    const v2 = await tryV2(name, hostRoot);
+    if (typeof v2 !== 'string')
+      return new RunCgroups(v2, { state: 'active', version: 'v2', controls: controlsOf(v2) });
+    const v1 = await tryV1(name, options.processesLimitedByUid !== true, hostRoot);
+    if (typeof v1 !== 'string')
+      return new RunCgroups(v1, { state: 'active', version: 'v1', controls: controlsOf(v1) });
     return new RunCgroups(undefined, { state: 'off', reason: `${v2}; ${v1}` });
   }
 
@@ -212,15 +261,14 @@ export class RunCgroups {
       if (hierarchies.version === 'v2') {
         await writeFile(join(memory, 'memory.max'), String(limits.memoryBytes));
         // No swap: it would let a run hold more than its limit.
-        if (existsSync(join(memory, 'memory.swap.max')))
-          await writeFile(join(memory, 'memory.swap.max'), '0');
+        if (hierarchies.swap) await writeFile(join(memory, 'memory.swap.max'), '0');
         await writeFile(join(memory, 'pids.max'), String(limits.maxProcesses));
         return { procsFiles: [join(memory, 'cgroup.procs')], directories };
       }
       await writeFile(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
       // Memory plus swap at the same figure: no swap beyond the limit (absent when the kernel has no swap accounting).
-      const memsw = join(memory, 'memory.memsw.limit_in_bytes');
-      if (existsSync(memsw)) await writeFile(memsw, String(limits.memoryBytes));
+      if (hierarchies.swap)
+        await writeFile(join(memory, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes));
       const procsFiles = [join(memory, 'cgroup.procs')];
       if (hierarchies.pids !== undefined) {
         const pids = join(hierarchies.pids, id);

@@ -34,6 +34,8 @@ export interface SandboxExecutorOptions {
   readonly syscallFilter?: boolean;
   /** Give each run and session a cgroup of its own when the service may create them (default true). */
   readonly cgroups?: boolean;
+  /** Where the host's /proc and cgroup mounts are seen (default `/`; see `RunCgroupsOpenOptions.hostRoot`). */
+  readonly cgroupHostRoot?: string;
   /** Gives every run network through the egress proxy (a run's own `egress` takes precedence). */
   readonly egress?: SandboxEgressProvider;
 }
@@ -126,6 +128,7 @@ export class SandboxExecutor {
     this.#cgroups = await RunCgroups.open({
       enabled: this.options.cgroups !== false,
       processesLimitedByUid: this.options.uids !== undefined,
+      ...omitUndefined({ hostRoot: this.options.cgroupHostRoot }),
     });
   }
 

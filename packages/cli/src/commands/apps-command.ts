@@ -5,6 +5,7 @@ import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 export const appsUsage = `Usage: toolbus apps [list | add <name> ... | remove <name>]
 
@@ -71,9 +72,71 @@ function parseAction(text: string): ConnectedAppActionRecord {
 }
 
 /** `toolbus apps`: connect, list and remove the APIs sandboxed code may call through the egress proxy. */
+
+/** The subcommands of `toolbus apps`, each with its own help and flags. */
+const appsSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'list',
+    forms: [''],
+    summary: 'Lists the connected apps: names, URL patterns, header and value names (never values).',
+    examples: ['toolbus apps list'],
+  },
+  {
+    name: 'add',
+    forms: ['<name> --url <regex> [--url <regex>] --header "Name: template" [options]'],
+    summary:
+      'Connects an API that code in run_python may call: the egress proxy adds its credential on the way out, so the sandbox never sees it. Stored encrypted.',
+    flags: [
+      {
+        name: 'url',
+        value: '<regex>',
+        description: 'a regular expression the whole request URL must match (repeatable)',
+      },
+      {
+        name: 'header',
+        value: '"N: T"',
+        description: 'a header to add; T may use {{org.KEY}} and {{user.KEY}} (repeatable)',
+      },
+      {
+        name: 'value',
+        value: 'KEY=VALUE',
+        description: 'an organisation value for {{org.KEY}} (repeatable)',
+      },
+      {
+        name: 'value-env',
+        value: 'KEY=VAR',
+        description: 'the same, read from the environment variable VAR',
+      },
+      { name: 'user-value', value: 'KEY=VALUE', description: 'your own value for {{user.KEY}} (repeatable)' },
+      {
+        name: 'user-value-env',
+        value: 'KEY=VAR',
+        description: 'the same, read from the environment variable VAR',
+      },
+      {
+        name: 'action',
+        value: 'NAME:METHOD:PATH_REGEX:POLICY',
+        description: 'a recognised action (POLICY ALWAYS, ASK or DENY)',
+      },
+      { name: 'policy', value: 'POLICY', description: 'the policy for every other request (default ASK)' },
+      { name: 'shared', description: "the app is the organisation's (every user), not only yours" },
+    ],
+    examples: [
+      'toolbus apps add github --url "https://api\\.github\\.com/.*" --header "Authorization: Bearer {{user.token}}" --user-value-env token=GITHUB_TOKEN',
+    ],
+  },
+  {
+    name: 'remove',
+    forms: ['<name>'],
+    summary: 'Removes a connected app.',
+    examples: ['toolbus apps remove github'],
+  },
+];
+
 /** `toolbus apps`. */
 export const appsCommand: CliCommand = {
   name: 'apps',
+  subcommands: appsSubcommands,
   synopsis: 'apps [list|add|remove]   APIs run_python may call (credentials added by the egress proxy)',
   usage: appsUsage,
   run: (argv, io) => runAppsCommand(argv, io),

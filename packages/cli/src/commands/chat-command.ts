@@ -59,6 +59,22 @@ const systemPrompt = [
   'Never invent citation numbers.',
 ].join(' ');
 
+/** The flags of `toolbus chat` (also taken by `toolbus research`, which checks them against its own). */
+export const chatOptions = {
+  model: { type: 'string' },
+  persona: { type: 'string' },
+  tools: { type: 'string' },
+  'max-cycles': { type: 'string' },
+  'hide-reasoning': { type: 'boolean', default: false },
+  packets: { type: 'boolean', default: false },
+  file: { type: 'string', multiple: true },
+  output: { type: 'string' },
+  continue: { type: 'boolean', default: false },
+  chat: { type: 'string' },
+  'model-timeout': { type: 'string' },
+  research: { type: 'boolean', default: false },
+} as const;
+
 /** `toolbus chat`: one question, or an interactive chat, with the persona's tools; every chat is kept. */
 export const chatCommand: CliCommand = {
   name: 'chat',
@@ -76,20 +92,7 @@ export async function runChatCommand(
   const { values, positionals } = parseCommandArgs({
     argv,
     usage: chatUsage,
-    options: {
-      model: { type: 'string' },
-      persona: { type: 'string' },
-      tools: { type: 'string' },
-      'max-cycles': { type: 'string' },
-      'hide-reasoning': { type: 'boolean', default: false },
-      packets: { type: 'boolean', default: false },
-      file: { type: 'string', multiple: true },
-      output: { type: 'string' },
-      continue: { type: 'boolean', default: false },
-      chat: { type: 'string' },
-      'model-timeout': { type: 'string' },
-      research: { type: 'boolean', default: false },
-    },
+    options: chatOptions,
   });
   const maxCycles = values['max-cycles'] === undefined ? undefined : Number(values['max-cycles']);
   if (maxCycles !== undefined && (!Number.isInteger(maxCycles) || maxCycles < 1 || maxCycles > 50)) {
@@ -140,6 +143,8 @@ export async function runChatCommand(
       // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
       mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
       openApi: { fileStore: fileStores.openApi },
+      // `toolbus mcp approve` gives the persona a server's whole tool set: a tool it lists beyond that is new.
+      mcpWholeToolSets: true,
       ...omitUndefined({ allowedToolIds }),
     });
     cleanups.push(() => assembly.close());

@@ -1,4 +1,5 @@
 import type { CliIo } from '../cli-io.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 /**
  * One `toolbus` command. The registry (`command-registry.ts`) is the single table of them: adding a command is a
@@ -11,6 +12,11 @@ export interface CliCommand {
   readonly synopsis: string;
   /** The full help text (`toolbus <name> --help`), printed without running anything. */
   readonly usage: string;
+  /**
+   * Its subcommands (`add`, `list`, ...), each with its own help and flags; absent for a command that takes none
+   * (the first argument of `chat` is a question, not a subcommand).
+   */
+  readonly subcommands?: readonly CliSubcommand[];
   /** Runs the command; resolves to an exit code from `EXIT_CODES`. */
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }

@@ -7,6 +7,7 @@ import { CONFIG_SCHEMA } from '../config-schema.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 const usage = `Usage: toolbus config [show | set <key> <value> | unset <key> | path]
 
@@ -20,9 +21,39 @@ ${CONFIG_SCHEMA.map((setting) => `  ${setting.key.padEnd(32)} ${setting.descript
 
 const secretVariables = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'TOOLBUS_API_KEY', 'TOOLBUS_SECRET_KEY'];
 
+/** The subcommands of `toolbus config`, each with its own help. */
+const configSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'show',
+    forms: [''],
+    summary:
+      'Shows where settings and keys live, the settings in force, and what will really happen (which model, whether it is usable, where run_python runs). The default. Exits 1 when the config file has problems.',
+    examples: ['toolbus config show'],
+  },
+  {
+    name: 'set',
+    forms: ['<key> <value>'],
+    summary: `Sets a setting, checked against its type first (keys: ${CONFIG_SCHEMA.map((setting) => setting.key).join(', ')}).`,
+    examples: ['toolbus config set model openai:gpt-4.1', 'toolbus config set memory on'],
+  },
+  {
+    name: 'unset',
+    forms: ['<key>'],
+    summary: 'Removes a setting (its default applies again).',
+    examples: ['toolbus config unset model'],
+  },
+  {
+    name: 'path',
+    forms: [''],
+    summary: 'Prints the path of the config file.',
+    examples: ['toolbus config path'],
+  },
+];
+
 /** `toolbus config`: where settings and keys live, what will really happen, and validated `set`/`unset`. */
 export const configCommand: CliCommand = {
   name: 'config',
+  subcommands: configSubcommands,
   synopsis: 'config [show|set|unset]  where settings and keys live, what is usable',
   usage,
   async run(argv: readonly string[], io: CliIo): Promise<number> {

@@ -16,6 +16,7 @@ import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 export const egressUsage = `Usage: toolbus egress serve (--kubernetes-namespace NS | --docker-network NET) [options]
 
@@ -44,9 +45,46 @@ function readOptional(path: string): string | undefined {
 }
 
 /** `toolbus egress serve`: the egress proxy as a service, with connected apps from the toolbus database. */
+
+/** The one subcommand of `toolbus egress`. */
+const egressSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'serve',
+    forms: ['(--kubernetes-namespace NS | --docker-network NET) [options]'],
+    summary:
+      'Runs the egress proxy as a service for sandboxes in pods or containers, identified by source address; traffic is refused until the identity source has synced.',
+    flags: [
+      { name: 'port', value: 'N', description: 'proxy port (8080)' },
+      { name: 'health-port', value: 'N', description: '/healthz port (8081)' },
+      { name: 'host', value: 'ADDRESS', description: 'listen address (0.0.0.0)' },
+      { name: 'kubernetes-namespace', value: 'NS', description: "the sandboxes' namespace" },
+      { name: 'kubernetes-api', value: 'URL', description: 'the Kubernetes API (in-cluster default)' },
+      { name: 'docker-network', value: 'NET', description: "the sandboxes' Docker network" },
+      { name: 'docker-socket', value: 'PATH', description: 'the Docker socket (/var/run/docker.sock)' },
+      { name: 'docker-url', value: 'URL', description: 'the Docker API over HTTP instead of the socket' },
+      { name: 'upstream-ca', value: 'FILE', description: 'an extra CA bundle trusted for upstream servers' },
+      {
+        name: 'sync-timeout-ms',
+        value: 'N',
+        description: 'how long to wait for the identity source (60000)',
+      },
+      {
+        name: 'allow',
+        value: 'CIDR|HOST',
+        description: 'exempt an internal network or host from the destination check (repeatable)',
+      },
+    ],
+    examples: [
+      'toolbus egress serve --kubernetes-namespace sandboxes',
+      'toolbus egress serve --docker-network toolbus-sandboxes --port 3128',
+    ],
+  },
+];
+
 /** `toolbus egress`. */
 export const egressCommand: CliCommand = {
   name: 'egress',
+  subcommands: egressSubcommands,
   synopsis: 'egress serve ...         the egress proxy as a service (pods or containers as sandboxes)',
   usage: egressUsage,
   run: (argv, io) => runEgressCommand(argv, io),

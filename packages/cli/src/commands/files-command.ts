@@ -8,6 +8,7 @@ import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
 import { DEFAULT_OUTPUT_DIRECTORY, writeStoredFiles } from '../write-tool-files.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 const usage = `Usage: toolbus files <action> [options]
 
@@ -18,9 +19,33 @@ Files you attached (--file) and files tools produced (charts, images, CSVs). Cha
   get <id>... [--output DIR]   write these files to DIR (default ./${DEFAULT_OUTPUT_DIRECTORY}) and print the paths
 `;
 
+/** The subcommands of `toolbus files`, each with its own help and flags. */
+const filesSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'list',
+    forms: [''],
+    summary: 'Lists every stored file: id, name, type, size, when.',
+    examples: ['toolbus files list'],
+  },
+  {
+    name: 'get',
+    forms: ['<id>... [--output DIR]'],
+    summary: `Writes these files to DIR (default ./${DEFAULT_OUTPUT_DIRECTORY}) and prints their paths.`,
+    flags: [
+      {
+        name: 'output',
+        value: '<DIR>',
+        description: `where to write them (default ./${DEFAULT_OUTPUT_DIRECTORY})`,
+      },
+    ],
+    examples: ['toolbus files get 3f2a9c', 'toolbus files get 3f2a9c 81b0de --output ./charts'],
+  },
+];
+
 /** `toolbus files list|get`: the stored files of the local user. */
 export const filesCommand: CliCommand = {
   name: 'files',
+  subcommands: filesSubcommands,
   synopsis: 'files list|get           files attached or made by tools',
   usage,
   async run(argv: readonly string[], io: CliIo): Promise<number> {

@@ -11,6 +11,7 @@ import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 const usage = `Usage: toolbus mcp <action> [options]
 
@@ -35,11 +36,89 @@ Options of add:
   --yes                   approve the listed tools without asking
 `;
 
+const persona = {
+  name: 'persona',
+  value: '<name>',
+  description: 'for this persona (default: the one in use)',
+};
+
+/** The subcommands of `toolbus mcp`, each with its own help and flags. */
+const mcpSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'add',
+    forms: ['<name> [options] -- <command> [args...]', '<name> <url> [options]'],
+    summary:
+      'Adds an MCP server: a command started as a child process (stdio), or a URL (Streamable HTTP, or SSE with --sse). Lists its tools and asks to approve them (on a terminal; elsewhere run `toolbus mcp approve` after review).',
+    flags: [
+      {
+        name: 'env',
+        value: '<NAME>',
+        description: 'pass this variable (its current value, stored encrypted) to a stdio server; repeatable',
+      },
+      {
+        name: 'header',
+        value: '<H=NAME>',
+        description: 'send header H with the value of variable NAME (stored encrypted); repeatable',
+      },
+      {
+        name: 'api-key-env',
+        value: '<NAME>',
+        description: 'send the value of NAME as "Authorization: Bearer"',
+      },
+      {
+        name: 'oauth',
+        description: 'the server signs users in with OAuth: opens the browser (loopback redirect)',
+      },
+      { name: 'sse', description: 'the URL speaks the older HTTP+SSE transport' },
+      { ...persona, description: 'add it to this persona (default: the one in use)' },
+      { name: 'yes', description: 'approve the listed tools without asking' },
+    ],
+    examples: [
+      'toolbus mcp add files -- npx -y @modelcontextprotocol/server-filesystem ~/notes',
+      'toolbus mcp add tracker https://mcp.example.com/mcp --api-key-env TRACKER_TOKEN',
+    ],
+  },
+  {
+    name: 'list',
+    forms: [''],
+    summary:
+      'Lists the MCP servers: whether each starts, how many tools it lists and how many are approved (new, changed and unapproved ones named with the command that approves them). Exits 1 when a server cannot be used.',
+    examples: ['toolbus mcp list'],
+  },
+  {
+    name: 'tools',
+    forms: ['<name>'],
+    summary: 'Lists the tools a server lists now, each with its approval state.',
+    examples: ['toolbus mcp tools files'],
+  },
+  {
+    name: 'approve',
+    forms: ['<name>'],
+    summary:
+      'Approves the tool set the server lists now for the persona: new and changed tools are offered from the next chat on; tools it no longer lists lose their approval.',
+    flags: [persona],
+    examples: ['toolbus mcp approve files', 'toolbus mcp approve files --persona research'],
+  },
+  {
+    name: 'login',
+    forms: ['<name>'],
+    summary: 'Signs in to an OAuth server through the browser (loopback redirect) and stores the tokens.',
+    examples: ['toolbus mcp login tracker'],
+  },
+  {
+    name: 'rm',
+    forms: ['<name>'],
+    summary: 'Removes the server and its tools from every persona.',
+    examples: ['toolbus mcp rm files'],
+  },
+];
+
 /** `toolbus mcp`: add, list, inspect, approve, sign in to and remove MCP servers. */
 export const mcpCommand: CliCommand = {
   name: 'mcp',
   synopsis: 'mcp add|list|tools|approve|login|rm   MCP servers as tools',
   usage,
+  subcommands: mcpSubcommands,
   async run(argv: readonly string[], io: CliIo): Promise<number> {
     const separator = argv.indexOf('--');
     const own = separator === -1 ? argv : argv.slice(0, separator);
@@ -275,10 +354,13 @@ async function listServers(context: McpContext): Promise<number> {
       continue;
     }
     const approved = status.tools.filter((entry) => entry.state === 'approved').length;
-    const waiting = status.tools.length - approved;
+    const waiting = new Map<string, number>();
+    for (const { state } of status.tools)
+      if (state !== 'approved') waiting.set(state, (waiting.get(state) ?? 0) + 1);
+    const pending = [...waiting].map(([state, count]) => `${count} ${state}`).join(', ');
     say(
-      `${waiting === 0 ? '✓' : '!'} ${server.name}  (${server.endpoint.transport}: ${where})  ${status.tools.length} tool(s), ${approved} approved` +
-        (waiting === 0 ? '' : `; ${waiting} need approval: toolbus mcp approve ${server.name}`),
+      `${waiting.size === 0 ? '✓' : '!'} ${server.name}  (${server.endpoint.transport}: ${where})  ${status.tools.length} tool(s), ${approved} approved` +
+        (waiting.size === 0 ? '' : `; ${pending}: run toolbus mcp approve ${server.name}`),
     );
   }
   return broken > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;

@@ -12,6 +12,7 @@ import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 const usage = `Usage: toolbus openapi <action> [options]
 
@@ -35,9 +36,73 @@ Options of add:
 /** The largest document `openapi add` reads (GitHub's full description is 13 MB). */
 const maxDocumentBytes = 32 * 1024 * 1024;
 
+const personaFlag = {
+  name: 'persona',
+  value: '<name>',
+  description: 'the persona (default: the one in use)',
+};
+
+/** The subcommands of `toolbus openapi`, each with its own help and flags. */
+const openApiSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'add',
+    forms: ['<file|url> [options]'],
+    summary:
+      'Validates an OpenAPI 3.0/3.1 or Swagger 2.0 document and gives the persona one tool per operation. A URL is fetched through the outbound guard; credentials come from environment variables you name, stored encrypted.',
+    flags: [
+      { name: 'name', value: '<name>', description: "what to call it (default: the document's title)" },
+      {
+        name: 'bearer-env',
+        value: '<NAME>',
+        description: 'send the value of NAME as "Authorization: Bearer"',
+      },
+      {
+        name: 'api-key-env',
+        value: '<NAME>',
+        description: "send the value of NAME as the document's API key",
+      },
+      {
+        name: 'api-key-name',
+        value: '<name>',
+        description: "the API key's header, query or cookie name (default: from the document)",
+      },
+      {
+        name: 'api-key-in',
+        value: '<where>',
+        description: 'header | query | cookie (default: from the document)',
+      },
+      {
+        name: 'basic-env',
+        value: '<USER:PASS>',
+        description: 'the variables holding a user name and a password (HTTP Basic)',
+      },
+      { ...personaFlag, description: 'add it to this persona (default: the one in use)' },
+    ],
+    examples: [
+      'toolbus openapi add ./petstore.yaml --api-key-env PETSTORE_KEY',
+      'toolbus openapi add https://example.com/openapi.json --name example --bearer-env EXAMPLE_TOKEN',
+    ],
+  },
+  {
+    name: 'list',
+    forms: [''],
+    summary: 'Lists the OpenAPI documents of the persona.',
+    flags: [personaFlag],
+    examples: ['toolbus openapi list'],
+  },
+  {
+    name: 'rm',
+    forms: ['<name>'],
+    summary: "Removes a document's tools from the persona.",
+    flags: [personaFlag],
+    examples: ['toolbus openapi rm petstore'],
+  },
+];
+
 /** `toolbus openapi`: add, list and remove OpenAPI documents of a persona. */
 export const openApiCommand: CliCommand = {
   name: 'openapi',
+  subcommands: openApiSubcommands,
   synopsis: 'openapi add|list|rm     OpenAPI documents as tools',
   usage,
   async run(argv: readonly string[], io: CliIo): Promise<number> {

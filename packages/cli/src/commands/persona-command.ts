@@ -8,6 +8,7 @@ import { ACTIVE_PERSONA_SETTING, DEFAULT_PERSONA_NAME, openWorkspace } from '../
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 const usage = `Usage: toolbus persona <action> [options]
 
@@ -22,9 +23,55 @@ A persona is a named set of tools: built-in tools, OpenAPI documents (toolbus op
   rm <name>                             delete it (its MCP servers stay; toolbus mcp rm removes them)
 `;
 
+/** The subcommands of `toolbus persona`, each with its own help and flags. */
+const personaSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'list',
+    forms: [''],
+    summary: 'Lists the personas; * marks the one in use.',
+    examples: ['toolbus persona list'],
+  },
+  {
+    name: 'create',
+    forms: ['<name> [--description <text>] [--tools <names> | --no-built-ins]'],
+    summary: 'Creates a persona with every built-in tool, only the ones named, or none.',
+    flags: [
+      { name: 'description', value: '<text>', description: 'what the persona is for' },
+      { name: 'tools', value: '<names>', description: 'only these built-in tools (comma-separated)' },
+      {
+        name: 'no-built-ins',
+        description: 'no built-in tools (add MCP servers and OpenAPI documents to it)',
+      },
+    ],
+    examples: [
+      'toolbus persona create research --tools internal_search,web_search',
+      'toolbus persona create mcp --no-built-ins',
+    ],
+  },
+  {
+    name: 'show',
+    forms: ['[<name>]'],
+    summary: "Shows a persona's tools (default: the one in use).",
+    examples: ['toolbus persona show', 'toolbus persona show research'],
+  },
+  {
+    name: 'use',
+    forms: ['<name>'],
+    summary: 'Chats use this persona from now on.',
+    examples: ['toolbus persona use research'],
+  },
+  {
+    name: 'rm',
+    forms: ['<name>'],
+    summary: 'Deletes the persona (its MCP servers stay; `toolbus mcp rm` removes them).',
+    examples: ['toolbus persona rm research'],
+  },
+];
+
 /** `toolbus persona`: list, create, show, use and remove personas. */
 export const personaCommand: CliCommand = {
   name: 'persona',
+  subcommands: personaSubcommands,
   synopsis: 'persona list|create|show|use|rm   named tool sets',
   usage,
   async run(argv: readonly string[], io: CliIo): Promise<number> {

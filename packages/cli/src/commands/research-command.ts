@@ -3,8 +3,10 @@ import { runDeepResearch } from '@toolbus/research';
 import type { ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { CliIo } from '../cli-io.ts';
+import { closestName } from '../closest-name.ts';
 import { ResearchRenderer } from '../research-renderer.ts';
-import { runChatCommand } from './chat-command.ts';
+import { UsageError } from '../usage-error.ts';
+import { chatOptions, runChatCommand } from './chat-command.ts';
 import type { CliCommand } from './cli-command.ts';
 
 export const researchUsage = `Usage: toolbus research "question" [options]
@@ -19,6 +21,8 @@ does not support are flagged. Takes the options of \`toolbus chat\`, plus:
   --no-citation-check     do not check the report's citations against their sources
   --reasoning             the model reasons natively (fewer orchestrator cycles, no think_tool)
 `;
+
+const researchFlags = ['--context-window', '--skip-clarification', '--no-citation-check', '--reasoning'];
 
 /** What `--research` runs with (from `toolbus research`'s flags, or defaults for `toolbus chat --research`). */
 export interface ResearchCommandOptions {
@@ -58,6 +62,18 @@ export async function runResearchCommand(argv: readonly string[], io: CliIo): Pr
       options.contextWindowTokens = tokens;
       index += 1;
     } else rest.push(argument);
+  }
+  // Chat would suggest only its own flags for a typo of one of these: check both sets here.
+  const known = [...researchFlags, ...Object.keys(chatOptions).map((name) => `--${name}`)];
+  for (const argument of rest) {
+    if (argument === '--') break;
+    const flag = argument.split('=')[0] as string;
+    if (!flag.startsWith('--') || known.includes(flag)) continue;
+    const suggestion = closestName(flag, known);
+    throw new UsageError({
+      message: `unknown option ${flag}${suggestion ? ` — did you mean ${suggestion}?` : ''}`,
+      usage: researchUsage,
+    });
   }
   return runChatCommand(['--research', ...rest], io, options);
 }

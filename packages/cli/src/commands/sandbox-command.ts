@@ -4,6 +4,7 @@ import { EXIT_CODES } from '../exit-codes.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 const usage = `Usage: toolbus sandbox serve [--port N] [--host 127.0.0.1]
 
@@ -15,9 +16,25 @@ Options:
   --host <addr>  address to listen on (default 127.0.0.1)
 `;
 
+/** The one subcommand of `toolbus sandbox`. */
+const sandboxSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'serve',
+    forms: ['[--port N] [--host 127.0.0.1]'],
+    summary:
+      'Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats at it with `toolbus config set sandboxUrl <url>`.',
+    flags: [
+      { name: 'port', value: '<n>', description: 'port to listen on (default 8000; 0 picks a free one)' },
+      { name: 'host', value: '<addr>', description: 'address to listen on (default 127.0.0.1)' },
+    ],
+    examples: ['toolbus sandbox serve', 'toolbus sandbox serve --port 0'],
+  },
+];
+
 /** `toolbus sandbox serve`: the sandbox service in the foreground. */
 export const sandboxCommand: CliCommand = {
   name: 'sandbox',
+  subcommands: sandboxSubcommands,
   synopsis: 'sandbox serve [--port N] run the code-execution sandbox service',
   usage,
   async run(argv: readonly string[], io: CliIo): Promise<number> {

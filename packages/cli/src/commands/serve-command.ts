@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_LOCAL_MODEL, resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { createRedisScaleOut } from '@toolbus/redis';
@@ -22,6 +21,7 @@ import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { configuredInterpreter } from '../configured-interpreter.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
+import { parseCommandArgs } from '../parse-command-args.ts';
 import type { CliCommand } from './cli-command.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
@@ -52,8 +52,10 @@ export const serveCommand: CliCommand = {
 };
 
 export async function runServeCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
+  const { values } = parseCommandArgs({
+    argv,
+    usage: serveUsage,
+    positionals: false,
     options: {
       port: { type: 'string' },
       host: { type: 'string' },

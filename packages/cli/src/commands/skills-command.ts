@@ -12,6 +12,7 @@ import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import type { CliCommand } from './cli-command.ts';
+import type { CliSubcommand } from './cli-subcommand.ts';
 
 /** Where the command writes, and how it reaches storage. */
 export interface SkillsCommandContext {
@@ -41,9 +42,67 @@ Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills
 Names in $TOOLBUS_RESERVED_SKILL_NAMES (comma-separated) are reserved, like the built-in skills' names.
 `;
 
+const dataDirFlag = {
+  name: 'data-dir',
+  value: '<dir>',
+  description: 'where skills are stored (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills)',
+};
+const limitFlags = [
+  { name: 'max-file-bytes', value: '<n>', description: 'largest file a bundle may hold' },
+  { name: 'max-total-bytes', value: '<n>', description: 'largest bundle, all files together' },
+];
+
+/** The subcommands of `toolbus skills`, each with its own help and flags. */
+const skillsSubcommands: readonly CliSubcommand[] = [
+  {
+    name: 'validate',
+    forms: ['<bundle.zip> [--json]'],
+    summary: 'Checks a skill bundle and prints every problem; exits 1 when it would be refused.',
+    flags: [{ name: 'json', description: 'print the findings as JSON' }, dataDirFlag, ...limitFlags],
+    examples: [
+      'toolbus skills validate ./report-writer.zip',
+      'toolbus skills validate ./report-writer.zip --json',
+    ],
+  },
+  {
+    name: 'add',
+    forms: ['<bundle.zip> [--accept-findings] [--replace]'],
+    summary: 'Validates a bundle and stores it as a custom skill.',
+    flags: [
+      { name: 'accept-findings', description: 'store it despite warnings (never despite errors)' },
+      { name: 'replace', description: 'replace a stored skill of the same name' },
+      dataDirFlag,
+      ...limitFlags,
+    ],
+    examples: ['toolbus skills add ./report-writer.zip', 'toolbus skills add ./report-writer.zip --replace'],
+  },
+  {
+    name: 'list',
+    forms: ['[--json]'],
+    summary: 'Lists the stored skills.',
+    flags: [{ name: 'json', description: 'print them as JSON' }, dataDirFlag],
+    examples: ['toolbus skills list'],
+  },
+  {
+    name: 'remove',
+    forms: ['<name>'],
+    summary: 'Deletes a custom skill.',
+    flags: [dataDirFlag],
+    examples: ['toolbus skills remove report-writer'],
+  },
+  {
+    name: 'seed',
+    forms: [''],
+    summary: 'Stores (or refreshes) the built-in skills.',
+    flags: [dataDirFlag],
+    examples: ['toolbus skills seed'],
+  },
+];
+
 /** `toolbus skills`: skills live under the toolbus home unless TOOLBUS_DATA_DIR (or --data-dir) says otherwise. */
 export const skillsCommand: CliCommand = {
   name: 'skills',
+  subcommands: skillsSubcommands,
   synopsis: 'skills <command>         validate, add and list skill bundles',
   usage,
   run: (argv: readonly string[], io: CliIo) => {
