@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -133,15 +133,26 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
   const builtIns = new Map(
     rows.filter((row) => row.source.kind === 'built-in').map((row) => [row.source.builtInId, row.id]),
   );
+  // The switch shows the user's choice at once, while the change is saved; the server's rows replace it on reload
+  // (and put it back if saving failed).
+  const [chosen, setChosen] = useState<ReadonlyMap<string, boolean>>(new Map());
+  useEffect(() => {
+    if (detail.value !== undefined) setChosen(new Map());
+  }, [detail.value]);
   const toggle = (id: string, on: boolean) =>
     action.run(async () => {
+      setChosen((current) => new Map(current).set(id, on));
       const rowId = builtIns.get(id);
-      if (on)
-        await client.request('POST', `/v1/admin/personas/${props.persona.id}/tools`, {
-          body: { kind: 'built-in', builtIn: id },
-        });
-      else if (rowId) await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${rowId}`);
-      detail.reload();
+      try {
+        if (on)
+          await client.request('POST', `/v1/admin/personas/${props.persona.id}/tools`, {
+            body: { kind: 'built-in', builtIn: id },
+          });
+        else if (rowId)
+          await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${rowId}`);
+      } finally {
+        detail.reload();
+      }
     });
   const uploadOpenApi = (file: File) =>
     action.run(async () => {
@@ -166,7 +177,7 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
           <label key={id} className="switch">
             <input
               type="checkbox"
-              checked={builtIns.has(id)}
+              checked={chosen.get(id) ?? builtIns.has(id)}
               onChange={(event) => void toggle(id, event.target.checked)}
             />{' '}
             {id}
