@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { createMcpServerResolver } from '../resolvers/create-mcp-server-resolver.ts';
 import {
   bob,
   createTestContext,
@@ -491,6 +492,27 @@ describe('decideEgress: MCP servers', () => {
     const { decision } = await decide(egressRequest({ url: 'http://mcp.example.com/mcp', method: 'GET' }));
     assert.equal(decision.outcome, 'pass_through');
     assert.deepEqual(header(decision, 'authorization'), []);
+  });
+
+  it('a server that needs no credential passes with nothing added; one the user is not connected to is refused', async () => {
+    const { context } = createTestContext();
+    const withCredentials = (credentials: Record<string, string> | undefined) => ({
+      ...context,
+      credentialResolvers: [
+        createMcpServerResolver({ allServers: () => [mcpServer], credentialsFor: () => credentials }),
+      ],
+    });
+    const plumbing = egressRequest({
+      url: mcpUrl,
+      method: 'POST',
+      body: jsonBody({ jsonrpc: '2.0', id: 1, method: 'initialize' }),
+    });
+    const open = await decideEgress(plumbing, withCredentials({}));
+    assert.equal(open.outcome, 'claimed_no_inject');
+    assert.equal(open.outcome === 'claimed_no_inject' && open.mcpServer?.id, 'mcp-1');
+    assert.deepEqual(header(open, 'authorization'), []);
+    const notConnected = await decideEgress(plumbing, withCredentials(undefined));
+    blockedWith(notConnected, 'credential_error');
   });
 
   it('refuses an MCP host this user cannot reach instead of forwarding it bare', async () => {

@@ -8,7 +8,10 @@ import { originKey } from '../decision/match-mcp-server.ts';
 export interface McpServerResolverOptions {
   /** Every MCP server of the deployment, whoever can use it: a host claimed here never leaves bare. */
   readonly allServers: () => Promise<readonly EgressMcpServer[]> | readonly EgressMcpServer[];
-  /** The headers that authenticate `identity`'s user to `server`; undefined when not connected. */
+  /**
+   * The headers that authenticate `identity`'s user to `server`: an empty map when the server needs none (the
+   * request passes, nothing added); undefined when the user is not connected.
+   */
   readonly credentialsFor: (
     server: EgressMcpServer,
     identity: EgressIdentity,
@@ -48,7 +51,7 @@ export function createMcpServerResolver(options: McpServerResolverOptions): Cred
         throw new CredentialUnavailableError('This MCP request could not be verified by the approval gate.');
       }
       const headers = await options.credentialsFor(match.server, request.identity);
-      if (headers === undefined || Object.keys(headers).length === 0) {
+      if (headers === undefined) {
         throw new CredentialUnavailableError(
           `The MCP server ${match.server.name} is not connected; ask the user or an administrator to connect it.`,
         );

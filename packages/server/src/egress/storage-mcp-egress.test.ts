@@ -62,6 +62,13 @@ describe('MCP servers in the egress catalogue, from storage', () => {
       state: { tokens: { access_token: 'BOB-OLD', token_type: 'bearer', expires_in: 60 }, tokensSavedAt: 0 },
     });
     assert.equal(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's2', userId: bob }), undefined);
+    // A server that needs no credential is reachable with nothing added (an empty map), not "not connected".
+    const open = await storage.mcpServers.create({
+      name: 'open-docs',
+      endpoint: { transport: 'streamable-http', url: 'https://docs.example/mcp' },
+      authType: 'none',
+    });
+    assert.deepEqual(await storageMcpCredentials(storage, open.id, { sandboxId: 's2', userId: bob }), {});
     // Header auth: the stored headers, for any user of the server.
     assert.deepEqual(await storageMcpCredentials(storage, headers.id, { sandboxId: 's2', userId: bob }), {
       'X-Wiki-Key': 'WIKI-KEY',

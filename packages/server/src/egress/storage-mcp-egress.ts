@@ -20,7 +20,8 @@ export async function storageEgressMcpServers(storage: Storage): Promise<EgressM
 /**
  * The headers that authenticate `identity`'s user to an MCP server, built exactly as toolbus's own MCP client
  * builds them: stored header templates (and the admin's API key) rendered, or the user's own OAuth access token
- * (never another user's; a request without a user gets none). Undefined when there is nothing to send.
+ * (never another user's; a request without a user gets none). An empty map for a server that needs no credential
+ * (reachable, nothing added); undefined when the user is not connected.
  */
 export async function storageMcpCredentials(
   storage: Storage,
@@ -30,7 +31,7 @@ export async function storageMcpCredentials(
   const server = await storage.mcpServers.get(serverId);
   if (server === undefined) return undefined;
   const auth = toMcpServerConfig(server).auth;
-  if (auth === undefined || auth.type === 'none') return undefined;
+  if (auth === undefined || auth.type === 'none') return {};
   if (auth.type === 'headers') {
     const { headers } = renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {});
     return Object.keys(headers).length === 0 ? undefined : headers;
