@@ -139,15 +139,22 @@ function indexAll(text: string, needle: string): number[] {
   return list;
 }
 
-/** The needles that start with punctuation, compiled once per needle list into one regular expression. */
+/**
+ * The needles that start with punctuation, compiled once per needle list into a trie whose transitions are a
+ * flat table: one row per trie node, one column per character the needles use (ASCII letters of both cases share
+ * a column), so following a character is two typed-array reads.
+ */
 interface CompiledNeedles {
-  /** Every needle, longest first (so a match is the longest needle at its position), ASCII case ignored. */
-  readonly pattern: RegExp;
   readonly needles: readonly string[];
-  /** Needle indexes by {@link matchKey} (a few characters and the length: no string made per match). */
-  readonly byKey: ReadonlyMap<number, readonly number[]>;
-  /** For each needle, the other needles that are proper prefixes of it (they match at the same position). */
-  readonly prefixes: readonly (readonly number[])[];
+  /** The distinct first characters of the needles, each with its trie node. */
+  readonly roots: readonly { readonly first: string; readonly node: number }[];
+  /** The column of each UTF-16 code unit (0: used by no needle, so no needle continues with it). */
+  readonly columns: Uint8Array;
+  /** `width` columns per node: the child node, or 0 for none (node 0 is never a child). */
+  readonly table: Int32Array;
+  readonly width: number;
+  /** For each node, the index (in `needles`) of the needle that ends there, or -1. */
+  readonly ending: Int32Array;
 }
 
 const compiledNeedles = new WeakMap<readonly string[], CompiledNeedles>();
@@ -157,43 +164,68 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
   if (cached) return cached;
   const kept = [
     ...new Set(needles.map(lowerCaseAscii).filter((needle) => needle.length >= 2 && !startsWithWord(needle))),
-  ].sort((left, right) => right.length - left.length);
-  const byKey = new Map<number, number[]>();
-  kept.forEach((needle, index) => {
-    const key = matchKey(needle, 0, needle.length);
-    const list = byKey.get(key);
-    if (list) list.push(index);
-    else byKey.set(key, [index]);
+  ];
+  const columns = new Uint8Array(0x10000);
+  let width = 1;
+  for (const needle of kept) {
+    for (let at = 1; at < needle.length; at++) {
+      const code = needle.charCodeAt(at);
+      if (columns[code] !== 0) continue;
+      // 255 distinct characters at most; past that a needle is still found by its own search.
+      if (width === 255) break;
+      columns[code] = width;
+      if (code >= 0x61 && code <= 0x7a) columns[code - 0x20] = width;
+      width++;
+    }
+  }
+  const children: number[][] = [[]];
+  const ends: number[] = [-1];
+  const rootNodes = new Map<string, number>();
+  const usable = kept.filter((needle) => {
+    for (let at = 1; at < needle.length; at++) if (columns[needle.charCodeAt(at)] === 0) return false;
+    return true;
   });
-  const prefixes = kept.map((needle) =>
-    kept.flatMap((other, index) => (other.length < needle.length && needle.startsWith(other) ? [index] : [])),
-  );
-  // Without the `u` flag, `i` folds ASCII letters only onto ASCII letters: the same matches as comparing
-  // ASCII-lower-cased text, without lower-casing the text first.
+  const newNode = () => {
+    children.push([]);
+    ends.push(-1);
+    return children.length - 1;
+  };
+  usable.forEach((needle, index) => {
+    let root = rootNodes.get(needle[0]!);
+    if (root === undefined) {
+      root = newNode();
+      rootNodes.set(needle[0]!, root);
+    }
+    let node: number = root;
+    for (let at = 1; at < needle.length; at++) {
+      const column = columns[needle.charCodeAt(at)]!;
+      let child = children[node]![column];
+      if (child === undefined) {
+        child = newNode();
+        children[node]![column] = child;
+      }
+      node = child;
+    }
+    ends[node] = index;
+  });
+  const table = new Int32Array(children.length * width);
+  children.forEach((row, node) => {
+    row.forEach((child, column) => {
+      if (child !== undefined) table[node * width + column] = child;
+    });
+  });
   const compiled: CompiledNeedles = {
-    pattern: new RegExp(kept.length > 0 ? kept.map(escapeRegExp).join('|') : '(?!)', 'gi'),
-    needles: kept,
-    byKey,
-    prefixes,
+    needles: usable,
+    // A first character is never a letter (those needles are searched on their own), so it is not folded: one
+    // native `indexOf` per first character finds every place a needle can start.
+    roots: [...rootNodes].map(([first, node]) => ({ first, node })),
+    columns,
+    table,
+    width,
+    ending: Int32Array.from(ends),
   };
   compiledNeedles.set(needles, compiled);
   return compiled;
-}
-
-// A needle's identity from its length and three of its characters (ASCII case folded): equal for a match and
-// the needle it matched; the needles that share a key are told apart by comparing strings.
-function matchKey(text: string, at: number, length: number): number {
-  return (
-    (Math.min(length, 255) << 21) |
-    (foldAt(text, at + 1) << 14) |
-    (foldAt(text, at + length - 2) << 7) |
-    foldAt(text, at + length - 1)
-  );
-}
-
-function foldAt(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  return (code >= 0x41 && code <= 0x5a ? code + 0x20 : code) & 0x7f;
 }
 
 function startsWithWord(needle: string): boolean {
@@ -201,27 +233,28 @@ function startsWithWord(needle: string): boolean {
 }
 
 /**
- * Every needle that starts with punctuation (markers and tags: `<…`, `[…`, `>>>`) in one native pass: one
- * regular expression of all of them, longest first, restarted one character after each match so overlapping
- * needles are found too. Needles that start with a letter are left to their own search (made only when a
- * parser asks), which is faster than trying the alternatives at every letter.
+ * Every needle that starts with punctuation (markers and tags: `<…`, `[…`, `>>>`) in one pass per distinct
+ * first character: a native `indexOf` finds each place the character stands, and a walk down the trie from
+ * there finds every needle written at that place (overlapping needles and needles that are prefixes of others
+ * included). Needles that start with a letter are left to their own search (made only when a parser asks).
  */
 function findAll(text: string, needles: readonly string[]): Map<string, number[]> {
-  const { pattern, needles: kept, byKey, prefixes } = compileNeedles(needles);
-  const lists = kept.map((): number[] => []);
+  const { needles: kept, roots, columns, table, width, ending } = compileNeedles(needles);
   if (kept.length === 0) return new Map();
-  pattern.lastIndex = 0;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const length = match[0].length;
-    const candidates = byKey.get(matchKey(text, match.index, length))!;
-    let index = candidates[0]!;
-    if (candidates.length > 1) {
-      const written = lowerCaseAscii(match[0]);
-      index = candidates.find((candidate) => kept[candidate] === written) ?? index;
+  const lists = kept.map((): number[] => []);
+  const length = text.length;
+  for (const { first, node: root } of roots) {
+    for (let at = text.indexOf(first); at >= 0; at = text.indexOf(first, at + 1)) {
+      let node = root;
+      for (let index = at + 1; index < length; index++) {
+        const column = columns[text.charCodeAt(index)]!;
+        if (column === 0) break;
+        node = table[node * width + column]!;
+        if (node === 0) break;
+        const needle = ending[node]!;
+        if (needle >= 0) lists[needle]!.push(at);
+      }
     }
-    lists[index]!.push(match.index);
-    for (const prefix of prefixes[index]!) lists[prefix]!.push(match.index);
-    pattern.lastIndex = match.index + 1;
   }
   const found = new Map<string, number[]>();
   kept.forEach((needle, index) => {
