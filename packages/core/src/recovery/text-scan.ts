@@ -148,6 +148,11 @@ interface CompiledNeedles {
   readonly needles: readonly string[];
   /** The distinct first characters of the needles, each with its trie node. */
   readonly roots: readonly { readonly first: string; readonly node: number }[];
+  /**
+   * The needles without ASCII letters that share their first character with no other needle (`>>>`): found
+   * by a native search for the whole needle, so a common first character costs no walk per occurrence.
+   */
+  readonly alone: readonly number[];
   /** The column of each UTF-16 code unit (0: used by no needle, so no needle continues with it). */
   readonly columns: Uint8Array;
   /** `width` columns per node: the child node, or 0 for none (node 0 is never a child). */
@@ -208,6 +213,11 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
     }
     ends[node] = index;
   });
+  const alone = usable.flatMap((needle, index) =>
+    !/[a-z]/.test(needle) && usable.every((other, at) => at === index || other[0] !== needle[0])
+      ? [index]
+      : [],
+  );
   const table = new Int32Array(children.length * width);
   children.forEach((row, node) => {
     row.forEach((child, column) => {
@@ -218,7 +228,10 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
     needles: usable,
     // A first character is never a letter (those needles are searched on their own), so it is not folded: one
     // native `indexOf` per first character finds every place a needle can start.
-    roots: [...rootNodes].map(([first, node]) => ({ first, node })),
+    roots: [...rootNodes]
+      .filter(([first]) => !alone.some((index) => usable[index]![0] === first))
+      .map(([first, node]) => ({ first, node })),
+    alone,
     columns,
     table,
     width,
@@ -239,9 +252,14 @@ function startsWithWord(needle: string): boolean {
  * included). Needles that start with a letter are left to their own search (made only when a parser asks).
  */
 function findAll(text: string, needles: readonly string[]): Map<string, number[]> {
-  const { needles: kept, roots, columns, table, width, ending } = compileNeedles(needles);
+  const { needles: kept, roots, alone, columns, table, width, ending } = compileNeedles(needles);
   if (kept.length === 0) return new Map();
   const lists = kept.map((): number[] => []);
+  for (const index of alone) {
+    const needle = kept[index]!;
+    const list = lists[index]!;
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) list.push(at);
+  }
   const length = text.length;
   for (const { first, node: root } of roots) {
     for (let at = text.indexOf(first); at >= 0; at = text.indexOf(first, at + 1)) {
