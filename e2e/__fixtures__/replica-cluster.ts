@@ -31,6 +31,11 @@ export interface ReplicaClusterOptions {
    * setting goes here.
    */
   readonly storageConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * Variables every replica gets on top of the fixed ones: `TOOLBUS_STORAGE_URL` (a URL with its password, which
+   * the config file refuses) and the `TOOLBUS_SECRET_KEY` every replica on one PostgreSQL must share.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
   /** Hold and stalled-check timing of the turn queue, short so a dead replica's turns are taken over quickly. */
   readonly turnLockMs?: number;
 }
@@ -80,6 +85,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
           TOOLBUS_TURN_LOCK_MS: String(lockMs),
           TOOLBUS_STALLED_CHECK_MS: String(Math.max(250, Math.floor(lockMs / 3))),
           TOOLBUS_SLOT_TTL_MS: String(lockMs),
+          ...options.environment,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
