@@ -27,8 +27,8 @@ export interface ReplicaClusterOptions {
   readonly replicas?: number;
   /**
    * Settings merged into the shared config file, for the storage every replica uses. Empty: the SQLite file in
-   * the shared toolbus home (WAL mode, which several processes on one machine share). A PostgreSQL storage
-   * setting goes here.
+   * the shared toolbus home (WAL mode, which several processes on one machine share). A PostgreSQL `storage.url`
+   * without password goes here; a URL with its password goes in {@link ReplicaClusterOptions.environment}.
    */
   readonly storageConfig?: Readonly<Record<string, unknown>>;
   /**
