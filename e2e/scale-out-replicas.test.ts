@@ -1,13 +1,16 @@
-// The scale-out proof: three `toolbus serve` replicas behind HAProxy, sharing Redis and one storage. Many chats
+// The scale-out proof: three `toolbus serve` replicas behind HAProxy, sharing Redis and PostgreSQL. Many chats
 // stream turns with a tool call against the scripted model; one replica is killed with SIGKILL mid-turn; every
 // client reconnects through HAProxy with Last-Event-ID and ends with every packet once, in order, and the history
 // agrees with what was streamed. Turns the dead replica was running are closed by another replica (stop packet
 // with reason `interrupted`, the reason in the history) and never run again, so no tool runs twice.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
 import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { WORKER_LOST_TURN_REASON } from '@toolbus/server';
+import { openPostgresStorage } from '@toolbus/storage-postgres';
+import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
 import { followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import {
   fetchThroughBalancer,
@@ -20,9 +23,9 @@ import {
  * runs the same kill with 200 (TOOLBUS_SCALE_OUT_CHATS=200 runs it here).
  */
 const chatCount = Number(process.env.TOOLBUS_SCALE_OUT_CHATS ?? 30);
-/** The storage every replica shares; a PostgreSQL storage setting here moves the test to PostgreSQL. */
-const storageConfig: Record<string, unknown> = {};
-
+let postgres: TestPostgres;
+let storageUrl: string;
+const secretKey = randomBytes(32).toString('base64');
 let redis: TestRedisServer;
 let model: ScriptedModelServer;
 let cluster: ReplicaCluster;
@@ -51,12 +54,17 @@ function searchThenAnswer(request: {
 }
 
 before(async () => {
-  redis = await startRedisServer();
+  [postgres, redis] = await Promise.all([startTestPostgres(), startRedisServer()]);
   model = await startScriptedModelServer({ handler: searchThenAnswer });
+  storageUrl = await postgres.createDatabase();
   cluster = await startReplicaCluster({
     redisUrl: redis.url,
     model: `openai-compatible:${model.url}/v1#scripted`,
-    storageConfig,
+    // One PostgreSQL database for every replica; secrets sealed with one key they all share.
+    environment: {
+      TOOLBUS_STORAGE_URL: storageUrl,
+      TOOLBUS_SECRET_KEY: secretKey,
+    },
     turnLockMs: 5_000,
   });
 });
@@ -64,6 +72,7 @@ after(async () => {
   await cluster?.stop();
   await model?.close();
   await redis?.stop();
+  await postgres?.stop();
 });
 
 async function json<T>(response: Response): Promise<T> {
@@ -196,6 +205,16 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
     ).length;
     if (interruptedChats.has(index)) assert.ok(firstSteps <= 1, `question ${index} started at most once`);
     else assert.equal(firstSteps, 1, `question ${index} started once`);
+  }
+  // The record is PostgreSQL's: every turn's end is there, as the replicas reported it.
+  const storage = await openPostgresStorage({ url: storageUrl, secretKey, environment: {} });
+  try {
+    for (const [index, chatId] of chatIds.entries()) {
+      const record = await storage.chats.getTurn({ chatId, turn: 0 });
+      assert.equal(record?.status, interruptedChats.has(index) ? 'interrupted' : 'completed');
+    }
+  } finally {
+    await storage.close();
   }
   assert.ok(interrupted > 0, 'the killed replica was running turns');
   assert.ok(completed > 0, 'the other replicas finished theirs');

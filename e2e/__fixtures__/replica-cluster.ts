@@ -27,10 +27,15 @@ export interface ReplicaClusterOptions {
   readonly replicas?: number;
   /**
    * Settings merged into the shared config file, for the storage every replica uses. Empty: the SQLite file in
-   * the shared toolbus home (WAL mode, which several processes on one machine share). A PostgreSQL storage
-   * setting goes here.
+   * the shared toolbus home (WAL mode, which several processes on one machine share). A PostgreSQL `storage.url`
+   * without password goes here; a URL with its password goes in {@link ReplicaClusterOptions.environment}.
    */
   readonly storageConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * Variables every replica gets on top of the fixed ones: `TOOLBUS_STORAGE_URL` (a URL with its password, which
+   * the config file refuses) and the `TOOLBUS_SECRET_KEY` every replica on one PostgreSQL must share.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
   /** Hold and stalled-check timing of the turn queue, short so a dead replica's turns are taken over quickly. */
   readonly turnLockMs?: number;
 }
@@ -80,6 +85,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
           TOOLBUS_TURN_LOCK_MS: String(lockMs),
           TOOLBUS_STALLED_CHECK_MS: String(Math.max(250, Math.floor(lockMs / 3))),
           TOOLBUS_SLOT_TTL_MS: String(lockMs),
+          ...options.environment,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

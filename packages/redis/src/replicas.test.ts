@@ -34,6 +34,7 @@ let databasePath: string;
 const replicas: Replica[] = [];
 let api: Replica;
 let otherApi: Replica;
+const longQuestion = 'Take your time';
 
 async function startReplica(worker: boolean): Promise<Replica> {
   const storage = await openStorage({ path: databasePath, secretKey: Buffer.alloc(32, 3), environment: {} });
@@ -55,7 +56,19 @@ async function startReplica(worker: boolean): Promise<Replica> {
 
 before(async () => {
   redis = await startRedisServer();
-  model = await startScriptedModelServer({ handler: lookupThenAnswer({ chunkDelayMs: 40 }) });
+  const answer = lookupThenAnswer({ chunkDelayMs: 40 });
+  model = await startScriptedModelServer({
+    // A question asking for a long answer gets one (about 4 s): time for another replica to start meanwhile.
+    handler: (request) => {
+      const steps = answer(request);
+      const long = request.messages.some(
+        (message) => message.role === 'user' && message.text === longQuestion,
+      );
+      return long && request.messages.at(-1)?.role === 'tool'
+        ? [...Array.from({ length: 20 }, () => ({ type: 'delay' as const, ms: 200 })), ...steps]
+        : steps;
+    },
+  });
   const seeded = await openTestStorage();
   databasePath = seeded.path;
   await seeded.storage.close();
@@ -170,4 +183,30 @@ test("one user's concurrent-turn limit holds across API replicas", async () => {
     const record = await api.storage.chats.getTurn({ chatId: chats[2] as string, turn: 0 });
     return record?.status === 'completed' ? true : undefined;
   });
+});
+
+test("a worker replica starting while another runs a turn leaves that turn alone: it completes, not 'interrupted'", async () => {
+  const chatId = await newChat(api);
+  const started = await send(api, chatId, longQuestion, 'none');
+  assert.equal(started.status, 202);
+  // The tool ran: the turn is mid-answer on the running worker, recorded as running in the shared storage.
+  await eventually(async () =>
+    (await api.storage.chats.listPackets({ chatId, turn: 0 })).some(
+      (packet) => (packet.packet as { obj: { type: string } }).obj.type === 'section-end',
+    )
+      ? true
+      : undefined,
+  );
+  const joined = await startReplica(true);
+  // On one machine a starting server closes every running turn as left over; a replica must not.
+  assert.equal((await joined.storage.chats.getTurn({ chatId, turn: 0 }))?.status, 'running');
+  const record = await eventually(async () => {
+    const turn = await api.storage.chats.getTurn({ chatId, turn: 0 });
+    return turn?.status === 'running' ? undefined : turn;
+  });
+  assert.equal(record.status, 'completed');
+  const events = await readSse(await fetch(`${api.http.url}/v1/chats/${chatId}/turns/0/stream`));
+  const lastPacket = JSON.parse(events.at(-1)?.data ?? '{}') as { obj: { type: string; reason?: string } };
+  assert.equal(lastPacket.obj.type, 'stop');
+  assert.notEqual(lastPacket.obj.reason, 'interrupted');
 });
