@@ -1,7 +1,7 @@
 import type { StreamModelStepOptions } from '@toolbus/core';
 import { defineTool } from '@toolbus/core';
 import type { Tool } from '@toolbus/spec';
-import { ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import type { AddMemoryStorage, StoredMemory } from './add-memory-storage.ts';
 import { decideMemoryOperation } from './decide-memory-operation.ts';
@@ -102,12 +102,7 @@ export function createAddMemoryTool(options: AddMemoryToolOptions): Tool {
         if (existing.length >= maxPerUser) {
           notes.push(`The oldest memory was removed to stay within ${maxPerUser} memories.`);
         }
-        saved = await storage.memories.add({
-          userId,
-          ...(organizationId === undefined ? {} : { organizationId }),
-          text,
-          maxPerUser,
-        });
+        saved = await storage.memories.add(omitUndefined({ userId, organizationId, text, maxPerUser }));
       }
       if (fallbackReason !== undefined) {
         notes.push(
