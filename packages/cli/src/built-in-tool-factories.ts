@@ -35,7 +35,10 @@ export function builtInToolFactories(options: {
   /** The guarded fetch (every connection checked); the coding agent downloads archives only through it. */
   readonly fetch: GuardedFetch;
   readonly userId: string;
-  /** The organisation files saved for the user belong to (the server's turn); default the default one. */
+  /**
+   * The organisation files and memories saved for the user belong to, and memories are read from (the server's
+   * turn); default the default one.
+   */
   readonly organizationId?: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly model: LanguageModelV4;
@@ -81,7 +84,13 @@ export function builtInToolFactories(options: {
     });
   }
   factories.set('FileReaderTool', () => createReadFileTool({ storage: options.storage }));
-  factories.set('MemoryTool', () => createAddMemoryTool({ storage: options.storage, model: options.model }));
+  factories.set('MemoryTool', () =>
+    createAddMemoryTool({
+      storage: options.storage,
+      model: options.model,
+      ...omitUndefined({ organizationId: options.organizationId }),
+    }),
+  );
   const image = options.config.file.imageGeneration;
   if (image?.baseUrl && image.model) {
     const apiKey = image.apiKeyEnv ? options.env[image.apiKeyEnv] : undefined;
@@ -91,6 +100,7 @@ export function builtInToolFactories(options: {
         baseUrl: image.baseUrl as string,
         model: image.model as string,
         storage: options.storage,
+        ...omitUndefined({ organizationId: options.organizationId }),
         ...(apiKey ? { apiKey } : {}),
       }),
     );

@@ -11,7 +11,7 @@ import type { ServerLogger } from './server-logger.ts';
 /** What a deployment's built-in tools need to be built for one turn. */
 export interface BuiltInToolContext {
   readonly user: User;
-  /** The organisation the turn runs in: files a tool saves for the user belong to it. */
+  /** The organisation the turn runs in: files and memories a tool saves for the user belong to it. */
   readonly organizationId: string;
   readonly model: LanguageModelV4;
   /** Registers a cleanup to run when the turn ends (a sandbox started for it). */

@@ -227,4 +227,12 @@ ALTER TABLE chats ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REF
 ALTER TABLE uploaded_files ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id);
 `,
   },
+  {
+    version: 3,
+    name: 'memories belong to an organisation',
+    sql: `
+ALTER TABLE memories ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id);
+CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id, created_at, ordinal);
+`,
+  },
 ];

@@ -2,6 +2,8 @@
 export interface Memory {
   readonly id: string;
   readonly userId: string;
+  /** The organisation the memory belongs to (its user acted in it). */
+  readonly organizationId: string;
   readonly text: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -10,7 +12,9 @@ export interface Memory {
 /** What adding a memory takes. */
 export interface NewMemory {
   readonly userId: string;
+  /** Default the default organisation. */
+  readonly organizationId?: string;
   readonly text: string;
-  /** When the user already has this many, the oldest are deleted first. Absent: no cap. */
+  /** When the user already has this many in the organisation, the oldest are deleted first. Absent: no cap. */
   readonly maxPerUser?: number;
 }

@@ -82,10 +82,11 @@ export interface McpServerStore {
   revokeApproval(options: { serverId: string; toolName: string }): Promise<boolean>;
 }
 
-/** Memories saved by the memory tool, per user, oldest first. */
+/** Memories saved by the memory tool, per user and organisation, oldest first. */
 export interface MemoryStore {
   add(memory: NewMemory): Promise<Memory>;
-  list(userId: string): Promise<readonly Memory[]>;
+  /** The user's memories in one organisation (default the default one): another organisation's never show. */
+  list(userId: string, organizationId?: string): Promise<readonly Memory[]>;
   update(id: string, text: string): Promise<Memory>;
   delete(id: string): Promise<boolean>;
 }

@@ -490,6 +490,44 @@ describe('organisations', () => {
     );
     assert.equal(attach.error.field, 'body.fileIds.0');
     assert.equal((await call('GET', `/v1/chats/${chat.id}`, { key: erinKey, headers: inAcme })).status, 200);
+    // A memory saved in Acme is neither listed nor changeable nor deletable while she acts in Globex.
+    const memory = await json<{ id: string; organizationId: string }>(
+      await call('POST', '/v1/memories', {
+        key: erinKey,
+        headers: inAcme,
+        body: { text: 'Erin works on Acme' },
+      }),
+      201,
+    );
+    assert.equal(memory.organizationId, acme.id);
+    const memoryTexts = async (headers: Record<string, string>) =>
+      (
+        await json<{ memories: { text: string }[] }>(
+          await call('GET', '/v1/memories', { key: erinKey, headers }),
+          200,
+        )
+      ).memories.map((entry) => entry.text);
+    assert.deepEqual(await memoryTexts(inGlobex), []);
+    assert.equal(
+      (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinKey, headers: inGlobex })).status,
+      404,
+    );
+    assert.equal(
+      (
+        await call('PATCH', `/v1/memories/${memory.id}`, {
+          key: erinKey,
+          headers: inGlobex,
+          body: { text: 'overwritten' },
+        })
+      ).status,
+      404,
+    );
+    assert.deepEqual(await memoryTexts(inAcme), ['Erin works on Acme']);
+    assert.equal(
+      (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinKey, headers: inAcme })).status,
+      204,
+    );
+    assert.deepEqual(await memoryTexts(inAcme), []);
     // Naming an organisation she is not in is refused, not ignored.
     const foreign = await json<{ error: { field: string } }>(
       await call('GET', '/v1/chats', { key: daveKey, headers: inAcme }),

@@ -12,6 +12,7 @@ const fileSchema = z.object({
 });
 const memorySchema = z.object({
   id: z.string(),
+  organizationId: z.string().describe('The organisation the memory belongs to (the one the caller acted in)'),
   text: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -69,11 +69,15 @@ export class UserDataService {
   }
 
   async listMemories(principal: Principal): Promise<readonly Memory[]> {
-    return this.#storage.memories.list(principal.user.id);
+    return this.#storage.memories.list(principal.user.id, principal.organization.id);
   }
 
   async addMemory(principal: Principal, text: string): Promise<Memory> {
-    return this.#storage.memories.add({ userId: principal.user.id, text });
+    return this.#storage.memories.add({
+      userId: principal.user.id,
+      organizationId: principal.organization.id,
+      text,
+    });
   }
 
   async updateMemory(principal: Principal, memoryId: string, text: string): Promise<Memory> {
@@ -87,9 +91,9 @@ export class UserDataService {
   }
 
   async #memory(principal: Principal, memoryId: string): Promise<Memory> {
-    const memories = await this.#storage.memories.list(principal.user.id);
+    const memories = await this.#storage.memories.list(principal.user.id, principal.organization.id);
     const memory = memories.find((candidate) => candidate.id === memoryId);
-    if (!memory) {
+    if (!memory || !ownsRow(principal, memory)) {
       throw new ServerError({
         code: 'not_found',
         field: 'path.memoryId',

@@ -232,4 +232,13 @@ ALTER TABLE chats ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 ALTER TABLE uploaded_files ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 `,
   },
+  {
+    version: 6,
+    name: 'memories belong to an organisation',
+    // Like chats and files (version 5): no REFERENCES clause, so the callers check the organisation.
+    sql: `
+ALTER TABLE memories ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
+CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id, created_at);
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { Storage } from '../storage.ts';
 import { isStorageErrorCode as isCode } from './is-storage-error-code.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
@@ -282,6 +283,46 @@ export function describeStoreConformance(backend: StorageBackendUnderTest): void
           storage.memories.add({ userId: user.id, text: 'x', maxPerUser: 0 }),
           isCode('invalid_input'),
         );
+      });
+
+      test('a memory belongs to one organisation: listed and capped only there; default the default one', async () => {
+        const user = await storage.users.create({ email: 'mo@example.com' });
+        const acme = await storage.organizations.create({ name: 'Memories Acme' });
+        const plain = await storage.memories.add({ userId: user.id, text: 'default org' });
+        assert.equal(plain.organizationId, DEFAULT_ORGANIZATION_ID);
+        const inAcme = await storage.memories.add({
+          userId: user.id,
+          organizationId: acme.id,
+          text: 'acme one',
+        });
+        assert.equal(inAcme.organizationId, acme.id);
+        assert.deepEqual(
+          (await storage.memories.list(user.id)).map((memory) => memory.text),
+          ['default org'],
+        );
+        assert.deepEqual(
+          (await storage.memories.list(user.id, DEFAULT_ORGANIZATION_ID)).map((memory) => memory.text),
+          ['default org'],
+        );
+        // The cap counts the organisation's memories only: adding in Acme never evicts the default one's.
+        await storage.memories.add({
+          userId: user.id,
+          organizationId: acme.id,
+          text: 'acme two',
+          maxPerUser: 1,
+        });
+        assert.deepEqual(
+          (await storage.memories.list(user.id, acme.id)).map((memory) => [
+            memory.text,
+            memory.organizationId,
+          ]),
+          [['acme two', acme.id]],
+        );
+        assert.deepEqual(
+          (await storage.memories.list(user.id)).map((memory) => memory.text),
+          ['default org'],
+        );
+        assert.deepEqual(await storage.memories.list(user.id, 'no-such-org'), []);
       });
     });
 

@@ -13,11 +13,13 @@ export interface AddMemoryStorage {
     /** With `maxPerUser`, the oldest memories are deleted first to make room. */
     add(memory: {
       readonly userId: string;
+      /** Absent: the store's default organisation. */
+      readonly organizationId?: string;
       readonly text: string;
       readonly maxPerUser?: number;
     }): Promise<StoredMemory>;
-    /** The user's memories, oldest first. */
-    list(userId: string): Promise<readonly StoredMemory[]>;
+    /** The user's memories in the organisation (absent: the store's default one), oldest first. */
+    list(userId: string, organizationId?: string): Promise<readonly StoredMemory[]>;
     update(id: string, text: string): Promise<StoredMemory>;
   };
   readonly users?: { get(id: string): Promise<{ readonly name: string | null } | undefined> };

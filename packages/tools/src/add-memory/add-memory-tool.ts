@@ -1,7 +1,7 @@
 import type { StreamModelStepOptions } from '@toolbus/core';
 import { defineTool } from '@toolbus/core';
 import type { Tool } from '@toolbus/spec';
-import { ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import type { AddMemoryStorage, StoredMemory } from './add-memory-storage.ts';
 import { decideMemoryOperation } from './decide-memory-operation.ts';
@@ -13,6 +13,11 @@ export interface AddMemoryToolOptions {
   readonly storage: AddMemoryStorage;
   /** The model that decides between add and update (an AI SDK language model, e.g. from `resolveLanguageModel`). */
   readonly model: StreamModelStepOptions['model'];
+  /**
+   * The organisation the turn runs in (the server's): memories are read, capped and saved there only, so a user's
+   * memories never cross organisations. Absent: the storage's default organisation.
+   */
+  readonly organizationId?: string;
   /**
    * Adding past this many deletes the user's oldest memory first. Default 10: every memory goes into every prompt
    * of the user's chats, so the list stays short.
@@ -35,7 +40,7 @@ export interface AddMemoryToolOptions {
  * each decision sees the previous write. Later chats get the memories through `renderMemoriesForPrompt`.
  */
 export function createAddMemoryTool(options: AddMemoryToolOptions): Tool {
-  const { storage, model } = options;
+  const { storage, model, organizationId } = options;
   const maxPerUser = options.maxMemoriesPerUser ?? 10;
   const maxMemoryChars = options.maxMemoryChars ?? 1000;
   return defineTool({
@@ -71,7 +76,7 @@ export function createAddMemoryTool(options: AddMemoryToolOptions): Tool {
         });
       }
       const newMemory = flattenText(memory);
-      const existing = await storage.memories.list(userId);
+      const existing = await storage.memories.list(userId, organizationId);
       const user = await storage.users?.get(userId);
       const { decision, fallbackReason } = await decideMemoryOperation({
         model,
@@ -97,7 +102,7 @@ export function createAddMemoryTool(options: AddMemoryToolOptions): Tool {
         if (existing.length >= maxPerUser) {
           notes.push(`The oldest memory was removed to stay within ${maxPerUser} memories.`);
         }
-        saved = await storage.memories.add({ userId, text, maxPerUser });
+        saved = await storage.memories.add(omitUndefined({ userId, organizationId, text, maxPerUser }));
       }
       if (fallbackReason !== undefined) {
         notes.push(

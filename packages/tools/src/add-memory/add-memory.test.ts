@@ -232,6 +232,32 @@ describe('add_memory over a real storage and the scripted model server', () => {
     );
   });
 
+  test("the turn's organisation: the decision sees only its memories, and the new one is saved there", async () => {
+    const acme = await storage.organizations.create({ name: `Acme ${randomBytes(4).toString('hex')}` });
+    await storage.memories.add({ userId, text: 'User likes tea' });
+    await storage.memories.add({ userId, organizationId: acme.id, text: 'User works on the Acme launch' });
+    answers.push(
+      decision({ operation: 'add', memory_id: null, memory_text: 'User uses dark mode everywhere' }),
+    );
+    const tool = createAddMemoryTool({ storage, model: modelFor('openai'), organizationId: acme.id });
+    const result = await remember('Alice uses dark mode everywhere', { tool });
+    assert.equal(result.outcome.status, 'success');
+    const decisionPrompt = lastDecisionRequest().messages[1]?.text ?? '';
+    assert.match(decisionPrompt, /EXISTING MEMORIES:\n1\. "User works on the Acme launch"\n/);
+    assert.doesNotMatch(decisionPrompt, /User likes tea/);
+    assert.deepEqual(
+      (await storage.memories.list(userId, acme.id)).map((memory) => [memory.text, memory.organizationId]),
+      [
+        ['User works on the Acme launch', acme.id],
+        ['User uses dark mode everywhere', acme.id],
+      ],
+    );
+    assert.deepEqual(
+      (await storage.memories.list(userId)).map((memory) => memory.text),
+      ['User likes tea'],
+    );
+  });
+
   test('without a known user, or in an incognito chat, nothing is saved and the model is not asked', async () => {
     const requestsBefore = server.requests.length;
     const anonymous = await remember('User likes tea', { userId: null });

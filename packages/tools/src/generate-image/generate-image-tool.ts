@@ -18,6 +18,8 @@ export interface GenerateImageToolOptions {
   readonly model: string;
   /** Stores images as the user's uploaded files (`@toolbus/storage`'s `Storage` fits); needs a known user. */
   readonly storage?: GeneratedImageStorage;
+  /** The organisation images stored through `storage` belong to (the server's turn); absent: the default one. */
+  readonly organizationId?: string;
   /** Any other store, when images should not become the user's files. */
   readonly fileStore?: GeneratedImageFileStore;
   /** `size` per shape. Default {@link DEFAULT_IMAGE_SIZES}. */
@@ -114,7 +116,9 @@ export function createGenerateImageTool(options: GenerateImageToolOptions): Tool
         };
         const stored: StoredImage =
           options.storage !== undefined && userId !== undefined
-            ? await options.storage.files.put({ ...file, userId })
+            ? await options.storage.files.put(
+                omitUndefined({ ...file, userId, organizationId: options.organizationId }),
+              )
             : await (options.fileStore as GeneratedImageFileStore).save(omitUndefined({ ...file, userId }));
         images.push(
           omitUndefined({

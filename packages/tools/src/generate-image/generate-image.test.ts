@@ -5,7 +5,7 @@ import { createCitationAllocator, Emitter, runToolCalls } from '@toolbus/core';
 import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
 import type { Packet, PacketObject, Placement, Tool, ToolEmitter } from '@toolbus/spec';
 import { ToolExecutionError } from '@toolbus/spec';
-import { openStorage, type Storage } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, openStorage, type Storage } from '@toolbus/storage';
 import {
   type FakeImagesServer,
   onePixelPng,
@@ -124,6 +124,18 @@ describe('generate_image against a loopback images API', () => {
     const final = packets.find((packet): packet is ImagesFinal => packet.type === 'image-generation-final');
     const fileId = final?.images[0]?.fileId ?? '';
     assert.deepEqual(await storage.files.readContent(fileId), onePixelPng);
+  });
+
+  test("with the turn's organisation, the stored image belongs to it (default: the default organisation)", async () => {
+    const studio = await storage.organizations.create({ name: 'Image studio' });
+    const fileOf = async (tool: Tool) => {
+      const { outcome, packets } = await generate(tool, { prompt: 'a green kite' });
+      assert.equal(outcome.status, 'success', outcome.response.llmFacing);
+      const final = packets.find((packet): packet is ImagesFinal => packet.type === 'image-generation-final');
+      return storage.files.get(final?.images[0]?.fileId ?? '');
+    };
+    assert.equal((await fileOf(makeTool({ organizationId: studio.id })))?.organizationId, studio.id);
+    assert.equal((await fileOf(makeTool()))?.organizationId, DEFAULT_ORGANIZATION_ID);
   });
 
   test('GPT image models: no response_format, portrait size, no revised prompt (the prompt is reported)', async () => {

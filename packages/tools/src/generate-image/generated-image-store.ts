@@ -14,6 +14,8 @@ export interface GeneratedImageStorage {
   readonly files: {
     put(file: {
       readonly userId: string;
+      /** Absent: the store's default organisation. */
+      readonly organizationId?: string;
       readonly name: string;
       readonly mediaType: string;
       readonly content: Uint8Array;
