@@ -137,6 +137,11 @@ export class TurnRunner {
       // them there before this run's packets.
       await this.#logMissing(options.chatId, options.turn, earlier);
       live.publish(earlier);
+      this.#logger.warn('turn.resumed', {
+        chatId: options.chatId,
+        turn: options.turn,
+        packets: earlier.length,
+      });
     }
     this.#live.set(keyOf(options.chatId, options.turn), live);
     this.#logger.info('turn.start', { chatId: options.chatId, turn: options.turn, userId: options.userId });
