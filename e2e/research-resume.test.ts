@@ -1,14 +1,16 @@
-// Durable Deep Research: two `toolbus serve` worker replicas behind HAProxy on one Redis and one storage. A
+// Durable Deep Research: two `toolbus serve` worker replicas behind HAProxy on one Redis and one PostgreSQL. A
 // research turn runs as a queued job on one of them; it is killed with SIGKILL while its second orchestrator cycle
 // runs. The other replica takes the job over and resumes from the last checkpoint: the first cycle is kept, the
 // cycle in progress runs again (said in a reasoning note), and the client, reconnecting with Last-Event-ID, ends
 // with one complete, duplicate-free packet stream and one report.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { checkPacketStream } from '@toolbus/research';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
 import type { Packet } from '@toolbus/spec';
+import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
 import { followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import {
   fetchThroughBalancer,
@@ -20,12 +22,18 @@ import {
 const solar = 'Research solar panels';
 // Each step of this agent waits (ResearchWorld.slowStepMs) until the kill: its cycle is the one in progress.
 const wind = 'Research wind turbines slowly';
+let postgres: TestPostgres;
 let redis: TestRedisServer;
 let world: ResearchWorld;
 let cluster: ReplicaCluster;
 
 before(async () => {
-  [redis, world] = await Promise.all([startRedisServer(), startResearchWorld({ delayMs: 20 })]);
+  [postgres, redis, world] = await Promise.all([
+    startTestPostgres(),
+    startRedisServer(),
+    startResearchWorld({ delayMs: 20 }),
+  ]);
+  const storageUrl = await postgres.createDatabase();
   // One agent per orchestrator cycle: solar in the first, wind in the second, then the report.
   world.script = { tasks: [solar, wind], sequential: true };
   // Four steps of 3 s each: the wind agent cannot finish before the client sees it start, however slow the
@@ -35,13 +43,18 @@ before(async () => {
     redisUrl: redis.url,
     model: `openai-compatible:${world.server.url}/v1#scripted`,
     replicas: 2,
-    // Merged into the shared config file (the storage stays the SQLite file in the shared home): the default
-    // persona's web_search goes to the research world's SearXNG-compatible backend, open_url may reach loopback.
+    // Merged into the shared config file: the default persona's web_search goes to the research world's
+    // SearXNG-compatible backend, open_url may reach loopback.
     storageConfig: {
       allowHosts: ['127.0.0.1'],
       webSearch: { provider: 'searxng', baseUrl: world.backend.origin },
     },
-    environment: { TOOLBUS_CONTEXT_WINDOW: '128000' },
+    // One PostgreSQL database for both replicas (secrets sealed with one shared key), as in a deployment.
+    environment: {
+      TOOLBUS_CONTEXT_WINDOW: '128000',
+      TOOLBUS_STORAGE_URL: storageUrl,
+      TOOLBUS_SECRET_KEY: randomBytes(32).toString('base64'),
+    },
     turnLockMs: 3_000,
   });
 });
@@ -49,6 +62,7 @@ after(async () => {
   await cluster?.stop();
   await world?.close();
   await redis?.stop();
+  await postgres?.stop();
 });
 
 async function json<T>(response: Response): Promise<T> {
