@@ -70,6 +70,13 @@ async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
+/** Waits (bounded) for a condition: a replica's log reaches this process through a pipe, possibly late. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(condition(), what);
+}
+
 const agentRequests = (task: string) =>
   world.server.requests.filter(
     (request) =>
@@ -102,29 +109,39 @@ test('a Deep Research run whose worker is killed finishes on the other replica w
       .log()
       .split('\n')
       .some((line) => line.includes('"event":"turn.start"') && line.includes(chat.id));
-  const state: { killed?: Replica; solarRequestsAtKill?: number } = {};
-  const kill = () => {
-    const [worker, ...others] = cluster.replicas.filter(ranIt);
-    assert.ok(worker, 'a replica logged that it runs the turn');
-    assert.deepEqual(others, [], 'one replica runs it');
-    state.killed = worker;
+  const state: { killing?: Promise<Replica>; solarRequestsAtKill?: number } = {};
+  /** The worker is the one replica running a turn (each replica's own /health counts its running turns). */
+  const kill = async (): Promise<Replica> => {
+    const running = await Promise.all(
+      cluster.replicas.map(async (replica) => {
+        const health = await fetch(`http://127.0.0.1:${replica.port}/health`);
+        return ((await health.json()) as { runningTurns: number }).runningTurns;
+      }),
+    );
+    const workers = cluster.replicas.filter((_, index) => (running[index] ?? 0) > 0);
+    assert.equal(workers.length, 1, `one replica runs the turn: ${running.join(', ')}`);
+    const worker = workers[0] as Replica;
     state.solarRequestsAtKill = agentRequests(solar);
     worker.child.kill('SIGKILL');
     world.slowStepMs = 0;
+    return worker;
   };
   const followed = await followTurn({
     baseUrl: base,
     chatId: chat.id,
     turn: 0,
     onPacket: (packet) => {
-      if (state.killed || packet.obj.type !== 'research-agent-start' || packet.obj.task !== wind) return;
+      if (state.killing || packet.obj.type !== 'research-agent-start' || packet.obj.task !== wind) return;
       // The second cycle's agent started: the first cycle is checkpointed (saved before the next one starts),
       // and the worker dies mid-cycle.
-      kill();
+      state.killing = kill();
+      // Awaited below; a failure there fails the test.
+      state.killing.catch(() => undefined);
     },
   });
-  const { killed } = state;
-  assert.ok(killed, 'the worker was killed mid-run');
+  assert.ok(state.killing, 'the worker was killed mid-run');
+  const killed = await state.killing;
+  await until(() => ranIt(killed), 'the killed replica logged that it ran the turn');
   assert.equal(await killed.exited, null, 'killed by the signal');
 
   // Every packet once, in order; a replay from storage through the surviving replica is the same stream.
@@ -141,10 +158,7 @@ test('a Deep Research run whose worker is killed finishes on the other replica w
   // The other replica resumed it: the first cycle kept, the one in progress run again, and said so.
   const survivor = cluster.replicas.find((replica) => replica !== killed);
   assert.ok(survivor);
-  // Its log reaches this process through a pipe, possibly after the packets did: wait for it (bounded).
-  const deadline = Date.now() + 20_000;
-  while (!ranIt(survivor) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.ok(ranIt(survivor), 'the surviving replica ran the turn');
+  await until(() => ranIt(survivor), 'the surviving replica logged that it ran the turn');
   const ofType = (type: string) => packets.filter((packet: WirePacket) => packet.obj.type === type);
   assert.deepEqual(
     ofType('research-agent-start').map((packet) => packet.obj.task),
