@@ -233,6 +233,27 @@ describe('runDeepResearch resumed from a checkpoint', () => {
     assert.equal(ofType(whole, 'stop').length, 1);
   });
 
+  it('a run that had ended its stream (died before its end was recorded) runs nothing again and adds nothing', async () => {
+    world.script = { tasks: [solar] };
+    const checkpoints: DeepResearchCheckpoint[] = [];
+    const first = runDeepResearch({
+      ...base(),
+      onCheckpoint: async (checkpoint) => void checkpoints.push(checkpoint),
+    });
+    const packets: Packet[] = [];
+    for await (const packet of first) packets.push(packet);
+    const done = await first.result;
+    assert.equal(done.stopReason, 'finished');
+    const requestsBefore = world.server.requests.length;
+    const { resumed, result } = await resume(checkpoints.at(-1), packets);
+    assert.deepEqual(resumed, []);
+    assert.equal(world.server.requests.length, requestsBefore, 'no model call');
+    assert.equal(result.stopReason, 'finished');
+    assert.equal(result.answer, done.answer);
+    assert.deepEqual(result.messages, [{ role: 'assistant', content: done.answer }]);
+    assert.equal(result.plan, done.plan);
+  });
+
   it('a stored value that is not a checkpoint of this version is refused', () => {
     assert.equal(parseDeepResearchCheckpoint(undefined), undefined);
     assert.equal(parseDeepResearchCheckpoint({ version: 2 }), undefined);

@@ -106,6 +106,10 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
   const limits: DeepResearchLimits = { ...DEFAULT_DEEP_RESEARCH_LIMITS, ...options.limits };
   const prompts: DeepResearchPrompts = { ...DEFAULT_DEEP_RESEARCH_PROMPTS, ...options.prompts };
   checkContextGate(options.contextWindowTokens, limits.minContextTokens);
+  // The interrupted run had ended its stream (it died after its stop, before its caller recorded the end): nothing
+  // runs again and nothing is added; the result is read from the stream.
+  const ended = options.resume && endedStreamResult(options.resume);
+  if (ended) return ended;
   const checkpoint = options.resume?.checkpoint;
   const startedAt = Date.now() - (checkpoint?.elapsedMs ?? 0);
   const date = checkpoint?.date ?? options.date ?? new Date().toISOString().slice(0, 10);
@@ -296,6 +300,30 @@ function resumeStream(resume: DeepResearchResume, emitter: Emitter): number {
   emitter.emitAt(at, { type: 'reasoning-delta', reasoning: resumedNote(resume.checkpoint) });
   emitter.emitAt(at, { type: 'reasoning-end' });
   return noteTurn + 1;
+}
+
+/** The result of a run whose stored stream already ends with `stop`, read from its packets; else undefined. */
+function endedStreamResult(resume: DeepResearchResume): DeepResearchResult | undefined {
+  const stop = resume.packets.at(-1)?.obj;
+  if (stop?.type !== 'stop') return undefined;
+  let answer = '';
+  let failure: ToolbusError | undefined;
+  for (const { placement, obj } of resume.packets) {
+    if (placement.path?.length) continue;
+    if (obj.type === 'message-start') answer = '';
+    if (obj.type === 'message-delta') answer += obj.content;
+    if (obj.type === 'message-replace') answer = obj.content;
+    if (obj.type === 'error') failure = new ToolbusError({ code: obj.code, message: obj.message });
+  }
+  return emptyResult({
+    stopReason: stop.reason,
+    answer,
+    messages: answer.trim() ? [{ role: 'assistant', content: answer }] : [],
+    clarification: stop.reason === 'clarification',
+    plan: resume.checkpoint?.plan ?? '',
+    agents: resume.checkpoint?.agents ?? [],
+    ...(stop.reason === 'error' ? omitUndefined({ error: failure }) : {}),
+  });
 }
 
 /** What a resumed run tells the reader: what it kept and what it does again. */
