@@ -1,9 +1,10 @@
-import type { AccessStore, ApiKeyRecord, WebSessionRecord } from '@toolbus/storage';
+import { type AccessStore, type ApiKeyRecord, DEFAULT_ORGANIZATION_ID, type WebSessionRecord } from '@toolbus/storage';
 import { isoTime, isoTimeOrNull, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
 
 interface ApiKeyRow {
   id: string;
   user_id: string;
+  organization_id: string;
   name: string;
   prefix: string;
   key_hash: string;
@@ -21,7 +22,7 @@ interface SessionRow {
   expires_at: Date;
 }
 
-const keyColumns = 'id, user_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at';
+const keyColumns = 'id, user_id, organization_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at';
 
 /** API keys and web sessions over PostgreSQL (hashes only). */
 export function createPostgresAccessStore(context: PostgresContext): AccessStore {
@@ -36,11 +37,12 @@ export function createPostgresAccessStore(context: PostgresContext): AccessStore
     async createApiKey(key) {
       const { rows } = await withConstraintErrors('Creating an API key', () =>
         pool.query<ApiKeyRow>(
-          `INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) RETURNING ${keyColumns}`,
+          `INSERT INTO api_keys (id, user_id, organization_id, name, prefix, key_hash, scopes, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING ${keyColumns}`,
           [
             context.newId(),
             key.userId,
+            key.organizationId ?? DEFAULT_ORGANIZATION_ID,
             key.name,
             key.prefix,
             key.hash,
@@ -100,6 +102,7 @@ function toKey(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id,
     userId: row.user_id,
+    organizationId: row.organization_id,
     name: row.name,
     prefix: row.prefix,
     hash: row.key_hash,

@@ -4,6 +4,8 @@ import type { User } from './user.ts';
 export interface ApiKeyRecord {
   readonly id: string;
   readonly userId: string;
+  /** The organisation the key acts in: a request with it acts there and nowhere else. */
+  readonly organizationId: string;
   readonly name: string;
   /** The first characters of the key (`tb_ab12…`), shown in lists. */
   readonly prefix: string;
@@ -17,6 +19,8 @@ export interface ApiKeyRecord {
 /** What storing a new API key takes (the caller hashes it). */
 export interface NewApiKey {
   readonly userId: User['id'];
+  /** The organisation the key acts in (default the default one). */
+  readonly organizationId?: string;
   readonly name: string;
   readonly prefix: string;
   readonly hash: string;

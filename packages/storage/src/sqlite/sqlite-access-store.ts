@@ -1,10 +1,12 @@
 import type { ApiKeyRecord, WebSessionRecord } from '../access.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { AccessStore } from '../storage.ts';
 import { type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ApiKeyRow {
   id: string;
   user_id: string;
+  organization_id: string;
   name: string;
   prefix: string;
   key_hash: string;
@@ -26,7 +28,7 @@ interface SessionRow {
 export function createSqliteAccessStore(context: SqliteContext): AccessStore {
   const { database } = context;
   const insertKey = database.prepare(
-    'INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO api_keys (id, user_id, organization_id, name, prefix, key_hash, scopes_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const selectKeyByHash = database.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
   const selectKey = database.prepare('SELECT * FROM api_keys WHERE id = ?');
@@ -50,6 +52,7 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
         insertKey.run(
           id,
           key.userId,
+          key.organizationId ?? DEFAULT_ORGANIZATION_ID,
           key.name,
           key.prefix,
           key.hash,
@@ -98,6 +101,7 @@ function toKey(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id,
     userId: row.user_id,
+    organizationId: row.organization_id,
     name: row.name,
     prefix: row.prefix,
     hash: row.key_hash,
