@@ -1,4 +1,9 @@
-import { type AccessStore, type ApiKeyRecord, DEFAULT_ORGANIZATION_ID, type WebSessionRecord } from '@toolbus/storage';
+import {
+  type AccessStore,
+  type ApiKeyRecord,
+  DEFAULT_ORGANIZATION_ID,
+  type WebSessionRecord,
+} from '@toolbus/storage';
 import { isoTime, isoTimeOrNull, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
 
 interface ApiKeyRow {
@@ -22,7 +27,8 @@ interface SessionRow {
   expires_at: Date;
 }
 
-const keyColumns = 'id, user_id, organization_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at';
+const keyColumns =
+  'id, user_id, organization_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at';
 
 /** API keys and web sessions over PostgreSQL (hashes only). */
 export function createPostgresAccessStore(context: PostgresContext): AccessStore {

@@ -24,7 +24,12 @@ export type {
   UpsertOutcome,
 } from './internal-search/document-index.ts';
 export { DocumentIndex, openDocumentIndex } from './internal-search/document-index.ts';
-export type { DocumentSearchIndex } from './internal-search/document-search-index.ts';
+export type {
+  DocumentScope,
+  DocumentSearchIndex,
+  IndexedDocumentInfo,
+  ListDocumentsOptions,
+} from './internal-search/document-search-index.ts';
 export type {
   IndexPathsOptions,
   IndexPathsResult,

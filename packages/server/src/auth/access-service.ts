@@ -25,6 +25,8 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** An API key as shown to its owner: never the key itself, except once at creation. */
 export interface ApiKeyView {
   readonly id: string;
+  /** The organisation the key acts in, and only there. */
+  readonly organizationId: string;
   readonly name: string;
   readonly prefix: string;
   readonly scopes: readonly string[];
@@ -102,11 +104,19 @@ export class AccessService {
 
   /**
    * Creates an API key for the caller, or (admins) for `userId`. Scopes a user's role cannot use are refused
-   * (`admin` is for admins). Returns the key: shown this once, stored only as a hash.
+   * (`admin` is for admins). The key acts in one organisation only: the caller's own key in the organisation the
+   * request acts in; an admin's key for another user in `organizationId` (one the user is a member of), else the
+   * caller's organisation when the user is a member there, else the user's first. Returns the key: shown this
+   * once, stored only as a hash.
    */
   async createApiKey(
     principal: Principal,
-    input: { name: string; scopes?: readonly ApiKeyScope[] | undefined; userId?: string | undefined },
+    input: {
+      name: string;
+      scopes?: readonly ApiKeyScope[] | undefined;
+      userId?: string | undefined;
+      organizationId?: string | undefined;
+    },
   ): Promise<{ key: string; apiKey: ApiKeyView }> {
     let owner = principal.user;
     if (input.userId !== undefined && input.userId !== principal.user.id) {
@@ -131,9 +141,11 @@ export class AccessService {
         });
       }
     });
+    const organizationId = await this.#keyOrganization(principal, owner, input.organizationId);
     const key = `${keyPrefix}${randomBytes(32).toString('base64url')}`;
     const record = await this.#storage.access.createApiKey({
       userId: owner.id,
+      organizationId,
       name: input.name,
       prefix: key.slice(0, 10),
       hash: sha256(key),
@@ -210,6 +222,42 @@ export class AccessService {
     return { user, key };
   }
 
+  /** The organisation a new key of `owner` acts in (see {@link AccessService.createApiKey}). */
+  async #keyOrganization(principal: Principal, owner: User, requested: string | undefined): Promise<string> {
+    const memberships = await this.#storage.organizations.listMemberships(owner.id);
+    const usable = async (organizationId: string) =>
+      memberships.some((member) => member.organizationId === organizationId) ||
+      (owner.role === 'admin' && (await this.#storage.organizations.get(organizationId)) !== undefined);
+    if (requested !== undefined) {
+      if (owner.id === principal.user.id && requested !== principal.organization.id) {
+        throw new ServerError({
+          code: 'forbidden',
+          field: 'body.organizationId',
+          message: `body.organizationId: your own key acts where this request acts (${JSON.stringify(principal.organization.id)}); act in the other organisation to make one there.`,
+        });
+      }
+      if (!(await usable(requested))) {
+        throw new ServerError({
+          code: 'invalid_request',
+          field: 'body.organizationId',
+          message: `body.organizationId: the user is not a member of organisation ${JSON.stringify(requested)}.`,
+        });
+      }
+      return requested;
+    }
+    if (owner.id === principal.user.id || (await usable(principal.organization.id))) {
+      return principal.organization.id;
+    }
+    const first = memberships[0];
+    if (first) return first.organizationId;
+    if (owner.role === 'admin') return DEFAULT_ORGANIZATION_ID;
+    throw new ServerError({
+      code: 'invalid_request',
+      field: 'path.userId',
+      message: 'path.userId: the user belongs to no organisation; add them to one first.',
+    });
+  }
+
   async #fromKey(key: string, requestedOrganization: string | undefined): Promise<Principal | undefined> {
     if (!key.startsWith(keyPrefix) || key.length > 200) return undefined;
     const record = await this.#storage.access.findApiKeyByHash(sha256(key));
@@ -222,7 +270,23 @@ export class AccessService {
     const scopes = record.scopes.filter((scope): scope is ApiKeyScope =>
       allowed.includes(scope as ApiKeyScope),
     );
-    const organization = await resolveOrganization(this.#storage, user, requestedOrganization);
+    // A key acts in the organisation it was made in and nowhere else: naming another is refused, not ignored.
+    if (requestedOrganization !== undefined && requestedOrganization !== record.organizationId) {
+      throw new ServerError({
+        code: 'forbidden',
+        field: `header.${ORGANIZATION_HEADER}`,
+        message: `header.${ORGANIZATION_HEADER}: this API key acts only in organisation ${JSON.stringify(record.organizationId)}; use a key made there.`,
+      });
+    }
+    let organization: Principal['organization'];
+    try {
+      organization = await resolveOrganization(this.#storage, user, record.organizationId);
+    } catch {
+      throw new ServerError({
+        code: 'forbidden',
+        message: `This API key acts in organisation ${JSON.stringify(record.organizationId)}, which its user is no longer a member of.`,
+      });
+    }
     return { user, role: user.role, scopes, via: 'api-key', keyId: record.id, organization };
   }
 }
@@ -240,6 +304,7 @@ function requireAdmin(principal: Principal): void {
 function keyView(record: ApiKeyRecord): ApiKeyView {
   return {
     id: record.id,
+    organizationId: record.organizationId,
     name: record.name,
     prefix: record.prefix,
     scopes: record.scopes,

@@ -382,10 +382,13 @@ describe('organisations', () => {
       );
     const carol = await addMember(acme.id, 'carol@acme.example', 'admin');
     const dave = await addMember(globex.id, 'dave@globex.example', 'admin');
-    const keyOf = async (userId: string) =>
+    const keyOf = async (userId: string, organizationId?: string) =>
       (
         await json<{ key: string }>(
-          await call('POST', `/v1/admin/users/${userId}/keys`, { key: adminKey, body: { name: 'k' } }),
+          await call('POST', `/v1/admin/users/${userId}/keys`, {
+            key: adminKey,
+            body: { name: 'k', ...omitUndefined({ organizationId }) },
+          }),
           201,
         )
       ).key;
@@ -394,7 +397,9 @@ describe('organisations', () => {
     // An org admin adds members to their own org (the user is created there), never to another.
     const erin = await addMember(acme.id, 'erin@orgs.example', 'member', carolKey);
     await addMember(globex.id, 'erin@orgs.example', 'member', daveKey);
+    // A key acts in one organisation: Erin, in two, holds one key for each.
     const erinKey = await keyOf(erin.userId);
+    const erinGlobexKey = await keyOf(erin.userId, globex.id);
     const refused = await json<{ error: { field: string } }>(
       await call('POST', `/v1/organizations/${acme.id}/members`, {
         key: daveKey,
@@ -464,25 +469,25 @@ describe('organisations', () => {
       201,
     );
     assert.equal(
-      (await call('GET', `/v1/chats/${chat.id}`, { key: erinKey, headers: inGlobex })).status,
+      (await call('GET', `/v1/chats/${chat.id}`, { key: erinGlobexKey, headers: inGlobex })).status,
       404,
     );
     assert.equal(
-      (await call('GET', `/v1/files/${file.id}`, { key: erinKey, headers: inGlobex })).status,
+      (await call('GET', `/v1/files/${file.id}`, { key: erinGlobexKey, headers: inGlobex })).status,
       404,
     );
     const globexChats = await json<{ chats: { id: string }[] }>(
-      await call('GET', '/v1/chats', { key: erinKey, headers: inGlobex }),
+      await call('GET', '/v1/chats', { key: erinGlobexKey, headers: inGlobex }),
       200,
     );
     assert.ok(!globexChats.chats.some((entry) => entry.id === chat.id));
     const globexChat = await json<{ id: string }>(
-      await call('POST', '/v1/chats', { key: erinKey, headers: inGlobex, body: {} }),
+      await call('POST', '/v1/chats', { key: erinGlobexKey, headers: inGlobex, body: {} }),
       201,
     );
     const attach = await json<{ error: { field: string } }>(
       await call('POST', `/v1/chats/${globexChat.id}/messages`, {
-        key: erinKey,
+        key: erinGlobexKey,
         headers: inGlobex,
         body: { content: 'read it', fileIds: [file.id] },
       }),
@@ -500,34 +505,31 @@ describe('organisations', () => {
       201,
     );
     assert.equal(memory.organizationId, acme.id);
-    const memoryTexts = async (headers: Record<string, string>) =>
+    const memoryTexts = async (key: string) =>
       (
-        await json<{ memories: { text: string }[] }>(
-          await call('GET', '/v1/memories', { key: erinKey, headers }),
-          200,
-        )
+        await json<{ memories: { text: string }[] }>(await call('GET', '/v1/memories', { key }), 200)
       ).memories.map((entry) => entry.text);
-    assert.deepEqual(await memoryTexts(inGlobex), []);
+    assert.deepEqual(await memoryTexts(erinGlobexKey), []);
     assert.equal(
-      (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinKey, headers: inGlobex })).status,
+      (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinGlobexKey, headers: inGlobex })).status,
       404,
     );
     assert.equal(
       (
         await call('PATCH', `/v1/memories/${memory.id}`, {
-          key: erinKey,
+          key: erinGlobexKey,
           headers: inGlobex,
           body: { text: 'overwritten' },
         })
       ).status,
       404,
     );
-    assert.deepEqual(await memoryTexts(inAcme), ['Erin works on Acme']);
+    assert.deepEqual(await memoryTexts(erinKey), ['Erin works on Acme']);
     assert.equal(
       (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinKey, headers: inAcme })).status,
       204,
     );
-    assert.deepEqual(await memoryTexts(inAcme), []);
+    assert.deepEqual(await memoryTexts(erinKey), []);
     // Naming an organisation she is not in is refused, not ignored.
     const foreign = await json<{ error: { field: string } }>(
       await call('GET', '/v1/chats', { key: daveKey, headers: inAcme }),
@@ -535,9 +537,58 @@ describe('organisations', () => {
     );
     assert.equal(foreign.error.field, 'header.x-toolbus-organization');
     const me = await json<{ organization: { id: string; role: string } }>(
-      await call('GET', '/v1/me', { key: erinKey, headers: inGlobex }),
+      await call('GET', '/v1/me', { key: erinGlobexKey, headers: inGlobex }),
       200,
     );
     assert.deepEqual(me.organization, { id: globex.id, role: 'member' });
+
+    // Her Acme key cannot be switched into Globex (where she is a member too), and acts in Acme without a header.
+    const switched = await json<{ error: { field: string; message: string } }>(
+      await call('GET', '/v1/chats', { key: erinKey, headers: inGlobex }),
+      403,
+    );
+    assert.equal(switched.error.field, 'header.x-toolbus-organization');
+    assert.match(switched.error.message, /acts only in organisation/);
+    const acmeChats = await json<{ chats: { id: string }[] }>(
+      await call('GET', '/v1/chats', { key: erinKey }),
+      200,
+    );
+    assert.deepEqual(
+      acmeChats.chats.map((entry) => entry.id),
+      [chat.id],
+    );
+    // Each key shows its organisation; a key made with a key is made in that key's organisation.
+    const made = await json<{ key: string; apiKey: { organizationId: string } }>(
+      await call('POST', '/v1/keys', { key: erinGlobexKey, body: { name: 'laptop' } }),
+      201,
+    );
+    assert.equal(made.apiKey.organizationId, globex.id);
+    assert.equal(
+      (await call('POST', '/v1/keys', { key: erinGlobexKey, headers: inAcme, body: { name: 'x' } })).status,
+      403,
+    );
+    const listed = await json<{ keys: { organizationId: string }[] }>(
+      await call('GET', '/v1/keys', { key: erinKey }),
+      200,
+    );
+    assert.deepEqual(
+      listed.keys.map((key) => key.organizationId),
+      [acme.id, globex.id, globex.id],
+    );
+    // No key of a user for an organisation they are not in; a member removed from an organisation loses its keys.
+    const outside = await json<{ error: { field: string } }>(
+      await call('POST', `/v1/admin/users/${dave.userId}/keys`, {
+        key: adminKey,
+        body: { name: 'x', organizationId: acme.id },
+      }),
+      400,
+    );
+    assert.equal(outside.error.field, 'body.organizationId');
+    assert.equal(
+      (await call('DELETE', `/v1/organizations/${acme.id}/members/${erin.userId}`, { key: carolKey })).status,
+      204,
+    );
+    assert.equal((await call('GET', '/v1/chats', { key: erinKey })).status, 403);
+    assert.equal((await call('GET', '/v1/chats', { key: made.key })).status, 200);
   });
 });

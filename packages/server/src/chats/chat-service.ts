@@ -5,6 +5,7 @@ import { runDeepResearch } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
+import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
 import { resolveOrganization } from '../auth/organization-service.ts';
 import { ownsRow, type Principal } from '../http/principal.ts';
@@ -68,6 +69,8 @@ export interface ChatServiceDependencies {
   readonly approvals?: ApprovalHub;
   /** The models' input window in tokens, which Deep Research checks before it runs. */
   readonly contextWindowTokens?: number;
+  /** The document index; each turn's built-in tools get its organisation's view only. */
+  readonly documentIndex?: DocumentSearchIndex;
 }
 
 /**
@@ -398,6 +401,12 @@ export class ChatService {
     const context: BuiltInToolContext = {
       user: principal.user,
       organizationId: principal.organization.id,
+      ...omitUndefined({
+        documentIndex: deps.documentIndex?.forOrganization({
+          organizationId: principal.organization.id,
+          uploadedBy: principal.user.id,
+        }),
+      }),
       // Resolved only when a built-in needs a model (the memory tool): the MCP endpoint runs no model itself.
       get model() {
         model ??= deps.resolveModel(deps.defaultModel);
