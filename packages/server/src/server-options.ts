@@ -71,7 +71,7 @@ export interface ServerOptions {
   /** The persona of chats that name none (default: the persona named `default`, else the first). */
   readonly defaultPersonaId?: string;
   readonly limits?: ServerLimits;
-  /** Model steps per turn (default the core's). */
+  /** Model steps per chat turn, and orchestrator cycles of a Deep Research turn (default the core's and research's). */
   readonly maxCycles?: number;
   readonly logger?: ServerLogger;
   /**

@@ -229,11 +229,15 @@ export class AccessService {
       memberships.some((member) => member.organizationId === organizationId) ||
       (owner.role === 'admin' && (await this.#storage.organizations.get(organizationId)) !== undefined);
     if (requested !== undefined) {
-      if (owner.id === principal.user.id && requested !== principal.organization.id) {
+      if (
+        owner.id === principal.user.id &&
+        principal.role !== 'admin' &&
+        requested !== principal.organization.id
+      ) {
         throw new ServerError({
           code: 'forbidden',
           field: 'body.organizationId',
-          message: `body.organizationId: your own key acts where this request acts (${JSON.stringify(principal.organization.id)}); act in the other organisation to make one there.`,
+          message: `body.organizationId: your own key acts where this request acts (${JSON.stringify(principal.organization.id)}); only a deployment admin makes their own keys for another organisation.`,
         });
       }
       if (!(await usable(requested))) {

@@ -1,11 +1,11 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { type ChatTurn, runChatTurn } from '@toolbus/core';
-import { runDeepResearch } from '@toolbus/research';
+import { DEFAULT_DEEP_RESEARCH_PROMPTS, type DeepResearchPrompts, runDeepResearch } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
-import type { DocumentSearchIndex } from '@toolbus/tools';
+import { type DocumentSearchIndex, withSavedMemories } from '@toolbus/tools';
 import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
 import { resolveOrganization } from '../auth/organization-service.ts';
 import { ownsRow, type Principal } from '../http/principal.ts';
@@ -328,6 +328,13 @@ export class ChatService {
         : undefined;
       const answersClarification = previous?.kind === 'research' && previous.endReason === 'clarification';
       const maxCycles = input.maxCycles ?? deps.maxCycles;
+      // The deployment's prompt with the caller's memories of this organisation (when memory is on), as the CLI.
+      const systemPrompt = await withSavedMemories({
+        prompt: deps.systemPrompt,
+        memories: deps.storage.memories,
+        user: principal.user,
+        organizationId: principal.organization.id,
+      });
       const start: StartTurnOptions = {
         chatId: chat.id,
         userId: principal.user.id,
@@ -346,18 +353,24 @@ export class ChatService {
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
           // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
+          // The steps that speak to the user (clarification, final report) get the system prompt too, and
+          // `maxCycles` bounds its orchestrator cycles.
           const turn: ChatTurn = input.research
             ? runDeepResearch({
                 model: telemetry.model,
                 messages: [...history, userMessage],
                 tools,
                 signal,
+                prompts: researchPromptsWith(systemPrompt),
+                ...(maxCycles === undefined
+                  ? {}
+                  : { limits: { orchestratorCycles: maxCycles, orchestratorCyclesReasoning: maxCycles } }),
                 ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
                 ...(answersClarification ? { skipClarification: true } : {}),
               })
             : runChatTurn({
                 model: telemetry.model,
-                messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
+                messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
                 tools,
                 files,
                 userId: principal.user.id,
@@ -496,4 +509,12 @@ export class ChatService {
       return [shown];
     });
   }
+}
+
+/** Deep Research's prompts with the deployment's system prompt after those of the steps that answer the user. */
+function researchPromptsWith(systemPrompt: string): Partial<DeepResearchPrompts> {
+  return {
+    clarification: `${DEFAULT_DEEP_RESEARCH_PROMPTS.clarification}\n\n${systemPrompt}`,
+    finalReport: `${DEFAULT_DEEP_RESEARCH_PROMPTS.finalReport}\n\n${systemPrompt}`,
+  };
 }
