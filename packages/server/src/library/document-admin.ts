@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { resolve, sep } from 'node:path';
+import { omitUndefined } from '@toolbus/spec';
 import {
   type DocumentScope,
   type DocumentSearchIndex,
@@ -9,7 +10,6 @@ import {
   type IndexProgress,
   indexPaths,
 } from '@toolbus/tools';
-import { omitUndefined } from '@toolbus/spec';
 import { ServerError } from '../http/server-error.ts';
 
 /** What the document operations need. */

@@ -279,7 +279,7 @@ export class DocumentIndex implements DocumentSearchIndex {
    */
   #selectiveMatch(terms: readonly string[]): string | undefined {
     if (terms.length <= 1) return terms[0];
-    const all = Number((this.#statements.allChunks?.get() as { chunks: number }).chunks);
+    const all = Number((this.#statements.allChunks?.get() as { chunks: number } | undefined)?.chunks ?? 0);
     const threshold = Math.max(1000, Math.floor(all * 0.02));
     const selective = terms.filter((term) => {
       const row = this.#statements.termFrequency?.get(term, threshold) as { hits: number } | undefined;
