@@ -22,6 +22,7 @@ interface ApiKeyRow {
 interface SessionRow {
   token_hash: string;
   user_id: string;
+  organization_id: string | null;
   csrf_hash: string;
   created_at: Date;
   expires_at: Date;
@@ -83,15 +84,22 @@ export function createPostgresAccessStore(context: PostgresContext): AccessStore
       await pool.query('DELETE FROM web_sessions WHERE expires_at <= $1', [now]);
       await withConstraintErrors('Creating a session', () =>
         pool.query(
-          'INSERT INTO web_sessions (token_hash, user_id, csrf_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-          [session.tokenHash, session.userId, session.csrfHash, now, session.expiresAt],
+          'INSERT INTO web_sessions (token_hash, user_id, organization_id, csrf_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          [
+            session.tokenHash,
+            session.userId,
+            session.organizationId ?? null,
+            session.csrfHash,
+            now,
+            session.expiresAt,
+          ],
         ),
       );
-      return { ...session, createdAt: now };
+      return { ...session, organizationId: session.organizationId ?? null, createdAt: now };
     },
     async getSession(tokenHash) {
       const { rows } = await pool.query<SessionRow>(
-        'SELECT token_hash, user_id, csrf_hash, created_at, expires_at FROM web_sessions WHERE token_hash = $1 AND expires_at > $2',
+        'SELECT token_hash, user_id, organization_id, csrf_hash, created_at, expires_at FROM web_sessions WHERE token_hash = $1 AND expires_at > $2',
         [tokenHash, context.now()],
       );
       return rows[0] && toSession(rows[0]);
@@ -123,6 +131,7 @@ function toSession(row: SessionRow): WebSessionRecord {
   return {
     tokenHash: row.token_hash,
     userId: row.user_id,
+    organizationId: row.organization_id,
     csrfHash: row.csrf_hash,
     createdAt: isoTime(row.created_at),
     expiresAt: isoTime(row.expires_at),

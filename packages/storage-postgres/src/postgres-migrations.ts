@@ -237,13 +237,14 @@ CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id
   },
   {
     version: 4,
-    name: 'API keys bound to an organisation; pending MCP OAuth authorizations',
+    name: 'API keys and web sessions bound to an organisation; pending MCP OAuth authorizations',
     sql: `
 ALTER TABLE api_keys ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id) ON DELETE CASCADE;
 UPDATE api_keys SET organization_id = COALESCE(
   (SELECT m.organization_id FROM organization_members m WHERE m.user_id = api_keys.user_id
     ORDER BY m.created_at, m.ordinal LIMIT 1),
   'default');
+ALTER TABLE web_sessions ADD COLUMN organization_id text REFERENCES organizations(id) ON DELETE CASCADE;
 CREATE TABLE mcp_oauth_pending (
   state_hash text PRIMARY KEY,
   server_id text NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,

@@ -31,6 +31,8 @@ export interface NewApiKey {
 export interface WebSessionRecord {
   readonly tokenHash: string;
   readonly userId: string;
+  /** The organisation the session acts in, and only there; `null` for a session from before sessions were bound. */
+  readonly organizationId: string | null;
   readonly csrfHash: string;
   readonly createdAt: string;
   readonly expiresAt: string;
@@ -40,6 +42,8 @@ export interface WebSessionRecord {
 export interface NewWebSession {
   readonly tokenHash: string;
   readonly userId: string;
+  /** The organisation the session acts in (unbound when absent: it acts where each request names). */
+  readonly organizationId?: string;
   readonly csrfHash: string;
   readonly expiresAt: string;
 }

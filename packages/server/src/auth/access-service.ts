@@ -70,11 +70,13 @@ export class AccessService {
     }
     const user = await this.#storage.users.get(session.userId);
     if (!user) return undefined;
-    const organization = await resolveOrganization(
-      this.#storage,
-      user,
-      context.req.header(ORGANIZATION_HEADER),
-    );
+    const requested = context.req.header(ORGANIZATION_HEADER);
+    // A session acts where the request that started it acted (a key's organisation, only); one from before sessions
+    // were bound acts where each request names.
+    const organization =
+      session.organizationId === null
+        ? await resolveOrganization(this.#storage, user, requested)
+        : await this.#boundOrganization(user, session.organizationId, requested, 'session');
     return { user, role: user.role, scopes: scopesOfRole(user.role), via: 'session', organization };
   }
 
@@ -172,7 +174,10 @@ export class AccessService {
     await this.#storage.access.revokeApiKey(keyId);
   }
 
-  /** Starts a web session for the caller: a cookie token and a CSRF token, both shown once. */
+  /**
+   * Starts a web session for the caller, acting in the organisation the request acts in (and only there): a cookie
+   * token and a CSRF token, both shown once.
+   */
   async createSession(
     principal: Principal,
   ): Promise<{ token: string; csrfToken: string; expiresAt: string }> {
@@ -182,6 +187,7 @@ export class AccessService {
     await this.#storage.access.createSession({
       tokenHash: sha256(token),
       userId: principal.user.id,
+      organizationId: principal.organization.id,
       csrfHash: sha256(csrfToken),
       expiresAt,
     });
@@ -274,24 +280,40 @@ export class AccessService {
     const scopes = record.scopes.filter((scope): scope is ApiKeyScope =>
       allowed.includes(scope as ApiKeyScope),
     );
-    // A key acts in the organisation it was made in and nowhere else: naming another is refused, not ignored.
-    if (requestedOrganization !== undefined && requestedOrganization !== record.organizationId) {
+    const organization = await this.#boundOrganization(
+      user,
+      record.organizationId,
+      requestedOrganization,
+      'API key',
+    );
+    return { user, role: user.role, scopes, via: 'api-key', keyId: record.id, organization };
+  }
+
+  /**
+   * The organisation of a credential bound to one: it acts there and nowhere else (naming another is refused, not
+   * ignored), and only while its user is still a member.
+   */
+  async #boundOrganization(
+    user: User,
+    bound: string,
+    requested: string | undefined,
+    what: 'API key' | 'session',
+  ): Promise<Principal['organization']> {
+    if (requested !== undefined && requested !== bound) {
       throw new ServerError({
         code: 'forbidden',
         field: `header.${ORGANIZATION_HEADER}`,
-        message: `header.${ORGANIZATION_HEADER}: this API key acts only in organisation ${JSON.stringify(record.organizationId)}; use a key made there.`,
+        message: `header.${ORGANIZATION_HEADER}: this ${what} acts only in organisation ${JSON.stringify(bound)}; use ${what === 'API key' ? 'a key made there' : 'a key made there to sign in'}.`,
       });
     }
-    let organization: Principal['organization'];
     try {
-      organization = await resolveOrganization(this.#storage, user, record.organizationId);
+      return await resolveOrganization(this.#storage, user, bound);
     } catch {
       throw new ServerError({
         code: 'forbidden',
-        message: `This API key acts in organisation ${JSON.stringify(record.organizationId)}, which its user is no longer a member of.`,
+        message: `This ${what} acts in organisation ${JSON.stringify(bound)}, which its user is no longer a member of.`,
       });
     }
-    return { user, role: user.role, scopes, via: 'api-key', keyId: record.id, organization };
   }
 }
 

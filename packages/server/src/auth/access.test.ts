@@ -576,6 +576,28 @@ describe('organisations', () => {
       listed.keys.map((key) => key.organizationId),
       [acme.id, globex.id, globex.id],
     );
+    // Nor can a key be turned into a browser session that switches: the session acts in the key's organisation.
+    const signIn = await call('POST', '/v1/session', { key: erinGlobexKey });
+    const { csrfToken } = await json<{ csrfToken: string }>(signIn, 201);
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    assert.equal((await call('GET', '/v1/chats', { headers: { cookie, ...inAcme } })).status, 403);
+    const sessionChats = await json<{ chats: { id: string }[] }>(
+      await call('GET', '/v1/chats', { headers: { cookie } }),
+      200,
+    );
+    assert.ok(
+      !sessionChats.chats.some((entry) => entry.id === chat.id),
+      "the session sees Globex's chats only",
+    );
+    assert.equal(
+      (
+        await call('POST', '/v1/chats', {
+          headers: { cookie, 'x-csrf-token': csrfToken, ...inAcme },
+          body: {},
+        })
+      ).status,
+      403,
+    );
     // No key of a user for an organisation they are not in; a member removed from an organisation loses its keys.
     const outside = await json<{ error: { field: string } }>(
       await call('POST', `/v1/admin/users/${dave.userId}/keys`, {

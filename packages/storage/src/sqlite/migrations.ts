@@ -243,7 +243,7 @@ CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id
   },
   {
     version: 7,
-    name: 'API keys bound to an organisation; pending MCP OAuth authorizations',
+    name: 'API keys and web sessions bound to an organisation; pending MCP OAuth authorizations',
     // A key made before organisations were bound to keys acts in its user's first organisation (as it did by
     // default), else the default one.
     sql: `
@@ -252,6 +252,7 @@ UPDATE api_keys SET organization_id = COALESCE(
   (SELECT m.organization_id FROM organization_members m WHERE m.user_id = api_keys.user_id
     ORDER BY m.created_at, m.rowid LIMIT 1),
   'default');
+ALTER TABLE web_sessions ADD COLUMN organization_id TEXT;
 CREATE TABLE mcp_oauth_pending (
   state_hash TEXT PRIMARY KEY,
   server_id TEXT NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,

@@ -19,6 +19,7 @@ interface ApiKeyRow {
 interface SessionRow {
   token_hash: string;
   user_id: string;
+  organization_id: string | null;
   csrf_hash: string;
   created_at: string;
   expires_at: string;
@@ -38,7 +39,7 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
   );
   const touchKey = database.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
   const insertSession = database.prepare(
-    'INSERT INTO web_sessions (token_hash, user_id, csrf_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO web_sessions (token_hash, user_id, organization_id, csrf_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const selectSession = database.prepare(
     'SELECT * FROM web_sessions WHERE token_hash = ? AND expires_at > ?',
@@ -83,9 +84,16 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
       const now = context.now();
       deleteExpired.run(now);
       withConstraintErrors('Creating a session', () =>
-        insertSession.run(session.tokenHash, session.userId, session.csrfHash, now, session.expiresAt),
+        insertSession.run(
+          session.tokenHash,
+          session.userId,
+          session.organizationId ?? null,
+          session.csrfHash,
+          now,
+          session.expiresAt,
+        ),
       );
-      return { ...session, createdAt: now };
+      return { ...session, organizationId: session.organizationId ?? null, createdAt: now };
     },
     async getSession(tokenHash) {
       const row = selectSession.get(tokenHash, context.now()) as SessionRow | undefined;
@@ -116,6 +124,7 @@ function toSession(row: SessionRow): WebSessionRecord {
   return {
     tokenHash: row.token_hash,
     userId: row.user_id,
+    organizationId: row.organization_id,
     csrfHash: row.csrf_hash,
     createdAt: row.created_at,
     expiresAt: row.expires_at,

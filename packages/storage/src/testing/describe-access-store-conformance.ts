@@ -80,6 +80,16 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
         const future = new Date(Date.now() + 60_000).toISOString();
         await storage.access.createSession({ tokenHash: 's1', userId, csrfHash: 'c1', expiresAt: future });
         assert.equal((await storage.access.getSession('s1'))?.csrfHash, 'c1');
+        assert.equal((await storage.access.getSession('s1'))?.organizationId, null, 'unbound');
+        const acme = await storage.organizations.create({ name: 'Acme sessions' });
+        await storage.access.createSession({
+          tokenHash: 's3',
+          userId,
+          organizationId: acme.id,
+          csrfHash: 'c3',
+          expiresAt: future,
+        });
+        assert.equal((await storage.access.getSession('s3'))?.organizationId, acme.id);
         await storage.access.createSession({
           tokenHash: 's2',
           userId,
