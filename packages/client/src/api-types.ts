@@ -112,6 +112,8 @@ export interface SessionView {
 /** An API key as its owner sees it (`GET /v1/keys`): never the key itself, which is shown once at creation. */
 export interface ApiKeyView {
   readonly id: string;
+  /** The organisation the key acts in, and only there. */
+  readonly organizationId: string;
   readonly name: string;
   readonly prefix: string;
   readonly scopes: readonly string[];

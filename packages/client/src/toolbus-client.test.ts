@@ -190,6 +190,7 @@ describe('ToolbusClient', () => {
     const { keys } = await admin.request<{ keys: ApiKeyView[] }>('GET', '/v1/keys');
     const fields: Record<keyof ApiKeyView, true> = {
       id: true,
+      organizationId: true,
       name: true,
       prefix: true,
       scopes: true,

@@ -98,6 +98,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const chats = new ChatService({
     approvals,
     ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
+    ...omitUndefined({ documentIndex: options.documentIndex }),
     storage,
     runner: turns,
     ...(scaleOut ? { queue: scaleOut.queue } : {}),

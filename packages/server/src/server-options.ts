@@ -13,6 +13,11 @@ export interface BuiltInToolContext {
   readonly user: User;
   /** The organisation the turn runs in: files and memories a tool saves for the user belong to it. */
   readonly organizationId: string;
+  /**
+   * The server's document index as the turn's organisation sees it (absent without `documentIndex`): give it to
+   * internal_search and open_url, so a turn never reads another organisation's documents.
+   */
+  readonly documentIndex?: DocumentSearchIndex;
   readonly model: LanguageModelV4;
   /** Registers a cleanup to run when the turn ends (a sandbox started for it). */
   readonly onClose: (cleanup: () => Promise<void>) => void;
@@ -66,7 +71,7 @@ export interface ServerOptions {
   /** The persona of chats that name none (default: the persona named `default`, else the first). */
   readonly defaultPersonaId?: string;
   readonly limits?: ServerLimits;
-  /** Model steps per turn (default the core's). */
+  /** Model steps per chat turn, and orchestrator cycles of a Deep Research turn (default the core's and research's). */
   readonly maxCycles?: number;
   readonly logger?: ServerLogger;
   /**
@@ -78,7 +83,10 @@ export interface ServerOptions {
     readonly blobStore: BlobStore;
     readonly validation?: ValidateSkillBundleOptions;
   };
-  /** The index internal search reads (the admin document routes answer 501 without it). */
+  /**
+   * The index internal search reads (the admin document routes answer 501 without it). Each organisation's
+   * documents are its own: turns and admin routes see only their organisation's view of it.
+   */
   readonly documentIndex?: DocumentSearchIndex;
   /** Server-side folders an admin may index by path (none by default). */
   readonly documentRoots?: readonly string[];

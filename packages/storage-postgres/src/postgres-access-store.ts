@@ -1,9 +1,15 @@
-import type { AccessStore, ApiKeyRecord, WebSessionRecord } from '@toolbus/storage';
+import {
+  type AccessStore,
+  type ApiKeyRecord,
+  DEFAULT_ORGANIZATION_ID,
+  type WebSessionRecord,
+} from '@toolbus/storage';
 import { isoTime, isoTimeOrNull, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
 
 interface ApiKeyRow {
   id: string;
   user_id: string;
+  organization_id: string;
   name: string;
   prefix: string;
   key_hash: string;
@@ -16,12 +22,14 @@ interface ApiKeyRow {
 interface SessionRow {
   token_hash: string;
   user_id: string;
+  organization_id: string | null;
   csrf_hash: string;
   created_at: Date;
   expires_at: Date;
 }
 
-const keyColumns = 'id, user_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at';
+const keyColumns =
+  'id, user_id, organization_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at';
 
 /** API keys and web sessions over PostgreSQL (hashes only). */
 export function createPostgresAccessStore(context: PostgresContext): AccessStore {
@@ -36,11 +44,12 @@ export function createPostgresAccessStore(context: PostgresContext): AccessStore
     async createApiKey(key) {
       const { rows } = await withConstraintErrors('Creating an API key', () =>
         pool.query<ApiKeyRow>(
-          `INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) RETURNING ${keyColumns}`,
+          `INSERT INTO api_keys (id, user_id, organization_id, name, prefix, key_hash, scopes, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING ${keyColumns}`,
           [
             context.newId(),
             key.userId,
+            key.organizationId ?? DEFAULT_ORGANIZATION_ID,
             key.name,
             key.prefix,
             key.hash,
@@ -75,15 +84,22 @@ export function createPostgresAccessStore(context: PostgresContext): AccessStore
       await pool.query('DELETE FROM web_sessions WHERE expires_at <= $1', [now]);
       await withConstraintErrors('Creating a session', () =>
         pool.query(
-          'INSERT INTO web_sessions (token_hash, user_id, csrf_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-          [session.tokenHash, session.userId, session.csrfHash, now, session.expiresAt],
+          'INSERT INTO web_sessions (token_hash, user_id, organization_id, csrf_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          [
+            session.tokenHash,
+            session.userId,
+            session.organizationId ?? null,
+            session.csrfHash,
+            now,
+            session.expiresAt,
+          ],
         ),
       );
-      return { ...session, createdAt: now };
+      return { ...session, organizationId: session.organizationId ?? null, createdAt: now };
     },
     async getSession(tokenHash) {
       const { rows } = await pool.query<SessionRow>(
-        'SELECT token_hash, user_id, csrf_hash, created_at, expires_at FROM web_sessions WHERE token_hash = $1 AND expires_at > $2',
+        'SELECT token_hash, user_id, organization_id, csrf_hash, created_at, expires_at FROM web_sessions WHERE token_hash = $1 AND expires_at > $2',
         [tokenHash, context.now()],
       );
       return rows[0] && toSession(rows[0]);
@@ -100,6 +116,7 @@ function toKey(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id,
     userId: row.user_id,
+    organizationId: row.organization_id,
     name: row.name,
     prefix: row.prefix,
     hash: row.key_hash,
@@ -114,6 +131,7 @@ function toSession(row: SessionRow): WebSessionRecord {
   return {
     tokenHash: row.token_hash,
     userId: row.user_id,
+    organizationId: row.organization_id,
     csrfHash: row.csrf_hash,
     createdAt: isoTime(row.created_at),
     expiresAt: isoTime(row.expires_at),

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { describeDocumentIndexConformance } from '@toolbus/tools/testing';
 import pg from 'pg';
-import { openPostgresDocumentIndex } from './postgres-document-index.ts';
+import { migratePostgres } from './migrate-postgres.ts';
+import { openPostgresDocumentIndex, postgresDocumentIndexMigrations } from './postgres-document-index.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
 let cluster: TestPostgres;
@@ -52,4 +53,30 @@ test('an index written by a newer toolbus is refused', async () => {
   );
   await client.end();
   await assert.rejects(openPostgresDocumentIndex({ url }), { code: 'schema_too_new' });
+});
+
+test("an index of the first schema keeps its documents, now the default organisation's", async () => {
+  const url = await cluster.createDatabase();
+  const pool = new pg.Pool({ connectionString: url });
+  await migratePostgres(pool, postgresDocumentIndexMigrations.slice(0, 1), 'search_index_migrations');
+  await pool.query(
+    `INSERT INTO search_documents (source_id, title, content_hash, indexed_at) VALUES ('kb/vpn', 'VPN', 'h', now())`,
+  );
+  await pool.query(
+    `INSERT INTO search_chunks (document_id, ordinal, title, content, content_hash)
+     SELECT id, 0, 'VPN', 'Import the wireguard profile.', 'c' FROM search_documents`,
+  );
+  await pool.end();
+  const index = await openPostgresDocumentIndex({ url });
+  assert.equal((await index.search('wireguard'))[0]?.sourceId, 'kb/vpn');
+  assert.deepEqual(await index.forOrganization({ organizationId: 'other' }).search('wireguard'), []);
+  await index
+    .forOrganization({ organizationId: 'other' })
+    .upsert({ sourceId: 'kb/vpn', title: 'VPN', text: 'x' });
+  assert.deepEqual(
+    await index.counts(),
+    { documents: 1, chunks: 1 },
+    'the same source id in another organisation',
+  );
+  await index.close();
 });

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Migration } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, type Migration } from '@toolbus/storage';
 import {
   chunkText,
+  type DocumentScope,
   type DocumentSearchIndex,
   type IndexableDocument,
+  type IndexedDocumentInfo,
+  type ListDocumentsOptions,
   type SearchHit,
   type UpsertOutcome,
 } from '@toolbus/tools';
@@ -57,6 +60,21 @@ CREATE INDEX search_chunks_document ON search_chunks (document_id, ordinal);
 CREATE INDEX search_chunks_search_vector ON search_chunks USING GIN (search_vector);
 `,
   },
+  {
+    version: 2,
+    name: 'documents belong to an organisation and record who indexed them',
+    // Existing documents are the default organisation's; a source id is unique per organisation.
+    sql: `
+ALTER TABLE search_documents ADD COLUMN organization_id text NOT NULL DEFAULT '${DEFAULT_ORGANIZATION_ID}';
+ALTER TABLE search_documents ADD COLUMN uploaded_by text;
+ALTER TABLE search_documents DROP CONSTRAINT search_documents_source_id_key;
+ALTER TABLE search_documents ADD CONSTRAINT search_documents_organization_source UNIQUE (organization_id, source_id);
+DROP INDEX search_documents_link;
+DROP INDEX search_documents_source_prefix;
+CREATE INDEX search_documents_link ON search_documents (organization_id, link);
+CREATE INDEX search_documents_source_prefix ON search_documents (organization_id, source_id text_pattern_ops);
+`,
+  },
 ];
 
 interface HitRow {
@@ -88,21 +106,36 @@ const anyTermQuery = `(SELECT COALESCE(
 export class PostgresDocumentIndex implements DocumentSearchIndex {
   readonly #pool: pg.Pool;
   readonly #maxChunkChars: number;
+  readonly #scope: DocumentScope;
+  /** False for a view from {@link PostgresDocumentIndex.forOrganization}: closing it leaves the pool open. */
+  readonly #ownsPool: boolean;
 
   /** Use {@link openPostgresDocumentIndex}, which connects and migrates first. */
-  constructor(pool: pg.Pool, maxChunkChars: number) {
+  constructor(
+    pool: pg.Pool,
+    maxChunkChars: number,
+    view?: { readonly scope: DocumentScope; readonly ownsPool: boolean },
+  ) {
     this.#pool = pool;
     this.#maxChunkChars = maxChunkChars;
+    this.#scope = view?.scope ?? { organizationId: DEFAULT_ORGANIZATION_ID };
+    this.#ownsPool = view?.ownsPool ?? true;
+  }
+
+  get #organizationId(): string {
+    return this.#scope.organizationId;
   }
 
   async upsert(document: IndexableDocument): Promise<UpsertOutcome> {
     const contentHash = document.contentHash ?? sha256(document.text);
     const chunks = chunkText(document.text, { maxChars: this.#maxChunkChars });
+    const organizationId = this.#organizationId;
+    const uploadedBy = this.#scope.uploadedBy ?? null;
     return inTransaction(this.#pool, async (client) => {
       // Locks the document row (when there is one), so two replicas indexing one source do not interleave.
       const existing = await client.query<{ id: string; content_hash: string }>(
-        'SELECT id, content_hash FROM search_documents WHERE source_id = $1 FOR UPDATE',
-        [document.sourceId],
+        'SELECT id, content_hash FROM search_documents WHERE organization_id = $1 AND source_id = $2 FOR UPDATE',
+        [organizationId, document.sourceId],
       );
       const found = existing.rows[0];
       if (found?.content_hash === contentHash) return 'unchanged';
@@ -111,21 +144,33 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
       if (found) {
         await client.query('DELETE FROM search_chunks WHERE document_id = $1', [found.id]);
         await client.query(
-          'UPDATE search_documents SET title = $1, link = $2, content_hash = $3, updated_at = $4, indexed_at = $5 WHERE id = $6',
-          [document.title, document.link ?? null, contentHash, document.updatedAt ?? null, now, found.id],
+          `UPDATE search_documents SET title = $1, link = $2, content_hash = $3, updated_at = $4, indexed_at = $5,
+             uploaded_by = COALESCE($6, uploaded_by) WHERE id = $7`,
+          [
+            document.title,
+            document.link ?? null,
+            contentHash,
+            document.updatedAt ?? null,
+            now,
+            uploadedBy,
+            found.id,
+          ],
         );
         documentId = found.id;
       } else {
         const inserted = await client.query<{ id: string }>(
-          `INSERT INTO search_documents (source_id, title, link, content_hash, updated_at, indexed_at)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+          `INSERT INTO search_documents
+             (organization_id, source_id, title, link, content_hash, updated_at, indexed_at, uploaded_by)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
           [
+            organizationId,
             document.sourceId,
             document.title,
             document.link ?? null,
             contentHash,
             document.updatedAt ?? null,
             now,
+            uploadedBy,
           ],
         );
         documentId = inserted.rows[0]!.id;
@@ -154,21 +199,25 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
 
   async hashOf(sourceId: string): Promise<string | undefined> {
     const { rows } = await this.#pool.query<{ content_hash: string }>(
-      'SELECT content_hash FROM search_documents WHERE source_id = $1',
-      [sourceId],
+      'SELECT content_hash FROM search_documents WHERE organization_id = $1 AND source_id = $2',
+      [this.#organizationId, sourceId],
     );
     return rows[0]?.content_hash;
   }
 
   async remove(sourceId: string): Promise<boolean> {
-    const result = await this.#pool.query('DELETE FROM search_documents WHERE source_id = $1', [sourceId]);
+    const result = await this.#pool.query(
+      'DELETE FROM search_documents WHERE organization_id = $1 AND source_id = $2',
+      [this.#organizationId, sourceId],
+    );
     return (result.rowCount ?? 0) > 0;
   }
 
   async sourcesUnder(prefix: string): Promise<string[]> {
     const { rows } = await this.#pool.query<{ source_id: string }>(
-      'SELECT source_id FROM search_documents WHERE starts_with(source_id, $1) ORDER BY source_id',
-      [prefix],
+      `SELECT source_id FROM search_documents WHERE organization_id = $1 AND starts_with(source_id, $2)
+        ORDER BY source_id`,
+      [this.#organizationId, prefix],
     );
     return rows.map((row) => row.source_id);
   }
@@ -182,10 +231,10 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
        SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
               ts_rank_cd(c.search_vector, parsed.loose) + ts_rank_cd(c.search_vector, parsed.strict) AS score
          FROM parsed, search_chunks c JOIN search_documents d ON d.id = c.document_id
-        WHERE numnode(parsed.loose) > 0 AND c.search_vector @@ parsed.loose
+        WHERE numnode(parsed.loose) > 0 AND c.search_vector @@ parsed.loose AND d.organization_id = $3
         ORDER BY score DESC, c.id
         LIMIT $2`,
-      [query, limit * 2],
+      [query, limit * 2, this.#organizationId],
     );
     return dedupe(rows).slice(0, limit);
   }
@@ -194,21 +243,55 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
     const { rows } = await this.#pool.query<HitRow>(
       `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
               0 AS score
-         FROM search_documents d JOIN search_chunks c ON c.document_id = d.id WHERE d.link = $1 ORDER BY c.ordinal`,
-      [link],
+         FROM search_documents d JOIN search_chunks c ON c.document_id = d.id
+        WHERE d.organization_id = $1 AND d.link = $2 ORDER BY c.ordinal`,
+      [this.#organizationId, link],
     );
     return dedupe(rows);
   }
 
   async counts(): Promise<{ documents: number; chunks: number }> {
     const { rows } = await this.#pool.query<{ documents: string; chunks: string }>(
-      'SELECT (SELECT count(*) FROM search_documents) AS documents, (SELECT count(*) FROM search_chunks) AS chunks',
+      `SELECT (SELECT count(*) FROM search_documents WHERE organization_id = $1) AS documents,
+              (SELECT count(*) FROM search_chunks c JOIN search_documents d ON d.id = c.document_id
+                WHERE d.organization_id = $1) AS chunks`,
+      [this.#organizationId],
     );
     return { documents: Number(rows[0]?.documents ?? 0), chunks: Number(rows[0]?.chunks ?? 0) };
   }
 
+  async list(options: ListDocumentsOptions = {}): Promise<IndexedDocumentInfo[]> {
+    const limit = Math.min(Math.max(1, options.limit ?? 100), 1000);
+    const { rows } = await this.#pool.query<{
+      source_id: string;
+      title: string;
+      link: string | null;
+      uploaded_by: string | null;
+      indexed_at: Date;
+      chunks: string;
+    }>(
+      `SELECT d.source_id, d.title, d.link, d.uploaded_by, d.indexed_at,
+              (SELECT count(*) FROM search_chunks c WHERE c.document_id = d.id) AS chunks
+         FROM search_documents d WHERE d.organization_id = $1 AND d.source_id COLLATE "C" > $2
+        ORDER BY d.source_id COLLATE "C" LIMIT $3`,
+      [this.#organizationId, options.after ?? '', limit],
+    );
+    return rows.map((row) => ({
+      sourceId: row.source_id,
+      title: row.title,
+      link: row.link ?? undefined,
+      uploadedBy: row.uploaded_by ?? undefined,
+      indexedAt: row.indexed_at.toISOString(),
+      chunks: Number(row.chunks),
+    }));
+  }
+
+  forOrganization(scope: DocumentScope): PostgresDocumentIndex {
+    return new PostgresDocumentIndex(this.#pool, this.#maxChunkChars, { scope, ownsPool: false });
+  }
+
   async close(): Promise<void> {
-    await this.#pool.end();
+    if (this.#ownsPool) await this.#pool.end();
   }
 }
 

@@ -1,14 +1,22 @@
-import type {
-  McpAuthType,
-  McpOAuthState,
-  McpServer,
-  McpServerStore,
-  McpToolApproval,
-  McpTransport,
-  NewMcpServer,
+import {
+  MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER,
+  type McpAuthType,
+  type McpOAuthState,
+  type McpPendingAuthorization,
+  type McpServer,
+  type McpServerStore,
+  type McpToolApproval,
+  type McpTransport,
+  type NewMcpServer,
 } from '@toolbus/storage';
 import { mcpServerColumns, mcpServerFromColumns } from '@toolbus/storage/backend';
-import { isoTime, notFound, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
+import {
+  inTransaction,
+  isoTime,
+  notFound,
+  type PostgresContext,
+  withConstraintErrors,
+} from './postgres-context.ts';
 
 interface ServerRow {
   id: string;
@@ -22,6 +30,16 @@ interface ServerRow {
   api_key_secret: string | null;
   environment_secret: string | null;
   created_at: Date;
+}
+
+interface PendingRow {
+  state_hash: string;
+  server_id: string;
+  user_id: string;
+  redirect_url: string;
+  return_to: string;
+  created_at: Date;
+  expires_at: Date;
 }
 
 interface ApprovalRow {
@@ -174,5 +192,54 @@ export function createPostgresMcpServerStore(context: PostgresContext): McpServe
       );
       return (result.rowCount ?? 0) > 0;
     },
+    async savePendingAuthorization(pending) {
+      const now = context.now();
+      await inTransaction(pool, async (client) => {
+        await client.query('DELETE FROM mcp_oauth_pending WHERE expires_at <= $1', [now]);
+        await withConstraintErrors('Saving an MCP OAuth authorization', () =>
+          client.query(
+            `INSERT INTO mcp_oauth_pending (state_hash, server_id, user_id, redirect_url, return_to, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+            [
+              pending.stateHash,
+              pending.serverId,
+              pending.userId,
+              pending.redirectUrl,
+              pending.returnTo,
+              now,
+              pending.expiresAt,
+            ],
+          ),
+        );
+        await client.query(
+          `DELETE FROM mcp_oauth_pending WHERE user_id = $1 AND state_hash NOT IN
+             (SELECT state_hash FROM mcp_oauth_pending WHERE user_id = $1
+               ORDER BY created_at DESC, state_hash DESC LIMIT $2)`,
+          [pending.userId, MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER],
+        );
+      });
+    },
+    async takePendingAuthorization(stateHash) {
+      // Deleted whether expired or not: a state is never good twice, and DELETE … RETURNING lets one replica win.
+      const { rows } = await pool.query<PendingRow>(
+        'DELETE FROM mcp_oauth_pending WHERE state_hash = $1 RETURNING *',
+        [stateHash],
+      );
+      const row = rows[0];
+      if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
+      return toPending(row);
+    },
+  };
+}
+
+function toPending(row: PendingRow): McpPendingAuthorization {
+  return {
+    stateHash: row.state_hash,
+    serverId: row.server_id,
+    userId: row.user_id,
+    redirectUrl: row.redirect_url,
+    returnTo: row.return_to,
+    createdAt: isoTime(row.created_at),
+    expiresAt: isoTime(row.expires_at),
   };
 }

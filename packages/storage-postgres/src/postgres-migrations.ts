@@ -249,4 +249,27 @@ CREATE TABLE research_checkpoints (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'API keys and web sessions bound to an organisation; pending MCP OAuth authorizations',
+    sql: `
+ALTER TABLE api_keys ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id) ON DELETE CASCADE;
+UPDATE api_keys SET organization_id = COALESCE(
+  (SELECT m.organization_id FROM organization_members m WHERE m.user_id = api_keys.user_id
+    ORDER BY m.created_at, m.ordinal LIMIT 1),
+  'default');
+ALTER TABLE web_sessions ADD COLUMN organization_id text REFERENCES organizations(id) ON DELETE CASCADE;
+CREATE TABLE mcp_oauth_pending (
+  state_hash text PRIMARY KEY,
+  server_id text NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+  user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  redirect_url text NOT NULL,
+  return_to text NOT NULL,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX mcp_oauth_pending_by_user ON mcp_oauth_pending (user_id, created_at);
+CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
+`,
+  },
 ];

@@ -4,6 +4,8 @@ import type { User } from './user.ts';
 export interface ApiKeyRecord {
   readonly id: string;
   readonly userId: string;
+  /** The organisation the key acts in: a request with it acts there and nowhere else. */
+  readonly organizationId: string;
   readonly name: string;
   /** The first characters of the key (`tb_ab12…`), shown in lists. */
   readonly prefix: string;
@@ -17,6 +19,8 @@ export interface ApiKeyRecord {
 /** What storing a new API key takes (the caller hashes it). */
 export interface NewApiKey {
   readonly userId: User['id'];
+  /** The organisation the key acts in (default the default one). */
+  readonly organizationId?: string;
   readonly name: string;
   readonly prefix: string;
   readonly hash: string;
@@ -27,6 +31,8 @@ export interface NewApiKey {
 export interface WebSessionRecord {
   readonly tokenHash: string;
   readonly userId: string;
+  /** The organisation the session acts in, and only there; `null` for a session from before sessions were bound. */
+  readonly organizationId: string | null;
   readonly csrfHash: string;
   readonly createdAt: string;
   readonly expiresAt: string;
@@ -36,6 +42,8 @@ export interface WebSessionRecord {
 export interface NewWebSession {
   readonly tokenHash: string;
   readonly userId: string;
+  /** The organisation the session acts in (unbound when absent: it acts where each request names). */
+  readonly organizationId?: string;
   readonly csrfHash: string;
   readonly expiresAt: string;
 }

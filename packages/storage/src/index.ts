@@ -19,9 +19,11 @@ export type {
   McpAuthType,
   McpEndpoint,
   McpOAuthState,
+  McpPendingAuthorization,
   McpServer,
   McpToolApproval,
   McpTransport,
+  NewMcpPendingAuthorization,
   NewMcpServer,
 } from './mcp-server.ts';
 export type { Memory, NewMemory } from './memory.ts';
@@ -56,6 +58,7 @@ export type {
   UploadedFileStore,
   UserStore,
 } from './storage.ts';
+export { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER } from './storage.ts';
 export type { StorageErrorCode, StorageErrorOptions } from './storage-error.ts';
 export { StorageError, storageErrorCodes } from './storage-error.ts';
 export type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';

@@ -54,3 +54,22 @@ export interface McpToolApproval {
   readonly approvedBy: string;
   readonly approvedAt: string;
 }
+
+/**
+ * An MCP OAuth authorization started and not yet finished: who started it, for which server, and where its callback
+ * goes. Stored by the hash of its `state` (the callback's only proof), valid once and until `expiresAt`.
+ */
+export interface McpPendingAuthorization {
+  readonly stateHash: string;
+  readonly serverId: string;
+  readonly userId: string;
+  /** The redirect URL the authorization was started with (the code exchange must repeat it). */
+  readonly redirectUrl: string;
+  /** The path on this server the callback sends the browser to. */
+  readonly returnTo: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+}
+
+/** What storing a pending authorization takes. */
+export type NewMcpPendingAuthorization = Omit<McpPendingAuthorization, 'createdAt'>;

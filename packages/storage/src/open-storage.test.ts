@@ -52,6 +52,7 @@ describe('migrations', () => {
       'chats',
       'connected_app_user_values',
       'connected_apps',
+      'mcp_oauth_pending',
       'mcp_oauth_states',
       'mcp_servers',
       'mcp_tool_approvals',
@@ -114,6 +115,30 @@ describe('migrations', () => {
       [['default', 'admin']],
     );
     assert.equal((await storage.chats.get('c1'))?.organizationId, 'default');
+    await storage.close();
+  });
+
+  test("keys made before keys were bound to organisations act in their user's first organisation", async () => {
+    const path = join(temporaryDirectory(), 'before-bound-keys.db');
+    const database = new DatabaseSync(path);
+    migrate(
+      database,
+      sqliteMigrations.filter((migration) => migration.version < 7),
+    );
+    for (const sql of [
+      "INSERT INTO users (id, email, role, created_at) VALUES ('u1', 'acme@example.com', 'user', '2026-01-01T00:00:00.000Z')",
+      "INSERT INTO users (id, email, role, created_at) VALUES ('u2', 'plain@example.com', 'user', '2026-01-01T00:00:00.000Z')",
+      "INSERT INTO organizations (id, name, created_at) VALUES ('acme', 'Acme', '2026-01-01T00:00:00.000Z')",
+      "DELETE FROM organization_members WHERE user_id = 'u1'",
+      "INSERT INTO organization_members (organization_id, user_id, role, created_at) VALUES ('acme', 'u1', 'member', '2026-01-01')",
+      "INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes_json, created_at) VALUES ('k1', 'u1', 'a', 'tb_a', 'h1', '[]', '2026-01-01')",
+      "INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes_json, created_at) VALUES ('k2', 'u2', 'b', 'tb_b', 'h2', '[]', '2026-01-01')",
+    ])
+      database.prepare(sql).run();
+    database.close();
+    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
+    assert.equal((await storage.access.getApiKey('k1'))?.organizationId, 'acme');
+    assert.equal((await storage.access.getApiKey('k2'))?.organizationId, 'default');
     await storage.close();
   });
 

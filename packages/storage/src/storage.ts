@@ -10,7 +10,14 @@ import type {
   StoredPacket,
 } from './chat.ts';
 import type { ConnectedAppRecord, NewConnectedApp } from './connected-app.ts';
-import type { McpOAuthState, McpServer, McpToolApproval, NewMcpServer } from './mcp-server.ts';
+import type {
+  McpOAuthState,
+  McpPendingAuthorization,
+  McpServer,
+  McpToolApproval,
+  NewMcpPendingAuthorization,
+  NewMcpServer,
+} from './mcp-server.ts';
 import type { Memory, NewMemory } from './memory.ts';
 import type { OrganizationStore } from './organization.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
@@ -80,7 +87,20 @@ export interface McpServerStore {
   approveTool(approval: Omit<McpToolApproval, 'approvedAt'>): Promise<McpToolApproval>;
   listApprovals(serverId: string): Promise<readonly McpToolApproval[]>;
   revokeApproval(options: { serverId: string; toolName: string }): Promise<boolean>;
+  /**
+   * Stores an OAuth authorization in progress (expired ones are dropped; a user keeps at most
+   * {@link MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER}, the oldest go first).
+   */
+  savePendingAuthorization(pending: NewMcpPendingAuthorization): Promise<void>;
+  /**
+   * Removes and returns the unexpired authorization with this state hash, atomically: a state is good for one
+   * callback only, on whichever replica it arrives.
+   */
+  takePendingAuthorization(stateHash: string): Promise<McpPendingAuthorization | undefined>;
 }
+
+/** Authorizations in progress one user may hold at once (the oldest is dropped for a new one). */
+export const MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER = 20;
 
 /** Memories saved by the memory tool, per user and organisation, oldest first. */
 export interface MemoryStore {

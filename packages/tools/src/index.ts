@@ -2,6 +2,8 @@ export type { AddMemoryStorage, StoredMemory } from './add-memory/add-memory-sto
 export type { AddMemoryToolOptions } from './add-memory/add-memory-tool.ts';
 export { createAddMemoryTool } from './add-memory/add-memory-tool.ts';
 export { renderMemoriesForPrompt } from './add-memory/render-memories-for-prompt.ts';
+export type { WithSavedMemoriesOptions } from './add-memory/with-saved-memories.ts';
+export { withSavedMemories } from './add-memory/with-saved-memories.ts';
 export type { ExtractedDocument } from './content/extract-document-text.ts';
 export { extractDocumentText, SUPPORTED_DOCUMENT_TYPES } from './content/extract-document-text.ts';
 export type { ReadablePage } from './content/html-to-markdown.ts';
@@ -24,7 +26,12 @@ export type {
   UpsertOutcome,
 } from './internal-search/document-index.ts';
 export { DocumentIndex, openDocumentIndex } from './internal-search/document-index.ts';
-export type { DocumentSearchIndex } from './internal-search/document-search-index.ts';
+export type {
+  DocumentScope,
+  DocumentSearchIndex,
+  IndexedDocumentInfo,
+  ListDocumentsOptions,
+} from './internal-search/document-search-index.ts';
 export type {
   IndexPathsOptions,
   IndexPathsResult,

@@ -67,6 +67,7 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
             <th scope="col">Name</th>
             <th scope="col">Prefix</th>
             <th scope="col">Scopes</th>
+            <th scope="col">Organisation</th>
             <th scope="col">Last used</th>
             <th scope="col">Action</th>
           </tr>
@@ -79,6 +80,7 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
                 <code>{key.prefix}</code>
               </td>
               <td>{key.scopes.join(', ')}</td>
+              <td>{key.organizationId}</td>
               <td>{key.lastUsedAt ?? 'never'}</td>
               <td>
                 {key.revokedAt ? (

@@ -12,7 +12,7 @@ import {
 import type { ChatFile, ChatMessage } from '@toolbus/spec';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
-import { renderMemoriesForPrompt, SUPPORTED_DOCUMENT_TYPES } from '@toolbus/tools';
+import { SUPPORTED_DOCUMENT_TYPES, withSavedMemories } from '@toolbus/tools';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { openKeptChat } from '../chat-history.ts';
 import { type CliConfig, loadCliConfig } from '../cli-config.ts';
@@ -122,7 +122,6 @@ export async function runChatCommand(
   try {
     const { storage, user, persona } = workspace;
     const chatFiles = await attachFiles({ paths: values.file ?? [], storage, userId: user.id, cwd: io.cwd });
-    const memories = await storage.memories.list(user.id);
     const skills = await loadChatSkills(config, io.env);
     cleanups.push(() => skills.close());
     const fileStores = storageFileStores(storage, user.id);
@@ -156,7 +155,12 @@ export async function runChatCommand(
     const serverNames = new Map((await storage.mcpServers.list()).map((server) => [server.id, server.name]));
     for (const line of describeSkippedTools(assembly.skipped, serverNames))
       io.stderr.write(`note: ${line}\n`);
-    const memoryText = memories.length ? `\n\n${renderMemoriesForPrompt(memories)}` : '';
+    // The same prompt section the server's turns get: the user's memories, when memory is on.
+    const promptWithMemories = await withSavedMemories({
+      prompt: systemPrompt,
+      memories: storage.memories,
+      user,
+    });
     // Skills are only usable where the sandbox is: tell the model about them when run_python is offered.
     const skillText =
       skills.promptSection && assembly.tools.some((tool) => tool.name === 'run_python')
@@ -169,7 +173,7 @@ export async function runChatCommand(
       continueChat: values.chat ?? (values.continue ? true : undefined),
     });
     const conversation: ChatMessage[] = [
-      { role: 'system', content: `${systemPrompt}${memoryText}${skillText}` },
+      { role: 'system', content: `${promptWithMemories}${skillText}` },
       ...kept.messages,
     ];
     const toolLimits = toolLimitsFor(config, io.env);

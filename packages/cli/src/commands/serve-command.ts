@@ -162,7 +162,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     builtInToolFactories: (context) =>
       builtInToolFactories({
         config,
-        index: workspace.index,
+        // The turn's organisation's documents only.
+        index:
+          context.documentIndex ??
+          workspace.index.forOrganization({ organizationId: context.organizationId }),
         storage: workspace.storage,
         fetch,
         userId: context.user.id,

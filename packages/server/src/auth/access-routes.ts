@@ -6,6 +6,7 @@ import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './acces
 const scopeSchema = z.enum(API_KEY_SCOPES as [string, ...string[]]);
 const apiKeySchema = z.object({
   id: z.string(),
+  organizationId: z.string().describe('The organisation the key acts in, and only there'),
   name: z.string(),
   prefix: z.string(),
   scopes: z.array(z.string()),
@@ -27,6 +28,16 @@ const userSchema = z.object({
 const createKeyBody = z.object({
   name: z.string().min(1).max(100),
   scopes: z.array(scopeSchema).min(1).max(3).optional().describe('Default ["chat"]'),
+});
+const createUserKeyBody = createKeyBody.extend({
+  organizationId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      'The organisation the key acts in (one the user is a member of); default yours when they are in it, else their first',
+    ),
 });
 const self = { kind: 'user', scope: 'chat' } as const;
 const admin = { kind: 'admin' } as const;
@@ -63,7 +74,8 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       method: 'post',
       path: '/v1/keys',
       operationId: 'createApiKey',
-      summary: 'Create an API key for yourself (shown once)',
+      summary:
+        'Create an API key for yourself (shown once), acting only in the organisation this request acts in',
       tag: 'access',
       access: self,
       body: createKeyBody,
@@ -200,7 +212,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       tag: 'admin',
       access: admin,
       params: z.object({ userId: z.string().min(1).max(100) }),
-      body: createKeyBody,
+      body: createUserKeyBody,
       responses: { 201: { description: 'The key', schema: createdKeySchema } },
     },
     async ({ principal, params, body, context }) =>
@@ -208,6 +220,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
         await access.createApiKey(principal, {
           name: body.name,
           userId: params.userId,
+          organizationId: body.organizationId,
           scopes: body.scopes as ('chat' | 'admin' | 'mcp')[] | undefined,
         }),
         201,

@@ -25,6 +25,8 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** An API key as shown to its owner: never the key itself, except once at creation. */
 export interface ApiKeyView {
   readonly id: string;
+  /** The organisation the key acts in, and only there. */
+  readonly organizationId: string;
   readonly name: string;
   readonly prefix: string;
   readonly scopes: readonly string[];
@@ -68,11 +70,13 @@ export class AccessService {
     }
     const user = await this.#storage.users.get(session.userId);
     if (!user) return undefined;
-    const organization = await resolveOrganization(
-      this.#storage,
-      user,
-      context.req.header(ORGANIZATION_HEADER),
-    );
+    const requested = context.req.header(ORGANIZATION_HEADER);
+    // A session acts where the request that started it acted (a key's organisation, only); one from before sessions
+    // were bound acts where each request names.
+    const organization =
+      session.organizationId === null
+        ? await resolveOrganization(this.#storage, user, requested)
+        : await this.#boundOrganization(user, session.organizationId, requested, 'session');
     return { user, role: user.role, scopes: scopesOfRole(user.role), via: 'session', organization };
   }
 
@@ -102,11 +106,19 @@ export class AccessService {
 
   /**
    * Creates an API key for the caller, or (admins) for `userId`. Scopes a user's role cannot use are refused
-   * (`admin` is for admins). Returns the key: shown this once, stored only as a hash.
+   * (`admin` is for admins). The key acts in one organisation only: the caller's own key in the organisation the
+   * request acts in; an admin's key for another user in `organizationId` (one the user is a member of), else the
+   * caller's organisation when the user is a member there, else the user's first. Returns the key: shown this
+   * once, stored only as a hash.
    */
   async createApiKey(
     principal: Principal,
-    input: { name: string; scopes?: readonly ApiKeyScope[] | undefined; userId?: string | undefined },
+    input: {
+      name: string;
+      scopes?: readonly ApiKeyScope[] | undefined;
+      userId?: string | undefined;
+      organizationId?: string | undefined;
+    },
   ): Promise<{ key: string; apiKey: ApiKeyView }> {
     let owner = principal.user;
     if (input.userId !== undefined && input.userId !== principal.user.id) {
@@ -131,9 +143,11 @@ export class AccessService {
         });
       }
     });
+    const organizationId = await this.#keyOrganization(principal, owner, input.organizationId);
     const key = `${keyPrefix}${randomBytes(32).toString('base64url')}`;
     const record = await this.#storage.access.createApiKey({
       userId: owner.id,
+      organizationId,
       name: input.name,
       prefix: key.slice(0, 10),
       hash: sha256(key),
@@ -160,7 +174,10 @@ export class AccessService {
     await this.#storage.access.revokeApiKey(keyId);
   }
 
-  /** Starts a web session for the caller: a cookie token and a CSRF token, both shown once. */
+  /**
+   * Starts a web session for the caller, acting in the organisation the request acts in (and only there): a cookie
+   * token and a CSRF token, both shown once.
+   */
   async createSession(
     principal: Principal,
   ): Promise<{ token: string; csrfToken: string; expiresAt: string }> {
@@ -170,6 +187,7 @@ export class AccessService {
     await this.#storage.access.createSession({
       tokenHash: sha256(token),
       userId: principal.user.id,
+      organizationId: principal.organization.id,
       csrfHash: sha256(csrfToken),
       expiresAt,
     });
@@ -210,6 +228,46 @@ export class AccessService {
     return { user, key };
   }
 
+  /** The organisation a new key of `owner` acts in (see {@link AccessService.createApiKey}). */
+  async #keyOrganization(principal: Principal, owner: User, requested: string | undefined): Promise<string> {
+    const memberships = await this.#storage.organizations.listMemberships(owner.id);
+    const usable = async (organizationId: string) =>
+      memberships.some((member) => member.organizationId === organizationId) ||
+      (owner.role === 'admin' && (await this.#storage.organizations.get(organizationId)) !== undefined);
+    if (requested !== undefined) {
+      if (
+        owner.id === principal.user.id &&
+        principal.role !== 'admin' &&
+        requested !== principal.organization.id
+      ) {
+        throw new ServerError({
+          code: 'forbidden',
+          field: 'body.organizationId',
+          message: `body.organizationId: your own key acts where this request acts (${JSON.stringify(principal.organization.id)}); only a deployment admin makes their own keys for another organisation.`,
+        });
+      }
+      if (!(await usable(requested))) {
+        throw new ServerError({
+          code: 'invalid_request',
+          field: 'body.organizationId',
+          message: `body.organizationId: the user is not a member of organisation ${JSON.stringify(requested)}.`,
+        });
+      }
+      return requested;
+    }
+    if (owner.id === principal.user.id || (await usable(principal.organization.id))) {
+      return principal.organization.id;
+    }
+    const first = memberships[0];
+    if (first) return first.organizationId;
+    if (owner.role === 'admin') return DEFAULT_ORGANIZATION_ID;
+    throw new ServerError({
+      code: 'invalid_request',
+      field: 'path.userId',
+      message: 'path.userId: the user belongs to no organisation; add them to one first.',
+    });
+  }
+
   async #fromKey(key: string, requestedOrganization: string | undefined): Promise<Principal | undefined> {
     if (!key.startsWith(keyPrefix) || key.length > 200) return undefined;
     const record = await this.#storage.access.findApiKeyByHash(sha256(key));
@@ -222,8 +280,40 @@ export class AccessService {
     const scopes = record.scopes.filter((scope): scope is ApiKeyScope =>
       allowed.includes(scope as ApiKeyScope),
     );
-    const organization = await resolveOrganization(this.#storage, user, requestedOrganization);
+    const organization = await this.#boundOrganization(
+      user,
+      record.organizationId,
+      requestedOrganization,
+      'API key',
+    );
     return { user, role: user.role, scopes, via: 'api-key', keyId: record.id, organization };
+  }
+
+  /**
+   * The organisation of a credential bound to one: it acts there and nowhere else (naming another is refused, not
+   * ignored), and only while its user is still a member.
+   */
+  async #boundOrganization(
+    user: User,
+    bound: string,
+    requested: string | undefined,
+    what: 'API key' | 'session',
+  ): Promise<Principal['organization']> {
+    if (requested !== undefined && requested !== bound) {
+      throw new ServerError({
+        code: 'forbidden',
+        field: `header.${ORGANIZATION_HEADER}`,
+        message: `header.${ORGANIZATION_HEADER}: this ${what} acts only in organisation ${JSON.stringify(bound)}; use ${what === 'API key' ? 'a key made there' : 'a key made there to sign in'}.`,
+      });
+    }
+    try {
+      return await resolveOrganization(this.#storage, user, bound);
+    } catch {
+      throw new ServerError({
+        code: 'forbidden',
+        message: `This ${what} acts in organisation ${JSON.stringify(bound)}, which its user is no longer a member of.`,
+      });
+    }
   }
 }
 
@@ -240,6 +330,7 @@ function requireAdmin(principal: Principal): void {
 function keyView(record: ApiKeyRecord): ApiKeyView {
   return {
     id: record.id,
+    organizationId: record.organizationId,
     name: record.name,
     prefix: record.prefix,
     scopes: record.scopes,

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
+import { createInternalSearchTool, openDocumentIndex } from '@toolbus/tools';
 import {
   lookupThenAnswer,
   lookupToolFactories,
@@ -382,10 +383,13 @@ describe('organisations', () => {
       );
     const carol = await addMember(acme.id, 'carol@acme.example', 'admin');
     const dave = await addMember(globex.id, 'dave@globex.example', 'admin');
-    const keyOf = async (userId: string) =>
+    const keyOf = async (userId: string, organizationId?: string) =>
       (
         await json<{ key: string }>(
-          await call('POST', `/v1/admin/users/${userId}/keys`, { key: adminKey, body: { name: 'k' } }),
+          await call('POST', `/v1/admin/users/${userId}/keys`, {
+            key: adminKey,
+            body: { name: 'k', ...omitUndefined({ organizationId }) },
+          }),
           201,
         )
       ).key;
@@ -394,7 +398,9 @@ describe('organisations', () => {
     // An org admin adds members to their own org (the user is created there), never to another.
     const erin = await addMember(acme.id, 'erin@orgs.example', 'member', carolKey);
     await addMember(globex.id, 'erin@orgs.example', 'member', daveKey);
+    // A key acts in one organisation: Erin, in two, holds one key for each.
     const erinKey = await keyOf(erin.userId);
+    const erinGlobexKey = await keyOf(erin.userId, globex.id);
     const refused = await json<{ error: { field: string } }>(
       await call('POST', `/v1/organizations/${acme.id}/members`, {
         key: daveKey,
@@ -464,25 +470,25 @@ describe('organisations', () => {
       201,
     );
     assert.equal(
-      (await call('GET', `/v1/chats/${chat.id}`, { key: erinKey, headers: inGlobex })).status,
+      (await call('GET', `/v1/chats/${chat.id}`, { key: erinGlobexKey, headers: inGlobex })).status,
       404,
     );
     assert.equal(
-      (await call('GET', `/v1/files/${file.id}`, { key: erinKey, headers: inGlobex })).status,
+      (await call('GET', `/v1/files/${file.id}`, { key: erinGlobexKey, headers: inGlobex })).status,
       404,
     );
     const globexChats = await json<{ chats: { id: string }[] }>(
-      await call('GET', '/v1/chats', { key: erinKey, headers: inGlobex }),
+      await call('GET', '/v1/chats', { key: erinGlobexKey, headers: inGlobex }),
       200,
     );
     assert.ok(!globexChats.chats.some((entry) => entry.id === chat.id));
     const globexChat = await json<{ id: string }>(
-      await call('POST', '/v1/chats', { key: erinKey, headers: inGlobex, body: {} }),
+      await call('POST', '/v1/chats', { key: erinGlobexKey, headers: inGlobex, body: {} }),
       201,
     );
     const attach = await json<{ error: { field: string } }>(
       await call('POST', `/v1/chats/${globexChat.id}/messages`, {
-        key: erinKey,
+        key: erinGlobexKey,
         headers: inGlobex,
         body: { content: 'read it', fileIds: [file.id] },
       }),
@@ -500,34 +506,31 @@ describe('organisations', () => {
       201,
     );
     assert.equal(memory.organizationId, acme.id);
-    const memoryTexts = async (headers: Record<string, string>) =>
+    const memoryTexts = async (key: string) =>
       (
-        await json<{ memories: { text: string }[] }>(
-          await call('GET', '/v1/memories', { key: erinKey, headers }),
-          200,
-        )
+        await json<{ memories: { text: string }[] }>(await call('GET', '/v1/memories', { key }), 200)
       ).memories.map((entry) => entry.text);
-    assert.deepEqual(await memoryTexts(inGlobex), []);
+    assert.deepEqual(await memoryTexts(erinGlobexKey), []);
     assert.equal(
-      (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinKey, headers: inGlobex })).status,
+      (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinGlobexKey, headers: inGlobex })).status,
       404,
     );
     assert.equal(
       (
         await call('PATCH', `/v1/memories/${memory.id}`, {
-          key: erinKey,
+          key: erinGlobexKey,
           headers: inGlobex,
           body: { text: 'overwritten' },
         })
       ).status,
       404,
     );
-    assert.deepEqual(await memoryTexts(inAcme), ['Erin works on Acme']);
+    assert.deepEqual(await memoryTexts(erinKey), ['Erin works on Acme']);
     assert.equal(
       (await call('DELETE', `/v1/memories/${memory.id}`, { key: erinKey, headers: inAcme })).status,
       204,
     );
-    assert.deepEqual(await memoryTexts(inAcme), []);
+    assert.deepEqual(await memoryTexts(erinKey), []);
     // Naming an organisation she is not in is refused, not ignored.
     const foreign = await json<{ error: { field: string } }>(
       await call('GET', '/v1/chats', { key: daveKey, headers: inAcme }),
@@ -535,9 +538,283 @@ describe('organisations', () => {
     );
     assert.equal(foreign.error.field, 'header.x-toolbus-organization');
     const me = await json<{ organization: { id: string; role: string } }>(
-      await call('GET', '/v1/me', { key: erinKey, headers: inGlobex }),
+      await call('GET', '/v1/me', { key: erinGlobexKey, headers: inGlobex }),
       200,
     );
     assert.deepEqual(me.organization, { id: globex.id, role: 'member' });
+
+    // Her Acme key cannot be switched into Globex (where she is a member too), and acts in Acme without a header.
+    const switched = await json<{ error: { field: string; message: string } }>(
+      await call('GET', '/v1/chats', { key: erinKey, headers: inGlobex }),
+      403,
+    );
+    assert.equal(switched.error.field, 'header.x-toolbus-organization');
+    assert.match(switched.error.message, /acts only in organisation/);
+    const acmeChats = await json<{ chats: { id: string }[] }>(
+      await call('GET', '/v1/chats', { key: erinKey }),
+      200,
+    );
+    assert.deepEqual(
+      acmeChats.chats.map((entry) => entry.id),
+      [chat.id],
+    );
+    // Each key shows its organisation; a key made with a key is made in that key's organisation.
+    const made = await json<{ key: string; apiKey: { organizationId: string } }>(
+      await call('POST', '/v1/keys', { key: erinGlobexKey, body: { name: 'laptop' } }),
+      201,
+    );
+    assert.equal(made.apiKey.organizationId, globex.id);
+    assert.equal(
+      (await call('POST', '/v1/keys', { key: erinGlobexKey, headers: inAcme, body: { name: 'x' } })).status,
+      403,
+    );
+    const listed = await json<{ keys: { organizationId: string }[] }>(
+      await call('GET', '/v1/keys', { key: erinKey }),
+      200,
+    );
+    assert.deepEqual(
+      listed.keys.map((key) => key.organizationId),
+      [acme.id, globex.id, globex.id],
+    );
+    // Nor can a key be turned into a browser session that switches: the session acts in the key's organisation.
+    const signIn = await call('POST', '/v1/session', { key: erinGlobexKey });
+    const { csrfToken } = await json<{ csrfToken: string }>(signIn, 201);
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    assert.equal((await call('GET', '/v1/chats', { headers: { cookie, ...inAcme } })).status, 403);
+    const sessionChats = await json<{ chats: { id: string }[] }>(
+      await call('GET', '/v1/chats', { headers: { cookie } }),
+      200,
+    );
+    assert.ok(
+      !sessionChats.chats.some((entry) => entry.id === chat.id),
+      "the session sees Globex's chats only",
+    );
+    assert.equal(
+      (
+        await call('POST', '/v1/chats', {
+          headers: { cookie, 'x-csrf-token': csrfToken, ...inAcme },
+          body: {},
+        })
+      ).status,
+      403,
+    );
+    // No key of a user for an organisation they are not in; a member removed from an organisation loses its keys.
+    const outside = await json<{ error: { field: string } }>(
+      await call('POST', `/v1/admin/users/${dave.userId}/keys`, {
+        key: adminKey,
+        body: { name: 'x', organizationId: acme.id },
+      }),
+      400,
+    );
+    assert.equal(outside.error.field, 'body.organizationId');
+    assert.equal(
+      (await call('DELETE', `/v1/organizations/${acme.id}/members/${erin.userId}`, { key: carolKey })).status,
+      204,
+    );
+    assert.equal((await call('GET', '/v1/chats', { key: erinKey })).status, 403);
+    assert.equal((await call('GET', '/v1/chats', { key: made.key })).status, 200);
+  });
+
+  test("documents and memories per organisation: a turn searches and remembers only its organisation's, over HTTP", async () => {
+    const deploymentPrompt = 'You are the deployment assistant.';
+    const searchModel = await startScriptedModelServer({
+      handler: (request) => {
+        const last = request.messages.at(-1);
+        if (last?.role === 'tool')
+          return [{ type: 'text', text: `Found: ${last.toolResults[0]?.content ?? ''}` }];
+        if (request.toolNames.includes('internal_search'))
+          return [
+            {
+              type: 'tool-call',
+              id: 'call_s',
+              name: 'internal_search',
+              arguments: { queries: [last?.text ?? ''] },
+            },
+          ];
+        return [{ type: 'text', text: 'No search.' }];
+      },
+    });
+    const index = openDocumentIndex({ path: ':memory:' });
+    const orgServer = await createServer({
+      storage,
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${searchModel.url}/v1#scripted`,
+      systemPrompt: deploymentPrompt,
+      documentIndex: index,
+      builtInToolFactories: (context) => {
+        // The turn's view of the index: the only one a turn's tools may read.
+        const view = context.documentIndex;
+        assert.ok(view, "a turn gets its organisation's view of the index");
+        return new Map([['SearchTool', () => createInternalSearchTool({ index: view })]]);
+      },
+      limits: { requestsPerMinute: 100_000 },
+    });
+    const orgHttp = await listen(orgServer, { port: 0 });
+    const base = orgHttp.url;
+    try {
+      const initech = await json<{ id: string }>(
+        await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Initech' } }),
+        201,
+      );
+      const umbrella = await json<{ id: string }>(
+        await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Umbrella' } }),
+        201,
+      );
+      const member = async (organizationId: string, email: string) =>
+        (
+          await json<{ userId: string }>(
+            await call('POST', `/v1/organizations/${organizationId}/members`, {
+              key: adminKey,
+              body: { email, role: 'member' },
+            }),
+            201,
+          )
+        ).userId;
+      const keyIn = async (userId: string, organizationId: string, scopes?: string[]) =>
+        (
+          await json<{ key: string }>(
+            await call('POST', `/v1/admin/users/${userId}/keys`, {
+              key: adminKey,
+              body: { name: 'k', organizationId, ...omitUndefined({ scopes }) },
+            }),
+            201,
+          )
+        ).key;
+      const me = await json<{ id: string }>(await call('GET', '/v1/me', { key: adminKey }), 200);
+      const initechAdmin = await keyIn(me.id, initech.id, ['chat', 'admin']);
+      const umbrellaAdmin = await keyIn(me.id, umbrella.id, ['chat', 'admin']);
+      const ivan = await member(initech.id, 'ivan@initech.example');
+      await member(umbrella.id, 'ivan@initech.example');
+      const judy = await member(umbrella.id, 'judy@umbrella.example');
+      const ivanKey = await keyIn(ivan, initech.id);
+      const ivanUmbrellaKey = await keyIn(ivan, umbrella.id);
+      const judyKey = await keyIn(judy, umbrella.id);
+
+      // Each organisation's admin indexes a document; the same name in both is two documents.
+      const upload = async (key: string, name: string, text: string) =>
+        json<{ sourceId: string }>(
+          await fetch(`${base}/v1/admin/documents/uploads?name=${name}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'text/markdown' },
+            body: text,
+          }),
+          201,
+        );
+      await upload(initechAdmin, 'plan.md', '# Falcon\n\nInitech launches the falcon rocket in May.');
+      await upload(umbrellaAdmin, 'plan.md', '# Vaccine\n\nUmbrella ships the falcon vaccine in June.');
+      await upload(umbrellaAdmin, 'extra.md', '# Extra\n\nUmbrella extra notes.');
+      const listOf = async (key: string) =>
+        (
+          await json<{ documents: { sourceId: string; title: string; uploadedBy?: string }[] }>(
+            await call('GET', '/v1/admin/documents/list', { key, base }),
+            200,
+          )
+        ).documents;
+      assert.deepEqual(
+        (await listOf(initechAdmin)).map((document) => [
+          document.sourceId,
+          document.title,
+          document.uploadedBy,
+        ]),
+        [['upload:plan.md', 'Falcon', me.id]],
+      );
+      assert.deepEqual(
+        (await listOf(umbrellaAdmin)).map((document) => document.title),
+        ['Extra', 'Vaccine'],
+      );
+      assert.deepEqual(
+        await json(await call('GET', '/v1/admin/documents', { key: initechAdmin, base }), 200),
+        { documents: 1, chunks: 1 },
+      );
+      // Umbrella's admin cannot delete Initech's document (only Umbrella's own of that name, and none it lacks).
+      assert.equal(
+        (await call('DELETE', '/v1/admin/documents?sourceId=upload%3Aextra.md', { key: initechAdmin, base }))
+          .status,
+        404,
+      );
+      assert.equal(
+        (await call('DELETE', '/v1/admin/documents?sourceId=upload%3Aextra.md', { key: umbrellaAdmin, base }))
+          .status,
+        204,
+      );
+      assert.equal((await listOf(umbrellaAdmin)).length, 1);
+      assert.equal((await listOf(initechAdmin)).length, 1, "Initech's document is untouched");
+      // A member is no admin: the document routes refuse them.
+      assert.equal((await call('GET', '/v1/admin/documents/list', { key: ivanKey, base })).status, 403);
+
+      // Memories: Ivan (memory on) has one in each organisation; Judy has one but memory off.
+      for (const key of [ivanKey, ivanUmbrellaKey]) {
+        await json(
+          await call('PATCH', '/v1/me/settings', { key, base, body: { memoryToolEnabled: true } }),
+          200,
+        );
+      }
+      await json(
+        await call('POST', '/v1/memories', {
+          key: ivanKey,
+          base,
+          body: { text: 'Ivan measures in metric units' },
+        }),
+        201,
+      );
+      await json(
+        await call('POST', '/v1/memories', {
+          key: ivanUmbrellaKey,
+          base,
+          body: { text: 'Ivan consults for Umbrella' },
+        }),
+        201,
+      );
+      await json(
+        await call('POST', '/v1/memories', { key: judyKey, base, body: { text: 'Judy is vegetarian' } }),
+        201,
+      );
+
+      const turn = async (key: string, question: string) => {
+        const chat = await json<{ id: string }>(
+          await call('POST', '/v1/chats', { key, base, body: {} }),
+          201,
+        );
+        await readSse(
+          await call('POST', `/v1/chats/${chat.id}/messages`, { key, base, body: { content: question } }),
+        );
+        const requests = searchModel.requests.filter((request) =>
+          request.messages.some((message) => message.role === 'user' && message.text === question),
+        );
+        const system = requests[0]?.messages.find((message) => message.role === 'system')?.text ?? '';
+        const toolResult = requests.at(-1)?.messages.at(-1)?.toolResults[0]?.content ?? '';
+        return { system, toolResult };
+      };
+      const ivanTurn = await turn(ivanKey, 'falcon plans (ivan)');
+      assert.match(ivanTurn.toolResult, /Initech launches the falcon rocket/);
+      assert.doesNotMatch(
+        ivanTurn.toolResult,
+        /Umbrella/,
+        "internal_search never returns another organisation's document",
+      );
+      assert.ok(ivanTurn.system.startsWith(deploymentPrompt));
+      assert.match(ivanTurn.system, /Ivan measures in metric units/);
+      assert.doesNotMatch(
+        ivanTurn.system,
+        /consults for Umbrella/,
+        'his memories of another organisation stay out',
+      );
+      assert.doesNotMatch(ivanTurn.system, /vegetarian/, "another user's memories never reach his prompt");
+
+      const ivanUmbrellaTurn = await turn(ivanUmbrellaKey, 'falcon plans (ivan at umbrella)');
+      assert.match(ivanUmbrellaTurn.toolResult, /Umbrella ships the falcon vaccine/);
+      assert.doesNotMatch(ivanUmbrellaTurn.toolResult, /Initech/);
+      assert.match(ivanUmbrellaTurn.system, /Ivan consults for Umbrella/);
+      assert.doesNotMatch(ivanUmbrellaTurn.system, /metric/);
+
+      const judyTurn = await turn(judyKey, 'falcon plans (judy)');
+      assert.doesNotMatch(judyTurn.toolResult, /Initech/);
+      assert.equal(judyTurn.system, deploymentPrompt, 'memory off: no memories in the prompt');
+    } finally {
+      await orgHttp.close();
+      await orgServer.close();
+      index.close();
+      await searchModel.close();
+    }
   });
 });

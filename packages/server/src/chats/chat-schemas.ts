@@ -103,7 +103,13 @@ export const sendMessageBody = z.object({
     .describe('Only these tools (by name) of the persona this turn'),
   model: z.string().min(1).max(300).optional().describe('A model the server allows, e.g. openai:gpt-4.1'),
   research: z.boolean().optional().describe('Run Deep Research instead of a chat turn'),
-  maxCycles: z.number().int().min(1).max(50).optional(),
+  maxCycles: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .optional()
+    .describe('Model steps of a chat turn; orchestrator cycles of a research turn'),
 });
 
 /** How a started turn is answered when no stream is asked for. */

@@ -1,10 +1,16 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { type ChatTurn, runChatTurn } from '@toolbus/core';
-import { parseDeepResearchCheckpoint, runDeepResearch } from '@toolbus/research';
+import {
+  DEFAULT_DEEP_RESEARCH_PROMPTS,
+  type DeepResearchPrompts,
+  parseDeepResearchCheckpoint,
+  runDeepResearch,
+} from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
+import { type DocumentSearchIndex, withSavedMemories } from '@toolbus/tools';
 import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
 import { resolveOrganization } from '../auth/organization-service.ts';
 import { ownsRow, type Principal } from '../http/principal.ts';
@@ -68,6 +74,8 @@ export interface ChatServiceDependencies {
   readonly approvals?: ApprovalHub;
   /** The models' input window in tokens, which Deep Research checks before it runs. */
   readonly contextWindowTokens?: number;
+  /** The document index; each turn's built-in tools get its organisation's view only. */
+  readonly documentIndex?: DocumentSearchIndex;
 }
 
 /**
@@ -350,6 +358,13 @@ export class ChatService {
             )
           : undefined;
       const maxCycles = input.maxCycles ?? deps.maxCycles;
+      // The deployment's prompt with the caller's memories of this organisation (when memory is on), as the CLI.
+      const systemPrompt = await withSavedMemories({
+        prompt: deps.systemPrompt,
+        memories: deps.storage.memories,
+        user: principal.user,
+        organizationId: principal.organization.id,
+      });
       const start: StartTurnOptions = {
         chatId: chat.id,
         userId: principal.user.id,
@@ -369,12 +384,18 @@ export class ChatService {
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
           // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
+          // The steps that speak to the user (clarification, final report) get the system prompt too, and
+          // `maxCycles` bounds its orchestrator cycles.
           const turn: ChatTurn = input.research
             ? runDeepResearch({
                 model: telemetry.model,
                 messages: [...history, userMessage],
                 tools,
                 signal,
+                prompts: researchPromptsWith(systemPrompt),
+                ...(maxCycles === undefined
+                  ? {}
+                  : { limits: { orchestratorCycles: maxCycles, orchestratorCyclesReasoning: maxCycles } }),
                 ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
                 ...(answersClarification ? { skipClarification: true } : {}),
                 ...(options.resume
@@ -397,7 +418,7 @@ export class ChatService {
               })
             : runChatTurn({
                 model: telemetry.model,
-                messages: [{ role: 'system', content: deps.systemPrompt }, ...history, userMessage],
+                messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
                 tools,
                 files,
                 userId: principal.user.id,
@@ -441,6 +462,12 @@ export class ChatService {
     const context: BuiltInToolContext = {
       user: principal.user,
       organizationId: principal.organization.id,
+      ...omitUndefined({
+        documentIndex: deps.documentIndex?.forOrganization({
+          organizationId: principal.organization.id,
+          uploadedBy: principal.user.id,
+        }),
+      }),
       // Resolved only when a built-in needs a model (the memory tool): the MCP endpoint runs no model itself.
       get model() {
         model ??= deps.resolveModel(deps.defaultModel);
@@ -530,4 +557,12 @@ export class ChatService {
       return [shown];
     });
   }
+}
+
+/** Deep Research's prompts with the deployment's system prompt after those of the steps that answer the user. */
+function researchPromptsWith(systemPrompt: string): Partial<DeepResearchPrompts> {
+  return {
+    clarification: `${DEFAULT_DEEP_RESEARCH_PROMPTS.clarification}\n\n${systemPrompt}`,
+    finalReport: `${DEFAULT_DEEP_RESEARCH_PROMPTS.finalReport}\n\n${systemPrompt}`,
+  };
 }

@@ -99,3 +99,59 @@ describe('Deep Research in the server', () => {
     );
   });
 });
+
+describe('Deep Research in the server: its settings', () => {
+  test("the steps that answer the user get the server's system prompt; maxCycles bounds the orchestrator", async () => {
+    const captain = 'Always answer in the voice of a ship captain.';
+    const configured = await createServer({
+      storage,
+      auth: 'local',
+      defaultModel: 'openai:research-model',
+      resolveModel: () => world.model('openai'),
+      contextWindowTokens: 128_000,
+      systemPrompt: captain,
+      maxCycles: 3,
+      builtInToolFactories: () =>
+        new Map([['WebSearchTool', () => world.tools[0] as NonNullable<(typeof world.tools)[0]>]]),
+    });
+    const configuredHttp = await listen(configured, { port: 0 });
+    try {
+      world.script = { tasks: ['Research solar panels'] };
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${configuredHttp.url}${path}`, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const chat = (await (await call('POST', '/v1/chats', { title: 'Sun' })).json()) as { id: string };
+      const seen = world.server.requests.length;
+      const events = await readSse(
+        await call('POST', `/v1/chats/${chat.id}/messages`, {
+          content: 'How good is solar power?',
+          research: true,
+        }),
+      );
+      const packets = events.map((event) => JSON.parse(event.data) as WirePacket);
+      assert.equal(packets.filter((packet) => packet.obj.type === 'stop').at(-1)?.obj.reason, 'finished');
+      const systems = world.server.requests
+        .slice(seen)
+        .map((request) => request.messages.find((message) => message.role === 'system')?.text ?? '');
+      const report = systems.filter((text) => text.startsWith('You write the final report'));
+      assert.equal(report.length, 1);
+      assert.ok(report[0]?.includes(captain), 'the final report step has the system prompt');
+      const orchestrator = systems.filter((text) => text.startsWith('You are the research orchestrator'));
+      assert.ok(orchestrator.length > 0);
+      assert.ok(
+        orchestrator.every((text) => text.includes('of 3.')),
+        'the orchestrator runs at most maxCycles cycles',
+      );
+      assert.ok(
+        !orchestrator.some((text) => text.includes(captain)),
+        'steps that only call tools keep their own prompt',
+      );
+    } finally {
+      await configuredHttp.close();
+      await configured.close();
+    }
+  });
+});

@@ -374,7 +374,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
         },
       },
     },
-    async ({ body }) => {
+    async ({ body, principal }) => {
       library.checkIndexPath(body.path);
       const encoder = new TextEncoder();
       const stream = new ReadableStream<Uint8Array>({
@@ -382,7 +382,9 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
           const send = (event: string, data: unknown) =>
             controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
           try {
-            const result = await library.indexFolder(body.path, (progress) => send('progress', progress));
+            const result = await library.indexFolder(principal, body.path, (progress) =>
+              send('progress', progress),
+            );
             send('result', result);
           } catch (error) {
             send('error', { message: error instanceof Error ? error.message : String(error) });
@@ -406,11 +408,11 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       query: z.object({ name: z.string().min(1).max(255) }),
       responses: { 201: { description: 'Indexed' } },
     },
-    async ({ query, context }) => {
+    async ({ query, principal, context }) => {
       const mediaType =
         context.req.header('content-type')?.split(';')[0]?.trim() || 'application/octet-stream';
       const bytes = new Uint8Array(await context.req.arrayBuffer());
-      return context.json(await library.indexUpload({ name: query.name, mediaType, bytes }), 201);
+      return context.json(await library.indexUpload(principal, { name: query.name, mediaType, bytes }), 201);
     },
   );
   registry.add(
@@ -418,12 +420,62 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       method: 'get',
       path: '/v1/admin/documents',
       operationId: 'documentCounts',
-      summary: 'How many documents and chunks are indexed',
+      summary: "How many documents and chunks your organisation's index holds",
       tag: 'admin',
       access: admin,
       responses: ok('The counts'),
     },
-    async ({ context }) => context.json(await library.documentCounts()),
+    async ({ principal, context }) => context.json(await library.documentCounts(principal)),
+  );
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/admin/documents/list',
+      operationId: 'listDocuments',
+      summary: "Your organisation's indexed documents, by source id (page with after)",
+      tag: 'admin',
+      access: admin,
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(1000).optional(),
+        after: z.string().max(4096).optional().describe('The last source id of the previous page'),
+      }),
+      responses: ok(
+        'The documents',
+        z.object({
+          documents: z.array(
+            z.object({
+              sourceId: z.string(),
+              title: z.string(),
+              link: z.string().optional(),
+              uploadedBy: z.string().optional(),
+              indexedAt: z.string(),
+              chunks: z.number(),
+            }),
+          ),
+        }),
+      ),
+    },
+    async ({ principal, query, context }) =>
+      context.json({ documents: await library.listDocuments(principal, query) }),
+  );
+  registry.add(
+    {
+      method: 'delete',
+      path: '/v1/admin/documents',
+      operationId: 'removeDocument',
+      summary: "Remove one of your organisation's indexed documents",
+      tag: 'admin',
+      access: admin,
+      query: z.object({ sourceId: z.string().min(1).max(4096) }),
+      responses: {
+        204: { description: 'Removed' },
+        404: { description: 'Not indexed in your organisation' },
+      },
+    },
+    async ({ principal, query, context }) => {
+      await library.removeDocument(principal, query.sourceId);
+      return context.body(null, 204);
+    },
   );
   registry.add(
     {

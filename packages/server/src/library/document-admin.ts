@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { resolve, sep } from 'node:path';
+import { omitUndefined } from '@toolbus/spec';
 import {
+  type DocumentScope,
   type DocumentSearchIndex,
   extractDocumentText,
+  type IndexedDocumentInfo,
   type IndexPathsResult,
   type IndexProgress,
   indexPaths,
@@ -11,6 +14,7 @@ import { ServerError } from '../http/server-error.ts';
 
 /** What the document operations need. */
 export interface DocumentAdminOptions {
+  /** The index as the documents' organisation sees it (the index as opened: the default organisation's). */
   readonly index: DocumentSearchIndex;
   /** Folders under which {@link DocumentAdmin.indexUnderRoots} may index; none: it refuses every path. */
   readonly roots?: readonly string[];
@@ -25,6 +29,11 @@ export class DocumentAdmin {
 
   constructor(options: DocumentAdminOptions) {
     this.#options = options;
+  }
+
+  /** The same operations on one organisation's documents only (what it indexes is recorded as `uploadedBy`'s). */
+  forOrganization(scope: DocumentScope): DocumentAdmin {
+    return new DocumentAdmin({ ...this.#options, index: this.#options.index.forOrganization(scope) });
   }
 
   /** Indexes files and folders (incremental: unchanged files skipped, deleted ones removed), with progress per file. */
@@ -91,5 +100,23 @@ export class DocumentAdmin {
   /** How many documents and chunks the index holds. */
   async counts(): Promise<{ documents: number; chunks: number }> {
     return await this.#options.index.counts();
+  }
+
+  /** The indexed documents, by source id (a page of at most `limit` after `after`). */
+  async list(
+    options: { limit?: number | undefined; after?: string | undefined } = {},
+  ): Promise<readonly IndexedDocumentInfo[]> {
+    return await this.#options.index.list(omitUndefined(options));
+  }
+
+  /** Removes one document; `not_found` naming `query.sourceId` when it is not indexed. */
+  async remove(sourceId: string): Promise<void> {
+    if (!(await this.#options.index.remove(sourceId))) {
+      throw new ServerError({
+        code: 'not_found',
+        field: 'query.sourceId',
+        message: `query.sourceId: no indexed document ${JSON.stringify(sourceId)}.`,
+      });
+    }
   }
 }

@@ -7,7 +7,13 @@ import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
-import type { DocumentSearchIndex, IndexPathsResult, IndexProgress } from '@toolbus/tools';
+import type {
+  DocumentSearchIndex,
+  IndexedDocumentInfo,
+  IndexPathsResult,
+  IndexProgress,
+} from '@toolbus/tools';
+import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { DocumentAdmin } from './document-admin.ts';
 import {
@@ -367,11 +373,15 @@ export class LibraryAdmin {
     await this.#requireSkills().remove(name);
   }
 
-  // documents
+  // documents: each call acts on the caller's organisation's documents only
 
   /** Indexes a server-side folder or file under one of the allowed roots, reporting progress per file. */
-  async indexFolder(path: string, onProgress?: (progress: IndexProgress) => void): Promise<IndexPathsResult> {
-    return this.#requireDocuments().indexUnderRoots(path, onProgress);
+  async indexFolder(
+    principal: Principal,
+    path: string,
+    onProgress?: (progress: IndexProgress) => void,
+  ): Promise<IndexPathsResult> {
+    return this.#documentsOf(principal).indexUnderRoots(path, onProgress);
   }
 
   /** The absolute path, when it lies under an allowed root; else `forbidden` naming `body.path`. */
@@ -380,16 +390,26 @@ export class LibraryAdmin {
   }
 
   /** Extracts and indexes one uploaded document. */
-  async indexUpload(input: {
-    name: string;
-    mediaType: string;
-    bytes: Uint8Array;
-  }): Promise<{ sourceId: string; outcome: string }> {
-    return this.#requireDocuments().indexUpload(input);
+  async indexUpload(
+    principal: Principal,
+    input: { name: string; mediaType: string; bytes: Uint8Array },
+  ): Promise<{ sourceId: string; outcome: string }> {
+    return this.#documentsOf(principal).indexUpload(input);
   }
 
-  async documentCounts(): Promise<{ documents: number; chunks: number }> {
-    return this.#requireDocuments().counts();
+  async documentCounts(principal: Principal): Promise<{ documents: number; chunks: number }> {
+    return this.#documentsOf(principal).counts();
+  }
+
+  async listDocuments(
+    principal: Principal,
+    options: { limit?: number | undefined; after?: string | undefined },
+  ): Promise<readonly IndexedDocumentInfo[]> {
+    return this.#documentsOf(principal).list(options);
+  }
+
+  async removeDocument(principal: Principal, sourceId: string): Promise<void> {
+    await this.#documentsOf(principal).remove(sourceId);
   }
 
   // settings
@@ -445,6 +465,13 @@ export class LibraryAdmin {
       throw new ServerError({ code: 'not_available', message: 'This server has no skill store configured.' });
     }
     return this.#skills;
+  }
+
+  #documentsOf(principal: Principal): DocumentAdmin {
+    return this.#requireDocuments().forOrganization({
+      organizationId: principal.organization.id,
+      uploadedBy: principal.user.id,
+    });
   }
 
   #requireDocuments(): DocumentAdmin {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
 import {
   completeMcpOAuth,
@@ -35,26 +36,17 @@ export interface McpOAuthServiceOptions {
   readonly pendingLifetimeMs?: number;
 }
 
-interface PendingAuthorization {
-  readonly userId: string;
-  readonly serverId: string;
-  readonly redirectUrl: string;
-  readonly returnTo: string;
-  readonly expires: number;
-}
-
-const maxPending = 1000;
-
 /**
  * The OAuth connect flow of MCP servers, per user: start (the SDK discovers, registers the client and builds the
  * authorization URL with PKCE and `state`), callback (the code exchanged, tokens stored encrypted for that user),
  * status and disconnect. The callback is reached by a cross-site redirect that carries no session cookie (it is
- * SameSite=Strict), so it is identified by its `state` alone: a 192-bit value known only to this process and the
- * browser of the user who started, valid once and for minutes.
+ * SameSite=Strict), so it is identified by its `state` alone: a 192-bit value known only to the server and the
+ * browser of the user who started, valid once and for minutes. The authorization in progress is kept in storage
+ * (by the state's hash, so a copy of the database cannot finish one), so the callback works on any replica and
+ * after a restart.
  */
 export class McpOAuthService {
   readonly #options: McpOAuthServiceOptions;
-  readonly #pending = new Map<string, PendingAuthorization>();
 
   constructor(options: McpOAuthServiceOptions) {
     this.#options = options;
@@ -109,21 +101,21 @@ export class McpOAuthService {
           message: `path.serverId: the authorization URL of "${server.name}" carries no state.`,
         });
       }
-      this.#prune();
-      this.#pending.set(state, {
+      await this.#options.storage.mcpServers.savePendingAuthorization({
+        stateHash: hashState(state),
         userId: principal.user.id,
         serverId,
         redirectUrl,
         returnTo: safeReturnPath(input.returnTo),
-        expires: Date.now() + (this.#options.pendingLifetimeMs ?? 10 * 60 * 1000),
+        expiresAt: new Date(Date.now() + (this.#options.pendingLifetimeMs ?? 10 * 60 * 1000)).toISOString(),
       });
       return { status: 'authorization_required', authorizationUrl: error.authorizationUrl.href };
     }
   }
 
   /**
-   * Finishes an authorization from the callback's query: the `state` must be one this process handed out and not
-   * yet used; the code is exchanged (PKCE) and the tokens stored for the user who started. Returns where to send
+   * Finishes an authorization from the callback's query: the `state` must be one this server handed out, unexpired
+   * and not yet used (it is used up by this call, whatever its outcome); the code is exchanged (PKCE) and the tokens stored for the user who started. Returns where to send
    * the browser.
    */
   async complete(query: {
@@ -131,15 +123,17 @@ export class McpOAuthService {
     readonly code?: string | undefined;
     readonly error?: string | undefined;
   }): Promise<{ readonly serverId: string; readonly returnTo: string }> {
-    const pending = query.state === undefined ? undefined : this.#pending.get(query.state);
-    if (!pending || pending.expires < Date.now() || query.state === undefined) {
+    const pending =
+      query.state === undefined
+        ? undefined
+        : await this.#options.storage.mcpServers.takePendingAuthorization(hashState(query.state));
+    if (!pending || query.state === undefined) {
       throw new ServerError({
         code: 'forbidden',
         field: 'query.state',
         message: 'query.state: no authorization in progress matches this callback; connect again.',
       });
     }
-    this.#pending.delete(query.state);
     if (query.error !== undefined) {
       throw new ServerError({
         code: 'forbidden',
@@ -216,16 +210,6 @@ export class McpOAuthService {
     }
     return server;
   }
-
-  #prune(): void {
-    const now = Date.now();
-    for (const [state, pending] of this.#pending) if (pending.expires < now) this.#pending.delete(state);
-    while (this.#pending.size >= maxPending) {
-      const oldest = this.#pending.keys().next().value;
-      if (oldest === undefined) break;
-      this.#pending.delete(oldest);
-    }
-  }
 }
 
 /** A path on this server (`/admin/mcp`), never another origin or a protocol-relative `//host`. */
@@ -238,6 +222,11 @@ function safeReturnPath(returnTo: string | undefined): string {
   )
     return '/';
   return returnTo;
+}
+
+/** The state as stored: its SHA-256 (a high-entropy secret needs no slow hash). */
+function hashState(state: string): string {
+  return createHash('sha256').update(state).digest('hex');
 }
 
 function messageOf(error: unknown): string {

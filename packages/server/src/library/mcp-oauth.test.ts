@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
@@ -226,6 +227,93 @@ describe('the MCP OAuth connect flow', () => {
     );
     assert.equal(after.connected, false);
     assert.equal(await turnAnswer(alice.key, persona.id), 'No tool for that.');
+  });
+
+  test('the callback is finished by another replica (or this server restarted): the pending state is in storage, hashed', async () => {
+    const mcp = await json<{ id: string }>(
+      await call('POST', '/v1/admin/mcp-servers', adminKey, {
+        name: 'protected-replicas',
+        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
+        authType: 'oauth',
+      }),
+      201,
+    );
+    const carol = await newUser('carol@example.com');
+    const start = await json<{ status: string; authorizationUrl: string }>(
+      await call('POST', `/v1/mcp-servers/${mcp.id}/connection`, carol.key, { returnTo: '/chat' }),
+      200,
+    );
+    const state = new URL(start.authorizationUrl).searchParams.get('state') ?? '';
+    const files = await Promise.all(
+      [databasePath, `${databasePath}-wal`].map((path) => readFile(path).catch(() => Buffer.alloc(0))),
+    );
+    assert.ok(
+      files.every((bytes) => !bytes.includes(state)),
+      'the state itself is not stored',
+    );
+    const authorize = await fetch(start.authorizationUrl, { redirect: 'manual' });
+    const callback = new URL(authorize.headers.get('location') ?? '');
+    // A second server on the same storage, with nothing in memory of the first, gets the browser back.
+    const replica = await createServer({
+      storage,
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
+      limits: { requestsPerMinute: 100_000 },
+    });
+    const replicaHttp = await listen(replica, { port: 0 });
+    try {
+      const back = await fetch(`${replicaHttp.url}${callback.pathname}${callback.search}`, {
+        redirect: 'manual',
+      });
+      assert.equal(back.status, 302, await back.text());
+      assert.equal(back.headers.get('location'), `/chat?mcpConnected=${mcp.id}`);
+      const status = await json<{ connected: boolean }>(
+        await call('GET', `/v1/mcp-servers/${mcp.id}/connection`, carol.key),
+        200,
+      );
+      assert.equal(status.connected, true);
+      // Used up there, it is refused here (and there again).
+      assert.equal((await fetch(callback.href, { redirect: 'manual' })).status, 403);
+      assert.equal(
+        (await fetch(`${replicaHttp.url}${callback.pathname}${callback.search}`, { redirect: 'manual' }))
+          .status,
+        403,
+      );
+    } finally {
+      await replicaHttp.close();
+    }
+  });
+
+  test('an expired authorization is refused at the callback', async () => {
+    const mcp = await json<{ id: string }>(
+      await call('POST', '/v1/admin/mcp-servers', adminKey, {
+        name: 'protected-expiry',
+        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
+        authType: 'oauth',
+      }),
+      201,
+    );
+    const dave = await newUser('dave@example.com');
+    const start = await json<{ authorizationUrl: string }>(
+      await call('POST', `/v1/mcp-servers/${mcp.id}/connection`, dave.key, {}),
+      200,
+    );
+    const state = new URL(start.authorizationUrl).searchParams.get('state') ?? '';
+    // Moves the stored expiry into the past, as if the user took longer than the lifetime.
+    const taken = await storage.mcpServers.takePendingAuthorization(
+      createHash('sha256').update(state).digest('hex'),
+    );
+    assert.ok(taken, 'stored by the hash of its state');
+    await storage.mcpServers.savePendingAuthorization({
+      ...taken,
+      expiresAt: new Date(Date.now() - 1).toISOString(),
+    });
+    const back = await authorizeInBrowser(start.authorizationUrl);
+    const refused = await json<{ error: { field: string } }>(back, 403);
+    assert.equal(refused.error.field, 'query.state');
+    const stored = await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: dave.id });
+    assert.equal(stored?.tokens, undefined, 'no tokens were exchanged');
   });
 
   test('a server without OAuth, or an unknown one, is refused naming the field', async () => {

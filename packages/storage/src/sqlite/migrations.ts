@@ -255,4 +255,29 @@ CREATE TABLE research_checkpoints (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'API keys and web sessions bound to an organisation; pending MCP OAuth authorizations',
+    // A key made before organisations were bound to keys acts in its user's first organisation (as it did by
+    // default), else the default one.
+    sql: `
+ALTER TABLE api_keys ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
+UPDATE api_keys SET organization_id = COALESCE(
+  (SELECT m.organization_id FROM organization_members m WHERE m.user_id = api_keys.user_id
+    ORDER BY m.created_at, m.rowid LIMIT 1),
+  'default');
+ALTER TABLE web_sessions ADD COLUMN organization_id TEXT;
+CREATE TABLE mcp_oauth_pending (
+  state_hash TEXT PRIMARY KEY,
+  server_id TEXT NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  redirect_url TEXT NOT NULL,
+  return_to TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+CREATE INDEX mcp_oauth_pending_by_user ON mcp_oauth_pending (user_id, created_at);
+CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
+`,
+  },
 ];

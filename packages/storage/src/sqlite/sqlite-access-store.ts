@@ -1,10 +1,12 @@
 import type { ApiKeyRecord, WebSessionRecord } from '../access.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { AccessStore } from '../storage.ts';
 import { type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ApiKeyRow {
   id: string;
   user_id: string;
+  organization_id: string;
   name: string;
   prefix: string;
   key_hash: string;
@@ -17,6 +19,7 @@ interface ApiKeyRow {
 interface SessionRow {
   token_hash: string;
   user_id: string;
+  organization_id: string | null;
   csrf_hash: string;
   created_at: string;
   expires_at: string;
@@ -26,7 +29,7 @@ interface SessionRow {
 export function createSqliteAccessStore(context: SqliteContext): AccessStore {
   const { database } = context;
   const insertKey = database.prepare(
-    'INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO api_keys (id, user_id, organization_id, name, prefix, key_hash, scopes_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const selectKeyByHash = database.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
   const selectKey = database.prepare('SELECT * FROM api_keys WHERE id = ?');
@@ -36,7 +39,7 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
   );
   const touchKey = database.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
   const insertSession = database.prepare(
-    'INSERT INTO web_sessions (token_hash, user_id, csrf_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO web_sessions (token_hash, user_id, organization_id, csrf_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const selectSession = database.prepare(
     'SELECT * FROM web_sessions WHERE token_hash = ? AND expires_at > ?',
@@ -50,6 +53,7 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
         insertKey.run(
           id,
           key.userId,
+          key.organizationId ?? DEFAULT_ORGANIZATION_ID,
           key.name,
           key.prefix,
           key.hash,
@@ -80,9 +84,16 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
       const now = context.now();
       deleteExpired.run(now);
       withConstraintErrors('Creating a session', () =>
-        insertSession.run(session.tokenHash, session.userId, session.csrfHash, now, session.expiresAt),
+        insertSession.run(
+          session.tokenHash,
+          session.userId,
+          session.organizationId ?? null,
+          session.csrfHash,
+          now,
+          session.expiresAt,
+        ),
       );
-      return { ...session, createdAt: now };
+      return { ...session, organizationId: session.organizationId ?? null, createdAt: now };
     },
     async getSession(tokenHash) {
       const row = selectSession.get(tokenHash, context.now()) as SessionRow | undefined;
@@ -98,6 +109,7 @@ function toKey(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id,
     userId: row.user_id,
+    organizationId: row.organization_id,
     name: row.name,
     prefix: row.prefix,
     hash: row.key_hash,
@@ -112,6 +124,7 @@ function toSession(row: SessionRow): WebSessionRecord {
   return {
     tokenHash: row.token_hash,
     userId: row.user_id,
+    organizationId: row.organization_id,
     csrfHash: row.csrf_hash,
     createdAt: row.created_at,
     expiresAt: row.expires_at,

@@ -1,14 +1,15 @@
 import type {
   McpAuthType,
   McpOAuthState,
+  McpPendingAuthorization,
   McpServer,
   McpToolApproval,
   McpTransport,
   NewMcpServer,
 } from '../mcp-server.ts';
 import { mcpServerColumns, mcpServerFromColumns } from '../rules/mcp-server-columns.ts';
-import type { McpServerStore } from '../storage.ts';
-import { notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
+import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
+import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ServerRow {
   id: string;
@@ -22,6 +23,16 @@ interface ServerRow {
   api_key_secret: string | null;
   environment_secret: string | null;
   created_at: string;
+}
+
+interface PendingRow {
+  state_hash: string;
+  server_id: string;
+  user_id: string;
+  redirect_url: string;
+  return_to: string;
+  created_at: string;
+  expires_at: string;
 }
 
 interface ApprovalRow {
@@ -61,6 +72,13 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
   const deleteApproval = database.prepare(
     'DELETE FROM mcp_tool_approvals WHERE server_id = ? AND tool_name = ?',
   );
+
+  const deleteExpiredPending = database.prepare('DELETE FROM mcp_oauth_pending WHERE expires_at <= ?');
+  const insertPending = database.prepare(`INSERT INTO mcp_oauth_pending
+    (state_hash, server_id, user_id, redirect_url, return_to, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const trimPending = database.prepare(`DELETE FROM mcp_oauth_pending WHERE user_id = ? AND state_hash NOT IN
+    (SELECT state_hash FROM mcp_oauth_pending WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)`);
+  const takePending = database.prepare('DELETE FROM mcp_oauth_pending WHERE state_hash = ? RETURNING *');
 
   const oauthContext = (serverId: string, userId: string) =>
     `mcp_oauth_states.state_secret:${serverId}:${userId}`;
@@ -161,5 +179,41 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
     async revokeApproval({ serverId, toolName }) {
       return Number(deleteApproval.run(serverId, toolName).changes) > 0;
     },
+    async savePendingAuthorization(pending) {
+      const now = context.now();
+      inTransaction(database, () => {
+        deleteExpiredPending.run(now);
+        withConstraintErrors('Saving an MCP OAuth authorization', () =>
+          insertPending.run(
+            pending.stateHash,
+            pending.serverId,
+            pending.userId,
+            pending.redirectUrl,
+            pending.returnTo,
+            now,
+            pending.expiresAt,
+          ),
+        );
+        trimPending.run(pending.userId, pending.userId, MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER);
+      });
+    },
+    async takePendingAuthorization(stateHash) {
+      // Deleted whether expired or not: a state is never good twice.
+      const row = takePending.get(stateHash) as PendingRow | undefined;
+      if (!row || row.expires_at <= context.now()) return undefined;
+      return toPending(row);
+    },
+  };
+}
+
+function toPending(row: PendingRow): McpPendingAuthorization {
+  return {
+    stateHash: row.state_hash,
+    serverId: row.server_id,
+    userId: row.user_id,
+    redirectUrl: row.redirect_url,
+    returnTo: row.return_to,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
   };
 }

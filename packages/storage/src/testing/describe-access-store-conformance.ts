@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { Storage } from '../storage.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
 
@@ -49,10 +50,46 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
         assert.equal(await storage.access.getApiKey(key.id), undefined);
       });
 
+      test('a key belongs to one organisation (default the default one)', async () => {
+        const acme = await storage.organizations.create({ name: 'Acme' });
+        const plain = await storage.access.createApiKey({
+          userId,
+          name: 'plain',
+          prefix: 'tb_p',
+          hash: 'hp',
+          scopes: ['chat'],
+        });
+        const bound = await storage.access.createApiKey({
+          userId,
+          organizationId: acme.id,
+          name: 'acme',
+          prefix: 'tb_a',
+          hash: 'ha',
+          scopes: ['chat'],
+        });
+        assert.equal(plain.organizationId, DEFAULT_ORGANIZATION_ID);
+        assert.equal(bound.organizationId, acme.id);
+        assert.equal((await storage.access.findApiKeyByHash('ha'))?.organizationId, acme.id);
+        assert.deepEqual(
+          (await storage.access.listApiKeys(userId)).map((key) => key.organizationId),
+          [DEFAULT_ORGANIZATION_ID, acme.id],
+        );
+      });
+
       test('sessions expire', async () => {
         const future = new Date(Date.now() + 60_000).toISOString();
         await storage.access.createSession({ tokenHash: 's1', userId, csrfHash: 'c1', expiresAt: future });
         assert.equal((await storage.access.getSession('s1'))?.csrfHash, 'c1');
+        assert.equal((await storage.access.getSession('s1'))?.organizationId, null, 'unbound');
+        const acme = await storage.organizations.create({ name: 'Acme sessions' });
+        await storage.access.createSession({
+          tokenHash: 's3',
+          userId,
+          organizationId: acme.id,
+          csrfHash: 'c3',
+          expiresAt: future,
+        });
+        assert.equal((await storage.access.getSession('s3'))?.organizationId, acme.id);
         await storage.access.createSession({
           tokenHash: 's2',
           userId,

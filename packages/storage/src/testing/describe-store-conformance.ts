@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
-import type { Storage } from '../storage.ts';
+import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type Storage } from '../storage.ts';
 import { isStorageErrorCode as isCode } from './is-storage-error-code.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
 
@@ -219,6 +219,43 @@ export function describeStoreConformance(backend: StorageBackendUnderTest): void
           await storage.mcpServers.deleteOAuthState({ serverId: server.id, userId: bob.id }),
           true,
         );
+      });
+
+      test('a pending OAuth authorization is taken once, never after it expired, and is per user capped', async () => {
+        const alice = await storage.users.create({ email: 'alice@example.com' });
+        const server = await storage.mcpServers.create({
+          name: 'oauth',
+          endpoint: { transport: 'streamable-http', url: 'https://mcp.example.com/mcp' },
+          authType: 'oauth',
+        });
+        const pending = (stateHash: string, expiresInMs: number) => ({
+          stateHash,
+          serverId: server.id,
+          userId: alice.id,
+          redirectUrl: 'https://toolbus.example/v1/mcp-oauth/callback',
+          returnTo: '/admin',
+          expiresAt: new Date(Date.now() + expiresInMs).toISOString(),
+        });
+        await storage.mcpServers.savePendingAuthorization(pending('s1', 60_000));
+        await storage.mcpServers.savePendingAuthorization(pending('s-old', -1));
+        const taken = await storage.mcpServers.takePendingAuthorization('s1');
+        assert.equal(taken?.userId, alice.id);
+        assert.equal(taken?.serverId, server.id);
+        assert.equal(taken?.returnTo, '/admin');
+        assert.equal(taken?.redirectUrl, 'https://toolbus.example/v1/mcp-oauth/callback');
+        assert.equal(await storage.mcpServers.takePendingAuthorization('s1'), undefined, 'single use');
+        assert.equal(await storage.mcpServers.takePendingAuthorization('s-old'), undefined, 'expired');
+        assert.equal(await storage.mcpServers.takePendingAuthorization('unknown'), undefined);
+        for (let number = 0; number <= MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER; number += 1) {
+          await storage.mcpServers.savePendingAuthorization(pending(`cap-${number}`, 60_000));
+        }
+        assert.equal(await storage.mcpServers.takePendingAuthorization('cap-0'), undefined, 'oldest dropped');
+        assert.ok(
+          await storage.mcpServers.takePendingAuthorization(`cap-${MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER}`),
+        );
+        await storage.mcpServers.savePendingAuthorization(pending('gone-with-user', 60_000));
+        await storage.users.delete(alice.id);
+        assert.equal(await storage.mcpServers.takePendingAuthorization('gone-with-user'), undefined);
       });
 
       test('tool approvals are recorded, replaced on re-approval, and revoked', async () => {

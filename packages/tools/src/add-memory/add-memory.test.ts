@@ -12,6 +12,7 @@ import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { createAddMemoryTool } from './add-memory-tool.ts';
 import { renderMemoriesForPrompt } from './render-memories-for-prompt.ts';
+import { withSavedMemories } from './with-saved-memories.ts';
 
 type Provider = 'openai' | 'anthropic';
 
@@ -314,5 +315,38 @@ describe('add_memory over a real storage and the scripted model server', () => {
       ].join('\n'),
     );
     assert.equal(renderMemoriesForPrompt([]), '');
+  });
+
+  test('withSavedMemories: appended only with memory on, only the organisation asked for', async () => {
+    const owner = await storage.users.create({
+      email: `prompt-${randomBytes(4).toString('hex')}@example.com`,
+    });
+    const other = await storage.organizations.create({ name: `Other ${randomBytes(4).toString('hex')}` });
+    await storage.memories.add({ userId: owner.id, text: 'Owner likes tea' });
+    await storage.memories.add({
+      userId: owner.id,
+      organizationId: other.id,
+      text: 'Owner works on the merger',
+    });
+    const off = await withSavedMemories({ prompt: 'Base.', memories: storage.memories, user: owner });
+    assert.equal(off, 'Base.', 'memory off: the prompt as it was');
+    const on = await storage.users.updateSettings(owner.id, { memoryToolEnabled: true });
+    const own = await withSavedMemories({ prompt: 'Base.', memories: storage.memories, user: on });
+    assert.equal(own, `Base.\n\n${renderMemoriesForPrompt([{ text: 'Owner likes tea' }])}`);
+    const there = await withSavedMemories({
+      prompt: 'Base.',
+      memories: storage.memories,
+      user: on,
+      organizationId: other.id,
+    });
+    assert.match(there, /Owner works on the merger/);
+    assert.doesNotMatch(there, /tea/);
+    const none = await withSavedMemories({
+      prompt: 'Base.',
+      memories: storage.memories,
+      user: on,
+      organizationId: 'default-less',
+    });
+    assert.equal(none, 'Base.');
   });
 });

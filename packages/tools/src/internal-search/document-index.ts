@@ -3,9 +3,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ToolbusError } from '@toolbus/spec';
-import { loadDatabaseSync } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, loadDatabaseSync } from '@toolbus/storage';
 import { chunkText } from './chunk-text.ts';
-import type { DocumentSearchIndex } from './document-search-index.ts';
+import type {
+  DocumentScope,
+  DocumentSearchIndex,
+  IndexedDocumentInfo,
+  ListDocumentsOptions,
+} from './document-search-index.ts';
 import { toFtsTerms } from './fts-query.ts';
 
 /** A document to index: its text is chunked; a re-index with the same hash is skipped. */
@@ -44,31 +49,38 @@ export interface OpenDocumentIndexOptions {
   readonly maxChunkChars?: number;
 }
 
-const schemaVersion = 1;
+const schemaVersion = 2;
 
 /**
  * The embedded search index: documents cut into chunks, in SQLite FTS5 with BM25 ranking (title weighted above
  * body), Porter stemming and Unicode folding. Identical chunks (same text) are stored once per document and
- * de-duplicated in results.
+ * de-duplicated in results. Each document belongs to one organisation: this object reads and writes the default
+ * organisation's, {@link DocumentIndex.forOrganization} another's.
  */
 export class DocumentIndex implements DocumentSearchIndex {
   readonly #db: DatabaseSync;
   readonly #maxChunkChars: number;
   readonly #statements: Record<string, StatementSync>;
+  readonly #scope: DocumentScope = { organizationId: DEFAULT_ORGANIZATION_ID };
 
   constructor(options: OpenDocumentIndexOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     this.#db = new (loadDatabaseSync())(options.path);
     this.#maxChunkChars = options.maxChunkChars ?? 1200;
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     migrate(this.#db);
+    this.#db.exec('PRAGMA foreign_keys = ON;');
     this.#statements = {
-      findDocument: this.#db.prepare('SELECT id, content_hash FROM documents WHERE source_id = ?'),
+      findDocument: this.#db.prepare(
+        'SELECT id, content_hash FROM documents WHERE organization_id = ? AND source_id = ?',
+      ),
       insertDocument: this.#db.prepare(
-        'INSERT INTO documents (source_id, title, link, content_hash, updated_at, indexed_at) VALUES (?, ?, ?, ?, ?, ?)',
+        `INSERT INTO documents (organization_id, source_id, title, link, content_hash, updated_at, indexed_at,
+           uploaded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       updateDocument: this.#db.prepare(
-        'UPDATE documents SET title = ?, link = ?, content_hash = ?, updated_at = ?, indexed_at = ? WHERE id = ?',
+        `UPDATE documents SET title = ?, link = ?, content_hash = ?, updated_at = ?, indexed_at = ?,
+           uploaded_by = COALESCE(?, uploaded_by) WHERE id = ?`,
       ),
       deleteChunks: this.#db.prepare('DELETE FROM chunks WHERE document_id = ?'),
       deleteDocument: this.#db.prepare('DELETE FROM documents WHERE id = ?'),
@@ -79,34 +91,111 @@ export class DocumentIndex implements DocumentSearchIndex {
         `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash,
                 d.updated_at, bm25(chunks_fts, 4.0, 1.0) AS rank
            FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
-          WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
+          WHERE chunks_fts MATCH ? AND d.organization_id = ? ORDER BY rank LIMIT ?`,
       ),
       byLink: this.#db.prepare(
         `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash,
                 d.updated_at, 0 AS rank
-           FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.link = ? ORDER BY c.ordinal`,
+           FROM documents d JOIN chunks c ON c.document_id = d.id
+          WHERE d.organization_id = ? AND d.link = ? ORDER BY c.ordinal`,
       ),
       sourcesUnder: this.#db.prepare(
-        'SELECT source_id FROM documents WHERE source_id >= ? AND source_id < ?',
+        'SELECT source_id FROM documents WHERE organization_id = ? AND source_id >= ? AND source_id < ?',
+      ),
+      list: this.#db.prepare(
+        `SELECT d.source_id, d.title, d.link, d.uploaded_by, d.indexed_at,
+                (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunks
+           FROM documents d WHERE d.organization_id = ? AND d.source_id > ? ORDER BY d.source_id LIMIT ?`,
       ),
       termFrequency: this.#db.prepare(
         'SELECT count(*) AS hits FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)',
       ),
+      allChunks: this.#db.prepare('SELECT count(*) AS chunks FROM chunks'),
       counts: this.#db.prepare(
-        'SELECT (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks',
+        `SELECT (SELECT count(*) FROM documents WHERE organization_id = ?) AS documents,
+                (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id
+                  WHERE d.organization_id = ?) AS chunks`,
       ),
     };
   }
 
   /** Adds or replaces a document; skipped when its content hash is unchanged. */
   upsert(document: IndexableDocument): UpsertOutcome {
+    return this.#upsert(this.#scope, document);
+  }
+
+  /** The content hash a source was indexed with, if it is indexed: lets callers skip reading unchanged files. */
+  hashOf(sourceId: string): string | undefined {
+    return this.#hashOf(this.#scope, sourceId);
+  }
+
+  /** Removes a document and its chunks. */
+  remove(sourceId: string): boolean {
+    return this.#remove(this.#scope, sourceId);
+  }
+
+  /** Source ids that start with `prefix` (e.g. every file under an indexed folder). */
+  sourcesUnder(prefix: string): string[] {
+    return this.#sourcesUnder(this.#scope, prefix);
+  }
+
+  /** The best chunks for a query, by BM25; identical chunk texts appear once. */
+  search(query: string, options: { readonly limit?: number } = {}): SearchHit[] {
+    return this.#search(this.#scope, query, options);
+  }
+
+  /** The chunks of the document whose link is `link` (open_url looks here before fetching). */
+  findByLink(link: string): SearchHit[] {
+    return this.#findByLink(this.#scope, link);
+  }
+
+  /** How many documents and chunks the index holds. */
+  counts(): { documents: number; chunks: number } {
+    return this.#counts(this.#scope);
+  }
+
+  /** The documents, by source id. */
+  list(options: ListDocumentsOptions = {}): IndexedDocumentInfo[] {
+    return this.#list(this.#scope, options);
+  }
+
+  /** The same index as one organisation's documents (closing the view leaves this index open). */
+  forOrganization(scope: DocumentScope): DocumentSearchIndex & {
+    batch<T>(body: () => T): T;
+  } {
+    return {
+      upsert: (document) => this.#upsert(scope, document),
+      hashOf: (sourceId) => this.#hashOf(scope, sourceId),
+      remove: (sourceId) => this.#remove(scope, sourceId),
+      sourcesUnder: (prefix) => this.#sourcesUnder(scope, prefix),
+      search: (query, options = {}) => this.#search(scope, query, options),
+      findByLink: (link) => this.#findByLink(scope, link),
+      counts: () => this.#counts(scope),
+      list: (options = {}) => this.#list(scope, options),
+      forOrganization: (next) => this.forOrganization(next),
+      batch: (body) => this.batch(body),
+      close: () => {},
+    };
+  }
+
+  /** Runs several upserts in one transaction (much faster for bulk indexing). */
+  batch<T>(body: () => T): T {
+    return this.#transaction(body);
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  #upsert(scope: DocumentScope, document: IndexableDocument): UpsertOutcome {
     const contentHash = document.contentHash ?? sha256(document.text);
-    const existing = this.#statements.findDocument?.get(document.sourceId) as
+    const existing = this.#statements.findDocument?.get(scope.organizationId, document.sourceId) as
       | { id: number; content_hash: string }
       | undefined;
     if (existing?.content_hash === contentHash) return 'unchanged';
     const now = new Date().toISOString();
     const chunks = chunkText(document.text, { maxChars: this.#maxChunkChars });
+    const uploadedBy = scope.uploadedBy ?? null;
     this.#transaction(() => {
       let documentId: number;
       if (existing) {
@@ -118,18 +207,21 @@ export class DocumentIndex implements DocumentSearchIndex {
           contentHash,
           document.updatedAt ?? null,
           now,
+          uploadedBy,
           existing.id,
         );
         documentId = existing.id;
       } else {
         const inserted = this.#run(
           'insertDocument',
+          scope.organizationId,
           document.sourceId,
           document.title,
           document.link ?? null,
           contentHash,
           document.updatedAt ?? null,
           now,
+          uploadedBy,
         );
         documentId = Number(inserted.lastInsertRowid);
       }
@@ -144,15 +236,18 @@ export class DocumentIndex implements DocumentSearchIndex {
     return existing ? 'updated' : 'added';
   }
 
-  /** The content hash a source was indexed with, if it is indexed: lets callers skip reading unchanged files. */
-  hashOf(sourceId: string): string | undefined {
-    return (this.#statements.findDocument?.get(sourceId) as { content_hash: string } | undefined)
-      ?.content_hash;
+  #hashOf(scope: DocumentScope, sourceId: string): string | undefined {
+    return (
+      this.#statements.findDocument?.get(scope.organizationId, sourceId) as
+        | { content_hash: string }
+        | undefined
+    )?.content_hash;
   }
 
-  /** Removes a document and its chunks. */
-  remove(sourceId: string): boolean {
-    const existing = this.#statements.findDocument?.get(sourceId) as { id: number } | undefined;
+  #remove(scope: DocumentScope, sourceId: string): boolean {
+    const existing = this.#statements.findDocument?.get(scope.organizationId, sourceId) as
+      | { id: number }
+      | undefined;
     if (!existing) return false;
     this.#transaction(() => {
       this.#run('deleteChunks', existing.id);
@@ -161,18 +256,18 @@ export class DocumentIndex implements DocumentSearchIndex {
     return true;
   }
 
-  /** Source ids that start with `prefix` (e.g. every file under an indexed folder). */
-  sourcesUnder(prefix: string): string[] {
-    const rows = this.#statements.sourcesUnder?.all(prefix, `${prefix}\u{10ffff}`) as { source_id: string }[];
+  #sourcesUnder(scope: DocumentScope, prefix: string): string[] {
+    const rows = this.#statements.sourcesUnder?.all(scope.organizationId, prefix, `${prefix}\u{10ffff}`) as {
+      source_id: string;
+    }[];
     return rows.map((row) => row.source_id);
   }
 
-  /** The best chunks for a query, by BM25; identical chunk texts appear once. */
-  search(query: string, options: { readonly limit?: number } = {}): SearchHit[] {
+  #search(scope: DocumentScope, query: string, options: { readonly limit?: number }): SearchHit[] {
     const match = this.#selectiveMatch(toFtsTerms(query));
     if (!match) return [];
     const limit = Math.min(Math.max(1, options.limit ?? 10), 200);
-    const rows = this.#statements.search?.all(match, limit * 2) as unknown as Row[];
+    const rows = this.#statements.search?.all(match, scope.organizationId, limit * 2) as unknown as Row[];
     return dedupe(rows).slice(0, limit);
   }
 
@@ -180,10 +275,12 @@ export class DocumentIndex implements DocumentSearchIndex {
    * The OR query of the terms that are selective. A term in a large share of all chunks ("the", "and") adds
    * almost nothing to BM25 ranking but makes SQLite score most of the index, so it is left out unless every
    * term is that common. Counting stops at the threshold, so the check is cheap even for the most common terms.
+   * The shares are of the whole index (they only choose terms; no other organisation's text is returned).
    */
   #selectiveMatch(terms: readonly string[]): string | undefined {
     if (terms.length <= 1) return terms[0];
-    const threshold = Math.max(1000, Math.floor(this.counts().chunks * 0.02));
+    const all = Number((this.#statements.allChunks?.get() as { chunks: number } | undefined)?.chunks ?? 0);
+    const threshold = Math.max(1000, Math.floor(all * 0.02));
     const selective = terms.filter((term) => {
       const row = this.#statements.termFrequency?.get(term, threshold) as { hits: number } | undefined;
       return (row?.hits ?? 0) < threshold;
@@ -191,24 +288,36 @@ export class DocumentIndex implements DocumentSearchIndex {
     return (selective.length ? selective : terms).join(' OR ');
   }
 
-  /** The chunks of the document whose link is `link` (open_url looks here before fetching). */
-  findByLink(link: string): SearchHit[] {
-    return dedupe(this.#statements.byLink?.all(link) as unknown as Row[]);
+  #findByLink(scope: DocumentScope, link: string): SearchHit[] {
+    return dedupe(this.#statements.byLink?.all(scope.organizationId, link) as unknown as Row[]);
   }
 
-  /** How many documents and chunks the index holds. */
-  counts(): { documents: number; chunks: number } {
-    const row = this.#statements.counts?.get() as { documents: number; chunks: number };
+  #counts(scope: DocumentScope): { documents: number; chunks: number } {
+    const row = this.#statements.counts?.get(scope.organizationId, scope.organizationId) as {
+      documents: number;
+      chunks: number;
+    };
     return { documents: Number(row.documents), chunks: Number(row.chunks) };
   }
 
-  /** Runs several upserts in one transaction (much faster for bulk indexing). */
-  batch<T>(body: () => T): T {
-    return this.#transaction(body);
-  }
-
-  close(): void {
-    this.#db.close();
+  #list(scope: DocumentScope, options: ListDocumentsOptions): IndexedDocumentInfo[] {
+    const limit = Math.min(Math.max(1, options.limit ?? 100), 1000);
+    const rows = this.#statements.list?.all(scope.organizationId, options.after ?? '', limit) as unknown as {
+      source_id: string;
+      title: string;
+      link: string | null;
+      uploaded_by: string | null;
+      indexed_at: string;
+      chunks: number;
+    }[];
+    return rows.map((row) => ({
+      sourceId: row.source_id,
+      title: row.title,
+      link: row.link ?? undefined,
+      uploadedBy: row.uploaded_by ?? undefined,
+      indexedAt: row.indexed_at,
+      chunks: Number(row.chunks),
+    }));
   }
 
   #depth = 0;
@@ -268,17 +377,9 @@ function dedupe(rows: readonly Row[]): SearchHit[] {
   return hits;
 }
 
-function migrate(db: DatabaseSync): void {
-  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  if (version > schemaVersion) {
-    throw new ToolbusError({
-      code: 'index_schema_too_new',
-      message: `The search index was written by a newer toolbus (schema ${version}; this one knows ${schemaVersion}).`,
-    });
-  }
-  if (version === schemaVersion) return;
-  db.exec(`
-    BEGIN;
+// The index's schema steps, in order (PRAGMA user_version is the last applied). Append; never rewrite.
+const indexMigrations: readonly string[] = [
+  `
     CREATE TABLE documents (
       id INTEGER PRIMARY KEY,
       source_id TEXT NOT NULL UNIQUE,
@@ -307,9 +408,52 @@ function migrate(db: DatabaseSync): void {
     CREATE TRIGGER chunks_after_delete AFTER DELETE ON chunks BEGIN
       INSERT INTO chunks_fts(chunks_fts, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
     END;
-    PRAGMA user_version = ${schemaVersion};
-    COMMIT;
-  `);
+  `,
+  // Documents belong to an organisation (existing ones to the default one) and record who indexed them; a source
+  // id is unique per organisation. SQLite cannot change a UNIQUE constraint in place, so the table is rebuilt
+  // (with foreign keys off, so the chunks survive the old table's drop).
+  `
+    CREATE TABLE documents_by_organization (
+      id INTEGER PRIMARY KEY,
+      organization_id TEXT NOT NULL DEFAULT '${DEFAULT_ORGANIZATION_ID}',
+      source_id TEXT NOT NULL,
+      title TEXT NOT NULL,
+      link TEXT,
+      content_hash TEXT NOT NULL,
+      updated_at TEXT,
+      indexed_at TEXT NOT NULL,
+      uploaded_by TEXT,
+      UNIQUE (organization_id, source_id)
+    );
+    INSERT INTO documents_by_organization (id, source_id, title, link, content_hash, updated_at, indexed_at)
+      SELECT id, source_id, title, link, content_hash, updated_at, indexed_at FROM documents;
+    DROP TABLE documents;
+    ALTER TABLE documents_by_organization RENAME TO documents;
+    CREATE INDEX documents_link ON documents(organization_id, link);
+  `,
+];
+
+function migrate(db: DatabaseSync): void {
+  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  if (version > schemaVersion) {
+    throw new ToolbusError({
+      code: 'index_schema_too_new',
+      message: `The search index was written by a newer toolbus (schema ${version}; this one knows ${schemaVersion}).`,
+    });
+  }
+  // Foreign keys are off while the schema changes (they are turned on after): a rebuilt table's drop must not
+  // cascade to its chunks.
+  db.exec('PRAGMA foreign_keys = OFF;');
+  for (let step = version; step < schemaVersion; step += 1) {
+    db.exec('BEGIN');
+    try {
+      db.exec(`${indexMigrations[step]} PRAGMA user_version = ${step + 1};`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
 }
 
 function sha256(text: string): string {

@@ -56,6 +56,73 @@ export function describeDocumentIndexConformance(backend: DocumentIndexUnderTest
       await index.close();
     });
 
+    test("one organisation's documents are never searched, found, listed, counted or removed from another", async () => {
+      const index = await backend.openIndex();
+      const acme = index.forOrganization({ organizationId: 'acme', uploadedBy: 'carol' });
+      const globex = index.forOrganization({ organizationId: 'globex', uploadedBy: 'dave' });
+      // The same source id in two organisations is two documents.
+      await acme.upsert({
+        sourceId: 'upload:plan.md',
+        title: 'Plan',
+        link: 'https://acme.example/plan',
+        text: 'Acme launches the falcon rocket in May.',
+      });
+      await globex.upsert({ sourceId: 'upload:plan.md', title: 'Plan', text: 'Globex merges with Initech.' });
+      await index.upsert({ sourceId: 'upload:own.md', title: 'Own', text: 'The default falcon manual.' });
+      assert.deepEqual(
+        (await globex.search('falcon rocket')).map((hit) => hit.content),
+        [],
+      );
+      assert.deepEqual(
+        (await acme.search('falcon rocket')).map((hit) => hit.content),
+        ['Acme launches the falcon rocket in May.'],
+      );
+      assert.deepEqual(
+        (await index.search('falcon')).map((hit) => hit.sourceId),
+        ['upload:own.md'],
+        'the index as opened is the default organisation',
+      );
+      assert.deepEqual(await globex.findByLink('https://acme.example/plan'), []);
+      assert.equal((await acme.findByLink('https://acme.example/plan')).length, 1);
+      assert.deepEqual(await globex.sourcesUnder('upload:'), ['upload:plan.md']);
+      assert.notEqual(await acme.hashOf('upload:plan.md'), await globex.hashOf('upload:plan.md'));
+      assert.deepEqual(await acme.counts(), { documents: 1, chunks: 1 });
+      const listed = await acme.list();
+      assert.deepEqual(
+        listed.map((document) => [document.sourceId, document.uploadedBy, document.chunks]),
+        [['upload:plan.md', 'carol', 1]],
+      );
+      assert.equal(await globex.remove('upload:own.md'), false, 'another organisation cannot remove it');
+      assert.equal(await globex.remove('upload:plan.md'), true);
+      assert.equal(
+        (await acme.search('falcon'))[0]?.sourceId,
+        'upload:plan.md',
+        "removing Globex's left Acme's",
+      );
+      await acme.close();
+      assert.equal((await index.counts()).documents, 1, 'closing a view leaves the index open');
+      await index.close();
+    });
+
+    test('listing pages by source id', async () => {
+      const index = await backend.openIndex();
+      const view = index.forOrganization({ organizationId: 'pages' });
+      for (const name of ['c', 'a', 'b'])
+        await view.upsert({ sourceId: name, title: name, text: `text ${name}` });
+      const first = await view.list({ limit: 2 });
+      assert.deepEqual(
+        first.map((document) => document.sourceId),
+        ['a', 'b'],
+      );
+      const next = await view.list({ limit: 2, after: first.at(-1)?.sourceId ?? '' });
+      assert.deepEqual(
+        next.map((document) => document.sourceId),
+        ['c'],
+      );
+      assert.equal(next[0]?.uploadedBy, undefined);
+      await index.close();
+    });
+
     describe('internal search over an indexed folder', () => {
       let folder: string;
       let index: DocumentSearchIndex;
