@@ -94,7 +94,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
   const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
     .href;
-  const approvals = new ApprovalHub(omitUndefined({ timeoutMs: options.approvalTimeoutMs }));
+  const approvals = new ApprovalHub(
+    omitUndefined({ timeoutMs: options.approvalTimeoutMs, relay: scaleOut?.approvals }),
+  );
+  await approvals.listen();
   const chats = new ChatService({
     approvals,
     ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
@@ -252,6 +255,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       const closingQueue = scaleOut?.queue.close();
       await turns.stopAll();
       await closingQueue;
+      await approvals.close();
     },
   };
 }
