@@ -94,8 +94,10 @@ export class ApprovalHub {
     const grantsOf = (request: ApprovalRequest) =>
       request.actions.map((action) => [request.target.kind, request.target.id, action.type].join('\u0000'));
     const broker: ApprovalBroker = {
+      // A grant that cannot be read is no grant: the request is asked about instead.
       hasGrant: async (request) =>
-        request.identity.userId === turn.userId && (await relay.granted(turn.chatId, grantsOf(request))),
+        request.identity.userId === turn.userId &&
+        (await relay.granted(turn.chatId, grantsOf(request)).catch(() => false)),
       async requestApproval(request, signal) {
         // Fail closed: a sandbox of another user (or of nobody) cannot ask in this chat.
         if (closed || request.identity.userId !== turn.userId) return 'rejected';
