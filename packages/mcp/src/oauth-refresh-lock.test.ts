@@ -4,7 +4,12 @@
 // reaches the server, and both go on with its tokens.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { authorizeLoopbackUser } from './__fixtures__/authorize-loopback-user.ts';
+import {
+  authorizeLoopbackUser,
+  loopbackOAuthConfig,
+  whoamiAnswer,
+  whoamiTool,
+} from './__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -19,22 +24,8 @@ describe('MCP OAuth refresh under the refresh lock', () => {
   let servers: LoopbackOAuthServers;
   let config: McpServerConfig;
   before(async () => {
-    servers = await startLoopbackOAuthServers([
-      {
-        tool: {
-          name: 'whoami',
-          description: 'Says who you are',
-          inputSchema: { type: 'object', properties: {} },
-        },
-        call: () => ({ content: [{ type: 'text', text: 'you are authorized' }] }),
-      },
-    ]);
-    config = {
-      id: 'protected',
-      name: 'protected',
-      transport: { type: 'streamable-http', url: servers.mcpUrl },
-      auth: { type: 'oauth', clientName: 'toolbus test' },
-    };
+    servers = await startLoopbackOAuthServers([whoamiTool]);
+    config = loopbackOAuthConfig(servers.mcpUrl);
   });
   after(() => servers.close());
 
@@ -59,8 +50,7 @@ describe('MCP OAuth refresh under the refresh lock', () => {
       const results = await Promise.all(
         connections.map((connection) => connection.callTool({ name: 'whoami', arguments: {} })),
       );
-      for (const result of results)
-        assert.deepEqual(result.content, [{ type: 'text', text: 'you are authorized' }]);
+      for (const result of results) assert.deepEqual(result.content, whoamiAnswer);
       const events = servers.provider.events.slice(before);
       assert.deepEqual(events, ['token:refresh_token'], 'one refresh, no new authorization');
       const refreshed = (await tokenStore.load('user-1', 'protected'))?.tokens;

@@ -14,7 +14,12 @@ import {
 import { singleFlight } from '@toolbus/server';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { Redis } from 'ioredis';
-import { authorizeLoopbackUser } from '../../mcp/src/__fixtures__/authorize-loopback-user.ts';
+import {
+  authorizeLoopbackUser,
+  loopbackOAuthConfig,
+  whoamiAnswer,
+  whoamiTool,
+} from '../../mcp/src/__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -39,16 +44,7 @@ const replicas: Replica[] = [];
 
 before(async () => {
   redis = await startRedisServer();
-  servers = await startLoopbackOAuthServers([
-    {
-      tool: {
-        name: 'whoami',
-        description: 'Says who you are',
-        inputSchema: { type: 'object', properties: {} },
-      },
-      call: () => ({ content: [{ type: 'text', text: 'you are authorized' }] }),
-    },
-  ]);
+  servers = await startLoopbackOAuthServers([whoamiTool]);
   const seeded = await openTestStorage();
   userId = (await seeded.storage.users.create({ email: 'alice@example.com' })).id;
   const server = await seeded.storage.mcpServers.create({
@@ -56,12 +52,7 @@ before(async () => {
     endpoint: { transport: 'streamable-http', url: servers.mcpUrl },
     authType: 'oauth',
   });
-  config = {
-    id: server.id,
-    name: 'protected',
-    transport: { type: 'streamable-http', url: servers.mcpUrl },
-    auth: { type: 'oauth', clientName: 'toolbus test' },
-  };
+  config = loopbackOAuthConfig(servers.mcpUrl, server.id);
   await seeded.storage.close();
   for (let index = 0; index < 2; index += 1) {
     const storage = await openStorage({ path: seeded.path, secretKey: Buffer.alloc(32, 3), environment: {} });
@@ -117,8 +108,7 @@ test('two replicas refreshing one user token at once: one refresh request reache
     const results = await Promise.all(
       connections.map((connection) => connection.callTool({ name: 'whoami', arguments: {} })),
     );
-    for (const result of results)
-      assert.deepEqual(result.content, [{ type: 'text', text: 'you are authorized' }]);
+    for (const result of results) assert.deepEqual(result.content, whoamiAnswer);
     assert.equal(tokenPosts() - postsBefore, 1, 'exactly one token request reached the authorization server');
     assert.deepEqual(servers.provider.events.slice(events), ['token:refresh_token']);
     const refreshed = (await createStorageMcpTokenStore(first.storage).load(userId, config.id))?.tokens;

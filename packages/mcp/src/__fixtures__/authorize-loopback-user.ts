@@ -6,6 +6,26 @@ import { completeMcpOAuth } from '../complete-mcp-oauth.ts';
 import { connectMcpServer, type McpOAuthOptions } from '../connect-mcp-server.ts';
 import { McpAuthorizationRequiredError } from '../errors/mcp-authorization-required-error.ts';
 import type { McpServerConfig } from '../mcp-server-config.ts';
+import type { LoopbackTool } from '../testing/loopback-mcp-server.ts';
+
+/** The one tool the OAuth tests call: it answers only an authorized request. */
+export const whoamiTool: LoopbackTool = {
+  tool: { name: 'whoami', description: 'Says who you are', inputSchema: { type: 'object', properties: {} } },
+  call: () => ({ content: [{ type: 'text', text: 'you are authorized' }] }),
+};
+
+/** What {@link whoamiTool} answers. */
+export const whoamiAnswer = [{ type: 'text', text: 'you are authorized' }];
+
+/** The protected loopback MCP server's config under `id`, with OAuth auth. */
+export function loopbackOAuthConfig(mcpUrl: string, id = 'protected'): McpServerConfig {
+  return {
+    id,
+    name: 'protected',
+    transport: { type: 'streamable-http', url: mcpUrl },
+    auth: { type: 'oauth', clientName: 'toolbus test' },
+  };
+}
 
 /** Authorizes `oauth.userId` on `config`'s server; the tokens end up in `oauth.tokenStore`. */
 export async function authorizeLoopbackUser(
