@@ -5,6 +5,7 @@ import { BlockingConnections } from './blocking-connections.ts';
 import { BullMqTurnQueue, type TurnQueueErrorListener, type TurnQueueTiming } from './bullmq-turn-queue.ts';
 import { RedisApprovalRelay } from './redis-approval-relay.ts';
 import { RedisKeys } from './redis-keys.ts';
+import { RedisOneTimeValues } from './redis-one-time-values.ts';
 import { RedisScaleOutError } from './redis-scale-out-error.ts';
 import { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
 import { RedisTurnPacketLog } from './redis-turn-packet-log.ts';
@@ -33,7 +34,7 @@ export interface RedisScaleOutOptions {
 
 /**
  * Connects to Redis and builds everything replicas share: turn packets in streams, stops, per-user slots,
- * single-flight locks, egress approvals and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
+ * single-flight locks, egress approvals, OAuth authorizations in progress and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
  * `createServer`; close it after the server.
  */
 export async function createRedisScaleOut(options: RedisScaleOutOptions): Promise<ScaleOutBackend> {
@@ -83,6 +84,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
     locks,
     queue,
     approvals,
+    oneTimeValues: new RedisOneTimeValues({ redis, keys }),
     worker: options.worker ?? true,
     async close() {
       await queue.close().catch(() => undefined);

@@ -59,6 +59,11 @@ export class RedisKeys {
     return `${this.prefix}chat:${chatId}:approval-grants`;
   }
 
+  /** A one-time value (an OAuth `state`, a secret: the key holds its digest). */
+  oneTime(key: string): string {
+    return `${this.prefix}once:${createHash('sha256').update(key).digest('hex')}`;
+  }
+
   /** BullMQ's own prefix (its keys live under it). */
   get queuePrefix(): string {
     return `${this.prefix}bull`;

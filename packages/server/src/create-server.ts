@@ -183,7 +183,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const mcpOAuth = new McpOAuthService({
     storage,
     fetch,
-    ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
+    ...omitUndefined({ refreshLock: mcpOAuthRefreshLock, pending: scaleOut?.oneTimeValues }),
   });
   registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
   registerConnectedAppRoutes(routes, connectedApps);

@@ -67,6 +67,8 @@ export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
 export type { ApprovalRelay, WaitingApproval } from './scale-out/approval-relay.ts';
 export { InProcessApprovalRelay } from './scale-out/approval-relay.ts';
+export type { OneTimeValues } from './scale-out/one-time-values.ts';
+export { InProcessOneTimeValues } from './scale-out/one-time-values.ts';
 export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
 export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';

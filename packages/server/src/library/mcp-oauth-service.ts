@@ -10,6 +10,7 @@ import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, Storage } from '@toolbus/storage';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
+import { InProcessOneTimeValues, type OneTimeValues } from '../scale-out/one-time-values.ts';
 
 /** The path the authorization server sends the browser back to (one for every MCP server: `state` tells them apart). */
 export const MCP_OAUTH_CALLBACK_PATH = '/v1/mcp-oauth/callback';
@@ -37,6 +38,8 @@ export interface McpOAuthServiceOptions {
   readonly pendingLifetimeMs?: number;
   /** Serialises token refreshes across replicas (default: within this process). */
   readonly refreshLock?: McpRefreshLock;
+  /** Where authorizations in progress wait for their callback (default: this process; replicas share one). */
+  readonly pending?: OneTimeValues;
 }
 
 interface PendingAuthorization {
@@ -44,24 +47,22 @@ interface PendingAuthorization {
   readonly serverId: string;
   readonly redirectUrl: string;
   readonly returnTo: string;
-  readonly expires: number;
 }
-
-const maxPending = 1000;
 
 /**
  * The OAuth connect flow of MCP servers, per user: start (the SDK discovers, registers the client and builds the
  * authorization URL with PKCE and `state`), callback (the code exchanged, tokens stored encrypted for that user),
  * status and disconnect. The callback is reached by a cross-site redirect that carries no session cookie (it is
- * SameSite=Strict), so it is identified by its `state` alone: a 192-bit value known only to this process and the
+ * SameSite=Strict), so it is identified by its `state` alone: a 192-bit value known only to this deployment and the
  * browser of the user who started, valid once and for minutes.
  */
 export class McpOAuthService {
   readonly #options: McpOAuthServiceOptions;
-  readonly #pending = new Map<string, PendingAuthorization>();
+  readonly #pending: OneTimeValues;
 
   constructor(options: McpOAuthServiceOptions) {
     this.#options = options;
+    this.#pending = options.pending ?? new InProcessOneTimeValues();
   }
 
   /** The OAuth MCP servers and whether the caller is connected to each. */
@@ -113,20 +114,23 @@ export class McpOAuthService {
           message: `path.serverId: the authorization URL of "${server.name}" carries no state.`,
         });
       }
-      this.#prune();
-      this.#pending.set(state, {
+      const pending: PendingAuthorization = {
         userId: principal.user.id,
         serverId,
         redirectUrl,
         returnTo: safeReturnPath(input.returnTo),
-        expires: Date.now() + (this.#options.pendingLifetimeMs ?? 10 * 60 * 1000),
-      });
+      };
+      await this.#pending.put(
+        state,
+        JSON.stringify(pending),
+        this.#options.pendingLifetimeMs ?? 10 * 60 * 1000,
+      );
       return { status: 'authorization_required', authorizationUrl: error.authorizationUrl.href };
     }
   }
 
   /**
-   * Finishes an authorization from the callback's query: the `state` must be one this process handed out and not
+   * Finishes an authorization from the callback's query: the `state` must be one this deployment handed out and not
    * yet used; the code is exchanged (PKCE) and the tokens stored for the user who started. Returns where to send
    * the browser.
    */
@@ -135,15 +139,16 @@ export class McpOAuthService {
     readonly code?: string | undefined;
     readonly error?: string | undefined;
   }): Promise<{ readonly serverId: string; readonly returnTo: string }> {
-    const pending = query.state === undefined ? undefined : this.#pending.get(query.state);
-    if (!pending || pending.expires < Date.now() || query.state === undefined) {
+    // Taken once, whatever follows: a state cannot be replayed, even after a refused callback.
+    const taken = query.state ? await this.#pending.take(query.state) : undefined;
+    const pending = taken === undefined ? undefined : (JSON.parse(taken) as PendingAuthorization);
+    if (pending === undefined || query.state === undefined) {
       throw new ServerError({
         code: 'forbidden',
         field: 'query.state',
         message: 'query.state: no authorization in progress matches this callback; connect again.',
       });
     }
-    this.#pending.delete(query.state);
     if (query.error !== undefined) {
       throw new ServerError({
         code: 'forbidden',
@@ -224,16 +229,6 @@ export class McpOAuthService {
       });
     }
     return server;
-  }
-
-  #prune(): void {
-    const now = Date.now();
-    for (const [state, pending] of this.#pending) if (pending.expires < now) this.#pending.delete(state);
-    while (this.#pending.size >= maxPending) {
-      const oldest = this.#pending.keys().next().value;
-      if (oldest === undefined) break;
-      this.#pending.delete(oldest);
-    }
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ApprovalRelay } from './approval-relay.ts';
+import type { OneTimeValues } from './one-time-values.ts';
 import type { SharedTurnPacketLog } from './shared-turn-packet-log.ts';
 import type { SingleFlightLock } from './single-flight-lock.ts';
 import type { TurnQueue } from './turn-queue.ts';
@@ -17,6 +18,8 @@ export interface ScaleOutBackend {
   readonly queue: TurnQueue;
   /** Egress approvals decided on any replica (default: the replica whose proxy waits only sees its own). */
   readonly approvals?: ApprovalRelay;
+  /** OAuth authorizations in progress, so a callback reaching another replica completes (default: per replica). */
+  readonly oneTimeValues?: OneTimeValues;
   /** Whether this replica runs queued turns (a worker) or only serves the API (default true). */
   readonly worker?: boolean;
   /** Closes the connections (after the server stopped its turns). */
