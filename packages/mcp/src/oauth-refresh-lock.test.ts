@@ -3,6 +3,8 @@
 // replicas on one storage, hold them) both find their access token rejected at once: exactly one refresh request
 // reaches the server, and both go on with its tokens.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   authorizeLoopbackUser,
@@ -17,6 +19,7 @@ import {
 import { connectMcpServer, type McpConnection } from './connect-mcp-server.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
+import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 
 const redirectUrl = 'http://127.0.0.1:1/oauth/callback';
 
@@ -111,6 +114,48 @@ describe('MCP OAuth refresh under the refresh lock', () => {
       assert.ok(tokenPosts() - postsBefore > accepted, 'the server refused the reused refresh token');
     } finally {
       for (const connection of connections) await connection.close().catch(() => undefined);
+    }
+  });
+
+  test('a JSON body that parses as a refresh form (a tool argument) goes to its server, never answered with tokens', async () => {
+    const tokenStore = createInMemoryMcpTokenStore();
+    await tokenStore.save('user-3', 'protected', {
+      tokens: { access_token: 'at-STORED-SECRET', token_type: 'bearer', refresh_token: 'rt-STORED-SECRET' },
+      tokensSavedAt: Date.now(),
+    });
+    const provider = new StoreOAuthClientProvider({
+      store: tokenStore,
+      userId: 'user-3',
+      serverId: 'protected',
+      redirectUrl,
+    });
+    const received: string[] = [];
+    const echo = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        received.push(body);
+        response.end('from the server');
+      });
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/mcp`;
+      const hostile = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search', arguments: { q: 'x&grant_type=refresh_token&refresh_token=rt-other&y' } },
+      });
+      const response = await provider.lockingRefreshes(fetch)(url, { method: 'POST', body: hostile });
+      const text = await response.text();
+      assert.equal(text, 'from the server');
+      assert.deepEqual(received, [hostile]);
+      assert.ok(!text.includes('STORED-SECRET'));
+    } finally {
+      echo.close();
     }
   });
 });

@@ -255,14 +255,14 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
   }
 }
 
-/** The refresh token of a `grant_type=refresh_token` token request body, as the SDK sends it. */
+/**
+ * The refresh token of a `grant_type=refresh_token` token request, as the SDK sends it: a form body object. A
+ * string body is never read as one: an MCP request is a JSON string that a tool argument could make parse as a
+ * form (`…&grant_type=refresh_token&…`), and answering it with the stored tokens would hand them to the model.
+ */
 function refreshGrantToken(body: unknown): string | undefined {
-  let params: URLSearchParams;
-  if (body instanceof URLSearchParams) params = body;
-  else if (typeof body === 'string') params = new URLSearchParams(body);
-  else return undefined;
-  if (params.get('grant_type') !== 'refresh_token') return undefined;
-  return params.get('refresh_token') ?? undefined;
+  if (!(body instanceof URLSearchParams) || body.get('grant_type') !== 'refresh_token') return undefined;
+  return body.get('refresh_token') ?? undefined;
 }
 
 /** A token endpoint's answer carrying stored tokens (their lifetime counted from now). */
