@@ -1,6 +1,7 @@
 // The web UI end to end: chromium against a real toolbus server (the built app at /) with the scripted model.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -9,7 +10,12 @@ import { type BrowserProfile, openProfile, seriousViolations } from './chromium.
 import { startCuttableProxy } from './cuttable-proxy.ts';
 import { RESEARCH_MODEL, startUiWorld, type UiWorld } from './ui-world.ts';
 
-const screenshots = new URL('../../../docs/screenshots/', import.meta.url).pathname;
+// The README's screenshots are refreshed on request only (TOOLBUS_SCREENSHOTS=1), so a test run leaves the
+// checkout clean; otherwise they are still taken, into a temporary folder.
+const screenshots =
+  process.env.TOOLBUS_SCREENSHOTS === '1'
+    ? new URL('../../../docs/screenshots/', import.meta.url).pathname
+    : join(tmpdir(), 'toolbus-web-ui-screenshots');
 let world: UiWorld;
 let admin: BrowserProfile;
 let page: Page;

@@ -80,6 +80,7 @@ describe('the command surface of toolbus', () => {
     assert.match(runs[3]?.stderr ?? '', /webSearch\.provider takes one of brave, exa, serper/);
     assert.match(runs[4]?.stderr ?? '', /sandboxUrl takes an http\(s\) URL/);
     assert.match(runs[5]?.stderr ?? '', /the NAME of an environment variable/);
+    assert.doesNotMatch(runs[5]?.stderr ?? '', /sk-live-123/, 'a key given by mistake is never echoed');
     assert.match(runs[6]?.stderr ?? '', /takes a whole number above 0/);
     assert.equal(existsSync(join(home, 'config.json')), false, 'nothing invalid was written');
     const good = await spawnCli(['config', 'set', 'toolLimits.openai:gpt-4.1.maxTools', '100'], env);

@@ -268,6 +268,7 @@ describe('the toolbus command line', () => {
       new RegExp(`no model answers at http://127\\.0\\.0\\.1:${port} — set TOOLBUS_MODEL or start Ollama`),
     );
     assert.doesNotMatch(result.stderr, /\n\s+at /);
+    assert.equal(result.stdout, '', 'nothing (no tool line) is printed before the error');
   });
 
   test('config shows where settings and keys live, names only, and sets values', async () => {

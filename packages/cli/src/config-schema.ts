@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { defaultToolCallParsers, parseModelString } from '@toolbus/core';
 import { ToolbusError } from '@toolbus/spec';
 import { closestName } from './closest-name.ts';
@@ -14,7 +15,9 @@ type SettingKind =
   | { readonly type: 'host-list' }
   | { readonly type: 'positive-integer' }
   | { readonly type: 'storage-url' }
-  | { readonly type: 'dialect-list' };
+  | { readonly type: 'dialect-list' }
+  | { readonly type: 'path-list' }
+  | { readonly type: 'url-template' };
 
 /** One setting `toolbus config set` accepts. */
 export interface ConfigSetting {
@@ -85,6 +88,31 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     key: 'toolCallDialects',
     kind: { type: 'dialect-list' },
     description: 'text tool-call dialects tried first (a,b; none: all)',
+  },
+  {
+    key: 'codingAgent.localRoots',
+    kind: { type: 'path-list' },
+    description: 'local folders coding_agent may open (absolute, a,b)',
+  },
+  {
+    key: 'codingAgent.archiveUrl',
+    kind: { type: 'url-template' },
+    description: 'repository archive URL ({owner}, {repo}); default GitHub',
+  },
+  {
+    key: 'codingAgent.tokenArchiveUrl',
+    kind: { type: 'url-template' },
+    description: 'archive URL used with the token (private repositories)',
+  },
+  {
+    key: 'codingAgent.webHosts',
+    kind: { type: 'host-list' },
+    description: 'host names of repository web URLs (a,b)',
+  },
+  {
+    key: 'codingAgent.tokenEnv',
+    kind: { type: 'env-name' },
+    description: 'variable holding the repository host token',
   },
 ];
 
@@ -175,7 +203,13 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
       }
       return raw;
     case 'env-name':
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) fail('the NAME of an environment variable (not the key)');
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) {
+        // What was given is most likely the secret itself: the refusal never repeats it.
+        throw new ToolbusError({
+          code: 'config_invalid_value',
+          message: `${setting.key} takes the NAME of an environment variable (letters, digits, _), not the key itself; the value given is not repeated here.`,
+        });
+      }
       return raw;
     case 'host-list':
       return raw
@@ -217,6 +251,24 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
         }
       }
       return names;
+    }
+    case 'path-list': {
+      const paths = raw
+        .split(',')
+        .map((path) => path.trim())
+        .filter(Boolean);
+      if (paths.length === 0 || !paths.every((path) => isAbsolute(path))) {
+        fail('absolute folder paths separated by commas');
+      }
+      return paths;
+    }
+    case 'url-template': {
+      // `{owner}` and `{repo}` are filled in per repository; the rest must already be an http(s) URL.
+      const filled = raw.replaceAll('{owner}', 'owner').replaceAll('{repo}', 'repo');
+      if (!isHttpUrl(filled) || !raw.includes('{owner}') || !raw.includes('{repo}')) {
+        fail('an http(s) URL holding {owner} and {repo}');
+      }
+      return raw;
     }
     case 'positive-integer': {
       const value = Number(raw);
@@ -268,6 +320,18 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
       }
       if (setting.kind.type === 'host-list') {
         if (!Array.isArray(inner)) problems.push(`${fullKey} must be a list of host names`);
+        continue;
+      }
+      if (setting.kind.type === 'path-list') {
+        if (!Array.isArray(inner) || !inner.every((path) => typeof path === 'string')) {
+          problems.push(`${fullKey} must be a list of folder paths`);
+          continue;
+        }
+        try {
+          parseSettingValue({ setting, path: [fullKey] }, inner.join(','));
+        } catch (error) {
+          problems.push((error as Error).message);
+        }
         continue;
       }
       if (setting.kind.type === 'url-list') {

@@ -80,7 +80,8 @@ export class BullMqTurnQueue implements TurnQueue {
         concurrency,
         lockDuration: lockDurationMs,
         stalledInterval: stalledIntervalMs,
-        // A job whose worker died is delivered again (the turn is closed then), even after a few deaths in a row.
+        // A job whose worker died is delivered again (a chat turn is closed then, a research turn resumed), even after
+        // a few deaths in a row.
         maxStalledCount: 5,
       },
     );

@@ -1,15 +1,6 @@
 import type { Packet, Placement } from '@toolbus/spec';
 import { isPlacementWithin, placementKey } from '@toolbus/spec';
-
-// Packets that open a section at their placement, and what closes it there.
-const closerOf: Partial<Record<Packet['obj']['type'], Packet['obj']['type']>> = {
-  'tool-start': 'section-end',
-  'research-agent-start': 'section-end',
-  'research-plan-start': 'section-end',
-  'intermediate-report-start': 'section-end',
-  'coding-agent-start': 'section-end',
-  'reasoning-start': 'reasoning-end',
-};
+import { SECTION_CLOSERS } from './section-closers.ts';
 
 /**
  * Checks a whole turn's packet stream (e.g. replayed from storage) and returns what is wrong, empty when all is
@@ -40,7 +31,7 @@ export function checkPacketStream(packets: readonly Packet[]): string[] {
     } else if (tabs.get(tabKey) !== 'open') {
       problems.push(`${at}: nested under ${tabKey}, which has no open section`);
     }
-    const closer = closerOf[obj.type];
+    const closer = SECTION_CLOSERS[obj.type];
     // An agent's report belongs to the agent's open section: one section-end closes both.
     const insideOpenSection = obj.type === 'intermediate-report-start' && open.has(`${key}|section-end`);
     if (closer && !insideOpenSection) {

@@ -2,6 +2,8 @@ export type { CheckCitationSupportOptions } from './check-citation-support.ts';
 export { checkCitationSupport, LEXICAL_SUPPORT_THRESHOLD } from './check-citation-support.ts';
 export { checkContextGate } from './check-context-gate.ts';
 export { checkPacketStream } from './check-packet-stream.ts';
+export type { DeepResearchCheckpoint, DeepResearchResume } from './deep-research-checkpoint.ts';
+export { parseDeepResearchCheckpoint } from './deep-research-checkpoint.ts';
 export type { DeepResearchErrorCode } from './deep-research-error.ts';
 export { DeepResearchError } from './deep-research-error.ts';
 export type { DeepResearchLimits } from './deep-research-limits.ts';

@@ -12,6 +12,8 @@ import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { checkCitationSupport } from './check-citation-support.ts';
 import { checkContextGate } from './check-context-gate.ts';
 import { citedDocumentsIn } from './cited-documents-in.ts';
+import { closeInterruptedStream } from './close-interrupted-stream.ts';
+import type { DeepResearchCheckpoint, DeepResearchResume } from './deep-research-checkpoint.ts';
 import { DeepResearchError } from './deep-research-error.ts';
 import { DEFAULT_DEEP_RESEARCH_LIMITS, type DeepResearchLimits } from './deep-research-limits.ts';
 import {
@@ -21,7 +23,7 @@ import {
 } from './deep-research-prompts.ts';
 import { createGeneratePlanTool, researchToolsOf } from './research-tools.ts';
 import { asPlan, createRetypingSink } from './retyping-sink.ts';
-import { type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
+import { type OrchestratorProgress, type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
 
 /** Options for {@link runDeepResearch}. */
 export interface RunDeepResearchOptions {
@@ -47,6 +49,17 @@ export interface RunDeepResearchOptions {
   readonly stream?: RunChatTurnOptions['stream'];
   /** Today's date for the prompts. Default: now. */
   readonly date?: string;
+  /**
+   * Resume a run whose process died: its stored packets stand (what they left open is closed), a reasoning note
+   * says the run resumed, and it goes on from the checkpoint (the cycle in progress at the death runs again).
+   */
+  readonly resume?: DeepResearchResume;
+  /**
+   * Saves a checkpoint: called after the plan and after each completed orchestrator cycle, and awaited before the
+   * run goes on (so a checkpoint never runs ahead of what the caller stored). A rejection does not stop the run;
+   * a later resume starts from an earlier checkpoint then.
+   */
+  readonly onCheckpoint?: (checkpoint: DeepResearchCheckpoint) => Promise<void>;
 }
 
 /** What a Deep Research run produced: a chat turn's result plus the research. */
@@ -93,11 +106,19 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
   const limits: DeepResearchLimits = { ...DEFAULT_DEEP_RESEARCH_LIMITS, ...options.limits };
   const prompts: DeepResearchPrompts = { ...DEFAULT_DEEP_RESEARCH_PROMPTS, ...options.prompts };
   checkContextGate(options.contextWindowTokens, limits.minContextTokens);
-  const startedAt = Date.now();
-  const date = options.date ?? new Date().toISOString().slice(0, 10);
+  // The interrupted run had ended its stream (it died after its stop, before its caller recorded the end): nothing
+  // runs again and nothing is added; the result is read from the stream.
+  const ended = options.resume && endedStreamResult(options.resume);
+  if (ended) return ended;
+  const checkpoint = options.resume?.checkpoint;
+  const startedAt = Date.now() - (checkpoint?.elapsedMs ?? 0);
+  const date = checkpoint?.date ?? options.date ?? new Date().toISOString().slice(0, 10);
   const placement = new StepPlacement();
-  const context = recentUserMessages(options.messages, limits.contextUserMessages);
-  const question = [...context].reverse().find((message) => message.role === 'user')?.content ?? '';
+  const context = checkpoint
+    ? [...checkpoint.context]
+    : recentUserMessages(options.messages, limits.contextUserMessages);
+  const question =
+    checkpoint?.question ?? [...context].reverse().find((message) => message.role === 'user')?.content ?? '';
   const common = {
     model: options.model,
     placement,
@@ -106,49 +127,73 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
     citing: false,
     ...omitUndefined({ signal: options.signal, stream: options.stream }),
   };
-  let turn = 0;
+  let turn = options.resume ? resumeStream(options.resume, emitter) : 0;
+  const save = async (plan: string, progress: OrchestratorProgress): Promise<void> => {
+    await options
+      .onCheckpoint?.({
+        version: 1,
+        context,
+        question,
+        plan,
+        date,
+        elapsedMs: Date.now() - startedAt,
+        turn: progress.turn,
+        cycles: progress.cycles,
+        researchDone: progress.done,
+        history: progress.history,
+        agents: progress.agents,
+        documents: [...progress.documents.values()],
+      })
+      .catch(() => undefined);
+  };
 
-  if (!options.skipClarification) {
-    const step = await runLlmStep({
+  let plan = checkpoint?.plan ?? '';
+  if (!checkpoint) {
+    if (!options.skipClarification) {
+      const step = await runLlmStep({
+        ...common,
+        messages: [{ role: 'system', content: prompts.clarification }, ...context],
+        tools: [createGeneratePlanTool()],
+        toolChoice: 'auto',
+        turn,
+        sink: emitter,
+        announcedDocuments: new Set(),
+      });
+      if (step.error) throw step.error;
+      if (step.toolCalls.length === 0 && step.answer.trim()) {
+        emitter.emitAt({ turn: step.nextTurn - 1, tab: 0 }, { type: 'stop', reason: 'clarification' });
+        return emptyResult({
+          stopReason: 'clarification',
+          answer: step.answer,
+          clarification: true,
+          messages: [{ role: 'assistant', content: step.answer }],
+        });
+      }
+      if (step.reasoning) turn = step.nextTurn - 1;
+    }
+
+    const planStep = await runLlmStep({
       ...common,
-      messages: [{ role: 'system', content: prompts.clarification }, ...context],
-      tools: [createGeneratePlanTool()],
-      toolChoice: 'auto',
+      messages: [
+        { role: 'system', content: prompts.plan },
+        ...context,
+        { role: 'user', content: prompts.planReminder },
+      ],
+      tools: [],
+      toolChoice: 'none',
       turn,
-      sink: emitter,
+      sink: createRetypingSink({ target: emitter, retype: asPlan }),
       announcedDocuments: new Set(),
     });
-    if (step.error) throw step.error;
-    if (step.toolCalls.length === 0 && step.answer.trim()) {
-      emitter.emitAt({ turn: step.nextTurn - 1, tab: 0 }, { type: 'stop', reason: 'clarification' });
-      return emptyResult({
-        stopReason: 'clarification',
-        answer: step.answer,
-        clarification: true,
-        messages: [{ role: 'assistant', content: step.answer }],
-      });
+    if (planStep.error) throw planStep.error;
+    plan = planStep.answer.trim();
+    if (!plan) throw new DeepResearchError({ code: 'no_plan', message: 'The plan step wrote no plan.' });
+    emitter.emitAt({ turn: planStep.nextTurn - 1, tab: 0 }, { type: 'section-end' });
+    turn = planStep.nextTurn;
+    if (!options.signal?.aborted) {
+      await save(plan, { cycles: 0, turn, history: [], agents: [], documents: new Map(), done: false });
     }
-    if (step.reasoning) turn = step.nextTurn - 1;
   }
-
-  const planStep = await runLlmStep({
-    ...common,
-    messages: [
-      { role: 'system', content: prompts.plan },
-      ...context,
-      { role: 'user', content: prompts.planReminder },
-    ],
-    tools: [],
-    toolChoice: 'none',
-    turn,
-    sink: createRetypingSink({ target: emitter, retype: asPlan }),
-    announcedDocuments: new Set(),
-  });
-  if (planStep.error) throw planStep.error;
-  const plan = planStep.answer.trim();
-  if (!plan) throw new DeepResearchError({ code: 'no_plan', message: 'The plan step wrote no plan.' });
-  emitter.emitAt({ turn: planStep.nextTurn - 1, tab: 0 }, { type: 'section-end' });
-  turn = planStep.nextTurn;
 
   const orchestrated = await runOrchestrator({
     model: options.model,
@@ -163,7 +208,19 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
     date,
     startedAt,
     userQuery: question,
-    ...omitUndefined({ signal: options.signal, stream: options.stream }),
+    onCycle: (progress) => save(plan, progress),
+    ...omitUndefined({
+      signal: options.signal,
+      stream: options.stream,
+      progress: checkpoint && {
+        cycles: checkpoint.cycles,
+        turn,
+        history: checkpoint.history,
+        agents: checkpoint.agents,
+        documents: new Map(checkpoint.documents.map((document) => [document.citationNumber, document])),
+        done: checkpoint.researchDone,
+      },
+    }),
   });
   if (orchestrated.error) throw orchestrated.error;
   turn = orchestrated.turn;
@@ -226,6 +283,62 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
     agents: orchestrated.agents,
     citationChecks,
   };
+}
+
+/**
+ * Appends what the interrupted run's stream needs before this run's packets follow it (see
+ * {@link closeInterruptedStream}), then a reasoning note saying the run resumed and what is redone; returns the
+ * top-level turn this run starts at.
+ */
+function resumeStream(resume: DeepResearchResume, emitter: Emitter): number {
+  const reason = 'the server running this research stopped; the research resumed on another one.';
+  const closed = closeInterruptedStream(resume.packets, reason);
+  for (const packet of closed.closing) emitter.emitAt(packet.placement, packet.obj);
+  const noteTurn = Math.max(closed.nextTurn, resume.checkpoint?.turn ?? 0);
+  const at = { turn: noteTurn, tab: 0 };
+  emitter.emitAt(at, { type: 'reasoning-start' });
+  emitter.emitAt(at, { type: 'reasoning-delta', reasoning: resumedNote(resume.checkpoint) });
+  emitter.emitAt(at, { type: 'reasoning-end' });
+  return noteTurn + 1;
+}
+
+/** The result of a run whose stored stream already ends with `stop`, read from its packets; else undefined. */
+function endedStreamResult(resume: DeepResearchResume): DeepResearchResult | undefined {
+  const stop = resume.packets.at(-1)?.obj;
+  if (stop?.type !== 'stop') return undefined;
+  let answer = '';
+  let failure: ToolbusError | undefined;
+  for (const { placement, obj } of resume.packets) {
+    if (placement.path?.length) continue;
+    if (obj.type === 'message-start') answer = '';
+    if (obj.type === 'message-delta') answer += obj.content;
+    if (obj.type === 'message-replace') answer = obj.content;
+    if (obj.type === 'error') failure = new ToolbusError({ code: obj.code, message: obj.message });
+  }
+  return emptyResult({
+    stopReason: stop.reason,
+    answer,
+    messages: answer.trim() ? [{ role: 'assistant', content: answer }] : [],
+    clarification: stop.reason === 'clarification',
+    plan: resume.checkpoint?.plan ?? '',
+    agents: resume.checkpoint?.agents ?? [],
+    ...(stop.reason === 'error' ? omitUndefined({ error: failure }) : {}),
+  });
+}
+
+/** What a resumed run tells the reader: what it kept and what it does again. */
+export function resumedNote(checkpoint: DeepResearchCheckpoint | undefined): string {
+  const lead = 'The server running this research stopped; another one resumed it.';
+  if (!checkpoint)
+    return `${lead} It had not finished its plan, so the research starts again from the beginning.`;
+  const kept =
+    checkpoint.cycles === 0
+      ? 'The plan is kept'
+      : `The plan and ${checkpoint.cycles} completed research cycle${checkpoint.cycles === 1 ? '' : 's'} are kept`;
+  const again = checkpoint.researchDone
+    ? 'the report is written again.'
+    : 'the cycle that was in progress runs again (research agents only search and read pages, so running one twice changes nothing).';
+  return `${lead} ${kept}; ${again}`;
 }
 
 function emptyResult(fields: Partial<DeepResearchResult> & { stopReason: StopReason }): DeepResearchResult {

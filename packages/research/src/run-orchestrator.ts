@@ -51,6 +51,22 @@ export interface RunOrchestratorOptions {
   readonly signal?: AbortSignal;
   readonly stream?: RunChatTurnOptions['stream'];
   readonly userQuery: string;
+  /** Where an interrupted run's orchestrator stood: its cycles go on from there (at `turn`, not its own). */
+  readonly progress?: OrchestratorProgress;
+  /** Called after each completed cycle and awaited, so a checkpoint is saved before the next cycle starts. */
+  readonly onCycle?: (progress: OrchestratorProgress) => Promise<void>;
+}
+
+/** What the orchestrator's completed cycles gathered so far: a checkpoint's part of it. */
+export interface OrchestratorProgress {
+  readonly cycles: number;
+  /** The next top-level placement turn. */
+  readonly turn: number;
+  readonly history: readonly ChatMessage[];
+  readonly agents: readonly ResearchAgentOutcome[];
+  readonly documents: ReadonlyMap<number, CitedDocument>;
+  /** No cycle is left to run: the report comes next. */
+  readonly done: boolean;
 }
 
 /** What the orchestrator's cycles gathered. */
@@ -105,14 +121,20 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
   ];
   const offered = new Set(tools.map((tool) => tool.name));
   const placement = new StepPlacement();
-  const history: ChatMessage[] = [];
-  const agents: ResearchAgentOutcome[] = [];
+  const resumed = options.progress;
+  const history: ChatMessage[] = [...(resumed?.history ?? [])];
+  const agents: ResearchAgentOutcome[] = [...(resumed?.agents ?? [])];
   const toolOutcomes: ToolCallOutcome[] = [];
-  let documents: ReadonlyMap<number, CitedDocument> = new Map();
+  let documents: ReadonlyMap<number, CitedDocument> = resumed?.documents ?? new Map();
   let turn = options.turn;
-  let cycles = 0;
+  let cycles = resumed?.cycles ?? 0;
+  // A cycle cut short by the signal is not a completed one: no checkpoint of it.
+  const completed = async (done: boolean) => {
+    if (options.signal?.aborted) return;
+    await options.onCycle?.({ cycles, turn, history: [...history], agents: [...agents], documents, done });
+  };
 
-  for (let cycle = 0; cycle < maxCycles - 1; cycle += 1) {
+  for (let cycle = cycles; cycle < maxCycles - 1 && !resumed?.done; cycle += 1) {
     if (Date.now() - options.startedAt >= limits.forceReportMs) break;
     if (options.signal?.aborted) break;
     cycles += 1;
@@ -151,7 +173,10 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
     if (step.error)
       return { turn, cycles, agents, documents, toolOutcomes, messages: history, error: step.error };
     const calls = step.toolCalls;
-    if (calls.length === 0) break;
+    if (calls.length === 0) {
+      await completed(true);
+      break;
+    }
 
     const agentCalls = calls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME);
     const settled =
@@ -203,9 +228,13 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
       toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
     });
     history.push(...results);
-    if (calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME)) break;
     const thought = offered.has(THINK_TOOL_NAME) && calls.some((call) => call.name === THINK_TOOL_NAME);
-    if (agentCalls.length === 0 && !thought) break;
+    const done =
+      calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME) ||
+      (agentCalls.length === 0 && !thought) ||
+      cycle + 1 >= maxCycles - 1;
+    await completed(done);
+    if (done) break;
   }
   return { turn, cycles, agents, documents, toolOutcomes, messages: history };
 }

@@ -18,6 +18,7 @@ import { createPostgresMemoryStore } from './postgres-memory-store.ts';
 import { postgresMigrations } from './postgres-migrations.ts';
 import { createPostgresOrganizationStore } from './postgres-organization-store.ts';
 import { createPostgresPersonaStore } from './postgres-persona-store.ts';
+import { createPostgresResearchCheckpointStore } from './postgres-research-checkpoint-store.ts';
 import { createPostgresSettingStore } from './postgres-setting-store.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
 import { createPostgresUploadedFileStore } from './postgres-uploaded-file-store.ts';
@@ -110,6 +111,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     connectedApps: createPostgresConnectedAppStore(context),
     access: createPostgresAccessStore(context),
     organizations: createPostgresOrganizationStore(context),
+    researchCheckpoints: createPostgresResearchCheckpointStore(context),
     schemaVersion: () => postgresSchemaVersion(pool),
     async close() {
       if (closed) return;

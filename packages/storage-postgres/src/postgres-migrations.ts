@@ -235,4 +235,18 @@ ALTER TABLE memories ADD COLUMN organization_id text NOT NULL DEFAULT 'default' 
 CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id, created_at, ordinal);
 `,
   },
+  {
+    version: 4,
+    name: 'research checkpoints: where a running Deep Research turn stands, for a replica that resumes it',
+    sql: `
+CREATE TABLE research_checkpoints (
+  chat_id text NOT NULL,
+  turn_index integer NOT NULL,
+  checkpoint json NOT NULL,
+  saved_at timestamptz NOT NULL,
+  PRIMARY KEY (chat_id, turn_index),
+  FOREIGN KEY (chat_id, turn_index) REFERENCES chat_turns(chat_id, turn_index) ON DELETE CASCADE
+);
+`,
+  },
 ];

@@ -50,6 +50,7 @@ export type {
   McpServerStore,
   MemoryStore,
   PersonaStore,
+  ResearchCheckpointStore,
   SettingStore,
   Storage,
   UploadedFileStore,

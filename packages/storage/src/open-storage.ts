@@ -16,6 +16,7 @@ import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts'
 import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
 import { createSqliteOrganizationStore } from './sqlite/sqlite-organization-store.ts';
 import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
+import { createSqliteResearchCheckpointStore } from './sqlite/sqlite-research-checkpoint-store.ts';
 import { createSqliteSettingStore } from './sqlite/sqlite-setting-store.ts';
 import { createSqliteUploadedFileStore } from './sqlite/sqlite-uploaded-file-store.ts';
 import { createSqliteUserStore } from './sqlite/sqlite-user-store.ts';
@@ -79,6 +80,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     connectedApps: createSqliteConnectedAppStore(context),
     access: createSqliteAccessStore(context),
     organizations: createSqliteOrganizationStore(context),
+    researchCheckpoints: createSqliteResearchCheckpointStore(context),
     async schemaVersion() {
       return currentSchemaVersion(database);
     },

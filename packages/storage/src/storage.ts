@@ -177,6 +177,19 @@ export interface ConnectedAppStore {
 }
 
 /**
+ * The last checkpoint of each running Deep Research turn (opaque JSON written by the research run), so another
+ * replica can resume the turn when the one running it dies. Deleted with its turn.
+ */
+export interface ResearchCheckpointStore {
+  /** Stores the turn's checkpoint, replacing the last one; `not_found` for no such turn, `conflict` once it ended. */
+  save(options: { chatId: string; turn: number; checkpoint: unknown }): Promise<void>;
+  /** The turn's last checkpoint, or undefined when it saved none. */
+  get(options: { chatId: string; turn: number }): Promise<unknown>;
+  /** Forgets the turn's checkpoint (its turn ended); false when there was none. */
+  delete(options: { chatId: string; turn: number }): Promise<boolean>;
+}
+
+/**
  * Everything toolbus persists, grouped by area. Methods return promises even over the synchronous `node:sqlite`
  * engine, so a PostgreSQL implementation can replace it without touching callers. No SQL crosses this boundary.
  */
@@ -191,6 +204,7 @@ export interface Storage {
   readonly connectedApps: ConnectedAppStore;
   readonly access: AccessStore;
   readonly organizations: OrganizationStore;
+  readonly researchCheckpoints: ResearchCheckpointStore;
   /** The schema version in use (the highest applied migration). */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;

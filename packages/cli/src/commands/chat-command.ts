@@ -4,6 +4,7 @@ import { constructTools } from '@toolbus/assembly';
 import {
   BUILT_IN_TOOLS,
   BUILT_IN_TOOLS_BY_NAME,
+  probeModelEndpoint,
   resolveLanguageModel,
   resolveModelEndpoint,
   type ToolSearchLimits,
@@ -112,6 +113,9 @@ export async function runChatCommand(
       ),
   });
   const model = resolveLanguageModel(config.model.value, { env: io.env, fetch: observed.fetch });
+  // No model configured means the local default (Ollama): say at once when nothing listens there, before any
+  // tool line is printed or a chat is recorded. A configured model is not probed (its server may not list models).
+  if (config.model.source === 'default') await probeModelEndpoint({ env: io.env, timeoutMs: 2000 });
   const workspace = await openWorkspace(config, { persona: values.persona });
   const guardedFetch = createCliFetch(config);
   const cleanups: (() => Promise<void>)[] = [];

@@ -16,7 +16,10 @@ import {
 import type { Tool } from '@toolbus/spec';
 import { createOpenUrlTool, createWebSearchProvider, createWebSearchTool } from '@toolbus/tools';
 
-/** How the scripted research agent for a task behaves; chosen by a keyword in the task. */
+/**
+ * How the scripted research agent for a task behaves; chosen by a keyword in the task. A searcher whose task
+ * says `slowly` waits {@link ResearchWorld.slowStepMs} before each of its steps.
+ */
 export type AgentBehaviour = 'searcher' | 'fails' | 'hangs' | 'thinker' | 'silent';
 
 /** How the scripted orchestrator behaves. */
@@ -62,6 +65,8 @@ export interface ResearchWorld {
   script: OrchestratorScript;
   /** Append this sentence, citing [1], to the final report (a claim no source makes). */
   unsupportedClaim: string | undefined;
+  /** How long each step of an agent whose task says `slowly` waits before it answers (default 1000 ms). */
+  slowStepMs: number;
   /** A real provider package talking to the server in its wire format. */
   model(provider: 'openai' | 'anthropic'): LanguageModelV4;
   close(): Promise<void>;
@@ -142,6 +147,7 @@ export async function startResearchWorld(options: { delayMs: number }): Promise<
     tools,
     script: { tasks: [] },
     unsupportedClaim: undefined,
+    slowStepMs: 1_000,
     model(provider) {
       const baseUrl = `${world.server.url}/v1`;
       return provider === 'openai'
@@ -239,12 +245,14 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
         2,
       ),
     ];
+    const wait: ScriptedStep[] =
+      task.includes('slowly') && world.slowStepMs > 0 ? [{ type: 'delay', ms: world.slowStepMs }] : [];
     if (world.script.sequential) {
       const next = calls[steps.length];
-      return next ? [{ ...next, index: 0 } as ScriptedStep] : [call('generate_report', {})];
+      return [...wait, next ? ({ ...next, index: 0 } as ScriptedStep) : call('generate_report', {})];
     }
-    if (steps.length > 0) return [call('generate_report', {})];
-    return calls;
+    if (steps.length > 0) return [...wait, call('generate_report', {})];
+    return [...wait, ...calls];
   }
   if (system.includes('report writer for another agent')) {
     // One sentence per numbered source, citing it: "[n] Title" lines start each source in the findings.

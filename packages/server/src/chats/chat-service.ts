@@ -2,7 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { type ChatTurn, runChatTurn } from '@toolbus/core';
 import type { McpRefreshLock } from '@toolbus/mcp';
-import { runDeepResearch } from '@toolbus/research';
+import { parseDeepResearchCheckpoint, runDeepResearch } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
@@ -206,9 +206,10 @@ export class ChatService {
   }
 
   /**
-   * Runs a queued turn on this worker replica. A turn delivered again (its first worker died mid-turn) is closed
-   * with a stop packet and the reason instead of being run again: it may have run tools that are not safe to
-   * repeat, and its history says it was interrupted (docs/scale-out.md).
+   * Runs a queued turn on this worker replica. A chat turn delivered again (its first worker died mid-turn) is
+   * closed with a stop packet and the reason instead of being run again: it may have run tools that are not safe
+   * to repeat, and its history says it was interrupted. A research turn delivered again resumes from its last
+   * checkpoint: its agents only search and read, so the cycle in progress runs again (docs/scale-out.md).
    */
   async runQueued(job: TurnJob, delivery: TurnDelivery): Promise<void> {
     const deps = this.#deps;
@@ -217,7 +218,8 @@ export class ChatService {
       await deps.runner.releaseSlot(job.userId, job.slot);
       return;
     }
-    if (delivery.redelivered) {
+    const resume = delivery.redelivered && record.kind === 'research';
+    if (delivery.redelivered && !resume) {
       await deps.runner.closeInterrupted(record, WORKER_LOST_TURN_REASON);
       await deps.runner.releaseSlot(job.userId, job.slot);
       return;
@@ -239,6 +241,7 @@ export class ChatService {
         slot: job.slot,
         turn: job.turn,
         held: () => delivery.held(),
+        ...(resume ? { resume: true } : {}),
       });
     } catch (error) {
       await deps.runner.closeInterrupted(
@@ -252,6 +255,13 @@ export class ChatService {
     delivery.signal.addEventListener('abort', lost, { once: true });
     await live.ended;
     delivery.signal.removeEventListener('abort', lost);
+    if (record.kind === 'research') {
+      // Ended here: its checkpoint is no longer needed. Still running: another replica took it over and goes on.
+      const now = await deps.storage.chats.getTurn({ chatId: job.chatId, turn: job.turn });
+      if (now?.status !== 'running') {
+        await deps.storage.researchCheckpoints.delete({ chatId: job.chatId, turn: job.turn });
+      }
+    }
   }
 
   /** Checks a request and resolves what its turn runs with (persona, files, model), before anything is recorded. */
@@ -295,7 +305,13 @@ export class ChatService {
     chat: Chat,
     prepared: PreparedTurn,
     input: TurnRequest,
-    options: { readonly slot: string; readonly turn?: number; readonly held?: () => Promise<boolean> },
+    options: {
+      readonly slot: string;
+      readonly turn?: number;
+      readonly held?: () => Promise<boolean>;
+      /** The queued research turn's worker died: go on from its stored packets and last checkpoint. */
+      readonly resume?: boolean;
+    },
   ): Promise<LiveTurn> {
     const deps = this.#deps;
     const { persona, files, modelName, model, userMessage } = prepared;
@@ -327,6 +343,15 @@ export class ChatService {
         ? (await deps.storage.chats.listTurns(chat.id)).filter((turn) => turn.index !== options.turn).at(-1)
         : undefined;
       const answersClarification = previous?.kind === 'research' && previous.endReason === 'clarification';
+      // Only a queued turn (held by this worker) checkpoints: only a queued turn is taken over when its worker dies.
+      const queuedTurn = options.turn;
+      const checkpoints = input.research && options.held !== undefined && queuedTurn !== undefined;
+      const checkpoint =
+        options.resume && queuedTurn !== undefined
+          ? parseDeepResearchCheckpoint(
+              await deps.storage.researchCheckpoints.get({ chatId: chat.id, turn: queuedTurn }),
+            )
+          : undefined;
       const maxCycles = input.maxCycles ?? deps.maxCycles;
       const start: StartTurnOptions = {
         chatId: chat.id,
@@ -336,7 +361,8 @@ export class ChatService {
         cleanup,
         slot: options.slot,
         ...omitUndefined({ approvals, held: options.held }),
-        run: (signal, turnIndex) => {
+        ...(options.resume ? { continues: true } : {}),
+        run: (signal, turnIndex, context) => {
           const telemetry = startTurnTelemetry({
             chatId: chat.id,
             turn: turnIndex,
@@ -354,6 +380,23 @@ export class ChatService {
                 signal,
                 ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
                 ...(answersClarification ? { skipClarification: true } : {}),
+                ...(options.resume
+                  ? { resume: { packets: context.earlier, ...omitUndefined({ checkpoint }) } }
+                  : {}),
+                ...(checkpoints
+                  ? {
+                      // Saved only once the packets before it are stored, and only while this worker holds the
+                      // turn: a resume never starts from a checkpoint ahead of the stream.
+                      onCheckpoint: async (saved) => {
+                        if (!(await context.persisted())) return;
+                        await deps.storage.researchCheckpoints.save({
+                          chatId: chat.id,
+                          turn: turnIndex,
+                          checkpoint: saved,
+                        });
+                      },
+                    }
+                  : {}),
               })
             : runChatTurn({
                 model: telemetry.model,

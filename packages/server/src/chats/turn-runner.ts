@@ -17,7 +17,7 @@ export interface StartTurnOptions {
   /** The messages the turn adds before the answer (the user's message). */
   readonly input: readonly ChatMessage[];
   /** Starts the agent loop; called once the turn is recorded (with its index). */
-  readonly run: (signal: AbortSignal, turn: number) => ChatTurn;
+  readonly run: (signal: AbortSignal, turn: number, context: TurnRunContext) => ChatTurn;
   /** Runs after the turn ended and its history is written (closes the tool assembly). */
   readonly cleanup?: () => Promise<void>;
   /** The turn's egress approvals: their packets join the stream at the tool call they belong to. */
@@ -29,6 +29,23 @@ export interface StartTurnOptions {
    * aborted and writes nothing more (the replica that took it over closes it).
    */
   readonly held?: () => Promise<boolean>;
+  /**
+   * The turn ran before on a replica that died, and this run goes on from where it stopped (a Deep Research run
+   * resumed from its checkpoint): the packets stored so far are kept and published first, and this run's packets
+   * follow them in the same sequence.
+   */
+  readonly continues?: boolean;
+}
+
+/** What a turn's loop may ask of the runner driving it. */
+export interface TurnRunContext {
+  /** The packets stored before this run started (see {@link StartTurnOptions.continues}), in order. */
+  readonly earlier: readonly Packet[];
+  /**
+   * Resolves once every packet the loop emitted so far is stored and published: true, or false when this replica
+   * no longer holds the turn or could not store them (then nothing that depends on them may be written either).
+   */
+  persisted(): Promise<boolean>;
 }
 
 /** The reason written on turns whose worker replica died while running them. */
@@ -113,13 +130,30 @@ export class TurnRunner {
   /** Runs a turn already recorded (a queued turn a worker took); resolves as soon as it runs. */
   async runRecorded(options: StartTurnOptions & { readonly turn: number }): Promise<LiveTurn> {
     const live = new LiveTurn({ chatId: options.chatId, index: options.turn, userId: options.userId });
+    const earlier: StoredPacket[] = [];
+    if (options.continues) {
+      for await (const packet of this.#replay(options.chatId, options.turn, 0)) earlier.push(packet);
+      // The dead replica may have stored packets it never appended to the shared log: followers elsewhere read
+      // them there before this run's packets.
+      await this.#logMissing(options.chatId, options.turn, earlier);
+      live.publish(earlier);
+      this.#logger.warn('turn.resumed', {
+        chatId: options.chatId,
+        turn: options.turn,
+        packets: earlier.length,
+      });
+    }
     this.#live.set(keyOf(options.chatId, options.turn), live);
     this.#logger.info('turn.start', { chatId: options.chatId, turn: options.turn, userId: options.userId });
     // A stop asked for while the turn was queued: it starts stopped (and ends at once, as a stopped turn).
     if (this.#scaleOut && (await this.#scaleOut.stops.requested(options.chatId, options.turn))) {
       live.controller.abort();
     }
-    void this.#drive(live, options);
+    void this.#drive(
+      live,
+      options,
+      earlier.map((stored) => stored.packet as Packet),
+    );
     return live;
   }
 
@@ -311,17 +345,23 @@ export class TurnRunner {
     }
     if (this.#scaleOut) {
       const first = last - closing.length + 1;
-      const logged = await this.#scaleOut.packets.lastSequence(turn.chatId, turn.index);
       const all = [...stored, ...closing.map((packet, offset) => ({ sequence: first + offset, packet }))];
-      await this.#scaleOut.packets.append(
-        turn.chatId,
-        turn.index,
-        all.filter((packet) => packet.sequence > logged),
-      );
+      await this.#logMissing(turn.chatId, turn.index, all);
       await this.#scaleOut.packets.end(turn.chatId, turn.index);
     }
     this.#logger.warn('turn.interrupted', { chatId: turn.chatId, turn: turn.index });
     return true;
+  }
+
+  /** Appends to the shared log the stored packets it does not have yet (a no-op without a shared backend). */
+  async #logMissing(chatId: string, turn: number, stored: readonly StoredPacket[]): Promise<void> {
+    if (!this.#scaleOut) return;
+    const logged = await this.#scaleOut.packets.lastSequence(chatId, turn);
+    await this.#scaleOut.packets.append(
+      chatId,
+      turn,
+      stored.filter((packet) => packet.sequence > logged),
+    );
   }
 
   /** Stops every running turn and waits until each has written its end. */
@@ -333,7 +373,7 @@ export class TurnRunner {
     this.#unsubscribe = undefined;
   }
 
-  async #drive(live: LiveTurn, options: StartTurnOptions): Promise<void> {
+  async #drive(live: LiveTurn, options: StartTurnOptions, earlier: readonly Packet[]): Promise<void> {
     const { chatId } = options;
     const turnIndex = live.index;
     const pending: Packet[] = [];
@@ -403,8 +443,15 @@ export class TurnRunner {
             });
           }, refreshMs)
         : undefined;
+    const persisted = async (): Promise<boolean> => {
+      // The loop below takes emitted packets in microtasks: after one macrotask it has enqueued them all, and
+      // the write chain as it stands then stores them.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await writing;
+      return writeFailed === undefined && (await stillHeld());
+    };
     try {
-      const turn = options.run(live.controller.signal, turnIndex);
+      const turn = options.run(live.controller.signal, turnIndex, { earlier, persisted });
       for await (const packet of turn) {
         if (packet.obj.type === 'tool-start') toolPlacements.set(packet.obj.toolCallId, packet.placement);
         if (!packet.placement.path?.length) latestCycle = Math.max(latestCycle, packet.placement.turn);

@@ -241,4 +241,18 @@ ALTER TABLE memories ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id, created_at);
 `,
   },
+  {
+    version: 7,
+    name: 'research checkpoints: where a running Deep Research turn stands, for a replica that resumes it',
+    sql: `
+CREATE TABLE research_checkpoints (
+  chat_id TEXT NOT NULL,
+  turn_index INTEGER NOT NULL,
+  checkpoint_json TEXT NOT NULL,
+  saved_at TEXT NOT NULL,
+  PRIMARY KEY (chat_id, turn_index),
+  FOREIGN KEY (chat_id, turn_index) REFERENCES chat_turns(chat_id, turn_index) ON DELETE CASCADE
+);
+`,
+  },
 ];
