@@ -5,9 +5,10 @@ import {
   type McpConnection,
   type McpFileStore,
   type McpLogger,
+  type McpRefreshLock,
   type McpTool,
 } from '@toolbus/mcp';
-import type { FetchFunction } from '@toolbus/spec';
+import { type FetchFunction, omitUndefined } from '@toolbus/spec';
 import type { McpToolApproval, Storage, User } from '@toolbus/storage';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 import type { SkipReason } from './skipped-tool.ts';
@@ -18,6 +19,8 @@ import { contentHash, type ToolAssemblyCache } from './tool-assembly-cache.ts';
 export interface AssemblyMcpOptions {
   /** The application's OAuth callback URL (needed for servers with OAuth auth). */
   readonly oauthRedirectUrl?: string;
+  /** Serialises OAuth token refreshes (default: within this process); replicas pass a lock they share. */
+  readonly oauthRefreshLock?: McpRefreshLock;
   /** Extra headers from the end user's request (lowest priority; filtered by the MCP client's denylist). */
   readonly requestHeaders?: Readonly<Record<string, string>>;
   readonly fileStore?: McpFileStore;
@@ -101,6 +104,7 @@ export async function loadMcpServerTools(options: LoadMcpServerToolsOptions): Pr
             tokenStore: createStorageMcpTokenStore(storage),
             userId: user.id,
             redirectUrl: options.mcp.oauthRedirectUrl,
+            ...omitUndefined({ refreshLock: options.mcp.oauthRefreshLock }),
           },
         }
       : {}),

@@ -11,6 +11,7 @@ import { McpAuthorizationRequiredError } from './errors/mcp-authorization-requir
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
+import type { McpRefreshLock } from './mcp-refresh-lock.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpTokenStore } from './mcp-token-store.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
@@ -28,6 +29,8 @@ export interface McpOAuthOptions {
   readonly redirectUrl: string;
   /** Called with the authorization URL when the user must authorize (also carried by the thrown error). */
   readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
+  /** Serialises token refreshes (default: within this process); replicas pass a lock they share. */
+  readonly refreshLock?: McpRefreshLock | undefined;
 }
 
 /** Options for {@link connectMcpServer}. */
@@ -129,6 +132,7 @@ export async function connectMcpServer(
         scope: auth.scope,
         client: auth.client,
         onAuthorizationRequired: options.oauth.onAuthorizationRequired,
+        refreshLock: options.oauth.refreshLock,
       });
     }
     const logger = options.logger ?? consoleMcpLogger;
@@ -142,6 +146,7 @@ export async function connectMcpServer(
       { logger },
     );
     serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
+    if (provider !== undefined) serverFetch = provider.lockingRefreshes(serverFetch);
   }
 
   let stderrTail = '';

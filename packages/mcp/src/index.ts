@@ -24,6 +24,8 @@ export { McpConnectionError } from './errors/mcp-connection-error.ts';
 export type { McpFileStore } from './mcp-file-store.ts';
 export type { McpLogger } from './mcp-logger.ts';
 export { consoleMcpLogger } from './mcp-logger.ts';
+export type { McpRefreshLock } from './mcp-refresh-lock.ts';
+export { inProcessMcpRefreshLock } from './mcp-refresh-lock.ts';
 export type { McpAuthConfig, McpServerConfig, McpTransportConfig } from './mcp-server-config.ts';
 export type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
 export { createInMemoryMcpTokenStore } from './mcp-token-store.ts';

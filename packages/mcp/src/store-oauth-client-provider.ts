@@ -1,10 +1,12 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
+import {
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthTokens,
+  OAuthTokensSchema,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { isLegalHeaderValue, omitUndefined } from '@toolbus/spec';
+import { type FetchFunction, isLegalHeaderValue, omitUndefined } from '@toolbus/spec';
+import { inProcessMcpRefreshLock, type McpRefreshLock, mcpRefreshLockKey } from './mcp-refresh-lock.ts';
 import type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
 
 /** Options for {@link StoreOAuthClientProvider}. */
@@ -22,7 +24,15 @@ export interface StoreOAuthClientProviderOptions {
   readonly onAuthorizationRequired?: ((authorizationUrl: URL) => void | Promise<void>) | undefined;
   /** The clock, in ms since epoch (`Date.now` by default): tells whether an access token has expired. */
   readonly now?: () => number;
+  /**
+   * Serialises token refreshes of this user on this server (default: within this process). Replicas sharing one
+   * token store pass a lock they share, so one refresh token is spent once.
+   */
+  readonly refreshLock?: McpRefreshLock | undefined;
 }
+
+/** How many rejected access tokens a provider remembers (a connection sees one at a time; a few are plenty). */
+const rememberedRejections = 8;
 
 /**
  * An access token counts as expired this long before its stated expiry, so a request does not leave with a
@@ -46,6 +56,8 @@ function isExpired(tokens: OAuthTokens, savedAt: number | undefined, now: number
  */
 export class StoreOAuthClientProvider implements OAuthClientProvider {
   readonly #options: StoreOAuthClientProviderOptions;
+  /** Access tokens the MCP server answered 401 to, through {@link StoreOAuthClientProvider.lockingRefreshes}. */
+  readonly #rejected: string[] = [];
   /** The last authorization URL the SDK produced (when `connect` needs the user). */
   lastAuthorizationUrl: URL | undefined;
 
@@ -123,6 +135,69 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
     });
   }
 
+  /**
+   * Wraps the fetch the SDK's requests go through (the MCP server's and the authorization server's) so that a
+   * token refresh runs under the refresh lock. The SDK refreshes by itself when the server answers 401; under the
+   * lock this re-reads the stored tokens first: when another replica (or connection) refreshed meanwhile, its
+   * tokens are handed to the SDK as the token endpoint's answer and no refresh request is sent; otherwise the
+   * refresh goes out and its tokens are stored before the lock is released, so the next holder finds them.
+   */
+  lockingRefreshes(fetch: FetchFunction): FetchFunction {
+    return async (input, init) => {
+      const refreshToken = refreshGrantToken(init?.body);
+      if (refreshToken === undefined) {
+        const response = await fetch(input, init);
+        if (response.status === 401) this.#noteRejected(input, init);
+        return response;
+      }
+      const key = mcpRefreshLockKey(this.#options.userId, this.#options.serverId);
+      return (this.#options.refreshLock ?? inProcessMcpRefreshLock)(key, async () => {
+        const record = await this.#load();
+        const stored = record.tokens;
+        if (stored !== undefined && this.#refreshedElsewhere(stored, record.tokensSavedAt, refreshToken)) {
+          return tokenResponse(stored, record.tokensSavedAt, this.#now());
+        }
+        const response = await fetch(input, init);
+        if (response.ok) {
+          const parsed = OAuthTokensSchema.safeParse(
+            await response
+              .clone()
+              .json()
+              .catch(() => undefined),
+          );
+          if (parsed.success) {
+            // As the SDK will save them (a server that does not rotate keeps the old refresh token).
+            await this.saveTokens(
+              omitUndefined({ refresh_token: refreshToken, ...parsed.data, issuer: stored?.issuer }),
+            );
+          }
+        }
+        return response;
+      });
+    };
+  }
+
+  /**
+   * True when the stored tokens are newer than the ones this refresh would renew: their refresh token is not the
+   * one the SDK is about to spend, or their access token is not one the server rejected here. Expired tokens are
+   * never handed on.
+   */
+  #refreshedElsewhere(stored: OAuthTokens, savedAt: number | undefined, refreshToken: string): boolean {
+    if (!isLegalHeaderValue(stored.access_token) || isExpired(stored, savedAt, this.#now())) return false;
+    if (stored.refresh_token !== undefined && stored.refresh_token !== refreshToken) return true;
+    return this.#rejected.length > 0 && !this.#rejected.includes(stored.access_token);
+  }
+
+  #noteRejected(input: Parameters<FetchFunction>[0], init: Parameters<FetchFunction>[1]): void {
+    const authorization = new Headers(
+      init?.headers ?? (input instanceof Request ? input.headers : undefined),
+    ).get('authorization');
+    const token = authorization?.match(/^\S+\s+(.+)$/)?.[1];
+    if (token === undefined || this.#rejected.includes(token)) return;
+    this.#rejected.push(token);
+    if (this.#rejected.length > rememberedRejections) this.#rejected.shift();
+  }
+
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     this.lastAuthorizationUrl = authorizationUrl;
     await this.#options.onAuthorizationRequired?.(authorizationUrl);
@@ -178,6 +253,29 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
       };
     });
   }
+}
+
+/**
+ * The refresh token of a `grant_type=refresh_token` token request, as the SDK sends it: a form body object. A
+ * string body is never read as one: an MCP request is a JSON string that a tool argument could make parse as a
+ * form (`…&grant_type=refresh_token&…`), and answering it with the stored tokens would hand them to the model.
+ */
+function refreshGrantToken(body: unknown): string | undefined {
+  if (!(body instanceof URLSearchParams) || body.get('grant_type') !== 'refresh_token') return undefined;
+  return body.get('refresh_token') ?? undefined;
+}
+
+/** A token endpoint's answer carrying stored tokens (their lifetime counted from now). */
+function tokenResponse(tokens: OAuthTokens, savedAt: number | undefined, now: number): Response {
+  const { issuer: _issuer, ...fields } = tokens as OAuthTokens & { issuer?: string };
+  const expiresIn =
+    typeof tokens.expires_in === 'number' && savedAt !== undefined
+      ? Math.max(0, Math.floor(tokens.expires_in - (now - savedAt) / 1000))
+      : tokens.expires_in;
+  return new Response(JSON.stringify(omitUndefined({ ...fields, expires_in: expiresIn })), {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  });
 }
 
 function randomToken(): string {

@@ -3,6 +3,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { Redis } from 'ioredis';
 import { BlockingConnections } from './blocking-connections.ts';
 import { BullMqTurnQueue, type TurnQueueErrorListener, type TurnQueueTiming } from './bullmq-turn-queue.ts';
+import { RedisApprovalRelay } from './redis-approval-relay.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisScaleOutError } from './redis-scale-out-error.ts';
 import { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
@@ -32,7 +33,7 @@ export interface RedisScaleOutOptions {
 
 /**
  * Connects to Redis and builds everything replicas share: turn packets in streams, stops, per-user slots,
- * single-flight locks and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
+ * single-flight locks, egress approvals, OAuth authorizations in progress and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
  * `createServer`; close it after the server.
  */
 export async function createRedisScaleOut(options: RedisScaleOutOptions): Promise<ScaleOutBackend> {
@@ -58,6 +59,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
   const blocking = new BlockingConnections(redis);
   const locks = new RedisSingleFlightLock({ redis, keys });
   const stops = new RedisTurnStopSignal({ redis, keys });
+  const approvals = new RedisApprovalRelay({ redis, keys });
   const queue = new BullMqTurnQueue({
     redis,
     keys,
@@ -80,10 +82,12 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
     }),
     locks,
     queue,
+    approvals,
     worker: options.worker ?? true,
     async close() {
       await queue.close().catch(() => undefined);
       stops.close();
+      approvals.disconnect();
       blocking.close();
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -2,6 +2,7 @@ export type { TurnQueueErrorListener, TurnQueueTiming } from './bullmq-turn-queu
 export { BullMqTurnQueue } from './bullmq-turn-queue.ts';
 export type { RedisScaleOutOptions } from './create-redis-scale-out.ts';
 export { createRedisScaleOut } from './create-redis-scale-out.ts';
+export { RedisApprovalRelay } from './redis-approval-relay.ts';
 export { RedisKeys } from './redis-keys.ts';
 export type { RedisScaleOutErrorCode } from './redis-scale-out-error.ts';
 export { RedisScaleOutError } from './redis-scale-out-error.ts';

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The names of everything the backend keeps in Redis, under one prefix (several deployments can share a Redis).
  * Chat ids are the storage's ids: no user text reaches a key name.
@@ -37,6 +39,24 @@ export class RedisKeys {
   /** A single-flight lock. */
   lock(key: string): string {
     return `${this.prefix}lock:${key}`;
+  }
+
+  /**
+   * An egress approval waiting for its owner (a hash: owner, then the decision). The id arrives in a request path,
+   * so the key holds its digest, not the id.
+   */
+  approval(approvalId: string): string {
+    return `${this.prefix}approval:${createHash('sha256').update(approvalId).digest('hex')}`;
+  }
+
+  /** The channel approval decisions are published on. */
+  get approvalChannel(): string {
+    return `${this.prefix}approvals`;
+  }
+
+  /** A chat's session grants (a hash: one field per target and action). */
+  approvalGrants(chatId: string): string {
+    return `${this.prefix}chat:${chatId}:approval-grants`;
   }
 
   /** BullMQ's own prefix (its keys live under it). */

@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
+import type { McpRefreshLock } from '@toolbus/mcp';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
@@ -30,6 +31,7 @@ import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-se
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { singleFlight } from './scale-out/single-flight-lock.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
 import { DEFAULT_SYSTEM_PROMPT, type ServerAuthMode, type ServerOptions } from './server-options.ts';
 import { registerUiRoutes } from './ui/ui-routes.ts';
@@ -94,7 +96,14 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
   const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
     .href;
-  const approvals = new ApprovalHub(omitUndefined({ timeoutMs: options.approvalTimeoutMs }));
+  // One refresh token is spent once across replicas: a rotating authorization server revokes a reused one.
+  const mcpOAuthRefreshLock: McpRefreshLock | undefined = scaleOut
+    ? (key, work) => singleFlight({ lock: scaleOut.locks, key }, work)
+    : undefined;
+  const approvals = new ApprovalHub(
+    omitUndefined({ timeoutMs: options.approvalTimeoutMs, relay: scaleOut?.approvals }),
+  );
+  await approvals.listen();
   const chats = new ChatService({
     approvals,
     ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
@@ -118,6 +127,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ...omitUndefined({ maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
     mcpOAuthRedirectUrl,
+    ...omitUndefined({ mcpOAuthRefreshLock }),
   });
 
   const access = new AccessService(storage);
@@ -133,6 +143,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       settings: options.settings,
     }),
     mcpOAuthRedirectUrl,
+    ...omitUndefined({ mcpOAuthRefreshLock }),
   });
   let authenticate: Authenticate;
   if (auth === 'local') {
@@ -170,7 +181,11 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
-  const mcpOAuth = new McpOAuthService({ storage, fetch });
+  const mcpOAuth = new McpOAuthService({
+    storage,
+    fetch,
+    ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
+  });
   registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
   registerConnectedAppRoutes(routes, connectedApps);
   registerApprovalRoutes(routes, approvals);
@@ -253,6 +268,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       const closingQueue = scaleOut?.queue.close();
       await turns.stopAll();
       await closingQueue;
+      await approvals.close();
     },
   };
 }

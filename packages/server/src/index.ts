@@ -65,6 +65,8 @@ export { SkillAdmin } from './library/skill-admin.ts';
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
+export type { ApprovalRelay, WaitingApproval } from './scale-out/approval-relay.ts';
+export { InProcessApprovalRelay } from './scale-out/approval-relay.ts';
 export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
 export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';

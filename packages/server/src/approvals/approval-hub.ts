@@ -2,6 +2,7 @@ import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus
 import { defaultApprovalTimeoutMs } from '@toolbus/egress';
 import { type ApprovalResolution, omitUndefined, type PacketObject } from '@toolbus/spec';
 import { ServerError } from '../http/server-error.ts';
+import { type ApprovalRelay, InProcessApprovalRelay } from '../scale-out/approval-relay.ts';
 import { approvalPayloadPreview } from './approval-preview.ts';
 
 /** A decision as a client sends it (`POST /v1/approvals/{approvalId}`). */
@@ -24,35 +25,64 @@ export interface TurnApprovals {
 }
 
 interface Pending {
-  readonly userId: string;
   settle(decision: ApprovalDecision): void;
 }
+
+/** How much longer than the proxy's wait the relay keeps an approval (a replica that died never closes it). */
+const relayGraceMs = 30_000;
 
 /**
  * The server's approval broker. An ASK request parks here, an `approval-request` packet goes into the turn's
  * stream, and the chat's owner decides with {@link ApprovalHub.decide} (only the owner: for anyone else the
  * approval does not exist). An `approval-resolved` packet follows every end: decided, expired, or withdrawn.
- * Session grants are per chat and kept in memory.
+ * Decisions and session grants (per chat) go through an {@link ApprovalRelay}: in this process by default, shared
+ * by every replica with a scale-out backend, so a decision reaches the replica whose proxy waits wherever it was
+ * sent.
  */
 export class ApprovalHub {
   readonly timeoutMs: number;
   readonly #pending = new Map<string, Pending>();
-  readonly #grants = new Set<string>();
+  readonly #relay: ApprovalRelay;
   readonly #now: () => number;
+  #listening: Promise<() => Promise<void>> | undefined;
 
-  constructor(options: { readonly timeoutMs?: number; readonly now?: () => number } = {}) {
+  constructor(
+    options: {
+      readonly timeoutMs?: number;
+      readonly now?: () => number;
+      /** Where decisions and grants go (default: this process only). */
+      readonly relay?: ApprovalRelay;
+    } = {},
+  ) {
     this.timeoutMs = options.timeoutMs ?? defaultApprovalTimeoutMs;
     this.#now = options.now ?? Date.now;
+    this.#relay = options.relay ?? new InProcessApprovalRelay(omitUndefined({ now: options.now }));
   }
 
-  /** Approvals waiting now (for a status line or a drain). */
+  /** Approvals waiting in this process now (for a status line or a drain). */
   get pending(): number {
     return this.#pending.size;
+  }
+
+  /** Starts receiving decisions from the relay (once; a request waits for it before it is announced). */
+  listen(): Promise<void> {
+    this.#listening ??= this.#relay.subscribe((approvalId, decision) =>
+      this.#pending.get(approvalId)?.settle(decision),
+    );
+    return this.#listening.then(() => undefined);
+  }
+
+  /** Stops receiving decisions (the server closed; its turns withdrew what they waited for). */
+  async close(): Promise<void> {
+    const listening = this.#listening;
+    this.#listening = undefined;
+    if (listening !== undefined) await (await listening)();
   }
 
   /** The approvals of one turn of `chatId`, owned by `userId`. */
   forTurn(turn: { readonly chatId: string; readonly userId: string }): TurnApprovals {
     const hub = this;
+    const relay = this.#relay;
     let sink: ApprovalPacketSink | undefined;
     const early: [PacketObject, string | undefined][] = [];
     const emit: ApprovalPacketSink = (packet, toolCallId) => {
@@ -61,37 +91,57 @@ export class ApprovalHub {
     };
     const mine = new Set<string>();
     let closed = false;
-    const grantKey = (request: ApprovalRequest, action: string) =>
-      [turn.chatId, request.target.kind, request.target.id, action].join('\u0000');
+    const grantsOf = (request: ApprovalRequest) =>
+      request.actions.map((action) => [request.target.kind, request.target.id, action.type].join('\u0000'));
     const broker: ApprovalBroker = {
-      hasGrant: (request) =>
+      // A grant that cannot be read is no grant: the request is asked about instead.
+      hasGrant: async (request) =>
         request.identity.userId === turn.userId &&
-        request.actions.every((action) => hub.#grants.has(grantKey(request, action.type))),
-      requestApproval(request, signal) {
+        (await relay.granted(turn.chatId, grantsOf(request)).catch(() => false)),
+      async requestApproval(request, signal) {
         // Fail closed: a sandbox of another user (or of nobody) cannot ask in this chat.
-        if (closed || request.identity.userId !== turn.userId) return Promise.resolve('rejected');
+        if (closed || request.identity.userId !== turn.userId) return 'rejected';
         const toolCallId = request.identity.tag;
+        await hub.listen();
+        await relay.open({
+          approvalId: request.approvalId,
+          userId: turn.userId,
+          ttlMs: hub.timeoutMs + relayGraceMs,
+        });
         return new Promise<ApprovalDecision>((resolve) => {
           let done = false;
-          const finish = (resolution: ApprovalResolution, decision: ApprovalDecision) => {
+          let recheck: NodeJS.Timeout | undefined;
+          const finish = async (resolution: ApprovalResolution, decision: ApprovalDecision) => {
             if (done) return;
             done = true;
             hub.#pending.delete(request.approvalId);
             mine.delete(request.approvalId);
+            clearInterval(recheck);
             signal.removeEventListener('abort', onAbort);
+            // A relay failure must not leave the proxy waiting: the decision stands, the grant may be lost.
+            await relay.close(request.approvalId).catch(() => undefined);
             if (resolution === 'approved_for_session') {
-              for (const action of request.actions) hub.#grants.add(grantKey(request, action.type));
+              await relay.grant(turn.chatId, grantsOf(request)).catch(() => undefined);
             }
             emit({ type: 'approval-resolved', approvalId: request.approvalId, resolution }, toolCallId);
             resolve(decision);
           };
-          const onAbort = () => finish('expired', 'rejected');
-          hub.#pending.set(request.approvalId, {
-            userId: turn.userId,
-            settle: (decision) => finish(decision, decision),
-          });
+          // The proxy gave up: expired, even if a decision raced it through the relay (the request was not sent).
+          const onAbort = () => void finish('expired', 'rejected');
+          hub.#pending.set(request.approvalId, { settle: (decision) => void finish(decision, decision) });
           mine.add(request.approvalId);
           signal.addEventListener('abort', onAbort, { once: true });
+          if (relay.recheckIntervalMs !== undefined) {
+            recheck = setInterval(() => {
+              relay.decision(request.approvalId).then(
+                (decision) => {
+                  if (decision !== undefined) void finish(decision, decision);
+                },
+                () => undefined,
+              );
+            }, relay.recheckIntervalMs);
+            recheck.unref();
+          }
           const preview = approvalPayloadPreview(request.payload);
           emit(
             {
@@ -127,20 +177,19 @@ export class ApprovalHub {
   }
 
   /**
-   * Decides a waiting approval for its owner; `not_found` when it is not waiting or belongs to someone else (an
-   * approval id proves nothing, so another user's is indistinguishable from one that never existed).
+   * Decides a waiting approval for its owner, wherever its turn runs; `not_found` when it is not waiting or
+   * belongs to someone else (an approval id proves nothing, so another user's is indistinguishable from one that
+   * never existed).
    */
-  decide(userId: string, approvalId: string, choice: ApprovalChoice): ApprovalResolution {
-    const pending = this.#pending.get(approvalId);
-    if (pending === undefined || pending.userId !== userId) {
+  async decide(userId: string, approvalId: string, choice: ApprovalChoice): Promise<ApprovalResolution> {
+    const decision: ApprovalDecision =
+      choice === 'approve' ? 'approved' : choice === 'allow-session' ? 'approved_for_session' : 'rejected';
+    if (!(await this.#relay.decide(userId, approvalId, decision))) {
       throw new ServerError({
         code: 'not_found',
         message: 'No approval of yours with this id is waiting (it may have expired or been decided).',
       });
     }
-    const decision: ApprovalDecision =
-      choice === 'approve' ? 'approved' : choice === 'allow-session' ? 'approved_for_session' : 'rejected';
-    pending.settle(decision);
     return decision;
   }
 }

@@ -32,7 +32,7 @@ export function registerApprovalRoutes(registry: RouteRegistry, approvals: Appro
     async ({ principal, params, body, context }) =>
       context.json({
         approvalId: params.approvalId,
-        resolution: approvals.decide(principal.user.id, params.approvalId, body.decision),
+        resolution: await approvals.decide(principal.user.id, params.approvalId, body.decision),
       }),
   );
 }

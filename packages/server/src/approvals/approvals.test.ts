@@ -4,8 +4,6 @@
 // credential. Rejected or expired: the sandbox gets the proxy's 403, and the model reads it in the tool result.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,15 +12,16 @@ import {
   type ScriptedRequest,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-import { createLeafCertificateCache, loadOrCreateCertificateAuthority } from '@toolbus/egress/node';
-import { startInterpreterServer } from '@toolbus/interpreter';
-import { CodeInterpreterClient } from '@toolbus/sandbox';
-import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
-import { createPythonTool } from '@toolbus/tools';
+import {
+  connectTrackerApp,
+  postReportCode,
+  pythonWithEgressFactories,
+  startTestHttpsApi,
+  type TestHttpsApi,
+} from '../__fixtures__/egress-world.ts';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
-import { startSandboxEgressIfConnected } from '../egress/sandbox-egress.ts';
 import { type ListeningServer, listen } from '../listen.ts';
 
 interface WirePacket {
@@ -37,56 +36,18 @@ let storage: Storage;
 let server: ToolbusServer;
 let http: ListeningServer;
 let model: ScriptedModelServer;
-let upstream: HttpsServer;
+let upstream: TestHttpsApi;
 let upstreamPort = 0;
 let adminKey: string;
-const received: { method: string; url: string; authorization: string | undefined; body: string }[] = [];
+let received: TestHttpsApi['received'];
 const toolResults: string[] = [];
 
 before(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolbus-approvals-'));
-  const upstreamCa = await loadOrCreateCertificateAuthority({ directory: join(root, 'upstream-ca') });
-  const leaves = createLeafCertificateCache(upstreamCa);
-  upstream = createHttpsServer(
-    {
-      SNICallback: (name, callback) => {
-        leaves.secureContextFor(name).then(
-          (context) => callback(null, context),
-          (error: Error) => callback(error),
-        );
-      },
-    },
-    (request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      request.on('end', () => {
-        received.push({
-          method: request.method ?? '',
-          url: request.url ?? '',
-          authorization: request.headers.authorization,
-          body,
-        });
-        response.writeHead(201, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ created: true }));
-      });
-    },
-  );
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  upstreamPort = (upstream.address() as AddressInfo).port;
-
-  const code = [
-    'import json, urllib.request, urllib.error',
-    `request = urllib.request.Request("https://api.test:${upstreamPort}/items?trace=QUERY-SECRET", method="POST",`,
-    '    data=json.dumps({"title": "Q3 report", "password": "hunter2"}).encode(),',
-    '    headers={"content-type": "application/json"})',
-    'try:',
-    '    with urllib.request.urlopen(request, timeout=60) as response:',
-    '        print("STATUS", response.status, response.read().decode())',
-    'except urllib.error.HTTPError as error:',
-    '    print("STATUS", error.code, error.read().decode())',
-  ].join('\n');
+  upstream = await startTestHttpsApi(join(root, 'upstream-ca'));
+  upstreamPort = upstream.port;
+  received = upstream.received;
+  const code = postReportCode(upstreamPort);
   model = await startScriptedModelServer({
     handler: (request: ScriptedRequest) => {
       const last = request.messages.at(-1);
@@ -109,47 +70,11 @@ before(async () => {
     defaultPersonaId: persona.id,
     approvalTimeoutMs: 6000,
     // The same composition as `toolbus serve`: a sandbox per turn, with egress only when the user has apps.
-    builtInToolFactories: (context) =>
-      new Map([
-        [
-          'PythonTool',
-          async () => {
-            const egress =
-              context.approvals === undefined
-                ? undefined
-                : await startSandboxEgressIfConnected({
-                    storage,
-                    userId: context.user.id,
-                    caDirectory: join(root, 'egress-ca'),
-                    approvals: context.approvals,
-                    sessionId: context.approvals.sessionId,
-                    network: {
-                      resolveHost: async (name) => {
-                        if (name === 'api.test') return ['127.0.0.1'];
-                        throw new Error('ENOTFOUND');
-                      },
-                      addressPolicy: { level: 'strict', allow: ['api.test'] },
-                      upstreamTrustedCa: [upstreamCa.certificatePem],
-                    },
-                  });
-            const interpreter = await startInterpreterServer({
-              port: 0,
-              ...omitUndefined({ egress: egress?.provider }),
-            });
-            context.onClose(async () => {
-              await interpreter.close();
-              await egress?.close();
-            });
-            return createPythonTool({
-              client: new CodeInterpreterClient({ baseUrl: interpreter.url }),
-              files: {
-                readContent: (fileId) => storage.files.readContent(fileId),
-                saveGenerated: (file) => storage.files.put({ userId: context.user.id, ...file }),
-              },
-            });
-          },
-        ],
-      ]),
+    builtInToolFactories: pythonWithEgressFactories({
+      storage,
+      caDirectory: join(root, 'egress-ca'),
+      api: upstream,
+    }),
   });
   http = await listen(server, { port: 0 });
   adminKey = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
@@ -181,15 +106,7 @@ async function newUserKey(email: string): Promise<string> {
 }
 
 async function connectApp(key: string): Promise<void> {
-  const response = await call('POST', '/v1/apps', key, {
-    name: 'Tracker',
-    urlPatterns: [`https://api\\.test:${upstreamPort}/.*`],
-    headers: { Authorization: 'Bearer {{user.token}}' },
-    userValues: { token: secret },
-    actions: [{ name: 'create_item', method: 'POST', pathPattern: '/items', policy: 'ASK' }],
-    defaultPolicy: 'ALWAYS',
-  });
-  assert.equal(response.status, 201, await response.text());
+  await connectTrackerApp({ baseUrl: http.url, key, port: upstreamPort, secret });
 }
 
 /** Runs one turn, calling `onApproval` (not awaited by the stream) when the approval request arrives. */

@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
 import { type ChatTurn, runChatTurn } from '@toolbus/core';
+import type { McpRefreshLock } from '@toolbus/mcp';
 import {
   DEFAULT_DEEP_RESEARCH_PROMPTS,
   type DeepResearchPrompts,
@@ -70,6 +71,8 @@ export interface ChatServiceDependencies {
   readonly recordToolContent?: boolean;
   /** The OAuth callback URL OAuth MCP servers were connected with (their tokens are sent only with it set). */
   readonly mcpOAuthRedirectUrl?: string;
+  /** Serialises MCP OAuth token refreshes across replicas (default: within this process). */
+  readonly mcpOAuthRefreshLock?: McpRefreshLock;
   /** Where egress approvals of a turn's sandboxed code wait for the chat's owner. */
   readonly approvals?: ApprovalHub;
   /** The models' input window in tokens, which Deep Research checks before it runs. */
@@ -484,7 +487,14 @@ export class ChatService {
       availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
       fetch: deps.fetch,
       ...omitUndefined({ cache: deps.assemblyCache }),
-      ...(deps.mcpOAuthRedirectUrl ? { mcp: { oauthRedirectUrl: deps.mcpOAuthRedirectUrl } } : {}),
+      ...(deps.mcpOAuthRedirectUrl
+        ? {
+            mcp: {
+              oauthRedirectUrl: deps.mcpOAuthRedirectUrl,
+              ...omitUndefined({ oauthRefreshLock: deps.mcpOAuthRefreshLock }),
+            },
+          }
+        : {}),
     });
     return {
       tools: assembly.tools,

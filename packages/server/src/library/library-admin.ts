@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
 import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_ID } from '@toolbus/core';
-import { connectMcpServer, McpAuthorizationRequiredError, toolDefinitionHash } from '@toolbus/mcp';
+import {
+  connectMcpServer,
+  McpAuthorizationRequiredError,
+  type McpRefreshLock,
+  toolDefinitionHash,
+} from '@toolbus/mcp';
 import { parseOpenApiDocument } from '@toolbus/openapi';
 import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
@@ -73,6 +78,8 @@ export interface LibraryAdminOptions {
   readonly settings?: LibrarySettingsBackend;
   /** The OAuth callback URL: an OAuth MCP server is reviewed with the reviewing admin's own tokens. */
   readonly mcpOAuthRedirectUrl?: string;
+  /** Serialises MCP OAuth token refreshes across replicas (default: within this process). */
+  readonly mcpOAuthRefreshLock?: McpRefreshLock;
 }
 
 const pendingUploadLifetimeMs = 30 * 60 * 1000;
@@ -252,6 +259,7 @@ export class LibraryAdmin {
                 tokenStore: createStorageMcpTokenStore(this.#storage),
                 userId: reviewerId,
                 redirectUrl,
+                ...omitUndefined({ refreshLock: this.#options.mcpOAuthRefreshLock }),
               },
             }
           : {}),

@@ -5,7 +5,9 @@ import {
   connectMcpServer,
   McpAuthorizationRequiredError,
   type McpOAuthOptions,
+  type McpRefreshLock,
 } from '@toolbus/mcp';
+import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, Storage } from '@toolbus/storage';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
@@ -34,6 +36,8 @@ export interface McpOAuthServiceOptions {
   readonly fetch: typeof fetch;
   /** How long an authorization may take from start to callback (default 10 minutes). */
   readonly pendingLifetimeMs?: number;
+  /** Serialises token refreshes across replicas (default: within this process). */
+  readonly refreshLock?: McpRefreshLock;
 }
 
 /**
@@ -189,7 +193,12 @@ export class McpOAuthService {
   }
 
   #oauthOptions(userId: string, redirectUrl: string): McpOAuthOptions {
-    return { tokenStore: createStorageMcpTokenStore(this.#options.storage), userId, redirectUrl };
+    return {
+      tokenStore: createStorageMcpTokenStore(this.#options.storage),
+      userId,
+      redirectUrl,
+      ...omitUndefined({ refreshLock: this.#options.refreshLock }),
+    };
   }
 
   async #oauthServer(serverId: string): Promise<McpServer> {

@@ -1,3 +1,4 @@
+import type { ApprovalRelay } from './approval-relay.ts';
 import type { SharedTurnPacketLog } from './shared-turn-packet-log.ts';
 import type { SingleFlightLock } from './single-flight-lock.ts';
 import type { TurnQueue } from './turn-queue.ts';
@@ -14,6 +15,8 @@ export interface ScaleOutBackend {
   readonly slots: TurnSlots;
   readonly locks: SingleFlightLock;
   readonly queue: TurnQueue;
+  /** Egress approvals decided on any replica (default: the replica whose proxy waits only sees its own). */
+  readonly approvals?: ApprovalRelay;
   /** Whether this replica runs queued turns (a worker) or only serves the API (default true). */
   readonly worker?: boolean;
   /** Closes the connections (after the server stopped its turns). */
