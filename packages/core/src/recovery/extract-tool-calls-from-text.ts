@@ -77,7 +77,7 @@ function locateToolCalls(
   const parsers = resolveParsers(options.parsers);
   // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
   // tag's `>`) and parsers see `</parameter>`.
-  if (spacedClosingTag.test(text)) text = text.replace(spacedClosingTagAll, '$2</$1>');
+  if (hasSpacedClosingTag(text)) text = text.replace(spacedClosingTagAll, '$2</$1>');
   // One pass over the text finds every parser's markers and needles; each parser then reads from those.
   const scan = scanFor(text, parsers);
   const claimed = new IntervalSet();
@@ -118,8 +118,19 @@ function locateToolCalls(
   return withoutThinkingDrafts(text, accepted, scan).slice(0, options.maxCalls ?? 256);
 }
 
-const spacedClosingTag = /<\/[^\s<>/]{1,40}\s+>/;
+// After a `</`: the tag name, then the space before `>`.
+const spacedClosingTagTail = /[^\s<>/]{1,40}\s+>/y;
 const spacedClosingTagAll = /<\/([^\s<>/]{1,40})(\s+)>/g;
+
+// Whether `text` holds a match of `spacedClosingTagAll`: each `</` found by a native search, the rest tried there
+// (an unanchored pattern would stop at every `<` of the text).
+function hasSpacedClosingTag(text: string): boolean {
+  for (let at = text.indexOf('</'); at >= 0; at = text.indexOf('</', at + 1)) {
+    spacedClosingTagTail.lastIndex = at + 2;
+    if (spacedClosingTagTail.test(text)) return true;
+  }
+  return false;
+}
 
 /**
  * A model that thinks aloud in `<think>…</think>` often drafts the call there before writing the real one: when

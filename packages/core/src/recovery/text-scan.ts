@@ -73,11 +73,14 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
     positions,
     has: (needle) => positions(needle).length > 0,
     search(needle, caseSensitive = false) {
-      const list = positions(needle, caseSensitive);
+      // Found on first use: a parser sets up the searches it may need, and a needle it never reaches (the
+      // parameters of a call that names no declared tool) costs no pass of its own.
+      let list: readonly number[] | undefined;
       let cursor = 0;
       return {
         length: needle.length,
         next(from) {
+          list ??= positions(needle, caseSensitive);
           // Forward only, like every search here: amortised linear over all calls.
           if (cursor > 0 && list[cursor - 1]! >= from) cursor = lowerBound(list, from);
           while (cursor < list.length && list[cursor]! < from) cursor++;
@@ -127,14 +130,16 @@ export function lowerBound(list: ArrayLike<number>, value: number): number {
   return low;
 }
 
-// A needle nobody declared: its own search, ASCII case ignored like the shared pass.
+// A needle nobody declared: its own search, ASCII case ignored like the shared pass. `test` builds no match
+// object (needles like `invoke` are found thousands of times in hostile text); a match is as long as the needle.
 function indexAll(text: string, needle: string): number[] {
   const list: number[] = [];
   if (needle.length === 0) return list;
   const pattern = new RegExp(escapeRegExp(needle), 'gi');
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    list.push(match.index);
-    pattern.lastIndex = match.index + 1;
+  while (pattern.test(text)) {
+    const at = pattern.lastIndex - needle.length;
+    list.push(at);
+    pattern.lastIndex = at + 1;
   }
   return list;
 }
