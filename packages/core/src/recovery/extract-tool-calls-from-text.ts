@@ -75,11 +75,14 @@ function locateToolCalls(
   let text = original;
   const tools = indexToolDefinitions(toolDefs);
   const parsers = resolveParsers(options.parsers);
-  // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
-  // tag's `>`) and parsers see `</parameter>`.
-  if (hasSpacedClosingTag(text)) text = text.replace(spacedClosingTagAll, '$2</$1>');
   // One pass over the text finds every parser's markers and needles; each parser then reads from those.
-  const scan = scanFor(text, parsers);
+  let scan = scanFor(text, parsers);
+  // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
+  // tag's `>`) and parsers see `</parameter>`; the moved spaces shift the markers, so the text is scanned again.
+  if (hasSpacedClosingTag(text, scan.positions('</'))) {
+    text = text.replace(spacedClosingTagAll, '$2</$1>');
+    scan = scanFor(text, parsers);
+  }
   const claimed = new IntervalSet();
   const accepted: LocatedToolCall[] = [];
   for (const parser of parsers) {
@@ -122,10 +125,9 @@ function locateToolCalls(
 const spacedClosingTagTail = /[^\s<>/]{1,40}\s+>/y;
 const spacedClosingTagAll = /<\/([^\s<>/]{1,40})(\s+)>/g;
 
-// Whether `text` holds a match of `spacedClosingTagAll`: each `</` found by a native search, the rest tried there
-// (an unanchored pattern would stop at every `<` of the text).
-function hasSpacedClosingTag(text: string): boolean {
-  for (let at = text.indexOf('</'); at >= 0; at = text.indexOf('</', at + 1)) {
+// Whether `text` holds a match of `spacedClosingTagAll`, tried at each `</` the scan found.
+function hasSpacedClosingTag(text: string, closingTagStarts: readonly number[]): boolean {
+  for (const at of closingTagStarts) {
     spacedClosingTagTail.lastIndex = at + 2;
     if (spacedClosingTagTail.test(text)) return true;
   }
@@ -151,7 +153,7 @@ const scanNeedles = new WeakMap<readonly ToolCallTextParser[], readonly string[]
 function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan {
   let needles = scanNeedles.get(parsers);
   if (!needles) {
-    const all = new Set<string>(['<think>', '</think>']);
+    const all = new Set<string>(['<think>', '</think>', '</']);
     for (const parser of parsers) {
       for (const marker of parser.markers ?? []) {
         all.add(marker.open);
