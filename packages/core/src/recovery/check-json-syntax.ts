@@ -194,28 +194,6 @@ function skipBlank(text: string, from: number, end: number): number {
  * characters, which the repair escapes or removes.
  */
 function skipString(text: string, from: number, end: number): number {
-  if (end < text.length) return skipStringBefore(text, from, end);
-  let control = false;
-  let index = from;
-  while (index < end) {
-    // Ordinary characters are passed over by a native search for the next one that matters (only where the
-    // range runs to the end of the text: the search cannot be told to stop earlier).
-    stringSpecial.lastIndex = index;
-    if (!stringSpecial.test(text)) return -2;
-    index = stringSpecial.lastIndex - 1;
-    if (index >= end) return -2;
-    const code = text.charCodeAt(index);
-    if (code === 0x22) return control ? -(index + 1) - 3 : index + 1;
-    if (code === 0x5c) index += 2;
-    else {
-      control = true;
-      index++;
-    }
-  }
-  return -2;
-}
-
-function skipStringBefore(text: string, from: number, end: number): number {
   let control = false;
   let index = from;
   while (index < end) {
@@ -229,9 +207,6 @@ function skipStringBefore(text: string, from: number, end: number): number {
   }
   return -2;
 }
-
-// What ends or marks a string: the closing quote, an escape, a raw control character.
-const stringSpecial = /["\\\u0000-\u001f]/g;
 
 function skipLiteral(text: string, from: number, end: number): number {
   const code = text.charCodeAt(from);
