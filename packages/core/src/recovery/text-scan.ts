@@ -165,7 +165,6 @@ interface CompiledNeedles {
    * is never a child, and column 0, the characters no needle uses, never has one). One read per character.
    */
   readonly steps: Int32Array;
-
   readonly width: number;
   /** For each node, the index (in `needles`) of the needle that ends there, or -1. */
   readonly ending: Int32Array;
@@ -233,7 +232,6 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
       if (child !== undefined) steps[node * width + column] = child * 2 + (ends[child]! >= 0 ? 1 : 0);
     });
   });
-
   const compiled: CompiledNeedles = {
     needles: usable,
     // A first character is never a letter (those needles are searched on their own), so it is not folded: one
