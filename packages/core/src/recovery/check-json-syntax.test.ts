@@ -35,6 +35,33 @@ describe('checkJsonSyntax', () => {
     }
   });
 
+  it('finds raw control characters and escapes in strings of any length, at any place', () => {
+    const unit = fc.constantFrom(
+      'a',
+      'é',
+      ' ',
+      '\n',
+      '\t',
+      '\u0000',
+      '\u001f',
+      '\\"',
+      '\\\\',
+      '\\n',
+      '{',
+      '｜',
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 60, size: 'max' }), fc.boolean(), (units, nested) => {
+        const body = units.join('');
+        const text = nested ? `[{"k": "${body}"}, "${body}"]` : `{"k": "${body}"}`;
+        // Units with a backslash are escapes; every other unit below U+0020 is a raw control character.
+        const raw = units.some((value) => value.length === 1 && value.charCodeAt(0) < 0x20);
+        assert.equal(check(text), raw ? JSON_REPAIRABLE : JSON_VALID, JSON.stringify(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('stops at the first error of prose in brackets', () => {
     assert.equal(check('{ return x; }'), 2);
     assert.equal(check('[the docs](https://example.org)'), 1);

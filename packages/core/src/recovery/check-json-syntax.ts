@@ -26,7 +26,10 @@ export interface JsonReadResult {
   kind: JsonRead;
   /** After the value (`Complete`), the index of the error (`Error`), the range's end (`CutOff`). */
   end: number;
-  /** Strict JSON would reject it only for defects `parseJsonTolerant` repairs. */
+  /**
+   * `Complete`: strict JSON would reject it only for defects `parseJsonTolerant` repairs. (Not meaningful for the
+   * other outcomes: raw control characters in long strings are looked for only once a value is complete.)
+   */
   repairable: boolean;
   /**
    * Start indexes of the containers open at the error, outermost first: the first `openCount` entries (valid
@@ -56,6 +59,7 @@ export function readJsonValue(text: string, start: number, end: number): JsonRea
   let stack = result.openStarts;
   let depth = 0;
   result.repairable = false;
+  uncheckedCount = 0;
   let expect: Expect = Expect.Value;
   let index = start;
   while (index < end) {
@@ -69,13 +73,13 @@ export function readJsonValue(text: string, start: number, end: number): JsonRea
       case Expect.Key:
         if (code === 0x22) {
           const after = skipString(text, index + 1, end);
-          if (after === -2) return finish(depth, JsonRead.CutOff, end, start);
+          if (after === -2) return finish(text, depth, JsonRead.CutOff, end, start);
           if (after < 0) result.repairable = true;
           index = after < 0 ? -after - 3 : after;
           expect = Expect.Colon;
           break;
         }
-        if (code !== 0x7d) return finish(depth, JsonRead.Error, index, start);
+        if (code !== 0x7d) return finish(text, depth, JsonRead.Error, index, start);
         // `{}`, or `{"a": 1,}` (a trailing comma, repaired).
         if (expect === Expect.Key) result.repairable = true;
         depth--;
@@ -85,7 +89,7 @@ export function readJsonValue(text: string, start: number, end: number): JsonRea
       case Expect.Value: {
         if (code === 0x22) {
           const after = skipString(text, index + 1, end);
-          if (after === -2) return finish(depth, JsonRead.CutOff, end, start);
+          if (after === -2) return finish(text, depth, JsonRead.CutOff, end, start);
           if (after < 0) result.repairable = true;
           index = after < 0 ? -after - 3 : after;
           expect = Expect.CommaOrEnd;
@@ -120,31 +124,32 @@ export function readJsonValue(text: string, start: number, end: number): JsonRea
           break;
         }
         const after = skipLiteral(text, index, end);
-        if (after < 0) return finish(depth, JsonRead.Error, index, start);
+        if (after < 0) return finish(text, depth, JsonRead.Error, index, start);
         index = after;
         expect = Expect.CommaOrEnd;
         break;
       }
       case Expect.Colon:
-        if (code !== 0x3a) return finish(depth, JsonRead.Error, index, start);
+        if (code !== 0x3a) return finish(text, depth, JsonRead.Error, index, start);
         expect = Expect.Value;
         index++;
         break;
       case Expect.CommaOrEnd: {
         const open = depth > 0 ? text.charCodeAt(stack[depth - 1]!) : undefined;
-        if (open === undefined) return finish(depth, JsonRead.Error, index, start);
+        if (open === undefined) return finish(text, depth, JsonRead.Error, index, start);
         if (code === 0x2c) expect = open === 0x7b ? Expect.Key : Expect.Value;
         else if ((code === 0x7d && open === 0x7b) || (code === 0x5d && open === 0x5b)) depth--;
-        else return finish(depth, JsonRead.Error, index, start);
+        else return finish(text, depth, JsonRead.Error, index, start);
         index++;
         break;
       }
     }
-    if (depth === 0 && expect === Expect.CommaOrEnd) return finish(depth, JsonRead.Complete, index, start);
+    if (depth === 0 && expect === Expect.CommaOrEnd)
+      return finish(text, depth, JsonRead.Complete, index, start);
   }
   // Cut off at `end`: a repair closes what is open, but not a key left without its value.
-  if (expect === Expect.Colon || depth === 0) return finish(depth, JsonRead.Error, end, start);
-  return finish(depth, JsonRead.CutOff, end, start);
+  if (expect === Expect.Colon || depth === 0) return finish(text, depth, JsonRead.Error, end, start);
+  return finish(text, depth, JsonRead.CutOff, end, start);
 }
 
 function grow(stack: Int32Array): Int32Array {
@@ -154,7 +159,11 @@ function grow(stack: Int32Array): Int32Array {
   return larger;
 }
 
-function finish(depth: number, kind: JsonRead, end: number, start: number): JsonReadResult {
+function finish(text: string, depth: number, kind: JsonRead, end: number, start: number): JsonReadResult {
+  // Only a complete value needs to know whether its strings hold raw control characters.
+  if (kind === JsonRead.Complete && !result.repairable && holdsControlCharacter(text, uncheckedCount)) {
+    result.repairable = true;
+  }
   result.openCount = depth;
   result.kind = kind;
   result.end = end;
@@ -196,7 +205,20 @@ function skipBlank(text: string, from: number, end: number): number {
 function skipString(text: string, from: number, end: number): number {
   let control = false;
   let index = from;
+  // Short strings (keys, most values) by the loop; past that, where the range runs to the end of the text (a
+  // native search cannot be told to stop earlier), the rest up to a closing quote with no escape before it is
+  // passed over natively, and its control characters are looked for only if the value turns out complete.
+  let native = end === text.length ? from + shortString : end;
   while (index < end) {
+    if (index >= native) {
+      native = end;
+      plainStringRest.lastIndex = index;
+      if (plainStringRest.test(text)) {
+        const after = plainStringRest.lastIndex;
+        markUnchecked(index, after - 1);
+        return control ? -after - 3 : after;
+      }
+    }
     const code = text.charCodeAt(index);
     if (code === 0x22) return control ? -(index + 1) - 3 : index + 1;
     if (code === 0x5c) index += 2;
@@ -206,6 +228,33 @@ function skipString(text: string, from: number, end: number): number {
     }
   }
   return -2;
+}
+
+// Characters of a string read by the loop before the native search takes over.
+const shortString = 16;
+// The rest of a string without escapes, up to and with its closing quote.
+const plainStringRest = /[^"\\]*"/y;
+
+// String ranges of the current read passed over natively, not yet checked for raw control characters.
+let unchecked = new Int32Array(32);
+let uncheckedCount = 0;
+
+function markUnchecked(from: number, to: number): void {
+  if (uncheckedCount + 2 > unchecked.length) {
+    const larger = new Int32Array(unchecked.length * 2);
+    larger.set(unchecked);
+    unchecked = larger;
+  }
+  unchecked[uncheckedCount++] = from;
+  unchecked[uncheckedCount++] = to;
+}
+
+function holdsControlCharacter(text: string, count: number): boolean {
+  for (let range = 0; range < count; range += 2) {
+    const to = unchecked[range + 1]!;
+    for (let index = unchecked[range]!; index < to; index++) if (text.charCodeAt(index) < 0x20) return true;
+  }
+  return false;
 }
 
 function skipLiteral(text: string, from: number, end: number): number {

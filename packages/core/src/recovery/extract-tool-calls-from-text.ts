@@ -75,11 +75,14 @@ function locateToolCalls(
   let text = original;
   const tools = indexToolDefinitions(toolDefs);
   const parsers = resolveParsers(options.parsers);
-  // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
-  // tag's `>`) and parsers see `</parameter>`.
-  if (spacedClosingTag.test(text)) text = text.replace(spacedClosingTagAll, '$2</$1>');
   // One pass over the text finds every parser's markers and needles; each parser then reads from those.
-  const scan = scanFor(text, parsers);
+  let scan = scanFor(text, parsers);
+  // `</parameter >`: the space moves before the tag, so every index stays the same (a range still ends after the
+  // tag's `>`) and parsers see `</parameter>`; the moved spaces shift the markers, so the text is scanned again.
+  if (hasSpacedClosingTag(text, scan.positions('</'))) {
+    text = text.replace(spacedClosingTagAll, '$2</$1>');
+    scan = scanFor(text, parsers);
+  }
   const claimed = new IntervalSet();
   const accepted: LocatedToolCall[] = [];
   for (const parser of parsers) {
@@ -118,8 +121,18 @@ function locateToolCalls(
   return withoutThinkingDrafts(text, accepted, scan).slice(0, options.maxCalls ?? 256);
 }
 
-const spacedClosingTag = /<\/[^\s<>/]{1,40}\s+>/;
+// After a `</`: the tag name, then the space before `>`.
+const spacedClosingTagTail = /[^\s<>/]{1,40}\s+>/y;
 const spacedClosingTagAll = /<\/([^\s<>/]{1,40})(\s+)>/g;
+
+// Whether `text` holds a match of `spacedClosingTagAll`, tried at each `</` the scan found.
+function hasSpacedClosingTag(text: string, closingTagStarts: readonly number[]): boolean {
+  for (const at of closingTagStarts) {
+    spacedClosingTagTail.lastIndex = at + 2;
+    if (spacedClosingTagTail.test(text)) return true;
+  }
+  return false;
+}
 
 /**
  * A model that thinks aloud in `<think>…</think>` often drafts the call there before writing the real one: when
@@ -140,7 +153,7 @@ const scanNeedles = new WeakMap<readonly ToolCallTextParser[], readonly string[]
 function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan {
   let needles = scanNeedles.get(parsers);
   if (!needles) {
-    const all = new Set<string>(['<think>', '</think>']);
+    const all = new Set<string>(['<think>', '</think>', '</']);
     for (const parser of parsers) {
       for (const marker of parser.markers ?? []) {
         all.add(marker.open);

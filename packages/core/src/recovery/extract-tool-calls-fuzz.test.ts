@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ToolDefinition } from '@toolbus/spec';
 import fc from 'fast-check';
 import { tools } from './__fixtures__/tool-definitions.ts';
 import { extractToolCallsFromText } from './extract-tool-calls-from-text.ts';
@@ -99,6 +100,32 @@ const tokenSoup = fc
     { maxLength: 60 },
   )
   .map((parts) => parts.join(''));
+
+// Tools whose names never appear in the texts and whose parameters no text uses: declaring them changes no
+// call, but past 32 tools recovery stops ruling out blocks and tags by the declared names' positions.
+const unnamedTools: ToolDefinition[] = Array.from({ length: 40 }, (_, index) => ({
+  name: `zz_unused_${index}`,
+  description: 'never called',
+  parameters: { type: 'object', properties: {} },
+}));
+
+describe('ruling out markup by the declared tool names', () => {
+  it('finds the same calls as reading every tag, for xml invoke tags that share one `>` or repeat', () => {
+    const ungated = [...tools, ...unnamedTools];
+    for (const text of [
+      '<invoke <invoke name="get_weather"><parameter name="city">Oslo</parameter></invoke>',
+      '<invoke name="x" <invoke name="get_weather">',
+      '<invoke name="get_weather">get_weather<invoke name="get_weather"><parameter name="city">Rome',
+      'get_weather <invoke name=get_weather/> <invoke\nname="get_weather"\n>',
+      '<invoke name="get_weather"> </invoke> <invoke name="get_time"><parameter name="tz">CET</parameter>',
+      '<invoke name="get_time" note="get_weather"> <invoke name="get_weather">',
+    ]) {
+      const gated = extractToolCallsFromText(text, tools);
+      assert.ok(gated.length > 0, text);
+      assert.deepEqual(gated, extractToolCallsFromText(text, ungated), text);
+    }
+  });
+});
 
 describe('recovery never throws', () => {
   it('on shuffled dialect markers and JSON punctuation', () => {

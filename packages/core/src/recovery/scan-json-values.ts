@@ -2,7 +2,7 @@ import { checkJsonSyntax, JsonRead, readJsonValue } from './check-json-syntax.ts
 import { isPlainObject } from './parse-tool-arguments.ts';
 import { readPythonLiteral } from './python-literal.ts';
 import { recoveryWork } from './recovery-work.ts';
-import { skipWhitespace } from './text-search.ts';
+import { isWhitespaceCode, skipWhitespace } from './text-search.ts';
 import { parseJsonTolerant, type TolerantJsonResult } from './tolerant-json-parse.ts';
 
 /** A JSON object or array found in text, with its range `[start, end)`. */
@@ -79,9 +79,19 @@ export function forEachJsonValue(
   let nextCurly = text.indexOf('{', from);
   let nextSquare = text.indexOf('[', from);
   while (true) {
-    if (nextCurly >= 0 && nextCurly < position) nextCurly = text.indexOf('{', position);
-    if (nextSquare >= 0 && nextSquare < position) nextSquare = text.indexOf('[', position);
-    const start = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
+    let start: number;
+    if (objectsOnly) {
+      // Only a bracket that `mayHoldObject` can accept is a candidate: a native search passes over the others
+      // (most brackets of prose, and of hostile text). It may look past `to` for the follower, so it is checked.
+      objectCandidate.lastIndex = position;
+      if (!objectCandidate.test(text)) return;
+      start = objectCandidate.lastIndex - 2;
+      while (isWhitespaceCode(text.charCodeAt(start))) start--;
+    } else {
+      if (nextCurly >= 0 && nextCurly < position) nextCurly = text.indexOf('{', position);
+      if (nextSquare >= 0 && nextSquare < position) nextSquare = text.indexOf('[', position);
+      start = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
+    }
     if (start < 0 || start >= to) return;
     position = start + 1;
     if (skipped !== undefined && skipped[start - from] === 1) continue;
@@ -138,6 +148,9 @@ export function forEachJsonValue(
     }
   }
 }
+
+// A bracket `mayHoldObject` may accept: `{` before a quote, `[` before a bracket (whitespace between).
+const objectCandidate = /\{[ \t\n\r]*["']|\[[ \t\n\r]*[[{]/g;
 
 /**
  * Whether the bracket at `start` can open a value holding an object with keys: `{` must be followed by a key

@@ -73,11 +73,14 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
     positions,
     has: (needle) => positions(needle).length > 0,
     search(needle, caseSensitive = false) {
-      const list = positions(needle, caseSensitive);
+      // Found on first use: a parser sets up the searches it may need, and a needle it never reaches (the
+      // parameters of a call that names no declared tool) costs no pass of its own.
+      let list: readonly number[] | undefined;
       let cursor = 0;
       return {
         length: needle.length,
         next(from) {
+          list ??= positions(needle, caseSensitive);
           // Forward only, like every search here: amortised linear over all calls.
           if (cursor > 0 && list[cursor - 1]! >= from) cursor = lowerBound(list, from);
           while (cursor < list.length && list[cursor]! < from) cursor++;
@@ -127,14 +130,16 @@ export function lowerBound(list: ArrayLike<number>, value: number): number {
   return low;
 }
 
-// A needle nobody declared: its own search, ASCII case ignored like the shared pass.
+// A needle nobody declared: its own search, ASCII case ignored like the shared pass. `test` builds no match
+// object (needles like `invoke` are found thousands of times in hostile text); a match is as long as the needle.
 function indexAll(text: string, needle: string): number[] {
   const list: number[] = [];
   if (needle.length === 0) return list;
   const pattern = new RegExp(escapeRegExp(needle), 'gi');
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    list.push(match.index);
-    pattern.lastIndex = match.index + 1;
+  while (pattern.test(text)) {
+    const at = pattern.lastIndex - needle.length;
+    list.push(at);
+    pattern.lastIndex = at + 1;
   }
   return list;
 }
@@ -155,8 +160,11 @@ interface CompiledNeedles {
   readonly alone: readonly number[];
   /** The column of each UTF-16 code unit (0: used by no needle, so no needle continues with it). */
   readonly columns: Uint8Array;
-  /** `width` columns per node: the child node, or 0 for none (node 0 is never a child). */
-  readonly table: Int32Array;
+  /**
+   * `width` columns per node: twice the child node, plus 1 when a needle ends at the child; 0 for none (node 0
+   * is never a child, and column 0, the characters no needle uses, never has one). One read per character.
+   */
+  readonly steps: Int32Array;
   readonly width: number;
   /** For each node, the index (in `needles`) of the needle that ends there, or -1. */
   readonly ending: Int32Array;
@@ -218,10 +226,10 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
       ? [index]
       : [],
   );
-  const table = new Int32Array(children.length * width);
+  const steps = new Int32Array(children.length * width);
   children.forEach((row, node) => {
     row.forEach((child, column) => {
-      if (child !== undefined) table[node * width + column] = child;
+      if (child !== undefined) steps[node * width + column] = child * 2 + (ends[child]! >= 0 ? 1 : 0);
     });
   });
   const compiled: CompiledNeedles = {
@@ -233,7 +241,7 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
       .map(([first, node]) => ({ first, node })),
     alone,
     columns,
-    table,
+    steps,
     width,
     ending: Int32Array.from(ends),
   };
@@ -252,7 +260,8 @@ function startsWithWord(needle: string): boolean {
  * included). Needles that start with a letter are left to their own search (made only when a parser asks).
  */
 function findAll(text: string, needles: readonly string[]): Map<string, number[]> {
-  const { needles: kept, roots, alone, columns, table, width, ending } = compileNeedles(needles);
+  const compiled = compileNeedles(needles);
+  const { needles: kept, roots, alone } = compiled;
   if (kept.length === 0) return new Map();
   const lists = kept.map((): number[] => []);
   for (const index of alone) {
@@ -260,23 +269,32 @@ function findAll(text: string, needles: readonly string[]): Map<string, number[]
     const list = lists[index]!;
     for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) list.push(at);
   }
-  const length = text.length;
-  for (const { first, node: root } of roots) {
-    for (let at = text.indexOf(first); at >= 0; at = text.indexOf(first, at + 1)) {
-      let node = root;
-      for (let index = at + 1; index < length; index++) {
-        const column = columns[text.charCodeAt(index)]!;
-        if (column === 0) break;
-        node = table[node * width + column]!;
-        if (node === 0) break;
-        const needle = ending[node]!;
-        if (needle >= 0) lists[needle]!.push(at);
-      }
-    }
-  }
+  for (const { first, node } of roots) walkFrom(text, first, node, compiled, lists);
   const found = new Map<string, number[]>();
   kept.forEach((needle, index) => {
     found.set(needle, lists[index]!);
   });
   return found;
+}
+
+// Its own function, so it is optimised as a whole (a loop optimised on its own was thrown away at every call).
+function walkFrom(
+  text: string,
+  first: string,
+  root: number,
+  compiled: CompiledNeedles,
+  lists: number[][],
+): void {
+  const { columns, steps, width, ending } = compiled;
+  const length = text.length;
+  for (let at = text.indexOf(first); at >= 0; at = text.indexOf(first, at + 1)) {
+    let row = root * width;
+    for (let index = at + 1; index < length; index++) {
+      const step = steps[row + columns[text.charCodeAt(index)]!]!;
+      if (step === 0) break;
+      const node = step >> 1;
+      if ((step & 1) === 1) lists[ending[node]!]!.push(at);
+      row = node * width;
+    }
+  }
 }

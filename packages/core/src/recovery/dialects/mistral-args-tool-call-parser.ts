@@ -32,11 +32,11 @@ export const mistralArgumentsToolCallParser: ToolCallTextParser = {
       while (cursor < text.length) {
         const nameStart = skipWhitespace(text, cursor);
         const nameEnd = readIdentifierEnd(text, nameStart);
+        if (nameEnd === nameStart) break;
         let afterName = nameEnd;
         if (text.startsWith(callIdMarker, afterName)) {
           afterName = readIdentifierEnd(text, afterName + callIdMarker.length);
         }
-        if (nameEnd === nameStart) break;
         const hasArgumentsMarker = text.startsWith(argumentsMarker, afterName);
         if (!hasArgumentsMarker && text[afterName] !== '{') break;
         const argumentsFrom = afterName + (hasArgumentsMarker ? argumentsMarker.length : 0);

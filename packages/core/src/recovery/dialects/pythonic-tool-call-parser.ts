@@ -39,6 +39,8 @@ export const pythonicToolCallParser: ToolCallTextParser = {
       if (parenthesis < 0) break;
       position = parenthesis + 1;
       const nameStart = findIdentifierStart(text, parenthesis);
+      // No name before the parenthesis (prose, most `(` of hostile text): only a tool named "" could match.
+      if (nameStart === parenthesis && !tools.has('')) continue;
       const rawName = text.slice(nameStart, parenthesis);
       const prefixed = rawName.startsWith('functions.');
       const tool = tools.get(builtInName(stripFunctionsPrefix(rawName)));
@@ -120,8 +122,19 @@ function skipBackWhitespace(text: string, from: number): number {
 
 function findIdentifierStart(text: string, end: number): number {
   let index = end;
-  while (index > 0 && end - index < 256 && /[\w.]/.test(text[index - 1]!)) index--;
+  while (index > 0 && end - index < 256 && isNameCode(text.charCodeAt(index - 1))) index--;
   return index;
+}
+
+// `[\w.]`: ASCII letters, digits, `_` and `.`.
+function isNameCode(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x5f ||
+    code === 0x2e
+  );
 }
 
 function standsAloneBefore(text: string, start: number): boolean {

@@ -4,7 +4,7 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { parseOpeningTag } from '../markup-attributes.ts';
 import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
-import { createTextScan, type TextScan } from '../text-scan.ts';
+import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
 import {
   createForwardSearch,
   decodeXmlEntities,
@@ -48,10 +48,15 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     const closeParameterSearch = closingTagSearch(scan, 'parameter');
     const tagEndSearch = createForwardSearch(text, '>');
     const calls: LocatedToolCall[] = [];
+    // Only a tag that names a declared tool can hold a call: the hits are narrowed to those first, from the
+    // names' positions, so text full of `<invoke` that names no declared tool costs nothing per tag.
+    const hits = hitsNamingTools(text, scan.positions('invoke'), scan.toolNamePositions(toolDefs));
+    let hitIndex = 0;
     let position = 0;
     while (position < text.length) {
-      const hit = invokeSearch.next(position);
-      if (hit < 0) break;
+      while (hitIndex < hits.length && hits[hitIndex]! < position) hitIndex++;
+      if (hitIndex === hits.length) break;
+      const hit = hits[hitIndex++]!;
       position = hit + 6;
       const tagStart = findTagStart(lower, hit);
       if (tagStart < 0 || lower[tagStart + 1] === '/') continue;
@@ -110,6 +115,42 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * The `invoke` hits whose tag (up to its first `>`) holds the position of a declared tool's name, in order; all
+ * hits when the names were not looked for (too many tools). A hit passed over holds no call, so the parse loop
+ * gives the same calls over these as over every hit. Linear: each name's nearest hit finds its `>` by a
+ * forward search, and the hits before it are checked only over the gaps between them (each gap once).
+ */
+export function hitsNamingTools(
+  text: string,
+  hits: readonly number[],
+  names: Int32Array | undefined,
+): readonly number[] {
+  if (names === undefined) return hits;
+  const kept: number[] = [];
+  const tagEndSearch = createForwardSearch(text, '>');
+  // Hits at or before this index are decided: kept already, or their tag ends before every later name.
+  let decided = -1;
+  for (const name of names) {
+    const last = lowerBound(hits, name - 6 + 1) - 1;
+    if (last <= decided) continue;
+    const tagEnd = tagEndSearch.next(hits[last]! + 6);
+    const from = decided;
+    decided = last;
+    if (tagEnd < 0 || tagEnd <= name) continue;
+    // Earlier hits share this tag end when no `>` stands between their name and the next hit's.
+    let first = last;
+    while (first - 1 > from && !hasTagEnd(text, hits[first - 1]! + 6, hits[first]! + 6)) first--;
+    for (let index = first; index <= last; index++) kept.push(hits[index]!);
+  }
+  return kept;
+}
+
+function hasTagEnd(text: string, from: number, to: number): boolean {
+  for (let index = from; index < to; index++) if (text.charCodeAt(index) === 0x3e) return true;
+  return false;
+}
 
 /** Finds the `<` that opens the tag whose name (after an optional short prefix) starts at `nameStart`. */
 function findTagStart(lower: string, nameStart: number): number {

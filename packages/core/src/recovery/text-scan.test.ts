@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { createTextScan } from './text-scan.ts';
+
+// Every start of `needle` in `text`, ASCII letters of either case matching, found one index at a time.
+function positionsOneByOne(text: string, needle: string): number[] {
+  const fold = (value: string) => value.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+  const lowerNeedle = fold(needle);
+  const found: number[] = [];
+  for (let at = 0; at + needle.length <= text.length; at++) {
+    if (fold(text.slice(at, at + needle.length)) === lowerNeedle) found.push(at);
+  }
+  return found;
+}
+
+const declared = ['<tool_call>', '</tool_call>', '<invoke', '[TOOL_CALLS]', '<｜tool▁sep｜>', '>>>', 'call:'];
+const asked = [...declared, 'invoke', 'Parameter', 'to=functions.', 'aa', 'ß'];
+
+const text = fc
+  .array(
+    fc.constantFrom(
+      ...declared,
+      '<TOOL_CALL>',
+      'INVOKE',
+      'inVoke',
+      'parameter',
+      'PARAMETER',
+      'TO=FUNCTIONS.',
+      'aaa',
+      'ß',
+      'K', // the Kelvin sign: lower-cases to an ASCII `k`, but is no ASCII letter
+      '<',
+      '>',
+      '[',
+      ' ',
+    ),
+    { maxLength: 30 },
+  )
+  .map((parts) => parts.join(''));
+
+describe('createTextScan', () => {
+  it('finds every needle, declared or not, at every place it starts, ASCII case ignored', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        const scan = createTextScan(value, declared);
+        for (const needle of asked) {
+          assert.deepEqual([...scan.positions(needle)], positionsOneByOne(value, needle), needle);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('searches forward from any index, also when a search is first used late', () => {
+    const value = 'invoke <invoke INVOKE invoke';
+    const scan = createTextScan(value, declared);
+    const search = scan.search('invoke');
+    assert.equal(search.next(10), 15);
+    assert.equal(search.next(0), 0);
+    assert.equal(search.next(23), -1);
+  });
+});
