@@ -8,12 +8,13 @@
 // model, the server and these clients share this machine's cores, so CPU the clients or the model burn is CPU the
 // server does not get).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 
 const here = new URL('.', import.meta.url).pathname;
 const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000,1500').split(',').map(Number);
 // Long enough (3 s at 50 tokens/s) that every stream of a level, started over `rampMs`, is open at once.
-const tokensPerTurn = Number(process.env.BENCH_TOKENS ?? 150);
+const deltasPerTurn = Number(process.env.BENCH_TOKENS ?? 150);
 const rampMs = 1000;
 const now = () => performance.timeOrigin + performance.now();
 
@@ -59,24 +60,53 @@ function start(
   });
 }
 
-/** Reads an SSE body; calls `onData` with each event's data and its arrival time. */
-async function readEvents(response: Response, onData: (data: string, at: number) => void): Promise<void> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    const at = now();
-    buffer += decoder.decode(value, { stream: true });
-    let boundary = buffer.indexOf('\n\n');
-    while (boundary >= 0) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
-      boundary = buffer.indexOf('\n\n');
-      for (const line of block.split('\n')) if (line.startsWith('data: ')) onData(line.slice(6), at);
-    }
-  }
+// The clients share the machine's cores with the server and the model, so they read with node:http and scan the
+// raw event text for the write stamps (no JSON parsing, no web streams): what they cost is taken from the server.
+const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+
+/** POSTs `body` and reads the SSE answer; calls `onEvent` with each event's text and the time its bytes arrived. */
+function postForEvents(
+  url: string,
+  body: string,
+  onEvent: (event: string, at: number) => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          accept: 'text/event-stream',
+        },
+      },
+      (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          reject(new Error(`status ${response.statusCode}`));
+          return;
+        }
+        response.setEncoding('utf8');
+        let buffer = '';
+        response.on('data', (chunk: string) => {
+          const at = now();
+          buffer += chunk;
+          let boundary = buffer.indexOf('\n\n');
+          while (boundary >= 0) {
+            onEvent(buffer.slice(0, boundary), at);
+            buffer = buffer.slice(boundary + 2);
+            boundary = buffer.indexOf('\n\n');
+          }
+        });
+        response.once('end', () => resolve());
+        response.once('error', reject);
+      },
+    );
+    outgoing.once('error', reject);
+    outgoing.end(body);
+  });
 }
 
 const stampPattern = /⟨(\d+\.\d+)⟩/g;
@@ -102,7 +132,7 @@ async function staggered<T>(
 }
 
 const model = await start('timestamping-model.ts', {
-  TOKENS: String(tokensPerTurn),
+  TOKENS: String(deltasPerTurn),
   TOKENS_PER_SECOND: '50',
 });
 // BENCH_PROFILE_DIR=<dir>: the server process writes a CPU profile there when it exits.
@@ -174,24 +204,23 @@ async function bareLevel(count: number) {
   const cpu = cpuMeter();
   const results = await staggered(count, async () => {
     const started = now();
-    const response = await fetch(`${model.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'go' }] }),
+    const body = JSON.stringify({
+      model: 'bench',
+      stream: true,
+      messages: [{ role: 'user', content: 'go' }],
     });
     let first = true;
     let received = 0;
-    await readEvents(response, (data, at) => {
+    await postForEvents(`${model.url}/v1/chat/completions`, body, (event, at) => {
       if (first) {
         firsts.push(at - started);
         first = false;
       }
-      if (data === '[DONE]') return;
       const before = tokens.length;
-      latencies(data, at, tokens);
+      latencies(event, at, tokens);
       if (received === 0 && tokens.length > before) streams.opened();
       received += tokens.length - before;
-      if (received === tokensPerTurn && tokens.length > before) streams.closed();
+      if (received === deltasPerTurn && tokens.length > before) streams.closed();
     });
   });
   return {
@@ -223,28 +252,21 @@ async function toolbusLevel(count: number) {
   const cpu = cpuMeter();
   const results = await staggered(count, async (index) => {
     const started = now();
-    const response = await fetch(`${toolbus.url}/v1/chats/${chats[index]}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ content: 'go' }),
-    });
-    if (response.status !== 200) throw new Error(`status ${response.status}`);
     let first = true;
     let received = 0;
-    await readEvents(response, (data, at) => {
+    const url = `${toolbus.url}/v1/chats/${chats[index]}/messages`;
+    // A stamp only ever appears in a message-delta's content; the stop packet is the turn's last.
+    await postForEvents(url, '{"content":"go"}', (event, at) => {
       if (first) {
         firsts.push(at - started);
         first = false;
       }
-      const packet = JSON.parse(data) as { obj: { type: string; content?: string } };
-      if (packet.obj.type === 'message-delta' && packet.obj.content) {
-        const before = tokens.length;
-        latencies(packet.obj.content, at, tokens);
-        if (received === 0 && tokens.length > before) streams.opened();
-        received += tokens.length - before;
-        if (received === tokensPerTurn && tokens.length > before) streams.closed();
-      }
-      if (packet.obj.type === 'stop') stops += 1;
+      const before = tokens.length;
+      latencies(event, at, tokens);
+      if (received === 0 && tokens.length > before) streams.opened();
+      received += tokens.length - before;
+      if (received === deltasPerTurn && tokens.length > before) streams.closed();
+      if (event.includes('"type":"stop"')) stops += 1;
     });
   });
   const cpuPerToken = await cpu(tokens.length);
@@ -277,7 +299,7 @@ for (const count of levels) {
   const added = servedP99 - bareP99;
   const ttfpRatio = percentile(served.firsts, 50) / percentile(bare.firsts, 50);
   const complete =
-    served.failed === 0 && served.stops === count && served.tokens.length >= count * tokensPerTurn;
+    served.failed === 0 && served.stops === count && served.tokens.length >= count * deltasPerTurn;
   // Held: every turn ended with all its tokens, and all the streams were open at the same moment.
   if (complete && served.concurrent === count && added <= 50) best = count;
   const micros = (value: number) => value.toFixed(0);
@@ -289,7 +311,7 @@ for (const count of levels) {
 }
 
 console.log(
-  `## server: concurrent streaming chats (50 tokens/s each, ${tokensPerTurn} tokens after one tool call per turn)\n`,
+  `## server: concurrent streaming chats (50 tokens/s each, ${deltasPerTurn} tokens after one tool call per turn)\n`,
 );
 console.log(
   '| chats | streams open at once (bare / toolbus) | bare token latency p50 / p99 (ms) | toolbus token latency p50 / p99 (ms) | added p99 (ms) | bare first chunk p50 (ms) | toolbus first packet p50 (ms) | toolbus first packet p99 (ms) | first packet ratio (p50) | memory per open stream (KiB, heap+external) | toolbus RSS peak (MiB) | toolbus CPU per token (µs) | model CPU per token, toolbus / bare run (µs) | client CPU per token, toolbus / bare run (µs) | turns ended | 1-min load average at the level start |',
