@@ -8,7 +8,7 @@
 // model, the server and these clients share this machine's cores, so CPU the clients or the model burn is CPU the
 // server does not get).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { request } from 'node:http';
 import { loadavg } from 'node:os';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -62,7 +62,7 @@ function start(
 
 // The clients share the machine's cores with the server and the model, so they read with node:http and scan the
 // raw event text for the write stamps (no JSON parsing, no web streams): what they cost is taken from the server.
-const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+// Each stream has a connection of its own, as each browser tab would (no idle pooled socket the server may close).
 
 /** POSTs `body` and reads the SSE answer; calls `onEvent` with each event's text and the time its bytes arrived. */
 function postForEvents(
@@ -75,7 +75,7 @@ function postForEvents(
       url,
       {
         method: 'POST',
-        agent,
+        agent: false,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
@@ -118,6 +118,13 @@ function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/** How many runs failed; the first reason goes to stderr. */
+function failures(results: readonly PromiseSettledResult<unknown>[]): number {
+  const failed = results.filter((result) => result.status === 'rejected');
+  if (failed[0]) console.error(`${failed.length} failed, e.g.: ${String(failed[0].reason)}`);
+  return failed.length;
 }
 
 async function staggered<T>(
@@ -228,7 +235,7 @@ async function bareLevel(count: number) {
     firsts,
     concurrent: streams.most,
     cpu: await cpu(tokens.length),
-    failed: results.filter((result) => result.status === 'rejected').length,
+    failed: failures(results),
   };
 }
 
@@ -277,7 +284,7 @@ async function toolbusLevel(count: number) {
     stops,
     concurrent: streams.most,
     cpu: cpuPerToken,
-    failed: results.filter((result) => result.status === 'rejected').length,
+    failed: failures(results),
     perStreamKiB: perStream / 1024,
     rssMiB: peak.rss / 2 ** 20,
   };
