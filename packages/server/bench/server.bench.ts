@@ -314,7 +314,7 @@ for (const count of levels) {
     `| ${count} | ${bare.concurrent} / ${served.concurrent} | ${percentile(bare.tokens, 50).toFixed(1)} / ${bareP99.toFixed(1)} | ${percentile(served.tokens, 50).toFixed(1)} / ${servedP99.toFixed(1)} | ${added.toFixed(1)} | ${percentile(bare.firsts, 50).toFixed(1)} | ${percentile(served.firsts, 50).toFixed(1)} | ${percentile(served.firsts, 99).toFixed(1)} | ${ttfpRatio.toFixed(2)}× | ${served.perStreamKiB.toFixed(1)} | ${served.rssMiB.toFixed(0)} | ${micros(served.cpu.toolbus)} | ${micros(served.cpu.model)} / ${micros(bare.cpu.model)} | ${micros(served.cpu.client)} / ${micros(bare.cpu.client)} | ${served.stops}/${count}${served.failed ? `, ${served.failed} failed` : ''} | ${load.toFixed(1)} |`,
   );
   console.error(rows.at(-1));
-  // Every level runs while turns complete: the lead compares the figures at each.
+  // Every level runs while its turns complete, so the figures past the latency limit are measured too.
   if (!complete) break;
 }
 
