@@ -241,4 +241,13 @@ ALTER TABLE memories ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id, created_at);
 `,
   },
+  {
+    version: 7,
+    name: 'chats by activity',
+    // Creating, renaming and every turn's end set a chat's activity to MAX(activity) + 1: without this index that
+    // read walks every chat, so a turn's end cost grew with the number of chats in the database.
+    sql: `
+CREATE INDEX chats_by_activity ON chats (activity);
+`,
+  },
 ];
