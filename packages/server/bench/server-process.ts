@@ -19,8 +19,9 @@ const http = await listen(server, { port: 0 });
 process.stdout.write(`listening ${http.url}\n`);
 setInterval(() => {
   const memory = process.memoryUsage();
+  const cpu = process.cpuUsage();
   process.stdout.write(
-    `${JSON.stringify({ rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external })}\n`,
+    `${JSON.stringify({ rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, cpuMicros: cpu.user + cpu.system })}\n`,
   );
 }, 100).unref();
 process.once('SIGTERM', () => {

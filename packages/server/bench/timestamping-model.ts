@@ -2,7 +2,8 @@
 // the time it was written (⟨ms⟩, from performance.timeOrigin + performance.now(), comparable across processes on
 // one machine), so a client can measure each token's latency end to end. The scripted model server plays fixed
 // scripts; here the stamp must be taken at write time. Asked with tools it calls `lookup` once; shown the result,
-// it streams TOKENS tokens at TOKENS_PER_SECOND. Prints "listening <url>".
+// it streams TOKENS tokens at TOKENS_PER_SECOND. Prints "listening <url>", then its CPU time every 100 ms as JSON
+// lines.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -63,3 +64,8 @@ const server = createServer((request, response) => {
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 });
+// Its CPU time every 100 ms, so the bench can tell what the model itself costs the shared cores.
+setInterval(() => {
+  const cpu = process.cpuUsage();
+  process.stdout.write(`${JSON.stringify({ cpuMicros: cpu.user + cpu.system })}\n`);
+}, 100).unref();

@@ -88,9 +88,19 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     if (closed > 0) logger.warn('server.closed_interrupted_turns', { count: closed });
   }
 
+  // One model object per model name for the process: a provider's model builds its stream-chunk schemas when it is
+  // made (about a millisecond), and it holds no per-call state, so every turn can share it.
+  const resolvedModels = new Map<string, LanguageModelV4>();
   const resolveModel =
     options.resolveModel ??
-    ((model: string): LanguageModelV4 => resolveLanguageModel(model, { env: process.env }));
+    ((name: string): LanguageModelV4 => {
+      let model = resolvedModels.get(name);
+      if (model === undefined) {
+        model = resolveLanguageModel(name, { env: process.env });
+        resolvedModels.set(name, model);
+      }
+      return model;
+    });
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.

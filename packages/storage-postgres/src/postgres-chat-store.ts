@@ -1,5 +1,6 @@
 import type { ChatMessage } from '@toolbus/spec';
 import {
+  type AppendedPacketBatch,
   type Chat,
   type ChatStore,
   type ChatTurnKind,
@@ -251,6 +252,64 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
       if (!rows[0]) throw notFound('Turn', `${chatId}/${turn}`);
       return rows[0].last_sequence;
     },
+    async appendPacketBatches(batches) {
+      if (batches.length === 0) return [];
+      // One statement for every batch, as appendPackets does for one: each turn's counter reserves its sequence
+      // numbers and its packets are inserted with them. Batches of the same turn are counted together (one counter
+      // update each), each packet carrying its position within its turn's share of the call.
+      const totals = new Map<string, number>();
+      const ends: number[] = [];
+      const packetChats: string[] = [];
+      const packetTurns: number[] = [];
+      const positions: number[] = [];
+      const texts: string[] = [];
+      for (const batch of batches) {
+        const key = turnKey(batch.chatId, batch.turn);
+        let position = totals.get(key) ?? 0;
+        for (const packet of batch.packets) {
+          position += 1;
+          packetChats.push(batch.chatId);
+          packetTurns.push(batch.turn);
+          positions.push(position);
+          texts.push(JSON.stringify(packet) ?? 'null');
+        }
+        totals.set(key, position);
+        ends.push(position);
+      }
+      const turns = [...new Map(batches.map((batch) => [turnKey(batch.chatId, batch.turn), batch])).values()];
+      const { rows } = await pool.query<{ chat_id: string; turn_index: number; last_sequence: number }>(
+        `WITH wanted AS (
+           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS w(chat_id, turn_index, count)
+         ), reserved AS (
+           UPDATE chat_turns t SET last_sequence = t.last_sequence + w.count
+             FROM wanted w WHERE t.chat_id = w.chat_id AND t.turn_index = w.turn_index
+           RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
+         ), inserted AS (
+           INSERT INTO chat_packets (chat_id, turn_index, sequence, packet)
+           SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet::json
+             FROM unnest($4::text[], $5::int[], $6::int[], $7::text[]) AS p(chat_id, turn_index, position, packet)
+             JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
+         )
+         SELECT chat_id, turn_index, last_sequence FROM reserved`,
+        [
+          turns.map((batch) => batch.chatId),
+          turns.map((batch) => batch.turn),
+          turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0),
+          packetChats,
+          packetTurns,
+          positions,
+          texts,
+        ],
+      );
+      const lastOf = new Map(rows.map((row) => [turnKey(row.chat_id, row.turn_index), row.last_sequence]));
+      return batches.map((batch, index): AppendedPacketBatch => {
+        const key = turnKey(batch.chatId, batch.turn);
+        const last = lastOf.get(key);
+        if (last === undefined)
+          return { ok: false, error: notFound('Turn', `${batch.chatId}/${batch.turn}`) };
+        return { ok: true, last: last - (totals.get(key) ?? 0) + (ends[index] ?? 0) };
+      });
+    },
     async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
       checkPacketCursor({ after, limit });
       const { rows } = await pool.query<{ sequence: number; packet: unknown }>(
@@ -261,6 +320,10 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
       return rows.map((row) => ({ sequence: row.sequence, packet: row.packet }));
     },
   };
+}
+
+function turnKey(chatId: string, turn: number): string {
+  return `${chatId}\u0000${turn}`;
 }
 
 function toChat(row: ChatRow): Chat {

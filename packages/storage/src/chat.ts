@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@toolbus/spec';
+import type { StorageError } from './storage-error.ts';
 
 /** One conversation, owned by one user. */
 export interface Chat {
@@ -63,6 +64,21 @@ export interface StoredPacket {
   readonly sequence: number;
   readonly packet: unknown;
 }
+
+/** Packets to append to one turn's stream, as one of several in {@link ChatStore.appendPacketBatches}. */
+export interface PacketBatch {
+  readonly chatId: string;
+  readonly turn: number;
+  readonly packets: readonly unknown[];
+}
+
+/**
+ * What became of one {@link PacketBatch}: the sequence of its last packet, or the error that kept it out (its turn
+ * does not exist); the other batches of the same call are written either way.
+ */
+export type AppendedPacketBatch =
+  | { readonly ok: true; readonly last: number }
+  | { readonly ok: false; readonly error: StorageError };
 
 /** How a turn is closed: its status, the reason, and the history it adds, written in one transaction. */
 export interface FinishChatTurn {

@@ -1,11 +1,13 @@
 export type { ApiKeyRecord, NewApiKey, NewWebSession, WebSessionRecord } from './access.ts';
 export type {
+  AppendedPacketBatch,
   Chat,
   ChatTurnKind,
   ChatTurnRecord,
   ChatTurnStatus,
   FinishChatTurn,
   NewChat,
+  PacketBatch,
   StoredChatMessage,
   StoredPacket,
 } from './chat.ts';

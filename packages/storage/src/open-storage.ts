@@ -20,6 +20,7 @@ import { createSqliteResearchCheckpointStore } from './sqlite/sqlite-research-ch
 import { createSqliteSettingStore } from './sqlite/sqlite-setting-store.ts';
 import { createSqliteUploadedFileStore } from './sqlite/sqlite-uploaded-file-store.ts';
 import { createSqliteUserStore } from './sqlite/sqlite-user-store.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
 /** Options of {@link openStorage}. */
@@ -68,6 +69,21 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     database.close();
     throw error;
   }
+  // Checkpoints run on a thread of their own (see startWalCheckpointer); if it cannot start or dies, SQLite's own
+  // automatic checkpoints stay on.
+  let checkpointer: WalCheckpointer | undefined;
+  if (!inMemory) {
+    try {
+      checkpointer = await startWalCheckpointer(options.path, {
+        onFailure: () => {
+          if (database.isOpen) database.exec('PRAGMA wal_autocheckpoint = 1000');
+        },
+      });
+      database.exec('PRAGMA wal_autocheckpoint = 0');
+    } catch {
+      checkpointer = undefined;
+    }
+  }
   const context = createSqliteContext(database, secrets);
   return {
     users: createSqliteUserStore(context),
@@ -85,6 +101,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       return currentSchemaVersion(database);
     },
     async close() {
+      await checkpointer?.stop();
       if (database.isOpen) database.close();
     },
   };

@@ -1,11 +1,13 @@
 import type { ChatMessage } from '@toolbus/spec';
 import type { ApiKeyRecord, NewApiKey, NewWebSession, WebSessionRecord } from './access.ts';
 import type {
+  AppendedPacketBatch,
   Chat,
   ChatTurnKind,
   ChatTurnRecord,
   FinishChatTurn,
   NewChat,
+  PacketBatch,
   StoredChatMessage,
   StoredPacket,
 } from './chat.ts';
@@ -160,6 +162,12 @@ export interface ChatStore {
   listRunningTurns(): Promise<readonly ChatTurnRecord[]>;
   /** Appends packets to a turn's stream; returns the sequence number of the last one. */
   appendPackets(options: { chatId: string; turn: number; packets: readonly unknown[] }): Promise<number>;
+  /**
+   * Appends to several turns' streams in one write (one transaction): each batch as {@link appendPackets} would,
+   * in order, so a server running many turns pays one commit per pass instead of one per turn. A batch whose turn
+   * does not exist fails alone (`not_found` in its result, at its index); the others are written.
+   */
+  appendPacketBatches(batches: readonly PacketBatch[]): Promise<readonly AppendedPacketBatch[]>;
   /** A turn's packets with a sequence above `after` (default 0), in order, at most `limit`. */
   listPackets(options: {
     chatId: string;

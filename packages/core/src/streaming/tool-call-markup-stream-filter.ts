@@ -28,9 +28,9 @@ export class ToolCallMarkupStreamFilter {
   /** Every spelling (lower and upper case) of every marker's first character. */
   readonly #firstCharacters: readonly string[];
   /** Markers by their first two (lower-case) characters, so a `<` in prose is checked against few markers. */
-  readonly #byPrefix = new Map<string, PreparedMarker[]>();
+  readonly #byPrefix: ReadonlyMap<string, PreparedMarker[]>;
   /** Markers by their first character, for a candidate at the very end of the buffer. */
-  readonly #byFirst = new Map<string, PreparedMarker[]>();
+  readonly #byFirst: ReadonlyMap<string, PreparedMarker[]>;
   readonly #hasSingleCharacterMarker: boolean;
   #pending = '';
   #inside: PreparedMarker | undefined;
@@ -42,37 +42,12 @@ export class ToolCallMarkupStreamFilter {
   #codeAt = 0;
 
   constructor(markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers) {
-    const usable = markers.filter((marker) => marker.open.length > 0);
-    const opens = new Set(usable.map((marker) => lowerCaseAscii(marker.open)));
-    const orphanCloses = new Set(
-      usable.flatMap((marker) => marker.closes.map(lowerCaseAscii)).filter((close) => close.length > 1),
-    );
-    this.#markers = [
-      ...usable.map((marker) => ({
-        open: lowerCaseAscii(marker.open),
-        orphanClose: false,
-        closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
-        requiresTagEnd: marker.requiresTagEnd === true,
-        maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
-      })),
-      ...[...orphanCloses]
-        .filter((close) => !opens.has(close))
-        .map((close) => ({
-          open: close,
-          orphanClose: true,
-          closes: [],
-          requiresTagEnd: false,
-          maxCloseLength: 0,
-        })),
-    ];
-    this.#hasSingleCharacterMarker = this.#markers.some((marker) => marker.open.length === 1);
-    this.#firstCharacters = spellings(this.#markers.map((marker) => marker.open[0]!));
-    for (const marker of this.#markers) {
-      addTo(this.#byFirst, marker.open[0]!, marker);
-      // A one-character marker is complete at its first character: file it under every possible second one
-      // would be unbounded, so it is looked up by its first character alone (see #candidatesAt).
-      if (marker.open.length > 1) addTo(this.#byPrefix, marker.open.slice(0, 2), marker);
-    }
+    const prepared = preparedMarkersOf(markers);
+    this.#markers = prepared.markers;
+    this.#firstCharacters = prepared.firstCharacters;
+    this.#byPrefix = prepared.byPrefix;
+    this.#byFirst = prepared.byFirst;
+    this.#hasSingleCharacterMarker = prepared.hasSingleCharacterMarker;
   }
 
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
@@ -266,6 +241,63 @@ function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: Prepared
 
 function lowerCode(code: number): number {
   return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+}
+
+interface PreparedMarkers {
+  readonly markers: readonly PreparedMarker[];
+  readonly firstCharacters: readonly string[];
+  readonly byPrefix: ReadonlyMap<string, PreparedMarker[]>;
+  readonly byFirst: ReadonlyMap<string, PreparedMarker[]>;
+  readonly hasSingleCharacterMarker: boolean;
+}
+
+// A filter is made per model step (two or more per turn), nearly always with the same marker list: its tables
+// are built once per list. They are never changed after they are built.
+const preparedByList = new WeakMap<readonly ToolCallMarkupMarker[], PreparedMarkers>();
+
+function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarkers {
+  const cached = preparedByList.get(list);
+  if (cached) return cached;
+  const usable = list.filter((marker) => marker.open.length > 0);
+  const opens = new Set(usable.map((marker) => lowerCaseAscii(marker.open)));
+  const orphanCloses = new Set(
+    usable.flatMap((marker) => marker.closes.map(lowerCaseAscii)).filter((close) => close.length > 1),
+  );
+  const markers: PreparedMarker[] = [
+    ...usable.map((marker) => ({
+      open: lowerCaseAscii(marker.open),
+      orphanClose: false,
+      closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
+      requiresTagEnd: marker.requiresTagEnd === true,
+      maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
+    })),
+    ...[...orphanCloses]
+      .filter((close) => !opens.has(close))
+      .map((close) => ({
+        open: close,
+        orphanClose: true,
+        closes: [],
+        requiresTagEnd: false,
+        maxCloseLength: 0,
+      })),
+  ];
+  const byFirst = new Map<string, PreparedMarker[]>();
+  const byPrefix = new Map<string, PreparedMarker[]>();
+  for (const marker of markers) {
+    addTo(byFirst, marker.open[0]!, marker);
+    // A one-character marker is complete at its first character: file it under every possible second one
+    // would be unbounded, so it is looked up by its first character alone (see #candidatesAt).
+    if (marker.open.length > 1) addTo(byPrefix, marker.open.slice(0, 2), marker);
+  }
+  const prepared: PreparedMarkers = {
+    markers,
+    firstCharacters: spellings(markers.map((marker) => marker.open[0]!)),
+    byPrefix,
+    byFirst,
+    hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
+  };
+  preparedByList.set(list, prepared);
+  return prepared;
 }
 
 function spellings(characters: readonly string[]): string[] {

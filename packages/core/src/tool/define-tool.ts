@@ -1,6 +1,7 @@
 import type {
   AvailabilityContext,
   ConcurrencyClass,
+  JsonSchema,
   MergeableField,
   Placement,
   Tool,
@@ -42,6 +43,24 @@ export interface DefineToolOptions<Parameters extends z.ZodObject> {
   ) => Promise<ToolResponse | string> | ToolResponse | string;
 }
 
+// A tool made per turn from a schema defined once (at module level) converts it once per process: the conversion
+// costs about a millisecond per tool, on every turn's start otherwise. Zod schemas are immutable, so the JSON
+// schema of one never changes.
+const jsonSchemas = new WeakMap<z.ZodObject, JsonSchema>();
+
+function parametersJsonSchema(schema: z.ZodObject): JsonSchema {
+  let converted = jsonSchemas.get(schema);
+  if (converted === undefined) {
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    converted = { ...parameters, properties: parameters.properties ?? {} };
+    jsonSchemas.set(schema, converted);
+  }
+  return converted;
+}
+
 /**
  * Defines a tool from a zod object schema. The schema is the single source of truth: its JSON schema goes to the
  * model, and the same schema validates the model's arguments; invalid arguments become a `ToolCallError` whose
@@ -55,16 +74,11 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
   }
   let definition: ToolDefinition | undefined;
   const getDefinition = (): ToolDefinition => {
-    if (!definition) {
-      const { $schema: _ignored, ...parameters } = z.toJSONSchema(options.parameters, {
-        io: 'input',
-      }) as Record<string, unknown>;
-      definition = {
-        name: options.name,
-        description: options.description,
-        parameters: { ...parameters, properties: parameters.properties ?? {} },
-      };
-    }
+    definition ??= {
+      name: options.name,
+      description: options.description,
+      parameters: parametersJsonSchema(options.parameters),
+    };
     return definition;
   };
   const displayName = options.displayName ?? options.name;

@@ -18,6 +18,9 @@ export async function openTestStorage(path?: string): Promise<{ storage: Storage
   return { storage, path: databasePath };
 }
 
+// Defined once, so the tool each turn makes reuses its JSON schema.
+const lookupParameters = z.object({ query: z.string() });
+
 /**
  * The `lookup` tool, standing in for internal search under the `SearchTool` id: it answers a fixed fact after
  * `delayMs` (abortable), so tests can stop or kill a turn while it runs.
@@ -26,7 +29,7 @@ export function lookupToolFactories(options: { delayMs?: number } = {}): Map<str
   const tool = defineTool({
     name: 'lookup',
     description: 'Looks a fact up.',
-    parameters: z.object({ query: z.string() }),
+    parameters: lookupParameters,
     run: async ({ query }, context) => {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, options.delayMs ?? 0);

@@ -57,25 +57,31 @@ export class LiveTurn {
   /** The packets after `after`, then each new one as it is published, until the turn ends or `signal` aborts. */
   async *follow(after: number, signal?: AbortSignal): AsyncGenerator<StoredPacket> {
     let position = Math.max(0, after);
-    for (;;) {
-      while (position < this.#packets.length) {
-        yield this.#packets[position] as StoredPacket;
-        position += 1;
+    // One abort listener per follower, not one per wait: a follower waits once per packet.
+    let wake: (() => void) | undefined;
+    const onAbort = () => wake?.();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        while (position < this.#packets.length) {
+          yield this.#packets[position] as StoredPacket;
+          position += 1;
+        }
+        if (this.#done || signal?.aborted) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          this.#waiters.add(resolve);
+        });
+        wake = undefined;
       }
-      if (this.#done || signal?.aborted) return;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.#waiters.delete(wake);
-          signal?.removeEventListener('abort', wake);
-          resolve();
-        };
-        this.#waiters.add(wake);
-        signal?.addEventListener('abort', wake, { once: true });
-      });
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 
   #wake(): void {
-    for (const wake of [...this.#waiters]) wake();
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const wake of waiters) wake();
   }
 }

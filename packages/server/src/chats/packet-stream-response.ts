@@ -33,34 +33,48 @@ export function packetStreamResponse(options: {
   const encoder = new TextEncoder();
   const iterator = options.open(reader.signal);
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
-  let next: Promise<IteratorResult<StoredPacket>> | undefined;
+  const heartbeat = encoder.encode(options.format === 'sse' ? ': heartbeat\n\n' : '\n');
+  let lastWrite = Date.now();
+  let finished = false;
+  let timer: NodeJS.Timeout | undefined;
+  const finish = () => {
+    finished = true;
+    clearInterval(timer);
+  };
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // One timer per stream, checking for silence a few times per interval, rather than a timer per packet: a
+      // server streaming to a thousand clients writes tens of thousands of packets a second.
+      timer = setInterval(
+        () => {
+          if (finished || Date.now() - lastWrite < heartbeatMs) return;
+          lastWrite = Date.now();
+          controller.enqueue(heartbeat);
+        },
+        Math.max(1, Math.floor(heartbeatMs / 4)),
+      );
+      timer.unref();
+    },
     async pull(controller) {
-      next ??= iterator.next();
-      let timer: NodeJS.Timeout | undefined;
-      const beat = new Promise<'heartbeat'>((resolve) => {
-        timer = setTimeout(() => resolve('heartbeat'), heartbeatMs);
-      });
       try {
-        const outcome = await Promise.race([next, beat]);
-        if (outcome === 'heartbeat') {
-          controller.enqueue(encoder.encode(options.format === 'sse' ? ': heartbeat\n\n' : '\n'));
-          return;
-        }
-        next = undefined;
+        const outcome = await iterator.next();
+        if (finished) return;
         if (outcome.done) {
+          finish();
           controller.close();
           return;
         }
+        lastWrite = Date.now();
         controller.enqueue(encoder.encode(frame(options.format, outcome.value)));
       } catch (error) {
+        if (finished) return;
+        finish();
         controller.enqueue(encoder.encode(errorFrame(options.format, error)));
         controller.close();
-      } finally {
-        clearTimeout(timer);
       }
     },
     cancel() {
+      finish();
       reader.abort();
       void iterator.return?.();
     },

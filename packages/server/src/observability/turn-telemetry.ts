@@ -137,6 +137,12 @@ function tracedModel(
         endWithError(span, error);
         throw error;
       }
+      // Without an SDK (or when sampled out) the span records nothing: the stream is passed on as it is, rather
+      // than through one more transform step for every chunk of every turn.
+      if (!span.isRecording()) {
+        span.end();
+        return result;
+      }
       let ended = false;
       const finish = (error?: unknown) => {
         if (ended) return;

@@ -280,4 +280,13 @@ CREATE INDEX mcp_oauth_pending_by_user ON mcp_oauth_pending (user_id, created_at
 CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
 `,
   },
+  {
+    version: 9,
+    name: 'chats by activity',
+    // Creating, renaming and every turn's end set a chat's activity to MAX(activity) + 1: without this index that
+    // read walks every chat, so a turn's end cost grew with the number of chats in the database.
+    sql: `
+CREATE INDEX chats_by_activity ON chats (activity);
+`,
+  },
 ];

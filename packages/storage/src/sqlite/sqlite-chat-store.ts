@@ -1,5 +1,12 @@
 import type { ChatMessage } from '@toolbus/spec';
-import type { Chat, ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
+import type {
+  AppendedPacketBatch,
+  Chat,
+  ChatTurnKind,
+  ChatTurnRecord,
+  ChatTurnStatus,
+  StoredChatMessage,
+} from '../chat.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { checkChatTitle, defaultChatTitle } from '../rules/check-chat-title.ts';
 import { checkPacketCursor, defaultPacketPageSize } from '../rules/check-packet-cursor.ts';
@@ -78,6 +85,9 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     "UPDATE chat_turns SET status = ?, end_reason = ?, ended_at = ? WHERE chat_id = ? AND turn_index = ? AND status = 'running'",
   );
   const selectAllRunning = database.prepare("SELECT * FROM chat_turns WHERE status = 'running'");
+  const turnExists = database.prepare(
+    'SELECT 1 AS found FROM chat_turns WHERE chat_id = ? AND turn_index = ?',
+  );
   const lastSequence = database.prepare(
     'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
   );
@@ -100,6 +110,16 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
   const readTurn = (chatId: string, turn: number): ChatTurnRecord | undefined => {
     const row = selectTurn.get(chatId, turn) as TurnRow | undefined;
     return row && toTurn(row);
+  };
+  // Inside a transaction: a missing turn is refused before anything of its batch is written.
+  const appendToTurn = (chatId: string, turn: number, packets: readonly unknown[]): number => {
+    if (turnExists.get(chatId, turn) === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+    let { last } = lastSequence.get(chatId, turn) as { last: number };
+    for (const packet of packets) {
+      last += 1;
+      insertPacket.run(chatId, turn, last, JSON.stringify(packet));
+    }
+    return last;
   };
   const append = (
     chatId: string,
@@ -211,15 +231,20 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return (selectAllRunning.all() as unknown as TurnRow[]).map(toTurn);
     },
     async appendPackets({ chatId, turn, packets }) {
-      return inTransaction(database, () => {
-        if (readTurn(chatId, turn) === undefined) throw notFound('Turn', `${chatId}/${turn}`);
-        let { last } = lastSequence.get(chatId, turn) as { last: number };
-        for (const packet of packets) {
-          last += 1;
-          insertPacket.run(chatId, turn, last, JSON.stringify(packet));
-        }
-        return last;
-      });
+      return inTransaction(database, () => appendToTurn(chatId, turn, packets));
+    },
+    async appendPacketBatches(batches) {
+      if (batches.length === 0) return [];
+      return inTransaction(database, () =>
+        batches.map((batch): AppendedPacketBatch => {
+          try {
+            return { ok: true, last: appendToTurn(batch.chatId, batch.turn, batch.packets) };
+          } catch (error) {
+            if (StorageError.isInstance(error)) return { ok: false, error };
+            throw error;
+          }
+        }),
+      );
     },
     async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
       checkPacketCursor({ after, limit });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { SecretBox } from '../secret-box.ts';
 import { StorageError } from '../storage-error.ts';
 
@@ -44,15 +44,39 @@ export function withConstraintErrors<Result>(what: string, action: () => Result)
   }
 }
 
+interface TransactionStatements {
+  readonly begin: StatementSync;
+  readonly commit: StatementSync;
+  readonly rollback: StatementSync;
+}
+
+// Prepared once per connection: a server writing packets for many turns runs thousands of transactions a second,
+// and `exec` would parse these each time.
+const transactionStatements = new WeakMap<DatabaseSync, TransactionStatements>();
+
+function statementsOf(database: DatabaseSync): TransactionStatements {
+  let statements = transactionStatements.get(database);
+  if (statements === undefined) {
+    statements = {
+      begin: database.prepare('BEGIN IMMEDIATE'),
+      commit: database.prepare('COMMIT'),
+      rollback: database.prepare('ROLLBACK'),
+    };
+    transactionStatements.set(database, statements);
+  }
+  return statements;
+}
+
 /** Runs `action` in one transaction (synchronously, so nothing else interleaves on the connection). */
 export function inTransaction<Result>(database: DatabaseSync, action: () => Result): Result {
-  database.exec('BEGIN IMMEDIATE');
+  const { begin, commit, rollback } = statementsOf(database);
+  begin.run();
   try {
     const result = action();
-    database.exec('COMMIT');
+    commit.run();
     return result;
   } catch (error) {
-    database.exec('ROLLBACK');
+    rollback.run();
     throw error;
   }
 }

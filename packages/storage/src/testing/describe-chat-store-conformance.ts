@@ -198,6 +198,46 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         assert.deepEqual(await storage.chats.listPackets({ chatId: chat.id, turn: 0, after: 3 }), []);
       });
 
+      test('batches for several turns in one call: each continues its own sequence, a missing turn fails alone', async () => {
+        const first = await storage.chats.create({ userId });
+        const second = await storage.chats.create({ userId });
+        await storage.chats.startTurn({ chatId: first.id });
+        await storage.chats.startTurn({ chatId: second.id });
+        assert.equal(
+          await storage.chats.appendPackets({ chatId: first.id, turn: 0, packets: [{ n: 1 }] }),
+          1,
+        );
+        const results = await storage.chats.appendPacketBatches([
+          { chatId: first.id, turn: 0, packets: [{ n: 2 }, { n: 3 }] },
+          { chatId: second.id, turn: 0, packets: [{ m: 1 }] },
+          { chatId: second.id, turn: 7, packets: [{ lost: true }] },
+          { chatId: first.id, turn: 0, packets: [{ n: 4 }] },
+          { chatId: second.id, turn: 0, packets: [] },
+        ]);
+        assert.equal(results.length, 5);
+        assert.deepEqual(results[0], { ok: true, last: 3 });
+        assert.deepEqual(results[1], { ok: true, last: 1 });
+        const missing = results[2];
+        assert.ok(missing && !missing.ok && isCode('not_found')(missing.error), JSON.stringify(missing));
+        assert.deepEqual(results[3], { ok: true, last: 4 });
+        assert.deepEqual(results[4], { ok: true, last: 1 });
+        assert.deepEqual(await storage.chats.listPackets({ chatId: first.id, turn: 0 }), [
+          { sequence: 1, packet: { n: 1 } },
+          { sequence: 2, packet: { n: 2 } },
+          { sequence: 3, packet: { n: 3 } },
+          { sequence: 4, packet: { n: 4 } },
+        ]);
+        assert.deepEqual(await storage.chats.listPackets({ chatId: second.id, turn: 0 }), [
+          { sequence: 1, packet: { m: 1 } },
+        ]);
+        assert.deepEqual(await storage.chats.listPackets({ chatId: second.id, turn: 7 }), []);
+        assert.equal(
+          await storage.chats.appendPackets({ chatId: second.id, turn: 0, packets: [{ m: 2 }] }),
+          2,
+        );
+        assert.deepEqual(await storage.chats.appendPacketBatches([]), []);
+      });
+
       test('bad cursors and unknown turns are refused', async () => {
         const chat = await storage.chats.create({ userId });
         await assert.rejects(

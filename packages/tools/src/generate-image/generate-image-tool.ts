@@ -42,6 +42,12 @@ export interface GenerateImageToolOptions {
   readonly timeoutMs?: number;
 }
 
+// Made once: the tool is made per turn, and its JSON schema is converted once per schema object.
+const generateImageParameters = z.object({
+  prompt: z.string().trim().min(1).max(4000).describe('A detailed description of the image'),
+  shape: z.enum(IMAGE_SHAPES).optional().describe('square (default), landscape or portrait'),
+});
+
 /**
  * `generate_image`: makes one image from a prompt through an OpenAI-compatible images API, stores it as a file,
  * streams a heartbeat every `heartbeatMs` while the provider works and `image-generation-final` when it is saved,
@@ -68,10 +74,7 @@ export function createGenerateImageTool(options: GenerateImageToolOptions): Tool
     description:
       'Generate an image from a text description. Write a detailed prompt (subject, style, composition, colours). ' +
       'After it, describe the image briefly; do not include links.',
-    parameters: z.object({
-      prompt: z.string().trim().min(1).max(4000).describe('A detailed description of the image'),
-      shape: z.enum(IMAGE_SHAPES).optional().describe('square (default), landscape or portrait'),
-    }),
+    parameters: generateImageParameters,
     exampleArguments: { prompt: 'A watercolour lighthouse on a cliff at dawn', shape: 'landscape' },
     timeoutMs: options.timeoutMs,
     async run({ prompt, shape = 'square' }, context) {

@@ -17,6 +17,11 @@ export interface InternalSearchToolOptions {
 
 const maxQueries = 6;
 
+// Made once: the tool is made per turn, and its JSON schema is converted once per schema object.
+const internalSearchParameters = z.object({
+  queries: z.array(z.string().min(1)).min(1).max(maxQueries).describe('Short keyword queries'),
+});
+
 /**
  * `internal_search`: searches the user's indexed documents (SQLite FTS5 with BM25, or PostgreSQL full-text search) with one or more queries, merges
  * and de-duplicates the hits, numbers them from the turn's citation allocator, streams the queries and the
@@ -33,9 +38,7 @@ export function createInternalSearchTool(options: InternalSearchToolOptions): To
     description:
       "Search the user's own indexed documents (files, notes, manuals). Use several short keyword queries for " +
       'different phrasings (at most 3 usually suffice). Cite results with their [number].',
-    parameters: z.object({
-      queries: z.array(z.string().min(1)).min(1).max(maxQueries).describe('Short keyword queries'),
-    }),
+    parameters: internalSearchParameters,
     exampleArguments: { queries: ['refund policy', 'refund time limit'] },
     async run({ queries }, context) {
       context.emitter.emit({ type: 'search-queries', toolCallId: context.call.id, queries });

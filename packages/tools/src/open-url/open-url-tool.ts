@@ -40,6 +40,11 @@ function cut(text: string, maxChars: number): string {
   return text.length > maxChars ? `${text.slice(0, maxChars)} [...truncated]` : text;
 }
 
+// Made once: the tool is made per turn, and its JSON schema is converted once per schema object.
+const openUrlParameters = z.object({
+  urls: z.array(z.string()).min(1).describe('Full http(s) URLs to open'),
+});
+
 /**
  * `open_url`: reads web pages in full. Each URL is normalised and looked up in the index first (fetched only when
  * not found), then fetched through the given (guarded) fetch with size and time limits; HTML becomes Markdown
@@ -59,9 +64,7 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
     description:
       'Open web pages and read their full text (HTML pages, PDFs, plain text). Use it on URLs from web_search ' +
       `results or that the user gave. At most ${maxUrls} URLs per call. Cite pages with their [number].`,
-    parameters: z.object({
-      urls: z.array(z.string()).min(1).describe('Full http(s) URLs to open'),
-    }),
+    parameters: openUrlParameters,
     exampleArguments: { urls: ['https://nodejs.org/en/about/previous-releases'] },
     async run(args, context) {
       const requested: { original: string; normalized: string | undefined }[] = [];

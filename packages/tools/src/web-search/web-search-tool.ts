@@ -37,6 +37,11 @@ function failureText(error: unknown): string {
   return WebSearchProviderError.isInstance(error) ? error.message : 'the search failed unexpectedly';
 }
 
+// Made once: the tool is made per turn, and its JSON schema is converted once per schema object.
+const webSearchParameters = z.object({
+  queries: z.array(z.string()).min(1).max(maxQueries).describe('Short web search queries'),
+});
+
 /**
  * `web_search`: runs every query against the configured provider in parallel, interleaves the rankings
  * round-robin, drops duplicates by normalised URL, numbers the pages from the turn's citation allocator (ids
@@ -55,9 +60,7 @@ export function createWebSearchTool(options: WebSearchToolOptions): Tool {
       'Search the public web. Give one or more short queries (different phrasings or sub-questions; at most 3 ' +
       'usually suffice). Results are snippets: open the promising pages with open_url to read them in full. ' +
       'Cite results with their [number].',
-    parameters: z.object({
-      queries: z.array(z.string()).min(1).max(maxQueries).describe('Short web search queries'),
-    }),
+    parameters: webSearchParameters,
     exampleArguments: { queries: ['node 24 release date', 'node 24 new features'] },
     async run(args, context) {
       const queries = [...new Set(args.queries.map(cleanQuery).filter((query) => query !== ''))];

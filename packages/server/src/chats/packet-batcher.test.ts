@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Storage } from '@toolbus/storage';
+import { openTestStorage } from '../__fixtures__/test-server.ts';
+import { PacketBatcher } from './packet-batcher.ts';
+
+let storage: Storage;
+before(async () => {
+  ({ storage } = await openTestStorage());
+});
+after(async () => {
+  await storage.close();
+});
+
+async function runningTurn(): Promise<string> {
+  const user = await storage.users.create({ email: `${crypto.randomUUID()}@example.com` });
+  const chat = await storage.chats.create({ userId: user.id });
+  await storage.chats.startTurn({ chatId: chat.id });
+  return chat.id;
+}
+
+test('turns written in one pass: each gets its own sequences, packets queued before the write join it', async () => {
+  const batcher = new PacketBatcher(storage);
+  const [first, second] = [await runningTurn(), await runningTurn()];
+  const pending = [{ n: 1 }];
+  const one = batcher.write(first, 0, () => pending.splice(0));
+  const two = batcher.write(second, 0, () => [{ m: 1 }, { m: 2 }]);
+  pending.push({ n: 2 });
+  assert.deepEqual(await one, [
+    { sequence: 1, packet: { n: 1 } },
+    { sequence: 2, packet: { n: 2 } },
+  ]);
+  assert.deepEqual(await two, [
+    { sequence: 1, packet: { m: 1 } },
+    { sequence: 2, packet: { m: 2 } },
+  ]);
+  assert.deepEqual(await batcher.write(first, 0, () => [{ n: 3 }]), [{ sequence: 3, packet: { n: 3 } }]);
+  assert.deepEqual(await batcher.write(first, 0, () => []), []);
+  assert.equal((await storage.chats.listPackets({ chatId: first, turn: 0 })).length, 3);
+});
+
+test('a turn that is gone fails alone; the others of the pass are stored', async () => {
+  const batcher = new PacketBatcher(storage);
+  const kept = await runningTurn();
+  const gone = await runningTurn();
+  await storage.chats.delete(gone);
+  const results = await Promise.allSettled([
+    batcher.write(gone, 0, () => [{ lost: true }]),
+    batcher.write(kept, 0, () => [{ kept: true }]),
+  ]);
+  assert.equal(results[0].status, 'rejected');
+  assert.equal((results[0] as PromiseRejectedResult).reason.code, 'not_found');
+  assert.deepEqual(results[1], { status: 'fulfilled', value: [{ sequence: 1, packet: { kept: true } }] });
+});
