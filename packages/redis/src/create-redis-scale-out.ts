@@ -1,4 +1,4 @@
-import type { ScaleOutBackend } from '@toolbus/server';
+import type { AbandonedTurnSweepTiming, ScaleOutBackend } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import { Redis } from 'ioredis';
 import { BlockingConnections } from './blocking-connections.ts';
@@ -28,6 +28,8 @@ export interface RedisScaleOutOptions {
   readonly onError?: TurnQueueErrorListener;
   /** How long to wait for Redis at start (default 10 s). */
   readonly connectTimeoutMs?: number;
+  /** Timing of the worker replicas' sweep of abandoned turns (defaults: every 60 s, turns older than 60 s). */
+  readonly abandonedTurnSweep?: AbandonedTurnSweepTiming;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
     locks,
     queue,
     worker: options.worker ?? true,
+    ...omitUndefined({ abandonedTurnSweep: options.abandonedTurnSweep }),
     async close() {
       await queue.close().catch(() => undefined);
       stops.close();

@@ -228,8 +228,30 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   routes.mount(app, guard);
   mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
   if (options.webRoot) mountWebApp(app, options.webRoot);
+  let sweeper: NodeJS.Timeout | undefined;
   if (scaleOut && scaleOut.worker !== false) {
     await scaleOut.queue.work((job, delivery) => chats.runQueued(job, delivery));
+    // Turns recorded as running that no job and no worker has (their API replica died before queueing them):
+    // closed now and then periodically, by one worker replica at a time.
+    const graceMs = scaleOut.abandonedTurnSweep?.graceMs ?? 60_000;
+    let sweeping = false;
+    const sweep = async () => {
+      if (sweeping) return;
+      sweeping = true;
+      try {
+        const closed = await turns.closeAbandonedTurns({ graceMs });
+        if (closed > 0) logger.warn('server.closed_abandoned_turns', { count: closed });
+      } catch (error) {
+        logger.warn('server.abandoned_sweep_failed', {
+          error: ToolbusError.isInstance(error) ? error.code : 'internal_error',
+        });
+      } finally {
+        sweeping = false;
+      }
+    };
+    await sweep();
+    sweeper = setInterval(() => void sweep(), scaleOut.abandonedTurnSweep?.intervalMs ?? 60_000);
+    sweeper.unref();
   }
 
   return {
@@ -248,6 +270,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     logger,
     openApiDocument,
     async close() {
+      clearInterval(sweeper);
       // A worker stops taking jobs first; the turns it runs are then stopped and write their ends.
       const closingQueue = scaleOut?.queue.close();
       await turns.stopAll();

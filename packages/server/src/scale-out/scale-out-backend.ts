@@ -4,6 +4,17 @@ import type { TurnQueue } from './turn-queue.ts';
 import type { TurnSlots } from './turn-slots.ts';
 import type { TurnStopSignal } from './turn-stop-signal.ts';
 
+/** Timing of the sweep of abandoned turns (see {@link ScaleOutBackend.abandonedTurnSweep}). */
+export interface AbandonedTurnSweepTiming {
+  /** How often a worker replica sweeps (default 60 s; it also sweeps when it starts). */
+  readonly intervalMs?: number;
+  /**
+   * How old a running turn must be before the sweep may close it (default 60 s): a turn an API replica just
+   * recorded is queued a moment later, and must not be closed in between.
+   */
+  readonly graceMs?: number;
+}
+
 /**
  * What several replicas of one deployment share (docs/scale-out.md). Without it, a server runs every turn in its
  * own process, as a single replica does.
@@ -16,6 +27,8 @@ export interface ScaleOutBackend {
   readonly queue: TurnQueue;
   /** Whether this replica runs queued turns (a worker) or only serves the API (default true). */
   readonly worker?: boolean;
+  /** Timing of the sweep that closes turns recorded as running that no job and no worker has. */
+  readonly abandonedTurnSweep?: AbandonedTurnSweepTiming;
   /** Closes the connections (after the server stopped its turns). */
   close(): Promise<void>;
 }
