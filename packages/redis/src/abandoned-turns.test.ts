@@ -146,7 +146,7 @@ async function packetTypes(replica: Replica, chatId: string, turn = 0): Promise<
 }
 
 test('a turn the queue refuses is closed with the reason, its slot freed, and the client told (503)', async () => {
-  // An API replica whose Redis user may use slots, stops and locks but not the queue's keys: Redis refuses the
+  // An API replica whose Redis user may use slots, rates, stops and locks but not the queue's keys: Redis refuses the
   // job (NOPERM) after the turn is recorded, as a queue failing at that moment would.
   await admin.call(
     'ACL',
@@ -156,6 +156,7 @@ test('a turn the queue refuses is closed with the reason, its slot freed, and th
     '>no-queue-password',
     'resetkeys',
     '~toolbus:slots:*',
+    '~toolbus:rate:*',
     '~toolbus:turn:*',
     '~toolbus:lock:*',
     'resetchannels',

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { BlockingConnections } from './blocking-connections.ts';
 import { BullMqTurnQueue, type TurnQueueErrorListener, type TurnQueueTiming } from './bullmq-turn-queue.ts';
 import { RedisKeys } from './redis-keys.ts';
+import { RedisRequestRateLimit } from './redis-request-rate-limit.ts';
 import { RedisScaleOutError } from './redis-scale-out-error.ts';
 import { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
 import { RedisTurnPacketLog } from './redis-turn-packet-log.ts';
@@ -33,7 +34,7 @@ export interface RedisScaleOutOptions {
 }
 
 /**
- * Connects to Redis and builds everything replicas share: turn packets in streams, stops, per-user slots,
+ * Connects to Redis and builds everything replicas share: turn packets in streams, stops, per-user slots and rate limits,
  * single-flight locks and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
  * `createServer`; close it after the server.
  */
@@ -80,6 +81,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
       keys,
       ...omitUndefined({ ttlMs: options.slotTtlMs }),
     }),
+    rateLimit: new RedisRequestRateLimit({ redis, keys }),
     locks,
     queue,
     worker: options.worker ?? true,

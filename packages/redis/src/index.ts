@@ -3,6 +3,7 @@ export { BullMqTurnQueue } from './bullmq-turn-queue.ts';
 export type { RedisScaleOutOptions } from './create-redis-scale-out.ts';
 export { createRedisScaleOut } from './create-redis-scale-out.ts';
 export { RedisKeys } from './redis-keys.ts';
+export { RedisRequestRateLimit } from './redis-request-rate-limit.ts';
 export type { RedisScaleOutErrorCode } from './redis-scale-out-error.ts';
 export { RedisScaleOutError } from './redis-scale-out-error.ts';
 export { RedisSingleFlightLock } from './redis-single-flight-lock.ts';

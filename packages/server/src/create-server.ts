@@ -13,7 +13,6 @@ import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
-import { RateLimiter } from './auth/rate-limiter.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
@@ -30,6 +29,7 @@ import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-se
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
 import { DEFAULT_SYSTEM_PROMPT, type ServerAuthMode, type ServerOptions } from './server-options.ts';
 import { registerUiRoutes } from './ui/ui-routes.ts';
@@ -223,8 +223,11 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       ...(serverUrl ? { serverUrl } : {}),
     });
   app.get('/openapi.json', (context) => context.json(openApiDocument(new URL(context.req.url).origin)));
-  const limiter = new RateLimiter({ perMinute: limits.requestsPerMinute ?? 600 });
-  const guard = createRequestGuard(authenticate, limiter);
+  // With replicas, one allowance per user across all of them (counted in the shared backend).
+  const guard = createRequestGuard(authenticate, {
+    limit: scaleOut?.rateLimit ?? new InProcessRequestRateLimit(),
+    perMinute: limits.requestsPerMinute ?? 600,
+  });
   routes.mount(app, guard);
   mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
   if (options.webRoot) mountWebApp(app, options.webRoot);

@@ -71,6 +71,8 @@ export { SkillAdmin } from './library/skill-admin.ts';
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
+export type { RequestRateLimit } from './scale-out/request-rate-limit.ts';
+export { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 export type { AbandonedTurnSweepTiming, ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
 export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';

@@ -1,3 +1,4 @@
+import type { RequestRateLimit } from './request-rate-limit.ts';
 import type { SharedTurnPacketLog } from './shared-turn-packet-log.ts';
 import type { SingleFlightLock } from './single-flight-lock.ts';
 import type { TurnQueue } from './turn-queue.ts';
@@ -23,6 +24,8 @@ export interface ScaleOutBackend {
   readonly packets: SharedTurnPacketLog;
   readonly stops: TurnStopSignal;
   readonly slots: TurnSlots;
+  /** The per-user request allowance per minute, one for the whole deployment. */
+  readonly rateLimit: RequestRateLimit;
   readonly locks: SingleFlightLock;
   readonly queue: TurnQueue;
   /** Whether this replica runs queued turns (a worker) or only serves the API (default true). */
