@@ -132,7 +132,9 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
     '  timeout connect 2s',
     '  timeout client 120s',
     '  timeout server 120s',
-    '  timeout http-keep-alive 10s',
+    // Longer than the clients keep an idle connection (undici: 4 s, later when its event loop is busy): HAProxy
+    // never closes one a client is about to reuse, which fails a POST that cannot be retried.
+    '  timeout http-keep-alive 60s',
     '  timeout check 3s',
     '  option redispatch',
     '  retries 3',

@@ -44,23 +44,44 @@ const model = await startScriptedModelServer({
 const modelString = `openai-compatible:${model.url}/v1#scripted`;
 
 async function newChat(base: string): Promise<string> {
-  const response = await fetchThroughBalancer(`${base}/v1/chats`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return ((await response.json()) as { id: string }).id;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const response = await fetchThroughBalancer(`${base}/v1/chats`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return ((await response.json()) as { id: string }).id;
+    } catch (error) {
+      // A connection the balancer closed as it was reused: an extra empty chat at worst.
+      if (attempt >= 5) throw error;
+    }
+  }
 }
 
 async function oneTurn(base: string, content: string): Promise<{ chatId: string; packets: number }> {
   const chatId = await newChat(base);
-  const first = await fetchThroughBalancer(`${base}/v1/chats/${chatId}/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ content }),
-  });
-  const followed = await followTurn({ baseUrl: base, chatId, turn: 0, first });
-  return { chatId, packets: followed.packets.length };
+  for (let attempt = 1; ; attempt += 1) {
+    let first: Response | undefined;
+    try {
+      first = await fetchThroughBalancer(`${base}/v1/chats/${chatId}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ content }),
+      });
+    } catch (error) {
+      // The connection closed before an answer: follow the turn if the request reached a replica, else resend.
+      const detail = (await (await fetchThroughBalancer(`${base}/v1/chats/${chatId}`)).json()) as {
+        turns?: unknown[];
+      };
+      if ((detail.turns?.length ?? 0) === 0) {
+        if (attempt >= 5) throw error;
+        continue;
+      }
+    }
+    const followed = await followTurn({ baseUrl: base, chatId, turn: 0, ...(first ? { first } : {}) });
+    return { chatId, packets: followed.packets.length };
+  }
 }
 
 function percentile(values: readonly number[], p: number): number {
