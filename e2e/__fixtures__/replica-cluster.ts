@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort } from '@toolbus/core/testing';
+import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpreter';
 
 const cliEntry = new URL('../../packages/cli/src/cli-entry.ts', import.meta.url).pathname;
 
@@ -38,6 +39,13 @@ export interface ReplicaClusterOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Hold and stalled-check timing of the turn queue, short so a dead replica's turns are taken over quickly. */
   readonly turnLockMs?: number;
+  /**
+   * The sandbox service every replica's run_python uses (`sandboxUrl` in the config), as a deployment runs its
+   * interpreter services apart from the API. Default: one the cluster starts and stops. Without one, each turn
+   * would start its own in-process service, whose start-up isolation probe (Python importing numpy, pandas and
+   * matplotlib in bubblewrap) costs about half a second of CPU per turn.
+   */
+  readonly sandboxUrl?: string;
 }
 
 /** A running cluster. */
@@ -54,9 +62,12 @@ export interface ReplicaCluster {
 /** Starts the replicas (the first alone, so it creates the database), then HAProxy in front of them. */
 export async function startReplicaCluster(options: ReplicaClusterOptions): Promise<ReplicaCluster> {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-replicas-'));
+  const sandbox: InterpreterServer | undefined =
+    options.sandboxUrl === undefined ? await startInterpreterServer({ port: 0 }) : undefined;
+  const sandboxUrl = options.sandboxUrl ?? (sandbox as InterpreterServer).url;
   await writeFile(
     join(home, 'config.json'),
-    JSON.stringify({ redis: { url: options.redisUrl }, ...options.storageConfig }),
+    JSON.stringify({ redis: { url: options.redisUrl }, sandboxUrl, ...options.storageConfig }),
     { mode: 0o600 },
   );
   const count = options.replicas ?? 3;
@@ -121,7 +132,9 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
     '  timeout connect 2s',
     '  timeout client 120s',
     '  timeout server 120s',
-    '  timeout http-keep-alive 10s',
+    // Longer than the clients keep an idle connection (undici: 4 s, later when its event loop is busy): HAProxy
+    // never closes one a client is about to reuse, which fails a POST that cannot be retried.
+    '  timeout http-keep-alive 60s',
     '  timeout check 3s',
     '  option redispatch',
     '  retries 3',
@@ -173,6 +186,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
           }
         }),
       );
+      await sandbox?.close();
       await rm(home, { recursive: true, force: true });
       await rm(proxyDir, { recursive: true, force: true });
     },
@@ -181,12 +195,18 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
 
 /**
  * `fetch` that retries while the balancer answers 503 (no replica up for a moment: a busy machine can miss a
- * health check). A 503 from HAProxy never reached a replica, so repeating the request is safe.
+ * health check), for up to `timeoutMs` (default 60 s). A 503 from HAProxy never reached a replica, so repeating
+ * the request is safe.
  */
-export async function fetchThroughBalancer(url: string, init?: RequestInit, attempts = 20): Promise<Response> {
-  for (let attempt = 1; ; attempt += 1) {
+export async function fetchThroughBalancer(
+  url: string,
+  init?: RequestInit,
+  timeoutMs = 60_000,
+): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
     const response = await fetch(url, init);
-    if (response.status !== 503 || response.headers.get('x-replica') || attempt >= attempts) return response;
+    if (response.status !== 503 || response.headers.get('x-replica') || Date.now() > deadline) return response;
     await response.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -2,6 +2,7 @@ import type { SingleFlightLock, TurnDelivery, TurnJob, TurnQueue } from '@toolbu
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.ts';
+import { RedisScaleOutError } from './redis-scale-out-error.ts';
 
 /** Timing of the durable-turn queue; the defaults suit production, tests shorten them. */
 export interface TurnQueueTiming {
@@ -11,7 +12,15 @@ export interface TurnQueueTiming {
   readonly stalledIntervalMs?: number;
   /** Turns one worker replica runs at once (default 64). */
   readonly concurrency?: number;
+  /**
+   * How long queueing a turn may take before it counts as failed (default 10 s): the queue's connection waits for
+   * Redis to come back rather than fail, and a request must not wait with it.
+   */
+  readonly enqueueTimeoutMs?: number;
 }
+
+/** Job states in which a worker runs the job now or will: the turn is not abandoned. */
+const pendingJobStates = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 /** How long the "started" mark of a turn is kept (a redelivery after that is treated as a first delivery). */
 const startedRetentionSeconds = 24 * 3_600;
@@ -50,6 +59,7 @@ export class BullMqTurnQueue implements TurnQueue {
       lockDurationMs: options.timing?.lockDurationMs ?? 30_000,
       stalledIntervalMs: options.timing?.stalledIntervalMs ?? 15_000,
       concurrency: options.timing?.concurrency ?? 64,
+      enqueueTimeoutMs: options.timing?.enqueueTimeoutMs ?? 10_000,
     };
     this.#queue = new Queue('turns', {
       connection: this.#connection(),
@@ -59,11 +69,52 @@ export class BullMqTurnQueue implements TurnQueue {
   }
 
   async enqueue(job: TurnJob): Promise<void> {
-    await this.#queue.add('turn', job, {
-      jobId: `turn-${job.chatId}-${job.turn}`,
-      removeOnComplete: true,
-      removeOnFail: 1_000,
+    const { enqueueTimeoutMs } = this.#timing;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new RedisScaleOutError({
+              code: 'redis_unavailable',
+              message: `Redis did not take the turn into the queue within ${enqueueTimeoutMs} ms.`,
+            }),
+          ),
+        enqueueTimeoutMs,
+      );
     });
+    try {
+      await Promise.race([
+        this.#queue.add('turn', job, {
+          jobId: jobIdOf(job.chatId, job.turn),
+          removeOnComplete: true,
+          removeOnFail: 1_000,
+        }),
+        timedOut,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async holdIfAbandoned(chatId: string, turn: number): Promise<(() => Promise<void>) | undefined> {
+    const holdKey = holdKeyOf(chatId, turn);
+    // The worker's own hold first: while the sweep has it, no worker can start the turn.
+    const token = await this.#locks.acquire(holdKey, this.#timing.lockDurationMs);
+    if (token === undefined) return undefined;
+    const release = async () => {
+      await this.#locks.release(holdKey, token);
+    };
+    try {
+      const job = await this.#queue.getJob(jobIdOf(chatId, turn));
+      const state = job === undefined ? 'unknown' : await job.getState();
+      if (!pendingJobStates.has(state)) return release;
+    } catch (error) {
+      await release().catch(() => undefined);
+      throw error;
+    }
+    await release();
+    return undefined;
   }
 
   async work(run: (job: TurnJob, delivery: TurnDelivery) => Promise<void>): Promise<void> {
@@ -107,7 +158,7 @@ export class BullMqTurnQueue implements TurnQueue {
   }
 
   async #process(job: TurnJob, run: (job: TurnJob, delivery: TurnDelivery) => Promise<void>): Promise<void> {
-    const holdKey = `turn-owner:${job.chatId}:${job.turn}`;
+    const holdKey = holdKeyOf(job.chatId, job.turn);
     const { lockDurationMs } = this.#timing;
     // A worker that BullMQ took for dead while it still runs the turn keeps renewing its hold: this delivery
     // waits until that worker ends the turn or really dies (its hold lapses).
@@ -151,4 +202,14 @@ export class BullMqTurnQueue implements TurnQueue {
       await this.#locks.release(holdKey, held).catch(() => false);
     }
   }
+}
+
+/** One job per turn: a second enqueue of the same turn is a no-op. */
+function jobIdOf(chatId: string, turn: number): string {
+  return `turn-${chatId}-${turn}`;
+}
+
+/** The lock a worker holds while it runs the turn (and the abandoned-turn sweep while it closes it). */
+function holdKeyOf(chatId: string, turn: number): string {
+  return `turn-owner:${chatId}:${turn}`;
 }

@@ -1,10 +1,11 @@
-import type { ScaleOutBackend } from '@toolbus/server';
+import type { AbandonedTurnSweepTiming, ScaleOutBackend } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import { Redis } from 'ioredis';
 import { BlockingConnections } from './blocking-connections.ts';
 import { BullMqTurnQueue, type TurnQueueErrorListener, type TurnQueueTiming } from './bullmq-turn-queue.ts';
 import { RedisApprovalRelay } from './redis-approval-relay.ts';
 import { RedisKeys } from './redis-keys.ts';
+import { RedisRequestRateLimit } from './redis-request-rate-limit.ts';
 import { RedisScaleOutError } from './redis-scale-out-error.ts';
 import { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
 import { RedisTurnPacketLog } from './redis-turn-packet-log.ts';
@@ -29,11 +30,13 @@ export interface RedisScaleOutOptions {
   readonly onError?: TurnQueueErrorListener;
   /** How long to wait for Redis at start (default 10 s). */
   readonly connectTimeoutMs?: number;
+  /** Timing of the worker replicas' sweep of abandoned turns (defaults: every 60 s, turns older than 60 s). */
+  readonly abandonedTurnSweep?: AbandonedTurnSweepTiming;
 }
 
 /**
- * Connects to Redis and builds everything replicas share: turn packets in streams, stops, per-user slots,
- * single-flight locks, egress approvals, OAuth authorizations in progress and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
+ * Connects to Redis and builds everything replicas share: turn packets in streams, stops, per-user slots and rate
+ * limits, single-flight locks, egress approvals and the durable turn queue (BullMQ on the same Redis). Pass the result as `scaleOut` to
  * `createServer`; close it after the server.
  */
 export async function createRedisScaleOut(options: RedisScaleOutOptions): Promise<ScaleOutBackend> {
@@ -80,10 +83,12 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
       keys,
       ...omitUndefined({ ttlMs: options.slotTtlMs }),
     }),
+    rateLimit: new RedisRequestRateLimit({ redis, keys }),
     locks,
     queue,
     approvals,
     worker: options.worker ?? true,
+    ...omitUndefined({ abandonedTurnSweep: options.abandonedTurnSweep }),
     async close() {
       await queue.close().catch(() => undefined);
       stops.close();

@@ -4,6 +4,7 @@ export type { RedisScaleOutOptions } from './create-redis-scale-out.ts';
 export { createRedisScaleOut } from './create-redis-scale-out.ts';
 export { RedisApprovalRelay } from './redis-approval-relay.ts';
 export { RedisKeys } from './redis-keys.ts';
+export { RedisRequestRateLimit } from './redis-request-rate-limit.ts';
 export type { RedisScaleOutErrorCode } from './redis-scale-out-error.ts';
 export { RedisScaleOutError } from './redis-scale-out-error.ts';
 export { RedisSingleFlightLock } from './redis-single-flight-lock.ts';

@@ -36,6 +36,11 @@ export class RedisKeys {
     return `${this.prefix}slots:${userId}`;
   }
 
+  /** A user's request-rate bucket (a hash: tokens, at). */
+  rate(userId: string): string {
+    return `${this.prefix}rate:${userId}`;
+  }
+
   /** A single-flight lock. */
   lock(key: string): string {
     return `${this.prefix}lock:${key}`;

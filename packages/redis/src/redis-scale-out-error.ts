@@ -4,7 +4,7 @@ const redisScaleOutErrorMarker = Symbol.for('toolbus.error.RedisScaleOutError');
 
 /**
  * Every code a failure of the Redis backend can carry:
- * - `redis_unavailable`: the server did not answer at start;
+ * - `redis_unavailable`: the server did not answer at start, or did not take a turn into the queue in time;
  * - `packet_gap`: an append would leave a hole in a turn's packet log (a packet missing before it);
  * - `turn_log_ended`: an append to a turn whose log already holds its end.
  */

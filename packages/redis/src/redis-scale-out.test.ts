@@ -135,6 +135,30 @@ describe('stops, slots and locks across replicas', () => {
     );
   });
 
+  test('the request allowance is one bucket per user across replicas: racing takes admit the limit, then wait', async () => {
+    const started = Date.now();
+    const takes = await Promise.all(
+      Array.from({ length: 70 }, (_, index) => (index % 2 ? first : second).rateLimit.take('user-r', 60)),
+    );
+    const elapsedSeconds = (Date.now() - started) / 1000;
+    const allowed = takes.filter((wait) => wait === undefined).length;
+    // 60 a minute is one a second: a slow machine may refill a few during the race.
+    assert.ok(allowed >= 60 && allowed <= 60 + Math.ceil(elapsedSeconds), `${allowed} allowed`);
+    assert.ok(
+      takes.every((wait) => wait === undefined || wait === 1),
+      'a refused take waits about one refill (1 s)',
+    );
+    assert.equal(await first.rateLimit.take('user-other', 60), undefined, 'buckets are per user');
+    // It refills: within a couple of seconds one more request is allowed, on either replica.
+    const deadline = Date.now() + 5_000;
+    let later = await second.rateLimit.take('user-r', 60);
+    while (later !== undefined && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      later = await first.rateLimit.take('user-r', 60);
+    }
+    assert.equal(later, undefined);
+  });
+
   test('a single-flight lock admits one holder; release and extend check the token; it lapses', async () => {
     const token = await first.locks.acquire('oauth:user-1:server-1', 2_000);
     assert.ok(token);

@@ -38,7 +38,8 @@ const longQuestion = 'Take your time';
 
 async function startReplica(worker: boolean): Promise<Replica> {
   const storage = await openStorage({ path: databasePath, secretKey: Buffer.alloc(32, 3), environment: {} });
-  const backend = await createRedisScaleOut({ url: redis.url, worker });
+  // A short grace: a starting worker's sweep looks at every running turn, the live ones included.
+  const backend = await createRedisScaleOut({ url: redis.url, worker, abandonedTurnSweep: { graceMs: 100 } });
   const server = await createServer({
     storage,
     auth: 'local',

@@ -14,7 +14,6 @@ import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
-import { RateLimiter } from './auth/rate-limiter.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
@@ -31,6 +30,7 @@ import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-se
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 import { singleFlight } from './scale-out/single-flight-lock.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
 import { DEFAULT_SYSTEM_PROMPT, type ServerAuthMode, type ServerOptions } from './server-options.ts';
@@ -249,13 +249,38 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       ...(serverUrl ? { serverUrl } : {}),
     });
   app.get('/openapi.json', (context) => context.json(openApiDocument(new URL(context.req.url).origin)));
-  const limiter = new RateLimiter({ perMinute: limits.requestsPerMinute ?? 600 });
-  const guard = createRequestGuard(authenticate, limiter);
+  // With replicas, one allowance per user across all of them (counted in the shared backend).
+  const guard = createRequestGuard(authenticate, {
+    limit: scaleOut?.rateLimit ?? new InProcessRequestRateLimit(),
+    perMinute: limits.requestsPerMinute ?? 600,
+  });
   routes.mount(app, guard);
   mountMcpEndpoint(app, { chats, guard, version: SERVER_API_VERSION });
   if (options.webRoot) mountWebApp(app, options.webRoot);
+  let sweeper: NodeJS.Timeout | undefined;
   if (scaleOut && scaleOut.worker !== false) {
     await scaleOut.queue.work((job, delivery) => chats.runQueued(job, delivery));
+    // Turns recorded as running that no job and no worker has (their API replica died before queueing them):
+    // closed now and then periodically, by one worker replica at a time.
+    const graceMs = scaleOut.abandonedTurnSweep?.graceMs ?? 60_000;
+    let sweeping = false;
+    const sweep = async () => {
+      if (sweeping) return;
+      sweeping = true;
+      try {
+        const closed = await turns.closeAbandonedTurns({ graceMs });
+        if (closed > 0) logger.warn('server.closed_abandoned_turns', { count: closed });
+      } catch (error) {
+        logger.warn('server.abandoned_sweep_failed', {
+          error: ToolbusError.isInstance(error) ? error.code : 'internal_error',
+        });
+      } finally {
+        sweeping = false;
+      }
+    };
+    await sweep();
+    sweeper = setInterval(() => void sweep(), scaleOut.abandonedTurnSweep?.intervalMs ?? 60_000);
+    sweeper.unref();
   }
 
   return {
@@ -274,6 +299,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     logger,
     openApiDocument,
     async close() {
+      clearInterval(sweeper);
       // A worker stops taking jobs first; the turns it runs are then stopped and write their ends.
       const closingQueue = scaleOut?.queue.close();
       await turns.stopAll();

@@ -21,7 +21,13 @@ export type { LiveTurn } from './chats/live-turn.ts';
 export type { PacketStreamFormat } from './chats/packet-stream-response.ts';
 export { HEARTBEAT_INTERVAL_MS, wirePacket } from './chats/packet-stream-response.ts';
 export type { StartTurnOptions } from './chats/turn-runner.ts';
-export { INTERRUPTED_TURN_REASON, TurnRunner, WORKER_LOST_TURN_REASON } from './chats/turn-runner.ts';
+export {
+  ABANDONED_TURN_REASON,
+  INTERRUPTED_TURN_REASON,
+  NOT_QUEUED_TURN_REASON,
+  TurnRunner,
+  WORKER_LOST_TURN_REASON,
+} from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
 export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
 export type { SandboxEgress, SandboxEgressOptions } from './egress/sandbox-egress.ts';
@@ -67,7 +73,9 @@ export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
 export type { ApprovalRelay, WaitingApproval } from './scale-out/approval-relay.ts';
 export { InProcessApprovalRelay } from './scale-out/approval-relay.ts';
-export type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
+export type { RequestRateLimit } from './scale-out/request-rate-limit.ts';
+export { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
+export type { AbandonedTurnSweepTiming, ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 export type { PacketLogRead, SharedTurnPacketLog } from './scale-out/shared-turn-packet-log.ts';
 export type { SingleFlightLock, SingleFlightOptions } from './scale-out/single-flight-lock.ts';
 export { InProcessSingleFlightLock, singleFlight } from './scale-out/single-flight-lock.ts';

@@ -2,16 +2,26 @@ import type { Context } from 'hono';
 import type { Principal } from '../http/principal.ts';
 import type { RouteAccess, RouteGuard } from '../http/route-registry.ts';
 import { ServerError } from '../http/server-error.ts';
-import type { RateLimiter } from './rate-limiter.ts';
+import type { RequestRateLimit } from '../scale-out/request-rate-limit.ts';
 
 /** Finds who a request acts as, or undefined when it carries no valid credential. */
 export type Authenticate = (context: Context) => Promise<Principal | undefined>;
 
+/** The caller's allowance of requests per minute, for {@link createRequestGuard}. */
+export interface RequestGuardRateLimit {
+  readonly limit: RequestRateLimit;
+  readonly perMinute: number;
+}
+
 /**
  * The guard of every route: authenticates (fail closed: no valid credential is 401), applies the caller's rate
- * limit (429 with `Retry-After`), then checks the key's scope and the role the route needs (403).
+ * limit (429 with `Retry-After`; 503 when a shared limit cannot be read), then checks the key's scope and the role
+ * the route needs (403).
  */
-export function createRequestGuard(authenticate: Authenticate, limiter?: RateLimiter): RouteGuard {
+export function createRequestGuard(
+  authenticate: Authenticate,
+  rateLimit?: RequestGuardRateLimit,
+): RouteGuard {
   return async (context, access) => {
     if (access.kind === 'public') return undefined;
     const principal = await authenticate(context);
@@ -22,7 +32,18 @@ export function createRequestGuard(authenticate: Authenticate, limiter?: RateLim
         message: 'header.authorization: send a valid API key as "Authorization: Bearer tb_…" (or sign in).',
       });
     }
-    const wait = limiter?.take(principal.user.id);
+    let wait: number | undefined;
+    try {
+      wait = await rateLimit?.limit.take(principal.user.id, rateLimit.perMinute);
+    } catch (error) {
+      // Fail closed: a request whose allowance cannot be counted is not served.
+      throw new ServerError({
+        code: 'unavailable',
+        retryAfterSeconds: 5,
+        message: 'Your request rate could not be checked (the shared store did not answer); retry shortly.',
+        cause: error,
+      });
+    }
     if (wait !== undefined) {
       throw new ServerError({
         code: 'rate_limited',

@@ -20,7 +20,12 @@ import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
 import type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from '../scale-out/turn-queue.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { LiveTurn } from './live-turn.ts';
-import { type StartTurnOptions, type TurnRunner, WORKER_LOST_TURN_REASON } from './turn-runner.ts';
+import {
+  NOT_QUEUED_TURN_REASON,
+  type StartTurnOptions,
+  type TurnRunner,
+  WORKER_LOST_TURN_REASON,
+} from './turn-runner.ts';
 
 /** A turn as read back, with the documents its answer cited. */
 export interface ChatTurnView extends ChatTurnRecord {
@@ -197,13 +202,25 @@ export class ChatService {
           kind: input.research ? 'research' : 'chat',
           input: [prepared.userMessage],
         });
-        await deps.queue.enqueue({
-          chatId: chat.id,
-          turn: record.index,
-          userId: principal.user.id,
-          slot,
-          request: omitUndefined(input),
-        });
+        try {
+          await deps.queue.enqueue({
+            chatId: chat.id,
+            turn: record.index,
+            userId: principal.user.id,
+            slot,
+            request: omitUndefined(input),
+          });
+        } catch (error) {
+          // Recorded but not queued: no worker will run it. Closed now with the reason (should this fail too,
+          // the abandoned-turn sweep of a worker replica closes it later).
+          await deps.runner.closeInterrupted(record, NOT_QUEUED_TURN_REASON).catch(() => false);
+          throw new ServerError({
+            code: 'unavailable',
+            retryAfterSeconds: 5,
+            message: `${NOT_QUEUED_TURN_REASON} Turn ${record.index} of this chat was closed with this reason.`,
+            cause: error,
+          });
+        }
         return { chatId: chat.id, index: record.index };
       }
       return await this.#run(principal, chat, prepared, input, { slot });

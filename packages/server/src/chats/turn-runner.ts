@@ -53,6 +53,21 @@ export interface TurnRunContext {
 export const WORKER_LOST_TURN_REASON =
   'The server replica running this turn stopped; the turn was closed by another replica and not run again, so no tool ran twice.';
 
+/**
+ * The reason written on turns recorded as running that no queued job and no worker replica had (the replica that
+ * recorded it died before queueing it, or the job was lost): closed by the sweep, never run.
+ */
+export const ABANDONED_TURN_REASON =
+  'No server replica was running this turn and none was going to (it was never queued, or its job was lost); it was closed by another replica and not run again.';
+
+/** The reason written on a turn the queue refused: it never ran. */
+export const NOT_QUEUED_TURN_REASON =
+  'The turn could not be queued for a worker replica, so it never ran; send the message again.';
+
+/** The single-flight lock that lets one replica at a time sweep abandoned turns. */
+const abandonedSweepLock = 'abandoned-turn-sweep';
+const abandonedSweepLockMs = 5 * 60_000;
+
 /** How long a follower of a turn running on another replica waits for packets before checking the turn's status. */
 const sharedReadBlockMs = 1_000;
 
@@ -355,6 +370,42 @@ export class TurnRunner {
       turn,
       stored.filter((packet) => packet.sequence > logged),
     );
+  }
+
+  /**
+   * Closes, as {@link closeInterrupted} does, the turns storage lists as running that no queued job and no worker
+   * replica has, once older than `graceMs` (a turn just recorded is queued a moment later). A turn a live worker
+   * runs is held by it and left alone; while a turn is closed here, the sweep holds it, so no worker starts it.
+   * One replica sweeps at a time (a single-flight lock); another that tries meanwhile skips. The number closed.
+   */
+  async closeAbandonedTurns(options: { readonly graceMs: number }): Promise<number> {
+    const scaleOut = this.#scaleOut;
+    if (!scaleOut) return 0;
+    const token = await scaleOut.locks.acquire(abandonedSweepLock, abandonedSweepLockMs);
+    if (token === undefined) return 0;
+    try {
+      const cutoff = Date.now() - options.graceMs;
+      const candidates = (await this.#storage.chats.listRunningTurns()).filter(
+        (turn) => !this.#live.has(keyOf(turn.chatId, turn.index)) && Date.parse(turn.startedAt) <= cutoff,
+      );
+      let closed = 0;
+      for (const candidate of candidates) {
+        const release = await scaleOut.queue.holdIfAbandoned(candidate.chatId, candidate.index);
+        if (release === undefined) continue;
+        try {
+          // Read again under the hold: it may have ended since the list was read.
+          const turn = await this.#storage.chats.getTurn({ chatId: candidate.chatId, turn: candidate.index });
+          if (turn?.status === 'running' && (await this.closeInterrupted(turn, ABANDONED_TURN_REASON))) {
+            closed += 1;
+          }
+        } finally {
+          await release().catch(() => undefined);
+        }
+      }
+      return closed;
+    } finally {
+      await scaleOut.locks.release(abandonedSweepLock, token).catch(() => false);
+    }
   }
 
   /** Stops every running turn and waits until each has written its end. */

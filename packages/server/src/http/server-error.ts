@@ -13,6 +13,7 @@ export const serverErrorStatus = {
   unsupported_media_type: 415,
   rate_limited: 429,
   not_available: 501,
+  unavailable: 503,
 } as const;
 
 /** One of the keys of {@link serverErrorStatus}. */
@@ -24,7 +25,7 @@ export interface ServerErrorOptions {
   readonly message: string;
   /** The request field at fault (`body.content`, `query.after`, `header.last-event-id`), when one is. */
   readonly field?: string;
-  /** Seconds until a refused request may be retried (429). */
+  /** Seconds until a refused request may be retried (429, 503). */
   readonly retryAfterSeconds?: number;
   readonly cause?: unknown;
 }

@@ -42,8 +42,13 @@ export interface TurnDelivery {
  * dies is delivered again to another one.
  */
 export interface TurnQueue {
-  /** Queues a recorded turn. */
+  /** Queues a recorded turn; rejects when the queue did not take it (the turn then never runs). */
   enqueue(job: TurnJob): Promise<void>;
+  /**
+   * For the sweep of abandoned turns: when the turn has no job waiting or running and no worker holds it, holds
+   * it (no worker can start it meanwhile) and returns the release; undefined when a job or a worker has it.
+   */
+  holdIfAbandoned(chatId: string, turn: number): Promise<(() => Promise<void>) | undefined>;
   /** Starts taking jobs (a worker replica); `run` settles when the turn ended and its end is written. */
   work(run: (job: TurnJob, delivery: TurnDelivery) => Promise<void>): Promise<void>;
   /** Stops taking jobs and waits for the ones running here. */
