@@ -303,8 +303,7 @@ for (const [label, pieces] of [
   ['tags naming a declared tool', hostileNamingPieces],
 ] as const) {
   let hostile = '';
-  for (let index = 0; hostile.length < 1_000_000; index++)
-    hostile += pieces[(index * 7919) % pieces.length];
+  for (let index = 0; hostile.length < 1_000_000; index++) hostile += pieces[(index * 7919) % pieces.length];
   hostile += '\n{"name": "get_weather", "arguments": {"city": "Oslo"}}';
   let hostileFound = 0;
   const hostileMs = time(() => {
