@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { RecoveredRanges } from './recovered-ranges.ts';
 import { escapeRegExp, type ForwardSearch, lowerCaseAscii } from './text-search.ts';
 import { indexToolDefinitions, type ToolSchemaIndex } from './tool-schema-index.ts';
 
@@ -28,6 +29,11 @@ export interface TextScan {
   mayNameTool(toolDefs: readonly ToolDefinition[], from: number, to: number): boolean;
   /** Ascending positions of the declared tools' names, or `undefined` when there are too many tools to look. */
   toolNamePositions(toolDefs: readonly ToolDefinition[]): Int32Array | undefined;
+  /**
+   * The calls recovered so far from this text by higher-priority parsers (filled by the extractor, empty for a
+   * scan of one's own): a parser may pass over a call overlapping them unread, since it would be dropped.
+   */
+  readonly recovered: RecoveredRanges;
   /** Memoised results of block finders keyed by a string (dialects that share a marker share its blocks). */
   memo<T>(key: string, compute: () => T): T;
 }
@@ -71,6 +77,7 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
       return lower;
     },
     positions,
+    recovered: new RecoveredRanges(),
     has: (needle) => positions(needle).length > 0,
     search(needle, caseSensitive = false) {
       // Found on first use: a parser sets up the searches it may need, and a needle it never reaches (the
