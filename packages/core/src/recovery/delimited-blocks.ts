@@ -75,10 +75,11 @@ function blocksAroundNames(
   scan: TextScan,
   length: number,
 ): DelimitedBlock[] {
-  const opens = scan.positions(options.open);
+  // Typed copies: every list read here has one representation, so the loop stays optimised for all markers.
+  const opens = Int32Array.from(scan.positions(options.open));
   const openLength = options.open.length;
   const closes = options.closes.map((close) => ({
-    list: scan.positions(close),
+    list: Int32Array.from(scan.positions(close)),
     length: close.length,
     at: 0,
   }));
