@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { createTextScan, type TextScan } from './text-scan.ts';
+import { createTextScan, lowerBoundFrom, type TextScan } from './text-scan.ts';
 
 /** A block `open … close` found in text. Without a close, the block runs to the next open or the end. */
 export interface DelimitedBlock {
@@ -67,19 +67,18 @@ export function findBlocksNamingTools(
   return blocks;
 }
 
-// One merge of the names with the opening markers, every list read forward by a cursor: names and the blocks'
-// starts both ascend, so each marker and each name is passed once.
+// One merge of the names with the opening markers, every list read forward by a galloping cursor: names and the
+// blocks' starts both ascend, so the cost follows the names and the blocks kept, not the markers passed over.
 function blocksAroundNames(
   names: Int32Array,
   options: FindDelimitedBlocksOptions,
   scan: TextScan,
   length: number,
 ): DelimitedBlock[] {
-  // Typed copies: every list read here has one representation, so the loop stays optimised for all markers.
-  const opens = Int32Array.from(scan.positions(options.open));
+  const opens = scan.positions(options.open);
   const openLength = options.open.length;
   const closes = options.closes.map((close) => ({
-    list: Int32Array.from(scan.positions(close)),
+    list: scan.positions(close),
     length: close.length,
     at: 0,
   }));
@@ -91,7 +90,7 @@ function blocksAroundNames(
   let nextOpen = 0;
   for (let index = 0; index < names.length; index++) {
     const name = names[index]!;
-    while (open + 1 < opens.length && opens[open + 1]! <= name - openLength) open++;
+    open = lowerBoundFrom(opens, name - openLength + 1, Math.max(open, 0)) - 1;
     if (open <= decided) continue;
     decided = open;
     const start = opens[open]!;
@@ -99,14 +98,14 @@ function blocksAroundNames(
     let contentEnd = -1;
     let end = -1;
     for (const close of closes) {
-      while (close.at < close.list.length && close.list[close.at]! < contentStart) close.at++;
+      close.at = lowerBoundFrom(close.list, contentStart, close.at);
       const hit = close.list[close.at];
       if (hit !== undefined && (contentEnd < 0 || hit < contentEnd)) {
         contentEnd = hit;
         end = hit + close.length;
       }
     }
-    while (nextOpen < opens.length && opens[nextOpen]! < contentStart) nextOpen++;
+    nextOpen = lowerBoundFrom(opens, contentStart, nextOpen);
     const following = opens[nextOpen];
     if (contentEnd < 0 || (following !== undefined && following < contentEnd)) {
       contentEnd = following ?? length;

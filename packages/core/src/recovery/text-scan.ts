@@ -138,6 +138,29 @@ export function lowerBound(list: ArrayLike<number>, value: number): number {
   return low;
 }
 
+/**
+ * {@link lowerBound} for a cursor moving forward: the first index `>= from` whose entry is `>= value`, found by
+ * galloping from `from` (cost logarithmic in the distance moved, so a cursor walked over a whole list costs
+ * about one pass however its steps fall). Every entry before `from` must be `< value`.
+ */
+export function lowerBoundFrom(list: ArrayLike<number>, value: number, from: number): number {
+  let low = from;
+  let step = 1;
+  let high = from;
+  while (high < list.length && list[high]! < value) {
+    low = high + 1;
+    high = from + step;
+    step *= 2;
+  }
+  if (high > list.length) high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (list[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 // A needle nobody declared: its own search, ASCII case ignored like the shared pass. `test` builds no match
 // object (needles like `invoke` are found thousands of times in hostile text); a match is as long as the needle.
 function indexAll(text: string, needle: string): number[] {
