@@ -261,7 +261,9 @@ for (const [label, starts] of [
 }
 
 // Hostile text: unbalanced braces and brackets, strings that never close, unclosed tags of every dialect, then
-// one real call at the end.
+// one real call at the end. Measured twice: with tags that name no declared tool (every block is ruled out by the
+// tool names alone) and with the same tags naming a declared tool, as a model's broken output does (every block
+// is read, and the unclosed ones that still form a call are recovered).
 const hostilePieces = [
   '{',
   '{"a": "',
@@ -279,22 +281,44 @@ const hostilePieces = [
   '<parameter=x>',
   '<｜tool▁call▁begin｜>',
 ];
-let hostile = '';
-for (let index = 0; hostile.length < 1_000_000; index++)
-  hostile += hostilePieces[(index * 7919) % hostilePieces.length];
-hostile += '\n{"name": "get_weather", "arguments": {"city": "Oslo"}}';
-let hostileFound = 0;
-const hostileMs = time(() => {
-  hostileFound = extractToolCallsFromText(hostile, tools).length;
-}, 1000);
-// The same runs in CPU time of this process (user + system, garbage-collector threads included): steadier than
-// wall time on a shared machine, where the wall clock also counts the time other processes held the CPU.
-const hostileCpuMs = cpuTime(() => extractToolCallsFromText(hostile, tools), 1000);
-const hostileBaselineMs = time(() => {
-  let count = 0;
-  for (let at = hostile.indexOf('{'); at >= 0; at = hostile.indexOf('{', at + 1)) count++;
-  if (count < 0) throw new Error('unreachable');
-});
-console.log(
-  `\nHostile text (${(hostile.length / 1e6).toFixed(1)} MB of unbalanced braces, unclosed strings and unclosed tags, one real call at the end): extraction ${hostileMs.toFixed(1)} ms, **${megabytesPerSecond(hostile.length, hostileMs)} MB/s** (goal ≥ 100); in CPU time ${hostileCpuMs.toFixed(1)} ms, ${megabytesPerSecond(hostile.length, hostileCpuMs)} MB/s; ${hostileFound} call(s) found; baseline \`indexOf\` scan ${megabytesPerSecond(hostile.length, hostileBaselineMs)} MB/s.\n`,
-);
+const hostileNamingPieces = [
+  '{',
+  '{"a": "',
+  '[{',
+  '[',
+  '<tool_call>{"name": "get_weather", "arguments": {"city": "',
+  '<function=get_weather>',
+  '<invoke name="get_weather">',
+  '<|python_tag|>{"name": "get_weather", "parameters": {"city": "',
+  '[TOOL_CALLS]get_weather{"a": "',
+  '"',
+  ' and some prose ',
+  '\n',
+  '(',
+  '<parameter=city>',
+  '<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"a": "',
+];
+for (const [label, pieces] of [
+  ['tags naming no declared tool', hostilePieces],
+  ['tags naming a declared tool', hostileNamingPieces],
+] as const) {
+  let hostile = '';
+  for (let index = 0; hostile.length < 1_000_000; index++) hostile += pieces[(index * 7919) % pieces.length];
+  hostile += '\n{"name": "get_weather", "arguments": {"city": "Oslo"}}';
+  let hostileFound = 0;
+  const hostileMs = time(() => {
+    hostileFound = extractToolCallsFromText(hostile, tools).length;
+  }, 1000);
+  // The same runs in CPU time of this process (user + system, garbage-collector threads included): steadier than
+  // wall time on a shared machine, where the wall clock also counts the time other processes held the CPU.
+  const hostileCpuMs = cpuTime(() => extractToolCallsFromText(hostile, tools), 1000);
+  const hostileBaselineMs = time(() => {
+    let count = 0;
+    for (let at = hostile.indexOf('{'); at >= 0; at = hostile.indexOf('{', at + 1)) count++;
+    if (count < 0) throw new Error('unreachable');
+  });
+  console.log(
+    `\nHostile text, ${label} (${(hostile.length / 1e6).toFixed(1)} MB of unbalanced braces, unclosed strings and unclosed tags, one real call at the end): extraction ${hostileMs.toFixed(1)} ms, **${megabytesPerSecond(hostile.length, hostileMs)} MB/s** (goal ≥ 100); in CPU time ${hostileCpuMs.toFixed(1)} ms, ${megabytesPerSecond(hostile.length, hostileCpuMs)} MB/s; ${hostileFound} call(s) found (at most 256 are returned); baseline \`indexOf\` scan ${megabytesPerSecond(hostile.length, hostileBaselineMs)} MB/s.`,
+  );
+}
+console.log('');

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { createTextScan, lowerBound, type TextScan } from './text-scan.ts';
+import { createTextScan, lowerBoundFrom, type TextScan } from './text-scan.ts';
 
 /** A block `open … close` found in text. Without a close, the block runs to the next open or the end. */
 export interface DelimitedBlock {
@@ -47,44 +47,74 @@ export function findBlocksNamingTools(
 ): readonly DelimitedBlock[] {
   const names = scan.toolNamePositions(toolDefs);
   if (names === undefined) return findDelimitedBlocks(text, options, scan);
-  const opens = scan.positions(options.open);
-  const blocks: DelimitedBlock[] = [];
-  let lastOpen = -1;
-  for (const name of names) {
-    const before = lowerBound(opens, name - options.open.length + 1) - 1;
-    if (before < 0 || opens[before]! <= lastOpen) continue;
-    const block = blockAt(opens[before]!, options, scan, opens, text.length);
-    if (name >= block.contentEnd) continue;
-    blocks.push(block);
-    lastOpen = block.start;
+  // Found once per text and marker, whichever parser asks first (dialects that share a marker share them), and
+  // kept per name list: another tool list finds other names.
+  const byNames = scan.memo(
+    'blocks naming tools',
+    () => new WeakMap<Int32Array, Map<string, DelimitedBlock[]>>(),
+  );
+  let byMarker = byNames.get(names);
+  if (byMarker === undefined) {
+    byMarker = new Map();
+    byNames.set(names, byMarker);
+  }
+  const key = `${options.open}\u0000${options.closes.join('\u0000')}`;
+  let blocks = byMarker.get(key);
+  if (blocks === undefined) {
+    blocks = blocksAroundNames(names, options, scan, text.length);
+    byMarker.set(key, blocks);
   }
   return blocks;
 }
 
-function blockAt(
-  start: number,
+// One merge of the names with the opening markers, every list read forward by a galloping cursor: names and the
+// blocks' starts both ascend, so the cost follows the names and the blocks kept, not the markers passed over.
+function blocksAroundNames(
+  names: Int32Array,
   options: FindDelimitedBlocksOptions,
   scan: TextScan,
-  opens: readonly number[],
   length: number,
-): DelimitedBlock {
-  const contentStart = start + options.open.length;
-  let contentEnd = -1;
-  let end = -1;
-  for (const close of options.closes) {
-    const closes = scan.positions(close);
-    const hit = closes[lowerBound(closes, contentStart)];
-    if (hit !== undefined && (contentEnd < 0 || hit < contentEnd)) {
-      contentEnd = hit;
-      end = hit + close.length;
+): DelimitedBlock[] {
+  const opens = scan.positions(options.open);
+  const openLength = options.open.length;
+  const closes = options.closes.map((close) => ({
+    list: scan.positions(close),
+    length: close.length,
+    at: 0,
+  }));
+  const blocks: DelimitedBlock[] = [];
+  // The last opening marker ending at or before the current name, and the last one decided (its block was kept,
+  // or ended before a name, so before every later one: a block's extent depends only on its own marker).
+  let open = -1;
+  let decided = -1;
+  let nextOpen = 0;
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    open = lowerBoundFrom(opens, name - openLength + 1, Math.max(open, 0)) - 1;
+    if (open <= decided) continue;
+    decided = open;
+    const start = opens[open]!;
+    const contentStart = start + openLength;
+    let contentEnd = -1;
+    let end = -1;
+    for (const close of closes) {
+      close.at = lowerBoundFrom(close.list, contentStart, close.at);
+      const hit = close.list[close.at];
+      if (hit !== undefined && (contentEnd < 0 || hit < contentEnd)) {
+        contentEnd = hit;
+        end = hit + close.length;
+      }
     }
+    nextOpen = lowerBoundFrom(opens, contentStart, nextOpen);
+    const following = opens[nextOpen];
+    if (contentEnd < 0 || (following !== undefined && following < contentEnd)) {
+      contentEnd = following ?? length;
+      end = contentEnd;
+    }
+    if (name >= contentEnd) continue;
+    blocks.push({ start, contentStart, contentEnd, end });
   }
-  const nextOpen = opens[lowerBound(opens, contentStart)];
-  if (contentEnd < 0 || (nextOpen !== undefined && nextOpen < contentEnd)) {
-    contentEnd = nextOpen ?? length;
-    end = contentEnd;
-  }
-  return { start, contentStart, contentEnd, end };
+  return blocks;
 }
 
 function findBlocks(text: string, options: FindDelimitedBlocksOptions, scan: TextScan): DelimitedBlock[] {

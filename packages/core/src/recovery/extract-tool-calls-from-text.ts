@@ -83,7 +83,8 @@ function locateToolCalls(
     text = text.replace(spacedClosingTagAll, '$2</$1>');
     scan = scanFor(text, parsers);
   }
-  const claimed = new IntervalSet();
+  // Shared with the parsers through the scan: a call overlapping these would be dropped, so they may skip it.
+  const claimed = scan.recovered;
   const accepted: LocatedToolCall[] = [];
   for (const parser of parsers) {
     let found: LocatedToolCall[];
@@ -185,35 +186,4 @@ function isValidCall(call: unknown): call is LocatedToolCall {
     Number.isFinite(candidate.end) &&
     (candidate.end as number) >= (candidate.start as number)
   );
-}
-
-/** Disjoint half-open ranges kept sorted by start; lookups and inserts by binary search. */
-class IntervalSet {
-  readonly #starts: number[] = [];
-  readonly #ends: number[] = [];
-
-  overlaps(start: number, end: number): boolean {
-    const index = this.#firstStartAtOrAfter(start);
-    const previous = index - 1;
-    if (previous >= 0 && this.#ends[previous]! > start) return true;
-    if (index < this.#starts.length && this.#starts[index]! < Math.max(end, start + 1)) return true;
-    return false;
-  }
-
-  add(start: number, end: number): void {
-    const index = this.#firstStartAtOrAfter(start);
-    this.#starts.splice(index, 0, start);
-    this.#ends.splice(index, 0, end);
-  }
-
-  #firstStartAtOrAfter(value: number): number {
-    let low = 0;
-    let high = this.#starts.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.#starts[middle]! < value) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
 }

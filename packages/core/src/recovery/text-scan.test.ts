@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createTextScan } from './text-scan.ts';
+import { createTextScan, lowerBoundFrom } from './text-scan.ts';
 
 // Every start of `needle` in `text`, ASCII letters of either case matching, found one index at a time.
 function positionsOneByOne(text: string, needle: string): number[] {
@@ -59,5 +59,25 @@ describe('createTextScan', () => {
     assert.equal(search.next(10), 15);
     assert.equal(search.next(0), 0);
     assert.equal(search.next(23), -1);
+  });
+});
+
+describe('lowerBoundFrom', () => {
+  it('finds the first entry >= value at or after a cursor, like a plain scan forward from it', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 60 }),
+        fc.integer({ min: 0, max: 220 }),
+        fc.nat(),
+        (values, value, seed) => {
+          const list = [...values].sort((left, right) => left - right);
+          let expected = 0;
+          while (expected < list.length && list[expected]! < value) expected++;
+          // Any cursor the caller may pass: one with every entry before it below `value`.
+          const from = expected === 0 ? 0 : seed % (expected + 1);
+          assert.equal(lowerBoundFrom(list, value, from), expected);
+        },
+      ),
+    );
   });
 });

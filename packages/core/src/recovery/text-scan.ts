@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { RecoveredRanges } from './recovered-ranges.ts';
 import { escapeRegExp, type ForwardSearch, lowerCaseAscii } from './text-search.ts';
 import { indexToolDefinitions, type ToolSchemaIndex } from './tool-schema-index.ts';
 
@@ -28,6 +29,11 @@ export interface TextScan {
   mayNameTool(toolDefs: readonly ToolDefinition[], from: number, to: number): boolean;
   /** Ascending positions of the declared tools' names, or `undefined` when there are too many tools to look. */
   toolNamePositions(toolDefs: readonly ToolDefinition[]): Int32Array | undefined;
+  /**
+   * The calls recovered so far from this text by higher-priority parsers (filled by the extractor, empty for a
+   * scan of one's own): a parser may pass over a call overlapping them unread, since it would be dropped.
+   */
+  readonly recovered: RecoveredRanges;
   /** Memoised results of block finders keyed by a string (dialects that share a marker share its blocks). */
   memo<T>(key: string, compute: () => T): T;
 }
@@ -71,6 +77,7 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
       return lower;
     },
     positions,
+    recovered: new RecoveredRanges(),
     has: (needle) => positions(needle).length > 0,
     search(needle, caseSensitive = false) {
       // Found on first use: a parser sets up the searches it may need, and a needle it never reaches (the
@@ -115,13 +122,37 @@ function toolNamePositions(text: string, tools: ToolSchemaIndex): Int32Array | u
     if (name.length === 0) return undefined;
     for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) all.push(at);
   }
-  return Int32Array.from(all.sort((left, right) => left - right));
+  // A typed array sorts numerically in native code (no comparator called per pair).
+  return Int32Array.from(all).sort();
 }
 
 /** The index of the first entry `>= value` in an ascending list. */
 export function lowerBound(list: ArrayLike<number>, value: number): number {
   let low = 0;
   let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (list[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * {@link lowerBound} for a cursor moving forward: the first index `>= from` whose entry is `>= value`, found by
+ * galloping from `from` (cost logarithmic in the distance moved, so a cursor walked over a whole list costs
+ * about one pass however its steps fall). Every entry before `from` must be `< value`.
+ */
+export function lowerBoundFrom(list: ArrayLike<number>, value: number, from: number): number {
+  let low = from;
+  let step = 1;
+  let high = from;
+  while (high < list.length && list[high]! < value) {
+    low = high + 1;
+    high = from + step;
+    step *= 2;
+  }
+  if (high > list.length) high = list.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
     if (list[middle]! < value) low = middle + 1;

@@ -29,6 +29,8 @@ export const deepSeekToolCallParser: ToolCallTextParser = {
     // Searched forward only: a missing separator is looked for once, not once per block.
     const separatorSearch = scan.search(separator);
     for (const block of findBlocksNamingTools(text, { open: callBegin, closes: [callEnd] }, scan, toolDefs)) {
+      // Text a higher-priority dialect recovered: a call here would be dropped, so it is not read.
+      if (scan.recovered.overlaps(block.start, block.end)) continue;
       const separatorAt = separatorSearch.next(block.contentStart);
       if (separatorAt < 0 || separatorAt > block.contentEnd) continue;
       const before = text.slice(block.contentStart, separatorAt).trim();

@@ -34,6 +34,8 @@ export function createDelimitedJsonToolCallParser(
       // Inside a call block a JSON object must name its tool: only blocks holding a tool's name are read.
       const marker = { open: options.open, closes: options.closes ?? [] };
       for (const block of findBlocksNamingTools(text, marker, scan, toolDefs)) {
+        // Text a higher-priority dialect recovered: a call here would be dropped, so it is not read.
+        if (scan.recovered.overlaps(block.start, block.end)) continue;
         for (const value of blockValues(text, block.contentStart, block.contentEnd)) {
           for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
             calls.push({ ...call, start: block.start, end: block.end });

@@ -36,6 +36,8 @@ export const functionTagToolCallParser: ToolCallTextParser = {
       scan,
       toolDefs,
     )) {
+      // Text a higher-priority dialect recovered: a call here would be dropped, so it is not read.
+      if (scan.recovered.overlaps(block.start, block.end)) continue;
       const nameEnd = tagEndSearch.next(block.contentStart);
       if (nameEnd < 0 || nameEnd > block.contentEnd || nameEnd - block.contentStart > 256) continue;
       const tool = tools.get(stripFunctionsPrefix(text.slice(block.contentStart, nameEnd).trim()));

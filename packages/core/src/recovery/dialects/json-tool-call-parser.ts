@@ -17,6 +17,8 @@ export const jsonToolCallParser: ToolCallTextParser = {
     const tools = scan ? scan.tools(toolDefs) : indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
     forEachJsonValue(text, { objectsOnly: true }, (scanned) => {
+      // Text a higher-priority dialect recovered (the JSON body of its markup): a call here would be dropped.
+      if (scan?.recovered.overlaps(scanned.start, scanned.end)) return;
       for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: true })) {
         calls.push({ ...call, start: scanned.start, end: scanned.end });
       }

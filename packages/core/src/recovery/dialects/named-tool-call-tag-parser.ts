@@ -37,6 +37,8 @@ export const namedToolCallTagParser: ToolCallTextParser = {
       scan,
       toolDefs,
     )) {
+      // Text a higher-priority dialect recovered: a call here would be dropped, so it is not read.
+      if (scan.recovered.overlaps(block.start, block.end)) continue;
       const nameStart = skipWhitespace(text, block.contentStart, block.contentEnd);
       const nameEnd = readIdentifierEnd(text, nameStart, block.contentEnd);
       const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));

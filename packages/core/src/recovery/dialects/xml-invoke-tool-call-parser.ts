@@ -74,6 +74,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tag.end);
       const end = closeHit ? closeHit.end : bodyEnd;
       position = Math.max(position, end);
+      // Text a higher-priority dialect recovered: a call here would be dropped, so its body is not read.
+      if (scan.recovered.overlaps(tagStart, end)) continue;
       const name = stripFunctionsPrefix((tag.attributes.get('name') ?? '').trim());
       const tool = tools.get(name);
       if (!tool) continue;
