@@ -181,3 +181,41 @@ describe('interpreter: a machine without a usable sandbox', () => {
     }
   });
 });
+
+describe('interpreter: several services with the same sandbox in one process', () => {
+  it('the sandbox probe runs once; a later service reuses its result and still runs code isolated', async () => {
+    const first = await startInterpreterServer({});
+    const second = await startInterpreterServer({});
+    try {
+      const one = await getJson(`${first.url}/health`);
+      const two = await getJson(`${second.url}/health`);
+      assert.equal(one.isolation.sandbox, true);
+      assert.equal(two.isolation.sandbox, true);
+      // Whichever started first in this process ran it (an earlier test may have); the second never does.
+      assert.equal(two.isolation.probe.ran, false);
+      assert.ok(Date.parse(two.isolation.probe.at) <= Date.now());
+      assert.deepEqual(two.isolation.python, one.isolation.python);
+      const { status, json } = await postJson(second.url, '/v1/execute', {
+        code: 'import os\nprint(os.getuid() != 0 or os.getpid() < 10, 6 * 7)',
+      });
+      assert.equal(status, 200);
+      assert.equal(json.stdout, 'True 42\n');
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+
+  it('a sandbox that cannot be made is probed again at every start, never remembered', async () => {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const server = await startInterpreterServer({ bubblewrapPath: '/nonexistent/bwrap' });
+      try {
+        const health = await getJson(`${server.url}/health`);
+        assert.equal(health.isolation.sandbox, false);
+        assert.equal(health.isolation.probe, undefined);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});
