@@ -200,11 +200,11 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
       });
       return;
     }
-    const refusedToken = tokenRefusal(socketMeta);
-    if (refusedToken !== undefined) {
-      log('egress_token_refused', [['reason', refusedToken]]);
+    const refusal = tokenRefusal(socketMeta);
+    if (refusal !== undefined) {
+      log('egress_token_refused', [['reason', refusal]]);
       response.writeHead(407, { ...blockHeaders, 'proxy-authenticate': 'Toolbus-Egress-Token' });
-      response.end(JSON.stringify(tokenRefusalBody(refusedToken)));
+      response.end(JSON.stringify(tokenRefusalBody(refusal)));
       return;
     }
     const tunnel = socketMeta?.tunnel;
@@ -306,10 +306,10 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
     const refuse = (status: number, body: EgressBlockBody | Record<string, string>): void => {
       socket.end(rawResponse(status, body));
     };
-    const refusedToken = tokenRefusal(socketMeta);
-    if (refusedToken !== undefined) {
-      log('egress_token_refused', [['reason', refusedToken]]);
-      refuse(407, tokenRefusalBody(refusedToken));
+    const refusal = tokenRefusal(socketMeta);
+    if (refusal !== undefined) {
+      log('egress_token_refused', [['reason', refusal]]);
+      refuse(407, tokenRefusalBody(refusal));
       return;
     }
     if (!ready()) {

@@ -22,6 +22,7 @@ import {
   startInterpreterServer,
 } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
+import { omitUndefined } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { startTestHttpsApi, type TestHttpsApi } from '../__fixtures__/egress-world.ts';
 import { remoteEgressTokens } from './remote-egress-tokens.ts';
@@ -83,7 +84,7 @@ async function run(token: string | undefined): Promise<{ status: number | string
   if (token !== undefined) tokensSeen.push(token);
   const result = await client.execute(
     { code: probeCode(api.port), timeout_ms: 45_000 },
-    token === undefined ? {} : { egressToken: token },
+    omitUndefined({ egressToken: token }),
   );
   assert.equal(result.exit_code, 0, result.stderr);
   return JSON.parse(result.stdout.trim()) as { status: number | string; seen: string };
