@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { egressTokenPreamble } from '@toolbus/spec';
@@ -47,6 +47,7 @@ function certificatesOnly(path: string): string {
 export function createRemoteEgressRelay(options: RemoteEgressRelayOptions): RemoteEgressRelay {
   const caCertificate = certificatesOnly(options.caCertificateFile);
   const directory = options.directory ?? mkdtempSync('/tmp/toolbus-egress-relay-');
+  mkdirSync(directory, { recursive: true });
   chmodSync(directory, 0o711);
   const caCertificatePath = join(directory, 'ca.pem');
   writeFileSync(caCertificatePath, caCertificate, { mode: 0o644 });
