@@ -6,7 +6,7 @@ import type { GuardedFetch } from '@toolbus/core/node';
 import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { type CodeInterpreter, CodeInterpreterClient } from '@toolbus/sandbox';
-import { startSandboxEgressIfConnected } from '@toolbus/server';
+import { remoteEgressTokens, startSandboxEgressIfConnected } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
@@ -23,6 +23,7 @@ import {
 } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
 import { configuredInterpreter } from './configured-interpreter.ts';
+import { egressSecretKey } from './egress-secret-key.ts';
 
 /**
  * How the CLI builds each built-in tool. A tool whose service is not configured is simply not offered (its
@@ -146,10 +147,26 @@ export function builtInToolFactories(options: {
     })();
     return inProcessSandbox;
   };
+  // External sandbox services relaying to the standalone egress proxy: each run carries its user's signed token.
+  const file = options.config.file;
+  const external = options.interpreter !== undefined || (file.sandboxUrls ?? file.sandboxUrl) !== undefined;
+  const egressToken =
+    external && file.sandboxEgress === 'proxy'
+      ? remoteEgressTokens({
+          storage: options.storage,
+          secretKey: egressSecretKey(options.config, options.env),
+          userId: options.userId,
+          ...omitUndefined({
+            organizationId: options.organizationId,
+            sessionId: options.egressApprovals?.sessionId,
+          }),
+        })
+      : undefined;
   factories.set('PythonTool', async () => {
     const { interpreter, skills } = await sandbox();
     return createPythonTool({
       client: interpreter,
+      ...omitUndefined({ egressToken }),
       ...(skills.length > 0 ? { skills } : {}),
       files: {
         readContent: (fileId) => options.storage.files.readContent(fileId),

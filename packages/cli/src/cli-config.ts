@@ -13,6 +13,12 @@ export interface ToolbusConfigFile {
   sandboxUrl?: string;
   /** Several sandbox services behind one load-balancing pool (health-checked, sessions kept on their server). */
   sandboxUrls?: string[];
+  /**
+   * `proxy`: the configured sandbox services relay run_python's network to the standalone egress proxy
+   * (`toolbus-interpreter --egress-proxy`, `toolbus egress serve`), so each run is sent a signed egress token of
+   * its user (signed with a key derived from the secret key the proxy shares). Default `off`: no token is sent.
+   */
+  sandboxEgress?: 'proxy' | 'off';
   webSearch?: { provider: string; apiKeyEnv?: string; baseUrl?: string; searchEngineId?: string };
   imageGeneration?: { baseUrl?: string; model?: string; apiKeyEnv?: string };
   /** `on`: the add_memory tool is offered and saved memories reach later chats. Default off. */

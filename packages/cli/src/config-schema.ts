@@ -43,6 +43,11 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     description: 'several sandbox services, load-balanced (a,b)',
   },
   {
+    key: 'sandboxEgress',
+    kind: { type: 'enum', values: ['proxy', 'off'] },
+    description: "run_python network through the sandbox services' egress proxy (signed run tokens)",
+  },
+  {
     key: 'webSearch.provider',
     kind: { type: 'enum', values: WEB_SEARCH_PROVIDERS },
     description: 'web search provider',

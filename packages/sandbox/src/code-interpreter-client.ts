@@ -2,6 +2,7 @@ import {
   type CreateSessionRequest,
   type CreateSessionResponse,
   codeInterpreterEgressTagHeader,
+  codeInterpreterEgressTokenHeader,
   codeInterpreterUserHeader,
   type ErrorResponse,
   type ExecuteRequest,
@@ -394,6 +395,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
     signal?: AbortSignal;
     userId?: string;
     egressTag?: string;
+    egressToken?: string;
   }): Promise<Response> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -401,6 +403,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
     const user = omitUndefined({
       [codeInterpreterUserHeader]: options.userId,
       [codeInterpreterEgressTagHeader]: options.egressTag,
+      [codeInterpreterEgressTokenHeader]: options.egressToken,
     });
     let response: Response;
     try {

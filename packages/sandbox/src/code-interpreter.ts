@@ -18,6 +18,11 @@ export interface CodeInterpreterCallOptions {
   readonly userId?: string;
   /** What the run is for (a tool call id), sent as `x-toolbus-egress-tag`: approvals its egress asks for show there. */
   readonly egressTag?: string;
+  /**
+   * The run's signed egress token, sent as `x-toolbus-egress-token`: a service that relays runs to a standalone
+   * egress proxy gives the run network as the token's user (a bearer value: never logged).
+   */
+  readonly egressToken?: string;
 }
 
 /** One event of a streamed run: output as it happens, then exactly one `result` or `error`. */

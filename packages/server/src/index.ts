@@ -30,6 +30,8 @@ export {
 } from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
 export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
+export type { RemoteEgressTokensOptions } from './egress/remote-egress-tokens.ts';
+export { egressTokenQueueAllowanceMs, remoteEgressTokens } from './egress/remote-egress-tokens.ts';
 export type { SandboxEgress, SandboxEgressOptions } from './egress/sandbox-egress.ts';
 export {
   hasConnectedApps,

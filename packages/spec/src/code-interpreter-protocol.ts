@@ -30,6 +30,19 @@ export const codeInterpreterUserHeader = 'x-toolbus-user';
  */
 export const codeInterpreterEgressTagHeader = 'x-toolbus-egress-tag';
 
+/**
+ * Request header carrying a run's signed egress token, minted by the server for that run when the interpreter
+ * relays run network to a standalone egress proxy. The service never logs it and never lets it into the sandbox:
+ * it sends it to the proxy first on each connection it relays ({@link egressTokenPreamble}), outside the sandbox.
+ */
+export const codeInterpreterEgressTokenHeader = 'x-toolbus-egress-token';
+
+/**
+ * The line a relay writes first on each connection to a standalone egress proxy, before the sandbox's own bytes:
+ * `TOOLBUS-EGRESS-TOKEN <token>\r\n`. The proxy takes the connection's identity from the verified token.
+ */
+export const egressTokenPreamble = 'TOOLBUS-EGRESS-TOKEN ';
+
 /** A stored file to place in the workspace before the run. */
 export interface WorkspaceFileInput {
   /** Relative path inside /workspace. */

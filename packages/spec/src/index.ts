@@ -14,7 +14,12 @@ export type {
   UploadResponse,
   WorkspaceFileInput,
 } from './code-interpreter-protocol.ts';
-export { codeInterpreterEgressTagHeader, codeInterpreterUserHeader } from './code-interpreter-protocol.ts';
+export {
+  codeInterpreterEgressTagHeader,
+  codeInterpreterEgressTokenHeader,
+  codeInterpreterUserHeader,
+  egressTokenPreamble,
+} from './code-interpreter-protocol.ts';
 export type { ToolCallErrorOptions } from './errors/tool-call-error.ts';
 export { ToolCallError } from './errors/tool-call-error.ts';
 export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts';

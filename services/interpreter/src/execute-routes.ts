@@ -1,6 +1,6 @@
 import { omitUndefined } from '@toolbus/spec';
 import { abortOnClose, readJsonObject, sendJson } from './http-io.ts';
-import { requestEgressTag, requestOwner } from './request-owner.ts';
+import { requestEgressTag, requestEgressToken, requestOwner } from './request-owner.ts';
 import type { RouteCall } from './route-table.ts';
 import { runExecution } from './run-execution.ts';
 import { streamRun } from './stream-run.ts';
@@ -12,11 +12,12 @@ export const jsonBodyLimit = 4 * 1024 * 1024;
 export async function handleExecute({ service, request, response }: RouteCall): Promise<void> {
   const owner = requestOwner(request);
   const egressTag = requestEgressTag(request);
+  const egressToken = requestEgressToken(request);
   const body = await readJsonObject(request, jsonBodyLimit);
   const result = await runExecution(service, {
     body,
     signal: abortOnClose(response),
-    ...omitUndefined({ owner, egressTag }),
+    ...omitUndefined({ owner, egressTag, egressToken }),
   });
   sendJson(response, 200, result);
 }
@@ -25,12 +26,13 @@ export async function handleExecute({ service, request, response }: RouteCall): 
 export async function handleExecuteStream({ service, request, response }: RouteCall): Promise<void> {
   const owner = requestOwner(request);
   const egressTag = requestEgressTag(request);
+  const egressToken = requestEgressToken(request);
   const body = await readJsonObject(request, jsonBodyLimit);
   await streamRun(service, response, (hooks) =>
     runExecution(service, {
       body,
       signal: abortOnClose(response),
-      ...omitUndefined({ owner, egressTag }),
+      ...omitUndefined({ owner, egressTag, egressToken }),
       ...hooks,
     }),
   );

@@ -5,4 +5,6 @@ export type { InterpreterServer, InterpreterServerOptions } from './interpreter-
 export { startInterpreterServer } from './interpreter-server.ts';
 export { INTERPRETER_VERSION } from './interpreter-version.ts';
 export type { IsolationReport } from './probe-isolation.ts';
+export type { RemoteEgressRelay, RemoteEgressRelayOptions } from './remote-egress-relay.ts';
+export { createRemoteEgressRelay } from './remote-egress-relay.ts';
 export type { SandboxEgressLease, SandboxEgressProvider } from './sandbox-egress.ts';

@@ -1,5 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { codeInterpreterEgressTagHeader, codeInterpreterUserHeader } from '@toolbus/spec';
+import {
+  codeInterpreterEgressTagHeader,
+  codeInterpreterEgressTokenHeader,
+  codeInterpreterUserHeader,
+} from '@toolbus/spec';
 import { HttpError } from './http-error.ts';
 
 /** The user a request acts for (its `x-toolbus-user` header), or undefined; 400 for a malformed value. */
@@ -25,6 +29,23 @@ export function requestEgressTag(request: IncomingMessage): string | undefined {
       status: 400,
       code: 'invalid_request',
       message: `${codeInterpreterEgressTagHeader} must be 1 to 200 visible ASCII characters`,
+    });
+  }
+  return value;
+}
+
+/**
+ * The run's signed egress token (its `x-toolbus-egress-token` header), or undefined; 400 for a malformed value.
+ * Only its shape is checked here: the proxy verifies it. The error names the header, never echoes the value.
+ */
+export function requestEgressToken(request: IncomingMessage): string | undefined {
+  const value = request.headers[codeInterpreterEgressTokenHeader];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,2048}$/.test(value)) {
+    throw new HttpError({
+      status: 400,
+      code: 'invalid_request',
+      message: `${codeInterpreterEgressTokenHeader} must be 1 to 2048 visible ASCII characters`,
     });
   }
   return value;

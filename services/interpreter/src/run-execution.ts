@@ -27,6 +27,8 @@ export async function runExecution(
     body: Record<string, unknown>;
     owner?: string;
     egressTag?: string;
+    /** The run's signed egress token, handed to the egress provider only (never logged, never in the sandbox). */
+    egressToken?: string;
     onStart?: () => void;
     onOutput?: (stream: OutputStreamName, data: string) => void;
     signal: AbortSignal;
@@ -47,7 +49,12 @@ export async function runExecution(
         timeoutMs: request.timeoutMs,
         skills,
         signal: options.signal,
-        ...omitUndefined({ stdin: request.stdin, egressTag: options.egressTag, onOutput: options.onOutput }),
+        ...omitUndefined({
+          stdin: request.stdin,
+          egressTag: options.egressTag,
+          egressToken: options.egressToken,
+          onOutput: options.onOutput,
+        }),
       });
       let files: ExecuteResponse['files'] = [];
       const notes: string[] = [];

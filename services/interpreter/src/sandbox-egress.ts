@@ -12,12 +12,21 @@ export interface SandboxEgressLease {
 }
 
 /**
- * Opens an egress lease per run. The deployment implements it (the egress proxy's `listen({ path, connection })`),
- * so the interpreter depends on nothing of the proxy's.
+ * Opens an egress lease per run. The deployment implements it (the egress proxy's `listen({ path, connection })`
+ * in one process, or `createRemoteEgressRelay` towards a standalone proxy), so the interpreter depends on
+ * nothing of the proxy's.
  */
 export interface SandboxEgressProvider {
-  /** `tag`: what the run is for, as its client named it (opaque, never an identity). */
-  open(run: { readonly runId: string; readonly tag?: string }): Promise<SandboxEgressLease>;
+  /**
+   * `tag`: what the run is for, as its client named it (opaque, never an identity). `token`: the run's signed egress
+   * token when its client sent one (for a relay to a standalone proxy; never passed into the sandbox). Resolves
+   * undefined when this run gets no network (a relay given no token).
+   */
+  open(run: {
+    readonly runId: string;
+    readonly tag?: string;
+    readonly token?: string;
+  }): Promise<SandboxEgressLease | undefined>;
 }
 
 /** The forwarder's source, written once next to the runner. */

@@ -82,6 +82,8 @@ export interface SandboxCommandRun {
   readonly egress?: SandboxEgressProvider;
   /** What the run is for (the client's `x-toolbus-egress-tag`), handed to the egress provider as is. */
   readonly egressTag?: string;
+  /** The run's signed egress token (the client's `x-toolbus-egress-token`), for the provider only: never logged. */
+  readonly egressToken?: string;
 }
 
 /**
@@ -259,8 +261,12 @@ export class SandboxExecutor {
     if (provider === undefined) return this.#run(options);
     const lease = await provider.open({
       runId: randomUUID(),
-      ...omitUndefined({ tag: options.egressTag }),
+      ...omitUndefined({ tag: options.egressTag, token: options.egressToken }),
     });
+    if (lease === undefined) {
+      const { egress: _egress, egressTag: _egressTag, egressToken: _egressToken, ...bare } = options;
+      return this.#run(bare);
+    }
     try {
       const parts = egressRunParts({
         lease,
@@ -268,7 +274,7 @@ export class SandboxExecutor {
         pythonPath: this.options.pythonPath,
         command: options.command,
       });
-      const { egress: _egress, egressTag: _egressTag, ...rest } = options;
+      const { egress: _egress, egressTag: _egressTag, egressToken: _egressToken, ...rest } = options;
       return await this.#run({
         ...rest,
         command: parts.command,

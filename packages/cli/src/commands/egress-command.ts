@@ -6,6 +6,7 @@ import { formatEgressLogLine } from '@toolbus/egress';
 import {
   createDockerEventsIdentitySource,
   createKubernetesPodIdentitySource,
+  deriveEgressTokenKey,
   drainOnSignals,
   type IdentitySource,
   startEgressService,
@@ -14,6 +15,7 @@ import { storageEgressCatalogue } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { egressSecretKey } from '../egress-secret-key.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import type { CliCommand } from './cli-command.ts';
 import type { CliSubcommand } from './cli-subcommand.ts';
@@ -22,7 +24,9 @@ export const egressUsage = `Usage: toolbus egress serve (--kubernetes-namespace 
 
 Runs the egress proxy as its own service for sandboxes in pods or containers: a sandbox is identified by its
 source address (a Kubernetes pod informer, or Docker's events), and the proxy refuses traffic until that source
-has synced; when it does not sync within --sync-timeout-ms (60 s), the command exits with status 1.
+has synced; when it does not sync within --sync-timeout-ms (60 s), the command exits with status 1. A connection
+relayed by an interpreter service (toolbus-interpreter --egress-proxy) is identified by its run's signed egress
+token instead (verified with a key derived from the secret key; forged or expired tokens get a 407).
 
   --port N                proxy port (8080)          --health-port N   /healthz port (8081)
   --host ADDRESS          listen address (0.0.0.0)
@@ -158,6 +162,8 @@ export async function runEgressCommand(argv: readonly string[], io: CliIo): Prom
       port: Number(values.port ?? 8080),
       healthPort: Number(values['health-port'] ?? 8081),
       syncTimeoutMs: Number(values['sync-timeout-ms'] ?? 60_000),
+      // Interpreter pods relay each run with its signed token: the key is the one the server signs with.
+      runTokens: { key: deriveEgressTokenKey(egressSecretKey(config, io.env)) },
       ...(values['upstream-ca'] === undefined
         ? {}
         : { upstreamTrustedCa: [readFileSync(values['upstream-ca'], 'utf8')] }),

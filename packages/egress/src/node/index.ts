@@ -16,6 +16,13 @@ export type { CertificateAuthority, CertificateAuthorityOptions } from './certif
 export { loadOrCreateCertificateAuthority } from './certificate-authority.ts';
 export type { RunSocketEgress, RunSocketEgressOptions, RunSocketLease } from './create-run-socket-egress.ts';
 export { createRunSocketEgress } from './create-run-socket-egress.ts';
+export type { EgressRunIdentity, EgressRunTokenCheck, EgressRunTokenRefusal } from './egress-run-token.ts';
+export {
+  deriveEgressTokenKey,
+  maxEgressRunTokenTtlMs,
+  mintEgressRunToken,
+  verifyEgressRunToken,
+} from './egress-run-token.ts';
 export type { HealthEndpoint } from './health-endpoint.ts';
 export { listenHealthEndpoint } from './health-endpoint.ts';
 export type { LeafCertificateCache } from './leaf-certificate-cache.ts';

@@ -1,23 +1,28 @@
+import { randomUUID } from 'node:crypto';
 import {
   createServer,
   Agent as HttpAgent,
   request as httpRequest,
   type IncomingMessage,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isIP, type Server, type Socket } from 'node:net';
+import { createServer as createNetServer, isIP, type Server, type Socket } from 'node:net';
 import { rootCertificates, TLSSocket } from 'node:tls';
 import { omitUndefined } from '@toolbus/spec';
 import { checkEgressDestination } from '../decision/check-egress-destination.ts';
 import { decideEgress, proxyAuthorizationUser } from '../decision/decide-egress.ts';
 import { type EgressBlockBody, egressBlockBody } from '../decision/egress-block.ts';
 import { type EgressContext, maxEgressBodyBytes } from '../decision/egress-context.ts';
+import type { EgressIdentity } from '../decision/egress-request.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
+import { type EgressRunTokenRefusal, verifyEgressRunToken } from './egress-run-token.ts';
 import { type HealthEndpoint, listenHealthEndpoint } from './health-endpoint.ts';
 import { endToEndHeaders } from './hop-by-hop-headers.ts';
 import { createLeafCertificateCache } from './leaf-certificate-cache.ts';
 import { readRequestBody } from './read-request-body.ts';
+import { readTokenPreamble } from './read-token-preamble.ts';
 
 /** Options for {@link startEgressProxy}. */
 export interface EgressProxyOptions {
@@ -30,6 +35,17 @@ export interface EgressProxyOptions {
   readonly isIdentitySynced?: () => boolean;
   /** How long a drain waits for in-flight requests before closing their sockets; 10 s when absent. */
   readonly drainTimeoutMs?: number;
+  /**
+   * Accept runs' signed egress tokens on TCP listeners (an interpreter relaying many users' runs from one pod):
+   * a connection that begins with a relay's token line is identified by the verified token, never by its address,
+   * and one whose token is forged, malformed or expired is refused with a 407. Connections without the line are
+   * identified by `context.identify` as before (pod labels). Absent: the line is not recognised at all.
+   */
+  readonly runTokens?: {
+    /** The key tokens are signed with ({@link deriveEgressTokenKey}). */
+    readonly key: Uint8Array;
+    readonly now?: () => number;
+  };
 }
 
 /** Where one listener of the proxy accepts sandbox connections. */
@@ -66,6 +82,8 @@ export interface EgressProxy {
 
 interface SocketMeta {
   readonly connection: string | undefined;
+  /** Why the connection's egress token was refused: every request on it is answered 407. */
+  readonly tokenRefusal?: EgressRunTokenRefusal;
   /** For connections inside a CONNECT tunnel: where the tunnel goes and in which scheme. */
   readonly tunnel?: {
     readonly authority: string;
@@ -75,6 +93,31 @@ interface SocketMeta {
 }
 
 const blockHeaders = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+
+/** Connection keys of token-identified connections; never a source address (those have no such prefix). */
+const tokenConnectionPrefix = 'egress-token:';
+
+/** How long a new TCP connection may take to send its first line before it is dropped. */
+const preambleTimeoutMs = 10_000;
+
+/** A whole HTTP response with a JSON body, for a socket the HTTP server does not own (CONNECT, token line). */
+function rawResponse(status: number, body: EgressBlockBody | Record<string, string>): string {
+  const text = JSON.stringify(body);
+  const challenge = status === 407 ? 'Proxy-Authenticate: Toolbus-Egress-Token\r\n' : '';
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\n${challenge}Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
+}
+
+/** The 407 body of a refused token: says what happened, never the token. */
+function tokenRefusalBody(reason: EgressRunTokenRefusal): Record<string, string> {
+  return {
+    error: 'egress_token_refused',
+    reason,
+    message:
+      reason === 'expired'
+        ? "This run's egress identity expired, so the proxy refuses its traffic. Retrying in this run will not help; run the code again."
+        : "This run's egress identity could not be verified, so the proxy refuses its traffic. Do not retry.",
+  };
+}
 
 function sendBlock(
   response: ServerResponse,
@@ -107,7 +150,26 @@ function parseAuthority(target: string | undefined): { host: string; port: numbe
  */
 export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
   const drainController = new AbortController();
-  const context: EgressContext = { ...options.context, signal: drainController.signal };
+  const now = options.runTokens?.now ?? Date.now;
+  /** Verified identities of token connections, by connection key, until their socket closes. */
+  const tokenIdentities = new Map<string, { identity: EgressIdentity; expiresAtMs: number }>();
+  const context: EgressContext = {
+    ...options.context,
+    signal: drainController.signal,
+    identify: (connection) => {
+      if (!connection.startsWith(tokenConnectionPrefix)) return options.context.identify(connection);
+      const entry = tokenIdentities.get(connection);
+      return entry === undefined || entry.expiresAtMs <= now() ? undefined : entry.identity;
+    },
+  };
+  /** Why a request on this connection is refused for its token (forged, malformed, or expired since). */
+  const tokenRefusal = (socketMeta: SocketMeta | undefined): EgressRunTokenRefusal | undefined => {
+    if (socketMeta?.tokenRefusal !== undefined) return socketMeta.tokenRefusal;
+    const connection = socketMeta?.connection;
+    if (connection === undefined || !connection.startsWith(tokenConnectionPrefix)) return undefined;
+    const entry = tokenIdentities.get(connection);
+    return entry === undefined || entry.expiresAtMs <= now() ? 'expired' : undefined;
+  };
   const log = context.logger ?? (() => {});
   const leaves = createLeafCertificateCache(options.authority);
   const upstreamCa = [...rootCertificates, ...(options.upstreamTrustedCa ?? [])];
@@ -136,6 +198,13 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
         message:
           'The egress proxy is not serving right now (starting or shutting down). Retry in a few seconds.',
       });
+      return;
+    }
+    const refusal = tokenRefusal(socketMeta);
+    if (refusal !== undefined) {
+      log('egress_token_refused', [['reason', refusal]]);
+      response.writeHead(407, { ...blockHeaders, 'proxy-authenticate': 'Toolbus-Egress-Token' });
+      response.end(JSON.stringify(tokenRefusalBody(refusal)));
       return;
     }
     const tunnel = socketMeta?.tunnel;
@@ -235,11 +304,14 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
   async function onConnect(request: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     const socketMeta = meta.get(socket);
     const refuse = (status: number, body: EgressBlockBody | Record<string, string>): void => {
-      const text = JSON.stringify(body);
-      socket.end(
-        `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-      );
+      socket.end(rawResponse(status, body));
     };
+    const refusal = tokenRefusal(socketMeta);
+    if (refusal !== undefined) {
+      log('egress_token_refused', [['reason', refusal]]);
+      refuse(407, tokenRefusalBody(refusal));
+      return;
+    }
     if (!ready()) {
       refuse(503, {
         error: 'proxy_unavailable',
@@ -317,7 +389,9 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
         inner.emit('request', request, response);
       });
       server.on('connection', (socket: Socket) => {
-        track(socket, { connection: listenOptions.connection ?? socket.remoteAddress });
+        // A token connection was tracked when its line was read; any other is keyed by listener or address.
+        if (!meta.has(socket))
+          track(socket, { connection: listenOptions.connection ?? socket.remoteAddress });
       });
       server.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => {
         const task = onConnect(request, socket, head).catch(() => {
@@ -327,18 +401,53 @@ export function startEgressProxy(options: EgressProxyOptions): EgressProxy {
         void task.finally(() => inFlight.delete(task));
       });
       servers.add(server);
+      const tokens = options.runTokens;
+      // With tokens on a shared TCP port, each connection's first line is read before HTTP parsing starts.
+      const front: Server =
+        tokens !== undefined && listenOptions.path === undefined && listenOptions.connection === undefined
+          ? createNetServer((socket) => {
+              socket.on('error', () => socket.destroy());
+              void readTokenPreamble(socket, preambleTimeoutMs).then((preamble) => {
+                if (socket.destroyed) return;
+                if (preamble.kind === 'token') {
+                  const check = verifyEgressRunToken(preamble.token, { key: tokens.key, now: now() });
+                  if (check.ok) {
+                    const connection = `${tokenConnectionPrefix}${randomUUID()}`;
+                    tokenIdentities.set(connection, {
+                      identity: check.identity,
+                      expiresAtMs: check.expiresAtMs,
+                    });
+                    socket.once('close', () => tokenIdentities.delete(connection));
+                    track(socket, { connection });
+                  } else {
+                    track(socket, { connection: undefined, tokenRefusal: check.reason });
+                  }
+                } else if (preamble.kind === 'malformed') {
+                  // The line never ended properly: what follows cannot be told apart from it, so answer and hang up.
+                  log('egress_token_refused', [['reason', 'malformed']]);
+                  socket.end(rawResponse(407, tokenRefusalBody('malformed')));
+                  return;
+                }
+                server.emit('connection', socket);
+                socket.resume();
+              });
+            })
+          : server;
+      if (front !== server) servers.add(front);
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        if (listenOptions.path !== undefined) server.listen(listenOptions.path, resolve);
-        else server.listen(listenOptions.port ?? 0, listenOptions.host ?? '127.0.0.1', resolve);
+        front.once('error', reject);
+        if (listenOptions.path !== undefined) front.listen(listenOptions.path, resolve);
+        else front.listen(listenOptions.port ?? 0, listenOptions.host ?? '127.0.0.1', resolve);
       });
-      const address = server.address();
+      const address = front.address();
       return {
         ...(typeof address === 'object' && address !== null ? { port: address.port } : {}),
         ...omitUndefined({ path: listenOptions.path }),
         close: () =>
           new Promise<void>((resolve) => {
             servers.delete(server);
+            servers.delete(front);
+            if (front !== server) front.close();
             server.close(() => resolve());
             for (const socket of sockets) {
               if (

@@ -7,7 +7,7 @@ import {
 } from '../identity/identity-source.ts';
 import { loadOrCreateCertificateAuthority } from './certificate-authority.ts';
 import { listenHealthEndpoint } from './health-endpoint.ts';
-import { type EgressProxy, startEgressProxy } from './start-egress-proxy.ts';
+import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from './start-egress-proxy.ts';
 
 /** Options for {@link startEgressService}. */
 export interface EgressServiceOptions {
@@ -17,6 +17,8 @@ export interface EgressServiceOptions {
   /** The CA store directory. */
   readonly caDirectory: string;
   readonly upstreamTrustedCa?: readonly string[];
+  /** Accept runs' signed egress tokens too (interpreter pods relaying many users' runs); see `startEgressProxy`. */
+  readonly runTokens?: EgressProxyOptions['runTokens'];
   readonly host?: string;
   /** The proxy port (8080 in a deployment; 0 picks one). */
   readonly port?: number;
@@ -62,7 +64,7 @@ export async function startEgressService(options: EgressServiceOptions): Promise
       context: { ...options.context, identify: (address) => source.identify(address) },
       authority,
       isIdentitySynced: () => source.synced(),
-      ...omitUndefined({ upstreamTrustedCa: options.upstreamTrustedCa }),
+      ...omitUndefined({ upstreamTrustedCa: options.upstreamTrustedCa, runTokens: options.runTokens }),
     });
     const listener = await proxy.listen({
       port: options.port ?? 0,

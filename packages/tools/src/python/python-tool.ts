@@ -36,6 +36,14 @@ export interface PythonToolOptions {
   readonly availabilityCacheMs?: number;
   /** The LLM-facing name; default the built-in registry's name for the python tool. */
   readonly name?: string;
+  /**
+   * Mints the signed egress token of one run (its tool call and how long it may take), for services that relay
+   * run network to a standalone egress proxy; undefined: the run gets no network there. Absent: no token is sent.
+   */
+  readonly egressToken?: (run: {
+    readonly toolCallId: string;
+    readonly timeoutMs: number;
+  }) => Promise<string | undefined>;
 }
 
 const defaultStaging: StagingLimits = { maxFiles: 25, maxBytes: 100 * 1024 * 1024, concurrency: 8 };
@@ -102,6 +110,7 @@ export function createPythonTool(options: PythonToolOptions): Tool {
           signal: context.signal,
           userId: context.userId,
         });
+        const egressToken = await options.egressToken?.({ toolCallId, timeoutMs: executionTimeoutMs });
         let result: ExecuteResponse | undefined;
         for await (const event of options.client.executeStream(
           {
@@ -112,7 +121,12 @@ export function createPythonTool(options: PythonToolOptions): Tool {
           },
           // The service counts the run's output files against this user's share of its file store; the egress tag
           // lets an approval this run's network access asks for appear at this tool call.
-          omitUndefined({ signal: context.signal, userId: context.userId, egressTag: toolCallId }),
+          omitUndefined({
+            signal: context.signal,
+            userId: context.userId,
+            egressTag: toolCallId,
+            egressToken,
+          }),
         )) {
           if (event.type === 'output') {
             context.emitter.emit({ type: 'python-delta', toolCallId, [event.stream]: event.data });
