@@ -193,6 +193,12 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
   let seen: ProbeSeen;
   let probe: IsolationReport['probe'];
   if (reused !== undefined) {
+    // Still make (and drop) one workspace: that is where this service learns whether its workspaces get a quota.
+    try {
+      await executor.removeWorkspace(await executor.createWorkspace());
+    } catch (error) {
+      return failed(`the sandbox probe failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
     seen = reused.seen;
     probe = { ran: false, at: reused.at };
   } else {
