@@ -204,8 +204,18 @@ export async function fetchThroughBalancer(
   timeoutMs = 60_000,
 ): Promise<Response> {
   const deadline = Date.now() + timeoutMs;
+  // A read may meet a kept-alive connection the balancer closed as its replica died ("other side closed"): it is
+  // sent again. A write is not (it may have been applied), so its failure reaches the test.
+  const idempotent = (init?.method ?? 'GET').toUpperCase() === 'GET';
   for (;;) {
-    const response = await fetch(url, init);
+    let response: Response;
+    try {
+      response = await fetch(url, init);
+    } catch (error) {
+      if (!idempotent || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
     if (response.status !== 503 || response.headers.get('x-replica') || Date.now() > deadline) return response;
     await response.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, 250));
