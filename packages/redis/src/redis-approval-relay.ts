@@ -1,6 +1,7 @@
 import type { ApprovalDecision } from '@toolbus/egress';
 import type { ApprovalRelay, WaitingApproval } from '@toolbus/server';
 import type { Redis } from 'ioredis';
+import { RedisChannelSubscriptions } from './redis-channel-subscriptions.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 // The owner check, the first-decision-wins check and the message to the waiting replica in one step.
@@ -33,7 +34,7 @@ export class RedisApprovalRelay implements ApprovalRelay {
   readonly recheckIntervalMs: number;
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
-  readonly #subscribers = new Set<Redis>();
+  readonly #subscriptions: RedisChannelSubscriptions;
 
   constructor(options: {
     readonly redis: Redis;
@@ -44,6 +45,10 @@ export class RedisApprovalRelay implements ApprovalRelay {
     this.#redis = options.redis;
     this.#keys = options.keys;
     this.recheckIntervalMs = options.recheckIntervalMs ?? 2_000;
+    this.#subscriptions = new RedisChannelSubscriptions({
+      redis: options.redis,
+      channel: options.keys.approvalChannel,
+    });
   }
 
   async open(approval: WaitingApproval): Promise<void> {
@@ -75,18 +80,10 @@ export class RedisApprovalRelay implements ApprovalRelay {
   async subscribe(
     listener: (approvalId: string, decision: ApprovalDecision) => void,
   ): Promise<() => Promise<void>> {
-    const subscriber = this.#redis.duplicate();
-    this.#subscribers.add(subscriber);
-    subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.#keys.approvalChannel) return;
+    return this.#subscriptions.subscribe((message) => {
       const parsed = parseDecision(message);
       if (parsed) listener(parsed.approvalId, parsed.decision);
     });
-    await subscriber.subscribe(this.#keys.approvalChannel);
-    return async () => {
-      this.#subscribers.delete(subscriber);
-      await subscriber.quit().catch(() => subscriber.disconnect());
-    };
   }
 
   async grant(sessionId: string, grants: readonly string[]): Promise<void> {
@@ -107,8 +104,7 @@ export class RedisApprovalRelay implements ApprovalRelay {
 
   /** Closes the subscriptions still open. */
   disconnect(): void {
-    for (const subscriber of this.#subscribers) subscriber.disconnect();
-    this.#subscribers.clear();
+    this.#subscriptions.disconnectAll();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { TurnStopSignal } from '@toolbus/server';
 import type { Redis } from 'ioredis';
+import { RedisChannelSubscriptions } from './redis-channel-subscriptions.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 /** How long a stop request is kept for a turn still queued. */
@@ -12,11 +13,15 @@ const stopRetentionSeconds = 3_600;
 export class RedisTurnStopSignal implements TurnStopSignal {
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
-  readonly #subscribers = new Set<Redis>();
+  readonly #subscriptions: RedisChannelSubscriptions;
 
   constructor(options: { readonly redis: Redis; readonly keys: RedisKeys }) {
     this.#redis = options.redis;
     this.#keys = options.keys;
+    this.#subscriptions = new RedisChannelSubscriptions({
+      redis: options.redis,
+      channel: options.keys.stopChannel,
+    });
   }
 
   async request(chatId: string, turn: number): Promise<void> {
@@ -32,24 +37,15 @@ export class RedisTurnStopSignal implements TurnStopSignal {
   }
 
   async subscribe(listener: (chatId: string, turn: number) => void): Promise<() => Promise<void>> {
-    const subscriber = this.#redis.duplicate();
-    this.#subscribers.add(subscriber);
-    subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.#keys.stopChannel) return;
+    return this.#subscriptions.subscribe((message) => {
       const parsed = parseStop(message);
       if (parsed) listener(parsed.chatId, parsed.turn);
     });
-    await subscriber.subscribe(this.#keys.stopChannel);
-    return async () => {
-      this.#subscribers.delete(subscriber);
-      await subscriber.quit().catch(() => subscriber.disconnect());
-    };
   }
 
   /** Closes the subscriptions still open. */
   close(): void {
-    for (const subscriber of this.#subscribers) subscriber.disconnect();
-    this.#subscribers.clear();
+    this.#subscriptions.disconnectAll();
   }
 }
 
