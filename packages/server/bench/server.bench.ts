@@ -149,6 +149,17 @@ const toolbus = await start(
   { BENCH_MODEL_URL: model.url },
   profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 );
+// The floor any Node server pays for the same streams: a relay that reads the model's events with node:http,
+// parses each one's JSON and writes it on as an SSE packet (no storage, no turn loop, no web streams).
+const relay = await start('relay-process.ts', { BENCH_MODEL_URL: model.url });
+let relayCpuMicros = 0;
+relay.onLine((line) => {
+  try {
+    relayCpuMicros = (JSON.parse(line) as { cpuMicros: number }).cpuMicros;
+  } catch {
+    // not a CPU line
+  }
+});
 let modelCpuMicros = 0;
 model.onLine((line) => {
   try {
@@ -192,19 +203,26 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
 
 /** CPU time of each process over a level, in µs per token delivered. */
 function cpuMeter() {
-  const start = { model: modelCpuMicros, toolbus: memory.cpuMicros, client: process.cpuUsage() };
+  const start = {
+    model: modelCpuMicros,
+    toolbus: memory.cpuMicros,
+    relay: relayCpuMicros,
+    client: process.cpuUsage(),
+  };
   return async (tokens: number) => {
     await settle();
     const client = process.cpuUsage(start.client);
     return {
       model: (modelCpuMicros - start.model) / tokens,
       toolbus: (memory.cpuMicros - start.toolbus) / tokens,
+      relay: (relayCpuMicros - start.relay) / tokens,
       client: (client.user + client.system) / tokens,
     };
   };
 }
 
-async function bareLevel(count: number) {
+/** The bare model stream read directly, or (with `through`) through the minimal relay. */
+async function bareLevel(count: number, through?: string) {
   const tokens: number[] = [];
   const firsts: number[] = [];
   const streams = openStreams();
@@ -218,7 +236,7 @@ async function bareLevel(count: number) {
     });
     let first = true;
     let received = 0;
-    await postForEvents(`${model.url}/v1/chat/completions`, body, (event, at) => {
+    await postForEvents(through ?? `${model.url}/v1/chat/completions`, body, (event, at) => {
       if (first) {
         firsts.push(at - started);
         first = false;
@@ -296,10 +314,12 @@ await bareLevel(5);
 
 const rows: string[] = [];
 let best = 0;
+let bestRelayed = 0;
 const loadBefore = loadavg()[0] ?? 0;
 for (const count of levels) {
   const load = loadavg()[0] ?? 0;
   const bare = await bareLevel(count);
+  const relayed = await bareLevel(count, `${relay.url}/relay`);
   const served = await toolbusLevel(count);
   const bareP99 = percentile(bare.tokens, 99);
   const servedP99 = percentile(served.tokens, 99);
@@ -309,9 +329,12 @@ for (const count of levels) {
     served.failed === 0 && served.stops === count && served.tokens.length >= count * deltasPerTurn;
   // Held: every turn ended with all its tokens, and all the streams were open at the same moment.
   if (complete && served.concurrent === count && added <= 50) best = count;
+  const relayedP99 = percentile(relayed.tokens, 99);
+  const relayedComplete = relayed.failed === 0 && relayed.tokens.length >= count * deltasPerTurn;
+  if (relayedComplete && relayed.concurrent === count && relayedP99 - bareP99 <= 50) bestRelayed = count;
   const micros = (value: number) => value.toFixed(0);
   rows.push(
-    `| ${count} | ${bare.concurrent} / ${served.concurrent} | ${percentile(bare.tokens, 50).toFixed(1)} / ${bareP99.toFixed(1)} | ${percentile(served.tokens, 50).toFixed(1)} / ${servedP99.toFixed(1)} | ${added.toFixed(1)} | ${percentile(bare.firsts, 50).toFixed(1)} | ${percentile(served.firsts, 50).toFixed(1)} | ${percentile(served.firsts, 99).toFixed(1)} | ${ttfpRatio.toFixed(2)}× | ${served.perStreamKiB.toFixed(1)} | ${served.rssMiB.toFixed(0)} | ${micros(served.cpu.toolbus)} | ${micros(served.cpu.model)} / ${micros(bare.cpu.model)} | ${micros(served.cpu.client)} / ${micros(bare.cpu.client)} | ${served.stops}/${count}${served.failed ? `, ${served.failed} failed` : ''} | ${load.toFixed(1)} |`,
+    `| ${count} | ${bare.concurrent} / ${served.concurrent} | ${percentile(bare.tokens, 50).toFixed(1)} / ${bareP99.toFixed(1)} | ${percentile(served.tokens, 50).toFixed(1)} / ${servedP99.toFixed(1)} | ${added.toFixed(1)} | ${relayed.concurrent} / ${(relayedP99 - bareP99).toFixed(1)} / ${micros(relayed.cpu.relay)} | ${percentile(bare.firsts, 50).toFixed(1)} | ${percentile(served.firsts, 50).toFixed(1)} | ${percentile(served.firsts, 99).toFixed(1)} | ${ttfpRatio.toFixed(2)}× | ${served.perStreamKiB.toFixed(1)} | ${served.rssMiB.toFixed(0)} | ${micros(served.cpu.toolbus)} | ${micros(served.cpu.model)} / ${micros(bare.cpu.model)} | ${micros(served.cpu.client)} / ${micros(bare.cpu.client)} | ${served.stops}/${count}${served.failed ? `, ${served.failed} failed` : ''} | ${load.toFixed(1)} |`,
   );
   console.error(rows.at(-1));
   // Every level runs while its turns complete, so the figures past the latency limit are measured too.
@@ -322,16 +345,17 @@ console.log(
   `## server: concurrent streaming chats (50 tokens/s each, ${deltasPerTurn} tokens after one tool call per turn)\n`,
 );
 console.log(
-  '| chats | streams open at once (bare / toolbus) | bare token latency p50 / p99 (ms) | toolbus token latency p50 / p99 (ms) | added p99 (ms) | bare first chunk p50 (ms) | toolbus first packet p50 (ms) | toolbus first packet p99 (ms) | first packet ratio (p50) | memory per open stream (KiB, heap+external) | toolbus RSS peak (MiB) | toolbus CPU per token (µs) | model CPU per token, toolbus / bare run (µs) | client CPU per token, toolbus / bare run (µs) | turns ended | 1-min load average at the level start |',
+  '| chats | streams open at once (bare / toolbus) | bare token latency p50 / p99 (ms) | toolbus token latency p50 / p99 (ms) | added p99 (ms) | minimal relay: streams open at once / added p99 (ms) / CPU per token (µs) | bare first chunk p50 (ms) | toolbus first packet p50 (ms) | toolbus first packet p99 (ms) | first packet ratio (p50) | memory per open stream (KiB, heap+external) | toolbus RSS peak (MiB) | toolbus CPU per token (µs) | model CPU per token, toolbus / bare run (µs) | client CPU per token, toolbus / bare run (µs) | turns ended | 1-min load average at the level start |',
 );
-console.log(`|${' --- |'.repeat(16)}`);
+console.log(`|${' --- |'.repeat(17)}`);
 for (const row of rows) console.log(row);
 console.log(
   `\nLoad average (1 min) when the run started: ${loadBefore.toFixed(1)} on ${(await import('node:os')).cpus().length} cores (other work on the machine inflates every latency, bare and toolbus alike).`,
 );
 console.log(
-  `\nMost concurrent chats with every turn complete, all streams open at once and p99 added token latency ≤ 50 ms: **${best}** (goal ≥ 1,000 on 2 cores).\n`,
+  `\nMost concurrent chats with every turn complete, all streams open at once and p99 added token latency ≤ 50 ms: **${best}** (goal ≥ 1,000 on 2 cores); the same for the minimal relay (the floor for any Node server on this machine, with the model and the clients on the same cores): **${bestRelayed}**.\n`,
 );
 toolbus.child.kill('SIGTERM');
 await new Promise((resolve) => toolbus.child.once('exit', resolve));
 model.child.kill('SIGTERM');
+relay.child.kill('SIGTERM');
