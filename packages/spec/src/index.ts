@@ -1,6 +1,7 @@
 export type { AssistantToolCall, ChatFile, ChatMessage } from './chat-message.ts';
 export type { CitationAllocator } from './citation-allocator.ts';
 export type { CitationCheck, CitationVerdict } from './citation-check.ts';
+export { coalesceTextDeltas } from './coalesce-text-deltas.ts';
 export type {
   CreateSessionRequest,
   CreateSessionResponse,

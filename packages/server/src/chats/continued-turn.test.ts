@@ -56,8 +56,13 @@ test('persisted() resolves once every packet emitted before it is stored', async
         for (let round = 0; round < 3; round += 1) {
           for (let index = 0; index < 150; index += 1) emitter.emitAt({ turn: round, tab: 0 }, delta('x'));
           answers.push(await context.persisted());
+          // Deltas queued together are stored as one packet: count the text stored, not the packets.
+          const stored = await storage.chats.listPackets({ chatId: chat.id, turn, limit: 1000 });
           storedAtCheckpoints.push(
-            (await storage.chats.listPackets({ chatId: chat.id, turn, limit: 1000 })).length,
+            stored.reduce(
+              (sum, { packet }) => sum + ((packet as Packet).obj as { content: string }).content.length,
+              0,
+            ),
           );
         }
       }),
@@ -65,7 +70,9 @@ test('persisted() resolves once every packet emitted before it is stored', async
   await live.ended;
   assert.deepEqual(answers, [true, true, true]);
   assert.deepEqual(storedAtCheckpoints, [150, 300, 450], 'everything emitted before each call was stored');
-  assert.equal(live.lastSequence, 451);
+  const all = await storage.chats.listPackets({ chatId: chat.id, turn: live.index, limit: 1000 });
+  assert.equal(live.lastSequence, all.length);
+  assert.equal((all.at(-1)?.packet as Packet | undefined)?.obj.type, 'stop');
 });
 
 test('persisted() is false once the replica lost its hold on the turn', async () => {
@@ -128,4 +135,37 @@ test('a turn that continues publishes its stored packets first, hands them to it
     [...earlier.map((packet) => packet.obj), delta('resumed'), { type: 'stop', reason: 'finished' }],
   );
   assert.equal((await storage.chats.getTurn({ chatId: chat.id, turn: record.index }))?.status, 'completed');
+});
+
+test('text deltas queued in one pass are stored and followed as one packet each run, in order, with nothing lost', async () => {
+  const chat = await storage.chats.create({ userId });
+  const runner = new TurnRunner({ storage, logger: silentLogger });
+  const live = await runner.start({
+    chatId: chat.id,
+    userId,
+    input: [{ role: 'user', content: 'q' }],
+    run: () =>
+      loop(async (emitter) => {
+        emitter.emitAt({ turn: 0, tab: 0 }, { type: 'message-start' });
+        for (let index = 0; index < 40; index += 1) emitter.emitAt({ turn: 0, tab: 0 }, delta(`${index},`));
+        emitter.emitAt({ turn: 0, tab: 0 }, { type: 'section-end' });
+        emitter.emitAt({ turn: 1, tab: 0 }, delta('next'));
+      }),
+  });
+  const followed: Packet['obj'][] = [];
+  for await (const stored of runner.follow(chat.id, live.index, 0))
+    followed.push((stored.packet as Packet).obj);
+  const expected = Array.from({ length: 40 }, (_unused, index) => `${index},`).join('');
+  assert.deepEqual(followed, [
+    { type: 'message-start' },
+    { type: 'message-delta', content: expected },
+    { type: 'section-end' },
+    { type: 'message-delta', content: 'next' },
+    { type: 'stop', reason: 'finished' },
+  ]);
+  const replayed = await storage.chats.listPackets({ chatId: chat.id, turn: live.index, limit: 100 });
+  assert.deepEqual(
+    replayed.map(({ packet }) => (packet as Packet).obj),
+    followed,
+  );
 });

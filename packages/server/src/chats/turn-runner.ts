@@ -1,6 +1,6 @@
 import type { ChatTurn, ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement } from '@toolbus/spec';
-import { omitUndefined, placementKey } from '@toolbus/spec';
+import { coalesceTextDeltas, omitUndefined, placementKey } from '@toolbus/spec';
 import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
 import type { TurnApprovals } from '../approvals/approval-hub.ts';
 import { ServerError } from '../http/server-error.ts';
@@ -435,10 +435,12 @@ export class TurnRunner {
     let writing: Promise<void> = Promise.resolve();
     let writeFailed: unknown;
     // Packets queued during one event-loop pass are written with those of every other running turn (one
-    // transaction), taken when the batch is written; a turn's writes follow one another in order.
+    // transaction), taken when the batch is written; a turn's writes follow one another in order. Text deltas
+    // queued together become one packet: when the process falls behind its models, it stores and sends one
+    // packet per pass instead of one per token.
     const take = () => {
       scheduled = false;
-      return writeFailed === undefined ? pending.splice(0) : [];
+      return writeFailed === undefined ? coalesceTextDeltas(pending.splice(0)) : [];
     };
     const write = async () => {
       if (writeFailed !== undefined || pending.length === 0) {
