@@ -126,6 +126,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     resolveModel,
     builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
     fetch,
+    logger,
     ...omitUndefined({ assemblyCache: options.assemblyCache }),
     systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     defaultPersona: async () => {

@@ -8,7 +8,7 @@ import {
   parseDeepResearchCheckpoint,
   runDeepResearch,
 } from '@toolbus/research';
-import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
+import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool, WarningLogger } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '@toolbus/storage';
 import { type DocumentSearchIndex, withSavedMemories } from '@toolbus/tools';
@@ -67,6 +67,8 @@ export interface ChatServiceDependencies {
   readonly resolveModel: (model: string) => LanguageModelV4;
   readonly builtInToolFactories: NonNullable<ServerOptions['builtInToolFactories']>;
   readonly fetch: typeof fetch;
+  /** Where assembly reports what it left out (a skipped row, a dropped credential header), by name only. */
+  readonly logger?: WarningLogger;
   readonly assemblyCache?: ToolAssemblyCache;
   readonly systemPrompt: string;
   readonly defaultPersona: () => Promise<Persona | undefined>;
@@ -503,13 +505,15 @@ export class ChatService {
       builtInFactories: deps.builtInToolFactories(context),
       availabilityContext: { userId: principal.user.id, files: options.files ?? [] },
       fetch: deps.fetch,
-      ...omitUndefined({ cache: deps.assemblyCache }),
-      ...(deps.mcpOAuthRedirectUrl
+      ...omitUndefined({ cache: deps.assemblyCache, logger: deps.logger }),
+      ...(deps.logger ? { openApi: { logger: deps.logger } } : {}),
+      ...(deps.mcpOAuthRedirectUrl || deps.logger
         ? {
-            mcp: {
+            mcp: omitUndefined({
               oauthRedirectUrl: deps.mcpOAuthRedirectUrl,
-              ...omitUndefined({ oauthRefreshLock: deps.mcpOAuthRefreshLock }),
-            },
+              oauthRefreshLock: deps.mcpOAuthRefreshLock,
+              logger: deps.logger,
+            }),
           }
         : {}),
     });

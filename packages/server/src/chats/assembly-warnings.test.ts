@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import type { Storage } from '@toolbus/storage';
+import {
+  lookupThenAnswer,
+  lookupToolFactories,
+  openTestStorage,
+  readSse,
+} from '../__fixtures__/test-server.ts';
+import { createServer } from '../create-server.ts';
+import { type ListeningServer, listen } from '../listen.ts';
+import { createJsonLogger } from '../server-logger.ts';
+
+// What assembly leaves out of a turn (a row whose server is down, a stored credential HTTP cannot carry) goes to
+// the server's own JSON log, by name, never to the console and never with the secret.
+let model: ScriptedModelServer;
+let storage: Storage;
+let http: ListeningServer;
+const lines: string[] = [];
+const consoleWarnings: unknown[][] = [];
+const consoleWarn = console.warn;
+
+const secretToken = 'tok-SECRET-1234\nsecond line';
+const petsDocument = {
+  openapi: '3.0.3',
+  info: { title: 'Pets', version: '1' },
+  servers: [{ url: 'http://127.0.0.1:9/api' }],
+  paths: {
+    '/pets/{petId}': {
+      get: {
+        operationId: 'getPet',
+        parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'A pet' } },
+      },
+    },
+  },
+};
+
+before(async () => {
+  console.warn = (...parts: unknown[]) => {
+    consoleWarnings.push(parts);
+  };
+  model = await startScriptedModelServer({ handler: lookupThenAnswer() });
+  ({ storage } = await openTestStorage());
+  const persona = (await storage.personas.list()).find((item) => item.name === 'default');
+  assert.ok(persona);
+  const down = await storage.mcpServers.create({
+    name: 'down',
+    // Port 9 (discard) on loopback: nothing listens there, the connection is refused.
+    endpoint: { transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
+    authType: 'none',
+  });
+  await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: down.id, toolName: 'echo' });
+  await storage.personas.addToolRow(persona.id, {
+    kind: 'openapi',
+    name: 'Pets',
+    document: petsDocument,
+    auth: { type: 'bearer', token: secretToken },
+  });
+  const server = await createServer({
+    storage,
+    auth: 'local',
+    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    builtInToolFactories: () => lookupToolFactories(),
+    logger: createJsonLogger((line) => lines.push(line)),
+  });
+  http = await listen(server, { port: 0 });
+});
+after(async () => {
+  console.warn = consoleWarn;
+  await http.close();
+  await storage.close();
+  await model.close();
+});
+
+test('assembly warnings of a turn go to the server log as JSON, by name, never to the console or with a secret', async () => {
+  const chat = (await (
+    await fetch(`${http.url}/v1/chats`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+  ).json()) as { id: string };
+  const events = await readSse(
+    await fetch(`${http.url}/v1/chats/${chat.id}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'refunds?' }),
+    }),
+  );
+  assert.equal((JSON.parse(events.at(-1)?.data ?? '{}') as { obj: { type: string } }).obj.type, 'stop');
+  const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const warnings = logged.filter((entry) => entry.level === 'warn');
+  assert.ok(
+    warnings.some((entry) => JSON.stringify(entry).includes('mcp-server-failed')),
+    `the skipped MCP row is logged: ${JSON.stringify(warnings)}`,
+  );
+  assert.ok(
+    warnings.some((entry) => /authorization/i.test(JSON.stringify(entry))),
+    `the dropped credential header is logged by name: ${JSON.stringify(warnings)}`,
+  );
+  assert.ok(!lines.join('\n').includes('tok-SECRET'), 'the credential never reaches the log');
+  assert.deepEqual(consoleWarnings, [], 'nothing went to console.warn');
+});
