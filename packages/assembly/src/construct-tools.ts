@@ -12,7 +12,7 @@ import { filterToolRows } from './filter-tool-rows.ts';
 import { type AssemblyMcpOptions, loadMcpServerTools, type McpServerTools } from './load-mcp-server-tools.ts';
 import { nameAssembledTools } from './name-assembled-tools.ts';
 import type { RowOutcome } from './row-outcome.ts';
-import type { SkippedTool } from './skipped-tool.ts';
+import { routineSkipReasons, type SkippedTool } from './skipped-tool.ts';
 import type { ToolAssemblyCache } from './tool-assembly-cache.ts';
 
 /** The built-in id of internal search (forced search injects it), from core's registry. */
@@ -159,7 +159,7 @@ export async function constructTools(options: ConstructToolsOptions): Promise<To
   for (const outcome of outcomes) skipped.push(...outcome.skipped);
   const { tools, toolsByRowId } = nameAssembledTools(outcomes.flatMap((outcome) => outcome.entries));
   for (const item of skipped) {
-    if (item.reason !== 'not-allowed' && item.reason !== 'memory-disabled') {
+    if (!routineSkipReasons.has(item.reason)) {
       options.logger?.warn(item.message, { rowId: item.rowId, reason: item.reason });
     }
   }

@@ -31,6 +31,20 @@ export type SkipReason =
   | 'mcp-definition-changed'
   | 'mcp-tool-new';
 
+/**
+ * The reasons a row is left out on purpose (a flag, a setting, a service that is not configured, a check on the
+ * turn's own files): what nobody must be warned about. The assembly logs every other skip; the CLI stays quiet on
+ * these too.
+ */
+export const routineSkipReasons: ReadonlySet<SkipReason> = new Set<SkipReason>([
+  'not-allowed',
+  'unavailable',
+  'memory-disabled',
+  'search-disabled',
+  'unknown-built-in',
+  'duplicate-built-in',
+]);
+
 /** One thing left out of an assembly, for the UI and the logs. Messages never contain secret values. */
 export interface SkippedTool {
   /**

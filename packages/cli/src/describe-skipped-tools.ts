@@ -1,15 +1,5 @@
-import type { SkippedTool } from '@toolbus/assembly';
+import { routineSkipReasons, type SkippedTool } from '@toolbus/assembly';
 import { oneLine } from './one-line.ts';
-
-// Left out on purpose (a flag, a setting, a service that is not configured): nothing the user must hear about.
-const quietReasons = new Set<SkippedTool['reason']>([
-  'not-allowed',
-  'unavailable',
-  'memory-disabled',
-  'search-disabled',
-  'unknown-built-in',
-  'duplicate-built-in',
-]);
 
 /**
  * What the user must hear before the answer about tools that were left out: one line per MCP server that cannot
@@ -24,7 +14,7 @@ export function describeSkippedTools(
   const failedServers = new Set<string>();
   const waiting = new Map<string, { notApproved: number; changed: number; added: string[] }>();
   for (const item of skipped) {
-    if (quietReasons.has(item.reason)) continue;
+    if (routineSkipReasons.has(item.reason)) continue;
     const server =
       item.serverId === undefined ? undefined : (serverNames.get(item.serverId) ?? item.serverId);
     if (

@@ -30,6 +30,7 @@ import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-se
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { repeatLimitedWarnings } from './observability/repeat-limited-warnings.ts';
 import { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 import { singleFlight } from './scale-out/single-flight-lock.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
@@ -126,7 +127,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     resolveModel,
     builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
     fetch,
-    logger,
+    logger: repeatLimitedWarnings(logger),
     ...omitUndefined({ assemblyCache: options.assemblyCache }),
     systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     defaultPersona: async () => {
