@@ -47,6 +47,7 @@ describe('migrations', () => {
     assert.deepEqual(tableNames(path), [
       'api_keys',
       'chat_messages',
+      'chat_packet_log',
       'chat_packets',
       'chat_turns',
       'chats',

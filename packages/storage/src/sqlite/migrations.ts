@@ -289,4 +289,21 @@ CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
 CREATE INDEX chats_by_activity ON chats (activity);
 `,
   },
+  {
+    version: 10,
+    name: 'packets of running turns in an append-only log',
+    // chat_packets is keyed by turn: with many turns streaming at once, every commit touched one page per turn.
+    // Rows of running turns go to this log in arrival order instead (a commit touches its last pages only) and
+    // move to chat_packets, one turn's rows together, when the turn ends. No index: readers of a running turn in
+    // the process that writes it know its row ids; any other reader scans (rare: start-up, another process).
+    sql: `
+CREATE TABLE chat_packet_log (
+  id INTEGER PRIMARY KEY,
+  chat_id TEXT NOT NULL,
+  turn_index INTEGER NOT NULL,
+  sequence INTEGER NOT NULL,
+  packet_json TEXT NOT NULL
+);
+`,
+  },
 ];

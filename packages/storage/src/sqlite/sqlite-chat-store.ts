@@ -12,6 +12,7 @@ import { checkChatTitle, defaultChatTitle } from '../rules/check-chat-title.ts';
 import { checkPacketCursor, defaultPacketPageSize } from '../rules/check-packet-cursor.ts';
 import type { ChatStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
+import { createRunningPacketLog } from './running-packet-log.ts';
 import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ChatRow {
@@ -47,9 +48,16 @@ interface MessageRow {
 // Timestamps tie within a millisecond; a counter orders "most recently active" exactly.
 const nextActivity = '(SELECT COALESCE(MAX(activity), 0) + 1 FROM chats)';
 
-/** Chats over SQLite: a turn's end and its history are one transaction; packets are kept per turn for replay. */
+/**
+ * Chats over SQLite: a turn's end and its history are one transaction; packets are kept per turn for replay (a
+ * running turn's in the append-only log, moved to `chat_packets` in the transaction that ends it).
+ */
 export function createSqliteChatStore(context: SqliteContext): ChatStore {
   const { database } = context;
+  const log = createRunningPacketLog(database);
+  // A transaction that may touch the log: what the log remembered is undone with a rollback.
+  const write = <Result>(action: () => Result): Result =>
+    log.transaction(() => inTransaction(database, action));
   const insertChat = database.prepare(
     `INSERT INTO chats (id, user_id, title, persona_id, created_at, updated_at, organization_id, activity)
      VALUES (?, ?, ?, ?, ?, ?, ?, ${nextActivity})`,
@@ -85,9 +93,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     "UPDATE chat_turns SET status = ?, end_reason = ?, ended_at = ? WHERE chat_id = ? AND turn_index = ? AND status = 'running'",
   );
   const selectAllRunning = database.prepare("SELECT * FROM chat_turns WHERE status = 'running'");
-  const turnExists = database.prepare(
-    'SELECT 1 AS found FROM chat_turns WHERE chat_id = ? AND turn_index = ?',
-  );
+  const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   const lastSequence = database.prepare(
     'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
   );
@@ -111,10 +117,22 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     const row = selectTurn.get(chatId, turn) as TurnRow | undefined;
     return row && toTurn(row);
   };
-  // Inside a transaction: a missing turn is refused before anything of its batch is written.
+  const tableLast = (chatId: string, turn: number) =>
+    (lastSequence.get(chatId, turn) as { last: number }).last;
+  // Inside a transaction: a missing turn is refused before anything of its batch is written. A running turn's
+  // packets go to the log; an ended one's (closing packets written after its end) straight to chat_packets.
   const appendToTurn = (chatId: string, turn: number, packets: readonly unknown[]): number => {
-    if (turnExists.get(chatId, turn) === undefined) throw notFound('Turn', `${chatId}/${turn}`);
-    let { last } = lastSequence.get(chatId, turn) as { last: number };
+    const row = turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined;
+    if (row === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+    if (row.status === 'running') {
+      return log.append(
+        chatId,
+        turn,
+        packets.map((packet) => JSON.stringify(packet)),
+        () => tableLast(chatId, turn),
+      );
+    }
+    let last = tableLast(chatId, turn);
     for (const packet of packets) {
       last += 1;
       insertPacket.run(chatId, turn, last, JSON.stringify(packet));
@@ -168,7 +186,10 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return readChat(id)!;
     },
     async delete(id) {
-      return Number(deleteChat.run(id).changes) > 0;
+      return write(() => {
+        log.forgetChat(id);
+        return Number(deleteChat.run(id).changes) > 0;
+      });
     },
     async appendMessages(chatId, messages) {
       return inTransaction(database, () => {
@@ -180,7 +201,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return (selectMessages.all(chatId) as unknown as MessageRow[]).map(toStoredMessage);
     },
     async startTurn({ chatId, kind = 'chat', input = [] }) {
-      return inTransaction(database, () => {
+      return write(() => {
         requireChat(chatId);
         const running = selectRunningTurn.get(chatId) as { turn_index: number } | undefined;
         if (running !== undefined) {
@@ -193,11 +214,12 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
         withConstraintErrors('Starting a turn', () =>
           insertTurn.run(chatId, next, kind, context.now(), JSON.stringify(input)),
         );
+        log.begin(chatId, next);
         return readTurn(chatId, next)!;
       });
     },
     async finishTurn({ chatId, turn, status, reason, messages = [] }) {
-      return inTransaction(database, () => {
+      return write(() => {
         const current = readTurn(chatId, turn);
         if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
         if (current.status !== 'running') {
@@ -209,6 +231,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
         withConstraintErrors('Ending a turn', () =>
           endTurn.run(status, reason ?? null, context.now(), chatId, turn),
         );
+        log.move(chatId, turn);
         append(chatId, turn, messages);
         return readTurn(chatId, turn)!;
       });
@@ -220,10 +243,13 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return (selectTurns.all(chatId) as unknown as TurnRow[]).map(toTurn);
     },
     async closeInterruptedTurns(reason) {
-      return inTransaction(database, () => {
+      return write(() => {
         const running = (selectAllRunning.all() as unknown as TurnRow[]).map(toTurn);
         const now = context.now();
-        for (const turn of running) endTurn.run('interrupted', reason, now, turn.chatId, turn.index);
+        for (const turn of running) {
+          endTurn.run('interrupted', reason, now, turn.chatId, turn.index);
+          log.move(turn.chatId, turn.index);
+        }
         return running.map((turn) => readTurn(turn.chatId, turn.index)!);
       });
     },
@@ -231,11 +257,11 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return (selectAllRunning.all() as unknown as TurnRow[]).map(toTurn);
     },
     async appendPackets({ chatId, turn, packets }) {
-      return inTransaction(database, () => appendToTurn(chatId, turn, packets));
+      return write(() => appendToTurn(chatId, turn, packets));
     },
     async appendPacketBatches(batches) {
       if (batches.length === 0) return [];
-      return inTransaction(database, () =>
+      return write(() =>
         batches.map((batch): AppendedPacketBatch => {
           try {
             return { ok: true, last: appendToTurn(batch.chatId, batch.turn, batch.packets) };
@@ -248,11 +274,17 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     },
     async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
       checkPacketCursor({ after, limit });
-      const rows = selectPackets.all(chatId, turn, after, limit) as unknown as {
-        sequence: number;
-        packet_json: string;
-      }[];
-      return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packet_json) as unknown }));
+      const rows = (
+        selectPackets.all(chatId, turn, after, limit) as unknown as {
+          sequence: number;
+          packet_json: string;
+        }[]
+      ).map((row) => ({ sequence: row.sequence, packetJson: row.packet_json }));
+      const status = turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined;
+      if (rows.length < limit && status?.status === 'running') {
+        rows.push(...log.read(chatId, turn, rows.at(-1)?.sequence ?? after, limit - rows.length));
+      }
+      return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packetJson) as unknown }));
     },
   };
 }

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, describe, test } from 'node:test';
+import { openStorage } from '../open-storage.ts';
+import type { Storage } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
+
+// A running turn's packets live in chat_packet_log and are copied to chat_packets when the turn ends (the log's
+// head is swept later). These tests read both tables directly, because what they prove is where the rows are,
+// and that nothing is lost or doubled on the way.
+const directories: string[] = [];
+after(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+const key = randomBytes(32).toString('base64');
+function databasePath(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'toolbus-packet-log-'));
+  directories.push(directory);
+  return join(directory, 'toolbus.db');
+}
+const open = (path: string) => openStorage({ path, secretKey: key, environment: {} });
+function rowCounts(path: string): { log: number; table: number } {
+  const database = new DatabaseSync(path, { readOnly: true });
+  try {
+    const count = (table: string) =>
+      (database.prepare(`SELECT COUNT(*) AS count FROM ${table}`).get() as { count: number }).count;
+    return { log: count('chat_packet_log'), table: count('chat_packets') };
+  } finally {
+    database.close();
+  }
+}
+const delta = (content: string) => ({ obj: { type: 'message-delta', content } });
+async function texts(storage: Storage, chatId: string, turn: number, after = 0, limit = 1000) {
+  const packets = await storage.chats.listPackets({ chatId, turn, after, limit });
+  return packets.map(
+    ({ sequence, packet }) => `${sequence}:${(packet as ReturnType<typeof delta>).obj.content}`,
+  );
+}
+
+describe('packets of running turns (the append-only log)', () => {
+  test('a running turn reads back from the log, pages included; its end moves every row to chat_packets', async () => {
+    const path = databasePath();
+    const storage = await open(path);
+    const user = await storage.users.create({ email: 'a@example.com' });
+    const chat = await storage.chats.create({ userId: user.id });
+    const turn = await storage.chats.startTurn({ chatId: chat.id });
+    await storage.chats.appendPackets({
+      chatId: chat.id,
+      turn: turn.index,
+      packets: [delta('a'), delta('b')],
+    });
+    const [other] = await storage.chats.appendPacketBatches([
+      { chatId: chat.id, turn: turn.index, packets: [delta('c')] },
+    ]);
+    assert.deepEqual(other, { ok: true, last: 3 });
+    assert.deepEqual(rowCounts(path), { log: 3, table: 0 });
+    assert.deepEqual(await texts(storage, chat.id, turn.index), ['1:a', '2:b', '3:c']);
+    assert.deepEqual(await texts(storage, chat.id, turn.index, 1, 1), ['2:b']);
+    assert.deepEqual(await texts(storage, chat.id, turn.index, 3), []);
+
+    await storage.chats.finishTurn({ chatId: chat.id, turn: turn.index, status: 'completed' });
+    assert.equal(rowCounts(path).table, 3);
+    assert.deepEqual(await texts(storage, chat.id, turn.index), ['1:a', '2:b', '3:c']);
+    // A packet written after the end (a closing one) goes straight to the table, after the others.
+    await storage.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('d')] });
+    assert.deepEqual(await texts(storage, chat.id, turn.index, 2), ['3:c', '4:d']);
+    await storage.close();
+  });
+
+  test('a process that died mid-turn leaves its rows in the log: the next one reads them and closes the turn', async () => {
+    const path = databasePath();
+    const first = await open(path);
+    const user = await first.users.create({ email: 'b@example.com' });
+    const chat = await first.chats.create({ userId: user.id });
+    const turn = await first.chats.startTurn({ chatId: chat.id });
+    const quiet = await first.chats.create({ userId: user.id });
+    const quietTurn = await first.chats.startTurn({ chatId: quiet.id });
+    for (const piece of ['x', 'y', 'z'])
+      await first.chats.appendPacketBatches([
+        { chatId: chat.id, turn: turn.index, packets: [delta(piece)] },
+        { chatId: quiet.id, turn: quietTurn.index, packets: [delta(piece.toUpperCase())] },
+      ]);
+    await first.close();
+
+    const second = await open(path);
+    // Another store knows nothing of those rows: it finds them in the log, for either turn.
+    assert.deepEqual(await texts(second, chat.id, turn.index), ['1:x', '2:y', '3:z']);
+    assert.deepEqual(await texts(second, quiet.id, quietTurn.index, 1), ['2:Y', '3:Z']);
+    // It can carry a found turn on with the next sequence.
+    assert.equal(
+      await second.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('!')] }),
+      4,
+    );
+    const closed = await second.chats.closeInterruptedTurns('the process running it stopped');
+    assert.equal(closed.length, 2);
+    assert.equal(rowCounts(path).table, 7);
+    assert.deepEqual(await texts(second, chat.id, turn.index), ['1:x', '2:y', '3:z', '4:!']);
+    assert.deepEqual(await texts(second, quiet.id, quietTurn.index), ['1:X', '2:Y', '3:Z']);
+    await second.close();
+  });
+
+  test('a batch write that fails as a whole leaves no rows and no gap in the sequences', async () => {
+    const path = databasePath();
+    const storage = await open(path);
+    const user = await storage.users.create({ email: 'c@example.com' });
+    const chat = await storage.chats.create({ userId: user.id });
+    const turn = await storage.chats.startTurn({ chatId: chat.id });
+    await storage.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('a')] });
+    // A BigInt cannot be JSON: the second batch throws after the first one's row was inserted.
+    await assert.rejects(
+      storage.chats.appendPacketBatches([
+        { chatId: chat.id, turn: turn.index, packets: [delta('lost')] },
+        { chatId: chat.id, turn: turn.index, packets: [{ obj: { type: 'message-delta', content: 1n } }] },
+      ]),
+      TypeError,
+    );
+    assert.deepEqual(rowCounts(path), { log: 1, table: 0 });
+    assert.equal(
+      await storage.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('b')] }),
+      2,
+    );
+    assert.deepEqual(await texts(storage, chat.id, turn.index), ['1:a', '2:b']);
+    await storage.close();
+  });
+
+  test('deleting a chat mid-turn removes its logged rows; its turn then refuses packets', async () => {
+    const path = databasePath();
+    const storage = await open(path);
+    const user = await storage.users.create({ email: 'd@example.com' });
+    const chat = await storage.chats.create({ userId: user.id });
+    const kept = await storage.chats.create({ userId: user.id });
+    const turn = await storage.chats.startTurn({ chatId: chat.id });
+    const keptTurn = await storage.chats.startTurn({ chatId: kept.id });
+    await storage.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('gone')] });
+    await storage.chats.appendPackets({ chatId: kept.id, turn: keptTurn.index, packets: [delta('kept')] });
+    assert.equal(await storage.chats.delete(chat.id), true);
+    assert.deepEqual(rowCounts(path), { log: 1, table: 0 });
+    const [refused] = await storage.chats.appendPacketBatches([
+      { chatId: chat.id, turn: turn.index, packets: [delta('late')] },
+    ]);
+    assert.equal(refused?.ok, false);
+    assert.ok(
+      refused && !refused.ok && StorageError.isInstance(refused.error) && refused.error.code === 'not_found',
+    );
+    assert.deepEqual(await texts(storage, kept.id, keptTurn.index), ['1:kept']);
+    await storage.close();
+  });
+
+  test("the head of the log is swept of ended turns' rows, never of a turn still running in another process", async () => {
+    const path = databasePath();
+    const storage = await open(path);
+    const other = await open(path);
+    const user = await storage.users.create({ email: 'e@example.com' });
+    const elsewhere = await other.chats.create({ userId: user.id });
+    const elsewhereTurn = await other.chats.startTurn({ chatId: elsewhere.id });
+    await other.chats.appendPackets({
+      chatId: elsewhere.id,
+      turn: elsewhereTurn.index,
+      packets: [delta('1')],
+    });
+    for (let round = 0; round < 25; round += 1) {
+      const chat = await storage.chats.create({ userId: user.id });
+      const turn = await storage.chats.startTurn({ chatId: chat.id });
+      const packets = Array.from({ length: 100 }, (_unused, index) => delta(String(index)));
+      await storage.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets });
+      await storage.chats.finishTurn({ chatId: chat.id, turn: turn.index, status: 'completed' });
+      assert.equal(
+        (await texts(storage, chat.id, turn.index)).length,
+        100,
+        'each packet once, after the end',
+      );
+    }
+    await other.chats.appendPackets({
+      chatId: elsewhere.id,
+      turn: elsewhereTurn.index,
+      packets: [delta('2')],
+    });
+    const { log, table } = rowCounts(path);
+    assert.equal(table, 2500);
+    // Swept once 2,000 rows had gathered: the last five turns' rows and the running turn's two are left.
+    assert.equal(log, 502, `the log's head was swept (${log} rows left)`);
+    assert.deepEqual(await texts(other, elsewhere.id, elsewhereTurn.index), ['1:1', '2:2']);
+    assert.deepEqual(await texts(storage, elsewhere.id, elsewhereTurn.index), ['1:1', '2:2']);
+    await storage.close();
+    await other.close();
+  });
+});
