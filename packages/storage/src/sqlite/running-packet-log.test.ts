@@ -103,6 +103,25 @@ describe('packets of running turns (the append-only log)', () => {
     await second.close();
   });
 
+  test('a turn nobody read since the restart is still moved whole when it is closed', async () => {
+    const path = databasePath();
+    const first = await open(path);
+    const user = await first.users.create({ email: 'f@example.com' });
+    const chat = await first.chats.create({ userId: user.id });
+    const turn = await first.chats.startTurn({ chatId: chat.id });
+    await first.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('p'), delta('q')] });
+    await first.close();
+    const second = await open(path);
+    await second.chats.finishTurn({
+      chatId: chat.id,
+      turn: turn.index,
+      status: 'interrupted',
+      reason: 'restart',
+    });
+    assert.deepEqual(await texts(second, chat.id, turn.index), ['1:p', '2:q']);
+    await second.close();
+  });
+
   test('a batch write that fails as a whole leaves no rows and no gap in the sequences', async () => {
     const path = databasePath();
     const storage = await open(path);

@@ -36,11 +36,10 @@ export interface RunningPacketLog {
   append(chatId: string, turn: number, packetsJson: readonly string[], tableLast: () => number): number;
   /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
   read(chatId: string, turn: number, after: number, limit: number): LoggedPacketRow[];
-  /**
-   * Copies the turn's logged rows to `chat_packets` (its turn ended) and forgets the turn; the log's head is swept
-   * of ended turns' rows now and then.
-   */
+  /** Copies the turn's logged rows to `chat_packets` (its turn is ending, still `running`) and forgets the turn. */
   move(chatId: string, turn: number): void;
+  /** Deletes ended turns' rows from the log's head, once enough of them have gathered (after a turn's end). */
+  sweep(): void;
   /** Deletes every logged row of a chat (the chat is being deleted). */
   forgetChat(chatId: string): void;
   /** Runs `action` (a transaction); if it throws, what it made this log remember is undone too. */
@@ -167,8 +166,8 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       touch(key, state);
       if (state.ids.length > 0) moveRows.run(JSON.stringify(state.ids));
       turns.delete(key);
-      sweep();
     },
+    sweep,
     forgetChat(chatId) {
       deleteChat.run(chatId);
       const prefix = `${chatId}\u0000`;

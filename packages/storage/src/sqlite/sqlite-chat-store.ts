@@ -228,10 +228,12 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
             message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${current.status}).`,
           });
         }
+        // Moved while still running: the log finds a turn it does not know among the running ones.
+        log.move(chatId, turn);
         withConstraintErrors('Ending a turn', () =>
           endTurn.run(status, reason ?? null, context.now(), chatId, turn),
         );
-        log.move(chatId, turn);
+        log.sweep();
         append(chatId, turn, messages);
         return readTurn(chatId, turn)!;
       });
@@ -247,9 +249,10 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
         const running = (selectAllRunning.all() as unknown as TurnRow[]).map(toTurn);
         const now = context.now();
         for (const turn of running) {
-          endTurn.run('interrupted', reason, now, turn.chatId, turn.index);
           log.move(turn.chatId, turn.index);
+          endTurn.run('interrupted', reason, now, turn.chatId, turn.index);
         }
+        log.sweep();
         return running.map((turn) => readTurn(turn.chatId, turn.index)!);
       });
     },
