@@ -289,4 +289,15 @@ CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
 CREATE INDEX chats_by_activity ON chats (activity);
 `,
   },
+  {
+    version: 10,
+    name: 'running turns by chat',
+    // Starting a turn checks that its chat has none running. Indexed by status alone, that check walked every
+    // running turn of every chat, so a turn's start cost grew with the turns running at once (a quarter of a
+    // millisecond with 2,000). Keyed by chat, it reads one entry; listing all running turns scans the same index.
+    sql: `
+DROP INDEX chat_turns_running;
+CREATE INDEX chat_turns_running_by_chat ON chat_turns (chat_id) WHERE status = 'running';
+`,
+  },
 ];
