@@ -5,7 +5,6 @@ import type { McpRefreshLock } from '@toolbus/mcp';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ApprovalHub } from './approvals/approval-hub.ts';
 import { registerApprovalRoutes } from './approvals/approval-routes.ts';
 import { ConnectedAppAdmin } from './apps/connected-app-admin.ts';
@@ -20,6 +19,7 @@ import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
 import type { Principal } from './http/principal.ts';
 import { API_KEY_SCOPES } from './http/principal.ts';
+import { requestBodyLimit } from './http/request-body-limit.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { ServerError } from './http/server-error.ts';
 import { mountWebApp } from './http/web-app-routes.ts';
@@ -205,9 +205,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const app = new Hono();
   const maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
   const maxUploadBytes = limits.maxUploadBytes ?? 20 * 1024 * 1024;
-  const jsonLimit = bodyLimitOf(maxBodyBytes);
+  const jsonLimit = requestBodyLimit(maxBodyBytes);
   const uploadPaths = new Set<string>([FILE_UPLOAD_PATH, ...ADMIN_UPLOAD_PATHS]);
-  const uploadLimit = bodyLimitOf(maxUploadBytes);
+  const uploadLimit = requestBodyLimit(maxUploadBytes);
   app.use('*', (context, next) =>
     (uploadPaths.has(context.req.path) ? uploadLimit : jsonLimit)(context, next),
   );
@@ -321,33 +321,4 @@ function toServerError(error: unknown): ServerError | undefined {
       return new ServerError({ code: 'invalid_request', message: error.message });
   }
   return undefined;
-}
-
-async function drainBody(request: Request, maxBytes: number): Promise<void> {
-  if (!request.body) return;
-  let read = 0;
-  try {
-    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-      read += chunk.byteLength;
-      if (read > maxBytes) return;
-    }
-  } catch {
-    // The client went away: nothing to answer.
-  }
-}
-
-/** A body limit whose 413 names the limit (the rest of the body is read and dropped, up to a bound). */
-function bodyLimitOf(maxSize: number) {
-  return bodyLimit({
-    maxSize,
-    onError: async (context) => {
-      // Read what the client is still sending, so it gets the 413 instead of a connection reset.
-      await drainBody(context.req.raw, 16 * maxSize);
-      throw new ServerError({
-        code: 'body_too_large',
-        field: 'body',
-        message: `body: larger than the limit of ${maxSize} bytes.`,
-      });
-    },
-  });
 }

@@ -24,7 +24,12 @@ export function recoveryTrigger(
   if (step.toolCalls.length > 0 || definitions.length === 0) return undefined;
   if (toolChoice === 'required' || typeof toolChoice === 'object') return 'required-tool-choice';
   if (step.reasoning.trim() && !step.answer.trim()) return 'reasoning-only';
-  for (const source of [step.answer, step.rawAnswer, step.reasoning]) {
+  // The raw answer is the visible one whenever the stream filter hid nothing (most steps): read that text once.
+  const sources =
+    step.rawAnswer === step.answer
+      ? [step.answer, step.reasoning]
+      : [step.answer, step.rawAnswer, step.reasoning];
+  for (const source of sources) {
     if (source && looksLikeToolCallPayload(source, definitions, parsers)) return 'tool-call-markup';
   }
   return undefined;

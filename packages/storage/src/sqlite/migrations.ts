@@ -291,6 +291,17 @@ CREATE INDEX chats_by_activity ON chats (activity);
   },
   {
     version: 10,
+    name: 'running turns by chat',
+    // Starting a turn checks that its chat has none running. Indexed by status alone, that check walked every
+    // running turn of every chat, so a turn's start cost grew with the turns running at once (a quarter of a
+    // millisecond with 2,000). Keyed by chat, it reads one entry; listing all running turns scans the same index.
+    sql: `
+DROP INDEX chat_turns_running;
+CREATE INDEX chat_turns_running_by_chat ON chat_turns (chat_id) WHERE status = 'running';
+`,
+  },
+  {
+    version: 11,
     name: 'packets of running turns in an append-only log',
     // chat_packets is keyed by turn: with many turns streaming at once, every commit touched one page per turn.
     // Rows of running turns go to this log in arrival order instead (a commit touches its last pages only) and

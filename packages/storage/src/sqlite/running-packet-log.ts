@@ -16,7 +16,7 @@ interface LoggedTurn {
 }
 
 /**
- * The packets of running turns, in the append-only `chat_packet_log` table (migration 10), until their turn ends
+ * The packets of running turns, in the append-only `chat_packet_log` table (migration 11), until their turn ends
  * and {@link RunningPacketLog.move} copies them to `chat_packets`. With a thousand turns streaming, a commit then
  * writes the log's last pages instead of one page per turn (per packet, 2–3× less CPU in the storage bench).
  *

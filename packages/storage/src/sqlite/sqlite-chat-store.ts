@@ -92,6 +92,11 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
   const endTurn = database.prepare(
     "UPDATE chat_turns SET status = ?, end_reason = ?, ended_at = ? WHERE chat_id = ? AND turn_index = ? AND status = 'running'",
   );
+  // The turn's end and the row as it then is, in one statement (no read before and after).
+  const endRunningTurn = database.prepare(
+    "UPDATE chat_turns SET status = ?, end_reason = ?, ended_at = ? WHERE chat_id = ? AND turn_index = ? AND status = 'running' RETURNING *",
+  );
+  const chatExists = database.prepare('SELECT 1 AS found FROM chats WHERE id = ?');
   const selectAllRunning = database.prepare("SELECT * FROM chat_turns WHERE status = 'running'");
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   const lastSequence = database.prepare(
@@ -202,7 +207,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     },
     async startTurn({ chatId, kind = 'chat', input = [] }) {
       return write(() => {
-        requireChat(chatId);
+        if (chatExists.get(chatId) === undefined) throw notFound('Chat', chatId);
         const running = selectRunningTurn.get(chatId) as { turn_index: number } | undefined;
         if (running !== undefined) {
           throw new StorageError({
@@ -211,31 +216,46 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
           });
         }
         const { next } = nextTurn.get(chatId) as { next: number };
+        const row: TurnRow = {
+          chat_id: chatId,
+          turn_index: next,
+          kind,
+          status: 'running',
+          end_reason: null,
+          started_at: context.now(),
+          ended_at: null,
+          input_json: JSON.stringify(input),
+        };
         withConstraintErrors('Starting a turn', () =>
-          insertTurn.run(chatId, next, kind, context.now(), JSON.stringify(input)),
+          insertTurn.run(chatId, next, kind, row.started_at, row.input_json),
         );
         log.begin(chatId, next);
-        return readTurn(chatId, next)!;
+        // The record as a read would give it (the input as stored), without reading the row back.
+        return toTurn(row);
       });
     },
     async finishTurn({ chatId, turn, status, reason, messages = [] }) {
       return write(() => {
-        const current = readTurn(chatId, turn);
-        if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
-        if (current.status !== 'running') {
+        // Moved while still running: the log finds a turn it does not know among the running ones. (A turn that
+        // is not running has no logged rows, and the refusal below rolls this back.)
+        log.move(chatId, turn);
+        const ended = withConstraintErrors(
+          'Ending a turn',
+          () =>
+            endRunningTurn.get(status, reason ?? null, context.now(), chatId, turn) as TurnRow | undefined,
+        );
+        if (ended === undefined) {
+          // Nothing was running under that key: either no such turn, or it already ended.
+          const current = readTurn(chatId, turn);
+          if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
           throw new StorageError({
             code: 'conflict',
             message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${current.status}).`,
           });
         }
-        // Moved while still running: the log finds a turn it does not know among the running ones.
-        log.move(chatId, turn);
-        withConstraintErrors('Ending a turn', () =>
-          endTurn.run(status, reason ?? null, context.now(), chatId, turn),
-        );
         log.sweep();
         append(chatId, turn, messages);
-        return readTurn(chatId, turn)!;
+        return toTurn(ended);
       });
     },
     async getTurn({ chatId, turn }) {

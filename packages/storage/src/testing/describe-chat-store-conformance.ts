@@ -76,6 +76,8 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         const chat = await storage.chats.create({ userId });
         const turn = await storage.chats.startTurn({ chatId: chat.id });
         assert.deepEqual([turn.index, turn.status, turn.kind, turn.endedAt], [0, 'running', 'chat', null]);
+        // What starting and finishing return is the record as stored, field for field.
+        assert.deepEqual(turn, await storage.chats.getTurn({ chatId: chat.id, turn: 0 }));
         assert.deepEqual(await storage.chats.listMessages(chat.id), []);
         const finished = await storage.chats.finishTurn({
           chatId: chat.id,
@@ -85,6 +87,7 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         });
         assert.equal(finished.status, 'completed');
         assert.notEqual(finished.endedAt, null);
+        assert.deepEqual(finished, await storage.chats.getTurn({ chatId: chat.id, turn: 0 }));
         const history = await storage.chats.listMessages(chat.id);
         assert.deepEqual(
           history.map((stored) => [stored.position, stored.turn, stored.message.role]),
@@ -148,6 +151,7 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         const chat = await storage.chats.create({ userId });
         const started = await storage.chats.startTurn({ chatId: chat.id, input: [question] });
         assert.deepEqual(started.input, [question]);
+        assert.deepEqual(started, await storage.chats.getTurn({ chatId: chat.id, turn: 0 }));
         assert.deepEqual(await storage.chats.listMessages(chat.id), []);
         const running = await storage.chats.listRunningTurns();
         assert.deepEqual(
