@@ -181,6 +181,8 @@ describe('packets of running turns (the append-only log)', () => {
       turn: elsewhereTurn.index,
       packets: [delta('1')],
     });
+    // Read here first: a turn this store only found in the log must not hold the head back.
+    assert.deepEqual(await texts(storage, elsewhere.id, elsewhereTurn.index), ['1:1']);
     for (let round = 0; round < 25; round += 1) {
       const chat = await storage.chats.create({ userId: user.id });
       const turn = await storage.chats.startTurn({ chatId: chat.id });

@@ -13,6 +13,8 @@ export interface LoggedPacketRow {
 interface LoggedTurn {
   last: number;
   readonly ids: number[];
+  /** Whether this process writes the turn (it started or appended to it), rather than found it in the log. */
+  own: boolean;
 }
 
 /**
@@ -52,11 +54,12 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     'INSERT INTO chat_packet_log (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
   );
   const selectById = database.prepare('SELECT sequence, packet_json FROM chat_packet_log WHERE id = ?');
-  // Only running turns' rows: an ended turn's stay in the log (moved, not yet swept) but are no longer its packets.
+  // Running turns' rows in an id range: an ended turn's stay in the log (moved, not yet swept) but are no longer
+  // its packets. In id order, which is each turn's sequence order.
   const selectRunning = database.prepare(
     `SELECT l.id, l.chat_id, l.turn_index, l.sequence FROM chat_packet_log l
      JOIN chat_turns t ON t.chat_id = l.chat_id AND t.turn_index = l.turn_index AND t.status = 'running'
-     ORDER BY l.chat_id, l.turn_index, l.sequence`,
+     WHERE l.id > ? AND l.id <= ? ORDER BY l.id`,
   );
   const moveRows = database.prepare(
     `INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
@@ -82,37 +85,41 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   const touch = (key: string, state: LoggedTurn | undefined) => {
     if (undo && !undo.has(key)) undo.set(key, state && { last: state.last, length: state.ids.length });
   };
-  // One scan fills in every turn of the log this process does not know yet.
+  // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
+  // the turns this process does not write: once a scan of the whole log, then only of what is new.
+  let learntUpTo = 0;
   const learn = () => {
-    const rows = selectRunning.all() as unknown as {
+    const upTo = (lastId.get() as { last: number }).last;
+    if (upTo <= learntUpTo) return;
+    const rows = selectRunning.all(learntUpTo, upTo) as unknown as {
       id: number;
       chat_id: string;
       turn_index: number;
       sequence: number;
     }[];
-    const seen = new Map<string, LoggedTurn>();
+    learntUpTo = upTo;
     for (const row of rows) {
       const key = keyOf(row.chat_id, row.turn_index);
-      if (turns.has(key)) continue;
-      let state = seen.get(key);
+      let state = turns.get(key);
+      if (state?.own) continue;
       if (!state) {
-        state = { last: 0, ids: [] };
-        seen.set(key, state);
+        touch(key, undefined);
+        state = { last: 0, ids: [], own: false };
+        turns.set(key, state);
       }
       state.ids.push(row.id);
       state.last = row.sequence;
     }
-    for (const [key, state] of seen) {
-      touch(key, undefined);
-      turns.set(key, state);
-    }
   };
-  // Sweeps the head once the rows below the oldest turn still known here are worth a statement.
+  // Sweeps the head once the rows below the oldest turn this process writes are worth a statement. Turns it only
+  // found in the log (another process's) do not hold the head back: the sweep itself spares running turns' rows.
   let swept = 0;
   const sweep = () => {
     let head = Number.POSITIVE_INFINITY;
-    for (const state of turns.values())
-      if (state.ids[0] !== undefined && state.ids[0] < head) head = state.ids[0];
+    for (const state of turns.values()) {
+      const first = state.ids[0];
+      if (state.own && first !== undefined && first < head) head = first;
+    }
     if (head === Number.POSITIVE_INFINITY) head = (lastId.get() as { last: number }).last + 1;
     if (head - swept < sweepEvery) return;
     sweepHead.run(head);
@@ -120,7 +127,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   };
   const known = (chatId: string, turn: number): LoggedTurn | undefined => {
     const key = keyOf(chatId, turn);
-    if (!turns.has(key)) learn();
+    if (!turns.get(key)?.own) learn();
     return turns.get(key);
   };
 
@@ -128,16 +135,17 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     begin(chatId, turn) {
       const key = keyOf(chatId, turn);
       touch(key, turns.get(key));
-      turns.set(key, { last: 0, ids: [] });
+      turns.set(key, { last: 0, ids: [], own: true });
     },
     append(chatId, turn, packetsJson, tableLast) {
       const key = keyOf(chatId, turn);
       let state = known(chatId, turn);
       touch(key, state);
       if (!state) {
-        state = { last: tableLast(), ids: [] };
+        state = { last: tableLast(), ids: [], own: true };
         turns.set(key, state);
       }
+      state.own = true;
       for (const json of packetsJson) {
         state.last += 1;
         state.ids.push(Number(insert.run(chatId, turn, state.last, json).lastInsertRowid));
@@ -189,7 +197,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
               turns.delete(key);
               continue;
             }
-            const state = turns.get(key) ?? { last: before.last, ids: [] };
+            const state = turns.get(key) ?? { last: before.last, ids: [], own: true };
             // Only rows appended in the transaction are dropped; a moved turn cannot be rebuilt from here, so it
             // is forgotten and learnt again from the log.
             if (state.ids.length < before.length) turns.delete(key);
@@ -199,6 +207,9 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
               turns.set(key, state);
             }
           }
+          // What was learnt from the log is learnt again from the start.
+          for (const [key, state] of turns) if (!state.own) turns.delete(key);
+          learntUpTo = 0;
         }
         throw error;
       } finally {
