@@ -1,6 +1,7 @@
 // `npm run bench -- server`: concurrent streaming chats on one toolbus process against a model that streams
 // 50 tokens/s per chat, each turn calling a tool first. For each level of concurrency, in the same run: the bare
-// model stream read directly (the baseline), then the same number of toolbus turns over SSE. Every token carries
+// model stream read directly (the baseline), the same streams through a minimal node:http relay (relay-process.ts:
+// the floor any Node server pays here), then the same number of toolbus turns over SSE. Every token carries
 // the time the model wrote it, so its latency is the client's read time minus the model's write time; toolbus's
 // p99 minus the bare stream's p99 is the latency toolbus adds. Also reported: how many streams were open at the
 // same moment (a level counts only when all of them were), time to first packet against the bare stream's time to
