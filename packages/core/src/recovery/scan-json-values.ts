@@ -22,6 +22,12 @@ export interface ScanJsonValuesOptions {
   readonly anchored?: boolean;
   /** Skip values that contain no object at all (arrays of scalars): callers looking for calls need objects. */
   readonly objectsOnly?: boolean;
+  /**
+   * No value starting at or after this index is tried (default: `to`); values starting before it are read in
+   * full. For text whose rest is already claimed: the scan goes left to right, so what it would do from there
+   * on changes nothing before it.
+   */
+  readonly stopAt?: number;
 }
 
 const defaultMaxValueLength = 8 * 1024 * 1024;
@@ -64,6 +70,7 @@ export function forEachJsonValue(
   }
   const maxValueLength = options.maxValueLength ?? defaultMaxValueLength;
   const objectsOnly = options.objectsOnly === true;
+  const stopAt = Math.min(to, options.stopAt ?? to);
   const workAtStart = recoveryWork.characters;
   const budget = 16 * (to - from) + 65_536;
   // Every bracket is a candidate, read by `readJsonValue` only as far as its first error. The containers still
@@ -92,7 +99,7 @@ export function forEachJsonValue(
       if (nextSquare >= 0 && nextSquare < position) nextSquare = text.indexOf('[', position);
       start = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
     }
-    if (start < 0 || start >= to) return;
+    if (start < 0 || start >= stopAt) return;
     position = start + 1;
     if (skipped !== undefined && skipped[start - from] === 1) continue;
     if (objectsOnly && !mayHoldObject(text, start, to)) continue;
@@ -101,7 +108,7 @@ export function forEachJsonValue(
       return;
     }
     if (recoveryWork.characters - workAtStart > budget) {
-      visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: 65_536 }, visit);
+      visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: 65_536, stopAt }, visit);
       return;
     }
     const limit = Math.min(to, start + maxValueLength);
@@ -199,7 +206,12 @@ function visitPaired(
   text: string,
   from: number,
   to: number,
-  options: { readonly maxValueLength: number; readonly objectsOnly: boolean; readonly budget: number },
+  options: {
+    readonly maxValueLength: number;
+    readonly objectsOnly: boolean;
+    readonly budget: number;
+    readonly stopAt: number;
+  },
   visit: (value: ScannedJsonValue) => void,
 ): void {
   const { maxValueLength } = options;
@@ -220,7 +232,7 @@ function visitPaired(
     if (nextCurly >= 0 && nextCurly < next) nextCurly = text.indexOf('{', next);
     if (nextSquare >= 0 && nextSquare < next) nextSquare = text.indexOf('[', next);
     const index = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
-    if (index < 0 || index >= to) break;
+    if (index < 0 || index >= options.stopAt) break;
     next = index + 1;
     if (index === repairAt) {
       // The first value that runs into the end of the text: repaired once (every later start is inside it).

@@ -44,10 +44,12 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     // unclosed calls is read once, not once per call.
     const nextCallSearch = scan.search(callMarker, true);
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
       const hit = callSearch.next(position);
-      if (hit < 0) break;
+      if (hit < 0 || hit >= claimedFrom) break;
       position = hit + callMarker.length;
       const nameEnd = readIdentifierEnd(text, position);
       const tool = tools.get(text.slice(position, nameEnd));

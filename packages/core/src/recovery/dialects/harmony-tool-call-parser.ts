@@ -31,10 +31,12 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     const messageSearch = scan.search(messageMarker, true);
     const endSearches = endMarkers.map((marker) => ({ search: scan.search(marker, true), marker }));
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
       const hit = recipientSearch.next(position);
-      if (hit < 0) break;
+      if (hit < 0 || hit >= claimedFrom) break;
       position = hit + recipient.length;
       const nameEnd = readIdentifierEnd(text, position);
       const tool = tools.get(text.slice(position, nameEnd));

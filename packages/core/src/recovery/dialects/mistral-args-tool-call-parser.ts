@@ -22,10 +22,12 @@ export const mistralArgumentsToolCallParser: ToolCallTextParser = {
     const tools = scan.tools(toolDefs);
     const markerSearch = scan.search(marker, true);
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
       const hit = markerSearch.next(position);
-      if (hit < 0) break;
+      if (hit < 0 || hit >= claimedFrom) break;
       let start = hit;
       let cursor = hit + marker.length;
       position = cursor;

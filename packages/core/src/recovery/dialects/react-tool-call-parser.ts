@@ -23,10 +23,12 @@ export const reactToolCallParser: ToolCallTextParser = {
     const tools = scan.tools(toolDefs);
     const actionSearch = scan.search(actionMarker, true);
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
       const hit = actionSearch.next(position);
-      if (hit < 0) break;
+      if (hit < 0 || hit >= claimedFrom) break;
       position = hit + actionMarker.length;
       let nameStart = skipWhitespace(text, position);
       if (text[nameStart] === '`') nameStart++;

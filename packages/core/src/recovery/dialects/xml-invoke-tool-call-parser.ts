@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
-import { parseOpeningTag } from '../markup-attributes.ts';
+import { maximumOpeningTagLength, parseOpeningTag } from '../markup-attributes.ts';
 import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
@@ -50,12 +50,19 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     const calls: LocatedToolCall[] = [];
     // Only a tag that names a declared tool can hold a call: the hits are narrowed to those first, from the
     // names' positions, so text full of `<invoke` that names no declared tool costs nothing per tag.
-    const hits = hitsNamingTools(text, scan.positions('invoke'), scan.toolNamePositions(toolDefs));
+    // Where the rest of the text is claimed by higher-priority dialects, a call found there would be dropped: the
+    // loop stops there, and a name there only marks tags whose calls would reach into it (dropped too).
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
+    const hits = hitsNamingTools(
+      text,
+      scan.positions('invoke'),
+      namesBefore(scan.toolNamePositions(toolDefs), claimedFrom),
+    );
     let hitIndex = 0;
     let position = 0;
     while (position < text.length) {
       while (hitIndex < hits.length && hits[hitIndex]! < position) hitIndex++;
-      if (hitIndex === hits.length) break;
+      if (hitIndex === hits.length || hits[hitIndex]! >= claimedFrom) break;
       const hit = hits[hitIndex++]!;
       position = hit + 6;
       const tagStart = findTagStart(lower, hit);
@@ -66,16 +73,21 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       // is searched forward only, so tags that never close cost one search, not one each.
       const tagEnd = tagEndSearch.next(hit + 6);
       if (tagEnd < 0 || !scan.mayNameTool(toolDefs, hit + 6, tagEnd)) continue;
-      const tag = parseOpeningTag(text, hit + 6);
-      if (!tag) continue;
-      const closeHit = tag.selfClosing
-        ? { start: tag.end, end: tag.end }
-        : findClosingTag(lower, closeInvokeSearch, tag.end, lower.length);
-      const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tag.end);
+      // The tag ends at that `>` (as `parseOpeningTag` finds it), so the element's extent is known before its
+      // attributes are read: an invoke in text a higher-priority dialect recovered is passed over unread.
+      if (tagEnd - (hit + 6) > maximumOpeningTagLength) continue;
+      const tagClose = tagEnd + 1;
+      const closeHit =
+        text.charCodeAt(tagEnd - 1) === 0x2f
+          ? { start: tagClose, end: tagClose }
+          : findClosingTag(lower, closeInvokeSearch, tagClose, lower.length);
+      const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tagClose);
       const end = closeHit ? closeHit.end : bodyEnd;
       position = Math.max(position, end);
       // Text a higher-priority dialect recovered: a call here would be dropped, so its body is not read.
       if (scan.recovered.overlaps(tagStart, end)) continue;
+      const tag = parseOpeningTag(text, hit + 6);
+      if (!tag) continue;
       const name = stripFunctionsPrefix((tag.attributes.get('name') ?? '').trim());
       const tool = tools.get(name);
       if (!tool) continue;
@@ -147,6 +159,10 @@ export function hitsNamingTools(
     for (let index = first; index <= last; index++) kept.push(hits[index]!);
   }
   return kept;
+}
+
+function namesBefore(names: Int32Array | undefined, limit: number): Int32Array | undefined {
+  return names === undefined ? undefined : names.subarray(0, lowerBound(names, limit));
 }
 
 function hasTagEnd(text: string, from: number, to: number): boolean {
