@@ -23,9 +23,10 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     { open: '<|start|>assistant to=', closes: ['<|call|>'] },
   ],
   needles: [recipient, messageMarker, ...endMarkers],
-  detect: (text, scan = createTextScan(text)) =>
-    scan.positions(recipient, true).length > 0 && scan.positions(messageMarker, true).length > 0,
+  // The recipient (words, found by a search of its own) is looked for only when a tool's name follows it.
+  detect: (text, scan = createTextScan(text)) => scan.positions(messageMarker, true).length > 0,
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    if (!scan.mayNameToolAfter(toolDefs, recipient)) return [];
     const tools = scan.tools(toolDefs);
     const recipientSearch = scan.search(recipient, true);
     const messageSearch = scan.search(messageMarker, true);

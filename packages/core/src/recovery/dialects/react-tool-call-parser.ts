@@ -3,12 +3,13 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { sanitizeString } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { createTextScan } from '../text-scan.ts';
-import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import { createTextScan, type TextScan } from '../text-scan.ts';
+import { isWhitespaceCode, readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 import type { ToolSchemaInfo } from '../tool-schema-index.ts';
 
 const actionMarker = 'Action:';
 const inputMarker = 'Action Input:';
+const functionsPrefix = 'functions.';
 
 /**
  * ReAct text (LangChain classic agents): `Action: get_weather` then `Action Input: {"city": "Oslo"}`. A
@@ -18,8 +19,10 @@ const inputMarker = 'Action Input:';
 export const reactToolCallParser: ToolCallTextParser = {
   name: 'react',
   needles: [actionMarker, inputMarker],
-  detect: (text, scan = createTextScan(text)) => scan.positions(inputMarker, true).length > 0,
+  // The markers (words, found by searches of their own) are looked for only when a tool's name follows one.
+  detect: (text) => text.includes(':'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    if (!mayNameActionTool(text, scan, toolDefs)) return [];
     const tools = scan.tools(toolDefs);
     const actionSearch = scan.search(actionMarker, true);
     const calls: LocatedToolCall[] = [];
@@ -58,6 +61,27 @@ export const reactToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * Whether a declared tool's name stands after `Action:` (whitespace and a backtick between allowed, as the parse
+ * reads it) before the text higher-priority dialects claimed; true when there are too many tools to look.
+ */
+function mayNameActionTool(text: string, scan: TextScan, toolDefs: readonly ToolDefinition[]): boolean {
+  const names = scan.toolNamePositions(toolDefs);
+  if (names === undefined) return true;
+  const limit = scan.recovered.claimedFrom(text.length);
+  for (let index = 0; index < names.length && names[index]! < limit; index++) {
+    let before = names[index]! - 1;
+    // `functions.get_weather` reads as `get_weather`.
+    if (text.startsWith(functionsPrefix, before + 1 - functionsPrefix.length))
+      before -= functionsPrefix.length;
+    if (text.charCodeAt(before) === 0x60) before--;
+    while (before >= 0 && isWhitespaceCode(text.charCodeAt(before))) before--;
+    if (text.charCodeAt(before) === 0x3a && text.startsWith(actionMarker, before + 1 - actionMarker.length))
+      return true;
+  }
+  return false;
+}
 
 function singleParameter(tool: ToolSchemaInfo): string | undefined {
   if (tool.properties.size === 1) return tool.properties.keys().next().value;
