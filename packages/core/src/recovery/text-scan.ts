@@ -146,11 +146,14 @@ function toolNamePositions(text: string, tools: ToolSchemaIndex): Int32Array | u
     first = anyName.lastIndex - Math.max(...names.map((name) => name.length));
   }
   const all: number[] = [];
+  let written = 0;
   for (const name of names) {
+    const before = all.length;
     for (let at = text.indexOf(name, first); at >= 0; at = text.indexOf(name, at + 1)) all.push(at);
+    if (all.length > before) written++;
   }
-  // A typed array sorts numerically in native code (no comparator called per pair).
-  return Int32Array.from(all).sort();
+  // Each name's positions ascend already; a typed array sorts numerically in native code (no comparator).
+  return written > 1 ? Int32Array.from(all).sort() : Int32Array.from(all);
 }
 
 /** The index of the first entry `>= value` in an ascending list. */

@@ -8,6 +8,7 @@ import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
 import {
   createForwardSearch,
   decodeXmlEntities,
+  escapeRegExp,
   type ForwardSearch,
   isWhitespaceCode,
   stripFunctionsPrefix,
@@ -33,11 +34,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
   ],
   needles: ['invoke', 'parameter'],
-  detect: (text, scan = createTextScan(text)) =>
-    scan.positions('invoke').some((hit) => {
-      const follower = text.charCodeAt(hit + 6);
-      return findTagStart(text, hit) >= 0 && (isWhitespaceCode(follower) || follower === 0x3e);
-    }),
+  // Every call's tag opens with `<`; the tags themselves are found from the declared tools' names (see `parse`).
+  detect: (text) => text.includes('<'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     const tools = scan.tools(toolDefs);
     // Only punctuation is compared around the needles, so the text itself serves (no lower-cased copy).
@@ -53,11 +51,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     // Where the rest of the text is claimed by higher-priority dialects, a call found there would be dropped: the
     // loop stops there, and a name there only marks tags whose calls would reach into it (dropped too).
     const claimedFrom = scan.recovered.claimedFrom(text.length);
-    const hits = hitsNamingTools(
-      text,
-      scan.positions('invoke'),
-      namesBefore(scan.toolNamePositions(toolDefs), claimedFrom),
-    );
+    const names = namesBefore(scan.toolNamePositions(toolDefs), claimedFrom);
+    const hits = names === undefined ? scan.positions('invoke') : invokeHitsNamingTools(text, names);
     let hitIndex = 0;
     let position = 0;
     while (position < text.length) {
@@ -159,6 +154,53 @@ export function hitsNamingTools(
     for (let index = first; index <= last; index++) kept.push(hits[index]!);
   }
   return kept;
+}
+
+/**
+ * {@link hitsNamingTools} found from the names alone: for each name, the `invoke` written in the stretch before
+ * it that holds no `>` (found by one forward search over that stretch), when a `>` closes the tag after the
+ * name. Names and stretches both move forward, so the text is read once, and text full of `<invoke` that names
+ * no declared tool is not searched for `invoke` at all.
+ */
+export function invokeHitsNamingTools(text: string, names: Int32Array): number[] {
+  const hits: number[] = [];
+  const invokes = caseInsensitiveSearch(text, 'invoke');
+  const tagEndSearch = createForwardSearch(text, '>');
+  let previousName = -1;
+  let lastTagEnd = -1;
+  let searchedTo = 0;
+  for (const name of names) {
+    // The last `>` at or before the name: the one before the previous name, unless one stands in between.
+    if (previousName < 0) lastTagEnd = text.lastIndexOf('>', name);
+    else if (name !== previousName) {
+      const between = tagEndSearch.next(previousName + 1);
+      if (between >= 0 && between <= name) lastTagEnd = text.lastIndexOf('>', name);
+    }
+    previousName = name;
+    const after = tagEndSearch.next(name + 1);
+    if (after < 0) break;
+    // An `invoke` whose name ends after that `>` and at or before the name.
+    const from = Math.max(searchedTo, lastTagEnd - 5, 0);
+    const to = name - 6;
+    for (let hit = invokes.next(from); hit >= 0 && hit <= to; hit = invokes.next(hit + 1)) hits.push(hit);
+    searchedTo = Math.max(searchedTo, to + 1);
+  }
+  return hits;
+}
+
+// A forward search ignoring ASCII case, asked with ascending positions: each place is searched once.
+function caseInsensitiveSearch(text: string, needle: string): ForwardSearch {
+  const pattern = new RegExp(escapeRegExp(needle), 'gi');
+  let cached = -2;
+  return {
+    length: needle.length,
+    next(from) {
+      if (cached === -1 || cached >= from) return cached;
+      pattern.lastIndex = from;
+      cached = pattern.test(text) ? pattern.lastIndex - needle.length : -1;
+      return cached;
+    },
+  };
 }
 
 function namesBefore(names: Int32Array | undefined, limit: number): Int32Array | undefined {
