@@ -4,12 +4,17 @@ import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { sanitizeString } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan, type TextScan } from '../text-scan.ts';
-import { isWhitespaceCode, readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import {
+  functionsPrefix,
+  isWhitespaceCode,
+  readIdentifierEnd,
+  skipWhitespace,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
 import type { ToolSchemaInfo } from '../tool-schema-index.ts';
 
 const actionMarker = 'Action:';
 const inputMarker = 'Action Input:';
-const functionsPrefix = 'functions.';
 
 /**
  * ReAct text (LangChain classic agents): `Action: get_weather` then `Action Input: {"city": "Oslo"}`. A

@@ -8,7 +8,6 @@ import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
 import {
   createForwardSearch,
   decodeXmlEntities,
-  escapeRegExp,
   type ForwardSearch,
   isWhitespaceCode,
   stripFunctionsPrefix,
@@ -164,7 +163,7 @@ export function hitsNamingTools(
  */
 export function invokeHitsNamingTools(text: string, names: Int32Array): number[] {
   const hits: number[] = [];
-  const invokes = caseInsensitiveSearch(text, 'invoke');
+  const invokes = createForwardSearch(text, 'invoke', true);
   const tagEndSearch = createForwardSearch(text, '>');
   let previousName = -1;
   let lastTagEnd = -1;
@@ -186,21 +185,6 @@ export function invokeHitsNamingTools(text: string, names: Int32Array): number[]
     searchedTo = Math.max(searchedTo, to + 1);
   }
   return hits;
-}
-
-// A forward search ignoring ASCII case, asked with ascending positions: each place is searched once.
-function caseInsensitiveSearch(text: string, needle: string): ForwardSearch {
-  const pattern = new RegExp(escapeRegExp(needle), 'gi');
-  let cached = -2;
-  return {
-    length: needle.length,
-    next(from) {
-      if (cached === -1 || cached >= from) return cached;
-      pattern.lastIndex = from;
-      cached = pattern.test(text) ? pattern.lastIndex - needle.length : -1;
-      return cached;
-    },
-  };
 }
 
 function namesBefore(names: Int32Array | undefined, limit: number): Int32Array | undefined {
