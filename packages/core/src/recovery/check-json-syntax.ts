@@ -231,7 +231,7 @@ function skipString(text: string, from: number, end: number): number {
 }
 
 // Characters of a string read by the loop before the native search takes over.
-const shortString = 16;
+const shortString = 6;
 // The rest of a string without escapes, up to and with its closing quote.
 const plainStringRest = /[^"\\]*"/y;
 

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { createTextScan, lowerBoundFrom, type TextScan } from './text-scan.ts';
+import { createTextScan, lowerBound, lowerBoundFrom, type TextScan } from './text-scan.ts';
 
 /** A block `open … close` found in text. Without a close, the block runs to the next open or the end. */
 export interface DelimitedBlock {
@@ -51,20 +51,26 @@ export function findBlocksNamingTools(
   // kept per name list: another tool list finds other names.
   const byNames = scan.memo(
     'blocks naming tools',
-    () => new WeakMap<Int32Array, Map<string, DelimitedBlock[]>>(),
+    () =>
+      new WeakMap<Int32Array, Map<string, { readonly limit: number; readonly blocks: DelimitedBlock[] }>>(),
   );
   let byMarker = byNames.get(names);
   if (byMarker === undefined) {
     byMarker = new Map();
     byNames.set(names, byMarker);
   }
+  // A block holding a name where the rest of the text is claimed ends past that name, so it overlaps recovered
+  // text and its parser passes over it: only the names before that point are looked up. The claimed part only
+  // grows, so blocks found for an earlier, later-starting claim still serve (the extra ones are passed over).
+  const limit = scan.recovered.claimedFrom(text.length);
   const key = `${options.open}\u0000${options.closes.join('\u0000')}`;
-  let blocks = byMarker.get(key);
-  if (blocks === undefined) {
-    blocks = blocksAroundNames(names, options, scan, text.length);
-    byMarker.set(key, blocks);
+  let found = byMarker.get(key);
+  if (found === undefined || found.limit < limit) {
+    const kept = limit < text.length ? names.subarray(0, lowerBound(names, limit)) : names;
+    found = { limit, blocks: blocksAroundNames(kept, options, scan, text.length) };
+    byMarker.set(key, found);
   }
-  return blocks;
+  return found.blocks;
 }
 
 // One merge of the names with the opening markers, every list read forward by a galloping cursor: names and the

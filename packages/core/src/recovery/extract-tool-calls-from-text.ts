@@ -95,15 +95,27 @@ function locateToolCalls(
     } catch {
       continue;
     }
-    const groups = new Map<string, LocatedToolCall[]>();
+    // The calls of one range form a group (an array of calls), in the order their ranges first appear.
+    const groups: LocatedToolCall[][] = [];
+    const groupsByStart = new Map<number, LocatedToolCall[][]>();
     for (const call of found) {
       if (!isValidCall(call) || !tools.has(call.name)) continue;
-      const key = `${call.start}:${call.end}`;
-      const group = groups.get(key);
-      if (group) group.push(call);
-      else groups.set(key, [call]);
+      const last = groups[groups.length - 1];
+      if (last !== undefined && last[0]!.start === call.start && last[0]!.end === call.end) {
+        last.push(call);
+        continue;
+      }
+      const sameStart = groupsByStart.get(call.start);
+      const group = sameStart?.find((candidate) => candidate[0]!.end === call.end);
+      if (group) {
+        group.push(call);
+        continue;
+      }
+      groups.push([call]);
+      if (sameStart) sameStart.push(groups[groups.length - 1]!);
+      else groupsByStart.set(call.start, [groups[groups.length - 1]!]);
     }
-    for (const group of groups.values()) {
+    for (const group of groups) {
       const first = group[0]!;
       if (claimed.overlaps(first.start, first.end)) continue;
       claimed.add(first.start, first.end);

@@ -1,7 +1,8 @@
 import { decodeXmlEntities } from './text-search.ts';
 
 const attributePattern = /([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g;
-const maximumTagLength = 2048;
+/** An opening tag longer than this (from its name to its `>`) is not parsed: markup tags are short. */
+export const maximumOpeningTagLength = 2048;
 
 /** An opening tag's attributes and where the tag ends. */
 export interface ParsedOpeningTag {
@@ -18,7 +19,7 @@ export interface ParsedOpeningTag {
  */
 export function parseOpeningTag(text: string, from: number): ParsedOpeningTag | undefined {
   const close = text.indexOf('>', from);
-  if (close < 0 || close - from > maximumTagLength) return undefined;
+  if (close < 0 || close - from > maximumOpeningTagLength) return undefined;
   const attributes = new Map<string, string>();
   for (const match of text.slice(from, close).matchAll(attributePattern)) {
     const value = match[2] ?? match[3] ?? match[4] ?? '';

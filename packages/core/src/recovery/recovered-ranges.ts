@@ -23,6 +23,25 @@ export class RecoveredRanges {
     this.#ends.splice(index, 0, end);
   }
 
+  /**
+   * The smallest position from which `[position, end)` lies wholly inside recovered ranges (`end` when the last
+   * one does not reach it). A left-to-right parser may stop there: every call it found from there on would
+   * overlap recovered text and be dropped.
+   */
+  claimedFrom(end: number): number {
+    const count = this.#starts.length;
+    if (this.#claimed.count === count && this.#claimed.end === end) return this.#claimed.from;
+    let from = end;
+    for (let index = count - 1; index >= 0; index--) {
+      if (this.#ends[index]! < from) break;
+      if (this.#starts[index]! < from) from = this.#starts[index]!;
+    }
+    this.#claimed = { count, end, from };
+    return from;
+  }
+
+  #claimed = { count: 0, end: -1, from: 0 };
+
   #firstStartAtOrAfter(value: number): number {
     let low = 0;
     let high = this.#starts.length;

@@ -22,6 +22,12 @@ export interface ScanJsonValuesOptions {
   readonly anchored?: boolean;
   /** Skip values that contain no object at all (arrays of scalars): callers looking for calls need objects. */
   readonly objectsOnly?: boolean;
+  /**
+   * No value starting at or after this index is tried (default: `to`); values starting before it are read in
+   * full. For text whose rest is already claimed: the scan goes left to right, so what it would do from there
+   * on changes nothing before it.
+   */
+  readonly stopAt?: number;
 }
 
 const defaultMaxValueLength = 8 * 1024 * 1024;
@@ -64,6 +70,7 @@ export function forEachJsonValue(
   }
   const maxValueLength = options.maxValueLength ?? defaultMaxValueLength;
   const objectsOnly = options.objectsOnly === true;
+  const stopAt = Math.min(to, options.stopAt ?? to);
   const workAtStart = recoveryWork.characters;
   const budget = 16 * (to - from) + 65_536;
   // Every bracket is a candidate, read by `readJsonValue` only as far as its first error. The containers still
@@ -74,79 +81,106 @@ export function forEachJsonValue(
   // `}` and `]` no value can be complete: only one value cut off by the end is tried there (repaired once).
   const lastCloser = Math.max(text.lastIndexOf('}', to - 1), text.lastIndexOf(']', to - 1));
   let skipped: Uint8Array | undefined;
+  let skippedEnd = 0;
   let repairTried = false;
   let position = from;
   let nextCurly = text.indexOf('{', from);
   let nextSquare = text.indexOf('[', from);
-  while (true) {
-    let start: number;
-    if (objectsOnly) {
-      // Only a bracket that `mayHoldObject` can accept is a candidate: a native search passes over the others
-      // (most brackets of prose, and of hostile text). It may look past `to` for the follower, so it is checked.
-      objectCandidate.lastIndex = position;
-      if (!objectCandidate.test(text)) return;
-      start = objectCandidate.lastIndex - 2;
-      while (isWhitespaceCode(text.charCodeAt(start))) start--;
-    } else {
-      if (nextCurly >= 0 && nextCurly < position) nextCurly = text.indexOf('{', position);
-      if (nextSquare >= 0 && nextSquare < position) nextSquare = text.indexOf('[', position);
-      start = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
-    }
-    if (start < 0 || start >= to) return;
-    position = start + 1;
-    if (skipped !== undefined && skipped[start - from] === 1) continue;
-    if (objectsOnly && !mayHoldObject(text, start, to)) continue;
-    if (start > lastCloser) {
-      if (!repairTried) visitCutOff(text, start, to, maxValueLength, visit);
-      return;
-    }
-    if (recoveryWork.characters - workAtStart > budget) {
-      visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: 65_536 }, visit);
-      return;
-    }
-    const limit = Math.min(to, start + maxValueLength);
-    if (isPythonDictStart(text, start, limit)) {
-      const read = readPythonLiteral(text.slice(start, limit), 0);
-      recoveryWork.characters += read ? read.end : 1;
-      if (read && isPlainObject(read.value)) {
-        visit({ start, end: start + read.end, value: read.value });
-        position = start + read.end;
+  try {
+    while (true) {
+      let start: number;
+      if (objectsOnly) {
+        // Only a bracket that `mayHoldObject` can accept is a candidate: a native search passes over the others
+        // (most brackets of prose, and of hostile text). It may look past `to` for the follower, so it is checked.
+        objectCandidate.lastIndex = position;
+        if (!objectCandidate.test(text)) return;
+        start = objectCandidate.lastIndex - 2;
+        while (isWhitespaceCode(text.charCodeAt(start))) start--;
+      } else {
+        if (nextCurly >= 0 && nextCurly < position) nextCurly = text.indexOf('{', position);
+        if (nextSquare >= 0 && nextSquare < position) nextSquare = text.indexOf('[', position);
+        start = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
       }
-      continue;
-    }
-    const read = readJsonValue(text, start, limit);
-    if (read.kind === JsonRead.Complete) {
-      const end = read.end;
-      if (objectsOnly && text.charCodeAt(start) === 0x5b) {
-        const object = text.indexOf('{', start);
-        if (object < 0 || object >= end) {
-          // An array without any object (`[1, 2, 3]`) cannot hold a call: skipped unparsed.
-          position = end;
-          continue;
+      if (start < 0 || start >= stopAt) return;
+      position = start + 1;
+      if (skipped !== undefined && skipped[start - from] === 1) continue;
+      if (objectsOnly && !mayHoldObject(text, start, to)) continue;
+      if (start > lastCloser) {
+        if (!repairTried) visitCutOff(text, start, to, maxValueLength, visit);
+        return;
+      }
+      if (recoveryWork.characters - workAtStart > budget) {
+        visitPaired(text, start, to, { maxValueLength, objectsOnly, budget: 65_536, stopAt }, visit);
+        return;
+      }
+      const limit = Math.min(to, start + maxValueLength);
+      if (isPythonDictStart(text, start, limit)) {
+        const read = readPythonLiteral(text.slice(start, limit), 0);
+        recoveryWork.characters += read ? read.end : 1;
+        if (read && isPlainObject(read.value)) {
+          visit({ start, end: start + read.end, value: read.value });
+          position = start + read.end;
         }
+        continue;
       }
-      const parsed = parseRead(text, start, end, read.repairable);
-      if (parsed.ok) {
-        visit({ start, end, value: parsed.value });
-        position = end;
+      const read = readJsonValue(text, start, limit);
+      if (read.kind === JsonRead.Complete) {
+        const end = read.end;
+        if (objectsOnly && text.charCodeAt(start) === 0x5b) {
+          const object = text.indexOf('{', start);
+          if (object < 0 || object >= end) {
+            // An array without any object (`[1, 2, 3]`) cannot hold a call: skipped unparsed.
+            position = end;
+            continue;
+          }
+        }
+        const parsed = parseRead(text, start, end, read.repairable);
+        if (parsed.ok) {
+          visit({ start, end, value: parsed.value });
+          position = end;
+        }
+        continue;
       }
-      continue;
+      if (read.openCount > 1) {
+        skipped ??= takeSkipped(to - from);
+        for (let open = 0; open < read.openCount; open++) skipped[read.openStarts[open]! - from] = 1;
+        skippedEnd = Math.max(skippedEnd, read.openStarts[read.openCount - 1]! - from + 1);
+      }
+      if (read.kind === JsonRead.CutOff && limit === to && !repairTried) {
+        // The first value that runs into the end of the text (a stream cut off mid-call): repaired once. The
+        // complete values inside it are still tried after it (a caller keeps the outer one when it holds a call):
+        // a long run of unclosed `{"a": [` before a real call must not bury the call in one repaired value.
+        repairTried = true;
+        recoveryWork.characters += to - start;
+        const parsed = parseJsonTolerant(text.slice(start, to));
+        if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null)
+          visit({ start, end: to, value: parsed.value });
+      }
     }
-    if (read.openCount > 1) {
-      skipped ??= new Uint8Array(to - from);
-      for (let open = 0; open < read.openCount; open++) skipped[read.openStarts[open]! - from] = 1;
-    }
-    if (read.kind === JsonRead.CutOff && limit === to && !repairTried) {
-      // The first value that runs into the end of the text (a stream cut off mid-call): repaired once. The
-      // complete values inside it are still tried after it (a caller keeps the outer one when it holds a call):
-      // a long run of unclosed `{"a": [` before a real call must not bury the call in one repaired value.
-      repairTried = true;
-      recoveryWork.characters += to - start;
-      const parsed = parseJsonTolerant(text.slice(start, to));
-      if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null)
-        visit({ start, end: to, value: parsed.value });
-    }
+  } finally {
+    if (skipped !== undefined) giveBackSkipped(skipped, skippedEnd);
   }
+}
+
+// The marks of one scan (bracket starts known to fail), kept for the next scan: a fresh array the size of the
+// text on every long scan costs the allocation and the clearing of all of it, and garbage-collector work.
+let spareSkipped: Uint8Array | undefined;
+
+function takeSkipped(length: number): Uint8Array {
+  const spare = spareSkipped;
+  if (spare === undefined || spare.length < length) return new Uint8Array(length);
+  // Taken while in use: a scan started meanwhile (from a visit) gets an array of its own.
+  spareSkipped = undefined;
+  return spare;
+}
+
+// Kept only up to this size, so one huge answer does not hold its marks' memory for good.
+const maximumSpareSkipped = 4 * 1024 * 1024;
+
+function giveBackSkipped(skipped: Uint8Array, end: number): void {
+  if (skipped.length > maximumSpareSkipped) return;
+  skipped.fill(0, 0, end);
+  if (spareSkipped === undefined || spareSkipped.length < skipped.length) spareSkipped = skipped;
 }
 
 // A bracket `mayHoldObject` may accept: `{` before a quote, `[` before a bracket (whitespace between).
@@ -199,7 +233,12 @@ function visitPaired(
   text: string,
   from: number,
   to: number,
-  options: { readonly maxValueLength: number; readonly objectsOnly: boolean; readonly budget: number },
+  options: {
+    readonly maxValueLength: number;
+    readonly objectsOnly: boolean;
+    readonly budget: number;
+    readonly stopAt: number;
+  },
   visit: (value: ScannedJsonValue) => void,
 ): void {
   const { maxValueLength } = options;
@@ -220,7 +259,7 @@ function visitPaired(
     if (nextCurly >= 0 && nextCurly < next) nextCurly = text.indexOf('{', next);
     if (nextSquare >= 0 && nextSquare < next) nextSquare = text.indexOf('[', next);
     const index = nextCurly < 0 ? nextSquare : nextSquare < 0 ? nextCurly : Math.min(nextCurly, nextSquare);
-    if (index < 0 || index >= to) break;
+    if (index < 0 || index >= options.stopAt) break;
     next = index + 1;
     if (index === repairAt) {
       // The first value that runs into the end of the text: repaired once (every later start is inside it).

@@ -81,3 +81,41 @@ describe('lowerBoundFrom', () => {
     );
   });
 });
+
+describe('TextScan tool names', () => {
+  const toolDefs = [
+    { name: 'get_weather', description: '', parameters: { type: 'object' } },
+    { name: 'get', description: '', parameters: { type: 'object' } },
+    { name: 'weather', description: '', parameters: { type: 'object' } },
+  ];
+  const soup = fc
+    .array(fc.constantFrom('get_weather', 'get', 'weather', '_', 'x', ' ', 'call:', '>>>'), { maxLength: 30 })
+    .map((parts) => parts.join(''));
+
+  it('lists every occurrence of every name, overlapping ones included, in ascending order', () => {
+    fc.assert(
+      fc.property(soup, (text) => {
+        const expected: number[] = [];
+        for (const { name } of toolDefs) {
+          for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) expected.push(at);
+        }
+        expected.sort((left, right) => left - right);
+        assert.deepEqual([...createTextScan(text).toolNamePositions(toolDefs)!], expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('tells whether a name follows a marker, up to the text already claimed', () => {
+    fc.assert(
+      fc.property(soup, (text) => {
+        const follows = toolDefs.some(({ name }) => text.includes(`call:${name}`));
+        assert.equal(createTextScan(text).mayNameToolAfter(toolDefs, 'call:'), follows);
+      }),
+      { numRuns: 2000 },
+    );
+    const scan = createTextScan('prose, then call:get claimed');
+    scan.recovered.add(10, 28);
+    assert.equal(scan.mayNameToolAfter(toolDefs, 'call:'), false);
+  });
+});

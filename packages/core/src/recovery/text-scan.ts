@@ -30,6 +30,12 @@ export interface TextScan {
   /** Ascending positions of the declared tools' names, or `undefined` when there are too many tools to look. */
   toolNamePositions(toolDefs: readonly ToolDefinition[]): Int32Array | undefined;
   /**
+   * Whether some declared tool's name is written right after `marker` (exact case) before the text claimed by
+   * higher-priority dialects (see {@link RecoveredRanges.claimedFrom}), or may be (too many tools to look): a
+   * dialect that writes the name right after its marker has no call to find otherwise, and is not read.
+   */
+  mayNameToolAfter(toolDefs: readonly ToolDefinition[], marker: string): boolean;
+  /**
    * The calls recovered so far from this text by higher-priority parsers (filled by the extractor, empty for a
    * scan of one's own): a parser may pass over a call overlapping them unread, since it would be dropped.
    */
@@ -44,6 +50,7 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
   const found = findAll(text, needles);
   const exact = new Map<string, readonly number[]>();
   const memos = new Map<string, unknown>();
+  const recovered = new RecoveredRanges();
   let toolIndex: { defs: readonly ToolDefinition[]; index: ToolSchemaIndex } | undefined;
   let namePositions: { defs: readonly ToolDefinition[]; positions: Int32Array | undefined } | undefined;
   const positions = (needle: string, caseSensitive = false): readonly number[] => {
@@ -77,7 +84,7 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
       return lower;
     },
     positions,
-    recovered: new RecoveredRanges(),
+    recovered,
     has: (needle) => positions(needle).length > 0,
     search(needle, caseSensitive = false) {
       // Found on first use: a parser sets up the searches it may need, and a needle it never reaches (the
@@ -103,6 +110,17 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
       const first = lowerBound(list, from);
       return first < list.length && list[first]! < to;
     },
+    mayNameToolAfter(toolDefs, marker) {
+      const list = namesOf(toolDefs);
+      if (list === undefined) return true;
+      const last = marker.charCodeAt(marker.length - 1);
+      const limit = recovered.claimedFrom(text.length);
+      for (let index = 0; index < list.length && list[index]! < limit; index++) {
+        const at = list[index]!;
+        if (text.charCodeAt(at - 1) === last && text.startsWith(marker, at - marker.length)) return true;
+      }
+      return false;
+    },
     memo<T>(key: string, compute: () => T): T {
       if (memos.has(key)) return memos.get(key) as T;
       const value = compute();
@@ -117,13 +135,25 @@ const maximumGatedTools = 32;
 
 function toolNamePositions(text: string, tools: ToolSchemaIndex): Int32Array | undefined {
   if (tools.size > maximumGatedTools) return undefined;
-  const all: number[] = [];
-  for (const name of tools.keys()) {
-    if (name.length === 0) return undefined;
-    for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) all.push(at);
+  const names = [...tools.keys()];
+  if (names.some((name) => name.length === 0)) return undefined;
+  // Where no name is written before the first one (often: near the end, or nowhere), one native pass for all
+  // names finds it, and each name is searched from there only.
+  let first = 0;
+  if (names.length > 1) {
+    const anyName = new RegExp(names.map(escapeRegExp).join('|'), 'g');
+    if (!anyName.test(text)) return new Int32Array(0);
+    first = anyName.lastIndex - Math.max(...names.map((name) => name.length));
   }
-  // A typed array sorts numerically in native code (no comparator called per pair).
-  return Int32Array.from(all).sort();
+  const all: number[] = [];
+  let written = 0;
+  for (const name of names) {
+    const before = all.length;
+    for (let at = text.indexOf(name, first); at >= 0; at = text.indexOf(name, at + 1)) all.push(at);
+    if (all.length > before) written++;
+  }
+  // Each name's positions ascend already; a typed array sorts numerically in native code (no comparator).
+  return written > 1 ? Int32Array.from(all).sort() : Int32Array.from(all);
 }
 
 /** The index of the first entry `>= value` in an ascending list. */
@@ -185,8 +215,9 @@ interface CompiledNeedles {
   /** The distinct first characters of the needles, each with its trie node. */
   readonly roots: readonly { readonly first: string; readonly node: number }[];
   /**
-   * The needles without ASCII letters that share their first character with no other needle (`>>>`): found
-   * by a native search for the whole needle, so a common first character costs no walk per occurrence.
+   * The needles without ASCII letters that share their first character with no other needle (`>>>`): left to
+   * a native search for the whole needle when asked for, so a common first character costs no walk per
+   * occurrence.
    */
   readonly alone: readonly number[];
   /** The column of each UTF-16 code unit (0: used by no needle, so no needle continues with it). */
@@ -295,15 +326,12 @@ function findAll(text: string, needles: readonly string[]): Map<string, number[]
   const { needles: kept, roots, alone } = compiled;
   if (kept.length === 0) return new Map();
   const lists = kept.map((): number[] => []);
-  for (const index of alone) {
-    const needle = kept[index]!;
-    const list = lists[index]!;
-    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) list.push(at);
-  }
   for (const { first, node } of roots) walkFrom(text, first, node, compiled, lists);
   const found = new Map<string, number[]>();
   kept.forEach((needle, index) => {
-    found.set(needle, lists[index]!);
+    // A needle searched on its own is searched when first asked for (a parser may never ask, for text that
+    // names no declared tool where the needle would have to stand).
+    if (!alone.includes(index)) found.set(needle, lists[index]!);
   });
   return found;
 }

@@ -30,15 +30,20 @@ export interface ForwardSearch {
   readonly length: number;
 }
 
-/** Creates a {@link ForwardSearch} for `needle` in `haystack`. */
-export function createForwardSearch(haystack: string, needle: string): ForwardSearch {
+/** Creates a {@link ForwardSearch} for `needle` in `haystack` (ASCII case ignored with `ignoreCase`). */
+export function createForwardSearch(haystack: string, needle: string, ignoreCase = false): ForwardSearch {
   let cached = -2;
+  const pattern = ignoreCase ? new RegExp(escapeRegExp(needle), 'gi') : undefined;
   return {
     length: needle.length,
     next(from) {
       if (cached === -1) return -1;
       if (cached >= from) return cached;
-      cached = haystack.indexOf(needle, from);
+      if (pattern === undefined) cached = haystack.indexOf(needle, from);
+      else {
+        pattern.lastIndex = from;
+        cached = pattern.test(haystack) ? pattern.lastIndex - needle.length : -1;
+      }
       return cached;
     },
   };
@@ -90,9 +95,12 @@ export function readIdentifierEnd(text: string, from: number, to = text.length):
   return index;
 }
 
+/** The namespace some models put before a tool name (`functions.get_weather`). */
+export const functionsPrefix = 'functions.';
+
 /** Strips the `functions.` namespace some models put before a tool name. */
 export function stripFunctionsPrefix(name: string): string {
-  return name.startsWith('functions.') ? name.slice('functions.'.length) : name;
+  return name.startsWith(functionsPrefix) ? name.slice(functionsPrefix.length) : name;
 }
 
 /** `text` with the characters regular expressions treat as syntax escaped. */

@@ -11,8 +11,10 @@ const marker = '>>>';
 export const functionaryToolCallParser: ToolCallTextParser = {
   name: 'functionary',
   needles: [marker],
-  detect: (text, scan = createTextScan(text)) => scan.has(marker),
+  // `>>>` is searched for (a pass of its own) only when a tool's name follows it.
+  detect: (text) => text.includes('>'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    if (!scan.mayNameToolAfter(toolDefs, marker)) return [];
     const tools = scan.tools(toolDefs);
     const search = scan.search(marker);
     const calls: LocatedToolCall[] = [];

@@ -29,8 +29,11 @@ export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
   markers: wrappers.map(([open, close]) => ({ open, closes: [close] })),
   needles: [callMarker, ...stringDelimiters],
-  detect: (text, scan = createTextScan(text)) => scan.positions(callMarker, true).length > 0,
+  // Arguments always open with `{`; `call:` (a word, found by a search of its own) is looked for only when a
+  // tool's name follows it.
+  detect: (text) => text.includes('{'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    if (!scan.mayNameToolAfter(toolDefs, callMarker)) return [];
     const tools = scan.tools(toolDefs);
     const callSearch = scan.search(callMarker, true);
     // Forward searches, so a delimiter that never closes is looked for once, not once per call.
@@ -44,10 +47,12 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     // unclosed calls is read once, not once per call.
     const nextCallSearch = scan.search(callMarker, true);
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
       const hit = callSearch.next(position);
-      if (hit < 0) break;
+      if (hit < 0 || hit >= claimedFrom) break;
       position = hit + callMarker.length;
       const nameEnd = readIdentifierEnd(text, position);
       const tool = tools.get(text.slice(position, nameEnd));

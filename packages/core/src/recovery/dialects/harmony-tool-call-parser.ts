@@ -23,18 +23,21 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     { open: '<|start|>assistant to=', closes: ['<|call|>'] },
   ],
   needles: [recipient, messageMarker, ...endMarkers],
-  detect: (text, scan = createTextScan(text)) =>
-    scan.positions(recipient, true).length > 0 && scan.positions(messageMarker, true).length > 0,
+  // The recipient (words, found by a search of its own) is looked for only when a tool's name follows it.
+  detect: (text, scan = createTextScan(text)) => scan.positions(messageMarker, true).length > 0,
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    if (!scan.mayNameToolAfter(toolDefs, recipient)) return [];
     const tools = scan.tools(toolDefs);
     const recipientSearch = scan.search(recipient, true);
     const messageSearch = scan.search(messageMarker, true);
     const endSearches = endMarkers.map((marker) => ({ search: scan.search(marker, true), marker }));
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
       const hit = recipientSearch.next(position);
-      if (hit < 0) break;
+      if (hit < 0 || hit >= claimedFrom) break;
       position = hit + recipient.length;
       const nameEnd = readIdentifierEnd(text, position);
       const tool = tools.get(text.slice(position, nameEnd));

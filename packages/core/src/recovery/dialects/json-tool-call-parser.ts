@@ -16,7 +16,9 @@ export const jsonToolCallParser: ToolCallTextParser = {
   parse(text: string, toolDefs: readonly ToolDefinition[], scan?: TextScan): LocatedToolCall[] {
     const tools = scan ? scan.tools(toolDefs) : indexToolDefinitions(toolDefs);
     const calls: LocatedToolCall[] = [];
-    forEachJsonValue(text, { objectsOnly: true }, (scanned) => {
+    // Where the rest of the text is claimed by higher-priority dialects, no value there could be kept.
+    const stopAt = scan ? scan.recovered.claimedFrom(text.length) : text.length;
+    forEachJsonValue(text, { objectsOnly: true, stopAt }, (scanned) => {
       // Text a higher-priority dialect recovered (the JSON body of its markup): a call here would be dropped.
       if (scan?.recovered.overlaps(scanned.start, scanned.end)) return;
       for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: true })) {

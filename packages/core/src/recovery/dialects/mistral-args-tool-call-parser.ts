@@ -3,7 +3,7 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
-import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import { isWhitespaceCode, readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 
 const marker = '[TOOL_CALLS]';
 const argumentsMarker = '[ARGS]';
@@ -17,15 +17,26 @@ const callIdMarker = '[CALL_ID]';
 export const mistralArgumentsToolCallParser: ToolCallTextParser = {
   name: 'mistral-args',
   markers: [{ open: marker, closes: [] }],
-  detect: (text, scan = createTextScan(text)) => scan.positions(marker, true).length > 0,
+  // The marker's case is checked where a name follows it (the parse reads nothing after other markers).
+  detect: (text, scan = createTextScan(text)) => scan.has(marker),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     const tools = scan.tools(toolDefs);
-    const markerSearch = scan.search(marker, true);
+    const hits = scan.positions(marker);
+    let hitIndex = 0;
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
-      const hit = markerSearch.next(position);
-      if (hit < 0) break;
+      while (hitIndex < hits.length && hits[hitIndex]! < position) hitIndex++;
+      if (hitIndex === hits.length) break;
+      const hit = hits[hitIndex++]!;
+      if (hit >= claimedFrom) break;
+      const afterMarker = hit + marker.length;
+      const follower = text.charCodeAt(afterMarker);
+      // Neither whitespace nor a name after the marker: no call starts here (most markers of hostile text).
+      if (!isWhitespaceCode(follower) && readIdentifierEnd(text, afterMarker) === afterMarker) continue;
+      if (!text.startsWith(marker, hit)) continue;
       let start = hit;
       let cursor = hit + marker.length;
       position = cursor;

@@ -31,6 +31,7 @@ export const pythonicToolCallParser: ToolCallTextParser = {
   detect: (text) => text.includes('('),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan?: TextScan): LocatedToolCall[] {
     const tools = scan ? scan.tools(toolDefs) : indexToolDefinitions(toolDefs);
+    if (scan && !namesAnyCall(text, scan, toolDefs)) return [];
     const calls: LocatedToolCall[] = [];
     let budget = 4 * text.length + maximumCallLength;
     let position = 0;
@@ -74,6 +75,26 @@ export const pythonicToolCallParser: ToolCallTextParser = {
 };
 
 // Llama 3.x built-in tools are written `brave_search.call(query="...")` after `<|python_tag|>`.
+/**
+ * Whether a declared tool's name stands right before `(` or `.call(` somewhere (true when there are too many
+ * tools to look): every call's name does, so text without one holds no call and its parentheses are not read.
+ */
+function namesAnyCall(text: string, scan: TextScan, toolDefs: readonly ToolDefinition[]): boolean {
+  const positions = scan.toolNamePositions(toolDefs);
+  if (positions === undefined) return true;
+  const names = [...scan.tools(toolDefs).keys()];
+  for (const at of positions) {
+    for (const name of names) {
+      const after = at + name.length;
+      const next = text.charCodeAt(after);
+      if (next !== 0x28 && next !== 0x2e) continue;
+      if (!text.startsWith(name, at)) continue;
+      if (next === 0x28 || text.startsWith('.call(', after)) return true;
+    }
+  }
+  return false;
+}
+
 function builtInName(name: string): string {
   return name.endsWith('.call') ? name.slice(0, -'.call'.length) : name;
 }

@@ -3,8 +3,14 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { sanitizeString } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { createTextScan } from '../text-scan.ts';
-import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import { createTextScan, type TextScan } from '../text-scan.ts';
+import {
+  functionsPrefix,
+  isWhitespaceCode,
+  readIdentifierEnd,
+  skipWhitespace,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
 import type { ToolSchemaInfo } from '../tool-schema-index.ts';
 
 const actionMarker = 'Action:';
@@ -18,15 +24,19 @@ const inputMarker = 'Action Input:';
 export const reactToolCallParser: ToolCallTextParser = {
   name: 'react',
   needles: [actionMarker, inputMarker],
-  detect: (text, scan = createTextScan(text)) => scan.positions(inputMarker, true).length > 0,
+  // The markers (words, found by searches of their own) are looked for only when a tool's name follows one.
+  detect: (text) => text.includes(':'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    if (!mayNameActionTool(text, scan, toolDefs)) return [];
     const tools = scan.tools(toolDefs);
     const actionSearch = scan.search(actionMarker, true);
     const calls: LocatedToolCall[] = [];
+    // A call found where the rest of the text is claimed by higher-priority dialects would be dropped.
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
     let position = 0;
     while (position < text.length) {
       const hit = actionSearch.next(position);
-      if (hit < 0) break;
+      if (hit < 0 || hit >= claimedFrom) break;
       position = hit + actionMarker.length;
       let nameStart = skipWhitespace(text, position);
       if (text[nameStart] === '`') nameStart++;
@@ -56,6 +66,27 @@ export const reactToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * Whether a declared tool's name stands after `Action:` (whitespace and a backtick between allowed, as the parse
+ * reads it) before the text higher-priority dialects claimed; true when there are too many tools to look.
+ */
+function mayNameActionTool(text: string, scan: TextScan, toolDefs: readonly ToolDefinition[]): boolean {
+  const names = scan.toolNamePositions(toolDefs);
+  if (names === undefined) return true;
+  const limit = scan.recovered.claimedFrom(text.length);
+  for (let index = 0; index < names.length && names[index]! < limit; index++) {
+    let before = names[index]! - 1;
+    // `functions.get_weather` reads as `get_weather`.
+    if (text.startsWith(functionsPrefix, before + 1 - functionsPrefix.length))
+      before -= functionsPrefix.length;
+    if (text.charCodeAt(before) === 0x60) before--;
+    while (before >= 0 && isWhitespaceCode(text.charCodeAt(before))) before--;
+    if (text.charCodeAt(before) === 0x3a && text.startsWith(actionMarker, before + 1 - actionMarker.length))
+      return true;
+  }
+  return false;
+}
 
 function singleParameter(tool: ToolSchemaInfo): string | undefined {
   if (tool.properties.size === 1) return tool.properties.keys().next().value;

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { tools } from '../__fixtures__/tool-definitions.ts';
 import { createTextScan } from '../text-scan.ts';
-import { hitsNamingTools } from './xml-invoke-tool-call-parser.ts';
+import { hitsNamingTools, invokeHitsNamingTools } from './xml-invoke-tool-call-parser.ts';
 
 // The filter `hitsNamingTools` stands for: a hit counts when a declared tool's name starts between the end of
 // `invoke` and the tag's first `>`.
@@ -43,6 +43,19 @@ describe('hitsNamingTools', () => {
           [...hitsNamingTools(text, scan.positions('invoke'), scan.toolNamePositions(tools))],
           namingHitsOneByOne(text),
         );
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finds the same hits from the names alone', () => {
+    fc.assert(
+      fc.property(tagSoup, (text) => {
+        const scan = createTextScan(text);
+        const names = scan.toolNamePositions(tools)!;
+        assert.deepEqual(invokeHitsNamingTools(text, names), [
+          ...hitsNamingTools(text, scan.positions('invoke'), names),
+        ]);
       }),
       { numRuns: 3000 },
     );

@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
-import { parseOpeningTag } from '../markup-attributes.ts';
+import { maximumOpeningTagLength, parseOpeningTag } from '../markup-attributes.ts';
 import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
@@ -33,11 +33,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
   ],
   needles: ['invoke', 'parameter'],
-  detect: (text, scan = createTextScan(text)) =>
-    scan.positions('invoke').some((hit) => {
-      const follower = text.charCodeAt(hit + 6);
-      return findTagStart(text, hit) >= 0 && (isWhitespaceCode(follower) || follower === 0x3e);
-    }),
+  // Every call's tag opens with `<`; the tags themselves are found from the declared tools' names (see `parse`).
+  detect: (text) => text.includes('<'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     const tools = scan.tools(toolDefs);
     // Only punctuation is compared around the needles, so the text itself serves (no lower-cased copy).
@@ -50,12 +47,16 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     const calls: LocatedToolCall[] = [];
     // Only a tag that names a declared tool can hold a call: the hits are narrowed to those first, from the
     // names' positions, so text full of `<invoke` that names no declared tool costs nothing per tag.
-    const hits = hitsNamingTools(text, scan.positions('invoke'), scan.toolNamePositions(toolDefs));
+    // Where the rest of the text is claimed by higher-priority dialects, a call found there would be dropped: the
+    // loop stops there, and a name there only marks tags whose calls would reach into it (dropped too).
+    const claimedFrom = scan.recovered.claimedFrom(text.length);
+    const names = namesBefore(scan.toolNamePositions(toolDefs), claimedFrom);
+    const hits = names === undefined ? scan.positions('invoke') : invokeHitsNamingTools(text, names);
     let hitIndex = 0;
     let position = 0;
     while (position < text.length) {
       while (hitIndex < hits.length && hits[hitIndex]! < position) hitIndex++;
-      if (hitIndex === hits.length) break;
+      if (hitIndex === hits.length || hits[hitIndex]! >= claimedFrom) break;
       const hit = hits[hitIndex++]!;
       position = hit + 6;
       const tagStart = findTagStart(lower, hit);
@@ -66,16 +67,21 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
       // is searched forward only, so tags that never close cost one search, not one each.
       const tagEnd = tagEndSearch.next(hit + 6);
       if (tagEnd < 0 || !scan.mayNameTool(toolDefs, hit + 6, tagEnd)) continue;
-      const tag = parseOpeningTag(text, hit + 6);
-      if (!tag) continue;
-      const closeHit = tag.selfClosing
-        ? { start: tag.end, end: tag.end }
-        : findClosingTag(lower, closeInvokeSearch, tag.end, lower.length);
-      const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tag.end);
+      // The tag ends at that `>` (as `parseOpeningTag` finds it), so the element's extent is known before its
+      // attributes are read: an invoke in text a higher-priority dialect recovered is passed over unread.
+      if (tagEnd - (hit + 6) > maximumOpeningTagLength) continue;
+      const tagClose = tagEnd + 1;
+      const closeHit =
+        text.charCodeAt(tagEnd - 1) === 0x2f
+          ? { start: tagClose, end: tagClose }
+          : findClosingTag(lower, closeInvokeSearch, tagClose, lower.length);
+      const bodyEnd = closeHit ? closeHit.start : nextInvokeOrEnd(lower, invokeSearch, tagClose);
       const end = closeHit ? closeHit.end : bodyEnd;
       position = Math.max(position, end);
       // Text a higher-priority dialect recovered: a call here would be dropped, so its body is not read.
       if (scan.recovered.overlaps(tagStart, end)) continue;
+      const tag = parseOpeningTag(text, hit + 6);
+      if (!tag) continue;
       const name = stripFunctionsPrefix((tag.attributes.get('name') ?? '').trim());
       const tool = tools.get(name);
       if (!tool) continue;
@@ -147,6 +153,42 @@ export function hitsNamingTools(
     for (let index = first; index <= last; index++) kept.push(hits[index]!);
   }
   return kept;
+}
+
+/**
+ * {@link hitsNamingTools} found from the names alone: for each name, the `invoke` written in the stretch before
+ * it that holds no `>` (found by one forward search over that stretch), when a `>` closes the tag after the
+ * name. Names and stretches both move forward, so the text is read once, and text full of `<invoke` that names
+ * no declared tool is not searched for `invoke` at all.
+ */
+export function invokeHitsNamingTools(text: string, names: Int32Array): number[] {
+  const hits: number[] = [];
+  const invokes = createForwardSearch(text, 'invoke', true);
+  const tagEndSearch = createForwardSearch(text, '>');
+  let previousName = -1;
+  let lastTagEnd = -1;
+  let searchedTo = 0;
+  for (const name of names) {
+    // The last `>` at or before the name: the one before the previous name, unless one stands in between.
+    if (previousName < 0) lastTagEnd = text.lastIndexOf('>', name);
+    else if (name !== previousName) {
+      const between = tagEndSearch.next(previousName + 1);
+      if (between >= 0 && between <= name) lastTagEnd = text.lastIndexOf('>', name);
+    }
+    previousName = name;
+    const after = tagEndSearch.next(name + 1);
+    if (after < 0) break;
+    // An `invoke` whose name ends after that `>` and at or before the name.
+    const from = Math.max(searchedTo, lastTagEnd - 5, 0);
+    const to = name - 6;
+    for (let hit = invokes.next(from); hit >= 0 && hit <= to; hit = invokes.next(hit + 1)) hits.push(hit);
+    searchedTo = Math.max(searchedTo, to + 1);
+  }
+  return hits;
+}
+
+function namesBefore(names: Int32Array | undefined, limit: number): Int32Array | undefined {
+  return names === undefined ? undefined : names.subarray(0, lowerBound(names, limit));
 }
 
 function hasTagEnd(text: string, from: number, to: number): boolean {
