@@ -307,9 +307,10 @@ CREATE INDEX chat_turns_running_by_chat ON chat_turns (chat_id) WHERE status = '
     // Rows of running turns go to this log in arrival order instead (a commit touches its last pages only) and
     // move to chat_packets, one turn's rows together, when the turn ends. No index: readers of a running turn in
     // the process that writes it know its row ids; any other reader scans (rare: start-up, another process).
+    // AUTOINCREMENT: ids are never reused once the head is swept, so "rows after id N" means rows written later.
     sql: `
 CREATE TABLE chat_packet_log (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   chat_id TEXT NOT NULL,
   turn_index INTEGER NOT NULL,
   sequence INTEGER NOT NULL,

@@ -103,6 +103,24 @@ describe('packets of running turns (the append-only log)', () => {
     await second.close();
   });
 
+  test('a turn recorded by one process and run by another (an API and a worker replica) reads current in both', async () => {
+    const path = databasePath();
+    const api = await open(path);
+    const worker = await open(path);
+    const user = await api.users.create({ email: 'g@example.com' });
+    const chat = await api.chats.create({ userId: user.id });
+    const turn = await api.chats.startTurn({ chatId: chat.id });
+    assert.deepEqual(await texts(api, chat.id, turn.index), []);
+    await worker.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('w1')] });
+    assert.deepEqual(await texts(api, chat.id, turn.index), ['1:w1']);
+    await worker.chats.appendPacketBatches([{ chatId: chat.id, turn: turn.index, packets: [delta('w2')] }]);
+    assert.deepEqual(await texts(api, chat.id, turn.index, 1), ['2:w2']);
+    await worker.chats.finishTurn({ chatId: chat.id, turn: turn.index, status: 'completed' });
+    assert.deepEqual(await texts(api, chat.id, turn.index), ['1:w1', '2:w2']);
+    await api.close();
+    await worker.close();
+  });
+
   test('a turn nobody read since the restart is still moved whole when it is closed', async () => {
     const path = databasePath();
     const first = await open(path);

@@ -3,6 +3,9 @@ import type { DatabaseSync } from 'node:sqlite';
 /** How many rows the log's head must have gained before it is swept. */
 const sweepEvery = 2000;
 
+/** How many turns written by other processes are remembered before what was learnt is dropped. */
+const maximumLearntTurns = 10_000;
+
 /** One packet row as read back: its sequence and its JSON text. */
 export interface LoggedPacketRow {
   readonly sequence: number;
@@ -29,8 +32,13 @@ interface LoggedTurn {
  * remembered when that transaction rolls back.
  */
 export interface RunningPacketLog {
-  /** Remembers a turn this process just started: it has no logged rows (so no scan is needed to know that). */
+  /**
+   * Remembers a turn this process just started: it has no logged rows yet. Whoever runs it (this process, or a
+   * worker replica on the same file) writes them; a read here picks up rows another process wrote.
+   */
   begin(chatId: string, turn: number): void;
+  /** Forgets what was learnt of a turn that has ended (read by a process that did not write it). */
+  forgetEnded(chatId: string, turn: number): void;
   /**
    * Appends `packets` (already JSON) to a running turn after the last sequence it has (`tableLast`: its last
    * sequence in `chat_packets`, for a turn that had rows there); returns the new last sequence.
@@ -88,6 +96,11 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
   // the turns this process does not write: once a scan of the whole log, then only of what is new.
   let learntUpTo = 0;
+  const learntTurns = () => {
+    let count = 0;
+    for (const state of turns.values()) if (!state.own) count += 1;
+    return count;
+  };
   const learn = () => {
     const upTo = (lastId.get() as { last: number }).last;
     if (upTo <= learntUpTo) return;
@@ -98,6 +111,14 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       sequence: number;
     }[];
     learntUpTo = upTo;
+    // Turns followed from here but ended elsewhere are forgotten when read after their end; past a bound, what
+    // was learnt is dropped and learnt again from the log's start.
+    if (turns.size > maximumLearntTurns && learntTurns() > maximumLearntTurns) {
+      for (const [key, state] of turns) if (!state.own) turns.delete(key);
+      learntUpTo = 0;
+      learn();
+      return;
+    }
     for (const row of rows) {
       const key = keyOf(row.chat_id, row.turn_index);
       let state = turns.get(key);
@@ -135,7 +156,15 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     begin(chatId, turn) {
       const key = keyOf(chatId, turn);
       touch(key, turns.get(key));
-      turns.set(key, { last: 0, ids: [], own: true });
+      turns.set(key, { last: 0, ids: [], own: false });
+    },
+    forgetEnded(chatId, turn) {
+      const key = keyOf(chatId, turn);
+      const state = turns.get(key);
+      if (state && !state.own) {
+        touch(key, state);
+        turns.delete(key);
+      }
     },
     append(chatId, turn, packetsJson, tableLast) {
       const key = keyOf(chatId, turn);

@@ -306,7 +306,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       const status = turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined;
       if (rows.length < limit && status?.status === 'running') {
         rows.push(...log.read(chatId, turn, rows.at(-1)?.sequence ?? after, limit - rows.length));
-      }
+      } else if (status?.status !== 'running') log.forgetEnded(chatId, turn);
       return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packetJson) as unknown }));
     },
   };
