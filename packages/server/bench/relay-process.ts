@@ -4,6 +4,7 @@
 // "listening <url>", then its memory and CPU every 100 ms as JSON lines, like server-process.ts.
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { reportUsage } from './report-usage.ts';
 
 const model = new URL(process.env.BENCH_MODEL_URL ?? '');
 const server = createServer((incoming, outgoing) => {
@@ -49,10 +50,4 @@ const server = createServer((incoming, outgoing) => {
 server.listen(0, '127.0.0.1', () =>
   process.stdout.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}\n`),
 );
-setInterval(() => {
-  const cpu = process.cpuUsage();
-  const memory = process.memoryUsage();
-  process.stdout.write(
-    `${JSON.stringify({ rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, cpuMicros: cpu.user + cpu.system })}\n`,
-  );
-}, 100).unref();
+reportUsage();

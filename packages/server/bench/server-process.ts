@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { lookupToolFactories, openTestStorage } from '../src/__fixtures__/test-server.ts';
 import { createServer } from '../src/create-server.ts';
 import { listen } from '../src/listen.ts';
+import { reportUsage } from './report-usage.ts';
 
 const { storage } = await openTestStorage(join(await mkdtemp(join(tmpdir(), 'toolbus-bench-')), 'bench.db'));
 const server = await createServer({
@@ -17,13 +18,7 @@ const server = await createServer({
 });
 const http = await listen(server, { port: 0 });
 process.stdout.write(`listening ${http.url}\n`);
-setInterval(() => {
-  const memory = process.memoryUsage();
-  const cpu = process.cpuUsage();
-  process.stdout.write(
-    `${JSON.stringify({ rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, cpuMicros: cpu.user + cpu.system })}\n`,
-  );
-}, 100).unref();
+reportUsage();
 process.once('SIGTERM', () => {
   void http.close().then(() => process.exit(0));
 });

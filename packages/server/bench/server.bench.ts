@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
+import type { Usage } from './report-usage.ts';
 
 const here = new URL('.', import.meta.url).pathname;
 const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000,1500').split(',').map(Number);
@@ -153,32 +154,25 @@ const toolbus = await start(
 // The floor any Node server pays for the same streams: a relay that reads the model's events with node:http,
 // parses each one's JSON and writes it on as an SSE packet (no storage, no turn loop, no web streams).
 const relay = await start('relay-process.ts', { BENCH_MODEL_URL: model.url });
-let relayCpuMicros = 0;
-relay.onLine((line) => {
-  try {
-    relayCpuMicros = (JSON.parse(line) as { cpuMicros: number }).cpuMicros;
-  } catch {
-    // not a CPU line
-  }
-});
-let modelCpuMicros = 0;
-model.onLine((line) => {
-  try {
-    modelCpuMicros = (JSON.parse(line) as { cpuMicros: number }).cpuMicros;
-  } catch {
-    // not a CPU line
-  }
-});
-let memory = { rss: 0, heapUsed: 0, external: 0, cpuMicros: 0 };
-let peak = { ...memory };
-toolbus.onLine((line) => {
-  try {
-    memory = JSON.parse(line);
-    if (memory.heapUsed + memory.external > peak.heapUsed + peak.external) peak = { ...memory };
-    if (memory.rss > peak.rss) peak.rss = memory.rss;
-  } catch {
-    // not a memory line
-  }
+/** The latest usage line of a child (see report-usage.ts); `onUsage` sees each one as it arrives. */
+function usageOf(child: Child, onUsage: (usage: Usage) => void = () => {}): { readonly latest: Usage } {
+  const tracked = { latest: { rss: 0, heapUsed: 0, external: 0, cpuMicros: 0 } as Usage };
+  child.onLine((line) => {
+    try {
+      tracked.latest = JSON.parse(line) as Usage;
+    } catch {
+      return; // not a usage line
+    }
+    onUsage(tracked.latest);
+  });
+  return tracked;
+}
+const relayUsage = usageOf(relay);
+const modelUsage = usageOf(model);
+let peak: Usage = { rss: 0, heapUsed: 0, external: 0, cpuMicros: 0 };
+const toolbusUsage = usageOf(toolbus, (usage) => {
+  if (usage.heapUsed + usage.external > peak.heapUsed + peak.external) peak = { ...usage, rss: peak.rss };
+  if (usage.rss > peak.rss) peak = { ...peak, rss: usage.rss };
 });
 
 /** Counts the streams that are between their first and their last token, and the most at one moment. */
@@ -205,18 +199,18 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
 /** CPU time of each process over a level, in µs per token delivered. */
 function cpuMeter() {
   const start = {
-    model: modelCpuMicros,
-    toolbus: memory.cpuMicros,
-    relay: relayCpuMicros,
+    model: modelUsage.latest.cpuMicros,
+    toolbus: toolbusUsage.latest.cpuMicros,
+    relay: relayUsage.latest.cpuMicros,
     client: process.cpuUsage(),
   };
   return async (tokens: number) => {
     await settle();
     const client = process.cpuUsage(start.client);
     return {
-      model: (modelCpuMicros - start.model) / tokens,
-      toolbus: (memory.cpuMicros - start.toolbus) / tokens,
-      relay: (relayCpuMicros - start.relay) / tokens,
+      model: (modelUsage.latest.cpuMicros - start.model) / tokens,
+      toolbus: (toolbusUsage.latest.cpuMicros - start.toolbus) / tokens,
+      relay: (relayUsage.latest.cpuMicros - start.relay) / tokens,
       client: (client.user + client.system) / tokens,
     };
   };
@@ -273,8 +267,8 @@ async function toolbusLevel(count: number) {
   let stops = 0;
   const streams = openStreams();
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const idle = { ...memory };
-  peak = { ...memory };
+  const idle = { ...toolbusUsage.latest };
+  peak = { ...toolbusUsage.latest };
   const cpu = cpuMeter();
   const results = await staggered(count, async (index) => {
     const started = now();

@@ -6,6 +6,7 @@
 // lines.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { reportUsage } from './report-usage.ts';
 
 const tokens = Number(process.env.TOKENS ?? 60);
 const intervalMs = 1000 / Number(process.env.TOKENS_PER_SECOND ?? 50);
@@ -64,8 +65,4 @@ const server = createServer((request, response) => {
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 });
-// Its CPU time every 100 ms, so the bench can tell what the model itself costs the shared cores.
-setInterval(() => {
-  const cpu = process.cpuUsage();
-  process.stdout.write(`${JSON.stringify({ cpuMicros: cpu.user + cpu.system })}\n`);
-}, 100).unref();
+reportUsage();
