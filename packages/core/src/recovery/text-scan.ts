@@ -223,13 +223,14 @@ interface CompiledNeedles {
   /** The column of each UTF-16 code unit (0: used by no needle, so no needle continues with it). */
   readonly columns: Uint8Array;
   /**
-   * `width` columns per node: twice the child node, plus 1 when a needle ends at the child; 0 for none (node 0
-   * is never a child, and column 0, the characters no needle uses, never has one). One read per character.
+   * `width` columns per node, the node's row starting at `node * width`: twice the child's row start, plus 1
+   * when a needle ends at the child; 0 for none (node 0 is never a child, and column 0, the characters no needle
+   * uses, never has one). Following a character is one read and a shift (no multiply on the dependent chain).
    */
   readonly steps: Int32Array;
   readonly width: number;
-  /** For each node, the index (in `needles`) of the needle that ends there, or -1. */
-  readonly ending: Int32Array;
+  /** For each node's row start, the index (in `needles`) of the needle that ends at that node, or -1. */
+  readonly endingAtRow: Int32Array;
 }
 
 const compiledNeedles = new WeakMap<readonly string[], CompiledNeedles>();
@@ -289,9 +290,11 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
       : [],
   );
   const steps = new Int32Array(children.length * width);
+  const endingAtRow = new Int32Array(children.length * width).fill(-1);
   children.forEach((row, node) => {
+    endingAtRow[node * width] = ends[node]!;
     row.forEach((child, column) => {
-      if (child !== undefined) steps[node * width + column] = child * 2 + (ends[child]! >= 0 ? 1 : 0);
+      if (child !== undefined) steps[node * width + column] = child * width * 2 + (ends[child]! >= 0 ? 1 : 0);
     });
   });
   const compiled: CompiledNeedles = {
@@ -305,7 +308,7 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
     columns,
     steps,
     width,
-    ending: Int32Array.from(ends),
+    endingAtRow,
   };
   compiledNeedles.set(needles, compiled);
   return compiled;
@@ -344,16 +347,16 @@ function walkFrom(
   compiled: CompiledNeedles,
   lists: number[][],
 ): void {
-  const { columns, steps, width, ending } = compiled;
+  const { columns, steps, width, endingAtRow } = compiled;
   const length = text.length;
+  const rootRow = root * width;
   for (let at = text.indexOf(first); at >= 0; at = text.indexOf(first, at + 1)) {
-    let row = root * width;
+    let row = rootRow;
     for (let index = at + 1; index < length; index++) {
       const step = steps[row + columns[text.charCodeAt(index)]!]!;
       if (step === 0) break;
-      const node = step >> 1;
-      if ((step & 1) === 1) lists[ending[node]!]!.push(at);
-      row = node * width;
+      row = step >> 1;
+      if ((step & 1) === 1) lists[endingAtRow[row]!]!.push(at);
     }
   }
 }
