@@ -5,6 +5,7 @@ import type { McpRefreshLock } from '@toolbus/mcp';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { ApprovalHub } from './approvals/approval-hub.ts';
 import { registerApprovalRoutes } from './approvals/approval-routes.ts';
 import { ConnectedAppAdmin } from './apps/connected-app-admin.ts';
@@ -29,7 +30,7 @@ import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
-import { mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { describeMcpEndpoint, mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { repeatLimitedWarnings } from './observability/repeat-limited-warnings.ts';
 import { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 import { singleFlight } from './scale-out/single-flight-lock.ts';
@@ -243,6 +244,28 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       404,
     ),
   );
+  // Served before the guard (health checks and document fetches carry no key), and documented like the rest.
+  routes.describe({
+    method: 'get',
+    path: '/health',
+    operationId: 'health',
+    summary: 'Liveness: the process serves, and how many turns it runs',
+    tag: 'server',
+    access: { kind: 'public' },
+    responses: {
+      200: { description: 'Serving', schema: z.object({ ok: z.literal(true), runningTurns: z.number() }) },
+    },
+  });
+  routes.describe({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openApiDocument',
+    summary: "This server's OpenAPI document",
+    tag: 'server',
+    access: { kind: 'public' },
+    responses: { 200: { description: 'The OpenAPI 3.1 document', contentType: 'application/json' } },
+  });
+  describeMcpEndpoint(routes);
   app.get('/health', (context) => context.json({ ok: true, runningTurns: turns.running }));
   const openApiDocument = (serverUrl?: string) =>
     routes.openApiDocument({

@@ -276,7 +276,7 @@ describe('chats over HTTP', () => {
       400,
       'header.last-event-id',
     );
-    await expect(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=99999`), 400, 'cursor');
+    await expect(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=99999`), 400, 'query.after');
     // A non-loopback Host header (DNS rebinding) is refused in local mode.
     const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = httpRequest(`${base}/v1/chats`, { headers: { host: 'evil.example' } }, (response) => {
@@ -291,6 +291,64 @@ describe('chats over HTTP', () => {
     });
     assert.equal(rebound.status, 403);
     assert.equal((JSON.parse(rebound.body) as { error: { field: string } }).error.field, 'header.host');
+    assert.equal((await call('GET', '/health')).status, 200);
+  });
+
+  test('a hostile client: unknown fields, blank and NUL titles, loose turn numbers, cursors past the end', async () => {
+    const chatId = await newChat();
+    const expect = async (response: Response, status: number, field: string) => {
+      const body = (await response.json()) as { error: { field?: string; message: string } };
+      assert.equal(response.status, status, JSON.stringify(body));
+      assert.equal(body.error.field, field, JSON.stringify(body));
+      assert.ok(body.error.message.startsWith(`${field}: `), body.error.message);
+      return body.error.message;
+    };
+    // A misspelt optional field is refused (not silently dropped), naming it and the fields there are.
+    const misspelt = await expect(await call('POST', '/v1/chats', { titel: 'Refunds' }), 400, 'body.titel');
+    assert.match(misspelt, /title, personaId/);
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'hi', reserch: true }),
+      400,
+      'body.reserch',
+    );
+    // Titles: blank after trimming, and NUL characters (which PostgreSQL cannot store), name body.title.
+    await expect(await call('POST', '/v1/chats', { title: '   ' }), 400, 'body.title');
+    await expect(await call('PATCH', `/v1/chats/${chatId}`, { title: ' \n ' }), 400, 'body.title');
+    await expect(await call('PATCH', `/v1/chats/${chatId}`, { title: 'a\u0000b' }), 400, 'body.title');
+    await expect(
+      await call('POST', `/v1/chats/${chatId}/messages`, { content: 'x', tools: ['a', 'b\u0000'] }),
+      400,
+      'body.tools.1',
+    );
+    // Unicode titles up to the limit are kept as sent (trimmed), one character over is refused.
+    const unicode = `${'日本語🎉'.repeat(40)}`;
+    const created = await call('POST', '/v1/chats', { title: ` ${unicode} ` });
+    assert.equal(created.status, 201);
+    assert.equal(((await created.json()) as { title: string }).title, unicode);
+    await expect(await call('POST', '/v1/chats', { title: 'é'.repeat(201) }), 400, 'body.title');
+    // A turn number is digits only: not " ", "1e0", "0x0" or "+0" (which Number() reads as 0 or 1).
+    await readSse(await call('POST', `/v1/chats/${chatId}/messages`, { content: 'Refunds?' }));
+    for (const turn of ['%20', '1e0', '0x0', '+0', '0.0']) {
+      await expect(await call('GET', `/v1/chats/${chatId}/turns/${turn}/stream`), 400, 'path.turn');
+      await expect(await call('POST', `/v1/chats/${chatId}/turns/${turn}/stop`), 400, 'path.turn');
+    }
+    // A cursor past the end names the one that was sent.
+    await expect(
+      await call('GET', `/v1/chats/${chatId}/turns/0/stream`, undefined, { 'last-event-id': '99999' }),
+      400,
+      'header.last-event-id',
+    );
+    // A cursor at the end is valid: the stream is empty and ends at once.
+    const packets = await readSse(await call('GET', `/v1/chats/${chatId}/turns/0/stream`));
+    const last = packets.at(-1)?.id;
+    assert.deepEqual(
+      await readSse(await call('GET', `/v1/chats/${chatId}/turns/0/stream?after=${last}`)),
+      [],
+    );
+    // Stopping a finished turn is no error: nothing was running.
+    assert.deepEqual(await (await call('POST', `/v1/chats/${chatId}/turns/0/stop`)).json(), {
+      stopped: false,
+    });
     assert.equal((await call('GET', '/health')).status, 200);
   });
 

@@ -176,7 +176,8 @@ export function registerChatRoutes(
     async ({ principal, params, query, context }) => {
       await chats.requireTurn(principal, params.chatId, params.turn);
       const after = query.after ?? lastEventId(context) ?? 0;
-      await runner.checkCursor(params.chatId, params.turn, after);
+      const cursorField = query.after === undefined ? 'header.last-event-id' : 'query.after';
+      await runner.checkCursor(params.chatId, params.turn, after, cursorField);
       const format = query.format ?? formatFromAccept(context);
       return stream(params.chatId, params.turn, after, format === 'none' ? 'sse' : format);
     },

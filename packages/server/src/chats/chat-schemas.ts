@@ -5,7 +5,13 @@ export const chatParams = z.object({ chatId: z.string().min(1).max(100).describe
 
 /** Path parameters of routes under one turn. */
 export const turnParams = chatParams.extend({
-  turn: z.coerce.number().int().min(0).max(1_000_000).describe('The turn index (0, 1, 2, …)'),
+  // Digits only: `Number()` would also take " ", "1e3" and "0x1" as turns 0, 1000 and 1.
+  turn: z
+    .string()
+    .regex(/^\d{1,7}$/, 'a turn index (a whole number ≥ 0)')
+    .transform(Number)
+    .pipe(z.number().max(1_000_000))
+    .describe('The turn index (0, 1, 2, …)'),
 });
 
 /** A chat as listed. */
@@ -76,7 +82,7 @@ export const chatDetailSchema = chatSchema.extend({
 
 /** Creating a chat. */
 export const createChatBody = z.object({
-  title: z.string().min(1).max(200).optional(),
+  title: z.string().trim().min(1).max(200).optional(),
   personaId: z
     .string()
     .min(1)
@@ -86,7 +92,7 @@ export const createChatBody = z.object({
 });
 
 /** Renaming a chat. */
-export const renameChatBody = z.object({ title: z.string().min(1).max(200) });
+export const renameChatBody = z.object({ title: z.string().trim().min(1).max(200) });
 
 /** The largest message a user may send, in characters. */
 export const MAX_MESSAGE_CHARACTERS = 100_000;

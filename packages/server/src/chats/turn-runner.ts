@@ -216,17 +216,22 @@ export class TurnRunner {
    * Checks a resume cursor before any byte is streamed: `not_found` for an unknown turn, `invalid_request` for a
    * cursor past the last packet written (no client can have received it).
    */
-  async checkCursor(chatId: string, turn: number, after: number): Promise<void> {
+  async checkCursor(chatId: string, turn: number, after: number, field: string): Promise<void> {
     const live = this.live(chatId, turn);
     if (live) {
-      if (after > live.lastSequence) throw beyondEnd(after, live.lastSequence);
+      if (after > live.lastSequence) throw beyondEnd(field, after, live.lastSequence);
       return;
     }
     const record = await this.#storage.chats.getTurn({ chatId, turn });
-    if (!record) throw new ServerError({ code: 'not_found', message: `This chat has no turn ${turn}.` });
+    if (!record)
+      throw new ServerError({
+        code: 'not_found',
+        field: 'path.turn',
+        message: `path.turn: this chat has no turn ${turn}.`,
+      });
     if (after === 0) return;
     const at = await this.#storage.chats.listPackets({ chatId, turn, after: after - 1, limit: 1 });
-    if (at[0]?.sequence !== after) throw beyondEnd(after, undefined);
+    if (at[0]?.sequence !== after) throw beyondEnd(field, after, undefined);
   }
 
   /**
@@ -565,11 +570,11 @@ function keyOf(chatId: string, turn: number): string {
   return `${chatId}\u0000${turn}`;
 }
 
-function beyondEnd(after: number, last: number | undefined): ServerError {
+function beyondEnd(field: string, after: number, last: number | undefined): ServerError {
   return new ServerError({
     code: 'invalid_request',
-    field: 'cursor',
-    message: `cursor: no packet ${after} in this turn${last === undefined ? '' : ` (the last is ${last})`}; resume from a sequence you received.`,
+    field,
+    message: `${field}: no packet ${after} in this turn${last === undefined ? '' : ` (the last is ${last})`}; resume from a sequence you received.`,
   });
 }
 

@@ -33,6 +33,8 @@ export interface RouteDefinition<
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
+  /** A body of raw bytes (an upload) the handler reads itself: documented, never parsed as JSON. */
+  readonly rawBody?: { readonly description: string; readonly contentType?: string };
   readonly responses: Readonly<Record<number, RouteResponse>>;
 }
 
@@ -55,7 +57,8 @@ type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
 
 interface Registered {
   readonly definition: RouteDefinition;
-  readonly handler: Handler<z.ZodType, z.ZodType, z.ZodType>;
+  /** Undefined for a route served by a handler of its own ({@link RouteRegistry.describe}). */
+  readonly handler: Handler<z.ZodType, z.ZodType, z.ZodType> | undefined;
 }
 
 /**
@@ -70,10 +73,19 @@ export class RouteRegistry {
     definition: RouteDefinition<P, Q, B>,
     handler: Handler<P, Q, B>,
   ): void {
+    const body = definition.body === undefined ? {} : { body: closedBody(definition.body) };
     this.#routes.push({
-      definition: definition as unknown as RouteDefinition,
+      definition: { ...definition, ...body } as unknown as RouteDefinition,
       handler: handler as unknown as Handler<z.ZodType, z.ZodType, z.ZodType>,
     });
+  }
+
+  /**
+   * Documents a route that is served outside the registry (a hot path kept off the guard, or a protocol endpoint
+   * with a handler of its own, like MCP): it is in the OpenAPI document, and {@link RouteRegistry.mount} leaves it.
+   */
+  describe(definition: RouteDefinition): void {
+    this.#routes.push({ definition, handler: undefined });
   }
 
   /** Every route, in the order added. */
@@ -84,6 +96,7 @@ export class RouteRegistry {
   /** Registers every route on `app`, each checked by `guard` before its inputs are read. */
   mount(app: Hono, guard: RouteGuard): void {
     for (const { definition, handler } of this.#routes) {
+      if (handler === undefined) continue;
       const honoPath = definition.path.replace(/\{([^}]+)\}/g, ':$1');
       app.on(definition.method.toUpperCase(), honoPath, async (context) => {
         const principal = await guard(context, definition.access);
@@ -131,6 +144,16 @@ export class RouteRegistry {
           required: true,
           content: { 'application/json': { schema: jsonSchemaOf(definition.body, 'input') } },
         };
+      } else if (definition.rawBody) {
+        operation.requestBody = {
+          required: true,
+          description: definition.rawBody.description,
+          content: {
+            [definition.rawBody.contentType ?? 'application/octet-stream']: {
+              schema: { type: 'string', format: 'binary' },
+            },
+          },
+        };
       }
       paths[definition.path] ??= {};
       (paths[definition.path] as Record<string, unknown>)[definition.method] = operation;
@@ -155,13 +178,59 @@ export function parseInput(schema: z.ZodType | undefined, value: unknown, part: 
   if (schema === undefined) return value;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
+  const issue = mostSpecificIssue(parsed.error.issues);
+  if (issue?.code === 'unrecognized_keys') {
+    // An unknown field is most often a misspelt one: name it, and the fields the request has.
+    const field = [part, ...issue.path.map(String), String(issue.keys[0])].join('.');
+    const known = fieldsOf(schema, issue.path);
+    throw new ServerError({
+      code: 'invalid_request',
+      field,
+      message: `${field}: not a field of this request${known.length > 0 ? ` (its fields: ${known.join(', ')})` : ''}.`,
+    });
+  }
   const field = [part, ...(issue?.path ?? []).map(String)].join('.');
   throw new ServerError({
     code: 'invalid_request',
     field,
     message: `${field}: ${issue?.message ?? 'invalid'}.`,
   });
+}
+
+/**
+ * A JSON body schema that refuses fields it does not name: an object (or each object of a union) that would strip
+ * unknown keys refuses them instead, so a misspelt optional field is a 400 rather than silently ignored. A schema
+ * that passes unknown keys on on purpose (`z.looseObject`, e.g. what `useChat` posts) is kept as it is.
+ */
+function closedBody(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodObject) return schema._zod.def.catchall === undefined ? schema.strict() : schema;
+  if (schema instanceof z.ZodUnion) {
+    return z.union((schema._zod.def.options as z.ZodType[]).map((option) => closedBody(option)));
+  }
+  return schema;
+}
+
+/**
+ * The issue to report: for a union, the issue of the member the value was meant for (the one whose literal
+ * fields, like `kind`, it matches), so `{ "kind": "mcp" }` is told about `serverId`, not about `kind`.
+ */
+function mostSpecificIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  const issue = issues[0];
+  if (issue?.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  const meant = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_value'));
+  const chosen = meant.length === 1 ? meant[0] : undefined;
+  const inner = chosen === undefined ? undefined : mostSpecificIssue(chosen);
+  return inner === undefined ? issue : { ...inner, path: [...issue.path, ...inner.path] };
+}
+
+/** The field names of the object at `path` in `schema` (empty when it is not a plain object). */
+function fieldsOf(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = schema;
+  for (const key of path) {
+    current =
+      current instanceof z.ZodObject ? (current.shape as Record<string, z.ZodType>)[String(key)] : undefined;
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
 }
 
 async function readJson(context: Context): Promise<unknown> {
@@ -174,11 +243,55 @@ async function readJson(context: Context): Promise<unknown> {
     });
   }
   const text = await context.req.text();
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new ServerError({ code: 'invalid_request', field: 'body', message: 'body: not valid JSON.' });
   }
+  // A NUL character is no text's and PostgreSQL refuses it in a text column: refused here, naming where it is,
+  // rather than failing the write. Only a body that escapes one can hold one (a raw NUL is not valid JSON).
+  if (text.includes('\\u0000')) {
+    const field = nulPath(value, 'body');
+    if (field !== undefined) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field,
+        message: `${field}: contains a NUL character (\\u0000), which no field accepts.`,
+      });
+    }
+  }
+  return value;
+}
+
+/**
+ * Where the first string holding a NUL character is in a parsed JSON value (keys count), if one does. Walked with
+ * a stack of its own and parent links, not recursion and copied paths: a body may nest as deep as its size allows.
+ */
+function nulPath(value: unknown, root: string): string | undefined {
+  interface At {
+    readonly key: string;
+    readonly parent: At | undefined;
+  }
+  const joined = (at: At): string => {
+    const keys: string[] = [];
+    for (let step: At | undefined = at; step; step = step.parent) keys.push(step.key);
+    return keys.reverse().join('.');
+  };
+  const pending: [unknown, At][] = [[value, { key: root, parent: undefined }]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, at] = next;
+    if (typeof current === 'string') {
+      if (current.includes('\0')) return joined(at);
+    } else if (typeof current === 'object' && current !== null) {
+      for (const [key, inner] of Object.entries(current)) {
+        const child = { key, parent: at };
+        if (key.includes('\0')) return joined(child);
+        pending.push([inner, child]);
+      }
+    }
+  }
+  return undefined;
 }
 
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { omitUndefined } from '@toolbus/spec';
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
+import { uploadFileName, uploadMediaType } from '../http/upload-input.ts';
 import type { LibraryAdmin } from './library-admin.ts';
 
 const admin = { kind: 'admin' } as const;
@@ -80,6 +81,44 @@ const settingsSchema = z.object({
   imageProvider: z.string().max(100).nullable().optional(),
   memoryDefault: z.boolean().nullable().optional(),
 });
+// The answers below are described by their main fields; each may carry more (loose), as the stores add them.
+const toolRowSchema = z.looseObject({
+  id: z.string(),
+  personaId: z.string(),
+  position: z.number(),
+  source: z
+    .looseObject({ kind: z.string() })
+    .describe('What the row offers: a built-in, OpenAPI or MCP tools'),
+  createdAt: z.string(),
+  operations: z.number().optional().describe('For an OpenAPI row: the operations it offers'),
+});
+const mcpServerSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  endpoint: z.looseObject({ transport: z.enum(['stdio', 'streamable-http', 'sse']) }),
+  authType: z.enum(['none', 'api-key', 'headers', 'oauth']),
+  headerNames: z.array(z.string()).describe('Header names only: their values are never shown'),
+  hasApiKey: z.boolean(),
+  createdAt: z.string(),
+});
+const skillSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  sha256: z.string(),
+  totalBytes: z.number(),
+  fileCount: z.number(),
+  isBuiltIn: z.boolean(),
+  findings: z.array(z.unknown()),
+  findingsAccepted: z.boolean(),
+});
+const skillReviewSchema = z.object({
+  uploadId: z.string(),
+  name: z.string().nullable(),
+  problems: z.array(z.object({ code: z.string(), message: z.string(), entry: z.string().optional() })),
+  findings: z.array(z.unknown()),
+  acceptable: z.boolean().describe('True when it has no problems (findings need acceptFindings: true)'),
+});
 const ok = (description: string, schema?: z.ZodType) => ({
   200: { description, ...omitUndefined({ schema }) },
 });
@@ -123,7 +162,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       tag: 'admin',
       access: admin,
       params: personaParams,
-      responses: ok('The persona'),
+      responses: ok('The persona', z.object({ persona: personaSchema, tools: z.array(toolRowSchema) })),
     },
     async ({ params, context }) => context.json(await library.getPersona(params.personaId)),
   );
@@ -169,7 +208,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       access: admin,
       params: personaParams,
       body: toolRowBody,
-      responses: { 201: { description: 'The row' } },
+      responses: { 201: { description: 'The row', schema: toolRowSchema } },
     },
     async ({ params, body, context }) => {
       if (body.kind === 'built-in')
@@ -210,7 +249,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       summary: 'MCP servers (header names only, never values)',
       tag: 'admin',
       access: admin,
-      responses: ok('The servers'),
+      responses: ok('The servers', z.object({ servers: z.array(mcpServerSchema) })),
     },
     async ({ context }) => context.json({ servers: await library.listMcpServers() }),
   );
@@ -223,7 +262,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       tag: 'admin',
       access: admin,
       body: mcpServerBody,
-      responses: { 201: { description: 'The server' } },
+      responses: { 201: { description: 'The server', schema: mcpServerSchema } },
     },
     async ({ body, context }) =>
       context.json(
@@ -307,7 +346,8 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
         'Upload a skill zip (the raw bytes): validation problems and content-scan findings come back; nothing is stored yet',
       tag: 'admin',
       access: admin,
-      responses: ok('The review'),
+      rawBody: { description: 'The skill as a zip archive', contentType: 'application/zip' },
+      responses: ok('The review', skillReviewSchema),
     },
     async ({ context }) =>
       context.json(await library.reviewSkillUpload(new Uint8Array(await context.req.arrayBuffer()))),
@@ -323,7 +363,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       params: z.object({ uploadId: z.string().min(1).max(100) }),
       body: z.object({ acceptFindings: z.boolean().optional(), replace: z.boolean().optional() }),
       responses: {
-        201: { description: 'The skill' },
+        201: { description: 'The skill', schema: skillSchema },
         409: { description: 'Findings not accepted, or the name exists' },
       },
     },
@@ -338,7 +378,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       summary: 'Stored skills',
       tag: 'admin',
       access: admin,
-      responses: ok('The skills'),
+      responses: ok('The skills', z.object({ skills: z.array(skillSchema) })),
     },
     async ({ context }) => context.json({ skills: await library.listSkills() }),
   );
@@ -405,12 +445,14 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       summary: 'Index one uploaded document (the raw bytes; its media type as Content-Type)',
       tag: 'admin',
       access: admin,
-      query: z.object({ name: z.string().min(1).max(255) }),
-      responses: { 201: { description: 'Indexed' } },
+      query: z.object({ name: uploadFileName }),
+      rawBody: { description: "The document's bytes; its media type as Content-Type" },
+      responses: {
+        201: { description: 'Indexed', schema: z.object({ sourceId: z.string(), outcome: z.string() }) },
+      },
     },
     async ({ query, principal, context }) => {
-      const mediaType =
-        context.req.header('content-type')?.split(';')[0]?.trim() || 'application/octet-stream';
+      const mediaType = uploadMediaType(context);
       const bytes = new Uint8Array(await context.req.arrayBuffer());
       return context.json(await library.indexUpload(principal, { name: query.name, mediaType, bytes }), 201);
     },
@@ -423,7 +465,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       summary: "How many documents and chunks your organisation's index holds",
       tag: 'admin',
       access: admin,
-      responses: ok('The counts'),
+      responses: ok('The counts', z.object({ documents: z.number(), chunks: z.number() })),
     },
     async ({ principal, context }) => context.json(await library.documentCounts(principal)),
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
+import { uploadFileName, uploadMediaType } from '../http/upload-input.ts';
 import type { UserDataService } from './user-data-service.ts';
 
 const fileSchema = z.object({
@@ -34,13 +35,19 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       summary: 'Upload a file (the raw bytes as the body; its media type as Content-Type)',
       tag: 'files',
       access: chat,
-      query: z.object({ name: z.string().min(1).max(255).describe('The file name') }),
-      responses: { 201: { description: 'The file', schema: fileSchema }, 413: { description: 'Too large' } },
+      query: z.object({ name: uploadFileName }),
+      rawBody: { description: "The file's bytes; its media type as Content-Type" },
+      responses: {
+        201: { description: 'The file', schema: fileSchema },
+        400: {
+          description: 'Invalid input (an empty file, a name that is a path); the message names the field',
+        },
+        413: { description: 'Too large' },
+      },
     },
     async ({ principal, query, context }) => {
+      const mediaType = uploadMediaType(context);
       const content = new Uint8Array(await context.req.arrayBuffer());
-      const mediaType =
-        context.req.header('content-type')?.split(';')[0]?.trim() || 'application/octet-stream';
       return context.json(
         fileView(await data.uploadFile(principal, { name: query.name, mediaType, content })),
         201,

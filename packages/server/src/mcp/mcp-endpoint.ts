@@ -3,11 +3,68 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { runToolCalls } from '@toolbus/core';
 import type { Hono } from 'hono';
+import { z } from 'zod';
 import type { ChatService } from '../chats/chat-service.ts';
-import type { RouteGuard } from '../http/route-registry.ts';
+import type { RouteGuard, RouteRegistry } from '../http/route-registry.ts';
 
 /** Where a persona's tools are served over MCP: `/v1/mcp/{personaId}` (`default` for the default persona). */
 export const MCP_ENDPOINT_PATH = '/v1/mcp/:personaId';
+
+/**
+ * Puts the MCP endpoint in the OpenAPI document. Its messages are JSON-RPC, as the MCP specification defines them
+ * (Streamable HTTP): only their envelope is described here.
+ */
+export function describeMcpEndpoint(registry: RouteRegistry): void {
+  const params = z.object({
+    personaId: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe('The persona whose tools are served (`default` for the default one)'),
+  });
+  const common = {
+    path: '/v1/mcp/{personaId}',
+    tag: 'mcp',
+    access: { kind: 'user', scope: 'mcp' },
+    params,
+  } as const;
+  registry.describe({
+    ...common,
+    method: 'post',
+    operationId: 'mcpMessage',
+    summary:
+      "MCP (Streamable HTTP, stateless): a JSON-RPC message to a persona's tools (tools/list, tools/call)",
+    body: z.looseObject({
+      jsonrpc: z.literal('2.0'),
+      method: z.string().optional(),
+      id: z.union([z.string(), z.number()]).optional(),
+      params: z.unknown().optional(),
+    }),
+    responses: {
+      200: { description: 'The JSON-RPC response', schema: z.looseObject({ jsonrpc: z.literal('2.0') }) },
+      202: { description: 'A notification or response was accepted' },
+      400: { description: 'No such persona, or not a JSON-RPC message' },
+      401: { description: 'No valid credential' },
+      403: { description: 'The key lacks the "mcp" scope' },
+      406: { description: 'The Accept header must list application/json and text/event-stream' },
+    },
+  });
+  for (const method of ['get', 'delete'] as const) {
+    registry.describe({
+      ...common,
+      method,
+      operationId: method === 'get' ? 'mcpStream' : 'mcpEndSession',
+      summary:
+        method === 'get'
+          ? 'MCP (Streamable HTTP): the server-to-client stream; stateless here, so it ends at once'
+          : 'MCP (Streamable HTTP): end a session; stateless here, so there is none to end',
+      responses: {
+        200: { description: 'Answered as the MCP transport answers', contentType: 'text/event-stream' },
+        401: { description: 'No valid credential' },
+      },
+    });
+  }
+}
 
 /**
  * Serves a persona's assembled tools as an MCP server over Streamable HTTP (stateless: each request authenticates

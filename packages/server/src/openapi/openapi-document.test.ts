@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { createGuardedFetch } from '@toolbus/core/node';
 import {
   type ScriptedModelServer,
@@ -51,6 +52,72 @@ test('/openapi.json validates, documents every route once, and says which need a
     undefined,
     'the document-wide bearer key applies',
   );
+});
+
+test("/openapi.json passes the OpenAPI 3.1 specification's own JSON Schema", async () => {
+  const document = await (await fetch(`${http.url}/openapi.json`)).json();
+  const validator = new Validator();
+  const result = await validator.validate(document);
+  assert.deepEqual(result.errors ?? [], []);
+  assert.equal(result.valid, true);
+  assert.equal(validator.version, '3.1');
+  // The validator is a real one: the same document without its info object is refused.
+  const { info: _info, ...withoutInfo } = document as Record<string, unknown>;
+  assert.equal((await new Validator().validate(withoutInfo)).valid, false);
+});
+
+test('every route the server serves is in /openapi.json, with its request body and response shapes', async () => {
+  const document = (await (await fetch(`${http.url}/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          requestBody?: { content: Record<string, { schema?: unknown }> };
+          responses: Record<string, { description: string; content?: Record<string, unknown> }>;
+        }
+      >
+    >;
+  };
+  const documented = new Set(
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    ),
+  );
+  // What Hono really routes (the catch-all body-limit middleware aside), in the document's path syntax.
+  const served = server.app.routes
+    .filter((route) => route.path !== '*' && route.path !== '/*')
+    .flatMap((route) => {
+      const path = route.path.replace(/:(\w+)/g, '{$1}');
+      const methods = route.method === 'ALL' ? ['GET', 'POST', 'DELETE'] : [route.method];
+      return methods.map((method) => `${method} ${path}`);
+    });
+  assert.ok(served.includes('GET /health') && served.includes('POST /v1/mcp/{personaId}'), served.join('\n'));
+  assert.deepEqual(
+    served.filter((route) => !documented.has(route)),
+    [],
+    'served but not documented',
+  );
+  for (const definition of server.routes.definitions) {
+    const operation = document.paths[definition.path]?.[definition.method];
+    assert.ok(operation, `${definition.method} ${definition.path}`);
+    if (definition.body || definition.rawBody) {
+      const content = Object.values(operation.requestBody?.content ?? {});
+      assert.ok(content[0]?.schema, `${definition.operationId}: its request body has a schema`);
+    }
+    for (const [status, response] of Object.entries(operation.responses)) {
+      assert.ok(response.description, `${definition.operationId} ${status}: described`);
+      // A 2xx answer with a body says what the body is (204, and the MCP endpoint's 202 Accepted, have none).
+      if (status.startsWith('2') && status !== '204' && definition.operationId !== 'mcpMessage') {
+        assert.ok(response.content, `${definition.operationId} ${status}: its body is described`);
+      }
+    }
+  }
+  // JSON bodies say they refuse fields they do not name (the server answers 400 for them).
+  const createChat = document.paths['/v1/chats']?.post?.requestBody?.content['application/json']?.schema as {
+    additionalProperties?: boolean;
+  };
+  assert.equal(createChat.additionalProperties, false);
 });
 
 test('toolbus as an OpenAPI tool of another persona: its model creates a chat on this server', async () => {

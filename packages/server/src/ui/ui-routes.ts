@@ -14,16 +14,22 @@ const uiMessage = z.looseObject({
   role: z.enum(['system', 'user', 'assistant']),
   parts: z.array(z.looseObject({ type: z.string() })).max(1000),
 });
-const uiChatBody = sendMessageBody.omit({ content: true }).extend({
-  id: z.string().min(1).max(100).describe('The toolbus chat id (useChat({ id }))'),
-  messages: z
-    .array(uiMessage)
-    .min(1)
-    .max(10_000)
-    .describe("useChat's messages; the last user message is sent"),
-  trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
-  messageId: z.string().max(200).optional(),
-});
+/** The turn options a `useChat` request may carry (in its `body`), as `POST /v1/chats/{id}/messages` takes them. */
+const uiTurnOptions = sendMessageBody.omit({ content: true });
+// Loose: an app's `useChat` may add fields of its own to every request (`sendMessage(…, { body })`); they are
+// ignored, as a server built with the AI SDK ignores what it does not read.
+const uiChatBody = uiTurnOptions
+  .extend({
+    id: z.string().min(1).max(100).describe('The toolbus chat id (useChat({ id }))'),
+    messages: z
+      .array(uiMessage)
+      .min(1)
+      .max(10_000)
+      .describe("useChat's messages; the last user message is sent"),
+    trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
+    messageId: z.string().max(200).optional(),
+  })
+  .loose();
 const uiStreamDescription = {
   description: 'The AI SDK UI message stream (v1, header x-vercel-ai-ui-message-stream)',
   contentType: 'text/event-stream',
@@ -65,8 +71,8 @@ export function registerUiRoutes(registry: RouteRegistry, chats: ChatService, ru
           message: 'body.messages: the last user message has no text part.',
         });
       }
-      const { id, messages: _messages, trigger: _trigger, messageId: _messageId, ...options } = body;
-      const live = await chats.send(principal, id, { ...options, content });
+      const { id, messages: _messages, trigger: _trigger, messageId: _messageId, ...rest } = body;
+      const live = await chats.send(principal, id, { ...uiTurnOptions.parse(rest), content });
       return stream(id, live.index);
     },
   );
