@@ -191,6 +191,17 @@ describe('chats over HTTP', () => {
       assert.deepEqual(await stopped.json(), { stopped: true });
       const packets = packetsOf(await reading);
       assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'user-cancelled' });
+      // The stream says the call was cancelled, at its placement, before its section ends (not a silent end).
+      const start = packets.findIndex((packet) => packet.obj.type === 'tool-start');
+      const atTool = packets
+        .slice(start)
+        .filter((packet) => JSON.stringify(packet.placement) === JSON.stringify(packets[start]?.placement));
+      assert.deepEqual(
+        atTool.map((packet) => packet.obj.type),
+        ['tool-start', 'error', 'section-end'],
+      );
+      assert.equal(atTool[1]?.obj.code, 'aborted');
+      assert.match(String(atTool[1]?.obj.message), /cancelled before this tool finished/);
       const turn = await storage.chats.getTurn({ chatId, turn: 0 });
       assert.equal(turn?.status, 'stopped');
       const history = (await storage.chats.listMessages(chatId)).map((stored) => stored.message);

@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import { after, before, describe, test } from 'node:test';
+import { defineTool } from '@toolbus/core';
+import {
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  type ScriptedStep,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
+import { ToolExecutionError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
+import { z } from 'zod';
 import { lookupThenAnswer, lookupToolFactories, openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -84,4 +92,150 @@ test("useChat's own transport and the ai package's stream reader read a toolbus 
   const turn = await storage.chats.getTurn({ chatId: chat.id, turn: 1 });
   assert.equal(turn?.status, 'completed');
   assert.equal((await fetch(`${http.url}${UI_CHAT_PATH}/${chat.id}/stream`)).status, 204);
+});
+
+/**
+ * A second server whose `lookup` fails for "fail" and runs until stopped for "slow", and whose model reasons first:
+ * the cases `useChat` must read without a protocol error.
+ */
+describe('the UI message stream of tool errors, reasoning and stops, read by the ai package', () => {
+  let edgeModel: ScriptedModelServer;
+  let edgeStorage: Storage;
+  let edgeHttp: ListeningServer;
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Looks a fact up.',
+    parameters: z.object({ query: z.string() }),
+    run: async ({ query }, context) => {
+      if (query === 'fail') throw new ToolExecutionError({ message: 'The fact store is down.' });
+      if (query === 'slow') {
+        await new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
+        });
+      }
+      return `Fact about ${query}.`;
+    },
+  });
+
+  before(async () => {
+    edgeModel = await startScriptedModelServer({
+      handler: (request: ScriptedRequest): ScriptedStep[] => {
+        const question = request.messages.findLast((message) => message.role === 'user')?.text ?? '';
+        if (request.messages.at(-1)?.role === 'tool')
+          return [{ type: 'text', text: 'Here is what I found.' }];
+        const query = question.includes('fail') ? 'fail' : question.includes('slow') ? 'slow' : 'fine';
+        return [
+          { type: 'reasoning', text: 'The user wants a fact; ' },
+          { type: 'reasoning', text: 'I will look it up.' },
+          { type: 'text', text: 'Looking. ' },
+          { type: 'tool-call', id: 'call_1', name: 'lookup', arguments: { query } },
+        ];
+      },
+    });
+    ({ storage: edgeStorage } = await openTestStorage());
+    const server = await createServer({
+      storage: edgeStorage,
+      auth: 'local',
+      defaultModel: `openai-compatible:${edgeModel.url}/v1#scripted`,
+      builtInToolFactories: () => new Map([['SearchTool', () => lookup]]),
+    });
+    edgeHttp = await listen(server, { port: 0 });
+  });
+  after(async () => {
+    await edgeHttp.close();
+    await edgeStorage.close();
+    await edgeModel.close();
+  });
+
+  async function newChat(): Promise<string> {
+    const response = await fetch(`${edgeHttp.url}/v1/chats`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    return ((await response.json()) as { id: string }).id;
+  }
+
+  /** Sends `text` as useChat does and reads the answer with the ai package's reader; `onMessage` sees each state. */
+  async function ask(chatId: string, text: string, onMessage?: (message: UIMessage) => Promise<void>) {
+    const transport = new DefaultChatTransport<UIMessage>({ api: `${edgeHttp.url}${UI_CHAT_PATH}` });
+    const chunks = await transport.sendMessages({
+      trigger: 'submit-message',
+      chatId,
+      messageId: undefined,
+      abortSignal: undefined,
+      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text }] }],
+    });
+    // Every chunk passed the ai package's own chunk schema on its way here (the transport parses with it).
+    const [forReader, forTypes] = chunks.tee();
+    const errors: unknown[] = [];
+    let last: UIMessage | undefined;
+    const types: string[] = [];
+    const collecting = (async () => {
+      for await (const chunk of forTypes) types.push(chunk.type);
+    })();
+    for await (const message of readUIMessageStream<UIMessage>({
+      stream: forReader,
+      onError: (error) => errors.push(error),
+    })) {
+      last = message;
+      await onMessage?.(message);
+    }
+    await collecting;
+    assert.deepEqual(errors, []);
+    assert.ok(last);
+    return { message: last, types };
+  }
+
+  type ToolPart = { type: string; state: string; input?: unknown; output?: unknown; errorText?: string };
+  const toolPart = (message: UIMessage) =>
+    message.parts.find((part) => part.type === 'tool-lookup') as ToolPart | undefined;
+
+  test('reasoning and a tool call: reasoning, text, the tool with its output, then the answer', async () => {
+    const { message, types } = await ask(await newChat(), 'A fine fact?');
+    const reasoning = message.parts.find((part) => part.type === 'reasoning') as { text: string } | undefined;
+    assert.equal(reasoning?.text, 'The user wants a fact; I will look it up.');
+    assert.equal(toolPart(message)?.state, 'output-available');
+    assert.deepEqual(toolPart(message)?.input, { query: 'fine' });
+    const texts = message.parts
+      .filter((part) => part.type === 'text')
+      .map((part) => (part as { text: string }).text);
+    assert.equal(texts.at(-1), 'Here is what I found.');
+    assert.equal(types[0], 'start');
+    assert.equal(types.at(-1), 'finish');
+    assert.ok(types.indexOf('reasoning-start') < types.indexOf('reasoning-end'));
+    assert.ok(types.indexOf('reasoning-end') < types.indexOf('tool-input-start'));
+  });
+
+  test('a tool that fails: its part ends in output-error with the message, and the turn goes on', async () => {
+    const { message, types } = await ask(await newChat(), 'Please fail.');
+    const tool = toolPart(message);
+    assert.equal(tool?.state, 'output-error', JSON.stringify(message.parts));
+    assert.match(tool?.errorText ?? '', /The fact store is down/);
+    assert.ok(types.includes('tool-output-error'));
+    assert.ok(!types.includes('tool-output-available'));
+    assert.equal(types.at(-1), 'finish');
+  });
+
+  test('a stop mid-tool: the tool part ends in output-error and the stream ends with abort', async () => {
+    const chatId = await newChat();
+    let stopped = false;
+    const { message, types } = await ask(chatId, 'Be slow.', async (current) => {
+      if (stopped || toolPart(current)?.state !== 'input-available') return;
+      stopped = true;
+      const response = await fetch(`${edgeHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
+      assert.deepEqual(await response.json(), { stopped: true });
+    });
+    assert.ok(stopped);
+    assert.equal(toolPart(message)?.state, 'output-error', JSON.stringify(message.parts));
+    assert.equal(types.at(-1), 'abort');
+    assert.ok(!types.includes('finish'));
+    const turn = await edgeStorage.chats.getTurn({ chatId, turn: 0 });
+    assert.equal(turn?.status, 'stopped');
+    // The history pairs the stopped call with a result, so the next turn's request is valid for the model.
+    const history = (await edgeStorage.chats.listMessages(chatId)).map((stored) => stored.message);
+    assert.ok(history.some((entry) => entry.role === 'tool' && entry.toolCallId === 'call_1'));
+    const next = await ask(chatId, 'A fine fact?');
+    assert.equal(toolPart(next.message)?.state, 'output-available');
+  });
 });
