@@ -172,7 +172,9 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
     let last: UIMessage | undefined;
     const types: string[] = [];
     const collecting = (async () => {
-      for await (const chunk of forTypes) types.push(chunk.type);
+      const reader = forTypes.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read())
+        types.push(next.value.type);
     })();
     for await (const message of readUIMessageStream<UIMessage>({
       stream: forReader,
