@@ -4,6 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { startScriptedModelServer } from '@toolbus/core/testing';
 
 const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
 const children: ChildProcess[] = [];
@@ -11,13 +12,17 @@ after(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-function serve(args: readonly string[], home: string) {
+function serve(
+  args: readonly string[],
+  home: string,
+  model = 'openai-compatible:http://127.0.0.1:9/v1#none',
+) {
   const child = spawn(process.execPath, ['--conditions=development', entry, 'serve', ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: home,
       TOOLBUS_HOME: home,
-      TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
+      TOOLBUS_MODEL: model,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -80,4 +85,76 @@ test('toolbus serve refuses a non-loopback host without keys', async () => {
   const refused = serve(['--port', '0', '--host', '0.0.0.0'], home);
   assert.equal(await refused.exited, 1);
   assert.match(refused.output().stderr, /not a loopback address; configure API keys/);
+});
+
+test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupted with what was answered so far', async () => {
+  const model = await startScriptedModelServer({
+    turns: [
+      {
+        repeat: true,
+        steps: [
+          { type: 'text', text: 'Refunds take ' },
+          { type: 'delay', ms: 60_000 },
+          { type: 'text', text: 'fourteen days.' },
+        ],
+      },
+    ],
+  });
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-serve-'));
+  const modelName = `openai-compatible:${model.url}/v1#scripted`;
+  try {
+    const first = serve(['--port', '0'], home, modelName);
+    const url = await first.url;
+    const json = { 'content-type': 'application/json' };
+    const chat = (await (
+      await fetch(`${url}/v1/chats`, { method: 'POST', headers: json, body: '{}' })
+    ).json()) as {
+      id: string;
+    };
+    const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ content: 'How long do refunds take?' }),
+    });
+    // Read until the answer has begun, then press Ctrl-C; the stream still gets the turn's end.
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"message-delta"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    first.child.kill('SIGINT');
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      text += decoder.decode(next.value, { stream: true });
+    }
+    assert.equal(await first.exited, 0);
+    const packets = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { obj: { type: string; reason?: string } });
+    assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'interrupted' });
+
+    const second = serve(['--port', '0'], home, modelName);
+    const again = await second.url;
+    const detail = (await (await fetch(`${again}/v1/chats/${chat.id}`)).json()) as {
+      turns: { status: string; endReason: string }[];
+      messages: { message: { role: string; content: string } }[];
+    };
+    assert.equal(detail.turns[0]?.status, 'interrupted');
+    assert.match(detail.turns[0]?.endReason ?? '', /shut down while this turn was running/);
+    assert.deepEqual(
+      detail.messages.map((stored) => stored.message.role),
+      ['user', 'assistant'],
+    );
+    assert.match(
+      detail.messages[1]?.message.content ?? '',
+      /^Refunds take\n\n\[This answer was interrupted: /,
+    );
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
+  } finally {
+    await model.close();
+  }
 });

@@ -13,6 +13,9 @@ const server = await createServer({
 });
 const http = await listen(server, { port: 0 });
 process.stdout.write(`listening ${http.url}\n`);
-process.once('SIGTERM', () => {
-  void http.close().then(() => storage.close());
-});
+// As `toolbus serve` does: either signal stops the running turns (each writes its end), then the process exits.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void http.close().then(() => storage.close());
+  });
+}

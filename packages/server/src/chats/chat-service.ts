@@ -117,14 +117,14 @@ export class ChatService {
     );
   }
 
-  /** The caller's chat, or `not_found`. */
-  async require(principal: Principal, chatId: string): Promise<Chat> {
+  /** The caller's chat, or `not_found` naming `field` (where the request named the chat). */
+  async require(principal: Principal, chatId: string, field = 'path.chatId'): Promise<Chat> {
     const chat = await this.#deps.storage.chats.get(chatId);
     if (!chat || !ownsRow(principal, chat)) {
       throw new ServerError({
         code: 'not_found',
-        field: 'path.chatId',
-        message: `path.chatId: no chat ${JSON.stringify(chatId)} of yours.`,
+        field,
+        message: `${field}: no chat ${JSON.stringify(chatId)} of yours.`,
       });
     }
     return chat;

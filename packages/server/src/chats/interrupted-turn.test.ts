@@ -119,3 +119,85 @@ test('kill -9 mid-tool, then restart: the turn is closed with a stop packet and 
   second.child.kill('SIGTERM');
   await new Promise((resolve) => second.child.once('exit', resolve));
 });
+
+for (const [signal, resumeBy] of [
+  ['SIGTERM', 'Last-Event-ID'],
+  ['SIGINT', '?after='],
+] as const) {
+  test(`${signal} mid-tool while a client resumed by ${resumeBy}: the process exits, the turn is closed as interrupted`, async () => {
+    const first = await startProcess(60_000);
+    const chat = (await (
+      await fetch(`${first.url}/v1/chats`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { id: string };
+    // The client disconnects in the middle of the tool call, then resumes from the last event it got.
+    const response = await fetch(`${first.url}/v1/chats/${chat.id}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'How long do refunds take?' }),
+    });
+    const seen = await readSse(response, (event) => !event.data.includes('"tool-start"'));
+    const lastId = seen.at(-1)?.id ?? '';
+    const streamPath = `/v1/chats/${chat.id}/turns/0/stream`;
+    const resumed = await fetch(
+      resumeBy === 'Last-Event-ID'
+        ? `${first.url}${streamPath}`
+        : `${first.url}${streamPath}?after=${lastId}`,
+      resumeBy === 'Last-Event-ID' ? { headers: { 'last-event-id': lastId } } : {},
+    );
+    assert.equal(resumed.status, 200);
+    const reading = readSse(resumed);
+    const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
+    first.child.kill(signal);
+    assert.equal(await exited, 0, 'the process exits by itself, cleanly');
+    // What the resumed client got: the rest, from the next sequence on, ending with the shutdown's closing packets.
+    const rest = (await reading).map((event) => JSON.parse(event.data) as WirePacket);
+    assert.equal(rest[0]?.sequence, Number(lastId) + 1, 'nothing lost, nothing repeated');
+    const toolStart = JSON.parse(seen.at(-1)?.data ?? '{}') as WirePacket;
+    assert.deepEqual(
+      rest.map((packet) => [packet.obj.type, packet.obj.code ?? packet.obj.reason]),
+      [
+        ['error', 'aborted'],
+        ['section-end', undefined],
+        ['stop', 'interrupted'],
+      ],
+    );
+    assert.deepEqual(rest[0]?.placement, toolStart.placement);
+
+    // After a restart: the turn is interrupted with the shutdown's reason, the call has a result, and the next
+    // turn runs over that history (the scripted model checks call/result pairing).
+    const second = await startProcess(0);
+    const detail = (await (await fetch(`${second.url}/v1/chats/${chat.id}`)).json()) as {
+      turns: { status: string; endReason: string }[];
+      messages: {
+        message: { role: string; content: string; toolCalls?: { id: string }[]; toolCallId?: string };
+      }[];
+    };
+    assert.equal(detail.turns[0]?.status, 'interrupted');
+    assert.match(detail.turns[0]?.endReason ?? '', /server was shut down while this turn was running/);
+    const messages = detail.messages.map((stored) => stored.message);
+    assert.deepEqual(
+      messages.map((message) => message.role),
+      ['user', 'assistant', 'tool', 'assistant'],
+    );
+    assert.equal(messages[2]?.toolCallId, messages[1]?.toolCalls?.[0]?.id);
+    assert.match(messages[3]?.content ?? '', /\[This answer was interrupted: The server was shut down/);
+    const replay = (await readSse(await fetch(`${second.url}${streamPath}?after=${lastId}`))).map(
+      (event) => JSON.parse(event.data) as WirePacket,
+    );
+    assert.deepEqual(replay, rest, 'a later resume reads the same closing packets');
+    const next = await fetch(`${second.url}/v1/chats/${chat.id}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'And exchanges?' }),
+    });
+    const packets = (await readSse(next)).map((event) => JSON.parse(event.data) as WirePacket);
+    assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
+    assert.deepEqual(model.failures, []);
+    second.child.kill('SIGTERM');
+    await new Promise((resolve) => second.child.once('exit', resolve));
+  });
+}

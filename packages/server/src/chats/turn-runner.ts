@@ -1,6 +1,6 @@
 import type { ChatTurn, ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement } from '@toolbus/spec';
-import { coalesceTextDeltas, omitUndefined, placementKey } from '@toolbus/spec';
+import { coalesceTextDeltas, omitUndefined, placementKey, ToolbusError } from '@toolbus/spec';
 import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
 import type { TurnApprovals } from '../approvals/approval-hub.ts';
 import { ServerError } from '../http/server-error.ts';
@@ -70,6 +70,10 @@ const abandonedSweepLockMs = 5 * 60_000;
 
 /** How long a follower of a turn running on another replica waits for packets before checking the turn's status. */
 const sharedReadBlockMs = 1_000;
+
+/** The reason written on turns that were running when this server was shut down (SIGINT, SIGTERM, `close()`). */
+export const SHUTDOWN_TURN_REASON =
+  'The server was shut down while this turn was running; it was stopped and closed before the process exited.';
 
 /** The reason written on turns a dead process left running. */
 export const INTERRUPTED_TURN_REASON =
@@ -413,10 +417,14 @@ export class TurnRunner {
     }
   }
 
-  /** Stops every running turn and waits until each has written its end. */
+  /**
+   * Stops every running turn and waits until each has written its end: as `interrupted`, with
+   * {@link SHUTDOWN_TURN_REASON} and a `stop` packet saying so (the user did not cancel them), each started tool
+   * call answered as cancelled, and what was answered so far kept in the history.
+   */
   async stopAll(): Promise<void> {
     const live = [...this.#live.values()];
-    for (const turn of live) turn.controller.abort();
+    for (const turn of live) turn.controller.abort(shutdownSignal);
     await Promise.all(live.map((turn) => turn.ended));
     await this.#unsubscribe?.();
     this.#unsubscribe = undefined;
@@ -507,11 +515,27 @@ export class TurnRunner {
       await writing;
       return writeFailed === undefined && (await stillHeld());
     };
+    // The answer streamed since the last tool call: what a stopped turn's history keeps when the loop's own
+    // history has no answer yet (it writes one only when a model step completes).
+    let answerSoFar = '';
+    const shutDown = () => live.controller.signal.reason === shutdownSignal;
     try {
       const turn = options.run(live.controller.signal, turnIndex, { earlier, persisted });
       for await (const packet of turn) {
-        if (packet.obj.type === 'tool-start') toolPlacements.set(packet.obj.toolCallId, packet.placement);
-        if (!packet.placement.path?.length) latestCycle = Math.max(latestCycle, packet.placement.turn);
+        const topLevel = !packet.placement.path?.length;
+        if (packet.obj.type === 'tool-start') {
+          toolPlacements.set(packet.obj.toolCallId, packet.placement);
+          if (topLevel) answerSoFar = '';
+        }
+        if (topLevel) {
+          latestCycle = Math.max(latestCycle, packet.placement.turn);
+          if (packet.obj.type === 'message-delta') answerSoFar += packet.obj.content;
+          if (packet.obj.type === 'message-replace') answerSoFar = packet.obj.content;
+        }
+        if (packet.obj.type === 'stop' && packet.obj.reason === 'user-cancelled' && shutDown()) {
+          enqueue({ ...packet, obj: { type: 'stop', reason: 'interrupted' } });
+          continue;
+        }
         enqueue(packet);
       }
       result = await turn.result;
@@ -528,7 +552,11 @@ export class TurnRunner {
     options.approvals?.close();
     await writing;
     await write();
-    const { status, reason } = endOf(result, failure, writeFailed);
+    const ended = endOf(result, failure, writeFailed);
+    const { status, reason } =
+      ended.status === 'stopped' && shutDown()
+        ? { status: 'interrupted' as const, reason: SHUTDOWN_TURN_REASON }
+        : ended;
     const owner = await stillHeld();
     try {
       if (!owner) throw new Error('lost hold');
@@ -537,7 +565,11 @@ export class TurnRunner {
         turn: turnIndex,
         status,
         ...omitUndefined({ reason }),
-        messages: [...options.input, ...(result?.messages ?? [])],
+        messages: [
+          ...options.input,
+          ...(result?.messages ?? []),
+          ...stoppedAnswer(result?.messages ?? [], status, answerSoFar),
+        ],
       });
     } catch (error) {
       if (owner)
@@ -588,6 +620,32 @@ function endOf(
   if (result.stopReason === 'user-cancelled') return { status: 'stopped', reason: 'user-cancelled' };
   if (result.error) return { status: 'failed', reason: result.error.message };
   return { status: 'completed', reason: result.stopReason };
+}
+
+/** The abort reason of turns stopped because the server shuts down (not because their user stopped them). */
+const shutdownSignal = new ToolbusError({ code: 'server_shutdown', message: SHUTDOWN_TURN_REASON });
+
+/**
+ * The assistant message a stopped or shut-down turn's history ends with when the loop's history has no answer
+ * after its last tool results: the answer streamed so far (which the stream showed), and for a shut-down turn a
+ * note saying it was interrupted, as a turn closed after a crash has. None when the loop wrote the answer.
+ */
+function stoppedAnswer(
+  messages: readonly ChatMessage[],
+  status: ChatTurnStatus,
+  answerSoFar: string,
+): ChatMessage[] {
+  if (status !== 'stopped' && status !== 'interrupted') return [];
+  const last = messages.at(-1);
+  if (last?.role === 'assistant' && !last.toolCalls?.length) return [];
+  const partial = answerSoFar.trim();
+  if (status === 'stopped') return partial ? [{ role: 'assistant', content: partial }] : [];
+  return [
+    {
+      role: 'assistant',
+      content: `${partial ? `${partial}\n\n` : ''}[This answer was interrupted: ${SHUTDOWN_TURN_REASON}]`,
+    },
+  ];
 }
 
 /** The packets that close an interrupted stream: an error and a section end per open tool, then `stop`. */

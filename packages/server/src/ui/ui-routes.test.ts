@@ -193,6 +193,25 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
   const toolPart = (message: UIMessage) =>
     message.parts.find((part) => part.type === 'tool-lookup') as ToolPart | undefined;
 
+  test("an app's own body fields are ignored, as useChat sends them; an unknown chat is named as body.id", async () => {
+    const post = (body: unknown) =>
+      fetch(`${edgeHttp.url}${UI_CHAT_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const messages = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'A fine fact?' }] }];
+    const missing = await post({ id: 'no-such-chat', messages });
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as { error: { field: string } }).error.field, 'body.id');
+    const chatId = await newChat();
+    const accepted = await post({ id: chatId, messages, trigger: 'submit-message', customerTier: 'gold' });
+    assert.equal(accepted.status, 200);
+    assert.match(await accepted.text(), /"type":"finish"[^\n]*\n\ndata: \[DONE\]\n\n$/);
+    const refused = await post({ id: chatId, messages, maxCycles: 'many' });
+    assert.equal(((await refused.json()) as { error: { field: string } }).error.field, 'body.maxCycles');
+  });
+
   test('reasoning and a tool call: reasoning, text, the tool with its output, then the answer', async () => {
     const { message, types } = await ask(await newChat(), 'A fine fact?');
     const reasoning = message.parts.find((part) => part.type === 'reasoning') as { text: string } | undefined;

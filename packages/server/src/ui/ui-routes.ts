@@ -72,6 +72,8 @@ export function registerUiRoutes(registry: RouteRegistry, chats: ChatService, ru
         });
       }
       const { id, messages: _messages, trigger: _trigger, messageId: _messageId, ...rest } = body;
+      // The chat is named in the body here: a chat that is not the caller's is reported as body.id.
+      await chats.require(principal, id, 'body.id');
       const live = await chats.send(principal, id, { ...uiTurnOptions.parse(rest), content });
       return stream(id, live.index);
     },
