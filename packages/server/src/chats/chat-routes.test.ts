@@ -222,6 +222,65 @@ describe('chats over HTTP', () => {
     }
   });
 
+  test('stop mid-answer: the history keeps the answer streamed so far, after the tool call and its result', async () => {
+    const lookupFirst = lookupThenAnswer();
+    const slowModel = await startScriptedModelServer({
+      handler: (request) =>
+        request.messages.at(-1)?.role === 'tool'
+          ? [
+              { type: 'text', text: 'Refunds take ' },
+              { type: 'delay', ms: 60_000 },
+              { type: 'text', text: 'fourteen days.' },
+            ]
+          : lookupFirst(request),
+    });
+    const slow = await createServer({
+      storage,
+      auth: 'local',
+      defaultModel: `openai-compatible:${slowModel.url}/v1#scripted`,
+      builtInToolFactories: () => lookupToolFactories(),
+    });
+    const slowHttp = await listen(slow, { port: 0 });
+    try {
+      const chatId = await newChat();
+      const response = await fetch(`${slowHttp.url}/v1/chats/${chatId}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'Refunds?' }),
+      });
+      const reading = readSse(response);
+      // Stop once the tool's result is in and the answer began (its rest is a minute away).
+      await eventually(async () => {
+        const packets = (await storage.chats.listPackets({ chatId, turn: 0 })).map(
+          (stored) => stored.packet as WirePacket,
+        );
+        const end = packets.findIndex((packet) => packet.obj.type === 'section-end');
+        return end >= 0 && packets.slice(end).some((packet) => packet.obj.type === 'message-delta')
+          ? true
+          : undefined;
+      });
+      const stopped = await fetch(`${slowHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
+      assert.deepEqual(await stopped.json(), { stopped: true });
+      const packets = packetsOf(await reading);
+      assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'user-cancelled' });
+      const shown = packets
+        .slice(packets.findIndex((packet) => packet.obj.type === 'section-end'))
+        .flatMap((packet) => (packet.obj.type === 'message-delta' ? [String(packet.obj.content)] : []))
+        .join('')
+        .trim();
+      assert.equal(shown, 'Refunds take');
+      const history = (await storage.chats.listMessages(chatId)).map((stored) => stored.message);
+      assert.deepEqual(
+        history.map((message) => message.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+      );
+      assert.equal(history.at(-1)?.content, 'Refunds take');
+    } finally {
+      await slowHttp.close();
+      await slowModel.close();
+    }
+  });
+
   test('list, rename and delete', async () => {
     const chatId = await newChat();
     const renamed = await call('PATCH', `/v1/chats/${chatId}`, { title: 'Returns' });
