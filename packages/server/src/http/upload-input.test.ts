@@ -80,3 +80,21 @@ test('the upload routes document their raw body in /openapi.json', async () => {
     assert.deepEqual(Object.values(content)[0], { schema: { type: 'string', format: 'binary' } }, path);
   }
 });
+
+test('an empty upload is refused naming body, on every upload route', async () => {
+  for (const path of [
+    '/v1/files?name=a.txt',
+    '/v1/admin/skills/uploads',
+    '/v1/admin/documents/uploads?name=a.txt',
+  ]) {
+    const refused = await refusal(
+      await fetch(`${http.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '',
+      }),
+    );
+    assert.equal(refused.status, 400, path);
+    assert.equal(refused.field, 'body', path);
+  }
+});

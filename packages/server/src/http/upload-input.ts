@@ -33,3 +33,12 @@ export function uploadMediaType(context: Context): string {
   }
   return mediaType;
 }
+
+/** The bytes of a raw upload; `invalid_request` naming `body` when there are none. */
+export async function uploadBytes(context: Context): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await context.req.arrayBuffer());
+  if (bytes.byteLength === 0) {
+    throw new ServerError({ code: 'invalid_request', field: 'body', message: 'body: the upload is empty.' });
+  }
+  return bytes;
+}

@@ -1,7 +1,7 @@
 import { omitUndefined } from '@toolbus/spec';
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
-import { uploadFileName, uploadMediaType } from '../http/upload-input.ts';
+import { uploadBytes, uploadFileName, uploadMediaType } from '../http/upload-input.ts';
 import type { LibraryAdmin } from './library-admin.ts';
 
 const admin = { kind: 'admin' } as const;
@@ -349,8 +349,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       rawBody: { description: 'The skill as a zip archive', contentType: 'application/zip' },
       responses: ok('The review', skillReviewSchema),
     },
-    async ({ context }) =>
-      context.json(await library.reviewSkillUpload(new Uint8Array(await context.req.arrayBuffer()))),
+    async ({ context }) => context.json(await library.reviewSkillUpload(await uploadBytes(context))),
   );
   registry.add(
     {
@@ -453,7 +452,7 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
     },
     async ({ query, principal, context }) => {
       const mediaType = uploadMediaType(context);
-      const bytes = new Uint8Array(await context.req.arrayBuffer());
+      const bytes = await uploadBytes(context);
       return context.json(await library.indexUpload(principal, { name: query.name, mediaType, bytes }), 201);
     },
   );

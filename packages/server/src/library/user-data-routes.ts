@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
-import { uploadFileName, uploadMediaType } from '../http/upload-input.ts';
+import { uploadBytes, uploadFileName, uploadMediaType } from '../http/upload-input.ts';
 import type { UserDataService } from './user-data-service.ts';
 
 const fileSchema = z.object({
@@ -47,7 +47,7 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
     },
     async ({ principal, query, context }) => {
       const mediaType = uploadMediaType(context);
-      const content = new Uint8Array(await context.req.arrayBuffer());
+      const content = await uploadBytes(context);
       return context.json(
         fileView(await data.uploadFile(principal, { name: query.name, mediaType, content })),
         201,

@@ -17,9 +17,6 @@ export class UserDataService {
     principal: Principal,
     file: { name: string; mediaType: string; content: Uint8Array },
   ): Promise<UploadedFile> {
-    if (file.content.byteLength === 0) {
-      throw new ServerError({ code: 'invalid_request', field: 'body', message: 'body: the file is empty.' });
-    }
     return this.#storage.files.put({
       userId: principal.user.id,
       organizationId: principal.organization.id,
