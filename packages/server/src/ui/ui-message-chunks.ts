@@ -68,6 +68,18 @@ export async function* toUiMessageChunks(
     const packet = stored.packet as Packet;
     const { obj } = packet;
     const key = placementKey(packet.placement);
+    if (
+      packet.placement.path?.length &&
+      subAgentOwn.has(obj.type) &&
+      !(obj.type === 'error' && tools.has(key))
+    ) {
+      // A sub-agent's own thinking, text and failures (a research agent, the coding agent) belong to the tool
+      // call that runs it, not to the answer: as the answer's text or a stream error, they would interleave with
+      // it, or put useChat in its error state for a failure the turn survives.
+      const parent = tools.get(placementKey({ turn: packet.placement.turn, tab: packet.placement.tab }));
+      parent?.events.push(obj);
+      continue;
+    }
     switch (obj.type) {
       case 'reasoning-start':
         yield* closeText();
@@ -180,6 +192,18 @@ export async function* toUiMessageChunks(
     }
   }
 }
+
+/** The packet types a nested loop emits as its own (not a tool of its own): text, thinking, citations, errors. */
+const subAgentOwn: ReadonlySet<Packet['obj']['type']> = new Set([
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'message-start',
+  'message-delta',
+  'message-replace',
+  'citation-info',
+  'error',
+]);
 
 function finishReasonOf(reason: StopReason): 'stop' | 'length' | 'error' | 'other' {
   if (reason === 'error') return 'error';

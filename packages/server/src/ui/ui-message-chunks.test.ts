@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Packet, Placement } from '@toolbus/spec';
+import type { StoredPacket } from '@toolbus/storage';
+import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from 'ai';
+import { toUiMessageChunks, type UiMessageChunk } from './ui-message-chunks.ts';
+
+async function* stored(packets: readonly [Placement, Packet['obj']][]): AsyncGenerator<StoredPacket> {
+  let sequence = 0;
+  for (const [placement, obj] of packets) {
+    sequence += 1;
+    yield { sequence, packet: { placement, modelIndex: 0, obj } };
+  }
+}
+
+/** The chunks as the ai package's transport reads them (its own chunk schema), then its message reader. */
+async function readByAi(
+  chunks: readonly UiMessageChunk[],
+): Promise<{ message: UIMessage; errors: unknown[] }> {
+  const sse = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('');
+  const parsed = parseJsonEventStream({
+    stream: new Response(sse).body as ReadableStream<Uint8Array>,
+    schema: uiMessageChunkSchema,
+  });
+  const valid = parsed.pipeThrough(
+    new TransformStream({
+      transform(result, controller) {
+        if (!result.success) throw result.error;
+        controller.enqueue(result.value);
+      },
+    }),
+  );
+  const errors: unknown[] = [];
+  let message: UIMessage | undefined;
+  for await (const state of readUIMessageStream<UIMessage>({
+    stream: valid,
+    onError: (e) => errors.push(e),
+  })) {
+    message = state;
+  }
+  assert.ok(message);
+  return { message, errors };
+}
+
+test("a sub-agent's own thinking, text and failure stay in the tool call that runs it", async () => {
+  const agent: Placement = { turn: 1, tab: 0 };
+  const inner = (turn: number, tab = 0): Placement => ({ ...agent, path: [{ turn, tab }] });
+  const chunks: UiMessageChunk[] = [];
+  for await (const chunk of toUiMessageChunks(
+    stored([
+      [
+        { turn: 0, tab: 0 },
+        { type: 'reasoning-delta', reasoning: 'Plan: ask an agent.' },
+      ],
+      [
+        agent,
+        { type: 'tool-start', toolCallId: 'agent_1', toolName: 'research_agent', arguments: { task: 't' } },
+      ],
+      [inner(0), { type: 'reasoning-delta', reasoning: 'The agent thinks.' }],
+      [inner(1), { type: 'tool-start', toolCallId: 'search_1', toolName: 'web_search', arguments: {} }],
+      [inner(1), { type: 'section-end' }],
+      [inner(2), { type: 'error', code: 'step_failed', message: 'One agent step failed.' }],
+      [inner(3), { type: 'message-start' }],
+      [inner(3), { type: 'message-delta', content: 'The agent report.' }],
+      [agent, { type: 'section-end' }],
+      [{ turn: 2, tab: 0 }, { type: 'message-start' }],
+      [
+        { turn: 2, tab: 0 },
+        { type: 'message-delta', content: 'The answer.' },
+      ],
+      [
+        { turn: 3, tab: 0 },
+        { type: 'stop', reason: 'finished' },
+      ],
+    ]),
+    'm1',
+  )) {
+    chunks.push(chunk);
+  }
+  assert.ok(
+    !chunks.some((chunk) => chunk.type === 'error'),
+    'no stream error for a failure the turn survived',
+  );
+  const { message, errors } = await readByAi(chunks);
+  assert.deepEqual(errors, []);
+  const texts = message.parts
+    .filter((part) => part.type === 'text')
+    .map((part) => (part as { text: string }).text);
+  assert.deepEqual(texts, ['The answer.']);
+  const reasoning = message.parts.filter((part) => part.type === 'reasoning');
+  assert.deepEqual(
+    reasoning.map((part) => (part as { text: string }).text),
+    ['Plan: ask an agent.'],
+  );
+  const agentPart = message.parts.find((part) => part.type === 'tool-research_agent') as
+    | { state: string; output: { events: { type: string }[] } }
+    | undefined;
+  assert.equal(agentPart?.state, 'output-available');
+  assert.deepEqual(
+    agentPart?.output.events.map((event) => event.type),
+    ['reasoning-delta', 'error', 'message-start', 'message-delta'],
+  );
+  const search = message.parts.find((part) => part.type === 'tool-web_search') as
+    | { state: string }
+    | undefined;
+  assert.equal(search?.state, 'output-available');
+});
+
+test('every chunk of a stopped, an interrupted and a failed turn passes the ai package schema', async () => {
+  const top = { turn: 0, tab: 0 };
+  for (const [reason, last] of [
+    ['user-cancelled', 'abort'],
+    ['interrupted', 'abort'],
+    ['error', 'finish'],
+    ['cycle-limit', 'finish'],
+  ] as const) {
+    const chunks: UiMessageChunk[] = [];
+    for await (const chunk of toUiMessageChunks(
+      stored([
+        [top, { type: 'message-start' }],
+        [top, { type: 'message-delta', content: 'Partial' }],
+        [
+          { turn: 1, tab: 0 },
+          { type: 'tool-start', toolCallId: 'c1', toolName: 'lookup', arguments: { q: 1 } },
+        ],
+        [
+          { turn: 2, tab: 0 },
+          { type: 'stop', reason },
+        ],
+      ]),
+      'm2',
+    )) {
+      chunks.push(chunk);
+    }
+    assert.equal(chunks.at(-1)?.type, last, reason);
+    const { message, errors } = await readByAi(chunks);
+    assert.deepEqual(errors, [], reason);
+    const tool = message.parts.find((part) => part.type === 'tool-lookup') as { state: string } | undefined;
+    assert.equal(tool?.state, 'output-error', `${reason}: a call the turn never finished failed`);
+  }
+});
