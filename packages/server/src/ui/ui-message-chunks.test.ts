@@ -54,10 +54,25 @@ test("a sub-agent's own thinking, text and failure stay in the tool call that ru
       ],
       [
         agent,
-        { type: 'tool-start', toolCallId: 'agent_1', toolName: 'research_agent', arguments: { task: 't' } },
+        {
+          type: 'tool-start',
+          toolCallId: 'agent_1',
+          toolName: 'research_agent',
+          displayName: 'Research agent',
+          arguments: { task: 't' },
+        },
       ],
       [inner(0), { type: 'reasoning-delta', reasoning: 'The agent thinks.' }],
-      [inner(1), { type: 'tool-start', toolCallId: 'search_1', toolName: 'web_search', arguments: {} }],
+      [
+        inner(1),
+        {
+          type: 'tool-start',
+          toolCallId: 'search_1',
+          toolName: 'web_search',
+          displayName: 'Web search',
+          arguments: {},
+        },
+      ],
       [inner(1), { type: 'section-end' }],
       [inner(2), { type: 'error', code: 'step_failed', message: 'One agent step failed.' }],
       [inner(3), { type: 'message-start' }],
@@ -121,7 +136,13 @@ test('every chunk of a stopped, an interrupted and a failed turn passes the ai p
         [top, { type: 'message-delta', content: 'Partial' }],
         [
           { turn: 1, tab: 0 },
-          { type: 'tool-start', toolCallId: 'c1', toolName: 'lookup', arguments: { q: 1 } },
+          {
+            type: 'tool-start',
+            toolCallId: 'c1',
+            toolName: 'lookup',
+            displayName: 'Lookup',
+            arguments: { q: 1 },
+          },
         ],
         [
           { turn: 2, tab: 0 },
