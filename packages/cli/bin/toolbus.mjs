@@ -8,11 +8,5 @@ if (major < 22) {
   );
   process.exit(1);
 }
-const { runCli } = await import('../dist/main.js');
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  env: process.env,
-  cwd: process.cwd(),
-});
+const { runCliProcess } = await import('../dist/run-cli-process.js');
+await runCliProcess();

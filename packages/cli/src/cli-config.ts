@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ToolbusError } from '@toolbus/spec';
-import { configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
+import { CONFIG_KEYS, configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
 
 /** The settings a config file may hold. Keys never live here: only the NAMES of the variables that hold them. */
 export interface ToolbusConfigFile {
@@ -81,13 +81,17 @@ export interface CliConfig {
 }
 
 /**
- * Resolves where toolbus keeps its files and reads the config file. A file that is not JSON is a clear error,
- * unless `tolerant` (for `toolbus config`, which must work to fix it): then it reads as empty, with the problem.
+ * Resolves where toolbus keeps its files and reads the config file. A file that is not JSON, or that holds an
+ * unknown key or a value of the wrong type, is a clear error naming the file and the key (a misspelt setting is
+ * never silently ignored), unless `tolerant` (for `toolbus config`, which must work to fix it): then it reads as
+ * empty, with the problem. `keepProblems` (for `config set` / `unset`, which fix keys) only lists the schema's
+ * problems instead of refusing them.
  */
 export function loadCliConfig(options: {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly modelFlag?: string | undefined;
   readonly tolerant?: boolean;
+  readonly keepProblems?: boolean;
 }): CliConfig {
   const home = resolve(options.env.TOOLBUS_HOME || join(options.env.HOME || homedir(), '.toolbus'));
   const configFile = join(home, 'config.json');
@@ -100,6 +104,12 @@ export function loadCliConfig(options: {
     if (!options.tolerant) throw error;
     file = {};
     problems = [(error as Error).message];
+  }
+  if (problems.length > 0 && !options.tolerant && !options.keepProblems) {
+    throw new ToolbusError({
+      code: 'config_invalid',
+      message: `${configFile}: ${problems.join('; ')} (fix the file, or \`toolbus config unset <key>\`; \`toolbus config\` lists the settings)`,
+    });
   }
   const model = options.modelFlag
     ? { value: options.modelFlag, source: 'flag' as const }
@@ -134,9 +144,19 @@ function resolveStorageUrl(
 
 function readConfigFile(path: string): ToolbusConfigFile {
   if (!existsSync(path)) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ToolbusError({
+      code: 'config_unreadable',
+      message: `${path} cannot be read (${code === 'EISDIR' ? 'it is a folder, not a file' : (error as Error).message}). Fix or delete it; \`toolbus config\` shows the expected keys.`,
+    });
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new ToolbusError({
       code: 'config_invalid',
@@ -155,9 +175,14 @@ export async function setConfigValue(
   key: string,
   value: string | undefined,
 ): Promise<void> {
+  const next = structuredClone(config.file) as Record<string, unknown>;
+  // `unset` of a key the schema does not know removes it when the file holds it (a misspelt setting to clean up).
+  if (value === undefined && removeUnknownKey(next, key)) {
+    await writeConfigFile(config, next);
+    return;
+  }
   const resolved = resolveSetting(key);
   const parsedValue = value === undefined ? undefined : parseSettingValue(resolved, value);
-  const next = structuredClone(config.file) as Record<string, unknown>;
   let section = next;
   const path = resolved.path;
   for (const part of path.slice(0, -1)) {
@@ -168,6 +193,26 @@ export async function setConfigValue(
   const last = path.at(-1) as string;
   if (parsedValue === undefined) delete section[last];
   else section[last] = parsedValue;
+  await writeConfigFile(config, next);
+}
+
+/** Deletes `key` (dotted: `webSerch.provider`) from `file` when it is not a known setting and the file holds it. */
+function removeUnknownKey(file: Record<string, unknown>, key: string): boolean {
+  if (CONFIG_KEYS.includes(key) || /^toolLimits\./.test(key)) return false;
+  const parts = key.split('.');
+  let section: Record<string, unknown> = file;
+  for (const part of parts.slice(0, -1)) {
+    const inner = section[part];
+    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return false;
+    section = inner as Record<string, unknown>;
+  }
+  const last = parts.at(-1) as string;
+  if (!Object.hasOwn(section, last)) return false;
+  delete section[last];
+  return true;
+}
+
+async function writeConfigFile(config: CliConfig, next: Record<string, unknown>): Promise<void> {
   await mkdir(dirname(config.configFile), { recursive: true, mode: 0o700 });
   const temporary = `${config.configFile}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });

@@ -1,10 +1,4 @@
 // Runs the CLI from source (tests and development): `node --conditions=development packages/cli/src/cli-entry.ts`.
-import { runCli } from './main.ts';
+import { runCliProcess } from './run-cli-process.ts';
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  env: process.env,
-  cwd: process.cwd(),
-});
+await runCliProcess();

@@ -102,10 +102,10 @@ describe('the toolbus command line', () => {
     assert.ok(packets.some((packet) => packet.obj.type === 'citation-info'));
     assert.deepEqual(server.requests.at(-1)?.toolNames, ['internal_search']);
     const unknown = await spawnCli(['chat', '--tools', 'teleport', 'x'], env);
-    assert.equal(unknown.code, 1);
+    assert.equal(unknown.code, 2, 'a wrong --tools is a wrong command line');
     assert.match(
       unknown.stderr,
-      /Unknown tool "teleport" in --tools\. Built-in tools: internal_search, web_search/,
+      /--tools: unknown tool "teleport"\. Built-in tools: internal_search, web_search/,
     );
   });
 

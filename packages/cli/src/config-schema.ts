@@ -298,7 +298,7 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
     }
     const section = CONFIG_SCHEMA.filter((setting) => setting.key.split('.')[0] === key);
     if (section.length === 0) {
-      problems.push(`unknown key "${key}"`);
+      problems.push(unknownKeyProblem(key));
       continue;
     }
     const flat =
@@ -308,7 +308,7 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
     for (const [fullKey, inner] of flat as [string, unknown][]) {
       const setting = CONFIG_SCHEMA.find((candidate) => candidate.key === fullKey);
       if (setting === undefined) {
-        problems.push(`unknown key "${fullKey}"`);
+        problems.push(unknownKeyProblem(fullKey));
         continue;
       }
       if (setting.kind.type === 'dialect-list') {
@@ -366,6 +366,12 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
     problems.push('set sandboxUrl (one service) or sandboxUrls (several), not both');
   }
   return problems;
+}
+
+/** `unknown key "modle" — did you mean "model"?` */
+function unknownKeyProblem(key: string): string {
+  const suggestion = closestName(key, CONFIG_KEYS);
+  return `unknown key "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`;
 }
 
 function isHttpUrl(raw: string): boolean {

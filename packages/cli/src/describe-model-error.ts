@@ -1,6 +1,10 @@
 import { ModelRequestError, ModelStallError, ModelStreamError, ModelUnavailableError } from '@toolbus/core';
 import type { ToolbusError } from '@toolbus/spec';
 import type { ModelResponseObservation } from './observed-model-fetch.ts';
+import { oneLine } from './one-line.ts';
+
+// What the provider package says when an event's data is not JSON, or not the shape of a stream chunk.
+const unreadableEvent = /JSON parsing failed|Type validation failed|Invalid JSON|is not valid JSON/i;
 
 /**
  * A model failure in words a user can act on: what the server did (an HTML page or a plain JSON body where a
@@ -30,6 +34,9 @@ export function describeModelError(
     }
     if (observation.mediaType === 'application/json') {
       return `the server${at} answered with one JSON body where a stream (server-sent events) was expected: it does not support streaming, or ignores "stream": true. Use a server that streams (vLLM, Ollama, llama-server, LM Studio do).`;
+    }
+    if (observation.mediaType === 'text/event-stream' && unreadableEvent.test(error.message)) {
+      return `the model server${at} sent a stream event that is not what an OpenAI-compatible stream holds (${oneLine(error.message.replace(/^the model stream broke: /, ''), 160)}). Its streaming is broken, or it speaks another API: check the model's provider and URL (\`toolbus config\` shows them).`;
     }
     if (observation.mediaType === 'text/event-stream') {
       return `the connection to the model${at} dropped in the middle of the answer (${error.message.replace(/^the model stream broke: /, '')}). Try again; if it keeps happening, the server may be running out of memory or restarting.`;

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { CliIo } from './cli-io.ts';
 import { EXIT_CODES } from './exit-codes.ts';
+import { USER_STOP_REASON } from './run-cli-turn.ts';
 
 /**
  * The interactive loop on a terminal. Ctrl-C while an answer is running stops that answer (the model stream and
@@ -29,7 +30,7 @@ export async function runInteractiveChat(input: {
   };
   readline.on('SIGINT', () => {
     if (running && !running.signal.aborted) {
-      running.abort(new Error('stopped by the user'));
+      running.abort(new Error(USER_STOP_REASON));
       return;
     }
     io.stdout.write('\n');

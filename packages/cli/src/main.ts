@@ -52,6 +52,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT_CODES.ok;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (command === undefined && name.startsWith('-')) {
+    // Before a command only --help and --version exist: say it is an option, not a command.
+    const suggestion = closestName(name.split('=')[0] as string, ['--help', '--version']);
+    io.stderr.write(
+      `toolbus: unknown option ${name}${suggestion ? ` — did you mean ${suggestion}?` : ''}\n` +
+        'Run `toolbus --help` for the commands.\n',
+    );
+    return EXIT_CODES.usage;
+  }
   if (command === undefined) {
     const suggestion = closestName(
       name,

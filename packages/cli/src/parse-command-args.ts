@@ -17,7 +17,7 @@ export function parseCommandArgs<const T extends Options>(input: {
 }) {
   try {
     return parseArgs({
-      args: [...input.argv],
+      args: withNegativeValues(input.argv, input.options),
       options: input.options,
       allowPositionals: input.positionals ?? true,
       strict: true,
@@ -33,6 +33,32 @@ export function parseCommandArgs<const T extends Options>(input: {
         usage: input.usage,
       });
     }
+    const missing = /Option '(-{1,2}[^ ']+)[^']*' argument missing/.exec(message)?.[1];
+    if (missing !== undefined) {
+      throw new UsageError({ message: `${missing} needs a value`, usage: input.usage });
+    }
     throw new UsageError({ message: message.replace(/\.?\s*To specify .*$/s, ''), usage: input.usage });
   }
+}
+
+/**
+ * `--port -1` as `--port=-1`: parseArgs takes a value that starts with a dash for another flag and refuses it as
+ * ambiguous, so the user would hear about a forgotten value instead of what the flag takes.
+ */
+function withNegativeValues(argv: readonly string[], options: Options): string[] {
+  const args: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] as string;
+    const next = argv[index + 1];
+    if (argument === '--') {
+      args.push(...argv.slice(index));
+      break;
+    }
+    const name = argument.startsWith('--') ? argument.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      args.push(`${argument}=${next}`);
+      index += 1;
+    } else args.push(argument);
+  }
+  return args;
 }

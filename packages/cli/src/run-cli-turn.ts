@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { runChatTurn, type ToolRunHooks, type ToolSearchLimits } from '@toolbus/core';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import type { CliIo } from './cli-io.ts';
 import { describeModelError } from './describe-model-error.ts';
@@ -12,6 +13,12 @@ import { producedFiles, writeStoredFiles } from './write-tool-files.ts';
 
 /** The mark a stopped answer carries in the conversation, so the model (and the history) knows it was cut. */
 export const STOPPED_MARK = '[stopped by the user]';
+
+/**
+ * Why a turn stopped when the user stopped it (Ctrl-C): the abort reason's message the CLI gives its signal, and
+ * the reason the history records. Another abort reason (the output was closed) is recorded as itself.
+ */
+export const USER_STOP_REASON = 'stopped by the user (Ctrl-C)';
 
 /** How a CLI turn ended, and what it adds to the conversation. */
 export interface CliTurnOutcome {
@@ -63,6 +70,7 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     interactive,
     color: interactive && !io.env.NO_COLOR,
     showReasoning: input.showReasoning,
+    ...omitUndefined({ columns: io.stdout.columns }),
     // A failed turn is reported once, on stderr, with what to try.
     printTurnErrors: false,
   });
@@ -136,14 +144,15 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     };
     return {
       status: 'stopped',
-      reason: 'stopped by the user (Ctrl-C)',
+      reason: input.signal.reason instanceof Error ? input.signal.reason.message : USER_STOP_REASON,
       messages: [userMessage, ...withoutTrailingAssistant(result.messages), partial],
       packets,
       exitCode: EXIT_CODES.interrupted,
     };
   }
   if (result.error) {
-    io.stderr.write(`toolbus: ${describeModelError(result.error, input.modelResponse())}\n`);
+    // One line: a provider's message can hold the server's multi-line body.
+    io.stderr.write(`toolbus: ${oneLine(describeModelError(result.error, input.modelResponse()), 600)}\n`);
     return {
       status: 'failed',
       reason: result.error.message,
@@ -153,13 +162,15 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     };
   }
   if (!result.answer.trim()) {
-    const why =
-      result.stopReason === 'cycle-limit'
-        ? `the model used all ${result.cycles} cycles and wrote no answer in the last one (which has no tools)`
-        : 'the model ended without an answer';
-    io.stderr.write(
-      `toolbus: no answer — ${why}. Try again, ask more narrowly, or raise --max-cycles (now ${result.cycles}).\n`,
-    );
+    const cycleLimit = result.stopReason === 'cycle-limit';
+    const why = cycleLimit
+      ? `the model used all ${result.cycles} cycles and wrote no answer in the last one (which has no tools)`
+      : 'the model ended without an answer';
+    // Raising the cycle limit only helps when the limit ended the turn; an empty reply needs another attempt.
+    const hint = cycleLimit
+      ? `Try again, ask more narrowly, or raise --max-cycles (now ${result.cycles}).`
+      : 'Try again; if it keeps happening, the model or its server may not support this kind of request.';
+    io.stderr.write(`toolbus: no answer — ${why}. ${hint}\n`);
     return {
       status: 'failed',
       reason: why,

@@ -10,7 +10,7 @@ export interface TerminalRendererOptions {
   readonly showReasoning?: boolean;
   /** Print errors of the turn itself (not of a tool) inline; off when the caller reports them elsewhere. */
   readonly printTurnErrors?: boolean;
-  /** The terminal's width, to erase a message that is redrawn (default: the standard output's, else 80). */
+  /** The terminal's width, to erase a message that is redrawn (default: the standard output's, else 80; 0 = unknown). */
   readonly columns?: number;
 }
 
@@ -230,7 +230,8 @@ export class TerminalRenderer {
     message.text = content;
     if (!this.#options.interactive) return;
     if (!message.interrupted && message.shown !== '') {
-      const rows = rowsOf(message.shown, this.#options.columns ?? process.stdout.columns ?? 80);
+      // A terminal that does not report its size (0 columns: a bare pseudo-terminal) is taken as 80 wide, not 1.
+      const rows = rowsOf(message.shown, this.#options.columns || process.stdout.columns || 80);
       this.#options.write(`${rows > 1 ? `\u001b[${rows - 1}A` : ''}\r\u001b[J`);
       this.#atLineStart = true;
     } else if (message.shown !== '' && !this.#atLineStart) {

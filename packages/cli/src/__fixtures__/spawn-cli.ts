@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { omitUndefined } from '@toolbus/spec';
 
 const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
@@ -37,3 +38,63 @@ export function spawnCli(
 
 /** The path of the CLI's source entry, for drivers that spawn it themselves (a pseudo-terminal). */
 export const cliEntry: string = entry;
+
+/** A CLI process still running: what it printed so far, a wait for a text, a signal, its exit. */
+export interface RunningCli {
+  readonly child: ChildProcessWithoutNullStreams;
+  output(): { readonly stdout: string; readonly stderr: string };
+  /** Resolves once stdout holds `text` (rejects when the process exits first). */
+  waitForOutput(text: string): Promise<void>;
+  /** The exit code, or 128 + the signal's number when a signal ended it (as a shell reports it). */
+  readonly exited: Promise<number>;
+}
+
+/** Starts the real CLI from source like {@link spawnCli}, for tests that act while it runs (Ctrl-C, a pipe). */
+export function startCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  options: { readonly input?: string; readonly cwd?: string } = {},
+): RunningCli {
+  const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...omitUndefined({ cwd: options.cwd }),
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { text: string; resolve: () => void; reject: (error: Error) => void }[] = [];
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+    for (const waiter of waiters.filter((candidate) => stdout.includes(candidate.text))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.stdin.end(options.input ?? '');
+  let closed = false;
+  const exited = new Promise<number>((resolve) => {
+    child.on('close', (code, signal) => {
+      closed = true;
+      for (const waiter of waiters.splice(0)) {
+        waiter.reject(new Error(`the CLI exited before printing "${waiter.text}": ${stdout}${stderr}`));
+      }
+      resolve(code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0)));
+    });
+  });
+  return {
+    child,
+    output: () => ({ stdout, stderr }),
+    waitForOutput: (text) =>
+      stdout.includes(text)
+        ? Promise.resolve()
+        : closed
+          ? Promise.reject(new Error(`the CLI exited before printing "${text}": ${stdout}${stderr}`))
+          : new Promise((resolve, reject) => {
+              waiters.push({ text, resolve, reject });
+            }),
+    exited,
+  };
+}

@@ -17,6 +17,7 @@ import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { openKeptChat } from '../chat-history.ts';
 import { type CliConfig, loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { closestName } from '../closest-name.ts';
 import { createCliFetch } from '../create-cli-fetch.ts';
 import { describeSkippedTools } from '../describe-skipped-tools.ts';
 import { runInteractiveChat } from '../interactive-chat.ts';
@@ -24,7 +25,7 @@ import { loadChatSkills } from '../load-skills.ts';
 import { observeModelFetch } from '../observed-model-fetch.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
-import { runCliTurn } from '../run-cli-turn.ts';
+import { runCliTurn, USER_STOP_REASON } from '../run-cli-turn.ts';
 import { storageFileStores } from '../storage-file-stores.ts';
 import { createTerminalApprovalAsk } from '../terminal-approval.ts';
 import { UsageError } from '../usage-error.ts';
@@ -103,7 +104,23 @@ export async function runChatCommand(
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
     throw new UsageError({ message: '--model-timeout takes a number of seconds above 0.', usage: chatUsage });
   }
+  if (values.continue && values.chat !== undefined) {
+    throw new UsageError({
+      message: '--continue and --chat both name the chat to go on with: give one of them.',
+      usage: chatUsage,
+    });
+  }
   const allowedToolIds = values.tools === undefined ? undefined : toolIdsFromNames(values.tools);
+  // The question is known before anything is opened: a missing one is a wrong command line, and records no chat.
+  let question = positionals.join(' ').trim();
+  if (!question && !io.stdin) throw new UsageError({ message: 'no question given.', usage: chatUsage });
+  if (!question && io.stdin && !io.stdin.isTTY) {
+    question = (await readAll(io.stdin)).trim();
+    if (!question)
+      throw new UsageError({ message: 'no question given (stdin was empty).', usage: chatUsage });
+  }
+  // A file that cannot be attached is said before the model is tried or a chat is recorded.
+  for (const path of values.file ?? []) await readAttachment(resolve(io.cwd, path), path);
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const observed = observeModelFetch({
     silenceNoticeMs: timeoutSeconds * 1000,
@@ -218,14 +235,7 @@ export async function runChatCommand(
       conversation.push(...outcome.messages);
       return outcome.exitCode;
     };
-    const question = positionals.join(' ').trim();
-    if (question) return await askInterruptibly(question, ask);
-    if (!io.stdin) throw new UsageError({ message: 'no question given.', usage: chatUsage });
-    if (!io.stdin.isTTY) {
-      const piped = (await readAll(io.stdin)).trim();
-      if (!piped) throw new UsageError({ message: 'no question given (stdin was empty).', usage: chatUsage });
-      return await askInterruptibly(piped, ask);
-    }
+    if (question || !io.stdin) return await askInterruptibly(question, ask, io.outputClosed);
     const toolNames = assembly.tools.map((tool) => tool.name);
     const shownTools = toolNames.length > 12 ? `${toolNames.length} tools` : toolNames.join(', ') || 'none';
     return await runInteractiveChat({
@@ -243,18 +253,26 @@ export async function runChatCommand(
   }
 }
 
-/** One question without a terminal: Ctrl-C (SIGINT) stops the answer, keeps what was written, exits 130. */
+/**
+ * One question without a terminal: Ctrl-C (SIGINT) stops the answer, keeps what was written, exits 130; a second
+ * Ctrl-C ends the process at once (the handler is gone). A reader that went away (`| head`) stops it the same way.
+ */
 async function askInterruptibly(
   question: string,
   ask: (question: string, signal: AbortSignal) => Promise<number>,
+  outputClosed: AbortSignal | undefined,
 ): Promise<number> {
   const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error('stopped by the user'));
+  const onSignal = () => controller.abort(new Error(USER_STOP_REASON));
+  const onOutputClosed = () => controller.abort(outputClosed?.reason);
   process.once('SIGINT', onSignal);
+  if (outputClosed?.aborted) onOutputClosed();
+  outputClosed?.addEventListener('abort', onOutputClosed, { once: true });
   try {
     return await ask(question, controller.signal);
   } finally {
     process.off('SIGINT', onSignal);
+    outputClosed?.removeEventListener('abort', onOutputClosed);
   }
 }
 
@@ -285,12 +303,7 @@ async function attachFiles(input: {
   const files: ChatFile[] = [];
   for (const path of input.paths) {
     const absolute = resolve(input.cwd, path);
-    const content = await readFile(absolute).catch((error: NodeJS.ErrnoException) => {
-      throw new ToolbusError({
-        code: 'file_unreadable',
-        message: `--file ${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`,
-      });
-    });
+    const content = await readAttachment(absolute, path);
     const name = basename(absolute);
     const stored = await input.storage.files.put({
       userId: input.userId,
@@ -308,6 +321,21 @@ async function attachFiles(input: {
   return files;
 }
 
+/** The bytes of a `--file`, or an error naming the flag and the path and saying what is wrong with it. */
+async function readAttachment(absolute: string, given: string): Promise<Buffer> {
+  return readFile(absolute).catch((error: NodeJS.ErrnoException) => {
+    const why =
+      error.code === 'ENOENT'
+        ? 'no such file'
+        : error.code === 'EISDIR'
+          ? 'it is a folder, not a file (attach the files in it one by one)'
+          : error.code === 'EACCES'
+            ? 'permission denied'
+            : error.message;
+    throw new ToolbusError({ code: 'file_unreadable', message: `--file ${given}: ${why}` });
+  });
+}
+
 function mediaTypeOf(name: string): string {
   return (
     SUPPORTED_DOCUMENT_TYPES.get(extname(name).toLowerCase()) ??
@@ -323,9 +351,11 @@ function toolIdsFromNames(list: string): string[] {
   return names.map((name) => {
     const entry = BUILT_IN_TOOLS_BY_NAME.get(name);
     if (!entry) {
-      throw new ToolbusError({
-        code: 'unknown_tool_name',
-        message: `Unknown tool "${name}" in --tools. Built-in tools: ${BUILT_IN_TOOLS.map((tool) => tool.name).join(', ')}.`,
+      const known = BUILT_IN_TOOLS.map((tool) => tool.name);
+      const suggestion = closestName(name, known);
+      throw new UsageError({
+        message: `--tools: unknown tool "${name}"${suggestion ? ` — did you mean "${suggestion}"?` : '.'} Built-in tools: ${known.join(', ')}.`,
+        usage: chatUsage,
       });
     }
     return entry.id;

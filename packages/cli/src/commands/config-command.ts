@@ -58,7 +58,12 @@ export const configCommand: CliCommand = {
   usage,
   async run(argv: readonly string[], io: CliIo): Promise<number> {
     const [action = 'show', key, value, ...extra] = argv;
-    const config = loadCliConfig({ env: io.env, tolerant: action === 'show' || action === 'path' });
+    const config = loadCliConfig({
+      env: io.env,
+      tolerant: action === 'show' || action === 'path',
+      // set and unset are how a wrong key is fixed: they must work on a file that has one.
+      keepProblems: action === 'set' || action === 'unset',
+    });
     if (action === 'path') {
       io.stdout.write(`${config.configFile}\n`);
       return EXIT_CODES.ok;

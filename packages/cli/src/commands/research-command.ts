@@ -53,14 +53,18 @@ export async function runResearchCommand(argv: readonly string[], io: CliIo): Pr
     if (argument === '--skip-clarification') options.skipClarification = true;
     else if (argument === '--no-citation-check') options.checkCitations = false;
     else if (argument === '--reasoning') options.reasoningModel = true;
-    else if (argument === '--context-window') {
-      const tokens = Number(argv[index + 1]);
-      if (!Number.isInteger(tokens) || tokens < 1) {
-        io.stderr.write('toolbus research: --context-window takes a number of tokens.\n');
-        return 2;
+    else if (argument === '--context-window' || argument.startsWith('--context-window=')) {
+      const joined = argument.includes('=');
+      const raw = joined ? argument.slice(argument.indexOf('=') + 1) : argv[index + 1];
+      const tokens = Number(raw);
+      if (raw === undefined || raw === '' || !Number.isInteger(tokens) || tokens < 1) {
+        throw new UsageError({
+          message: `--context-window takes a number of tokens${raw === undefined ? '' : `, not "${raw}"`}.`,
+          usage: researchUsage,
+        });
       }
       options.contextWindowTokens = tokens;
-      index += 1;
+      if (!joined) index += 1;
     } else rest.push(argument);
   }
   // Chat would suggest only its own flags for a typo of one of these: check both sets here.

@@ -83,8 +83,11 @@ test('toolbus serve: loopback without keys serves the CLI user; api-keys mode pr
 test('toolbus serve refuses a non-loopback host without keys', async () => {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-serve-'));
   const refused = serve(['--port', '0', '--host', '0.0.0.0'], home);
-  assert.equal(await refused.exited, 1);
-  assert.match(refused.output().stderr, /not a loopback address; configure API keys/);
+  assert.equal(await refused.exited, 2, 'a wrong command line');
+  assert.match(
+    refused.output().stderr,
+    /--host 0\.0\.0\.0 is not a loopback address: serving on it needs --auth api-keys/,
+  );
 });
 
 test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupted with what was answered so far', async () => {

@@ -9,9 +9,10 @@ import {
   healthOnlyServer,
   listen,
   type ServerAuthMode,
+  ServerError,
 } from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
-import { omitUndefined } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
@@ -22,6 +23,7 @@ import { configuredInterpreter } from '../configured-interpreter.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
+import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
@@ -43,7 +45,6 @@ GET /health; both (the default) does both. Without redis.url every turn runs in 
 const roles = ['both', 'api', 'worker'] as const;
 
 /** `toolbus serve`: the HTTP server over the CLI's stores, until SIGINT or SIGTERM. */
-/** `toolbus serve`. */
 export const serveCommand: CliCommand = {
   name: 'serve',
   synopsis: 'serve [--port N]         the HTTP server: chats, admin API, /openapi.json',
@@ -73,14 +74,13 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   }
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    io.stderr.write('toolbus serve: --port takes a number from 0 to 65535.\n');
-    return 2;
+    throw new UsageError({ message: '--port takes a number from 0 to 65535.', usage: serveUsage });
   }
   const auth = (values.auth ?? 'local') as ServerAuthMode;
   if (auth !== 'local' && auth !== 'api-keys') {
-    io.stderr.write('toolbus serve: --auth is "local" or "api-keys".\n');
-    return 2;
+    throw new UsageError({ message: '--auth is "local" or "api-keys".', usage: serveUsage });
   }
+
   const limits: { concurrentTurnsPerUser?: number; requestsPerMinute?: number } = {};
   for (const [flag, field] of [
     ['turns-per-user', 'concurrentTurnsPerUser'],
@@ -90,15 +90,13 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     if (raw === undefined) continue;
     const value = Number(raw);
     if (!Number.isSafeInteger(value) || value < 1) {
-      io.stderr.write(`toolbus serve: --${flag} takes a whole number above 0.\n`);
-      return 2;
+      throw new UsageError({ message: `--${flag} takes a whole number above 0.`, usage: serveUsage });
     }
     limits[field] = value;
   }
   const role = (values.role ?? 'both') as (typeof roles)[number];
   if (!roles.includes(role)) {
-    io.stderr.write('toolbus serve: --role is "both", "api" or "worker".\n');
-    return 2;
+    throw new UsageError({ message: '--role is "both", "api" or "worker".', usage: serveUsage });
   }
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
@@ -111,8 +109,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       return 2;
     }
   } else if (role !== 'both') {
-    io.stderr.write('toolbus serve: --role api and --role worker need redis.url (docs/scale-out.md).\n');
-    return 2;
+    throw new UsageError({
+      message: '--role api and --role worker need redis.url (docs/scale-out.md).',
+      usage: serveUsage,
+    });
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
   const scaleOut =
@@ -190,6 +190,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     const http = await listen(role === 'worker' ? healthOnlyServer(server) : server, {
       port,
       ...(values.host ? { host: values.host } : {}),
+    }).catch((error: unknown) => {
+      throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });
     const mode = scaleOut ? `, replica role: ${role} on Redis` : '';
     io.stdout.write(`toolbus serving on ${http.url} (auth: ${auth}, model: ${defaultModel}${mode})\n`);
@@ -216,6 +218,36 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/** Why the server could not listen, naming the flag to change: --host (needs keys, unknown), --port (taken). */
+function listenError(error: unknown, at: { port: number; host: string }): unknown {
+  if (ServerError.isInstance(error) && error.field === 'host') {
+    return new UsageError({
+      message: `--host ${at.host} is not a loopback address: serving on it needs --auth api-keys.`,
+      usage: serveUsage,
+    });
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    return new ToolbusError({
+      code: 'port_in_use',
+      message: `port ${at.port} on ${at.host} is in use: pick another with --port (0 picks a free one).`,
+    });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ToolbusError({
+      code: 'host_unavailable',
+      message: `cannot listen on --host ${at.host}: it is not an address of this machine.`,
+    });
+  }
+  if (code === 'EACCES') {
+    return new ToolbusError({
+      code: 'port_forbidden',
+      message: `port ${at.port} needs privileges: pick one above 1023 with --port.`,
+    });
+  }
+  return error;
 }
 
 /**
