@@ -50,7 +50,8 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
   { family: 'gpt-oss', pattern: /gpt-oss/, dialects: ['harmony'] },
   { family: 'functionary', pattern: /functionary/, dialects: ['functionary', 'function-tag'] },
   { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command'] },
-  { family: 'minimax', pattern: /minimax/, dialects: ['xml-invoke'] },
+  // MiniMax-M2 writes `<minimax:tool_call>` XML, MiniMax-M1 JSON lines in `<tool_calls>` (the `jamba` tags).
+  { family: 'minimax', pattern: /minimax/, dialects: ['xml-invoke', 'jamba'] },
   { family: 'seed-oss', pattern: /seed-oss/, dialects: ['function-tag'] },
   { family: 'phi-4-mini', pattern: /phi-?4-mini/, dialects: ['phi4-mini'] },
   { family: 'lfm2', pattern: /lfm2/, dialects: ['pythonic'] },

@@ -29,7 +29,12 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
   xmlInvokeToolCallParser,
   functionTagToolCallParser,
   namedToolCallTagParser,
-  createDelimitedJsonToolCallParser({ name: 'hermes', open: '<tool_call>', closes: ['</tool_call>'] }),
+  // `<|im_end|>` ends a ChatML turn: a server that does not stop on it leaves it after (or instead of) the close.
+  createDelimitedJsonToolCallParser({
+    name: 'hermes',
+    open: '<tool_call>',
+    closes: ['</tool_call>', '<|im_end|>'],
+  }),
   createDelimitedJsonToolCallParser({ name: 'mistral', open: '[TOOL_CALLS]' }),
   createDelimitedJsonToolCallParser({
     name: 'llama3-json',

@@ -49,7 +49,8 @@ export function createDelimitedJsonToolCallParser(
 
 /**
  * The JSON values a block starts with: one right after the marker (past whitespace, a `<|plugin|>`-style token
- * and a code fence opener), then each one joined to it by `;` or `,` (Llama 3.2 writes several calls so).
+ * and a code fence opener), then each one joined to it by `;` or `,` (Llama 3.2 writes several calls so) or by
+ * whitespace alone (MiniMax-M1's one call per line).
  * Anchored reads cost the length of the values, not of the block, so text full of unclosed markers stays
  * linear; JSON elsewhere in a block is left to the catch-all JSON scan.
  */
@@ -61,6 +62,8 @@ function blockValues(text: string, from: number, to: number): unknown[] {
     if (!scanned) break;
     values.push(scanned.value);
     position = skipWhitespace(text, scanned.end, to);
+    // MiniMax-M1 writes one call per line inside `<tool_calls>`, with no separator.
+    if (text[position] === '{') continue;
     if (text[position] !== ';' && text[position] !== ',') break;
     position = skipWhitespace(text, position + 1, to);
   }

@@ -23,7 +23,8 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
  * `<start_function_call>call:get_weather{city:<escape>Oslo<escape>}<end_function_call>`: keys are bare, strings
  * sit between `<|"|>` (or `<escape>`) delimiters, other values are typed by the schema. The range includes
  * the wrapper tokens when they are present. Servers that strip special tokens leave `call:get_weather{city:Oslo}`:
- * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text).
+ * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text); a value
+ * in plain double quotes (the `<|"|>` token rendered as `"`) is a string.
  */
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
@@ -42,6 +43,7 @@ export const gemmaToolCallParser: ToolCallTextParser = {
       stringDelimiters.map((delimiter) => [delimiter, scan.search(delimiter, true)]),
     );
     const commaSearch = createForwardSearch(text, ',');
+    const quoteSearch = createForwardSearch(text, '"');
     const braceSearch = createForwardSearch(text, '}');
     // Where the next `call:` starts: a call's keys and bare values never run into the next call, so text full of
     // unclosed calls is read once, not once per call.
@@ -72,7 +74,14 @@ export const gemmaToolCallParser: ToolCallTextParser = {
         const key = text.slice(cursor, keyEnd).trim();
         let valueStart = keyEnd + 1;
         const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, valueStart));
-        if (delimiter) {
+        const quoted = delimiter ? -1 : skipWhitespace(text, valueStart, limit);
+        if (quoted >= 0 && text[quoted] === '"') {
+          // A server that renders the `<|"|>` token as a plain quote leaves a JSON-style string.
+          const valueEnd = closingQuote(quoteSearch, text, quoted + 1);
+          if (valueEnd < 0 || valueEnd > limit) break;
+          argumentsObject[key] = unescapeQuoted(text.slice(quoted + 1, valueEnd));
+          cursor = valueEnd + 1;
+        } else if (delimiter) {
           valueStart += delimiter.length;
           const valueEnd = delimiterSearches.get(delimiter)!.next(valueStart);
           // A string that runs into the next call was never closed.
@@ -111,6 +120,28 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+// The `"` closing a string opened before `from`, past backslash-escaped ones; -1 when it never closes.
+function closingQuote(search: ForwardSearch, text: string, from: number): number {
+  let at = search.next(from);
+  while (at >= 0 && isEscaped(text, at)) at = search.next(at + 1);
+  return at;
+}
+
+function isEscaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let index = at - 1; index >= 0 && text.charCodeAt(index) === 0x5c; index--) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+function unescapeQuoted(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
+}
 
 function nextCallOrEnd(search: ForwardSearch, from: number, end: number): number {
   return nextOrEnd(search, from, end);
