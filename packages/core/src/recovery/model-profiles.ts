@@ -27,7 +27,7 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
     pattern: /qwen3(?:\.\d)?-?coder|qwen3\.5|qwen3-next/,
     dialects: ['function-tag', 'hermes'],
   },
-  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag'] },
+  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag', 'qwen-tools'] },
   { family: 'hermes', pattern: /hermes|nous/, dialects: ['hermes'] },
   {
     family: 'mistral',
@@ -59,6 +59,7 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
   { family: 'internlm', pattern: /internlm/, dialects: ['internlm'] },
   { family: 'jamba', pattern: /jamba/, dialects: ['jamba'] },
   { family: 'apertus', pattern: /apertus/, dialects: ['apertus'] },
+  { family: 'longcat', pattern: /longcat/, dialects: ['longcat'] },
 ]);
 
 /** The profile of the first family whose pattern matches `modelId`, or undefined (auto-detection). */

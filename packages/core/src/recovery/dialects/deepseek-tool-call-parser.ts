@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { findBlocksNamingTools } from '../delimited-blocks.ts';
+import { endOfTurnToken } from '../end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
@@ -29,8 +30,6 @@ function spelled(bar: string, space: string): DeepSeekTokens {
 // The tokenizer's own spelling (fullwidth bars, `▁` for spaces), then what some servers and clients turn it into:
 // ASCII bars, and ASCII bars with underscores.
 const spellings: readonly DeepSeekTokens[] = [spelled('｜', '▁'), spelled('|', '▁'), spelled('|', '_')];
-// The end-of-sequence token that a server which does not stop on it leaves after the calls.
-const endOfSentence = '<｜end▁of▁sentence｜>';
 
 /**
  * DeepSeek special tokens written as text. V3 / R1: `<｜tool▁call▁begin｜>function<｜tool▁sep｜>name` then a
@@ -41,7 +40,7 @@ const endOfSentence = '<｜end▁of▁sentence｜>';
 export const deepSeekToolCallParser: ToolCallTextParser = {
   name: 'deepseek',
   markers: spellings.flatMap((tokens) => [
-    { open: tokens.callsBegin, closes: [tokens.callsEnd, endOfSentence] },
+    { open: tokens.callsBegin, closes: [tokens.callsEnd, endOfTurnToken.deepSeek] },
     { open: tokens.callBegin, closes: [tokens.callEnd] },
   ]),
   needles: spellings.map((tokens) => tokens.separator),

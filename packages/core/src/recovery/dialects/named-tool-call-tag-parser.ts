@@ -65,7 +65,8 @@ export const namedToolCallTagParser: ToolCallTextParser = {
           const nextKey = keySearch.next(valueStart);
           if (nextKey >= 0 && nextKey < valueEnd) valueEnd = nextKey;
           const key = decodeXmlEntities(text.slice(keyHit + '<arg_key>'.length, keyClose).trim());
-          const rawValue = decodeXmlEntities(text.slice(valueStart, valueEnd));
+          // Trimmed like the other XML dialects' values: the template's line breaks around a value are not part of it.
+          const rawValue = decodeXmlEntities(text.slice(valueStart, valueEnd).trim());
           argumentsObject[key] = coerceParameterValue(rawValue, { schema: tool.properties.get(key) });
           cursor = valueEnd + 1;
         }

@@ -37,6 +37,12 @@ export const reactToolCallParser: ToolCallTextParser = {
     while (position < text.length) {
       const hit = actionSearch.next(position);
       if (hit < 0 || hit >= claimedFrom) break;
+      // Text a higher-priority dialect recovered is passed over unread: a call there would be dropped.
+      const free = scan.recovered.endOfRangeAt(hit);
+      if (free > hit) {
+        position = free;
+        continue;
+      }
       position = hit + actionMarker.length;
       let nameStart = skipWhitespace(text, position);
       if (text[nameStart] === '`') nameStart++;
