@@ -42,7 +42,8 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
     open: '<|python_tag|>',
     closes: [endOfTurnToken.llamaMessage, endOfTurnToken.llamaTurn],
   }),
-  createDelimitedJsonToolCallParser({ name: 'granite', open: '<|tool_call|>' }),
+  // Granite writes no closing token; Phi-4 closes the same token with `<|/tool_call|>`.
+  createDelimitedJsonToolCallParser({ name: 'granite', open: '<|tool_call|>', closes: ['<|/tool_call|>'] }),
   createDelimitedJsonToolCallParser({
     name: 'granite-20b-fc',
     open: '<function_call>',

@@ -203,6 +203,17 @@ for (const provider of scriptedProviders) {
         written: '[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}</s>\n\nLet me check.',
         prose: 'Let me check.',
       },
+      {
+        name: 'Gemma 3 print(default_api.name(...)) in a tool_code fence',
+        written: '```tool_code\nprint(default_api.internal_search(queries=["refunds"]))\n```',
+        prose: '',
+      },
+      {
+        name: 'Granite <|tool_call|> list with prose after it',
+        written:
+          '<|tool_call|>[{"name": "internal_search", "arguments": {"queries": ["refunds"]}}]\nI will check that.',
+        prose: 'I will check that.',
+      },
     ];
     for (const { name, written, prose } of realWorld) {
       it(`${name}: recovered, run, and only the prose is shown and kept`, async () => {

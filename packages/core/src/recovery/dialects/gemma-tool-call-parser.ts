@@ -24,7 +24,8 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
  * sit between `<|"|>` (or `<escape>`) delimiters, other values are typed by the schema. The range includes
  * the wrapper tokens when they are present. Servers that strip special tokens leave `call:get_weather{city:Oslo}`:
  * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text); a value
- * in plain double quotes (the `<|"|>` token rendered as `"`) is a string.
+ * in plain double quotes (the `<|"|>` token rendered as `"`) is a string. Lists and objects nest (`[…]`,
+ * `{k:v}`).
  */
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
@@ -45,6 +46,58 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     const commaSearch = createForwardSearch(text, ',');
     const quoteSearch = createForwardSearch(text, '"');
     const braceSearch = createForwardSearch(text, '}');
+    const bracketSearch = createForwardSearch(text, ']');
+    // A list or an object as a value (`queries:[<|"|>a<|"|>,<|"|>b<|"|>]`, `filter:{lang:<|"|>en<|"|>}`), read
+    // left to right like the top-level keys (each character once); undefined when it does not close before
+    // `limit`.
+    const readNested = (
+      at: number,
+      limit: number,
+      depth: number,
+    ): { value: unknown; end: number } | undefined => {
+      const isList = text[at] === '[';
+      const closer = isList ? ']' : '}';
+      const list: unknown[] = [];
+      const object: Record<string, unknown> = {};
+      let cursor = skipWhitespace(text, at + 1, limit);
+      while (cursor < limit) {
+        if (text[cursor] === closer) return { value: isList ? list : object, end: cursor + 1 };
+        let key = '';
+        if (!isList) {
+          const keyEnd = colonSearch.next(cursor);
+          if (keyEnd < 0 || keyEnd - cursor > 256 || keyEnd >= limit) return undefined;
+          key = text.slice(cursor, keyEnd).trim();
+          cursor = skipWhitespace(text, keyEnd + 1, limit);
+        }
+        let read: { value: unknown; end: number } | undefined;
+        const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, cursor));
+        if (delimiter) {
+          const valueEnd = delimiterSearches.get(delimiter)!.next(cursor + delimiter.length);
+          if (valueEnd < 0 || valueEnd > limit) return undefined;
+          read = { value: text.slice(cursor + delimiter.length, valueEnd), end: valueEnd + delimiter.length };
+        } else if (text[cursor] === '"') {
+          const valueEnd = closingQuote(quoteSearch, text, cursor + 1);
+          if (valueEnd < 0 || valueEnd > limit) return undefined;
+          read = { value: unescapeQuoted(text.slice(cursor + 1, valueEnd)), end: valueEnd + 1 };
+        } else if ((text[cursor] === '[' || text[cursor] === '{') && depth < 32) {
+          read = readNested(cursor, limit, depth + 1);
+          if (!read) return undefined;
+        } else {
+          const valueEnd = Math.min(
+            nextOrEnd(commaSearch, cursor, limit),
+            nextOrEnd(braceSearch, cursor, limit),
+            nextOrEnd(bracketSearch, cursor, limit),
+          );
+          read = { value: bareValue(text.slice(cursor, valueEnd).trim()), end: valueEnd };
+        }
+        if (isList) list.push(read.value);
+        else object[key] = read.value;
+        cursor = skipWhitespace(text, read.end, limit);
+        if (text[cursor] === ',') cursor = skipWhitespace(text, cursor + 1, limit);
+        else if (text[cursor] !== closer) return undefined;
+      }
+      return undefined;
+    };
     // Where the next `call:` starts: a call's keys and bare values never run into the next call, so text full of
     // unclosed calls is read once, not once per call.
     const nextCallSearch = scan.search(callMarker, true);
@@ -75,7 +128,12 @@ export const gemmaToolCallParser: ToolCallTextParser = {
         let valueStart = keyEnd + 1;
         const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, valueStart));
         const quoted = delimiter ? -1 : skipWhitespace(text, valueStart, limit);
-        if (quoted >= 0 && text[quoted] === '"') {
+        if (quoted >= 0 && (text[quoted] === '[' || text[quoted] === '{')) {
+          const nested = readNested(quoted, limit, 0);
+          if (!nested) break;
+          argumentsObject[key] = nested.value;
+          cursor = nested.end;
+        } else if (quoted >= 0 && text[quoted] === '"') {
           // A server that renders the `<|"|>` token as a plain quote leaves a JSON-style string.
           const valueEnd = closingQuote(quoteSearch, text, quoted + 1);
           if (valueEnd < 0 || valueEnd > limit) break;
@@ -132,6 +190,14 @@ function isEscaped(text: string, at: number): boolean {
   let backslashes = 0;
   for (let index = at - 1; index >= 0 && text.charCodeAt(index) === 0x5c; index--) backslashes++;
   return backslashes % 2 === 1;
+}
+
+// A bare value inside a list or an object, where no schema types it: a JSON number, boolean or null, else
+// text.
+function bareValue(raw: string): unknown {
+  if (raw === 'true' || raw === 'false' || raw === 'null' || /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(raw))
+    return JSON.parse(raw) as unknown;
+  return raw;
 }
 
 function unescapeQuoted(raw: string): string {
