@@ -49,7 +49,8 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
   { family: 'glm', pattern: /glm/, dialects: ['named-tool-call-tag'] },
   { family: 'gpt-oss', pattern: /gpt-oss/, dialects: ['harmony'] },
   { family: 'functionary', pattern: /functionary/, dialects: ['functionary', 'function-tag'] },
-  { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command'] },
+  // Command R7B and A write `<|START_ACTION|>`; Command R / R+ a fenced list after `Action:` (the `react` parser).
+  { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command', 'react'] },
   // MiniMax-M2 writes `<minimax:tool_call>` XML, MiniMax-M1 JSON lines in `<tool_calls>` (the `jamba` tags).
   { family: 'minimax', pattern: /minimax/, dialects: ['xml-invoke', 'jamba'] },
   { family: 'seed-oss', pattern: /seed-oss/, dialects: ['function-tag'] },

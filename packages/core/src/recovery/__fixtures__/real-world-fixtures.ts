@@ -512,6 +512,16 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     prose: '',
   },
   {
+    name: 'Command R+: Action: then a fenced JSON list of tool_name/parameters',
+    dialect: 'react',
+    model: 'command-r-plus',
+    text: 'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"city": "Oslo"}\n    }\n]\n```',
+    calls: [oslo],
+    visible:
+      'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"city": "Oslo"}\n    }\n]\n```',
+    prose: '',
+  },
+  {
     name: 'command-a with plan',
     dialect: 'command',
     model: 'command-a',
