@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { omitUndefined } from '@toolbus/spec';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import { dialectFixtures, quirkFixtures } from './__fixtures__/dialect-fixtures.ts';
+import { realWorldFixtures } from './__fixtures__/real-world-fixtures.ts';
 import { tools } from './__fixtures__/tool-definitions.ts';
 import { extractLocatedToolCallsFromText, extractToolCallsFromText } from './extract-tool-calls-from-text.ts';
 import { findModelProfile } from './model-profiles.ts';
@@ -9,11 +11,44 @@ import { defaultToolCallParsers } from './tool-call-parser-registry.ts';
 import { withoutToolCallText } from './without-tool-call-text.ts';
 
 function shown(text: string, chunkSize: number): string {
-  const filter = new AnswerStreamFilter({ tools });
+  return shownInChunks(text, chunksOf(text, chunkSize));
+}
+
+function chunksOf(text: string, chunkSize: number): string[] {
+  const chunks: string[] = [];
+  for (let at = 0; at < text.length; at += chunkSize) chunks.push(text.slice(at, at + chunkSize));
+  return chunks;
+}
+
+function shownInChunks(
+  text: string,
+  chunks: readonly string[],
+  preferredDialects?: readonly string[],
+): string {
+  const filter = new AnswerStreamFilter({ tools, ...omitUndefined({ preferredDialects }) });
   let output = '';
-  for (let at = 0; at < text.length; at += chunkSize)
-    output += filter.process(text.slice(at, at + chunkSize));
+  for (const chunk of chunks) output += filter.process(chunk);
+  assert.equal(chunks.join(''), text);
   return output + filter.flush();
+}
+
+/** What the screen ends with: the shown text, minus the calls found in it when the turn loop retracts them. */
+function afterRetraction(visible: string): string {
+  const calls = visible.trim() ? extractLocatedToolCallsFromText(visible, tools) : [];
+  return (calls.length > 0 ? withoutToolCallText(visible, calls) : visible).trim();
+}
+
+/** Chunks of 1 to 12 characters, the same for one seed. */
+function randomChunks(text: string, seed: number): string[] {
+  let state = seed;
+  const chunks: string[] = [];
+  for (let at = 0; at < text.length; ) {
+    state = (state * 1_103_515_245 + 12_345) & 0x7fffffff;
+    const size = 1 + (state % 12);
+    chunks.push(text.slice(at, at + size));
+    at += size;
+  }
+  return chunks;
 }
 
 describe('dialect fixtures (one per model family template)', () => {
@@ -42,6 +77,44 @@ describe('dialect fixtures (one per model family template)', () => {
         for (const size of [1, 3, 7, fixture.text.length]) {
           assert.equal(shown(fixture.text, size), fixture.visible, `chunks of ${size}`);
         }
+        assert.equal(afterRetraction(fixture.visible), (fixture.prose ?? fixture.visible).trim());
+      });
+    });
+  }
+});
+
+describe('real-world fixtures (answers as self-hosted models write them)', () => {
+  for (const fixture of realWorldFixtures) {
+    describe(fixture.name, () => {
+      const profile = findModelProfile(fixture.model);
+      it('is recovered with its name and arguments, by all dialects, its own and its profile', () => {
+        assert.deepEqual(extractToolCallsFromText(fixture.text, tools), fixture.calls);
+        assert.deepEqual(
+          extractToolCallsFromText(fixture.text, tools, { preferredDialects: profile?.dialects ?? [] }),
+          fixture.calls,
+        );
+        if (fixture.calls.length === 0) return;
+        const own = defaultToolCallParsers.filter((parser) => parser.name === fixture.dialect);
+        assert.deepEqual(extractToolCallsFromText(fixture.text, tools, { parsers: own }), fixture.calls);
+      });
+
+      it('streams the same text under every chunking, and ends with the prose alone', () => {
+        const chunkings = [
+          ...[1, 2, 3, 5, 7, 13, fixture.text.length].map((size) => chunksOf(fixture.text, size)),
+          ...Array.from({ length: 12 }, (_, seed) => randomChunks(fixture.text, seed + 1)),
+        ];
+        for (const chunks of chunkings) {
+          const label = `chunks ${JSON.stringify(chunks.slice(0, 4))}…`;
+          assert.equal(shownInChunks(fixture.text, chunks), fixture.visible, label);
+          assert.equal(
+            shownInChunks(fixture.text, chunks, profile?.dialects),
+            fixture.visible,
+            `${label}, profile`,
+          );
+        }
+        assert.equal(afterRetraction(fixture.visible), (fixture.prose ?? fixture.visible).trim());
+        // A prose answer that only mentions markup streams unchanged.
+        if (fixture.calls.length === 0) assert.equal(fixture.visible, fixture.text);
       });
     });
   }
@@ -59,6 +132,7 @@ describe('quirk fixtures', () => {
       for (const size of [1, 5, fixture.text.length]) {
         assert.equal(shown(fixture.text, size), fixture.visible, `chunks of ${size}`);
       }
+      assert.equal(afterRetraction(fixture.visible), (fixture.prose ?? fixture.visible).trim());
     });
   }
 

@@ -1,8 +1,10 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
+import { endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
 import { createTextScan, type TextScan } from './text-scan.ts';
+import { skipWhitespace } from './text-search.ts';
 import { defaultToolCallParsers, type ToolCallParserRegistry } from './tool-call-parser-registry.ts';
 import { indexToolDefinitions } from './tool-schema-index.ts';
 
@@ -118,13 +120,14 @@ function locateToolCalls(
     for (const group of groups) {
       const first = group[0]!;
       if (claimed.overlaps(first.start, first.end)) continue;
-      claimed.add(first.start, first.end);
+      const end = endOfTurnTokenEnd(text, first.end);
+      claimed.add(first.start, end);
       for (const call of group) {
         accepted.push({
           name: call.name,
           arguments: parseToolArguments(call.arguments),
           start: call.start,
-          end: call.end,
+          end,
         });
       }
     }
@@ -132,6 +135,14 @@ function locateToolCalls(
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
   return withoutThinkingDrafts(text, accepted, scan).slice(0, options.maxCalls ?? 256);
+}
+
+/** Where a call ending at `end` really ends: past an end-of-turn token right after it, which goes with it. */
+function endOfTurnTokenEnd(text: string, end: number): number {
+  const at = skipWhitespace(text, end);
+  if (text.charCodeAt(at) !== 0x3c) return end;
+  const token = endOfTurnTokens.find((candidate) => text.startsWith(candidate, at));
+  return token ? at + token.length : end;
 }
 
 // After a `</`: the tag name, then the space before `>`.
@@ -153,8 +164,17 @@ function hasSpacedClosingTag(text: string, closingTagStarts: readonly number[]):
  */
 function withoutThinkingDrafts(text: string, calls: LocatedToolCall[], scan: TextScan): LocatedToolCall[] {
   if (calls.length < 2) return calls;
-  if (!scan.has('<think>')) return calls;
-  const blocks = findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] }, scan);
+  const closes = scan.positions('</think>');
+  const opens = scan.positions('<think>');
+  if (opens.length === 0 && closes.length === 0) return calls;
+  const blocks: { contentStart: number; end: number }[] = [
+    ...(opens.length > 0 ? findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] }, scan) : []),
+  ];
+  // Templates that open the thinking in the prompt (Qwen3 thinking models, DeepSeek R1-0528 and V3.1) make the
+  // model write only the close: everything before a first `</think>` that no `<think>` opened is thinking.
+  const firstClose = closes[0];
+  if (firstClose !== undefined && (opens.length === 0 || opens[0]! > firstClose))
+    blocks.push({ contentStart: 0, end: firstClose + '</think>'.length });
   const inside = (call: LocatedToolCall) =>
     blocks.some((block) => call.start >= block.contentStart && call.end <= block.end);
   const outside = calls.filter((call) => !inside(call));

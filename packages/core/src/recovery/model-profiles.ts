@@ -27,7 +27,7 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
     pattern: /qwen3(?:\.\d)?-?coder|qwen3\.5|qwen3-next/,
     dialects: ['function-tag', 'hermes'],
   },
-  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag'] },
+  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag', 'qwen-tools'] },
   { family: 'hermes', pattern: /hermes|nous/, dialects: ['hermes'] },
   {
     family: 'mistral',
@@ -49,8 +49,10 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
   { family: 'glm', pattern: /glm/, dialects: ['named-tool-call-tag'] },
   { family: 'gpt-oss', pattern: /gpt-oss/, dialects: ['harmony'] },
   { family: 'functionary', pattern: /functionary/, dialects: ['functionary', 'function-tag'] },
-  { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command'] },
-  { family: 'minimax', pattern: /minimax/, dialects: ['xml-invoke'] },
+  // Command R7B and A write `<|START_ACTION|>`; Command R / R+ a fenced list after `Action:` (the `react` parser).
+  { family: 'command', pattern: /command-?r|command-a|cohere/, dialects: ['command', 'react'] },
+  // MiniMax-M2 writes `<minimax:tool_call>` XML, MiniMax-M1 JSON lines in `<tool_calls>` (the `jamba` tags).
+  { family: 'minimax', pattern: /minimax/, dialects: ['xml-invoke', 'jamba'] },
   { family: 'seed-oss', pattern: /seed-oss/, dialects: ['function-tag'] },
   { family: 'phi-4-mini', pattern: /phi-?4-mini/, dialects: ['phi4-mini'] },
   { family: 'lfm2', pattern: /lfm2/, dialects: ['pythonic'] },
@@ -58,6 +60,7 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
   { family: 'internlm', pattern: /internlm/, dialects: ['internlm'] },
   { family: 'jamba', pattern: /jamba/, dialects: ['jamba'] },
   { family: 'apertus', pattern: /apertus/, dialects: ['apertus'] },
+  { family: 'longcat', pattern: /longcat/, dialects: ['longcat'] },
 ]);
 
 /** The profile of the first family whose pattern matches `modelId`, or undefined (auto-detection). */

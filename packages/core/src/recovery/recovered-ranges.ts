@@ -16,6 +16,12 @@ export class RecoveredRanges {
     return false;
   }
 
+  /** The end of the recovered range holding `position`, or `position` when none does. */
+  endOfRangeAt(position: number): number {
+    const previous = this.#firstStartAtOrAfter(position + 1) - 1;
+    return previous >= 0 && this.#ends[previous]! > position ? this.#ends[previous]! : position;
+  }
+
   /** Records `[start, end)`, which overlaps no recovered range. */
   add(start: number, end: number): void {
     const index = this.#firstStartAtOrAfter(start);

@@ -28,6 +28,11 @@ export interface ScanJsonValuesOptions {
    * on changes nothing before it.
    */
   readonly stopAt?: number;
+  /**
+   * Where the scan goes on when a value would start at `start` (default: it is tried). For text partly claimed
+   * already: a candidate inside a claimed range returns that range's end and the range is passed over unread.
+   */
+  readonly resumeAt?: (start: number) => number;
 }
 
 const defaultMaxValueLength = 8 * 1024 * 1024;
@@ -103,6 +108,13 @@ export function forEachJsonValue(
       }
       if (start < 0 || start >= stopAt) return;
       position = start + 1;
+      if (options.resumeAt !== undefined) {
+        const resume = options.resumeAt(start);
+        if (resume > start) {
+          position = resume;
+          continue;
+        }
+      }
       if (skipped !== undefined && skipped[start - from] === 1) continue;
       if (objectsOnly && !mayHoldObject(text, start, to)) continue;
       if (start > lastCloser) {

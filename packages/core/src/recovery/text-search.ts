@@ -98,9 +98,21 @@ export function readIdentifierEnd(text: string, from: number, to = text.length):
 /** The namespace some models put before a tool name (`functions.get_weather`). */
 export const functionsPrefix = 'functions.';
 
-/** Strips the `functions.` namespace some models put before a tool name. */
+/** The namespace Gemini and Gemma put before a tool name in their `tool_code` (`default_api.get_weather`). */
+export const defaultApiPrefix = 'default_api.';
+
+/** The namespaces models put before a tool name. */
+export const toolNamespacePrefixes: readonly string[] = [functionsPrefix, defaultApiPrefix];
+
+/** Strips a namespace some models put before a tool name (`functions.`, `default_api.`). */
 export function stripFunctionsPrefix(name: string): string {
-  return name.startsWith(functionsPrefix) ? name.slice(functionsPrefix.length) : name;
+  for (const prefix of toolNamespacePrefixes) if (name.startsWith(prefix)) return name.slice(prefix.length);
+  return name;
+}
+
+/** Whether `name` carries one of {@link toolNamespacePrefixes}. */
+export function hasToolNamespacePrefix(name: string): boolean {
+  return toolNamespacePrefixes.some((prefix) => name.startsWith(prefix));
 }
 
 /** `text` with the characters regular expressions treat as syntax escaped. */

@@ -11,6 +11,7 @@ import { namedToolCallTagParser } from './dialects/named-tool-call-tag-parser.ts
 import { pythonicToolCallParser } from './dialects/pythonic-tool-call-parser.ts';
 import { reactToolCallParser } from './dialects/react-tool-call-parser.ts';
 import { xmlInvokeToolCallParser } from './dialects/xml-invoke-tool-call-parser.ts';
+import { endOfTurnToken } from './end-of-turn-tokens.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
 import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
 
@@ -29,20 +30,33 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
   xmlInvokeToolCallParser,
   functionTagToolCallParser,
   namedToolCallTagParser,
-  createDelimitedJsonToolCallParser({ name: 'hermes', open: '<tool_call>', closes: ['</tool_call>'] }),
+  // A model that ends its ChatML turn without closing the tag ends the block too.
+  createDelimitedJsonToolCallParser({
+    name: 'hermes',
+    open: '<tool_call>',
+    closes: ['</tool_call>', endOfTurnToken.chatMl],
+  }),
   createDelimitedJsonToolCallParser({ name: 'mistral', open: '[TOOL_CALLS]' }),
   createDelimitedJsonToolCallParser({
     name: 'llama3-json',
     open: '<|python_tag|>',
-    closes: ['<|eom_id|>', '<|eot_id|>'],
+    closes: [endOfTurnToken.llamaMessage, endOfTurnToken.llamaTurn],
   }),
-  createDelimitedJsonToolCallParser({ name: 'granite', open: '<|tool_call|>' }),
+  // Granite writes no closing token; Phi-4 closes the same token with `<|/tool_call|>`.
+  createDelimitedJsonToolCallParser({ name: 'granite', open: '<|tool_call|>', closes: ['<|/tool_call|>'] }),
   createDelimitedJsonToolCallParser({
     name: 'granite-20b-fc',
     open: '<function_call>',
     closes: ['</function_call>'],
   }),
   createDelimitedJsonToolCallParser({ name: 'nemotron', open: '<TOOLCALL>', closes: ['</TOOLCALL>'] }),
+  // Qwen 2.5 sometimes wraps its call in the `<tools>` tag its system prompt lists the tools in.
+  createDelimitedJsonToolCallParser({ name: 'qwen-tools', open: '<tools>', closes: ['</tools>'] }),
+  createDelimitedJsonToolCallParser({
+    name: 'longcat',
+    open: '<longcat_tool_call>',
+    closes: ['</longcat_tool_call>'],
+  }),
   createDelimitedJsonToolCallParser({ name: 'jamba', open: '<tool_calls>', closes: ['</tool_calls>'] }),
   createDelimitedJsonToolCallParser({
     name: 'command',

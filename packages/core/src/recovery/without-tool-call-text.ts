@@ -4,11 +4,13 @@ import { withoutToolCallMarkupTags } from './tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from './tool-call-parser-registry.ts';
 
 const emptyFence = /```[a-zA-Z_]*\s*```/g;
+// What joins one call to the next when a model writes several in a row (Llama 3.2's `;`, a list's `,`).
+const callSeparator = /^[\s;,]*$/;
 
 /**
  * What a message really says once its recovered calls are taken out: the text minus every call's range, minus
  * the markup tags left around them (an empty `<function_calls>` wrapper, a `[TOOL_CALLS]` token) and the code
- * fences they leave empty, trimmed. This is the prose shown after a retraction and kept in the history.
+ * fences they leave empty, and the `;` or `,` that joined two calls, trimmed. This is the prose shown after a retraction and kept in the history.
  */
 export function withoutToolCallText(
   text: string,
@@ -20,7 +22,9 @@ export function withoutToolCallText(
   let position = 0;
   for (const call of [...calls].sort((left, right) => left.start - right.start)) {
     if (call.start < position) continue;
-    result += text.slice(position, call.start);
+    const gap = text.slice(position, call.start);
+    // Between two calls only a separator stands: it was part of the calls' text, not prose.
+    result += position > 0 && callSeparator.test(gap) ? gap.replace(/[;,]/g, '') : gap;
     position = call.end;
   }
   result += text.slice(position);

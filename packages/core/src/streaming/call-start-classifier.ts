@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { callArgumentKeys, callNameKeys, callWrapperKeys } from '../recovery/match-json-tool-calls.ts';
-import { isWhitespaceCode, skipWhitespace } from '../recovery/text-search.ts';
+import { isWhitespaceCode, skipWhitespace, toolNamespacePrefixes } from '../recovery/text-search.ts';
 import { indexToolDefinitions } from '../recovery/tool-schema-index.ts';
 
 /** What the start of an answer is, so far. */
@@ -23,10 +23,10 @@ const quotedToken = /["']([^"'\n]{1,64})["']/g;
 /**
  * Decides, chunk by chunk, whether the visible start of an answer (after whitespace and a code fence opener) is
  * the start of a bare tool call: a JSON object or array, `name(` or `[name(` where `name` is a declared tool (also
- * `functions.name(`, `name.call(`, and `print(name(` inside a `tool_code` / `python` fence). A JSON start stays
- * a candidate while its first token is a key and, within `holdLimit` characters, it quotes a tool name, a
- * parameter name or a call key. The scan over the body is incremental (each character is looked at once), so
- * holding a long call costs linear time.
+ * `functions.name(`, `default_api.name(`, `name.call(`, and `print(name(` inside a `tool_code` / `python`
+ * fence). A JSON start stays a candidate while its first token is a key and, within `holdLimit` characters, it
+ * quotes a tool name, a parameter name or a call key. The scan over the body is incremental (each character is
+ * looked at once), so holding a long call costs linear time.
  */
 export class CallStartClassifier {
   readonly #callees = new Set<string>();
@@ -44,8 +44,12 @@ export class CallStartClassifier {
   constructor(tools: readonly ToolDefinition[], options: CallStartClassifierOptions) {
     this.#holdLimit = options.holdLimit;
     for (const tool of indexToolDefinitions(tools).values()) {
-      this.#callees.add(tool.name).add(`functions.${tool.name}`).add(`${tool.name}.call`);
-      this.#signals.add(tool.name).add(`functions.${tool.name}`);
+      this.#callees.add(tool.name).add(`${tool.name}.call`);
+      this.#signals.add(tool.name);
+      for (const prefix of toolNamespacePrefixes) {
+        this.#callees.add(`${prefix}${tool.name}`);
+        this.#signals.add(`${prefix}${tool.name}`);
+      }
       for (const key of tool.properties.keys()) this.#signals.add(key);
     }
     for (const key of [...callNameKeys, ...callArgumentKeys, ...callWrapperKeys]) this.#signals.add(key);

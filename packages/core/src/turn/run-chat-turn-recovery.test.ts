@@ -171,6 +171,65 @@ for (const provider of scriptedProviders) {
       assert.equal(screen(packets), 'Let me look that up.Refunds take 14 days.');
     });
 
+    // Answers as self-hosted models really write them (see the recovery's real-world fixtures), one character per
+    // chunk: nothing of the call reaches the screen or the history, the prose around it does.
+    const realWorld: readonly { name: string; written: string; prose: string }[] = [
+      {
+        name: 'GLM-4.7 with its <arg_value> opener missing',
+        written:
+          'Searching now.\n<tool_call>internal_search<arg_key>queries</arg_key>["refunds"]</arg_value></tool_call>',
+        prose: 'Searching now.',
+      },
+      {
+        name: 'Qwen3-Coder without its <tool_call> opener, after prose and a blank line',
+        written:
+          'I will search.\n\n<function=internal_search>\n<parameter=queries>\n["refunds"]\n</parameter>\n</function>\n</tool_call>',
+        prose: 'I will search.',
+      },
+      {
+        name: 'DeepSeek tokens with ASCII bars, then the end-of-sentence token',
+        written:
+          '<|tool▁calls▁begin|><|tool▁call▁begin|>function<|tool▁sep|>internal_search\n```json\n{"queries": ["refunds"]}\n```<|tool▁call▁end|><|tool▁calls▁end|><｜end▁of▁sentence｜>',
+        prose: '',
+      },
+      {
+        name: 'Hermes followed by a leaked <|im_end|>',
+        written:
+          '<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call><|im_end|>',
+        prose: '',
+      },
+      {
+        name: 'Mistral [TOOL_CALLS]name[ARGS]{json} with prose and </s> after it',
+        written: '[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}</s>\n\nLet me check.',
+        prose: 'Let me check.',
+      },
+      {
+        name: 'Gemma 3 print(default_api.name(...)) in a tool_code fence',
+        written: '```tool_code\nprint(default_api.internal_search(queries=["refunds"]))\n```',
+        prose: '',
+      },
+      {
+        name: 'Granite <|tool_call|> list with prose after it',
+        written:
+          '<|tool_call|>[{"name": "internal_search", "arguments": {"queries": ["refunds"]}}]\nI will check that.',
+        prose: 'I will check that.',
+      },
+    ];
+    for (const { name, written, prose } of realWorld) {
+      it(`${name}: recovered, run, and only the prose is shown and kept`, async () => {
+        const { packets, assistant } = await recoverTurn(written, 1);
+        const deltas = ofType(packets, 'message-delta')
+          .map((packet) => packet.obj.content)
+          .join('');
+        assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
+        assert.doesNotMatch(deltas, /<\||<｜|<\/s>|arg_key|<function=/, 'nor its tokens');
+        assert.equal(assistant?.text.trim(), prose);
+        const shown = screen(packets);
+        assert.ok(shown.endsWith('Refunds take 14 days.'), shown);
+        assert.equal(shown.slice(0, -'Refunds take 14 days.'.length).trim(), prose);
+      });
+    }
+
     it('a prose answer that mentions markers and JSON streams unchanged and runs nothing', async () => {
       const log: string[] = [];
       const text =

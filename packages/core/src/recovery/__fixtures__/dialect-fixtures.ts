@@ -13,7 +13,14 @@ export interface DialectFixture {
   readonly model: string;
   readonly text: string;
   readonly calls: readonly ExtractedToolCall[];
+  /** What the answer stream filter shows while the answer streams, whatever the chunking. */
   readonly visible: string;
+  /**
+   * What the message says once the calls found in the shown text are cut out of it (the retraction the turn
+   * loop sends), trimmed, when that differs from `visible`: markup a dialect has no stream marker for is shown
+   * first, then retracted.
+   */
+  readonly prose?: string;
 }
 
 const oslo: ExtractedToolCall = { name: 'get_weather', arguments: { city: 'Oslo' } };
@@ -188,6 +195,7 @@ export const dialectFixtures: readonly DialectFixture[] = [
     text: '>>>get_weather\n{"city": "Oslo"}',
     calls: [oslo],
     visible: '>>>get_weather\n{"city": "Oslo"}',
+    prose: '',
   },
   {
     name: 'Command R7B <|START_ACTION|>',
@@ -210,6 +218,22 @@ export const dialectFixtures: readonly DialectFixture[] = [
     dialect: 'nemotron',
     model: 'nvidia/Llama-3.1-Nemotron-Nano-8B-v1',
     text: '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]</TOOLCALL>',
+    calls: [oslo],
+    visible: '',
+  },
+  {
+    name: 'Qwen 2.5 <tools> (the tag its system prompt lists the tools in)',
+    dialect: 'qwen-tools',
+    model: 'qwen2.5:14b',
+    text: '<tools>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tools>',
+    calls: [oslo],
+    visible: '',
+  },
+  {
+    name: 'LongCat-Flash <longcat_tool_call>',
+    dialect: 'longcat',
+    model: 'meituan-longcat/LongCat-Flash-Chat',
+    text: '<longcat_tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</longcat_tool_call>',
     calls: [oslo],
     visible: '',
   },
@@ -244,6 +268,7 @@ export const dialectFixtures: readonly DialectFixture[] = [
     text: 'Action: get_weather\nAction Input: {"city": "Oslo"}',
     calls: [oslo],
     visible: 'Action: get_weather\nAction Input: {"city": "Oslo"}',
+    prose: '',
   },
   {
     name: 'bare JSON object (any model)',
@@ -336,6 +361,7 @@ export const quirkFixtures: readonly DialectFixture[] = [
     text: 'call:get_weather{city:Oslo,days:3}',
     calls: [{ name: 'get_weather', arguments: { city: 'Oslo', days: 3 } }],
     visible: 'call:get_weather{city:Oslo,days:3}',
+    prose: '',
   },
   {
     name: 'Qwen3-Coder XML without closing tags (values trimmed)',
@@ -385,6 +411,7 @@ export const quirkFixtures: readonly DialectFixture[] = [
     calls: [oslo],
     visible:
       '<think>Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}? No, Oslo.</think>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}',
+    prose: '<think>Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}? No, Oslo.</think>',
   },
   {
     name: 'sibling keys next to a {tool_name: {...}} wrapper',

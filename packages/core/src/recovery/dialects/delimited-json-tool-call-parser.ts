@@ -17,7 +17,8 @@ export interface DelimitedJsonToolCallParserOptions {
 /**
  * A dialect whose calls are JSON between an opening and a closing marker (Hermes `<tool_call>`, Mistral
  * `[TOOL_CALLS]`, Llama `<|python_tag|>`, Granite `<|tool_call|>`, ...). Each call's range covers the whole
- * block, markers included, so nothing inside is extracted again and the markup can be cut out as a whole.
+ * block, markers included, so nothing inside is extracted again and the markup can be cut out as a whole; a
+ * block without a closing marker ends with its JSON values.
  * Bare arguments are not accepted here: inside a call block a JSON object must name its tool. The JSON is read
  * where the block starts (see `blockValues`).
  */
@@ -33,12 +34,18 @@ export function createDelimitedJsonToolCallParser(
       const calls: LocatedToolCall[] = [];
       // Inside a call block a JSON object must name its tool: only blocks holding a tool's name are read.
       const marker = { open: options.open, closes: options.closes ?? [] };
+      // A marker that opens the list itself (`functools[`) leaves the list's `]` after the calls.
+      const opensList = options.open.endsWith('[');
       for (const block of findBlocksNamingTools(text, marker, scan, toolDefs)) {
         // Text a higher-priority dialect recovered: a call here would be dropped, so it is not read.
         if (scan.recovered.overlaps(block.start, block.end)) continue;
-        for (const value of blockValues(text, block.contentStart, block.contentEnd)) {
+        const { values, end } = blockValues(text, block.contentStart, block.contentEnd, opensList);
+        // A block with no closing marker runs on to the end of the text: the calls end with their JSON, and
+        // the prose a model writes after them (Granite, Mistral's array form) stays prose.
+        const callsEnd = block.end === block.contentEnd ? end : block.end;
+        for (const value of values) {
           for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
-            calls.push({ ...call, start: block.start, end: block.end });
+            calls.push({ ...call, start: block.start, end: callsEnd });
           }
         }
       }
@@ -49,22 +56,39 @@ export function createDelimitedJsonToolCallParser(
 
 /**
  * The JSON values a block starts with: one right after the marker (past whitespace, a `<|plugin|>`-style token
- * and a code fence opener), then each one joined to it by `;` or `,` (Llama 3.2 writes several calls so).
+ * and a code fence opener), then each one joined to it by `;` or `,` (Llama 3.2 writes several calls so) or by
+ * whitespace alone (MiniMax-M1's one call per line).
  * Anchored reads cost the length of the values, not of the block, so text full of unclosed markers stays
  * linear; JSON elsewhere in a block is left to the catch-all JSON scan.
  */
-function blockValues(text: string, from: number, to: number): unknown[] {
+function blockValues(
+  text: string,
+  from: number,
+  to: number,
+  opensList: boolean,
+): { values: unknown[]; end: number } {
   const values: unknown[] = [];
   let position = skipPreamble(text, from, to);
+  let end = position;
   while (position < to) {
     const scanned = scanJsonValues(text, { from: position, to, anchored: true })[0];
     if (!scanned) break;
     values.push(scanned.value);
+    end = skipFenceClose(text, scanned.end, to);
     position = skipWhitespace(text, scanned.end, to);
+    // MiniMax-M1 writes one call per line inside `<tool_calls>`, with no separator.
+    if (text[position] === '{') continue;
     if (text[position] !== ';' && text[position] !== ',') break;
     position = skipWhitespace(text, position + 1, to);
   }
-  return values;
+  if (opensList && values.length > 0 && text[position] === ']') end = position + 1;
+  return { values, end };
+}
+
+// Past the fence that closes a fenced value (`[TOOL_CALLS]` then ```json … ```), when one follows it.
+function skipFenceClose(text: string, from: number, to: number): number {
+  const at = skipWhitespace(text, from, to);
+  return text.startsWith('```', at) && at + 3 <= to ? at + 3 : from;
 }
 
 function skipPreamble(text: string, from: number, to: number): number {

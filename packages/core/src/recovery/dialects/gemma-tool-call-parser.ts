@@ -23,7 +23,9 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
  * `<start_function_call>call:get_weather{city:<escape>Oslo<escape>}<end_function_call>`: keys are bare, strings
  * sit between `<|"|>` (or `<escape>`) delimiters, other values are typed by the schema. The range includes
  * the wrapper tokens when they are present. Servers that strip special tokens leave `call:get_weather{city:Oslo}`:
- * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text).
+ * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text); a value
+ * in plain double quotes (the `<|"|>` token rendered as `"`) is a string. Lists and objects nest (`[…]`,
+ * `{k:v}`).
  */
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
@@ -42,7 +44,60 @@ export const gemmaToolCallParser: ToolCallTextParser = {
       stringDelimiters.map((delimiter) => [delimiter, scan.search(delimiter, true)]),
     );
     const commaSearch = createForwardSearch(text, ',');
+    const quoteSearch = createForwardSearch(text, '"');
     const braceSearch = createForwardSearch(text, '}');
+    const bracketSearch = createForwardSearch(text, ']');
+    // A list or an object as a value (`queries:[<|"|>a<|"|>,<|"|>b<|"|>]`, `filter:{lang:<|"|>en<|"|>}`), read
+    // left to right like the top-level keys (each character once); undefined when it does not close before
+    // `limit`.
+    const readNested = (
+      at: number,
+      limit: number,
+      depth: number,
+    ): { value: unknown; end: number } | undefined => {
+      const isList = text[at] === '[';
+      const closer = isList ? ']' : '}';
+      const list: unknown[] = [];
+      const object: Record<string, unknown> = {};
+      let cursor = skipWhitespace(text, at + 1, limit);
+      while (cursor < limit) {
+        if (text[cursor] === closer) return { value: isList ? list : object, end: cursor + 1 };
+        let key = '';
+        if (!isList) {
+          const keyEnd = colonSearch.next(cursor);
+          if (keyEnd < 0 || keyEnd - cursor > 256 || keyEnd >= limit) return undefined;
+          key = text.slice(cursor, keyEnd).trim();
+          cursor = skipWhitespace(text, keyEnd + 1, limit);
+        }
+        let read: { value: unknown; end: number } | undefined;
+        const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, cursor));
+        if (delimiter) {
+          const valueEnd = delimiterSearches.get(delimiter)!.next(cursor + delimiter.length);
+          if (valueEnd < 0 || valueEnd > limit) return undefined;
+          read = { value: text.slice(cursor + delimiter.length, valueEnd), end: valueEnd + delimiter.length };
+        } else if (text[cursor] === '"') {
+          const valueEnd = closingQuote(quoteSearch, text, cursor + 1);
+          if (valueEnd < 0 || valueEnd > limit) return undefined;
+          read = { value: unescapeQuoted(text.slice(cursor + 1, valueEnd)), end: valueEnd + 1 };
+        } else if ((text[cursor] === '[' || text[cursor] === '{') && depth < 32) {
+          read = readNested(cursor, limit, depth + 1);
+          if (!read) return undefined;
+        } else {
+          const valueEnd = Math.min(
+            nextOrEnd(commaSearch, cursor, limit),
+            nextOrEnd(braceSearch, cursor, limit),
+            nextOrEnd(bracketSearch, cursor, limit),
+          );
+          read = { value: bareValue(text.slice(cursor, valueEnd).trim()), end: valueEnd };
+        }
+        if (isList) list.push(read.value);
+        else object[key] = read.value;
+        cursor = skipWhitespace(text, read.end, limit);
+        if (text[cursor] === ',') cursor = skipWhitespace(text, cursor + 1, limit);
+        else if (text[cursor] !== closer) return undefined;
+      }
+      return undefined;
+    };
     // Where the next `call:` starts: a call's keys and bare values never run into the next call, so text full of
     // unclosed calls is read once, not once per call.
     const nextCallSearch = scan.search(callMarker, true);
@@ -72,7 +127,19 @@ export const gemmaToolCallParser: ToolCallTextParser = {
         const key = text.slice(cursor, keyEnd).trim();
         let valueStart = keyEnd + 1;
         const delimiter = stringDelimiters.find((candidate) => text.startsWith(candidate, valueStart));
-        if (delimiter) {
+        const quoted = delimiter ? -1 : skipWhitespace(text, valueStart, limit);
+        if (quoted >= 0 && (text[quoted] === '[' || text[quoted] === '{')) {
+          const nested = readNested(quoted, limit, 0);
+          if (!nested) break;
+          argumentsObject[key] = nested.value;
+          cursor = nested.end;
+        } else if (quoted >= 0 && text[quoted] === '"') {
+          // A server that renders the `<|"|>` token as a plain quote leaves a JSON-style string.
+          const valueEnd = closingQuote(quoteSearch, text, quoted + 1);
+          if (valueEnd < 0 || valueEnd > limit) break;
+          argumentsObject[key] = unescapeQuoted(text.slice(quoted + 1, valueEnd));
+          cursor = valueEnd + 1;
+        } else if (delimiter) {
           valueStart += delimiter.length;
           const valueEnd = delimiterSearches.get(delimiter)!.next(valueStart);
           // A string that runs into the next call was never closed.
@@ -111,6 +178,36 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+// The `"` closing a string opened before `from`, past backslash-escaped ones; -1 when it never closes.
+function closingQuote(search: ForwardSearch, text: string, from: number): number {
+  let at = search.next(from);
+  while (at >= 0 && isEscaped(text, at)) at = search.next(at + 1);
+  return at;
+}
+
+function isEscaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let index = at - 1; index >= 0 && text.charCodeAt(index) === 0x5c; index--) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+// A bare value inside a list or an object, where no schema types it: a JSON number, boolean or null, else
+// text.
+function bareValue(raw: string): unknown {
+  if (raw === 'true' || raw === 'false' || raw === 'null' || /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(raw))
+    return JSON.parse(raw) as unknown;
+  return raw;
+}
+
+function unescapeQuoted(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
+}
 
 function nextCallOrEnd(search: ForwardSearch, from: number, end: number): number {
   return nextOrEnd(search, from, end);

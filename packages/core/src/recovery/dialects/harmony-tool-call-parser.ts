@@ -2,18 +2,22 @@ import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { createTextScan } from '../text-scan.ts';
-import { readIdentifierEnd } from '../text-search.ts';
+import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
+import { isWhitespaceCode, readIdentifierEnd } from '../text-search.ts';
 
 const recipient = 'to=functions.';
 const messageMarker = '<|message|>';
 const endMarkers = ['<|call|>', '<|end|>', '<|return|>'];
 const headerStarts = ['<|start|>', '<|channel|>'];
+const channelMarker = '<|channel|>';
+const analysisHeader = '<|channel|>analysis<|message|>';
+const assistantStart = '<|start|>assistant';
 
 /**
  * OpenAI Harmony (gpt-oss): `<|start|>assistant<|channel|>commentary to=functions.get_weather
  * <|constrain|>json<|message|>{json}<|call|>`. The recipient may also sit before `<|channel|>`. The range
- * starts at the header's `<|start|>` (or `<|channel|>`) and ends after `<|call|>`.
+ * starts at the header's `<|start|>` (or `<|channel|>`), or at the analysis message right before it, and ends
+ * after `<|call|>`.
  */
 export const harmonyToolCallParser: ToolCallTextParser = {
   name: 'harmony',
@@ -22,7 +26,7 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     { open: '<|channel|>commentary to=', closes: ['<|call|>'] },
     { open: '<|start|>assistant to=', closes: ['<|call|>'] },
   ],
-  needles: [recipient, messageMarker, ...endMarkers],
+  needles: [recipient, messageMarker, channelMarker, analysisHeader, assistantStart, ...endMarkers],
   // The recipient (words, found by a search of its own) is looked for only when a tool's name follows it.
   detect: (text, scan = createTextScan(text)) => scan.positions(messageMarker, true).length > 0,
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
@@ -55,7 +59,7 @@ export const harmonyToolCallParser: ToolCallTextParser = {
       calls.push({
         name: tool.name,
         arguments: json ? parseToolArguments(json.value) : {},
-        start: headerStart(text, hit),
+        start: withAnalysisBefore(text, scan, headerStart(text, hit)),
         end,
       });
       position = end;
@@ -63,6 +67,22 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * Where a call whose header starts at `start` begins once the analysis message right before it is counted in:
+ * that reasoning belongs to the call, not to the answer, and gpt-oss's chat template refuses a history whose
+ * content holds `<|channel|>` tags, so it must leave the prose with the call.
+ */
+function withAnalysisBefore(text: string, scan: TextScan, start: number): number {
+  let before = start;
+  while (before > 0 && isWhitespaceCode(text.charCodeAt(before - 1))) before--;
+  if (!text.endsWith('<|end|>', before)) return start;
+  // The last channel header before that `<|end|>` must be the analysis one: the message is then all analysis.
+  const channels = scan.positions(channelMarker, true);
+  const last = channels[lowerBound(channels, before) - 1];
+  if (last === undefined || !text.startsWith(analysisHeader, last)) return start;
+  return text.endsWith(assistantStart, last) ? last - assistantStart.length : last;
+}
 
 function headerStart(text: string, recipientAt: number): number {
   const windowStart = Math.max(0, recipientAt - 64);

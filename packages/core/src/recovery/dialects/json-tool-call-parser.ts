@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { forEachJsonValue } from '../scan-json-values.ts';
@@ -18,7 +19,9 @@ export const jsonToolCallParser: ToolCallTextParser = {
     const calls: LocatedToolCall[] = [];
     // Where the rest of the text is claimed by higher-priority dialects, no value there could be kept.
     const stopAt = scan ? scan.recovered.claimedFrom(text.length) : text.length;
-    forEachJsonValue(text, { objectsOnly: true, stopAt }, (scanned) => {
+    // Text claimed by higher-priority dialects is passed over unread: no value starting there could be kept.
+    const resumeAt = scan ? (start: number) => scan.recovered.endOfRangeAt(start) : undefined;
+    forEachJsonValue(text, { objectsOnly: true, stopAt, ...omitUndefined({ resumeAt }) }, (scanned) => {
       // Text a higher-priority dialect recovered (the JSON body of its markup): a call here would be dropped.
       if (scan?.recovered.overlaps(scanned.start, scanned.end)) return;
       for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: true })) {

@@ -52,12 +52,21 @@ export const namedToolCallTagParser: ToolCallTextParser = {
           const keyHit = keySearch.next(cursor);
           if (keyHit < 0 || keyHit >= block.contentEnd) break;
           const keyClose = keyCloseSearch.next(keyHit);
-          const valueHit = valueSearch.next(keyHit);
-          if (keyClose < 0 || valueHit < 0 || valueHit >= block.contentEnd || keyClose > valueHit) break;
-          const valueClose = valueCloseSearch.next(valueHit);
-          const valueEnd = valueClose >= 0 && valueClose < block.contentEnd ? valueClose : block.contentEnd;
+          if (keyClose < 0 || keyClose >= block.contentEnd) break;
+          // The value follows the key; GLM-4.7 sometimes leaves out the `<arg_value>` opener but still closes
+          // the value, so the value runs to `</arg_value>`, or else to the next key or the end of the block.
+          let valueStart = keyClose + '</arg_key>'.length;
+          const valueHit = valueSearch.next(valueStart);
+          if (valueHit >= 0 && skipWhitespace(text, valueStart, block.contentEnd) === valueHit)
+            valueStart = valueHit + '<arg_value>'.length;
+          let valueEnd = block.contentEnd;
+          const valueClose = valueCloseSearch.next(valueStart);
+          if (valueClose >= 0 && valueClose < valueEnd) valueEnd = valueClose;
+          const nextKey = keySearch.next(valueStart);
+          if (nextKey >= 0 && nextKey < valueEnd) valueEnd = nextKey;
           const key = decodeXmlEntities(text.slice(keyHit + '<arg_key>'.length, keyClose).trim());
-          const rawValue = decodeXmlEntities(text.slice(valueHit + '<arg_value>'.length, valueEnd));
+          // Trimmed like the other XML dialects' values: the template's line breaks around a value are not part of it.
+          const rawValue = decodeXmlEntities(text.slice(valueStart, valueEnd).trim());
           argumentsObject[key] = coerceParameterValue(rawValue, { schema: tool.properties.get(key) });
           cursor = valueEnd + 1;
         }
@@ -70,10 +79,25 @@ export const namedToolCallTagParser: ToolCallTextParser = {
         }
         const json = scanJsonValues(text, { from: bodyStart, to: block.contentEnd, anchored: true })[0];
         if (json) argumentsObject = parseToolArguments(json.value);
-        else if (skipWhitespace(text, bodyStart, block.contentEnd) < block.contentEnd) continue;
+        else if (skipStrayArgumentTags(text, bodyStart, block.contentEnd) < block.contentEnd) continue;
       }
       calls.push({ name: tool.name, arguments: argumentsObject, start: block.start, end: block.end });
     }
     return calls;
   },
 };
+
+const strayArgumentTags = ['</arg_value>', '</arg_key>', '<arg_value>'];
+
+/**
+ * Past whitespace and the argument tags a zero-parameter GLM call sometimes trails (`<tool_call>name</arg_value>`):
+ * a body holding only these is empty.
+ */
+function skipStrayArgumentTags(text: string, from: number, to: number): number {
+  let position = skipWhitespace(text, from, to);
+  for (let tag = strayArgumentTags.find((candidate) => text.startsWith(candidate, position)); tag; ) {
+    position = skipWhitespace(text, position + tag.length, to);
+    tag = strayArgumentTags.find((candidate) => text.startsWith(candidate, position));
+  }
+  return position;
+}

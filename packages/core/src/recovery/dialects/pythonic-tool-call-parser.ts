@@ -4,7 +4,12 @@ import { readPythonCall } from '../python-literal.ts';
 import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import type { TextScan } from '../text-scan.ts';
-import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
+import {
+  hasToolNamespacePrefix,
+  readIdentifierEnd,
+  skipWhitespace,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
 
 const maximumCallLength = 1024 * 1024;
@@ -19,8 +24,9 @@ const maximumCallLength = 1024 * 1024;
  * Literals are read by a small safe reader (never evaluated). To keep prose such as "I would call
  * get_weather(city='Oslo') now" from becoming a call, a call counts only when it stands alone: before it (on
  * its line) only `[`, `,`, `;`, `>` or nothing; after it only `]`, `,`, `;`, `<`, a backtick or the end of
- * the line. The `functions.` prefix counts anywhere. Parsing work is bounded by a budget proportional to the
- * text length.
+ * the line. A `functions.` or `default_api.` prefix (Gemini's and Gemma's
+ * `print(default_api.get_weather(...))`) counts anywhere. Parsing work is bounded by a budget proportional to
+ * the text length.
  */
 export const pythonicToolCallParser: ToolCallTextParser = {
   name: 'pythonic',
@@ -43,7 +49,7 @@ export const pythonicToolCallParser: ToolCallTextParser = {
       // No name before the parenthesis (prose, most `(` of hostile text): only a tool named "" could match.
       if (nameStart === parenthesis && !tools.has('')) continue;
       const rawName = text.slice(nameStart, parenthesis);
-      const prefixed = rawName.startsWith('functions.');
+      const prefixed = hasToolNamespacePrefix(rawName);
       const tool = tools.get(builtInName(stripFunctionsPrefix(rawName)));
       if (!tool || readIdentifierEnd(text, nameStart) !== parenthesis) continue;
       // Gemma writes `print(get_weather(...))` in its tool_code fences: the print wrapper is part of the call.

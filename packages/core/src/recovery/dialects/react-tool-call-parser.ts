@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { sanitizeString } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
@@ -11,23 +12,26 @@ import {
   skipWhitespace,
   stripFunctionsPrefix,
 } from '../text-search.ts';
-import type { ToolSchemaInfo } from '../tool-schema-index.ts';
+import type { ToolSchemaIndex, ToolSchemaInfo } from '../tool-schema-index.ts';
 
 const actionMarker = 'Action:';
 const inputMarker = 'Action Input:';
+// Command R / R+ write their calls as a JSON list in a fence after `Action:`.
+const fencedActionMarker = 'Action: ```';
 
 /**
  * ReAct text (LangChain classic agents): `Action: get_weather` then `Action Input: {"city": "Oslo"}`. A
  * non-JSON input line is accepted for a tool with exactly one parameter (it becomes that parameter's value).
- * The range covers both lines.
+ * The range covers both lines. Command R / R+'s `Action: ```json` fence holding a list of
+ * `{"tool_name", "parameters"}` calls is read here too.
  */
 export const reactToolCallParser: ToolCallTextParser = {
   name: 'react',
-  needles: [actionMarker, inputMarker],
+  needles: [actionMarker, inputMarker, fencedActionMarker],
   // The markers (words, found by searches of their own) are looked for only when a tool's name follows one.
   detect: (text) => text.includes(':'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
-    if (!mayNameActionTool(text, scan, toolDefs)) return [];
+    if (!mayNameActionTool(text, scan, toolDefs) && !scan.has(fencedActionMarker)) return [];
     const tools = scan.tools(toolDefs);
     const actionSearch = scan.search(actionMarker, true);
     const calls: LocatedToolCall[] = [];
@@ -37,7 +41,19 @@ export const reactToolCallParser: ToolCallTextParser = {
     while (position < text.length) {
       const hit = actionSearch.next(position);
       if (hit < 0 || hit >= claimedFrom) break;
+      // Text a higher-priority dialect recovered is passed over unread: a call there would be dropped.
+      const free = scan.recovered.endOfRangeAt(hit);
+      if (free > hit) {
+        position = free;
+        continue;
+      }
       position = hit + actionMarker.length;
+      const fenced = fencedActionCalls(text, tools, hit, position);
+      if (fenced) {
+        calls.push(...fenced.calls);
+        position = fenced.end;
+        continue;
+      }
       let nameStart = skipWhitespace(text, position);
       if (text[nameStart] === '`') nameStart++;
       const nameEnd = readIdentifierEnd(text, nameStart);
@@ -86,6 +102,34 @@ function mayNameActionTool(text: string, scan: TextScan, toolDefs: readonly Tool
       return true;
   }
   return false;
+}
+
+/**
+ * Command R / R+'s `Action: ```json [{"tool_name": …, "parameters": {…}}] ```` at `hit`: the calls of the list,
+ * each ranging from `Action:` to the closing fence; undefined when no fenced JSON follows.
+ */
+function fencedActionCalls(
+  text: string,
+  tools: ToolSchemaIndex,
+  hit: number,
+  from: number,
+): { calls: LocatedToolCall[]; end: number } | undefined {
+  const fence = skipWhitespace(text, from);
+  if (!text.startsWith('```', fence)) return undefined;
+  // The fence's language tag is short: the line end is looked for within it, not through the rest of the text.
+  const tagLength = text.slice(fence, fence + 17).indexOf('\n');
+  if (tagLength < 0) return undefined;
+  const lineEnd = fence + tagLength;
+  const json = scanJsonValues(text, { from: lineEnd + 1, anchored: true })[0];
+  if (!json) return undefined;
+  const closing = skipWhitespace(text, json.end);
+  const end = text.startsWith('```', closing) ? closing + 3 : json.end;
+  const calls = matchJsonToolCalls(json.value, { tools, allowBareArguments: false }).map((call) => ({
+    ...call,
+    start: hit,
+    end,
+  }));
+  return calls.length > 0 ? { calls, end } : undefined;
 }
 
 function singleParameter(tool: ToolSchemaInfo): string | undefined {

@@ -29,6 +29,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     functionCallsMarker,
     { open: '<minimax:tool_call>', closes: ['</minimax:tool_call>'] },
     { open: '<｜DSML｜tool_calls>', closes: ['</｜DSML｜tool_calls>'] },
+    // DeepSeek V3.2's name for the same wrapper.
+    { open: '<｜DSML｜function_calls>', closes: ['</｜DSML｜function_calls>'] },
     { open: '<invoke', closes: ['</invoke>'], requiresTagEnd: true },
     { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
   ],
