@@ -187,7 +187,9 @@ export class ApprovalHub {
     if (!(await this.#relay.decide(userId, approvalId, decision))) {
       throw new ServerError({
         code: 'not_found',
-        message: 'No approval of yours with this id is waiting (it may have expired or been decided).',
+        field: 'path.approvalId',
+        message:
+          'path.approvalId: no approval of yours with this id is waiting (it may have expired or been decided).',
       });
     }
     return decision;

@@ -204,6 +204,7 @@ describe('egress approvals in the server', () => {
     assert.match(toolResults.at(-1) ?? '', /STATUS 403/);
     const late = await call('POST', `/v1/approvals/${approvalId}`, dave, { decision: 'approve' });
     assert.equal(late.status, 404);
+    assert.equal(((await late.json()) as { error: { field?: string } }).error.field, 'path.approvalId');
     assert.equal(server.approvals.pending, 0);
   });
 

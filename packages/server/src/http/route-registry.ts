@@ -220,7 +220,20 @@ function mostSpecificIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssu
   const meant = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_value'));
   const chosen = meant.length === 1 ? meant[0] : undefined;
   const inner = chosen === undefined ? undefined : mostSpecificIssue(chosen);
-  return inner === undefined ? issue : { ...inner, path: [...issue.path, ...inner.path] };
+  if (inner !== undefined) return { ...inner, path: [...issue.path, ...inner.path] };
+  // No member was meant: when each refused the same field's value (a `kind`, a `transport`), name that field and
+  // every value the members take.
+  const literals = issue.errors.map((branch) => branch.find((inner) => inner.code === 'invalid_value'));
+  const at = literals[0]?.path.join('.');
+  if (literals.every((literal) => literal !== undefined && literal.path.join('.') === at) && literals[0]) {
+    const values = literals.flatMap((literal) => (literal?.code === 'invalid_value' ? literal.values : []));
+    return {
+      ...literals[0],
+      path: [...issue.path, ...literals[0].path],
+      message: `expected one of ${values.map((value) => JSON.stringify(value)).join(', ')}`,
+    } as z.core.$ZodIssue;
+  }
+  return issue;
 }
 
 /** The field names of the object at `path` in `schema` (empty when it is not a plain object). */
