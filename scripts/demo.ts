@@ -170,7 +170,9 @@ const server = await startScriptedModelServer({
   },
 });
 const home = mkdtempSync(join(tmpdir(), 'toolbus-demo-'));
-const output = join(home, 'toolbus-output');
+// The chart stays where the README says it lands (./toolbus-output, as `toolbus chat` writes it), after the
+// demo's throwaway home is removed.
+const output = join(root, 'toolbus-output');
 const env = {
   ...process.env,
   TOOLBUS_HOME: home,

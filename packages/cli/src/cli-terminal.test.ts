@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
+  chunkText,
   type ScriptedModelServer,
   type ScriptedRequest,
   startScriptedModelServer,
+  textSteps,
 } from '@toolbus/core/testing';
 import { cliEntry, spawnCli } from './__fixtures__/spawn-cli.ts';
+import { terminalScreen } from './__fixtures__/terminal-screen.ts';
 
 const driver = new URL('./__fixtures__/pty-driver.py', import.meta.url).pathname;
 
@@ -126,5 +129,54 @@ describe('the interactive terminal', () => {
     );
     assert.equal(session.failed, null, session.output);
     assert.equal(session.code, 0, session.output);
+  });
+});
+
+describe('a weak model on a terminal', () => {
+  let home: string;
+  let server: ScriptedModelServer;
+  let env: Record<string, string>;
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'toolbus-terminal-weak-'));
+    const docs = join(home, 'docs');
+    await mkdir(docs);
+    await writeFile(join(docs, 'refunds.md'), '# Refund Policy\n\nCustomers are refunded within 14 days.\n');
+    server = await startScriptedModelServer({
+      handler: (request) =>
+        request.messages.some((message) => message.toolResults.length > 0)
+          ? textSteps(['Refunds are paid within 14 days [1].'])
+          : // Prose, then the call as bare JSON: shown as it streams, then retracted when recovered.
+            textSteps(
+              chunkText(
+                'Let me check the policy.\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}',
+                5,
+              ),
+            ),
+    });
+    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#qwen2.5-7b-instruct` };
+    const indexed = await spawnCli(['index', docs], env);
+    assert.equal(indexed.code, 0, indexed.stderr);
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test('a call written as text after prose is erased from the screen, and nothing above it is', async () => {
+    // The pseudo-terminal reports no size (0 columns), as a bare one does: the redraw must not take it as 1 wide.
+    const session = await inTerminal(
+      [['expect', 'Refunds are paid']],
+      ['chat', '--tools', 'internal_search', 'How fast are refunds?'],
+      env,
+    );
+    assert.equal(session.failed, null, session.output);
+    assert.equal(session.code, 0, session.output);
+    const screen = terminalScreen(session.output);
+    assert.match(
+      screen,
+      /^tools: 1, all offered to the model \(no tool search\)\nLet me check the policy\.\n✓ Internal Search — [^\n]*\nRefunds are paid within 14 days \[1\]\./,
+    );
+    const answerRows = screen.split('\n').filter((row) => !/^[…✓✗] /.test(row));
+    assert.doesNotMatch(answerRows.join('\n'), /"name"|"arguments"|\{|\}/, 'no call markup on screen');
   });
 });

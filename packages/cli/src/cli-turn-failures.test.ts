@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  type ScriptedStep,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
+import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
+
+// A chat turn from the real command line when things go wrong: tools of a real MCP server that throw, answer
+// garbage, die or hang; the model server answering 500, 429 or a stream that cannot be read; Ctrl-C while the
+// model streams and while a tool runs. Each ends with one clear line and the documented exit code, and the chat's
+// history stays one the model accepts on the next turn.
+
+const failingServer = new URL('./__fixtures__/failing-mcp-server.mjs', import.meta.url).pathname;
+
+describe('a turn that fails or is stopped', () => {
+  let home: string;
+  let server: ScriptedModelServer;
+  let env: Record<string, string>;
+  let respond: (request: ScriptedRequest) => ScriptedStep[] = () => [];
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'toolbus-turn-failures-'));
+    server = await startScriptedModelServer({ handler: (request) => respond(request) });
+    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+    const added = await spawnCli(
+      ['mcp', 'add', 'failing', '--yes', '--', process.execPath, failingServer],
+      env,
+    );
+    assert.equal(added.code, 0, added.stderr);
+  });
+  after(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  /** The model calls each named tool once, then answers with what the tools said. */
+  const callThenAnswer =
+    (...names: string[]) =>
+    (request: ScriptedRequest): ScriptedStep[] =>
+      request.lastMessage?.role === 'tool'
+        ? [{ type: 'text', text: 'The tools failed.' }]
+        : names.map((name, index) => ({ type: 'tool-call', id: `call_${name}`, index, name, arguments: {} }));
+
+  test('a tool that throws, answers garbage or loses its server gets ✗ and its cause; the model reads it', async () => {
+    respond = callThenAnswer('explode', 'garbage');
+    const result = await spawnCli(['chat', 'Try the failing tools'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /✗ explode — .*the database is on fire/);
+    assert.match(result.stdout, /✗ garbage — .*Invalid tools\/call result/);
+    assert.doesNotMatch(result.stdout, /✓ (explode|garbage)/);
+    assert.match(result.stdout, /The tools failed\./);
+    const results = server.requests.at(-1)?.messages.flatMap((message) => message.toolResults) ?? [];
+    assert.match(results.find((r) => r.toolCallId === 'call_explode')?.content ?? '', /database is on fire/);
+    assert.equal(results.length, 2, 'every call has a result');
+
+    respond = callThenAnswer('crash');
+    const crashed = await spawnCli(['chat', 'Crash the server'], env);
+    assert.equal(crashed.code, 0, crashed.stderr);
+    assert.match(crashed.stdout, /✗ crash — .*Connection closed/);
+  });
+
+  test('Ctrl-C during a hung tool stops the turn (exit 130), keeps it, and the next turn is a valid exchange', async () => {
+    respond = callThenAnswer('hang');
+    const cli = startCli(['chat', 'Wait for the hung tool'], env);
+    await cli.waitForOutput('… hang');
+    cli.child.kill('SIGINT');
+    assert.equal(await cli.exited, 130, cli.output().stderr);
+    assert.match(cli.output().stdout, /✗ hang — The run was cancelled/);
+    assert.match(cli.output().stdout, /\[stopped by the user\]\n$/);
+    assert.doesNotMatch(cli.output().stderr, /\n\s+at /);
+
+    respond = () => [{ type: 'text', text: 'Going on.' }];
+    const next = await spawnCli(['chat', '--continue', 'And now?'], env);
+    assert.equal(next.code, 0, next.stderr);
+    assert.match(next.stdout, /Going on\./);
+    // The scripted server refuses a tool call without its result (as OpenAI does): the stopped call has one.
+    const messages = server.requests.at(-1)?.messages ?? [];
+    const call = messages.flatMap((message) => message.toolCalls).find((c) => c.name === 'hang');
+    assert.ok(call, 'the stopped turn is in the history');
+    assert.ok(messages.some((message) => message.toolResults.some((r) => r.toolCallId === call.id)));
+  });
+
+  test('Ctrl-C while the model streams keeps the partial answer; a second Ctrl-C exits at once', async () => {
+    respond = () => [
+      { type: 'text', text: 'The first half.' },
+      { type: 'delay', ms: 60_000 },
+      { type: 'text', text: ' Never sent.' },
+    ];
+    const cli = startCli(['chat', '--tools', 'internal_search', 'Stream slowly'], env);
+    await cli.waitForOutput('tools: ');
+    // Piped output is written once settled: wait until the model has started to answer.
+    while (server.requests.at(-1)?.lastMessage?.text !== 'Stream slowly') await wait(50);
+    await wait(500);
+    cli.child.kill('SIGINT');
+    assert.equal(await cli.exited, 130);
+    assert.match(cli.output().stdout, /The first half\.\n+\[stopped by the user\]/);
+    assert.doesNotMatch(cli.output().stdout, /Never sent/);
+    const history = await spawnCli(['history'], env);
+    const chatId = /^(\S+) .* 1 turn\(s\) {2}Stream slowly$/m.exec(history.stdout)?.[1];
+    assert.ok(chatId, history.stdout);
+    const shown = await spawnCli(['history', chatId], env);
+    assert.match(shown.stdout, /— turn 1: stopped \(stopped by the user \(Ctrl-C\)\)/);
+
+    const twice = startCli(['chat', '--tools', 'internal_search', 'Stream slowly again'], env);
+    await twice.waitForOutput('tools: ');
+    while (server.requests.at(-1)?.lastMessage?.text !== 'Stream slowly again') await wait(50);
+    twice.child.kill('SIGINT');
+    twice.child.kill('SIGINT');
+    assert.equal(await twice.exited, 130);
+  });
+
+  test('a model answering 500, 429, an unreadable stream or nothing says so on one line', async () => {
+    respond = (request) => {
+      const question = request.lastMessage?.text ?? '';
+      if (question === 'five hundred') return [{ type: 'http-error', status: 500, message: 'boom' }];
+      if (question === 'too many')
+        return [{ type: 'http-error', status: 429, message: 'Rate limit reached' }];
+      if (question === 'unreadable') return [{ type: 'raw', data: 'data: {not json\n\n' }];
+      return [{ type: 'raw', data: 'nothing a stream holds\n' }];
+    };
+    const ask = (question: string) => spawnCli(['chat', '--tools', 'internal_search', question], env);
+    const [failed, limited, unreadable, empty] = await Promise.all([
+      ask('five hundred'),
+      ask('too many'),
+      ask('unreadable'),
+      ask('empty'),
+    ]);
+    for (const run of [failed, limited, unreadable, empty]) {
+      assert.equal(run.stderr.trimEnd().split('\n').length, 1, `one line: ${run.stderr}`);
+      assert.doesNotMatch(run.stderr, /\n\s+at /);
+    }
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^toolbus: .*answered HTTP 500: boom$/m);
+    assert.equal(limited.code, 1);
+    assert.match(limited.stderr, /^toolbus: .*answered HTTP 429: Rate limit reached$/m);
+    assert.equal(unreadable.code, 1);
+    assert.match(unreadable.stderr, /sent a stream event that is not what an OpenAI-compatible stream holds/);
+    assert.doesNotMatch(
+      unreadable.stderr,
+      /dropped in the middle/,
+      'nothing was dropped: the data was wrong',
+    );
+    assert.equal(empty.code, 3);
+    assert.match(empty.stderr, /^toolbus: no answer — the model ended without an answer\./);
+    assert.doesNotMatch(empty.stderr, /--max-cycles/, 'the cycle limit did not end this turn');
+  });
+});
+
+function wait(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
