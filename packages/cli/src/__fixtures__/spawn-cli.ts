@@ -11,6 +11,19 @@ export interface CliRun {
   readonly stderr: string;
 }
 
+// The one way these fixtures start the CLI: from source, with only `env` (plus PATH, and HOME at TOOLBUS_HOME).
+function spawnCliChild(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  options: { readonly cwd?: string },
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--conditions=development', entry, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...omitUndefined({ cwd: options.cwd }),
+  });
+}
+
 /** Runs the real CLI from source in a child process, with only `env` (plus PATH) in its environment. */
 export function spawnCli(
   args: readonly string[],
@@ -18,11 +31,7 @@ export function spawnCli(
   options: { readonly input?: string; readonly cwd?: string } = {},
 ): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      ...omitUndefined({ cwd: options.cwd }),
-    });
+    const child = spawnCliChild(args, env, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -55,11 +64,7 @@ export function startCli(
   env: Readonly<Record<string, string>>,
   options: { readonly input?: string; readonly cwd?: string } = {},
 ): RunningCli {
-  const child = spawn(process.execPath, ['--conditions=development', entry, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    ...omitUndefined({ cwd: options.cwd }),
-  });
+  const child = spawnCliChild(args, env, options);
   let stdout = '';
   let stderr = '';
   const waiters: { text: string; resolve: () => void; reject: (error: Error) => void }[] = [];

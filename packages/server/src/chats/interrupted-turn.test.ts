@@ -49,6 +49,25 @@ async function startProcess(toolDelayMs: number): Promise<{ child: ChildProcess;
   return { child, url };
 }
 
+/** Creates a chat over the API; resolves with its id. */
+async function createChat(baseUrl: string): Promise<{ id: string }> {
+  const response = await fetch(`${baseUrl}/v1/chats`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  return (await response.json()) as { id: string };
+}
+
+/** Starts a turn in `chatId` with `content`; the response streams its packets. */
+function sendMessage(baseUrl: string, chatId: string, content: string): Promise<Response> {
+  return fetch(`${baseUrl}/v1/chats/${chatId}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ content }),
+  });
+}
+
 interface WirePacket {
   sequence: number;
   placement: { turn: number; tab: number };
@@ -57,18 +76,8 @@ interface WirePacket {
 
 test('kill -9 mid-tool, then restart: the turn is closed with a stop packet and a reason; history stays consistent', async () => {
   const first = await startProcess(60_000);
-  const chat = (await (
-    await fetch(`${first.url}/v1/chats`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    })
-  ).json()) as { id: string };
-  const response = await fetch(`${first.url}/v1/chats/${chat.id}/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ content: 'How long do refunds take?' }),
-  });
+  const chat = await createChat(first.url);
+  const response = await sendMessage(first.url, chat.id, 'How long do refunds take?');
   const seen = (await readSse(response, (event) => !event.data.includes('"tool-start"'))).map(
     (event) => JSON.parse(event.data) as WirePacket,
   );
@@ -108,11 +117,7 @@ test('kill -9 mid-tool, then restart: the turn is closed with a stop packet and 
   assert.deepEqual(replay[seen.length]?.placement, toolStart.placement);
 
   // The next turn runs on the restarted server over the same history (the model checks call/result pairing).
-  const next = await fetch(`${second.url}/v1/chats/${chat.id}/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ content: 'And exchanges?' }),
-  });
+  const next = await sendMessage(second.url, chat.id, 'And exchanges?');
   const packets = (await readSse(next)).map((event) => JSON.parse(event.data) as WirePacket);
   assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
   assert.deepEqual(model.failures, []);
@@ -126,19 +131,9 @@ for (const [signal, resumeBy] of [
 ] as const) {
   test(`${signal} mid-tool while a client resumed by ${resumeBy}: the process exits, the turn is closed as interrupted`, async () => {
     const first = await startProcess(60_000);
-    const chat = (await (
-      await fetch(`${first.url}/v1/chats`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      })
-    ).json()) as { id: string };
+    const chat = await createChat(first.url);
     // The client disconnects in the middle of the tool call, then resumes from the last event it got.
-    const response = await fetch(`${first.url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'How long do refunds take?' }),
-    });
+    const response = await sendMessage(first.url, chat.id, 'How long do refunds take?');
     const seen = await readSse(response, (event) => !event.data.includes('"tool-start"'));
     const lastId = seen.at(-1)?.id ?? '';
     const streamPath = `/v1/chats/${chat.id}/turns/0/stream`;
@@ -189,11 +184,7 @@ for (const [signal, resumeBy] of [
       (event) => JSON.parse(event.data) as WirePacket,
     );
     assert.deepEqual(replay, rest, 'a later resume reads the same closing packets');
-    const next = await fetch(`${second.url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'And exchanges?' }),
-    });
+    const next = await sendMessage(second.url, chat.id, 'And exchanges?');
     const packets = (await readSse(next)).map((event) => JSON.parse(event.data) as WirePacket);
     assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
     assert.deepEqual(model.failures, []);
