@@ -41,6 +41,23 @@ describe('help and flags, walked over the command table', () => {
     await rm(home, { recursive: true, force: true });
   });
 
+  test('`toolbus --help` lists every command, what each does starting in one column', async () => {
+    const help = await run(['--help'], home);
+    assert.equal(help.code, 0);
+    const lines = help.stdout.split('\n').filter((line) => line.startsWith('  toolbus '));
+    assert.equal(lines.length, COMMANDS.length);
+    // Where each summary starts: after the first run of two or more spaces.
+    const columns = lines.map((line) => {
+      const gap = / {2,}/.exec(line.slice('  toolbus '.length));
+      return gap && gap.index + gap[0].length;
+    });
+    assert.ok(
+      columns.every((column) => column !== null),
+      lines.join('\n'),
+    );
+    assert.equal(new Set(columns).size, 1, lines.join('\n'));
+  });
+
   test('every command and subcommand has help of its own: it names itself, lists its flags and examples, exits 0', async () => {
     for (const command of COMMANDS) {
       const own = await run([command.name, '--help'], home);

@@ -12,13 +12,28 @@ function usage(): string {
   return `toolbus — connect LLMs to tools
 
 Usage:
-${COMMANDS.map((command) => `  toolbus ${command.synopsis}`).join('\n')}
+${synopsisLines(COMMANDS).join('\n')}
 
 Run \`toolbus <command> --help\` for a command's options (help never runs anything).
   --version   print the version
 
 ${EXIT_CODES_HELP}
 `;
+}
+
+// The commands' forms in one column and what they do in the next, whatever the length of each form.
+function synopsisLines(commands: readonly CliCommand[]): string[] {
+  const rows = commands.map((command) => {
+    const gap = /\s{2,}/.exec(command.synopsis);
+    return gap === null
+      ? { form: command.synopsis, summary: '' }
+      : {
+          form: command.synopsis.slice(0, gap.index),
+          summary: command.synopsis.slice(gap.index + gap[0].length),
+        };
+  });
+  const width = Math.max(...rows.map((row) => row.form.length));
+  return rows.map(({ form, summary }) => `  toolbus ${summary ? `${form.padEnd(width)}  ${summary}` : form}`);
 }
 
 /** The CLI package's version, from its package.json (one owner). */

@@ -8,7 +8,10 @@ import type { CliSubcommand } from './cli-subcommand.ts';
 export interface CliCommand {
   /** The word after `toolbus`. */
   readonly name: string;
-  /** One line for `toolbus --help`, after the synopsis. */
+  /**
+   * One line for `toolbus --help`: the command's form, two spaces or more, then what it does (the help aligns
+   * the two columns).
+   */
   readonly synopsis: string;
   /** The full help text (`toolbus <name> --help`), printed without running anything. */
   readonly usage: string;

@@ -35,7 +35,7 @@ const sandboxSubcommands: readonly CliSubcommand[] = [
 export const sandboxCommand: CliCommand = {
   name: 'sandbox',
   subcommands: sandboxSubcommands,
-  synopsis: 'sandbox serve [--port N] run the code-execution sandbox service',
+  synopsis: 'sandbox serve [--port N]  run the code-execution sandbox service',
   usage,
   async run(argv: readonly string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseCommandArgs({
