@@ -209,18 +209,28 @@ for (const chunkSize of [1, 16, 64]) {
     output += filter.flush();
     if (output.length !== prosePlain.length) throw new Error('prose changed');
   };
-  // Interleaved runs, so machine load falls on both alike.
+  // Single runs interleaved, the order swapped every round: on this shared VM the speed of memory changes from
+  // one window of a few hundred milliseconds to the next, so runs taken in separate windows (the former five
+  // rounds of 150 ms each) could differ by a third with no code changed; neighbouring runs share a window.
+  const runMarkup = () => runFilter(new ToolCallMarkupStreamFilter());
+  const runAnswer = () => runFilter(new AnswerStreamFilter({ tools }));
+  runMarkup();
+  runAnswer();
   let markupMs = Number.POSITIVE_INFINITY;
   let answerMs = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 5; round++) {
-    markupMs = Math.min(
-      markupMs,
-      time(() => runFilter(new ToolCallMarkupStreamFilter()), 150, 3),
-    );
-    answerMs = Math.min(
-      answerMs,
-      time(() => runFilter(new AnswerStreamFilter({ tools })), 150, 3),
-    );
+  const timeOnce = (run: () => void) => {
+    const before = performance.now();
+    run();
+    return performance.now() - before;
+  };
+  for (let round = 0; round < 24; round++) {
+    if (round % 2 === 0) {
+      markupMs = Math.min(markupMs, timeOnce(runMarkup));
+      answerMs = Math.min(answerMs, timeOnce(runAnswer));
+    } else {
+      answerMs = Math.min(answerMs, timeOnce(runAnswer));
+      markupMs = Math.min(markupMs, timeOnce(runMarkup));
+    }
   }
   console.log(
     `| ${chunkSize} | ${megabytesPerSecond(prosePlain.length, markupMs)} | ${megabytesPerSecond(prosePlain.length, answerMs)} | ${(answerMs / markupMs).toFixed(2)}× |`,

@@ -15,7 +15,8 @@ function positionsOneByOne(text: string, needle: string): number[] {
 }
 
 const declared = ['<tool_call>', '</tool_call>', '<invoke', '[TOOL_CALLS]', '<｜tool▁sep｜>', '>>>', 'call:'];
-const asked = [...declared, 'invoke', 'Parameter', 'to=functions.', 'aa', 'ß'];
+// `Action: ```` is searched from its case-free run (: ```) first: the text has it only sometimes.
+const asked = [...declared, 'invoke', 'Parameter', 'to=functions.', 'aa', 'ß', 'Action: ```'];
 
 const text = fc
   .array(
@@ -27,6 +28,9 @@ const text = fc
       'parameter',
       'PARAMETER',
       'TO=FUNCTIONS.',
+      'ACTION: ```',
+      'action:',
+      ' ```',
       'aaa',
       'ß',
       'K', // the Kelvin sign: lower-cases to an ASCII `k`, but is no ASCII letter
