@@ -4,11 +4,25 @@ import { CodeSpanTracker } from './code-span-tracker.ts';
 
 interface PreparedMarker {
   readonly open: string;
-  /** A closing marker met outside any block (the model forgot the opening one): hidden, nothing else. */
-  readonly orphanClose: boolean;
+  /**
+   * Hidden, nothing else: a closing marker met outside any block (the model forgot the opening one), or a
+   * marker that stands alone (a channel header).
+   */
+  readonly alone: boolean;
+  /** The block's content is reasoning (see {@link ToolCallMarkupMarker.reasoning}). */
+  readonly reasoning: boolean;
   readonly closes: readonly string[];
   readonly requiresTagEnd: boolean;
   readonly maxCloseLength: number;
+}
+
+/** Options for {@link ToolCallMarkupStreamFilter}. */
+export interface ToolCallMarkupStreamFilterOptions {
+  /**
+   * What to show for a markup block once it closes, given its raw text (markers included): by default
+   * nothing. The answer filter shows a block that holds no call as written.
+   */
+  readonly release?: (block: string) => string;
 }
 
 /**
@@ -21,7 +35,8 @@ interface PreparedMarker {
  * call is proportional to the chunk (the held-back text is shorter than the longest marker): candidate
  * positions are found with native `indexOf` on the markers' first characters, and markers are compared
  * case-insensitively in place, without lower-casing the chunk. The raw text must be kept separately by the
- * caller for recovery.
+ * caller for recovery. The content of a reasoning block (Harmony's analysis channel) is handed out by
+ * {@link ToolCallMarkupStreamFilter.takeReasoning} instead.
  */
 export class ToolCallMarkupStreamFilter {
   readonly #markers: readonly PreparedMarker[];
@@ -40,8 +55,15 @@ export class ToolCallMarkupStreamFilter {
   #code = new CodeSpanTracker();
   /** How far into the current buffer {@link #code} has read. */
   #codeAt = 0;
+  readonly #release: ((block: string) => string) | undefined;
+  /** Reasoning read since the last {@link takeReasoning}. */
+  #reasoning = '';
 
-  constructor(markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers) {
+  constructor(
+    markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers,
+    options: ToolCallMarkupStreamFilterOptions = {},
+  ) {
+    this.#release = options.release;
     const prepared = preparedMarkersOf(markers);
     this.#markers = prepared.markers;
     this.#firstCharacters = prepared.firstCharacters;
@@ -68,7 +90,14 @@ export class ToolCallMarkupStreamFilter {
    * outside a block: after the last chunk it is the unclosed block that {@link flush} drops.
    */
   get openBlock(): string | undefined {
-    return this.#inside ? this.#block + this.#pending : undefined;
+    return this.#inside && !this.#inside.reasoning ? this.#block + this.#pending : undefined;
+  }
+
+  /** The reasoning read since the last call (the content of reasoning blocks), possibly empty. */
+  takeReasoning(): string {
+    const reasoning = this.#reasoning;
+    this.#reasoning = '';
+    return reasoning;
   }
 
   #keep(text: string): void {
@@ -82,7 +111,9 @@ export class ToolCallMarkupStreamFilter {
       if (this.#inside) {
         const marker = this.#inside;
         if (marker.closes.length === 0) {
-          this.#keep(position === 0 ? buffer : buffer.slice(position));
+          const rest = position === 0 ? buffer : buffer.slice(position);
+          if (marker.reasoning) this.#reasoning += rest;
+          else this.#keep(rest);
           return output;
         }
         let closeAt = -1;
@@ -97,13 +128,22 @@ export class ToolCallMarkupStreamFilter {
         if (closeAt < 0) {
           // Keep just enough to recognise a closing marker split across chunks.
           const keepFrom = Math.max(position, buffer.length - (marker.maxCloseLength - 1));
-          this.#keep(buffer.slice(position, keepFrom));
+          if (marker.reasoning) this.#reasoning += buffer.slice(position, keepFrom);
+          else this.#keep(buffer.slice(position, keepFrom));
           this.#pending = buffer.slice(keepFrom);
           return output;
         }
+        const end = closeAt + closeLength;
+        if (marker.reasoning) this.#reasoning += buffer.slice(position, closeAt);
+        else if (this.#release && this.#block.length < maximumBlockLength) {
+          const shown = this.#release(this.#block + buffer.slice(position, end));
+          // Shown text is read like any other: a backtick in it opens code.
+          this.#code.advance(shown);
+          output += shown;
+        }
         this.#inside = undefined;
         this.#block = '';
-        position = closeAt + closeLength;
+        position = end;
         this.#codeAt = position;
         continue;
       }
@@ -119,7 +159,7 @@ export class ToolCallMarkupStreamFilter {
         return output;
       }
       position = found.index + found.marker.open.length;
-      if (found.marker.orphanClose) continue;
+      if (found.marker.alone) continue;
       this.#inside = found.marker;
       this.#block = buffer.slice(found.index, position);
     }
@@ -128,6 +168,7 @@ export class ToolCallMarkupStreamFilter {
 
   /** Ends the stream: returns held-back text, or nothing when the stream ended inside a block. */
   flush(): string {
+    if (this.#inside?.reasoning) this.#reasoning += this.#pending;
     const rest = this.#inside ? '' : this.#pending;
     this.#pending = '';
     this.#inside = undefined;
@@ -266,7 +307,8 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
   const markers: PreparedMarker[] = [
     ...usable.map((marker) => ({
       open: lowerCaseAscii(marker.open),
-      orphanClose: false,
+      alone: marker.token === true,
+      reasoning: marker.reasoning === true,
       closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
       requiresTagEnd: marker.requiresTagEnd === true,
       maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
@@ -275,7 +317,8 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
       .filter((close) => !opens.has(close))
       .map((close) => ({
         open: close,
-        orphanClose: true,
+        alone: true,
+        reasoning: false,
         closes: [],
         requiresTagEnd: false,
         maxCloseLength: 0,

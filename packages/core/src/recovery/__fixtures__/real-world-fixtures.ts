@@ -1122,4 +1122,28 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     calls: [oslo],
     visible: 'I will check that.',
   },
+  {
+    name: 'prose naming the <tool_call> tag without backticks, never closed: shown as written',
+    dialect: 'json',
+    model: 'qwen2.5:7b',
+    text: 'Qwen models wrap calls in <tool_call> tags, so a parser looks for that tag first.',
+    calls: [],
+    visible: 'Qwen models wrap calls in <tool_call> tags, so a parser looks for that tag first.',
+  },
+  {
+    name: 'prose naming an opening and a closing tag without backticks: shown as written',
+    dialect: 'json',
+    model: 'hermes3:8b',
+    text: 'Each call sits between <tool_call> and </tool_call>, one call per block.',
+    calls: [],
+    visible: 'Each call sits between <tool_call> and </tool_call>, one call per block.',
+  },
+  {
+    name: 'prose naming [TOOL_CALLS] without backticks, at the end: shown as written',
+    dialect: 'json',
+    model: 'mistral:7b',
+    text: 'Mistral marks the start of its calls with [TOOL_CALLS]',
+    calls: [],
+    visible: 'Mistral marks the start of its calls with [TOOL_CALLS]',
+  },
 ];
