@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { CodeSpanTracker } from '../streaming/code-span-tracker.ts';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
 import { endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
@@ -134,7 +135,27 @@ function locateToolCalls(
   }
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
-  return withoutThinkingDrafts(text, accepted, scan).slice(0, options.maxCalls ?? 256);
+  return withoutThinkingDrafts(text, withoutInlineCode(text, accepted), scan).slice(
+    0,
+    options.maxCalls ?? 256,
+  );
+}
+
+/**
+ * A call written in inline code (`` use `{"name": …}` to search ``) documents a call, it does not make one; a
+ * fenced block is a call. `calls` is sorted by start. Looked at only when calls were found.
+ */
+function withoutInlineCode(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
+  if (calls.length === 0 || !text.includes('`')) return calls;
+  const code = new CodeSpanTracker();
+  let at = 0;
+  return calls.filter((call) => {
+    if (call.start > at) {
+      code.advance(text, at, call.start);
+      at = call.start;
+    }
+    return !code.inInlineCode;
+  });
 }
 
 /** Where a call ending at `end` really ends: past an end-of-turn token right after it, which goes with it. */

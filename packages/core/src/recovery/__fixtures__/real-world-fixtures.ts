@@ -1146,4 +1146,32 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     calls: [],
     visible: 'Mistral marks the start of its calls with [TOOL_CALLS]',
   },
+  {
+    name: 'a call written in inline code documents the call: not run, shown as written',
+    dialect: 'json',
+    model: 'llama3.1:8b',
+    text: 'To look it up yourself, send `{"name": "get_weather", "arguments": {"city": "Oslo"}}` to the weather tool.',
+    calls: [],
+    visible:
+      'To look it up yourself, send `{"name": "get_weather", "arguments": {"city": "Oslo"}}` to the weather tool.',
+  },
+  {
+    name: 'a Hermes call quoted in inline code: not run, shown as written',
+    dialect: 'hermes',
+    model: 'qwen2.5:7b',
+    text: 'The model replies with `<tool_call>{"name": "get_time", "arguments": {"tz": "CET"}}</tool_call>` when it needs the time.',
+    calls: [],
+    visible:
+      'The model replies with `<tool_call>{"name": "get_time", "arguments": {"tz": "CET"}}</tool_call>` when it needs the time.',
+  },
+  {
+    name: 'a call in double-backtick inline code next to a real fenced call: only the fenced one runs',
+    dialect: 'json',
+    model: 'qwen2.5-coder:7b',
+    text: 'The format is ``{"name": "get_time", "arguments": {"tz": "CET"}}``. Calling it now:\n```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
+    calls: [oslo],
+    visible:
+      'The format is ``{"name": "get_time", "arguments": {"tz": "CET"}}``. Calling it now:\n```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
+    prose: 'The format is ``{"name": "get_time", "arguments": {"tz": "CET"}}``. Calling it now:',
+  },
 ];
