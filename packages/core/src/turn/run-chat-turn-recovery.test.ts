@@ -250,6 +250,76 @@ for (const provider of scriptedProviders) {
       assert.equal(screen(packets), text);
     });
 
+    // A model that hits its output token limit mid-call leaves the call unclosed; recovery repairs it into
+    // something readable, but those arguments are a guess: the call must not run.
+    const cutOffCalls: readonly { name: string; written: string }[] = [
+      {
+        name: 'Hermes JSON cut inside a string',
+        written:
+          'Searching.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds", "return pol',
+      },
+      {
+        name: 'bare JSON cut after a key',
+        written: '{"name": "internal_search", "arguments": {"queries": ["refunds"], ',
+      },
+      {
+        name: 'Qwen3-Coder XML cut inside a parameter',
+        written: '<tool_call>\n<function=internal_search>\n<parameter=queries>\n["refunds", "ret',
+      },
+    ];
+    for (const { name, written } of cutOffCalls) {
+      it(`${name}, on finish reason length: not run, the model is told, the user sees why`, async () => {
+        const log: string[] = [];
+        let followUp: ScriptedRequest | undefined;
+        turns.push([...textSteps(chunkText(written, 4)), { type: 'finish', reason: 'length' }]);
+        turns.push({
+          assert: (request) => {
+            followUp = request;
+          },
+          steps: textSteps(['Refunds take 14 days.']),
+        });
+        const { packets, result } = await runTurn({
+          model: model(),
+          messages: question,
+          tools: [searchTool(log)],
+        });
+        assert.deepEqual(log, [], "the tool's execute never ran");
+        assert.equal(result.toolOutcomes.length, 1);
+        assert.equal(result.toolOutcomes[0]?.status, 'call-error');
+        const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+        assert.equal(assistant?.toolCalls[0]?.name, 'internal_search', 'the call stays in the history');
+        const toolResult = followUp?.messages.flatMap((message) => message.toolResults)[0];
+        assert.equal(toolResult?.toolCallId, assistant?.toolCalls[0]?.id);
+        assert.match(
+          toolResult?.content ?? '',
+          /cut off by the output token limit; its arguments are incomplete/,
+        );
+        assert.match(toolResult?.content ?? '', /Call it again with shorter arguments/);
+        const errors = ofType(packets, 'error');
+        assert.equal(errors.length, 1);
+        assert.equal(errors[0]?.obj.code, 'tool_call_cut_off');
+        const started = ofType(packets, 'tool-start');
+        assert.equal(started[0]?.obj.toolName, 'internal_search', 'the user sees which tool');
+        assert.deepEqual(errors[0]?.placement, started[0]?.placement, 'the error is the tool line’s');
+        assert.doesNotMatch(screen(packets), callText);
+        assert.equal(result.answer, 'Refunds take 14 days.');
+      });
+    }
+
+    it('a call that closed before the token limit struck still runs', async () => {
+      const log: string[] = [];
+      turns.push([
+        ...textSteps(
+          chunkText('{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\nI will now', 6),
+        ),
+        { type: 'finish', reason: 'length' },
+      ]);
+      turns.push(textSteps(['Refunds take 14 days.']));
+      const { result } = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
+      assert.deepEqual(log, ['refunds']);
+      assert.equal(result.toolOutcomes[0]?.status, 'success');
+    });
+
     it('a draft call in the reasoning loses to the real call in the answer', async () => {
       const log: string[] = [];
       turns.push([
