@@ -1,8 +1,8 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
-import { holdsToolCall } from '../recovery/holds-tool-call.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { holdsToolCall } from '../recovery/holds-tool-call.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import {
   defaultToolCallMarkupMarkers,

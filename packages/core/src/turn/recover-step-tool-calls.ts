@@ -77,8 +77,11 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
     text.trim() ? extractLocatedToolCallsFromText(text, definitions, extractOptions) : [];
   let source = step.rawAnswer;
   let extracted = locate(source);
-  if (extracted.length === 0 && step.answer !== step.rawAnswer) extracted = locate((source = step.answer));
-  if (extracted.length === 0) extracted = locate((source = step.reasoning));
+  for (const next of step.answer !== step.rawAnswer ? [step.answer, step.reasoning] : [step.reasoning]) {
+    if (extracted.length > 0) break;
+    source = next;
+    extracted = locate(source);
+  }
   if (extracted.length === 0) return { calls: [], prose: step.answer, shown: false, cutOff: [] };
   const shownCalls = locate(step.answer);
   // Only the call still being written when the limit struck runs to the end of the text; those before it closed.
