@@ -1,7 +1,8 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { CodeSpanTracker } from '../streaming/code-span-tracker.ts';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
-import { endOfTurnTokens } from './end-of-turn-tokens.ts';
+import { harmonyAnalysisHeader } from './dialects/harmony-tool-call-parser.ts';
+import { endOfTurnToken, endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
 import { createTextScan, type TextScan } from './text-scan.ts';
@@ -180,16 +181,20 @@ function hasSpacedClosingTag(text: string, closingTagStarts: readonly number[]):
 }
 
 /**
- * A model that thinks aloud in `<think>…</think>` often drafts the call there before writing the real one: when
- * calls stand outside the thinking, the drafts inside it are not calls.
+ * A model that thinks aloud in `<think>…</think>` (or in Harmony's analysis channel) often drafts the call there
+ * before writing the real one: when calls stand outside the thinking, the drafts inside it are not calls.
  */
 function withoutThinkingDrafts(text: string, calls: LocatedToolCall[], scan: TextScan): LocatedToolCall[] {
   if (calls.length < 2) return calls;
   const closes = scan.positions('</think>');
   const opens = scan.positions('<think>');
-  if (opens.length === 0 && closes.length === 0) return calls;
+  const analysis = scan.positions(harmonyAnalysisHeader, true);
+  if (opens.length === 0 && closes.length === 0 && analysis.length === 0) return calls;
   const blocks: { contentStart: number; end: number }[] = [
     ...(opens.length > 0 ? findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] }, scan) : []),
+    ...(analysis.length > 0
+      ? findDelimitedBlocks(text, { open: harmonyAnalysisHeader, closes: [endOfTurnToken.harmonyEnd] }, scan)
+      : []),
   ];
   // Templates that open the thinking in the prompt (Qwen3 thinking models, DeepSeek R1-0528 and V3.1) make the
   // model write only the close: everything before a first `</think>` that no `<think>` opened is thinking.

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
 import * as z from 'zod';
 import { scriptedModel, scriptedProviders } from '../llm/__fixtures__/scripted-providers.ts';
+import { resolveLanguageModel } from '../llm/resolve-language-model.ts';
 import type { ScriptedModelServer, ScriptedRequest, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
 import { chunkText, startScriptedModelServer, textSteps } from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
@@ -318,6 +319,65 @@ for (const provider of scriptedProviders) {
       const { result } = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
       assert.deepEqual(log, ['refunds']);
       assert.equal(result.toolOutcomes[0]?.status, 'success');
+    });
+
+    it('gpt-oss through a server that does not parse Harmony: analysis is reasoning, the call runs, no tokens kept', async () => {
+      const log: string[] = [];
+      let followUp: ScriptedRequest | undefined;
+      turns.push(
+        textSteps(
+          chunkText(
+            '<|channel|>analysis<|message|>Need the refund policy. Search.<|end|><|start|>assistant<|channel|>commentary to=functions.internal_search <|constrain|>json<|message|>{"queries":["refunds"]}<|call|>',
+            5,
+          ),
+        ),
+      );
+      turns.push({
+        assert: (request) => {
+          followUp = request;
+        },
+        steps: textSteps(
+          chunkText(
+            '<|channel|>analysis<|message|>The search answered it.<|end|><|start|>assistant<|channel|>final<|message|>Refunds take 14 days.<|return|>',
+            7,
+          ),
+        ),
+      });
+      // The model id picks the gpt-oss profile (Harmony first), as a self-hosted gpt-oss would.
+      const gptOss = resolveLanguageModel(`openai-compatible:${server.url}/v1#openai/gpt-oss-20b`, {
+        env: { TOOLBUS_API_KEY: 'test-key' },
+      });
+      const { packets, result } = await runTurn({
+        model: provider === 'openai-compatible' ? gptOss : model(),
+        messages: question,
+        tools: [searchTool(log)],
+      });
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.deepEqual(log, ['refunds'], 'the commentary call ran');
+      assert.equal(result.answer, 'Refunds take 14 days.', "only the final channel's text is the answer");
+      assert.equal(screen(packets), 'Refunds take 14 days.');
+      const harmonyToken = /<\|(?:channel|message|start|end|call|return|constrain)\|>/;
+      assert.doesNotMatch(
+        ofType(packets, 'message-delta')
+          .map((packet) => packet.obj.content)
+          .join(''),
+        /<\||Need the refund|search answered/,
+        'neither tokens nor analysis were ever shown',
+      );
+      const reasoning = ofType(packets, 'reasoning-delta')
+        .map((packet) => packet.obj.reasoning)
+        .join('');
+      assert.equal(reasoning, 'Need the refund policy. Search.The search answered it.');
+      // gpt-oss's template refuses a history holding `<|channel|>`: none of its tokens may go back.
+      for (const message of followUp?.messages ?? []) assert.doesNotMatch(message.text, harmonyToken);
+      const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+      assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
+      assert.equal(assistant?.text.trim(), '', 'the analysis is not kept as answer text');
+      for (const message of result.messages) {
+        if (message.role === 'assistant') assert.doesNotMatch(message.content, harmonyToken);
+      }
+      const final = result.messages.at(-1);
+      assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
     });
 
     it('a draft call in the reasoning loses to the real call in the answer', async () => {

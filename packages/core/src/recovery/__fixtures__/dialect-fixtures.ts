@@ -21,6 +21,16 @@ export interface DialectFixture {
    * first, then retracted.
    */
   readonly prose?: string;
+  /**
+   * The reasoning the stream filter hands out (`takeReasoning`), when the text holds reasoning markup such as
+   * Harmony's analysis channel: whatever the chunking, it is exactly this, and never shown.
+   */
+  readonly reasoning?: string;
+  /**
+   * The text holds a chat format's control tokens (Harmony's channel headers and end tokens), which are never
+   * shown even when no call is in it: a fixture without calls then does not stream unchanged.
+   */
+  readonly controlTokens?: boolean;
 }
 
 const oslo: ExtractedToolCall = { name: 'get_weather', arguments: { city: 'Oslo' } };
