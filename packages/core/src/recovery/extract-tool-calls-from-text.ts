@@ -215,6 +215,8 @@ function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan
     const all = new Set<string>(['<think>', '</think>', '</']);
     for (const parser of parsers) {
       for (const marker of parser.markers ?? []) {
+        // A stand-alone marker holds no call: parsers never look for it.
+        if (marker.token === true) continue;
         all.add(marker.open);
         for (const close of marker.closes) all.add(close);
       }

@@ -24,7 +24,7 @@ describe('tool-call markers come from the dialect parsers', () => {
     const markupFree = defaultToolCallParsers
       .filter((parser) => !withMarkers.includes(parser))
       .map((parser) => parser.name);
-    assert.deepEqual(markupFree.sort(), ['functionary', 'json', 'react']);
+    assert.deepEqual(markupFree.sort(), ['json', 'react']);
   });
 
   for (const parser of withMarkers) {

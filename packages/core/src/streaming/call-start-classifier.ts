@@ -16,6 +16,14 @@ export interface CallStartClassifierOptions {
   readonly holdLimit: number;
 }
 
+/** Where the body of a possible call starts; `named`: a declared tool is already named before it. */
+interface Body {
+  readonly kind: 'body';
+  readonly bodyStart: number;
+  readonly isJson: boolean;
+  readonly named?: boolean;
+}
+
 const fenceLanguages = ['', 'json', 'tool_code', 'python', 'py', 'tool_call', 'tool_calls'];
 const maximumFenceLineLength = 24;
 const quotedToken = /["']([^"'\n]{1,64})["']/g;
@@ -24,11 +32,12 @@ const quotedToken = /["']([^"'\n]{1,64})["']/g;
  * Decides, chunk by chunk, whether the visible start of an answer (after whitespace and a code fence opener) is
  * the start of a bare tool call: a JSON object or array, `name(` or `[name(` where `name` is a declared tool (also
  * `functions.name(`, `default_api.name(`, `name.call(`, and `print(name(` inside a `tool_code` / `python`
- * fence). A JSON start stays a candidate while its first token is a key and, within `holdLimit` characters, it
+ * fence), or Functionary's `>>>name` newline `{json}`. A JSON start stays a candidate while its first token is a key and, within `holdLimit` characters, it
  * quotes a tool name, a parameter name or a call key. The scan over the body is incremental (each character is
  * looked at once), so holding a long call costs linear time.
  */
 export class CallStartClassifier {
+  readonly #names = new Set<string>();
   readonly #callees = new Set<string>();
   readonly #signals = new Set<string>();
   readonly #holdLimit: number;
@@ -44,6 +53,7 @@ export class CallStartClassifier {
   constructor(tools: readonly ToolDefinition[], options: CallStartClassifierOptions) {
     this.#holdLimit = options.holdLimit;
     for (const tool of indexToolDefinitions(tools).values()) {
+      this.#names.add(tool.name);
       this.#callees.add(tool.name).add(`${tool.name}.call`);
       this.#signals.add(tool.name);
       for (const prefix of toolNamespacePrefixes) {
@@ -74,7 +84,7 @@ export class CallStartClassifier {
       if (found.kind !== 'body') return found;
       this.#bodyStart = found.bodyStart;
       this.#isJson = found.isJson;
-      this.#signal = !found.isJson;
+      this.#signal = !found.isJson || found.named === true;
       this.#scanned = found.bodyStart;
     }
     const end = this.#scan(held);
@@ -127,11 +137,10 @@ export class CallStartClassifier {
     return -1;
   }
 
-  #findBody(
-    held: string,
-  ): { kind: 'wait' } | { kind: 'prose' } | { kind: 'body'; bodyStart: number; isJson: boolean } {
+  #findBody(held: string): { kind: 'wait' } | { kind: 'prose' } | Body {
     let index = skipWhitespace(held, 0);
     if (index >= held.length) return { kind: 'wait' };
+    if (held.charCodeAt(index) === 0x3e) return this.#recipientBody(held, index);
     let fenced = false;
     if (held.charCodeAt(index) === 0x60) {
       if (!'```'.startsWith(held.slice(index, index + 3))) return { kind: 'prose' };
@@ -162,6 +171,29 @@ export class CallStartClassifier {
     }
     const callee = this.#callee(held, index, fenced);
     return callee === 'call' ? { kind: 'body', bodyStart: index, isJson: false } : callee;
+  }
+
+  /**
+   * Functionary's `>>>name` newline `{json}` at `from`, where `name` is a declared tool: the JSON arguments are
+   * the body, and the tool is already named. Anything else after `>` (a quote, a Python prompt) is prose.
+   */
+  #recipientBody(held: string, from: number): { kind: 'wait' } | { kind: 'prose' } | Body {
+    const prompt = held.slice(from, from + 3);
+    if (!'>>>'.startsWith(prompt)) return { kind: 'prose' };
+    if (prompt.length < 3) return { kind: 'wait' };
+    let end = from + 3;
+    while (end < held.length && end - from < 256 && /[\w.-]/.test(held[end]!)) end++;
+    const name = held.slice(from + 3, end);
+    if (end >= held.length) {
+      for (const known of this.#names) if (known.startsWith(name)) return { kind: 'wait' };
+      return { kind: 'prose' };
+    }
+    if (!this.#names.has(name)) return { kind: 'prose' };
+    const body = skipWhitespace(held, end);
+    if (body >= held.length) return { kind: 'wait' };
+    return held[body] === '{'
+      ? { kind: 'body', bodyStart: body, isJson: true, named: true }
+      : { kind: 'prose' };
   }
 
   /** Whether a declared tool is being called at `from` (`name(`), possibly inside `print(`. */

@@ -210,6 +210,11 @@ for (const provider of scriptedProviders) {
         prose: '',
       },
       {
+        name: 'Functionary v3.2 >>>name call opening the answer',
+        written: '>>>internal_search\n{"queries": ["refunds"]}',
+        prose: '',
+      },
+      {
         name: 'Granite <|tool_call|> list with prose after it',
         written:
           '<|tool_call|>[{"name": "internal_search", "arguments": {"queries": ["refunds"]}}]\nI will check that.',
@@ -378,6 +383,20 @@ for (const provider of scriptedProviders) {
       }
       const final = result.messages.at(-1);
       assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
+    });
+
+    it('Functionary v3.2 >>>all text then a >>>name call: no >>> on screen or in history', async () => {
+      const { packets, assistant } = await recoverTurn(
+        '>>>all\nI will search the policy.\n>>>internal_search\n{"queries": ["refunds"]}',
+        3,
+      );
+      const deltas = ofType(packets, 'message-delta')
+        .map((packet) => packet.obj.content)
+        .join('');
+      assert.doesNotMatch(deltas, />>>all/, 'the header of the text for the user is never shown');
+      assert.equal(ofType(packets, 'message-replace')[0]?.obj.content, 'I will search the policy.');
+      assert.equal(assistant?.text.trim(), 'I will search the policy.');
+      assert.doesNotMatch(screen(packets), />>>/);
     });
 
     it('a draft call in the reasoning loses to the real call in the answer', async () => {

@@ -204,8 +204,7 @@ export const dialectFixtures: readonly DialectFixture[] = [
     model: 'meetkai/functionary-small-v3.2',
     text: '>>>get_weather\n{"city": "Oslo"}',
     calls: [oslo],
-    visible: '>>>get_weather\n{"city": "Oslo"}',
-    prose: '',
+    visible: '',
   },
   {
     name: 'Command R7B <|START_ACTION|>',
