@@ -210,6 +210,11 @@ for (const provider of scriptedProviders) {
         prose: '',
       },
       {
+        name: 'Qwen-Agent ✿FUNCTION✿ / ✿ARGS✿ after prose, with the ✿RESULT✿ stop word left in',
+        written: 'Searching now.\n✿FUNCTION✿: internal_search\n✿ARGS✿: {"queries": ["refunds"]}\n✿RESULT✿',
+        prose: 'Searching now.',
+      },
+      {
         name: 'Functionary v3.2 >>>name call opening the answer',
         written: '>>>internal_search\n{"queries": ["refunds"]}',
         prose: '',
@@ -228,7 +233,7 @@ for (const provider of scriptedProviders) {
           .map((packet) => packet.obj.content)
           .join('');
         assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
-        assert.doesNotMatch(deltas, /<\||<｜|<\/s>|arg_key|<function=/, 'nor its tokens');
+        assert.doesNotMatch(deltas, /<\||<｜|<\/s>|arg_key|<function=|✿|>>>/, 'nor its tokens');
         assert.equal(assistant?.text.trim(), prose);
         const shown = screen(packets);
         assert.ok(shown.endsWith('Refunds take 14 days.'), shown);

@@ -199,6 +199,14 @@ export const dialectFixtures: readonly DialectFixture[] = [
     visible: '',
   },
   {
+    name: 'Qwen-Agent ✿FUNCTION✿ / ✿ARGS✿',
+    dialect: 'qwen-agent',
+    model: 'qwen2.5:14b',
+    text: 'Let me check.\n✿FUNCTION✿: get_weather\n✿ARGS✿: {"city": "Oslo"}',
+    calls: [oslo],
+    visible: 'Let me check.\n',
+  },
+  {
     name: 'Functionary v3.2 >>>name',
     dialect: 'functionary',
     model: 'meetkai/functionary-small-v3.2',
