@@ -69,6 +69,26 @@ describe('AnswerStreamFilter', () => {
     assert.equal(filter.process('weather is sunny'), 'get_weather is sunny');
   });
 
+  it('holds an xml fence that opens with call markup, and releases one that cannot be a call at once', () => {
+    const filter = answer();
+    assert.equal(filter.process('```xml\n<tool_'), '');
+    assert.equal(
+      filter.process('call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n'),
+      '',
+    );
+    assert.equal(filter.process('```'), '');
+    assert.equal(filter.flush(), '');
+    assert.equal(answer().process('```xml\n<co'), '```xml\n<co', 'a tag no dialect opens with');
+    const unnamed = new AnswerStreamFilter({ tools, holdLimit: 40 });
+    assert.equal(unnamed.process('```xml\n<tool_call>\n{"tool": "x", "input": "'), '');
+    const more = 'y'.repeat(30);
+    assert.equal(
+      unnamed.process(more),
+      `\`\`\`xml\n<tool_call>\n{"tool": "x", "input": "${more}`,
+      'no declared tool named within the hold limit',
+    );
+  });
+
   it('holds a pythonic call, also inside a tool_code fence with print()', () => {
     assert.equal(run(answer(), ['[get_weather(', 'city="Oslo")]']).text, '');
     assert.equal(run(answer(), [...'```tool_code\nprint(get_weather(city="Oslo"))\n```']).text, '');

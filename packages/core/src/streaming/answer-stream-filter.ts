@@ -34,8 +34,8 @@ type State = 'deciding' | 'call' | 'streaming';
 /**
  * The text of a streamed answer that the user should see. It hides tool-call markup (the dialects' markers, also
  * split over chunks, also a closing marker without its opening one) and holds back an answer that starts like a
- * bare call — a JSON object or array, `name(` or `[name(` of a declared tool, a fenced `json` / `tool_code` /
- * `python` block — until it either cannot be a call of a declared tool (then it is released unchanged, within a
+ * bare call — a JSON object or array, `name(` or `[name(` of a declared tool, Functionary's `>>>name`, a fenced
+ * `json` / `tool_code` / `python` block, an `xml` fence opening with call markup — until it either cannot be a call of a declared tool (then it is released unchanged, within a
  * few hundred characters) or the stream ends (then the calls are cut out and the prose around them is shown).
  * Prose that does not start like a call streams without delay. A markup block that holds no call (prose that
  * mentions `<tool_call>`, say) is shown exactly as written once it closes or the stream ends; one that holds
@@ -68,7 +68,10 @@ export class AnswerStreamFilter {
     });
     this.#classifier =
       this.#tools.length > 0
-        ? new CallStartClassifier(this.#tools, { holdLimit: options.holdLimit ?? 400 })
+        ? new CallStartClassifier(this.#tools, {
+            holdLimit: options.holdLimit ?? 400,
+            markers: this.#markers,
+          })
         : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
@@ -110,7 +113,9 @@ export class AnswerStreamFilter {
     if (verdict.kind === 'wait') return '';
     if (verdict.kind === 'complete') {
       const calls = this.#extract(this.#held.slice(0, verdict.end));
-      if (calls.some((call) => callOpensAnswer(this.#held, call.start, verdict.bodyStart))) {
+      const opens = (call: LocatedToolCall) =>
+        verdict.markup === true || callOpensAnswer(this.#held, call.start, verdict.bodyStart);
+      if (calls.some(opens)) {
         this.#state = 'call';
         return '';
       }

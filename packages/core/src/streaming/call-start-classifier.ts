@@ -1,19 +1,38 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { callArgumentKeys, callNameKeys, callWrapperKeys } from '../recovery/match-json-tool-calls.ts';
-import { isWhitespaceCode, skipWhitespace, toolNamespacePrefixes } from '../recovery/text-search.ts';
+import {
+  isWhitespaceCode,
+  lowerCaseAscii,
+  skipWhitespace,
+  toolNamespacePrefixes,
+} from '../recovery/text-search.ts';
+import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { indexToolDefinitions } from '../recovery/tool-schema-index.ts';
 
 /** What the start of an answer is, so far. */
 export type CallStartVerdict =
   | { readonly kind: 'wait' }
   | { readonly kind: 'prose' }
-  /** A bracketed value that could be a call is complete at `end`; its body starts at `bodyStart`. */
-  | { readonly kind: 'complete'; readonly end: number; readonly bodyStart: number };
+  /**
+   * A bracketed value that could be a call is complete at `end`; its body starts at `bodyStart`. `markup`: the
+   * value is a fenced block of call markup (a call anywhere in it is the answer's opening).
+   */
+  | {
+      readonly kind: 'complete';
+      readonly end: number;
+      readonly bodyStart: number;
+      readonly markup?: boolean;
+    };
 
 /** Options for {@link CallStartClassifier}. */
 export interface CallStartClassifierOptions {
   /** Characters a JSON start may run without a sign of being a call. */
   readonly holdLimit: number;
+  /**
+   * The dialects' markers: a fenced `xml` block that opens with one of them (a call dialect's, not a channel
+   * token) may be a call written as markup.
+   */
+  readonly markers?: readonly ToolCallMarkupMarker[];
 }
 
 /** Where the body of a possible call starts; `named`: a declared tool is already named before it. */
@@ -22,9 +41,11 @@ interface Body {
   readonly bodyStart: number;
   readonly isJson: boolean;
   readonly named?: boolean;
+  /** The body is a fenced block of call markup. */
+  readonly markup?: boolean;
 }
 
-const fenceLanguages = ['', 'json', 'tool_code', 'python', 'py', 'tool_call', 'tool_calls'];
+const fenceLanguages = ['', 'json', 'tool_code', 'python', 'py', 'tool_call', 'tool_calls', 'xml'];
 const maximumFenceLineLength = 24;
 const quotedToken = /["']([^"'\n]{1,64})["']/g;
 
@@ -41,7 +62,11 @@ export class CallStartClassifier {
   readonly #callees = new Set<string>();
   readonly #signals = new Set<string>();
   readonly #holdLimit: number;
+  /** The opening markers of call markup, lower-cased. */
+  readonly #markupOpens: readonly string[];
   #bodyStart = -1;
+  /** The body is a fenced block of call markup (see {@link #markupBody}). */
+  #markup = false;
   #isJson = false;
   #signal = false;
   #scanned = 0;
@@ -52,6 +77,7 @@ export class CallStartClassifier {
 
   constructor(tools: readonly ToolDefinition[], options: CallStartClassifierOptions) {
     this.#holdLimit = options.holdLimit;
+    this.#markupOpens = markupOpensOf(options.markers ?? []);
     for (const tool of indexToolDefinitions(tools).values()) {
       this.#names.add(tool.name);
       this.#callees.add(tool.name).add(`${tool.name}.call`);
@@ -68,6 +94,7 @@ export class CallStartClassifier {
   /** Forgets the answer seen so far (a new stream starts). */
   reset(): void {
     this.#bodyStart = -1;
+    this.#markup = false;
     this.#isJson = false;
     this.#signal = false;
     this.#scanned = 0;
@@ -84,9 +111,11 @@ export class CallStartClassifier {
       if (found.kind !== 'body') return found;
       this.#bodyStart = found.bodyStart;
       this.#isJson = found.isJson;
-      this.#signal = !found.isJson || found.named === true;
+      this.#markup = found.markup === true;
+      this.#signal = (!found.isJson && !this.#markup) || found.named === true;
       this.#scanned = found.bodyStart;
     }
+    if (this.#markup) return this.#classifyMarkup(held);
     const end = this.#scan(held);
     if (end === -2) return { kind: 'prose' };
     if (end >= 0) return { kind: 'complete', end, bodyStart: this.#bodyStart };
@@ -94,6 +123,28 @@ export class CallStartClassifier {
       const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
       for (const match of window.matchAll(quotedToken)) {
         if (this.#signals.has(match[1]!.trim())) {
+          this.#signal = true;
+          break;
+        }
+      }
+      if (!this.#signal && held.length - this.#bodyStart > this.#holdLimit) return { kind: 'prose' };
+    }
+    return { kind: 'wait' };
+  }
+
+  /**
+   * A fenced block of call markup is complete at its closing fence; it is prose when no declared tool is named
+   * within the hold limit. The closing fence is searched from where the last search ended (linear overall).
+   */
+  #classifyMarkup(held: string): CallStartVerdict {
+    const from = Math.max(this.#bodyStart, this.#scanned - 2);
+    const close = held.indexOf('```', from);
+    if (close >= 0) return { kind: 'complete', end: close + 3, bodyStart: this.#bodyStart, markup: true };
+    this.#scanned = held.length;
+    if (!this.#signal) {
+      const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
+      for (const name of this.#names) {
+        if (window.includes(name)) {
           this.#signal = true;
           break;
         }
@@ -159,6 +210,7 @@ export class CallStartClassifier {
       fenced = true;
       index = skipWhitespace(held, lineEnd + 1);
       if (index >= held.length) return { kind: 'wait' };
+      if (held.charCodeAt(index) === 0x3c) return this.#markupBody(held, index);
     }
     const first = held[index]!;
     if (first === '{') return { kind: 'body', bodyStart: index, isJson: true };
@@ -196,6 +248,21 @@ export class CallStartClassifier {
       : { kind: 'prose' };
   }
 
+  /**
+   * A fenced block whose first tag, at `from`, opens call markup (`<tool_call>`, `<function_calls>`, …): models
+   * quote their call in an `xml` fence, where the markup filter leaves it alone as a code sample. Any other tag
+   * is prose at once.
+   */
+  #markupBody(held: string, from: number): { kind: 'wait' } | { kind: 'prose' } | Body {
+    const start = lowerCaseAscii(held.slice(from, from + 64));
+    let partial = false;
+    for (const open of this.#markupOpens) {
+      if (start.startsWith(open)) return { kind: 'body', bodyStart: from, isJson: false, markup: true };
+      if (open.startsWith(start)) partial = true;
+    }
+    return partial ? { kind: 'wait' } : { kind: 'prose' };
+  }
+
   /** Whether a declared tool is being called at `from` (`name(`), possibly inside `print(`. */
   #callee(held: string, from: number, allowPrint: boolean): 'call' | { kind: 'wait' } | { kind: 'prose' } {
     let end = from;
@@ -216,4 +283,18 @@ export class CallStartClassifier {
     }
     return { kind: 'prose' };
   }
+}
+
+// A classifier is made per model step, nearly always with the same marker list: its openings are listed once.
+const markupOpensByList = new WeakMap<readonly ToolCallMarkupMarker[], readonly string[]>();
+
+function markupOpensOf(markers: readonly ToolCallMarkupMarker[]): readonly string[] {
+  let opens = markupOpensByList.get(markers);
+  if (opens === undefined) {
+    opens = markers
+      .filter((marker) => marker.token !== true && marker.reasoning !== true && marker.open.startsWith('<'))
+      .map((marker) => lowerCaseAscii(marker.open));
+    markupOpensByList.set(markers, opens);
+  }
+  return opens;
 }

@@ -215,6 +215,12 @@ for (const provider of scriptedProviders) {
         prose: 'Searching now.',
       },
       {
+        name: 'a <tool_call> quoted in an xml fence opening the answer',
+        written:
+          '```xml\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>\n```',
+        prose: '',
+      },
+      {
         name: 'Functionary v3.2 >>>name call opening the answer',
         written: '>>>internal_search\n{"queries": ["refunds"]}',
         prose: '',

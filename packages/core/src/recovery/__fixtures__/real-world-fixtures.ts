@@ -704,9 +704,8 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'claude-ish',
     text: '```xml\n<function_calls>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n</function_calls>\n```',
     calls: [oslo],
-    visible:
-      '```xml\n<function_calls>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n</function_calls>\n```',
-    prose: '',
+    // Held back from the fence on: an xml fence that opens with call markup may be a call.
+    visible: '',
   },
   {
     name: 'closing </function_calls> only',
@@ -1277,5 +1276,38 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     calls: [],
     visible: ' It is 18 °C and sunny in Oslo.',
     controlTokens: true,
+  },
+  {
+    name: 'MiniMax-M2 <minimax:tool_call> quoted in an xml fence opening the answer: held back, never shown',
+    dialect: 'xml-invoke',
+    model: 'MiniMaxAI/MiniMax-M2',
+    text: '```xml\n<minimax:tool_call>\n<invoke name="get_time">\n<parameter name="tz">CET</parameter>\n</invoke>\n</minimax:tool_call>\n```',
+    calls: [cet],
+    visible: '',
+  },
+  {
+    name: 'Qwen2.5 <tool_call> in an xml fence opening the answer, prose after it',
+    dialect: 'hermes',
+    model: 'qwen2.5:7b',
+    text: '```xml\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n```\nChecking the forecast now.',
+    calls: [oslo],
+    visible: 'Checking the forecast now.',
+  },
+  {
+    name: 'an xml fence of data opening the answer: released at its first tag',
+    dialect: 'json',
+    model: 'qwen2.5:7b',
+    text: '```xml\n<config>\n  <city>Oslo</city>\n</config>\n```\nThat is the whole config file.',
+    calls: [],
+    visible: '```xml\n<config>\n  <city>Oslo</city>\n</config>\n```\nThat is the whole config file.',
+  },
+  {
+    name: 'an xml fence quoting a call of an undeclared tool: released when the fence closes',
+    dialect: 'hermes',
+    model: 'qwen2.5:7b',
+    text: '```xml\n<tool_call>\n{"name": "send_email", "arguments": {"to": "a@example.com"}}\n</tool_call>\n```\nThat is how a call looks.',
+    calls: [],
+    visible:
+      '```xml\n<tool_call>\n{"name": "send_email", "arguments": {"to": "a@example.com"}}\n</tool_call>\n```\nThat is how a call looks.',
   },
 ];
