@@ -410,6 +410,41 @@ for (const provider of scriptedProviders) {
       assert.doesNotMatch(screen(packets), />>>/);
     });
 
+    // Prose that names markup or quotes a call in inline code documents calls; it makes none. It must reach the
+    // screen and the history exactly as written.
+    const documentation: readonly { name: string; text: string }[] = [
+      {
+        name: 'naming <tool_call> without backticks, never closed',
+        text: 'Qwen wraps each call in <tool_call> tags, so the parser looks for that tag.',
+      },
+      {
+        name: 'naming both tags without backticks',
+        text: 'Each call sits between <tool_call> and </tool_call>, one call per block.',
+      },
+      {
+        name: 'a call quoted in inline code',
+        text: 'To search yourself, send `{"name": "internal_search", "arguments": {"queries": ["refunds"]}}` to the API.',
+      },
+    ];
+    for (const { name, text } of documentation) {
+      it(`prose ${name}: shown and kept byte for byte, nothing runs`, async () => {
+        const log: string[] = [];
+        turns.push(textSteps(chunkText(text, 3)));
+        const { packets, result } = await runTurn({
+          model: model(),
+          messages: question,
+          tools: [searchTool(log)],
+        });
+        assert.deepEqual(log, []);
+        assert.equal(result.recoveredToolCalls, 0);
+        assert.equal(result.cycles, 1);
+        assert.equal(result.answer, text);
+        assert.equal(screen(packets), text);
+        const final = result.messages.at(-1);
+        assert.equal(final?.role === 'assistant' ? final.content : undefined, text);
+      });
+    }
+
     it('a draft call in the reasoning loses to the real call in the answer', async () => {
       const log: string[] = [];
       turns.push([
