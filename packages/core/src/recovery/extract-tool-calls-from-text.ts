@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { CodeSpanTracker } from '../streaming/code-span-tracker.ts';
+import { CodeSpanTracker } from './code-span-tracker.ts';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
 import { harmonyAnalysisHeader } from './dialects/harmony-tool-call-parser.ts';
 import { endOfTurnToken, endOfTurnTokens } from './end-of-turn-tokens.ts';

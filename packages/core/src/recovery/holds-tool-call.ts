@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { extractToolCallsFromText } from './extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
 import type { ToolCallParserRegistry } from './tool-call-parser-registry.ts';
@@ -20,7 +21,6 @@ export function holdsToolCall(
   parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry,
 ): boolean {
   return (
-    callShape.test(text) ||
-    extractToolCallsFromText(text, toolDefs, parsers === undefined ? {} : { parsers }).length > 0
+    callShape.test(text) || extractToolCallsFromText(text, toolDefs, omitUndefined({ parsers })).length > 0
   );
 }

@@ -1,6 +1,6 @@
+import { CodeSpanTracker } from '../recovery/code-span-tracker.ts';
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
-import { CodeSpanTracker } from './code-span-tracker.ts';
 
 interface PreparedMarker {
   readonly open: string;
