@@ -10,6 +10,14 @@ const callShape =
   /<invoke\s+name\s*=|<(?:function|parameter)=\w|<parameter\s+name\s*=|["'](?:name|arguments|parameters)["']\s*:/i;
 
 /**
+ * Whether text holds something shaped like a call to any tool (see {@link holdsToolCall}), without extracting:
+ * a cheap first test.
+ */
+export function hasToolCallShape(text: string): boolean {
+  return callShape.test(text);
+}
+
+/**
  * Whether text holds a tool call: one of a declared tool can be extracted, or something shaped like a call to
  * any tool is there (a call to an unknown tool is still a call, and never an answer). Stricter than
  * `looksLikeToolCallPayload`, which also counts a bare marker: a marker around prose ("wrap calls in
@@ -21,6 +29,6 @@ export function holdsToolCall(
   parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry,
 ): boolean {
   return (
-    callShape.test(text) || extractToolCallsFromText(text, toolDefs, omitUndefined({ parsers })).length > 0
+    hasToolCallShape(text) || extractToolCallsFromText(text, toolDefs, omitUndefined({ parsers })).length > 0
   );
 }

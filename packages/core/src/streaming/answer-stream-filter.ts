@@ -2,7 +2,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
-import { holdsToolCall } from '../recovery/holds-tool-call.ts';
+import { hasToolCallShape, holdsToolCall } from '../recovery/holds-tool-call.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import {
   defaultToolCallMarkupMarkers,
@@ -64,7 +64,7 @@ export class AnswerStreamFilter {
         : toolCallMarkupMarkersOf(this.#parsers);
     // A closed block that holds no call is prose that happens to hold a marker: shown as written.
     this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
-      release: (block) => this.#withoutCalls(block),
+      release: (block) => this.#withoutCalls(block, true),
     });
     this.#classifier =
       this.#tools.length > 0
@@ -95,7 +95,7 @@ export class AnswerStreamFilter {
   flush(): string {
     const block = this.#markup.openBlock;
     let rest = this.#markup.flush();
-    if (block !== undefined) rest = this.#withoutCalls(block);
+    if (block !== undefined) rest = this.#withoutCalls(block, false);
     if (this.#state === 'streaming') return rest;
     const held = this.#held + rest;
     this.#held = '';
@@ -138,7 +138,10 @@ export class AnswerStreamFilter {
    * A markup block without its calls; exactly as written when it holds none (it is prose then). A block shaped
    * like a call of an undeclared tool stays hidden: that is a call, never prose.
    */
-  #withoutCalls(block: string): string {
+  #withoutCalls(block: string, closed: boolean): string {
+    // Most closed blocks are plainly calls (a JSON name key, an `<invoke name=`): hidden whole, nothing to
+    // extract. An unclosed one runs to the end of the stream and may hold prose after its call.
+    if (closed && this.#tools.length > 0 && hasToolCallShape(block)) return '';
     const calls = this.#extract(block);
     if (calls.length > 0) return withoutToolCallText(block, calls, this.#markers);
     return holdsToolCall(block, this.#tools, this.#parsers) ? '' : block;

@@ -40,8 +40,11 @@ export interface ToolCallMarkupStreamFilterOptions {
  */
 export class ToolCallMarkupStreamFilter {
   readonly #markers: readonly PreparedMarker[];
-  /** Every spelling (lower and upper case) of every marker's first character. */
-  readonly #firstCharacters: readonly string[];
+  /**
+   * A character class of every spelling (lower and upper case) of every marker's first character: one native
+   * search finds the next place a marker may start.
+   */
+  readonly #firstPattern: RegExp;
   /** Markers by their first two (lower-case) characters, so a `<` in prose is checked against few markers. */
   readonly #byPrefix: ReadonlyMap<string, PreparedMarker[]>;
   /** Markers by their first character, for a candidate at the very end of the buffer. */
@@ -66,7 +69,7 @@ export class ToolCallMarkupStreamFilter {
     this.#release = options.release;
     const prepared = preparedMarkersOf(markers);
     this.#markers = prepared.markers;
-    this.#firstCharacters = prepared.firstCharacters;
+    this.#firstPattern = new RegExp(prepared.firstPattern.source, 'g');
     this.#byPrefix = prepared.byPrefix;
     this.#byFirst = prepared.byFirst;
     this.#hasSingleCharacterMarker = prepared.hasSingleCharacterMarker;
@@ -179,8 +182,8 @@ export class ToolCallMarkupStreamFilter {
   }
 
   #mayHoldMarker(chunk: string): boolean {
-    for (const character of this.#firstCharacters) if (chunk.includes(character)) return true;
-    return false;
+    this.#firstPattern.lastIndex = 0;
+    return this.#firstPattern.test(chunk);
   }
 
   #candidatesAt(buffer: string, index: number): readonly PreparedMarker[] {
@@ -201,11 +204,11 @@ export class ToolCallMarkupStreamFilter {
     | { kind: 'none' }
     | { kind: 'partial'; index: number }
     | { kind: 'full'; index: number; marker: PreparedMarker } {
-    const next = this.#firstCharacters.map((character) => buffer.indexOf(character, from));
+    const pattern = this.#firstPattern;
+    pattern.lastIndex = from;
     while (true) {
-      let index = -1;
-      for (const candidate of next) if (candidate >= 0 && (index < 0 || candidate < index)) index = candidate;
-      if (index < 0) return { kind: 'none' };
+      if (!pattern.test(buffer)) return { kind: 'none' };
+      const index = pattern.lastIndex - 1;
       let full: PreparedMarker | undefined;
       let partial = false;
       this.#code.advance(buffer, this.#codeAt, index);
@@ -218,9 +221,7 @@ export class ToolCallMarkupStreamFilter {
       }
       if (partial) return { kind: 'partial', index };
       if (full) return { kind: 'full', index, marker: full };
-      for (let slot = 0; slot < next.length; slot++) {
-        if (next[slot] === index) next[slot] = buffer.indexOf(this.#firstCharacters[slot]!, index + 1);
-      }
+      pattern.lastIndex = index + 1;
     }
   }
 }
@@ -287,6 +288,7 @@ function lowerCode(code: number): number {
 interface PreparedMarkers {
   readonly markers: readonly PreparedMarker[];
   readonly firstCharacters: readonly string[];
+  readonly firstPattern: RegExp;
   readonly byPrefix: ReadonlyMap<string, PreparedMarker[]>;
   readonly byFirst: ReadonlyMap<string, PreparedMarker[]>;
   readonly hasSingleCharacterMarker: boolean;
@@ -332,9 +334,11 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
     // would be unbounded, so it is looked up by its first character alone (see #candidatesAt).
     if (marker.open.length > 1) addTo(byPrefix, marker.open.slice(0, 2), marker);
   }
+  const firstCharacters = spellings(markers.map((marker) => marker.open[0]!));
   const prepared: PreparedMarkers = {
     markers,
-    firstCharacters: spellings(markers.map((marker) => marker.open[0]!)),
+    firstCharacters,
+    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`),
     byPrefix,
     byFirst,
     hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
@@ -355,4 +359,8 @@ function spellings(characters: readonly string[]): string[] {
 // ASCII-only lower-casing of the markers themselves.
 function lowerCaseAscii(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+function escapeClassCharacter(character: string): string {
+  return /[\\\]^-]/.test(character) ? `\\${character}` : character;
 }
