@@ -15,6 +15,13 @@ export const endOfTurnToken = Object.freeze({
   mistral: '</s>',
   /** GPT-2 style end of text (Phi, StarCoder, many base models). */
   endOfText: '<|endoftext|>',
+  /**
+   * OpenAI Harmony (gpt-oss): the end of a message that another follows, of the final answer, and of a message
+   * that calls a tool.
+   */
+  harmonyEnd: '<|end|>',
+  harmonyReturn: '<|return|>',
+  harmonyCall: '<|call|>',
 });
 
 /** Every {@link endOfTurnToken}. */

@@ -1,6 +1,8 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { CodeSpanTracker } from './code-span-tracker.ts';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
-import { endOfTurnTokens } from './end-of-turn-tokens.ts';
+import { harmonyAnalysisHeader } from './dialects/harmony-tool-call-parser.ts';
+import { endOfTurnToken, endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
 import { createTextScan, type TextScan } from './text-scan.ts';
@@ -134,7 +136,27 @@ function locateToolCalls(
   }
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
-  return withoutThinkingDrafts(text, accepted, scan).slice(0, options.maxCalls ?? 256);
+  return withoutThinkingDrafts(text, withoutInlineCode(text, accepted), scan).slice(
+    0,
+    options.maxCalls ?? 256,
+  );
+}
+
+/**
+ * A call written in inline code (`` use `{"name": …}` to search ``) documents a call, it does not make one; a
+ * fenced block is a call. `calls` is sorted by start. Looked at only when calls were found.
+ */
+function withoutInlineCode(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
+  if (calls.length === 0 || !text.includes('`')) return calls;
+  const code = new CodeSpanTracker();
+  let at = 0;
+  return calls.filter((call) => {
+    if (call.start > at) {
+      code.advance(text, at, call.start);
+      at = call.start;
+    }
+    return !code.inInlineCode;
+  });
 }
 
 /** Where a call ending at `end` really ends: past an end-of-turn token right after it, which goes with it. */
@@ -159,16 +181,20 @@ function hasSpacedClosingTag(text: string, closingTagStarts: readonly number[]):
 }
 
 /**
- * A model that thinks aloud in `<think>…</think>` often drafts the call there before writing the real one: when
- * calls stand outside the thinking, the drafts inside it are not calls.
+ * A model that thinks aloud in `<think>…</think>` (or in Harmony's analysis channel) often drafts the call there
+ * before writing the real one: when calls stand outside the thinking, the drafts inside it are not calls.
  */
 function withoutThinkingDrafts(text: string, calls: LocatedToolCall[], scan: TextScan): LocatedToolCall[] {
   if (calls.length < 2) return calls;
   const closes = scan.positions('</think>');
   const opens = scan.positions('<think>');
-  if (opens.length === 0 && closes.length === 0) return calls;
+  const analysis = scan.positions(harmonyAnalysisHeader, true);
+  if (opens.length === 0 && closes.length === 0 && analysis.length === 0) return calls;
   const blocks: { contentStart: number; end: number }[] = [
     ...(opens.length > 0 ? findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] }, scan) : []),
+    ...(analysis.length > 0
+      ? findDelimitedBlocks(text, { open: harmonyAnalysisHeader, closes: [endOfTurnToken.harmonyEnd] }, scan)
+      : []),
   ];
   // Templates that open the thinking in the prompt (Qwen3 thinking models, DeepSeek R1-0528 and V3.1) make the
   // model write only the close: everything before a first `</think>` that no `<think>` opened is thinking.
@@ -189,6 +215,8 @@ function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan
     const all = new Set<string>(['<think>', '</think>', '</']);
     for (const parser of parsers) {
       for (const marker of parser.markers ?? []) {
+        // A stand-alone marker holds no call: parsers never look for it.
+        if (marker.token === true) continue;
         all.add(marker.open);
         for (const close of marker.closes) all.add(close);
       }

@@ -27,7 +27,8 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
     pattern: /qwen3(?:\.\d)?-?coder|qwen3\.5|qwen3-next/,
     dialects: ['function-tag', 'hermes'],
   },
-  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag', 'qwen-tools'] },
+  // Qwen-Agent prompts these models with its own `✿FUNCTION✿` format.
+  { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag', 'qwen-tools', 'qwen-agent'] },
   { family: 'hermes', pattern: /hermes|nous/, dialects: ['hermes'] },
   {
     family: 'mistral',

@@ -24,11 +24,12 @@ describe('tool-call markers come from the dialect parsers', () => {
     const markupFree = defaultToolCallParsers
       .filter((parser) => !withMarkers.includes(parser))
       .map((parser) => parser.name);
-    assert.deepEqual(markupFree.sort(), ['functionary', 'json', 'react']);
+    assert.deepEqual(markupFree.sort(), ['json', 'react']);
   });
 
   for (const parser of withMarkers) {
     for (const marker of parser.markers ?? []) {
+      if (marker.token || marker.reasoning) continue;
       it(`${parser.name}: ${marker.open} is filtered, gated and stripped`, () => {
         const open = `${marker.open}${marker.requiresTagEnd ? '>' : ''}`;
         const close = marker.closes[0] ?? '';
@@ -39,6 +40,44 @@ describe('tool-call markers come from the dialect parsers', () => {
         assert.equal(withoutToolCallMarkupTags(text, defaultToolCallMarkupMarkers), 'Before  secret  after');
       });
     }
+  }
+
+  const standAlone = withMarkers.flatMap((parser) => (parser.markers ?? []).filter((marker) => marker.token));
+  for (const marker of standAlone) {
+    it(`${marker.open} stands alone: hidden, its text shown, no sign of a call`, () => {
+      const text = `Before ${marker.open} shown after`;
+      assert.equal(filtered(text), 'Before  shown after');
+      assert.equal(looksLikeToolCallPayload(text), false);
+      assert.equal(withoutToolCallMarkupTags(text, defaultToolCallMarkupMarkers), 'Before  shown after');
+    });
+  }
+
+  const reasoningMarkers = withMarkers.flatMap((parser) =>
+    (parser.markers ?? []).filter((marker) => marker.reasoning),
+  );
+  for (const marker of reasoningMarkers) {
+    it(`${marker.open} opens reasoning: handed out as reasoning, never shown or kept, no sign of a call`, () => {
+      const text = `Before ${marker.open} thinking ${marker.closes[0]} after`;
+      const filter = new ToolCallMarkupStreamFilter();
+      let shown = '';
+      let reasoning = '';
+      for (const character of text) {
+        shown += filter.process(character);
+        reasoning += filter.takeReasoning();
+      }
+      shown += filter.flush();
+      reasoning += filter.takeReasoning();
+      assert.equal(shown, 'Before  after');
+      assert.equal(reasoning, ' thinking ');
+      assert.equal(looksLikeToolCallPayload(text), false);
+      assert.equal(withoutToolCallMarkupTags(text, defaultToolCallMarkupMarkers), 'Before  after');
+      // Unclosed at the end of the stream: still reasoning, and never shown.
+      const unclosed = new ToolCallMarkupStreamFilter();
+      assert.equal(unclosed.process(`Hi ${marker.open} still thinking`), 'Hi ');
+      assert.equal(unclosed.openBlock, undefined, 'not a markup block to recover calls from');
+      assert.equal(unclosed.flush(), '');
+      assert.equal(unclosed.takeReasoning(), ' still thinking');
+    });
   }
 
   it("a registered dialect's markers are filtered and gated too", () => {

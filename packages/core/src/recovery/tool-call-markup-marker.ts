@@ -18,6 +18,18 @@ export interface ToolCallMarkupMarker {
    * `<function_callsomething>` stays text).
    */
   readonly requiresTagEnd?: boolean;
+  /**
+   * The marker stands alone (`closes` is empty): it is hidden and what follows it is text, as after a channel
+   * header such as Harmony's `<|channel|>final<|message|>`. It says nothing about a call (the recovery gate
+   * ignores it).
+   */
+  readonly token?: boolean;
+  /**
+   * The block's content is the model's reasoning (Harmony's analysis channel): never shown as answer text nor
+   * kept as such, handed out as reasoning by the stream filter, and no sign of a call (the recovery gate
+   * ignores it).
+   */
+  readonly reasoning?: boolean;
 }
 
 /** The `<function_calls>` block of Anthropic-style XML. */
@@ -31,6 +43,7 @@ export const functionCallsMarker: ToolCallMarkupMarker = Object.freeze({
 export function hasToolCallMarker(text: string, markers: readonly ToolCallMarkupMarker[]): boolean {
   const lower = lowerCaseAscii(text);
   for (const marker of markers) {
+    if (marker.token === true || marker.reasoning === true) continue;
     const open = lowerCaseAscii(marker.open);
     for (let at = lower.indexOf(open); at >= 0; at = lower.indexOf(open, at + 1)) {
       if (!marker.requiresTagEnd || isTagEnd(lower.charCodeAt(at + open.length))) return true;
@@ -42,9 +55,10 @@ export function hasToolCallMarker(text: string, markers: readonly ToolCallMarkup
 const tagPatterns = new WeakMap<readonly ToolCallMarkupMarker[], RegExp>();
 
 /**
- * The text with the markers' tags removed (their content stays): how text that sat inside markup but held no
- * call is shown. An opening tag loses its attributes too (`<invoke name="x">`); a closing tag may have a space
- * before `>`. A tag right after a backtick (inline code) stays.
+ * The text with the markers' tags removed (their content stays, except a reasoning block's, which goes
+ * whole): what a message says once its calls are cut out, without the markup left around them. An opening tag
+ * loses its attributes too (`<invoke name="x">`); a closing tag may have a space before `>`. A tag right after
+ * a backtick (inline code) stays.
  */
 export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCallMarkupMarker[]): string {
   let pattern = tagPatterns.get(markers);
@@ -52,7 +66,13 @@ export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCa
     const alternatives: string[] = [];
     for (const marker of markers) {
       const open = escapeRegExp(marker.open);
-      const isOpenTag = marker.open.startsWith('<') && !marker.open.endsWith('>');
+      if (marker.reasoning === true) {
+        // The whole block, to its first close or the end of the text.
+        const closes = marker.closes.map(escapeRegExp);
+        alternatives.push(`${open}[\\s\\S]*?(?:${[...closes, '$'].join('|')})`);
+        continue;
+      }
+      const isOpenTag = marker.token !== true && marker.open.startsWith('<') && !marker.open.endsWith('>');
       alternatives.push(
         isOpenTag ? `${open}${marker.requiresTagEnd ? '(?=[\\s/>])' : ''}(?:[^<>]*>)?` : open,
       );

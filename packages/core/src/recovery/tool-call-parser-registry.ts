@@ -9,6 +9,7 @@ import { kimiToolCallParser } from './dialects/kimi-tool-call-parser.ts';
 import { mistralArgumentsToolCallParser } from './dialects/mistral-args-tool-call-parser.ts';
 import { namedToolCallTagParser } from './dialects/named-tool-call-tag-parser.ts';
 import { pythonicToolCallParser } from './dialects/pythonic-tool-call-parser.ts';
+import { qwenAgentToolCallParser } from './dialects/qwen-agent-tool-call-parser.ts';
 import { reactToolCallParser } from './dialects/react-tool-call-parser.ts';
 import { xmlInvokeToolCallParser } from './dialects/xml-invoke-tool-call-parser.ts';
 import { endOfTurnToken } from './end-of-turn-tokens.ts';
@@ -30,6 +31,7 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
   xmlInvokeToolCallParser,
   functionTagToolCallParser,
   namedToolCallTagParser,
+  qwenAgentToolCallParser,
   // A model that ends its ChatML turn without closing the tag ends the block too.
   createDelimitedJsonToolCallParser({
     name: 'hermes',

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { tools } from '../recovery/__fixtures__/tool-definitions.ts';
+import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
+import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import { AnswerStreamFilter } from './answer-stream-filter.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -67,27 +69,55 @@ describe('AnswerStreamFilter', () => {
     assert.equal(filter.process('weather is sunny'), 'get_weather is sunny');
   });
 
+  it('holds an xml fence that opens with call markup, and releases one that cannot be a call at once', () => {
+    const filter = answer();
+    assert.equal(filter.process('```xml\n<tool_'), '');
+    assert.equal(
+      filter.process('call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n'),
+      '',
+    );
+    assert.equal(filter.process('```'), '');
+    assert.equal(filter.flush(), '');
+    assert.equal(answer().process('```xml\n<co'), '```xml\n<co', 'a tag no dialect opens with');
+    const unnamed = new AnswerStreamFilter({ tools, holdLimit: 40 });
+    assert.equal(unnamed.process('```xml\n<tool_call>\n{"tool": "x", "input": "'), '');
+    const more = 'y'.repeat(30);
+    assert.equal(
+      unnamed.process(more),
+      `\`\`\`xml\n<tool_call>\n{"tool": "x", "input": "${more}`,
+      'no declared tool named within the hold limit',
+    );
+  });
+
   it('holds a pythonic call, also inside a tool_code fence with print()', () => {
     assert.equal(run(answer(), ['[get_weather(', 'city="Oslo")]']).text, '');
     assert.equal(run(answer(), [...'```tool_code\nprint(get_weather(city="Oslo"))\n```']).text, '');
   });
 
-  it('recovers an unclosed block at the end, and shows one that holds no call without its tags', () => {
+  it('recovers an unclosed block at the end, and shows one that holds no call exactly as written', () => {
     assert.equal(
       run(answer(), ['Sure. <tool_call>{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}']).text,
       'Sure. ',
     );
     assert.equal(
       run(answer(), ['Sure. <tool_call>', 'I cannot call tools here.']).text,
-      'Sure. I cannot call tools here.',
+      'Sure. <tool_call>I cannot call tools here.',
     );
   });
 
-  it('without tools behaves exactly like the markup filter', () => {
+  it('shows a closed block that holds no call as written, when it closes', () => {
+    const filter = answer();
+    assert.equal(filter.process('Wrap it in <tool_call>'), 'Wrap it in ');
+    assert.equal(filter.process('…</tool_call> tags.'), '<tool_call>…</tool_call> tags.');
+    assert.equal(filter.flush(), '');
+  });
+
+  it('without tools holds nothing back and shows markup blocks as written (no call can be in them)', () => {
     const text = '{"name": "get_weather", "arguments": {"city": "Oslo"}} <tool_call>x</tool_call>y';
+    assert.equal(run(new AnswerStreamFilter({ tools: [] }), [...text]).text, text);
     assert.equal(
-      run(new AnswerStreamFilter({ tools: [] }), [...text]).text,
       run(new ToolCallMarkupStreamFilter(), [...text]).text,
+      '{"name": "get_weather", "arguments": {"city": "Oslo"}} y',
     );
   });
 });
@@ -186,6 +216,42 @@ describe('AnswerStreamFilter: property-based', () => {
         assert.deepEqual(held.outputs, plain.outputs, 'same text after every chunk: no delay');
         assert.equal(held.text, text);
       }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('prose that holds markers but no call is shown byte for byte, whatever the chunking', () => {
+    // The markers a model may mention in prose (not the channel tokens or reasoning blocks, which are markup
+    // whatever they hold), each alone, closed around words, or unclosed as the last thing.
+    const mentionable = defaultToolCallMarkupMarkers.filter((marker) => !marker.token && !marker.reasoning);
+    const mentionWords = fc.array(fc.constantFrom('wrap', 'calls', 'in', 'tags', 'the', 'model', ' ', '\n'), {
+      maxLength: 6,
+    });
+    const opening = (marker: ToolCallMarkupMarker) =>
+      marker.requiresTagEnd ? `${marker.open}>` : marker.open;
+    const segment = fc.oneof(
+      mentionWords.map((list) => ` ${list.join(' ')} `),
+      fc
+        .tuple(fc.constantFrom(...mentionable), mentionWords)
+        .filter(([marker]) => marker.closes.length > 0)
+        .map(([marker, list]) => `${opening(marker)} ${list.join(' ')} ${marker.closes[0]}`),
+    );
+    const last = fc.option(
+      fc
+        .tuple(fc.constantFrom(...mentionable), mentionWords)
+        .map(([marker, list]) => ` ${opening(marker)} ${list.join(' ')}`),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom('Models', 'Note:', 'Weak models'),
+        fc.array(segment, { maxLength: 5 }),
+        last,
+        cuts,
+        (first, middle, tail, positions) => {
+          const text = `${first}${middle.join('')}${tail ?? ''}`;
+          assert.equal(run(answer(), splitAt(text, positions)).text, text);
+        },
+      ),
       { numRuns: 600 },
     );
   });

@@ -2,8 +2,8 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { hasToolCallShape, holdsToolCall } from '../recovery/holds-tool-call.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
-import { withoutToolCallMarkupTags } from '../recovery/tool-call-markup-marker.ts';
 import {
   defaultToolCallMarkupMarkers,
   defaultToolCallParsers,
@@ -34,11 +34,13 @@ type State = 'deciding' | 'call' | 'streaming';
 /**
  * The text of a streamed answer that the user should see. It hides tool-call markup (the dialects' markers, also
  * split over chunks, also a closing marker without its opening one) and holds back an answer that starts like a
- * bare call — a JSON object or array, `name(` or `[name(` of a declared tool, a fenced `json` / `tool_code` /
- * `python` block — until it either cannot be a call of a declared tool (then it is released unchanged, within a
+ * bare call — a JSON object or array, `name(` or `[name(` of a declared tool, Functionary's `>>>name`, a fenced
+ * `json` / `tool_code` / `python` block, an `xml` fence opening with call markup — until it either cannot be a call of a declared tool (then it is released unchanged, within a
  * few hundred characters) or the stream ends (then the calls are cut out and the prose around them is shown).
- * Prose that does not start like a call streams without delay. An unclosed markup block at the end is
- * recovered, or shown without its tags when it holds no call. Same shape as `ToolCallMarkupStreamFilter`:
+ * Prose that does not start like a call streams without delay. A markup block that holds no call (prose that
+ * mentions `<tool_call>`, say) is shown exactly as written once it closes or the stream ends; one that holds
+ * calls shows the prose around them, and one shaped like a call of an undeclared tool shows nothing. The content of reasoning blocks (Harmony's
+ * analysis channel) is handed out by `takeReasoning` instead of being shown. Same shape as `ToolCallMarkupStreamFilter`:
  * `process(chunk)` and `flush()` return the text to show. The raw text must be kept by the caller for
  * recovery.
  */
@@ -60,10 +62,16 @@ export class AnswerStreamFilter {
       this.#parsers === defaultToolCallParsers
         ? defaultToolCallMarkupMarkers
         : toolCallMarkupMarkersOf(this.#parsers);
-    this.#markup = new ToolCallMarkupStreamFilter(this.#markers);
+    // A closed block that holds no call is prose that happens to hold a marker: shown as written.
+    this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
+      release: (block) => this.#withoutCalls(block, true),
+    });
     this.#classifier =
       this.#tools.length > 0
-        ? new CallStartClassifier(this.#tools, { holdLimit: options.holdLimit ?? 400 })
+        ? new CallStartClassifier(this.#tools, {
+            holdLimit: options.holdLimit ?? 400,
+            markers: this.#markers,
+          })
         : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
@@ -75,14 +83,19 @@ export class AnswerStreamFilter {
     return this.#hold(visible);
   }
 
+  /**
+   * The reasoning read since the last call, possibly empty: the content of reasoning blocks (Harmony's analysis
+   * channel), which is never shown as answer text.
+   */
+  takeReasoning(): string {
+    return this.#markup.takeReasoning();
+  }
+
   /** Ends the stream: returns the rest of the text to show (held text without its recovered calls). */
   flush(): string {
     const block = this.#markup.openBlock;
     let rest = this.#markup.flush();
-    if (block !== undefined) {
-      const calls = this.#extract(block);
-      rest = calls.length > 0 ? withoutToolCallText(block, calls, this.#markers) : this.#untagged(block);
-    }
+    if (block !== undefined) rest = this.#withoutCalls(block, false);
     if (this.#state === 'streaming') return rest;
     const held = this.#held + rest;
     this.#held = '';
@@ -100,7 +113,9 @@ export class AnswerStreamFilter {
     if (verdict.kind === 'wait') return '';
     if (verdict.kind === 'complete') {
       const calls = this.#extract(this.#held.slice(0, verdict.end));
-      if (calls.some((call) => callOpensAnswer(this.#held, call.start, verdict.bodyStart))) {
+      const opens = (call: LocatedToolCall) =>
+        verdict.markup === true || callOpensAnswer(this.#held, call.start, verdict.bodyStart);
+      if (calls.some(opens)) {
         this.#state = 'call';
         return '';
       }
@@ -119,8 +134,17 @@ export class AnswerStreamFilter {
     });
   }
 
-  #untagged(block: string): string {
-    return withoutToolCallMarkupTags(block, this.#markers);
+  /**
+   * A markup block without its calls; exactly as written when it holds none (it is prose then). A block shaped
+   * like a call of an undeclared tool stays hidden: that is a call, never prose.
+   */
+  #withoutCalls(block: string, closed: boolean): string {
+    // Most closed blocks are plainly calls (a JSON name key, an `<invoke name=`): hidden whole, nothing to
+    // extract. An unclosed one runs to the end of the stream and may hold prose after its call.
+    if (closed && this.#tools.length > 0 && hasToolCallShape(block)) return '';
+    const calls = this.#extract(block);
+    if (calls.length > 0) return withoutToolCallText(block, calls, this.#markers);
+    return holdsToolCall(block, this.#tools, this.#parsers) ? '' : block;
   }
 }
 

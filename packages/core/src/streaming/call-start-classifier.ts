@@ -1,22 +1,51 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { callArgumentKeys, callNameKeys, callWrapperKeys } from '../recovery/match-json-tool-calls.ts';
-import { isWhitespaceCode, skipWhitespace, toolNamespacePrefixes } from '../recovery/text-search.ts';
+import {
+  isWhitespaceCode,
+  lowerCaseAscii,
+  skipWhitespace,
+  toolNamespacePrefixes,
+} from '../recovery/text-search.ts';
+import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { indexToolDefinitions } from '../recovery/tool-schema-index.ts';
 
 /** What the start of an answer is, so far. */
 export type CallStartVerdict =
   | { readonly kind: 'wait' }
   | { readonly kind: 'prose' }
-  /** A bracketed value that could be a call is complete at `end`; its body starts at `bodyStart`. */
-  | { readonly kind: 'complete'; readonly end: number; readonly bodyStart: number };
+  /**
+   * A bracketed value that could be a call is complete at `end`; its body starts at `bodyStart`. `markup`: the
+   * value is a fenced block of call markup (a call anywhere in it is the answer's opening).
+   */
+  | {
+      readonly kind: 'complete';
+      readonly end: number;
+      readonly bodyStart: number;
+      readonly markup?: boolean;
+    };
 
 /** Options for {@link CallStartClassifier}. */
 export interface CallStartClassifierOptions {
   /** Characters a JSON start may run without a sign of being a call. */
   readonly holdLimit: number;
+  /**
+   * The dialects' markers: a fenced `xml` block that opens with one of them (a call dialect's, not a channel
+   * token) may be a call written as markup.
+   */
+  readonly markers?: readonly ToolCallMarkupMarker[];
 }
 
-const fenceLanguages = ['', 'json', 'tool_code', 'python', 'py', 'tool_call', 'tool_calls'];
+/** Where the body of a possible call starts; `named`: a declared tool is already named before it. */
+interface Body {
+  readonly kind: 'body';
+  readonly bodyStart: number;
+  readonly isJson: boolean;
+  readonly named?: boolean;
+  /** The body is a fenced block of call markup. */
+  readonly markup?: boolean;
+}
+
+const fenceLanguages = ['', 'json', 'tool_code', 'python', 'py', 'tool_call', 'tool_calls', 'xml'];
 const maximumFenceLineLength = 24;
 const quotedToken = /["']([^"'\n]{1,64})["']/g;
 
@@ -24,15 +53,20 @@ const quotedToken = /["']([^"'\n]{1,64})["']/g;
  * Decides, chunk by chunk, whether the visible start of an answer (after whitespace and a code fence opener) is
  * the start of a bare tool call: a JSON object or array, `name(` or `[name(` where `name` is a declared tool (also
  * `functions.name(`, `default_api.name(`, `name.call(`, and `print(name(` inside a `tool_code` / `python`
- * fence). A JSON start stays a candidate while its first token is a key and, within `holdLimit` characters, it
+ * fence), or Functionary's `>>>name` newline `{json}`. A JSON start stays a candidate while its first token is a key and, within `holdLimit` characters, it
  * quotes a tool name, a parameter name or a call key. The scan over the body is incremental (each character is
  * looked at once), so holding a long call costs linear time.
  */
 export class CallStartClassifier {
+  readonly #names = new Set<string>();
   readonly #callees = new Set<string>();
   readonly #signals = new Set<string>();
   readonly #holdLimit: number;
+  /** The opening markers of call markup, lower-cased. */
+  readonly #markupOpens: readonly string[];
   #bodyStart = -1;
+  /** The body is a fenced block of call markup (see {@link #markupBody}). */
+  #markup = false;
   #isJson = false;
   #signal = false;
   #scanned = 0;
@@ -43,7 +77,9 @@ export class CallStartClassifier {
 
   constructor(tools: readonly ToolDefinition[], options: CallStartClassifierOptions) {
     this.#holdLimit = options.holdLimit;
+    this.#markupOpens = markupOpensOf(options.markers ?? []);
     for (const tool of indexToolDefinitions(tools).values()) {
+      this.#names.add(tool.name);
       this.#callees.add(tool.name).add(`${tool.name}.call`);
       this.#signals.add(tool.name);
       for (const prefix of toolNamespacePrefixes) {
@@ -58,6 +94,7 @@ export class CallStartClassifier {
   /** Forgets the answer seen so far (a new stream starts). */
   reset(): void {
     this.#bodyStart = -1;
+    this.#markup = false;
     this.#isJson = false;
     this.#signal = false;
     this.#scanned = 0;
@@ -74,9 +111,11 @@ export class CallStartClassifier {
       if (found.kind !== 'body') return found;
       this.#bodyStart = found.bodyStart;
       this.#isJson = found.isJson;
-      this.#signal = !found.isJson;
+      this.#markup = found.markup === true;
+      this.#signal = (!found.isJson && !this.#markup) || found.named === true;
       this.#scanned = found.bodyStart;
     }
+    if (this.#markup) return this.#classifyMarkup(held);
     const end = this.#scan(held);
     if (end === -2) return { kind: 'prose' };
     if (end >= 0) return { kind: 'complete', end, bodyStart: this.#bodyStart };
@@ -84,6 +123,28 @@ export class CallStartClassifier {
       const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
       for (const match of window.matchAll(quotedToken)) {
         if (this.#signals.has(match[1]!.trim())) {
+          this.#signal = true;
+          break;
+        }
+      }
+      if (!this.#signal && held.length - this.#bodyStart > this.#holdLimit) return { kind: 'prose' };
+    }
+    return { kind: 'wait' };
+  }
+
+  /**
+   * A fenced block of call markup is complete at its closing fence; it is prose when no declared tool is named
+   * within the hold limit. The closing fence is searched from where the last search ended (linear overall).
+   */
+  #classifyMarkup(held: string): CallStartVerdict {
+    const from = Math.max(this.#bodyStart, this.#scanned - 2);
+    const close = held.indexOf('```', from);
+    if (close >= 0) return { kind: 'complete', end: close + 3, bodyStart: this.#bodyStart, markup: true };
+    this.#scanned = held.length;
+    if (!this.#signal) {
+      const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
+      for (const name of this.#names) {
+        if (window.includes(name)) {
           this.#signal = true;
           break;
         }
@@ -127,11 +188,10 @@ export class CallStartClassifier {
     return -1;
   }
 
-  #findBody(
-    held: string,
-  ): { kind: 'wait' } | { kind: 'prose' } | { kind: 'body'; bodyStart: number; isJson: boolean } {
+  #findBody(held: string): { kind: 'wait' } | { kind: 'prose' } | Body {
     let index = skipWhitespace(held, 0);
     if (index >= held.length) return { kind: 'wait' };
+    if (held.charCodeAt(index) === 0x3e) return this.#recipientBody(held, index);
     let fenced = false;
     if (held.charCodeAt(index) === 0x60) {
       if (!'```'.startsWith(held.slice(index, index + 3))) return { kind: 'prose' };
@@ -150,6 +210,7 @@ export class CallStartClassifier {
       fenced = true;
       index = skipWhitespace(held, lineEnd + 1);
       if (index >= held.length) return { kind: 'wait' };
+      if (held.charCodeAt(index) === 0x3c) return this.#markupBody(held, index);
     }
     const first = held[index]!;
     if (first === '{') return { kind: 'body', bodyStart: index, isJson: true };
@@ -162,6 +223,44 @@ export class CallStartClassifier {
     }
     const callee = this.#callee(held, index, fenced);
     return callee === 'call' ? { kind: 'body', bodyStart: index, isJson: false } : callee;
+  }
+
+  /**
+   * Functionary's `>>>name` newline `{json}` at `from`, where `name` is a declared tool: the JSON arguments are
+   * the body, and the tool is already named. Anything else after `>` (a quote, a Python prompt) is prose.
+   */
+  #recipientBody(held: string, from: number): { kind: 'wait' } | { kind: 'prose' } | Body {
+    const prompt = held.slice(from, from + 3);
+    if (!'>>>'.startsWith(prompt)) return { kind: 'prose' };
+    if (prompt.length < 3) return { kind: 'wait' };
+    let end = from + 3;
+    while (end < held.length && end - from < 256 && /[\w.-]/.test(held[end]!)) end++;
+    const name = held.slice(from + 3, end);
+    if (end >= held.length) {
+      for (const known of this.#names) if (known.startsWith(name)) return { kind: 'wait' };
+      return { kind: 'prose' };
+    }
+    if (!this.#names.has(name)) return { kind: 'prose' };
+    const body = skipWhitespace(held, end);
+    if (body >= held.length) return { kind: 'wait' };
+    return held[body] === '{'
+      ? { kind: 'body', bodyStart: body, isJson: true, named: true }
+      : { kind: 'prose' };
+  }
+
+  /**
+   * A fenced block whose first tag, at `from`, opens call markup (`<tool_call>`, `<function_calls>`, …): models
+   * quote their call in an `xml` fence, where the markup filter leaves it alone as a code sample. Any other tag
+   * is prose at once.
+   */
+  #markupBody(held: string, from: number): { kind: 'wait' } | { kind: 'prose' } | Body {
+    const start = lowerCaseAscii(held.slice(from, from + 64));
+    let partial = false;
+    for (const open of this.#markupOpens) {
+      if (start.startsWith(open)) return { kind: 'body', bodyStart: from, isJson: false, markup: true };
+      if (open.startsWith(start)) partial = true;
+    }
+    return partial ? { kind: 'wait' } : { kind: 'prose' };
   }
 
   /** Whether a declared tool is being called at `from` (`name(`), possibly inside `print(`. */
@@ -184,4 +283,18 @@ export class CallStartClassifier {
     }
     return { kind: 'prose' };
   }
+}
+
+// A classifier is made per model step, nearly always with the same marker list: its openings are listed once.
+const markupOpensByList = new WeakMap<readonly ToolCallMarkupMarker[], readonly string[]>();
+
+function markupOpensOf(markers: readonly ToolCallMarkupMarker[]): readonly string[] {
+  let opens = markupOpensByList.get(markers);
+  if (opens === undefined) {
+    opens = markers
+      .filter((marker) => marker.token !== true && marker.reasoning !== true && marker.open.startsWith('<'))
+      .map((marker) => lowerCaseAscii(marker.open));
+    markupOpensByList.set(markers, opens);
+  }
+  return opens;
 }

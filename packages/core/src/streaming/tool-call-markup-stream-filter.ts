@@ -1,14 +1,28 @@
+import { CodeSpanTracker } from '../recovery/code-span-tracker.ts';
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
-import { CodeSpanTracker } from './code-span-tracker.ts';
 
 interface PreparedMarker {
   readonly open: string;
-  /** A closing marker met outside any block (the model forgot the opening one): hidden, nothing else. */
-  readonly orphanClose: boolean;
+  /**
+   * Hidden, nothing else: a closing marker met outside any block (the model forgot the opening one), or a
+   * marker that stands alone (a channel header).
+   */
+  readonly alone: boolean;
+  /** The block's content is reasoning (see {@link ToolCallMarkupMarker.reasoning}). */
+  readonly reasoning: boolean;
   readonly closes: readonly string[];
   readonly requiresTagEnd: boolean;
   readonly maxCloseLength: number;
+}
+
+/** Options for {@link ToolCallMarkupStreamFilter}. */
+export interface ToolCallMarkupStreamFilterOptions {
+  /**
+   * What to show for a markup block once it closes, given its raw text (markers included): by default
+   * nothing. The answer filter shows a block that holds no call as written.
+   */
+  readonly release?: (block: string) => string;
 }
 
 /**
@@ -21,12 +35,16 @@ interface PreparedMarker {
  * call is proportional to the chunk (the held-back text is shorter than the longest marker): candidate
  * positions are found with native `indexOf` on the markers' first characters, and markers are compared
  * case-insensitively in place, without lower-casing the chunk. The raw text must be kept separately by the
- * caller for recovery.
+ * caller for recovery. The content of a reasoning block (Harmony's analysis channel) is handed out by
+ * {@link ToolCallMarkupStreamFilter.takeReasoning} instead.
  */
 export class ToolCallMarkupStreamFilter {
   readonly #markers: readonly PreparedMarker[];
-  /** Every spelling (lower and upper case) of every marker's first character. */
-  readonly #firstCharacters: readonly string[];
+  /**
+   * A character class of every spelling (lower and upper case) of every marker's first character: one native
+   * search finds the next place a marker may start.
+   */
+  readonly #firstPattern: RegExp;
   /** Markers by their first two (lower-case) characters, so a `<` in prose is checked against few markers. */
   readonly #byPrefix: ReadonlyMap<string, PreparedMarker[]>;
   /** Markers by their first character, for a candidate at the very end of the buffer. */
@@ -40,11 +58,18 @@ export class ToolCallMarkupStreamFilter {
   #code = new CodeSpanTracker();
   /** How far into the current buffer {@link #code} has read. */
   #codeAt = 0;
+  readonly #release: ((block: string) => string) | undefined;
+  /** Reasoning read since the last {@link takeReasoning}. */
+  #reasoning = '';
 
-  constructor(markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers) {
+  constructor(
+    markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers,
+    options: ToolCallMarkupStreamFilterOptions = {},
+  ) {
+    this.#release = options.release;
     const prepared = preparedMarkersOf(markers);
     this.#markers = prepared.markers;
-    this.#firstCharacters = prepared.firstCharacters;
+    this.#firstPattern = new RegExp(prepared.firstPattern.source, 'g');
     this.#byPrefix = prepared.byPrefix;
     this.#byFirst = prepared.byFirst;
     this.#hasSingleCharacterMarker = prepared.hasSingleCharacterMarker;
@@ -68,7 +93,14 @@ export class ToolCallMarkupStreamFilter {
    * outside a block: after the last chunk it is the unclosed block that {@link flush} drops.
    */
   get openBlock(): string | undefined {
-    return this.#inside ? this.#block + this.#pending : undefined;
+    return this.#inside && !this.#inside.reasoning ? this.#block + this.#pending : undefined;
+  }
+
+  /** The reasoning read since the last call (the content of reasoning blocks), possibly empty. */
+  takeReasoning(): string {
+    const reasoning = this.#reasoning;
+    this.#reasoning = '';
+    return reasoning;
   }
 
   #keep(text: string): void {
@@ -82,7 +114,9 @@ export class ToolCallMarkupStreamFilter {
       if (this.#inside) {
         const marker = this.#inside;
         if (marker.closes.length === 0) {
-          this.#keep(position === 0 ? buffer : buffer.slice(position));
+          const rest = position === 0 ? buffer : buffer.slice(position);
+          if (marker.reasoning) this.#reasoning += rest;
+          else this.#keep(rest);
           return output;
         }
         let closeAt = -1;
@@ -97,13 +131,22 @@ export class ToolCallMarkupStreamFilter {
         if (closeAt < 0) {
           // Keep just enough to recognise a closing marker split across chunks.
           const keepFrom = Math.max(position, buffer.length - (marker.maxCloseLength - 1));
-          this.#keep(buffer.slice(position, keepFrom));
+          if (marker.reasoning) this.#reasoning += buffer.slice(position, keepFrom);
+          else this.#keep(buffer.slice(position, keepFrom));
           this.#pending = buffer.slice(keepFrom);
           return output;
         }
+        const end = closeAt + closeLength;
+        if (marker.reasoning) this.#reasoning += buffer.slice(position, closeAt);
+        else if (this.#release && this.#block.length < maximumBlockLength) {
+          const shown = this.#release(this.#block + buffer.slice(position, end));
+          // Shown text is read like any other: a backtick in it opens code.
+          this.#code.advance(shown);
+          output += shown;
+        }
         this.#inside = undefined;
         this.#block = '';
-        position = closeAt + closeLength;
+        position = end;
         this.#codeAt = position;
         continue;
       }
@@ -119,7 +162,7 @@ export class ToolCallMarkupStreamFilter {
         return output;
       }
       position = found.index + found.marker.open.length;
-      if (found.marker.orphanClose) continue;
+      if (found.marker.alone) continue;
       this.#inside = found.marker;
       this.#block = buffer.slice(found.index, position);
     }
@@ -128,6 +171,7 @@ export class ToolCallMarkupStreamFilter {
 
   /** Ends the stream: returns held-back text, or nothing when the stream ended inside a block. */
   flush(): string {
+    if (this.#inside?.reasoning) this.#reasoning += this.#pending;
     const rest = this.#inside ? '' : this.#pending;
     this.#pending = '';
     this.#inside = undefined;
@@ -138,8 +182,8 @@ export class ToolCallMarkupStreamFilter {
   }
 
   #mayHoldMarker(chunk: string): boolean {
-    for (const character of this.#firstCharacters) if (chunk.includes(character)) return true;
-    return false;
+    this.#firstPattern.lastIndex = 0;
+    return this.#firstPattern.test(chunk);
   }
 
   #candidatesAt(buffer: string, index: number): readonly PreparedMarker[] {
@@ -160,11 +204,11 @@ export class ToolCallMarkupStreamFilter {
     | { kind: 'none' }
     | { kind: 'partial'; index: number }
     | { kind: 'full'; index: number; marker: PreparedMarker } {
-    const next = this.#firstCharacters.map((character) => buffer.indexOf(character, from));
+    const pattern = this.#firstPattern;
+    pattern.lastIndex = from;
     while (true) {
-      let index = -1;
-      for (const candidate of next) if (candidate >= 0 && (index < 0 || candidate < index)) index = candidate;
-      if (index < 0) return { kind: 'none' };
+      if (!pattern.test(buffer)) return { kind: 'none' };
+      const index = pattern.lastIndex - 1;
       let full: PreparedMarker | undefined;
       let partial = false;
       this.#code.advance(buffer, this.#codeAt, index);
@@ -177,9 +221,7 @@ export class ToolCallMarkupStreamFilter {
       }
       if (partial) return { kind: 'partial', index };
       if (full) return { kind: 'full', index, marker: full };
-      for (let slot = 0; slot < next.length; slot++) {
-        if (next[slot] === index) next[slot] = buffer.indexOf(this.#firstCharacters[slot]!, index + 1);
-      }
+      pattern.lastIndex = index + 1;
     }
   }
 }
@@ -246,6 +288,7 @@ function lowerCode(code: number): number {
 interface PreparedMarkers {
   readonly markers: readonly PreparedMarker[];
   readonly firstCharacters: readonly string[];
+  readonly firstPattern: RegExp;
   readonly byPrefix: ReadonlyMap<string, PreparedMarker[]>;
   readonly byFirst: ReadonlyMap<string, PreparedMarker[]>;
   readonly hasSingleCharacterMarker: boolean;
@@ -266,7 +309,8 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
   const markers: PreparedMarker[] = [
     ...usable.map((marker) => ({
       open: lowerCaseAscii(marker.open),
-      orphanClose: false,
+      alone: marker.token === true,
+      reasoning: marker.reasoning === true,
       closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
       requiresTagEnd: marker.requiresTagEnd === true,
       maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
@@ -275,7 +319,8 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
       .filter((close) => !opens.has(close))
       .map((close) => ({
         open: close,
-        orphanClose: true,
+        alone: true,
+        reasoning: false,
         closes: [],
         requiresTagEnd: false,
         maxCloseLength: 0,
@@ -289,9 +334,11 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
     // would be unbounded, so it is looked up by its first character alone (see #candidatesAt).
     if (marker.open.length > 1) addTo(byPrefix, marker.open.slice(0, 2), marker);
   }
+  const firstCharacters = spellings(markers.map((marker) => marker.open[0]!));
   const prepared: PreparedMarkers = {
     markers,
-    firstCharacters: spellings(markers.map((marker) => marker.open[0]!)),
+    firstCharacters,
+    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`),
     byPrefix,
     byFirst,
     hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
@@ -312,4 +359,8 @@ function spellings(characters: readonly string[]): string[] {
 // ASCII-only lower-casing of the markers themselves.
 function lowerCaseAscii(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+function escapeClassCharacter(character: string): string {
+  return /[\\\]^-]/.test(character) ? `\\${character}` : character;
 }

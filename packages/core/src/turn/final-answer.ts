@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { holdsToolCall } from '../recovery/holds-tool-call.ts';
 import { withoutToolCallMarkupTags } from '../recovery/tool-call-markup-marker.ts';
 import {
   defaultToolCallMarkupMarkers,
@@ -46,17 +46,4 @@ export function finishWithAnswer(options: FinishWithAnswerOptions): string {
     ...(step.reasoning ? { reasoning: step.reasoning } : {}),
   });
   return answer;
-}
-
-/**
- * Whether raw output holds a tool call: one can be extracted, or an `<invoke>` is there (a zero-parameter call
- * to an unknown tool is still a call, and never an answer). Stricter than `looksLikeToolCallPayload`, which
- * also counts a bare marker: a marker around prose is not a call.
- */
-function holdsToolCall(
-  raw: string,
-  definitions: readonly ToolDefinition[],
-  parsers: readonly ToolCallTextParser[],
-): boolean {
-  return /<invoke\b/i.test(raw) || extractToolCallsFromText(raw, definitions, { parsers }).length > 0;
 }

@@ -120,6 +120,15 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     reasoningOpen = true;
     emit(0, { type: 'reasoning-start' });
   };
+  const addReasoning = (text: string) => {
+    if (!text) return;
+    if (!reasoningOpen && !writer.started && calls.size === 0) {
+      reasoningOpen = true;
+      emit(0, { type: 'reasoning-start' });
+    }
+    reasoning += text;
+    emit(0, { type: 'reasoning-delta', reasoning: text });
+  };
   const emitVisible = (text: string) => {
     if (!text) return;
     closeReasoning();
@@ -138,18 +147,17 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   for await (const event of events) {
     switch (event.type) {
       case 'reasoning-delta':
-        if (!event.text) break;
-        if (!reasoningOpen && !writer.started && calls.size === 0) {
-          reasoningOpen = true;
-          emit(0, { type: 'reasoning-start' });
-        }
-        reasoning += event.text;
-        emit(0, { type: 'reasoning-delta', reasoning: event.text });
+        addReasoning(event.text);
         break;
-      case 'text-delta':
+      case 'text-delta': {
         rawAnswer += event.text;
-        emitVisible(filter.process(event.text));
+        const visible = filter.process(event.text);
+        // Reasoning the model wrote into its text (Harmony's analysis channel, from a server that does not
+        // parse Harmony) is reasoning like the native kind.
+        addReasoning(filter.takeReasoning());
+        emitVisible(visible);
         break;
+      }
       case 'tool-call-start': {
         closeReasoning();
         const id = uniqueCallId(event.id, usedIds);
@@ -215,7 +223,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         break;
     }
   }
-  emitVisible(filter.flush());
+  const rest = filter.flush();
+  addReasoning(filter.takeReasoning());
+  emitVisible(rest);
   closeReasoning();
   return {
     answer,

@@ -54,6 +54,12 @@ export interface RecoveredStep {
   readonly prose: string;
   /** Whether some recovered call was in text the user already saw (then `prose` replaces it on screen). */
   readonly shown: boolean;
+  /**
+   * The calls of `calls` that the output token limit cut off: the step ended on `length` while the call was
+   * still being written (its text runs to the end), so its arguments were completed by repair, not by the
+   * model. They must not run.
+   */
+  readonly cutOff: readonly ToolCall[];
 }
 
 /**
@@ -69,19 +75,30 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
   };
   const locate = (text: string) =>
     text.trim() ? extractLocatedToolCallsFromText(text, definitions, extractOptions) : [];
-  let extracted = locate(step.rawAnswer);
-  if (extracted.length === 0 && step.answer !== step.rawAnswer) extracted = locate(step.answer);
-  if (extracted.length === 0) extracted = locate(step.reasoning);
-  if (extracted.length === 0) return { calls: [], prose: step.answer, shown: false };
+  let source = step.rawAnswer;
+  let extracted = locate(source);
+  for (const next of step.answer !== step.rawAnswer ? [step.answer, step.reasoning] : [step.reasoning]) {
+    if (extracted.length > 0) break;
+    source = next;
+    extracted = locate(source);
+  }
+  if (extracted.length === 0) return { calls: [], prose: step.answer, shown: false, cutOff: [] };
   const shownCalls = locate(step.answer);
-  const calls = extracted.map((call, tab) => ({
-    id: `recovered_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`,
-    name: call.name,
-    arguments: call.arguments,
-    placement: options.placement.at({ turn: options.turn, tab }),
-  }));
-  if (shownCalls.length === 0) return { calls, prose: step.answer, shown: false };
-  return { calls, prose: withoutToolCallText(step.answer, shownCalls), shown: true };
+  // Only the call still being written when the limit struck runs to the end of the text; those before it closed.
+  const writtenEnd = step.finishReason === 'length' ? source.trimEnd().length : Number.POSITIVE_INFINITY;
+  const cutOff: ToolCall[] = [];
+  const calls = extracted.map((call, tab) => {
+    const recovered: ToolCall = {
+      id: `recovered_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`,
+      name: call.name,
+      arguments: call.arguments,
+      placement: options.placement.at({ turn: options.turn, tab }),
+    };
+    if (call.end >= writtenEnd) cutOff.push(recovered);
+    return recovered;
+  });
+  if (shownCalls.length === 0) return { calls, prose: step.answer, shown: false, cutOff };
+  return { calls, prose: withoutToolCallText(step.answer, shownCalls), shown: true, cutOff };
 }
 
 /** The calls of {@link recoverStep}. */

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
 import * as z from 'zod';
 import { scriptedModel, scriptedProviders } from '../llm/__fixtures__/scripted-providers.ts';
+import { resolveLanguageModel } from '../llm/resolve-language-model.ts';
 import type { ScriptedModelServer, ScriptedRequest, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
 import { chunkText, startScriptedModelServer, textSteps } from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
@@ -209,6 +210,22 @@ for (const provider of scriptedProviders) {
         prose: '',
       },
       {
+        name: 'Qwen-Agent ✿FUNCTION✿ / ✿ARGS✿ after prose, with the ✿RESULT✿ stop word left in',
+        written: 'Searching now.\n✿FUNCTION✿: internal_search\n✿ARGS✿: {"queries": ["refunds"]}\n✿RESULT✿',
+        prose: 'Searching now.',
+      },
+      {
+        name: 'a <tool_call> quoted in an xml fence opening the answer',
+        written:
+          '```xml\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>\n```',
+        prose: '',
+      },
+      {
+        name: 'Functionary v3.2 >>>name call opening the answer',
+        written: '>>>internal_search\n{"queries": ["refunds"]}',
+        prose: '',
+      },
+      {
         name: 'Granite <|tool_call|> list with prose after it',
         written:
           '<|tool_call|>[{"name": "internal_search", "arguments": {"queries": ["refunds"]}}]\nI will check that.',
@@ -222,7 +239,7 @@ for (const provider of scriptedProviders) {
           .map((packet) => packet.obj.content)
           .join('');
         assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
-        assert.doesNotMatch(deltas, /<\||<｜|<\/s>|arg_key|<function=/, 'nor its tokens');
+        assert.doesNotMatch(deltas, /<\||<｜|<\/s>|arg_key|<function=|✿|>>>/, 'nor its tokens');
         assert.equal(assistant?.text.trim(), prose);
         const shown = screen(packets);
         assert.ok(shown.endsWith('Refunds take 14 days.'), shown);
@@ -249,6 +266,184 @@ for (const provider of scriptedProviders) {
       assert.equal(deltas[0]?.obj.content, 'Weak', 'the first chunk shows at once');
       assert.equal(screen(packets), text);
     });
+
+    // A model that hits its output token limit mid-call leaves the call unclosed; recovery repairs it into
+    // something readable, but those arguments are a guess: the call must not run.
+    const cutOffCalls: readonly { name: string; written: string }[] = [
+      {
+        name: 'Hermes JSON cut inside a string',
+        written:
+          'Searching.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds", "return pol',
+      },
+      {
+        name: 'bare JSON cut after a key',
+        written: '{"name": "internal_search", "arguments": {"queries": ["refunds"], ',
+      },
+      {
+        name: 'Qwen3-Coder XML cut inside a parameter',
+        written: '<tool_call>\n<function=internal_search>\n<parameter=queries>\n["refunds", "ret',
+      },
+    ];
+    for (const { name, written } of cutOffCalls) {
+      it(`${name}, on finish reason length: not run, the model is told, the user sees why`, async () => {
+        const log: string[] = [];
+        let followUp: ScriptedRequest | undefined;
+        turns.push([...textSteps(chunkText(written, 4)), { type: 'finish', reason: 'length' }]);
+        turns.push({
+          assert: (request) => {
+            followUp = request;
+          },
+          steps: textSteps(['Refunds take 14 days.']),
+        });
+        const { packets, result } = await runTurn({
+          model: model(),
+          messages: question,
+          tools: [searchTool(log)],
+        });
+        assert.deepEqual(log, [], "the tool's execute never ran");
+        assert.equal(result.toolOutcomes.length, 1);
+        assert.equal(result.toolOutcomes[0]?.status, 'call-error');
+        const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+        assert.equal(assistant?.toolCalls[0]?.name, 'internal_search', 'the call stays in the history');
+        const toolResult = followUp?.messages.flatMap((message) => message.toolResults)[0];
+        assert.equal(toolResult?.toolCallId, assistant?.toolCalls[0]?.id);
+        assert.match(
+          toolResult?.content ?? '',
+          /cut off by the output token limit; its arguments are incomplete/,
+        );
+        assert.match(toolResult?.content ?? '', /Call it again with shorter arguments/);
+        const errors = ofType(packets, 'error');
+        assert.equal(errors.length, 1);
+        assert.equal(errors[0]?.obj.code, 'tool_call_cut_off');
+        const started = ofType(packets, 'tool-start');
+        assert.equal(started[0]?.obj.toolName, 'internal_search', 'the user sees which tool');
+        assert.deepEqual(errors[0]?.placement, started[0]?.placement, 'the error is the tool line’s');
+        assert.doesNotMatch(screen(packets), callText);
+        assert.equal(result.answer, 'Refunds take 14 days.');
+      });
+    }
+
+    it('a call that closed before the token limit struck still runs', async () => {
+      const log: string[] = [];
+      turns.push([
+        ...textSteps(
+          chunkText('{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\nI will now', 6),
+        ),
+        { type: 'finish', reason: 'length' },
+      ]);
+      turns.push(textSteps(['Refunds take 14 days.']));
+      const { result } = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
+      assert.deepEqual(log, ['refunds']);
+      assert.equal(result.toolOutcomes[0]?.status, 'success');
+    });
+
+    it('gpt-oss through a server that does not parse Harmony: analysis is reasoning, the call runs, no tokens kept', async () => {
+      const log: string[] = [];
+      let followUp: ScriptedRequest | undefined;
+      turns.push(
+        textSteps(
+          chunkText(
+            '<|channel|>analysis<|message|>Need the refund policy. Search.<|end|><|start|>assistant<|channel|>commentary to=functions.internal_search <|constrain|>json<|message|>{"queries":["refunds"]}<|call|>',
+            5,
+          ),
+        ),
+      );
+      turns.push({
+        assert: (request) => {
+          followUp = request;
+        },
+        steps: textSteps(
+          chunkText(
+            '<|channel|>analysis<|message|>The search answered it.<|end|><|start|>assistant<|channel|>final<|message|>Refunds take 14 days.<|return|>',
+            7,
+          ),
+        ),
+      });
+      // The model id picks the gpt-oss profile (Harmony first), as a self-hosted gpt-oss would.
+      const gptOss = resolveLanguageModel(`openai-compatible:${server.url}/v1#openai/gpt-oss-20b`, {
+        env: { TOOLBUS_API_KEY: 'test-key' },
+      });
+      const { packets, result } = await runTurn({
+        model: provider === 'openai-compatible' ? gptOss : model(),
+        messages: question,
+        tools: [searchTool(log)],
+      });
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.deepEqual(log, ['refunds'], 'the commentary call ran');
+      assert.equal(result.answer, 'Refunds take 14 days.', "only the final channel's text is the answer");
+      assert.equal(screen(packets), 'Refunds take 14 days.');
+      const harmonyToken = /<\|(?:channel|message|start|end|call|return|constrain)\|>/;
+      assert.doesNotMatch(
+        ofType(packets, 'message-delta')
+          .map((packet) => packet.obj.content)
+          .join(''),
+        /<\||Need the refund|search answered/,
+        'neither tokens nor analysis were ever shown',
+      );
+      const reasoning = ofType(packets, 'reasoning-delta')
+        .map((packet) => packet.obj.reasoning)
+        .join('');
+      assert.equal(reasoning, 'Need the refund policy. Search.The search answered it.');
+      // gpt-oss's template refuses a history holding `<|channel|>`: none of its tokens may go back.
+      for (const message of followUp?.messages ?? []) assert.doesNotMatch(message.text, harmonyToken);
+      const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+      assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
+      assert.equal(assistant?.text.trim(), '', 'the analysis is not kept as answer text');
+      for (const message of result.messages) {
+        if (message.role === 'assistant') assert.doesNotMatch(message.content, harmonyToken);
+      }
+      const final = result.messages.at(-1);
+      assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
+    });
+
+    it('Functionary v3.2 >>>all text then a >>>name call: no >>> on screen or in history', async () => {
+      const { packets, assistant } = await recoverTurn(
+        '>>>all\nI will search the policy.\n>>>internal_search\n{"queries": ["refunds"]}',
+        3,
+      );
+      const deltas = ofType(packets, 'message-delta')
+        .map((packet) => packet.obj.content)
+        .join('');
+      assert.doesNotMatch(deltas, />>>all/, 'the header of the text for the user is never shown');
+      assert.equal(ofType(packets, 'message-replace')[0]?.obj.content, 'I will search the policy.');
+      assert.equal(assistant?.text.trim(), 'I will search the policy.');
+      assert.doesNotMatch(screen(packets), />>>/);
+    });
+
+    // Prose that names markup or quotes a call in inline code documents calls; it makes none. It must reach the
+    // screen and the history exactly as written.
+    const documentation: readonly { name: string; text: string }[] = [
+      {
+        name: 'naming <tool_call> without backticks, never closed',
+        text: 'Qwen wraps each call in <tool_call> tags, so the parser looks for that tag.',
+      },
+      {
+        name: 'naming both tags without backticks',
+        text: 'Each call sits between <tool_call> and </tool_call>, one call per block.',
+      },
+      {
+        name: 'a call quoted in inline code',
+        text: 'To search yourself, send `{"name": "internal_search", "arguments": {"queries": ["refunds"]}}` to the API.',
+      },
+    ];
+    for (const { name, text } of documentation) {
+      it(`prose ${name}: shown and kept byte for byte, nothing runs`, async () => {
+        const log: string[] = [];
+        turns.push(textSteps(chunkText(text, 3)));
+        const { packets, result } = await runTurn({
+          model: model(),
+          messages: question,
+          tools: [searchTool(log)],
+        });
+        assert.deepEqual(log, []);
+        assert.equal(result.recoveredToolCalls, 0);
+        assert.equal(result.cycles, 1);
+        assert.equal(result.answer, text);
+        assert.equal(screen(packets), text);
+        const final = result.messages.at(-1);
+        assert.equal(final?.role === 'assistant' ? final.content : undefined, text);
+      });
+    }
 
     it('a draft call in the reasoning loses to the real call in the answer', async () => {
       const log: string[] = [];

@@ -263,14 +263,14 @@ for (const provider of scriptedProviders) {
       assert.equal(server.requests.length - before, 1);
     });
 
-    it('shows prose the markup filter hid when it holds no tool call (empty-answer recovery)', async () => {
+    it('shows prose inside markup exactly as written when it holds no tool call', async () => {
       turns.push(textSteps(['<function_calls>', 'I cannot use tools for this, sorry.', '</function_calls>']));
       const { packets, result } = await runTurn({
         model: model(),
         messages: question,
         tools: [searchTool([])],
       });
-      assert.equal(result.answer, 'I cannot use tools for this, sorry.');
+      assert.equal(result.answer, '<function_calls>I cannot use tools for this, sorry.</function_calls>');
       assert.equal(visibleText(packets), result.answer);
       assert.equal(result.stopReason, 'finished');
     });

@@ -17,9 +17,11 @@ import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { findModelProfile, type ModelProfile } from '../recovery/model-profiles.ts';
 import { ToolCallBatch } from '../runner/run-tool-calls.ts';
+import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
 import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
 import { planToolset, type ToolSearchLimits } from '../tool-search/plan-toolset.ts';
 import { AnswerWriter } from './answer-writer.ts';
+import { answerCutOffCalls } from './cut-off-tool-calls.ts';
 import { finishWithAnswer } from './final-answer.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
 import { recoverStep, recoveryTrigger } from './recover-step-tool-calls.ts';
@@ -213,6 +215,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   const definitions = cycleTools.map((tool) => tool.definition());
   let calls: readonly ToolCall[] = step.toolCalls;
   let content = step.answer;
+  let cutOff: readonly ToolCall[] = [];
   if (
     calls.length === 0 &&
     state.recoveryAttemptsLeft > 0 &&
@@ -220,7 +223,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   ) {
     const recovered = recoverCycle({ ...input, step, definitions });
     if (recovered === 'retry') return 'continue';
-    ({ calls, content } = recovered);
+    ({ calls, content, cutOff } = recovered);
   }
 
   if (calls.length === 0) {
@@ -230,7 +233,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     return 'stop';
   }
   input.onCalls(calls);
-  return runCycleCalls({ options, state, batch, step, calls, content });
+  return runCycleCalls({ options, state, batch, step, calls, content, cutOff, tools: cycleTools });
 }
 
 /**
@@ -240,7 +243,9 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
  */
 function recoverCycle(
   input: CycleInput & { readonly step: LlmStepResult; readonly definitions: readonly ToolDefinition[] },
-): { readonly calls: readonly ToolCall[]; readonly content: string } | 'retry' {
+):
+  | { readonly calls: readonly ToolCall[]; readonly content: string; readonly cutOff: readonly ToolCall[] }
+  | 'retry' {
   const { options, state, step } = input;
   const parsers = options.recovery?.parsers;
   state.recoveryAttemptsLeft -= 1;
@@ -262,10 +267,13 @@ function recoverCycle(
     });
     return 'retry';
   }
-  return { calls: recovered.calls, content: recovered.prose };
+  return { calls: recovered.calls, content: recovered.prose, cutOff: recovered.cutOff };
 }
 
-/** Runs a cycle's calls and puts the exchange into the history: the calls with the prose around them. */
+/**
+ * Runs a cycle's calls and puts the exchange into the history: the calls with the prose around them, then one
+ * result per call. Calls the output token limit cut off are answered without running (see `answerCutOffCalls`).
+ */
 async function runCycleCalls(input: {
   readonly options: RunChatTurnOptions;
   readonly state: TurnState;
@@ -273,10 +281,32 @@ async function runCycleCalls(input: {
   readonly step: LlmStepResult;
   readonly calls: readonly ToolCall[];
   readonly content: string;
+  /** Calls of `calls` cut off by the output token limit: never run. */
+  readonly cutOff: readonly ToolCall[];
+  readonly tools: readonly Tool[];
 }): Promise<'continue' | 'stop'> {
   const { state, step, options } = input;
-  const settled = await (input.batch ?? new ToolCallBatch([], {})).settle(input.calls);
-  state.toolOutcomes.push(...settled.outcomes);
+  const answered = new Map(
+    answerCutOffCalls(input.cutOff, input.tools, state.sink).map((outcome) => [outcome.call.id, outcome]),
+  );
+  const runnable = answered.size > 0 ? input.calls.filter((call) => !answered.has(call.id)) : input.calls;
+  const settled = await (input.batch ?? new ToolCallBatch([], {})).settle(runnable);
+  // One outcome and one result per call, in call order (the settled ones come in the order of `runnable`).
+  const outcomes: ToolCallOutcome[] = [];
+  const results: ChatMessage[] = [];
+  let next = 0;
+  for (const call of input.calls) {
+    const cut = answered.get(call.id);
+    if (cut === undefined) {
+      outcomes.push(settled.outcomes[next]!);
+      results.push(settled.messages[next]!);
+      next += 1;
+      continue;
+    }
+    outcomes.push(cut);
+    results.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: cut.response.llmFacing });
+  }
+  state.toolOutcomes.push(...outcomes);
   const toolCalls: AssistantToolCall[] = input.calls.map((call) => ({
     id: call.id,
     name: call.name,
@@ -288,7 +318,7 @@ async function runCycleCalls(input: {
     ...(step.reasoning ? { reasoning: step.reasoning } : {}),
     toolCalls,
   });
-  for (const message of settled.messages) state.append(message);
+  for (const message of results) state.append(message);
   if (options.signal?.aborted) {
     state.stopReason = 'user-cancelled';
     return 'stop';

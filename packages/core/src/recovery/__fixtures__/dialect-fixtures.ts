@@ -21,6 +21,16 @@ export interface DialectFixture {
    * first, then retracted.
    */
   readonly prose?: string;
+  /**
+   * The reasoning the stream filter hands out (`takeReasoning`), when the text holds reasoning markup such as
+   * Harmony's analysis channel: whatever the chunking, it is exactly this, and never shown.
+   */
+  readonly reasoning?: string;
+  /**
+   * The text holds a chat format's control tokens (Harmony's channel headers and end tokens), which are never
+   * shown even when no call is in it: a fixture without calls then does not stream unchanged.
+   */
+  readonly controlTokens?: boolean;
 }
 
 const oslo: ExtractedToolCall = { name: 'get_weather', arguments: { city: 'Oslo' } };
@@ -189,13 +199,20 @@ export const dialectFixtures: readonly DialectFixture[] = [
     visible: '',
   },
   {
+    name: 'Qwen-Agent ✿FUNCTION✿ / ✿ARGS✿',
+    dialect: 'qwen-agent',
+    model: 'qwen2.5:14b',
+    text: 'Let me check.\n✿FUNCTION✿: get_weather\n✿ARGS✿: {"city": "Oslo"}',
+    calls: [oslo],
+    visible: 'Let me check.\n',
+  },
+  {
     name: 'Functionary v3.2 >>>name',
     dialect: 'functionary',
     model: 'meetkai/functionary-small-v3.2',
     text: '>>>get_weather\n{"city": "Oslo"}',
     calls: [oslo],
-    visible: '>>>get_weather\n{"city": "Oslo"}',
-    prose: '',
+    visible: '',
   },
   {
     name: 'Command R7B <|START_ACTION|>',

@@ -7,9 +7,14 @@ import { readIdentifierEnd } from '../text-search.ts';
 
 const marker = '>>>';
 
-/** Functionary v3.2: `>>>get_weather` newline `{"city": "Oslo"}` (`>>>all` introduces plain text). */
+/**
+ * Functionary v3.2: `>>>get_weather` newline `{"city": "Oslo"}`. Each message starts with `>>>` and its
+ * recipient; `>>>all` newline introduces text for the user, so that header is a stand-alone marker (hidden,
+ * its text shown).
+ */
 export const functionaryToolCallParser: ToolCallTextParser = {
   name: 'functionary',
+  markers: [{ open: '>>>all\n', closes: [], token: true }],
   needles: [marker],
   // `>>>` is searched for (a pass of its own) only when a tool's name follows it.
   detect: (text) => text.includes('>'),

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { endOfTurnToken } from '../end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { parseToolArguments } from '../parse-tool-arguments.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
@@ -7,10 +8,12 @@ import { isWhitespaceCode, readIdentifierEnd } from '../text-search.ts';
 
 const recipient = 'to=functions.';
 const messageMarker = '<|message|>';
-const endMarkers = ['<|call|>', '<|end|>', '<|return|>'];
+const endMarkers = [endOfTurnToken.harmonyCall, endOfTurnToken.harmonyEnd, endOfTurnToken.harmonyReturn];
 const headerStarts = ['<|start|>', '<|channel|>'];
 const channelMarker = '<|channel|>';
-const analysisHeader = '<|channel|>analysis<|message|>';
+/** The header of a Harmony analysis message (the model's reasoning), which ends at `<|end|>`. */
+export const harmonyAnalysisHeader = '<|channel|>analysis<|message|>';
+const analysisHeader = harmonyAnalysisHeader;
 const assistantStart = '<|start|>assistant';
 
 /**
@@ -18,13 +21,23 @@ const assistantStart = '<|start|>assistant';
  * <|constrain|>json<|message|>{json}<|call|>`. The recipient may also sit before `<|channel|>`. The range
  * starts at the header's `<|start|>` (or `<|channel|>`), or at the analysis message right before it, and ends
  * after `<|call|>`.
+ *
+ * A server that does not parse Harmony passes the whole conversation format through as text, so its markers
+ * cover the other messages too: the analysis channel is reasoning (never the answer), the final channel's
+ * and a preamble's headers are hidden with the end tokens, and their text is the answer. gpt-oss's chat
+ * template refuses a history holding `<|channel|>`, so none of these may stay in what is kept either.
  */
 export const harmonyToolCallParser: ToolCallTextParser = {
   name: 'harmony',
   markers: [
-    { open: '<|start|>assistant<|channel|>commentary to=', closes: ['<|call|>'] },
-    { open: '<|channel|>commentary to=', closes: ['<|call|>'] },
-    { open: '<|start|>assistant to=', closes: ['<|call|>'] },
+    { open: '<|start|>assistant<|channel|>commentary to=', closes: [endOfTurnToken.harmonyCall] },
+    { open: '<|channel|>commentary to=', closes: [endOfTurnToken.harmonyCall] },
+    { open: '<|start|>assistant to=', closes: [endOfTurnToken.harmonyCall] },
+    { open: analysisHeader, closes: [endOfTurnToken.harmonyEnd], reasoning: true },
+    { open: assistantStart, closes: [], token: true },
+    { open: '<|channel|>final<|message|>', closes: [], token: true },
+    { open: '<|channel|>commentary<|message|>', closes: [], token: true },
+    { open: endOfTurnToken.harmonyReturn, closes: [], token: true },
   ],
   needles: [recipient, messageMarker, channelMarker, analysisHeader, assistantStart, ...endMarkers],
   // The recipient (words, found by a search of its own) is looked for only when a tool's name follows it.

@@ -34,6 +34,12 @@ export class CodeSpanTracker {
     return this.#inline || this.#fence;
   }
 
+  /** Whether the next (non-backtick) character is inside inline code (not inside a fenced block). */
+  get inInlineCode(): boolean {
+    if (this.#run > 0) this.#endRun();
+    return this.#inline && !this.#fence;
+  }
+
   #endRun(): void {
     if (this.#run >= 3) this.#fence = !this.#fence;
     else if (!this.#fence) this.#inline = !this.#inline;

@@ -1,0 +1,45 @@
+import type { Tool, ToolCall } from '@toolbus/spec';
+import type { PacketSink } from '../emitter/packet-sink.ts';
+import { failureResponse } from '../runner/failure-responses.ts';
+import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
+
+/** The failure code of a call the output token limit cut off (see {@link answerCutOffCalls}). */
+export const CUT_OFF_TOOL_CALL_CODE = 'tool_call_cut_off';
+
+/** What the model reads for a call the output token limit cut off: why it did not run, and what to do. */
+export function cutOffToolCallMessage(name: string): string {
+  return (
+    `The call to "${name}" was cut off by the output token limit; its arguments are incomplete, so it was ` +
+    'not run. Call it again with shorter arguments.'
+  );
+}
+
+/**
+ * Answers the tool calls that the output token limit cut off, without running them (fail closed: repaired
+ * arguments are a guess at what the model meant, and a tool must never run on a guess). Each gets a failure
+ * the model can read, and its consumers see it as a failed tool: `tool-start`, an `error` with the reason,
+ * then `section-end`, at the call's placement.
+ */
+export function answerCutOffCalls(
+  calls: readonly ToolCall[],
+  tools: readonly Tool[],
+  sink: PacketSink,
+): ToolCallOutcome[] {
+  return calls.map((call) => {
+    const message = cutOffToolCallMessage(call.name);
+    const displayName = tools.find((tool) => tool.name === call.name)?.displayName ?? call.name;
+    sink.emitAt(call.placement, {
+      type: 'tool-start',
+      toolCallId: call.id,
+      toolName: call.name,
+      displayName,
+    });
+    sink.emitAt(call.placement, { type: 'error', code: CUT_OFF_TOOL_CALL_CODE, message });
+    sink.emitAt(call.placement, { type: 'section-end' });
+    return {
+      call,
+      status: 'call-error',
+      response: failureResponse('call-error', message, CUT_OFF_TOOL_CALL_CODE),
+    };
+  });
+}
