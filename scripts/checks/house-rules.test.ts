@@ -34,6 +34,10 @@ const plainFetchAllowed: ReadonlyMap<string, string> = new Map([
     'the default under the CLI model client, which talks to the operator-configured model endpoint (often loopback: Ollama, vLLM); no model-chosen URL goes through it',
   ],
   [
+    'packages/core/src/net/node-http-fetch.ts',
+    'the fallback under the server model fetch, for a request it does not carry itself (a Request object, a streamed body) to the operator-configured model endpoint (often loopback); no model-chosen URL goes through it; callers may pass their own',
+  ],
+  [
     'packages/sandbox/src/code-interpreter-client.ts',
     'the default for reaching the operator-configured sandbox service (usually loopback or a private address); no model-chosen URL goes through it',
   ],

@@ -3,3 +3,5 @@
 export type { GuardedConnect, GuardedLookup, LookupAddress } from './net/guarded-connector.ts';
 export type { GuardedFetch, GuardedFetchOptions } from './net/guarded-fetch.ts';
 export { createGuardedFetch } from './net/guarded-fetch.ts';
+export type { NodeHttpFetchOptions } from './net/node-http-fetch.ts';
+export { createNodeHttpFetch } from './net/node-http-fetch.ts';

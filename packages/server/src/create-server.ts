@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { resolveLanguageModel } from '@toolbus/core';
-import { createGuardedFetch } from '@toolbus/core/node';
+import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
 import type { McpRefreshLock } from '@toolbus/mcp';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
@@ -93,12 +93,15 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   // One model object per model name for the process: a provider's model builds its stream-chunk schemas when it is
   // made (about a millisecond), and it holds no per-call state, so every turn can share it.
   const resolvedModels = new Map<string, LanguageModelV4>();
+  // One kept-alive connection pool for every model stream, read over node:http: undici's fetch costs several times
+  // more per streamed chunk, and each token is a chunk (see createNodeHttpFetch).
+  const modelFetch = createNodeHttpFetch();
   const resolveModel =
     options.resolveModel ??
     ((name: string): LanguageModelV4 => {
       let model = resolvedModels.get(name);
       if (model === undefined) {
-        model = resolveLanguageModel(name, { env: process.env });
+        model = resolveLanguageModel(name, { env: process.env, fetch: modelFetch });
         resolvedModels.set(name, model);
       }
       return model;

@@ -1,3 +1,5 @@
+import { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { omitUndefined } from '@toolbus/spec';
 import type { Context } from 'hono';
 import { z } from 'zod';
@@ -16,7 +18,11 @@ import {
   turnParams,
 } from './chat-schemas.ts';
 import type { ChatService } from './chat-service.ts';
-import { type PacketStreamFormat, packetStreamResponse } from './packet-stream-response.ts';
+import {
+  type PacketStreamFormat,
+  packetStreamResponse,
+  writePacketStream,
+} from './packet-stream-response.ts';
 import type { TurnRunner } from './turn-runner.ts';
 
 const chatAccess = { kind: 'user', scope: 'chat' } as const;
@@ -37,13 +43,26 @@ export function registerChatRoutes(
   runner: TurnRunner,
   options: { readonly heartbeatMs?: number | undefined },
 ): void {
-  const stream = (chatId: string, turn: number, after: number, format: PacketStreamFormat) =>
-    packetStreamResponse({
+  const stream = (
+    context: Context,
+    chatId: string,
+    turn: number,
+    after: number,
+    format: PacketStreamFormat,
+  ): Response => {
+    const settings = {
       format,
-      open: (signal) => runner.follow(chatId, turn, after, signal),
+      open: (signal: AbortSignal) => runner.follow(chatId, turn, after, signal),
       headers: { 'x-toolbus-chat-id': chatId, 'x-toolbus-turn': String(turn) },
       ...omitUndefined({ heartbeatMs: options.heartbeatMs }),
-    });
+    };
+    // Served by @hono/node-server: the packets are written to the Node response directly (the same bytes, without
+    // a web stream per connection and a promise per packet); any other host gets the web Response.
+    const outgoing = (context.env as { outgoing?: unknown } | undefined)?.outgoing;
+    if (!(outgoing instanceof ServerResponse)) return packetStreamResponse(settings);
+    writePacketStream({ ...settings, outgoing, after, live: runner.live(chatId, turn) });
+    return RESPONSE_ALREADY_SENT;
+  };
 
   registry.add(
     {
@@ -156,7 +175,7 @@ export function registerChatRoutes(
         context.header('location', streamUrl);
         return context.json({ chatId: params.chatId, turn: live.index, streamUrl }, 202);
       }
-      return stream(params.chatId, live.index, 0, mode);
+      return stream(context, params.chatId, live.index, 0, mode);
     },
   );
   registry.add(
@@ -179,7 +198,7 @@ export function registerChatRoutes(
       const cursorField = query.after === undefined ? 'header.last-event-id' : 'query.after';
       await runner.checkCursor(params.chatId, params.turn, after, cursorField);
       const format = query.format ?? formatFromAccept(context);
-      return stream(params.chatId, params.turn, after, format === 'none' ? 'sse' : format);
+      return stream(context, params.chatId, params.turn, after, format === 'none' ? 'sse' : format);
     },
   );
   registry.add(

@@ -14,6 +14,7 @@ export class LiveTurn {
   readonly ended: Promise<void>;
   readonly #packets: StoredPacket[] = [];
   readonly #waiters = new Set<() => void>();
+  readonly #watchers = new Set<() => void>();
   #done = false;
   #resolveEnded!: () => void;
 
@@ -45,6 +46,24 @@ export class LiveTurn {
       this.#packets.push(packet);
     }
     this.#wake();
+  }
+
+  /** The published packets after sequence `after`, in order. */
+  packetsAfter(after: number): readonly StoredPacket[] {
+    return this.#packets.slice(Math.max(0, after));
+  }
+
+  /**
+   * Calls `listener` synchronously after every publish and at the end (then read {@link lastSequence},
+   * {@link packetsAfter} and {@link done}); returns the function that stops it. The listener of a stream writer
+   * that writes to its socket straight away: no promise and no generator step per packet. A listener that throws
+   * is dropped; the turn and the other followers go on.
+   */
+  watch(listener: () => void): () => void {
+    this.#watchers.add(listener);
+    return () => {
+      this.#watchers.delete(listener);
+    };
   }
 
   /** Marks the turn ended: followers drain what is left and finish. */
@@ -80,8 +99,18 @@ export class LiveTurn {
   }
 
   #wake(): void {
-    const waiters = [...this.#waiters];
-    this.#waiters.clear();
-    for (const wake of waiters) wake();
+    if (this.#waiters.size > 0) {
+      const waiters = [...this.#waiters];
+      this.#waiters.clear();
+      for (const wake of waiters) wake();
+    }
+    for (const watcher of this.#watchers) {
+      try {
+        watcher();
+      } catch {
+        // A follower's failure (its socket) is its own: the turn's writes go on.
+        this.#watchers.delete(watcher);
+      }
+    }
   }
 }

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { StoredPacket } from '@toolbus/storage';
-import { packetStreamResponse } from './packet-stream-response.ts';
+import { LiveTurn } from './live-turn.ts';
+import { packetStreamResponse, writePacketStream } from './packet-stream-response.ts';
 
 async function* slowPackets(delayMs: number): AsyncGenerator<StoredPacket> {
   yield { sequence: 1, packet: { obj: { type: 'message-start' } } };
@@ -53,4 +56,83 @@ test('cancelling the body aborts the reader and ends the packet iterator', async
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(signal?.aborted, true);
   assert.equal(ended, true);
+});
+
+/** Serves one request with `handle`, reads the whole answer (pausing `pauseMs` after its first chunk), closes. */
+async function readFromNode(handle: (outgoing: ServerResponse) => void, pauseMs = 0): Promise<string> {
+  const server = createServer((_incoming, outgoing) => handle(outgoing));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let paused = false;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (!paused && pauseMs > 0) {
+        paused = true;
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
+    }
+    return text;
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+const packetsOf = (count: number, size: number): StoredPacket[] =>
+  Array.from({ length: count }, (_unused, index) => ({
+    sequence: index + 1,
+    packet: { placement: { turn: 0, tab: 0 }, obj: { type: 'message-delta', content: 'x'.repeat(size) } },
+  }));
+
+test('the Node writer sends the bytes of the web response, for a live turn and for a replayed one', async () => {
+  const packets = [{ sequence: 1, packet: {} }, ...packetsOf(5, 3).slice(1)];
+  for (const format of ['sse', 'ndjson'] as const) {
+    async function* replay(): AsyncGenerator<StoredPacket> {
+      yield* packets.slice(2);
+    }
+    const expected = await packetStreamResponse({ format, open: replay }).text();
+    const replayed = await readFromNode((outgoing) =>
+      writePacketStream({ outgoing, format, after: 2, live: undefined, open: replay }),
+    );
+    assert.equal(replayed, expected);
+    const live = new LiveTurn({ chatId: 'c', index: 0, userId: 'u' });
+    live.publish(packets.slice(0, 3));
+    const streamed = readFromNode((outgoing) => {
+      writePacketStream({ outgoing, format, after: 2, live, open: replay });
+      live.publish(packets.slice(3, 4));
+      setTimeout(() => {
+        live.publish(packets.slice(4));
+        live.finish();
+      }, 20);
+    });
+    assert.equal(await streamed, expected);
+  }
+});
+
+test('a live turn outpacing a paused reader: the writer waits for drain, then sends every packet once, in order', async () => {
+  const count = 3000;
+  const packets = packetsOf(count, 1000);
+  const live = new LiveTurn({ chatId: 'c', index: 0, userId: 'u' });
+  let refused = false;
+  const text = await readFromNode((outgoing) => {
+    writePacketStream({ outgoing, format: 'sse', after: 0, live, open: () => undefined as never });
+    // Three megabytes published at once, a packet at a time: more than a socket takes before the reader reads.
+    for (const packet of packets) {
+      live.publish([packet]);
+      if (outgoing.writableNeedDrain) refused = true;
+    }
+    live.finish();
+  }, 200);
+  assert.equal(refused, true, 'the socket never refused a write, so this test did not test waiting');
+  const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+  assert.deepEqual(
+    ids,
+    packets.map((packet) => packet.sequence),
+  );
 });

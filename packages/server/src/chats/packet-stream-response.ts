@@ -1,4 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import type { StoredPacket } from '@toolbus/storage';
+import type { LiveTurn } from './live-turn.ts';
 
 /** How a packet stream is framed: Server-Sent Events, or one JSON object per line. */
 export type PacketStreamFormat = 'sse' | 'ndjson';
@@ -79,19 +81,145 @@ export function packetStreamResponse(options: {
       void iterator.return?.();
     },
   });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': packetStreamContentType(options.format),
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      ...options.headers,
+  return new Response(body, { status: 200, headers: streamHeaders(options.format, options.headers) });
+}
+
+/**
+ * Writes a packet stream straight to a Node response, with the same bytes {@link packetStreamResponse} sends.
+ * A turn running in this process (`live`) is written from its packets in memory when it publishes them: the
+ * packets of one publish go out in one write, with no promise, generator step or web stream per packet (with a
+ * thousand streams open, those cost more than the bytes). A slow reader is not buffered for: while the socket
+ * refuses more, nothing is written, and what was published meanwhile goes out at its `drain`. Any other turn is
+ * read from `open`'s iterator. Closing the connection only stops this writer: the turn goes on.
+ */
+export function writePacketStream(options: {
+  readonly outgoing: ServerResponse;
+  readonly format: PacketStreamFormat;
+  /** The sequence the stream starts after. */
+  readonly after: number;
+  /** The turn, when it runs in this process. */
+  readonly live: LiveTurn | undefined;
+  readonly open: (signal: AbortSignal) => AsyncIterator<StoredPacket>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly heartbeatMs?: number;
+}): void {
+  const { outgoing, format, live } = options;
+  // The client left before the turn started: nothing to write, and no 'close' will come to stop a writer.
+  if (outgoing.destroyed) return;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
+  const heartbeat = format === 'sse' ? ': heartbeat\n\n' : '\n';
+  outgoing.writeHead(200, streamHeaders(format, options.headers));
+  outgoing.flushHeaders();
+  let lastWrite = Date.now();
+  let finished = false;
+  let blocked = false;
+  let stop = () => {};
+  const finish = () => {
+    finished = true;
+    clearInterval(timer);
+    stop();
+  };
+  const end = (text?: string) => {
+    if (finished) return;
+    finish();
+    if (text === undefined) outgoing.end();
+    else outgoing.end(text);
+  };
+  /** Writes `text`; false when the socket wants a `drain` first. */
+  const send = (text: string): boolean => {
+    lastWrite = Date.now();
+    return outgoing.write(text);
+  };
+  // What runs once a refused write has drained (or the connection closed): the writer goes on from where it was.
+  let afterDrain = () => {};
+  const block = () => {
+    blocked = true;
+    outgoing.once('drain', () => {
+      blocked = false;
+      afterDrain();
+    });
+  };
+  // One timer per stream, checking for silence a few times per interval (see packetStreamResponse).
+  const timer = setInterval(
+    () => {
+      if (finished || blocked || Date.now() - lastWrite < heartbeatMs) return;
+      if (!send(heartbeat)) block();
     },
+    Math.max(1, Math.floor(heartbeatMs / 4)),
+  );
+  timer.unref();
+  outgoing.once('close', () => {
+    if (!finished) finish();
+    afterDrain();
   });
+  if (live) {
+    let position = Math.max(0, options.after);
+    const pump = () => {
+      if (finished || blocked) return;
+      if (position < live.lastSequence) {
+        let text = '';
+        for (const packet of live.packetsAfter(position)) text += frame(format, packet);
+        position = live.lastSequence;
+        if (!send(text)) {
+          block();
+          return;
+        }
+      }
+      if (live.done) end();
+    };
+    afterDrain = pump;
+    stop = live.watch(pump);
+    pump();
+    return;
+  }
+  const reader = new AbortController();
+  const iterator = options.open(reader.signal);
+  stop = () => {
+    reader.abort();
+    void iterator.return?.()?.catch(() => undefined);
+  };
+  void (async () => {
+    try {
+      for (;;) {
+        const outcome = await iterator.next();
+        if (finished) return;
+        if (outcome.done) {
+          end();
+          return;
+        }
+        if (!send(frame(format, outcome.value))) {
+          block();
+          await new Promise<void>((resolve) => {
+            afterDrain = resolve;
+          });
+          if (finished) return;
+        }
+      }
+    } catch (error) {
+      end(errorFrame(format, error));
+    }
+  })();
+}
+
+function streamHeaders(
+  format: PacketStreamFormat,
+  headers: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  return {
+    'content-type': packetStreamContentType(format),
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    ...headers,
+  };
 }
 
 function frame(format: PacketStreamFormat, stored: StoredPacket): string {
-  const json = JSON.stringify(wirePacket(stored));
+  // The JSON of {@link wirePacket} without copying the packet: its own JSON with the sequence put first.
+  const own = JSON.stringify(stored.packet);
+  const json =
+    own.length > 2 && own.charCodeAt(0) === 0x7b
+      ? `{"sequence":${stored.sequence},${own.slice(1)}`
+      : JSON.stringify(wirePacket(stored));
   return format === 'sse' ? `id: ${stored.sequence}\ndata: ${json}\n\n` : `${json}\n`;
 }
 
