@@ -162,3 +162,28 @@ test('a real provider package streams a scripted model through it: text and a na
     await server.close();
   }
 });
+
+test('a redirect is followed the way fetch follows it: the request goes again to the new address', async () => {
+  const target = await serve((incoming, outgoing) => {
+    void readBody(incoming).then((body) => {
+      outgoing.writeHead(200, { 'content-type': 'text/plain' });
+      outgoing.end(`moved ${incoming.method} ${body}`);
+    });
+  });
+  const origin = await serve((incoming, outgoing) => {
+    incoming.resume();
+    outgoing.writeHead(307, { location: `${target.url}/v1/chat/completions` });
+    outgoing.end();
+  });
+  try {
+    const response = await createNodeHttpFetch()(`${origin.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{"a":1}',
+    });
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), 'moved POST {"a":1}');
+  } finally {
+    await origin.close();
+    await target.close();
+  }
+});

@@ -15,7 +15,7 @@ export interface NodeHttpFetchOptions {
  * per chunk, and a model streaming a token per read makes that cost per token (with a thousand streams open, a
  * large part of a server's CPU). It fails as fetch does: a connection failure rejects with `TypeError('fetch
  * failed')` whose `cause` is the socket error, an abort with the signal's reason (an `AbortError` by default), a
- * body cut mid-stream errors the stream with a `TypeError`. No redirects are followed and nothing is decompressed
+ * body cut mid-stream errors the stream with a `TypeError`. A redirect goes to `fallback` (fetch follows it by its rules) and nothing is decompressed
  * (it asks for no encoding, so none is sent). Anything else goes to `fallback` (default: the global fetch).
  */
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFunction {
@@ -34,6 +34,9 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
     }
     const url = typeof input === 'string' ? new URL(input) : input;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return fallback(input, init);
+    // Node's fetch sends requests through HTTP_PROXY / HTTPS_PROXY when NODE_USE_ENV_PROXY is set; node:http
+    // does not, so such a machine keeps fetch (a model behind a proxy must stay reachable).
+    if (process.env.NODE_USE_ENV_PROXY) return fallback(input, init);
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<Response>((resolve, reject) => {
@@ -60,6 +63,14 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
       outgoing.once('response', (incoming) => {
         response = incoming;
         const status = incoming.statusCode ?? 200;
+        // A redirect (a model endpoint moved, a gateway sending clients on) is followed as fetch follows it: the
+        // request goes to `fallback`, which applies fetch's rules (method, body, `redirect` mode, limits).
+        if (redirectStatuses.has(status) && incoming.headers.location !== undefined) {
+          incoming.resume();
+          done();
+          resolve(fallback(input, init));
+          return;
+        }
         const headers = new Headers();
         const raw = incoming.rawHeaders;
         for (let index = 0; index + 1 < raw.length; index += 2) {
@@ -118,6 +129,8 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
     });
   };
 }
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
