@@ -310,14 +310,17 @@ describe('the admin API', () => {
       201,
     );
     assert.equal(stored.findingsAccepted, true);
-    const broken = await json<{ problems: unknown[]; acceptable: boolean }>(
+    // Bytes that are not a zip archive are refused at once, naming the body, and nothing of them is kept.
+    const pendingBefore = server.library.pendingSkillUploads;
+    const broken = await json<{ error: { field: string; message: string } }>(
       await call('POST', '/v1/admin/skills/uploads', new Uint8Array(Buffer.from('not a zip')), {
         'content-type': 'application/zip',
       }),
-      200,
+      400,
     );
-    assert.equal(broken.acceptable, false);
-    assert.ok(broken.problems.length > 0);
+    assert.equal(broken.error.field, 'body');
+    assert.match(broken.error.message, /^body: not a readable zip archive \(.+\); upload the skill folder as a \.zip file\.$/);
+    assert.equal(server.library.pendingSkillUploads, pendingBefore);
     // The deployment's reserved names hold for uploads (the same rule as `toolbus skills add`).
     const reserved = await json<{ problems: { code: string }[]; acceptable: boolean }>(
       await call(

@@ -347,7 +347,10 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       tag: 'admin',
       access: admin,
       rawBody: { description: 'The skill as a zip archive', contentType: 'application/zip' },
-      responses: ok('The review', skillReviewSchema),
+      responses: {
+        ...ok('The review', skillReviewSchema),
+        400: { description: 'The body is not a readable zip archive (nothing is kept)' },
+      },
     },
     async ({ context }) => context.json(await library.reviewSkillUpload(await uploadBytes(context))),
   );

@@ -321,8 +321,18 @@ export class LibraryAdmin {
   /** Validates and scans an uploaded bundle; nothing is stored until {@link LibraryAdmin.acceptSkill}. */
   async reviewSkillUpload(bytes: Uint8Array): Promise<SkillUploadReview> {
     const inspection = await this.#requireSkills().inspect(bytes);
-    const uploadId = randomUUID();
     this.#prunePending();
+    // Bytes that cannot be read as a zip archive at all are no skill to review: refused now, and nothing of them is
+    // kept (a review entry would otherwise sit in memory until it expired, with nothing anyone could accept).
+    const unreadable = inspection.problems.find((problem) => problem.code === 'corrupt_zip');
+    if (unreadable !== undefined) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body',
+        message: `body: not a readable zip archive (${unreadable.message}); upload the skill folder as a .zip file.`,
+      });
+    }
+    const uploadId = randomUUID();
     this.#pendingSkills.set(uploadId, {
       bundle: inspection.bundle,
       expires: Date.now() + pendingUploadLifetimeMs,
@@ -338,6 +348,12 @@ export class LibraryAdmin {
       findings: inspection.findings,
       acceptable: inspection.bundle !== undefined,
     };
+  }
+
+  /** How many reviewed skill uploads wait for an accept (expired ones are dropped first). */
+  get pendingSkillUploads(): number {
+    this.#prunePending();
+    return this.#pendingSkills.size;
   }
 
   /** Stores a reviewed upload; findings refuse it unless `acceptFindings` is true. */
