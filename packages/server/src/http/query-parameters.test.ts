@@ -39,7 +39,10 @@ test('an unknown query parameter of a route whose query is described is a 400 na
   const misspelt = await answer(`/v1/chats/${chatId}/turns/0/stream?aftre=3`);
   assert.equal(misspelt.status, 400);
   assert.equal(misspelt.field, 'query.aftre');
-  assert.match(misspelt.message, /^query\.aftre: not a field of this request \(its fields: after, format\)\.$/);
+  assert.match(
+    misspelt.message,
+    /^query\.aftre: not a field of this request \(its fields: after, format\)\.$/,
+  );
 
   const send = await answer(`/v1/chats/${chatId}/messages?strem=none`, {
     method: 'POST',

@@ -11,7 +11,15 @@ import { parseOpenApiDocument } from '@toolbus/openapi';
 import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
-import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
+import {
+  type McpServer,
+  type NewMcpServer,
+  type NewPersona,
+  type Persona,
+  type PersonaToolRow,
+  type Storage,
+  StorageError,
+} from '@toolbus/storage';
 import type {
   DocumentSearchIndex,
   IndexedDocumentInfo,
@@ -122,7 +130,7 @@ export class LibraryAdmin {
   }
 
   async createPersona(persona: NewPersona): Promise<Persona> {
-    return this.#storage.personas.create(persona);
+    return this.#storage.personas.create(persona).catch(nameTaken);
   }
 
   async getPersona(id: string): Promise<{ persona: Persona; tools: readonly PersonaToolRow[] }> {
@@ -134,7 +142,7 @@ export class LibraryAdmin {
 
   async updatePersona(id: string, changes: Partial<NewPersona>): Promise<Persona> {
     await this.getPersona(id);
-    return this.#storage.personas.update(id, changes);
+    return this.#storage.personas.update(id, changes).catch(nameTaken);
   }
 
   async deletePersona(id: string): Promise<void> {
@@ -531,6 +539,19 @@ function notFound(field: string, what: string, id: string): ServerError {
 }
 
 /** A tool row without its stored credentials (OpenAPI auth is shown as its type only). */
+/** A persona write's `conflict` is always its name (the only unique column): a 409 naming `body.name`. */
+function nameTaken(error: unknown): never {
+  if (StorageError.isInstance(error) && error.code === 'conflict') {
+    throw new ServerError({
+      code: 'conflict',
+      field: 'body.name',
+      message: `body.name: ${error.message}`,
+      cause: error,
+    });
+  }
+  throw error;
+}
+
 function redactRow(row: PersonaToolRow): PersonaToolRow {
   if (row.source.kind !== 'openapi' || !row.source.auth) return row;
   const { auth, ...source } = row.source;
