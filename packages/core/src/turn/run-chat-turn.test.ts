@@ -320,7 +320,11 @@ for (const provider of scriptedProviders) {
 
     it('keeps the answer streamed so far in the history when the caller aborts mid-answer', async () => {
       const controller = new AbortController();
-      turns.push([{ type: 'text', text: 'Refunds take ' }, { type: 'delay', ms: 30_000 }, { type: 'text', text: 'never' }]);
+      turns.push([
+        { type: 'text', text: 'Refunds take ' },
+        { type: 'delay', ms: 30_000 },
+        { type: 'text', text: 'never' },
+      ]);
       const turn = runChatTurn({ model: model(), messages: question, signal: controller.signal });
       const packets: Packet[] = [];
       for await (const packet of turn) {

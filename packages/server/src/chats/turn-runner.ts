@@ -656,7 +656,10 @@ function closedHistory(
   const last = messages.at(-1);
   if (status === 'interrupted' && last?.role === 'assistant' && !last.toolCalls?.length) {
     const note = `[This answer was interrupted: ${SHUTDOWN_TURN_REASON}]`;
-    return [...messages.slice(0, -1), { ...last, content: last.content ? `${last.content}\n\n${note}` : note }];
+    return [
+      ...messages.slice(0, -1),
+      { ...last, content: last.content ? `${last.content}\n\n${note}` : note },
+    ];
   }
   return [...messages, ...stoppedAnswer(messages, status, answerSoFar)];
 }
