@@ -52,7 +52,8 @@ describe('toolbus index', () => {
     await writeFile(join(docs, 'photo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
     const result = await spawnCli(['index', docs], { TOOLBUS_HOME: home });
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /Indexed 4 file\(s\): 2 added/);
+    // Skipped files are counted apart from indexed ones (two files are in the index, not four or five).
+    assert.match(result.stdout, /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged; 3 skipped, 0 failed;/);
     assert.match(
       result.stdout,
       /Skipped 3 file\(s\): 1 of a type that is not indexed, 1 binary \(not text\), 1 with no text after extraction\./,
@@ -69,5 +70,17 @@ describe('toolbus index', () => {
       'unsupported',
     ]);
     assert.equal(parsed.unchanged, 2, 'the indexed files are unchanged on the second run');
+    assert.equal(parsed.indexed, 2);
+  });
+
+  test('a failed path is counted as failed, not indexed, and the run exits 1', async () => {
+    const docs = join(home, 'mixed');
+    await mkdir(docs);
+    await writeFile(join(docs, 'a.md'), '# A\n\nAlpha.\n');
+    await writeFile(join(docs, 'b.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const result = await spawnCli(['index', docs, join(home, 'missing.md')], { TOOLBUS_HOME: home });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /Indexed 1 file\(s\): 1 added, 0 updated, 0 unchanged; 1 skipped, 1 failed;/);
+    assert.match(result.stderr, /Failed 1 file\(s\):\n {2}failed .*missing\.md: not found/);
   });
 });

@@ -65,7 +65,10 @@ describe('a turn that fails or is stopped', () => {
   });
 
   test('Ctrl-C during a hung tool stops the turn (exit 130), keeps it, and the next turn is a valid exchange', async () => {
-    respond = callThenAnswer('hang');
+    respond = (request) => [
+      { type: 'text', text: 'Checking the hung tool.' },
+      ...callThenAnswer('hang')(request),
+    ];
     const cli = startCli(['chat', 'Wait for the hung tool'], env);
     await cli.waitForOutput('… hang');
     cli.child.kill('SIGINT');
@@ -83,6 +86,9 @@ describe('a turn that fails or is stopped', () => {
     const call = messages.flatMap((message) => message.toolCalls).find((c) => c.name === 'hang');
     assert.ok(call, 'the stopped turn is in the history');
     assert.ok(messages.some((message) => message.toolResults.some((r) => r.toolCallId === call.id)));
+    // The text written before the call is in the history once (with the call), not again in the stop's mark.
+    const said = messages.filter((message) => message.text?.includes('Checking the hung tool.'));
+    assert.equal(said.length, 1, JSON.stringify(messages));
   });
 
   test('Ctrl-C while the model streams keeps the partial answer; a second Ctrl-C exits at once', async () => {
@@ -105,6 +111,9 @@ describe('a turn that fails or is stopped', () => {
     assert.ok(chatId, history.stdout);
     const shown = await spawnCli(['history', chatId], env);
     assert.match(shown.stdout, /— turn 1: stopped \(stopped by the user \(Ctrl-C\)\)/);
+    // The saved chat holds the partial answer once, marked as stopped.
+    assert.match(shown.stdout, /toolbus: The first half\.\n\n\[stopped by the user\]\n/);
+    assert.equal(shown.stdout.match(/The first half/g)?.length, 1, shown.stdout);
 
     const twice = startCli(['chat', '--tools', 'internal_search', 'Stream slowly again'], env);
     await twice.waitForOutput('tools: ');

@@ -1,6 +1,6 @@
 import { BUILT_IN_TOOLS } from '@toolbus/core';
 import { ToolbusError } from '@toolbus/spec';
-import type { Persona, Storage, User } from '@toolbus/storage';
+import { type Persona, personaNameKey, type Storage, type User } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
 import { openConfiguredDocumentIndex, openConfiguredStorage } from './open-configured-storage.ts';
@@ -44,8 +44,8 @@ export async function openWorkspace(
     const personas = await storage.personas.list();
     const active = await storage.settings.get(ACTIVE_PERSONA_SETTING);
     const wanted = options.persona ?? (typeof active === 'string' ? active : DEFAULT_PERSONA_NAME);
-    let persona = personas.find((candidate) => candidate.name === wanted);
-    if (!persona && wanted !== DEFAULT_PERSONA_NAME) {
+    let persona = personas.find((candidate) => personaNameKey(candidate.name) === personaNameKey(wanted));
+    if (!persona && personaNameKey(wanted) !== DEFAULT_PERSONA_NAME) {
       throw new ToolbusError({
         code: 'persona_not_found',
         message: `No persona named "${wanted}". Known personas: ${personas.map((known) => known.name).join(', ') || 'none'} (toolbus persona create <name>).`,

@@ -138,14 +138,10 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
   }
   if (result.stopReason === 'user-cancelled') {
     if (!input.packets) io.stdout.write(`${shown && !shown.endsWith('\n') ? '\n' : ''}${STOPPED_MARK}\n`);
-    const partial: ChatMessage = {
-      role: 'assistant',
-      content: `${shown}${shown ? '\n\n' : ''}${STOPPED_MARK}`,
-    };
     return {
       status: 'stopped',
       reason: input.signal.reason instanceof Error ? input.signal.reason.message : USER_STOP_REASON,
-      messages: [userMessage, ...withoutTrailingAssistant(result.messages), partial],
+      messages: [userMessage, ...markedStopped(result.messages)],
       packets,
       exitCode: EXIT_CODES.interrupted,
     };
@@ -188,12 +184,16 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
   };
 }
 
-/** A cancelled turn's messages without an empty trailing answer (the partial text replaces it). */
-function withoutTrailingAssistant(messages: readonly ChatMessage[]): ChatMessage[] {
+/**
+ * A stopped turn's history, marked: the loop keeps the answer the stop cut off (and the finished calls with their
+ * results), and the mark goes on that answer, or after the last tool result when the stop came between steps.
+ */
+function markedStopped(messages: readonly ChatMessage[]): ChatMessage[] {
   const last = messages.at(-1);
-  return last?.role === 'assistant' && !('toolCalls' in last && last.toolCalls?.length)
-    ? messages.slice(0, -1)
-    : [...messages];
+  if (last?.role === 'assistant' && !last.toolCalls?.length) {
+    return [...messages.slice(0, -1), { ...last, content: `${last.content}\n\n${STOPPED_MARK}` }];
+  }
+  return [...messages, { role: 'assistant', content: STOPPED_MARK }];
 }
 
 function uniqueByDocument(documents: readonly CitedDocument[]): CitedDocument[] {

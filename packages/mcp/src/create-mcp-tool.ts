@@ -127,7 +127,7 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           code: unauthorized ? 'mcp_authorization_required' : 'mcp_protocol_error',
           message: unauthorized
             ? `${label} needs the user to reconnect (OAuth authorization expired or was revoked)`
-            : `${label} failed: ${error instanceof Error ? error.message : String(error)}`,
+            : `${label} failed: ${error instanceof Error ? withCodeOnce(error.message) : String(error)}`,
           cause: error,
         });
       }
@@ -159,4 +159,12 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
       return converted;
     },
   };
+}
+
+/**
+ * An SDK server sends an McpError's message with its "MCP error <code>: " prefix already on, and the client's SDK
+ * prefixes the message it receives again: the code is said once.
+ */
+function withCodeOnce(message: string): string {
+  return message.replace(/^(MCP error (-?\d+): )(?:MCP error \2: )+/, '$1');
 }

@@ -3,7 +3,7 @@ import { resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
 import type { McpRefreshLock } from '@toolbus/mcp';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
-import { DEFAULT_ORGANIZATION_ID, StorageError, type User } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, personaNameKey, StorageError, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { ApprovalHub } from './approvals/approval-hub.ts';
@@ -137,7 +137,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     defaultPersona: async () => {
       if (options.defaultPersonaId) return storage.personas.get(options.defaultPersonaId);
       const personas = await storage.personas.list();
-      return personas.find((persona) => persona.name === 'default') ?? personas[0];
+      // Names are unique ignoring case (the storage's rule), so at most one persona is "default".
+      return personas.find((persona) => personaNameKey(persona.name) === 'default') ?? personas[0];
     },
     concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
     ...omitUndefined({ maxCycles: options.maxCycles }),

@@ -272,4 +272,24 @@ CREATE INDEX mcp_oauth_pending_by_user ON mcp_oauth_pending (user_id, created_at
 CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
 `,
   },
+  {
+    version: 6,
+    name: 'persona names are unique, ignoring case and surrounding spaces',
+    // As SQLite's step 12: names trimmed; of duplicates the oldest keeps the name and later ones (by creation
+    // time, then insertion order) become "name (2)", "name (3)", …, or get their id appended should that be taken
+    // too, so a database holding duplicates still migrates. The store writes name_key in code from then on.
+    sql: `
+ALTER TABLE personas ADD COLUMN name_key text;
+UPDATE personas SET name = btrim(name) WHERE name <> btrim(name);
+UPDATE personas SET name = personas.name || ' (' || ranked.rank || ')'
+FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY lower(name) ORDER BY created_at, ordinal) AS rank FROM personas) ranked
+WHERE ranked.id = personas.id AND ranked.rank > 1;
+UPDATE personas SET name = personas.name || ' ' || personas.id
+FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY lower(name) ORDER BY created_at, ordinal) AS rank FROM personas) ranked
+WHERE ranked.id = personas.id AND ranked.rank > 1;
+UPDATE personas SET name_key = lower(name);
+ALTER TABLE personas ALTER COLUMN name_key SET NOT NULL;
+CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
+`,
+  },
 ];

@@ -1,6 +1,12 @@
 import type { OpenApiAuth } from '@toolbus/spec';
-import type { Persona, PersonaStore, PersonaToolRow, SearchUsage } from '@toolbus/storage';
-import { toolRowColumns, toolRowSource } from '@toolbus/storage/backend';
+import {
+  type Persona,
+  type PersonaStore,
+  type PersonaToolRow,
+  type SearchUsage,
+  StorageError,
+} from '@toolbus/storage';
+import { personaNameKey, personaNameTaken, toolRowColumns, toolRowSource } from '@toolbus/storage/backend';
 import { isoTime, notFound, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
 
 interface PersonaRow {
@@ -59,13 +65,15 @@ export function createPostgresPersonaStore(context: PostgresContext): PersonaSto
 
   return {
     async create(persona) {
-      const { rows } = await withConstraintErrors('Creating a persona', () =>
+      const name = persona.name.trim();
+      const { rows } = await nameConflicts(name, () =>
         pool.query<PersonaRow>(
-          `INSERT INTO personas (id, name, description, search_usage, created_at) VALUES ($1, $2, $3, $4, $5)
-           RETURNING ${personaColumns}`,
+          `INSERT INTO personas (id, name, name_key, description, search_usage, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${personaColumns}`,
           [
             context.newId(),
-            persona.name,
+            name,
+            personaNameKey(name),
             persona.description ?? '',
             persona.searchUsage ?? 'auto',
             context.now(),
@@ -84,11 +92,14 @@ export function createPostgresPersonaStore(context: PostgresContext): PersonaSto
     async update(id, changes) {
       const current = await read(id);
       if (!current) throw notFound('Persona', id);
-      const { rows } = await withConstraintErrors('Updating a persona', () =>
+      const name = (changes.name ?? current.name).trim();
+      const { rows } = await nameConflicts(name, () =>
         pool.query<PersonaRow>(
-          `UPDATE personas SET name = $1, description = $2, search_usage = $3 WHERE id = $4 RETURNING ${personaColumns}`,
+          `UPDATE personas SET name = $1, name_key = $2, description = $3, search_usage = $4 WHERE id = $5
+           RETURNING ${personaColumns}`,
           [
-            changes.name ?? current.name,
+            name,
+            personaNameKey(name),
             changes.description ?? current.description,
             changes.searchUsage ?? current.searchUsage,
             id,
@@ -143,6 +154,16 @@ export function createPostgresPersonaStore(context: PostgresContext): PersonaSto
       return ((await pool.query('DELETE FROM persona_tools WHERE id = $1', [rowId])).rowCount ?? 0) > 0;
     },
   };
+}
+
+/** The only unique column a persona write can hit is its name key: its conflict says which name is taken. */
+async function nameConflicts<Result>(name: string, write: () => Promise<Result>): Promise<Result> {
+  try {
+    return await withConstraintErrors('Writing a persona', write);
+  } catch (error) {
+    if (StorageError.isInstance(error) && error.code === 'conflict') throw personaNameTaken(name, error);
+    throw error;
+  }
 }
 
 function toPersona(row: PersonaRow): Persona {

@@ -6,6 +6,7 @@ export { checkMemoryCap } from './rules/check-memory-cap.ts';
 export { checkPacketCursor, defaultPacketPageSize } from './rules/check-packet-cursor.ts';
 export type { McpServerColumns } from './rules/mcp-server-columns.ts';
 export { mcpServerColumns, mcpServerFromColumns } from './rules/mcp-server-columns.ts';
+export { personaNameKey, personaNameTaken } from './rules/persona-name.ts';
 export { checkpointTurnEnded, researchCheckpointJson } from './rules/research-checkpoint-rules.ts';
 export { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
 export { settingJson } from './rules/setting-json.ts';

@@ -42,6 +42,7 @@ export { DEFAULT_ORGANIZATION_ID } from './organization.ts';
 export type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 export type { ResolveSecretKeyOptions } from './resolve-secret-key.ts';
 export { resolveSecretKey } from './resolve-secret-key.ts';
+export { personaNameKey } from './rules/persona-name.ts';
 export type { SecretBox } from './secret-box.ts';
 export { createSecretBox } from './secret-box.ts';
 export { loadDatabaseSync } from './sqlite/load-database-sync.ts';

@@ -56,8 +56,10 @@ async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<numb
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ ...result, index: counts })}\n`);
     } else {
+      // Indexed, skipped and failed are counted apart: a skipped file is not in the index.
       io.stdout.write(
-        `Indexed ${result.files} file(s): ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged, ${result.removed} removed.\n` +
+        `Indexed ${result.indexed} file(s): ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged; ` +
+          `${result.skipped.length} skipped, ${result.failed.length} failed; ${result.removed} removed from the index.\n` +
           `The index now holds ${counts.documents} document(s) in ${counts.chunks} chunk(s) (${config.indexFile}).\n`,
       );
       if (result.skipped.length > 0) {
@@ -70,6 +72,7 @@ async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<numb
         if (result.skipped.length > maxListed)
           io.stdout.write(`  … and ${result.skipped.length - maxListed} more (--json lists all)\n`);
       }
+      if (result.failed.length > 0) io.stderr.write(`Failed ${result.failed.length} file(s):\n`);
       for (const failure of result.failed) io.stderr.write(`  failed ${failure.path}: ${failure.reason}\n`);
     }
     return result.failed.length > 0 ? 1 : 0;

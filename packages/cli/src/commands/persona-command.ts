@@ -1,6 +1,6 @@
 import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_ID, BUILT_IN_TOOLS_BY_NAME } from '@toolbus/core';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
-import type { Persona, PersonaToolRow, Storage } from '@toolbus/storage';
+import { type Persona, type PersonaToolRow, personaNameKey, type Storage } from '@toolbus/storage';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
@@ -136,7 +136,7 @@ export const personaCommand: CliCommand = {
           return EXIT_CODES.ok;
         }
         case 'rm': {
-          if (name === DEFAULT_PERSONA_NAME) {
+          if (personaNameKey(name as string) === DEFAULT_PERSONA_NAME) {
             throw new ToolbusError({
               code: 'persona_protected',
               message: 'The default persona cannot be removed (it is what chats fall back to).',
@@ -162,7 +162,8 @@ export const personaCommand: CliCommand = {
 /** The stored persona called `name`; an unknown name is an error listing the known ones. */
 export async function findPersona(storage: Storage, name: string): Promise<Persona> {
   const personas = await storage.personas.list();
-  const persona = personas.find((candidate) => candidate.name === name);
+  // Names are unique ignoring case and surrounding spaces, so this finds at most one.
+  const persona = personas.find((candidate) => personaNameKey(candidate.name) === personaNameKey(name));
   if (persona === undefined) {
     throw new ToolbusError({
       code: 'persona_not_found',

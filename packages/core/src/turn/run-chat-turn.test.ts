@@ -307,6 +307,35 @@ for (const provider of scriptedProviders) {
       const stop = ofType(packets, 'stop')[0];
       assert.equal(stop?.obj.reason, 'user-cancelled');
       assert.doesNotMatch(visibleText(packets), /never/);
+      // The finished call stays in the history with a result saying it was stopped.
+      assert.deepEqual(
+        result.messages.map((message) => message.role),
+        ['assistant', 'tool'],
+      );
+      const [call, answer] = result.messages;
+      assert.equal(call?.role === 'assistant' && call.toolCalls?.[0]?.id, 'call_slow');
+      assert.ok(answer?.role === 'tool' && answer.toolCallId === 'call_slow');
+      assert.match(answer.content, /cancel|stop/i);
+    });
+
+    it('keeps the answer streamed so far in the history when the caller aborts mid-answer', async () => {
+      const controller = new AbortController();
+      turns.push([
+        { type: 'text', text: 'Refunds take ' },
+        { type: 'delay', ms: 30_000 },
+        { type: 'text', text: 'never' },
+      ]);
+      const turn = runChatTurn({ model: model(), messages: question, signal: controller.signal });
+      const packets: Packet[] = [];
+      for await (const packet of turn) {
+        packets.push(packet);
+        if (packet.obj.type === 'message-delta') controller.abort();
+      }
+      const result = await turn.result;
+      assert.equal(result.stopReason, 'user-cancelled');
+      assert.deepEqual(result.messages, [{ role: 'assistant', content: 'Refunds take' }]);
+      assert.equal(result.answer, 'Refunds take');
+      assert.equal(visibleText(packets), 'Refunds take ');
     });
   });
 }

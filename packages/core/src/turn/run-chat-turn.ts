@@ -199,9 +199,10 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   state.turn = step.nextTurn;
 
   if (step.error) {
-    await batch?.settle(step.toolCalls);
+    const settled = await batch?.settle(step.toolCalls);
     state.error = step.error;
     state.stopReason = options.signal?.aborted ? 'user-cancelled' : 'error';
+    if (state.stopReason === 'user-cancelled') keepStoppedStep(state, step, settled);
     if (state.stopReason === 'error') {
       state.sink.emitAt(state.placement.at({ turn: state.turn, tab: 0 }), {
         type: 'error',
@@ -328,6 +329,36 @@ async function runCycleCalls(input: {
     return 'stop';
   }
   return 'continue';
+}
+
+/**
+ * A step cut by a stop still goes into the history, as far as it got: the text the user saw, and the calls the
+ * model had finished writing with their results (a call the stop cut off has a result saying so; a call still being
+ * written never ran and is left out). Without this, a caller that saves the history loses the partial answer.
+ */
+function keepStoppedStep(
+  state: TurnState,
+  step: LlmStepResult,
+  settled: Awaited<ReturnType<ToolCallBatch['settle']>> | undefined,
+): void {
+  const calls = settled === undefined ? [] : step.toolCalls;
+  const content = step.answer.trim();
+  if (calls.length === 0 && content === '') return;
+  state.append({
+    role: 'assistant',
+    content,
+    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    ...(calls.length > 0
+      ? { toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })) }
+      : {}),
+  });
+  if (settled === undefined) {
+    state.answer = content;
+    return;
+  }
+  state.toolOutcomes.push(...settled.outcomes);
+  for (const message of settled.messages) state.append(message);
+  if (calls.length === 0) state.answer = content;
 }
 
 function createCycleBatch(

@@ -565,11 +565,7 @@ export class TurnRunner {
         turn: turnIndex,
         status,
         ...omitUndefined({ reason }),
-        messages: [
-          ...options.input,
-          ...(result?.messages ?? []),
-          ...stoppedAnswer(result?.messages ?? [], status, answerSoFar),
-        ],
+        messages: [...options.input, ...closedHistory(result?.messages ?? [], status, answerSoFar)],
       });
     } catch (error) {
       if (owner)
@@ -646,6 +642,26 @@ function stoppedAnswer(
       content: `${partial ? `${partial}\n\n` : ''}[This answer was interrupted: ${SHUTDOWN_TURN_REASON}]`,
     },
   ];
+}
+
+/**
+ * The loop's history with a stopped turn's end: the loop keeps the answer a stop cut off itself, and a shut-down
+ * turn's note goes on that answer; {@link stoppedAnswer} covers a history that has none.
+ */
+function closedHistory(
+  messages: readonly ChatMessage[],
+  status: ChatTurnStatus,
+  answerSoFar: string,
+): ChatMessage[] {
+  const last = messages.at(-1);
+  if (status === 'interrupted' && last?.role === 'assistant' && !last.toolCalls?.length) {
+    const note = `[This answer was interrupted: ${SHUTDOWN_TURN_REASON}]`;
+    return [
+      ...messages.slice(0, -1),
+      { ...last, content: last.content ? `${last.content}\n\n${note}` : note },
+    ];
+  }
+  return [...messages, ...stoppedAnswer(messages, status, answerSoFar)];
 }
 
 /** The packets that close an interrupted stream: an error and a section end per open tool, then `stop`. */

@@ -74,8 +74,13 @@ export class RouteRegistry {
     handler: Handler<P, Q, B>,
   ): void {
     const body = definition.body === undefined ? {} : { body: closedBody(definition.body) };
+    // A described query refuses parameters it does not name, as a body does (a misspelt `?aftre=` is a 400, not a
+    // silently ignored cursor). Routes whose clients add parameters of their own (an OAuth redirect) describe
+    // their query with `z.looseObject`; routes with no query described (the `useChat` ones) read none and stay
+    // tolerant.
+    const query = definition.query === undefined ? {} : { query: closedBody(definition.query) };
     this.#routes.push({
-      definition: { ...definition, ...body } as unknown as RouteDefinition,
+      definition: { ...definition, ...body, ...query } as unknown as RouteDefinition,
       handler: handler as unknown as Handler<z.ZodType, z.ZodType, z.ZodType>,
     });
   }

@@ -177,6 +177,29 @@ describe('the admin API', () => {
     assert.equal((await call('GET', `/v1/admin/personas/${persona.id}`)).status, 404);
   });
 
+  test('a persona name already taken (ignoring case and spaces) is a 409 naming body.name, on create and rename', async () => {
+    const first = await json<{ id: string; name: string }>(
+      await call('POST', '/v1/admin/personas', { name: ' Triage ' }),
+      201,
+    );
+    assert.equal(first.name, 'Triage');
+    const taken = await json<{ error: { code: string; field: string; message: string } }>(
+      await call('POST', '/v1/admin/personas', { name: 'TRIAGE' }),
+      409,
+    );
+    assert.equal(taken.error.field, 'body.name');
+    assert.match(taken.error.message, /^body\.name: A persona named "TRIAGE" exists/);
+    const second = await json<{ id: string }>(
+      await call('POST', '/v1/admin/personas', { name: 'Escalation' }),
+      201,
+    );
+    const renamed = await json<{ error: { field: string } }>(
+      await call('PATCH', `/v1/admin/personas/${second.id}`, { name: 'triage' }),
+      409,
+    );
+    assert.equal(renamed.error.field, 'body.name');
+  });
+
   test('an OpenAPI document uploaded, and one by URL through the guarded fetch, are used in a turn; credentials never come back', async () => {
     const uploaded = await json<{ id: string }>(
       await call('POST', '/v1/admin/personas', { name: 'pets-upload' }),
@@ -310,14 +333,20 @@ describe('the admin API', () => {
       201,
     );
     assert.equal(stored.findingsAccepted, true);
-    const broken = await json<{ problems: unknown[]; acceptable: boolean }>(
+    // Bytes that are not a zip archive are refused at once, naming the body, and nothing of them is kept.
+    const pendingBefore = server.library.pendingSkillUploads;
+    const broken = await json<{ error: { field: string; message: string } }>(
       await call('POST', '/v1/admin/skills/uploads', new Uint8Array(Buffer.from('not a zip')), {
         'content-type': 'application/zip',
       }),
-      200,
+      400,
     );
-    assert.equal(broken.acceptable, false);
-    assert.ok(broken.problems.length > 0);
+    assert.equal(broken.error.field, 'body');
+    assert.match(
+      broken.error.message,
+      /^body: not a readable zip archive \(.+\); upload the skill folder as a \.zip file\.$/,
+    );
+    assert.equal(server.library.pendingSkillUploads, pendingBefore);
     // The deployment's reserved names hold for uploads (the same rule as `toolbus skills add`).
     const reserved = await json<{ problems: { code: string }[]; acceptable: boolean }>(
       await call(

@@ -149,7 +149,10 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       tag: 'admin',
       access: admin,
       body: personaBody,
-      responses: { 201: { description: 'The persona', schema: personaSchema } },
+      responses: {
+        201: { description: 'The persona', schema: personaSchema },
+        409: { description: 'A persona of that name exists (names are unique, ignoring case)' },
+      },
     },
     async ({ body, context }) => context.json(await library.createPersona(stripUndefined(body)), 201),
   );
@@ -176,7 +179,10 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       access: admin,
       params: personaParams,
       body: personaBody.partial(),
-      responses: ok('The persona', personaSchema),
+      responses: {
+        ...ok('The persona', personaSchema),
+        409: { description: 'Another persona has that name (names are unique, ignoring case)' },
+      },
     },
     async ({ params, body, context }) =>
       context.json(await library.updatePersona(params.personaId, stripUndefined(body))),
@@ -347,7 +353,10 @@ export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdm
       tag: 'admin',
       access: admin,
       rawBody: { description: 'The skill as a zip archive', contentType: 'application/zip' },
-      responses: ok('The review', skillReviewSchema),
+      responses: {
+        ...ok('The review', skillReviewSchema),
+        400: { description: 'The body is not a readable zip archive (nothing is kept)' },
+      },
     },
     async ({ context }) => context.json(await library.reviewSkillUpload(await uploadBytes(context))),
   );

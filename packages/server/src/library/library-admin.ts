@@ -11,7 +11,15 @@ import { parseOpenApiDocument } from '@toolbus/openapi';
 import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
-import type { McpServer, NewMcpServer, NewPersona, Persona, PersonaToolRow, Storage } from '@toolbus/storage';
+import {
+  type McpServer,
+  type NewMcpServer,
+  type NewPersona,
+  type Persona,
+  type PersonaToolRow,
+  type Storage,
+  StorageError,
+} from '@toolbus/storage';
 import type {
   DocumentSearchIndex,
   IndexedDocumentInfo,
@@ -122,7 +130,7 @@ export class LibraryAdmin {
   }
 
   async createPersona(persona: NewPersona): Promise<Persona> {
-    return this.#storage.personas.create(persona);
+    return this.#storage.personas.create(persona).catch(nameTaken);
   }
 
   async getPersona(id: string): Promise<{ persona: Persona; tools: readonly PersonaToolRow[] }> {
@@ -134,7 +142,7 @@ export class LibraryAdmin {
 
   async updatePersona(id: string, changes: Partial<NewPersona>): Promise<Persona> {
     await this.getPersona(id);
-    return this.#storage.personas.update(id, changes);
+    return this.#storage.personas.update(id, changes).catch(nameTaken);
   }
 
   async deletePersona(id: string): Promise<void> {
@@ -321,8 +329,18 @@ export class LibraryAdmin {
   /** Validates and scans an uploaded bundle; nothing is stored until {@link LibraryAdmin.acceptSkill}. */
   async reviewSkillUpload(bytes: Uint8Array): Promise<SkillUploadReview> {
     const inspection = await this.#requireSkills().inspect(bytes);
-    const uploadId = randomUUID();
     this.#prunePending();
+    // Bytes that cannot be read as a zip archive at all are no skill to review: refused now, and nothing of them is
+    // kept (a review entry would otherwise sit in memory until it expired, with nothing anyone could accept).
+    const unreadable = inspection.problems.find((problem) => problem.code === 'corrupt_zip');
+    if (unreadable !== undefined) {
+      throw new ServerError({
+        code: 'invalid_request',
+        field: 'body',
+        message: `body: not a readable zip archive (${unreadable.message}); upload the skill folder as a .zip file.`,
+      });
+    }
+    const uploadId = randomUUID();
     this.#pendingSkills.set(uploadId, {
       bundle: inspection.bundle,
       expires: Date.now() + pendingUploadLifetimeMs,
@@ -338,6 +356,12 @@ export class LibraryAdmin {
       findings: inspection.findings,
       acceptable: inspection.bundle !== undefined,
     };
+  }
+
+  /** How many reviewed skill uploads wait for an accept (expired ones are dropped first). */
+  get pendingSkillUploads(): number {
+    this.#prunePending();
+    return this.#pendingSkills.size;
   }
 
   /** Stores a reviewed upload; findings refuse it unless `acceptFindings` is true. */
@@ -515,6 +539,19 @@ function notFound(field: string, what: string, id: string): ServerError {
 }
 
 /** A tool row without its stored credentials (OpenAPI auth is shown as its type only). */
+/** A persona write's `conflict` is always its name (the only unique column): a 409 naming `body.name`. */
+function nameTaken(error: unknown): never {
+  if (StorageError.isInstance(error) && error.code === 'conflict') {
+    throw new ServerError({
+      code: 'conflict',
+      field: 'body.name',
+      message: `body.name: ${error.message}`,
+      cause: error,
+    });
+  }
+  throw error;
+}
+
 function redactRow(row: PersonaToolRow): PersonaToolRow {
   if (row.source.kind !== 'openapi' || !row.source.auth) return row;
   const { auth, ...source } = row.source;

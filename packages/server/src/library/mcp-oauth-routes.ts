@@ -107,7 +107,8 @@ export function registerMcpOAuthRoutes(
         "Where the authorization server sends the browser back: the code is exchanged and the tokens stored for the user who started (identified by state); redirects to the start's returnTo",
       tag: 'mcp-connections',
       access: { kind: 'public' },
-      query: z.object({
+      // Loose: authorization servers add parameters of their own (`iss`, `error_description`, `scope`).
+      query: z.looseObject({
         state: z.string().max(200).optional(),
         code: z.string().max(4000).optional(),
         error: z.string().max(200).optional(),

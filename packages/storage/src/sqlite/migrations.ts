@@ -318,4 +318,28 @@ CREATE TABLE chat_packet_log (
 );
 `,
   },
+  {
+    version: 12,
+    name: 'persona names are unique, ignoring case and surrounding spaces',
+    // People pick a persona by name; two of the same name made that a guess (the first one listed won). Names are
+    // trimmed, and a database that already holds duplicates must still open: the oldest persona of a name keeps
+    // it, later ones (by creation time, then insertion order) are renamed "name (2)", "name (3)", …; should such a
+    // name be taken too, the persona's id is appended. The store writes name_key (the trimmed, lower-cased name,
+    // computed in code so both backends fold case alike); here SQLite's lower() fills it for existing rows.
+    sql: `
+ALTER TABLE personas ADD COLUMN name_key TEXT;
+UPDATE personas SET name = trim(name) WHERE name <> trim(name);
+WITH ranked AS (
+  SELECT id, ROW_NUMBER() OVER (PARTITION BY lower(name) ORDER BY created_at, rowid) AS rank FROM personas
+)
+UPDATE personas SET name = name || ' (' || (SELECT rank FROM ranked WHERE ranked.id = personas.id) || ')'
+WHERE id IN (SELECT id FROM ranked WHERE rank > 1);
+WITH ranked AS (
+  SELECT id, ROW_NUMBER() OVER (PARTITION BY lower(name) ORDER BY created_at, rowid) AS rank FROM personas
+)
+UPDATE personas SET name = name || ' ' || id WHERE id IN (SELECT id FROM ranked WHERE rank > 1);
+UPDATE personas SET name_key = lower(name);
+CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
+`,
+  },
 ];

@@ -1,7 +1,9 @@
 import type { OpenApiAuth } from '@toolbus/spec';
 import type { Persona, PersonaToolRow } from '../persona.ts';
+import { personaNameKey, personaNameTaken } from '../rules/persona-name.ts';
 import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
 import type { PersonaStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
 import type { SearchUsage } from '../user.ts';
 import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
@@ -30,12 +32,12 @@ interface ToolRow {
 export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
   const { database, secrets } = context;
   const insert = database.prepare(
-    'INSERT INTO personas (id, name, description, search_usage, created_at) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO personas (id, name, name_key, description, search_usage, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const selectById = database.prepare('SELECT * FROM personas WHERE id = ?');
   const selectAll = database.prepare('SELECT * FROM personas ORDER BY created_at, rowid');
   const update = database.prepare(
-    'UPDATE personas SET name = ?, description = ?, search_usage = ? WHERE id = ?',
+    'UPDATE personas SET name = ?, name_key = ?, description = ?, search_usage = ? WHERE id = ?',
   );
   const deleteById = database.prepare('DELETE FROM personas WHERE id = ?');
   const nextPosition = database.prepare(
@@ -74,8 +76,18 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
   return {
     async create(persona) {
       const id = context.newId();
-      withConstraintErrors('Creating a persona', () =>
-        insert.run(id, persona.name, persona.description ?? '', persona.searchUsage ?? 'auto', context.now()),
+      const name = persona.name.trim();
+      nameConflicts(name, () =>
+        withConstraintErrors('Creating a persona', () =>
+          insert.run(
+            id,
+            name,
+            personaNameKey(name),
+            persona.description ?? '',
+            persona.searchUsage ?? 'auto',
+            context.now(),
+          ),
+        ),
       );
       return read(id)!;
     },
@@ -88,12 +100,16 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
     async update(id, changes) {
       const current = read(id);
       if (!current) throw notFound('Persona', id);
-      withConstraintErrors('Updating a persona', () =>
-        update.run(
-          changes.name ?? current.name,
-          changes.description ?? current.description,
-          changes.searchUsage ?? current.searchUsage,
-          id,
+      const name = (changes.name ?? current.name).trim();
+      nameConflicts(name, () =>
+        withConstraintErrors('Updating a persona', () =>
+          update.run(
+            name,
+            personaNameKey(name),
+            changes.description ?? current.description,
+            changes.searchUsage ?? current.searchUsage,
+            id,
+          ),
         ),
       );
       return read(id)!;
@@ -131,6 +147,16 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
       return Number(deleteTool.run(rowId).changes) > 0;
     },
   };
+}
+
+/** The only unique column a persona write can hit is its name key: its conflict says which name is taken. */
+function nameConflicts(name: string, write: () => unknown): void {
+  try {
+    write();
+  } catch (error) {
+    if (StorageError.isInstance(error) && error.code === 'conflict') throw personaNameTaken(name, error);
+    throw error;
+  }
 }
 
 function toPersona(row: PersonaRow): Persona {

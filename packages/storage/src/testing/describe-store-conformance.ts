@@ -118,6 +118,28 @@ export function describeStoreConformance(backend: StorageBackendUnderTest): void
         assert.deepEqual(await storage.personas.listToolRows(persona.id), []);
       });
 
+      test('persona names are unique ignoring case and surrounding spaces: create and rename are conflicts', async () => {
+        const support = await storage.personas.create({ name: '  Support ' });
+        assert.equal(support.name, 'Support', 'the name is stored trimmed');
+        const taken = (error: unknown) =>
+          isCode('conflict')(error) && /A persona named "support" exists/.test((error as Error).message);
+        await assert.rejects(storage.personas.create({ name: 'support' }), taken);
+        const other = await storage.personas.create({ name: 'Research' });
+        await assert.rejects(storage.personas.update(other.id, { name: ' SUPPORT' }), (error: unknown) =>
+          isCode('conflict')(error),
+        );
+        assert.equal((await storage.personas.get(other.id))?.name, 'Research');
+        // Renaming a persona to its own name in another case is no conflict.
+        assert.equal((await storage.personas.update(support.id, { name: 'support' })).name, 'support');
+        assert.deepEqual((await storage.personas.list()).map((persona) => persona.name).sort(), [
+          'Research',
+          'support',
+        ]);
+        // A deleted persona's name is free again.
+        await storage.personas.delete(other.id);
+        assert.equal((await storage.personas.create({ name: 'research' })).name, 'research');
+      });
+
       test('deleting an MCP server removes the persona rows that used it', async () => {
         const persona = await storage.personas.create({ name: 'P' });
         const server = await storage.mcpServers.create({

@@ -29,7 +29,10 @@ export interface IndexPathsResult {
     readonly reason: IndexSkipReason;
     readonly detail: string;
   }[];
+  /** Every file looked at: the indexed ones (`added + updated + unchanged`), the skipped and the failed ones. */
   readonly files: number;
+  /** Files now in the index from this run: `added + updated + unchanged` (never a skipped or failed one). */
+  readonly indexed: number;
 }
 
 /** Why {@link indexPaths} left a file out. */
@@ -133,7 +136,16 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
       if (!seen.has(sourceId) && (await options.index.remove(sourceId))) removed += 1;
     }
   }
-  return { added, updated, unchanged, removed, failed, skipped, files: files.length };
+  return {
+    added,
+    updated,
+    unchanged,
+    removed,
+    failed,
+    skipped,
+    files: files.length,
+    indexed: added + updated + unchanged,
+  };
 }
 
 async function indexOne(input: {
