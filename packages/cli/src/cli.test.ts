@@ -65,7 +65,10 @@ describe('the toolbus command line', () => {
   test('index reports what it did and is incremental', async () => {
     const first = await spawnCli(['index', docs], env);
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged, 0 removed\./);
+    assert.match(
+      first.stdout,
+      /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged; 0 skipped, 0 failed; 0 removed from the index\./,
+    );
     const second = await spawnCli(['index', docs], env);
     assert.match(second.stdout, /0 added, 0 updated, 2 unchanged/);
   });
