@@ -2,6 +2,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { CodeSpanTracker } from './code-span-tracker.ts';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
 import { harmonyAnalysisHeader } from './dialects/harmony-tool-call-parser.ts';
+import { thinkingTag } from './dialects/thinking-block-parser.ts';
 import { endOfTurnToken, endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
@@ -186,12 +187,14 @@ function hasSpacedClosingTag(text: string, closingTagStarts: readonly number[]):
  */
 function withoutThinkingDrafts(text: string, calls: LocatedToolCall[], scan: TextScan): LocatedToolCall[] {
   if (calls.length < 2) return calls;
-  const closes = scan.positions('</think>');
-  const opens = scan.positions('<think>');
+  const closes = scan.positions(thinkingTag.close);
+  const opens = scan.positions(thinkingTag.open);
   const analysis = scan.positions(harmonyAnalysisHeader, true);
   if (opens.length === 0 && closes.length === 0 && analysis.length === 0) return calls;
   const blocks: { contentStart: number; end: number }[] = [
-    ...(opens.length > 0 ? findDelimitedBlocks(text, { open: '<think>', closes: ['</think>'] }, scan) : []),
+    ...(opens.length > 0
+      ? findDelimitedBlocks(text, { open: thinkingTag.open, closes: [thinkingTag.close] }, scan)
+      : []),
     ...(analysis.length > 0
       ? findDelimitedBlocks(text, { open: harmonyAnalysisHeader, closes: [endOfTurnToken.harmonyEnd] }, scan)
       : []),
@@ -200,7 +203,7 @@ function withoutThinkingDrafts(text: string, calls: LocatedToolCall[], scan: Tex
   // model write only the close: everything before a first `</think>` that no `<think>` opened is thinking.
   const firstClose = closes[0];
   if (firstClose !== undefined && (opens.length === 0 || opens[0]! > firstClose))
-    blocks.push({ contentStart: 0, end: firstClose + '</think>'.length });
+    blocks.push({ contentStart: 0, end: firstClose + thinkingTag.close.length });
   const inside = (call: LocatedToolCall) =>
     blocks.some((block) => call.start >= block.contentStart && call.end <= block.end);
   const outside = calls.filter((call) => !inside(call));
@@ -212,7 +215,7 @@ const scanNeedles = new WeakMap<readonly ToolCallTextParser[], readonly string[]
 function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan {
   let needles = scanNeedles.get(parsers);
   if (!needles) {
-    const all = new Set<string>(['<think>', '</think>', '</']);
+    const all = new Set<string>([thinkingTag.open, thinkingTag.close, '</']);
     for (const parser of parsers) {
       for (const marker of parser.markers ?? []) {
         // A stand-alone marker holds no call: parsers never look for it.

@@ -57,7 +57,18 @@ describe('tool-call markers come from the dialect parsers', () => {
   );
   for (const marker of reasoningMarkers) {
     it(`${marker.open} opens reasoning: handed out as reasoning, never shown or kept, no sign of a call`, () => {
-      const text = `Before ${marker.open} thinking ${marker.closes[0]} after`;
+      // A marker that must open the answer (`<think>`) is a mention anywhere else, shown as written.
+      const before = marker.opensAnswer ? ' ' : 'Before ';
+      if (marker.opensAnswer) {
+        const mention = `Before ${marker.open} thinking ${marker.closes[0]} after`;
+        const prose = new ToolCallMarkupStreamFilter();
+        let shownMention = '';
+        for (const character of mention) shownMention += prose.process(character);
+        assert.equal(shownMention + prose.flush(), mention);
+        assert.equal(prose.takeReasoning(), '');
+        assert.equal(withoutToolCallMarkupTags(mention, defaultToolCallMarkupMarkers), mention);
+      }
+      const text = `${before}${marker.open} thinking ${marker.closes[0]} after`;
       const filter = new ToolCallMarkupStreamFilter();
       let shown = '';
       let reasoning = '';
@@ -67,13 +78,18 @@ describe('tool-call markers come from the dialect parsers', () => {
       }
       shown += filter.flush();
       reasoning += filter.takeReasoning();
-      assert.equal(shown, 'Before  after');
+      // After thinking that opened the answer, the blanks before the answer go too.
+      assert.equal(shown, marker.opensAnswer ? ' after' : 'Before  after');
       assert.equal(reasoning, ' thinking ');
       assert.equal(looksLikeToolCallPayload(text), false);
-      assert.equal(withoutToolCallMarkupTags(text, defaultToolCallMarkupMarkers), 'Before  after');
+      assert.equal(
+        withoutToolCallMarkupTags(text, defaultToolCallMarkupMarkers),
+        marker.opensAnswer ? ' after' : 'Before  after',
+      );
       // Unclosed at the end of the stream: still reasoning, and never shown.
       const unclosed = new ToolCallMarkupStreamFilter();
-      assert.equal(unclosed.process(`Hi ${marker.open} still thinking`), 'Hi ');
+      const lead = marker.opensAnswer ? '\n' : 'Hi ';
+      assert.equal(unclosed.process(`${lead}${marker.open} still thinking`), lead);
       assert.equal(unclosed.openBlock, undefined, 'not a markup block to recover calls from');
       assert.equal(unclosed.flush(), '');
       assert.equal(unclosed.takeReasoning(), ' still thinking');

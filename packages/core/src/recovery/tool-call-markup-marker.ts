@@ -30,6 +30,11 @@ export interface ToolCallMarkupMarker {
    * ignores it).
    */
   readonly reasoning?: boolean;
+  /**
+   * The marker counts only where it opens the answer (nothing but whitespace before it), as `<think>` does: a
+   * model may write the same tag in prose.
+   */
+  readonly opensAnswer?: boolean;
 }
 
 /** The `<function_calls>` block of Anthropic-style XML. */
@@ -69,7 +74,8 @@ export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCa
       if (marker.reasoning === true) {
         // The whole block, to its first close or the end of the text.
         const closes = marker.closes.map(escapeRegExp);
-        alternatives.push(`${open}[\\s\\S]*?(?:${[...closes, '$'].join('|')})`);
+        const block = `${open}[\\s\\S]*?(?:${[...closes, '$'].join('|')})`;
+        alternatives.push(marker.opensAnswer === true ? `^\\s*${block}` : block);
         continue;
       }
       const isOpenTag = marker.token !== true && marker.open.startsWith('<') && !marker.open.endsWith('>');

@@ -11,6 +11,7 @@ import { namedToolCallTagParser } from './dialects/named-tool-call-tag-parser.ts
 import { pythonicToolCallParser } from './dialects/pythonic-tool-call-parser.ts';
 import { qwenAgentToolCallParser } from './dialects/qwen-agent-tool-call-parser.ts';
 import { reactToolCallParser } from './dialects/react-tool-call-parser.ts';
+import { thinkingBlockParser } from './dialects/thinking-block-parser.ts';
 import { xmlInvokeToolCallParser } from './dialects/xml-invoke-tool-call-parser.ts';
 import { endOfTurnToken } from './end-of-turn-tokens.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
@@ -22,6 +23,7 @@ import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
  * (docs/ARCHITECTURE.md lists the dialects and the models that write them).
  */
 export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.freeze([
+  thinkingBlockParser,
   harmonyToolCallParser,
   kimiToolCallParser,
   deepSeekToolCallParser,

@@ -1,4 +1,5 @@
 import { CodeSpanTracker } from '../recovery/code-span-tracker.ts';
+import { isWhitespaceCode } from '../recovery/text-search.ts';
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 
@@ -11,6 +12,8 @@ interface PreparedMarker {
   readonly alone: boolean;
   /** The block's content is reasoning (see {@link ToolCallMarkupMarker.reasoning}). */
   readonly reasoning: boolean;
+  /** Counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
+  readonly opensAnswer: boolean;
   readonly closes: readonly string[];
   readonly requiresTagEnd: boolean;
   readonly maxCloseLength: number;
@@ -61,6 +64,11 @@ export class ToolCallMarkupStreamFilter {
   readonly #release: ((block: string) => string) | undefined;
   /** Reasoning read since the last {@link takeReasoning}. */
   #reasoning = '';
+  /** Whether text other than whitespace has passed (then a marker that must open the answer is a mention). */
+  #answerStarted = false;
+  /** A thinking block opened the answer and closed, and no answer text has been shown since. */
+  #afterThinking = false;
+  readonly #hasOpeningMarker: boolean;
 
   constructor(
     markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers,
@@ -73,13 +81,28 @@ export class ToolCallMarkupStreamFilter {
     this.#byPrefix = prepared.byPrefix;
     this.#byFirst = prepared.byFirst;
     this.#hasSingleCharacterMarker = prepared.hasSingleCharacterMarker;
+    this.#hasOpeningMarker = prepared.markers.some((marker) => marker.opensAnswer);
   }
 
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
   process(chunk: string): string {
+    const shown = this.#process(chunk);
+    return this.#afterThinking ? this.#withoutBlanksAfterThinking(shown) : shown;
+  }
+
+  // The blank lines a model writes between its thinking and its answer would open the answer: dropped.
+  #withoutBlanksAfterThinking(shown: string): string {
+    const trimmed = shown.trimStart();
+    if (trimmed !== '') this.#afterThinking = false;
+    return trimmed;
+  }
+
+  #process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
     if (this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
       this.#code.advance(chunk);
+      if (!this.#answerStarted && this.#hasOpeningMarker)
+        this.#answerStarted = hasText(chunk, 0, chunk.length);
       return chunk;
     }
     const buffer = this.#pending + chunk;
@@ -137,8 +160,10 @@ export class ToolCallMarkupStreamFilter {
           return output;
         }
         const end = closeAt + closeLength;
-        if (marker.reasoning) this.#reasoning += buffer.slice(position, closeAt);
-        else if (this.#release && this.#block.length < maximumBlockLength) {
+        if (marker.reasoning) {
+          this.#reasoning += buffer.slice(position, closeAt);
+          if (marker.opensAnswer) this.#afterThinking = true;
+        } else if (this.#release && this.#block.length < maximumBlockLength) {
           const shown = this.#release(this.#block + buffer.slice(position, end));
           // Shown text is read like any other: a backtick in it opens code.
           this.#code.advance(shown);
@@ -153,15 +178,19 @@ export class ToolCallMarkupStreamFilter {
       const found = this.#findOpening(buffer, position);
       if (found.kind === 'none') {
         this.#code.advance(buffer, this.#codeAt);
+        this.#noteText(buffer, position, buffer.length);
         output += position === 0 ? buffer : buffer.slice(position);
         return output;
       }
+      this.#noteText(buffer, position, found.index);
       output += buffer.slice(position, found.index);
       if (found.kind === 'partial') {
         this.#pending = buffer.slice(found.index);
         return output;
       }
       position = found.index + found.marker.open.length;
+      // Call markup, not thinking, starts the answer: a `<think>` after it is a mention.
+      if (!found.marker.reasoning && !found.marker.alone) this.#answerStarted = true;
       if (found.marker.alone) continue;
       this.#inside = found.marker;
       this.#block = buffer.slice(found.index, position);
@@ -172,13 +201,21 @@ export class ToolCallMarkupStreamFilter {
   /** Ends the stream: returns held-back text, or nothing when the stream ended inside a block. */
   flush(): string {
     if (this.#inside?.reasoning) this.#reasoning += this.#pending;
-    const rest = this.#inside ? '' : this.#pending;
+    let rest = this.#inside ? '' : this.#pending;
+    if (this.#afterThinking) rest = this.#withoutBlanksAfterThinking(rest);
+    this.#afterThinking = false;
     this.#pending = '';
     this.#inside = undefined;
     this.#block = '';
     this.#code = new CodeSpanTracker();
     this.#codeAt = 0;
+    this.#answerStarted = false;
     return rest;
+  }
+
+  #noteText(buffer: string, from: number, to: number): void {
+    if (!this.#answerStarted && this.#hasOpeningMarker && hasText(buffer, from, to))
+      this.#answerStarted = true;
   }
 
   #mayHoldMarker(chunk: string): boolean {
@@ -215,6 +252,7 @@ export class ToolCallMarkupStreamFilter {
       this.#codeAt = index;
       const mentioned = this.#code.inCode;
       for (const marker of mentioned ? noMarkers : this.#candidatesAt(buffer, index)) {
+        if (marker.opensAnswer && (this.#answerStarted || hasText(buffer, from, index))) continue;
         const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
         else if (state === 'full' && (!full || marker.open.length > full.open.length)) full = marker;
@@ -273,6 +311,12 @@ function indexOfIgnoringCase(haystack: string, needle: string, from: number): nu
 }
 
 const noMarkers: readonly PreparedMarker[] = [];
+
+/** Whether `text` holds a character other than whitespace between `from` and `to`. */
+function hasText(text: string, from: number, to: number): boolean {
+  for (let index = from; index < to; index++) if (!isWhitespaceCode(text.charCodeAt(index))) return true;
+  return false;
+}
 const maximumBlockLength = 4 * 1024 * 1024;
 
 function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
@@ -304,13 +348,18 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
   const usable = list.filter((marker) => marker.open.length > 0);
   const opens = new Set(usable.map((marker) => lowerCaseAscii(marker.open)));
   const orphanCloses = new Set(
-    usable.flatMap((marker) => marker.closes.map(lowerCaseAscii)).filter((close) => close.length > 1),
+    usable
+      // A lone `</think>` ends thinking the template opened in the prompt: that text was shown, the tag stays.
+      .filter((marker) => marker.opensAnswer !== true)
+      .flatMap((marker) => marker.closes.map(lowerCaseAscii))
+      .filter((close) => close.length > 1),
   );
   const markers: PreparedMarker[] = [
     ...usable.map((marker) => ({
       open: lowerCaseAscii(marker.open),
       alone: marker.token === true,
       reasoning: marker.reasoning === true,
+      opensAnswer: marker.opensAnswer === true,
       closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
       requiresTagEnd: marker.requiresTagEnd === true,
       maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
@@ -321,6 +370,7 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
         open: close,
         alone: true,
         reasoning: false,
+        opensAnswer: false,
         closes: [],
         requiresTagEnd: false,
         maxCloseLength: 0,

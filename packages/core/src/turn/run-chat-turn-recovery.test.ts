@@ -415,6 +415,45 @@ for (const provider of scriptedProviders) {
       assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
     });
 
+    it('a reasoning model whose server leaves <think> in the text: thinking is reasoning, never answer or history', async () => {
+      const log: string[] = [];
+      let followUp: ScriptedRequest | undefined;
+      turns.push(
+        textSteps(
+          chunkText(
+            '<think>\nThe user asks about refunds. Maybe {"name": "internal_search", "arguments": {"queries": ["draft"]}}? Search properly.\n</think>\n\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
+            4,
+          ),
+        ),
+      );
+      turns.push({
+        assert: (request) => {
+          followUp = request;
+        },
+        steps: textSteps(chunkText('<think>The search answered it.</think>\n\nRefunds take 14 days.', 6)),
+      });
+      const { packets, result } = await runTurn({
+        model: model(),
+        messages: question,
+        tools: [searchTool(log)],
+      });
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.deepEqual(log, ['refunds'], 'the real call ran, not the draft inside the thinking');
+      assert.equal(result.answer, 'Refunds take 14 days.');
+      assert.equal(screen(packets).trim(), 'Refunds take 14 days.');
+      const reasoning = ofType(packets, 'reasoning-delta')
+        .map((packet) => packet.obj.reasoning)
+        .join('');
+      assert.match(
+        reasoning,
+        /The user asks about refunds\..*Search properly\.[\s\S]*The search answered it\./s,
+      );
+      for (const message of followUp?.messages ?? []) assert.doesNotMatch(message.text, /think>|asks about/);
+      for (const message of result.messages) {
+        if (message.role === 'assistant') assert.doesNotMatch(message.content, /think>|answered it/);
+      }
+    });
+
     it('Functionary v3.2 >>>all text then a >>>name call: no >>> on screen or in history', async () => {
       const { packets, assistant } = await recoverTurn(
         '>>>all\nI will search the policy.\n>>>internal_search\n{"queries": ["refunds"]}',

@@ -295,6 +295,15 @@ export const dialectFixtures: readonly DialectFixture[] = [
     calls: [oslo],
     visible: '',
   },
+  {
+    name: 'reasoning model thinking in <think> tags left in the text by its server, no call',
+    dialect: 'thinking',
+    model: 'phi-4-reasoning:14b',
+    text: '<think>\nThe user greets me. A short greeting back.\n</think>\n\nHello! How can I help?',
+    calls: [],
+    visible: 'Hello! How can I help?',
+    reasoning: '\nThe user greets me. A short greeting back.\n',
+  },
 ];
 
 /** One fixture per recovery quirk reported for self-hosted models. */
@@ -426,9 +435,8 @@ export const quirkFixtures: readonly DialectFixture[] = [
     model: 'qwq:32b',
     text: '<think>Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}? No, Oslo.</think>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}',
     calls: [oslo],
-    visible:
-      '<think>Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}? No, Oslo.</think>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}',
-    prose: '<think>Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}? No, Oslo.</think>',
+    visible: '',
+    reasoning: 'Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}? No, Oslo.',
   },
   {
     name: 'sibling keys next to a {tool_name: {...}} wrapper',

@@ -1,0 +1,25 @@
+import type { ToolCallTextParser } from '../extracted-tool-call.ts';
+
+/** The tags reasoning models (DeepSeek R1, QwQ, Qwen3, GLM, MiniMax) wrap their thinking in. */
+export const thinkingTag = Object.freeze({ open: '<think>', close: '</think>' });
+/** ByteDance Seed-OSS's thinking tags (its thinking budget reflections sit inside). */
+const seedThinkingTag = Object.freeze({ open: '<seed:think>', close: '</seed:think>' });
+
+/**
+ * `<think>…</think>` opening the answer: the thinking of a reasoning model whose server left it in the text
+ * (llama.cpp, vLLM or Ollama without a reasoning parser). It holds no call of its own (a call drafted inside it
+ * loses to the real one, see `extractToolCallsFromText`); its marker makes the stream filter hand the content
+ * out as reasoning, never as answer text nor as history text. Only where it opens the answer: a `<think>` tag
+ * a model writes in the middle of prose is a mention.
+ */
+export const thinkingBlockParser: ToolCallTextParser = {
+  name: 'thinking',
+  markers: [thinkingTag, seedThinkingTag].map((tag) => ({
+    open: tag.open,
+    closes: [tag.close],
+    reasoning: true,
+    opensAnswer: true,
+  })),
+  detect: () => false,
+  parse: () => [],
+};
