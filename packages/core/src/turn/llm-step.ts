@@ -16,6 +16,7 @@ import {
   type ThinkToolStreamProcessor,
 } from '../streaming/think-tool-stream-processor.ts';
 import { AnswerWriter } from './answer-writer.ts';
+import { hasCompleteArguments } from './cut-off-tool-calls.ts';
 import type { StepPlacement } from './step-placement.ts';
 
 /** Options for {@link runLlmStep}. */
@@ -59,6 +60,11 @@ export interface LlmStepResult {
   readonly reasoning: string;
   /** Native tool calls, in the order the model started them. */
   readonly toolCalls: readonly ToolCall[];
+  /**
+   * The calls of `toolCalls` the output token limit cut off: the step ended on `length` while their arguments
+   * were still incomplete JSON. They were not started and must not run (see `answerCutOffCalls`).
+   */
+  readonly cutOffToolCalls: readonly ToolCall[];
   readonly finishReason: ModelFinishReason | undefined;
   readonly error?: ToolbusError;
   /** The turn index after this step (reasoning moves the answer to the next turn). */
@@ -97,6 +103,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   let error: ToolbusError | undefined;
   const calls = new Map<number, { id: string; name: string; tab: number }>();
   const finished: ToolCall[] = [];
+  // Calls whose arguments were incomplete when the provider closed them: started only once the finish shows
+  // they were not cut off by the token limit (then `settle` starts them).
+  const incomplete: ToolCall[] = [];
   const usedIds = new Set<string>();
   const thinking = new Map<number, { processor: ThinkToolStreamProcessor; fed: boolean }>();
 
@@ -212,7 +221,8 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
           placement: options.placement.at({ turn, tab: call.tab }),
         };
         finished.push(toolCall);
-        if (options.batch && !options.batch.isMergeable(toolCall)) options.batch.add(toolCall);
+        if (!hasCompleteArguments(event.rawArguments)) incomplete.push(toolCall);
+        else if (options.batch && !options.batch.isMergeable(toolCall)) options.batch.add(toolCall);
         break;
       }
       case 'finish':
@@ -232,6 +242,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     rawAnswer,
     reasoning,
     toolCalls: finished,
+    cutOffToolCalls: finishReason === 'length' ? incomplete : [],
     finishReason,
     ...omitUndefined({ error }),
     nextTurn: turn + 1,

@@ -216,7 +216,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   const definitions = cycleTools.map((tool) => tool.definition());
   let calls: readonly ToolCall[] = step.toolCalls;
   let content = step.answer;
-  let cutOff: readonly ToolCall[] = [];
+  let cutOff: readonly ToolCall[] = step.cutOffToolCalls;
   if (
     calls.length === 0 &&
     state.recoveryAttemptsLeft > 0 &&
