@@ -396,6 +396,82 @@ for (const provider of scriptedProviders) {
       assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
     });
 
+    // With the corrective message on, a call that cannot be read is sent back as the step's visible text plus a
+    // message naming the problem: never the raw markup (gpt-oss's template refuses its own tokens in history).
+    const unreadable: readonly { name: string; written: string; prose: string; problem: RegExp[] }[] = [
+      {
+        name: 'a Harmony call of an undeclared tool, after analysis and a preamble',
+        written:
+          '<|channel|>analysis<|message|>Look up the refund rules.<|end|><|start|>assistant<|channel|>commentary<|message|>Checking the policy.<|end|><|start|>assistant<|channel|>commentary to=functions.refund_lookup <|constrain|>json<|message|>{"topic":"refunds"}<|call|>',
+        prose: 'Checking the policy.',
+        problem: [/"refund_lookup"/, /no tool named/, /"internal_search"/],
+      },
+      {
+        name: 'a Harmony call whose message is not JSON',
+        written:
+          '<|start|>assistant<|channel|>commentary to=functions.internal_search <|constrain|>json<|message|>queries: refunds<|call|>',
+        prose: '',
+        problem: [
+          /"internal_search"/,
+          /arguments are not a readable JSON object/,
+          /\{"queries":\["\.\.\."\]\}/,
+        ],
+      },
+      {
+        name: 'a Hermes block whose arguments are a string',
+        written:
+          'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": "refunds please"}\n</tool_call><|im_end|>',
+        prose: 'Let me search.',
+        problem: [/"internal_search"/, /arguments are not a readable JSON object/],
+      },
+    ];
+    for (const { name, written, prose, problem } of unreadable) {
+      it(`${name}: the retry's history holds the visible text and the problem, not the markup`, async () => {
+        const log: string[] = [];
+        let retry: ScriptedRequest | undefined;
+        turns.push(textSteps(chunkText(written, 6)));
+        turns.push({
+          assert: (request) => {
+            retry = request;
+          },
+          steps: textSteps(
+            chunkText(
+              '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refunds"]}}</tool_call>',
+              9,
+            ),
+          ),
+        });
+        turns.push(textSteps(['Refunds take 14 days.']));
+        const { packets, result } = await runTurn({
+          model: model(),
+          messages: question,
+          tools: [searchTool(log)],
+          recovery: { maxAttempts: 2, correctiveMessage: true },
+        });
+        assert.equal(result.error, undefined, result.error?.message);
+        assert.deepEqual(log, ['refunds'], 'the corrected call ran');
+        assert.equal(result.answer, 'Refunds take 14 days.');
+        const sent = retry?.messages ?? [];
+        const markup = /<\||<tool_call>|to=functions|"arguments"|"topic"|queries: refunds/;
+        for (const message of sent) assert.doesNotMatch(message.text, markup, `${message.role} holds markup`);
+        const assistant = sent.filter((message) => message.role === 'assistant');
+        assert.deepEqual(
+          assistant.map((message) => message.text.trim()),
+          prose === '' ? [] : [prose],
+          'the visible text of the failed step, or nothing when it had none',
+        );
+        const corrective = sent.at(-1);
+        assert.equal(corrective?.role, 'user');
+        assert.match(corrective?.text ?? '', /could not be read/);
+        for (const pattern of problem) assert.match(corrective?.text ?? '', pattern);
+        // Kept the same way in the turn's own history.
+        for (const message of result.messages) {
+          if (message.role === 'assistant') assert.doesNotMatch(message.content, markup);
+        }
+        assert.doesNotMatch(screen(packets), markup);
+      });
+    }
+
     it('Functionary v3.2 >>>all text then a >>>name call: no >>> on screen or in history', async () => {
       const { packets, assistant } = await recoverTurn(
         '>>>all\nI will search the policy.\n>>>internal_search\n{"queries": ["refunds"]}',

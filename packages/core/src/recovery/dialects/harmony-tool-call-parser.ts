@@ -60,15 +60,19 @@ export const harmonyToolCallParser: ToolCallTextParser = {
       const tool = tools.get(text.slice(position, nameEnd));
       const message = messageSearch.next(nameEnd);
       if (!tool || message < 0 || message - nameEnd > 512) continue;
-      const json = scanJsonValues(text, { from: message + messageMarker.length, anchored: true })[0];
-      let end = json ? json.end : message + messageMarker.length;
-      for (const { search, marker } of endSearches) {
-        const endHit = search.next(end);
-        if (endHit >= 0 && endHit - end <= 16 && text.slice(end, endHit).trim() === '') {
-          end = endHit + marker.length;
-          break;
+      const bodyStart = message + messageMarker.length;
+      const json = scanJsonValues(text, { from: bodyStart, anchored: true })[0];
+      let end = json ? json.end : bodyStart;
+      if (!json) {
+        const bodyEnd = nextEndMarker(endSearches, bodyStart);
+        if (text.slice(bodyStart, bodyEnd < 0 ? text.length : bodyEnd).trim() !== '') {
+          // A message body that is not JSON (`queries: refunds`) is an unreadable call, not a zero-argument
+          // one: a tool must never run on a guess. The stream filter hides it like any block shaped as a call.
+          position = bodyEnd < 0 ? text.length : bodyEnd;
+          continue;
         }
       }
+      end = closingEnd(text, end, endSearches) ?? end;
       calls.push({
         name: tool.name,
         arguments: json ? parseToolArguments(json.value) : {},
@@ -80,6 +84,29 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+type EndSearch = { readonly search: ReturnType<TextScan['search']>; readonly marker: string };
+
+/** After the end token that closes a call's message right at `from` (only blanks between), if one does. */
+function closingEnd(text: string, from: number, endSearches: readonly EndSearch[]): number | undefined {
+  for (const { search, marker } of endSearches) {
+    const endHit = search.next(from);
+    if (endHit >= 0 && endHit - from <= 16 && text.slice(from, endHit).trim() === '') {
+      return endHit + marker.length;
+    }
+  }
+  return undefined;
+}
+
+/** Where the first end token at or after `from` starts, or -1. */
+function nextEndMarker(endSearches: readonly EndSearch[], from: number): number {
+  let first = -1;
+  for (const { search } of endSearches) {
+    const hit = search.next(from);
+    if (hit >= 0 && (first < 0 || hit < first)) first = hit;
+  }
+  return first;
+}
 
 /**
  * Where a call whose header starts at `start` begins once the analysis message right before it is counted in:
