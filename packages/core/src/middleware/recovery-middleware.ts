@@ -30,6 +30,9 @@ export interface RecoveryMiddlewareOptions {
  * the text becomes proper `tool-call` parts (finish reason `tool-calls`) and the markup disappears from the
  * text parts. Streaming text passes through the `AnswerStreamFilter` as it arrives (markup hidden; an answer
  * that starts like a bare call of an offered tool held back until it is known not to be one).
+ * Reasoning the model wrote into its text (gpt-oss's Harmony analysis channel, from a server that does not parse
+ * Harmony) leaves the text and comes out as the AI SDK's reasoning: `reasoning-start` / `reasoning-delta` /
+ * `reasoning-end` parts while streaming, a `reasoning` content part in generate.
  * When the text holds no call, calls written in the reasoning are recovered too (the reasoning is not edited).
  * Nothing changes when the model made native calls or when no tools were offered.
  */
@@ -47,17 +50,28 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
       if (toolDefs.length === 0 || result.content.some((part) => part.type === 'tool-call')) return result;
       const content: LanguageModelV4Content[] = [];
       const recovered: LanguageModelV4Content[] = [];
+      let edited = false;
       for (const part of result.content) {
         if (part.type !== 'text') {
           content.push(part);
           continue;
         }
         const calls = extract(part.text, toolDefs);
-        if (calls.length === 0) {
+        // The stream filter over the whole text: the text as a streaming caller would see it, and the
+        // reasoning written into it.
+        const filter = new AnswerStreamFilter({
+          tools: toolDefs,
+          ...omitUndefined({ parsers: options.parsers }),
+        });
+        const shown = filter.process(part.text) + filter.flush();
+        const reasoning = filter.takeReasoning();
+        if (calls.length === 0 && reasoning === '') {
           content.push(part);
           continue;
         }
-        const visible = withoutToolCallText(part.text, calls, markers);
+        edited = true;
+        if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
+        const visible = calls.length > 0 ? withoutToolCallText(part.text, calls, markers) : shown;
         if (visible.trim() !== '') content.push({ ...part, text: visible });
         for (const call of calls) recovered.push(toolCallPart(call, generateId()));
       }
@@ -67,7 +81,7 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
         for (const call of reasoning ? extract(reasoning, toolDefs) : [])
           recovered.push(toolCallPart(call, generateId()));
       }
-      if (recovered.length === 0) return result;
+      if (recovered.length === 0) return edited ? { ...result, content } : result;
       return {
         ...result,
         content: [...content, ...recovered],
@@ -111,17 +125,37 @@ function createRecoveryTransform(
   let sawNativeCall = false;
   let textId: string | undefined;
   let textOpen = false;
+  // Reasoning the filter took out of the text: one reasoning part per run of it, closed when text follows.
+  let reasoningId: string | undefined;
+  let reasoningParts = 0;
 
   function visible(
     controller: TransformStreamDefaultController<LanguageModelV4StreamPart>,
     text: string,
   ): void {
+    const reasoning = filter.takeReasoning();
+    if (reasoning !== '') {
+      if (reasoningId === undefined) {
+        reasoningParts += 1;
+        reasoningId = `${textId ?? 'text'}-reasoning-${reasoningParts}`;
+        controller.enqueue({ type: 'reasoning-start', id: reasoningId });
+      }
+      controller.enqueue({ type: 'reasoning-delta', id: reasoningId, delta: reasoning });
+    }
     if (text === '' || textId === undefined) return;
+    endReasoning(controller);
     controller.enqueue({ type: 'text-delta', id: textId, delta: text });
+  }
+
+  function endReasoning(controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void {
+    if (reasoningId === undefined) return;
+    controller.enqueue({ type: 'reasoning-end', id: reasoningId });
+    reasoningId = undefined;
   }
 
   function finishText(controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void {
     visible(controller, filter.flush());
+    endReasoning(controller);
     if (textOpen && textId !== undefined) controller.enqueue({ type: 'text-end', id: textId });
     textOpen = false;
   }
