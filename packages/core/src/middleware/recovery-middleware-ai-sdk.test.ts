@@ -104,6 +104,40 @@ describe('recoveryMiddleware in the AI SDK over a gpt-oss without a Harmony pars
     assert.deepEqual(result.toolCalls, []);
   });
 
+  // The same answers from a server that strips Harmony's special tokens (only the channel names stay).
+  const strippedCall = `analysis${analysis}assistantcommentary to=functions.get_weather json{"city":"Paris"}`;
+  const strippedAnswer = 'analysisThe tool said 20. Answer briefly.assistantfinalIt is 20°C in Paris.';
+
+  it('streamText, tokens stripped: the analysis is reasoning, the call a tool call, the final text the text', async () => {
+    turns.push(textSteps(chunkText(strippedCall, 4)));
+    const call = streamText({ model: model(), prompt: 'Weather in Paris?', tools });
+    assert.equal(await call.text, '');
+    assert.equal(await call.reasoningText, analysis);
+    assert.deepEqual(
+      (await call.toolCalls).map((part) => [part.toolName, part.input]),
+      [['get_weather', { city: 'Paris' }]],
+    );
+    turns.push(textSteps(chunkText(strippedAnswer, 4)));
+    const answer = streamText({ model: model(), prompt: 'Weather in Paris?', tools });
+    assert.equal(await answer.text, 'It is 20°C in Paris.');
+    assert.equal(await answer.reasoningText, 'The tool said 20. Answer briefly.');
+  });
+
+  it('generateText, tokens stripped: the same', async () => {
+    turns.push(textSteps([strippedCall]));
+    const call = await generateText({ model: model(), prompt: 'Weather in Paris?', tools });
+    assert.equal(call.text, '');
+    assert.equal(call.reasoningText, analysis);
+    assert.deepEqual(
+      call.toolCalls.map((part) => [part.toolName, part.input]),
+      [['get_weather', { city: 'Paris' }]],
+    );
+    turns.push(textSteps([strippedAnswer]));
+    const answer = await generateText({ model: model(), prompt: 'Weather in Paris?', tools });
+    assert.equal(answer.text, 'It is 20°C in Paris.');
+    assert.equal(answer.reasoningText, 'The tool said 20. Answer briefly.');
+  });
+
   it('plain prose passes through both paths unchanged, with no reasoning', async () => {
     const prose = 'The analysis shows Paris is mild; {"note": "no call"} is just JSON.';
     turns.push(textSteps(chunkText(prose, 4)));

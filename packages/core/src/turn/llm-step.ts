@@ -11,6 +11,7 @@ import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
 import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
+import { strippedHarmonyRestorerFor } from '../streaming/stripped-harmony-restorer.ts';
 import {
   createThinkToolStreamProcessor,
   type ThinkToolStreamProcessor,
@@ -87,6 +88,8 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     tools: definitions,
     ...omitUndefined({ parsers: options.parsers, preferredDialects: options.preferredDialects }),
   });
+  // gpt-oss behind a server that strips Harmony's tokens: they are put back before anything reads the text.
+  const restorer = strippedHarmonyRestorerFor(options.preferredDialects);
   const writer = new AnswerWriter({
     sink: options.sink,
     citations: options.citations,
@@ -159,8 +162,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         addReasoning(event.text);
         break;
       case 'text-delta': {
-        rawAnswer += event.text;
-        const visible = filter.process(event.text);
+        const text = restorer ? restorer.process(event.text) : event.text;
+        rawAnswer += text;
+        const visible = filter.process(text);
         // Reasoning the model wrote into its text (Harmony's analysis channel, from a server that does not
         // parse Harmony) is reasoning like the native kind.
         addReasoning(filter.takeReasoning());
@@ -233,7 +237,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         break;
     }
   }
-  const rest = filter.flush();
+  const restored = restorer?.flush() ?? '';
+  rawAnswer += restored;
+  const rest = filter.process(restored) + filter.flush();
   addReasoning(filter.takeReasoning());
   emitVisible(rest);
   closeReasoning();

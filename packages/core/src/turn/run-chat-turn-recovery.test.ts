@@ -396,6 +396,81 @@ for (const provider of scriptedProviders) {
       assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
     });
 
+    // gpt-oss behind a server that decodes with its special tokens skipped: only the channel names are left,
+    // glued to the text. Under the gpt-oss profile the tokens are put back, so it is Harmony like any other.
+    if (provider === 'openai-compatible') {
+      const stripped: readonly { name: string; call: string }[] = [
+        {
+          name: 'all tokens stripped',
+          call: 'analysisNeed the refund policy. Search.assistantcommentary to=functions.internal_search json{"queries":["refunds"]}',
+        },
+        {
+          name: 'only some tokens stripped',
+          call: 'analysisNeed the refund policy. Search.<|start|>assistantcommentary to=functions.internal_search <|constrain|>json{"queries":["refunds"]}',
+        },
+      ];
+      for (const { name, call } of stripped) {
+        it(`gpt-oss with its Harmony tokens stripped (${name}): analysis is reasoning, the call runs, only the final text shows`, async () => {
+          const log: string[] = [];
+          let followUp: ScriptedRequest | undefined;
+          turns.push(textSteps(chunkText(call, 4)));
+          turns.push({
+            assert: (request) => {
+              followUp = request;
+            },
+            steps: textSteps(
+              chunkText('analysisThe search answered it.assistantfinalRefunds take 14 days.', 3),
+            ),
+          });
+          const gptOss = resolveLanguageModel(`openai-compatible:${server.url}/v1#openai/gpt-oss-20b`, {
+            env: { TOOLBUS_API_KEY: 'test-key' },
+          });
+          const { packets, result } = await runTurn({
+            model: gptOss,
+            messages: question,
+            tools: [searchTool(log)],
+          });
+          assert.equal(result.error, undefined, result.error?.message);
+          assert.deepEqual(log, ['refunds'], 'the commentary call ran');
+          assert.equal(result.answer, 'Refunds take 14 days.');
+          const deltas = ofType(packets, 'message-delta')
+            .map((packet) => packet.obj.content)
+            .join('');
+          assert.equal(deltas, 'Refunds take 14 days.', 'nothing else was ever shown');
+          assert.equal(ofType(packets, 'message-replace').length, 0, 'so nothing needed retracting');
+          assert.equal(
+            ofType(packets, 'reasoning-delta')
+              .map((packet) => packet.obj.reasoning)
+              .join(''),
+            'Need the refund policy. Search.The search answered it.',
+          );
+          const leftovers = /<\||analysis|assistant|commentary|to=functions|"queries"/;
+          for (const message of followUp?.messages ?? []) {
+            if (message.role !== 'user') assert.doesNotMatch(message.text, leftovers, message.role);
+          }
+          const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+          assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
+          const final = result.messages.at(-1);
+          assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
+        });
+      }
+
+      it('the same glued words from another model stream unchanged', async () => {
+        const log: string[] = [];
+        const text = 'analysisThe board liked it; the assistantfinal draft is attached.';
+        turns.push(textSteps(chunkText(text, 3)));
+        const { packets, result } = await runTurn({
+          model: model(),
+          messages: question,
+          tools: [searchTool(log)],
+        });
+        assert.deepEqual(log, []);
+        assert.equal(result.answer, text);
+        assert.equal(screen(packets), text);
+        assert.equal(ofType(packets, 'reasoning-delta').length, 0);
+      });
+    }
+
     // With the corrective message on, a call that cannot be read is sent back as the step's visible text plus a
     // message naming the problem: never the raw markup (gpt-oss's template refuses its own tokens in history).
     const unreadable: readonly { name: string; written: string; prose: string; problem: RegExp[] }[] = [

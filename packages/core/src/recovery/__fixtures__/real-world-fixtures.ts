@@ -1228,6 +1228,35 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     controlTokens: true,
   },
   {
+    name: 'gpt-oss under a generic model id, its tokens stripped by the server: the call of a declared tool runs',
+    dialect: 'harmony',
+    model: 'local-model',
+    text: 'analysisThe user wants the weather in Oslo. Use get_weather.assistantcommentary to=functions.get_weather json{"city":"Oslo"}',
+    calls: [oslo],
+    // Shown while streaming (nothing marks it for an unknown model), then retracted whole: the analysis went
+    // with the call.
+    visible:
+      'analysisThe user wants the weather in Oslo. Use get_weather.assistantcommentary to=functions.get_weather json{"city":"Oslo"}',
+    prose: '',
+  },
+  {
+    name: 'gpt-oss under a generic model id, stripped, with json glued to the tool name (as reported to llama.cpp)',
+    dialect: 'harmony',
+    model: 'local-model',
+    text: 'Let me check.commentary to=functions.get_weatherjson{"city":"Oslo"}',
+    calls: [oslo],
+    visible: 'Let me check.commentary to=functions.get_weatherjson{"city":"Oslo"}',
+    prose: 'Let me check.',
+  },
+  {
+    name: 'prose quoting a stripped recipient without arguments is no call',
+    dialect: 'harmony',
+    model: 'local-model',
+    text: 'The stripped header reads commentary to=functions.get_weather json, and the arguments follow it.',
+    calls: [],
+    visible: 'The stripped header reads commentary to=functions.get_weather json, and the arguments follow it.',
+  },
+  {
     name: 'gpt-oss: an empty commentary message is a call without arguments',
     dialect: 'harmony',
     model: 'gpt-oss:20b',
