@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { generateText, jsonSchema, streamText, type ToolSet, wrapLanguageModel } from 'ai';
+import { useQueuedModelServer } from '../llm/__fixtures__/scripted-providers.ts';
 import { resolveLanguageModel } from '../llm/resolve-language-model.ts';
-import type { ScriptedModelServer, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
-import { chunkText, startScriptedModelServer, textSteps } from '../testing/index.ts';
+import { chunkText, textSteps } from '../testing/index.ts';
 import { createRecoveryMiddleware } from './recovery-middleware.ts';
 
 // The middleware inside the real AI SDK (`wrapLanguageModel`, `streamText`, `generateText`), over a gpt-oss
@@ -29,17 +29,10 @@ const tools: ToolSet = {
 };
 
 describe('recoveryMiddleware in the AI SDK over a gpt-oss without a Harmony parser', () => {
-  let server: ScriptedModelServer;
-  const turns: (ScriptedTurn | ScriptedStep[])[] = [];
-  before(async () => {
-    server = await startScriptedModelServer({
-      handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],
-    });
-  });
-  after(() => server.close());
+  const { turns, server } = useQueuedModelServer();
   const model = () =>
     wrapLanguageModel({
-      model: resolveLanguageModel(`openai-compatible:${server.url}/v1#openai/gpt-oss-20b`, {
+      model: resolveLanguageModel(`openai-compatible:${server().url}/v1#openai/gpt-oss-20b`, {
         env: { TOOLBUS_API_KEY: 'test-key' },
       }),
       middleware: createRecoveryMiddleware({ generateId: () => 'call_recovered' }),

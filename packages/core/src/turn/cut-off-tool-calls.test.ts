@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
 import * as z from 'zod';
-import { scriptedModel, scriptedProviders } from '../llm/__fixtures__/scripted-providers.ts';
-import type { ScriptedModelServer, ScriptedRequest, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
-import { startScriptedModelServer, textSteps } from '../testing/index.ts';
+import {
+  scriptedModel,
+  scriptedProviders,
+  useQueuedModelServer,
+} from '../llm/__fixtures__/scripted-providers.ts';
+import type { ScriptedStep } from '../testing/index.ts';
+import { textSteps } from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { CUT_OFF_TOOL_CALL_CODE, hasCompleteArguments } from './cut-off-tool-calls.ts';
 import { type ChatTurnResult, runChatTurn } from './run-chat-turn.ts';
@@ -45,32 +49,18 @@ describe('hasCompleteArguments', () => {
 
 for (const provider of scriptedProviders) {
   describe(`native tool calls cut off by the token limit over ${provider}`, () => {
-    let server: ScriptedModelServer;
-    const turns: (ScriptedTurn | ScriptedStep[])[] = [];
-    before(async () => {
-      server = await startScriptedModelServer({
-        handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],
-      });
-    });
-    after(() => server.close());
-    const model = () => scriptedModel({ provider, serverUrl: server.url });
+    const { server, queueWithFollowUp } = useQueuedModelServer();
+    const model = () => scriptedModel({ provider, serverUrl: server().url });
 
     async function run(first: ScriptedStep[]) {
       const log: string[] = [];
-      let followUp: ScriptedRequest | undefined;
-      turns.push(first);
-      turns.push({
-        assert: (request) => {
-          followUp = request;
-        },
-        steps: textSteps(['Done.']),
-      });
+      const followUpOf = queueWithFollowUp(first, textSteps(['Done.']));
       const turn = runChatTurn({ model: model(), messages: question, tools: [writeTool(log)] });
       const packets: Packet[] = [];
       for await (const packet of turn) packets.push(packet);
       const result: ChatTurnResult = await turn.result;
       assert.equal(result.error, undefined, result.error?.message);
-      return { log, packets, result, followUp };
+      return { log, packets, result, followUp: followUpOf() };
     }
 
     it('a call whose argument JSON was still open on finish reason length never runs', async () => {

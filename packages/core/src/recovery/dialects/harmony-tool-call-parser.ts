@@ -1,8 +1,7 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { argumentsAt } from '../arguments-at.ts';
 import { endOfTurnToken } from '../end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
-import { parseToolArguments } from '../parse-tool-arguments.ts';
-import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
 import { isWhitespaceCode, readIdentifierEnd } from '../text-search.ts';
 
@@ -66,9 +65,9 @@ export const harmonyToolCallParser: ToolCallTextParser = {
       const message = strippedBody >= 0 ? -1 : messageSearch.next(nameEnd);
       if (strippedBody < 0 && (message < 0 || message - nameEnd > 512)) continue;
       const bodyStart = strippedBody >= 0 ? strippedBody : message + messageMarker.length;
-      const json = scanJsonValues(text, { from: bodyStart, anchored: true })[0];
-      let end = json ? json.end : bodyStart;
-      if (!json) {
+      const written = argumentsAt(text, bodyStart);
+      let end = written ? written.end : bodyStart;
+      if (!written) {
         const bodyEnd = nextEndMarker(endSearches, bodyStart);
         if (text.slice(bodyStart, bodyEnd < 0 ? text.length : bodyEnd).trim() !== '') {
           // A message body that is not JSON (`queries: refunds`) is an unreadable call, not a zero-argument
@@ -80,7 +79,7 @@ export const harmonyToolCallParser: ToolCallTextParser = {
       end = closingEnd(text, end, endSearches) ?? end;
       calls.push({
         name: tool.name,
-        arguments: json ? parseToolArguments(json.value) : {},
+        arguments: written?.arguments ?? {},
         start:
           strippedBody >= 0
             ? strippedHeaderStart(text, hit, calls.length === 0)
