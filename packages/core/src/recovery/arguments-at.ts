@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { parseToolArguments } from './parse-tool-arguments.ts';
 import { scanJsonValues } from './scan-json-values.ts';
 
@@ -16,6 +17,6 @@ export interface ArgumentsAt {
  * Undefined when no JSON object or array starts there (a repaired value cut off by `to` counts).
  */
 export function argumentsAt(text: string, from: number, to?: number): ArgumentsAt | undefined {
-  const json = scanJsonValues(text, { from, anchored: true, ...(to === undefined ? {} : { to }) })[0];
+  const json = scanJsonValues(text, { from, anchored: true, ...omitUndefined({ to }) })[0];
   return json ? { value: json.value, arguments: parseToolArguments(json.value), end: json.end } : undefined;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined, type ToolDefinition } from '@toolbus/spec';
 import fc from 'fast-check';
 import { findModelProfile } from '../recovery/model-profiles.ts';
 import { splitTextAt } from '../testing/index.ts';
@@ -71,7 +71,7 @@ function shown(pieces: readonly string[], dialects: readonly string[] | undefine
   const restorer = strippedHarmonyRestorerFor(dialects);
   const filter = new AnswerStreamFilter({
     tools: [weather],
-    ...(dialects ? { preferredDialects: dialects } : {}),
+    ...omitUndefined({ preferredDialects: dialects }),
   });
   let visible = '';
   let reasoning = '';
