@@ -1,4 +1,3 @@
-import { omitUndefined } from '@toolbus/spec';
 import { parseToolArguments } from './parse-tool-arguments.ts';
 import { scanJsonValues } from './scan-json-values.ts';
 
@@ -16,7 +15,8 @@ export interface ArgumentsAt {
  * `<|tool_call_argument_begin|>`, Qwen-Agent's `✿ARGS✿:`, Harmony's `<|message|>`, DeepSeek's fenced block.
  * Undefined when no JSON object or array starts there (a repaired value cut off by `to` counts).
  */
-export function argumentsAt(text: string, from: number, to?: number): ArgumentsAt | undefined {
-  const json = scanJsonValues(text, { from, anchored: true, ...omitUndefined({ to }) })[0];
+export function argumentsAt(text: string, from: number, to = text.length): ArgumentsAt | undefined {
+  // One options shape for every call: the scan is hot on hostile text.
+  const json = scanJsonValues(text, { from, to, anchored: true })[0];
   return json ? { value: json.value, arguments: parseToolArguments(json.value), end: json.end } : undefined;
 }
