@@ -10,9 +10,9 @@ import type {
 } from '@ai-sdk/provider';
 import { createRecoveryMiddleware, recoveryMiddleware } from './recovery-middleware.ts';
 
-// `ai`'s wrapLanguageModel is not installed, so the middleware's functions are called directly, exactly as
-// wrapLanguageModel calls them, around a model object implementing the LanguageModelV4 contract that replays
-// scripted parts (the contract is the AI SDK's own interface, not ours).
+// The middleware's functions are called directly here, exactly as wrapLanguageModel calls them, around a model
+// object implementing the LanguageModelV4 contract that replays scripted parts (the contract is the AI SDK's own
+// interface, not ours); recovery-middleware-ai-sdk.test.ts runs it inside the real `ai` package.
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 1, text: 1, reasoning: undefined },

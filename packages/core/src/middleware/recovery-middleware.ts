@@ -8,6 +8,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { findModelProfile } from '../recovery/model-profiles.ts';
 import {
   defaultToolCallMarkupMarkers,
   type ToolCallParserRegistry,
@@ -15,6 +16,7 @@ import {
 } from '../recovery/tool-call-parser-registry.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
+import { strippedHarmonyRestorerFor } from '../streaming/stripped-harmony-restorer.ts';
 
 /** Options for {@link createRecoveryMiddleware}. */
 export interface RecoveryMiddlewareOptions {
@@ -30,58 +32,91 @@ export interface RecoveryMiddlewareOptions {
  * the text becomes proper `tool-call` parts (finish reason `tool-calls`) and the markup disappears from the
  * text parts. Streaming text passes through the `AnswerStreamFilter` as it arrives (markup hidden; an answer
  * that starts like a bare call of an offered tool held back until it is known not to be one).
+ * The wrapped model's id picks its profile (see `findModelProfile`): its dialects are tried first. Reasoning the
+ * model wrote into its text (gpt-oss's Harmony analysis channel, from a server that does not parse Harmony, also
+ * with its special tokens stripped) leaves the text and comes out as the AI SDK's reasoning: `reasoning-start` / `reasoning-delta` /
+ * `reasoning-end` parts while streaming, a `reasoning` content part in generate.
  * When the text holds no call, calls written in the reasoning are recovered too (the reasoning is not edited).
  * Nothing changes when the model made native calls or when no tools were offered.
  */
 export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}): LanguageModelV4Middleware {
   const generateId = options.generateId ?? defaultId;
   const markers = options.parsers ? toolCallMarkupMarkersOf(options.parsers) : defaultToolCallMarkupMarkers;
-  const extract = (text: string, toolDefs: readonly ToolDefinition[]): LocatedToolCall[] =>
-    extractLocatedToolCallsFromText(text, toolDefs, options.parsers ? { parsers: options.parsers } : {});
+  const extract = (
+    text: string,
+    toolDefs: readonly ToolDefinition[],
+    preferredDialects: readonly string[] | undefined,
+  ): LocatedToolCall[] =>
+    extractLocatedToolCallsFromText(
+      text,
+      toolDefs,
+      omitUndefined({ parsers: options.parsers, preferredDialects }),
+    );
 
   return {
     specificationVersion: 'v4',
-    async wrapGenerate({ doGenerate, params }) {
+    async wrapGenerate({ doGenerate, params, model }) {
       const result = await doGenerate();
       const toolDefs = toolDefinitionsOf(params);
+      const preferredDialects = findModelProfile(model.modelId)?.dialects;
       if (toolDefs.length === 0 || result.content.some((part) => part.type === 'tool-call')) return result;
       const content: LanguageModelV4Content[] = [];
       const recovered: LanguageModelV4Content[] = [];
+      let edited = false;
       for (const part of result.content) {
         if (part.type !== 'text') {
           content.push(part);
           continue;
         }
-        const calls = extract(part.text, toolDefs);
-        if (calls.length === 0) {
+        const restorer = strippedHarmonyRestorerFor(preferredDialects);
+        const text = restorer ? restorer.process(part.text) + restorer.flush() : part.text;
+        const calls = extract(text, toolDefs, preferredDialects);
+        // The stream filter over the whole text: the text as a streaming caller would see it, and the
+        // reasoning written into it.
+        const filter = new AnswerStreamFilter({
+          tools: toolDefs,
+          ...omitUndefined({ parsers: options.parsers, preferredDialects }),
+        });
+        const shown = filter.process(text) + filter.flush();
+        const reasoning = filter.takeReasoning();
+        if (calls.length === 0 && reasoning === '' && shown === part.text) {
           content.push(part);
           continue;
         }
-        const visible = withoutToolCallText(part.text, calls, markers);
+        edited = true;
+        if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
+        const visible = calls.length > 0 ? withoutToolCallText(text, calls, markers) : shown;
         if (visible.trim() !== '') content.push({ ...part, text: visible });
         for (const call of calls) recovered.push(toolCallPart(call, generateId()));
       }
       if (recovered.length === 0) {
         // When the answer holds no call, the reasoning is the last source (left as it is).
         const reasoning = result.content.map((part) => (part.type === 'reasoning' ? part.text : '')).join('');
-        for (const call of reasoning ? extract(reasoning, toolDefs) : [])
+        for (const call of reasoning ? extract(reasoning, toolDefs, preferredDialects) : [])
           recovered.push(toolCallPart(call, generateId()));
       }
-      if (recovered.length === 0) return result;
+      if (recovered.length === 0) return edited ? { ...result, content } : result;
       return {
         ...result,
         content: [...content, ...recovered],
         finishReason: { unified: 'tool-calls', raw: result.finishReason.raw },
       };
     },
-    async wrapStream({ doStream, params }) {
+    async wrapStream({ doStream, params, model }) {
       const result = await doStream();
       const toolDefs = toolDefinitionsOf(params);
       if (toolDefs.length === 0) return result;
+      const preferredDialects = findModelProfile(model.modelId)?.dialects;
       return {
         ...result,
         stream: result.stream.pipeThrough(
-          createRecoveryTransform({ toolDefs, parsers: options.parsers, extract, generateId }),
+          createRecoveryTransform({
+            toolDefs,
+            parsers: options.parsers,
+            preferredDialects,
+            extract: (text) => extract(text, toolDefs, preferredDialects),
+            generateId,
+          }),
         ),
       };
     },
@@ -94,7 +129,8 @@ export const recoveryMiddleware: LanguageModelV4Middleware = createRecoveryMiddl
 interface RecoveryTransformOptions {
   readonly toolDefs: readonly ToolDefinition[];
   readonly parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined;
-  readonly extract: (text: string, toolDefs: readonly ToolDefinition[]) => LocatedToolCall[];
+  readonly preferredDialects: readonly string[] | undefined;
+  readonly extract: (text: string) => LocatedToolCall[];
   readonly generateId: () => string;
 }
 
@@ -104,24 +140,47 @@ function createRecoveryTransform(
   // The same filter the turn loop shows answers through: markup hidden, a bare-call start held back.
   const filter = new AnswerStreamFilter({
     tools: options.toolDefs,
-    ...omitUndefined({ parsers: options.parsers }),
+    ...omitUndefined({ parsers: options.parsers, preferredDialects: options.preferredDialects }),
   });
+  const restorer = strippedHarmonyRestorerFor(options.preferredDialects);
   let rawText = '';
   let reasoningText = '';
   let sawNativeCall = false;
   let textId: string | undefined;
   let textOpen = false;
+  // Reasoning the filter took out of the text: one reasoning part per run of it, closed when text follows.
+  let reasoningId: string | undefined;
+  let reasoningParts = 0;
 
   function visible(
     controller: TransformStreamDefaultController<LanguageModelV4StreamPart>,
     text: string,
   ): void {
+    const reasoning = filter.takeReasoning();
+    if (reasoning !== '') {
+      if (reasoningId === undefined) {
+        reasoningParts += 1;
+        reasoningId = `${textId ?? 'text'}-reasoning-${reasoningParts}`;
+        controller.enqueue({ type: 'reasoning-start', id: reasoningId });
+      }
+      controller.enqueue({ type: 'reasoning-delta', id: reasoningId, delta: reasoning });
+    }
     if (text === '' || textId === undefined) return;
+    endReasoning(controller);
     controller.enqueue({ type: 'text-delta', id: textId, delta: text });
   }
 
+  function endReasoning(controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void {
+    if (reasoningId === undefined) return;
+    controller.enqueue({ type: 'reasoning-end', id: reasoningId });
+    reasoningId = undefined;
+  }
+
   function finishText(controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void {
-    visible(controller, filter.flush());
+    const restored = restorer?.flush() ?? '';
+    rawText += restored;
+    visible(controller, filter.process(restored) + filter.flush());
+    endReasoning(controller);
     if (textOpen && textId !== undefined) controller.enqueue({ type: 'text-end', id: textId });
     textOpen = false;
   }
@@ -134,11 +193,13 @@ function createRecoveryTransform(
           textOpen = true;
           controller.enqueue(part);
           return;
-        case 'text-delta':
+        case 'text-delta': {
           textId = part.id;
-          rawText += part.delta;
-          visible(controller, filter.process(part.delta));
+          const text = restorer ? restorer.process(part.delta) : part.delta;
+          rawText += text;
+          visible(controller, filter.process(text));
           return;
+        }
         case 'text-end':
           // Closed in flush()/finish, once we know whether the held text was a call.
           return;
@@ -151,11 +212,11 @@ function createRecoveryTransform(
           controller.enqueue(part);
           return;
         case 'finish': {
-          const calls = sawNativeCall ? [] : options.extract(rawText, options.toolDefs);
           finishText(controller);
+          const calls = sawNativeCall ? [] : options.extract(rawText);
           // When the answer holds no call, the reasoning is the last source (left as it is).
           if (!sawNativeCall && calls.length === 0 && reasoningText !== '') {
-            calls.push(...options.extract(reasoningText, options.toolDefs));
+            calls.push(...options.extract(reasoningText));
           }
           for (const call of calls) controller.enqueue(toolCallPart(call, options.generateId()));
           controller.enqueue(

@@ -5,9 +5,10 @@ import type { ToolCallTextParser } from './extracted-tool-call.ts';
 import type { ToolCallParserRegistry } from './tool-call-parser-registry.ts';
 
 // The parts of a call whatever tool it names: `<invoke name=`, Qwen3-Coder's `<function=name` and
-// `<parameter=name`, a `<parameter name=`, a JSON `"name":` / `"arguments":` / `"parameters":` key.
+// `<parameter=name`, a `<parameter name=`, a JSON `"name":` / `"arguments":` / `"parameters":` key, Harmony's
+// `to=functions.name` recipient.
 const callShape =
-  /<invoke\s+name\s*=|<(?:function|parameter)=\w|<parameter\s+name\s*=|["'](?:name|arguments|parameters)["']\s*:/i;
+  /<invoke\s+name\s*=|<(?:function|parameter)=\w|<parameter\s+name\s*=|["'](?:name|arguments|parameters)["']\s*:|\bto=functions\.\w/i;
 
 /**
  * Whether text holds something shaped like a call to any tool (see {@link holdsToolCall}), without extracting:

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { tools } from '../recovery/__fixtures__/tool-definitions.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
+import { splitTextAt } from '../testing/index.ts';
 import { AnswerStreamFilter } from './answer-stream-filter.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -12,40 +13,49 @@ function run(filter: { process(chunk: string): string; flush(): string }, chunks
   return { outputs, text: outputs.join('') + filter.flush() };
 }
 
-function splitAt(text: string, cuts: readonly number[]): string[] {
-  const positions = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-  const chunks: string[] = [];
-  let previous = 0;
-  for (const position of positions) {
-    chunks.push(text.slice(previous, position));
-    previous = position;
-  }
-  chunks.push(text.slice(previous));
-  return chunks;
-}
+/** `text` cut at `cuts` (each taken modulo the length + 1, so any integer is a position). */
+const splitAt = (text: string, cuts: readonly number[]) =>
+  splitTextAt(
+    text,
+    cuts.map((cut) => cut % (text.length + 1)),
+  );
 
 const answer = () => new AnswerStreamFilter({ tools });
 
+/** Feeds the chunks one at a time: each must show its text at once, and the flush the rest. */
+function assertStreams(steps: readonly (readonly [chunk: string, shown: string])[], flushed?: string) {
+  const filter = answer();
+  for (const [chunk, shown] of steps) assert.equal(filter.process(chunk), shown, JSON.stringify(chunk));
+  if (flushed !== undefined) assert.equal(filter.flush(), flushed);
+}
+
 describe('AnswerStreamFilter', () => {
   it('holds a bare JSON call back and shows only the prose after it', () => {
-    const filter = answer();
-    assert.equal(filter.process('{"name": "get_weather", '), '');
-    assert.equal(filter.process('"arguments": {"city": "Oslo"}}'), '');
-    assert.equal(filter.process('\nI will check.'), '');
-    assert.equal(filter.flush(), 'I will check.');
+    assertStreams(
+      [
+        ['{"name": "get_weather", ', ''],
+        ['"arguments": {"city": "Oslo"}}', ''],
+        ['\nI will check.', ''],
+      ],
+      'I will check.',
+    );
   });
 
   it('streams prose at once, from the first chunk', () => {
-    const filter = answer();
-    assert.equal(filter.process('The'), 'The');
-    assert.equal(filter.process(' answer {is} [1].'), ' answer {is} [1].');
-    assert.equal(filter.flush(), '');
+    assertStreams(
+      [
+        ['The', 'The'],
+        [' answer {is} [1].', ' answer {is} [1].'],
+      ],
+      '',
+    );
   });
 
   it('releases JSON data that is no call as soon as it closes', () => {
-    const filter = answer();
-    assert.equal(filter.process('{"status": "ok", "items": [1, 2]'), '');
-    assert.equal(filter.process('} is the reply'), '{"status": "ok", "items": [1, 2]} is the reply');
+    assertStreams([
+      ['{"status": "ok", "items": [1, 2]', ''],
+      ['} is the reply', '{"status": "ok", "items": [1, 2]} is the reply'],
+    ]);
   });
 
   it('releases bare arguments as soon as prose follows them on their line, and holds them on a line of their own', () => {
@@ -76,20 +86,21 @@ describe('AnswerStreamFilter', () => {
   });
 
   it('waits on a name that could be a tool, and releases it when it is not called', () => {
-    const filter = answer();
-    assert.equal(filter.process('get_'), '');
-    assert.equal(filter.process('weather is sunny'), 'get_weather is sunny');
+    assertStreams([
+      ['get_', ''],
+      ['weather is sunny', 'get_weather is sunny'],
+    ]);
   });
 
   it('holds an xml fence that opens with call markup, and releases one that cannot be a call at once', () => {
-    const filter = answer();
-    assert.equal(filter.process('```xml\n<tool_'), '');
-    assert.equal(
-      filter.process('call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n'),
+    assertStreams(
+      [
+        ['```xml\n<tool_', ''],
+        ['call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n', ''],
+        ['```', ''],
+      ],
       '',
     );
-    assert.equal(filter.process('```'), '');
-    assert.equal(filter.flush(), '');
     assert.equal(answer().process('```xml\n<co'), '```xml\n<co', 'a tag no dialect opens with');
     const unnamed = new AnswerStreamFilter({ tools, holdLimit: 40 });
     assert.equal(unnamed.process('```xml\n<tool_call>\n{"tool": "x", "input": "'), '');
@@ -118,10 +129,13 @@ describe('AnswerStreamFilter', () => {
   });
 
   it('shows a closed block that holds no call as written, when it closes', () => {
-    const filter = answer();
-    assert.equal(filter.process('Wrap it in <tool_call>'), 'Wrap it in ');
-    assert.equal(filter.process('…</tool_call> tags.'), '<tool_call>…</tool_call> tags.');
-    assert.equal(filter.flush(), '');
+    assertStreams(
+      [
+        ['Wrap it in <tool_call>', 'Wrap it in '],
+        ['…</tool_call> tags.', '<tool_call>…</tool_call> tags.'],
+      ],
+      '',
+    );
   });
 
   it('without tools holds nothing back and shows markup blocks as written (no call can be in them)', () => {

@@ -1,5 +1,6 @@
 import type { Tool, ToolCall } from '@toolbus/spec';
 import type { PacketSink } from '../emitter/packet-sink.ts';
+import { JsonRead, readJsonValue } from '../recovery/check-json-syntax.ts';
 import { failureResponse } from '../runner/failure-responses.ts';
 import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
 
@@ -12,6 +13,16 @@ export function cutOffToolCallMessage(name: string): string {
     `The call to "${name}" was cut off by the output token limit; its arguments are incomplete, so it was ` +
     'not run. Call it again with shorter arguments.'
   );
+}
+
+/**
+ * Whether a native call's argument text is one complete JSON value. A call whose arguments are not (a string or
+ * an object still open, nothing at all) in a step that ended on the output token limit was cut off mid-write:
+ * the provider closes every open call when the stream ends, whatever its arguments hold.
+ */
+export function hasCompleteArguments(rawArguments: string): boolean {
+  const read = readJsonValue(rawArguments, 0, rawArguments.length);
+  return read.kind === JsonRead.Complete && rawArguments.slice(read.end).trim() === '';
 }
 
 /**

@@ -11,11 +11,13 @@ import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
 import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
+import { strippedHarmonyRestorerFor } from '../streaming/stripped-harmony-restorer.ts';
 import {
   createThinkToolStreamProcessor,
   type ThinkToolStreamProcessor,
 } from '../streaming/think-tool-stream-processor.ts';
 import { AnswerWriter } from './answer-writer.ts';
+import { hasCompleteArguments } from './cut-off-tool-calls.ts';
 import type { StepPlacement } from './step-placement.ts';
 
 /** Options for {@link runLlmStep}. */
@@ -59,6 +61,11 @@ export interface LlmStepResult {
   readonly reasoning: string;
   /** Native tool calls, in the order the model started them. */
   readonly toolCalls: readonly ToolCall[];
+  /**
+   * The calls of `toolCalls` the output token limit cut off: the step ended on `length` while their arguments
+   * were still incomplete JSON. They were not started and must not run (see `answerCutOffCalls`).
+   */
+  readonly cutOffToolCalls: readonly ToolCall[];
   readonly finishReason: ModelFinishReason | undefined;
   readonly error?: ToolbusError;
   /** The turn index after this step (reasoning moves the answer to the next turn). */
@@ -81,6 +88,8 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     tools: definitions,
     ...omitUndefined({ parsers: options.parsers, preferredDialects: options.preferredDialects }),
   });
+  // gpt-oss behind a server that strips Harmony's tokens: they are put back before anything reads the text.
+  const restorer = strippedHarmonyRestorerFor(options.preferredDialects);
   const writer = new AnswerWriter({
     sink: options.sink,
     citations: options.citations,
@@ -97,6 +106,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   let error: ToolbusError | undefined;
   const calls = new Map<number, { id: string; name: string; tab: number }>();
   const finished: ToolCall[] = [];
+  // Calls whose arguments were incomplete when the provider closed them: started only once the finish shows
+  // they were not cut off by the token limit (then `settle` starts them).
+  const incomplete: ToolCall[] = [];
   const usedIds = new Set<string>();
   const thinking = new Map<number, { processor: ThinkToolStreamProcessor; fed: boolean }>();
 
@@ -150,8 +162,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         addReasoning(event.text);
         break;
       case 'text-delta': {
-        rawAnswer += event.text;
-        const visible = filter.process(event.text);
+        const text = restorer ? restorer.process(event.text) : event.text;
+        rawAnswer += text;
+        const visible = filter.process(text);
         // Reasoning the model wrote into its text (Harmony's analysis channel, from a server that does not
         // parse Harmony) is reasoning like the native kind.
         addReasoning(filter.takeReasoning());
@@ -212,7 +225,8 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
           placement: options.placement.at({ turn, tab: call.tab }),
         };
         finished.push(toolCall);
-        if (options.batch && !options.batch.isMergeable(toolCall)) options.batch.add(toolCall);
+        if (!hasCompleteArguments(event.rawArguments)) incomplete.push(toolCall);
+        else if (options.batch && !options.batch.isMergeable(toolCall)) options.batch.add(toolCall);
         break;
       }
       case 'finish':
@@ -223,7 +237,9 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         break;
     }
   }
-  const rest = filter.flush();
+  const restored = restorer?.flush() ?? '';
+  rawAnswer += restored;
+  const rest = filter.process(restored) + filter.flush();
   addReasoning(filter.takeReasoning());
   emitVisible(rest);
   closeReasoning();
@@ -232,6 +248,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     rawAnswer,
     reasoning,
     toolCalls: finished,
+    cutOffToolCalls: finishReason === 'length' ? incomplete : [],
     finishReason,
     ...omitUndefined({ error }),
     nextTurn: turn + 1,

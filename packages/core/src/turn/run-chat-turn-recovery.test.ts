@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
 import * as z from 'zod';
-import { scriptedModel, scriptedProviders } from '../llm/__fixtures__/scripted-providers.ts';
+import {
+  scriptedModel,
+  scriptedProviders,
+  useQueuedModelServer,
+} from '../llm/__fixtures__/scripted-providers.ts';
 import { resolveLanguageModel } from '../llm/resolve-language-model.ts';
-import type { ScriptedModelServer, ScriptedRequest, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
-import { chunkText, startScriptedModelServer, textSteps } from '../testing/index.ts';
+import { chunkText, textSteps } from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { type ChatTurnResult, type RunChatTurnOptions, runChatTurn } from './run-chat-turn.ts';
 
@@ -38,6 +41,12 @@ const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type
     obj: Extract<PacketObject, { type: T }>;
   })[];
 
+/** Every text the message deltas carried, retracted or not. */
+const deltaText = (packets: readonly Packet[]) =>
+  ofType(packets, 'message-delta')
+    .map((packet) => packet.obj.content)
+    .join('');
+
 /** What a consumer shows: the deltas, with a `message-replace` replacing the message's text so far. */
 function screen(packets: readonly Packet[]): string {
   let finished = '';
@@ -56,27 +65,21 @@ const callText = /internal_search|"queries"|tool_call|TOOL_CALLS|\[ARGS\]/;
 
 for (const provider of scriptedProviders) {
   describe(`recovered text calls over ${provider}`, () => {
-    let server: ScriptedModelServer;
-    const turns: (ScriptedTurn | ScriptedStep[])[] = [];
-    before(async () => {
-      server = await startScriptedModelServer({
-        handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],
+    const { turns, server, queueWithFollowUp } = useQueuedModelServer();
+    const model = () => scriptedModel({ provider, serverUrl: server().url });
+    // The model id picks the gpt-oss profile (Harmony first), as a self-hosted gpt-oss would.
+    const gptOssModel = () =>
+      resolveLanguageModel(`openai-compatible:${server().url}/v1#openai/gpt-oss-20b`, {
+        env: { TOOLBUS_API_KEY: 'test-key' },
       });
-    });
-    after(() => server.close());
-    const model = () => scriptedModel({ provider, serverUrl: server.url });
 
     /** Runs one turn whose first answer is `written` (cut into chunks) and whose second answers in prose. */
     async function recoverTurn(written: string, chunkSize: number) {
       const log: string[] = [];
-      let followUp: ScriptedRequest | undefined;
-      turns.push(textSteps(chunkText(written, chunkSize)));
-      turns.push({
-        assert: (request) => {
-          followUp = request;
-        },
-        steps: textSteps(['Refunds take 14 days.']),
-      });
+      const followUpOf = queueWithFollowUp(
+        textSteps(chunkText(written, chunkSize)),
+        textSteps(['Refunds take 14 days.']),
+      );
       const { packets, result } = await runTurn({
         model: model(),
         messages: question,
@@ -87,12 +90,12 @@ for (const provider of scriptedProviders) {
       assert.equal(result.recoveredToolCalls, 1);
       assert.equal(result.answer, 'Refunds take 14 days.');
       // The next request looks like a native tool-call exchange: the call, then its result, no markup.
-      const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+      const assistant = followUpOf()?.messages.find((message) => message.role === 'assistant');
       assert.equal(assistant?.toolCalls.length, 1);
       assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
       assert.deepEqual(JSON.parse(assistant?.toolCalls[0]?.arguments ?? '{}'), { queries: ['refunds'] });
       assert.doesNotMatch(assistant?.text ?? '', callText, 'the history holds prose, not markup');
-      const results = followUp?.messages.flatMap((message) => message.toolResults) ?? [];
+      const results = followUpOf()?.messages.flatMap((message) => message.toolResults) ?? [];
       assert.equal(results[0]?.toolCallId, assistant?.toolCalls[0]?.id);
       const historyAssistant = result.messages.find((message) => message.role === 'assistant');
       assert.doesNotMatch(historyAssistant?.content ?? '', callText);
@@ -104,9 +107,7 @@ for (const provider of scriptedProviders) {
         '{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
         5,
       );
-      const deltas = ofType(packets, 'message-delta')
-        .map((packet) => packet.obj.content)
-        .join('');
+      const deltas = deltaText(packets);
       assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
       assert.equal(ofType(packets, 'message-replace').length, 0, 'nothing to retract');
       assert.equal(screen(packets), 'Refunds take 14 days.');
@@ -114,12 +115,7 @@ for (const provider of scriptedProviders) {
 
     it('pythonic call list: held back, never shown', async () => {
       const { packets } = await recoverTurn('[internal_search(queries=["refunds"])]', 4);
-      assert.doesNotMatch(
-        ofType(packets, 'message-delta')
-          .map((packet) => packet.obj.content)
-          .join(''),
-        callText,
-      );
+      assert.doesNotMatch(deltaText(packets), callText);
       assert.equal(screen(packets), 'Refunds take 14 days.');
     });
 
@@ -128,24 +124,14 @@ for (const provider of scriptedProviders) {
         'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
         6,
       );
-      assert.doesNotMatch(
-        ofType(packets, 'message-delta')
-          .map((packet) => packet.obj.content)
-          .join(''),
-        callText,
-      );
+      assert.doesNotMatch(deltaText(packets), callText);
       assert.equal(assistant?.text.trim(), 'Let me search.');
       assert.equal(screen(packets), 'Let me search.\nRefunds take 14 days.');
     });
 
     it('Mistral [TOOL_CALLS]name[ARGS]{json}: filtered to the end of the step, then recovered', async () => {
       const { packets } = await recoverTurn('[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}', 3);
-      assert.doesNotMatch(
-        ofType(packets, 'message-delta')
-          .map((packet) => packet.obj.content)
-          .join(''),
-        callText,
-      );
+      assert.doesNotMatch(deltaText(packets), callText);
       assert.equal(screen(packets), 'Refunds take 14 days.');
     });
 
@@ -235,9 +221,7 @@ for (const provider of scriptedProviders) {
     for (const { name, written, prose } of realWorld) {
       it(`${name}: recovered, run, and only the prose is shown and kept`, async () => {
         const { packets, assistant } = await recoverTurn(written, 1);
-        const deltas = ofType(packets, 'message-delta')
-          .map((packet) => packet.obj.content)
-          .join('');
+        const deltas = deltaText(packets);
         assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
         assert.doesNotMatch(deltas, /<\||<｜|<\/s>|arg_key|<function=|✿|>>>/, 'nor its tokens');
         assert.equal(assistant?.text.trim(), prose);
@@ -306,14 +290,10 @@ for (const provider of scriptedProviders) {
     for (const { name, written } of cutOffCalls) {
       it(`${name}, on finish reason length: not run, the model is told, the user sees why`, async () => {
         const log: string[] = [];
-        let followUp: ScriptedRequest | undefined;
-        turns.push([...textSteps(chunkText(written, 4)), { type: 'finish', reason: 'length' }]);
-        turns.push({
-          assert: (request) => {
-            followUp = request;
-          },
-          steps: textSteps(['Refunds take 14 days.']),
-        });
+        const followUpOf = queueWithFollowUp(
+          [...textSteps(chunkText(written, 4)), { type: 'finish', reason: 'length' }],
+          textSteps(['Refunds take 14 days.']),
+        );
         const { packets, result } = await runTurn({
           model: model(),
           messages: question,
@@ -322,9 +302,9 @@ for (const provider of scriptedProviders) {
         assert.deepEqual(log, [], "the tool's execute never ran");
         assert.equal(result.toolOutcomes.length, 1);
         assert.equal(result.toolOutcomes[0]?.status, 'call-error');
-        const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+        const assistant = followUpOf()?.messages.find((message) => message.role === 'assistant');
         assert.equal(assistant?.toolCalls[0]?.name, 'internal_search', 'the call stays in the history');
-        const toolResult = followUp?.messages.flatMap((message) => message.toolResults)[0];
+        const toolResult = followUpOf()?.messages.flatMap((message) => message.toolResults)[0];
         assert.equal(toolResult?.toolCallId, assistant?.toolCalls[0]?.id);
         assert.match(
           toolResult?.content ?? '',
@@ -358,32 +338,22 @@ for (const provider of scriptedProviders) {
 
     it('gpt-oss through a server that does not parse Harmony: analysis is reasoning, the call runs, no tokens kept', async () => {
       const log: string[] = [];
-      let followUp: ScriptedRequest | undefined;
-      turns.push(
+      const followUpOf = queueWithFollowUp(
         textSteps(
           chunkText(
             '<|channel|>analysis<|message|>Need the refund policy. Search.<|end|><|start|>assistant<|channel|>commentary to=functions.internal_search <|constrain|>json<|message|>{"queries":["refunds"]}<|call|>',
             5,
           ),
         ),
-      );
-      turns.push({
-        assert: (request) => {
-          followUp = request;
-        },
-        steps: textSteps(
+        textSteps(
           chunkText(
             '<|channel|>analysis<|message|>The search answered it.<|end|><|start|>assistant<|channel|>final<|message|>Refunds take 14 days.<|return|>',
             7,
           ),
         ),
-      });
-      // The model id picks the gpt-oss profile (Harmony first), as a self-hosted gpt-oss would.
-      const gptOss = resolveLanguageModel(`openai-compatible:${server.url}/v1#openai/gpt-oss-20b`, {
-        env: { TOOLBUS_API_KEY: 'test-key' },
-      });
+      );
       const { packets, result } = await runTurn({
-        model: provider === 'openai-compatible' ? gptOss : model(),
+        model: provider === 'openai-compatible' ? gptOssModel() : model(),
         messages: question,
         tools: [searchTool(log)],
       });
@@ -393,9 +363,7 @@ for (const provider of scriptedProviders) {
       assert.equal(screen(packets), 'Refunds take 14 days.');
       const harmonyToken = /<\|(?:channel|message|start|end|call|return|constrain)\|>/;
       assert.doesNotMatch(
-        ofType(packets, 'message-delta')
-          .map((packet) => packet.obj.content)
-          .join(''),
+        deltaText(packets),
         /<\||Need the refund|search answered/,
         'neither tokens nor analysis were ever shown',
       );
@@ -404,8 +372,8 @@ for (const provider of scriptedProviders) {
         .join('');
       assert.equal(reasoning, 'Need the refund policy. Search.The search answered it.');
       // gpt-oss's template refuses a history holding `<|channel|>`: none of its tokens may go back.
-      for (const message of followUp?.messages ?? []) assert.doesNotMatch(message.text, harmonyToken);
-      const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+      for (const message of followUpOf()?.messages ?? []) assert.doesNotMatch(message.text, harmonyToken);
+      const assistant = followUpOf()?.messages.find((message) => message.role === 'assistant');
       assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
       assert.equal(assistant?.text.trim(), '', 'the analysis is not kept as answer text');
       for (const message of result.messages) {
@@ -417,21 +385,15 @@ for (const provider of scriptedProviders) {
 
     it('a reasoning model whose server leaves <think> in the text: thinking is reasoning, never answer or history', async () => {
       const log: string[] = [];
-      let followUp: ScriptedRequest | undefined;
-      turns.push(
+      const followUpOf = queueWithFollowUp(
         textSteps(
           chunkText(
             '<think>\nThe user asks about refunds. Maybe {"name": "internal_search", "arguments": {"queries": ["draft"]}}? Search properly.\n</think>\n\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
             4,
           ),
         ),
+        textSteps(chunkText('<think>The search answered it.</think>\n\nRefunds take 14 days.', 6)),
       );
-      turns.push({
-        assert: (request) => {
-          followUp = request;
-        },
-        steps: textSteps(chunkText('<think>The search answered it.</think>\n\nRefunds take 14 days.', 6)),
-      });
       const { packets, result } = await runTurn({
         model: model(),
         messages: question,
@@ -448,20 +410,139 @@ for (const provider of scriptedProviders) {
         reasoning,
         /The user asks about refunds\..*Search properly\.[\s\S]*The search answered it\./s,
       );
-      for (const message of followUp?.messages ?? []) assert.doesNotMatch(message.text, /think>|asks about/);
+      for (const message of followUpOf()?.messages ?? [])
+        assert.doesNotMatch(message.text, /think>|asks about/);
       for (const message of result.messages) {
         if (message.role === 'assistant') assert.doesNotMatch(message.content, /think>|answered it/);
       }
     });
+    // gpt-oss behind a server that decodes with its special tokens skipped: only the channel names are left,
+    // glued to the text. Under the gpt-oss profile the tokens are put back, so it is Harmony like any other.
+    if (provider === 'openai-compatible') {
+      const stripped: readonly { name: string; call: string }[] = [
+        {
+          name: 'all tokens stripped',
+          call: 'analysisNeed the refund policy. Search.assistantcommentary to=functions.internal_search json{"queries":["refunds"]}',
+        },
+        {
+          name: 'only some tokens stripped',
+          call: 'analysisNeed the refund policy. Search.<|start|>assistantcommentary to=functions.internal_search <|constrain|>json{"queries":["refunds"]}',
+        },
+      ];
+      for (const { name, call } of stripped) {
+        it(`gpt-oss with its Harmony tokens stripped (${name}): analysis is reasoning, the call runs, only the final text shows`, async () => {
+          const log: string[] = [];
+          const followUpOf = queueWithFollowUp(
+            textSteps(chunkText(call, 4)),
+            textSteps(chunkText('analysisThe search answered it.assistantfinalRefunds take 14 days.', 3)),
+          );
+          const { packets, result } = await runTurn({
+            model: gptOssModel(),
+            messages: question,
+            tools: [searchTool(log)],
+          });
+          assert.equal(result.error, undefined, result.error?.message);
+          assert.deepEqual(log, ['refunds'], 'the commentary call ran');
+          assert.equal(result.answer, 'Refunds take 14 days.');
+          const deltas = deltaText(packets);
+          assert.equal(deltas, 'Refunds take 14 days.', 'nothing else was ever shown');
+          assert.equal(ofType(packets, 'message-replace').length, 0, 'so nothing needed retracting');
+          assert.equal(
+            ofType(packets, 'reasoning-delta')
+              .map((packet) => packet.obj.reasoning)
+              .join(''),
+            'Need the refund policy. Search.The search answered it.',
+          );
+          const leftovers = /<\||analysis|assistant|commentary|to=functions|"queries"/;
+          for (const message of followUpOf()?.messages ?? []) {
+            if (message.role !== 'user') assert.doesNotMatch(message.text, leftovers, message.role);
+          }
+          const assistant = followUpOf()?.messages.find((message) => message.role === 'assistant');
+          assert.equal(assistant?.toolCalls[0]?.name, 'internal_search');
+          const final = result.messages.at(-1);
+          assert.equal(final?.role === 'assistant' ? final.content : undefined, 'Refunds take 14 days.');
+        });
+      }
+    }
+
+    // With the corrective message on, a call that cannot be read is sent back as the step's visible text plus a
+    // message naming the problem: never the raw markup (gpt-oss's template refuses its own tokens in history).
+    const unreadable: readonly { name: string; written: string; prose: string; problem: RegExp[] }[] = [
+      {
+        name: 'a Harmony call of an undeclared tool, after analysis and a preamble',
+        written:
+          '<|channel|>analysis<|message|>Look up the refund rules.<|end|><|start|>assistant<|channel|>commentary<|message|>Checking the policy.<|end|><|start|>assistant<|channel|>commentary to=functions.refund_lookup <|constrain|>json<|message|>{"topic":"refunds"}<|call|>',
+        prose: 'Checking the policy.',
+        problem: [/"refund_lookup"/, /no tool named/, /"internal_search"/],
+      },
+      {
+        name: 'a Harmony call whose message is not JSON',
+        written:
+          '<|start|>assistant<|channel|>commentary to=functions.internal_search <|constrain|>json<|message|>queries: refunds<|call|>',
+        prose: '',
+        problem: [
+          /"internal_search"/,
+          /arguments are not a readable JSON object/,
+          /\{"queries":\["\.\.\."\]\}/,
+        ],
+      },
+      {
+        name: 'a Hermes block whose arguments are a string',
+        written:
+          'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": "refunds please"}\n</tool_call><|im_end|>',
+        prose: 'Let me search.',
+        problem: [/"internal_search"/, /arguments are not a readable JSON object/],
+      },
+    ];
+    for (const { name, written, prose, problem } of unreadable) {
+      it(`${name}: the retry's history holds the visible text and the problem, not the markup`, async () => {
+        const log: string[] = [];
+        const retryOf = queueWithFollowUp(
+          textSteps(chunkText(written, 6)),
+          textSteps(
+            chunkText(
+              '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refunds"]}}</tool_call>',
+              9,
+            ),
+          ),
+          textSteps(['Refunds take 14 days.']),
+        );
+        const { packets, result } = await runTurn({
+          model: model(),
+          messages: question,
+          tools: [searchTool(log)],
+          recovery: { maxAttempts: 2, correctiveMessage: true },
+        });
+        assert.equal(result.error, undefined, result.error?.message);
+        assert.deepEqual(log, ['refunds'], 'the corrected call ran');
+        assert.equal(result.answer, 'Refunds take 14 days.');
+        const sent = retryOf()?.messages ?? [];
+        const markup = /<\||<tool_call>|to=functions|"arguments"|"topic"|queries: refunds/;
+        for (const message of sent) assert.doesNotMatch(message.text, markup, `${message.role} holds markup`);
+        const assistant = sent.filter((message) => message.role === 'assistant');
+        assert.deepEqual(
+          assistant.map((message) => message.text.trim()),
+          prose === '' ? [] : [prose],
+          'the visible text of the failed step, or nothing when it had none',
+        );
+        const corrective = sent.at(-1);
+        assert.equal(corrective?.role, 'user');
+        assert.match(corrective?.text ?? '', /could not be read/);
+        for (const pattern of problem) assert.match(corrective?.text ?? '', pattern);
+        // Kept the same way in the turn's own history.
+        for (const message of result.messages) {
+          if (message.role === 'assistant') assert.doesNotMatch(message.content, markup);
+        }
+        assert.doesNotMatch(screen(packets), markup);
+      });
+    }
 
     it('Functionary v3.2 >>>all text then a >>>name call: no >>> on screen or in history', async () => {
       const { packets, assistant } = await recoverTurn(
         '>>>all\nI will search the policy.\n>>>internal_search\n{"queries": ["refunds"]}',
         3,
       );
-      const deltas = ofType(packets, 'message-delta')
-        .map((packet) => packet.obj.content)
-        .join('');
+      const deltas = deltaText(packets);
       assert.doesNotMatch(deltas, />>>all/, 'the header of the text for the user is never shown');
       assert.equal(ofType(packets, 'message-replace')[0]?.obj.content, 'I will search the policy.');
       assert.equal(assistant?.text.trim(), 'I will search the policy.');
@@ -478,6 +559,12 @@ for (const provider of scriptedProviders) {
       {
         name: 'naming both tags without backticks',
         text: 'Each call sits between <tool_call> and </tool_call>, one call per block.',
+      },
+      {
+        // gpt-oss's channel names glued to the text, as a server that strips its tokens leaves them: from any
+        // other model they are just words.
+        name: 'glued like stripped Harmony, from a model that is not gpt-oss',
+        text: 'analysisThe board liked it; the assistantfinal draft is attached.',
       },
       {
         name: 'a call quoted in inline code',
@@ -498,6 +585,7 @@ for (const provider of scriptedProviders) {
         assert.equal(result.cycles, 1);
         assert.equal(result.answer, text);
         assert.equal(screen(packets), text);
+        assert.equal(ofType(packets, 'reasoning-delta').length, 0);
         const final = result.messages.at(-1);
         assert.equal(final?.role === 'assistant' ? final.content : undefined, text);
       });

@@ -16,11 +16,16 @@ import type { StreamModelStepOptions } from '../llm/stream-model-step.ts';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { findModelProfile, type ModelProfile } from '../recovery/model-profiles.ts';
+import {
+  defaultToolCallMarkupMarkers,
+  toolCallMarkupMarkersOf,
+} from '../recovery/tool-call-parser-registry.ts';
 import { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
 import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
 import { planToolset, type ToolSearchLimits } from '../tool-search/plan-toolset.ts';
 import { AnswerWriter } from './answer-writer.ts';
+import { correctiveMessageFor, withoutCallMarkup } from './corrective-message.ts';
 import { answerCutOffCalls } from './cut-off-tool-calls.ts';
 import { finishWithAnswer } from './final-answer.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
@@ -36,16 +41,17 @@ export type { ChatTurn, ChatTurnResult } from './turn-state.ts';
  */
 export const DEFAULT_MAX_CYCLES = 6;
 
-/** The message a model gets when it wrote a tool call that could not be read (if enabled). */
-export const DEFAULT_CORRECTIVE_MESSAGE =
-  'Your last message tried to call a tool, but the call could not be read. Call the tool again using the ' +
-  'tool-calling interface (not text in your answer), with arguments that match its JSON schema.';
+export { DEFAULT_CORRECTIVE_MESSAGE } from './corrective-message.ts';
 
 /** How text-written tool calls are recovered. */
 export interface RecoveryOptions {
   /** Recovery attempts per turn (one by default). Default 1. */
   readonly maxAttempts?: number;
-  /** When recovery finds nothing, tell the model what went wrong and let it try again. Default off. */
+  /**
+   * When recovery finds nothing, tell the model what went wrong and let it try again (`true`: a message naming
+   * the tool the failed call meant, when the text names one; a string: that message). The history then holds
+   * the step's text without the unreadable markup, never the raw markup. Default off.
+   */
   readonly correctiveMessage?: string | boolean;
   /** The dialect parsers, in priority order (default: all of them). */
   readonly parsers?: readonly ToolCallTextParser[];
@@ -216,7 +222,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   const definitions = cycleTools.map((tool) => tool.definition());
   let calls: readonly ToolCall[] = step.toolCalls;
   let content = step.answer;
-  let cutOff: readonly ToolCall[] = [];
+  let cutOff: readonly ToolCall[] = step.cutOffToolCalls;
   if (
     calls.length === 0 &&
     state.recoveryAttemptsLeft > 0 &&
@@ -261,10 +267,18 @@ function recoverCycle(
   if (recovered.shown && recovered.prose !== step.answer) retract(state, step, recovered.prose);
   const corrective = options.recovery?.correctiveMessage;
   if (recovered.calls.length === 0 && corrective && state.recoveryAttemptsLeft > 0 && !input.lastCycle) {
-    state.append({ role: 'assistant', content: step.rawAnswer });
+    const markers = parsers ? toolCallMarkupMarkersOf(parsers) : defaultToolCallMarkupMarkers;
+    state.append({
+      role: 'assistant',
+      content: withoutCallMarkup(step.rawAnswer, markers),
+      ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    });
     state.append({
       role: 'user',
-      content: typeof corrective === 'string' ? corrective : DEFAULT_CORRECTIVE_MESSAGE,
+      content:
+        typeof corrective === 'string'
+          ? corrective
+          : correctiveMessageFor(step.rawAnswer || step.reasoning, input.definitions),
     });
     return 'retry';
   }

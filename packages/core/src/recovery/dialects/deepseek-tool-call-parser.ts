@@ -1,9 +1,8 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { argumentsAt } from '../arguments-at.ts';
 import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import { endOfTurnToken } from '../end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
-import { parseToolArguments } from '../parse-tool-arguments.ts';
-import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan, type TextScan } from '../text-scan.ts';
 import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 
@@ -86,10 +85,9 @@ function parseSpelling(
       const lineEnd = text.indexOf('\n', bodyStart);
       if (lineEnd >= 0 && lineEnd < block.contentEnd) bodyStart = lineEnd + 1;
     }
-    const json = scanJsonValues(text, { from: bodyStart, to: block.contentEnd, anchored: true })[0];
     calls.push({
       name: tool.name,
-      arguments: json ? parseToolArguments(json.value) : {},
+      arguments: argumentsAt(text, bodyStart, block.contentEnd)?.arguments ?? {},
       start: block.start,
       end: block.end,
     });

@@ -1,8 +1,7 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { argumentsAt } from '../arguments-at.ts';
 import { endOfTurnToken } from '../end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
-import { parseToolArguments } from '../parse-tool-arguments.ts';
-import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
 import { isWhitespaceCode, readIdentifierEnd } from '../text-search.ts';
 
@@ -41,7 +40,8 @@ export const harmonyToolCallParser: ToolCallTextParser = {
   ],
   needles: [recipient, messageMarker, channelMarker, analysisHeader, assistantStart, ...endMarkers],
   // The recipient (words, found by a search of its own) is looked for only when a tool's name follows it.
-  detect: (text, scan = createTextScan(text)) => scan.positions(messageMarker, true).length > 0,
+  detect: (text, scan = createTextScan(text)) =>
+    scan.positions(messageMarker, true).length > 0 || scan.positions(recipient, true).length > 0,
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     if (!scan.mayNameToolAfter(toolDefs, recipient)) return [];
     const tools = scan.tools(toolDefs);
@@ -57,22 +57,33 @@ export const harmonyToolCallParser: ToolCallTextParser = {
       if (hit < 0 || hit >= claimedFrom) break;
       position = hit + recipient.length;
       const nameEnd = readIdentifierEnd(text, position);
-      const tool = tools.get(text.slice(position, nameEnd));
-      const message = messageSearch.next(nameEnd);
-      if (!tool || message < 0 || message - nameEnd > 512) continue;
-      const json = scanJsonValues(text, { from: message + messageMarker.length, anchored: true })[0];
-      let end = json ? json.end : message + messageMarker.length;
-      for (const { search, marker } of endSearches) {
-        const endHit = search.next(end);
-        if (endHit >= 0 && endHit - end <= 16 && text.slice(end, endHit).trim() === '') {
-          end = endHit + marker.length;
-          break;
+      const tool = tools.get(text.slice(position, nameEnd)) ?? gluedJsonTool(text, position, nameEnd, tools);
+      if (!tool) continue;
+      // A server that strips special tokens leaves `to=functions.get_weather json{…}`: a declared tool's name
+      // right before its JSON arguments is the evidence then.
+      const strippedBody = strippedBodyStart(text, nameEnd);
+      const message = strippedBody >= 0 ? -1 : messageSearch.next(nameEnd);
+      if (strippedBody < 0 && (message < 0 || message - nameEnd > 512)) continue;
+      const bodyStart = strippedBody >= 0 ? strippedBody : message + messageMarker.length;
+      const written = argumentsAt(text, bodyStart);
+      let end = written ? written.end : bodyStart;
+      if (!written) {
+        const bodyEnd = nextEndMarker(endSearches, bodyStart);
+        if (text.slice(bodyStart, bodyEnd < 0 ? text.length : bodyEnd).trim() !== '') {
+          // A message body that is not JSON (`queries: refunds`) is an unreadable call, not a zero-argument
+          // one: a tool must never run on a guess. The stream filter hides it like any block shaped as a call.
+          position = bodyEnd < 0 ? text.length : bodyEnd;
+          continue;
         }
       }
+      end = closingEnd(text, end, endSearches) ?? end;
       calls.push({
         name: tool.name,
-        arguments: json ? parseToolArguments(json.value) : {},
-        start: withAnalysisBefore(text, scan, headerStart(text, hit)),
+        arguments: written?.arguments ?? {},
+        start:
+          strippedBody >= 0
+            ? strippedHeaderStart(text, hit, calls.length === 0)
+            : withAnalysisBefore(text, scan, headerStart(text, hit)),
         end,
       });
       position = end;
@@ -80,6 +91,78 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * gpt-oss sometimes glues the content type to the recipient (`to=functions.get_weatherjson`, as reported to
+ * llama.cpp): the tool named by the recipient without that `json`.
+ */
+function gluedJsonTool<T>(
+  text: string,
+  start: number,
+  end: number,
+  tools: ReadonlyMap<string, T>,
+): T | undefined {
+  return end - start > 4 && text.startsWith('json', end - 4)
+    ? tools.get(text.slice(start, end - 4))
+    : undefined;
+}
+
+const constrainToken = '<|constrain|>';
+
+/**
+ * Where the JSON body of a call whose header lost its `<|message|>` starts (` json{…}`, ` <|constrain|>json{…}`,
+ * `json{…}` glued to the name), or -1 when the header does not run straight into a JSON object.
+ */
+function strippedBodyStart(text: string, nameEnd: number): number {
+  let at = nameEnd;
+  while (at < text.length && isWhitespaceCode(text.charCodeAt(at))) at++;
+  if (text.startsWith(constrainToken, at)) at += constrainToken.length;
+  if (text.startsWith('json', at)) at += 'json'.length;
+  while (at < text.length && isWhitespaceCode(text.charCodeAt(at))) at++;
+  return text.charCodeAt(at) === 0x7b ? at : -1;
+}
+
+// The words a stripped header leaves before the recipient: the channel name, glued to the role after the
+// analysis message (`…assistantcommentary to=`).
+const strippedChannel = /(?:assistant)?commentary\s*$/;
+const strippedAnalysis = /^\s*analysis(?=[A-Z])/;
+
+/**
+ * Where a stripped call header starts: at its channel name (and role) when they stand right before the
+ * recipient; at the very start when the text opens with the stripped analysis message that leads to this,
+ * the first call (`analysisThe user wants…assistantcommentary to=…`): that reasoning goes with the call.
+ */
+function strippedHeaderStart(text: string, recipientAt: number, first: boolean): number {
+  const window = Math.max(0, recipientAt - 32);
+  const match = strippedChannel.exec(text.slice(window, recipientAt));
+  if (match === null) return recipientAt;
+  const start = window + match.index;
+  if (first && text.startsWith('assistant', start) && strippedAnalysis.test(text)) return 0;
+  return start;
+}
+
+type EndSearch = { readonly search: ReturnType<TextScan['search']>; readonly marker: string };
+
+/** After the end token that closes a call's message right at `from` (only blanks between), if one does. */
+function closingEnd(text: string, from: number, endSearches: readonly EndSearch[]): number | undefined {
+  for (const { search, marker } of endSearches) {
+    const endHit = search.next(from);
+    if (endHit >= 0 && endHit - from <= 16 && text.slice(from, endHit).trim() === '') {
+      return endHit + marker.length;
+    }
+  }
+  return undefined;
+}
+
+/** Where the first end token at or after `from` starts, or -1. */
+function nextEndMarker(endSearches: readonly EndSearch[], from: number): number {
+  let first = -1;
+  for (const { search } of endSearches) {
+    const hit = search.next(from);
+    if (hit >= 0 && (first < 0 || hit < first)) first = hit;
+  }
+  return first;
+}
 
 /**
  * Where a call whose header starts at `start` begins once the analysis message right before it is counted in:

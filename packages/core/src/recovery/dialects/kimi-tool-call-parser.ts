@@ -1,9 +1,8 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { argumentsAt } from '../arguments-at.ts';
 import { findDelimitedBlocks } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
-import { parseToolArguments } from '../parse-tool-arguments.ts';
-import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
 import { stripFunctionsPrefix } from '../text-search.ts';
 
@@ -35,21 +34,17 @@ export const kimiToolCallParser: ToolCallTextParser = {
       if (argumentAt < 0 || argumentAt > block.contentEnd) continue;
       const identifier = stripFunctionsPrefix(text.slice(block.contentStart, argumentAt).trim());
       const name = identifier.replace(/:\d+$/, '');
-      const json = scanJsonValues(text, {
-        from: argumentAt + argumentBegin.length,
-        to: block.contentEnd,
-        anchored: true,
-      })[0];
+      const written = argumentsAt(text, argumentAt + argumentBegin.length, block.contentEnd);
       const tool = tools.get(name);
       if (tool) {
         calls.push({
           name: tool.name,
-          arguments: json ? parseToolArguments(json.value) : {},
+          arguments: written?.arguments ?? {},
           start: block.start,
           end: block.end,
         });
-      } else if (json) {
-        const [matched] = matchJsonToolCalls(json.value, { tools, allowBareArguments: true });
+      } else if (written) {
+        const [matched] = matchJsonToolCalls(written.value, { tools, allowBareArguments: true });
         if (matched) calls.push({ ...matched, start: block.start, end: block.end });
       }
     }

@@ -1,7 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { argumentsAt } from '../arguments-at.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
-import { parseToolArguments } from '../parse-tool-arguments.ts';
-import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
 import { readIdentifierEnd, skipWhitespace, stripFunctionsPrefix } from '../text-search.ts';
 
@@ -36,17 +35,14 @@ export const qwenAgentToolCallParser: ToolCallTextParser = {
       const nameEnd = readIdentifierEnd(text, nameStart);
       const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, nameEnd)));
       if (!tool) continue;
-      const argumentsAt = skipWhitespace(text, nameEnd);
-      if (!text.startsWith(argumentsMarker, argumentsAt)) continue;
-      const json = scanJsonValues(text, {
-        from: afterColon(text, argumentsAt + argumentsMarker.length),
-        anchored: true,
-      })[0];
-      if (!json) continue;
-      let end = json.end;
+      const argumentsMarkerAt = skipWhitespace(text, nameEnd);
+      if (!text.startsWith(argumentsMarker, argumentsMarkerAt)) continue;
+      const written = argumentsAt(text, afterColon(text, argumentsMarkerAt + argumentsMarker.length));
+      if (!written) continue;
+      let end = written.end;
       const after = skipWhitespace(text, end);
       if (text.startsWith(resultMarker, after)) end = after + resultMarker.length;
-      calls.push({ name: tool.name, arguments: parseToolArguments(json.value), start: hit, end });
+      calls.push({ name: tool.name, arguments: written.arguments, start: hit, end });
       position = end;
     }
     return calls;
