@@ -15,6 +15,7 @@ const server = await createServer({
   defaultModel: `openai-compatible:${process.env.BENCH_MODEL_URL}/v1#bench`,
   builtInToolFactories: () => lookupToolFactories(),
   limits: { requestsPerMinute: 10_000_000, concurrentTurnsPerUser: 100_000 },
+  ...(process.env.BENCH_FLUSH_MS ? { packetFlushMs: Number(process.env.BENCH_FLUSH_MS) } : {}),
 });
 const http = await listen(server, { port: 0 });
 process.stdout.write(`listening ${http.url}\n`);

@@ -148,7 +148,10 @@ const model = await start('timestamping-model.ts', {
 const profileDir = process.env.BENCH_PROFILE_DIR;
 const toolbus = await start(
   'server-process.ts',
-  { BENCH_MODEL_URL: model.url },
+  {
+    BENCH_MODEL_URL: model.url,
+    ...(process.env.BENCH_FLUSH_MS ? { BENCH_FLUSH_MS: process.env.BENCH_FLUSH_MS } : {}),
+  },
   profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 );
 // The floor any Node server pays for the same streams: a relay that reads the model's events with node:http,
