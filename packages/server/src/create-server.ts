@@ -101,7 +101,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ((name: string): LanguageModelV4 => {
       let model = resolvedModels.get(name);
       if (model === undefined) {
-        model = resolveLanguageModel(name, { env: options.modelEnvironment ?? process.env, fetch: modelFetch });
+        model = resolveLanguageModel(name, {
+          env: options.modelEnvironment ?? process.env,
+          fetch: modelFetch,
+        });
         resolvedModels.set(name, model);
       }
       return model;
