@@ -180,6 +180,36 @@ describe('extractToolCallsFromText: JSON shapes', () => {
     assert.equal(extractToolCallsFromText(text, tools).length, 2);
   });
 
+  it('reads bare arguments only on lines of their own, never inside a sentence', () => {
+    // Data the answer talks about is not a call, even when it fits a tool's required parameters.
+    for (const text of [
+      '{"city": "Oslo"} is the data you asked for.',
+      'The request body is {"city": "Oslo"} and it works.',
+      'Answer: {"city": "Oslo"}',
+    ]) {
+      assert.deepEqual(extractToolCallsFromText(text, tools), [], text);
+    }
+    // A weak model that answers with bare arguments writes them on lines of their own, maybe after prose, a
+    // closed thinking block or a fence, or before an end-of-turn token.
+    for (const text of [
+      '{"city": "Oslo"}',
+      'Let me look.\n  {"city": "Oslo"}  \nOne moment.',
+      '</think>{"city": "Oslo"}',
+      '```json\n{"city": "Oslo"}\n```',
+      '{"city": "Oslo"}<|eot_id|>',
+    ]) {
+      assert.deepEqual(extractToolCallsFromText(text, tools), oslo, text);
+    }
+    // A call that names its tool is a call wherever it stands.
+    assert.deepEqual(
+      extractToolCallsFromText(
+        'I will call {"name": "get_weather", "arguments": {"city": "Oslo"}} now.',
+        tools,
+      ),
+      oslo,
+    );
+  });
+
   it('refuses bare arguments that match two tools equally well', () => {
     assert.deepEqual(extractToolCallsFromText('{"queries": ["a", "b"]}', tools), []);
     assert.deepEqual(extractToolCallsFromText('{"queries": ["a"], "site": "example.org"}', tools), [

@@ -48,6 +48,18 @@ describe('AnswerStreamFilter', () => {
     assert.equal(filter.process('} is the reply'), '{"status": "ok", "items": [1, 2]} is the reply');
   });
 
+  it('releases bare arguments as soon as prose follows them on their line, and holds them on a line of their own', () => {
+    const data = answer();
+    assert.equal(data.process('{"city": "Oslo"}'), '');
+    assert.equal(data.process(' '), '');
+    assert.equal(data.process('is the data.'), '{"city": "Oslo"} is the data.');
+    assert.equal(data.flush(), '');
+    const call = answer();
+    assert.equal(call.process('{"city": "Oslo"}'), '');
+    assert.equal(call.process('\nOne moment.'), '');
+    assert.equal(call.flush(), 'One moment.');
+  });
+
   it('releases a JSON start that names no tool, parameter or call key within the hold limit', () => {
     const filter = new AnswerStreamFilter({ tools, holdLimit: 40 });
     assert.equal(filter.process('{"title": "A long report", "body": "'), '');

@@ -53,6 +53,11 @@ export class AnswerStreamFilter {
   readonly #preferredDialects: readonly string[] | undefined;
   #state: State;
   #held = '';
+  /**
+   * Where the JSON value held as a call ends, while the rest of its line is still unseen: a bare value counts as
+   * a call only on a line of its own (see the json dialect), so prose after it on that line releases it.
+   */
+  #lineCheckFrom = -1;
 
   constructor(options: AnswerStreamFilterOptions) {
     this.#tools = Array.isArray(options.tools) ? options.tools : [];
@@ -100,6 +105,7 @@ export class AnswerStreamFilter {
     const held = this.#held + rest;
     this.#held = '';
     this.#state = this.#classifier ? 'deciding' : 'streaming';
+    this.#lineCheckFrom = -1;
     this.#classifier?.reset();
     const calls = this.#extract(held);
     return calls.length > 0 ? withoutToolCallText(held, calls, this.#markers) : held;
@@ -108,7 +114,7 @@ export class AnswerStreamFilter {
   #hold(visible: string): string {
     if (visible === '') return '';
     this.#held += visible;
-    if (this.#state === 'call') return '';
+    if (this.#state === 'call') return this.#lineCheckFrom < 0 ? '' : this.#checkRestOfLine();
     const verdict = (this.#classifier as CallStartClassifier).classify(this.#held);
     if (verdict.kind === 'wait') return '';
     if (verdict.kind === 'complete') {
@@ -117,9 +123,32 @@ export class AnswerStreamFilter {
         verdict.markup === true || callOpensAnswer(this.#held, call.start, verdict.bodyStart);
       if (calls.some(opens)) {
         this.#state = 'call';
+        if (verdict.markup !== true) {
+          this.#lineCheckFrom = verdict.end;
+          return this.#checkRestOfLine();
+        }
         return '';
       }
     }
+    return this.#release();
+  }
+
+  /**
+   * Once the line of a held JSON value goes on (prose after it, or its newline), reads the value again with that
+   * line: still a call, it stays held; data in a sentence, it is released at once instead of at the end.
+   */
+  #checkRestOfLine(): string {
+    const from = this.#lineCheckFrom;
+    const newline = this.#held.indexOf('\n', from);
+    const line = this.#held.slice(from, newline < 0 ? undefined : newline);
+    if (newline < 0 && line.trim() === '') return '';
+    this.#lineCheckFrom = -1;
+    const text = this.#held.slice(0, newline < 0 ? undefined : newline);
+    if (this.#extract(text).length > 0) return '';
+    return this.#release();
+  }
+
+  #release(): string {
     this.#state = 'streaming';
     const released = this.#held;
     this.#held = '';

@@ -267,6 +267,25 @@ for (const provider of scriptedProviders) {
       assert.equal(screen(packets), text);
     });
 
+    it('an answer that opens with arguments-shaped data in a sentence runs nothing and shows it as it goes on', async () => {
+      const log: string[] = [];
+      const text = '{"queries": ["refunds"]} is the body our search API takes; send it with POST.';
+      turns.push(textSteps(chunkText(text, 4)));
+      const { packets, result } = await runTurn({
+        model: model(),
+        messages: question,
+        tools: [searchTool(log)],
+      });
+      assert.deepEqual(log, [], 'data in a sentence is not a call');
+      assert.equal(result.answer, text);
+      assert.equal(result.recoveredToolCalls, 0);
+      assert.equal(ofType(packets, 'message-replace').length, 0);
+      // Held while it could be a call, released with the first prose on its line, then streamed.
+      const deltas = ofType(packets, 'message-delta');
+      assert.ok(deltas.length > 5, 'streamed after the first words, not held to the end');
+      assert.equal(screen(packets), text);
+    });
+
     // A model that hits its output token limit mid-call leaves the call unclosed; recovery repairs it into
     // something readable, but those arguments are a guess: the call must not run.
     const cutOffCalls: readonly { name: string; written: string }[] = [

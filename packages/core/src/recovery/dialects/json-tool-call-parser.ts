@@ -9,7 +9,8 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
 /**
  * JSON written anywhere in the text: bare, in code fences, after `<|python_tag|>`, in `<tool_call>`, in
  * `[TOOL_CALLS]`, in most vendor tags (their JSON body is found by the scan). Each outermost JSON value is
- * matched once (see `matchJsonToolCalls`); only these outermost values may be bare arguments.
+ * matched once (see `matchJsonToolCalls`); only these outermost values may be bare arguments, and only when
+ * they stand on lines of their own (see {@link standsOnOwnLines}).
  */
 export const jsonToolCallParser: ToolCallTextParser = {
   name: 'json',
@@ -24,10 +25,38 @@ export const jsonToolCallParser: ToolCallTextParser = {
     forEachJsonValue(text, { objectsOnly: true, stopAt, ...omitUndefined({ resumeAt }) }, (scanned) => {
       // Text a higher-priority dialect recovered (the JSON body of its markup): a call here would be dropped.
       if (scan?.recovered.overlaps(scanned.start, scanned.end)) return;
-      for (const call of matchJsonToolCalls(scanned.value, { tools, allowBareArguments: true })) {
+      for (const call of matchJsonToolCalls(scanned.value, {
+        tools,
+        allowBareArguments: standsOnOwnLines(text, scanned.start, scanned.end),
+      })) {
         calls.push({ ...call, start: scanned.start, end: scanned.end });
       }
     });
     return calls;
   },
 };
+
+/**
+ * Whether the JSON value at `start`..`end` stands on lines of its own: nothing but whitespace before it on its
+ * first line (or a tag or special token that ends there, `</think>`, `<|python_tag|>`) and nothing but
+ * whitespace after it on its last line (or the start of a tag, a token or a closing fence). A weak model that
+ * answers with bare arguments writes them so; an object inside a sentence ("the body is {"city": "Oslo"} and it
+ * works") is data the answer talks about, and running a tool on it would be a false positive.
+ */
+function standsOnOwnLines(text: string, start: number, end: number): boolean {
+  // Only the blanks next to the value are read, so a line of many values costs linear time.
+  let before = start - 1;
+  while (before >= 0 && isLineBlank(text.charCodeAt(before))) before--;
+  const opening = before < 0 ? 0x0a : text.charCodeAt(before);
+  if (opening !== 0x0a && opening !== 0x3e && opening !== 0x60) return false; // newline, `>`, a fence's backtick
+  let after = end;
+  while (after < text.length && isLineBlank(text.charCodeAt(after))) after++;
+  if (after >= text.length) return true;
+  const closing = text.charCodeAt(after);
+  return closing === 0x0a || closing === 0x0d || closing === 0x3c || closing === 0x60 || closing === 0x5b;
+}
+
+/** A space, a tab or another blank that does not end a line. */
+function isLineBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0b || code === 0x0c || code === 0xa0;
+}
