@@ -60,11 +60,12 @@ test('with a flush window, packets queued during the window join the write; with
   const pending = { slow: [{ n: 1 }], fast: [{ n: 1 }] };
   const slowWrite = windowed.write(slow, 0, () => pending.slow.splice(0));
   const fastWrite = passed.write(fast, 0, () => pending.fast.splice(0));
-  // A timer due before the window ends, after the next pass.
-  setTimeout(() => {
+  // Queued at the next pass: after the windowless batcher's write (immediates run in order), long before the
+  // window's timer.
+  setImmediate(() => {
     pending.slow.push({ n: 2 });
     pending.fast.push({ n: 2 });
-  }, 10);
+  });
   assert.deepEqual(await slowWrite, [
     { sequence: 1, packet: { n: 1 } },
     { sequence: 2, packet: { n: 2 } },
