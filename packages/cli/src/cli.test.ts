@@ -92,6 +92,9 @@ describe('the toolbus command line', () => {
       .at(-1)
       ?.messages.flatMap((message) => message.toolResults.map((toolResult) => toolResult.toolCallId));
     assert.equal(answered?.length, 3, 'every call id was answered (two merged searches and the page)');
+    // Read over node:http (createNodeHttpFetch), as the server reads its models: undici's fetch always adds
+    // sec-fetch-mode (and accept-language, accept-encoding), node:http adds none.
+    for (const request of server.requests) assert.ok(!request.headerNames.includes('sec-fetch-mode'));
   });
 
   test('--packets prints the packet stream as NDJSON; --tools narrows the tools', async () => {

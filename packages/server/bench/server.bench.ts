@@ -8,59 +8,17 @@
 // first chunk, the toolbus process's memory per open stream, and the CPU time each process spent per token (the
 // model, the server and these clients share this machine's cores, so CPU the clients or the model burn is CPU the
 // server does not get).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
+import { type Child, startChild as start } from './bench-child.ts';
+import { createChats } from './create-chats.ts';
 import type { Usage } from './report-usage.ts';
 
-const here = new URL('.', import.meta.url).pathname;
 const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000,1500').split(',').map(Number);
 // Long enough (3 s at 50 tokens/s) that every stream of a level, started over `rampMs`, is open at once.
 const deltasPerTurn = Number(process.env.BENCH_TOKENS ?? 150);
 const rampMs = 1000;
 const now = () => performance.timeOrigin + performance.now();
-
-interface Child {
-  readonly child: ChildProcess;
-  readonly url: string;
-  /** Receives every later line of the child's stdout. */
-  onLine(listener: (line: string) => void): void;
-}
-
-function start(
-  script: string,
-  env: Record<string, string>,
-  nodeArgs: readonly string[] = [],
-): Promise<Child> {
-  const child = spawn(process.execPath, ['--conditions=development', ...nodeArgs, `${here}${script}`], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let listener: (line: string) => void = () => {};
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += String(chunk);
-      let newline = buffer.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf('\n');
-        const match = /^listening (\S+)/.exec(line);
-        if (match?.[1]) {
-          resolve({
-            child,
-            url: match[1],
-            onLine: (next) => {
-              listener = next;
-            },
-          });
-        } else listener(line);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
 
 // The clients share the machine's cores with the server and the model, so they read with node:http and scan the
 // raw event text for the write stamps (no JSON parsing, no web streams): what they cost is taken from the server.
@@ -148,7 +106,10 @@ const model = await start('timestamping-model.ts', {
 const profileDir = process.env.BENCH_PROFILE_DIR;
 const toolbus = await start(
   'server-process.ts',
-  { BENCH_MODEL_URL: model.url },
+  {
+    BENCH_MODEL_URL: model.url,
+    ...(process.env.BENCH_FLUSH_MS ? { BENCH_FLUSH_MS: process.env.BENCH_FLUSH_MS } : {}),
+  },
   profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 );
 // The floor any Node server pays for the same streams: a relay that reads the model's events with node:http,
@@ -253,15 +214,7 @@ async function bareLevel(count: number, through?: string) {
 }
 
 async function toolbusLevel(count: number) {
-  const chats: string[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const response = await fetch(`${toolbus.url}/v1/chats`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    chats.push(((await response.json()) as { id: string }).id);
-  }
+  const chats = await createChats(toolbus.url, count);
   const tokens: number[] = [];
   const firsts: number[] = [];
   let stops = 0;

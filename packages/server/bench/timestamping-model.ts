@@ -2,24 +2,16 @@
 // the time it was written (⟨ms⟩, from performance.timeOrigin + performance.now(), comparable across processes on
 // one machine), so a client can measure each token's latency end to end. The scripted model server plays fixed
 // scripts; here the stamp must be taken at write time. Asked with tools it calls `lookup` once; shown the result,
-// it streams TOKENS tokens at TOKENS_PER_SECOND. Prints "listening <url>", then its CPU time every 100 ms as JSON
+// it streams TOKENS tokens at TOKENS_PER_SECOND (paced-chat-stream.ts). Prints "listening <url>", then its CPU time every 100 ms as JSON
 // lines.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatCompletionChunk as chunk, writePacedTokens } from '../../core/bench/paced-chat-stream.ts';
 import { reportUsage } from './report-usage.ts';
 
 const tokens = Number(process.env.TOKENS ?? 60);
 const intervalMs = 1000 / Number(process.env.TOKENS_PER_SECOND ?? 50);
 const now = () => performance.timeOrigin + performance.now();
-
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({
-    id: 'bench',
-    object: 'chat.completion.chunk',
-    created: 0,
-    model: 'bench',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  })}\n\n`;
 
 const server = createServer((request, response) => {
   let body = '';
@@ -46,20 +38,7 @@ const server = createServer((request, response) => {
       response.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
       return;
     }
-    let sent = 0;
-    const timer = setInterval(() => {
-      if (response.destroyed) {
-        clearInterval(timer);
-        return;
-      }
-      response.write(chunk({ content: `⟨${now().toFixed(2)}⟩ ` }));
-      sent += 1;
-      if (sent >= tokens) {
-        clearInterval(timer);
-        response.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
-      }
-    }, intervalMs);
-    response.on('close', () => clearInterval(timer));
+    writePacedTokens(response, { tokens, intervalMs, text: () => `⟨${now().toFixed(2)}⟩ ` });
   });
 });
 server.listen(0, '127.0.0.1', () => {

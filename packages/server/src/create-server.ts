@@ -80,7 +80,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const auth = options.auth ?? 'api-keys';
   const storage = options.storage;
   const scaleOut = options.scaleOut;
-  const turns = new TurnRunner({ storage, logger, scaleOut });
+  const turns = new TurnRunner({ storage, logger, scaleOut, packetFlushMs: options.packetFlushMs });
   if (scaleOut) {
     // Other replicas may be running the turns storage lists as running: a dead worker's turns are closed when
     // the queue delivers them again, not here.
@@ -101,7 +101,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ((name: string): LanguageModelV4 => {
       let model = resolvedModels.get(name);
       if (model === undefined) {
-        model = resolveLanguageModel(name, { env: process.env, fetch: modelFetch });
+        model = resolveLanguageModel(name, {
+          env: options.modelEnvironment ?? process.env,
+          fetch: modelFetch,
+        });
         resolvedModels.set(name, model);
       }
       return model;

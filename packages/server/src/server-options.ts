@@ -1,5 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory, ToolAssemblyCache } from '@toolbus/assembly';
+import type { ModelEnvironment } from '@toolbus/core';
 import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@toolbus/skills';
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
@@ -54,8 +55,13 @@ export interface ServerOptions {
   readonly defaultModel: string;
   /** Other models a request may name in `model` (a model string can name an endpoint, so it is never free-form). */
   readonly allowedModels?: readonly string[];
-  /** Resolves a model string to a model (default: `resolveLanguageModel` with the process environment). */
+  /**
+   * Resolves a model string to a model (default: `resolveLanguageModel` with {@link modelEnvironment}, one model
+   * per name for the process, each reading its stream over `createNodeHttpFetch`).
+   */
   readonly resolveModel?: (model: string) => LanguageModelV4;
+  /** The environment the default model resolver reads (keys, base URLs); default the process environment. */
+  readonly modelEnvironment?: ModelEnvironment;
   /** How built-in tools are made; ids without a factory are skipped for the turn. Default: none. */
   readonly builtInToolFactories?: (context: BuiltInToolContext) => ReadonlyMap<string, BuiltInToolFactory>;
   /** The fetch OpenAPI and MCP tools use (default: the strict guarded fetch). */
@@ -92,6 +98,13 @@ export interface ServerOptions {
   readonly documentRoots?: readonly string[];
   /** Put tool arguments and results on OpenTelemetry spans (default false: they may hold personal data). */
   readonly recordToolContentInSpans?: boolean;
+  /**
+   * How long a turn's packets wait to be stored together with every other running turn's, in one transaction,
+   * before they are streamed (only stored packets are sent, so a client never sees one a crash loses). Longer
+   * means fewer commits and fewer, larger packets (text deltas of one window become one) for a few ms of latency.
+   * Default 0: at the next event-loop pass.
+   */
+  readonly packetFlushMs?: number;
   /** Stream heartbeat interval (default 15 s). */
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */

@@ -9,6 +9,7 @@ import {
   resolveModelEndpoint,
   type ToolSearchLimits,
 } from '@toolbus/core';
+import { createNodeHttpFetch } from '@toolbus/core/node';
 import type { ChatFile, ChatMessage } from '@toolbus/spec';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
@@ -122,7 +123,10 @@ export async function runChatCommand(
   // A file that cannot be attached is said before the model is tried or a chat is recorded.
   for (const path of values.file ?? []) await readAttachment(resolve(io.cwd, path), path);
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
+  // The model's stream over node:http, as the server reads it (createNodeHttpFetch: a redirect and a machine
+  // with NODE_USE_ENV_PROXY still go through fetch).
   const observed = observeModelFetch({
+    fetch: createNodeHttpFetch(),
     silenceNoticeMs: timeoutSeconds * 1000,
     onSilence: (origin) =>
       io.stderr.write(

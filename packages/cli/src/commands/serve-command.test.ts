@@ -138,6 +138,10 @@ test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupt
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice(6)) as { obj: { type: string; reason?: string } });
     assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'interrupted' });
+    // The server resolved the model (one per name, read over createNodeHttpFetch): undici's fetch always adds
+    // sec-fetch-mode, node:http adds none.
+    assert.ok(model.requests.length > 0);
+    for (const request of model.requests) assert.ok(!request.headerNames.includes('sec-fetch-mode'));
 
     const second = serve(['--port', '0'], home, modelName);
     const again = await second.url;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LOCAL_MODEL, resolveLanguageModel } from '@toolbus/core';
+import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { createRedisScaleOut } from '@toolbus/redis';
 import {
@@ -146,7 +146,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     localUser: workspace.user,
     defaultPersonaId: workspace.persona.id,
     defaultModel,
-    resolveModel: (model) => resolveLanguageModel(model, { env: io.env }),
+    // The server resolves the model names (one model per name, read over createNodeHttpFetch) with this env.
+    modelEnvironment: io.env,
     fetch: fetch as typeof globalThis.fetch,
     logger,
     limits,

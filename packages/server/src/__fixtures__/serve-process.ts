@@ -1,5 +1,6 @@
 // A toolbus server in its own process, for tests that kill it: storage at TOOLBUS_TEST_DB, the scripted model at
-// TOOLBUS_TEST_MODEL, the lookup tool taking TOOLBUS_TEST_TOOL_DELAY_MS. Prints "listening <url>" when ready.
+// TOOLBUS_TEST_MODEL, the lookup tool taking TOOLBUS_TEST_TOOL_DELAY_MS, packets stored every
+// TOOLBUS_TEST_PACKET_FLUSH_MS (default: each event-loop pass). Prints "listening <url>" when ready.
 import { createServer } from '../create-server.ts';
 import { listen } from '../listen.ts';
 import { lookupToolFactories, openTestStorage } from './test-server.ts';
@@ -10,6 +11,7 @@ const server = await createServer({
   auth: 'local',
   defaultModel: process.env.TOOLBUS_TEST_MODEL ?? '',
   builtInToolFactories: () => lookupToolFactories({ delayMs: Number(process.env.TOOLBUS_TEST_TOOL_DELAY_MS ?? 0) }),
+  packetFlushMs: Number(process.env.TOOLBUS_TEST_PACKET_FLUSH_MS ?? 0),
 });
 const http = await listen(server, { port: 0 });
 process.stdout.write(`listening ${http.url}\n`);

@@ -22,13 +22,17 @@ after(async () => {
   await model.close();
 });
 
-async function startProcess(toolDelayMs: number): Promise<{ child: ChildProcess; url: string }> {
+async function startProcess(
+  toolDelayMs: number,
+  options: { readonly model?: ScriptedModelServer; readonly packetFlushMs?: number } = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--conditions=development', fixture], {
     env: {
       PATH: process.env.PATH ?? '',
       TOOLBUS_TEST_DB: database,
-      TOOLBUS_TEST_MODEL: `openai-compatible:${model.url}/v1#scripted`,
+      TOOLBUS_TEST_MODEL: `openai-compatible:${(options.model ?? model).url}/v1#scripted`,
       TOOLBUS_TEST_TOOL_DELAY_MS: String(toolDelayMs),
+      TOOLBUS_TEST_PACKET_FLUSH_MS: String(options.packetFlushMs ?? 0),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -124,6 +128,68 @@ test('kill -9 mid-tool, then restart: the turn is closed with a stop packet and 
   second.child.kill('SIGTERM');
   await new Promise((resolve) => second.child.once('exit', resolve));
 });
+
+for (const packetFlushMs of [0, 20]) {
+  test(`kill -9 while the answer streams (packets stored every ${packetFlushMs || 'pass'}${packetFlushMs ? ' ms' : ''}): no id a client saw live names another packet after the restart`, async () => {
+    const streaming = await startScriptedModelServer({
+      handler: lookupThenAnswer({ answer: 'Refunds take fourteen days. '.repeat(100), chunkDelayMs: 2 }),
+    });
+    try {
+      const first = await startProcess(0, { model: streaming, packetFlushMs });
+      const chat = await createChat(first.url);
+      const response = await sendMessage(first.url, chat.id, 'How long do refunds take?');
+      // Every event the client got live, until the process is gone: killed once some answer deltas arrived.
+      const seen = new Map<number, string>();
+      let deltas = 0;
+      const exited = new Promise((resolve) => first.child.once('exit', resolve));
+      await readSse(response, (event) => {
+        seen.set(Number(event.id), event.data);
+        if (event.data.includes('"message-delta"')) deltas += 1;
+        if (deltas === 10) first.child.kill('SIGKILL');
+      }).catch(() => undefined);
+      await exited;
+      assert.ok(deltas >= 10, 'the kill came while the answer streamed');
+
+      const second = await startProcess(0, { model: streaming, packetFlushMs });
+      const replay = await readSse(await fetch(`${second.url}/v1/chats/${chat.id}/turns/0/stream`));
+      assert.deepEqual(
+        replay.map((event) => Number(event.id)),
+        replay.map((_event, index) => index + 1),
+        'one packet per sequence, without a gap',
+      );
+      // Each id seen live is, after the restart, the very packet the client saw: none was lost and reused.
+      for (const [id, data] of seen) assert.equal(replay[id - 1]?.data, data, `packet ${id}`);
+      const closing = replay
+        .slice(Math.max(...seen.keys()))
+        .map((event) => JSON.parse(event.data) as WirePacket);
+      assert.deepEqual(closing.at(-1)?.obj, { type: 'stop', reason: 'interrupted' });
+      assert.equal(
+        closing.filter((packet) => packet.obj.type === 'stop').length,
+        1,
+        'the only stop packet is the restart one',
+      );
+      // The history keeps what was answered before the kill, the tool call with its result, and the note.
+      const detail = (await (await fetch(`${second.url}/v1/chats/${chat.id}`)).json()) as {
+        turns: { status: string }[];
+        messages: { message: { role: string; content: string } }[];
+      };
+      assert.equal(detail.turns[0]?.status, 'interrupted');
+      const answer = detail.messages.at(-1)?.message.content ?? '';
+      const liveAnswer = [...seen.values()]
+        .map((data) => JSON.parse(data) as WirePacket)
+        .filter((packet) => packet.obj.type === 'message-delta' && packet.placement.turn > 0)
+        .map((packet) => packet.obj.content as string)
+        .join('');
+      assert.ok(liveAnswer.length > 0);
+      assert.ok(answer.includes(liveAnswer.trim()), 'the stored answer holds what the client saw');
+      assert.match(answer, /\[This answer was interrupted: /);
+      second.child.kill('SIGTERM');
+      await new Promise((resolve) => second.child.once('exit', resolve));
+    } finally {
+      await streaming.close();
+    }
+  });
+}
 
 for (const [signal, resumeBy] of [
   ['SIGTERM', 'Last-Event-ID'],

@@ -52,3 +52,23 @@ test('a turn that is gone fails alone; the others of the pass are stored', async
   assert.equal((results[0] as PromiseRejectedResult).reason.code, 'not_found');
   assert.deepEqual(results[1], { status: 'fulfilled', value: [{ sequence: 1, packet: { kept: true } }] });
 });
+
+test('with a flush window, packets queued during the window join the write; without one, the next pass writes', async () => {
+  const windowed = new PacketBatcher(storage, { flushMs: 40 });
+  const passed = new PacketBatcher(storage);
+  const [slow, fast] = [await runningTurn(), await runningTurn()];
+  const pending = { slow: [{ n: 1 }], fast: [{ n: 1 }] };
+  const slowWrite = windowed.write(slow, 0, () => pending.slow.splice(0));
+  const fastWrite = passed.write(fast, 0, () => pending.fast.splice(0));
+  // Queued at the next pass: after the windowless batcher's write (immediates run in order), long before the
+  // window's timer.
+  setImmediate(() => {
+    pending.slow.push({ n: 2 });
+    pending.fast.push({ n: 2 });
+  });
+  assert.deepEqual(await slowWrite, [
+    { sequence: 1, packet: { n: 1 } },
+    { sequence: 2, packet: { n: 2 } },
+  ]);
+  assert.deepEqual(await fastWrite, [{ sequence: 1, packet: { n: 1 } }]);
+});

@@ -10,16 +10,21 @@ interface Waiting {
 
 /**
  * Persists the packets of every turn running in this process together: one storage write (one transaction) per
- * event-loop pass for all of them, instead of one per turn. With a thousand turns streaming, that is one commit per
- * pass rather than hundreds; each turn still sees its packets stored before the next pass.
+ * flush for all of them, instead of one per turn. A flush runs `flushMs` after the first write waiting for it (or at
+ * the next event-loop pass with 0), so what every turn emitted meanwhile goes in one commit: with a thousand turns
+ * streaming, that is a commit per window rather than hundreds, and a turn's text deltas of one window become one
+ * stored row and one socket write per follower (see coalesceTextDeltas). A packet is published only once stored,
+ * so the window is latency every packet may gain, up to `flushMs`.
  */
 export class PacketBatcher {
   readonly #storage: Storage;
+  readonly #flushMs: number;
   #waiting: Waiting[] = [];
   #scheduled = false;
 
-  constructor(storage: Storage) {
+  constructor(storage: Storage, options: { readonly flushMs?: number } = {}) {
     this.#storage = storage;
+    this.#flushMs = options.flushMs ?? 0;
   }
 
   /**
@@ -32,7 +37,9 @@ export class PacketBatcher {
       this.#waiting.push({ chatId, turn, take, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => void this.#flush());
+        const flush = () => void this.#flush();
+        if (this.#flushMs > 0) setTimeout(flush, this.#flushMs);
+        else setImmediate(flush);
       }
     });
   }

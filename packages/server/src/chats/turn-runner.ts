@@ -100,12 +100,14 @@ export class TurnRunner {
     readonly logger: ServerLogger;
     /** Shared by replicas: packets, stops and slots (default: this process only). */
     readonly scaleOut?: ScaleOutBackend | undefined;
+    /** How long packets wait to be stored with others (see {@link PacketBatcher}); default 0, the next pass. */
+    readonly packetFlushMs?: number | undefined;
   }) {
     this.#storage = options.storage;
     this.#logger = options.logger;
     this.#scaleOut = options.scaleOut;
     this.#slots = options.scaleOut?.slots ?? new InProcessTurnSlots();
-    this.#batcher = new PacketBatcher(options.storage);
+    this.#batcher = new PacketBatcher(options.storage, { flushMs: options.packetFlushMs ?? 0 });
   }
 
   /** Starts listening to stop requests of other replicas (a no-op without a shared backend). */

@@ -227,4 +227,45 @@ describe('packets of running turns (the append-only log)', () => {
     await storage.close();
     await other.close();
   });
+
+  test('one batch write for many turns (past one multi-row insert): each turn reads its own rows in order', async () => {
+    const path = databasePath();
+    const storage = await open(path);
+    const user = await storage.users.create({ email: 'many@example.com' });
+    const turns: { chatId: string; turn: number }[] = [];
+    for (let index = 0; index < 70; index += 1) {
+      const chat = await storage.chats.create({ userId: user.id });
+      turns.push({ chatId: chat.id, turn: (await storage.chats.startTurn({ chatId: chat.id })).index });
+    }
+    // 70 turns × 3 packets: 210 rows, more than one insert statement holds; a missing turn among them fails alone.
+    for (const round of ['a', 'b']) {
+      const results = await storage.chats.appendPacketBatches([
+        ...turns.map((turn, index) => ({
+          ...turn,
+          packets: [delta(`${round}${index}.1`), delta(`${round}${index}.2`), delta(`${round}${index}.3`)],
+        })),
+        { chatId: 'no-such-chat', turn: 0, packets: [delta('lost')] },
+      ]);
+      assert.deepEqual(
+        results.slice(0, -1),
+        turns.map(() => ({ ok: true, last: round === 'a' ? 3 : 6 })),
+      );
+      assert.equal((results.at(-1) as { ok: false; error: StorageError }).error.code, 'not_found');
+    }
+    for (const [index, turn] of turns.entries()) {
+      assert.deepEqual(
+        await texts(storage, turn.chatId, turn.turn),
+        ['a', 'b'].flatMap((round, r) => [1, 2, 3].map((n) => `${r * 3 + n}:${round}${index}.${n}`)),
+      );
+    }
+    assert.deepEqual(rowCounts(path), { log: 420, table: 0 });
+    // A restarted process (nothing remembered) reads the same rows, and an end moves them whole.
+    await storage.close();
+    const reopened = await open(path);
+    const [last] = turns.slice(-1);
+    assert.deepEqual((await texts(reopened, last!.chatId, last!.turn)).length, 6);
+    await reopened.chats.finishTurn({ ...last!, status: 'completed' });
+    assert.deepEqual(await texts(reopened, last!.chatId, last!.turn, 4), ['5:b69.2', '6:b69.3']);
+    await reopened.close();
+  });
 });

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 /** How many rows the log's head must have gained before it is swept. */
 const sweepEvery = 2000;
@@ -11,6 +11,18 @@ export interface LoggedPacketRow {
   readonly sequence: number;
   readonly packetJson: string;
 }
+
+/** One running turn's packets for {@link RunningPacketLog.appendAll}. */
+export interface LogAppend {
+  readonly chatId: string;
+  readonly turn: number;
+  readonly packetsJson: readonly string[];
+  /** Its last sequence in `chat_packets` (read only for a turn this process does not know yet). */
+  readonly tableLast: () => number;
+}
+
+/** Rows per multi-row insert: 4 parameters each, well under SQLite's limit of 32,766 per statement. */
+const rowsPerInsert = 100;
 
 /** What this process knows of a running turn's logged rows: their ids in sequence order, and the last sequence. */
 interface LoggedTurn {
@@ -44,6 +56,12 @@ export interface RunningPacketLog {
    * sequence in `chat_packets`, for a turn that had rows there); returns the new last sequence.
    */
   append(chatId: string, turn: number, packetsJson: readonly string[], tableLast: () => number): number;
+  /**
+   * {@link append} for several running turns at once, their rows inserted by a few multi-row statements instead of
+   * one statement per row (with a thousand turns streaming, a write holds a packet or two of each); the new last
+   * sequence of each, in order.
+   */
+  appendAll(turns: readonly LogAppend[]): number[];
   /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
   read(chatId: string, turn: number, after: number, limit: number): LoggedPacketRow[];
   /** Copies the turn's logged rows to `chat_packets` (its turn is ending, still `running`) and forgets the turn. */
@@ -61,6 +79,18 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   const insert = database.prepare(
     'INSERT INTO chat_packet_log (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
   );
+  // Multi-row inserts by row count, prepared when first needed (at most `rowsPerInsert` of them).
+  const insertRows = new Map<number, StatementSync>();
+  const insertOf = (rows: number): StatementSync => {
+    let statement = insertRows.get(rows);
+    if (statement === undefined) {
+      statement = database.prepare(
+        `INSERT INTO chat_packet_log (chat_id, turn_index, sequence, packet_json) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?)').join(', ')}`,
+      );
+      insertRows.set(rows, statement);
+    }
+    return statement;
+  };
   const selectById = database.prepare('SELECT sequence, packet_json FROM chat_packet_log WHERE id = ?');
   // Running turns' rows in an id range: an ended turn's stay in the log (moved, not yet swept) but are no longer
   // its packets. In id order, which is each turn's sequence order.
@@ -146,6 +176,18 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     sweepHead.run(head);
     swept = head;
   };
+  // The state of a turn this process is about to append to (remembered as its own, undoable).
+  const owned = (chatId: string, turn: number, tableLast: () => number): LoggedTurn => {
+    const key = keyOf(chatId, turn);
+    let state = known(chatId, turn);
+    touch(key, state);
+    if (!state) {
+      state = { last: tableLast(), ids: [], own: true };
+      turns.set(key, state);
+    }
+    state.own = true;
+    return state;
+  };
   const known = (chatId: string, turn: number): LoggedTurn | undefined => {
     const key = keyOf(chatId, turn);
     if (!turns.get(key)?.own) learn();
@@ -167,19 +209,35 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       }
     },
     append(chatId, turn, packetsJson, tableLast) {
-      const key = keyOf(chatId, turn);
-      let state = known(chatId, turn);
-      touch(key, state);
-      if (!state) {
-        state = { last: tableLast(), ids: [], own: true };
-        turns.set(key, state);
-      }
-      state.own = true;
+      const state = owned(chatId, turn, tableLast);
       for (const json of packetsJson) {
         state.last += 1;
         state.ids.push(Number(insert.run(chatId, turn, state.last, json).lastInsertRowid));
       }
       return state.last;
+    },
+    appendAll(appends) {
+      // Each row's parameters, and the turn its id goes to: a multi-row insert gives its rows consecutive ids
+      // in the order listed (AUTOINCREMENT), ending at the statement's last insert id.
+      const parameters: (string | number)[] = [];
+      const owners: LoggedTurn[] = [];
+      const lasts = appends.map((append) => {
+        const state = owned(append.chatId, append.turn, append.tableLast);
+        for (const json of append.packetsJson) {
+          state.last += 1;
+          parameters.push(append.chatId, append.turn, state.last, json);
+          owners.push(state);
+        }
+        return state.last;
+      });
+      for (let first = 0; first < owners.length; first += rowsPerInsert) {
+        const rows = Math.min(rowsPerInsert, owners.length - first);
+        const lastId = Number(
+          insertOf(rows).run(...parameters.slice(first * 4, (first + rows) * 4)).lastInsertRowid,
+        );
+        for (let row = 0; row < rows; row += 1) owners[first + row]?.ids.push(lastId - rows + 1 + row);
+      }
+      return lasts;
     },
     read(chatId, turn, after, limit) {
       const state = known(chatId, turn);

@@ -12,7 +12,7 @@ import { checkChatTitle, defaultChatTitle } from '../rules/check-chat-title.ts';
 import { checkPacketCursor, defaultPacketPageSize } from '../rules/check-packet-cursor.ts';
 import type { ChatStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
-import { createRunningPacketLog } from './running-packet-log.ts';
+import { createRunningPacketLog, type LogAppend } from './running-packet-log.ts';
 import { inTransaction, notFound, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ChatRow {
@@ -284,16 +284,36 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
     },
     async appendPacketBatches(batches) {
       if (batches.length === 0) return [];
-      return write(() =>
-        batches.map((batch): AppendedPacketBatch => {
-          try {
-            return { ok: true, last: appendToTurn(batch.chatId, batch.turn, batch.packets) };
-          } catch (error) {
-            if (StorageError.isInstance(error)) return { ok: false, error };
-            throw error;
+      return write(() => {
+        // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the log
+        // together, in a few multi-row inserts.
+        const results: (AppendedPacketBatch | undefined)[] = [];
+        const running: { readonly index: number; readonly append: LogAppend }[] = [];
+        for (const [index, batch] of batches.entries()) {
+          const row = turnStatus.get(batch.chatId, batch.turn) as { status: ChatTurnStatus } | undefined;
+          if (row === undefined) {
+            results[index] = { ok: false, error: notFound('Turn', `${batch.chatId}/${batch.turn}`) };
+          } else if (row.status === 'running') {
+            const { chatId, turn } = batch;
+            running.push({
+              index,
+              append: {
+                chatId,
+                turn,
+                packetsJson: batch.packets.map((packet) => JSON.stringify(packet)),
+                tableLast: () => tableLast(chatId, turn),
+              },
+            });
+          } else {
+            results[index] = { ok: true, last: appendToTurn(batch.chatId, batch.turn, batch.packets) };
           }
-        }),
-      );
+        }
+        const lasts = log.appendAll(running.map((entry) => entry.append));
+        for (const [position, entry] of running.entries()) {
+          results[entry.index] = { ok: true, last: lasts[position] as number };
+        }
+        return results as AppendedPacketBatch[];
+      });
     },
     async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
       checkPacketCursor({ after, limit });
