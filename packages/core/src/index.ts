@@ -139,6 +139,11 @@ export type { ToolSearchLimits, Toolset } from './tool-search/plan-toolset.ts';
 export { DEFAULT_TOOL_SEARCH_LIMITS, estimateTokens, planToolset } from './tool-search/plan-toolset.ts';
 export type { RankedTool, ToolSearchIndex } from './tool-search/rank-tools.ts';
 export { createToolSearchIndex } from './tool-search/rank-tools.ts';
+export {
+  answerCutOffCalls,
+  CUT_OFF_TOOL_CALL_CODE,
+  cutOffToolCallMessage,
+} from './turn/cut-off-tool-calls.ts';
 export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
 export { runLlmStep } from './turn/llm-step.ts';
 export type {

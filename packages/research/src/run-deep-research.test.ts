@@ -220,6 +220,41 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.deepEqual(checkPacketStream(packets), []);
     });
 
+    it('a dispatch cut off by the output token limit is not run; the orchestrator dispatches it again', async () => {
+      world.script = {
+        tasks: ['Research solar panels', 'Research wind turbines'],
+        cutOffFirstDispatch: true,
+      };
+      world.unsupportedClaim = undefined;
+      const requestsBefore = world.server.requests.length;
+      const { packets, result } = await run({
+        ...base(),
+        messages: ask('Compare solar and wind'),
+        skipClarification: true,
+        checkCitations: false,
+      });
+      assert.equal(result.error, undefined, result.error?.message);
+      // Two agents ran: solar from the first dispatch, wind only once it was dispatched whole.
+      assert.deepEqual(
+        result.agents.map((agent) => [agent.task, agent.status]),
+        [
+          ['Research solar panels', 'completed'],
+          ['Research wind turbines', 'completed'],
+        ],
+      );
+      assert.equal(ofType(packets, 'research-agent-start').length, 2);
+      const cutOff = ofType(packets, 'error').filter((packet) => packet.obj.code === 'tool_call_cut_off');
+      assert.equal(cutOff.length, 1, 'the user sees the cut-off call as a failed tool');
+      const orchestratorResults = world.server.requests
+        .slice(requestsBefore)
+        .flatMap((request) => request.messages.flatMap((message) => message.toolResults));
+      assert.ok(
+        orchestratorResults.some((entry) => /cut off by the output token limit/.test(entry.content)),
+        'the orchestrator was told why the call did not run',
+      );
+      assert.deepEqual(checkPacketStream(packets), []);
+    });
+
     it('survives a failing agent and a hanging one: error packet, synthetic timed-out report, a report at the end', async () => {
       world.script = { tasks: ['Research solar panels', 'Research fails here', 'Research hangs here'] };
       const failures = failuresBefore();

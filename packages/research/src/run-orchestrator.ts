@@ -1,7 +1,9 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
+  answerCutOffCalls,
   collapseCitations,
   createCitationAllocator,
+  cutOffToolCallMessage,
   type PacketSink,
   type RunChatTurnOptions,
   runLlmStep,
@@ -178,7 +180,12 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
       break;
     }
 
-    const agentCalls = calls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME);
+    // A dispatch the output token limit cut off is answered without running (fail closed), and the
+    // orchestrator gets another cycle to dispatch it again.
+    const cutOffOutcomes = answerCutOffCalls(step.cutOffToolCalls, [agentTool], options.sink);
+    toolOutcomes.push(...cutOffOutcomes);
+    const cutOff = new Set(cutOffOutcomes.map((outcome) => outcome.call.id));
+    const agentCalls = calls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME && !cutOff.has(call.id));
     const settled =
       agentCalls.length > 0
         ? await runToolCalls(agentCalls, [agentTool], {
@@ -196,6 +203,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
         toolName: call.name,
         content,
       });
+      if (cutOff.has(call.id)) return answer(cutOffToolCallMessage(call.name));
       if (call.name === THINK_TOOL_NAME && offered.has(THINK_TOOL_NAME)) return answer(THINK_TOOL_RESPONSE);
       if (call.name === GENERATE_REPORT_TOOL_NAME) return answer('Writing the final report now.');
       if (call.name !== RESEARCH_AGENT_TOOL_NAME) {
@@ -231,7 +239,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
     const thought = offered.has(THINK_TOOL_NAME) && calls.some((call) => call.name === THINK_TOOL_NAME);
     const done =
       calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME) ||
-      (agentCalls.length === 0 && !thought) ||
+      (agentCalls.length === 0 && !thought && cutOff.size === 0) ||
       cycle + 1 >= maxCycles - 1;
     await completed(done);
     if (done) break;

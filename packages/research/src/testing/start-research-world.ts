@@ -34,6 +34,11 @@ export interface OrchestratorScript {
   readonly noTools?: boolean;
   /** Dispatch one task per cycle, and let each agent make one tool call per step (the sequential baseline). */
   readonly sequential?: boolean;
+  /**
+   * The first dispatch's last call is cut off by the output token limit (its argument JSON still open, finish
+   * reason `length`); the next cycle dispatches that task again, whole.
+   */
+  readonly cutOffFirstDispatch?: boolean;
 }
 
 /** One timed backend request. */
@@ -212,8 +217,23 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
       const next = script.tasks[dispatched.length];
       return next ? [call('research_agent', { task: next })] : [call('generate_report', {})];
     }
+    if (dispatched.length === 0 && script.cutOffFirstDispatch) {
+      const whole = script.tasks.slice(0, -1).map((task, index) => call('research_agent', { task }, index));
+      const last = script.tasks.at(-1) ?? '';
+      const index = whole.length;
+      return [
+        ...whole,
+        { type: 'tool-call-start', index, id: `call_${index}_cut`, name: 'research_agent' },
+        { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify({ task: last }).slice(0, 12) },
+        { type: 'finish', reason: 'length' },
+      ];
+    }
     if (dispatched.length === 0)
       return script.tasks.map((task, index) => call('research_agent', { task }, index));
+    if (script.cutOffFirstDispatch && dispatched.length === 1) {
+      const last = script.tasks.at(-1) ?? '';
+      return [call('research_agent', { task: last })];
+    }
     return [call('generate_report', {})];
   }
   if (system.includes('research agent:')) {
