@@ -40,6 +40,8 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
     'UPDATE personas SET name = ?, name_key = ?, description = ?, search_usage = ? WHERE id = ?',
   );
   const deleteById = database.prepare('DELETE FROM personas WHERE id = ?');
+  const selectNameByKey = database.prepare('SELECT name FROM personas WHERE name_key = ?');
+  const takenName = (key: string) => (selectNameByKey.get(key) as { name: string } | undefined)?.name;
   const nextPosition = database.prepare(
     'SELECT COALESCE(MAX(position) + 1, 0) AS position FROM persona_tools WHERE persona_id = ?',
   );
@@ -88,6 +90,7 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
             context.now(),
           ),
         ),
+        takenName,
       );
       return read(id)!;
     },
@@ -111,6 +114,7 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
             id,
           ),
         ),
+        takenName,
       );
       return read(id)!;
     },
@@ -150,11 +154,13 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
 }
 
 /** The only unique column a persona write can hit is its name key: its conflict says which name is taken. */
-function nameConflicts(name: string, write: () => unknown): void {
+function nameConflicts(name: string, write: () => unknown, takenName: (key: string) => string | undefined): void {
   try {
     write();
   } catch (error) {
-    if (StorageError.isInstance(error) && error.code === 'conflict') throw personaNameTaken(name, error);
+    if (StorageError.isInstance(error) && error.code === 'conflict') {
+      throw personaNameTaken({ requested: name, taken: takenName(personaNameKey(name)), cause: error });
+    }
     throw error;
   }
 }
