@@ -7,7 +7,13 @@ import {
   StorageError,
 } from '@toolbus/storage';
 import { personaNameKey, personaNameTaken, toolRowColumns, toolRowSource } from '@toolbus/storage/backend';
-import { isoTime, notFound, type PostgresContext, type Queryable, withConstraintErrors } from './postgres-context.ts';
+import {
+  isoTime,
+  notFound,
+  type PostgresContext,
+  type Queryable,
+  withConstraintErrors,
+} from './postgres-context.ts';
 
 interface PersonaRow {
   id: string;

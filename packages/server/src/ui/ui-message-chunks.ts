@@ -31,9 +31,24 @@ export type UiMessageChunk =
       readonly mediaType: string;
       readonly title: string;
     }
+  /** Ends useChat's reading: its status becomes `error` with this text. Sent only for a turn that failed. */
   | { readonly type: 'error'; readonly errorText: string }
+  /**
+   * A failure the turn survived (not a tool's: that is `tool-output-error`): a data part, which useChat appends to
+   * the message and reads past (`dataPartSchemas['toolbus-error']` may check it).
+   */
+  | {
+      readonly type: typeof NON_FATAL_ERROR_CHUNK;
+      readonly data: { readonly code: string; readonly message: string };
+    }
   | { readonly type: 'finish'; readonly finishReason: 'stop' | 'length' | 'error' | 'other' }
   | { readonly type: 'abort'; readonly reason?: string };
+
+/** The data part type of an error the turn survived. */
+export const NON_FATAL_ERROR_CHUNK = 'data-toolbus-error';
+
+/** What a turn that failed without an error packet of its own tells useChat. */
+const TURN_FAILED = 'The turn failed before it could answer.';
 
 interface OpenTool {
   readonly toolCallId: string;
@@ -45,6 +60,11 @@ interface OpenTool {
  * Translates a turn's packets into UI message chunks: reasoning and answer text become reasoning and text parts,
  * each tool call an input and then an output (the tool's own packets) or an error at its section end, citations
  * sources; `stop` becomes `finish`, or `abort` when the user stopped the turn or the server died during it.
+ *
+ * An `error` packet of no open tool is the turn's own. useChat stops reading at an `error` chunk and shows its
+ * error state, so only the error of a failed turn (the one its `stop` with reason `error` follows) becomes one; an
+ * error the turn goes on after becomes a `data-toolbus-error` part. Which it is shows at the next packet, so it waits
+ * for that one.
  */
 export async function* toUiMessageChunks(
   packets: AsyncIterable<StoredPacket>,
@@ -64,10 +84,17 @@ export async function* toUiMessageChunks(
     if (reasoning !== undefined) yield { type: 'reasoning-end', id: reasoning };
     reasoning = undefined;
   };
+  let turnError: { readonly code: string; readonly message: string } | undefined;
   for await (const stored of packets) {
     const packet = stored.packet as Packet;
     const { obj } = packet;
     const key = placementKey(packet.placement);
+    if (turnError !== undefined && !(obj.type === 'stop' && obj.reason === 'error')) {
+      // The part goes where the error came: text after it is a new part.
+      yield* closeText();
+      yield { type: NON_FATAL_ERROR_CHUNK, data: turnError };
+      turnError = undefined;
+    }
     if (
       packet.placement.path?.length &&
       subAgentOwn.has(obj.type) &&
@@ -148,7 +175,7 @@ export async function* toUiMessageChunks(
           tool.failed = true;
           yield { type: 'tool-output-error', toolCallId: tool.toolCallId, errorText: obj.message };
         } else if (!tool) {
-          yield { type: 'error', errorText: obj.message };
+          turnError = { code: obj.code, message: obj.message };
         }
         break;
       }
@@ -177,6 +204,7 @@ export async function* toUiMessageChunks(
             };
         }
         tools.clear();
+        if (obj.reason === 'error') yield { type: 'error', errorText: turnError?.message ?? TURN_FAILED };
         if (obj.reason === 'user-cancelled' || obj.reason === 'interrupted')
           yield { type: 'abort', reason: obj.reason };
         else yield { type: 'finish', finishReason: finishReasonOf(obj.reason) };
@@ -191,6 +219,8 @@ export async function* toUiMessageChunks(
       }
     }
   }
+  // The packets ended without a stop (the reader left): an error still held is not known to be the turn's end.
+  if (turnError !== undefined) yield { type: NON_FATAL_ERROR_CHUNK, data: turnError };
 }
 
 /** The packet types a nested loop emits as its own (not a tool of its own): text, thinking, citations, errors. */

@@ -79,17 +79,19 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
     async create(persona) {
       const id = context.newId();
       const name = persona.name.trim();
-      nameConflicts(name, () =>
-        withConstraintErrors('Creating a persona', () =>
-          insert.run(
-            id,
-            name,
-            personaNameKey(name),
-            persona.description ?? '',
-            persona.searchUsage ?? 'auto',
-            context.now(),
+      nameConflicts(
+        name,
+        () =>
+          withConstraintErrors('Creating a persona', () =>
+            insert.run(
+              id,
+              name,
+              personaNameKey(name),
+              persona.description ?? '',
+              persona.searchUsage ?? 'auto',
+              context.now(),
+            ),
           ),
-        ),
         takenName,
       );
       return read(id)!;
@@ -104,16 +106,18 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
       const current = read(id);
       if (!current) throw notFound('Persona', id);
       const name = (changes.name ?? current.name).trim();
-      nameConflicts(name, () =>
-        withConstraintErrors('Updating a persona', () =>
-          update.run(
-            name,
-            personaNameKey(name),
-            changes.description ?? current.description,
-            changes.searchUsage ?? current.searchUsage,
-            id,
+      nameConflicts(
+        name,
+        () =>
+          withConstraintErrors('Updating a persona', () =>
+            update.run(
+              name,
+              personaNameKey(name),
+              changes.description ?? current.description,
+              changes.searchUsage ?? current.searchUsage,
+              id,
+            ),
           ),
-        ),
         takenName,
       );
       return read(id)!;
@@ -154,7 +158,11 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
 }
 
 /** The only unique column a persona write can hit is its name key: its conflict says which name is taken. */
-function nameConflicts(name: string, write: () => unknown, takenName: (key: string) => string | undefined): void {
+function nameConflicts(
+  name: string,
+  write: () => unknown,
+  takenName: (key: string) => string | undefined,
+): void {
   try {
     write();
   } catch (error) {

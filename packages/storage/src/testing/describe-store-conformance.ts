@@ -129,8 +129,11 @@ export function describeStoreConformance(backend: StorageBackendUnderTest): void
           );
         await assert.rejects(storage.personas.create({ name: ' support ' }), taken);
         const other = await storage.personas.create({ name: 'Research' });
-        await assert.rejects(storage.personas.update(other.id, { name: ' SUPPORT' }), (error: unknown) =>
-          isCode('conflict')(error) && /^A persona named "Support" already exists/.test((error as Error).message),
+        await assert.rejects(
+          storage.personas.update(other.id, { name: ' SUPPORT' }),
+          (error: unknown) =>
+            isCode('conflict')(error) &&
+            /^A persona named "Support" already exists/.test((error as Error).message),
         );
         await assert.rejects(storage.personas.create({ name: 'Support' }), (error: unknown) =>
           /^A persona named "Support" already exists; /.test((error as Error).message),
