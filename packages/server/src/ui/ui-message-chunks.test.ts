@@ -165,3 +165,59 @@ test('every chunk of a stopped, an interrupted and a failed turn passes the ai p
     assert.equal(tool?.state, 'output-error', `${reason}: a call the turn never finished failed`);
   }
 });
+
+test('text that turned out to hold a tool call is replaced in the message (reset-step), its reasoning kept', async () => {
+  const chunks: UiMessageChunk[] = [];
+  for await (const chunk of toUiMessageChunks(
+    stored([
+      [
+        { turn: 0, tab: 0 },
+        { type: 'reasoning-delta', reasoning: 'I should look.' },
+      ],
+      [{ turn: 0, tab: 0 }, { type: 'message-start' }],
+      [
+        { turn: 0, tab: 0 },
+        { type: 'message-delta', content: 'Checking. <tool_call>{"name":"lookup"' },
+      ],
+      [
+        { turn: 0, tab: 0 },
+        { type: 'message-delta', content: ',"arguments":{}}</tool_call>' },
+      ],
+      [
+        { turn: 0, tab: 0 },
+        { type: 'message-replace', content: 'Checking.' },
+      ],
+      [
+        { turn: 1, tab: 0 },
+        { type: 'tool-start', toolCallId: 'r1', toolName: 'lookup', displayName: 'Lookup', arguments: {} },
+      ],
+      [{ turn: 1, tab: 0 }, { type: 'section-end' }],
+      [{ turn: 2, tab: 0 }, { type: 'message-start' }],
+      [
+        { turn: 2, tab: 0 },
+        { type: 'message-delta', content: 'Found it.' },
+      ],
+      [
+        { turn: 3, tab: 0 },
+        { type: 'stop', reason: 'finished' },
+      ],
+    ]),
+    'm3',
+  )) {
+    chunks.push(chunk);
+  }
+  const { message, errors } = await readByAi(chunks);
+  assert.deepEqual(errors, []);
+  const shown = message.parts.map((part) =>
+    part.type === 'text' || part.type === 'reasoning' ? `${part.type}:${part.text}` : part.type,
+  );
+  assert.deepEqual(shown, [
+    'step-start',
+    'reasoning:I should look.',
+    'text:Checking.',
+    'tool-lookup',
+    'step-start',
+    'text:Found it.',
+  ]);
+  assert.ok(!JSON.stringify(message).includes('tool_call'), 'the retracted text is gone');
+});

@@ -8,6 +8,7 @@ import type { StoredPacket } from '@toolbus/storage';
  */
 export type UiMessageChunk =
   | { readonly type: 'start'; readonly messageId: string }
+  | { readonly type: 'start-step' | 'finish-step' | 'reset-step' }
   | { readonly type: 'text-start' | 'text-end' | 'reasoning-start' | 'reasoning-end'; readonly id: string }
   | { readonly type: 'text-delta' | 'reasoning-delta'; readonly id: string; readonly delta: string }
   | {
@@ -84,6 +85,25 @@ export async function* toUiMessageChunks(
     if (reasoning !== undefined) yield { type: 'reasoning-end', id: reasoning };
     reasoning = undefined;
   };
+  // One model cycle is one UI step: its reasoning and text, then its tool calls (`start-step` … `finish-step`, as
+  // streamText sends). A `message-replace` (the text held tool calls) redoes the step: `reset-step` drops its parts,
+  // and its reasoning, sources and the replaced text are sent again.
+  let step: { hasTools: boolean; reasoning: string; sources: UiMessageChunk[] } | undefined;
+  const closeStep = function* (): Generator<UiMessageChunk> {
+    yield* closeText();
+    yield* closeReasoning();
+    if (step !== undefined) yield { type: 'finish-step' };
+    step = undefined;
+  };
+  /** The step content goes in: a new one after the tool calls of the last. */
+  const contentStep = function* (): Generator<UiMessageChunk, NonNullable<typeof step>> {
+    if (step?.hasTools) yield* closeStep();
+    if (step === undefined) {
+      step = { hasTools: false, reasoning: '', sources: [] };
+      yield { type: 'start-step' };
+    }
+    return step;
+  };
   let turnError: { readonly code: string; readonly message: string } | undefined;
   for await (const stored of packets) {
     const packet = stored.packet as Packet;
@@ -109,6 +129,7 @@ export async function* toUiMessageChunks(
     }
     switch (obj.type) {
       case 'reasoning-start':
+        yield* contentStep();
         yield* closeText();
         if (reasoning === undefined) {
           reasoning = `reasoning-${stored.sequence}`;
@@ -116,6 +137,7 @@ export async function* toUiMessageChunks(
         }
         break;
       case 'reasoning-delta':
+        (yield* contentStep()).reasoning += obj.reasoning;
         if (reasoning === undefined) {
           reasoning = `reasoning-${stored.sequence}`;
           yield { type: 'reasoning-start', id: reasoning };
@@ -129,6 +151,7 @@ export async function* toUiMessageChunks(
         for (const document of obj.finalDocuments ?? []) documents.set(document.citationNumber, document);
         break;
       case 'message-delta':
+        yield* contentStep();
         yield* closeReasoning();
         if (text === undefined) {
           text = `text-${stored.sequence}`;
@@ -136,22 +159,47 @@ export async function* toUiMessageChunks(
         }
         yield { type: 'text-delta', id: text, delta: obj.content };
         break;
+      case 'message-replace': {
+        // Only a step without tool calls yet is redone: recovery replaces the text before its calls start.
+        if (step === undefined || step.hasTools) break;
+        const redone = step;
+        yield { type: 'reset-step' };
+        text = undefined;
+        reasoning = undefined;
+        if (redone.reasoning) {
+          const id = `reasoning-${stored.sequence}`;
+          yield { type: 'reasoning-start', id };
+          yield { type: 'reasoning-delta', id, delta: redone.reasoning };
+          yield { type: 'reasoning-end', id };
+        }
+        yield* redone.sources;
+        if (obj.content) {
+          text = `text-${stored.sequence}`;
+          yield { type: 'text-start', id: text };
+          yield { type: 'text-delta', id: text, delta: obj.content };
+        }
+        break;
+      }
       case 'citation-info': {
         const document = documents.get(obj.citationNumber);
         const sourceId = `${obj.citationNumber}`;
-        if (document?.link) yield { type: 'source-url', sourceId, url: document.link, title: document.title };
-        else
-          yield {
-            type: 'source-document',
-            sourceId,
-            mediaType: 'text/plain',
-            title: document?.title ?? obj.documentId,
-          };
+        const source: UiMessageChunk = document?.link
+          ? { type: 'source-url', sourceId, url: document.link, title: document.title }
+          : {
+              type: 'source-document',
+              sourceId,
+              mediaType: 'text/plain',
+              title: document?.title ?? obj.documentId,
+            };
+        (yield* contentStep()).sources.push(source);
+        yield source;
         break;
       }
       case 'tool-start': {
         yield* closeText();
         yield* closeReasoning();
+        if (step === undefined) yield { type: 'start-step' };
+        step = { ...(step ?? { reasoning: '', sources: [] }), hasTools: true };
         const tool: OpenTool = { toolCallId: obj.toolCallId, events: [], failed: false };
         tools.set(key, tool);
         toolsById.set(obj.toolCallId, tool);
@@ -204,6 +252,7 @@ export async function* toUiMessageChunks(
             };
         }
         tools.clear();
+        yield* closeStep();
         if (obj.reason === 'error') yield { type: 'error', errorText: turnError?.message ?? TURN_FAILED };
         if (obj.reason === 'user-cancelled' || obj.reason === 'interrupted')
           yield { type: 'abort', reason: obj.reason };
