@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
-import type { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, type ToolbusError } from '@toolbus/spec';
 import { createModelUnavailableError } from './create-model-unavailable-error.ts';
 import { modelEndpointOf } from './model-endpoint-registry.ts';
 import { ModelRequestError, ModelStreamError } from './model-errors.ts';
@@ -36,7 +36,7 @@ export function toModelError(options: { error: unknown; model: LanguageModelV4 }
       return {
         error: new ModelStreamError({
           message: `the model stream broke: ${closed === undefined ? error.message : `the connection closed before the answer ended (${closed})`}`,
-          ...(closed === undefined ? {} : { connectionClosed: closed }),
+          ...omitUndefined({ connectionClosed: closed }),
           retryable: error.isRetryable,
           cause: error,
         }),
