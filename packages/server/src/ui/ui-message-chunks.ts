@@ -1,4 +1,4 @@
-import type { CitedDocument, Packet, StopReason } from '@toolbus/spec';
+import type { ApprovalResolution, CitedDocument, Packet, PacketObject, StopReason } from '@toolbus/spec';
 import { placementKey } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 
@@ -42,8 +42,22 @@ export type UiMessageChunk =
       readonly type: typeof NON_FATAL_ERROR_CHUNK;
       readonly data: { readonly code: string; readonly message: string };
     }
+  /**
+   * An egress approval the chat's owner must decide (`POST /v1/approvals/{approvalId}`) while the tool waits: shown
+   * as it comes, and the same part (its id is the approval's) gets the `resolution` when it is decided.
+   */
+  | {
+      readonly type: typeof APPROVAL_CHUNK;
+      readonly id: string;
+      readonly data: ApprovalRequest & { readonly resolution?: ApprovalResolution };
+    }
   | { readonly type: 'finish'; readonly finishReason: 'stop' | 'length' | 'error' | 'other' }
   | { readonly type: 'abort'; readonly reason?: string };
+
+type ApprovalRequest = Extract<PacketObject, { type: 'approval-request' }>;
+
+/** The data part type of an egress approval. */
+export const APPROVAL_CHUNK = 'data-toolbus-approval';
 
 /** The data part type of an error the turn survived. */
 export const NON_FATAL_ERROR_CHUNK = 'data-toolbus-error';
@@ -105,6 +119,7 @@ export async function* toUiMessageChunks(
     return step;
   };
   let turnError: { readonly code: string; readonly message: string } | undefined;
+  const approvals = new Map<string, ApprovalRequest>();
   for await (const stored of packets) {
     const packet = stored.packet as Packet;
     const { obj } = packet;
@@ -258,6 +273,21 @@ export async function* toUiMessageChunks(
           yield { type: 'abort', reason: obj.reason };
         else yield { type: 'finish', finishReason: finishReasonOf(obj.reason) };
         return;
+      }
+      case 'approval-request':
+        approvals.set(obj.approvalId, obj);
+        yield { type: APPROVAL_CHUNK, id: obj.approvalId, data: obj };
+        if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
+        break;
+      case 'approval-resolved': {
+        const request = approvals.get(obj.approvalId);
+        if (request !== undefined)
+          yield {
+            type: APPROVAL_CHUNK,
+            id: obj.approvalId,
+            data: { ...request, resolution: obj.resolution },
+          };
+        break;
       }
       default: {
         if ('toolCallId' in obj) {
