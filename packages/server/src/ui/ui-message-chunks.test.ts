@@ -158,7 +158,7 @@ test('every chunk of a stopped, an interrupted and a failed turn passes the ai p
     // A failed turn is useChat's error state; the others end without one.
     assert.deepEqual(
       errors.map((error) => (error as Error).message),
-      reason === 'error' ? ['The turn failed before it could answer.'] : [],
+      reason === 'error' ? ['The turn failed without saying why.'] : [],
       reason,
     );
     const tool = message.parts.find((part) => part.type === 'tool-lookup') as { state: string } | undefined;

@@ -63,7 +63,7 @@ export const APPROVAL_CHUNK = 'data-toolbus-approval';
 export const NON_FATAL_ERROR_CHUNK = 'data-toolbus-error';
 
 /** What a turn that failed without an error packet of its own tells useChat. */
-const TURN_FAILED = 'The turn failed before it could answer.';
+const TURN_FAILED = 'The turn failed without saying why.';
 
 interface OpenTool {
   readonly toolCallId: string;

@@ -161,7 +161,7 @@ test('a failed turn without an error packet of its own still puts useChat in its
   try {
     const { status, error, texts } = await ask(new TestChat({ id: 'c2', api: site.url }), 'Fail');
     assert.equal(status, 'error');
-    assert.equal(error?.message, 'The turn failed before it could answer.');
+    assert.equal(error?.message, 'The turn failed without saying why.');
     assert.deepEqual(texts, ['Half']);
   } finally {
     await site.close();
