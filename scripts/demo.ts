@@ -6,7 +6,7 @@
 // models do), which toolbus recovers and runs in the sandbox, and the chart lands on disk. Point TOOLBUS_MODEL at
 // a real model to ask it yourself: `npx toolbus index docs && npx toolbus chat "..."`.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -195,10 +195,16 @@ const cli = (args: string[]) =>
 try {
   const indexed = await cli(['index', 'docs/guide']);
   const answered = await cli(['chat', question]);
+  // An earlier run's chart is kept (chat never overwrites a file: it writes tools-by-source-2.png beside it), so
+  // the chart of this run is the file that was not there before.
+  const before = new Set(existsSync(output) ? readdirSync(output) : []);
   const charted = await cli(['chat', '--output', output, chartQuestion]);
-  const chart = join(output, 'tools-by-source.png');
-  console.log(existsSync(chart) ? `\nThe chart is on disk: ${chart}` : '\nThe chart was not written.');
-  process.exitCode = indexed || answered || charted || (existsSync(chart) ? 0 : 1);
+  const made = (existsSync(output) ? readdirSync(output) : []).find(
+    (name) => !before.has(name) && /^tools-by-source(-\d+)?\.png$/.test(name),
+  );
+  const chart = made === undefined ? undefined : join(output, made);
+  console.log(chart ? `\nThe chart is on disk: ${chart}` : '\nThe chart was not written.');
+  process.exitCode = indexed || answered || charted || (chart ? 0 : 1);
 } finally {
   await server.close();
   rmSync(home, { recursive: true, force: true });

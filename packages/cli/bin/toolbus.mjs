@@ -8,5 +8,16 @@ if (major < 22) {
   );
   process.exit(1);
 }
-const { runCliProcess } = await import('../dist/run-cli-process.js');
+// The command runs the built package; a checkout that was installed but not built has no dist/ yet.
+const entry = new URL('../dist/run-cli-process.js', import.meta.url);
+let runCliProcess;
+try {
+  ({ runCliProcess } = await import(entry.href));
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || error?.url !== entry.href) throw error;
+  process.stderr.write(
+    'toolbus is not built yet: run `npm run setup` (or `npm run build`) in the toolbus repository, then try again.\n',
+  );
+  process.exit(1);
+}
 await runCliProcess();

@@ -19,7 +19,7 @@ test('a second persona of the same name (in another case, with spaces) is refuse
   assert.notEqual(again.code, 0);
   assert.match(
     again.stderr,
-    /^toolbus: A persona named "support" exists; persona names are unique, ignoring case and surrounding spaces\.\n$/,
+    /^toolbus: A persona named "Support" already exists \("support" is the same name\); persona names are unique, ignoring case and surrounding spaces\.\n$/,
   );
   const used = await spawnCli(['persona', 'use', 'SUPPORT'], env);
   assert.equal(used.code, 0, used.stderr);

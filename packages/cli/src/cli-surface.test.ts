@@ -72,6 +72,8 @@ describe('the command surface of toolbus', () => {
       spawnCli(['config', 'set', 'sandboxUrl', 'not a url'], env),
       spawnCli(['config', 'set', 'webSearch.apiKeyEnv', 'sk-live-123'], env),
       spawnCli(['config', 'set', 'toolLimits.openai:gpt-4.1.maxTools', 'many'], env),
+      spawnCli(['config', 'set', 'webSearch.apiKey', 'sk-live-456'], env),
+      spawnCli(['config', 'set', 'webSerch.apikey', 'sk-live-789'], env),
     ]);
     for (const run of runs) assert.equal(run.code, 1, run.stderr);
     assert.match(runs[0]?.stderr ?? '', /Unknown setting "memroy" — did you mean "memory"\?/);
@@ -82,6 +84,13 @@ describe('the command surface of toolbus', () => {
     assert.match(runs[5]?.stderr ?? '', /the NAME of an environment variable/);
     assert.doesNotMatch(runs[5]?.stderr ?? '', /sk-live-123/, 'a key given by mistake is never echoed');
     assert.match(runs[6]?.stderr ?? '', /takes a whole number above 0/);
+    // A key itself: the setting for its variable's name is named. A typo ending in "key": the closest setting.
+    assert.match(runs[7]?.stderr ?? '', /Keys are not stored .*toolbus config set webSearch\.apiKeyEnv NAME/);
+    assert.match(
+      runs[8]?.stderr ?? '',
+      /Unknown setting "webSerch\.apikey" — did you mean "webSearch\.apiKeyEnv"\?/,
+    );
+    for (const run of runs.slice(7)) assert.doesNotMatch(run.stderr, /sk-live/, 'a key is never echoed');
     assert.equal(existsSync(join(home, 'config.json')), false, 'nothing invalid was written');
     const good = await spawnCli(['config', 'set', 'toolLimits.openai:gpt-4.1.maxTools', '100'], env);
     assert.equal(good.code, 0, good.stderr);

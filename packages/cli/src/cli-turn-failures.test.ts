@@ -123,6 +123,52 @@ describe('a turn that fails or is stopped', () => {
     assert.equal(await twice.exited, 130);
   });
 
+  test('a stream dropped mid-answer keeps the partial answer and the finished call in the history, marked', async () => {
+    respond = (request) =>
+      request.lastMessage?.role === 'user' && request.lastMessage.text === 'Drop mid-answer'
+        ? [
+            { type: 'text', text: 'Half of the answer ' },
+            { type: 'tool-call', id: 'call_explode', name: 'explode', arguments: {} },
+            { type: 'delay', ms: 100 },
+            { type: 'drop' },
+          ]
+        : [{ type: 'text', text: 'Going on after the drop.' }];
+    const dropped = await spawnCli(['chat', 'Drop mid-answer'], env);
+    assert.equal(dropped.code, 1, dropped.stderr);
+    assert.match(
+      dropped.stderr,
+      /^toolbus: the connection to the model at .* dropped in the middle of the answer \(terminated: other side closed\)\./,
+    );
+    assert.match(dropped.stdout, /Half of the answer/);
+
+    const next = await spawnCli(['chat', '--continue', 'And now?'], env);
+    assert.equal(next.code, 0, next.stderr);
+    const messages = server.requests.at(-1)?.messages ?? [];
+    const partial = messages.find((message) => message.text.startsWith('Half of the answer'));
+    assert.ok(partial, JSON.stringify(messages));
+    assert.equal(partial.role, 'assistant');
+    assert.equal(partial.text, 'Half of the answer', 'kept trimmed');
+    assert.deepEqual(
+      partial.toolCalls.map((call) => call.name),
+      ['explode'],
+    );
+    // The finished call ran and has its result; the mark after it tells the model where the answer broke off.
+    const result = messages
+      .flatMap((message) => message.toolResults)
+      .find((r) => r.toolCallId === 'call_explode');
+    assert.match(result?.content ?? '', /database is on fire/);
+    assert.ok(
+      messages.some(
+        (message) =>
+          message.role === 'assistant' &&
+          /^\[this answer broke off: the model stream broke: the connection closed before the answer ended/.test(
+            message.text,
+          ),
+      ),
+      JSON.stringify(messages),
+    );
+  });
+
   test('a model answering 500, 429, an unreadable stream or nothing says so on one line', async () => {
     respond = (request) => {
       const question = request.lastMessage?.text ?? '';

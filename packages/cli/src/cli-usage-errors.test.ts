@@ -59,6 +59,7 @@ describe('wrong command lines and config files', () => {
       spawnCli(['chat', '--tools', 'internal_serch', 'hi'], env),
       spawnCli(['serve', '--host', '0.0.0.0', '--port', '0'], env),
       spawnCli(['--verison'], env),
+      spawnCli(['mcp', 'add', 'x', '--yse', '--', 'true'], env),
     ]);
     for (const run of runs) assert.equal(run.code, 2, run.stderr);
     const lines = runs.map(errorLine);
@@ -72,6 +73,8 @@ describe('wrong command lines and config files', () => {
       'toolbus serve: --host 0.0.0.0 is not a loopback address: serving on it needs --auth api-keys.',
     );
     assert.equal(lines[3], 'toolbus: unknown option --verison — did you mean --version?');
+    // Two letters swapped beats another flag as near by one changed letter (--sse).
+    assert.equal(lines[4], 'toolbus mcp add: unknown option --yse — did you mean --yes?');
   });
 
   test('no question (stdin closed or empty) is a wrong command line and records no chat', async () => {

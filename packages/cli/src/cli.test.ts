@@ -275,6 +275,14 @@ describe('the toolbus command line', () => {
     );
     assert.doesNotMatch(result.stderr, /\n\s+at /);
     assert.equal(result.stdout, '', 'nothing (no tool line) is printed before the error');
+
+    // A chat id that names no chat is the first thing said: fixing the model would only lead to it.
+    const unknownChat = await spawnCli(['chat', '--chat', 'no-such-chat', 'hello'], {
+      TOOLBUS_HOME: home,
+      OLLAMA_HOST: `http://127.0.0.1:${port}`,
+    });
+    assert.equal(unknownChat.code, 1);
+    assert.equal(unknownChat.stderr, 'toolbus: No chat no-such-chat; `toolbus history` lists the chats.\n');
   });
 
   test('config shows where settings and keys live, names only, and sets values', async () => {

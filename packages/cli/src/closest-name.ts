@@ -5,11 +5,15 @@
 export function closestName(input: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
+  let bestIsSwap = false;
   for (const candidate of candidates) {
     const distance = editDistance(input.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
+    // At equal distance the same letters in another order wins: `--yse` is `--yes` typed fast, not `--sse`.
+    const isSwap = sameLetters(input, candidate);
+    if (distance < bestDistance || (distance === bestDistance && isSwap && !bestIsSwap)) {
       best = candidate;
       bestDistance = distance;
+      bestIsSwap = isSwap;
     }
   }
   if (best === undefined) return undefined;
@@ -37,4 +41,9 @@ function editDistance(a: string, b: string): number {
     rows.push(row);
   }
   return rows[a.length]?.[b.length] ?? 0;
+}
+
+function sameLetters(a: string, b: string): boolean {
+  const sorted = (text: string) => [...text.toLowerCase()].sort().join('');
+  return sorted(a) === sorted(b);
 }

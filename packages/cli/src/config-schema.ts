@@ -143,16 +143,25 @@ export function resolveSetting(key: string): ResolvedSetting {
   }
   const setting = CONFIG_SCHEMA.find((candidate) => candidate.key === key);
   if (setting === undefined) {
-    if (/key$/i.test(key) && !/Env$/.test(key)) {
+    // A key itself (`webSearch.apiKey`) has a setting for the name of the variable that holds it: say which. A
+    // name merely ending in "key" with no such setting is a typo, answered below with the closest setting.
+    const secretKeyEnv = CONFIG_KEYS.find((known) => known.toLowerCase() === `${key}env`.toLowerCase());
+    if (/key$/i.test(key) && secretKeyEnv !== undefined) {
       throw new ToolbusError({
         code: 'config_secret',
-        message: 'Keys are not stored in the config file: set an environment variable and store its name.',
+        message: `Keys are not stored in the config file: put it in an environment variable and store that variable's name (toolbus config set ${secretKeyEnv} NAME).`,
       });
     }
-    const suggestion = closestName(key, CONFIG_KEYS);
+    // A mistyped key setting (`webSerch.apikey`) is closest to the setting for its variable's name.
+    const suggestion =
+      closestName(key, CONFIG_KEYS) ??
+      (/key$/i.test(key) ? closestName(`${key}Env`, CONFIG_KEYS) : undefined);
+    const secretNote = /key$/i.test(key)
+      ? " Keys themselves are never stored here: put one in an environment variable and store that variable's name."
+      : '';
     throw new ToolbusError({
       code: 'config_unknown_key',
-      message: `Unknown setting "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}. Settings: ${CONFIG_KEYS.join(', ')}.`,
+      message: `Unknown setting "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}.${secretNote} Settings: ${CONFIG_KEYS.join(', ')}.`,
     });
   }
   return { setting, path: key.split('.') };

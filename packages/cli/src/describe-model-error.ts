@@ -39,7 +39,8 @@ export function describeModelError(
       return `the model server${at} sent a stream event that is not what an OpenAI-compatible stream holds (${oneLine(error.message.replace(/^the model stream broke: /, ''), 160)}). Its streaming is broken, or it speaks another API: check the model's provider and URL (\`toolbus config\` shows them).`;
     }
     if (observation.mediaType === 'text/event-stream') {
-      return `the connection to the model${at} dropped in the middle of the answer (${error.message.replace(/^the model stream broke: /, '')}). Try again; if it keeps happening, the server may be running out of memory or restarting.`;
+      const closed = error.connectionClosed ?? error.message.replace(/^the model stream broke: /, '');
+      return `the connection to the model${at} dropped in the middle of the answer (${closed}). Try again; if it keeps happening, the server may be running out of memory or restarting.`;
     }
   }
   if (ModelStallError.isInstance(error) && error.phase === 'first-chunk') {

@@ -13,6 +13,8 @@ export const EXIT_CODES = {
   noAnswer: 3,
   /** Stopped by Ctrl-C (128 + SIGINT). */
   interrupted: 130,
+  /** `toolbus serve` given a second SIGTERM while it shut down: it stopped without waiting (128 + SIGTERM). */
+  terminated: 143,
 } as const;
 
 /** The help text's paragraph on exit codes (one owner: this table). */
@@ -21,4 +23,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   ${EXIT_CODES.failure}    failed (model, tool source, file, storage); the message on stderr says what to try
   ${EXIT_CODES.usage}    wrong command line (unknown command or flag, missing argument); nothing was done
   ${EXIT_CODES.noAnswer}    the turn ended without an answer (cycle limit)
-  ${EXIT_CODES.interrupted}  stopped by Ctrl-C`;
+  ${EXIT_CODES.interrupted}  stopped by Ctrl-C
+  ${EXIT_CODES.terminated}  toolbus serve stopped by a second SIGTERM without waiting (one SIGINT or SIGTERM: 0)`;

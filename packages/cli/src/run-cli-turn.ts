@@ -141,7 +141,7 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     return {
       status: 'stopped',
       reason: input.signal.reason instanceof Error ? input.signal.reason.message : USER_STOP_REASON,
-      messages: [userMessage, ...markedStopped(result.messages)],
+      messages: [userMessage, ...marked(result.messages, STOPPED_MARK)],
       packets,
       exitCode: EXIT_CODES.interrupted,
     };
@@ -152,7 +152,14 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     return {
       status: 'failed',
       reason: result.error.message,
-      messages: [userMessage, ...result.messages],
+      // The loop keeps what the broken stream had sent (as a stop does); the mark tells the next turn's model why
+      // it ends there.
+      messages: [
+        userMessage,
+        ...(result.messages.length > 0
+          ? marked(result.messages, `[this answer broke off: ${oneLine(result.error.message, 300)}]`)
+          : []),
+      ],
       packets,
       exitCode: EXIT_CODES.failure,
     };
@@ -185,15 +192,19 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
 }
 
 /**
- * A stopped turn's history, marked: the loop keeps the answer the stop cut off (and the finished calls with their
- * results), and the mark goes on that answer, or after the last tool result when the stop came between steps.
+ * A stopped or broken-off turn's history, marked: the loop keeps the answer the stop or the failure cut off (and the
+ * finished calls with their results), and the mark goes on that answer, or after the last tool result when the end
+ * came between steps.
  */
-function markedStopped(messages: readonly ChatMessage[]): ChatMessage[] {
+function marked(messages: readonly ChatMessage[], mark: string): ChatMessage[] {
   const last = messages.at(-1);
   if (last?.role === 'assistant' && !last.toolCalls?.length) {
-    return [...messages.slice(0, -1), { ...last, content: `${last.content}\n\n${STOPPED_MARK}` }];
+    return [
+      ...messages.slice(0, -1),
+      { ...last, content: last.content ? `${last.content}\n\n${mark}` : mark },
+    ];
   }
-  return [...messages, { role: 'assistant', content: STOPPED_MARK }];
+  return [...messages, { role: 'assistant', content: mark }];
 }
 
 function uniqueByDocument(documents: readonly CitedDocument[]): CitedDocument[] {

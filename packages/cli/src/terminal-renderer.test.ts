@@ -40,3 +40,46 @@ describe('TerminalRenderer and message-replace', () => {
     assert.equal(output, 'Let me look.\n');
   });
 });
+
+describe('TerminalRenderer and code runs', () => {
+  it('a finished run_python line says what the code made or printed, not its source again', () => {
+    let output = '';
+    const renderer = new TerminalRenderer({
+      write: (text) => (output += text),
+      interactive: false,
+      color: false,
+    });
+    const at = { turn: 1, tab: 0 };
+    const render = (obj: PacketObject, placement = at) => renderer.render({ placement, modelIndex: 0, obj });
+    render({
+      type: 'tool-start',
+      toolCallId: 'p1',
+      toolName: 'run_python',
+      displayName: 'Code Interpreter',
+      arguments: { code: 'plot()' },
+    });
+    render({ type: 'python-delta', toolCallId: 'p1', stdout: 'drawing\nsaved\n' });
+    render({
+      type: 'python-delta',
+      toolCallId: 'p1',
+      files: [{ fileId: 'f1', name: 'chart.png', mediaType: 'image/png' }],
+    });
+    render({ type: 'python-delta', toolCallId: 'p1', stdout: 'done\n' });
+    render({ type: 'section-end' });
+    const start = { turn: 2, tab: 0 };
+    render(
+      {
+        type: 'tool-start',
+        toolCallId: 'p2',
+        toolName: 'run_python',
+        displayName: 'Code Interpreter',
+        arguments: { code: 'print(6*7)' },
+      },
+      start,
+    );
+    render({ type: 'python-delta', toolCallId: 'p2', stdout: '42\n' }, start);
+    render({ type: 'section-end' }, start);
+    assert.match(output, /✓ Code Interpreter — made chart\.png\n/);
+    assert.match(output, /✓ Code Interpreter — 42\n/);
+  });
+});

@@ -135,6 +135,15 @@ export class TerminalRenderer {
       case 'tool-progress':
         this.#update(key, obj.message);
         return;
+      case 'python-delta': {
+        // What the code made or printed says more than its source, which the start line already showed.
+        const made = obj.files?.map((file) => file.name) ?? [];
+        const printed = obj.stdout?.trim().split('\n').at(-1);
+        if (made.length > 0) this.#update(key, `made ${made.join(', ')}`.slice(0, 100));
+        else if (printed && !this.#tools.get(key)?.detail.startsWith('made '))
+          this.#update(key, printed.slice(0, 100));
+        return;
+      }
       case 'error': {
         const line = this.#tools.get(key);
         if (line) {

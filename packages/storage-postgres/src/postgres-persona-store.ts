@@ -7,7 +7,13 @@ import {
   StorageError,
 } from '@toolbus/storage';
 import { personaNameKey, personaNameTaken, toolRowColumns, toolRowSource } from '@toolbus/storage/backend';
-import { isoTime, notFound, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
+import {
+  isoTime,
+  notFound,
+  type PostgresContext,
+  type Queryable,
+  withConstraintErrors,
+} from './postgres-context.ts';
 
 interface PersonaRow {
   id: string;
@@ -66,7 +72,7 @@ export function createPostgresPersonaStore(context: PostgresContext): PersonaSto
   return {
     async create(persona) {
       const name = persona.name.trim();
-      const { rows } = await nameConflicts(name, () =>
+      const { rows } = await nameConflicts(pool, name, () =>
         pool.query<PersonaRow>(
           `INSERT INTO personas (id, name, name_key, description, search_usage, created_at)
            VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${personaColumns}`,
@@ -93,7 +99,7 @@ export function createPostgresPersonaStore(context: PostgresContext): PersonaSto
       const current = await read(id);
       if (!current) throw notFound('Persona', id);
       const name = (changes.name ?? current.name).trim();
-      const { rows } = await nameConflicts(name, () =>
+      const { rows } = await nameConflicts(pool, name, () =>
         pool.query<PersonaRow>(
           `UPDATE personas SET name = $1, name_key = $2, description = $3, search_usage = $4 WHERE id = $5
            RETURNING ${personaColumns}`,
@@ -157,11 +163,20 @@ export function createPostgresPersonaStore(context: PostgresContext): PersonaSto
 }
 
 /** The only unique column a persona write can hit is its name key: its conflict says which name is taken. */
-async function nameConflicts<Result>(name: string, write: () => Promise<Result>): Promise<Result> {
+async function nameConflicts<Result>(
+  pool: Queryable,
+  name: string,
+  write: () => Promise<Result>,
+): Promise<Result> {
   try {
     return await withConstraintErrors('Writing a persona', write);
   } catch (error) {
-    if (StorageError.isInstance(error) && error.code === 'conflict') throw personaNameTaken(name, error);
+    if (StorageError.isInstance(error) && error.code === 'conflict') {
+      const { rows } = await pool.query<{ name: string }>('SELECT name FROM personas WHERE name_key = $1', [
+        personaNameKey(name),
+      ]);
+      throw personaNameTaken({ requested: name, taken: rows[0]?.name, cause: error });
+    }
     throw error;
   }
 }

@@ -134,14 +134,20 @@ export async function runChatCommand(
       ),
   });
   const model = resolveLanguageModel(config.model.value, { env: io.env, fetch: observed.fetch });
-  // No model configured means the local default (Ollama): say at once when nothing listens there, before any
-  // tool line is printed or a chat is recorded. A configured model is not probed (its server may not list models).
-  if (config.model.source === 'default') await probeModelEndpoint({ env: io.env, timeoutMs: 2000 });
   const workspace = await openWorkspace(config, { persona: values.persona });
   const guardedFetch = createCliFetch(config);
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const { storage, user, persona } = workspace;
+    // A chat to go on with that does not exist is said first: before the model is tried or a tool source starts.
+    const continueChat = values.chat ?? (values.continue ? true : undefined);
+    const continued =
+      continueChat === undefined
+        ? undefined
+        : await openKeptChat({ storage, userId: user.id, personaId: persona.id, continueChat });
+    // No model configured means the local default (Ollama): say at once when nothing listens there, before any
+    // tool line is printed or a chat is recorded. A configured model is not probed (its server may not list models).
+    if (config.model.source === 'default') await probeModelEndpoint({ env: io.env, timeoutMs: 2000 });
     const chatFiles = await attachFiles({ paths: values.file ?? [], storage, userId: user.id, cwd: io.cwd });
     const skills = await loadChatSkills(config, io.env);
     cleanups.push(() => skills.close());
@@ -187,12 +193,9 @@ export async function runChatCommand(
       skills.promptSection && assembly.tools.some((tool) => tool.name === 'run_python')
         ? `\n\n${skills.promptSection}`
         : '';
-    const kept = await openKeptChat({
-      storage,
-      userId: user.id,
-      personaId: persona.id,
-      continueChat: values.chat ?? (values.continue ? true : undefined),
-    });
+    const kept =
+      continued ??
+      (await openKeptChat({ storage, userId: user.id, personaId: persona.id, continueChat: undefined }));
     const conversation: ChatMessage[] = [
       { role: 'system', content: `${promptWithMemories}${skillText}` },
       ...kept.messages,

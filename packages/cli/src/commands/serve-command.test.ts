@@ -165,3 +165,37 @@ test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupt
     await model.close();
   }
 });
+
+test('npm run serve: SIGTERM to npm stops the server it started (no orphan left serving)', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-npm-serve-'));
+  const root = new URL('../../../../', import.meta.url).pathname;
+  // npm runs the script through `sh -c` and signals only its own child: unless the shell hands its place to node,
+  // the signal ends the shell and node runs on with no parent.
+  const npm = spawn('npm', ['run', '--silent', 'serve', '--', '--port', '0'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      TOOLBUS_HOME: home,
+      TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
+      npm_config_update_notifier: 'false',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(npm);
+  let stdout = '';
+  const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    npm.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /serving on (\S+)/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+    npm.once('exit', (code) => reject(new Error(`npm exited ${code}: ${stdout}`)));
+  });
+  assert.equal((await fetch(`${url}/health`)).status, 200);
+  npm.kill('SIGTERM');
+  assert.equal(await exited, 0, 'the server shut down cleanly and npm reports its exit');
+  assert.match(stdout, /SIGTERM received, stopping running turns and closing streams/);
+  await assert.rejects(fetch(`${url}/health`), 'nothing serves on the port any more');
+});

@@ -20,6 +20,7 @@ import type { CliIo } from '../cli-io.ts';
 import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { configuredInterpreter } from '../configured-interpreter.ts';
+import { EXIT_CODES } from '../exit-codes.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
@@ -40,6 +41,10 @@ GET /health; both (the default) does both. Without redis.url every turn runs in 
 
 --turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
 --requests-per-minute N: requests per user per minute, counted by each replica (default 600).
+
+Ctrl-C (SIGINT) or SIGTERM stops it: running turns end with {"type":"stop","reason":"interrupted"} (what was
+answered so far is kept), open streams get that end and close, and it exits 0. A second signal exits at once, 130
+after SIGINT and 143 after SIGTERM. Under npm, \`npm run serve\` hands the signal on to it the same way.
 `;
 
 const roles = ['both', 'api', 'worker'] as const;
@@ -206,11 +211,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);
       if (bootstrap) io.stdout.write(`  admin API key (shown once, store it now): ${bootstrap.key}\n`);
     }
-    await new Promise<void>((resolve) => {
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
-    });
+    const signal = await shutdownSignal(io);
+    io.stdout.write(`toolbus serve: ${signal} received, stopping running turns and closing streams\n`);
     await http.close();
-    return 0;
+    return EXIT_CODES.ok;
   } finally {
     sandbox?.close();
     await server.close();
@@ -219,6 +223,28 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/**
+ * Waits for SIGINT or SIGTERM: the end of a server's normal life, so the shutdown that follows exits 0. From then on a
+ * second signal of either kind (a shutdown waiting on a tool that does not stop) exits at once, with 130 or 143 as a
+ * shell reports a process killed by that signal.
+ */
+function shutdownSignal(io: CliIo): Promise<NodeJS.Signals> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  return new Promise((resolve) => {
+    const first = (signal: NodeJS.Signals): void => {
+      for (const name of signals) process.off(name, first);
+      for (const name of signals) {
+        process.once(name, () => {
+          io.stderr.write(`toolbus serve: ${name} again, exiting without waiting for running turns\n`);
+          process.exit(name === 'SIGINT' ? EXIT_CODES.interrupted : EXIT_CODES.terminated);
+        });
+      }
+      resolve(signal);
+    };
+    for (const name of signals) process.on(name, first);
+  });
 }
 
 /** Why the server could not listen, naming the flag to change: --host (needs keys, unknown), --port (taken). */

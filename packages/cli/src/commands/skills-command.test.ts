@@ -36,6 +36,26 @@ async function writeZip(name: string, archive: Buffer) {
 }
 
 describe('runSkillsCommand', () => {
+  it('a wrong command line says in one line what is missing or unknown, then the usage; exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['validate'], /^toolbus skills validate: give the path of a bundle \(\.zip\)\.\n\nUsage: /],
+      [['remove'], /^toolbus skills remove: give the name of a skill\.\n/],
+      [
+        ['add', 'a.zip', 'b.zip'],
+        /^toolbus skills add: give one argument, the path of a bundle \(\.zip\) \(got 2\)\.\n/,
+      ],
+      [['list', 'extra'], /^toolbus skills list takes no arguments\.\n/],
+      [['valdate', 'x.zip'], /^toolbus skills: unknown command "valdate" — did you mean "validate"\?\n/],
+      [[], /^toolbus skills: name a command \(validate, add, list, remove, seed\)\.\n/],
+    ];
+    for (const [argv, expected] of cases) {
+      const result = await run(...argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.match(result.stderr, expected);
+      assert.equal(result.stdout, '');
+    }
+  });
+
   it("refuses the administrator's reserved names (TOOLBUS_RESERVED_SKILL_NAMES) besides the built-in ones", async () => {
     const path = await writeZip(
       'payroll.zip',

@@ -10,6 +10,7 @@ import {
 } from '@toolbus/skills';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
+import { closestName } from '../closest-name.ts';
 import { reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import type { CliCommand } from './cli-command.ts';
 import type { CliSubcommand } from './cli-subcommand.ts';
@@ -218,8 +219,31 @@ export async function runSkillsCommand(
     }
     return 1;
   }
-  context.stderr.write(usage);
+  context.stderr.write(`${usageProblem(positionals)}\n\n${usage}`);
   return 2;
+}
+
+/** What the command line lacked or had too much of, in one line before the usage (never the usage alone). */
+function usageProblem(positionals: readonly string[]): string {
+  const [command, ...rest] = positionals;
+  if (command === undefined) return 'toolbus skills: name a command (validate, add, list, remove, seed).';
+  const argument: Readonly<Record<string, string>> = {
+    validate: 'the path of a bundle (.zip)',
+    add: 'the path of a bundle (.zip)',
+    remove: 'the name of a skill',
+  };
+  const wanted = argument[command];
+  if (wanted !== undefined) {
+    return rest.length === 0
+      ? `toolbus skills ${command}: give ${wanted}.`
+      : `toolbus skills ${command}: give one argument, ${wanted} (got ${rest.length}).`;
+  }
+  if (command === 'list' || command === 'seed') return `toolbus skills ${command} takes no arguments.`;
+  const suggestion = closestName(
+    command,
+    skillsSubcommands.map((subcommand) => subcommand.name),
+  );
+  return `toolbus skills: unknown command "${command}"${suggestion ? ` — did you mean "${suggestion}"?` : '.'}`;
 }
 
 function parse(argv: readonly string[]) {

@@ -102,12 +102,15 @@ export class ModelStallError extends ToolbusError {
 /** The stream broke after it started: a dropped connection, an error event from the provider, unreadable data. */
 export class ModelStreamError extends ToolbusError {
   readonly retryable: boolean;
+  /** Set when the connection closed before the answer ended: fetch's reason ("terminated: other side closed"). */
+  readonly connectionClosed: string | undefined;
   readonly [modelStreamErrorMarker] = true;
 
-  constructor(options: { message: string; retryable: boolean; cause?: unknown }) {
+  constructor(options: { message: string; retryable: boolean; cause?: unknown; connectionClosed?: string }) {
     super({ code: 'model_stream_error', message: options.message, cause: options.cause });
     this.name = 'ModelStreamError';
     this.retryable = options.retryable;
+    this.connectionClosed = options.connectionClosed;
   }
 
   static override isInstance(error: unknown): error is ModelStreamError {

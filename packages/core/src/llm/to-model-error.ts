@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
-import type { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, type ToolbusError } from '@toolbus/spec';
 import { createModelUnavailableError } from './create-model-unavailable-error.ts';
 import { modelEndpointOf } from './model-endpoint-registry.ts';
 import { ModelRequestError, ModelStreamError } from './model-errors.ts';
@@ -30,10 +30,13 @@ export function toModelError(options: { error: unknown; model: LanguageModelV4 }
       };
     }
     if (error.statusCode >= 200 && error.statusCode < 300) {
-      // The request succeeded and the body broke later (a dropped connection while streaming).
+      // The request succeeded and the body broke later (a dropped connection while streaming). The provider's own
+      // words ("Failed to process successful response") say nothing of why; fetch's cause says the connection closed.
+      const closed = connectionClosedCause(error.cause);
       return {
         error: new ModelStreamError({
-          message: `the model stream broke: ${error.message}`,
+          message: `the model stream broke: ${closed === undefined ? error.message : `the connection closed before the answer ended (${closed})`}`,
+          ...omitUndefined({ connectionClosed: closed }),
           retryable: error.isRetryable,
           cause: error,
         }),
@@ -68,6 +71,16 @@ export function toModelError(options: { error: unknown; model: LanguageModelV4 }
     error: new ModelStreamError({ message: `the model stream broke: ${message}`, retryable, cause: error }),
     retryable,
   };
+}
+
+/**
+ * Why fetch stopped reading a body, when it was the connection (a `TypeError`, "terminated", with the socket's reason
+ * as its cause: "other side closed"); undefined for anything else.
+ */
+function connectionClosedCause(cause: unknown): string | undefined {
+  if (!(cause instanceof TypeError)) return undefined;
+  const reason = cause.cause instanceof Error ? cause.cause.message : undefined;
+  return reason ? `${cause.message}: ${reason}` : cause.message;
 }
 
 function isProviderErrorObject(error: unknown): error is { type: string; message: string } {

@@ -208,7 +208,8 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     const settled = await batch?.settle(step.toolCalls);
     state.error = step.error;
     state.stopReason = options.signal?.aborted ? 'user-cancelled' : 'error';
-    if (state.stopReason === 'user-cancelled') keepStoppedStep(state, step, settled);
+    // A stream that broke (a dropped connection) loses no more than a stop does: what the user saw is kept.
+    keepStoppedStep(state, step, settled);
     if (state.stopReason === 'error') {
       state.sink.emitAt(state.placement.at({ turn: state.turn, tab: 0 }), {
         type: 'error',
@@ -346,7 +347,7 @@ async function runCycleCalls(input: {
 }
 
 /**
- * A step cut by a stop still goes into the history, as far as it got: the text the user saw, and the calls the
+ * A step cut by a stop or a stream failure still goes into the history, as far as it got: the text the user saw, and the calls the
  * model had finished writing with their results (a call the stop cut off has a result saying so; a call still being
  * written never ran and is left out). Without this, a caller that saves the history loses the partial answer.
  */

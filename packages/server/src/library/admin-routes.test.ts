@@ -188,7 +188,10 @@ describe('the admin API', () => {
       409,
     );
     assert.equal(taken.error.field, 'body.name');
-    assert.match(taken.error.message, /^body\.name: A persona named "TRIAGE" exists/);
+    assert.match(
+      taken.error.message,
+      /^body\.name: A persona named "Triage" already exists \("TRIAGE" is the same name\); /,
+    );
     const second = await json<{ id: string }>(
       await call('POST', '/v1/admin/personas', { name: 'Escalation' }),
       201,

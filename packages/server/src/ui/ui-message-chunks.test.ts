@@ -155,8 +155,119 @@ test('every chunk of a stopped, an interrupted and a failed turn passes the ai p
     }
     assert.equal(chunks.at(-1)?.type, last, reason);
     const { message, errors } = await readByAi(chunks);
-    assert.deepEqual(errors, [], reason);
+    // A failed turn is useChat's error state; the others end without one.
+    assert.deepEqual(
+      errors.map((error) => (error as Error).message),
+      reason === 'error' ? ['The turn failed without saying why.'] : [],
+      reason,
+    );
     const tool = message.parts.find((part) => part.type === 'tool-lookup') as { state: string } | undefined;
     assert.equal(tool?.state, 'output-error', `${reason}: a call the turn never finished failed`);
   }
+});
+
+test('text that turned out to hold a tool call is replaced in the message (reset-step), its reasoning kept', async () => {
+  const chunks: UiMessageChunk[] = [];
+  for await (const chunk of toUiMessageChunks(
+    stored([
+      [
+        { turn: 0, tab: 0 },
+        { type: 'reasoning-delta', reasoning: 'I should look.' },
+      ],
+      [{ turn: 0, tab: 0 }, { type: 'message-start' }],
+      [
+        { turn: 0, tab: 0 },
+        { type: 'message-delta', content: 'Checking. <tool_call>{"name":"lookup"' },
+      ],
+      [
+        { turn: 0, tab: 0 },
+        { type: 'message-delta', content: ',"arguments":{}}</tool_call>' },
+      ],
+      [
+        { turn: 0, tab: 0 },
+        { type: 'message-replace', content: 'Checking.' },
+      ],
+      [
+        { turn: 1, tab: 0 },
+        { type: 'tool-start', toolCallId: 'r1', toolName: 'lookup', displayName: 'Lookup', arguments: {} },
+      ],
+      [{ turn: 1, tab: 0 }, { type: 'section-end' }],
+      [{ turn: 2, tab: 0 }, { type: 'message-start' }],
+      [
+        { turn: 2, tab: 0 },
+        { type: 'message-delta', content: 'Found it.' },
+      ],
+      [
+        { turn: 3, tab: 0 },
+        { type: 'stop', reason: 'finished' },
+      ],
+    ]),
+    'm3',
+  )) {
+    chunks.push(chunk);
+  }
+  const { message, errors } = await readByAi(chunks);
+  assert.deepEqual(errors, []);
+  const shown = message.parts.map((part) =>
+    part.type === 'text' || part.type === 'reasoning' ? `${part.type}:${part.text}` : part.type,
+  );
+  assert.deepEqual(shown, [
+    'step-start',
+    'reasoning:I should look.',
+    'text:Checking.',
+    'tool-lookup',
+    'step-start',
+    'text:Found it.',
+  ]);
+  assert.ok(!JSON.stringify(message).includes('tool_call'), 'the retracted text is gone');
+});
+
+test('an egress approval is a data part as it comes, updated in place when it is decided', async () => {
+  const at = { turn: 0, tab: 0 };
+  const request = {
+    type: 'approval-request',
+    approvalId: 'ap1',
+    toolCallId: 'py1',
+    subject: { kind: 'app', name: 'github' },
+    actions: ['create_issue'],
+    method: 'POST',
+    url: 'https://api.github.com/repos/o/r/issues',
+    expiresAt: '2026-12-02T07:00:00.000Z',
+  } as const;
+  const chunks: UiMessageChunk[] = [];
+  const seen: string[] = [];
+  for await (const chunk of toUiMessageChunks(
+    stored([
+      [
+        at,
+        { type: 'tool-start', toolCallId: 'py1', toolName: 'run_python', displayName: 'Code', arguments: {} },
+      ],
+      [at, request],
+      [
+        { turn: 5, tab: 0 },
+        { type: 'approval-resolved', approvalId: 'ap1', resolution: 'approved' },
+      ],
+      [at, { type: 'section-end' }],
+      [
+        { turn: 6, tab: 0 },
+        { type: 'stop', reason: 'finished' },
+      ],
+    ]),
+    'm4',
+  )) {
+    chunks.push(chunk);
+    seen.push(chunk.type);
+  }
+  // The request reaches the reader while the tool still runs, not only in its output at the end.
+  assert.ok(seen.indexOf('data-toolbus-approval') < seen.indexOf('tool-output-available'), seen.join(' '));
+  const { message, errors } = await readByAi(chunks);
+  assert.deepEqual(errors, []);
+  const approvals = message.parts.filter((part) => part.type === 'data-toolbus-approval') as {
+    id: string;
+    data: { approvalId: string; resolution?: string; url: string };
+  }[];
+  assert.equal(approvals.length, 1, 'one part per approval');
+  assert.equal(approvals[0]?.id, 'ap1');
+  assert.equal(approvals[0]?.data.resolution, 'approved');
+  assert.equal(approvals[0]?.data.url, request.url);
 });

@@ -1,4 +1,4 @@
-import type { CitedDocument, Packet, StopReason } from '@toolbus/spec';
+import type { ApprovalResolution, CitedDocument, Packet, PacketObject, StopReason } from '@toolbus/spec';
 import { placementKey } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 
@@ -8,6 +8,7 @@ import type { StoredPacket } from '@toolbus/storage';
  */
 export type UiMessageChunk =
   | { readonly type: 'start'; readonly messageId: string }
+  | { readonly type: 'start-step' | 'finish-step' | 'reset-step' }
   | { readonly type: 'text-start' | 'text-end' | 'reasoning-start' | 'reasoning-end'; readonly id: string }
   | { readonly type: 'text-delta' | 'reasoning-delta'; readonly id: string; readonly delta: string }
   | {
@@ -31,9 +32,38 @@ export type UiMessageChunk =
       readonly mediaType: string;
       readonly title: string;
     }
+  /** Ends useChat's reading: its status becomes `error` with this text. Sent only for a turn that failed. */
   | { readonly type: 'error'; readonly errorText: string }
+  /**
+   * A failure the turn survived (not a tool's: that is `tool-output-error`): a data part, which useChat appends to
+   * the message and reads past (`dataPartSchemas['toolbus-error']` may check it).
+   */
+  | {
+      readonly type: typeof NON_FATAL_ERROR_CHUNK;
+      readonly data: { readonly code: string; readonly message: string };
+    }
+  /**
+   * An egress approval the chat's owner must decide (`POST /v1/approvals/{approvalId}`) while the tool waits: shown
+   * as it comes, and the same part (its id is the approval's) gets the `resolution` when it is decided.
+   */
+  | {
+      readonly type: typeof APPROVAL_CHUNK;
+      readonly id: string;
+      readonly data: ApprovalRequest & { readonly resolution?: ApprovalResolution };
+    }
   | { readonly type: 'finish'; readonly finishReason: 'stop' | 'length' | 'error' | 'other' }
   | { readonly type: 'abort'; readonly reason?: string };
+
+type ApprovalRequest = Extract<PacketObject, { type: 'approval-request' }>;
+
+/** The data part type of an egress approval. */
+export const APPROVAL_CHUNK = 'data-toolbus-approval';
+
+/** The data part type of an error the turn survived. */
+export const NON_FATAL_ERROR_CHUNK = 'data-toolbus-error';
+
+/** What a turn that failed without an error packet of its own tells useChat. */
+const TURN_FAILED = 'The turn failed without saying why.';
 
 interface OpenTool {
   readonly toolCallId: string;
@@ -45,6 +75,11 @@ interface OpenTool {
  * Translates a turn's packets into UI message chunks: reasoning and answer text become reasoning and text parts,
  * each tool call an input and then an output (the tool's own packets) or an error at its section end, citations
  * sources; `stop` becomes `finish`, or `abort` when the user stopped the turn or the server died during it.
+ *
+ * An `error` packet of no open tool is the turn's own. useChat stops reading at an `error` chunk and shows its
+ * error state, so only the error of a failed turn (the one its `stop` with reason `error` follows) becomes one; an
+ * error the turn goes on after becomes a `data-toolbus-error` part. Which it is shows at the next packet, so it waits
+ * for that one.
  */
 export async function* toUiMessageChunks(
   packets: AsyncIterable<StoredPacket>,
@@ -64,10 +99,37 @@ export async function* toUiMessageChunks(
     if (reasoning !== undefined) yield { type: 'reasoning-end', id: reasoning };
     reasoning = undefined;
   };
+  // One model cycle is one UI step: its reasoning and text, then its tool calls (`start-step` … `finish-step`, as
+  // streamText sends). A `message-replace` (the text held tool calls) redoes the step: `reset-step` drops its parts,
+  // and its reasoning, sources and the replaced text are sent again.
+  let step: { hasTools: boolean; reasoning: string; sources: UiMessageChunk[] } | undefined;
+  const closeStep = function* (): Generator<UiMessageChunk> {
+    yield* closeText();
+    yield* closeReasoning();
+    if (step !== undefined) yield { type: 'finish-step' };
+    step = undefined;
+  };
+  /** The step content goes in: a new one after the tool calls of the last. */
+  const contentStep = function* (): Generator<UiMessageChunk, NonNullable<typeof step>> {
+    if (step?.hasTools) yield* closeStep();
+    if (step === undefined) {
+      step = { hasTools: false, reasoning: '', sources: [] };
+      yield { type: 'start-step' };
+    }
+    return step;
+  };
+  let turnError: { readonly code: string; readonly message: string } | undefined;
+  const approvals = new Map<string, ApprovalRequest>();
   for await (const stored of packets) {
     const packet = stored.packet as Packet;
     const { obj } = packet;
     const key = placementKey(packet.placement);
+    if (turnError !== undefined && !(obj.type === 'stop' && obj.reason === 'error')) {
+      // The part goes where the error came: text after it is a new part.
+      yield* closeText();
+      yield { type: NON_FATAL_ERROR_CHUNK, data: turnError };
+      turnError = undefined;
+    }
     if (
       packet.placement.path?.length &&
       subAgentOwn.has(obj.type) &&
@@ -82,6 +144,7 @@ export async function* toUiMessageChunks(
     }
     switch (obj.type) {
       case 'reasoning-start':
+        yield* contentStep();
         yield* closeText();
         if (reasoning === undefined) {
           reasoning = `reasoning-${stored.sequence}`;
@@ -89,6 +152,7 @@ export async function* toUiMessageChunks(
         }
         break;
       case 'reasoning-delta':
+        (yield* contentStep()).reasoning += obj.reasoning;
         if (reasoning === undefined) {
           reasoning = `reasoning-${stored.sequence}`;
           yield { type: 'reasoning-start', id: reasoning };
@@ -102,6 +166,7 @@ export async function* toUiMessageChunks(
         for (const document of obj.finalDocuments ?? []) documents.set(document.citationNumber, document);
         break;
       case 'message-delta':
+        yield* contentStep();
         yield* closeReasoning();
         if (text === undefined) {
           text = `text-${stored.sequence}`;
@@ -109,22 +174,47 @@ export async function* toUiMessageChunks(
         }
         yield { type: 'text-delta', id: text, delta: obj.content };
         break;
+      case 'message-replace': {
+        // Only a step without tool calls yet is redone: recovery replaces the text before its calls start.
+        if (step === undefined || step.hasTools) break;
+        const redone = step;
+        yield { type: 'reset-step' };
+        text = undefined;
+        reasoning = undefined;
+        if (redone.reasoning) {
+          const id = `reasoning-${stored.sequence}`;
+          yield { type: 'reasoning-start', id };
+          yield { type: 'reasoning-delta', id, delta: redone.reasoning };
+          yield { type: 'reasoning-end', id };
+        }
+        yield* redone.sources;
+        if (obj.content) {
+          text = `text-${stored.sequence}`;
+          yield { type: 'text-start', id: text };
+          yield { type: 'text-delta', id: text, delta: obj.content };
+        }
+        break;
+      }
       case 'citation-info': {
         const document = documents.get(obj.citationNumber);
         const sourceId = `${obj.citationNumber}`;
-        if (document?.link) yield { type: 'source-url', sourceId, url: document.link, title: document.title };
-        else
-          yield {
-            type: 'source-document',
-            sourceId,
-            mediaType: 'text/plain',
-            title: document?.title ?? obj.documentId,
-          };
+        const source: UiMessageChunk = document?.link
+          ? { type: 'source-url', sourceId, url: document.link, title: document.title }
+          : {
+              type: 'source-document',
+              sourceId,
+              mediaType: 'text/plain',
+              title: document?.title ?? obj.documentId,
+            };
+        (yield* contentStep()).sources.push(source);
+        yield source;
         break;
       }
       case 'tool-start': {
         yield* closeText();
         yield* closeReasoning();
+        if (step === undefined) yield { type: 'start-step' };
+        step = { ...(step ?? { reasoning: '', sources: [] }), hasTools: true };
         const tool: OpenTool = { toolCallId: obj.toolCallId, events: [], failed: false };
         tools.set(key, tool);
         toolsById.set(obj.toolCallId, tool);
@@ -148,7 +238,7 @@ export async function* toUiMessageChunks(
           tool.failed = true;
           yield { type: 'tool-output-error', toolCallId: tool.toolCallId, errorText: obj.message };
         } else if (!tool) {
-          yield { type: 'error', errorText: obj.message };
+          turnError = { code: obj.code, message: obj.message };
         }
         break;
       }
@@ -177,10 +267,27 @@ export async function* toUiMessageChunks(
             };
         }
         tools.clear();
+        yield* closeStep();
+        if (obj.reason === 'error') yield { type: 'error', errorText: turnError?.message ?? TURN_FAILED };
         if (obj.reason === 'user-cancelled' || obj.reason === 'interrupted')
           yield { type: 'abort', reason: obj.reason };
         else yield { type: 'finish', finishReason: finishReasonOf(obj.reason) };
         return;
+      }
+      case 'approval-request':
+        approvals.set(obj.approvalId, obj);
+        yield { type: APPROVAL_CHUNK, id: obj.approvalId, data: obj };
+        if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
+        break;
+      case 'approval-resolved': {
+        const request = approvals.get(obj.approvalId);
+        if (request !== undefined)
+          yield {
+            type: APPROVAL_CHUNK,
+            id: obj.approvalId,
+            data: { ...request, resolution: obj.resolution },
+          };
+        break;
       }
       default: {
         if ('toolCallId' in obj) {
@@ -191,6 +298,8 @@ export async function* toUiMessageChunks(
       }
     }
   }
+  // The packets ended without a stop (the reader left): an error still held is not known to be the turn's end.
+  if (turnError !== undefined) yield { type: NON_FATAL_ERROR_CHUNK, data: turnError };
 }
 
 /** The packet types a nested loop emits as its own (not a tool of its own): text, thinking, citations, errors. */

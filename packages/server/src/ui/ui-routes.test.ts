@@ -123,6 +123,12 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
         const question = request.messages.findLast((message) => message.role === 'user')?.text ?? '';
         if (request.messages.at(-1)?.role === 'tool')
           return [{ type: 'text', text: 'Here is what I found.' }];
+        if (question.includes('as text'))
+          return [
+            // A bare call after prose is shown as it streams, then retracted (message-replace) when the step ends.
+            { type: 'text', text: 'Checking.\n{"name": "lookup", ' },
+            { type: 'text', text: '"arguments": {"query": "fine"}}' },
+          ];
         const query = question.includes('fail') ? 'fail' : question.includes('slow') ? 'slow' : 'fine';
         return [
           { type: 'reasoning', text: 'The user wants a fact; ' },
@@ -226,6 +232,23 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
     assert.equal(types.at(-1), 'finish');
     assert.ok(types.indexOf('reasoning-start') < types.indexOf('reasoning-end'));
     assert.ok(types.indexOf('reasoning-end') < types.indexOf('tool-input-start'));
+  });
+
+  test('a tool call the model wrote as text: useChat shows the text without it, then the recovered call', async () => {
+    const { message, types } = await ask(await newChat(), 'Call it as text.');
+    assert.ok(types.includes('reset-step'), types.join(' '));
+    const shown = message.parts.map((part) =>
+      part.type === 'text' ? `text:${part.text.trim()}` : part.type,
+    );
+    assert.deepEqual(shown, [
+      'step-start',
+      'text:Checking.',
+      'tool-lookup',
+      'step-start',
+      'text:Here is what I found.',
+    ]);
+    assert.equal(toolPart(message)?.state, 'output-available');
+    assert.ok(!JSON.stringify(message.parts).includes('tool_call'), JSON.stringify(message.parts));
   });
 
   test('a tool that fails: its part ends in output-error with the message, and the turn goes on', async () => {

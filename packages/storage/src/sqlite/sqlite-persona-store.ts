@@ -40,6 +40,8 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
     'UPDATE personas SET name = ?, name_key = ?, description = ?, search_usage = ? WHERE id = ?',
   );
   const deleteById = database.prepare('DELETE FROM personas WHERE id = ?');
+  const selectNameByKey = database.prepare('SELECT name FROM personas WHERE name_key = ?');
+  const takenName = (key: string) => (selectNameByKey.get(key) as { name: string } | undefined)?.name;
   const nextPosition = database.prepare(
     'SELECT COALESCE(MAX(position) + 1, 0) AS position FROM persona_tools WHERE persona_id = ?',
   );
@@ -77,17 +79,20 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
     async create(persona) {
       const id = context.newId();
       const name = persona.name.trim();
-      nameConflicts(name, () =>
-        withConstraintErrors('Creating a persona', () =>
-          insert.run(
-            id,
-            name,
-            personaNameKey(name),
-            persona.description ?? '',
-            persona.searchUsage ?? 'auto',
-            context.now(),
+      nameConflicts(
+        name,
+        () =>
+          withConstraintErrors('Creating a persona', () =>
+            insert.run(
+              id,
+              name,
+              personaNameKey(name),
+              persona.description ?? '',
+              persona.searchUsage ?? 'auto',
+              context.now(),
+            ),
           ),
-        ),
+        takenName,
       );
       return read(id)!;
     },
@@ -101,16 +106,19 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
       const current = read(id);
       if (!current) throw notFound('Persona', id);
       const name = (changes.name ?? current.name).trim();
-      nameConflicts(name, () =>
-        withConstraintErrors('Updating a persona', () =>
-          update.run(
-            name,
-            personaNameKey(name),
-            changes.description ?? current.description,
-            changes.searchUsage ?? current.searchUsage,
-            id,
+      nameConflicts(
+        name,
+        () =>
+          withConstraintErrors('Updating a persona', () =>
+            update.run(
+              name,
+              personaNameKey(name),
+              changes.description ?? current.description,
+              changes.searchUsage ?? current.searchUsage,
+              id,
+            ),
           ),
-        ),
+        takenName,
       );
       return read(id)!;
     },
@@ -150,11 +158,17 @@ export function createSqlitePersonaStore(context: SqliteContext): PersonaStore {
 }
 
 /** The only unique column a persona write can hit is its name key: its conflict says which name is taken. */
-function nameConflicts(name: string, write: () => unknown): void {
+function nameConflicts(
+  name: string,
+  write: () => unknown,
+  takenName: (key: string) => string | undefined,
+): void {
   try {
     write();
   } catch (error) {
-    if (StorageError.isInstance(error) && error.code === 'conflict') throw personaNameTaken(name, error);
+    if (StorageError.isInstance(error) && error.code === 'conflict') {
+      throw personaNameTaken({ requested: name, taken: takenName(personaNameKey(name)), cause: error });
+    }
     throw error;
   }
 }

@@ -121,12 +121,22 @@ export function describeStoreConformance(backend: StorageBackendUnderTest): void
       test('persona names are unique ignoring case and surrounding spaces: create and rename are conflicts', async () => {
         const support = await storage.personas.create({ name: '  Support ' });
         assert.equal(support.name, 'Support', 'the name is stored trimmed');
+        // The conflict names the stored persona as it is spelled (the one to pick), then the spelling asked for.
         const taken = (error: unknown) =>
-          isCode('conflict')(error) && /A persona named "support" exists/.test((error as Error).message);
-        await assert.rejects(storage.personas.create({ name: 'support' }), taken);
+          isCode('conflict')(error) &&
+          /^A persona named "Support" already exists \("support" is the same name\); persona names are unique/.test(
+            (error as Error).message,
+          );
+        await assert.rejects(storage.personas.create({ name: ' support ' }), taken);
         const other = await storage.personas.create({ name: 'Research' });
-        await assert.rejects(storage.personas.update(other.id, { name: ' SUPPORT' }), (error: unknown) =>
-          isCode('conflict')(error),
+        await assert.rejects(
+          storage.personas.update(other.id, { name: ' SUPPORT' }),
+          (error: unknown) =>
+            isCode('conflict')(error) &&
+            /^A persona named "Support" already exists/.test((error as Error).message),
+        );
+        await assert.rejects(storage.personas.create({ name: 'Support' }), (error: unknown) =>
+          /^A persona named "Support" already exists; /.test((error as Error).message),
         );
         assert.equal((await storage.personas.get(other.id))?.name, 'Research');
         // Renaming a persona to its own name in another case is no conflict.
