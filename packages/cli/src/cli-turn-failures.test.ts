@@ -137,7 +137,7 @@ describe('a turn that fails or is stopped', () => {
     assert.equal(dropped.code, 1, dropped.stderr);
     assert.match(
       dropped.stderr,
-      /^toolbus: the connection to the model at .* dropped in the middle of the answer \(terminated: other side closed\)\./,
+      /^toolbus: the connection to the model at .* dropped in the middle of the answer \(terminated: the server closed the connection before the body ended\)\./,
     );
     assert.match(dropped.stdout, /Half of the answer/);
 

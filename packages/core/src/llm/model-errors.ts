@@ -102,7 +102,7 @@ export class ModelStallError extends ToolbusError {
 /** The stream broke after it started: a dropped connection, an error event from the provider, unreadable data. */
 export class ModelStreamError extends ToolbusError {
   readonly retryable: boolean;
-  /** Set when the connection closed before the answer ended: fetch's reason ("terminated: other side closed"). */
+  /** Set when the connection closed before the answer ended: fetch's reason ("terminated: other side closed" from undici, "terminated: the server closed the connection before the body ended" from createNodeHttpFetch). */
   readonly connectionClosed: string | undefined;
   readonly [modelStreamErrorMarker] = true;
 

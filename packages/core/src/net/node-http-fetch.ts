@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { FetchFunction } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 
 /** Options for {@link createNodeHttpFetch}. */
 export interface NodeHttpFetchOptions {
@@ -105,11 +106,11 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
               });
               incoming.once('error', (error) => {
                 done();
-                fail(signal?.aborted ? abortReason(signal) : new TypeError('terminated', { cause: error }));
+                fail(signal?.aborted ? abortReason(signal) : terminated(error));
               });
               incoming.once('close', () => {
                 done();
-                if (!incoming.complete) fail(new TypeError('terminated'));
+                if (!incoming.complete) fail(terminated());
               });
             },
             pull() {
@@ -134,6 +135,18 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/**
+ * The error of a body whose connection closed before it ended: fetch's `TypeError("terminated")`, with a cause
+ * that says so in words (node:http's own reason is only "aborted").
+ */
+function terminated(error?: Error): TypeError {
+  const cause = new Error(
+    'the server closed the connection before the body ended',
+    omitUndefined({ cause: error }),
+  );
+  return new TypeError('terminated', { cause });
 }
 
 function headersOf(headers: HeadersInit | undefined): Record<string, string> {
