@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { splitTemplateOpenedThinking } from '../recovery/dialects/thinking-block-parser.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { holdsToolCall } from '../recovery/holds-tool-call.ts';
 import { withoutToolCallMarkupTags } from '../recovery/tool-call-markup-marker.ts';
@@ -32,18 +33,30 @@ export function finishWithAnswer(options: FinishWithAnswerOptions): string {
     const markers =
       parsers === defaultToolCallParsers ? defaultToolCallMarkupMarkers : toolCallMarkupMarkersOf(parsers);
     answer = withoutToolCallMarkupTags(step.rawAnswer, markers).trim();
-    new AnswerWriter({
-      sink: state.sink,
-      citations: state.citations,
-      announcedDocuments: state.announcedDocuments,
-      citing: true,
-      started: step.answerStarted,
-    }).write(state.placement.at({ turn: step.nextTurn - 1, tab: 0 }), answer);
+    writerFor(state, step).write(state.placement.at({ turn: step.nextTurn - 1, tab: 0 }), answer);
+  }
+  let reasoning = step.reasoning;
+  // Thinking the template opened in the prompt ends at a lone `</think>`: the answer is what follows it.
+  const thinking = splitTemplateOpenedThinking(answer);
+  if (thinking) {
+    answer = thinking.answer;
+    reasoning = [reasoning, thinking.thinking].filter((part) => part.trim() !== '').join('\n\n');
+    writerFor(state, step).replace(state.placement.at({ turn: step.nextTurn - 1, tab: 0 }), answer);
   }
   state.append({
     role: 'assistant',
     content: answer,
-    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    ...(reasoning ? { reasoning } : {}),
   });
   return answer;
+}
+
+function writerFor(state: TurnState, step: LlmStepResult): AnswerWriter {
+  return new AnswerWriter({
+    sink: state.sink,
+    citations: state.citations,
+    announcedDocuments: state.announcedDocuments,
+    citing: true,
+    started: step.answerStarted,
+  });
 }

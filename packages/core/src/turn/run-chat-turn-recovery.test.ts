@@ -537,6 +537,35 @@ for (const provider of scriptedProviders) {
       });
     }
 
+    it('thinking the template opened ends at a lone </think>: the answer is redrawn without it and kept without it', async () => {
+      const log: string[] = [];
+      turns.push(
+        textSteps(
+          chunkText('The user asks about refunds; I know this.\n</think>\n\nRefunds take 14 days.', 5),
+        ),
+      );
+      const { packets, result } = await runTurn({
+        model: model(),
+        messages: question,
+        tools: [searchTool(log)],
+      });
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.equal(result.answer, 'Refunds take 14 days.');
+      assert.equal(screen(packets), 'Refunds take 14 days.', 'the message is redrawn without the thinking');
+      const kept = result.messages.at(-1);
+      assert.equal(kept?.role === 'assistant' ? kept.content : undefined, 'Refunds take 14 days.');
+      assert.equal(
+        kept?.role === 'assistant' ? kept.reasoning : undefined,
+        'The user asks about refunds; I know this.',
+      );
+      // A close mentioned in code is prose.
+      const mention = 'Reasoning models end their thinking with `</think>`, then answer.';
+      turns.push(textSteps(chunkText(mention, 5)));
+      const prose = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
+      assert.equal(prose.result.answer, mention);
+      assert.equal(ofType(prose.packets, 'message-replace').length, 0);
+    });
+
     it('Functionary v3.2 >>>all text then a >>>name call: no >>> on screen or in history', async () => {
       const { packets, assistant } = await recoverTurn(
         '>>>all\nI will search the policy.\n>>>internal_search\n{"queries": ["refunds"]}',

@@ -23,3 +23,19 @@ export const thinkingBlockParser: ToolCallTextParser = {
   detect: () => false,
   parse: () => [],
 };
+
+/**
+ * Thinking the chat template opened in the prompt (DeepSeek R1-0528 and V3.1, Qwen3 thinking models, QwQ): the
+ * model writes only the close, so everything before a first `</think>` that no `<think>` opened is thinking. Such
+ * text was shown as it streamed (nothing marked it as thinking yet); once the step ends it is split off. A close
+ * in inline code or a fence is a mention; undefined when there is no such close.
+ */
+export function splitTemplateOpenedThinking(
+  text: string,
+): { readonly thinking: string; readonly answer: string } | undefined {
+  const close = text.indexOf(thinkingTag.close);
+  if (close < 0) return undefined;
+  const before = text.slice(0, close);
+  if (before.includes(thinkingTag.open) || before.includes('`')) return undefined;
+  return { thinking: before.trim(), answer: text.slice(close + thinkingTag.close.length).trim() };
+}
