@@ -68,6 +68,11 @@ export class ToolCallMarkupStreamFilter {
   #answerStarted = false;
   /** A thinking block opened the answer and closed, and no answer text has been shown since. */
   #afterThinking = false;
+  /**
+   * The start of the answer still matters (a marker that must open it could come, or blanks after thinking are
+   * to drop): one flag, so the hot path of a stream well under way checks a single field.
+   */
+  #atStart = false;
   readonly #hasOpeningMarker: boolean;
 
   constructor(
@@ -82,33 +87,36 @@ export class ToolCallMarkupStreamFilter {
     this.#byFirst = prepared.byFirst;
     this.#hasSingleCharacterMarker = prepared.hasSingleCharacterMarker;
     this.#hasOpeningMarker = prepared.markers.some((marker) => marker.opensAnswer);
+    this.#atStart = this.#hasOpeningMarker;
   }
 
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
   process(chunk: string): string {
-    const shown = this.#process(chunk);
-    return this.#afterThinking ? this.#withoutBlanksAfterThinking(shown) : shown;
-  }
-
-  // The blank lines a model writes between its thinking and its answer would open the answer: dropped.
-  #withoutBlanksAfterThinking(shown: string): string {
-    const trimmed = shown.trimStart();
-    if (trimmed !== '') this.#afterThinking = false;
-    return trimmed;
-  }
-
-  #process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
     if (this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
       this.#code.advance(chunk);
-      if (!this.#answerStarted && this.#hasOpeningMarker)
-        this.#answerStarted = hasText(chunk, 0, chunk.length);
-      return chunk;
+      return this.#atStart ? this.#passAtStart(chunk, true) : chunk;
     }
     const buffer = this.#pending + chunk;
     this.#pending = '';
     this.#codeAt = 0;
-    return this.#scan(buffer);
+    const shown = this.#scan(buffer);
+    return this.#atStart ? this.#passAtStart(shown, false) : shown;
+  }
+
+  /**
+   * Text shown while the start of the answer still matters: notes whether the answer started (when the scan did
+   * not already), and drops the blank lines a model writes between its thinking and its answer.
+   */
+  #passAtStart(shown: string, note: boolean): string {
+    if (note && !this.#answerStarted) this.#answerStarted = hasText(shown, 0, shown.length);
+    let text = shown;
+    if (this.#afterThinking) {
+      text = shown.trimStart();
+      if (text !== '') this.#afterThinking = false;
+    }
+    this.#atStart = (this.#hasOpeningMarker && !this.#answerStarted) || this.#afterThinking;
+    return text;
   }
 
   /**
@@ -162,7 +170,10 @@ export class ToolCallMarkupStreamFilter {
         const end = closeAt + closeLength;
         if (marker.reasoning) {
           this.#reasoning += buffer.slice(position, closeAt);
-          if (marker.opensAnswer) this.#afterThinking = true;
+          if (marker.opensAnswer) {
+            this.#afterThinking = true;
+            this.#atStart = true;
+          }
         } else if (this.#release && this.#block.length < maximumBlockLength) {
           const shown = this.#release(this.#block + buffer.slice(position, end));
           // Shown text is read like any other: a backtick in it opens code.
@@ -202,7 +213,7 @@ export class ToolCallMarkupStreamFilter {
   flush(): string {
     if (this.#inside?.reasoning) this.#reasoning += this.#pending;
     let rest = this.#inside ? '' : this.#pending;
-    if (this.#afterThinking) rest = this.#withoutBlanksAfterThinking(rest);
+    if (this.#atStart) rest = this.#passAtStart(rest, false);
     this.#afterThinking = false;
     this.#pending = '';
     this.#inside = undefined;
@@ -210,6 +221,7 @@ export class ToolCallMarkupStreamFilter {
     this.#code = new CodeSpanTracker();
     this.#codeAt = 0;
     this.#answerStarted = false;
+    this.#atStart = this.#hasOpeningMarker;
     return rest;
   }
 
