@@ -22,7 +22,7 @@ async function output(command: string, args: readonly string[], cwd: string): Pr
 }
 
 /** Runs a program whose stdout goes to `destination`, stopping it when the output passes `maxBytes`. */
-async function pipeTo(options: {
+export async function pipeTo(options: {
   command: string;
   args: readonly string[];
   cwd: string;
@@ -38,6 +38,10 @@ async function pipeTo(options: {
     ...omitUndefined({ signal: options.signal }),
   });
   child.on('error', () => {});
+  // A program that exits before it reads its input (`git bundle` never reads it; one that failed, or was killed
+  // over the size limit) fails our write with EPIPE. Its exit status says what happened: the write error is not
+  // news, and unhandled it would crash the process.
+  child.stdin.on('error', () => {});
   child.stdin.end(options.stdin ?? Buffer.alloc(0));
   const file = createWriteStream(options.destination, { mode: 0o600 });
   let total = 0;
