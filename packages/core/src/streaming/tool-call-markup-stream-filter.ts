@@ -93,23 +93,23 @@ export class ToolCallMarkupStreamFilter {
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
   process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
-    if (this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
+    // While the start of the answer matters, every chunk takes the scan (which notes where the answer starts).
+    if (!this.#atStart && this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
       this.#code.advance(chunk);
-      return this.#atStart ? this.#passAtStart(chunk, true) : chunk;
+      return chunk;
     }
     const buffer = this.#pending + chunk;
     this.#pending = '';
     this.#codeAt = 0;
     const shown = this.#scan(buffer);
-    return this.#atStart ? this.#passAtStart(shown, false) : shown;
+    return this.#atStart ? this.#passAtStart(shown) : shown;
   }
 
   /**
-   * Text shown while the start of the answer still matters: notes whether the answer started (when the scan did
-   * not already), and drops the blank lines a model writes between its thinking and its answer.
+   * Text shown while the start of the answer still matters (the scan has noted whether the answer started):
+   * drops the blank lines a model writes between its thinking and its answer.
    */
-  #passAtStart(shown: string, note: boolean): string {
-    if (note && !this.#answerStarted) this.#answerStarted = hasText(shown, 0, shown.length);
+  #passAtStart(shown: string): string {
     let text = shown;
     if (this.#afterThinking) {
       text = shown.trimStart();
@@ -213,7 +213,7 @@ export class ToolCallMarkupStreamFilter {
   flush(): string {
     if (this.#inside?.reasoning) this.#reasoning += this.#pending;
     let rest = this.#inside ? '' : this.#pending;
-    if (this.#atStart) rest = this.#passAtStart(rest, false);
+    if (this.#atStart) rest = this.#passAtStart(rest);
     this.#afterThinking = false;
     this.#pending = '';
     this.#inside = undefined;
