@@ -3,9 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
 import { defineTool } from '@toolbus/core';
-import { chunkText, type ScriptedRequest, type ScriptedStep } from '@toolbus/core/testing';
+import {
+  chunkText,
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  type ScriptedRequest,
+  type ScriptedStep,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { z } from 'zod';
+import { createServer } from '../create-server.ts';
+import { type ListeningServer, listen } from '../listen.ts';
 
 /** A fresh storage in a temporary directory, with a `default` persona offering the `lookup` test tool. */
 export async function openTestStorage(path?: string): Promise<{ storage: Storage; path: string }> {
@@ -16,6 +25,53 @@ export async function openTestStorage(path?: string): Promise<{ storage: Storage
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'SearchTool' });
   }
   return { storage, path: databasePath };
+}
+
+/** A running server on a fresh storage whose default model is a scripted one, with its parts for tests. */
+export interface ScriptedTestServer {
+  readonly model: ScriptedModelServer;
+  readonly storage: Storage;
+  readonly http: ListeningServer;
+  /** Creates a chat (local auth) and returns its id. */
+  newChat(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The server most route tests need: a scripted model answering by `handler`, a fresh storage and local auth,
+ * listening on a free loopback port.
+ */
+export async function startScriptedTestServer(options: {
+  readonly handler: NonNullable<ScriptedModelServerOptions['handler']>;
+  readonly toolFactories: () => ReadonlyMap<string, BuiltInToolFactory>;
+}): Promise<ScriptedTestServer> {
+  const model = await startScriptedModelServer({ handler: options.handler });
+  const { storage } = await openTestStorage();
+  const server = await createServer({
+    storage,
+    auth: 'local',
+    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    builtInToolFactories: options.toolFactories,
+  });
+  const http = await listen(server, { port: 0 });
+  return {
+    model,
+    storage,
+    http,
+    async newChat() {
+      const response = await fetch(`${http.url}/v1/chats`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return ((await response.json()) as { id: string }).id;
+    },
+    async close() {
+      await http.close();
+      await storage.close();
+      await model.close();
+    },
+  };
 }
 
 // Defined once, so the tool each turn makes reuses its JSON schema.

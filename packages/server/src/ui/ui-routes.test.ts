@@ -11,7 +11,13 @@ import { ToolExecutionError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { z } from 'zod';
-import { lookupThenAnswer, lookupToolFactories, openTestStorage } from '../__fixtures__/test-server.ts';
+import {
+  lookupThenAnswer,
+  lookupToolFactories,
+  openTestStorage,
+  type ScriptedTestServer,
+  startScriptedTestServer,
+} from '../__fixtures__/test-server.ts';
 import { createServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
 import { UI_CHAT_PATH } from './ui-routes.ts';
@@ -99,9 +105,7 @@ test("useChat's own transport and the ai package's stream reader read a toolbus 
  * the cases `useChat` must read without a protocol error.
  */
 describe('the UI message stream of tool errors, reasoning and stops, read by the ai package', () => {
-  let edgeModel: ScriptedModelServer;
-  let edgeStorage: Storage;
-  let edgeHttp: ListeningServer;
+  let edge: ScriptedTestServer;
   const lookup = defineTool({
     name: 'lookup',
     description: 'Looks a fact up.',
@@ -118,7 +122,8 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
   });
 
   before(async () => {
-    edgeModel = await startScriptedModelServer({
+    edge = await startScriptedTestServer({
+      toolFactories: () => new Map([['SearchTool', () => lookup]]),
       handler: (request: ScriptedRequest): ScriptedStep[] => {
         const question = request.messages.findLast((message) => message.role === 'user')?.text ?? '';
         if (request.messages.at(-1)?.role === 'tool')
@@ -138,33 +143,12 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
         ];
       },
     });
-    ({ storage: edgeStorage } = await openTestStorage());
-    const server = await createServer({
-      storage: edgeStorage,
-      auth: 'local',
-      defaultModel: `openai-compatible:${edgeModel.url}/v1#scripted`,
-      builtInToolFactories: () => new Map([['SearchTool', () => lookup]]),
-    });
-    edgeHttp = await listen(server, { port: 0 });
   });
-  after(async () => {
-    await edgeHttp.close();
-    await edgeStorage.close();
-    await edgeModel.close();
-  });
-
-  async function newChat(): Promise<string> {
-    const response = await fetch(`${edgeHttp.url}/v1/chats`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    return ((await response.json()) as { id: string }).id;
-  }
+  after(() => edge.close());
 
   /** Sends `text` as useChat does and reads the answer with the ai package's reader; `onMessage` sees each state. */
   async function ask(chatId: string, text: string, onMessage?: (message: UIMessage) => Promise<void>) {
-    const transport = new DefaultChatTransport<UIMessage>({ api: `${edgeHttp.url}${UI_CHAT_PATH}` });
+    const transport = new DefaultChatTransport<UIMessage>({ api: `${edge.http.url}${UI_CHAT_PATH}` });
     const chunks = await transport.sendMessages({
       trigger: 'submit-message',
       chatId,
@@ -201,7 +185,7 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
 
   test("an app's own body fields are ignored, as useChat sends them; an unknown chat is named as body.id", async () => {
     const post = (body: unknown) =>
-      fetch(`${edgeHttp.url}${UI_CHAT_PATH}`, {
+      fetch(`${edge.http.url}${UI_CHAT_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -210,7 +194,7 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
     const missing = await post({ id: 'no-such-chat', messages });
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { error: { field: string } }).error.field, 'body.id');
-    const chatId = await newChat();
+    const chatId = await edge.newChat();
     const accepted = await post({ id: chatId, messages, trigger: 'submit-message', customerTier: 'gold' });
     assert.equal(accepted.status, 200);
     assert.match(await accepted.text(), /"type":"finish"[^\n]*\n\ndata: \[DONE\]\n\n$/);
@@ -219,7 +203,7 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
   });
 
   test('reasoning and a tool call: reasoning, text, the tool with its output, then the answer', async () => {
-    const { message, types } = await ask(await newChat(), 'A fine fact?');
+    const { message, types } = await ask(await edge.newChat(), 'A fine fact?');
     const reasoning = message.parts.find((part) => part.type === 'reasoning') as { text: string } | undefined;
     assert.equal(reasoning?.text, 'The user wants a fact; I will look it up.');
     assert.equal(toolPart(message)?.state, 'output-available');
@@ -235,7 +219,7 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
   });
 
   test('a tool call the model wrote as text: useChat shows the text without it, then the recovered call', async () => {
-    const { message, types } = await ask(await newChat(), 'Call it as text.');
+    const { message, types } = await ask(await edge.newChat(), 'Call it as text.');
     assert.ok(types.includes('reset-step'), types.join(' '));
     const shown = message.parts.map((part) =>
       part.type === 'text' ? `text:${part.text.trim()}` : part.type,
@@ -252,7 +236,7 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
   });
 
   test('a tool that fails: its part ends in output-error with the message, and the turn goes on', async () => {
-    const { message, types } = await ask(await newChat(), 'Please fail.');
+    const { message, types } = await ask(await edge.newChat(), 'Please fail.');
     const tool = toolPart(message);
     assert.equal(tool?.state, 'output-error', JSON.stringify(message.parts));
     assert.match(tool?.errorText ?? '', /The fact store is down/);
@@ -262,22 +246,22 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
   });
 
   test('a stop mid-tool: the tool part ends in output-error and the stream ends with abort', async () => {
-    const chatId = await newChat();
+    const chatId = await edge.newChat();
     let stopped = false;
     const { message, types } = await ask(chatId, 'Be slow.', async (current) => {
       if (stopped || toolPart(current)?.state !== 'input-available') return;
       stopped = true;
-      const response = await fetch(`${edgeHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
+      const response = await fetch(`${edge.http.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
       assert.deepEqual(await response.json(), { stopped: true });
     });
     assert.ok(stopped);
     assert.equal(toolPart(message)?.state, 'output-error', JSON.stringify(message.parts));
     assert.equal(types.at(-1), 'abort');
     assert.ok(!types.includes('finish'));
-    const turn = await edgeStorage.chats.getTurn({ chatId, turn: 0 });
+    const turn = await edge.storage.chats.getTurn({ chatId, turn: 0 });
     assert.equal(turn?.status, 'stopped');
     // The history pairs the stopped call with a result, so the next turn's request is valid for the model.
-    const history = (await edgeStorage.chats.listMessages(chatId)).map((stored) => stored.message);
+    const history = (await edge.storage.chats.listMessages(chatId)).map((stored) => stored.message);
     assert.ok(history.some((entry) => entry.role === 'tool' && entry.toolCallId === 'call_1'));
     const next = await ask(chatId, 'A fine fact?');
     assert.equal(toolPart(next.message)?.state, 'output-available');

@@ -6,13 +6,14 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
+import type { ScriptedStep } from '@toolbus/core/testing';
 import type { Packet, Placement } from '@toolbus/spec';
-import type { Storage } from '@toolbus/storage';
 import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage } from 'ai';
-import { lookupToolFactories, openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import {
+  lookupToolFactories,
+  type ScriptedTestServer,
+  startScriptedTestServer,
+} from '../__fixtures__/test-server.ts';
 import { toUiMessageChunks } from './ui-message-chunks.ts';
 import { uiMessageStreamResponse } from './ui-message-stream-response.ts';
 import { UI_CHAT_PATH } from './ui-routes.ts';
@@ -52,36 +53,13 @@ async function ask(chat: TestChat, text: string) {
   return { status: chat.plain.status, error: chat.plain.error, answer, texts };
 }
 
-let model: ScriptedModelServer;
-let storage: Storage;
-let http: ListeningServer;
+let world: ScriptedTestServer;
 let steps: ScriptedStep[] = [];
 
 before(async () => {
-  model = await startScriptedModelServer({ handler: () => steps });
-  ({ storage } = await openTestStorage());
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    builtInToolFactories: () => lookupToolFactories(),
-  });
-  http = await listen(server, { port: 0 });
+  world = await startScriptedTestServer({ handler: () => steps, toolFactories: () => lookupToolFactories() });
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-  await model.close();
-});
-
-async function newChat(): Promise<string> {
-  const response = await fetch(`${http.url}/v1/chats`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return ((await response.json()) as { id: string }).id;
-}
+after(() => world.close());
 
 test('a model stream dropped mid-answer: useChat shows the error, the partial answer stays, the history keeps it', async () => {
   steps = [
@@ -90,8 +68,8 @@ test('a model stream dropped mid-answer: useChat shows the error, the partial an
     { type: 'delay', ms: 50 },
     { type: 'drop' },
   ];
-  const chatId = await newChat();
-  const chat = new TestChat({ id: chatId, api: `${http.url}${UI_CHAT_PATH}` });
+  const chatId = await world.newChat();
+  const chat = new TestChat({ id: chatId, api: `${world.http.url}${UI_CHAT_PATH}` });
   const { status, error, texts } = await ask(chat, 'How long do refunds take?');
   assert.equal(status, 'error');
   assert.match(
@@ -100,9 +78,9 @@ test('a model stream dropped mid-answer: useChat shows the error, the partial an
   );
   assert.deepEqual(texts, ['Refunds take fourteen ']);
 
-  const turn = await storage.chats.getTurn({ chatId, turn: 0 });
+  const turn = await world.storage.chats.getTurn({ chatId, turn: 0 });
   assert.equal(turn?.status, 'failed');
-  const history = (await storage.chats.listMessages(chatId)).map((stored) => stored.message);
+  const history = (await world.storage.chats.listMessages(chatId)).map((stored) => stored.message);
   assert.deepEqual(
     history.map((message) => [message.role, message.content]),
     [
@@ -115,7 +93,9 @@ test('a model stream dropped mid-answer: useChat shows the error, the partial an
   const next = await ask(chat, 'Again?');
   assert.equal(next.status, 'ready');
   assert.deepEqual(next.texts, ['Fourteen days.']);
-  assert.ok(model.requests.at(-1)?.messages.some((message) => message.text === 'Refunds take fourteen'));
+  assert.ok(
+    world.model.requests.at(-1)?.messages.some((message) => message.text === 'Refunds take fourteen'),
+  );
 });
 
 test('an error the turn goes on after is a data part: useChat reads on to the answer and ends ready', async () => {
