@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isPlainObject } from '@toolbus/spec';
+import { isPlainObject, omitUndefined } from '@toolbus/spec';
 import { createParser } from 'eventsource-parser';
 import {
   ChatCompletionStreamRepair,
@@ -96,7 +96,7 @@ export async function forwardChatCompletions(options: {
       status,
       recovered: report?.recovered ?? 0,
       ...(report?.unreadable !== undefined ? { recovery: 'failed' } : {}),
-      ...(options.callerId !== undefined ? { caller: options.callerId } : {}),
+      ...omitUndefined({ caller: options.callerId }),
       ms: Math.round(performance.now() - started),
       ...extra,
     });

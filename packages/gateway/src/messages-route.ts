@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { omitUndefined } from '@toolbus/spec';
 import { createParser } from 'eventsource-parser';
 import { MessagesRequestError, messagesToChatCompletions } from './anthropic-request.ts';
 import { AnthropicStreamWriter, chatCompletionToMessage } from './anthropic-response.ts';
@@ -52,8 +53,7 @@ export async function forwardMessages(options: {
       status,
       recovered: report?.recovered ?? 0,
       ...(report?.unreadable !== undefined ? { recovery: 'failed' } : {}),
-      ...(outcome !== undefined ? { outcome } : {}),
-      ...(options.callerId !== undefined ? { caller: options.callerId } : {}),
+      ...omitUndefined({ outcome, caller: options.callerId }),
       ms: Math.round(performance.now() - started),
     });
   try {

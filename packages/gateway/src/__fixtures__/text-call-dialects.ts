@@ -5,8 +5,8 @@ export const weatherTool = {
     name: 'get_weather',
     description: 'The weather for a city.',
     parameters: {
-      type: 'object',
-      properties: { city: { type: 'string' } },
+      type: 'object' as const,
+      properties: { city: { type: 'string' as const } },
       required: ['city'],
       additionalProperties: false,
     },
