@@ -51,9 +51,11 @@ export class ChatCompletionStreamRepair {
     }
     let out = '';
     const choices: Json[] = [];
+    let changed = false;
     for (const choice of chunk.choices) {
       if (!isPlainObject(choice)) continue;
       const repaired = this.#choice(chunk, choice);
+      changed ||= repaired.changed;
       if (repaired.choice !== undefined) choices.push(repaired.choice);
       out += repaired.before;
       if (repaired.after !== '') {
@@ -61,11 +63,16 @@ export class ChatCompletionStreamRepair {
         out += repaired.after;
       }
     }
+    // Most chunks of a streaming answer come out as they went in: then the upstream's own bytes are sent on.
+    if (!changed) return `data: ${data}\n\n`;
     if (choices.length > 0) out += sse({ ...chunk, choices });
     return out;
   }
 
-  #choice(chunk: Json, choice: Json): { choice: Json | undefined; before: string; after: string } {
+  #choice(
+    chunk: Json,
+    choice: Json,
+  ): { choice: Json | undefined; before: string; after: string; changed: boolean } {
     const index = typeof choice.index === 'number' ? choice.index : 0;
     let repair = this.#choices.get(index);
     if (repair === undefined) {
@@ -76,16 +83,15 @@ export class ChatCompletionStreamRepair {
     if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) repair.nativeCall();
     const reasoningField = reasoningFieldOf(delta);
     if (typeof delta[reasoningField] === 'string') repair.reasoning(delta[reasoningField] as string);
+    let changed = false;
     if (typeof delta.content === 'string') {
       const output = repair.text(delta.content);
-      setText(delta, output.text, output.reasoning, reasoningField);
+      changed = output.text !== delta.content || output.reasoning !== '';
+      if (changed) setText(delta, output.text, output.reasoning, reasoningField);
     }
     if (choice.finish_reason === null || choice.finish_reason === undefined) {
-      return {
-        choice: worthSending(delta, choice) ? { ...choice, delta } : undefined,
-        before: '',
-        after: '',
-      };
+      const kept = worthSending(delta, choice) ? { ...choice, delta } : undefined;
+      return { choice: kept, before: '', after: '', changed };
     }
     // The choice ends here: the rest of its text, then its recovered calls, then the finish.
     const end = repair.end();
@@ -93,8 +99,12 @@ export class ChatCompletionStreamRepair {
     this.#note(end);
     const shownText =
       end.calls.length === 0 && end.unreadable !== undefined ? end.text + end.hiddenText : end.text;
-    setText(delta, shownText, end.reasoning, reasoningField);
-    if (end.calls.length === 0) return { choice: { ...choice, delta }, before: '', after: '' };
+    if (shownText !== '' || end.reasoning !== '') {
+      changed = true;
+      const content = typeof delta.content === 'string' ? delta.content : '';
+      setText(delta, content + shownText, end.reasoning, reasoningField);
+    }
+    if (end.calls.length === 0) return { choice: { ...choice, delta }, before: '', after: '', changed };
     const before = worthSending(delta, {})
       ? sse({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] })
       : '';
@@ -118,7 +128,7 @@ export class ChatCompletionStreamRepair {
       });
     });
     const finish = { ...choice, delta: {}, finish_reason: 'tool_calls' };
-    return { choice: undefined, before, after: calls + sse({ ...chunk, choices: [finish] }) };
+    return { choice: undefined, before, after: calls + sse({ ...chunk, choices: [finish] }), changed: true };
   }
 
   #note(end: AnswerRepairEnd): void {

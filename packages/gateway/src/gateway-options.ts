@@ -7,9 +7,9 @@ export interface GatewayUpstream {
   /** The OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1` (`/chat/completions` and `/models` follow it). */
   readonly baseUrl: string;
   /** The NAME of the environment variable holding the upstream's key; the value is read at start, never logged. */
-  readonly apiKeyEnv?: string;
+  readonly apiKeyEnv?: string | undefined;
   /** Models this upstream serves; a request naming one goes here. The first upstream takes the rest. */
-  readonly models?: readonly string[];
+  readonly models?: readonly string[] | undefined;
 }
 
 /** Who a request comes from, once its key was checked: an id for limits and logs (never the key itself). */
