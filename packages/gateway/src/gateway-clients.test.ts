@@ -15,6 +15,8 @@ import { type RunningGateway, startGateway } from './gateway-server.ts';
 
 // Other real clients, unchanged: the AI SDK's OpenAI-compatible provider, LangChain.js's ChatOpenAI and the
 // Anthropic SDK (against /v1/messages) each get the calls a model wrote as text as native calls.
+const mention = 'Qwen writes calls as `<tool_call>{"name": "get_weather"}</tool_call>`; here it is sunny.';
+
 describe('gateway with the AI SDK, LangChain and the Anthropic SDK', () => {
   let upstream: ScriptedModelServer;
   let gateway: RunningGateway;
@@ -26,6 +28,7 @@ describe('gateway with the AI SDK, LangChain and the Anthropic SDK', () => {
         if (request.lastMessage?.role === 'tool') return textSteps(['It is 12 °C.']);
         const dialect = textCallDialects.find((entry) => last.includes(`[${entry.dialect}]`));
         if (dialect) return textSteps(chunkText(dialect.text, 4));
+        if (last.includes('[mention]')) return textSteps(chunkText(mention, 6));
         return textSteps(['<think>pondering</think>', 'Just ', 'text.']);
       },
     });
@@ -36,7 +39,7 @@ describe('gateway with the AI SDK, LangChain and the Anthropic SDK', () => {
     await upstream.close();
   });
 
-  for (const dialect of ['hermes', 'mistral', 'pythonic', 'harmony']) {
+  for (const { dialect } of textCallDialects) {
     it(`AI SDK streamText gets a ${dialect} call as a tool call`, async () => {
       const provider = createOpenAICompatible({ name: 'gateway', baseURL: `${gateway.url}/v1` });
       const result = streamText({
@@ -59,7 +62,7 @@ describe('gateway with the AI SDK, LangChain and the Anthropic SDK', () => {
     });
   }
 
-  for (const dialect of ['qwen3-coder xml', 'llama python_tag']) {
+  for (const { dialect } of textCallDialects) {
     it(`LangChain ChatOpenAI with bindTools gets a ${dialect} call in tool_calls`, async () => {
       const model = new ChatOpenAI({
         model: 'qwen3-coder-30b',
@@ -93,7 +96,7 @@ describe('gateway with the AI SDK, LangChain and the Anthropic SDK', () => {
     },
   ];
 
-  for (const dialect of ['hermes', 'kimi', 'glm']) {
+  for (const { dialect } of textCallDialects) {
     it(`the Anthropic SDK gets a ${dialect} call as a tool_use block, streaming and not`, async () => {
       const client = new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0 });
       const message = await client.messages.create({
@@ -162,5 +165,34 @@ describe('gateway with the AI SDK, LangChain and the Anthropic SDK', () => {
       ),
       ['thinking:pondering', 'text:Just text.'],
     );
+  });
+
+  it('every client reads prose that only mentions a call as the text it is', async () => {
+    const provider = createOpenAICompatible({ name: 'gateway', baseURL: `${gateway.url}/v1` });
+    const sdk = streamText({
+      model: provider.chatModel('qwen2.5-7b-instruct'),
+      prompt: 'tell me [mention]',
+      tools: {
+        get_weather: tool({ inputSchema: jsonSchema<{ city: string }>(weatherTool.function.parameters) }),
+      },
+    });
+    assert.equal(await sdk.text, mention);
+    assert.deepEqual(await sdk.toolCalls, []);
+    const langchain = new ChatOpenAI({
+      model: 'qwen2.5',
+      apiKey: 'unused',
+      configuration: { baseURL: `${gateway.url}/v1` },
+    }).bindTools([weatherTool]);
+    const message = await langchain.invoke('tell me [mention]');
+    assert.equal(message.content, mention);
+    assert.deepEqual(message.tool_calls, []);
+    const anthropic = await new Anthropic({ baseURL: gateway.url, apiKey: 'unused' }).messages.create({
+      model: 'qwen2.5',
+      max_tokens: 64,
+      tools: anthropicTools,
+      messages: [{ role: 'user', content: 'tell me [mention]' }],
+    });
+    assert.equal(anthropic.stop_reason, 'end_turn');
+    assert.deepEqual(anthropic.content, [{ type: 'text', text: mention }]);
   });
 });
