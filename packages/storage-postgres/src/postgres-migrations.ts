@@ -292,4 +292,17 @@ ALTER TABLE personas ALTER COLUMN name_key SET NOT NULL;
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
 `,
   },
+  {
+    version: 7,
+    name: 'web sessions remember the key that made them and hold its scopes; minting keys is a scope',
+    // As SQLite's step 13: sessions record their key and scopes, earlier sessions end (fail closed), and keys that
+    // hold "admin" also get the new "keys" scope.
+    sql: `
+DELETE FROM web_sessions;
+ALTER TABLE web_sessions ADD COLUMN key_id text;
+ALTER TABLE web_sessions ADD COLUMN scopes jsonb NOT NULL DEFAULT '[]'::jsonb;
+CREATE INDEX web_sessions_by_key ON web_sessions (key_id) WHERE key_id IS NOT NULL;
+UPDATE api_keys SET scopes = scopes || '["keys"]'::jsonb WHERE scopes ? 'admin' AND NOT scopes ? 'keys';
+`,
+  },
 ];

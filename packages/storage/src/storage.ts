@@ -51,7 +51,10 @@ export interface AccessStore {
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(userId: string): Promise<readonly ApiKeyRecord[]>;
-  /** Marks the key revoked (it stops working at once); false when it was unknown or already revoked. */
+  /**
+   * Marks the key revoked and deletes the web sessions made with it, in shared storage so every replica sees it at
+   * once; false when it was unknown or already revoked.
+   */
   revokeApiKey(id: string): Promise<boolean>;
   touchApiKey(id: string): Promise<void>;
   createSession(session: NewWebSession): Promise<WebSessionRecord>;

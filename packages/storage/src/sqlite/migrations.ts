@@ -342,4 +342,22 @@ UPDATE personas SET name_key = lower(name);
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
 `,
   },
+  {
+    version: 13,
+    name: 'web sessions remember the key that made them and hold its scopes; minting keys is a scope',
+    // A session used to get every scope of its user's role whatever key signed it in, and outlived that key. Now it
+    // records the key and the scopes it was given (never more than the key held); revoking the key deletes it.
+    // Sessions from before cannot tell which key made them, so they end (people sign in again): failing closed.
+    // Minting keys needs the new "keys" scope; keys that already hold "admin" get it, as an admin key could mint
+    // keys for anyone through the admin API anyway. Other keys do not: that was the hole.
+    sql: `
+DELETE FROM web_sessions;
+ALTER TABLE web_sessions ADD COLUMN key_id TEXT;
+ALTER TABLE web_sessions ADD COLUMN scopes_json TEXT NOT NULL DEFAULT '[]';
+CREATE INDEX web_sessions_by_key ON web_sessions (key_id) WHERE key_id IS NOT NULL;
+UPDATE api_keys SET scopes_json = json_insert(scopes_json, '$[#]', 'keys')
+WHERE EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'admin')
+  AND NOT EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'keys');
+`,
+  },
 ];
