@@ -305,4 +305,13 @@ CREATE INDEX web_sessions_by_key ON web_sessions (key_id) WHERE key_id IS NOT NU
 UPDATE api_keys SET scopes = scopes || '["keys"]'::jsonb WHERE scopes ? 'admin' AND NOT scopes ? 'keys';
 `,
   },
+  {
+    version: 8,
+    name: 'an MCP OAuth authorization is bound to the browser that started it',
+    // As SQLite's step 14.
+    sql: `
+DELETE FROM mcp_oauth_pending;
+ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash text;
+`,
+  },
 ];

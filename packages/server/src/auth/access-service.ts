@@ -8,6 +8,7 @@ import {
   type UserRole,
 } from '@toolbus/storage';
 import type { Context } from 'hono';
+import { cookieValue } from '../http/cookie.ts';
 import { API_KEY_SCOPES, type ApiKeyScope, ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { resolveOrganization } from './organization-service.ts';
@@ -382,13 +383,4 @@ function equalHashes(left: string, right: string): boolean {
   const a = Buffer.from(left, 'hex');
   const b = Buffer.from(right, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=');
-  }
-  return undefined;
 }

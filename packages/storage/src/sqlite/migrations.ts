@@ -360,4 +360,15 @@ WHERE EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'admin
   AND NOT EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'keys');
 `,
   },
+  {
+    version: 14,
+    name: 'an MCP OAuth authorization is bound to the browser that started it',
+    // The callback was identified by state alone, so a victim who opened an attacker's authorization URL linked
+    // their account to the attacker's. It now needs the starting browser's cookie too; pending rows from before
+    // have none and are dropped (they live ten minutes: whoever was connecting starts again).
+    sql: `
+DELETE FROM mcp_oauth_pending;
+ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash TEXT;
+`,
+  },
 ];
