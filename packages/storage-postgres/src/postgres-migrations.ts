@@ -314,4 +314,14 @@ DELETE FROM mcp_oauth_pending;
 ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash text;
 `,
   },
+  {
+    version: 9,
+    name: 'connected apps belong to an organisation',
+    // As SQLite's step 15.
+    sql: `
+ALTER TABLE connected_apps ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id) ON DELETE CASCADE;
+DROP INDEX connected_apps_by_owner_name;
+CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
+`,
+  },
 ];

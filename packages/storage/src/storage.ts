@@ -191,8 +191,14 @@ export interface SettingStore {
 export interface ConnectedAppStore {
   create(app: NewConnectedApp): Promise<ConnectedAppRecord>;
   get(id: number): Promise<ConnectedAppRecord | undefined>;
-  /** In id order; with `userId`, that user's apps and the organisation's. */
-  list(options?: { readonly userId?: string }): Promise<readonly ConnectedAppRecord[]>;
+  /**
+   * In id order; with `organizationId`, only that organisation's apps; with `userId`, only that user's own and the
+   * shared ones (of every organisation unless `organizationId` narrows it).
+   */
+  list(options?: {
+    readonly userId?: string;
+    readonly organizationId?: string;
+  }): Promise<readonly ConnectedAppRecord[]>;
   delete(id: number): Promise<boolean>;
   /** Stores (replacing) one user's values for `{{user.NAME}}` placeholders, encrypted. */
   setUserValues(options: {

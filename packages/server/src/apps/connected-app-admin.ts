@@ -6,9 +6,11 @@ import type {
 } from '@toolbus/storage';
 import { ServerError } from '../http/server-error.ts';
 
-/** Who acts on connected apps: a user, who may also manage the organisation's apps when an admin. */
+/** Who acts on connected apps: a user in one organisation, who may also manage its shared apps when an admin. */
 export interface ConnectedAppActor {
   readonly userId: string;
+  /** The organisation acted in: only its apps are seen, used and changed. */
+  readonly organizationId: string;
   readonly isAdmin: boolean;
 }
 
@@ -62,7 +64,10 @@ export class ConnectedAppAdmin {
 
   /** The apps the actor can use: their own and the organisation's, lowest id first. */
   async list(actor: ConnectedAppActor): Promise<ConnectedAppSummary[]> {
-    const records = await this.#storage.connectedApps.list({ userId: actor.userId });
+    const records = await this.#storage.connectedApps.list({
+      userId: actor.userId,
+      organizationId: actor.organizationId,
+    });
     return Promise.all(
       records.filter((record) => visibleTo(record, actor)).map((record) => this.#summary(record, actor)),
     );
@@ -90,6 +95,7 @@ export class ConnectedAppAdmin {
     ];
     const created = await this.#storage.connectedApps.create({
       userId: input.shared === true ? null : actor.userId,
+      organizationId: actor.organizationId,
       name: input.name,
       urlPatterns: input.urlPatterns,
       actions,
@@ -130,7 +136,10 @@ export class ConnectedAppAdmin {
   }
 
   async #visible(actor: ConnectedAppActor, idOrName: number | string): Promise<ConnectedAppRecord> {
-    const records = await this.#storage.connectedApps.list({ userId: actor.userId });
+    const records = await this.#storage.connectedApps.list({
+      userId: actor.userId,
+      organizationId: actor.organizationId,
+    });
     const found = records.find(
       (record) =>
         visibleTo(record, actor) &&
@@ -163,7 +172,10 @@ export class ConnectedAppAdmin {
 }
 
 function visibleTo(record: ConnectedAppRecord, actor: ConnectedAppActor): boolean {
-  return record.userId === null || record.userId === actor.userId;
+  return (
+    record.organizationId === actor.organizationId &&
+    (record.userId === null || record.userId === actor.userId)
+  );
 }
 
 function invalid(field: string, message: string): ServerError {

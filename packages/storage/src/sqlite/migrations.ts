@@ -371,4 +371,16 @@ DELETE FROM mcp_oauth_pending;
 ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash TEXT;
 `,
   },
+  {
+    version: 15,
+    name: 'connected apps belong to an organisation',
+    // A shared app carried no organisation, so it was listed for, and injected into the sandboxes of, every
+    // organisation. Apps now belong to one, like documents and memories; existing ones go to the default
+    // organisation. Names are unique per organisation and owner.
+    sql: `
+ALTER TABLE connected_apps ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
+DROP INDEX connected_apps_by_owner_name;
+CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
+`,
+  },
 ];
