@@ -4,6 +4,7 @@ import type {
   ConnectedAppRecord,
   Storage,
 } from '@toolbus/storage';
+import { checkHeaderInput } from '../http/header-input.ts';
 import { ServerError } from '../http/server-error.ts';
 
 /** Who acts on connected apps: a user in one organisation, who may also manage its shared apps when an admin. */
@@ -118,6 +119,7 @@ export class ConnectedAppAdmin {
     idOrName: number | string,
     values: Readonly<Record<string, string>>,
   ): Promise<ConnectedAppSummary> {
+    checkHeaderInput(values, 'body.values', { names: false });
     const record = await this.#visible(actor, idOrName);
     await this.#storage.connectedApps.setUserValues({ appId: record.id, userId: actor.userId, values });
     return this.#summary(record, actor);
@@ -190,10 +192,10 @@ function validateInput(input: ConnectedAppInput): void {
   for (const [index, action] of (input.actions ?? []).entries()) {
     compiles(action.pathPattern, `body.actions.${index}.pathPattern`);
   }
-  for (const name of Object.keys(input.headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-      throw invalid('body.headers', `"${name}" is not a header name.`);
-  }
+  // Templates, and the values filled into them, all end up in a header.
+  checkHeaderInput(input.headers, 'body.headers');
+  checkHeaderInput(input.organizationValues, 'body.organizationValues', { names: false });
+  checkHeaderInput(input.userValues, 'body.userValues', { names: false });
 }
 
 function compiles(pattern: string, field: string): void {
