@@ -71,6 +71,7 @@ export async function loadRecoverySnapshot(
     withoutCalls: (text, calls) => without.withoutToolCallText(text, calls),
     createFilter: (options) => new filter.AnswerStreamFilter(options),
     profileDialects: (model) => profiles.findModelProfile(model)?.dialects,
+    callsEndingReasoning: (_text, calls) => calls,
     finalAnswer: (answer, rawAnswer, tools) => {
       let final = answer;
       if (

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import { callsEndingReasoning } from '../recovery/calls-ending-reasoning.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { looksLikeToolCallPayload } from '../recovery/looks-like-tool-call-payload.ts';
@@ -82,6 +83,9 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
     source = next;
     extracted = locate(source);
   }
+  // In the reasoning, only the calls that end it were made; the others were drafts or quotes.
+  if (source === step.reasoning && source !== step.rawAnswer)
+    extracted = callsEndingReasoning(source, extracted, source.length);
   if (extracted.length === 0) return { calls: [], prose: step.answer, shown: false, cutOff: [] };
   const shownCalls = locate(step.answer);
   // Only the call still being written when the limit struck runs to the end of the text; those before it closed.

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolDefinition } from '@toolbus/spec';
 import { AnswerStreamFilter } from '../../streaming/answer-stream-filter.ts';
+import { callsEndingReasoning } from '../calls-ending-reasoning.ts';
 import { splitTemplateOpenedThinking } from '../dialects/thinking-block-parser.ts';
 import { extractLocatedToolCallsFromText } from '../extract-tool-calls-from-text.ts';
 import type { ExtractedToolCall, LocatedToolCall } from '../extracted-tool-call.ts';
@@ -95,6 +96,12 @@ export interface RecoveryUnderTest {
     preferredDialects?: readonly string[];
   }) => { process(chunk: string): string; flush(): string; takeReasoning(): string };
   readonly profileDialects: (model: string) => readonly string[] | undefined;
+  /** The calls recovery keeps from the reasoning (all of them before `callsEndingReasoning`). */
+  readonly callsEndingReasoning: (
+    text: string,
+    calls: LocatedToolCall[],
+    to: number,
+  ) => LocatedToolCall[];
   /** The answer a turn ends with when the step made no call (`finishWithAnswer`). */
   readonly finalAnswer: (answer: string, rawAnswer: string, tools: readonly ToolDefinition[]) => string;
 }
@@ -104,6 +111,7 @@ export const currentRecovery: RecoveryUnderTest = {
   withoutCalls: (text, calls) => withoutToolCallText(text, calls),
   createFilter: (options) => new AnswerStreamFilter(options),
   profileDialects: (model) => findModelProfile(model)?.dialects,
+  callsEndingReasoning,
   finalAnswer: (answer, rawAnswer, tools) => {
     let final = answer;
     if (!final.trim() && rawAnswer.trim() && !holdsToolCall(rawAnswer, tools, defaultToolCallParsers)) {
@@ -139,7 +147,8 @@ export function scoreCase(entry: RealWorldCase, recovery: RecoveryUnderTest = cu
     reasoning += filter.takeReasoning();
     extracted = locate(entry.text);
     if (extracted.length === 0) extracted = locate(answer);
-    if (extracted.length === 0) extracted = locate(reasoning);
+    if (extracted.length === 0)
+      extracted = recovery.callsEndingReasoning(reasoning, locate(reasoning), reasoning.length);
     const shownCalls = extracted.length > 0 ? locate(answer) : [];
     const display =
       extracted.length === 0

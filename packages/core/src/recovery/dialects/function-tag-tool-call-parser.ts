@@ -73,7 +73,17 @@ export const functionTagToolCallParser: ToolCallTextParser = {
   },
 };
 
+/**
+ * A parameter's value without the template's layout: the line breaks around it, and the indentation of the
+ * closing tag's line on every line of it (a call written indented, as Nemotron 3 does, indents its values too).
+ */
 function parameterText(raw: string, closed: boolean): string {
-  const value = raw.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
+  const indent = /\r?\n([ \t]+)$/.exec(raw)?.[1];
+  let value = raw.replace(/^\r?\n/, '').replace(/\r?\n[ \t]*$/, '');
+  if (indent !== undefined)
+    value = value
+      .split('\n')
+      .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+      .join('\n');
   return !closed || !value.includes('\n') ? value.trim() : value;
 }
