@@ -42,12 +42,6 @@ export async function loadRecoverySnapshot(
   }
   const base = pathToFileURL(join(target, 'packages', 'core', 'src', '/')).href;
   const module = <T>(path: string) => import(new URL(path, base).href) as Promise<T>;
-  const extract = await module<typeof import('../src/recovery/extract-tool-calls-from-text.ts')>(
-    'recovery/extract-tool-calls-from-text.ts',
-  );
-  const without = await module<typeof import('../src/recovery/without-tool-call-text.ts')>(
-    'recovery/without-tool-call-text.ts',
-  );
   const filter = await module<typeof import('../src/streaming/answer-stream-filter.ts')>(
     'streaming/answer-stream-filter.ts',
   );
@@ -66,12 +60,21 @@ export async function loadRecoverySnapshot(
   const thinking = await module<typeof import('../src/recovery/dialects/thinking-block-parser.ts')>(
     'recovery/dialects/thinking-block-parser.ts',
   );
+  const recover = await module<typeof import('../src/turn/recover-step-tool-calls.ts')>(
+    'turn/recover-step-tool-calls.ts',
+  );
+  const placements = await module<typeof import('../src/turn/step-placement.ts')>('turn/step-placement.ts');
+  const placement = new placements.StepPlacement();
   const recovery: RecoveryUnderTest = {
-    extract: extract.extractLocatedToolCallsFromText,
-    withoutCalls: (text, calls) => without.withoutToolCallText(text, calls),
     createFilter: (options) => new filter.AnswerStreamFilter(options),
     profileDialects: (model) => profiles.findModelProfile(model)?.dialects,
-    callsEndingReasoning: (_text, calls) => calls,
+    recoverStep: (options) =>
+      recover.recoverStep({
+        ...options,
+        step: options.step as Parameters<typeof recover.recoverStep>[0]['step'],
+        turn: 0,
+        placement,
+      }),
     finalAnswer: (answer, rawAnswer, tools) => {
       let final = answer;
       if (

@@ -2,15 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolDefinition } from '@toolbus/spec';
 import { AnswerStreamFilter } from '../../streaming/answer-stream-filter.ts';
-import { callsEndingReasoning } from '../calls-ending-reasoning.ts';
+import type { LlmStepResult } from '../../turn/llm-step.ts';
+import { recoverStep } from '../../turn/recover-step-tool-calls.ts';
+import { StepPlacement } from '../../turn/step-placement.ts';
 import { splitTemplateOpenedThinking } from '../dialects/thinking-block-parser.ts';
-import { extractLocatedToolCallsFromText } from '../extract-tool-calls-from-text.ts';
-import type { ExtractedToolCall, LocatedToolCall } from '../extracted-tool-call.ts';
+import type { ExtractedToolCall } from '../extracted-tool-call.ts';
 import { holdsToolCall } from '../holds-tool-call.ts';
 import { findModelProfile } from '../model-profiles.ts';
 import { withoutToolCallMarkupTags } from '../tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers, defaultToolCallParsers } from '../tool-call-parser-registry.ts';
-import { withoutToolCallText } from '../without-tool-call-text.ts';
 
 /**
  * One model output quoted verbatim in a public issue, pull request or parser test of an inference server, agent
@@ -89,29 +89,28 @@ export interface CaseScore {
 
 /** The recovery functions scored (the current code, or a snapshot of an earlier one in the benchmark). */
 export interface RecoveryUnderTest {
-  readonly extract: typeof extractLocatedToolCallsFromText;
-  readonly withoutCalls: (text: string, calls: readonly LocatedToolCall[]) => string;
   readonly createFilter: (options: {
     tools: readonly ToolDefinition[];
     preferredDialects?: readonly string[];
   }) => { process(chunk: string): string; flush(): string; takeReasoning(): string };
   readonly profileDialects: (model: string) => readonly string[] | undefined;
-  /** The calls recovery keeps from the reasoning (all of them before `callsEndingReasoning`). */
-  readonly callsEndingReasoning: (
-    text: string,
-    calls: LocatedToolCall[],
-    to: number,
-  ) => LocatedToolCall[];
+  /** The turn's recovery of a step's text (`recoverStep`): the calls and the prose the screen ends with. */
+  readonly recoverStep: (options: {
+    step: { rawAnswer: string; answer: string; reasoning: string; finishReason: string };
+    definitions: readonly ToolDefinition[];
+    preferredDialects?: readonly string[];
+  }) => { calls: readonly ExtractedToolCall[]; prose: string; shown: boolean };
   /** The answer a turn ends with when the step made no call (`finishWithAnswer`). */
   readonly finalAnswer: (answer: string, rawAnswer: string, tools: readonly ToolDefinition[]) => string;
 }
 
+const placement = new StepPlacement();
+
 export const currentRecovery: RecoveryUnderTest = {
-  extract: extractLocatedToolCallsFromText,
-  withoutCalls: (text, calls) => withoutToolCallText(text, calls),
   createFilter: (options) => new AnswerStreamFilter(options),
   profileDialects: (model) => findModelProfile(model)?.dialects,
-  callsEndingReasoning,
+  recoverStep: (options) =>
+    recoverStep({ ...options, step: options.step as LlmStepResult, turn: 0, placement }),
   finalAnswer: (answer, rawAnswer, tools) => {
     let final = answer;
     if (!final.trim() && rawAnswer.trim() && !holdsToolCall(rawAnswer, tools, defaultToolCallParsers)) {
@@ -123,18 +122,16 @@ export const currentRecovery: RecoveryUnderTest = {
 
 /**
  * Scores one case the way a turn handles the text: the answer filter streams it in chunks (what the user sees
- * while it streams), recovery reads the raw text, then the shown answer, then the reasoning (the first that
- * holds calls), and calls found in the shown answer are retracted from it (the prose that replaces it); a step
- * without calls ends the turn with its answer (`finishWithAnswer`: empty-answer recovery, template-opened thinking
- * split off).
+ * while it streams), the turn's `recoverStep` reads it (raw text, shown answer, reasoning) and, when it found
+ * calls in what was shown, retracts them (the prose that replaces the message); a step without calls ends the
+ * turn with its answer (`finishWithAnswer`: empty-answer recovery, template-opened thinking split off).
  */
 export function scoreCase(entry: RealWorldCase, recovery: RecoveryUnderTest = currentRecovery): CaseScore {
   const dialects = recovery.profileDialects(entry.model);
   const options = dialects ? { preferredDialects: dialects } : {};
-  const locate = (text: string) => (text.trim() ? recovery.extract(text, entry.tools, options) : []);
   const shown: string[] = [];
   const clean: boolean[] = [];
-  let extracted: LocatedToolCall[] = [];
+  let extracted: readonly ExtractedToolCall[] = [];
   for (const size of corpusChunkSizes) {
     const filter = recovery.createFilter({ tools: entry.tools, ...options });
     let answer = '';
@@ -145,16 +142,17 @@ export function scoreCase(entry: RealWorldCase, recovery: RecoveryUnderTest = cu
     }
     answer += filter.flush();
     reasoning += filter.takeReasoning();
-    extracted = locate(entry.text);
-    if (extracted.length === 0) extracted = locate(answer);
-    if (extracted.length === 0)
-      extracted = recovery.callsEndingReasoning(reasoning, locate(reasoning), reasoning.length);
-    const shownCalls = extracted.length > 0 ? locate(answer) : [];
+    const recovered = recovery.recoverStep({
+      step: { rawAnswer: entry.text, answer, reasoning, finishReason: 'stop' },
+      definitions: entry.tools,
+      ...options,
+    });
+    extracted = recovered.calls;
     const display =
       extracted.length === 0
         ? recovery.finalAnswer(answer, entry.text, entry.tools)
-        : shownCalls.length > 0
-          ? recovery.withoutCalls(answer, shownCalls)
+        : recovered.shown
+          ? recovered.prose
           : answer;
     shown.push(display);
     clean.push(normalize(display) === normalize(entry.prose ?? entry.text));
