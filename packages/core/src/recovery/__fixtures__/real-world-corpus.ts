@@ -3,14 +3,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ToolDefinition } from '@toolbus/spec';
 import { AnswerStreamFilter } from '../../streaming/answer-stream-filter.ts';
 import type { LlmStepResult } from '../../turn/llm-step.ts';
+import { finalAnswerText } from '../../turn/final-answer.ts';
 import { recoverStep } from '../../turn/recover-step-tool-calls.ts';
 import { StepPlacement } from '../../turn/step-placement.ts';
-import { splitTemplateOpenedThinking } from '../dialects/thinking-block-parser.ts';
 import type { ExtractedToolCall } from '../extracted-tool-call.ts';
-import { holdsToolCall } from '../holds-tool-call.ts';
 import { findModelProfile } from '../model-profiles.ts';
-import { withoutToolCallMarkupTags } from '../tool-call-markup-marker.ts';
-import { defaultToolCallMarkupMarkers, defaultToolCallParsers } from '../tool-call-parser-registry.ts';
 
 /**
  * One model output quoted verbatim in a public issue, pull request or parser test of an inference server, agent
@@ -111,13 +108,7 @@ export const currentRecovery: RecoveryUnderTest = {
   profileDialects: (model) => findModelProfile(model)?.dialects,
   recoverStep: (options) =>
     recoverStep({ ...options, step: options.step as LlmStepResult, turn: 0, placement }),
-  finalAnswer: (answer, rawAnswer, tools) => {
-    let final = answer;
-    if (!final.trim() && rawAnswer.trim() && !holdsToolCall(rawAnswer, tools, defaultToolCallParsers)) {
-      final = withoutToolCallMarkupTags(rawAnswer, defaultToolCallMarkupMarkers).trim();
-    }
-    return splitTemplateOpenedThinking(final)?.answer ?? final;
-  },
+  finalAnswer: (answer, rawAnswer, tools) => finalAnswerText({ answer, rawAnswer }, tools).answer,
 };
 
 /**

@@ -8,6 +8,7 @@ import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
 import { createForwardSearch, decodeXmlEntities, stripFunctionsPrefix } from '../text-search.ts';
+import { functionNameAttributeCalls, functionNameAttributeOpen } from './function-name-attribute-calls.ts';
 
 /** `<function>name</function>` followed by a JSON arguments object. */
 const namedFunctionTag = Object.freeze({ open: '<function>', close: '</function>' });
@@ -24,9 +25,11 @@ export const functionTagToolCallParser: ToolCallTextParser = {
   markers: [
     { open: '<function=', closes: ['</function>'] },
     { open: '<seed:tool_call>', closes: ['</seed:tool_call>'] },
+    { open: functionNameAttributeOpen, closes: ['</function>'] },
   ],
   needles: ['<parameter=', '</parameter>', namedFunctionTag.open],
-  detect: (text, scan = createTextScan(text)) => scan.has('<function=') || scan.has(namedFunctionTag.open),
+  detect: (text, scan = createTextScan(text)) =>
+    scan.has('<function=') || scan.has(namedFunctionTag.open) || scan.has(functionNameAttributeOpen),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     const tools = scan.tools(toolDefs);
     const parameterSearch = scan.search('<parameter=');
@@ -73,6 +76,7 @@ export const functionTagToolCallParser: ToolCallTextParser = {
       calls.push({ name: tool.name, arguments: argumentsObject, start: block.start, end: block.end });
     }
     calls.push(...namedFunctionCalls(text, toolDefs, scan));
+    calls.push(...functionNameAttributeCalls(text, toolDefs, scan));
     return calls;
   },
 };

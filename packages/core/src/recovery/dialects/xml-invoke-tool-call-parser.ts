@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { childElementArguments, miniMaxNamespaceToken } from '../child-element-arguments.ts';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { maximumOpeningTagLength, parseOpeningTag } from '../markup-attributes.ts';
@@ -34,8 +35,9 @@ const brokenDsmlMarkers = ['｜｜', '‖'].flatMap((bar) =>
 /**
  * Anthropic-style XML written as text: `<function_calls><invoke name="x"><parameter name="p" string="true">…
  * </parameter></invoke></function_calls>` (also inside `<minimax:tool_call>` and with DeepSeek V4's `｜DSML｜`
- * tag prefix). `string="true"` keeps a value as text; otherwise the tool's schema types it. Zero-parameter
- * invokes are calls. The range of a call covers its `<invoke>` element.
+ * tag prefix, and MiniMax M3's `]<]minimax[>[` token before every tag). `string="true"` keeps a value as text;
+ * otherwise the tool's schema types it; arguments written as child elements instead of `<parameter>` are read
+ * too (see `childElementArguments`). Zero-parameter invokes are calls. The range of a call covers its `<invoke>` element.
  */
 export const xmlInvokeToolCallParser: ToolCallTextParser = {
   name: 'xml-invoke',
@@ -48,6 +50,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     { open: '<invoke', closes: ['</invoke>'], requiresTagEnd: true },
     { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
     ...brokenDsmlMarkers,
+    // MiniMax M3 writes its namespace token before every tag of a call: never text.
+    { open: miniMaxNamespaceToken, closes: [], token: true },
   ],
   needles: ['invoke', 'parameter'],
   // Every call's tag opens with `<`; the tags themselves are found from the declared tools' names (see `parse`).
@@ -129,6 +133,11 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
             isString: stringAttribute === 'true' ? true : stringAttribute === 'false' ? false : undefined,
           },
         );
+      }
+      // No `<parameter>`: MiniMax M3 writes the arguments as child elements (`<city>Oslo</city>`).
+      if (Object.keys(argumentsObject).length === 0 && tag.end < bodyEnd) {
+        const schema = { properties: Object.fromEntries(tool.properties) };
+        Object.assign(argumentsObject, childElementArguments(text.slice(tag.end, bodyEnd), schema));
       }
       calls.push({
         name: tool.name,
