@@ -45,12 +45,12 @@ export function childElementArguments(
   return isPlainObject(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function valueOf(element: Element, schema: Record<string, unknown> | undefined): unknown {
+function elementValue(element: Element, schema: Record<string, unknown> | undefined): unknown {
   if (element.children.length === 0)
     return coerceParameterValue(decodeXmlEntities(element.text.trim()), { schema });
   if (element.children.every((child) => child.name === 'item')) {
     const items = isPlainObject(schema?.items) ? (schema.items as Record<string, unknown>) : undefined;
-    return element.children.map((child) => valueOf(child, items));
+    return element.children.map((child) => elementValue(child, items));
   }
   return objectOf(element.children, schema);
 }
@@ -62,7 +62,9 @@ function objectOf(children: readonly Element[], schema: Record<string, unknown> 
   const values = new Map<string, unknown[]>();
   for (const child of children) {
     const list = values.get(child.name) ?? [];
-    list.push(valueOf(child, Object.hasOwn(properties, child.name) ? properties[child.name] : undefined));
+    list.push(
+      elementValue(child, Object.hasOwn(properties, child.name) ? properties[child.name] : undefined),
+    );
     values.set(child.name, list);
   }
   const object: Record<string, unknown> = {};
