@@ -175,4 +175,5 @@ export { recoverStep, recoverStepToolCalls, recoveryTrigger } from './turn/recov
 export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
 export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
 export { StepPlacement } from './turn/step-placement.ts';
+export { textStream } from './turn/text-stream.ts';
 export type { TurnCycleDirective, TurnCycleHook, TurnCycleState } from './turn/turn-cycle-hook.ts';
