@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
-import { createGuardedFetch } from '@toolbus/core/node';
+import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
 import {
   createGatewayHandler,
   GATEWAY_PATHS,
@@ -260,6 +260,7 @@ function servedGateway(
       requestsPerMinute: config.requestsPerMinute,
       maxRequestBytes: config.maxRequestBytes,
     }),
+    fetch: createNodeHttpFetch() as typeof fetch,
     log: ({ event, ...fields }) => logger.info(`gateway.${event}`, fields),
   });
   return { paths: GATEWAY_PATHS, handler };
