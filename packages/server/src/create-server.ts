@@ -19,6 +19,7 @@ import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
 import { toErrorAnswer } from './http/error-answer.ts';
+import { parsePublicOrigin } from './http/public-origin.ts';
 import type { Principal } from './http/principal.ts';
 import { API_KEY_SCOPES } from './http/principal.ts';
 import { requestBodyLimit } from './http/request-body-limit.ts';
@@ -113,7 +114,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
-  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
+  const publicOrigin = options.publicOrigin === undefined ? undefined : parsePublicOrigin(options.publicOrigin);
+  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, publicOrigin ?? 'http://127.0.0.1')
     .href;
   // One refresh token is spent once across replicas: a rotating authorization server revokes a reused one.
   const mcpOAuthRefreshLock: McpRefreshLock | undefined = scaleOut
@@ -196,7 +198,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
 
   const routes = new RouteRegistry();
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
-  registerAccessRoutes(routes, access);
+  registerAccessRoutes(routes, access, { publicOrigin });
   const organizations = new OrganizationService(storage);
   registerOrganizationRoutes(routes, organizations);
   registerUserDataRoutes(routes, userData);
@@ -207,7 +209,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     fetch,
     ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
   });
-  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
+  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin });
   registerConnectedAppRoutes(routes, connectedApps);
   registerApprovalRoutes(routes, approvals);
 
