@@ -12,6 +12,7 @@ import { ConnectedAppAdmin } from './apps/connected-app-admin.ts';
 import { registerConnectedAppRoutes } from './apps/connected-app-routes.ts';
 import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
+import { registerInvitationRoutes } from './auth/invitation-routes.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
@@ -19,9 +20,9 @@ import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
 import { toErrorAnswer } from './http/error-answer.ts';
-import { parsePublicOrigin } from './http/public-origin.ts';
 import type { Principal } from './http/principal.ts';
 import { API_KEY_SCOPES } from './http/principal.ts';
+import { parsePublicOrigin } from './http/public-origin.ts';
 import { requestBodyLimit } from './http/request-body-limit.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { ServerError } from './http/server-error.ts';
@@ -114,9 +115,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
-  const publicOrigin = options.publicOrigin === undefined ? undefined : parsePublicOrigin(options.publicOrigin);
-  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, publicOrigin ?? 'http://127.0.0.1')
-    .href;
+  const publicOrigin =
+    options.publicOrigin === undefined ? undefined : parsePublicOrigin(options.publicOrigin);
+  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, publicOrigin ?? 'http://127.0.0.1').href;
   // One refresh token is spent once across replicas: a rotating authorization server revokes a reused one.
   const mcpOAuthRefreshLock: McpRefreshLock | undefined = scaleOut
     ? (key, work) => singleFlight({ lock: scaleOut.locks, key }, work)
@@ -201,6 +202,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerAccessRoutes(routes, access, { publicOrigin });
   const organizations = new OrganizationService(storage);
   registerOrganizationRoutes(routes, organizations);
+  registerInvitationRoutes(routes, storage);
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);

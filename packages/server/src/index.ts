@@ -42,11 +42,11 @@ export {
 export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
+export { parsePublicOrigin } from './http/public-origin.ts';
 export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';
 export { RouteRegistry } from './http/route-registry.ts';
 export type { ServerErrorCode, ServerErrorOptions } from './http/server-error.ts';
 export { ServerError, serverErrorStatus } from './http/server-error.ts';
-export { parsePublicOrigin } from './http/public-origin.ts';
 export { mountWebApp, WEB_APP_CONTENT_SECURITY_POLICY } from './http/web-app-routes.ts';
 export type { DocumentAdminOptions } from './library/document-admin.ts';
 export { DocumentAdmin } from './library/document-admin.ts';
