@@ -12,6 +12,7 @@ import { ConnectedAppAdmin } from './apps/connected-app-admin.ts';
 import { registerConnectedAppRoutes } from './apps/connected-app-routes.ts';
 import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
+import { registerInvitationRoutes } from './auth/invitation-routes.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
@@ -21,6 +22,7 @@ import { TurnRunner } from './chats/turn-runner.ts';
 import { toErrorAnswer } from './http/error-answer.ts';
 import type { Principal } from './http/principal.ts';
 import { API_KEY_SCOPES } from './http/principal.ts';
+import { parsePublicOrigin } from './http/public-origin.ts';
 import { requestBodyLimit } from './http/request-body-limit.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { ServerError } from './http/server-error.ts';
@@ -113,8 +115,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
-  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
-    .href;
+  const publicOrigin =
+    options.publicOrigin === undefined ? undefined : parsePublicOrigin(options.publicOrigin);
+  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, publicOrigin ?? 'http://127.0.0.1').href;
   // One refresh token is spent once across replicas: a rotating authorization server revokes a reused one.
   const mcpOAuthRefreshLock: McpRefreshLock | undefined = scaleOut
     ? (key, work) => singleFlight({ lock: scaleOut.locks, key }, work)
@@ -196,9 +199,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
 
   const routes = new RouteRegistry();
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
-  registerAccessRoutes(routes, access);
+  registerAccessRoutes(routes, access, { publicOrigin });
   const organizations = new OrganizationService(storage);
   registerOrganizationRoutes(routes, organizations);
+  registerInvitationRoutes(routes, storage);
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
@@ -207,7 +211,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     fetch,
     ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
   });
-  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
+  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin });
   registerConnectedAppRoutes(routes, connectedApps);
   registerApprovalRoutes(routes, approvals);
 

@@ -42,6 +42,7 @@ export {
 export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
+export { parsePublicOrigin } from './http/public-origin.ts';
 export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';
 export { RouteRegistry } from './http/route-registry.ts';
 export type { ServerErrorCode, ServerErrorOptions } from './http/server-error.ts';

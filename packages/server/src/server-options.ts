@@ -112,8 +112,10 @@ export interface ServerOptions {
   /** Where the admin settings live (default: in storage); `toolbus serve` passes its config file. */
   readonly settings?: LibrarySettingsBackend;
   /**
-   * The origin browsers reach this server at (`https://toolbus.example.com`), used for the MCP OAuth callback URL.
-   * Default: each connect request's own origin.
+   * The origin browsers reach this server at (`https://toolbus.example.com`): MCP OAuth redirect URIs are built on it
+   * alone, and when it is https every cookie is `Secure` (behind a TLS proxy the request itself is plain http).
+   * Without it, a request's own origin is used, and only when it names a loopback host: OAuth flows are refused
+   * for a request by any other name (its Host header is the client's to set).
    */
   readonly publicOrigin?: string;
   /** How long an egress approval waits for the chat's owner (default 180 s). */

@@ -324,4 +324,21 @@ DROP INDEX connected_apps_by_owner_name;
 CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
 `,
   },
+  {
+    version: 10,
+    name: 'organisation invitations',
+    // As SQLite's step 16.
+    sql: `
+CREATE TABLE organization_invitations (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email text NOT NULL,
+  role text NOT NULL CHECK (role IN ('admin', 'member')),
+  invited_by text REFERENCES users(id) ON DELETE SET NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitations (organization_id, email);
+CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
+`,
+  },
 ];

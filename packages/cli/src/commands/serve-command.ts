@@ -14,6 +14,7 @@ import {
   createServer,
   healthOnlyServer,
   listen,
+  parsePublicOrigin,
   type ServerAuthMode,
   ServerError,
 } from '@toolbus/server';
@@ -37,7 +38,7 @@ import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
-                     [--turns-per-user N] [--requests-per-minute N]
+                     [--public-origin https://host] [--turns-per-user N] [--requests-per-minute N]
 
 Serves chats (streamed packets that survive disconnects), the admin API and /openapi.json over HTTP.
 Loopback by default, where --auth local (the default there) acts as the CLI's own user; any other host needs
@@ -48,6 +49,9 @@ TOOLBUS_REDIS_URL), turns are queued in Redis and run by any worker replica, and
 and stops any turn. --role api serves the API without running turns; --role worker runs turns and serves only
 GET /health; both (the default) does both. Without redis.url every turn runs in this process.
 
+--public-origin URL: the origin browsers reach this server at (behind a TLS proxy: https://toolbus.example.com).
+MCP OAuth redirect URIs are built on it alone, and when it is https the session cookie is Secure. Without it,
+OAuth flows are refused for requests by any non-loopback name (the Host header is the client's to set).
 --turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
 --requests-per-minute N: requests per user per minute, counted by each replica (default 600).
 
@@ -77,6 +81,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       auth: { type: 'string' },
       model: { type: 'string' },
       role: { type: 'string' },
+      'public-origin': { type: 'string' },
       'turns-per-user': { type: 'string' },
       'requests-per-minute': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -89,6 +94,17 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError({ message: '--port takes a number from 0 to 65535.', usage: serveUsage });
+  }
+  let publicOrigin: string | undefined;
+  try {
+    publicOrigin =
+      values['public-origin'] === undefined ? undefined : parsePublicOrigin(values['public-origin']);
+  } catch {
+    throw new UsageError({
+      message:
+        '--public-origin takes an origin such as https://toolbus.example.com (http or https, no path).',
+      usage: serveUsage,
+    });
   }
   const auth = (values.auth ?? 'local') as ServerAuthMode;
   if (auth !== 'local' && auth !== 'api-keys') {
@@ -165,6 +181,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     fetch: fetch as typeof globalThis.fetch,
     logger,
     limits,
+    ...omitUndefined({ publicOrigin }),
     ...omitUndefined({ scaleOut }),
     skills: {
       ...(await openSkillStores(skillsDataDirectory(config, io.env))),

@@ -383,4 +383,22 @@ DROP INDEX connected_apps_by_owner_name;
 CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
 `,
   },
+  {
+    version: 16,
+    name: 'organisation invitations',
+    // An organisation admin added any account by email, with no consent, and learnt which emails had accounts.
+    // They now invite an email; its account joins when it accepts.
+    sql: `
+CREATE TABLE organization_invitations (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+  invited_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitations (organization_id, email);
+CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
+`,
+  },
 ];
