@@ -51,6 +51,12 @@ export {
   toLanguageModelToolChoice,
   toLanguageModelTools,
 } from './llm/index.ts';
+export type {
+  AnswerRepairEnd,
+  AnswerRepairOptions,
+  AnswerRepairOutput,
+} from './middleware/answer-repair.ts';
+export { AnswerRepair } from './middleware/answer-repair.ts';
 export type { RecoveryMiddlewareOptions } from './middleware/recovery-middleware.ts';
 export { createRecoveryMiddleware, recoveryMiddleware } from './middleware/recovery-middleware.ts';
 export type {
@@ -169,4 +175,5 @@ export { recoverStep, recoverStepToolCalls, recoveryTrigger } from './turn/recov
 export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
 export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
 export { StepPlacement } from './turn/step-placement.ts';
+export { textStream } from './turn/text-stream.ts';
 export type { TurnCycleDirective, TurnCycleHook, TurnCycleState } from './turn/turn-cycle-hook.ts';
