@@ -3,8 +3,9 @@ import type { LocatedToolCall } from './extracted-tool-call.ts';
 // Words by which a model says that the code it shows is a sample, not an act: "Here's a literal example",
 // "illustrative", "this is documentation, not an actual call", "just a formatting example … not an actual tool
 // call", "the correct request would look like this".
+// A word, not part of a name (`example.org`, `sample-app`).
 const exampleWording =
-  /\b(?:examples?|e\.g\.|for instance|illustrat(?:e|es|ed|ion|ive)|samples?|would look like|looks like this|inert|(?:not|never) (?:an? )?(?:actual|real)\b)/i;
+  /\b(?:examples?|e\.g\.|for instance|illustrat(?:e|es|ed|ion|ive)|samples?|would look like|looks like this|inert|(?:not|never) (?:an? )?(?:actual|real))\b(?![.\-/@]\w)/i;
 
 /** How far before a fence and after its close the framing of the code is looked for. */
 const framingWindow = 400;
