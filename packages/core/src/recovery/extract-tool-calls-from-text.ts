@@ -6,6 +6,7 @@ import { harmonyAnalysisHeader } from './dialects/harmony-tool-call-parser.ts';
 import { thinkingBlockParser, thinkingTag } from './dialects/thinking-block-parser.ts';
 import { endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
+import { imitatedResultStart } from './imitated-tool-result.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
 import { isQuotedExample } from './quoted-example.ts';
 import { createTextScan, type TextScan } from './text-scan.ts';
@@ -140,6 +141,10 @@ function locateToolCalls(
   }
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
+  // A result the model wrote for its own call is invented: calls after it were not made either.
+  const imitated = imitatedResultStart(text, accepted);
+  const cut = imitated >= 0 ? accepted.findIndex((call) => call.start >= imitated) : -1;
+  if (cut >= 0) accepted.length = cut;
   return withoutThinkingDrafts(text, withoutInlineCode(text, accepted), scan, parsers).slice(
     0,
     options.maxCalls ?? 256,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadRealWorldCorpus } from './__fixtures__/real-world-corpus.ts';
+import { corpusChunkSizes, loadRealWorldCorpus, scoreCorpus } from './__fixtures__/real-world-corpus.ts';
 
 const cases = loadRealWorldCorpus();
 
@@ -19,5 +19,35 @@ describe('real-world corpus (model outputs quoted in public issues)', () => {
         assert.ok(names.has(call.name), `${entry.id}: ${call.name} is declared`);
       if (entry.calls.length === 0) assert.ok(entry.negative, `${entry.id} says why it makes no call`);
     }
+  });
+});
+
+describe('recovery on the real-world corpus', () => {
+  const score = scoreCorpus(cases);
+  const failing = (pick: (entry: (typeof score.scores)[number]) => boolean) =>
+    score.scores.filter(pick).map((entry) => entry.id);
+
+  it('extracts at least 90 % of the calls with their name and arguments', () => {
+    assert.ok(
+      score.right / score.expected >= 0.9,
+      `${score.right}/${score.expected}; missed in ${failing((entry) => entry.right < entry.expected)}`,
+    );
+  });
+
+  it('ends with a clean display in at least 95 % of the outputs at 1-, 7- and 64-character chunks', () => {
+    corpusChunkSizes.forEach((size, index) => {
+      assert.ok(
+        score.clean[index]! / score.cases >= 0.95,
+        `chunks of ${size}: ${score.clean[index]}/${score.cases}; not clean: ${failing((entry) => !entry.clean[index])}`,
+      );
+    });
+  });
+
+  it('makes no call from the negatives (text that shows, quotes or rejects a call)', () => {
+    assert.equal(
+      score.falseCalls,
+      0,
+      `${failing((entry) => entry.expected === 0 && entry.extracted.length > 0)}`,
+    );
   });
 });

@@ -5,6 +5,7 @@ import { callsEndingReasoning } from '../recovery/calls-ending-reasoning.ts';
 import { splitTemplateOpenedThinking } from '../recovery/dialects/thinking-block-parser.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { imitatedResultStart } from '../recovery/imitated-tool-result.ts';
 import { looksLikeToolCallPayload } from '../recovery/looks-like-tool-call-payload.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import type { LlmStepResult } from './llm-step.ts';
@@ -104,11 +105,15 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
   });
   if (shownCalls.length === 0) {
     // Thinking the template opened ends at a lone `</think>`; shown as it streamed, it is retracted now.
-    const prose = splitTemplateOpenedThinking(step.answer)?.answer ?? step.answer;
+    const imitated = imitatedResultStart(step.answer, [{ name: '', arguments: {}, start: 0, end: 0 }]);
+    const answer = imitated >= 0 ? step.answer.slice(0, imitated) : step.answer;
+    const prose = splitTemplateOpenedThinking(answer)?.answer ?? answer;
     return { calls, prose, shown: prose !== step.answer, cutOff };
   }
-  // Thinking the template opened ends at a lone `</think>` before the calls: it is not part of the message.
-  const prose = withoutToolCallText(step.answer, shownCalls);
+  // Thinking the template opened ends at a lone `</think>` before the calls: it is not part of the message; nor
+  // is a result the model invented for its own call (shown as it streamed, retracted now).
+  const imitated = imitatedResultStart(step.answer, shownCalls);
+  const prose = withoutToolCallText(imitated >= 0 ? step.answer.slice(0, imitated) : step.answer, shownCalls);
   return { calls, prose: splitTemplateOpenedThinking(prose)?.answer ?? prose, shown: true, cutOff };
 }
 

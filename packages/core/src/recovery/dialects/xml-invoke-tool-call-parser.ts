@@ -23,14 +23,13 @@ const maximumPrefixLength = 16;
  * tag name (`<｜｜DSML｜｜ calls>`, `<‖DSML‖tool_calls>`), and the block named `calls`, `tool_calls` or
  * `function_calls` (SGLang #40236, GenericAgent #804, command-code #909). The calls inside read as usual.
  */
-const brokenDsmlMarkers = ['｜｜', '‖'].flatMap((bar) =>
-  ['tool_calls', 'function_calls', 'calls'].flatMap((name) =>
-    ['', ' '].map((space) => ({
-      open: `<${bar}DSML${bar}${space}${name}>`,
-      closes: [`</${bar}DSML${bar}${space}${name}>`],
-    })),
-  ),
-);
+const brokenDsmlMarkers = [
+  '<｜｜DSML｜｜ calls>',
+  '<｜｜DSML｜｜tool_calls>',
+  '<｜｜DSML｜｜function_calls>',
+  '<‖DSML‖tool_calls>',
+  '<‖DSML‖function_calls>',
+].map((open) => ({ open, closes: [`</${open.slice(1)}`] }));
 
 /**
  * Anthropic-style XML written as text: `<function_calls><invoke name="x"><parameter name="p" string="true">…
