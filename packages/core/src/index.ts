@@ -51,6 +51,12 @@ export {
   toLanguageModelToolChoice,
   toLanguageModelTools,
 } from './llm/index.ts';
+export type {
+  AnswerRepairEnd,
+  AnswerRepairOptions,
+  AnswerRepairOutput,
+} from './middleware/answer-repair.ts';
+export { AnswerRepair } from './middleware/answer-repair.ts';
 export type { RecoveryMiddlewareOptions } from './middleware/recovery-middleware.ts';
 export { createRecoveryMiddleware, recoveryMiddleware } from './middleware/recovery-middleware.ts';
 export type {
@@ -75,6 +81,8 @@ export type {
 export { GuardedFetchError } from './net/guarded-fetch-error.ts';
 export type { IpHostLiteral, IpHostLiteralFields, ParsedHost } from './net/parse-host-literal.ts';
 export { parseHostLiteral } from './net/parse-host-literal.ts';
+export type { TemplateArgumentFormat, TemplateDialect } from './recovery/chat-template-dialect.ts';
+export { dialectFromChatTemplate } from './recovery/chat-template-dialect.ts';
 export type { DelimitedJsonToolCallParserOptions } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export { createDelimitedJsonToolCallParser } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export type { ExtractToolCallsOptions } from './recovery/extract-tool-calls-from-text.ts';
@@ -91,6 +99,18 @@ export { looksLikeToolCallPayload } from './recovery/looks-like-tool-call-payloa
 export type { ModelProfile } from './recovery/model-profiles.ts';
 export { defaultModelProfiles, findModelProfile } from './recovery/model-profiles.ts';
 export { parseToolArguments } from './recovery/parse-tool-arguments.ts';
+export type {
+  ChatTemplateSource,
+  ReadServedChatTemplateOptions,
+  RecoveryDialects,
+  ServedChatTemplate,
+  TemplateDialectCache,
+} from './recovery/served-chat-template.ts';
+export {
+  createTemplateDialectCache,
+  readServedChatTemplate,
+  recoveryDialectsFor,
+} from './recovery/served-chat-template.ts';
 export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
 export { functionCallsMarker, withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type {
