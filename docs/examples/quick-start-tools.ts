@@ -25,7 +25,8 @@ const weather = defineTool({
 const emitter = new Emitter();
 const printing = (async () => {
   for await (const packet of emitter) {
-    if (packet.obj.type === 'tool-end') console.log(packet.obj.toolCallId, packet.obj.status, packet.obj.error?.code ?? '');
+    if (packet.obj.type === 'tool-end')
+      console.log(packet.obj.toolCallId, packet.obj.status, packet.obj.error?.code ?? '');
   }
 })();
 const { messages } = await runToolCalls(

@@ -19,7 +19,8 @@ const turn = runChatTurn({
 });
 for await (const { obj } of turn) {
   if (obj.type === 'tool-start') console.log(`… ${obj.displayName} ${JSON.stringify(obj.arguments)}`);
-  if (obj.type === 'tool-end') console.log(`${obj.error ? '✗' : '✓'} ${obj.toolCallId} ${obj.status} in ${obj.durationMs} ms`);
+  if (obj.type === 'tool-end')
+    console.log(`${obj.error ? '✗' : '✓'} ${obj.toolCallId} ${obj.status} in ${obj.durationMs} ms`);
   if (obj.type === 'message-delta') process.stdout.write(obj.content);
 }
 const { answer, messages } = await turn.result; // `messages`: this turn's history, to send with the next question

@@ -11,10 +11,19 @@ export interface CodeBlock {
   readonly language: string;
   readonly code: string;
   readonly example: string | undefined;
+  /** Why a program block is not an example (`<!-- not-an-example: REASON -->`): a fragment, or it needs a server. */
+  readonly exemption: string | undefined;
 }
 
 /** The languages whose blocks must come from an example file: program code a reader copies. */
-export const programLanguages: ReadonlySet<string> = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs', 'tsx']);
+export const programLanguages: ReadonlySet<string> = new Set([
+  'ts',
+  'typescript',
+  'js',
+  'javascript',
+  'mjs',
+  'tsx',
+]);
 
 /** README.md, every package's README and everything under docs/. */
 export function documentationFiles(): string[] {
@@ -53,12 +62,14 @@ export function codeBlocks(document: string): CodeBlock[] {
     let end = index + 1;
     while (end < lines.length && !(lines[end] as string).trimStart().startsWith(fence)) end += 1;
     const marker = /<!--\s*example:\s*(\S+)\s*-->/.exec(lines[start - 1] ?? '');
+    const exemption = /<!--\s*not-an-example:\s*(.+?)\s*-->/.exec(lines[start - 1] ?? '');
     blocks.push({
       document,
       line: start + 1,
       language: open[3] ?? '',
       code: `${lines.slice(start + 1, end).join('\n')}\n`,
       example: marker?.[1],
+      exemption: exemption?.[1],
     });
     index = end;
   }
