@@ -289,7 +289,7 @@ export class TurnRunner {
     signal?: AbortSignal,
   ): AsyncGenerator<StoredPacket> {
     let cursor = after;
-    let ended = await this.#ended(chatId, turn);
+    let ended = await this.#endedYet(chatId, turn, signal);
     for (;;) {
       if (signal?.aborted) return;
       let read: PacketLogRead;
@@ -302,7 +302,7 @@ export class TurnRunner {
           cursor = packet.sequence;
         }
         if (ended) return;
-        ended = await this.#ended(chatId, turn);
+        ended = await this.#endedYet(chatId, turn, signal);
         if (!ended) await delay(storagePollMs, undefined, signal ? { signal } : {}).catch(() => undefined);
         continue;
       }
@@ -315,12 +315,26 @@ export class TurnRunner {
       if (!read.ended && !ended) {
         // Quiet: still running (or queued), or it ended while this read waited. When it ended, the next read
         // does not wait, and finds the log's end or falls through to storage.
-        ended = await this.#ended(chatId, turn);
+        ended = await this.#endedYet(chatId, turn, signal);
         continue;
       }
       // The log's end, or a quiet log of an ended turn: storage has anything the log lacks (usually nothing).
       yield* this.#replay(chatId, turn, cursor, signal);
       return;
+    }
+  }
+
+  /**
+   * {@link #ended} for a follower: false while storage does not answer (PostgreSQL restarting), after a pause,
+   * so the follower goes on reading the log and asks again.
+   */
+  async #endedYet(chatId: string, turn: number, signal: AbortSignal | undefined): Promise<boolean> {
+    try {
+      return await this.#ended(chatId, turn);
+    } catch (error) {
+      this.#logger.warn('turn.follow_status_unavailable', { chatId, turn, error: errorCode(error) });
+      await delay(storagePollMs, undefined, signal ? { signal } : {}).catch(() => undefined);
+      return false;
     }
   }
 
