@@ -8,6 +8,7 @@ import type { ServerLogger } from '../server-logger.ts';
 import type { LiveTurn } from './live-turn.ts';
 import type { PacketBatcher } from './packet-batcher.ts';
 import { SharedLogMirror } from './shared-log-mirror.ts';
+import type { StartTurnOptions } from './start-turn-options.ts';
 import { retryStorage } from './storage-retry.ts';
 import { TurnAnswerTracker } from './turn-answer-tracker.ts';
 import {
@@ -24,7 +25,6 @@ import {
   shutdownSignal,
   storageFailedSignal,
 } from './turn-reasons.ts';
-import type { StartTurnOptions } from './turn-runner.ts';
 import { TurnWriter } from './turn-writer.ts';
 
 /** What the runner lends each turn it drives. */

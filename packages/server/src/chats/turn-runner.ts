@@ -1,20 +1,19 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import type { ChatTurn } from '@toolbus/core';
-import type { ChatMessage, Packet } from '@toolbus/spec';
-import type { ChatTurnKind, ChatTurnRecord, Storage, StoredPacket } from '@toolbus/storage';
-import type { TurnApprovals } from '../approvals/approval-hub.ts';
+import type { Packet } from '@toolbus/spec';
+import type { ChatTurnRecord, Storage, StoredPacket } from '@toolbus/storage';
 import { ServerError } from '../http/server-error.ts';
 import type { ScaleOutBackend } from '../scale-out/scale-out-backend.ts';
-import type { PacketLogRead } from '../scale-out/shared-turn-packet-log.ts';
 import { InProcessTurnSlots, type TurnSlots } from '../scale-out/turn-slots.ts';
 import type { ServerLogger } from '../server-logger.ts';
 import { LiveTurn } from './live-turn.ts';
 import { PacketBatcher } from './packet-batcher.ts';
-import { DEFAULT_STORAGE_CLOSE_RETRY_MS, DEFAULT_STORAGE_RETRY_MS } from './storage-retry.ts';
+import type { StartTurnOptions } from './start-turn-options.ts';
+import { DEFAULT_STORAGE_CLOSE_RETRY_MS, DEFAULT_STORAGE_RETRY_MS, retryStorage } from './storage-retry.ts';
 import { closingPackets, errorCode, interruptedAnswer } from './turn-closing.ts';
 import { TurnDrive, type TurnDriveContext } from './turn-drive.ts';
+import { TurnPacketReader } from './turn-packet-reader.ts';
 import { ABANDONED_TURN_REASON, INTERRUPTED_TURN_REASON, shutdownSignal } from './turn-reasons.ts';
 
+export type { StartTurnOptions, TurnRunContext } from './start-turn-options.ts';
 export {
   ABANDONED_TURN_REASON,
   INTERRUPTED_TURN_REASON,
@@ -24,56 +23,9 @@ export {
   WORKER_LOST_TURN_REASON,
 } from './turn-reasons.ts';
 
-/** What starting a turn takes. */
-export interface StartTurnOptions {
-  readonly chatId: string;
-  readonly userId: string;
-  readonly kind?: ChatTurnKind;
-  /** The messages the turn adds before the answer (the user's message). */
-  readonly input: readonly ChatMessage[];
-  /** Starts the agent loop; called once the turn is recorded (with its index). */
-  readonly run: (signal: AbortSignal, turn: number, context: TurnRunContext) => ChatTurn;
-  /** Runs after the turn ended and its history is written (closes the tool assembly). */
-  readonly cleanup?: () => Promise<void>;
-  /** The turn's egress approvals: their packets join the stream at the tool call they belong to. */
-  readonly approvals?: TurnApprovals;
-  /** The concurrency slot the turn holds ({@link TurnRunner.acquireSlot}): kept alive while it runs, then freed. */
-  readonly slot?: string;
-  /**
-   * For a queued turn: true while this replica still holds it. Checked before every write; once false the turn is
-   * aborted and writes nothing more (the replica that took it over closes it).
-   */
-  readonly held?: () => Promise<boolean>;
-  /**
-   * The turn ran before on a replica that died, and this run goes on from where it stopped (a Deep Research run
-   * resumed from its checkpoint): the packets stored so far are kept and published first, and this run's packets
-   * follow them in the same sequence.
-   */
-  readonly continues?: boolean;
-}
-
-/** What a turn's loop may ask of the runner driving it. */
-export interface TurnRunContext {
-  /** The packets stored before this run started (see {@link StartTurnOptions.continues}), in order. */
-  readonly earlier: readonly Packet[];
-  /**
-   * Resolves once every packet the loop emitted so far is stored and published: true, or false when this replica
-   * no longer holds the turn or could not store them (then nothing that depends on them may be written either).
-   */
-  persisted(): Promise<boolean>;
-}
-
 /** The single-flight lock that lets one replica at a time sweep abandoned turns. */
 const abandonedSweepLock = 'abandoned-turn-sweep';
 const abandonedSweepLockMs = 5 * 60_000;
-
-/** How long a follower of a turn running on another replica waits for packets before checking the turn's status. */
-const sharedReadBlockMs = 1_000;
-
-const replayPageSize = 500;
-
-/** How often a follower reads storage for a turn running elsewhere while the shared log does not answer. */
-const storagePollMs = 250;
 
 /**
  * Runs turns detached from any HTTP connection: a client that disconnects does not stop a turn, `stop` does.
@@ -87,6 +39,7 @@ export class TurnRunner {
   readonly #scaleOut: ScaleOutBackend | undefined;
   readonly #slots: TurnSlots;
   readonly #drives: TurnDriveContext;
+  readonly #reader: TurnPacketReader;
   /** Aborted when the server closes: retries of writes and of the shared log stop. */
   readonly #closing = new AbortController();
   #unsubscribe: (() => Promise<void>) | undefined;
@@ -108,6 +61,7 @@ export class TurnRunner {
     this.#logger = options.logger;
     this.#scaleOut = options.scaleOut;
     this.#slots = options.scaleOut?.slots ?? new InProcessTurnSlots();
+    this.#reader = new TurnPacketReader({ storage: options.storage, logger: options.logger });
     this.#drives = {
       storage: options.storage,
       logger: options.logger,
@@ -169,7 +123,7 @@ export class TurnRunner {
     const live = new LiveTurn({ chatId: options.chatId, index: options.turn, userId: options.userId });
     const earlier: StoredPacket[] = [];
     if (options.continues) {
-      for await (const packet of this.#replay(options.chatId, options.turn, 0)) earlier.push(packet);
+      for await (const packet of this.#reader.replay(options.chatId, options.turn, 0)) earlier.push(packet);
       // The dead replica may have stored packets it never appended to the shared log: followers elsewhere read
       // them there before this run's packets.
       await this.#logMissing(options.chatId, options.turn, earlier);
@@ -259,7 +213,7 @@ export class TurnRunner {
   async endedAt(chatId: string, turn: number, after: number): Promise<boolean> {
     const live = this.live(chatId, turn);
     if (live) return live.done && after >= live.lastSequence;
-    if (!(await this.#ended(chatId, turn))) return false;
+    if (!(await this.#reader.ended(chatId, turn))) return false;
     return (await this.#storage.chats.listPackets({ chatId, turn, after, limit: 1 })).length === 0;
   }
 
@@ -271,100 +225,8 @@ export class TurnRunner {
     // The live turn's own follower, not wrapped in another generator: each packet costs one step fewer.
     const live = this.live(chatId, turn);
     if (live) return live.follow(after, signal);
-    if (this.#scaleOut) return this.#followShared(this.#scaleOut, chatId, turn, after, signal);
-    return this.#replay(chatId, turn, after, signal);
-  }
-
-  /**
-   * A turn running (or queued) on another replica: its packets from the shared log, live. Storage is the record
-   * and the log a cache: when the log stays quiet and storage says the turn ended (the log forgot it, or its
-   * writer could not append), when the log holds the end, and while the log does not answer (Redis away), the
-   * rest comes from storage, which has every packet the log has.
-   */
-  async *#followShared(
-    scaleOut: ScaleOutBackend,
-    chatId: string,
-    turn: number,
-    after: number,
-    signal?: AbortSignal,
-  ): AsyncGenerator<StoredPacket> {
-    let cursor = after;
-    let ended = await this.#endedYet(chatId, turn, signal);
-    for (;;) {
-      if (signal?.aborted) return;
-      let read: PacketLogRead;
-      try {
-        read = await scaleOut.packets.read(chatId, turn, cursor, { blockMs: ended ? 0 : sharedReadBlockMs });
-      } catch (error) {
-        this.#logger.warn('turn.follow_from_storage', { chatId, turn, error: errorCode(error) });
-        for await (const packet of this.#replay(chatId, turn, cursor, signal)) {
-          yield packet;
-          cursor = packet.sequence;
-        }
-        if (ended) return;
-        ended = await this.#endedYet(chatId, turn, signal);
-        if (!ended) await delay(storagePollMs, undefined, signal ? { signal } : {}).catch(() => undefined);
-        continue;
-      }
-      for (const packet of read.packets) {
-        if (signal?.aborted) return;
-        yield packet;
-        cursor = packet.sequence;
-      }
-      if (read.packets.length > 0 && !read.ended) continue;
-      if (!read.ended && !ended) {
-        // Quiet: still running (or queued), or it ended while this read waited. When it ended, the next read
-        // does not wait, and finds the log's end or falls through to storage.
-        ended = await this.#endedYet(chatId, turn, signal);
-        continue;
-      }
-      // The log's end, or a quiet log of an ended turn: storage has anything the log lacks (usually nothing).
-      yield* this.#replay(chatId, turn, cursor, signal);
-      return;
-    }
-  }
-
-  /**
-   * {@link #ended} for a follower: false while storage does not answer (PostgreSQL restarting), after a pause,
-   * so the follower goes on reading the log and asks again.
-   */
-  async #endedYet(chatId: string, turn: number, signal: AbortSignal | undefined): Promise<boolean> {
-    try {
-      return await this.#ended(chatId, turn);
-    } catch (error) {
-      this.#logger.warn('turn.follow_status_unavailable', { chatId, turn, error: errorCode(error) });
-      await delay(storagePollMs, undefined, signal ? { signal } : {}).catch(() => undefined);
-      return false;
-    }
-  }
-
-  /** Whether storage records the turn as ended (not running). */
-  async #ended(chatId: string, turn: number): Promise<boolean> {
-    const record = await this.#storage.chats.getTurn({ chatId, turn });
-    return record !== undefined && record.status !== 'running';
-  }
-
-  async *#replay(
-    chatId: string,
-    turn: number,
-    after: number,
-    signal?: AbortSignal,
-  ): AsyncGenerator<StoredPacket> {
-    let cursor = after;
-    for (;;) {
-      const page = await this.#storage.chats.listPackets({
-        chatId,
-        turn,
-        after: cursor,
-        limit: replayPageSize,
-      });
-      for (const packet of page) {
-        if (signal?.aborted) return;
-        yield packet;
-        cursor = packet.sequence;
-      }
-      if (page.length < replayPageSize) return;
-    }
+    if (this.#scaleOut) return this.#reader.followShared(this.#scaleOut, chatId, turn, after, signal);
+    return this.#reader.replay(chatId, turn, after, signal);
   }
 
   /**
@@ -386,35 +248,50 @@ export class TurnRunner {
    * was no longer running.
    */
   async closeInterrupted(turn: ChatTurnRecord, reason: string = INTERRUPTED_TURN_REASON): Promise<boolean> {
-    const stored: StoredPacket[] = [];
-    for await (const packet of this.#replay(turn.chatId, turn.index, 0)) stored.push(packet);
-    const packets = stored.map((packet) => packet.packet as Packet);
-    const closing = closingPackets(packets, reason);
-    const last = await this.#storage.chats.appendPackets({
-      chatId: turn.chatId,
-      turn: turn.index,
-      packets: closing,
-    });
-    try {
-      await this.#storage.chats.finishTurn({
-        chatId: turn.chatId,
-        turn: turn.index,
-        status: 'interrupted',
-        reason,
-        messages: [...turn.input, interruptedAnswer(packets, reason)],
-      });
-    } catch (error) {
-      // Another replica closed it first: its closing packets stand.
-      if (errorCode(error) === 'conflict') return false;
-      throw error;
-    }
+    const { chatId, index } = turn;
+    // Retried while storage does not answer (PostgreSQL restarting): a takeover that failed would leave the turn
+    // running, and its followers waiting, until the next sweep. The closing packets are appended once.
+    let closed: { stored: StoredPacket[]; packets: Packet[] } | undefined;
+    const finished = await retryStorage(
+      async () => {
+        if (!closed) {
+          const stored: StoredPacket[] = [];
+          for await (const packet of this.#reader.replay(chatId, index, 0)) stored.push(packet);
+          const packets = stored.map((packet) => packet.packet as Packet);
+          const closing = closingPackets(packets, reason);
+          const last = await this.#storage.chats.appendPackets({ chatId, turn: index, packets: closing });
+          const first = last - closing.length + 1;
+          stored.push(...closing.map((packet, offset) => ({ sequence: first + offset, packet })));
+          closed = { stored, packets };
+        }
+        try {
+          await this.#storage.chats.finishTurn({
+            chatId,
+            turn: index,
+            status: 'interrupted',
+            reason,
+            messages: [...turn.input, interruptedAnswer(closed.packets, reason)],
+          });
+          return true;
+        } catch (error) {
+          // Another replica closed it first: its closing packets stand.
+          if (errorCode(error) === 'conflict') return false;
+          throw error;
+        }
+      },
+      { windowMs: this.#drives.storageRetry.writeMs, signal: this.#closing.signal },
+    );
+    if (!finished || !closed) return false;
     if (this.#scaleOut) {
-      const first = last - closing.length + 1;
-      const all = [...stored, ...closing.map((packet, offset) => ({ sequence: first + offset, packet }))];
-      await this.#logMissing(turn.chatId, turn.index, all);
-      await this.#scaleOut.packets.end(turn.chatId, turn.index);
+      try {
+        await this.#logMissing(chatId, index, closed.stored);
+        await this.#scaleOut.packets.end(chatId, index);
+      } catch (error) {
+        // Followers read the rest from storage once the log stays quiet.
+        this.#logger.warn('turn.log_end_failed', { chatId, turn: index, error: errorCode(error) });
+      }
     }
-    this.#logger.warn('turn.interrupted', { chatId: turn.chatId, turn: turn.index });
+    this.#logger.warn('turn.interrupted', { chatId, turn: index });
     return true;
   }
 
