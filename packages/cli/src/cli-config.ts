@@ -31,8 +31,11 @@ export interface ToolbusConfigFile {
    * reads `PGPASSWORD`), or `urlEnv` the NAME of a variable holding the whole URL. `TOOLBUS_STORAGE_URL` wins.
    */
   storage?: { url?: string; urlEnv?: string };
-  /** Redis shared by several `toolbus serve` replicas (docs/scale-out.md); without it turns run in-process. */
-  redis?: { url?: string };
+  /**
+   * Redis shared by several `toolbus serve` replicas (docs/scale-out.md); without it turns run in-process. The
+   * timing decides how fast a dead replica's turns are taken over (see scale-out-timing.ts).
+   */
+  redis?: { url?: string; turnLockMs?: number; stalledCheckMs?: number; slotTtlMs?: number };
   /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
   skills?: { reservedNames?: string[] };
   /**

@@ -83,7 +83,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const auth = options.auth ?? 'api-keys';
   const storage = options.storage;
   const scaleOut = options.scaleOut;
-  const turns = new TurnRunner({ storage, logger, scaleOut, packetFlushMs: options.packetFlushMs });
+  const turns = new TurnRunner({
+    storage,
+    logger,
+    scaleOut,
+    packetFlushMs: options.packetFlushMs,
+    storageRetry: options.storageRetry,
+  });
   if (scaleOut) {
     // Other replicas may be running the turns storage lists as running: a dead worker's turns are closed when
     // the queue delivers them again, not here.

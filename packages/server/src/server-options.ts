@@ -105,6 +105,12 @@ export interface ServerOptions {
    * Default 0: at the next event-loop pass.
    */
   readonly packetFlushMs?: number;
+  /**
+   * While storage does not answer (PostgreSQL restarting), a turn's writes are retried for `writeMs` (default
+   * 30 s) before the turn is stopped; such a turn then waits up to `closeMs` (default 10 min) for storage to
+   * write its end.
+   */
+  readonly storageRetry?: { readonly writeMs?: number; readonly closeMs?: number };
   /** Stream heartbeat interval (default 15 s). */
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */

@@ -33,12 +33,14 @@ import { storedKeyAuthenticator } from '../gateway-key-check.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
+import { resolveScaleOutTiming } from '../scale-out-timing.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
                      [--public-origin https://host] [--turns-per-user N] [--requests-per-minute N]
+                     [--turn-lock-ms N] [--stalled-check-ms N] [--slot-ttl-ms N]
 
 Serves chats (streamed packets that survive disconnects), the admin API and /openapi.json over HTTP.
 Loopback by default, where --auth local (the default there) acts as the CLI's own user; any other host needs
@@ -53,7 +55,17 @@ GET /health; both (the default) does both. Without redis.url every turn runs in 
 MCP OAuth redirect URIs are built on it alone, and when it is https the session cookie is Secure. Without it,
 OAuth flows are refused for requests by any non-loopback name (the Host header is the client's to set).
 --turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
---requests-per-minute N: requests per user per minute, counted by each replica (default 600).
+--requests-per-minute N: requests per user per minute (default 600; with redis.url one allowance per user for
+  the whole deployment, counted in Redis, not one per replica).
+
+Takeover of a dead replica's turns (with redis.url; also TOOLBUS_TURN_LOCK_MS, TOOLBUS_STALLED_CHECK_MS,
+TOOLBUS_SLOT_TTL_MS, or the config keys redis.turnLockMs, redis.stalledCheckMs, redis.slotTtlMs):
+--turn-lock-ms N: a worker's hold on a turn, renewed while it runs (default 30000). A dead worker's turns are
+  closed by another between N and N + --stalled-check-ms after its death (30-45 s with the defaults).
+--stalled-check-ms N: how often workers look for turns whose worker died (default 15000).
+--slot-ttl-ms N: how long a dead replica's per-user turn slots still count (default 30000).
+Shorter is faster takeover but more Redis traffic, and a worker whose event loop stalls longer than
+--turn-lock-ms loses its turns (docs/scale-out.md).
 
 Ctrl-C (SIGINT) or SIGTERM stops it: running turns end with {"type":"stop","reason":"interrupted"} (what was
 answered so far is kept), open streams get that end and close, and it exits 0. A second signal exits at once, 130
@@ -84,6 +96,9 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       'public-origin': { type: 'string' },
       'turns-per-user': { type: 'string' },
       'requests-per-minute': { type: 'string' },
+      'turn-lock-ms': { type: 'string' },
+      'stalled-check-ms': { type: 'string' },
+      'slot-ttl-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -153,7 +168,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
           worker: role !== 'api',
           onError: (event, error) =>
             logger.warn(`scale_out.${event}`, { error: error instanceof Error ? error.name : 'unknown' }),
-          ...scaleOutTimingFromEnv(io.env),
+          ...resolveScaleOutTiming({ flags: values, env: io.env, file: config.file.redis }),
         });
   const workspace = await openWorkspace(config);
   const fetch = createGuardedFetch({
@@ -317,26 +332,3 @@ function listenError(error: unknown, at: { port: number; host: string }): unknow
  * Queue timing from the environment, for tests that kill a replica and cannot wait the production 30 s before its
  * turns are taken over (`TOOLBUS_TURN_LOCK_MS`, `TOOLBUS_STALLED_CHECK_MS`, `TOOLBUS_SLOT_TTL_MS`).
  */
-function scaleOutTimingFromEnv(env: Readonly<Record<string, string | undefined>>): {
-  queue?: { lockDurationMs?: number; stalledIntervalMs?: number };
-  slotTtlMs?: number;
-} {
-  const read = (name: string): number | undefined => {
-    const value = Number(env[name]);
-    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
-  };
-  const lockDurationMs = read('TOOLBUS_TURN_LOCK_MS');
-  const stalledIntervalMs = read('TOOLBUS_STALLED_CHECK_MS');
-  const slotTtlMs = read('TOOLBUS_SLOT_TTL_MS');
-  return {
-    ...(lockDurationMs === undefined && stalledIntervalMs === undefined
-      ? {}
-      : {
-          queue: {
-            ...omitUndefined({ lockDurationMs }),
-            ...omitUndefined({ stalledIntervalMs }),
-          },
-        }),
-    ...omitUndefined({ slotTtlMs }),
-  };
-}
