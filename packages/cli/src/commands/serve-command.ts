@@ -24,6 +24,7 @@ import { EXIT_CODES } from '../exit-codes.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
+import { watchSandboxHealth } from '../sandbox-health.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 
@@ -141,6 +142,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
   // One interpreter (or pool) for every chat of this process: a pool's health state is shared, not per chat.
   const sandbox = configuredInterpreter(config.file);
+  // Its state on /health, and a log line when every service stops answering (and when one is back).
+  const sandboxHealth =
+    sandbox &&
+    watchSandboxHealth({ interpreter: sandbox.interpreter, serviceCount: sandbox.serviceCount, logger });
   // Deep Research needs the models' input window, as `toolbus research` reads it.
   const contextWindow = Number(io.env.TOOLBUS_CONTEXT_WINDOW);
   const server = await createServer({
@@ -156,6 +161,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     fetch: fetch as typeof globalThis.fetch,
     logger,
     limits,
+    ...(sandboxHealth ? { healthComponents: [sandboxHealth] } : {}),
     ...omitUndefined({ scaleOut }),
     skills: {
       ...(await openSkillStores(skillsDataDirectory(config, io.env))),
@@ -216,6 +222,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await http.close();
     return EXIT_CODES.ok;
   } finally {
+    sandboxHealth?.close();
     sandbox?.close();
     await server.close();
     await scaleOut?.close();
