@@ -74,7 +74,7 @@ export type {
 } from './net/guarded-fetch-error.ts';
 export { GuardedFetchError } from './net/guarded-fetch-error.ts';
 export type { IpHostLiteral, IpHostLiteralFields, ParsedHost } from './net/parse-host-literal.ts';
-export { parseHostLiteral } from './net/parse-host-literal.ts';
+export { canonicalHostName, parseHostLiteral } from './net/parse-host-literal.ts';
 export type { DelimitedJsonToolCallParserOptions } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export { createDelimitedJsonToolCallParser } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export type { ExtractToolCallsOptions } from './recovery/extract-tool-calls-from-text.ts';

@@ -63,6 +63,7 @@ function toConnectedApp(record: ConnectedAppRecord): ConnectedApp {
     urlPatterns: record.urlPatterns,
     actions: record.actions,
     usable: record.enabled && Object.keys(record.headers).length > 0,
+    enabled: record.enabled,
   };
 }
 
