@@ -143,6 +143,9 @@ export {
   answerCutOffCalls,
   CUT_OFF_TOOL_CALL_CODE,
   cutOffToolCallMessage,
+  stepEndedBadly,
+  UNRUN_TOOL_CALL_CODE,
+  unrunToolCallMessage,
 } from './turn/cut-off-tool-calls.ts';
 export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
 export { runLlmStep } from './turn/llm-step.ts';

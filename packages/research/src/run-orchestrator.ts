@@ -3,13 +3,14 @@ import {
   answerCutOffCalls,
   collapseCitations,
   createCitationAllocator,
-  cutOffToolCallMessage,
   type PacketSink,
   type RunChatTurnOptions,
   runLlmStep,
   runToolCalls,
   StepPlacement,
+  stepEndedBadly,
   type ToolCallOutcome,
+  unrunToolCallMessage,
 } from '@toolbus/core';
 import type { ChatMessage, CitedDocument, Tool, ToolbusError } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -182,7 +183,9 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
 
     // A dispatch the output token limit cut off is answered without running (fail closed), and the
     // orchestrator gets another cycle to dispatch it again.
-    const cutOffOutcomes = answerCutOffCalls(step.cutOffToolCalls, [agentTool], options.sink);
+    // So is every call of a step that ended badly (content filter, provider error, unknown reason).
+    const unrun = stepEndedBadly(step.finishReason) ? calls : step.cutOffToolCalls;
+    const cutOffOutcomes = answerCutOffCalls(unrun, [agentTool], options.sink, step.finishReason);
     toolOutcomes.push(...cutOffOutcomes);
     const cutOff = new Set(cutOffOutcomes.map((outcome) => outcome.call.id));
     const agentCalls = calls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME && !cutOff.has(call.id));
@@ -203,7 +206,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
         toolName: call.name,
         content,
       });
-      if (cutOff.has(call.id)) return answer(cutOffToolCallMessage(call.name));
+      if (cutOff.has(call.id)) return answer(unrunToolCallMessage(call.name, step.finishReason));
       if (call.name === THINK_TOOL_NAME && offered.has(THINK_TOOL_NAME)) return answer(THINK_TOOL_RESPONSE);
       if (call.name === GENERATE_REPORT_TOOL_NAME) return answer('Writing the final report now.');
       if (call.name !== RESEARCH_AGENT_TOOL_NAME) {
@@ -238,7 +241,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
     history.push(...results);
     const thought = offered.has(THINK_TOOL_NAME) && calls.some((call) => call.name === THINK_TOOL_NAME);
     const done =
-      calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME) ||
+      calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME && !cutOff.has(call.id)) ||
       (agentCalls.length === 0 && !thought && cutOff.size === 0) ||
       cycle + 1 >= maxCycles - 1;
     await completed(done);
