@@ -93,7 +93,7 @@ for (const provider of scriptedProviders) {
       );
       const errors = packets.filter((packet) => packet.obj.type === 'error');
       assert.equal(errors.length, 1);
-      assert.equal((errors[0]?.obj as { code: string }).code, UNRUN_TOOL_CALL_CODE);
+      assert.equal((errors[0]?.obj as { code?: string } | undefined)?.code, UNRUN_TOOL_CALL_CODE);
       assert.equal(result.answer, 'I will not do that.');
     });
 
