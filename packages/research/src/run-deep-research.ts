@@ -24,6 +24,7 @@ import {
 import { createGeneratePlanTool, researchToolsOf } from './research-tools.ts';
 import { asPlan, createRetypingSink } from './retyping-sink.ts';
 import { type OrchestratorProgress, type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
+import { writeFinalReport } from './write-final-report.ts';
 
 /** Options for {@link runDeepResearch}. */
 export interface RunDeepResearchOptions {
@@ -229,24 +230,30 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
   const findings = orchestrated.agents
     .map((agent, index) => `Research ${index + 1}: ${agent.task}\n${agent.report}`)
     .join('\n\n');
-  const reportStep = await runLlmStep({
-    ...common,
-    citations: createCitationAllocator({ known: documents.values() }),
-    citing: true,
-    messages: [
-      { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
-      ...context,
-      {
-        role: 'user',
-        content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
-      },
-    ],
-    tools: [],
-    toolChoice: 'none',
+  const reportStep = await writeFinalReport({
     turn,
     sink: emitter,
-    announcedDocuments: new Set(),
-    stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
+    ...omitUndefined({ signal: options.signal }),
+    runStep: (reportTurn) =>
+      runLlmStep({
+        ...common,
+        citations: createCitationAllocator({ known: documents.values() }),
+        citing: true,
+        messages: [
+          { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
+          ...context,
+          {
+            role: 'user',
+            content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
+          },
+        ],
+        tools: [],
+        toolChoice: 'none',
+        turn: reportTurn,
+        sink: emitter,
+        announcedDocuments: new Set(),
+        stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
+      }),
   });
   if (reportStep.error) throw reportStep.error;
   const answer = reportStep.answer;

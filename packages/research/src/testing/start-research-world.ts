@@ -70,6 +70,8 @@ export interface ResearchWorld {
   script: OrchestratorScript;
   /** Append this sentence, citing [1], to the final report (a claim no source makes). */
   unsupportedClaim: string | undefined;
+  /** How many of the next final-report steps drop their connection after writing part of the report. */
+  dropReports: number;
   /** How long each step of an agent whose task says `slowly` waits before it answers (default 1000 ms). */
   slowStepMs: number;
   /** A real provider package talking to the server in its wire format. */
@@ -152,6 +154,7 @@ export async function startResearchWorld(options: { delayMs: number }): Promise<
     tools,
     script: { tasks: [] },
     unsupportedClaim: undefined,
+    dropReports: 0,
     slowStepMs: 1_000,
     model(provider) {
       const baseUrl = `${world.server.url}/v1`;
@@ -287,7 +290,13 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
     const sentences = reports.match(/[^.\n]*\[\d+(?:, \d+)*\]\./g) ?? [];
     const body = sentences.map((sentence) => sentence.trim()).join(' ');
     const claim = world.unsupportedClaim ? ` ${world.unsupportedClaim} [1].` : '';
-    return text(`${body || 'The research found nothing.'}${claim}`);
+    const report = text(`${body || 'The research found nothing.'}${claim}`);
+    if (world.dropReports > 0) {
+      world.dropReports -= 1;
+      // A pause first, so the half is on the wire before the connection goes.
+      return [...report.slice(0, Math.ceil(report.length / 2)), { type: 'delay', ms: 200 }, { type: 'drop' }];
+    }
+    return report;
   }
   if (system.includes('citation checker')) {
     // A careful reader: a claim is supported when most of its words are in the source text it was shown.
