@@ -256,10 +256,17 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
       }),
   });
   if (reportStep.error) throw reportStep.error;
-  const answer = reportStep.answer;
-  if (!answer.trim())
+  if (!reportStep.answer.trim())
     throw new DeepResearchError({ code: 'no_report', message: 'The report step wrote nothing.' });
   const reportTurn = reportStep.nextTurn - 1;
+  // The report says what went unresearched in the run's own words, whatever the model made of the failures.
+  const unresearched = orchestrated.agents.filter((agent) => agent.status === 'failed');
+  const gaps =
+    unresearched.length === 0
+      ? ''
+      : `\n\nNot researched, because its research agent failed: ${unresearched.map((agent) => agent.task).join('; ')}.`;
+  if (gaps) emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'message-delta', content: gaps });
+  const answer = reportStep.answer + gaps;
 
   let citationChecks: CitationCheck[] = [];
   if (options.checkCitations !== false) {

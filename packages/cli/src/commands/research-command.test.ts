@@ -50,6 +50,19 @@ describe('toolbus research', () => {
     assert.match(stdout, /Citation check: \d+ supported, 1 unsupported, 0 unverifiable\./);
   });
 
+  test('an agent whose every search failed is shown failed, and the report says what went unresearched', async () => {
+    world.script = { tasks: ['Research solar panels', 'Research offline archives'] };
+    const { code, stdout, stderr } = await spawnCli(
+      ['research', 'Solar and archives?', '--context-window', '128000', '--skip-clarification'],
+      env,
+    );
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /✓ Agent 1: Research solar panels — report written, 3 sources/);
+    assert.match(stdout, /✗ Agent 2: Research offline archives — .*Every search it made failed/);
+    assert.doesNotMatch(stdout, /✓ Agent 2/);
+    assert.match(stdout, /Not researched, because its research agent failed: Research offline archives\./);
+  });
+
   test('Ctrl-C during a research run stops it: exit 130, "[stopped by the user]", no error', async () => {
     world.script = { tasks: ['Research what hangs'] };
     const cli = startCli(

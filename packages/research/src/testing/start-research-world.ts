@@ -20,7 +20,7 @@ import { createOpenUrlTool, createWebSearchProvider, createWebSearchTool } from 
  * How the scripted research agent for a task behaves; chosen by a keyword in the task. A searcher whose task
  * says `slowly` waits {@link ResearchWorld.slowStepMs} before each of its steps.
  */
-export type AgentBehaviour = 'searcher' | 'fails' | 'hangs' | 'thinker' | 'silent';
+export type AgentBehaviour = 'searcher' | 'fails' | 'hangs' | 'thinker' | 'silent' | 'offline';
 
 /** How the scripted orchestrator behaves. */
 export interface OrchestratorScript {
@@ -242,11 +242,18 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
   if (system.includes('research agent:')) {
     const task = users[0]?.text ?? '';
     const behaviour =
-      (['fails', 'hangs', 'thinker', 'silent'] as const).find((word) => task.includes(word)) ?? 'searcher';
+      (['fails', 'hangs', 'thinker', 'silent', 'offline'] as const).find((word) => task.includes(word)) ??
+      'searcher';
     if (behaviour === 'fails')
       return [{ type: 'http-error', status: 400, message: 'scripted agent failure' }];
     if (behaviour === 'hangs') return [{ type: 'delay', ms: 60_000 }, ...text('too late')];
     if (behaviour === 'silent') return text('I found nothing to search for.');
+    // Every page it opens is refused (an address the guard blocks), then it asks for its report all the same.
+    if (behaviour === 'offline') {
+      return steps.length === 0
+        ? [call('open_url', { urls: ['http://10.255.255.1/one', 'http://10.255.255.1/two'] })]
+        : [call('generate_report', {})];
+    }
     if (behaviour === 'thinker') {
       return request.toolNames.includes('think_tool')
         ? [call('think_tool', { reasoning: `Still thinking about ${task}.` })]
