@@ -147,8 +147,11 @@ export type { RankedTool, ToolSearchIndex } from './tool-search/rank-tools.ts';
 export { createToolSearchIndex } from './tool-search/rank-tools.ts';
 export {
   answerCutOffCalls,
+  answerUnrunCalls,
   CUT_OFF_TOOL_CALL_CODE,
   cutOffToolCallMessage,
+  MALFORMED_TOOL_CALL_CODE,
+  malformedToolCallMessage,
   stepEndedBadly,
   UNRUN_TOOL_CALL_CODE,
   unrunToolCallMessage,

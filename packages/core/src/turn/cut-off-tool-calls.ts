@@ -73,8 +73,38 @@ export function answerCutOffCalls(
   finishReason?: ModelFinishReason,
 ): ToolCallOutcome[] {
   const code = stepEndedBadly(finishReason) ? UNRUN_TOOL_CALL_CODE : CUT_OFF_TOOL_CALL_CODE;
-  return calls.map((call) => {
-    const message = unrunToolCallMessage(call.name, finishReason);
+  return answerUnrunCalls({
+    calls,
+    tools,
+    sink,
+    code,
+    message: (call) => unrunToolCallMessage(call.name, finishReason),
+  });
+}
+
+/** The failure code of a call whose argument text was not valid JSON (see {@link malformedToolCallMessage}). */
+export const MALFORMED_TOOL_CALL_CODE = 'tool_call_malformed';
+
+/**
+ * What the model reads for a call whose argument text was not one valid JSON value although nothing cut it off:
+ * what it would run on is a repair, a guess, so it is not run; the model sees what its text read as.
+ */
+export function malformedToolCallMessage(call: ToolCall): string {
+  const readAs = JSON.stringify(call.arguments);
+  return `The call to "${call.name}" was not run: its arguments were not valid JSON, and a repair (${readAs.length > 200 ? `${readAs.slice(0, 200)}…` : readAs}) may not be what was meant. Call it again with valid JSON arguments.`;
+}
+
+/** Answers calls without running them, each with its message: `tool-start`, an `error`, then `section-end`. */
+export function answerUnrunCalls(options: {
+  readonly calls: readonly ToolCall[];
+  readonly tools: readonly Tool[];
+  readonly sink: PacketSink;
+  readonly code: string;
+  readonly message: (call: ToolCall) => string;
+}): ToolCallOutcome[] {
+  const { tools, sink, code } = options;
+  return options.calls.map((call) => {
+    const message = options.message(call);
     const displayName = tools.find((tool) => tool.name === call.name)?.displayName ?? call.name;
     sink.emitAt(call.placement, {
       type: 'tool-start',

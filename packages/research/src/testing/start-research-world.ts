@@ -39,6 +39,8 @@ export interface OrchestratorScript {
    * reason `length`); the next cycle dispatches that task again, whole.
    */
   readonly cutOffFirstDispatch?: boolean;
+  /** As `cutOffFirstDispatch`, but the step ends normally: the call's arguments are simply not valid JSON. */
+  readonly malformedFirstDispatch?: boolean;
 }
 
 /** One timed backend request. */
@@ -220,7 +222,7 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
       const next = script.tasks[dispatched.length];
       return next ? [call('research_agent', { task: next })] : [call('generate_report', {})];
     }
-    if (dispatched.length === 0 && script.cutOffFirstDispatch) {
+    if (dispatched.length === 0 && (script.cutOffFirstDispatch || script.malformedFirstDispatch)) {
       const whole = script.tasks.slice(0, -1).map((task, index) => call('research_agent', { task }, index));
       const last = script.tasks.at(-1) ?? '';
       const index = whole.length;
@@ -228,12 +230,12 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
         ...whole,
         { type: 'tool-call-start', index, id: `call_${index}_cut`, name: 'research_agent' },
         { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify({ task: last }).slice(0, 12) },
-        { type: 'finish', reason: 'length' },
+        { type: 'finish', reason: script.malformedFirstDispatch ? 'tool-calls' : 'length' },
       ];
     }
     if (dispatched.length === 0)
       return script.tasks.map((task, index) => call('research_agent', { task }, index));
-    if (script.cutOffFirstDispatch && dispatched.length === 1) {
+    if ((script.cutOffFirstDispatch || script.malformedFirstDispatch) && dispatched.length === 1) {
       const last = script.tasks.at(-1) ?? '';
       return [call('research_agent', { task: last })];
     }
