@@ -47,6 +47,8 @@ export type {
   PacketObject,
   PacketType,
   StopReason,
+  ToolCallStatus,
+  ToolEndPacket,
 } from './packet.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
