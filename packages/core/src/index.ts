@@ -80,7 +80,7 @@ export type {
 } from './net/guarded-fetch-error.ts';
 export { GuardedFetchError } from './net/guarded-fetch-error.ts';
 export type { IpHostLiteral, IpHostLiteralFields, ParsedHost } from './net/parse-host-literal.ts';
-export { parseHostLiteral } from './net/parse-host-literal.ts';
+export { canonicalHostName, parseHostLiteral } from './net/parse-host-literal.ts';
 export type { TemplateArgumentFormat, TemplateDialect } from './recovery/chat-template-dialect.ts';
 export { dialectFromChatTemplate } from './recovery/chat-template-dialect.ts';
 export type { DelimitedJsonToolCallParserOptions } from './recovery/dialects/delimited-json-tool-call-parser.ts';
@@ -161,8 +161,14 @@ export type { RankedTool, ToolSearchIndex } from './tool-search/rank-tools.ts';
 export { createToolSearchIndex } from './tool-search/rank-tools.ts';
 export {
   answerCutOffCalls,
+  answerUnrunCalls,
   CUT_OFF_TOOL_CALL_CODE,
   cutOffToolCallMessage,
+  MALFORMED_TOOL_CALL_CODE,
+  malformedToolCallMessage,
+  stepEndedBadly,
+  UNRUN_TOOL_CALL_CODE,
+  unrunToolCallMessage,
 } from './turn/cut-off-tool-calls.ts';
 export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
 export { runLlmStep } from './turn/llm-step.ts';

@@ -34,6 +34,7 @@ import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-se
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { describeMcpEndpoint, mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { healthReport } from './observability/health-component.ts';
 import { repeatLimitedWarnings } from './observability/repeat-limited-warnings.ts';
 import { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 import { singleFlight } from './scale-out/single-flight-lock.ts';
@@ -270,7 +271,21 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     tag: 'server',
     access: { kind: 'public' },
     responses: {
-      200: { description: 'Serving', schema: z.object({ ok: z.literal(true), runningTurns: z.number() }) },
+      200: {
+        description:
+          'Serving. With components (a sandbox pool): `status` is degraded while one of them is degraded or down',
+        schema: z.object({
+          ok: z.literal(true),
+          runningTurns: z.number(),
+          status: z.enum(['ok', 'degraded']).optional(),
+          components: z
+            .record(
+              z.string(),
+              z.object({ status: z.enum(['ok', 'degraded', 'down']), detail: z.string().optional() }),
+            )
+            .optional(),
+        }),
+      },
     },
   });
   routes.describe({
@@ -283,7 +298,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     responses: { 200: { description: 'The OpenAPI 3.1 document', contentType: 'application/json' } },
   });
   describeMcpEndpoint(routes);
-  app.get('/health', (context) => context.json({ ok: true, runningTurns: turns.running }));
+  app.get('/health', (context) =>
+    context.json(healthReport({ runningTurns: turns.running, components: options.healthComponents ?? [] })),
+  );
   const openApiDocument = (serverUrl?: string) =>
     routes.openApiDocument({
       title: 'toolbus',

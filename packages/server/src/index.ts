@@ -75,6 +75,7 @@ export { SkillAdmin } from './library/skill-admin.ts';
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
+export type { HealthComponent, HealthComponentState } from './observability/health-component.ts';
 export type { ApprovalRelay, WaitingApproval } from './scale-out/approval-relay.ts';
 export { InProcessApprovalRelay } from './scale-out/approval-relay.ts';
 export type { RequestRateLimit } from './scale-out/request-rate-limit.ts';

@@ -6,6 +6,7 @@ import type { Storage, User } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { TurnApprovals } from './approvals/approval-hub.ts';
 import type { LibrarySettingsBackend } from './library/library-settings.ts';
+import type { HealthComponent } from './observability/health-component.ts';
 import type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 import type { ServerLogger } from './server-logger.ts';
 
@@ -80,6 +81,8 @@ export interface ServerOptions {
   /** Model steps per chat turn, and orchestrator cycles of a Deep Research turn (default the core's and research's). */
   readonly maxCycles?: number;
   readonly logger?: ServerLogger;
+  /** Parts the server depends on (the sandbox services), whose state `GET /health` reports. */
+  readonly healthComponents?: readonly HealthComponent[];
   /**
    * Where uploaded skills are stored, and the deployment's validation rules (reserved names, size limits) — the
    * same ones `toolbus skills` applies. The admin skill routes answer 501 without it.

@@ -33,6 +33,7 @@ import { storedKeyAuthenticator } from '../gateway-key-check.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
+import { watchSandboxHealth } from '../sandbox-health.ts';
 import { resolveScaleOutTiming } from '../scale-out-timing.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
@@ -181,6 +182,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
   // One interpreter (or pool) for every chat of this process: a pool's health state is shared, not per chat.
   const sandbox = configuredInterpreter(config.file);
+  // Its state on /health, and a log line when every service stops answering (and when one is back).
+  const sandboxHealth =
+    sandbox &&
+    watchSandboxHealth({ interpreter: sandbox.interpreter, serviceCount: sandbox.serviceCount, logger });
   // Deep Research needs the models' input window, as `toolbus research` reads it.
   const contextWindow = Number(io.env.TOOLBUS_CONTEXT_WINDOW);
   const server = await createServer({
@@ -197,6 +202,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     logger,
     limits,
     ...omitUndefined({ publicOrigin }),
+    ...(sandboxHealth ? { healthComponents: [sandboxHealth] } : {}),
     ...omitUndefined({ scaleOut }),
     skills: {
       ...(await openSkillStores(skillsDataDirectory(config, io.env))),
@@ -267,6 +273,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await http.close();
     return EXIT_CODES.ok;
   } finally {
+    sandboxHealth?.close();
     sandbox?.close();
     await server.close();
     await scaleOut?.close();

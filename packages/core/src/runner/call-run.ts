@@ -152,6 +152,27 @@ export class CallRun {
     );
   }
 
+  /**
+   * Answers the call with `response` instead of its run's result: the step that wrote it turned out bad after the
+   * call had started (see `ToolCallBatch.abandon`). The tool's signal aborts; the UI gets the failure.
+   */
+  stopWith(response: ToolResponse): void {
+    if (!this.#shared.running.has(this)) return;
+    const rich = response.rich;
+    const message = rich?.type === 'failure' ? rich.message : response.llmFacing;
+    const code = (rich?.type === 'failure' ? rich.code : undefined) ?? 'tool_call_not_run';
+    this.#controller.abort(new ToolbusError({ code, message }));
+    this.emitter.emit({ type: 'error', code, message });
+    this.finish('call-error', response);
+  }
+
+  /** Answers a call that never started with `response`, as {@link stopWith} answers one that did. */
+  refuse(response: ToolResponse): void {
+    this.#shared.running.add(this);
+    this.tool.emitStart(this.call.placement, this.emitter, this.call);
+    this.stopWith(response);
+  }
+
   /** The call's deadline passed (called by the deadline timer). */
   timeOut(): void {
     this.#controller.abort(

@@ -1,4 +1,4 @@
-import type { PlacementLevel, Tool, ToolCall } from '@toolbus/spec';
+import type { PlacementLevel, Tool, ToolCall, ToolResponse } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import { createCitationAllocator } from '../citations/citation-allocator.ts';
 import { nullPacketSink } from '../emitter/packet-sink.ts';
@@ -39,6 +39,8 @@ export class ToolCallBatch {
   readonly #shared: SharedRunState;
   readonly #scheduler = new ConcurrencyScheduler();
   readonly #added = new Set<string>();
+  // Calls abandoned while still queued: answered with this instead of being started.
+  readonly #abandoned = new Map<string, ToolResponse>();
   readonly #cap: number;
   readonly #onTurnAbort: () => void;
   #runnableCount = 0;
@@ -93,12 +95,32 @@ export class ToolCallBatch {
     } else {
       this.#runnableCount += 1;
       const shared = this.#shared;
-      this.#scheduler.schedule(
-        call.name,
-        tool.concurrency ?? 'parallel',
-        () => new Promise<void>((resolve) => new CallRun(call, tool, shared, resolve).start()),
-      );
+      this.#scheduler.schedule(call.name, tool.concurrency ?? 'parallel', () => {
+        const abandoned = this.#abandoned.get(call.id);
+        if (abandoned === undefined)
+          return new Promise<void>((resolve) => new CallRun(call, tool, shared, resolve).start());
+        new CallRun(call, tool, shared, () => {}).refuse(abandoned);
+        return Promise.resolve();
+      });
     }
+  }
+
+  /**
+   * Stops the calls of `calls` that were started early (added while the model was still streaming) and answers
+   * each with `response`, for a step that turned out bad after they started. Returns the ids it answered; calls
+   * not added yet are the caller's to answer.
+   */
+  abandon(calls: readonly ToolCall[], response: (call: ToolCall) => ToolResponse): ReadonlySet<string> {
+    const answered = new Set<string>();
+    for (const call of calls) {
+      if (!this.#added.has(call.id)) continue;
+      answered.add(call.id);
+      const running = [...this.#shared.running].find((entry) => entry.call.id === call.id);
+      if (running !== undefined) running.stopWith(response(call));
+      // Queued behind its concurrency class: it will see the answer and not start.
+      else if (!this.#shared.responses.has(call.id)) this.#abandoned.set(call.id, response(call));
+    }
+    return answered;
   }
 
   /**

@@ -65,6 +65,7 @@ function toConnectedApp(record: ConnectedAppRecord): ConnectedApp {
     urlPatterns: record.urlPatterns,
     actions: record.actions,
     usable: record.enabled && Object.keys(record.headers).length > 0,
+    enabled: record.enabled,
   };
 }
 
