@@ -15,6 +15,7 @@ import { AccessService } from './auth/access-service.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
+import { turnToolOptionsFor } from './built-in-tools/turn-tool-options.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
@@ -133,6 +134,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
     resolveModel,
     builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
+    ...(options.turnSettings
+      ? { turnToolOptions: turnToolOptionsFor(options.turnSettings, options.modelEnvironment ?? process.env) }
+      : {}),
     fetch,
     logger: repeatLimitedWarnings(logger),
     ...omitUndefined({ assemblyCache: options.assemblyCache }),
