@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { createToolAssemblyCache } from '@toolbus/assembly';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
-import { createRedisScaleOut } from '@toolbus/redis';
 import {
   builtInToolFactories,
   configuredInterpreter,
@@ -123,10 +122,11 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     });
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
+  // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
   const scaleOut =
     redisUrl === undefined
       ? undefined
-      : await createRedisScaleOut({
+      : await (await import('@toolbus/redis')).createRedisScaleOut({
           url: redisUrl,
           worker: role !== 'api',
           onError: (event, error) =>
