@@ -7,8 +7,11 @@
 // in an order that alternates between levels and rounds. CPU is the kernel's count for the server process and the
 // children it reaped (the sandbox's), per token delivered; memory is RSS (idle, and added per open stream).
 // BENCH_LEVELS, BENCH_ROUNDS and BENCH_TOKENS change the run; --quick (or BENCH_QUICK=1) runs 25,100,200 once.
-// BENCH_PROFILE_DIR=<dir> writes a CPU profile of each toolbus process there.
+// toolbus runs as installed: the `toolbus` bin on the built packages (run `npm run build` first);
+// BENCH_TOOLBUS=source runs it from source instead (as `npm run serve` does). BENCH_PROFILE_DIR=<dir> writes a CPU
+// profile of each toolbus process there.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -26,7 +29,17 @@ const tokensPerTurn = Number(process.env.BENCH_TOKENS ?? 200);
 const rampMs = 1000;
 const heldP99Ms = 50;
 const now = () => performance.timeOrigin + performance.now();
-const cliEntry = new URL('../../cli/src/cli-entry.ts', import.meta.url).pathname;
+const fromSource = process.env.BENCH_TOOLBUS === 'source';
+const cliEntry = new URL(
+  fromSource ? '../../cli/src/cli-entry.ts' : '../../cli/bin/toolbus.mjs',
+  import.meta.url,
+).pathname;
+if (!fromSource && !existsSync(new URL('../../cli/dist/run-cli-process.js', import.meta.url))) {
+  console.error(
+    'server-vs-ai-sdk runs the built toolbus: run `npm run build` first (or set BENCH_TOOLBUS=source).',
+  );
+  process.exit(1);
+}
 
 type Side = 'ai-sdk' | 'toolbus-ui' | 'toolbus-sse';
 const sides: readonly Side[] = ['ai-sdk', 'toolbus-ui', 'toolbus-sse'];
@@ -58,7 +71,7 @@ async function startToolbus(side: Side): Promise<Server> {
   const child = spawn(
     process.execPath,
     [
-      '--conditions=development',
+      ...(fromSource ? ['--conditions=development'] : []),
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
       cliEntry,
       'serve',
@@ -289,7 +302,7 @@ console.log(
   `## server-vs-ai-sdk: toolbus serve against the AI SDK's own server (one tool call, then ${tokensPerTurn} tokens at 50 tokens/s per chat)\n`,
 );
 console.log(
-  `${rounds} round(s), fresh processes per round, levels run one server after another in alternating order. Medians over rounds. Latency is the model's write to the client's read; CPU per token is the server process with its reaped children.\n`,
+  `toolbus ${fromSource ? 'from source' : 'built, as installed'}; ${rounds} round(s), fresh processes per round, levels run one server after another in alternating order. Medians over rounds. Latency is the model's write to the client's read; CPU per token is the server process with its reaped children.\n`,
 );
 console.log(
   '| chats | server | CPU per token (µs) | CPU ratio to AI SDK | TTFT p50 / p99 (ms) | TTFT p50 ratio | latency p50 / p99 (ms) | RSS per stream (KiB) | open at once | complete | held (rounds) |',

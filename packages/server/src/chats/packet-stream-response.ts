@@ -108,8 +108,9 @@ export function writePacketStream(options: {
   if (outgoing.destroyed) return;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
   const heartbeat = format === 'sse' ? ': heartbeat\n\n' : '\n';
+  // The head goes out with the first packets when some are stored already; else on its own, so the client knows
+  // the stream is open while the model is still silent.
   outgoing.writeHead(200, streamHeaders(format, options.headers));
-  outgoing.flushHeaders();
   let lastWrite = Date.now();
   let finished = false;
   let blocked = false;
@@ -170,8 +171,10 @@ export function writePacketStream(options: {
     afterDrain = pump;
     stop = live.watch(pump);
     pump();
+    if (!outgoing.headersSent) outgoing.flushHeaders();
     return;
   }
+  outgoing.flushHeaders();
   const reader = new AbortController();
   const iterator = options.open(reader.signal);
   stop = () => {
