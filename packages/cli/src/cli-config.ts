@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { GatewayConfig } from '@toolbus/gateway';
 import type { BuiltInToolSettings } from '@toolbus/server';
 import { ToolbusError } from '@toolbus/spec';
 import { CONFIG_KEYS, configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
@@ -27,6 +28,8 @@ export interface ToolbusConfigFile extends BuiltInToolSettings {
   redis?: { url?: string };
   /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
   skills?: { reservedNames?: string[] };
+  /** `toolbus gateway`'s upstream model servers and limits (keys by variable NAME only). */
+  gateway?: GatewayConfig;
 }
 
 /** Where everything lives, and the settings in force. */
