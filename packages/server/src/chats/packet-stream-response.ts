@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { packetJson } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 import type { LiveTurn } from './live-turn.ts';
 
@@ -218,7 +219,7 @@ function streamHeaders(
 
 function frame(format: PacketStreamFormat, stored: StoredPacket): string {
   // The JSON of {@link wirePacket} without copying the packet: its own JSON with the sequence put first.
-  const own = JSON.stringify(stored.packet);
+  const own = packetJson(stored.packet);
   const json =
     own.length > 2 && own.charCodeAt(0) === 0x7b
       ? `{"sequence":${stored.sequence},${own.slice(1)}`
