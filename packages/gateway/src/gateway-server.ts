@@ -10,6 +10,9 @@ import { RateLimiter } from './rate-limiter.ts';
 import { RequestTooLargeError, readRequestBody } from './read-request-body.ts';
 import { resolveUpstreams } from './upstream.ts';
 
+/** The paths the gateway answers (besides `/health`), for a server that mounts it beside its own routes. */
+export const GATEWAY_PATHS: readonly string[] = ['/v1/chat/completions', '/v1/messages', '/v1/models'];
+
 /** A request handler for `node:http` (also mountable in another server), and what it needs to stop. */
 export interface GatewayHandler {
   (request: IncomingMessage, response: ServerResponse): void;

@@ -47,6 +47,8 @@ export type {
   PacketObject,
   PacketType,
   StopReason,
+  ToolCallStatus,
+  ToolEndPacket,
 } from './packet.ts';
 export { packetJson } from './packet-json.ts';
 export type { Placement, PlacementLevel } from './placement.ts';

@@ -4,6 +4,12 @@ import { createToolAssemblyCache } from '@toolbus/assembly';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
 import {
+  createGatewayHandler,
+  GATEWAY_PATHS,
+  type GatewayConfig,
+  type GatewayHandler,
+} from '@toolbus/gateway';
+import {
   builtInToolFactories,
   configuredInterpreter,
   createInProcessSandbox,
@@ -16,6 +22,7 @@ import {
 } from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
+import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -23,6 +30,7 @@ import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { egressSecretKey } from '../egress-secret-key.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
+import { storedKeyAuthenticator } from '../gateway-key-check.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
@@ -212,9 +220,15 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       }),
   });
   try {
+    // The recovery gateway's routes, when the config file has a gateway section (docs/gateway.md).
+    const gateway =
+      config.file.gateway && role !== 'worker'
+        ? servedGateway(config.file.gateway, auth, workspace.storage, io, logger)
+        : undefined;
     const http = await listen(role === 'worker' ? healthOnlyServer(server) : server, {
       port,
       ...(values.host ? { host: values.host } : {}),
+      ...omitUndefined({ nodeRoutes: gateway }),
     }).catch((error: unknown) => {
       throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });
@@ -224,6 +238,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     if (sandbox !== undefined && sandbox.serviceCount > 1) {
       io.stdout.write(`  run_python: ${sandbox.serviceCount} sandbox services, load-balanced\n`);
     }
+    if (gateway !== undefined)
+      io.stdout.write(
+        `  recovery gateway: ${http.url}/v1 (/v1/chat/completions, /v1/messages, /v1/models)\n`,
+      );
     io.stdout.write(hasWebApp ? `  web UI: ${http.url}/\n` : '  web UI: not built (run npm run setup)\n');
     if (auth === 'api-keys') {
       // A fresh deployment needs one admin: the CLI's user becomes it, and its key is printed this once.
@@ -244,6 +262,27 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/** The gateway's routes inside serve: the same upstreams, and the server's own keys when it has them. */
+function servedGateway(
+  config: GatewayConfig,
+  auth: ServerAuthMode,
+  storage: Storage,
+  io: CliIo,
+  logger: ReturnType<typeof createJsonLogger>,
+): { paths: readonly string[]; handler: GatewayHandler } {
+  const handler = createGatewayHandler({
+    upstreams: config.upstreams,
+    env: io.env,
+    ...(auth === 'api-keys' ? { authenticate: storedKeyAuthenticator(storage) } : {}),
+    ...omitUndefined({
+      requestsPerMinute: config.requestsPerMinute,
+      maxRequestBytes: config.maxRequestBytes,
+    }),
+    log: ({ event, ...fields }) => logger.info(`gateway.${event}`, fields),
+  });
+  return { paths: GATEWAY_PATHS, handler };
 }
 
 /** Why the server could not listen, naming the flag to change: --host (needs keys, unknown), --port (taken). */

@@ -2,7 +2,7 @@ import type { PlacementLevel, Tool, ToolCall } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import { createCitationAllocator } from '../citations/citation-allocator.ts';
 import { nullPacketSink } from '../emitter/packet-sink.ts';
-import { CallRun, type SharedRunState } from './call-run.ts';
+import { CallRun, type RecordedResponse, type SharedRunState } from './call-run.ts';
 import { collectToolCallResults } from './collect-tool-call-results.ts';
 import { ConcurrencyScheduler } from './concurrency-scheduler.ts';
 import { createDeadlineTimer } from './deadline-timer.ts';
@@ -10,6 +10,7 @@ import { failureResponse } from './failure-responses.ts';
 import { mergeableFieldOf, mergeToolCalls } from './merge-tool-calls.ts';
 import type { RunToolCallsOptions } from './run-tool-calls-options.ts';
 import type { RunToolCallsResult } from './tool-call-outcome.ts';
+import { toolEndPacket } from './tool-end-packet.ts';
 
 /** The default per-call timeout: 10 minutes. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
@@ -57,6 +58,7 @@ export class ToolCallBatch {
       deadlines: createDeadlineTimer(running),
       responses: new Map(),
       citations: new Map(),
+      ended: new Set(),
     };
     this.#onTurnAbort = () => {
       for (const entry of [...running]) entry.abort(options.signal?.reason);
@@ -79,11 +81,15 @@ export class ToolCallBatch {
     if (this.#added.has(call.id)) throw duplicateIdError(call.id);
     this.#added.add(call.id);
     const tool = this.#toolsByName.get(call.name);
-    const responses = this.#shared.responses;
+    const answerNow = (recorded: RecordedResponse): void => {
+      this.#shared.responses.set(call.id, recorded);
+      this.#shared.ended.add(call.id);
+      this.#shared.sink.emitAt(call.placement, toolEndPacket(call, recorded.status, recorded.response, 0));
+    };
     if (!tool) {
-      responses.set(call.id, unknownToolResult(call, this.#toolsByName));
+      answerNow(unknownToolResult(call, this.#toolsByName));
     } else if (this.#runnableCount >= this.#cap) {
-      responses.set(call.id, overCapResult(call, this.#cap));
+      answerNow(overCapResult(call, this.#cap));
     } else {
       this.#runnableCount += 1;
       const shared = this.#shared;
@@ -131,13 +137,23 @@ export class ToolCallBatch {
       this.#shared.options.signal?.removeEventListener('abort', this.#onTurnAbort);
       this.#shared.deadlines.stop();
     }
-    return collectToolCallResults({
+    const result = collectToolCallResults({
       calls,
       responses: this.#shared.responses,
       mergedInto,
       citations: this.#shared.citations,
       toolsByName: this.#toolsByName,
     });
+    // Calls merged into another end here, with what they were answered: every call id gets its `tool-end`.
+    for (const outcome of result.outcomes) {
+      if (this.#shared.ended.has(outcome.call.id)) continue;
+      this.#shared.ended.add(outcome.call.id);
+      this.#shared.sink.emitAt(
+        outcome.call.placement,
+        toolEndPacket(outcome.call, outcome.status, outcome.response, 0),
+      );
+    }
+    return result;
   }
 
   /** Ends a batch that will not be settled: stops its running calls and detaches it from the caller's signal. */

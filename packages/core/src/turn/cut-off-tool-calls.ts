@@ -3,6 +3,7 @@ import type { PacketSink } from '../emitter/packet-sink.ts';
 import { JsonRead, readJsonValue } from '../recovery/check-json-syntax.ts';
 import { failureResponse } from '../runner/failure-responses.ts';
 import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
+import { toolEndPacket } from '../runner/tool-end-packet.ts';
 
 /** The failure code of a call the output token limit cut off (see {@link answerCutOffCalls}). */
 export const CUT_OFF_TOOL_CALL_CODE = 'tool_call_cut_off';
@@ -29,7 +30,7 @@ export function hasCompleteArguments(rawArguments: string): boolean {
  * Answers the tool calls that the output token limit cut off, without running them (fail closed: repaired
  * arguments are a guess at what the model meant, and a tool must never run on a guess). Each gets a failure
  * the model can read, and its consumers see it as a failed tool: `tool-start`, an `error` with the reason,
- * then `section-end`, at the call's placement.
+ * its `tool-end`, then `section-end`, at the call's placement.
  */
 export function answerCutOffCalls(
   calls: readonly ToolCall[],
@@ -46,11 +47,9 @@ export function answerCutOffCalls(
       displayName,
     });
     sink.emitAt(call.placement, { type: 'error', code: CUT_OFF_TOOL_CALL_CODE, message });
+    const response = failureResponse('call-error', message, CUT_OFF_TOOL_CALL_CODE);
+    sink.emitAt(call.placement, toolEndPacket(call, 'call-error', response, 0));
     sink.emitAt(call.placement, { type: 'section-end' });
-    return {
-      call,
-      status: 'call-error',
-      response: failureResponse('call-error', message, CUT_OFF_TOOL_CALL_CODE),
-    };
+    return { call, status: 'call-error', response };
   });
 }

@@ -149,6 +149,7 @@ export function builtInToolFactories(options: {
                 startSandboxEgressIfConnected({
                   storage: options.storage,
                   userId: options.userId,
+                  ...omitUndefined({ organizationId: options.organizationId }),
                   caDirectory: options.egressCaDirectory,
                   approvals,
                   ...omitUndefined({ sessionId: options.egressApprovals?.sessionId }),

@@ -21,7 +21,6 @@ import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
 import type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from '../scale-out/turn-queue.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { LiveTurn } from './live-turn.ts';
-import { toolFailurePackets } from './tool-failure-packets.ts';
 import {
   NOT_QUEUED_TURN_REASON,
   type StartTurnOptions,
@@ -409,8 +408,6 @@ export class ChatService {
             model,
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
-          // A failed call says so in the stream, where clients would otherwise see only its section end.
-          const failures = toolFailurePackets(telemetry.hooks);
           // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
           // The steps that speak to the user (clarification, final report) get the system prompt too, and
           // `maxCycles` bounds its orchestrator cycles.
@@ -444,19 +441,17 @@ export class ChatService {
                     }
                   : {}),
               })
-            : failures.wrap(
-                runChatTurn({
-                  model: telemetry.model,
-                  messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
-                  tools,
-                  files,
-                  userId: principal.user.id,
-                  signal,
-                  hooks: failures.hooks,
-                  ...omitUndefined({ maxCycles }),
-                  ...deps.turnToolOptions?.(modelName),
-                }),
-              );
+            : runChatTurn({
+                model: telemetry.model,
+                messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
+                tools,
+                files,
+                userId: principal.user.id,
+                signal,
+                hooks: telemetry.hooks,
+                ...omitUndefined({ maxCycles }),
+                ...deps.turnToolOptions?.(modelName),
+              });
           void turn.result.then(
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),

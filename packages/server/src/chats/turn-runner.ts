@@ -666,22 +666,42 @@ function closedHistory(
   return [...messages, ...stoppedAnswer(messages, status, answerSoFar)];
 }
 
-/** The packets that close an interrupted stream: an error and a section end per open tool, then `stop`. */
+/**
+ * The packets that close an interrupted stream: per open tool an error, its `tool-end` (aborted, unless it had
+ * one) and a section end; then `stop`.
+ */
 function closingPackets(packets: readonly Packet[], reason: string): Packet[] {
-  const open = new Map<string, Placement>();
+  const open = new Map<
+    string,
+    { placement: Placement; toolCallId: string; toolName: string; ended: boolean }
+  >();
   let lastTurn = 0;
   for (const packet of packets) {
     lastTurn = Math.max(lastTurn, packet.placement.turn);
-    if (packet.obj.type === 'tool-start') open.set(placementKey(packet.placement), packet.placement);
-    if (packet.obj.type === 'section-end') open.delete(placementKey(packet.placement));
+    const { obj } = packet;
+    const key = placementKey(packet.placement);
+    if (obj.type === 'tool-start')
+      open.set(key, {
+        placement: packet.placement,
+        toolCallId: obj.toolCallId,
+        toolName: obj.toolName,
+        ended: false,
+      });
+    const entry = open.get(key);
+    if (obj.type === 'tool-end' && entry) entry.ended = true;
+    if (obj.type === 'section-end') open.delete(key);
   }
   const closing: Packet[] = [];
-  for (const placement of open.values()) {
-    closing.push({
-      placement,
-      modelIndex: 0,
-      obj: { type: 'error', code: 'turn_interrupted', message: `The tool call has no result: ${reason}` },
-    });
+  for (const { placement, toolCallId, toolName, ended } of open.values()) {
+    const error = { code: 'turn_interrupted', message: `The tool call has no result: ${reason}` };
+    closing.push({ placement, modelIndex: 0, obj: { type: 'error', ...error } });
+    if (!ended) {
+      closing.push({
+        placement,
+        modelIndex: 0,
+        obj: { type: 'tool-end', toolCallId, toolName, status: 'aborted', error, durationMs: 0 },
+      });
+    }
     closing.push({ placement, modelIndex: 0, obj: { type: 'section-end' } });
   }
   closing.push({

@@ -31,7 +31,7 @@ export function remoteEgressTokens(
   // The proxy package is loaded at the first token, not with the server (see sandbox-egress.ts).
   let key: Uint8Array | undefined;
   return async (run) => {
-    if (!(await hasConnectedApps(options.storage, options.userId))) return undefined;
+    if (!(await hasConnectedApps(options.storage, options.userId, options.organizationId))) return undefined;
     const { deriveEgressTokenKey, mintEgressRunToken } = await import('@toolbus/egress/node');
     key ??= deriveEgressTokenKey(options.secretKey);
     return mintEgressRunToken({

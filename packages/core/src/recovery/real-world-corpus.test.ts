@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadRealWorldCorpus } from './__fixtures__/real-world-corpus.ts';
+
+const cases = loadRealWorldCorpus();
+
+describe('real-world corpus (model outputs quoted in public issues)', () => {
+  it('holds at least 60 outputs, 12 of them negatives, each with its source, model and tools', () => {
+    assert.ok(cases.length >= 60, `${cases.length} cases`);
+    assert.ok(cases.filter((entry) => entry.calls.length === 0).length >= 12);
+    assert.equal(new Set(cases.map((entry) => entry.id)).size, cases.length, 'ids are unique');
+    for (const entry of cases) {
+      assert.match(entry.source, /^https:\/\/github\.com\/[^/]+\/[^/]+\//, entry.id);
+      assert.ok(entry.model.trim() && entry.text.trim(), entry.id);
+      assert.ok(entry.tools.length > 0, `${entry.id} declares tools`);
+      assert.equal(typeof entry.toolsInferred, 'boolean', entry.id);
+      const names = new Set(entry.tools.map((tool) => tool.name));
+      for (const call of entry.calls)
+        assert.ok(names.has(call.name), `${entry.id}: ${call.name} is declared`);
+      if (entry.calls.length === 0) assert.ok(entry.negative, `${entry.id} says why it makes no call`);
+    }
+  });
+});
