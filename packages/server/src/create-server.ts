@@ -16,6 +16,7 @@ import { registerInvitationRoutes } from './auth/invitation-routes.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
+import { turnToolOptionsFor } from './built-in-tools/turn-tool-options.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
@@ -144,6 +145,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
     resolveModel,
     builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
+    ...(options.turnSettings
+      ? { turnToolOptions: turnToolOptionsFor(options.turnSettings, options.modelEnvironment ?? process.env) }
+      : {}),
     fetch,
     logger: repeatLimitedWarnings(logger),
     ...omitUndefined({ assemblyCache: options.assemblyCache }),

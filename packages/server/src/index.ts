@@ -15,6 +15,17 @@ export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
 export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
 export { OrganizationService, resolveOrganization } from './auth/organization-service.ts';
+export { builtInToolFactories } from './built-in-tools/built-in-tool-factories.ts';
+export type { BuiltInToolSettings } from './built-in-tools/built-in-tool-settings.ts';
+export type { ConfiguredInterpreter } from './built-in-tools/configured-interpreter.ts';
+export { configuredInterpreter } from './built-in-tools/configured-interpreter.ts';
+export type {
+  InProcessSandbox,
+  InProcessSandboxOptions,
+  InProcessSandboxTurn,
+} from './built-in-tools/in-process-sandbox.ts';
+export { createInProcessSandbox } from './built-in-tools/in-process-sandbox.ts';
+export { toolLimitsForModel } from './built-in-tools/tool-limits-for-model.ts';
 export type { ChatDetail, ChatTurnView, SendMessageInput, StartedTurn } from './chats/chat-service.ts';
 export { ChatService } from './chats/chat-service.ts';
 export type { LiveTurn } from './chats/live-turn.ts';

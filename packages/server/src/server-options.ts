@@ -5,6 +5,7 @@ import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@tool
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { TurnApprovals } from './approvals/approval-hub.ts';
+import type { TurnToolSettings } from './built-in-tools/turn-tool-options.ts';
 import type { LibrarySettingsBackend } from './library/library-settings.ts';
 import type { HealthComponent } from './observability/health-component.ts';
 import type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
@@ -65,6 +66,11 @@ export interface ServerOptions {
   readonly modelEnvironment?: ModelEnvironment;
   /** How built-in tools are made; ids without a factory are skipped for the turn. Default: none. */
   readonly builtInToolFactories?: (context: BuiltInToolContext) => ReadonlyMap<string, BuiltInToolFactory>;
+  /**
+   * The deployment's settings every chat turn honours, as `toolbus chat` does: per-model tool limits (a
+   * `tool_search` tool above them) and the text tool-call dialects recovery tries first (default: core's).
+   */
+  readonly turnSettings?: TurnToolSettings;
   /** The fetch OpenAPI and MCP tools use (default: the strict guarded fetch). */
   readonly fetch?: typeof fetch;
   /** Keeps parsed OpenAPI documents and MCP connections between turns. */

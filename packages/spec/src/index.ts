@@ -50,6 +50,7 @@ export type {
   ToolCallStatus,
   ToolEndPacket,
 } from './packet.ts';
+export { packetJson } from './packet-json.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
 export type { LimitedBody } from './read-limited-body.ts';

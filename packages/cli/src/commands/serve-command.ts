@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createToolAssemblyCache } from '@toolbus/assembly';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
 import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
 import {
@@ -8,8 +9,10 @@ import {
   type GatewayConfig,
   type GatewayHandler,
 } from '@toolbus/gateway';
-import { createRedisScaleOut } from '@toolbus/redis';
 import {
+  builtInToolFactories,
+  configuredInterpreter,
+  createInProcessSandbox,
   createJsonLogger,
   createServer,
   healthOnlyServer,
@@ -22,12 +25,11 @@ import { openSkillStores } from '@toolbus/skills';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
-import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
-import { configuredInterpreter } from '../configured-interpreter.ts';
+import { egressSecretKey } from '../egress-secret-key.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { storedKeyAuthenticator } from '../gateway-key-check.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
@@ -161,10 +163,11 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     });
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
+  // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
   const scaleOut =
     redisUrl === undefined
       ? undefined
-      : await createRedisScaleOut({
+      : await (await import('@toolbus/redis')).createRedisScaleOut({
           url: redisUrl,
           worker: role !== 'api',
           onError: (event, error) =>
@@ -186,6 +189,12 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const sandboxHealth =
     sandbox &&
     watchSandboxHealth({ interpreter: sandbox.interpreter, serviceCount: sandbox.serviceCount, logger });
+  // Without a configured one, one sandbox service of this process, started now (its isolation probe spawns several
+  // processes) rather than by a turn; a probe that failed is remembered, and run_python is then not offered.
+  const inProcessSandbox = sandbox === undefined ? createInProcessSandbox({ skills }) : undefined;
+  inProcessSandbox?.warm();
+  // Parsed OpenAPI documents and open MCP connections kept between turns (per server, user and configuration).
+  const assemblyCache = createToolAssemblyCache();
   // Deep Research needs the models' input window, as `toolbus research` reads it.
   const contextWindow = Number(io.env.TOOLBUS_CONTEXT_WINDOW);
   const server = await createServer({
@@ -212,9 +221,18 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     documentIndex: workspace.index,
     // The admin settings are the config file, written by the same function as `toolbus config set`.
     settings: createConfigSettingsBackend(io.env),
+    turnSettings: {
+      ...omitUndefined({
+        toolLimits: config.file.toolLimits,
+        toolCallDialects: config.file.toolCallDialects,
+      }),
+    },
+    assemblyCache,
     builtInToolFactories: (context) =>
       builtInToolFactories({
-        config,
+        settings: config.file,
+        egressCaDirectory: join(config.home, 'egress-ca'),
+        egressSecretKey: () => egressSecretKey(config, io.env),
         // The turn's organisation's documents only.
         index:
           context.documentIndex ??
@@ -227,7 +245,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         model: context.model,
         onClose: context.onClose,
         skills,
-        ...omitUndefined({ interpreter: sandbox?.interpreter }),
+        ...omitUndefined({ interpreter: sandbox?.interpreter, inProcessSandbox }),
         // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
         // become approval cards in the chat.
         ...omitUndefined({
@@ -276,6 +294,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     sandboxHealth?.close();
     sandbox?.close();
     await server.close();
+    await assemblyCache.close();
+    await inProcessSandbox?.close();
     await scaleOut?.close();
     await skills.close();
     await workspace.close();

@@ -14,6 +14,7 @@ import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '
 import { type DocumentSearchIndex, withSavedMemories } from '@toolbus/tools';
 import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
 import { resolveOrganization } from '../auth/organization-service.ts';
+import type { TurnToolOptions } from '../built-in-tools/turn-tool-options.ts';
 import { ownsRow, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
@@ -66,6 +67,8 @@ export interface ChatServiceDependencies {
   readonly allowedModels: ReadonlySet<string>;
   readonly resolveModel: (model: string) => LanguageModelV4;
   readonly builtInToolFactories: NonNullable<ServerOptions['builtInToolFactories']>;
+  /** A chat turn's tool search limits and recovery dialects for its model (the deployment's settings). */
+  readonly turnToolOptions?: (model: string) => TurnToolOptions;
   readonly fetch: typeof fetch;
   /** Where assembly reports what it left out (a skipped row, a dropped credential header), by name only. */
   readonly logger?: WarningLogger;
@@ -447,6 +450,7 @@ export class ChatService {
                 signal,
                 hooks: telemetry.hooks,
                 ...omitUndefined({ maxCycles }),
+                ...deps.turnToolOptions?.(modelName),
               });
           void turn.result.then(
             (result) => telemetry.end(result),
