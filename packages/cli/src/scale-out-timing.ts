@@ -1,4 +1,4 @@
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { ToolbusConfigFile } from './cli-config.ts';
 
 /**
@@ -49,11 +49,10 @@ export function resolveScaleOutTiming(options: {
   }
   const { turnLockMs, stalledCheckMs, slotTtlMs } = values;
   const queue = {
-    ...(turnLockMs === undefined ? {} : { lockDurationMs: turnLockMs }),
-    ...(stalledCheckMs === undefined ? {} : { stalledIntervalMs: stalledCheckMs }),
+    ...omitUndefined({ lockDurationMs: turnLockMs, stalledIntervalMs: stalledCheckMs }),
   };
   return {
     ...(Object.keys(queue).length > 0 ? { queue } : {}),
-    ...(slotTtlMs === undefined ? {} : { slotTtlMs }),
+    ...omitUndefined({ slotTtlMs }),
   };
 }

@@ -26,6 +26,7 @@ const levels = (process.env.BENCH_LEVELS ?? (quick ? '25,100,200' : '25,50,100,2
   .map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3));
 const tokensPerTurn = Number(process.env.BENCH_TOKENS ?? 200);
+const answerLength = tokensPerTurn;
 const rampMs = 1000;
 const heldP99Ms = 50;
 const now = () => performance.timeOrigin + performance.now();
@@ -282,7 +283,7 @@ for (let round = 0; round < rounds; round += 1) {
         const result = await runLevel(server, count);
         results.push(result);
         console.error(
-          `round ${round + 1} · ${count} chats · ${result.side}: ${result.cpuMicrosPerToken.toFixed(0)} µs/token, TTFT p50 ${percentile(result.firsts, 50).toFixed(0)} ms, p99 ${percentile(result.latencies, 99).toFixed(1)} ms, ${result.complete}/${count} complete, ${result.mostOpen} open at once, load ${loadavg()[0]?.toFixed(1)}`,
+          `round ${round + 1} · ${count} chats · ${result.side}: ${cpuMicros(result)} µs/token, TTFT p50 ${percentile(result.firsts, 50).toFixed(0)} ms, p99 ${percentile(result.latencies, 99).toFixed(1)} ms, ${result.complete}/${count} complete, ${result.mostOpen} open at once, load ${loadavg()[0]?.toFixed(1)}`,
         );
       }
       all.push(results);
@@ -299,7 +300,7 @@ const of = (count: number, side: Side) =>
   all.flat().filter((result) => result.count === count && result.side === side);
 const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 console.log(
-  `## server-vs-ai-sdk: toolbus serve against the AI SDK's own server (one tool call, then ${tokensPerTurn} tokens at 50 tokens/s per chat)\n`,
+  `## server-vs-ai-sdk: toolbus serve against the AI SDK's own server (one tool call, then ${answerLength} tokens at 50 tokens/s per chat)\n`,
 );
 console.log(
   `toolbus ${fromSource ? 'from source' : 'built, as installed'}; ${rounds} round(s), fresh processes per round, levels run one server after another in alternating order. Medians over rounds. Latency is the model's write to the client's read; CPU per token is the server process with its reaped children.\n`,
@@ -344,3 +345,8 @@ for (const side of sides) {
 console.log(
   `\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; 1-min load average at the start ${fixed(loadAtStart[0] ?? 0, 1)}, at the end ${fixed(loadavg()[0] ?? 0, 1)} (other work on these cores inflates both sides alike).`,
 );
+
+// The CPU figure of one side, for the progress lines.
+function cpuMicros(result: { readonly cpuMicrosPerToken: number }): string {
+  return result.cpuMicrosPerToken.toFixed(0);
+}

@@ -15,6 +15,7 @@ export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
 export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
 export { OrganizationService, resolveOrganization } from './auth/organization-service.ts';
+export { parsePublicOrigin } from './auth/public-origin.ts';
 export { builtInToolFactories } from './built-in-tools/built-in-tool-factories.ts';
 export type { BuiltInToolSettings } from './built-in-tools/built-in-tool-settings.ts';
 export type { ConfiguredInterpreter } from './built-in-tools/configured-interpreter.ts';
@@ -54,7 +55,6 @@ export {
 export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
-export { parsePublicOrigin } from './http/public-origin.ts';
 export type { RouteAccess, RouteDefinition, RouteInput, RouteResponse } from './http/route-registry.ts';
 export { RouteRegistry } from './http/route-registry.ts';
 export type { ServerErrorCode, ServerErrorOptions } from './http/server-error.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
-import { ToolCallError } from '@toolbus/spec';
+import { omitUndefined, ToolCallError } from '@toolbus/spec';
 import * as z from 'zod';
 import { Emitter } from '../emitter/emitter.ts';
 import { runToolCalls } from '../runner/run-tool-calls.ts';
@@ -71,7 +71,7 @@ describe('defineTool passErrorMessages', () => {
       name: 'orders',
       description: 'Orders',
       parameters: z.object({}),
-      ...(passErrorMessages === undefined ? {} : { passErrorMessages }),
+      ...omitUndefined({ passErrorMessages }),
       run: () => {
         throw new Error('backend returned 503');
       },

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { setCookieHeader } from '../http/cookie.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../http/principal.ts';
-import { isSecureOrigin } from '../http/public-origin.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './access-service.ts';
+import { isSecureOrigin } from './public-origin.ts';
 
 const scopeSchema = z.enum(API_KEY_SCOPES as [string, ...string[]]);
 const apiKeySchema = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { isSecureOrigin, oauthOrigin } from '../auth/public-origin.ts';
 import { cookieValue, setCookieHeader } from '../http/cookie.ts';
-import { isSecureOrigin, oauthOrigin } from '../http/public-origin.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import {
   browserSecretOf,

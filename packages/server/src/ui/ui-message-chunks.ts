@@ -1,5 +1,5 @@
 import type { ApprovalResolution, CitedDocument, Packet, PacketObject, StopReason } from '@toolbus/spec';
-import { placementKey } from '@toolbus/spec';
+import { omitUndefined, placementKey } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 
 /**
@@ -250,7 +250,7 @@ export async function* toUiMessageChunks(
                 status: obj.status,
                 result: obj.result ?? '',
                 durationMs: obj.durationMs,
-                ...(obj.mergedInto === undefined ? {} : { mergedInto: obj.mergedInto }),
+                ...omitUndefined({ mergedInto: obj.mergedInto }),
                 events: tool.events,
               },
             }

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import { isLoopbackHostHeader } from '../auth/request-guard.ts';
-import { ServerError } from './server-error.ts';
+import { ServerError } from '../http/server-error.ts';
+import { isLoopbackHostHeader } from './request-guard.ts';
 
 /**
  * The origin browsers reach the server at, checked: an http(s) URL with nothing after the host (a trailing `/` is
