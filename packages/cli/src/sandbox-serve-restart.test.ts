@@ -74,7 +74,8 @@ describe('toolbus sandbox serve: a restart after kill -9 cleans up what the kill
     );
     await waitUntil(async () => {
       const health = (await (await fetch(`${first.url}/health`)).json()) as { load: { running: number } };
-      return health.load.running === 2;
+      // Running, and each workspace mounted (the mount comes a moment after the run is counted).
+      return health.load.running === 2 && (await mountsUnder(workRoot)).length >= 3;
     });
     const killedMounts = await mountsUnder(workRoot);
     const killedFolders = await readdir(join(workRoot, 'runs'));
