@@ -2,7 +2,7 @@
 // whose writer cannot end it normally.
 import type { ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement, StopReason } from '@toolbus/spec';
-import { placementKey } from '@toolbus/spec';
+import { foldAnswer, placementKey } from '@toolbus/spec';
 import type { ChatTurnStatus } from '@toolbus/storage';
 import { SHUTDOWN_TURN_REASON } from './turn-reasons.ts';
 
@@ -110,13 +110,12 @@ export function closingPackets(
   return closing;
 }
 
-/** The answer text streamed at the top level before the turn died. */
+/** What the turn had answered, as its readers saw it (retracted text gone): every top-level message. */
 export function partialAnswer(packets: readonly Packet[]): string {
-  let text = '';
-  for (const packet of packets) {
-    if (packet.obj.type === 'message-delta' && !packet.placement.path?.length) text += packet.obj.content;
-  }
-  return text.trim();
+  return foldAnswer(packets)
+    .messages.map((text) => text.trim())
+    .filter((text) => text !== '')
+    .join('\n\n');
 }
 
 export function errorCode(error: unknown): string {
