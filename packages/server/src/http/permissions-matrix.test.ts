@@ -51,6 +51,7 @@ const matrix: Readonly<Record<string, 'public' | 'chat' | 'keys' | 'mcp' | 'admi
   'DELETE /v1/memories/{memoryId}': 'chat',
   'POST /v1/ui/chat': 'chat',
   'GET /v1/ui/chat/{chatId}/stream': 'chat',
+  'GET /v1/admin/built-in-tools': 'admin',
   'GET /v1/admin/personas': 'admin',
   'POST /v1/admin/personas': 'admin',
   'GET /v1/admin/personas/{personaId}': 'admin',
