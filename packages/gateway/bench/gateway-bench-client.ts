@@ -21,7 +21,7 @@ function oneStream(load: Load, delays: number[]): Promise<number> {
       { method: 'POST', headers: { 'content-type': 'application/json' } },
       (answer) => {
         let buffer = '';
-        let tokens = 0;
+        let chunks = 0;
         answer.setEncoding('utf8');
         answer.on('data', (text: string) => {
           const read = now();
@@ -33,12 +33,12 @@ function oneStream(load: Load, delays: number[]): Promise<number> {
             const match = /"content":"t([0-9.]+) /.exec(line);
             if (match?.[1]) {
               delays.push(read - Number(match[1]));
-              tokens += 1;
+              chunks += 1;
             }
             end = buffer.indexOf('\n\n');
           }
         });
-        answer.on('end', () => resolve(tokens));
+        answer.on('end', () => resolve(chunks));
         answer.on('error', reject);
       },
     );
@@ -54,6 +54,6 @@ process.on('message', async (message: { load?: Load; stop?: true }) => {
   const counts = await Promise.all(
     Array.from({ length: message.load.streams }, () => oneStream(message.load as Load, delays)),
   );
-  process.send?.({ delays, tokens: counts.reduce((sum, count) => sum + count, 0) });
+  process.send?.({ delays, chunks: counts.reduce((sum, count) => sum + count, 0) });
 });
 process.send?.({ ready: true });

@@ -112,9 +112,9 @@ const requestBody = JSON.stringify({
   tools,
 });
 
-function load(base: string, streams: number): Promise<{ delays: number[]; tokens: number }> {
+function load(base: string, streams: number): Promise<{ delays: number[]; chunks: number }> {
   return new Promise((resolve) => {
-    client.once('message', (message) => resolve(message as { delays: number[]; tokens: number }));
+    client.once('message', (message) => resolve(message as { delays: number[]; chunks: number }));
     client.send({ load: { base, streams, body: requestBody } });
   });
 }
@@ -129,7 +129,7 @@ interface Result {
   delays: number[];
   cpu: number;
   gc: number;
-  tokens: number;
+  chunks: number;
 }
 
 const loadBefore = loadavg()[0] ?? 0;
@@ -139,9 +139,9 @@ await load(proxies.passthrough.url, Math.max(...levels));
 const byLevel = new Map<number, Record<Path, Result>>();
 for (const streams of levels) {
   const results: Record<Path, Result> = {
-    direct: { delays: [], cpu: 0, gc: 0, tokens: 0 },
-    passthrough: { delays: [], cpu: 0, gc: 0, tokens: 0 },
-    gateway: { delays: [], cpu: 0, gc: 0, tokens: 0 },
+    direct: { delays: [], cpu: 0, gc: 0, chunks: 0 },
+    passthrough: { delays: [], cpu: 0, gc: 0, chunks: 0 },
+    gateway: { delays: [], cpu: 0, gc: 0, chunks: 0 },
   };
   for (let round = 0; round < rounds; round += 1) {
     const order: readonly Path[] =
@@ -152,13 +152,13 @@ for (const streams of levels) {
         continue;
       }
       const before = await proxies[path].usage();
-      const { delays, tokens } = await load(proxies[path].url, streams);
+      const { delays, chunks } = await load(proxies[path].url, streams);
       const after = await proxies[path].usage();
       const result = results[path];
       result.delays.push(...delays);
       result.cpu += after.cpu - before.cpu;
       result.gc += after.gc - before.gc;
-      result.tokens += tokens;
+      result.chunks += chunks;
     }
   }
   byLevel.set(streams, results);
@@ -186,11 +186,11 @@ for (const [streams, results] of byLevel) {
     const p50 = percentile(result.delays, 50);
     const p99 = percentile(result.delays, 99);
     console.log(
-      `| ${streams} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${(result.cpu / result.tokens).toFixed(1)} | ${((result.gc * 1000) / result.tokens).toFixed(1)} |`,
+      `| ${streams} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${(result.cpu / result.chunks).toFixed(1)} | ${((result.gc * 1000) / result.chunks).toFixed(1)} |`,
     );
   }
   const gateway = results.gateway;
-  const ratio = gateway.cpu / gateway.tokens / (results.passthrough.cpu / results.passthrough.tokens);
+  const ratio = gateway.cpu / gateway.chunks / (results.passthrough.cpu / results.passthrough.chunks);
   summary.push(
     `${streams} stream${streams === 1 ? '' : 's'}: gateway CPU per token ${ratio.toFixed(2)}× the pass-through proxy (goal ≤ 1.5×); added p99 ${(percentile(gateway.delays, 99) - direct99).toFixed(3)} ms (goal ≤ 1 ms), the pass-through's ${(percentile(results.passthrough.delays, 99) - direct99).toFixed(3)} ms.`,
   );
