@@ -139,20 +139,13 @@ export type { ToolSearchLimits, Toolset } from './tool-search/plan-toolset.ts';
 export { DEFAULT_TOOL_SEARCH_LIMITS, estimateTokens, planToolset } from './tool-search/plan-toolset.ts';
 export type { RankedTool, ToolSearchIndex } from './tool-search/rank-tools.ts';
 export { createToolSearchIndex } from './tool-search/rank-tools.ts';
-export {
-  answerCutOffCalls,
-  CUT_OFF_TOOL_CALL_CODE,
-  cutOffToolCallMessage,
-} from './turn/cut-off-tool-calls.ts';
-export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
-export { runLlmStep } from './turn/llm-step.ts';
-export type {
-  RecoveredStep,
-  RecoverStepOptions,
-  RecoveryTrigger,
-} from './turn/recover-step-tool-calls.ts';
-export { recoverStep, recoverStepToolCalls, recoveryTrigger } from './turn/recover-step-tool-calls.ts';
+export { CUT_OFF_TOOL_CALL_CODE } from './turn/cut-off-tool-calls.ts';
 export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
 export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
-export { StepPlacement } from './turn/step-placement.ts';
-export type { TurnCycleDirective, TurnCycleHook, TurnCycleState } from './turn/turn-cycle-hook.ts';
+export type {
+  TurnCycleDirective,
+  TurnCycleEnd,
+  TurnCycleEndHook,
+  TurnCycleHook,
+  TurnCycleState,
+} from './turn/turn-cycle-hook.ts';

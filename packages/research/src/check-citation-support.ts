@@ -5,9 +5,8 @@ import {
   defineTool,
   nullPacketSink,
   type RunChatTurnOptions,
-  runLlmStep,
-  StepPlacement,
 } from '@toolbus/core';
+import { runLlmStep, StepPlacement } from '@toolbus/core/step';
 import type { CitationCheck, CitedDocument } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import * as z from 'zod';

@@ -68,6 +68,7 @@ export {
   parseToolArguments,
   recoveryMiddleware,
   resolveLanguageModel,
+  runChatTurn,
   runToolCalls,
   streamModelStep,
   ToolCallBatch,
@@ -87,6 +88,8 @@ export type {
   NestedAgentOptions,
   ResearchAgentOutcome,
   RunDeepResearchOptions,
+  RunTurnOptions,
+  TurnResearchOptions,
 } from '@toolbus/research';
 export {
   checkPacketStream,
@@ -97,6 +100,7 @@ export {
   MAX_PARALLEL_RESEARCH_AGENTS,
   runDeepResearch,
   runNestedAgent,
+  runTurn,
 } from '@toolbus/research';
 export type { SkillBundle } from '@toolbus/skills';
 export { SkillBundleError, validateSkillBundle } from '@toolbus/skills';
@@ -144,5 +148,3 @@ export {
 } from '@toolbus/spec';
 export type { Storage } from '@toolbus/storage';
 export { openStorage } from '@toolbus/storage';
-export type { ChatTurnResearchOptions, RunChatTurnWithResearchOptions } from './run-chat-turn.ts';
-export { runChatTurn } from './run-chat-turn.ts';

@@ -39,6 +39,8 @@ export class ToolCallBatch {
   readonly #scheduler = new ConcurrencyScheduler();
   readonly #added = new Set<string>();
   readonly #cap: number;
+  /** Runnable calls per tool name, for tools that declare `maxCallsPerCycle`. */
+  readonly #perTool = new Map<string, number>();
   readonly #onTurnAbort: () => void;
   #runnableCount = 0;
   #settled = false;
@@ -84,8 +86,11 @@ export class ToolCallBatch {
       responses.set(call.id, unknownToolResult(call, this.#toolsByName));
     } else if (this.#runnableCount >= this.#cap) {
       responses.set(call.id, overCapResult(call, this.#cap));
+    } else if ((this.#perTool.get(call.name) ?? 0) >= (tool.maxCallsPerCycle ?? Number.POSITIVE_INFINITY)) {
+      responses.set(call.id, overCapResult(call, tool.maxCallsPerCycle ?? 0, call.name));
     } else {
       this.#runnableCount += 1;
+      this.#perTool.set(call.name, (this.#perTool.get(call.name) ?? 0) + 1);
       const shared = this.#shared;
       this.#scheduler.schedule(
         call.name,
@@ -114,8 +119,7 @@ export class ToolCallBatch {
       if (!this.#settled) this.#release(error);
       throw error;
     }
-    const runnableAfter =
-      this.#runnableCount + mergedCalls.filter((call) => this.#toolsByName.has(call.name)).length;
+    const runnableAfter = this.#runnableCount + this.#runnableOf(mergedCalls);
     const first = calls[0];
     if (first && Math.min(runnableAfter, this.#cap) > 1) {
       this.#shared.sink.emitAt(
@@ -140,6 +144,20 @@ export class ToolCallBatch {
     });
   }
 
+  /** How many of `calls` would run when added: known tools, within their own per-cycle limits. */
+  #runnableOf(calls: readonly ToolCall[]): number {
+    const perTool = new Map(this.#perTool);
+    let runnable = 0;
+    for (const call of calls) {
+      const tool = this.#toolsByName.get(call.name);
+      const count = perTool.get(call.name) ?? 0;
+      if (!tool || count >= (tool.maxCallsPerCycle ?? Number.POSITIVE_INFINITY)) continue;
+      perTool.set(call.name, count + 1);
+      runnable += 1;
+    }
+    return runnable;
+  }
+
   /** Ends a batch that will not be settled: stops its running calls and detaches it from the caller's signal. */
   #release(reason: unknown): void {
     this.#settled = true;
@@ -162,12 +180,13 @@ function unknownToolResult(call: ToolCall, toolsByName: ReadonlyMap<string, Tool
   };
 }
 
-function overCapResult(call: ToolCall, cap: number) {
+function overCapResult(call: ToolCall, cap: number, ofTool?: string) {
+  const what = ofTool === undefined ? 'tool call(s)' : `tool call(s) of "${ofTool}"`;
   return {
     status: 'over-cap' as const,
     response: failureResponse(
       'over-cap',
-      `Not run: at most ${cap} tool call(s) run per step, and "${call.name}" came after that. Call it again in the next step if you still need it.`,
+      `Not run: at most ${cap} ${what} run per step, and "${call.name}" came after that. Call it again in the next step if you still need it.`,
       'over_cap',
     ),
   };

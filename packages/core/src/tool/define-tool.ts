@@ -11,7 +11,7 @@ import type {
   ToolResponse,
   ToolRunContext,
 } from '@toolbus/spec';
-import { toolNamePattern } from '@toolbus/spec';
+import { omitUndefined, toolNamePattern } from '@toolbus/spec';
 import * as z from 'zod';
 import { exampleArgumentsFromSchema } from './example-arguments.ts';
 import { invalidArgumentsError } from './invalid-arguments-error.ts';
@@ -33,6 +33,8 @@ export interface DefineToolOptions<Parameters extends z.ZodObject> {
   readonly stopsTurn?: boolean;
   /** The list-of-strings argument under which this tool's calls of one cycle merge (see `Tool.mergeableField`). */
   readonly mergeableField?: MergeableField | undefined;
+  /** At most this many calls of this tool run per cycle (see `Tool.maxCallsPerCycle`). */
+  readonly maxCallsPerCycle?: number;
   readonly isAvailable?: (context: AvailabilityContext) => boolean | Promise<boolean>;
   /** Defaults to a `tool-start` packet with the tool's name and arguments. */
   readonly emitStart?: (placement: Placement, emitter: ToolEmitter, call: ToolCall) => void;
@@ -91,6 +93,7 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
     timeoutMs: options.timeoutMs,
     ...(options.stopsTurn === true ? { stopsTurn: true } : {}),
     mergeableField: options.mergeableField,
+    ...omitUndefined({ maxCallsPerCycle: options.maxCallsPerCycle }),
     definition: getDefinition,
     isAvailable: options.isAvailable ?? (() => true),
     emitStart:

@@ -1,12 +1,12 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
-import { type ChatTurn, runChatTurn } from '@toolbus/core';
+import type { ChatTurn } from '@toolbus/core';
 import type { McpRefreshLock } from '@toolbus/mcp';
 import {
   DEFAULT_DEEP_RESEARCH_PROMPTS,
   type DeepResearchPrompts,
   parseDeepResearchCheckpoint,
-  runDeepResearch,
+  runTurn,
 } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool, WarningLogger } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -408,19 +408,21 @@ export class ChatService {
           });
           // A failed call says so in the stream, where clients would otherwise see only its section end.
           const failures = toolFailurePackets(telemetry.hooks);
-          // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
-          // The steps that speak to the user (clarification, final report) get the system prompt too, and
-          // `maxCycles` bounds its orchestrator cycles.
-          const turn: ChatTurn = input.research
-            ? runDeepResearch({
-                model: telemetry.model,
-                messages: [...history, userMessage],
-                tools,
-                signal,
+          // runTurn decides research or chat. Deep Research brings its own prompts per step; it reads the
+          // conversation and the persona's tools. The steps that speak to the user (clarification, final report)
+          // get the system prompt too, and `maxCycles` bounds its orchestrator cycles.
+          const turn: ChatTurn = failures.wrap(
+            runTurn({
+              model: telemetry.model,
+              messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
+              tools,
+              files,
+              userId: principal.user.id,
+              signal,
+              hooks: failures.hooks,
+              ...omitUndefined({ maxCycles }),
+              research: input.research && {
                 prompts: researchPromptsWith(systemPrompt),
-                ...(maxCycles === undefined
-                  ? {}
-                  : { limits: { orchestratorCycles: maxCycles, orchestratorCyclesReasoning: maxCycles } }),
                 ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
                 ...(answersClarification ? { skipClarification: true } : {}),
                 ...(options.resume
@@ -440,19 +442,9 @@ export class ChatService {
                       },
                     }
                   : {}),
-              })
-            : failures.wrap(
-                runChatTurn({
-                  model: telemetry.model,
-                  messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
-                  tools,
-                  files,
-                  userId: principal.user.id,
-                  signal,
-                  hooks: failures.hooks,
-                  ...omitUndefined({ maxCycles }),
-                }),
-              );
+              },
+            }),
+          );
           void turn.result.then(
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),
