@@ -1,5 +1,5 @@
 import type { CitedDocument, Packet } from '@toolbus/spec';
-import { placementKey } from '@toolbus/spec';
+import { nextMessageText, placementKey } from '@toolbus/spec';
 
 /** Options for {@link TerminalRenderer}. */
 export interface TerminalRendererOptions {
@@ -82,7 +82,7 @@ export class TerminalRenderer {
         return;
       case 'message-delta': {
         const message = this.#currentMessage();
-        message.text += obj.content;
+        message.text = nextMessageText(message.text, obj) ?? message.text;
         if (!this.#options.interactive) return;
         this.#messageText(obj.content);
         if (!message.interrupted) message.shown += obj.content;
@@ -236,7 +236,7 @@ export class TerminalRenderer {
 
   #replaceMessage(content: string): void {
     const message = this.#currentMessage();
-    message.text = content;
+    message.text = nextMessageText(message.text, { type: 'message-replace', content }) ?? content;
     if (!this.#options.interactive) return;
     if (!message.interrupted && message.shown !== '') {
       // A terminal that does not report its size (0 columns: a bare pseudo-terminal) is taken as 80 wide, not 1.

@@ -7,7 +7,7 @@ import {
 } from '@toolbus/core';
 import { runLlmStep, StepPlacement } from '@toolbus/core/step';
 import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
-import { omitUndefined, ToolbusError } from '@toolbus/spec';
+import { foldAnswer, omitUndefined, ToolbusError } from '@toolbus/spec';
 import { checkCitationSupport } from './check-citation-support.ts';
 import { checkContextGate } from './check-context-gate.ts';
 import { citedDocumentsIn } from './cited-documents-in.ts';
@@ -305,15 +305,9 @@ function resumeStream(resume: DeepResearchResume, emitter: Emitter): number {
 function endedStreamResult(resume: DeepResearchResume): DeepResearchResult | undefined {
   const stop = resume.packets.at(-1)?.obj;
   if (stop?.type !== 'stop') return undefined;
-  let answer = '';
-  let failure: ToolbusError | undefined;
-  for (const { placement, obj } of resume.packets) {
-    if (placement.path?.length) continue;
-    if (obj.type === 'message-start') answer = '';
-    if (obj.type === 'message-delta') answer += obj.content;
-    if (obj.type === 'message-replace') answer = obj.content;
-    if (obj.type === 'error') failure = new ToolbusError({ code: obj.code, message: obj.message });
-  }
+  const folded = foldAnswer(resume.packets);
+  const answer = folded.answer;
+  const failure = folded.error && new ToolbusError(folded.error);
   return emptyResult({
     stopReason: stop.reason,
     answer,

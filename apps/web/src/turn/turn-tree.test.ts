@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Placement } from '@toolbus/spec';
+import type { PacketObject, Placement } from '@toolbus/spec';
 import { applyPacket, createTurnTree, isWorkNode, type TreeNode, type UiPacket } from './turn-tree.ts';
-import type { UiPacketObject } from './ui-packet.ts';
 
-function feed(objects: [Placement, UiPacketObject][]) {
+function feed(objects: [Placement, PacketObject][]) {
   const tree = createTurnTree();
   for (const [index, [placement, obj]] of objects.entries()) {
     applyPacket(tree, { sequence: index + 1, placement, obj } as UiPacket);

@@ -1,11 +1,19 @@
-import type { ApprovalResolution, CitedDocument, FileReference, Placement } from '@toolbus/spec';
-import type { ApprovalRequestPacket, CitationCheck, UiPacketObject } from './ui-packet.ts';
+import type {
+  ApprovalResolution,
+  CitationCheck,
+  CitedDocument,
+  FileReference,
+  PacketObject,
+  Placement,
+} from '@toolbus/spec';
+import { nextMessageText } from '@toolbus/spec';
+import type { ApprovalRequestPacket } from './ui-packet.ts';
 
 /** A packet as the UI folds it: where it belongs, what it says, its sequence in the turn. */
 export interface UiPacket {
   readonly sequence: number;
   readonly placement: Placement;
-  readonly obj: UiPacketObject;
+  readonly obj: PacketObject;
 }
 
 /** One command of a coding agent's timeline. */
@@ -270,12 +278,9 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
       remember(tree, obj.finalDocuments);
       break;
     case 'message-delta':
-      node.messageStarted = true;
-      node.message += obj.content;
-      break;
     case 'message-replace':
       node.messageStarted = true;
-      node.message = obj.content;
+      node.message = nextMessageText(node.message, obj) ?? node.message;
       break;
     case 'tool-start': {
       const tool = toolOf(node, obj.toolCallId, obj.toolName);

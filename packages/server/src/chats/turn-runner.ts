@@ -1,6 +1,6 @@
 import type { ChatTurn, ChatTurnResult } from '@toolbus/core';
 import type { ChatMessage, Packet, Placement } from '@toolbus/spec';
-import { coalesceTextDeltas, omitUndefined, placementKey, ToolbusError } from '@toolbus/spec';
+import { coalesceTextDeltas, foldAnswer, omitUndefined, placementKey, ToolbusError } from '@toolbus/spec';
 import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, Storage, StoredPacket } from '@toolbus/storage';
 import type { TurnApprovals } from '../approvals/approval-hub.ts';
 import { ServerError } from '../http/server-error.ts';
@@ -693,12 +693,12 @@ function closingPackets(packets: readonly Packet[], reason: string): Packet[] {
 }
 
 /** The answer text streamed at the top level before the turn died. */
+/** What the turn had answered, as its readers saw it (retracted text gone): every top-level message. */
 function partialAnswer(packets: readonly Packet[]): string {
-  let text = '';
-  for (const packet of packets) {
-    if (packet.obj.type === 'message-delta' && !packet.placement.path?.length) text += packet.obj.content;
-  }
-  return text.trim();
+  return foldAnswer(packets)
+    .messages.map((text) => text.trim())
+    .filter((text) => text !== '')
+    .join('\n\n');
 }
 
 function errorCode(error: unknown): string {
