@@ -78,6 +78,10 @@ describe('runToolCalls', () => {
       },
     );
     assert.equal(result.outcomes[0]?.status, 'timeout');
+    // One name for the fact: the status, the failure's kind and its code.
+    const timedOut = result.outcomes[0]?.response.rich;
+    assert.ok(timedOut?.type === 'failure');
+    assert.deepEqual([timedOut.kind, timedOut.code], ['timeout', 'timeout']);
     assert.match(result.outcomes[0]?.response.llmFacing ?? '', /did not finish within/);
     assert.equal(result.outcomes[1]?.response.llmFacing, 'echo: hi');
     await lateDone;
@@ -197,6 +201,11 @@ describe('runToolCalls', () => {
       ['success', 'unknown-tool', 'success', 'over-cap'],
     );
     assert.match(result.outcomes[1]?.response.llmFacing ?? '', /no tool named "nope".*"echo"/);
+    for (const index of [1, 3]) {
+      const { status, response } = result.outcomes[index] ?? {};
+      const rich = response?.rich?.type === 'failure' ? response.rich : undefined;
+      assert.deepEqual([rich?.kind, rich?.code], [status, status], 'one name for the fact');
+    }
     assert.match(result.outcomes[3]?.response.llmFacing ?? '', /at most 2 tool call/);
     assert.deepEqual(
       result.messages.map((message) => (message.role === 'tool' ? message.toolCallId : '')),

@@ -175,7 +175,7 @@ function unknownToolResult(call: ToolCall, toolsByName: ReadonlyMap<string, Tool
     response: failureResponse(
       'unknown-tool',
       `There is no tool named "${call.name}". Available tools: ${list}.`,
-      'unknown_tool',
+      'unknown-tool',
     ),
   };
 }
@@ -187,7 +187,7 @@ function overCapResult(call: ToolCall, cap: number, ofTool?: string) {
     response: failureResponse(
       'over-cap',
       `Not run: at most ${cap} ${what} run per step, and "${call.name}" came after that. Call it again in the next step if you still need it.`,
-      'over_cap',
+      'over-cap',
     ),
   };
 }
