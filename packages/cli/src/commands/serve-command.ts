@@ -24,6 +24,7 @@ import { EXIT_CODES } from '../exit-codes.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
+import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 
@@ -211,7 +212,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);
       if (bootstrap) io.stdout.write(`  admin API key (shown once, store it now): ${bootstrap.key}\n`);
     }
-    const signal = await shutdownSignal(io);
+    const signal = await shutdownSignal(io, 'toolbus serve');
     io.stdout.write(`toolbus serve: ${signal} received, stopping running turns and closing streams\n`);
     await http.close();
     return EXIT_CODES.ok;
@@ -223,28 +224,6 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await workspace.close();
     await fetch.close?.();
   }
-}
-
-/**
- * Waits for SIGINT or SIGTERM: the end of a server's normal life, so the shutdown that follows exits 0. From then on a
- * second signal of either kind (a shutdown waiting on a tool that does not stop) exits at once, with 130 or 143 as a
- * shell reports a process killed by that signal.
- */
-function shutdownSignal(io: CliIo): Promise<NodeJS.Signals> {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  return new Promise((resolve) => {
-    const first = (signal: NodeJS.Signals): void => {
-      for (const name of signals) process.off(name, first);
-      for (const name of signals) {
-        process.once(name, () => {
-          io.stderr.write(`toolbus serve: ${name} again, exiting without waiting for running turns\n`);
-          process.exit(name === 'SIGINT' ? EXIT_CODES.interrupted : EXIT_CODES.terminated);
-        });
-      }
-      resolve(signal);
-    };
-    for (const name of signals) process.on(name, first);
-  });
 }
 
 /** Why the server could not listen, naming the flag to change: --host (needs keys, unknown), --port (taken). */
