@@ -122,7 +122,7 @@ export { classifyToolFailure, failureResponse } from './runner/failure-responses
 export type { MergedToolCalls } from './runner/merge-tool-calls.ts';
 export { mergeableFieldOf, mergeToolCalls } from './runner/merge-tool-calls.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/run-tool-calls.ts';
-export type { RunToolCallsOptions } from './runner/run-tool-calls-options.ts';
+export type { RunToolCallsInput, RunToolCallsOptions } from './runner/run-tool-calls-options.ts';
 export type { RunToolCallsResult, ToolCallOutcome } from './runner/tool-call-outcome.ts';
 export type { ToolCallSpan, ToolCallSpanEnd, ToolCallStatus, ToolRunHooks } from './runner/tool-run-hooks.ts';
 export type { AnswerStreamFilterOptions } from './streaming/answer-stream-filter.ts';

@@ -8,7 +8,7 @@ import { ConcurrencyScheduler } from './concurrency-scheduler.ts';
 import { createDeadlineTimer } from './deadline-timer.ts';
 import { failureResponse } from './failure-responses.ts';
 import { mergeableFieldOf, mergeToolCalls } from './merge-tool-calls.ts';
-import type { RunToolCallsOptions } from './run-tool-calls-options.ts';
+import type { RunToolCallsInput, RunToolCallsOptions } from './run-tool-calls-options.ts';
 import type { RunToolCallsResult } from './tool-call-outcome.ts';
 
 /** The default per-call timeout: 10 minutes. */
@@ -20,12 +20,9 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
  * and timeout; run them concurrently within their concurrency classes; turn every failure into a result the
  * model can read. Every call id the model produced gets exactly one result, in call order.
  */
-export function runToolCalls(
-  calls: readonly ToolCall[],
-  tools: readonly Tool[] | ReadonlyMap<string, Tool>,
-  options: RunToolCallsOptions = {},
-): Promise<RunToolCallsResult> {
-  return new ToolCallBatch(tools, options).settle(calls);
+export function runToolCalls(options: RunToolCallsInput): Promise<RunToolCallsResult> {
+  const { calls, tools, ...rest } = options;
+  return new ToolCallBatch(tools, rest).settle(calls);
 }
 
 /**

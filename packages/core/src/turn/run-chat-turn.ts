@@ -178,8 +178,11 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     citations: state.citations,
     announcedDocuments: state.announcedDocuments,
     batch,
-    ...omitUndefined({ signal: options.signal, stream: options.stream }),
-    ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
+    ...omitUndefined({
+      signal: options.signal,
+      stream: options.stream,
+      reasoningTool: options.reasoningTool,
+    }),
     citing: true,
     ...omitUndefined({ parsers, preferredDialects: input.preferredDialects }),
   });
