@@ -13,5 +13,5 @@ export type {
 } from './gateway-options.ts';
 export { gatewayConfigSchema } from './gateway-options.ts';
 export type { GatewayHandler, RunningGateway } from './gateway-server.ts';
-export { createGatewayHandler, startGateway } from './gateway-server.ts';
+export { createGatewayHandler, GATEWAY_PATHS, startGateway } from './gateway-server.ts';
 export { GatewayConfigError } from './upstream.ts';

@@ -23,6 +23,7 @@ import {
 import { createGeneratePlanTool, researchToolsOf } from './research-tools.ts';
 import { asPlan, createRetypingSink } from './retyping-sink.ts';
 import { type OrchestratorProgress, type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
+import { writeFinalReport } from './write-final-report.ts';
 
 /** Options for {@link runDeepResearch}. */
 export interface RunDeepResearchOptions {
@@ -228,30 +229,43 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
   const findings = orchestrated.agents
     .map((agent, index) => `Research ${index + 1}: ${agent.task}\n${agent.report}`)
     .join('\n\n');
-  const reportStep = await runLlmStep({
-    ...common,
-    citations: createCitationAllocator({ known: documents.values() }),
-    citing: true,
-    messages: [
-      { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
-      ...context,
-      {
-        role: 'user',
-        content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
-      },
-    ],
-    tools: [],
-    toolChoice: 'none',
+  const reportStep = await writeFinalReport({
     turn,
     sink: emitter,
-    announcedDocuments: new Set(),
-    stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
+    ...omitUndefined({ signal: options.signal }),
+    runStep: (reportTurn) =>
+      runLlmStep({
+        ...common,
+        citations: createCitationAllocator({ known: documents.values() }),
+        citing: true,
+        messages: [
+          { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
+          ...context,
+          {
+            role: 'user',
+            content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
+          },
+        ],
+        tools: [],
+        toolChoice: 'none',
+        turn: reportTurn,
+        sink: emitter,
+        announcedDocuments: new Set(),
+        stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
+      }),
   });
   if (reportStep.error) throw reportStep.error;
-  const answer = reportStep.answer;
-  if (!answer.trim())
+  if (!reportStep.answer.trim())
     throw new DeepResearchError({ code: 'no_report', message: 'The report step wrote nothing.' });
   const reportTurn = reportStep.nextTurn - 1;
+  // The report says what went unresearched in the run's own words, whatever the model made of the failures.
+  const unresearched = orchestrated.agents.filter((agent) => agent.status === 'failed');
+  const gaps =
+    unresearched.length === 0
+      ? ''
+      : `\n\nNot researched, because its research agent failed: ${unresearched.map((agent) => agent.task).join('; ')}.`;
+  if (gaps) emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'message-delta', content: gaps });
+  const answer = reportStep.answer + gaps;
 
   let citationChecks: CitationCheck[] = [];
   if (options.checkCitations !== false) {

@@ -2,10 +2,12 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
   CUT_OFF_TOOL_CALL_CODE,
   collapseCitations,
+  MALFORMED_TOOL_CALL_CODE,
   type PacketSink,
   type RunChatTurnOptions,
   runChatTurn,
   type ToolCallOutcome,
+  UNRUN_TOOL_CALL_CODE,
 } from '@toolbus/core';
 import type { ChatMessage, CitedDocument, Tool, ToolbusError, ToolCall } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -84,8 +86,8 @@ export interface OrchestratorResult {
  * models without reasoning, streamed as reasoning; `research_agent`; `generate_report`) and reads a system prompt
  * that names the cycle. Agents of one cycle run in parallel, at most `maxParallelAgents` (the tool declares it;
  * calls over it are answered without running); their reports are renumbered into one mapping in dispatch order.
- * Calls the model wrote as text are recovered like in every turn, and calls the output token limit cut off are
- * answered without running. Ends on `generate_report`, a cycle without agents or calls, the last cycle, or the
+ * Calls the model wrote as text are recovered like in every turn; calls the output token limit cut off, calls of
+ * a step that ended badly and dispatches with malformed arguments are answered without running. Ends on `generate_report`, a cycle without agents or calls, the last cycle, or the
  * force-report timer: the report is always written from what there is.
  */
 export async function runOrchestrator(options: RunOrchestratorOptions): Promise<OrchestratorResult> {
@@ -127,6 +129,8 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
     maxCycles: lastToolCycle - firstCycle + 1,
     // A weak model may write every dispatch as text: each cycle may recover its calls.
     recovery: { maxAttempts: lastToolCycle },
+    // A dispatch with malformed arguments is not repaired into a task the orchestrator never wrote.
+    refuseRepairedCalls: true,
     parent: { sink: createReasoningTextSink(options.sink), firstTurn: options.turn },
     ...(options.reasoningModel ? {} : { reasoningTool: THINK_TOOL_NAME }),
     ...omitUndefined({ signal: options.signal }),
@@ -158,7 +162,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
       cycles = firstCycle + cycle + 1;
       turn = nextTurn;
       for (const outcome of toolOutcomes) {
-        if (outcome.call.name === RESEARCH_AGENT_TOOL_NAME && !isCutOff(outcome))
+        if (outcome.call.name === RESEARCH_AGENT_TOOL_NAME && !wasNotRun(outcome))
           agents.push(agentOutcomeOf(outcome, reports));
       }
       const done = researchDone(toolCalls, toolOutcomes, options.reasoningModel) || cycles >= lastToolCycle;
@@ -243,21 +247,28 @@ function agentOutcomeOf(
 
 /**
  * Research is done after `generate_report`, or after a cycle that neither dispatched an agent nor thought nor
- * lost a call to the output token limit (that call gets another cycle).
+ * had a call answered without running (that call gets another cycle).
  */
 function researchDone(
   calls: readonly ToolCall[],
   outcomes: readonly ToolCallOutcome[],
   reasoningModel: boolean,
 ): boolean {
-  if (calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME)) return true;
-  const cutOff = outcomes.some(isCutOff);
+  const unrun = new Set(outcomes.filter(wasNotRun).map((outcome) => outcome.call.id));
+  if (calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME && !unrun.has(call.id))) return true;
   const dispatched = calls.some((call) => call.name === RESEARCH_AGENT_TOOL_NAME);
   const thought = !reasoningModel && calls.some((call) => call.name === THINK_TOOL_NAME);
-  return !dispatched && !thought && !cutOff;
+  return !dispatched && !thought && unrun.size === 0;
 }
 
-/** A call the output token limit cut off: answered without running, dispatched again next cycle. */
-function isCutOff({ response }: ToolCallOutcome): boolean {
-  return response.rich?.type === 'failure' && response.rich.code === CUT_OFF_TOOL_CALL_CODE;
+/** The codes of calls the loop answered without running: cut off, in a step that ended badly, or malformed. */
+const notRunCodes: ReadonlySet<string> = new Set([
+  CUT_OFF_TOOL_CALL_CODE,
+  UNRUN_TOOL_CALL_CODE,
+  MALFORMED_TOOL_CALL_CODE,
+]);
+
+/** A call answered without running (see {@link notRunCodes}): the orchestrator may make it again next cycle. */
+function wasNotRun({ response }: ToolCallOutcome): boolean {
+  return response.rich?.type === 'failure' && notRunCodes.has(response.rich.code ?? '');
 }

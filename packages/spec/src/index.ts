@@ -49,7 +49,10 @@ export type {
   PacketObject,
   PacketType,
   StopReason,
+  ToolCallStatus,
+  ToolEndPacket,
 } from './packet.ts';
+export { packetJson } from './packet-json.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
 export type { LimitedBody } from './read-limited-body.ts';

@@ -23,6 +23,8 @@ interface SessionRow {
   token_hash: string;
   user_id: string;
   organization_id: string | null;
+  key_id: string | null;
+  scopes: string[];
   csrf_hash: string;
   created_at: Date;
   expires_at: Date;
@@ -70,11 +72,14 @@ export function createPostgresAccessStore(context: PostgresContext): AccessStore
       return rows.map(toKey);
     },
     async revokeApiKey(id) {
-      const result = await pool.query(
-        'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
-        [context.now(), id],
-      );
-      return (result.rowCount ?? 0) > 0;
+      return context.transaction(async (client) => {
+        const result = await client.query(
+          'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+          [context.now(), id],
+        );
+        await client.query('DELETE FROM web_sessions WHERE key_id = $1', [id]);
+        return (result.rowCount ?? 0) > 0;
+      });
     },
     async touchApiKey(id) {
       await pool.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [context.now(), id]);
@@ -84,22 +89,29 @@ export function createPostgresAccessStore(context: PostgresContext): AccessStore
       await pool.query('DELETE FROM web_sessions WHERE expires_at <= $1', [now]);
       await withConstraintErrors('Creating a session', () =>
         pool.query(
-          'INSERT INTO web_sessions (token_hash, user_id, organization_id, csrf_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          'INSERT INTO web_sessions (token_hash, user_id, organization_id, key_id, scopes, csrf_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)',
           [
             session.tokenHash,
             session.userId,
             session.organizationId ?? null,
+            session.keyId ?? null,
+            JSON.stringify(session.scopes),
             session.csrfHash,
             now,
             session.expiresAt,
           ],
         ),
       );
-      return { ...session, organizationId: session.organizationId ?? null, createdAt: now };
+      return {
+        ...session,
+        organizationId: session.organizationId ?? null,
+        keyId: session.keyId ?? null,
+        createdAt: now,
+      };
     },
     async getSession(tokenHash) {
       const { rows } = await pool.query<SessionRow>(
-        'SELECT token_hash, user_id, organization_id, csrf_hash, created_at, expires_at FROM web_sessions WHERE token_hash = $1 AND expires_at > $2',
+        'SELECT token_hash, user_id, organization_id, key_id, scopes, csrf_hash, created_at, expires_at FROM web_sessions WHERE token_hash = $1 AND expires_at > $2',
         [tokenHash, context.now()],
       );
       return rows[0] && toSession(rows[0]);
@@ -132,6 +144,8 @@ function toSession(row: SessionRow): WebSessionRecord {
     tokenHash: row.token_hash,
     userId: row.user_id,
     organizationId: row.organization_id,
+    keyId: row.key_id,
+    scopes: row.scopes,
     csrfHash: row.csrf_hash,
     createdAt: isoTime(row.created_at),
     expiresAt: isoTime(row.expires_at),

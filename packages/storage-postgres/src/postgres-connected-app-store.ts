@@ -1,9 +1,10 @@
-import type { ConnectedAppRecord, ConnectedAppStore } from '@toolbus/storage';
+import { type ConnectedAppRecord, type ConnectedAppStore, DEFAULT_ORGANIZATION_ID } from '@toolbus/storage';
 import { isoTime, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
 
 interface ConnectedAppRow {
   id: number;
   user_id: string | null;
+  organization_id: string;
   name: string;
   url_patterns: string[];
   actions: ConnectedAppRecord['actions'];
@@ -14,7 +15,7 @@ interface ConnectedAppRow {
 }
 
 const columns =
-  'id, user_id, name, url_patterns, actions, headers_secret, organization_values_secret, enabled, created_at';
+  'id, user_id, organization_id, name, url_patterns, actions, headers_secret, organization_values_secret, enabled, created_at';
 
 /** Connected apps over PostgreSQL: headers and values sealed per row and column, per-user values per user. */
 export function createPostgresConnectedAppStore(context: PostgresContext): ConnectedAppStore {
@@ -26,6 +27,7 @@ export function createPostgresConnectedAppStore(context: PostgresContext): Conne
   const toRecord = (row: ConnectedAppRow): ConnectedAppRecord => ({
     id: row.id,
     userId: row.user_id,
+    organizationId: row.organization_id,
     name: row.name,
     urlPatterns: row.url_patterns,
     actions: row.actions,
@@ -51,12 +53,13 @@ export function createPostgresConnectedAppStore(context: PostgresContext): Conne
         const id = ids[0]!.id;
         const values = app.organizationValues ?? {};
         const { rows } = await pool.query<ConnectedAppRow>(
-          `INSERT INTO connected_apps (id, user_id, name, url_patterns, actions, headers_secret,
+          `INSERT INTO connected_apps (id, user_id, organization_id, name, url_patterns, actions, headers_secret,
              organization_values_secret, enabled, created_at)
-           OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9) RETURNING ${columns}`,
+           OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9, $10) RETURNING ${columns}`,
           [
             id,
             app.userId,
+            app.organizationId ?? DEFAULT_ORGANIZATION_ID,
             app.name,
             JSON.stringify(app.urlPatterns),
             JSON.stringify(app.actions ?? []),
@@ -78,13 +81,12 @@ export function createPostgresConnectedAppStore(context: PostgresContext): Conne
       return rows[0] && toRecord(rows[0]);
     },
     async list(options = {}) {
-      const { rows } =
-        options.userId === undefined
-          ? await pool.query<ConnectedAppRow>(`SELECT ${columns} FROM connected_apps ORDER BY id`)
-          : await pool.query<ConnectedAppRow>(
-              `SELECT ${columns} FROM connected_apps WHERE user_id IS NULL OR user_id = $1 ORDER BY id`,
-              [options.userId],
-            );
+      const { rows } = await pool.query<ConnectedAppRow>(
+        `SELECT ${columns} FROM connected_apps
+         WHERE ($1::text IS NULL OR organization_id = $1) AND ($2::text IS NULL OR user_id IS NULL OR user_id = $2)
+         ORDER BY id`,
+        [options.organizationId ?? null, options.userId ?? null],
+      );
       return rows.map(toRecord);
     },
     async delete(id) {

@@ -38,6 +38,7 @@ interface PendingRow {
   user_id: string;
   redirect_url: string;
   return_to: string;
+  browser_hash: string | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -198,14 +199,15 @@ export function createPostgresMcpServerStore(context: PostgresContext): McpServe
         await client.query('DELETE FROM mcp_oauth_pending WHERE expires_at <= $1', [now]);
         await withConstraintErrors('Saving an MCP OAuth authorization', () =>
           client.query(
-            `INSERT INTO mcp_oauth_pending (state_hash, server_id, user_id, redirect_url, return_to, created_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+            `INSERT INTO mcp_oauth_pending (state_hash, server_id, user_id, redirect_url, return_to, browser_hash, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
             [
               pending.stateHash,
               pending.serverId,
               pending.userId,
               pending.redirectUrl,
               pending.returnTo,
+              pending.browserHash,
               now,
               pending.expiresAt,
             ],
@@ -239,6 +241,7 @@ function toPending(row: PendingRow): McpPendingAuthorization {
     userId: row.user_id,
     redirectUrl: row.redirect_url,
     returnTo: row.return_to,
+    browserHash: row.browser_hash,
     createdAt: isoTime(row.created_at),
     expiresAt: isoTime(row.expires_at),
   };

@@ -292,4 +292,53 @@ ALTER TABLE personas ALTER COLUMN name_key SET NOT NULL;
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
 `,
   },
+  {
+    version: 7,
+    name: 'web sessions remember the key that made them and hold its scopes; minting keys is a scope',
+    // As SQLite's step 13: sessions record their key and scopes, earlier sessions end (fail closed), and keys that
+    // hold "admin" also get the new "keys" scope.
+    sql: `
+DELETE FROM web_sessions;
+ALTER TABLE web_sessions ADD COLUMN key_id text;
+ALTER TABLE web_sessions ADD COLUMN scopes jsonb NOT NULL DEFAULT '[]'::jsonb;
+CREATE INDEX web_sessions_by_key ON web_sessions (key_id) WHERE key_id IS NOT NULL;
+UPDATE api_keys SET scopes = scopes || '["keys"]'::jsonb WHERE scopes ? 'admin' AND NOT scopes ? 'keys';
+`,
+  },
+  {
+    version: 8,
+    name: 'an MCP OAuth authorization is bound to the browser that started it',
+    // As SQLite's step 14.
+    sql: `
+DELETE FROM mcp_oauth_pending;
+ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash text;
+`,
+  },
+  {
+    version: 9,
+    name: 'connected apps belong to an organisation',
+    // As SQLite's step 15.
+    sql: `
+ALTER TABLE connected_apps ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id) ON DELETE CASCADE;
+DROP INDEX connected_apps_by_owner_name;
+CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
+`,
+  },
+  {
+    version: 10,
+    name: 'organisation invitations',
+    // As SQLite's step 16.
+    sql: `
+CREATE TABLE organization_invitations (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email text NOT NULL,
+  role text NOT NULL CHECK (role IN ('admin', 'member')),
+  invited_by text REFERENCES users(id) ON DELETE SET NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitations (organization_id, email);
+CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
+`,
+  },
 ];

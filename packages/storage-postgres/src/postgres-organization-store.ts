@@ -1,4 +1,10 @@
-import type { Organization, OrganizationMember, OrganizationRole, OrganizationStore } from '@toolbus/storage';
+import type {
+  Organization,
+  OrganizationInvitation,
+  OrganizationMember,
+  OrganizationRole,
+  OrganizationStore,
+} from '@toolbus/storage';
 import { isoTime, notFound, type PostgresContext, withConstraintErrors } from './postgres-context.ts';
 
 interface OrganizationRow {
@@ -14,7 +20,17 @@ interface MemberRow {
   created_at: Date;
 }
 
+interface InvitationRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: OrganizationRole;
+  invited_by: string | null;
+  created_at: Date;
+}
+
 const organizationColumns = 'id, name, created_at';
+const invitationColumns = 'id, organization_id, email, role, invited_by, created_at';
 const memberColumns = 'organization_id, user_id, role, created_at';
 
 /** Organisations and memberships over PostgreSQL. */
@@ -89,6 +105,50 @@ export function createPostgresOrganizationStore(context: PostgresContext): Organ
       );
       return (result.rowCount ?? 0) > 0;
     },
+    async invite(invitation) {
+      if (!(await read(invitation.organizationId))) throw notFound('organisation', invitation.organizationId);
+      const { rows } = await withConstraintErrors('Inviting to an organisation', () =>
+        pool.query<InvitationRow>(
+          `INSERT INTO organization_invitations (${invitationColumns}) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by
+           RETURNING ${invitationColumns}`,
+          [
+            context.newId(),
+            invitation.organizationId,
+            invitation.email.toLowerCase(),
+            invitation.role,
+            invitation.invitedBy,
+            context.now(),
+          ],
+        ),
+      );
+      return toInvitation(rows[0]!);
+    },
+    async listInvitations(email) {
+      const { rows } = await pool.query<InvitationRow>(
+        `SELECT ${invitationColumns} FROM organization_invitations WHERE email = $1 ORDER BY created_at, id`,
+        [email.toLowerCase()],
+      );
+      return rows.map(toInvitation);
+    },
+    async takeInvitation(id) {
+      const { rows } = await pool.query<InvitationRow>(
+        `DELETE FROM organization_invitations WHERE id = $1 RETURNING ${invitationColumns}`,
+        [id],
+      );
+      return rows[0] && toInvitation(rows[0]);
+    },
+  };
+}
+
+function toInvitation(row: InvitationRow): OrganizationInvitation {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    email: row.email,
+    role: row.role,
+    invitedBy: row.invited_by,
+    createdAt: isoTime(row.created_at),
   };
 }
 

@@ -171,3 +171,41 @@ test('toolbus gateway --auth api-keys takes the keys toolbus serve makes, and re
     await upstream.close();
   }
 });
+
+test('toolbus serve mounts the gateway routes beside its own when the config file has a gateway section', async () => {
+  const upstream = await startScriptedModelServer({
+    handler: () => textSteps(['[get_weather(city="Oslo")]']),
+  });
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-serve-'));
+  try {
+    await writeFile(
+      join(home, 'config.json'),
+      JSON.stringify({ gateway: { upstreams: [{ name: 'local', baseUrl: `${upstream.url}/v1` }] } }),
+    );
+    const serve = run('serve', ['--port', '0'], home, {
+      TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
+    });
+    const url = await serve.printed(/serving on (\S+)/);
+    assert.match(await serve.printed(/recovery gateway: (\S+)/), /\/v1$/);
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'llama-3.2-3b',
+        messages: [{ role: 'user', content: 'weather' }],
+        tools,
+      }),
+    });
+    const body = (await response.json()) as {
+      choices: { message: { tool_calls: { function: { name: string } }[] } }[];
+    };
+    assert.equal(body.choices[0]?.message.tool_calls[0]?.function.name, 'get_weather');
+    // The server's own routes are still its own.
+    assert.equal((await fetch(`${url}/health`)).status, 200);
+    assert.equal((await fetch(`${url}/v1/chats`)).status, 200);
+    serve.child.kill('SIGTERM');
+    assert.equal(await serve.exited, 0);
+  } finally {
+    await upstream.close();
+  }
+});

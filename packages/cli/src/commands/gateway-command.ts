@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
-import { type GatewayCaller, type GatewayUpstream, startGateway } from '@toolbus/gateway';
+import { createNodeHttpFetch } from '@toolbus/core/node';
+import { type GatewayUpstream, startGateway } from '@toolbus/gateway';
 import { createJsonLogger } from '@toolbus/server';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
+import { storedKeyAuthenticator } from '../gateway-key-check.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
@@ -95,18 +96,7 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
   const logger = createJsonLogger((line) => io.stderr.write(line));
   const workspace = auth === 'api-keys' ? await openWorkspace(config) : undefined;
   try {
-    const authenticate =
-      workspace === undefined
-        ? undefined
-        : async (key: string | undefined): Promise<GatewayCaller | undefined> => {
-            if (key === undefined) return undefined;
-            const record = await workspace.storage.access.findApiKeyByHash(
-              createHash('sha256').update(key).digest('hex'),
-            );
-            if (record === undefined || record.revokedAt !== null || !record.scopes.includes('chat'))
-              return undefined;
-            return { id: record.id };
-          };
+    const authenticate = workspace === undefined ? undefined : storedKeyAuthenticator(workspace.storage);
     let gateway: Awaited<ReturnType<typeof startGateway>>;
     try {
       gateway = await startGateway({
@@ -114,9 +104,9 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
         env: io.env,
         host,
         port,
-        ...(authenticate ? { authenticate } : {}),
-        ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}),
-        ...(fileConfig?.maxRequestBytes !== undefined ? { maxRequestBytes: fileConfig.maxRequestBytes } : {}),
+        ...omitUndefined({ authenticate, requestsPerMinute, maxRequestBytes: fileConfig?.maxRequestBytes }),
+        // Reads each model's chat template from its server (Ollama, llama.cpp) to learn its call dialect.
+        fetch: createNodeHttpFetch() as typeof fetch,
         log: ({ event, ...fields }) => logger.info(event, fields),
       });
     } catch (error) {

@@ -76,6 +76,12 @@ export interface RunChatTurnOptions {
   /** Told each completed cycle and awaited (a sub-agent's checkpoint), and may end the loop. */
   readonly afterCycle?: TurnCycleEndHook;
   /**
+   * Answer a native call whose argument text was not valid JSON (though nothing cut it off) without running it,
+   * instead of running it on the repaired arguments (default: run; validation catches most). For an agent whose
+   * calls must not act on a guess, such as a Deep Research dispatch.
+   */
+  readonly refuseRepairedCalls?: boolean;
+  /**
    * When the tools exceed these limits, the model gets a `tool_search` tool instead of every definition, and what
    * it finds is loaded into the next cycle (default: {@link DEFAULT_TOOL_SEARCH_LIMITS}; `false`: always send
    * every tool). Given explicitly, the stream starts with a `tool-mode` packet either way; by default only when

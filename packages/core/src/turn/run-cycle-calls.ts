@@ -1,14 +1,22 @@
 import type { AssistantToolCall, ChatMessage, Tool, ToolCall } from '@toolbus/spec';
 import { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
-import { answerCutOffCalls } from './cut-off-tool-calls.ts';
+import {
+  answerCutOffCalls,
+  answerUnrunCalls,
+  MALFORMED_TOOL_CALL_CODE,
+  malformedToolCallMessage,
+  stepEndedBadly,
+  unrunToolCallResponse,
+} from './cut-off-tool-calls.ts';
 import type { LlmStepResult } from './llm-step.ts';
 import type { RunChatTurnOptions } from './run-chat-turn.ts';
 import type { TurnState } from './turn-state.ts';
 
 /**
  * Runs a cycle's calls and puts the exchange into the history: the calls with the prose around them, then one
- * result per call. Calls the output token limit cut off are answered without running (see `answerCutOffCalls`).
+ * result per call. Calls the output token limit cut off, every call of a step that ended badly, and (when the
+ * loop says so) calls with malformed arguments are answered without running (see `answerCutOffCalls`).
  */
 export async function runCycleCalls(input: {
   readonly options: RunChatTurnOptions;
@@ -23,8 +31,28 @@ export async function runCycleCalls(input: {
   readonly tools: readonly Tool[];
 }): Promise<'continue' | 'stop'> {
   const { state, step, options } = input;
+  // A step that ended badly (content filter, provider error, unknown): none of its calls runs, and those started
+  // while it streamed are stopped, each answered as calls the token limit cut off are.
+  const badly = stepEndedBadly(step.finishReason);
+  const started = badly
+    ? (input.batch?.abandon(input.calls, (call) => unrunToolCallResponse(call, step.finishReason)) ??
+      new Set())
+    : new Set<string>();
+  const unrun = badly ? input.calls.filter((call) => !started.has(call.id)) : input.cutOff;
+  // A loop that must not act on a guess (`refuseRepairedCalls`) answers calls whose argument text was not valid
+  // JSON with what it read as, instead of running them on the repair.
+  const malformed = badly || !options.refuseRepairedCalls ? [] : step.malformedToolCalls;
   const answered = new Map(
-    answerCutOffCalls(input.cutOff, input.tools, state.sink).map((outcome) => [outcome.call.id, outcome]),
+    [
+      ...answerCutOffCalls(unrun, input.tools, state.sink, step.finishReason),
+      ...answerUnrunCalls({
+        calls: malformed,
+        tools: input.tools,
+        sink: state.sink,
+        code: MALFORMED_TOOL_CALL_CODE,
+        message: malformedToolCallMessage,
+      }),
+    ].map((outcome) => [outcome.call.id, outcome]),
   );
   const runnable = answered.size > 0 ? input.calls.filter((call) => !answered.has(call.id)) : input.calls;
   const settled = await (input.batch ?? new ToolCallBatch([], {})).settle(runnable);

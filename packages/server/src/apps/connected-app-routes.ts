@@ -1,6 +1,6 @@
 import { omitUndefined } from '@toolbus/spec';
 import { z } from 'zod';
-import type { Principal } from '../http/principal.ts';
+import { actsAsDeploymentAdmin, type Principal } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import type { ConnectedAppActor, ConnectedAppAdmin } from './connected-app-admin.ts';
 
@@ -45,7 +45,12 @@ const chat = { kind: 'user', scope: 'chat' } as const;
 
 /** The actor of a request: its user, an admin when its role is. */
 export function connectedAppActor(principal: Principal): ConnectedAppActor {
-  return { userId: principal.user.id, isAdmin: principal.role === 'admin' };
+  return {
+    userId: principal.user.id,
+    organizationId: principal.organization.id,
+    // The admin scope too: an admin's narrower key manages only its own apps.
+    isAdmin: actsAsDeploymentAdmin(principal),
+  };
 }
 
 /** Registers the connected-app routes: the caller's own apps and the organisation's (credentials write-only). */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { API_KEY_SCOPES } from '../http/principal.ts';
+import { setCookieHeader } from '../http/cookie.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './access-service.ts';
+import { isSecureOrigin } from './public-origin.ts';
 
 const scopeSchema = z.enum(API_KEY_SCOPES as [string, ...string[]]);
 const apiKeySchema = z.object({
@@ -27,7 +29,12 @@ const userSchema = z.object({
 });
 const createKeyBody = z.object({
   name: z.string().min(1).max(100),
-  scopes: z.array(scopeSchema).min(1).max(3).optional().describe('Default ["chat"]'),
+  scopes: z
+    .array(scopeSchema)
+    .min(1)
+    .max(API_KEY_SCOPES.length)
+    .optional()
+    .describe('Default ["chat"]; only scopes the calling key (or session) holds'),
 });
 const createUserKeyBody = createKeyBody.extend({
   organizationId: z
@@ -40,10 +47,15 @@ const createUserKeyBody = createKeyBody.extend({
     ),
 });
 const self = { kind: 'user', scope: 'chat' } as const;
+const minting = { kind: 'user', scope: 'keys' } as const;
 const admin = { kind: 'admin' } as const;
 
 /** Registers who-am-I, API keys, web sessions and (admin) users. */
-export function registerAccessRoutes(registry: RouteRegistry, access: AccessService): void {
+export function registerAccessRoutes(
+  registry: RouteRegistry,
+  access: AccessService,
+  options: { readonly publicOrigin?: string | undefined } = {},
+): void {
   registry.add(
     {
       method: 'get',
@@ -77,7 +89,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       summary:
         'Create an API key for yourself (shown once), acting only in the organisation this request acts in',
       tag: 'access',
-      access: self,
+      access: minting,
       body: createKeyBody,
       responses: { 201: { description: 'The key', schema: createdKeySchema } },
     },
@@ -85,7 +97,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       context.json(
         await access.createApiKey(principal, {
           name: body.name,
-          scopes: body.scopes as ('chat' | 'admin' | 'mcp')[] | undefined,
+          scopes: body.scopes as ApiKeyScope[] | undefined,
         }),
         201,
       ),
@@ -124,7 +136,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       path: '/v1/session',
       operationId: 'createSession',
       summary:
-        'Sign a browser in: sets an HTTP-only session cookie and returns the CSRF token every changing request must send',
+        "Sign a browser in: sets an HTTP-only session cookie and returns the CSRF token every changing request must send. The session holds the calling key's scopes and ends when that key is revoked",
       tag: 'access',
       access: self,
       responses: {
@@ -133,10 +145,17 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
     },
     async ({ principal, context }) => {
       const session = await access.createSession(principal);
-      const secure = new URL(context.req.url).protocol === 'https:' ? '; Secure' : '';
       context.header(
         'set-cookie',
-        `${SESSION_COOKIE}=${session.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_LIFETIME_MS / 1000}${secure}`,
+        setCookieHeader({
+          name: SESSION_COOKIE,
+          value: session.token,
+          maxAgeSeconds: SESSION_LIFETIME_MS / 1000,
+          sameSite: 'Strict',
+          path: '/',
+          // Behind a TLS proxy the request is plain http: the public origin says the browser uses https.
+          secure: isSecureOrigin(context, options.publicOrigin),
+        }),
       );
       return context.json({ csrfToken: session.csrfToken, expiresAt: session.expiresAt }, 201);
     },
@@ -153,7 +172,17 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
     },
     async ({ context }) => {
       await access.endSession(context);
-      context.header('set-cookie', `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`);
+      context.header(
+        'set-cookie',
+        setCookieHeader({
+          name: SESSION_COOKIE,
+          value: '',
+          maxAgeSeconds: 0,
+          sameSite: 'Strict',
+          path: '/',
+          secure: isSecureOrigin(context, options.publicOrigin),
+        }),
+      );
       return context.body(null, 204);
     },
   );
@@ -221,7 +250,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
           name: body.name,
           userId: params.userId,
           organizationId: body.organizationId,
-          scopes: body.scopes as ('chat' | 'admin' | 'mcp')[] | undefined,
+          scopes: body.scopes as ApiKeyScope[] | undefined,
         }),
         201,
       ),

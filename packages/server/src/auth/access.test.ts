@@ -102,9 +102,12 @@ describe('users and access', () => {
   test('scopes and roles: a user cannot reach the admin API nor mint an admin key; an mcp-only key cannot chat', async () => {
     const dave = await newUser('dave@example.com');
     assert.equal((await call('GET', '/v1/admin/users', { key: dave.key })).status, 403);
+    // Without the keys scope no key is minted; with it, never one with a scope the minting key lacks.
+    assert.equal((await call('POST', '/v1/keys', { key: dave.key, body: { name: 'x' } })).status, 403);
+    const minter = await newUser('dave-minter@example.com', ['chat', 'keys']);
     const refused = await json<{ error: { field: string } }>(
-      await call('POST', '/v1/keys', { key: dave.key, body: { name: 'x', scopes: ['admin'] } }),
-      400,
+      await call('POST', '/v1/keys', { key: minter.key, body: { name: 'x', scopes: ['admin'] } }),
+      403,
     );
     assert.equal(refused.error.field, 'body.scopes.0');
     const mcpOnly = await newUser('erin@example.com', ['mcp']);
@@ -113,7 +116,7 @@ describe('users and access', () => {
 
   test("the cross-user matrix: every route with another user's key is 404 (their data) or 403 (admin)", async () => {
     const alice = await newUser('alice@example.com');
-    const bob = await newUser('bob@example.com');
+    const bob = await newUser('bob@example.com', ['chat', 'keys']);
     // An organisation Alice administers (Bob is in none but the default one).
     const aliceOrg = await json<{ id: string }>(
       await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: "Alice's team" } }),
@@ -157,7 +160,15 @@ describe('users and access', () => {
       }),
       201,
     );
+    // An invitation for Alice's email (to an organisation she is not in yet).
+    const invitation = await storage.organizations.invite({
+      organizationId: (await storage.organizations.create({ name: 'Invites Alice' })).id,
+      email: 'alice@example.com',
+      role: 'member',
+      invitedBy: null,
+    });
     const values: Record<string, string> = {
+      invitationId: invitation.id,
       appId: String(aliceApp.id),
       approvalId: 'no-such-approval',
       chatId: chat.id,
@@ -390,18 +401,34 @@ describe('organisations', () => {
         await json<{ key: string }>(
           await call('POST', `/v1/admin/users/${userId}/keys`, {
             key: adminKey,
-            body: { name: 'k', ...omitUndefined({ organizationId }) },
+            body: { name: 'k', scopes: ['chat', 'keys'], ...omitUndefined({ organizationId }) },
           }),
           201,
         )
       ).key;
     const carolKey = await keyOf(carol.userId);
     const daveKey = await keyOf(dave.userId);
-    // An org admin adds members to their own org (the user is created there), never to another.
-    const erin = await addMember(acme.id, 'erin@orgs.example', 'member', carolKey);
-    await addMember(globex.id, 'erin@orgs.example', 'member', daveKey);
+    // A deployment admin adds members directly; an org admin invites into their own org (never another), and
+    // the account joins when it accepts.
+    const erin = await addMember(acme.id, 'erin@orgs.example', 'member');
+    await json(
+      await call('POST', `/v1/organizations/${globex.id}/members`, {
+        key: daveKey,
+        body: { email: 'erin@orgs.example', role: 'member' },
+      }),
+      202,
+    );
     // A key acts in one organisation: Erin, in two, holds one key for each.
     const erinKey = await keyOf(erin.userId);
+    const { invitations } = await json<{ invitations: { id: string; organizationId: string }[] }>(
+      await call('GET', '/v1/invitations', { key: erinKey }),
+      200,
+    );
+    assert.deepEqual(
+      invitations.map((invitation) => invitation.organizationId),
+      [globex.id],
+    );
+    await json(await call('POST', `/v1/invitations/${invitations[0]?.id}/accept`, { key: erinKey }), 200);
     const erinGlobexKey = await keyOf(erin.userId, globex.id);
     const refused = await json<{ error: { field: string } }>(
       await call('POST', `/v1/organizations/${acme.id}/members`, {

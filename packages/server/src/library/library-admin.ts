@@ -26,6 +26,7 @@ import type {
   IndexPathsResult,
   IndexProgress,
 } from '@toolbus/tools';
+import { checkHeaderInput, checkHeaderValue } from '../http/header-input.ts';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { DocumentAdmin } from './document-admin.ts';
@@ -236,6 +237,8 @@ export class LibraryAdmin {
   }
 
   async createMcpServer(server: NewMcpServer): Promise<McpServerView> {
+    checkHeaderInput(server.headers, 'body.headers');
+    checkHeaderValue(server.apiKey, 'body.apiKey');
     return serverView(await this.#storage.mcpServers.create(server));
   }
 

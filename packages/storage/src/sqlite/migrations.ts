@@ -342,4 +342,63 @@ UPDATE personas SET name_key = lower(name);
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
 `,
   },
+  {
+    version: 13,
+    name: 'web sessions remember the key that made them and hold its scopes; minting keys is a scope',
+    // A session used to get every scope of its user's role whatever key signed it in, and outlived that key. Now it
+    // records the key and the scopes it was given (never more than the key held); revoking the key deletes it.
+    // Sessions from before cannot tell which key made them, so they end (people sign in again): failing closed.
+    // Minting keys needs the new "keys" scope; keys that already hold "admin" get it, as an admin key could mint
+    // keys for anyone through the admin API anyway. Other keys do not: that was the hole.
+    sql: `
+DELETE FROM web_sessions;
+ALTER TABLE web_sessions ADD COLUMN key_id TEXT;
+ALTER TABLE web_sessions ADD COLUMN scopes_json TEXT NOT NULL DEFAULT '[]';
+CREATE INDEX web_sessions_by_key ON web_sessions (key_id) WHERE key_id IS NOT NULL;
+UPDATE api_keys SET scopes_json = json_insert(scopes_json, '$[#]', 'keys')
+WHERE EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'admin')
+  AND NOT EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'keys');
+`,
+  },
+  {
+    version: 14,
+    name: 'an MCP OAuth authorization is bound to the browser that started it',
+    // The callback was identified by state alone, so a victim who opened an attacker's authorization URL linked
+    // their account to the attacker's. It now needs the starting browser's cookie too; pending rows from before
+    // have none and are dropped (they live ten minutes: whoever was connecting starts again).
+    sql: `
+DELETE FROM mcp_oauth_pending;
+ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash TEXT;
+`,
+  },
+  {
+    version: 15,
+    name: 'connected apps belong to an organisation',
+    // A shared app carried no organisation, so it was listed for, and injected into the sandboxes of, every
+    // organisation. Apps now belong to one, like documents and memories; existing ones go to the default
+    // organisation. Names are unique per organisation and owner.
+    sql: `
+ALTER TABLE connected_apps ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
+DROP INDEX connected_apps_by_owner_name;
+CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
+`,
+  },
+  {
+    version: 16,
+    name: 'organisation invitations',
+    // An organisation admin added any account by email, with no consent, and learnt which emails had accounts.
+    // They now invite an email; its account joins when it accepts.
+    sql: `
+CREATE TABLE organization_invitations (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+  invited_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitations (organization_id, email);
+CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
+`,
+  },
 ];

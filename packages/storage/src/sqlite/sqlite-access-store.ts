@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, WebSessionRecord } from '../access.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { AccessStore } from '../storage.ts';
-import { type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
+import { inTransaction, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ApiKeyRow {
   id: string;
@@ -20,6 +20,8 @@ interface SessionRow {
   token_hash: string;
   user_id: string;
   organization_id: string | null;
+  key_id: string | null;
+  scopes_json: string;
   csrf_hash: string;
   created_at: string;
   expires_at: string;
@@ -39,8 +41,9 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
   );
   const touchKey = database.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
   const insertSession = database.prepare(
-    'INSERT INTO web_sessions (token_hash, user_id, organization_id, csrf_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO web_sessions (token_hash, user_id, organization_id, key_id, scopes_json, csrf_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
+  const deleteSessionsOfKey = database.prepare('DELETE FROM web_sessions WHERE key_id = ?');
   const selectSession = database.prepare(
     'SELECT * FROM web_sessions WHERE token_hash = ? AND expires_at > ?',
   );
@@ -75,7 +78,11 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
       return (selectKeys.all(userId) as unknown as ApiKeyRow[]).map(toKey);
     },
     async revokeApiKey(id) {
-      return Number(revokeKey.run(context.now(), id).changes) > 0;
+      return inTransaction(database, () => {
+        const revoked = Number(revokeKey.run(context.now(), id).changes) > 0;
+        deleteSessionsOfKey.run(id);
+        return revoked;
+      });
     },
     async touchApiKey(id) {
       touchKey.run(context.now(), id);
@@ -88,12 +95,19 @@ export function createSqliteAccessStore(context: SqliteContext): AccessStore {
           session.tokenHash,
           session.userId,
           session.organizationId ?? null,
+          session.keyId ?? null,
+          JSON.stringify(session.scopes),
           session.csrfHash,
           now,
           session.expiresAt,
         ),
       );
-      return { ...session, organizationId: session.organizationId ?? null, createdAt: now };
+      return {
+        ...session,
+        organizationId: session.organizationId ?? null,
+        keyId: session.keyId ?? null,
+        createdAt: now,
+      };
     },
     async getSession(tokenHash) {
       const row = selectSession.get(tokenHash, context.now()) as SessionRow | undefined;
@@ -125,6 +139,8 @@ function toSession(row: SessionRow): WebSessionRecord {
     tokenHash: row.token_hash,
     userId: row.user_id,
     organizationId: row.organization_id,
+    keyId: row.key_id,
+    scopes: JSON.parse(row.scopes_json) as string[],
     csrfHash: row.csrf_hash,
     createdAt: row.created_at,
     expiresAt: row.expires_at,

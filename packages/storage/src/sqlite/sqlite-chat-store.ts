@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@toolbus/spec';
+import { type ChatMessage, packetJson } from '@toolbus/spec';
 import type {
   AppendedPacketBatch,
   Chat,
@@ -133,14 +133,14 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
       return log.append(
         chatId,
         turn,
-        packets.map((packet) => JSON.stringify(packet)),
+        packets.map((packet) => packetJson(packet)),
         () => tableLast(chatId, turn),
       );
     }
     let last = tableLast(chatId, turn);
     for (const packet of packets) {
       last += 1;
-      insertPacket.run(chatId, turn, last, JSON.stringify(packet));
+      insertPacket.run(chatId, turn, last, packetJson(packet));
     }
     return last;
   };
@@ -300,7 +300,7 @@ export function createSqliteChatStore(context: SqliteContext): ChatStore {
               append: {
                 chatId,
                 turn,
-                packetsJson: batch.packets.map((packet) => JSON.stringify(packet)),
+                packetsJson: batch.packets.map((packet) => packetJson(packet)),
                 tableLast: () => tableLast(chatId, turn),
               },
             });

@@ -1,10 +1,12 @@
 import type { ConnectedAppRecord } from '../connected-app.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { ConnectedAppStore } from '../storage.ts';
 import { inTransaction, type SqliteContext, withConstraintErrors } from './sqlite-context.ts';
 
 interface ConnectedAppRow {
   id: number;
   user_id: string | null;
+  organization_id: string;
   name: string;
   url_patterns_json: string;
   actions_json: string;
@@ -18,16 +20,15 @@ interface ConnectedAppRow {
 export function createSqliteConnectedAppStore(context: SqliteContext): ConnectedAppStore {
   const { database, secrets } = context;
   const insert = database.prepare(`INSERT INTO connected_apps
-    (user_id, name, url_patterns_json, actions_json, headers_secret, organization_values_secret, enabled, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    (user_id, organization_id, name, url_patterns_json, actions_json, headers_secret, organization_values_secret,
+     enabled, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const setSecrets = database.prepare(
     'UPDATE connected_apps SET headers_secret = ?, organization_values_secret = ? WHERE id = ?',
   );
   const selectById = database.prepare('SELECT * FROM connected_apps WHERE id = ?');
-  const selectAll = database.prepare('SELECT * FROM connected_apps ORDER BY id');
-  const selectForUser = database.prepare(
-    'SELECT * FROM connected_apps WHERE user_id IS NULL OR user_id = ? ORDER BY id',
-  );
+  const selectSome = database.prepare(`SELECT * FROM connected_apps
+    WHERE (?1 IS NULL OR organization_id = ?1) AND (?2 IS NULL OR user_id IS NULL OR user_id = ?2) ORDER BY id`);
   const deleteById = database.prepare('DELETE FROM connected_apps WHERE id = ?');
   const upsertValues =
     database.prepare(`INSERT INTO connected_app_user_values (app_id, user_id, values_secret, updated_at)
@@ -43,6 +44,7 @@ export function createSqliteConnectedAppStore(context: SqliteContext): Connected
   const toRecord = (row: ConnectedAppRow): ConnectedAppRecord => ({
     id: row.id,
     userId: row.user_id,
+    organizationId: row.organization_id,
     name: row.name,
     urlPatterns: JSON.parse(row.url_patterns_json) as string[],
     actions: JSON.parse(row.actions_json) as ConnectedAppRecord['actions'],
@@ -64,6 +66,7 @@ export function createSqliteConnectedAppStore(context: SqliteContext): Connected
         inTransaction(database, () => {
           const result = insert.run(
             app.userId,
+            app.organizationId ?? DEFAULT_ORGANIZATION_ID,
             app.name,
             JSON.stringify(app.urlPatterns),
             JSON.stringify(app.actions ?? []),
@@ -91,9 +94,10 @@ export function createSqliteConnectedAppStore(context: SqliteContext): Connected
       return row && toRecord(row);
     },
     async list(options = {}) {
-      const rows = (options.userId === undefined
-        ? selectAll.all()
-        : selectForUser.all(options.userId)) as unknown as ConnectedAppRow[];
+      const rows = selectSome.all(
+        options.organizationId ?? null,
+        options.userId ?? null,
+      ) as unknown as ConnectedAppRow[];
       return rows.map(toRecord);
     },
     async delete(id) {

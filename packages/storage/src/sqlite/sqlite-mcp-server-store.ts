@@ -31,6 +31,7 @@ interface PendingRow {
   user_id: string;
   redirect_url: string;
   return_to: string;
+  browser_hash: string | null;
   created_at: string;
   expires_at: string;
 }
@@ -75,7 +76,7 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
 
   const deleteExpiredPending = database.prepare('DELETE FROM mcp_oauth_pending WHERE expires_at <= ?');
   const insertPending = database.prepare(`INSERT INTO mcp_oauth_pending
-    (state_hash, server_id, user_id, redirect_url, return_to, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    (state_hash, server_id, user_id, redirect_url, return_to, browser_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const trimPending = database.prepare(`DELETE FROM mcp_oauth_pending WHERE user_id = ? AND state_hash NOT IN
     (SELECT state_hash FROM mcp_oauth_pending WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)`);
   const takePending = database.prepare('DELETE FROM mcp_oauth_pending WHERE state_hash = ? RETURNING *');
@@ -190,6 +191,7 @@ export function createSqliteMcpServerStore(context: SqliteContext): McpServerSto
             pending.userId,
             pending.redirectUrl,
             pending.returnTo,
+            pending.browserHash,
             now,
             pending.expiresAt,
           ),
@@ -213,6 +215,7 @@ function toPending(row: PendingRow): McpPendingAuthorization {
     userId: row.user_id,
     redirectUrl: row.redirect_url,
     returnTo: row.return_to,
+    browserHash: row.browser_hash,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
   };

@@ -1,5 +1,6 @@
 import type {
   Organization,
+  OrganizationInvitation,
   OrganizationMember,
   OrganizationRole,
   OrganizationStore,
@@ -16,6 +17,15 @@ interface MemberRow {
   organization_id: string;
   user_id: string;
   role: OrganizationRole;
+  created_at: string;
+}
+
+interface InvitationRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: OrganizationRole;
+  invited_by: string | null;
   created_at: string;
 }
 
@@ -42,6 +52,16 @@ export function createSqliteOrganizationStore(context: SqliteContext): Organizat
   const deleteMember = database.prepare(
     'DELETE FROM organization_members WHERE organization_id = ? AND user_id = ?',
   );
+  const upsertInvitation = database.prepare(
+    `INSERT INTO organization_invitations (id, organization_id, email, role, invited_by, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by
+     RETURNING *`,
+  );
+  const selectInvitations = database.prepare(
+    'SELECT * FROM organization_invitations WHERE email = ? ORDER BY created_at, rowid',
+  );
+  const takeInvitation = database.prepare('DELETE FROM organization_invitations WHERE id = ? RETURNING *');
   const read = (id: string): Organization | undefined => {
     const row = selectById.get(id) as OrganizationRow | undefined;
     return row && toOrganization(row);
@@ -84,6 +104,38 @@ export function createSqliteOrganizationStore(context: SqliteContext): Organizat
     async removeMember({ organizationId, userId }) {
       return Number(deleteMember.run(organizationId, userId).changes) > 0;
     },
+    async invite(invitation) {
+      if (!read(invitation.organizationId)) throw notFound('organisation', invitation.organizationId);
+      const row = withConstraintErrors('Inviting to an organisation', () =>
+        upsertInvitation.get(
+          context.newId(),
+          invitation.organizationId,
+          invitation.email.toLowerCase(),
+          invitation.role,
+          invitation.invitedBy,
+          context.now(),
+        ),
+      ) as unknown as InvitationRow;
+      return toInvitation(row);
+    },
+    async listInvitations(email) {
+      return (selectInvitations.all(email.toLowerCase()) as unknown as InvitationRow[]).map(toInvitation);
+    },
+    async takeInvitation(id) {
+      const row = takeInvitation.get(id) as InvitationRow | undefined;
+      return row && toInvitation(row);
+    },
+  };
+}
+
+function toInvitation(row: InvitationRow): OrganizationInvitation {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    email: row.email,
+    role: row.role,
+    invitedBy: row.invited_by,
+    createdAt: row.created_at,
   };
 }
 
