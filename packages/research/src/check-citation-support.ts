@@ -65,7 +65,7 @@ export async function checkCitationSupport(options: CheckCitationSupportOptions)
     const claim = withoutMarkers(sentence);
     for (const citationNumber of numbers) {
       const document = options.documents.get(citationNumber);
-      const base = { citationNumber, sentence: claim, ...(document ? { documentId: document.id } : {}) };
+      const base = { citationNumber, sentence: claim, ...omitUndefined({ documentId: document?.id }) };
       const source = document ? `${document.title}\n${document.content}` : '';
       const words = contentWords(claim);
       if (!document?.content.trim() || words.length === 0) {

@@ -279,7 +279,7 @@ function recoverCycle(
     state.append({
       role: 'assistant',
       content: withoutCallMarkup(step.rawAnswer, markers),
-      ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+      ...omitUndefined({ reasoning: step.reasoning || undefined }),
     });
     state.append({
       role: 'user',
@@ -309,7 +309,7 @@ function keepStoppedStep(
   state.append({
     role: 'assistant',
     content,
-    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    ...omitUndefined({ reasoning: step.reasoning || undefined }),
     ...(calls.length > 0
       ? { toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })) }
       : {}),

@@ -1,4 +1,5 @@
 import type { AssistantToolCall, ChatMessage, Tool, ToolCall } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
 import {
@@ -80,7 +81,7 @@ export async function runCycleCalls(input: {
   state.append({
     role: 'assistant',
     content: input.content,
-    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    ...omitUndefined({ reasoning: step.reasoning || undefined }),
     toolCalls,
   });
   for (const message of results) state.append(message);
