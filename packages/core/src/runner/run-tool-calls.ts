@@ -22,8 +22,8 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
  * model can read. Every call id the model produced gets exactly one result, in call order.
  */
 export function runToolCalls(options: RunToolCallsInput): Promise<RunToolCallsResult> {
-  const { calls, tools, ...rest } = options;
-  return new ToolCallBatch(tools, rest).settle(calls);
+  // The input is the batch's options as it is (no copy without `calls` and `tools`: this is the hot path).
+  return new ToolCallBatch(options.tools, options).settle(options.calls);
 }
 
 /**
@@ -39,8 +39,8 @@ export class ToolCallBatch {
   // Calls abandoned while still queued: answered with this instead of being started.
   readonly #abandoned = new Map<string, ToolResponse>();
   readonly #cap: number;
-  /** Runnable calls per tool name, for tools that declare `maxCallsPerCycle`. */
-  readonly #perTool = new Map<string, number>();
+  /** Runnable calls per tool name, kept only for tools that declare `maxCallsPerCycle`. */
+  readonly #perToolCount = new Map<string, number>();
   readonly #onTurnAbort: () => void;
   #runnableCount = 0;
   #settled = false;
@@ -91,11 +91,12 @@ export class ToolCallBatch {
       answerNow(unknownToolResult(call, this.#toolsByName));
     } else if (this.#runnableCount >= this.#cap) {
       answerNow(overCapResult(call, this.#cap));
-    } else if ((this.#perTool.get(call.name) ?? 0) >= (tool.maxCallsPerCycle ?? Number.POSITIVE_INFINITY)) {
-      answerNow(overCapResult(call, tool.maxCallsPerCycle ?? 0, call.name));
+    } else if (tool.maxCallsPerCycle !== undefined && this.#perTool(call.name) >= tool.maxCallsPerCycle) {
+      answerNow(overCapResult(call, tool.maxCallsPerCycle, call.name));
     } else {
       this.#runnableCount += 1;
-      this.#perTool.set(call.name, (this.#perTool.get(call.name) ?? 0) + 1);
+      if (tool.maxCallsPerCycle !== undefined)
+        this.#perToolCount.set(call.name, this.#perTool(call.name) + 1);
       const shared = this.#shared;
       this.#scheduler.schedule(call.name, tool.concurrency ?? 'parallel', () => {
         const abandoned = this.#abandoned.get(call.id);
@@ -179,15 +180,25 @@ export class ToolCallBatch {
     return result;
   }
 
+  /** How many calls of `name` were started this cycle (counted for tools with `maxCallsPerCycle` only). */
+  #perTool(name: string): number {
+    return this.#perToolCount.get(name) ?? 0;
+  }
+
   /** How many of `calls` would run when added: known tools, within their own per-cycle limits. */
   #runnableOf(calls: readonly ToolCall[]): number {
-    const perTool = new Map(this.#perTool);
+    let perTool: Map<string, number> | undefined;
     let runnable = 0;
     for (const call of calls) {
       const tool = this.#toolsByName.get(call.name);
-      const count = perTool.get(call.name) ?? 0;
-      if (!tool || count >= (tool.maxCallsPerCycle ?? Number.POSITIVE_INFINITY)) continue;
-      perTool.set(call.name, count + 1);
+      if (!tool) continue;
+      const cap = tool.maxCallsPerCycle;
+      if (cap !== undefined) {
+        perTool ??= new Map(this.#perToolCount);
+        const count = perTool.get(call.name) ?? 0;
+        if (count >= cap) continue;
+        perTool.set(call.name, count + 1);
+      }
       runnable += 1;
     }
     return runnable;
