@@ -385,8 +385,12 @@ describe('web UI', { timeout: 240_000 }, () => {
     await page.getByLabel('Name').fill('Docs MCP');
     await page.getByLabel('URL').fill('http://127.0.0.1:9/mcp');
     await page.getByRole('button', { name: 'Add server' }).click();
-    await page.getByText('Connected Docs MCP.').waitFor();
-    await page.getByRole('heading', { name: 'Docs MCP' }).waitFor();
+    // The default strict guard refuses a loopback server: said in words, nothing added.
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /refused MCP server "Docs MCP" \(rule ssrf_blocked\)/ })
+      .waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Docs MCP' }).count(), 0);
 
     await page.goto(`${world.url}/#/admin/skills`);
     const zip = forgeZip([

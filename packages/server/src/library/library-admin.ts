@@ -35,6 +35,7 @@ import {
   type LibrarySettingsBackend,
   storageSettingsBackend,
 } from './library-settings.ts';
+import { checkMcpServer, type McpServerCheck, mcpFailureAnswer } from './mcp-server-check.ts';
 import { SkillAdmin, type SkillAdminOptions } from './skill-admin.ts';
 
 /** An MCP server as an admin sees it: header names and whether a key is set, never their values. */
@@ -242,6 +243,13 @@ export class LibraryAdmin {
     return serverView(await this.#storage.mcpServers.create(server));
   }
 
+  /** Connects to a server before it is stored and lists its tools; a failure says why, in words. */
+  async checkMcpServer(server: NewMcpServer): Promise<McpServerCheck> {
+    checkHeaderInput(server.headers, 'body.headers');
+    checkHeaderValue(server.apiKey, 'body.apiKey');
+    return checkMcpServer(server, { fetch: this.#options.fetch });
+  }
+
   async deleteMcpServer(id: string): Promise<void> {
     if (!(await this.#storage.mcpServers.delete(id))) throw notFound('serverId', 'MCP server', id);
   }
@@ -276,7 +284,14 @@ export class LibraryAdmin {
           : {}),
       });
     } catch (error) {
-      if (!McpAuthorizationRequiredError.isInstance(error)) throw error;
+      if (!McpAuthorizationRequiredError.isInstance(error))
+        throw (
+          mcpFailureAnswer(error, {
+            serverName: server.name,
+            field: 'path.serverId',
+            unreachable: 'unavailable',
+          }) ?? error
+        );
       throw new ServerError({
         code: 'conflict',
         field: 'path.serverId',
