@@ -31,13 +31,19 @@ after(async () => {
   await mcp?.close();
 });
 
+interface Answer {
+  readonly id: string;
+  readonly tools: readonly { readonly name: string }[];
+  readonly error: { readonly field: string; readonly message: string };
+}
+
 async function post(path: string, body: unknown) {
   const response = await fetch(`${http.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Answer };
 }
 
 const server = (url: string) => ({
@@ -51,7 +57,7 @@ describe('checking an MCP server when it is added', { timeout: 60_000 }, () => {
     const url = `${mcp.baseUrl.replace('127.0.0.1', 'localhost')}/mcp`;
     const answer = await post('/v1/admin/mcp-servers/check', server(url));
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    assert.ok(answer.body.tools.some((tool: { name: string }) => tool.name === 'echo'));
+    assert.ok(answer.body.tools.some((tool) => tool.name === 'echo'));
     const list = (await (await fetch(`${http.url}/v1/admin/mcp-servers`)).json()) as { servers: unknown[] };
     assert.equal(list.servers.length, 0);
   });
