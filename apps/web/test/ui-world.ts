@@ -353,6 +353,15 @@ function modelHandler(options: {
         options.chunkMs,
       );
     }
+    if (question.includes('twice')) {
+      if (!afterTools) {
+        return [
+          { type: 'tool-call', id: 'call_s_a', name: 'search_docs', arguments: { query: 'refund time' } },
+          { type: 'tool-call', id: 'call_s_b', name: 'search_docs', arguments: { query: 'return window' } },
+        ];
+      }
+      return answer('Both searches agree: refunds take 14 days [1].', options.chunkMs);
+    }
     if (question.includes('recovered')) {
       if (!afterTools) {
         return [
@@ -363,6 +372,13 @@ function modelHandler(options: {
         ];
       }
       return answer('Found it: refunds take 14 days [1].', options.chunkMs);
+    }
+    if (question.includes('divide')) {
+      if (!afterTools) {
+        const code = "print('about to divide')\nprint(1 / 0)";
+        return [{ type: 'tool-call', id: 'call_div', name: 'run_python', arguments: { code } }];
+      }
+      return answer('The division failed: you cannot divide by zero.', options.chunkMs);
     }
     if (question.includes('plot')) {
       if (!afterTools) {

@@ -115,6 +115,25 @@ describe('web UI', { timeout: 240_000 }, () => {
     await checkAccessibility('chat');
   });
 
+  test('two calls of one tool: told apart by their query, in call order; a chosen tab keeps the selection', async () => {
+    await ask('Search the handbook twice, please');
+    const tabs = lastTurn().getByRole('tab');
+    await page.waitForFunction(
+      () => document.querySelectorAll('.turn:last-of-type [role=tab] .badge-live').length === 2,
+      undefined,
+      { timeout: 10_000 },
+    );
+    assert.match((await tabs.nth(0).textContent()) ?? '', /^Search the handbook: refund time/);
+    assert.match((await tabs.nth(1).textContent()) ?? '', /^Search the handbook: return window/);
+    // Chosen while both run; the packets that follow (documents, ends, the answer) never move it.
+    await tabs.nth(1).click();
+    await lastTurn().getByText('Both searches agree').waitFor();
+    assert.equal(await lastTurn().locator('[role=tab] .badge-done').count(), 2);
+    assert.equal(await tabs.nth(1).getAttribute('aria-selected'), 'true');
+    assert.match((await tabs.nth(1).textContent()) ?? '', /return window/);
+    await lastTurn().getByRole('tabpanel').getByText('return window policy').waitFor();
+  });
+
   test('a tool call the model wrote as text runs, and no markup is visible', async () => {
     await ask('A recovered tool call please');
     await lastTurn().getByText('Found it: refunds take 14 days').waitFor();
@@ -135,14 +154,46 @@ describe('web UI', { timeout: 240_000 }, () => {
       return img?.complete && img.naturalWidth > 100;
     });
     assert.equal(await image.getAttribute('alt'), 'growth.png');
+    // The chart is also under the answer, as a thumbnail linking to it, outside any tool panel.
+    const strip = lastTurn().getByRole('region', { name: 'Files from this answer' });
+    await strip.getByRole('link', { name: 'growth.png' }).waitFor();
+    assert.equal(await strip.locator('img.turn-file-thumb').count(), 1);
+    assert.match(
+      (await strip.getByRole('link', { name: 'growth.png' }).getAttribute('href')) ?? '',
+      /\/v1\/files\/.+\/content/,
+    );
     await shoot('chat-python-plot');
+  });
+
+  test('run_python that raises: red, with its exit status and the error, never a green "done"', async () => {
+    // Every label the tool's title ever shows, from its first packet on.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (globalThis as unknown as { seenTitles: string[] }).seenTitles = seen;
+      new MutationObserver(() => {
+        for (const title of document.querySelectorAll('.turn:last-of-type .node-title'))
+          seen.push(title.firstChild?.textContent ?? '');
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await ask('Please divide one by zero');
+    await lastTurn().getByText('The division failed').waitFor({ timeout: 60_000 });
+    const badge = lastTurn().locator('.badge');
+    await badge.filter({ hasText: 'failed · exit 1' }).waitFor();
+    assert.equal(await lastTurn().locator('.badge-done').count(), 0, 'no green done for a failed run');
+    const cause = lastTurn().getByRole('alert').filter({ hasText: 'failed · exit 1' });
+    assert.match((await cause.textContent()) ?? '', /ZeroDivisionError: division by zero/);
+    await lastTurn().locator('.tool-stdout').getByText('about to divide').waitFor();
+    const seen = await page.evaluate(() => (globalThis as unknown as { seenTitles: string[] }).seenTitles);
+    assert.ok(seen.some((title) => title.startsWith('Code Interpreter')));
+    assert.ok(!seen.some((title) => title.startsWith('run_python')), 'never labelled by its raw name');
   });
 
   test('stop mid-answer: the stream ends as stopped, the rest never comes', async () => {
     await ask('Give me a slow answer');
     await lastTurn().getByText('This is a long answer').waitFor();
     await page.getByRole('button', { name: 'Stop' }).click();
-    await lastTurn().getByText('Stopped: user-cancelled').waitFor();
+    await lastTurn().getByText('Stopped by you', { exact: true }).waitFor();
+    assert.doesNotMatch((await lastTurn().textContent()) ?? '', /user-cancelled/);
     await page.getByRole('button', { name: 'Send' }).waitFor();
     assert.doesNotMatch((await lastTurn().textContent()) ?? '', /The end\./);
   });

@@ -1,6 +1,9 @@
 import type { CitedDocument } from '@toolbus/spec';
 import { type FocusEvent, type MouseEvent, useEffect, useMemo, useState } from 'react';
+import { filesOfTurn } from '../turn/turn-files.ts';
+import { stopReasonWords } from './human-words.ts';
 import { TurnContext, type TurnContextValue } from './turn-context.ts';
+import { TurnFiles } from './turn-files-strip.tsx';
 import { LevelView } from './turn-view.tsx';
 import { type StreamState, useTurnStream } from './use-turn-stream.ts';
 
@@ -42,7 +45,7 @@ function StreamStatus(props: { readonly stream: StreamState; readonly stopReason
   else if (stream.phase === 'failed')
     text = `Stream failed after packet ${stream.after}: ${stream.error ?? ''}`;
   else if (stream.phase === 'connecting') text = 'Connecting…';
-  else if (props.stopReason) text = props.stopReason === 'finished' ? '' : `Stopped: ${props.stopReason}`;
+  else if (props.stopReason) text = stopReasonWords(props.stopReason);
   else text = stream.resumes > 0 ? `Live again (resumed after packet ${stream.after})` : 'Live';
   return (
     <p className={`stream-status stream-${stream.phase}`} role="status" data-after={stream.after}>
@@ -103,6 +106,8 @@ export function TurnPanel(props: {
     if ((event.target as HTMLElement).closest('[data-cite]')) setCard(undefined);
   };
   const cardDocument = card ? tree.documents.get(card.number) : undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the tree is mutable; its version says when it changed
+  const files = useMemo(() => filesOfTurn(tree), [tree, version]);
   const sources = tree.cited
     .map((number) => tree.documents.get(number))
     .filter((d): d is CitedDocument => d !== undefined);
@@ -136,6 +141,7 @@ export function TurnPanel(props: {
             />
           ) : null}
         </div>
+        <TurnFiles files={files} />
         {sources.length > 0 ? (
           <section className="sources" aria-label="Sources">
             <h3>Sources</h3>

@@ -43,6 +43,9 @@ export interface ToolState {
   images: (FileReference & { revisedPrompt?: string })[];
   stdout: string;
   stderr: string;
+  /** How run_python's code ended (its last `python-delta`): undefined until then. */
+  exitCode: number | null | undefined;
+  timedOut: boolean;
   files: FileReference[];
   results: { responseType: string; data: unknown; files: readonly FileReference[] }[];
   memories: { operation: string; text: string }[];
@@ -212,6 +215,8 @@ function toolOf(node: TreeNode, toolCallId: string, toolName: string): ToolState
     images: [],
     stdout: '',
     stderr: '',
+    exitCode: undefined,
+    timedOut: false,
     files: [],
     results: [],
     memories: [],
@@ -294,6 +299,7 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
     }
     case 'tool-argument-delta': {
       const tool = toolOf(node, obj.toolCallId, obj.toolName);
+      if (obj.displayName) tool.displayName = obj.displayName;
       for (const [name, text] of Object.entries(obj.argumentDeltas)) {
         tool.streamedArguments[name] = (tool.streamedArguments[name] ?? '') + text;
       }
@@ -341,6 +347,8 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
       if (obj.stdout) tool.stdout += obj.stdout;
       if (obj.stderr) tool.stderr += obj.stderr;
       if (obj.files) tool.files.push(...obj.files);
+      if (obj.exitCode !== undefined) tool.exitCode = obj.exitCode;
+      if (obj.timedOut) tool.timedOut = true;
       break;
     }
     case 'custom-tool-delta':
