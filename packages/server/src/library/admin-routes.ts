@@ -130,7 +130,7 @@ export const ADMIN_UPLOAD_PATHS = ['/v1/admin/skills/uploads', '/v1/admin/docume
 
 /** Registers the admin API over {@link LibraryAdmin}: every route needs the admin role and the `admin` scope. */
 export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdmin): void {
-  registerBuiltInToolRoutes(registry);
+  registerBuiltInToolRoutes(registry, library.availableBuiltIns);
   registerMcpCheckRoute(registry, library, mcpServerBody);
   registry.add(
     {

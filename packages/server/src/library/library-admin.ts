@@ -29,6 +29,7 @@ import type {
 import { checkHeaderInput, checkHeaderValue } from '../http/header-input.ts';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
+import type { AvailableBuiltIns } from './built-in-tool-routes.ts';
 import { DocumentAdmin } from './document-admin.ts';
 import {
   type LibrarySettings,
@@ -90,6 +91,8 @@ export interface LibraryAdminOptions {
   readonly mcpOAuthRedirectUrl?: string;
   /** Serialises MCP OAuth token refreshes across replicas (default: within this process). */
   readonly mcpOAuthRefreshLock?: McpRefreshLock;
+  /** Which built-in tools the deployment can run (the persona editor switches those on for a new persona). */
+  readonly availableBuiltIns?: AvailableBuiltIns;
 }
 
 const pendingUploadLifetimeMs = 30 * 60 * 1000;
@@ -109,8 +112,11 @@ export class LibraryAdmin {
   readonly #documents: DocumentAdmin | undefined;
   readonly #settings: LibrarySettingsBackend;
 
+  readonly availableBuiltIns: AvailableBuiltIns | undefined;
+
   constructor(options: LibraryAdminOptions) {
     this.#options = options;
+    this.availableBuiltIns = options.availableBuiltIns;
     this.#settings = options.settings ?? storageSettingsBackend(options.storage);
     this.#skills = options.skills && new SkillAdmin(options.skills);
     this.#documents =
