@@ -135,15 +135,27 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     await page.getByRole('button', { name: 'Create persona' }).click();
     await page.getByText('Created Helpdesk.').waitFor();
     const helpdesk = page.getByRole('region', { name: 'Helpdesk' });
+    // It starts with the built-ins this deployment runs switched on, named as the chat names them; one it cannot
+    // run is off and says so.
+    for (const name of ['Internal Search', 'Open URL', 'Code Interpreter'])
+      assert.equal(await helpdesk.getByLabel(name, { exact: true }).isChecked(), true, name);
+    const webSearch = helpdesk.getByLabel('Web Search', { exact: true });
+    assert.equal(await webSearch.isChecked(), false);
+    assert.equal((await webSearch.getAttribute('aria-describedby')) !== null, true);
+    assert.equal(await helpdesk.getByText('SearchTool', { exact: true }).count(), 0, 'no class names shown');
     await helpdesk.getByLabel('Retitle as').fill('Helpdesk Pro');
     await helpdesk.getByLabel('Describe as').fill('Answers customers');
     await helpdesk.getByRole('button', { name: 'Save persona' }).click();
     const renamed = page.getByRole('region', { name: 'Helpdesk Pro' });
     await renamed.getByText('Answers customers', { exact: true }).waitFor();
-    await renamed.getByLabel('OpenURLTool', { exact: true }).check();
-    await renamed.getByRole('button', { name: 'Remove OpenURLTool' }).waitFor();
-    await renamed.getByLabel('OpenURLTool', { exact: true }).uncheck();
-    await renamed.getByRole('button', { name: 'Remove OpenURLTool' }).waitFor({ state: 'detached' });
+    await renamed.getByLabel('Open URL', { exact: true }).uncheck();
+    await renamed.getByRole('button', { name: 'Remove Open URL' }).waitFor({ state: 'detached' });
+    await renamed.getByLabel('Open URL', { exact: true }).check();
+    await renamed.getByRole('button', { name: 'Remove Open URL' }).waitFor();
+    for (const name of ['Open URL', 'Internal Search', 'Code Interpreter']) {
+      await renamed.getByLabel(name, { exact: true }).uncheck();
+      await renamed.getByRole('button', { name: `Remove ${name}` }).waitFor({ state: 'detached' });
+    }
     await renamed.getByLabel('MCP server').selectOption({ label: 'protected' });
     await renamed.getByLabel('MCP tool', { exact: true }).fill('whoami');
     await renamed.getByRole('button', { name: 'Add MCP tool' }).click();

@@ -67,7 +67,7 @@ after(async () => {
   await world?.close();
 });
 
-describe('web UI', { timeout: 240_000 }, () => {
+describe('web UI', { timeout: 600_000 }, () => {
   test('sign-in: a wrong key is refused in place; the right one opens the app', async () => {
     await page.goto(`${world.url}/`);
     await page.getByLabel('API key').fill('tb_not_a_key');
@@ -111,6 +111,12 @@ describe('web UI', { timeout: 240_000 }, () => {
     assert.match((await card.textContent()) ?? '', /What the refunds handbook says in part 1/);
     assert.equal(await card.getByRole('link').getAttribute('href'), 'https://docs.example.com/refunds/1');
     assert.equal(await lastTurn().getByRole('region', { name: 'Sources' }).getByRole('listitem').count(), 2);
+    // The chat is titled after its first answer by the model; the list and the page heading show it.
+    const chats = page.getByRole('navigation', { name: 'Chats' });
+    await chats.getByRole('link', { name: 'Topic: Use two sources' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('heading', { level: 1, name: 'Topic: Use two sources' }).waitFor();
+    assert.equal(await page.locator('h1').count(), 1, 'one h1 on the page');
+    assert.equal(await chats.getByRole('link', { name: 'New chat', exact: true }).count(), 0);
     await shoot('chat-parallel-tools');
     await checkAccessibility('chat');
   });
@@ -132,6 +138,43 @@ describe('web UI', { timeout: 240_000 }, () => {
     assert.equal(await tabs.nth(1).getAttribute('aria-selected'), 'true');
     assert.match((await tabs.nth(1).textContent()) ?? '', /return window/);
     await lastTurn().getByRole('tabpanel').getByText('return window policy').waitFor();
+  });
+
+  test('the sent message shows its attachments', async () => {
+    await page
+      .getByRole('navigation', { name: 'Chats' })
+      .getByRole('button', { name: 'New chat', exact: true })
+      .click();
+    await page.waitForURL(/#\/chats\//);
+    await page.getByLabel('Attach').setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Refunds take 14 days.'),
+    });
+    await page.getByRole('button', { name: 'Remove notes.txt' }).waitFor();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Here are my notes');
+    await box.press('Enter');
+    const sent = lastTurn().locator('.user-message').getByRole('list', { name: 'Attached files' });
+    await sent.getByRole('link', { name: 'notes.txt' }).waitFor();
+    await lastTurn().getByText('Hello! Ask me something.').waitFor();
+    // After a reload the message still shows it (read from the chat's history).
+    await page.reload();
+    await lastTurn().locator('.user-message').getByRole('link', { name: 'notes.txt' }).waitFor();
+  });
+
+  test('Markdown answers: a table, highlighted code with a copy button', async () => {
+    await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.url });
+    await ask('Show a table and code for the policies');
+    const markdown = lastTurn().locator('.answer .markdown');
+    await markdown.getByRole('table').getByRole('columnheader', { name: 'Days' }).waitFor();
+    assert.equal(await markdown.getByRole('table').getByRole('row').count(), 3);
+    await markdown.locator('pre code.hljs.language-python .hljs-keyword', { hasText: 'def' }).waitFor();
+    await markdown.getByRole('button', { name: 'Copy code' }).click();
+    await markdown.getByRole('button', { name: 'Copy code' }).filter({ hasText: 'Copied' }).waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(copied, /^def refund_days\(policy\):\n {4}return/);
+    await checkAccessibility('markdown-answer');
   });
 
   test('a tool call the model wrote as text runs, and no markup is visible', async () => {
@@ -415,8 +458,9 @@ describe('web UI', { timeout: 240_000 }, () => {
     await page.getByRole('button', { name: 'Create persona' }).click();
     await page.getByText('Created Support.').waitFor();
     const support = page.getByRole('region', { name: 'Support' });
-    await support.getByLabel('WebSearchTool').click();
-    await support.getByRole('button', { name: 'Remove WebSearchTool' }).waitFor();
+    await support.getByRole('button', { name: 'Remove Internal Search' }).waitFor();
+    await support.getByLabel('Web Search', { exact: true }).click();
+    await support.getByRole('button', { name: 'Remove Web Search' }).waitFor();
     const openApi = {
       openapi: '3.1.0',
       info: { title: 'Pets', version: '1' },

@@ -144,7 +144,7 @@ export function McpPage() {
   const [open, setOpen] = useState<string | undefined>();
   return (
     <div>
-      <h2>MCP servers</h2>
+      <h1>MCP servers</h1>
       <form
         className="inline-form"
         onSubmit={(event) => {

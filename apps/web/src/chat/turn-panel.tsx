@@ -1,5 +1,6 @@
 import type { CitedDocument } from '@toolbus/spec';
 import { type FocusEvent, type MouseEvent, useEffect, useMemo, useState } from 'react';
+import { client } from '../common/api.ts';
 import { filesOfTurn } from '../turn/turn-files.ts';
 import { stopReasonWords } from './human-words.ts';
 import { TurnContext, type TurnContextValue } from './turn-context.ts';
@@ -54,11 +55,38 @@ function StreamStatus(props: { readonly stream: StreamState; readonly stopReason
   );
 }
 
+/** A file sent with a message. */
+export interface SentFile {
+  readonly id: string;
+  readonly name: string;
+  readonly mediaType: string;
+}
+
+/** The files a message was sent with: image thumbnails and names, each opening the file. */
+function SentFiles(props: { readonly files: readonly SentFile[] }) {
+  if (props.files.length === 0) return null;
+  return (
+    <ul className="sent-files" aria-label="Attached files">
+      {props.files.map((file) => (
+        <li key={file.id}>
+          <a href={client.fileContentUrl(file.id)} target="_blank" rel="noopener noreferrer">
+            {file.mediaType.startsWith('image/') ? (
+              <img src={client.fileContentUrl(file.id)} alt="" className="sent-file-thumb" />
+            ) : null}
+            {file.name}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** One turn of a chat: the user's message, then everything the turn streamed, with citation cards. */
 export function TurnPanel(props: {
   readonly chatId: string;
   readonly turn: number;
   readonly userText: string;
+  readonly userFiles?: readonly SentFile[];
   readonly onEnded?: (reason: string) => void;
 }) {
   const { tree, version, stream } = useTurnStream(props.chatId, props.turn);
@@ -119,7 +147,10 @@ export function TurnPanel(props: {
         data-version={version}
         data-packets={tree.packetCount}
       >
-        <div className="user-message">{props.userText}</div>
+        <div className="user-message">
+          {props.userText}
+          <SentFiles files={props.userFiles ?? []} />
+        </div>
         {/* biome-ignore lint/a11y/noStaticElementInteractions: delegation for the citation chips (buttons) inside */}
         <div
           className="assistant"

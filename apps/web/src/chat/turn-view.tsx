@@ -166,7 +166,7 @@ function Tabs(props: { readonly nodes: readonly TreeNode[]; readonly cycle: Cycl
   const id = useId();
   const [selectedKey, setSelectedKey] = useState<string | undefined>();
   const found = props.nodes.findIndex((node) => node.key === selectedKey);
-  const index = found >= 0 ? found : 0;
+  const index = Math.max(found, 0);
   const setSelected = (position: number) => setSelectedKey(props.nodes[position]?.key);
   const labels = labelsOf(props.nodes);
   const onKey = (event: KeyboardEvent) => {
