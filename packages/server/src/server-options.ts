@@ -79,7 +79,7 @@ export interface ServerOptions {
   readonly systemPrompt?: string;
   /**
    * Title each new chat from its first exchange: its first message at once, then a short title the model writes
-   * after the first answer (one extra small model request per chat). `toolbus serve` turns it on; default off.
+   * after the first answer (one extra small model request per chat). Default off.
    */
   readonly titleChats?: boolean;
   /** Default `api-keys`. */

@@ -201,7 +201,6 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     ...(Number.isInteger(contextWindow) && contextWindow > 0 ? { contextWindowTokens: contextWindow } : {}),
     ...(hasWebApp ? { webRoot } : {}),
     storage: workspace.storage,
-    titleChats: true,
     auth,
     localUser: workspace.user,
     defaultPersonaId: workspace.persona.id,
