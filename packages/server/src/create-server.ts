@@ -17,6 +17,7 @@ import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
 import { parsePublicOrigin } from './auth/public-origin.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
+import { availableBuiltInIds } from './built-in-tools/available-built-ins.ts';
 import { turnToolOptionsFor } from './built-in-tools/turn-tool-options.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
@@ -138,6 +139,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     approvals,
     ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
     ...omitUndefined({ documentIndex: options.documentIndex }),
+    ...(options.titleChats ? { titleChats: true } : {}),
     storage,
     runner: turns,
     ...(scaleOut ? { queue: scaleOut.queue } : {}),
@@ -179,6 +181,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     }),
     mcpOAuthRedirectUrl,
     ...omitUndefined({ mcpOAuthRefreshLock }),
+    availableBuiltIns: availableBuiltInIds({
+      factories: options.builtInToolFactories,
+      model: () => resolveModel(options.defaultModel),
+    }),
   });
   let authenticate: Authenticate;
   if (auth === 'local') {

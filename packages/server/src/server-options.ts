@@ -77,6 +77,11 @@ export interface ServerOptions {
   readonly assemblyCache?: ToolAssemblyCache;
   /** The system prompt of every chat turn (default {@link DEFAULT_SYSTEM_PROMPT}). */
   readonly systemPrompt?: string;
+  /**
+   * Title each new chat from its first exchange: its first message at once, then a short title the model writes
+   * after the first answer (one extra small model request per chat). Default off.
+   */
+  readonly titleChats?: boolean;
   /** Default `api-keys`. */
   readonly auth?: ServerAuthMode;
   /** The user of `local` mode (created as `local@toolbus.invalid` when not given). */

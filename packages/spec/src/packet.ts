@@ -94,6 +94,8 @@ export type PacketObject =
       readonly type: 'tool-argument-delta';
       readonly toolCallId: string;
       readonly toolName: string;
+      /** The tool's display name, so the call is labelled from its first packet (before its `tool-start`). */
+      readonly displayName?: string;
       readonly argumentDeltas: Readonly<Record<string, string>>;
     }
   | { readonly type: 'tool-progress'; readonly toolCallId: string; readonly message: string }
@@ -145,6 +147,12 @@ export type PacketObject =
       readonly stdout?: string;
       readonly stderr?: string;
       readonly files?: readonly FileReference[];
+      /**
+       * On the run's last delta: how the code ended (as `bash-delta` says it), so a viewer shows a raised
+       * exception as a failure with its status, not as a finished call.
+       */
+      readonly exitCode?: number | null;
+      readonly timedOut?: boolean;
     }
   | {
       readonly type: 'custom-tool-delta';

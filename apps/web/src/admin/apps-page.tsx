@@ -38,7 +38,7 @@ export function AppsPage(props: { readonly isAdmin: boolean }) {
   const [shared, setShared] = useState(false);
   return (
     <div>
-      <h2>Connected apps</h2>
+      <h1>Connected apps</h1>
       <p>
         Code in run_python has no network of its own. It can call these APIs through the egress proxy, which
         adds the credential on the way out, so the sandbox never sees it. Actions set to ASK wait for your

@@ -144,26 +144,36 @@ export function McpPage() {
   const [open, setOpen] = useState<string | undefined>();
   return (
     <div>
-      <h2>MCP servers</h2>
+      <h1>MCP servers</h1>
       <form
         className="inline-form"
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await client.request('POST', '/v1/admin/mcp-servers', {
-              body: {
-                name,
-                endpoint: { transport: 'streamable-http', url },
-                authType,
-                ...(authType === 'api-key' && apiKey ? { apiKey } : {}),
-              },
-            });
+            const body = {
+              name,
+              endpoint: { transport: 'streamable-http', url },
+              authType,
+              ...(authType === 'api-key' && apiKey ? { apiKey } : {}),
+            };
+            // Checked before it is stored (connect, list tools): a server that cannot work is never "added", and
+            // the server's answer says why (the outbound guard's rule, an unreachable host). An OAuth server can
+            // only be reached once someone has signed in to it, so it is added first and connected below.
+            const check =
+              authType === 'oauth'
+                ? undefined
+                : await client.request<{ tools: { name: string }[] }>('POST', '/v1/admin/mcp-servers/check', {
+                    body,
+                  });
+            await client.request('POST', '/v1/admin/mcp-servers', { body });
             setName('');
             setUrl('');
             setApiKey('');
             servers.reload();
             connections.reload();
-            return `Connected ${name}.`;
+            if (!check) return `Added ${name}: connect to it with OAuth to list its tools.`;
+            const names = check.tools.map((tool) => tool.name);
+            return `Connected ${name}: ${names.length} tool(s)${names.length ? ` (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : ''}. Review and approve them below.`;
           });
         }}
       >

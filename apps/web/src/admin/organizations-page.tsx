@@ -123,7 +123,7 @@ export function OrganizationsPage(props: { readonly canCreate: boolean }) {
   );
   return (
     <div>
-      <h2>Organisations</h2>
+      <h1>Organisations</h1>
       {props.canCreate ? (
         <form
           className="inline-form"

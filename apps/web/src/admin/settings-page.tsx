@@ -26,7 +26,7 @@ export function SettingsPage() {
   }, [loaded.value]);
   return (
     <div>
-      <h2>Settings</h2>
+      <h1>Settings</h1>
       <form
         className="stack-form"
         onSubmit={(event) => {

@@ -33,7 +33,7 @@ export function SkillsPage() {
   const [acceptFindings, setAcceptFindings] = useState(false);
   return (
     <div>
-      <h2>Skills</h2>
+      <h1>Skills</h1>
       <label>
         Upload a skill (.zip){' '}
         <input

@@ -18,7 +18,7 @@ export function UsersPage() {
   const [shown, setShown] = useState<string | undefined>();
   return (
     <div>
-      <h2>Users</h2>
+      <h1>Users</h1>
       <form
         className="inline-form"
         onSubmit={(event) => {

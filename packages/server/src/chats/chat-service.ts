@@ -20,6 +20,7 @@ import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
 import type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from '../scale-out/turn-queue.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
+import { titleNewChat } from './chat-titles.ts';
 import type { LiveTurn } from './live-turn.ts';
 import {
   NOT_QUEUED_TURN_REASON,
@@ -89,6 +90,8 @@ export interface ChatServiceDependencies {
   readonly contextWindowTokens?: number;
   /** The document index; each turn's built-in tools get its organisation's view only. */
   readonly documentIndex?: DocumentSearchIndex;
+  /** Title a new chat from its first exchange (chat-titles.ts). */
+  readonly titleChats?: boolean;
 }
 
 /**
@@ -448,6 +451,21 @@ export class ChatService {
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),
           );
+          if (deps.titleChats && history.length === 0 && !input.research) {
+            const answer = turn.result.then(
+              (result) => result.answer,
+              () => undefined,
+            );
+            void titleNewChat({
+              storage: deps.storage,
+              chatId: chat.id,
+              currentTitle: chat.title,
+              question: input.content,
+              model,
+              answer,
+              ...omitUndefined({ logger: deps.logger }),
+            });
+          }
           return turn;
         },
       };

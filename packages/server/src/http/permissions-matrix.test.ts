@@ -61,6 +61,7 @@ const matrix: Readonly<Record<string, 'public' | 'chat' | 'keys' | 'mcp' | 'admi
   'DELETE /v1/admin/personas/{personaId}/tools/{rowId}': 'admin',
   'GET /v1/admin/mcp-servers': 'admin',
   'POST /v1/admin/mcp-servers': 'admin',
+  'POST /v1/admin/mcp-servers/check': 'admin',
   'DELETE /v1/admin/mcp-servers/{serverId}': 'admin',
   'GET /v1/admin/mcp-servers/{serverId}/tools': 'admin',
   'POST /v1/admin/mcp-servers/{serverId}/tools/{toolName}/approval': 'admin',

@@ -4,6 +4,7 @@ import type { RouteRegistry } from '../http/route-registry.ts';
 import { uploadBytes, uploadFileName, uploadMediaType } from '../http/upload-input.ts';
 import { registerBuiltInToolRoutes } from './built-in-tool-routes.ts';
 import type { LibraryAdmin } from './library-admin.ts';
+import { registerMcpCheckRoute } from './mcp-check-route.ts';
 
 const admin = { kind: 'admin' } as const;
 const personaParams = z.object({ personaId: z.string().min(1).max(100) });
@@ -129,7 +130,8 @@ export const ADMIN_UPLOAD_PATHS = ['/v1/admin/skills/uploads', '/v1/admin/docume
 
 /** Registers the admin API over {@link LibraryAdmin}: every route needs the admin role and the `admin` scope. */
 export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdmin): void {
-  registerBuiltInToolRoutes(registry);
+  registerBuiltInToolRoutes(registry, library.availableBuiltIns);
+  registerMcpCheckRoute(registry, library, mcpServerBody);
   registry.add(
     {
       method: 'get',
