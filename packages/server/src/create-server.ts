@@ -132,7 +132,11 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ? (key, work) => singleFlight({ lock: scaleOut.locks, key }, work)
     : undefined;
   const approvals = new ApprovalHub(
-    omitUndefined({ timeoutMs: options.approvalTimeoutMs, relay: scaleOut?.approvals }),
+    omitUndefined({
+      timeoutMs: options.approvalTimeoutMs,
+      relay: scaleOut?.approvals,
+      asks: scaleOut?.approvalAsks,
+    }),
   );
   await approvals.listen();
   const chats = new ChatService({

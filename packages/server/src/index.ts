@@ -52,6 +52,7 @@ export {
   startSandboxEgressIfConnected,
   storageEgressCatalogue,
 } from './egress/sandbox-egress.ts';
+export { storageEgressSessions } from './egress/storage-egress-sessions.ts';
 export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
@@ -87,6 +88,8 @@ export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
 export type { HealthComponent, HealthComponentState } from './observability/health-component.ts';
+export type { ApprovalAskHandler, ApprovalAsks } from './scale-out/approval-asks.ts';
+export { approvalBrokerOverAsks, InProcessApprovalAsks, noTurnForAsk } from './scale-out/approval-asks.ts';
 export type { ApprovalRelay, WaitingApproval } from './scale-out/approval-relay.ts';
 export { InProcessApprovalRelay } from './scale-out/approval-relay.ts';
 export type { RequestRateLimit } from './scale-out/request-rate-limit.ts';

@@ -473,6 +473,8 @@ export class ChatService {
         ? await deps.runner.start(start)
         : await deps.runner.runRecorded({ ...start, turn: options.turn });
     } catch (error) {
+      // A turn that never started takes no standalone proxy's asks.
+      approvals?.close();
       await cleanup();
       throw error;
     }
