@@ -1,11 +1,6 @@
+import { builtInToolListSchema } from '@toolbus/api-schema';
 import { BUILT_IN_TOOLS } from '@toolbus/core';
-import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
-
-const builtInToolSchema = z.object({
-  id: z.string().describe('The id a persona tool row stores (SearchTool)'),
-  name: z.string().describe('The name the model calls it by (internal_search)'),
-});
 
 /**
  * Registers `GET /v1/admin/built-in-tools`: the built-in tools a persona can switch on, read from core's one table
@@ -24,7 +19,7 @@ export function registerBuiltInToolRoutes(registry: RouteRegistry): void {
       responses: {
         200: {
           description: 'The built-in tools, in the table order',
-          schema: z.object({ tools: z.array(builtInToolSchema) }),
+          schema: builtInToolListSchema,
         },
       },
     },
