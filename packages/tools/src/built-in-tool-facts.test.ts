@@ -51,16 +51,16 @@ test('built-in tools declare stopsTurn and mergeableField themselves, and start 
       if (obj.type === 'tool-start') starts.push([obj.toolName, obj.displayName]);
       original(placement, obj);
     };
-    await runToolCalls(
-      tools.slice(0, 3).map((tool, tab) => ({
+    await runToolCalls({
+      calls: tools.slice(0, 3).map((tool, tab) => ({
         id: `c${tab}`,
         name: tool.name,
         arguments: tool.mergeableField === 'urls' ? { urls: [] } : { queries: [] },
         placement: { turn: 0, tab },
       })),
-      tools,
-      { emitter },
-    );
+      tools: tools,
+      emitter,
+    });
     assert.deepEqual(starts, [
       ['internal_search', 'Internal Search'],
       ['web_search', 'Web Search'],

@@ -1,12 +1,12 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
-import { type ChatTurn, runChatTurn } from '@toolbus/core';
+import type { ChatTurn } from '@toolbus/core';
 import type { McpRefreshLock } from '@toolbus/mcp';
 import {
   DEFAULT_DEEP_RESEARCH_PROMPTS,
   type DeepResearchPrompts,
   parseDeepResearchCheckpoint,
-  runDeepResearch,
+  runTurn,
 } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool, WarningLogger } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -408,50 +408,42 @@ export class ChatService {
             model,
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
-          // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
-          // The steps that speak to the user (clarification, final report) get the system prompt too, and
-          // `maxCycles` bounds its orchestrator cycles.
-          const turn: ChatTurn = input.research
-            ? runDeepResearch({
-                model: telemetry.model,
-                messages: [...history, userMessage],
-                tools,
-                signal,
-                prompts: researchPromptsWith(systemPrompt),
-                ...(maxCycles === undefined
-                  ? {}
-                  : { limits: { orchestratorCycles: maxCycles, orchestratorCyclesReasoning: maxCycles } }),
-                ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
-                ...(answersClarification ? { skipClarification: true } : {}),
-                ...(options.resume
-                  ? { resume: { packets: context.earlier, ...omitUndefined({ checkpoint }) } }
-                  : {}),
-                ...(checkpoints
-                  ? {
-                      // Saved only once the packets before it are stored, and only while this worker holds the
-                      // turn: a resume never starts from a checkpoint ahead of the stream.
-                      onCheckpoint: async (saved) => {
-                        if (!(await context.persisted())) return;
-                        await deps.storage.researchCheckpoints.save({
-                          chatId: chat.id,
-                          turn: turnIndex,
-                          checkpoint: saved,
-                        });
-                      },
-                    }
-                  : {}),
-              })
-            : runChatTurn({
-                model: telemetry.model,
-                messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
-                tools,
-                files,
-                userId: principal.user.id,
-                signal,
-                hooks: telemetry.hooks,
-                ...omitUndefined({ maxCycles }),
-                ...deps.turnToolOptions?.(modelName),
-              });
+          // runTurn decides research or chat. Deep Research brings its own prompts per step; it reads the
+          // conversation and the persona's tools. The steps that speak to the user (clarification, final report)
+          // get the system prompt too, and `maxCycles` bounds its orchestrator cycles.
+          const turn: ChatTurn = runTurn({
+            model: telemetry.model,
+            messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
+            tools,
+            files,
+            userId: principal.user.id,
+            signal,
+            hooks: telemetry.hooks,
+            ...omitUndefined({ maxCycles }),
+            ...deps.turnToolOptions?.(modelName),
+            research: input.research && {
+              prompts: researchPromptsWith(systemPrompt),
+              ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
+              ...(answersClarification ? { skipClarification: true } : {}),
+              ...(options.resume
+                ? { resume: { packets: context.earlier, ...omitUndefined({ checkpoint }) } }
+                : {}),
+              ...(checkpoints
+                ? {
+                    // Saved only once the packets before it are stored, and only while this worker holds the
+                    // turn: a resume never starts from a checkpoint ahead of the stream.
+                    onCheckpoint: async (saved) => {
+                      if (!(await context.persisted())) return;
+                      await deps.storage.researchCheckpoints.save({
+                        chatId: chat.id,
+                        turn: turnIndex,
+                        checkpoint: saved,
+                      });
+                    },
+                  }
+                : {}),
+            },
+          });
           void turn.result.then(
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import type { AddressPolicy } from '@toolbus/core';
+import type { AddressPolicy } from '@toolbus/core/net';
 import {
   type ApprovalBroker,
   type ApprovalDecision,

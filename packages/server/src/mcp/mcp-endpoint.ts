@@ -102,8 +102,8 @@ export function mountMcpEndpoint(
     let calls = 0;
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       calls += 1;
-      const { outcomes } = await runToolCalls(
-        [
+      const { outcomes } = await runToolCalls({
+        calls: [
           {
             id: `mcp_${calls}`,
             name: request.params.name,
@@ -111,9 +111,10 @@ export function mountMcpEndpoint(
             placement: { turn: 0, tab: 0 },
           },
         ],
-        tools,
-        { userId: principal.user.id, signal: extra.signal },
-      );
+        tools: tools,
+        userId: principal.user.id,
+        signal: extra.signal,
+      });
       const outcome = outcomes[0];
       return {
         content: [{ type: 'text' as const, text: outcome?.response.llmFacing ?? '' }],
