@@ -1,3 +1,5 @@
+import type { mcpToolReviewSchema } from '@toolbus/api-schema';
+import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
@@ -9,11 +11,7 @@ interface McpServerView {
   readonly endpoint: { readonly transport: string; readonly url?: string; readonly command?: string };
   readonly authType: string;
 }
-interface McpToolReview {
-  readonly name: string;
-  readonly description: string;
-  readonly status: 'approved' | 'drifted' | 'unapproved';
-}
+type McpToolReview = WireShape<typeof mcpToolReviewSchema>;
 
 function ServerTools(props: { readonly server: McpServerView }) {
   const tools = useLoad(

@@ -1,14 +1,7 @@
+import { builtInToolListSchema } from '@toolbus/api-schema';
 import { BUILT_IN_TOOLS } from '@toolbus/core';
-import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import type { BuiltInToolContext } from '../server-options.ts';
-
-const builtInToolSchema = z.object({
-  id: z.string().describe('The id a persona tool row stores (SearchTool)'),
-  name: z.string().describe('The name the model calls it by (internal_search)'),
-  displayName: z.string().describe('The name people read (Internal Search), as the chat shows it'),
-  available: z.boolean().describe('This deployment can run it (its service is configured)'),
-});
 
 /** Which built-in ids the deployment can run for the caller (default: none known, every one reported false). */
 export type AvailableBuiltIns = (
@@ -32,7 +25,7 @@ export function registerBuiltInToolRoutes(registry: RouteRegistry, available?: A
       responses: {
         200: {
           description: 'The built-in tools, in the table order',
-          schema: z.object({ tools: z.array(builtInToolSchema) }),
+          schema: builtInToolListSchema,
         },
       },
     },
