@@ -1,11 +1,18 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Tool, ToolCall, ToolDefinition, ToolResponse, ToolRunContext } from '@toolbus/spec';
-import { sanitizeToolName, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import {
+  omitUndefined,
+  sanitizeToolName,
+  ToolbusError,
+  ToolCallError,
+  ToolExecutionError,
+} from '@toolbus/spec';
 import { convertCallToolResult, type McpContentBlock } from './convert-call-tool-result.ts';
 import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
+import { describeMcpProgress, type McpProgressListener } from './mcp-progress.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import { normalizeInputSchema } from './normalize-input-schema.ts';
 
@@ -21,6 +28,7 @@ export type McpToolCaller = (options: {
   readonly name: string;
   readonly arguments: Readonly<Record<string, unknown>>;
   readonly signal: AbortSignal;
+  readonly onProgress?: McpProgressListener | undefined;
 }) => Promise<McpCallToolResult>;
 
 /** A toolbus {@link Tool} backed by one MCP server tool. */
@@ -94,11 +102,27 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
     },
     async run(call: ToolCall, context: ToolRunContext): Promise<ToolResponse> {
       let result: McpCallToolResult;
+      let lastProgress: string | undefined;
       try {
         result = await options.call({
           name: descriptor.name,
           arguments: call.arguments,
           signal: context.signal,
+          onProgress: (progress) => {
+            const message = describeMcpProgress(progress);
+            // Only a changed line is worth a packet: a chatty server must not flood the stream.
+            if (message === lastProgress) return;
+            lastProgress = message;
+            context.emitter.emit(
+              omitUndefined({
+                type: 'tool-progress' as const,
+                toolCallId: call.id,
+                message,
+                progress: progress.progress,
+                total: progress.total,
+              }),
+            );
+          },
         });
       } catch (error) {
         // Cancelled or timed out by the runner: the SDK already told the server (notifications/cancelled); the

@@ -24,6 +24,8 @@ export { McpConnectionError } from './errors/mcp-connection-error.ts';
 export type { McpFileStore } from './mcp-file-store.ts';
 export type { McpLogger } from './mcp-logger.ts';
 export { consoleMcpLogger } from './mcp-logger.ts';
+export type { McpProgress, McpProgressListener } from './mcp-progress.ts';
+export { describeMcpProgress } from './mcp-progress.ts';
 export type { McpRefreshLock } from './mcp-refresh-lock.ts';
 export { inProcessMcpRefreshLock } from './mcp-refresh-lock.ts';
 export type { McpAuthConfig, McpServerConfig, McpTransportConfig } from './mcp-server-config.ts';
