@@ -40,6 +40,8 @@ export {
   mergeMcpHeaders,
 } from './merge-mcp-headers.ts';
 export { normalizeInputSchema } from './normalize-input-schema.ts';
+export type { ProviderInputSchema } from './provider-input-schema.ts';
+export { providerInputSchema } from './provider-input-schema.ts';
 export type { RenderedMcpHeaders, RenderMcpHeaderTemplatesOptions } from './render-mcp-header-templates.ts';
 export { renderMcpHeaderTemplates } from './render-mcp-header-templates.ts';
 export type { StoreOAuthClientProviderOptions } from './store-oauth-client-provider.ts';

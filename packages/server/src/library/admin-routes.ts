@@ -75,6 +75,7 @@ const reviewSchema = z.object({
   definitionHash: z.string(),
   approvedHash: z.string().nullable(),
   status: z.enum(['approved', 'drifted', 'unapproved']),
+  setAside: z.string().optional(),
 });
 const settingsSchema = z.object({
   model: z.string().max(300).nullable().optional(),
