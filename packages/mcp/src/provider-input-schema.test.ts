@@ -94,6 +94,7 @@ describe('provider input schemas', () => {
       properties: { kind: { type: 'string' } },
       required: ['kind'],
       if: { properties: { kind: { const: 'x' } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
       then: { properties: { x: { type: 'number' } }, required: ['x'] },
     });
     assert.deepEqual(result, {
@@ -109,6 +110,7 @@ describe('provider input schemas', () => {
       properties: { kind: { type: 'string' } },
       required: ['kind'],
       if: { required: ['kind'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
       then: { properties: { x: { type: 'number' } }, required: ['x'] },
       else: { properties: { y: { type: 'number' } } },
     });
