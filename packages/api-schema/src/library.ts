@@ -155,6 +155,10 @@ export const mcpToolReviewSchema = z.object({
   definitionHash: z.string(),
   approvedHash: z.string().nullable(),
   status: z.enum(['approved', 'drifted', 'unapproved']),
+  setAside: z
+    .string()
+    .optional()
+    .describe('Why no provider would accept its input schema, when it is set aside (it is not offered)'),
 });
 
 /** An MCP server's tools, each with its approval. */

@@ -98,7 +98,15 @@ export type PacketObject =
       readonly displayName?: string;
       readonly argumentDeltas: Readonly<Record<string, string>>;
     }
-  | { readonly type: 'tool-progress'; readonly toolCallId: string; readonly message: string }
+  | {
+      readonly type: 'tool-progress';
+      readonly toolCallId: string;
+      /** The line to show (for an MCP tool: "3/10 (30%) · message"). */
+      readonly message: string;
+      /** The amount done so far and of how much, when the tool reports numbers (MCP progress). */
+      readonly progress?: number;
+      readonly total?: number;
+    }
   /**
    * How a call ended: exactly one per call id the model produced, at the call's placement (before its
    * `section-end`), whether it ran or not: a call of an unknown tool, one over the cap and one merged into another

@@ -169,8 +169,9 @@ export const mcpCommand: CliCommand = {
           if (!status.ok) throw cannotStart(server, status.reason);
           for (const { tool, state } of status.tools) {
             say(
-              `${state === 'approved' ? '✓' : '!'} ${tool.mcpToolName}  [${state}]  ${firstLine(tool.description)}`,
+              `${state === 'approved' && tool.inputSchemaProblem === undefined ? '✓' : '!'} ${tool.mcpToolName}  [${state}]  ${firstLine(tool.description)}`,
             );
+            if (tool.inputSchemaProblem !== undefined) say(`    set aside: ${tool.inputSchemaProblem}`);
           }
           for (const gone of status.gone) say(`- ${gone}  [approved, no longer listed]`);
           return EXIT_CODES.ok;
@@ -362,6 +363,11 @@ async function listServers(context: McpContext): Promise<number> {
       `${waiting.size === 0 ? '✓' : '!'} ${server.name}  (${server.endpoint.transport}: ${where})  ${status.tools.length} tool(s), ${approved} approved` +
         (waiting.size === 0 ? '' : `; ${pending}: run toolbus mcp approve ${server.name}`),
     );
+    // A tool whose schema no provider accepts is never offered, approved or not: say which one and why.
+    for (const { tool } of status.tools) {
+      if (tool.inputSchemaProblem !== undefined)
+        say(`    ${tool.mcpToolName} set aside: ${tool.inputSchemaProblem}`);
+    }
   }
   return broken > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
 }

@@ -5,6 +5,8 @@ import {
   connectMcpServer,
   McpAuthorizationRequiredError,
   type McpRefreshLock,
+  type ProviderInputSchema,
+  providerInputSchema,
   toolDefinitionHash,
 } from '@toolbus/mcp';
 import { parseOpenApiDocument } from '@toolbus/openapi';
@@ -61,6 +63,11 @@ export interface McpToolReview {
   readonly approvedHash: string | null;
   /** `approved`: offered; `drifted`: its definition changed since approval (withheld); `unapproved`: never approved. */
   readonly status: 'approved' | 'drifted' | 'unapproved';
+  /**
+   * Why the tool is set aside whatever its approval: its input schema cannot be made into one providers accept
+   * (a recursive `$ref`, say). Absent for a tool that can be offered.
+   */
+  readonly setAside?: string;
 }
 
 /** A skill upload waiting for an admin's decision: its validation problems and content-scan findings. */
@@ -316,6 +323,7 @@ export class LibraryAdmin {
           approvedHash,
           status:
             approvedHash === null ? 'unapproved' : approvedHash === definitionHash ? 'approved' : 'drifted',
+          ...omitUndefined({ setAside: problemOf(providerInputSchema(tool.inputSchema)) }),
         });
       }
       return reviews;
@@ -596,4 +604,9 @@ function serverView(server: McpServer): McpServerView {
     hasApiKey: server.apiKey !== null,
     createdAt: server.createdAt,
   };
+}
+
+/** The reason a schema is set aside, or nothing when a provider takes it. */
+function problemOf(prepared: ProviderInputSchema): string | undefined {
+  return prepared.ok ? undefined : prepared.reason;
 }
