@@ -298,13 +298,7 @@ export class LibraryAdmin {
       });
     } catch (error) {
       if (!McpAuthorizationRequiredError.isInstance(error))
-        throw (
-          mcpFailureAnswer(error, {
-            serverName: server.name,
-            field: 'path.serverId',
-            unreachable: 'unavailable',
-          }) ?? error
-        );
+        throw mcpFailureAnswer(error, { serverName: server.name, field: 'path.serverId' }) ?? error;
       throw new ServerError({
         code: 'conflict',
         field: 'path.serverId',

@@ -34,7 +34,7 @@ after(async () => {
 interface Answer {
   readonly id: string;
   readonly tools: readonly { readonly name: string }[];
-  readonly error: { readonly field: string; readonly message: string };
+  readonly error: { readonly code: string; readonly field?: string; readonly message: string };
 }
 
 async function post(path: string, body: unknown) {
@@ -62,10 +62,11 @@ describe('checking an MCP server when it is added', { timeout: 60_000 }, () => {
     assert.equal(list.servers.length, 0);
   });
 
-  test('a loopback address the guard refuses: 403 naming the rule', async () => {
+  test('a loopback address the guard refuses: 422 with the rule as its code, in words', async () => {
     const answer = await post('/v1/admin/mcp-servers/check', server(`${mcp.baseUrl}/mcp`));
-    assert.equal(answer.status, 403);
-    assert.equal(answer.body.error.field, 'body.endpoint.url');
+    assert.equal(answer.status, 422);
+    assert.equal(answer.body.error.code, 'ssrf_blocked');
+    assert.match(answer.body.error.message, /^body\.endpoint\.url: /);
     assert.match(
       answer.body.error.message,
       /outbound guard refused MCP server "everything" \(rule ssrf_blocked\)/,
@@ -79,11 +80,11 @@ describe('checking an MCP server when it is added', { timeout: 60_000 }, () => {
     assert.match(answer.body.error.message, /Could not connect to MCP server "everything"/);
   });
 
-  test('reviewing the tools of a stored server the guard refuses: 403 naming the rule, not a 500', async () => {
+  test('reviewing the tools of a stored server the guard refuses: 422 naming the rule, not a 500', async () => {
     const created = await post('/v1/admin/mcp-servers', { ...server(`${mcp.baseUrl}/mcp`), name: 'refused' });
     assert.equal(created.status, 201);
     const review = await fetch(`${http.url}/v1/admin/mcp-servers/${created.body.id}/tools`);
-    assert.equal(review.status, 403);
+    assert.equal(review.status, 422);
     const body = (await review.json()) as { error: { message: string } };
     assert.match(body.error.message, /rule ssrf_blocked/);
   });

@@ -3,6 +3,7 @@ import { GuardedFetchError } from '@toolbus/core';
 import { connectMcpServer, McpAuthorizationRequiredError, McpConnectionError } from '@toolbus/mcp';
 import { omitUndefined } from '@toolbus/spec';
 import type { NewMcpServer } from '@toolbus/storage';
+import { guardRefusal } from '../http/error-answer.ts';
 import { ServerError, type ServerErrorCode } from '../http/server-error.ts';
 
 /** What a check of an MCP server found: the tools it lists (names and descriptions). */
@@ -10,30 +11,23 @@ export interface McpServerCheck {
   readonly tools: readonly { readonly name: string; readonly description: string }[];
 }
 
-function guardRefusal(error: unknown): GuardedFetchError | undefined {
-  for (let cause = error, depth = 0; cause !== undefined && depth < 8; depth += 1) {
-    if (GuardedFetchError.isInstance(cause)) return cause;
-    cause = cause instanceof Error ? cause.cause : undefined;
-  }
-  return undefined;
-}
-
 /**
  * The answer for a failed connection to an MCP server, in words a person can act on, or undefined when the error
- * is not about reaching the server (it stays a server fault). The outbound guard refusing the address is the
- * deployment's rule, not a fault: a 403 that names the rule (`ssrf_blocked` …). A server that cannot be reached or
- * refuses the handshake is `unreachable` (400 when the admin is adding it, 503 when a stored one went away).
+ * is left to `toErrorAnswer`. The outbound guard refusing the address is the deployment's rule, not a fault: it
+ * stays a guard refusal with the rule as its code (`ssrf_blocked` …, answered 422 by `toErrorAnswer`, the one owner
+ * of statuses), in words that say what to do. A server that cannot be reached or refuses the handshake while an
+ * admin adds it is `unreachable` (400); without `unreachable` (a stored server) the central mapping answers it.
  */
 export function mcpFailureAnswer(
   error: unknown,
-  options: { readonly serverName: string; readonly field: string; readonly unreachable: ServerErrorCode },
-): ServerError | undefined {
+  options: { readonly serverName: string; readonly field: string; readonly unreachable?: ServerErrorCode },
+): Error | undefined {
   const refusal = guardRefusal(error);
   if (refusal) {
-    return new ServerError({
-      code: refusal.code === 'host_unresolvable' ? 'invalid_request' : 'forbidden',
-      field: options.field,
+    return new GuardedFetchError({
+      code: refusal.code,
       message: `${options.field}: the outbound guard refused MCP server "${options.serverName}" (rule ${refusal.code}): ${refusal.message}. An admin can allow the host in the deployment's network settings.`,
+      ...omitUndefined({ host: refusal.host, address: refusal.address, category: refusal.category }),
       cause: error,
     });
   }
@@ -45,7 +39,7 @@ export function mcpFailureAnswer(
       cause: error,
     });
   }
-  if (McpConnectionError.isInstance(error)) {
+  if (McpConnectionError.isInstance(error) && options.unreachable !== undefined) {
     return new ServerError({
       code: options.unreachable,
       field: options.field,
