@@ -168,6 +168,8 @@ describe('web UI', { timeout: 600_000 }, () => {
     await ask('Show a table and code for the policies');
     const markdown = lastTurn().locator('.answer .markdown');
     await markdown.getByRole('table').getByRole('columnheader', { name: 'Days' }).waitFor();
+    // The answer streams in: the table is whole once its last row has come.
+    await markdown.getByRole('table').getByRole('cell', { name: 'Return' }).waitFor();
     assert.equal(await markdown.getByRole('table').getByRole('row').count(), 3);
     await markdown.locator('pre code.hljs.language-python .hljs-keyword', { hasText: 'def' }).waitFor();
     await markdown.getByRole('button', { name: 'Copy code' }).click();
