@@ -114,6 +114,19 @@ export const personaDetailSchema = z.object({ persona: personaSchema, tools: z.a
 /** Path parameters of the routes of one MCP server. */
 export const mcpServerParams = z.object({ serverId: z.string().min(1).max(100) });
 
+/** Who may use one MCP server, and whether sandboxed code may reach it through the egress proxy. */
+export const mcpServerAccessSchema = z.strictObject({
+  userIds: z
+    .array(z.string().min(1).max(100))
+    .max(10_000)
+    .optional()
+    .describe('The users given access; absent: every user of the deployment'),
+  availableToSandboxes: z
+    .boolean()
+    .optional()
+    .describe('Offered to code in a sandbox through the egress proxy (off until an admin turns it on)'),
+});
+
 /** Path parameters of the routes of one tool of an MCP server. */
 export const mcpToolParams = mcpServerParams.extend({ toolName: z.string().min(1).max(200) });
 

@@ -31,6 +31,7 @@ import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.
 import { LibraryAdmin } from './library/library-admin.ts';
 import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
+import { registerMcpServerAccessRoutes } from './library/mcp-server-access-routes.ts';
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { describeMcpEndpoint, mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
@@ -164,6 +165,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
+  registerMcpServerAccessRoutes(routes, storage);
   const mcpOAuth = new McpOAuthService({
     storage,
     fetch,

@@ -64,6 +64,8 @@ const matrix: Readonly<Record<string, 'public' | 'chat' | 'keys' | 'mcp' | 'admi
   'POST /v1/admin/mcp-servers/check': 'admin',
   'DELETE /v1/admin/mcp-servers/{serverId}': 'admin',
   'GET /v1/admin/mcp-servers/{serverId}/tools': 'admin',
+  'GET /v1/admin/mcp-servers/{serverId}/access': 'admin',
+  'PUT /v1/admin/mcp-servers/{serverId}/access': 'admin',
   'POST /v1/admin/mcp-servers/{serverId}/tools/{toolName}/approval': 'admin',
   'DELETE /v1/admin/mcp-servers/{serverId}/tools/{toolName}/approval': 'admin',
   'POST /v1/admin/skills/uploads': 'admin',
