@@ -173,7 +173,7 @@ describe('web UI', { timeout: 600_000 }, () => {
     assert.equal(await markdown.getByRole('table').getByRole('row').count(), 3);
     await markdown.locator('pre code.hljs.language-python .hljs-keyword', { hasText: 'def' }).waitFor();
     await markdown.getByRole('button', { name: 'Copy code' }).click();
-    await markdown.getByRole('button', { name: 'Copy code' }).filter({ hasText: 'Copied' }).waitFor();
+    await markdown.getByRole('button', { name: 'Copied' }).waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(copied, /^def refund_days\(policy\):\n {4}return/);
     await checkAccessibility('markdown-answer');

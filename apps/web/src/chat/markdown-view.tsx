@@ -1,7 +1,11 @@
 import { type MouseEvent, memo, useMemo } from 'react';
 import { type CitationMarks, renderMarkdown } from './render-markdown.ts';
 
-/** A code block's copy button: its code to the clipboard, and the button says so for a moment. */
+/**
+ * A code block's copy button: its code to the clipboard, and the button says so for a moment. Its name is the words
+ * it shows, no separate label, so what a screen reader hears never differs from what is seen (axe's
+ * label-content-name-mismatch).
+ */
 function copyCode(event: MouseEvent) {
   const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button.copy-code');
   const code = button?.parentElement?.querySelector('pre')?.textContent;
@@ -10,7 +14,7 @@ function copyCode(event: MouseEvent) {
     () => {
       button.textContent = 'Copied';
       setTimeout(() => {
-        button.textContent = 'Copy';
+        button.textContent = 'Copy code';
       }, 1500);
     },
     () => {
