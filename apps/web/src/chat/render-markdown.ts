@@ -12,8 +12,7 @@ const marked = new Marked(
 );
 
 /** Each code block gets a copy button (markup added after sanitising: it is ours, not the model's). */
-const copyButton =
-  '<div class="code-block"><button type="button" class="copy-code">Copy code</button><pre';
+const copyButton = '<div class="code-block"><button type="button" class="copy-code">Copy code</button><pre';
 
 const citationPattern = /<a href="[^"]*">\[(\d{1,4})\]<\/a>|\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;
 
