@@ -36,8 +36,13 @@ export interface MarkupMarkerTable {
   readonly markers: readonly PreparedMarker[];
   /** Every spelling (lower and upper case) of every marker's first character. */
   readonly firstCharacters: readonly string[];
-  /** A character class of {@link firstCharacters}: one native search finds where a marker may start. */
+  /**
+   * A character class of {@link firstCharacters} (global): one native search finds where a marker may start.
+   * Shared by every filter of the list, so each use sets `lastIndex` first; a search never spans a call out.
+   */
   readonly firstPattern: RegExp;
+  /** Some marker counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
+  readonly hasOpeningMarker: boolean;
   /** By the codes of the first two (lower-case) characters, `first * 0x10000 + second`. */
   readonly byPrefix: ReadonlyMap<number, PrefixMarkers>;
   /** By the first (lower-case) character, for a candidate at the very end of the buffer. */
@@ -117,7 +122,8 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
   const prepared: MarkupMarkerTable = {
     markers,
     firstCharacters,
-    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`),
+    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`, 'g'),
+    hasOpeningMarker: markers.some((marker) => marker.opensAnswer),
     byPrefix,
     byFirst,
     hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
