@@ -20,6 +20,8 @@ export interface PreparedMarker {
   readonly closes: readonly string[];
   readonly requiresTagEnd: boolean;
   readonly maxCloseLength: number;
+  /** The template ends the turn where the block closes (see {@link ToolCallMarkupMarker.endsTurn}). */
+  readonly endsTurn: boolean;
 }
 
 /** The markers that start with one pair of characters. */
@@ -77,6 +79,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
       closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
       requiresTagEnd: marker.requiresTagEnd === true,
       maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
+      endsTurn: marker.endsTurn === true,
     })),
     ...[...orphanCloses]
       .filter((close) => !opens.has(close))
@@ -89,6 +92,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
         closes: [],
         requiresTagEnd: false,
         maxCloseLength: 0,
+        endsTurn: false,
       })),
   ];
   const byFirst = new Map<string, PreparedMarker[]>();
@@ -217,6 +221,22 @@ export function indexOfIgnoringCase(haystack: string, needle: string, from: numb
 }
 
 export const noMarkers: readonly PreparedMarker[] = [];
+
+/**
+ * What the filter is inside once a block that ends the model's turn has closed on a call: the rest of the
+ * stream, hidden and not kept (see {@link ToolCallMarkupMarker.endsTurn}).
+ */
+export const pastTurnEnd: PreparedMarker = Object.freeze({
+  open: '',
+  alone: false,
+  orphanClose: false,
+  reasoning: false,
+  opensAnswer: false,
+  closes: [],
+  requiresTagEnd: false,
+  maxCloseLength: 0,
+  endsTurn: false,
+});
 
 function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
   const list = map.get(key);

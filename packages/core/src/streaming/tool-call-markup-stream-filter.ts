@@ -10,6 +10,7 @@ import {
   matchAt,
   noMarkers,
   type PreparedMarker,
+  pastTurnEnd,
 } from './markup-marker-table.ts';
 
 /** Options for {@link ToolCallMarkupStreamFilter}. */
@@ -118,7 +119,9 @@ export class ToolCallMarkupStreamFilter {
    * outside a block: after the last chunk it is the unclosed block that {@link flush} drops.
    */
   get openBlock(): string | undefined {
-    return this.#inside && !this.#inside.reasoning ? this.#block + this.#pending : undefined;
+    return this.#inside && !this.#inside.reasoning && this.#inside !== pastTurnEnd
+      ? this.#block + this.#pending
+      : undefined;
   }
 
   /** The reasoning read since the last call (the content of reasoning blocks), possibly empty. */
@@ -139,6 +142,7 @@ export class ToolCallMarkupStreamFilter {
       if (this.#inside) {
         const marker = this.#inside;
         if (marker.closes.length === 0) {
+          if (marker === pastTurnEnd) return output;
           const rest = position === 0 ? buffer : buffer.slice(position);
           if (marker.reasoning) this.#reasoning += rest;
           else this.#keep(rest);
@@ -168,12 +172,23 @@ export class ToolCallMarkupStreamFilter {
             this.#afterThinking = true;
             this.#atStart = true;
           }
-        } else if (this.#release && this.#block.length < maximumBlockLength) {
-          const shown = this.#release(this.#block + buffer.slice(position, end), this.#blockOpensLine);
-          // Shown text is read like any other: a backtick in it opens code.
-          this.#code.advance(shown);
-          this.#noteLine(shown, 0, shown.length);
-          output += shown;
+        } else {
+          let shown = '';
+          if (this.#release && this.#block.length < maximumBlockLength) {
+            shown = this.#release(this.#block + buffer.slice(position, end), this.#blockOpensLine);
+            // Shown text is read like any other: a backtick in it opens code.
+            this.#code.advance(shown);
+            this.#noteLine(shown, 0, shown.length);
+            output += shown;
+          }
+          // A block the template ends the turn with, released as a call: what follows is past the turn. Without
+          // a release every block is hidden, call or not, so nothing says the turn ended.
+          if (marker.endsTurn && this.#release && shown === '') {
+            this.#inside = pastTurnEnd;
+            this.#block = '';
+            this.#pending = '';
+            return output;
+          }
         }
         this.#inside = undefined;
         this.#block = '';
