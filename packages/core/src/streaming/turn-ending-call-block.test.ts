@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import { tools } from '../recovery/__fixtures__/tool-definitions.ts';
+import { extractToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import { AnswerStreamFilter } from './answer-stream-filter.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -9,7 +9,11 @@ import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts'
 // other text with a call): what a model writes after that block is past its turn (`ToolCallMarkupMarker.endsTurn`).
 const call = '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Seattle"}}]</tool_calls>';
 
-function streamed(make: () => { process(chunk: string): string; flush(): string }, text: string, size: number) {
+function streamed(
+  make: () => { process(chunk: string): string; flush(): string },
+  text: string,
+  size: number,
+) {
   const filter = make();
   let shown = '';
   for (let at = 0; at < text.length; at += size) shown += filter.process(text.slice(at, at + size));
@@ -27,14 +31,21 @@ describe('a call block that ends the model turn', () => {
         `chunks of ${size}`,
       );
       // The bare markup filter hides every block without reading it: it cannot tell a call, so it goes on.
-      assert.equal(streamed(() => new ToolCallMarkupStreamFilter(), `Hi ${call} after`, size), 'Hi  after');
+      assert.equal(
+        streamed(() => new ToolCallMarkupStreamFilter(), `Hi ${call} after`, size),
+        'Hi  after',
+      );
     }
   });
 
   it('leaves the text after a block that holds no call: prose that mentions the tags is not a turn end', () => {
     const text = 'Wrap calls as <tool_calls>[…]</tool_calls> in your reply. Then go on.';
     for (const size of [1, 7, 64]) {
-      assert.equal(streamed(() => new AnswerStreamFilter({ tools }), text, size), text, `chunks of ${size}`);
+      assert.equal(
+        streamed(() => new AnswerStreamFilter({ tools }), text, size),
+        text,
+        `chunks of ${size}`,
+      );
     }
   });
 
