@@ -118,6 +118,8 @@ export interface ExpectedConformanceFailure {
   readonly reason: string;
   readonly checks?: readonly string[];
   readonly warnings?: readonly string[];
+  /** Checks whose verdict depends on timing (a stream chunk within the suite's wait): either verdict is accepted. */
+  readonly timingDependent?: readonly string[];
 }
 
 /**
@@ -130,7 +132,12 @@ export function assertConformanceVerdict(
 ): void {
   const tail = verdict.output.slice(-3000);
   assert.ok(verdict.total > 0, `no result line:\n${tail}`);
-  assert.deepEqual(verdict.failedChecks, [...(expected?.checks ?? [])].sort(), tail);
+  const either = new Set(expected?.timingDependent ?? []);
+  assert.deepEqual(
+    verdict.failedChecks.filter((id) => !either.has(id)),
+    [...(expected?.checks ?? [])].sort(),
+    tail,
+  );
   assert.deepEqual(verdict.warningChecks, [...(expected?.warnings ?? [])].sort(), tail);
   if (expected === undefined) assert.equal(verdict.exitCode, 0, tail);
 }
