@@ -1,6 +1,6 @@
 // The default `toolbus serve` as a new user starts it: the real CLI process on a fresh TOOLBUS_HOME (local mode, the
 // built web app at /, the in-process sandbox), with only the model replaced by a scripted one over real HTTP.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -29,6 +29,8 @@ export async function startServeWorld(options: {
   readonly handler: (request: ScriptedRequest) => ScriptedStep[];
   /** More of the process's environment (a TOOLBUS_ALLOW_HOSTS, …). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Files (name → text) written to `<home>/documents` and indexed with `toolbus index` before serving. */
+  readonly documents?: Readonly<Record<string, string>>;
 }): Promise<ServeWorld> {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-serve-web-'));
   const model = await startScriptedModelServer({ handler: options.handler });
@@ -37,6 +39,13 @@ export async function startServeWorld(options: {
     TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#scripted`,
     ...options.env,
   };
+  if (options.documents) {
+    const folder = join(home, 'documents');
+    await mkdir(folder);
+    for (const [name, text] of Object.entries(options.documents)) await writeFile(join(folder, name), text);
+    const indexed = await spawnCli(['index', folder], env);
+    if (indexed.code !== 0) throw new Error(`toolbus index failed: ${indexed.stderr}`);
+  }
   const serve = startCli(['serve', '--port', '0'], env);
   try {
     await serve.waitForOutput('OpenAPI document');

@@ -3,6 +3,7 @@ import { type FocusEvent, type MouseEvent, useEffect, useMemo, useState } from '
 import { client } from '../common/api.ts';
 import { filesOfTurn } from '../turn/turn-files.ts';
 import { stopReasonWords } from './human-words.ts';
+import { sourceHref } from './source-href.ts';
 import { TurnContext, type TurnContextValue } from './turn-context.ts';
 import { TurnFiles } from './turn-files-strip.tsx';
 import { LevelView } from './turn-view.tsx';
@@ -15,6 +16,7 @@ function CitationCard(props: {
   readonly unsupported: boolean;
 }) {
   const document = props.document;
+  const href = sourceHref(document.link);
   return (
     <div
       className="citation-card"
@@ -30,8 +32,8 @@ function CitationCard(props: {
       {props.unsupported ? (
         <p className="error">A check found a sentence citing this unsupported by it.</p>
       ) : null}
-      {document.link ? (
-        <a className="card-link" href={document.link} target="_blank" rel="noopener noreferrer nofollow">
+      {href ? (
+        <a className="card-link" href={href} target="_blank" rel="noopener noreferrer nofollow">
           {document.link}
         </a>
       ) : null}
@@ -179,8 +181,8 @@ export function TurnPanel(props: {
             <ol>
               {sources.map((document) => (
                 <li key={document.citationNumber} value={document.citationNumber}>
-                  {document.link ? (
-                    <a href={document.link} target="_blank" rel="noopener noreferrer nofollow">
+                  {sourceHref(document.link) ? (
+                    <a href={sourceHref(document.link)} target="_blank" rel="noopener noreferrer nofollow">
                       {document.title}
                     </a>
                   ) : (
