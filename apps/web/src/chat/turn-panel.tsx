@@ -89,8 +89,12 @@ export function TurnPanel(props: {
   readonly turn: number;
   readonly userText: string;
   readonly userFiles?: readonly SentFile[];
+  /** The turn was running when the page showed it (default true): its tool work starts open. */
+  readonly live?: boolean;
   readonly onEnded?: (reason: string) => void;
 }) {
+  // Decided once: a turn that ends while watched keeps its work open, under the reader's eyes.
+  const [workOpen] = useState(props.live ?? true);
   const { tree, version, stream } = useTurnStream(props.chatId, props.turn);
   const { onEnded } = props;
   const ended =
@@ -112,12 +116,13 @@ export function TurnPanel(props: {
       tree,
       chatId: props.chatId,
       marksVersion,
+      workOpen,
       marks: {
         known: (number) => tree.documents.has(number),
         unsupported: (number) => unsupportedNumbers.has(number),
       },
     }),
-    [tree, props.chatId, marksVersion, unsupportedNumbers],
+    [tree, props.chatId, marksVersion, unsupportedNumbers, workOpen],
   );
   const show = (event: MouseEvent | FocusEvent) => {
     const target = (event.target as HTMLElement).closest<HTMLElement>('[data-cite]');
