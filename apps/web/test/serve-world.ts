@@ -29,6 +29,8 @@ export async function startServeWorld(options: {
   readonly handler: (request: ScriptedRequest) => ScriptedStep[];
   /** More of the process's environment (a TOOLBUS_ALLOW_HOSTS, …). */
   readonly env?: Readonly<Record<string, string>>;
+  /** More arguments of `toolbus serve`. */
+  readonly args?: readonly string[];
   /** Files (name → text) written to `<home>/documents` and indexed with `toolbus index` before serving. */
   readonly documents?: Readonly<Record<string, string>>;
 }): Promise<ServeWorld> {
@@ -46,7 +48,7 @@ export async function startServeWorld(options: {
     const indexed = await spawnCli(['index', folder], env);
     if (indexed.code !== 0) throw new Error(`toolbus index failed: ${indexed.stderr}`);
   }
-  const serve = startCli(['serve', '--port', '0'], env);
+  const serve = startCli(['serve', '--port', '0', ...(options.args ?? [])], env);
   try {
     await serve.waitForOutput('OpenAPI document');
   } catch (error) {
