@@ -1,5 +1,5 @@
 import type { CitedDocument } from '@toolbus/spec';
-import { type FocusEvent, type MouseEvent, useEffect, useMemo, useState } from 'react';
+import { type FocusEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { client } from '../common/api.ts';
 import { filesOfTurn } from '../turn/turn-files.ts';
 import { stopReasonWords } from './human-words.ts';
@@ -99,8 +99,13 @@ export function TurnPanel(props: {
   const { onEnded } = props;
   const ended =
     tree.stopReason ?? (stream.phase === 'ended' || stream.phase === 'failed' ? stream.phase : undefined);
+  // Reported once: a parent that passes a new callback on each render (the chat list reloads on an end) would
+  // otherwise be told again on every render, and reload the list in a loop.
+  const reportedEnd = useRef(false);
   useEffect(() => {
-    if (ended) onEnded?.(ended);
+    if (!ended || reportedEnd.current) return;
+    reportedEnd.current = true;
+    onEnded?.(ended);
   }, [ended, onEnded]);
   const [card, setCard] = useState<{ number: number; top: number; left: number } | undefined>();
   const unsupportedNumbers = useMemo(
