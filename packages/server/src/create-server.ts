@@ -107,12 +107,14 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   await approvals.listen();
   const chats = new ChatService({
     approvals,
-    ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
-    ...omitUndefined({ documentIndex: options.documentIndex }),
+    ...omitUndefined({
+      contextWindowTokens: options.contextWindowTokens,
+      documentIndex: options.documentIndex,
+    }),
     ...(options.titleChats ? { titleChats: true } : {}),
     storage,
     runner: turns,
-    ...(scaleOut ? { queue: scaleOut.queue } : {}),
+    ...omitUndefined({ queue: scaleOut?.queue }),
     defaultModel: options.defaultModel,
     allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
     resolveModel,
