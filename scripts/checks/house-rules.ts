@@ -103,7 +103,8 @@ function undefinedTest(node: ts.Expression): { tested: ts.Expression; equal: boo
  */
 function truthyTest(node: ts.Expression): { tested: ts.Expression; equal: boolean } | undefined {
   const bare = withoutParentheses(node);
-  const plain = ts.isIdentifier(bare) || ts.isPropertyAccessExpression(bare) || ts.isElementAccessExpression(bare);
+  const plain =
+    ts.isIdentifier(bare) || ts.isPropertyAccessExpression(bare) || ts.isElementAccessExpression(bare);
   return plain ? { tested: bare, equal: false } : undefined;
 }
 

@@ -107,10 +107,8 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   await approvals.listen();
   const chats = new ChatService({
     approvals,
-    ...omitUndefined({
-      contextWindowTokens: options.contextWindowTokens,
-      documentIndex: options.documentIndex,
-    }),
+    ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
+    ...omitUndefined({ documentIndex: options.documentIndex }),
     ...(options.titleChats ? { titleChats: true } : {}),
     storage,
     runner: turns,

@@ -28,6 +28,13 @@ export function registerAccessRoutes(
   access: AccessService,
   options: { readonly publicOrigin?: string | undefined } = {},
 ): void {
+  registerKeyRoutes(registry, access);
+  registerSessionRoutes(registry, access, options);
+  registerUserAdminRoutes(registry, access);
+}
+
+/** Who the caller is, and the caller's own API keys. */
+function registerKeyRoutes(registry: RouteRegistry, access: AccessService): void {
   registry.add(
     {
       method: 'get',
@@ -102,6 +109,14 @@ export function registerAccessRoutes(
       return context.body(null, 204);
     },
   );
+}
+
+/** A web session: signing in with a key sets the session cookie, signing out clears it. */
+function registerSessionRoutes(
+  registry: RouteRegistry,
+  access: AccessService,
+  options: { readonly publicOrigin?: string | undefined },
+): void {
   registry.add(
     {
       method: 'post',
@@ -158,6 +173,10 @@ export function registerAccessRoutes(
       return context.body(null, 204);
     },
   );
+}
+
+/** An admin's view of the users: list, create, change a role, mint a key for one. */
+function registerUserAdminRoutes(registry: RouteRegistry, access: AccessService): void {
   registry.add(
     {
       method: 'get',
