@@ -1,4 +1,5 @@
 import type { ChatDetailView } from '@toolbus/client';
+import { omitUndefined } from '@toolbus/spec';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
@@ -9,6 +10,8 @@ interface TurnEntry {
   readonly index: number;
   readonly userText: string;
   readonly userFiles: readonly SentFile[];
+  /** Running when the page showed it (its tool work starts open). */
+  readonly live: boolean;
 }
 
 function turnsOf(detail: ChatDetailView): TurnEntry[] {
@@ -20,6 +23,7 @@ function turnsOf(detail: ChatDetailView): TurnEntry[] {
       index: turn.index,
       userText: user?.content ?? '',
       userFiles: user?.role === 'user' ? (user.files ?? []) : [],
+      live: turn.status === 'running',
     };
   });
 }
@@ -68,13 +72,12 @@ export function ChatView(props: {
     const started = await client.sendMessage(props.chatId, {
       content: message.content,
       ...(message.fileIds.length > 0 ? { fileIds: message.fileIds } : {}),
-      ...(message.personaId ? { personaId: message.personaId } : {}),
-      ...(message.model ? { model: message.model } : {}),
+      ...omitUndefined({ personaId: message.personaId || undefined, model: message.model || undefined }),
       ...(message.research ? { research: true } : {}),
     });
     setTurns((current) => [
       ...(current ?? []),
-      { index: started.turn, userText: message.content, userFiles: message.files },
+      { index: started.turn, userText: message.content, userFiles: message.files, live: true },
     ]);
     sentHere.current.add(started.turn);
     setRunning(started.turn);
@@ -103,6 +106,7 @@ export function ChatView(props: {
             turn={turn.index}
             userText={turn.userText}
             userFiles={turn.userFiles}
+            live={turn.live}
             onEnded={() => onEnded(turn.index, sentHere.current.has(turn.index))}
           />
         ))}
