@@ -1,7 +1,7 @@
 import { type FetchFunction, omitUndefined } from '@toolbus/spec';
-import type { McpOAuthOptions } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import { loadMcpClientSdk } from './load-mcp-client-sdk.ts';
+import type { McpOAuthOptions } from './mcp-connection.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 
