@@ -51,9 +51,7 @@ const expectedFailures: Readonly<Record<string, ExpectedFailure>> = {
     checks: [
       'sep-2322-client-jsonrpc-id-different',
       'sep-2322-client-no-state-omitted',
-      'sep-2322-client-parallel-isolation',
       'sep-2322-client-request-state-echoed',
-      'sep-2322-default-result-type-complete',
     ],
   },
   'stable:auth/2025-03-26-oauth-metadata-backcompat': {

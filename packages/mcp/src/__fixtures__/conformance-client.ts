@@ -96,7 +96,14 @@ await withAuthorization(async (connection) => {
   const calls =
     context.toolCalls ?? tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool, tools) }));
   for (const call of calls) {
-    const result = await connection.callTool(call);
-    console.log(`${call.name}: ${JSON.stringify(result.content)}`);
+    // A call the server refuses fails alone, as in a turn (the scenario's checks judge what was sent); an
+    // authorization demand still goes up to withAuthorization.
+    try {
+      const result = await connection.callTool(call);
+      console.log(`${call.name}: ${JSON.stringify(result.content)}`);
+    } catch (error) {
+      if (McpAuthorizationRequiredError.isInstance(error)) throw error;
+      console.error(`${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 });
