@@ -8,6 +8,7 @@ interface TraceEvent {
   readonly ph: string;
   readonly pid: number;
   readonly tid: number;
+  readonly ts: number;
   readonly dur?: number;
   readonly tdur?: number;
   readonly args?: { readonly name?: string };
@@ -18,6 +19,8 @@ export interface MainThreadCpu {
   readonly longestMs: number;
   readonly over50: number;
   readonly totalMs: number;
+  /** What the longest task spent most of its CPU time in (its biggest traced step: rendering, a script, …). */
+  readonly longestCause: string;
 }
 
 /** Starts a trace; `stop` ends it and answers the busiest renderer main thread's task CPU times. */
@@ -56,16 +59,39 @@ export async function traceMainThread(cdp: CDPSession): Promise<{ stop: () => Pr
           )
           .map((event) => `${event.pid}:${event.tid}`),
       );
-      const byThread = new Map<string, number[]>();
+      const byThread = new Map<string, TraceEvent[]>();
       for (const event of events) {
         const thread = `${event.pid}:${event.tid}`;
-        if (event.ph !== 'X' || event.name !== 'RunTask' || !mains.has(thread)) continue;
-        byThread.set(thread, [...(byThread.get(thread) ?? []), (event.tdur ?? 0) / 1000]);
+        if (event.ph !== 'X' || !mains.has(thread)) continue;
+        const list = byThread.get(thread) ?? [];
+        list.push(event);
+        byThread.set(thread, list);
       }
-      const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-      const tasks = [...byThread.values()].sort((a, b) => sum(b) - sum(a))[0] ?? [];
-      const long = tasks.filter((ms) => ms > 50);
-      return { longestMs: Math.max(0, ...tasks), over50: long.length, totalMs: sum(long) };
+      const cpu = (event: TraceEvent) => (event.tdur ?? 0) / 1000;
+      const tasksOf = (list: TraceEvent[]) => list.filter((event) => event.name === 'RunTask');
+      const sum = (list: TraceEvent[]) => list.reduce((total, event) => total + cpu(event), 0);
+      const thread = [...byThread.values()].sort((a, b) => sum(tasksOf(b)) - sum(tasksOf(a)))[0] ?? [];
+      const tasks = tasksOf(thread);
+      const long = tasks.filter((task) => cpu(task) > 50);
+      const longest = tasks.reduce<TraceEvent | undefined>(
+        (top, task) => (top && cpu(top) >= cpu(task) ? top : task),
+        undefined,
+      );
+      let cause = '';
+      if (longest) {
+        const end = longest.ts + (longest.dur ?? 0);
+        const inside = thread.filter(
+          (event) =>
+            event !== longest && event.name !== 'RunTask' && event.ts >= longest.ts && event.ts < end,
+        );
+        cause = inside.sort((a, b) => cpu(b) - cpu(a))[0]?.name ?? '';
+      }
+      return {
+        longestMs: longest ? cpu(longest) : 0,
+        over50: long.length,
+        totalMs: sum(long),
+        longestCause: cause,
+      };
     },
   };
 }

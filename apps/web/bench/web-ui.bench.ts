@@ -65,7 +65,7 @@ try {
     const longest = tasks.length ? Math.max(...tasks) : 0;
     const total = tasks.reduce((sum, task) => sum + task, 0);
     rows.push(
-      `| ${label} | ${packets} | ${elapsed} ms | ${tasks.length} | ${longest.toFixed(0)} ms | ${total.toFixed(0)} ms | ${cpu.longestMs.toFixed(0)} ms | ${cpu.over50} | ${delta('ScriptDuration').toFixed(0)} ms | ${delta('LayoutDuration').toFixed(0)} ms | ${delta('RecalcStyleDuration').toFixed(0)} ms |`,
+      `| ${label} | ${packets} | ${elapsed} ms | ${tasks.length} | ${longest.toFixed(0)} ms | ${total.toFixed(0)} ms | ${cpu.longestMs.toFixed(0)} ms (${cpu.longestCause}) | ${cpu.over50} | ${delta('ScriptDuration').toFixed(0)} ms | ${delta('LayoutDuration').toFixed(0)} ms | ${delta('RecalcStyleDuration').toFixed(0)} ms |`,
     );
   };
   const drawn = (expected: number) =>
@@ -126,7 +126,7 @@ try {
     '## web-ui: one turn of ~10,000 packets drawn in Chromium (4 parallel sub-agents, nested parallel tools)\n',
   );
   console.log(
-    '| app: how | packets | until the last packet is drawn | long tasks > 50 ms | longest task | total long-task time | longest task, CPU time | tasks over 50 ms CPU | script | layout | style |',
+    '| app: how | packets | until the last packet is drawn | long tasks > 50 ms | longest task | total long-task time | longest task, CPU time (its biggest step) | tasks over 50 ms CPU | script | layout | style |',
   );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) console.log(row);

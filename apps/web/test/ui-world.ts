@@ -86,6 +86,7 @@ export async function startUiWorld(
     'ResearchAgentTool',
     'CitationCheckTool',
     'FloodTool',
+    'LongRunTool',
   ]) {
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: id });
   }
