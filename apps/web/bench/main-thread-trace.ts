@@ -84,7 +84,10 @@ export async function traceMainThread(cdp: CDPSession): Promise<{ stop: () => Pr
           (event) =>
             event !== longest && event.name !== 'RunTask' && event.ts >= longest.ts && event.ts < end,
         );
-        cause = inside.sort((a, b) => cpu(b) - cpu(a))[0]?.name ?? '';
+        // The two biggest steps by name (a GC inside a task says what it cost, not what the task was).
+        const names = [...new Set(inside.sort((a, b) => cpu(b) - cpu(a)).map((event) => event.name))];
+        const first = thread.reduce((earliest, event) => Math.min(earliest, event.ts), longest.ts);
+        cause = `${names.slice(0, 2).join(', ')}; at ${((longest.ts - first) / 1e6).toFixed(1)} s`;
       }
       return {
         longestMs: longest ? cpu(longest) : 0,

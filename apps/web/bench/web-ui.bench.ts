@@ -131,7 +131,7 @@ try {
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) console.log(row);
   console.log(
-    '\nThe page folds packets in 4 ms slices, one slice a frame, and redraws as a React transition. "after": work of a turn read back starts as one closed strip per cycle (nothing below it drawn until opened); a turn watched live is open. ' +
+    '\nThe page folds packets in 4 ms slices, one slice a frame (after: in a task of its own after the frame), and redraws as a React transition; after: a streamed answer is redrawn block by block. "after": work of a turn read back starts as one closed strip per cycle (nothing below it drawn until opened); a turn watched live is open. ' +
       "Long tasks are counted by the page itself (PerformanceObserver, wall time: stretched by the machine's load), their CPU time from Chromium's trace of the renderer's main thread, script/layout/style time by the DevTools protocol over each load.\n",
   );
 } finally {
