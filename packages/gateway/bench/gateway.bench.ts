@@ -116,9 +116,16 @@ const requestBody = JSON.stringify({
   tools,
 });
 
-function load(base: string, streams: number): Promise<{ delays: number[]; chunks: number }> {
+interface LoadResult {
+  delays: number[];
+  /** Each stream's first and last chunk's delay. */
+  edges: { first: number[]; last: number[] };
+  chunks: number;
+}
+
+function load(base: string, streams: number): Promise<LoadResult> {
   return new Promise((resolve) => {
-    client.once('message', (message) => resolve(message as { delays: number[]; chunks: number }));
+    client.once('message', (message) => resolve(message as LoadResult));
     client.send({ load: { base, streams, body: requestBody } });
   });
 }
@@ -131,6 +138,8 @@ const percentile = (values: number[], p: number): number => {
 type Path = 'direct' | 'passthrough' | 'haproxy' | 'gateway' | 'gateway before';
 interface Result {
   delays: number[];
+  first: number[];
+  last: number[];
   cpu: number;
   gc: number;
   chunks: number;
@@ -163,21 +172,26 @@ for (const path of paths) if (path !== 'direct') await load(proxies[path]!.url, 
 const byLevel = new Map<number, Partial<Record<Path, Result>>>();
 for (const streams of levels) {
   const results: Partial<Record<Path, Result>> = {};
-  for (const path of paths) results[path] = { delays: [], cpu: 0, gc: 0, chunks: 0 };
+  for (const path of paths) results[path] = { delays: [], first: [], last: [], cpu: 0, gc: 0, chunks: 0 };
   for (let round = 0; round < rounds; round += 1) {
     // Every path in every round, the order reversed every other round: neighbouring runs share the machine's state.
     const order = round % 2 === 0 ? paths : [...paths].reverse();
     for (const path of order) {
+      const result = results[path]!;
       if (path === 'direct') {
-        results.direct!.delays.push(...(await load(upstreamUrl, streams)).delays);
+        const { delays, edges } = await load(upstreamUrl, streams);
+        result.delays.push(...delays);
+        result.first.push(...edges.first);
+        result.last.push(...edges.last);
         continue;
       }
       const proxy = proxies[path]!;
       const before = await proxy.usage();
-      const { delays, chunks } = await load(proxy.url, streams);
+      const { delays, edges, chunks } = await load(proxy.url, streams);
       const after = await proxy.usage();
-      const result = results[path]!;
       result.delays.push(...delays);
+      result.first.push(...edges.first);
+      result.last.push(...edges.last);
       result.cpu += after.cpu - before.cpu;
       result.gc += after.gc - before.gc;
       result.chunks += chunks;
@@ -194,15 +208,19 @@ console.log(
   `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
 );
 console.log(
-  '| streams | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | CPU per token (µs) | GC pauses per token (µs) |',
+  '| streams | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) |',
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|');
 const summary: string[] = [];
 for (const [streams, results] of byLevel) {
   const direct50 = percentile(results.direct!.delays, 50);
   const direct99 = percentile(results.direct!.delays, 99);
   const added99 = (path: Path) => percentile(results[path]!.delays, 99) - direct99;
-  console.log(`| ${streams} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | — | — |`);
+  const edges = (path: Path) =>
+    `${percentile(results[path]!.first, 50).toFixed(3)} / ${percentile(results[path]!.last, 50).toFixed(3)}`;
+  console.log(
+    `| ${streams} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | ${edges('direct')} | — | — |`,
+  );
   for (const path of paths) {
     if (path === 'direct') continue;
     const result = results[path]!;
@@ -210,7 +228,7 @@ for (const [streams, results] of byLevel) {
     const p99 = percentile(result.delays, 99);
     const gc = Number.isNaN(result.gc) ? '—' : ((result.gc * 1000) / result.chunks).toFixed(1);
     console.log(
-      `| ${streams} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${(result.cpu / result.chunks).toFixed(1)} | ${gc} |`,
+      `| ${streams} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${edges(path)} | ${(result.cpu / result.chunks).toFixed(1)} | ${gc} |`,
     );
   }
   const gateway = results.gateway!;
