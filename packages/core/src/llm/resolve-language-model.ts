@@ -7,6 +7,7 @@ import { rememberModelEndpoint } from './model-endpoint-registry.ts';
 import { ModelConfigurationError } from './model-errors.ts';
 import type { ModelEndpoint, ModelEnvironment } from './resolve-model-endpoint.ts';
 import { resolveModelEndpoint } from './resolve-model-endpoint.ts';
+import { validateChunksSynchronously } from './synchronous-chunk-validation.ts';
 
 /** Options for {@link resolveLanguageModel}. */
 export interface ResolveLanguageModelOptions {
@@ -73,12 +74,14 @@ function createModel(options: {
         modelId,
         load: async () => {
           const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-          return createOpenAICompatible({
+          const model = createOpenAICompatible({
             ...common,
             name: endpoint.provider,
             includeUsage: true,
             ...omitUndefined({ apiKey }),
           }).chatModel(modelId);
+          validateChunksSynchronously(model);
+          return model;
         },
       });
   }
