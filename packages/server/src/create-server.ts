@@ -62,6 +62,8 @@ export interface ToolbusServer {
   readonly turns: TurnRunner;
   /** Egress approvals waiting for their chat's owner. */
   readonly approvals: ApprovalHub;
+  /** MCP servers' questions waiting for their chat's owner. */
+  readonly elicitations: ElicitationHub;
   /** The connected-app operations (`toolbus apps` calls the same). */
   readonly connectedApps: ConnectedAppAdmin;
   readonly routes: RouteRegistry;
@@ -233,6 +235,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     mcpOAuth,
     turns,
     approvals,
+    elicitations,
     connectedApps,
     routes,
     logger,
