@@ -64,6 +64,13 @@ export type ElicitationAnswer =
       readonly expired?: boolean;
     };
 
+/**
+ * How long a question waits for the user before the server gets `cancel` (5 minutes), wherever it is asked: the
+ * server's elicitation hub (unless configured otherwise) and the CLI's prompt. Well under an MCP call's 10-minute
+ * timeout, so the server hears the cancel before the call is given up.
+ */
+export const defaultElicitationTimeoutMs = 5 * 60_000;
+
 /** How an elicitation ended, as its `elicitation-resolved` packet says: the answer's action, or `expired`. */
 export type ElicitationResolution = 'accept' | 'decline' | 'cancel' | 'expired';
 

@@ -30,6 +30,7 @@ export type {
   ElicitationSchema,
   ElicitationValue,
 } from './elicitation.ts';
+export { defaultElicitationTimeoutMs } from './elicitation.ts';
 export type { CheckedElicitationContent } from './elicitation-content.ts';
 export {
   checkElicitationContent,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   checkElicitationContent,
+  defaultElicitationTimeoutMs,
   type ElicitationAnswer,
   type ElicitationAsker,
   type ElicitationQuestion,
@@ -12,9 +13,6 @@ import {
 import type { ApprovalPacketSink } from '../approvals/approval-hub.ts';
 import { ServerError } from '../http/server-error.ts';
 import { type ApprovalRelay, InProcessApprovalRelay } from '../scale-out/approval-relay.ts';
-
-/** How long a question waits for its answer unless the server is configured otherwise (5 minutes). */
-export const defaultElicitationTimeoutMs = 5 * 60_000;
 
 /** How much longer than the wait the relay keeps a question (a replica that died never closes it). */
 const relayGraceMs = 30_000;
