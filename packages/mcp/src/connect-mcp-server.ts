@@ -81,9 +81,17 @@ export async function connectMcpServer(
       auth.type === 'headers'
         ? renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {}, { logger })
         : undefined;
-    missingCredentials = rendered?.missing ?? [];
+    const template =
+      config.headerTemplate === undefined
+        ? undefined
+        : renderMcpHeaderTemplates(config.headerTemplate.headers, config.headerTemplate.values, { logger });
+    missingCredentials = [...new Set([...(rendered?.missing ?? []), ...(template?.missing ?? [])])];
     const headers = mergeMcpHeaders(
-      { requestHeaders: options.requestHeaders, connectionHeaders: rendered?.headers },
+      {
+        requestHeaders: options.requestHeaders,
+        connectionHeaders: rendered?.headers,
+        templateHeaders: template?.headers,
+      },
       { logger },
     );
     serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
