@@ -8,6 +8,7 @@ export * from './connected-apps.ts';
 
 export * from './library.ts';
 export * from './mcp-connections.ts';
+export * from './mcp-credentials.ts';
 export * from './organizations.ts';
 export * from './server.ts';
 export * from './user-data.ts';
