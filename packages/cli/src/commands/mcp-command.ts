@@ -211,6 +211,7 @@ async function statusOf(server: McpServer, context: McpContext) {
     server,
     storage: context.workspace.storage,
     fetch: context.fetch,
+    user: context.workspace.user,
     ...omitUndefined({ oauth }),
   });
 }

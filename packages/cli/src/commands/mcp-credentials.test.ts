@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, readMcpHeaderTemplate } from '@toolbus/storage';
 import { spawnCli } from '../__fixtures__/spawn-cli.ts';
 import { LOCAL_USER_EMAIL } from '../open-workspace.ts';
@@ -81,5 +82,35 @@ describe('toolbus mcp template / credentials', () => {
     const cleared = await spawnCli(['mcp', 'credentials', 'tracker', '--clear'], env);
     assert.match(cleared.stdout, /\{api_key\}: not set/);
     assert.equal((await read()).values, undefined);
+  });
+
+  test("the local user's values reach a real MCP server: tools listed only once they are stored", async () => {
+    const mcp: LoopbackMcpServer = await startLoopbackMcpServer(
+      [echoLoopbackTool({ name: 'find_ticket', inputSchema: { type: 'object', properties: {} } })],
+      { requiredAuthorization: 'Bearer tk-live-5' },
+    );
+    try {
+      assert.equal((await spawnCli(['config', 'set', 'allowHosts', '127.0.0.1'], env)).code, 0);
+      const storage = await openStorage({ path: join(home, 'toolbus.db') });
+      await storage.mcpServers.create({
+        name: 'desk',
+        endpoint: { transport: 'streamable-http', url: mcp.url },
+        authType: 'none',
+      });
+      await storage.close();
+      await spawnCli(['mcp', 'template', 'desk', '--set', 'Authorization=Bearer {api_key}'], env);
+      const refused = await spawnCli(['mcp', 'tools', 'desk'], env);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /no stored value for \{api_key\}/);
+      await spawnCli(['mcp', 'credentials', 'desk', '--value', 'api_key=DESK_KEY'], {
+        ...env,
+        DESK_KEY: 'tk-live-5',
+      });
+      const listed = await spawnCli(['mcp', 'tools', 'desk'], env);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /find_ticket/);
+    } finally {
+      await mcp.close();
+    }
   });
 });
