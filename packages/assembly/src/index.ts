@@ -12,7 +12,7 @@ export { mcpHeaderTemplateFor } from './mcp-header-template-for.ts';
 export type { ToolNameCandidate } from './resolve-tool-names.ts';
 export { resolveToolNames } from './resolve-tool-names.ts';
 export type { SkippedTool, SkipReason } from './skipped-tool.ts';
-export { routineSkipReasons } from './skipped-tool.ts';
+export { routineSkipReasons, setAsideTools } from './skipped-tool.ts';
 export { toMcpServerConfig } from './to-mcp-server-config.ts';
 export type { ToolAssemblyCache, ToolAssemblyCacheOptions } from './tool-assembly-cache.ts';
 export { createToolAssemblyCache } from './tool-assembly-cache.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { constructTools } from '@toolbus/assembly';
+import { constructTools, setAsideTools } from '@toolbus/assembly';
 import {
   BUILT_IN_TOOLS,
   BUILT_IN_TOOLS_BY_NAME,
@@ -224,6 +224,7 @@ export async function runChatCommand(
         question,
         history: conversation,
         tools: assembly.tools,
+        setAsideTools: setAsideTools(assembly.skipped),
         model,
         modelResponse: observed.last,
         firstChunkTimeoutMs: timeoutSeconds * 1000,
