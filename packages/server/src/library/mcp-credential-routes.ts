@@ -6,11 +6,13 @@ import {
   mcpServerParams,
 } from '@toolbus/api-schema';
 import {
+  type CheckedMcpHeaderTemplate,
   checkMcpHeaderTemplate,
   MCP_BUILT_IN_PLACEHOLDERS,
   type McpLogger,
   mcpCredentialValuesProblem,
 } from '@toolbus/mcp';
+import { omitUndefined } from '@toolbus/spec';
 import {
   mayUseMcpServer,
   readMcpHeaderTemplate,
@@ -80,7 +82,7 @@ export function registerMcpCredentialRoutes(
     },
     async ({ params, body, context }) => {
       if (!(await storage.mcpServers.get(params.serverId))) throw noServer(params.serverId);
-      const checked = checkMcpHeaderTemplate(body.headers, options.logger ? { logger: options.logger } : {});
+      const checked = checkMcpHeaderTemplate(body.headers, omitUndefined({ logger: options.logger }));
       if (checked.problems.length > 0) {
         throw new ServerError({
           code: 'invalid_request',
@@ -97,6 +99,15 @@ export function registerMcpCredentialRoutes(
     },
   );
 
+  registerUserCredentialRoutes(registry, storage, templateOf);
+}
+
+/** The user routes: each caller's own values for a server's template, never shown back. */
+function registerUserCredentialRoutes(
+  registry: RouteRegistry,
+  storage: Pick<Storage, 'mcpServers' | 'settings' | 'mcpUserCredentials'>,
+  templateOf: (serverId: string) => Promise<CheckedMcpHeaderTemplate>,
+): void {
   // A user sees only servers they may use; any other is "not found", as if it did not exist.
   const usableServer = async (user: User, serverId: string) => {
     const server = await storage.mcpServers.get(serverId);
