@@ -32,6 +32,7 @@ import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
 import { registerDocumentTextRoute } from './library/document-text-route.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
+import { registerMcpCredentialRoutes } from './library/mcp-credential-routes.ts';
 import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
 import { registerMcpServerAccessRoutes } from './library/mcp-server-access-routes.ts';
@@ -177,6 +178,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerAdminRoutes(routes, library);
   registerDocumentTextRoute(routes, options.documentIndex);
   registerMcpServerAccessRoutes(routes, storage);
+  registerMcpCredentialRoutes(routes, storage, { logger });
   const mcpOAuth = new McpOAuthService({
     storage,
     fetch,

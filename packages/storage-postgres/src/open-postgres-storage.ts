@@ -14,6 +14,7 @@ import { createPostgresChatStore } from './postgres-chat-store.ts';
 import { createPostgresConnectedAppStore } from './postgres-connected-app-store.ts';
 import { createPostgresContext } from './postgres-context.ts';
 import { createPostgresMcpServerStore } from './postgres-mcp-server-store.ts';
+import { createPostgresMcpUserCredentialStore } from './postgres-mcp-user-credential-store.ts';
 import { createPostgresMemoryStore } from './postgres-memory-store.ts';
 import { postgresMigrations } from './postgres-migrations.ts';
 import { createPostgresOrganizationStore } from './postgres-organization-store.ts';
@@ -104,6 +105,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     users: createPostgresUserStore(context),
     personas: createPostgresPersonaStore(context),
     mcpServers: createPostgresMcpServerStore(context),
+    mcpUserCredentials: createPostgresMcpUserCredentialStore(context),
     memories: createPostgresMemoryStore(context),
     files: createPostgresUploadedFileStore(context),
     settings: createPostgresSettingStore(context),

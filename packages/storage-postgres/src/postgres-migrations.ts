@@ -341,4 +341,19 @@ CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitation
 CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
 `,
   },
+  {
+    version: 11,
+    name: 'per-user values for MCP header templates',
+    // As SQLite's step 17.
+    sql: `
+CREATE TABLE mcp_user_credentials (
+  server_id text NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+  user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  values_secret text NOT NULL,
+  updated_at timestamptz NOT NULL,
+  PRIMARY KEY (server_id, user_id)
+);
+CREATE INDEX mcp_user_credentials_by_user ON mcp_user_credentials (user_id);
+`,
+  },
 ];

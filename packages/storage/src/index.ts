@@ -36,6 +36,12 @@ export {
   readMcpServerAccess,
   writeMcpServerAccess,
 } from './mcp-server-access.ts';
+export type { McpUserCredentialStore } from './mcp-user-credentials.ts';
+export {
+  mcpHeaderTemplateKey,
+  readMcpHeaderTemplate,
+  writeMcpHeaderTemplate,
+} from './mcp-user-credentials.ts';
 export type { Memory, NewMemory } from './memory.ts';
 export type { OpenStorageOptions } from './open-storage.ts';
 export { openStorage } from './open-storage.ts';
@@ -57,7 +63,7 @@ export { createSecretBox } from './secret-box.ts';
 export type { SetMcpServerAccessResult } from './set-mcp-server-access.ts';
 export { setMcpServerAccess } from './set-mcp-server-access.ts';
 export { loadDatabaseSync } from './sqlite/load-database-sync.ts';
-export type { Migration } from './sqlite/migrations.ts';
+export type { Migration } from './sqlite/migration.ts';
 export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
   AccessStore,

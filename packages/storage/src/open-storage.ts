@@ -7,12 +7,14 @@ import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-che
 import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
-import { type Migration, sqliteMigrations } from './sqlite/migrations.ts';
+import type { Migration } from './sqlite/migration.ts';
+import { sqliteMigrations } from './sqlite/migrations.ts';
 import { createSqliteAccessStore } from './sqlite/sqlite-access-store.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
 import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
 import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
+import { createSqliteMcpUserCredentialStore } from './sqlite/sqlite-mcp-user-credential-store.ts';
 import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
 import { createSqliteOrganizationStore } from './sqlite/sqlite-organization-store.ts';
 import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
@@ -92,6 +94,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     users: createSqliteUserStore(context),
     personas: createSqlitePersonaStore(context),
     mcpServers: createSqliteMcpServerStore(context),
+    mcpUserCredentials: createSqliteMcpUserCredentialStore(context),
     memories: createSqliteMemoryStore(context),
     files: createSqliteUploadedFileStore(context),
     settings: createSqliteSettingStore(context),

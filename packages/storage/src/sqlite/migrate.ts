@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { StorageError } from '../storage-error.ts';
-import type { Migration } from './migrations.ts';
+import type { Migration } from './migration.ts';
 
 /** What {@link migrate} did. */
 export interface MigrationOutcome {

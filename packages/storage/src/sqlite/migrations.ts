@@ -1,11 +1,5 @@
-/** One schema step. Versions are consecutive integers from 1; a released migration is never edited. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
-
-const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
+import { mcpUserCredentialsSqliteMigration } from './mcp-user-credentials-migration.ts';
+import { type Migration, searchUsageCheck } from './migration.ts';
 
 /** The schema of the embedded store, in order. Append new steps; never rewrite old ones. */
 export const sqliteMigrations: readonly Migration[] = [
@@ -401,4 +395,5 @@ CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitation
 CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
 `,
   },
+  mcpUserCredentialsSqliteMigration,
 ];
