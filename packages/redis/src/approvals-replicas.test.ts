@@ -23,7 +23,6 @@ import {
   startTestHttpsApi,
   type TestHttpsApi,
 } from '../../server/src/__fixtures__/egress-world.ts';
-import { openTestStorage } from '../../server/src/__fixtures__/test-server.ts';
 import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
 
@@ -62,10 +61,12 @@ before(async () => {
   redis = await startRedisServer();
   upstream = await startTestHttpsApi(join(root, 'upstream-ca'));
   model = await startRunPythonModel({ code: postReportCode(upstream.port), toolResults });
-  const seeded = await openTestStorage();
-  personaId = await addCoderPersona(seeded.storage);
-  await seeded.storage.close();
-  replicas = serverReplicas({ databasePath: seeded.path, redisUrl: redis.url });
+  replicas = await serverReplicas({
+    redisUrl: redis.url,
+    seed: async (storage) => {
+      personaId = await addCoderPersona(storage);
+    },
+  });
   api = await startReplica('api');
   worker = await startReplica('worker');
   adminKey = (await api.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';

@@ -34,7 +34,6 @@ import {
   type StandaloneEgress,
   startStandaloneEgress,
 } from '../../server/src/__fixtures__/standalone-egress.ts';
-import { openTestStorage } from '../../server/src/__fixtures__/test-server.ts';
 import {
   openReplicaStorage,
   type Replica,
@@ -99,11 +98,15 @@ before(async () => {
   redis = await startRedisServer();
   upstream = await startTestHttpsApi(join(root, 'upstream-ca'));
   model = await startRunPythonModel({ code: postReportCode(upstream.port), toolResults });
-  const seeded = await openTestStorage();
-  const personaId = await addCoderPersona(seeded.storage);
-  await seeded.storage.close();
+  let personaId = '';
+  replicas = await serverReplicas({
+    redisUrl: redis.url,
+    seed: async (storage) => {
+      personaId = await addCoderPersona(storage);
+    },
+  });
   // The proxy's own process: its storage connection, its Redis connection, no server code running in it.
-  proxyStorage = await openReplicaStorage(seeded.path);
+  proxyStorage = await openReplicaStorage(replicas.databasePath);
   approvals = await connectEgressApprovals({ url: redis.url, approvalTimeoutMs: 8000 });
   egress = await startStandaloneEgress({
     directory: root,
@@ -116,7 +119,6 @@ before(async () => {
       logger: (event, fields) => proxyLog.push(formatEgressLogLine(event, fields)),
     },
   });
-  replicas = serverReplicas({ databasePath: seeded.path, redisUrl: redis.url });
   api = await startReplica('api', personaId);
   worker = await startReplica('worker', personaId);
   adminKey = (await api.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
