@@ -53,6 +53,7 @@ export async function completeMcpOAuth(
     clientName: config.auth.clientName,
     scope: config.auth.scope,
     client: config.auth.client,
+    clientMetadataUrl: options.oauth.clientMetadataUrl,
   });
   const { auth } = await loadMcpClientSdk();
   const result = await auth(provider, {

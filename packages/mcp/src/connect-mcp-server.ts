@@ -75,6 +75,7 @@ export async function connectMcpServer(
         client: auth.client,
         onAuthorizationRequired: options.oauth.onAuthorizationRequired,
         refreshLock: options.oauth.refreshLock,
+        clientMetadataUrl: options.oauth.clientMetadataUrl,
       });
     }
     const layers = headerLayersOf(config, options.requestHeaders, options.logger ?? consoleMcpLogger);
