@@ -14,6 +14,7 @@ import type {
 } from './mcp-connection.ts';
 import { McpElicitationRouter, mcpElicitationCapabilities } from './mcp-elicitation.ts';
 import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
+import { mcpOAuthConfigFingerprint } from './mcp-oauth-config-fingerprint.ts';
 import type { McpProgress } from './mcp-progress.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
@@ -76,6 +77,7 @@ export async function connectMcpServer(
         onAuthorizationRequired: options.oauth.onAuthorizationRequired,
         refreshLock: options.oauth.refreshLock,
         clientMetadataUrl: options.oauth.clientMetadataUrl,
+        configFingerprint: mcpOAuthConfigFingerprint(config),
       });
     }
     const layers = headerLayersOf(config, options.requestHeaders, options.logger ?? consoleMcpLogger);

@@ -34,6 +34,8 @@ export interface StoreOAuthClientProviderOptions {
    * `client_id_metadata_document_supported`, the SDK uses it as the client id instead of registering.
    */
   readonly clientMetadataUrl?: string | undefined;
+  /** The server's configuration fingerprint, stored with the `state` of an authorization that starts. */
+  readonly configFingerprint?: string | undefined;
 }
 
 /** How many rejected access tokens a provider remembers (a connection sees one at a time; a few are plenty). */
@@ -103,7 +105,11 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
 
   async state(): Promise<string> {
     const state = randomToken();
-    await this.#update((record) => ({ ...record, pendingState: state }));
+    const pendingConfig = this.#options.configFingerprint;
+    await this.#update((record) => {
+      const { pendingConfig: _previous, ...rest } = record;
+      return { ...rest, pendingState: state, ...omitUndefined({ pendingConfig }) };
+    });
     return state;
   }
 
@@ -161,7 +167,7 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     await this.#update((record) => {
-      const { codeVerifier: _verifier, pendingState: _state, ...rest } = record;
+      const { codeVerifier: _verifier, pendingState: _state, pendingConfig: _config, ...rest } = record;
       return { ...rest, tokens, tokensSavedAt: this.#now() };
     });
   }
