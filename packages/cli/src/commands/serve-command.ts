@@ -40,7 +40,8 @@ import type { CliCommand } from './cli-command.ts';
 import { parseServeFlags, serveArgOptions } from './serve-flags.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
-                     [--public-origin https://host] [--turns-per-user N] [--requests-per-minute N]
+                     [--public-origin https://host] [--mcp-client-metadata-url https://host/path]
+                     [--turns-per-user N] [--requests-per-minute N]
                      [--turn-lock-ms N] [--stalled-check-ms N] [--slot-ttl-ms N]
 
 Serves chats (streamed packets that survive disconnects), the admin API and /openapi.json over HTTP.
@@ -55,6 +56,9 @@ GET /health; both (the default) does both. Without redis.url every turn runs in 
 --public-origin URL: the origin browsers reach this server at (behind a TLS proxy: https://toolbus.example.com).
 MCP OAuth redirect URIs are built on it alone, and when it is https the session cookie is Secure. Without it,
 OAuth flows are refused for requests by any non-loopback name (the Host header is the client's to set).
+--mcp-client-metadata-url URL: toolbus's OAuth Client ID Metadata Document, an https URL on --public-origin
+  (e.g. https://toolbus.example.com/oauth/client-metadata.json). toolbus serves the document there and uses the
+  URL as its client id at MCP authorization servers that support it; others get a dynamic registration.
 --turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
 --requests-per-minute N: requests per user per minute (default 600; with redis.url one allowance per user for
   the whole deployment, counted in Redis, not one per replica).
@@ -92,7 +96,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     io.stdout.write(serveUsage);
     return 0;
   }
-  const { port, publicOrigin, auth, role, limits } = parseServeFlags({ values, usage: serveUsage });
+  const { port, publicOrigin, mcpClientMetadataUrl, auth, role, limits } = parseServeFlags({
+    values,
+    usage: serveUsage,
+  });
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
   if (redisUrl !== undefined) {
@@ -157,7 +164,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     fetch: fetch as typeof globalThis.fetch,
     logger,
     limits,
-    ...omitUndefined({ publicOrigin }),
+    ...omitUndefined({ publicOrigin, mcpClientMetadataUrl }),
     ...(sandboxHealth ? { healthComponents: [sandboxHealth] } : {}),
     ...omitUndefined({ scaleOut }),
     skills: {
