@@ -19,6 +19,19 @@ async function providerWith(tokens: Record<string, unknown>, savedAt: number | u
   });
 }
 
+/** A provider of user `u` on server `s` over an empty store. */
+function emptyProvider(options: { client?: { id: string; secret: string } } = {}) {
+  const store = createInMemoryMcpTokenStore();
+  const provider = new StoreOAuthClientProvider({
+    store,
+    userId: 'u',
+    serverId: 's',
+    redirectUrl: 'http://127.0.0.1:1/cb',
+    ...options,
+  });
+  return { store, provider };
+}
+
 test('tokens(): an expired access token is withheld unless a refresh token can renew it', async () => {
   const hour = 3_600_000;
   const expired = { access_token: 'at', token_type: 'bearer', expires_in: 60 };
@@ -43,14 +56,7 @@ test('tokens(): a token HTTP cannot carry in a header is withheld instead of fai
 });
 
 test('a registration belongs to its authorization server: another one gets none, and registering there drops the old tokens', async () => {
-  const store = createInMemoryMcpTokenStore();
-  const provider = new StoreOAuthClientProvider({
-    store,
-    userId: 'u',
-    serverId: 's',
-    redirectUrl: 'http://127.0.0.1:1/cb',
-    client: { id: 'pre-registered', secret: 'pre-secret' },
-  });
+  const { store, provider } = emptyProvider({ client: { id: 'pre-registered', secret: 'pre-secret' } });
   const oldAs = 'https://old-as.example';
   const newAs = 'https://new-as.example';
   await provider.saveClientInformation({ client_id: 'old-client', issuer: oldAs } as never);
@@ -72,13 +78,7 @@ test('a registration belongs to its authorization server: another one gets none,
 });
 
 test('a token the MCP server refuses makes the next authorization read the protected resource metadata again', async () => {
-  const store = createInMemoryMcpTokenStore();
-  const provider = new StoreOAuthClientProvider({
-    store,
-    userId: 'u',
-    serverId: 's',
-    redirectUrl: 'http://127.0.0.1:1/cb',
-  });
+  const { provider } = emptyProvider();
   await provider.saveDiscoveryState({ authorizationServerUrl: 'https://old-as.example' });
   const refusing = provider.lockingRefreshes(async () => new Response('', { status: 401 }));
   // A 401 to a request without a token (the first contact) keeps the discovery: nothing was refused.

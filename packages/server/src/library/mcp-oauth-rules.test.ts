@@ -3,30 +3,23 @@
 // a revoked grant reaching the model as a readable "reconnect" result, and toolbus's Client ID Metadata Document.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createGuardedFetch } from '@toolbus/core/node';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import type { Storage } from '@toolbus/storage';
-import { whoamiTool } from '../../../mcp/src/__fixtures__/authorize-loopback-user.ts';
-import {
-  type LoopbackOAuthServers,
-  startLoopbackOAuthServers,
-} from '../../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
+import type { LoopbackOAuthServers } from '../../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
+import { jsonOf, type McpOAuthWorld, startMcpOAuthWorld } from '../__fixtures__/mcp-oauth-world.ts';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
-import { createServer, type ToolbusServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { createServer } from '../create-server.ts';
+import { listen } from '../listen.ts';
 
+let world: McpOAuthWorld;
 let oauthServers: LoopbackOAuthServers;
-let model: ScriptedModelServer;
 let storage: Storage;
-let server: ToolbusServer;
-let http: ListeningServer;
 let adminKey: string;
 /** Set by a test: the grant is revoked when the model asks for the tool (after the assembly listed it). */
 let revokeBeforeCall = false;
 
 before(async () => {
-  oauthServers = await startLoopbackOAuthServers([whoamiTool], { issParameter: true });
-  model = await startScriptedModelServer({
+  world = await startMcpOAuthWorld({
+    issParameter: true,
     handler: (request) => {
       if (request.messages.at(-1)?.role === 'tool') {
         return [
@@ -38,43 +31,13 @@ before(async () => {
       return [{ type: 'tool-call', id: 'call_who', name: 'whoami', arguments: {} }];
     },
   });
-  ({ storage } = await openTestStorage());
-  server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
-    limits: { requestsPerMinute: 100_000 },
-  });
-  http = await listen(server, { port: 0 });
-  const bootstrap = await server.access.bootstrapAdmin('admin@example.com');
-  assert.ok(bootstrap);
-  adminKey = bootstrap.key;
+  ({ oauthServers, storage, adminKey } = world);
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-  await model.close();
-  await oauthServers.close();
-});
+after(() => world.close());
 
-async function call(method: string, path: string, key: string | undefined, body?: unknown) {
-  return fetch(`${http.url}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
-
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  assert.equal(response.status, status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const call = (method: string, path: string, key: string | undefined, body?: unknown) =>
+  world.call(method, path, key, body);
+const json = jsonOf;
 
 async function newOAuthServer(name: string): Promise<string> {
   const created = await json<{ id: string }>(
@@ -97,7 +60,7 @@ async function connectThroughCallback(key: string, serverId: string, beforeCallb
   const authorize = await fetch(start.authorizationUrl, { redirect: 'manual' });
   assert.equal(authorize.status, 302);
   const callback = new URL(authorize.headers.get('location') ?? '');
-  assert.equal(`${callback.origin}${callback.pathname}`, `${http.url}/v1/mcp-oauth/callback`);
+  assert.equal(`${callback.origin}${callback.pathname}`, `${world.http.url}/v1/mcp-oauth/callback`);
   await beforeCallback?.();
   return { callback, response: await fetch(callback, { redirect: 'manual', headers: { cookie } }) };
 }
@@ -209,7 +172,7 @@ describe("toolbus's Client ID Metadata Document", () => {
     const options = {
       storage: own,
       auth: 'api-keys' as const,
-      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      defaultModel: `openai-compatible:${world.model.url}/v1#scripted`,
       publicOrigin: 'https://toolbus.example',
     };
     try {
