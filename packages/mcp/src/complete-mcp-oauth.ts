@@ -48,7 +48,7 @@ export async function completeMcpOAuth(
   }
   // Bound to the configuration the authorization began with (a record from before the binding has none: it is
   // refused too, as a change could not be ruled out).
-  if (record.pendingConfig !== mcpOAuthConfigFingerprint(config)) {
+  if (record.pendingConfig !== (await mcpOAuthConfigFingerprint(config))) {
     throw new McpConnectionError({
       code: 'mcp_oauth_config_changed',
       message: `MCP server "${config.name}" was changed by an administrator while this authorization was in progress; connect again`,

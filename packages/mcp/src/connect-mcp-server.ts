@@ -77,7 +77,7 @@ export async function connectMcpServer(
         onAuthorizationRequired: options.oauth.onAuthorizationRequired,
         refreshLock: options.oauth.refreshLock,
         clientMetadataUrl: options.oauth.clientMetadataUrl,
-        configFingerprint: mcpOAuthConfigFingerprint(config),
+        configFingerprint: await mcpOAuthConfigFingerprint(config),
       });
     }
     const layers = headerLayersOf(config, options.requestHeaders, options.logger ?? consoleMcpLogger);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { McpServerConfig } from './mcp-server-config.ts';
 
 /**
@@ -7,7 +6,7 @@ import type { McpServerConfig } from './mcp-server-config.ts';
  * among them). An administrator who changes either while a user is at the authorization server makes the callback
  * refused: the code was obtained for a configuration that no longer exists.
  */
-export function mcpOAuthConfigFingerprint(config: McpServerConfig): string {
+export async function mcpOAuthConfigFingerprint(config: McpServerConfig): Promise<string> {
   const auth = config.auth?.type === 'oauth' ? config.auth : undefined;
   const bound = {
     id: config.id,
@@ -16,5 +15,7 @@ export function mcpOAuthConfigFingerprint(config: McpServerConfig): string {
     clientName: auth?.clientName ?? null,
     client: auth?.client === undefined ? null : [auth.client.id, auth.client.secret ?? null],
   };
-  return createHash('sha256').update(JSON.stringify(bound)).digest('hex');
+  // Web Crypto, not node:crypto: the package's root stays free of Node-only modules.
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(bound)));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

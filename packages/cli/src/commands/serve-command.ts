@@ -37,7 +37,7 @@ import { resolveScaleOutTiming } from '../scale-out-timing.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
-import { parseServeFlags, serveArgOptions } from './serve-flags.ts';
+import { parseServeFlags, serveArgOptions, type serveRoles } from './serve-flags.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
                      [--public-origin https://host] [--mcp-client-metadata-url https://host/path]
@@ -117,17 +117,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     });
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
-  // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
   const scaleOut =
-    redisUrl === undefined
-      ? undefined
-      : await (await import('@toolbus/redis')).createRedisScaleOut({
-          url: redisUrl,
-          worker: role !== 'api',
-          onError: (event, error) =>
-            logger.warn(`scale_out.${event}`, { error: error instanceof Error ? error.name : 'unknown' }),
-          ...resolveScaleOutTiming({ flags: values, env: io.env, file: config.file.redis }),
-        });
+    redisUrl === undefined ? undefined : await startScaleOut({ redisUrl, role, values, io, config, logger });
   const workspace = await openWorkspace(config);
   const fetch = createGuardedFetch({
     level: 'strict',
@@ -241,6 +232,26 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/** The Redis scale-out backend of `redisUrl`. */
+async function startScaleOut(options: {
+  readonly redisUrl: string;
+  readonly role: (typeof serveRoles)[number];
+  readonly values: Parameters<typeof resolveScaleOutTiming>[0]['flags'];
+  readonly io: CliIo;
+  readonly config: ReturnType<typeof loadCliConfig>;
+  readonly logger: ReturnType<typeof createJsonLogger>;
+}) {
+  const { logger } = options;
+  // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
+  return (await import('@toolbus/redis')).createRedisScaleOut({
+    url: options.redisUrl,
+    worker: options.role !== 'api',
+    onError: (event, error) =>
+      logger.warn(`scale_out.${event}`, { error: error instanceof Error ? error.name : 'unknown' }),
+    ...resolveScaleOutTiming({ flags: options.values, env: options.io.env, file: options.config.file.redis }),
+  });
 }
 
 /** The lines serve prints once it listens: where, as whom, and which of its optional parts are on. */
