@@ -40,8 +40,10 @@ export {
   THINK_TOOL_NAME,
   THINK_TOOL_RESPONSE,
 } from './research-tools.ts';
+export type { ReasoningTextSink } from './reasoning-text-sink.ts';
+export { createReasoningTextSink } from './reasoning-text-sink.ts';
 export type { PacketRetype } from './retyping-sink.ts';
-export { createRetypingSink, textAsReasoning } from './retyping-sink.ts';
+export { createRetypingSink } from './retyping-sink.ts';
 export type { DeepResearchResult, DeepResearchTurn, RunDeepResearchOptions } from './run-deep-research.ts';
 export { runDeepResearch } from './run-deep-research.ts';
 export type { NestedAgentOptions } from './run-nested-agent.ts';
