@@ -8,7 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { resolveLanguageModel, runChatTurn } from '@toolbus/core';
 import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
 import {
+  collectTurn,
   type LoopbackHttpServer,
+  packetsOfType,
   type ScriptedModelServer,
   type ScriptedRequest,
   type ScriptedStep,
@@ -18,7 +20,6 @@ import {
 import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpreter';
 import { checkPacketStream } from '@toolbus/research';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
-import type { Packet, PacketObject } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { BashResult } from './bash-tool.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
@@ -29,11 +30,6 @@ import type { CodingAgentOutcome } from './run-coding-agent.ts';
 import { createTestRepository, TEST_REPOSITORY_COMMITS } from './testing/index.ts';
 
 const TOKEN = 'ghp_secret-token-value';
-
-const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
-  packets.filter((packet) => packet.obj.type === type) as (Packet & {
-    obj: Extract<PacketObject, { type: T }>;
-  })[];
 
 /** What an inner step of the agent sees: the bash results so far, in order. */
 const bashResults = (request: ScriptedRequest) =>
@@ -191,14 +187,13 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       ...omitUndefined({ token: options.token || undefined, localRoots: options.localRoots }),
     };
     const tool = createCodingAgentTool(toolOptions);
-    const turn = runChatTurn({
-      model: model(),
-      messages: [{ role: 'user', content: 'Look at tinyhttp for me' }],
-      tools: [tool],
-    });
-    const packets: Packet[] = [];
-    for await (const packet of turn) packets.push(packet);
-    const result = await turn.result;
+    const { packets, result } = await collectTurn(
+      runChatTurn({
+        model: model(),
+        messages: [{ role: 'user', content: 'Look at tinyhttp for me' }],
+        tools: [tool],
+      }),
+    );
     assert.deepEqual(models.failures, []);
     const toolResult = result.messages.find((message) => message.role === 'tool');
     assert.ok(toolResult && toolResult.role === 'tool');
@@ -271,10 +266,10 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
     // Packets: the agent's section at the top-level call, commands nested under it, the answer once.
     assert.deepEqual(checkPacketStream(packets), []);
-    const [start] = ofType(packets, 'coding-agent-start');
+    const [start] = packetsOfType(packets, 'coding-agent-start');
     assert.ok(start);
     assert.equal(start.obj.query, 'Where is the server started, and on which port?');
-    const bashStarts = ofType(packets, 'bash-start');
+    const bashStarts = packetsOfType(packets, 'bash-start');
     assert.deepEqual(
       bashStarts.map((packet) => packet.obj.command),
       outcome.commands,
@@ -284,18 +279,18 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       assert.equal(packet.placement.tab, start.placement.tab);
       assert.ok((packet.placement.path ?? []).length > 0, 'bash packets are nested under the agent');
     }
-    const streamed = ofType(packets, 'bash-delta')
+    const streamed = packetsOfType(packets, 'bash-delta')
       .filter((packet) => packet.obj.toolCallId === bashStarts[1]?.obj.toolCallId)
       .map((packet) => packet.obj.stdout ?? '')
       .join('');
     assert.equal(streamed, '{ "port": 8080 }\n');
-    const ends = ofType(packets, 'bash-delta').filter((packet) => packet.obj.exitCode !== undefined);
+    const ends = packetsOfType(packets, 'bash-delta').filter((packet) => packet.obj.exitCode !== undefined);
     assert.deepEqual(
       ends.map((packet) => packet.obj.exitCode),
       [0, 0, 0],
     );
     // The command streamed while the model wrote it (chunks of 7 characters).
-    const argumentDeltas = ofType(packets, 'tool-argument-delta').filter(
+    const argumentDeltas = packetsOfType(packets, 'tool-argument-delta').filter(
       (packet) => packet.obj.toolName === 'bash',
     );
     assert.ok(argumentDeltas.length > 3);
@@ -308,14 +303,14 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     );
     // The agent's own text is thinking, not the chat's answer; its answer arrives once, as coding-agent-final.
     assert.ok(
-      ofType(packets, 'reasoning-delta').some((packet) =>
+      packetsOfType(packets, 'reasoning-delta').some((packet) =>
         packet.obj.reasoning.includes('Searching for the server'),
       ),
     );
-    assert.equal(ofType(packets, 'coding-agent-final').length, 1);
-    assert.equal(ofType(packets, 'coding-agent-final')[0]?.obj.answer, toolText);
+    assert.equal(packetsOfType(packets, 'coding-agent-final').length, 1);
+    assert.equal(packetsOfType(packets, 'coding-agent-final')[0]?.obj.answer, toolText);
     assert.ok(
-      ofType(packets, 'message-delta').every((packet) => (packet.placement.path ?? []).length === 0),
+      packetsOfType(packets, 'message-delta').every((packet) => (packet.placement.path ?? []).length === 0),
       'no answer text inside the agent',
     );
     await sessionGone(outcome.sessionId);
@@ -446,7 +441,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     assert.equal(hung?.stdout, 'started\n');
     assert.match(next?.stdout ?? '', /src\/server\.ts:3:/);
     assert.match(toolText, /src\/server\.ts:3/);
-    const timedOut = ofType(packets, 'bash-delta').filter((packet) => packet.obj.timedOut === true);
+    const timedOut = packetsOfType(packets, 'bash-delta').filter((packet) => packet.obj.timedOut === true);
     assert.equal(timedOut.length, 1);
     await sessionGone(outcome.sessionId);
   });
@@ -464,7 +459,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     assert.equal(outcome.commands.length, 3);
     assert.equal(agentSteps, 3);
     assert.match(toolText, /^startServer is defined at src\/server\.ts:3/);
-    assert.equal(ofType(packets, 'coding-agent-final').length, 1);
+    assert.equal(packetsOfType(packets, 'coding-agent-final').length, 1);
     await sessionGone(outcome.sessionId);
   });
 

@@ -21,3 +21,5 @@ export type {
   ReceivedHttpRequest,
 } from './start-loopback-http-server.ts';
 export { startLoopbackHttpServer } from './start-loopback-http-server.ts';
+export type { PacketOfType } from './turn-packets.ts';
+export { collectTurn, packetsOfType } from './turn-packets.ts';
