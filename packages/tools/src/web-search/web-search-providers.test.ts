@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
+import { runTool } from '../__fixtures__/run-tool.ts';
 import {
   type FakeProviderServer,
   fakeProviders,
   startFakeProvider,
 } from './__fixtures__/fake-search-providers.ts';
-import { runTool } from './__fixtures__/run-tool.ts';
 import { createWebSearchProvider } from './create-web-search-provider.ts';
 import { createWebSearchTool } from './web-search-tool.ts';
 

@@ -4,12 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import { createCitationAllocator } from '@toolbus/core';
 import { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from '@toolbus/core/node';
 import { ToolbusError } from '@toolbus/spec';
+import { runTool } from '../__fixtures__/run-tool.ts';
 import {
   type FakeProviderServer,
   fakeProviders,
   startFakeProvider,
 } from './__fixtures__/fake-search-providers.ts';
-import { runTool } from './__fixtures__/run-tool.ts';
 import { createWebSearchProvider } from './create-web-search-provider.ts';
 import type { WebSearchProviderConfig } from './web-search-provider.ts';
 import { createWebSearchTool } from './web-search-tool.ts';
