@@ -25,6 +25,9 @@ for (const provider of ['openai', 'anthropic'] as const) {
       limits: { agentTimeoutMs: 20_000 },
     });
     const failuresBefore = () => world.server.failures.length;
+    /** A run that goes straight to the plan (no clarification step), on `base()` with `options` over it. */
+    const research = (question: string, options: Partial<RunDeepResearchOptions> = {}) =>
+      run({ ...base(), messages: ask(question), skipClarification: true, ...options });
 
     it('asks clarifying questions and ends the turn; the reply continues into a full research run', async () => {
       world.script = { tasks: ['Research solar panels'] };
@@ -63,11 +66,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       world.maxInFlight = 0;
       world.holdUntilInFlight = 9;
       const failures = failuresBefore();
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('How do renewables compare?'),
-        skipClarification: true,
-      });
+      const { packets, result } = await research('How do renewables compare?');
       world.holdUntilInFlight = undefined;
       assert.equal(result.error, undefined, result.error?.message);
       assert.deepEqual(world.server.failures.slice(failures), [], 'the strict server accepted every request');
@@ -162,21 +161,13 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
     it('force-report timers: an orchestrator past its time writes the report at once; so does an agent', async () => {
       world.script = { tasks: ['Research solar panels'] };
-      const late = await run({
-        ...base(),
-        messages: ask('Out of time'),
-        skipClarification: true,
-        limits: { forceReportMs: 0 },
-      });
+      const late = await research('Out of time', { limits: { forceReportMs: 0 } });
       assert.equal(late.result.error, undefined, late.result.error?.message);
       assert.equal(late.result.cycles, 0);
       assert.deepEqual(late.result.agents, []);
       assert.match(late.result.answer, /The research found nothing/);
 
-      const hurried = await run({
-        ...base(),
-        messages: ask('Agents out of time'),
-        skipClarification: true,
+      const hurried = await research('Agents out of time', {
         limits: { agentTimeoutMs: 20_000, agentForceReportMs: 0 },
       });
       assert.equal(hurried.result.error, undefined, hurried.result.error?.message);
@@ -191,10 +182,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
     it('caps parallel agents in code: calls over the cap are answered without running', async () => {
       world.script = { tasks: ['Research a', 'Research b', 'Research c', 'Research d'] };
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Compare four things'),
-        skipClarification: true,
+      const { packets, result } = await research('Compare four things', {
         limits: { agentTimeoutMs: 20_000, maxParallelAgents: 2 },
         checkCitations: false,
       });
@@ -216,12 +204,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       };
       world.unsupportedClaim = undefined;
       const requestsBefore = world.server.requests.length;
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Compare solar and wind'),
-        skipClarification: true,
-        checkCitations: false,
-      });
+      const { packets, result } = await research('Compare solar and wind', { checkCitations: false });
       assert.equal(result.error, undefined, result.error?.message);
       // Two agents ran: solar from the first dispatch, wind only once it was dispatched whole.
       assert.deepEqual(
@@ -249,12 +232,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
     it('recovers a dispatch a weak model wrote as text: the agents run and the report cites them', async () => {
       world.script = { tasks: ['Research solar panels', 'Research wind turbines'], textDispatch: true };
       world.unsupportedClaim = undefined;
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Compare solar and wind, weakly'),
-        skipClarification: true,
-        checkCitations: false,
-      });
+      const { packets, result } = await research('Compare solar and wind, weakly', { checkCitations: false });
       assert.equal(result.error, undefined, result.error?.message);
       assert.equal(result.stopReason, 'finished');
       // Before the orchestrator ran on the turn loop, "no native call" ended the research here with no agent.
@@ -280,10 +258,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       world.script = { tasks: ['Research solar panels', 'Research fails here', 'Research hangs here'] };
       const failures = failuresBefore();
       const started = Date.now();
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Renewables, with trouble'),
-        skipClarification: true,
+      const { packets, result } = await research('Renewables, with trouble', {
         limits: { agentTimeoutMs: 1_500 },
       });
       assert.ok(Date.now() - started < 20_000, 'the hanging agent did not hold the run');
@@ -325,7 +300,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
     it('bounds endless think calls (orchestrator cycles, and the agent think cap) and handles a model that calls no tools', async () => {
       world.script = { tasks: [], endlessThink: true };
-      const endless = await run({ ...base(), messages: ask('Think forever'), skipClarification: true });
+      const endless = await research('Think forever');
       assert.equal(endless.result.error, undefined, endless.result.error?.message);
       assert.equal(endless.result.cycles, 7, 'eight orchestrator cycles: seven think steps, then the report');
       assert.deepEqual(checkPacketStream(endless.packets), []);
@@ -359,10 +334,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
       world.script = { tasks: ['Research thinker topic', 'Research silent topic'] };
       const before = world.server.requests.length;
-      const agents = await run({
-        ...base(),
-        messages: ask('Agents that think and stay silent'),
-        skipClarification: true,
+      const agents = await research('Agents that think and stay silent', {
         limits: { agentTimeoutMs: 20_000, agentThinkCycles: 3 },
       });
       assert.equal(agents.result.error, undefined, agents.result.error?.message);
@@ -387,7 +359,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.deepEqual(checkPacketStream(agents.packets), []);
 
       world.script = { tasks: [], noTools: true };
-      const silent = await run({ ...base(), messages: ask('No tools at all'), skipClarification: true });
+      const silent = await research('No tools at all');
       assert.equal(silent.result.error, undefined, silent.result.error?.message);
       assert.equal(silent.result.stopReason, 'finished');
       assert.match(silent.result.answer, /The research found nothing/);
@@ -397,11 +369,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
     it('flags a citation whose source does not say what the sentence claims', async () => {
       world.script = { tasks: ['Research solar panels'] };
       world.unsupportedClaim = 'The moon is made of green cheese';
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Solar and the moon'),
-        skipClarification: true,
-      });
+      const { packets, result } = await research('Solar and the moon');
       world.unsupportedClaim = undefined;
       assert.equal(result.error, undefined, result.error?.message);
       const flagged = result.citationChecks.filter((check) => check.verdict === 'unsupported');

@@ -82,38 +82,44 @@ for (const provider of scriptedProviders) {
       return { packets, result, assistant };
     }
 
-    it('streamed bare JSON: held back, never shown, run as a call', async () => {
-      const { packets } = await recoverTurn(
-        '{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
-        5,
-      );
-      const deltas = deltaText(packets);
-      assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
-      assert.equal(packetsOfType(packets, 'message-replace').length, 0, 'nothing to retract');
-      assert.equal(screen(packets), 'Refunds take 14 days.');
-    });
-
-    it('pythonic call list: held back, never shown', async () => {
-      const { packets } = await recoverTurn('[internal_search(queries=["refunds"])]', 4);
-      assert.doesNotMatch(deltaText(packets), callText);
-      assert.equal(screen(packets), 'Refunds take 14 days.');
-    });
-
-    it('Hermes <tool_call> after prose: the markup is filtered, the prose stays in history', async () => {
-      const { packets, assistant } = await recoverTurn(
-        'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
-        6,
-      );
-      assert.doesNotMatch(deltaText(packets), callText);
-      assert.equal(assistant?.text.trim(), 'Let me search.');
-      assert.equal(screen(packets), 'Let me search.\nRefunds take 14 days.');
-    });
-
-    it('Mistral [TOOL_CALLS]name[ARGS]{json}: filtered to the end of the step, then recovered', async () => {
-      const { packets } = await recoverTurn('[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}', 3);
-      assert.doesNotMatch(deltaText(packets), callText);
-      assert.equal(screen(packets), 'Refunds take 14 days.');
-    });
+    // Calls the filter holds back (or strips) while they stream: nothing of them is ever shown, nothing is
+    // retracted, and only the prose around them stays in the history.
+    const heldBack: readonly { name: string; written: string; chunkSize: number; prose: string }[] = [
+      {
+        name: 'streamed bare JSON: held back, never shown, run as a call',
+        written: '{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        chunkSize: 5,
+        prose: '',
+      },
+      {
+        name: 'pythonic call list: held back, never shown',
+        written: '[internal_search(queries=["refunds"])]',
+        chunkSize: 4,
+        prose: '',
+      },
+      {
+        name: 'Hermes <tool_call> after prose: the markup is filtered, the prose stays in history',
+        written:
+          'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
+        chunkSize: 6,
+        prose: 'Let me search.\n',
+      },
+      {
+        name: 'Mistral [TOOL_CALLS]name[ARGS]{json}: filtered to the end of the step, then recovered',
+        written: '[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}',
+        chunkSize: 3,
+        prose: '',
+      },
+    ];
+    for (const { name, written, chunkSize, prose } of heldBack) {
+      it(name, async () => {
+        const { packets, assistant } = await recoverTurn(written, chunkSize);
+        assert.doesNotMatch(deltaText(packets), callText, 'no delta ever carried the call');
+        assert.equal(packetsOfType(packets, 'message-replace').length, 0, 'nothing to retract');
+        assert.equal(assistant?.text.trim(), prose.trim());
+        assert.equal(screen(packets), `${prose}Refunds take 14 days.`);
+      });
+    }
 
     it('a late bare call after prose is retracted with message-replace', async () => {
       const { packets, assistant } = await recoverTurn(
