@@ -200,6 +200,18 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     return { packets, result, outcome: outcomes[0], toolText: toolResult.content };
   }
 
+  /** Plays `script` as the inner agent, keeping the bash results its latest step saw and its system prompt. */
+  function recordAgent(script: AgentScript): { lastResults(): readonly string[]; system(): string } {
+    let last: readonly string[] = [];
+    let system = '';
+    agentScript = (results, request) => {
+      last = [...results];
+      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+      return script(results, request);
+    };
+    return { lastResults: () => last, system: () => system };
+  }
+
   /** The bash results of the agent's last step that ran commands, parsed. */
   const parsed = (results: readonly string[]) => results.map((text) => JSON.parse(text) as BashResult);
 
@@ -215,11 +227,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
   it('downloads the archive, explores it with rg, cat and git log, answers with path:line, deletes the session', async () => {
     topLevelRepository = `http://127.0.0.1:${archives.port}/acme/tinyhttp.git`;
-    const seen: string[][] = [];
-    let system = '';
-    agentScript = (results, request) => {
-      seen.push([...results]);
-      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+    const agent = recordAgent((results) => {
       if (results.length === 0) {
         return [
           { type: 'text', text: 'Searching for the server first.' },
@@ -229,7 +237,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       }
       if (results.length === 2) return [call('b3', 'bash', { cmd: 'git log --format="%h %s"' })];
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { packets, result, outcome, toolText } = await runTurn();
     assert.equal(result.error, undefined, result.error?.message);
     assert.ok(outcome);
@@ -240,15 +248,15 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     ]);
     assert.equal(outcome.answeredByChoice, true);
 
-    const [rg, cat, log] = parsed(seen.at(-1) ?? []);
+    const [rg, cat, log] = parsed(agent.lastResults());
     assert.match(rg?.stdout ?? '', /^src\/server\.ts:3:export function startServer/m);
     assert.equal(cat?.stdout, '{ "port": 8080 }\n');
     // An archive has no history: the sandbox commits one snapshot that names the archive's commit.
     assert.match(log?.stdout ?? '', new RegExp(`snapshot of acme/tinyhttp at ${repository.head}`));
     // The agent is told so, and sees the top-level files and its budget.
-    assert.ok(system.includes(HISTORY_NOTES.snapshot));
-    assert.match(system, /README\.md\nsrc/);
-    assert.match(system, /at most 6 rounds/);
+    assert.ok(agent.system().includes(HISTORY_NOTES.snapshot));
+    assert.match(agent.system(), /README\.md\nsrc/);
+    assert.match(agent.system(), /at most 6 rounds/);
     assert.equal(rg?.exit_code, 0);
 
     assert.equal(
@@ -319,11 +327,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
   it('opens a local checkout with its history (git log shows the real commits) and its uncommitted changes', async () => {
     topLevelRepository = `file://${join(folder, 'tinyhttp')}`;
     await writeFile(join(folder, 'tinyhttp', 'NOTES.md'), 'work in progress\n');
-    const seen: string[][] = [];
-    let system = '';
-    agentScript = (results, request) => {
-      seen.push([...results]);
-      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+    const agent = recordAgent((results) => {
       if (results.length === 0) {
         return [
           call('l1', 'bash', { cmd: 'git log --format="%h %s"' }),
@@ -331,18 +335,18 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
         ];
       }
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { result, outcome } = await runTurn({ localRoots: [folder] });
     assert.equal(result.error, undefined, result.error?.message);
     assert.ok(outcome);
-    const [log, status] = parsed(seen.at(-1) ?? []);
+    const [log, status] = parsed(agent.lastResults());
     const subjects = (log?.stdout ?? '')
       .trim()
       .split('\n')
       .map((line) => line.slice(line.indexOf(' ') + 1));
     assert.deepEqual(subjects, [...TEST_REPOSITORY_COMMITS].reverse());
     assert.equal(status?.stdout, '?? NOTES.md\n');
-    assert.ok(system.includes(HISTORY_NOTES.full));
+    assert.ok(agent.system().includes(HISTORY_NOTES.full));
     await sessionGone(outcome.sessionId);
     await rm(join(folder, 'tinyhttp', 'NOTES.md'));
   });
@@ -425,16 +429,14 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
   it('kills a command that hangs at its timeout, and the agent goes on', async () => {
     topLevelRepository = 'acme/tinyhttp';
-    const seen: string[][] = [];
-    agentScript = (results) => {
-      seen.push([...results]);
+    const agent = recordAgent((results) => {
       if (results.length === 0) return [call('h1', 'bash', { cmd: 'echo started; sleep 120' })];
       if (results.length === 1) return [call('h2', 'bash', { cmd: 'rg -n "startServer" src' })];
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { outcome, toolText, packets } = await runTurn({ limits: { commandTimeoutMs: 1500 } });
     assert.ok(outcome);
-    const [hung, next] = parsed(seen.at(-1) ?? []);
+    const [hung, next] = parsed(agent.lastResults());
     assert.equal(hung?.timed_out, true);
     assert.equal(hung?.exit_code, null);
     assert.match(hung?.error ?? '', /did not finish within 1500 ms/);
@@ -478,9 +480,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
   it('recovers a bash call the model wrote as text, and answers a non-string cmd with an example', async () => {
     topLevelRepository = 'acme/tinyhttp';
-    const seen: string[][] = [];
-    agentScript = (results) => {
-      seen.push([...results]);
+    const agent = recordAgent((results) => {
       if (results.length === 0) return [call('n1', 'bash', { cmd: 42 })];
       if (results.length === 1) {
         return [
@@ -491,10 +491,10 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
         ];
       }
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { outcome, result } = await runTurn();
     assert.ok(outcome);
-    const [invalid, recovered] = seen.at(-1) ?? [];
+    const [invalid, recovered] = agent.lastResults();
     assert.match(invalid ?? '', /cmd/);
     assert.match(invalid ?? '', /rg -n \\"TODO\\" src/, 'the error shows an example call');
     assert.equal((JSON.parse(recovered ?? '{}') as BashResult).stdout, '# tinyhttp\n\nA tiny HTTP server.\n');
