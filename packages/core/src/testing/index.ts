@@ -14,7 +14,7 @@ export type {
   ScriptedTurn,
   ScriptedTurnMatcher,
 } from './scripted-turn.ts';
-export { chunkText, splitTextAt, textSteps } from './scripted-turn.ts';
+export { chunkText, cutText, splitTextAt, textSteps } from './scripted-turn.ts';
 export type {
   LoopbackHttpHandler,
   LoopbackHttpServer,

@@ -120,6 +120,24 @@ export function splitTextAt(text: string, positions: readonly number[]): string[
   return pieces;
 }
 
+/**
+ * Cuts `text` at arbitrary integers, each taken modulo the length + 1 (so any integer is a position), keeping the
+ * empty piece a cut at either end gives: the fragments a property test feeds a streaming parser.
+ */
+export function cutText(text: string, cuts: readonly number[]): string[] {
+  const positions = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
+    (left, right) => left - right,
+  );
+  const pieces: string[] = [];
+  let previous = 0;
+  for (const position of positions) {
+    pieces.push(text.slice(previous, position));
+    previous = position;
+  }
+  pieces.push(text.slice(previous));
+  return pieces;
+}
+
 /** Text steps, one per piece. */
 export function textSteps(pieces: readonly string[]): ScriptedStep[] {
   return pieces.map((text) => ({ type: 'text', text }));
