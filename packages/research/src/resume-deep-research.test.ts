@@ -21,12 +21,8 @@ describe('runDeepResearch resumed from a checkpoint', () => {
   });
   after(() => world.close());
   const base = () => ({
-    model: world.model('openai'),
-    tools: world.tools,
-    contextWindowTokens: 128_000,
+    ...world.planFirstRun('How do renewables compare?'),
     limits: { agentTimeoutMs: 20_000 },
-    messages: [{ role: 'user' as const, content: 'How do renewables compare?' }],
-    skipClarification: true,
   });
 
   /**
