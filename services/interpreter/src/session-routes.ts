@@ -61,12 +61,7 @@ export async function handleSessionCommandStream({
 }
 
 /** A finished session command in the wire's shape, for the plain and the streamed route alike. */
-function sessionCommandResponse(result: SandboxRunResult): SessionCommandResponse {
-  return {
-    stdout: result.stdout,
-    stderr: result.stderr,
-    exit_code: result.exitCode,
-    timed_out: result.timedOut,
-    duration_ms: result.durationMs,
-  };
+function sessionCommandResponse(run: SandboxRunResult): SessionCommandResponse {
+  const { stdout, stderr, exitCode, timedOut, durationMs } = run;
+  return { stdout, stderr, exit_code: exitCode, timed_out: timedOut, duration_ms: durationMs };
 }
