@@ -1,5 +1,6 @@
 import type {
   ElicitationQuestion,
+  McpCallRelay,
   Tool,
   ToolCall,
   ToolDefinition,
@@ -196,14 +197,7 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           cause: error,
         });
       }
-      // The caller that speaks MCP gets the server's own content (images, audio, resources), not the model's text.
-      relay?.result(
-        omitUndefined({
-          content: result.content ?? [],
-          structuredContent: result.structuredContent,
-          isError: result.isError,
-        }),
-      );
+      if (relay !== undefined) relayResult(relay, result);
       if (result.isError === true) {
         const text = (result.content ?? [])
           .filter((block) => block.type === 'text' && typeof block.text === 'string')
@@ -236,6 +230,17 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
       return converted;
     },
   };
+}
+
+/** The caller that speaks MCP gets the server's own content (images, audio, resources), not the model's text. */
+function relayResult(relay: McpCallRelay, result: McpCallToolResult): void {
+  relay.result(
+    omitUndefined({
+      content: result.content ?? [],
+      structuredContent: result.structuredContent,
+      isError: result.isError,
+    }),
+  );
 }
 
 /**

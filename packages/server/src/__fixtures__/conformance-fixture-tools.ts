@@ -70,6 +70,14 @@ export const conformanceFixtureTools: readonly LoopbackTool[] = [
     },
   },
   {
+    // server-stateless calls it without a log level: a 2026-07-28 request that names none gets no log message.
+    tool: { name: 'test_logging_tool', description: 'Logs once', inputSchema: noArguments },
+    call: async (_args, context) => {
+      await context.log('info', 'logged');
+      return { content: [{ type: 'text', text: 'logged once' }] };
+    },
+  },
+  {
     tool: { name: 'test_tool_with_progress', description: 'Reports progress', inputSchema: noArguments },
     call: async (_args, context) => {
       await context.progress(0, 100);

@@ -91,10 +91,13 @@ const expectedFailures: Readonly<Record<string, ExpectedFailure>> = {
   },
   'server-stateless': {
     reason:
-      "two checks need the suite's diagnostic tools (test_missing_capability, a tool streaming progress), which a persona does not hold; the endpoint does not relay progress",
+      "test_missing_capability is the suite's own diagnostic (a tool that needs the caller's sampling capability): toolbus's tools never ask their caller to sample, so no persona holds such a tool",
     checks: ['sep-2575-missing-capability-http-400', 'sep-2575-server-rejects-undeclared-capability'],
-    // It waits a fixed time for a stream chunk: it passed on a quiet run and failed on a loaded one.
-    timingDependent: ['sep-2575-http-server-no-independent-requests-on-stream'],
+    // They wait a fixed time (600 ms, 500 ms) for a stream chunk: they pass on a quiet run and fail on a loaded one.
+    timingDependent: [
+      'sep-2575-http-server-no-independent-requests-on-stream',
+      'sep-2575-server-no-log-without-loglevel',
+    ],
   },
   caching: {
     reason: 'the endpoint serves tools only: prompts/list and resources/list are "Method not found"',
@@ -150,7 +153,6 @@ for (const release of ['next', 'stable'] as const) {
           cwd: workDirectory,
         });
         context.diagnostic(`failed: ${JSON.stringify(verdict.failedChecks)}`);
-        if (process.env.DEBUG_CONFORMANCE) context.diagnostic(verdict.output.slice(-4000));
         if (expected?.notApplicable === true) {
           assert.match(verdict.output, /stateless/i, verdict.output.slice(-3000));
           assert.equal(verdict.total, 0);
