@@ -89,7 +89,8 @@ export async function connectMcpServer(
   // notification, or on 2026-07-28 an event on the `subscriptions/listen` stream the SDK opens for it).
   let toolsChanged: () => void = () => undefined;
   const elicitations = await McpElicitationRouter.create();
-  const open = async (kind: McpTransportKind): Promise<Client> => {
+  // `legacy`: skip the `server/discover` probe and go straight to `initialize` (a restarted stdio server).
+  const open = async (kind: McpTransportKind, prior?: 'legacy'): Promise<Client> => {
     const { Client } = await loadMcpClientSdk();
     const transport = await createMcpTransport({
       kind,
@@ -113,10 +114,19 @@ export async function connectMcpServer(
     try {
       await client.connect(
         transport,
-        omitUndefined({ timeout: options.requestTimeoutMs ?? 60_000, signal: options.signal }),
+        omitUndefined({
+          timeout: options.requestTimeoutMs ?? 60_000,
+          signal: options.signal,
+          prior: prior === undefined ? undefined : { kind: prior },
+        }),
       );
     } catch (error) {
       await client.close().catch(() => undefined);
+      // The probe runs on the session's own process; a legacy server that exits on the unknown request gets
+      // exactly one restart, straight to the `initialize` handshake.
+      if (prior === undefined && 'exitedOnItsOwn' in transport && transport.exitedOnItsOwn === true) {
+        return open(kind, 'legacy');
+      }
       throw error;
     }
     return client;
