@@ -127,8 +127,20 @@ function recorder(into: RecordedRequest[]): Middleware {
   };
 }
 
+/** Options for {@link startLoopbackOAuthServers}. */
+export interface LoopbackOAuthServersOptions {
+  /**
+   * A header every MCP request must carry besides its bearer token (a tenant key, say), else 401: a server whose
+   * users also fill a header template.
+   */
+  readonly requiredHeader?: { readonly name: string; readonly value: string };
+}
+
 /** Starts the authorization server and the protected MCP server offering `tools`. */
-export async function startLoopbackOAuthServers(tools: readonly LoopbackTool[]): Promise<LoopbackOAuthServers> {
+export async function startLoopbackOAuthServers(
+  tools: readonly LoopbackTool[],
+  options: LoopbackOAuthServersOptions = {},
+): Promise<LoopbackOAuthServers> {
   const provider = new LoopbackAuthorizationProvider();
   const authorizationRequests: RecordedRequest[] = [];
   const mcpRequests: RecordedRequest[] = [];
@@ -147,8 +159,16 @@ export async function startLoopbackOAuthServers(tools: readonly LoopbackTool[]):
   mcpApp.use(
     mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl }), resourceServerUrl: mcpUrl }),
   );
+  const { requiredHeader } = options;
   mcpApp.all(
     '/mcp',
+    (request: RecordedRequest, response: { status(code: number): { json(body: unknown): void } }, next: () => void) => {
+      if (requiredHeader === undefined || request.headers[requiredHeader.name.toLowerCase()] === requiredHeader.value) {
+        next();
+        return;
+      }
+      response.status(401).json({ error: 'invalid_tenant_key' });
+    },
     requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
     (request: Parameters<LoopbackMcpHandler['handle']>[0] & { body?: unknown }, response: Parameters<LoopbackMcpHandler['handle']>[1]) => {
       handler.handle(request, response, request.body).catch(() => response.end());
