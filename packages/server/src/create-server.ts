@@ -268,7 +268,7 @@ async function startChatService(
     ...omitUndefined({ maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
     mcpOAuthRedirectUrl,
-    ...omitUndefined({ mcpOAuthRefreshLock }),
+    ...omitUndefined({ mcpOAuthRefreshLock, mcpToolCallTimeoutMs: options.mcpToolCallTimeoutMs }),
   });
   return { approvals, elicitations, chats };
 }
