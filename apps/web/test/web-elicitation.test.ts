@@ -3,22 +3,13 @@
 // at the tool call, and the answer typed into it (or a decline, or a URL consent) reaches the MCP server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createGuardedFetch } from '@toolbus/core/node';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
-import { createServer, type ListeningServer, listen } from '@toolbus/server';
-import type { Storage } from '@toolbus/storage';
-import { webRoot } from '@toolbus/web';
 import type { Page } from 'playwright-core';
-import { openTestStorage } from '../../../packages/server/src/__fixtures__/test-server.ts';
-import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { seriousViolations } from './chromium.ts';
+import { type McpChatPage, openMcpChatPage } from './mcp-chat-page.ts';
 
-let storage: Storage;
-let http: ListeningServer;
-let model: ScriptedModelServer;
 let mcp: LoopbackMcpServer;
-let profile: BrowserProfile;
+let world: McpChatPage;
 let page: Page;
 const serverSaw: unknown[] = [];
 
@@ -59,8 +50,9 @@ before(async () => {
       },
     },
   ]);
-  model = await startScriptedModelServer({
-    handler: (request) => {
+  world = await openMcpChatPage({
+    mcp: { name: 'bistro', url: mcp.url },
+    model: (request) => {
       if (request.lastMessage?.role === 'tool') {
         return [
           { type: 'text', text: `The tool said ${request.lastMessage.toolResults[0]?.content ?? ''}.` },
@@ -70,70 +62,14 @@ before(async () => {
       return [{ type: 'tool-call', id: `call_${name}`, name, arguments: {} }];
     },
   });
-  ({ storage } = await openTestStorage());
-  const persona = (await storage.personas.list()).find((item) => item.name === 'default');
-  assert.ok(persona);
-  const fetch = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof globalThis.fetch;
-  const row = await storage.mcpServers.create({
-    name: 'bistro',
-    endpoint: { transport: 'streamable-http', url: mcp.url },
-    authType: 'none',
-  });
-  const connection = await connectMcpServer(
-    { id: row.id, name: 'bistro', transport: { type: 'streamable-http', url: mcp.url } },
-    { fetch },
-  );
-  for (const descriptor of await connection.listTools()) {
-    await storage.mcpServers.approveTool({
-      serverId: row.id,
-      toolName: descriptor.name,
-      definitionHash: await toolDefinitionHash(descriptor),
-      approvedBy: 'admin',
-    });
-    await storage.personas.addToolRow(persona.id, {
-      kind: 'mcp',
-      serverId: row.id,
-      toolName: descriptor.name,
-    });
-  }
-  await connection.close();
-  const server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    defaultPersonaId: persona.id,
-    fetch,
-    webRoot,
-    limits: { requestsPerMinute: 100_000 },
-  });
-  http = await listen(server, { port: 0 });
-  const key = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
-  profile = await openProfile();
-  page = profile.page;
-  await page.goto(`${http.url}/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
+  page = world.page;
 });
 after(async () => {
-  await profile?.close();
-  await http?.close();
-  await storage?.close();
-  await model?.close();
+  await world?.close();
   await mcp?.close();
 });
 
-async function ask(question: string) {
-  await page
-    .getByRole('navigation', { name: 'Chats' })
-    .getByRole('button', { name: 'New chat', exact: true })
-    .click();
-  await page.waitForURL(/#\/chats\//);
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(question);
-  await box.press('Enter');
-  await page.locator('.turn').last().waitFor();
-}
+const ask = (question: string) => world.ask(question);
 
 describe('MCP elicitation in the web UI', { timeout: 300_000 }, () => {
   test('the card shows the form at the tool call; what is typed reaches the server, defaults included', async () => {

@@ -8,7 +8,7 @@ export { constructTools, MEMORY_TOOL_ID, SEARCH_TOOL_ID } from './construct-tool
 export { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 export type { AssemblyMcpOptions } from './load-mcp-server-tools.ts';
 export type { McpHeaderTemplateFor } from './mcp-header-template-for.ts';
-export { mcpHeaderTemplateFor } from './mcp-header-template-for.ts';
+export { mcpHeaderTemplateFor, mcpServerConfigFor } from './mcp-header-template-for.ts';
 export type { ToolNameCandidate } from './resolve-tool-names.ts';
 export { resolveToolNames } from './resolve-tool-names.ts';
 export type { SkippedTool, SkipReason } from './skipped-tool.ts';

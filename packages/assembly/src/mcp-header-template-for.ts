@@ -1,5 +1,7 @@
 import { type McpServerConfig, mcpBuiltInValues } from '@toolbus/mcp';
-import { readMcpHeaderTemplate, type Storage, type User } from '@toolbus/storage';
+import { omitUndefined } from '@toolbus/spec';
+import { type McpServer, readMcpHeaderTemplate, type Storage, type User } from '@toolbus/storage';
+import { toMcpServerConfig } from './to-mcp-server-config.ts';
 
 /** A server's header template filled for one user, nothing (no template), or why it cannot be. */
 export type McpHeaderTemplateFor =
@@ -24,4 +26,24 @@ export async function mcpHeaderTemplateFor(
   }
   const stored = await storage.mcpUserCredentials.get({ serverId, userId: user.id });
   return { ok: true, headerTemplate: { headers, values: { ...stored, ...mcpBuiltInValues(user) } } };
+}
+
+/**
+ * The MCP client's configuration of a stored server for `user`: {@link toMcpServerConfig} with the per-user template
+ * filled, so every place that dials a stored server on someone's behalf (chat, the admin's tool review, the OAuth
+ * connect flow, the CLI) sends the same headers; or why it cannot be dialled for them.
+ */
+export async function mcpServerConfigFor(
+  storage: Pick<Storage, 'settings' | 'mcpUserCredentials'>,
+  server: McpServer,
+  user: Pick<User, 'id' | 'email' | 'name'> | undefined,
+): Promise<
+  { readonly ok: true; readonly config: McpServerConfig } | { readonly ok: false; readonly message: string }
+> {
+  const template = await mcpHeaderTemplateFor(storage, server.id, user);
+  if (!template.ok) return template;
+  return {
+    ok: true,
+    config: toMcpServerConfig(server, omitUndefined({ headerTemplate: template.headerTemplate })),
+  };
 }

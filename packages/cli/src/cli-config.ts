@@ -30,6 +30,8 @@ export interface ToolbusConfigFile extends BuiltInToolSettings {
    * timing decides how fast a dead replica's turns are taken over (see scale-out-timing.ts).
    */
   redis?: { url?: string; turnLockMs?: number; stalledCheckMs?: number; slotTtlMs?: number };
+  /** MCP client settings: `toolCallTimeoutMs`, how long a tool call may go without progress (default 10 min). */
+  mcp?: { toolCallTimeoutMs?: number };
   /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
   skills?: { reservedNames?: string[] };
   /** `toolbus gateway`'s upstream model servers and limits (keys by variable NAME only). */

@@ -64,6 +64,10 @@ function settingProblem(fullKey: string, inner: unknown): string | undefined {
     if (inner.length === 0 && list.emptyAllowed) return undefined;
     return parseProblem({ setting, path: [fullKey] }, inner.join(','));
   }
+  // `config set` stores a whole number as a JSON number: read it back as one.
+  if (setting.kind.type === 'positive-integer' && typeof inner === 'number') {
+    return parseProblem({ setting, path: fullKey.split('.') }, String(inner));
+  }
   if (typeof inner !== 'string') return `${fullKey} must be a string`;
   return parseProblem({ setting, path: fullKey.split('.') }, inner);
 }

@@ -94,6 +94,11 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     description: "how long a dead replica's per-user turn slots count (default 30000)",
   },
   {
+    key: 'mcp.toolCallTimeoutMs',
+    kind: { type: 'positive-integer' },
+    description: "an MCP tool call's wait for a word from its server; progress restarts it (default 600000)",
+  },
+  {
     key: 'toolLimits.<model|*>.maxTools',
     kind: { type: 'positive-integer' },
     description: 'more tools than this: tool search',

@@ -1,4 +1,4 @@
-import { mcpHeaderTemplateFor, toMcpServerConfig } from '@toolbus/assembly';
+import { mcpServerConfigFor } from '@toolbus/assembly';
 import { connectMcpServer, type McpOAuthOptions, type McpTool } from '@toolbus/mcp';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -35,13 +35,9 @@ export async function mcpServerStatus(input: {
 }): Promise<McpServerStatus> {
   let tools: readonly McpTool[];
   try {
-    const template = await mcpHeaderTemplateFor(input.storage, input.server.id, input.user);
-    if (!template.ok) return { ok: false, reason: template.message };
-    const config = toMcpServerConfig(
-      input.server,
-      omitUndefined({ headerTemplate: template.headerTemplate }),
-    );
-    const connection = await connectMcpServer(config, {
+    const prepared = await mcpServerConfigFor(input.storage, input.server, input.user);
+    if (!prepared.ok) return { ok: false, reason: prepared.message };
+    const connection = await connectMcpServer(prepared.config, {
       fetch: input.fetch,
       requestTimeoutMs: 20_000,
       ...omitUndefined({ oauth: input.oauth }),

@@ -1,12 +1,13 @@
 import type { Client, Tool as SdkTool } from '@modelcontextprotocol/client';
 import type { FetchFunction } from '@toolbus/spec';
-import { omitUndefined, ToolbusError } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
 import { createMcpTransport, type McpTransportKind } from './create-mcp-transport.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
 import { isMcpSdkError, loadMcpClientSdk } from './load-mcp-client-sdk.ts';
 import { McpCallLogRouter } from './mcp-call-logs.ts';
+import { connectFailure, isUnauthenticated } from './mcp-connect-failure.ts';
 import type {
   ConnectMcpServerOptions,
   McpConnection,
@@ -97,7 +98,8 @@ export async function connectMcpServer(
   let toolsChanged: () => void = () => undefined;
   const elicitations = await McpElicitationRouter.create();
   const logs = await McpCallLogRouter.create(headerValues);
-  const open = async (kind: McpTransportKind): Promise<Client> => {
+  // `legacy`: skip the `server/discover` probe and go straight to `initialize` (a restarted stdio server).
+  const open = async (kind: McpTransportKind, prior?: 'legacy'): Promise<Client> => {
     const { Client } = await loadMcpClientSdk();
     const transport = await createMcpTransport({
       kind,
@@ -122,10 +124,19 @@ export async function connectMcpServer(
     try {
       await client.connect(
         transport,
-        omitUndefined({ timeout: options.requestTimeoutMs ?? 60_000, signal: options.signal }),
+        omitUndefined({
+          timeout: options.requestTimeoutMs ?? 60_000,
+          signal: options.signal,
+          prior: prior === undefined ? undefined : { kind: prior },
+        }),
       );
     } catch (error) {
       await client.close().catch(() => undefined);
+      // The probe runs on the session's own process; a legacy server that exits on the unknown request gets
+      // exactly one restart, straight to the `initialize` handshake.
+      if (prior === undefined && 'exitedOnItsOwn' in transport && transport.exitedOnItsOwn === true) {
+        return open(kind, 'legacy');
+      }
       throw error;
     }
     return client;
@@ -153,29 +164,7 @@ export async function connectMcpServer(
         isMcpSdkError(error, 'SdkHttpError') &&
         [400, 404, 405].includes(error.status);
       if (fallBack) continue;
-      // The SDK wraps what the fetch threw (the SSRF guard's refusal, say) in its own error: the typed one wins.
-      const typed = toolbusCause(error);
-      if (typed !== undefined) throw typed;
-      if (provider === undefined && isUnauthenticated(error)) {
-        const why =
-          missingCredentials.length > 0
-            ? `the headers that carry it were left out: no stored value for ${missingCredentials.map((name) => `{${name}}`).join(', ')}`
-            : auth.type === 'headers'
-              ? 'the configured headers were not accepted'
-              : 'no authentication is configured for it';
-        throw fail(
-          'mcp_authentication_required',
-          `MCP server "${config.name}" requires authentication, and ${why}. Connect to the server with your credentials first.`,
-          error,
-        );
-      }
-      const detail = error instanceof Error ? error.message : String(error);
-      const stderr = stderrTail.trim().length > 0 ? ` (server stderr: ${stderrTail.trim().slice(-500)})` : '';
-      throw fail(
-        'mcp_connection_failed',
-        `Could not connect to MCP server "${config.name}": ${detail}${stderr}`,
-        error,
-      );
+      throw connectFailure(error, { config, oauth: provider !== undefined, missingCredentials, stderrTail });
     }
   }
   if (client === undefined)
@@ -334,24 +323,6 @@ function createConnection(input: {
     },
   };
   return { connection, toolsChanged: () => void toolsChanged() };
-}
-
-/** The first {@link ToolbusError} in an error's `cause` chain (bounded: a chain may loop). */
-function toolbusCause(error: unknown): ToolbusError | undefined {
-  let current = error;
-  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth += 1) {
-    if (ToolbusError.isInstance(current)) return current;
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return undefined;
-}
-
-/** An HTTP 401 from either transport (the SDK raises it as is when no OAuth provider is configured). */
-function isUnauthenticated(error: unknown): boolean {
-  return (
-    (isMcpSdkError(error, 'SdkHttpError') && error.status === 401) ||
-    (isMcpSdkError(error, 'SseError') && error.code === 401)
-  );
 }
 
 function toDescriptor(tool: SdkTool): McpToolDescriptor {

@@ -1,6 +1,7 @@
 import type { OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { createInPlaceStdioTransport } from './in-place-stdio-transport.ts';
 import { loadMcpClientSdk } from './load-mcp-client-sdk.ts';
 import type { McpTransportConfig } from './mcp-server-config.ts';
 
@@ -20,14 +21,14 @@ export interface CreateMcpTransportOptions {
 
 /**
  * Opens an SDK transport. The stdio transport is imported lazily so that the package root stays free of
- * `child_process` for HTTP-only (and browser) users.
+ * `child_process` for HTTP-only (and browser) users; it probes the protocol revision on its own process
+ * (`in-place-stdio-transport.ts`).
  */
 export async function createMcpTransport(options: CreateMcpTransportOptions): Promise<Transport> {
   const { config } = options;
   if (options.kind === 'stdio') {
     if (config.type !== 'stdio') throw new Error('stdio transport needs a stdio config');
-    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-    const transport = new StdioClientTransport(
+    const transport = await createInPlaceStdioTransport(
       omitUndefined({
         command: config.command,
         args: [...(config.args ?? [])],

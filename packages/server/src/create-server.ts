@@ -283,7 +283,11 @@ async function startChatService(
     ...omitUndefined({ maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
     mcpOAuthRedirectUrl,
-    ...omitUndefined({ mcpOAuthRefreshLock, mcpOAuthClientMetadataUrl }),
+    ...omitUndefined({
+      mcpOAuthRefreshLock,
+      mcpOAuthClientMetadataUrl,
+      mcpToolCallTimeoutMs: options.mcpToolCallTimeoutMs,
+    }),
   });
   return { approvals, elicitations, chats };
 }

@@ -153,6 +153,11 @@ export interface ServerOptions {
    */
   readonly elicitationTimeoutMs?: number;
   /**
+   * How long one MCP `tools/call` may go without a word from its server (default 10 minutes): each progress
+   * notification starts the wait again, so a long tool that keeps reporting is kept alive.
+   */
+  readonly mcpToolCallTimeoutMs?: number;
+  /**
    * The input window of the server's models in tokens. Deep Research (`research: true`) refuses to run without it
    * (it needs room for its sources); chat turns do not use it.
    */

@@ -3,6 +3,7 @@ import { type FocusEvent, type MouseEvent, useEffect, useMemo, useRef, useState 
 import { client } from '../common/api.ts';
 import { filesOfTurn } from '../turn/turn-files.ts';
 import { stopReasonWords } from './human-words.ts';
+import { SetAsideTools } from './set-aside-tools.tsx';
 import { sourceHref } from './source-href.ts';
 import { TurnContext, type TurnContextValue } from './turn-context.ts';
 import { TurnFiles } from './turn-files-strip.tsx';
@@ -174,6 +175,7 @@ export function TurnPanel(props: {
             if (event.key === 'Escape') setCard(undefined);
           }}
         >
+          <SetAsideTools toolMode={tree.toolMode} />
           <LevelView level={tree.root} />
           {card && cardDocument ? (
             <CitationCard

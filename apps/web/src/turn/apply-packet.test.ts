@@ -218,3 +218,19 @@ test("a call's tool-end says how it ended: done with what the model read, failed
   assert.equal(tabs[3]?.tool?.toolName, 'no_such_tool');
   assert.ok(isWorkNode(tabs[3] as TreeNode));
 });
+
+test("the turn's own tool-mode note is kept for the page, a sub-agent's is not, and neither makes a node", () => {
+  const setAside = [{ name: 'tree', reason: 'its input schema has a recursive $ref' }];
+  const tree = feed([
+    [
+      { turn: 0, tab: 0 },
+      { type: 'tool-mode', mode: 'all', total: 1, offered: 1, setAside },
+    ],
+    [
+      { turn: 0, tab: 0, path: [{ turn: 0, tab: 1 }] },
+      { type: 'tool-mode', mode: 'search', total: 40, offered: 5 },
+    ],
+  ]);
+  assert.deepEqual(tree.toolMode, { mode: 'all', total: 1, offered: 1, setAside });
+  assert.equal(tree.root.cycles.length, 0);
+});

@@ -32,6 +32,13 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
     case 'elicitation-resolved':
       tree.elicitationsResolved.set(obj.elicitationId, obj.resolution);
       return;
+    case 'tool-mode': {
+      // A sub-agent's loop says how it offers its own tools: the turn's are the ones at the top level.
+      if (packet.placement.path?.length) return;
+      const { type: _type, ...mode } = obj;
+      tree.toolMode = mode;
+      return;
+    }
   }
   const touched: (Cycle | TreeNode)[] = [];
   const node = nodeAt(tree, packet.placement, packet.sequence, touched);

@@ -109,6 +109,8 @@ export interface TurnTree {
   readonly decisions: Map<string, ApprovalResolution>;
   /** How each MCP elicitation ended, by id. */
   readonly elicitationsResolved: Map<string, ElicitationResolution>;
+  /** How the turn offered its tools (its own `tool-mode` packet, not a sub-agent's), with the tools set aside. */
+  toolMode: Omit<Extract<PacketObject, { type: 'tool-mode' }>, 'type'> | undefined;
   stopReason: string | undefined;
   packetCount: number;
 }
@@ -124,6 +126,7 @@ export function createTurnTree(): TurnTree {
     checks: [],
     decisions: new Map(),
     elicitationsResolved: new Map(),
+    toolMode: undefined,
     stopReason: undefined,
     packetCount: 0,
   };

@@ -270,7 +270,11 @@ async function assembleChatTools(options: {
     availabilityContext: { userId: user.id, files: options.chatFiles },
     fetch: guardedFetch,
     // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
-    mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
+    mcp: {
+      oauthRedirectUrl: 'http://127.0.0.1/oauth/callback',
+      fileStore: fileStores.mcp,
+      ...omitUndefined({ toolCallTimeoutMs: config.file.mcp?.toolCallTimeoutMs }),
+    },
     openApi: { fileStore: fileStores.openApi },
     // `toolbus mcp approve` gives the persona a server's whole tool set: a tool it lists beyond that is new.
     mcpWholeToolSets: true,

@@ -154,7 +154,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     limits,
     ...omitUndefined({ publicOrigin, mcpClientMetadataUrl }),
     ...(sandboxHealth ? { healthComponents: [sandboxHealth] } : {}),
-    ...omitUndefined({ scaleOut }),
+    ...omitUndefined({ scaleOut, mcpToolCallTimeoutMs: config.file.mcp?.toolCallTimeoutMs }),
     skills: {
       ...(await openSkillStores(skillsDataDirectory(config, io.env))),
       // The same rules as `toolbus skills add`: the administrator's reserved names hold for uploads too.

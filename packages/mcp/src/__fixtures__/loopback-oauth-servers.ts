@@ -139,13 +139,21 @@ function recorder(into: RecordedRequest[]): Middleware {
   };
 }
 
+/** Options for {@link startLoopbackOAuthServers}. */
+export interface LoopbackOAuthServersOptions {
+  /**
+   * A header every MCP request must carry besides its bearer token (a tenant key, say), else 401: a server whose
+   * users also fill a header template.
+   */
+  readonly requiredHeader?: { readonly name: string; readonly value: string };
+  /** Advertise `authorization_response_iss_parameter_supported` (RFC 9207) and send `iss` on the redirect. */
+  readonly issParameter?: boolean;
+}
+
 /** Starts the authorization server and the protected MCP server offering `tools`. */
 export async function startLoopbackOAuthServers(
   tools: readonly LoopbackTool[],
-  options: {
-    /** Advertise `authorization_response_iss_parameter_supported` (RFC 9207) and send `iss` on the redirect. */
-    readonly issParameter?: boolean;
-  } = {},
+  options: LoopbackOAuthServersOptions = {},
 ): Promise<LoopbackOAuthServers> {
   const provider = new LoopbackAuthorizationProvider();
   const authorizationRequests: RecordedRequest[] = [];
@@ -180,8 +188,16 @@ export async function startLoopbackOAuthServers(
   mcpApp.use(
     mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: mcpUrl }),
   );
+  const { requiredHeader } = options;
   mcpApp.all(
     '/mcp',
+    (request: RecordedRequest, response: { status(code: number): { json(body: unknown): void } }, next: () => void) => {
+      if (requiredHeader === undefined || request.headers[requiredHeader.name.toLowerCase()] === requiredHeader.value) {
+        next();
+        return;
+      }
+      response.status(401).json({ error: 'invalid_tenant_key' });
+    },
     requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
     (request: Parameters<LoopbackMcpHandler['handle']>[0] & { body?: unknown }, response: Parameters<LoopbackMcpHandler['handle']>[1]) => {
       handler.handle(request, response, request.body).catch(() => response.end());

@@ -13,6 +13,7 @@ export interface ApiAnswer {
   readonly status: number;
   readonly text: string;
   readonly body: never;
+  readonly headers: Headers;
 }
 
 /** The running server, its admin and the calls the tests make. */
@@ -34,9 +35,15 @@ export interface AdminApiServer {
   close(): Promise<void>;
 }
 
-export async function startAdminApiServer(): Promise<AdminApiServer> {
+/** `fetch`: the server's outbound fetch (a guarded one allowing loopback, for tests that reach MCP servers). */
+export async function startAdminApiServer(options: { readonly fetch?: typeof fetch } = {}): Promise<AdminApiServer> {
   const { storage } = await openTestStorage();
-  const server = await createServer({ storage, auth: 'api-keys', defaultModel: 'openai:unused' });
+  const server = await createServer({
+    storage,
+    auth: 'api-keys',
+    defaultModel: 'openai:unused',
+    ...omitUndefined({ fetch: options.fetch }),
+  });
   const http: ListeningServer = await listen(server, { port: 0 });
   const adminKey = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
   const call = async (method: string, path: string, key: string, body?: unknown): Promise<ApiAnswer> => {
@@ -49,7 +56,12 @@ export async function startAdminApiServer(): Promise<AdminApiServer> {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    return { status: response.status, text, body: (text ? JSON.parse(text) : undefined) as never };
+    return {
+      status: response.status,
+      text,
+      body: (text ? JSON.parse(text) : undefined) as never,
+      headers: response.headers,
+    };
   };
   const created = async <T>(method: string, path: string, key: string, body: unknown): Promise<T> => {
     const answer = await call(method, path, key, body);

@@ -61,13 +61,14 @@ export async function assemblePersonaTools(
     fetch: deps.fetch,
     ...omitUndefined({ cache: deps.assemblyCache, logger: deps.logger }),
     ...(deps.logger ? { openApi: { logger: deps.logger } } : {}),
-    ...(deps.mcpOAuthRedirectUrl || deps.logger
+    ...(deps.mcpOAuthRedirectUrl || deps.logger || deps.mcpToolCallTimeoutMs
       ? {
           mcp: omitUndefined({
             oauthRedirectUrl: deps.mcpOAuthRedirectUrl,
             oauthRefreshLock: deps.mcpOAuthRefreshLock,
             oauthClientMetadataUrl: deps.mcpOAuthClientMetadataUrl,
             logger: deps.logger,
+            toolCallTimeoutMs: deps.mcpToolCallTimeoutMs,
           }),
         }
       : {}),

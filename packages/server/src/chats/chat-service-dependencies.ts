@@ -39,6 +39,8 @@ export interface ChatServiceDependencies {
   readonly mcpOAuthRefreshLock?: McpRefreshLock;
   /** toolbus's Client ID Metadata Document URL (`mcpClientMetadataUrl`), used as client id where supported. */
   readonly mcpOAuthClientMetadataUrl?: string;
+  /** One MCP `tools/call`'s timeout, restarted by each progress notification (default 10 minutes). */
+  readonly mcpToolCallTimeoutMs?: number;
   /** Where egress approvals of a turn's sandboxed code wait for the chat's owner. */
   readonly approvals?: ApprovalHub;
   /** Where MCP servers' questions to the user wait for the chat's owner. */

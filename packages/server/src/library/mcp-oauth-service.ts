@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
+import { createStorageMcpTokenStore, mcpServerConfigFor, toMcpServerConfig } from '@toolbus/assembly';
 import {
   completeMcpOAuth,
   connectMcpServer,
@@ -93,8 +93,17 @@ export class McpOAuthService {
     const server = await this.#oauthServer(serverId);
     const redirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, input.origin).href;
     const oauth = this.#oauthOptions(principal.user.id, redirectUrl);
+    // The user's own header values ride along, as in chat: a server that also needs them answers 401 without them.
+    const prepared = await mcpServerConfigFor(this.#options.storage, server, principal.user);
+    if (!prepared.ok) {
+      throw new ServerError({
+        code: 'conflict',
+        field: 'path.serverId',
+        message: `path.serverId: cannot start connecting to "${server.name}": ${prepared.message}.`,
+      });
+    }
     try {
-      const connection = await connectMcpServer(toMcpServerConfig(server), {
+      const connection = await connectMcpServer(prepared.config, {
         fetch: this.#options.fetch,
         oauth,
         requestTimeoutMs: 30_000,

@@ -1,4 +1,4 @@
-import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
+import { createStorageMcpTokenStore, mcpServerConfigFor } from '@toolbus/assembly';
 import {
   connectMcpServer,
   McpAuthorizationRequiredError,
@@ -87,8 +87,18 @@ export async function reviewMcpServerTools(options: McpToolReviewOptions): Promi
 /** A connection to the server; an OAuth server the reviewer has not connected to is a `conflict` saying so. */
 async function connectForReview(options: McpToolReviewOptions): ReturnType<typeof connectMcpServer> {
   const { server, reviewerId, oauthRedirectUrl } = options;
+  // A templated server is reviewed with the reviewer's own values, as their chat would reach it.
+  const reviewer = reviewerId === undefined ? undefined : await options.storage.users.get(reviewerId);
+  const prepared = await mcpServerConfigFor(options.storage, server, reviewer);
+  if (!prepared.ok) {
+    throw new ServerError({
+      code: 'conflict',
+      field: 'path.serverId',
+      message: `path.serverId: "${server.name}" cannot be reviewed: ${prepared.message}.`,
+    });
+  }
   try {
-    return await connectMcpServer(toMcpServerConfig(server), {
+    return await connectMcpServer(prepared.config, {
       fetch: options.fetch,
       requestTimeoutMs: 30_000,
       ...(server.authType === 'oauth' && reviewerId !== undefined && oauthRedirectUrl !== undefined

@@ -271,3 +271,74 @@ test('an egress approval is a data part as it comes, updated in place when it is
   assert.equal(approvals[0]?.data.resolution, 'approved');
   assert.equal(approvals[0]?.data.url, request.url);
 });
+
+test("an MCP server's question is a data part as it comes, updated in place when it is answered", async () => {
+  const at = { turn: 0, tab: 0 };
+  const request = {
+    type: 'elicitation-request',
+    elicitationId: 'el1',
+    toolCallId: 'mcp1',
+    serverName: 'tickets',
+    mode: 'form',
+    message: 'Which project?',
+    requestedSchema: {
+      type: 'object',
+      properties: { project: { type: 'string', title: 'Project', default: 'core' } },
+      required: ['project'],
+    },
+    expiresAt: '2026-12-05T20:00:00.000Z',
+  } as const;
+  const chunks: UiMessageChunk[] = [];
+  const seen: string[] = [];
+  for await (const chunk of toUiMessageChunks(
+    stored([
+      [
+        at,
+        {
+          type: 'tool-start',
+          toolCallId: 'mcp1',
+          toolName: 'file_ticket',
+          displayName: 'Ticket',
+          arguments: {},
+        },
+      ],
+      [at, request],
+      [
+        { turn: 5, tab: 0 },
+        { type: 'elicitation-resolved', elicitationId: 'el1', resolution: 'accept' },
+      ],
+      // An answer to a question this stream never carried is not made up into a part.
+      [
+        { turn: 5, tab: 0 },
+        { type: 'elicitation-resolved', elicitationId: 'el-unknown', resolution: 'cancel' },
+      ],
+      [at, { type: 'section-end' }],
+      [
+        { turn: 6, tab: 0 },
+        { type: 'stop', reason: 'finished' },
+      ],
+    ]),
+    'm5',
+  )) {
+    chunks.push(chunk);
+    seen.push(chunk.type);
+  }
+  // The question reaches the reader while the tool still waits for the answer, not only in its output at the end.
+  assert.ok(seen.indexOf('data-toolbus-elicitation') < seen.indexOf('tool-output-available'), seen.join(' '));
+  const { message, errors } = await readByAi(chunks);
+  assert.deepEqual(errors, []);
+  const questions = message.parts.filter((part) => part.type === 'data-toolbus-elicitation') as {
+    id: string;
+    data: typeof request & { resolution?: string };
+  }[];
+  assert.equal(questions.length, 1, 'one part per question');
+  assert.equal(questions[0]?.id, 'el1');
+  assert.equal(questions[0]?.data.resolution, 'accept');
+  assert.equal(questions[0]?.data.message, 'Which project?');
+  assert.deepEqual(questions[0]?.data.requestedSchema, request.requestedSchema);
+  // The tool's output still lists the question among its own packets.
+  const tool = message.parts.find((part) => part.type === 'tool-file_ticket') as
+    | { output?: unknown }
+    | undefined;
+  assert.match(JSON.stringify(tool?.output), /"elicitationId":"el1"/);
+});

@@ -1,4 +1,11 @@
-import type { ApprovalResolution, CitedDocument, Packet, PacketObject, StopReason } from '@toolbus/spec';
+import type {
+  ApprovalResolution,
+  CitedDocument,
+  ElicitationResolution,
+  Packet,
+  PacketObject,
+  StopReason,
+} from '@toolbus/spec';
 import { placementKey } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 import { UiMessageParts } from './ui-message-parts.ts';
@@ -52,13 +59,27 @@ export type UiMessageChunk =
       readonly id: string;
       readonly data: ApprovalRequest & { readonly resolution?: ApprovalResolution };
     }
+  /**
+   * A question a tool's MCP server asks the user mid-call (`POST /v1/chats/{chatId}/elicitations/{elicitationId}`
+   * answers it): shown as it comes, and the same part (its id is the elicitation's) gets the `resolution`.
+   */
+  | {
+      readonly type: typeof ELICITATION_CHUNK;
+      readonly id: string;
+      readonly data: ElicitationRequest & { readonly resolution?: ElicitationResolution };
+    }
   | { readonly type: 'finish'; readonly finishReason: 'stop' | 'length' | 'error' | 'other' }
   | { readonly type: 'abort'; readonly reason?: string };
 
 type ApprovalRequest = Extract<PacketObject, { type: 'approval-request' }>;
 
+type ElicitationRequest = Extract<PacketObject, { type: 'elicitation-request' }>;
+
 /** The data part type of an egress approval. */
 export const APPROVAL_CHUNK = 'data-toolbus-approval';
+
+/** The data part type of an MCP server's question to the user (elicitation). */
+export const ELICITATION_CHUNK = 'data-toolbus-elicitation';
 
 /** The data part type of an error the turn survived. */
 export const NON_FATAL_ERROR_CHUNK = 'data-toolbus-error';
@@ -98,6 +119,7 @@ export class UiMessageTranslator {
   readonly #messageId: string;
   readonly #parts = new UiMessageParts();
   readonly #approvals = new Map<string, ApprovalRequest>();
+  readonly #elicitations = new Map<string, ElicitationRequest>();
   #turnError: { readonly code: string; readonly message: string } | undefined;
   #finished = false;
 
@@ -216,6 +238,21 @@ export class UiMessageTranslator {
           yield {
             type: APPROVAL_CHUNK,
             id: obj.approvalId,
+            data: { ...request, resolution: obj.resolution },
+          };
+        break;
+      }
+      case 'elicitation-request':
+        this.#elicitations.set(obj.elicitationId, obj);
+        yield { type: ELICITATION_CHUNK, id: obj.elicitationId, data: obj };
+        if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
+        break;
+      case 'elicitation-resolved': {
+        const request = this.#elicitations.get(obj.elicitationId);
+        if (request !== undefined)
+          yield {
+            type: ELICITATION_CHUNK,
+            id: obj.elicitationId,
             data: { ...request, resolution: obj.resolution },
           };
         break;

@@ -1,0 +1,104 @@
+// A signed-in page of the built web app on a real toolbus server whose default persona holds every tool of one
+// real MCP server on loopback (approved as listed), its model a scripted one over real HTTP: the world of the web
+// tests about MCP tools in a turn (elicitation, set-aside tools, progress).
+import assert from 'node:assert/strict';
+import { createGuardedFetch } from '@toolbus/core/node';
+import {
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  type ScriptedStep,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
+import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
+import { createServer, type ListeningServer, listen, type ServerOptions } from '@toolbus/server';
+import type { Storage } from '@toolbus/storage';
+import { webRoot } from '@toolbus/web';
+import type { Page } from 'playwright-core';
+import { openTestStorage } from '../../../packages/server/src/__fixtures__/test-server.ts';
+import { type BrowserProfile, openProfile } from './chromium.ts';
+
+/** The running world. */
+export interface McpChatPage {
+  readonly page: Page;
+  readonly storage: Storage;
+  /** Opens a new chat, sends `question` and waits for its turn to show. */
+  ask(question: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openMcpChatPage(options: {
+  /** The MCP server's name and Streamable HTTP URL. */
+  readonly mcp: { readonly name: string; readonly url: string };
+  readonly model: (request: ScriptedRequest) => ScriptedStep[];
+  /** More options of the toolbus server (an MCP call timeout, …). */
+  readonly server?: Partial<ServerOptions>;
+}): Promise<McpChatPage> {
+  const model: ScriptedModelServer = await startScriptedModelServer({ handler: options.model });
+  const { storage } = await openTestStorage();
+  const persona = (await storage.personas.list()).find((item) => item.name === 'default');
+  assert.ok(persona);
+  const fetch = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof globalThis.fetch;
+  const { name, url } = options.mcp;
+  const row = await storage.mcpServers.create({
+    name,
+    endpoint: { transport: 'streamable-http', url },
+    authType: 'none',
+  });
+  const connection = await connectMcpServer(
+    { id: row.id, name, transport: { type: 'streamable-http', url } },
+    { fetch },
+  );
+  for (const descriptor of await connection.listTools()) {
+    await storage.mcpServers.approveTool({
+      serverId: row.id,
+      toolName: descriptor.name,
+      definitionHash: await toolDefinitionHash(descriptor),
+      approvedBy: 'admin',
+    });
+    await storage.personas.addToolRow(persona.id, {
+      kind: 'mcp',
+      serverId: row.id,
+      toolName: descriptor.name,
+    });
+  }
+  await connection.close();
+  const server = await createServer({
+    storage,
+    auth: 'api-keys',
+    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    defaultPersonaId: persona.id,
+    fetch,
+    webRoot,
+    limits: { requestsPerMinute: 100_000 },
+    ...options.server,
+  });
+  const http: ListeningServer = await listen(server, { port: 0 });
+  const key = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
+  const profile: BrowserProfile = await openProfile();
+  const page = profile.page;
+  await page.goto(`${http.url}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
+  return {
+    page,
+    storage,
+    async ask(question) {
+      await page
+        .getByRole('navigation', { name: 'Chats' })
+        .getByRole('button', { name: 'New chat', exact: true })
+        .click();
+      await page.waitForURL(/#\/chats\//);
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill(question);
+      await box.press('Enter');
+      await page.locator('.turn').last().waitFor();
+    },
+    async close() {
+      await profile.close();
+      await http.close();
+      await storage.close();
+      await model.close();
+    },
+  };
+}
