@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { createServer, type ListeningServer, listen } from '@toolbus/server';
 import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
 import type { Page } from 'playwright-core';
+import { seedApprovedMcpServer } from '../../../packages/server/src/__fixtures__/approved-mcp-server.ts';
 import { openTestStorage } from '../../../packages/server/src/__fixtures__/test-server.ts';
 import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
 
@@ -74,29 +74,7 @@ before(async () => {
   const persona = (await storage.personas.list()).find((item) => item.name === 'default');
   assert.ok(persona);
   const fetch = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof globalThis.fetch;
-  const row = await storage.mcpServers.create({
-    name: 'bistro',
-    endpoint: { transport: 'streamable-http', url: mcp.url },
-    authType: 'none',
-  });
-  const connection = await connectMcpServer(
-    { id: row.id, name: 'bistro', transport: { type: 'streamable-http', url: mcp.url } },
-    { fetch },
-  );
-  for (const descriptor of await connection.listTools()) {
-    await storage.mcpServers.approveTool({
-      serverId: row.id,
-      toolName: descriptor.name,
-      definitionHash: await toolDefinitionHash(descriptor),
-      approvedBy: 'admin',
-    });
-    await storage.personas.addToolRow(persona.id, {
-      kind: 'mcp',
-      serverId: row.id,
-      toolName: descriptor.name,
-    });
-  }
-  await connection.close();
+  await seedApprovedMcpServer(storage, { name: 'bistro', url: mcp.url, personaId: persona.id, fetch });
   const server = await createServer({
     storage,
     auth: 'api-keys',
