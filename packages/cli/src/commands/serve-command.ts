@@ -95,19 +95,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const { port, publicOrigin, auth, role, limits } = parseServeFlags({ values, usage: serveUsage });
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
-  if (redisUrl !== undefined) {
-    const setting = resolveSetting('redis.url');
-    try {
-      parseSettingValue(setting, redisUrl);
-    } catch (error) {
-      io.stderr.write(`toolbus serve: ${(error as Error).message}\n`);
-      return 2;
-    }
-  } else if (role !== 'both') {
-    throw new UsageError({
-      message: '--role api and --role worker need redis.url (docs/scale-out.md).',
-      usage: serveUsage,
-    });
+  const redisProblem = redisUrlProblem(redisUrl, role);
+  if (redisProblem !== undefined) {
+    io.stderr.write(`toolbus serve: ${redisProblem}\n`);
+    return 2;
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
   // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
@@ -233,6 +224,26 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await skills.close();
     await workspace.close();
     await fetch.close?.();
+  }
+}
+
+/**
+ * Why the Redis URL (flag's environment, then the config file) cannot be used, if it cannot; a role that needs
+ * Redis without one is a usage error.
+ */
+function redisUrlProblem(redisUrl: string | undefined, role: string): string | undefined {
+  if (redisUrl === undefined) {
+    if (role === 'both') return undefined;
+    throw new UsageError({
+      message: '--role api and --role worker need redis.url (docs/scale-out.md).',
+      usage: serveUsage,
+    });
+  }
+  try {
+    parseSettingValue(resolveSetting('redis.url'), redisUrl);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 
