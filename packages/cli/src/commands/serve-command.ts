@@ -95,10 +95,16 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const { port, publicOrigin, auth, role, limits } = parseServeFlags({ values, usage: serveUsage });
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
-  const redisProblem = redisUrlProblem(redisUrl, role);
-  if (redisProblem !== undefined) {
-    io.stderr.write(`toolbus serve: ${redisProblem}\n`);
+  const badRedisUrl = redisUrl === undefined ? undefined : redisUrlProblem(redisUrl);
+  if (badRedisUrl !== undefined) {
+    io.stderr.write(`toolbus serve: ${badRedisUrl}\n`);
     return 2;
+  }
+  if (redisUrl === undefined && role !== 'both') {
+    throw new UsageError({
+      message: '--role api and --role worker need redis.url (docs/scale-out.md).',
+      usage: serveUsage,
+    });
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
   // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
@@ -191,9 +197,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     }).catch((error: unknown) => {
       throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });
-    // Listen for the stop signal before the first line is printed: a supervisor (or a test) may send it the moment it
-    // reads that line, and a signal that arrives before the handler exists kills the process with 143 instead of a
-    // clean stop.
+    // Listen for the stop signal before the first line is printed: a supervisor may send it the moment it reads the
+    // line, and a signal that comes before the handler kills the process (143) instead of stopping it cleanly.
     const stopSignal = shutdownSignal(io, 'toolbus serve');
     printServing(io, {
       url: http.url,
@@ -227,18 +232,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   }
 }
 
-/**
- * Why the Redis URL (flag's environment, then the config file) cannot be used, if it cannot; a role that needs
- * Redis without one is a usage error.
- */
-function redisUrlProblem(redisUrl: string | undefined, role: string): string | undefined {
-  if (redisUrl === undefined) {
-    if (role === 'both') return undefined;
-    throw new UsageError({
-      message: '--role api and --role worker need redis.url (docs/scale-out.md).',
-      usage: serveUsage,
-    });
-  }
+/** Why `redis.url` (from the variable or the config file) is not a usable setting, or undefined when it is. */
+function redisUrlProblem(redisUrl: string): string | undefined {
   try {
     parseSettingValue(resolveSetting('redis.url'), redisUrl);
     return undefined;
