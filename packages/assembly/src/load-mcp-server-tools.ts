@@ -28,6 +28,8 @@ export interface AssemblyMcpOptions {
   readonly oauthRedirectUrl?: string;
   /** Serialises OAuth token refreshes (default: within this process); replicas pass a lock they share. */
   readonly oauthRefreshLock?: McpRefreshLock;
+  /** The application's Client ID Metadata Document URL: its client id where the authorization server supports one. */
+  readonly oauthClientMetadataUrl?: string;
   /** Extra headers from the end user's request (lowest priority; filtered by the MCP client's denylist). */
   readonly requestHeaders?: Readonly<Record<string, string>>;
   readonly fileStore?: McpFileStore;
@@ -127,7 +129,10 @@ export async function loadMcpServerTools(options: LoadMcpServerToolsOptions): Pr
             tokenStore: createStorageMcpTokenStore(storage),
             userId: user.id,
             redirectUrl: options.mcp.oauthRedirectUrl,
-            ...omitUndefined({ refreshLock: options.mcp.oauthRefreshLock }),
+            ...omitUndefined({
+              refreshLock: options.mcp.oauthRefreshLock,
+              clientMetadataUrl: options.mcp.oauthClientMetadataUrl,
+            }),
           },
         }
       : {}),

@@ -2,6 +2,7 @@ import { type FetchFunction, omitUndefined } from '@toolbus/spec';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import { loadMcpClientSdk } from './load-mcp-client-sdk.ts';
 import type { McpOAuthOptions } from './mcp-connection.ts';
+import { mcpOAuthConfigFingerprint } from './mcp-oauth-config-fingerprint.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 
@@ -45,6 +46,15 @@ export async function completeMcpOAuth(
       serverName: config.name,
     });
   }
+  // Bound to the configuration the authorization began with (a record from before the binding has none: it is
+  // refused too, as a change could not be ruled out).
+  if (record.pendingConfig !== (await mcpOAuthConfigFingerprint(config))) {
+    throw new McpConnectionError({
+      code: 'mcp_oauth_config_changed',
+      message: `MCP server "${config.name}" was changed by an administrator while this authorization was in progress; connect again`,
+      serverName: config.name,
+    });
+  }
   const provider = new StoreOAuthClientProvider({
     store: options.oauth.tokenStore,
     userId: options.oauth.userId,
@@ -53,6 +63,7 @@ export async function completeMcpOAuth(
     clientName: config.auth.clientName,
     scope: config.auth.scope,
     client: config.auth.client,
+    clientMetadataUrl: options.oauth.clientMetadataUrl,
   });
   const { auth } = await loadMcpClientSdk();
   const result = await auth(provider, {

@@ -4,11 +4,17 @@
 // the stable release. Every scenario that is not an `[extension]` runs; the ones toolbus does not pass yet are listed
 // below with the reason, and asserted to still fail, so the list stays true. `npm run conformance:mcp` runs this file
 // with MCP_CONFORMANCE_ALL=1, which adds the stable release's scenarios beyond the representative set run by CI.
+
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import {
+  type HttpsClientMetadataServer,
+  startHttpsClientMetadataServer,
+} from './__fixtures__/https-client-metadata-server.ts';
 import {
   assertConformanceVerdict,
   type ConformanceRelease,
@@ -25,16 +31,6 @@ type ExpectedFailure = ExpectedConformanceFailure;
 
 /** Keyed by scenario, or by `release:scenario` where one release differs. */
 const expectedFailures: Readonly<Record<string, ExpectedFailure>> = {
-  'auth/basic-cimd': {
-    reason:
-      'Client ID Metadata Documents are not built: the client registers dynamically instead of using a URL client id',
-    warnings: ['cimd-client-id-used'],
-  },
-  'auth/authorization-server-migration': {
-    reason:
-      'the stored client registration is kept when the protected resource names a new authorization server (SEP-2352)',
-    checks: ['sep-2352-reregister-on-as-change'],
-  },
   'stable:auth/2025-03-26-oauth-metadata-backcompat': {
     reason:
       "0.1.16's authorization server publishes an issuer other than its metadata URL; the client refuses it as RFC 8414 §3.3 requires (0.2.0 fixed the fixture and passes)",
@@ -106,7 +102,28 @@ const stableInCi = new Set([
 const timingDependent = new Set(['sse-retry']);
 const all = process.env.MCP_CONFORMANCE_ALL === '1';
 
-after(() => rmSync(workDirectory, { recursive: true, force: true }));
+// toolbus's Client ID Metadata Document, served over https on loopback with a test CA that the suite's process (and
+// the client it starts) trusts through NODE_EXTRA_CA_CERTS. `auth/offline-access-scope` advertises CIMD support and
+// fetches the client id it saw to read the document's grant types; `auth/basic-cimd` checks the client id against
+// the suite's own fixed URL (https://conformance-test.local/client-metadata.json) and never fetches it, so that
+// scenario gets that URL.
+const suiteCimdUrl = 'https://conformance-test.local/client-metadata.json';
+let cimd: HttpsClientMetadataServer;
+before(async () => {
+  cimd = await startHttpsClientMetadataServer({ redirectUris: ['http://localhost:3000/callback'] });
+});
+after(async () => {
+  await cimd.close();
+  rmSync(workDirectory, { recursive: true, force: true });
+});
+
+/** The environment of the suite's process for one scenario. */
+function scenarioEnv(scenario: string): Record<string, string> {
+  return {
+    NODE_EXTRA_CA_CERTS: cimd.caFile,
+    TOOLBUS_CONFORMANCE_CIMD_URL: scenario === 'auth/basic-cimd' ? suiteCimdUrl : cimd.clientMetadataUrl,
+  };
+}
 
 for (const release of ['next', 'stable'] as const) {
   const scenarios = scenariosOf[release].filter(
@@ -125,11 +142,23 @@ for (const release of ['next', 'stable'] as const) {
           scenario,
           command,
           cwd: workDirectory,
+          env: scenarioEnv(scenario),
           // The suite's 30 s default counts process start-up; on a loaded CI machine that alone can take longer.
           timeoutMs: 120_000,
         });
         context.diagnostic(`failed: ${JSON.stringify(verdict.failedChecks)}`);
         assertConformanceVerdict(verdict, expected);
+        if (scenario === 'auth/basic-cimd') {
+          assert.match(verdict.output, /\[cimd-client-id-used\s*\] SUCCESS/);
+          assert.doesNotMatch(verdict.output, /\[client-registration\s*\]/);
+        }
+        if (scenario === 'auth/offline-access-scope') {
+          // The suite fetched the document over https (trusting the test CA) and found the refresh_token grant.
+          assert.match(
+            verdict.output,
+            /\[sep-2207-client-metadata-grant-types\s*\] SUCCESS .*document includes/,
+          );
+        }
       });
     }
   });

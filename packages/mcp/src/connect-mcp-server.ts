@@ -15,6 +15,7 @@ import type {
 } from './mcp-connection.ts';
 import { McpElicitationRouter, mcpElicitationCapabilities } from './mcp-elicitation.ts';
 import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
+import { mcpOAuthConfigFingerprint } from './mcp-oauth-config-fingerprint.ts';
 import type { McpProgress } from './mcp-progress.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
@@ -78,6 +79,8 @@ export async function connectMcpServer(
         client: auth.client,
         onAuthorizationRequired: options.oauth.onAuthorizationRequired,
         refreshLock: options.oauth.refreshLock,
+        clientMetadataUrl: options.oauth.clientMetadataUrl,
+        configFingerprint: await mcpOAuthConfigFingerprint(config),
       });
     }
     const layers = headerLayersOf(config, options.requestHeaders, options.logger ?? consoleMcpLogger);

@@ -22,6 +22,12 @@ export interface McpOAuthOptions {
   readonly onAuthorizationRequired?: (authorizationUrl: URL) => void | Promise<void>;
   /** Serialises token refreshes (default: within this process); replicas pass a lock they share. */
   readonly refreshLock?: McpRefreshLock | undefined;
+  /**
+   * The https URL of this application's Client ID Metadata Document (see `mcpClientMetadataDocument`): the client
+   * id at authorization servers that advertise `client_id_metadata_document_supported`; the others get a dynamic
+   * registration as before. Its `redirect_uris` must include `redirectUrl`.
+   */
+  readonly clientMetadataUrl?: string | undefined;
 }
 
 /** Options for {@link connectMcpServer}. */

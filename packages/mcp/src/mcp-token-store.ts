@@ -19,6 +19,11 @@ export interface McpOAuthRecord {
   readonly codeVerifier?: string;
   /** `state` of the authorization in progress; the callback must present it back. */
   readonly pendingState?: string;
+  /**
+   * The server's configuration when the authorization in progress began (`mcpOAuthConfigFingerprint`): the
+   * callback is refused if it changed since.
+   */
+  readonly pendingConfig?: string;
   /** Cached discovery (protected-resource and authorization-server metadata). */
   readonly discoveryState?: OAuthDiscoveryState;
 }

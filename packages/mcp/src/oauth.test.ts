@@ -139,4 +139,47 @@ describe('MCP OAuth end to end', () => {
       `sent: ${sent.join(', ')}`,
     );
   });
+  test('an authorization is bound to the configuration it began with: an admin change before the callback refuses the code', async () => {
+    const tokenStore = createInMemoryMcpTokenStore();
+    const oauth = { tokenStore, userId: 'user-change', redirectUrl };
+    const required = await connectMcpServer(config, { fetch: createRecordingFetch().fetch, oauth }).then(
+      () => assert.fail('connected without authorization'),
+      (error: unknown) => error,
+    );
+    assert.ok(McpAuthorizationRequiredError.isInstance(required) && required.authorizationUrl);
+    const { code, state } = await authorizeAsUser(required.authorizationUrl);
+    const exchanges = servers.provider.events.filter((event) => event === 'token:authorization_code').length;
+    for (const changed of [
+      { ...config, auth: { type: 'oauth' as const, clientName: 'toolbus test', scope: 'admin' } },
+      { ...config, transport: { type: 'streamable-http' as const, url: `${servers.mcpUrl}?tenant=2` } },
+    ]) {
+      await assert.rejects(
+        () =>
+          completeMcpOAuth(changed, {
+            fetch: createRecordingFetch().fetch,
+            oauth,
+            authorizationCode: code,
+            state,
+          }),
+        (error: unknown) =>
+          McpConnectionError.isInstance(error) &&
+          error.code === 'mcp_oauth_config_changed' &&
+          /changed by an administrator/.test(error.message),
+      );
+    }
+    // The code was never sent to the token endpoint, and nothing was stored.
+    assert.equal(
+      servers.provider.events.filter((event) => event === 'token:authorization_code').length,
+      exchanges,
+    );
+    assert.equal((await tokenStore.load('user-change', 'protected'))?.tokens, undefined);
+    // Unchanged, the same authorization completes.
+    await completeMcpOAuth(config, {
+      fetch: createRecordingFetch().fetch,
+      oauth,
+      authorizationCode: code,
+      state,
+    });
+    assert.ok((await tokenStore.load('user-change', 'protected'))?.tokens?.access_token);
+  });
 });

@@ -29,6 +29,13 @@ export interface StoreOAuthClientProviderOptions {
    * token store pass a lock they share, so one refresh token is spent once.
    */
   readonly refreshLock?: McpRefreshLock | undefined;
+  /**
+   * This application's Client ID Metadata Document URL (https). Where the authorization server advertises
+   * `client_id_metadata_document_supported`, the SDK uses it as the client id instead of registering.
+   */
+  readonly clientMetadataUrl?: string | undefined;
+  /** The server's configuration fingerprint, stored with the `state` of an authorization that starts. */
+  readonly configFingerprint?: string | undefined;
 }
 
 /** How many rejected access tokens a provider remembers (a connection sees one at a time; a few are plenty). */
@@ -60,9 +67,12 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
   readonly #rejected: string[] = [];
   /** The last authorization URL the SDK produced (when `connect` needs the user). */
   lastAuthorizationUrl: URL | undefined;
+  /** The Client ID Metadata Document URL, when the application serves one (the SDK reads it). */
+  readonly clientMetadataUrl?: string;
 
   constructor(options: StoreOAuthClientProviderOptions) {
     this.#options = options;
+    if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
   }
 
   get redirectUrl(): string {
@@ -95,20 +105,47 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
 
   async state(): Promise<string> {
     const state = randomToken();
-    await this.#update((record) => ({ ...record, pendingState: state }));
+    const pendingConfig = this.#options.configFingerprint;
+    await this.#update((record) => {
+      const { pendingConfig: _previous, ...rest } = record;
+      return { ...rest, pendingState: state, ...omitUndefined({ pendingConfig }) };
+    });
     return state;
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  /**
+   * The client registration for the authorization server `ctx.issuer` names: the stored one only when it was made
+   * with that server (SEP-2352: a registration, like a token, never travels to another authorization server), or
+   * the pre-registered client while nothing is stored. A stored registration from another server makes the SDK
+   * register anew (or use the metadata document URL), and {@link saveClientInformation} then replaces it.
+   */
+  async clientInformation(ctx?: { issuer?: string }): Promise<OAuthClientInformationMixed | undefined> {
     const stored = (await this.#load()).clientInformation;
-    if (stored !== undefined) return stored;
+    if (stored !== undefined) {
+      const issuer = (stored as { issuer?: unknown }).issuer;
+      if (ctx?.issuer !== undefined && typeof issuer === 'string' && !sameIssuer(issuer, ctx.issuer))
+        return undefined;
+      return stored;
+    }
     const client = this.#options.client;
     if (client === undefined) return undefined;
     return omitUndefined({ client_id: client.id, client_secret: client.secret });
   }
 
+  /**
+   * Stores the registration (stamped by the SDK with its authorization server). A registration with another
+   * authorization server than the stored tokens' drops those tokens: they belong to the server being left.
+   */
   async saveClientInformation(clientInformation: OAuthClientInformationMixed): Promise<void> {
-    await this.#update((record) => ({ ...record, clientInformation }));
+    const issuer = (clientInformation as { issuer?: unknown }).issuer;
+    await this.#update((record) => {
+      const tokensIssuer = (record.tokens as { issuer?: unknown } | undefined)?.issuer;
+      const migrated =
+        typeof issuer === 'string' && typeof tokensIssuer === 'string' && !sameIssuer(issuer, tokensIssuer);
+      if (!migrated) return { ...record, clientInformation };
+      const { tokens: _tokens, tokensSavedAt: _saved, ...rest } = record;
+      return { ...rest, clientInformation };
+    });
   }
 
   /**
@@ -130,7 +167,7 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     await this.#update((record) => {
-      const { codeVerifier: _verifier, pendingState: _state, ...rest } = record;
+      const { codeVerifier: _verifier, pendingState: _state, pendingConfig: _config, ...rest } = record;
       return { ...rest, tokens, tokensSavedAt: this.#now() };
     });
   }
@@ -147,7 +184,7 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
       const refreshToken = refreshGrantToken(init?.body);
       if (refreshToken === undefined) {
         const response = await fetch(input, init);
-        if (response.status === 401) this.#noteRejected(input, init);
+        if (response.status === 401 && this.#noteRejected(input, init)) await this.#forgetDiscovery();
         return response;
       }
       const key = mcpRefreshLockKey(this.#options.userId, this.#options.serverId);
@@ -188,14 +225,30 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
     return this.#rejected.length > 0 && !this.#rejected.includes(stored.access_token);
   }
 
-  #noteRejected(input: Parameters<FetchFunction>[0], init: Parameters<FetchFunction>[1]): void {
+  /** Remembers the rejected access token; true when the request carried one (a bearer or DPoP token). */
+  #noteRejected(input: Parameters<FetchFunction>[0], init: Parameters<FetchFunction>[1]): boolean {
     const authorization = new Headers(
       init?.headers ?? (input instanceof Request ? input.headers : undefined),
     ).get('authorization');
-    const token = authorization?.match(/^\S+\s+(.+)$/)?.[1];
-    if (token === undefined || this.#rejected.includes(token)) return;
+    const token = authorization?.match(/^(?:bearer|dpop)\s+(.+)$/i)?.[1];
+    if (token === undefined) return false;
+    if (this.#rejected.includes(token)) return true;
     this.#rejected.push(token);
     if (this.#rejected.length > rememberedRejections) this.#rejected.shift();
+    return true;
+  }
+
+  /**
+   * The MCP server refused a token it accepted before, or one it never knew: it may have moved to another
+   * authorization server (SEP-2352). The cached discovery would send the SDK straight back to the old one, so it
+   * is dropped and the protected resource's metadata is read again; a new authorization server there then gets
+   * a registration of its own (see {@link clientInformation}).
+   */
+  async #forgetDiscovery(): Promise<void> {
+    await this.#update((record) => {
+      const { discoveryState: _discovery, ...rest } = record;
+      return rest;
+    });
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -289,6 +342,11 @@ function tokenResponse(tokens: OAuthTokens, savedAt: number | undefined, now: nu
     status: 200,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
   });
+}
+
+/** RFC 8414 issuer identity, tolerating one trailing `/` (as the SDK compares them). */
+function sameIssuer(a: string, b: string): boolean {
+  return a.replace(/\/$/, '') === b.replace(/\/$/, '');
 }
 
 function randomToken(): string {

@@ -32,6 +32,11 @@ import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
 import { registerDocumentTextRoute } from './library/document-text-route.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
+import {
+  type McpClientMetadata,
+  registerMcpClientMetadataRoute,
+  resolveMcpClientMetadata,
+} from './library/mcp-client-metadata.ts';
 import { registerMcpCredentialRoutes } from './library/mcp-credential-routes.ts';
 import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
@@ -85,6 +90,11 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const auth = options.auth ?? 'api-keys';
   const storage = options.storage;
   const scaleOut = options.scaleOut;
+  // Checked before anything starts: a bad setting refuses the server without leaving a runner behind.
+  const mcpClientMetadata = resolveMcpClientMetadata({
+    url: options.mcpClientMetadataUrl,
+    publicOrigin: options.publicOrigin === undefined ? undefined : parsePublicOrigin(options.publicOrigin),
+  });
   const turns = await startTurnRunner({
     storage,
     logger,
@@ -99,6 +109,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const publicOrigin =
     options.publicOrigin === undefined ? undefined : parsePublicOrigin(options.publicOrigin);
   const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, publicOrigin ?? 'http://127.0.0.1').href;
+  const mcpOAuthClientMetadataUrl = mcpClientMetadata?.url;
   // One refresh token is spent once across replicas: a rotating authorization server revokes a reused one.
   const mcpOAuthRefreshLock: McpRefreshLock | undefined = scaleOut
     ? (key, work) => singleFlight({ lock: scaleOut.locks, key }, work)
@@ -110,6 +121,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     logger,
     mcpOAuthRedirectUrl,
     mcpOAuthRefreshLock,
+    mcpOAuthClientMetadataUrl,
   });
 
   const access = new AccessService(storage);
@@ -125,7 +137,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       settings: options.settings,
     }),
     mcpOAuthRedirectUrl,
-    ...omitUndefined({ mcpOAuthRefreshLock }),
+    ...omitUndefined({ mcpOAuthRefreshLock, mcpOAuthClientMetadataUrl }),
     availableBuiltIns: availableBuiltInIds({
       factories: options.builtInToolFactories,
       model: () => resolveModel(options.defaultModel),
@@ -151,6 +163,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     fetch,
     logger,
     mcpOAuthRefreshLock,
+    mcpClientMetadata,
   });
 
   const app = new Hono();
@@ -225,9 +238,11 @@ async function startChatService(
     readonly logger: ServerLogger;
     readonly mcpOAuthRedirectUrl: string;
     readonly mcpOAuthRefreshLock: McpRefreshLock | undefined;
+    readonly mcpOAuthClientMetadataUrl: string | undefined;
   },
 ): Promise<{ approvals: ApprovalHub; elicitations: ElicitationHub; chats: ChatService }> {
   const { turns, resolveModel, fetch, logger, mcpOAuthRedirectUrl, mcpOAuthRefreshLock } = context;
+  const { mcpOAuthClientMetadataUrl } = context;
   const storage = options.storage;
   const scaleOut = options.scaleOut;
   const limits = options.limits ?? {};
@@ -268,7 +283,7 @@ async function startChatService(
     ...omitUndefined({ maxCycles: options.maxCycles }),
     ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
     mcpOAuthRedirectUrl,
-    ...omitUndefined({ mcpOAuthRefreshLock }),
+    ...omitUndefined({ mcpOAuthRefreshLock, mcpOAuthClientMetadataUrl }),
   });
   return { approvals, elicitations, chats };
 }
@@ -291,10 +306,11 @@ function registerServerRoutes(
     readonly fetch: typeof globalThis.fetch;
     readonly logger: ServerLogger;
     readonly mcpOAuthRefreshLock: McpRefreshLock | undefined;
+    readonly mcpClientMetadata: McpClientMetadata | undefined;
   },
 ): { organizations: OrganizationService; mcpOAuth: McpOAuthService } {
   const { chats, turns, access, authenticate, publicOrigin, userData, library, connectedApps } = services;
-  const { approvals, elicitations, fetch, logger, mcpOAuthRefreshLock } = services;
+  const { approvals, elicitations, fetch, logger, mcpOAuthRefreshLock, mcpClientMetadata } = services;
   const storage = options.storage;
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
   registerAccessRoutes(routes, access, { publicOrigin, authenticate });
@@ -310,9 +326,10 @@ function registerServerRoutes(
   const mcpOAuth = new McpOAuthService({
     storage,
     fetch,
-    ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
+    ...omitUndefined({ refreshLock: mcpOAuthRefreshLock, clientMetadataUrl: mcpClientMetadata?.url }),
   });
   registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin });
+  if (mcpClientMetadata !== undefined) registerMcpClientMetadataRoute(routes, mcpClientMetadata);
   registerConnectedAppRoutes(routes, connectedApps);
   registerApprovalRoutes(routes, approvals);
   registerElicitationRoutes(routes, {

@@ -80,6 +80,8 @@ export type {
   LibrarySettingsBackend,
 } from './library/library-settings.ts';
 export { LIBRARY_SETTING_KEYS, storageSettingsBackend } from './library/library-settings.ts';
+export type { McpClientMetadata } from './library/mcp-client-metadata.ts';
+export { resolveMcpClientMetadata } from './library/mcp-client-metadata.ts';
 export type {
   McpConnectionStatus,
   McpConnectStart,

@@ -138,6 +138,13 @@ export interface ServerOptions {
    * for a request by any other name (its Host header is the client's to set).
    */
   readonly publicOrigin?: string;
+  /**
+   * The https URL of toolbus's OAuth Client ID Metadata Document, on `publicOrigin` (e.g.
+   * `https://toolbus.example.com/oauth/client-metadata.json`). toolbus serves the document at its path and uses
+   * the URL as its client id at MCP authorization servers that advertise `client_id_metadata_document_supported`;
+   * others still get a dynamic client registration. Unset: always register.
+   */
+  readonly mcpClientMetadataUrl?: string;
   /** How long an egress approval waits for the chat's owner (default 180 s). */
   readonly approvalTimeoutMs?: number;
   /**

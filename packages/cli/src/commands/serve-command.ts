@@ -37,10 +37,11 @@ import { resolveScaleOutTiming } from '../scale-out-timing.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
-import { parseServeFlags, serveArgOptions } from './serve-flags.ts';
+import { parseServeFlags, serveArgOptions, type serveRoles } from './serve-flags.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
-                     [--public-origin https://host] [--turns-per-user N] [--requests-per-minute N]
+                     [--public-origin https://host] [--mcp-client-metadata-url https://host/path]
+                     [--turns-per-user N] [--requests-per-minute N]
                      [--turn-lock-ms N] [--stalled-check-ms N] [--slot-ttl-ms N]
 
 Serves chats (streamed packets that survive disconnects), the admin API and /openapi.json over HTTP.
@@ -55,6 +56,9 @@ GET /health; both (the default) does both. Without redis.url every turn runs in 
 --public-origin URL: the origin browsers reach this server at (behind a TLS proxy: https://toolbus.example.com).
 MCP OAuth redirect URIs are built on it alone, and when it is https the session cookie is Secure. Without it,
 OAuth flows are refused for requests by any non-loopback name (the Host header is the client's to set).
+--mcp-client-metadata-url URL: toolbus's OAuth Client ID Metadata Document, an https URL on --public-origin
+  (e.g. https://toolbus.example.com/oauth/client-metadata.json). toolbus serves the document there and uses the
+  URL as its client id at MCP authorization servers that support it; others get a dynamic registration.
 --turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
 --requests-per-minute N: requests per user per minute (default 600; with redis.url one allowance per user for
   the whole deployment, counted in Redis, not one per replica).
@@ -92,7 +96,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     io.stdout.write(serveUsage);
     return 0;
   }
-  const { port, publicOrigin, auth, role, limits } = parseServeFlags({ values, usage: serveUsage });
+  const { port, publicOrigin, mcpClientMetadataUrl, auth, role, limits } = parseServeFlags({
+    values,
+    usage: serveUsage,
+  });
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
   const badRedisUrl = redisUrl === undefined ? undefined : redisUrlProblem(redisUrl);
@@ -107,17 +114,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     });
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
-  // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
   const scaleOut =
-    redisUrl === undefined
-      ? undefined
-      : await (await import('@toolbus/redis')).createRedisScaleOut({
-          url: redisUrl,
-          worker: role !== 'api',
-          onError: (event, error) =>
-            logger.warn(`scale_out.${event}`, { error: error instanceof Error ? error.name : 'unknown' }),
-          ...resolveScaleOutTiming({ flags: values, env: io.env, file: config.file.redis }),
-        });
+    redisUrl === undefined ? undefined : await startScaleOut({ redisUrl, role, values, io, config, logger });
   const workspace = await openWorkspace(config);
   const fetch = createGuardedFetch({
     level: 'strict',
@@ -154,7 +152,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     fetch: fetch as typeof globalThis.fetch,
     logger,
     limits,
-    ...omitUndefined({ publicOrigin }),
+    ...omitUndefined({ publicOrigin, mcpClientMetadataUrl }),
     ...(sandboxHealth ? { healthComponents: [sandboxHealth] } : {}),
     ...omitUndefined({ scaleOut }),
     skills: {
@@ -230,6 +228,26 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/** The Redis scale-out backend of `redisUrl`. */
+async function startScaleOut(options: {
+  readonly redisUrl: string;
+  readonly role: (typeof serveRoles)[number];
+  readonly values: Parameters<typeof resolveScaleOutTiming>[0]['flags'];
+  readonly io: CliIo;
+  readonly config: ReturnType<typeof loadCliConfig>;
+  readonly logger: ReturnType<typeof createJsonLogger>;
+}) {
+  const { logger } = options;
+  // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
+  return (await import('@toolbus/redis')).createRedisScaleOut({
+    url: options.redisUrl,
+    worker: options.role !== 'api',
+    onError: (event, error) =>
+      logger.warn(`scale_out.${event}`, { error: error instanceof Error ? error.name : 'unknown' }),
+    ...resolveScaleOutTiming({ flags: options.values, env: options.io.env, file: options.config.file.redis }),
+  });
 }
 
 /** Why `redis.url` (from the variable or the config file) is not a usable setting, or undefined when it is. */

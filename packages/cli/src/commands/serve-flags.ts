@@ -1,4 +1,4 @@
-import { parsePublicOrigin, type ServerAuthMode } from '@toolbus/server';
+import { parsePublicOrigin, resolveMcpClientMetadata, type ServerAuthMode } from '@toolbus/server';
 import { UsageError } from '../usage-error.ts';
 
 /** The replica roles of `toolbus serve --role`. */
@@ -12,6 +12,7 @@ export const serveArgOptions = {
   model: { type: 'string' },
   role: { type: 'string' },
   'public-origin': { type: 'string' },
+  'mcp-client-metadata-url': { type: 'string' },
   'turns-per-user': { type: 'string' },
   'requests-per-minute': { type: 'string' },
   'turn-lock-ms': { type: 'string' },
@@ -26,6 +27,7 @@ export interface ServeFlagValues {
   readonly auth?: string | undefined;
   readonly role?: string | undefined;
   readonly 'public-origin'?: string | undefined;
+  readonly 'mcp-client-metadata-url'?: string | undefined;
   readonly 'turns-per-user'?: string | undefined;
   readonly 'requests-per-minute'?: string | undefined;
 }
@@ -34,6 +36,8 @@ export interface ServeFlagValues {
 export interface ServeFlags {
   readonly port: number;
   readonly publicOrigin: string | undefined;
+  /** toolbus's Client ID Metadata Document URL (checked against the public origin). */
+  readonly mcpClientMetadataUrl: string | undefined;
   readonly auth: ServerAuthMode;
   readonly role: (typeof serveRoles)[number];
   readonly limits: { concurrentTurnsPerUser?: number; requestsPerMinute?: number };
@@ -60,6 +64,7 @@ export function parseServeFlags(options: {
       usage,
     });
   }
+  const mcpClientMetadataUrl = parseClientMetadataUrl(values['mcp-client-metadata-url'], publicOrigin, usage);
   const auth = (values.auth ?? 'local') as ServerAuthMode;
   if (auth !== 'local' && auth !== 'api-keys') {
     throw new UsageError({ message: '--auth is "local" or "api-keys".', usage });
@@ -68,7 +73,20 @@ export function parseServeFlags(options: {
   if (!serveRoles.includes(role)) {
     throw new UsageError({ message: '--role is "both", "api" or "worker".', usage });
   }
-  return { port, publicOrigin, auth, role, limits: parseLimits(values, usage) };
+  return { port, publicOrigin, mcpClientMetadataUrl, auth, role, limits: parseLimits(values, usage) };
+}
+
+function parseClientMetadataUrl(
+  value: string | undefined,
+  publicOrigin: string | undefined,
+  usage: string,
+): string | undefined {
+  try {
+    return resolveMcpClientMetadata({ url: value, publicOrigin })?.url;
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^mcpClientMetadataUrl: /, '');
+    throw new UsageError({ message: `--mcp-client-metadata-url: ${reason}`, usage });
+  }
 }
 
 function parseLimits(values: ServeFlagValues, usage: string): ServeFlags['limits'] {

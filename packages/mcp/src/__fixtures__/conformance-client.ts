@@ -29,10 +29,14 @@ const config: McpServerConfig = {
   transport: { type: 'streamable-http', url },
   auth: scenario.startsWith('auth/') ? { type: 'oauth', ...preRegistered } : { type: 'none' },
 };
+// The Client ID Metadata Document URL toolbus names itself by where the authorization server supports it
+// (conformance.test.ts serves the document over https on loopback and passes its URL).
+const clientMetadataUrl = process.env.TOOLBUS_CONFORMANCE_CIMD_URL;
 const oauth = {
   tokenStore: createInMemoryMcpTokenStore(),
   userId: 'conformance-user',
   redirectUrl: 'http://localhost:3000/callback',
+  ...omitUndefined({ clientMetadataUrl }),
 };
 
 /** Plays the user's browser: the suite's authorization server approves at once and redirects back. */

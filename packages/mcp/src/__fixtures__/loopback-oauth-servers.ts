@@ -22,6 +22,9 @@ import { createLoopbackMcpHandler, type LoopbackTool, type RecordedRequest } fro
 /** An in-memory authorization server: what the SDK's handlers call. */
 class LoopbackAuthorizationProvider implements OAuthServerProvider {
   readonly events: string[] = [];
+  /** The `iss` the authorize step puts on the redirect (RFC 9207): none, this server's issuer, or another one. */
+  issInRedirect: 'omit' | 'correct' | 'wrong' = 'omit';
+  issuer = '';
   readonly #clients = new Map<string, OAuthClientInformationFull>();
   readonly #codes = new Map<string, { clientId: string; challenge: string }>();
   readonly #accessTokens = new Map<string, { clientId: string; expiresAt: number }>();
@@ -46,6 +49,9 @@ class LoopbackAuthorizationProvider implements OAuthServerProvider {
     const target = new URL(params.redirectUri);
     target.searchParams.set('code', code);
     if (params.state !== undefined) target.searchParams.set('state', params.state);
+    if (this.issInRedirect !== 'omit') {
+      target.searchParams.set('iss', this.issInRedirect === 'correct' ? this.issuer : 'https://mix-up.example');
+    }
     (response as { redirect(status: number, url: string): void }).redirect(302, target.href);
   }
 
@@ -79,6 +85,12 @@ class LoopbackAuthorizationProvider implements OAuthServerProvider {
   /** Makes every access token invalid (as expiry would): the next MCP request gets 401. */
   revokeAccessTokens(): void {
     this.#accessTokens.clear();
+  }
+
+  /** Revokes the whole grant (access and refresh tokens): only a new authorization by the user helps. */
+  revokeGrants(): void {
+    this.#accessTokens.clear();
+    this.#refreshTokens.clear();
   }
 
   #issue(clientId: string): OAuthTokens {
@@ -128,7 +140,13 @@ function recorder(into: RecordedRequest[]): Middleware {
 }
 
 /** Starts the authorization server and the protected MCP server offering `tools`. */
-export async function startLoopbackOAuthServers(tools: readonly LoopbackTool[]): Promise<LoopbackOAuthServers> {
+export async function startLoopbackOAuthServers(
+  tools: readonly LoopbackTool[],
+  options: {
+    /** Advertise `authorization_response_iss_parameter_supported` (RFC 9207) and send `iss` on the redirect. */
+    readonly issParameter?: boolean;
+  } = {},
+): Promise<LoopbackOAuthServers> {
   const provider = new LoopbackAuthorizationProvider();
   const authorizationRequests: RecordedRequest[] = [];
   const mcpRequests: RecordedRequest[] = [];
@@ -137,6 +155,21 @@ export async function startLoopbackOAuthServers(tools: readonly LoopbackTool[]):
   authorizationApp.use(recorder(authorizationRequests));
   const authorization = await listen(authorizationApp);
   const issuerUrl = new URL(authorization.base);
+  const oauthMetadata = {
+    ...createOAuthMetadata({ provider, issuerUrl }),
+    ...(options.issParameter ? { authorization_response_iss_parameter_supported: true } : {}),
+  };
+  provider.issuer = oauthMetadata.issuer;
+  if (options.issParameter) {
+    provider.issInRedirect = 'correct';
+    // Ahead of the SDK's router, whose metadata has no field for it.
+    authorizationApp.use(
+      (request: { path: string }, response: { json(body: unknown): void }, next: () => void) => {
+        if (request.path === '/.well-known/oauth-authorization-server') response.json(oauthMetadata);
+        else next();
+      },
+    );
+  }
   authorizationApp.use(mcpAuthRouter({ provider, issuerUrl }));
 
   const mcpApp = createMcpExpressApp() as unknown as MiniApp;
@@ -145,7 +178,7 @@ export async function startLoopbackOAuthServers(tools: readonly LoopbackTool[]):
   const mcpUrl = new URL(`${resource.base}/mcp`);
   const handler = createLoopbackMcpHandler(tools);
   mcpApp.use(
-    mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl }), resourceServerUrl: mcpUrl }),
+    mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: mcpUrl }),
   );
   mcpApp.all(
     '/mcp',

@@ -17,6 +17,8 @@ export type McpConnectionErrorCode =
   | 'mcp_authentication_required'
   /** An OAuth callback's `state` does not match the authorization in progress. */
   | 'mcp_oauth_state_mismatch'
+  /** The server's URL or OAuth settings changed between the start of an authorization and its callback. */
+  | 'mcp_oauth_config_changed'
   /** The server URL is not an http(s) URL. */
   | 'mcp_invalid_config';
 

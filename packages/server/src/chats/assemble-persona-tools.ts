@@ -66,6 +66,7 @@ export async function assemblePersonaTools(
           mcp: omitUndefined({
             oauthRedirectUrl: deps.mcpOAuthRedirectUrl,
             oauthRefreshLock: deps.mcpOAuthRefreshLock,
+            oauthClientMetadataUrl: deps.mcpOAuthClientMetadataUrl,
             logger: deps.logger,
           }),
         }

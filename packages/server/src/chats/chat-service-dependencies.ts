@@ -37,6 +37,8 @@ export interface ChatServiceDependencies {
   readonly mcpOAuthRedirectUrl?: string;
   /** Serialises MCP OAuth token refreshes across replicas (default: within this process). */
   readonly mcpOAuthRefreshLock?: McpRefreshLock;
+  /** toolbus's Client ID Metadata Document URL (`mcpClientMetadataUrl`), used as client id where supported. */
+  readonly mcpOAuthClientMetadataUrl?: string;
   /** Where egress approvals of a turn's sandboxed code wait for the chat's owner. */
   readonly approvals?: ApprovalHub;
   /** Where MCP servers' questions to the user wait for the chat's owner. */

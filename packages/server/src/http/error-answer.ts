@@ -42,6 +42,7 @@ const statusOfCode: Readonly<Record<string, number>> = {
   mcp_authentication_required: 409,
   mcp_oauth_not_configured: 409,
   mcp_oauth_state_mismatch: 409,
+  mcp_oauth_config_changed: 409,
   ssrf_blocked: 422,
   host_unresolvable: 422,
   credentials_in_url: 422,

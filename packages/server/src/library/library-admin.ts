@@ -60,6 +60,8 @@ export interface LibraryAdminOptions {
   readonly mcpOAuthRedirectUrl?: string;
   /** Serialises MCP OAuth token refreshes across replicas (default: within this process). */
   readonly mcpOAuthRefreshLock?: McpRefreshLock;
+  /** toolbus's Client ID Metadata Document URL (`mcpClientMetadataUrl`). */
+  readonly mcpOAuthClientMetadataUrl?: string;
   /** Which built-in tools the deployment can run (the persona editor switches those on for a new persona). */
   readonly availableBuiltIns?: AvailableBuiltIns;
 }
@@ -215,6 +217,7 @@ export class LibraryAdmin {
       reviewerId,
       oauthRedirectUrl: this.#options.mcpOAuthRedirectUrl,
       oauthRefreshLock: this.#options.mcpOAuthRefreshLock,
+      oauthClientMetadataUrl: this.#options.mcpOAuthClientMetadataUrl,
     });
   }
 

@@ -39,6 +39,11 @@ export interface McpOAuthServiceOptions {
   readonly pendingLifetimeMs?: number;
   /** Serialises token refreshes across replicas (default: within this process). */
   readonly refreshLock?: McpRefreshLock;
+  /**
+   * toolbus's Client ID Metadata Document URL: the client id at authorization servers that support them (the
+   * document lists the callback on the public origin, so connecting is then done from that origin).
+   */
+  readonly clientMetadataUrl?: string;
 }
 
 /**
@@ -219,7 +224,10 @@ export class McpOAuthService {
       tokenStore: createStorageMcpTokenStore(this.#options.storage),
       userId,
       redirectUrl,
-      ...omitUndefined({ refreshLock: this.#options.refreshLock }),
+      ...omitUndefined({
+        refreshLock: this.#options.refreshLock,
+        clientMetadataUrl: this.#options.clientMetadataUrl,
+      }),
     };
   }
 

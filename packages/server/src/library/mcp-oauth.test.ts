@@ -3,28 +3,22 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import type { Storage } from '@toolbus/storage';
-import { whoamiTool } from '../../../mcp/src/__fixtures__/authorize-loopback-user.ts';
-import {
-  type LoopbackOAuthServers,
-  startLoopbackOAuthServers,
-} from '../../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
-import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
-import { createServer, type ToolbusServer } from '../create-server.ts';
+import type { LoopbackOAuthServers } from '../../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
+import { jsonOf, type McpOAuthWorld, startMcpOAuthWorld } from '../__fixtures__/mcp-oauth-world.ts';
+import { readSse } from '../__fixtures__/test-server.ts';
+import { createServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
 
+let world: McpOAuthWorld;
 let oauthServers: LoopbackOAuthServers;
-let model: ScriptedModelServer;
 let storage: Storage;
 let databasePath: string;
-let server: ToolbusServer;
 let http: ListeningServer;
 let adminKey: string;
 
 before(async () => {
-  oauthServers = await startLoopbackOAuthServers([whoamiTool]);
-  model = await startScriptedModelServer({
+  world = await startMcpOAuthWorld({
     handler: (request) =>
       request.messages.at(-1)?.role === 'tool'
         ? [{ type: 'text', text: `Server says: ${request.messages.at(-1)?.toolResults[0]?.content ?? ''}` }]
@@ -32,43 +26,13 @@ before(async () => {
           ? [{ type: 'tool-call', id: 'call_who', name: 'whoami', arguments: {} }]
           : [{ type: 'text', text: 'No tool for that.' }],
   });
-  ({ storage, path: databasePath } = await openTestStorage());
-  server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
-    limits: { requestsPerMinute: 100_000 },
-  });
-  http = await listen(server, { port: 0 });
-  const bootstrap = await server.access.bootstrapAdmin('admin@example.com');
-  assert.ok(bootstrap);
-  adminKey = bootstrap.key;
+  ({ oauthServers, storage, databasePath, http, adminKey } = world);
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-  await model.close();
-  await oauthServers.close();
-});
+after(() => world.close());
 
-async function call(method: string, path: string, key: string | undefined, body?: unknown) {
-  return fetch(`${http.url}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
-
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  assert.equal(response.status, status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const call = (method: string, path: string, key: string | undefined, body?: unknown) =>
+  world.call(method, path, key, body);
+const json = jsonOf;
 
 async function newUser(email: string): Promise<{ id: string; key: string }> {
   const user = await json<{ id: string }>(await call('POST', '/v1/admin/users', adminKey, { email }), 201);
@@ -256,7 +220,7 @@ describe('the MCP OAuth connect flow', () => {
     const replica = await createServer({
       storage,
       auth: 'api-keys',
-      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      defaultModel: `openai-compatible:${world.model.url}/v1#scripted`,
       fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
       limits: { requestsPerMinute: 100_000 },
     });

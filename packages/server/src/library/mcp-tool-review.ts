@@ -50,6 +50,7 @@ export interface McpToolReviewOptions {
   readonly reviewerId?: string | undefined;
   readonly oauthRedirectUrl?: string | undefined;
   readonly oauthRefreshLock?: McpRefreshLock | undefined;
+  readonly oauthClientMetadataUrl?: string | undefined;
 }
 
 /** Connects to the server and compares each tool's definition with its approval. */
@@ -96,7 +97,10 @@ async function connectForReview(options: McpToolReviewOptions): ReturnType<typeo
               tokenStore: createStorageMcpTokenStore(options.storage),
               userId: reviewerId,
               redirectUrl: oauthRedirectUrl,
-              ...omitUndefined({ refreshLock: options.oauthRefreshLock }),
+              ...omitUndefined({
+                refreshLock: options.oauthRefreshLock,
+                clientMetadataUrl: options.oauthClientMetadataUrl,
+              }),
             },
           }
         : {}),
