@@ -9,11 +9,11 @@ import {
   type ScriptedStep,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { createServer, type ListeningServer, listen, type ServerOptions } from '@toolbus/server';
 import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
 import type { Page } from 'playwright-core';
+import { seedApprovedMcpServer } from '../../../packages/server/src/__fixtures__/approved-mcp-server.ts';
 import { openTestStorage } from '../../../packages/server/src/__fixtures__/test-server.ts';
 import { type BrowserProfile, openProfile } from './chromium.ts';
 
@@ -38,30 +38,7 @@ export async function openMcpChatPage(options: {
   const persona = (await storage.personas.list()).find((item) => item.name === 'default');
   assert.ok(persona);
   const fetch = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof globalThis.fetch;
-  const { name, url } = options.mcp;
-  const row = await storage.mcpServers.create({
-    name,
-    endpoint: { transport: 'streamable-http', url },
-    authType: 'none',
-  });
-  const connection = await connectMcpServer(
-    { id: row.id, name, transport: { type: 'streamable-http', url } },
-    { fetch },
-  );
-  for (const descriptor of await connection.listTools()) {
-    await storage.mcpServers.approveTool({
-      serverId: row.id,
-      toolName: descriptor.name,
-      definitionHash: await toolDefinitionHash(descriptor),
-      approvedBy: 'admin',
-    });
-    await storage.personas.addToolRow(persona.id, {
-      kind: 'mcp',
-      serverId: row.id,
-      toolName: descriptor.name,
-    });
-  }
-  await connection.close();
+  await seedApprovedMcpServer(storage, { ...options.mcp, personaId: persona.id, fetch });
   const server = await createServer({
     storage,
     auth: 'api-keys',

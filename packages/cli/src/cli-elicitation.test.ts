@@ -3,34 +3,19 @@
 // field from the requested schema (defaults for empty lines, numbered choices), declines, consents to a URL, or,
 // when stdin carried the question itself, cancels with a note. What the server received comes back in its result.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  type ScriptedStep,
-  startScriptedModelServer,
-} from '@toolbus/core/testing';
+import type { ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
+import { everythingServerEntry } from '../../assembly/src/__fixtures__/everything-server.ts';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
-const require = createRequire(import.meta.url);
-const everythingEntry = join(
-  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist',
-  'index.js',
-);
-
 describe('toolbus chat answers an MCP server’s questions at the prompt', () => {
-  let home: string;
-  let model: ScriptedModelServer;
+  let cli: ScriptedCliHome;
   let env: Record<string, string>;
   let planned: { name: string; arguments: Record<string, unknown> } = { name: '', arguments: {} };
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-elicitation-'));
-    model = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-elicitation-',
       handler: (request: ScriptedRequest): ScriptedStep[] => {
         if (request.lastMessage?.role === 'tool') {
           return [{ type: 'text', text: `Tool said: ${request.lastMessage.toolResults[0]?.content ?? ''}` }];
@@ -38,9 +23,9 @@ describe('toolbus chat answers an MCP server’s questions at the prompt', () =>
         return [{ type: 'tool-call', id: 'call_ask', name: planned.name, arguments: planned.arguments }];
       },
     });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#scripted` };
+    ({ env } = cli);
     const added = await spawnCli(
-      ['mcp', 'add', 'everything', '--yes', '--', process.execPath, everythingEntry, 'stdio'],
+      ['mcp', 'add', 'everything', '--yes', '--', process.execPath, everythingServerEntry, 'stdio'],
       env,
     );
     assert.equal(added.code, 0, added.stderr);
@@ -49,8 +34,7 @@ describe('toolbus chat answers an MCP server’s questions at the prompt', () =>
     assert.match(added.stdout, / {2}trigger-url-elicitation /);
   });
   after(async () => {
-    await model.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('a form: one line per field, defaults for empty lines, numbered choices; the server gets the content', async () => {

@@ -4,29 +4,24 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  type ScriptedStep,
-  startScriptedModelServer,
-} from '@toolbus/core/testing';
+import type { ScriptedModelServer, ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 describe('failures that used to look like success, from the command line', () => {
+  let cli: ScriptedCliHome;
   let home: string;
   let work: string;
   let server: ScriptedModelServer;
   let respond: (request: ScriptedRequest) => ScriptedStep[] = () => [{ type: 'text', text: 'unused' }];
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-failures-'));
+    cli = await startScriptedCliHome({ prefix: 'toolbus-failures-', handler: (request) => respond(request) });
+    ({ home, model: server, env } = cli);
     work = await mkdtemp(join(tmpdir(), 'toolbus-work-'));
-    server = await startScriptedModelServer({ handler: (request) => respond(request) });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
   });
   after(async () => {
-    await server.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
     await rm(work, { recursive: true, force: true });
   });
 

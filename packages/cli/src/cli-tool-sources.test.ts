@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  type ScriptedStep,
-  startScriptedModelServer,
-} from '@toolbus/core/testing';
+import type { ScriptedModelServer, ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
+import { everythingServerEntry } from '../../assembly/src/__fixtures__/everything-server.ts';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 const require = createRequire(import.meta.url);
-const everythingEntry = join(
-  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist',
-  'index.js',
-);
 const driftingServer = new URL('./__fixtures__/drifting-mcp-server.mjs', import.meta.url).pathname;
 const githubDescription = require.resolve('@octokit/openapi/generated/api.github.com.json');
 
@@ -45,18 +36,17 @@ function plannedCalls(calls: readonly { name: string; arguments: Record<string, 
 }
 
 describe('tool sources from the command line: personas, MCP servers, OpenAPI documents', () => {
+  let cli: ScriptedCliHome;
   let home: string;
   let server: ScriptedModelServer;
   let respond: (request: ScriptedRequest) => ScriptedStep[] = () => [{ type: 'text', text: 'unused' }];
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-sources-'));
-    server = await startScriptedModelServer({ handler: (request) => respond(request) });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+    cli = await startScriptedCliHome({ prefix: 'toolbus-sources-', handler: (request) => respond(request) });
+    ({ home, model: server, env } = cli);
   });
   after(async () => {
-    await server.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('persona create, list, use, show and rm', async () => {
@@ -79,7 +69,7 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
 
   test('a real MCP server from npm, added with mcp add, is used in a turn; an isError result is a failure', async () => {
     const added = await spawnCli(
-      ['mcp', 'add', 'everything', '--yes', '--', process.execPath, everythingEntry, 'stdio'],
+      ['mcp', 'add', 'everything', '--yes', '--', process.execPath, everythingServerEntry, 'stdio'],
       env,
     );
     assert.equal(added.code, 0, added.stderr);

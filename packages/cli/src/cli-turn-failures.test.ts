@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  type ScriptedStep,
-  startScriptedModelServer,
-} from '@toolbus/core/testing';
+import type { ScriptedModelServer, ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // A chat turn from the real command line when things go wrong: tools of a real MCP server that throw, answer
@@ -19,14 +12,16 @@ import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 const failingServer = new URL('./__fixtures__/failing-mcp-server.mjs', import.meta.url).pathname;
 
 describe('a turn that fails or is stopped', () => {
-  let home: string;
+  let cli: ScriptedCliHome;
   let server: ScriptedModelServer;
   let env: Record<string, string>;
   let respond: (request: ScriptedRequest) => ScriptedStep[] = () => [];
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-turn-failures-'));
-    server = await startScriptedModelServer({ handler: (request) => respond(request) });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-turn-failures-',
+      handler: (request) => respond(request),
+    });
+    ({ model: server, env } = cli);
     const added = await spawnCli(
       ['mcp', 'add', 'failing', '--yes', '--', process.execPath, failingServer],
       env,
@@ -34,8 +29,7 @@ describe('a turn that fails or is stopped', () => {
     assert.equal(added.code, 0, added.stderr);
   });
   after(async () => {
-    await server.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   /** The model calls each named tool once, then answers with what the tools said. */

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import type { Storage } from '@toolbus/storage';
 import { callApi, newUserKey } from '../../server/src/__fixtures__/api-calls.ts';
+import { seedApprovedMcpServer } from '../../server/src/__fixtures__/approved-mcp-server.ts';
 import { readSse } from '../../server/src/__fixtures__/test-server.ts';
 import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
@@ -45,29 +45,12 @@ function startReplica(role: 'api' | 'worker'): Promise<Replica> {
 /** The bistro MCP server with its tool approved, offered by a "host" persona. */
 async function seedBistro(storage: Storage): Promise<void> {
   const persona = await storage.personas.create({ name: 'host', description: 'books tables' });
-  const row = await storage.mcpServers.create({
+  await seedApprovedMcpServer(storage, {
     name: 'bistro',
-    endpoint: { transport: 'streamable-http', url: mcp.url },
-    authType: 'none',
+    url: mcp.url,
+    personaId: persona.id,
+    fetch: loopbackFetch,
   });
-  const connection = await connectMcpServer(
-    { id: row.id, name: 'bistro', transport: { type: 'streamable-http', url: mcp.url } },
-    { fetch: loopbackFetch },
-  );
-  for (const descriptor of await connection.listTools()) {
-    await storage.mcpServers.approveTool({
-      serverId: row.id,
-      toolName: descriptor.name,
-      definitionHash: await toolDefinitionHash(descriptor),
-      approvedBy: 'admin',
-    });
-    await storage.personas.addToolRow(persona.id, {
-      kind: 'mcp',
-      serverId: row.id,
-      toolName: descriptor.name,
-    });
-  }
-  await connection.close();
   personaId = persona.id;
 }
 

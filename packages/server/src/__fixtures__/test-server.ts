@@ -14,6 +14,7 @@ import {
 import { openStorage, type Storage } from '@toolbus/storage';
 import { z } from 'zod';
 import { createServer } from '../create-server.ts';
+import type { ServerOptions } from '../server-options.ts';
 import { type ListeningServer, listen } from '../listen.ts';
 
 /** A fresh storage in a temporary directory, with a `default` persona offering the `lookup` test tool. */
@@ -34,7 +35,15 @@ export interface ScriptedTestServer {
   readonly http: ListeningServer;
   /** Creates a chat (local auth) and returns its id. */
   newChat(): Promise<string>;
+  /** Sends `content` in a new chat (local auth) and reads the whole turn: its packets as they arrived. */
+  runTurn(content: string): Promise<{ readonly chatId: string; readonly packets: readonly TurnPacket[] }>;
   close(): Promise<void>;
+}
+
+/** A packet as a turn's SSE stream carries it. */
+export interface TurnPacket {
+  readonly placement: { readonly turn: number; readonly tab: number; readonly path?: unknown[] };
+  readonly obj: { readonly type: string; readonly [key: string]: unknown };
 }
 
 /**
@@ -44,27 +53,38 @@ export interface ScriptedTestServer {
 export async function startScriptedTestServer(options: {
   readonly handler: NonNullable<ScriptedModelServerOptions['handler']>;
   readonly toolFactories: () => ReadonlyMap<string, BuiltInToolFactory>;
+  /** Rows the test needs in storage before the server starts (personas' tool rows, MCP servers). */
+  readonly seed?: (storage: Storage) => Promise<void>;
+  /** Server options beyond the defaults (a logger, the fetch MCP and OpenAPI tools use). */
+  readonly server?: Partial<Omit<ServerOptions, 'storage' | 'defaultModel' | 'auth'>>;
 }): Promise<ScriptedTestServer> {
   const model = await startScriptedModelServer({ handler: options.handler });
   const { storage } = await openTestStorage();
+  await options.seed?.(storage);
   const server = await createServer({
+    ...options.server,
     storage,
     auth: 'local',
     defaultModel: `openai-compatible:${model.url}/v1#scripted`,
     builtInToolFactories: options.toolFactories,
   });
   const http = await listen(server, { port: 0 });
+  const post = (path: string, body: unknown) =>
+    fetch(`${http.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const newChat = async () => ((await (await post('/v1/chats', {})).json()) as { id: string }).id;
   return {
     model,
     storage,
     http,
-    async newChat() {
-      const response = await fetch(`${http.url}/v1/chats`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      });
-      return ((await response.json()) as { id: string }).id;
+    newChat,
+    async runTurn(content) {
+      const chatId = await newChat();
+      const events = await readSse(await post(`/v1/chats/${chatId}/messages`, { content }));
+      return { chatId, packets: events.map((event) => JSON.parse(event.data) as TurnPacket) };
     },
     async close() {
       await http.close();

@@ -1,16 +1,16 @@
 import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { defaultApprovalTimeoutMs } from '@toolbus/egress';
-import { type ApprovalResolution, omitUndefined, type PacketObject } from '@toolbus/spec';
+import { type ApprovalResolution, omitUndefined } from '@toolbus/spec';
 import { ServerError } from '../http/server-error.ts';
 import type { ApprovalAskHandler, ApprovalAsks } from '../scale-out/approval-asks.ts';
 import { type ApprovalRelay, InProcessApprovalRelay } from '../scale-out/approval-relay.ts';
+import { type ApprovalPacketSink, RelayedAnswers } from '../scale-out/relayed-answers.ts';
 import { approvalPayloadPreview } from './approval-preview.ts';
 
 /** A decision as a client sends it (`POST /v1/approvals/{approvalId}`). */
 export type ApprovalChoice = 'approve' | 'reject' | 'allow-session';
 
-/** Where a turn's approval packets go: the turn's stream, at the tool call that runs the code when known. */
-export type ApprovalPacketSink = (packet: PacketObject, toolCallId: string | undefined) => void;
+export type { ApprovalPacketSink } from '../scale-out/relayed-answers.ts';
 
 /** The approvals of one turn: the broker its egress proxy asks, and the wait it is given. */
 export interface TurnApprovals {
@@ -25,8 +25,10 @@ export interface TurnApprovals {
   close(): void;
 }
 
-interface Pending {
-  settle(decision: ApprovalDecision): void;
+/** How a wait ended: the card's resolution and what the proxy is told. */
+interface Ending {
+  readonly resolution: ApprovalResolution;
+  readonly decision: ApprovalDecision;
 }
 
 /** How much longer than the proxy's wait the relay keeps an approval (a replica that died never closes it). */
@@ -42,13 +44,10 @@ const relayGraceMs = 30_000;
  */
 export class ApprovalHub {
   readonly timeoutMs: number;
-  readonly #pending = new Map<string, Pending>();
-  readonly #relay: ApprovalRelay;
+  readonly #answers: RelayedAnswers<ApprovalDecision, Ending>;
   readonly #now: () => number;
-  readonly #asks: ApprovalAsks | undefined;
   /** The turns running here, by chat: where a standalone egress proxy's asks for that chat go. */
   readonly #turns = new Map<string, ApprovalBroker>();
-  #listening: Promise<() => Promise<void>> | undefined;
 
   constructor(
     options: {
@@ -62,33 +61,21 @@ export class ApprovalHub {
   ) {
     this.timeoutMs = options.timeoutMs ?? defaultApprovalTimeoutMs;
     this.#now = options.now ?? Date.now;
-    this.#relay = options.relay ?? new InProcessApprovalRelay(omitUndefined({ now: options.now }));
-    this.#asks = options.asks;
+    const asks = options.asks;
+    this.#answers = new RelayedAnswers({
+      relay: options.relay ?? new InProcessApprovalRelay(omitUndefined({ now: options.now })),
+      ...omitUndefined({ alsoListen: asks && (() => asks.serve(this.#answerAsk)) }),
+    });
   }
 
   /** Approvals waiting in this process now (for a status line or a drain). */
   get pending(): number {
-    return this.#pending.size;
+    return this.#answers.pending;
   }
 
   /** Starts receiving decisions from the relay (once; a request waits for it before it is announced). */
   listen(): Promise<void> {
-    this.#listening ??= this.#subscribe();
-    return this.#listening.then(() => undefined);
-  }
-
-  async #subscribe(): Promise<() => Promise<void>> {
-    const decisions = await this.#relay.subscribe((approvalId, decision) =>
-      this.#pending.get(approvalId)?.settle(decision),
-    );
-    const asks = await this.#asks?.serve(this.#answerAsk).catch(async (error: unknown) => {
-      await decisions();
-      throw error;
-    });
-    return async () => {
-      await asks?.();
-      await decisions();
-    };
+    return this.#answers.listen();
   }
 
   /**
@@ -103,24 +90,15 @@ export class ApprovalHub {
   };
 
   /** Stops receiving decisions (the server closed; its turns withdrew what they waited for). */
-  async close(): Promise<void> {
-    const listening = this.#listening;
-    this.#listening = undefined;
-    if (listening !== undefined) await (await listening)();
+  close(): Promise<void> {
+    return this.#answers.close();
   }
 
   /** The approvals of one turn of `chatId`, owned by `userId`. */
   forTurn(turn: { readonly chatId: string; readonly userId: string }): TurnApprovals {
     const hub = this;
-    const relay = this.#relay;
-    let sink: ApprovalPacketSink | undefined;
-    const early: [PacketObject, string | undefined][] = [];
-    const emit: ApprovalPacketSink = (packet, toolCallId) => {
-      if (sink === undefined) early.push([packet, toolCallId]);
-      else sink(packet, toolCallId);
-    };
-    const mine = new Set<string>();
-    let closed = false;
+    const relay = this.#answers.relay;
+    const answers = this.#answers.forTurn();
     const grantsOf = (request: ApprovalRequest) =>
       request.actions.map((action) => [request.target.kind, request.target.id, action.type].join('\u0000'));
     const broker: ApprovalBroker = {
@@ -130,65 +108,46 @@ export class ApprovalHub {
         (await relay.granted(turn.chatId, grantsOf(request)).catch(() => false)),
       async requestApproval(request, signal) {
         // Fail closed: a sandbox of another user (or of nobody) cannot ask in this chat.
-        if (closed || request.identity.userId !== turn.userId) return 'rejected';
+        if (answers.closed || request.identity.userId !== turn.userId) return 'rejected';
         const toolCallId = request.identity.tag;
-        await hub.listen();
-        await relay.open({
-          approvalId: request.approvalId,
-          userId: turn.userId,
+        const decided = (decision: ApprovalDecision): Ending => ({ resolution: decision, decision });
+        const ending = await answers.wait({
+          id: request.approvalId,
+          ownerKey: turn.userId,
           ttlMs: hub.timeoutMs + relayGraceMs,
-        });
-        return new Promise<ApprovalDecision>((resolve) => {
-          let done = false;
-          let recheck: NodeJS.Timeout | undefined;
-          const finish = async (resolution: ApprovalResolution, decision: ApprovalDecision) => {
-            if (done) return;
-            done = true;
-            hub.#pending.delete(request.approvalId);
-            mine.delete(request.approvalId);
-            clearInterval(recheck);
-            signal.removeEventListener('abort', onAbort);
-            // A relay failure must not leave the proxy waiting: the decision stands, the grant may be lost.
-            await relay.close(request.approvalId).catch(() => undefined);
+          signal,
+          // The proxy gave up: expired, even if a decision raced it through the relay (the request was not sent).
+          aborted: { resolution: 'expired', decision: 'rejected' },
+          answered: decided,
+          shown() {
+            const preview = approvalPayloadPreview(request.payload);
+            answers.emit(
+              {
+                type: 'approval-request',
+                approvalId: request.approvalId,
+                ...omitUndefined({ toolCallId }),
+                subject: { kind: request.target.kind, name: request.target.name },
+                actions: request.actions.map((action) => action.type),
+                method: request.method,
+                url: request.destination,
+                ...omitUndefined({ payloadPreview: preview }),
+                expiresAt: new Date(hub.#now() + hub.timeoutMs).toISOString(),
+              },
+              toolCallId,
+            );
+          },
+          async ended({ resolution }) {
+            // The decision stands even when the grant cannot be written: it may be lost.
             if (resolution === 'approved_for_session') {
               await relay.grant(turn.chatId, grantsOf(request)).catch(() => undefined);
             }
-            emit({ type: 'approval-resolved', approvalId: request.approvalId, resolution }, toolCallId);
-            resolve(decision);
-          };
-          // The proxy gave up: expired, even if a decision raced it through the relay (the request was not sent).
-          const onAbort = () => void finish('expired', 'rejected');
-          hub.#pending.set(request.approvalId, { settle: (decision) => void finish(decision, decision) });
-          mine.add(request.approvalId);
-          signal.addEventListener('abort', onAbort, { once: true });
-          if (relay.recheckIntervalMs !== undefined) {
-            recheck = setInterval(() => {
-              relay.decision(request.approvalId).then(
-                (decision) => {
-                  if (decision !== undefined) void finish(decision, decision);
-                },
-                () => undefined,
-              );
-            }, relay.recheckIntervalMs);
-            recheck.unref();
-          }
-          const preview = approvalPayloadPreview(request.payload);
-          emit(
-            {
-              type: 'approval-request',
-              approvalId: request.approvalId,
-              ...omitUndefined({ toolCallId }),
-              subject: { kind: request.target.kind, name: request.target.name },
-              actions: request.actions.map((action) => action.type),
-              method: request.method,
-              url: request.destination,
-              ...omitUndefined({ payloadPreview: preview }),
-              expiresAt: new Date(hub.#now() + hub.timeoutMs).toISOString(),
-            },
-            toolCallId,
-          );
-          if (signal.aborted) onAbort();
+            answers.emit(
+              { type: 'approval-resolved', approvalId: request.approvalId, resolution },
+              toolCallId,
+            );
+          },
         });
+        return ending.decision;
       },
     };
     hub.#turns.set(turn.chatId, broker);
@@ -196,14 +155,10 @@ export class ApprovalHub {
       broker,
       timeoutMs: this.timeoutMs,
       sessionId: turn.chatId,
-      attach(next) {
-        sink = next;
-        for (const [packet, toolCallId] of early.splice(0)) next(packet, toolCallId);
-      },
+      attach: answers.attach,
       close() {
-        closed = true;
         if (hub.#turns.get(turn.chatId) === broker) hub.#turns.delete(turn.chatId);
-        for (const id of [...mine]) hub.#pending.get(id)?.settle('rejected');
+        answers.close({ resolution: 'rejected', decision: 'rejected' });
       },
     };
   }
@@ -216,7 +171,7 @@ export class ApprovalHub {
   async decide(userId: string, approvalId: string, choice: ApprovalChoice): Promise<ApprovalResolution> {
     const decision: ApprovalDecision =
       choice === 'approve' ? 'approved' : choice === 'allow-session' ? 'approved_for_session' : 'rejected';
-    if (!(await this.#relay.decide(userId, approvalId, decision))) {
+    if (!(await this.#answers.relay.decide(userId, approvalId, decision))) {
       throw new ServerError({
         code: 'not_found',
         field: 'path.approvalId',

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import type { Storage } from '@toolbus/storage';
 import {
   lookupThenAnswer,
   lookupToolFactories,
-  openTestStorage,
-  readSse,
+  type ScriptedTestServer,
+  startScriptedTestServer,
 } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
 import { createJsonLogger } from '../server-logger.ts';
 
 // What assembly leaves out of a turn (a row whose server is down, a stored credential HTTP cannot carry) goes to
 // the server's own JSON log, by name, never to the console and never with the secret.
-let model: ScriptedModelServer;
-let storage: Storage;
-let http: ListeningServer;
+let world: ScriptedTestServer;
 const lines: string[] = [];
 const consoleWarnings: unknown[][] = [];
 const consoleWarn = console.warn;
@@ -41,57 +35,39 @@ before(async () => {
   console.warn = (...parts: unknown[]) => {
     consoleWarnings.push(parts);
   };
-  model = await startScriptedModelServer({ handler: lookupThenAnswer() });
-  ({ storage } = await openTestStorage());
-  const persona = (await storage.personas.list()).find((item) => item.name === 'default');
-  assert.ok(persona);
-  const down = await storage.mcpServers.create({
-    name: 'down',
-    // Port 9 (discard) on loopback: nothing listens there, the connection is refused.
-    endpoint: { transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
-    authType: 'none',
+  world = await startScriptedTestServer({
+    handler: lookupThenAnswer(),
+    toolFactories: () => lookupToolFactories(),
+    server: { logger: createJsonLogger((line) => lines.push(line)) },
+    async seed(storage) {
+      const persona = (await storage.personas.list()).find((item) => item.name === 'default');
+      assert.ok(persona);
+      const down = await storage.mcpServers.create({
+        name: 'down',
+        // Port 9 (discard) on loopback: nothing listens there, the connection is refused.
+        endpoint: { transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
+        authType: 'none',
+      });
+      await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: down.id, toolName: 'echo' });
+      // Routine: this server has no factory for it (a provider not configured), which is no news in the log.
+      await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'ImageGenerationTool' });
+      await storage.personas.addToolRow(persona.id, {
+        kind: 'openapi',
+        name: 'Pets',
+        document: petsDocument,
+        auth: { type: 'bearer', token: secretToken },
+      });
+    },
   });
-  await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: down.id, toolName: 'echo' });
-  // Routine: this server has no factory for it (a provider not configured), which is no news in the log.
-  await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'ImageGenerationTool' });
-  await storage.personas.addToolRow(persona.id, {
-    kind: 'openapi',
-    name: 'Pets',
-    document: petsDocument,
-    auth: { type: 'bearer', token: secretToken },
-  });
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    builtInToolFactories: () => lookupToolFactories(),
-    logger: createJsonLogger((line) => lines.push(line)),
-  });
-  http = await listen(server, { port: 0 });
 });
 after(async () => {
   console.warn = consoleWarn;
-  await http.close();
-  await storage.close();
-  await model.close();
+  await world.close();
 });
 
 async function runTurn(): Promise<void> {
-  const chat = (await (
-    await fetch(`${http.url}/v1/chats`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    })
-  ).json()) as { id: string };
-  const events = await readSse(
-    await fetch(`${http.url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'refunds?' }),
-    }),
-  );
-  assert.equal((JSON.parse(events.at(-1)?.data ?? '{}') as { obj: { type: string } }).obj.type, 'stop');
+  const { packets } = await world.runTurn('refunds?');
+  assert.equal(packets.at(-1)?.obj.type, 'stop');
 }
 
 test('assembly warnings of a turn go to the server log as JSON, by name, once, never to the console or with a secret', async () => {

@@ -4,18 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import { toolDefinitionHash } from '@toolbus/mcp';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
-import type { Storage } from '@toolbus/storage';
+import { seedApprovedMcpServer } from '../__fixtures__/approved-mcp-server.ts';
 import {
   lookupThenAnswer,
   lookupToolFactories,
-  openTestStorage,
-  readSse,
+  type ScriptedTestServer,
+  startScriptedTestServer,
 } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
 
 const tree: McpWireTool = {
   name: 'tree',
@@ -32,69 +28,30 @@ const echo: McpWireTool = {
   inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
 };
 
-let model: ScriptedModelServer;
 let mcp: LoopbackMcpServer;
-let storage: Storage;
-let http: ListeningServer;
+let world: ScriptedTestServer;
 
 before(async () => {
-  model = await startScriptedModelServer({ handler: lookupThenAnswer() });
   mcp = await startLoopbackMcpServer([tree, echo].map(echoLoopbackTool));
-  ({ storage } = await openTestStorage());
-  const persona = (await storage.personas.list()).find((item) => item.name === 'default');
-  assert.ok(persona);
-  const server = await storage.mcpServers.create({
-    name: 'shapes',
-    endpoint: { transport: 'streamable-http', url: mcp.url },
-    authType: 'none',
-  });
-  for (const tool of [tree, echo]) {
-    await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: server.id, toolName: tool.name });
-    const definitionHash = await toolDefinitionHash({
-      name: tool.name,
-      description: tool.description ?? '',
-      inputSchema: tool.inputSchema,
-    });
-    await storage.mcpServers.approveTool({
-      serverId: server.id,
-      toolName: tool.name,
-      definitionHash,
-      approvedBy: 'admin',
-    });
-  }
-  const app = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    builtInToolFactories: () => lookupToolFactories(),
+  world = await startScriptedTestServer({
+    handler: lookupThenAnswer(),
+    toolFactories: () => lookupToolFactories(),
     // The MCP server is on loopback, which the default guarded fetch refuses.
-    fetch,
+    server: { fetch },
+    async seed(storage) {
+      const persona = (await storage.personas.list()).find((item) => item.name === 'default');
+      assert.ok(persona);
+      await seedApprovedMcpServer(storage, { name: 'shapes', url: mcp.url, personaId: persona.id, fetch });
+    },
   });
-  http = await listen(app, { port: 0 });
 });
 after(async () => {
-  await http.close();
-  await storage.close();
-  await model.close();
+  await world.close();
   await mcp.close();
 });
 
 test("the turn's tool-mode packet names the set-aside tool and why; the others are offered", async () => {
-  const chat = (await (
-    await fetch(`${http.url}/v1/chats`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    })
-  ).json()) as { id: string };
-  const events = await readSse(
-    await fetch(`${http.url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'draw a tree' }),
-    }),
-  );
-  const packets = events.map((event) => (JSON.parse(event.data) as { obj: Record<string, unknown> }).obj);
+  const packets = (await world.runTurn('draw a tree')).packets.map((packet) => packet.obj);
   const mode = packets.find((packet) => packet.type === 'tool-mode') as
     | { total: number; setAside: { name: string; reason: string }[] }
     | undefined;
@@ -102,7 +59,7 @@ test("the turn's tool-mode packet names the set-aside tool and why; the others a
   assert.equal(mode.setAside.length, 1);
   assert.equal(mode.setAside[0]?.name, 'tree');
   assert.match(mode.setAside[0]?.reason ?? '', /MCP tool "tree" of server "shapes" is set aside: .*\$ref/);
-  const body = model.requests.at(0)?.body as { tools?: { function?: { name: string } }[] } | undefined;
+  const body = world.model.requests.at(0)?.body as { tools?: { function?: { name: string } }[] } | undefined;
   const offered = body?.tools?.map((tool) => tool.function?.name);
   assert.ok(offered?.includes('echo'), `echo is offered: ${JSON.stringify(offered)}`);
   assert.ok(!offered?.includes('tree'), 'tree is not offered');

@@ -8,11 +8,10 @@ import {
   type ElicitationResolution,
   isPlainObject,
   omitUndefined,
-  type PacketObject,
 } from '@toolbus/spec';
-import type { ApprovalPacketSink } from '../approvals/approval-hub.ts';
 import { ServerError } from '../http/server-error.ts';
 import { type ApprovalRelay, InProcessApprovalRelay } from '../scale-out/approval-relay.ts';
+import { type ApprovalPacketSink, RelayedAnswers } from '../scale-out/relayed-answers.ts';
 
 /** How much longer than the wait the relay keeps a question (a replica that died never closes it). */
 const relayGraceMs = 30_000;
@@ -27,9 +26,13 @@ export interface TurnElicitations {
   close(): void;
 }
 
-interface Pending {
-  settle(answer: ElicitationAnswer): void;
+/** How a wait ended: the card's resolution and what the tool's server is told. */
+interface Ending {
+  readonly resolution: ElicitationResolution;
+  readonly answer: ElicitationAnswer;
 }
+
+const cancelled: Ending = { resolution: 'cancel', answer: { action: 'cancel' } };
 
 /**
  * The one owner of "a tool's MCP server asks the user something" in the server. A question parks here, an
@@ -42,15 +45,13 @@ interface Pending {
  */
 export class ElicitationHub {
   readonly timeoutMs: number;
-  readonly #pending = new Map<string, Pending>();
+  readonly #answers: RelayedAnswers<string, Ending>;
   /** Questions asked in this process, to check an answer's content before it is accepted. */
   readonly #questions = new Map<
     string,
     { readonly chatId: string; readonly question: ElicitationQuestion }
   >();
-  readonly #relay: ApprovalRelay<string>;
   readonly #now: () => number;
-  #listening: Promise<() => Promise<void>> | undefined;
 
   constructor(
     options: {
@@ -62,121 +63,81 @@ export class ElicitationHub {
   ) {
     this.timeoutMs = options.timeoutMs ?? defaultElicitationTimeoutMs;
     this.#now = options.now ?? Date.now;
-    this.#relay = options.relay ?? new InProcessApprovalRelay<string>(omitUndefined({ now: options.now }));
+    this.#answers = new RelayedAnswers({
+      relay: options.relay ?? new InProcessApprovalRelay<string>(omitUndefined({ now: options.now })),
+    });
   }
 
   /** Questions waiting in this process now. */
   get pending(): number {
-    return this.#pending.size;
+    return this.#answers.pending;
   }
 
   /** Starts receiving answers from the relay (once; a question waits for it before it is shown). */
   listen(): Promise<void> {
-    this.#listening ??= this.#relay.subscribe((id, encoded) => {
-      const answer = decodeAnswer(encoded);
-      if (answer !== undefined) this.#pending.get(id)?.settle(answer);
-    });
-    return this.#listening.then(() => undefined);
+    return this.#answers.listen();
   }
 
-  async close(): Promise<void> {
-    const listening = this.#listening;
-    this.#listening = undefined;
-    if (listening !== undefined) await (await listening)();
+  close(): Promise<void> {
+    return this.#answers.close();
   }
 
   /** The elicitations of one turn of `chatId`, owned by `userId`. */
   forTurn(turn: { readonly chatId: string; readonly userId: string }): TurnElicitations {
     const hub = this;
-    const relay = this.#relay;
-    let sink: ApprovalPacketSink | undefined;
-    const early: [PacketObject, string | undefined][] = [];
-    const emit: ApprovalPacketSink = (packet, toolCallId) => {
-      if (sink === undefined) early.push([packet, toolCallId]);
-      else sink(packet, toolCallId);
-    };
-    const mine = new Set<string>();
-    let closed = false;
+    const answers = this.#answers.forTurn();
     const ask: ElicitationAsker = async (question, { toolCallId, signal }) => {
-      if (closed || signal.aborted) return { action: 'cancel' };
+      if (answers.closed || signal.aborted) return { action: 'cancel' };
       const elicitationId = randomUUID();
-      await hub.listen();
-      await relay.open({
-        approvalId: elicitationId,
-        userId: ownerKey(turn.userId, turn.chatId),
+      // Checked again here: an answer sent to another replica was not checked against the schema there.
+      const answered = (answer: ElicitationAnswer): Ending => {
+        const checked = checkedAnswer(question, answer);
+        return { resolution: checked.action, answer: checked };
+      };
+      const ending = await answers.wait({
+        id: elicitationId,
+        ownerKey: ownerKey(turn.userId, turn.chatId),
         ttlMs: hub.timeoutMs + relayGraceMs,
-      });
-      return new Promise<ElicitationAnswer>((resolve) => {
-        let done = false;
-        const finish = (resolution: ElicitationResolution, answer: ElicitationAnswer) => {
-          if (done) return;
-          done = true;
-          hub.#pending.delete(elicitationId);
-          hub.#questions.delete(elicitationId);
-          mine.delete(elicitationId);
-          clearTimeout(expiry);
-          clearInterval(recheck);
-          signal.removeEventListener('abort', onAbort);
-          void relay.close(elicitationId).catch(() => undefined);
-          emit({ type: 'elicitation-resolved', elicitationId, resolution }, toolCallId);
-          resolve(answer);
-        };
+        signal,
         // The call ended first (cancelled turn, call timeout): nothing is sent, the server learns it from the call.
-        const onAbort = () => finish('cancel', { action: 'cancel' });
-        const expiry = setTimeout(
-          () => finish('expired', { action: 'cancel', expired: true }),
-          hub.timeoutMs,
-        );
-        expiry.unref();
-        const settle = (answer: ElicitationAnswer) => {
-          // Checked again here: an answer sent to another replica was not checked against the schema there.
-          const checked = checkedAnswer(question, answer);
-          finish(checked.action, checked);
-        };
-        hub.#pending.set(elicitationId, { settle });
-        hub.#questions.set(elicitationId, { chatId: turn.chatId, question });
-        mine.add(elicitationId);
-        signal.addEventListener('abort', onAbort, { once: true });
-        const recheck =
-          relay.recheckIntervalMs === undefined
-            ? undefined
-            : setInterval(() => {
-                relay.decision(elicitationId).then(
-                  (encoded) => {
-                    const answer = encoded === undefined ? undefined : decodeAnswer(encoded);
-                    if (answer !== undefined) settle(answer);
-                  },
-                  () => undefined,
-                );
-              }, relay.recheckIntervalMs);
-        recheck?.unref();
-        emit(
-          {
-            type: 'elicitation-request',
-            elicitationId,
-            ...omitUndefined({ toolCallId }),
-            serverName: question.serverName,
-            mode: question.mode,
-            message: question.message,
-            ...(question.mode === 'form'
-              ? { requestedSchema: question.requestedSchema }
-              : { url: question.url }),
-            expiresAt: new Date(hub.#now() + hub.timeoutMs).toISOString(),
-          },
-          toolCallId,
-        );
+        aborted: cancelled,
+        timeout: {
+          ms: hub.timeoutMs,
+          ending: { resolution: 'expired', answer: { action: 'cancel', expired: true } },
+        },
+        answered(encoded) {
+          const answer = decodeAnswer(encoded);
+          return answer === undefined ? undefined : answered(answer);
+        },
+        shown() {
+          hub.#questions.set(elicitationId, { chatId: turn.chatId, question });
+          answers.emit(
+            {
+              type: 'elicitation-request',
+              elicitationId,
+              ...omitUndefined({ toolCallId }),
+              serverName: question.serverName,
+              mode: question.mode,
+              message: question.message,
+              ...(question.mode === 'form'
+                ? { requestedSchema: question.requestedSchema }
+                : { url: question.url }),
+              expiresAt: new Date(hub.#now() + hub.timeoutMs).toISOString(),
+            },
+            toolCallId,
+          );
+        },
+        ended({ resolution }) {
+          hub.#questions.delete(elicitationId);
+          answers.emit({ type: 'elicitation-resolved', elicitationId, resolution }, toolCallId);
+        },
       });
+      return ending.answer;
     };
     return {
       ask,
-      attach(next) {
-        sink = next;
-        for (const [packet, toolCallId] of early.splice(0)) next(packet, toolCallId);
-      },
-      close() {
-        closed = true;
-        for (const id of [...mine]) hub.#pending.get(id)?.settle({ action: 'cancel' });
-      },
+      attach: answers.attach,
+      close: () => answers.close(cancelled),
     };
   }
 
@@ -209,7 +170,7 @@ export class ElicitationHub {
         sent = { action: 'accept' };
       }
     }
-    if (!(await this.#relay.decide(ownerKey(userId, chatId), elicitationId, JSON.stringify(sent)))) {
+    if (!(await this.#answers.relay.decide(ownerKey(userId, chatId), elicitationId, JSON.stringify(sent)))) {
       throw new ServerError({
         code: 'not_found',
         field: 'path.elicitationId',

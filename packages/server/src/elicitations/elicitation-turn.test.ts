@@ -9,7 +9,6 @@ import { after, before, describe, test } from 'node:test';
 import { inputRequired } from '@modelcontextprotocol/server';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import {
   type LoopbackMcpServer,
   type ModernMcpServer,
@@ -17,6 +16,8 @@ import {
   startModernMcpServer,
 } from '@toolbus/mcp/testing';
 import type { Storage } from '@toolbus/storage';
+import { apiCaller, newUserKey as newUserKeyOf } from '../__fixtures__/api-calls.ts';
+import { seedApprovedMcpServer } from '../__fixtures__/approved-mcp-server.ts';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -109,29 +110,7 @@ before(async () => {
     ['bistro', legacy.url],
     ['releases', modern.url],
   ] as const) {
-    const row = await storage.mcpServers.create({
-      name,
-      endpoint: { transport: 'streamable-http', url },
-      authType: 'none',
-    });
-    const connection = await connectMcpServer(
-      { id: row.id, name, transport: { type: 'streamable-http', url } },
-      { fetch },
-    );
-    for (const descriptor of await connection.listTools()) {
-      await storage.mcpServers.approveTool({
-        serverId: row.id,
-        toolName: descriptor.name,
-        definitionHash: await toolDefinitionHash(descriptor),
-        approvedBy: 'admin',
-      });
-      await storage.personas.addToolRow(persona.id, {
-        kind: 'mcp',
-        serverId: row.id,
-        toolName: descriptor.name,
-      });
-    }
-    await connection.close();
+    await seedApprovedMcpServer(storage, { name, url, personaId: persona.id, fetch });
   }
   server = await createServer({
     storage,
@@ -153,22 +132,8 @@ after(async () => {
   await modern?.close();
 });
 
-async function call(method: string, path: string, key: string, body?: unknown) {
-  return fetch(`${http.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
-
-async function newUserKey(email: string): Promise<string> {
-  const user = (await (await call('POST', '/v1/admin/users', adminKey, { email })).json()) as { id: string };
-  const created = await call('POST', `/v1/admin/users/${user.id}/keys`, adminKey, { name: 'test' });
-  return ((await created.json()) as { key: string }).key;
-}
+const call = apiCaller(() => http.url);
+const newUserKey = (email: string) => newUserKeyOf({ baseUrl: http.url, adminKey, email });
 
 /** Runs one turn, calling `onQuestion` (with the chat id) when the elicitation request arrives. */
 async function runTurn(

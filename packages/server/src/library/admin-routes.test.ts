@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import {
@@ -15,16 +14,10 @@ import {
 import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
 import type { Storage } from '@toolbus/storage';
 import { openDocumentIndex } from '@toolbus/tools';
+import { everythingServerEntry } from '../../../assembly/src/__fixtures__/everything-server.ts';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
-
-const require = createRequire(import.meta.url);
-const everythingEntry = join(
-  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist',
-  'index.js',
-);
 
 let storage: Storage;
 let server: ToolbusServer;
@@ -271,7 +264,7 @@ describe('the admin API', () => {
     const mcp = await json<{ id: string; headerNames: string[] }>(
       await call('POST', '/v1/admin/mcp-servers', {
         name: 'everything',
-        endpoint: { transport: 'stdio', command: process.execPath, args: [everythingEntry, 'stdio'] },
+        endpoint: { transport: 'stdio', command: process.execPath, args: [everythingServerEntry, 'stdio'] },
         authType: 'none',
       }),
       201,

@@ -1,56 +1,31 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defineTool } from '@toolbus/core';
-import {
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  type ScriptedStep,
-  startScriptedModelServer,
-} from '@toolbus/core/testing';
+import type { ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
 import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
-import type { Storage } from '@toolbus/storage';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { z } from 'zod';
 import {
   lookupThenAnswer,
   lookupToolFactories,
-  openTestStorage,
   type ScriptedTestServer,
   startScriptedTestServer,
 } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
 import { UI_CHAT_PATH } from './ui-routes.ts';
 
-let model: ScriptedModelServer;
-let storage: Storage;
-let http: ListeningServer;
+let world: ScriptedTestServer;
 
 before(async () => {
-  model = await startScriptedModelServer({ handler: lookupThenAnswer() });
-  ({ storage } = await openTestStorage());
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    builtInToolFactories: () => lookupToolFactories(),
+  world = await startScriptedTestServer({
+    handler: lookupThenAnswer(),
+    toolFactories: () => lookupToolFactories(),
   });
-  http = await listen(server, { port: 0 });
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-  await model.close();
-});
+after(() => world.close());
 
 test("useChat's own transport and the ai package's stream reader read a toolbus turn", async () => {
-  const chat = (await (
-    await fetch(`${http.url}/v1/chats`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    })
-  ).json()) as { id: string };
+  const { http, storage } = world;
+  const chat = { id: await world.newChat() };
   const raw = await fetch(`${http.url}${UI_CHAT_PATH}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
