@@ -1,0 +1,113 @@
+// A SQLite file and a PostgreSQL database written by the release before storage was written once (64d48df: every
+// store twice, per database) open with today's code, migrate in place, and read back every row as that release
+// did; their schema is then the one a fresh database gets. Fixtures: __fixtures__/make-release-fixtures.ts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, before, test } from 'node:test';
+import { openStorage, type Storage } from '@toolbus/storage';
+import { readBackEverything } from '@toolbus/storage/testing';
+import pg from 'pg';
+import { openPostgresStorage } from './open-postgres-storage.ts';
+import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
+
+const fixtures = join(import.meta.dirname, '__fixtures__', 'release-64d48df');
+const fixture = (name: string) => readFileSync(join(fixtures, name), 'utf8');
+const secretKey = fixture('secret-key.txt').trim();
+const known = { sessionHashes: ['session-hash-1', 'session-hash-2'], settingKeys: ['theme', 'limits'] };
+const root = mkdtempSync(join(tmpdir(), 'toolbus-upgrade-'));
+let cluster: TestPostgres;
+before(async () => {
+  cluster = await startTestPostgres();
+});
+after(async () => {
+  await cluster.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Writes after the upgrade work too: a new persona, and the running turn ends with its packets kept. */
+async function writeAfterUpgrade(storage: Storage): Promise<void> {
+  const persona = await storage.personas.create({ name: 'After the upgrade' });
+  assert.equal((await storage.personas.get(persona.id))?.name, 'After the upgrade');
+  const [running] = await storage.chats.listRunningTurns();
+  assert.ok(running);
+  await storage.chats.appendPackets({ chatId: running.chatId, turn: running.index, packets: [{ n: 2 }] });
+  await storage.chats.finishTurn({ chatId: running.chatId, turn: running.index, status: 'completed' });
+  const packets = await storage.chats.listPackets({ chatId: running.chatId, turn: running.index });
+  assert.deepEqual(
+    packets.map((packet) => packet.sequence),
+    [1, 2],
+  );
+}
+
+function sqliteColumns(path: string): unknown {
+  const database = new DatabaseSync(path, { readOnly: true });
+  try {
+    return database
+      .prepare(
+        `SELECT m.name AS table_name, p.name, p.type, p."notnull", p.dflt_value, p.pk
+         FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY m.name, p.cid`,
+      )
+      .all()
+      .map((row) => ({ ...row }));
+  } finally {
+    database.close();
+  }
+}
+
+test('a SQLite file of the release before opens, migrates and reads back every row', async () => {
+  const path = join(root, 'release.db');
+  const database = new DatabaseSync(path);
+  database.exec(fixture('sqlite.sql'));
+  database.close();
+  const storage = await openStorage({ path, secretKey, environment: {} });
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(await readBackEverything(storage, known))),
+    JSON.parse(fixture('expected-sqlite.json')),
+  );
+  await writeAfterUpgrade(storage);
+  await storage.close();
+  const fresh = join(root, 'fresh.db');
+  await (await openStorage({ path: fresh, secretKey, environment: {} })).close();
+  assert.deepEqual(sqliteColumns(path), sqliteColumns(fresh));
+});
+
+async function postgresColumns(url: string): Promise<unknown> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity
+       FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`,
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
+test('a PostgreSQL database of the release before opens, migrates and reads back every row', async () => {
+  const url = await cluster.createDatabase();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  // psql's meta-commands (\restrict) are not SQL.
+  await client.query(
+    fixture('postgres.sql')
+      .split('\n')
+      .filter((line) => !line.startsWith('\\'))
+      .join('\n'),
+  );
+  await client.end();
+  const storage = await openPostgresStorage({ url, secretKey, environment: {} });
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(await readBackEverything(storage, known))),
+    JSON.parse(fixture('expected-postgres.json')),
+  );
+  await writeAfterUpgrade(storage);
+  await storage.close();
+  const fresh = await cluster.createDatabase();
+  await (await openPostgresStorage({ url: fresh, secretKey, environment: {} })).close();
+  assert.deepEqual(await postgresColumns(url), await postgresColumns(fresh));
+});
