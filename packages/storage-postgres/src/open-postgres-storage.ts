@@ -6,16 +6,15 @@ import {
   type Storage,
   StorageError,
 } from '@toolbus/storage';
-import { sealSecretKeyCheck, verifySecretKeyCheck } from '@toolbus/storage/backend';
+import { openSqlStorage } from '@toolbus/storage/backend';
 import pg from 'pg';
-import { migratePostgres, postgresSchemaVersion } from './migrate-postgres.ts';
 import { createPostgresAccessStore } from './postgres-access-store.ts';
 import { createPostgresChatStore } from './postgres-chat-store.ts';
 import { createPostgresConnectedAppStore } from './postgres-connected-app-store.ts';
 import { createPostgresContext } from './postgres-context.ts';
 import { createPostgresMcpServerStore } from './postgres-mcp-server-store.ts';
 import { createPostgresMemoryStore } from './postgres-memory-store.ts';
-import { postgresMigrations } from './postgres-migrations.ts';
+import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresOrganizationStore } from './postgres-organization-store.ts';
 import { createPostgresPersonaStore } from './postgres-persona-store.ts';
 import { createPostgresResearchCheckpointStore } from './postgres-research-checkpoint-store.ts';
@@ -79,44 +78,59 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
   // listener only keeps that event from crashing the process.
   pool.on('error', () => {});
-  const context = createPostgresContext(pool, secrets);
+  const builderPool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+  });
+  builderPool.on('error', () => {});
   try {
-    try {
-      await pool.query('SELECT 1');
-    } catch (cause) {
-      throw unreachable(target, cause);
-    }
-    await migratePostgres(pool, options.migrations ?? postgresMigrations);
-    await pool.query(
-      "INSERT INTO storage_meta (key, value) VALUES ('secret_key_check', $1) ON CONFLICT (key) DO NOTHING",
-      [sealSecretKeyCheck(secrets)],
-    );
-    const { rows } = await pool.query<{ value: string }>(
-      "SELECT value FROM storage_meta WHERE key = 'secret_key_check'",
-    );
-    verifySecretKeyCheck(secrets, rows[0]?.value ?? '');
-  } catch (error) {
-    await pool.end().catch(() => {});
-    throw error;
+    await pool.query('SELECT 1');
+  } catch (cause) {
+    await Promise.all([pool.end(), builderPool.end()]).catch(() => {});
+    throw unreachable(target, cause);
   }
-  let closed = false;
-  return {
-    users: createPostgresUserStore(context),
-    personas: createPostgresPersonaStore(context),
-    mcpServers: createPostgresMcpServerStore(context),
-    memories: createPostgresMemoryStore(context),
-    files: createPostgresUploadedFileStore(context),
-    settings: createPostgresSettingStore(context),
-    chats: createPostgresChatStore(context),
-    connectedApps: createPostgresConnectedAppStore(context),
-    access: createPostgresAccessStore(context),
-    organizations: createPostgresOrganizationStore(context),
-    researchCheckpoints: createPostgresResearchCheckpointStore(context),
-    schemaVersion: () => postgresSchemaVersion(pool),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await pool.end();
+  const builder = postgresMigrationTarget(builderPool);
+  const { db } = builder;
+  const context = createPostgresContext(pool, secrets);
+  return openSqlStorage({
+    ...builder,
+    secrets,
+    ...omitUndefined({ migrations: options.migrations }),
+    ownStores: () => ({
+      users: createPostgresUserStore(context),
+      personas: createPostgresPersonaStore(context),
+      mcpServers: createPostgresMcpServerStore(context),
+      memories: createPostgresMemoryStore(context),
+      files: createPostgresUploadedFileStore(context),
+      settings: createPostgresSettingStore(context),
+      chats: createPostgresChatStore(context),
+      connectedApps: createPostgresConnectedAppStore(context),
+      access: createPostgresAccessStore(context),
+      organizations: createPostgresOrganizationStore(context),
+      researchCheckpoints: createPostgresResearchCheckpointStore(context),
+    }),
+    close: async () => {
+      await Promise.all([pool.end(), db.destroy()]);
     },
-  };
+  });
+}
+
+// What the stores read is alike on both databases: JSON columns as their text, timestamps as ISO strings, 64-bit
+// integers as numbers (no count or id of toolbus nears 2^53).
+const defaultTypeParser = pg.types.getTypeParser;
+const parseTimestamp = defaultTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
+  switch (oid) {
+    case pg.types.builtins.JSON:
+    case pg.types.builtins.JSONB:
+      return (text: string) => text;
+    case pg.types.builtins.TIMESTAMPTZ:
+      return (text: string) => parseTimestamp(text).toISOString();
+    case pg.types.builtins.INT8:
+      return (text: string) => Number(text);
+    default:
+      return format === undefined ? defaultTypeParser(oid) : defaultTypeParser(oid, format);
+  }
 }

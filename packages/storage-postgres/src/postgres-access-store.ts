@@ -29,7 +29,7 @@ interface SessionRow {
 }
 
 const keyColumns =
-  'id, user_id, organization_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at';
+  'id, user_id, organization_id, name, prefix, key_hash, scopes_json AS scopes, created_at, last_used_at, revoked_at';
 
 /** API keys and web sessions over PostgreSQL (hashes only). */
 export function createPostgresAccessStore(context: PostgresContext): AccessStore {
@@ -44,7 +44,7 @@ export function createPostgresAccessStore(context: PostgresContext): AccessStore
     async createApiKey(key) {
       const { rows } = await withConstraintErrors('Creating an API key', () =>
         pool.query<ApiKeyRow>(
-          `INSERT INTO api_keys (id, user_id, organization_id, name, prefix, key_hash, scopes, created_at)
+          `INSERT INTO api_keys (id, user_id, organization_id, name, prefix, key_hash, scopes_json, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING ${keyColumns}`,
           [
             context.newId(),

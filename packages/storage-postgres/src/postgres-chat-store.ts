@@ -56,7 +56,8 @@ interface MessageRow {
 }
 
 const chatColumns = 'id, user_id, title, persona_id, organization_id, created_at, updated_at';
-const turnColumns = 'chat_id, turn_index, kind, status, end_reason, input, started_at, ended_at';
+const turnColumns =
+  'chat_id, turn_index, kind, status, end_reason, input_json AS input, started_at, ended_at';
 
 /**
  * Chats over PostgreSQL, safe with several server replicas on one database: every write to a chat's turns or
@@ -96,12 +97,12 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
     const now = context.now();
     const ids = messages.map(() => context.newId());
     const { rows } = await client.query<MessageRow>(
-      `INSERT INTO chat_messages (id, chat_id, turn_index, position, message, created_at)
+      `INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at)
        SELECT m.id, $1, $2,
               (SELECT COALESCE(MAX(position) + 1, 0) FROM chat_messages WHERE chat_id = $1) + m.ordinality - 1,
               m.message::json, $3
          FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS m(id, message, ordinality)
-       RETURNING id, chat_id, turn_index, position, message, created_at`,
+       RETURNING id, chat_id, turn_index, position, message_json AS message, created_at`,
       [chatId, turn, now, ids, messages.map((message) => JSON.stringify(message))],
     );
     await client.query(
@@ -159,7 +160,7 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
     },
     async listMessages(chatId) {
       const { rows } = await pool.query<MessageRow>(
-        'SELECT id, chat_id, turn_index, position, message, created_at FROM chat_messages WHERE chat_id = $1 ORDER BY position',
+        'SELECT id, chat_id, turn_index, position, message_json AS message, created_at FROM chat_messages WHERE chat_id = $1 ORDER BY position',
         [chatId],
       );
       return rows.map(toStoredMessage);
@@ -179,7 +180,7 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
         }
         const { rows } = await withConstraintErrors('Starting a turn', () =>
           client.query<TurnRow>(
-            `INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at, input)
+            `INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at, input_json)
              VALUES ($1, (SELECT COALESCE(MAX(turn_index) + 1, 0) FROM chat_turns WHERE chat_id = $1), $2, 'running',
                      $3, $4::json)
              RETURNING ${turnColumns}`,
@@ -242,7 +243,7 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
            UPDATE chat_turns SET last_sequence = last_sequence + $3
             WHERE chat_id = $1 AND turn_index = $2 RETURNING last_sequence
          ), inserted AS (
-           INSERT INTO chat_packets (chat_id, turn_index, sequence, packet)
+           INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
            SELECT $1, $2, reserved.last_sequence - $3 + p.ordinality, p.packet::json
              FROM reserved, unnest($4::text[]) WITH ORDINALITY AS p(packet, ordinality)
          )
@@ -285,7 +286,7 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
              FROM wanted w WHERE t.chat_id = w.chat_id AND t.turn_index = w.turn_index
            RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
          ), inserted AS (
-           INSERT INTO chat_packets (chat_id, turn_index, sequence, packet)
+           INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
            SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet::json
              FROM unnest($4::text[], $5::int[], $6::int[], $7::text[]) AS p(chat_id, turn_index, position, packet)
              JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
@@ -313,7 +314,7 @@ export function createPostgresChatStore(context: PostgresContext): ChatStore {
     async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
       checkPacketCursor({ after, limit });
       const { rows } = await pool.query<{ sequence: number; packet: unknown }>(
-        `SELECT sequence, packet FROM chat_packets WHERE chat_id = $1 AND turn_index = $2 AND sequence > $3
+        `SELECT sequence, packet_json AS packet FROM chat_packets WHERE chat_id = $1 AND turn_index = $2 AND sequence > $3
           ORDER BY sequence LIMIT $4`,
         [chatId, turn, after, limit],
       );

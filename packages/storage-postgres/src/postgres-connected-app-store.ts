@@ -14,7 +14,7 @@ interface ConnectedAppRow {
 }
 
 const columns =
-  'id, user_id, name, url_patterns, actions, headers_secret, organization_values_secret, enabled, created_at';
+  'id, user_id, name, url_patterns_json AS url_patterns, actions_json AS actions, headers_secret, organization_values_secret, enabled, created_at';
 
 /** Connected apps over PostgreSQL: headers and values sealed per row and column, per-user values per user. */
 export function createPostgresConnectedAppStore(context: PostgresContext): ConnectedAppStore {
@@ -51,7 +51,7 @@ export function createPostgresConnectedAppStore(context: PostgresContext): Conne
         const id = ids[0]!.id;
         const values = app.organizationValues ?? {};
         const { rows } = await pool.query<ConnectedAppRow>(
-          `INSERT INTO connected_apps (id, user_id, name, url_patterns, actions, headers_secret,
+          `INSERT INTO connected_apps (id, user_id, name, url_patterns_json, actions_json, headers_secret,
              organization_values_secret, enabled, created_at)
            OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9) RETURNING ${columns}`,
           [

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type Migration } from '@toolbus/storage';
+import { migrate } from '@toolbus/storage/backend';
 import {
   chunkText,
   type DocumentScope,
@@ -11,8 +12,8 @@ import {
   type UpsertOutcome,
 } from '@toolbus/tools';
 import pg from 'pg';
-import { migratePostgres } from './migrate-postgres.ts';
 import { inTransaction } from './postgres-context.ts';
+import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
 
 /** Options of {@link openPostgresDocumentIndex}. */
@@ -309,7 +310,7 @@ export async function openPostgresDocumentIndex(
     } catch (cause) {
       throw unreachable(target, cause);
     }
-    await migratePostgres(pool, postgresDocumentIndexMigrations, 'search_index_migrations');
+    await migrate(postgresMigrationTarget(pool), postgresDocumentIndexMigrations, 'search_index_migrations');
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;

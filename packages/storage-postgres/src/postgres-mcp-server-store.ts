@@ -51,7 +51,7 @@ interface ApprovalRow {
 }
 
 const serverColumns =
-  'id, name, transport, url, command, args::text AS args_json, auth_type, headers_secret, api_key_secret, environment_secret, created_at';
+  'id, name, transport, url, command, args_json::text AS args_json, auth_type, headers_secret, api_key_secret, environment_secret, created_at';
 
 /** MCP servers, per-user OAuth state and tool approvals over PostgreSQL; headers, API keys and OAuth state sealed. */
 export function createPostgresMcpServerStore(context: PostgresContext): McpServerStore {
@@ -100,7 +100,7 @@ export function createPostgresMcpServerStore(context: PostgresContext): McpServe
       const values = columns(id, server);
       const { rows } = await withConstraintErrors('Creating an MCP server', () =>
         pool.query<ServerRow>(
-          `INSERT INTO mcp_servers (id, name, transport, url, command, args, auth_type, headers_secret,
+          `INSERT INTO mcp_servers (id, name, transport, url, command, args_json, auth_type, headers_secret,
              api_key_secret, environment_secret, created_at)
            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11) RETURNING ${serverColumns}`,
           [id, ...values, context.now()],
@@ -119,7 +119,7 @@ export function createPostgresMcpServerStore(context: PostgresContext): McpServe
       const values = columns(id, server);
       const { rows } = await withConstraintErrors('Updating an MCP server', () =>
         pool.query<ServerRow>(
-          `UPDATE mcp_servers SET name = $1, transport = $2, url = $3, command = $4, args = $5::jsonb,
+          `UPDATE mcp_servers SET name = $1, transport = $2, url = $3, command = $4, args_json = $5::jsonb,
              auth_type = $6, headers_secret = $7, api_key_secret = $8, environment_secret = $9
            WHERE id = $10 RETURNING ${serverColumns}`,
           [...values, id],

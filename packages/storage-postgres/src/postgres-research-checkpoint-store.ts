@@ -13,10 +13,10 @@ export function createPostgresResearchCheckpointStore(context: PostgresContext):
       const json = researchCheckpointJson(checkpoint);
       // One statement: written only while the turn runs (its row locked against a concurrent end).
       const { rowCount } = await pool.query(
-        `INSERT INTO research_checkpoints (chat_id, turn_index, checkpoint, saved_at)
+        `INSERT INTO research_checkpoints (chat_id, turn_index, checkpoint_json, saved_at)
          SELECT chat_id, turn_index, $3::json, $4 FROM chat_turns
            WHERE chat_id = $1 AND turn_index = $2 AND status = 'running' FOR SHARE
-         ON CONFLICT (chat_id, turn_index) DO UPDATE SET checkpoint = excluded.checkpoint, saved_at = excluded.saved_at`,
+         ON CONFLICT (chat_id, turn_index) DO UPDATE SET checkpoint_json = excluded.checkpoint_json, saved_at = excluded.saved_at`,
         [chatId, turn, json, context.now()],
       );
       if ((rowCount ?? 0) > 0) return;
@@ -30,7 +30,7 @@ export function createPostgresResearchCheckpointStore(context: PostgresContext):
     },
     async get({ chatId, turn }) {
       const { rows } = await pool.query<{ checkpoint: unknown }>(
-        'SELECT checkpoint FROM research_checkpoints WHERE chat_id = $1 AND turn_index = $2',
+        'SELECT checkpoint_json AS checkpoint FROM research_checkpoints WHERE chat_id = $1 AND turn_index = $2',
         [chatId, turn],
       );
       return rows[0]?.checkpoint;

@@ -7,15 +7,16 @@ export function createPostgresSettingStore(context: PostgresContext): SettingSto
   const { pool } = context;
   return {
     async get(key) {
-      const { rows } = await pool.query<{ value: unknown }>('SELECT value FROM settings WHERE key = $1', [
-        key,
-      ]);
+      const { rows } = await pool.query<{ value: unknown }>(
+        'SELECT value_json AS value FROM settings WHERE key = $1',
+        [key],
+      );
       return rows[0]?.value;
     },
     async set(key, value) {
       await pool.query(
-        `INSERT INTO settings (key, value, updated_at) VALUES ($1, $2::jsonb, $3)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        `INSERT INTO settings (key, value_json, updated_at) VALUES ($1, $2::jsonb, $3)
+         ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`,
         [key, settingJson(key, value), context.now()],
       );
     },

@@ -12,3 +12,11 @@ export { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-che
 export { settingJson } from './rules/setting-json.ts';
 export type { ToolRowColumns } from './rules/tool-row-columns.ts';
 export { toolRowColumns, toolRowSource } from './rules/tool-row-columns.ts';
+export type { MigrationTable, MigrationTarget } from './sql/migrate.ts';
+export { migrate, schemaVersion } from './sql/migrate.ts';
+export type { SqlStorageOptions } from './sql/open-sql-storage.ts';
+export { openSqlStorage } from './sql/open-sql-storage.ts';
+export { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
+export type { StorageSchema } from './sql/storage-schema.ts';
+export type { StorageDb, StorageDialect, StoreContext } from './sql/store-context.ts';
+export { changed, lockedRows, notFound, withConstraintErrors } from './sql/store-context.ts';

@@ -45,9 +45,9 @@ export { resolveSecretKey } from './resolve-secret-key.ts';
 export { personaNameKey } from './rules/persona-name.ts';
 export type { SecretBox } from './secret-box.ts';
 export { createSecretBox } from './secret-box.ts';
+export type { Migration } from './sql/migrations.ts';
+export { storageMigrations } from './sql/migrations.ts';
 export { loadDatabaseSync } from './sqlite/load-database-sync.ts';
-export type { Migration } from './sqlite/migrations.ts';
-export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
   AccessStore,
   ChatStore,

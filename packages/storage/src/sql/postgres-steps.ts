@@ -1,18 +1,15 @@
-import type { Migration } from '@toolbus/storage';
+// The PostgreSQL schema steps of the releases before storage was written once, keyed by the version of the SQLite
+// step they match (PostgreSQL numbered its own 1 to 6: see postgresLegacyVersions): released, so never edited.
+// The same tables and rules as SQLite's, in PostgreSQL's types (timestamptz, jsonb/json, bytea, identity columns
+// for insertion order). JSON that is replayed verbatim (messages, packets) is `json`, which keeps the text as
+// written; `jsonb` would reorder keys.
 
 const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
 
-/**
- * The PostgreSQL schema, in order: the same tables and rules as the SQLite store, in PostgreSQL's types
- * (timestamptz, jsonb/json, bytea, identity columns for insertion order). Append new steps; never rewrite old ones.
- * JSON that is replayed verbatim (messages, packets) is `json`, which keeps the text as written; `jsonb` would
- * reorder keys.
- */
-export const postgresMigrations: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'initial schema: every store of the SQLite schema version 4',
-    sql: `
+/** PostgreSQL's SQL of steps 1 to 12; a step missing here was folded into step 1, or is SQLite's alone. */
+export const postgresSteps: Readonly<Record<number, string>> = {
+  // PostgreSQL's step 1: initial schema: every store of the SQLite schema version 4.
+  4: `
 CREATE TABLE storage_meta (
   key text PRIMARY KEY,
   value text NOT NULL
@@ -200,11 +197,8 @@ CREATE TABLE web_sessions (
 );
 CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_at);
 `,
-  },
-  {
-    version: 2,
-    name: 'organisations and their members; chats and files belong to one',
-    sql: `
+  // PostgreSQL's step 2: organisations and their members; chats and files belong to one.
+  5: `
 CREATE TABLE organizations (
   id text PRIMARY KEY,
   ordinal bigint GENERATED ALWAYS AS IDENTITY,
@@ -226,19 +220,13 @@ INSERT INTO organization_members (organization_id, user_id, role, created_at)
 ALTER TABLE chats ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id);
 ALTER TABLE uploaded_files ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id);
 `,
-  },
-  {
-    version: 3,
-    name: 'memories belong to an organisation',
-    sql: `
+  // PostgreSQL's step 3: memories belong to an organisation.
+  6: `
 ALTER TABLE memories ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id);
 CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id, created_at, ordinal);
 `,
-  },
-  {
-    version: 4,
-    name: 'research checkpoints: where a running Deep Research turn stands, for a replica that resumes it',
-    sql: `
+  // PostgreSQL's step 4: research checkpoints: where a running Deep Research turn stands, for a replica that resumes it.
+  7: `
 CREATE TABLE research_checkpoints (
   chat_id text NOT NULL,
   turn_index integer NOT NULL,
@@ -248,11 +236,8 @@ CREATE TABLE research_checkpoints (
   FOREIGN KEY (chat_id, turn_index) REFERENCES chat_turns(chat_id, turn_index) ON DELETE CASCADE
 );
 `,
-  },
-  {
-    version: 5,
-    name: 'API keys and web sessions bound to an organisation; pending MCP OAuth authorizations',
-    sql: `
+  // PostgreSQL's step 5: API keys and web sessions bound to an organisation; pending MCP OAuth authorizations.
+  8: `
 ALTER TABLE api_keys ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id) ON DELETE CASCADE;
 UPDATE api_keys SET organization_id = COALESCE(
   (SELECT m.organization_id FROM organization_members m WHERE m.user_id = api_keys.user_id
@@ -271,14 +256,11 @@ CREATE TABLE mcp_oauth_pending (
 CREATE INDEX mcp_oauth_pending_by_user ON mcp_oauth_pending (user_id, created_at);
 CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
 `,
-  },
-  {
-    version: 6,
-    name: 'persona names are unique, ignoring case and surrounding spaces',
-    // As SQLite's step 12: names trimmed; of duplicates the oldest keeps the name and later ones (by creation
-    // time, then insertion order) become "name (2)", "name (3)", …, or get their id appended should that be taken
-    // too, so a database holding duplicates still migrates. The store writes name_key in code from then on.
-    sql: `
+  // PostgreSQL's step 6: persona names are unique, ignoring case and surrounding spaces.
+  // As SQLite's step 12: names trimmed; of duplicates the oldest keeps the name and later ones (by creation
+  // time, then insertion order) become "name (2)", "name (3)", …, or get their id appended should that be taken
+  // too, so a database holding duplicates still migrates. The store writes name_key in code from then on.
+  12: `
 ALTER TABLE personas ADD COLUMN name_key text;
 UPDATE personas SET name = btrim(name) WHERE name <> btrim(name);
 UPDATE personas SET name = personas.name || ' (' || ranked.rank || ')'
@@ -291,5 +273,4 @@ UPDATE personas SET name_key = lower(name);
 ALTER TABLE personas ALTER COLUMN name_key SET NOT NULL;
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
 `,
-  },
-];
+};

@@ -1,18 +1,11 @@
-/** One schema step. Versions are consecutive integers from 1; a released migration is never edited. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+// The SQLite schema steps of the releases before storage was written once, by version: released, so never edited.
+// migrations.ts pairs each with its PostgreSQL counterpart.
 
 const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
 
-/** The schema of the embedded store, in order. Append new steps; never rewrite old ones. */
-export const sqliteMigrations: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'initial schema',
-    sql: `
+/** SQLite's SQL of steps 1 to 12. */
+export const sqliteSteps: Readonly<Record<number, string>> = {
+  1: `
 CREATE TABLE storage_meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -108,11 +101,7 @@ CREATE TABLE settings (
   updated_at TEXT NOT NULL
 );
 `,
-  },
-  {
-    version: 2,
-    name: 'chats, turns, history and packet streams',
-    sql: `
+  2: `
 CREATE TABLE chats (
   id TEXT PRIMARY KEY,
   user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -153,11 +142,7 @@ CREATE TABLE chat_packets (
   FOREIGN KEY (chat_id, turn_index) REFERENCES chat_turns(chat_id, turn_index) ON DELETE CASCADE
 );
 `,
-  },
-  {
-    version: 3,
-    name: 'connected apps for the egress proxy',
-    sql: `
+  3: `
 CREATE TABLE connected_apps (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
@@ -178,11 +163,7 @@ CREATE TABLE connected_app_user_values (
   PRIMARY KEY (app_id, user_id)
 );
 `,
-  },
-  {
-    version: 4,
-    name: 'turn input; user roles, API keys and web sessions',
-    sql: `
+  4: `
 ALTER TABLE chat_turns ADD COLUMN input_json TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'user' CHECK (role IN ('admin', 'user'));
 CREATE TABLE api_keys (
@@ -205,13 +186,9 @@ CREATE TABLE web_sessions (
   expires_at TEXT NOT NULL
 );
 `,
-  },
-  {
-    version: 5,
-    name: 'organisations and their members; chats and files belong to one',
-    // SQLite cannot add a column with a REFERENCES clause and a non-null default, so the owning organisation of
-    // a chat or a file is checked by the stores' callers, and organisations are never deleted while they own rows.
-    sql: `
+  // SQLite cannot add a column with a REFERENCES clause and a non-null default, so the owning organisation of
+  // a chat or a file is checked by the stores' callers, and organisations are never deleted while they own rows.
+  5: `
 CREATE TABLE organizations (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL UNIQUE,
@@ -231,20 +208,12 @@ INSERT INTO organization_members (organization_id, user_id, role, created_at)
 ALTER TABLE chats ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 ALTER TABLE uploaded_files ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 `,
-  },
-  {
-    version: 6,
-    name: 'memories belong to an organisation',
-    // Like chats and files (version 5): no REFERENCES clause, so the callers check the organisation.
-    sql: `
+  // Like chats and files (version 5): no REFERENCES clause, so the callers check the organisation.
+  6: `
 ALTER TABLE memories ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 CREATE INDEX memories_by_user_organization ON memories (user_id, organization_id, created_at);
 `,
-  },
-  {
-    version: 7,
-    name: 'research checkpoints: where a running Deep Research turn stands, for a replica that resumes it',
-    sql: `
+  7: `
 CREATE TABLE research_checkpoints (
   chat_id TEXT NOT NULL,
   turn_index INTEGER NOT NULL,
@@ -254,13 +223,9 @@ CREATE TABLE research_checkpoints (
   FOREIGN KEY (chat_id, turn_index) REFERENCES chat_turns(chat_id, turn_index) ON DELETE CASCADE
 );
 `,
-  },
-  {
-    version: 8,
-    name: 'API keys and web sessions bound to an organisation; pending MCP OAuth authorizations',
-    // A key made before organisations were bound to keys acts in its user's first organisation (as it did by
-    // default), else the default one.
-    sql: `
+  // A key made before organisations were bound to keys acts in its user's first organisation (as it did by
+  // default), else the default one.
+  8: `
 ALTER TABLE api_keys ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 UPDATE api_keys SET organization_id = COALESCE(
   (SELECT m.organization_id FROM organization_members m WHERE m.user_id = api_keys.user_id
@@ -279,36 +244,24 @@ CREATE TABLE mcp_oauth_pending (
 CREATE INDEX mcp_oauth_pending_by_user ON mcp_oauth_pending (user_id, created_at);
 CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
 `,
-  },
-  {
-    version: 9,
-    name: 'chats by activity',
-    // Creating, renaming and every turn's end set a chat's activity to MAX(activity) + 1: without this index that
-    // read walks every chat, so a turn's end cost grew with the number of chats in the database.
-    sql: `
+  // Creating, renaming and every turn's end set a chat's activity to MAX(activity) + 1: without this index that
+  // read walks every chat, so a turn's end cost grew with the number of chats in the database.
+  9: `
 CREATE INDEX chats_by_activity ON chats (activity);
 `,
-  },
-  {
-    version: 10,
-    name: 'running turns by chat',
-    // Starting a turn checks that its chat has none running. Indexed by status alone, that check walked every
-    // running turn of every chat, so a turn's start cost grew with the turns running at once (a quarter of a
-    // millisecond with 2,000). Keyed by chat, it reads one entry; listing all running turns scans the same index.
-    sql: `
+  // Starting a turn checks that its chat has none running. Indexed by status alone, that check walked every
+  // running turn of every chat, so a turn's start cost grew with the turns running at once (a quarter of a
+  // millisecond with 2,000). Keyed by chat, it reads one entry; listing all running turns scans the same index.
+  10: `
 DROP INDEX chat_turns_running;
 CREATE INDEX chat_turns_running_by_chat ON chat_turns (chat_id) WHERE status = 'running';
 `,
-  },
-  {
-    version: 11,
-    name: 'packets of running turns in an append-only log',
-    // chat_packets is keyed by turn: with many turns streaming at once, every commit touched one page per turn.
-    // Rows of running turns go to this log in arrival order instead (a commit touches its last pages only) and
-    // move to chat_packets, one turn's rows together, when the turn ends. No index: readers of a running turn in
-    // the process that writes it know its row ids; any other reader scans (rare: start-up, another process).
-    // AUTOINCREMENT: ids are never reused once the head is swept, so "rows after id N" means rows written later.
-    sql: `
+  // chat_packets is keyed by turn: with many turns streaming at once, every commit touched one page per turn.
+  // Rows of running turns go to this log in arrival order instead (a commit touches its last pages only) and
+  // move to chat_packets, one turn's rows together, when the turn ends. No index: readers of a running turn in
+  // the process that writes it know its row ids; any other reader scans (rare: start-up, another process).
+  // AUTOINCREMENT: ids are never reused once the head is swept, so "rows after id N" means rows written later.
+  11: `
 CREATE TABLE chat_packet_log (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   chat_id TEXT NOT NULL,
@@ -317,16 +270,12 @@ CREATE TABLE chat_packet_log (
   packet_json TEXT NOT NULL
 );
 `,
-  },
-  {
-    version: 12,
-    name: 'persona names are unique, ignoring case and surrounding spaces',
-    // People pick a persona by name; two of the same name made that a guess (the first one listed won). Names are
-    // trimmed, and a database that already holds duplicates must still open: the oldest persona of a name keeps
-    // it, later ones (by creation time, then insertion order) are renamed "name (2)", "name (3)", …; should such a
-    // name be taken too, the persona's id is appended. The store writes name_key (the trimmed, lower-cased name,
-    // computed in code so both backends fold case alike); here SQLite's lower() fills it for existing rows.
-    sql: `
+  // People pick a persona by name; two of the same name made that a guess (the first one listed won). Names are
+  // trimmed, and a database that already holds duplicates must still open: the oldest persona of a name keeps
+  // it, later ones (by creation time, then insertion order) are renamed "name (2)", "name (3)", …; should such a
+  // name be taken too, the persona's id is appended. The store writes name_key (the trimmed, lower-cased name,
+  // computed in code so both backends fold case alike); here SQLite's lower() fills it for existing rows.
+  12: `
 ALTER TABLE personas ADD COLUMN name_key TEXT;
 UPDATE personas SET name = trim(name) WHERE name <> trim(name);
 WITH ranked AS (
@@ -341,5 +290,4 @@ UPDATE personas SET name = name || ' ' || id WHERE id IN (SELECT id FROM ranked 
 UPDATE personas SET name_key = lower(name);
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
 `,
-  },
-];
+};

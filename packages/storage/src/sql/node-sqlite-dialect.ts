@@ -1,0 +1,125 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+
+/** Statements kept prepared per connection: the stores' queries are a few hundred distinct texts. */
+const cachedStatements = 500;
+
+/**
+ * Kysely over `node:sqlite`'s synchronous `DatabaseSync` (Kysely's own SQLite dialect drives better-sqlite3, whose
+ * statements take parameter arrays). One connection, so a lock makes each query or transaction wait for the one
+ * before it: a transaction's awaits must not let another caller's statement into it. Transactions begin
+ * IMMEDIATE, taking the write lock at once, so two processes on one file wait (busy_timeout) rather than deadlock.
+ */
+export class NodeSqliteDialect implements Dialect {
+  readonly #driver: NodeSqliteDriver;
+  constructor(database: DatabaseSync) {
+    this.#driver = new NodeSqliteDriver(database);
+  }
+  /** Runs synchronous work on the raw connection while no query or transaction of Kysely holds it. */
+  exclusive<Result>(action: () => Result): Promise<Result> {
+    return this.#driver.exclusive(action);
+  }
+  createDriver(): Driver {
+    return this.#driver;
+  }
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's dialect interface takes any schema.
+  createIntrospector(db: Kysely<any>) {
+    return new SqliteIntrospector(db);
+  }
+}
+
+class NodeSqliteDriver implements Driver {
+  readonly #connection: NodeSqliteConnection;
+  readonly #database: DatabaseSync;
+  #tail: Promise<void> = Promise.resolve();
+  #release: (() => void) | undefined;
+
+  constructor(database: DatabaseSync) {
+    this.#database = database;
+    this.#connection = new NodeSqliteConnection(database);
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#tail;
+    let release!: () => void;
+    this.#tail = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.#release = release;
+    return this.#connection;
+  }
+  async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+  async exclusive<Result>(action: () => Result): Promise<Result> {
+    await this.acquireConnection();
+    try {
+      return action();
+    } finally {
+      await this.releaseConnection();
+    }
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('BEGIN IMMEDIATE'));
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  }
+  async destroy(): Promise<void> {
+    if (this.#database.isOpen) this.#database.close();
+  }
+}
+
+class NodeSqliteConnection implements DatabaseConnection {
+  readonly #database: DatabaseSync;
+  readonly #statements = new Map<string, { statement: StatementSync; reader: boolean }>();
+  constructor(database: DatabaseSync) {
+    this.#database = database;
+  }
+  async executeQuery<Row>(query: CompiledQuery): Promise<QueryResult<Row>> {
+    const { statement, reader } = this.#prepared(query.sql);
+    // node:sqlite binds no booleans: SQLite keeps them as 0 and 1.
+    const parameters = query.parameters.map((value) =>
+      typeof value === 'boolean' ? Number(value) : (value as SQLInputValue),
+    );
+    if (reader) return { rows: statement.all(...parameters) as Row[] };
+    const { changes, lastInsertRowid } = statement.run(...parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+  }
+  // biome-ignore lint/correctness/useYield: the stores never stream.
+  async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+    throw new Error('Streaming is not supported by the node:sqlite dialect.');
+  }
+  #prepared(sql: string): { statement: StatementSync; reader: boolean } {
+    let entry = this.#statements.get(sql);
+    if (entry === undefined) {
+      const statement = this.#database.prepare(sql);
+      entry = { statement, reader: statement.columns().length > 0 };
+      if (this.#statements.size >= cachedStatements) this.#statements.clear();
+      this.#statements.set(sql, entry);
+    }
+    return entry;
+  }
+}

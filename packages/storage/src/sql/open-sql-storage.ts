@@ -1,0 +1,63 @@
+import { sealSecretKeyCheck, verifySecretKeyCheck } from '../rules/secret-key-check.ts';
+import type { SecretBox } from '../secret-box.ts';
+import type { Storage } from '../storage.ts';
+import { type MigrationTarget, migrate, schemaVersion } from './migrate.ts';
+import { type Migration, storageMigrations } from './migrations.ts';
+import {
+  createStoreContext,
+  type StorageDb,
+  type StorageDialect,
+  type StoreContext,
+} from './store-context.ts';
+
+/** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
+export interface SqlStorageOptions {
+  readonly db: StorageDb;
+  readonly dialect: StorageDialect;
+  readonly secrets: SecretBox;
+  readonly runScript: MigrationTarget['runScript'];
+  /** The schema steps (default: toolbus's own). */
+  readonly migrations?: readonly Migration[];
+  /** The stores whose code is the database's own (see docs/postgres-storage.md). */
+  readonly ownStores: (context: StoreContext) => Pick<Storage, 'chats'>;
+  /** Closes what the opener opened (the builder's connection, a checkpointer). */
+  close(): Promise<void>;
+}
+
+/**
+ * Migrates the database, checks the secret key and builds every store over it: the one storage implementation
+ * behind both openers. Fails closed (`schema_too_new`, `secret_key_mismatch`) before anything else is read or
+ * written; on any failure what the opener opened is closed.
+ */
+export async function openSqlStorage(options: SqlStorageOptions): Promise<Storage> {
+  const { db, secrets } = options;
+  try {
+    await migrate(options, options.migrations ?? storageMigrations);
+    // The first open stores a sealed marker; later opens must be able to open it, or the key is the wrong one.
+    await db
+      .insertInto('storage_meta')
+      .values({ key: 'secret_key_check', value: sealSecretKeyCheck(secrets) })
+      .onConflict((conflict) => conflict.column('key').doNothing())
+      .execute();
+    const row = await db
+      .selectFrom('storage_meta')
+      .select('value')
+      .where('key', '=', 'secret_key_check')
+      .executeTakeFirst();
+    verifySecretKeyCheck(secrets, row?.value ?? '');
+  } catch (error) {
+    await options.close().catch(() => {});
+    throw error;
+  }
+  const context = createStoreContext(options);
+  let closed = false;
+  return {
+    ...options.ownStores(context),
+    schemaVersion: () => schemaVersion(db),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await options.close();
+    },
+  } as Storage;
+}
