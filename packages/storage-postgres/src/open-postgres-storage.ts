@@ -13,14 +13,10 @@ import { createPostgresChatStore } from './postgres-chat-store.ts';
 import { createPostgresConnectedAppStore } from './postgres-connected-app-store.ts';
 import { createPostgresContext } from './postgres-context.ts';
 import { createPostgresMcpServerStore } from './postgres-mcp-server-store.ts';
-import { createPostgresMemoryStore } from './postgres-memory-store.ts';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresOrganizationStore } from './postgres-organization-store.ts';
 import { createPostgresPersonaStore } from './postgres-persona-store.ts';
-import { createPostgresResearchCheckpointStore } from './postgres-research-checkpoint-store.ts';
-import { createPostgresSettingStore } from './postgres-setting-store.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
-import { createPostgresUploadedFileStore } from './postgres-uploaded-file-store.ts';
 import { createPostgresUserStore } from './postgres-user-store.ts';
 
 /** Options of {@link openPostgresStorage}. */
@@ -102,14 +98,10 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
       users: createPostgresUserStore(context),
       personas: createPostgresPersonaStore(context),
       mcpServers: createPostgresMcpServerStore(context),
-      memories: createPostgresMemoryStore(context),
-      files: createPostgresUploadedFileStore(context),
-      settings: createPostgresSettingStore(context),
       chats: createPostgresChatStore(context),
       connectedApps: createPostgresConnectedAppStore(context),
       access: createPostgresAccessStore(context),
       organizations: createPostgresOrganizationStore(context),
-      researchCheckpoints: createPostgresResearchCheckpointStore(context),
     }),
     close: async () => {
       await Promise.all([pool.end(), db.destroy()]);
@@ -117,10 +109,11 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   });
 }
 
-// What the stores read is alike on both databases: JSON columns as their text, timestamps as ISO strings, 64-bit
-// integers as numbers (no count or id of toolbus nears 2^53).
+// What the stores read is alike on both databases: JSON columns as their text, timestamps as ISO strings, bytes
+// as a plain Uint8Array, 64-bit integers as numbers (no count or id of toolbus nears 2^53).
 const defaultTypeParser = pg.types.getTypeParser;
 const parseTimestamp = defaultTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+const parseBytes = defaultTypeParser(pg.types.builtins.BYTEA) as (text: string) => Buffer;
 function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
   switch (oid) {
     case pg.types.builtins.JSON:
@@ -128,6 +121,11 @@ function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
       return (text: string) => text;
     case pg.types.builtins.TIMESTAMPTZ:
       return (text: string) => parseTimestamp(text).toISOString();
+    case pg.types.builtins.BYTEA:
+      return (text: string) => {
+        const bytes = parseBytes(text);
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      };
     case pg.types.builtins.INT8:
       return (text: string) => Number(text);
     default:

@@ -12,12 +12,8 @@ import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
 import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
 import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
-import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
 import { createSqliteOrganizationStore } from './sqlite/sqlite-organization-store.ts';
 import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
-import { createSqliteResearchCheckpointStore } from './sqlite/sqlite-research-checkpoint-store.ts';
-import { createSqliteSettingStore } from './sqlite/sqlite-setting-store.ts';
-import { createSqliteUploadedFileStore } from './sqlite/sqlite-uploaded-file-store.ts';
 import { createSqliteUserStore } from './sqlite/sqlite-user-store.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
@@ -73,14 +69,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
         users: createSqliteUserStore(context),
         personas: createSqlitePersonaStore(context),
         mcpServers: createSqliteMcpServerStore(context),
-        memories: createSqliteMemoryStore(context),
-        files: createSqliteUploadedFileStore(context),
-        settings: createSqliteSettingStore(context),
         chats: createSqliteChatStore(context),
         connectedApps: createSqliteConnectedAppStore(context),
         access: createSqliteAccessStore(context),
         organizations: createSqliteOrganizationStore(context),
-        researchCheckpoints: createSqliteResearchCheckpointStore(context),
       };
     },
     close: () => db.destroy(),

@@ -1,6 +1,10 @@
 import { sealSecretKeyCheck, verifySecretKeyCheck } from '../rules/secret-key-check.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { Storage } from '../storage.ts';
+import { createMemoryStore } from '../stores/memory-store.ts';
+import { createResearchCheckpointStore } from '../stores/research-checkpoint-store.ts';
+import { createSettingStore } from '../stores/setting-store.ts';
+import { createUploadedFileStore } from '../stores/uploaded-file-store.ts';
 import { type MigrationTarget, migrate, schemaVersion } from './migrate.ts';
 import { type Migration, storageMigrations } from './migrations.ts';
 import {
@@ -9,6 +13,9 @@ import {
   type StorageDialect,
   type StoreContext,
 } from './store-context.ts';
+
+/** The stores written once, for both databases. */
+type SharedStore = 'settings' | 'researchCheckpoints' | 'memories' | 'files';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
 export interface SqlStorageOptions {
@@ -19,7 +26,7 @@ export interface SqlStorageOptions {
   /** The schema steps (default: toolbus's own). */
   readonly migrations?: readonly Migration[];
   /** The stores whose code is the database's own (see docs/postgres-storage.md). */
-  readonly ownStores: (context: StoreContext) => Pick<Storage, 'chats'>;
+  readonly ownStores: (context: StoreContext) => Omit<Storage, SharedStore | 'schemaVersion' | 'close'>;
   /** Closes what the opener opened (the builder's connection, a checkpointer). */
   close(): Promise<void>;
 }
@@ -52,6 +59,10 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
   const context = createStoreContext(options);
   let closed = false;
   return {
+    settings: createSettingStore(context),
+    researchCheckpoints: createResearchCheckpointStore(context),
+    memories: createMemoryStore(context),
+    files: createUploadedFileStore(context),
     ...options.ownStores(context),
     schemaVersion: () => schemaVersion(db),
     async close() {
@@ -59,5 +70,5 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
       closed = true;
       await options.close();
     },
-  } as Storage;
+  };
 }
