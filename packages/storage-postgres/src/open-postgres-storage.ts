@@ -8,16 +8,13 @@ import {
 } from '@toolbus/storage';
 import { openSqlStorage } from '@toolbus/storage/backend';
 import pg from 'pg';
-import { createPostgresAccessStore } from './postgres-access-store.ts';
 import { createPostgresChatStore } from './postgres-chat-store.ts';
 import { createPostgresConnectedAppStore } from './postgres-connected-app-store.ts';
 import { createPostgresContext } from './postgres-context.ts';
 import { createPostgresMcpServerStore } from './postgres-mcp-server-store.ts';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
-import { createPostgresOrganizationStore } from './postgres-organization-store.ts';
 import { createPostgresPersonaStore } from './postgres-persona-store.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
-import { createPostgresUserStore } from './postgres-user-store.ts';
 
 /** Options of {@link openPostgresStorage}. */
 export interface OpenPostgresStorageOptions {
@@ -95,13 +92,10 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
     ownStores: () => ({
-      users: createPostgresUserStore(context),
       personas: createPostgresPersonaStore(context),
       mcpServers: createPostgresMcpServerStore(context),
       chats: createPostgresChatStore(context),
       connectedApps: createPostgresConnectedAppStore(context),
-      access: createPostgresAccessStore(context),
-      organizations: createPostgresOrganizationStore(context),
     }),
     close: async () => {
       await Promise.all([pool.end(), db.destroy()]);

@@ -7,14 +7,11 @@ import type { Migration } from './sql/migrations.ts';
 import { openSqlStorage } from './sql/open-sql-storage.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
-import { createSqliteAccessStore } from './sqlite/sqlite-access-store.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
 import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
 import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
-import { createSqliteOrganizationStore } from './sqlite/sqlite-organization-store.ts';
 import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
-import { createSqliteUserStore } from './sqlite/sqlite-user-store.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
@@ -66,13 +63,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     ownStores: () => {
       const context = createSqliteContext(database, secrets);
       return {
-        users: createSqliteUserStore(context),
         personas: createSqlitePersonaStore(context),
         mcpServers: createSqliteMcpServerStore(context),
         chats: createSqliteChatStore(context),
         connectedApps: createSqliteConnectedAppStore(context),
-        access: createSqliteAccessStore(context),
-        organizations: createSqliteOrganizationStore(context),
       };
     },
     close: () => db.destroy(),

@@ -1,10 +1,13 @@
 import { sealSecretKeyCheck, verifySecretKeyCheck } from '../rules/secret-key-check.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { Storage } from '../storage.ts';
+import { createAccessStore } from '../stores/access-store.ts';
 import { createMemoryStore } from '../stores/memory-store.ts';
+import { createOrganizationStore } from '../stores/organization-store.ts';
 import { createResearchCheckpointStore } from '../stores/research-checkpoint-store.ts';
 import { createSettingStore } from '../stores/setting-store.ts';
 import { createUploadedFileStore } from '../stores/uploaded-file-store.ts';
+import { createUserStore } from '../stores/user-store.ts';
 import { type MigrationTarget, migrate, schemaVersion } from './migrate.ts';
 import { type Migration, storageMigrations } from './migrations.ts';
 import {
@@ -15,7 +18,14 @@ import {
 } from './store-context.ts';
 
 /** The stores written once, for both databases. */
-type SharedStore = 'settings' | 'researchCheckpoints' | 'memories' | 'files';
+type SharedStore =
+  | 'settings'
+  | 'researchCheckpoints'
+  | 'memories'
+  | 'files'
+  | 'users'
+  | 'organizations'
+  | 'access';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
 export interface SqlStorageOptions {
@@ -63,6 +73,9 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     researchCheckpoints: createResearchCheckpointStore(context),
     memories: createMemoryStore(context),
     files: createUploadedFileStore(context),
+    users: createUserStore(context),
+    organizations: createOrganizationStore(context),
+    access: createAccessStore(context),
     ...options.ownStores(context),
     schemaVersion: () => schemaVersion(db),
     async close() {

@@ -94,8 +94,8 @@ export function notFound(what: string, id: string): StorageError {
 
 /** How many rows a write changed (both databases report it as a bigint). */
 export function changed(result: {
-  readonly numAffectedRows?: bigint;
+  readonly numUpdatedRows?: bigint;
   readonly numDeletedRows?: bigint;
 }): number {
-  return Number(result.numAffectedRows ?? result.numDeletedRows ?? 0n);
+  return Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
 }
