@@ -9,9 +9,7 @@ import {
 import { openSqlStorage } from '@toolbus/storage/backend';
 import pg from 'pg';
 import { createPostgresChatStore } from './postgres-chat-store.ts';
-import { createPostgresConnectedAppStore } from './postgres-connected-app-store.ts';
 import { createPostgresContext } from './postgres-context.ts';
-import { createPostgresMcpServerStore } from './postgres-mcp-server-store.ts';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresPersonaStore } from './postgres-persona-store.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
@@ -93,9 +91,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     ...omitUndefined({ migrations: options.migrations }),
     ownStores: () => ({
       personas: createPostgresPersonaStore(context),
-      mcpServers: createPostgresMcpServerStore(context),
       chats: createPostgresChatStore(context),
-      connectedApps: createPostgresConnectedAppStore(context),
     }),
     close: async () => {
       await Promise.all([pool.end(), db.destroy()]);

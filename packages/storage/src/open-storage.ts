@@ -8,9 +8,7 @@ import { openSqlStorage } from './sql/open-sql-storage.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
-import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
-import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
 import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
@@ -64,9 +62,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       const context = createSqliteContext(database, secrets);
       return {
         personas: createSqlitePersonaStore(context),
-        mcpServers: createSqliteMcpServerStore(context),
         chats: createSqliteChatStore(context),
-        connectedApps: createSqliteConnectedAppStore(context),
       };
     },
     close: () => db.destroy(),

@@ -2,6 +2,8 @@ import { sealSecretKeyCheck, verifySecretKeyCheck } from '../rules/secret-key-ch
 import type { SecretBox } from '../secret-box.ts';
 import type { Storage } from '../storage.ts';
 import { createAccessStore } from '../stores/access-store.ts';
+import { createConnectedAppStore } from '../stores/connected-app-store.ts';
+import { createMcpServerStore } from '../stores/mcp-server-store.ts';
 import { createMemoryStore } from '../stores/memory-store.ts';
 import { createOrganizationStore } from '../stores/organization-store.ts';
 import { createResearchCheckpointStore } from '../stores/research-checkpoint-store.ts';
@@ -25,7 +27,9 @@ type SharedStore =
   | 'files'
   | 'users'
   | 'organizations'
-  | 'access';
+  | 'access'
+  | 'connectedApps'
+  | 'mcpServers';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
 export interface SqlStorageOptions {
@@ -76,6 +80,8 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     users: createUserStore(context),
     organizations: createOrganizationStore(context),
     access: createAccessStore(context),
+    connectedApps: createConnectedAppStore(context),
+    mcpServers: createMcpServerStore(context),
     ...options.ownStores(context),
     schemaVersion: () => schemaVersion(db),
     async close() {

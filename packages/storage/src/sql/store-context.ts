@@ -22,6 +22,8 @@ export interface StoreContext {
   newId(): string;
   /** Insertion order, the tie-break of rows created in one millisecond: rowid on SQLite, `ordinal` on PostgreSQL. */
   readonly insertionOrder: RawBuilder<number>;
+  /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
+  byteOrder(column: string): RawBuilder<string>;
   /** Runs `action` in one transaction; rolls back when it throws. */
   transaction<Result>(action: (trx: StorageDb) => Promise<Result>): Promise<Result>;
 }
@@ -38,6 +40,8 @@ export function createStoreContext(options: {
     now: () => new Date().toISOString(),
     newId: () => randomUUID(),
     insertionOrder: sql<number>`${sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal')}`,
+    byteOrder: (column) =>
+      dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
     transaction: (action) => db.transaction().execute(action),
   };
 }
