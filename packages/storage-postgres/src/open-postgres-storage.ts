@@ -11,7 +11,6 @@ import pg from 'pg';
 import { createPostgresChatStore } from './postgres-chat-store.ts';
 import { createPostgresContext } from './postgres-context.ts';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
-import { createPostgresPersonaStore } from './postgres-persona-store.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
 
 /** Options of {@link openPostgresStorage}. */
@@ -90,7 +89,6 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
     ownStores: () => ({
-      personas: createPostgresPersonaStore(context),
       chats: createPostgresChatStore(context),
     }),
     close: async () => {

@@ -9,7 +9,6 @@ import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
 import { createSqliteContext } from './sqlite/sqlite-context.ts';
-import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
@@ -61,7 +60,6 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     ownStores: () => {
       const context = createSqliteContext(database, secrets);
       return {
-        personas: createSqlitePersonaStore(context),
         chats: createSqliteChatStore(context),
       };
     },

@@ -6,6 +6,7 @@ import { createConnectedAppStore } from '../stores/connected-app-store.ts';
 import { createMcpServerStore } from '../stores/mcp-server-store.ts';
 import { createMemoryStore } from '../stores/memory-store.ts';
 import { createOrganizationStore } from '../stores/organization-store.ts';
+import { createPersonaStore } from '../stores/persona-store.ts';
 import { createResearchCheckpointStore } from '../stores/research-checkpoint-store.ts';
 import { createSettingStore } from '../stores/setting-store.ts';
 import { createUploadedFileStore } from '../stores/uploaded-file-store.ts';
@@ -29,7 +30,8 @@ type SharedStore =
   | 'organizations'
   | 'access'
   | 'connectedApps'
-  | 'mcpServers';
+  | 'mcpServers'
+  | 'personas';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
 export interface SqlStorageOptions {
@@ -82,6 +84,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     access: createAccessStore(context),
     connectedApps: createConnectedAppStore(context),
     mcpServers: createMcpServerStore(context),
+    personas: createPersonaStore(context),
     ...options.ownStores(context),
     schemaVersion: () => schemaVersion(db),
     async close() {
