@@ -8,9 +8,8 @@ import {
 } from '@toolbus/storage';
 import { openSqlStorage } from '@toolbus/storage/backend';
 import pg from 'pg';
-import { createPostgresChatStore } from './postgres-chat-store.ts';
-import { createPostgresContext } from './postgres-context.ts';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
+import { createPostgresPacketStreams } from './postgres-packet-streams.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
 
 /** Options of {@link openPostgresStorage}. */
@@ -64,36 +63,25 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     connectionString: options.url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
   });
   // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
   // listener only keeps that event from crashing the process.
   pool.on('error', () => {});
-  const builderPool = new pg.Pool({
-    connectionString: options.url,
-    max: options.maxConnections ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
-  });
-  builderPool.on('error', () => {});
   try {
     await pool.query('SELECT 1');
   } catch (cause) {
-    await Promise.all([pool.end(), builderPool.end()]).catch(() => {});
+    await pool.end().catch(() => {});
     throw unreachable(target, cause);
   }
-  const builder = postgresMigrationTarget(builderPool);
-  const { db } = builder;
-  const context = createPostgresContext(pool, secrets);
+  const builder = postgresMigrationTarget(pool);
   return openSqlStorage({
     ...builder,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
-    ownStores: () => ({
-      chats: createPostgresChatStore(context),
-    }),
-    close: async () => {
-      await Promise.all([pool.end(), db.destroy()]);
-    },
+    packetStreams: (context) => createPostgresPacketStreams(context.db),
+    // Ends the pool.
+    close: () => builder.db.destroy(),
   });
 }
 

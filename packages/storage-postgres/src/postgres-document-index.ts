@@ -12,7 +12,6 @@ import {
   type UpsertOutcome,
 } from '@toolbus/tools';
 import pg from 'pg';
-import { inTransaction } from './postgres-context.ts';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
 
@@ -340,4 +339,23 @@ function dedupe(rows: readonly HitRow[]): SearchHit[] {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** Runs `action` in one transaction on one client of `pool`; rolls back when it throws. */
+async function inTransaction<Result>(
+  pool: pg.Pool,
+  action: (client: pg.PoolClient) => Promise<Result>,
+): Promise<Result> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await action(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }

@@ -20,3 +20,4 @@ export { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 export type { StorageSchema } from './sql/storage-schema.ts';
 export type { StorageDb, StorageDialect, StoreContext } from './sql/store-context.ts';
 export { changed, lockedRows, notFound, withConstraintErrors } from './sql/store-context.ts';
+export type { PacketStreams } from './stores/packet-streams.ts';

@@ -7,8 +7,7 @@ import type { Migration } from './sql/migrations.ts';
 import { openSqlStorage } from './sql/open-sql-storage.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
-import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
-import { createSqliteContext } from './sqlite/sqlite-context.ts';
+import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
@@ -57,12 +56,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     ...target,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
-    ownStores: () => {
-      const context = createSqliteContext(database, secrets);
-      return {
-        chats: createSqliteChatStore(context),
-      };
-    },
+    packetStreams: () => createSqlitePacketStreams(database, target.exclusive),
     close: () => db.destroy(),
   });
   // Checkpoints run on a thread of their own (see startWalCheckpointer); if it cannot start or dies, SQLite's own

@@ -2,10 +2,12 @@ import { sealSecretKeyCheck, verifySecretKeyCheck } from '../rules/secret-key-ch
 import type { SecretBox } from '../secret-box.ts';
 import type { Storage } from '../storage.ts';
 import { createAccessStore } from '../stores/access-store.ts';
+import { createChatStore } from '../stores/chat-store.ts';
 import { createConnectedAppStore } from '../stores/connected-app-store.ts';
 import { createMcpServerStore } from '../stores/mcp-server-store.ts';
 import { createMemoryStore } from '../stores/memory-store.ts';
 import { createOrganizationStore } from '../stores/organization-store.ts';
+import type { PacketStreams } from '../stores/packet-streams.ts';
 import { createPersonaStore } from '../stores/persona-store.ts';
 import { createResearchCheckpointStore } from '../stores/research-checkpoint-store.ts';
 import { createSettingStore } from '../stores/setting-store.ts';
@@ -20,19 +22,6 @@ import {
   type StoreContext,
 } from './store-context.ts';
 
-/** The stores written once, for both databases. */
-type SharedStore =
-  | 'settings'
-  | 'researchCheckpoints'
-  | 'memories'
-  | 'files'
-  | 'users'
-  | 'organizations'
-  | 'access'
-  | 'connectedApps'
-  | 'mcpServers'
-  | 'personas';
-
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
 export interface SqlStorageOptions {
   readonly db: StorageDb;
@@ -41,8 +30,8 @@ export interface SqlStorageOptions {
   readonly runScript: MigrationTarget['runScript'];
   /** The schema steps (default: toolbus's own). */
   readonly migrations?: readonly Migration[];
-  /** The stores whose code is the database's own (see docs/postgres-storage.md). */
-  readonly ownStores: (context: StoreContext) => Omit<Storage, SharedStore | 'schemaVersion' | 'close'>;
+  /** How the database keeps turns' packets: the one part of a store written per database (docs/postgres-storage.md). */
+  readonly packetStreams: (context: StoreContext) => PacketStreams;
   /** Closes what the opener opened (the builder's connection, a checkpointer). */
   close(): Promise<void>;
 }
@@ -85,7 +74,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     connectedApps: createConnectedAppStore(context),
     mcpServers: createMcpServerStore(context),
     personas: createPersonaStore(context),
-    ...options.ownStores(context),
+    chats: createChatStore(context, options.packetStreams(context)),
     schemaVersion: () => schemaVersion(db),
     async close() {
       if (closed) return;

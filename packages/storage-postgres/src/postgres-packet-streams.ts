@@ -1,0 +1,86 @@
+import type { AppendedPacketBatch, StoredPacket } from '@toolbus/storage';
+import type { PacketStreams } from '@toolbus/storage/backend';
+import { notFound, type StorageDb } from '@toolbus/storage/backend';
+import { sql } from 'kysely';
+
+/**
+ * Packets on PostgreSQL: each turn's counter (`chat_turns.last_sequence`) reserves sequence numbers under its row
+ * lock, and one statement inserts every packet of a write from arrays (`unnest`), so a pass over many turns is one
+ * round trip. PostgreSQL's own SQL, kept for the hottest write (docs/postgres-storage.md).
+ */
+export function createPostgresPacketStreams(db: StorageDb): PacketStreams {
+  const nothing = async () => {};
+  return {
+    write: (action) => action(),
+    started: nothing,
+    ending: nothing,
+    ended: nothing,
+    deleting: nothing,
+    async append(batches) {
+      // Batches of the same turn are counted together (one counter update each), each packet carrying its
+      // position within its turn's share of the call.
+      const totals = new Map<string, number>();
+      const ends: number[] = [];
+      const packets = {
+        chats: [] as string[],
+        turns: [] as number[],
+        positions: [] as number[],
+        texts: [] as string[],
+      };
+      for (const batch of batches) {
+        const key = turnKey(batch.chatId, batch.turn);
+        let position = totals.get(key) ?? 0;
+        for (const packet of batch.packets) {
+          position += 1;
+          packets.chats.push(batch.chatId);
+          packets.turns.push(batch.turn);
+          packets.positions.push(position);
+          packets.texts.push(JSON.stringify(packet) ?? 'null');
+        }
+        totals.set(key, position);
+        ends.push(position);
+      }
+      const turns = [...new Map(batches.map((batch) => [turnKey(batch.chatId, batch.turn), batch])).values()];
+      const { rows } = await sql<{ chat_id: string; turn_index: number; last_sequence: number }>`
+        WITH wanted AS (
+          SELECT * FROM unnest(${turns.map((batch) => batch.chatId)}::text[], ${turns.map((batch) => batch.turn)}::int[],
+            ${turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0)}::int[]) AS w(chat_id, turn_index, count)
+        ), reserved AS (
+          UPDATE chat_turns t SET last_sequence = t.last_sequence + w.count
+            FROM wanted w WHERE t.chat_id = w.chat_id AND t.turn_index = w.turn_index
+          RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
+        ), inserted AS (
+          INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
+          SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet::json
+            FROM unnest(${packets.chats}::text[], ${packets.turns}::int[], ${packets.positions}::int[],
+              ${packets.texts}::text[]) AS p(chat_id, turn_index, position, packet)
+            JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
+        )
+        SELECT chat_id, turn_index, last_sequence FROM reserved`.execute(db);
+      const lastOf = new Map(rows.map((row) => [turnKey(row.chat_id, row.turn_index), row.last_sequence]));
+      return batches.map((batch, index): AppendedPacketBatch => {
+        const key = turnKey(batch.chatId, batch.turn);
+        const last = lastOf.get(key);
+        if (last === undefined)
+          return { ok: false, error: notFound('Turn', `${batch.chatId}/${batch.turn}`) };
+        return { ok: true, last: last - (totals.get(key) ?? 0) + (ends[index] ?? 0) };
+      });
+    },
+    async list({ chatId, turn, after, limit }): Promise<readonly StoredPacket[]> {
+      const rows = await db
+        .selectFrom('chat_packets')
+        .select(['sequence', 'packet_json'])
+        .where('chat_id', '=', chatId)
+        .where('turn_index', '=', turn)
+        .where('sequence', '>', after)
+        .orderBy('sequence')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packet_json) as unknown }));
+    },
+  };
+}
+
+function turnKey(chatId: string, turn: number): string {
+  return `${chatId}\u0000${turn}`;
+}

@@ -1,0 +1,103 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { AppendedPacketBatch, ChatTurnStatus } from '../chat.ts';
+import { notFound } from '../sql/store-context.ts';
+import type { PacketStreams } from '../stores/packet-streams.ts';
+import { inTransaction } from './in-transaction.ts';
+import { createRunningPacketLog, type LogAppend } from './running-packet-log.ts';
+
+/**
+ * Packets on SQLite: a running turn's go to the append-only log (see running-packet-log.ts), an ended one's (closing
+ * packets written after its end) straight to `chat_packets`. Appending is the hottest write, so it runs as
+ * synchronous prepared statements in one IMMEDIATE transaction, taking the connection from the query builder
+ * (`exclusive`) for the time it runs: the builder would cost more than the insert (docs/postgres-storage.md).
+ */
+export function createSqlitePacketStreams(
+  database: DatabaseSync,
+  exclusive: <Result>(action: () => Result) => Promise<Result>,
+): PacketStreams {
+  const log = createRunningPacketLog(database);
+  const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
+  const lastSequence = database.prepare(
+    'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
+  );
+  const insertPacket = database.prepare(
+    'INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
+  );
+  const selectPackets = database.prepare(
+    'SELECT sequence, packet_json FROM chat_packets WHERE chat_id = ? AND turn_index = ? AND sequence > ? ORDER BY sequence LIMIT ?',
+  );
+  const statusOf = (chatId: string, turn: number) =>
+    (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
+  const tableLast = (chatId: string, turn: number) =>
+    (lastSequence.get(chatId, turn) as { last: number }).last;
+  // An ended turn's packets go straight to chat_packets, after its last.
+  const appendEnded = (chatId: string, turn: number, packets: readonly unknown[]): number => {
+    let last = tableLast(chatId, turn);
+    for (const packet of packets) {
+      last += 1;
+      insertPacket.run(chatId, turn, last, JSON.stringify(packet));
+    }
+    return last;
+  };
+
+  return {
+    write: (action) => log.transaction(action),
+    async started(_trx, chatId, turn) {
+      log.begin(chatId, turn);
+    },
+    // Moved while still running: the log finds a turn it does not know among the running ones.
+    async ending(_trx, chatId, turn) {
+      log.move(chatId, turn);
+    },
+    async ended() {
+      log.sweep();
+    },
+    async deleting(_trx, chatId) {
+      log.forgetChat(chatId);
+    },
+    append: (batches) =>
+      exclusive(() =>
+        log.transactionSync(() =>
+          inTransaction(database, () => {
+            // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
+            // log together, in a few multi-row inserts.
+            const results: (AppendedPacketBatch | undefined)[] = [];
+            const running: { readonly index: number; readonly append: LogAppend }[] = [];
+            for (const [index, { chatId, turn, packets }] of batches.entries()) {
+              const status = statusOf(chatId, turn);
+              if (status === undefined) {
+                results[index] = { ok: false, error: notFound('Turn', `${chatId}/${turn}`) };
+              } else if (status === 'running') {
+                const packetsJson = packets.map((packet) => JSON.stringify(packet));
+                running.push({
+                  index,
+                  append: { chatId, turn, packetsJson, tableLast: () => tableLast(chatId, turn) },
+                });
+              } else {
+                results[index] = { ok: true, last: appendEnded(chatId, turn, packets) };
+              }
+            }
+            const lasts = log.appendAll(running.map((entry) => entry.append));
+            for (const [position, entry] of running.entries()) {
+              results[entry.index] = { ok: true, last: lasts[position] as number };
+            }
+            return results as AppendedPacketBatch[];
+          }),
+        ),
+      ),
+    list: ({ chatId, turn, after, limit }) =>
+      exclusive(() => {
+        const rows = (
+          selectPackets.all(chatId, turn, after, limit) as unknown as {
+            sequence: number;
+            packet_json: string;
+          }[]
+        ).map((row) => ({ sequence: row.sequence, packetJson: row.packet_json }));
+        const status = statusOf(chatId, turn);
+        if (rows.length < limit && status === 'running') {
+          rows.push(...log.read(chatId, turn, rows.at(-1)?.sequence ?? after, limit - rows.length));
+        } else if (status !== 'running') log.forgetEnded(chatId, turn);
+        return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packetJson) as unknown }));
+      }),
+  };
+}

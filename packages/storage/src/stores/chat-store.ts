@@ -1,0 +1,313 @@
+import type { ChatMessage } from '@toolbus/spec';
+import { sql } from 'kysely';
+import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { checkChatTitle, defaultChatTitle } from '../rules/check-chat-title.ts';
+import { checkPacketCursor, defaultPacketPageSize } from '../rules/check-packet-cursor.ts';
+import type { StorageSchema } from '../sql/storage-schema.ts';
+import {
+  changed,
+  lockedRows,
+  notFound,
+  type StorageDb,
+  type StoreContext,
+  withConstraintErrors,
+} from '../sql/store-context.ts';
+import type { ChatStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
+import type { PacketStreams } from './packet-streams.ts';
+
+const chatColumns = [
+  'id',
+  'user_id as userId',
+  'title',
+  'persona_id as personaId',
+  'organization_id as organizationId',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
+] as const;
+
+/** Rows per multi-row insert of messages: 6 parameters each, far under either database's limit. */
+const messagesPerInsert = 500;
+
+/**
+ * Chats, their turns and history, on either database; each turn's packets go to the database's own
+ * {@link PacketStreams}. A turn's end and its history are one transaction. On PostgreSQL every write to a chat's
+ * turns or history first locks the chat's row, so "one running turn per chat" and history positions hold however
+ * many replicas write (a partial unique index holds the running-turn rule as well); SQLite's IMMEDIATE transactions
+ * hold the whole database.
+ */
+export function createChatStore(context: StoreContext, streams: PacketStreams): ChatStore {
+  const { db } = context;
+  // "Most recently active" is a counter: timestamps tie within a millisecond.
+  const nextActivity =
+    context.dialect === 'postgres'
+      ? sql<number>`nextval('chat_activity')`
+      : sql<number>`(SELECT COALESCE(MAX(activity), 0) + 1 FROM chats)`;
+  const lockChat = async (trx: StorageDb, chatId: string) => {
+    const chat = await lockedRows(
+      context,
+      trx.selectFrom('chats').select('id').where('id', '=', chatId),
+    ).executeTakeFirst();
+    if (chat === undefined) throw notFound('Chat', chatId);
+  };
+  const turns = (trx: StorageDb) => trx.selectFrom('chat_turns').selectAll();
+  const readTurn = async (trx: StorageDb, chatId: string, turn: number) => {
+    const row = await turns(trx)
+      .where('chat_id', '=', chatId)
+      .where('turn_index', '=', turn)
+      .executeTakeFirst();
+    return row && toTurn(row);
+  };
+  // Appends after the chat's last message; the caller holds the chat's lock.
+  const append = async (
+    trx: StorageDb,
+    chatId: string,
+    turn: number | null,
+    messages: readonly ChatMessage[],
+  ): Promise<StoredChatMessage[]> => {
+    if (messages.length === 0) return [];
+    const now = context.now();
+    const { last } = await trx
+      .selectFrom('chat_messages')
+      .select((eb) => eb.fn.max('position').as('last'))
+      .where('chat_id', '=', chatId)
+      .executeTakeFirstOrThrow();
+    const first = last === null ? 0 : Number(last) + 1;
+    const stored = messages.map((message, index) => ({
+      id: context.newId(),
+      chatId,
+      turn,
+      position: first + index,
+      message,
+      createdAt: now,
+    }));
+    for (let start = 0; start < stored.length; start += messagesPerInsert) {
+      const rows = stored.slice(start, start + messagesPerInsert).map((row) => ({
+        id: row.id,
+        chat_id: chatId,
+        turn_index: turn,
+        position: row.position,
+        message_json: JSON.stringify(row.message),
+        created_at: now,
+      }));
+      await trx.insertInto('chat_messages').values(rows).execute();
+    }
+    await trx
+      .updateTable('chats')
+      .set({ updated_at: now, activity: nextActivity })
+      .where('id', '=', chatId)
+      .execute();
+    return stored;
+  };
+  const alreadyEnded = (chatId: string, turn: number, status: string) =>
+    new StorageError({
+      code: 'conflict',
+      message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${status}).`,
+    });
+
+  return {
+    async create(chat) {
+      const now = context.now();
+      return withConstraintErrors('Creating a chat', () =>
+        db
+          .insertInto('chats')
+          .values({
+            id: context.newId(),
+            user_id: chat.userId,
+            title: checkChatTitle(chat.title ?? defaultChatTitle),
+            persona_id: chat.personaId ?? null,
+            created_at: now,
+            updated_at: now,
+            organization_id: chat.organizationId ?? DEFAULT_ORGANIZATION_ID,
+            activity: nextActivity,
+          })
+          .returning(chatColumns)
+          .executeTakeFirstOrThrow(),
+      );
+    },
+    async get(id) {
+      return db.selectFrom('chats').select(chatColumns).where('id', '=', id).executeTakeFirst();
+    },
+    async listForUser(userId) {
+      return db
+        .selectFrom('chats')
+        .select(chatColumns)
+        .where('user_id', '=', userId)
+        .orderBy('activity', 'desc')
+        .execute();
+    },
+    async rename(id, title) {
+      const renamed = await db
+        .updateTable('chats')
+        .set({ title: checkChatTitle(title), updated_at: context.now(), activity: nextActivity })
+        .where('id', '=', id)
+        .returning(chatColumns)
+        .executeTakeFirst();
+      if (renamed === undefined) throw notFound('Chat', id);
+      return renamed;
+    },
+    async delete(id) {
+      return context.transaction((trx) =>
+        streams.write(async () => {
+          await streams.deleting(trx, id);
+          return changed(await trx.deleteFrom('chats').where('id', '=', id).executeTakeFirst()) > 0;
+        }),
+      );
+    },
+    async appendMessages(chatId, messages) {
+      return context.transaction(async (trx) => {
+        await lockChat(trx, chatId);
+        return append(trx, chatId, null, messages);
+      });
+    },
+    async listMessages(chatId) {
+      const rows = await db
+        .selectFrom('chat_messages')
+        .selectAll()
+        .where('chat_id', '=', chatId)
+        .orderBy('position')
+        .execute();
+      return rows.map(toStoredMessage);
+    },
+    async startTurn({ chatId, kind = 'chat', input = [] }) {
+      return context.transaction((trx) =>
+        streams.write(async () => {
+          await lockChat(trx, chatId);
+          const running = await trx
+            .selectFrom('chat_turns')
+            .select('turn_index')
+            .where('chat_id', '=', chatId)
+            .where('status', '=', 'running')
+            .executeTakeFirst();
+          if (running !== undefined) {
+            throw new StorageError({
+              code: 'conflict',
+              message: `Chat ${JSON.stringify(chatId)} already has a running turn (${running.turn_index}); stop it or wait for it to end.`,
+            });
+          }
+          const { last } = await trx
+            .selectFrom('chat_turns')
+            .select((eb) => eb.fn.max('turn_index').as('last'))
+            .where('chat_id', '=', chatId)
+            .executeTakeFirstOrThrow();
+          const row = {
+            chat_id: chatId,
+            turn_index: last === null ? 0 : Number(last) + 1,
+            kind,
+            status: 'running',
+            end_reason: null,
+            started_at: context.now(),
+            ended_at: null,
+            input_json: JSON.stringify(input),
+          };
+          await withConstraintErrors('Starting a turn', () =>
+            trx.insertInto('chat_turns').values(row).execute(),
+          );
+          await streams.started(trx, chatId, row.turn_index);
+          // The record as a read would give it (the input as stored), without reading the row back.
+          return toTurn(row);
+        }),
+      );
+    },
+    async finishTurn({ chatId, turn, status, reason, messages = [] }) {
+      return context.transaction((trx) =>
+        streams.write(async () => {
+          // The chat's lock, as every write of its history takes it first.
+          await lockedRows(context, trx.selectFrom('chats').select('id').where('id', '=', chatId)).execute();
+          const current = await trx
+            .selectFrom('chat_turns')
+            .select('status')
+            .where('chat_id', '=', chatId)
+            .where('turn_index', '=', turn)
+            .executeTakeFirst();
+          if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+          if (current.status !== 'running') throw alreadyEnded(chatId, turn, current.status);
+          await streams.ending(trx, chatId, turn);
+          const ended = await withConstraintErrors('Ending a turn', () =>
+            trx
+              .updateTable('chat_turns')
+              .set({ status, end_reason: reason ?? null, ended_at: context.now() })
+              .where('chat_id', '=', chatId)
+              .where('turn_index', '=', turn)
+              .returningAll()
+              .executeTakeFirstOrThrow(),
+          );
+          await streams.ended(trx);
+          await append(trx, chatId, turn, messages);
+          return toTurn(ended);
+        }),
+      );
+    },
+    async getTurn({ chatId, turn }) {
+      return readTurn(db, chatId, turn);
+    },
+    async listTurns(chatId) {
+      return (await turns(db).where('chat_id', '=', chatId).orderBy('turn_index').execute()).map(toTurn);
+    },
+    async closeInterruptedTurns(reason) {
+      return context.transaction((trx) =>
+        streams.write(async () => {
+          const running = await turns(trx).where('status', '=', 'running').execute();
+          for (const turn of running) await streams.ending(trx, turn.chat_id, turn.turn_index);
+          const closed = await trx
+            .updateTable('chat_turns')
+            .set({ status: 'interrupted', end_reason: reason, ended_at: context.now() })
+            .where('status', '=', 'running')
+            .returningAll()
+            .execute();
+          await streams.ended(trx);
+          return closed.map(toTurn).sort(byTurn);
+        }),
+      );
+    },
+    async listRunningTurns() {
+      const running = await turns(db)
+        .where('status', '=', 'running')
+        .orderBy('chat_id')
+        .orderBy('turn_index')
+        .execute();
+      return running.map(toTurn);
+    },
+    async appendPackets({ chatId, turn, packets }) {
+      const [result] = await streams.append([{ chatId, turn, packets }]);
+      if (!result?.ok) throw result?.error ?? notFound('Turn', `${chatId}/${turn}`);
+      return result.last;
+    },
+    async appendPacketBatches(batches) {
+      return batches.length === 0 ? [] : streams.append(batches);
+    },
+    async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
+      checkPacketCursor({ after, limit });
+      return streams.list({ chatId, turn, after, limit });
+    },
+  };
+}
+
+function byTurn(left: ChatTurnRecord, right: ChatTurnRecord): number {
+  return left.chatId < right.chatId ? -1 : left.chatId > right.chatId ? 1 : left.index - right.index;
+}
+
+function toTurn(row: StorageSchema['chat_turns']): ChatTurnRecord {
+  return {
+    chatId: row.chat_id,
+    index: row.turn_index,
+    kind: row.kind as ChatTurnKind,
+    status: row.status as ChatTurnStatus,
+    endReason: row.end_reason,
+    input: JSON.parse(row.input_json) as ChatMessage[],
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+  };
+}
+
+function toStoredMessage(row: StorageSchema['chat_messages']): StoredChatMessage {
+  return {
+    id: row.id,
+    chatId: row.chat_id,
+    turn: row.turn_index,
+    position: row.position,
+    message: JSON.parse(row.message_json) as ChatMessage,
+    createdAt: row.created_at,
+  };
+}
