@@ -21,6 +21,10 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
     '@toolbus/server',
     'the HTTP server: node:http through @hono/node-server, hashed keys with node:crypto, storage',
   ],
+  [
+    '@toolbus/gateway',
+    'the recovery gateway: an HTTP server and client over node:http, ids from node:crypto',
+  ],
   ['@toolbus/coding-agent', 'repository archives streamed to disk (node:fs, node:events), sandbox sessions'],
   [
     '@toolbus/coding-agent/testing',

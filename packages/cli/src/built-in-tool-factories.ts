@@ -128,6 +128,7 @@ export function builtInToolFactories(options: {
           : await startSandboxEgressIfConnected({
               storage: options.storage,
               userId: options.userId,
+              ...omitUndefined({ organizationId: options.organizationId }),
               caDirectory: join(options.config.home, 'egress-ca'),
               approvals,
               ...omitUndefined({ sessionId: options.egressApprovals?.sessionId }),

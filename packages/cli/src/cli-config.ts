@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { GatewayConfig } from '@toolbus/gateway';
 import { ToolbusError } from '@toolbus/spec';
 import { CONFIG_KEYS, configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
 
@@ -48,6 +49,8 @@ export interface ToolbusConfigFile {
    * The coding agent's repository host (default github.com; templates with `{owner}` and `{repo}`), the NAME of the
    * variable holding a token for private repositories, and the local folders it may open (none by default).
    */
+  /** `toolbus gateway`'s upstream model servers and limits (keys by variable NAME only). */
+  gateway?: GatewayConfig;
   codingAgent?: {
     archiveUrl?: string;
     tokenArchiveUrl?: string;

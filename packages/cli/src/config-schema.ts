@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { defaultToolCallParsers, parseModelString } from '@toolbus/core';
+import { gatewayConfigSchema } from '@toolbus/gateway';
 import { ToolbusError } from '@toolbus/spec';
 import { closestName } from './closest-name.ts';
 
@@ -303,6 +304,13 @@ export function configFileProblems(file: Readonly<Record<string, unknown>>): str
   for (const [key, value] of Object.entries(file)) {
     if (key === 'toolLimits') {
       if (typeof value !== 'object' || value === null) problems.push('toolLimits must be an object');
+      continue;
+    }
+    if (key === 'gateway') {
+      const parsed = gatewayConfigSchema.safeParse(value);
+      if (!parsed.success)
+        for (const issue of parsed.error.issues)
+          problems.push(`gateway${issue.path.map((part) => `.${String(part)}`).join('')}: ${issue.message}`);
       continue;
     }
     const section = CONFIG_SCHEMA.filter((setting) => setting.key.split('.')[0] === key);

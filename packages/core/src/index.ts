@@ -51,6 +51,12 @@ export {
   toLanguageModelToolChoice,
   toLanguageModelTools,
 } from './llm/index.ts';
+export type {
+  AnswerRepairEnd,
+  AnswerRepairOptions,
+  AnswerRepairOutput,
+} from './middleware/answer-repair.ts';
+export { AnswerRepair } from './middleware/answer-repair.ts';
 export type { RecoveryMiddlewareOptions } from './middleware/recovery-middleware.ts';
 export { createRecoveryMiddleware, recoveryMiddleware } from './middleware/recovery-middleware.ts';
 export type {

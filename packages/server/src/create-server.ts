@@ -3,7 +3,7 @@ import { resolveLanguageModel } from '@toolbus/core';
 import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
 import type { McpRefreshLock } from '@toolbus/mcp';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
-import { DEFAULT_ORGANIZATION_ID, personaNameKey, StorageError, type User } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, personaNameKey, type User } from '@toolbus/storage';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { ApprovalHub } from './approvals/approval-hub.ts';
@@ -18,6 +18,7 @@ import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './a
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
+import { toErrorAnswer } from './http/error-answer.ts';
 import type { Principal } from './http/principal.ts';
 import { API_KEY_SCOPES } from './http/principal.ts';
 import { requestBodyLimit } from './http/request-body-limit.ts';
@@ -220,29 +221,28 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     (uploadPaths.has(context.req.path) ? uploadLimit : jsonLimit)(context, next),
   );
   app.onError((error, context) => {
-    const refused = toServerError(error);
-    if (!refused) {
+    const answer = toErrorAnswer(error);
+    const where = { method: context.req.method, path: context.req.routePath };
+    if (answer.status === 500) {
       logger.error('request.failed', {
-        method: context.req.method,
-        path: context.req.routePath,
+        ...where,
         error: ToolbusError.isInstance(error) ? error.code : 'internal_error',
       });
-      return context.json(
-        { error: { code: 'internal_error', message: 'The server failed; see its log.' } },
-        500,
-      );
+    } else if (!ServerError.isInstance(error)) {
+      // A rule or a dependency refused it (an SSRF block, an MCP server that would not start): not a bug.
+      logger.warn('request.refused', { ...where, status: answer.status, error: answer.code });
     }
-    if (refused.retryAfterSeconds !== undefined)
-      context.header('retry-after', String(refused.retryAfterSeconds));
+    if (answer.retryAfterSeconds !== undefined)
+      context.header('retry-after', String(answer.retryAfterSeconds));
     return context.json(
       {
         error: {
-          code: refused.code,
-          message: refused.message,
-          ...omitUndefined({ field: refused.field }),
+          code: answer.code,
+          message: answer.message,
+          ...omitUndefined({ field: answer.field }),
         },
       },
-      refused.status as 400,
+      answer.status as 400,
     );
   });
   app.notFound((context) =>
@@ -339,16 +339,4 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       await approvals.close();
     },
   };
-}
-
-/** A failure as the client sees it: our own refusals, and storage refusals mapped to their statuses. */
-function toServerError(error: unknown): ServerError | undefined {
-  if (ServerError.isInstance(error)) return error;
-  if (StorageError.isInstance(error)) {
-    if (error.code === 'not_found') return new ServerError({ code: 'not_found', message: error.message });
-    if (error.code === 'conflict') return new ServerError({ code: 'conflict', message: error.message });
-    if (error.code === 'invalid_input')
-      return new ServerError({ code: 'invalid_request', message: error.message });
-  }
-  return undefined;
 }

@@ -1,3 +1,10 @@
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { ToolbusServer } from './create-server.ts';
@@ -9,6 +16,14 @@ export interface ListenOptions {
   readonly port?: number;
   /** Default 127.0.0.1. Any other address needs `api-keys` auth. */
   readonly host?: string;
+  /**
+   * Paths answered by a plain `node:http` handler instead of the app (the recovery gateway's `/v1/chat/completions`,
+   * `/v1/messages` and `/v1/models`, which stream without the web-stream layer).
+   */
+  readonly nodeRoutes?: {
+    readonly paths: readonly string[];
+    readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
+  };
 }
 
 /** A listening server. */
@@ -36,8 +51,22 @@ export async function listen(server: ToolbusServer, options: ListenOptions = {})
     });
   }
   const http = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const instance = serve({ fetch: server.app.fetch, port: options.port ?? 8787, hostname: host }, () =>
-      resolve(instance),
+    const nodeRoutes = options.nodeRoutes;
+    const paths = new Set(nodeRoutes?.paths);
+    const createWithRoutes = ((serverOptions: ServerOptions, listener: RequestListener) =>
+      createServer(serverOptions, (request, response) => {
+        if (nodeRoutes !== undefined && paths.has((request.url ?? '/').split('?')[0] as string))
+          nodeRoutes.handler(request, response);
+        else listener(request, response);
+      })) as typeof createServer;
+    const instance = serve(
+      {
+        fetch: server.app.fetch,
+        port: options.port ?? 8787,
+        hostname: host,
+        ...(nodeRoutes === undefined ? {} : { createServer: createWithRoutes }),
+      },
+      () => resolve(instance),
     );
     instance.once('error', reject);
   });

@@ -27,6 +27,25 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/**
+ * What the release read back, as the steps after it change it on purpose: sessions that cannot name the key that
+ * made them end (step 13), and connected apps belong to the default organisation (step 15).
+ */
+function expectedAfterUpgrade(name: string): unknown {
+  const expected = JSON.parse(fixture(name)) as {
+    sessions: unknown[];
+    apps: Record<string, unknown>[];
+    perUser: { apps: Record<string, unknown>[] }[];
+  };
+  const inDefault = (app: Record<string, unknown>) => ({ ...app, organizationId: 'default' });
+  return {
+    ...expected,
+    sessions: expected.sessions.map(() => null),
+    apps: expected.apps.map(inDefault),
+    perUser: expected.perUser.map((user) => ({ ...user, apps: user.apps.map(inDefault) })),
+  };
+}
+
 /** Writes after the upgrade work too: a new persona, and the running turn ends with its packets kept. */
 async function writeAfterUpgrade(storage: Storage): Promise<void> {
   const persona = await storage.personas.create({ name: 'After the upgrade' });
@@ -65,7 +84,7 @@ test('a SQLite file of the release before opens, migrates and reads back every r
   const storage = await openStorage({ path, secretKey, environment: {} });
   assert.deepEqual(
     JSON.parse(JSON.stringify(await readBackEverything(storage, known))),
-    JSON.parse(fixture('expected-sqlite.json')),
+    expectedAfterUpgrade('expected-sqlite.json'),
   );
   await writeAfterUpgrade(storage);
   await storage.close();
@@ -103,7 +122,7 @@ test('a PostgreSQL database of the release before opens, migrates and reads back
   const storage = await openPostgresStorage({ url, secretKey, environment: {} });
   assert.deepEqual(
     JSON.parse(JSON.stringify(await readBackEverything(storage, known))),
-    JSON.parse(fixture('expected-postgres.json')),
+    expectedAfterUpgrade('expected-postgres.json'),
   );
   await writeAfterUpgrade(storage);
   await storage.close();

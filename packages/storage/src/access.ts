@@ -33,6 +33,10 @@ export interface WebSessionRecord {
   readonly userId: string;
   /** The organisation the session acts in, and only there; `null` for a session from before sessions were bound. */
   readonly organizationId: string | null;
+  /** The API key that signed the session in (`null` for one made without a key, as local mode): revoking it ends the session. */
+  readonly keyId: string | null;
+  /** The scopes the session holds: never more than the principal that made it held. */
+  readonly scopes: readonly string[];
   readonly csrfHash: string;
   readonly createdAt: string;
   readonly expiresAt: string;
@@ -44,6 +48,10 @@ export interface NewWebSession {
   readonly userId: string;
   /** The organisation the session acts in (unbound when absent: it acts where each request names). */
   readonly organizationId?: string;
+  /** The API key the session was made with, if any: revoking it ends the session. */
+  readonly keyId?: string;
+  /** The scopes of the principal that made the session (or fewer). */
+  readonly scopes: readonly string[];
   readonly csrfHash: string;
   readonly expiresAt: string;
 }

@@ -17,8 +17,10 @@ export interface ConnectedAppActionRecord {
 export interface ConnectedAppRecord {
   /** Ascending: the lowest id wins when two apps' patterns match one URL. */
   readonly id: number;
-  /** The owner; null for an app of the whole organisation (every user sees it). */
+  /** The owner; null for an app of the whole organisation (every user of it sees it). */
   readonly userId: string | null;
+  /** The organisation the app belongs to: it is seen and used there only (a sandbox run of another gets nothing). */
+  readonly organizationId: string;
   readonly name: string;
   readonly urlPatterns: readonly string[];
   readonly actions: readonly ConnectedAppActionRecord[];
@@ -33,6 +35,8 @@ export interface ConnectedAppRecord {
 /** What creating a connected app takes. */
 export interface NewConnectedApp {
   readonly userId: string | null;
+  /** The organisation the app belongs to (default the default one). */
+  readonly organizationId?: string;
   readonly name: string;
   readonly urlPatterns: readonly string[];
   readonly actions?: readonly ConnectedAppActionRecord[];

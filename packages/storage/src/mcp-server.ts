@@ -67,6 +67,11 @@ export interface McpPendingAuthorization {
   readonly redirectUrl: string;
   /** The path on this server the callback sends the browser to. */
   readonly returnTo: string;
+  /**
+   * Hash of the secret the starting browser holds in a cookie: the callback must come from that browser, so a victim
+   * who opens someone else's authorization URL links nothing. `null` for an authorization from before (refused).
+   */
+  readonly browserHash: string | null;
   readonly createdAt: string;
   readonly expiresAt: string;
 }

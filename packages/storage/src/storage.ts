@@ -51,7 +51,10 @@ export interface AccessStore {
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(userId: string): Promise<readonly ApiKeyRecord[]>;
-  /** Marks the key revoked (it stops working at once); false when it was unknown or already revoked. */
+  /**
+   * Marks the key revoked and deletes the web sessions made with it, in shared storage so every replica sees it at
+   * once; false when it was unknown or already revoked.
+   */
   revokeApiKey(id: string): Promise<boolean>;
   touchApiKey(id: string): Promise<void>;
   createSession(session: NewWebSession): Promise<WebSessionRecord>;
@@ -188,8 +191,14 @@ export interface SettingStore {
 export interface ConnectedAppStore {
   create(app: NewConnectedApp): Promise<ConnectedAppRecord>;
   get(id: number): Promise<ConnectedAppRecord | undefined>;
-  /** In id order; with `userId`, that user's apps and the organisation's. */
-  list(options?: { readonly userId?: string }): Promise<readonly ConnectedAppRecord[]>;
+  /**
+   * In id order; with `organizationId`, only that organisation's apps; with `userId`, only that user's own and the
+   * shared ones (of every organisation unless `organizationId` narrows it).
+   */
+  list(options?: {
+    readonly userId?: string;
+    readonly organizationId?: string;
+  }): Promise<readonly ConnectedAppRecord[]>;
   delete(id: number): Promise<boolean>;
   /** Stores (replacing) one user's values for `{{user.NAME}}` placeholders, encrypted. */
   setUserValues(options: {

@@ -11,7 +11,7 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['chat']);
   const [shown, setShown] = useState<string | undefined>();
-  const scopeChoices = props.isAdmin ? ['chat', 'admin', 'mcp'] : ['chat', 'mcp'];
+  const scopeChoices = props.isAdmin ? ['chat', 'admin', 'mcp', 'keys'] : ['chat', 'mcp', 'keys'];
   return (
     <div>
       <h2>API keys</h2>

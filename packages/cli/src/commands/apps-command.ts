@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util';
 import { ConnectedAppAdmin, ServerError } from '@toolbus/server';
-import type { ConnectedAppActionRecord, ConnectedAppPolicy } from '@toolbus/storage';
+import {
+  type ConnectedAppActionRecord,
+  type ConnectedAppPolicy,
+  DEFAULT_ORGANIZATION_ID,
+} from '@toolbus/storage';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
@@ -171,7 +175,7 @@ export async function runAppsCommand(argv: readonly string[], io: CliIo): Promis
   try {
     // The same operations as the server's /v1/apps routes; the CLI's user manages the organisation's apps too.
     const apps = new ConnectedAppAdmin(workspace.storage);
-    const actor = { userId: workspace.user.id, isAdmin: true };
+    const actor = { userId: workspace.user.id, organizationId: DEFAULT_ORGANIZATION_ID, isAdmin: true };
     if (action === 'list') {
       const listed = await apps.list(actor);
       if (listed.length === 0) {

@@ -4,6 +4,7 @@ import type { CliCommand } from './cli-command.ts';
 import { configCommand } from './config-command.ts';
 import { egressCommand } from './egress-command.ts';
 import { filesCommand } from './files-command.ts';
+import { gatewayCommand } from './gateway-command.ts';
 import { historyCommand } from './history-command.ts';
 import { indexCommand } from './index-command.ts';
 import { mcpCommand } from './mcp-command.ts';
@@ -32,5 +33,6 @@ export const COMMANDS: readonly CliCommand[] = [
   appsCommand,
   egressCommand,
   serveCommand,
+  gatewayCommand,
   sandboxCommand,
 ];

@@ -2,6 +2,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
+import {
+  createGatewayHandler,
+  GATEWAY_PATHS,
+  type GatewayConfig,
+  type GatewayHandler,
+} from '@toolbus/gateway';
 import { createRedisScaleOut } from '@toolbus/redis';
 import {
   createJsonLogger,
@@ -13,6 +19,7 @@ import {
 } from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
+import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
 import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
@@ -21,9 +28,11 @@ import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { configuredInterpreter } from '../configured-interpreter.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
+import { storedKeyAuthenticator } from '../gateway-key-check.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
+import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 
@@ -193,9 +202,15 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       }),
   });
   try {
+    // The recovery gateway's routes, when the config file has a gateway section (docs/gateway.md).
+    const gateway =
+      config.file.gateway && role !== 'worker'
+        ? servedGateway(config.file.gateway, auth, workspace.storage, io, logger)
+        : undefined;
     const http = await listen(role === 'worker' ? healthOnlyServer(server) : server, {
       port,
       ...(values.host ? { host: values.host } : {}),
+      ...omitUndefined({ nodeRoutes: gateway }),
     }).catch((error: unknown) => {
       throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });
@@ -205,13 +220,17 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     if (sandbox !== undefined && sandbox.serviceCount > 1) {
       io.stdout.write(`  run_python: ${sandbox.serviceCount} sandbox services, load-balanced\n`);
     }
+    if (gateway !== undefined)
+      io.stdout.write(
+        `  recovery gateway: ${http.url}/v1 (/v1/chat/completions, /v1/messages, /v1/models)\n`,
+      );
     io.stdout.write(hasWebApp ? `  web UI: ${http.url}/\n` : '  web UI: not built (run npm run setup)\n');
     if (auth === 'api-keys') {
       // A fresh deployment needs one admin: the CLI's user becomes it, and its key is printed this once.
       const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);
       if (bootstrap) io.stdout.write(`  admin API key (shown once, store it now): ${bootstrap.key}\n`);
     }
-    const signal = await shutdownSignal(io);
+    const signal = await shutdownSignal(io, 'toolbus serve');
     io.stdout.write(`toolbus serve: ${signal} received, stopping running turns and closing streams\n`);
     await http.close();
     return EXIT_CODES.ok;
@@ -225,26 +244,25 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   }
 }
 
-/**
- * Waits for SIGINT or SIGTERM: the end of a server's normal life, so the shutdown that follows exits 0. From then on a
- * second signal of either kind (a shutdown waiting on a tool that does not stop) exits at once, with 130 or 143 as a
- * shell reports a process killed by that signal.
- */
-function shutdownSignal(io: CliIo): Promise<NodeJS.Signals> {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  return new Promise((resolve) => {
-    const first = (signal: NodeJS.Signals): void => {
-      for (const name of signals) process.off(name, first);
-      for (const name of signals) {
-        process.once(name, () => {
-          io.stderr.write(`toolbus serve: ${name} again, exiting without waiting for running turns\n`);
-          process.exit(name === 'SIGINT' ? EXIT_CODES.interrupted : EXIT_CODES.terminated);
-        });
-      }
-      resolve(signal);
-    };
-    for (const name of signals) process.on(name, first);
+/** The gateway's routes inside serve: the same upstreams, and the server's own keys when it has them. */
+function servedGateway(
+  config: GatewayConfig,
+  auth: ServerAuthMode,
+  storage: Storage,
+  io: CliIo,
+  logger: ReturnType<typeof createJsonLogger>,
+): { paths: readonly string[]; handler: GatewayHandler } {
+  const handler = createGatewayHandler({
+    upstreams: config.upstreams,
+    env: io.env,
+    ...(auth === 'api-keys' ? { authenticate: storedKeyAuthenticator(storage) } : {}),
+    ...omitUndefined({
+      requestsPerMinute: config.requestsPerMinute,
+      maxRequestBytes: config.maxRequestBytes,
+    }),
+    log: ({ event, ...fields }) => logger.info(`gateway.${event}`, fields),
   });
+  return { paths: GATEWAY_PATHS, handler };
 }
 
 /** Why the server could not listen, naming the flag to change: --host (needs keys, unknown), --port (taken). */

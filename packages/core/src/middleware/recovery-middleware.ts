@@ -7,7 +7,11 @@ import type {
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
-import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import type {
+  ExtractedToolCall,
+  LocatedToolCall,
+  ToolCallTextParser,
+} from '../recovery/extracted-tool-call.ts';
 import { findModelProfile } from '../recovery/model-profiles.ts';
 import {
   defaultToolCallMarkupMarkers,
@@ -17,6 +21,7 @@ import {
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import { strippedHarmonyRestorerFor } from '../streaming/stripped-harmony-restorer.ts';
+import { AnswerRepair, type AnswerRepairEnd, type AnswerRepairOutput } from './answer-repair.ts';
 
 /** Options for {@link createRecoveryMiddleware}. */
 export interface RecoveryMiddlewareOptions {
@@ -110,13 +115,7 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
       return {
         ...result,
         stream: result.stream.pipeThrough(
-          createRecoveryTransform({
-            toolDefs,
-            parsers: options.parsers,
-            preferredDialects,
-            extract: (text) => extract(text, toolDefs, preferredDialects),
-            generateId,
-          }),
+          createRecoveryTransform({ toolDefs, parsers: options.parsers, preferredDialects, generateId }),
         ),
       };
     },
@@ -130,22 +129,19 @@ interface RecoveryTransformOptions {
   readonly toolDefs: readonly ToolDefinition[];
   readonly parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined;
   readonly preferredDialects: readonly string[] | undefined;
-  readonly extract: (text: string) => LocatedToolCall[];
   readonly generateId: () => string;
 }
 
+// The AI SDK's stream parts around the one AnswerRepair that the recovery gateway uses too.
 function createRecoveryTransform(
   options: RecoveryTransformOptions,
 ): TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart> {
-  // The same filter the turn loop shows answers through: markup hidden, a bare-call start held back.
-  const filter = new AnswerStreamFilter({
-    tools: options.toolDefs,
-    ...omitUndefined({ parsers: options.parsers, preferredDialects: options.preferredDialects }),
-  });
-  const restorer = strippedHarmonyRestorerFor(options.preferredDialects);
-  let rawText = '';
-  let reasoningText = '';
-  let sawNativeCall = false;
+  const newRepair = (): AnswerRepair =>
+    new AnswerRepair({
+      tools: options.toolDefs,
+      ...omitUndefined({ parsers: options.parsers, preferredDialects: options.preferredDialects }),
+    });
+  let repair = newRepair();
   let textId: string | undefined;
   let textOpen = false;
   // Reasoning the filter took out of the text: one reasoning part per run of it, closed when text follows.
@@ -154,20 +150,19 @@ function createRecoveryTransform(
 
   function visible(
     controller: TransformStreamDefaultController<LanguageModelV4StreamPart>,
-    text: string,
+    output: AnswerRepairOutput,
   ): void {
-    const reasoning = filter.takeReasoning();
-    if (reasoning !== '') {
+    if (output.reasoning !== '') {
       if (reasoningId === undefined) {
         reasoningParts += 1;
         reasoningId = `${textId ?? 'text'}-reasoning-${reasoningParts}`;
         controller.enqueue({ type: 'reasoning-start', id: reasoningId });
       }
-      controller.enqueue({ type: 'reasoning-delta', id: reasoningId, delta: reasoning });
+      controller.enqueue({ type: 'reasoning-delta', id: reasoningId, delta: output.reasoning });
     }
-    if (text === '' || textId === undefined) return;
+    if (output.text === '' || textId === undefined) return;
     endReasoning(controller);
-    controller.enqueue({ type: 'text-delta', id: textId, delta: text });
+    controller.enqueue({ type: 'text-delta', id: textId, delta: output.text });
   }
 
   function endReasoning(controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void {
@@ -176,13 +171,16 @@ function createRecoveryTransform(
     reasoningId = undefined;
   }
 
-  function finishText(controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void {
-    const restored = restorer?.flush() ?? '';
-    rawText += restored;
-    visible(controller, filter.process(restored) + filter.flush());
+  function finishText(
+    controller: TransformStreamDefaultController<LanguageModelV4StreamPart>,
+  ): AnswerRepairEnd {
+    const end = repair.end();
+    repair = newRepair();
+    visible(controller, end);
     endReasoning(controller);
     if (textOpen && textId !== undefined) controller.enqueue({ type: 'text-end', id: textId });
     textOpen = false;
+    return end;
   }
 
   return new TransformStream({
@@ -193,39 +191,29 @@ function createRecoveryTransform(
           textOpen = true;
           controller.enqueue(part);
           return;
-        case 'text-delta': {
+        case 'text-delta':
           textId = part.id;
-          const text = restorer ? restorer.process(part.delta) : part.delta;
-          rawText += text;
-          visible(controller, filter.process(text));
+          visible(controller, repair.text(part.delta));
           return;
-        }
         case 'text-end':
           // Closed in flush()/finish, once we know whether the held text was a call.
           return;
         case 'reasoning-delta':
-          reasoningText += part.delta;
+          repair.reasoning(part.delta);
           controller.enqueue(part);
           return;
         case 'tool-call':
-          sawNativeCall = true;
+          repair.nativeCall();
           controller.enqueue(part);
           return;
         case 'finish': {
-          finishText(controller);
-          const calls = sawNativeCall ? [] : options.extract(rawText);
-          // When the answer holds no call, the reasoning is the last source (left as it is).
-          if (!sawNativeCall && calls.length === 0 && reasoningText !== '') {
-            calls.push(...options.extract(reasoningText));
-          }
+          const { calls } = finishText(controller);
           for (const call of calls) controller.enqueue(toolCallPart(call, options.generateId()));
           controller.enqueue(
             calls.length > 0
               ? { ...part, finishReason: { unified: 'tool-calls', raw: part.finishReason.raw } }
               : part,
           );
-          rawText = '';
-          reasoningText = '';
           return;
         }
         default:
@@ -257,7 +245,7 @@ function toolDefinitionsOf(params: LanguageModelV4CallOptions): ToolDefinition[]
 }
 
 function toolCallPart(
-  call: LocatedToolCall,
+  call: ExtractedToolCall,
   toolCallId: string,
 ): LanguageModelV4Content & { type: 'tool-call' } {
   return { type: 'tool-call', toolCallId, toolName: call.name, input: JSON.stringify(call.arguments) };

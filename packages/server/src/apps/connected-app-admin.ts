@@ -4,11 +4,14 @@ import type {
   ConnectedAppRecord,
   Storage,
 } from '@toolbus/storage';
+import { checkHeaderInput } from '../http/header-input.ts';
 import { ServerError } from '../http/server-error.ts';
 
-/** Who acts on connected apps: a user, who may also manage the organisation's apps when an admin. */
+/** Who acts on connected apps: a user in one organisation, who may also manage its shared apps when an admin. */
 export interface ConnectedAppActor {
   readonly userId: string;
+  /** The organisation acted in: only its apps are seen, used and changed. */
+  readonly organizationId: string;
   readonly isAdmin: boolean;
 }
 
@@ -62,7 +65,10 @@ export class ConnectedAppAdmin {
 
   /** The apps the actor can use: their own and the organisation's, lowest id first. */
   async list(actor: ConnectedAppActor): Promise<ConnectedAppSummary[]> {
-    const records = await this.#storage.connectedApps.list({ userId: actor.userId });
+    const records = await this.#storage.connectedApps.list({
+      userId: actor.userId,
+      organizationId: actor.organizationId,
+    });
     return Promise.all(
       records.filter((record) => visibleTo(record, actor)).map((record) => this.#summary(record, actor)),
     );
@@ -90,6 +96,7 @@ export class ConnectedAppAdmin {
     ];
     const created = await this.#storage.connectedApps.create({
       userId: input.shared === true ? null : actor.userId,
+      organizationId: actor.organizationId,
       name: input.name,
       urlPatterns: input.urlPatterns,
       actions,
@@ -112,6 +119,7 @@ export class ConnectedAppAdmin {
     idOrName: number | string,
     values: Readonly<Record<string, string>>,
   ): Promise<ConnectedAppSummary> {
+    checkHeaderInput(values, 'body.values', { names: false });
     const record = await this.#visible(actor, idOrName);
     await this.#storage.connectedApps.setUserValues({ appId: record.id, userId: actor.userId, values });
     return this.#summary(record, actor);
@@ -130,7 +138,10 @@ export class ConnectedAppAdmin {
   }
 
   async #visible(actor: ConnectedAppActor, idOrName: number | string): Promise<ConnectedAppRecord> {
-    const records = await this.#storage.connectedApps.list({ userId: actor.userId });
+    const records = await this.#storage.connectedApps.list({
+      userId: actor.userId,
+      organizationId: actor.organizationId,
+    });
     const found = records.find(
       (record) =>
         visibleTo(record, actor) &&
@@ -163,7 +174,10 @@ export class ConnectedAppAdmin {
 }
 
 function visibleTo(record: ConnectedAppRecord, actor: ConnectedAppActor): boolean {
-  return record.userId === null || record.userId === actor.userId;
+  return (
+    record.organizationId === actor.organizationId &&
+    (record.userId === null || record.userId === actor.userId)
+  );
 }
 
 function invalid(field: string, message: string): ServerError {
@@ -178,10 +192,10 @@ function validateInput(input: ConnectedAppInput): void {
   for (const [index, action] of (input.actions ?? []).entries()) {
     compiles(action.pathPattern, `body.actions.${index}.pathPattern`);
   }
-  for (const name of Object.keys(input.headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-      throw invalid('body.headers', `"${name}" is not a header name.`);
-  }
+  // Templates, and the values filled into them, all end up in a header.
+  checkHeaderInput(input.headers, 'body.headers');
+  checkHeaderInput(input.organizationValues, 'body.organizationValues', { names: false });
+  checkHeaderInput(input.userValues, 'body.userValues', { names: false });
 }
 
 function compiles(pattern: string, field: string): void {

@@ -45,7 +45,11 @@ const chat = { kind: 'user', scope: 'chat' } as const;
 
 /** The actor of a request: its user, an admin when its role is. */
 export function connectedAppActor(principal: Principal): ConnectedAppActor {
-  return { userId: principal.user.id, isAdmin: principal.role === 'admin' };
+  return {
+    userId: principal.user.id,
+    organizationId: principal.organization.id,
+    isAdmin: principal.role === 'admin',
+  };
 }
 
 /** Registers the connected-app routes: the caller's own apps and the organisation's (credentials write-only). */

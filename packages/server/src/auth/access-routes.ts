@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_KEY_SCOPES } from '../http/principal.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './access-service.ts';
 
@@ -27,7 +27,12 @@ const userSchema = z.object({
 });
 const createKeyBody = z.object({
   name: z.string().min(1).max(100),
-  scopes: z.array(scopeSchema).min(1).max(3).optional().describe('Default ["chat"]'),
+  scopes: z
+    .array(scopeSchema)
+    .min(1)
+    .max(API_KEY_SCOPES.length)
+    .optional()
+    .describe('Default ["chat"]; only scopes the calling key (or session) holds'),
 });
 const createUserKeyBody = createKeyBody.extend({
   organizationId: z
@@ -40,6 +45,7 @@ const createUserKeyBody = createKeyBody.extend({
     ),
 });
 const self = { kind: 'user', scope: 'chat' } as const;
+const minting = { kind: 'user', scope: 'keys' } as const;
 const admin = { kind: 'admin' } as const;
 
 /** Registers who-am-I, API keys, web sessions and (admin) users. */
@@ -77,7 +83,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       summary:
         'Create an API key for yourself (shown once), acting only in the organisation this request acts in',
       tag: 'access',
-      access: self,
+      access: minting,
       body: createKeyBody,
       responses: { 201: { description: 'The key', schema: createdKeySchema } },
     },
@@ -85,7 +91,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       context.json(
         await access.createApiKey(principal, {
           name: body.name,
-          scopes: body.scopes as ('chat' | 'admin' | 'mcp')[] | undefined,
+          scopes: body.scopes as ApiKeyScope[] | undefined,
         }),
         201,
       ),
@@ -124,7 +130,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
       path: '/v1/session',
       operationId: 'createSession',
       summary:
-        'Sign a browser in: sets an HTTP-only session cookie and returns the CSRF token every changing request must send',
+        "Sign a browser in: sets an HTTP-only session cookie and returns the CSRF token every changing request must send. The session holds the calling key's scopes and ends when that key is revoked",
       tag: 'access',
       access: self,
       responses: {
@@ -221,7 +227,7 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
           name: body.name,
           userId: params.userId,
           organizationId: body.organizationId,
-          scopes: body.scopes as ('chat' | 'admin' | 'mcp')[] | undefined,
+          scopes: body.scopes as ApiKeyScope[] | undefined,
         }),
         201,
       ),

@@ -8,6 +8,7 @@ import {
   type UserRole,
 } from '@toolbus/storage';
 import type { Context } from 'hono';
+import { cookieValue } from '../http/cookie.ts';
 import { API_KEY_SCOPES, type ApiKeyScope, ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { resolveOrganization } from './organization-service.ts';
@@ -70,6 +71,12 @@ export class AccessService {
     }
     const user = await this.#storage.users.get(session.userId);
     if (!user) return undefined;
+    // Read from shared storage on every request (no per-process cache), so a revocation on any replica ends the
+    // session on all of them at once. Revoking also deletes the session rows; this check holds even if it did not.
+    if (session.keyId !== null) {
+      const key = await this.#storage.access.getApiKey(session.keyId);
+      if (!key || key.revokedAt !== null || key.userId !== user.id) return undefined;
+    }
     const requested = context.req.header(ORGANIZATION_HEADER);
     // A session acts where the request that started it acted (a key's organisation, only); one from before sessions
     // were bound acts where each request names.
@@ -77,7 +84,14 @@ export class AccessService {
       session.organizationId === null
         ? await resolveOrganization(this.#storage, user, requested)
         : await this.#boundOrganization(user, session.organizationId, requested, 'session');
-    return { user, role: user.role, scopes: scopesOfRole(user.role), via: 'session', organization };
+    return {
+      user,
+      role: user.role,
+      scopes: heldScopes(session.scopes, user.role),
+      via: 'session',
+      ...omitUndefined({ keyId: session.keyId ?? undefined }),
+      organization,
+    };
   }
 
   /** Creates a user (admins only). */
@@ -105,8 +119,9 @@ export class AccessService {
   }
 
   /**
-   * Creates an API key for the caller, or (admins) for `userId`. Scopes a user's role cannot use are refused
-   * (`admin` is for admins). The key acts in one organisation only: the caller's own key in the organisation the
+   * Creates an API key for the caller, or (admins) for `userId`. Needs the `keys` scope, and a principal never hands
+   * out more than it holds: every scope asked for must be one the calling key (or session) holds, and one the
+   * owner's role may use (`admin` is for admins). The key acts in one organisation only: the caller's own key in the organisation the
    * request acts in; an admin's key for another user in `organizationId` (one the user is a member of), else the
    * caller's organisation when the user is a member there, else the user's first. Returns the key: shown this
    * once, stored only as a hash.
@@ -120,6 +135,13 @@ export class AccessService {
       organizationId?: string | undefined;
     },
   ): Promise<{ key: string; apiKey: ApiKeyView }> {
+    if (!principal.scopes.includes('keys')) {
+      throw new ServerError({
+        code: 'forbidden',
+        message:
+          'Minting API keys needs the "keys" scope, which the key (or session) making this request lacks.',
+      });
+    }
     let owner = principal.user;
     if (input.userId !== undefined && input.userId !== principal.user.id) {
       requireAdmin(principal);
@@ -135,6 +157,13 @@ export class AccessService {
     const scopes: ApiKeyScope[] = [...new Set<ApiKeyScope>(input.scopes ?? ['chat'])];
     const allowed = scopesOfRole(owner.role);
     scopes.forEach((scope, index) => {
+      if (!principal.scopes.includes(scope)) {
+        throw new ServerError({
+          code: 'forbidden',
+          field: `body.scopes.${index}`,
+          message: `body.scopes.${index}: the key (or session) making this request does not hold the "${scope}" scope, and a key never gets more than the one that makes it.`,
+        });
+      }
       if (!allowed.includes(scope)) {
         throw new ServerError({
           code: 'invalid_request',
@@ -175,8 +204,9 @@ export class AccessService {
   }
 
   /**
-   * Starts a web session for the caller, acting in the organisation the request acts in (and only there): a cookie
-   * token and a CSRF token, both shown once.
+   * Starts a web session for the caller, acting in the organisation the request acts in (and only there), holding
+   * the caller's scopes and no more, and remembering the key that made it (revoking that key ends the session): a
+   * cookie token and a CSRF token, both shown once.
    */
   async createSession(
     principal: Principal,
@@ -188,6 +218,8 @@ export class AccessService {
       tokenHash: sha256(token),
       userId: principal.user.id,
       organizationId: principal.organization.id,
+      scopes: principal.scopes,
+      ...omitUndefined({ keyId: principal.keyId }),
       csrfHash: sha256(csrfToken),
       expiresAt,
     });
@@ -276,10 +308,7 @@ export class AccessService {
     if (!user) return undefined;
     await this.#storage.access.touchApiKey(record.id);
     // A key never grants more than its owner's role allows today (a demoted admin's admin key loses admin).
-    const allowed = scopesOfRole(user.role);
-    const scopes = record.scopes.filter((scope): scope is ApiKeyScope =>
-      allowed.includes(scope as ApiKeyScope),
-    );
+    const scopes = heldScopes(record.scopes, user.role);
     const organization = await this.#boundOrganization(
       user,
       record.organizationId,
@@ -322,6 +351,12 @@ export function scopesOfRole(role: UserRole): readonly ApiKeyScope[] {
   return role === 'admin' ? API_KEY_SCOPES : API_KEY_SCOPES.filter((scope) => scope !== 'admin');
 }
 
+/** The stored scopes a credential holds today: those its owner's role still allows, unknown ones dropped. */
+function heldScopes(stored: readonly string[], role: UserRole): readonly ApiKeyScope[] {
+  const allowed = scopesOfRole(role);
+  return stored.filter((scope): scope is ApiKeyScope => allowed.includes(scope as ApiKeyScope));
+}
+
 function requireAdmin(principal: Principal): void {
   if (principal.role !== 'admin')
     throw new ServerError({ code: 'forbidden', message: 'Only admins may do this.' });
@@ -348,13 +383,4 @@ function equalHashes(left: string, right: string): boolean {
   const a = Buffer.from(left, 'hex');
   const b = Buffer.from(right, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=');
-  }
-  return undefined;
 }

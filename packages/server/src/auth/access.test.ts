@@ -102,9 +102,12 @@ describe('users and access', () => {
   test('scopes and roles: a user cannot reach the admin API nor mint an admin key; an mcp-only key cannot chat', async () => {
     const dave = await newUser('dave@example.com');
     assert.equal((await call('GET', '/v1/admin/users', { key: dave.key })).status, 403);
+    // Without the keys scope no key is minted; with it, never one with a scope the minting key lacks.
+    assert.equal((await call('POST', '/v1/keys', { key: dave.key, body: { name: 'x' } })).status, 403);
+    const minter = await newUser('dave-minter@example.com', ['chat', 'keys']);
     const refused = await json<{ error: { field: string } }>(
-      await call('POST', '/v1/keys', { key: dave.key, body: { name: 'x', scopes: ['admin'] } }),
-      400,
+      await call('POST', '/v1/keys', { key: minter.key, body: { name: 'x', scopes: ['admin'] } }),
+      403,
     );
     assert.equal(refused.error.field, 'body.scopes.0');
     const mcpOnly = await newUser('erin@example.com', ['mcp']);
@@ -113,7 +116,7 @@ describe('users and access', () => {
 
   test("the cross-user matrix: every route with another user's key is 404 (their data) or 403 (admin)", async () => {
     const alice = await newUser('alice@example.com');
-    const bob = await newUser('bob@example.com');
+    const bob = await newUser('bob@example.com', ['chat', 'keys']);
     // An organisation Alice administers (Bob is in none but the default one).
     const aliceOrg = await json<{ id: string }>(
       await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: "Alice's team" } }),
@@ -390,7 +393,7 @@ describe('organisations', () => {
         await json<{ key: string }>(
           await call('POST', `/v1/admin/users/${userId}/keys`, {
             key: adminKey,
-            body: { name: 'k', ...omitUndefined({ organizationId }) },
+            body: { name: 'k', scopes: ['chat', 'keys'], ...omitUndefined({ organizationId }) },
           }),
           201,
         )

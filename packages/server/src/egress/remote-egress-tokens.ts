@@ -31,7 +31,7 @@ export function remoteEgressTokens(
 ): (run: { readonly toolCallId: string; readonly timeoutMs: number }) => Promise<string | undefined> {
   const key = deriveEgressTokenKey(options.secretKey);
   return async (run) => {
-    if (!(await hasConnectedApps(options.storage, options.userId))) return undefined;
+    if (!(await hasConnectedApps(options.storage, options.userId, options.organizationId))) return undefined;
     return mintEgressRunToken({
       key,
       identity: {

@@ -19,13 +19,15 @@ import {
 } from '@toolbus/egress/node';
 import type { SandboxEgressProvider } from '@toolbus/interpreter';
 import { omitUndefined } from '@toolbus/spec';
-import type { ConnectedAppRecord, Storage } from '@toolbus/storage';
+import { type ConnectedAppRecord, DEFAULT_ORGANIZATION_ID, type Storage } from '@toolbus/storage';
 import { storageEgressMcpServers, storageMcpCredentials } from './storage-mcp-egress.ts';
 
 /** Options for {@link startSandboxEgress}. */
 export interface SandboxEgressOptions {
   readonly storage: Storage;
   readonly userId: string;
+  /** The organisation the runs act in: only its connected apps are injected (default the default one). */
+  readonly organizationId?: string;
   /** Where the proxy's CA lives (a 0700 folder, made once and reused). */
   readonly caDirectory: string;
   /**
@@ -76,10 +78,19 @@ export function storageEgressCatalogue(
   storage: Storage,
 ): Pick<EgressContext, 'connectedApps' | 'mcpServers' | 'credentialResolvers'> {
   return {
+    // Only the run's organisation's apps: an identity naming none is a run of the default organisation (the one
+    // organisation of a single-tenant deployment), never of every organisation.
     connectedApps: async (identity) => {
-      const records = await storage.connectedApps.list(omitUndefined({ userId: identity.userId }));
+      const organizationId = identity.organizationId ?? DEFAULT_ORGANIZATION_ID;
+      const records = await storage.connectedApps.list(
+        omitUndefined({ userId: identity.userId, organizationId }),
+      );
       return records
-        .filter((record) => record.userId === null || record.userId === identity.userId)
+        .filter(
+          (record) =>
+            record.organizationId === organizationId &&
+            (record.userId === null || record.userId === identity.userId),
+        )
         .map(toConnectedApp);
     },
     // MCP servers by URL: a sandbox request to one gets its credential, and a `tools/call` passes the gate first.
@@ -133,6 +144,7 @@ export async function startSandboxEgress(options: SandboxEgressOptions): Promise
     identityForRun: (runId, tag) => ({
       sandboxId: runId,
       userId,
+      organizationId: options.organizationId ?? DEFAULT_ORGANIZATION_ID,
       sessionId: options.sessionId ?? `cli-${process.pid}`,
       ...omitUndefined({ tag }),
     }),
@@ -146,9 +158,13 @@ export async function startSandboxEgress(options: SandboxEgressOptions): Promise
   };
 }
 
-/** Whether the user has any connected app (run_python then gets network through the proxy). */
-export async function hasConnectedApps(storage: Storage, userId: string): Promise<boolean> {
-  return (await storage.connectedApps.list({ userId })).some((app) => app.enabled);
+/** Whether the user has any connected app in the organisation (run_python then gets network through the proxy). */
+export async function hasConnectedApps(
+  storage: Storage,
+  userId: string,
+  organizationId: string = DEFAULT_ORGANIZATION_ID,
+): Promise<boolean> {
+  return (await storage.connectedApps.list({ userId, organizationId })).some((app) => app.enabled);
 }
 
 /**
@@ -158,6 +174,6 @@ export async function hasConnectedApps(storage: Storage, userId: string): Promis
 export async function startSandboxEgressIfConnected(
   options: SandboxEgressOptions,
 ): Promise<SandboxEgress | undefined> {
-  if (!(await hasConnectedApps(options.storage, options.userId))) return undefined;
+  if (!(await hasConnectedApps(options.storage, options.userId, options.organizationId))) return undefined;
   return startSandboxEgress(options);
 }

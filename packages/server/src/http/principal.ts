@@ -1,19 +1,25 @@
 import type { OrganizationRole, User, UserRole } from '@toolbus/storage';
 
-/** What an API key may be used for: `chat` (chats, files, memories), `admin` (the admin API), `mcp` (the MCP endpoint). */
-export type ApiKeyScope = 'chat' | 'admin' | 'mcp';
+/**
+ * What an API key may be used for: `chat` (chats, files, memories), `admin` (the admin API), `mcp` (the MCP
+ * endpoint), `keys` (minting API keys: never more scopes than the minting key holds).
+ */
+export type ApiKeyScope = 'chat' | 'admin' | 'mcp' | 'keys';
 
 /** The scopes a key can carry, in a stable order. */
-export const API_KEY_SCOPES: readonly ApiKeyScope[] = ['chat', 'admin', 'mcp'];
+export const API_KEY_SCOPES: readonly ApiKeyScope[] = ['chat', 'admin', 'mcp', 'keys'];
 
 /** Who a request acts as, and how it proved it. */
 export interface Principal {
   readonly user: User;
   readonly role: UserRole;
-  /** The scopes of the key used; a web session or the loopback-only local mode has every scope. */
+  /**
+   * The scopes of the key used, or of the session (those of the key that signed it in); the loopback-only local
+   * mode has every scope.
+   */
   readonly scopes: readonly ApiKeyScope[];
   readonly via: 'api-key' | 'session' | 'local';
-  /** The API key's id, when one was used (for limits and logs; never the key itself). */
+  /** The API key's id, when one was used or signed the session in (for limits, logs and revocation; never the key). */
   readonly keyId?: string;
   /**
    * The organisation the request acts in (the `x-toolbus-organization` header, else the user's first), and the

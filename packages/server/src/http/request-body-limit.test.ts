@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Storage } from '@toolbus/storage';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
@@ -86,4 +87,56 @@ describe('the request body limit', () => {
       assert.equal(await chatCount(), before);
     });
   }
+});
+
+describe('a 413 on a chunked body never leaves a client on a dead connection (issue 28, finding 9)', () => {
+  /**
+   * A slow client on a raw socket: a chunked POST over the limit, the rest of its body sent only a second after
+   * the 413 arrives (a client still uploading), then, on the same socket, a GET /health, unless the 413 said
+   * `Connection: close`.
+   */
+  function overLimitThenAgain(): Promise<{ head: string; rest: string }> {
+    return new Promise((resolve, reject) => {
+      const { port } = new URL(http.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      const chunk = 'x'.repeat(1000);
+      const chunks = (count: number) => `${chunk.length.toString(16)}\r\n${chunk}\r\n`.repeat(count);
+      let received = '';
+      let head = '';
+      socket.setEncoding('latin1');
+      socket.on('error', () => {});
+      socket.on('data', (data: string) => {
+        received += data;
+        const end = received.indexOf('\r\n\r\n');
+        if (head !== '' || end < 0) return;
+        head = received.slice(0, end).toLowerCase();
+        received = received.slice(end + 4);
+        // The server promised to keep the connection: the rest of the body, then the next request, must be read.
+        if (!/\r\nconnection: close/.test(head)) {
+          setTimeout(() => {
+            socket.write(`${chunks(20)}0\r\n\r\nGET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
+          }, 1000);
+        }
+      });
+      socket.once('close', () => resolve({ head, rest: received }));
+      socket.setTimeout(10_000, () => {
+        socket.destroy();
+        reject(new Error('no answer'));
+      });
+      socket.write(
+        `POST /v1/chats HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunks(2 * Math.ceil(limit / 1000))}`,
+      );
+    });
+  }
+
+  test('"Connection: close", or else the connection keeps working for the next request', async () => {
+    const { head, rest } = await overLimitThenAgain();
+    assert.match(head, /^http\/1\.1 413/);
+    if (/\r\nconnection: close/.test(head)) return;
+    assert.match(
+      rest,
+      /HTTP\/1\.1 200/,
+      `${head.match(/connection: [^\r]*/)?.[0]}, but the next request was dropped`,
+    );
+  });
 });

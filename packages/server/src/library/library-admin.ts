@@ -27,6 +27,7 @@ import type {
   IndexProgress,
 } from '@toolbus/tools';
 import type { Principal } from '../http/principal.ts';
+import { checkHeaderInput, checkHeaderValue } from '../http/header-input.ts';
 import { ServerError } from '../http/server-error.ts';
 import { DocumentAdmin } from './document-admin.ts';
 import {
@@ -236,6 +237,8 @@ export class LibraryAdmin {
   }
 
   async createMcpServer(server: NewMcpServer): Promise<McpServerView> {
+    checkHeaderInput(server.headers, 'body.headers');
+    checkHeaderValue(server.apiKey, 'body.apiKey');
     return serverView(await this.#storage.mcpServers.create(server));
   }
 

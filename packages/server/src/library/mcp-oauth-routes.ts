@@ -1,5 +1,12 @@
 import { z } from 'zod';
+import { cookieValue, setCookieHeader } from '../http/cookie.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
+import {
+  browserSecretOf,
+  callbackLocation,
+  MCP_OAUTH_BROWSER_COOKIE,
+  MCP_OAUTH_BROWSER_COOKIE_SECONDS,
+} from './mcp-oauth-return.ts';
 import { MCP_OAUTH_CALLBACK_PATH, type McpOAuthService } from './mcp-oauth-service.ts';
 
 const statusSchema = z.object({
@@ -62,7 +69,9 @@ export function registerMcpOAuthRoutes(
           .string()
           .max(2000)
           .optional()
-          .describe('A path on this server the callback sends the browser to (default /)'),
+          .describe(
+            'A path on this server the callback sends the browser to (default /; anything else becomes /)',
+          ),
       }),
       responses: {
         200: {
@@ -74,13 +83,28 @@ export function registerMcpOAuthRoutes(
         },
       },
     },
-    async ({ principal, params, body, context }) =>
-      context.json(
-        await oauth.connect(principal, params.serverId, {
-          origin: options.publicOrigin ?? new URL(context.req.url).origin,
-          returnTo: body.returnTo,
+    async ({ principal, params, body, context }) => {
+      const origin = options.publicOrigin ?? new URL(context.req.url).origin;
+      const browser = browserSecretOf(context.req.header('cookie'));
+      const started = await oauth.connect(principal, params.serverId, {
+        origin,
+        returnTo: body.returnTo,
+        browserSecret: browser.secret,
+      });
+      // The browser that finishes the authorization must be this one (see McpOAuthService).
+      context.header(
+        'set-cookie',
+        setCookieHeader({
+          name: MCP_OAUTH_BROWSER_COOKIE,
+          value: browser.secret,
+          maxAgeSeconds: MCP_OAUTH_BROWSER_COOKIE_SECONDS,
+          sameSite: 'Lax',
+          path: '/v1/',
+          secure: new URL(origin).protocol === 'https:',
         }),
-      ),
+      );
+      return context.json(started);
+    },
   );
   registry.add(
     {
@@ -104,7 +128,7 @@ export function registerMcpOAuthRoutes(
       path: MCP_OAUTH_CALLBACK_PATH,
       operationId: 'mcpOAuthCallback',
       summary:
-        "Where the authorization server sends the browser back: the code is exchanged and the tokens stored for the user who started (identified by state); redirects to the start's returnTo",
+        "Where the authorization server sends the browser back: the code is exchanged and the tokens stored for the user who started (identified by state, and only in the browser that started: it must carry that browser's toolbus_mcp_oauth cookie); redirects to the start's returnTo",
       tag: 'mcp-connections',
       access: { kind: 'public' },
       // Loose: authorization servers add parameters of their own (`iss`, `error_description`, `scope`).
@@ -116,10 +140,11 @@ export function registerMcpOAuthRoutes(
       responses: { 302: { description: 'Connected; back to the app' } },
     },
     async ({ query, context }) => {
-      const { serverId, returnTo } = await oauth.complete(query);
-      const target = new URL(returnTo, 'http://x');
-      target.searchParams.set('mcpConnected', serverId);
-      return context.redirect(`${target.pathname}${target.search}${target.hash}`, 302);
+      const { serverId, returnTo } = await oauth.complete(
+        query,
+        cookieValue(context.req.header('cookie'), MCP_OAUTH_BROWSER_COOKIE),
+      );
+      return context.redirect(callbackLocation(returnTo, serverId), 302);
     },
   );
 }

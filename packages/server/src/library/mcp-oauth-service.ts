@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
 import {
   completeMcpOAuth,
@@ -11,6 +11,7 @@ import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, Storage } from '@toolbus/storage';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
+import { safeReturnPath } from './mcp-oauth-return.ts';
 
 /** The path the authorization server sends the browser back to (one for every MCP server: `state` tells them apart). */
 export const MCP_OAUTH_CALLBACK_PATH = '/v1/mcp-oauth/callback';
@@ -44,8 +45,9 @@ export interface McpOAuthServiceOptions {
  * The OAuth connect flow of MCP servers, per user: start (the SDK discovers, registers the client and builds the
  * authorization URL with PKCE and `state`), callback (the code exchanged, tokens stored encrypted for that user),
  * status and disconnect. The callback is reached by a cross-site redirect that carries no session cookie (it is
- * SameSite=Strict), so it is identified by its `state` alone: a 192-bit value known only to the server and the
- * browser of the user who started, valid once and for minutes. The authorization in progress is kept in storage
+ * SameSite=Strict), so it is identified by its `state` (a 192-bit value known only to the server and the browser
+ * of the user who started, valid once and for minutes) and by a secret of the starting browser, in a Lax cookie:
+ * a victim who opens someone else's authorization URL lacks it, so their account is linked to no one's. The authorization in progress is kept in storage
  * (by the state's hash, so a copy of the database cannot finish one), so the callback works on any replica and
  * after a restart.
  */
@@ -71,12 +73,17 @@ export class McpOAuthService {
   /**
    * Starts connecting the caller: when stored tokens work, `connected`; otherwise the authorization URL to send the
    * browser to. `origin` is where the browser reaches this server (the redirect URL is built on it); `returnTo`, a
-   * path on this server, is where the callback sends the browser at the end.
+   * path on this server, is where the callback sends the browser at the end; `browserSecret`, the starting
+   * browser's binding secret, must come back with the callback.
    */
   async connect(
     principal: Principal,
     serverId: string,
-    input: { readonly origin: string; readonly returnTo?: string | undefined },
+    input: {
+      readonly origin: string;
+      readonly returnTo?: string | undefined;
+      readonly browserSecret: string;
+    },
   ): Promise<McpConnectStart> {
     const server = await this.#oauthServer(serverId);
     const redirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, input.origin).href;
@@ -111,6 +118,7 @@ export class McpOAuthService {
         serverId,
         redirectUrl,
         returnTo: safeReturnPath(input.returnTo),
+        browserHash: hashState(input.browserSecret),
         expiresAt: new Date(Date.now() + (this.#options.pendingLifetimeMs ?? 10 * 60 * 1000)).toISOString(),
       });
       return { status: 'authorization_required', authorizationUrl: error.authorizationUrl.href };
@@ -119,14 +127,18 @@ export class McpOAuthService {
 
   /**
    * Finishes an authorization from the callback's query: the `state` must be one this server handed out, unexpired
-   * and not yet used (it is used up by this call, whatever its outcome); the code is exchanged (PKCE) and the tokens stored for the user who started. Returns where to send
-   * the browser.
+   * and not yet used (it is used up by this call, whatever its outcome), and `browserSecret` that of the browser
+   * which started it; the code is exchanged (PKCE) and the tokens stored for the user who started. Returns where to
+   * send the browser.
    */
-  async complete(query: {
-    readonly state?: string | undefined;
-    readonly code?: string | undefined;
-    readonly error?: string | undefined;
-  }): Promise<{ readonly serverId: string; readonly returnTo: string }> {
+  async complete(
+    query: {
+      readonly state?: string | undefined;
+      readonly code?: string | undefined;
+      readonly error?: string | undefined;
+    },
+    browserSecret: string | undefined,
+  ): Promise<{ readonly serverId: string; readonly returnTo: string }> {
     const pending =
       query.state === undefined
         ? undefined
@@ -136,6 +148,14 @@ export class McpOAuthService {
         code: 'forbidden',
         field: 'query.state',
         message: 'query.state: no authorization in progress matches this callback; connect again.',
+      });
+    }
+    if (!sameHash(pending.browserHash, browserSecret)) {
+      throw new ServerError({
+        code: 'forbidden',
+        field: 'query.state',
+        message:
+          'query.state: this authorization was started in another browser; connect again from this one (nothing was linked).',
       });
     }
     if (query.error !== undefined) {
@@ -221,18 +241,6 @@ export class McpOAuthService {
   }
 }
 
-/** A path on this server (`/admin/mcp`), never another origin or a protocol-relative `//host`. */
-function safeReturnPath(returnTo: string | undefined): string {
-  if (
-    returnTo === undefined ||
-    !returnTo.startsWith('/') ||
-    returnTo.startsWith('//') ||
-    returnTo.includes('\\')
-  )
-    return '/';
-  return returnTo;
-}
-
 /** The state as stored: its SHA-256 (a high-entropy secret needs no slow hash). */
 function hashState(state: string): string {
   return createHash('sha256').update(state).digest('hex');
@@ -240,4 +248,12 @@ function hashState(state: string): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** True when `secret` hashes to `stored` (a pending authorization without a binding matches nothing). */
+function sameHash(stored: string | null, secret: string | undefined): boolean {
+  if (stored === null || secret === undefined) return false;
+  const a = Buffer.from(stored, 'hex');
+  const b = Buffer.from(hashState(secret), 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
 }

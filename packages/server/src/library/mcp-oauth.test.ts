@@ -87,22 +87,34 @@ async function newUser(email: string): Promise<{ id: string; key: string }> {
   return { id: user.id, key: created.key };
 }
 
-/** Plays the browser: opens the authorization URL (approved at once) and follows the redirect, with no cookie. */
-async function authorizeInBrowser(authorizationUrl: string): Promise<Response> {
+/**
+ * Plays the browser: opens the authorization URL (approved at once) and follows the redirect, carrying `cookie`
+ * (the binding cookie of the browser that started, or another browser's, or none).
+ */
+async function authorizeInBrowser(authorizationUrl: string, cookie: string | undefined): Promise<Response> {
   const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
   assert.equal(authorize.status, 302);
   const callback = authorize.headers.get('location');
   assert.ok(callback?.startsWith(`${http.url}/v1/mcp-oauth/callback?`), callback ?? '');
-  return fetch(callback ?? '', { redirect: 'manual' });
+  return fetch(callback ?? '', { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
+}
+
+/** Starts connecting: the answer, and the binding cookie the starting browser now holds. */
+async function startConnecting(
+  key: string,
+  serverId: string,
+  body: { returnTo?: string } = {},
+): Promise<{ status: string; authorizationUrl: string; cookie: string }> {
+  const response = await call('POST', `/v1/mcp-servers/${serverId}/connection`, key, body);
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const start = await json<{ status: string; authorizationUrl: string }>(response, 200);
+  return { ...start, cookie };
 }
 
 async function connect(key: string, serverId: string): Promise<void> {
-  const start = await json<{ status: string; authorizationUrl: string }>(
-    await call('POST', `/v1/mcp-servers/${serverId}/connection`, key, { returnTo: '/admin/mcp' }),
-    200,
-  );
+  const start = await startConnecting(key, serverId, { returnTo: '/admin/mcp' });
   assert.equal(start.status, 'authorization_required');
-  const back = await authorizeInBrowser(start.authorizationUrl);
+  const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
   assert.equal(back.status, 302, await back.text());
 }
 
@@ -128,11 +140,9 @@ describe('the MCP OAuth connect flow', () => {
       [[mcp.id, false]],
     );
 
-    const start = await json<{ status: string; authorizationUrl: string }>(
-      await call('POST', `/v1/mcp-servers/${mcp.id}/connection`, alice.key, { returnTo: '/admin/mcp' }),
-      200,
-    );
+    const start = await startConnecting(alice.key, mcp.id, { returnTo: '/admin/mcp' });
     assert.equal(start.status, 'authorization_required');
+    assert.match(start.cookie, /^toolbus_mcp_oauth=/);
     const authorization = new URL(start.authorizationUrl);
     assert.equal(authorization.origin, oauthServers.authorizationServerUrl);
     assert.equal(authorization.searchParams.get('code_challenge_method'), 'S256');
@@ -142,7 +152,7 @@ describe('the MCP OAuth connect flow', () => {
     assert.equal(authorization.searchParams.get('redirect_uri'), `${http.url}/v1/mcp-oauth/callback`);
     assert.ok(oauthServers.provider.events.includes('register'), 'the client registered itself');
 
-    const back = await authorizeInBrowser(start.authorizationUrl);
+    const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
     assert.equal(back.status, 302, await back.text());
     assert.equal(back.headers.get('location'), `/admin/mcp?mcpConnected=${mcp.id}`);
     assert.ok(oauthServers.provider.events.includes('token:authorization_code'));
@@ -239,10 +249,7 @@ describe('the MCP OAuth connect flow', () => {
       201,
     );
     const carol = await newUser('carol@example.com');
-    const start = await json<{ status: string; authorizationUrl: string }>(
-      await call('POST', `/v1/mcp-servers/${mcp.id}/connection`, carol.key, { returnTo: '/chat' }),
-      200,
-    );
+    const start = await startConnecting(carol.key, mcp.id, { returnTo: '/chat' });
     const state = new URL(start.authorizationUrl).searchParams.get('state') ?? '';
     const files = await Promise.all(
       [databasePath, `${databasePath}-wal`].map((path) => readFile(path).catch(() => Buffer.alloc(0))),
@@ -265,6 +272,7 @@ describe('the MCP OAuth connect flow', () => {
     try {
       const back = await fetch(`${replicaHttp.url}${callback.pathname}${callback.search}`, {
         redirect: 'manual',
+        headers: { cookie: start.cookie },
       });
       assert.equal(back.status, 302, await back.text());
       assert.equal(back.headers.get('location'), `/chat?mcpConnected=${mcp.id}`);
@@ -274,7 +282,10 @@ describe('the MCP OAuth connect flow', () => {
       );
       assert.equal(status.connected, true);
       // Used up there, it is refused here (and there again).
-      assert.equal((await fetch(callback.href, { redirect: 'manual' })).status, 403);
+      assert.equal(
+        (await fetch(callback.href, { redirect: 'manual', headers: { cookie: start.cookie } })).status,
+        403,
+      );
       assert.equal(
         (await fetch(`${replicaHttp.url}${callback.pathname}${callback.search}`, { redirect: 'manual' }))
           .status,
@@ -295,10 +306,7 @@ describe('the MCP OAuth connect flow', () => {
       201,
     );
     const dave = await newUser('dave@example.com');
-    const start = await json<{ authorizationUrl: string }>(
-      await call('POST', `/v1/mcp-servers/${mcp.id}/connection`, dave.key, {}),
-      200,
-    );
+    const start = await startConnecting(dave.key, mcp.id);
     const state = new URL(start.authorizationUrl).searchParams.get('state') ?? '';
     // Moves the stored expiry into the past, as if the user took longer than the lifetime.
     const taken = await storage.mcpServers.takePendingAuthorization(
@@ -309,7 +317,7 @@ describe('the MCP OAuth connect flow', () => {
       ...taken,
       expiresAt: new Date(Date.now() - 1).toISOString(),
     });
-    const back = await authorizeInBrowser(start.authorizationUrl);
+    const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
     const refused = await json<{ error: { field: string } }>(back, 403);
     assert.equal(refused.error.field, 'query.state');
     const stored = await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: dave.id });
@@ -332,6 +340,70 @@ describe('the MCP OAuth connect flow', () => {
     assert.equal(refused.error.field, 'path.serverId');
     await json(await call('POST', '/v1/mcp-servers/nope/connection', adminKey, {}), 404);
     assert.equal((await call('GET', '/v1/mcp-servers', undefined)).status, 401);
+  });
+});
+
+describe('attacks on the MCP OAuth flow (issue 28, finding 3)', () => {
+  test('no returnTo leaves this origin: the path is checked after the normalisation the redirect uses', async () => {
+    const mcp = await json<{ id: string }>(
+      await call('POST', '/v1/admin/mcp-servers', adminKey, {
+        name: 'protected-redirects',
+        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
+        authType: 'oauth',
+      }),
+      201,
+    );
+    const erin = await newUser('erin@example.com');
+    for (const returnTo of [
+      '/.//evil.example/landing',
+      '/%2e//evil.example/x',
+      '/%2E%2E//evil.example/x',
+      '/a/../..//evil.example/x',
+      '/\\evil.example/x',
+      '/\t/evil.example',
+      'https://evil.example/x',
+    ]) {
+      await storage.mcpServers.deleteOAuthState({ serverId: mcp.id, userId: erin.id });
+      const start = await startConnecting(erin.key, mcp.id, { returnTo });
+      const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
+      assert.equal(back.status, 302, await back.text());
+      const location = back.headers.get('location') ?? '';
+      assert.equal(location, `/?mcpConnected=${mcp.id}`, `${JSON.stringify(returnTo)} → ${location}`);
+    }
+    // A plain path with a query and fragment still goes where it says.
+    await storage.mcpServers.deleteOAuthState({ serverId: mcp.id, userId: erin.id });
+    const start = await startConnecting(erin.key, mcp.id, { returnTo: '/admin/mcp?tab=1#top' });
+    const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
+    assert.equal(back.headers.get('location'), `/admin/mcp?tab=1&mcpConnected=${mcp.id}#top`);
+  });
+
+  test("a victim who opens an attacker's authorization URL links nothing: the callback needs the starting browser", async () => {
+    const mcp = await json<{ id: string }>(
+      await call('POST', '/v1/admin/mcp-servers', adminKey, {
+        name: 'protected-binding',
+        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
+        authType: 'oauth',
+      }),
+      201,
+    );
+    const mallory = await newUser('mallory@example.com');
+    const victim = await newUser('victim@example.com');
+    const attack = await startConnecting(mallory.key, mcp.id);
+    // The victim's browser has a binding cookie of its own (it connected before), but not Mallory's.
+    const victimOwn = await startConnecting(victim.key, mcp.id);
+    for (const cookie of [undefined, victimOwn.cookie]) {
+      const attempt = await startConnecting(mallory.key, mcp.id);
+      const refused = await json<{ error: { field: string; message: string } }>(
+        await authorizeInBrowser(attempt.authorizationUrl, cookie),
+        403,
+      );
+      assert.equal(refused.error.field, 'query.state');
+      assert.match(refused.error.message, /another browser/);
+    }
+    const refused = await authorizeInBrowser(attack.authorizationUrl, victimOwn.cookie);
+    assert.equal(refused.status, 403);
+    const stored = await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: mallory.id });
+    assert.equal(stored?.tokens, undefined, "no tokens were linked to the attacker's account");
   });
 });
 

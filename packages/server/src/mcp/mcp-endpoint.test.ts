@@ -31,7 +31,8 @@ async function keyFor(email: string, scopes: ('chat' | 'mcp')[]): Promise<string
   const principal = {
     user,
     role: 'user' as const,
-    scopes,
+    // Minting needs the keys scope, and the key gets no more than the principal holds.
+    scopes: [...scopes, 'keys' as const],
     via: 'local' as const,
     organization: { id: 'default', role: 'member' as const },
   };

@@ -1,12 +1,12 @@
 // The PostgreSQL schema steps of the releases before storage was written once, keyed by the version of the SQLite
-// step they match (PostgreSQL numbered its own 1 to 6: see postgresLegacyVersions): released, so never edited.
+// step they match (PostgreSQL numbered its own 1 to 9: see postgresLegacyVersions): released, so never edited.
 // The same tables and rules as SQLite's, in PostgreSQL's types (timestamptz, jsonb/json, bytea, identity columns
 // for insertion order). JSON that is replayed verbatim (messages, packets) is `json`, which keeps the text as
 // written; `jsonb` would reorder keys.
 
 const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
 
-/** PostgreSQL's SQL of steps 1 to 12; a step missing here was folded into step 1, or is SQLite's alone. */
+/** PostgreSQL's SQL of steps 1 to 15; a step missing here was folded into step 1, or is SQLite's alone. */
 export const postgresSteps: Readonly<Record<number, string>> = {
   // PostgreSQL's step 1: initial schema: every store of the SQLite schema version 4.
   4: `
@@ -272,5 +272,28 @@ WHERE ranked.id = personas.id AND ranked.rank > 1;
 UPDATE personas SET name_key = lower(name);
 ALTER TABLE personas ALTER COLUMN name_key SET NOT NULL;
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
+`,
+  // PostgreSQL's step 7: web sessions remember the key that made them and hold its scopes; minting keys is a scope.
+  // As SQLite's step 13: sessions record their key and scopes, earlier sessions end (fail closed), and keys that
+  // hold "admin" also get the new "keys" scope.
+  13: `
+DELETE FROM web_sessions;
+ALTER TABLE web_sessions ADD COLUMN key_id text;
+ALTER TABLE web_sessions ADD COLUMN scopes jsonb NOT NULL DEFAULT '[]'::jsonb;
+CREATE INDEX web_sessions_by_key ON web_sessions (key_id) WHERE key_id IS NOT NULL;
+UPDATE api_keys SET scopes = scopes || '["keys"]'::jsonb WHERE scopes ? 'admin' AND NOT scopes ? 'keys';
+`,
+  // PostgreSQL's step 8: an MCP OAuth authorization is bound to the browser that started it.
+  // As SQLite's step 14.
+  14: `
+DELETE FROM mcp_oauth_pending;
+ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash text;
+`,
+  // PostgreSQL's step 9: connected apps belong to an organisation.
+  // As SQLite's step 15.
+  15: `
+ALTER TABLE connected_apps ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id) ON DELETE CASCADE;
+DROP INDEX connected_apps_by_owner_name;
+CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
 `,
 };

@@ -3,7 +3,7 @@
 
 const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
 
-/** SQLite's SQL of steps 1 to 12. */
+/** SQLite's SQL of steps 1 to 15. */
 export const sqliteSteps: Readonly<Record<number, string>> = {
   1: `
 CREATE TABLE storage_meta (
@@ -289,5 +289,34 @@ WITH ranked AS (
 UPDATE personas SET name = name || ' ' || id WHERE id IN (SELECT id FROM ranked WHERE rank > 1);
 UPDATE personas SET name_key = lower(name);
 CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
+`,
+  // A session used to get every scope of its user's role whatever key signed it in, and outlived that key. Now it
+  // records the key and the scopes it was given (never more than the key held); revoking the key deletes it.
+  // Sessions from before cannot tell which key made them, so they end (people sign in again): failing closed.
+  // Minting keys needs the new "keys" scope; keys that already hold "admin" get it, as an admin key could mint
+  // keys for anyone through the admin API anyway. Other keys do not: that was the hole.
+  13: `
+DELETE FROM web_sessions;
+ALTER TABLE web_sessions ADD COLUMN key_id TEXT;
+ALTER TABLE web_sessions ADD COLUMN scopes_json TEXT NOT NULL DEFAULT '[]';
+CREATE INDEX web_sessions_by_key ON web_sessions (key_id) WHERE key_id IS NOT NULL;
+UPDATE api_keys SET scopes_json = json_insert(scopes_json, '$[#]', 'keys')
+WHERE EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'admin')
+  AND NOT EXISTS (SELECT 1 FROM json_each(api_keys.scopes_json) WHERE value = 'keys');
+`,
+  // The callback was identified by state alone, so a victim who opened an attacker's authorization URL linked
+  // their account to the attacker's. It now needs the starting browser's cookie too; pending rows from before
+  // have none and are dropped (they live ten minutes: whoever was connecting starts again).
+  14: `
+DELETE FROM mcp_oauth_pending;
+ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash TEXT;
+`,
+  // A shared app carried no organisation, so it was listed for, and injected into the sandboxes of, every
+  // organisation. Apps now belong to one, like documents and memories; existing ones go to the default
+  // organisation. Names are unique per organisation and owner.
+  15: `
+ALTER TABLE connected_apps ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
+DROP INDEX connected_apps_by_owner_name;
+CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
 `,
 };

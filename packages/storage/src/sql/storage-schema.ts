@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-// The tables as the stores see them, the same on both databases since migration 13 gave PostgreSQL's JSON
+// The tables as the stores see them, the same on both databases since migration 16 gave PostgreSQL's JSON
 // columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
 // and 64-bit integers numbers (PostgreSQL's parsers are set so in open-postgres-storage); only booleans differ
 // (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
@@ -70,6 +70,7 @@ export interface StorageSchema {
     user_id: string;
     redirect_url: string;
     return_to: string;
+    browser_hash: string | null;
     created_at: Time;
     expires_at: Time;
   };
@@ -126,6 +127,7 @@ export interface StorageSchema {
   connected_apps: {
     id: Generated<number>;
     user_id: string | null;
+    organization_id: string;
     name: string;
     url_patterns_json: string;
     actions_json: string;
@@ -151,6 +153,8 @@ export interface StorageSchema {
     token_hash: string;
     user_id: string;
     organization_id: string | null;
+    key_id: string | null;
+    scopes_json: string;
     csrf_hash: string;
     created_at: Time;
     expires_at: Time;

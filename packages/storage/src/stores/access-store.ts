@@ -20,6 +20,8 @@ const sessionColumns = [
   'token_hash as tokenHash',
   'user_id as userId',
   'organization_id as organizationId',
+  'key_id as keyId',
+  'scopes_json',
   'csrf_hash as csrfHash',
   'created_at as createdAt',
   'expires_at as expiresAt',
@@ -66,13 +68,17 @@ export function createAccessStore(context: StoreContext): AccessStore {
       return rows.map(toKey);
     },
     async revokeApiKey(id) {
-      const result = await db
-        .updateTable('api_keys')
-        .set({ revoked_at: context.now() })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return changed(result) > 0;
+      // The key's sessions end with it.
+      return context.transaction(async (trx) => {
+        const result = await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: context.now() })
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        await trx.deleteFrom('web_sessions').where('key_id', '=', id).execute();
+        return changed(result) > 0;
+      });
     },
     async touchApiKey(id) {
       await db.updateTable('api_keys').set({ last_used_at: context.now() }).where('id', '=', id).execute();
@@ -81,6 +87,7 @@ export function createAccessStore(context: StoreContext): AccessStore {
       const now = context.now();
       await db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
       const organizationId = session.organizationId ?? null;
+      const keyId = session.keyId ?? null;
       await withConstraintErrors('Creating a session', () =>
         db
           .insertInto('web_sessions')
@@ -88,21 +95,24 @@ export function createAccessStore(context: StoreContext): AccessStore {
             token_hash: session.tokenHash,
             user_id: session.userId,
             organization_id: organizationId,
+            key_id: keyId,
+            scopes_json: JSON.stringify(session.scopes),
             csrf_hash: session.csrfHash,
             created_at: now,
             expires_at: session.expiresAt,
           })
           .execute(),
       );
-      return { ...session, organizationId, createdAt: now };
+      return { ...session, organizationId, keyId, createdAt: now };
     },
     async getSession(tokenHash) {
-      return db
+      const row = await db
         .selectFrom('web_sessions')
         .select(sessionColumns)
         .where('token_hash', '=', tokenHash)
         .where('expires_at', '>', context.now())
         .executeTakeFirst();
+      return row && withScopes(row);
     },
     async deleteSession(tokenHash) {
       return (
@@ -113,9 +123,13 @@ export function createAccessStore(context: StoreContext): AccessStore {
   };
 }
 
-function toKey({
+function withScopes<Row extends { scopes_json: string }>({
   scopes_json,
   ...row
-}: Omit<ApiKeyRecord, 'scopes'> & { scopes_json: string }): ApiKeyRecord {
+}: Row): Omit<Row, 'scopes_json'> & { scopes: string[] } {
   return { ...row, scopes: JSON.parse(scopes_json) as string[] };
+}
+
+function toKey(row: Omit<ApiKeyRecord, 'scopes'> & { scopes_json: string }): ApiKeyRecord {
+  return withScopes(row);
 }

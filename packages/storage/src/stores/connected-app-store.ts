@@ -1,4 +1,5 @@
 import type { ConnectedAppRecord } from '../connected-app.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 import type { ConnectedAppStore } from '../storage.ts';
@@ -17,6 +18,7 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
   const toRecord = (row: ConnectedAppRow): ConnectedAppRecord => ({
     id: row.id,
     userId: row.user_id,
+    organizationId: row.organization_id,
     name: row.name,
     urlPatterns: JSON.parse(row.url_patterns_json) as string[],
     actions: JSON.parse(row.actions_json) as ConnectedAppRecord['actions'],
@@ -39,6 +41,7 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
             .insertInto('connected_apps')
             .values({
               user_id: app.userId,
+              organization_id: app.organizationId ?? DEFAULT_ORGANIZATION_ID,
               name: app.name,
               url_patterns_json: JSON.stringify(app.urlPatterns),
               actions_json: JSON.stringify(app.actions ?? []),
@@ -71,11 +74,13 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
       return row && toRecord(row);
     },
     async list(options = {}) {
-      const { userId } = options;
-      const rows = await (userId === undefined
-        ? apps()
-        : apps().where((eb) => eb.or([eb('user_id', 'is', null), eb('user_id', '=', userId)]))
-      ).execute();
+      const { organizationId, userId } = options;
+      const rows = await apps()
+        .$if(organizationId !== undefined, (query) => query.where('organization_id', '=', organizationId!))
+        .$if(userId !== undefined, (query) =>
+          query.where((eb) => eb.or([eb('user_id', 'is', null), eb('user_id', '=', userId!)])),
+        )
+        .execute();
       return rows.map(toRecord);
     },
     async delete(id) {

@@ -23,6 +23,7 @@ const pendingColumns = [
   'user_id as userId',
   'redirect_url as redirectUrl',
   'return_to as returnTo',
+  'browser_hash as browserHash',
   'created_at as createdAt',
   'expires_at as expiresAt',
 ] as const;
@@ -174,6 +175,7 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
               ...ofUser(pending.serverId, pending.userId),
               redirect_url: pending.redirectUrl,
               return_to: pending.returnTo,
+              browser_hash: pending.browserHash,
               created_at: now,
               expires_at: pending.expiresAt,
             })

@@ -78,7 +78,13 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
 
       test('sessions expire', async () => {
         const future = new Date(Date.now() + 60_000).toISOString();
-        await storage.access.createSession({ tokenHash: 's1', userId, csrfHash: 'c1', expiresAt: future });
+        await storage.access.createSession({
+          tokenHash: 's1',
+          userId,
+          scopes: ['chat'],
+          csrfHash: 'c1',
+          expiresAt: future,
+        });
         assert.equal((await storage.access.getSession('s1'))?.csrfHash, 'c1');
         assert.equal((await storage.access.getSession('s1'))?.organizationId, null, 'unbound');
         const acme = await storage.organizations.create({ name: 'Acme sessions' });
@@ -86,6 +92,7 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
           tokenHash: 's3',
           userId,
           organizationId: acme.id,
+          scopes: ['chat'],
           csrfHash: 'c3',
           expiresAt: future,
         });
@@ -93,12 +100,57 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
         await storage.access.createSession({
           tokenHash: 's2',
           userId,
+          scopes: ['chat'],
           csrfHash: 'c2',
           expiresAt: new Date(Date.now() - 1).toISOString(),
         });
         assert.equal(await storage.access.getSession('s2'), undefined);
         assert.equal(await storage.access.deleteSession('s1'), true);
         assert.equal(await storage.access.getSession('s1'), undefined);
+      });
+
+      test('a session remembers its key and scopes; revoking the key deletes its sessions', async () => {
+        const future = new Date(Date.now() + 60_000).toISOString();
+        const key = await storage.access.createApiKey({
+          userId,
+          name: 'signs in',
+          prefix: 'tb_s',
+          hash: 'hs',
+          scopes: ['chat', 'mcp'],
+        });
+        const other = await storage.access.createApiKey({
+          userId,
+          name: 'other',
+          prefix: 'tb_o',
+          hash: 'ho',
+          scopes: ['chat'],
+        });
+        await storage.access.createSession({
+          tokenHash: 'k1',
+          userId,
+          keyId: key.id,
+          scopes: ['chat', 'mcp'],
+          csrfHash: 'c',
+          expiresAt: future,
+        });
+        await storage.access.createSession({
+          tokenHash: 'k2',
+          userId,
+          keyId: other.id,
+          scopes: ['chat'],
+          csrfHash: 'c',
+          expiresAt: future,
+        });
+        const session = await storage.access.getSession('k1');
+        assert.equal(session?.keyId, key.id);
+        assert.deepEqual(session?.scopes, ['chat', 'mcp']);
+        assert.equal(await storage.access.revokeApiKey(key.id), true);
+        assert.equal(await storage.access.getSession('k1'), undefined, 'ended with its key');
+        assert.equal(
+          (await storage.access.getSession('k2'))?.keyId,
+          other.id,
+          "another key's session lives on",
+        );
       });
     });
   });

@@ -266,6 +266,7 @@ export function describeStoreConformance(backend: StorageBackendUnderTest): void
           userId: alice.id,
           redirectUrl: 'https://toolbus.example/v1/mcp-oauth/callback',
           returnTo: '/admin',
+          browserHash: 'b-hash',
           expiresAt: new Date(Date.now() + expiresInMs).toISOString(),
         });
         await storage.mcpServers.savePendingAuthorization(pending('s1', 60_000));
@@ -274,6 +275,7 @@ export function describeStoreConformance(backend: StorageBackendUnderTest): void
         assert.equal(taken?.userId, alice.id);
         assert.equal(taken?.serverId, server.id);
         assert.equal(taken?.returnTo, '/admin');
+        assert.equal(taken?.browserHash, 'b-hash', 'bound to the browser that started it');
         assert.equal(taken?.redirectUrl, 'https://toolbus.example/v1/mcp-oauth/callback');
         assert.equal(await storage.mcpServers.takePendingAuthorization('s1'), undefined, 'single use');
         assert.equal(await storage.mcpServers.takePendingAuthorization('s-old'), undefined, 'expired');

@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { startScriptedModelServer, textSteps } from '@toolbus/core/testing';
+
+const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+after(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function run(command: string, args: readonly string[], home: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--conditions=development', entry, command, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, TOOLBUS_HOME: home, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const printed = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stdout);
+        if (match?.[1]) resolve(match[1]);
+      };
+      child.stdout.on('data', check);
+      check();
+      child.once('exit', (code) => reject(new Error(`${command} exited ${code}: ${stderr}`)));
+    });
+  return {
+    child,
+    printed,
+    output: () => ({ stdout, stderr }),
+    exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))),
+  };
+}
+
+const tools = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  },
+];
+
+test('toolbus gateway turns a text-written call into tool_calls, logs no prompt, and stops cleanly on SIGTERM', async () => {
+  const upstream = await startScriptedModelServer({
+    handler: (request) =>
+      request.lastMessage?.text.includes('slow')
+        ? [
+            { type: 'text', text: 'slow ' },
+            { type: 'delay', ms: 300 },
+            { type: 'text', text: 'answer' },
+          ]
+        : textSteps(['<tool_call>{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}</tool_call>']),
+  });
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-'));
+  try {
+    const gateway = run('gateway', ['--upstream', `local=${upstream.url}/v1`, '--port', '0'], home);
+    const url = await gateway.printed(/toolbus gateway on (\S+)/);
+    const response = await fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'qwen3',
+        messages: [{ role: 'user', content: 'secret question' }],
+        tools,
+      }),
+    });
+    const body = (await response.json()) as {
+      choices: {
+        message: { tool_calls: { function: { name: string; arguments: string } }[] };
+        finish_reason: string;
+      }[];
+    };
+    assert.equal(body.choices[0]?.finish_reason, 'tool_calls');
+    assert.deepEqual(JSON.parse(body.choices[0]?.message.tool_calls[0]?.function.arguments ?? ''), {
+      city: 'Oslo',
+    });
+    assert.equal(response.headers.get('x-toolbus-upstream'), 'local');
+    // A stream in flight when SIGTERM arrives is finished before the process exits 0.
+    const slow = fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen3', stream: true, messages: [{ role: 'user', content: 'slow' }] }),
+    });
+    const slowResponse = await slow;
+    gateway.child.kill('SIGTERM');
+    const text = await slowResponse.text();
+    assert.match(text, /answer/);
+    assert.match(text, /\[DONE\]/);
+    assert.equal(await gateway.exited, 0);
+    const { stderr } = gateway.output();
+    assert.match(stderr, /"event":"request"/);
+    assert.doesNotMatch(stderr, /secret question/);
+  } finally {
+    await upstream.close();
+  }
+});
+
+test('toolbus gateway refuses a wrong flag, a bad upstream and a public host without keys, in words', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-'));
+  // Started together: each fails on its own, before listening.
+  const wrongFlag = run('gateway', ['--upstrem', 'http://127.0.0.1:1/v1'], home);
+  const badUrl = run('gateway', ['--upstream', 'not a url'], home);
+  const publicHost = run('gateway', ['--host', '0.0.0.0', '--port', '0'], home);
+  const missingKey = run(
+    'gateway',
+    ['--upstream', 'http://127.0.0.1:1/v1', '--upstream-key-env', 'VLLM_KEY', '--port', '0'],
+    home,
+  );
+  assert.equal(await wrongFlag.exited, 2);
+  assert.match(wrongFlag.output().stderr, /--upstream/);
+  assert.equal(await badUrl.exited, 2);
+  assert.match(badUrl.output().stderr, /--upstream not a url: not a URL/);
+  assert.equal(await publicHost.exited, 2);
+  assert.match(publicHost.output().stderr, /needs --auth api-keys/);
+  assert.notEqual(await missingKey.exited, 0);
+  assert.match(missingKey.output().stderr, /VLLM_KEY is not set/);
+});
+
+test('toolbus gateway --auth api-keys takes the keys toolbus serve makes, and reads upstreams from the config file', async () => {
+  const upstream = await startScriptedModelServer({
+    apiKey: 'upstream-secret',
+    handler: () => textSteps(['hello']),
+  });
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-'));
+  try {
+    const serve = run('serve', ['--port', '0', '--auth', 'api-keys'], home, {
+      TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
+    });
+    const key = await serve.printed(/admin API key \(shown once, store it now\): (\S+)/);
+    serve.child.kill('SIGTERM');
+    assert.equal(await serve.exited, 0);
+    await writeFile(
+      join(home, 'config.json'),
+      JSON.stringify({
+        gateway: { upstreams: [{ name: 'vllm', baseUrl: `${upstream.url}/v1`, apiKeyEnv: 'VLLM_KEY' }] },
+      }),
+    );
+    const gateway = run('gateway', ['--port', '0', '--auth', 'api-keys'], home, {
+      VLLM_KEY: 'upstream-secret',
+    });
+    const url = await gateway.printed(/toolbus gateway on (\S+)/);
+    const ask = (headers: Record<string, string>) =>
+      fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    assert.equal((await ask({})).status, 401);
+    assert.equal((await ask({ authorization: 'Bearer tb_wrong' })).status, 401);
+    const answered = await ask({ authorization: `Bearer ${key}` });
+    assert.equal(answered.status, 200);
+    assert.equal(answered.headers.get('x-toolbus-upstream'), 'vllm');
+    gateway.child.kill('SIGTERM');
+    assert.equal(await gateway.exited, 0);
+    assert.doesNotMatch(gateway.output().stderr, /upstream-secret/);
+  } finally {
+    await upstream.close();
+  }
+});
+
+test('toolbus serve mounts the gateway routes beside its own when the config file has a gateway section', async () => {
+  const upstream = await startScriptedModelServer({
+    handler: () => textSteps(['[get_weather(city="Oslo")]']),
+  });
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-serve-'));
+  try {
+    await writeFile(
+      join(home, 'config.json'),
+      JSON.stringify({ gateway: { upstreams: [{ name: 'local', baseUrl: `${upstream.url}/v1` }] } }),
+    );
+    const serve = run('serve', ['--port', '0'], home, {
+      TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
+    });
+    const url = await serve.printed(/serving on (\S+)/);
+    assert.match(await serve.printed(/recovery gateway: (\S+)/), /\/v1$/);
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'llama-3.2-3b',
+        messages: [{ role: 'user', content: 'weather' }],
+        tools,
+      }),
+    });
+    const body = (await response.json()) as {
+      choices: { message: { tool_calls: { function: { name: string } }[] } }[];
+    };
+    assert.equal(body.choices[0]?.message.tool_calls[0]?.function.name, 'get_weather');
+    // The server's own routes are still its own.
+    assert.equal((await fetch(`${url}/health`)).status, 200);
+    assert.equal((await fetch(`${url}/v1/chats`)).status, 200);
+    serve.child.kill('SIGTERM');
+    assert.equal(await serve.exited, 0);
+  } finally {
+    await upstream.close();
+  }
+});

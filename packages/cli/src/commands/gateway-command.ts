@@ -1,0 +1,174 @@
+import { type GatewayUpstream, startGateway } from '@toolbus/gateway';
+import { createJsonLogger } from '@toolbus/server';
+import { ToolbusError } from '@toolbus/spec';
+import { loadCliConfig } from '../cli-config.ts';
+import type { CliIo } from '../cli-io.ts';
+import { EXIT_CODES } from '../exit-codes.ts';
+import { storedKeyAuthenticator } from '../gateway-key-check.ts';
+import { openWorkspace } from '../open-workspace.ts';
+import { parseCommandArgs } from '../parse-command-args.ts';
+import { shutdownSignal } from '../shutdown-signal.ts';
+import { UsageError } from '../usage-error.ts';
+import type { CliCommand } from './cli-command.ts';
+
+export const gatewayUsage = `Usage: toolbus gateway [--upstream [NAME=]URL ...] [--upstream-key-env VAR] [--port 4000]
+                       [--host 127.0.0.1] [--auth none|api-keys] [--requests-per-minute N]
+
+Point any OpenAI or Anthropic client at toolbus instead of your model server: an OpenAI Chat Completions
+endpoint (POST /v1/chat/completions, GET /v1/models) and an Anthropic Messages endpoint (POST /v1/messages) in
+front of any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio). Tool calls the model wrote as text
+come back as real tool calls (streamed as delta.tool_calls, or tool_use blocks), their markup never reaches the
+text, reasoning written into the text goes to reasoning_content, and native calls pass through untouched.
+
+  --upstream [NAME=]URL    an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (repeatable; the first
+                           takes every model the others do not list). Default: the config file's
+                           gateway.upstreams, else Ollama at http://127.0.0.1:11434/v1.
+  --upstream-key-env VAR   the NAME of the environment variable that holds the upstreams' key (never the key)
+  --port N                 default 4000 (0 picks a free one)
+  --host H                 default 127.0.0.1; any other address needs --auth api-keys
+  --auth none|api-keys     none (the default, loopback only) takes every request; api-keys takes toolbus API
+                           keys with the chat scope (made by toolbus serve --auth api-keys), as Bearer or x-api-key
+  --requests-per-minute N  requests each key may make per minute (default: no limit)
+
+Config file (toolbus config path): "gateway": {"upstreams": [{"name": "vllm", "baseUrl": "http://gpu:8000/v1",
+"apiKeyEnv": "VLLM_API_KEY", "models": ["qwen3-coder"]}], "requestsPerMinute": 600}.
+
+Responses say what recovery did in x-toolbus-recovery (a trailer on streams): recovered; calls=N, none, or failed
+with x-toolbus-recovery-reason (the text then reaches the client as the model wrote it). Logs are JSON lines on
+stderr with names and figures only, never prompt text or keys. Ctrl-C or SIGTERM lets requests in flight finish
+(up to 10 s) and exits 0; a second signal exits at once.
+`;
+
+/** `toolbus gateway`: the recovery gateway in front of OpenAI-compatible model servers. */
+export const gatewayCommand: CliCommand = {
+  name: 'gateway',
+  synopsis: 'gateway [--upstream URL]   OpenAI/Anthropic endpoint that repairs text-written tool calls',
+  usage: gatewayUsage,
+  run: (argv, io) => runGatewayCommand(argv, io),
+};
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export async function runGatewayCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs({
+    argv,
+    usage: gatewayUsage,
+    positionals: false,
+    options: {
+      upstream: { type: 'string', multiple: true },
+      'upstream-key-env': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      auth: { type: 'string' },
+      'requests-per-minute': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(gatewayUsage);
+    return 0;
+  }
+  const port = values.port === undefined ? 4000 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError({ message: '--port takes a number from 0 to 65535.', usage: gatewayUsage });
+  const auth = values.auth ?? 'none';
+  if (auth !== 'none' && auth !== 'api-keys')
+    throw new UsageError({ message: '--auth is "none" or "api-keys".', usage: gatewayUsage });
+  const host = values.host ?? '127.0.0.1';
+  if (auth === 'none' && !loopbackHosts.has(host))
+    throw new UsageError({
+      message: `--host ${host} is not a loopback address: serving on it needs --auth api-keys.`,
+      usage: gatewayUsage,
+    });
+  const config = loadCliConfig({ env: io.env });
+  const fileConfig = config.file.gateway;
+  let requestsPerMinute = fileConfig?.requestsPerMinute;
+  if (values['requests-per-minute'] !== undefined) {
+    requestsPerMinute = Number(values['requests-per-minute']);
+    if (!Number.isSafeInteger(requestsPerMinute) || requestsPerMinute < 1)
+      throw new UsageError({
+        message: '--requests-per-minute takes a whole number above 0.',
+        usage: gatewayUsage,
+      });
+  }
+  const upstreams = upstreamsFrom(values.upstream, values['upstream-key-env'], fileConfig?.upstreams);
+  const logger = createJsonLogger((line) => io.stderr.write(line));
+  const workspace = auth === 'api-keys' ? await openWorkspace(config) : undefined;
+  try {
+    const authenticate = workspace === undefined ? undefined : storedKeyAuthenticator(workspace.storage);
+    let gateway: Awaited<ReturnType<typeof startGateway>>;
+    try {
+      gateway = await startGateway({
+        upstreams,
+        env: io.env,
+        host,
+        port,
+        ...(authenticate ? { authenticate } : {}),
+        ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}),
+        ...(fileConfig?.maxRequestBytes !== undefined ? { maxRequestBytes: fileConfig.maxRequestBytes } : {}),
+        log: ({ event, ...fields }) => logger.info(event, fields),
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE')
+        throw new ToolbusError({
+          code: 'port_in_use',
+          message: `port ${port} on ${host} is in use: pick another with --port (0 picks a free one).`,
+        });
+      throw error;
+    }
+    io.stdout.write(`toolbus gateway on ${gateway.url}/v1 (auth: ${auth})\n`);
+    for (const upstream of upstreams) {
+      const models = upstream.models?.length ? ` for ${upstream.models.join(', ')}` : '';
+      io.stdout.write(`  upstream ${upstream.name}: ${upstream.baseUrl}${models}\n`);
+    }
+    io.stdout.write(`  try: curl ${gateway.url}/v1/models\n`);
+    const signal = await shutdownSignal(io, 'toolbus gateway');
+    io.stdout.write(`toolbus gateway: ${signal} received, letting requests in flight finish\n`);
+    await gateway.close(10_000);
+    return EXIT_CODES.ok;
+  } finally {
+    await workspace?.close();
+  }
+}
+
+function upstreamsFrom(
+  flags: readonly string[] | undefined,
+  keyEnv: string | undefined,
+  configured: readonly GatewayUpstream[] | undefined,
+): GatewayUpstream[] {
+  if (flags === undefined || flags.length === 0) {
+    if (configured !== undefined && configured.length > 0) return [...configured];
+    return [
+      { name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', ...(keyEnv ? { apiKeyEnv: keyEnv } : {}) },
+    ];
+  }
+  return flags.map((flag, index) => {
+    const named = /^([A-Za-z0-9._-]{1,64})=(.+)$/.exec(flag);
+    const baseUrl = named ? (named[2] as string) : flag;
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new UsageError({
+        message: `--upstream ${flag}: not a URL (e.g. http://127.0.0.1:8000/v1).`,
+        usage: gatewayUsage,
+      });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new UsageError({
+        message: `--upstream ${flag}: use an http:// or https:// URL.`,
+        usage: gatewayUsage,
+      });
+    if (keyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
+      throw new UsageError({
+        message: '--upstream-key-env takes the NAME of a variable, not the key itself.',
+        usage: gatewayUsage,
+      });
+    return {
+      name: named ? (named[1] as string) : index === 0 ? 'upstream' : `upstream-${index + 1}`,
+      baseUrl,
+      ...(keyEnv ? { apiKeyEnv: keyEnv } : {}),
+    };
+  });
+}

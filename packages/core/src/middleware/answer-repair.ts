@@ -1,0 +1,179 @@
+import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
+import { z } from 'zod';
+import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
+import type {
+  ExtractedToolCall,
+  LocatedToolCall,
+  ToolCallTextParser,
+} from '../recovery/extracted-tool-call.ts';
+import { looksLikeToolCallPayload } from '../recovery/looks-like-tool-call-payload.ts';
+import { findModelProfile } from '../recovery/model-profiles.ts';
+import type { ToolCallParserRegistry } from '../recovery/tool-call-parser-registry.ts';
+import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
+import {
+  type StrippedHarmonyRestorer,
+  strippedHarmonyRestorerFor,
+} from '../streaming/stripped-harmony-restorer.ts';
+
+/** Options for {@link AnswerRepair}. */
+export interface AnswerRepairOptions {
+  /** The tools the request offered; with none, only reasoning written into the text is split off. */
+  readonly tools: readonly ToolDefinition[];
+  /** The model's id: its profile's dialects are tried first (see `findModelProfile`). */
+  readonly modelId?: string;
+  /** Dialects tried first, instead of the model profile's. */
+  readonly preferredDialects?: readonly string[];
+  /** Dialect parsers (default: all built-in ones). */
+  readonly parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry;
+  /**
+   * Check each recovered call's arguments against its tool's JSON schema and drop a call that fails (it is then
+   * reported as unreadable). Default false: the turn loop validates arguments itself when the tool runs.
+   */
+  readonly validateArguments?: boolean;
+}
+
+/** What a piece of answer text turned into: the text to show and the reasoning written into it. */
+export interface AnswerRepairOutput {
+  readonly text: string;
+  readonly reasoning: string;
+}
+
+/** The end of an answer: the last text and reasoning, the calls recovered from it, and why none could be. */
+export interface AnswerRepairEnd extends AnswerRepairOutput {
+  readonly calls: readonly ExtractedToolCall[];
+  /**
+   * Set when the text carried tool-call markup (or a call's shape) but no valid call of a declared tool could be
+   * read from it: why, in words. The caller decides whether to show the hidden text after all.
+   */
+  readonly unreadable: string | undefined;
+  /** The text the filter kept off the screen (markup), for a caller that shows it when recovery failed. */
+  readonly hiddenText: string;
+}
+
+/**
+ * "A model's answer stream in, the answer as a parser that worked would have returned it out": the one
+ * implementation behind the AI SDK recovery middleware and the recovery gateway. Text goes through the answer
+ * stream filter as it arrives (markup hidden, an answer that starts like a bare call held back, reasoning written
+ * into the text split off); at the end the calls written as text are recovered from the raw text, or from the
+ * reasoning when the text holds none. Native calls turn recovery off (the caller says so with {@link nativeCall}).
+ */
+export class AnswerRepair {
+  readonly #tools: readonly ToolDefinition[];
+  readonly #filter: AnswerStreamFilter;
+  readonly #restorer: StrippedHarmonyRestorer | undefined;
+  readonly #extract: (text: string) => LocatedToolCall[];
+  readonly #validate: boolean;
+  readonly #parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined;
+  #raw = '';
+  #shown = '';
+  #reasoning = '';
+  #native = false;
+
+  constructor(options: AnswerRepairOptions) {
+    this.#tools = options.tools;
+    this.#parsers = options.parsers;
+    this.#validate = options.validateArguments === true;
+    const preferredDialects = options.preferredDialects ?? findModelProfile(options.modelId)?.dialects;
+    this.#filter = new AnswerStreamFilter({
+      tools: options.tools,
+      ...omitUndefined({ parsers: options.parsers, preferredDialects }),
+    });
+    this.#restorer = strippedHarmonyRestorerFor(preferredDialects);
+    this.#extract = (text) =>
+      extractLocatedToolCallsFromText(
+        text,
+        options.tools,
+        omitUndefined({ parsers: options.parsers, preferredDialects }),
+      );
+  }
+
+  /** Feeds a piece of answer text; returns what can be shown now and the reasoning found in it. */
+  text(delta: string): AnswerRepairOutput {
+    const text = this.#restorer ? this.#restorer.process(delta) : delta;
+    this.#raw += text;
+    const shown = this.#filter.process(text);
+    this.#shown += shown;
+    return { text: shown, reasoning: this.#filter.takeReasoning() };
+  }
+
+  /** Records reasoning the model streamed as reasoning: the last place calls are looked for. */
+  reasoning(delta: string): void {
+    this.#reasoning += delta;
+  }
+
+  /** The model made a native call: nothing is recovered from its text. */
+  nativeCall(): void {
+    this.#native = true;
+  }
+
+  /** Ends the answer: the rest of the text, and the calls recovered (none after a native call). */
+  end(): AnswerRepairEnd {
+    const restored = this.#restorer?.flush() ?? '';
+    this.#raw += restored;
+    const text = this.#filter.process(restored) + this.#filter.flush();
+    this.#shown += text;
+    const reasoning = this.#filter.takeReasoning();
+    const base = { text, reasoning, hiddenText: '' };
+    if (this.#native || this.#tools.length === 0) return { ...base, calls: [], unreadable: undefined };
+    let located = this.#extract(this.#raw);
+    if (located.length === 0 && this.#reasoning !== '') located = this.#extract(this.#reasoning);
+    const calls: ExtractedToolCall[] = [];
+    let unreadable: string | undefined;
+    for (const call of located) {
+      const problem = this.#validate ? this.#argumentProblem(call) : undefined;
+      if (problem === undefined) calls.push({ name: call.name, arguments: call.arguments });
+      else unreadable ??= problem;
+    }
+    if (calls.length === 0 && unreadable === undefined && this.#holdsMarkup()) {
+      unreadable = 'The text holds tool-call markup, but no call of a declared tool could be read from it.';
+    }
+    const hiddenText =
+      calls.length === 0 && unreadable !== undefined ? hiddenPart(this.#raw, this.#shown) : '';
+    return { text, reasoning, calls, unreadable, hiddenText };
+  }
+
+  #holdsMarkup(): boolean {
+    return looksLikeToolCallPayload(this.#raw, undefined, this.#parsers);
+  }
+
+  #argumentProblem(call: LocatedToolCall): string | undefined {
+    const tool = this.#tools.find((candidate) => candidate.name === call.name);
+    if (tool === undefined) return `The text calls ${call.name}, which the request did not declare.`;
+    const schema = schemaOf(tool);
+    if (schema === undefined) return undefined;
+    const result = schema.safeParse(call.arguments);
+    if (result.success) return undefined;
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    return `The arguments written for ${call.name} do not match its schema${where}: ${issue?.message ?? 'invalid'}.`;
+  }
+}
+
+const schemas = new WeakMap<ToolDefinition, z.ZodType | null>();
+
+// The tool's JSON schema as a validator, once per definition; a schema zod cannot read validates nothing.
+function schemaOf(tool: ToolDefinition): z.ZodType | undefined {
+  let schema = schemas.get(tool);
+  if (schema === undefined) {
+    try {
+      schema = z.fromJSONSchema(tool.parameters as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch {
+      schema = null;
+    }
+    schemas.set(tool, schema);
+  }
+  return schema ?? undefined;
+}
+
+// The filter only ever cuts ranges out of the raw text, so what it kept off the screen is the raw text less the
+// shown text taken as a subsequence (one pass, greedy).
+function hiddenPart(raw: string, shown: string): string {
+  let hidden = '';
+  let at = 0;
+  for (let index = 0; index < raw.length; index += 1) {
+    if (at < shown.length && raw[index] === shown[at]) at += 1;
+    else hidden += raw[index];
+  }
+  return hidden;
+}

@@ -1,0 +1,41 @@
+// A child process of the gateway benchmark: serves either the gateway or a plain node:http pass-through proxy in
+// front of the benchmark's upstream, so its CPU time is its own. Talks to the parent over IPC.
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startGateway } from '../src/gateway-server.ts';
+
+const [mode, upstreamUrl] = process.argv.slice(2) as ['gateway' | 'passthrough', string];
+
+async function start(): Promise<string> {
+  if (mode === 'gateway') {
+    const gateway = await startGateway({ upstreams: [{ name: 'bench', baseUrl: `${upstreamUrl}/v1` }] });
+    return gateway.url;
+  }
+  // What a TypeScript user writes without toolbus: pipe the request and the answer through.
+  const upstream = new URL(upstreamUrl);
+  const server = createServer((incoming, outgoing) => {
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const url = await start();
+process.send?.({ url });
+process.on('message', (message) => {
+  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+  if (message === 'stop') process.exit(0);
+});

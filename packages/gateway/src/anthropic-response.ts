@@ -1,0 +1,296 @@
+import { randomBytes } from 'node:crypto';
+import { AnswerRepair, type AnswerRepairEnd } from '@toolbus/core';
+import type { ToolDefinition } from '@toolbus/spec';
+import { isPlainObject } from '@toolbus/spec';
+import type { RecoveryReport } from './chat-completion-repair.ts';
+
+type Json = Record<string, unknown>;
+
+const stopReasons: Record<string, string> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+};
+
+/**
+ * An OpenAI-compatible upstream's Chat Completions stream, written as Anthropic Messages stream events
+ * (`message_start`, content blocks of `thinking`, `text` and `tool_use` with their deltas, `message_delta` with the
+ * stop reason and usage, `message_stop`). Text goes through {@link AnswerRepair}: calls written as text become
+ * `tool_use` blocks and stop reason `tool_use`. `push` takes each upstream `data` payload, returns event text.
+ */
+export class AnthropicStreamWriter {
+  readonly #repair: AnswerRepair;
+  readonly #model: string;
+  readonly #id = `msg_${randomBytes(12).toString('hex')}`;
+  readonly report: RecoveryReport = { recovered: 0, unreadable: undefined };
+  #started = false;
+  #index = -1;
+  #open: 'text' | 'thinking' | 'tool_use' | undefined;
+  readonly #nativeBlocks = new Map<number, number>();
+  #stopReason: string | undefined;
+  #outputTokens = 0;
+  #inputTokens = 0;
+  #ended = false;
+
+  constructor(options: { tools: readonly ToolDefinition[]; model: string }) {
+    this.#model = options.model;
+    this.#repair = new AnswerRepair({
+      tools: options.tools,
+      modelId: options.model,
+      validateArguments: true,
+    });
+  }
+
+  push(data: string): string {
+    if (data.trim() === '[DONE]') return this.end();
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return '';
+    }
+    if (!isPlainObject(chunk)) return '';
+    let out = this.#start();
+    if (isPlainObject(chunk.usage)) {
+      if (typeof chunk.usage.prompt_tokens === 'number') this.#inputTokens = chunk.usage.prompt_tokens;
+      if (typeof chunk.usage.completion_tokens === 'number')
+        this.#outputTokens = chunk.usage.completion_tokens;
+    }
+    const choice = Array.isArray(chunk.choices)
+      ? chunk.choices.find((item) => isPlainObject(item) && (item.index ?? 0) === 0)
+      : undefined;
+    if (!isPlainObject(choice)) return out;
+    const delta = isPlainObject(choice.delta) ? choice.delta : {};
+    const reasoning =
+      typeof delta.reasoning_content === 'string'
+        ? delta.reasoning_content
+        : typeof delta.reasoning === 'string'
+          ? delta.reasoning
+          : '';
+    if (reasoning !== '') {
+      this.#repair.reasoning(reasoning);
+      out += this.#thinking(reasoning);
+    }
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      const output = this.#repair.text(delta.content);
+      out += this.#thinking(output.reasoning) + this.#text(output.text);
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      this.#repair.nativeCall();
+      for (const call of delta.tool_calls) out += this.#nativeCall(call);
+    }
+    if (typeof choice.finish_reason === 'string') {
+      out += this.#finishText(this.#repair.end());
+      this.#stopReason ??= stopReasons[choice.finish_reason] ?? 'end_turn';
+    }
+    return out;
+  }
+
+  /** Ends the message (at `[DONE]`, or when the upstream stream ends without it). Idempotent. */
+  end(): string {
+    if (this.#ended) return '';
+    this.#ended = true;
+    let out = this.#start();
+    if (this.#stopReason === undefined) {
+      out += this.#finishText(this.#repair.end());
+      this.#stopReason = 'end_turn';
+    }
+    out += this.#close();
+    out += event('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: this.#stopReason, stop_sequence: null },
+      usage: { output_tokens: this.#outputTokens },
+    });
+    return out + event('message_stop', { type: 'message_stop' });
+  }
+
+  #start(): string {
+    if (this.#started) return '';
+    this.#started = true;
+    return event('message_start', {
+      type: 'message_start',
+      message: {
+        id: this.#id,
+        type: 'message',
+        role: 'assistant',
+        model: this.#model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: this.#inputTokens, output_tokens: 0 },
+      },
+    });
+  }
+
+  #finishText(end: AnswerRepairEnd): string {
+    this.report.recovered += end.calls.length;
+    if (end.calls.length === 0) this.report.unreadable ??= end.unreadable;
+    let out =
+      this.#thinking(end.reasoning) +
+      this.#text(
+        end.calls.length === 0 && end.unreadable !== undefined ? end.text + end.hiddenText : end.text,
+      );
+    for (const call of end.calls) {
+      out += this.#block({ type: 'tool_use', id: toolUseId(), name: call.name, input: {} }, 'tool_use');
+      out += event('content_block_delta', {
+        type: 'content_block_delta',
+        index: this.#index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.arguments) },
+      });
+    }
+    if (end.calls.length > 0) this.#stopReason = 'tool_use';
+    return out;
+  }
+
+  #thinking(text: string): string {
+    if (text === '') return '';
+    const open =
+      this.#open === 'thinking'
+        ? ''
+        : this.#block({ type: 'thinking', thinking: '', signature: '' }, 'thinking');
+    return (
+      open +
+      event('content_block_delta', {
+        type: 'content_block_delta',
+        index: this.#index,
+        delta: { type: 'thinking_delta', thinking: text },
+      })
+    );
+  }
+
+  #text(text: string): string {
+    if (text === '') return '';
+    const open = this.#open === 'text' ? '' : this.#block({ type: 'text', text: '' }, 'text');
+    return (
+      open +
+      event('content_block_delta', {
+        type: 'content_block_delta',
+        index: this.#index,
+        delta: { type: 'text_delta', text },
+      })
+    );
+  }
+
+  #nativeCall(call: unknown): string {
+    if (!isPlainObject(call)) return '';
+    const callIndex = typeof call.index === 'number' ? call.index : 0;
+    const fn = isPlainObject(call.function) ? call.function : {};
+    let out = '';
+    if (!this.#nativeBlocks.has(callIndex)) {
+      out += this.#block(
+        {
+          type: 'tool_use',
+          id: typeof call.id === 'string' ? call.id : toolUseId(),
+          name: String(fn.name ?? ''),
+          input: {},
+        },
+        'tool_use',
+      );
+      this.#nativeBlocks.set(callIndex, this.#index);
+      this.#stopReason = undefined;
+    }
+    if (typeof fn.arguments === 'string' && fn.arguments !== '') {
+      out += event('content_block_delta', {
+        type: 'content_block_delta',
+        index: this.#nativeBlocks.get(callIndex),
+        delta: { type: 'input_json_delta', partial_json: fn.arguments },
+      });
+    }
+    return out;
+  }
+
+  #block(block: Json, kind: 'text' | 'thinking' | 'tool_use'): string {
+    const out = this.#close();
+    this.#index += 1;
+    this.#open = kind;
+    return (
+      out +
+      event('content_block_start', { type: 'content_block_start', index: this.#index, content_block: block })
+    );
+  }
+
+  #close(): string {
+    if (this.#open === undefined) return '';
+    this.#open = undefined;
+    return event('content_block_stop', { type: 'content_block_stop', index: this.#index });
+  }
+}
+
+/** A whole Chat Completions answer as an Anthropic Messages answer, repaired the same way. */
+export function chatCompletionToMessage(
+  body: unknown,
+  options: { tools: readonly ToolDefinition[]; model: string },
+): { message: Json; report: RecoveryReport } {
+  const report: RecoveryReport = { recovered: 0, unreadable: undefined };
+  const choice = isPlainObject(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+  const message = isPlainObject(choice) && isPlainObject(choice.message) ? choice.message : {};
+  const content: Json[] = [];
+  const repair = new AnswerRepair({ tools: options.tools, modelId: options.model, validateArguments: true });
+  const upstreamReasoning =
+    typeof message.reasoning_content === 'string'
+      ? message.reasoning_content
+      : typeof message.reasoning === 'string'
+        ? message.reasoning
+        : '';
+  if (upstreamReasoning !== '') repair.reasoning(upstreamReasoning);
+  const native = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : [];
+  if (native.length > 0) repair.nativeCall();
+  const first = repair.text(typeof message.content === 'string' ? message.content : '');
+  const end = repair.end();
+  const reasoning = upstreamReasoning + first.reasoning + end.reasoning;
+  if (reasoning !== '') content.push({ type: 'thinking', thinking: reasoning, signature: '' });
+  const text =
+    first.text + end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
+  if (text !== '') content.push({ type: 'text', text });
+  for (const call of native) {
+    const fn = isPlainObject(call.function) ? call.function : {};
+    content.push({
+      type: 'tool_use',
+      id: String(call.id ?? toolUseId()),
+      name: String(fn.name ?? ''),
+      input: parseInput(fn.arguments),
+    });
+  }
+  for (const call of end.calls)
+    content.push({ type: 'tool_use', id: toolUseId(), name: call.name, input: call.arguments });
+  report.recovered = end.calls.length;
+  if (end.calls.length === 0) report.unreadable = end.unreadable;
+  const finish =
+    isPlainObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop';
+  const usage = isPlainObject(body) && isPlainObject(body.usage) ? body.usage : {};
+  return {
+    report,
+    message: {
+      id: `msg_${randomBytes(12).toString('hex')}`,
+      type: 'message',
+      role: 'assistant',
+      model: options.model,
+      content,
+      stop_reason: end.calls.length > 0 ? 'tool_use' : (stopReasons[finish] ?? 'end_turn'),
+      stop_sequence: null,
+      usage: {
+        input_tokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
+        output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
+      },
+    },
+  };
+}
+
+function parseInput(text: unknown): unknown {
+  if (typeof text !== 'string' || text === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+function toolUseId(): string {
+  return `toolu_${randomBytes(12).toString('hex')}`;
+}
+
+function event(name: string, data: Json): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}

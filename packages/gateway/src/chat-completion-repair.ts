@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { AnswerRepair, type AnswerRepairEnd, type ExtractedToolCall } from '@toolbus/core';
+import type { ToolDefinition } from '@toolbus/spec';
+import { isPlainObject } from '@toolbus/spec';
+
+/** Options for the Chat Completions repairs. */
+export interface ChatCompletionRepairOptions {
+  /** The tools the request declared (see `requestToolDefinitions`); none: only reasoning is split off. */
+  readonly tools: readonly ToolDefinition[];
+  /** The model the request named: its profile's dialects are tried first. */
+  readonly modelId?: string;
+}
+
+/** What recovery did over a whole response, for the response's headers and the log. */
+export interface RecoveryReport {
+  /** Calls the model wrote as text that came back as real calls. */
+  recovered: number;
+  /** Why text that held call markup produced no call (the text was then passed on as text). */
+  unreadable: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * One Chat Completions stream, repaired chunk by chunk: `push` takes each SSE `data` payload from the upstream and
+ * returns the SSE text to send on. Content goes through {@link AnswerRepair} (markup hidden, reasoning written
+ * into the text moved to `reasoning_content`); at a choice's `finish_reason` the calls written as text follow as
+ * `delta.tool_calls` fragments in OpenAI's order (index, id and name first, then the argument JSON) and the finish
+ * reason becomes `tool_calls`. Chunks with native `tool_calls` pass through untouched.
+ */
+export class ChatCompletionStreamRepair {
+  readonly #options: ChatCompletionRepairOptions;
+  readonly #choices = new Map<number, AnswerRepair>();
+  readonly report: RecoveryReport = { recovered: 0, unreadable: undefined };
+
+  constructor(options: ChatCompletionRepairOptions) {
+    this.#options = options;
+  }
+
+  /** One upstream `data:` payload in, the SSE text to write out (possibly empty: text held back). */
+  push(data: string): string {
+    if (data.trim() === '[DONE]') return 'data: [DONE]\n\n';
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return `data: ${data}\n\n`;
+    }
+    if (!isPlainObject(chunk) || !Array.isArray(chunk.choices) || chunk.choices.length === 0) {
+      return `data: ${data}\n\n`;
+    }
+    let out = '';
+    const choices: Json[] = [];
+    let changed = false;
+    for (const choice of chunk.choices) {
+      if (!isPlainObject(choice)) continue;
+      const repaired = this.#choice(chunk, choice);
+      changed ||= repaired.changed;
+      if (repaired.choice !== undefined) choices.push(repaired.choice);
+      out += repaired.before;
+      if (repaired.after !== '') {
+        if (choices.length > 0) out += sse({ ...chunk, choices: choices.splice(0) });
+        out += repaired.after;
+      }
+    }
+    // Most chunks of a streaming answer come out as they went in: then the upstream's own bytes are sent on.
+    if (!changed) return `data: ${data}\n\n`;
+    if (choices.length > 0) out += sse({ ...chunk, choices });
+    return out;
+  }
+
+  #choice(
+    chunk: Json,
+    choice: Json,
+  ): { choice: Json | undefined; before: string; after: string; changed: boolean } {
+    const index = typeof choice.index === 'number' ? choice.index : 0;
+    let repair = this.#choices.get(index);
+    if (repair === undefined) {
+      repair = new AnswerRepair({ ...this.#options, validateArguments: true });
+      this.#choices.set(index, repair);
+    }
+    const delta: Json = isPlainObject(choice.delta) ? { ...choice.delta } : {};
+    if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) repair.nativeCall();
+    const reasoningField = reasoningFieldOf(delta);
+    if (typeof delta[reasoningField] === 'string') repair.reasoning(delta[reasoningField] as string);
+    let changed = false;
+    if (typeof delta.content === 'string') {
+      const output = repair.text(delta.content);
+      changed = output.text !== delta.content || output.reasoning !== '';
+      if (changed) setText(delta, output.text, output.reasoning, reasoningField);
+    }
+    if (choice.finish_reason === null || choice.finish_reason === undefined) {
+      const kept = worthSending(delta, choice) ? { ...choice, delta } : undefined;
+      return { choice: kept, before: '', after: '', changed };
+    }
+    // The choice ends here: the rest of its text, then its recovered calls, then the finish.
+    const end = repair.end();
+    this.#choices.delete(index);
+    this.#note(end);
+    const shownText =
+      end.calls.length === 0 && end.unreadable !== undefined ? end.text + end.hiddenText : end.text;
+    if (shownText !== '' || end.reasoning !== '') {
+      changed = true;
+      const content = typeof delta.content === 'string' ? delta.content : '';
+      setText(delta, content + shownText, end.reasoning, reasoningField);
+    }
+    if (end.calls.length === 0) return { choice: { ...choice, delta }, before: '', after: '', changed };
+    const before = worthSending(delta, {})
+      ? sse({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] })
+      : '';
+    let calls = '';
+    end.calls.forEach((call, callIndex) => {
+      calls += sse({
+        ...chunk,
+        choices: [{ index, delta: toolCallStart(call, callIndex), finish_reason: null }],
+      });
+      calls += sse({
+        ...chunk,
+        choices: [
+          {
+            index,
+            delta: {
+              tool_calls: [{ index: callIndex, function: { arguments: JSON.stringify(call.arguments) } }],
+            },
+            finish_reason: null,
+          },
+        ],
+      });
+    });
+    const finish = { ...choice, delta: {}, finish_reason: 'tool_calls' };
+    return { choice: undefined, before, after: calls + sse({ ...chunk, choices: [finish] }), changed: true };
+  }
+
+  #note(end: AnswerRepairEnd): void {
+    this.report.recovered += end.calls.length;
+    if (end.calls.length === 0) this.report.unreadable ??= end.unreadable;
+  }
+}
+
+/** A whole (non-streaming) Chat Completions answer, repaired the same way; returns the new body. */
+export function repairChatCompletion(
+  body: unknown,
+  options: ChatCompletionRepairOptions,
+): { body: unknown; report: RecoveryReport } {
+  const report: RecoveryReport = { recovered: 0, unreadable: undefined };
+  if (!isPlainObject(body) || !Array.isArray(body.choices)) return { body, report };
+  const choices = body.choices.map((choice: unknown) => {
+    if (!isPlainObject(choice) || !isPlainObject(choice.message)) return choice;
+    const message: Json = { ...choice.message };
+    if (typeof message.content !== 'string') return choice;
+    const repair = new AnswerRepair({ ...options, validateArguments: true });
+    const reasoningField = reasoningFieldOf(message);
+    if (typeof message[reasoningField] === 'string') repair.reasoning(message[reasoningField] as string);
+    if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) repair.nativeCall();
+    const first = repair.text(message.content);
+    const end = repair.end();
+    report.recovered += end.calls.length;
+    if (end.calls.length === 0) report.unreadable ??= end.unreadable;
+    const reasoning = first.reasoning + end.reasoning;
+    if (reasoning !== '')
+      message[reasoningField] =
+        `${typeof message[reasoningField] === 'string' ? message[reasoningField] : ''}${reasoning}`;
+    const text =
+      first.text + end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
+    if (end.calls.length === 0) return { ...choice, message: { ...message, content: text } };
+    message.content = text.trim() === '' ? null : text;
+    message.tool_calls = end.calls.map((call) => ({
+      id: callId(),
+      type: 'function',
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    }));
+    return { ...choice, message, finish_reason: 'tool_calls' };
+  });
+  return { body: { ...body, choices }, report };
+}
+
+function toolCallStart(call: ExtractedToolCall, index: number): Json {
+  return {
+    tool_calls: [{ index, id: callId(), type: 'function', function: { name: call.name, arguments: '' } }],
+  };
+}
+
+// Servers name the reasoning field two ways (vLLM and DeepSeek `reasoning_content`, newer vLLM and Ollama's
+// OpenAI API `reasoning`): reasoning found in the text goes where the server puts its own.
+function reasoningFieldOf(delta: Json): string {
+  return 'reasoning' in delta && !('reasoning_content' in delta) ? 'reasoning' : 'reasoning_content';
+}
+
+function setText(delta: Json, text: string, reasoning: string, reasoningField: string): void {
+  if (reasoning !== '') {
+    const before = typeof delta[reasoningField] === 'string' ? (delta[reasoningField] as string) : '';
+    delta[reasoningField] = before + reasoning;
+  }
+  if (text !== '') delta.content = text;
+  else if ('role' in delta) delta.content = '';
+  else delete delta.content;
+}
+
+function worthSending(delta: Json, choice: Json): boolean {
+  return Object.keys(delta).length > 0 || (choice.logprobs !== null && choice.logprobs !== undefined);
+}
+
+function sse(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`;
+}
+
+/** An id in OpenAI's shape for a recovered call. */
+export function callId(): string {
+  return `call_${randomBytes(12).toString('hex')}`;
+}

@@ -1,0 +1,246 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isPlainObject, omitUndefined } from '@toolbus/spec';
+import { createParser } from 'eventsource-parser';
+import {
+  ChatCompletionStreamRepair,
+  type RecoveryReport,
+  repairChatCompletion,
+} from './chat-completion-repair.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import { type ErrorDialect, sendError } from './gateway-error.ts';
+import { requestToolDefinitions } from './request-tools.ts';
+import {
+  describeUpstreamFailure,
+  type ResolvedUpstream,
+  readUpstreamBody,
+  sendUpstream,
+  upstreamErrorMessage,
+  upstreamFor,
+} from './upstream.ts';
+
+/** Response headers that say what recovery did (a trailer on streams, whose head is sent before it is known). */
+export const RECOVERY_HEADER = 'x-toolbus-recovery';
+export const RECOVERY_REASON_HEADER = 'x-toolbus-recovery-reason';
+
+/** A parsed Chat Completions request, ready to forward. */
+export interface ChatCompletionsCall {
+  readonly body: Record<string, unknown>;
+  /** The bytes to forward (the client's own, untouched, unless the route had to translate). */
+  readonly bytes: Buffer;
+  readonly model: string;
+  readonly stream: boolean;
+}
+
+/** Checks a Chat Completions body's few fields the gateway relies on; answers 400 and returns undefined if wrong. */
+export function readChatCompletionsCall(
+  bytes: Buffer,
+  response: ServerResponse,
+  dialect: ErrorDialect = 'openai',
+): ChatCompletionsCall | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    sendError(response, { dialect, status: 400, message: 'The request body is not valid JSON.' });
+    return undefined;
+  }
+  if (!isPlainObject(body)) {
+    sendError(response, { dialect, status: 400, message: 'The request body must be a JSON object.' });
+    return undefined;
+  }
+  if (typeof body.model !== 'string' || body.model === '') {
+    sendError(response, { dialect, status: 400, message: 'model: a model name is required.' });
+    return undefined;
+  }
+  if (!Array.isArray(body.messages)) {
+    sendError(response, { dialect, status: 400, message: 'messages: an array of messages is required.' });
+    return undefined;
+  }
+  if (body.tools !== undefined && !Array.isArray(body.tools)) {
+    sendError(response, { dialect, status: 400, message: 'tools: must be an array of tools.' });
+    return undefined;
+  }
+  return { body, bytes, model: body.model, stream: body.stream === true };
+}
+
+/** Forwards a Chat Completions request to its upstream and answers with the repaired response. */
+export async function forwardChatCompletions(options: {
+  context: GatewayContext;
+  call: ChatCompletionsCall;
+  request: IncomingMessage;
+  response: ServerResponse;
+  callerId: string | undefined;
+}): Promise<void> {
+  const { context, call, response } = options;
+  const upstream = upstreamFor(context.upstreams, call.model);
+  const tools = requestToolDefinitions(call.body);
+  const started = performance.now();
+  const abort = new AbortController();
+  // A client that goes away cancels the upstream request (and the model's work behind it).
+  const onClose = (): void => {
+    if (!response.writableFinished) abort.abort();
+  };
+  response.once('close', onClose);
+  const logEnd = (
+    status: number,
+    report: RecoveryReport | undefined,
+    extra: Record<string, string> = {},
+  ): void =>
+    context.log({
+      event: 'request',
+      route: '/v1/chat/completions',
+      upstream: upstream.name,
+      model: call.model,
+      stream: call.stream,
+      tools: tools.length,
+      status,
+      recovered: report?.recovered ?? 0,
+      ...(report?.unreadable !== undefined ? { recovery: 'failed' } : {}),
+      ...omitUndefined({ caller: options.callerId }),
+      ms: Math.round(performance.now() - started),
+      ...extra,
+    });
+  let upstreamResponse: IncomingMessage;
+  try {
+    upstreamResponse = await sendUpstream({
+      upstream,
+      path: '/chat/completions',
+      method: 'POST',
+      body: call.bytes,
+      signal: abort.signal,
+      timeoutMs: context.upstreamTimeoutMs,
+    });
+  } catch (error) {
+    if (abort.signal.aborted) {
+      logEnd(499, undefined, { outcome: 'client-closed' });
+      return;
+    }
+    sendError(response, {
+      dialect: 'openai',
+      status: 502,
+      code: 'upstream_unreachable',
+      message: `The upstream model server ${upstream.name} could not be reached: ${describeUpstreamFailure(error)}.`,
+    });
+    logEnd(502, undefined, { outcome: 'upstream-unreachable' });
+    return;
+  }
+  const status = upstreamResponse.statusCode ?? 502;
+  if (status < 200 || status >= 300) {
+    await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai' });
+    logEnd(status >= 500 ? 502 : status, undefined, { outcome: 'upstream-error' });
+    return;
+  }
+  const streamed = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
+  try {
+    const report = streamed
+      ? await relayStream({ upstream, upstreamResponse, response, tools, model: call.model })
+      : await relayCompletion({ context, upstream, upstreamResponse, response, tools, model: call.model });
+    logEnd(200, report);
+  } catch (error) {
+    if (abort.signal.aborted) {
+      logEnd(499, undefined, { outcome: 'client-closed' });
+      return;
+    }
+    if (!response.headersSent) {
+      sendError(response, {
+        dialect: 'openai',
+        status: 502,
+        code: 'upstream_failed',
+        message: `The upstream model server ${upstream.name} failed mid-answer: ${describeUpstreamFailure(error)}.`,
+      });
+    } else response.destroy();
+    logEnd(502, undefined, { outcome: 'upstream-broke' });
+  } finally {
+    response.off('close', onClose);
+  }
+}
+
+/** An upstream's error status, answered in the client's format with the upstream's own message when readable. */
+export async function relayUpstreamError(options: {
+  upstream: ResolvedUpstream;
+  upstreamResponse: IncomingMessage;
+  response: ServerResponse;
+  status: number;
+  dialect: ErrorDialect;
+}): Promise<void> {
+  const body = await readUpstreamBody(options.upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0));
+  const said = upstreamErrorMessage(body);
+  const status = options.status >= 500 || options.status < 400 ? 502 : options.status;
+  sendError(options.response, {
+    dialect: options.dialect,
+    status,
+    code: 'upstream_error',
+    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said ? `: ${said}` : '.'}`,
+  });
+}
+
+async function relayStream(options: {
+  upstream: ResolvedUpstream;
+  upstreamResponse: IncomingMessage;
+  response: ServerResponse;
+  tools: ReturnType<typeof requestToolDefinitions>;
+  model: string;
+}): Promise<RecoveryReport> {
+  const { response } = options;
+  const repair = new ChatCompletionStreamRepair({ tools: options.tools, modelId: options.model });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-toolbus-upstream': options.upstream.name,
+    trailer: `${RECOVERY_HEADER}, ${RECOVERY_REASON_HEADER}`,
+  });
+  const parser = createParser({
+    onEvent(event) {
+      const out = repair.push(event.data);
+      if (out !== '') response.write(out);
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of options.upstreamResponse as AsyncIterable<Buffer>) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+  }
+  parser.feed(decoder.decode());
+  const report = repair.report;
+  response.addTrailers(recoveryHeaders(report));
+  response.end();
+  return report;
+}
+
+async function relayCompletion(options: {
+  context: GatewayContext;
+  upstream: ResolvedUpstream;
+  upstreamResponse: IncomingMessage;
+  response: ServerResponse;
+  tools: ReturnType<typeof requestToolDefinitions>;
+  model: string;
+}): Promise<RecoveryReport> {
+  const bytes = await readUpstreamBody(options.upstreamResponse, options.context.maxResponseBytes);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new Error('its answer is not JSON');
+  }
+  const { body, report } = repairChatCompletion(parsed, { tools: options.tools, modelId: options.model });
+  const text = JSON.stringify(body);
+  options.response.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'x-toolbus-upstream': options.upstream.name,
+    ...recoveryHeaders(report),
+  });
+  options.response.end(text);
+  return report;
+}
+
+/** The recovery headers for a report: `recovered` with a count, `failed` with the reason, or `none`. */
+export function recoveryHeaders(report: RecoveryReport): Record<string, string> {
+  if (report.recovered > 0) return { [RECOVERY_HEADER]: `recovered; calls=${report.recovered}` };
+  if (report.unreadable !== undefined)
+    return { [RECOVERY_HEADER]: 'failed', [RECOVERY_REASON_HEADER]: headerSafe(report.unreadable) };
+  return { [RECOVERY_HEADER]: 'none' };
+}
+
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, ' ').slice(0, 300);
+}

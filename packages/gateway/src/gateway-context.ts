@@ -1,0 +1,10 @@
+import type { GatewayLogEvent } from './gateway-options.ts';
+import type { ResolvedUpstream } from './upstream.ts';
+
+/** What every route reads: the upstreams with their keys, limits and the log. */
+export interface GatewayContext {
+  readonly upstreams: readonly ResolvedUpstream[];
+  readonly maxResponseBytes: number;
+  readonly upstreamTimeoutMs: number;
+  readonly log: (event: GatewayLogEvent) => void;
+}

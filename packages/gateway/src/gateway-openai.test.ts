@@ -1,0 +1,202 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  chunkText,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+  textSteps,
+} from '@toolbus/core/testing';
+import OpenAI from 'openai';
+import { markupPattern, textCallDialects, weatherTool } from './__fixtures__/text-call-dialects.ts';
+import { type RunningGateway, startGateway } from './gateway-server.ts';
+
+// The official `openai` package, unchanged, against the gateway in front of a model server that writes its calls
+// as text: every dialect comes back as native tool_calls, streaming and not, with no markup in the content.
+describe('gateway with the openai client', () => {
+  let upstream: ScriptedModelServer;
+  let gateway: RunningGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    upstream = await startScriptedModelServer({
+      handler(request) {
+        const last = request.lastMessage?.text ?? '';
+        if (request.lastMessage?.role === 'tool') return textSteps(['It is ', '12 °C in Oslo.']);
+        const dialect = textCallDialects.find((entry) => last.includes(`[${entry.dialect}]`));
+        if (dialect) return textSteps(chunkText(dialect.text, 3));
+        if (last.includes('[mention]'))
+          return textSteps(
+            chunkText('Models such as Qwen write `<tool_call>` tags; I will just answer: sunny.', 5),
+          );
+        if (last.includes('[unreadable]'))
+          return textSteps(['<tool_call>\n{"name": "get_weather", "arguments": {"town": 5}}\n</tool_call>']);
+        if (last.includes('[native]'))
+          return [
+            {
+              type: 'tool-call',
+              id: 'call_native1',
+              name: 'get_weather',
+              arguments: { city: 'Bergen' },
+              chunkSize: 4,
+            },
+          ];
+        if (last.includes('[think]'))
+          return textSteps(['<think>\nThe user ', 'says hi.\n</think>\n\nHello!']);
+        return textSteps(['Plain ', 'answer.']);
+      },
+    });
+    gateway = await startGateway({ upstreams: [{ name: 'local', baseUrl: `${upstream.url}/v1` }] });
+    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  });
+  after(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  for (const { dialect, model } of textCallDialects) {
+    it(`streams a ${dialect} call written as text as native tool_calls`, async () => {
+      const stream = await client.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: `weather in Oslo [${dialect}]` }],
+        tools: [weatherTool],
+      });
+      let content = '';
+      let finish: string | null = null;
+      const calls = new Map<number, { id: string; name: string; arguments: string }>();
+      for await (const chunk of stream) {
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        content += choice.delta.content ?? '';
+        for (const call of choice.delta.tool_calls ?? []) {
+          const entry = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
+          if (call.id) entry.id = call.id;
+          if (call.function?.name) entry.name = call.function.name;
+          entry.arguments += call.function?.arguments ?? '';
+          calls.set(call.index, entry);
+        }
+        finish = choice.finish_reason ?? finish;
+      }
+      assert.equal(finish, 'tool_calls');
+      assert.equal(calls.size, 1);
+      const call = calls.get(0);
+      assert.equal(call?.name, 'get_weather');
+      assert.match(call?.id ?? '', /^call_/);
+      assert.deepEqual(JSON.parse(call?.arguments ?? ''), { city: 'Oslo' });
+      assert.doesNotMatch(content, markupPattern);
+    });
+  }
+
+  it('answers a non-streaming request with the recovered call in message.tool_calls', async () => {
+    const { data: completion, response } = await client.chat.completions
+      .create({
+        model: 'qwen2.5-7b-instruct',
+        messages: [{ role: 'user', content: 'weather [hermes]' }],
+        tools: [weatherTool],
+      })
+      .withResponse();
+    const choice = completion.choices[0];
+    assert.equal(choice?.finish_reason, 'tool_calls');
+    const call = choice?.message.tool_calls?.[0];
+    assert.equal(call?.type === 'function' ? call.function.name : undefined, 'get_weather');
+    assert.equal(choice?.message.content, 'Let me check.\n');
+    assert.equal(response.headers.get('x-toolbus-recovery'), 'recovered; calls=1');
+  });
+
+  it('runs a two-turn agent loop: call, tool result, answer', async () => {
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'weather in Oslo [pythonic]' },
+    ];
+    const first = await client.chat.completions.create({
+      model: 'llama-3.2-3b',
+      messages,
+      tools: [weatherTool],
+    });
+    const message = first.choices[0]?.message;
+    assert.ok(message?.tool_calls?.length);
+    messages.push(message);
+    for (const call of message.tool_calls ?? [])
+      messages.push({ role: 'tool', tool_call_id: call.id, content: '12 °C' });
+    const second = await client.chat.completions.create({
+      model: 'llama-3.2-3b',
+      messages,
+      tools: [weatherTool],
+    });
+    assert.equal(second.choices[0]?.message.content, 'It is 12 °C in Oslo.');
+    assert.equal(second.choices[0]?.finish_reason, 'stop');
+    // The upstream got the recovered call back as a structured call, paired with its result.
+    const sent = upstream.requests.at(-1);
+    assert.equal(sent?.messages.at(-2)?.toolCalls[0]?.name, 'get_weather');
+  });
+
+  it('leaves prose that only mentions call markup as it was written', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'qwen2.5-7b-instruct',
+      stream: true,
+      messages: [{ role: 'user', content: 'tell me [mention]' }],
+      tools: [weatherTool],
+    });
+    let content = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      content += chunk.choices[0]?.delta.content ?? '';
+      assert.equal(chunk.choices[0]?.delta.tool_calls, undefined);
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    assert.equal(content, 'Models such as Qwen write `<tool_call>` tags; I will just answer: sunny.');
+    assert.equal(finish, 'stop');
+  });
+
+  it('invents no call from arguments that do not fit the schema, and says so in a header', async () => {
+    const { data, response } = await client.chat.completions
+      .create({
+        model: 'qwen2.5-7b-instruct',
+        messages: [{ role: 'user', content: 'x [unreadable]' }],
+        tools: [weatherTool],
+      })
+      .withResponse();
+    assert.equal(data.choices[0]?.message.tool_calls, undefined);
+    assert.equal(data.choices[0]?.finish_reason, 'stop');
+    assert.match(data.choices[0]?.message.content ?? '', /"town": 5/);
+    assert.equal(response.headers.get('x-toolbus-recovery'), 'failed');
+    assert.match(response.headers.get('x-toolbus-recovery-reason') ?? '', /get_weather|schema|markup/);
+  });
+
+  it('passes native tool_calls through untouched', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'any',
+      messages: [{ role: 'user', content: 'x [native]' }],
+      tools: [weatherTool],
+    });
+    const call = completion.choices[0]?.message.tool_calls?.[0];
+    assert.equal(call?.id, 'call_native1');
+    assert.deepEqual(JSON.parse(call?.type === 'function' ? call.function.arguments : ''), {
+      city: 'Bergen',
+    });
+  });
+
+  it('moves <think> reasoning into reasoning_content, also without tools', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'deepseek-r1-distill',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi [think]' }],
+    });
+    let content = '';
+    let reasoning = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as
+        | { content?: string | null; reasoning_content?: string }
+        | undefined;
+      content += delta?.content ?? '';
+      reasoning += delta?.reasoning_content ?? '';
+    }
+    assert.equal(content, 'Hello!');
+    assert.match(reasoning, /The user says hi\./);
+  });
+
+  it('lists the upstream models', async () => {
+    const models = await client.models.list();
+    assert.ok(models.data.length > 0);
+    assert.equal(typeof models.data[0]?.id, 'string');
+  });
+});

@@ -1,0 +1,195 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { forwardChatCompletions, readChatCompletionsCall } from './chat-completions-route.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import { type ErrorDialect, sendError } from './gateway-error.ts';
+import type { GatewayCaller, GatewayOptions } from './gateway-options.ts';
+import { forwardMessages } from './messages-route.ts';
+import { listModels } from './models-route.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import { RequestTooLargeError, readRequestBody } from './read-request-body.ts';
+import { resolveUpstreams } from './upstream.ts';
+
+/** The paths the gateway answers (besides `/health`), for a server that mounts it beside its own routes. */
+export const GATEWAY_PATHS: readonly string[] = ['/v1/chat/completions', '/v1/messages', '/v1/models'];
+
+/** A request handler for `node:http` (also mountable in another server), and what it needs to stop. */
+export interface GatewayHandler {
+  (request: IncomingMessage, response: ServerResponse): void;
+  /** Requests being answered now. */
+  readonly inFlight: () => number;
+}
+
+/**
+ * The recovery gateway's routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic),
+ * `GET /v1/models`, `GET /health`. Throws `GatewayConfigError` at once when an upstream is misconfigured.
+ */
+export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
+  const context: GatewayContext = {
+    upstreams: resolveUpstreams(options.upstreams, options.env ?? process.env),
+    maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
+    upstreamTimeoutMs: options.upstreamTimeoutMs ?? 300_000,
+    log: options.log ?? (() => {}),
+  };
+  const maxRequestBytes = options.maxRequestBytes ?? 16 * 1024 * 1024;
+  const limiter =
+    options.requestsPerMinute !== undefined ? new RateLimiter(options.requestsPerMinute) : undefined;
+  let inFlight = 0;
+
+  async function admit(
+    request: IncomingMessage,
+    response: ServerResponse,
+    dialect: ErrorDialect,
+  ): Promise<{ caller: GatewayCaller | undefined; bytes: Buffer } | undefined> {
+    let caller: GatewayCaller | undefined;
+    if (options.authenticate !== undefined) {
+      caller = await options.authenticate(keyOf(request));
+      if (caller === undefined) {
+        sendError(response, {
+          dialect,
+          status: 401,
+          code: 'invalid_api_key',
+          message: 'A valid toolbus API key is required (Authorization: Bearer <key>, or x-api-key).',
+          close: true,
+        });
+        return undefined;
+      }
+    }
+    if (limiter !== undefined) {
+      const wait = limiter.take(caller?.id ?? 'anonymous');
+      if (wait > 0) {
+        sendError(response, {
+          dialect,
+          status: 429,
+          message: `Too many requests: the limit is ${options.requestsPerMinute} a minute; try again in ${wait} s.`,
+          headers: { 'retry-after': String(wait) },
+          close: true,
+        });
+        return undefined;
+      }
+    }
+    try {
+      return { caller, bytes: await readRequestBody(request, maxRequestBytes) };
+    } catch (error) {
+      if (error instanceof RequestTooLargeError) {
+        sendError(response, { dialect, status: 413, message: error.message, close: true });
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/health' && request.method === 'GET') {
+      const text = JSON.stringify({
+        status: 'ok',
+        upstreams: context.upstreams.map((upstream) => upstream.name),
+      });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(text);
+      return;
+    }
+    const dialect: ErrorDialect = path === '/v1/messages' ? 'anthropic' : 'openai';
+    const known = path === '/v1/chat/completions' || path === '/v1/messages' || path === '/v1/models';
+    if (!known) {
+      sendError(response, {
+        dialect,
+        status: 404,
+        message: `No route ${path}: the gateway serves /v1/chat/completions, /v1/messages and /v1/models.`,
+      });
+      return;
+    }
+    const method = path === '/v1/models' ? 'GET' : 'POST';
+    if (request.method !== method) {
+      sendError(response, {
+        dialect,
+        status: 405,
+        message: `${path} takes ${method}.`,
+        headers: { allow: method },
+      });
+      return;
+    }
+    const admitted = await admit(request, response, dialect);
+    if (admitted === undefined) return;
+    if (path === '/v1/models') return listModels(context, response);
+    if (path === '/v1/messages') {
+      return forwardMessages({
+        context,
+        bytes: admitted.bytes,
+        request,
+        response,
+        callerId: admitted.caller?.id,
+      });
+    }
+    const call = readChatCompletionsCall(admitted.bytes, response);
+    if (call === undefined) return;
+    await forwardChatCompletions({ context, call, request, response, callerId: admitted.caller?.id });
+  }
+
+  const handler = ((request: IncomingMessage, response: ServerResponse) => {
+    inFlight += 1;
+    response.once('close', () => {
+      inFlight -= 1;
+    });
+    route(request, response).catch((error: unknown) => {
+      context.log({ event: 'internal-error', reason: error instanceof Error ? error.name : 'unknown' });
+      sendError(response, {
+        dialect: 'openai',
+        status: 500,
+        message: 'The gateway failed on this request; see its log.',
+      });
+    });
+  }) as GatewayHandler;
+  Object.defineProperty(handler, 'inFlight', { value: () => inFlight });
+  return handler;
+}
+
+function keyOf(request: IncomingMessage): string | undefined {
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match?.[1];
+  }
+  const key = request.headers['x-api-key'];
+  return typeof key === 'string' && key !== '' ? key : undefined;
+}
+
+/** A running gateway. */
+export interface RunningGateway {
+  /** `http://host:port` (clients use `${url}/v1` as their base URL). */
+  readonly url: string;
+  readonly server: Server;
+  /** Stops taking connections, lets requests in flight finish (up to `graceMs`), then closes the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Starts the gateway on `host:port` (default 127.0.0.1, any free port). */
+export async function startGateway(
+  options: GatewayOptions & { readonly host?: string; readonly port?: number },
+): Promise<RunningGateway> {
+  const handler = createGatewayHandler(options);
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    server,
+    async close(graceMs = 10_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + graceMs;
+      while (handler.inFlight() > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

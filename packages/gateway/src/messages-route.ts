@@ -1,0 +1,127 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { omitUndefined } from '@toolbus/spec';
+import { createParser } from 'eventsource-parser';
+import { MessagesRequestError, messagesToChatCompletions } from './anthropic-request.ts';
+import { AnthropicStreamWriter, chatCompletionToMessage } from './anthropic-response.ts';
+import type { RecoveryReport } from './chat-completion-repair.ts';
+import { recoveryHeaders, relayUpstreamError } from './chat-completions-route.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import { sendError } from './gateway-error.ts';
+import { requestToolDefinitions } from './request-tools.ts';
+import { describeUpstreamFailure, readUpstreamBody, sendUpstream, upstreamFor } from './upstream.ts';
+
+/**
+ * `POST /v1/messages`: an Anthropic Messages request, translated to Chat Completions for the upstream, and its
+ * answer translated back with the calls written as text turned into `tool_use` blocks, so agent tools that speak
+ * Anthropic's format can use a local model.
+ */
+export async function forwardMessages(options: {
+  context: GatewayContext;
+  bytes: Buffer;
+  request: IncomingMessage;
+  response: ServerResponse;
+  callerId: string | undefined;
+}): Promise<void> {
+  const { context, response } = options;
+  let chat: Record<string, unknown>;
+  try {
+    chat = messagesToChatCompletions(JSON.parse(options.bytes.toString('utf8')));
+  } catch (error) {
+    const message =
+      error instanceof MessagesRequestError ? error.message : 'The request body is not valid JSON.';
+    sendError(response, { dialect: 'anthropic', status: 400, message });
+    return;
+  }
+  const model = chat.model as string;
+  const stream = chat.stream === true;
+  const upstream = upstreamFor(context.upstreams, model);
+  const tools = requestToolDefinitions(chat);
+  const started = performance.now();
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!response.writableFinished) abort.abort();
+  };
+  response.once('close', onClose);
+  const log = (status: number, report?: RecoveryReport, outcome?: string): void =>
+    context.log({
+      event: 'request',
+      route: '/v1/messages',
+      upstream: upstream.name,
+      model,
+      stream,
+      tools: tools.length,
+      status,
+      recovered: report?.recovered ?? 0,
+      ...(report?.unreadable !== undefined ? { recovery: 'failed' } : {}),
+      ...omitUndefined({ outcome, caller: options.callerId }),
+      ms: Math.round(performance.now() - started),
+    });
+  try {
+    const upstreamResponse = await sendUpstream({
+      upstream,
+      path: '/chat/completions',
+      method: 'POST',
+      body: Buffer.from(JSON.stringify(chat)),
+      signal: abort.signal,
+      timeoutMs: context.upstreamTimeoutMs,
+    });
+    const status = upstreamResponse.statusCode ?? 502;
+    if (status < 200 || status >= 300) {
+      await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'anthropic' });
+      log(status >= 500 ? 502 : status, undefined, 'upstream-error');
+      return;
+    }
+    if ((upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream')) {
+      const writer = new AnthropicStreamWriter({ tools, model });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-toolbus-upstream': upstream.name,
+        trailer: 'x-toolbus-recovery, x-toolbus-recovery-reason',
+      });
+      const parser = createParser({
+        onEvent(event) {
+          const out = writer.push(event.data);
+          if (out !== '') response.write(out);
+        },
+      });
+      const decoder = new TextDecoder();
+      for await (const chunk of upstreamResponse as AsyncIterable<Buffer>)
+        parser.feed(decoder.decode(chunk, { stream: true }));
+      const rest = writer.end();
+      if (rest !== '') response.write(rest);
+      response.addTrailers(recoveryHeaders(writer.report));
+      response.end();
+      log(200, writer.report);
+      return;
+    }
+    const body = JSON.parse(
+      (await readUpstreamBody(upstreamResponse, context.maxResponseBytes)).toString('utf8'),
+    );
+    const { message, report } = chatCompletionToMessage(body, { tools, model });
+    const text = JSON.stringify(message);
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      'x-toolbus-upstream': upstream.name,
+      ...recoveryHeaders(report),
+    });
+    response.end(text);
+    log(200, report);
+  } catch (error) {
+    if (abort.signal.aborted) {
+      log(499, undefined, 'client-closed');
+      return;
+    }
+    if (response.headersSent) response.destroy();
+    else
+      sendError(response, {
+        dialect: 'anthropic',
+        status: 502,
+        message: `The upstream model server ${upstream.name} failed: ${describeUpstreamFailure(error)}.`,
+      });
+    log(502, undefined, 'upstream-failed');
+  } finally {
+    response.off('close', onClose);
+  }
+}

@@ -1,0 +1,133 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { GatewayUpstream } from './gateway-options.ts';
+
+/** An upstream with its key read from the environment once, at start. */
+export interface ResolvedUpstream extends GatewayUpstream {
+  readonly apiKey: string | undefined;
+}
+
+/** A configuration mistake found at start: named, so the operator can fix it. */
+export class GatewayConfigError extends Error {
+  override readonly name = 'GatewayConfigError';
+}
+
+/** Reads each upstream's key by its variable name; a named variable that is unset stops the start (fail closed). */
+export function resolveUpstreams(
+  upstreams: readonly GatewayUpstream[],
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedUpstream[] {
+  if (upstreams.length === 0)
+    throw new GatewayConfigError('The gateway needs at least one upstream model server.');
+  return upstreams.map((upstream) => {
+    let url: URL;
+    try {
+      url = new URL(upstream.baseUrl);
+    } catch {
+      throw new GatewayConfigError(`Upstream ${upstream.name}: baseUrl is not a URL.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new GatewayConfigError(`Upstream ${upstream.name}: baseUrl must be http:// or https://.`);
+    if (upstream.apiKeyEnv === undefined) return { ...upstream, apiKey: undefined };
+    const apiKey = env[upstream.apiKeyEnv];
+    if (apiKey === undefined || apiKey === '')
+      throw new GatewayConfigError(
+        `Upstream ${upstream.name}: its key variable ${upstream.apiKeyEnv} is not set in the environment.`,
+      );
+    return { ...upstream, apiKey };
+  });
+}
+
+/** The upstream serving `model`: the one that lists it, else the first (the default). */
+export function upstreamFor(upstreams: readonly ResolvedUpstream[], model: string): ResolvedUpstream {
+  return upstreams.find((upstream) => upstream.models?.includes(model)) ?? (upstreams[0] as ResolvedUpstream);
+}
+
+const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 1024 });
+const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 1024 });
+
+/** Sends one request to an upstream path (`/chat/completions`, `/models`); resolves with the response head. */
+export function sendUpstream(options: {
+  upstream: ResolvedUpstream;
+  path: string;
+  method: 'GET' | 'POST';
+  body?: Buffer;
+  signal: AbortSignal;
+  timeoutMs: number;
+}): Promise<IncomingMessage> {
+  const base = options.upstream.baseUrl.replace(/\/+$/, '');
+  const url = new URL(`${base}${options.path}`);
+  const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(options.body.length);
+  }
+  if (options.upstream.apiKey !== undefined) headers.authorization = `Bearer ${options.upstream.apiKey}`;
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(url, {
+      method: options.method,
+      headers,
+      agent: url.protocol === 'https:' ? httpsAgent : httpAgent,
+      signal: options.signal,
+    });
+    const timer = setTimeout(() => {
+      request.destroy(new Error(`it sent no answer within ${Math.round(options.timeoutMs / 1000)} s`));
+    }, options.timeoutMs);
+    request.once('response', (response) => {
+      clearTimeout(timer);
+      resolve(response);
+    });
+    request.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    request.end(options.body);
+  });
+}
+
+/** Reads an upstream answer body up to `limit` bytes. */
+export async function readUpstreamBody(response: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      response.destroy();
+      throw new Error(`its answer is larger than ${limit} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** The upstream's own error message from an OpenAI-style error body, when it has one (bounded). */
+export function upstreamErrorMessage(body: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as {
+      error?: { message?: unknown } | string;
+      message?: unknown;
+    };
+    const message =
+      typeof parsed.error === 'string'
+        ? parsed.error
+        : typeof parsed.error?.message === 'string'
+          ? parsed.error.message
+          : typeof parsed.message === 'string'
+            ? parsed.message
+            : undefined;
+    return message?.slice(0, 500);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A network error in words (the code, not a stack). */
+export function describeUpstreamFailure(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ECONNREFUSED') return 'it refused the connection (is it running?)';
+  if (code === 'ENOTFOUND') return 'its host name does not resolve';
+  if (code === 'ECONNRESET') return 'it closed the connection';
+  if (error instanceof Error && error.message) return error.message;
+  return 'it could not be reached';
+}
