@@ -33,6 +33,7 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/research/testing', 'a Deep Research world on loopback (search backend, scripted model server)'],
   ['@toolbus/openapi/node', 'the directory file store writes files'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],
+  ['@toolbus/storage/backend', 'the stores a PostgreSQL opener runs: node:crypto ids and secrets at rest'],
   ['@toolbus/storage/testing', 'conformance suites every Storage backend runs (node:test, node:assert)'],
   ['@toolbus/storage-postgres', 'the pg driver (node:net sockets), node:crypto secrets at rest'],
   [

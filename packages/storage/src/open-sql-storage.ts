@@ -1,26 +1,26 @@
-import { sealSecretKeyCheck, verifySecretKeyCheck } from '../rules/secret-key-check.ts';
-import type { SecretBox } from '../secret-box.ts';
-import type { Storage } from '../storage.ts';
-import { createAccessStore } from '../stores/access-store.ts';
-import { createChatStore } from '../stores/chat-store.ts';
-import { createConnectedAppStore } from '../stores/connected-app-store.ts';
-import { createMcpServerStore } from '../stores/mcp-server-store.ts';
-import { createMemoryStore } from '../stores/memory-store.ts';
-import { createOrganizationStore } from '../stores/organization-store.ts';
-import type { PacketStreams } from '../stores/packet-streams.ts';
-import { createPersonaStore } from '../stores/persona-store.ts';
-import { createResearchCheckpointStore } from '../stores/research-checkpoint-store.ts';
-import { createSettingStore } from '../stores/setting-store.ts';
-import { createUploadedFileStore } from '../stores/uploaded-file-store.ts';
-import { createUserStore } from '../stores/user-store.ts';
-import { type MigrationTarget, migrate, schemaVersion } from './migrate.ts';
-import { type Migration, storageMigrations } from './migrations.ts';
+import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
+import type { SecretBox } from './secret-box.ts';
+import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
+import { type Migration, storageMigrations } from './sql/migrations.ts';
 import {
   createStoreContext,
   type StorageDb,
   type StorageDialect,
   type StoreContext,
-} from './store-context.ts';
+} from './sql/store-context.ts';
+import type { Storage } from './storage.ts';
+import { createAccessStore } from './stores/access-store.ts';
+import { createChatStore } from './stores/chat-store.ts';
+import { createConnectedAppStore } from './stores/connected-app-store.ts';
+import { createMcpServerStore } from './stores/mcp-server-store.ts';
+import { createMemoryStore } from './stores/memory-store.ts';
+import { createOrganizationStore } from './stores/organization-store.ts';
+import type { PacketStreams } from './stores/packet-streams.ts';
+import { createPersonaStore } from './stores/persona-store.ts';
+import { createResearchCheckpointStore } from './stores/research-checkpoint-store.ts';
+import { createSettingStore } from './stores/setting-store.ts';
+import { createUploadedFileStore } from './stores/uploaded-file-store.ts';
+import { createUserStore } from './stores/user-store.ts';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
 export interface SqlStorageOptions {
