@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark file (packages/*/bench/*.bench.ts, services/*/bench/*.bench.ts, apps/*/bench/) one after
 // another in its own process, so one benchmark's garbage or open handles never skew the next. Each file prints its
-// own Markdown section (figures and ratios measured side by side in the same run). Arguments filter by path.
+// own Markdown section (figures and ratios measured side by side in the same run). Arguments filter by path;
+// flags (`--quick`) are handed to each benchmark.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -19,7 +20,8 @@ for (const top of ['packages', 'services', 'apps']) {
     }
   }
 }
-const filters = process.argv.slice(2);
+const filters = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+const flags = process.argv.slice(2).filter((argument) => argument.startsWith('--'));
 const selected = files.filter(
   (file) => filters.length === 0 || filters.some((filter) => file.includes(filter)),
 );
@@ -30,7 +32,7 @@ console.log(
 );
 let failed = 0;
 for (const file of selected.sort()) {
-  const result = spawnSync(process.execPath, ['--conditions=development', '--expose-gc', file], {
+  const result = spawnSync(process.execPath, ['--conditions=development', '--expose-gc', file, ...flags], {
     cwd: root,
     stdio: 'inherit',
   });

@@ -32,6 +32,11 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ],
   ['@toolbus/research/testing', 'a Deep Research world on loopback (search backend, scripted model server)'],
   ['@toolbus/openapi/node', 'the directory file store writes files'],
+  [
+    'toolbus/openapi',
+    'the OpenAPI tools with the directory file store, which writes files (node:fs, node:crypto)',
+  ],
+  ['toolbus/testing', 'the scripted model server on loopback node:http'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],
   ['@toolbus/storage/backend', 'the stores a PostgreSQL opener runs: node:crypto ids and secrets at rest'],
   ['@toolbus/storage/testing', 'conformance suites every Storage backend runs (node:test, node:assert)'],

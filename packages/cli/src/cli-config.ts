@@ -3,25 +3,18 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { GatewayConfig } from '@toolbus/gateway';
+import type { BuiltInToolSettings } from '@toolbus/server';
 import { ToolbusError } from '@toolbus/spec';
 import { CONFIG_KEYS, configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
 
-/** The settings a config file may hold. Keys never live here: only the NAMES of the variables that hold them. */
-export interface ToolbusConfigFile {
+/**
+ * The settings a config file may hold. Keys never live here: only the NAMES of the variables that hold them. What
+ * the built-in tools and a turn read (`sandboxUrl`, `webSearch`, `toolLimits`, `toolCallDialects`, …) is declared
+ * once by the server's {@link BuiltInToolSettings}, which `toolbus chat` and `toolbus serve` both pass on.
+ */
+export interface ToolbusConfigFile extends BuiltInToolSettings {
   /** A model string (`ollama:qwen2.5:7b`, `openai:gpt-4.1`, `openai-compatible:<url>#<model>`). */
   model?: string;
-  /** The code sandbox service (`toolbus sandbox serve`); python is offered when it answers. */
-  sandboxUrl?: string;
-  /** Several sandbox services behind one load-balancing pool (health-checked, sessions kept on their server). */
-  sandboxUrls?: string[];
-  /**
-   * `proxy`: the configured sandbox services relay run_python's network to the standalone egress proxy
-   * (`toolbus-interpreter --egress-proxy`, `toolbus egress serve`), so each run is sent a signed egress token of
-   * its user (signed with a key derived from the secret key the proxy shares). Default `off`: no token is sent.
-   */
-  sandboxEgress?: 'proxy' | 'off';
-  webSearch?: { provider: string; apiKeyEnv?: string; baseUrl?: string; searchEngineId?: string };
-  imageGeneration?: { baseUrl?: string; model?: string; apiKeyEnv?: string };
   /** `on`: the add_memory tool is offered and saved memories reach later chats. Default off. */
   memory?: 'on' | 'off';
   /** Hosts the guarded fetch may reach although they are private (an on-premise wiki, a local SearXNG). */
@@ -31,33 +24,15 @@ export interface ToolbusConfigFile {
    * reads `PGPASSWORD`), or `urlEnv` the NAME of a variable holding the whole URL. `TOOLBUS_STORAGE_URL` wins.
    */
   storage?: { url?: string; urlEnv?: string };
-  /** Redis shared by several `toolbus serve` replicas (docs/scale-out.md); without it turns run in-process. */
-  redis?: { url?: string };
+  /**
+   * Redis shared by several `toolbus serve` replicas (docs/scale-out.md); without it turns run in-process. The
+   * timing decides how fast a dead replica's turns are taken over (see scale-out-timing.ts).
+   */
+  redis?: { url?: string; turnLockMs?: number; stalledCheckMs?: number; slotTtlMs?: number };
   /** Skill names the administrator reserves, on top of the built-in skills' names (always reserved). */
   skills?: { reservedNames?: string[] };
-  /**
-   * When a persona's tools exceed these, the model gets a tool-search tool instead of every definition. Keyed by
-   * model string, `*` for every model.
-   */
-  toolLimits?: Record<string, { maxTools?: number; maxTokens?: number }>;
-  /**
-   * The text tool-call dialects (parser names) recovery tries first, overriding the model profile chosen by the
-   * model id; empty: every dialect at once.
-   */
-  toolCallDialects?: string[];
-  /**
-   * The coding agent's repository host (default github.com; templates with `{owner}` and `{repo}`), the NAME of the
-   * variable holding a token for private repositories, and the local folders it may open (none by default).
-   */
   /** `toolbus gateway`'s upstream model servers and limits (keys by variable NAME only). */
   gateway?: GatewayConfig;
-  codingAgent?: {
-    archiveUrl?: string;
-    tokenArchiveUrl?: string;
-    webHosts?: string[];
-    tokenEnv?: string;
-    localRoots?: string[];
-  };
 }
 
 /** Where everything lives, and the settings in force. */

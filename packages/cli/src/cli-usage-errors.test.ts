@@ -42,6 +42,7 @@ describe('wrong command lines and config files', () => {
       spawnCli(['serve', '--port', '-1'], env),
       spawnCli(['serve', '--port', 'abc'], env),
       spawnCli(['research', 'q', '--context-window=lots'], env),
+      spawnCli(['serve', '--public-origin', 'toolbus.example.com/app'], env),
     ]);
     for (const run of runs) assert.equal(run.code, 2, run.stderr);
     const lines = runs.map(errorLine);
@@ -51,6 +52,10 @@ describe('wrong command lines and config files', () => {
     assert.equal(lines[3], 'toolbus serve: --port takes a number from 0 to 65535.');
     assert.equal(lines[4], 'toolbus serve: --port takes a number from 0 to 65535.');
     assert.equal(lines[5], 'toolbus research: --context-window takes a number of tokens, not "lots".');
+    assert.equal(
+      lines[6],
+      'toolbus serve: --public-origin takes an origin such as https://toolbus.example.com (http or https, no path).',
+    );
   });
 
   test('conflicting flags, an unknown tool and an option where a command belongs are wrong command lines', async () => {

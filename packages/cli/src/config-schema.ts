@@ -81,6 +81,21 @@ export const CONFIG_SCHEMA: readonly ConfigSetting[] = [
     description: 'Redis shared by server replicas (docs/scale-out.md)',
   },
   {
+    key: 'redis.turnLockMs',
+    kind: { type: 'positive-integer' },
+    description: "a worker's hold on a turn; a dead one's turns are taken over after it (default 30000)",
+  },
+  {
+    key: 'redis.stalledCheckMs',
+    kind: { type: 'positive-integer' },
+    description: 'how often workers look for turns of dead ones; adds up to this to takeover (default 15000)',
+  },
+  {
+    key: 'redis.slotTtlMs',
+    kind: { type: 'positive-integer' },
+    description: "how long a dead replica's per-user turn slots count (default 30000)",
+  },
+  {
     key: 'toolLimits.<model|*>.maxTools',
     kind: { type: 'positive-integer' },
     description: 'more tools than this: tool search',

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient, CodeInterpreterPool } from '@toolbus/sandbox';
+import { configuredInterpreter } from '@toolbus/server';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 import { configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
-import { configuredInterpreter } from './configured-interpreter.ts';
 
 describe('sandboxUrls: several sandbox services from the config', () => {
   it('takes distinct http(s) URLs separated by commas and refuses anything else', () => {

@@ -74,6 +74,8 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     // A failed turn is reported once, on stderr, with what to try.
     printTurnErrors: false,
   });
+  // How each call ended comes with its tool-end packet; these hooks add only what the terminal may show and the
+  // model may not: an unexpected error's own message, and the exit status of code that ran and failed.
   const hooks: ToolRunHooks = {
     onToolCallStart: ({ call }) => ({
       end: ({ status, response, error }) => {
@@ -89,17 +91,9 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
             call.id,
             oneLine(rich.timedOut ? 'the code ran out of time' : `exit ${rich.exitCode}: ${lastLine}`, 200),
           );
-          return;
+        } else if (status === 'unexpected-error' && error instanceof Error) {
+          renderer.noteToolFailure(call.id, oneLine(error.message, 200));
         }
-        if (status === 'success' || status === 'merged') return;
-        // The terminal belongs to the user: an unexpected error's own message is shown here, never to the model.
-        const cause =
-          status === 'unexpected-error' && error instanceof Error
-            ? error.message
-            : rich?.type === 'failure'
-              ? rich.message
-              : response.llmFacing;
-        renderer.noteToolFailure(call.id, oneLine(cause, 200));
       },
     }),
   };

@@ -22,10 +22,10 @@ import {
   type RemoteEgressRelay,
   startInterpreterServer,
 } from '@toolbus/interpreter';
-import { storageEgressCatalogue } from '@toolbus/server';
+import { builtInToolFactories, storageEgressCatalogue } from '@toolbus/server';
 import { startTestHttpsApi, type TestHttpsApi } from '../../server/src/__fixtures__/egress-world.ts';
-import { builtInToolFactories } from './built-in-tool-factories.ts';
 import { loadCliConfig } from './cli-config.ts';
+import { egressSecretKey } from './egress-secret-key.ts';
 import { type CliWorkspace, openWorkspace } from './open-workspace.ts';
 
 const secretKey = randomBytes(32);
@@ -47,7 +47,9 @@ async function runPython(sandboxEgress: 'proxy' | 'off'): Promise<string> {
   const fetch = createGuardedFetch({ level: 'strict' });
   try {
     const factories = builtInToolFactories({
-      config,
+      settings: config.file,
+      egressCaDirectory: join(config.home, 'egress-ca'),
+      egressSecretKey: () => egressSecretKey(config, env),
       index: workspace.index,
       storage: workspace.storage,
       fetch,

@@ -83,3 +83,94 @@ describe('TerminalRenderer and code runs', () => {
     assert.match(output, /✓ Code Interpreter — 42\n/);
   });
 });
+
+describe('TerminalRenderer and tool-end', () => {
+  it('draws each call as its tool-end says: ✓, ✗ with the message, a line for a call that never started', () => {
+    let output = '';
+    const renderer = new TerminalRenderer({
+      write: (text) => (output += text),
+      interactive: false,
+      color: false,
+    });
+    const render = (tab: number, obj: PacketObject) =>
+      renderer.render({ placement: { turn: 1, tab }, modelIndex: 0, obj });
+    const start = (id: string): PacketObject => ({
+      type: 'tool-start',
+      toolCallId: id,
+      toolName: 'lookup',
+      displayName: 'Lookup',
+      arguments: { query: id },
+    });
+    render(0, start('ok'));
+    render(1, start('refused'));
+    render(0, {
+      type: 'tool-end',
+      toolCallId: 'ok',
+      toolName: 'lookup',
+      status: 'success',
+      result: 'x',
+      durationMs: 3,
+    });
+    render(0, { type: 'section-end' });
+    // A refusal of the model's arguments streams no error packet: the tool-end alone says the call failed.
+    render(1, {
+      type: 'tool-end',
+      toolCallId: 'refused',
+      toolName: 'lookup',
+      status: 'call-error',
+      error: { code: 'not_found', message: 'No fact named "refused".' },
+      durationMs: 1,
+    });
+    render(1, { type: 'section-end' });
+    render(2, {
+      type: 'tool-end',
+      toolCallId: 'ghost',
+      toolName: 'no_such_tool',
+      status: 'unknown-tool',
+      error: { code: 'unknown_tool', message: 'There is no tool named "no_such_tool".' },
+      durationMs: 0,
+    });
+    render(3, {
+      type: 'tool-end',
+      toolCallId: 'twin',
+      toolName: 'lookup',
+      status: 'merged',
+      result: 'merged into ok',
+      mergedInto: 'ok',
+      durationMs: 0,
+    });
+    assert.match(output, /✓ Lookup — \{"query":"ok"\}\n/);
+    assert.match(output, /✗ Lookup — No fact named "refused"\.\n/);
+    assert.match(output, /✗ no_such_tool — There is no tool named "no_such_tool"\.\n/);
+    assert.doesNotMatch(output, /twin|merged/);
+  });
+
+  it('a cause only the terminal may show wins over the message the model was given', () => {
+    let output = '';
+    const renderer = new TerminalRenderer({
+      write: (text) => (output += text),
+      interactive: false,
+      color: false,
+    });
+    const at = { turn: 1, tab: 0 };
+    renderer.render({
+      placement: at,
+      modelIndex: 0,
+      obj: { type: 'tool-start', toolCallId: 'c', toolName: 'lookup', displayName: 'Lookup' },
+    });
+    renderer.noteToolFailure('c', 'ENOENT: /srv/facts.db');
+    renderer.render({
+      placement: at,
+      modelIndex: 0,
+      obj: {
+        type: 'tool-end',
+        toolCallId: 'c',
+        toolName: 'lookup',
+        status: 'unexpected-error',
+        error: { code: 'unexpected_error', message: '"lookup" stopped with an unexpected internal error.' },
+        durationMs: 2,
+      },
+    });
+    assert.match(output, /✗ Lookup — ENOENT: \/srv\/facts\.db\n/);
+  });
+});

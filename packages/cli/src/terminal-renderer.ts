@@ -1,5 +1,6 @@
 import type { CitedDocument, Packet } from '@toolbus/spec';
-import { placementKey } from '@toolbus/spec';
+import { nextMessageText, placementKey } from '@toolbus/spec';
+import { oneLine } from './one-line.ts';
 
 /** Options for {@link TerminalRenderer}. */
 export interface TerminalRendererOptions {
@@ -49,7 +50,10 @@ export class TerminalRenderer {
   #message: MessageState | undefined;
   /** The text being written is the message's own (anything else interrupts it). */
   #writingMessage = false;
-  /** Tool line keys by call id, and the causes of calls that failed by call id (told by the runner's hooks). */
+  /**
+   * Tool line keys by call id, and causes the terminal shows instead of the model's message, by call id (an
+   * unexpected error's own text, code that exited non-zero: told by the runner's hooks, which see what was thrown).
+   */
   readonly #keysByCallId = new Map<string, string>();
   readonly #failures = new Map<string, string>();
   readonly #callIdsByKey = new Map<string, string>();
@@ -82,7 +86,7 @@ export class TerminalRenderer {
         return;
       case 'message-delta': {
         const message = this.#currentMessage();
-        message.text += obj.content;
+        message.text = nextMessageText(message.text, obj) ?? message.text;
         if (!this.#options.interactive) return;
         this.#messageText(obj.content);
         if (!message.interrupted) message.shown += obj.content;
@@ -155,6 +159,27 @@ export class TerminalRenderer {
         }
         return;
       }
+      case 'tool-end': {
+        // How the call ended, from the runner: a cause the terminal knows better (an unexpected error's own text,
+        // code that exited non-zero) wins over the message the model was given.
+        const own = this.#failures.get(obj.toolCallId);
+        let line = this.#tools.get(key);
+        if (line === undefined) {
+          // Answered without running (an unknown tool, over the cap): a line of its own. A merged call's work
+          // shows on the call it was merged into.
+          if (obj.error === undefined) return;
+          this.#keysByCallId.set(obj.toolCallId, key);
+          this.#callIdsByKey.set(key, obj.toolCallId);
+          line = { label: obj.toolName, detail: '', state: 'running' };
+          this.#tools.set(key, line);
+        }
+        if (line.state !== 'running') return;
+        const cause = own ?? obj.error?.message;
+        line.state = cause === undefined ? 'done' : 'failed';
+        if (cause !== undefined) line.detail = oneLine(cause, 200);
+        this.#drawTool(key);
+        return;
+      }
       case 'section-end': {
         const line = this.#tools.get(key);
         if (line && line.state === 'running') {
@@ -182,8 +207,8 @@ export class TerminalRenderer {
   }
 
   /**
-   * Marks a call as failed with its cause (the guard's reason, the server's message); its line shows ✗ and the
-   * cause instead of ✓ when its section ends, or at once when it already ended.
+   * Marks a call as failed with a cause only the terminal may show (an unexpected error's own message, the exit
+   * status of code that ran); its line shows ✗ and this cause when the call ends, or at once when it already ended.
    */
   noteToolFailure(toolCallId: string, cause: string): void {
     this.#failures.set(toolCallId, cause);
@@ -236,7 +261,7 @@ export class TerminalRenderer {
 
   #replaceMessage(content: string): void {
     const message = this.#currentMessage();
-    message.text = content;
+    message.text = nextMessageText(message.text, { type: 'message-replace', content }) ?? content;
     if (!this.#options.interactive) return;
     if (!message.interrupted && message.shown !== '') {
       // A terminal that does not report its size (0 columns: a bare pseudo-terminal) is taken as 80 wide, not 1.

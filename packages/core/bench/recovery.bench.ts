@@ -9,6 +9,21 @@ import {
   ToolCallMarkupStreamFilter,
   XmlToolCallStreamFilter,
 } from '../src/streaming/tool-call-markup-stream-filter.ts';
+import { loadRecoverySnapshot } from './recovery-snapshot.ts';
+
+// The code the work started from, timed beside the current code in this run (see recovery-snapshot.ts).
+const baseline = await loadRecoverySnapshot();
+const baselineExtract = (
+  await baseline.module<typeof import('../src/recovery/extract-tool-calls-from-text.ts')>(
+    'recovery/extract-tool-calls-from-text.ts',
+  )
+).extractToolCallsFromText;
+const baselineFilters = await baseline.module<typeof import('../src/streaming/answer-stream-filter.ts')>(
+  'streaming/answer-stream-filter.ts',
+);
+const baselineMarkup = await baseline.module<
+  typeof import('../src/streaming/tool-call-markup-stream-filter.ts')
+>('streaming/tool-call-markup-stream-filter.ts');
 
 const tools: ToolDefinition[] = [
   {
@@ -196,8 +211,10 @@ console.log(
   'Answer filter: `AnswerStreamFilter` (markup filter + hold-back of answers that start like a bare call)',
 );
 console.log('against `ToolCallMarkupStreamFilter` on the same 1 MB of prose (no calls), side by side.\n');
-console.log('| chunk | markup filter MB/s | answer filter MB/s | answer / markup time |');
-console.log('|---|---|---|---|');
+console.log(
+  `| chunk | markup filter MB/s | answer filter MB/s | answer / markup time | before (${baseline.commit}): answer / markup time | answer filter now / before |`,
+);
+console.log('|---|---|---|---|---|---|');
 let prosePlain = '';
 for (let index = 0; prosePlain.length < 1_000_000; index++) prosePlain += prose[index % prose.length];
 for (const chunkSize of [1, 16, 64]) {
@@ -214,26 +231,26 @@ for (const chunkSize of [1, 16, 64]) {
   // rounds of 150 ms each) could differ by a third with no code changed; neighbouring runs share a window.
   const runMarkup = () => runFilter(new ToolCallMarkupStreamFilter());
   const runAnswer = () => runFilter(new AnswerStreamFilter({ tools }));
-  runMarkup();
-  runAnswer();
-  let markupMs = Number.POSITIVE_INFINITY;
-  let answerMs = Number.POSITIVE_INFINITY;
+  const runBaselineMarkup = () => runFilter(new baselineMarkup.ToolCallMarkupStreamFilter());
+  const runBaselineAnswer = () => runFilter(new baselineFilters.AnswerStreamFilter({ tools }));
+  const runs = [runMarkup, runAnswer, runBaselineMarkup, runBaselineAnswer];
+  for (const run of runs) run();
+  const best = runs.map(() => Number.POSITIVE_INFINITY);
   const timeOnce = (run: () => void) => {
     const before = performance.now();
     run();
     return performance.now() - before;
   };
+  // Neighbouring runs share a window of the shared machine's speed: the four alternate, their order rotating.
   for (let round = 0; round < 24; round++) {
-    if (round % 2 === 0) {
-      markupMs = Math.min(markupMs, timeOnce(runMarkup));
-      answerMs = Math.min(answerMs, timeOnce(runAnswer));
-    } else {
-      answerMs = Math.min(answerMs, timeOnce(runAnswer));
-      markupMs = Math.min(markupMs, timeOnce(runMarkup));
+    for (let step = 0; step < runs.length; step++) {
+      const index = (round + step) % runs.length;
+      best[index] = Math.min(best[index]!, timeOnce(runs[index]!));
     }
   }
+  const [markupMs, answerMs, baselineMarkupMs, baselineAnswerMs] = best as [number, number, number, number];
   console.log(
-    `| ${chunkSize} | ${megabytesPerSecond(prosePlain.length, markupMs)} | ${megabytesPerSecond(prosePlain.length, answerMs)} | ${(answerMs / markupMs).toFixed(2)}× |`,
+    `| ${chunkSize} | ${megabytesPerSecond(prosePlain.length, markupMs)} | ${megabytesPerSecond(prosePlain.length, answerMs)} | ${(answerMs / markupMs).toFixed(2)}× | ${(baselineAnswerMs / baselineMarkupMs).toFixed(2)}× | ${(answerMs / baselineAnswerMs).toFixed(2)}× |`,
   );
 }
 
@@ -337,13 +354,14 @@ for (const [label, pieces] of [
   // The same runs in CPU time of this process (user + system, garbage-collector threads included): steadier than
   // wall time on a shared machine, where the wall clock also counts the time other processes held the CPU.
   const hostileCpuMs = cpuTime(() => extractToolCallsFromText(hostile, tools), 1000);
+  const baselineHostileMs = time(() => baselineExtract(hostile, tools), 1000);
   const hostileBaselineMs = time(() => {
     let count = 0;
     for (let at = hostile.indexOf('{'); at >= 0; at = hostile.indexOf('{', at + 1)) count++;
     if (count < 0) throw new Error('unreachable');
   });
   console.log(
-    `\nHostile text, ${label} (${(hostile.length / 1e6).toFixed(1)} MB of unbalanced braces, unclosed strings and unclosed tags, one real call at the end): extraction ${hostileMs.toFixed(1)} ms, **${megabytesPerSecond(hostile.length, hostileMs)} MB/s** (goal ≥ 100); in CPU time ${hostileCpuMs.toFixed(1)} ms, ${megabytesPerSecond(hostile.length, hostileCpuMs)} MB/s; ${hostileFound} call(s) found (at most 256 are returned); baseline \`indexOf\` scan ${megabytesPerSecond(hostile.length, hostileBaselineMs)} MB/s.`,
+    `\nHostile text, ${label} (${(hostile.length / 1e6).toFixed(1)} MB of unbalanced braces, unclosed strings and unclosed tags, one real call at the end): extraction ${hostileMs.toFixed(1)} ms, **${megabytesPerSecond(hostile.length, hostileMs)} MB/s** (goal ≥ 100; before (${baseline.commit}) ${megabytesPerSecond(hostile.length, baselineHostileMs)} MB/s in the same run); in CPU time ${hostileCpuMs.toFixed(1)} ms, ${megabytesPerSecond(hostile.length, hostileCpuMs)} MB/s; ${hostileFound} call(s) found (at most 256 are returned); baseline \`indexOf\` scan ${megabytesPerSecond(hostile.length, hostileBaselineMs)} MB/s.`,
   );
 }
 console.log('');

@@ -80,7 +80,9 @@ export type {
 } from './net/guarded-fetch-error.ts';
 export { GuardedFetchError } from './net/guarded-fetch-error.ts';
 export type { IpHostLiteral, IpHostLiteralFields, ParsedHost } from './net/parse-host-literal.ts';
-export { parseHostLiteral } from './net/parse-host-literal.ts';
+export { canonicalHostName, parseHostLiteral } from './net/parse-host-literal.ts';
+export type { TemplateArgumentFormat, TemplateDialect } from './recovery/chat-template-dialect.ts';
+export { dialectFromChatTemplate } from './recovery/chat-template-dialect.ts';
 export type { DelimitedJsonToolCallParserOptions } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export { createDelimitedJsonToolCallParser } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export type { ExtractToolCallsOptions } from './recovery/extract-tool-calls-from-text.ts';
@@ -97,6 +99,18 @@ export { looksLikeToolCallPayload } from './recovery/looks-like-tool-call-payloa
 export type { ModelProfile } from './recovery/model-profiles.ts';
 export { defaultModelProfiles, findModelProfile } from './recovery/model-profiles.ts';
 export { parseToolArguments } from './recovery/parse-tool-arguments.ts';
+export type {
+  ChatTemplateSource,
+  ReadServedChatTemplateOptions,
+  RecoveryDialects,
+  ServedChatTemplate,
+  TemplateDialectCache,
+} from './recovery/served-chat-template.ts';
+export {
+  createTemplateDialectCache,
+  readServedChatTemplate,
+  recoveryDialectsFor,
+} from './recovery/served-chat-template.ts';
 export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
 export { functionCallsMarker, withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type {
@@ -147,8 +161,14 @@ export type { RankedTool, ToolSearchIndex } from './tool-search/rank-tools.ts';
 export { createToolSearchIndex } from './tool-search/rank-tools.ts';
 export {
   answerCutOffCalls,
+  answerUnrunCalls,
   CUT_OFF_TOOL_CALL_CODE,
   cutOffToolCallMessage,
+  MALFORMED_TOOL_CALL_CODE,
+  malformedToolCallMessage,
+  stepEndedBadly,
+  UNRUN_TOOL_CALL_CODE,
+  unrunToolCallMessage,
 } from './turn/cut-off-tool-calls.ts';
 export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
 export { runLlmStep } from './turn/llm-step.ts';
@@ -161,4 +181,5 @@ export { recoverStep, recoverStepToolCalls, recoveryTrigger } from './turn/recov
 export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
 export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
 export { StepPlacement } from './turn/step-placement.ts';
+export { textStream } from './turn/text-stream.ts';
 export type { TurnCycleDirective, TurnCycleHook, TurnCycleState } from './turn/turn-cycle-hook.ts';

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { AnswerRepair, type AnswerRepairEnd } from '@toolbus/core';
+import {
+  AnswerRepair,
+  type AnswerRepairEnd,
+  type AnswerRepairOptions,
+  type RecoveryDialects,
+} from '@toolbus/core';
 import type { ToolDefinition } from '@toolbus/spec';
-import { isPlainObject } from '@toolbus/spec';
+import { isPlainObject, omitUndefined } from '@toolbus/spec';
 import type { RecoveryReport } from './chat-completion-repair.ts';
 
 type Json = Record<string, unknown>;
@@ -34,13 +39,9 @@ export class AnthropicStreamWriter {
   #inputTokens = 0;
   #ended = false;
 
-  constructor(options: { tools: readonly ToolDefinition[]; model: string }) {
+  constructor(options: AnthropicRepairOptions) {
     this.#model = options.model;
-    this.#repair = new AnswerRepair({
-      tools: options.tools,
-      modelId: options.model,
-      validateArguments: true,
-    });
+    this.#repair = new AnswerRepair(answerRepairOptions(options));
   }
 
   push(data: string): string {
@@ -221,13 +222,13 @@ export class AnthropicStreamWriter {
 /** A whole Chat Completions answer as an Anthropic Messages answer, repaired the same way. */
 export function chatCompletionToMessage(
   body: unknown,
-  options: { tools: readonly ToolDefinition[]; model: string },
+  options: AnthropicRepairOptions,
 ): { message: Json; report: RecoveryReport } {
   const report: RecoveryReport = { recovered: 0, unreadable: undefined };
   const choice = isPlainObject(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
   const message = isPlainObject(choice) && isPlainObject(choice.message) ? choice.message : {};
   const content: Json[] = [];
-  const repair = new AnswerRepair({ tools: options.tools, modelId: options.model, validateArguments: true });
+  const repair = new AnswerRepair(answerRepairOptions(options));
   const upstreamReasoning =
     typeof message.reasoning_content === 'string'
       ? message.reasoning_content
@@ -275,6 +276,22 @@ export function chatCompletionToMessage(
         output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
       },
     },
+  };
+}
+
+/** What the Messages writers repair with: the request's tools, the model, and its dialects. */
+export interface AnthropicRepairOptions {
+  readonly tools: readonly ToolDefinition[];
+  readonly model: string;
+  readonly dialects?: RecoveryDialects;
+}
+
+function answerRepairOptions(options: AnthropicRepairOptions): AnswerRepairOptions {
+  return {
+    tools: options.tools,
+    modelId: options.model,
+    validateArguments: true,
+    ...omitUndefined({ preferredDialects: options.dialects?.dialects, parsers: options.dialects?.parsers }),
   };
 }
 

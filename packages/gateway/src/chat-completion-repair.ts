@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { AnswerRepair, type AnswerRepairEnd, type ExtractedToolCall } from '@toolbus/core';
+import {
+  AnswerRepair,
+  type AnswerRepairEnd,
+  type AnswerRepairOptions,
+  type ExtractedToolCall,
+  type ToolCallTextParser,
+} from '@toolbus/core';
 import type { ToolDefinition } from '@toolbus/spec';
-import { isPlainObject } from '@toolbus/spec';
+import { isPlainObject, omitUndefined } from '@toolbus/spec';
 
 /** Options for the Chat Completions repairs. */
 export interface ChatCompletionRepairOptions {
@@ -9,6 +15,10 @@ export interface ChatCompletionRepairOptions {
   readonly tools: readonly ToolDefinition[];
   /** The model the request named: its profile's dialects are tried first. */
   readonly modelId?: string;
+  /** The dialects tried first (from the model's served template and profile), instead of the profile's alone. */
+  readonly preferredDialects?: readonly string[] | undefined;
+  /** The parsers (the built-in ones, plus any the model's template adds). */
+  readonly parsers?: readonly ToolCallTextParser[] | undefined;
 }
 
 /** What recovery did over a whole response, for the response's headers and the log. */
@@ -76,7 +86,7 @@ export class ChatCompletionStreamRepair {
     const index = typeof choice.index === 'number' ? choice.index : 0;
     let repair = this.#choices.get(index);
     if (repair === undefined) {
-      repair = new AnswerRepair({ ...this.#options, validateArguments: true });
+      repair = new AnswerRepair({ ...repairOptions(this.#options), validateArguments: true });
       this.#choices.set(index, repair);
     }
     const delta: Json = isPlainObject(choice.delta) ? { ...choice.delta } : {};
@@ -148,7 +158,7 @@ export function repairChatCompletion(
     if (!isPlainObject(choice) || !isPlainObject(choice.message)) return choice;
     const message: Json = { ...choice.message };
     if (typeof message.content !== 'string') return choice;
-    const repair = new AnswerRepair({ ...options, validateArguments: true });
+    const repair = new AnswerRepair({ ...repairOptions(options), validateArguments: true });
     const reasoningField = reasoningFieldOf(message);
     if (typeof message[reasoningField] === 'string') repair.reasoning(message[reasoningField] as string);
     if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) repair.nativeCall();
@@ -172,6 +182,17 @@ export function repairChatCompletion(
     return { ...choice, message, finish_reason: 'tool_calls' };
   });
   return { body: { ...body, choices }, report };
+}
+
+function repairOptions(options: ChatCompletionRepairOptions): AnswerRepairOptions {
+  return {
+    tools: options.tools,
+    ...omitUndefined({
+      modelId: options.modelId,
+      preferredDialects: options.preferredDialects,
+      parsers: options.parsers,
+    }),
+  };
 }
 
 function toolCallStart(call: ExtractedToolCall, index: number): Json {

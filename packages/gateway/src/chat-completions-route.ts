@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
 import { createParser } from 'eventsource-parser';
 import {
+  type ChatCompletionRepairOptions,
   ChatCompletionStreamRepair,
   type RecoveryReport,
   repairChatCompletion,
@@ -131,10 +132,17 @@ export async function forwardChatCompletions(options: {
     return;
   }
   const streamed = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
+  const dialects = await context.dialectsFor(upstream, call.model);
+  const repairOptions = {
+    tools,
+    modelId: call.model,
+    preferredDialects: dialects.dialects,
+    parsers: dialects.parsers,
+  };
   try {
     const report = streamed
-      ? await relayStream({ upstream, upstreamResponse, response, tools, model: call.model })
-      : await relayCompletion({ context, upstream, upstreamResponse, response, tools, model: call.model });
+      ? await relayStream({ upstream, upstreamResponse, response, repairOptions })
+      : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions });
     logEnd(200, report);
   } catch (error) {
     if (abort.signal.aborted) {
@@ -178,11 +186,10 @@ async function relayStream(options: {
   upstream: ResolvedUpstream;
   upstreamResponse: IncomingMessage;
   response: ServerResponse;
-  tools: ReturnType<typeof requestToolDefinitions>;
-  model: string;
+  repairOptions: ChatCompletionRepairOptions;
 }): Promise<RecoveryReport> {
   const { response } = options;
-  const repair = new ChatCompletionStreamRepair({ tools: options.tools, modelId: options.model });
+  const repair = new ChatCompletionStreamRepair(options.repairOptions);
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -211,8 +218,7 @@ async function relayCompletion(options: {
   upstream: ResolvedUpstream;
   upstreamResponse: IncomingMessage;
   response: ServerResponse;
-  tools: ReturnType<typeof requestToolDefinitions>;
-  model: string;
+  repairOptions: ChatCompletionRepairOptions;
 }): Promise<RecoveryReport> {
   const bytes = await readUpstreamBody(options.upstreamResponse, options.context.maxResponseBytes);
   let parsed: unknown;
@@ -221,7 +227,7 @@ async function relayCompletion(options: {
   } catch {
     throw new Error('its answer is not JSON');
   }
-  const { body, report } = repairChatCompletion(parsed, { tools: options.tools, modelId: options.model });
+  const { body, report } = repairChatCompletion(parsed, options.repairOptions);
   const text = JSON.stringify(body);
   options.response.writeHead(200, {
     'content-type': 'application/json',

@@ -1,4 +1,5 @@
-import type { GatewayLogEvent } from './gateway-options.ts';
+import type { RecoveryDialects } from '@toolbus/core';
+import type { GatewayLogEvent, GatewayUpstream } from './gateway-options.ts';
 import type { ResolvedUpstream } from './upstream.ts';
 
 /** What every route reads: the upstreams with their keys, limits and the log. */
@@ -7,4 +8,6 @@ export interface GatewayContext {
   readonly maxResponseBytes: number;
   readonly upstreamTimeoutMs: number;
   readonly log: (event: GatewayLogEvent) => void;
+  /** The dialects recovery tries first for a model behind an upstream (served template, then profile). */
+  readonly dialectsFor: (upstream: GatewayUpstream, model: string) => Promise<RecoveryDialects>;
 }

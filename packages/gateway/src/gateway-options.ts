@@ -10,6 +10,12 @@ export interface GatewayUpstream {
   readonly apiKeyEnv?: string | undefined;
   /** Models this upstream serves; a request naming one goes here. The first upstream takes the rest. */
   readonly models?: readonly string[] | undefined;
+  /**
+   * Where the models' chat templates are read, to learn how each writes calls: `auto` (the default: Ollama's
+   * `/api/show`, then llama.cpp's `/props`), `ollama`, `llama.cpp`, `none`, or a template file's path or URL
+   * (`tokenizer_config.json`, `chat_template.jinja`). Read once per model; needs the gateway's `fetch`.
+   */
+  readonly chatTemplate?: string | undefined;
 }
 
 /** Who a request comes from, once its key was checked: an id for limits and logs (never the key itself). */
@@ -41,6 +47,8 @@ export interface GatewayOptions {
   readonly maxResponseBytes?: number;
   /** How long the upstream may take to start answering (default 300 s). */
   readonly upstreamTimeoutMs?: number;
+  /** The fetch that reads chat templates from the upstreams (none: the model profiles alone choose dialects). */
+  readonly fetch?: typeof fetch;
   /** Structured log lines (default: none). */
   readonly log?: (event: GatewayLogEvent) => void;
 }
@@ -59,6 +67,7 @@ export const gatewayConfigSchema = z
               .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the NAME of an environment variable, not the key itself')
               .optional(),
             models: z.array(z.string().min(1)).optional(),
+            chatTemplate: z.string().min(1).optional(),
           })
           .strict(),
       )

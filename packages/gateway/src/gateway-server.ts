@@ -9,6 +9,7 @@ import { listModels } from './models-route.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { RequestTooLargeError, readRequestBody } from './read-request-body.ts';
 import { resolveUpstreams } from './upstream.ts';
+import { createUpstreamDialects } from './upstream-dialects.ts';
 
 /** The paths the gateway answers (besides `/health`), for a server that mounts it beside its own routes. */
 export const GATEWAY_PATHS: readonly string[] = ['/v1/chat/completions', '/v1/messages', '/v1/models'];
@@ -30,6 +31,7 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
     maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 300_000,
     log: options.log ?? (() => {}),
+    dialectsFor: createUpstreamDialects(options.fetch),
   };
   const maxRequestBytes = options.maxRequestBytes ?? 16 * 1024 * 1024;
   const limiter =

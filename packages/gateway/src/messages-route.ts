@@ -71,8 +71,9 @@ export async function forwardMessages(options: {
       log(status >= 500 ? 502 : status, undefined, 'upstream-error');
       return;
     }
+    const dialects = await context.dialectsFor(upstream, model);
     if ((upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream')) {
-      const writer = new AnthropicStreamWriter({ tools, model });
+      const writer = new AnthropicStreamWriter({ tools, model, dialects });
       response.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
@@ -98,7 +99,7 @@ export async function forwardMessages(options: {
     const body = JSON.parse(
       (await readUpstreamBody(upstreamResponse, context.maxResponseBytes)).toString('utf8'),
     );
-    const { message, report } = chatCompletionToMessage(body, { tools, model });
+    const { message, report } = chatCompletionToMessage(body, { tools, model, dialects });
     const text = JSON.stringify(message);
     response.writeHead(200, {
       'content-type': 'application/json',

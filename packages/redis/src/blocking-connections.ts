@@ -41,6 +41,8 @@ export class BlockingConnections {
 
   #open(): Redis {
     const connection = this.#base.duplicate();
+    // Reported where the base connection's errors are (a duplicate has no listener: Node would print the error).
+    connection.on('error', (error) => this.#base.emit('error', error));
     this.#all.add(connection);
     return connection;
   }

@@ -186,8 +186,21 @@ export class BullMqTurnQueue implements TurnQueue {
       Math.max(1, Math.floor(lockDurationMs / 3)),
     );
     // Renewed within the last half of the hold: still ours without asking Redis (it cannot have lapsed yet).
-    const stillHeld = async () =>
-      !lost.signal.aborted && (Date.now() - keptAt < lockDurationMs / 2 || extend());
+    // While Redis does not answer, the hold is ours until it could have lapsed (no other replica can take it
+    // without Redis either): a short Redis outage does not stop the turn. Redis is asked at most once a second.
+    let unansweredAt = 0;
+    const stillHeld = async (): Promise<boolean> => {
+      if (lost.signal.aborted) return false;
+      const age = Date.now() - keptAt;
+      if (age < lockDurationMs / 2) return true;
+      if (Date.now() - unansweredAt < 1_000) return age < lockDurationMs;
+      try {
+        return await extend();
+      } catch {
+        unansweredAt = Date.now();
+        return Date.now() - keptAt < lockDurationMs;
+      }
+    };
     try {
       const first = await this.#redis.set(
         this.#keys.started(job.chatId, job.turn),

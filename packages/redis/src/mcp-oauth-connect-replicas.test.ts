@@ -88,6 +88,8 @@ test('a connect started on one replica completes when the callback reaches the o
     returnTo: '/admin/mcp',
   });
   const started = (await start.json()) as { status: string; authorizationUrl: string };
+  // The binding cookie the starting browser now holds: the callback must come from that browser.
+  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   assert.equal(started.status, 'authorization_required');
   // The user's browser approves; the authorization server sends it back to the callback.
   const authorize = await fetch(started.authorizationUrl, { redirect: 'manual' });
@@ -96,7 +98,7 @@ test('a connect started on one replica completes when the callback reaches the o
   assert.equal(callback.origin, first.http.url);
   // Behind a load balancer the same origin may land on any replica: here, the one that did not start it.
   const onSecond = new URL(`${callback.pathname}${callback.search}`, second.http.url);
-  const back = await fetch(onSecond, { redirect: 'manual' });
+  const back = await fetch(onSecond, { redirect: 'manual', headers: { cookie } });
   assert.equal(back.status, 302, await back.text());
   assert.equal(new URL(back.headers.get('location') ?? '', second.http.url).pathname, '/admin/mcp');
 
@@ -106,6 +108,7 @@ test('a connect started on one replica completes when the callback reaches the o
   for (const replica of [first, second]) {
     const replay = await fetch(new URL(`${callback.pathname}${callback.search}`, replica.http.url), {
       redirect: 'manual',
+      headers: { cookie },
     });
     assert.equal(replay.status, 403);
   }

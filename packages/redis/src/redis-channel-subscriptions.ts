@@ -17,6 +17,8 @@ export class RedisChannelSubscriptions {
   /** Calls `onMessage` with every message published on the channel until the returned function is called. */
   async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
     const subscriber = this.#redis.duplicate();
+    // Reported where the base connection's errors are (a duplicate has no listener: Node would print the error).
+    subscriber.on('error', (error) => this.#redis.emit('error', error));
     this.#subscribers.add(subscriber);
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.#channel) onMessage(message);

@@ -11,6 +11,7 @@ import {
 import type { CitationCheck, CitedDocument } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import * as z from 'zod';
+import { figuresDisagree } from './claim-figures.ts';
 
 /** A sentence covered this well by its source's words is taken as supported without asking a model. */
 export const LEXICAL_SUPPORT_THRESHOLD = 0.8;
@@ -52,7 +53,7 @@ const verdictTool = defineTool({
 /**
  * Checks each citation of a report against the text of the source it cites. Each sentence carrying a marker is
  * paired with every number in it. A cheap lexical pre-filter passes sentences whose words the source almost all
- * contains; the rest go to the judging model in batches of `batchSize` (one call per batch, at most `maxCalls`),
+ * contains and whose figures, dates and negations agree with it (`claim-figures.ts`); the rest go to the judging model in batches of `batchSize` (one call per batch, at most `maxCalls`),
  * which answers through a tool call. A citation with no source text, past the budget, or whose judgement failed
  * is `unverifiable`. Nothing is removed from the report: the verdicts are data for the UI and the result.
  */
@@ -74,12 +75,14 @@ export async function checkCitationSupport(options: CheckCitationSupportOptions)
       }
       const sourceWords = new Set(contentWords(source));
       const coverage = words.filter((word) => sourceWords.has(word)).length / words.length;
-      if (coverage >= LEXICAL_SUPPORT_THRESHOLD) {
+      const passage = excerpt(source, words);
+      // Shared words vouch for the wording only: figures, months and negations must agree too, or the judge reads it.
+      if (coverage >= LEXICAL_SUPPORT_THRESHOLD && figuresDisagree(claim, source, passage) === undefined) {
         checks.push({ ...base, verdict: 'supported', method: 'lexical' });
         continue;
       }
       checks.push(undefined);
-      pending.push({ index: checks.length - 1, sentence: claim, source: excerpt(source, words), base });
+      pending.push({ index: checks.length - 1, sentence: claim, source: passage, base });
     }
   }
   const byIndex = new Map<number, Pending>(pending.map((entry) => [entry.index, entry]));

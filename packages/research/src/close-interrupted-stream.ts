@@ -13,12 +13,15 @@ export interface ClosedStream {
 /**
  * Closes what a run that died mid-way left open in its stream, so a resumed run's packets can follow them: open
  * reasoning ends; each open section (a tool call, a research agent, the plan) ends, innermost first, a tool call
- * or an agent with an error saying why it has no result; a report cut off mid-way is blanked with
+ * or an agent with an error saying why it has no result (and a tool call with its `tool-end`, aborted); a report cut off mid-way is blanked with
  * `message-replace` (the resumed run writes it again, so the turn ends with one report). `stop` is not added: the
  * resumed run ends the turn.
  */
 export function closeInterruptedStream(packets: readonly Packet[], reason: string): ClosedStream {
-  const sections = new Map<string, { placement: Placement; opener: Packet['obj']['type'] }>();
+  const sections = new Map<
+    string,
+    { placement: Placement; opener: Packet['obj']['type']; tool?: { toolCallId: string; toolName: string } }
+  >();
   const reasoning = new Map<string, Placement>();
   let report: Placement | undefined;
   let lastTurn = -1;
@@ -29,7 +32,18 @@ export function closeInterruptedStream(packets: readonly Packet[], reason: strin
     if (closer === 'reasoning-end') reasoning.set(key, placement);
     // An agent's report sits inside the agent's section: the agent's section-end closes it.
     else if (closer === 'section-end' && !sections.has(key))
-      sections.set(key, { placement, opener: obj.type });
+      sections.set(key, {
+        placement,
+        opener: obj.type,
+        ...(obj.type === 'tool-start'
+          ? { tool: { toolCallId: obj.toolCallId, toolName: obj.toolName } }
+          : {}),
+      });
+    // A call whose tool-end is out needs no other.
+    if (obj.type === 'tool-end') {
+      const section = sections.get(key);
+      if (section) delete section.tool;
+    }
     if (obj.type === 'reasoning-end') reasoning.delete(key);
     if (obj.type === 'section-end') sections.delete(key);
     if (obj.type === 'message-start' && !placement.path?.length) report = placement;
@@ -40,10 +54,11 @@ export function closeInterruptedStream(packets: readonly Packet[], reason: strin
   const innermostFirst = [...sections.values()].sort(
     (a, b) => (b.placement.path?.length ?? 0) - (a.placement.path?.length ?? 0),
   );
-  for (const { placement, opener } of innermostFirst) {
-    if (opener === 'tool-start' || opener === 'research-agent-start') {
-      add(placement, { type: 'error', code: 'turn_interrupted', message: `No result: ${reason}` });
-    }
+  for (const { placement, opener, tool } of innermostFirst) {
+    const error = { code: 'turn_interrupted', message: `No result: ${reason}` };
+    if (opener === 'tool-start' || opener === 'research-agent-start')
+      add(placement, { type: 'error', ...error });
+    if (tool) add(placement, { type: 'tool-end', ...tool, status: 'aborted', error, durationMs: 0 });
     add(placement, { type: 'section-end' });
   }
   if (report) add(report, { type: 'message-replace', content: '' });

@@ -124,12 +124,14 @@ describe('runDeepResearch resumed from a checkpoint', () => {
       'the stored and the resumed packets make one valid stream',
     );
 
-    // The resumed packets close what the dead run left open, before anything else: the search and the agent.
+    // The resumed packets close what the dead run left open, before anything else: the search (with its aborted
+    // tool-end: every call gets one) and the agent.
     const closing = resumed
-      .slice(0, 4)
+      .slice(0, 5)
       .map((packet) => [packet.obj.type, packet.placement.path?.length ?? 0]);
     assert.deepEqual(closing, [
       ['error', 1],
+      ['tool-end', 1],
       ['section-end', 1],
       ['error', 0],
       ['section-end', 0],

@@ -8,7 +8,7 @@ import {
   StepPlacement,
 } from '@toolbus/core';
 import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
-import { omitUndefined, ToolbusError } from '@toolbus/spec';
+import { foldAnswer, omitUndefined, ToolbusError } from '@toolbus/spec';
 import { checkCitationSupport } from './check-citation-support.ts';
 import { checkContextGate } from './check-context-gate.ts';
 import { citedDocumentsIn } from './cited-documents-in.ts';
@@ -24,6 +24,7 @@ import {
 import { createGeneratePlanTool, researchToolsOf } from './research-tools.ts';
 import { asPlan, createRetypingSink } from './retyping-sink.ts';
 import { type OrchestratorProgress, type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
+import { writeFinalReport } from './write-final-report.ts';
 
 /** Options for {@link runDeepResearch}. */
 export interface RunDeepResearchOptions {
@@ -229,30 +230,43 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
   const findings = orchestrated.agents
     .map((agent, index) => `Research ${index + 1}: ${agent.task}\n${agent.report}`)
     .join('\n\n');
-  const reportStep = await runLlmStep({
-    ...common,
-    citations: createCitationAllocator({ known: documents.values() }),
-    citing: true,
-    messages: [
-      { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
-      ...context,
-      {
-        role: 'user',
-        content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
-      },
-    ],
-    tools: [],
-    toolChoice: 'none',
+  const reportStep = await writeFinalReport({
     turn,
     sink: emitter,
-    announcedDocuments: new Set(),
-    stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
+    ...omitUndefined({ signal: options.signal }),
+    runStep: (reportTurn) =>
+      runLlmStep({
+        ...common,
+        citations: createCitationAllocator({ known: documents.values() }),
+        citing: true,
+        messages: [
+          { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
+          ...context,
+          {
+            role: 'user',
+            content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
+          },
+        ],
+        tools: [],
+        toolChoice: 'none',
+        turn: reportTurn,
+        sink: emitter,
+        announcedDocuments: new Set(),
+        stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
+      }),
   });
   if (reportStep.error) throw reportStep.error;
-  const answer = reportStep.answer;
-  if (!answer.trim())
+  if (!reportStep.answer.trim())
     throw new DeepResearchError({ code: 'no_report', message: 'The report step wrote nothing.' });
   const reportTurn = reportStep.nextTurn - 1;
+  // The report says what went unresearched in the run's own words, whatever the model made of the failures.
+  const unresearched = orchestrated.agents.filter((agent) => agent.status === 'failed');
+  const gaps =
+    unresearched.length === 0
+      ? ''
+      : `\n\nNot researched, because its research agent failed: ${unresearched.map((agent) => agent.task).join('; ')}.`;
+  if (gaps) emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'message-delta', content: gaps });
+  const answer = reportStep.answer + gaps;
 
   let citationChecks: CitationCheck[] = [];
   if (options.checkCitations !== false) {
@@ -306,15 +320,9 @@ function resumeStream(resume: DeepResearchResume, emitter: Emitter): number {
 function endedStreamResult(resume: DeepResearchResume): DeepResearchResult | undefined {
   const stop = resume.packets.at(-1)?.obj;
   if (stop?.type !== 'stop') return undefined;
-  let answer = '';
-  let failure: ToolbusError | undefined;
-  for (const { placement, obj } of resume.packets) {
-    if (placement.path?.length) continue;
-    if (obj.type === 'message-start') answer = '';
-    if (obj.type === 'message-delta') answer += obj.content;
-    if (obj.type === 'message-replace') answer = obj.content;
-    if (obj.type === 'error') failure = new ToolbusError({ code: obj.code, message: obj.message });
-  }
+  const folded = foldAnswer(resume.packets);
+  const answer = folded.answer;
+  const failure = folded.error && new ToolbusError(folded.error);
   return emptyResult({
     stopReason: stop.reason,
     answer,

@@ -1,15 +1,19 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
   answerCutOffCalls,
+  answerUnrunCalls,
   collapseCitations,
   createCitationAllocator,
-  cutOffToolCallMessage,
+  MALFORMED_TOOL_CALL_CODE,
+  malformedToolCallMessage,
   type PacketSink,
   type RunChatTurnOptions,
   runLlmStep,
   runToolCalls,
   StepPlacement,
+  stepEndedBadly,
   type ToolCallOutcome,
+  unrunToolCallMessage,
 } from '@toolbus/core';
 import type { ChatMessage, CitedDocument, Tool, ToolbusError } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -182,10 +186,28 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
 
     // A dispatch the output token limit cut off is answered without running (fail closed), and the
     // orchestrator gets another cycle to dispatch it again.
-    const cutOffOutcomes = answerCutOffCalls(step.cutOffToolCalls, [agentTool], options.sink);
-    toolOutcomes.push(...cutOffOutcomes);
+    // So is every call of a step that ended badly (content filter, provider error, unknown reason).
+    const badly = stepEndedBadly(step.finishReason);
+    const unrun = badly ? calls : step.cutOffToolCalls;
+    const cutOffOutcomes = answerCutOffCalls(unrun, [agentTool], options.sink, step.finishReason);
+    // A dispatch whose arguments were not valid JSON is not repaired into a task the orchestrator never wrote: it
+    // is told what its call read as, and dispatches again.
+    const malformed = badly
+      ? []
+      : step.malformedToolCalls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME);
+    const malformedOutcomes = answerUnrunCalls({
+      calls: malformed,
+      tools: [agentTool],
+      sink: options.sink,
+      code: MALFORMED_TOOL_CALL_CODE,
+      message: malformedToolCallMessage,
+    });
+    toolOutcomes.push(...cutOffOutcomes, ...malformedOutcomes);
     const cutOff = new Set(cutOffOutcomes.map((outcome) => outcome.call.id));
-    const agentCalls = calls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME && !cutOff.has(call.id));
+    const unread = new Map(malformed.map((call) => [call.id, malformedToolCallMessage(call)]));
+    const agentCalls = calls.filter(
+      (call) => call.name === RESEARCH_AGENT_TOOL_NAME && !cutOff.has(call.id) && !unread.has(call.id),
+    );
     const settled =
       agentCalls.length > 0
         ? await runToolCalls(agentCalls, [agentTool], {
@@ -203,7 +225,9 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
         toolName: call.name,
         content,
       });
-      if (cutOff.has(call.id)) return answer(cutOffToolCallMessage(call.name));
+      if (cutOff.has(call.id)) return answer(unrunToolCallMessage(call.name, step.finishReason));
+      const misread = unread.get(call.id);
+      if (misread !== undefined) return answer(misread);
       if (call.name === THINK_TOOL_NAME && offered.has(THINK_TOOL_NAME)) return answer(THINK_TOOL_RESPONSE);
       if (call.name === GENERATE_REPORT_TOOL_NAME) return answer('Writing the final report now.');
       if (call.name !== RESEARCH_AGENT_TOOL_NAME) {
@@ -238,8 +262,8 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
     history.push(...results);
     const thought = offered.has(THINK_TOOL_NAME) && calls.some((call) => call.name === THINK_TOOL_NAME);
     const done =
-      calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME) ||
-      (agentCalls.length === 0 && !thought && cutOff.size === 0) ||
+      calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME && !cutOff.has(call.id)) ||
+      (agentCalls.length === 0 && !thought && cutOff.size === 0 && unread.size === 0) ||
       cycle + 1 >= maxCycles - 1;
     await completed(done);
     if (done) break;

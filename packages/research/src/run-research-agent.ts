@@ -6,7 +6,7 @@ import {
   runLlmStep,
   StepPlacement,
 } from '@toolbus/core';
-import type { ChatMessage, CitedDocument, Tool, ToolRunContext } from '@toolbus/spec';
+import type { ChatMessage, CitedDocument, Tool, ToolResponse, ToolRunContext } from '@toolbus/spec';
 import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import { citedDocumentsIn } from './cited-documents-in.ts';
 import type { DeepResearchLimits } from './deep-research-limits.ts';
@@ -103,6 +103,20 @@ export async function runResearchAgent(options: RunResearchAgentOptions): Promis
     });
   }
 
+  // Searches were made and every one failed: a report "from" them would be the model's memory passed off as
+  // research. The agent fails, saying which part of the plan went unresearched.
+  const searches = loop.toolOutcomes.filter(
+    (outcome) => outcome.call.name !== THINK_TOOL_NAME && outcome.call.name !== GENERATE_REPORT_TOOL_NAME,
+  );
+  if (searches.length > 0 && searches.every((o) => o.status !== 'success' && o.status !== 'merged')) {
+    const causes = [...new Set(searches.map((outcome) => failureText(outcome.response)))].slice(0, 3);
+    throw new ToolExecutionError({
+      code: 'research_agent_tools_failed',
+      message: `${RESEARCH_AGENT_FAILED_TEXT} Every search it made failed (${causes.join('; ')}), so this part of the plan went unresearched: ${options.task}`,
+      emitErrorPacket: true,
+    });
+  }
+
   // The report step reads what the agent found as text: tool-call blocks without tools are refused by some
   // providers, and the report needs the findings, not the call protocol.
   const findings = loop.messages
@@ -156,4 +170,11 @@ export async function runResearchAgent(options: RunResearchAgentOptions): Promis
     status: 'completed',
     cycles: loop.cycles,
   };
+}
+
+/** A failed call's cause in one short line, as its rich failure gives it (else the text the model read). */
+function failureText(response: ToolResponse): string {
+  const text = response.rich?.type === 'failure' ? response.rich.message : response.llmFacing;
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }

@@ -31,6 +31,7 @@ import {
 import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
 import { parseServerSentEvents } from './parse-server-sent-events.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
+import { SERVICE_STOPPED_MESSAGE } from './service-stopped.ts';
 
 /** Options for {@link CodeInterpreterClient}. */
 export interface CodeInterpreterClientOptions {
@@ -317,14 +318,12 @@ export class CodeInterpreterClient implements CodeInterpreter {
     } catch (error) {
       if (options.signal?.aborted) throw error;
       finished = true;
-      yield {
-        type: 'error',
-        message: `the stream broke: ${error instanceof Error ? error.message : String(error)}`,
-      };
+      // The cause (undici's "terminated", a reset) says nothing the model or the person could act on.
+      yield { type: 'error', message: SERVICE_STOPPED_MESSAGE, serviceStopped: true };
     } finally {
       if (!finished) await response.body.cancel().catch(() => {});
     }
-    if (!finished) yield { type: 'error', message: 'the stream ended without a result' };
+    if (!finished) yield { type: 'error', message: SERVICE_STOPPED_MESSAGE, serviceStopped: true };
   }
 
   async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {

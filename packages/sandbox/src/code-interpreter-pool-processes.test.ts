@@ -160,3 +160,80 @@ describe('CodeInterpreterPool over three interpreter processes, one killed with 
     assert.equal(await pool.isAvailable(), false);
   });
 });
+
+describe('CodeInterpreterPool: a service killed while a streamed run is in flight', () => {
+  const processes: InterpreterProcess[] = [];
+  let pool: CodeInterpreterPool | undefined;
+  after(async () => {
+    pool?.close();
+    await Promise.all(processes.map((process) => kill(process)));
+  });
+
+  it('runs a stream that showed nothing again on the other service; one that showed output ends saying the service stopped and a rerun will probably work; the service is taken out at once', async () => {
+    processes.push(...(await Promise.all([0, 1].map(() => startInterpreterProcess()))));
+    const requests: string[] = [];
+    // No background checks: only the broken stream can take the victim out.
+    pool = new CodeInterpreterPool({
+      baseUrls: processes.map((process) => process.url),
+      fetch: recordingFetch(requests),
+      healthIntervalMs: 0,
+    });
+    const [first, second] = processes as [InterpreterProcess, InterpreterProcess];
+
+    // Nothing shown yet: the run goes to the first service (the rotation starts there), which dies under it.
+    const silent = (async () => {
+      const events = [];
+      for await (const event of pool.executeStream({ code: 'import time\ntime.sleep(1.5)\nprint("done")' }))
+        events.push(event);
+      return events;
+    })();
+    await waitUntilRunning(first.url);
+    await kill(first);
+    const silentEvents = await silent;
+    // The output may arrive as one event or in pieces (stdout is a pipe): what counts is its text, then the result.
+    assert.equal(silentEvents.at(-1)?.type, 'result');
+    assert.ok(silentEvents.slice(0, -1).every((event) => event.type === 'output'));
+    assert.equal(
+      silentEvents
+        .slice(0, -1)
+        .map((event) => (event.type === 'output' ? event.data : ''))
+        .join(''),
+      'done\n',
+    );
+    assert.equal(pool.servers()[0]?.healthy, false, 'taken out at once, with no health check');
+    assert.deepEqual(
+      requests.filter((line) => line.endsWith(' /v1/execute/stream')),
+      [`POST ${first.url} /v1/execute/stream`, `POST ${second.url} /v1/execute/stream`],
+    );
+
+    // Output already shown: the run cannot be taken back, so it ends in plain words.
+    const events: { type: string; message?: string; data?: string }[] = [];
+    let killed = false;
+    for await (const event of pool.executeStream({
+      code: 'import time\nprint("started", flush=True)\ntime.sleep(30)',
+    })) {
+      events.push(event);
+      if (event.type === 'output' && !killed) {
+        killed = true;
+        await kill(second);
+      }
+    }
+    // The output shown (one event, or the same text in pieces), then the end in words: never a rerun.
+    const types = events.map((event) => event.type);
+    assert.equal(types.at(-1), 'error');
+    assert.ok(types.length >= 2 && types.slice(0, -1).every((type) => type === 'output'), types.join(','));
+    assert.equal(
+      events
+        .slice(0, -1)
+        .map((event) => event.data ?? '')
+        .join(''),
+      'started\n',
+    );
+    const stopped = events.at(-1) as { message: string; serviceStopped?: boolean };
+    assert.match(stopped.message, /^the code interpreter service stopped while the code was running/);
+    assert.match(stopped.message, /running it again will probably work$/);
+    assert.doesNotMatch(stopped.message, /terminated|stream broke/);
+    assert.equal(stopped.serviceStopped, true);
+    assert.equal(pool.servers()[1]?.healthy, false);
+  });
+});

@@ -78,7 +78,9 @@ interface Placement {
  *   have run: the connection failed (refused, reset, closed before an answer — the service kills a run whose
  *   connection closes, and a run's workspace is private and thrown away, so a second run is safe), or the server
  *   answered 503 `queue_full` or `sandbox_unavailable` (refused before starting). Retried: execute, executeStream
- *   (only before its first event), uploadFile, createSession (a session a lost answer created expires at its TTL).
+ *   (while none of its output has reached the caller), uploadFile, createSession (a session a lost answer created
+ *   expires at its TTL). A stream that breaks after some output ends with an error event saying the service
+ *   stopped and that running the code again will probably work; its server is marked down at once.
  *   Never retried: timeouts (the code may still be running; a second run would likely time out too), the caller's
  *   abort, other HTTP errors, and everything tied to one server: session commands, downloads, deletions.
  */
@@ -220,14 +222,25 @@ export class CodeInterpreterPool implements CodeInterpreter {
           }
           throw this.#explained(error);
         }
+        let shown = false;
         while (next.done !== true) {
           const event = next.value;
+          if (event.type === 'error' && event.serviceStopped === true) {
+            // Taken out at once, not at the next health check: the runs that follow must not land there.
+            placement.member.healthy = false;
+            // Nothing reached the caller: the run died with its sandbox, so running it elsewhere is as safe as
+            // the retry of a failed connection (see the class comment).
+            if (!shown && failed.size + 1 < this.#members.length) break;
+          }
+          shown = true;
           yield event.type === 'result'
             ? { type: 'result', result: this.#poolResult(placement.member, event.result) }
             : event;
+          if (event.type !== 'output') return;
           next = await iterator.next();
         }
-        return;
+        if (next.done === true) return;
+        failed.add(placement.member.index);
       } finally {
         await iterator.return?.(undefined);
         this.#release(placement.member);
@@ -299,6 +312,13 @@ export class CodeInterpreterPool implements CodeInterpreter {
     try {
       for await (const event of member.client.runSessionCommandStream(serverId, request, options)) {
         started = true;
+        if (event.type === 'error' && event.serviceStopped === true) {
+          // The session's workspace died with its service: say so, as a later command would hear.
+          member.healthy = false;
+          const lost = serverLostError({ kind: 'session', pooledId: sessionId, cause: undefined });
+          yield { ...event, message: lost.message };
+          return;
+        }
         yield event;
       }
     } catch (error) {

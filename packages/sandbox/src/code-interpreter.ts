@@ -29,7 +29,12 @@ export interface CodeInterpreterCallOptions {
 export type RunStreamEvent<Result> =
   | { readonly type: 'output'; readonly stream: 'stdout' | 'stderr'; readonly data: string }
   | { readonly type: 'result'; readonly result: Result }
-  | { readonly type: 'error'; readonly message: string };
+  | {
+      readonly type: 'error';
+      readonly message: string;
+      /** The stream broke before the result: the service most likely stopped, and the run died with it. */
+      readonly serviceStopped?: true;
+    };
 
 /** One event of `executeStream`. */
 export type ExecuteStreamEvent = RunStreamEvent<ExecuteResponse>;

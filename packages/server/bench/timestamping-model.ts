@@ -2,8 +2,8 @@
 // the time it was written (⟨ms⟩, from performance.timeOrigin + performance.now(), comparable across processes on
 // one machine), so a client can measure each token's latency end to end. The scripted model server plays fixed
 // scripts; here the stamp must be taken at write time. Asked with tools it calls `lookup` once; shown the result,
-// it streams TOKENS tokens at TOKENS_PER_SECOND (paced-chat-stream.ts). Prints "listening <url>", then its CPU time every 100 ms as JSON
-// lines.
+// it streams TOKENS tokens at TOKENS_PER_SECOND (paced-chat-stream.ts). TOOL_NAME and TOOL_ARGUMENTS (JSON) name
+// another tool to call. Prints "listening <url>", then its CPU time every 100 ms as JSON lines.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chatCompletionChunk as chunk, writePacedTokens } from '../../core/bench/paced-chat-stream.ts';
@@ -12,6 +12,8 @@ import { reportUsage } from './report-usage.ts';
 const tokens = Number(process.env.TOKENS ?? 60);
 const intervalMs = 1000 / Number(process.env.TOKENS_PER_SECOND ?? 50);
 const now = () => performance.timeOrigin + performance.now();
+const toolName = process.env.TOOL_NAME ?? 'lookup';
+const toolArguments = process.env.TOOL_ARGUMENTS ?? '{"query":"bench"}';
 
 const server = createServer((request, response) => {
   let body = '';
@@ -30,7 +32,7 @@ const server = createServer((request, response) => {
               index: 0,
               id: 'call_1',
               type: 'function',
-              function: { name: 'lookup', arguments: '{"query":"bench"}' },
+              function: { name: toolName, arguments: toolArguments },
             },
           ],
         }),

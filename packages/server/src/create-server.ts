@@ -12,9 +12,12 @@ import { ConnectedAppAdmin } from './apps/connected-app-admin.ts';
 import { registerConnectedAppRoutes } from './apps/connected-app-routes.ts';
 import { registerAccessRoutes } from './auth/access-routes.ts';
 import { AccessService } from './auth/access-service.ts';
+import { registerInvitationRoutes } from './auth/invitation-routes.ts';
 import { registerOrganizationRoutes } from './auth/organization-routes.ts';
 import { OrganizationService } from './auth/organization-service.ts';
+import { parsePublicOrigin } from './auth/public-origin.ts';
 import { type Authenticate, createRequestGuard, isLoopbackHostHeader } from './auth/request-guard.ts';
+import { turnToolOptionsFor } from './built-in-tools/turn-tool-options.ts';
 import { registerChatRoutes } from './chats/chat-routes.ts';
 import { ChatService } from './chats/chat-service.ts';
 import { TurnRunner } from './chats/turn-runner.ts';
@@ -32,6 +35,7 @@ import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-se
 import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-routes.ts';
 import { UserDataService } from './library/user-data-service.ts';
 import { describeMcpEndpoint, mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { healthReport } from './observability/health-component.ts';
 import { repeatLimitedWarnings } from './observability/repeat-limited-warnings.ts';
 import { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 import { singleFlight } from './scale-out/single-flight-lock.ts';
@@ -81,7 +85,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const auth = options.auth ?? 'api-keys';
   const storage = options.storage;
   const scaleOut = options.scaleOut;
-  const turns = new TurnRunner({ storage, logger, scaleOut, packetFlushMs: options.packetFlushMs });
+  const turns = new TurnRunner({
+    storage,
+    logger,
+    scaleOut,
+    packetFlushMs: options.packetFlushMs,
+    storageRetry: options.storageRetry,
+  });
   if (scaleOut) {
     // Other replicas may be running the turns storage lists as running: a dead worker's turns are closed when
     // the queue delivers them again, not here.
@@ -113,8 +123,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const fetch = options.fetch ?? (createGuardedFetch({ level: 'strict' }) as typeof globalThis.fetch);
   const limits = options.limits ?? {};
   // Tokens are refreshed, never re-authorized, during a turn or a review: the URL only names this server's callback.
-  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, options.publicOrigin ?? 'http://127.0.0.1')
-    .href;
+  const publicOrigin =
+    options.publicOrigin === undefined ? undefined : parsePublicOrigin(options.publicOrigin);
+  const mcpOAuthRedirectUrl = new URL(MCP_OAUTH_CALLBACK_PATH, publicOrigin ?? 'http://127.0.0.1').href;
   // One refresh token is spent once across replicas: a rotating authorization server revokes a reused one.
   const mcpOAuthRefreshLock: McpRefreshLock | undefined = scaleOut
     ? (key, work) => singleFlight({ lock: scaleOut.locks, key }, work)
@@ -134,6 +145,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
     resolveModel,
     builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
+    ...(options.turnSettings
+      ? { turnToolOptions: turnToolOptionsFor(options.turnSettings, options.modelEnvironment ?? process.env) }
+      : {}),
     fetch,
     logger: repeatLimitedWarnings(logger),
     ...omitUndefined({ assemblyCache: options.assemblyCache }),
@@ -196,9 +210,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
 
   const routes = new RouteRegistry();
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
-  registerAccessRoutes(routes, access);
+  registerAccessRoutes(routes, access, { publicOrigin });
   const organizations = new OrganizationService(storage);
   registerOrganizationRoutes(routes, organizations);
+  registerInvitationRoutes(routes, storage);
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
@@ -207,7 +222,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     fetch,
     ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
   });
-  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin: options.publicOrigin });
+  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin });
   registerConnectedAppRoutes(routes, connectedApps);
   registerApprovalRoutes(routes, approvals);
 
@@ -260,7 +275,21 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     tag: 'server',
     access: { kind: 'public' },
     responses: {
-      200: { description: 'Serving', schema: z.object({ ok: z.literal(true), runningTurns: z.number() }) },
+      200: {
+        description:
+          'Serving. With components (a sandbox pool): `status` is degraded while one of them is degraded or down',
+        schema: z.object({
+          ok: z.literal(true),
+          runningTurns: z.number(),
+          status: z.enum(['ok', 'degraded']).optional(),
+          components: z
+            .record(
+              z.string(),
+              z.object({ status: z.enum(['ok', 'degraded', 'down']), detail: z.string().optional() }),
+            )
+            .optional(),
+        }),
+      },
     },
   });
   routes.describe({
@@ -273,7 +302,9 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     responses: { 200: { description: 'The OpenAPI 3.1 document', contentType: 'application/json' } },
   });
   describeMcpEndpoint(routes);
-  app.get('/health', (context) => context.json({ ok: true, runningTurns: turns.running }));
+  app.get('/health', (context) =>
+    context.json(healthReport({ runningTurns: turns.running, components: options.healthComponents ?? [] })),
+  );
   const openApiDocument = (serverUrl?: string) =>
     routes.openApiDocument({
       title: 'toolbus',

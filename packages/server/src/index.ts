@@ -15,6 +15,18 @@ export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
 export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
 export { OrganizationService, resolveOrganization } from './auth/organization-service.ts';
+export { parsePublicOrigin } from './auth/public-origin.ts';
+export { builtInToolFactories } from './built-in-tools/built-in-tool-factories.ts';
+export type { BuiltInToolSettings } from './built-in-tools/built-in-tool-settings.ts';
+export type { ConfiguredInterpreter } from './built-in-tools/configured-interpreter.ts';
+export { configuredInterpreter } from './built-in-tools/configured-interpreter.ts';
+export type {
+  InProcessSandbox,
+  InProcessSandboxOptions,
+  InProcessSandboxTurn,
+} from './built-in-tools/in-process-sandbox.ts';
+export { createInProcessSandbox } from './built-in-tools/in-process-sandbox.ts';
+export { toolLimitsForModel } from './built-in-tools/tool-limits-for-model.ts';
 export type { ChatDetail, ChatTurnView, SendMessageInput, StartedTurn } from './chats/chat-service.ts';
 export { ChatService } from './chats/chat-service.ts';
 export type { LiveTurn } from './chats/live-turn.ts';
@@ -25,6 +37,7 @@ export {
   ABANDONED_TURN_REASON,
   INTERRUPTED_TURN_REASON,
   NOT_QUEUED_TURN_REASON,
+  STORAGE_FAILED_TURN_REASON,
   TurnRunner,
   WORKER_LOST_TURN_REASON,
 } from './chats/turn-runner.ts';
@@ -73,6 +86,7 @@ export { SkillAdmin } from './library/skill-admin.ts';
 export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
+export type { HealthComponent, HealthComponentState } from './observability/health-component.ts';
 export type { ApprovalRelay, WaitingApproval } from './scale-out/approval-relay.ts';
 export { InProcessApprovalRelay } from './scale-out/approval-relay.ts';
 export type { RequestRateLimit } from './scale-out/request-rate-limit.ts';

@@ -5,7 +5,9 @@ import type { BlobStore, SkillRegistry, ValidateSkillBundleOptions } from '@tool
 import type { Storage, User } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { TurnApprovals } from './approvals/approval-hub.ts';
+import type { TurnToolSettings } from './built-in-tools/turn-tool-options.ts';
 import type { LibrarySettingsBackend } from './library/library-settings.ts';
+import type { HealthComponent } from './observability/health-component.ts';
 import type { ScaleOutBackend } from './scale-out/scale-out-backend.ts';
 import type { ServerLogger } from './server-logger.ts';
 
@@ -64,6 +66,11 @@ export interface ServerOptions {
   readonly modelEnvironment?: ModelEnvironment;
   /** How built-in tools are made; ids without a factory are skipped for the turn. Default: none. */
   readonly builtInToolFactories?: (context: BuiltInToolContext) => ReadonlyMap<string, BuiltInToolFactory>;
+  /**
+   * The deployment's settings every chat turn honours, as `toolbus chat` does: per-model tool limits (a
+   * `tool_search` tool above them) and the text tool-call dialects recovery tries first (default: core's).
+   */
+  readonly turnSettings?: TurnToolSettings;
   /** The fetch OpenAPI and MCP tools use (default: the strict guarded fetch). */
   readonly fetch?: typeof fetch;
   /** Keeps parsed OpenAPI documents and MCP connections between turns. */
@@ -80,6 +87,8 @@ export interface ServerOptions {
   /** Model steps per chat turn, and orchestrator cycles of a Deep Research turn (default the core's and research's). */
   readonly maxCycles?: number;
   readonly logger?: ServerLogger;
+  /** Parts the server depends on (the sandbox services), whose state `GET /health` reports. */
+  readonly healthComponents?: readonly HealthComponent[];
   /**
    * Where uploaded skills are stored, and the deployment's validation rules (reserved names, size limits) — the
    * same ones `toolbus skills` applies. The admin skill routes answer 501 without it.
@@ -105,6 +114,12 @@ export interface ServerOptions {
    * Default 0: at the next event-loop pass.
    */
   readonly packetFlushMs?: number;
+  /**
+   * While storage does not answer (PostgreSQL restarting), a turn's writes are retried for `writeMs` (default
+   * 30 s) before the turn is stopped; such a turn then waits up to `closeMs` (default 10 min) for storage to
+   * write its end.
+   */
+  readonly storageRetry?: { readonly writeMs?: number; readonly closeMs?: number };
   /** Stream heartbeat interval (default 15 s). */
   readonly heartbeatMs?: number;
   /** A built web app (the folder with its `index.html`) to serve at `/`; none by default. */
@@ -112,8 +127,10 @@ export interface ServerOptions {
   /** Where the admin settings live (default: in storage); `toolbus serve` passes its config file. */
   readonly settings?: LibrarySettingsBackend;
   /**
-   * The origin browsers reach this server at (`https://toolbus.example.com`), used for the MCP OAuth callback URL.
-   * Default: each connect request's own origin.
+   * The origin browsers reach this server at (`https://toolbus.example.com`): MCP OAuth redirect URIs are built on it
+   * alone, and when it is https every cookie is `Secure` (behind a TLS proxy the request itself is plain http).
+   * Without it, a request's own origin is used, and only when it names a loopback host: OAuth flows are refused
+   * for a request by any other name (its Host header is the client's to set).
    */
   readonly publicOrigin?: string;
   /** How long an egress approval waits for the chat's owner (default 180 s). */

@@ -28,6 +28,8 @@ export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
 export type { FetchFunction } from './fetch-function.ts';
+export type { FoldedAnswer } from './fold-answer.ts';
+export { foldAnswer, nextMessageText } from './fold-answer.ts';
 export type { DroppedHeader, IllegalHeaderReason } from './http-header-field.ts';
 export {
   dropIllegalHeaders,
@@ -47,7 +49,10 @@ export type {
   PacketObject,
   PacketType,
   StopReason,
+  ToolCallStatus,
+  ToolEndPacket,
 } from './packet.ts';
+export { packetJson } from './packet-json.ts';
 export type { Placement, PlacementLevel } from './placement.ts';
 export { isPlacementWithin, nestedPlacement, placementKey } from './placement.ts';
 export type { LimitedBody } from './read-limited-body.ts';

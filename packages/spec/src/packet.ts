@@ -24,6 +24,23 @@ export interface ApprovalSubject {
   readonly name: string;
 }
 
+/**
+ * How one tool call ended: `success`; the model's own mistake (`call-error`: bad arguments, refused input); a
+ * failure the tool reported (`execution-error`) or did not expect (`unexpected-error`); `timeout`; `aborted` with
+ * the turn; not run (`unknown-tool`, `over-cap`); or `merged` into another call of the same tool, which carries its
+ * input and its results.
+ */
+export type ToolCallStatus =
+  | 'success'
+  | 'call-error'
+  | 'execution-error'
+  | 'unexpected-error'
+  | 'timeout'
+  | 'aborted'
+  | 'unknown-tool'
+  | 'over-cap'
+  | 'merged';
+
 /** A file produced by a tool, by reference (the bytes live in the file store). */
 export interface FileReference {
   readonly fileId: string;
@@ -80,6 +97,24 @@ export type PacketObject =
       readonly argumentDeltas: Readonly<Record<string, string>>;
     }
   | { readonly type: 'tool-progress'; readonly toolCallId: string; readonly message: string }
+  /**
+   * How a call ended: exactly one per call id the model produced, at the call's placement (before its
+   * `section-end`), whether it ran or not: a call of an unknown tool, one over the cap and one merged into another
+   * get one too, without a `tool-start` before it. `result` is what the model read after a success (or, for
+   * a merged call, where its results are); `error` is the failure's code and the message the model was given.
+   * `durationMs` is the time from the call's start to its result (0 for a call that never ran).
+   */
+  | {
+      readonly type: 'tool-end';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly status: ToolCallStatus;
+      readonly result?: string;
+      readonly error?: { readonly code: string; readonly message: string };
+      /** The call that carried this one's input, when `status` is `merged`. */
+      readonly mergedInto?: string;
+      readonly durationMs: number;
+    }
   // search, open_url, read_file
   | { readonly type: 'search-queries'; readonly toolCallId: string; readonly queries: readonly string[] }
   | {
@@ -174,6 +209,9 @@ export type PacketObject =
       readonly exitCode?: number | null;
       readonly timedOut?: boolean;
     };
+
+/** The packet that says how one tool call ended. */
+export type ToolEndPacket = Extract<PacketObject, { readonly type: 'tool-end' }>;
 
 /** The discriminator values of {@link PacketObject}. */
 export type PacketType = PacketObject['type'];

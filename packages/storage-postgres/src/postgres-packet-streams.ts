@@ -1,3 +1,4 @@
+import { packetJson } from '@toolbus/spec';
 import type { AppendedPacketBatch, StoredPacket } from '@toolbus/storage';
 import type { PacketStreams } from '@toolbus/storage/backend';
 import { notFound, type StorageDb } from '@toolbus/storage/backend';
@@ -35,7 +36,7 @@ export function createPostgresPacketStreams(db: StorageDb): PacketStreams {
           packets.chats.push(batch.chatId);
           packets.turns.push(batch.turn);
           packets.positions.push(position);
-          packets.texts.push(JSON.stringify(packet) ?? 'null');
+          packets.texts.push(packetJson(packet));
         }
         totals.set(key, position);
         ends.push(position);

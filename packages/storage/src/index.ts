@@ -34,6 +34,7 @@ export { openStorage } from './open-storage.ts';
 export type {
   NewOrganization,
   Organization,
+  OrganizationInvitation,
   OrganizationMember,
   OrganizationRole,
   OrganizationStore,

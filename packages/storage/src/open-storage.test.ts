@@ -59,6 +59,7 @@ describe('migrations', () => {
       'mcp_servers',
       'mcp_tool_approvals',
       'memories',
+      'organization_invitations',
       'organization_members',
       'organizations',
       'persona_tools',

@@ -23,6 +23,8 @@ export interface OpenStorageOptions {
   readonly environment?: Readonly<Record<string, string | undefined>>;
   /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
   readonly migrations?: readonly Migration[];
+  /** A fully checkpointed write-ahead log larger than this is truncated (default 64 MiB; `Infinity`: never). */
+  readonly walTruncateAboveBytes?: number;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   if (!inMemory) {
     try {
       checkpointer = await startWalCheckpointer(options.path, {
+        ...omitUndefined({ truncateAboveBytes: options.walTruncateAboveBytes }),
         onFailure: () => {
           if (database.isOpen) database.exec('PRAGMA wal_autocheckpoint = 1000');
         },

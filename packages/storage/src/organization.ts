@@ -25,6 +25,20 @@ export interface OrganizationMember {
 }
 
 /**
+ * An invitation of an email address to an organisation: the account of that email (existing or created later)
+ * becomes a member only when it accepts. Emails are kept lower-cased.
+ */
+export interface OrganizationInvitation {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly email: string;
+  readonly role: OrganizationRole;
+  /** Who invited (null once that user is deleted). */
+  readonly invitedBy: string | null;
+  readonly createdAt: string;
+}
+
+/**
  * Organisations and their members. A user belongs to at least the organisation they were created in (the default
  * one unless `NewUser.organizationId` names another); deleting a user or an organisation deletes the memberships.
  */
@@ -42,4 +56,10 @@ export interface OrganizationStore {
   /** The user's memberships, oldest first. */
   listMemberships(userId: string): Promise<readonly OrganizationMember[]>;
   removeMember(options: { organizationId: string; userId: string }): Promise<boolean>;
+  /** Invites an email (replacing an earlier invitation of it to this organisation); `not_found` for no organisation. */
+  invite(invitation: Omit<OrganizationInvitation, 'id' | 'createdAt'>): Promise<OrganizationInvitation>;
+  /** The pending invitations of an email (compared lower-cased), oldest first. */
+  listInvitations(email: string): Promise<readonly OrganizationInvitation[]>;
+  /** Deletes an invitation and returns it (accepted or declined), or undefined when there was none. */
+  takeInvitation(id: string): Promise<OrganizationInvitation | undefined>;
 }

@@ -1,5 +1,7 @@
-// The umbrella package: `import { runToolCalls, defineTool } from 'toolbus'`. It re-exports the public surface of
-// the contract (@toolbus/spec) and the tool bus (@toolbus/core); every name here is listed on purpose.
+// The umbrella package: `import { runChatTurn, defineTool } from 'toolbus'`. It re-exports what a library user
+// needs of the contract (@toolbus/spec), the tool bus (@toolbus/core), MCP and OpenAPI; every name here is listed on
+// purpose. The whole MCP and OpenAPI surfaces are at `toolbus/mcp` and `toolbus/openapi`, the scripted model server
+// for tests at `toolbus/testing`.
 
 export type { ConstructToolsOptions, ToolAssembly } from '@toolbus/assembly';
 export { constructTools } from '@toolbus/assembly';
@@ -72,12 +74,17 @@ export {
   streamModelStep,
   ToolCallBatch,
   ToolCallMarkupStreamFilter,
+  textStream,
   XmlToolCallStreamFilter,
 } from '@toolbus/core';
 export type { GuardedFetch, GuardedFetchOptions } from '@toolbus/core/node';
 export { createGuardedFetch } from '@toolbus/core/node';
 export type { EgressContext, EgressDecision, EgressRequest } from '@toolbus/egress';
 export { decideEgress } from '@toolbus/egress';
+export type { McpConnection, McpServerConfig, McpTool, McpTransportConfig } from '@toolbus/mcp';
+export { connectMcpServer, McpAuthorizationRequiredError, McpConnectionError } from '@toolbus/mcp';
+export type { CreateOpenApiToolsOptions } from '@toolbus/openapi';
+export { createOpenApiTools, OpenApiDocumentError, OpenApiHttpError } from '@toolbus/openapi';
 export type {
   DeepResearchErrorCode,
   DeepResearchLimits,
@@ -127,6 +134,7 @@ export type {
   ToolCallHistoryForm,
   ToolDefinition,
   ToolEmitter,
+  ToolEndPacket,
   ToolExecutionErrorOptions,
   ToolFailureKind,
   ToolResponse,

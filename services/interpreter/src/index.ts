@@ -8,3 +8,4 @@ export type { IsolationReport } from './probe-isolation.ts';
 export type { RemoteEgressRelay, RemoteEgressRelayOptions } from './remote-egress-relay.ts';
 export { createRemoteEgressRelay } from './remote-egress-relay.ts';
 export type { SandboxEgressLease, SandboxEgressProvider } from './sandbox-egress.ts';
+export { privateFolderAbove } from './work-root-reach.ts';

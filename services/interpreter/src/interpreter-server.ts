@@ -18,7 +18,10 @@ import type { SandboxEgressProvider } from './sandbox-egress.ts';
 import { SandboxExecutor } from './sandbox-executor.ts';
 import { SessionRegistry } from './session-registry.ts';
 import { SkillsDirectory } from './skills-directory.ts';
+import { removeStaleCgroups } from './stale-cgroups.ts';
 import { UidAllocator } from './uid-allocator.ts';
+import { claimWorkRoot } from './work-root-claim.ts';
+import { privateFolderAbove } from './work-root-reach.ts';
 
 /** Options for {@link startInterpreterServer}. */
 export interface InterpreterServerOptions {
@@ -26,7 +29,11 @@ export interface InterpreterServerOptions {
   readonly port?: number;
   /** Defaults to 127.0.0.1: the API has no authentication, so expose it only to the processes that use it. */
   readonly host?: string;
-  /** Where workspaces and stored files live. Defaults to a fresh temporary directory, removed at close. */
+  /**
+   * Where workspaces and stored files live. Defaults to a fresh temporary directory, removed at close. Give a
+   * stable one in production: at start the service removes what a killed instance of the same work root left
+   * (mounted workspaces, their folders, its cgroups), and it refuses a root whose owner still runs.
+   */
   readonly workRoot?: string;
   readonly limits?: Partial<InterpreterLimits>;
   /** Defaults to Debian's CPython, /usr/bin/python3 (which has numpy, pandas and matplotlib from Debian). */
@@ -95,6 +102,19 @@ export async function startInterpreterServer(
       : await SkillsDirectory.open({ root: options.skillsRoot, sandboxesRunAsOtherUsers: isRoot });
   const ownsWorkRoot = options.workRoot === undefined;
   const workRoot = options.workRoot ?? (await mkdtemp(join(tmpdir(), 'toolbus-interpreter-')));
+  if (isRoot) {
+    const closed = await privateFolderAbove(workRoot);
+    if (closed !== undefined) {
+      throw new Error(
+        `the work root ${workRoot} cannot be reached by the sandbox users: ${closed} is private to its owner; choose a work root whose parent folders others may traverse (o+x), e.g. /var/lib/toolbus/sandbox`,
+      );
+    }
+  }
+  const claim = await claimWorkRoot(workRoot);
+  // Before this instance makes its own: a killed instance's groups (and any run still in them) go first.
+  const staleCgroups = await removeStaleCgroups(claim.staleCgroups);
+  const removed = claim.staleCgroups.length - staleCgroups.length;
+  if (removed > 0) log(`interpreter: removed ${removed} cgroup(s) a stopped instance left behind`);
   const executor = new SandboxExecutor({
     workRoot,
     bubblewrapPath: options.bubblewrapPath ?? (await findExecutable('bwrap')) ?? '/usr/bin/bwrap',
@@ -109,7 +129,9 @@ export async function startInterpreterServer(
       egress: options.egress,
     }),
   });
+  // Sweeps the workspaces (and their tmpfs mounts) a killed instance left in the work root.
   await executor.open();
+  await claim.recordCgroups([...executor.cgroupDirectories, ...staleCgroups]);
   const files = new FileStore({
     directory: join(workRoot, 'files'),
     maxFileBytes: limits.maxFileBytes,
@@ -165,6 +187,7 @@ export async function startInterpreterServer(
       await service.sessions.close();
       await executor.close();
       files.close();
+      await claim.release();
       if (ownsWorkRoot) await rm(workRoot, { recursive: true, force: true });
     },
   };

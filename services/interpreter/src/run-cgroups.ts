@@ -209,6 +209,13 @@ export class RunCgroups {
     return new RunCgroups(undefined, { state: 'off', reason: `${v2}; ${v1}` });
   }
 
+  /** The service's own group in each hierarchy (none when cgroups are off): what a killed service leaves behind. */
+  get serviceDirectories(): readonly string[] {
+    const hierarchies = this.#hierarchies;
+    if (hierarchies === undefined) return [];
+    return [hierarchies.memory, ...(hierarchies.pids === undefined ? [] : [hierarchies.pids])];
+  }
+
   /** Whether the process limit is a cgroup's (v2 always; v1 when the pids hierarchy is mounted). */
   get limitsProcesses(): boolean {
     return (

@@ -149,6 +149,11 @@ export class SandboxExecutor {
     return this.#cgroups?.state ?? { state: 'off', reason: 'not opened yet' };
   }
 
+  /** The service's own cgroup directories (see {@link RunCgroups.serviceDirectories}). */
+  get cgroupDirectories(): readonly string[] {
+    return this.#cgroups?.serviceDirectories ?? [];
+  }
+
   /** Whether a cgroup limits each run's process count. */
   get cgroupsLimitProcesses(): boolean {
     return this.#cgroups?.limitsProcesses ?? false;

@@ -28,10 +28,15 @@ function Members(props: { readonly organization: OrganizationView }) {
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await client.request('POST', base, { body: { email, role } });
+            const answer = await client.request<{ invited?: boolean }>('POST', base, {
+              body: { email, role },
+            });
             setEmail('');
             members.reload();
-            return `Added ${email} to ${props.organization.name}.`;
+            // An organisation admin invites: the person joins when they accept.
+            return answer?.invited === true
+              ? `Invited ${email} to ${props.organization.name}.`
+              : `Added ${email} to ${props.organization.name}.`;
           });
         }}
       >

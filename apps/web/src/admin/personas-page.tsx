@@ -23,17 +23,11 @@ function rowLabel(row: ToolRow): string {
   return row.source.builtInId ?? row.source.name ?? row.source.toolName ?? row.id;
 }
 
-/** The built-in tool ids a persona can switch on (the server skips any the deployment has no factory for). */
-const BUILT_IN_TOOLS = [
-  'SearchTool',
-  'WebSearchTool',
-  'OpenURLTool',
-  'PythonTool',
-  'ImageGenerationTool',
-  'MemoryTool',
-  'FileReaderTool',
-  'CodingAgentTool',
-] as const;
+/** A built-in tool a persona can switch on, as the server's one table lists it. */
+interface BuiltInTool {
+  readonly id: string;
+  readonly name: string;
+}
 
 interface McpServerOption {
   readonly id: string;
@@ -127,6 +121,11 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
       client.request<{ persona: Persona; tools: ToolRow[] }>('GET', `/v1/admin/personas/${props.persona.id}`),
     [props.persona.id],
   );
+  // The ids come from the server (core's table): the page keeps no copy that could drift.
+  const builtInTools = useLoad(
+    () => client.request<{ tools: BuiltInTool[] }>('GET', '/v1/admin/built-in-tools'),
+    [],
+  );
   const action = useAction();
   const [produced, setProduced] = useState<string[]>([]);
   const rows = detail.value?.tools ?? [];
@@ -173,7 +172,7 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
       <PersonaDetails persona={props.persona} onSaved={props.onChanged} />
       <fieldset>
         <legend>Built-in tools</legend>
-        {BUILT_IN_TOOLS.map((id) => (
+        {(builtInTools.value?.tools ?? []).map(({ id }) => (
           <label key={id} className="switch">
             <input
               type="checkbox"

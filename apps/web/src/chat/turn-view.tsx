@@ -64,6 +64,9 @@ export const NodeView = memo(function NodeView(props: {
         </section>
       ) : null}
       {node.tool ? <ToolBody tool={node.tool} /> : null}
+      {node.tool?.end?.mergedInto ? (
+        <p className="merged-note">Merged into another call of this tool; its results are shown there.</p>
+      ) : null}
       {node.bash.length > 0 ? (
         <ol className="bash-timeline" aria-label="Commands">
           {node.bash.map((step, index) => (

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Placement } from '@toolbus/spec';
+import type { PacketObject, Placement } from '@toolbus/spec';
 import { applyPacket, createTurnTree, isWorkNode, type TreeNode, type UiPacket } from './turn-tree.ts';
-import type { UiPacketObject } from './ui-packet.ts';
 
-function feed(objects: [Placement, UiPacketObject][]) {
+function feed(objects: [Placement, PacketObject][]) {
   const tree = createTurnTree();
   for (const [index, [placement, obj]] of objects.entries()) {
     applyPacket(tree, { sequence: index + 1, placement, obj } as UiPacket);
@@ -146,4 +145,75 @@ test('a coding agent: each bash command with its output, in order', () => {
       ['false', 1],
     ],
   );
+});
+
+test("a call's tool-end says how it ended: done with what the model read, failed once, or never started", () => {
+  const at = (tab: number): Placement => ({ turn: 0, tab });
+  const tree = feed([
+    [at(0), { type: 'tool-start', toolCallId: 'ok', toolName: 'lookup', displayName: 'Lookup' }],
+    [at(1), { type: 'tool-start', toolCallId: 'refused', toolName: 'lookup', displayName: 'Lookup' }],
+    [at(2), { type: 'tool-start', toolCallId: 'guarded', toolName: 'fetch', displayName: 'Fetch' }],
+    [
+      at(0),
+      {
+        type: 'tool-end',
+        toolCallId: 'ok',
+        toolName: 'lookup',
+        status: 'success',
+        result: 'Fact.',
+        durationMs: 4,
+      },
+    ],
+    // The model's own mistake streams no error packet: the tool-end alone makes the call failed.
+    [
+      at(1),
+      {
+        type: 'tool-end',
+        toolCallId: 'refused',
+        toolName: 'lookup',
+        status: 'call-error',
+        error: { code: 'not_found', message: 'No such fact.' },
+        durationMs: 1,
+      },
+    ],
+    // A failure that streamed its error packet too is shown once.
+    [at(2), { type: 'error', code: 'ssrf_blocked', message: 'Refused: a private address.' }],
+    [
+      at(2),
+      {
+        type: 'tool-end',
+        toolCallId: 'guarded',
+        toolName: 'fetch',
+        status: 'execution-error',
+        error: { code: 'ssrf_blocked', message: 'Refused: a private address.' },
+        durationMs: 2,
+      },
+    ],
+    [
+      at(3),
+      {
+        type: 'tool-end',
+        toolCallId: 'ghost',
+        toolName: 'no_such_tool',
+        status: 'unknown-tool',
+        error: { code: 'unknown_tool', message: 'There is no tool named "no_such_tool".' },
+        durationMs: 0,
+      },
+    ],
+  ]);
+  const tabs = tree.root.cycles[0]?.tabs ?? [];
+  assert.deepEqual(
+    tabs.map((node) => [node.tool?.toolCallId, node.tool?.end?.status, node.ended, node.errors.length]),
+    [
+      ['ok', 'success', true, 0],
+      ['refused', 'call-error', true, 1],
+      ['guarded', 'execution-error', true, 1],
+      ['ghost', 'unknown-tool', true, 1],
+    ],
+  );
+  assert.equal(tabs[0]?.tool?.end?.result, 'Fact.');
+  assert.equal(tabs[0]?.tool?.end?.durationMs, 4);
+  assert.deepEqual(tabs[1]?.errors, [{ code: 'not_found', message: 'No such fact.' }]);
+  assert.equal(tabs[3]?.tool?.toolName, 'no_such_tool');
+  assert.ok(isWorkNode(tabs[3] as TreeNode));
 });

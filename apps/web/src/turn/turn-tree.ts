@@ -1,11 +1,20 @@
-import type { ApprovalResolution, CitedDocument, FileReference, Placement } from '@toolbus/spec';
-import type { ApprovalRequestPacket, CitationCheck, UiPacketObject } from './ui-packet.ts';
+import type {
+  ApprovalResolution,
+  CitationCheck,
+  CitedDocument,
+  FileReference,
+  PacketObject,
+  Placement,
+  ToolEndPacket,
+} from '@toolbus/spec';
+import { nextMessageText } from '@toolbus/spec';
+import type { ApprovalRequestPacket } from './ui-packet.ts';
 
 /** A packet as the UI folds it: where it belongs, what it says, its sequence in the turn. */
 export interface UiPacket {
   readonly sequence: number;
   readonly placement: Placement;
-  readonly obj: UiPacketObject;
+  readonly obj: PacketObject;
 }
 
 /** One command of a coding agent's timeline. */
@@ -37,6 +46,8 @@ export interface ToolState {
   files: FileReference[];
   results: { responseType: string; data: unknown; files: readonly FileReference[] }[];
   memories: { operation: string; text: string }[];
+  /** How the call ended (its `tool-end` packet): status, what the model read or the failure, duration. */
+  end: Omit<ToolEndPacket, 'type' | 'toolCallId' | 'toolName'> | undefined;
 }
 
 /**
@@ -204,6 +215,7 @@ function toolOf(node: TreeNode, toolCallId: string, toolName: string): ToolState
     files: [],
     results: [],
     memories: [],
+    end: undefined,
   };
   return node.tool;
 }
@@ -270,12 +282,9 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
       remember(tree, obj.finalDocuments);
       break;
     case 'message-delta':
-      node.messageStarted = true;
-      node.message += obj.content;
-      break;
     case 'message-replace':
       node.messageStarted = true;
-      node.message = obj.content;
+      node.message = nextMessageText(node.message, obj) ?? node.message;
       break;
     case 'tool-start': {
       const tool = toolOf(node, obj.toolCallId, obj.toolName);
@@ -293,6 +302,16 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
     case 'tool-progress':
       toolOf(node, obj.toolCallId, '').progress.push(obj.message);
       break;
+    case 'tool-end': {
+      // The runner's word on how the call ended, also for a call that never started (an unknown tool, one over
+      // the cap, one merged into another): it ends the node, and a failure shows where the call is, once.
+      const { type: _type, toolCallId: _id, toolName: _name, ...end } = obj;
+      toolOf(node, obj.toolCallId, obj.toolName).end = end;
+      node.ended = true;
+      if (obj.error && !node.errors.some((error) => error.message === obj.error?.message))
+        node.errors.push({ code: obj.error.code, message: obj.error.message });
+      break;
+    }
     case 'search-queries':
       toolOf(node, obj.toolCallId, '').queries.push(...obj.queries);
       break;

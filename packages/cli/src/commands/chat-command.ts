@@ -1,26 +1,25 @@
 import { readFile } from 'node:fs/promises';
-import { basename, extname, resolve } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
 import { constructTools } from '@toolbus/assembly';
 import {
   BUILT_IN_TOOLS,
   BUILT_IN_TOOLS_BY_NAME,
   probeModelEndpoint,
   resolveLanguageModel,
-  resolveModelEndpoint,
-  type ToolSearchLimits,
 } from '@toolbus/core';
 import { createNodeHttpFetch } from '@toolbus/core/node';
+import { builtInToolFactories, toolLimitsForModel } from '@toolbus/server';
 import type { ChatFile, ChatMessage } from '@toolbus/spec';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { SUPPORTED_DOCUMENT_TYPES, withSavedMemories } from '@toolbus/tools';
-import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { openKeptChat } from '../chat-history.ts';
-import { type CliConfig, loadCliConfig } from '../cli-config.ts';
+import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { closestName } from '../closest-name.ts';
 import { createCliFetch } from '../create-cli-fetch.ts';
 import { describeSkippedTools } from '../describe-skipped-tools.ts';
+import { egressSecretKey } from '../egress-secret-key.ts';
 import { runInteractiveChat } from '../interactive-chat.ts';
 import { loadChatSkills } from '../load-skills.ts';
 import { observeModelFetch } from '../observed-model-fetch.ts';
@@ -157,7 +156,9 @@ export async function runChatCommand(
       user,
       storage,
       builtInFactories: builtInToolFactories({
-        config,
+        settings: config.file,
+        egressCaDirectory: join(config.home, 'egress-ca'),
+        egressSecretKey: () => egressSecretKey(config, io.env),
         index: workspace.index,
         storage,
         fetch: guardedFetch,
@@ -200,7 +201,7 @@ export async function runChatCommand(
       { role: 'system', content: `${promptWithMemories}${skillText}` },
       ...kept.messages,
     ];
-    const toolLimits = toolLimitsFor(config, io.env);
+    const toolLimits = toolLimitsForModel(config.file.toolLimits, config.model.value, io.env);
     const researchSession: ResearchSession = { clarified: false };
     const researchOptions = research ?? (values.research ? {} : undefined);
     const ask = async (question: string, signal: AbortSignal): Promise<number> => {
@@ -281,23 +282,6 @@ async function askInterruptibly(
     process.off('SIGINT', onSignal);
     outputClosed?.removeEventListener('abort', onOutputClosed);
   }
-}
-
-/** The tool limits for the model in force: `toolLimits["*"]`, then the model string's own entry. */
-function toolLimitsFor(config: CliConfig, env: CliIo['env']): ToolSearchLimits {
-  const limits = config.file.toolLimits ?? {};
-  let resolved: string | undefined;
-  try {
-    const endpoint = resolveModelEndpoint(config.model.value, env);
-    resolved = `${endpoint.provider}:${endpoint.model}`;
-  } catch {
-    resolved = undefined;
-  }
-  return {
-    ...limits['*'],
-    ...(resolved === undefined ? {} : limits[resolved]),
-    ...(config.model.value === undefined ? {} : limits[config.model.value]),
-  };
 }
 
 /** Stores the files named by `--file` as the local user's uploads and returns them as the chat's files. */

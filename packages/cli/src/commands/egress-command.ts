@@ -3,14 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatEgressLogLine } from '@toolbus/egress';
-import {
-  createDockerEventsIdentitySource,
-  createKubernetesPodIdentitySource,
-  deriveEgressTokenKey,
-  drainOnSignals,
-  type IdentitySource,
-  startEgressService,
-} from '@toolbus/egress/node';
+import type { IdentitySource } from '@toolbus/egress/node';
 import { storageEgressCatalogue } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
@@ -95,6 +88,14 @@ export const egressCommand: CliCommand = {
 };
 
 export async function runEgressCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  // Loaded by this command only: every other command (`toolbus serve` among them) starts without the proxy's code.
+  const {
+    createDockerEventsIdentitySource,
+    createKubernetesPodIdentitySource,
+    deriveEgressTokenKey,
+    drainOnSignals,
+    startEgressService,
+  } = await import('@toolbus/egress/node');
   const [action, ...rest] = argv;
   if (action !== 'serve') {
     io.stderr.write(egressUsage);

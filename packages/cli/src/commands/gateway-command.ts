@@ -1,6 +1,7 @@
+import { createNodeHttpFetch } from '@toolbus/core/node';
 import { type GatewayUpstream, startGateway } from '@toolbus/gateway';
 import { createJsonLogger } from '@toolbus/server';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
@@ -103,9 +104,9 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
         env: io.env,
         host,
         port,
-        ...(authenticate ? { authenticate } : {}),
-        ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}),
-        ...(fileConfig?.maxRequestBytes !== undefined ? { maxRequestBytes: fileConfig.maxRequestBytes } : {}),
+        ...omitUndefined({ authenticate, requestsPerMinute, maxRequestBytes: fileConfig?.maxRequestBytes }),
+        // Reads each model's chat template from its server (Ollama, llama.cpp) to learn its call dialect.
+        fetch: createNodeHttpFetch() as typeof fetch,
         log: ({ event, ...fields }) => logger.info(event, fields),
       });
     } catch (error) {

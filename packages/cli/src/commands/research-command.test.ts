@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
-import { spawnCli } from '../__fixtures__/spawn-cli.ts';
+import { spawnCli, startCli } from '../__fixtures__/spawn-cli.ts';
 
 describe('toolbus research', () => {
   let home: string;
@@ -48,6 +48,32 @@ describe('toolbus research', () => {
       /Unsupported citations \(the cited source does not say this\):\n {2}\[1\] "The moon is made of green cheese\."/,
     );
     assert.match(stdout, /Citation check: \d+ supported, 1 unsupported, 0 unverifiable\./);
+  });
+
+  test('an agent whose every search failed is shown failed, and the report says what went unresearched', async () => {
+    world.script = { tasks: ['Research solar panels', 'Research offline archives'] };
+    const { code, stdout, stderr } = await spawnCli(
+      ['research', 'Solar and archives?', '--context-window', '128000', '--skip-clarification'],
+      env,
+    );
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /✓ Agent 1: Research solar panels — report written, 3 sources/);
+    assert.match(stdout, /✗ Agent 2: Research offline archives — .*Every search it made failed/);
+    assert.doesNotMatch(stdout, /✓ Agent 2/);
+    assert.match(stdout, /Not researched, because its research agent failed: Research offline archives\./);
+  });
+
+  test('Ctrl-C during a research run stops it: exit 130, "[stopped by the user]", no error', async () => {
+    world.script = { tasks: ['Research what hangs'] };
+    const cli = startCli(
+      ['research', 'What hangs?', '--context-window', '128000', '--skip-clarification'],
+      env,
+    );
+    await cli.waitForOutput('… Agent 1: Research what hangs');
+    cli.child.kill('SIGINT');
+    assert.equal(await cli.exited, 130, cli.output().stderr);
+    assert.match(cli.output().stdout, /\[stopped by the user\]\n$/);
+    assert.doesNotMatch(cli.output().stderr, /aborted by the caller|toolbus:/);
   });
 
   test('chat --research asks clarifying questions first; without a context window it refuses with a hint', async () => {

@@ -4,7 +4,9 @@ import type { ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { CliIo } from '../cli-io.ts';
 import { closestName } from '../closest-name.ts';
+import { EXIT_CODES } from '../exit-codes.ts';
 import { ResearchRenderer } from '../research-renderer.ts';
+import { STOPPED_MARK } from '../run-cli-turn.ts';
 import { UsageError } from '../usage-error.ts';
 import { chatOptions, runChatCommand } from './chat-command.ts';
 import type { CliCommand } from './cli-command.ts';
@@ -130,6 +132,11 @@ export async function askResearch(input: {
   const result = await turn.result;
   input.conversation.push(...result.messages);
   input.session.clarified = result.clarification;
+  // Ctrl-C: the run was stopped, not broken ("the model step was aborted by the caller"), and says so as chat does.
+  if (input.signal?.aborted) {
+    if (!input.packets) io.stdout.write(`\n${STOPPED_MARK}\n`);
+    return EXIT_CODES.interrupted;
+  }
   if (result.error) {
     const hint =
       result.error.code === 'context_unknown'

@@ -1,4 +1,6 @@
-import { startInterpreterServer } from '@toolbus/interpreter';
+import { join, resolve } from 'node:path';
+import { privateFolderAbove, startInterpreterServer } from '@toolbus/interpreter';
+import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
@@ -6,7 +8,10 @@ import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 import type { CliSubcommand } from './cli-subcommand.ts';
 
-const usage = `Usage: toolbus sandbox serve [--port N] [--host 127.0.0.1]
+/** Where a root service works when the toolbus home is private (a root's home usually is). */
+const systemWorkRoot = '/var/lib/toolbus/sandbox';
+
+const usage = `Usage: toolbus sandbox serve [--port N] [--host 127.0.0.1] [--work-root DIR]
 
 Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats at it with
 \`toolbus config set sandboxUrl <url>\`; without it, chat starts one inside its own process.
@@ -14,18 +19,39 @@ Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats a
 Options:
   --port <n>     port to listen on (default 8000; 0 picks a free one)
   --host <addr>  address to listen on (default 127.0.0.1)
+  --work-root <dir>  where workspaces and stored files live (default: sandbox/ in the toolbus home, or
+                 ${systemWorkRoot} for a root service whose home others may not traverse). It is
+                 kept across restarts: a service started after a crash removes the workspace mounts,
+                 folders and cgroups the crashed one left there. One service per work root.
 `;
+
+/**
+ * The work root without --work-root: stable, so a restart finds what a killed service left. Under the toolbus home,
+ * unless the service runs as root (each sandbox then runs as a uid of its own, which must reach the workspaces) and
+ * a folder above is private: then a system folder only root can write.
+ */
+async function defaultWorkRoot(home: string): Promise<string> {
+  const underHome = join(home, 'sandbox');
+  if (process.getuid?.() !== 0 || (await privateFolderAbove(underHome)) === undefined) return underHome;
+  return systemWorkRoot;
+}
 
 /** The one subcommand of `toolbus sandbox`. */
 const sandboxSubcommands: readonly CliSubcommand[] = [
   {
     name: 'serve',
-    forms: ['[--port N] [--host 127.0.0.1]'],
+    forms: ['[--port N] [--host 127.0.0.1] [--work-root DIR]'],
     summary:
       'Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats at it with `toolbus config set sandboxUrl <url>`.',
     flags: [
       { name: 'port', value: '<n>', description: 'port to listen on (default 8000; 0 picks a free one)' },
       { name: 'host', value: '<addr>', description: 'address to listen on (default 127.0.0.1)' },
+      {
+        name: 'work-root',
+        value: '<dir>',
+        description:
+          'where workspaces and stored files live (default: sandbox/ in the toolbus home); a restart removes what a crashed service left there',
+      },
     ],
     examples: ['toolbus sandbox serve', 'toolbus sandbox serve --port 0'],
   },
@@ -41,7 +67,11 @@ export const sandboxCommand: CliCommand = {
     const { values, positionals } = parseCommandArgs({
       argv,
       usage,
-      options: { port: { type: 'string', default: '8000' }, host: { type: 'string', default: '127.0.0.1' } },
+      options: {
+        port: { type: 'string', default: '8000' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'work-root': { type: 'string' },
+      },
     });
     if (positionals[0] !== 'serve' || positionals.length > 1) {
       throw new UsageError({ message: 'toolbus sandbox: the only action is "serve".', usage });
@@ -50,12 +80,18 @@ export const sandboxCommand: CliCommand = {
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new UsageError({ message: '--port takes a number from 0 to 65535.', usage });
     }
+    const workRoot =
+      values['work-root'] === undefined
+        ? await defaultWorkRoot(loadCliConfig({ env: io.env, tolerant: true }).home)
+        : resolve(values['work-root']);
     const server = await startInterpreterServer({
       port,
       host: values.host,
+      workRoot,
       onLog: (line) => io.stderr.write(`${line}\n`),
     });
     io.stdout.write(`sandbox listening on ${server.url} (isolation: ${server.isolation.status})\n`);
+    io.stdout.write(`  work root: ${workRoot}\n`);
     if (server.isolation.reason) io.stdout.write(`  ${server.isolation.reason}\n`);
     io.stdout.write(`Use it: toolbus config set sandboxUrl ${server.url}\n`);
     await new Promise<void>((resolve) => {

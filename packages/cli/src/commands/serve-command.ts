@@ -1,19 +1,23 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createToolAssemblyCache } from '@toolbus/assembly';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
-import { createGuardedFetch } from '@toolbus/core/node';
+import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
 import {
   createGatewayHandler,
   GATEWAY_PATHS,
   type GatewayConfig,
   type GatewayHandler,
 } from '@toolbus/gateway';
-import { createRedisScaleOut } from '@toolbus/redis';
 import {
+  builtInToolFactories,
+  configuredInterpreter,
+  createInProcessSandbox,
   createJsonLogger,
   createServer,
   healthOnlyServer,
   listen,
+  parsePublicOrigin,
   type ServerAuthMode,
   ServerError,
 } from '@toolbus/server';
@@ -21,23 +25,25 @@ import { openSkillStores } from '@toolbus/skills';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
-import { builtInToolFactories } from '../built-in-tool-factories.ts';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
-import { configuredInterpreter } from '../configured-interpreter.ts';
+import { egressSecretKey } from '../egress-secret-key.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { storedKeyAuthenticator } from '../gateway-key-check.ts';
 import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
 import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
+import { watchSandboxHealth } from '../sandbox-health.ts';
+import { resolveScaleOutTiming } from '../scale-out-timing.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
-                     [--turns-per-user N] [--requests-per-minute N]
+                     [--public-origin https://host] [--turns-per-user N] [--requests-per-minute N]
+                     [--turn-lock-ms N] [--stalled-check-ms N] [--slot-ttl-ms N]
 
 Serves chats (streamed packets that survive disconnects), the admin API and /openapi.json over HTTP.
 Loopback by default, where --auth local (the default there) acts as the CLI's own user; any other host needs
@@ -48,8 +54,21 @@ TOOLBUS_REDIS_URL), turns are queued in Redis and run by any worker replica, and
 and stops any turn. --role api serves the API without running turns; --role worker runs turns and serves only
 GET /health; both (the default) does both. Without redis.url every turn runs in this process.
 
+--public-origin URL: the origin browsers reach this server at (behind a TLS proxy: https://toolbus.example.com).
+MCP OAuth redirect URIs are built on it alone, and when it is https the session cookie is Secure. Without it,
+OAuth flows are refused for requests by any non-loopback name (the Host header is the client's to set).
 --turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
---requests-per-minute N: requests per user per minute, counted by each replica (default 600).
+--requests-per-minute N: requests per user per minute (default 600; with redis.url one allowance per user for
+  the whole deployment, counted in Redis, not one per replica).
+
+Takeover of a dead replica's turns (with redis.url; also TOOLBUS_TURN_LOCK_MS, TOOLBUS_STALLED_CHECK_MS,
+TOOLBUS_SLOT_TTL_MS, or the config keys redis.turnLockMs, redis.stalledCheckMs, redis.slotTtlMs):
+--turn-lock-ms N: a worker's hold on a turn, renewed while it runs (default 30000). A dead worker's turns are
+  closed by another between N and N + --stalled-check-ms after its death (30-45 s with the defaults).
+--stalled-check-ms N: how often workers look for turns whose worker died (default 15000).
+--slot-ttl-ms N: how long a dead replica's per-user turn slots still count (default 30000).
+Shorter is faster takeover but more Redis traffic, and a worker whose event loop stalls longer than
+--turn-lock-ms loses its turns (docs/scale-out.md).
 
 Ctrl-C (SIGINT) or SIGTERM stops it: running turns end with {"type":"stop","reason":"interrupted"} (what was
 answered so far is kept), open streams get that end and close, and it exits 0. A second signal exits at once, 130
@@ -77,8 +96,12 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       auth: { type: 'string' },
       model: { type: 'string' },
       role: { type: 'string' },
+      'public-origin': { type: 'string' },
       'turns-per-user': { type: 'string' },
       'requests-per-minute': { type: 'string' },
+      'turn-lock-ms': { type: 'string' },
+      'stalled-check-ms': { type: 'string' },
+      'slot-ttl-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -89,6 +112,17 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError({ message: '--port takes a number from 0 to 65535.', usage: serveUsage });
+  }
+  let publicOrigin: string | undefined;
+  try {
+    publicOrigin =
+      values['public-origin'] === undefined ? undefined : parsePublicOrigin(values['public-origin']);
+  } catch {
+    throw new UsageError({
+      message:
+        '--public-origin takes an origin such as https://toolbus.example.com (http or https, no path).',
+      usage: serveUsage,
+    });
   }
   const auth = (values.auth ?? 'local') as ServerAuthMode;
   if (auth !== 'local' && auth !== 'api-keys') {
@@ -129,15 +163,16 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     });
   }
   const logger = createJsonLogger((line) => io.stderr.write(line));
+  // Loaded only when configured: the Redis client and queue libraries would add about 25 MB to every server.
   const scaleOut =
     redisUrl === undefined
       ? undefined
-      : await createRedisScaleOut({
+      : await (await import('@toolbus/redis')).createRedisScaleOut({
           url: redisUrl,
           worker: role !== 'api',
           onError: (event, error) =>
             logger.warn(`scale_out.${event}`, { error: error instanceof Error ? error.name : 'unknown' }),
-          ...scaleOutTimingFromEnv(io.env),
+          ...resolveScaleOutTiming({ flags: values, env: io.env, file: config.file.redis }),
         });
   const workspace = await openWorkspace(config);
   const fetch = createGuardedFetch({
@@ -150,6 +185,16 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
   // One interpreter (or pool) for every chat of this process: a pool's health state is shared, not per chat.
   const sandbox = configuredInterpreter(config.file);
+  // Its state on /health, and a log line when every service stops answering (and when one is back).
+  const sandboxHealth =
+    sandbox &&
+    watchSandboxHealth({ interpreter: sandbox.interpreter, serviceCount: sandbox.serviceCount, logger });
+  // Without a configured one, one sandbox service of this process, started now (its isolation probe spawns several
+  // processes) rather than by a turn; a probe that failed is remembered, and run_python is then not offered.
+  const inProcessSandbox = sandbox === undefined ? createInProcessSandbox({ skills }) : undefined;
+  inProcessSandbox?.warm();
+  // Parsed OpenAPI documents and open MCP connections kept between turns (per server, user and configuration).
+  const assemblyCache = createToolAssemblyCache();
   // Deep Research needs the models' input window, as `toolbus research` reads it.
   const contextWindow = Number(io.env.TOOLBUS_CONTEXT_WINDOW);
   const server = await createServer({
@@ -165,6 +210,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     fetch: fetch as typeof globalThis.fetch,
     logger,
     limits,
+    ...omitUndefined({ publicOrigin }),
+    ...(sandboxHealth ? { healthComponents: [sandboxHealth] } : {}),
     ...omitUndefined({ scaleOut }),
     skills: {
       ...(await openSkillStores(skillsDataDirectory(config, io.env))),
@@ -174,9 +221,18 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     documentIndex: workspace.index,
     // The admin settings are the config file, written by the same function as `toolbus config set`.
     settings: createConfigSettingsBackend(io.env),
+    turnSettings: {
+      ...omitUndefined({
+        toolLimits: config.file.toolLimits,
+        toolCallDialects: config.file.toolCallDialects,
+      }),
+    },
+    assemblyCache,
     builtInToolFactories: (context) =>
       builtInToolFactories({
-        config,
+        settings: config.file,
+        egressCaDirectory: join(config.home, 'egress-ca'),
+        egressSecretKey: () => egressSecretKey(config, io.env),
         // The turn's organisation's documents only.
         index:
           context.documentIndex ??
@@ -189,7 +245,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         model: context.model,
         onClose: context.onClose,
         skills,
-        ...omitUndefined({ interpreter: sandbox?.interpreter }),
+        ...omitUndefined({ interpreter: sandbox?.interpreter, inProcessSandbox }),
         // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
         // become approval cards in the chat.
         ...omitUndefined({
@@ -235,8 +291,11 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await http.close();
     return EXIT_CODES.ok;
   } finally {
+    sandboxHealth?.close();
     sandbox?.close();
     await server.close();
+    await assemblyCache.close();
+    await inProcessSandbox?.close();
     await scaleOut?.close();
     await skills.close();
     await workspace.close();
@@ -260,6 +319,7 @@ function servedGateway(
       requestsPerMinute: config.requestsPerMinute,
       maxRequestBytes: config.maxRequestBytes,
     }),
+    fetch: createNodeHttpFetch() as typeof fetch,
     log: ({ event, ...fields }) => logger.info(`gateway.${event}`, fields),
   });
   return { paths: GATEWAY_PATHS, handler };
@@ -299,26 +359,3 @@ function listenError(error: unknown, at: { port: number; host: string }): unknow
  * Queue timing from the environment, for tests that kill a replica and cannot wait the production 30 s before its
  * turns are taken over (`TOOLBUS_TURN_LOCK_MS`, `TOOLBUS_STALLED_CHECK_MS`, `TOOLBUS_SLOT_TTL_MS`).
  */
-function scaleOutTimingFromEnv(env: Readonly<Record<string, string | undefined>>): {
-  queue?: { lockDurationMs?: number; stalledIntervalMs?: number };
-  slotTtlMs?: number;
-} {
-  const read = (name: string): number | undefined => {
-    const value = Number(env[name]);
-    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
-  };
-  const lockDurationMs = read('TOOLBUS_TURN_LOCK_MS');
-  const stalledIntervalMs = read('TOOLBUS_STALLED_CHECK_MS');
-  const slotTtlMs = read('TOOLBUS_SLOT_TTL_MS');
-  return {
-    ...(lockDurationMs === undefined && stalledIntervalMs === undefined
-      ? {}
-      : {
-          queue: {
-            ...omitUndefined({ lockDurationMs }),
-            ...omitUndefined({ stalledIntervalMs }),
-          },
-        }),
-    ...omitUndefined({ slotTtlMs }),
-  };
-}

@@ -143,6 +143,42 @@ describe('checkHostName', () => {
     );
   });
 
+  test("every major cloud's metadata names are refused by name, in any case, with a trailing dot or in Unicode", () => {
+    const names = [
+      'metadata.google.internal', // Google Cloud
+      'metadata.goog',
+      'metadata', // Google Cloud's resolvers, OpenStack
+      'instance-data', // AWS
+      'instance-data.ec2.internal',
+      'api.metadata.cloud.ibm.com', // IBM Cloud
+      'metadata.tencentyun.com', // Tencent Cloud
+      'metadata.platformequinix.com', // Equinix Metal
+      'metadata.packet.net',
+      'rancher-metadata', // Rancher
+    ];
+    for (const name of names) {
+      for (const form of [name, `${name.toUpperCase()}.`, `${name}..`]) {
+        assert.equal(checkHostName(form, permissive), 'cloud metadata host name', form);
+      }
+    }
+    // Full-width letters and dots map to the same name under IDNA, as the URL parser and resolvers map them.
+    assert.equal(
+      checkHostName('ｍｅｔａｄａｔａ．ｇｏｏｇｌｅ．ｉｎｔｅｒｎａｌ', strict),
+      'cloud metadata host name',
+    );
+    assert.equal(checkHostName('LOCALHOST\u3002', strict), 'localhost host name');
+    // The providers that serve metadata at an address only (Azure, Alibaba, Oracle, DigitalOcean, Hetzner, …).
+    for (const address of [
+      '169.254.169.254',
+      '100.100.100.200',
+      '168.63.129.16',
+      '192.0.0.192',
+      'fd00:ec2::254',
+    ]) {
+      assert.equal(checkAddress(address, permissive).category, 'cloud-metadata', address);
+    }
+  });
+
   test('localhost and its subdomains, and Kubernetes names, are refused at every level; look-alikes are not', () => {
     for (const policy of [strict, permissive]) {
       assert.equal(checkHostName('localhost', policy), 'localhost host name');

@@ -1,6 +1,6 @@
 import { type Cidr, cidrContains, parseCidr } from './cidr.ts';
 import { type AddressCategory, type AddressClassification, classifyIpLiteral } from './classify-address.ts';
-import { parseHostLiteral } from './parse-host-literal.ts';
+import { canonicalHostName, parseHostLiteral } from './parse-host-literal.ts';
 
 /**
  * How much of the network the guard lets through. `strict`: public addresses only. `permissive`: also private,
@@ -26,11 +26,21 @@ export type AddressCheck =
   | (AddressClassification & { readonly allowed: false; readonly reason: string });
 
 /**
- * Host names of cloud metadata services, refused at every level unless allowed by name: Google Cloud
- * (`metadata.google.internal`, `metadata.goog`, and the bare `metadata` its resolvers also answer), AWS
- * (`instance-data`, `instance-data.ec2.internal`), IBM Cloud (`api.metadata.cloud.ibm.com`), Tencent Cloud
- * (`metadata.tencentyun.com`) and OpenStack (`metadata`). Azure, Oracle, Alibaba Cloud, DigitalOcean and Hetzner
- * serve metadata at link-local or shared addresses only, which the address check refuses.
+ * Host names of cloud metadata services, refused at every level (whatever DNS answers for them) unless the allow
+ * list names them exactly. The one list of them; the addresses are `cloudMetadataAddresses` in
+ * `classify-address.ts`. Sources, by provider:
+ * - Google Cloud: `metadata.google.internal`, `metadata.goog`, and the bare `metadata` its resolvers also answer
+ *   (cloud.google.com/compute/docs/metadata/querying-metadata). OpenStack documents the bare `metadata` too.
+ * - AWS EC2: `instance-data` and `instance-data.ec2.internal` (docs.aws.amazon.com, "Instance metadata service").
+ * - Azure: IMDS has no name of its own, only 169.254.169.254 and the WireServer 168.63.129.16 (both addresses).
+ * - Alibaba Cloud: 100.100.100.200 only (an address).
+ * - Oracle Cloud: 169.254.169.254, and 192.0.0.192 on older images (addresses).
+ * - DigitalOcean, Hetzner Cloud, Vultr, Linode (Akamai), Huawei Cloud: 169.254.169.254 (an address).
+ * - IBM Cloud: `api.metadata.cloud.ibm.com` (cloud.ibm.com/docs/vpc, "metadata service").
+ * - Tencent Cloud: `metadata.tencentyun.com`.
+ * - Equinix Metal (formerly Packet): `metadata.platformequinix.com` and the older `metadata.packet.net`, public
+ *   names that answer a machine with its own metadata by its source address, so only the name can refuse them.
+ * - Rancher: `rancher-metadata`, the metadata service of Rancher's container networks.
  */
 export const cloudMetadataHostNames: readonly string[] = [
   'metadata.google.internal',
@@ -40,6 +50,9 @@ export const cloudMetadataHostNames: readonly string[] = [
   'instance-data.ec2.internal',
   'api.metadata.cloud.ibm.com',
   'metadata.tencentyun.com',
+  'metadata.platformequinix.com',
+  'metadata.packet.net',
+  'rancher-metadata',
 ];
 
 /**
@@ -194,5 +207,5 @@ export function checkHostNameDetailed(
 }
 
 function normalizeHostName(hostName: string): string {
-  return hostName.trim().toLowerCase().replace(/\.+$/, '');
+  return canonicalHostName(hostName);
 }

@@ -50,8 +50,9 @@ function table(entries: ReadonlyArray<readonly [string, AddressCategory]>): Rang
 
 /**
  * Cloud instance-metadata endpoints: AWS/Azure/GCP/OCI/DigitalOcean (169.254.169.254), AWS ECS and EKS pod
- * identity, Tencent, Alibaba (100.100.100.200), Azure's WireServer (168.63.129.16, a public address that only
- * answers from inside Azure), and the IPv6 endpoints of AWS and GCP. Never reachable through the guard at any level.
+ * identity, Tencent, Alibaba (100.100.100.200), Oracle's older images (192.0.0.192), Azure's WireServer
+ * (168.63.129.16, a public address that only answers from inside Azure), and the IPv6 endpoints of AWS and GCP.
+ * Never reachable through the guard at any level. The names of these services are `cloudMetadataHostNames`.
  */
 export const cloudMetadataAddresses: readonly string[] = [
   '169.254.169.254',
@@ -60,6 +61,7 @@ export const cloudMetadataAddresses: readonly string[] = [
   '169.254.0.23',
   '100.100.100.200',
   '168.63.129.16',
+  '192.0.0.192',
   'fd00:ec2::254',
   'fd00:ec2::23',
   'fd20:ce::254',

@@ -13,7 +13,7 @@ export interface IpHostLiteralFields {
 /** What a host string denotes once parsed the way the WHATWG URL parser and the OS resolver would. */
 export type ParsedHost =
   | IpHostLiteral
-  | { readonly type: 'name' /** Lowercased, without trailing dots. */; readonly name: string }
+  | { readonly type: 'name' /** Lowercased, IDNA ASCII, without trailing dots. */; readonly name: string }
   | { readonly type: 'invalid'; readonly reason: string };
 
 const decimalDigits = /^[0-9]+$/;
@@ -35,13 +35,35 @@ export function parseHostLiteral(host: string): ParsedHost {
     return parseIpv6(text.slice(1, -1));
   }
   if (text.includes(':')) return parseIpv6(text);
-  text = text.toLowerCase();
+  text = toAsciiHost(text.toLowerCase());
   if (text.length === 0) return { type: 'invalid', reason: 'empty host' };
   const ipv4 = parseIpv4(text);
   if (ipv4 !== undefined) return ipv4;
   const name = text.replace(/\.+$/, '');
   if (name.length === 0) return { type: 'invalid', reason: 'empty host' };
   return { type: 'name', name };
+}
+
+/**
+ * A host name in the one form names are compared in: lower case, IDNA (`bücher.example` → `xn--bcher-kva.example`,
+ * full-width dots and letters mapped as the URL parser maps them), no trailing dot. IP literals come back in their
+ * canonical text. Whatever is not a valid host comes back trimmed and lowercased, so it still compares as itself.
+ */
+export function canonicalHostName(host: string): string {
+  const parsed = parseHostLiteral(host);
+  if (parsed.type === 'name') return parsed.name;
+  if (parsed.type === 'invalid') return host.trim().toLowerCase();
+  return parsed.address;
+}
+
+/** IDNA's ToASCII as the WHATWG URL parser applies it (no Node import: the core root runs in browsers too). */
+function toAsciiHost(text: string): string {
+  if (/^[\x00-\x7f]*$/.test(text)) return text;
+  try {
+    return new URL(`http://${text}/`).hostname;
+  } catch {
+    return text;
+  }
 }
 
 /** Parses the canonical dotted quad (decimal, no leading zeros) in one pass; undefined for anything else. */

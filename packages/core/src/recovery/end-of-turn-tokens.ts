@@ -22,6 +22,8 @@ export const endOfTurnToken = Object.freeze({
   harmonyEnd: '<|end|>',
   harmonyReturn: '<|return|>',
   harmonyCall: '<|call|>',
+  /** Gemma 4's end of turn (its turns open with `<|turn>`). */
+  gemma: '<turn|>',
 });
 
 /** Every {@link endOfTurnToken}. */

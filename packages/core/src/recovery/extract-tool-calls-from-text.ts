@@ -1,13 +1,17 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { callsEndingReasoning } from './calls-ending-reasoning.ts';
 import { CodeSpanTracker } from './code-span-tracker.ts';
 import { findDelimitedBlocks } from './delimited-blocks.ts';
 import { harmonyAnalysisHeader } from './dialects/harmony-tool-call-parser.ts';
-import { thinkingTag } from './dialects/thinking-block-parser.ts';
-import { endOfTurnToken, endOfTurnTokens } from './end-of-turn-tokens.ts';
+import { thinkingBlockParser, thinkingTag } from './dialects/thinking-block-parser.ts';
+import { endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
+import { imitatedResultStart } from './imitated-tool-result.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
+import { isQuotedExample } from './quoted-example.ts';
 import { createTextScan, type TextScan } from './text-scan.ts';
 import { skipWhitespace } from './text-search.ts';
+import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
 import { defaultToolCallParsers, type ToolCallParserRegistry } from './tool-call-parser-registry.ts';
 import { indexToolDefinitions } from './tool-schema-index.ts';
 
@@ -137,7 +141,11 @@ function locateToolCalls(
   }
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
-  return withoutThinkingDrafts(text, withoutInlineCode(text, accepted), scan).slice(
+  // A result the model wrote for its own call is invented: calls after it were not made either.
+  const imitated = imitatedResultStart(text, accepted);
+  const cut = imitated >= 0 ? accepted.findIndex((call) => call.start >= imitated) : -1;
+  if (cut >= 0) accepted.length = cut;
+  return withoutThinkingDrafts(text, withoutInlineCode(text, accepted), scan, parsers).slice(
     0,
     options.maxCalls ?? 256,
   );
@@ -145,7 +153,8 @@ function locateToolCalls(
 
 /**
  * A call written in inline code (`` use `{"name": …}` to search ``) documents a call, it does not make one; a
- * fenced block is a call. `calls` is sorted by start. Looked at only when calls were found.
+ * fenced block is a call, unless the prose around the fence says it shows an example (see `isQuotedExample`).
+ * `calls` is sorted by start. Looked at only when calls were found.
  */
 function withoutInlineCode(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
   if (calls.length === 0 || !text.includes('`')) return calls;
@@ -156,7 +165,8 @@ function withoutInlineCode(text: string, calls: LocatedToolCall[]): LocatedToolC
       code.advance(text, at, call.start);
       at = call.start;
     }
-    return !code.inInlineCode;
+    if (code.inInlineCode) return false;
+    return !(code.inCode && isQuotedExample(text, call));
   });
 }
 
@@ -182,32 +192,75 @@ function hasSpacedClosingTag(text: string, closingTagStarts: readonly number[]):
 }
 
 /**
- * A model that thinks aloud in `<think>…</think>` (or in Harmony's analysis channel) often drafts the call there
- * before writing the real one: when calls stand outside the thinking, the drafts inside it are not calls.
+ * A model that thinks aloud (`<think>…</think>`, Seed-OSS's `<seed:think>`, Gemma 4's thought channel, Harmony's
+ * analysis channel) often drafts the call there before writing the real one: when calls stand outside the
+ * thinking, the drafts inside it are not calls. When every call is inside the thinking, the model acted there
+ * only if its thinking ends with them (Qwen3.5 writes its calls before `</think>`, see llama.cpp #23678); a call
+ * that more thinking follows ("The format is <seed:tool_call>…. Wait, but…") was quoted or rehearsed, not made.
  */
-function withoutThinkingDrafts(text: string, calls: LocatedToolCall[], scan: TextScan): LocatedToolCall[] {
-  if (calls.length < 2) return calls;
-  const closes = scan.positions(thinkingTag.close);
-  const opens = scan.positions(thinkingTag.open);
-  const analysis = scan.positions(harmonyAnalysisHeader, true);
-  if (opens.length === 0 && closes.length === 0 && analysis.length === 0) return calls;
-  const blocks: { contentStart: number; end: number }[] = [
-    ...(opens.length > 0
-      ? findDelimitedBlocks(text, { open: thinkingTag.open, closes: [thinkingTag.close] }, scan)
-      : []),
-    ...(analysis.length > 0
-      ? findDelimitedBlocks(text, { open: harmonyAnalysisHeader, closes: [endOfTurnToken.harmonyEnd] }, scan)
-      : []),
-  ];
+function withoutThinkingDrafts(
+  text: string,
+  calls: LocatedToolCall[],
+  scan: TextScan,
+  parsers: readonly ToolCallTextParser[],
+): LocatedToolCall[] {
+  if (calls.length === 0) return calls;
+  const blocks = reasoningBlocks(text, scan, parsers);
+  if (blocks.length === 0) return calls;
+  const blockOf = (call: LocatedToolCall) =>
+    blocks.find((block) => call.start >= block.contentStart && call.end <= block.end);
+  const outside = calls.filter((call) => blockOf(call) === undefined);
+  if (outside.length > 0) return outside;
+  return blocks.flatMap((block) =>
+    callsEndingReasoning(
+      text,
+      calls.filter((call) => blockOf(call) === block),
+      block.contentEnd,
+    ),
+  );
+}
+
+interface ReasoningBlock {
+  readonly contentStart: number;
+  readonly contentEnd: number;
+  readonly end: number;
+}
+
+/** The reasoning blocks of `text`: the parsers' reasoning markers, and thinking the chat template opened. */
+function reasoningBlocks(
+  text: string,
+  scan: TextScan,
+  parsers: readonly ToolCallTextParser[],
+): ReasoningBlock[] {
+  const blocks: ReasoningBlock[] = [];
+  for (const marker of reasoningMarkersOf(parsers)) {
+    const analysis = marker.open === harmonyAnalysisHeader;
+    if (scan.positions(marker.open, analysis).length === 0) continue;
+    blocks.push(...findDelimitedBlocks(text, { open: marker.open, closes: marker.closes }, scan));
+  }
   // Templates that open the thinking in the prompt (Qwen3 thinking models, DeepSeek R1-0528 and V3.1) make the
   // model write only the close: everything before a first `</think>` that no `<think>` opened is thinking.
+  const closes = scan.positions(thinkingTag.close);
+  const opens = scan.positions(thinkingTag.open);
   const firstClose = closes[0];
   if (firstClose !== undefined && (opens.length === 0 || opens[0]! > firstClose))
-    blocks.push({ contentStart: 0, end: firstClose + thinkingTag.close.length });
-  const inside = (call: LocatedToolCall) =>
-    blocks.some((block) => call.start >= block.contentStart && call.end <= block.end);
-  const outside = calls.filter((call) => !inside(call));
-  return outside.length > 0 ? outside : calls;
+    blocks.push({ contentStart: 0, contentEnd: firstClose, end: firstClose + thinkingTag.close.length });
+  return blocks;
+}
+
+const reasoningMarkers = new WeakMap<readonly ToolCallTextParser[], readonly ToolCallMarkupMarker[]>();
+
+function reasoningMarkersOf(parsers: readonly ToolCallTextParser[]): readonly ToolCallMarkupMarker[] {
+  let markers = reasoningMarkers.get(parsers);
+  if (!markers) {
+    // The thinking tags count even when the parsers given leave the thinking parser out (a profile's dialects).
+    const all = [...thinkingBlockParser.markers!, ...parsers.flatMap((parser) => parser.markers ?? [])];
+    const byOpen = new Map<string, ToolCallMarkupMarker>();
+    for (const marker of all) if (marker.reasoning === true) byOpen.set(marker.open, marker);
+    markers = [...byOpen.values()];
+    reasoningMarkers.set(parsers, markers);
+  }
+  return markers;
 }
 
 const scanNeedles = new WeakMap<readonly ToolCallTextParser[], readonly string[]>();
@@ -216,6 +269,11 @@ function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan
   let needles = scanNeedles.get(parsers);
   if (!needles) {
     const all = new Set<string>([thinkingTag.open, thinkingTag.close, '</']);
+    // Reasoning blocks are found in every text: calls drafted inside them are told apart from calls made.
+    for (const marker of reasoningMarkersOf(parsers)) {
+      all.add(marker.open);
+      for (const close of marker.closes) all.add(close);
+    }
     for (const parser of parsers) {
       for (const marker of parser.markers ?? []) {
         // A stand-alone marker holds no call: parsers never look for it.

@@ -14,6 +14,7 @@ import { createFencedToolEmitter, type FencedToolEmitter } from '../emitter/fenc
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import { classifyToolFailure, failureResponse } from './failure-responses.ts';
 import type { RunToolCallsOptions } from './run-tool-calls-options.ts';
+import { toolEndPacket } from './tool-end-packet.ts';
 import type { ToolCallSpan, ToolCallStatus } from './tool-run-hooks.ts';
 
 /** A call's recorded result. */
@@ -33,6 +34,8 @@ export interface SharedRunState {
   readonly deadlines: { track(entry: CallRun): void; stop(): void };
   readonly responses: Map<string, RecordedResponse>;
   readonly citations: Map<number, CitedDocument>;
+  /** Call ids whose `tool-end` packet is out: each gets exactly one. */
+  readonly ended: Set<string>;
 }
 
 /**
@@ -122,6 +125,9 @@ export class CallRun {
   finish(status: ToolCallStatus, response: ToolResponse, error?: unknown): void {
     const shared = this.#shared;
     if (!shared.running.delete(this)) return;
+    const durationMs = performance.now() - this.#startedAt;
+    shared.ended.add(this.call.id);
+    this.emitter.emit(toolEndPacket(this.call, status, response, durationMs));
     this.emitter.emit(sectionEnd);
     this.emitter.fence();
     this.citations.fence();
@@ -129,7 +135,7 @@ export class CallRun {
     shared.responses.set(this.call.id, { status, response, ranAs: this.call });
     if (this.#span) {
       try {
-        this.#span.end({ status, response, error, durationMs: performance.now() - this.#startedAt });
+        this.#span.end({ status, response, error, durationMs });
       } catch {
         // Tracing never fails a turn.
       }
@@ -144,6 +150,27 @@ export class CallRun {
       'aborted',
       failureResponse('aborted', 'The run was cancelled before this tool finished.', 'aborted'),
     );
+  }
+
+  /**
+   * Answers the call with `response` instead of its run's result: the step that wrote it turned out bad after the
+   * call had started (see `ToolCallBatch.abandon`). The tool's signal aborts; the UI gets the failure.
+   */
+  stopWith(response: ToolResponse): void {
+    if (!this.#shared.running.has(this)) return;
+    const rich = response.rich;
+    const message = rich?.type === 'failure' ? rich.message : response.llmFacing;
+    const code = (rich?.type === 'failure' ? rich.code : undefined) ?? 'tool_call_not_run';
+    this.#controller.abort(new ToolbusError({ code, message }));
+    this.emitter.emit({ type: 'error', code, message });
+    this.finish('call-error', response);
+  }
+
+  /** Answers a call that never started with `response`, as {@link stopWith} answers one that did. */
+  refuse(response: ToolResponse): void {
+    this.#shared.running.add(this);
+    this.tool.emitStart(this.call.placement, this.emitter, this.call);
+    this.stopWith(response);
   }
 
   /** The call's deadline passed (called by the deadline timer). */

@@ -1,8 +1,8 @@
-import type { PlacementLevel, Tool, ToolCall } from '@toolbus/spec';
+import type { PlacementLevel, Tool, ToolCall, ToolResponse } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import { createCitationAllocator } from '../citations/citation-allocator.ts';
 import { nullPacketSink } from '../emitter/packet-sink.ts';
-import { CallRun, type SharedRunState } from './call-run.ts';
+import { CallRun, type RecordedResponse, type SharedRunState } from './call-run.ts';
 import { collectToolCallResults } from './collect-tool-call-results.ts';
 import { ConcurrencyScheduler } from './concurrency-scheduler.ts';
 import { createDeadlineTimer } from './deadline-timer.ts';
@@ -10,6 +10,7 @@ import { failureResponse } from './failure-responses.ts';
 import { mergeableFieldOf, mergeToolCalls } from './merge-tool-calls.ts';
 import type { RunToolCallsOptions } from './run-tool-calls-options.ts';
 import type { RunToolCallsResult } from './tool-call-outcome.ts';
+import { toolEndPacket } from './tool-end-packet.ts';
 
 /** The default per-call timeout: 10 minutes. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
@@ -38,6 +39,8 @@ export class ToolCallBatch {
   readonly #shared: SharedRunState;
   readonly #scheduler = new ConcurrencyScheduler();
   readonly #added = new Set<string>();
+  // Calls abandoned while still queued: answered with this instead of being started.
+  readonly #abandoned = new Map<string, ToolResponse>();
   readonly #cap: number;
   readonly #onTurnAbort: () => void;
   #runnableCount = 0;
@@ -57,6 +60,7 @@ export class ToolCallBatch {
       deadlines: createDeadlineTimer(running),
       responses: new Map(),
       citations: new Map(),
+      ended: new Set(),
     };
     this.#onTurnAbort = () => {
       for (const entry of [...running]) entry.abort(options.signal?.reason);
@@ -79,20 +83,44 @@ export class ToolCallBatch {
     if (this.#added.has(call.id)) throw duplicateIdError(call.id);
     this.#added.add(call.id);
     const tool = this.#toolsByName.get(call.name);
-    const responses = this.#shared.responses;
+    const answerNow = (recorded: RecordedResponse): void => {
+      this.#shared.responses.set(call.id, recorded);
+      this.#shared.ended.add(call.id);
+      this.#shared.sink.emitAt(call.placement, toolEndPacket(call, recorded.status, recorded.response, 0));
+    };
     if (!tool) {
-      responses.set(call.id, unknownToolResult(call, this.#toolsByName));
+      answerNow(unknownToolResult(call, this.#toolsByName));
     } else if (this.#runnableCount >= this.#cap) {
-      responses.set(call.id, overCapResult(call, this.#cap));
+      answerNow(overCapResult(call, this.#cap));
     } else {
       this.#runnableCount += 1;
       const shared = this.#shared;
-      this.#scheduler.schedule(
-        call.name,
-        tool.concurrency ?? 'parallel',
-        () => new Promise<void>((resolve) => new CallRun(call, tool, shared, resolve).start()),
-      );
+      this.#scheduler.schedule(call.name, tool.concurrency ?? 'parallel', () => {
+        const abandoned = this.#abandoned.get(call.id);
+        if (abandoned === undefined)
+          return new Promise<void>((resolve) => new CallRun(call, tool, shared, resolve).start());
+        new CallRun(call, tool, shared, () => {}).refuse(abandoned);
+        return Promise.resolve();
+      });
     }
+  }
+
+  /**
+   * Stops the calls of `calls` that were started early (added while the model was still streaming) and answers
+   * each with `response`, for a step that turned out bad after they started. Returns the ids it answered; calls
+   * not added yet are the caller's to answer.
+   */
+  abandon(calls: readonly ToolCall[], response: (call: ToolCall) => ToolResponse): ReadonlySet<string> {
+    const answered = new Set<string>();
+    for (const call of calls) {
+      if (!this.#added.has(call.id)) continue;
+      answered.add(call.id);
+      const running = [...this.#shared.running].find((entry) => entry.call.id === call.id);
+      if (running !== undefined) running.stopWith(response(call));
+      // Queued behind its concurrency class: it will see the answer and not start.
+      else if (!this.#shared.responses.has(call.id)) this.#abandoned.set(call.id, response(call));
+    }
+    return answered;
   }
 
   /**
@@ -131,13 +159,23 @@ export class ToolCallBatch {
       this.#shared.options.signal?.removeEventListener('abort', this.#onTurnAbort);
       this.#shared.deadlines.stop();
     }
-    return collectToolCallResults({
+    const result = collectToolCallResults({
       calls,
       responses: this.#shared.responses,
       mergedInto,
       citations: this.#shared.citations,
       toolsByName: this.#toolsByName,
     });
+    // Calls merged into another end here, with what they were answered: every call id gets its `tool-end`.
+    for (const outcome of result.outcomes) {
+      if (this.#shared.ended.has(outcome.call.id)) continue;
+      this.#shared.ended.add(outcome.call.id);
+      this.#shared.sink.emitAt(
+        outcome.call.placement,
+        toolEndPacket(outcome.call, outcome.status, outcome.response, 0),
+      );
+    }
+    return result;
   }
 
   /** Ends a batch that will not be settled: stops its running calls and detaches it from the caller's signal. */

@@ -1,16 +1,7 @@
-import type { Tool, ToolCall, ToolResponse } from '@toolbus/spec';
+import type { Tool, ToolCall, ToolCallStatus, ToolResponse } from '@toolbus/spec';
 
-/** How one call ended. */
-export type ToolCallStatus =
-  | 'success'
-  | 'call-error'
-  | 'execution-error'
-  | 'unexpected-error'
-  | 'timeout'
-  | 'aborted'
-  | 'unknown-tool'
-  | 'over-cap'
-  | 'merged';
+/** How one call ended (the contract's type: a `tool-end` packet carries it too). */
+export type { ToolCallStatus } from '@toolbus/spec';
 
 /** What a span learns when its call ends. */
 export interface ToolCallSpanEnd {

@@ -10,6 +10,7 @@ import {
   type ToolCallParserRegistry,
   toolCallMarkupMarkersOf,
 } from '../recovery/tool-call-parser-registry.ts';
+import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
@@ -69,7 +70,7 @@ export class AnswerStreamFilter {
         : toolCallMarkupMarkersOf(this.#parsers);
     // A closed block that holds no call is prose that happens to hold a marker: shown as written.
     this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
-      release: (block) => this.#withoutCalls(block, true),
+      release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
     });
     this.#classifier =
       this.#tools.length > 0
@@ -99,8 +100,9 @@ export class AnswerStreamFilter {
   /** Ends the stream: returns the rest of the text to show (held text without its recovered calls). */
   flush(): string {
     const block = this.#markup.openBlock;
+    const opensLine = this.#markup.openBlockOpensLine;
     let rest = this.#markup.flush();
-    if (block !== undefined) rest = this.#withoutCalls(block, false);
+    if (block !== undefined) rest = this.#withoutCalls(block, false, opensLine);
     if (this.#state === 'streaming') return rest;
     const held = this.#held + rest;
     this.#held = '';
@@ -165,14 +167,20 @@ export class AnswerStreamFilter {
 
   /**
    * A markup block without its calls; exactly as written when it holds none (it is prose then). A block shaped
-   * like a call of an undeclared tool stays hidden: that is a call, never prose.
+   * like a call of an undeclared tool stays hidden: that is a call, never prose. A block that opens its line with
+   * a special token (`[TOOL_CALLS]`, `<|…|>`) followed by a structure is the model's call channel: unreadable,
+   * it is hidden too (the turn's corrective message tells the model). A tag written after prose on its line
+   * ("Docs mention <function=name> together") is a mention unless it holds a declared tool's call.
    */
-  #withoutCalls(block: string, closed: boolean): string {
+  #withoutCalls(block: string, closed: boolean, opensLine: boolean): string {
     // Most closed blocks are plainly calls (a JSON name key, an `<invoke name=`): hidden whole, nothing to
     // extract. An unclosed one runs to the end of the stream and may hold prose after its call.
-    if (closed && this.#tools.length > 0 && hasToolCallShape(block)) return '';
+    if (closed && opensLine && this.#tools.length > 0 && hasToolCallShape(block)) return '';
     const calls = this.#extract(block);
     if (calls.length > 0) return withoutToolCallText(block, calls, this.#markers);
+    const special = opensWithSpecialToken(block);
+    if (!opensLine && !special) return block;
+    if (opensLine && isUnreadableCallMarkup(block)) return '';
     return holdsToolCall(block, this.#tools, this.#parsers) ? '' : block;
   }
 }

@@ -10,6 +10,8 @@ interface PreparedMarker {
    * marker that stands alone (a channel header).
    */
   readonly alone: boolean;
+  /** A closing marker met without its opening one: hidden where it opens a line, text after prose on its line. */
+  readonly orphanClose: boolean;
   /** The block's content is reasoning (see {@link ToolCallMarkupMarker.reasoning}). */
   readonly reasoning: boolean;
   /** Counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
@@ -22,10 +24,11 @@ interface PreparedMarker {
 /** Options for {@link ToolCallMarkupStreamFilter}. */
 export interface ToolCallMarkupStreamFilterOptions {
   /**
-   * What to show for a markup block once it closes, given its raw text (markers included): by default
-   * nothing. The answer filter shows a block that holds no call as written.
+   * What to show for a markup block once it closes, given its raw text (markers included) and whether it opened
+   * its line (nothing but whitespace before it there): by default nothing. The answer filter shows a block that
+   * holds no call as written.
    */
-  readonly release?: (block: string) => string;
+  readonly release?: (block: string, opensLine: boolean) => string;
 }
 
 /**
@@ -61,7 +64,7 @@ export class ToolCallMarkupStreamFilter {
   #code = new CodeSpanTracker();
   /** How far into the current buffer {@link #code} has read. */
   #codeAt = 0;
-  readonly #release: ((block: string) => string) | undefined;
+  readonly #release: ((block: string, opensLine: boolean) => string) | undefined;
   /** Reasoning read since the last {@link takeReasoning}. */
   #reasoning = '';
   /** Whether text other than whitespace has passed (then a marker that must open the answer is a mention). */
@@ -74,6 +77,12 @@ export class ToolCallMarkupStreamFilter {
    */
   #atStart = false;
   readonly #hasOpeningMarker: boolean;
+  /** Text other than whitespace was shown since the last line break (then a marker is mid-sentence). */
+  #lineHasText = false;
+  /** Whether the block being hidden opened its line. */
+  #blockOpensLine = true;
+  /** The last character other than whitespace shown on the current line (0 at its start). */
+  #lastTextCode = 0;
 
   constructor(
     markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers,
@@ -96,6 +105,7 @@ export class ToolCallMarkupStreamFilter {
     // While the start of the answer matters, every chunk takes the scan (which notes where the answer starts).
     if (!this.#atStart && this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
       this.#code.advance(chunk);
+      this.#noteLine(chunk, 0, chunk.length);
       return chunk;
     }
     const buffer = this.#pending + chunk;
@@ -175,9 +185,10 @@ export class ToolCallMarkupStreamFilter {
             this.#atStart = true;
           }
         } else if (this.#release && this.#block.length < maximumBlockLength) {
-          const shown = this.#release(this.#block + buffer.slice(position, end));
+          const shown = this.#release(this.#block + buffer.slice(position, end), this.#blockOpensLine);
           // Shown text is read like any other: a backtick in it opens code.
           this.#code.advance(shown);
+          this.#noteLine(shown, 0, shown.length);
           output += shown;
         }
         this.#inside = undefined;
@@ -200,9 +211,24 @@ export class ToolCallMarkupStreamFilter {
         return output;
       }
       position = found.index + found.marker.open.length;
+      // A closing tag after prose on its line is a mention ("put it between <tool_call> and </tool_call>"); after
+      // a call's JSON or another tag, and a closing special token anywhere, it is markup.
+      if (
+        found.marker.orphanClose &&
+        this.#lineHasText &&
+        found.marker.open.startsWith('</') &&
+        !endsStructure(this.#lastTextCode)
+      ) {
+        const mention = buffer.slice(found.index, position);
+        this.#code.advance(mention);
+        output += mention;
+        this.#codeAt = position;
+        continue;
+      }
       // Call markup, not thinking, starts the answer: a `<think>` after it is a mention.
       if (!found.marker.reasoning && !found.marker.alone) this.#answerStarted = true;
       if (found.marker.alone) continue;
+      this.#blockOpensLine = !this.#lineHasText;
       this.#inside = found.marker;
       this.#block = buffer.slice(found.index, position);
     }
@@ -222,12 +248,38 @@ export class ToolCallMarkupStreamFilter {
     this.#codeAt = 0;
     this.#answerStarted = false;
     this.#atStart = this.#hasOpeningMarker;
+    this.#lineHasText = false;
+    this.#lastTextCode = 0;
+    this.#blockOpensLine = true;
     return rest;
   }
 
   #noteText(buffer: string, from: number, to: number): void {
     if (!this.#answerStarted && this.#hasOpeningMarker && hasText(buffer, from, to))
       this.#answerStarted = true;
+    this.#noteLine(buffer, from, to);
+  }
+
+  /** Notes whether text shown since the last line break holds more than whitespace. */
+  #noteLine(text: string, from: number, to: number): void {
+    if (to <= from) return;
+    const lineBreak = text.lastIndexOf('\n', to - 1);
+    if (lineBreak >= from) {
+      this.#lineHasText = false;
+      this.#lastTextCode = 0;
+    }
+    for (let index = to - 1; index > Math.max(lineBreak, from - 1); index--) {
+      const code = text.charCodeAt(index);
+      if (isWhitespaceCode(code)) continue;
+      this.#lineHasText = true;
+      this.#lastTextCode = code;
+      return;
+    }
+  }
+
+  /** Whether the open block (see {@link openBlock}) opened its line. */
+  get openBlockOpensLine(): boolean {
+    return this.#blockOpensLine;
   }
 
   #mayHoldMarker(chunk: string): boolean {
@@ -325,6 +377,11 @@ function indexOfIgnoringCase(haystack: string, needle: string, from: number): nu
 const noMarkers: readonly PreparedMarker[] = [];
 
 /** Whether `text` holds a character other than whitespace between `from` and `to`. */
+// `}`, `]`, `)`, `>`, `"`: the end of a call's JSON, arguments or tag, which a closing tag right after closes.
+function endsStructure(code: number): boolean {
+  return code === 0x7d || code === 0x5d || code === 0x29 || code === 0x3e || code === 0x22;
+}
+
 function hasText(text: string, from: number, to: number): boolean {
   for (let index = from; index < to; index++) if (!isWhitespaceCode(text.charCodeAt(index))) return true;
   return false;
@@ -370,6 +427,7 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
     ...usable.map((marker) => ({
       open: lowerCaseAscii(marker.open),
       alone: marker.token === true,
+      orphanClose: false,
       reasoning: marker.reasoning === true,
       opensAnswer: marker.opensAnswer === true,
       closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
@@ -381,6 +439,7 @@ function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarke
       .map((close) => ({
         open: close,
         alone: true,
+        orphanClose: true,
         reasoning: false,
         opensAnswer: false,
         closes: [],

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
+import { omitUndefined, ToolCallError } from '@toolbus/spec';
 import * as z from 'zod';
 import { Emitter } from '../emitter/emitter.ts';
+import { runToolCalls } from '../runner/run-tool-calls.ts';
 import { defineTool } from './define-tool.ts';
 
 test('the definition is the JSON schema of the zod schema, with properties always present', () => {
@@ -62,3 +64,49 @@ function toolEmitter(_emitter: Emitter, packets: unknown[]) {
   };
   return self;
 }
+
+describe('defineTool passErrorMessages', () => {
+  const failing = (passErrorMessages?: boolean) =>
+    defineTool({
+      name: 'orders',
+      description: 'Orders',
+      parameters: z.object({}),
+      ...omitUndefined({ passErrorMessages }),
+      run: () => {
+        throw new Error('backend returned 503');
+      },
+    });
+  const run = (tool: ReturnType<typeof failing>) =>
+    runToolCalls([{ id: 'c1', name: 'orders', arguments: {}, placement: { turn: 0, tab: 0 } }], [tool]);
+
+  it("with it, a plain error's message reaches the model as an execution error", async () => {
+    const { outcomes } = await run(failing(true));
+    assert.equal(outcomes[0]?.status, 'execution-error');
+    assert.equal(outcomes[0]?.response.llmFacing, 'Tool failed with error: backend returned 503');
+  });
+
+  it('without it, the model reads only that the tool stopped with an internal error', async () => {
+    const { outcomes } = await run(failing());
+    assert.equal(outcomes[0]?.status, 'unexpected-error');
+    assert.doesNotMatch(outcomes[0]?.response.llmFacing ?? '', /503/);
+  });
+
+  it('typed errors pass unchanged with it on', async () => {
+    const tool = defineTool({
+      name: 'orders',
+      description: 'Orders',
+      parameters: z.object({}),
+      passErrorMessages: true,
+      run: () => {
+        throw new ToolCallError({
+          code: 'not_found',
+          message: 'no order',
+          modelMessage: 'There is no order 7.',
+        });
+      },
+    });
+    const { outcomes } = await run(tool);
+    assert.equal(outcomes[0]?.status, 'call-error');
+    assert.equal(outcomes[0]?.response.llmFacing, 'Tool failed with error: There is no order 7.');
+  });
+});

@@ -11,7 +11,7 @@ import type {
   ToolResponse,
   ToolRunContext,
 } from '@toolbus/spec';
-import { toolNamePattern } from '@toolbus/spec';
+import { ToolbusError, ToolExecutionError, toolNamePattern } from '@toolbus/spec';
 import * as z from 'zod';
 import { exampleArgumentsFromSchema } from './example-arguments.ts';
 import { invalidArgumentsError } from './invalid-arguments-error.ts';
@@ -34,6 +34,13 @@ export interface DefineToolOptions<Parameters extends z.ZodObject> {
   /** The list-of-strings argument under which this tool's calls of one cycle merge (see `Tool.mergeableField`). */
   readonly mergeableField?: MergeableField | undefined;
   readonly isAvailable?: (context: AvailabilityContext) => boolean | Promise<boolean>;
+  /**
+   * Give the model the message of a plain error `run` throws (`throw new Error('backend returned 503')`), as a
+   * `ToolExecutionError` with code `tool_error`. Off by default: an unexpected error's text may carry internals
+   * (paths, URLs with tokens), so the model reads only that the tool stopped with an internal error. Typed errors
+   * (`ToolCallError`, `ToolExecutionError`) always reach the model as they say, with this on or off.
+   */
+  readonly passErrorMessages?: boolean;
   /** Defaults to a `tool-start` packet with the tool's name and arguments. */
   readonly emitStart?: (placement: Placement, emitter: ToolEmitter, call: ToolCall) => void;
   /** Runs with validated, typed arguments. A string return is the model-facing response. */
@@ -118,8 +125,23 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
             exampleArgumentsFromSchema(getDefinition().parameters),
         });
       }
-      const result = await options.run(parsed.data, { ...context, call });
+      let result: ToolResponse | string;
+      try {
+        result = await options.run(parsed.data, { ...context, call });
+      } catch (thrown) {
+        throw options.passErrorMessages === true ? withMessageForModel(thrown) : thrown;
+      }
       return typeof result === 'string' ? { llmFacing: result } : result;
     },
   };
+}
+
+/**
+ * A plain error as one whose message the model reads. Errors of ours (typed, or the guard's) and timeouts or
+ * aborts pass unchanged: the runner already words those for the model.
+ */
+function withMessageForModel(thrown: unknown): unknown {
+  if (!(thrown instanceof Error) || ToolbusError.isInstance(thrown)) return thrown;
+  if (thrown.name === 'TimeoutError' || thrown.name === 'AbortError') return thrown;
+  return new ToolExecutionError({ code: 'tool_error', message: thrown.message, cause: thrown });
 }

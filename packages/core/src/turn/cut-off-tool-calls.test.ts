@@ -90,6 +90,11 @@ for (const provider of scriptedProviders) {
       assert.equal(errors.length, 1);
       assert.equal(errors[0]?.obj.code, CUT_OFF_TOOL_CALL_CODE);
       assert.deepEqual(errors[0]?.placement, started[0]?.placement);
+      const ends = ofType(packets, 'tool-end');
+      assert.equal(ends.length, 1);
+      assert.equal(ends[0]?.obj.status, 'call-error');
+      assert.equal(ends[0]?.obj.error?.code, CUT_OFF_TOOL_CALL_CODE);
+      assert.equal(ends[0]?.obj.toolCallId, started[0]?.obj.toolCallId);
       assert.equal(result.answer, 'Done.');
     });
 

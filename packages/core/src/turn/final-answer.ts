@@ -8,6 +8,7 @@ import {
   defaultToolCallParsers,
   toolCallMarkupMarkersOf,
 } from '../recovery/tool-call-parser-registry.ts';
+import { isUnreadableCallMarkup } from '../recovery/unreadable-call-markup.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import type { LlmStepResult } from './llm-step.ts';
 import type { TurnState } from './turn-state.ts';
@@ -28,13 +29,10 @@ export interface FinishWithAnswerOptions {
 export function finishWithAnswer(options: FinishWithAnswerOptions): string {
   const { state, step, definitions } = options;
   const parsers = options.parsers ?? defaultToolCallParsers;
-  let answer = step.answer;
-  if (!answer.trim() && step.rawAnswer.trim() && !holdsToolCall(step.rawAnswer, definitions, parsers)) {
-    const markers =
-      parsers === defaultToolCallParsers ? defaultToolCallMarkupMarkers : toolCallMarkupMarkersOf(parsers);
-    answer = withoutToolCallMarkupTags(step.rawAnswer, markers).trim();
+  const final = finalAnswerText(step, definitions, parsers);
+  let answer = final.recovered ?? step.answer;
+  if (final.recovered !== undefined)
     writerFor(state, step).write(state.placement.at({ turn: step.nextTurn - 1, tab: 0 }), answer);
-  }
   let reasoning = step.reasoning;
   // Thinking the template opened in the prompt ends at a lone `</think>`: the answer is what follows it.
   const thinking = splitTemplateOpenedThinking(answer);
@@ -49,6 +47,32 @@ export function finishWithAnswer(options: FinishWithAnswerOptions): string {
     ...(reasoning ? { reasoning } : {}),
   });
   return answer;
+}
+
+/**
+ * The text a step without calls ends the turn with: `recovered` is the raw answer without its markup tags when
+ * the markup filter left nothing visible but the model wrote no call (prose inside a `<function_calls>` block),
+ * undefined otherwise; `answer` is the final text once thinking the template opened is split off. A call the
+ * model wrote in its call channel that nobody can read stays off the screen (see `isUnreadableCallMarkup`).
+ */
+export function finalAnswerText(
+  step: Pick<LlmStepResult, 'answer' | 'rawAnswer'>,
+  definitions: readonly ToolDefinition[],
+  parsers: readonly ToolCallTextParser[] = defaultToolCallParsers,
+): { readonly recovered: string | undefined; readonly answer: string } {
+  let recovered: string | undefined;
+  if (
+    !step.answer.trim() &&
+    step.rawAnswer.trim() &&
+    !holdsToolCall(step.rawAnswer, definitions, parsers) &&
+    !isUnreadableCallMarkup(step.rawAnswer)
+  ) {
+    const markers =
+      parsers === defaultToolCallParsers ? defaultToolCallMarkupMarkers : toolCallMarkupMarkersOf(parsers);
+    recovered = withoutToolCallMarkupTags(step.rawAnswer, markers).trim();
+  }
+  const answer = recovered ?? step.answer;
+  return { recovered, answer: splitTemplateOpenedThinking(answer)?.answer ?? answer };
 }
 
 function writerFor(state: TurnState, step: LlmStepResult): AnswerWriter {

@@ -66,6 +66,12 @@ export interface LlmStepResult {
    * were still incomplete JSON. They were not started and must not run (see `answerCutOffCalls`).
    */
   readonly cutOffToolCalls: readonly ToolCall[];
+  /**
+   * The calls of `toolCalls` whose argument text was not one complete JSON value although the step did not end on
+   * the token limit: their `arguments` are a repair. The chat loop runs them (validation catches most); an agent
+   * that must not act on a guess answers them with `malformedToolCallMessage`.
+   */
+  readonly malformedToolCalls: readonly ToolCall[];
   readonly finishReason: ModelFinishReason | undefined;
   readonly error?: ToolbusError;
   /** The turn index after this step (reasoning moves the answer to the next turn). */
@@ -249,6 +255,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     reasoning,
     toolCalls: finished,
     cutOffToolCalls: finishReason === 'length' ? incomplete : [],
+    malformedToolCalls: finishReason === 'length' ? [] : incomplete,
     finishReason,
     ...omitUndefined({ error }),
     nextTurn: turn + 1,

@@ -1,8 +1,11 @@
 import type { ToolCall, ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import { callsEndingReasoning } from '../recovery/calls-ending-reasoning.ts';
+import { splitTemplateOpenedThinking } from '../recovery/dialects/thinking-block-parser.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
+import { imitatedResultStart } from '../recovery/imitated-tool-result.ts';
 import { looksLikeToolCallPayload } from '../recovery/looks-like-tool-call-payload.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import type { LlmStepResult } from './llm-step.ts';
@@ -82,6 +85,9 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
     source = next;
     extracted = locate(source);
   }
+  // In the reasoning, only the calls that end it were made; the others were drafts or quotes.
+  if (source === step.reasoning && source !== step.rawAnswer)
+    extracted = callsEndingReasoning(source, extracted, source.length);
   if (extracted.length === 0) return { calls: [], prose: step.answer, shown: false, cutOff: [] };
   const shownCalls = locate(step.answer);
   // Only the call still being written when the limit struck runs to the end of the text; those before it closed.
@@ -97,8 +103,18 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
     if (call.end >= writtenEnd) cutOff.push(recovered);
     return recovered;
   });
-  if (shownCalls.length === 0) return { calls, prose: step.answer, shown: false, cutOff };
-  return { calls, prose: withoutToolCallText(step.answer, shownCalls), shown: true, cutOff };
+  if (shownCalls.length === 0) {
+    // Thinking the template opened ends at a lone `</think>`; shown as it streamed, it is retracted now.
+    const imitated = imitatedResultStart(step.answer, [{ name: '', arguments: {}, start: 0, end: 0 }]);
+    const answer = imitated >= 0 ? step.answer.slice(0, imitated) : step.answer;
+    const prose = splitTemplateOpenedThinking(answer)?.answer ?? answer;
+    return { calls, prose, shown: prose !== step.answer, cutOff };
+  }
+  // Thinking the template opened ends at a lone `</think>` before the calls: it is not part of the message; nor
+  // is a result the model invented for its own call (shown as it streamed, retracted now).
+  const imitated = imitatedResultStart(step.answer, shownCalls);
+  const prose = withoutToolCallText(imitated >= 0 ? step.answer.slice(0, imitated) : step.answer, shownCalls);
+  return { calls, prose: splitTemplateOpenedThinking(prose)?.answer ?? prose, shown: true, cutOff };
 }
 
 /** The calls of {@link recoverStep}. */

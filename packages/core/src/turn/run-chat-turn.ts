@@ -26,7 +26,7 @@ import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
 import { planToolset, type ToolSearchLimits } from '../tool-search/plan-toolset.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { correctiveMessageFor, withoutCallMarkup } from './corrective-message.ts';
-import { answerCutOffCalls } from './cut-off-tool-calls.ts';
+import { answerCutOffCalls, stepEndedBadly, unrunToolCallResponse } from './cut-off-tool-calls.ts';
 import { finishWithAnswer } from './final-answer.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
 import { recoverStep, recoveryTrigger } from './recover-step-tool-calls.ts';
@@ -302,8 +302,19 @@ async function runCycleCalls(input: {
   readonly tools: readonly Tool[];
 }): Promise<'continue' | 'stop'> {
   const { state, step, options } = input;
+  // A step that ended badly (content filter, provider error, unknown): none of its calls runs, and those started
+  // while it streamed are stopped, each answered as calls the token limit cut off are.
+  const badly = stepEndedBadly(step.finishReason);
+  const started = badly
+    ? (input.batch?.abandon(input.calls, (call) => unrunToolCallResponse(call, step.finishReason)) ??
+      new Set())
+    : new Set<string>();
+  const unrun = badly ? input.calls.filter((call) => !started.has(call.id)) : input.cutOff;
   const answered = new Map(
-    answerCutOffCalls(input.cutOff, input.tools, state.sink).map((outcome) => [outcome.call.id, outcome]),
+    answerCutOffCalls(unrun, input.tools, state.sink, step.finishReason).map((outcome) => [
+      outcome.call.id,
+      outcome,
+    ]),
   );
   const runnable = answered.size > 0 ? input.calls.filter((call) => !answered.has(call.id)) : input.calls;
   const settled = await (input.batch ?? new ToolCallBatch([], {})).settle(runnable);

@@ -86,11 +86,10 @@ describe('decideEgress: destination', () => {
     });
   }
 
-  it('allows the toolbus API (an internal address) and injects its token under both header names', async () => {
+  it('allows the toolbus API (an internal address), adding no credential: the code brings its own key', async () => {
     const { decision } = await decide(egressRequest({ url: 'https://toolbus.internal:8443/api/v1/me' }));
-    assert.equal(decision.outcome, 'injected');
-    assert.deepEqual(header(decision, 'Authorization'), [`Bearer ${secrets.apiToken}`]);
-    assert.deepEqual(header(decision, 'X-Toolbus-Authorization'), [`Bearer ${secrets.apiToken}`]);
+    assert.equal(decision.outcome, 'pass_through');
+    assert.deepEqual(header(decision, 'Authorization'), []);
   });
 });
 
@@ -303,16 +302,46 @@ describe('decideEgress: connected apps', () => {
     blockedWith(denied.decision, 'policy_denied');
   });
 
-  it('skips only the app with a broken pattern, and lets the lowest id win among matches', async () => {
+  it('skips only a broken pattern, not the rest of its app, and lets the lowest id win among matches', async () => {
     const broken = {
       ...githubApp,
       id: 1,
       name: 'broken',
-      urlPatterns: ['https://api\\.github\\.com/(', '.*'],
+      urlPatterns: ['https://api\\.github\\.com/(', 'https://api\\.github\\.com/repos/.*'],
     };
     const later = { ...githubApp, id: 9, name: 'later' };
-    const { decision } = await decide(egressRequest({ url: 'https://api.github.com/repos/a/b' }), {
+    const repos = await decide(egressRequest({ url: 'https://api.github.com/repos/a/b' }), {
       apps: [later, broken, githubApp],
+    });
+    assert.equal(repos.decision.app?.name, 'broken', 'its good pattern still matches');
+    // Where only the broken pattern could have applied, the next app is matched: the typo claims nothing.
+    const user = await decide(egressRequest({ url: 'https://api.github.com/user' }), {
+      apps: [later, broken, githubApp],
+    });
+    assert.equal(user.decision.app?.name, 'github');
+  });
+
+  it('never matches a disabled app, so it cannot shadow an enabled one with the same URLs', async () => {
+    const disabled = { ...githubApp, id: 1, name: 'old github', enabled: false };
+    const { decision } = await decide(egressRequest({ url: 'https://api.github.com/repos/a/b' }), {
+      apps: [disabled, { ...githubApp, id: 5 }],
+    });
+    assert.equal(decision.app?.name, 'github');
+    assert.equal(decision.outcome, 'injected');
+    const alone = await decide(egressRequest({ url: 'https://api.github.com/repos/a/b' }), {
+      apps: [disabled],
+    });
+    assert.equal(alone.decision.outcome, 'pass_through');
+  });
+
+  it('compares host names in canonical form: letter case, a trailing dot, IDNA', async () => {
+    for (const url of ['https://API.GitHub.com/repos/a/b', 'https://api.github.com./repos/a/b']) {
+      const { decision } = await decide(egressRequest({ url }), { apps: [githubApp] });
+      assert.equal(decision.app?.name, 'github', url);
+    }
+    const unicode = { ...githubApp, urlPatterns: ['https://xn--bcher-kva\\.example/.*'] };
+    const { decision } = await decide(egressRequest({ url: 'https://BÜCHER.example./list' }), {
+      apps: [unicode],
     });
     assert.equal(decision.app?.name, 'github');
   });

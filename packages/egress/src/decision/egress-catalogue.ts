@@ -21,6 +21,8 @@ export interface ConnectedApp {
   readonly actions?: readonly ConnectedAppAction[];
   /** True when a credential is available for this app and this user; an unusable app forwards bare. */
   readonly usable: boolean;
+  /** False when an administrator switched it off: it is then not matched at all (default true). */
+  readonly enabled?: boolean;
 }
 
 /** An MCP server reachable from the sandbox. */

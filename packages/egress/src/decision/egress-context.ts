@@ -15,7 +15,10 @@ export interface EgressContext {
   readonly resolveHost: EgressHostResolver;
   /** The destination policy; `{ level: 'strict' }` (public addresses only) when absent. */
   readonly addressPolicy?: AddressPolicy;
-  /** The toolbus API's URL: the one internal destination allowed, and the API token resolver's target. */
+  /**
+   * The toolbus API's URL: the one internal destination allowed. Nothing is injected there: code that calls the
+   * API brings its own key (no production path mints one per run, so the proxy does not pretend to).
+   */
   readonly apiUrl?: string;
   /** The connected apps of the identity's user and organisation. */
   readonly connectedApps: (identity: EgressIdentity) => MaybePromise<readonly ConnectedApp[]>;

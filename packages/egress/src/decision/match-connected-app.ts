@@ -1,3 +1,4 @@
+import { canonicalHostName } from '@toolbus/core';
 import type { ConnectedApp, ConnectedAppAction } from './egress-catalogue.ts';
 
 const compiled = new Map<string, RegExp | null>();
@@ -25,24 +26,33 @@ export interface ConnectedAppMatch {
 }
 
 /**
- * The connected app a request belongs to: the lowest-id app one of whose URL patterns matches the whole URL.
- * An app with a pattern that does not compile is skipped entirely (a typo in one app must neither claim
- * other apps' traffic nor stop the others from matching).
+ * The connected app a request belongs to: the lowest-id enabled app one of whose URL patterns matches the whole
+ * URL, written with its host in canonical form (lower case, IDNA, no trailing dot: `https://API.github.com./x`
+ * is matched as `https://api.github.com/x`). A disabled app is not considered at all, so it never shadows an
+ * enabled one. A pattern that does not compile (stored before saving checked it) is skipped alone: it matches
+ * nothing, and the app's other patterns still do.
  */
 export function matchConnectedApp(
   apps: readonly ConnectedApp[],
   url: URL,
   method: string,
 ): ConnectedAppMatch | undefined {
-  const text = url.href;
-  const sorted = [...apps].sort((left, right) => left.id - right.id);
+  const text = canonicalUrl(url).href;
+  const sorted = apps.filter((app) => app.enabled !== false).sort((left, right) => left.id - right.id);
   for (const app of sorted) {
-    const patterns = app.urlPatterns.map(compileAnchoredPattern);
-    if (patterns.some((pattern) => pattern === null)) continue;
-    if (!patterns.some((pattern) => pattern?.test(text) === true)) continue;
+    if (!app.urlPatterns.some((pattern) => compileAnchoredPattern(pattern)?.test(text) === true)) continue;
     return { app, actions: matchActions(app.actions ?? [], url.pathname, method) };
   }
   return undefined;
+}
+
+/** The URL with its host name canonical (IP literals are canonical already). */
+function canonicalUrl(url: URL): URL {
+  const host = canonicalHostName(url.hostname);
+  if (host === url.hostname || url.hostname.startsWith('[')) return url;
+  const copy = new URL(url.href);
+  copy.hostname = host;
+  return copy;
 }
 
 function matchActions(

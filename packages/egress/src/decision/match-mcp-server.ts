@@ -1,3 +1,4 @@
+import { canonicalHostName } from '@toolbus/core';
 import type { EgressMcpServer } from './egress-catalogue.ts';
 
 /** What {@link matchMcpServer} found. */
@@ -8,11 +9,14 @@ export type McpServerMatch =
   | { readonly kind: 'outside_prefix' }
   | { readonly kind: 'none' };
 
-/** `scheme://host:port` with the default port written out, so `https://a` and `https://a:443` compare equal. */
+/**
+ * `scheme://host:port` with the default port written out and the host in canonical form (lower case, IDNA, no
+ * trailing dot), so `https://a`, `https://A.:443` compare equal.
+ */
 export function originKey(url: URL): string {
   const port =
     url.port === '' ? (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '') : url.port;
-  return `${url.protocol}//${url.hostname.toLowerCase()}:${port}`;
+  return `${url.protocol}//${canonicalHostName(url.hostname)}:${port}`;
 }
 
 /**

@@ -20,7 +20,7 @@ import { createOpenUrlTool, createWebSearchProvider, createWebSearchTool } from 
  * How the scripted research agent for a task behaves; chosen by a keyword in the task. A searcher whose task
  * says `slowly` waits {@link ResearchWorld.slowStepMs} before each of its steps.
  */
-export type AgentBehaviour = 'searcher' | 'fails' | 'hangs' | 'thinker' | 'silent';
+export type AgentBehaviour = 'searcher' | 'fails' | 'hangs' | 'thinker' | 'silent' | 'offline';
 
 /** How the scripted orchestrator behaves. */
 export interface OrchestratorScript {
@@ -39,6 +39,8 @@ export interface OrchestratorScript {
    * reason `length`); the next cycle dispatches that task again, whole.
    */
   readonly cutOffFirstDispatch?: boolean;
+  /** As `cutOffFirstDispatch`, but the step ends normally: the call's arguments are simply not valid JSON. */
+  readonly malformedFirstDispatch?: boolean;
 }
 
 /** One timed backend request. */
@@ -70,6 +72,8 @@ export interface ResearchWorld {
   script: OrchestratorScript;
   /** Append this sentence, citing [1], to the final report (a claim no source makes). */
   unsupportedClaim: string | undefined;
+  /** How many of the next final-report steps drop their connection after writing part of the report. */
+  dropReports: number;
   /** How long each step of an agent whose task says `slowly` waits before it answers (default 1000 ms). */
   slowStepMs: number;
   /** A real provider package talking to the server in its wire format. */
@@ -152,6 +156,7 @@ export async function startResearchWorld(options: { delayMs: number }): Promise<
     tools,
     script: { tasks: [] },
     unsupportedClaim: undefined,
+    dropReports: 0,
     slowStepMs: 1_000,
     model(provider) {
       const baseUrl = `${world.server.url}/v1`;
@@ -217,7 +222,7 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
       const next = script.tasks[dispatched.length];
       return next ? [call('research_agent', { task: next })] : [call('generate_report', {})];
     }
-    if (dispatched.length === 0 && script.cutOffFirstDispatch) {
+    if (dispatched.length === 0 && (script.cutOffFirstDispatch || script.malformedFirstDispatch)) {
       const whole = script.tasks.slice(0, -1).map((task, index) => call('research_agent', { task }, index));
       const last = script.tasks.at(-1) ?? '';
       const index = whole.length;
@@ -225,12 +230,12 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
         ...whole,
         { type: 'tool-call-start', index, id: `call_${index}_cut`, name: 'research_agent' },
         { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify({ task: last }).slice(0, 12) },
-        { type: 'finish', reason: 'length' },
+        { type: 'finish', reason: script.malformedFirstDispatch ? 'tool-calls' : 'length' },
       ];
     }
     if (dispatched.length === 0)
       return script.tasks.map((task, index) => call('research_agent', { task }, index));
-    if (script.cutOffFirstDispatch && dispatched.length === 1) {
+    if ((script.cutOffFirstDispatch || script.malformedFirstDispatch) && dispatched.length === 1) {
       const last = script.tasks.at(-1) ?? '';
       return [call('research_agent', { task: last })];
     }
@@ -239,11 +244,18 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
   if (system.includes('research agent:')) {
     const task = users[0]?.text ?? '';
     const behaviour =
-      (['fails', 'hangs', 'thinker', 'silent'] as const).find((word) => task.includes(word)) ?? 'searcher';
+      (['fails', 'hangs', 'thinker', 'silent', 'offline'] as const).find((word) => task.includes(word)) ??
+      'searcher';
     if (behaviour === 'fails')
       return [{ type: 'http-error', status: 400, message: 'scripted agent failure' }];
     if (behaviour === 'hangs') return [{ type: 'delay', ms: 60_000 }, ...text('too late')];
     if (behaviour === 'silent') return text('I found nothing to search for.');
+    // Every page it opens is refused (an address the guard blocks), then it asks for its report all the same.
+    if (behaviour === 'offline') {
+      return steps.length === 0
+        ? [call('open_url', { urls: ['http://10.255.255.1/one', 'http://10.255.255.1/two'] })]
+        : [call('generate_report', {})];
+    }
     if (behaviour === 'thinker') {
       return request.toolNames.includes('think_tool')
         ? [call('think_tool', { reasoning: `Still thinking about ${task}.` })]
@@ -287,7 +299,13 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
     const sentences = reports.match(/[^.\n]*\[\d+(?:, \d+)*\]\./g) ?? [];
     const body = sentences.map((sentence) => sentence.trim()).join(' ');
     const claim = world.unsupportedClaim ? ` ${world.unsupportedClaim} [1].` : '';
-    return text(`${body || 'The research found nothing.'}${claim}`);
+    const report = text(`${body || 'The research found nothing.'}${claim}`);
+    if (world.dropReports > 0) {
+      world.dropReports -= 1;
+      // A pause first, so the half is on the wire before the connection goes.
+      return [...report.slice(0, Math.ceil(report.length / 2)), { type: 'delay', ms: 200 }, { type: 'drop' }];
+    }
+    return report;
   }
   if (system.includes('citation checker')) {
     // A careful reader: a claim is supported when most of its words are in the source text it was shown.

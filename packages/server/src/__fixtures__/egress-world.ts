@@ -91,8 +91,9 @@ export function postReportCode(port: number): string {
 }
 
 /**
- * The same composition as `toolbus serve`: run_python in a sandbox per turn, with egress only when the user has
- * connected apps; `api.test` resolves to loopback and the API's CA is trusted upstream.
+ * What `toolbus serve` starts at a turn's first run_python call when the user has connected apps: a sandbox of the
+ * turn's own, behind its egress proxy (here made when the tool is, to keep the fixture short); `api.test` resolves
+ * to loopback and the API's CA is trusted upstream.
  */
 export function pythonWithEgressFactories(options: {
   readonly storage: Storage;

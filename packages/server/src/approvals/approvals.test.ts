@@ -69,7 +69,7 @@ before(async () => {
     defaultModel: `openai-compatible:${model.url}/v1#scripted`,
     defaultPersonaId: persona.id,
     approvalTimeoutMs: 6000,
-    // The same composition as `toolbus serve`: a sandbox per turn, with egress only when the user has apps.
+    // What `toolbus serve` runs code in for a user with apps: a sandbox of the turn's own behind its egress proxy.
     builtInToolFactories: pythonWithEgressFactories({
       storage,
       caDirectory: join(root, 'egress-ca'),

@@ -1,3 +1,4 @@
+import { compileAnchoredPattern } from '@toolbus/egress';
 import type {
   ConnectedAppActionRecord,
   ConnectedAppPolicy,
@@ -198,10 +199,14 @@ function validateInput(input: ConnectedAppInput): void {
   checkHeaderInput(input.userValues, 'body.userValues', { names: false });
 }
 
+/** Refuses a pattern the proxy could not use, naming it: the same compilation the proxy's matcher applies. */
 function compiles(pattern: string, field: string): void {
+  if (compileAnchoredPattern(pattern) !== null) return;
+  let why = '';
   try {
-    new RegExp(pattern, 'u');
-  } catch {
-    throw invalid(field, 'not a valid regular expression.');
+    new RegExp(`^(?:${pattern})$`, 'u');
+  } catch (error) {
+    why = error instanceof Error ? ` (${error.message.split(': ').at(-1)})` : '';
   }
+  throw invalid(field, `${JSON.stringify(pattern.slice(0, 200))} is not a valid regular expression${why}.`);
 }

@@ -147,7 +147,7 @@ describe('connected apps over HTTP', () => {
   });
 
   test('malformed input is a 400 naming the field; the routes are in the OpenAPI document', async () => {
-    const bad = await json<{ error: { field: string } }>(
+    const bad = await json<{ error: { field: string; message: string } }>(
       await call('POST', '/v1/apps', adminKey, {
         name: 'broken',
         urlPatterns: ['https://ok\\.example/.*', '(unclosed'],
@@ -156,6 +156,10 @@ describe('connected apps over HTTP', () => {
       400,
     );
     assert.equal(bad.body.error.field, 'body.urlPatterns.1');
+    assert.equal(
+      bad.body.error.message,
+      'body.urlPatterns.1: "(unclosed" is not a valid regular expression (Unterminated group).',
+    );
     const noHeaders = await json<{ error: { field: string } }>(
       await call('POST', '/v1/apps', adminKey, {
         name: 'bare',

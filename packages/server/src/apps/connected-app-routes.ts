@@ -1,6 +1,6 @@
 import { omitUndefined } from '@toolbus/spec';
 import { z } from 'zod';
-import type { Principal } from '../http/principal.ts';
+import { actsAsDeploymentAdmin, type Principal } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import type { ConnectedAppActor, ConnectedAppAdmin } from './connected-app-admin.ts';
 
@@ -48,7 +48,8 @@ export function connectedAppActor(principal: Principal): ConnectedAppActor {
   return {
     userId: principal.user.id,
     organizationId: principal.organization.id,
-    isAdmin: principal.role === 'admin',
+    // The admin scope too: an admin's narrower key manages only its own apps.
+    isAdmin: actsAsDeploymentAdmin(principal),
   };
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
@@ -107,7 +108,7 @@ describe('connected apps belong to an organisation', () => {
         await catalogue.connectedApps({
           sandboxId: 'run',
           userId,
-          ...(organizationId === undefined ? {} : { organizationId }),
+          ...omitUndefined({ organizationId }),
         })
       ).map((entry) => `${entry.id}`);
     assert.deepEqual(await names(alice.userId, orgA.id), [`${app.id}`]);

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { setCookieHeader } from '../http/cookie.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './access-service.ts';
+import { isSecureOrigin } from './public-origin.ts';
 
 const scopeSchema = z.enum(API_KEY_SCOPES as [string, ...string[]]);
 const apiKeySchema = z.object({
@@ -49,7 +51,11 @@ const minting = { kind: 'user', scope: 'keys' } as const;
 const admin = { kind: 'admin' } as const;
 
 /** Registers who-am-I, API keys, web sessions and (admin) users. */
-export function registerAccessRoutes(registry: RouteRegistry, access: AccessService): void {
+export function registerAccessRoutes(
+  registry: RouteRegistry,
+  access: AccessService,
+  options: { readonly publicOrigin?: string | undefined } = {},
+): void {
   registry.add(
     {
       method: 'get',
@@ -139,10 +145,17 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
     },
     async ({ principal, context }) => {
       const session = await access.createSession(principal);
-      const secure = new URL(context.req.url).protocol === 'https:' ? '; Secure' : '';
       context.header(
         'set-cookie',
-        `${SESSION_COOKIE}=${session.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_LIFETIME_MS / 1000}${secure}`,
+        setCookieHeader({
+          name: SESSION_COOKIE,
+          value: session.token,
+          maxAgeSeconds: SESSION_LIFETIME_MS / 1000,
+          sameSite: 'Strict',
+          path: '/',
+          // Behind a TLS proxy the request is plain http: the public origin says the browser uses https.
+          secure: isSecureOrigin(context, options.publicOrigin),
+        }),
       );
       return context.json({ csrfToken: session.csrfToken, expiresAt: session.expiresAt }, 201);
     },
@@ -159,7 +172,17 @@ export function registerAccessRoutes(registry: RouteRegistry, access: AccessServ
     },
     async ({ context }) => {
       await access.endSession(context);
-      context.header('set-cookie', `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`);
+      context.header(
+        'set-cookie',
+        setCookieHeader({
+          name: SESSION_COOKIE,
+          value: '',
+          maxAgeSeconds: 0,
+          sameSite: 'Strict',
+          path: '/',
+          secure: isSecureOrigin(context, options.publicOrigin),
+        }),
+      );
       return context.body(null, 204);
     },
   );

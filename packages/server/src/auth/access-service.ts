@@ -9,7 +9,13 @@ import {
 } from '@toolbus/storage';
 import type { Context } from 'hono';
 import { cookieValue } from '../http/cookie.ts';
-import { API_KEY_SCOPES, type ApiKeyScope, ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
+import {
+  API_KEY_SCOPES,
+  type ApiKeyScope,
+  actsAsDeploymentAdmin,
+  ORGANIZATION_HEADER,
+  type Principal,
+} from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { resolveOrganization } from './organization-service.ts';
 
@@ -193,7 +199,7 @@ export class AccessService {
   /** Revokes one of the caller's keys (admins: anyone's); `not_found` for a key that is not theirs. */
   async revokeApiKey(principal: Principal, keyId: string): Promise<void> {
     const record = await this.#storage.access.getApiKey(keyId);
-    if (!record || (record.userId !== principal.user.id && principal.role !== 'admin')) {
+    if (!record || (record.userId !== principal.user.id && !actsAsDeploymentAdmin(principal))) {
       throw new ServerError({
         code: 'not_found',
         field: 'path.keyId',

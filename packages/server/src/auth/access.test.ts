@@ -160,7 +160,15 @@ describe('users and access', () => {
       }),
       201,
     );
+    // An invitation for Alice's email (to an organisation she is not in yet).
+    const invitation = await storage.organizations.invite({
+      organizationId: (await storage.organizations.create({ name: 'Invites Alice' })).id,
+      email: 'alice@example.com',
+      role: 'member',
+      invitedBy: null,
+    });
     const values: Record<string, string> = {
+      invitationId: invitation.id,
       appId: String(aliceApp.id),
       approvalId: 'no-such-approval',
       chatId: chat.id,
@@ -400,11 +408,27 @@ describe('organisations', () => {
       ).key;
     const carolKey = await keyOf(carol.userId);
     const daveKey = await keyOf(dave.userId);
-    // An org admin adds members to their own org (the user is created there), never to another.
-    const erin = await addMember(acme.id, 'erin@orgs.example', 'member', carolKey);
-    await addMember(globex.id, 'erin@orgs.example', 'member', daveKey);
+    // A deployment admin adds members directly; an org admin invites into their own org (never another), and
+    // the account joins when it accepts.
+    const erin = await addMember(acme.id, 'erin@orgs.example', 'member');
+    await json(
+      await call('POST', `/v1/organizations/${globex.id}/members`, {
+        key: daveKey,
+        body: { email: 'erin@orgs.example', role: 'member' },
+      }),
+      202,
+    );
     // A key acts in one organisation: Erin, in two, holds one key for each.
     const erinKey = await keyOf(erin.userId);
+    const { invitations } = await json<{ invitations: { id: string; organizationId: string }[] }>(
+      await call('GET', '/v1/invitations', { key: erinKey }),
+      200,
+    );
+    assert.deepEqual(
+      invitations.map((invitation) => invitation.organizationId),
+      [globex.id],
+    );
+    await json(await call('POST', `/v1/invitations/${invitations[0]?.id}/accept`, { key: erinKey }), 200);
     const erinGlobexKey = await keyOf(erin.userId, globex.id);
     const refused = await json<{ error: { field: string } }>(
       await call('POST', `/v1/organizations/${acme.id}/members`, {

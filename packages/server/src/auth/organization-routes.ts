@@ -81,7 +81,8 @@ export function registerOrganizationRoutes(
       method: 'post',
       path: '/v1/organizations/{organizationId}/members',
       operationId: 'addOrganizationMember',
-      summary: 'Add a member by email (the user is created when new) or change their role',
+      summary:
+        "Add a member by email or change a member's role. A deployment admin adds directly (the user is created when new): 201. An organisation admin invites anyone not yet a member: 202, the same answer whether or not the email has an account; the account joins when it accepts",
       tag: 'organizations',
       access: self,
       params: organizationParams,
@@ -90,10 +91,20 @@ export function registerOrganizationRoutes(
         name: z.string().min(1).max(200).optional(),
         role: roleSchema.default('member'),
       }),
-      responses: { 201: { description: 'The member', schema: memberSchema } },
+      responses: {
+        201: { description: 'The member', schema: memberSchema },
+        202: {
+          description: 'Invited',
+          schema: z.object({ invited: z.literal(true), email: z.string(), role: roleSchema }),
+        },
+      },
     },
-    async ({ principal, params, body, context }) =>
-      context.json(await organizations.addMember(principal, params.organizationId, body), 201),
+    async ({ principal, params, body, context }) => {
+      const added = await organizations.addMember(principal, params.organizationId, body);
+      return added.status === 'member'
+        ? context.json(added.member, 201)
+        : context.json({ invited: true, email: added.email, role: added.role }, 202);
+    },
   );
   registry.add(
     {

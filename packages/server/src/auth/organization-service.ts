@@ -7,7 +7,7 @@ import {
   type Storage,
   type User,
 } from '@toolbus/storage';
-import { ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
+import { actsAsDeploymentAdmin, ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 
 /** A member as an organisation admin sees them. */
@@ -18,6 +18,11 @@ export interface OrganizationMemberView {
   readonly role: OrganizationRole;
   readonly joinedAt: string;
 }
+
+/** What adding a member did: added them (or changed their role), or invited the email. */
+export type MemberAddition =
+  | { readonly status: 'member'; readonly member: OrganizationMemberView }
+  | { readonly status: 'invited'; readonly email: string; readonly role: OrganizationRole };
 
 /** An organisation the caller can see, with the caller's role in it. */
 export interface OrganizationView extends Organization {
@@ -71,7 +76,7 @@ export class OrganizationService {
 
   /** Creates an organisation (deployment admins only). */
   async create(principal: Principal, input: { name: string }): Promise<Organization> {
-    if (principal.role !== 'admin') {
+    if (!actsAsDeploymentAdmin(principal)) {
       throw new ServerError({ code: 'forbidden', message: 'Only deployment admins create organisations.' });
     }
     return this.#storage.organizations.create({ name: input.name });
@@ -87,7 +92,7 @@ export class OrganizationService {
     );
     const all = await this.#storage.organizations.list();
     return all
-      .filter((organization) => principal.role === 'admin' || memberships.has(organization.id))
+      .filter((organization) => actsAsDeploymentAdmin(principal) || memberships.has(organization.id))
       .map((organization) => ({ ...organization, role: memberships.get(organization.id) ?? null }));
   }
 
@@ -106,28 +111,42 @@ export class OrganizationService {
   }
 
   /**
-   * Adds the user with this email to the organisation (created when missing, into this organisation) with `role`,
-   * or changes their role.
+   * A deployment admin adds the user with this email (created when missing, into this organisation) with `role`, or
+   * changes their role. An organisation admin changes the role of someone already a member; anyone else is invited
+   * (the account joins when it accepts), and the answer is the same whether an account with that email exists, so
+   * it reveals nothing about other organisations' users.
    */
   async addMember(
     principal: Principal,
     organizationId: string,
     input: { email: string; name?: string | undefined; role: OrganizationRole },
-  ): Promise<OrganizationMemberView> {
+  ): Promise<MemberAddition> {
     await this.#requireAdminOf(principal, organizationId);
-    const user =
-      (await this.#storage.users.getByEmail(input.email)) ??
-      (await this.#storage.users.create({
-        email: input.email,
+    const existing = await this.#storage.users.getByEmail(input.email);
+    const alreadyMember =
+      existing && (await this.#storage.organizations.getMember({ organizationId, userId: existing.id }));
+    if (actsAsDeploymentAdmin(principal) || (existing && alreadyMember)) {
+      const user =
+        existing ??
+        (await this.#storage.users.create({
+          email: input.email,
+          organizationId,
+          ...omitUndefined({ name: input.name }),
+        }));
+      const member = await this.#storage.organizations.setMember({
         organizationId,
-        ...omitUndefined({ name: input.name }),
-      }));
-    const member = await this.#storage.organizations.setMember({
+        userId: user.id,
+        role: input.role,
+      });
+      return { status: 'member', member: memberView(member, user) };
+    }
+    await this.#storage.organizations.invite({
       organizationId,
-      userId: user.id,
+      email: input.email,
       role: input.role,
+      invitedBy: principal.user.id,
     });
-    return memberView(member, user);
+    return { status: 'invited', email: input.email.toLowerCase(), role: input.role };
   }
 
   async setMemberRole(
@@ -150,7 +169,7 @@ export class OrganizationService {
 
   /** True when the caller administers the organisation `userId` belongs to (used for keys of other users). */
   async administersUser(principal: Principal, userId: string): Promise<boolean> {
-    if (principal.role === 'admin') return true;
+    if (actsAsDeploymentAdmin(principal)) return true;
     const memberships = await this.#storage.organizations.listMemberships(userId);
     for (const membership of memberships) {
       const own = await this.#storage.organizations.getMember({
@@ -164,7 +183,7 @@ export class OrganizationService {
 
   async #requireAdminOf(principal: Principal, organizationId: string): Promise<void> {
     const organization = await this.#storage.organizations.get(organizationId);
-    if (principal.role === 'admin' && organization) return;
+    if (actsAsDeploymentAdmin(principal) && organization) return;
     const own = organization
       ? await this.#storage.organizations.getMember({ organizationId, userId: principal.user.id })
       : undefined;

@@ -198,10 +198,12 @@ describe('chats over HTTP', () => {
         .filter((packet) => JSON.stringify(packet.placement) === JSON.stringify(packets[start]?.placement));
       assert.deepEqual(
         atTool.map((packet) => packet.obj.type),
-        ['tool-start', 'error', 'section-end'],
+        ['tool-start', 'tool-end', 'section-end'],
       );
-      assert.equal(atTool[1]?.obj.code, 'aborted');
-      assert.match(String(atTool[1]?.obj.message), /cancelled before this tool finished/);
+      assert.equal(atTool[1]?.obj.status, 'aborted');
+      const error = atTool[1]?.obj.error as { code: string; message: string } | undefined;
+      assert.equal(error?.code, 'aborted');
+      assert.match(String(error?.message), /cancelled before this tool finished/);
       const turn = await storage.chats.getTurn({ chatId, turn: 0 });
       assert.equal(turn?.status, 'stopped');
       const history = (await storage.chats.listMessages(chatId)).map((stored) => stored.message);

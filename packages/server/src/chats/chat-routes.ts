@@ -190,13 +190,21 @@ export function registerChatRoutes(
       access: chatAccess,
       params: turnParams,
       query: streamQuery,
-      responses: { 200: packetStream, ...errorResponses },
+      responses: {
+        200: packetStream,
+        204: { description: 'Last-Event-ID is the last packet of an ended turn: nothing more will come' },
+        ...errorResponses,
+      },
     },
     async ({ principal, params, query, context }) => {
       await chats.requireTurn(principal, params.chatId, params.turn);
       const after = query.after ?? lastEventId(context) ?? 0;
       const cursorField = query.after === undefined ? 'header.last-event-id' : 'query.after';
       await runner.checkCursor(params.chatId, params.turn, after, cursorField);
+      // An EventSource reconnects after every stream that ends, with the last id it saw: at the end of an ended
+      // turn, 204 tells it nothing more will come (it stops), instead of an empty stream it would reopen forever.
+      if (query.after === undefined && after > 0 && (await runner.endedAt(params.chatId, params.turn, after)))
+        return context.body(null, 204);
       const format = query.format ?? formatFromAccept(context);
       return stream(context, params.chatId, params.turn, after, format === 'none' ? 'sse' : format);
     },

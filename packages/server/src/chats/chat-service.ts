@@ -14,13 +14,13 @@ import type { Chat, ChatTurnRecord, Persona, Storage, StoredChatMessage } from '
 import { type DocumentSearchIndex, withSavedMemories } from '@toolbus/tools';
 import type { ApprovalHub, TurnApprovals } from '../approvals/approval-hub.ts';
 import { resolveOrganization } from '../auth/organization-service.ts';
+import type { TurnToolOptions } from '../built-in-tools/turn-tool-options.ts';
 import { ownsRow, type Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
 import type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from '../scale-out/turn-queue.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 import type { LiveTurn } from './live-turn.ts';
-import { toolFailurePackets } from './tool-failure-packets.ts';
 import {
   NOT_QUEUED_TURN_REASON,
   type StartTurnOptions,
@@ -67,6 +67,8 @@ export interface ChatServiceDependencies {
   readonly allowedModels: ReadonlySet<string>;
   readonly resolveModel: (model: string) => LanguageModelV4;
   readonly builtInToolFactories: NonNullable<ServerOptions['builtInToolFactories']>;
+  /** A chat turn's tool search limits and recovery dialects for its model (the deployment's settings). */
+  readonly turnToolOptions?: (model: string) => TurnToolOptions;
   readonly fetch: typeof fetch;
   /** Where assembly reports what it left out (a skipped row, a dropped credential header), by name only. */
   readonly logger?: WarningLogger;
@@ -406,8 +408,6 @@ export class ChatService {
             model,
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
-          // A failed call says so in the stream, where clients would otherwise see only its section end.
-          const failures = toolFailurePackets(telemetry.hooks);
           // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
           // The steps that speak to the user (clarification, final report) get the system prompt too, and
           // `maxCycles` bounds its orchestrator cycles.
@@ -441,18 +441,17 @@ export class ChatService {
                     }
                   : {}),
               })
-            : failures.wrap(
-                runChatTurn({
-                  model: telemetry.model,
-                  messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
-                  tools,
-                  files,
-                  userId: principal.user.id,
-                  signal,
-                  hooks: failures.hooks,
-                  ...omitUndefined({ maxCycles }),
-                }),
-              );
+            : runChatTurn({
+                model: telemetry.model,
+                messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
+                tools,
+                files,
+                userId: principal.user.id,
+                signal,
+                hooks: telemetry.hooks,
+                ...omitUndefined({ maxCycles }),
+                ...deps.turnToolOptions?.(modelName),
+              });
           void turn.result.then(
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),

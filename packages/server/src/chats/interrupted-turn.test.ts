@@ -111,9 +111,10 @@ test('kill -9 mid-tool, then restart: the turn is closed with a stop packet and 
   const closing = replay.slice(seen.length).map((packet) => packet.obj);
   const toolStart = seen.at(-1) as WirePacket;
   assert.deepEqual(
-    closing.map((obj) => [obj.type, obj.code ?? obj.reason]),
+    closing.map((obj) => [obj.type, obj.code ?? obj.reason ?? obj.status]),
     [
       ['error', 'turn_interrupted'],
+      ['tool-end', 'aborted'],
       ['section-end', undefined],
       ['stop', 'interrupted'],
     ],
@@ -219,9 +220,9 @@ for (const [signal, resumeBy] of [
     assert.equal(rest[0]?.sequence, Number(lastId) + 1, 'nothing lost, nothing repeated');
     const toolStart = JSON.parse(seen.at(-1)?.data ?? '{}') as WirePacket;
     assert.deepEqual(
-      rest.map((packet) => [packet.obj.type, packet.obj.code ?? packet.obj.reason]),
+      rest.map((packet) => [packet.obj.type, packet.obj.code ?? packet.obj.reason ?? packet.obj.status]),
       [
-        ['error', 'aborted'],
+        ['tool-end', 'aborted'],
         ['section-end', undefined],
         ['stop', 'interrupted'],
       ],

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { packetJson } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 import type { LiveTurn } from './live-turn.ts';
 
@@ -108,8 +109,9 @@ export function writePacketStream(options: {
   if (outgoing.destroyed) return;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
   const heartbeat = format === 'sse' ? ': heartbeat\n\n' : '\n';
+  // The head goes out with the first packets when some are stored already; else on its own, so the client knows
+  // the stream is open while the model is still silent.
   outgoing.writeHead(200, streamHeaders(format, options.headers));
-  outgoing.flushHeaders();
   let lastWrite = Date.now();
   let finished = false;
   let blocked = false;
@@ -170,8 +172,10 @@ export function writePacketStream(options: {
     afterDrain = pump;
     stop = live.watch(pump);
     pump();
+    if (!outgoing.headersSent) outgoing.flushHeaders();
     return;
   }
+  outgoing.flushHeaders();
   const reader = new AbortController();
   const iterator = options.open(reader.signal);
   stop = () => {
@@ -215,7 +219,7 @@ function streamHeaders(
 
 function frame(format: PacketStreamFormat, stored: StoredPacket): string {
   // The JSON of {@link wirePacket} without copying the packet: its own JSON with the sequence put first.
-  const own = JSON.stringify(stored.packet);
+  const own = packetJson(stored.packet);
   const json =
     own.length > 2 && own.charCodeAt(0) === 0x7b
       ? `{"sequence":${stored.sequence},${own.slice(1)}`

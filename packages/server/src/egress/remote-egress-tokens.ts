@@ -1,4 +1,3 @@
-import { deriveEgressTokenKey, mintEgressRunToken } from '@toolbus/egress/node';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { hasConnectedApps } from './sandbox-egress.ts';
@@ -29,9 +28,12 @@ export interface RemoteEgressTokensOptions {
 export function remoteEgressTokens(
   options: RemoteEgressTokensOptions,
 ): (run: { readonly toolCallId: string; readonly timeoutMs: number }) => Promise<string | undefined> {
-  const key = deriveEgressTokenKey(options.secretKey);
+  // The proxy package is loaded at the first token, not with the server (see sandbox-egress.ts).
+  let key: Uint8Array | undefined;
   return async (run) => {
     if (!(await hasConnectedApps(options.storage, options.userId, options.organizationId))) return undefined;
+    const { deriveEgressTokenKey, mintEgressRunToken } = await import('@toolbus/egress/node');
+    key ??= deriveEgressTokenKey(options.secretKey);
     return mintEgressRunToken({
       key,
       identity: {

@@ -11,12 +11,6 @@ import {
   type EgressContext,
   formatEgressLogLine,
 } from '@toolbus/egress';
-import {
-  createRunIdentityRegistry,
-  createRunSocketEgress,
-  loadOrCreateCertificateAuthority,
-  startEgressProxy,
-} from '@toolbus/egress/node';
 import type { SandboxEgressProvider } from '@toolbus/interpreter';
 import { omitUndefined } from '@toolbus/spec';
 import { type ConnectedAppRecord, DEFAULT_ORGANIZATION_ID, type Storage } from '@toolbus/storage';
@@ -65,6 +59,7 @@ function toConnectedApp(record: ConnectedAppRecord): ConnectedApp {
     urlPatterns: record.urlPatterns,
     actions: record.actions,
     usable: record.enabled && Object.keys(record.headers).length > 0,
+    enabled: record.enabled,
   };
 }
 
@@ -117,6 +112,13 @@ export function storageEgressCatalogue(
  */
 export async function startSandboxEgress(options: SandboxEgressOptions): Promise<SandboxEgress> {
   const { storage, userId } = options;
+  // The proxy's code (certificates, TLS) is loaded at the first sandbox that needs network, not with the server.
+  const {
+    createRunIdentityRegistry,
+    createRunSocketEgress,
+    loadOrCreateCertificateAuthority,
+    startEgressProxy,
+  } = await import('@toolbus/egress/node');
   const authority = await loadOrCreateCertificateAuthority({ directory: options.caDirectory });
   const registry = createRunIdentityRegistry();
   const proxy = startEgressProxy({

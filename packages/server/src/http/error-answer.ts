@@ -1,5 +1,5 @@
 import { GuardedFetchError } from '@toolbus/core';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { StorageError } from '@toolbus/storage';
 import { ServerError } from './server-error.ts';
 
@@ -86,8 +86,7 @@ export function toErrorAnswer(error: unknown): ErrorAnswer {
       status: error.status,
       code: error.code,
       message: error.message,
-      ...(error.field === undefined ? {} : { field: error.field }),
-      ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+      ...omitUndefined({ field: error.field, retryAfterSeconds: error.retryAfterSeconds }),
     };
   }
   if (StorageError.isInstance(error)) {

@@ -3,7 +3,6 @@ import { ServerError } from './server-error.ts';
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // A field value is visible ASCII, spaces, tabs and bytes above 0x7F (RFC 9110 §5.5): CR, LF, NUL and the other
 // controls would split or end the header when the value is sent.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is refused
 const illegalInValue = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 /**

@@ -38,3 +38,11 @@ export function ownsRow(
 ) {
   return row.userId === principal.user.id && row.organizationId === principal.organization.id;
 }
+
+/**
+ * True when the principal acts as a deployment admin: an admin whose key (or session) holds the `admin` scope. An
+ * admin's narrower key acts as a plain user, so a key's scopes stay a boundary on every route.
+ */
+export function actsAsDeploymentAdmin(principal: Principal): boolean {
+  return principal.role === 'admin' && principal.scopes.includes('admin');
+}

@@ -164,6 +164,14 @@ describe('the admin API', () => {
       400,
     );
     assert.equal(refused.error.field, 'body.builtIn');
+    // The list a persona page offers comes from the server's one table, with the ids rows store.
+    const builtIns = await json<{ tools: { id: string; name: string }[] }>(
+      await call('GET', '/v1/admin/built-in-tools'),
+      200,
+    );
+    assert.ok(builtIns.tools.some((tool) => tool.id === 'SearchTool' && tool.name === 'internal_search'));
+    assert.equal(builtIns.tools.length, new Set(builtIns.tools.map((tool) => tool.id)).size);
+    assert.ok(builtIns.tools.some((tool) => tool.id === 'CodingAgentTool'));
     const detail = await json<{ tools: { source: { builtInId?: string } }[] }>(
       await call('GET', `/v1/admin/personas/${persona.id}`),
       200,

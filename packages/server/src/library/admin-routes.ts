@@ -2,6 +2,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { uploadBytes, uploadFileName, uploadMediaType } from '../http/upload-input.ts';
+import { registerBuiltInToolRoutes } from './built-in-tool-routes.ts';
 import type { LibraryAdmin } from './library-admin.ts';
 
 const admin = { kind: 'admin' } as const;
@@ -128,6 +129,7 @@ export const ADMIN_UPLOAD_PATHS = ['/v1/admin/skills/uploads', '/v1/admin/docume
 
 /** Registers the admin API over {@link LibraryAdmin}: every route needs the admin role and the `admin` scope. */
 export function registerAdminRoutes(registry: RouteRegistry, library: LibraryAdmin): void {
+  registerBuiltInToolRoutes(registry);
   registry.add(
     {
       method: 'get',

@@ -26,8 +26,8 @@ import type {
   IndexPathsResult,
   IndexProgress,
 } from '@toolbus/tools';
-import type { Principal } from '../http/principal.ts';
 import { checkHeaderInput, checkHeaderValue } from '../http/header-input.ts';
+import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
 import { DocumentAdmin } from './document-admin.ts';
 import {

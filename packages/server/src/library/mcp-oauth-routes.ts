@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSecureOrigin, oauthOrigin } from '../auth/public-origin.ts';
 import { cookieValue, setCookieHeader } from '../http/cookie.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import {
@@ -84,7 +85,7 @@ export function registerMcpOAuthRoutes(
       },
     },
     async ({ principal, params, body, context }) => {
-      const origin = options.publicOrigin ?? new URL(context.req.url).origin;
+      const origin = oauthOrigin(context, options.publicOrigin);
       const browser = browserSecretOf(context.req.header('cookie'));
       const started = await oauth.connect(principal, params.serverId, {
         origin,
@@ -100,7 +101,7 @@ export function registerMcpOAuthRoutes(
           maxAgeSeconds: MCP_OAUTH_BROWSER_COOKIE_SECONDS,
           sameSite: 'Lax',
           path: '/v1/',
-          secure: new URL(origin).protocol === 'https:',
+          secure: isSecureOrigin(context, options.publicOrigin),
         }),
       );
       return context.json(started);

@@ -1,5 +1,5 @@
 import type { ApprovalResolution, CitedDocument, Packet, PacketObject, StopReason } from '@toolbus/spec';
-import { placementKey } from '@toolbus/spec';
+import { omitUndefined, placementKey } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 
 /**
@@ -68,13 +68,16 @@ const TURN_FAILED = 'The turn failed without saying why.';
 interface OpenTool {
   readonly toolCallId: string;
   readonly events: unknown[];
-  failed: boolean;
+  /** Its output or error chunk is out. */
+  answered: boolean;
+  /** The message of an `error` packet at the call, for a turn stored before `tool-end` existed. */
+  errorText?: string;
 }
 
 /**
  * Translates a turn's packets into UI message chunks: reasoning and answer text become reasoning and text parts,
- * each tool call an input and then an output (the tool's own packets) or an error at its section end, citations
- * sources; `stop` becomes `finish`, or `abort` when the user stopped the turn or the server died during it.
+ * each tool call an input and then, at its `tool-end`, an output (what the model read, and the tool's own packets)
+ * or an error (the code's message the model was given), citations sources; `stop` becomes `finish`, or `abort` when the user stopped the turn or the server died during it.
  *
  * An `error` packet of no open tool is the turn's own. useChat stops reading at an `error` chunk and shows its
  * error state, so only the error of a failed turn (the one its `stop` with reason `error` follows) becomes one; an
@@ -117,6 +120,25 @@ export async function* toUiMessageChunks(
       yield { type: 'start-step' };
     }
     return step;
+  };
+  /** A tool call's part: its input now; its output or error when it ends. */
+  const openTool = function* (
+    key: string,
+    toolCallId: string,
+    toolName: string,
+    title: string,
+    input: unknown,
+  ): Generator<UiMessageChunk, OpenTool> {
+    yield* closeText();
+    yield* closeReasoning();
+    if (step === undefined) yield { type: 'start-step' };
+    step = { ...(step ?? { reasoning: '', sources: [] }), hasTools: true };
+    const tool: OpenTool = { toolCallId, events: [], answered: false };
+    tools.set(key, tool);
+    toolsById.set(toolCallId, tool);
+    yield { type: 'tool-input-start', toolCallId, toolName, title };
+    yield { type: 'tool-input-available', toolCallId, toolName, input };
+    return tool;
   };
   let turnError: { readonly code: string; readonly message: string } | undefined;
   const approvals = new Map<string, ApprovalRequest>();
@@ -210,48 +232,52 @@ export async function* toUiMessageChunks(
         yield source;
         break;
       }
-      case 'tool-start': {
-        yield* closeText();
-        yield* closeReasoning();
-        if (step === undefined) yield { type: 'start-step' };
-        step = { ...(step ?? { reasoning: '', sources: [] }), hasTools: true };
-        const tool: OpenTool = { toolCallId: obj.toolCallId, events: [], failed: false };
-        tools.set(key, tool);
-        toolsById.set(obj.toolCallId, tool);
-        yield {
-          type: 'tool-input-start',
-          toolCallId: obj.toolCallId,
-          toolName: obj.toolName,
-          title: obj.displayName,
-        };
-        yield {
-          type: 'tool-input-available',
-          toolCallId: obj.toolCallId,
-          toolName: obj.toolName,
-          input: obj.arguments ?? {},
-        };
+      case 'tool-start':
+        yield* openTool(key, obj.toolCallId, obj.toolName, obj.displayName, obj.arguments ?? {});
+        break;
+      case 'tool-end': {
+        // A call answered without running (an unknown tool, one over the cap, one merged into another) has no
+        // tool-start: its part opens here, so every call the model made shows how it ended.
+        let tool = toolsById.get(obj.toolCallId);
+        if (tool === undefined) tool = yield* openTool(key, obj.toolCallId, obj.toolName, obj.toolName, {});
+        if (tool.answered) break;
+        tool.answered = true;
+        yield obj.error === undefined
+          ? {
+              type: 'tool-output-available',
+              toolCallId: obj.toolCallId,
+              output: {
+                status: obj.status,
+                result: obj.result ?? '',
+                durationMs: obj.durationMs,
+                ...omitUndefined({ mergedInto: obj.mergedInto }),
+                events: tool.events,
+              },
+            }
+          : { type: 'tool-output-error', toolCallId: obj.toolCallId, errorText: obj.error.message };
         break;
       }
       case 'error': {
         const tool = tools.get(key);
-        if (tool && !tool.failed) {
-          tool.failed = true;
-          yield { type: 'tool-output-error', toolCallId: tool.toolCallId, errorText: obj.message };
-        } else if (!tool) {
-          turnError = { code: obj.code, message: obj.message };
-        }
+        if (tool) tool.errorText ??= obj.message;
+        else turnError = { code: obj.code, message: obj.message };
         break;
       }
       case 'section-end': {
         const tool = tools.get(key);
         if (tool) {
           tools.delete(key);
-          if (!tool.failed)
-            yield {
-              type: 'tool-output-available',
-              toolCallId: tool.toolCallId,
-              output: { events: tool.events },
-            };
+          // A turn stored before tool-end existed: its section end is all there is.
+          if (!tool.answered) {
+            tool.answered = true;
+            yield tool.errorText === undefined
+              ? {
+                  type: 'tool-output-available',
+                  toolCallId: tool.toolCallId,
+                  output: { events: tool.events },
+                }
+              : { type: 'tool-output-error', toolCallId: tool.toolCallId, errorText: tool.errorText };
+          }
         }
         break;
       }
@@ -259,11 +285,11 @@ export async function* toUiMessageChunks(
         yield* closeText();
         yield* closeReasoning();
         for (const tool of tools.values()) {
-          if (!tool.failed)
+          if (!tool.answered)
             yield {
               type: 'tool-output-error',
               toolCallId: tool.toolCallId,
-              errorText: 'The turn ended before this tool call finished.',
+              errorText: tool.errorText ?? 'The turn ended before this tool call finished.',
             };
         }
         tools.clear();

@@ -37,13 +37,16 @@ export function uiMessageStreamResponse(options: {
       void iterator.return?.(undefined);
     },
   });
-  return new Response(body, {
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      [UI_MESSAGE_STREAM_HEADER]: 'v1',
-      ...options.headers,
-    },
-  });
+  return new Response(body, { headers: uiMessageStreamHeaders(options.headers) });
+}
+
+/** The headers of a UI message stream, with `extra` (the chat and turn). */
+export function uiMessageStreamHeaders(extra?: Readonly<Record<string, string>>): Record<string, string> {
+  return {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    [UI_MESSAGE_STREAM_HEADER]: 'v1',
+    ...extra,
+  };
 }

@@ -7,7 +7,7 @@ import {
   type ScriptedStep,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-import { ToolExecutionError } from '@toolbus/spec';
+import { ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { z } from 'zod';
@@ -112,6 +112,8 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
     parameters: z.object({ query: z.string() }),
     run: async ({ query }, context) => {
       if (query === 'fail') throw new ToolExecutionError({ message: 'The fact store is down.' });
+      if (query === 'vague')
+        throw new ToolCallError({ message: 'too vague', modelMessage: 'Name the fact you want.' });
       if (query === 'slow') {
         await new Promise((_resolve, reject) => {
           context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
@@ -133,6 +135,11 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
             // A bare call after prose is shown as it streams, then retracted (message-replace) when the step ends.
             { type: 'text', text: 'Checking.\n{"name": "lookup", ' },
             { type: 'text', text: '"arguments": {"query": "fine"}}' },
+          ];
+        if (question.includes('two tools'))
+          return [
+            { type: 'tool-call', id: 'call_vague', name: 'lookup', arguments: { query: 'vague' } },
+            { type: 'tool-call', id: 'call_ghost', name: 'no_such_tool', arguments: {} },
           ];
         const query = question.includes('fail') ? 'fail' : question.includes('slow') ? 'slow' : 'fine';
         return [
@@ -208,6 +215,11 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
     assert.equal(reasoning?.text, 'The user wants a fact; I will look it up.');
     assert.equal(toolPart(message)?.state, 'output-available');
     assert.deepEqual(toolPart(message)?.input, { query: 'fine' });
+    // The output is the tool-end packet's: what the model read, and how the call ended.
+    assert.deepEqual(
+      { ...(toolPart(message)?.output as object), durationMs: 0 },
+      { status: 'success', result: 'Fact about fine.', durationMs: 0, events: [] },
+    );
     const texts = message.parts
       .filter((part) => part.type === 'text')
       .map((part) => (part as { text: string }).text);
@@ -243,6 +255,22 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
     assert.ok(types.includes('tool-output-error'));
     assert.ok(!types.includes('tool-output-available'));
     assert.equal(types.at(-1), 'finish');
+  });
+
+  test('a refused call and a call of an unknown tool each end in output-error with what the model was told', async () => {
+    const { message } = await ask(await edge.newChat(), 'Use two tools.');
+    const parts = message.parts.filter((part) => part.type.startsWith('tool-')) as (ToolPart & {
+      toolCallId: string;
+    })[];
+    assert.deepEqual(
+      parts.map((part) => [part.type, part.toolCallId, part.state]),
+      [
+        ['tool-lookup', 'call_vague', 'output-error'],
+        ['tool-no_such_tool', 'call_ghost', 'output-error'],
+      ],
+    );
+    assert.equal(parts[0]?.errorText, 'Name the fact you want.');
+    assert.match(parts[1]?.errorText ?? '', /no tool named "no_such_tool"/);
   });
 
   test('a stop mid-tool: the tool part ends in output-error and the stream ends with abort', async () => {

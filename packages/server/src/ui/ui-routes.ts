@@ -1,3 +1,6 @@
+import { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { sendMessageBody } from '../chats/chat-schemas.ts';
 import type { ChatService } from '../chats/chat-service.ts';
@@ -6,6 +9,7 @@ import type { RouteRegistry } from '../http/route-registry.ts';
 import { ServerError } from '../http/server-error.ts';
 import { toUiMessageChunks } from './ui-message-chunks.ts';
 import { uiMessageStreamResponse } from './ui-message-stream-response.ts';
+import { writeUiMessageStream } from './write-ui-message-stream.ts';
 
 /** The path `useChat`'s transport posts to (`new DefaultChatTransport({ api })`), with the toolbus chat as `id`. */
 export const UI_CHAT_PATH = '/v1/ui/chat';
@@ -42,11 +46,18 @@ const chat = { kind: 'user', scope: 'chat' } as const;
  * toolbus: only the last user message of the posted list is taken.
  */
 export function registerUiRoutes(registry: RouteRegistry, chats: ChatService, runner: TurnRunner): void {
-  const stream = (chatId: string, turn: number) =>
-    uiMessageStreamResponse({
-      open: (signal) => toUiMessageChunks(runner.follow(chatId, turn, 0, signal), `${chatId}:${turn}`),
+  const stream = (context: Context, chatId: string, turn: number): Response => {
+    const settings = {
+      open: (signal: AbortSignal) =>
+        toUiMessageChunks(runner.follow(chatId, turn, 0, signal), `${chatId}:${turn}`),
       headers: { 'x-toolbus-chat-id': chatId, 'x-toolbus-turn': String(turn) },
-    });
+    };
+    // Served by @hono/node-server: written to the Node response directly; any other host gets the web Response.
+    const outgoing = (context.env as { outgoing?: unknown } | undefined)?.outgoing;
+    if (!(outgoing instanceof ServerResponse)) return uiMessageStreamResponse(settings);
+    writeUiMessageStream({ ...settings, outgoing });
+    return RESPONSE_ALREADY_SENT;
+  };
   registry.add(
     {
       method: 'post',
@@ -58,7 +69,7 @@ export function registerUiRoutes(registry: RouteRegistry, chats: ChatService, ru
       body: uiChatBody,
       responses: { 200: uiStreamDescription, 400: { description: 'Invalid input' } },
     },
-    async ({ principal, body }) => {
+    async ({ principal, body, context }) => {
       const last = [...body.messages].reverse().find((message) => message.role === 'user');
       const content = (last?.parts ?? [])
         .flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
@@ -75,7 +86,7 @@ export function registerUiRoutes(registry: RouteRegistry, chats: ChatService, ru
       // The chat is named in the body here: a chat that is not the caller's is reported as body.id.
       await chats.require(principal, id, 'body.id');
       const live = await chats.send(principal, id, { ...uiTurnOptions.parse(rest), content });
-      return stream(id, live.index);
+      return stream(context, id, live.index);
     },
   );
   registry.add(
@@ -96,7 +107,7 @@ export function registerUiRoutes(registry: RouteRegistry, chats: ChatService, ru
         (turn) => turn.status === 'running' && runner.live(params.chatId, turn.index),
       );
       if (!running) return context.body(null, 204);
-      return stream(params.chatId, running.index);
+      return stream(context, params.chatId, running.index);
     },
   );
 }

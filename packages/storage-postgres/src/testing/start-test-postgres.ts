@@ -29,6 +29,11 @@ export interface TestPostgres {
   createDatabase(options?: { readonly template?: string }): Promise<string>;
   /** The database name of a URL this cluster returned. */
   databaseName(url: string): string;
+  /**
+   * Takes the server away for `downMs` (a fast shutdown: open sessions end mid-query) and starts it again on the
+   * same port and data: PostgreSQL restarting under a running deployment.
+   */
+  restart(options: { readonly downMs: number }): Promise<void>;
   /** Stops the server (fast shutdown) and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -104,12 +109,16 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
     'max_connections=200',
     ...settings,
   ]);
-  const server = spawn(postgres, postgresArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  server.stderr?.setEncoding('utf8');
-  server.stderr?.on('data', (chunk: string) => {
-    log = (log + chunk).slice(-4000);
-  });
+  const launch = () => {
+    const child = spawn(postgres, postgresArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      log = (log + chunk).slice(-4000);
+    });
+    return child;
+  };
+  let server = launch();
   // A test runner that exits without `stop()` must not leave a server behind.
   const killOnExit = () => server.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -156,6 +165,12 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
     },
     databaseName(url) {
       return decodeURIComponent(new URL(url).pathname.slice(1));
+    },
+    async restart({ downMs }) {
+      await stopServer(server);
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      server = launch();
+      await waitUntilReady(adminUrl, server, () => log);
     },
     stop,
   };

@@ -28,6 +28,7 @@ const historyNames = [
   'web sessions remember the key that made them and hold its scopes; minting keys is a scope',
   'an MCP OAuth authorization is bound to the browser that started it',
   'connected apps belong to an organisation',
+  'organisation invitations',
 ];
 
 /** Storage's schema, in order, for SQLite and PostgreSQL alike. Append new steps; never rewrite old ones. */
@@ -38,10 +39,11 @@ export const storageMigrations: readonly Migration[] = [
     sql: { sqlite: sqliteSteps[index + 1] ?? '', postgres: postgresSteps[index + 1] ?? '' },
   })),
   {
-    version: 16,
+    version: 17,
     name: 'JSON columns named alike on both databases',
     // From here on each store is written once: PostgreSQL's JSON columns take SQLite's names. (Their types stay:
     // the stores write JSON text to both and read it back as text; see open-postgres-storage's type parsers.)
+    // Invitations get PostgreSQL's insertion order, as every other table listed oldest first has.
     sql: {
       sqlite: '',
       postgres: `
@@ -55,16 +57,17 @@ ALTER TABLE connected_apps RENAME COLUMN url_patterns TO url_patterns_json;
 ALTER TABLE connected_apps RENAME COLUMN actions TO actions_json;
 ALTER TABLE api_keys RENAME COLUMN scopes TO scopes_json;
 ALTER TABLE web_sessions RENAME COLUMN scopes TO scopes_json;
+ALTER TABLE organization_invitations ADD COLUMN ordinal bigint GENERATED ALWAYS AS IDENTITY;
 `,
     },
   },
 ];
 
 /**
- * PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 9: the
+ * PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 10: the
  * version here that each of them reached (index: that old version).
  */
-export const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15];
+export const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15, 16];
 
 /** The name PostgreSQL's old step 1 was recorded under: it tells an old numbering from today's. */
 export const postgresLegacyFirstName = 'initial schema: every store of the SQLite schema version 4';

@@ -1,12 +1,12 @@
 // The PostgreSQL schema steps of the releases before storage was written once, keyed by the version of the SQLite
-// step they match (PostgreSQL numbered its own 1 to 9: see postgresLegacyVersions): released, so never edited.
+// step they match (PostgreSQL numbered its own 1 to 10: see postgresLegacyVersions): released, so never edited.
 // The same tables and rules as SQLite's, in PostgreSQL's types (timestamptz, jsonb/json, bytea, identity columns
 // for insertion order). JSON that is replayed verbatim (messages, packets) is `json`, which keeps the text as
 // written; `jsonb` would reorder keys.
 
 const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
 
-/** PostgreSQL's SQL of steps 1 to 15; a step missing here was folded into step 1, or is SQLite's alone. */
+/** PostgreSQL's SQL of steps 1 to 16; a step missing here was folded into step 1, or is SQLite's alone. */
 export const postgresSteps: Readonly<Record<number, string>> = {
   // PostgreSQL's step 1: initial schema: every store of the SQLite schema version 4.
   4: `
@@ -295,5 +295,18 @@ ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash text;
 ALTER TABLE connected_apps ADD COLUMN organization_id text NOT NULL DEFAULT 'default' REFERENCES organizations(id) ON DELETE CASCADE;
 DROP INDEX connected_apps_by_owner_name;
 CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
+`,
+  // PostgreSQL's step 10: organisation invitations. As SQLite's step 16.
+  16: `
+CREATE TABLE organization_invitations (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email text NOT NULL,
+  role text NOT NULL CHECK (role IN ('admin', 'member')),
+  invited_by text REFERENCES users(id) ON DELETE SET NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitations (organization_id, email);
+CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
 `,
 };

@@ -3,7 +3,7 @@
 
 const searchUsageCheck = `CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
 
-/** SQLite's SQL of steps 1 to 15. */
+/** SQLite's SQL of steps 1 to 16. */
 export const sqliteSteps: Readonly<Record<number, string>> = {
   1: `
 CREATE TABLE storage_meta (
@@ -318,5 +318,19 @@ ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash TEXT;
 ALTER TABLE connected_apps ADD COLUMN organization_id TEXT NOT NULL DEFAULT 'default';
 DROP INDEX connected_apps_by_owner_name;
 CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization_id, COALESCE(user_id, ''), name);
+`,
+  // An organisation admin added any account by email, with no consent, and learnt which emails had accounts.
+  // They now invite an email; its account joins when it accepts.
+  16: `
+CREATE TABLE organization_invitations (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+  invited_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX organization_invitations_by_email ON organization_invitations (organization_id, email);
+CREATE INDEX organization_invitations_of_email ON organization_invitations (email, created_at);
 `,
 };

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-// The tables as the stores see them, the same on both databases since migration 16 gave PostgreSQL's JSON
+// The tables as the stores see them, the same on both databases since migration 17 gave PostgreSQL's JSON
 // columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
 // and 64-bit integers numbers (PostgreSQL's parsers are set so in open-postgres-storage); only booleans differ
 // (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
@@ -23,6 +23,14 @@ export interface StorageSchema {
   };
   organizations: { id: string; name: string; created_at: Time };
   organization_members: { organization_id: string; user_id: string; role: string; created_at: Time };
+  organization_invitations: {
+    id: string;
+    organization_id: string;
+    email: string;
+    role: string;
+    invited_by: string | null;
+    created_at: Time;
+  };
   personas: {
     id: string;
     name: string;

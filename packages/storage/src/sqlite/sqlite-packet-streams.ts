@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { packetJson } from '@toolbus/spec';
 import type { AppendedPacketBatch, ChatTurnStatus } from '../chat.ts';
 import { notFound } from '../sql/store-context.ts';
 import type { PacketStreams } from '../stores/packet-streams.ts';
@@ -35,7 +36,7 @@ export function createSqlitePacketStreams(
     let last = tableLast(chatId, turn);
     for (const packet of packets) {
       last += 1;
-      insertPacket.run(chatId, turn, last, JSON.stringify(packet));
+      insertPacket.run(chatId, turn, last, packetJson(packet));
     }
     return last;
   };
@@ -68,7 +69,7 @@ export function createSqlitePacketStreams(
               if (status === undefined) {
                 results[index] = { ok: false, error: notFound('Turn', `${chatId}/${turn}`) };
               } else if (status === 'running') {
-                const packetsJson = packets.map((packet) => JSON.stringify(packet));
+                const packetsJson = packets.map(packetJson);
                 running.push({
                   index,
                   append: { chatId, turn, packetsJson, tableLast: () => tableLast(chatId, turn) },

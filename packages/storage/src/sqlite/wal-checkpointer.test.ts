@@ -57,3 +57,38 @@ test('storage closes the thread’s connection before its own: the log is remove
   assert.equal((await reopened.chats.listPackets({ chatId: chat.id, turn: 0, limit: 1000 })).length, 500);
   await reopened.close();
 });
+
+test('a log grown past the bound while a reader held it is truncated once every frame is copied', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'toolbus-wal-')), 'bounded.db');
+  const database = new (loadDatabaseSync())(path);
+  database.exec('PRAGMA journal_mode = WAL');
+  // As storage's own connection: a write waits out the moment a truncation holds the log.
+  database.exec('PRAGMA busy_timeout = 5000');
+  database.exec('PRAGMA wal_autocheckpoint = 0');
+  database.exec('CREATE TABLE rows (text TEXT NOT NULL)');
+  // A reader in a long read transaction keeps the log from restarting at its start: it only grows, as under
+  // a steady stream of followers at a high turn rate.
+  const reader = new (loadDatabaseSync())(path);
+  reader.exec('BEGIN');
+  reader.prepare('SELECT COUNT(*) FROM rows').get();
+  const checkpointer = await startWalCheckpointer(path, {
+    intervalMs: 50,
+    truncateAboveBytes: 1_000_000,
+    onFailure: () => undefined,
+  });
+  const insert = database.prepare('INSERT INTO rows (text) VALUES (?)');
+  const text = 'x'.repeat(4000);
+  for (let row = 0; row < 1000; row += 1) insert.run(text);
+  const grown = statSync(`${path}-wal`).size;
+  assert.ok(grown > 3_000_000, `the log grew while the reader held it (${grown} bytes)`);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.ok(statSync(`${path}-wal`).size >= grown, 'not truncated under the reader');
+  reader.exec('COMMIT');
+  await waitFor(() => statSync(`${path}-wal`).size === 0);
+  assert.equal(statSync(`${path}-wal`).size, 0, 'truncated once idle');
+  insert.run(text);
+  await checkpointer.stop();
+  assert.equal((database.prepare('SELECT COUNT(*) AS n FROM rows').get() as { n: number }).n, 1001);
+  reader.close();
+  database.close();
+});

@@ -1,5 +1,8 @@
 import { Worker } from 'node:worker_threads';
 
+/** The log size above which a fully copied write-ahead log is truncated (default 64 MiB). */
+export const DEFAULT_WAL_TRUNCATE_ABOVE_BYTES = 64 * 1024 * 1024;
+
 /** A background thread that copies a database's write-ahead log into the database file. */
 export interface WalCheckpointer {
   /** Checkpoints once more, closes the thread's connection and ends the thread. */
@@ -7,15 +10,28 @@ export interface WalCheckpointer {
 }
 
 // The worker's code, evaluated as CommonJS in the thread, so it is the same from the sources and from a build.
-// PASSIVE never waits for a lock: the process's own connection keeps committing while frames are copied.
+// PASSIVE never waits for a lock: the process's own connection keeps committing while frames are copied. PASSIVE
+// never shrinks the log file either: at high write rates readers keep the log from restarting at its start, and
+// the file grew to hundreds of MiB and stayed so. Once a checkpoint has copied every frame, a log larger than
+// `truncateAboveBytes` is truncated.
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { statSync } = require('node:fs');
 const { DatabaseSync } = require('node:sqlite');
 const database = new DatabaseSync(workerData.path);
 const checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const truncate = database.prepare('PRAGMA wal_checkpoint(TRUNCATE)');
+const walPath = workerData.path + '-wal';
 const run = () => {
   try {
-    checkpoint.get();
+    const result = checkpoint.get();
+    // Every frame copied (nothing written since, or the writes caught up): a log grown past the bound is cut to
+    // zero. TRUNCATE waits for no one here (no busy timeout): with a reader still on the log it does nothing, and
+    // the next interval tries again.
+    if (result && result.busy === 0 && result.log === result.checkpointed && result.log > 0) {
+      const size = statSync(walPath, { throwIfNoEntry: false })?.size ?? 0;
+      if (size > workerData.truncateAboveBytes) truncate.get();
+    }
   } catch {
     // Busy or closing: the next interval tries again.
   }
@@ -41,11 +57,20 @@ parentPort.postMessage('ready');
  */
 export async function startWalCheckpointer(
   path: string,
-  options: { readonly intervalMs?: number; readonly onFailure: () => void },
+  options: {
+    readonly intervalMs?: number;
+    /** See {@link DEFAULT_WAL_TRUNCATE_ABOVE_BYTES}; `Infinity`: never truncate. */
+    readonly truncateAboveBytes?: number;
+    readonly onFailure: () => void;
+  },
 ): Promise<WalCheckpointer> {
   const worker = new Worker(workerSource, {
     eval: true,
-    workerData: { path, intervalMs: options.intervalMs ?? 200 },
+    workerData: {
+      path,
+      intervalMs: options.intervalMs ?? 200,
+      truncateAboveBytes: options.truncateAboveBytes ?? DEFAULT_WAL_TRUNCATE_ABOVE_BYTES,
+    },
   });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());

@@ -1,4 +1,4 @@
-import type { OrganizationMember, OrganizationStore } from '../organization.ts';
+import type { OrganizationInvitation, OrganizationStore } from '../organization.ts';
 import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 
 const organizationColumns = ['id', 'name', 'created_at as createdAt'] as const;
@@ -8,6 +8,15 @@ const memberColumns = [
   'role',
   'created_at as createdAt',
 ] as const;
+const invitationColumns = [
+  'id',
+  'organization_id as organizationId',
+  'email',
+  'role',
+  'invited_by as invitedBy',
+  'created_at as createdAt',
+] as const;
+type Role = Pick<OrganizationInvitation, 'role'>;
 
 /** Organisations and memberships. */
 export function createOrganizationStore(context: StoreContext): OrganizationStore {
@@ -16,9 +25,17 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
     db
       .selectFrom('organization_members')
       .select(memberColumns)
-      .$narrowType<Pick<OrganizationMember, 'role'>>()
+      .$narrowType<Role>()
       .orderBy('created_at')
       .orderBy(context.insertionOrder);
+  const mustExist = async (organizationId: string) => {
+    const found = await db
+      .selectFrom('organizations')
+      .select('id')
+      .where('id', '=', organizationId)
+      .executeTakeFirst();
+    if (found === undefined) throw notFound('Organisation', organizationId);
+  };
   return {
     async create(organization) {
       return withConstraintErrors('Creating an organisation', () =>
@@ -46,12 +63,7 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
     },
     async setMember(member) {
       const { organizationId, userId, role } = member;
-      const organization = await db
-        .selectFrom('organizations')
-        .select('id')
-        .where('id', '=', organizationId)
-        .executeTakeFirst();
-      if (organization === undefined) throw notFound('Organisation', organizationId);
+      await mustExist(organizationId);
       const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
       if (user === undefined) throw notFound('User', userId);
       const row = await withConstraintErrors('Setting a member', () =>
@@ -83,6 +95,46 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
         .where('user_id', '=', userId)
         .executeTakeFirst();
       return changed(result) > 0;
+    },
+    async invite(invitation) {
+      const { organizationId, role, invitedBy } = invitation;
+      await mustExist(organizationId);
+      const row = await withConstraintErrors('Inviting to an organisation', () =>
+        db
+          .insertInto('organization_invitations')
+          .values({
+            id: context.newId(),
+            organization_id: organizationId,
+            email: invitation.email.toLowerCase(),
+            role,
+            invited_by: invitedBy,
+            created_at: context.now(),
+          })
+          .onConflict((conflict) =>
+            conflict.columns(['organization_id', 'email']).doUpdateSet({ role, invited_by: invitedBy }),
+          )
+          .returning(invitationColumns)
+          .executeTakeFirstOrThrow(),
+      );
+      return { ...row, role };
+    },
+    async listInvitations(email) {
+      return db
+        .selectFrom('organization_invitations')
+        .select(invitationColumns)
+        .$narrowType<Role>()
+        .where('email', '=', email.toLowerCase())
+        .orderBy('created_at')
+        .orderBy(context.insertionOrder)
+        .execute();
+    },
+    async takeInvitation(id) {
+      return db
+        .deleteFrom('organization_invitations')
+        .where('id', '=', id)
+        .returning(invitationColumns)
+        .$narrowType<Role>()
+        .executeTakeFirst();
     },
   };
 }

@@ -115,5 +115,39 @@ export function describeOrganizationStoreConformance(backend: string, open: () =
       });
       assert.equal((await storage.files.get(file.id))?.organizationId, hooli.id);
     });
+
+    test('invitations: by lower-cased email, replaced per organisation, taken once', async () => {
+      const pied = await storage.organizations.create({ name: 'Pied Piper' });
+      const first = await storage.organizations.invite({
+        organizationId: pied.id,
+        email: 'Richard@Pied.example',
+        role: 'member',
+        invitedBy: null,
+      });
+      const again = await storage.organizations.invite({
+        organizationId: pied.id,
+        email: 'richard@pied.example',
+        role: 'admin',
+        invitedBy: null,
+      });
+      const listed = await storage.organizations.listInvitations('RICHARD@pied.example');
+      assert.deepEqual(
+        listed.map((invitation) => [invitation.organizationId, invitation.email, invitation.role]),
+        [[pied.id, 'richard@pied.example', 'admin']],
+      );
+      assert.equal(again.id, first.id, 'one invitation per organisation and email');
+      assert.equal((await storage.organizations.takeInvitation(first.id))?.role, 'admin');
+      assert.equal(await storage.organizations.takeInvitation(first.id), undefined);
+      assert.deepEqual(await storage.organizations.listInvitations('richard@pied.example'), []);
+      await assert.rejects(
+        storage.organizations.invite({
+          organizationId: 'nope',
+          email: 'x@y',
+          role: 'member',
+          invitedBy: null,
+        }),
+        (error: { code?: string }) => error.code === 'not_found',
+      );
+    });
   });
 }

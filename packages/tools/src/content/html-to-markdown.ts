@@ -1,5 +1,23 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+import { createRequire } from 'node:module';
+
+type Dom = {
+  readonly parseHTML: typeof import('linkedom').parseHTML;
+  readonly Readability: typeof import('@mozilla/readability').Readability;
+};
+
+// The DOM implementation and Readability are loaded at the first page read, not with the package: together they
+// hold about 25 MB that a server which never opens a URL would keep for nothing.
+let dom: Dom | undefined;
+function loadDom(): Dom {
+  if (dom === undefined) {
+    const require = createRequire(import.meta.url);
+    dom = {
+      parseHTML: (require('linkedom') as typeof import('linkedom')).parseHTML,
+      Readability: (require('@mozilla/readability') as typeof import('@mozilla/readability')).Readability,
+    };
+  }
+  return dom;
+}
 
 /** Readable text of an HTML page. */
 export interface ReadablePage {
@@ -44,6 +62,7 @@ const blocks = new Set([
  * the whole body. Scripts, styles and hidden templates never reach the text.
  */
 export function htmlToMarkdown(html: string, options: { readonly url?: string } = {}): ReadablePage {
+  const { parseHTML, Readability } = loadDom();
   const { document } = parseHTML(html);
   const fallbackTitle = (document.querySelector('title')?.textContent ?? '').trim();
   let root: Element | null = null;

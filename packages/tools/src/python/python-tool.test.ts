@@ -116,14 +116,28 @@ describe('python tool against the real interpreter, runner and storage', () => {
     );
   });
 
-  it('is available only while the service answers /health', async () => {
-    assert.equal(await createPythonTool({ client, files }).isAvailable({}), true);
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const offline = new CodeInterpreterClient({ baseUrl: `http://127.0.0.1:${port}` });
-    assert.equal(await createPythonTool({ client: offline, files }).isAvailable({}), false);
+  it('is offered while every service is down, and its call answers with the pool’s own words', async () => {
+    const closedPorts: number[] = [];
+    for (let index = 0; index < 2; index += 1) {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      closedPorts.push((closed.address() as AddressInfo).port);
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+    }
+    const offline = new CodeInterpreterPool({
+      baseUrls: closedPorts.map((port) => `http://127.0.0.1:${port}`),
+      healthIntervalMs: 0,
+    });
+    await offline.checkHealth();
+    const tool = createPythonTool({ client: offline, files });
+    assert.equal(await tool.isAvailable({}), true);
+    const { outcome } = await run(tool, 'print(1)');
+    assert.equal(outcome.status, 'execution-error');
+    assert.match(
+      outcome.response.llmFacing,
+      /none of the 2 code interpreter services answers right now .*; code cannot run until one is back/,
+    );
+    offline.close();
   });
 
   it('streams output as python-delta packets and returns stdout to the model', async () => {

@@ -32,8 +32,6 @@ export interface PythonToolOptions {
   /** stdout and stderr are each cut to this many characters for the model. Default 50,000. */
   readonly maxOutputCharacters?: number;
   readonly staging?: Partial<StagingLimits>;
-  /** How long an availability answer is reused. Default 30 s. */
-  readonly availabilityCacheMs?: number;
   /** The LLM-facing name; default the built-in registry's name for the python tool. */
   readonly name?: string;
   /**
@@ -74,9 +72,7 @@ export function createPythonTool(options: PythonToolOptions): Tool {
   const executionTimeoutMs = options.executionTimeoutMs ?? 60_000;
   const maxOutputCharacters = options.maxOutputCharacters ?? 50_000;
   const staging = { ...defaultStaging, ...options.staging };
-  const availabilityCacheMs = options.availabilityCacheMs ?? 30_000;
   const skills = [...(options.skills ?? [])];
-  let availability: { at: number; value: Promise<boolean> } | undefined;
 
   return defineTool({
     name: options.name ?? pythonEntry?.name ?? 'python',
@@ -89,12 +85,8 @@ export function createPythonTool(options: PythonToolOptions): Tool {
     streamsArgumentDeltas: true,
     // Staging and saving files take time beyond the run itself.
     timeoutMs: executionTimeoutMs + 60_000,
-    isAvailable: () => {
-      if (!availability || Date.now() - availability.at > availabilityCacheMs) {
-        availability = { at: Date.now(), value: options.client.isAvailable() };
-      }
-      return availability.value;
-    },
+    // Offered even while no service answers: a call then says so in the interpreter's (or pool's) own words, which
+    // the model passes on, instead of the tool vanishing and the model being told there is no such tool.
     run: async ({ code }, context) => {
       const toolCallId = context.call.id;
       try {

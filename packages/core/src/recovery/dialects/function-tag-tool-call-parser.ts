@@ -8,6 +8,10 @@ import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
 import { createForwardSearch, decodeXmlEntities, stripFunctionsPrefix } from '../text-search.ts';
+import { functionNameAttributeCalls, functionNameAttributeOpen } from './function-name-attribute-calls.ts';
+
+/** `<function>name</function>` followed by a JSON arguments object. */
+const namedFunctionTag = Object.freeze({ open: '<function>', close: '</function>' });
 
 /**
  * `<function=name>…</function>`: Qwen3-Coder / Qwen3.5 / Nemotron 3 / Seed-OSS put `<parameter=p>value</parameter>`
@@ -21,9 +25,11 @@ export const functionTagToolCallParser: ToolCallTextParser = {
   markers: [
     { open: '<function=', closes: ['</function>'] },
     { open: '<seed:tool_call>', closes: ['</seed:tool_call>'] },
+    { open: functionNameAttributeOpen, closes: ['</function>'] },
   ],
-  needles: ['<parameter=', '</parameter>'],
-  detect: (text, scan = createTextScan(text)) => scan.has('<function='),
+  needles: ['<parameter=', '</parameter>', namedFunctionTag.open],
+  detect: (text, scan = createTextScan(text)) =>
+    scan.has('<function=') || scan.has(namedFunctionTag.open) || scan.has(functionNameAttributeOpen),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     const tools = scan.tools(toolDefs);
     const parameterSearch = scan.search('<parameter=');
@@ -69,11 +75,56 @@ export const functionTagToolCallParser: ToolCallTextParser = {
       }
       calls.push({ name: tool.name, arguments: argumentsObject, start: block.start, end: block.end });
     }
+    calls.push(...namedFunctionCalls(text, toolDefs, scan));
+    calls.push(...functionNameAttributeCalls(text, toolDefs, scan));
     return calls;
   },
 };
 
+/**
+ * `<function>terminal</function>\n{"command": "ls"}`: the tool's name in a bare `<function>` element and its
+ * arguments as the JSON object after it, as Gemma 3 and Qwen3.6 write inside `<tool_call>` (mlx-omni-server
+ * #126). Only a declared tool's name counts; the range covers the element and the object.
+ */
+function namedFunctionCalls(
+  text: string,
+  toolDefs: readonly ToolDefinition[],
+  scan: ReturnType<typeof createTextScan>,
+): LocatedToolCall[] {
+  const calls: LocatedToolCall[] = [];
+  if (!scan.has(namedFunctionTag.open)) return calls;
+  const tools = scan.tools(toolDefs);
+  const closeSearch = createForwardSearch(text, namedFunctionTag.close);
+  for (const start of scan.positions(namedFunctionTag.open)) {
+    const nameStart = start + namedFunctionTag.open.length;
+    const close = closeSearch.next(nameStart);
+    if (close < 0 || close - nameStart > 256) continue;
+    const tool = tools.get(stripFunctionsPrefix(text.slice(nameStart, close).trim()));
+    if (!tool) continue;
+    const from = close + namedFunctionTag.close.length;
+    const json = scanJsonValues(text, {
+      from,
+      to: Math.min(text.length, from + 1_048_576),
+      anchored: true,
+    })[0];
+    if (!json || json.start - from > 64 || text.slice(from, json.start).trim() !== '') continue;
+    recoveryWork.characters += json.end - start;
+    calls.push({ name: tool.name, arguments: parseToolArguments(json.value), start, end: json.end });
+  }
+  return calls;
+}
+
+/**
+ * A parameter's value without the template's layout: the line breaks around it, and the indentation of the
+ * closing tag's line on every line of it (a call written indented, as Nemotron 3 does, indents its values too).
+ */
 function parameterText(raw: string, closed: boolean): string {
-  const value = raw.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
+  const indent = /\r?\n([ \t]+)$/.exec(raw)?.[1];
+  let value = raw.replace(/^\r?\n/, '').replace(/\r?\n[ \t]*$/, '');
+  if (indent !== undefined)
+    value = value
+      .split('\n')
+      .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+      .join('\n');
   return !closed || !value.includes('\n') ? value.trim() : value;
 }

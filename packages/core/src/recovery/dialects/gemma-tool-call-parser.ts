@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
+import { endOfTurnToken } from '../end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
@@ -13,10 +14,13 @@ import {
 
 const callMarker = 'call:';
 const stringDelimiters = ['<|"|>', '<escape>'];
-const wrappers: ReadonlyArray<readonly [string, string]> = [
-  ['<|tool_call>', '<tool_call|>'],
-  ['<start_function_call>', '<end_function_call>'],
+const wrappers: ReadonlyArray<readonly [string, readonly string[]]> = [
+  // Gemma 4 sometimes ends the call with its end-of-turn token instead (vLLM's gemma4 fixtures).
+  ['<|tool_call>', ['<tool_call|>', endOfTurnToken.gemma]],
+  ['<start_function_call>', ['<end_function_call>']],
 ];
+/** Gemma 4's thinking channel (`<|channel>thought\n…<channel|>`, its chat template's reasoning markers). */
+export const gemmaThoughtChannel = Object.freeze({ open: '<|channel>', close: '<channel|>' });
 
 /**
  * Gemma 4 `<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>` and FunctionGemma
@@ -25,15 +29,22 @@ const wrappers: ReadonlyArray<readonly [string, string]> = [
  * the wrapper tokens when they are present. Servers that strip special tokens leave `call:get_weather{city:Oslo}`:
  * a bare value runs to the next `,` or `}` and is typed by the schema (a string parameter keeps it as text); a value
  * in plain double quotes (the `<|"|>` token rendered as `"`) is a string. Lists and objects nest (`[…]`,
- * `{k:v}`).
+ * `{k:v}`). Under load Gemma 4 also writes the arguments in parentheses (`call:terminal(command:<|"|>ls<|"|>)`,
+ * keys ending in `:` or `=`), a stray colon after the opening token (`<|tool_call>:call:…`) and
+ * `<turn|>` for the closing token (vLLM's gemma4 parser fixtures, omlx #1846); its thinking channel
+ * (`<|channel>thought…<channel|>`) is reasoning, and a call right after it (`<channel|>call:bash{…}`) is read
+ * without a wrapper like any `call:` of a declared tool.
  */
 export const gemmaToolCallParser: ToolCallTextParser = {
   name: 'gemma',
-  markers: wrappers.map(([open, close]) => ({ open, closes: [close] })),
+  markers: [
+    ...wrappers.map(([open, closes]) => ({ open, closes })),
+    { open: gemmaThoughtChannel.open, closes: [gemmaThoughtChannel.close], reasoning: true },
+  ],
   needles: [callMarker, ...stringDelimiters],
-  // Arguments always open with `{`; `call:` (a word, found by a search of its own) is looked for only when a
-  // tool's name follows it.
-  detect: (text) => text.includes('{'),
+  // Arguments always open with `{` (or `(`); `call:` (a word, found by a search of its own) is looked for only
+  // when a tool's name follows it.
+  detect: (text) => text.includes('{') || text.includes('('),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
     if (!scan.mayNameToolAfter(toolDefs, callMarker)) return [];
     const tools = scan.tools(toolDefs);
@@ -46,6 +57,8 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     const commaSearch = createForwardSearch(text, ',');
     const quoteSearch = createForwardSearch(text, '"');
     const braceSearch = createForwardSearch(text, '}');
+    const parenSearch = createForwardSearch(text, ')');
+    const equalsSearch = createForwardSearch(text, '=');
     const bracketSearch = createForwardSearch(text, ']');
     // A list or an object as a value (`queries:[<|"|>a<|"|>,<|"|>b<|"|>]`, `filter:{lang:<|"|>en<|"|>}`), read
     // left to right like the top-level keys (each character once); undefined when it does not close before
@@ -111,18 +124,24 @@ export const gemmaToolCallParser: ToolCallTextParser = {
       position = hit + callMarker.length;
       const nameEnd = readIdentifierEnd(text, position);
       const tool = tools.get(text.slice(position, nameEnd));
-      if (!tool || text[nameEnd] !== '{') continue;
+      const opener = text[nameEnd];
+      if (!tool || (opener !== '{' && opener !== '(')) continue;
+      // Parenthesised arguments (`call:name(key=value)`): the same grammar in another shell.
+      const closer = opener === '(' ? ')' : '}';
+      const closerSearch = opener === '(' ? parenSearch : braceSearch;
       const argumentsObject: Record<string, unknown> = {};
       let cursor = skipWhitespace(text, nameEnd + 1);
       let closed = false;
       const limit = nextCallOrEnd(nextCallSearch, cursor, text.length);
       while (cursor < limit && cursor - hit < 1_048_576) {
-        if (text[cursor] === '}') {
+        if (text[cursor] === closer) {
           closed = true;
           cursor++;
           break;
         }
-        const keyEnd = colonSearch.next(cursor);
+        const colon = colonSearch.next(cursor);
+        const equals = closer === ')' ? equalsSearch.next(cursor) : -1;
+        const keyEnd = equals >= 0 && (colon < 0 || equals < colon) ? equals : colon;
         if (keyEnd < 0 || keyEnd - cursor > 256 || keyEnd >= limit) break;
         const key = text.slice(cursor, keyEnd).trim();
         let valueStart = keyEnd + 1;
@@ -149,7 +168,7 @@ export const gemmaToolCallParser: ToolCallTextParser = {
         } else {
           const valueEnd = Math.min(
             nextOrEnd(commaSearch, valueStart, limit),
-            nextOrEnd(braceSearch, valueStart, limit),
+            nextOrEnd(closerSearch, valueStart, limit),
           );
           argumentsObject[key] = coerceParameterValue(text.slice(valueStart, valueEnd).trim(), {
             schema: tool.properties.get(key),
@@ -163,9 +182,12 @@ export const gemmaToolCallParser: ToolCallTextParser = {
       if (!closed) continue;
       let start = hit;
       let end = cursor;
-      for (const [open, close] of wrappers) {
-        if (text.slice(Math.max(0, hit - open.length), hit) === open) start = hit - open.length;
-        if (text.startsWith(close, end)) end += close.length;
+      // A stray colon between the opening token and `call:` goes with the call.
+      const opened = text[hit - 1] === ':' ? hit - 1 : hit;
+      for (const [open, closes] of wrappers) {
+        if (text.slice(Math.max(0, opened - open.length), opened) === open) start = opened - open.length;
+        const close = closes.find((candidate) => text.startsWith(candidate, end));
+        if (close) end += close.length;
       }
       calls.push({
         name: tool.name,

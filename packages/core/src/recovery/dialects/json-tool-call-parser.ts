@@ -2,6 +2,7 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
+import { isPlainObject } from '../parse-tool-arguments.ts';
 import { forEachJsonValue } from '../scan-json-values.ts';
 import type { TextScan } from '../text-scan.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
@@ -25,6 +26,11 @@ export const jsonToolCallParser: ToolCallTextParser = {
     forEachJsonValue(text, { objectsOnly: true, stopAt, ...omitUndefined({ resumeAt }) }, (scanned) => {
       // Text a higher-priority dialect recovered (the JSON body of its markup): a call here would be dropped.
       if (scan?.recovered.overlaps(scanned.start, scanned.end)) return;
+      const named = namedLineBefore(text, scanned.start, tools);
+      if (named && isPlainObject(scanned.value) && !('name' in scanned.value)) {
+        calls.push({ name: named.name, arguments: scanned.value, start: named.start, end: scanned.end });
+        return;
+      }
       for (const call of matchJsonToolCalls(scanned.value, {
         tools,
         allowBareArguments: standsOnOwnLines(text, scanned.start, scanned.end),
@@ -35,6 +41,26 @@ export const jsonToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * The declared tool named alone on the line right before the object at `start` (GLM-4-0414 writes
+ * `get_weather\n{"location": "Paris"}`: its template defines no call markers, mlx-swift-lm #491 / #623), with
+ * where that line starts; undefined otherwise. The object must open its own line.
+ */
+function namedLineBefore(
+  text: string,
+  start: number,
+  tools: ReadonlyMap<string, { readonly name: string }>,
+): { name: string; start: number } | undefined {
+  let at = start - 1;
+  while (at >= 0 && isLineBlank(text.charCodeAt(at))) at--;
+  if (at < 0 || text.charCodeAt(at) !== 0x0a) return undefined;
+  const lineEnd = at;
+  const lineStart = text.lastIndexOf('\n', lineEnd - 1) + 1;
+  if (lineEnd - lineStart > 128) return undefined;
+  const tool = tools.get(text.slice(lineStart, lineEnd).trim());
+  return tool ? { name: tool.name, start: lineStart } : undefined;
+}
 
 /**
  * Whether the JSON value at `start`..`end` stands on lines of its own: nothing but whitespace before it on its

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { childElementArguments, miniMaxNamespaceToken } from '../child-element-arguments.ts';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { maximumOpeningTagLength, parseOpeningTag } from '../markup-attributes.ts';
@@ -18,10 +19,24 @@ import { functionCallsMarker } from '../tool-call-markup-marker.ts';
 const maximumPrefixLength = 16;
 
 /**
+ * The wrappers DeepSeek V3.2 / V4 write when their DSML tokens break: doubled or `‖` bars and a space before the
+ * tag name (`<｜｜DSML｜｜ calls>`, `<‖DSML‖tool_calls>`), and the block named `calls`, `tool_calls` or
+ * `function_calls` (SGLang #40236, GenericAgent #804, command-code #909). The calls inside read as usual.
+ */
+const brokenDsmlMarkers = [
+  '<｜｜DSML｜｜ calls>',
+  '<｜｜DSML｜｜tool_calls>',
+  '<｜｜DSML｜｜function_calls>',
+  '<‖DSML‖tool_calls>',
+  '<‖DSML‖function_calls>',
+].map((open) => ({ open, closes: [`</${open.slice(1)}`] }));
+
+/**
  * Anthropic-style XML written as text: `<function_calls><invoke name="x"><parameter name="p" string="true">…
  * </parameter></invoke></function_calls>` (also inside `<minimax:tool_call>` and with DeepSeek V4's `｜DSML｜`
- * tag prefix). `string="true"` keeps a value as text; otherwise the tool's schema types it. Zero-parameter
- * invokes are calls. The range of a call covers its `<invoke>` element.
+ * tag prefix, and MiniMax M3's `]<]minimax[>[` token before every tag). `string="true"` keeps a value as text;
+ * otherwise the tool's schema types it; arguments written as child elements instead of `<parameter>` are read
+ * too (see `childElementArguments`). Zero-parameter invokes are calls. The range of a call covers its `<invoke>` element.
  */
 export const xmlInvokeToolCallParser: ToolCallTextParser = {
   name: 'xml-invoke',
@@ -33,6 +48,9 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     { open: '<｜DSML｜function_calls>', closes: ['</｜DSML｜function_calls>'] },
     { open: '<invoke', closes: ['</invoke>'], requiresTagEnd: true },
     { open: '<｜DSML｜invoke', closes: ['</｜DSML｜invoke>'], requiresTagEnd: true },
+    ...brokenDsmlMarkers,
+    // MiniMax M3 writes its namespace token before every tag of a call: never text.
+    { open: miniMaxNamespaceToken, closes: [], token: true },
   ],
   needles: ['invoke', 'parameter'],
   // Every call's tag opens with `<`; the tags themselves are found from the declared tools' names (see `parse`).
@@ -114,6 +132,11 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
             isString: stringAttribute === 'true' ? true : stringAttribute === 'false' ? false : undefined,
           },
         );
+      }
+      // No `<parameter>`: MiniMax M3 writes the arguments as child elements (`<city>Oslo</city>`).
+      if (Object.keys(argumentsObject).length === 0 && tag.end < bodyEnd) {
+        const schema = { properties: Object.fromEntries(tool.properties) };
+        Object.assign(argumentsObject, childElementArguments(text.slice(tag.end, bodyEnd), schema));
       }
       calls.push({
         name: tool.name,
@@ -198,14 +221,27 @@ function hasTagEnd(text: string, from: number, to: number): boolean {
   return false;
 }
 
-/** Finds the `<` that opens the tag whose name (after an optional short prefix) starts at `nameStart`. */
+/**
+ * Finds the `<` that opens the tag whose name (after an optional short prefix) starts at `nameStart`. A space
+ * may follow a prefix that ends in a bar (`<｜｜DSML｜｜ invoke`, as DeepSeek V4 writes it when it breaks).
+ */
 function findTagStart(lower: string, nameStart: number): number {
   for (let index = nameStart - 1; index >= 0 && nameStart - index <= maximumPrefixLength + 2; index--) {
     const code = lower.charCodeAt(index);
     if (code === 0x3c) return index;
-    if (code === 0x3e || isWhitespaceCode(code)) return -1;
+    if (code === 0x3e) return -1;
+    if (
+      isWhitespaceCode(code) &&
+      !(code === 0x20 && index === nameStart - 1 && isBar(lower.charCodeAt(index - 1)))
+    )
+      return -1;
   }
   return -1;
+}
+
+// `|`, `｜` (fullwidth) and `‖`: the bars around DeepSeek's `DSML` tag prefix.
+function isBar(code: number): boolean {
+  return code === 0x7c || code === 0xff5c || code === 0x2016;
 }
 
 /**

@@ -3,7 +3,6 @@ import type { ConnectedApp, EgressMcpServer } from '../egress-catalogue.ts';
 import type { EgressContext } from '../egress-context.ts';
 import { formatEgressLogLine } from '../egress-logger.ts';
 import type { EgressIdentity, EgressRequest } from '../egress-request.ts';
-import { createApiTokenResolver } from '../../resolvers/create-api-token-resolver.ts';
 import { createConnectedAppResolver } from '../../resolvers/create-connected-app-resolver.ts';
 import { createMcpServerResolver } from '../../resolvers/create-mcp-server-resolver.ts';
 import { omitUndefined } from '@toolbus/spec';
@@ -16,6 +15,7 @@ export const dnsTable: Readonly<Record<string, readonly string[]>> = {
   'mixed.example.com': ['93.184.215.16', '10.0.0.5'],
   'internal.example.com': ['192.168.1.10'],
   'toolbus.internal': ['10.1.2.3'],
+  'xn--bcher-kva.example': ['93.184.215.17'],
 };
 
 export const secrets = {
@@ -23,7 +23,6 @@ export const secrets = {
   aliceToken: 'alice-user-token-abcdef',
   bobToken: 'bob-user-token-zyxwvu',
   mcpToken: 'mcp-bearer-7777777',
-  apiToken: 'tbk_api_token_55555',
 };
 
 export const alice: EgressIdentity = { sandboxId: 'sandbox-alice-0001', userId: 'user-alice-0001', sessionId: 'session-a1' };
@@ -85,7 +84,6 @@ export function createTestContext(options: TestContextOptions = {}): {
     connectedApps: () => apps,
     mcpServers: () => servers,
     credentialResolvers: [
-      createApiTokenResolver({ apiUrl: 'https://toolbus.internal:8443', tokenFor: () => secrets.apiToken }),
       createMcpServerResolver({
         allServers: () => servers,
         credentialsFor: () => ({ Authorization: `Bearer ${secrets.mcpToken}` }),

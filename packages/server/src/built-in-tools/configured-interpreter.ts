@@ -1,5 +1,5 @@
 import { type CodeInterpreter, CodeInterpreterClient, CodeInterpreterPool } from '@toolbus/sandbox';
-import type { ToolbusConfigFile } from './cli-config.ts';
+import type { BuiltInToolSettings } from './built-in-tool-settings.ts';
 
 /** The configured sandbox service(s) as one interpreter, with what to call when the process ends. */
 export interface ConfiguredInterpreter {
@@ -15,7 +15,7 @@ export interface ConfiguredInterpreter {
  * services are the deployment's own (often on loopback or a cluster network), so they are reached with the
  * plain fetch, not the guarded one that refuses internal addresses.
  */
-export function configuredInterpreter(file: ToolbusConfigFile): ConfiguredInterpreter | undefined {
+export function configuredInterpreter(file: BuiltInToolSettings): ConfiguredInterpreter | undefined {
   const urls = file.sandboxUrls ?? (file.sandboxUrl === undefined ? [] : [file.sandboxUrl]);
   const [only] = urls;
   if (only === undefined) return undefined;

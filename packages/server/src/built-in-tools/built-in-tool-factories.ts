@@ -1,12 +1,9 @@
-import { join } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { BuiltInToolFactory } from '@toolbus/assembly';
 import { createCodingAgentTool, GITHUB_REPOSITORY_HOST } from '@toolbus/coding-agent';
 import type { GuardedFetch } from '@toolbus/core/node';
 import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
-import { startInterpreterServer } from '@toolbus/interpreter';
-import { type CodeInterpreter, CodeInterpreterClient } from '@toolbus/sandbox';
-import { remoteEgressTokens, startSandboxEgressIfConnected } from '@toolbus/server';
+import type { CodeInterpreter } from '@toolbus/sandbox';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import {
@@ -21,16 +18,27 @@ import {
   type DocumentSearchIndex,
   type WebSearchProviderConfig,
 } from '@toolbus/tools';
-import type { CliConfig } from './cli-config.ts';
+import { remoteEgressTokens } from '../egress/remote-egress-tokens.ts';
+import { startSandboxEgressIfConnected } from '../egress/sandbox-egress.ts';
+import type { BuiltInToolSettings } from './built-in-tool-settings.ts';
 import { configuredInterpreter } from './configured-interpreter.ts';
-import { egressSecretKey } from './egress-secret-key.ts';
+import { createInProcessSandbox, type InProcessSandbox } from './in-process-sandbox.ts';
 
 /**
- * How the CLI builds each built-in tool. A tool whose service is not configured is simply not offered (its
- * factory is absent, and assembly reports it as skipped), never a failed turn.
+ * How `toolbus chat` and every `toolbus serve` turn build each built-in tool. A tool whose service is not configured
+ * is simply not offered (its factory is absent, and assembly reports it as skipped), never a failed turn. Building
+ * them starts nothing: a sandbox is asked for at the first run_python or coding_agent call.
  */
 export function builtInToolFactories(options: {
-  readonly config: CliConfig;
+  /** The deployment's settings (the config file). */
+  readonly settings: BuiltInToolSettings;
+  /** Where the in-process egress proxy keeps its CA (the toolbus home's `egress-ca` folder). */
+  readonly egressCaDirectory: string;
+  /**
+   * The secret key egress run tokens are signed with, read only when `sandboxEgress` is `proxy` and a sandbox
+   * service is configured.
+   */
+  readonly egressSecretKey: () => Uint8Array;
   readonly index: DocumentSearchIndex;
   readonly storage: Storage;
   /** The guarded fetch (every connection checked); the coding agent downloads archives only through it. */
@@ -66,12 +74,17 @@ export function builtInToolFactories(options: {
    * pool's health state and background checks are shared by every chat; made here from the config otherwise.
    */
   readonly interpreter?: CodeInterpreter;
+  /**
+   * The sandbox this process starts for itself when none is configured, shared by every turn (`toolbus serve`
+   * makes one per process); without it, one is made here and closed with `onClose`.
+   */
+  readonly inProcessSandbox?: InProcessSandbox;
 }): Map<string, BuiltInToolFactory> {
   const factories = new Map<string, BuiltInToolFactory>();
   factories.set('SearchTool', () => createInternalSearchTool({ index: options.index }));
   // open_url looks in the index first, and fetches through the guarded fetch only what is not there.
   factories.set('OpenURLTool', () => createOpenUrlTool({ fetch: options.fetch, index: options.index }));
-  const webSearch = options.config.file.webSearch;
+  const webSearch = options.settings.webSearch;
   if (webSearch) {
     factories.set('WebSearchTool', () => {
       const apiKey = webSearch.apiKeyEnv ? options.env[webSearch.apiKeyEnv] : undefined;
@@ -92,7 +105,7 @@ export function builtInToolFactories(options: {
       ...omitUndefined({ organizationId: options.organizationId }),
     }),
   );
-  const image = options.config.file.imageGeneration;
+  const image = options.settings.imageGeneration;
   if (image?.baseUrl && image.model) {
     const apiKey = image.apiKeyEnv ? options.env[image.apiKeyEnv] : undefined;
     factories.set('ImageGenerationTool', () =>
@@ -106,56 +119,55 @@ export function builtInToolFactories(options: {
       }),
     );
   }
-  // The configured sandbox service, else one started in this process (it says why when it cannot isolate), shared
-  // by run_python and coding_agent.
-  let inProcessSandbox: Promise<{ interpreter: CodeInterpreter; skills: readonly string[] }> | undefined;
+  // The configured sandbox service, else the one this process starts for itself (it says why when it cannot
+  // isolate), shared by run_python and coding_agent and asked for only when one of them runs.
+  let turnSandbox: { interpreter: CodeInterpreter; skills: readonly string[] } | undefined;
   const sandbox = () => {
-    if (options.interpreter !== undefined) {
-      return Promise.resolve({ interpreter: options.interpreter, skills: [] as readonly string[] });
+    if (options.interpreter !== undefined) return { interpreter: options.interpreter, skills: [] };
+    if (turnSandbox !== undefined) return turnSandbox;
+    const configured = configuredInterpreter(options.settings);
+    if (configured !== undefined) {
+      options.onClose(async () => configured.close());
+      turnSandbox = { interpreter: configured.interpreter, skills: [] };
+      return turnSandbox;
     }
-    inProcessSandbox ??= (async () => {
-      const configured = configuredInterpreter(options.config.file);
-      if (configured !== undefined) {
-        options.onClose(async () => configured.close());
-        return { interpreter: configured.interpreter, skills: [] as readonly string[] };
-      }
-      const skillsRoot = options.skills?.root;
-      const approvals =
-        options.egressApprovals ?? (options.egressAsk === undefined ? undefined : { ask: options.egressAsk });
-      const egress =
-        approvals === undefined
-          ? undefined
-          : await startSandboxEgressIfConnected({
-              storage: options.storage,
-              userId: options.userId,
-              ...omitUndefined({ organizationId: options.organizationId }),
-              caDirectory: join(options.config.home, 'egress-ca'),
-              approvals,
-              ...omitUndefined({ sessionId: options.egressApprovals?.sessionId }),
-            });
-      if (egress !== undefined) options.onClose(() => egress.close());
-      const server = await startInterpreterServer({
-        port: 0,
-        ...(skillsRoot ? { skillsRoot } : {}),
-        ...omitUndefined({ egress: egress?.provider }),
-      });
-      options.onClose(() => server.close());
-      return {
-        // The in-process service is on loopback, so it is reached with plain fetch.
-        interpreter: new CodeInterpreterClient({ baseUrl: server.url }),
-        skills: skillsRoot ? (options.skills?.names ?? []) : [],
-      };
-    })();
-    return inProcessSandbox;
+    let inProcess = options.inProcessSandbox;
+    if (inProcess === undefined) {
+      const own = createInProcessSandbox(omitUndefined({ skills: options.skills }));
+      options.onClose(() => own.close());
+      inProcess = own;
+    }
+    const approvals =
+      options.egressApprovals ?? (options.egressAsk === undefined ? undefined : { ask: options.egressAsk });
+    turnSandbox = {
+      interpreter: inProcess.forTurn({
+        onClose: options.onClose,
+        ...(approvals === undefined
+          ? {}
+          : {
+              egress: () =>
+                startSandboxEgressIfConnected({
+                  storage: options.storage,
+                  userId: options.userId,
+                  ...omitUndefined({ organizationId: options.organizationId }),
+                  caDirectory: options.egressCaDirectory,
+                  approvals,
+                  ...omitUndefined({ sessionId: options.egressApprovals?.sessionId }),
+                }),
+            }),
+      }),
+      skills: inProcess.skills,
+    };
+    return turnSandbox;
   };
   // External sandbox services relaying to the standalone egress proxy: each run carries its user's signed token.
-  const file = options.config.file;
+  const file = options.settings;
   const external = options.interpreter !== undefined || (file.sandboxUrls ?? file.sandboxUrl) !== undefined;
   const egressToken =
     external && file.sandboxEgress === 'proxy'
       ? remoteEgressTokens({
           storage: options.storage,
-          secretKey: egressSecretKey(options.config, options.env),
+          secretKey: options.egressSecretKey(),
           userId: options.userId,
           ...omitUndefined({
             organizationId: options.organizationId,
@@ -163,8 +175,8 @@ export function builtInToolFactories(options: {
           }),
         })
       : undefined;
-  factories.set('PythonTool', async () => {
-    const { interpreter, skills } = await sandbox();
+  factories.set('PythonTool', () => {
+    const { interpreter, skills } = sandbox();
     return createPythonTool({
       client: interpreter,
       ...omitUndefined({ egressToken }),
@@ -180,9 +192,9 @@ export function builtInToolFactories(options: {
       },
     });
   });
-  factories.set('CodingAgentTool', async () => {
-    const { interpreter } = await sandbox();
-    const settings = options.config.file.codingAgent ?? {};
+  factories.set('CodingAgentTool', () => {
+    const { interpreter } = sandbox();
+    const settings = options.settings.codingAgent ?? {};
     const token = settings.tokenEnv ? options.env[settings.tokenEnv] : undefined;
     return createCodingAgentTool({
       client: interpreter,

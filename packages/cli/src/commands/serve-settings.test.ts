@@ -1,0 +1,100 @@
+// `toolbus serve` honours the settings `toolbus chat` honours: the per-model tool limits (tool search above them)
+// and the text tool-call dialects recovery tries first. Both are read from the same config file by the real
+// command, and the scripted model sees what each turn offered and how its text call was read.
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  chunkText,
+  type ScriptedModelServer,
+  type ScriptedRequest,
+  startScriptedModelServer,
+  textSteps,
+} from '@toolbus/core/testing';
+import { startCli } from '../__fixtures__/spawn-cli.ts';
+
+describe('toolbus serve reads the tool settings of the config file', () => {
+  let home: string;
+  let model: ScriptedModelServer;
+  // Both a Hermes call and a pythonic call: the Qwen profile reads the Hermes one first; the config says pythonic.
+  const written =
+    '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\n[internal_search(queries=["policy"])]';
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'toolbus-serve-settings-'));
+    model = await startScriptedModelServer({
+      handler: (request) => {
+        const answered = request.messages.some((message) => message.toolResults.length > 0);
+        if (answered || !request.toolNames.includes('internal_search')) return textSteps(['Done.']);
+        return textSteps(chunkText(written, 5));
+      },
+    });
+  });
+  after(async () => {
+    await model.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  /** Serves with `config`, asks one question on the native SSE route, and returns the stream's text. */
+  async function askServe(config: Record<string, unknown>): Promise<string> {
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, 'config.json'), JSON.stringify(config));
+    const serve = startCli(['serve', '--port', '0'], {
+      TOOLBUS_HOME: home,
+      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
+      TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#qwen2.5-7b-instruct`,
+    });
+    try {
+      await serve.waitForOutput('OpenAPI document');
+      const url = /serving on (\S+)/.exec(serve.output().stdout)?.[1];
+      assert.ok(url, serve.output().stdout);
+      const chat = (await (
+        await fetch(`${url}/v1/chats`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).json()) as { id: string };
+      const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'How fast are refunds?' }),
+      });
+      assert.equal(response.status, 200);
+      return await response.text();
+    } finally {
+      serve.child.kill('SIGTERM');
+      assert.equal(await serve.exited, 0, serve.output().stderr);
+    }
+  }
+
+  function firstRequestOfLastTurn(turnRequests: number): ScriptedRequest {
+    const request = model.requests.at(-turnRequests);
+    assert.ok(request);
+    return request;
+  }
+
+  test('toolCallDialects: the config overrides the dialects the model profile tries first', async () => {
+    const stream = await askServe({ toolCallDialects: ['pythonic'] });
+    assert.match(stream, /"type":"stop"/);
+    const followUp = model.requests.at(-1);
+    const assistant = followUp?.messages.find((message) => message.role === 'assistant');
+    assert.deepEqual(
+      assistant?.toolCalls.map((call) => JSON.parse(call.arguments)),
+      [{ queries: ['policy'] }],
+      'the pythonic call was read, not the Hermes one the Qwen profile prefers',
+    );
+    // No tool limits configured: every tool is offered, and the stream says nothing about a tool mode.
+    assert.ok(firstRequestOfLastTurn(2).toolNames.includes('internal_search'));
+    assert.doesNotMatch(stream, /"type":"tool-mode"/);
+  });
+
+  test('toolLimits: above the model’s limit the turn offers tool search instead of every tool', async () => {
+    const stream = await askServe({ toolLimits: { '*': { maxTools: 1 } } });
+    const offered = model.requests.at(-1)?.toolNames ?? [];
+    assert.ok(offered.includes('tool_search'), `offered: ${offered.join(', ')}`);
+    assert.ok(!offered.includes('internal_search'), 'the tools themselves wait to be found');
+    assert.match(stream, /"type":"tool-mode","mode":"search"/);
+  });
+});

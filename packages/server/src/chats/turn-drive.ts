@@ -1,0 +1,291 @@
+import type { ChatTurnResult } from '@toolbus/core';
+import type { Packet } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
+import type { Storage } from '@toolbus/storage';
+import type { ScaleOutBackend } from '../scale-out/scale-out-backend.ts';
+import type { TurnSlots } from '../scale-out/turn-slots.ts';
+import type { ServerLogger } from '../server-logger.ts';
+import type { LiveTurn } from './live-turn.ts';
+import type { PacketBatcher } from './packet-batcher.ts';
+import { SharedLogMirror } from './shared-log-mirror.ts';
+import type { StartTurnOptions } from './start-turn-options.ts';
+import { retryStorage } from './storage-retry.ts';
+import { TurnAnswerTracker } from './turn-answer-tracker.ts';
+import {
+  closedHistory,
+  closingPackets,
+  endOf,
+  errorCode,
+  errorMessage,
+  interruptedAnswer,
+} from './turn-closing.ts';
+import {
+  SHUTDOWN_TURN_REASON,
+  STORAGE_FAILED_TURN_REASON,
+  shutdownSignal,
+  storageFailedSignal,
+} from './turn-reasons.ts';
+import { TurnWriter } from './turn-writer.ts';
+
+/** What the runner lends each turn it drives. */
+export interface TurnDriveContext {
+  readonly storage: Storage;
+  readonly logger: ServerLogger;
+  readonly slots: TurnSlots;
+  readonly batcher: PacketBatcher;
+  readonly scaleOut: ScaleOutBackend | undefined;
+  /** How long a failed write is retried, and how long a turn storage failed waits for storage to close it. */
+  readonly storageRetry: { readonly writeMs: number; readonly closeMs: number };
+  /** Aborted when the server closes: retries stop. */
+  readonly closing: AbortSignal;
+  /** Called once the turn has ended (the runner forgets it). */
+  readonly ended: (live: LiveTurn) => void;
+}
+
+/**
+ * Where a turn is: `streaming` while its loop runs (packets and approvals are written), `closing` while its end is
+ * written, `ended` once followers are released.
+ */
+type Phase = 'streaming' | 'closing' | 'ended';
+
+/** The packets that close the stream of a turn storage failed: the error, each open tool call answered, `stop`. */
+function closingPacketsOf(packets: readonly Packet[]): Packet[] {
+  return [
+    {
+      placement: { turn: 0, tab: 0 },
+      modelIndex: 0,
+      obj: { type: 'error', code: 'storage_unavailable', message: STORAGE_FAILED_TURN_REASON },
+    },
+    ...closingPackets(packets, STORAGE_FAILED_TURN_REASON, 'error'),
+  ];
+}
+
+/** How the loop ended: with its result, or with the error it threw. */
+type LoopOutcome = { readonly result: ChatTurnResult } | { readonly failure: unknown };
+
+/**
+ * Drives one turn from its loop's first packet to its end in storage: the loop's packets go through a
+ * {@link TurnWriter}; the end is written by what the writer's state says: a normal end, a turn storage failed
+ * (closed once storage answers again), or a turn this replica lost (left to the replica that took it over).
+ */
+export class TurnDrive {
+  readonly #context: TurnDriveContext;
+  readonly #live: LiveTurn;
+  readonly #options: StartTurnOptions;
+  readonly #earlier: readonly Packet[];
+  readonly #writer: TurnWriter;
+  readonly #answer = new TurnAnswerTracker();
+  #phase: Phase = 'streaming';
+
+  constructor(
+    context: TurnDriveContext,
+    live: LiveTurn,
+    options: StartTurnOptions,
+    earlier: readonly Packet[],
+  ) {
+    this.#context = context;
+    this.#live = live;
+    this.#options = options;
+    this.#earlier = earlier;
+    const log = context.scaleOut?.packets;
+    this.#writer = new TurnWriter({
+      storage: context.storage,
+      batcher: context.batcher,
+      live,
+      mirror:
+        log &&
+        new SharedLogMirror({
+          log,
+          chatId: live.chatId,
+          turn: live.index,
+          source: (after) => live.packetsAfter(after),
+          mirrored: live.lastSequence,
+          logger: context.logger,
+          signal: context.closing,
+        }),
+      held: options.held,
+      logger: context.logger,
+      retryMs: context.storageRetry.writeMs,
+      signal: context.closing,
+      halt: () => live.controller.abort(storageFailedSignal),
+    });
+  }
+
+  /** Runs the turn to its end (never throws: every failure ends the turn with a reason). */
+  async run(): Promise<void> {
+    const refresher = this.#keepSlot();
+    this.#options.approvals?.attach((obj, toolCallId) => {
+      if (this.#phase !== 'streaming') return;
+      this.#writer.enqueue({ placement: this.#answer.placementOf(toolCallId), modelIndex: 0, obj });
+    });
+    const outcome = await this.#stream();
+    this.#phase = 'closing';
+    this.#options.approvals?.close();
+    await this.#writer.drain();
+    const state = this.#writer.state;
+    if (state.kind === 'writing') await this.#finish(outcome);
+    else if (state.kind === 'store-failed') await this.#closeUnstored();
+    // hold-lost: the replica that took the turn over closes it; nothing more is written here.
+    clearInterval(refresher);
+    await this.#releaseSlot();
+    this.#phase = 'ended';
+    const { chatId, index: turn } = this.#live;
+    this.#context.logger.info('turn.end', {
+      chatId,
+      turn,
+      state: state.kind,
+      packets: this.#live.lastSequence,
+    });
+    this.#context.ended(this.#live);
+    this.#live.finish();
+    await this.#options
+      .cleanup?.()
+      .catch((error: unknown) =>
+        this.#context.logger.warn('turn.cleanup_failed', { chatId, turn, error: errorCode(error) }),
+      );
+  }
+
+  async #stream(): Promise<LoopOutcome> {
+    const { signal } = this.#live.controller;
+    try {
+      const turn = this.#options.run(signal, this.#live.index, {
+        earlier: this.#earlier,
+        persisted: () => this.#writer.persisted(),
+      });
+      for await (const packet of turn) this.#emit(packet);
+      return { result: await turn.result };
+    } catch (failure) {
+      for (const obj of [
+        { type: 'error' as const, code: errorCode(failure), message: errorMessage(failure) },
+        { type: 'stop' as const, reason: 'error' as const },
+      ]) {
+        this.#writer.enqueue({ placement: { turn: 0, tab: 0 }, modelIndex: 0, obj });
+      }
+      return { failure };
+    }
+  }
+
+  #emit(packet: Packet): void {
+    this.#answer.see(packet);
+    if (packet.obj.type === 'stop' && packet.obj.reason === 'user-cancelled' && this.#shutDown) {
+      this.#writer.enqueue({ ...packet, obj: { type: 'stop', reason: 'interrupted' } });
+      return;
+    }
+    this.#writer.enqueue(packet);
+  }
+
+  get #shutDown(): boolean {
+    return this.#live.controller.signal.reason === shutdownSignal;
+  }
+
+  /** The normal end: status, reason and history in storage (retried while storage is away), then the log's end. */
+  async #finish(outcome: LoopOutcome): Promise<void> {
+    const result = 'result' in outcome ? outcome.result : undefined;
+    const ended = endOf(result, 'failure' in outcome ? outcome.failure : undefined);
+    const { status, reason } =
+      ended.status === 'stopped' && this.#shutDown
+        ? { status: 'interrupted' as const, reason: SHUTDOWN_TURN_REASON }
+        : ended;
+    if (!(await this.#writer.stillHeld())) return;
+    const { chatId, index: turn } = this.#live;
+    try {
+      await this.#retry(() =>
+        this.#context.storage.chats.finishTurn({
+          chatId,
+          turn,
+          status,
+          ...omitUndefined({ reason }),
+          messages: [
+            ...this.#options.input,
+            ...closedHistory(result?.messages ?? [], status, this.#answer.answerSoFar),
+          ],
+        }),
+      );
+    } catch (error) {
+      this.#context.logger.error('turn.finish_failed', { chatId, turn, error: errorCode(error) });
+    }
+    await this.#writer.endLog();
+  }
+
+  /**
+   * A turn storage failed: its loop was stopped and what was not stored is dropped. Once storage answers again,
+   * its stream is closed (an error, each open tool call answered, a `stop`) and its end written, as `failed`.
+   */
+  async #closeUnstored(): Promise<void> {
+    const { chatId, index: turn } = this.#live;
+    const storage = this.#context.storage.chats;
+    try {
+      const closed = await this.#retry(async (): Promise<boolean> => {
+        if (!(await this.#writer.stillHeld())) return false;
+        // A write whose answer was lost may have been committed: what storage holds past the published is it.
+        const committed = await storage.listPackets({ chatId, turn, after: this.#live.lastSequence });
+        if (committed.length > 0) this.#writer.published(committed);
+        if ((committed.at(-1)?.packet as Packet | undefined)?.obj.type === 'stop') return true;
+        const closing = closingPacketsOf(this.#packets());
+        const last = await storage.appendPackets({ chatId, turn, packets: closing });
+        this.#writer.published(
+          closing.map((packet, offset) => ({ sequence: last - closing.length + 1 + offset, packet })),
+        );
+        return true;
+      }, this.#context.storageRetry.closeMs);
+      if (!closed) return;
+      await this.#retry(
+        () =>
+          storage.finishTurn({
+            chatId,
+            turn,
+            status: 'failed',
+            reason: STORAGE_FAILED_TURN_REASON,
+            messages: [
+              ...this.#options.input,
+              interruptedAnswer(this.#packets(), STORAGE_FAILED_TURN_REASON),
+            ],
+          }),
+        this.#context.storageRetry.closeMs,
+      );
+      this.#context.logger.warn('turn.closed_after_storage_failure', { chatId, turn });
+    } catch (error) {
+      // Still running in storage: the next start (or another replica's sweep) closes it.
+      this.#context.logger.error('turn.finish_failed', { chatId, turn, error: errorCode(error) });
+      return;
+    }
+    await this.#writer.endLog();
+  }
+
+  /** The packets published so far. */
+  #packets(): Packet[] {
+    return this.#live.packetsAfter(0).map((stored) => stored.packet as Packet);
+  }
+
+  #retry<T>(attempt: () => Promise<T>, windowMs = this.#context.storageRetry.writeMs): Promise<T> {
+    return retryStorage(attempt, { windowMs, signal: this.#context.closing });
+  }
+
+  /** Keeps the turn's concurrency slot alive while it runs. */
+  #keepSlot(): NodeJS.Timeout | undefined {
+    const { slot, userId } = this.#options;
+    const refreshMs = this.#context.slots.refreshIntervalMs;
+    if (slot === undefined || refreshMs === undefined) return undefined;
+    return setInterval(() => {
+      this.#context.slots.refresh(userId, slot).catch((error: unknown) => {
+        this.#context.logger.warn('turn.slot_refresh_failed', {
+          chatId: this.#live.chatId,
+          turn: this.#live.index,
+          error: errorCode(error),
+        });
+      });
+    }, refreshMs);
+  }
+
+  async #releaseSlot(): Promise<void> {
+    const { slot, userId } = this.#options;
+    if (slot === undefined) return;
+    await this.#context.slots.release(userId, slot).catch((error: unknown) => {
+      this.#context.logger.warn('turn.slot_release_failed', {
+        chatId: this.#live.chatId,
+        turn: this.#live.index,
+        error: errorCode(error),
+      });
+    });
+  }
+}
