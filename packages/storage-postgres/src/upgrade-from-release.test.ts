@@ -1,6 +1,7 @@
-// A SQLite file and a PostgreSQL database written by the release before storage was written once (64d48df: every
-// store twice, per database) open with today's code, migrate in place, and read back every row as that release
-// did; their schema is then the one a fresh database gets. Fixtures: __fixtures__/make-release-fixtures.ts.
+// A SQLite file and a PostgreSQL database written by the release before storage was written once (8a78985: every
+// store twice, per database; schema step 16 on SQLite, PostgreSQL's own step 10), with rows in every table, open
+// with today's code, migrate in place, and read back every row as that release did; their schema is then the one
+// a fresh database gets. Fixtures: __fixtures__/make-release-fixtures.ts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +14,15 @@ import pg from 'pg';
 import { openPostgresStorage } from './open-postgres-storage.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
-const fixtures = join(import.meta.dirname, '__fixtures__', 'release-64d48df');
+const fixtures = join(import.meta.dirname, '__fixtures__', 'release-8a78985');
 const fixture = (name: string) => readFileSync(join(fixtures, name), 'utf8');
 const secretKey = fixture('secret-key.txt').trim();
-const known = { sessionHashes: ['session-hash-1', 'session-hash-2'], settingKeys: ['theme', 'limits'] };
+const known = {
+  sessionHashes: ['session-hash-1', 'session-hash-2', 'session-hash-3'],
+  settingKeys: ['theme', 'limits'],
+  invitedEmails: ['new@example.com', 'user@example.com'],
+  pendingStateHashes: ['pending-1'],
+};
 const root = mkdtempSync(join(tmpdir(), 'toolbus-upgrade-'));
 let cluster: TestPostgres;
 before(async () => {
@@ -27,23 +33,15 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/**
- * What the release read back, as the steps after it change it on purpose: sessions that cannot name the key that
- * made them end (step 13), and connected apps belong to the default organisation (step 15).
- */
-function expectedAfterUpgrade(name: string): unknown {
-  const expected = JSON.parse(fixture(name)) as {
-    sessions: unknown[];
-    apps: Record<string, unknown>[];
-    perUser: { apps: Record<string, unknown>[] }[];
-  };
-  const inDefault = (app: Record<string, unknown>) => ({ ...app, organizationId: 'default' });
-  return {
-    ...expected,
-    sessions: expected.sessions.map(() => null),
-    apps: expected.apps.map(inDefault),
-    perUser: expected.perUser.map((user) => ({ ...user, apps: user.apps.map(inDefault) })),
-  };
+/** What the release read back itself: nothing after it changes what is read. */
+function expected(name: string): unknown {
+  return JSON.parse(fixture(name));
+}
+
+/** The tables of a restored fixture with no row: none, or the test would not prove every row survives. */
+function emptyTables(counts: readonly { table: string; rows: number }[]): string[] {
+  assert.ok(counts.length >= 24, `the fixture has storage's tables (${counts.length})`);
+  return counts.filter((count) => count.rows === 0).map((count) => count.table);
 }
 
 /** Writes after the upgrade work too: a new persona, and the running turn ends with its packets kept. */
@@ -59,6 +57,15 @@ async function writeAfterUpgrade(storage: Storage): Promise<void> {
     packets.map((packet) => packet.sequence),
     [1, 2],
   );
+  const [invitation] = await storage.organizations.listInvitations('user@example.com');
+  assert.equal((await storage.organizations.takeInvitation(invitation?.id ?? ''))?.role, 'admin');
+  const again = await storage.organizations.invite({
+    organizationId: 'default',
+    email: 'user@example.com',
+    role: 'member',
+    invitedBy: null,
+  });
+  assert.deepEqual(await storage.organizations.listInvitations('user@example.com'), [again]);
 }
 
 function sqliteColumns(path: string): unknown {
@@ -80,11 +87,19 @@ test('a SQLite file of the release before opens, migrates and reads back every r
   const path = join(root, 'release.db');
   const database = new DatabaseSync(path);
   database.exec(fixture('sqlite.sql'));
+  const tables = database
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence'")
+    .all() as { name: string }[];
+  const counts = tables.map(({ name }) => ({
+    table: name,
+    rows: (database.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n,
+  }));
+  assert.deepEqual(emptyTables(counts), []);
   database.close();
   const storage = await openStorage({ path, secretKey, environment: {} });
   assert.deepEqual(
     JSON.parse(JSON.stringify(await readBackEverything(storage, known))),
-    expectedAfterUpgrade('expected-sqlite.json'),
+    expected('expected-sqlite.json'),
   );
   await writeAfterUpgrade(storage);
   await storage.close();
@@ -118,11 +133,20 @@ test('a PostgreSQL database of the release before opens, migrates and reads back
       .filter((line) => !line.startsWith('\\'))
       .join('\n'),
   );
+  const { rows: tables } = await client.query<{ table_name: string }>(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+  );
+  const counts = [];
+  for (const { table_name: table } of tables) {
+    const { rows } = await client.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM public."${table}"`);
+    counts.push({ table, rows: rows[0]?.n ?? 0 });
+  }
+  assert.deepEqual(emptyTables(counts), []);
   await client.end();
   const storage = await openPostgresStorage({ url, secretKey, environment: {} });
   assert.deepEqual(
     JSON.parse(JSON.stringify(await readBackEverything(storage, known))),
-    expectedAfterUpgrade('expected-postgres.json'),
+    expected('expected-postgres.json'),
   );
   await writeAfterUpgrade(storage);
   await storage.close();

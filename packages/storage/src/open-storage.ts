@@ -50,7 +50,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     // committed (only a power loss can drop the last transactions), and a chat turn's many small packet writes
     // no longer wait on the disk each.
     database.exec('PRAGMA synchronous = NORMAL');
-    database.exec('PRAGMA busy_timeout = 5000');
+    // No wait inside SQLite: its wait would block the thread; the dialect waits for the lock asynchronously.
+    database.exec('PRAGMA busy_timeout = 0');
   }
   const target = sqliteMigrationTarget(database);
   const { db } = target;

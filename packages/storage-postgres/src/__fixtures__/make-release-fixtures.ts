@@ -1,8 +1,9 @@
-// Writes the upgrade test's fixtures with the storage code of release 64d48df (the last one with a store written
+// Writes the upgrade test's fixtures with the storage code of release 8a78985 (the last one with a store written
 // per database): a SQLite database and a PostgreSQL database holding a row in every table, dumped as SQL, and
-// what that release's `Storage` read back from each. Run it in a checkout of that commit:
-//   git worktree add /tmp/release 64d48df && cp -r node_modules /tmp/release/ &&
-//   cp this file and ../../../storage/src/testing/read-back-everything.ts there, then
+// what that release's `Storage` read back from each once reopened. Run it in a tree of that commit (with this
+// repository's node_modules, and its @toolbus links pointing into that tree):
+//   git archive 8a78985 | tar -x -C /tmp/release, then copy this file and
+//   ../../../storage/src/testing/read-back-everything.ts to the same places there, and run
 //   node --conditions=development packages/storage-postgres/src/__fixtures__/make-release-fixtures.ts OUT_DIR
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,15 @@ import { readBackEverything } from '../../../storage/src/testing/read-back-every
 import { openPostgresStorage } from '../open-postgres-storage.ts';
 import { startTestPostgres } from '../testing/start-test-postgres.ts';
 
-const out = process.argv[2] ?? join(import.meta.dirname, 'release-64d48df');
+const out = process.argv[2] ?? join(import.meta.dirname, 'release-8a78985');
 mkdirSync(out, { recursive: true });
 const secretKey = Buffer.alloc(32, 7).toString('base64');
-const known = { sessionHashes: ['session-hash-1', 'session-hash-2'], settingKeys: ['theme', 'limits'] };
+const known = {
+  sessionHashes: ['session-hash-1', 'session-hash-2', 'session-hash-3'],
+  settingKeys: ['theme', 'limits'],
+  invitedEmails: ['new@example.com', 'user@example.com'],
+  pendingStateHashes: ['pending-1'],
+};
 
 async function populate(storage: Storage): Promise<void> {
   const acme = await storage.organizations.create({ name: 'Acme' });
@@ -48,6 +54,7 @@ async function populate(storage: Storage): Promise<void> {
     userId: user.id,
     redirectUrl: 'https://toolbus.example.com/callback',
     returnTo: '/chats',
+    browserHash: 'browser-hash-1',
     expiresAt: '2099-01-01T00:00:00.000Z',
   });
   const persona = await storage.personas.create({ name: 'Researcher', description: 'finds things', searchUsage: 'enabled' });
@@ -87,14 +94,26 @@ async function populate(storage: Storage): Promise<void> {
     headers: { Authorization: 'Bearer {{user.token}}' },
     organizationValues: { org: 's3cret-org-value' },
   });
-  await storage.connectedApps.create({ userId: user.id, name: 'Mine', urlPatterns: ['https://x.example.com/*'], headers: {}, enabled: false });
+  await storage.connectedApps.create({
+    userId: null,
+    organizationId: acme.id,
+    name: 'Acme CRM',
+    urlPatterns: ['https://crm.acme.example/*'],
+    headers: { 'X-Api-Key': '{{organization.key}}' },
+    organizationValues: { key: 's3cret-acme-value' },
+  });
+  await storage.connectedApps.create({ userId: user.id, organizationId: acme.id, name: 'Mine', urlPatterns: ['https://x.example.com/*'], headers: {}, enabled: false });
   await storage.connectedApps.setUserValues({ appId: orgApp.id, userId: user.id, values: { token: 's3cret-user-value' } });
   const key = await storage.access.createApiKey({ userId: user.id, organizationId: acme.id, name: 'ci', prefix: 'tb_ab', hash: 'key-hash-1', scopes: ['chat'] });
   await storage.access.touchApiKey(key.id);
   const revoked = await storage.access.createApiKey({ userId: admin.id, name: 'old', prefix: 'tb_cd', hash: 'key-hash-2', scopes: [] });
   await storage.access.revokeApiKey(revoked.id);
-  await storage.access.createSession({ tokenHash: 'session-hash-1', userId: user.id, organizationId: acme.id, csrfHash: 'csrf-1', expiresAt: '2099-01-01T00:00:00.000Z' });
-  await storage.access.createSession({ tokenHash: 'session-hash-2', userId: admin.id, csrfHash: 'csrf-2', expiresAt: '2099-01-01T00:00:00.000Z' });
+  await storage.access.createSession({ tokenHash: 'session-hash-1', userId: user.id, organizationId: acme.id, keyId: key.id, scopes: ['chat'], csrfHash: 'csrf-1', expiresAt: '2099-01-01T00:00:00.000Z' });
+  await storage.access.createSession({ tokenHash: 'session-hash-2', userId: admin.id, scopes: ['chat', 'admin', 'keys'], csrfHash: 'csrf-2', expiresAt: '2099-01-01T00:00:00.000Z' });
+  await storage.access.createSession({ tokenHash: 'session-hash-3', userId: user.id, scopes: [], csrfHash: 'csrf-3', expiresAt: '2098-01-01T00:00:00.000Z' });
+  await storage.organizations.invite({ organizationId: acme.id, email: 'New@Example.com', role: 'member', invitedBy: admin.id });
+  await storage.organizations.invite({ organizationId: 'default', email: 'new@example.com', role: 'admin', invitedBy: null });
+  await storage.organizations.invite({ organizationId: acme.id, email: 'user@example.com', role: 'admin', invitedBy: admin.id });
 }
 
 function sqliteLiteral(value: unknown): string {
@@ -125,25 +144,31 @@ function dumpSqlite(path: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+// Each database is dumped first, then reopened by the release and read back (reading pending authorizations takes
+// them): the expected values are what the release itself reads from the very rows of the dump.
 const directory = mkdtempSync(join(tmpdir(), 'toolbus-fixtures-'));
 const sqlitePath = join(directory, 'toolbus.db');
 const sqlite = await openStorage({ path: sqlitePath, secretKey, environment: {} });
 await populate(sqlite);
-writeFileSync(join(out, 'expected-sqlite.json'), `${JSON.stringify(await readBackEverything(sqlite, known), null, 1)}\n`);
 // The running turn's packets stay in the running-packet log: close without ending it.
 await sqlite.close();
 writeFileSync(join(out, 'sqlite.sql'), dumpSqlite(sqlitePath));
+const reopened = await openStorage({ path: sqlitePath, secretKey, environment: {} });
+writeFileSync(join(out, 'expected-sqlite.json'), `${JSON.stringify(await readBackEverything(reopened, known), null, 1)}\n`);
+await reopened.close();
 
 const cluster = await startTestPostgres();
 try {
   const url = await cluster.createDatabase();
   const postgres = await openPostgresStorage({ url, secretKey, environment: {} });
   await populate(postgres);
-  writeFileSync(join(out, 'expected-postgres.json'), `${JSON.stringify(await readBackEverything(postgres, known), null, 1)}\n`);
   await postgres.close();
   const bin = execFileSync('bash', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1']).toString().trim();
   const dump = execFileSync(join(bin, 'pg_dump'), ['--inserts', '--no-owner', '--no-privileges', url]).toString();
   writeFileSync(join(out, 'postgres.sql'), dump);
+  const again = await openPostgresStorage({ url, secretKey, environment: {} });
+  writeFileSync(join(out, 'expected-postgres.json'), `${JSON.stringify(await readBackEverything(again, known), null, 1)}\n`);
+  await again.close();
 } finally {
   await cluster.stop();
 }

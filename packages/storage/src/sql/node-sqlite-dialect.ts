@@ -10,6 +10,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { whenNotBusy } from './when-not-busy.ts';
 
 /** Statements kept prepared per connection: the stores' queries are a few hundred distinct texts. */
 const cachedStatements = 500;
@@ -18,7 +19,8 @@ const cachedStatements = 500;
  * Kysely over `node:sqlite`'s synchronous `DatabaseSync` (Kysely's own SQLite dialect drives better-sqlite3, whose
  * statements take parameter arrays). One connection, so a lock makes each query or transaction wait for the one
  * before it: a transaction's awaits must not let another caller's statement into it. Transactions begin
- * IMMEDIATE, taking the write lock at once, so two processes on one file wait (busy_timeout) rather than deadlock.
+ * IMMEDIATE, taking the write lock at once, so two connections on one file wait (see whenNotBusy) rather than
+ * deadlock; a statement outside a transaction waits the same way.
  */
 export class NodeSqliteDialect implements Dialect {
   readonly #driver: NodeSqliteDriver;
@@ -73,13 +75,13 @@ class NodeSqliteDriver implements Driver {
   async exclusive<Result>(action: () => Result): Promise<Result> {
     await this.acquireConnection();
     try {
-      return action();
+      return await whenNotBusy(action);
     } finally {
       await this.releaseConnection();
     }
   }
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('BEGIN IMMEDIATE'));
+  async beginTransaction(): Promise<void> {
+    await whenNotBusy(() => this.#database.exec('BEGIN IMMEDIATE'));
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('COMMIT'));
@@ -104,9 +106,15 @@ class NodeSqliteConnection implements DatabaseConnection {
     const parameters = query.parameters.map((value) =>
       typeof value === 'boolean' ? Number(value) : (value as SQLInputValue),
     );
-    if (reader) return { rows: statement.all(...parameters) as Row[] };
-    const { changes, lastInsertRowid } = statement.run(...parameters);
-    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    const run = (): QueryResult<Row> => {
+      // node:sqlite's rows have no prototype; the stores hand them to callers as they are, so they are made plain
+      // objects, as PostgreSQL's are.
+      if (reader) return { rows: statement.all(...parameters).map((row) => ({ ...row }) as Row) };
+      const { changes, lastInsertRowid } = statement.run(...parameters);
+      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    };
+    // Inside a transaction the lock is already held; outside, a write may find another connection's.
+    return this.#database.isTransaction ? run() : whenNotBusy(run);
   }
   // biome-ignore lint/correctness/useYield: the stores never stream.
   async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {

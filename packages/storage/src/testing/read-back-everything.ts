@@ -1,14 +1,20 @@
 import type { Storage } from '../storage.ts';
 
+/** What has no list in the `Storage` interface, named by the caller. */
+export interface KnownKeys {
+  readonly sessionHashes: readonly string[];
+  readonly settingKeys: readonly string[];
+  readonly invitedEmails: readonly string[];
+  /** Pending MCP authorizations are read by taking them: read back last, they are gone afterwards. */
+  readonly pendingStateHashes: readonly string[];
+}
+
 /**
  * Everything a storage holds, read through the `Storage` interface only (secrets decrypted, packets parsed), as
  * one JSON-able value: the upgrade test compares what a database of an older release reads back as after
- * migrating with what that release read back itself. `sessionHashes` and `settingKeys` name what has no list.
+ * migrating with what that release read back itself.
  */
-export async function readBackEverything(
-  storage: Storage,
-  known: { readonly sessionHashes: readonly string[]; readonly settingKeys: readonly string[] },
-): Promise<unknown> {
+export async function readBackEverything(storage: Storage, known: KnownKeys): Promise<unknown> {
   const users = await storage.users.list();
   const organizations = await storage.organizations.list();
   const servers = await storage.mcpServers.list();
@@ -72,6 +78,13 @@ export async function readBackEverything(
   for (const hash of known.sessionHashes) sessions.push(await storage.access.getSession(hash));
   const settings: Record<string, unknown> = {};
   for (const key of known.settingKeys) settings[key] = await storage.settings.get(key);
+  const invitations = [];
+  for (const email of known.invitedEmails)
+    invitations.push(await storage.organizations.listInvitations(email));
+  const pending = [];
+  for (const hash of known.pendingStateHashes) {
+    pending.push(await storage.mcpServers.takePendingAuthorization(hash));
+  }
   return {
     organizations,
     members,
@@ -81,5 +94,7 @@ export async function readBackEverything(
     apps: await storage.connectedApps.list(),
     sessions,
     settings,
+    invitations,
+    pending,
   };
 }
