@@ -68,6 +68,9 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
   // listener only keeps that event from crashing the process.
   pool.on('error', () => {});
+  // The query builder checks a connection out for a whole transaction; one the server closes meanwhile fails its
+  // query (and is not put back in the pool), and its error event must not crash the process either.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     await pool.query('SELECT 1');
   } catch (cause) {

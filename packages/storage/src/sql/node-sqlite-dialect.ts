@@ -51,6 +51,7 @@ class NodeSqliteDriver implements Driver {
   readonly #database: DatabaseSync;
   #tail: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
+  #begin: StatementSync | undefined;
 
   constructor(database: DatabaseSync) {
     this.#database = database;
@@ -81,7 +82,9 @@ class NodeSqliteDriver implements Driver {
     }
   }
   async beginTransaction(): Promise<void> {
-    await whenNotBusy(() => this.#database.exec('BEGIN IMMEDIATE'));
+    this.#begin ??= this.#database.prepare('BEGIN IMMEDIATE');
+    const begin = this.#begin;
+    await whenNotBusy(() => begin.run());
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('COMMIT'));

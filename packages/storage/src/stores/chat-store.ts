@@ -213,16 +213,15 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
     async finishTurn({ chatId, turn, status, reason, messages = [] }) {
       return context.transaction((trx) =>
         streams.write(async () => {
-          // The chat's lock, as every write of its history takes it first.
-          await lockedRows(context, trx.selectFrom('chats').select('id').where('id', '=', chatId)).execute();
-          const current = await trx
-            .selectFrom('chat_turns')
-            .select('status')
-            .where('chat_id', '=', chatId)
-            .where('turn_index', '=', turn)
-            .executeTakeFirst();
-          if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
-          if (current.status !== 'running') throw alreadyEnded(chatId, turn, current.status);
+          // The chat's lock, as every write of its history takes it first (SQLite's transaction holds it already).
+          if (context.dialect === 'postgres') {
+            await lockedRows(
+              context,
+              trx.selectFrom('chats').select('id').where('id', '=', chatId),
+            ).execute();
+          }
+          // Moved while still running; a refusal below rolls the move back. One statement ends the turn only if
+          // it runs: ending a turn is on the hot path, and the reason for a refusal is read only then.
           await streams.ending(trx, chatId, turn);
           const ended = await withConstraintErrors('Ending a turn', () =>
             trx
@@ -230,9 +229,15 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
               .set({ status, end_reason: reason ?? null, ended_at: context.now() })
               .where('chat_id', '=', chatId)
               .where('turn_index', '=', turn)
+              .where('status', '=', 'running')
               .returningAll()
-              .executeTakeFirstOrThrow(),
+              .executeTakeFirst(),
           );
+          if (ended === undefined) {
+            const current = await readTurn(trx, chatId, turn);
+            if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+            throw alreadyEnded(chatId, turn, current.status);
+          }
           await streams.ended(trx);
           await append(trx, chatId, turn, messages);
           return toTurn(ended);
