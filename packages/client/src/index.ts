@@ -10,6 +10,7 @@ export type {
   StoredMessageView,
   TurnStatus,
   TurnView,
+  UploadedFileView,
   WirePacket,
 } from './api-types.ts';
 export type { ToolbusClientErrorOptions } from './client-error.ts';

@@ -1,12 +1,14 @@
+import type { chatListSchema, createChatBody, stopTurnSchema } from '@toolbus/api-schema';
 import { omitUndefined } from '@toolbus/spec';
+import type { z } from 'zod';
 import type {
   ChatDetailView,
   ChatSummary,
-  FileView,
   MeView,
   SendMessageRequest,
   SessionView,
   StartedTurn,
+  UploadedFileView,
   WirePacket,
 } from './api-types.ts';
 import { errorOfResponse, ToolbusClientError } from './client-error.ts';
@@ -155,11 +157,11 @@ export class ToolbusClient {
 
   /** The caller's chats, most recent first. */
   async listChats(): Promise<readonly ChatSummary[]> {
-    return (await this.request<{ chats: ChatSummary[] }>('GET', '/v1/chats')).chats;
+    return (await this.request<z.output<typeof chatListSchema>>('GET', '/v1/chats')).chats;
   }
 
   /** Creates a chat. */
-  createChat(input: { readonly title?: string; readonly personaId?: string } = {}): Promise<ChatSummary> {
+  createChat(input: z.input<typeof createChatBody> = {}): Promise<ChatSummary> {
     return this.request('POST', '/v1/chats', { body: input });
   }
 
@@ -205,7 +207,7 @@ export class ToolbusClient {
   /** Stops a running turn; answers whether one was running. */
   async stopTurn(chatId: string, turn: number): Promise<boolean> {
     return (
-      await this.request<{ stopped: boolean }>(
+      await this.request<z.output<typeof stopTurnSchema>>(
         'POST',
         `/v1/chats/${encodeURIComponent(chatId)}/turns/${turn}/stop`,
       )
@@ -213,7 +215,11 @@ export class ToolbusClient {
   }
 
   /** Uploads a file to attach to a message. */
-  uploadFile(name: string, content: Blob | ArrayBuffer | Uint8Array, mediaType: string): Promise<FileView> {
+  uploadFile(
+    name: string,
+    content: Blob | ArrayBuffer | Uint8Array,
+    mediaType: string,
+  ): Promise<UploadedFileView> {
     return this.upload('/v1/files', content, {
       contentType: mediaType || 'application/octet-stream',
       query: { name },

@@ -1,6 +1,9 @@
-import { compileErrors, dereference, validate } from '@readme/openapi-parser';
-import { parse as parseYaml } from 'yaml';
 import { OpenApiDocumentError } from './openapi-document-error.ts';
+
+// The parser (with ajv and its draft schemas) and yaml cost ~25 MB of memory once loaded: a server whose personas
+// hold no OpenAPI tool never pays it, so they load on the first document parsed.
+const loadParser = () => import('@readme/openapi-parser');
+const loadYaml = () => import('yaml');
 
 /** A document as an application stores it: an object, or its JSON or YAML text. Never a file path or URL. */
 export type OpenApiDocumentInput = string | Readonly<Record<string, unknown>>;
@@ -52,7 +55,7 @@ export async function parseOpenApiDocument(
   options: ParseOpenApiDocumentOptions = {},
 ): Promise<ParsedOpenApiDocument> {
   const value: unknown =
-    typeof input === 'string' ? parseText(input, options.maxDocumentChars ?? 32 * 1024 * 1024) : input;
+    typeof input === 'string' ? await parseText(input, options.maxDocumentChars ?? 32 * 1024 * 1024) : input;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new OpenApiDocumentError({ message: 'The OpenAPI document must be an object.' });
   }
@@ -68,6 +71,7 @@ export async function parseOpenApiDocument(
     timeoutMs: options.timeoutMs ?? 60_000,
   } as const;
   const warnings: string[] = [];
+  const { compileErrors, dereference, validate } = await loadParser();
   if (options.validate ?? true) {
     let result: Awaited<ReturnType<typeof validate>>;
     try {
@@ -106,7 +110,7 @@ export async function parseOpenApiDocument(
   };
 }
 
-function parseText(text: string, maxChars: number): unknown {
+async function parseText(text: string, maxChars: number): Promise<unknown> {
   if (text.length > maxChars) {
     throw new OpenApiDocumentError({
       message: `The OpenAPI document is too large (${text.length} characters; the limit is ${maxChars}).`,
@@ -116,6 +120,7 @@ function parseText(text: string, maxChars: number): unknown {
   try {
     if (trimmed.startsWith('{')) return JSON.parse(trimmed);
     // YAML is a superset of JSON; the yaml package caps alias expansion, so "billion laughs" documents fail.
+    const { parse: parseYaml } = await loadYaml();
     return parseYaml(text, { maxAliasCount: 1000 });
   } catch (error) {
     throw new OpenApiDocumentError({

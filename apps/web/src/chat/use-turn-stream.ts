@@ -1,7 +1,8 @@
 import type { WirePacket } from '@toolbus/client';
 import { startTransition, useEffect, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
-import { applyPacket, createTurnTree, type TurnTree, type UiPacket } from '../turn/turn-tree.ts';
+import { applyPacket } from '../turn/apply-packet.ts';
+import { createTurnTree, type TurnTree, type UiPacket } from '../turn/turn-tree.ts';
 
 /** The connection of a turn's stream, as the page shows it. */
 export interface StreamState {

@@ -1,51 +1,23 @@
-import { z } from 'zod';
+import {
+  apiKeyListSchema,
+  createdKeySchema,
+  createKeyBody,
+  createUserBody,
+  createUserKeyBody,
+  keyParams,
+  meSchema,
+  sessionSchema,
+  setUserRoleBody,
+  userListSchema,
+  userParams,
+  userSchema,
+} from '@toolbus/api-schema';
 import { setCookieHeader } from '../http/cookie.ts';
-import { API_KEY_SCOPES, type ApiKeyScope } from '../http/principal.ts';
+import type { ApiKeyScope } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './access-service.ts';
 import { isSecureOrigin } from './public-origin.ts';
 
-const scopeSchema = z.enum(API_KEY_SCOPES as [string, ...string[]]);
-const apiKeySchema = z.object({
-  id: z.string(),
-  organizationId: z.string().describe('The organisation the key acts in, and only there'),
-  name: z.string(),
-  prefix: z.string(),
-  scopes: z.array(z.string()),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-});
-const createdKeySchema = z.object({
-  key: z.string().describe('The API key: shown this once, stored only as a hash'),
-  apiKey: apiKeySchema,
-});
-const userSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string().nullable(),
-  role: z.enum(['admin', 'user']),
-  createdAt: z.string(),
-});
-const createKeyBody = z.object({
-  name: z.string().min(1).max(100),
-  scopes: z
-    .array(scopeSchema)
-    .min(1)
-    .max(API_KEY_SCOPES.length)
-    .optional()
-    .describe('Default ["chat"]; only scopes the calling key (or session) holds'),
-});
-const createUserKeyBody = createKeyBody.extend({
-  organizationId: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe(
-      'The organisation the key acts in (one the user is a member of); default yours when they are in it, else their first',
-    ),
-});
 const self = { kind: 'user', scope: 'chat' } as const;
 const minting = { kind: 'user', scope: 'keys' } as const;
 const admin = { kind: 'admin' } as const;
@@ -67,10 +39,7 @@ export function registerAccessRoutes(
       responses: {
         200: {
           description: 'The caller',
-          schema: userSchema.extend({
-            scopes: z.array(z.string()),
-            organization: z.object({ id: z.string(), role: z.enum(['admin', 'member']) }),
-          }),
+          schema: meSchema,
         },
       },
     },
@@ -110,7 +79,7 @@ export function registerAccessRoutes(
       summary: 'Your API keys (never the keys themselves)',
       tag: 'access',
       access: self,
-      responses: { 200: { description: 'The keys', schema: z.object({ keys: z.array(apiKeySchema) }) } },
+      responses: { 200: { description: 'The keys', schema: apiKeyListSchema } },
     },
     async ({ principal, context }) => context.json({ keys: await access.listApiKeys(principal) }),
   );
@@ -122,7 +91,7 @@ export function registerAccessRoutes(
       summary: 'Revoke one of your API keys (it stops working at once)',
       tag: 'access',
       access: self,
-      params: z.object({ keyId: z.string().min(1).max(100) }),
+      params: keyParams,
       responses: { 204: { description: 'Revoked' }, 404: { description: 'No such key of yours' } },
     },
     async ({ principal, params, context }) => {
@@ -140,7 +109,7 @@ export function registerAccessRoutes(
       tag: 'access',
       access: self,
       responses: {
-        201: { description: 'Signed in', schema: z.object({ csrfToken: z.string(), expiresAt: z.string() }) },
+        201: { description: 'Signed in', schema: sessionSchema },
       },
     },
     async ({ principal, context }) => {
@@ -194,7 +163,7 @@ export function registerAccessRoutes(
       summary: 'Every user',
       tag: 'admin',
       access: admin,
-      responses: { 200: { description: 'The users', schema: z.object({ users: z.array(userSchema) }) } },
+      responses: { 200: { description: 'The users', schema: userListSchema } },
     },
     async ({ principal, context }) =>
       context.json({ users: (await access.listUsers(principal)).map(userView) }),
@@ -207,11 +176,7 @@ export function registerAccessRoutes(
       summary: 'Create a user',
       tag: 'admin',
       access: admin,
-      body: z.object({
-        email: z.string().email().max(320),
-        name: z.string().min(1).max(200).optional(),
-        role: z.enum(['admin', 'user']).optional(),
-      }),
+      body: createUserBody,
       responses: { 201: { description: 'The user', schema: userSchema } },
     },
     async ({ principal, body, context }) =>
@@ -225,8 +190,8 @@ export function registerAccessRoutes(
       summary: "Change a user's role",
       tag: 'admin',
       access: admin,
-      params: z.object({ userId: z.string().min(1).max(100) }),
-      body: z.object({ role: z.enum(['admin', 'user']) }),
+      params: userParams,
+      body: setUserRoleBody,
       responses: { 200: { description: 'The user', schema: userSchema } },
     },
     async ({ principal, params, body, context }) =>
@@ -240,7 +205,7 @@ export function registerAccessRoutes(
       summary: 'Create an API key for a user (shown once)',
       tag: 'admin',
       access: admin,
-      params: z.object({ userId: z.string().min(1).max(100) }),
+      params: userParams,
       body: createUserKeyBody,
       responses: { 201: { description: 'The key', schema: createdKeySchema } },
     },

@@ -1,12 +1,8 @@
 import { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { omitUndefined } from '@toolbus/spec';
-import type { Context } from 'hono';
-import { z } from 'zod';
-import type { RouteRegistry } from '../http/route-registry.ts';
-import { parseInput } from '../http/route-registry.ts';
 import {
   chatDetailSchema,
+  chatListSchema,
   chatParams,
   chatSchema,
   createChatBody,
@@ -16,7 +12,12 @@ import {
   stopTurnSchema,
   streamQuery,
   turnParams,
-} from './chat-schemas.ts';
+} from '@toolbus/api-schema';
+import { omitUndefined } from '@toolbus/spec';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import type { RouteRegistry } from '../http/route-registry.ts';
+import { parseInput } from '../http/route-registry.ts';
 import type { ChatService } from './chat-service.ts';
 import {
   type PacketStreamFormat,
@@ -86,7 +87,7 @@ export function registerChatRoutes(
       summary: "List the caller's chats, most recent first",
       tag: 'chats',
       access: chatAccess,
-      responses: { 200: { description: 'The chats', schema: z.object({ chats: z.array(chatSchema) }) } },
+      responses: { 200: { description: 'The chats', schema: chatListSchema } },
     },
     async ({ principal, context }) => context.json({ chats: (await chats.list(principal)).map(publicChat) }),
   );
@@ -228,24 +229,12 @@ export function registerChatRoutes(
   );
 }
 
-function publicChat<
-  T extends {
-    id: string;
-    title: string;
-    personaId: string | null;
-    organizationId: string;
-    createdAt: string;
-    updatedAt: string;
-  },
->(chat: T) {
-  return {
-    id: chat.id,
-    title: chat.title,
-    personaId: chat.personaId,
-    organizationId: chat.organizationId,
-    createdAt: chat.createdAt,
-    updatedAt: chat.updatedAt,
-  };
+/**
+ * A chat as the API shows it: the schema is the one list of public fields, and parsing strips the store's own
+ * (the owner, the organisation's internals), so a field added to the store is never shown by accident.
+ */
+function publicChat(chat: z.input<typeof chatSchema>): z.output<typeof chatSchema> {
+  return chatSchema.parse(chat);
 }
 
 /** The stream format an `Accept` header asks for: NDJSON, SSE, or none (`application/json`); default SSE. */

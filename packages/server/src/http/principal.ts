@@ -1,13 +1,8 @@
+import type { ApiKeyScope } from '@toolbus/api-schema';
 import type { OrganizationRole, User, UserRole } from '@toolbus/storage';
 
-/**
- * What an API key may be used for: `chat` (chats, files, memories), `admin` (the admin API), `mcp` (the MCP
- * endpoint), `keys` (minting API keys: never more scopes than the minting key holds).
- */
-export type ApiKeyScope = 'chat' | 'admin' | 'mcp' | 'keys';
-
-/** The scopes a key can carry, in a stable order. */
-export const API_KEY_SCOPES: readonly ApiKeyScope[] = ['chat', 'admin', 'mcp', 'keys'];
+// The scopes are part of the wire schema (a request names them); the server reads them from there.
+export { API_KEY_SCOPES, type ApiKeyScope } from '@toolbus/api-schema';
 
 /** Who a request acts as, and how it proved it. */
 export interface Principal {

@@ -1,26 +1,20 @@
+import {
+  fileListSchema,
+  fileParams,
+  fileSchema,
+  memoryBody,
+  memoryListSchema,
+  memoryParams,
+  memorySchema,
+  userSettingsBody,
+  userSettingsSchema,
+} from '@toolbus/api-schema';
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { uploadBytes, uploadFileName, uploadMediaType } from '../http/upload-input.ts';
 import type { UserDataService } from './user-data-service.ts';
 
-const fileSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  mediaType: z.string(),
-  sizeBytes: z.number(),
-  sha256: z.string(),
-  createdAt: z.string(),
-});
-const memorySchema = z.object({
-  id: z.string(),
-  organizationId: z.string().describe('The organisation the memory belongs to (the one the caller acted in)'),
-  text: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
 const chat = { kind: 'user', scope: 'chat' } as const;
-const fileParams = z.object({ fileId: z.string().min(1).max(100) });
-const memoryParams = z.object({ memoryId: z.string().min(1).max(100) });
 
 /** The path of the upload route (it has its own, larger, body limit). */
 export const FILE_UPLOAD_PATH = '/v1/files';
@@ -62,7 +56,7 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       summary: 'Your files',
       tag: 'files',
       access: chat,
-      responses: { 200: { description: 'The files', schema: z.object({ files: z.array(fileSchema) }) } },
+      responses: { 200: { description: 'The files', schema: fileListSchema } },
     },
     async ({ principal, context }) =>
       context.json({ files: (await data.listFiles(principal)).map(fileView) }),
@@ -127,17 +121,11 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       summary: 'Your settings: the memory tool on or off, search forcing',
       tag: 'memories',
       access: chat,
-      body: z.object({
-        memoryToolEnabled: z.boolean().optional(),
-        searchUsage: z.enum(['auto', 'enabled', 'disabled']).optional(),
-      }),
+      body: userSettingsBody,
       responses: {
         200: {
           description: 'Your settings',
-          schema: z.object({
-            memoryToolEnabled: z.boolean(),
-            searchUsage: z.enum(['auto', 'enabled', 'disabled']),
-          }),
+          schema: userSettingsSchema,
         },
       },
     },
@@ -155,7 +143,7 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       tag: 'memories',
       access: chat,
       responses: {
-        200: { description: 'The memories', schema: z.object({ memories: z.array(memorySchema) }) },
+        200: { description: 'The memories', schema: memoryListSchema },
       },
     },
     async ({ principal, context }) =>
@@ -169,7 +157,7 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       summary: 'Add a memory',
       tag: 'memories',
       access: chat,
-      body: z.object({ text: z.string().min(1).max(2000) }),
+      body: memoryBody,
       responses: { 201: { description: 'The memory', schema: memorySchema } },
     },
     async ({ principal, body, context }) =>
@@ -184,7 +172,7 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       tag: 'memories',
       access: chat,
       params: memoryParams,
-      body: z.object({ text: z.string().min(1).max(2000) }),
+      body: memoryBody,
       responses: { 200: { description: 'The memory', schema: memorySchema } },
     },
     async ({ principal, params, body, context }) =>

@@ -1,8 +1,8 @@
 import { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { sendMessageBody } from '@toolbus/api-schema';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { sendMessageBody } from '../chats/chat-schemas.ts';
 import type { ChatService } from '../chats/chat-service.ts';
 import type { TurnRunner } from '../chats/turn-runner.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';

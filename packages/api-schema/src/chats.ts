@@ -24,6 +24,9 @@ export const chatSchema = z.object({
   updatedAt: z.string(),
 });
 
+/** The caller's chats, most recent first. */
+export const chatListSchema = z.object({ chats: z.array(chatSchema) });
+
 /** A file attached to a message, by reference. */
 export const chatFileSchema = z.object({
   id: z.string(),

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PacketObject, Placement } from '@toolbus/spec';
-import { applyPacket, createTurnTree, isWorkNode, type TreeNode, type UiPacket } from './turn-tree.ts';
+import { applyPacket } from './apply-packet.ts';
+import { createTurnTree, isWorkNode, type TreeNode, type UiPacket } from './turn-tree.ts';
 
 function feed(objects: [Placement, PacketObject][]) {
   const tree = createTurnTree();

@@ -1,0 +1,10 @@
+import { z } from 'zod';
+
+/** What every failed request answers: a stable code, a message to show, and the request field at fault. */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string().describe('Stable: not_found, invalid_request, unauthorized, …'),
+    message: z.string(),
+    field: z.string().optional().describe('The request field at fault, e.g. body.content'),
+  }),
+});
