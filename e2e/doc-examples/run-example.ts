@@ -1,6 +1,8 @@
 // Runs one example of docs/examples as its own Node process, against the scripted model of its scenario.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { startScriptedModelServer } from '@toolbus/core/testing';
+import { startTestPostgres } from '@toolbus/storage-postgres/testing';
 import type { ExampleScenario } from './scenarios.ts';
 
 export interface ExampleRun {
@@ -19,7 +21,14 @@ export async function runExample(
   options: { readonly cwd: string; readonly development: boolean; readonly timeoutMs?: number },
 ): Promise<ExampleRun> {
   const server = scenario.turns ? await startScriptedModelServer({ turns: scenario.turns }) : undefined;
+  const postgres = scenario.postgres ? await startTestPostgres() : undefined;
   try {
+    const database = postgres
+      ? {
+          DATABASE_URL: await postgres.createDatabase(),
+          TOOLBUS_SECRET_KEY: randomBytes(32).toString('base64'),
+        }
+      : {};
     const child = spawn(
       process.execPath,
       [...(options.development ? ['--conditions=development'] : []), file],
@@ -29,6 +38,7 @@ export async function runExample(
           PATH: process.env.PATH ?? '',
           HOME: process.env.HOME ?? '',
           ...(server ? { TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` } : {}),
+          ...database,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -43,5 +53,6 @@ export async function runExample(
     return { code, stdout, stderr };
   } finally {
     await server?.close();
+    await postgres?.stop();
   }
 }

@@ -5,6 +5,8 @@ import type { ScriptedStep, ScriptedTurn } from '@toolbus/core/testing';
 export interface ExampleScenario {
   /** The model's turns, in order; absent when the example calls no model. */
   readonly turns?: readonly (ScriptedTurn | readonly ScriptedStep[])[];
+  /** The example needs a PostgreSQL database: one is started, named by DATABASE_URL (and TOOLBUS_SECRET_KEY set). */
+  readonly postgres?: true;
   /** Every one must match the example's standard output. */
   readonly expect: readonly RegExp[];
 }
@@ -93,5 +95,18 @@ export const exampleScenarios: Readonly<Record<string, ExampleScenario>> = {
   'text-stream.ts': {
     turns: [text('Hello', ' there', '.')],
     expect: [/^Hello there\.\n$/],
+  },
+  'skill-upload.ts': {
+    expect: [/^201 \{"name":"weekly-report","files":1\}\n422 \{"code":"corrupt_zip",/],
+  },
+  'omit-undefined.ts': {
+    expect: [
+      /^report\.csv: timeout 30000 ms, user none\nreport\.csv: timeout 5000 ms, user ana\n/,
+      /timeout undefined ms/,
+    ],
+  },
+  'postgres-storage.ts': {
+    postgres: true,
+    expect: [/^schema \d+; user Ana\n/, /Weekly sales, week 49: Chairs sold best this week/],
   },
 };

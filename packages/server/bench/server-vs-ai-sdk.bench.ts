@@ -10,14 +10,14 @@
 // toolbus runs as installed: the `toolbus` bin on the built packages (run `npm run build` first);
 // BENCH_TOOLBUS=source runs it from source instead (as `npm run serve` does). BENCH_PROFILE_DIR=<dir> writes a CPU
 // profile of each toolbus process there.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChild } from './bench-child.ts';
+import { startChild, startProcess, stopChild } from './bench-child.ts';
 import { createChats } from './create-chats.ts';
+import { now, postStream } from './post-stream.ts';
 import { cpuMicrosWithChildren, rssBytes, rssPeak } from './process-usage.ts';
 
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
@@ -29,7 +29,6 @@ const tokensPerTurn = Number(process.env.BENCH_TOKENS ?? 200);
 const answerLength = tokensPerTurn;
 const rampMs = 1000;
 const heldP99Ms = 50;
-const now = () => performance.timeOrigin + performance.now();
 const fromSource = process.env.BENCH_TOOLBUS === 'source';
 const cliEntry = new URL(
   fromSource ? '../../cli/src/cli-entry.ts' : '../../cli/bin/toolbus.mjs',
@@ -69,9 +68,9 @@ async function startAiSdk(): Promise<Server> {
 async function startToolbus(side: Side): Promise<Server> {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-bench-serve-'));
   const profileDir = process.env.BENCH_PROFILE_DIR;
-  const child = spawn(
-    process.execPath,
-    [
+  const { child, url } = await startProcess({
+    name: 'toolbus serve',
+    args: [
       ...(fromSource ? ['--conditions=development'] : []),
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
       cliEntry,
@@ -83,24 +82,9 @@ async function startToolbus(side: Side): Promise<Server> {
       '--requests-per-minute',
       '100000000',
     ],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        TOOLBUS_HOME: home,
-        TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#bench`,
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += String(chunk);
-      const match = /serving on (\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`toolbus serve exited (${code}): ${output}`)));
+    env: { HOME: home, TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#bench` },
+    ready: /serving on (\S+)/,
+    stderr: 'ignore',
   });
   return {
     side,
@@ -111,44 +95,6 @@ async function startToolbus(side: Side): Promise<Server> {
       await rm(home, { recursive: true, force: true });
     },
   };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  return exited;
-}
-
-/** POSTs `body` and calls `onChunk` with each piece of the answer and its arrival time. */
-function post(url: string, body: string, onChunk: (text: string, at: number) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          accept: 'text/event-stream',
-        },
-      },
-      (response) => {
-        if (response.statusCode !== 200) {
-          response.resume();
-          reject(new Error(`status ${response.statusCode}`));
-          return;
-        }
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => onChunk(chunk, now()));
-        response.once('end', () => resolve());
-        response.once('error', reject);
-      },
-    );
-    outgoing.once('error', reject);
-    outgoing.end(body);
-  });
 }
 
 const userMessage = (id: string) => ({ id, role: 'user', parts: [{ type: 'text', text: 'go' }] });
@@ -212,7 +158,7 @@ async function runLevel(server: Server, count: number): Promise<LevelResult> {
       const started = now();
       let received = 0;
       let pending = '';
-      await post(url, body, (text, at) => {
+      await postStream(url, body, (text, at) => {
         // A stamp may be split across two reads: keep the tail after the last complete one.
         pending += text;
         let last = 0;

@@ -8,64 +8,35 @@
 // first chunk, the toolbus process's memory per open stream, and the CPU time each process spent per token (the
 // model, the server and these clients share this machine's cores, so CPU the clients or the model burn is CPU the
 // server does not get).
-import { request } from 'node:http';
 import { loadavg } from 'node:os';
-import { type Child, startChild as start } from './bench-child.ts';
+import { type Child, startChild as start, stopChild } from './bench-child.ts';
 import { createChats } from './create-chats.ts';
+import { now, postStream } from './post-stream.ts';
 import type { Usage } from './report-usage.ts';
 
 const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000,1500').split(',').map(Number);
 // Long enough (3 s at 50 tokens/s) that every stream of a level, started over `rampMs`, is open at once.
 const deltasPerTurn = Number(process.env.BENCH_TOKENS ?? 150);
 const rampMs = 1000;
-const now = () => performance.timeOrigin + performance.now();
 
-// The clients share the machine's cores with the server and the model, so they read with node:http and scan the
-// raw event text for the write stamps (no JSON parsing, no web streams): what they cost is taken from the server.
-// Each stream has a connection of its own, as each browser tab would (no idle pooled socket the server may close).
-
-/** POSTs `body` and reads the SSE answer; calls `onEvent` with each event's text and the time its bytes arrived. */
+/**
+ * POSTs `body` and reads the SSE answer, scanning the raw event text for the write stamps (no JSON parsing): calls
+ * `onEvent` with each event's text and the time its bytes arrived.
+ */
 function postForEvents(
   url: string,
   body: string,
   onEvent: (event: string, at: number) => void,
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          accept: 'text/event-stream',
-        },
-      },
-      (response) => {
-        if (response.statusCode !== 200) {
-          response.resume();
-          reject(new Error(`status ${response.statusCode}`));
-          return;
-        }
-        response.setEncoding('utf8');
-        let buffer = '';
-        response.on('data', (chunk: string) => {
-          const at = now();
-          buffer += chunk;
-          let boundary = buffer.indexOf('\n\n');
-          while (boundary >= 0) {
-            onEvent(buffer.slice(0, boundary), at);
-            buffer = buffer.slice(boundary + 2);
-            boundary = buffer.indexOf('\n\n');
-          }
-        });
-        response.once('end', () => resolve());
-        response.once('error', reject);
-      },
-    );
-    outgoing.once('error', reject);
-    outgoing.end(body);
+  let buffer = '';
+  return postStream(url, body, (chunk, at) => {
+    buffer += chunk;
+    let boundary = buffer.indexOf('\n\n');
+    while (boundary >= 0) {
+      onEvent(buffer.slice(0, boundary), at);
+      buffer = buffer.slice(boundary + 2);
+      boundary = buffer.indexOf('\n\n');
+    }
   });
 }
 
@@ -303,7 +274,6 @@ console.log(
 console.log(
   `\nMost concurrent chats with every turn complete, all streams open at once and p99 added token latency ≤ 50 ms: **${best}** (goal ≥ 1,000 on 2 cores); the same for the minimal relay (the floor for any Node server on this machine, with the model and the clients on the same cores): **${bestRelayed}**.\n`,
 );
-toolbus.child.kill('SIGTERM');
-await new Promise((resolve) => toolbus.child.once('exit', resolve));
+await stopChild(toolbus.child);
 model.child.kill('SIGTERM');
 relay.child.kill('SIGTERM');

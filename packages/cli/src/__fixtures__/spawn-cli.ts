@@ -54,8 +54,19 @@ export interface RunningCli {
   output(): { readonly stdout: string; readonly stderr: string };
   /** Resolves once stdout holds `text` (rejects when the process exits first). */
   waitForOutput(text: string): Promise<void>;
+  /** Resolves with the first group of `pattern` (else the whole match) once stdout matches it (a URL, a key). */
+  waitForMatch(pattern: RegExp): Promise<string>;
   /** The exit code, or 128 + the signal's number when a signal ended it (as a shell reports it). */
   readonly exited: Promise<number>;
+}
+
+/** Every CLI {@link startCli} started, so a test file's `after(killStartedClis)` leaves none running. */
+const started = new Set<ChildProcessWithoutNullStreams>();
+
+/** Kills (SIGKILL) every CLI {@link startCli} started that still runs: for a test file's `after`. */
+export function killStartedClis(): void {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  started.clear();
 }
 
 /** Starts the real CLI from source like {@link spawnCli}, for tests that act while it runs (Ctrl-C, a pipe). */
@@ -65,41 +76,60 @@ export function startCli(
   options: { readonly input?: string; readonly cwd?: string } = {},
 ): RunningCli {
   const child = spawnCliChild(args, env, options);
+  started.add(child);
   let stdout = '';
   let stderr = '';
-  const waiters: { text: string; resolve: () => void; reject: (error: Error) => void }[] = [];
+  // A waiter reads the whole stdout so far: what it waits for may arrive split over chunks.
+  const waiters: {
+    find: (output: string) => string | undefined;
+    what: string;
+    resolve: (found: string) => void;
+    reject: (error: Error) => void;
+  }[] = [];
+  const settle = () => {
+    for (const waiter of [...waiters]) {
+      const found = waiter.find(stdout);
+      if (found === undefined) continue;
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(found);
+    }
+  };
   child.stdout.on('data', (chunk) => {
     stdout += chunk;
-    for (const waiter of waiters.filter((candidate) => stdout.includes(candidate.text))) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
+    settle();
   });
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
   child.stdin.end(options.input ?? '');
   let closed = false;
+  const exitedBefore = (what: string) => new Error(`the CLI exited before printing ${what}: ${stdout}${stderr}`);
   const exited = new Promise<number>((resolve) => {
     child.on('close', (code, signal) => {
       closed = true;
-      for (const waiter of waiters.splice(0)) {
-        waiter.reject(new Error(`the CLI exited before printing "${waiter.text}": ${stdout}${stderr}`));
-      }
+      for (const waiter of waiters.splice(0)) waiter.reject(exitedBefore(waiter.what));
       resolve(code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0)));
     });
   });
+  const waitFor = (what: string, find: (output: string) => string | undefined): Promise<string> => {
+    const found = find(stdout);
+    if (found !== undefined) return Promise.resolve(found);
+    if (closed) return Promise.reject(exitedBefore(what));
+    return new Promise((resolve, reject) => {
+      waiters.push({ find, what, resolve, reject });
+    });
+  };
   return {
     child,
     output: () => ({ stdout, stderr }),
-    waitForOutput: (text) =>
-      stdout.includes(text)
-        ? Promise.resolve()
-        : closed
-          ? Promise.reject(new Error(`the CLI exited before printing "${text}": ${stdout}${stderr}`))
-          : new Promise((resolve, reject) => {
-              waiters.push({ text, resolve, reject });
-            }),
+    waitForOutput: async (text) => {
+      await waitFor(`"${text}"`, (output) => (output.includes(text) ? text : undefined));
+    },
+    waitForMatch: (pattern) =>
+      waitFor(String(pattern), (output) => {
+        const match = pattern.exec(output);
+        return match ? (match[1] ?? match[0]) : undefined;
+      }),
     exited,
   };
 }

@@ -1,48 +1,16 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { startScriptedModelServer, textSteps } from '@toolbus/core/testing';
+import { killStartedClis, startCli } from '../__fixtures__/spawn-cli.ts';
 
-const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
-const children: ChildProcess[] = [];
-after(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
+after(killStartedClis);
 
-function run(command: string, args: readonly string[], home: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--conditions=development', entry, command, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: home, TOOLBUS_HOME: home, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const printed = (pattern: RegExp) =>
-    new Promise<string>((resolve, reject) => {
-      const check = () => {
-        const match = pattern.exec(stdout);
-        if (match?.[1]) resolve(match[1]);
-      };
-      child.stdout.on('data', check);
-      check();
-      child.once('exit', (code) => reject(new Error(`${command} exited ${code}: ${stderr}`)));
-    });
-  return {
-    child,
-    printed,
-    output: () => ({ stdout, stderr }),
-    exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))),
-  };
-}
+/** The CLI's `command` from source, in `home` with only `env` besides PATH and HOME. */
+const run = (command: string, args: readonly string[], home: string, env: Record<string, string> = {}) =>
+  startCli([command, ...args], { TOOLBUS_HOME: home, ...env });
 
 const tools = [
   {
@@ -68,7 +36,7 @@ test('toolbus gateway turns a text-written call into tool_calls, logs no prompt,
   const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-'));
   try {
     const gateway = run('gateway', ['--upstream', `local=${upstream.url}/v1`, '--port', '0'], home);
-    const url = await gateway.printed(/toolbus gateway on (\S+)/);
+    const url = await gateway.waitForMatch(/toolbus gateway on (\S+)/);
     const response = await fetch(`${url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -140,7 +108,7 @@ test('toolbus gateway --auth api-keys takes the keys toolbus serve makes, and re
     const serve = run('serve', ['--port', '0', '--auth', 'api-keys'], home, {
       TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
     });
-    const key = await serve.printed(/admin API key \(shown once, store it now\): (\S+)/);
+    const key = await serve.waitForMatch(/admin API key \(shown once, store it now\): (\S+)/);
     serve.child.kill('SIGTERM');
     assert.equal(await serve.exited, 0);
     await writeFile(
@@ -152,7 +120,7 @@ test('toolbus gateway --auth api-keys takes the keys toolbus serve makes, and re
     const gateway = run('gateway', ['--port', '0', '--auth', 'api-keys'], home, {
       VLLM_KEY: 'upstream-secret',
     });
-    const url = await gateway.printed(/toolbus gateway on (\S+)/);
+    const url = await gateway.waitForMatch(/toolbus gateway on (\S+)/);
     const ask = (headers: Record<string, string>) =>
       fetch(`${url}/chat/completions`, {
         method: 'POST',
@@ -185,8 +153,8 @@ test('toolbus serve mounts the gateway routes beside its own when the config fil
     const serve = run('serve', ['--port', '0'], home, {
       TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
     });
-    const url = await serve.printed(/serving on (\S+)/);
-    assert.match(await serve.printed(/recovery gateway: (\S+)/), /\/v1$/);
+    const url = await serve.waitForMatch(/serving on (\S+)/);
+    assert.match(await serve.waitForMatch(/recovery gateway: (\S+)/), /\/v1$/);
     const response = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -5,57 +5,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { startScriptedModelServer } from '@toolbus/core/testing';
+import { killStartedClis, startCli } from '../__fixtures__/spawn-cli.ts';
 
-const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
 const children: ChildProcess[] = [];
 after(() => {
+  killStartedClis();
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-function serve(
+/** `toolbus serve` from source, in `home`, with `model` as its default model. */
+const serve = (
   args: readonly string[],
   home: string,
   model = 'openai-compatible:http://127.0.0.1:9/v1#none',
-) {
-  const child = spawn(process.execPath, ['--conditions=development', entry, 'serve', ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      TOOLBUS_HOME: home,
-      TOOLBUS_MODEL: model,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const match = /serving on (\S+)/.exec(stdout);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  // A refused start is asserted through `exited`; the URL is then never awaited.
-  url.catch(() => undefined);
-  return {
-    child,
-    url,
-    output: () => ({ stdout, stderr }),
-    exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))),
-  };
-}
+) => startCli(['serve', ...args], { TOOLBUS_HOME: home, TOOLBUS_MODEL: model });
+const servingOn = /serving on (\S+)/;
 
 test('toolbus serve: loopback without keys serves the CLI user; api-keys mode prints an admin key once', async () => {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-serve-'));
   const local = serve(['--port', '0'], home);
-  const url = await local.url;
+  const url = await local.waitForMatch(servingOn);
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.deepEqual(await (await fetch(`${url}/health`)).json(), { ok: true, runningTurns: 0 });
   const chat = await fetch(`${url}/v1/chats`, {
@@ -68,7 +37,7 @@ test('toolbus serve: loopback without keys serves the CLI user; api-keys mode pr
   assert.equal(await local.exited, 0);
 
   const keyed = serve(['--port', '0', '--auth', 'api-keys'], home);
-  const keyedUrl = await keyed.url;
+  const keyedUrl = await keyed.waitForMatch(servingOn);
   await new Promise((resolve) => setTimeout(resolve, 300));
   const key = /admin API key \(shown once, store it now\): (tb_\S+)/.exec(keyed.output().stdout)?.[1];
   assert.ok(key, keyed.output().stdout);
@@ -107,7 +76,7 @@ test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupt
   const modelName = `openai-compatible:${model.url}/v1#scripted`;
   try {
     const first = serve(['--port', '0'], home, modelName);
-    const url = await first.url;
+    const url = await first.waitForMatch(servingOn);
     const json = { 'content-type': 'application/json' };
     const chat = (await (
       await fetch(`${url}/v1/chats`, { method: 'POST', headers: json, body: '{}' })
@@ -144,7 +113,7 @@ test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupt
     for (const request of model.requests) assert.ok(!request.headerNames.includes('sec-fetch-mode'));
 
     const second = serve(['--port', '0'], home, modelName);
-    const again = await second.url;
+    const again = await second.waitForMatch(servingOn);
     const detail = (await (await fetch(`${again}/v1/chats/${chat.id}`)).json()) as {
       turns: { status: string; endReason: string }[];
       messages: { message: { role: string; content: string } }[];
