@@ -32,12 +32,12 @@ const tools = await createOpenApiTools({
   // auth: { type: 'bearer', token: process.env.SHOP_TOKEN } — credentials the model never sees
 });
 console.log(tools.map((tool) => tool.name).join(', '));
-const { outcomes } = await runToolCalls(
-  [
+const { outcomes } = await runToolCalls({
+  calls: [
     { id: 'call_1', name: 'shop_getOrder', arguments: { id: '7' }, placement: { turn: 0, tab: 0 } },
     { id: 'call_2', name: 'shop_getOrder', arguments: { id: '8' }, placement: { turn: 0, tab: 1 } },
   ],
   tools,
-);
+});
 for (const { call, status, response } of outcomes) console.log(call.id, status, response.llmFacing);
 api.close();

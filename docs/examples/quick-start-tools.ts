@@ -29,15 +29,15 @@ const printing = (async () => {
       console.log(packet.obj.toolCallId, packet.obj.status, packet.obj.error?.code ?? '');
   }
 })();
-const { messages } = await runToolCalls(
-  [
+const { messages } = await runToolCalls({
+  calls: [
     { id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' }, placement: { turn: 0, tab: 0 } },
     { id: 'call_2', name: 'get_weather', arguments: { city: 42 }, placement: { turn: 0, tab: 1 } },
     { id: 'call_3', name: 'no_such_tool', arguments: {}, placement: { turn: 0, tab: 2 } },
   ],
-  [weather],
-  { emitter },
-);
+  tools: [weather],
+  emitter,
+});
 emitter.close();
 await printing;
 // `messages`: one tool result per call id, ready for history. call_2 tells the model what was wrong with its

@@ -41,6 +41,6 @@ const calls = tools.map((tool, tab) => ({
   arguments: {},
   placement: { turn: 0, tab },
 }));
-const { outcomes } = await runToolCalls(calls, tools);
+const { outcomes } = await runToolCalls({ calls, tools });
 for (const { call, status, response } of outcomes)
   console.log(`${call.name}: ${status} — ${response.llmFacing}`);

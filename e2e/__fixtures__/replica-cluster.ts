@@ -37,8 +37,11 @@ export interface ReplicaClusterOptions {
    * the config file refuses) and the `TOOLBUS_SECRET_KEY` every replica on one PostgreSQL must share.
    */
   readonly environment?: Readonly<Record<string, string>>;
-  /** Hold and stalled-check timing of the turn queue, short so a dead replica's turns are taken over quickly. */
-  readonly turnLockMs?: number;
+  /**
+   * Hold and stalled-check timing of the turn queue, short so a dead replica's turns are taken over quickly (3 s
+   * when absent); `'default'` leaves `toolbus serve`'s own defaults (what the takeover benchmark measures).
+   */
+  readonly turnLockMs?: number | 'default';
   /**
    * The sandbox service every replica's run_python uses (`sandboxUrl` in the config), as a deployment runs its
    * interpreter services apart from the API. Default: one the cluster starts and stops. Without one, each turn
@@ -93,9 +96,13 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
           HOME: home,
           TOOLBUS_HOME: home,
           TOOLBUS_MODEL: options.model,
-          TOOLBUS_TURN_LOCK_MS: String(lockMs),
-          TOOLBUS_STALLED_CHECK_MS: String(Math.max(250, Math.floor(lockMs / 3))),
-          TOOLBUS_SLOT_TTL_MS: String(lockMs),
+          ...(lockMs === 'default'
+            ? {}
+            : {
+                TOOLBUS_TURN_LOCK_MS: String(lockMs),
+                TOOLBUS_STALLED_CHECK_MS: String(Math.max(250, Math.floor(lockMs / 3))),
+                TOOLBUS_SLOT_TTL_MS: String(lockMs),
+              }),
           ...options.environment,
         },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,7 +18,7 @@ export const exampleScenarios: Readonly<Record<string, ExampleScenario>> = {
     expect: [
       /call_1 success/,
       /call_2 call-error invalid_arguments/,
-      /call_3 unknown-tool unknown_tool/,
+      /call_3 unknown-tool unknown-tool/,
       /call_1 The weather in Oslo: light snow/,
       /call_2 Tool failed with error: The arguments for "get_weather" are invalid/,
       /call_3 Tool failed with error: There is no tool named "no_such_tool"/,

@@ -188,7 +188,13 @@ export function App() {
         <main id="main" ref={main} tabIndex={-1}>
           {route.page === 'chat' ? (
             route.chatId ? (
-              <ChatView key={route.chatId} chatId={route.chatId} isAdmin={isAdmin} onChanged={loadChats} />
+              <ChatView
+                key={route.chatId}
+                chatId={route.chatId}
+                title={chats.find((chat) => chat.id === route.chatId)?.title}
+                isAdmin={isAdmin}
+                onChanged={loadChats}
+              />
             ) : (
               <div className="welcome">
                 <h1>Chats</h1>

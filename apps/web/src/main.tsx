@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
 import './styles.css';
+import './turn-look.css';
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>

@@ -40,6 +40,7 @@ import { openStorage, type Storage } from '@toolbus/storage';
 import { createPythonTool, openDocumentIndex } from '@toolbus/tools';
 import { webRoot } from '@toolbus/web';
 import { z } from 'zod';
+import { TITLE_INSTRUCTION } from '../../../packages/server/src/chats/chat-titles.ts';
 
 /** The loopback HTTPS API the sandbox reaches through the egress proxy, with its own test CA. */
 export interface MailApi {
@@ -333,6 +334,11 @@ function modelHandler(options: {
   readonly toolResults: string[];
 }) {
   return (request: ScriptedRequest): ScriptedStep[] => {
+    // The server's title request after a chat's first answer: a short title from the question's first words.
+    if (request.messages.some((message) => message.role === 'system' && message.text === TITLE_INSTRUCTION)) {
+      const words = /User: (.*)/.exec(lastUserText(request))?.[1]?.split(/\s+/).slice(0, 3) ?? [];
+      return [{ type: 'text', text: `"Topic: ${words.join(' ')}".` }];
+    }
     const question = lastUserText(request);
     const afterTools = request.messages.at(-1)?.role === 'tool';
     if (question.includes('parallel')) {
@@ -353,6 +359,15 @@ function modelHandler(options: {
         options.chunkMs,
       );
     }
+    if (question.includes('twice')) {
+      if (!afterTools) {
+        return [
+          { type: 'tool-call', id: 'call_s_a', name: 'search_docs', arguments: { query: 'refund time' } },
+          { type: 'tool-call', id: 'call_s_b', name: 'search_docs', arguments: { query: 'return window' } },
+        ];
+      }
+      return answer('Both searches agree: refunds take 14 days [1].', options.chunkMs);
+    }
     if (question.includes('recovered')) {
       if (!afterTools) {
         return [
@@ -363,6 +378,13 @@ function modelHandler(options: {
         ];
       }
       return answer('Found it: refunds take 14 days [1].', options.chunkMs);
+    }
+    if (question.includes('divide')) {
+      if (!afterTools) {
+        const code = "print('about to divide')\nprint(1 / 0)";
+        return [{ type: 'tool-call', id: 'call_div', name: 'run_python', arguments: { code } }];
+      }
+      return answer('The division failed: you cannot divide by zero.', options.chunkMs);
     }
     if (question.includes('plot')) {
       if (!afterTools) {
@@ -446,6 +468,24 @@ function modelHandler(options: {
         text,
       }));
     }
+    if (question.includes('table and code')) {
+      return answer(
+        [
+          'Here is the comparison:',
+          '',
+          '| Policy | Days |',
+          '| --- | ---: |',
+          '| Refund | 14 |',
+          '| Return | 30 |',
+          '',
+          '```python',
+          'def refund_days(policy):',
+          "    return {'refund': 14, 'return': 30}[policy]",
+          '```',
+        ].join('\n'),
+        options.chunkMs,
+      );
+    }
     if (question.includes('slow')) {
       return answer(`${'This is a long answer that streams slowly. '.repeat(12)}The end.`, 120);
     }
@@ -512,6 +552,7 @@ export async function startUiWorld(
       name === RESEARCH_MODEL ? research.model('openai') : resolveLanguageModel(name, { env: {} }),
     contextWindowTokens: 128_000,
     webRoot,
+    titleChats: true,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     skills: {
       registry: createSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') }),

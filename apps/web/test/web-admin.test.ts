@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import type { Page } from 'playwright-core';
+import { startEverythingHttpServer } from '../../../packages/mcp/src/__fixtures__/everything-server.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -14,6 +15,7 @@ import { startUiWorld, type UiWorld } from './ui-world.ts';
 
 let world: UiWorld;
 let oauth: LoopbackOAuthServers;
+let everything: { readonly baseUrl: string; close(): Promise<void> };
 let admin: BrowserProfile;
 let page: Page;
 
@@ -32,6 +34,7 @@ before(async () => {
       call: () => ({ content: [{ type: 'text', text: 'you are signed in' }] }),
     },
   ]);
+  everything = await startEverythingHttpServer();
   world = await startUiWorld({
     fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
   });
@@ -46,6 +49,7 @@ after(async () => {
   await admin?.close();
   await world?.close();
   await oauth?.close();
+  await everything?.close();
 });
 
 describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 240_000 }, () => {
@@ -55,7 +59,7 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     await page.getByLabel('URL').fill(oauth.mcpUrl);
     await page.getByLabel('Auth').selectOption('oauth');
     await page.getByRole('button', { name: 'Add server' }).click();
-    await page.getByText('Connected protected.').waitFor();
+    await page.getByText('Added protected: connect to it with OAuth to list its tools.').waitFor();
     const card = page.locator('.card', { has: page.getByRole('heading', { name: 'protected' }) });
     await card.getByText('Your connection: not connected').waitFor();
     await checkAccessibility('admin-mcp');
@@ -95,6 +99,35 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     );
   });
 
+  test('MCP servers: a good one is checked on add (its tools named); a refused one says why and is not added', async () => {
+    await page.goto(`${world.url}/#/admin/mcp`);
+    await page.getByLabel('Name').fill('everything');
+    await page.getByLabel('URL').fill(`${everything.baseUrl}/mcp`);
+    await page.getByLabel('Auth').selectOption('none');
+    await page.getByRole('button', { name: 'Add server' }).click();
+    await page.getByText(/^Connected everything: \d+ tool\(s\) \(.*echo/).waitFor();
+    await page.getByRole('heading', { name: 'everything' }).waitFor();
+    // IPv6 loopback: not on this deployment's allow list, so the outbound guard refuses it before any connection.
+    await page.getByLabel('Name').fill('sneaky');
+    await page.getByLabel('URL').fill('http://[::1]:9/mcp');
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(
+      (await alert.textContent()) ?? '',
+      /outbound guard refused MCP server "sneaky" \(rule ssrf_blocked\)/,
+    );
+    assert.doesNotMatch((await alert.textContent()) ?? '', /log|500/);
+    assert.equal(await page.getByRole('heading', { name: 'sneaky' }).count(), 0);
+    assert.equal(
+      (await world.storage.mcpServers.list()).filter((entry) => entry.name === 'sneaky').length,
+      0,
+    );
+    // The form keeps what was typed, so it can be corrected.
+    assert.equal(await page.getByLabel('URL').inputValue(), 'http://[::1]:9/mcp');
+    await checkAccessibility('admin-mcp-refused');
+  });
+
   test('personas: create, rename, built-in switches, an MCP tool row', async () => {
     await page.goto(`${world.url}/#/admin/personas`);
     await page.getByRole('heading', { name: 'Personas and tools' }).waitFor();
@@ -102,15 +135,27 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     await page.getByRole('button', { name: 'Create persona' }).click();
     await page.getByText('Created Helpdesk.').waitFor();
     const helpdesk = page.getByRole('region', { name: 'Helpdesk' });
+    // It starts with the built-ins this deployment runs switched on, named as the chat names them; one it cannot
+    // run is off and says so.
+    for (const name of ['Internal Search', 'Open URL', 'Code Interpreter'])
+      assert.equal(await helpdesk.getByLabel(name, { exact: true }).isChecked(), true, name);
+    const webSearch = helpdesk.getByLabel('Web Search', { exact: true });
+    assert.equal(await webSearch.isChecked(), false);
+    assert.equal((await webSearch.getAttribute('aria-describedby')) !== null, true);
+    assert.equal(await helpdesk.getByText('SearchTool', { exact: true }).count(), 0, 'no class names shown');
     await helpdesk.getByLabel('Retitle as').fill('Helpdesk Pro');
     await helpdesk.getByLabel('Describe as').fill('Answers customers');
     await helpdesk.getByRole('button', { name: 'Save persona' }).click();
     const renamed = page.getByRole('region', { name: 'Helpdesk Pro' });
     await renamed.getByText('Answers customers', { exact: true }).waitFor();
-    await renamed.getByLabel('OpenURLTool', { exact: true }).check();
-    await renamed.getByRole('button', { name: 'Remove OpenURLTool' }).waitFor();
-    await renamed.getByLabel('OpenURLTool', { exact: true }).uncheck();
-    await renamed.getByRole('button', { name: 'Remove OpenURLTool' }).waitFor({ state: 'detached' });
+    await renamed.getByLabel('Open URL', { exact: true }).uncheck();
+    await renamed.getByRole('button', { name: 'Remove Open URL' }).waitFor({ state: 'detached' });
+    await renamed.getByLabel('Open URL', { exact: true }).check();
+    await renamed.getByRole('button', { name: 'Remove Open URL' }).waitFor();
+    for (const name of ['Open URL', 'Internal Search', 'Code Interpreter']) {
+      await renamed.getByLabel(name, { exact: true }).uncheck();
+      await renamed.getByRole('button', { name: `Remove ${name}` }).waitFor({ state: 'detached' });
+    }
     await renamed.getByLabel('MCP server').selectOption({ label: 'protected' });
     await renamed.getByLabel('MCP tool', { exact: true }).fill('whoami');
     await renamed.getByRole('button', { name: 'Add MCP tool' }).click();

@@ -64,6 +64,10 @@ export const citedDocumentSchema = z.object({
   link: z.string().optional(),
   blurb: z.string(),
   sourceType: z.string(),
+  score: z.number().optional(),
+  updatedAt: z.string().optional(),
+  isInternet: z.boolean().optional().describe('Found on the web, not in an index of your own'),
+  metadata: z.record(z.string(), z.string()).optional(),
 });
 
 /** One turn of a chat, with the documents its answer cited. */

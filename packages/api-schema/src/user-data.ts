@@ -7,6 +7,7 @@ export const fileSchema = z.object({
   mediaType: z.string(),
   sizeBytes: z.number(),
   sha256: z.string(),
+  organizationId: z.string().describe('The organisation the file belongs to (the one the caller acted in)'),
   createdAt: z.string(),
 });
 

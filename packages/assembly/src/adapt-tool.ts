@@ -36,6 +36,7 @@ export function adaptTool(tool: Tool, options: { readonly name?: string } = {}):
     timeoutMs: tool.timeoutMs,
     stopsTurn: tool.stopsTurn,
     mergeableField: tool.mergeableField,
+    maxCallsPerCycle: tool.maxCallsPerCycle,
     definition: () => ({ ...tool.definition(), name }),
     isAvailable: async (context) => (await checkAvailability(tool, context)).available,
     emitStart: (placement, emitter, call) => tool.emitStart(placement, emitterFor(emitter), call),

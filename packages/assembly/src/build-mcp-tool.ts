@@ -24,6 +24,13 @@ export function buildMcpTool(input: {
   if (approval === undefined && input.requireApproval) {
     return skippedRow(base, 'mcp-not-approved', `The ${label} has not been approved by an admin.`);
   }
+  if (tool.inputSchemaProblem !== undefined) {
+    return skippedRow(
+      base,
+      'mcp-schema-unsupported',
+      `The ${label} is set aside: ${tool.inputSchemaProblem}.`,
+    );
+  }
   if (approval !== undefined && approval.definitionHash !== tool.definitionHash) {
     return skippedRow(
       base,

@@ -11,7 +11,9 @@
  * - `mcp-tool-missing`: the server does not list the tool; `mcp-not-approved`: no admin approval on record;
  *   `mcp-definition-changed`: the description or schema differs from what an admin approved (until re-approved);
  *   `mcp-tool-new`: with whole tool sets per server (`mcpWholeToolSets`), the server lists a tool the persona has
- *   no row for (it appeared after the tool set was approved), so it is not offered until the set is approved again.
+ *   no row for (it appeared after the tool set was approved), so it is not offered until the set is approved again;
+ *   `mcp-schema-unsupported`: its input schema cannot be made into one providers accept (a recursive `$ref`, say):
+ *   it is set aside so that it never fails the whole request.
  */
 export type SkipReason =
   | 'not-allowed'
@@ -29,7 +31,8 @@ export type SkipReason =
   | 'mcp-tool-missing'
   | 'mcp-not-approved'
   | 'mcp-definition-changed'
-  | 'mcp-tool-new';
+  | 'mcp-tool-new'
+  | 'mcp-schema-unsupported';
 
 /**
  * The reasons a row is left out on purpose (a flag, a setting, a service that is not configured, a check on the

@@ -106,11 +106,15 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     signal: input.signal,
     hooks,
     toolSearch: input.toolLimits,
-    ...(input.toolCallDialects ? { recovery: { dialects: input.toolCallDialects } } : {}),
-    ...(input.firstChunkTimeoutMs === undefined
-      ? {}
-      : { stream: { firstChunkTimeoutMs: input.firstChunkTimeoutMs } }),
-    ...(input.maxCycles ? { maxCycles: input.maxCycles } : {}),
+    ...omitUndefined({
+      recovery: input.toolCallDialects && { dialects: input.toolCallDialects },
+      stream:
+        input.firstChunkTimeoutMs === undefined
+          ? undefined
+          : { firstChunkTimeoutMs: input.firstChunkTimeoutMs },
+      // 0 keeps the default, as an unset value does.
+      maxCycles: input.maxCycles || undefined,
+    }),
   });
   const packets: Packet[] = [];
   let shown = '';

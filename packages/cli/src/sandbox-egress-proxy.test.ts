@@ -77,11 +77,13 @@ async function runPython(sandboxEgress: 'proxy' | 'off'): Promise<string> {
       '    print("failed", type(error).__name__)',
     ].join('\n');
     const emitter = new Emitter();
-    const { outcomes } = await runToolCalls(
-      [{ id: 'call_py', name: 'run_python', arguments: { code }, placement: { turn: 1, tab: 0 } }],
-      [tool],
-      { emitter, files: [], userId: workspace.user.id },
-    );
+    const { outcomes } = await runToolCalls({
+      calls: [{ id: 'call_py', name: 'run_python', arguments: { code }, placement: { turn: 1, tab: 0 } }],
+      tools: [tool],
+      emitter,
+      files: [],
+      userId: workspace.user.id,
+    });
     emitter.close();
     for await (const _ of emitter);
     const outcome = outcomes[0];

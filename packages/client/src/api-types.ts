@@ -26,6 +26,9 @@ type Received<T> = T extends readonly (infer Item)[]
     ? { readonly [Key in keyof T]: Received<T[Key]> }
     : T;
 
+/** The shape a schema of `@toolbus/api-schema` answers, as the client hands it out (read-only). */
+export type WireShape<Schema extends z.ZodType> = Received<z.output<Schema>>;
+
 /** A packet as the stream sends it: the packet with its sequence in the turn (the SSE event id). */
 export type WirePacket = Packet & { readonly sequence: number };
 

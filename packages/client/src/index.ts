@@ -12,6 +12,7 @@ export type {
   TurnView,
   UploadedFileView,
   WirePacket,
+  WireShape,
 } from './api-types.ts';
 export type { ToolbusClientErrorOptions } from './client-error.ts';
 export { ToolbusClientError } from './client-error.ts';

@@ -62,8 +62,8 @@ async function agentRun(): Promise<{ toFirstCommand: number; toFirstOutput: numb
     for await (const packet of emitter) stamps.push({ at: performance.now(), packet });
   })();
   const started = performance.now();
-  const { outcomes } = await runToolCalls(
-    [
+  const { outcomes } = await runToolCalls({
+    calls: [
       {
         id: 'c1',
         name: 'coding_agent',
@@ -71,9 +71,9 @@ async function agentRun(): Promise<{ toFirstCommand: number; toFirstOutput: numb
         placement: { turn: 0, tab: 0 },
       },
     ],
-    [tool],
-    { emitter },
-  );
+    tools: [tool],
+    emitter,
+  });
   const total = performance.now() - started;
   emitter.close();
   await reading;
@@ -121,11 +121,11 @@ const ways: Record<string, () => Promise<unknown>> = {
       for await (const _packet of emitter) {
       }
     })();
-    await runToolCalls(
-      [{ id: 'x', name: 'bash', arguments: { cmd: command }, placement: { turn: 0, tab: 0 } }],
-      [bash],
-      { emitter },
-    );
+    await runToolCalls({
+      calls: [{ id: 'x', name: 'bash', arguments: { cmd: command }, placement: { turn: 0, tab: 0 } }],
+      tools: [bash],
+      emitter,
+    });
     emitter.close();
     await reading;
   },

@@ -4,9 +4,8 @@ import {
   createFencedToolEmitter,
   defineTool,
   type RunChatTurnOptions,
-  runLlmStep,
-  StepPlacement,
 } from '@toolbus/core';
+import { runLlmStep, StepPlacement } from '@toolbus/core/step';
 import {
   createRetypingSink,
   createThinkTool,

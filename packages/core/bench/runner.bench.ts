@@ -56,7 +56,7 @@ for (const count of [1, 10, 100, 1000]) {
   // Warm both paths, then interleave the measurements so both see the same machine state.
   for (let index = 0; index < 50; index += 1) {
     await Promise.all(calls.map((call) => noop.run(call, bareContext)));
-    await runToolCalls(calls, tools, { emitter: new Emitter() });
+    await runToolCalls({ calls: calls, tools: tools, emitter: new Emitter() });
   }
   const bare: number[] = [];
   const runner: number[] = [];
@@ -65,7 +65,9 @@ for (const count of [1, 10, 100, 1000]) {
       ...(await timeIt(iterations / 5, () => Promise.all(calls.map((call) => noop.run(call, bareContext))))),
     );
     runner.push(
-      ...(await timeIt(iterations / 5, () => runToolCalls(calls, tools, { emitter: new Emitter() }))),
+      ...(await timeIt(iterations / 5, () =>
+        runToolCalls({ calls: calls, tools: tools, emitter: new Emitter() }),
+      )),
     );
   }
   bare.sort((left, right) => left - right);

@@ -27,13 +27,11 @@ export type {
   ProbeModelEndpointOptions,
   ResolveLanguageModelOptions,
   StreamModelStepOptions,
-  ToLanguageModelPromptOptions,
 } from './llm/index.ts';
 export {
   DEFAULT_LOCAL_MODEL,
   DEFAULT_OLLAMA_BASE_URL,
   isModelProvider,
-  MISSING_TOOL_RESULT_TEXT,
   ModelAbortedError,
   ModelConfigurationError,
   ModelRequestError,
@@ -47,9 +45,6 @@ export {
   resolveLanguageModel,
   resolveModelEndpoint,
   streamModelStep,
-  toLanguageModelPrompt,
-  toLanguageModelToolChoice,
-  toLanguageModelTools,
 } from './llm/index.ts';
 export type {
   AnswerRepairEnd,
@@ -60,41 +55,17 @@ export { AnswerRepair } from './middleware/answer-repair.ts';
 export type { RecoveryMiddlewareOptions } from './middleware/recovery-middleware.ts';
 export { createRecoveryMiddleware, recoveryMiddleware } from './middleware/recovery-middleware.ts';
 export type {
-  AddressCheck,
-  AddressPolicy,
-  CheckAddressContext,
-  CompiledAddressPolicy,
-  GuardLevel,
-} from './net/check-address.ts';
-export {
-  checkAddress,
-  checkHostName,
-  cloudMetadataHostNames,
-  compileAddressPolicy,
-} from './net/check-address.ts';
-export type { AddressCategory, AddressClassification, EmbeddedIpv4Form } from './net/classify-address.ts';
-export { classifyAddress, cloudMetadataAddresses } from './net/classify-address.ts';
-export type {
   GuardedFetchErrorCode,
   GuardedFetchErrorOptions,
 } from './net/guarded-fetch-error.ts';
 export { GuardedFetchError } from './net/guarded-fetch-error.ts';
-export type { IpHostLiteral, IpHostLiteralFields, ParsedHost } from './net/parse-host-literal.ts';
-export { canonicalHostName, parseHostLiteral } from './net/parse-host-literal.ts';
 export type { TemplateArgumentFormat, TemplateDialect } from './recovery/chat-template-dialect.ts';
 export { dialectFromChatTemplate } from './recovery/chat-template-dialect.ts';
 export type { DelimitedJsonToolCallParserOptions } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export { createDelimitedJsonToolCallParser } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export type { ExtractToolCallsOptions } from './recovery/extract-tool-calls-from-text.ts';
-export {
-  extractLocatedToolCallsFromText,
-  extractToolCallsFromText,
-} from './recovery/extract-tool-calls-from-text.ts';
-export type {
-  ExtractedToolCall,
-  LocatedToolCall,
-  ToolCallTextParser,
-} from './recovery/extracted-tool-call.ts';
+export { extractToolCallsFromText } from './recovery/extract-tool-calls-from-text.ts';
+export type { ExtractedToolCall, ToolCallTextParser } from './recovery/extracted-tool-call.ts';
 export { looksLikeToolCallPayload } from './recovery/looks-like-tool-call-payload.ts';
 export type { ModelProfile } from './recovery/model-profiles.ts';
 export { defaultModelProfiles, findModelProfile } from './recovery/model-profiles.ts';
@@ -112,7 +83,7 @@ export {
   recoveryDialectsFor,
 } from './recovery/served-chat-template.ts';
 export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
-export { functionCallsMarker, withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
+export { withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type {
   RegisterToolCallParserOptions,
   ToolCallParserRegistry,
@@ -123,7 +94,6 @@ export {
   defaultToolCallParsers,
   toolCallMarkupMarkersOf,
 } from './recovery/tool-call-parser-registry.ts';
-export { withoutToolCallText } from './recovery/without-tool-call-text.ts';
 export type { BuiltInToolEntry } from './registry/built-in-tools.ts';
 export {
   BUILT_IN_TOOLS,
@@ -131,18 +101,13 @@ export {
   BUILT_IN_TOOLS_BY_NAME,
   CITEABLE_TOOLS,
 } from './registry/built-in-tools.ts';
-export type { ClassifiedFailure } from './runner/failure-responses.ts';
-export { classifyToolFailure, failureResponse } from './runner/failure-responses.ts';
-export type { MergedToolCalls } from './runner/merge-tool-calls.ts';
-export { mergeableFieldOf, mergeToolCalls } from './runner/merge-tool-calls.ts';
+export { mergeToolCalls } from './runner/merge-tool-calls.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/run-tool-calls.ts';
-export type { RunToolCallsOptions } from './runner/run-tool-calls-options.ts';
+export type { RunToolCallsInput, RunToolCallsOptions } from './runner/run-tool-calls-options.ts';
 export type { RunToolCallsResult, ToolCallOutcome } from './runner/tool-call-outcome.ts';
 export type { ToolCallSpan, ToolCallSpanEnd, ToolCallStatus, ToolRunHooks } from './runner/tool-run-hooks.ts';
 export type { AnswerStreamFilterOptions } from './streaming/answer-stream-filter.ts';
 export { AnswerStreamFilter } from './streaming/answer-stream-filter.ts';
-export type { ArgumentDeltaStreamer, ArgumentDeltas } from './streaming/argument-delta-streamer.ts';
-export { createArgumentDeltaStreamer } from './streaming/argument-delta-streamer.ts';
 export type { ThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
 export { createThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
 export {
@@ -151,35 +116,20 @@ export {
 } from './streaming/tool-call-markup-stream-filter.ts';
 export type { DefineToolOptions } from './tool/define-tool.ts';
 export { defineTool } from './tool/define-tool.ts';
-export { exampleArgumentsFromSchema } from './tool/example-arguments.ts';
-export type { ArgumentIssue, InvalidArgumentsErrorOptions } from './tool/invalid-arguments-error.ts';
-export { invalidArgumentsError } from './tool/invalid-arguments-error.ts';
-export { createToolSearchTool, TOOL_SEARCH_TOOL_NAME } from './tool-search/create-tool-search-tool.ts';
-export type { ToolSearchLimits, Toolset } from './tool-search/plan-toolset.ts';
-export { DEFAULT_TOOL_SEARCH_LIMITS, estimateTokens, planToolset } from './tool-search/plan-toolset.ts';
-export type { RankedTool, ToolSearchIndex } from './tool-search/rank-tools.ts';
-export { createToolSearchIndex } from './tool-search/rank-tools.ts';
+export type { ToolSearchLimits } from './tool-search/plan-toolset.ts';
+export { DEFAULT_TOOL_SEARCH_LIMITS } from './tool-search/plan-toolset.ts';
 export {
-  answerCutOffCalls,
-  answerUnrunCalls,
   CUT_OFF_TOOL_CALL_CODE,
-  cutOffToolCallMessage,
   MALFORMED_TOOL_CALL_CODE,
-  malformedToolCallMessage,
-  stepEndedBadly,
   UNRUN_TOOL_CALL_CODE,
-  unrunToolCallMessage,
 } from './turn/cut-off-tool-calls.ts';
-export type { LlmStepResult, RunLlmStepOptions } from './turn/llm-step.ts';
-export { runLlmStep } from './turn/llm-step.ts';
-export type {
-  RecoveredStep,
-  RecoverStepOptions,
-  RecoveryTrigger,
-} from './turn/recover-step-tool-calls.ts';
-export { recoverStep, recoverStepToolCalls, recoveryTrigger } from './turn/recover-step-tool-calls.ts';
 export type { ChatTurn, ChatTurnResult, RecoveryOptions, RunChatTurnOptions } from './turn/run-chat-turn.ts';
 export { DEFAULT_CORRECTIVE_MESSAGE, DEFAULT_MAX_CYCLES, runChatTurn } from './turn/run-chat-turn.ts';
-export { StepPlacement } from './turn/step-placement.ts';
 export { textStream } from './turn/text-stream.ts';
-export type { TurnCycleDirective, TurnCycleHook, TurnCycleState } from './turn/turn-cycle-hook.ts';
+export type {
+  TurnCycleDirective,
+  TurnCycleEnd,
+  TurnCycleEndHook,
+  TurnCycleHook,
+  TurnCycleState,
+} from './turn/turn-cycle-hook.ts';

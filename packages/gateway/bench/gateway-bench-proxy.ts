@@ -1,10 +1,17 @@
 // A child process of the gateway benchmark: serves either the gateway or a plain node:http pass-through proxy in
-// front of the benchmark's upstream, so its CPU time is its own. Talks to the parent over IPC.
+// front of the benchmark's upstream, so its CPU time is its own. Talks to the parent over IPC: `usage` answers
+// with its CPU time and the time it spent in garbage collection pauses.
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { startGateway } from '../src/gateway-server.ts';
 
 const [mode, upstreamUrl] = process.argv.slice(2) as ['gateway' | 'passthrough', string];
+
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
 
 async function start(): Promise<string> {
   if (mode === 'gateway') {
@@ -36,6 +43,6 @@ async function start(): Promise<string> {
 const url = await start();
 process.send?.({ url });
 process.on('message', (message) => {
-  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+  if (message === 'usage') process.send?.({ cpu: process.cpuUsage(), gc: gcMs });
   if (message === 'stop') process.exit(0);
 });

@@ -89,7 +89,8 @@ export class ChatCompletionStreamRepair {
       repair = new AnswerRepair({ ...repairOptions(this.#options), validateArguments: true });
       this.#choices.set(index, repair);
     }
-    const delta: Json = isPlainObject(choice.delta) ? { ...choice.delta } : {};
+    // The chunk was parsed from the upstream's bytes for this call alone, so its objects are changed in place.
+    const delta: Json = isPlainObject(choice.delta) ? choice.delta : {};
     if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) repair.nativeCall();
     const reasoningField = reasoningFieldOf(delta);
     if (typeof delta[reasoningField] === 'string') repair.reasoning(delta[reasoningField] as string);
@@ -100,7 +101,11 @@ export class ChatCompletionStreamRepair {
       if (changed) setText(delta, output.text, output.reasoning, reasoningField);
     }
     if (choice.finish_reason === null || choice.finish_reason === undefined) {
-      const kept = worthSending(delta, choice) ? { ...choice, delta } : undefined;
+      const kept = !worthSending(delta, choice)
+        ? undefined
+        : delta === choice.delta
+          ? choice
+          : { ...choice, delta };
       return { choice: kept, before: '', after: '', changed };
     }
     // The choice ends here: the rest of its text, then its recovered calls, then the finish.

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
-import { createParser } from 'eventsource-parser';
 import {
   type ChatCompletionRepairOptions,
   ChatCompletionStreamRepair,
@@ -9,6 +8,7 @@ import {
 } from './chat-completion-repair.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
+import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
   describeUpstreamFailure,
@@ -196,17 +196,11 @@ async function relayStream(options: {
     'x-toolbus-upstream': options.upstream.name,
     trailer: `${RECOVERY_HEADER}, ${RECOVERY_REASON_HEADER}`,
   });
-  const parser = createParser({
-    onEvent(event) {
-      const out = repair.push(event.data);
-      if (out !== '') response.write(out);
-    },
+  await relayEvents({
+    upstreamResponse: options.upstreamResponse,
+    response,
+    repair: (data) => repair.push(data),
   });
-  const decoder = new TextDecoder();
-  for await (const chunk of options.upstreamResponse as AsyncIterable<Buffer>) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
-  }
-  parser.feed(decoder.decode());
   const report = repair.report;
   response.addTrailers(recoveryHeaders(report));
   response.end();

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { omitUndefined } from '@toolbus/spec';
-import { createParser } from 'eventsource-parser';
 import { MessagesRequestError, messagesToChatCompletions } from './anthropic-request.ts';
 import { AnthropicStreamWriter, chatCompletionToMessage } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
 import { recoveryHeaders, relayUpstreamError } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError } from './gateway-error.ts';
+import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import { describeUpstreamFailure, readUpstreamBody, sendUpstream, upstreamFor } from './upstream.ts';
 
@@ -80,15 +80,7 @@ export async function forwardMessages(options: {
         'x-toolbus-upstream': upstream.name,
         trailer: 'x-toolbus-recovery, x-toolbus-recovery-reason',
       });
-      const parser = createParser({
-        onEvent(event) {
-          const out = writer.push(event.data);
-          if (out !== '') response.write(out);
-        },
-      });
-      const decoder = new TextDecoder();
-      for await (const chunk of upstreamResponse as AsyncIterable<Buffer>)
-        parser.feed(decoder.decode(chunk, { stream: true }));
+      await relayEvents({ upstreamResponse, response, repair: (data) => writer.push(data) });
       const rest = writer.end();
       if (rest !== '') response.write(rest);
       response.addTrailers(recoveryHeaders(writer.report));

@@ -157,8 +157,9 @@ describe('connectMcpServer against a loopback SDK server', () => {
         assert.equal(request.headers['x-evil'], undefined);
         assert.notEqual(request.headers['mcp-session-id'], 'forged-session');
       }
-      // After initialize the SDK's real session id is sent, not the forged one.
-      assert.ok(received.slice(1).every((request) => typeof request.headers['mcp-session-id'] === 'string'));
+      // The `server/discover` probe (which this 2025-11-25 server refuses) and `initialize` carry no session id;
+      // after them the SDK's real session id is sent, not the forged one.
+      assert.ok(received.slice(2).every((request) => typeof request.headers['mcp-session-id'] === 'string'));
       const dropped = logger.lines.join('\n');
       for (const name of [
         'Host',

@@ -1,8 +1,10 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type Tool as SdkTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  SdkHttpError,
+  type Tool as SdkTool,
+  SseError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
@@ -11,6 +13,7 @@ import { McpAuthorizationRequiredError } from './errors/mcp-authorization-requir
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
+import type { McpProgress, McpProgressListener } from './mcp-progress.ts';
 import type { McpRefreshLock } from './mcp-refresh-lock.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpTokenStore } from './mcp-token-store.ts';
@@ -77,6 +80,8 @@ export interface McpConnection {
     readonly name: string;
     readonly arguments: Readonly<Record<string, unknown>>;
     readonly signal?: AbortSignal;
+    /** Receives the server's progress notifications; each one also restarts the call's timeout. */
+    readonly onProgress?: McpProgressListener | undefined;
   }): Promise<McpCallToolResult>;
   /** Subscribes to list changes; returns the unsubscribe function. */
   onToolsChanged(listener: McpToolsChangedListener): () => void;
@@ -150,6 +155,9 @@ export async function connectMcpServer(
   }
 
   let stderrTail = '';
+  // Set once the connection exists: the SDK calls it when the server says its tool list changed (a 2025-11-25
+  // notification, or on 2026-07-28 an event on the `subscriptions/listen` stream the SDK opens for it).
+  let toolsChanged: () => void = () => undefined;
   const open = async (kind: McpTransportKind): Promise<Client> => {
     const transport = await createMcpTransport({
       kind,
@@ -160,7 +168,15 @@ export async function connectMcpServer(
         stderrTail = (stderrTail + chunk).slice(-2000);
       },
     });
-    const client = new Client(clientInfo, { capabilities: {} });
+    const client = new Client(clientInfo, {
+      capabilities: {},
+      // Probes with `server/discover` (2026-07-28) and falls back to the `initialize` handshake (2025-11-25 and
+      // older), so servers on either revision work.
+      versionNegotiation: { mode: 'auto' },
+      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => toolsChanged() } },
+      // Bounded: a hostile server could page forever.
+      listMaxPages: 100,
+    });
     try {
       await client.connect(
         transport,
@@ -191,11 +207,11 @@ export async function connectMcpServer(
         });
       }
       const fallBack =
-        index < kinds.length - 1 &&
-        error instanceof StreamableHTTPError &&
-        [400, 404, 405].includes(error.code ?? 0);
+        index < kinds.length - 1 && error instanceof SdkHttpError && [400, 404, 405].includes(error.status);
       if (fallBack) continue;
-      if (ToolbusError.isInstance(error)) throw error;
+      // The SDK wraps what the fetch threw (the SSRF guard's refusal, say) in its own error: the typed one wins.
+      const typed = toolbusCause(error);
+      if (typed !== undefined) throw typed;
       if (provider === undefined && isUnauthenticated(error)) {
         const why =
           missingCredentials.length > 0
@@ -220,7 +236,9 @@ export async function connectMcpServer(
   }
   if (client === undefined)
     throw fail('mcp_connection_failed', `Could not connect to MCP server "${config.name}"`);
-  return createConnection({ client, config, kind, options, provider });
+  const connection = createConnection({ client, config, kind, options, provider });
+  toolsChanged = connection.toolsChanged;
+  return connection.connection;
 }
 
 function createConnection(input: {
@@ -229,7 +247,7 @@ function createConnection(input: {
   readonly kind: McpTransportKind;
   readonly options: ConnectMcpServerOptions;
   readonly provider: StoreOAuthClientProvider | undefined;
-}): McpConnection {
+}): { readonly connection: McpConnection; readonly toolsChanged: () => void } {
   const { client, config, options, provider } = input;
   // The server may ask for (more) authorization mid-session (expired grant, scope step-up): say so in a typed way.
   const authorized = async <T>(operation: () => Promise<T>): Promise<T> => {
@@ -261,20 +279,12 @@ function createConnection(input: {
   let generation = 0;
 
   const fetchAll = async (): Promise<readonly McpToolDescriptor[]> => {
-    const all: McpToolDescriptor[] = [];
-    let cursor: string | undefined;
-    // Bounded: a hostile server could page forever.
-    for (let page = 0; page < 100; page += 1) {
-      const result = await authorized(() =>
-        client.listTools(omitUndefined({ cursor }), {
-          timeout: options.requestTimeoutMs ?? 60_000,
-        }),
-      );
-      for (const tool of result.tools) all.push(toDescriptor(tool));
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-    }
-    return all;
+    // Without a cursor the SDK walks every page itself (bounded by `listMaxPages`); toolbus keeps its own cache,
+    // so the SDK's response cache is refreshed rather than served from.
+    const result = await authorized(() =>
+      client.listTools(undefined, { timeout: options.requestTimeoutMs ?? 60_000, cacheMode: 'refresh' }),
+    );
+    return result.tools.map(toDescriptor);
   };
   const listTools = (): Promise<readonly McpToolDescriptor[]> => {
     if (descriptors === undefined) {
@@ -292,7 +302,7 @@ function createConnection(input: {
     return listTools();
   };
 
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  const toolsChanged = async () => {
     const mine = ++generation;
     try {
       const fresh = await refreshTools();
@@ -308,16 +318,24 @@ function createConnection(input: {
     } catch {
       // The next listTools() call retries.
     }
-  });
+  };
 
   const callTool: McpConnection['callTool'] = async (call) => {
     const result = await authorized(() =>
       client.callTool(
         { name: call.name, arguments: { ...call.arguments } },
-        undefined,
         omitUndefined({
           timeout: options.toolCallTimeoutMs ?? 600_000,
           resetTimeoutOnProgress: true,
+          // Always given: without it the SDK sends no progress token, the server sends no progress, and the
+          // timeout is never extended however long a tool legitimately works.
+          onprogress: (progress: McpProgress) => {
+            try {
+              call.onProgress?.(progress);
+            } catch {
+              // A listener's failure must not fail the call.
+            }
+          },
           signal: call.signal,
         }),
       ),
@@ -325,7 +343,7 @@ function createConnection(input: {
     return result as McpCallToolResult;
   };
 
-  return {
+  const connection: McpConnection = {
     serverId: config.id,
     serverName: config.name,
     transport: input.kind,
@@ -363,11 +381,25 @@ function createConnection(input: {
       await client.close();
     },
   };
+  return { connection, toolsChanged: () => void toolsChanged() };
+}
+
+/** The first {@link ToolbusError} in an error's `cause` chain (bounded: a chain may loop). */
+function toolbusCause(error: unknown): ToolbusError | undefined {
+  let current = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth += 1) {
+    if (ToolbusError.isInstance(current)) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
 }
 
 /** An HTTP 401 from either transport (the SDK raises it as is when no OAuth provider is configured). */
 function isUnauthenticated(error: unknown): boolean {
-  return (error instanceof StreamableHTTPError || error instanceof SseError) && error.code === 401;
+  return (
+    (error instanceof SdkHttpError && error.status === 401) ||
+    (error instanceof SseError && error.code === 401)
+  );
 }
 
 function toDescriptor(tool: SdkTool): McpToolDescriptor {

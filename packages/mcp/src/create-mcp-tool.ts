@@ -1,13 +1,20 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Tool, ToolCall, ToolDefinition, ToolResponse, ToolRunContext } from '@toolbus/spec';
-import { sanitizeToolName, ToolbusError, ToolCallError, ToolExecutionError } from '@toolbus/spec';
+import {
+  omitUndefined,
+  sanitizeToolName,
+  ToolbusError,
+  ToolCallError,
+  ToolExecutionError,
+} from '@toolbus/spec';
 import { convertCallToolResult, type McpContentBlock } from './convert-call-tool-result.ts';
 import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
+import { describeMcpProgress, type McpProgressListener } from './mcp-progress.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
-import { normalizeInputSchema } from './normalize-input-schema.ts';
+import { providerInputSchema } from './provider-input-schema.ts';
 
 /** A `tools/call` result as the SDK returns it. */
 export interface McpCallToolResult {
@@ -21,6 +28,7 @@ export type McpToolCaller = (options: {
   readonly name: string;
   readonly arguments: Readonly<Record<string, unknown>>;
   readonly signal: AbortSignal;
+  readonly onProgress?: McpProgressListener | undefined;
 }) => Promise<McpCallToolResult>;
 
 /** A toolbus {@link Tool} backed by one MCP server tool. */
@@ -33,7 +41,13 @@ export interface McpTool extends Tool {
   readonly disambiguatedName: string;
   /** {@link toolDefinitionHash} of the descriptor, for drift detection against the approved hash. */
   readonly definitionHash: string;
+  /** The server's own schema is {@link McpTool.descriptor}'s; this is set when no provider would accept it. */
   readonly descriptor: McpToolDescriptor;
+  /**
+   * Why the tool cannot be offered to a model (its input schema could not be made into one providers accept):
+   * the assembly sets such a tool aside with this reason instead of letting it fail the whole request.
+   */
+  readonly inputSchemaProblem?: string | undefined;
   /** The same tool under another LLM-facing name (the assembly passes `disambiguatedName` on collision). */
   withName(name: string): McpTool;
 }
@@ -59,7 +73,9 @@ export interface CreateMcpToolOptions {
 export function createMcpTool(options: CreateMcpToolOptions): McpTool {
   const { descriptor } = options;
   const name = options.name ?? sanitizeToolName(descriptor.name);
-  const parameters = normalizeInputSchema(descriptor.inputSchema);
+  const prepared = providerInputSchema(descriptor.inputSchema);
+  // A tool whose schema is set aside is never offered; its definition stays a harmless empty object.
+  const parameters = prepared.ok ? prepared.schema : { type: 'object', properties: {} };
   const displayName = descriptor.title ?? descriptor.annotations?.title ?? descriptor.name;
   const label = `MCP tool "${descriptor.name}" on server "${options.serverName}"`;
   return {
@@ -78,6 +94,7 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
     }),
     definitionHash: options.definitionHash,
     descriptor,
+    ...omitUndefined({ inputSchemaProblem: prepared.ok ? undefined : prepared.reason }),
     withName: (newName) => createMcpTool({ ...options, name: sanitizeToolName(newName) }),
     definition(): ToolDefinition {
       return { name, description: descriptor.description, parameters };
@@ -94,11 +111,27 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
     },
     async run(call: ToolCall, context: ToolRunContext): Promise<ToolResponse> {
       let result: McpCallToolResult;
+      let lastProgress: string | undefined;
       try {
         result = await options.call({
           name: descriptor.name,
           arguments: call.arguments,
           signal: context.signal,
+          onProgress: (progress) => {
+            const message = describeMcpProgress(progress);
+            // Only a changed line is worth a packet: a chatty server must not flood the stream.
+            if (message === lastProgress) return;
+            lastProgress = message;
+            context.emitter.emit(
+              omitUndefined({
+                type: 'tool-progress' as const,
+                toolCallId: call.id,
+                message,
+                progress: progress.progress,
+                total: progress.total,
+              }),
+            );
+          },
         });
       } catch (error) {
         // Cancelled or timed out by the runner: the SDK already told the server (notifications/cancelled); the

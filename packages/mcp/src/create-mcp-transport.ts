@@ -1,7 +1,9 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type OAuthClientProvider,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { McpTransportConfig } from './mcp-server-config.ts';
@@ -28,7 +30,7 @@ export async function createMcpTransport(options: CreateMcpTransportOptions): Pr
   const { config } = options;
   if (options.kind === 'stdio') {
     if (config.type !== 'stdio') throw new Error('stdio transport needs a stdio config');
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
     const transport = new StdioClientTransport(
       omitUndefined({
         command: config.command,
@@ -47,6 +49,9 @@ export async function createMcpTransport(options: CreateMcpTransportOptions): Pr
     // Unset fetch is impossible here (checked by the caller), but never fall back to the global fetch.
     fetch: options.fetch as FetchFunction,
     authProvider: options.authProvider,
+    // The guarded fetch follows redirects itself and checks every hop (SSRF); the SDK's own same-origin policy
+    // would refuse hops toolbus allows and add nothing the guard does not already check.
+    redirectPolicy: 'follow' as const,
   });
   return options.kind === 'sse'
     ? new SSEClientTransport(url, httpOptions)

@@ -24,6 +24,8 @@ export { McpConnectionError } from './errors/mcp-connection-error.ts';
 export type { McpFileStore } from './mcp-file-store.ts';
 export type { McpLogger } from './mcp-logger.ts';
 export { consoleMcpLogger } from './mcp-logger.ts';
+export type { McpProgress, McpProgressListener } from './mcp-progress.ts';
+export { describeMcpProgress } from './mcp-progress.ts';
 export type { McpRefreshLock } from './mcp-refresh-lock.ts';
 export { inProcessMcpRefreshLock } from './mcp-refresh-lock.ts';
 export type { McpAuthConfig, McpServerConfig, McpTransportConfig } from './mcp-server-config.ts';
@@ -38,6 +40,8 @@ export {
   mergeMcpHeaders,
 } from './merge-mcp-headers.ts';
 export { normalizeInputSchema } from './normalize-input-schema.ts';
+export type { ProviderInputSchema } from './provider-input-schema.ts';
+export { providerInputSchema } from './provider-input-schema.ts';
 export type { RenderedMcpHeaders, RenderMcpHeaderTemplatesOptions } from './render-mcp-header-templates.ts';
 export { renderMcpHeaderTemplates } from './render-mcp-header-templates.ts';
 export type { StoreOAuthClientProviderOptions } from './store-oauth-client-provider.ts';

@@ -1,10 +1,10 @@
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import {
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthTokens,
-  OAuthTokensSchema,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { type FetchFunction, isLegalHeaderValue, omitUndefined } from '@toolbus/spec';
 import { inProcessMcpRefreshLock, type McpRefreshLock, mcpRefreshLockKey } from './mcp-refresh-lock.ts';
 import type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
@@ -159,16 +159,16 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
         }
         const response = await fetch(input, init);
         if (response.ok) {
-          const parsed = OAuthTokensSchema.safeParse(
+          const parsed = asOAuthTokens(
             await response
               .clone()
               .json()
               .catch(() => undefined),
           );
-          if (parsed.success) {
+          if (parsed !== undefined) {
             // As the SDK will save them (a server that does not rotate keeps the old refresh token).
             await this.saveTokens(
-              omitUndefined({ refresh_token: refreshToken, ...parsed.data, issuer: stored?.issuer }),
+              omitUndefined({ refresh_token: refreshToken, ...parsed, issuer: stored?.issuer }),
             );
           }
         }
@@ -263,6 +263,19 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
 function refreshGrantToken(body: unknown): string | undefined {
   if (!(body instanceof URLSearchParams) || body.get('grant_type') !== 'refresh_token') return undefined;
   return body.get('refresh_token') ?? undefined;
+}
+
+/**
+ * A token endpoint's JSON when it has the fields the SDK requires of one (`access_token` and `token_type`
+ * strings), as tokens; anything else is left for the SDK to reject.
+ */
+function asOAuthTokens(json: unknown): OAuthTokens | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const record = json as Record<string, unknown>;
+  if (typeof record.access_token !== 'string' || typeof record.token_type !== 'string') return undefined;
+  if (record.refresh_token !== undefined && typeof record.refresh_token !== 'string') return undefined;
+  if (record.expires_in !== undefined && typeof record.expires_in !== 'number') return undefined;
+  return record as unknown as OAuthTokens;
 }
 
 /** A token endpoint's answer carrying stored tokens (their lifetime counted from now). */

@@ -1,12 +1,12 @@
 import type { AbandonedTurnSweepTiming, ScaleOutBackend } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
-import { Redis } from 'ioredis';
 import { BlockingConnections } from './blocking-connections.ts';
 import { BullMqTurnQueue, type TurnQueueErrorListener, type TurnQueueTiming } from './bullmq-turn-queue.ts';
+import { connectRedis } from './connect-redis.ts';
+import { RedisApprovalAsks } from './redis-approval-asks.ts';
 import { RedisApprovalRelay } from './redis-approval-relay.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisRequestRateLimit } from './redis-request-rate-limit.ts';
-import { RedisScaleOutError } from './redis-scale-out-error.ts';
 import { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
 import { RedisTurnPacketLog } from './redis-turn-packet-log.ts';
 import { RedisTurnSlots } from './redis-turn-slots.ts';
@@ -41,28 +41,17 @@ export interface RedisScaleOutOptions {
  */
 export async function createRedisScaleOut(options: RedisScaleOutOptions): Promise<ScaleOutBackend> {
   const keys = new RedisKeys(options.prefix);
-  const redis = new Redis(options.url, {
-    lazyConnect: true,
-    connectTimeout: options.connectTimeoutMs ?? 10_000,
-    maxRetriesPerRequest: 3,
-  });
   const onError = options.onError ?? (() => {});
-  redis.on('error', (error) => onError('redis.error', error));
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    redis.disconnect();
-    throw new RedisScaleOutError({
-      code: 'redis_unavailable',
-      message: `Redis did not answer at the configured redis.url (${error instanceof Error ? error.message : String(error)}).`,
-      cause: error,
-    });
-  }
+  const redis = await connectRedis({
+    url: options.url,
+    onError: (error) => onError('redis.error', error),
+    ...omitUndefined({ connectTimeoutMs: options.connectTimeoutMs }),
+  });
   const blocking = new BlockingConnections(redis);
   const locks = new RedisSingleFlightLock({ redis, keys });
   const stops = new RedisTurnStopSignal({ redis, keys });
   const approvals = new RedisApprovalRelay({ redis, keys });
+  const approvalAsks = new RedisApprovalAsks({ redis, keys });
   const queue = new BullMqTurnQueue({
     redis,
     keys,
@@ -87,12 +76,14 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
     locks,
     queue,
     approvals,
+    approvalAsks,
     worker: options.worker ?? true,
     ...omitUndefined({ abandonedTurnSweep: options.abandonedTurnSweep }),
     async close() {
       await queue.close().catch(() => undefined);
       stops.close();
       approvals.disconnect();
+      approvalAsks.disconnect();
       blocking.close();
       await redis.quit().catch(() => redis.disconnect());
     },

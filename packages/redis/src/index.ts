@@ -1,7 +1,11 @@
 export type { TurnQueueErrorListener, TurnQueueTiming } from './bullmq-turn-queue.ts';
 export { BullMqTurnQueue } from './bullmq-turn-queue.ts';
+export type { EgressApprovals, EgressApprovalsOptions } from './connect-egress-approvals.ts';
+export { connectEgressApprovals } from './connect-egress-approvals.ts';
 export type { RedisScaleOutOptions } from './create-redis-scale-out.ts';
 export { createRedisScaleOut } from './create-redis-scale-out.ts';
+export type { RedisApprovalAsksOptions } from './redis-approval-asks.ts';
+export { RedisApprovalAsks } from './redis-approval-asks.ts';
 export { RedisApprovalRelay } from './redis-approval-relay.ts';
 export { RedisKeys } from './redis-keys.ts';
 export { RedisRequestRateLimit } from './redis-request-rate-limit.ts';

@@ -1,6 +1,7 @@
 import type { ApprovalDecision } from '@toolbus/egress';
 import type { ApprovalRelay, WaitingApproval } from '@toolbus/server';
 import type { Redis } from 'ioredis';
+import { asDecision, parseDecisionMessage } from './approval-decision-message.ts';
 import { RedisChannelSubscriptions } from './redis-channel-subscriptions.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
@@ -18,8 +19,6 @@ local decision = redis.call('HGET', KEYS[1], 'decision')
 redis.call('DEL', KEYS[1])
 return decision
 `;
-
-const decisions: readonly ApprovalDecision[] = ['approved', 'approved_for_session', 'rejected'];
 
 /** How long a chat's session grants outlive its last grant. */
 const grantRetentionMs = 7 * 24 * 3_600_000;
@@ -81,7 +80,7 @@ export class RedisApprovalRelay implements ApprovalRelay {
     listener: (approvalId: string, decision: ApprovalDecision) => void,
   ): Promise<() => Promise<void>> {
     return this.#subscriptions.subscribe((message) => {
-      const parsed = parseDecision(message);
+      const parsed = parseDecisionMessage(message);
       if (parsed) listener(parsed.approvalId, parsed.decision);
     });
   }
@@ -106,21 +105,4 @@ export class RedisApprovalRelay implements ApprovalRelay {
   disconnect(): void {
     this.#subscriptions.disconnectAll();
   }
-}
-
-function asDecision(value: unknown): ApprovalDecision | undefined {
-  return decisions.find((decision) => decision === value);
-}
-
-function parseDecision(message: string): { approvalId: string; decision: ApprovalDecision } | undefined {
-  try {
-    const value = JSON.parse(message) as { approvalId?: unknown; decision?: unknown };
-    const decision = asDecision(value.decision);
-    if (typeof value.approvalId === 'string' && decision !== undefined) {
-      return { approvalId: value.approvalId, decision };
-    }
-  } catch {
-    // Not ours: ignored.
-  }
-  return undefined;
 }

@@ -59,6 +59,29 @@ export class RedisKeys {
     return `${this.prefix}approvals`;
   }
 
+  /**
+   * Who took a standalone egress proxy's ask (the replica's nonce, or `withdrawn` once the proxy gave up). Keyed by
+   * the digest of the approval id, as {@link RedisKeys.approval}.
+   */
+  approvalAskClaim(approvalId: string): string {
+    return `${this.prefix}approval-ask:${createHash('sha256').update(approvalId).digest('hex')}:claim`;
+  }
+
+  /** The decision of a standalone egress proxy's ask, as the replica that took it answered. */
+  approvalAskAnswer(approvalId: string): string {
+    return `${this.prefix}approval-ask:${createHash('sha256').update(approvalId).digest('hex')}:answer`;
+  }
+
+  /** The channel standalone egress proxies publish their asks (and withdrawals) on. */
+  get approvalAskChannel(): string {
+    return `${this.prefix}approval-asks`;
+  }
+
+  /** The channel replicas publish the answers to those asks on. */
+  get approvalAnswerChannel(): string {
+    return `${this.prefix}approval-answers`;
+  }
+
   /** A chat's session grants (a hash: one field per target and action). */
   approvalGrants(chatId: string): string {
     return `${this.prefix}chat:${chatId}:approval-grants`;

@@ -5,9 +5,8 @@ import {
   defineTool,
   nullPacketSink,
   type RunChatTurnOptions,
-  runLlmStep,
-  StepPlacement,
 } from '@toolbus/core';
+import { runLlmStep, StepPlacement } from '@toolbus/core/step';
 import type { CitationCheck, CitedDocument } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import * as z from 'zod';
@@ -66,7 +65,7 @@ export async function checkCitationSupport(options: CheckCitationSupportOptions)
     const claim = withoutMarkers(sentence);
     for (const citationNumber of numbers) {
       const document = options.documents.get(citationNumber);
-      const base = { citationNumber, sentence: claim, ...(document ? { documentId: document.id } : {}) };
+      const base = { citationNumber, sentence: claim, ...omitUndefined({ documentId: document?.id }) };
       const source = document ? `${document.title}\n${document.content}` : '';
       const words = contentWords(claim);
       if (!document?.content.trim() || words.length === 0) {

@@ -49,3 +49,5 @@ export { runNestedAgent } from './run-nested-agent.ts';
 export type { ResearchAgentOutcome } from './run-orchestrator.ts';
 export type { ResearchAgentReport, RunResearchAgentOptions } from './run-research-agent.ts';
 export { RESEARCH_AGENT_FAILED_TEXT, runResearchAgent } from './run-research-agent.ts';
+export type { RunTurnOptions, TurnResearchOptions } from './run-turn.ts';
+export { runTurn } from './run-turn.ts';

@@ -1,5 +1,5 @@
 import { defineTool } from '@toolbus/core';
-import type { Tool, ToolRunContext } from '@toolbus/spec';
+import { omitUndefined, type Tool, type ToolRunContext } from '@toolbus/spec';
 import * as z from 'zod';
 import { RESEARCH_AGENT_TOOL_NAME } from './research-tools.ts';
 import type { ResearchAgentReport } from './run-research-agent.ts';
@@ -10,8 +10,15 @@ export interface ResearchAgentToolOptions {
   readonly run: (task: string, context: ToolRunContext, signal: AbortSignal) => Promise<ResearchAgentReport>;
   /** Past this the agent is aborted and answers with a "timed out" report. */
   readonly timeoutMs: number;
-  /** Every agent's report, by the call id that dispatched it (the orchestrator renumbers their citations). */
+  /** Every agent's report, by the call id that dispatched it. */
   readonly reports: Map<string, ResearchAgentReport>;
+  /** At most this many agents run per cycle; later calls are answered without running. */
+  readonly maxParallel?: number;
+  /**
+   * What the orchestrator reads of a report (its citations renumbered into the run's one numbering). Called in
+   * dispatch order: an agent that finishes first waits for those dispatched before it. Default: the report.
+   */
+  readonly present?: (report: ResearchAgentReport) => string;
 }
 
 /** The report an aborted agent answers with. */
@@ -28,6 +35,8 @@ export function timedOutReportText(timeoutMs: number): string {
  * packets are fenced) and answers with a synthetic "timed out" report, so the run still ends with a report.
  */
 export function createResearchAgentTool(options: ResearchAgentToolOptions): Tool {
+  // The agent dispatched last: the next one presents its report only after it (dispatch order).
+  let dispatched: Promise<void> = Promise.resolve();
   return defineTool({
     name: RESEARCH_AGENT_TOOL_NAME,
     displayName: 'Research Agent',
@@ -37,9 +46,15 @@ export function createResearchAgentTool(options: ResearchAgentToolOptions): Tool
     parameters: z.object({ task: z.string().min(1).describe('What to research, with full context') }),
     // The runner's deadline is a backstop behind the agent's own timer, which answers with a report.
     timeoutMs: options.timeoutMs + 5_000,
+    ...omitUndefined({ maxCallsPerCycle: options.maxParallel }),
     emitStart: (_placement, emitter, call) =>
       emitter.emit({ type: 'research-agent-start', task: String(call.arguments.task ?? '') }),
     async run({ task }, context) {
+      const before = dispatched;
+      let presented!: () => void;
+      dispatched = new Promise<void>((resolve) => {
+        presented = resolve;
+      });
       const controller = new AbortController();
       const abort = () => controller.abort(context.signal.reason);
       context.signal.addEventListener('abort', abort, { once: true });
@@ -59,9 +74,11 @@ export function createResearchAgentTool(options: ResearchAgentToolOptions): Tool
         const running = options.run(task, context, controller.signal);
         running.catch(() => undefined);
         const report = await Promise.race([running, timedOut]);
+        await before;
         options.reports.set(context.call.id, report);
-        return report.report;
+        return options.present ? options.present(report) : report.report;
       } finally {
+        presented();
         clearTimeout(timer);
         context.signal.removeEventListener('abort', abort);
       }

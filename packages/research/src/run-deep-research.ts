@@ -4,9 +4,8 @@ import {
   createCitationAllocator,
   Emitter,
   type RunChatTurnOptions,
-  runLlmStep,
-  StepPlacement,
 } from '@toolbus/core';
+import { runLlmStep, StepPlacement } from '@toolbus/core/step';
 import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
 import { foldAnswer, omitUndefined, ToolbusError } from '@toolbus/spec';
 import { checkCitationSupport } from './check-citation-support.ts';

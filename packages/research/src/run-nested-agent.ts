@@ -64,8 +64,8 @@ export function runNestedAgent(options: NestedAgentOptions): Promise<ChatTurnRes
       sink: createRetypingSink({ target: options.sink, retype: withoutStop }),
       placement: options.placement,
     },
-    ...(think ? { reasoningTool: think.name } : {}),
     ...omitUndefined({
+      reasoningTool: think?.name,
       signal: options.signal,
       maxConcurrentTools: options.maxConcurrentTools,
       userId: options.userId,

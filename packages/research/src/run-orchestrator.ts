@@ -1,24 +1,19 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
-  answerCutOffCalls,
-  answerUnrunCalls,
+  CUT_OFF_TOOL_CALL_CODE,
   collapseCitations,
-  createCitationAllocator,
   MALFORMED_TOOL_CALL_CODE,
-  malformedToolCallMessage,
   type PacketSink,
   type RunChatTurnOptions,
-  runLlmStep,
-  runToolCalls,
-  StepPlacement,
-  stepEndedBadly,
+  runChatTurn,
   type ToolCallOutcome,
-  unrunToolCallMessage,
+  UNRUN_TOOL_CALL_CODE,
 } from '@toolbus/core';
-import type { ChatMessage, CitedDocument, Tool, ToolbusError } from '@toolbus/spec';
+import type { ChatMessage, CitedDocument, Tool, ToolbusError, ToolCall } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { DeepResearchLimits } from './deep-research-limits.ts';
 import { type DeepResearchPrompts, fillPrompt } from './deep-research-prompts.ts';
+import { createReasoningTextSink } from './reasoning-text-sink.ts';
 import { createResearchAgentTool } from './research-agent-tool.ts';
 import {
   createGenerateReportTool,
@@ -26,9 +21,7 @@ import {
   GENERATE_REPORT_TOOL_NAME,
   RESEARCH_AGENT_TOOL_NAME,
   THINK_TOOL_NAME,
-  THINK_TOOL_RESPONSE,
 } from './research-tools.ts';
-import { createRetypingSink, textAsReasoning } from './retyping-sink.ts';
 import { type ResearchAgentReport, runResearchAgent } from './run-research-agent.ts';
 
 /** One agent's outcome, for the result and the final report. */
@@ -89,19 +82,125 @@ export interface OrchestratorResult {
 }
 
 /**
- * The orchestrator's cycles: each step must call a tool (`think_tool` for models without reasoning, streamed as
- * reasoning and answered at once; `research_agent`; `generate_report`). Agents of one step run in parallel, at
- * most `maxParallelAgents` (calls over it are answered without running); their reports are renumbered into one
- * mapping in dispatch order. Ends on `generate_report`, a step without agents or calls, the last cycle, or the
+ * The orchestrator: the one turn loop (`runChatTurn`), configured. Each cycle must call a tool (`think_tool` for
+ * models without reasoning, streamed as reasoning; `research_agent`; `generate_report`) and reads a system prompt
+ * that names the cycle. Agents of one cycle run in parallel, at most `maxParallelAgents` (the tool declares it;
+ * calls over it are answered without running); their reports are renumbered into one mapping in dispatch order.
+ * Calls the model wrote as text are recovered like in every turn; calls the output token limit cut off, calls of
+ * a step that ended badly and dispatches with malformed arguments are answered without running. Ends on `generate_report`, a cycle without agents or calls, the last cycle, or the
  * force-report timer: the report is always written from what there is.
  */
 export async function runOrchestrator(options: RunOrchestratorOptions): Promise<OrchestratorResult> {
   const { limits, prompts } = options;
   const maxCycles = options.reasoningModel ? limits.orchestratorCyclesReasoning : limits.orchestratorCycles;
+  const resumed = options.progress;
+  const prior: readonly ChatMessage[] = resumed?.history ?? [];
+  const agents: ResearchAgentOutcome[] = [...(resumed?.agents ?? [])];
+  let documents: ReadonlyMap<number, CitedDocument> = resumed?.documents ?? new Map();
+  const firstCycle = resumed?.cycles ?? 0;
+  let cycles = firstCycle;
+  let turn = options.turn;
+  const renumber = (report: ResearchAgentReport): string => {
+    const collapsed = collapseCitations(report.report, report.citedDocuments, { existing: documents });
+    documents = collapsed.mapping;
+    return collapsed.text;
+  };
   const reports = new Map<string, ResearchAgentReport>();
+  const tools = orchestratorTools({ options, reports, renumber });
+  const finish = (fields: Partial<OrchestratorResult> = {}): OrchestratorResult => ({
+    turn,
+    cycles,
+    agents,
+    documents,
+    toolOutcomes: [],
+    messages: prior,
+    ...fields,
+  });
+  // Cycles with tools run up to `maxCycles - 1`: the report is the last model call.
+  const lastToolCycle = maxCycles - 1;
+  if (resumed?.done || firstCycle >= lastToolCycle) return finish();
+
+  const loop = runChatTurn({
+    model: options.model,
+    messages: [...options.context, ...prior],
+    tools,
+    toolChoice: 'required',
+    // The hooks end the loop; this bound is only a backstop (+1: the loop's last cycle offers no tools).
+    maxCycles: lastToolCycle - firstCycle + 1,
+    // A weak model may write every dispatch as text: each cycle may recover its calls.
+    recovery: { maxAttempts: lastToolCycle },
+    // A dispatch with malformed arguments is not repaired into a task the orchestrator never wrote.
+    refuseRepairedCalls: true,
+    parent: { sink: createReasoningTextSink(options.sink), firstTurn: options.turn },
+    ...(options.reasoningModel ? {} : { reasoningTool: THINK_TOOL_NAME }),
+    ...omitUndefined({ signal: options.signal }),
+    stream: { ...options.stream, maxOutputTokens: limits.orchestratorStepTokens },
+    beforeCycle: ({ cycle, messages }) => {
+      const number = firstCycle + cycle;
+      if (number >= lastToolCycle || Date.now() - options.startedAt >= limits.forceReportMs)
+        return { stop: true };
+      if (options.signal?.aborted) return { stop: true };
+      const system = fillPrompt(
+        options.reasoningModel ? prompts.orchestratorReasoning : prompts.orchestrator,
+        {
+          date: options.date,
+          cycle: number + 1,
+          maxCycles,
+          maxParallelAgents: limits.maxParallelAgents,
+          plan: options.plan,
+        },
+      );
+      return {
+        toolChoice: 'required',
+        messages: [
+          { role: 'system', content: number === 1 ? `${system}\n\n${prompts.firstCycleReminder}` : system },
+          ...messages,
+        ],
+      };
+    },
+    afterCycle: async ({ cycle, toolCalls, toolOutcomes, messages, nextTurn }) => {
+      cycles = firstCycle + cycle + 1;
+      turn = nextTurn;
+      for (const outcome of toolOutcomes) {
+        if (outcome.call.name === RESEARCH_AGENT_TOOL_NAME && !wasNotRun(outcome))
+          agents.push(agentOutcomeOf(outcome, reports));
+      }
+      const done = researchDone(toolCalls, toolOutcomes, options.reasoningModel) || cycles >= lastToolCycle;
+      // A cycle cut short by the signal is not a completed one: no checkpoint of it.
+      if (!options.signal?.aborted) {
+        await options.onCycle?.({
+          cycles,
+          turn,
+          history: [...prior, ...messages],
+          agents: [...agents],
+          documents,
+          done,
+        });
+      }
+      return { stop: done };
+    },
+  });
+  const result = await loop.result;
+  return finish({
+    toolOutcomes: result.toolOutcomes,
+    messages: [...prior, ...result.messages],
+    ...omitUndefined({ error: result.error }),
+  });
+}
+
+/** The orchestrator's tools: `think_tool` (models without reasoning), `research_agent`, `generate_report`. */
+function orchestratorTools(input: {
+  readonly options: RunOrchestratorOptions;
+  readonly reports: Map<string, ResearchAgentReport>;
+  readonly renumber: (report: ResearchAgentReport) => string;
+}): Tool[] {
+  const { options } = input;
+  const { limits, prompts } = options;
   const agentTool = createResearchAgentTool({
     timeoutMs: limits.agentTimeoutMs,
-    reports,
+    maxParallel: limits.maxParallelAgents,
+    reports: input.reports,
+    present: input.renumber,
     run: (task, context, signal) =>
       runResearchAgent({
         task,
@@ -116,7 +215,7 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
         ...omitUndefined({ stream: options.stream }),
       }),
   });
-  const tools: Tool[] = [
+  return [
     ...(options.reasoningModel
       ? []
       : [createThinkTool('Think between research rounds and before the report, in a paragraph, no lists.')]),
@@ -125,148 +224,51 @@ export async function runOrchestrator(options: RunOrchestratorOptions): Promise<
       'Call when every aspect is researched or the cycles run out: the report is written.',
     ),
   ];
-  const offered = new Set(tools.map((tool) => tool.name));
-  const placement = new StepPlacement();
-  const resumed = options.progress;
-  const history: ChatMessage[] = [...(resumed?.history ?? [])];
-  const agents: ResearchAgentOutcome[] = [...(resumed?.agents ?? [])];
-  const toolOutcomes: ToolCallOutcome[] = [];
-  let documents: ReadonlyMap<number, CitedDocument> = resumed?.documents ?? new Map();
-  let turn = options.turn;
-  let cycles = resumed?.cycles ?? 0;
-  // A cycle cut short by the signal is not a completed one: no checkpoint of it.
-  const completed = async (done: boolean) => {
-    if (options.signal?.aborted) return;
-    await options.onCycle?.({ cycles, turn, history: [...history], agents: [...agents], documents, done });
-  };
+}
 
-  for (let cycle = cycles; cycle < maxCycles - 1 && !resumed?.done; cycle += 1) {
-    if (Date.now() - options.startedAt >= limits.forceReportMs) break;
-    if (options.signal?.aborted) break;
-    cycles += 1;
-    const system = fillPrompt(options.reasoningModel ? prompts.orchestratorReasoning : prompts.orchestrator, {
-      date: options.date,
-      cycle: cycle + 1,
-      maxCycles,
-      maxParallelAgents: limits.maxParallelAgents,
-      plan: options.plan,
-    });
-    const step = await runLlmStep({
-      model: options.model,
-      messages: [
-        { role: 'system', content: cycle === 1 ? `${system}\n\n${prompts.firstCycleReminder}` : system },
-        ...options.context,
-        ...history,
-      ],
-      tools,
-      toolChoice: 'required',
-      turn,
-      placement,
-      sink: createRetypingSink({ target: options.sink, retype: textAsReasoning }),
-      citations: createCitationAllocator(),
-      announcedDocuments: new Set(),
-      batch: undefined,
-      citing: false,
-      ...(options.reasoningModel ? {} : { reasoningTool: THINK_TOOL_NAME }),
-      ...omitUndefined({ signal: options.signal }),
-      stream: { ...options.stream, maxOutputTokens: limits.orchestratorStepTokens },
-    });
-    if (step.answerStarted) {
-      // The orchestrator's text went out as reasoning; close it like reasoning.
-      options.sink.emitAt(placement.at({ turn: step.nextTurn - 1, tab: 0 }), { type: 'reasoning-end' });
-    }
-    turn = step.nextTurn;
-    if (step.error)
-      return { turn, cycles, agents, documents, toolOutcomes, messages: history, error: step.error };
-    const calls = step.toolCalls;
-    if (calls.length === 0) {
-      await completed(true);
-      break;
-    }
-
-    // A dispatch the output token limit cut off is answered without running (fail closed), and the
-    // orchestrator gets another cycle to dispatch it again.
-    // So is every call of a step that ended badly (content filter, provider error, unknown reason).
-    const badly = stepEndedBadly(step.finishReason);
-    const unrun = badly ? calls : step.cutOffToolCalls;
-    const cutOffOutcomes = answerCutOffCalls(unrun, [agentTool], options.sink, step.finishReason);
-    // A dispatch whose arguments were not valid JSON is not repaired into a task the orchestrator never wrote: it
-    // is told what its call read as, and dispatches again.
-    const malformed = badly
-      ? []
-      : step.malformedToolCalls.filter((call) => call.name === RESEARCH_AGENT_TOOL_NAME);
-    const malformedOutcomes = answerUnrunCalls({
-      calls: malformed,
-      tools: [agentTool],
-      sink: options.sink,
-      code: MALFORMED_TOOL_CALL_CODE,
-      message: malformedToolCallMessage,
-    });
-    toolOutcomes.push(...cutOffOutcomes, ...malformedOutcomes);
-    const cutOff = new Set(cutOffOutcomes.map((outcome) => outcome.call.id));
-    const unread = new Map(malformed.map((call) => [call.id, malformedToolCallMessage(call)]));
-    const agentCalls = calls.filter(
-      (call) => call.name === RESEARCH_AGENT_TOOL_NAME && !cutOff.has(call.id) && !unread.has(call.id),
-    );
-    const settled =
-      agentCalls.length > 0
-        ? await runToolCalls(agentCalls, [agentTool], {
-            emitter: options.sink,
-            maxConcurrentTools: limits.maxParallelAgents,
-            userQuery: options.userQuery,
-            ...omitUndefined({ signal: options.signal }),
-          })
-        : undefined;
-    toolOutcomes.push(...(settled?.outcomes ?? []));
-    const results: ChatMessage[] = calls.map((call) => {
-      const answer = (content: string): ChatMessage => ({
-        role: 'tool',
-        toolCallId: call.id,
-        toolName: call.name,
-        content,
-      });
-      if (cutOff.has(call.id)) return answer(unrunToolCallMessage(call.name, step.finishReason));
-      const misread = unread.get(call.id);
-      if (misread !== undefined) return answer(misread);
-      if (call.name === THINK_TOOL_NAME && offered.has(THINK_TOOL_NAME)) return answer(THINK_TOOL_RESPONSE);
-      if (call.name === GENERATE_REPORT_TOOL_NAME) return answer('Writing the final report now.');
-      if (call.name !== RESEARCH_AGENT_TOOL_NAME) {
-        return answer(
-          `There is no tool named "${call.name}". Use ${tools.map((tool) => tool.name).join(', ')}.`,
-        );
-      }
-      const task = String(call.arguments.task ?? '');
-      const report = reports.get(call.id);
-      const outcome = settled?.outcomes.find((entry) => entry.call.id === call.id);
-      if (report) {
-        const collapsed = collapseCitations(report.report, report.citedDocuments, { existing: documents });
-        documents = collapsed.mapping;
-        agents.push({ callId: call.id, task, status: report.status, report: collapsed.text });
-        return answer(collapsed.text);
-      }
-      const content = outcome?.response.llmFacing ?? 'The research agent did not run.';
-      agents.push({
-        callId: call.id,
-        task,
-        status: outcome?.status === 'over-cap' ? 'not-run' : 'failed',
-        report: content,
-      });
-      return answer(content);
-    });
-    history.push({
-      role: 'assistant',
-      content: '',
-      ...(step.reasoning ? { reasoning: step.reasoning } : {}),
-      toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
-    });
-    history.push(...results);
-    const thought = offered.has(THINK_TOOL_NAME) && calls.some((call) => call.name === THINK_TOOL_NAME);
-    const done =
-      calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME && !cutOff.has(call.id)) ||
-      (agentCalls.length === 0 && !thought && cutOff.size === 0 && unread.size === 0) ||
-      cycle + 1 >= maxCycles - 1;
-    await completed(done);
-    if (done) break;
+/** What the orchestrator keeps of one `research_agent` call: its renumbered report, or why there is none. */
+function agentOutcomeOf(
+  outcome: ToolCallOutcome,
+  reports: ReadonlyMap<string, ResearchAgentReport>,
+): ResearchAgentOutcome {
+  const task = String(outcome.call.arguments.task ?? '');
+  const report = reports.get(outcome.call.id);
+  const text = outcome.response.llmFacing;
+  if (report && outcome.status === 'success') {
+    return { callId: outcome.call.id, task, status: report.status, report: text };
   }
-  return { turn, cycles, agents, documents, toolOutcomes, messages: history };
+  return {
+    callId: outcome.call.id,
+    task,
+    status: outcome.status === 'over-cap' ? 'not-run' : 'failed',
+    report: text || 'The research agent did not run.',
+  };
+}
+
+/**
+ * Research is done after `generate_report`, or after a cycle that neither dispatched an agent nor thought nor
+ * had a call answered without running (that call gets another cycle).
+ */
+function researchDone(
+  calls: readonly ToolCall[],
+  outcomes: readonly ToolCallOutcome[],
+  reasoningModel: boolean,
+): boolean {
+  const unrun = new Set(outcomes.filter(wasNotRun).map((outcome) => outcome.call.id));
+  if (calls.some((call) => call.name === GENERATE_REPORT_TOOL_NAME && !unrun.has(call.id))) return true;
+  const dispatched = calls.some((call) => call.name === RESEARCH_AGENT_TOOL_NAME);
+  const thought = !reasoningModel && calls.some((call) => call.name === THINK_TOOL_NAME);
+  return !dispatched && !thought && unrun.size === 0;
+}
+
+/** The codes of calls the loop answered without running: cut off, in a step that ended badly, or malformed. */
+const notRunCodes: ReadonlySet<string> = new Set([
+  CUT_OFF_TOOL_CALL_CODE,
+  UNRUN_TOOL_CALL_CODE,
+  MALFORMED_TOOL_CALL_CODE,
+]);
+
+/** A call answered without running (see {@link notRunCodes}): the orchestrator may make it again next cycle. */
+function wasNotRun({ response }: ToolCallOutcome): boolean {
+  return response.rich?.type === 'failure' && notRunCodes.has(response.rich.code ?? '');
 }

@@ -1,11 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import {
-  createCitationAllocator,
-  createFencedToolEmitter,
-  type RunChatTurnOptions,
-  runLlmStep,
-  StepPlacement,
-} from '@toolbus/core';
+import { createCitationAllocator, createFencedToolEmitter, type RunChatTurnOptions } from '@toolbus/core';
+import { runLlmStep, StepPlacement } from '@toolbus/core/step';
 import type { ChatMessage, CitedDocument, Tool, ToolResponse, ToolRunContext } from '@toolbus/spec';
 import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import { citedDocumentsIn } from './cited-documents-in.ts';

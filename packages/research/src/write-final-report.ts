@@ -1,4 +1,5 @@
-import { type LlmStepResult, ModelStallError, ModelStreamError, type PacketSink } from '@toolbus/core';
+import { ModelStallError, ModelStreamError, type PacketSink } from '@toolbus/core';
+import type { LlmStepResult } from '@toolbus/core/step';
 
 /**
  * Runs the final report step, and once more from its start when the model stream dropped while it wrote (a

@@ -209,11 +209,14 @@ describe('CodeInterpreterPool: a service killed while a streamed run is in fligh
     // Output already shown: the run cannot be taken back, so it ends in plain words.
     const events: { type: string; message?: string; data?: string }[] = [];
     let killed = false;
+    let shown = '';
     for await (const event of pool.executeStream({
       code: 'import time\nprint("started", flush=True)\ntime.sleep(30)',
     })) {
       events.push(event);
-      if (event.type === 'output' && !killed) {
+      if (event.type === 'output') shown += event.data ?? '';
+      // Kill only once the whole line is shown: under load 'started' and '\n' can arrive as two pieces.
+      if (shown.endsWith('\n') && !killed) {
         killed = true;
         await kill(second);
       }

@@ -13,6 +13,7 @@ export type {
 export { ConnectedAppAdmin, OTHER_ACTION_NAME } from './apps/connected-app-admin.ts';
 export type { ApiKeyView } from './auth/access-service.ts';
 export { AccessService, CSRF_HEADER, SESSION_COOKIE, scopesOfRole } from './auth/access-service.ts';
+export { LOCAL_USER_EMAIL } from './auth/local-auth.ts';
 export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
 export { OrganizationService, resolveOrganization } from './auth/organization-service.ts';
 export { parsePublicOrigin } from './auth/public-origin.ts';
@@ -42,7 +43,7 @@ export {
   WORKER_LOST_TURN_REASON,
 } from './chats/turn-runner.ts';
 export type { ToolbusServer } from './create-server.ts';
-export { createServer, LOCAL_USER_EMAIL, SERVER_API_VERSION } from './create-server.ts';
+export { createServer } from './create-server.ts';
 export type { RemoteEgressTokensOptions } from './egress/remote-egress-tokens.ts';
 export { egressTokenQueueAllowanceMs, remoteEgressTokens } from './egress/remote-egress-tokens.ts';
 export type { SandboxEgress, SandboxEgressOptions } from './egress/sandbox-egress.ts';
@@ -52,6 +53,7 @@ export {
   startSandboxEgressIfConnected,
   storageEgressCatalogue,
 } from './egress/sandbox-egress.ts';
+export { storageEgressSessions } from './egress/storage-egress-sessions.ts';
 export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';
@@ -87,6 +89,8 @@ export { UserDataService } from './library/user-data-service.ts';
 export type { ListeningServer, ListenOptions } from './listen.ts';
 export { listen } from './listen.ts';
 export type { HealthComponent, HealthComponentState } from './observability/health-component.ts';
+export type { ApprovalAskHandler, ApprovalAsks } from './scale-out/approval-asks.ts';
+export { approvalBrokerOverAsks, InProcessApprovalAsks, noTurnForAsk } from './scale-out/approval-asks.ts';
 export type { ApprovalRelay, WaitingApproval } from './scale-out/approval-relay.ts';
 export { InProcessApprovalRelay } from './scale-out/approval-relay.ts';
 export type { RequestRateLimit } from './scale-out/request-rate-limit.ts';
@@ -108,3 +112,4 @@ export type {
   ServerOptions,
 } from './server-options.ts';
 export { DEFAULT_SYSTEM_PROMPT } from './server-options.ts';
+export { SERVER_API_VERSION } from './server-routes.ts';

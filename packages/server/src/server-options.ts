@@ -77,6 +77,11 @@ export interface ServerOptions {
   readonly assemblyCache?: ToolAssemblyCache;
   /** The system prompt of every chat turn (default {@link DEFAULT_SYSTEM_PROMPT}). */
   readonly systemPrompt?: string;
+  /**
+   * Title each new chat from its first exchange: its first message at once, then a short title the model writes
+   * after the first answer (one extra small model request per chat). Default off.
+   */
+  readonly titleChats?: boolean;
   /** Default `api-keys`. */
   readonly auth?: ServerAuthMode;
   /** The user of `local` mode (created as `local@toolbus.invalid` when not given). */
@@ -145,6 +150,13 @@ export interface ServerOptions {
    * stops and per-user slots shared. Default: every turn runs in this process.
    */
   readonly scaleOut?: ScaleOutBackend;
+  /**
+   * Checks every answer of a route against the responses it declares (`@toolbus/api-schema`): an undeclared
+   * status or field is answered 500 naming it. Default: on in a `node --test` process (the runner sets
+   * NODE_TEST_CONTEXT there), so every route test also proves its answers' shape; off otherwise, as it parses
+   * each JSON answer a second time.
+   */
+  readonly checkResponses?: boolean;
 }
 
 /** The default system prompt of a chat turn. */

@@ -94,9 +94,19 @@ export type PacketObject =
       readonly type: 'tool-argument-delta';
       readonly toolCallId: string;
       readonly toolName: string;
+      /** The tool's display name, so the call is labelled from its first packet (before its `tool-start`). */
+      readonly displayName?: string;
       readonly argumentDeltas: Readonly<Record<string, string>>;
     }
-  | { readonly type: 'tool-progress'; readonly toolCallId: string; readonly message: string }
+  | {
+      readonly type: 'tool-progress';
+      readonly toolCallId: string;
+      /** The line to show (for an MCP tool: "3/10 (30%) · message"). */
+      readonly message: string;
+      /** The amount done so far and of how much, when the tool reports numbers (MCP progress). */
+      readonly progress?: number;
+      readonly total?: number;
+    }
   /**
    * How a call ended: exactly one per call id the model produced, at the call's placement (before its
    * `section-end`), whether it ran or not: a call of an unknown tool, one over the cap and one merged into another
@@ -145,6 +155,12 @@ export type PacketObject =
       readonly stdout?: string;
       readonly stderr?: string;
       readonly files?: readonly FileReference[];
+      /**
+       * On the run's last delta: how the code ended (as `bash-delta` says it), so a viewer shows a raised
+       * exception as a failure with its status, not as a finished call.
+       */
+      readonly exitCode?: number | null;
+      readonly timedOut?: boolean;
     }
   | {
       readonly type: 'custom-tool-delta';

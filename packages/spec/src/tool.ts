@@ -74,6 +74,11 @@ export interface Tool {
    * call. Absent: every call runs on its own. Declared by the tool, never looked up by its name.
    */
   readonly mergeableField?: MergeableField | undefined;
+  /**
+   * At most this many calls of this tool run per cycle; later ones are answered without running (a research
+   * orchestrator's parallel agents). Absent: no limit of its own.
+   */
+  readonly maxCallsPerCycle?: number | undefined;
   /** The function definition that goes into the LLM request. */
   definition(): ToolDefinition;
   /** Live availability (a health probe, a feature flag). A throw means unavailable, never a failed turn. */

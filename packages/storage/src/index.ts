@@ -28,6 +28,14 @@ export type {
   NewMcpPendingAuthorization,
   NewMcpServer,
 } from './mcp-server.ts';
+export type { McpServerAccess } from './mcp-server-access.ts';
+export {
+  mayUseMcpServer,
+  mcpServerAccessKey,
+  offeredToSandboxes,
+  readMcpServerAccess,
+  writeMcpServerAccess,
+} from './mcp-server-access.ts';
 export type { Memory, NewMemory } from './memory.ts';
 export type { OpenStorageOptions } from './open-storage.ts';
 export { openStorage } from './open-storage.ts';

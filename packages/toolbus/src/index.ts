@@ -70,6 +70,7 @@ export {
   parseToolArguments,
   recoveryMiddleware,
   resolveLanguageModel,
+  runChatTurn,
   runToolCalls,
   streamModelStep,
   ToolCallBatch,
@@ -94,6 +95,8 @@ export type {
   NestedAgentOptions,
   ResearchAgentOutcome,
   RunDeepResearchOptions,
+  RunTurnOptions,
+  TurnResearchOptions,
 } from '@toolbus/research';
 export {
   checkPacketStream,
@@ -104,6 +107,7 @@ export {
   MAX_PARALLEL_RESEARCH_AGENTS,
   runDeepResearch,
   runNestedAgent,
+  runTurn,
 } from '@toolbus/research';
 export type { SkillBundle } from '@toolbus/skills';
 export { SkillBundleError, validateSkillBundle } from '@toolbus/skills';
@@ -152,5 +156,3 @@ export {
 } from '@toolbus/spec';
 export type { Storage } from '@toolbus/storage';
 export { openStorage } from '@toolbus/storage';
-export type { ChatTurnResearchOptions, RunChatTurnWithResearchOptions } from './run-chat-turn.ts';
-export { runChatTurn } from './run-chat-turn.ts';

@@ -55,10 +55,12 @@ async function openUrlPagesPerSecond(fetch: FetchFunction, milliseconds: number)
         { length: 10 },
         (_unused, index) => `http://127.0.0.1:${port}/p/${callNumber}/${index}`,
       );
-      const result = await runToolCalls(
-        [{ id: `c${callNumber}`, name: 'open_url', arguments: { urls }, placement: { turn: 0, tab: 0 } }],
-        [tool],
-      );
+      const result = await runToolCalls({
+        calls: [
+          { id: `c${callNumber}`, name: 'open_url', arguments: { urls }, placement: { turn: 0, tab: 0 } },
+        ],
+        tools: [tool],
+      });
       const text = result.outcomes[0]?.response.llmFacing ?? '';
       if (!text.startsWith('Opened 10 of 10')) throw new Error(`unexpected result: ${text.slice(0, 200)}`);
       pages += 10;

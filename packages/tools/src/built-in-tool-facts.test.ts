@@ -2,7 +2,7 @@
 // the tool itself, and show it in their own tool-start packet: nothing is looked up by name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Emitter, runToolCalls } from '@toolbus/core';
+import { BUILT_IN_TOOLS_BY_NAME, Emitter, runToolCalls } from '@toolbus/core';
 import type { Tool } from '@toolbus/spec';
 import { createGenerateImageTool } from './generate-image/generate-image-tool.ts';
 import { openDocumentIndex } from './internal-search/document-index.ts';
@@ -44,6 +44,9 @@ test('built-in tools declare stopsTurn and mergeableField themselves, and start 
         ['generate_image', 'Image Generation', undefined, true],
       ],
     );
+    // The table the persona editor reads names each tool as the tool itself does.
+    for (const tool of tools)
+      assert.equal(BUILT_IN_TOOLS_BY_NAME.get(tool.name)?.displayName, tool.displayName);
     const emitter = new Emitter();
     const starts: unknown[] = [];
     const original = emitter.emitAt.bind(emitter);
@@ -51,16 +54,16 @@ test('built-in tools declare stopsTurn and mergeableField themselves, and start 
       if (obj.type === 'tool-start') starts.push([obj.toolName, obj.displayName]);
       original(placement, obj);
     };
-    await runToolCalls(
-      tools.slice(0, 3).map((tool, tab) => ({
+    await runToolCalls({
+      calls: tools.slice(0, 3).map((tool, tab) => ({
         id: `c${tab}`,
         name: tool.name,
         arguments: tool.mergeableField === 'urls' ? { urls: [] } : { queries: [] },
         placement: { turn: 0, tab },
       })),
-      tools,
-      { emitter },
-    );
+      tools: tools,
+      emitter,
+    });
     assert.deepEqual(starts, [
       ['internal_search', 'Internal Search'],
       ['web_search', 'Web Search'],

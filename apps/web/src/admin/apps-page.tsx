@@ -1,3 +1,5 @@
+import type { connectedAppSchema } from '@toolbus/api-schema';
+import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
@@ -5,16 +7,7 @@ import { useAction, useLoad } from '../common/use-load.ts';
 
 type Policy = 'ALWAYS' | 'ASK' | 'DENY';
 
-interface ConnectedAppView {
-  readonly id: number;
-  readonly name: string;
-  readonly shared: boolean;
-  readonly urlPatterns: readonly string[];
-  readonly actions: readonly { readonly name: string; readonly method?: string; readonly policy: Policy }[];
-  readonly headerNames: readonly string[];
-  readonly organizationValueNames: readonly string[];
-  readonly userValueNames: readonly string[];
-}
+type ConnectedAppView = WireShape<typeof connectedAppSchema>;
 
 const policies: readonly Policy[] = ['ASK', 'ALWAYS', 'DENY'];
 
@@ -38,7 +31,7 @@ export function AppsPage(props: { readonly isAdmin: boolean }) {
   const [shared, setShared] = useState(false);
   return (
     <div>
-      <h2>Connected apps</h2>
+      <h1>Connected apps</h1>
       <p>
         Code in run_python has no network of its own. It can call these APIs through the egress proxy, which
         adds the credential on the way out, so the sandbox never sees it. Actions set to ASK wait for your

@@ -30,7 +30,7 @@ export function DocumentsPage() {
     });
   return (
     <div>
-      <h2>Documents</h2>
+      <h1>Documents</h1>
       <dl className="counts">
         {Object.entries(counts.value ?? {}).map(([name, value]) => (
           <div key={name}>

@@ -14,7 +14,7 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
   const scopeChoices = props.isAdmin ? ['chat', 'admin', 'mcp', 'keys'] : ['chat', 'mcp', 'keys'];
   return (
     <div>
-      <h2>API keys</h2>
+      <h1>API keys</h1>
       <form
         className="inline-form"
         onSubmit={(event) => {

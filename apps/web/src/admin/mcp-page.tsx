@@ -1,3 +1,5 @@
+import type { mcpToolReviewSchema } from '@toolbus/api-schema';
+import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
@@ -9,11 +11,7 @@ interface McpServerView {
   readonly endpoint: { readonly transport: string; readonly url?: string; readonly command?: string };
   readonly authType: string;
 }
-interface McpToolReview {
-  readonly name: string;
-  readonly description: string;
-  readonly status: 'approved' | 'drifted' | 'unapproved';
-}
+type McpToolReview = WireShape<typeof mcpToolReviewSchema>;
 
 function ServerTools(props: { readonly server: McpServerView }) {
   const tools = useLoad(
@@ -144,26 +142,36 @@ export function McpPage() {
   const [open, setOpen] = useState<string | undefined>();
   return (
     <div>
-      <h2>MCP servers</h2>
+      <h1>MCP servers</h1>
       <form
         className="inline-form"
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await client.request('POST', '/v1/admin/mcp-servers', {
-              body: {
-                name,
-                endpoint: { transport: 'streamable-http', url },
-                authType,
-                ...(authType === 'api-key' && apiKey ? { apiKey } : {}),
-              },
-            });
+            const body = {
+              name,
+              endpoint: { transport: 'streamable-http', url },
+              authType,
+              ...(authType === 'api-key' && apiKey ? { apiKey } : {}),
+            };
+            // Checked before it is stored (connect, list tools): a server that cannot work is never "added", and
+            // the server's answer says why (the outbound guard's rule, an unreachable host). An OAuth server can
+            // only be reached once someone has signed in to it, so it is added first and connected below.
+            const check =
+              authType === 'oauth'
+                ? undefined
+                : await client.request<{ tools: { name: string }[] }>('POST', '/v1/admin/mcp-servers/check', {
+                    body,
+                  });
+            await client.request('POST', '/v1/admin/mcp-servers', { body });
             setName('');
             setUrl('');
             setApiKey('');
             servers.reload();
             connections.reload();
-            return `Connected ${name}.`;
+            if (!check) return `Added ${name}: connect to it with OAuth to list its tools.`;
+            const names = check.tools.map((tool) => tool.name);
+            return `Connected ${name}: ${names.length} tool(s)${names.length ? ` (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : ''}. Review and approve them below.`;
           });
         }}
       >

@@ -1,18 +1,12 @@
+import type { memberSchema, organizationSchema } from '@toolbus/api-schema';
+import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
-interface OrganizationView {
-  readonly id: string;
-  readonly name: string;
-  readonly role: 'admin' | 'member' | null;
-}
-interface MemberView {
-  readonly userId: string;
-  readonly email: string;
-  readonly role: 'admin' | 'member';
-}
+type OrganizationView = WireShape<typeof organizationSchema>;
+type MemberView = WireShape<typeof memberSchema>;
 
 function Members(props: { readonly organization: OrganizationView }) {
   const base = `/v1/organizations/${encodeURIComponent(props.organization.id)}/members`;
@@ -123,7 +117,7 @@ export function OrganizationsPage(props: { readonly canCreate: boolean }) {
   );
   return (
     <div>
-      <h2>Organisations</h2>
+      <h1>Organisations</h1>
       {props.canCreate ? (
         <form
           className="inline-form"

@@ -19,15 +19,22 @@ interface ToolRow {
   };
 }
 
-function rowLabel(row: ToolRow): string {
-  return row.source.builtInId ?? row.source.name ?? row.source.toolName ?? row.id;
+function rowLabel(row: ToolRow, builtIns: readonly BuiltInTool[]): string {
+  const builtIn = builtIns.find((tool) => tool.id === row.source.builtInId);
+  return builtIn?.displayName ?? row.source.builtInId ?? row.source.name ?? row.source.toolName ?? row.id;
 }
 
 /** A built-in tool a persona can switch on, as the server's one table lists it. */
 interface BuiltInTool {
   readonly id: string;
   readonly name: string;
+  /** The name the chat shows for it. */
+  readonly displayName: string;
+  /** This deployment can run it. */
+  readonly available: boolean;
 }
+
+const loadBuiltIns = () => client.request<{ tools: BuiltInTool[] }>('GET', '/v1/admin/built-in-tools');
 
 interface McpServerOption {
   readonly id: string;
@@ -122,10 +129,8 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
     [props.persona.id],
   );
   // The ids come from the server (core's table): the page keeps no copy that could drift.
-  const builtInTools = useLoad(
-    () => client.request<{ tools: BuiltInTool[] }>('GET', '/v1/admin/built-in-tools'),
-    [],
-  );
+  const builtInTools = useLoad(loadBuiltIns, []);
+  const known = builtInTools.value?.tools ?? [];
   const action = useAction();
   const [produced, setProduced] = useState<string[]>([]);
   const rows = detail.value?.tools ?? [];
@@ -172,15 +177,24 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
       <PersonaDetails persona={props.persona} onSaved={props.onChanged} />
       <fieldset>
         <legend>Built-in tools</legend>
-        {(builtInTools.value?.tools ?? []).map(({ id }) => (
-          <label key={id} className="switch">
-            <input
-              type="checkbox"
-              checked={chosen.get(id) ?? builtIns.has(id)}
-              onChange={(event) => void toggle(id, event.target.checked)}
-            />{' '}
-            {id}
-          </label>
+        {known.map(({ id, displayName, available }) => (
+          <span key={id} className="switch">
+            <label>
+              <input
+                type="checkbox"
+                checked={chosen.get(id) ?? builtIns.has(id)}
+                onChange={(event) => void toggle(id, event.target.checked)}
+                {...(available ? {} : { 'aria-describedby': `${props.persona.id}-${id}-off` })}
+              />{' '}
+              {displayName}
+            </label>
+            {available ? null : (
+              <span id={`${props.persona.id}-${id}-off`} className="muted">
+                {' '}
+                (not set up on this server)
+              </span>
+            )}
+          </span>
         ))}
       </fieldset>
       <label>
@@ -207,10 +221,10 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
       <ul>
         {rows.map((row) => (
           <li key={row.id}>
-            {row.source.kind}: {rowLabel(row)}{' '}
+            {row.source.kind}: {rowLabel(row, known)}{' '}
             <button
               type="button"
-              aria-label={`Remove ${rowLabel(row)}`}
+              aria-label={`Remove ${rowLabel(row, known)}`}
               onClick={() =>
                 void action.run(async () => {
                   await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${row.id}`);
@@ -236,13 +250,22 @@ export function PersonasPage() {
   const [description, setDescription] = useState('');
   return (
     <div>
-      <h2>Personas and tools</h2>
+      <h1>Personas and tools</h1>
       <form
         className="inline-form"
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await client.request('POST', '/v1/admin/personas', { body: { name, description } });
+            const created = await client.request<{ id: string }>('POST', '/v1/admin/personas', {
+              body: { name, description },
+            });
+            // A new persona starts with the built-ins this deployment can run switched on.
+            const available = (await loadBuiltIns()).tools.filter((tool) => tool.available);
+            for (const tool of available) {
+              await client.request('POST', `/v1/admin/personas/${created.id}/tools`, {
+                body: { kind: 'built-in', builtIn: tool.id },
+              });
+            }
             setName('');
             setDescription('');
             list.reload();

@@ -1,14 +1,11 @@
+import type { settingsSchema } from '@toolbus/api-schema';
+import type { WireShape } from '@toolbus/client';
 import { useEffect, useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
-interface Settings {
-  model?: string | null;
-  webSearchProvider?: string | null;
-  imageProvider?: string | null;
-  memoryDefault?: boolean | null;
-}
+type Settings = WireShape<typeof settingsSchema>;
 
 const textFields = [
   ['model', 'Default model'],
@@ -26,13 +23,13 @@ export function SettingsPage() {
   }, [loaded.value]);
   return (
     <div>
-      <h2>Settings</h2>
+      <h1>Settings</h1>
       <form
         className="stack-form"
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            const body: Settings = {};
+            const body: { -readonly [Field in keyof Settings]: Settings[Field] } = {};
             for (const [field] of textFields) body[field] = settings[field] ? settings[field] : null;
             body.memoryDefault = settings.memoryDefault ?? null;
             setSettings(await client.request<Settings>('PATCH', '/v1/admin/settings', { body }));

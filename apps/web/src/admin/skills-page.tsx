@@ -1,15 +1,11 @@
+import type { skillReviewSchema } from '@toolbus/api-schema';
+import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
-interface SkillUploadReview {
-  readonly uploadId: string;
-  readonly name: string | null;
-  readonly problems: readonly { readonly code: string; readonly message: string; readonly entry?: string }[];
-  readonly findings: readonly unknown[];
-  readonly acceptable: boolean;
-}
+type SkillUploadReview = WireShape<typeof skillReviewSchema>;
 
 function findingText(finding: unknown): string {
   if (finding && typeof finding === 'object') {
@@ -33,7 +29,7 @@ export function SkillsPage() {
   const [acceptFindings, setAcceptFindings] = useState(false);
   return (
     <div>
-      <h2>Skills</h2>
+      <h1>Skills</h1>
       <label>
         Upload a skill (.zip){' '}
         <input

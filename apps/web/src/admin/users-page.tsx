@@ -1,14 +1,11 @@
+import type { userSchema } from '@toolbus/api-schema';
+import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
-interface UserView {
-  readonly id: string;
-  readonly email: string;
-  readonly name: string | null;
-  readonly role: 'admin' | 'user';
-}
+type UserView = WireShape<typeof userSchema>;
 
 /** Users (admin): add one with a first key (shown once), change roles. */
 export function UsersPage() {
@@ -18,7 +15,7 @@ export function UsersPage() {
   const [shown, setShown] = useState<string | undefined>();
   return (
     <div>
-      <h2>Users</h2>
+      <h1>Users</h1>
       <form
         className="inline-form"
         onSubmit={(event) => {

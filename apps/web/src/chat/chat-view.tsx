@@ -3,25 +3,34 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { type ComposedMessage, Composer } from './composer.tsx';
-import { TurnPanel } from './turn-panel.tsx';
+import { type SentFile, TurnPanel } from './turn-panel.tsx';
 
 interface TurnEntry {
   readonly index: number;
   readonly userText: string;
+  readonly userFiles: readonly SentFile[];
 }
 
 function turnsOf(detail: ChatDetailView): TurnEntry[] {
   return detail.turns.map((turn) => {
     const user = detail.messages.find(
       (message) => message.turn === turn.index && message.message.role === 'user',
-    );
-    return { index: turn.index, userText: user?.message.content ?? '' };
+    )?.message;
+    return {
+      index: turn.index,
+      userText: user?.content ?? '',
+      userFiles: user?.role === 'user' ? (user.files ?? []) : [],
+    };
   });
 }
+
+/** After the first answer the server titles the chat (a model request of its own): the list is asked again. */
+const titleRefreshDelaysMs = [0, 1500, 4000, 9000];
 
 /** One chat: its turns (each replayed from the server, the running one live) and the composer. */
 export function ChatView(props: {
   readonly chatId: string;
+  readonly title: string | undefined;
   readonly isAdmin: boolean;
   readonly onChanged: () => void;
 }) {
@@ -29,6 +38,8 @@ export function ChatView(props: {
   const [running, setRunning] = useState<number | undefined>();
   const [error, setError] = useState<string | undefined>();
   const end = useRef<HTMLDivElement>(null);
+  // Turns sent from this page: only their end can bring a new title (a replayed old turn cannot).
+  const sentHere = useRef(new Set<number>());
   useEffect(() => {
     let live = true;
     setTurns(undefined);
@@ -45,9 +56,14 @@ export function ChatView(props: {
       live = false;
     };
   }, [props.chatId]);
-  const onEnded = useCallback((index: number) => {
-    setRunning((current) => (current === index ? undefined : current));
-  }, []);
+  const { onChanged } = props;
+  const onEnded = useCallback(
+    (index: number, live: boolean) => {
+      setRunning((current) => (current === index ? undefined : current));
+      if (index === 0 && live) for (const delay of titleRefreshDelaysMs) setTimeout(onChanged, delay);
+    },
+    [onChanged],
+  );
   const send = async (message: ComposedMessage) => {
     const started = await client.sendMessage(props.chatId, {
       content: message.content,
@@ -56,7 +72,11 @@ export function ChatView(props: {
       ...(message.model ? { model: message.model } : {}),
       ...(message.research ? { research: true } : {}),
     });
-    setTurns((current) => [...(current ?? []), { index: started.turn, userText: message.content }]);
+    setTurns((current) => [
+      ...(current ?? []),
+      { index: started.turn, userText: message.content, userFiles: message.files },
+    ]);
+    sentHere.current.add(started.turn);
     setRunning(started.turn);
     props.onChanged();
     requestAnimationFrame(() => end.current?.scrollIntoView({ block: 'end' }));
@@ -71,6 +91,7 @@ export function ChatView(props: {
   };
   return (
     <div className="chat">
+      <h1 className="chat-title">{props.title ?? 'Chat'}</h1>
       <div className="turns">
         <Feedback error={error} />
         {turns === undefined && !error ? <p>Loading…</p> : null}
@@ -81,7 +102,8 @@ export function ChatView(props: {
             chatId={props.chatId}
             turn={turn.index}
             userText={turn.userText}
-            onEnded={() => onEnded(turn.index)}
+            userFiles={turn.userFiles}
+            onEnded={() => onEnded(turn.index, sentHere.current.has(turn.index))}
           />
         ))}
         <div ref={end} />

@@ -7,6 +7,8 @@ import { Feedback } from '../common/feedback.tsx';
 export interface ComposedMessage {
   readonly content: string;
   readonly fileIds: readonly string[];
+  /** The attached files themselves, so the sent message shows them. */
+  readonly files: readonly FileView[];
   readonly personaId?: string;
   readonly model?: string;
   readonly research: boolean;
@@ -60,6 +62,7 @@ export function Composer(props: {
       await props.onSend({
         content: text,
         fileIds: files.map((file) => file.id),
+        files,
         ...(personaId ? { personaId } : {}),
         ...(model.trim() ? { model: model.trim() } : {}),
         research,

@@ -1,7 +1,18 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
+import { markedHighlight } from 'marked-highlight';
+import { highlightCode } from './highlight-code.ts';
 
-const marked = new Marked({ gfm: true, breaks: false, async: false });
+const marked = new Marked(
+  markedHighlight({
+    langPrefix: 'hljs language-',
+    highlight: (code, language) => highlightCode(code, language),
+  }),
+  { gfm: true, breaks: false, async: false },
+);
+
+/** Each code block gets a copy button (markup added after sanitising: it is ours, not the model's). */
+const copyButton = '<div class="code-block"><button type="button" class="copy-code">Copy code</button><pre';
 
 const citationPattern = /<a href="[^"]*">\[(\d{1,4})\]<\/a>|\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;
 
@@ -44,5 +55,8 @@ export function renderMarkdown(text: string, marks: CitationMarks): string {
           }),
     )
     .join('');
-  return withChips.replace(/<a /g, '<a target="_blank" rel="noopener noreferrer nofollow" ');
+  return withChips
+    .replace(/<a /g, '<a target="_blank" rel="noopener noreferrer nofollow" ')
+    .replace(/<pre/g, copyButton)
+    .replace(/<\/pre>/g, '</pre></div>');
 }

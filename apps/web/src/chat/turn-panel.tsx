@@ -1,6 +1,10 @@
 import type { CitedDocument } from '@toolbus/spec';
 import { type FocusEvent, type MouseEvent, useEffect, useMemo, useState } from 'react';
+import { client } from '../common/api.ts';
+import { filesOfTurn } from '../turn/turn-files.ts';
+import { stopReasonWords } from './human-words.ts';
 import { TurnContext, type TurnContextValue } from './turn-context.ts';
+import { TurnFiles } from './turn-files-strip.tsx';
 import { LevelView } from './turn-view.tsx';
 import { type StreamState, useTurnStream } from './use-turn-stream.ts';
 
@@ -42,7 +46,7 @@ function StreamStatus(props: { readonly stream: StreamState; readonly stopReason
   else if (stream.phase === 'failed')
     text = `Stream failed after packet ${stream.after}: ${stream.error ?? ''}`;
   else if (stream.phase === 'connecting') text = 'Connecting…';
-  else if (props.stopReason) text = props.stopReason === 'finished' ? '' : `Stopped: ${props.stopReason}`;
+  else if (props.stopReason) text = stopReasonWords(props.stopReason);
   else text = stream.resumes > 0 ? `Live again (resumed after packet ${stream.after})` : 'Live';
   return (
     <p className={`stream-status stream-${stream.phase}`} role="status" data-after={stream.after}>
@@ -51,11 +55,38 @@ function StreamStatus(props: { readonly stream: StreamState; readonly stopReason
   );
 }
 
+/** A file sent with a message. */
+export interface SentFile {
+  readonly id: string;
+  readonly name: string;
+  readonly mediaType: string;
+}
+
+/** The files a message was sent with: image thumbnails and names, each opening the file. */
+function SentFiles(props: { readonly files: readonly SentFile[] }) {
+  if (props.files.length === 0) return null;
+  return (
+    <ul className="sent-files" aria-label="Attached files">
+      {props.files.map((file) => (
+        <li key={file.id}>
+          <a href={client.fileContentUrl(file.id)} target="_blank" rel="noopener noreferrer">
+            {file.mediaType.startsWith('image/') ? (
+              <img src={client.fileContentUrl(file.id)} alt="" className="sent-file-thumb" />
+            ) : null}
+            {file.name}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** One turn of a chat: the user's message, then everything the turn streamed, with citation cards. */
 export function TurnPanel(props: {
   readonly chatId: string;
   readonly turn: number;
   readonly userText: string;
+  readonly userFiles?: readonly SentFile[];
   readonly onEnded?: (reason: string) => void;
 }) {
   const { tree, version, stream } = useTurnStream(props.chatId, props.turn);
@@ -103,6 +134,8 @@ export function TurnPanel(props: {
     if ((event.target as HTMLElement).closest('[data-cite]')) setCard(undefined);
   };
   const cardDocument = card ? tree.documents.get(card.number) : undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the tree is mutable; its version says when it changed
+  const files = useMemo(() => filesOfTurn(tree), [tree, version]);
   const sources = tree.cited
     .map((number) => tree.documents.get(number))
     .filter((d): d is CitedDocument => d !== undefined);
@@ -114,7 +147,10 @@ export function TurnPanel(props: {
         data-version={version}
         data-packets={tree.packetCount}
       >
-        <div className="user-message">{props.userText}</div>
+        <div className="user-message">
+          {props.userText}
+          <SentFiles files={props.userFiles ?? []} />
+        </div>
         {/* biome-ignore lint/a11y/noStaticElementInteractions: delegation for the citation chips (buttons) inside */}
         <div
           className="assistant"
@@ -136,6 +172,7 @@ export function TurnPanel(props: {
             />
           ) : null}
         </div>
+        <TurnFiles files={files} />
         {sources.length > 0 ? (
           <section className="sources" aria-label="Sources">
             <h3>Sources</h3>

@@ -1,4 +1,6 @@
 import { createContext, type KeyboardEvent, memo, useContext, useId, useState } from 'react';
+import { argumentHint, inStartOrder } from '../turn/tab-labels.ts';
+import { failureOf } from '../turn/tool-outcome.ts';
 import { type Cycle, isRunning, isWorkNode, type Level, type TreeNode } from '../turn/turn-tree.ts';
 import { ApprovalCard } from './approval-card.tsx';
 import { MarkdownView } from './markdown-view.tsx';
@@ -21,7 +23,13 @@ function StatusBadge(props: { readonly node: TreeNode }) {
   const context = useContext(TurnContext);
   const ancestorEnded = useContext(AncestorEnded);
   if (!context) return null;
-  if (props.node.errors.length > 0) return <span className="badge badge-error">failed</span>;
+  const failure = failureOf(props.node);
+  if (failure)
+    return (
+      <span className="badge badge-error" title={failure.cause}>
+        {failure.label}
+      </span>
+    );
   if (!ancestorEnded && isRunning(props.node, context.tree))
     return <span className="badge badge-live">running</span>;
   return <span className="badge badge-done">done</span>;
@@ -64,6 +72,11 @@ export const NodeView = memo(function NodeView(props: {
         </section>
       ) : null}
       {node.tool ? <ToolBody tool={node.tool} /> : null}
+      {node.tool && node.errors.length === 0 && failureOf(node) ? (
+        <p role="alert" className="error tool-failure">
+          <strong>{failureOf(node)?.label}</strong>: {failureOf(node)?.cause}
+        </p>
+      ) : null}
       {node.tool?.end?.mergedInto ? (
         <p className="merged-note">Merged into another call of this tool; its results are shown there.</p>
       ) : null}
@@ -133,11 +146,29 @@ export const NodeView = memo(function NodeView(props: {
   );
 });
 
-/** Parallel work of one cycle as tabs (each live on its own), or as lanes when they are sub-agents. */
+/** Each node's label; where two would read the same, each gets the argument that tells them apart. */
+function labelsOf(nodes: readonly TreeNode[]): string[] {
+  const titles = nodes.map(titleOf);
+  return titles.map((title, position) => {
+    const node = nodes[position] as TreeNode;
+    if (titles.filter((other) => other === title).length < 2) return title;
+    const hint = argumentHint(node);
+    return hint ? `${title}: ${hint}` : title;
+  });
+}
+
+/**
+ * Parallel work of one cycle as tabs (each live on its own), or as lanes when they are sub-agents. Tabs keep the
+ * order their calls started in, and the selection follows the tab (its key), so a call that arrives later never
+ * takes it.
+ */
 function Tabs(props: { readonly nodes: readonly TreeNode[]; readonly cycle: Cycle }) {
   const id = useId();
-  const [selected, setSelected] = useState(0);
-  const index = Math.min(selected, props.nodes.length - 1);
+  const [selectedKey, setSelectedKey] = useState<string | undefined>();
+  const found = props.nodes.findIndex((node) => node.key === selectedKey);
+  const index = Math.max(found, 0);
+  const setSelected = (position: number) => setSelectedKey(props.nodes[position]?.key);
+  const labels = labelsOf(props.nodes);
   const onKey = (event: KeyboardEvent) => {
     const delta = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
     if (event.key === 'Home' || event.key === 'End' || delta !== 0) {
@@ -168,7 +199,7 @@ function Tabs(props: { readonly nodes: readonly TreeNode[]; readonly cycle: Cycl
             onClick={() => setSelected(position)}
             data-placement={node.key}
           >
-            {titleOf(node)} <StatusBadge node={node} />
+            {labels[position]} <StatusBadge node={node} />
           </button>
         ))}
       </div>
@@ -181,10 +212,11 @@ function Tabs(props: { readonly nodes: readonly TreeNode[]; readonly cycle: Cycl
 }
 
 function Lanes(props: { readonly nodes: readonly TreeNode[] }) {
+  const labels = labelsOf(props.nodes);
   return (
     <ul className="lanes" aria-label={`${props.nodes.length} agents in parallel`}>
-      {props.nodes.map((node) => (
-        <li key={node.key} className="lane" aria-label={titleOf(node)}>
+      {props.nodes.map((node, position) => (
+        <li key={node.key} className="lane" aria-label={labels[position]}>
           <NodeView node={node} version={node.version} showTitle />
         </li>
       ))}
@@ -193,7 +225,7 @@ function Lanes(props: { readonly nodes: readonly TreeNode[] }) {
 }
 
 const CycleView = memo(function CycleView(props: { readonly cycle: Cycle; readonly version: number }) {
-  const work = props.cycle.tabs.filter(isWorkNode);
+  const work = inStartOrder(props.cycle.tabs.filter(isWorkNode));
   const text = props.cycle.tabs.filter((node) => !isWorkNode(node));
   const nested = work.some((node) => node.children.cycles.length > 0 || node.agentTask !== undefined);
   return (

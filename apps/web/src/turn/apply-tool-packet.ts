@@ -16,6 +16,7 @@ export function applyToolPacket(tree: TurnTree, node: TreeNode, obj: PacketObjec
     }
     case 'tool-argument-delta': {
       const tool = toolOf(node, obj.toolCallId, obj.toolName);
+      if (obj.displayName) tool.displayName = obj.displayName;
       for (const [name, text] of Object.entries(obj.argumentDeltas)) {
         tool.streamedArguments[name] = (tool.streamedArguments[name] ?? '') + text;
       }
@@ -63,6 +64,8 @@ export function applyToolPacket(tree: TurnTree, node: TreeNode, obj: PacketObjec
       if (obj.stdout) tool.stdout += obj.stdout;
       if (obj.stderr) tool.stderr += obj.stderr;
       if (obj.files) tool.files.push(...obj.files);
+      if (obj.exitCode !== undefined) tool.exitCode = obj.exitCode;
+      if (obj.timedOut) tool.timedOut = true;
       return true;
     }
     case 'custom-tool-delta':

@@ -94,6 +94,8 @@ export function toolOf(node: TreeNode, toolCallId: string, toolName: string): To
     images: [],
     stdout: '',
     stderr: '',
+    exitCode: undefined,
+    timedOut: false,
     files: [],
     results: [],
     memories: [],

@@ -42,6 +42,9 @@ export interface ToolState {
   images: (FileReference & { revisedPrompt?: string })[];
   stdout: string;
   stderr: string;
+  /** How run_python's code ended (its last `python-delta`): undefined until then. */
+  exitCode: number | null | undefined;
+  timedOut: boolean;
   files: FileReference[];
   results: { responseType: string; data: unknown; files: readonly FileReference[] }[];
   memories: { operation: string; text: string }[];

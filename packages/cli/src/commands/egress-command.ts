@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatEgressLogLine } from '@toolbus/egress';
 import type { IdentitySource } from '@toolbus/egress/node';
-import { storageEgressCatalogue } from '@toolbus/server';
+import type { EgressApprovals } from '@toolbus/redis';
+import { storageEgressCatalogue, storageEgressSessions } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -20,6 +21,8 @@ source address (a Kubernetes pod informer, or Docker's events), and the proxy re
 has synced; when it does not sync within --sync-timeout-ms (60 s), the command exits with status 1. A connection
 relayed by an interpreter service (toolbus-interpreter --egress-proxy) is identified by its run's signed egress
 token instead (verified with a key derived from the secret key; forged or expired tokens get a 407).
+With redis.url configured (the replicas' Redis), an ASK action becomes an approval card in the chat whose turn
+runs the code; without it, ASK actions are refused.
 
   --port N                proxy port (8080)          --health-port N   /healthz port (8081)
   --host ADDRESS          listen address (0.0.0.0)
@@ -155,7 +158,19 @@ export async function runEgressCommand(argv: readonly string[], io: CliIo): Prom
   }
   const config = loadCliConfig({ env: io.env });
   const workspace = await openWorkspace(config);
+  // ASK actions are asked of the replica running the chat's turn, through the replicas' Redis; without it nobody
+  // could see the card, so they are refused at once (and the log says why).
+  const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
+  let approvals: EgressApprovals | undefined;
   try {
+    approvals =
+      redisUrl === undefined
+        ? undefined
+        : await (await import('@toolbus/redis')).connectEgressApprovals({
+            url: redisUrl,
+            onError: (error) => log('egress_approvals_redis_error', [['error', errorName(error)]]),
+          });
+    log('egress_approvals', [['broker', approvals === undefined ? 'none_without_redis_url' : 'redis']]);
     const service = await startEgressService({
       identitySource,
       caDirectory: join(config.home, 'egress-ca'),
@@ -173,6 +188,9 @@ export async function runEgressCommand(argv: readonly string[], io: CliIo): Prom
           (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address),
         addressPolicy: { level: 'strict', allow: values.allow ?? [] },
         ...storageEgressCatalogue(workspace.storage),
+        // A session (a chat) is asked in only when it is the sandbox's user's: labelled, tokened or tagged in-band.
+        ...storageEgressSessions(workspace.storage),
+        ...omitUndefined({ approvalBroker: approvals?.broker }),
         logger: log,
       },
       onHealthListening: (port) => io.stderr.write(`event=egress_health_listening port=${port}\n`),
@@ -184,6 +202,11 @@ export async function runEgressCommand(argv: readonly string[], io: CliIo): Prom
     io.stdout.write('egress proxy drained\n');
     return 0;
   } finally {
+    await approvals?.close();
     await workspace.close();
   }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown';
 }

@@ -11,112 +11,13 @@ import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
-import type { CliSubcommand } from './cli-subcommand.ts';
-
-const usage = `Usage: toolbus mcp <action> [options]
-
-MCP servers give a persona tools. A server's tools are offered once you approve its tool set; when the server
-changes a tool (or lists a new one) it asks again.
-
-  add <name> [options] -- <command> [args...]   a server started as a child process (stdio)
-  add <name> <url> [options]                     a server over HTTP (Streamable HTTP, or SSE with --sse)
-  list                                           servers, whether they start, and what is approved
-  tools <name>                                   the tools a server lists, with their approval
-  approve <name>                                 approve the tool set it lists now (for the persona)
-  login <name>                                   sign in through the browser (OAuth servers)
-  rm <name>                                      remove the server and its tools from every persona
-
-Options of add:
-  --env <NAME>            pass this variable (its current value, stored encrypted) to a stdio server; repeatable
-  --header <H=NAME>       send header H with the value of variable NAME (stored encrypted); repeatable
-  --api-key-env <NAME>    send the value of NAME as "Authorization: Bearer"
-  --oauth                 the server signs users in with OAuth: opens the browser (loopback redirect)
-  --sse                   the URL speaks the older HTTP+SSE transport
-  --persona <name>        add it to this persona (default: the one in use)
-  --yes                   approve the listed tools without asking
-`;
-
-const persona = {
-  name: 'persona',
-  value: '<name>',
-  description: 'for this persona (default: the one in use)',
-};
-
-/** The subcommands of `toolbus mcp`, each with its own help and flags. */
-const mcpSubcommands: readonly CliSubcommand[] = [
-  {
-    name: 'add',
-    forms: ['<name> [options] -- <command> [args...]', '<name> <url> [options]'],
-    summary:
-      'Adds an MCP server: a command started as a child process (stdio), or a URL (Streamable HTTP, or SSE with --sse). Lists its tools and asks to approve them (on a terminal; elsewhere run `toolbus mcp approve` after review).',
-    flags: [
-      {
-        name: 'env',
-        value: '<NAME>',
-        description: 'pass this variable (its current value, stored encrypted) to a stdio server; repeatable',
-      },
-      {
-        name: 'header',
-        value: '<H=NAME>',
-        description: 'send header H with the value of variable NAME (stored encrypted); repeatable',
-      },
-      {
-        name: 'api-key-env',
-        value: '<NAME>',
-        description: 'send the value of NAME as "Authorization: Bearer"',
-      },
-      {
-        name: 'oauth',
-        description: 'the server signs users in with OAuth: opens the browser (loopback redirect)',
-      },
-      { name: 'sse', description: 'the URL speaks the older HTTP+SSE transport' },
-      { ...persona, description: 'add it to this persona (default: the one in use)' },
-      { name: 'yes', description: 'approve the listed tools without asking' },
-    ],
-    examples: [
-      'toolbus mcp add files -- npx -y @modelcontextprotocol/server-filesystem ~/notes',
-      'toolbus mcp add tracker https://mcp.example.com/mcp --api-key-env TRACKER_TOKEN',
-    ],
-  },
-  {
-    name: 'list',
-    forms: [''],
-    summary:
-      'Lists the MCP servers: whether each starts, how many tools it lists and how many are approved (new, changed and unapproved ones named with the command that approves them). Exits 1 when a server cannot be used.',
-    examples: ['toolbus mcp list'],
-  },
-  {
-    name: 'tools',
-    forms: ['<name>'],
-    summary: 'Lists the tools a server lists now, each with its approval state.',
-    examples: ['toolbus mcp tools files'],
-  },
-  {
-    name: 'approve',
-    forms: ['<name>'],
-    summary:
-      'Approves the tool set the server lists now for the persona: new and changed tools are offered from the next chat on; tools it no longer lists lose their approval.',
-    flags: [persona],
-    examples: ['toolbus mcp approve files', 'toolbus mcp approve files --persona research'],
-  },
-  {
-    name: 'login',
-    forms: ['<name>'],
-    summary: 'Signs in to an OAuth server through the browser (loopback redirect) and stores the tokens.',
-    examples: ['toolbus mcp login tracker'],
-  },
-  {
-    name: 'rm',
-    forms: ['<name>'],
-    summary: 'Removes the server and its tools from every persona.',
-    examples: ['toolbus mcp rm files'],
-  },
-];
+import { mcpServerAccessCommand } from './mcp-access.ts';
+import { mcpSubcommands, usage } from './mcp-subcommands.ts';
 
 /** `toolbus mcp`: add, list, inspect, approve, sign in to and remove MCP servers. */
 export const mcpCommand: CliCommand = {
   name: 'mcp',
-  synopsis: 'mcp add|list|tools|approve|login|rm   MCP servers as tools',
+  synopsis: 'mcp add|list|tools|approve|login|rm|access   MCP servers as tools',
   usage,
   subcommands: mcpSubcommands,
   async run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -134,6 +35,9 @@ export const mcpCommand: CliCommand = {
         sse: { type: 'boolean', default: false },
         persona: { type: 'string' },
         yes: { type: 'boolean', default: false },
+        sandboxes: { type: 'string' },
+        users: { type: 'string' },
+        'all-users': { type: 'boolean', default: false },
       },
     });
     const [action = 'list', name, url, ...extra] = positionals;
@@ -169,8 +73,9 @@ export const mcpCommand: CliCommand = {
           if (!status.ok) throw cannotStart(server, status.reason);
           for (const { tool, state } of status.tools) {
             say(
-              `${state === 'approved' ? '✓' : '!'} ${tool.mcpToolName}  [${state}]  ${firstLine(tool.description)}`,
+              `${state === 'approved' && tool.inputSchemaProblem === undefined ? '✓' : '!'} ${tool.mcpToolName}  [${state}]  ${firstLine(tool.description)}`,
             );
+            if (tool.inputSchemaProblem !== undefined) say(`    set aside: ${tool.inputSchemaProblem}`);
           }
           for (const gone of status.gone) say(`- ${gone}  [approved, no longer listed]`);
           return EXIT_CODES.ok;
@@ -189,6 +94,13 @@ export const mcpCommand: CliCommand = {
           say(`Removed MCP server "${server.name}" and its tools.`);
           return EXIT_CODES.ok;
         }
+        case 'access':
+          return await mcpServerAccessCommand(await findServer(workspace.storage, name as string), {
+            storage: workspace.storage,
+            say,
+            ...omitUndefined({ sandboxes: values.sandboxes, users: values.users }),
+            allUsers: values['all-users'],
+          });
         default:
           throw new UsageError({ message: `unknown action "${action}".`, usage });
       }
@@ -362,6 +274,11 @@ async function listServers(context: McpContext): Promise<number> {
       `${waiting.size === 0 ? '✓' : '!'} ${server.name}  (${server.endpoint.transport}: ${where})  ${status.tools.length} tool(s), ${approved} approved` +
         (waiting.size === 0 ? '' : `; ${pending}: run toolbus mcp approve ${server.name}`),
     );
+    // A tool whose schema no provider accepts is never offered, approved or not: say which one and why.
+    for (const { tool } of status.tools) {
+      if (tool.inputSchemaProblem !== undefined)
+        say(`    ${tool.mcpToolName} set aside: ${tool.inputSchemaProblem}`);
+    }
   }
   return broken > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
 }

@@ -1,5 +1,5 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { runDeepResearch } from '@toolbus/research';
+import { runTurn } from '@toolbus/research';
 import type { ChatMessage, CitedDocument, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { CliIo } from '../cli-io.ts';
@@ -108,15 +108,17 @@ export async function askResearch(input: {
   const contextWindowTokens =
     input.options.contextWindowTokens ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
   input.conversation.push({ role: 'user', content: input.question });
-  const turn = runDeepResearch({
+  const turn = runTurn({
     model: input.model,
     messages: input.conversation,
     tools: input.tools,
-    ...omitUndefined({ contextWindowTokens }),
-    skipClarification: input.options.skipClarification === true || input.session.clarified,
-    ...(input.options.checkCitations === false ? { checkCitations: false } : {}),
-    ...(input.options.reasoningModel ? { reasoningModel: true } : {}),
     ...omitUndefined({ signal: input.signal }),
+    research: {
+      ...omitUndefined({ contextWindowTokens }),
+      skipClarification: input.options.skipClarification === true || input.session.clarified,
+      ...(input.options.checkCitations === false ? { checkCitations: false } : {}),
+      ...(input.options.reasoningModel ? { reasoningModel: true } : {}),
+    },
   });
   const interactive = Boolean(io.stdout.isTTY);
   const renderer = new ResearchRenderer({

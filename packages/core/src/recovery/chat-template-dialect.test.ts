@@ -111,6 +111,8 @@ describe('dialects read from a model family’s own chat template', () => {
     assert.equal(dialect.argumentFormat, 'json');
     const { dialects, parsers } = recoveryDialectsFor({ modelId: 'acme-7b', template: dialect });
     assert.ok(dialects && parsers);
+    // The same list for every request to the model: recovery caches its tables per parser list.
+    assert.equal(recoveryDialectsFor({ modelId: 'acme-7b', template: dialect }).parsers, parsers);
     const tools: ToolDefinition[] = [
       {
         name: 'get_weather',

@@ -55,8 +55,7 @@ export function extractLocatedToolCallsFromText(
   try {
     const preferred = options.preferredDialects;
     if (preferred && preferred.length > 0) {
-      const all = resolveParsers(options.parsers);
-      const first = preferred.flatMap((name) => all.filter((parser) => parser.name === name));
+      const first = preferredParsers(resolveParsers(options.parsers), preferred);
       if (first.length > 0) {
         const found = locateToolCalls(text, toolDefs, { ...options, parsers: first });
         if (found.length > 0) return found;
@@ -67,6 +66,31 @@ export function extractLocatedToolCallsFromText(
     // Hostile tool definitions (getters that throw, say) must not break a turn: recovery just finds nothing.
     return [];
   }
+}
+
+const preferredSubsets = new WeakMap<
+  readonly ToolCallTextParser[],
+  Map<string, readonly ToolCallTextParser[]>
+>();
+
+// The same list for the same parsers and dialect names: the scan's needles and their compiled trie are cached per
+// parser list, so a list built afresh for every answer would compile them again each time (milliseconds).
+function preferredParsers(
+  all: readonly ToolCallTextParser[],
+  preferred: readonly string[],
+): readonly ToolCallTextParser[] {
+  let subsets = preferredSubsets.get(all);
+  if (subsets === undefined) {
+    subsets = new Map();
+    preferredSubsets.set(all, subsets);
+  }
+  const key = preferred.join('\n');
+  let subset = subsets.get(key);
+  if (subset === undefined) {
+    subset = preferred.flatMap((name) => all.filter((parser) => parser.name === name));
+    subsets.set(key, subset);
+  }
+  return subset;
 }
 
 function locateToolCalls(

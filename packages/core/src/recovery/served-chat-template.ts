@@ -161,6 +161,19 @@ export function recoveryDialectsFor(options: {
   const extra = options.template?.parsers ?? [];
   return {
     dialects: dialects.length > 0 ? dialects : undefined,
-    parsers: extra.length > 0 ? [...extra, ...defaultToolCallParsers] : undefined,
+    parsers: extra.length > 0 ? withDefaultParsers(extra) : undefined,
   };
+}
+
+const parsersWithDefaults = new WeakMap<readonly ToolCallTextParser[], readonly ToolCallTextParser[]>();
+
+// One list per template (a template's parsers are read once per model): recovery caches its needles and marker
+// tables per parser list, so a list built afresh for every request would rebuild them each time.
+function withDefaultParsers(extra: readonly ToolCallTextParser[]): readonly ToolCallTextParser[] {
+  let parsers = parsersWithDefaults.get(extra);
+  if (parsers === undefined) {
+    parsers = [...extra, ...defaultToolCallParsers];
+    parsersWithDefaults.set(extra, parsers);
+  }
+  return parsers;
 }

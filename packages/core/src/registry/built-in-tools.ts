@@ -8,6 +8,11 @@ export interface BuiltInToolEntry {
   readonly id: string;
   /** The LLM-facing name. */
   readonly name: string;
+  /**
+   * The name people read, before any instance exists (the persona editor); the same as the tool's own
+   * `displayName` in its packets (built-in-tool-facts.test.ts holds them together).
+   */
+  readonly displayName: string;
   /** It produces documents that get citation numbers. */
   readonly citeable: boolean;
 }
@@ -16,42 +21,50 @@ export interface BuiltInToolEntry {
 export const BUILT_IN_TOOLS: readonly BuiltInToolEntry[] = [
   {
     id: 'SearchTool',
+    displayName: 'Internal Search',
     name: 'internal_search',
     citeable: true,
   },
   {
     id: 'WebSearchTool',
+    displayName: 'Web Search',
     name: 'web_search',
     citeable: true,
   },
   {
     id: 'OpenURLTool',
+    displayName: 'Open URL',
     name: 'open_url',
     citeable: true,
   },
   {
     id: 'PythonTool',
+    displayName: 'Code Interpreter',
     // Not `python`: OpenAI reserves that function name and rejects a request that declares it.
     name: 'run_python',
     citeable: false,
   },
   {
     id: 'ImageGenerationTool',
+    displayName: 'Image Generation',
     name: 'generate_image',
     citeable: false,
   },
   {
     id: 'FileReaderTool',
+    displayName: 'File Reader',
     name: 'read_file',
     citeable: false,
   },
   {
     id: 'MemoryTool',
+    displayName: 'Memory',
     name: 'add_memory',
     citeable: false,
   },
   {
     id: 'CodingAgentTool',
+    displayName: 'Coding Agent',
     name: 'coding_agent',
     citeable: false,
   },

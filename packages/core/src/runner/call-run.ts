@@ -176,7 +176,7 @@ export class CallRun {
   /** The call's deadline passed (called by the deadline timer). */
   timeOut(): void {
     this.#controller.abort(
-      new ToolbusError({ code: 'tool_timeout', message: `Tool "${this.call.name}" timed out.` }),
+      new ToolbusError({ code: 'timeout', message: `Tool "${this.call.name}" timed out.` }),
     );
     const seconds = Math.round((this.deadline - this.#startedAt) / 1000);
     this.finish(
@@ -184,7 +184,7 @@ export class CallRun {
       failureResponse(
         'timeout',
         `"${this.call.name}" did not finish within ${seconds} s and was stopped. Try a smaller request, or answer with what you have.`,
-        'tool_timeout',
+        'timeout',
       ),
     );
   }

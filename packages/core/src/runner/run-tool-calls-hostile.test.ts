@@ -110,11 +110,11 @@ describe('runToolCalls under hostile tools', () => {
     const packets = collectPackets(emitter);
     let result: Awaited<ReturnType<typeof runToolCalls>> | undefined;
     const watched = await watchProcess(async () => {
-      result = await runToolCalls(
-        tools.map((tool, index) => call(`c${index}`, tool.name, {}, index)),
-        tools,
-        { emitter },
-      );
+      result = await runToolCalls({
+        calls: tools.map((tool, index) => call(`c${index}`, tool.name, {}, index)),
+        tools: tools,
+        emitter,
+      });
     });
     assert.deepEqual(watched.rejections, []);
     // 'timeout' here would mean the call waited for its deadline instead of being answered.
@@ -137,7 +137,7 @@ describe('runToolCalls under hostile tools', () => {
         return 'first answer';
       },
     }));
-    const result = await runToolCalls([call('a', 'shifty')], [tool]);
+    const result = await runToolCalls({ calls: [call('a', 'shifty')], tools: [tool] });
     assert.equal(result.outcomes[0]?.status, 'success');
     assert.equal(result.outcomes[0]?.response.llmFacing, 'first answer');
     assert.equal(result.messages[0]?.role === 'tool' && result.messages[0].content, 'first answer');
@@ -157,10 +157,10 @@ describe('runToolCalls under hostile tools', () => {
     ];
     let result: Awaited<ReturnType<typeof runToolCalls>> | undefined;
     const watched = await watchProcess(async () => {
-      result = await runToolCalls(
-        tools.map((tool, index) => call(`t${index}`, tool.name, {}, index)),
-        tools,
-      );
+      result = await runToolCalls({
+        calls: tools.map((tool, index) => call(`t${index}`, tool.name, {}, index)),
+        tools: tools,
+      });
     });
     // Node warns (TimeoutOverflowWarning) each time a longer delay is handed to setTimeout, and then fires it
     // after 1 ms: the deadline timer would re-arm and spin.
@@ -183,7 +183,11 @@ describe('runToolCalls under hostile tools', () => {
       run: () => 'ok',
     });
     await assert.rejects(
-      runToolCalls([call('x', 'echo'), call('x', 'echo', {}, 1)], [echo], { signal: controller.signal }),
+      runToolCalls({
+        calls: [call('x', 'echo'), call('x', 'echo', {}, 1)],
+        tools: [echo],
+        signal: controller.signal,
+      }),
       /share the id "x"/,
     );
     assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
@@ -236,11 +240,11 @@ describe('runToolCalls under hostile tools', () => {
       ];
       const emitter = new Emitter();
       const packets = collectPackets(emitter);
-      const result = await runToolCalls(
-        tools.map((tool, index) => call(`r${index}`, tool.name, {}, index)),
-        tools,
-        { emitter },
-      );
+      const result = await runToolCalls({
+        calls: tools.map((tool, index) => call(`r${index}`, tool.name, {}, index)),
+        tools: tools,
+        emitter,
+      });
       assert.deepEqual(
         result.outcomes.map((outcome) => outcome.status),
         ['execution-error', 'execution-error', 'execution-error'],
@@ -285,10 +289,10 @@ describe('merging under hostile input', () => {
 
   test("a user's tool that only shares a built-in's name is not merged", async () => {
     const seen: unknown[] = [];
-    const result = await runToolCalls(
-      [call('a', 'web_search', { queries: ['x'] }), call('b', 'web_search', { queries: ['y'] }, 1)],
-      [search('web_search', false, seen)],
-    );
+    const result = await runToolCalls({
+      calls: [call('a', 'web_search', { queries: ['x'] }), call('b', 'web_search', { queries: ['y'] }, 1)],
+      tools: [search('web_search', false, seen)],
+    });
     assert.deepEqual(seen, [['x'], ['y']]);
     assert.deepEqual(
       result.outcomes.map((outcome) => outcome.status),
@@ -298,14 +302,14 @@ describe('merging under hostile input', () => {
 
   test('null or string arguments are not merged: each call runs and the model reads its own mistake', async () => {
     const seen: unknown[] = [];
-    const result = await runToolCalls(
-      [
+    const result = await runToolCalls({
+      calls: [
         call('a', 'web_search', { queries: ['x'] }),
         call('b', 'web_search', null, 1),
         call('c', 'web_search', 'queries', 2),
       ],
-      [search('web_search', true, seen)],
-    );
+      tools: [search('web_search', true, seen)],
+    });
     assert.deepEqual(seen, [['x']]);
     assert.deepEqual(
       result.outcomes.map((outcome) => outcome.status),
@@ -316,15 +320,15 @@ describe('merging under hostile input', () => {
   test('no call is answered "merged" when the call carrying it never ran', async () => {
     const seen: unknown[] = [];
     const echo = defineTool({ name: 'echo', description: 'echo', parameters: z.object({}), run: () => 'ok' });
-    const result = await runToolCalls(
-      [
+    const result = await runToolCalls({
+      calls: [
         call('e', 'echo'),
         call('s1', 'web_search', { queries: ['x'] }, 1),
         call('s2', 'web_search', { queries: ['y'] }, 2),
       ],
-      [echo, search('web_search', true, seen)],
-      { maxConcurrentTools: 1 },
-    );
+      tools: [echo, search('web_search', true, seen)],
+      maxConcurrentTools: 1,
+    });
     assert.deepEqual(seen, []);
     assert.deepEqual(
       result.outcomes.map((outcome) => outcome.status),

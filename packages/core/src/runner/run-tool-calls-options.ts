@@ -1,4 +1,4 @@
-import type { ChatFile, ChatMessage } from '@toolbus/spec';
+import type { ChatFile, ChatMessage, Tool, ToolCall } from '@toolbus/spec';
 import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { ToolRunHooks } from './tool-run-hooks.ts';
@@ -25,4 +25,11 @@ export interface RunToolCallsOptions {
   /** Per-call timeout unless the tool sets its own. Default 10 minutes. */
   readonly defaultTimeoutMs?: number | undefined;
   readonly hooks?: ToolRunHooks | undefined;
+}
+
+/** The one options object of `runToolCalls`: the calls, the tools they may name, and how they run. */
+export interface RunToolCallsInput extends RunToolCallsOptions {
+  /** One cycle's calls; every id gets exactly one result, in this order. */
+  readonly calls: readonly ToolCall[];
+  readonly tools: readonly Tool[] | ReadonlyMap<string, Tool>;
 }

@@ -39,7 +39,7 @@ describe('runToolCalls', () => {
       },
     });
     const calls = Array.from({ length: 200 }, (_, index) => call(`c${index}`, 'barrier', { index }, index));
-    const result = await runToolCalls(calls, [barrier]);
+    const result = await runToolCalls({ calls: calls, tools: [barrier] });
     assert.equal(result.outcomes.length, 200);
     assert.deepEqual(
       result.outcomes.map((outcome) => outcome.response.llmFacing),
@@ -70,14 +70,16 @@ describe('runToolCalls', () => {
     };
     const emitter = new Emitter();
     const packets = collectPackets(emitter);
-    const result = await runToolCalls(
-      [call('a', 'stubborn'), call('b', 'echo', { text: 'hi' }, 1)],
-      [stubborn, echo],
-      {
-        emitter,
-      },
-    );
+    const result = await runToolCalls({
+      calls: [call('a', 'stubborn'), call('b', 'echo', { text: 'hi' }, 1)],
+      tools: [stubborn, echo],
+      emitter,
+    });
     assert.equal(result.outcomes[0]?.status, 'timeout');
+    // One name for the fact: the status, the failure's kind and its code.
+    const timedOut = result.outcomes[0]?.response.rich;
+    assert.ok(timedOut?.type === 'failure');
+    assert.deepEqual([timedOut.kind, timedOut.code], ['timeout', 'timeout']);
     assert.match(result.outcomes[0]?.response.llmFacing ?? '', /did not finish within/);
     assert.equal(result.outcomes[1]?.response.llmFacing, 'echo: hi');
     await lateDone;
@@ -116,7 +118,7 @@ describe('runToolCalls', () => {
     const calls = tools.map((tool, index) =>
       call(`id${index}`, tool.name, tool.name === 'echo' ? { text: 'ok' } : {}, index),
     );
-    const result = await runToolCalls(calls, tools, { emitter });
+    const result = await runToolCalls({ calls: calls, tools: tools, emitter });
     const byName = new Map(result.outcomes.map((outcome) => [outcome.call.name, outcome]));
     assert.equal(byName.get('call_error')?.response.llmFacing, 'Tool failed with error: use an existing id');
     assert.equal(byName.get('call_error')?.status, 'call-error');
@@ -160,11 +162,11 @@ describe('runToolCalls', () => {
       });
     const tools = [searcher('s1'), searcher('s2'), searcher('s3')];
     const citations = createCitationAllocator({ known: [{ ...doc('earlier'), citationNumber: 4 }] });
-    const result = await runToolCalls(
-      tools.map((tool, index) => call(`c${index}`, tool.name, {}, index)),
-      tools,
-      { citations },
-    );
+    const result = await runToolCalls({
+      calls: tools.map((tool, index) => call(`c${index}`, tool.name, {}, index)),
+      tools: tools,
+      citations,
+    });
     const numbers = [...result.citations.keys()];
     assert.equal(numbers.length, 450);
     assert.deepEqual(
@@ -182,21 +184,26 @@ describe('runToolCalls', () => {
   });
 
   test('unknown tools and calls over maxConcurrentTools are answered, not dropped', async () => {
-    const result = await runToolCalls(
-      [
+    const result = await runToolCalls({
+      calls: [
         call('a', 'echo', { text: '1' }),
         call('b', 'nope', {}, 1),
         call('c', 'echo2', { text: '2' }, 2),
         call('d', 'echo3', { text: '3' }, 3),
       ],
-      [echo, { ...echo, name: 'echo2' }, { ...echo, name: 'echo3' }],
-      { maxConcurrentTools: 2 },
-    );
+      tools: [echo, { ...echo, name: 'echo2' }, { ...echo, name: 'echo3' }],
+      maxConcurrentTools: 2,
+    });
     assert.deepEqual(
       result.outcomes.map((outcome) => outcome.status),
       ['success', 'unknown-tool', 'success', 'over-cap'],
     );
     assert.match(result.outcomes[1]?.response.llmFacing ?? '', /no tool named "nope".*"echo"/);
+    for (const index of [1, 3]) {
+      const { status, response } = result.outcomes[index] ?? {};
+      const rich = response?.rich?.type === 'failure' ? response.rich : undefined;
+      assert.deepEqual([rich?.kind, rich?.code], [status, status], 'one name for the fact');
+    }
     assert.match(result.outcomes[3]?.response.llmFacing ?? '', /at most 2 tool call/);
     assert.deepEqual(
       result.messages.map((message) => (message.role === 'tool' ? message.toolCallId : '')),
@@ -216,15 +223,15 @@ describe('runToolCalls', () => {
         return `searched ${queries.join('|')}`;
       },
     });
-    const result = await runToolCalls(
-      [
+    const result = await runToolCalls({
+      calls: [
         call('s1', 'internal_search', { queries: ['a'] }),
         call('e1', 'echo', { text: 'x' }, 1),
         call('s2', 'internal_search', { queries: 'b' }, 2),
         call('s3', 'internal_search', { queries: ['a', 'c'] }, 3),
       ],
-      [search, echo],
-    );
+      tools: [search, echo],
+    });
     assert.deepEqual(seen, [['a', 'b', 'c']]);
     assert.deepEqual(
       result.messages.map((message) => (message.role === 'tool' ? message.toolCallId : '')),
@@ -259,16 +266,16 @@ describe('runToolCalls', () => {
     const writer = slow('writer', 'serial');
     const reader = slow('reader', 'parallel');
     const migrate = slow('migrate', 'exclusive');
-    await runToolCalls(
-      [
+    await runToolCalls({
+      calls: [
         call('1', 'writer', { n: 1 }),
         call('2', 'writer', { n: 2 }, 1),
         call('3', 'reader', { n: 3 }, 2),
         call('4', 'migrate', { n: 4 }, 3),
         call('5', 'reader', { n: 5 }, 4),
       ],
-      [writer, reader, migrate],
-    );
+      tools: [writer, reader, migrate],
+    });
     assert.ok(log.indexOf('end writer 1') < log.indexOf('start writer 2'), 'serial in order');
     assert.ok(
       log.indexOf('start reader 3') < log.indexOf('end writer 1'),
@@ -296,7 +303,11 @@ describe('runToolCalls', () => {
           });
         }),
     });
-    const pending = runToolCalls([call('w', 'waiter')], [waiter], { signal: controller.signal });
+    const pending = runToolCalls({
+      calls: [call('w', 'waiter')],
+      tools: [waiter],
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 5);
     const result = await pending;
     assert.equal(result.outcomes[0]?.status, 'aborted');
@@ -310,7 +321,10 @@ describe('runToolCalls', () => {
       parameters: z.object({ queries: z.array(z.string()).min(1), limit: z.number().int().optional() }),
       run: () => 'never',
     });
-    const result = await runToolCalls([call('x', 'lookup', { queries: 5, limit: 'ten' })], [search]);
+    const result = await runToolCalls({
+      calls: [call('x', 'lookup', { queries: 5, limit: 'ten' })],
+      tools: [search],
+    });
     const text = result.outcomes[0]?.response.llmFacing ?? '';
     assert.equal(result.outcomes[0]?.status, 'call-error');
     assert.match(text, /- queries: /);
@@ -320,18 +334,16 @@ describe('runToolCalls', () => {
 
   test('tracing hooks see every call with its status; a throwing hook changes nothing', async () => {
     const ended: string[] = [];
-    const result = await runToolCalls(
-      [call('a', 'echo', { text: 'x' }), call('b', 'echo2', { text: 1 }, 1)],
-      [echo, { ...echo, name: 'echo2' }],
-      {
-        hooks: {
-          onToolCallStart: ({ call: started }) => {
-            if (started.id === 'b') throw new Error('tracer broke');
-            return { end: ({ status }) => ended.push(`${started.id}:${status}`) };
-          },
+    const result = await runToolCalls({
+      calls: [call('a', 'echo', { text: 'x' }), call('b', 'echo2', { text: 1 }, 1)],
+      tools: [echo, { ...echo, name: 'echo2' }],
+      hooks: {
+        onToolCallStart: ({ call: started }) => {
+          if (started.id === 'b') throw new Error('tracer broke');
+          return { end: ({ status }) => ended.push(`${started.id}:${status}`) };
         },
       },
-    );
+    });
     assert.deepEqual(ended, ['a:success']);
     assert.equal(result.outcomes[1]?.status, 'call-error');
   });
@@ -344,9 +356,12 @@ describe('runToolCalls', () => {
       parameters: z.object({}),
       run: () => 'ok',
     });
-    const result = await runToolCalls([call('i', 'generate_image')], [image]);
+    const result = await runToolCalls({ calls: [call('i', 'generate_image')], tools: [image] });
     assert.equal(result.stopped, true);
-    await assert.rejects(runToolCalls([call('x', 'echo'), call('x', 'echo')], [echo]), /share the id "x"/);
+    await assert.rejects(
+      runToolCalls({ calls: [call('x', 'echo'), call('x', 'echo')], tools: [echo] }),
+      /share the id "x"/,
+    );
   });
 });
 

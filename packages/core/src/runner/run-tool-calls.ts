@@ -8,7 +8,7 @@ import { ConcurrencyScheduler } from './concurrency-scheduler.ts';
 import { createDeadlineTimer } from './deadline-timer.ts';
 import { failureResponse } from './failure-responses.ts';
 import { mergeableFieldOf, mergeToolCalls } from './merge-tool-calls.ts';
-import type { RunToolCallsOptions } from './run-tool-calls-options.ts';
+import type { RunToolCallsInput, RunToolCallsOptions } from './run-tool-calls-options.ts';
 import type { RunToolCallsResult } from './tool-call-outcome.ts';
 import { toolEndPacket } from './tool-end-packet.ts';
 
@@ -21,12 +21,9 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
  * and timeout; run them concurrently within their concurrency classes; turn every failure into a result the
  * model can read. Every call id the model produced gets exactly one result, in call order.
  */
-export function runToolCalls(
-  calls: readonly ToolCall[],
-  tools: readonly Tool[] | ReadonlyMap<string, Tool>,
-  options: RunToolCallsOptions = {},
-): Promise<RunToolCallsResult> {
-  return new ToolCallBatch(tools, options).settle(calls);
+export function runToolCalls(options: RunToolCallsInput): Promise<RunToolCallsResult> {
+  // The input is the batch's options as it is (no copy without `calls` and `tools`: this is the hot path).
+  return new ToolCallBatch(options.tools, options).settle(options.calls);
 }
 
 /**
@@ -42,6 +39,8 @@ export class ToolCallBatch {
   // Calls abandoned while still queued: answered with this instead of being started.
   readonly #abandoned = new Map<string, ToolResponse>();
   readonly #cap: number;
+  /** Runnable calls per tool name, kept only for tools that declare `maxCallsPerCycle`. */
+  readonly #perToolCount = new Map<string, number>();
   readonly #onTurnAbort: () => void;
   #runnableCount = 0;
   #settled = false;
@@ -92,8 +91,12 @@ export class ToolCallBatch {
       answerNow(unknownToolResult(call, this.#toolsByName));
     } else if (this.#runnableCount >= this.#cap) {
       answerNow(overCapResult(call, this.#cap));
+    } else if (tool.maxCallsPerCycle !== undefined && this.#perTool(call.name) >= tool.maxCallsPerCycle) {
+      answerNow(overCapResult(call, tool.maxCallsPerCycle, call.name));
     } else {
       this.#runnableCount += 1;
+      if (tool.maxCallsPerCycle !== undefined)
+        this.#perToolCount.set(call.name, this.#perTool(call.name) + 1);
       const shared = this.#shared;
       this.#scheduler.schedule(call.name, tool.concurrency ?? 'parallel', () => {
         const abandoned = this.#abandoned.get(call.id);
@@ -142,8 +145,7 @@ export class ToolCallBatch {
       if (!this.#settled) this.#release(error);
       throw error;
     }
-    const runnableAfter =
-      this.#runnableCount + mergedCalls.filter((call) => this.#toolsByName.has(call.name)).length;
+    const runnableAfter = this.#runnableCount + this.#runnableOf(mergedCalls);
     const first = calls[0];
     if (first && Math.min(runnableAfter, this.#cap) > 1) {
       this.#shared.sink.emitAt(
@@ -178,6 +180,30 @@ export class ToolCallBatch {
     return result;
   }
 
+  /** How many calls of `name` were started this cycle (counted for tools with `maxCallsPerCycle` only). */
+  #perTool(name: string): number {
+    return this.#perToolCount.get(name) ?? 0;
+  }
+
+  /** How many of `calls` would run when added: known tools, within their own per-cycle limits. */
+  #runnableOf(calls: readonly ToolCall[]): number {
+    let perTool: Map<string, number> | undefined;
+    let runnable = 0;
+    for (const call of calls) {
+      const tool = this.#toolsByName.get(call.name);
+      if (!tool) continue;
+      const cap = tool.maxCallsPerCycle;
+      if (cap !== undefined) {
+        perTool ??= new Map(this.#perToolCount);
+        const count = perTool.get(call.name) ?? 0;
+        if (count >= cap) continue;
+        perTool.set(call.name, count + 1);
+      }
+      runnable += 1;
+    }
+    return runnable;
+  }
+
   /** Ends a batch that will not be settled: stops its running calls and detaches it from the caller's signal. */
   #release(reason: unknown): void {
     this.#settled = true;
@@ -195,18 +221,19 @@ function unknownToolResult(call: ToolCall, toolsByName: ReadonlyMap<string, Tool
     response: failureResponse(
       'unknown-tool',
       `There is no tool named "${call.name}". Available tools: ${list}.`,
-      'unknown_tool',
+      'unknown-tool',
     ),
   };
 }
 
-function overCapResult(call: ToolCall, cap: number) {
+function overCapResult(call: ToolCall, cap: number, ofTool?: string) {
+  const what = ofTool === undefined ? 'tool call(s)' : `tool call(s) of "${ofTool}"`;
   return {
     status: 'over-cap' as const,
     response: failureResponse(
       'over-cap',
-      `Not run: at most ${cap} tool call(s) run per step, and "${call.name}" came after that. Call it again in the next step if you still need it.`,
-      'over_cap',
+      `Not run: at most ${cap} ${what} run per step, and "${call.name}" came after that. Call it again in the next step if you still need it.`,
+      'over-cap',
     ),
   };
 }

@@ -57,9 +57,9 @@ describe('tool-end packets', () => {
       call('ghost', 'no_such_tool', {}, 7),
       call('late', 'echo', { text: 'over the cap' }, 8),
     ];
-    const result = await runToolCalls(
+    const result = await runToolCalls({
       calls,
-      [
+      tools: [
         echo,
         search,
         hangs,
@@ -69,8 +69,9 @@ describe('tool-end packets', () => {
         ),
         failing('plain_fails', () => new Error('secret path /srv/db')),
       ],
-      { emitter, maxConcurrentTools: 6 },
-    );
+      emitter,
+      maxConcurrentTools: 6,
+    });
     const ends = toolEnds(packets);
     assert.deepEqual(ends.map((end) => end.toolCallId).sort(), calls.map((each) => each.id).sort());
     const byId = new Map(ends.map((end) => [end.toolCallId, end]));
@@ -103,17 +104,19 @@ describe('tool-end packets', () => {
     assert.deepEqual(byId.get('exec')?.error, { code: 'backend_down', message: 'backend returned 503' });
     assert.equal(byId.get('plain')?.error?.code, 'unexpected_error');
     assert.doesNotMatch(byId.get('plain')?.error?.message ?? '', /secret/);
-    assert.equal(byId.get('slow')?.error?.code, 'tool_timeout');
+    assert.equal(byId.get('slow')?.error?.code, 'timeout');
     assert.ok((byId.get('slow')?.durationMs ?? 0) >= 15, 'a timed-out call took about its timeout');
-    assert.equal(byId.get('ghost')?.error?.code, 'unknown_tool');
-    assert.equal(byId.get('late')?.error?.code, 'over_cap');
+    assert.equal(byId.get('ghost')?.error?.code, 'unknown-tool');
+    assert.equal(byId.get('late')?.error?.code, 'over-cap');
     for (const end of ends) assert.ok(Number.isInteger(end.durationMs) && end.durationMs >= 0);
   });
 
   test('a run call ends at its own placement, after its packets and before its section end', async () => {
     const emitter = new Emitter();
     const packets = collectPackets(emitter);
-    await runToolCalls([call('a', 'echo', { text: '1' }, 0), call('b', 'echo', { text: '2' }, 1)], [echo], {
+    await runToolCalls({
+      calls: [call('a', 'echo', { text: '1' }, 0), call('b', 'echo', { text: '2' }, 1)],
+      tools: [echo],
       emitter,
     });
     for (const tab of [0, 1]) {
@@ -140,14 +143,12 @@ describe('tool-end packets', () => {
       'refuses',
       () => new ToolCallError({ code: 'not_found', message: 'order 7 missing', modelMessage: 'No order 7.' }),
     );
-    const running = runToolCalls(
-      [call('w', 'waits', { text: '' }, 0), call('r', 'refuses', {}, 1)],
-      [waits, refuses],
-      {
-        emitter,
-        signal: controller.signal,
-      },
-    );
+    const running = runToolCalls({
+      calls: [call('w', 'waits', { text: '' }, 0), call('r', 'refuses', {}, 1)],
+      tools: [waits, refuses],
+      emitter,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 10);
     await running;
     const byId = new Map(toolEnds(packets).map((end) => [end.toolCallId, end]));

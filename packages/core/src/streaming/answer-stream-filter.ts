@@ -64,10 +64,7 @@ export class AnswerStreamFilter {
     this.#tools = Array.isArray(options.tools) ? options.tools : [];
     this.#parsers = options.parsers ?? defaultToolCallParsers;
     this.#preferredDialects = options.preferredDialects;
-    this.#markers =
-      this.#parsers === defaultToolCallParsers
-        ? defaultToolCallMarkupMarkers
-        : toolCallMarkupMarkersOf(this.#parsers);
+    this.#markers = markersOf(this.#parsers);
     // A closed block that holds no call is prose that happens to hold a marker: shown as written.
     this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
       release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
@@ -190,4 +187,21 @@ const answerOpening = /^\s*(?:```[\w-]*\s*)?(?:\[\s*|print\(\s*)?$/;
 
 function callOpensAnswer(held: string, callStart: number, bodyStart: number): boolean {
   return callStart <= bodyStart || answerOpening.test(held.slice(0, callStart));
+}
+
+const markersByParsers = new WeakMap<readonly ToolCallTextParser[], readonly ToolCallMarkupMarker[]>();
+
+// One marker list per parser list: the markup filter builds its tables once per marker list, so a list made
+// afresh for every answer would rebuild them each time. A registry can still change, so it is read each time.
+function markersOf(
+  parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry,
+): readonly ToolCallMarkupMarker[] {
+  if (parsers === defaultToolCallParsers) return defaultToolCallMarkupMarkers;
+  if (!Array.isArray(parsers)) return toolCallMarkupMarkersOf(parsers);
+  let markers = markersByParsers.get(parsers);
+  if (markers === undefined) {
+    markers = toolCallMarkupMarkersOf(parsers);
+    markersByParsers.set(parsers, markers);
+  }
+  return markers;
 }

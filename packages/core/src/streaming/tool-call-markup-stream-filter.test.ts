@@ -210,3 +210,33 @@ describe('ToolCallMarkupStreamFilter with a one-character marker', () => {
     }
   });
 });
+
+describe('ToolCallMarkupStreamFilter with markers sharing their first characters', () => {
+  // Markers are looked up by their first two characters, then by the third: a two-character marker, markers that
+  // part at the third character and a prose tag with the same start must each be told apart at every split.
+  const markers = [
+    { open: '<%', closes: ['%>'] },
+    { open: '<%a', closes: ['a%>'] },
+    { open: '<%B>', closes: ['</%b>'] },
+  ];
+  const cases: [string, string][] = [
+    ['x <%hidden%> y', 'x  y'],
+    ['x <%aHIDDEN a%> y', 'x  y'],
+    ['x <%b>HIDDEN</%B> y', 'x  y'],
+    ['x <%A>hidden a%> y', 'x  y'],
+    ['x <b>bold</b> y </%b> z', 'x <b>bold</b> y </%b> z'],
+  ];
+  it('hides each at every split, and leaves a tag that only shares its start', () => {
+    for (const [text, expected] of cases) {
+      assert.equal(runChunks(new ToolCallMarkupStreamFilter(markers), [text]), expected, text);
+      assert.equal(runChunks(new ToolCallMarkupStreamFilter(markers), [...text]), expected, text);
+      for (let cut = 0; cut <= text.length; cut++) {
+        assert.equal(
+          runChunks(new ToolCallMarkupStreamFilter(markers), [text.slice(0, cut), text.slice(cut)]),
+          expected,
+          `${text} cut at ${cut}`,
+        );
+      }
+    }
+  });
+});

@@ -2,24 +2,15 @@ import { CodeSpanTracker } from '../recovery/code-span-tracker.ts';
 import { isWhitespaceCode } from '../recovery/text-search.ts';
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
-
-interface PreparedMarker {
-  readonly open: string;
-  /**
-   * Hidden, nothing else: a closing marker met outside any block (the model forgot the opening one), or a
-   * marker that stands alone (a channel header).
-   */
-  readonly alone: boolean;
-  /** A closing marker met without its opening one: hidden where it opens a line, text after prose on its line. */
-  readonly orphanClose: boolean;
-  /** The block's content is reasoning (see {@link ToolCallMarkupMarker.reasoning}). */
-  readonly reasoning: boolean;
-  /** Counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
-  readonly opensAnswer: boolean;
-  readonly closes: readonly string[];
-  readonly requiresTagEnd: boolean;
-  readonly maxCloseLength: number;
-}
+import {
+  candidatesAt,
+  indexOfIgnoringCase,
+  type MarkupMarkerTable,
+  markupMarkerTableOf,
+  matchAt,
+  noMarkers,
+  type PreparedMarker,
+} from './markup-marker-table.ts';
 
 /** Options for {@link ToolCallMarkupStreamFilter}. */
 export interface ToolCallMarkupStreamFilterOptions {
@@ -45,17 +36,13 @@ export interface ToolCallMarkupStreamFilterOptions {
  * {@link ToolCallMarkupStreamFilter.takeReasoning} instead.
  */
 export class ToolCallMarkupStreamFilter {
-  readonly #markers: readonly PreparedMarker[];
   /**
    * A character class of every spelling (lower and upper case) of every marker's first character: one native
    * search finds the next place a marker may start.
    */
   readonly #firstPattern: RegExp;
-  /** Markers by their first two (lower-case) characters, so a `<` in prose is checked against few markers. */
-  readonly #byPrefix: ReadonlyMap<string, PreparedMarker[]>;
-  /** Markers by their first character, for a candidate at the very end of the buffer. */
-  readonly #byFirst: ReadonlyMap<string, PreparedMarker[]>;
-  readonly #hasSingleCharacterMarker: boolean;
+  /** The markers that may start at a character, by its first two or three characters (few for a `<` in prose). */
+  readonly #table: MarkupMarkerTable;
   #pending = '';
   #inside: PreparedMarker | undefined;
   /** The raw text of the block being hidden, marker included (bounded), for {@link openBlock}. */
@@ -89,13 +76,9 @@ export class ToolCallMarkupStreamFilter {
     options: ToolCallMarkupStreamFilterOptions = {},
   ) {
     this.#release = options.release;
-    const prepared = preparedMarkersOf(markers);
-    this.#markers = prepared.markers;
-    this.#firstPattern = new RegExp(prepared.firstPattern.source, 'g');
-    this.#byPrefix = prepared.byPrefix;
-    this.#byFirst = prepared.byFirst;
-    this.#hasSingleCharacterMarker = prepared.hasSingleCharacterMarker;
-    this.#hasOpeningMarker = prepared.markers.some((marker) => marker.opensAnswer);
+    this.#table = markupMarkerTableOf(markers);
+    this.#firstPattern = new RegExp(this.#table.firstPattern.source, 'g');
+    this.#hasOpeningMarker = this.#table.markers.some((marker) => marker.opensAnswer);
     this.#atStart = this.#hasOpeningMarker;
   }
 
@@ -260,16 +243,18 @@ export class ToolCallMarkupStreamFilter {
     this.#noteLine(buffer, from, to);
   }
 
-  /** Notes whether text shown since the last line break holds more than whitespace. */
+  /**
+   * Notes whether text shown since the last line break holds more than whitespace. Read backwards, it stops at
+   * the first character that is not blank: one or two reads for most chunks.
+   */
   #noteLine(text: string, from: number, to: number): void {
-    if (to <= from) return;
-    const lineBreak = text.lastIndexOf('\n', to - 1);
-    if (lineBreak >= from) {
-      this.#lineHasText = false;
-      this.#lastTextCode = 0;
-    }
-    for (let index = to - 1; index > Math.max(lineBreak, from - 1); index--) {
+    for (let index = to - 1; index >= from; index--) {
       const code = text.charCodeAt(index);
+      if (code === 0x0a) {
+        this.#lineHasText = false;
+        this.#lastTextCode = 0;
+        return;
+      }
       if (isWhitespaceCode(code)) continue;
       this.#lineHasText = true;
       this.#lastTextCode = code;
@@ -285,17 +270,6 @@ export class ToolCallMarkupStreamFilter {
   #mayHoldMarker(chunk: string): boolean {
     this.#firstPattern.lastIndex = 0;
     return this.#firstPattern.test(chunk);
-  }
-
-  #candidatesAt(buffer: string, index: number): readonly PreparedMarker[] {
-    const first = String.fromCharCode(lowerCode(buffer.charCodeAt(index)));
-    const byFirst = this.#byFirst.get(first) ?? noMarkers;
-    if (index + 1 >= buffer.length) return byFirst;
-    const prefix = first + String.fromCharCode(lowerCode(buffer.charCodeAt(index + 1)));
-    const byPrefix = this.#byPrefix.get(prefix) ?? noMarkers;
-    return this.#hasSingleCharacterMarker
-      ? [...byFirst.filter((marker) => marker.open.length === 1), ...byPrefix]
-      : byPrefix;
   }
 
   #findOpening(
@@ -315,7 +289,7 @@ export class ToolCallMarkupStreamFilter {
       this.#code.advance(buffer, this.#codeAt, index);
       this.#codeAt = index;
       const mentioned = this.#code.inCode;
-      for (const marker of mentioned ? noMarkers : this.#candidatesAt(buffer, index)) {
+      for (const marker of mentioned ? noMarkers : candidatesAt(this.#table, buffer, index)) {
         if (marker.opensAnswer && (this.#answerStarted || hasText(buffer, from, index))) continue;
         const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
@@ -335,153 +309,15 @@ export class XmlToolCallStreamFilter extends ToolCallMarkupStreamFilter {
   }
 }
 
-function matchAt(buffer: string, index: number, marker: PreparedMarker): 'full' | 'partial' | 'none' {
-  const open = marker.open;
-  const available = buffer.length - index;
-  const compared = Math.min(available, open.length);
-  for (let offset = 0; offset < compared; offset++) {
-    if (lowerCode(buffer.charCodeAt(index + offset)) !== open.charCodeAt(offset)) return 'none';
-  }
-  if (available < open.length) return 'partial';
-  if (!marker.requiresTagEnd) return 'full';
-  if (available === open.length) return 'partial';
-  const follower = buffer.charCodeAt(index + open.length);
-  return follower === 0x3e || follower === 0x20 || follower === 0x0a || follower === 0x0d || follower === 0x09
-    ? 'full'
-    : 'none';
-}
-
-/** `indexOf` for a lower-case needle, matching ASCII letters in either case. */
-function indexOfIgnoringCase(haystack: string, needle: string, from: number): number {
-  const firsts = spellings([needle[0]!]);
-  let position = from;
-  while (true) {
-    let index = -1;
-    for (const first of firsts) {
-      const hit = haystack.indexOf(first, position);
-      if (hit >= 0 && (index < 0 || hit < index)) index = hit;
-    }
-    if (index < 0 || index + needle.length > haystack.length) return -1;
-    let matches = true;
-    for (let offset = 1; offset < needle.length; offset++) {
-      if (lowerCode(haystack.charCodeAt(index + offset)) !== needle.charCodeAt(offset)) {
-        matches = false;
-        break;
-      }
-    }
-    if (matches) return index;
-    position = index + 1;
-  }
-}
-
-const noMarkers: readonly PreparedMarker[] = [];
-
-/** Whether `text` holds a character other than whitespace between `from` and `to`. */
 // `}`, `]`, `)`, `>`, `"`: the end of a call's JSON, arguments or tag, which a closing tag right after closes.
 function endsStructure(code: number): boolean {
   return code === 0x7d || code === 0x5d || code === 0x29 || code === 0x3e || code === 0x22;
 }
+
+/** Whether `text` holds a character other than whitespace between `from` and `to`. */
 
 function hasText(text: string, from: number, to: number): boolean {
   for (let index = from; index < to; index++) if (!isWhitespaceCode(text.charCodeAt(index))) return true;
   return false;
 }
 const maximumBlockLength = 4 * 1024 * 1024;
-
-function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
-  const list = map.get(key);
-  if (list) list.push(marker);
-  else map.set(key, [marker]);
-}
-
-function lowerCode(code: number): number {
-  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
-}
-
-interface PreparedMarkers {
-  readonly markers: readonly PreparedMarker[];
-  readonly firstCharacters: readonly string[];
-  readonly firstPattern: RegExp;
-  readonly byPrefix: ReadonlyMap<string, PreparedMarker[]>;
-  readonly byFirst: ReadonlyMap<string, PreparedMarker[]>;
-  readonly hasSingleCharacterMarker: boolean;
-}
-
-// A filter is made per model step (two or more per turn), nearly always with the same marker list: its tables
-// are built once per list. They are never changed after they are built.
-const preparedByList = new WeakMap<readonly ToolCallMarkupMarker[], PreparedMarkers>();
-
-function preparedMarkersOf(list: readonly ToolCallMarkupMarker[]): PreparedMarkers {
-  const cached = preparedByList.get(list);
-  if (cached) return cached;
-  const usable = list.filter((marker) => marker.open.length > 0);
-  const opens = new Set(usable.map((marker) => lowerCaseAscii(marker.open)));
-  const orphanCloses = new Set(
-    usable
-      // A lone `</think>` ends thinking the template opened in the prompt: that text was shown, the tag stays.
-      .filter((marker) => marker.opensAnswer !== true)
-      .flatMap((marker) => marker.closes.map(lowerCaseAscii))
-      .filter((close) => close.length > 1),
-  );
-  const markers: PreparedMarker[] = [
-    ...usable.map((marker) => ({
-      open: lowerCaseAscii(marker.open),
-      alone: marker.token === true,
-      orphanClose: false,
-      reasoning: marker.reasoning === true,
-      opensAnswer: marker.opensAnswer === true,
-      closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
-      requiresTagEnd: marker.requiresTagEnd === true,
-      maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
-    })),
-    ...[...orphanCloses]
-      .filter((close) => !opens.has(close))
-      .map((close) => ({
-        open: close,
-        alone: true,
-        orphanClose: true,
-        reasoning: false,
-        opensAnswer: false,
-        closes: [],
-        requiresTagEnd: false,
-        maxCloseLength: 0,
-      })),
-  ];
-  const byFirst = new Map<string, PreparedMarker[]>();
-  const byPrefix = new Map<string, PreparedMarker[]>();
-  for (const marker of markers) {
-    addTo(byFirst, marker.open[0]!, marker);
-    // A one-character marker is complete at its first character: file it under every possible second one
-    // would be unbounded, so it is looked up by its first character alone (see #candidatesAt).
-    if (marker.open.length > 1) addTo(byPrefix, marker.open.slice(0, 2), marker);
-  }
-  const firstCharacters = spellings(markers.map((marker) => marker.open[0]!));
-  const prepared: PreparedMarkers = {
-    markers,
-    firstCharacters,
-    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`),
-    byPrefix,
-    byFirst,
-    hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
-  };
-  preparedByList.set(list, prepared);
-  return prepared;
-}
-
-function spellings(characters: readonly string[]): string[] {
-  const result = new Set<string>();
-  for (const character of characters) {
-    result.add(character);
-    if (character >= 'a' && character <= 'z') result.add(character.toUpperCase());
-  }
-  return [...result];
-}
-
-// ASCII-only lower-casing of the markers themselves.
-function lowerCaseAscii(text: string): string {
-  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
-
-function escapeClassCharacter(character: string): string {
-  return /[\\\]^-]/.test(character) ? `\\${character}` : character;
-}

@@ -77,7 +77,10 @@ describe('defineTool passErrorMessages', () => {
       },
     });
   const run = (tool: ReturnType<typeof failing>) =>
-    runToolCalls([{ id: 'c1', name: 'orders', arguments: {}, placement: { turn: 0, tab: 0 } }], [tool]);
+    runToolCalls({
+      calls: [{ id: 'c1', name: 'orders', arguments: {}, placement: { turn: 0, tab: 0 } }],
+      tools: [tool],
+    });
 
   it("with it, a plain error's message reaches the model as an execution error", async () => {
     const { outcomes } = await run(failing(true));

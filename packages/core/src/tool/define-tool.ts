@@ -11,7 +11,7 @@ import type {
   ToolResponse,
   ToolRunContext,
 } from '@toolbus/spec';
-import { ToolbusError, ToolExecutionError, toolNamePattern } from '@toolbus/spec';
+import { omitUndefined, ToolbusError, ToolExecutionError, toolNamePattern } from '@toolbus/spec';
 import * as z from 'zod';
 import { exampleArgumentsFromSchema } from './example-arguments.ts';
 import { invalidArgumentsError } from './invalid-arguments-error.ts';
@@ -33,6 +33,8 @@ export interface DefineToolOptions<Parameters extends z.ZodObject> {
   readonly stopsTurn?: boolean;
   /** The list-of-strings argument under which this tool's calls of one cycle merge (see `Tool.mergeableField`). */
   readonly mergeableField?: MergeableField | undefined;
+  /** At most this many calls of this tool run per cycle (see `Tool.maxCallsPerCycle`). */
+  readonly maxCallsPerCycle?: number;
   readonly isAvailable?: (context: AvailabilityContext) => boolean | Promise<boolean>;
   /**
    * Give the model the message of a plain error `run` throws (`throw new Error('backend returned 503')`), as a
@@ -98,6 +100,7 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
     timeoutMs: options.timeoutMs,
     ...(options.stopsTurn === true ? { stopsTurn: true } : {}),
     mergeableField: options.mergeableField,
+    ...omitUndefined({ maxCallsPerCycle: options.maxCallsPerCycle }),
     definition: getDefinition,
     isAvailable: options.isAvailable ?? (() => true),
     emitStart:

@@ -194,6 +194,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
             type: 'tool-argument-delta',
             toolCallId: call.id,
             toolName: call.name,
+            ...omitUndefined({ displayName: toolsByName.get(call.name)?.displayName }),
             argumentDeltas: deltas,
           });
         }

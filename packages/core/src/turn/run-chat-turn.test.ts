@@ -37,6 +37,7 @@ function searchTool(log: string[]): Tool {
 function codeTool(log: string[]): Tool {
   return defineTool({
     name: 'python',
+    displayName: 'Code Interpreter',
     description: 'Run Python',
     parameters: z.object({ code: z.string() }),
     streamsArgumentDeltas: true,
@@ -144,6 +145,12 @@ for (const provider of scriptedProviders) {
         .join('');
       assert.equal(code, 'print(6 * 7)');
       assert.ok(ofType(packets, 'tool-argument-delta').every((packet) => packet.obj.toolName === 'python'));
+      // Each delta names the tool as a person reads it, so a viewer labels the call from its first packet.
+      assert.ok(
+        ofType(packets, 'tool-argument-delta').every(
+          (packet) => packet.obj.displayName === 'Code Interpreter',
+        ),
+      );
       // Citation packets for the documents cited, before the text that cites them.
       assert.deepEqual(
         ofType(packets, 'citation-info').map((packet) => [packet.obj.citationNumber, packet.obj.documentId]),

@@ -1,36 +1,26 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import type {
-  AssistantToolCall,
-  ChatFile,
-  ChatMessage,
-  Placement,
-  Tool,
-  ToolCall,
-  ToolDefinition,
-} from '@toolbus/spec';
+import type { ChatFile, ChatMessage, Placement, Tool, ToolCall, ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { CitationAllocatorOptions } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { StreamModelStepOptions } from '../llm/stream-model-step.ts';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
-import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
-import { findModelProfile, type ModelProfile } from '../recovery/model-profiles.ts';
 import {
   defaultToolCallMarkupMarkers,
   toolCallMarkupMarkersOf,
 } from '../recovery/tool-call-parser-registry.ts';
 import { ToolCallBatch } from '../runner/run-tool-calls.ts';
-import type { ToolCallOutcome } from '../runner/tool-call-outcome.ts';
 import type { ToolRunHooks } from '../runner/tool-run-hooks.ts';
 import { planToolset, type ToolSearchLimits } from '../tool-search/plan-toolset.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { correctiveMessageFor, withoutCallMarkup } from './corrective-message.ts';
-import { answerCutOffCalls, stepEndedBadly, unrunToolCallResponse } from './cut-off-tool-calls.ts';
 import { finishWithAnswer } from './final-answer.ts';
 import { type LlmStepResult, runLlmStep } from './llm-step.ts';
 import { recoverStep, recoveryTrigger } from './recover-step-tool-calls.ts';
-import type { TurnCycleDirective, TurnCycleHook } from './turn-cycle-hook.ts';
+import { preferredDialectsOf, type RecoveryOptions } from './recovery-options.ts';
+import { runCycleCalls } from './run-cycle-calls.ts';
+import type { TurnCycleDirective, TurnCycleEndHook, TurnCycleHook } from './turn-cycle-hook.ts';
 import { type ChatTurn, type ChatTurnResult, TurnState } from './turn-state.ts';
 
 export type { ChatTurn, ChatTurnResult } from './turn-state.ts';
@@ -42,27 +32,7 @@ export type { ChatTurn, ChatTurnResult } from './turn-state.ts';
 export const DEFAULT_MAX_CYCLES = 6;
 
 export { DEFAULT_CORRECTIVE_MESSAGE } from './corrective-message.ts';
-
-/** How text-written tool calls are recovered. */
-export interface RecoveryOptions {
-  /** Recovery attempts per turn (one by default). Default 1. */
-  readonly maxAttempts?: number;
-  /**
-   * When recovery finds nothing, tell the model what went wrong and let it try again (`true`: a message naming
-   * the tool the failed call meant, when the text names one; a string: that message). The history then holds
-   * the step's text without the unreadable markup, never the raw markup. Default off.
-   */
-  readonly correctiveMessage?: string | boolean;
-  /** The dialect parsers, in priority order (default: all of them). */
-  readonly parsers?: readonly ToolCallTextParser[];
-  /**
-   * The dialects (parser names) tried first, overriding the model profile; `[]` turns profiles off (every
-   * dialect at once, the auto-detection used for unknown models).
-   */
-  readonly dialects?: readonly string[];
-  /** The model-family table the model id is matched against (default `defaultModelProfiles`). */
-  readonly profiles?: readonly ModelProfile[];
-}
+export type { RecoveryOptions } from './recovery-options.ts';
 
 /** Options for {@link runChatTurn}. */
 export interface RunChatTurnOptions {
@@ -85,16 +55,32 @@ export interface RunChatTurnOptions {
   readonly extras?: Readonly<Record<string, unknown>>;
   readonly hooks?: ToolRunHooks;
   readonly modelIndex?: number;
-  /** Where packets go when the turn runs inside another loop (a sub-agent): its emitter and placement. */
-  readonly parent?: { readonly sink: PacketSink; readonly placement: Placement };
+  /**
+   * Where packets go when the turn runs inside another loop or stream (a sub-agent, a Deep Research stage): its
+   * sink; the placement its packets nest under (none: they are top-level); the placement turn the loop's first
+   * packet takes (default 0), when the stream already holds earlier turns.
+   */
+  readonly parent?: {
+    readonly sink: PacketSink;
+    readonly placement?: Placement;
+    readonly firstTurn?: number;
+  };
   /** Streaming options passed to every model step (timeouts, retries, provider options). */
   readonly stream?: Partial<
     Omit<StreamModelStepOptions, 'model' | 'messages' | 'tools' | 'toolChoice' | 'signal'>
   >;
   /** A tool whose arguments stream as reasoning (`think_tool`); see `RunLlmStepOptions.reasoningTool`. */
   readonly reasoningTool?: string;
-  /** Decides per cycle what it offers, or stops the loop (a sub-agent's budgets and timers). */
+  /** Decides per cycle what it offers and reads, or stops the loop (a sub-agent's budgets and timers). */
   readonly beforeCycle?: TurnCycleHook;
+  /** Told each completed cycle and awaited (a sub-agent's checkpoint), and may end the loop. */
+  readonly afterCycle?: TurnCycleEndHook;
+  /**
+   * Answer a native call whose argument text was not valid JSON (though nothing cut it off) without running it,
+   * instead of running it on the repaired arguments (default: run; validation catches most). For an agent whose
+   * calls must not act on a guess, such as a Deep Research dispatch.
+   */
+  readonly refuseRepairedCalls?: boolean;
   /**
    * When the tools exceed these limits, the model gets a `tool_search` tool instead of every definition, and what
    * it finds is loaded into the next cycle (default: {@link DEFAULT_TOOL_SEARCH_LIMITS}; `false`: always send
@@ -124,9 +110,10 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
     sink,
     messages: options.messages,
     ...omitUndefined({ citations: options.citations }),
-    ...(options.parent ? { parentPlacement: options.parent.placement } : {}),
+    ...omitUndefined({ parentPlacement: options.parent?.placement }),
     recoveryAttempts: options.recovery?.maxAttempts ?? 1,
   });
+  state.turn = options.parent?.firstTurn ?? 0;
   const maxCycles = Math.max(1, options.maxCycles ?? DEFAULT_MAX_CYCLES);
   const preferredDialects = preferredDialectsOf(options);
   const allTools = options.tools ?? [];
@@ -135,7 +122,7 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
       ? { mode: 'all' as const, total: allTools.length, current: () => allTools }
       : planToolset(allTools, options.toolSearch ?? {});
   if (toolset.mode === 'search' || (options.toolSearch !== undefined && allTools.length > 0)) {
-    state.sink.emitAt(state.placement.at({ turn: 0, tab: 0 }), {
+    state.sink.emitAt(state.placement.at({ turn: state.turn, tab: 0 }), {
       type: 'tool-mode',
       mode: toolset.mode,
       total: toolset.total,
@@ -188,7 +175,7 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
   const batch = cycleTools.length > 0 ? createCycleBatch(options, state, cycleTools) : undefined;
   const step: LlmStepResult = await runLlmStep({
     model: options.model,
-    messages: state.conversation,
+    messages: input.directive?.messages ?? state.conversation,
     tools: cycleTools,
     toolChoice,
     turn: state.turn,
@@ -197,8 +184,11 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     citations: state.citations,
     announcedDocuments: state.announcedDocuments,
     batch,
-    ...omitUndefined({ signal: options.signal, stream: options.stream }),
-    ...(options.reasoningTool ? { reasoningTool: options.reasoningTool } : {}),
+    ...omitUndefined({
+      signal: options.signal,
+      stream: options.stream,
+      reasoningTool: options.reasoningTool,
+    }),
     citing: true,
     ...omitUndefined({ parsers, preferredDialects: input.preferredDialects }),
   });
@@ -238,10 +228,27 @@ async function runCycle(input: CycleInput): Promise<'continue' | 'stop'> {
     state.answer = finishWithAnswer({ state, step, definitions, ...omitUndefined({ parsers }) });
     // An answer in the last cycle after tool cycles was forced: the model got no tools to call.
     state.stopReason = lastCycle && input.cycle > 0 ? 'cycle-limit' : 'finished';
+    await options.afterCycle?.({
+      cycle: input.cycle,
+      toolCalls: [],
+      toolOutcomes: [],
+      messages: state.added,
+      nextTurn: state.turn,
+    });
     return 'stop';
   }
   input.onCalls(calls);
-  return runCycleCalls({ options, state, batch, step, calls, content, cutOff, tools: cycleTools });
+  return runCycleCalls({
+    options,
+    state,
+    cycle: input.cycle,
+    batch,
+    step,
+    calls,
+    content,
+    cutOff,
+    tools: cycleTools,
+  });
 }
 
 /**
@@ -272,7 +279,7 @@ function recoverCycle(
     state.append({
       role: 'assistant',
       content: withoutCallMarkup(step.rawAnswer, markers),
-      ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+      ...omitUndefined({ reasoning: step.reasoning || undefined }),
     });
     state.append({
       role: 'user',
@@ -284,77 +291,6 @@ function recoverCycle(
     return 'retry';
   }
   return { calls: recovered.calls, content: recovered.prose, cutOff: recovered.cutOff };
-}
-
-/**
- * Runs a cycle's calls and puts the exchange into the history: the calls with the prose around them, then one
- * result per call. Calls the output token limit cut off are answered without running (see `answerCutOffCalls`).
- */
-async function runCycleCalls(input: {
-  readonly options: RunChatTurnOptions;
-  readonly state: TurnState;
-  readonly batch: ToolCallBatch | undefined;
-  readonly step: LlmStepResult;
-  readonly calls: readonly ToolCall[];
-  readonly content: string;
-  /** Calls of `calls` cut off by the output token limit: never run. */
-  readonly cutOff: readonly ToolCall[];
-  readonly tools: readonly Tool[];
-}): Promise<'continue' | 'stop'> {
-  const { state, step, options } = input;
-  // A step that ended badly (content filter, provider error, unknown): none of its calls runs, and those started
-  // while it streamed are stopped, each answered as calls the token limit cut off are.
-  const badly = stepEndedBadly(step.finishReason);
-  const started = badly
-    ? (input.batch?.abandon(input.calls, (call) => unrunToolCallResponse(call, step.finishReason)) ??
-      new Set())
-    : new Set<string>();
-  const unrun = badly ? input.calls.filter((call) => !started.has(call.id)) : input.cutOff;
-  const answered = new Map(
-    answerCutOffCalls(unrun, input.tools, state.sink, step.finishReason).map((outcome) => [
-      outcome.call.id,
-      outcome,
-    ]),
-  );
-  const runnable = answered.size > 0 ? input.calls.filter((call) => !answered.has(call.id)) : input.calls;
-  const settled = await (input.batch ?? new ToolCallBatch([], {})).settle(runnable);
-  // One outcome and one result per call, in call order (the settled ones come in the order of `runnable`).
-  const outcomes: ToolCallOutcome[] = [];
-  const results: ChatMessage[] = [];
-  let next = 0;
-  for (const call of input.calls) {
-    const cut = answered.get(call.id);
-    if (cut === undefined) {
-      outcomes.push(settled.outcomes[next]!);
-      results.push(settled.messages[next]!);
-      next += 1;
-      continue;
-    }
-    outcomes.push(cut);
-    results.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: cut.response.llmFacing });
-  }
-  state.toolOutcomes.push(...outcomes);
-  const toolCalls: AssistantToolCall[] = input.calls.map((call) => ({
-    id: call.id,
-    name: call.name,
-    arguments: call.arguments,
-  }));
-  state.append({
-    role: 'assistant',
-    content: input.content,
-    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
-    toolCalls,
-  });
-  for (const message of results) state.append(message);
-  if (options.signal?.aborted) {
-    state.stopReason = 'user-cancelled';
-    return 'stop';
-  }
-  if (settled.stopped) {
-    state.stopReason = 'stopping-tool';
-    return 'stop';
-  }
-  return 'continue';
 }
 
 /**
@@ -373,7 +309,7 @@ function keepStoppedStep(
   state.append({
     role: 'assistant',
     content,
-    ...(step.reasoning ? { reasoning: step.reasoning } : {}),
+    ...omitUndefined({ reasoning: step.reasoning || undefined }),
     ...(calls.length > 0
       ? { toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })) }
       : {}),
@@ -418,11 +354,4 @@ function retract(state: TurnState, step: LlmStepResult, prose: string): void {
     citing: true,
     started: step.answerStarted,
   }).replace(state.placement.at({ turn: step.nextTurn - 1, tab: 0 }), prose);
-}
-
-/** The dialects recovery tries first: the configured ones, else the model family's (none for unknown models). */
-function preferredDialectsOf(options: RunChatTurnOptions): readonly string[] | undefined {
-  const configured = options.recovery?.dialects;
-  if (configured !== undefined) return configured.length > 0 ? configured : undefined;
-  return findModelProfile(options.model.modelId, options.recovery?.profiles)?.dialects;
 }

@@ -1,4 +1,4 @@
-import { type AddressPolicy, checkAddress, checkHostName, parseHostLiteral } from '@toolbus/core';
+import { type AddressPolicy, checkAddress, checkHostName, parseHostLiteral } from '@toolbus/core/net';
 import { omitUndefined } from '@toolbus/spec';
 import { originKey } from './match-mcp-server.ts';
 

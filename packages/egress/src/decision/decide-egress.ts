@@ -158,14 +158,18 @@ async function resolveSession(
   context: EgressContext,
 ): Promise<string | undefined> {
   const tag = sessionTag(request);
-  if (tag === undefined || tag === identity.sessionId) return identity.sessionId;
-  // A tag is only believed for a session the identified user owns: it can be forged, but never across users.
+  const check = context.sessionBelongsTo;
+  if (check === undefined)
+    return tag === undefined || tag === identity.sessionId ? identity.sessionId : undefined;
+  // A tag is only believed for a session the identified user owns: it can be forged, but never across users. Where
+  // the deployment can check ownership, the identity's own session (a pod label, a token) is checked too.
+  const session = tag ?? identity.sessionId;
+  if (session === undefined) return undefined;
   try {
-    if (context.sessionBelongsTo !== undefined && (await context.sessionBelongsTo(tag, identity))) return tag;
+    return (await check(session, identity)) ? session : undefined;
   } catch {
     return undefined;
   }
-  return undefined;
 }
 
 /** Runs the approval gate; undefined when approved, else the block code. */

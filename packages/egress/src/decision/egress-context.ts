@@ -1,4 +1,4 @@
-import type { AddressPolicy } from '@toolbus/core';
+import type { AddressPolicy } from '@toolbus/core/net';
 import type { ApprovalBroker } from './approval-broker.ts';
 import type { EgressHostResolver } from './check-egress-destination.ts';
 import type { CredentialResolver } from './credential-resolver.ts';

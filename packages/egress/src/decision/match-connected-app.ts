@@ -1,4 +1,4 @@
-import { canonicalHostName } from '@toolbus/core';
+import { canonicalHostName } from '@toolbus/core/net';
 import type { ConnectedApp, ConnectedAppAction } from './egress-catalogue.ts';
 
 const compiled = new Map<string, RegExp | null>();

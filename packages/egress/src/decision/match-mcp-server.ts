@@ -1,4 +1,4 @@
-import { canonicalHostName } from '@toolbus/core';
+import { canonicalHostName } from '@toolbus/core/net';
 import type { EgressMcpServer } from './egress-catalogue.ts';
 
 /** What {@link matchMcpServer} found. */

@@ -76,16 +76,25 @@ export interface SandboxLabels {
   readonly userId: string;
   /** The organisation (tenant). */
   readonly organizationId: string;
+  /**
+   * The chat the sandbox serves, set by whoever starts the pod or container (code inside cannot change its own
+   * labels): where its approval cards appear. A sandbox without one can still name a chat of its user in-band.
+   */
+  readonly sessionId?: string;
   /** Must equal `managedByValue`; re-checked on every object, so a foreign pod never becomes a sandbox. */
   readonly managedBy: string;
   readonly managedByValue: string;
 }
 
-/** The default labels: `toolbus.dev/sandbox-id`, `toolbus.dev/user-id`, `toolbus.dev/organization-id`, managed-by toolbus. */
+/**
+ * The default labels: `toolbus.dev/sandbox-id`, `toolbus.dev/user-id`, `toolbus.dev/organization-id`,
+ * `toolbus.dev/session-id`, managed-by toolbus.
+ */
 export const defaultSandboxLabels: SandboxLabels = {
   sandboxId: 'toolbus.dev/sandbox-id',
   userId: 'toolbus.dev/user-id',
   organizationId: 'toolbus.dev/organization-id',
+  sessionId: 'toolbus.dev/session-id',
   managedBy: 'app.kubernetes.io/managed-by',
   managedByValue: 'toolbus',
 };
@@ -101,5 +110,11 @@ export function identityFromLabels(
   if (sandboxId === undefined || !uuidPattern.test(sandboxId) || userId === undefined || userId === '')
     return undefined;
   const organizationId = labels[names.organizationId];
-  return { sandboxId, userId, ...omitUndefined({ organizationId }) };
+  // A malformed session label names no session (the proxy then asks nobody): it never makes the sandbox unknown.
+  const session = names.sessionId === undefined ? undefined : labels[names.sessionId];
+  const sessionId = session !== undefined && sessionIdPattern.test(session) ? session : undefined;
+  return { sandboxId, userId, ...omitUndefined({ organizationId, sessionId }) };
 }
+
+/** What a session label may hold: a storage id (a Kubernetes label value is at most 63 such characters). */
+const sessionIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;

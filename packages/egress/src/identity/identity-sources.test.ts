@@ -46,6 +46,30 @@ describe('Kubernetes pod informer', () => {
       ),
     });
     await until(() => source.identify('10.0.0.6') === undefined, 'managed-by re-checked');
+    // The launcher labels the pod with the chat it serves (and may relabel it for the next chat).
+    api.send({
+      type: 'ADDED',
+      object: pod('pod-s', '10.0.0.8', labelsFor(sandboxC, 'user-c', 'chat-1'), '102'),
+    });
+    await until(() => source.identify('10.0.0.8')?.sessionId === 'chat-1', 'session label');
+    assert.equal(source.identify('10.0.0.8')?.userId, 'user-c');
+    api.send({
+      type: 'MODIFIED',
+      object: pod('pod-s', '10.0.0.8', labelsFor(sandboxC, 'user-c', 'chat-2'), '102'),
+    });
+    await until(() => source.identify('10.0.0.8')?.sessionId === 'chat-2', 'relabelled session');
+    api.send({
+      type: 'MODIFIED',
+      object: pod('pod-s', '10.0.0.8', labelsFor(sandboxC, 'user-c', '../chat two'), '102'),
+    });
+    await until(() => source.identify('10.0.0.8')?.sessionId === undefined, 'malformed session label');
+    assert.equal(
+      source.identify('10.0.0.8')?.sandboxId,
+      sandboxC,
+      'a bad session label names no session only',
+    );
+    api.send({ type: 'DELETED', object: pod('pod-s', '10.0.0.8', labelsFor(sandboxC, 'user-c'), '102') });
+    await until(() => source.identify('10.0.0.8') === undefined, 'pod s deleted');
     api.send({ type: 'DELETED', object: pod('pod-a', '10.0.0.5', labelsFor(sandboxA, 'user-a'), '103') });
     await until(() => source.identify('10.0.0.5') === undefined, 'pod a deleted');
 
@@ -173,13 +197,16 @@ describe('Docker events source', () => {
     assert.equal(source.identify('172.18.0.5')?.sandboxId, sandboxA);
     assert.deepEqual(docker.state.sinces, ['1699999999']);
 
+    assert.equal(source.identify('172.18.0.5')?.sessionId, undefined, 'no session label, no session');
+
     docker.state.containers.set('c-b', {
       Id: 'c-b',
-      Labels: labelsFor(sandboxB, 'user-b'),
+      Labels: labelsFor(sandboxB, 'user-b', 'chat-b'),
       ip: '172.18.0.6',
     });
     docker.event('start', 'c-b');
     await until(() => source.identify('172.18.0.6')?.sandboxId === sandboxB, 'started container');
+    assert.equal(source.identify('172.18.0.6')?.sessionId, 'chat-b', 'the session comes from its label');
     // Restarted with a new address: the old one is forgotten.
     docker.state.containers.set('c-b', {
       Id: 'c-b',

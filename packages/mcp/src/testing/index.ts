@@ -7,3 +7,5 @@ export type {
   RecordedRequest,
 } from './loopback-mcp-server.ts';
 export { createLoopbackMcpHandler, echoLoopbackTool, startLoopbackMcpServer } from './loopback-mcp-server.ts';
+export type { ModernMcpServer, ModernTool } from './modern-mcp-server.ts';
+export { sendProgress, startModernMcpServer } from './modern-mcp-server.ts';

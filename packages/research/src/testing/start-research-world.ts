@@ -41,6 +41,8 @@ export interface OrchestratorScript {
   readonly cutOffFirstDispatch?: boolean;
   /** As `cutOffFirstDispatch`, but the step ends normally: the call's arguments are simply not valid JSON. */
   readonly malformedFirstDispatch?: boolean;
+  /** A weak model: the first dispatch is written as text (`<tool_call>` blocks), not as native calls. */
+  readonly textDispatch?: boolean;
 }
 
 /** One timed backend request. */
@@ -232,6 +234,12 @@ function playResearchModel(request: ScriptedRequest, world: ResearchWorld): Scri
         { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify({ task: last }).slice(0, 12) },
         { type: 'finish', reason: script.malformedFirstDispatch ? 'tool-calls' : 'length' },
       ];
+    }
+    if (dispatched.length === 0 && script.textDispatch) {
+      const blocks = script.tasks.map(
+        (task) => `<tool_call>${JSON.stringify({ name: 'research_agent', arguments: { task } })}</tool_call>`,
+      );
+      return text(`I will dispatch the agents now.\n${blocks.join('\n')}`);
     }
     if (dispatched.length === 0)
       return script.tasks.map((task, index) => call('research_agent', { task }, index));

@@ -2,6 +2,7 @@ import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus
 import { defaultApprovalTimeoutMs } from '@toolbus/egress';
 import { type ApprovalResolution, omitUndefined, type PacketObject } from '@toolbus/spec';
 import { ServerError } from '../http/server-error.ts';
+import type { ApprovalAskHandler, ApprovalAsks } from '../scale-out/approval-asks.ts';
 import { type ApprovalRelay, InProcessApprovalRelay } from '../scale-out/approval-relay.ts';
 import { approvalPayloadPreview } from './approval-preview.ts';
 
@@ -44,6 +45,9 @@ export class ApprovalHub {
   readonly #pending = new Map<string, Pending>();
   readonly #relay: ApprovalRelay;
   readonly #now: () => number;
+  readonly #asks: ApprovalAsks | undefined;
+  /** The turns running here, by chat: where a standalone egress proxy's asks for that chat go. */
+  readonly #turns = new Map<string, ApprovalBroker>();
   #listening: Promise<() => Promise<void>> | undefined;
 
   constructor(
@@ -52,11 +56,14 @@ export class ApprovalHub {
       readonly now?: () => number;
       /** Where decisions and grants go (default: this process only). */
       readonly relay?: ApprovalRelay;
+      /** Asks of standalone egress proxies for turns running here (scale-out only). */
+      readonly asks?: ApprovalAsks;
     } = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? defaultApprovalTimeoutMs;
     this.#now = options.now ?? Date.now;
     this.#relay = options.relay ?? new InProcessApprovalRelay(omitUndefined({ now: options.now }));
+    this.#asks = options.asks;
   }
 
   /** Approvals waiting in this process now (for a status line or a drain). */
@@ -66,11 +73,34 @@ export class ApprovalHub {
 
   /** Starts receiving decisions from the relay (once; a request waits for it before it is announced). */
   listen(): Promise<void> {
-    this.#listening ??= this.#relay.subscribe((approvalId, decision) =>
-      this.#pending.get(approvalId)?.settle(decision),
-    );
+    this.#listening ??= this.#subscribe();
     return this.#listening.then(() => undefined);
   }
+
+  async #subscribe(): Promise<() => Promise<void>> {
+    const decisions = await this.#relay.subscribe((approvalId, decision) =>
+      this.#pending.get(approvalId)?.settle(decision),
+    );
+    const asks = await this.#asks?.serve(this.#answerAsk).catch(async (error: unknown) => {
+      await decisions();
+      throw error;
+    });
+    return async () => {
+      await asks?.();
+      await decisions();
+    };
+  }
+
+  /**
+   * A standalone egress proxy's ask for a chat whose turn runs here: the chat's session grants answer it at once,
+   * else it waits like the turn's own proxy's requests (same card, same owner check, same decision route).
+   */
+  readonly #answerAsk: ApprovalAskHandler = (request) => {
+    const broker = this.#turns.get(request.sessionId);
+    if (broker === undefined) return undefined;
+    return async (signal) =>
+      (await broker.hasGrant(request)) ? 'approved' : broker.requestApproval(request, signal);
+  };
 
   /** Stops receiving decisions (the server closed; its turns withdrew what they waited for). */
   async close(): Promise<void> {
@@ -161,6 +191,7 @@ export class ApprovalHub {
         });
       },
     };
+    hub.#turns.set(turn.chatId, broker);
     return {
       broker,
       timeoutMs: this.timeoutMs,
@@ -171,6 +202,7 @@ export class ApprovalHub {
       },
       close() {
         closed = true;
+        if (hub.#turns.get(turn.chatId) === broker) hub.#turns.delete(turn.chatId);
         for (const id of [...mine]) hub.#pending.get(id)?.settle('rejected');
       },
     };

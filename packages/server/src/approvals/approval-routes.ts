@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { approvalDecisionBody, approvalParams, approvalResolutionSchema } from '@toolbus/api-schema';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import type { ApprovalHub } from './approval-hub.ts';
 
@@ -12,19 +12,12 @@ export function registerApprovalRoutes(registry: RouteRegistry, approvals: Appro
       summary: 'Approve or reject a request sandboxed code wants to send (an approval-request packet)',
       tag: 'approvals',
       access: { kind: 'user', scope: 'chat' },
-      params: z.object({ approvalId: z.string().min(1).max(100) }),
-      body: z.object({
-        decision: z
-          .enum(['approve', 'reject', 'allow-session'])
-          .describe('allow-session also approves every later identical action in this chat'),
-      }),
+      params: approvalParams,
+      body: approvalDecisionBody,
       responses: {
         200: {
           description: 'Decided',
-          schema: z.object({
-            approvalId: z.string(),
-            resolution: z.enum(['approved', 'approved_for_session', 'rejected']),
-          }),
+          schema: approvalResolutionSchema,
         },
         404: { description: 'No approval of yours with this id is waiting' },
       },

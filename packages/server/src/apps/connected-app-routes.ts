@@ -1,46 +1,17 @@
+import {
+  type appActionSchema,
+  appParams,
+  appValuesBody,
+  connectedAppListSchema,
+  connectedAppSchema,
+  createConnectedAppBody,
+} from '@toolbus/api-schema';
 import { omitUndefined } from '@toolbus/spec';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { actsAsDeploymentAdmin, type Principal } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import type { ConnectedAppActor, ConnectedAppAdmin } from './connected-app-admin.ts';
 
-const policySchema = z.enum(['ALWAYS', 'ASK', 'DENY']);
-const actionSchema = z.object({
-  name: z.string().min(1).max(100).describe('Shown on approval cards (`create_issue`)'),
-  method: z.string().min(1).max(16).optional().describe('HTTP method; any when absent'),
-  pathPattern: z.string().min(1).max(2000).describe('A regular expression the whole request path must match'),
-  policy: policySchema,
-});
-const secretMap = z.record(z.string().min(1).max(200), z.string().max(16_384));
-const summarySchema = z.object({
-  id: z.number(),
-  name: z.string(),
-  shared: z.boolean().describe("The organisation's app (every user), not only yours"),
-  urlPatterns: z.array(z.string()),
-  actions: z.array(actionSchema),
-  headerNames: z.array(z.string()).describe('Names only: header values are never returned'),
-  organizationValueNames: z.array(z.string()),
-  userValueNames: z.array(z.string()).describe('Names of your own values'),
-  enabled: z.boolean(),
-  createdAt: z.string(),
-});
-const createSchema = z.object({
-  name: z.string().min(1).max(100),
-  urlPatterns: z
-    .array(z.string().min(1).max(2000))
-    .min(1)
-    .max(20)
-    .describe('Regular expressions the whole request URL must match'),
-  headers: secretMap.describe(
-    'Headers to add: templates that may use {{org.NAME}} and {{user.NAME}} (write-only, stored encrypted)',
-  ),
-  actions: z.array(actionSchema).max(100).optional(),
-  defaultPolicy: policySchema.optional().describe('The policy of requests no action matches (default ASK)'),
-  organizationValues: secretMap.optional().describe('Values for {{org.NAME}} (write-only)'),
-  userValues: secretMap.optional().describe('Your values for {{user.NAME}} (write-only)'),
-  shared: z.boolean().optional().describe('Connect it for the whole organisation (administrators only)'),
-});
-const appParams = z.object({ appId: z.coerce.number().int().positive() });
 const chat = { kind: 'user', scope: 'chat' } as const;
 
 /** The actor of a request: its user, an admin when its role is. */
@@ -63,7 +34,7 @@ export function registerConnectedAppRoutes(registry: RouteRegistry, apps: Connec
       summary: "Your connected apps and the organisation's (names of credentials, never values)",
       tag: 'apps',
       access: chat,
-      responses: { 200: { description: 'The apps', schema: z.object({ apps: z.array(summarySchema) }) } },
+      responses: { 200: { description: 'The apps', schema: connectedAppListSchema } },
     },
     async ({ principal, context }) => context.json({ apps: await apps.list(connectedAppActor(principal)) }),
   );
@@ -75,9 +46,9 @@ export function registerConnectedAppRoutes(registry: RouteRegistry, apps: Connec
       summary: 'Connect an API that sandboxed code may call (the egress proxy adds the credential)',
       tag: 'apps',
       access: chat,
-      body: createSchema,
+      body: createConnectedAppBody,
       responses: {
-        201: { description: 'The app', schema: summarySchema },
+        201: { description: 'The app', schema: connectedAppSchema },
         400: { description: 'A field is invalid (named)' },
         403: { description: 'Only administrators connect organisation apps' },
         409: { description: 'An app of that name exists' },
@@ -105,9 +76,9 @@ export function registerConnectedAppRoutes(registry: RouteRegistry, apps: Connec
       tag: 'apps',
       access: chat,
       params: appParams,
-      body: z.object({ values: secretMap }),
+      body: appValuesBody,
       responses: {
-        200: { description: 'The app', schema: summarySchema },
+        200: { description: 'The app', schema: connectedAppSchema },
         404: { description: 'Not an app you can use' },
       },
     },
@@ -136,7 +107,7 @@ export function registerConnectedAppRoutes(registry: RouteRegistry, apps: Connec
   );
 }
 
-function withoutUndefinedMethod(action: z.output<typeof actionSchema>) {
+function withoutUndefinedMethod(action: z.output<typeof appActionSchema>) {
   const { method, ...rest } = action;
   return method === undefined ? rest : { ...rest, method: method.toUpperCase() };
 }

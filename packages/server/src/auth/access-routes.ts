@@ -46,6 +46,9 @@ export function registerAccessRoutes(
     ({ principal, context }) =>
       context.json({
         ...userView(principal.user),
+        // The role the server grants this request (local mode acts as an admin whatever the stored row says),
+        // so a client shows exactly the pages the API will answer.
+        role: principal.role,
         scopes: principal.scopes,
         organization: principal.organization,
       }),

@@ -1,17 +1,9 @@
+import { invitationListSchema, invitationParams, membershipSchema } from '@toolbus/api-schema';
 import type { OrganizationRole, Storage } from '@toolbus/storage';
-import { z } from 'zod';
 import type { Principal } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { ServerError } from '../http/server-error.ts';
 
-const invitationSchema = z.object({
-  id: z.string(),
-  organizationId: z.string(),
-  organizationName: z.string(),
-  role: z.enum(['admin', 'member']),
-  createdAt: z.string(),
-});
-const invitationParams = z.object({ invitationId: z.string().min(1).max(100) });
 const self = { kind: 'user', scope: 'chat' } as const;
 
 /** An invitation as its invitee sees it. */
@@ -72,7 +64,7 @@ export function registerInvitationRoutes(registry: RouteRegistry, storage: Stora
       tag: 'organizations',
       access: self,
       responses: {
-        200: { description: 'The invitations', schema: z.object({ invitations: z.array(invitationSchema) }) },
+        200: { description: 'The invitations', schema: invitationListSchema },
       },
     },
     async ({ principal, context }) => context.json({ invitations: await mine(principal) }),
@@ -89,7 +81,7 @@ export function registerInvitationRoutes(registry: RouteRegistry, storage: Stora
       responses: {
         200: {
           description: 'Now a member',
-          schema: z.object({ organizationId: z.string(), role: z.enum(['admin', 'member']) }),
+          schema: membershipSchema,
         },
       },
     },

@@ -1,23 +1,18 @@
-import { z } from 'zod';
+import {
+  addMemberBody,
+  createdOrganizationSchema,
+  createOrganizationBody,
+  invitedSchema,
+  memberListSchema,
+  memberParams,
+  memberRoleBody,
+  memberSchema,
+  organizationListSchema,
+  organizationParams,
+} from '@toolbus/api-schema';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import type { OrganizationService } from './organization-service.ts';
 
-const roleSchema = z.enum(['admin', 'member']);
-const organizationSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  createdAt: z.string(),
-  role: roleSchema.nullable().describe('Your role in it (null: a deployment admin who is not a member)'),
-});
-const memberSchema = z.object({
-  userId: z.string(),
-  email: z.string(),
-  name: z.string().nullable(),
-  role: roleSchema,
-  joinedAt: z.string(),
-});
-const organizationParams = z.object({ organizationId: z.string().min(1).max(100) });
-const memberParams = organizationParams.extend({ userId: z.string().min(1).max(100) });
 const self = { kind: 'user', scope: 'chat' } as const;
 
 /**
@@ -36,9 +31,9 @@ export function registerOrganizationRoutes(
       summary: 'Create an organisation',
       tag: 'admin',
       access: { kind: 'admin' },
-      body: z.object({ name: z.string().min(1).max(200) }),
+      body: createOrganizationBody,
       responses: {
-        201: { description: 'The organisation', schema: organizationSchema.omit({ role: true }) },
+        201: { description: 'The organisation', schema: createdOrganizationSchema },
       },
     },
     async ({ principal, body, context }) => context.json(await organizations.create(principal, body), 201),
@@ -54,7 +49,7 @@ export function registerOrganizationRoutes(
       responses: {
         200: {
           description: 'The organisations',
-          schema: z.object({ organizations: z.array(organizationSchema) }),
+          schema: organizationListSchema,
         },
       },
     },
@@ -70,7 +65,7 @@ export function registerOrganizationRoutes(
       access: self,
       params: organizationParams,
       responses: {
-        200: { description: 'The members', schema: z.object({ members: z.array(memberSchema) }) },
+        200: { description: 'The members', schema: memberListSchema },
       },
     },
     async ({ principal, params, context }) =>
@@ -86,16 +81,12 @@ export function registerOrganizationRoutes(
       tag: 'organizations',
       access: self,
       params: organizationParams,
-      body: z.object({
-        email: z.string().email().max(320),
-        name: z.string().min(1).max(200).optional(),
-        role: roleSchema.default('member'),
-      }),
+      body: addMemberBody,
       responses: {
         201: { description: 'The member', schema: memberSchema },
         202: {
           description: 'Invited',
-          schema: z.object({ invited: z.literal(true), email: z.string(), role: roleSchema }),
+          schema: invitedSchema,
         },
       },
     },
@@ -115,7 +106,7 @@ export function registerOrganizationRoutes(
       tag: 'organizations',
       access: self,
       params: memberParams,
-      body: z.object({ role: roleSchema }),
+      body: memberRoleBody,
       responses: { 200: { description: 'The member', schema: memberSchema } },
     },
     async ({ principal, params, body, context }) =>

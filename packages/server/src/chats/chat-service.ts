@@ -1,12 +1,12 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, type ToolAssemblyCache } from '@toolbus/assembly';
-import { type ChatTurn, runChatTurn } from '@toolbus/core';
+import type { ChatTurn } from '@toolbus/core';
 import type { McpRefreshLock } from '@toolbus/mcp';
 import {
   DEFAULT_DEEP_RESEARCH_PROMPTS,
   type DeepResearchPrompts,
   parseDeepResearchCheckpoint,
-  runDeepResearch,
+  runTurn,
 } from '@toolbus/research';
 import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool, WarningLogger } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -20,6 +20,7 @@ import { ServerError } from '../http/server-error.ts';
 import { startTurnTelemetry } from '../observability/turn-telemetry.ts';
 import type { TurnDelivery, TurnJob, TurnQueue, TurnRequest } from '../scale-out/turn-queue.ts';
 import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
+import { titleNewChat } from './chat-titles.ts';
 import type { LiveTurn } from './live-turn.ts';
 import {
   NOT_QUEUED_TURN_REASON,
@@ -89,6 +90,8 @@ export interface ChatServiceDependencies {
   readonly contextWindowTokens?: number;
   /** The document index; each turn's built-in tools get its organisation's view only. */
   readonly documentIndex?: DocumentSearchIndex;
+  /** Title a new chat from its first exchange (chat-titles.ts). */
+  readonly titleChats?: boolean;
 }
 
 /**
@@ -408,54 +411,61 @@ export class ChatService {
             model,
             ...(deps.recordToolContent ? { recordToolContent: true } : {}),
           });
-          // Deep Research brings its own prompts per step; it reads the conversation and the persona's tools.
-          // The steps that speak to the user (clarification, final report) get the system prompt too, and
-          // `maxCycles` bounds its orchestrator cycles.
-          const turn: ChatTurn = input.research
-            ? runDeepResearch({
-                model: telemetry.model,
-                messages: [...history, userMessage],
-                tools,
-                signal,
-                prompts: researchPromptsWith(systemPrompt),
-                ...(maxCycles === undefined
-                  ? {}
-                  : { limits: { orchestratorCycles: maxCycles, orchestratorCyclesReasoning: maxCycles } }),
-                ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
-                ...(answersClarification ? { skipClarification: true } : {}),
-                ...(options.resume
-                  ? { resume: { packets: context.earlier, ...omitUndefined({ checkpoint }) } }
-                  : {}),
-                ...(checkpoints
-                  ? {
-                      // Saved only once the packets before it are stored, and only while this worker holds the
-                      // turn: a resume never starts from a checkpoint ahead of the stream.
-                      onCheckpoint: async (saved) => {
-                        if (!(await context.persisted())) return;
-                        await deps.storage.researchCheckpoints.save({
-                          chatId: chat.id,
-                          turn: turnIndex,
-                          checkpoint: saved,
-                        });
-                      },
-                    }
-                  : {}),
-              })
-            : runChatTurn({
-                model: telemetry.model,
-                messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
-                tools,
-                files,
-                userId: principal.user.id,
-                signal,
-                hooks: telemetry.hooks,
-                ...omitUndefined({ maxCycles }),
-                ...deps.turnToolOptions?.(modelName),
-              });
+          // runTurn decides research or chat. Deep Research brings its own prompts per step; it reads the
+          // conversation and the persona's tools. The steps that speak to the user (clarification, final report)
+          // get the system prompt too, and `maxCycles` bounds its orchestrator cycles.
+          const turn: ChatTurn = runTurn({
+            model: telemetry.model,
+            messages: [{ role: 'system', content: systemPrompt }, ...history, userMessage],
+            tools,
+            files,
+            userId: principal.user.id,
+            signal,
+            hooks: telemetry.hooks,
+            ...omitUndefined({ maxCycles }),
+            ...deps.turnToolOptions?.(modelName),
+            research: input.research && {
+              prompts: researchPromptsWith(systemPrompt),
+              ...omitUndefined({ contextWindowTokens: deps.contextWindowTokens }),
+              ...(answersClarification ? { skipClarification: true } : {}),
+              ...(options.resume
+                ? { resume: { packets: context.earlier, ...omitUndefined({ checkpoint }) } }
+                : {}),
+              ...(checkpoints
+                ? {
+                    // Saved only once the packets before it are stored, and only while this worker holds the
+                    // turn: a resume never starts from a checkpoint ahead of the stream.
+                    onCheckpoint: async (saved) => {
+                      if (!(await context.persisted())) return;
+                      await deps.storage.researchCheckpoints.save({
+                        chatId: chat.id,
+                        turn: turnIndex,
+                        checkpoint: saved,
+                      });
+                    },
+                  }
+                : {}),
+            },
+          });
           void turn.result.then(
             (result) => telemetry.end(result),
             (error: unknown) => telemetry.end(undefined, error),
           );
+          if (deps.titleChats && history.length === 0 && !input.research) {
+            const answer = turn.result.then(
+              (result) => result.answer,
+              () => undefined,
+            );
+            void titleNewChat({
+              storage: deps.storage,
+              chatId: chat.id,
+              currentTitle: chat.title,
+              question: input.content,
+              model,
+              answer,
+              ...omitUndefined({ logger: deps.logger }),
+            });
+          }
           return turn;
         },
       };
@@ -463,6 +473,8 @@ export class ChatService {
         ? await deps.runner.start(start)
         : await deps.runner.runRecorded({ ...start, turn: options.turn });
     } catch (error) {
+      // A turn that never started takes no standalone proxy's asks.
+      approvals?.close();
       await cleanup();
       throw error;
     }

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import type { AddressPolicy } from '@toolbus/core';
+import type { AddressPolicy } from '@toolbus/core/net';
 import {
   type ApprovalBroker,
   type ApprovalDecision,
@@ -14,7 +14,11 @@ import {
 import type { SandboxEgressProvider } from '@toolbus/interpreter';
 import { omitUndefined } from '@toolbus/spec';
 import { type ConnectedAppRecord, DEFAULT_ORGANIZATION_ID, type Storage } from '@toolbus/storage';
-import { storageEgressMcpServers, storageMcpCredentials } from './storage-mcp-egress.ts';
+import {
+  storageEgressMcpServers,
+  storageMcpCredentials,
+  storageSandboxMcpServers,
+} from './storage-mcp-egress.ts';
 
 /** Options for {@link startSandboxEgress}. */
 export interface SandboxEgressOptions {
@@ -88,8 +92,9 @@ export function storageEgressCatalogue(
         )
         .map(toConnectedApp);
     },
-    // MCP servers by URL: a sandbox request to one gets its credential, and a `tools/call` passes the gate first.
-    mcpServers: () => storageEgressMcpServers(storage),
+    // MCP servers by URL: a sandbox request to one gets its credential, and a `tools/call` passes the gate first;
+    // only servers made available to sandboxes, for users with access (every other one is claimed and refused).
+    mcpServers: (identity) => storageSandboxMcpServers(storage, identity),
     credentialResolvers: [
       createMcpServerResolver({
         allServers: () => storageEgressMcpServers(storage),

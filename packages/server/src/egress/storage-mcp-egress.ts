@@ -1,7 +1,7 @@
 import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
 import type { EgressIdentity, EgressMcpServer } from '@toolbus/egress';
 import { renderMcpHeaderTemplates, StoreOAuthClientProvider } from '@toolbus/mcp';
-import type { Storage } from '@toolbus/storage';
+import { offeredToSandboxes, readMcpServerAccess, type Storage } from '@toolbus/storage';
 
 /**
  * The deployment's MCP servers that sandboxed code can reach: every configured server with an HTTP endpoint (a
@@ -15,6 +15,24 @@ export async function storageEgressMcpServers(storage: Storage): Promise<EgressM
     reachable.push({ id: server.id, name: server.name, url: server.endpoint.url });
   }
   return reachable;
+}
+
+/**
+ * The MCP servers `identity`'s sandbox is offered (its catalogue): those an administrator made available to
+ * sandboxes, and only to users with access to them. A request to any other configured server's origin is still
+ * claimed (by {@link storageEgressMcpServers}, the resolver's list) and refused, never forwarded bare.
+ */
+export async function storageSandboxMcpServers(
+  storage: Storage,
+  identity: EgressIdentity,
+): Promise<EgressMcpServer[]> {
+  const offered: EgressMcpServer[] = [];
+  for (const server of await storageEgressMcpServers(storage)) {
+    if (offeredToSandboxes(await readMcpServerAccess(storage.settings, server.id), identity.userId)) {
+      offered.push(server);
+    }
+  }
+  return offered;
 }
 
 /**

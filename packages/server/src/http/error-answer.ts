@@ -106,7 +106,7 @@ export function toErrorAnswer(error: unknown): ErrorAnswer {
 }
 
 /** A guarded-fetch refusal that `error` is or was caused by (the MCP and OpenAPI clients wrap it). */
-function guardRefusal(error: unknown): GuardedFetchError | undefined {
+export function guardRefusal(error: unknown): GuardedFetchError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
     if (GuardedFetchError.isInstance(current)) return current;

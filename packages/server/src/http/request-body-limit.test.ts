@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Storage } from '@toolbus/storage';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer, LOCAL_USER_EMAIL } from '../create-server.ts';
+import { LOCAL_USER_EMAIL } from '../auth/local-auth.ts';
+import { createServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
 
 const limit = 4096;

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ServerError } from './server-error.ts';
 
@@ -50,4 +50,24 @@ async function drainBody(request: Request, maxBytes: number): Promise<void> {
   } catch {
     // The client went away: nothing to answer.
   }
+}
+
+/**
+ * Limits every request body of `app`: uploads (raw bytes, on `uploadPaths`) to `maxUploadBytes` (default 20 MiB),
+ * every other body (JSON) to `maxBodyBytes` (default 1 MiB).
+ */
+export function limitRequestBodies(
+  app: Hono,
+  options: {
+    readonly uploadPaths: readonly string[];
+    readonly maxBodyBytes?: number | undefined;
+    readonly maxUploadBytes?: number | undefined;
+  },
+): void {
+  const jsonLimit = requestBodyLimit(options.maxBodyBytes ?? 1024 * 1024);
+  const uploadLimit = requestBodyLimit(options.maxUploadBytes ?? 20 * 1024 * 1024);
+  const uploadPaths = new Set(options.uploadPaths);
+  app.use('*', (context, next) =>
+    (uploadPaths.has(context.req.path) ? uploadLimit : jsonLimit)(context, next),
+  );
 }

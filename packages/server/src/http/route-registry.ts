@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiKeyScope, Principal } from './principal.ts';
+import { checkedResponse } from './response-check.ts';
 import { ServerError } from './server-error.ts';
 
 /** Who may call a route: anyone, a signed-in user (with a key scope), or an admin. */
@@ -98,8 +99,11 @@ export class RouteRegistry {
     return this.#routes.map((route) => route.definition);
   }
 
-  /** Registers every route on `app`, each checked by `guard` before its inputs are read. */
-  mount(app: Hono, guard: RouteGuard): void {
+  /**
+   * Registers every route on `app`, each checked by `guard` before its inputs are read. With `checkResponses`,
+   * each answer is also checked against the route's declared responses ({@link checkedResponse}).
+   */
+  mount(app: Hono, guard: RouteGuard, options: { readonly checkResponses?: boolean } = {}): void {
     for (const { definition, handler } of this.#routes) {
       if (handler === undefined) continue;
       const honoPath = definition.path.replace(/\{([^}]+)\}/g, ':$1');
@@ -111,7 +115,8 @@ export class RouteRegistry {
           definition.body === undefined
             ? undefined
             : parseInput(definition.body, await readJson(context), 'body');
-        return handler({ params, query, body, principal: principal as Principal, context });
+        const response = await handler({ params, query, body, principal: principal as Principal, context });
+        return options.checkResponses ? checkedResponse(definition, response) : response;
       });
     }
   }

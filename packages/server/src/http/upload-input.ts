@@ -1,20 +1,5 @@
 import type { Context } from 'hono';
-import { z } from 'zod';
 import { ServerError } from './server-error.ts';
-
-/**
- * The `name` of an uploaded file: a bare file name, never a path. Whatever later writes the file somewhere (a
- * sandbox workspace, a download's `Content-Disposition`, an export) gets a name that cannot climb out of the
- * folder it is written to, so `../../etc/passwd`, `a/b`, `C:\x`, `..` and control characters are refused here.
- */
-export const uploadFileName = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((name) => !/[/\\]/.test(name), 'a file name, not a path (no "/" or "\\")')
-  .refine((name) => !/[\x00-\x1f\x7f]/.test(name), 'no control characters')
-  .refine((name) => name !== '.' && name !== '..', 'a file name, not "." or ".."')
-  .describe('The file name (no path)');
 
 /** `type/subtype` as RFC 9110 spells a media type's tokens (parameters after `;` are dropped). */
 const mediaTypePattern = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;

@@ -170,6 +170,18 @@ describe('the admin API', () => {
       200,
     );
     assert.ok(builtIns.tools.some((tool) => tool.id === 'SearchTool' && tool.name === 'internal_search'));
+    // Each with the name the chat shows, and whether this deployment has a factory for it.
+    const search = builtIns.tools.find((tool) => tool.id === 'SearchTool') as unknown as {
+      displayName: string;
+      available: boolean;
+    };
+    assert.equal(search.displayName, 'Internal Search');
+    assert.equal(
+      (builtIns.tools as unknown as { id: string; available: boolean }[]).find(
+        (tool) => tool.id === 'CodingAgentTool',
+      )?.available,
+      false,
+    );
     assert.equal(builtIns.tools.length, new Set(builtIns.tools.map((tool) => tool.id)).size);
     assert.ok(builtIns.tools.some((tool) => tool.id === 'CodingAgentTool'));
     const detail = await json<{ tools: { source: { builtInId?: string } }[] }>(

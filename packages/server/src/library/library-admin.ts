@@ -5,6 +5,8 @@ import {
   connectMcpServer,
   McpAuthorizationRequiredError,
   type McpRefreshLock,
+  type ProviderInputSchema,
+  providerInputSchema,
   toolDefinitionHash,
 } from '@toolbus/mcp';
 import { parseOpenApiDocument } from '@toolbus/openapi';
@@ -29,12 +31,14 @@ import type {
 import { checkHeaderInput, checkHeaderValue } from '../http/header-input.ts';
 import type { Principal } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
+import type { AvailableBuiltIns } from './built-in-tool-routes.ts';
 import { DocumentAdmin } from './document-admin.ts';
 import {
   type LibrarySettings,
   type LibrarySettingsBackend,
   storageSettingsBackend,
 } from './library-settings.ts';
+import { checkMcpServer, type McpServerCheck, mcpFailureAnswer } from './mcp-server-check.ts';
 import { SkillAdmin, type SkillAdminOptions } from './skill-admin.ts';
 
 /** An MCP server as an admin sees it: header names and whether a key is set, never their values. */
@@ -59,6 +63,11 @@ export interface McpToolReview {
   readonly approvedHash: string | null;
   /** `approved`: offered; `drifted`: its definition changed since approval (withheld); `unapproved`: never approved. */
   readonly status: 'approved' | 'drifted' | 'unapproved';
+  /**
+   * Why the tool is set aside whatever its approval: its input schema cannot be made into one providers accept
+   * (a recursive `$ref`, say). Absent for a tool that can be offered.
+   */
+  readonly setAside?: string;
 }
 
 /** A skill upload waiting for an admin's decision: its validation problems and content-scan findings. */
@@ -89,6 +98,8 @@ export interface LibraryAdminOptions {
   readonly mcpOAuthRedirectUrl?: string;
   /** Serialises MCP OAuth token refreshes across replicas (default: within this process). */
   readonly mcpOAuthRefreshLock?: McpRefreshLock;
+  /** Which built-in tools the deployment can run (the persona editor switches those on for a new persona). */
+  readonly availableBuiltIns?: AvailableBuiltIns;
 }
 
 const pendingUploadLifetimeMs = 30 * 60 * 1000;
@@ -108,8 +119,11 @@ export class LibraryAdmin {
   readonly #documents: DocumentAdmin | undefined;
   readonly #settings: LibrarySettingsBackend;
 
+  readonly availableBuiltIns: AvailableBuiltIns | undefined;
+
   constructor(options: LibraryAdminOptions) {
     this.#options = options;
+    this.availableBuiltIns = options.availableBuiltIns;
     this.#settings = options.settings ?? storageSettingsBackend(options.storage);
     this.#skills = options.skills && new SkillAdmin(options.skills);
     this.#documents =
@@ -242,6 +256,13 @@ export class LibraryAdmin {
     return serverView(await this.#storage.mcpServers.create(server));
   }
 
+  /** Connects to a server before it is stored and lists its tools; a failure says why, in words. */
+  async checkMcpServer(server: NewMcpServer): Promise<McpServerCheck> {
+    checkHeaderInput(server.headers, 'body.headers');
+    checkHeaderValue(server.apiKey, 'body.apiKey');
+    return checkMcpServer(server, { fetch: this.#options.fetch });
+  }
+
   async deleteMcpServer(id: string): Promise<void> {
     if (!(await this.#storage.mcpServers.delete(id))) throw notFound('serverId', 'MCP server', id);
   }
@@ -276,7 +297,8 @@ export class LibraryAdmin {
           : {}),
       });
     } catch (error) {
-      if (!McpAuthorizationRequiredError.isInstance(error)) throw error;
+      if (!McpAuthorizationRequiredError.isInstance(error))
+        throw mcpFailureAnswer(error, { serverName: server.name, field: 'path.serverId' }) ?? error;
       throw new ServerError({
         code: 'conflict',
         field: 'path.serverId',
@@ -295,6 +317,7 @@ export class LibraryAdmin {
           approvedHash,
           status:
             approvedHash === null ? 'unapproved' : approvedHash === definitionHash ? 'approved' : 'drifted',
+          ...omitUndefined({ setAside: problemOf(providerInputSchema(tool.inputSchema)) }),
         });
       }
       return reviews;
@@ -575,4 +598,9 @@ function serverView(server: McpServer): McpServerView {
     hasApiKey: server.apiKey !== null,
     createdAt: server.createdAt,
   };
+}
+
+/** The reason a schema is set aside, or nothing when a provider takes it. */
+function problemOf(prepared: ProviderInputSchema): string | undefined {
+  return prepared.ok ? undefined : prepared.reason;
 }

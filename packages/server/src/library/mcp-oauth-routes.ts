@@ -1,3 +1,10 @@
+import {
+  connectMcpServerBody,
+  mcpConnectionListSchema,
+  mcpConnectionSchema,
+  mcpConnectStartSchema,
+  mcpServerParams,
+} from '@toolbus/api-schema';
 import { z } from 'zod';
 import { isSecureOrigin, oauthOrigin } from '../auth/public-origin.ts';
 import { cookieValue, setCookieHeader } from '../http/cookie.ts';
@@ -10,13 +17,6 @@ import {
 } from './mcp-oauth-return.ts';
 import { MCP_OAUTH_CALLBACK_PATH, type McpOAuthService } from './mcp-oauth-service.ts';
 
-const statusSchema = z.object({
-  serverId: z.string(),
-  name: z.string(),
-  authType: z.enum(['none', 'api-key', 'headers', 'oauth']),
-  connected: z.boolean(),
-});
-const serverParams = z.object({ serverId: z.string().min(1).max(100) });
 const self = { kind: 'user', scope: 'chat' } as const;
 
 /**
@@ -37,7 +37,7 @@ export function registerMcpOAuthRoutes(
       tag: 'mcp-connections',
       access: self,
       responses: {
-        200: { description: 'The servers', schema: z.object({ servers: z.array(statusSchema) }) },
+        200: { description: 'The servers', schema: mcpConnectionListSchema },
       },
     },
     async ({ principal, context }) => context.json({ servers: await oauth.list(principal) }),
@@ -50,8 +50,8 @@ export function registerMcpOAuthRoutes(
       summary: 'Whether you are connected to this OAuth MCP server',
       tag: 'mcp-connections',
       access: self,
-      params: serverParams,
-      responses: { 200: { description: 'The status', schema: statusSchema } },
+      params: mcpServerParams,
+      responses: { 200: { description: 'The status', schema: mcpConnectionSchema } },
     },
     async ({ principal, params, context }) => context.json(await oauth.status(principal, params.serverId)),
   );
@@ -64,23 +64,12 @@ export function registerMcpOAuthRoutes(
         'Start connecting to an OAuth MCP server: "connected" when your stored tokens work, else the authorization URL (PKCE, state) to open',
       tag: 'mcp-connections',
       access: self,
-      params: serverParams,
-      body: z.object({
-        returnTo: z
-          .string()
-          .max(2000)
-          .optional()
-          .describe(
-            'A path on this server the callback sends the browser to (default /; anything else becomes /)',
-          ),
-      }),
+      params: mcpServerParams,
+      body: connectMcpServerBody,
       responses: {
         200: {
           description: 'Connected, or where to authorize',
-          schema: z.object({
-            status: z.enum(['connected', 'authorization_required']),
-            authorizationUrl: z.string().optional(),
-          }),
+          schema: mcpConnectStartSchema,
         },
       },
     },
@@ -115,7 +104,7 @@ export function registerMcpOAuthRoutes(
       summary: 'Disconnect: forget your tokens for this MCP server',
       tag: 'mcp-connections',
       access: self,
-      params: serverParams,
+      params: mcpServerParams,
       responses: { 204: { description: 'Disconnected' } },
     },
     async ({ principal, params, context }) => {

@@ -6,12 +6,13 @@ import {
   memoryListSchema,
   memoryParams,
   memorySchema,
+  uploadQuery,
   userSettingsBody,
   userSettingsSchema,
 } from '@toolbus/api-schema';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { RouteRegistry } from '../http/route-registry.ts';
-import { uploadBytes, uploadFileName, uploadMediaType } from '../http/upload-input.ts';
+import { uploadBytes, uploadMediaType } from '../http/upload-input.ts';
 import type { UserDataService } from './user-data-service.ts';
 
 const chat = { kind: 'user', scope: 'chat' } as const;
@@ -29,7 +30,7 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       summary: 'Upload a file (the raw bytes as the body; its media type as Content-Type)',
       tag: 'files',
       access: chat,
-      query: z.object({ name: uploadFileName }),
+      query: uploadQuery,
       rawBody: { description: "The file's bytes; its media type as Content-Type" },
       responses: {
         201: { description: 'The file', schema: fileSchema },

@@ -1,6 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, Server } from '@modelcontextprotocol/server';
 import { runToolCalls } from '@toolbus/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -67,8 +65,10 @@ export function describeMcpEndpoint(registry: RouteRegistry): void {
 }
 
 /**
- * Serves a persona's assembled tools as an MCP server over Streamable HTTP (stateless: each request authenticates
- * with an API key holding the `mcp` scope, gets a fresh assembly for its user, and gets JSON back). MCP clients so
+ * Serves a persona's assembled tools as an MCP server over Streamable HTTP, on both protocol revisions: 2026-07-28
+ * (sessionless by design) and, through the SDK's stateless fallback, 2025-11-25 and older. Either way each request
+ * stands alone: it authenticates with an API key holding the `mcp` scope, gets a fresh assembly for its user, and
+ * gets JSON back, so any replica can answer it without sticky sessions. MCP clients so
  * get toolbus's tools with its SSRF guard, sandbox and credential injection; a tool's failure is an `isError`
  * result, never a protocol error.
  */
@@ -85,48 +85,52 @@ export function mountMcpEndpoint(
       'path.personaId',
     );
     const { tools, cleanup } = await options.chats.assemble(principal, persona);
-    const server = new Server(
-      { name: `toolbus-${persona.name}`, version: options.version },
-      { capabilities: { tools: {} } },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: tools.map((tool) => {
-        const definition = tool.definition();
-        return {
-          name: definition.name,
-          description: definition.description,
-          inputSchema: definition.parameters as { type: 'object'; [key: string]: unknown },
-        };
-      }),
-    }));
     let calls = 0;
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      calls += 1;
-      const { outcomes } = await runToolCalls(
-        [
-          {
-            id: `mcp_${calls}`,
-            name: request.params.name,
-            arguments: (request.params.arguments ?? {}) as Record<string, unknown>,
-            placement: { turn: 0, tab: 0 },
-          },
-        ],
-        tools,
-        { userId: principal.user.id, signal: extra.signal },
+    // The SDK asks for a server per exchange (one for the 2026-07-28 leg, a fresh one for a legacy request).
+    const serve = () => {
+      const server = new Server(
+        { name: `toolbus-${persona.name}`, version: options.version },
+        { capabilities: { tools: {} } },
       );
-      const outcome = outcomes[0];
-      return {
-        content: [{ type: 'text' as const, text: outcome?.response.llmFacing ?? '' }],
-        isError: outcome?.status !== 'success',
-      };
-    });
-    // No session id generator: stateless, so every request stands alone (and may reach any instance).
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+      server.setRequestHandler('tools/list', async () => ({
+        tools: tools.map((tool) => {
+          const definition = tool.definition();
+          return {
+            name: definition.name,
+            description: definition.description,
+            inputSchema: definition.parameters as { type: 'object'; [key: string]: unknown },
+          };
+        }),
+      }));
+      server.setRequestHandler('tools/call', async (request, extra) => {
+        calls += 1;
+        const { outcomes } = await runToolCalls({
+          calls: [
+            {
+              id: `mcp_${calls}`,
+              name: request.params.name,
+              arguments: (request.params.arguments ?? {}) as Record<string, unknown>,
+              placement: { turn: 0, tab: 0 },
+            },
+          ],
+          tools,
+          userId: principal.user.id,
+          signal: extra.mcpReq.signal,
+        });
+        const outcome = outcomes[0];
+        return {
+          content: [{ type: 'text' as const, text: outcome?.response.llmFacing ?? '' }],
+          isError: outcome?.status !== 'success',
+        };
+      });
+      return server;
+    };
+    // Stateless on both legs: no session ids, so every request may reach any instance.
+    const handler = createMcpHandler(serve, { legacy: 'stateless' });
     try {
-      await server.connect(transport);
-      return await transport.handleRequest(context.req.raw);
+      return await handler.fetch(context.req.raw);
     } finally {
-      await server.close().catch(() => undefined);
+      await handler.close().catch(() => undefined);
       await cleanup();
     }
   });

@@ -1,3 +1,4 @@
+import type { ApprovalAsks } from './approval-asks.ts';
 import type { ApprovalRelay } from './approval-relay.ts';
 import type { RequestRateLimit } from './request-rate-limit.ts';
 import type { SharedTurnPacketLog } from './shared-turn-packet-log.ts';
@@ -31,6 +32,8 @@ export interface ScaleOutBackend {
   readonly queue: TurnQueue;
   /** Egress approvals decided on any replica (default: the replica whose proxy waits only sees its own). */
   readonly approvals?: ApprovalRelay;
+  /** Approval asks of standalone egress proxies (`toolbus egress serve`), for the replica running the chat's turn. */
+  readonly approvalAsks?: ApprovalAsks;
   /** Whether this replica runs queued turns (a worker) or only serves the API (default true). */
   readonly worker?: boolean;
   /** Timing of the sweep that closes turns recorded as running that no job and no worker has. */

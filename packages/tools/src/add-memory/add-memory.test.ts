@@ -68,17 +68,17 @@ describe('add_memory over a real storage and the scripted model server', () => {
     const tool = options.tool ?? createAddMemoryTool({ storage, model: modelFor('openai') });
     const emitter = new Emitter();
     const id = options.userId === null ? undefined : (options.userId ?? userId);
-    const { outcomes } = await runToolCalls(
-      [{ id: 'memory-call', name: 'add_memory', arguments: { memory }, placement: { turn: 1, tab: 0 } }],
-      [tool],
-      {
-        emitter,
-        history,
-        userQuery: 'Please remember that I now use dark mode everywhere.',
-        userId: id,
-        extras: options.extras,
-      },
-    );
+    const { outcomes } = await runToolCalls({
+      calls: [
+        { id: 'memory-call', name: 'add_memory', arguments: { memory }, placement: { turn: 1, tab: 0 } },
+      ],
+      tools: [tool],
+      emitter,
+      history,
+      userQuery: 'Please remember that I now use dark mode everywhere.',
+      userId: id,
+      extras: options.extras,
+    });
     emitter.close();
     const packets: Packet[] = [];
     for await (const packet of emitter) packets.push(packet);
@@ -277,8 +277,8 @@ describe('add_memory over a real storage and the scripted model server', () => {
     const requestsBefore = server.requests.length;
     const controller = new AbortController();
     const emitter = new Emitter();
-    const running = runToolCalls(
-      [
+    const running = runToolCalls({
+      calls: [
         {
           id: 'memory-call',
           name: 'add_memory',
@@ -286,9 +286,11 @@ describe('add_memory over a real storage and the scripted model server', () => {
           placement: { turn: 1, tab: 0 },
         },
       ],
-      [createAddMemoryTool({ storage, model: modelFor('openai') })],
-      { emitter, userId, signal: controller.signal },
-    );
+      tools: [createAddMemoryTool({ storage, model: modelFor('openai') })],
+      emitter,
+      userId,
+      signal: controller.signal,
+    });
     while (server.requests.length === requestsBefore) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort(new Error('user pressed stop'));
     const { outcomes } = await running;

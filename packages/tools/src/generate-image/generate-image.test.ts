@@ -54,8 +54,8 @@ describe('generate_image against a loopback images API', () => {
   ) {
     const emitter = new Emitter();
     const id = options.userId === null ? undefined : (options.userId ?? userId);
-    const result = await runToolCalls(
-      [
+    const result = await runToolCalls({
+      calls: [
         {
           id: 'image-call',
           name: 'generate_image',
@@ -63,9 +63,10 @@ describe('generate_image against a loopback images API', () => {
           placement: { turn: 2, tab: 0 },
         },
       ],
-      [tool],
-      { emitter, userId: id },
-    );
+      tools: [tool],
+      emitter,
+      userId: id,
+    });
     emitter.close();
     const packets: Packet[] = [];
     for await (const packet of emitter) packets.push(packet);

@@ -63,7 +63,13 @@ describe('python tool against the real interpreter, runner and storage', () => {
       arguments: { code },
       placement: { turn: 1, tab: 0 },
     };
-    const { outcomes } = await runToolCalls([call], [tool], { emitter, files: chatFiles, userId });
+    const { outcomes } = await runToolCalls({
+      calls: [call],
+      tools: [tool],
+      emitter,
+      files: chatFiles,
+      userId,
+    });
     emitter.close();
     const packets: Packet[] = [];
     for await (const packet of emitter) packets.push(packet);
@@ -308,7 +314,13 @@ describe('python tool with skills, over a pool of two real interpreters', () => 
   async function run(tool: Tool, code: string, chatFiles: readonly ChatFile[] = []): Promise<PythonResult> {
     const emitter = new Emitter();
     const call = { id: 'call-skills', name: tool.name, arguments: { code }, placement: { turn: 1, tab: 0 } };
-    const { outcomes } = await runToolCalls([call], [tool], { emitter, files: chatFiles, userId });
+    const { outcomes } = await runToolCalls({
+      calls: [call],
+      tools: [tool],
+      emitter,
+      files: chatFiles,
+      userId,
+    });
     emitter.close();
     for await (const _packet of emitter) {
     }

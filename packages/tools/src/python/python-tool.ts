@@ -150,6 +150,12 @@ export function createPythonTool(options: PythonToolOptions): Tool {
         if (generated.length > 0)
           context.emitter.emit({ type: 'python-delta', toolCallId, files: generated });
 
+        context.emitter.emit({
+          type: 'python-delta',
+          toolCallId,
+          exitCode: result.exit_code,
+          timedOut: result.timed_out,
+        });
         const stdout = truncateOutput(result.stdout, maxOutputCharacters);
         const stderr = truncateOutput(result.stderr, maxOutputCharacters);
         const failed = result.timed_out || result.exit_code !== 0;

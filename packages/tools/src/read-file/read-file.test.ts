@@ -71,11 +71,15 @@ describe('read_file over a real storage', () => {
   ) {
     const emitter = new Emitter();
     const userId = options.userId === null ? undefined : (options.userId ?? aliceId);
-    const { outcomes } = await runToolCalls(
-      [{ id: 'call-1', name: 'read_file', arguments: argumentsObject, placement: { turn: 0, tab: 0 } }],
-      [options.tool ?? tool],
-      { emitter, files: options.files ?? chatFiles, userId },
-    );
+    const { outcomes } = await runToolCalls({
+      calls: [
+        { id: 'call-1', name: 'read_file', arguments: argumentsObject, placement: { turn: 0, tab: 0 } },
+      ],
+      tools: [options.tool ?? tool],
+      emitter,
+      files: options.files ?? chatFiles,
+      userId,
+    });
     emitter.close();
     const packets: Packet[] = [];
     for await (const packet of emitter) packets.push(packet);
@@ -186,16 +190,18 @@ describe('read_file over a real storage', () => {
     const before = contentReads.filter((id) => id === files.pdf.id).length;
     // Two calls in one cycle run in parallel and share one extraction.
     const emitter = new Emitter();
-    const parallel = await runToolCalls(
-      [0, 1].map((tab) => ({
+    const parallel = await runToolCalls({
+      calls: [0, 1].map((tab) => ({
         id: `parallel-${tab}`,
         name: 'read_file',
         arguments: { file_id: files.pdf.id, start_char: tab },
         placement: { turn: 0, tab },
       })),
-      [tool],
-      { emitter, files: chatFiles, userId: aliceId },
-    );
+      tools: [tool],
+      emitter,
+      files: chatFiles,
+      userId: aliceId,
+    });
     emitter.close();
     assert.deepEqual(
       parallel.outcomes.map((outcome) => outcome.status),

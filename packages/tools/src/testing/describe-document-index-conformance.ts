@@ -194,8 +194,8 @@ export function describeDocumentIndexConformance(backend: DocumentIndexUnderTest
         const reading = (async () => {
           for await (const packet of emitter) packets.push(packet);
         })();
-        const result = await runToolCalls(
-          [
+        const result = await runToolCalls({
+          calls: [
             {
               id: 'a',
               name: 'internal_search',
@@ -209,9 +209,10 @@ export function describeDocumentIndexConformance(backend: DocumentIndexUnderTest
               placement: { turn: 0, tab: 1 },
             },
           ],
-          [tool],
-          { emitter, startCitationNumber: 3 },
-        );
+          tools: [tool],
+          emitter,
+          startCitationNumber: 3,
+        });
         emitter.close();
         await reading;
         const text = result.outcomes[0]?.response.llmFacing ?? '';
@@ -229,8 +230,8 @@ export function describeDocumentIndexConformance(backend: DocumentIndexUnderTest
           'gift cards',
         ]);
         assert.ok(packets.some((packet) => packet.obj.type === 'search-documents'));
-        const none = await runToolCalls(
-          [
+        const none = await runToolCalls({
+          calls: [
             {
               id: 'c',
               name: 'internal_search',
@@ -238,8 +239,8 @@ export function describeDocumentIndexConformance(backend: DocumentIndexUnderTest
               placement: { turn: 0, tab: 0 },
             },
           ],
-          [tool],
-        );
+          tools: [tool],
+        });
         assert.match(none.outcomes[0]?.response.llmFacing ?? '', /No documents matched "zebra"/);
       });
     });

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { omitUndefined } from '@toolbus/spec';
 
 const managed = { 'app.kubernetes.io/managed-by': 'toolbus' };
 
-/** Labels of a sandbox pod or container of ours. */
-export function labelsFor(sandboxId: string, userId: string): Record<string, string> {
-  return { ...managed, 'toolbus.dev/sandbox-id': sandboxId, 'toolbus.dev/user-id': userId };
+/** Labels of a sandbox pod or container of ours, with the chat it serves when given. */
+export function labelsFor(sandboxId: string, userId: string, sessionId?: string): Record<string, string> {
+  return {
+    ...managed,
+    'toolbus.dev/sandbox-id': sandboxId,
+    'toolbus.dev/user-id': userId,
+    ...omitUndefined({ 'toolbus.dev/session-id': sessionId }),
+  };
 }
 
 /** A running pod as the API returns it. */

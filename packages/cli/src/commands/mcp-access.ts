@@ -1,0 +1,86 @@
+import {
+  type McpServer,
+  type McpServerAccess,
+  readMcpServerAccess,
+  type Storage,
+  writeMcpServerAccess,
+} from '@toolbus/storage';
+import { EXIT_CODES } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
+import { usage } from './mcp-subcommands.ts';
+
+/** What `toolbus mcp access` was asked: nothing (show it) or a new record. */
+export interface McpAccessOptions {
+  readonly storage: Storage;
+  readonly say: (line: string) => void;
+  readonly sandboxes?: string;
+  readonly users?: string;
+  readonly allUsers: boolean;
+}
+
+/**
+ * `toolbus mcp access <name>`: shows or replaces who may use an MCP server and whether sandboxes are offered it.
+ * The record and its predicate are `@toolbus/storage`'s (`mcp-server-access.ts`), as the admin API's are.
+ */
+export async function mcpServerAccessCommand(server: McpServer, options: McpAccessOptions): Promise<number> {
+  const { storage, say } = options;
+  if (options.users !== undefined && options.allUsers) {
+    throw new UsageError({ message: '--users and --all-users cannot go together.', usage });
+  }
+  const setting = options.sandboxes !== undefined || options.users !== undefined || options.allUsers;
+  if (setting) {
+    const current = await readMcpServerAccess(storage.settings, server.id);
+    const access: McpServerAccess = {
+      ...(options.users !== undefined
+        ? { userIds: await userIdsOf(storage, options.users) }
+        : !options.allUsers && current?.userIds !== undefined
+          ? { userIds: current.userIds }
+          : {}),
+      availableToSandboxes: sandboxesSwitch(options.sandboxes) ?? current?.availableToSandboxes ?? false,
+    };
+    await writeMcpServerAccess(storage.settings, server.id, access);
+  }
+  const access = await readMcpServerAccess(storage.settings, server.id);
+  const emails: string[] = [];
+  for (const id of access?.userIds ?? [])
+    emails.push((await storage.users.get(id))?.email ?? `(deleted user ${id})`);
+  say(`MCP server "${server.name}":`);
+  say(
+    `  users: ${access?.userIds === undefined ? 'every user' : emails.length > 0 ? emails.join(', ') : 'nobody'}`,
+  );
+  say(
+    `  sandboxes: ${access?.availableToSandboxes === true ? 'offered (through the egress proxy)' : 'not offered'}`,
+  );
+  return EXIT_CODES.ok;
+}
+
+function sandboxesSwitch(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new UsageError({ message: `--sandboxes takes on or off, not "${value}".`, usage });
+}
+
+async function userIdsOf(storage: Storage, list: string): Promise<string[]> {
+  const emails = [
+    ...new Set(
+      list
+        .split(',')
+        .map((email) => email.trim())
+        .filter((email) => email !== ''),
+    ),
+  ];
+  if (emails.length === 0) throw new UsageError({ message: '--users needs at least one email.', usage });
+  const ids: string[] = [];
+  for (const email of emails) {
+    const user = await storage.users.getByEmail(email);
+    if (!user) {
+      throw new UsageError({
+        message: `--users: no user has the email "${email}" (see the users admin page).`,
+        usage,
+      });
+    }
+    ids.push(user.id);
+  }
+  return ids;
+}

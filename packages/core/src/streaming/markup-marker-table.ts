@@ -1,0 +1,223 @@
+import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
+
+// The markup stream filter's view of a marker list: each marker prepared for matching in place (lower-cased,
+// closes listed, orphan closes added), and the tables that find the markers that may start at a character.
+
+/** A marker as the filter matches it. */
+export interface PreparedMarker {
+  readonly open: string;
+  /**
+   * Hidden, nothing else: a closing marker met outside any block (the model forgot the opening one), or a
+   * marker that stands alone (a channel header).
+   */
+  readonly alone: boolean;
+  /** A closing marker met without its opening one: hidden where it opens a line, text after prose on its line. */
+  readonly orphanClose: boolean;
+  /** The block's content is reasoning (see {@link ToolCallMarkupMarker.reasoning}). */
+  readonly reasoning: boolean;
+  /** Counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
+  readonly opensAnswer: boolean;
+  readonly closes: readonly string[];
+  readonly requiresTagEnd: boolean;
+  readonly maxCloseLength: number;
+}
+
+/** The markers that start with one pair of characters. */
+interface PrefixMarkers {
+  readonly all: PreparedMarker[];
+  /** Those of just the two characters. */
+  readonly short: PreparedMarker[];
+  /** Those of three or more by their third character, each list with the two-character ones. */
+  readonly byThird: Map<number, PreparedMarker[]>;
+}
+
+/** A marker list's lookup tables, built once per list (see {@link markupMarkerTableOf}). */
+export interface MarkupMarkerTable {
+  readonly markers: readonly PreparedMarker[];
+  /** Every spelling (lower and upper case) of every marker's first character. */
+  readonly firstCharacters: readonly string[];
+  /** A character class of {@link firstCharacters}: one native search finds where a marker may start. */
+  readonly firstPattern: RegExp;
+  /** By the codes of the first two (lower-case) characters, `first * 0x10000 + second`. */
+  readonly byPrefix: ReadonlyMap<number, PrefixMarkers>;
+  /** By the first (lower-case) character, for a candidate at the very end of the buffer. */
+  readonly byFirst: ReadonlyMap<string, PreparedMarker[]>;
+  readonly hasSingleCharacterMarker: boolean;
+}
+
+// A filter is made per model step (two or more per turn), nearly always with the same marker list: its tables
+// are built once per list. They are never changed after they are built.
+const preparedByList = new WeakMap<readonly ToolCallMarkupMarker[], MarkupMarkerTable>();
+
+/** The tables of a marker list (cached per list). */
+export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): MarkupMarkerTable {
+  const cached = preparedByList.get(list);
+  if (cached) return cached;
+  const usable = list.filter((marker) => marker.open.length > 0);
+  const opens = new Set(usable.map((marker) => lowerCaseAscii(marker.open)));
+  const orphanCloses = new Set(
+    usable
+      // A lone `</think>` ends thinking the template opened in the prompt: that text was shown, the tag stays.
+      .filter((marker) => marker.opensAnswer !== true)
+      .flatMap((marker) => marker.closes.map(lowerCaseAscii))
+      .filter((close) => close.length > 1),
+  );
+  const markers: PreparedMarker[] = [
+    ...usable.map((marker) => ({
+      open: lowerCaseAscii(marker.open),
+      alone: marker.token === true,
+      orphanClose: false,
+      reasoning: marker.reasoning === true,
+      opensAnswer: marker.opensAnswer === true,
+      closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
+      requiresTagEnd: marker.requiresTagEnd === true,
+      maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
+    })),
+    ...[...orphanCloses]
+      .filter((close) => !opens.has(close))
+      .map((close) => ({
+        open: close,
+        alone: true,
+        orphanClose: true,
+        reasoning: false,
+        opensAnswer: false,
+        closes: [],
+        requiresTagEnd: false,
+        maxCloseLength: 0,
+      })),
+  ];
+  const byFirst = new Map<string, PreparedMarker[]>();
+  const byPrefix = new Map<number, PrefixMarkers>();
+  for (const marker of markers) {
+    addTo(byFirst, marker.open[0]!, marker);
+    // A one-character marker is complete at its first character: file it under every possible second one
+    // would be unbounded, so it is looked up by its first character alone (see #candidatesAt).
+    if (marker.open.length < 2) continue;
+    const key = marker.open.charCodeAt(0) * 0x10000 + marker.open.charCodeAt(1);
+    let entry = byPrefix.get(key);
+    if (entry === undefined) {
+      entry = { all: [], short: [], byThird: new Map() };
+      byPrefix.set(key, entry);
+    }
+    entry.all.push(marker);
+    if (marker.open.length === 2) entry.short.push(marker);
+  }
+  for (const marker of markers) {
+    if (marker.open.length < 3) continue;
+    const entry = byPrefix.get(marker.open.charCodeAt(0) * 0x10000 + marker.open.charCodeAt(1))!;
+    const third = marker.open.charCodeAt(2);
+    let list = entry.byThird.get(third);
+    if (list === undefined) {
+      list = [...entry.short];
+      entry.byThird.set(third, list);
+    }
+    list.push(marker);
+  }
+  const firstCharacters = spellings(markers.map((marker) => marker.open[0]!));
+  const prepared: MarkupMarkerTable = {
+    markers,
+    firstCharacters,
+    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`),
+    byPrefix,
+    byFirst,
+    hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
+  };
+  preparedByList.set(list, prepared);
+  return prepared;
+}
+
+function spellings(characters: readonly string[]): string[] {
+  const result = new Set<string>();
+  for (const character of characters) {
+    result.add(character);
+    if (character >= 'a' && character <= 'z') result.add(character.toUpperCase());
+  }
+  return [...result];
+}
+
+// ASCII-only lower-casing of the markers themselves.
+function lowerCaseAscii(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+function escapeClassCharacter(character: string): string {
+  return /[\\\]^-]/.test(character) ? `\\${character}` : character;
+}
+
+/**
+ * The markers that may start at `buffer[index]`: by the first character alone at the buffer's end, else by the
+ * first two (the key is the two codes, so a lookup builds no string) and the third where the buffer has it.
+ */
+export function candidatesAt(
+  table: MarkupMarkerTable,
+  buffer: string,
+  index: number,
+): readonly PreparedMarker[] {
+  const first = lowerCode(buffer.charCodeAt(index));
+  if (index + 1 >= buffer.length) return table.byFirst.get(String.fromCharCode(first)) ?? noMarkers;
+  const entry = table.byPrefix.get(first * 0x10000 + lowerCode(buffer.charCodeAt(index + 1)));
+  let candidates = noMarkers;
+  if (entry !== undefined) {
+    // By the third character where the buffer has it: `</b>` in prose is then checked against no closing tag
+    // instead of the twenty-odd that start with `</`.
+    candidates =
+      index + 2 < buffer.length
+        ? (entry.byThird.get(lowerCode(buffer.charCodeAt(index + 2))) ?? entry.short)
+        : entry.all;
+  }
+  if (!table.hasSingleCharacterMarker) return candidates;
+  const byFirst = table.byFirst.get(String.fromCharCode(first)) ?? noMarkers;
+  return [...byFirst.filter((marker) => marker.open.length === 1), ...candidates];
+}
+
+/** Whether `marker` starts at `buffer[index]`, may start there (the buffer ends first), or does not. */
+export function matchAt(buffer: string, index: number, marker: PreparedMarker): 'full' | 'partial' | 'none' {
+  const open = marker.open;
+  const available = buffer.length - index;
+  const compared = Math.min(available, open.length);
+  for (let offset = 0; offset < compared; offset++) {
+    if (lowerCode(buffer.charCodeAt(index + offset)) !== open.charCodeAt(offset)) return 'none';
+  }
+  if (available < open.length) return 'partial';
+  if (!marker.requiresTagEnd) return 'full';
+  if (available === open.length) return 'partial';
+  const follower = buffer.charCodeAt(index + open.length);
+  return follower === 0x3e || follower === 0x20 || follower === 0x0a || follower === 0x0d || follower === 0x09
+    ? 'full'
+    : 'none';
+}
+
+/** `indexOf` for a lower-case needle, matching ASCII letters in either case. */
+export function indexOfIgnoringCase(haystack: string, needle: string, from: number): number {
+  const firsts = spellings([needle[0]!]);
+  let position = from;
+  while (true) {
+    let index = -1;
+    for (const first of firsts) {
+      const hit = haystack.indexOf(first, position);
+      if (hit >= 0 && (index < 0 || hit < index)) index = hit;
+    }
+    if (index < 0 || index + needle.length > haystack.length) return -1;
+    let matches = true;
+    for (let offset = 1; offset < needle.length; offset++) {
+      if (lowerCode(haystack.charCodeAt(index + offset)) !== needle.charCodeAt(offset)) {
+        matches = false;
+        break;
+      }
+    }
+    if (matches) return index;
+    position = index + 1;
+  }
+}
+
+export const noMarkers: readonly PreparedMarker[] = [];
+
+function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
+  const list = map.get(key);
+  if (list) list.push(marker);
+  else map.set(key, [marker]);
+}
+
+function lowerCode(code: number): number {
+  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+}

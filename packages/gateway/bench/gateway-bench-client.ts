@@ -1,0 +1,59 @@
+// A child process of the gateway benchmark: the client, in a process of its own so that its reading and parsing
+// share no event loop (and no garbage collector) with the upstream or the proxy it measures. On each `load`
+// message it opens the streams, and answers with every chunk's delay (its read time less the write time the
+// upstream put in the chunk) and the number of chunks read.
+import { request } from 'node:http';
+
+interface Load {
+  base: string;
+  streams: number;
+  body: string;
+}
+
+// The monotonic clock, in ms: one clock for every process on the machine (each process's \`performance.timeOrigin\`
+// is read from the wall clock at its start, and differed between processes by milliseconds).
+const now = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+function oneStream(load: Load, delays: number[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      `${load.base}/v1/chat/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (answer) => {
+        let buffer = '';
+        let chunks = 0;
+        answer.setEncoding('utf8');
+        answer.on('data', (text: string) => {
+          const read = now();
+          buffer += text;
+          let end = buffer.indexOf('\n\n');
+          while (end >= 0) {
+            const line = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const match = /"content":"t([0-9.]+) /.exec(line);
+            if (match?.[1]) {
+              delays.push(read - Number(match[1]));
+              chunks += 1;
+            }
+            end = buffer.indexOf('\n\n');
+          }
+        });
+        answer.on('end', () => resolve(chunks));
+        answer.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(load.body);
+  });
+}
+
+process.on('message', async (message: { load?: Load; stop?: true }) => {
+  if (message.stop) process.exit(0);
+  if (message.load === undefined) return;
+  const delays: number[] = [];
+  const counts = await Promise.all(
+    Array.from({ length: message.load.streams }, () => oneStream(message.load as Load, delays)),
+  );
+  process.send?.({ delays, chunks: counts.reduce((sum, count) => sum + count, 0) });
+});
+process.send?.({ ready: true });

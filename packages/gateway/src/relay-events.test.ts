@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { relayEvents } from './relay-events.ts';
+
+const listen = async (server: Server): Promise<string> => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+describe('relayEvents', () => {
+  const total = 48 * 1024 * 1024;
+  const event = `data: ${JSON.stringify({ text: 'x'.repeat(16 * 1024) })}\n\n`;
+  let sent = 0;
+  let finished = false;
+  let upstream: Server;
+  let relay: Server;
+  let relayUrl = '';
+
+  before(async () => {
+    // An upstream that writes as fast as the connection takes it, and waits for `drain` when it does not.
+    upstream = createServer((incoming, outgoing) => {
+      incoming.resume();
+      outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+      const more = (): void => {
+        while (sent < total) {
+          sent += event.length;
+          if (!outgoing.write(event)) {
+            outgoing.once('drain', more);
+            return;
+          }
+        }
+        finished = true;
+        outgoing.end('data: [DONE]\n\n');
+      };
+      more();
+    });
+    const upstreamUrl = await listen(upstream);
+    relay = createServer((incoming, response) => {
+      incoming.resume();
+      request(upstreamUrl, (upstreamResponse) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        relayEvents({ upstreamResponse, response, repair: (data) => `data: ${data}\n\n` }).then(
+          () => response.end(),
+          () => response.destroy(),
+        );
+      }).end();
+    });
+    relayUrl = await listen(relay);
+  });
+  after(() => {
+    upstream.closeAllConnections();
+    relay.closeAllConnections();
+    upstream.close();
+    relay.close();
+  });
+
+  it('holds the upstream back while the client does not read, then relays every event', async () => {
+    const answer = await new Promise<IncomingMessage>((resolve) => request(relayUrl, resolve).end());
+    answer.pause();
+    // The upstream must stall (its writes wait for `drain`) long before it has written everything: a relay that
+    // read on regardless would buffer the whole answer in memory and let the upstream finish.
+    let last = -1;
+    let still = 0;
+    while (still < 5) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(finished, false, 'the upstream wrote its whole answer to a client that read nothing');
+      still = sent === last ? still + 1 : 0;
+      last = sent;
+    }
+    assert.ok(sent < total / 2, `the upstream wrote ${sent} bytes to a client that read nothing`);
+    let events = 0;
+    let tail = '';
+    answer.setEncoding('utf8');
+    for await (const text of answer as AsyncIterable<string>) {
+      const parts = (tail + text).split('\n\n');
+      tail = parts.pop() ?? '';
+      events += parts.length;
+    }
+    assert.equal(finished, true);
+    assert.equal(events, Math.ceil(total / event.length) + 1);
+  });
+});
