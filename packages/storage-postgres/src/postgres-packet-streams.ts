@@ -13,7 +13,6 @@ export function createPostgresPacketStreams(db: StorageDb): PacketStreams {
   const nothing = async () => {};
   return {
     write: (action) => action(),
-    started: nothing,
     ending: nothing,
     ended: nothing,
     deleting: nothing,

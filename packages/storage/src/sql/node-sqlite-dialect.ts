@@ -10,7 +10,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { whenNotBusy } from './when-not-busy.ts';
+import { isBusy, whenNotBusy } from './when-not-busy.ts';
 
 /** Statements kept prepared per connection: the stores' queries are a few hundred distinct texts. */
 const cachedStatements = 500;
@@ -49,8 +49,9 @@ export class NodeSqliteDialect implements Dialect {
 class NodeSqliteDriver implements Driver {
   readonly #connection: NodeSqliteConnection;
   readonly #database: DatabaseSync;
-  #tail: Promise<void> = Promise.resolve();
-  #release: (() => void) | undefined;
+  /** Whether a query, a transaction or exclusive work holds the connection; who waits for it next. */
+  #held = false;
+  readonly #waiting: (() => void)[] = [];
   #begin: StatementSync | undefined;
 
   constructor(database: DatabaseSync) {
@@ -59,26 +60,39 @@ class NodeSqliteDriver implements Driver {
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    const previous = this.#tail;
-    let release!: () => void;
-    this.#tail = new Promise((resolve) => {
-      release = resolve;
-    });
-    await previous;
-    this.#release = release;
+    if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#held = true;
     return this.#connection;
   }
   async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = undefined;
-    release?.();
+    this.#handOver();
   }
-  async exclusive<Result>(action: () => Result): Promise<Result> {
+  // The next waiter takes the connection as it is released (no one else slips in between).
+  #handOver(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#held = false;
+    else next();
+  }
+  exclusive<Result>(action: () => Result): Promise<Result> {
+    // A free connection runs the work at once, without a wait: appending packets is the hottest write.
+    if (!this.#held) {
+      this.#held = true;
+      try {
+        return Promise.resolve(action());
+      } catch (error) {
+        if (!isBusy(error)) return Promise.reject(error);
+      } finally {
+        this.#handOver();
+      }
+    }
+    return this.#exclusiveWhenFree(action);
+  }
+  async #exclusiveWhenFree<Result>(action: () => Result): Promise<Result> {
     await this.acquireConnection();
     try {
       return await whenNotBusy(action);
     } finally {
-      await this.releaseConnection();
+      this.#handOver();
     }
   }
   async beginTransaction(): Promise<void> {

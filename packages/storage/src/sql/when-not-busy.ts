@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const waitMs = 5_000;
 
 /** SQLite's SQLITE_BUSY, with any extended code (the primary code is the low byte). */
-function isBusy(error: unknown): boolean {
+export function isBusy(error: unknown): boolean {
   const code = (error as { errcode?: unknown }).errcode;
   return typeof code === 'number' && (code & 0xff) === 5;
 }

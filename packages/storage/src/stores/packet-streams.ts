@@ -1,5 +1,6 @@
 import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '../chat.ts';
 import type { StorageDb } from '../sql/store-context.ts';
+import type { ChatStore } from '../storage.ts';
 
 /**
  * Where a database keeps each turn's packets: the one part of the chat store written per database, because it is
@@ -10,8 +11,6 @@ import type { StorageDb } from '../sql/store-context.ts';
 export interface PacketStreams {
   /** Runs a transaction that may call the hooks below: what the streams remember is undone when it rolls back. */
   write<Result>(action: () => Promise<Result>): Promise<Result>;
-  /** The turn's row was just written (`running`). */
-  started(trx: StorageDb, chatId: string, turn: number): Promise<void>;
   /** The turn is about to end (still `running`). */
   ending(trx: StorageDb, chatId: string, turn: number): Promise<void>;
   /** Turns have ended in this transaction. */
@@ -20,6 +19,11 @@ export interface PacketStreams {
   deleting(trx: StorageDb, chatId: string): Promise<void>;
   /** {@link ChatStore.appendPacketBatches}, in a transaction of its own. */
   append(batches: readonly PacketBatch[]): Promise<readonly AppendedPacketBatch[]>;
+  /**
+   * The database's own start and end of a turn, in place of the chat store's where the query builder costs more
+   * than the statements (SQLite; docs/postgres-storage.md). Same rules, same errors.
+   */
+  readonly turns?: Pick<ChatStore, 'startTurn' | 'finishTurn'>;
   /** {@link ChatStore.listPackets}, the cursor already checked. */
   list(options: {
     chatId: string;
