@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CliIo } from './cli-io.ts';
-import { COMMANDS } from './commands/command-registry.ts';
+import { COMMANDS as ENTRIES, loadAllCommands } from './commands/command-registry.ts';
 import { runCli } from './main.ts';
+
+// The registry loads a command's module when it runs; these tests read every command's help, so load them all.
+const COMMANDS = await loadAllCommands();
 
 /** Runs the CLI's entry function with captured output (what `cli-entry.ts` does with the process's streams). */
 async function run(argv: readonly string[], home: string) {
@@ -39,6 +42,13 @@ describe('help and flags, walked over the command table', () => {
   });
   after(async () => {
     await rm(home, { recursive: true, force: true });
+  });
+
+  test("each registry entry's name is the name of the command its module exports", () => {
+    assert.deepEqual(
+      COMMANDS.map((command) => command.name),
+      ENTRIES.map((entry) => entry.name),
+    );
   });
 
   test('`toolbus --help` lists every command, what each does starting in one column', async () => {

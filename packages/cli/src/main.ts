@@ -4,15 +4,15 @@ import type { CliIo } from './cli-io.ts';
 import { closestName } from './closest-name.ts';
 import type { CliCommand } from './commands/cli-command.ts';
 import { type CliSubcommand, subcommandHelp } from './commands/cli-subcommand.ts';
-import { COMMANDS } from './commands/command-registry.ts';
+import { COMMANDS, loadAllCommands } from './commands/command-registry.ts';
 import { EXIT_CODES, EXIT_CODES_HELP } from './exit-codes.ts';
 import { UsageError } from './usage-error.ts';
 
-function usage(): string {
+async function usage(): Promise<string> {
   return `toolbus — connect LLMs to tools
 
 Usage:
-${synopsisLines(COMMANDS).join('\n')}
+${synopsisLines(await loadAllCommands()).join('\n')}
 
 Run \`toolbus <command> --help\` for a command's options (help never runs anything).
   --version   print the version
@@ -51,7 +51,7 @@ export function cliVersion(): string {
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
-    io.stderr.write(usage());
+    io.stderr.write(await usage());
     return EXIT_CODES.usage;
   }
   if (name === '--version' || name === '-V' || name === 'version') {
@@ -59,15 +59,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT_CODES.ok;
   }
   if (name === 'help' || name === '--help' || name === '-h') {
-    const topic = COMMANDS.find((command) => command.name === rest[0]);
+    const topic = await COMMANDS.find((command) => command.name === rest[0])?.load();
     const subcommand = topic === undefined ? undefined : subcommandOf(topic, rest.slice(1));
     io.stdout.write(
-      topic === undefined ? usage() : subcommand ? subcommandHelp(topic.name, subcommand) : topic.usage,
+      topic === undefined ? await usage() : subcommand ? subcommandHelp(topic.name, subcommand) : topic.usage,
     );
     return EXIT_CODES.ok;
   }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined && name.startsWith('-')) {
+  const entry = COMMANDS.find((candidate) => candidate.name === name);
+  if (entry === undefined && name.startsWith('-')) {
     // Before a command only --help and --version exist: say it is an option, not a command.
     const suggestion = closestName(name.split('=')[0] as string, ['--help', '--version']);
     io.stderr.write(
@@ -76,7 +76,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     );
     return EXIT_CODES.usage;
   }
-  if (command === undefined) {
+  if (entry === undefined) {
     const suggestion = closestName(
       name,
       COMMANDS.map((candidate) => candidate.name),
@@ -87,6 +87,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     );
     return EXIT_CODES.usage;
   }
+  // Only this command's module is imported: `toolbus serve` does not load the others and what they import.
+  const command = await entry.load();
   const subcommand = subcommandOf(command, rest[0] === 'help' ? rest.slice(1) : rest);
   if (wantsHelp(rest)) {
     io.stdout.write(subcommand ? subcommandHelp(command.name, subcommand) : command.usage);

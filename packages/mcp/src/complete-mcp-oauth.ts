@@ -1,7 +1,7 @@
-import { auth } from '@modelcontextprotocol/client';
 import type { FetchFunction } from '@toolbus/spec';
 import type { McpOAuthOptions } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
+import { loadMcpClientSdk } from './load-mcp-client-sdk.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 
@@ -48,6 +48,7 @@ export async function completeMcpOAuth(
     scope: config.auth.scope,
     client: config.auth.client,
   });
+  const { auth } = await loadMcpClientSdk();
   const result = await auth(provider, {
     serverUrl: config.transport.url,
     authorizationCode: options.authorizationCode,

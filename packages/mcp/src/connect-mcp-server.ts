@@ -1,16 +1,11 @@
-import {
-  Client,
-  SdkHttpError,
-  type Tool as SdkTool,
-  SseError,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import type { Client, Tool as SdkTool } from '@modelcontextprotocol/client';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
 import { createMcpTransport, type McpTransportKind } from './create-mcp-transport.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
+import { isMcpSdkError, loadMcpClientSdk } from './load-mcp-client-sdk.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
 import type { McpProgress, McpProgressListener } from './mcp-progress.ts';
@@ -159,6 +154,7 @@ export async function connectMcpServer(
   // notification, or on 2026-07-28 an event on the `subscriptions/listen` stream the SDK opens for it).
   let toolsChanged: () => void = () => undefined;
   const open = async (kind: McpTransportKind): Promise<Client> => {
+    const { Client } = await loadMcpClientSdk();
     const transport = await createMcpTransport({
       kind,
       config: config.transport,
@@ -199,7 +195,7 @@ export async function connectMcpServer(
       client = await open(candidate);
       break;
     } catch (error) {
-      if (error instanceof UnauthorizedError || McpAuthorizationRequiredError.isInstance(error)) {
+      if (isMcpSdkError(error, 'UnauthorizedError') || McpAuthorizationRequiredError.isInstance(error)) {
         throw new McpAuthorizationRequiredError({
           serverName: config.name,
           authorizationUrl: provider?.lastAuthorizationUrl,
@@ -207,7 +203,9 @@ export async function connectMcpServer(
         });
       }
       const fallBack =
-        index < kinds.length - 1 && error instanceof SdkHttpError && [400, 404, 405].includes(error.status);
+        index < kinds.length - 1 &&
+        isMcpSdkError(error, 'SdkHttpError') &&
+        [400, 404, 405].includes(error.status);
       if (fallBack) continue;
       // The SDK wraps what the fetch threw (the SSRF guard's refusal, say) in its own error: the typed one wins.
       const typed = toolbusCause(error);
@@ -262,7 +260,7 @@ function createConnection(input: {
           cause: error,
         });
       }
-      if (!(error instanceof UnauthorizedError)) throw error;
+      if (!isMcpSdkError(error, 'UnauthorizedError')) throw error;
       throw new McpAuthorizationRequiredError({
         serverName: config.name,
         authorizationUrl: provider?.lastAuthorizationUrl,
@@ -397,8 +395,8 @@ function toolbusCause(error: unknown): ToolbusError | undefined {
 /** An HTTP 401 from either transport (the SDK raises it as is when no OAuth provider is configured). */
 function isUnauthenticated(error: unknown): boolean {
   return (
-    (error instanceof SdkHttpError && error.status === 401) ||
-    (error instanceof SseError && error.code === 401)
+    (isMcpSdkError(error, 'SdkHttpError') && error.status === 401) ||
+    (isMcpSdkError(error, 'SseError') && error.code === 401)
   );
 }
 

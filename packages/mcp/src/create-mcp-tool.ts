@@ -1,4 +1,3 @@
-import { UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Tool, ToolCall, ToolDefinition, ToolResponse, ToolRunContext } from '@toolbus/spec';
 import {
   omitUndefined,
@@ -11,6 +10,7 @@ import { convertCallToolResult, type McpContentBlock } from './convert-call-tool
 import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
+import { isMcpSdkError } from './load-mcp-client-sdk.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import { describeMcpProgress, type McpProgressListener } from './mcp-progress.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
@@ -155,7 +155,7 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           });
         }
         if (ToolbusError.isInstance(error)) throw error;
-        const unauthorized = error instanceof UnauthorizedError;
+        const unauthorized = isMcpSdkError(error, 'UnauthorizedError');
         throw new ToolExecutionError({
           code: unauthorized ? 'mcp_authorization_required' : 'mcp_protocol_error',
           message: unauthorized

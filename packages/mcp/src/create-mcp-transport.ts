@@ -1,11 +1,7 @@
-import {
-  type OAuthClientProvider,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import type { OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { loadMcpClientSdk } from './load-mcp-client-sdk.ts';
 import type { McpTransportConfig } from './mcp-server-config.ts';
 
 /** The transports toolbus opens; `auto` resolves to one of the HTTP two. */
@@ -53,6 +49,7 @@ export async function createMcpTransport(options: CreateMcpTransportOptions): Pr
     // would refuse hops toolbus allows and add nothing the guard does not already check.
     redirectPolicy: 'follow' as const,
   });
+  const { SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpClientSdk();
   return options.kind === 'sse'
     ? new SSEClientTransport(url, httpOptions)
     : new StreamableHTTPClientTransport(url, httpOptions);

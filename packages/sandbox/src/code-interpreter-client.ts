@@ -1,10 +1,6 @@
 import {
   type CreateSessionRequest,
   type CreateSessionResponse,
-  codeInterpreterEgressTagHeader,
-  codeInterpreterEgressTokenHeader,
-  codeInterpreterUserHeader,
-  type ErrorResponse,
   type ExecuteRequest,
   type ExecuteResponse,
   type FetchFunction,
@@ -18,7 +14,6 @@ import type {
   CodeInterpreter,
   CodeInterpreterCallOptions,
   ExecuteStreamEvent,
-  RunStreamEvent,
   SessionCommandStreamEvent,
   UploadFileOptions,
 } from './code-interpreter.ts';
@@ -29,9 +24,13 @@ import {
   requiredServerVersion,
 } from './code-interpreter-methods.ts';
 import { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';
-import { parseServerSentEvents } from './parse-server-sent-events.ts';
+import {
+  type InterpreterRequest,
+  readInterpreterJson,
+  sendInterpreterRequest,
+} from './interpreter-request.ts';
+import { readRunEvents, replayRunResult } from './read-run-events.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
-import { SERVICE_STOPPED_MESSAGE } from './service-stopped.ts';
 
 /** Options for {@link CodeInterpreterClient}. */
 export interface CodeInterpreterClientOptions {
@@ -80,7 +79,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
   /** Asks `/health` now (not cached) and records the version it reports. */
   async health(options: CodeInterpreterCallOptions = {}): Promise<HealthResponse> {
     const response = await this.#send({ path: '/health', timeoutMs: this.#healthTimeoutMs, ...options });
-    const health = await this.#readJson<HealthResponse>(response);
+    const health = await readInterpreterJson<HealthResponse>(response);
     if (typeof health !== 'object' || health === null || typeof health.status !== 'string') {
       throw new CodeInterpreterError({
         code: 'code_interpreter_protocol',
@@ -136,7 +135,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
       ...options,
     });
-    return this.#readJson<ExecuteResponse>(response);
+    return readInterpreterJson<ExecuteResponse>(response);
   }
 
   /**
@@ -175,7 +174,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       }
       throw error;
     }
-    yield* this.#readRunEvents<ExecuteResponse>(response, options);
+    yield* readRunEvents<ExecuteResponse>(response, options);
   }
 
   /** Stores a file on the service (raw bytes; the name travels in the `filename` query parameter). */
@@ -193,7 +192,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       timeoutMs: this.#requestTimeoutMs,
       ...omitUndefined({ signal: options.signal, userId: options.userId }),
     });
-    return this.#readJson<UploadResponse>(response);
+    return readInterpreterJson<UploadResponse>(response);
   }
 
   /** A stored file's bytes. */
@@ -232,7 +231,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       timeoutMs: this.#requestTimeoutMs,
       ...options,
     });
-    return this.#readJson<CreateSessionResponse>(response);
+    return readInterpreterJson<CreateSessionResponse>(response);
   }
 
   /** Runs `bash -c command` in a session's workspace. */
@@ -249,7 +248,7 @@ export class CodeInterpreterClient implements CodeInterpreter {
       timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
       ...options,
     });
-    return this.#readJson<SessionCommandResponse>(response);
+    return readInterpreterJson<SessionCommandResponse>(response);
   }
 
   /**
@@ -282,48 +281,11 @@ export class CodeInterpreterClient implements CodeInterpreter {
         this.#sessionStreamingMissing = true;
       }
       if (response) {
-        yield* this.#readRunEvents<SessionCommandResponse>(response, options);
+        yield* readRunEvents<SessionCommandResponse>(response, options);
         return;
       }
     }
-    const result = await this.runSessionCommand(sessionId, request, options);
-    if (result.stdout) yield { type: 'output', stream: 'stdout', data: result.stdout };
-    if (result.stderr) yield { type: 'output', stream: 'stderr', data: result.stderr };
-    yield { type: 'result', result };
-  }
-
-  /** The server-sent events of a streamed run: output, then one result or error (a broken stream is an error). */
-  async *#readRunEvents<Result>(
-    response: Response,
-    options: CodeInterpreterCallOptions,
-  ): AsyncGenerator<RunStreamEvent<Result>> {
-    if (!response.body)
-      throw new CodeInterpreterError({ code: 'code_interpreter_protocol', message: 'empty stream' });
-    let finished = false;
-    try {
-      for await (const event of parseServerSentEvents(response.body)) {
-        const data = this.#parseEventData(event.data);
-        if (event.event === 'output' && data && (data.stream === 'stdout' || data.stream === 'stderr')) {
-          yield { type: 'output', stream: data.stream, data: String(data.data ?? '') };
-        } else if (event.event === 'result' && data) {
-          finished = true;
-          yield { type: 'result', result: data as unknown as Result };
-          return;
-        } else if (event.event === 'error') {
-          finished = true;
-          yield { type: 'error', message: String(data?.message ?? 'the execution failed') };
-          return;
-        }
-      }
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      finished = true;
-      // The cause (undici's "terminated", a reset) says nothing the model or the person could act on.
-      yield { type: 'error', message: SERVICE_STOPPED_MESSAGE, serviceStopped: true };
-    } finally {
-      if (!finished) await response.body.cancel().catch(() => {});
-    }
-    if (!finished) yield { type: 'error', message: SERVICE_STOPPED_MESSAGE, serviceStopped: true };
+    yield* replayRunResult(await this.runSessionCommand(sessionId, request, options));
   }
 
   async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
@@ -369,96 +331,10 @@ export class CodeInterpreterClient implements CodeInterpreter {
     request: ExecuteRequest,
     options: CodeInterpreterCallOptions,
   ): AsyncGenerator<ExecuteStreamEvent> {
-    const result = await this.execute(request, options);
-    if (result.stdout) yield { type: 'output', stream: 'stdout', data: result.stdout };
-    if (result.stderr) yield { type: 'output', stream: 'stderr', data: result.stderr };
-    yield { type: 'result', result };
+    yield* replayRunResult(await this.execute(request, options));
   }
 
-  #parseEventData(data: string): Record<string, unknown> | undefined {
-    try {
-      const parsed: unknown = JSON.parse(data);
-      return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  async #send(options: {
-    path: string;
-    method?: string;
-    json?: unknown;
-    body?: BodyInit;
-    headers?: Record<string, string>;
-    timeoutMs: number;
-    signal?: AbortSignal;
-    userId?: string;
-    egressTag?: string;
-    egressToken?: string;
-  }): Promise<Response> {
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const method = options.method ?? 'GET';
-    const user = omitUndefined({
-      [codeInterpreterUserHeader]: options.userId,
-      [codeInterpreterEgressTagHeader]: options.egressTag,
-      [codeInterpreterEgressTokenHeader]: options.egressToken,
-    });
-    let response: Response;
-    try {
-      response = await this.#fetch(this.baseUrl + options.path, {
-        method,
-        signal,
-        ...(options.json === undefined
-          ? {
-              ...omitUndefined({ body: options.body }),
-              headers: { ...options.headers, ...user },
-            }
-          : { body: JSON.stringify(options.json), headers: { 'content-type': 'application/json', ...user } }),
-      });
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      const reason = timeout.aborted
-        ? `no answer within ${options.timeoutMs} ms`
-        : 'the service is unreachable';
-      throw new CodeInterpreterError({
-        code: 'code_interpreter_unreachable',
-        message: `${method} ${options.path.split('?')[0]}: ${reason}`,
-        cause: error,
-      });
-    }
-    if (!response.ok) {
-      const text = await response.text().catch(() => '');
-      let serviceCode: string | undefined;
-      let detail = text.slice(0, 500);
-      try {
-        const parsed = JSON.parse(text) as Partial<ErrorResponse> & { detail?: unknown };
-        if (parsed.error) {
-          serviceCode = parsed.error.code;
-          detail = parsed.error.message;
-        } else if (parsed.detail !== undefined) {
-          detail = typeof parsed.detail === 'string' ? parsed.detail : JSON.stringify(parsed.detail);
-        }
-      } catch {}
-      throw new CodeInterpreterError({
-        code: 'code_interpreter_http',
-        message: `${method} ${options.path.split('?')[0]} answered ${response.status}: ${detail}`,
-        status: response.status,
-        ...omitUndefined({ serviceCode }),
-      });
-    }
-    return response;
-  }
-
-  async #readJson<T>(response: Response): Promise<T> {
-    try {
-      return (await response.json()) as T;
-    } catch (error) {
-      throw new CodeInterpreterError({
-        code: 'code_interpreter_protocol',
-        message: `${response.url} did not answer JSON`,
-        cause: error,
-      });
-    }
+  #send(request: Omit<InterpreterRequest, 'baseUrl' | 'fetch'>): Promise<Response> {
+    return sendInterpreterRequest({ ...request, baseUrl: this.baseUrl, fetch: this.#fetch });
   }
 }

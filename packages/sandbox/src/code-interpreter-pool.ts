@@ -19,9 +19,9 @@ import type {
   UploadFileOptions,
 } from './code-interpreter.ts';
 import { CodeInterpreterClient } from './code-interpreter-client.ts';
-import { CodeInterpreterError } from './code-interpreter-error.ts';
 import { type CodeInterpreterFeature, requiredServerVersion } from './code-interpreter-methods.ts';
-import { noServerAnswersError, serverLostError } from './pool-server-errors.ts';
+import { type Placement, type PoolMember, PoolPlacement } from './pool-placement.ts';
+import { serverLostError } from './pool-server-errors.ts';
 import { PooledIds } from './pooled-ids.ts';
 import { compareSemanticVersions, parseSemanticVersion } from './semantic-version.ts';
 
@@ -45,19 +45,6 @@ export interface CodeInterpreterPoolServer {
   readonly healthy: boolean;
   /** Requests sent to it and not answered yet (a stream counts until it ends). */
   readonly inFlight: number;
-}
-
-interface Member {
-  readonly index: number;
-  readonly client: CodeInterpreterClient;
-  healthy: boolean;
-  inFlight: number;
-}
-
-/** A server chosen for a request (already counted in flight) and the request's files as that server names them. */
-interface Placement {
-  readonly member: Member;
-  readonly files: WorkspaceFileInput[];
 }
 
 /**
@@ -85,10 +72,9 @@ interface Placement {
  *   abort, other HTTP errors, and everything tied to one server: session commands, downloads, deletions.
  */
 export class CodeInterpreterPool implements CodeInterpreter {
-  readonly #members: Member[];
-  readonly #ids: PooledIds;
+  readonly #members: PoolMember[];
+  readonly #placement: PoolPlacement;
   readonly #timer: NodeJS.Timeout | undefined;
-  #cursor = 0;
   #healthRound: Promise<readonly CodeInterpreterPoolServer[]> | undefined;
 
   constructor(options: CodeInterpreterPoolOptions) {
@@ -106,7 +92,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
       healthy: true,
       inFlight: 0,
     }));
-    this.#ids = new PooledIds(this.#members.length);
+    this.#placement = new PoolPlacement(this.#members, new PooledIds(this.#members.length));
     const interval = options.healthIntervalMs ?? 5000;
     if (interval > 0) {
       this.#timer = setInterval(() => void this.checkHealth(), interval);
@@ -194,7 +180,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
 
   async execute(request: ExecuteRequest, options: CodeInterpreterCallOptions = {}): Promise<ExecuteResponse> {
     return this.#withRetry(request.files ?? [], options, async (placement) =>
-      this.#poolResult(
+      this.#placement.poolResult(
         placement.member,
         await placement.member.client.execute(withFiles(request, placement.files), options),
       ),
@@ -207,7 +193,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
   ): AsyncGenerator<ExecuteStreamEvent> {
     const failed = new Set<number>();
     for (;;) {
-      const placement = await this.#place(request.files ?? [], failed, options);
+      const placement = await this.#placement.place(request.files ?? [], failed, options);
       const iterator = placement.member.client
         .executeStream(withFiles(request, placement.files), options)
         [Symbol.asyncIterator]();
@@ -216,11 +202,14 @@ export class CodeInterpreterPool implements CodeInterpreter {
         try {
           next = await iterator.next();
         } catch (error) {
-          if (this.#shouldRetry(placement.member, error) && failed.size + 1 < this.#members.length) {
+          if (
+            this.#placement.shouldRetry(placement.member, error) &&
+            failed.size + 1 < this.#members.length
+          ) {
             failed.add(placement.member.index);
             continue;
           }
-          throw this.#explained(error);
+          throw this.#placement.explained(error);
         }
         let shown = false;
         while (next.done !== true) {
@@ -234,7 +223,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
           }
           shown = true;
           yield event.type === 'result'
-            ? { type: 'result', result: this.#poolResult(placement.member, event.result) }
+            ? { type: 'result', result: this.#placement.poolResult(placement.member, event.result) }
             : event;
           if (event.type !== 'output') return;
           next = await iterator.next();
@@ -243,7 +232,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
         failed.add(placement.member.index);
       } finally {
         await iterator.return?.(undefined);
-        this.#release(placement.member);
+        this.#placement.release(placement.member);
       }
     }
   }
@@ -252,28 +241,28 @@ export class CodeInterpreterPool implements CodeInterpreter {
     const call = omitUndefined({ signal: options.signal });
     return this.#withRetry([], call, async ({ member }) => {
       const uploaded = await member.client.uploadFile(options);
-      return { ...uploaded, file_id: this.#ids.issue(member.index, uploaded.file_id) };
+      return { ...uploaded, file_id: this.#placement.ids.issue(member.index, uploaded.file_id) };
     });
   }
 
   async downloadFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<Uint8Array> {
-    const member = this.#memberOf(fileId, 'file');
-    return this.#onHolder(member, 'file', fileId, () =>
-      member.client.downloadFile(this.#ids.parse(fileId, 'file').serverId, options),
+    const member = this.#placement.memberOf(fileId, 'file');
+    return this.#placement.onHolder(member, 'file', fileId, () =>
+      member.client.downloadFile(this.#placement.ids.parse(fileId, 'file').serverId, options),
     );
   }
 
   /** Deletes the file on its server and any copies the pool made of it on others. */
   async deleteFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
-    const member = this.#memberOf(fileId, 'file');
-    const copies = this.#ids.forgetCopies(fileId);
+    const member = this.#placement.memberOf(fileId, 'file');
+    const copies = this.#placement.ids.forgetCopies(fileId);
     await Promise.all(
       [...copies].map(([index, serverId]) =>
         this.#members[index]?.client.deleteFile(serverId, options).catch(() => {}),
       ),
     );
-    await this.#onHolder(member, 'file', fileId, () =>
-      member.client.deleteFile(this.#ids.parse(fileId, 'file').serverId, options),
+    await this.#placement.onHolder(member, 'file', fileId, () =>
+      member.client.deleteFile(this.#placement.ids.parse(fileId, 'file').serverId, options),
     );
   }
 
@@ -283,7 +272,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
   ): Promise<CreateSessionResponse> {
     return this.#withRetry(request.files ?? [], options, async ({ member, files }) => {
       const created = await member.client.createSession(withFiles(request, files), options);
-      return { ...created, session_id: this.#ids.issue(member.index, created.session_id) };
+      return { ...created, session_id: this.#placement.ids.issue(member.index, created.session_id) };
     });
   }
 
@@ -292,9 +281,9 @@ export class CodeInterpreterPool implements CodeInterpreter {
     request: SessionCommandRequest,
     options: CodeInterpreterCallOptions = {},
   ): Promise<SessionCommandResponse> {
-    const member = this.#memberOf(sessionId, 'session');
-    const { serverId } = this.#ids.parse(sessionId, 'session');
-    return this.#onHolder(member, 'session', sessionId, () =>
+    const member = this.#placement.memberOf(sessionId, 'session');
+    const { serverId } = this.#placement.ids.parse(sessionId, 'session');
+    return this.#placement.onHolder(member, 'session', sessionId, () =>
       member.client.runSessionCommand(serverId, request, options),
     );
   }
@@ -305,8 +294,8 @@ export class CodeInterpreterPool implements CodeInterpreter {
     request: SessionCommandRequest,
     options: CodeInterpreterCallOptions = {},
   ): AsyncGenerator<SessionCommandStreamEvent> {
-    const member = this.#memberOf(sessionId, 'session');
-    const { serverId } = this.#ids.parse(sessionId, 'session');
+    const member = this.#placement.memberOf(sessionId, 'session');
+    const { serverId } = this.#placement.ids.parse(sessionId, 'session');
     member.inFlight += 1;
     let started = false;
     try {
@@ -323,16 +312,18 @@ export class CodeInterpreterPool implements CodeInterpreter {
       }
     } catch (error) {
       // Before the first event nothing of this command ran; after it, the stream's own error stands.
-      throw started ? error : this.#lostIfDown(member, 'session', sessionId, error);
+      throw started ? error : this.#placement.lostIfDown(member, 'session', sessionId, error);
     } finally {
-      this.#release(member);
+      this.#placement.release(member);
     }
   }
 
   async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
-    const member = this.#memberOf(sessionId, 'session');
-    const { serverId } = this.#ids.parse(sessionId, 'session');
-    await this.#onHolder(member, 'session', sessionId, () => member.client.deleteSession(serverId, options));
+    const member = this.#placement.memberOf(sessionId, 'session');
+    const { serverId } = this.#placement.ids.parse(sessionId, 'session');
+    await this.#placement.onHolder(member, 'session', sessionId, () =>
+      member.client.deleteSession(serverId, options),
+    );
   }
 
   async #withRetry<T>(
@@ -342,176 +333,20 @@ export class CodeInterpreterPool implements CodeInterpreter {
   ): Promise<T> {
     const failed = new Set<number>();
     for (;;) {
-      const placement = await this.#place(files, failed, options);
+      const placement = await this.#placement.place(files, failed, options);
       try {
         return await run(placement);
       } catch (error) {
-        if (this.#shouldRetry(placement.member, error) && failed.size + 1 < this.#members.length) {
+        if (this.#placement.shouldRetry(placement.member, error) && failed.size + 1 < this.#members.length) {
           failed.add(placement.member.index);
           continue;
         }
-        throw this.#explained(error);
+        throw this.#placement.explained(error);
       } finally {
-        this.#release(placement.member);
+        this.#placement.release(placement.member);
       }
     }
   }
-
-  /** A connection failure while no server is up any more becomes the pool's "no service answers" error. */
-  #explained(error: unknown): unknown {
-    const unreachable =
-      CodeInterpreterError.isInstance(error) && error.code === 'code_interpreter_unreachable';
-    if (!unreachable || this.#members.some((member) => member.healthy)) return error;
-    return noServerAnswersError(this.#members.length, error);
-  }
-
-  /** See the class comment for the rule. Marks the server down when its connection failed. */
-  #shouldRetry(member: Member, error: unknown): boolean {
-    if (!CodeInterpreterError.isInstance(error)) return false;
-    if (error.code === 'code_interpreter_unreachable') {
-      if (isTimeout(error.cause)) return false;
-      member.healthy = false;
-      return true;
-    }
-    if (error.status === 503 && error.serviceCode === 'sandbox_unavailable') {
-      member.healthy = false;
-      return true;
-    }
-    return error.status === 503 && error.serviceCode === 'queue_full';
-  }
-
-  /**
-   * Chooses a server (counted in flight at once, so concurrent calls spread) and makes sure it has the request's
-   * files, copying those it lacks from the servers that have them.
-   */
-  async #place(
-    files: readonly WorkspaceFileInput[],
-    exclude: ReadonlySet<number>,
-    options: CodeInterpreterCallOptions,
-  ): Promise<Placement> {
-    const pooled = files.map((file) => this.#ids.parse(file.file_id, 'file'));
-    const member = this.#pick(exclude, (candidate) =>
-      pooled.reduce((held, id) => held + (this.#ids.localId(id, candidate.index) === undefined ? 0 : 1), 0),
-    );
-    try {
-      const mapped: WorkspaceFileInput[] = [];
-      for (const [position, file] of files.entries()) {
-        const id = pooled[position];
-        if (id === undefined) continue;
-        let local = this.#ids.localId(id, member.index);
-        if (local === undefined) local = await this.#copy(id.pooledId, member, options);
-        mapped.push({ path: file.path, file_id: local });
-      }
-      return { member, files: mapped };
-    } catch (error) {
-      this.#release(member);
-      throw error;
-    }
-  }
-
-  /** Copies a file from its own server to `target` and remembers the copy. */
-  async #copy(pooledId: string, target: Member, options: CodeInterpreterCallOptions): Promise<string> {
-    const { serverIndex, serverId } = this.#ids.parse(pooledId, 'file');
-    const source = this.#members[serverIndex] as Member;
-    const content = await this.#onHolder(source, 'file', pooledId, () =>
-      source.client.downloadFile(serverId, options),
-    );
-    const uploaded = await target.client.uploadFile({
-      filename: 'copy',
-      content,
-      // The copy is the same user's file on another server: it counts against that user's share there.
-      ...omitUndefined({ signal: options.signal, userId: options.userId }),
-    });
-    this.#ids.rememberCopy(pooledId, target.index, uploaded.file_id);
-    return uploaded.file_id;
-  }
-
-  /** Healthy servers first (all, when none is); most files held, then fewest in flight, ties in rotation. */
-  #pick(exclude: ReadonlySet<number>, filesHeld: (member: Member) => number): Member {
-    const allowed = this.#members.filter((member) => !exclude.has(member.index));
-    const healthy = allowed.filter((member) => member.healthy);
-    const candidates = healthy.length > 0 ? healthy : allowed;
-    if (candidates.length === 0) {
-      throw new CodeInterpreterError({
-        code: 'code_interpreter_unreachable',
-        message: 'no interpreter server of the pool is left to try',
-      });
-    }
-    const count = this.#members.length;
-    let best: { member: Member; held: number } | undefined;
-    for (let offset = 0; offset < count; offset += 1) {
-      const member = candidates.find((candidate) => candidate.index === (this.#cursor + offset) % count);
-      if (member === undefined) continue;
-      const held = filesHeld(member);
-      if (
-        best === undefined ||
-        held > best.held ||
-        (held === best.held && member.inFlight < best.member.inFlight)
-      ) {
-        best = { member, held };
-      }
-    }
-    const chosen = (best as { member: Member }).member;
-    this.#cursor = (chosen.index + 1) % count;
-    chosen.inFlight += 1;
-    return chosen;
-  }
-
-  #release(member: Member): void {
-    member.inFlight -= 1;
-  }
-
-  async #tracked<T>(member: Member, run: () => Promise<T>): Promise<T> {
-    member.inFlight += 1;
-    try {
-      return await run();
-    } finally {
-      this.#release(member);
-    }
-  }
-
-  /** A call to the one server that holds a file or session: a connection failure there means it is lost. */
-  async #onHolder<T>(
-    member: Member,
-    kind: 'file' | 'session',
-    pooledId: string,
-    run: () => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await this.#tracked(member, run);
-    } catch (error) {
-      throw this.#lostIfDown(member, kind, pooledId, error);
-    }
-  }
-
-  /** A refused or broken connection (not a timeout) marks the server down and reports what lived there as lost. */
-  #lostIfDown(member: Member, kind: 'file' | 'session', pooledId: string, error: unknown): unknown {
-    if (!CodeInterpreterError.isInstance(error) || error.code !== 'code_interpreter_unreachable')
-      return error;
-    if (isTimeout(error.cause)) return error;
-    member.healthy = false;
-    return serverLostError({ kind, pooledId, cause: error });
-  }
-
-  #memberOf(pooledId: string, kind: 'file' | 'session'): Member {
-    const { serverIndex } = this.#ids.parse(pooledId, kind);
-    const member = this.#members[serverIndex];
-    if (member === undefined) throw this.#ids.unknown(pooledId, kind);
-    return member;
-  }
-
-  /** The run's output files are on the server that ran it: their ids say so. */
-  #poolResult(member: Member, result: ExecuteResponse): ExecuteResponse {
-    return {
-      ...result,
-      files: result.files.map((file) => ({ ...file, file_id: this.#ids.issue(member.index, file.file_id) })),
-    };
-  }
-}
-
-/** The client's own deadline (or an abort) ended the call: the server may be alive and still running it. */
-function isTimeout(cause: unknown): boolean {
-  return cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
 }
 
 function withFiles<T extends { readonly files?: readonly WorkspaceFileInput[] }>(

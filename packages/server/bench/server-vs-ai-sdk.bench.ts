@@ -6,7 +6,8 @@
 // native SSE route. Each round starts fresh processes of all three; each level runs the three one after another,
 // in an order that alternates between levels and rounds. CPU is the kernel's count for the server process and the
 // children it reaped (the sandbox's), per token delivered; memory is RSS (idle, and added per open stream).
-// BENCH_LEVELS, BENCH_ROUNDS and BENCH_TOKENS change the run; --quick (or BENCH_QUICK=1) runs 25,100,200 once.
+// BENCH_LEVELS, BENCH_ROUNDS, BENCH_TOKENS and BENCH_REST_MS (the rest before RSS at rest) change the run;
+// --quick (or BENCH_QUICK=1) runs 25,100,200 once.
 // toolbus runs as installed: the `toolbus` bin on the built packages (run `npm run build` first);
 // BENCH_TOOLBUS=source runs it from source instead (as `npm run serve` does). BENCH_PROFILE_DIR=<dir> writes a CPU
 // profile of each toolbus process there.
@@ -29,6 +30,7 @@ const tokensPerTurn = Number(process.env.BENCH_TOKENS ?? 200);
 const answerLength = tokensPerTurn;
 const rampMs = 1000;
 const heldP99Ms = 50;
+const restMs = Number(process.env.BENCH_REST_MS ?? 30_000);
 const fromSource = process.env.BENCH_TOOLBUS === 'source';
 const cliEntry = new URL(
   fromSource ? '../../cli/src/cli-entry.ts' : '../../cli/bin/toolbus.mjs',
@@ -213,6 +215,9 @@ function held(result: LevelResult): boolean {
 const loadAtStart = loadavg();
 const all: LevelResult[][] = [];
 const idle: Record<Side, number[]> = { 'ai-sdk': [], 'toolbus-ui': [], 'toolbus-sse': [] };
+// RSS after the servers rested: V8 keeps the young generation it grew while busy (tens of MiB) until its memory
+// reducer runs after some seconds without allocation; at rest is what an idle server holds.
+const atRest: Record<Side, number[]> = { 'ai-sdk': [], 'toolbus-ui': [], 'toolbus-sse': [] };
 for (let round = 0; round < rounds; round += 1) {
   const servers = await Promise.all(
     sides.map((side) => (side === 'ai-sdk' ? startAiSdk() : startToolbus(side))),
@@ -222,6 +227,8 @@ for (let round = 0; round < rounds; round += 1) {
     // sandbox service.
     for (const server of servers) await runLevel(server, 3);
     for (const server of servers) idle[server.side].push(rssBytes(server.child.pid as number) / 2 ** 20);
+    await new Promise((resolve) => setTimeout(resolve, restMs));
+    for (const server of servers) atRest[server.side].push(rssBytes(server.child.pid as number) / 2 ** 20);
     for (const [levelIndex, count] of levels.entries()) {
       const order = (round + levelIndex) % 2 === 0 ? servers : [...servers].reverse();
       const results: LevelResult[] = [];
@@ -285,7 +292,7 @@ for (const count of levels) {
 console.log('');
 for (const side of sides) {
   console.log(
-    `- ${side}: idle RSS after warm-up ${idle[side].map((value) => fixed(value)).join(', ')} MiB; largest level held per round (all streams open at once, no errors, p99 ≤ ${heldP99Ms} ms): ${largestHeld[side].join(', ')}`,
+    `- ${side}: RSS right after warm-up ${idle[side].map((value) => fixed(value)).join(', ')} MiB, after ${restMs / 1000} s at rest ${atRest[side].map((value) => fixed(value)).join(', ')} MiB; largest level held per round (all streams open at once, no errors, p99 ≤ ${heldP99Ms} ms): ${largestHeld[side].join(', ')}`,
   );
 }
 console.log(

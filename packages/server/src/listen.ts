@@ -35,6 +35,8 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
+const keepAliveTimeoutMs = 65_000;
+
 const loopbackAddresses = /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i;
 
 /**
@@ -70,6 +72,12 @@ export async function listen(server: ToolbusServer, options: ListenOptions = {})
     );
     instance.once('error', reject);
   });
+  // Idle keep-alive connections outlive the clients' and proxies' own idle timers (undici's, a load balancer's
+  // 60 s), so the server never closes a socket a client is about to reuse: that race is an ECONNRESET on the
+  // client's next request. Node's default is 5 s.
+  const node = http as unknown as { keepAliveTimeout: number; headersTimeout: number };
+  node.keepAliveTimeout = keepAliveTimeoutMs;
+  node.headersTimeout = keepAliveTimeoutMs + 1_000;
   const port = (http.address() as AddressInfo).port;
   const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return {

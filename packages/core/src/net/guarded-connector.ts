@@ -161,8 +161,12 @@ export async function resolveCheckedAddresses(options: {
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): GuardedConnect {
   const lookup: GuardedLookup = options.lookup ?? dnsLookup;
-  const connect = options.connect ?? loadUndici().buildConnector({});
+  // undici's own connector is made on the first connection: undici is then loaded by a process that fetches, not
+  // by every process that merely creates a guarded fetch (a server at start).
+  let inner = options.connect;
   return (connectOptions, callback) => {
+    inner ??= loadUndici().buildConnector({});
+    const connect = inner;
     const { hostname, protocol } = connectOptions;
     resolveCheckedAddresses({ hostname, policy: options.policy, lookup }).then(
       (addresses) => {

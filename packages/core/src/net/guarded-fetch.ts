@@ -166,9 +166,14 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     lookup: options.lookup,
     connect: options.connect,
   });
-  const agent = new (loadUndici().Agent)({ connect });
+  // Made on the first request, with undici itself (about 1.2 MB of code a server at rest need not hold).
+  let agent: Dispatcher | undefined;
   const badPorts = createBadPortDispatchers(connect);
-  const route = (url: URL) => (isFetchBadPort(url) ? badPorts.route(url) : { dispatcher: agent, url });
+  const route = (url: URL) => {
+    if (isFetchBadPort(url)) return badPorts.route(url);
+    agent ??= new (loadUndici().Agent)({ connect });
+    return { dispatcher: agent, url };
+  };
 
   const guardedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = await normalizeFetchRequest(input, init);
@@ -209,7 +214,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   };
   return Object.assign(guardedFetch, {
     close: async () => {
-      await Promise.all([agent.close(), badPorts.close()]);
+      await Promise.all([agent?.close(), badPorts.close()]);
     },
   });
 }

@@ -4,7 +4,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { WarningLogger } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
-import { generateText } from 'ai';
 
 /** The title a chat has before anyone titled it (the storage default, and what the web app creates chats with). */
 export const UNTITLED_CHAT = 'New chat';
@@ -82,14 +81,25 @@ async function titleChat(input: TitleChatInput): Promise<void> {
   await input.storage.chats.rename(input.chatId, fallback);
   const answer = await input.answer;
   if (!answer?.trim()) return;
-  const result = await generateText({
-    model: input.model,
-    system: TITLE_INSTRUCTION,
-    prompt: `User: ${input.question.slice(0, 2000)}\n\nAssistant: ${answer.slice(0, 2000)}`,
+  // The model layer directly, as turns use it: the `ai` package's generateText would load about 25 MB into the
+  // server's process for this one request.
+  const result = await input.model.doGenerate({
+    prompt: [
+      { role: 'system', content: TITLE_INSTRUCTION },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            text: `User: ${input.question.slice(0, 2000)}\n\nAssistant: ${answer.slice(0, 2000)}`,
+          },
+        ],
+      },
+    ],
     maxOutputTokens: 30,
-    maxRetries: 0,
   });
-  const title = cleanTitle(result.text);
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  const title = cleanTitle(text);
   if (!title) return;
   // Renamed by the user while the model wrote: theirs stands.
   const now = await input.storage.chats.get(input.chatId);

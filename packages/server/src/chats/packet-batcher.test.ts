@@ -54,14 +54,14 @@ test('a turn that is gone fails alone; the others of the pass are stored', async
 });
 
 test('with a flush window, packets queued during the window join the write; without one, the next pass writes', async () => {
-  const windowed = new PacketBatcher(storage, { flushMs: 40 });
+  const windowed = new PacketBatcher(storage, { flushMs: 1_000 });
   const passed = new PacketBatcher(storage);
   const [slow, fast] = [await runningTurn(), await runningTurn()];
   const pending = { slow: [{ n: 1 }], fast: [{ n: 1 }] };
   const slowWrite = windowed.write(slow, 0, () => pending.slow.splice(0));
   const fastWrite = passed.write(fast, 0, () => pending.fast.splice(0));
   // Queued at the next pass: after the windowless batcher's write (immediates run in order), long before the
-  // window's timer.
+  // window's timer (a second, so that a loaded machine's stall cannot outlast it).
   setImmediate(() => {
     pending.slow.push({ n: 2 });
     pending.fast.push({ n: 2 });

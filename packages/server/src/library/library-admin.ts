@@ -1,16 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
 import { BUILT_IN_TOOLS, BUILT_IN_TOOLS_BY_ID } from '@toolbus/core';
-import {
-  connectMcpServer,
-  McpAuthorizationRequiredError,
-  type McpRefreshLock,
-  type ProviderInputSchema,
-  providerInputSchema,
-  toolDefinitionHash,
-} from '@toolbus/mcp';
-import { parseOpenApiDocument } from '@toolbus/openapi';
-import type { SkillBundle, SkillRecord } from '@toolbus/skills';
+import type { McpRefreshLock } from '@toolbus/mcp';
+import type { SkillRecord } from '@toolbus/skills';
 import type { OpenApiAuth } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import {
@@ -38,47 +28,19 @@ import {
   type LibrarySettingsBackend,
   storageSettingsBackend,
 } from './library-settings.ts';
-import { checkMcpServer, type McpServerCheck, mcpFailureAnswer } from './mcp-server-check.ts';
+import { checkMcpServer, type McpServerCheck } from './mcp-server-check.ts';
+import {
+  type McpServerView,
+  type McpToolReview,
+  mcpServerView,
+  reviewMcpServerTools,
+} from './mcp-tool-review.ts';
+import { loadOpenApiToolDocument } from './openapi-tool-document.ts';
+import { PendingSkillUploads, type SkillUploadReview } from './pending-skill-uploads.ts';
 import { SkillAdmin, type SkillAdminOptions } from './skill-admin.ts';
 
-/** An MCP server as an admin sees it: header names and whether a key is set, never their values. */
-export interface McpServerView {
-  readonly id: string;
-  readonly name: string;
-  /** Where it lives; a stdio server's environment (it may hold keys) is left out. */
-  readonly endpoint:
-    | { readonly transport: 'stdio'; readonly command: string; readonly args: readonly string[] }
-    | { readonly transport: 'streamable-http' | 'sse'; readonly url: string };
-  readonly authType: McpServer['authType'];
-  readonly headerNames: readonly string[];
-  readonly hasApiKey: boolean;
-  readonly createdAt: string;
-}
-
-/** One tool of an MCP server, and whether it may be offered. */
-export interface McpToolReview {
-  readonly name: string;
-  readonly description: string;
-  readonly definitionHash: string;
-  readonly approvedHash: string | null;
-  /** `approved`: offered; `drifted`: its definition changed since approval (withheld); `unapproved`: never approved. */
-  readonly status: 'approved' | 'drifted' | 'unapproved';
-  /**
-   * Why the tool is set aside whatever its approval: its input schema cannot be made into one providers accept
-   * (a recursive `$ref`, say). Absent for a tool that can be offered.
-   */
-  readonly setAside?: string;
-}
-
-/** A skill upload waiting for an admin's decision: its validation problems and content-scan findings. */
-export interface SkillUploadReview {
-  readonly uploadId: string;
-  readonly name: string | null;
-  readonly problems: readonly { readonly code: string; readonly message: string; readonly entry?: string }[];
-  readonly findings: readonly unknown[];
-  /** True when it passed validation (it can be accepted; findings need `acceptFindings`). */
-  readonly acceptable: boolean;
-}
+export type { McpServerView, McpToolReview } from './mcp-tool-review.ts';
+export type { SkillUploadReview } from './pending-skill-uploads.ts';
 
 /** What the library admin needs. */
 export interface LibraryAdminOptions {
@@ -102,9 +64,6 @@ export interface LibraryAdminOptions {
   readonly availableBuiltIns?: AvailableBuiltIns;
 }
 
-const pendingUploadLifetimeMs = 30 * 60 * 1000;
-const maxPendingUploads = 20;
-
 /**
  * Everything the library stores, as typed operations with no argv and no HTTP: personas and their tool rows, MCP
  * servers and the approval of their tools, skills (upload → review → explicit accept), documents, settings. The
@@ -113,7 +72,7 @@ const maxPendingUploads = 20;
  */
 export class LibraryAdmin {
   readonly #options: LibraryAdminOptions;
-  readonly #pendingSkills = new Map<string, { bundle: SkillBundle | undefined; expires: number }>();
+  readonly #pendingSkills = new PendingSkillUploads();
 
   readonly #skills: SkillAdmin | undefined;
   readonly #documents: DocumentAdmin | undefined;
@@ -193,41 +152,18 @@ export class LibraryAdmin {
     },
   ): Promise<{ row: PersonaToolRow; operations: number }> {
     await this.getPersona(personaId);
-    let document = input.document;
-    if (document === undefined) {
-      if (!input.url) {
-        throw new ServerError({
-          code: 'invalid_request',
-          field: 'body.document',
-          message: 'body.document: give a document or a url.',
-        });
-      }
-      document = await this.#fetchDocument(input.url);
-    }
-    let parsed: Awaited<ReturnType<typeof parseOpenApiDocument>>;
-    try {
-      parsed = await parseOpenApiDocument(document as Parameters<typeof parseOpenApiDocument>[0]);
-    } catch (error) {
-      throw new ServerError({
-        code: 'invalid_request',
-        field: input.url ? 'body.url' : 'body.document',
-        message: `${input.url ? 'body.url' : 'body.document'}: not a valid OpenAPI document: ${error instanceof Error ? error.message : String(error)}`,
-      });
-    }
-    const title = (parsed as unknown as { document?: { info?: { title?: string } } }).document?.info?.title;
+    const { document, title, operations } = await loadOpenApiToolDocument({
+      document: input.document,
+      url: input.url,
+      fetch: this.#options.fetch,
+      maxDocumentBytes: this.#options.maxDocumentBytes,
+    });
     const row = await this.#storage.personas.addToolRow(personaId, {
       kind: 'openapi',
       name: input.name ?? title ?? 'OpenAPI tools',
-      document: typeof document === 'string' ? (JSON.parse(document) as unknown) : document,
+      document,
       ...omitUndefined({ auth: input.auth }),
     });
-    const operations = Object.values(
-      ((typeof document === 'string' ? JSON.parse(document) : document) as { paths?: Record<string, object> })
-        .paths ?? {},
-    ).reduce(
-      (count, methods) => count + Object.keys(methods).filter((key) => httpMethods.has(key)).length,
-      0,
-    );
     return { row: redactRow(row), operations };
   }
 
@@ -247,13 +183,13 @@ export class LibraryAdmin {
   // MCP servers
 
   async listMcpServers(): Promise<readonly McpServerView[]> {
-    return (await this.#storage.mcpServers.list()).map(serverView);
+    return (await this.#storage.mcpServers.list()).map(mcpServerView);
   }
 
   async createMcpServer(server: NewMcpServer): Promise<McpServerView> {
     checkHeaderInput(server.headers, 'body.headers');
     checkHeaderValue(server.apiKey, 'body.apiKey');
-    return serverView(await this.#storage.mcpServers.create(server));
+    return mcpServerView(await this.#storage.mcpServers.create(server));
   }
 
   /** Connects to a server before it is stored and lists its tools; a failure says why, in words. */
@@ -272,58 +208,14 @@ export class LibraryAdmin {
    * `reviewerId`'s tokens (the admin connects first, like any user).
    */
   async reviewMcpTools(serverId: string, reviewerId?: string): Promise<readonly McpToolReview[]> {
-    const server = await this.#server(serverId);
-    const approvals = new Map(
-      (await this.#storage.mcpServers.listApprovals(serverId)).map((approval) => [
-        approval.toolName,
-        approval.definitionHash,
-      ]),
-    );
-    const redirectUrl = this.#options.mcpOAuthRedirectUrl;
-    let connection: Awaited<ReturnType<typeof connectMcpServer>>;
-    try {
-      connection = await connectMcpServer(toMcpServerConfig(server), {
-        fetch: this.#options.fetch,
-        requestTimeoutMs: 30_000,
-        ...(server.authType === 'oauth' && reviewerId !== undefined && redirectUrl !== undefined
-          ? {
-              oauth: {
-                tokenStore: createStorageMcpTokenStore(this.#storage),
-                userId: reviewerId,
-                redirectUrl,
-                ...omitUndefined({ refreshLock: this.#options.mcpOAuthRefreshLock }),
-              },
-            }
-          : {}),
-      });
-    } catch (error) {
-      if (!McpAuthorizationRequiredError.isInstance(error))
-        throw mcpFailureAnswer(error, { serverName: server.name, field: 'path.serverId' }) ?? error;
-      throw new ServerError({
-        code: 'conflict',
-        field: 'path.serverId',
-        message: `path.serverId: "${server.name}" uses OAuth; connect to it yourself first (POST /v1/mcp-servers/${server.id}/connection).`,
-      });
-    }
-    try {
-      const reviews: McpToolReview[] = [];
-      for (const tool of await connection.listTools()) {
-        const definitionHash = await toolDefinitionHash(tool);
-        const approvedHash = approvals.get(tool.name) ?? null;
-        reviews.push({
-          name: tool.name,
-          description: tool.description,
-          definitionHash,
-          approvedHash,
-          status:
-            approvedHash === null ? 'unapproved' : approvedHash === definitionHash ? 'approved' : 'drifted',
-          ...omitUndefined({ setAside: problemOf(providerInputSchema(tool.inputSchema)) }),
-        });
-      }
-      return reviews;
-    } finally {
-      await connection.close();
-    }
+    return reviewMcpServerTools({
+      storage: this.#storage,
+      fetch: this.#options.fetch,
+      server: await this.#server(serverId),
+      reviewerId,
+      oauthRedirectUrl: this.#options.mcpOAuthRedirectUrl,
+      oauthRefreshLock: this.#options.mcpOAuthRefreshLock,
+    });
   }
 
   /** Approves a tool's current definition (also re-approves a drifted one). */
@@ -354,39 +246,11 @@ export class LibraryAdmin {
 
   /** Validates and scans an uploaded bundle; nothing is stored until {@link LibraryAdmin.acceptSkill}. */
   async reviewSkillUpload(bytes: Uint8Array): Promise<SkillUploadReview> {
-    const inspection = await this.#requireSkills().inspect(bytes);
-    this.#prunePending();
-    // Bytes that cannot be read as a zip archive at all are no skill to review: refused now, and nothing of them is
-    // kept (a review entry would otherwise sit in memory until it expired, with nothing anyone could accept).
-    const unreadable = inspection.problems.find((problem) => problem.code === 'corrupt_zip');
-    if (unreadable !== undefined) {
-      throw new ServerError({
-        code: 'invalid_request',
-        field: 'body',
-        message: `body: not a readable zip archive (${unreadable.message}); upload the skill folder as a .zip file.`,
-      });
-    }
-    const uploadId = randomUUID();
-    this.#pendingSkills.set(uploadId, {
-      bundle: inspection.bundle,
-      expires: Date.now() + pendingUploadLifetimeMs,
-    });
-    return {
-      uploadId,
-      name: inspection.bundle?.name ?? null,
-      problems: inspection.problems.map((problem) => ({
-        code: problem.code,
-        message: problem.message,
-        ...(problem.entry ? { entry: problem.entry } : {}),
-      })),
-      findings: inspection.findings,
-      acceptable: inspection.bundle !== undefined,
-    };
+    return this.#pendingSkills.review(this.#requireSkills(), bytes);
   }
 
   /** How many reviewed skill uploads wait for an accept (expired ones are dropped first). */
   get pendingSkillUploads(): number {
-    this.#prunePending();
     return this.#pendingSkills.size;
   }
 
@@ -395,32 +259,7 @@ export class LibraryAdmin {
     uploadId: string,
     options: { acceptFindings?: boolean; replace?: boolean },
   ): Promise<SkillRecord> {
-    const skills = this.#requireSkills();
-    const pending = this.#pendingSkills.get(uploadId);
-    if (!pending || pending.expires < Date.now())
-      throw notFound('uploadId', 'pending skill upload', uploadId);
-    if (!pending.bundle) {
-      throw new ServerError({
-        code: 'conflict',
-        field: 'path.uploadId',
-        message: 'path.uploadId: this upload failed validation; fix the bundle and upload it again.',
-      });
-    }
-    try {
-      const record = await skills.add(pending.bundle, options);
-      this.#pendingSkills.delete(uploadId);
-      return record;
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'findings_not_accepted' || code === 'skill_exists') {
-        throw new ServerError({
-          code: 'conflict',
-          field: code === 'findings_not_accepted' ? 'body.acceptFindings' : 'body.replace',
-          message: `${code === 'findings_not_accepted' ? 'body.acceptFindings' : 'body.replace'}: ${(error as Error).message}`,
-        });
-      }
-      throw error;
-    }
+    return this.#pendingSkills.accept(this.#requireSkills(), { uploadId, ...options });
   }
 
   async listSkills(): Promise<readonly SkillRecord[]> {
@@ -488,36 +327,6 @@ export class LibraryAdmin {
     return server;
   }
 
-  async #fetchDocument(url: string): Promise<string> {
-    const limit = this.#options.maxDocumentBytes ?? 5 * 1024 * 1024;
-    let response: Response;
-    try {
-      response = await this.#options.fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(30_000) });
-    } catch (error) {
-      throw new ServerError({
-        code: 'invalid_request',
-        field: 'body.url',
-        message: `body.url: could not fetch the document: ${error instanceof Error ? error.message : String(error)}`,
-      });
-    }
-    if (!response.ok) {
-      throw new ServerError({
-        code: 'invalid_request',
-        field: 'body.url',
-        message: `body.url: the server answered ${response.status}.`,
-      });
-    }
-    const text = await response.text();
-    if (Buffer.byteLength(text) > limit) {
-      throw new ServerError({
-        code: 'invalid_request',
-        field: 'body.url',
-        message: `body.url: the document is over ${limit} bytes.`,
-      });
-    }
-    return text;
-  }
-
   #requireSkills(): SkillAdmin {
     if (!this.#skills) {
       throw new ServerError({ code: 'not_available', message: 'This server has no skill store configured.' });
@@ -541,20 +350,7 @@ export class LibraryAdmin {
     }
     return this.#documents;
   }
-
-  #prunePending(): void {
-    const now = Date.now();
-    for (const [id, pending] of this.#pendingSkills)
-      if (pending.expires < now) this.#pendingSkills.delete(id);
-    while (this.#pendingSkills.size >= maxPendingUploads) {
-      const oldest = this.#pendingSkills.keys().next().value;
-      if (oldest === undefined) break;
-      this.#pendingSkills.delete(oldest);
-    }
-  }
 }
-
-const httpMethods = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
 
 function notFound(field: string, what: string, id: string): ServerError {
   return new ServerError({
@@ -564,7 +360,6 @@ function notFound(field: string, what: string, id: string): ServerError {
   });
 }
 
-/** A tool row without its stored credentials (OpenAPI auth is shown as its type only). */
 /** A persona write's `conflict` is always its name (the only unique column): a 409 naming `body.name`. */
 function nameTaken(error: unknown): never {
   if (StorageError.isInstance(error) && error.code === 'conflict') {
@@ -578,29 +373,9 @@ function nameTaken(error: unknown): never {
   throw error;
 }
 
+/** A tool row without its stored credentials (OpenAPI auth is shown as its type only). */
 function redactRow(row: PersonaToolRow): PersonaToolRow {
   if (row.source.kind !== 'openapi' || !row.source.auth) return row;
   const { auth, ...source } = row.source;
   return { ...row, source: { ...source, authType: auth.type } as unknown as PersonaToolRow['source'] };
-}
-
-function serverView(server: McpServer): McpServerView {
-  const endpoint =
-    server.endpoint.transport === 'stdio'
-      ? { transport: 'stdio' as const, command: server.endpoint.command, args: server.endpoint.args }
-      : server.endpoint;
-  return {
-    id: server.id,
-    name: server.name,
-    endpoint,
-    authType: server.authType,
-    headerNames: Object.keys(server.headers),
-    hasApiKey: server.apiKey !== null,
-    createdAt: server.createdAt,
-  };
-}
-
-/** The reason a schema is set aside, or nothing when a provider takes it. */
-function problemOf(prepared: ProviderInputSchema): string | undefined {
-  return prepared.ok ? undefined : prepared.reason;
 }

@@ -1,4 +1,3 @@
-import { createMcpHandler, Server } from '@modelcontextprotocol/server';
 import { runToolCalls } from '@toolbus/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -7,6 +6,17 @@ import type { RouteGuard, RouteRegistry } from '../http/route-registry.ts';
 
 /** Where a persona's tools are served over MCP: `/v1/mcp/{personaId}` (`default` for the default persona). */
 export const MCP_ENDPOINT_PATH = '/v1/mcp/:personaId';
+
+let mcpServerSdk: Promise<typeof import('@modelcontextprotocol/server')> | undefined;
+
+/**
+ * The MCP SDK's server package, imported on the endpoint's first request: it adds about 28 MB to a process, and
+ * most servers never serve MCP.
+ */
+function loadMcpServerSdk(): Promise<typeof import('@modelcontextprotocol/server')> {
+  mcpServerSdk ??= import('@modelcontextprotocol/server');
+  return mcpServerSdk;
+}
 
 /**
  * Puts the MCP endpoint in the OpenAPI document. Its messages are JSON-RPC, as the MCP specification defines them
@@ -84,6 +94,7 @@ export function mountMcpEndpoint(
       personaId === 'default' ? undefined : personaId,
       'path.personaId',
     );
+    const { createMcpHandler, Server } = await loadMcpServerSdk();
     const { tools, cleanup } = await options.chats.assemble(principal, persona);
     let calls = 0;
     // The SDK asks for a server per exchange (one for the 2026-07-28 leg, a fresh one for a legacy request).
