@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
 import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
+import { TITLE_INSTRUCTION } from '@toolbus/server';
 import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
 import { type FollowedTurn, followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import {
@@ -29,6 +30,10 @@ let cluster: ReplicaCluster;
 
 /** Asked first: search; shown the result: answer in 40 chunks, 250 ms apart (about 10 s, across the faults). */
 function searchThenAnswer(request: { messages: readonly { role: string; text: string }[] }): ScriptedStep[] {
+  // The replicas title each new chat after its first answer: that request is no step of a turn.
+  if (request.messages.some((message) => message.role === 'system' && message.text === TITLE_INSTRUCTION)) {
+    return [{ type: 'text', text: 'Chaos chat' }];
+  }
   const last = request.messages.at(-1);
   if (last?.role === 'user') {
     return [

@@ -69,8 +69,10 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   const loadMe = useCallback(() => {
+    // Asked first, so a page that is not signed in shows the sign-in form without a 401 (a console error).
     client
-      .me()
+      .sessionState()
+      .then((state) => (state.signedIn ? client.me() : null))
       .then((caller) => setMe(caller))
       .catch((failure) => {
         if (ToolbusClientError.isInstance(failure) && (failure.status === 401 || failure.status === 403))

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
-import type { Page } from 'playwright-core';
+import type { ConsoleMessage, Page } from 'playwright-core';
 import { startEverythingHttpServer } from '../../../packages/mcp/src/__fixtures__/everything-server.ts';
 import {
   type LoopbackOAuthServers,
@@ -18,6 +18,7 @@ let oauth: LoopbackOAuthServers;
 let everything: { readonly baseUrl: string; close(): Promise<void> };
 let admin: BrowserProfile;
 let page: Page;
+const signInConsoleErrors: string[] = [];
 
 async function checkAccessibility(name: string) {
   assert.deepEqual(await seriousViolations(page), [], `${name}: serious accessibility violations`);
@@ -40,10 +41,19 @@ before(async () => {
   });
   admin = await openProfile();
   page = admin.page;
+  // A normal sign-in, watched for console errors (a 401 while the page finds out it is signed out is one).
+  const onConsole = (message: ConsoleMessage) => {
+    if (message.type() === 'error') signInConsoleErrors.push(message.text());
+  };
+  const onPageError = (error: Error) => signInConsoleErrors.push(error.message);
+  page.on('console', onConsole);
+  page.on('pageerror', onPageError);
   await page.goto(`${world.url}/`);
   await page.getByLabel('API key').fill(world.adminKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
+  page.off('console', onConsole);
+  page.off('pageerror', onPageError);
 });
 after(async () => {
   await admin?.close();
@@ -53,6 +63,10 @@ after(async () => {
 });
 
 describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 240_000 }, () => {
+  test('signing in logs no console error: the page asks whether it is signed in, never gets a 401', () => {
+    assert.deepEqual(signInConsoleErrors, []);
+  });
+
   test('MCP servers: connect with OAuth (the browser goes to the authorization server and back), then review and approve drift', async () => {
     await page.goto(`${world.url}/#/admin/mcp`);
     await page.getByLabel('Name').fill('protected');

@@ -48,6 +48,9 @@ export const meSchema = userSchema.extend({
 /** A signed-in browser session: the CSRF token every changing request sends, and when it ends. */
 export const sessionSchema = z.object({ csrfToken: z.string(), expiresAt: z.string() });
 
+/** Whether a request's credential (session cookie, key, or local mode) is valid: a page asks before `/v1/me`. */
+export const sessionStateSchema = z.object({ signedIn: z.boolean() });
+
 /** Creating an API key for yourself. */
 export const createKeyBody = z.object({
   name: z.string().min(1).max(100),

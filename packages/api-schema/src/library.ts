@@ -246,6 +246,9 @@ export const documentListSchema = z.object({
 /** The document a removal names. */
 export const documentSourceQuery = z.object({ sourceId: z.string().min(1).max(4096) });
 
+/** The indexed document a citation links to, by that link (a `file://` URL the browser cannot open itself). */
+export const documentTextQuery = z.object({ link: z.string().min(1).max(4096) });
+
 /** The deployment's settings, as read and as changed (null removes one). */
 export const settingsSchema = z.object({
   model: z.string().max(300).nullable().optional(),

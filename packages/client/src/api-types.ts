@@ -7,6 +7,7 @@ import type {
   meSchema,
   sendMessageBody,
   sessionSchema,
+  sessionStateSchema,
   startedTurnSchema,
   storedMessageSchema,
   turnSchema,
@@ -64,6 +65,9 @@ export type MeView = Received<z.output<typeof meSchema>>;
 
 /** A signed-in browser session. */
 export type SessionView = Received<z.output<typeof sessionSchema>>;
+
+/** Whether the caller is signed in (`GET /v1/session`). */
+export type SessionStateView = Received<z.output<typeof sessionStateSchema>>;
 
 /** An API key as its owner sees it (`GET /v1/keys`): never the key itself, which is shown once at creation. */
 export type ApiKeyView = Received<z.output<typeof apiKeySchema>>;

@@ -5,6 +5,7 @@ export type {
   FileView,
   MeView,
   SendMessageRequest,
+  SessionStateView,
   SessionView,
   StartedTurn,
   StoredMessageView,

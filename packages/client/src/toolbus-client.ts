@@ -6,6 +6,7 @@ import type {
   ChatSummary,
   MeView,
   SendMessageRequest,
+  SessionStateView,
   SessionView,
   StartedTurn,
   UploadedFileView,
@@ -135,6 +136,14 @@ export class ToolbusClient {
   }
 
   /**
+   * Whether this caller is signed in (a session cookie, a key, or local mode): answered 200 either way, so a page
+   * can decide between its sign-in form and the app without a 401 in the browser's console.
+   */
+  sessionState(): Promise<SessionStateView> {
+    return this.request('GET', '/v1/session');
+  }
+
+  /**
    * Signs a browser in with an API key: the server sets an HTTP-only session cookie and returns the CSRF token,
    * which this client then sends; the key itself is dropped (the cookie carries the session).
    */
@@ -229,5 +238,10 @@ export class ToolbusClient {
   /** The URL of a stored file's bytes (for `<img src>`; the session cookie authenticates it). */
   fileContentUrl(fileId: string): string {
     return this.url(`/v1/files/${encodeURIComponent(fileId)}/content`);
+  }
+
+  /** The URL of an indexed document's text by its link (a citation's `file://` link, opened through the server). */
+  documentTextUrl(link: string): string {
+    return this.url('/v1/documents/text', { link });
   }
 }

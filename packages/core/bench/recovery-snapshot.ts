@@ -3,6 +3,7 @@
 // commit's packages/core/src is unpacked with `git archive` into a temporary directory; the snapshot's own
 // imports of `@toolbus/spec` resolve to the workspace package, as the current code's do.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,8 +29,10 @@ export async function loadRecoverySnapshot(
     encoding: 'utf8',
   }).trim();
   // Outside the worktree (Node strips types only outside node_modules); a link to the worktree's node_modules
-  // makes `@toolbus/spec` resolve to the workspace package, as the current code's imports do.
-  const target = join(tmpdir(), `toolbus-recovery-${sha}`);
+  // makes `@toolbus/spec` resolve to the workspace package, as the current code's imports do. One directory per
+  // worktree: a directory shared between worktrees kept a link to a worktree since removed.
+  const worktree = createHash('sha256').update(root).digest('hex').slice(0, 8);
+  const target = join(tmpdir(), `toolbus-recovery-${sha}-${worktree}`);
   if (!existsSync(join(target, 'packages'))) {
     mkdirSync(target, { recursive: true });
     if (!existsSync(join(target, 'node_modules')))

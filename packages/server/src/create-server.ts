@@ -28,6 +28,7 @@ import { limitRequestBodies } from './http/request-body-limit.ts';
 import { RouteRegistry } from './http/route-registry.ts';
 import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
+import { registerDocumentTextRoute } from './library/document-text-route.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
 import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
@@ -158,13 +159,14 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
 
   const routes = new RouteRegistry();
   registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
-  registerAccessRoutes(routes, access, { publicOrigin });
+  registerAccessRoutes(routes, access, { publicOrigin, authenticate });
   const organizations = new OrganizationService(storage);
   registerOrganizationRoutes(routes, organizations);
   registerInvitationRoutes(routes, storage);
   registerUserDataRoutes(routes, userData);
   registerUiRoutes(routes, chats, turns);
   registerAdminRoutes(routes, library);
+  registerDocumentTextRoute(routes, options.documentIndex);
   registerMcpServerAccessRoutes(routes, storage);
   const mcpOAuth = new McpOAuthService({
     storage,

@@ -30,6 +30,7 @@ export { createInProcessSandbox } from './built-in-tools/in-process-sandbox.ts';
 export { toolLimitsForModel } from './built-in-tools/tool-limits-for-model.ts';
 export type { ChatDetail, ChatTurnView, SendMessageInput, StartedTurn } from './chats/chat-service.ts';
 export { ChatService } from './chats/chat-service.ts';
+export { TITLE_INSTRUCTION } from './chats/chat-titles.ts';
 export type { LiveTurn } from './chats/live-turn.ts';
 export type { PacketStreamFormat } from './chats/packet-stream-response.ts';
 export { HEARTBEAT_INTERVAL_MS, wirePacket } from './chats/packet-stream-response.ts';

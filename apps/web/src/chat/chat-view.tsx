@@ -9,6 +9,8 @@ interface TurnEntry {
   readonly index: number;
   readonly userText: string;
   readonly userFiles: readonly SentFile[];
+  /** Running when the page showed it (its tool work starts open). */
+  readonly live: boolean;
 }
 
 function turnsOf(detail: ChatDetailView): TurnEntry[] {
@@ -20,6 +22,7 @@ function turnsOf(detail: ChatDetailView): TurnEntry[] {
       index: turn.index,
       userText: user?.content ?? '',
       userFiles: user?.role === 'user' ? (user.files ?? []) : [],
+      live: turn.status === 'running',
     };
   });
 }
@@ -74,7 +77,7 @@ export function ChatView(props: {
     });
     setTurns((current) => [
       ...(current ?? []),
-      { index: started.turn, userText: message.content, userFiles: message.files },
+      { index: started.turn, userText: message.content, userFiles: message.files, live: true },
     ]);
     sentHere.current.add(started.turn);
     setRunning(started.turn);
@@ -103,6 +106,7 @@ export function ChatView(props: {
             turn={turn.index}
             userText={turn.userText}
             userFiles={turn.userFiles}
+            live={turn.live}
             onEnded={() => onEnded(turn.index, sentHere.current.has(turn.index))}
           />
         ))}

@@ -2,6 +2,7 @@ import type { FileReference } from '@toolbus/spec';
 import { useEffect, useState } from 'react';
 import { client } from '../common/api.ts';
 import type { ToolState } from '../turn/turn-tree.ts';
+import { sourceHref } from './source-href.ts';
 
 function isImage(file: FileReference): boolean {
   return file.mediaType.startsWith('image/');
@@ -133,9 +134,13 @@ export function ToolBody(props: { readonly tool: ToolState }) {
           <ul>
             {tool.urls.map((url) => (
               <li key={url}>
-                <a href={url} target="_blank" rel="noopener noreferrer nofollow">
-                  {url}
-                </a>
+                {sourceHref(url) ? (
+                  <a href={sourceHref(url)} target="_blank" rel="noopener noreferrer nofollow">
+                    {url}
+                  </a>
+                ) : (
+                  url
+                )}
               </li>
             ))}
           </ul>
@@ -147,8 +152,8 @@ export function ToolBody(props: { readonly tool: ToolState }) {
           <ol className="documents">
             {tool.documents.map((document) => (
               <li key={`${document.citationNumber}:${document.id}`} value={document.citationNumber}>
-                {document.link ? (
-                  <a href={document.link} target="_blank" rel="noopener noreferrer nofollow">
+                {sourceHref(document.link) ? (
+                  <a href={sourceHref(document.link)} target="_blank" rel="noopener noreferrer nofollow">
                     {document.title}
                   </a>
                 ) : (

@@ -8,6 +8,8 @@ export interface TurnContextValue {
   readonly chatId: string;
   readonly marks: CitationMarks;
   readonly marksVersion: number;
+  /** Whether tool work starts open: the turn was running when the page showed it (else it reads back closed). */
+  readonly workOpen: boolean;
 }
 
 /** The enclosing turn of a node view. */

@@ -1,8 +1,9 @@
 import type { CitedDocument } from '@toolbus/spec';
-import { type FocusEvent, type MouseEvent, useEffect, useMemo, useState } from 'react';
+import { type FocusEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { client } from '../common/api.ts';
 import { filesOfTurn } from '../turn/turn-files.ts';
 import { stopReasonWords } from './human-words.ts';
+import { sourceHref } from './source-href.ts';
 import { TurnContext, type TurnContextValue } from './turn-context.ts';
 import { TurnFiles } from './turn-files-strip.tsx';
 import { LevelView } from './turn-view.tsx';
@@ -15,6 +16,7 @@ function CitationCard(props: {
   readonly unsupported: boolean;
 }) {
   const document = props.document;
+  const href = sourceHref(document.link);
   return (
     <div
       className="citation-card"
@@ -30,8 +32,8 @@ function CitationCard(props: {
       {props.unsupported ? (
         <p className="error">A check found a sentence citing this unsupported by it.</p>
       ) : null}
-      {document.link ? (
-        <a className="card-link" href={document.link} target="_blank" rel="noopener noreferrer nofollow">
+      {href ? (
+        <a className="card-link" href={href} target="_blank" rel="noopener noreferrer nofollow">
           {document.link}
         </a>
       ) : null}
@@ -87,14 +89,23 @@ export function TurnPanel(props: {
   readonly turn: number;
   readonly userText: string;
   readonly userFiles?: readonly SentFile[];
+  /** The turn was running when the page showed it (default true): its tool work starts open. */
+  readonly live?: boolean;
   readonly onEnded?: (reason: string) => void;
 }) {
+  // Decided once: a turn that ends while watched keeps its work open, under the reader's eyes.
+  const [workOpen] = useState(props.live ?? true);
   const { tree, version, stream } = useTurnStream(props.chatId, props.turn);
   const { onEnded } = props;
   const ended =
     tree.stopReason ?? (stream.phase === 'ended' || stream.phase === 'failed' ? stream.phase : undefined);
+  // Reported once: a parent that passes a new callback on each render (the chat list reloads on an end) would
+  // otherwise be told again on every render, and reload the list in a loop.
+  const reportedEnd = useRef(false);
   useEffect(() => {
-    if (ended) onEnded?.(ended);
+    if (!ended || reportedEnd.current) return;
+    reportedEnd.current = true;
+    onEnded?.(ended);
   }, [ended, onEnded]);
   const [card, setCard] = useState<{ number: number; top: number; left: number } | undefined>();
   const unsupportedNumbers = useMemo(
@@ -110,12 +121,13 @@ export function TurnPanel(props: {
       tree,
       chatId: props.chatId,
       marksVersion,
+      workOpen,
       marks: {
         known: (number) => tree.documents.has(number),
         unsupported: (number) => unsupportedNumbers.has(number),
       },
     }),
-    [tree, props.chatId, marksVersion, unsupportedNumbers],
+    [tree, props.chatId, marksVersion, unsupportedNumbers, workOpen],
   );
   const show = (event: MouseEvent | FocusEvent) => {
     const target = (event.target as HTMLElement).closest<HTMLElement>('[data-cite]');
@@ -179,8 +191,8 @@ export function TurnPanel(props: {
             <ol>
               {sources.map((document) => (
                 <li key={document.citationNumber} value={document.citationNumber}>
-                  {document.link ? (
-                    <a href={document.link} target="_blank" rel="noopener noreferrer nofollow">
+                  {sourceHref(document.link) ? (
+                    <a href={sourceHref(document.link)} target="_blank" rel="noopener noreferrer nofollow">
                       {document.title}
                     </a>
                   ) : (

@@ -1,39 +1,14 @@
-import { createContext, type KeyboardEvent, memo, useContext, useId, useState } from 'react';
-import { argumentHint, inStartOrder } from '../turn/tab-labels.ts';
+import { type KeyboardEvent, memo, useContext, useId, useState } from 'react';
+import { inStartOrder, labelsOf, titleOf } from '../turn/tab-labels.ts';
 import { failureOf } from '../turn/tool-outcome.ts';
-import { type Cycle, isRunning, isWorkNode, type Level, type TreeNode } from '../turn/turn-tree.ts';
+import { type Cycle, isWorkNode, type Level, type TreeNode } from '../turn/turn-tree.ts';
+import { ActivityStrip } from './activity-strip.tsx';
 import { ApprovalCard } from './approval-card.tsx';
+import { LaneProgress } from './lane-progress.tsx';
 import { MarkdownView } from './markdown-view.tsx';
+import { AncestorEnded, StatusBadge } from './status-badge.tsx';
 import { ToolBody } from './tool-body.tsx';
 import { TurnContext } from './turn-context.ts';
-
-function titleOf(node: TreeNode): string {
-  if (node.agentTask !== undefined)
-    return node.tool?.displayName ? `${node.tool.displayName}: ${node.agentTask}` : node.agentTask;
-  if (node.coding) return `Coding agent: ${node.coding.query}`;
-  if (node.tool) return node.tool.displayName || node.tool.toolName || 'Tool';
-  if (node.approvals.length > 0) return 'Approval';
-  return `Step ${node.turn + 1}`;
-}
-
-/** True below a node that ended or failed: work nested in it cannot still be running. */
-const AncestorEnded = createContext(false);
-
-function StatusBadge(props: { readonly node: TreeNode }) {
-  const context = useContext(TurnContext);
-  const ancestorEnded = useContext(AncestorEnded);
-  if (!context) return null;
-  const failure = failureOf(props.node);
-  if (failure)
-    return (
-      <span className="badge badge-error" title={failure.cause}>
-        {failure.label}
-      </span>
-    );
-  if (!ancestorEnded && isRunning(props.node, context.tree))
-    return <span className="badge badge-live">running</span>;
-  return <span className="badge badge-done">done</span>;
-}
 
 /** Reasoning, collapsed by default once it is done, open while it streams. */
 function Reasoning(props: { readonly node: TreeNode }) {
@@ -146,17 +121,6 @@ export const NodeView = memo(function NodeView(props: {
   );
 });
 
-/** Each node's label; where two would read the same, each gets the argument that tells them apart. */
-function labelsOf(nodes: readonly TreeNode[]): string[] {
-  const titles = nodes.map(titleOf);
-  return titles.map((title, position) => {
-    const node = nodes[position] as TreeNode;
-    if (titles.filter((other) => other === title).length < 2) return title;
-    const hint = argumentHint(node);
-    return hint ? `${title}: ${hint}` : title;
-  });
-}
-
 /**
  * Parallel work of one cycle as tabs (each live on its own), or as lanes when they are sub-agents. Tabs keep the
  * order their calls started in, and the selection follows the tab (its key), so a call that arrives later never
@@ -217,6 +181,7 @@ function Lanes(props: { readonly nodes: readonly TreeNode[] }) {
     <ul className="lanes" aria-label={`${props.nodes.length} agents in parallel`}>
       {props.nodes.map((node, position) => (
         <li key={node.key} className="lane" aria-label={labels[position]}>
+          <LaneProgress node={node} />
           <NodeView node={node} version={node.version} showTitle />
         </li>
       ))}
@@ -233,16 +198,18 @@ const CycleView = memo(function CycleView(props: { readonly cycle: Cycle; readon
       {text.map((node) => (
         <NodeView key={node.key} node={node} version={node.version} showTitle={false} />
       ))}
-      {work.length === 1 ? (
-        <div className="single-tool">
-          <NodeView node={work[0] as TreeNode} version={(work[0] as TreeNode).version} showTitle />
-        </div>
-      ) : work.length > 1 ? (
-        nested ? (
-          <Lanes nodes={work} />
-        ) : (
-          <Tabs nodes={work} cycle={props.cycle} />
-        )
+      {work.length > 0 ? (
+        <ActivityStrip nodes={work} agents={nested}>
+          {work.length === 1 ? (
+            <div className="single-tool">
+              <NodeView node={work[0] as TreeNode} version={(work[0] as TreeNode).version} showTitle />
+            </div>
+          ) : nested ? (
+            <Lanes nodes={work} />
+          ) : (
+            <Tabs nodes={work} cycle={props.cycle} />
+          )}
+        </ActivityStrip>
       ) : null}
     </div>
   );

@@ -33,3 +33,24 @@ export function argumentHint(node: TreeNode): string | undefined {
 export function inStartOrder(nodes: readonly TreeNode[]): TreeNode[] {
   return [...nodes].sort((a, b) => a.firstSequence - b.firstSequence || a.tab - b.tab);
 }
+
+/** What a node is called: its tool's display name, its agent's task, or its step. */
+export function titleOf(node: TreeNode): string {
+  if (node.agentTask !== undefined)
+    return node.tool?.displayName ? `${node.tool.displayName}: ${node.agentTask}` : node.agentTask;
+  if (node.coding) return `Coding agent: ${node.coding.query}`;
+  if (node.tool) return node.tool.displayName || node.tool.toolName || 'Tool';
+  if (node.approvals.length > 0) return 'Approval';
+  return `Step ${node.turn + 1}`;
+}
+
+/** Each node's label; where two would read the same, each gets the argument that tells them apart. */
+export function labelsOf(nodes: readonly TreeNode[]): string[] {
+  const titles = nodes.map(titleOf);
+  return titles.map((title, position) => {
+    const node = nodes[position] as TreeNode;
+    if (titles.filter((other) => other === title).length < 2) return title;
+    const hint = argumentHint(node);
+    return hint ? `${title}: ${hint}` : title;
+  });
+}

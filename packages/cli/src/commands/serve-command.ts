@@ -228,6 +228,9 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       }),
     },
     assemblyCache,
+    // A new chat is titled from its first exchange (one small model request after the first answer), so the web
+    // app's list and `toolbus history` show what each chat is about rather than a column of "New chat".
+    titleChats: true,
     builtInToolFactories: (context) =>
       builtInToolFactories({
         settings: config.file,

@@ -13,6 +13,7 @@ import {
   startScriptedModelServer,
   textSteps,
 } from '@toolbus/core/testing';
+import { TITLE_INSTRUCTION } from '@toolbus/server';
 import { startCli } from '../__fixtures__/spawn-cli.ts';
 
 describe('toolbus serve reads the tool settings of the config file', () => {
@@ -69,8 +70,16 @@ describe('toolbus serve reads the tool settings of the config file', () => {
     }
   }
 
+  // `toolbus serve` titles a new chat with one more model request after its first answer: the turn's own requests
+  // are the others, whenever the title request arrives.
+  const isTitleRequest = (request: ScriptedRequest) =>
+    request.messages.some(
+      (message) => message.role === 'system' && message.text.startsWith(TITLE_INSTRUCTION),
+    );
+  const chatRequests = () => model.requests.filter((request) => !isTitleRequest(request));
+
   function firstRequestOfLastTurn(turnRequests: number): ScriptedRequest {
-    const request = model.requests.at(-turnRequests);
+    const request = chatRequests().at(-turnRequests);
     assert.ok(request);
     return request;
   }
@@ -78,7 +87,7 @@ describe('toolbus serve reads the tool settings of the config file', () => {
   test('toolCallDialects: the config overrides the dialects the model profile tries first', async () => {
     const stream = await askServe({ toolCallDialects: ['pythonic'] });
     assert.match(stream, /"type":"stop"/);
-    const followUp = model.requests.at(-1);
+    const followUp = chatRequests().at(-1);
     const assistant = followUp?.messages.find((message) => message.role === 'assistant');
     assert.deepEqual(
       assistant?.toolCalls.map((call) => JSON.parse(call.arguments)),
@@ -92,7 +101,7 @@ describe('toolbus serve reads the tool settings of the config file', () => {
 
   test('toolLimits: above the model’s limit the turn offers tool search instead of every tool', async () => {
     const stream = await askServe({ toolLimits: { '*': { maxTools: 1 } } });
-    const offered = model.requests.at(-1)?.toolNames ?? [];
+    const offered = chatRequests().at(-1)?.toolNames ?? [];
     assert.ok(offered.includes('tool_search'), `offered: ${offered.join(', ')}`);
     assert.ok(!offered.includes('internal_search'), 'the tools themselves wait to be found');
     assert.match(stream, /"type":"tool-mode","mode":"search"/);

@@ -119,6 +119,8 @@ function locateToolCalls(
   // Shared with the parsers through the scan: a call overlapping these would be dropped, so they may skip it.
   const claimed = scan.recovered;
   const accepted: LocatedToolCall[] = [];
+  // Where the first block that ends the model's turn closes (see `ToolCallMarkupMarker.endsTurn`).
+  let turnEnd = Number.POSITIVE_INFINITY;
   for (const parser of parsers) {
     let found: LocatedToolCall[];
     try {
@@ -148,11 +150,13 @@ function locateToolCalls(
       if (sameStart) sameStart.push(groups[groups.length - 1]!);
       else groupsByStart.set(call.start, [groups[groups.length - 1]!]);
     }
+    const endsTurn = parser.markers?.some((marker) => marker.endsTurn === true) === true;
     for (const group of groups) {
       const first = group[0]!;
       if (claimed.overlaps(first.start, first.end)) continue;
       const end = endOfTurnTokenEnd(text, first.end);
       claimed.add(first.start, end);
+      if (endsTurn && end < turnEnd) turnEnd = end;
       for (const call of group) {
         accepted.push({
           name: call.name,
@@ -167,7 +171,9 @@ function locateToolCalls(
   accepted.sort((left, right) => left.start - right.start);
   // A result the model wrote for its own call is invented: calls after it were not made either.
   const imitated = imitatedResultStart(text, accepted);
-  const cut = imitated >= 0 ? accepted.findIndex((call) => call.start >= imitated) : -1;
+  const stop = imitated >= 0 ? Math.min(imitated, turnEnd) : turnEnd;
+  // …and so is a call written after the model's turn ended.
+  const cut = stop < text.length ? accepted.findIndex((call) => call.start >= stop) : -1;
   if (cut >= 0) accepted.length = cut;
   return withoutThinkingDrafts(text, withoutInlineCode(text, accepted), scan, parsers).slice(
     0,

@@ -35,6 +35,13 @@ export interface ToolCallMarkupMarker {
    * model may write the same tag in prose.
    */
   readonly opensAnswer?: boolean;
+  /**
+   * The model's template ends the assistant's turn where this block closes: it renders a call turn as the
+   * message's text, then the block, then the end-of-turn token, and its prompt says no other text goes with a
+   * call (Hunyuan A13B: `…</tool_calls><|eos|>`). Text after a closed block that held a call is the model
+   * writing on past its turn (the serving stack missed the stop): not shown, and not read for further calls.
+   */
+  readonly endsTurn?: boolean;
 }
 
 /** The `<function_calls>` block of Anthropic-style XML. */

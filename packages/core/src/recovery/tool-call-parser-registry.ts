@@ -61,7 +61,14 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
     open: '<longcat_tool_call>',
     closes: ['</longcat_tool_call>'],
   }),
-  createDelimitedJsonToolCallParser({ name: 'jamba', open: '<tool_calls>', closes: ['</tool_calls>'] }),
+  // Hunyuan A13B's template renders a call turn as `text<tool_calls>[…]</tool_calls><|eos|>`, and its prompt
+  // says a call goes with no other text: the block's close ends the turn (as vLLM's and Tencent's parsers read it).
+  createDelimitedJsonToolCallParser({
+    name: 'jamba',
+    open: '<tool_calls>',
+    closes: ['</tool_calls>'],
+    endsTurn: true,
+  }),
   createDelimitedJsonToolCallParser({
     name: 'command',
     open: '<|START_ACTION|>',

@@ -20,6 +20,8 @@ export interface PreparedMarker {
   readonly closes: readonly string[];
   readonly requiresTagEnd: boolean;
   readonly maxCloseLength: number;
+  /** The template ends the turn where the block closes (see {@link ToolCallMarkupMarker.endsTurn}). */
+  readonly endsTurn: boolean;
 }
 
 /** The markers that start with one pair of characters. */
@@ -36,8 +38,13 @@ export interface MarkupMarkerTable {
   readonly markers: readonly PreparedMarker[];
   /** Every spelling (lower and upper case) of every marker's first character. */
   readonly firstCharacters: readonly string[];
-  /** A character class of {@link firstCharacters}: one native search finds where a marker may start. */
+  /**
+   * A character class of {@link firstCharacters} (global): one native search finds where a marker may start.
+   * Shared by every filter of the list, so each use sets `lastIndex` first; a search never spans a call out.
+   */
   readonly firstPattern: RegExp;
+  /** Some marker counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
+  readonly hasOpeningMarker: boolean;
   /** By the codes of the first two (lower-case) characters, `first * 0x10000 + second`. */
   readonly byPrefix: ReadonlyMap<number, PrefixMarkers>;
   /** By the first (lower-case) character, for a candidate at the very end of the buffer. */
@@ -72,6 +79,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
       closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
       requiresTagEnd: marker.requiresTagEnd === true,
       maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
+      endsTurn: marker.endsTurn === true,
     })),
     ...[...orphanCloses]
       .filter((close) => !opens.has(close))
@@ -84,6 +92,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
         closes: [],
         requiresTagEnd: false,
         maxCloseLength: 0,
+        endsTurn: false,
       })),
   ];
   const byFirst = new Map<string, PreparedMarker[]>();
@@ -117,7 +126,8 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
   const prepared: MarkupMarkerTable = {
     markers,
     firstCharacters,
-    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`),
+    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`, 'g'),
+    hasOpeningMarker: markers.some((marker) => marker.opensAnswer),
     byPrefix,
     byFirst,
     hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
@@ -211,6 +221,22 @@ export function indexOfIgnoringCase(haystack: string, needle: string, from: numb
 }
 
 export const noMarkers: readonly PreparedMarker[] = [];
+
+/**
+ * What the filter is inside once a block that ends the model's turn has closed on a call: the rest of the
+ * stream, hidden and not kept (see {@link ToolCallMarkupMarker.endsTurn}).
+ */
+export const pastTurnEnd: PreparedMarker = Object.freeze({
+  open: '',
+  alone: false,
+  orphanClose: false,
+  reasoning: false,
+  opensAnswer: false,
+  closes: [],
+  requiresTagEnd: false,
+  maxCloseLength: 0,
+  endsTurn: false,
+});
 
 function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
   const list = map.get(key);

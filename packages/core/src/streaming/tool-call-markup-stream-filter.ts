@@ -10,6 +10,7 @@ import {
   matchAt,
   noMarkers,
   type PreparedMarker,
+  pastTurnEnd,
 } from './markup-marker-table.ts';
 
 /** Options for {@link ToolCallMarkupStreamFilter}. */
@@ -36,12 +37,15 @@ export interface ToolCallMarkupStreamFilterOptions {
  * {@link ToolCallMarkupStreamFilter.takeReasoning} instead.
  */
 export class ToolCallMarkupStreamFilter {
+  // At most 13 private fields, on purpose: V8 sizes a class's objects by its first seven instances, and when a
+  // full GC runs while none of them is alive, later instances keep only a few fields in the object. Beyond that,
+  // private fields (keyed stores) spill into a property array of at most 12, after which every instance of the
+  // class becomes a hash table for good: the filter ran at half speed for the rest of the process (found in the
+  // recovery bench; `markup-filter-object-shape.test.ts` checks it). Derived state is therefore derived, not kept.
   /**
-   * A character class of every spelling (lower and upper case) of every marker's first character: one native
-   * search finds the next place a marker may start.
+   * The markers that may start at a character, by its first two or three characters (few for a `<` in prose),
+   * and the one native search (`firstPattern`) that finds the next place a marker may start.
    */
-  readonly #firstPattern: RegExp;
-  /** The markers that may start at a character, by its first two or three characters (few for a `<` in prose). */
   readonly #table: MarkupMarkerTable;
   #pending = '';
   #inside: PreparedMarker | undefined;
@@ -63,12 +67,12 @@ export class ToolCallMarkupStreamFilter {
    * to drop): one flag, so the hot path of a stream well under way checks a single field.
    */
   #atStart = false;
-  readonly #hasOpeningMarker: boolean;
-  /** Text other than whitespace was shown since the last line break (then a marker is mid-sentence). */
-  #lineHasText = false;
   /** Whether the block being hidden opened its line. */
   #blockOpensLine = true;
-  /** The last character other than whitespace shown on the current line (0 at its start). */
+  /**
+   * The last character other than whitespace shown on the current line, 0 while the line holds none (then a
+   * marker opens its line; else it is mid-sentence).
+   */
   #lastTextCode = 0;
 
   constructor(
@@ -77,9 +81,7 @@ export class ToolCallMarkupStreamFilter {
   ) {
     this.#release = options.release;
     this.#table = markupMarkerTableOf(markers);
-    this.#firstPattern = new RegExp(this.#table.firstPattern.source, 'g');
-    this.#hasOpeningMarker = this.#table.markers.some((marker) => marker.opensAnswer);
-    this.#atStart = this.#hasOpeningMarker;
+    this.#atStart = this.#table.hasOpeningMarker;
   }
 
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
@@ -108,7 +110,7 @@ export class ToolCallMarkupStreamFilter {
       text = shown.trimStart();
       if (text !== '') this.#afterThinking = false;
     }
-    this.#atStart = (this.#hasOpeningMarker && !this.#answerStarted) || this.#afterThinking;
+    this.#atStart = (this.#table.hasOpeningMarker && !this.#answerStarted) || this.#afterThinking;
     return text;
   }
 
@@ -117,7 +119,9 @@ export class ToolCallMarkupStreamFilter {
    * outside a block: after the last chunk it is the unclosed block that {@link flush} drops.
    */
   get openBlock(): string | undefined {
-    return this.#inside && !this.#inside.reasoning ? this.#block + this.#pending : undefined;
+    return this.#inside && !this.#inside.reasoning && this.#inside !== pastTurnEnd
+      ? this.#block + this.#pending
+      : undefined;
   }
 
   /** The reasoning read since the last call (the content of reasoning blocks), possibly empty. */
@@ -138,6 +142,7 @@ export class ToolCallMarkupStreamFilter {
       if (this.#inside) {
         const marker = this.#inside;
         if (marker.closes.length === 0) {
+          if (marker === pastTurnEnd) return output;
           const rest = position === 0 ? buffer : buffer.slice(position);
           if (marker.reasoning) this.#reasoning += rest;
           else this.#keep(rest);
@@ -167,12 +172,23 @@ export class ToolCallMarkupStreamFilter {
             this.#afterThinking = true;
             this.#atStart = true;
           }
-        } else if (this.#release && this.#block.length < maximumBlockLength) {
-          const shown = this.#release(this.#block + buffer.slice(position, end), this.#blockOpensLine);
-          // Shown text is read like any other: a backtick in it opens code.
-          this.#code.advance(shown);
-          this.#noteLine(shown, 0, shown.length);
-          output += shown;
+        } else {
+          let shown = '';
+          if (this.#release && this.#block.length < maximumBlockLength) {
+            shown = this.#release(this.#block + buffer.slice(position, end), this.#blockOpensLine);
+            // Shown text is read like any other: a backtick in it opens code.
+            this.#code.advance(shown);
+            this.#noteLine(shown, 0, shown.length);
+            output += shown;
+          }
+          // A block the template ends the turn with, released as a call: what follows is past the turn. Without
+          // a release every block is hidden, call or not, so nothing says the turn ended.
+          if (marker.endsTurn && this.#release && shown === '') {
+            this.#inside = pastTurnEnd;
+            this.#block = '';
+            this.#pending = '';
+            return output;
+          }
         }
         this.#inside = undefined;
         this.#block = '';
@@ -198,7 +214,7 @@ export class ToolCallMarkupStreamFilter {
       // a call's JSON or another tag, and a closing special token anywhere, it is markup.
       if (
         found.marker.orphanClose &&
-        this.#lineHasText &&
+        this.#lastTextCode !== 0 &&
         found.marker.open.startsWith('</') &&
         !endsStructure(this.#lastTextCode)
       ) {
@@ -211,7 +227,7 @@ export class ToolCallMarkupStreamFilter {
       // Call markup, not thinking, starts the answer: a `<think>` after it is a mention.
       if (!found.marker.reasoning && !found.marker.alone) this.#answerStarted = true;
       if (found.marker.alone) continue;
-      this.#blockOpensLine = !this.#lineHasText;
+      this.#blockOpensLine = this.#lastTextCode === 0;
       this.#inside = found.marker;
       this.#block = buffer.slice(found.index, position);
     }
@@ -230,15 +246,14 @@ export class ToolCallMarkupStreamFilter {
     this.#code = new CodeSpanTracker();
     this.#codeAt = 0;
     this.#answerStarted = false;
-    this.#atStart = this.#hasOpeningMarker;
-    this.#lineHasText = false;
+    this.#atStart = this.#table.hasOpeningMarker;
     this.#lastTextCode = 0;
     this.#blockOpensLine = true;
     return rest;
   }
 
   #noteText(buffer: string, from: number, to: number): void {
-    if (!this.#answerStarted && this.#hasOpeningMarker && hasText(buffer, from, to))
+    if (!this.#answerStarted && this.#table.hasOpeningMarker && hasText(buffer, from, to))
       this.#answerStarted = true;
     this.#noteLine(buffer, from, to);
   }
@@ -251,13 +266,12 @@ export class ToolCallMarkupStreamFilter {
     for (let index = to - 1; index >= from; index--) {
       const code = text.charCodeAt(index);
       if (code === 0x0a) {
-        this.#lineHasText = false;
         this.#lastTextCode = 0;
         return;
       }
       if (isWhitespaceCode(code)) continue;
-      this.#lineHasText = true;
-      this.#lastTextCode = code;
+      // A NUL counts as text too (it is not whitespace): kept as U+FFFD so that 0 still means "no text".
+      this.#lastTextCode = code === 0 ? 0xfffd : code;
       return;
     }
   }
@@ -268,8 +282,9 @@ export class ToolCallMarkupStreamFilter {
   }
 
   #mayHoldMarker(chunk: string): boolean {
-    this.#firstPattern.lastIndex = 0;
-    return this.#firstPattern.test(chunk);
+    const pattern = this.#table.firstPattern;
+    pattern.lastIndex = 0;
+    return pattern.test(chunk);
   }
 
   #findOpening(
@@ -279,7 +294,7 @@ export class ToolCallMarkupStreamFilter {
     | { kind: 'none' }
     | { kind: 'partial'; index: number }
     | { kind: 'full'; index: number; marker: PreparedMarker } {
-    const pattern = this.#firstPattern;
+    const pattern = this.#table.firstPattern;
     pattern.lastIndex = from;
     while (true) {
       if (!pattern.test(buffer)) return { kind: 'none' };

@@ -7,6 +7,7 @@ import {
   keyParams,
   meSchema,
   sessionSchema,
+  sessionStateSchema,
   setUserRoleBody,
   userListSchema,
   userParams,
@@ -17,6 +18,7 @@ import type { ApiKeyScope } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { type AccessService, SESSION_COOKIE, SESSION_LIFETIME_MS } from './access-service.ts';
 import { isSecureOrigin } from './public-origin.ts';
+import type { Authenticate } from './request-guard.ts';
 
 const self = { kind: 'user', scope: 'chat' } as const;
 const minting = { kind: 'user', scope: 'keys' } as const;
@@ -26,8 +28,29 @@ const admin = { kind: 'admin' } as const;
 export function registerAccessRoutes(
   registry: RouteRegistry,
   access: AccessService,
-  options: { readonly publicOrigin?: string | undefined } = {},
+  options: {
+    readonly publicOrigin?: string | undefined;
+    /** How the guard finds the caller: `GET /v1/session` answers whether it finds one. */
+    readonly authenticate?: Authenticate;
+  } = {},
 ): void {
+  const authenticate = options.authenticate;
+  if (authenticate) {
+    registry.add(
+      {
+        method: 'get',
+        path: '/v1/session',
+        operationId: 'getSessionState',
+        summary:
+          'Whether the caller is signed in (a session cookie, a key, or local mode). Public: answers 200 either way, so a page decides between its sign-in form and the app without a failed request',
+        tag: 'access',
+        access: { kind: 'public' },
+        responses: { 200: { description: 'Signed in or not', schema: sessionStateSchema } },
+      },
+      // Says only yes or no: who the caller is stays behind `GET /v1/me`, which needs a valid credential.
+      async ({ context }) => context.json({ signedIn: (await authenticate(context)) !== undefined }),
+    );
+  }
   registry.add(
     {
       method: 'get',

@@ -207,7 +207,7 @@ describe('users and access', () => {
       sendUiMessage: { id: chat.id, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] },
     };
     // Routes that name Alice's data in the body rather than the path.
-    const bodyNamesHerData = new Set(['sendUiMessage']);
+    const bodyNamesHerData = new Set(['sendUiMessage', 'getDocumentText']);
     const secrets = [
       chat.id,
       file.id,
@@ -230,6 +230,8 @@ describe('users and access', () => {
         path = path.replace(`{${name}}`, encodeURIComponent(value));
       }
       if (route.operationId === 'uploadFile') path += '?name=bob.txt';
+      if (route.operationId === 'getDocumentText')
+        path += `?link=${encodeURIComponent('file:///alice/notes.md')}`;
       if (route.body && route.access.kind !== 'admin' && route.tag !== 'mcp')
         assert.ok(route.operationId in bodies, `the matrix needs a body for ${route.operationId}`);
       const body = route.operationId === 'uploadFile' ? 'bob bytes' : bodies[route.operationId];

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
@@ -12,6 +13,8 @@ export interface DelimitedJsonToolCallParserOptions {
   readonly open: string;
   /** Closing markers; none means the block runs to the end of the text (or the next open marker). */
   readonly closes?: readonly string[];
+  /** The template ends the turn where the block closes (see {@link ToolCallMarkupMarker.endsTurn}). */
+  readonly endsTurn?: boolean;
 }
 
 /**
@@ -27,7 +30,9 @@ export function createDelimitedJsonToolCallParser(
 ): ToolCallTextParser {
   return {
     name: options.name,
-    markers: [{ open: options.open, closes: options.closes ?? [] }],
+    markers: [
+      { open: options.open, closes: options.closes ?? [], ...omitUndefined({ endsTurn: options.endsTurn }) },
+    ],
     detect: (text, scan = createTextScan(text)) => scan.has(options.open),
     parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
       const tools = scan.tools(toolDefs);

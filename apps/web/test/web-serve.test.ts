@@ -1,0 +1,114 @@
+// The web UI on the default `toolbus serve`, as a new user meets it: a fresh TOOLBUS_HOME, local mode, Chromium.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { chunkText, type ScriptedRequest, type ScriptedStep } from '@toolbus/core/testing';
+import { TITLE_INSTRUCTION } from '@toolbus/server';
+import type { Page } from 'playwright-core';
+import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { type ServeWorld, startServeWorld } from './serve-world.ts';
+
+const isTitleRequest = (request: ScriptedRequest) =>
+  request.messages.some((message) => message.role === 'system' && message.text.startsWith(TITLE_INSTRUCTION));
+
+function handler(request: ScriptedRequest): ScriptedStep[] {
+  if (isTitleRequest(request)) return [{ type: 'text', text: 'Title: "Refund timing".' }];
+  if (request.lastMessage?.role === 'user' && request.toolNames.includes('internal_search')) {
+    return [
+      { type: 'tool-call', id: 'call_docs', name: 'internal_search', arguments: { queries: ['refunds'] } },
+    ];
+  }
+  return chunkText('Refunds take 14 days [1].', 4).map((text) => ({ type: 'text', text }));
+}
+
+let world: ServeWorld;
+let profile: BrowserProfile;
+let page: Page;
+
+before(async () => {
+  world = await startServeWorld({
+    handler,
+    // The axe pass loads 44 pages within a minute or two: above the default allowance of 600 requests a minute.
+    args: ['--requests-per-minute', '100000'],
+    documents: { 'refunds.md': '# Refund policy\n\nRefunds take 14 days, paid back to the card.\n' },
+  });
+  profile = await openProfile();
+  page = profile.page;
+});
+after(async () => {
+  await profile?.close();
+  await world?.close();
+});
+
+describe('web UI on the default toolbus serve', { timeout: 300_000 }, () => {
+  test('a new chat is titled by the model after its first answer: in the list, the heading and toolbus history', async () => {
+    await page.goto(`${world.url}/`);
+    await page
+      .getByRole('navigation', { name: 'Chats' })
+      .getByRole('button', { name: 'New chat', exact: true })
+      .click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('How long do refunds take?');
+    await box.press('Enter');
+    await page.locator('.turn').last().locator('.answer').getByText('Refunds take 14 days').waitFor();
+    const chats = page.getByRole('navigation', { name: 'Chats' });
+    await chats.getByRole('link', { name: 'Refund timing', exact: true }).waitFor({ timeout: 15_000 });
+    await page.getByRole('heading', { level: 1, name: 'Refund timing' }).waitFor();
+    assert.ok(world.model.requests.some(isTitleRequest), 'the title came from the model');
+    const history = await world.cli(['history']);
+    assert.equal(history.code, 0, history.stderr);
+    assert.match(history.stdout, /Refund timing/);
+    assert.doesNotMatch(history.stdout, /New chat/);
+  });
+
+  test('a source that is an indexed file opens through the server, never as a dead file:// link', async () => {
+    const source = page.getByRole('region', { name: 'Sources' }).getByRole('link', { name: 'Refund policy' });
+    const href = (await source.getAttribute('href')) ?? '';
+    assert.ok(href.startsWith('/v1/documents/text?link=file%3A%2F%2F'), href);
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), source.click()]);
+    await opened.waitForLoadState();
+    const text = (await opened.locator('body').textContent()) ?? '';
+    assert.match(text, /Refund policy/);
+    assert.match(text, /Refunds take 14 days, paid back to the card\./);
+    await opened.close();
+    // The citation chip's card links the same way.
+    await page.locator('.turn').last().locator('.answer [data-cite="1"]').hover();
+    assert.equal(await page.getByRole('tooltip').getByRole('link').getAttribute('href'), href);
+  });
+
+  test('axe: no serious or critical violation on any page, light and dark, desktop and phone width', async () => {
+    const chatUrl = page.url();
+    const pages = [
+      ['chats', `${world.url}/#/`],
+      ['a chat', chatUrl],
+      ...['personas', 'mcp', 'skills', 'documents', 'keys', 'apps', 'users', 'settings', 'organizations'].map(
+        (section) => [`admin ${section}`, `${world.url}/#/admin/${section}`],
+      ),
+    ] as const;
+    const found: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const viewport of [
+        { width: 1280, height: 900 },
+        { width: 390, height: 844 },
+      ]) {
+        const look = await openProfile({ viewport, colorScheme });
+        try {
+          for (const [name, url] of pages) {
+            await look.page.goto(url);
+            await look.page.locator('main').waitFor();
+            // Let each page's data arrive (lists, a turn's replay) before checking it.
+            await look.page.waitForLoadState('networkidle');
+            const headings = await look.page.locator('h1').count();
+            if (headings !== 1) found.push(`${name} (${colorScheme}, ${viewport.width} px): ${headings} h1`);
+            for (const violation of await seriousViolations(look.page))
+              found.push(
+                `${name} (${colorScheme}, ${viewport.width} px): ${violation.id} ${violation.nodes.join(', ')}`,
+              );
+          }
+        } finally {
+          await look.close();
+        }
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+});
