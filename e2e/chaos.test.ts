@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
 import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { TITLE_INSTRUCTION } from '@toolbus/server';
+import { omitUndefined } from '@toolbus/spec';
 import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
 import { type FollowedTurn, followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import {
@@ -82,7 +83,7 @@ async function ask(chatId: string, turn: number, content: string, onPacket?: (pa
       body: JSON.stringify({ content }),
     });
     if (first.status === 200) {
-      return followTurn({ baseUrl: cluster.url, chatId, turn, first, ...(onPacket ? { onPacket } : {}) });
+      return followTurn({ baseUrl: cluster.url, chatId, turn, first, ...omitUndefined({ onPacket }) });
     }
     assert.ok(attempt < 20, `send: ${first.status} ${await first.text()}`);
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -148,7 +148,7 @@ describe('the comment and optional-field rules find what they are for', () => {
     expectFindings(rule, { found, clean });
   });
 
-  test('optional-field conditionals: a field passed when defined is found; computed fields and other tests are not', () => {
+  test('optional-field conditionals: a field passed when defined (or truthy) is found; computed fields and other tests are not', () => {
     const found = [
       'f({ a, ...(options.b === undefined ? {} : { b: options.b }) });',
       'f({ ...(b !== undefined ? { b } : {}) });',
@@ -156,13 +156,20 @@ describe('the comment and optional-field rules find what they are for', () => {
       'f({ ...(user === undefined\n  ? {}\n  : { userId: user.id }) });',
       'f({ ...(options?.c === undefined ? {} : { c: options.c }) });',
       'client.listTools(cursor === undefined ? {} : { cursor });',
+      'f({ ...(key ? { key } : {}) });',
+      'f({ ...(options.signal ? { signal: options.signal } : {}) });',
+      'delay(ms, undefined, signal ? { signal } : {});',
+      'f({ ...(scaleOut ? { queue: scaleOut.queue } : {}) });',
     ];
     const clean = [
       'f({ ...omitUndefined({ b: options.b }) });',
       'f({ ...(x === undefined ? {} : { size: Number(x) }) });',
       "f({ ...(body === undefined ? {} : { 'content-type': 'application/json' }) });",
-      'f({ ...(key ? { key } : {}) });',
       'f({ ...(x === undefined ? {} : limits[x]) });',
+      'f({ ...omitUndefined({ key: key || undefined }) });',
+      'f({ ...(resume ? { continues: true } : {}) });',
+      'f({ ...(files.length > 0 ? { files } : {}) });',
+      "f({ ...(capabilities ? { supportsTools: capabilities.includes('tools') } : {}) });",
     ];
     expectFindings(findOptionalFieldConditionals, { found, clean });
   });

@@ -96,12 +96,24 @@ function undefinedTest(node: ts.Expression): { tested: ts.Expression; equal: boo
   return undefined;
 }
 
+/**
+ * `x` or `options.x` standing alone as a condition (`x ? { key: x } : {}`): the truthy form of the same statement,
+ * read as `x !== undefined`. Where an empty string, 0 or false must be left out as well, the idiom says so in the
+ * value: `omitUndefined({ key: x || undefined })`.
+ */
+function truthyTest(node: ts.Expression): { tested: ts.Expression; equal: boolean } | undefined {
+  const bare = withoutParentheses(node);
+  const plain =
+    ts.isIdentifier(bare) || ts.isPropertyAccessExpression(bare) || ts.isElementAccessExpression(bare);
+  return plain ? { tested: bare, equal: false } : undefined;
+}
+
 // Parsing is the slow part: only a file with an empty object on one side of a conditional is parsed.
 const optionalFieldHint = /\?\s*\{\s*\}\s*:|:\s*\{\s*\}\s*[),;]/;
 
 /**
  * Optional fields written as a conditional, `x === undefined ? {} : { key: x }` (spread, `...(…)`, or passed as an
- * argument) and its mirror `x !== undefined ? { key: x } : {}`, where the one field's value is the tested
+ * argument), its mirror `x !== undefined ? { key: x } : {}` and its truthy form `x ? { key: x } : {}`, where the one field's value is the tested
  * expression or a member of it (`{ userId: user.id }`). The repo's idiom for these is `omitUndefined({ key: x })`
  * from `@toolbus/spec`: one call for any number of fields, and no way to test one name and pass another. A field
  * computed from the value (`{ size: Number(x) }`) is a different statement and is not found.
@@ -115,11 +127,14 @@ export function findOptionalFieldConditionals(source: string): RuleFinding[] {
     return bare(value) === bare(tested) || bare(value).startsWith(`${bare(tested)}.`);
   };
   const visit = (node: ts.Node): void => {
-    const test = ts.isConditionalExpression(node) ? undefinedTest(node.condition) : undefined;
+    const test = ts.isConditionalExpression(node)
+      ? (undefinedTest(node.condition) ?? truthyTest(node.condition))
+      : undefined;
     if (ts.isConditionalExpression(node) && test !== undefined) {
       const [empty, full] = test.equal ? [node.whenTrue, node.whenFalse] : [node.whenFalse, node.whenTrue];
       const value = isEmptyObject(empty) ? onlyPropertyValue(full) : undefined;
-      if (value !== undefined && same(test.tested.getText(file), value.getText(file))) {
+      const read = value !== undefined && !ts.isCallExpression(withoutParentheses(value));
+      if (value !== undefined && read && same(test.tested.getText(file), value.getText(file))) {
         const start = node.getStart(file);
         findings.push({
           line: file.getLineAndCharacterOfPosition(start).line + 1,

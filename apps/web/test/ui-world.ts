@@ -112,7 +112,7 @@ export async function startUiWorld(
     contextWindowTokens: 128_000,
     webRoot,
     titleChats: true,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...omitUndefined({ fetch: options.fetch }),
     skills: {
       registry: createSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') }),
       blobStore: createFilesystemBlobStore({ directory: join(directory, 'blobs') }),

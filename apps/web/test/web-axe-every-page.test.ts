@@ -82,6 +82,7 @@ after(async () => {
 
 async function expectNoSeriousViolations(name: string) {
   assert.deepEqual(await seriousViolations(page), [], `${name}: serious or critical axe violations`);
+  assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
 }
 
 describe('axe on every page, light and dark, desktop and phone', { timeout: 300_000 }, () => {

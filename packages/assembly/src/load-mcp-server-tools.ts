@@ -9,7 +9,13 @@ import {
   type McpTool,
 } from '@toolbus/mcp';
 import { type FetchFunction, omitUndefined } from '@toolbus/spec';
-import type { McpToolApproval, Storage, User } from '@toolbus/storage';
+import {
+  type McpToolApproval,
+  mayUseMcpServer,
+  readMcpServerAccess,
+  type Storage,
+  type User,
+} from '@toolbus/storage';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 import type { SkipReason } from './skipped-tool.ts';
 import { toMcpServerConfig } from './to-mcp-server-config.ts';
@@ -73,6 +79,16 @@ export async function loadMcpServerTools(options: LoadMcpServerToolsOptions): Pr
     return { ok: false, reason: 'mcp-server-missing', message: `MCP server ${serverId} no longer exists.` };
   }
   const label = `MCP server "${server.name}"`;
+  // An administrator who limited the server to some users: nobody else gets its tools, and an assembly without a
+  // user (fail closed) neither. A server never restricted stays open to every assembly, as before.
+  const access = await readMcpServerAccess(storage.settings, serverId).catch(() => ({ userIds: [] }));
+  if (access !== undefined && !mayUseMcpServer(access, user?.id)) {
+    return {
+      ok: false,
+      reason: 'mcp-access-denied',
+      message: `${label} is not available to this user: an administrator limited who may use it.`,
+    };
+  }
   if (server.authType === 'oauth' && user === undefined) {
     return { ok: false, reason: 'mcp-auth-required', message: `${label} needs a signed-in user (OAuth).` };
   }

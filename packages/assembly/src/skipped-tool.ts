@@ -13,7 +13,8 @@
  *   `mcp-tool-new`: with whole tool sets per server (`mcpWholeToolSets`), the server lists a tool the persona has
  *   no row for (it appeared after the tool set was approved), so it is not offered until the set is approved again;
  *   `mcp-schema-unsupported`: its input schema cannot be made into one providers accept (a recursive `$ref`, say):
- *   it is set aside so that it never fails the whole request.
+ *   it is set aside so that it never fails the whole request;
+ * - `mcp-access-denied`: an administrator limited the server to other users (`mayUseMcpServer`).
  */
 export type SkipReason =
   | 'not-allowed'
@@ -32,7 +33,8 @@ export type SkipReason =
   | 'mcp-not-approved'
   | 'mcp-definition-changed'
   | 'mcp-tool-new'
-  | 'mcp-schema-unsupported';
+  | 'mcp-schema-unsupported'
+  | 'mcp-access-denied';
 
 /**
  * The reasons a row is left out on purpose (a flag, a setting, a service that is not configured, a check on the
@@ -46,6 +48,8 @@ export const routineSkipReasons: ReadonlySet<SkipReason> = new Set<SkipReason>([
   'search-disabled',
   'unknown-built-in',
   'duplicate-built-in',
+  // An administrator's decision about who may use a server: the user was not given it.
+  'mcp-access-denied',
 ]);
 
 /** One thing left out of an assembly, for the UI and the logs. Messages never contain secret values. */

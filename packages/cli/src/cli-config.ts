@@ -5,7 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { GatewayConfig } from '@toolbus/gateway';
 import type { BuiltInToolSettings } from '@toolbus/server';
 import { ToolbusError } from '@toolbus/spec';
-import { CONFIG_KEYS, configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
+import { configFileProblems } from './config-file-problems.ts';
+import { CONFIG_KEYS, parseSettingValue, resolveSetting } from './config-schema.ts';
 
 /**
  * The settings a config file may hold. Keys never live here: only the NAMES of the variables that hold them. What

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
-import { configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
+import { configFileProblems } from './config-file-problems.ts';
+import { parseSettingValue, resolveSetting } from './config-schema.ts';
 
 describe('codingAgent settings in the config schema', () => {
   it('a config file with every codingAgent setting has no problems', () => {

@@ -7,7 +7,8 @@ import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpr
 import { CodeInterpreterClient, CodeInterpreterPool } from '@toolbus/sandbox';
 import { configuredInterpreter } from '@toolbus/server';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
-import { configFileProblems, parseSettingValue, resolveSetting } from './config-schema.ts';
+import { configFileProblems } from './config-file-problems.ts';
+import { parseSettingValue, resolveSetting } from './config-schema.ts';
 
 describe('sandboxUrls: several sandbox services from the config', () => {
   it('takes distinct http(s) URLs separated by commas and refuses anything else', () => {

@@ -1,5 +1,6 @@
 import type { CodeInterpreter } from '@toolbus/sandbox';
 import type { HealthComponent, HealthComponentState, ServerLogger } from '@toolbus/server';
+import { omitUndefined } from '@toolbus/spec';
 
 /** The configured sandbox services, watched for `/health` and the server's log. */
 export interface SandboxHealth extends HealthComponent {
@@ -35,7 +36,10 @@ export function watchSandboxHealth(options: {
       () => down(undefined),
     );
     if (next.status !== state.status) {
-      const fields = { services: options.serviceCount, ...(next.detail ? { detail: next.detail } : {}) };
+      const fields = {
+        services: options.serviceCount,
+        ...omitUndefined({ detail: next.detail || undefined }),
+      };
       if (next.status === 'ok') options.logger.info('sandbox.up', fields);
       else options.logger.warn(`sandbox.${next.status}`, fields);
     }

@@ -188,8 +188,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       host,
       limits: { maxCycles: 6, ...options.limits },
       onOutcome: (outcome) => outcomes.push(outcome),
-      ...(options.token ? { token: options.token } : {}),
-      ...omitUndefined({ localRoots: options.localRoots }),
+      ...omitUndefined({ token: options.token || undefined, localRoots: options.localRoots }),
     };
     const tool = createCodingAgentTool(toolOptions);
     const turn = runChatTurn({

@@ -114,7 +114,7 @@ export async function openRepositorySession(
     }
     const session = await client.createSession(
       { ttl_seconds: options.ttlSeconds, files: staged },
-      signal ? { signal } : {},
+      omitUndefined({ signal }),
     );
     const close = async () => {
       await client
@@ -126,7 +126,7 @@ export async function openRepositorySession(
         client.runSessionCommand(
           session.session_id,
           { command, timeout_ms: limits.unpackTimeoutMs },
-          signal ? { signal } : {},
+          omitUndefined({ signal }),
         );
       // Read before unpacking (the archive is removed then); only a commit id is kept, nothing else it printed.
       const commitId =

@@ -3,6 +3,7 @@
 // in alternating rounds of the same run. STREAMS streams at 50 tokens/s each, one write per token, from a model in
 // another process (paced-sse-model.ts), so every token is a read of its own, as in a server streaming many chats.
 import { spawn } from 'node:child_process';
+import { omitUndefined } from '@toolbus/spec';
 import { resolveLanguageModel } from '../src/llm/index.ts';
 import { createNodeHttpFetch } from '../src/net/node-http-fetch.ts';
 
@@ -26,7 +27,7 @@ const url = await new Promise<string>((resolve, reject) => {
 async function round(fetch: typeof globalThis.fetch | undefined): Promise<number> {
   const model = resolveLanguageModel(`openai-compatible:${url}/v1#bench`, {
     env: {},
-    ...(fetch ? { fetch } : {}),
+    ...omitUndefined({ fetch }),
   });
   const before = process.cpuUsage();
   let parts = 0;

@@ -5,6 +5,7 @@ import {
   readServedChatTemplate,
   recoveryDialectsFor,
 } from '@toolbus/core';
+import { omitUndefined } from '@toolbus/spec';
 import type { GatewayUpstream } from './gateway-options.ts';
 
 /**
@@ -26,7 +27,7 @@ export function createUpstreamDialects(
       );
       if (template !== undefined) break;
     }
-    return recoveryDialectsFor({ modelId: model, ...(template ? { template } : {}) });
+    return recoveryDialectsFor({ modelId: model, ...omitUndefined({ template }) });
   };
 }
 

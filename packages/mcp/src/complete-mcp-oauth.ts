@@ -1,7 +1,7 @@
-import type { FetchFunction } from '@toolbus/spec';
-import type { McpOAuthOptions } from './connect-mcp-server.ts';
+import { type FetchFunction, omitUndefined } from '@toolbus/spec';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import { loadMcpClientSdk } from './load-mcp-client-sdk.ts';
+import type { McpOAuthOptions } from './mcp-connection.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 
@@ -14,6 +14,12 @@ export interface CompleteMcpOAuthOptions {
   readonly authorizationCode: string;
   /** `state` from the callback's query; must match the authorization in progress (CSRF). */
   readonly state: string;
+  /**
+   * `iss` from the callback's query (RFC 9207). When the authorization server advertises
+   * `authorization_response_iss_parameter_supported`, it must be present and name the server the authorization began
+   * with, else the code is never redeemed (mix-up defence).
+   */
+  readonly issuer?: string;
 }
 
 /**
@@ -52,6 +58,7 @@ export async function completeMcpOAuth(
   const result = await auth(provider, {
     serverUrl: config.transport.url,
     authorizationCode: options.authorizationCode,
+    ...omitUndefined({ iss: options.issuer }),
     fetchFn: options.fetch,
   });
   if (result !== 'AUTHORIZED') {

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import type { OpenApiOperation, OperationParameter } from './list-operations.ts';
 import type { ReservedCredentialNames } from './resolve-auth.ts';
 import { type ModelSchemaLimits, toModelSchema } from './to-model-schema.ts';
@@ -76,7 +77,7 @@ export function operationArguments(options: {
   }
   const schema: Record<string, unknown> = { type: 'object', properties };
   if (required.length > 0) schema.required = required;
-  return { schema, bindings, ...(bodyProperty ? { bodyProperty } : {}) };
+  return { schema, bindings, ...omitUndefined({ bodyProperty }) };
 }
 
 function offered(parameter: OperationParameter, reserved: ReservedCredentialNames): boolean {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
+import { omitUndefined } from '@toolbus/spec';
 import { startTestPostgres } from '@toolbus/storage-postgres/testing';
 import { followTurn } from '../../../e2e/__fixtures__/follow-turn.ts';
 import { fetchThroughBalancer, startReplicaCluster } from '../../../e2e/__fixtures__/replica-cluster.ts';
@@ -79,7 +80,7 @@ async function oneTurn(base: string, content: string): Promise<{ chatId: string;
         continue;
       }
     }
-    const followed = await followTurn({ baseUrl: base, chatId, turn: 0, ...(first ? { first } : {}) });
+    const followed = await followTurn({ baseUrl: base, chatId, turn: 0, ...omitUndefined({ first }) });
     return { chatId, packets: followed.packets.length };
   }
 }

@@ -14,6 +14,7 @@ import {
   type ScaleOutBackend,
   type ToolbusServer,
 } from '@toolbus/server';
+import { omitUndefined } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { Redis } from 'ioredis';
 import {
@@ -52,7 +53,7 @@ async function startReplica(options: {
     url: options.url ?? redis.url,
     worker: options.worker,
     queue: { enqueueTimeoutMs: 2_000 },
-    ...(options.sweep ? { abandonedTurnSweep: options.sweep } : {}),
+    ...omitUndefined({ abandonedTurnSweep: options.sweep }),
   });
   const server = await createServer({
     storage,

@@ -57,7 +57,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
     keys,
     locks,
     onError,
-    ...(options.queue ? { timing: options.queue } : {}),
+    ...omitUndefined({ timing: options.queue }),
   });
   return {
     packets: new RedisTurnPacketLog({

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Packet, PacketObject } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { checkPacketStream } from './check-packet-stream.ts';
 import { type DeepResearchCheckpoint, parseDeepResearchCheckpoint } from './deep-research-checkpoint.ts';
 import { resumedNote, runDeepResearch } from './run-deep-research.ts';
@@ -67,7 +68,7 @@ describe('runDeepResearch resumed from a checkpoint', () => {
   async function resume(checkpoint: DeepResearchCheckpoint | undefined, packets: readonly Packet[]) {
     const turn = runDeepResearch({
       ...base(),
-      resume: { packets, ...(checkpoint ? { checkpoint } : {}) },
+      resume: { packets, ...omitUndefined({ checkpoint }) },
     });
     const resumed: Packet[] = [];
     for await (const packet of turn) resumed.push(packet);

@@ -9,6 +9,7 @@
 // model, the server and these clients share this machine's cores, so CPU the clients or the model burn is CPU the
 // server does not get).
 import { loadavg } from 'node:os';
+import { omitUndefined } from '@toolbus/spec';
 import { type Child, startChild as start, stopChild } from './bench-child.ts';
 import { createChats } from './create-chats.ts';
 import { now, postStream } from './post-stream.ts';
@@ -79,7 +80,7 @@ const toolbus = await start(
   'server-process.ts',
   {
     BENCH_MODEL_URL: model.url,
-    ...(process.env.BENCH_FLUSH_MS ? { BENCH_FLUSH_MS: process.env.BENCH_FLUSH_MS } : {}),
+    ...omitUndefined({ BENCH_FLUSH_MS: process.env.BENCH_FLUSH_MS || undefined }),
   },
   profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 );

@@ -113,7 +113,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     ...(options.titleChats ? { titleChats: true } : {}),
     storage,
     runner: turns,
-    ...(scaleOut ? { queue: scaleOut.queue } : {}),
+    ...omitUndefined({ queue: scaleOut?.queue }),
     defaultModel: options.defaultModel,
     allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
     resolveModel,

@@ -1,4 +1,5 @@
 import { healthSchema } from '@toolbus/api-schema';
+import { omitUndefined } from '@toolbus/spec';
 import type { Hono } from 'hono';
 import type { TurnRunner } from './chats/turn-runner.ts';
 import type { RouteRegistry } from './http/route-registry.ts';
@@ -47,7 +48,7 @@ export function mountServerRoutes(
     routes.openApiDocument({
       title: 'toolbus',
       version: SERVER_API_VERSION,
-      ...(serverUrl ? { serverUrl } : {}),
+      ...omitUndefined({ serverUrl: serverUrl || undefined }),
     });
   app.get('/openapi.json', (context) => context.json(openApiDocument(new URL(context.req.url).origin)));
   return openApiDocument;

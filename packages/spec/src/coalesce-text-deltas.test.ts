@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { omitUndefined } from '@toolbus/spec';
 import { coalesceTextDeltas } from './coalesce-text-deltas.ts';
 import type { Packet, PacketObject } from './packet.ts';
 import type { Placement } from './placement.ts';
@@ -7,7 +8,7 @@ import type { Placement } from './placement.ts';
 const at = (turn: number, tab = 0, path?: Placement['path']): Placement => ({
   turn,
   tab,
-  ...(path ? { path } : {}),
+  ...omitUndefined({ path }),
 });
 const packet = (obj: PacketObject, placement = at(0), modelIndex = 0): Packet => ({
   placement,

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { omitUndefined } from '@toolbus/spec';
 import { foldAnswer, nextMessageText } from './fold-answer.ts';
 import type { Packet, PacketObject } from './packet.ts';
 
 const at = (turn: number, obj: PacketObject, path?: Packet['placement']['path']): Packet => ({
-  placement: { turn, tab: 0, ...(path ? { path } : {}) },
+  placement: { turn, tab: 0, ...omitUndefined({ path }) },
   obj,
   modelIndex: 0,
 });

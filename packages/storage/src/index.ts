@@ -54,6 +54,8 @@ export { resolveSecretKey } from './resolve-secret-key.ts';
 export { personaNameKey } from './rules/persona-name.ts';
 export type { SecretBox } from './secret-box.ts';
 export { createSecretBox } from './secret-box.ts';
+export type { SetMcpServerAccessResult } from './set-mcp-server-access.ts';
+export { setMcpServerAccess } from './set-mcp-server-access.ts';
 export type { Migration } from './sql/migrations.ts';
 export { storageMigrations } from './sql/migrations.ts';
 export { loadDatabaseSync } from './sqlite/load-database-sync.ts';

@@ -1,4 +1,5 @@
 import type { ChatDetailView } from '@toolbus/client';
+import { omitUndefined } from '@toolbus/spec';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
@@ -71,8 +72,7 @@ export function ChatView(props: {
     const started = await client.sendMessage(props.chatId, {
       content: message.content,
       ...(message.fileIds.length > 0 ? { fileIds: message.fileIds } : {}),
-      ...(message.personaId ? { personaId: message.personaId } : {}),
-      ...(message.model ? { model: message.model } : {}),
+      ...omitUndefined({ personaId: message.personaId || undefined, model: message.model || undefined }),
       ...(message.research ? { research: true } : {}),
     });
     setTurns((current) => [

@@ -1,4 +1,5 @@
 import type { FileView } from '@toolbus/client';
+import { omitUndefined } from '@toolbus/spec';
 import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
@@ -63,7 +64,7 @@ export function Composer(props: {
         content: text,
         fileIds: files.map((file) => file.id),
         files,
-        ...(personaId ? { personaId } : {}),
+        ...omitUndefined({ personaId: personaId || undefined }),
         ...(model.trim() ? { model: model.trim() } : {}),
         research,
       });

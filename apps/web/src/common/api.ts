@@ -1,10 +1,11 @@
 import { ToolbusClient } from '@toolbus/client';
+import { omitUndefined } from '@toolbus/spec';
 
 const csrfKey = 'toolbus.csrf';
 
 /** The page's client: same origin, the session's CSRF token kept for this tab (so a reload stays signed in). */
 const savedCsrf = sessionStorage.getItem(csrfKey);
-export let client = new ToolbusClient(savedCsrf ? { csrfToken: savedCsrf } : {});
+export let client = new ToolbusClient(omitUndefined({ csrfToken: savedCsrf || undefined }));
 
 /** Signs in with an API key and keeps the session's CSRF token for this tab. */
 export async function signIn(apiKey: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { nextMessageText } from '@toolbus/spec';
+import { nextMessageText, omitUndefined } from '@toolbus/spec';
 import { applyToolPacket } from './apply-tool-packet.ts';
 import { nodeAt } from './tree-placement.ts';
 import { type Cycle, rememberDocuments, type TreeNode, type TurnTree, type UiPacket } from './turn-tree.ts';
@@ -82,7 +82,7 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
       rememberDocuments(tree, obj.documents);
       break;
     case 'coding-agent-start':
-      node.coding = { query: obj.query, ...(obj.repository ? { repository: obj.repository } : {}) };
+      node.coding = { query: obj.query, ...omitUndefined({ repository: obj.repository || undefined }) };
       break;
     case 'coding-agent-final':
       node.coding = { ...(node.coding ?? { query: '' }), answer: obj.answer };

@@ -141,7 +141,11 @@ function upstreamsFrom(
   if (flags === undefined || flags.length === 0) {
     if (configured !== undefined && configured.length > 0) return [...configured];
     return [
-      { name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', ...(keyEnv ? { apiKeyEnv: keyEnv } : {}) },
+      {
+        name: 'ollama',
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        ...omitUndefined({ apiKeyEnv: keyEnv || undefined }),
+      },
     ];
   }
   return flags.map((flag, index) => {
@@ -169,7 +173,7 @@ function upstreamsFrom(
     return {
       name: named ? (named[1] as string) : index === 0 ? 'upstream' : `upstream-${index + 1}`,
       baseUrl,
-      ...(keyEnv ? { apiKeyEnv: keyEnv } : {}),
+      ...omitUndefined({ apiKeyEnv: keyEnv || undefined }),
     };
   });
 }

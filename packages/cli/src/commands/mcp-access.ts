@@ -3,7 +3,7 @@ import {
   type McpServerAccess,
   readMcpServerAccess,
   type Storage,
-  writeMcpServerAccess,
+  setMcpServerAccess,
 } from '@toolbus/storage';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
@@ -38,7 +38,14 @@ export async function mcpServerAccessCommand(server: McpServer, options: McpAcce
           : {}),
       availableToSandboxes: sandboxesSwitch(options.sandboxes) ?? current?.availableToSandboxes ?? false,
     };
-    await writeMcpServerAccess(storage.settings, server.id, access);
+    // Emails were resolved to existing users above; the store still owns the check and the dedupe.
+    const result = await setMcpServerAccess(storage, server.id, access);
+    if (!result.ok) {
+      throw new UsageError({
+        message: `--users: user ${result.unknownUser.userId} no longer exists.`,
+        usage,
+      });
+    }
   }
   const access = await readMcpServerAccess(storage.settings, server.id);
   const emails: string[] = [];
@@ -62,14 +69,10 @@ function sandboxesSwitch(value: string | undefined): boolean | undefined {
 }
 
 async function userIdsOf(storage: Storage, list: string): Promise<string[]> {
-  const emails = [
-    ...new Set(
-      list
-        .split(',')
-        .map((email) => email.trim())
-        .filter((email) => email !== ''),
-    ),
-  ];
+  const emails = list
+    .split(',')
+    .map((email) => email.trim())
+    .filter((email) => email !== '');
   if (emails.length === 0) throw new UsageError({ message: '--users needs at least one email.', usage });
   const ids: string[] = [];
   for (const email of emails) {

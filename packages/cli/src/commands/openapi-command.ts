@@ -270,15 +270,14 @@ function authFromFlags(
   }
   if (values['bearer-env']) return { type: 'bearer', token: read(values['bearer-env'], '--bearer-env') };
   if (values['api-key-env']) {
-    const where = values['api-key-in'];
+    const where = values['api-key-in'] as 'header' | 'query' | 'cookie' | undefined;
     if (where !== undefined && where !== 'header' && where !== 'query' && where !== 'cookie') {
       throw new UsageError({ message: `--api-key-in takes header, query or cookie, not "${where}".`, usage });
     }
     return {
       type: 'api-key',
       value: read(values['api-key-env'], '--api-key-env'),
-      ...(values['api-key-name'] ? { name: values['api-key-name'] } : {}),
-      ...(where ? { in: where } : {}),
+      ...omitUndefined({ name: values['api-key-name'] || undefined, in: where }),
     };
   }
   if (values['basic-env']) {

@@ -268,8 +268,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
         : undefined;
     const http = await listen(role === 'worker' ? healthOnlyServer(server) : server, {
       port,
-      ...(values.host ? { host: values.host } : {}),
-      ...omitUndefined({ nodeRoutes: gateway }),
+      ...omitUndefined({ host: values.host || undefined, nodeRoutes: gateway }),
     }).catch((error: unknown) => {
       throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });

@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns';
+import { omitUndefined } from '@toolbus/spec';
 import type { buildConnector } from 'undici';
 import { type CompiledAddressPolicy, checkAddress, checkHostNameDetailed } from './check-address.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
@@ -184,7 +185,7 @@ export function createGuardedConnector(options: GuardedConnectorOptions): Guarde
           const attemptOptions = {
             ...connectOptions,
             hostname: address,
-            ...(servername ? { servername } : {}),
+            ...omitUndefined({ servername: servername || undefined }),
           };
           try {
             connect(attemptOptions, (error, socket) => {

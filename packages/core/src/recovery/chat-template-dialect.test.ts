@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import { loadRealWorldCorpus } from './__fixtures__/real-world-corpus.ts';
 import { dialectFromChatTemplate } from './chat-template-dialect.ts';
@@ -141,7 +142,7 @@ describe('dialects read from a model family’s own chat template', () => {
     const dialect = dialectFromChatTemplate(await template('qwen3-coder.jinja'));
     const resolved = recoveryDialectsFor({
       modelId: 'qwen2.5:7b',
-      ...(dialect ? { template: dialect } : {}),
+      ...omitUndefined({ template: dialect }),
     });
     assert.deepEqual(resolved.dialects?.slice(0, 3), ['function-tag', 'hermes', 'qwen-tools']);
     assert.equal(resolved.parsers, undefined, 'known markers need no parser of their own');

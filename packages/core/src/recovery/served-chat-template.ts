@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { dialectFromChatTemplate, type TemplateDialect } from './chat-template-dialect.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
 import { findModelProfile, type ModelProfile } from './model-profiles.ts';
@@ -51,7 +52,7 @@ export async function readServedChatTemplate(
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: source.model }),
-        ...(signal ? { signal } : {}),
+        ...omitUndefined({ signal }),
       });
       if (!response.ok) return undefined;
       const body = (await response.json()) as { template?: unknown; capabilities?: unknown };
@@ -63,7 +64,7 @@ export async function readServedChatTemplate(
       };
     }
     if (source.kind === 'llama.cpp') {
-      const response = await fetcher!(new URL('/props', source.baseUrl), signal ? { signal } : {});
+      const response = await fetcher!(new URL('/props', source.baseUrl), omitUndefined({ signal }));
       if (!response.ok) return undefined;
       const body = (await response.json()) as { chat_template?: unknown };
       return typeof body.chat_template === 'string' && body.chat_template !== ''
@@ -71,7 +72,7 @@ export async function readServedChatTemplate(
         : undefined;
     }
     const text = source.url
-      ? await fetcher!(source.url, signal ? { signal } : {}).then((response) =>
+      ? await fetcher!(source.url, omitUndefined({ signal })).then((response) =>
           response.ok ? response.text() : undefined,
         )
       : source.path

@@ -1,5 +1,5 @@
 import type { PlacementLevel, Tool, ToolCall, ToolResponse } from '@toolbus/spec';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { createCitationAllocator } from '../citations/citation-allocator.ts';
 import { nullPacketSink } from '../emitter/packet-sink.ts';
 import { CallRun, type RecordedResponse, type SharedRunState } from './call-run.ts';
@@ -265,5 +265,5 @@ function duplicateIdError(id: string): ToolbusError {
 }
 
 function pathOf(call: ToolCall): { path?: readonly PlacementLevel[] } {
-  return call.placement.path ? { path: call.placement.path } : {};
+  return omitUndefined({ path: call.placement.path });
 }

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { splitTemplateOpenedThinking } from '../recovery/dialects/thinking-block-parser.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { holdsToolCall } from '../recovery/holds-tool-call.ts';
@@ -44,7 +45,7 @@ export function finishWithAnswer(options: FinishWithAnswerOptions): string {
   state.append({
     role: 'assistant',
     content: answer,
-    ...(reasoning ? { reasoning } : {}),
+    ...omitUndefined({ reasoning: reasoning || undefined }),
   });
   return answer;
 }

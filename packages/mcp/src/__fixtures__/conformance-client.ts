@@ -13,7 +13,12 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 // The suite's servers listen on this machine only; a plain fetch is enough here (the application passes its guarded one).
 const plainFetch = (input: string | URL | Request, init?: RequestInit) => fetch(input, init);
 // Scenarios with pre-registered client credentials pass them here.
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+// Scenarios that want particular calls (the Mcp-Param-* header ones) name them in `toolCalls`.
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+  client_id?: string;
+  client_secret?: string;
+  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+};
 const preRegistered =
   context.client_id === undefined
     ? {}
@@ -40,6 +45,7 @@ async function authorize(error: McpAuthorizationRequiredError): Promise<void> {
     oauth,
     authorizationCode: location.searchParams.get('code') ?? '',
     state: location.searchParams.get('state') ?? '',
+    ...omitUndefined({ issuer: location.searchParams.get('iss') ?? undefined }),
   });
 }
 
@@ -60,12 +66,44 @@ async function withAuthorization(work: (connection: McpConnection) => Promise<vo
   }
 }
 
+/** A value of the property's type, as a model would fill a required argument. */
+function sampleValue(schema: unknown): unknown {
+  const type = (schema as { type?: unknown } | undefined)?.type;
+  if (type === 'integer' || type === 'number') return 1;
+  if (type === 'boolean') return true;
+  if (type === 'object') return {};
+  if (type === 'array') return [];
+  return 'us-west1';
+}
+
+type ListedTool = { name: string; inputSchema: Record<string, unknown> };
+
+/** The arguments toolbus's model would send: every required property filled. */
+function argumentsFor(tool: ListedTool, tools: readonly ListedTool[]): Record<string, unknown> {
+  if (tool.name === 'add_numbers') return { a: 5, b: 3 };
+  // The preservation scenario asks the client to echo the focal tool's input schema as it kept it.
+  if (tool.name === 'json_schema_echo') {
+    const focal = tools.find((other) => other.name === 'json_schema_2020_12_tool');
+    return { schema: focal?.inputSchema ?? {} };
+  }
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+  const required = Array.isArray(tool.inputSchema.required) ? (tool.inputSchema.required as string[]) : [];
+  return Object.fromEntries(required.map((name) => [name, sampleValue(properties[name])]));
+}
+
 await withAuthorization(async (connection) => {
-  for (const tool of await connection.listTools()) {
-    const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : [];
-    const args = tool.name === 'add_numbers' ? { a: 5, b: 3 } : required.length === 0 ? {} : undefined;
-    if (args === undefined) continue;
-    const result = await connection.callTool({ name: tool.name, arguments: args });
-    console.log(`${tool.name}: ${JSON.stringify(result.content)}`);
+  const tools = await connection.listTools();
+  const calls =
+    context.toolCalls ?? tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool, tools) }));
+  for (const call of calls) {
+    // A call the server refuses fails alone, as in a turn (the scenario's checks judge what was sent); an
+    // authorization demand still goes up to withAuthorization.
+    try {
+      const result = await connection.callTool(call);
+      console.log(`${call.name}: ${JSON.stringify(result.content)}`);
+    } catch (error) {
+      if (McpAuthorizationRequiredError.isInstance(error)) throw error;
+      console.error(`${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 });

@@ -9,3 +9,15 @@ export type {
 export { createLoopbackMcpHandler, echoLoopbackTool, startLoopbackMcpServer } from './loopback-mcp-server.ts';
 export type { ModernMcpServer, ModernTool } from './modern-mcp-server.ts';
 export { sendProgress, startModernMcpServer } from './modern-mcp-server.ts';
+export type {
+  ConformanceRelease,
+  ConformanceVerdict,
+  ExpectedConformanceFailure,
+  RunConformanceScenarioOptions,
+} from './run-conformance-scenario.ts';
+export {
+  assertConformanceVerdict,
+  conformanceSuiteEntry,
+  conformanceSuiteVersion,
+  runConformanceScenario,
+} from './run-conformance-scenario.ts';

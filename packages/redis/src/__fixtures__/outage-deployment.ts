@@ -45,11 +45,9 @@ export async function startOutageDeployment(options: {
   const replicas: Replica[] = [];
   const startReplica = async (worker: boolean): Promise<Replica> => {
     const storage = await options.openStorage();
-    const backend = await createRedisScaleOut({
-      url: options.redisUrl,
-      worker,
-      queue: { enqueueTimeoutMs: 2_000 },
-    });
+    // The queue keeps its default enqueue timeout (10 s): a message sent right after Redis is back waits for the
+    // client's reconnect (ioredis backs off up to 2 s), as it would in production.
+    const backend = await createRedisScaleOut({ url: options.redisUrl, worker });
     const server = await createServer({
       storage,
       auth: 'local',

@@ -85,3 +85,41 @@ export async function startAdminApiServer(): Promise<AdminApiServer> {
     },
   };
 }
+
+/** A server in local mode (every request acts as the local admin) with the default strict guarded fetch. */
+export interface LocalApiServer {
+  readonly storage: Storage;
+  /** `method path` with `body` as JSON; the answer's body typed by the caller. */
+  call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ readonly status: number; readonly body: T }>;
+  close(): Promise<void>;
+}
+
+export async function startLocalApiServer(): Promise<LocalApiServer> {
+  const { storage } = await openTestStorage();
+  const server = await createServer({
+    storage,
+    auth: 'local',
+    defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
+    logger: { info() {}, warn() {}, error() {} } as never,
+  });
+  const http = await listen(server, { port: 0 });
+  return {
+    storage,
+    async call<T>(method: string, path: string, body?: unknown) {
+      const response = await fetch(`${http.url}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as T };
+    },
+    async close() {
+      await http.close();
+      await storage.close();
+    },
+  };
+}

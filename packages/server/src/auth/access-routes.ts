@@ -34,23 +34,13 @@ export function registerAccessRoutes(
     readonly authenticate?: Authenticate;
   } = {},
 ): void {
-  const authenticate = options.authenticate;
-  if (authenticate) {
-    registry.add(
-      {
-        method: 'get',
-        path: '/v1/session',
-        operationId: 'getSessionState',
-        summary:
-          'Whether the caller is signed in (a session cookie, a key, or local mode). Public: answers 200 either way, so a page decides between its sign-in form and the app without a failed request',
-        tag: 'access',
-        access: { kind: 'public' },
-        responses: { 200: { description: 'Signed in or not', schema: sessionStateSchema } },
-      },
-      // Says only yes or no: who the caller is stays behind `GET /v1/me`, which needs a valid credential.
-      async ({ context }) => context.json({ signedIn: (await authenticate(context)) !== undefined }),
-    );
-  }
+  registerKeyRoutes(registry, access);
+  registerSessionRoutes(registry, access, options);
+  registerUserAdminRoutes(registry, access);
+}
+
+/** Who the caller is, and the caller's own API keys. */
+function registerKeyRoutes(registry: RouteRegistry, access: AccessService): void {
   registry.add(
     {
       method: 'get',
@@ -125,6 +115,31 @@ export function registerAccessRoutes(
       return context.body(null, 204);
     },
   );
+}
+
+/** A web session: signing in with a key sets the session cookie, signing out clears it. */
+function registerSessionRoutes(
+  registry: RouteRegistry,
+  access: AccessService,
+  options: { readonly publicOrigin?: string | undefined; readonly authenticate?: Authenticate },
+): void {
+  const authenticate = options.authenticate;
+  if (authenticate) {
+    registry.add(
+      {
+        method: 'get',
+        path: '/v1/session',
+        operationId: 'getSessionState',
+        summary:
+          'Whether the caller is signed in (a session cookie, a key, or local mode). Public: answers 200 either way, so a page decides between its sign-in form and the app without a failed request',
+        tag: 'access',
+        access: { kind: 'public' },
+        responses: { 200: { description: 'Signed in or not', schema: sessionStateSchema } },
+      },
+      // Says only yes or no: who the caller is stays behind `GET /v1/me`, which needs a valid credential.
+      async ({ context }) => context.json({ signedIn: (await authenticate(context)) !== undefined }),
+    );
+  }
   registry.add(
     {
       method: 'post',
@@ -181,6 +196,10 @@ export function registerAccessRoutes(
       return context.body(null, 204);
     },
   );
+}
+
+/** An admin's view of the users: list, create, change a role, mint a key for one. */
+function registerUserAdminRoutes(registry: RouteRegistry, access: AccessService): void {
   registry.add(
     {
       method: 'get',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer } from '../create-server.ts';
@@ -45,8 +46,7 @@ async function call(
     method,
     headers: {
       ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...(options.cookie ? { cookie: options.cookie } : {}),
-      ...(options.csrf ? { 'x-csrf-token': options.csrf } : {}),
+      ...omitUndefined({ cookie: options.cookie || undefined, 'x-csrf-token': options.csrf || undefined }),
       ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
@@ -69,7 +69,7 @@ async function adminKeyWith(scopes: string[]): Promise<{ key: string; id: string
 }
 
 async function signIn(key: string, base?: string): Promise<{ cookie: string; csrf: string }> {
-  const response = await call('POST', '/v1/session', { key, ...(base ? { base } : {}) });
+  const response = await call('POST', '/v1/session', { key, ...omitUndefined({ base: base || undefined }) });
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const { csrfToken } = await json<{ csrfToken: string }>(response, 201);
   return { cookie, csrf: csrfToken };
@@ -81,7 +81,7 @@ describe('a key is a boundary (issue 28, finding 1)', () => {
     for (const scopes of [['chat', 'admin', 'mcp'], ['admin'], undefined]) {
       const response = await call('POST', '/v1/keys', {
         key: chatOnly.key,
-        body: { name: 'escalate', ...(scopes ? { scopes } : {}) },
+        body: { name: 'escalate', ...omitUndefined({ scopes }) },
       });
       const body = await json<{ error: { code: string; message: string } }>(response, 403);
       assert.match(body.error.message, /"keys" scope/);

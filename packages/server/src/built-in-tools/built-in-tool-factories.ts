@@ -90,9 +90,11 @@ export function builtInToolFactories(options: {
       const apiKey = webSearch.apiKeyEnv ? options.env[webSearch.apiKeyEnv] : undefined;
       const provider = createWebSearchProvider({
         provider: webSearch.provider,
-        ...(apiKey ? { apiKey } : {}),
-        ...(webSearch.baseUrl ? { baseUrl: webSearch.baseUrl } : {}),
-        ...(webSearch.searchEngineId ? { searchEngineId: webSearch.searchEngineId } : {}),
+        ...omitUndefined({
+          apiKey: apiKey || undefined,
+          baseUrl: webSearch.baseUrl || undefined,
+          searchEngineId: webSearch.searchEngineId || undefined,
+        }),
       } as WebSearchProviderConfig);
       return createWebSearchTool({ provider, fetch: options.fetch });
     });
@@ -114,8 +116,7 @@ export function builtInToolFactories(options: {
         baseUrl: image.baseUrl as string,
         model: image.model as string,
         storage: options.storage,
-        ...omitUndefined({ organizationId: options.organizationId }),
-        ...(apiKey ? { apiKey } : {}),
+        ...omitUndefined({ organizationId: options.organizationId, apiKey: apiKey || undefined }),
       }),
     );
   }
@@ -203,11 +204,12 @@ export function builtInToolFactories(options: {
       host: {
         ...GITHUB_REPOSITORY_HOST,
         ...(settings.archiveUrl ? { name: 'the repository host', archiveUrl: settings.archiveUrl } : {}),
-        ...(settings.tokenArchiveUrl ? { tokenArchiveUrl: settings.tokenArchiveUrl } : {}),
-        ...omitUndefined({ webHosts: settings.webHosts }),
+        ...omitUndefined({
+          tokenArchiveUrl: settings.tokenArchiveUrl || undefined,
+          webHosts: settings.webHosts,
+        }),
       },
-      ...(token ? { token } : {}),
-      ...omitUndefined({ localRoots: settings.localRoots }),
+      ...omitUndefined({ token: token || undefined, localRoots: settings.localRoots }),
     });
   });
   return factories;

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { type ScriptedModelServer, startScriptedModelServer, textSteps } from '@toolbus/core/testing';
 import { type InterpreterServerOptions, startInterpreterServer } from '@toolbus/interpreter';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { type DocumentIndex, openDocumentIndex } from '@toolbus/tools';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
@@ -91,7 +92,7 @@ describe('toolbus serve turns and the in-process sandbox', () => {
           model: context.model,
           onClose: context.onClose,
           inProcessSandbox: sandbox,
-          ...(context.approvals ? { egressApprovals: context.approvals } : {}),
+          ...omitUndefined({ egressApprovals: context.approvals }),
         }),
     });
     http = await listen(server, { port: 0 });

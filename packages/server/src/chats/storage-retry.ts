@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 
 /** How long a turn's writes are retried while storage does not answer (default 30 s). */
 export const DEFAULT_STORAGE_RETRY_MS = 30_000;
@@ -38,7 +38,7 @@ export async function retryStorage<T>(
       if (!isTransientStorageFailure(error) || Date.now() >= deadline || options.signal?.aborted) throw error;
       options.onRetry?.(error, count);
       const ms = Math.min(2_000, 100 * 2 ** (count - 1), Math.max(0, deadline - Date.now()));
-      await delay(ms, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
+      await delay(ms, undefined, omitUndefined({ signal: options.signal })).catch(() => undefined);
     }
   }
 }

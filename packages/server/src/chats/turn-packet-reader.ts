@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { omitUndefined } from '@toolbus/spec';
 import type { Storage, StoredPacket } from '@toolbus/storage';
 import type { ScaleOutBackend } from '../scale-out/scale-out-backend.ts';
 import type { PacketLogRead } from '../scale-out/shared-turn-packet-log.ts';
@@ -54,7 +55,7 @@ export class TurnPacketReader {
         }
         if (ended) return;
         ended = await this.#endedYet(chatId, turn, signal);
-        if (!ended) await delay(storagePollMs, undefined, signal ? { signal } : {}).catch(() => undefined);
+        if (!ended) await delay(storagePollMs, undefined, omitUndefined({ signal })).catch(() => undefined);
         continue;
       }
       for (const packet of read.packets) {
@@ -84,7 +85,7 @@ export class TurnPacketReader {
       return await this.ended(chatId, turn);
     } catch (error) {
       this.#logger.warn('turn.follow_status_unavailable', { chatId, turn, error: errorCode(error) });
-      await delay(storagePollMs, undefined, signal ? { signal } : {}).catch(() => undefined);
+      await delay(storagePollMs, undefined, omitUndefined({ signal })).catch(() => undefined);
       return false;
     }
   }

@@ -1,5 +1,5 @@
 import type { Packet } from '@toolbus/spec';
-import { coalesceTextDeltas } from '@toolbus/spec';
+import { coalesceTextDeltas, omitUndefined } from '@toolbus/spec';
 import type { Storage, StoredPacket } from '@toolbus/storage';
 import type { ServerLogger } from '../server-logger.ts';
 import type { LiveTurn } from './live-turn.ts';
@@ -169,7 +169,7 @@ export class TurnWriter {
         const last = await this.#storage.chats.appendPackets({ chatId, turn, packets });
         return packets.map((packet, offset) => ({ sequence: last - packets.length + 1 + offset, packet }));
       },
-      { windowMs: this.#retryMs, ...(this.#signal ? { signal: this.#signal } : {}) },
+      { windowMs: this.#retryMs, ...omitUndefined({ signal: this.#signal }) },
     );
   }
 }

@@ -2,43 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { GuardedFetchError } from '@toolbus/core';
 import { ToolbusError } from '@toolbus/spec';
-import type { Storage } from '@toolbus/storage';
-import { openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { type LocalApiServer, startLocalApiServer } from '../__fixtures__/admin-api-server.ts';
 import { toErrorAnswer } from './error-answer.ts';
 
 // Issue 28, finding 7: refusals by a rule came back as 500 internal_error while the log said why.
-let storage: Storage;
-let http: ListeningServer;
+let api: LocalApiServer;
 
+// Local auth and the default (strict) guarded fetch: loopback and private addresses are refused.
 before(async () => {
-  ({ storage } = await openTestStorage());
-  // Local auth and the default (strict) guarded fetch: loopback and private addresses are refused.
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
-    logger: { info() {}, warn() {}, error() {} } as never,
-  });
-  http = await listen(server, { port: 0 });
+  api = await startLocalApiServer();
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-});
+after(() => api.close());
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${http.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as { error: { code: string; message: string } },
-  };
-}
+const call = (method: string, path: string, body?: unknown) =>
+  api.call<{ error: { code: string; message: string } }>(method, path, body);
 
 async function addServer(endpoint: unknown): Promise<string> {
   const created = await call('POST', '/v1/admin/mcp-servers', {

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiKeyScope, Principal } from './principal.ts';
@@ -332,7 +333,7 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query')
       name,
       in: location,
       required: location === 'path' || !field.safeParse(undefined).success,
-      ...(description ? { description } : {}),
+      ...omitUndefined({ description: description || undefined }),
       schema: json,
     };
   });

@@ -41,7 +41,7 @@ export class DocumentAdmin {
     paths: readonly string[],
     onProgress?: (progress: IndexProgress) => void,
   ): Promise<IndexPathsResult> {
-    return indexPaths({ index: this.#options.index, paths, ...(onProgress ? { onProgress } : {}) });
+    return indexPaths({ index: this.#options.index, paths, ...omitUndefined({ onProgress }) });
   }
 
   /** {@link DocumentAdmin.indexPaths} for one path, refused (`forbidden`, naming `body.path`) outside the roots. */

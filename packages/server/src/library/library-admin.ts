@@ -89,7 +89,7 @@ export class LibraryAdmin {
       options.documentIndex &&
       new DocumentAdmin({
         index: options.documentIndex,
-        ...(options.documentRoots ? { roots: options.documentRoots } : {}),
+        ...omitUndefined({ roots: options.documentRoots }),
       });
   }
 

@@ -126,6 +126,8 @@ export function registerMcpOAuthRoutes(
         state: z.string().max(200).optional(),
         code: z.string().max(4000).optional(),
         error: z.string().max(200).optional(),
+        // RFC 9207: the authorization server names itself; the SDK checks it against the one it registered with.
+        iss: z.string().max(2000).optional(),
       }),
       responses: { 302: { description: 'Connected; back to the app' } },
     },

@@ -136,6 +136,7 @@ export class McpOAuthService {
       readonly state?: string | undefined;
       readonly code?: string | undefined;
       readonly error?: string | undefined;
+      readonly iss?: string | undefined;
     },
     browserSecret: string | undefined,
   ): Promise<{ readonly serverId: string; readonly returnTo: string }> {
@@ -179,6 +180,7 @@ export class McpOAuthService {
         oauth: this.#oauthOptions(pending.userId, pending.redirectUrl),
         authorizationCode: query.code,
         state: query.state,
+        ...omitUndefined({ issuer: query.iss }),
       });
     } catch (error) {
       throw new ServerError({

@@ -3,37 +3,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Storage } from '@toolbus/storage';
-import { openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
+import { type LocalApiServer, startLocalApiServer } from '../__fixtures__/admin-api-server.ts';
 import { storageSandboxMcpServers } from '../egress/storage-mcp-egress.ts';
-import { type ListeningServer, listen } from '../listen.ts';
 
+let api: LocalApiServer;
 let storage: Storage;
-let http: ListeningServer;
 
 before(async () => {
-  ({ storage } = await openTestStorage());
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
-    logger: { info() {}, warn() {}, error() {} } as never,
-  });
-  http = await listen(server, { port: 0 });
+  api = await startLocalApiServer();
+  storage = api.storage;
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-});
+after(() => api.close());
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${http.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, body?: unknown) => api.call(method, path, body);
 
 describe('an MCP server’s access, set by an admin over the API', () => {
   it('is off until set; once set, the sandbox catalogue offers the server to the listed users only', async () => {

@@ -1,6 +1,6 @@
 import { mcpServerAccessSchema, mcpServerParams } from '@toolbus/api-schema';
 import { omitUndefined } from '@toolbus/spec';
-import { readMcpServerAccess, type Storage, writeMcpServerAccess } from '@toolbus/storage';
+import { readMcpServerAccess, type Storage, setMcpServerAccess } from '@toolbus/storage';
 import type { RouteRegistry } from '../http/route-registry.ts';
 import { ServerError } from '../http/server-error.ts';
 
@@ -56,21 +56,20 @@ export function registerMcpServerAccessRoutes(
     },
     async ({ params, body, context }) => {
       await serverOf(params.serverId);
-      for (const [index, userId] of (body.userIds ?? []).entries()) {
-        if (!(await storage.users.get(userId))) {
-          throw new ServerError({
-            code: 'invalid_request',
-            field: `body.userIds.${index}`,
-            message: `body.userIds.${index}: no user has the id "${userId}".`,
-          });
-        }
+      const result = await setMcpServerAccess(
+        storage,
+        params.serverId,
+        omitUndefined({ userIds: body.userIds, availableToSandboxes: body.availableToSandboxes }),
+      );
+      if (!result.ok) {
+        const { index, userId } = result.unknownUser;
+        throw new ServerError({
+          code: 'invalid_request',
+          field: `body.userIds.${index}`,
+          message: `body.userIds.${index}: no user has the id "${userId}".`,
+        });
       }
-      const access = omitUndefined({
-        userIds: body.userIds ? [...new Set(body.userIds)] : undefined,
-        availableToSandboxes: body.availableToSandboxes,
-      });
-      await writeMcpServerAccess(storage.settings, params.serverId, access);
-      return context.json(access);
+      return context.json(result.access);
     },
   );
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SkillBundle, SkillRecord } from '@toolbus/skills';
+import { omitUndefined } from '@toolbus/spec';
 import { ServerError } from '../http/server-error.ts';
 import type { SkillAdmin } from './skill-admin.ts';
 
@@ -45,7 +46,7 @@ export class PendingSkillUploads {
       problems: inspection.problems.map((problem) => ({
         code: problem.code,
         message: problem.message,
-        ...(problem.entry ? { entry: problem.entry } : {}),
+        ...omitUndefined({ entry: problem.entry || undefined }),
       })),
       findings: inspection.findings,
       acceptable: inspection.bundle !== undefined,

@@ -52,8 +52,11 @@ export class SkillAdmin {
     return ingestSkillBundle({
       bundle,
       ...this.#stores(),
-      ...(this.#options.validation ? { validation: this.#options.validation } : {}),
-      ...omitUndefined({ acceptFindings: options.acceptFindings, replace: options.replace }),
+      ...omitUndefined({
+        validation: this.#options.validation,
+        acceptFindings: options.acceptFindings,
+        replace: options.replace,
+      }),
     });
   }
 

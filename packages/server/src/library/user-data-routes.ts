@@ -22,6 +22,12 @@ export const FILE_UPLOAD_PATH = '/v1/files';
 
 /** Registers the caller's own files and memories. */
 export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataService): void {
+  registerFileRoutes(registry, data);
+  registerSettingsAndMemoryRoutes(registry, data);
+}
+
+/** The caller's files: upload, list, read, download, delete. */
+function registerFileRoutes(registry: RouteRegistry, data: UserDataService): void {
   registry.add(
     {
       method: 'post',
@@ -114,6 +120,10 @@ export function registerUserDataRoutes(registry: RouteRegistry, data: UserDataSe
       return context.body(null, 204);
     },
   );
+}
+
+/** The caller's own settings and saved memories. */
+function registerSettingsAndMemoryRoutes(registry: RouteRegistry, data: UserDataService): void {
   registry.add(
     {
       method: 'patch',

@@ -4,48 +4,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Storage } from '@toolbus/storage';
-import { lookupToolFactories, openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer, type ToolbusServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { type McpEndpointServer, startMcpEndpointServer } from '../__fixtures__/mcp-endpoint-server.ts';
 
-let storage: Storage;
-let server: ToolbusServer;
-let http: ListeningServer;
+let endpoint: McpEndpointServer;
 
 before(async () => {
-  ({ storage } = await openTestStorage());
-  server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: 'openai:gpt-4.1',
-    builtInToolFactories: () => lookupToolFactories(),
-  });
-  http = await listen(server, { port: 0 });
+  endpoint = await startMcpEndpointServer();
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-});
+after(() => endpoint.close());
 
 test('a 2026-07-28 client lists and calls tools, sessionless', async () => {
-  const user = await storage.users.create({ email: 'modern@example.com' });
-  const { key } = await server.access.createApiKey(
-    {
-      user,
-      role: 'user',
-      scopes: ['mcp', 'keys'],
-      via: 'local',
-      organization: { id: 'default', role: 'member' },
-    },
-    { name: 'mcp', scopes: ['mcp'] },
-  );
+  const key = await endpoint.keyFor('modern@example.com', ['mcp']);
   const seen: { version: string | null; session: string | null }[] = [];
   const client = new Client(
     { name: 'modern-client', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
-  const transport = new StreamableHTTPClientTransport(new URL(`${http.url}/v1/mcp/default`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${endpoint.url}/v1/mcp/default`), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
     fetch: async (input, init) => {
       const response = await fetch(input, init);

@@ -2,46 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Storage } from '@toolbus/storage';
-import { lookupToolFactories, openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer, type ToolbusServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { type McpEndpointServer, startMcpEndpointServer } from '../__fixtures__/mcp-endpoint-server.ts';
 
-let storage: Storage;
-let server: ToolbusServer;
-let http: ListeningServer;
+let endpoint: McpEndpointServer;
 
 before(async () => {
-  ({ storage } = await openTestStorage());
-  server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: 'openai:gpt-4.1',
-    builtInToolFactories: () => lookupToolFactories(),
-  });
-  http = await listen(server, { port: 0 });
+  endpoint = await startMcpEndpointServer();
 });
-after(async () => {
-  await http.close();
-  await storage.close();
-});
+after(() => endpoint.close());
 
-async function keyFor(email: string, scopes: ('chat' | 'mcp')[]): Promise<string> {
-  const user = await storage.users.create({ email });
-  const principal = {
-    user,
-    role: 'user' as const,
-    // Minting needs the keys scope, and the key gets no more than the principal holds.
-    scopes: [...scopes, 'keys' as const],
-    via: 'local' as const,
-    organization: { id: 'default', role: 'member' as const },
-  };
-  return (await server.access.createApiKey(principal, { name: 'mcp', scopes })).key;
-}
+const keyFor = (email: string, scopes: ('chat' | 'mcp')[]) => endpoint.keyFor(email, scopes);
 
 function connect(key: string | undefined) {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${http.url}/v1/mcp/default`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${endpoint.url}/v1/mcp/default`), {
     requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
   });
   return { client, transport };
@@ -73,7 +47,7 @@ test("the MCP SDK's client lists and calls a persona's tools over Streamable HTT
 });
 
 test('without a key, or with a key lacking the mcp scope, the endpoint refuses', async () => {
-  const anonymous = await fetch(`${http.url}/v1/mcp/default`, {
+  const anonymous = await fetch(`${endpoint.url}/v1/mcp/default`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
@@ -82,7 +56,7 @@ test('without a key, or with a key lacking the mcp scope, the endpoint refuses',
   const chatOnly = await keyFor('chat-only@example.com', ['chat']);
   const { client, transport } = connect(chatOnly);
   await assert.rejects(client.connect(transport), /403|scope/);
-  const unknown = await fetch(`${http.url}/v1/mcp/no-such-persona`, {
+  const unknown = await fetch(`${endpoint.url}/v1/mcp/no-such-persona`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${await keyFor('p@example.com', ['mcp'])}`,

@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ChatService } from '../chats/chat-service.ts';
 import type { RouteGuard, RouteRegistry } from '../http/route-registry.ts';
+import { mcpListedTool } from './mcp-listed-tool.ts';
 
 /** Where a persona's tools are served over MCP: `/v1/mcp/{personaId}` (`default` for the default persona). */
 export const MCP_ENDPOINT_PATH = '/v1/mcp/:personaId';
@@ -103,16 +104,7 @@ export function mountMcpEndpoint(
         { name: `toolbus-${persona.name}`, version: options.version },
         { capabilities: { tools: {} } },
       );
-      server.setRequestHandler('tools/list', async () => ({
-        tools: tools.map((tool) => {
-          const definition = tool.definition();
-          return {
-            name: definition.name,
-            description: definition.description,
-            inputSchema: definition.parameters as { type: 'object'; [key: string]: unknown },
-          };
-        }),
-      }));
+      server.setRequestHandler('tools/list', async () => ({ tools: tools.map(mcpListedTool) }));
       server.setRequestHandler('tools/call', async (request, extra) => {
         calls += 1;
         const { outcomes } = await runToolCalls({

@@ -83,7 +83,7 @@ export function createAddMemoryTool(options: AddMemoryToolOptions): Tool {
         memories: existing,
         history: context.history,
         userQuery: context.userQuery,
-        ...(user?.name ? { userName: user.name } : {}),
+        ...omitUndefined({ userName: user?.name || undefined }),
         newMemory,
         recentMessageCount: options.recentMessageCount ?? 3,
         maxMemoryChars,

@@ -1,5 +1,6 @@
 import { type StreamModelStepOptions, streamModelStep } from '@toolbus/core';
 import type { ChatMessage } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { memoryDecisionMessages } from './memory-decision-prompt.ts';
 import { type MemoryDecision, parseMemoryDecision } from './parse-memory-decision.ts';
 
@@ -34,7 +35,7 @@ export async function decideMemoryOperation(options: {
   const messages = memoryDecisionMessages({
     memories: options.memories,
     recentUserMessages: recentUserMessages(options),
-    ...(options.userName ? { userName: options.userName } : {}),
+    ...omitUndefined({ userName: options.userName || undefined }),
     newMemory: options.newMemory,
   });
   let answer = '';

@@ -1,5 +1,5 @@
 import { basename, extname } from 'node:path';
-import { ToolbusError } from '@toolbus/spec';
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { htmlToMarkdown } from './html-to-markdown.ts';
 
@@ -47,7 +47,7 @@ export async function extractDocumentText(options: {
     }
     const decoded = new TextDecoder('utf-8', { fatal: false }).decode(options.bytes);
     if (mediaType === 'text/html' || mediaType === 'application/xhtml+xml') {
-      const page = htmlToMarkdown(decoded, options.url ? { url: options.url } : {});
+      const page = htmlToMarkdown(decoded, omitUndefined({ url: options.url || undefined }));
       return { title: page.title || fallbackTitle, text: page.text, mediaType };
     }
     if (mediaType === 'application/json' || mediaType.endsWith('+json')) {

@@ -97,11 +97,11 @@ export function createGenerateImageTool(options: GenerateImageToolOptions): Tool
         generated = await requestImageGeneration({
           fetch: options.fetch,
           baseUrl: options.baseUrl,
-          ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+          ...omitUndefined({ apiKey: options.apiKey || undefined }),
           model: options.model,
           prompt,
           size: sizes[shape],
-          ...(responseFormat ? { responseFormat } : {}),
+          ...omitUndefined({ responseFormat }),
           maxImageBytes: options.maxImageBytes ?? 25 * 1024 * 1024,
           maxResponseBytes: options.maxResponseBytes ?? 40 * 1024 * 1024,
           signal: context.signal,

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { type FetchFunction, ToolbusError, ToolExecutionError } from '@toolbus/spec';
+import { type FetchFunction, omitUndefined, ToolbusError, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { imageProviderError } from './image-provider-error.ts';
 import { readBodyLimited } from './read-body-limited.ts';
@@ -61,7 +61,7 @@ export async function requestImageGeneration(options: {
         prompt: options.prompt,
         size: options.size,
         n: 1,
-        ...(options.responseFormat ? { response_format: options.responseFormat } : {}),
+        ...omitUndefined({ response_format: options.responseFormat }),
       }),
       signal,
     }),

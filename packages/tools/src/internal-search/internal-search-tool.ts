@@ -1,5 +1,6 @@
 import { defineTool } from '@toolbus/core';
 import type { SearchDocument, Tool } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import * as z from 'zod';
 import type { SearchHit } from './document-index.ts';
 import type { DocumentSearchIndex } from './document-search-index.ts';
@@ -62,12 +63,12 @@ export function createInternalSearchTool(options: InternalSearchToolOptions): To
       const documents: SearchDocument[] = [...hits.values()].map((hit) => ({
         id: `${hit.sourceId}#${hit.ordinal}`,
         title: hit.title,
-        ...(hit.link ? { link: hit.link } : {}),
+        ...omitUndefined({ link: hit.link || undefined }),
         blurb: hit.content.slice(0, 240),
         content: hit.content.length > maxChars ? `${hit.content.slice(0, maxChars)}…` : hit.content,
         sourceType: 'file',
         score: hit.score,
-        ...(hit.updatedAt ? { updatedAt: hit.updatedAt } : {}),
+        ...omitUndefined({ updatedAt: hit.updatedAt || undefined }),
       }));
       const cited = context.citations.assign(documents);
       context.emitter.emit({ type: 'search-documents', toolCallId: context.call.id, documents: cited });

@@ -1,6 +1,6 @@
 import { defineTool } from '@toolbus/core';
 import type { CitedDocument, FetchFunction, SearchDocument, Tool } from '@toolbus/spec';
-import { ToolCallError } from '@toolbus/spec';
+import { omitUndefined, ToolCallError } from '@toolbus/spec';
 import * as z from 'zod';
 import type { DocumentSearchIndex } from '../internal-search/document-search-index.ts';
 import { fetchPage } from './fetch-page.ts';
@@ -167,7 +167,7 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
               blurb: content.slice(0, 240),
               content: cut(content, maxChars),
               sourceType: 'file',
-              ...(chunks[0]?.updatedAt ? { updatedAt: chunks[0].updatedAt } : {}),
+              ...omitUndefined({ updatedAt: chunks[0]?.updatedAt || undefined }),
             },
             note: 'from the indexed copy',
           };

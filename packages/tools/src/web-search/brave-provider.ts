@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
 import { requestProviderJson } from './request-provider-json.ts';
 import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
@@ -41,7 +42,7 @@ export function createBraveProvider(options: BraveProviderOptions): WebSearchPro
           title: textOf(result.title),
           url: link,
           snippet: textOf(result.description),
-          ...(publishedAt ? { publishedAt } : {}),
+          ...omitUndefined({ publishedAt: publishedAt || undefined }),
         });
       }
       return results;

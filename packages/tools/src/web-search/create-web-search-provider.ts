@@ -26,7 +26,7 @@ export function createWebSearchProvider(config: WebSearchProviderConfig): WebSea
       return createBraveProvider({
         apiKey: config.apiKey,
         ...base,
-        ...(config.country ? { country: config.country } : {}),
+        ...omitUndefined({ country: config.country || undefined }),
       });
     case 'exa':
       if (!config.apiKey) missing('an apiKey');
@@ -46,7 +46,7 @@ export function createWebSearchProvider(config: WebSearchProviderConfig): WebSea
       return createTavilyProvider({
         apiKey: config.apiKey,
         ...base,
-        ...(config.searchDepth ? { searchDepth: config.searchDepth } : {}),
+        ...omitUndefined({ searchDepth: config.searchDepth }),
       });
     default:
       return missing(

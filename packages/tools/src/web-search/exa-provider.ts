@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
 import { requestProviderJson } from './request-provider-json.ts';
 import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
@@ -48,8 +49,7 @@ export function createExaProvider(options: ExaProviderOptions): WebSearchProvide
           title: textOf(result.title),
           url: link,
           snippet,
-          ...(publishedAt ? { publishedAt } : {}),
-          ...(author ? { author } : {}),
+          ...omitUndefined({ publishedAt: publishedAt || undefined, author: author || undefined }),
         });
       }
       return results;

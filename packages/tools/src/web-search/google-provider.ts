@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
 import { requestProviderJson } from './request-provider-json.ts';
 import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
@@ -55,8 +56,7 @@ export function createGoogleProvider(options: GoogleProviderOptions): WebSearchP
           title: textOf(result.title),
           url: link,
           snippet: textOf(result.snippet),
-          ...(publishedAt ? { publishedAt } : {}),
-          ...(author ? { author } : {}),
+          ...omitUndefined({ publishedAt: publishedAt || undefined, author: author || undefined }),
         });
       }
       return results;

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
 import { requestProviderJson } from './request-provider-json.ts';
 import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
@@ -38,7 +39,7 @@ export function createSearxngProvider(options: SearxngProviderOptions): WebSearc
           title: textOf(result.title),
           url: link,
           snippet: textOf(result.content),
-          ...(publishedAt ? { publishedAt } : {}),
+          ...omitUndefined({ publishedAt: publishedAt || undefined }),
         });
         if (results.length >= count) break;
       }

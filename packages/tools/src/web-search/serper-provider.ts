@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
 import { requestProviderJson } from './request-provider-json.ts';
 import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
@@ -40,7 +41,7 @@ export function createSerperProvider(options: SerperProviderOptions): WebSearchP
           title: textOf(result.title),
           url: link,
           snippet: textOf(result.snippet),
-          ...(publishedAt ? { publishedAt } : {}),
+          ...omitUndefined({ publishedAt: publishedAt || undefined }),
         });
       }
       return results;

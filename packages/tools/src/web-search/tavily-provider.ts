@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
 import { requestProviderJson } from './request-provider-json.ts';
 import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
@@ -47,7 +48,7 @@ export function createTavilyProvider(options: TavilyProviderOptions): WebSearchP
           title: textOf(result.title),
           url: link,
           snippet: textOf(result.content),
-          ...(publishedAt ? { publishedAt } : {}),
+          ...omitUndefined({ publishedAt: publishedAt || undefined }),
         });
       }
       return results;

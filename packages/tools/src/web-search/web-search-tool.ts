@@ -1,6 +1,7 @@
 import { defineTool } from '@toolbus/core';
 import {
   type FetchFunction,
+  omitUndefined,
   type SearchDocument,
   type Tool,
   ToolCallError,
@@ -120,7 +121,7 @@ export function createWebSearchTool(options: WebSearchToolOptions): Tool {
         sourceType: 'web',
         isInternet: true,
         score: 1 / (rank + 1),
-        ...(result.publishedAt ? { updatedAt: result.publishedAt } : {}),
+        ...omitUndefined({ updatedAt: result.publishedAt || undefined }),
         ...(result.author ? { metadata: { author: result.author } } : {}),
       }));
       const cited = context.citations.assign(documents);

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolDefinition } from '@toolbus/spec';
@@ -119,7 +120,7 @@ export const currentRecovery: RecoveryUnderTest = {
  */
 export function scoreCase(entry: RealWorldCase, recovery: RecoveryUnderTest = currentRecovery): CaseScore {
   const dialects = recovery.profileDialects(entry.model);
-  const options = dialects ? { preferredDialects: dialects } : {};
+  const options = omitUndefined({ preferredDialects: dialects });
   const shown: string[] = [];
   const clean: boolean[] = [];
   let extracted: readonly ExtractedToolCall[] = [];
