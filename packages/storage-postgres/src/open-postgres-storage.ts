@@ -82,7 +82,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     ...builder,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
-    packetStreams: (context) => createPostgresPacketStreams(context.db),
+    packetStreams: (context) => createPostgresPacketStreams(context.db, pool),
     // Ends the pool.
     close: () => builder.db.destroy(),
   });

@@ -2,14 +2,15 @@ import { packetJson } from '@toolbus/spec';
 import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/storage';
 import type { PacketStreams } from '@toolbus/storage/backend';
 import { notFound, type StorageDb } from '@toolbus/storage/backend';
-import { sql } from 'kysely';
+import type pg from 'pg';
 
 /**
  * Packets on PostgreSQL: each turn's counter (`chat_turns.last_sequence`) reserves sequence numbers under its row
  * lock, and one statement inserts every packet of a write from arrays (`unnest`), so a pass over many turns is one
- * round trip. PostgreSQL's own SQL, kept for the hottest write (docs/postgres-storage.md).
+ * round trip. PostgreSQL's own SQL, kept for the hottest write (docs/postgres-storage.md), sent on the pool itself:
+ * through the query builder a turn cost about 1.2× the client CPU (BENCHMARKS.md).
  */
-export function createPostgresPacketStreams(db: StorageDb): PacketStreams {
+export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): PacketStreams {
   const nothing = async () => {};
   return {
     write: (action) => action(),
@@ -18,7 +19,7 @@ export function createPostgresPacketStreams(db: StorageDb): PacketStreams {
     deleting: nothing,
     async append(batches) {
       const [only] = batches;
-      if (batches.length === 1 && only) return [await appendOne(db, only)];
+      if (batches.length === 1 && only) return [await appendOne(pool, only)];
       // Batches of the same turn are counted together (one counter update each), each packet carrying its
       // position within its turn's share of the call.
       const totals = new Map<string, number>();
@@ -43,22 +44,30 @@ export function createPostgresPacketStreams(db: StorageDb): PacketStreams {
         ends.push(position);
       }
       const turns = [...new Map(batches.map((batch) => [turnKey(batch.chatId, batch.turn), batch])).values()];
-      const { rows } = await sql<{ chat_id: string; turn_index: number; last_sequence: number }>`
-        WITH wanted AS (
-          SELECT * FROM unnest(${turns.map((batch) => batch.chatId)}::text[], ${turns.map((batch) => batch.turn)}::int[],
-            ${turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0)}::int[]) AS w(chat_id, turn_index, count)
-        ), reserved AS (
-          UPDATE chat_turns t SET last_sequence = t.last_sequence + w.count
-            FROM wanted w WHERE t.chat_id = w.chat_id AND t.turn_index = w.turn_index
-          RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
-        ), inserted AS (
-          INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
-          SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet::json
-            FROM unnest(${packets.chats}::text[], ${packets.turns}::int[], ${packets.positions}::int[],
-              ${packets.texts}::text[]) AS p(chat_id, turn_index, position, packet)
-            JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
-        )
-        SELECT chat_id, turn_index, last_sequence FROM reserved`.execute(db);
+      const { rows } = await pool.query<{ chat_id: string; turn_index: number; last_sequence: number }>(
+        `WITH wanted AS (
+           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS w(chat_id, turn_index, count)
+         ), reserved AS (
+           UPDATE chat_turns t SET last_sequence = t.last_sequence + w.count
+             FROM wanted w WHERE t.chat_id = w.chat_id AND t.turn_index = w.turn_index
+           RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
+         ), inserted AS (
+           INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
+           SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet::json
+             FROM unnest($4::text[], $5::int[], $6::int[], $7::text[]) AS p(chat_id, turn_index, position, packet)
+             JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
+         )
+         SELECT chat_id, turn_index, last_sequence FROM reserved`,
+        [
+          turns.map((batch) => batch.chatId),
+          turns.map((batch) => batch.turn),
+          turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0),
+          packets.chats,
+          packets.turns,
+          packets.positions,
+          packets.texts,
+        ],
+      );
       const lastOf = new Map(rows.map((row) => [turnKey(row.chat_id, row.turn_index), row.last_sequence]));
       return batches.map((batch, index): AppendedPacketBatch => {
         const key = turnKey(batch.chatId, batch.turn);
@@ -88,19 +97,21 @@ export function createPostgresPacketStreams(db: StorageDb): PacketStreams {
  * one for many turns (one array, no join), which made one-by-one appends 1.4× slower.
  */
 async function appendOne(
-  db: StorageDb,
+  pool: pg.Pool,
   { chatId, turn, packets }: PacketBatch,
 ): Promise<AppendedPacketBatch> {
-  const { rows } = await sql<{ last_sequence: number }>`
-    WITH reserved AS (
-      UPDATE chat_turns SET last_sequence = last_sequence + ${packets.length}
-       WHERE chat_id = ${chatId} AND turn_index = ${turn} RETURNING last_sequence
-    ), inserted AS (
-      INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
-      SELECT ${chatId}::text, ${turn}::int, reserved.last_sequence - ${packets.length}::int + p.ordinality::int, p.packet::json
-        FROM reserved, unnest(${packets.map(packetJson)}::text[]) WITH ORDINALITY AS p(packet, ordinality)
-    )
-    SELECT last_sequence FROM reserved`.execute(db);
+  const { rows } = await pool.query<{ last_sequence: number }>(
+    `WITH reserved AS (
+       UPDATE chat_turns SET last_sequence = last_sequence + $3
+        WHERE chat_id = $1 AND turn_index = $2 RETURNING last_sequence
+     ), inserted AS (
+       INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
+       SELECT $1, $2, reserved.last_sequence - $3 + p.ordinality, p.packet::json
+         FROM reserved, unnest($4::text[]) WITH ORDINALITY AS p(packet, ordinality)
+     )
+     SELECT last_sequence FROM reserved`,
+    [chatId, turn, packets.length, packets.map(packetJson)],
+  );
   const last = rows[0]?.last_sequence;
   return last === undefined
     ? { ok: false, error: notFound('Turn', `${chatId}/${turn}`) }

@@ -135,6 +135,14 @@ export function createSqlitePacketStreams(
     },
     append: (batches) =>
       write(() => {
+        // One running turn's packets (appendPackets, a turn writer's retry): the log's own single-turn append.
+        const [one] = batches;
+        if (batches.length === 1 && one && statusOf(one.chatId, one.turn) === 'running') {
+          const last = log.append(one.chatId, one.turn, one.packets.map(packetJson), () =>
+            tableLast(one.chatId, one.turn),
+          );
+          return [{ ok: true, last }];
+        }
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
         // log together, in a few multi-row inserts.
         const results: (AppendedPacketBatch | undefined)[] = [];
