@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { openProfile } from '../test/chromium.ts';
 import { startUiWorld } from '../test/ui-world.ts';
 import { startBaseWebApp } from './base-web-app.ts';
+import { traceMainThread } from './main-thread-trace.ts';
 
 const perTool = 2_400;
 const world = await startUiWorld({ chunkMs: 1 });
@@ -53,16 +54,18 @@ try {
     await page.evaluate(() => {
       (globalThis as unknown as Global).__longTasks.length = 0;
     });
+    const trace = await traceMainThread(cdp);
     const started = Date.now();
     const packets = await draw();
     const elapsed = Date.now() - started;
+    const cpu = await trace.stop();
     const after = await metrics();
     const tasks = await page.evaluate(() => (globalThis as unknown as Global).__longTasks);
     const delta = (name: string) => ((after[name] ?? 0) - (before[name] ?? 0)) * 1000;
     const longest = tasks.length ? Math.max(...tasks) : 0;
     const total = tasks.reduce((sum, task) => sum + task, 0);
     rows.push(
-      `| ${label} | ${packets} | ${elapsed} ms | ${tasks.length} | ${longest.toFixed(0)} ms | ${total.toFixed(0)} ms | ${delta('ScriptDuration').toFixed(0)} ms | ${delta('LayoutDuration').toFixed(0)} ms | ${delta('RecalcStyleDuration').toFixed(0)} ms |`,
+      `| ${label} | ${packets} | ${elapsed} ms | ${tasks.length} | ${longest.toFixed(0)} ms | ${total.toFixed(0)} ms | ${cpu.longestMs.toFixed(0)} ms (${cpu.longestCause}) | ${cpu.over50} | ${delta('ScriptDuration').toFixed(0)} ms | ${delta('LayoutDuration').toFixed(0)} ms | ${delta('RecalcStyleDuration').toFixed(0)} ms |`,
     );
   };
   const drawn = (expected: number) =>
@@ -123,13 +126,13 @@ try {
     '## web-ui: one turn of ~10,000 packets drawn in Chromium (4 parallel sub-agents, nested parallel tools)\n',
   );
   console.log(
-    '| app: how | packets | until the last packet is drawn | long tasks > 50 ms | longest task | total long-task time | script | layout | style |',
+    '| app: how | packets | until the last packet is drawn | long tasks > 50 ms | longest task | total long-task time | longest task, CPU time (its biggest step) | tasks over 50 ms CPU | script | layout | style |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) console.log(row);
   console.log(
-    '\nThe page folds packets in 4 ms slices, one slice a frame, and redraws as a React transition. "after": work of a turn read back starts as one closed strip per cycle (nothing below it drawn until opened); a turn watched live is open. ' +
-      'Long tasks are counted by the page itself (PerformanceObserver), script/layout/style time by the DevTools protocol over each load.\n',
+    '\nThe page folds packets in 4 ms slices, one slice a frame (after: in a task of its own after the frame), and redraws as a React transition; after: a streamed answer is redrawn block by block. "after": work of a turn read back starts as one closed strip per cycle (nothing below it drawn until opened); a turn watched live is open. ' +
+      "Long tasks are counted by the page itself (PerformanceObserver, wall time: stretched by the machine's load), their CPU time from Chromium's trace of the renderer's main thread, script/layout/style time by the DevTools protocol over each load.\n",
   );
 } finally {
   await profile.close();

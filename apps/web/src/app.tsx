@@ -14,7 +14,9 @@ import { ChatList } from './chat/chat-list.tsx';
 import { ChatView } from './chat/chat-view.tsx';
 import { client, messageOf, signOut } from './common/api.ts';
 import { Feedback } from './common/feedback.tsx';
+import { RetryBanner } from './common/retry-banner.tsx';
 import { SignIn } from './common/sign-in.tsx';
+import { retryRead } from './common/transient-failure.ts';
 
 type Route =
   | { readonly page: 'chat'; readonly chatId?: string }
@@ -70,9 +72,8 @@ export function App() {
   }, []);
   const loadMe = useCallback(() => {
     // Asked first, so a page that is not signed in shows the sign-in form without a 401 (a console error).
-    client
-      .sessionState()
-      .then((state) => (state.signedIn ? client.me() : null))
+    retryRead(() => client.sessionState())
+      .then((state) => (state.signedIn ? retryRead(() => client.me()) : null))
       .then((caller) => setMe(caller))
       .catch((failure) => {
         if (ToolbusClientError.isInstance(failure) && (failure.status === 401 || failure.status === 403))
@@ -82,8 +83,7 @@ export function App() {
   }, []);
   useEffect(loadMe, [loadMe]);
   const loadChats = useCallback(() => {
-    client
-      .listChats()
+    retryRead(() => client.listChats())
       .then(setChats)
       .catch((failure) => setError(messageOf(failure)));
   }, []);
@@ -105,7 +105,10 @@ export function App() {
         {error}
       </p>
     ) : (
-      <p>Loading…</p>
+      <>
+        <RetryBanner />
+        <p>Loading…</p>
+      </>
     );
   }
   if (me === null) return <SignIn onSignedIn={loadMe} />;
@@ -153,6 +156,7 @@ export function App() {
           Sign out
         </button>
       </header>
+      <RetryBanner />
       <Feedback error={error} />
       <div className="body">
         {route.page === 'chat' ? (

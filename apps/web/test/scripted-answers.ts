@@ -144,6 +144,14 @@ export function modelHandler(options: {
       const status = /STATUS (\d+)/.exec(result)?.[1] ?? 'nothing';
       return answer(`The mail API answered ${status}.`, options.chunkMs);
     }
+    const longRun = /long run of (\d+) steps/.exec(question);
+    if (longRun) {
+      if (!afterTools)
+        return [
+          { type: 'tool-call', id: 'long_0', name: 'long_run', arguments: { steps: Number(longRun[1]) } },
+        ];
+      return answer('The long run is over: every step reported.', options.chunkMs);
+    }
     const flood = /flood (\d+)/.exec(question);
     if (flood) {
       if (!afterTools) {

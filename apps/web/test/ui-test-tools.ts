@@ -5,6 +5,7 @@ import { defineTool } from '@toolbus/core';
 import { chunkText } from '@toolbus/core/testing';
 import { type PacketObject, type SearchDocument, type ToolEmitter, ToolExecutionError } from '@toolbus/spec';
 import { z } from 'zod';
+import { longRunTool } from './long-run-tool.ts';
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -202,6 +203,7 @@ export function testTools(options: { readonly stepMs: number }): Map<string, Bui
   });
   const factories = new Map<string, BuiltInToolFactory>();
   factories.set('FloodTool', () => flood);
+  factories.set('LongRunTool', () => longRunTool);
   factories.set('SearchTool', () => search);
   factories.set('OpenURLTool', () => openPage);
   factories.set('ResearchAgentTool', () => researchAgent);

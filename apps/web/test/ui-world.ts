@@ -59,6 +59,8 @@ export async function startUiWorld(
     readonly chunkMs?: number;
     /** The server's fetch for MCP servers and OpenAPI documents (default: the strict guarded one). */
     readonly fetch?: typeof fetch;
+    /** The server's rate limit per user (default: too high to matter). */
+    readonly requestsPerMinute?: number;
   } = {},
 ): Promise<UiWorld> {
   const directory = await mkdtemp(join(tmpdir(), 'toolbus-web-'));
@@ -84,6 +86,7 @@ export async function startUiWorld(
     'ResearchAgentTool',
     'CitationCheckTool',
     'FloodTool',
+    'LongRunTool',
   ]) {
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: id });
   }
@@ -119,7 +122,7 @@ export async function startUiWorld(
     },
     documentIndex: openDocumentIndex({ path: join(directory, 'index.sqlite') }),
     documentRoots: [directory],
-    limits: { requestsPerMinute: 100_000 },
+    limits: { requestsPerMinute: options.requestsPerMinute ?? 100_000 },
     builtInToolFactories: (context) => {
       const factories = new Map(tools);
       factories.set('PythonTool', async () => {

@@ -22,4 +22,4 @@ export { sseEvents } from './sse-events.ts';
 export type { RequestOptions, ToolbusClientOptions } from './toolbus-client.ts';
 export { ToolbusClient } from './toolbus-client.ts';
 export type { TurnStreamOptions } from './turn-stream.ts';
-export { turnStream } from './turn-stream.ts';
+export { sleepUnlessAborted, turnStream } from './turn-stream.ts';

@@ -165,6 +165,48 @@ describe('ToolbusClient', () => {
     assert.equal(connection.at(-1)?.live, true);
   });
 
+  test('a stream refused with 429 waits what the server asked and resumes: a rate limit is not the end', async () => {
+    const limited = await createServer({
+      storage,
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      builtInToolFactories: () => new Map([['SearchTool', () => lookup]]),
+      limits: { requestsPerMinute: 60 },
+    });
+    const limitedHttp = await listen(limited, { port: 0 });
+    try {
+      const client = new ToolbusClient({ baseUrl: limitedHttp.url, apiKey: adminKey });
+      const chat = await client.createChat();
+      const started = await client.sendMessage(chat.id, { content: 'refunds?' });
+      // Spend the caller's allowance on the real limiter, so the stream's first open is refused.
+      let refusal: ToolbusClientError | undefined;
+      while (!refusal) {
+        await client.me().catch((error: unknown) => {
+          if (ToolbusClientError.isInstance(error) && error.status === 429) refusal = error;
+          else throw error;
+        });
+      }
+      assert.ok((refusal.retryAfterSeconds ?? 0) >= 1, 'the server names its wait');
+      const connection: { live: boolean; attempt: number }[] = [];
+      const packets = await collect(
+        client.streamTurn(chat.id, started.turn, {
+          backoffMs: () => 10,
+          onConnection: (state) => connection.push({ live: state.live, attempt: state.attempt }),
+        }),
+      );
+      assert.equal(packets.at(-1)?.obj.type, 'stop');
+      assert.equal(packets[0]?.sequence, 1);
+      assert.deepEqual(
+        connection[0],
+        { live: false, attempt: 1 },
+        'the refused open was a wait, not a failure',
+      );
+      assert.equal(connection.at(-1)?.live, true);
+    } finally {
+      await limitedHttp.close();
+    }
+  });
+
   test('a browser session: sign in with a key, then the cookie and the CSRF token; another user sees nothing', async () => {
     const jar = new Map<string, string>();
     const cookieFetch: typeof fetch = async (input, init) => {

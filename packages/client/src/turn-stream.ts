@@ -38,6 +38,7 @@ export async function* turnStream(
     const onAbort = () => connection.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let failure: unknown;
+    let askedWaitMs = 0;
     try {
       const response = await open(after, connection.signal);
       if (!response.body)
@@ -62,8 +63,11 @@ export async function* turnStream(
       return;
     } catch (error) {
       if (options.signal?.aborted) return;
-      // The server answered with a refusal (not found, unauthorized): reconnecting cannot help.
-      if (ToolbusClientError.isInstance(error) && error.status !== undefined && error.status < 500)
+      // The server answered with a refusal (not found, unauthorized): reconnecting cannot help. Too many requests
+      // is "not now": the stream waits what the server asked (`Retry-After`), then resumes.
+      if (ToolbusClientError.isInstance(error) && error.status === 429)
+        askedWaitMs = (error.retryAfterSeconds ?? 0) * 1000;
+      else if (ToolbusClientError.isInstance(error) && error.status !== undefined && error.status < 500)
         throw error;
       failure = error;
     } finally {
@@ -79,11 +83,12 @@ export async function* turnStream(
       });
     }
     options.onConnection?.({ live: false, after, attempt });
-    await sleep(backoff(attempt), options.signal);
+    await sleepUnlessAborted(Math.max(backoff(attempt), askedWaitMs), options.signal);
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts first (it resolves either way: the caller checks the signal). */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener(

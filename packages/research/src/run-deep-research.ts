@@ -5,25 +5,19 @@ import {
   Emitter,
   type RunChatTurnOptions,
 } from '@toolbus/core';
-import { runLlmStep, StepPlacement } from '@toolbus/core/step';
+import { StepPlacement } from '@toolbus/core/step';
 import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
 import { foldAnswer, omitUndefined, ToolbusError } from '@toolbus/spec';
-import { checkCitationSupport } from './check-citation-support.ts';
 import { checkContextGate } from './check-context-gate.ts';
 import { citedDocumentsIn } from './cited-documents-in.ts';
+import { clarifyOrPlan, type ResearchStepBase } from './clarify-or-plan.ts';
 import { closeInterruptedStream } from './close-interrupted-stream.ts';
 import type { DeepResearchCheckpoint, DeepResearchResume } from './deep-research-checkpoint.ts';
-import { DeepResearchError } from './deep-research-error.ts';
 import { DEFAULT_DEEP_RESEARCH_LIMITS, type DeepResearchLimits } from './deep-research-limits.ts';
-import {
-  DEFAULT_DEEP_RESEARCH_PROMPTS,
-  type DeepResearchPrompts,
-  fillPrompt,
-} from './deep-research-prompts.ts';
-import { createGeneratePlanTool, researchToolsOf } from './research-tools.ts';
-import { asPlan, createRetypingSink } from './retyping-sink.ts';
+import { DEFAULT_DEEP_RESEARCH_PROMPTS, type DeepResearchPrompts } from './deep-research-prompts.ts';
+import { researchToolsOf } from './research-tools.ts';
 import { type OrchestratorProgress, type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
-import { writeFinalReport } from './write-final-report.ts';
+import { writeCheckedReport } from './write-checked-report.ts';
 
 /** Options for {@link runDeepResearch}. */
 export interface RunDeepResearchOptions {
@@ -119,7 +113,7 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
     : recentUserMessages(options.messages, limits.contextUserMessages);
   const question =
     checkpoint?.question ?? [...context].reverse().find((message) => message.role === 'user')?.content ?? '';
-  const common = {
+  const common: ResearchStepBase = {
     model: options.model,
     placement,
     citations: createCitationAllocator(),
@@ -149,47 +143,24 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
 
   let plan = checkpoint?.plan ?? '';
   if (!checkpoint) {
-    if (!options.skipClarification) {
-      const step = await runLlmStep({
-        ...common,
-        messages: [{ role: 'system', content: prompts.clarification }, ...context],
-        tools: [createGeneratePlanTool()],
-        toolChoice: 'auto',
-        turn,
-        sink: emitter,
-        announcedDocuments: new Set(),
-      });
-      if (step.error) throw step.error;
-      if (step.toolCalls.length === 0 && step.answer.trim()) {
-        emitter.emitAt({ turn: step.nextTurn - 1, tab: 0 }, { type: 'stop', reason: 'clarification' });
-        return emptyResult({
-          stopReason: 'clarification',
-          answer: step.answer,
-          clarification: true,
-          messages: [{ role: 'assistant', content: step.answer }],
-        });
-      }
-      if (step.reasoning) turn = step.nextTurn - 1;
-    }
-
-    const planStep = await runLlmStep({
-      ...common,
-      messages: [
-        { role: 'system', content: prompts.plan },
-        ...context,
-        { role: 'user', content: prompts.planReminder },
-      ],
-      tools: [],
-      toolChoice: 'none',
+    const planned = await clarifyOrPlan({
+      step: common,
+      context,
+      prompts,
+      sink: emitter,
       turn,
-      sink: createRetypingSink({ target: emitter, retype: asPlan }),
-      announcedDocuments: new Set(),
+      skipClarification: options.skipClarification ?? false,
     });
-    if (planStep.error) throw planStep.error;
-    plan = planStep.answer.trim();
-    if (!plan) throw new DeepResearchError({ code: 'no_plan', message: 'The plan step wrote no plan.' });
-    emitter.emitAt({ turn: planStep.nextTurn - 1, tab: 0 }, { type: 'section-end' });
-    turn = planStep.nextTurn;
+    if (planned.kind === 'clarification') {
+      return emptyResult({
+        stopReason: 'clarification',
+        answer: planned.answer,
+        clarification: true,
+        messages: [{ role: 'assistant', content: planned.answer }],
+      });
+    }
+    plan = planned.plan;
+    turn = planned.turn;
     if (!options.signal?.aborted) {
       await save(plan, { cycles: 0, turn, history: [], agents: [], documents: new Map(), done: false });
     }
@@ -226,60 +197,21 @@ async function research(options: RunDeepResearchOptions, emitter: Emitter): Prom
   turn = orchestrated.turn;
   const documents = orchestrated.documents;
 
-  const findings = orchestrated.agents
-    .map((agent, index) => `Research ${index + 1}: ${agent.task}\n${agent.report}`)
-    .join('\n\n');
-  const reportStep = await writeFinalReport({
-    turn,
+  const { answer, citationChecks, reportTurn } = await writeCheckedReport({
+    step: common,
     sink: emitter,
-    ...omitUndefined({ signal: options.signal }),
-    runStep: (reportTurn) =>
-      runLlmStep({
-        ...common,
-        citations: createCitationAllocator({ known: documents.values() }),
-        citing: true,
-        messages: [
-          { role: 'system', content: fillPrompt(prompts.finalReport, { date }) },
-          ...context,
-          {
-            role: 'user',
-            content: `The research plan:\n${plan}\n\nThe research reports:\n\n${findings || '(no research returned findings)'}\n\nWrite the final report for: ${question}`,
-          },
-        ],
-        tools: [],
-        toolChoice: 'none',
-        turn: reportTurn,
-        sink: emitter,
-        announcedDocuments: new Set(),
-        stream: { ...options.stream, maxOutputTokens: limits.finalReportTokens },
-      }),
+    turn,
+    context,
+    plan,
+    question,
+    date,
+    prompts,
+    limits,
+    agents: orchestrated.agents,
+    documents,
+    citationCheckModel:
+      options.checkCitations === false ? undefined : (options.citationCheckModel ?? options.model),
   });
-  if (reportStep.error) throw reportStep.error;
-  if (!reportStep.answer.trim())
-    throw new DeepResearchError({ code: 'no_report', message: 'The report step wrote nothing.' });
-  const reportTurn = reportStep.nextTurn - 1;
-  // The report says what went unresearched in the run's own words, whatever the model made of the failures.
-  const unresearched = orchestrated.agents.filter((agent) => agent.status === 'failed');
-  const gaps =
-    unresearched.length === 0
-      ? ''
-      : `\n\nNot researched, because its research agent failed: ${unresearched.map((agent) => agent.task).join('; ')}.`;
-  if (gaps) emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'message-delta', content: gaps });
-  const answer = reportStep.answer + gaps;
-
-  let citationChecks: CitationCheck[] = [];
-  if (options.checkCitations !== false) {
-    citationChecks = await checkCitationSupport({
-      text: answer,
-      documents,
-      model: options.citationCheckModel ?? options.model,
-      batchSize: limits.citationCheckBatchSize,
-      maxCalls: limits.citationCheckMaxCalls,
-      prompt: prompts.citationCheck,
-      ...omitUndefined({ signal: options.signal, stream: options.stream }),
-    });
-    emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'citation-check', checks: citationChecks });
-  }
   const stopReason: StopReason = options.signal?.aborted ? 'user-cancelled' : 'finished';
   emitter.emitAt({ turn: reportTurn, tab: 0 }, { type: 'stop', reason: stopReason });
   return {

@@ -3,6 +3,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
+import { retryRead } from '../common/transient-failure.ts';
 import { type ComposedMessage, Composer } from './composer.tsx';
 import { type SentFile, TurnPanel } from './turn-panel.tsx';
 
@@ -46,10 +47,10 @@ export function ChatView(props: {
   const sentHere = useRef(new Set<number>());
   useEffect(() => {
     let live = true;
+    const abort = new AbortController();
     setTurns(undefined);
     setError(undefined);
-    client
-      .getChat(props.chatId)
+    retryRead(() => client.getChat(props.chatId), { signal: abort.signal })
       .then((detail) => {
         if (!live) return;
         setTurns(turnsOf(detail));
@@ -58,6 +59,7 @@ export function ChatView(props: {
       .catch((failure) => live && setError(messageOf(failure)));
     return () => {
       live = false;
+      abort.abort();
     };
   }, [props.chatId]);
   const { onChanged } = props;

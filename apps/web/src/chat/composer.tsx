@@ -3,6 +3,8 @@ import { omitUndefined } from '@toolbus/spec';
 import { type DragEvent, type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { client, messageOf } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
+import { transientFailure } from '../common/transient-failure.ts';
+import { type FailedSend, SendFailure } from './send-failure.tsx';
 
 /** What the composer sends. */
 export interface ComposedMessage {
@@ -27,6 +29,7 @@ export function Composer(props: {
   const [files, setFiles] = useState<FileView[]>([]);
   const [uploading, setUploading] = useState(0);
   const [error, setError] = useState<string | undefined>();
+  const [failedSend, setFailedSend] = useState<FailedSend | undefined>();
   const [dragging, setDragging] = useState(false);
   const [personas, setPersonas] = useState<{ id: string; name: string }[]>([]);
   const [personaId, setPersonaId] = useState('');
@@ -55,10 +58,11 @@ export function Composer(props: {
       }
     }
   };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async (event?: FormEvent) => {
+    event?.preventDefault();
     if (!text.trim() || props.running || uploading > 0) return;
     setError(undefined);
+    setFailedSend(undefined);
     try {
       await props.onSend({
         content: text,
@@ -71,7 +75,10 @@ export function Composer(props: {
       setText('');
       setFiles([]);
     } catch (failure) {
-      setError(messageOf(failure));
+      // The text and the files stay as they were: a failed send loses nothing the person wrote.
+      const transient = transientFailure(failure);
+      if (transient) setFailedSend({ words: transient.words, retryAt: Date.now() + transient.waitMs });
+      else setError(messageOf(failure));
     }
     input.current?.focus();
   };
@@ -181,6 +188,7 @@ export function Composer(props: {
           </button>
         )}
       </div>
+      {failedSend ? <SendFailure failure={failedSend} onRetry={() => void submit()} /> : null}
       <Feedback error={error} />
     </form>
   );

@@ -11,6 +11,11 @@ const marked = new Marked(
   { gfm: true, breaks: false, async: false },
 );
 
+/** Marked's block lexer (no rendering): splits an answer into its top-level blocks. */
+export function lexBlocks(text: string): { raw: string; type: string }[] {
+  return marked.lexer(text).map((token) => ({ raw: token.raw, type: token.type }));
+}
+
 /** Each code block gets a copy button (markup added after sanitising: it is ours, not the model's). */
 const copyButton = '<div class="code-block"><button type="button" class="copy-code">Copy code</button><pre';
 

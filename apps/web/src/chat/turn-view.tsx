@@ -9,6 +9,7 @@ import { MarkdownView } from './markdown-view.tsx';
 import { AncestorEnded, StatusBadge } from './status-badge.tsx';
 import { ToolBody } from './tool-body.tsx';
 import { TurnContext } from './turn-context.ts';
+import { VirtualList, virtualFrom } from './virtual-list.tsx';
 
 /** Reasoning, collapsed by default once it is done, open while it streams. */
 function Reasoning(props: { readonly node: TreeNode }) {
@@ -215,8 +216,26 @@ const CycleView = memo(function CycleView(props: { readonly cycle: Cycle; readon
   );
 });
 
-/** A loop's cycles in order; used for the turn itself and for every nested level. */
+/**
+ * A loop's cycles in order; used for the turn itself and for every nested level. A level of thousands of steps (an
+ * agent that ran long) mounts only the steps in view.
+ */
 export function LevelView(props: { readonly level: Level }) {
+  const cycles = props.level.cycles;
+  if (cycles.length > virtualFrom) {
+    return (
+      <VirtualList
+        className="level level-virtual"
+        count={cycles.length}
+        estimatePx={48}
+        keyOf={(index) => cycles[index]?.turn ?? index}
+        render={(index) => {
+          const cycle = cycles[index] as Cycle;
+          return <CycleView cycle={cycle} version={cycle.version} />;
+        }}
+      />
+    );
+  }
   return (
     <div className="level">
       {props.level.cycles.map((cycle) => (

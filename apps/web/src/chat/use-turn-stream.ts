@@ -20,6 +20,8 @@ const sliceMs = 4;
 /**
  * Follows one turn: folds its packets into a tree (replayed from the start, then live), redrawing at most once a
  * frame and folding in slices so a burst of packets never blocks input. Reconnects resume from the last sequence.
+ * A slice runs in a task of its own just after a frame, not inside the frame's animation callback: there it would
+ * add its time to the frame's style, layout and paint, one task that grows past 50 ms on a busy machine.
  */
 export function useTurnStream(
   chatId: string,
@@ -35,6 +37,7 @@ export function useTurnStream(
     const queue: WirePacket[] = [];
     let frame = 0;
     let draining = false;
+    const afterFrame = new MessageChannel();
     let resumes = 0;
     let head = 0;
     // One slice of folding per frame, then a redraw of what it changed; the redraw is a transition, so React
@@ -53,8 +56,14 @@ export function useTurnStream(
       }
       const version = tree.version;
       startTransition(() => setVersion(version));
-      if (head < queue.length) frame = requestAnimationFrame(drain);
+      if (head < queue.length) schedule();
       else draining = false;
+    };
+    afterFrame.port1.onmessage = () => {
+      if (!abort.signal.aborted) drain();
+    };
+    const schedule = () => {
+      frame = requestAnimationFrame(() => afterFrame.port2.postMessage(null));
     };
     let readSince = performance.now();
     void (async () => {
@@ -74,7 +83,7 @@ export function useTurnStream(
           }
           if (!draining) {
             draining = true;
-            frame = requestAnimationFrame(drain);
+            schedule();
           }
         }
         if (!abort.signal.aborted) setStream({ phase: 'ended', after: tree.lastSequence, resumes });
@@ -86,6 +95,7 @@ export function useTurnStream(
     return () => {
       abort.abort();
       if (frame) cancelAnimationFrame(frame);
+      afterFrame.port1.close();
     };
   }, [chatId, turn]);
   return { tree: treeRef.current, version, stream };

@@ -1,5 +1,6 @@
 import { ToolbusClient } from '@toolbus/client';
 import { omitUndefined } from '@toolbus/spec';
+import { transientFailure } from './transient-failure.ts';
 
 const csrfKey = 'toolbus.csrf';
 
@@ -25,7 +26,9 @@ export async function signOut(): Promise<void> {
   }
 }
 
-/** A readable message of any failure. */
+/** A readable message of any failure (a transient one in human words: no status codes, no request lines). */
 export function messageOf(error: unknown): string {
+  const transient = transientFailure(error);
+  if (transient) return transient.words;
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { messageOf } from './api.ts';
+import { retryRead } from './transient-failure.ts';
 
-/** Loads a value, with the failure as text and a reload. */
+/** Loads a value (trying again by itself through a transient failure), with the failure as text and a reload. */
 export function useLoad<T>(
   load: () => Promise<T>,
   deps: readonly unknown[],
@@ -16,7 +17,8 @@ export function useLoad<T>(
   // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names the dependencies
   useEffect(() => {
     let live = true;
-    load()
+    const abort = new AbortController();
+    retryRead(load, { signal: abort.signal })
       .then((loaded) => {
         if (live) {
           setValue(loaded);
@@ -26,6 +28,7 @@ export function useLoad<T>(
       .catch((failure) => live && setError(messageOf(failure)));
     return () => {
       live = false;
+      abort.abort();
     };
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((count) => count + 1), []);

@@ -1,35 +1,31 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { constructTools } from '@toolbus/assembly';
-import {
-  BUILT_IN_TOOLS,
-  BUILT_IN_TOOLS_BY_NAME,
-  probeModelEndpoint,
-  resolveLanguageModel,
-} from '@toolbus/core';
-import { createNodeHttpFetch } from '@toolbus/core/node';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { constructTools, type ToolAssembly } from '@toolbus/assembly';
+import { probeModelEndpoint, resolveLanguageModel } from '@toolbus/core';
+import { createNodeHttpFetch, type GuardedFetch } from '@toolbus/core/node';
 import { builtInToolFactories, toolLimitsForModel } from '@toolbus/server';
 import type { ChatFile, ChatMessage } from '@toolbus/spec';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { SUPPORTED_DOCUMENT_TYPES, withSavedMemories } from '@toolbus/tools';
 import { openKeptChat } from '../chat-history.ts';
-import { loadCliConfig } from '../cli-config.ts';
+import { type CliConfig, loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
-import { closestName } from '../closest-name.ts';
 import { createCliFetch } from '../create-cli-fetch.ts';
 import { describeSkippedTools } from '../describe-skipped-tools.ts';
 import { egressSecretKey } from '../egress-secret-key.ts';
 import { runInteractiveChat } from '../interactive-chat.ts';
-import { loadChatSkills } from '../load-skills.ts';
+import { type ChatSkills, loadChatSkills } from '../load-skills.ts';
 import { observeModelFetch } from '../observed-model-fetch.ts';
-import { openWorkspace } from '../open-workspace.ts';
+import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { runCliTurn, USER_STOP_REASON } from '../run-cli-turn.ts';
 import { storageFileStores } from '../storage-file-stores.ts';
 import { createTerminalApprovalAsk } from '../terminal-approval.ts';
 import { UsageError } from '../usage-error.ts';
 import { DEFAULT_OUTPUT_DIRECTORY } from '../write-tool-files.ts';
+import { parseChatFlags } from './chat-flags.ts';
 import type { CliCommand } from './cli-command.ts';
 import { askResearch, type ResearchCommandOptions, type ResearchSession } from './research-command.ts';
 
@@ -96,21 +92,7 @@ export async function runChatCommand(
     usage: chatUsage,
     options: chatOptions,
   });
-  const maxCycles = values['max-cycles'] === undefined ? undefined : Number(values['max-cycles']);
-  if (maxCycles !== undefined && (!Number.isInteger(maxCycles) || maxCycles < 1 || maxCycles > 50)) {
-    throw new UsageError({ message: '--max-cycles takes a whole number from 1 to 50.', usage: chatUsage });
-  }
-  const timeoutSeconds = values['model-timeout'] === undefined ? 60 : Number(values['model-timeout']);
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-    throw new UsageError({ message: '--model-timeout takes a number of seconds above 0.', usage: chatUsage });
-  }
-  if (values.continue && values.chat !== undefined) {
-    throw new UsageError({
-      message: '--continue and --chat both name the chat to go on with: give one of them.',
-      usage: chatUsage,
-    });
-  }
-  const allowedToolIds = values.tools === undefined ? undefined : toolIdsFromNames(values.tools);
+  const { maxCycles, timeoutSeconds, allowedToolIds } = parseChatFlags({ values, usage: chatUsage });
   // The question is known before anything is opened: a missing one is a wrong command line, and records no chat.
   let question = positionals.join(' ').trim();
   if (!question && !io.stdin) throw new UsageError({ message: 'no question given.', usage: chatUsage });
@@ -150,39 +132,18 @@ export async function runChatCommand(
     const chatFiles = await attachFiles({ paths: values.file ?? [], storage, userId: user.id, cwd: io.cwd });
     const skills = await loadChatSkills(config, io.env);
     cleanups.push(() => skills.close());
-    const fileStores = storageFileStores(storage, user.id);
-    const assembly = await constructTools({
-      persona,
-      user,
-      storage,
-      builtInFactories: builtInToolFactories({
-        settings: config.file,
-        egressCaDirectory: join(config.home, 'egress-ca'),
-        egressSecretKey: () => egressSecretKey(config, io.env),
-        index: workspace.index,
-        storage,
-        fetch: guardedFetch,
-        userId: user.id,
-        env: io.env,
-        model,
-        onClose: (cleanup) => cleanups.push(cleanup),
-        skills,
-        egressAsk: createTerminalApprovalAsk(io),
-      }),
-      availabilityContext: { userId: user.id, files: chatFiles },
+    const assembly = await assembleChatTools({
+      config,
+      io,
+      workspace,
+      model,
       fetch: guardedFetch,
-      // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
-      mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
-      openApi: { fileStore: fileStores.openApi },
-      // `toolbus mcp approve` gives the persona a server's whole tool set: a tool it lists beyond that is new.
-      mcpWholeToolSets: true,
-      ...omitUndefined({ allowedToolIds }),
+      skills,
+      chatFiles,
+      allowedToolIds,
+      onClose: (cleanup) => cleanups.push(cleanup),
     });
     cleanups.push(() => assembly.close());
-    // Before the answer: which tools were left out, and why (a server that cannot start, tools not approved).
-    const serverNames = new Map((await storage.mcpServers.list()).map((server) => [server.id, server.name]));
-    for (const line of describeSkippedTools(assembly.skipped, serverNames))
-      io.stderr.write(`note: ${line}\n`);
     // The same prompt section the server's turns get: the user's memories, when memory is on.
     const promptWithMemories = await withSavedMemories({
       prompt: systemPrompt,
@@ -262,6 +223,58 @@ export async function runChatCommand(
 }
 
 /**
+ * The persona's tools for a CLI chat, the built-ins made as the server makes them, egress approvals asked on the
+ * terminal. Before the answer it says which tools were left out, and why (a server that cannot start, tools not
+ * approved).
+ */
+async function assembleChatTools(options: {
+  readonly config: CliConfig;
+  readonly io: CliIo;
+  readonly workspace: CliWorkspace;
+  readonly model: LanguageModelV4;
+  readonly fetch: GuardedFetch;
+  readonly skills: ChatSkills;
+  readonly chatFiles: readonly ChatFile[];
+  readonly allowedToolIds: readonly string[] | undefined;
+  readonly onClose: (cleanup: () => Promise<void>) => void;
+}): Promise<ToolAssembly> {
+  const { config, io, workspace, model, skills, allowedToolIds } = options;
+  const { storage, user, persona } = workspace;
+  const guardedFetch = options.fetch;
+  const fileStores = storageFileStores(storage, user.id);
+  const assembly = await constructTools({
+    persona,
+    user,
+    storage,
+    builtInFactories: builtInToolFactories({
+      settings: config.file,
+      egressCaDirectory: join(config.home, 'egress-ca'),
+      egressSecretKey: () => egressSecretKey(config, io.env),
+      index: workspace.index,
+      storage,
+      fetch: guardedFetch,
+      userId: user.id,
+      env: io.env,
+      model,
+      onClose: options.onClose,
+      skills,
+      egressAsk: createTerminalApprovalAsk(io),
+    }),
+    availabilityContext: { userId: user.id, files: options.chatFiles },
+    fetch: guardedFetch,
+    // Tokens were stored by `toolbus mcp login`; refreshing them needs no browser.
+    mcp: { oauthRedirectUrl: 'http://127.0.0.1/oauth/callback', fileStore: fileStores.mcp },
+    openApi: { fileStore: fileStores.openApi },
+    // `toolbus mcp approve` gives the persona a server's whole tool set: a tool it lists beyond that is new.
+    mcpWholeToolSets: true,
+    ...omitUndefined({ allowedToolIds }),
+  });
+  const serverNames = new Map((await storage.mcpServers.list()).map((server) => [server.id, server.name]));
+  for (const line of describeSkippedTools(assembly.skipped, serverNames)) io.stderr.write(`note: ${line}\n`);
+  return assembly;
+}
+
+/**
  * One question without a terminal: Ctrl-C (SIGINT) stops the answer, keeps what was written, exits 130; a second
  * Ctrl-C ends the process at once (the handler is gone). A reader that went away (`| head`) stops it the same way.
  */
@@ -332,25 +345,6 @@ function mediaTypeOf(name: string): string {
     SUPPORTED_DOCUMENT_TYPES.get(extname(name).toLowerCase()) ??
     (/\.csv$/i.test(name) ? 'text/csv' : 'application/octet-stream')
   );
-}
-
-function toolIdsFromNames(list: string): string[] {
-  const names = list
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  return names.map((name) => {
-    const entry = BUILT_IN_TOOLS_BY_NAME.get(name);
-    if (!entry) {
-      const known = BUILT_IN_TOOLS.map((tool) => tool.name);
-      const suggestion = closestName(name, known);
-      throw new UsageError({
-        message: `--tools: unknown tool "${name}"${suggestion ? ` — did you mean "${suggestion}"?` : '.'} Built-in tools: ${known.join(', ')}.`,
-        usage: chatUsage,
-      });
-    }
-    return entry.id;
-  });
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

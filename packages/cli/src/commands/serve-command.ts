@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createToolAssemblyCache } from '@toolbus/assembly';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
-import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
+import { createGuardedFetch, createNodeHttpFetch, type GuardedFetch } from '@toolbus/core/node';
 import {
   createGatewayHandler,
   GATEWAY_PATHS,
@@ -11,35 +11,38 @@ import {
 } from '@toolbus/gateway';
 import {
   builtInToolFactories,
+  type ConfiguredInterpreter,
   configuredInterpreter,
   createInProcessSandbox,
   createJsonLogger,
   createServer,
   healthOnlyServer,
+  type InProcessSandbox,
   listen,
-  parsePublicOrigin,
   type ServerAuthMode,
   ServerError,
+  type ServerOptions,
 } from '@toolbus/server';
 import { openSkillStores } from '@toolbus/skills';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
-import { loadCliConfig } from '../cli-config.ts';
+import { type CliConfig, loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { egressSecretKey } from '../egress-secret-key.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { storedKeyAuthenticator } from '../gateway-key-check.ts';
-import { loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
-import { openWorkspace } from '../open-workspace.ts';
+import { type ChatSkills, loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
+import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { watchSandboxHealth } from '../sandbox-health.ts';
 import { resolveScaleOutTiming } from '../scale-out-timing.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
+import { parseServeFlags, serveArgOptions } from './serve-flags.ts';
 
 export const serveUsage = `Usage: toolbus serve [--port N] [--host 127.0.0.1] [--auth local|api-keys] [--role both|api|worker]
                      [--public-origin https://host] [--turns-per-user N] [--requests-per-minute N]
@@ -75,8 +78,6 @@ answered so far is kept), open streams get that end and close, and it exits 0. A
 after SIGINT and 143 after SIGTERM. Under npm, \`npm run serve\` hands the signal on to it the same way.
 `;
 
-const roles = ['both', 'api', 'worker'] as const;
-
 /** `toolbus serve`: the HTTP server over the CLI's stores, until SIGINT or SIGTERM. */
 export const serveCommand: CliCommand = {
   name: 'serve',
@@ -90,62 +91,13 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     argv,
     usage: serveUsage,
     positionals: false,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      auth: { type: 'string' },
-      model: { type: 'string' },
-      role: { type: 'string' },
-      'public-origin': { type: 'string' },
-      'turns-per-user': { type: 'string' },
-      'requests-per-minute': { type: 'string' },
-      'turn-lock-ms': { type: 'string' },
-      'stalled-check-ms': { type: 'string' },
-      'slot-ttl-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: serveArgOptions,
   });
   if (values.help) {
     io.stdout.write(serveUsage);
     return 0;
   }
-  const port = values.port === undefined ? 8787 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new UsageError({ message: '--port takes a number from 0 to 65535.', usage: serveUsage });
-  }
-  let publicOrigin: string | undefined;
-  try {
-    publicOrigin =
-      values['public-origin'] === undefined ? undefined : parsePublicOrigin(values['public-origin']);
-  } catch {
-    throw new UsageError({
-      message:
-        '--public-origin takes an origin such as https://toolbus.example.com (http or https, no path).',
-      usage: serveUsage,
-    });
-  }
-  const auth = (values.auth ?? 'local') as ServerAuthMode;
-  if (auth !== 'local' && auth !== 'api-keys') {
-    throw new UsageError({ message: '--auth is "local" or "api-keys".', usage: serveUsage });
-  }
-
-  const limits: { concurrentTurnsPerUser?: number; requestsPerMinute?: number } = {};
-  for (const [flag, field] of [
-    ['turns-per-user', 'concurrentTurnsPerUser'],
-    ['requests-per-minute', 'requestsPerMinute'],
-  ] as const) {
-    const raw = values[flag];
-    if (raw === undefined) continue;
-    const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new UsageError({ message: `--${flag} takes a whole number above 0.`, usage: serveUsage });
-    }
-    limits[field] = value;
-  }
-  const role = (values.role ?? 'both') as (typeof roles)[number];
-  if (!roles.includes(role)) {
-    throw new UsageError({ message: '--role is "both", "api" or "worker".', usage: serveUsage });
-  }
+  const { port, publicOrigin, auth, role, limits } = parseServeFlags({ values, usage: serveUsage });
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
   if (redisUrl !== undefined) {
@@ -231,34 +183,15 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     // A new chat is titled from its first exchange (one small model request after the first answer), so the web
     // app's list and `toolbus history` show what each chat is about rather than a column of "New chat".
     titleChats: true,
-    builtInToolFactories: (context) =>
-      builtInToolFactories({
-        settings: config.file,
-        egressCaDirectory: join(config.home, 'egress-ca'),
-        egressSecretKey: () => egressSecretKey(config, io.env),
-        // The turn's organisation's documents only.
-        index:
-          context.documentIndex ??
-          workspace.index.forOrganization({ organizationId: context.organizationId }),
-        storage: workspace.storage,
-        fetch,
-        userId: context.user.id,
-        organizationId: context.organizationId,
-        env: io.env,
-        model: context.model,
-        onClose: context.onClose,
-        skills,
-        ...omitUndefined({ interpreter: sandbox?.interpreter, inProcessSandbox }),
-        // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
-        // become approval cards in the chat.
-        ...omitUndefined({
-          egressApprovals: context.approvals && {
-            broker: context.approvals.broker,
-            timeoutMs: context.approvals.timeoutMs,
-            sessionId: context.approvals.sessionId,
-          },
-        }),
-      }),
+    builtInToolFactories: serveToolFactories({
+      config,
+      io,
+      workspace,
+      fetch,
+      skills,
+      sandbox,
+      inProcessSandbox,
+    }),
   });
   try {
     // The recovery gateway's routes, when the config file has a gateway section (docs/gateway.md).
@@ -272,17 +205,16 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     }).catch((error: unknown) => {
       throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });
-    const mode = scaleOut ? `, replica role: ${role} on Redis` : '';
-    io.stdout.write(`toolbus serving on ${http.url} (auth: ${auth}, model: ${defaultModel}${mode})\n`);
-    io.stdout.write(`  OpenAPI document: ${http.url}/openapi.json\n`);
-    if (sandbox !== undefined && sandbox.serviceCount > 1) {
-      io.stdout.write(`  run_python: ${sandbox.serviceCount} sandbox services, load-balanced\n`);
-    }
-    if (gateway !== undefined)
-      io.stdout.write(
-        `  recovery gateway: ${http.url}/v1 (/v1/chat/completions, /v1/messages, /v1/models)\n`,
-      );
-    io.stdout.write(hasWebApp ? `  web UI: ${http.url}/\n` : '  web UI: not built (run npm run setup)\n');
+    printServing(io, {
+      url: http.url,
+      auth,
+      defaultModel,
+      role,
+      scaleOut: scaleOut !== undefined,
+      sandbox,
+      gateway: gateway !== undefined,
+      hasWebApp,
+    });
     if (auth === 'api-keys') {
       // A fresh deployment needs one admin: the CLI's user becomes it, and its key is printed this once.
       const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);
@@ -303,6 +235,75 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/** The lines serve prints once it listens: where, as whom, and which of its optional parts are on. */
+function printServing(
+  io: CliIo,
+  serving: {
+    readonly url: string;
+    readonly auth: ServerAuthMode;
+    readonly defaultModel: string;
+    readonly role: string;
+    readonly scaleOut: boolean;
+    readonly sandbox: ConfiguredInterpreter | undefined;
+    readonly gateway: boolean;
+    readonly hasWebApp: boolean;
+  },
+): void {
+  const { url, sandbox } = serving;
+  const mode = serving.scaleOut ? `, replica role: ${serving.role} on Redis` : '';
+  io.stdout.write(
+    `toolbus serving on ${url} (auth: ${serving.auth}, model: ${serving.defaultModel}${mode})\n`,
+  );
+  io.stdout.write(`  OpenAPI document: ${url}/openapi.json\n`);
+  if (sandbox !== undefined && sandbox.serviceCount > 1) {
+    io.stdout.write(`  run_python: ${sandbox.serviceCount} sandbox services, load-balanced\n`);
+  }
+  if (serving.gateway) {
+    io.stdout.write(`  recovery gateway: ${url}/v1 (/v1/chat/completions, /v1/messages, /v1/models)\n`);
+  }
+  io.stdout.write(serving.hasWebApp ? `  web UI: ${url}/\n` : '  web UI: not built (run npm run setup)\n');
+}
+
+/** How serve builds each turn's built-in tools: the config file's services, over the CLI's workspace. */
+function serveToolFactories(options: {
+  readonly config: CliConfig;
+  readonly io: CliIo;
+  readonly workspace: CliWorkspace;
+  readonly fetch: GuardedFetch;
+  readonly skills: ChatSkills;
+  readonly sandbox: ConfiguredInterpreter | undefined;
+  readonly inProcessSandbox: InProcessSandbox | undefined;
+}): NonNullable<ServerOptions['builtInToolFactories']> {
+  const { config, io, workspace, fetch, skills, sandbox, inProcessSandbox } = options;
+  return (context) =>
+    builtInToolFactories({
+      settings: config.file,
+      egressCaDirectory: join(config.home, 'egress-ca'),
+      egressSecretKey: () => egressSecretKey(config, io.env),
+      // The turn's organisation's documents only.
+      index:
+        context.documentIndex ?? workspace.index.forOrganization({ organizationId: context.organizationId }),
+      storage: workspace.storage,
+      fetch,
+      userId: context.user.id,
+      organizationId: context.organizationId,
+      env: io.env,
+      model: context.model,
+      onClose: context.onClose,
+      skills,
+      ...omitUndefined({ interpreter: sandbox?.interpreter, inProcessSandbox }),
+      // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
+      // become approval cards in the chat.
+      ...omitUndefined({
+        egressApprovals: context.approvals && {
+          broker: context.approvals.broker,
+          timeoutMs: context.approvals.timeoutMs,
+          sessionId: context.approvals.sessionId,
+        },
+      }),
+    });
 }
 
 /** The gateway's routes inside serve: the same upstreams, and the server's own keys when it has them. */

@@ -121,20 +121,7 @@ export async function startScriptedModelServer(
     }
     const read: ReadRequest =
       route === 'openai-chat' ? readOpenAiChatRequest(body) : readAnthropicMessagesRequest(body);
-    const request: ScriptedRequest = {
-      api: route,
-      path,
-      headerNames: Object.keys(incoming.headers).sort(),
-      body,
-      stream: read.stream,
-      model: read.model,
-      toolNames: read.toolNames,
-      messages: read.messages,
-      lastMessage: read.messages.at(-1),
-      turnIndex: undefined,
-      outcome: 'pending',
-      rejection: undefined,
-    };
+    const request = recordedRequest({ route, path, incoming, body, read });
     requests.push(request);
     let settle: (outcome: ScriptedRequestOutcome) => void = () => undefined;
     settlers.set(
@@ -177,13 +164,8 @@ export async function startScriptedModelServer(
       return;
     }
     sequence += 1;
-    const id = route === 'openai-chat' ? `chatcmpl-scripted-${sequence}` : `msg_scripted_${sequence}`;
-    const model = read.model ?? 'scripted-model';
     const steps = expandScriptedSteps(entry.turn.steps);
-    const wire =
-      route === 'openai-chat'
-        ? createOpenAiChatWire({ model, includeUsage: read.includeUsage, id })
-        : createAnthropicMessagesWire({ model, id, inputTokens: scriptedFinishOf(steps).inputTokens });
+    const wire = wireOf({ route, read, steps, sequence });
     finish(
       await playTurn({
         steps,
@@ -220,6 +202,49 @@ export async function startScriptedModelServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/** A request as the server records it: what a test asserts on, with its outcome still pending. */
+function recordedRequest(options: {
+  readonly route: ScriptedRequest['api'];
+  readonly path: string;
+  readonly incoming: IncomingMessage;
+  readonly body: unknown;
+  readonly read: ReadRequest;
+}): ScriptedRequest {
+  const { read } = options;
+  return {
+    api: options.route,
+    path: options.path,
+    headerNames: Object.keys(options.incoming.headers).sort(),
+    body: options.body,
+    stream: read.stream,
+    model: read.model,
+    toolNames: read.toolNames,
+    messages: read.messages,
+    lastMessage: read.messages.at(-1),
+    turnIndex: undefined,
+    outcome: 'pending',
+    rejection: undefined,
+  };
+}
+
+/** The wire format the answer is written in: the requested API's, with a response id numbered per server. */
+function wireOf(options: {
+  readonly route: ScriptedRequest['api'];
+  readonly read: ReadRequest;
+  readonly steps: readonly ExpandedStep[];
+  readonly sequence: number;
+}): ScriptedWire {
+  const { route, read, sequence } = options;
+  const model = read.model ?? 'scripted-model';
+  return route === 'openai-chat'
+    ? createOpenAiChatWire({ model, includeUsage: read.includeUsage, id: `chatcmpl-scripted-${sequence}` })
+    : createAnthropicMessagesWire({
+        model,
+        id: `msg_scripted_${sequence}`,
+        inputTokens: scriptedFinishOf(options.steps).inputTokens,
+      });
 }
 
 async function playTurn(options: {

@@ -12,13 +12,10 @@ import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
 import { strippedHarmonyRestorerFor } from '../streaming/stripped-harmony-restorer.ts';
-import {
-  createThinkToolStreamProcessor,
-  type ThinkToolStreamProcessor,
-} from '../streaming/think-tool-stream-processor.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { hasCompleteArguments } from './cut-off-tool-calls.ts';
 import type { StepPlacement } from './step-placement.ts';
+import { StepReasoning } from './step-reasoning.ts';
 
 /** Options for {@link runLlmStep}. */
 export interface RunLlmStepOptions {
@@ -104,8 +101,6 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   });
   const argumentStreamer = createArgumentDeltaStreamer();
   let turn = options.turn;
-  let reasoningOpen = false;
-  let reasoning = '';
   let rawAnswer = '';
   let answer = '';
   let finishReason: ModelFinishReason | undefined;
@@ -116,40 +111,19 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   // they were not cut off by the token limit (then `settle` starts them).
   const incomplete: ToolCall[] = [];
   const usedIds = new Set<string>();
-  const thinking = new Map<number, { processor: ThinkToolStreamProcessor; fed: boolean }>();
 
   const emit = (tab: number, obj: PacketObject) =>
     options.sink.emitAt(options.placement.at({ turn, tab }), obj);
-  const closeReasoning = () => {
-    if (!reasoningOpen) return;
-    emit(0, { type: 'reasoning-end' });
-    reasoningOpen = false;
-    turn += 1;
-  };
-  const think = (index: number, fragment: string) => {
-    const entry = thinking.get(index);
-    if (!entry) return;
-    entry.fed = true;
-    const text = entry.processor.process(fragment);
-    if (text) emit(0, { type: 'reasoning-delta', reasoning: text });
-  };
-  const openThinking = (index: number) => {
-    thinking.set(index, { processor: createThinkToolStreamProcessor(), fed: false });
-    reasoningOpen = true;
-    emit(0, { type: 'reasoning-start' });
-  };
-  const addReasoning = (text: string) => {
-    if (!text) return;
-    if (!reasoningOpen && !writer.started && calls.size === 0) {
-      reasoningOpen = true;
-      emit(0, { type: 'reasoning-start' });
-    }
-    reasoning += text;
-    emit(0, { type: 'reasoning-delta', reasoning: text });
-  };
+  const reasoning = new StepReasoning({
+    emit: (obj) => emit(0, obj),
+    onClose: () => {
+      turn += 1;
+    },
+    mayOpen: () => !writer.started && calls.size === 0,
+  });
   const emitVisible = (text: string) => {
     if (!text) return;
-    closeReasoning();
+    reasoning.close();
     answer += text;
     writer.write(options.placement.at({ turn, tab: 0 }), text);
   };
@@ -165,7 +139,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   for await (const event of events) {
     switch (event.type) {
       case 'reasoning-delta':
-        addReasoning(event.text);
+        reasoning.add(event.text);
         break;
       case 'text-delta': {
         const text = restorer ? restorer.process(event.text) : event.text;
@@ -173,20 +147,20 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         const visible = filter.process(text);
         // Reasoning the model wrote into its text (Harmony's analysis channel, from a server that does not
         // parse Harmony) is reasoning like the native kind.
-        addReasoning(filter.takeReasoning());
+        reasoning.add(filter.takeReasoning());
         emitVisible(visible);
         break;
       }
       case 'tool-call-start': {
-        closeReasoning();
+        reasoning.close();
         const id = uniqueCallId(event.id, usedIds);
         calls.set(event.index, { id, name: event.name, tab: calls.size + (writer.started ? 1 : 0) });
-        if (event.name === options.reasoningTool) openThinking(event.index);
+        if (event.name === options.reasoningTool) reasoning.openThinking(event.index);
         break;
       }
       case 'tool-call-delta': {
         const call = calls.get(event.index);
-        if (thinking.has(event.index)) think(event.index, event.argumentsDelta);
+        reasoning.think(event.index, event.argumentsDelta);
         if (!call || !toolsByName.get(call.name)?.streamsArgumentDeltas) break;
         const deltas = await argumentStreamer.push(event.index, event.argumentsDelta);
         if (Object.keys(deltas).length > 0) {
@@ -201,10 +175,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         break;
       }
       case 'tool-call-end': {
-        if (event.name === options.reasoningTool && !thinking.has(event.index)) openThinking(event.index);
-        if (thinking.get(event.index)?.fed === false) think(event.index, event.rawArguments);
-        thinking.delete(event.index);
-        closeReasoning();
+        reasoning.endCall(event.index, event.rawArguments, event.name === options.reasoningTool);
         let call = calls.get(event.index);
         if (!call) {
           call = {
@@ -247,13 +218,13 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   const restored = restorer?.flush() ?? '';
   rawAnswer += restored;
   const rest = filter.process(restored) + filter.flush();
-  addReasoning(filter.takeReasoning());
+  reasoning.add(filter.takeReasoning());
   emitVisible(rest);
-  closeReasoning();
+  reasoning.close();
   return {
     answer,
     rawAnswer,
-    reasoning,
+    reasoning: reasoning.text,
     toolCalls: finished,
     cutOffToolCalls: finishReason === 'length' ? incomplete : [],
     malformedToolCalls: finishReason === 'length' ? [] : incomplete,

@@ -1,15 +1,21 @@
 import { omitUndefined } from '@toolbus/spec';
 import type { EgressLogger } from '../decision/egress-logger.ts';
-import type { EgressIdentity } from '../decision/egress-request.ts';
 import { EgressProxyError } from './egress-proxy-error.ts';
 import {
   createBackoff,
   defaultSandboxLabels,
   type IdentitySource,
-  identityFromLabels,
   type SandboxLabels,
 } from './identity-source.ts';
-import { openJsonStream } from './open-json-stream.ts';
+import {
+  type KubernetesPodsEndpoint,
+  listPods,
+  openPodWatch,
+  type Pod,
+  type PodIdentity,
+  PodWatchGoneError,
+  sandboxPodEntry,
+} from './kubernetes-pods-api.ts';
 
 /** Options for {@link createKubernetesPodIdentitySource}. */
 export interface KubernetesPodIdentitySourceOptions {
@@ -29,23 +35,6 @@ export interface KubernetesPodIdentitySourceOptions {
   readonly logger?: EgressLogger;
 }
 
-interface Pod {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly uid?: string;
-    readonly labels?: Record<string, string>;
-    readonly resourceVersion?: string;
-  };
-  readonly status?: { readonly podIP?: string; readonly phase?: string };
-}
-
-interface WatchEvent {
-  readonly type?: string;
-  readonly object?: Pod & { readonly kind?: string; readonly code?: number };
-}
-
-class GoneError extends Error {}
-
 /**
  * Source addresses of sandbox pods, from the Kubernetes API: a list, then a watch from the list's
  * resourceVersion. A watch that ends (server timeout, network) reconnects with backoff from the last version
@@ -60,12 +49,15 @@ export function createKubernetesPodIdentitySource(
   const selector =
     options.labelSelector ??
     `app.kubernetes.io/component=sandbox,${labels.managedBy}=${labels.managedByValue}`;
-  const base = `${options.apiUrl.replace(/\/$/, '')}/api/v1/namespaces/${encodeURIComponent(options.namespace)}/pods`;
-  const headers: Record<string, string> =
-    options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
+  const endpoint: KubernetesPodsEndpoint = {
+    base: `${options.apiUrl.replace(/\/$/, '')}/api/v1/namespaces/${encodeURIComponent(options.namespace)}/pods`,
+    selector,
+    headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
+    ...omitUndefined({ ca: options.ca }),
+  };
   const backoff = createBackoff(options.backoff?.initialMs, options.backoff?.maxMs);
   const log = options.logger ?? (() => {});
-  let byAddress = new Map<string, EgressIdentity & { readonly podUid: string }>();
+  let byAddress = new Map<string, PodIdentity>();
   let synced = false;
   let everSynced = false;
   let stopped = false;
@@ -78,34 +70,16 @@ export function createKubernetesPodIdentitySource(
   });
   firstSync.catch(() => {});
 
-  const entry = (pod: Pod): [string, EgressIdentity & { podUid: string }] | undefined => {
-    const address = pod.status?.podIP;
-    const identity = identityFromLabels(pod.metadata?.labels, labels);
-    if (address === undefined || address === '' || identity === undefined) return undefined;
-    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
-    return [address, { ...identity, podUid: pod.metadata?.uid ?? '' }];
-  };
-
   const removePod = (pod: Pod): void => {
     const uid = pod.metadata?.uid;
     for (const [address, identity] of byAddress) if (identity.podUid === uid) byAddress.delete(address);
   };
 
   async function list(signal: AbortSignal): Promise<string> {
-    const stream = await openJsonStream({
-      url: `${base}?labelSelector=${encodeURIComponent(selector)}`,
-      headers,
-      ...omitUndefined({ ca: options.ca }),
-      signal,
-    });
-    if (stream.status !== 200) {
-      stream.close();
-      throw new Error(`pod list answered ${stream.status}`);
-    }
-    const body = (await stream.json()) as { metadata?: { resourceVersion?: string }; items?: Pod[] };
-    const next = new Map<string, EgressIdentity & { podUid: string }>();
-    for (const pod of body.items ?? []) {
-      const found = entry(pod);
+    const { pods, resourceVersion } = await listPods(endpoint, signal);
+    const next = new Map<string, PodIdentity>();
+    for (const pod of pods) {
+      const found = sandboxPodEntry(pod, labels);
       if (found === undefined) continue;
       const existing = next.get(found[0]);
       if (existing !== undefined && existing.sandboxId !== found[1].sandboxId && !everSynced) {
@@ -117,46 +91,26 @@ export function createKubernetesPodIdentitySource(
       next.set(found[0], found[1]);
     }
     byAddress = next;
-    return body.metadata?.resourceVersion ?? '';
+    return resourceVersion;
   }
 
   async function watch(resourceVersion: string, signal: AbortSignal): Promise<string> {
-    const query = new URLSearchParams({
-      labelSelector: selector,
-      watch: '1',
+    const events = await openPodWatch({
+      endpoint,
       resourceVersion,
-      allowWatchBookmarks: 'true',
-      timeoutSeconds: String(options.watchTimeoutSeconds ?? 300),
-    });
-    const stream = await openJsonStream({
-      url: `${base}?${query}`,
-      headers,
-      ...omitUndefined({ ca: options.ca }),
+      timeoutSeconds: options.watchTimeoutSeconds ?? 300,
       signal,
     });
-    if (stream.status === 410) {
-      stream.close();
-      throw new GoneError();
-    }
-    if (stream.status !== 200) {
-      stream.close();
-      throw new Error(`pod watch answered ${stream.status}`);
-    }
     markSynced();
     let version = resourceVersion;
-    for await (const value of stream.values()) {
-      const event = value as WatchEvent;
+    for await (const event of events) {
       const pod = event.object;
-      if (event.type === 'ERROR') {
-        if (pod?.code === 410) throw new GoneError();
-        throw new Error(`watch error ${String(pod?.code)}`);
-      }
       if (pod === undefined) continue;
       version = pod.metadata?.resourceVersion ?? version;
       if (event.type === 'BOOKMARK') continue;
       removePod(pod);
       if (event.type === 'DELETED') continue;
-      const found = entry(pod);
+      const found = sandboxPodEntry(pod, labels);
       if (found !== undefined) byAddress.set(found[0], found[1]);
     }
     return version;
@@ -189,7 +143,7 @@ export function createKubernetesPodIdentitySource(
           rejectFirst(error);
           return;
         }
-        if (error instanceof GoneError) {
+        if (error instanceof PodWatchGoneError) {
           log('identity_relist', [['source', 'kubernetes']]);
           version = undefined;
           // A server that answers 410 to every fresh version must not spin this loop.

@@ -19,17 +19,12 @@ import {
   type WebSearchProviderConfig,
 } from '@toolbus/tools';
 import { remoteEgressTokens } from '../egress/remote-egress-tokens.ts';
-import { startSandboxEgressIfConnected } from '../egress/sandbox-egress.ts';
 import type { BuiltInToolSettings } from './built-in-tool-settings.ts';
-import { configuredInterpreter } from './configured-interpreter.ts';
-import { createInProcessSandbox, type InProcessSandbox } from './in-process-sandbox.ts';
+import type { InProcessSandbox } from './in-process-sandbox.ts';
+import { turnSandbox } from './turn-sandbox.ts';
 
-/**
- * How `toolbus chat` and every `toolbus serve` turn build each built-in tool. A tool whose service is not configured
- * is simply not offered (its factory is absent, and assembly reports it as skipped), never a failed turn. Building
- * them starts nothing: a sandbox is asked for at the first run_python or coding_agent call.
- */
-export function builtInToolFactories(options: {
+/** Options for {@link builtInToolFactories}. */
+export interface BuiltInToolFactoriesOptions {
   /** The deployment's settings (the config file). */
   readonly settings: BuiltInToolSettings;
   /** Where the in-process egress proxy keeps its CA (the toolbus home's `egress-ca` folder). */
@@ -79,7 +74,14 @@ export function builtInToolFactories(options: {
    * makes one per process); without it, one is made here and closed with `onClose`.
    */
   readonly inProcessSandbox?: InProcessSandbox;
-}): Map<string, BuiltInToolFactory> {
+}
+
+/**
+ * How `toolbus chat` and every `toolbus serve` turn build each built-in tool. A tool whose service is not configured
+ * is simply not offered (its factory is absent, and assembly reports it as skipped), never a failed turn. Building
+ * them starts nothing: a sandbox is asked for at the first run_python or coding_agent call.
+ */
+export function builtInToolFactories(options: BuiltInToolFactoriesOptions): Map<string, BuiltInToolFactory> {
   const factories = new Map<string, BuiltInToolFactory>();
   factories.set('SearchTool', () => createInternalSearchTool({ index: options.index }));
   // open_url looks in the index first, and fetches through the guarded fetch only what is not there.
@@ -120,47 +122,8 @@ export function builtInToolFactories(options: {
       }),
     );
   }
-  // The configured sandbox service, else the one this process starts for itself (it says why when it cannot
-  // isolate), shared by run_python and coding_agent and asked for only when one of them runs.
-  let turnSandbox: { interpreter: CodeInterpreter; skills: readonly string[] } | undefined;
-  const sandbox = () => {
-    if (options.interpreter !== undefined) return { interpreter: options.interpreter, skills: [] };
-    if (turnSandbox !== undefined) return turnSandbox;
-    const configured = configuredInterpreter(options.settings);
-    if (configured !== undefined) {
-      options.onClose(async () => configured.close());
-      turnSandbox = { interpreter: configured.interpreter, skills: [] };
-      return turnSandbox;
-    }
-    let inProcess = options.inProcessSandbox;
-    if (inProcess === undefined) {
-      const own = createInProcessSandbox(omitUndefined({ skills: options.skills }));
-      options.onClose(() => own.close());
-      inProcess = own;
-    }
-    const approvals =
-      options.egressApprovals ?? (options.egressAsk === undefined ? undefined : { ask: options.egressAsk });
-    turnSandbox = {
-      interpreter: inProcess.forTurn({
-        onClose: options.onClose,
-        ...(approvals === undefined
-          ? {}
-          : {
-              egress: () =>
-                startSandboxEgressIfConnected({
-                  storage: options.storage,
-                  userId: options.userId,
-                  ...omitUndefined({ organizationId: options.organizationId }),
-                  caDirectory: options.egressCaDirectory,
-                  approvals,
-                  ...omitUndefined({ sessionId: options.egressApprovals?.sessionId }),
-                }),
-            }),
-      }),
-      skills: inProcess.skills,
-    };
-    return turnSandbox;
-  };
+  // Shared by run_python and coding_agent, and made only when one of them runs.
+  const sandbox = turnSandbox(options);
   // External sandbox services relaying to the standalone egress proxy: each run carries its user's signed token.
   const file = options.settings;
   const external = options.interpreter !== undefined || (file.sandboxUrls ?? file.sandboxUrl) !== undefined;

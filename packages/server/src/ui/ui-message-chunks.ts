@@ -1,6 +1,7 @@
 import type { ApprovalResolution, CitedDocument, Packet, PacketObject, StopReason } from '@toolbus/spec';
-import { omitUndefined, placementKey } from '@toolbus/spec';
+import { placementKey } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
+import { UiMessageParts } from './ui-message-parts.ts';
 
 /**
  * One chunk of the AI SDK's UI message stream protocol (v1), as `useChat` reads it. Only the chunk types toolbus
@@ -65,15 +66,6 @@ export const NON_FATAL_ERROR_CHUNK = 'data-toolbus-error';
 /** What a turn that failed without an error packet of its own tells useChat. */
 const TURN_FAILED = 'The turn failed without saying why.';
 
-interface OpenTool {
-  readonly toolCallId: string;
-  readonly events: unknown[];
-  /** Its output or error chunk is out. */
-  answered: boolean;
-  /** The message of an `error` packet at the call, for a turn stored before `tool-end` existed. */
-  errorText?: string;
-}
-
 /**
  * Translates a turn's packets into UI message chunks: reasoning and answer text become reasoning and text parts,
  * each tool call an input and then, at its `tool-end`, an output (what the model read, and the tool's own packets)
@@ -89,57 +81,8 @@ export async function* toUiMessageChunks(
   messageId: string,
 ): AsyncGenerator<UiMessageChunk> {
   yield { type: 'start', messageId };
-  let text: string | undefined;
-  let reasoning: string | undefined;
-  const tools = new Map<string, OpenTool>();
-  const toolsById = new Map<string, OpenTool>();
-  const documents = new Map<number, CitedDocument>();
-  const closeText = function* (): Generator<UiMessageChunk> {
-    if (text !== undefined) yield { type: 'text-end', id: text };
-    text = undefined;
-  };
-  const closeReasoning = function* (): Generator<UiMessageChunk> {
-    if (reasoning !== undefined) yield { type: 'reasoning-end', id: reasoning };
-    reasoning = undefined;
-  };
-  // One model cycle is one UI step: its reasoning and text, then its tool calls (`start-step` … `finish-step`, as
-  // streamText sends). A `message-replace` (the text held tool calls) redoes the step: `reset-step` drops its parts,
-  // and its reasoning, sources and the replaced text are sent again.
-  let step: { hasTools: boolean; reasoning: string; sources: UiMessageChunk[] } | undefined;
-  const closeStep = function* (): Generator<UiMessageChunk> {
-    yield* closeText();
-    yield* closeReasoning();
-    if (step !== undefined) yield { type: 'finish-step' };
-    step = undefined;
-  };
-  /** The step content goes in: a new one after the tool calls of the last. */
-  const contentStep = function* (): Generator<UiMessageChunk, NonNullable<typeof step>> {
-    if (step?.hasTools) yield* closeStep();
-    if (step === undefined) {
-      step = { hasTools: false, reasoning: '', sources: [] };
-      yield { type: 'start-step' };
-    }
-    return step;
-  };
-  /** A tool call's part: its input now; its output or error when it ends. */
-  const openTool = function* (
-    key: string,
-    toolCallId: string,
-    toolName: string,
-    title: string,
-    input: unknown,
-  ): Generator<UiMessageChunk, OpenTool> {
-    yield* closeText();
-    yield* closeReasoning();
-    if (step === undefined) yield { type: 'start-step' };
-    step = { ...(step ?? { reasoning: '', sources: [] }), hasTools: true };
-    const tool: OpenTool = { toolCallId, events: [], answered: false };
-    tools.set(key, tool);
-    toolsById.set(toolCallId, tool);
-    yield { type: 'tool-input-start', toolCallId, toolName, title };
-    yield { type: 'tool-input-available', toolCallId, toolName, input };
-    return tool;
-  };
+  const parts = new UiMessageParts();
+  const { tools, toolsById, documents } = parts;
   let turnError: { readonly code: string; readonly message: string } | undefined;
   const approvals = new Map<string, ApprovalRequest>();
   for await (const stored of packets) {
@@ -148,7 +91,7 @@ export async function* toUiMessageChunks(
     const key = placementKey(packet.placement);
     if (turnError !== undefined && !(obj.type === 'stop' && obj.reason === 'error')) {
       // The part goes where the error came: text after it is a new part.
-      yield* closeText();
+      yield* parts.closeText();
       yield { type: NON_FATAL_ERROR_CHUNK, data: turnError };
       turnError = undefined;
     }
@@ -166,134 +109,60 @@ export async function* toUiMessageChunks(
     }
     switch (obj.type) {
       case 'reasoning-start':
-        yield* contentStep();
-        yield* closeText();
-        if (reasoning === undefined) {
-          reasoning = `reasoning-${stored.sequence}`;
-          yield { type: 'reasoning-start', id: reasoning };
-        }
+        yield* parts.contentStep();
+        yield* parts.closeText();
+        yield* parts.openReasoning(stored.sequence);
         break;
-      case 'reasoning-delta':
-        (yield* contentStep()).reasoning += obj.reasoning;
-        if (reasoning === undefined) {
-          reasoning = `reasoning-${stored.sequence}`;
-          yield { type: 'reasoning-start', id: reasoning };
-        }
-        yield { type: 'reasoning-delta', id: reasoning, delta: obj.reasoning };
+      case 'reasoning-delta': {
+        (yield* parts.contentStep()).reasoning += obj.reasoning;
+        const id = yield* parts.openReasoning(stored.sequence);
+        yield { type: 'reasoning-delta', id, delta: obj.reasoning };
         break;
+      }
       case 'reasoning-end':
-        yield* closeReasoning();
+        yield* parts.closeReasoning();
         break;
       case 'message-start':
         for (const document of obj.finalDocuments ?? []) documents.set(document.citationNumber, document);
         break;
-      case 'message-delta':
-        yield* contentStep();
-        yield* closeReasoning();
-        if (text === undefined) {
-          text = `text-${stored.sequence}`;
-          yield { type: 'text-start', id: text };
-        }
-        yield { type: 'text-delta', id: text, delta: obj.content };
-        break;
-      case 'message-replace': {
-        // Only a step without tool calls yet is redone: recovery replaces the text before its calls start.
-        if (step === undefined || step.hasTools) break;
-        const redone = step;
-        yield { type: 'reset-step' };
-        text = undefined;
-        reasoning = undefined;
-        if (redone.reasoning) {
-          const id = `reasoning-${stored.sequence}`;
-          yield { type: 'reasoning-start', id };
-          yield { type: 'reasoning-delta', id, delta: redone.reasoning };
-          yield { type: 'reasoning-end', id };
-        }
-        yield* redone.sources;
-        if (obj.content) {
-          text = `text-${stored.sequence}`;
-          yield { type: 'text-start', id: text };
-          yield { type: 'text-delta', id: text, delta: obj.content };
-        }
+      case 'message-delta': {
+        yield* parts.contentStep();
+        yield* parts.closeReasoning();
+        const id = yield* parts.openText(stored.sequence);
+        yield { type: 'text-delta', id, delta: obj.content };
         break;
       }
+      case 'message-replace':
+        yield* parts.redoStep(stored.sequence, obj.content);
+        break;
       case 'citation-info': {
-        const document = documents.get(obj.citationNumber);
-        const sourceId = `${obj.citationNumber}`;
-        const source: UiMessageChunk = document?.link
-          ? { type: 'source-url', sourceId, url: document.link, title: document.title }
-          : {
-              type: 'source-document',
-              sourceId,
-              mediaType: 'text/plain',
-              title: document?.title ?? obj.documentId,
-            };
-        (yield* contentStep()).sources.push(source);
+        const source = sourceChunk(obj, documents.get(obj.citationNumber));
+        (yield* parts.contentStep()).sources.push(source);
         yield source;
         break;
       }
       case 'tool-start':
-        yield* openTool(key, obj.toolCallId, obj.toolName, obj.displayName, obj.arguments ?? {});
+        yield* parts.openTool(key, {
+          toolCallId: obj.toolCallId,
+          toolName: obj.toolName,
+          title: obj.displayName,
+          input: obj.arguments ?? {},
+        });
         break;
-      case 'tool-end': {
-        // A call answered without running (an unknown tool, one over the cap, one merged into another) has no
-        // tool-start: its part opens here, so every call the model made shows how it ended.
-        let tool = toolsById.get(obj.toolCallId);
-        if (tool === undefined) tool = yield* openTool(key, obj.toolCallId, obj.toolName, obj.toolName, {});
-        if (tool.answered) break;
-        tool.answered = true;
-        yield obj.error === undefined
-          ? {
-              type: 'tool-output-available',
-              toolCallId: obj.toolCallId,
-              output: {
-                status: obj.status,
-                result: obj.result ?? '',
-                durationMs: obj.durationMs,
-                ...omitUndefined({ mergedInto: obj.mergedInto }),
-                events: tool.events,
-              },
-            }
-          : { type: 'tool-output-error', toolCallId: obj.toolCallId, errorText: obj.error.message };
+      case 'tool-end':
+        yield* parts.endTool(key, obj);
         break;
-      }
       case 'error': {
         const tool = tools.get(key);
         if (tool) tool.errorText ??= obj.message;
         else turnError = { code: obj.code, message: obj.message };
         break;
       }
-      case 'section-end': {
-        const tool = tools.get(key);
-        if (tool) {
-          tools.delete(key);
-          // A turn stored before tool-end existed: its section end is all there is.
-          if (!tool.answered) {
-            tool.answered = true;
-            yield tool.errorText === undefined
-              ? {
-                  type: 'tool-output-available',
-                  toolCallId: tool.toolCallId,
-                  output: { events: tool.events },
-                }
-              : { type: 'tool-output-error', toolCallId: tool.toolCallId, errorText: tool.errorText };
-          }
-        }
+      case 'section-end':
+        yield* parts.closeToolSection(key);
         break;
-      }
       case 'stop': {
-        yield* closeText();
-        yield* closeReasoning();
-        for (const tool of tools.values()) {
-          if (!tool.answered)
-            yield {
-              type: 'tool-output-error',
-              toolCallId: tool.toolCallId,
-              errorText: tool.errorText ?? 'The turn ended before this tool call finished.',
-            };
-        }
-        tools.clear();
-        yield* closeStep();
+        yield* parts.closeAll();
         if (obj.reason === 'error') yield { type: 'error', errorText: turnError?.message ?? TURN_FAILED };
         if (obj.reason === 'user-cancelled' || obj.reason === 'interrupted')
           yield { type: 'abort', reason: obj.reason };
@@ -344,4 +213,20 @@ function finishReasonOf(reason: StopReason): 'stop' | 'length' | 'error' | 'othe
   if (reason === 'error') return 'error';
   if (reason === 'cycle-limit') return 'length';
   return 'stop';
+}
+
+/** A citation's source part: a link when the document has one, else the document by title. */
+function sourceChunk(
+  citation: Extract<PacketObject, { type: 'citation-info' }>,
+  document: CitedDocument | undefined,
+): UiMessageChunk {
+  const sourceId = `${citation.citationNumber}`;
+  return document?.link
+    ? { type: 'source-url', sourceId, url: document.link, title: document.title }
+    : {
+        type: 'source-document',
+        sourceId,
+        mediaType: 'text/plain',
+        title: document?.title ?? citation.documentId,
+      };
 }

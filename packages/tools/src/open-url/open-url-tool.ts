@@ -1,11 +1,10 @@
 import { defineTool } from '@toolbus/core';
-import type { CitedDocument, FetchFunction, SearchDocument, Tool } from '@toolbus/spec';
-import { omitUndefined, ToolCallError } from '@toolbus/spec';
+import type { CitedDocument, FetchFunction, Tool } from '@toolbus/spec';
+import { ToolCallError } from '@toolbus/spec';
 import * as z from 'zod';
 import type { DocumentSearchIndex } from '../internal-search/document-search-index.ts';
-import { fetchPage } from './fetch-page.ts';
-import { normalizeUrl, webDocumentId } from './normalize-url.ts';
-import { OpenPageError } from './open-page-error.ts';
+import { normalizeUrl } from './normalize-url.ts';
+import { openPage, type PageOutcome, type RequestedPage } from './open-page.ts';
 
 /** Options for {@link createOpenUrlTool}. */
 export interface OpenUrlToolOptions {
@@ -23,21 +22,49 @@ export interface OpenUrlToolOptions {
   readonly maxCharsPerPage?: number;
 }
 
-type PageOutcome =
-  | { readonly url: string; readonly document: SearchDocument; readonly note?: string }
-  | { readonly url: string; readonly failure: string };
-
-/** Where the index may hold a URL: its normalised and original forms, with and without a trailing slash. */
-function indexCandidates(original: string, normalized: string): string[] {
-  const candidates = [normalized, original];
-  for (const candidate of [normalized, original]) {
-    candidates.push(candidate.endsWith('/') ? candidate.replace(/\/+$/, '') : `${candidate}/`);
+/** The non-empty URLs of a call, normalised, each page once. */
+function requestedPages(urls: readonly string[]): RequestedPage[] {
+  const requested: RequestedPage[] = [];
+  const seen = new Set<string>();
+  for (const raw of urls) {
+    const original = raw.trim();
+    if (original === '') continue;
+    const normalized = normalizeUrl(original);
+    const key = normalized ?? original;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    requested.push({ original, normalized });
   }
-  return [...new Set(candidates)];
+  return requested;
 }
 
-function cut(text: string, maxChars: number): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars)} [...truncated]` : text;
+/** What the model reads: a header, one section per page (numbered, or why it failed), and the dropped URLs. */
+function openedPagesText(options: {
+  readonly outcomes: readonly PageOutcome[];
+  readonly cited: readonly CitedDocument[];
+  readonly dropped: readonly RequestedPage[];
+  readonly maxUrls: number;
+}): { readonly text: string; readonly sections: readonly string[] } {
+  const { outcomes, cited, dropped } = options;
+  const byId = new Map<string, CitedDocument>(cited.map((document) => [document.id, document]));
+  const sections = outcomes.map((outcome) => {
+    if ('failure' in outcome) return `Could not open ${outcome.url}: ${outcome.failure}.`;
+    const document = byId.get(outcome.document.id) ?? { ...outcome.document, citationNumber: 0 };
+    return [
+      `[${document.citationNumber}] ${document.title}`,
+      `URL: ${document.link ?? outcome.url}`,
+      ...(outcome.note ? [`(${outcome.note})`] : []),
+      document.content,
+    ].join('\n');
+  });
+  const header = `Opened ${cited.length} of ${outcomes.length} page${outcomes.length === 1 ? '' : 's'}.`;
+  const footer =
+    dropped.length > 0
+      ? [
+          `Only the first ${options.maxUrls} URLs were opened; not opened: ${dropped.map((url) => url.original).join(', ')}.`,
+        ]
+      : [];
+  return { text: [header, ...sections, ...footer].join('\n\n'), sections };
 }
 
 // Made once: the tool is made per turn, and its JSON schema is converted once per schema object.
@@ -67,17 +94,7 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
     parameters: openUrlParameters,
     exampleArguments: { urls: ['https://nodejs.org/en/about/previous-releases'] },
     async run(args, context) {
-      const requested: { original: string; normalized: string | undefined }[] = [];
-      const seen = new Set<string>();
-      for (const raw of args.urls) {
-        const original = raw.trim();
-        if (original === '') continue;
-        const normalized = normalizeUrl(original);
-        const key = normalized ?? original;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        requested.push({ original, normalized });
-      }
+      const requested = requestedPages(args.urls);
       if (requested.length === 0) {
         throw new ToolCallError({
           code: 'invalid_arguments',
@@ -93,13 +110,21 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
       });
       let done = 0;
       const outcomes = await Promise.all(
-        requested.map(async ({ original, normalized }): Promise<PageOutcome> => {
-          const outcome = await openOne({ original, normalized });
+        requested.map(async (page): Promise<PageOutcome> => {
+          const outcome = await openPage({
+            page,
+            fetch: options.fetch,
+            index: options.index,
+            signal: context.signal,
+            maxBytes,
+            timeoutMs,
+            maxChars,
+          });
           done += 1;
           context.emitter.emit({
             type: 'tool-progress',
             toolCallId: context.call.id,
-            message: `${'failure' in outcome ? 'Could not open' : 'Read'} ${original} (${done}/${requested.length})`,
+            message: `${'failure' in outcome ? 'Could not open' : 'Read'} ${page.original} (${done}/${requested.length})`,
           });
           return outcome;
         }),
@@ -109,28 +134,10 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
       const cited = context.citations.assign(
         outcomes.flatMap((outcome) => ('document' in outcome ? [outcome.document] : [])),
       );
-      const byId = new Map<string, CitedDocument>(cited.map((document) => [document.id, document]));
       if (cited.length > 0) {
         context.emitter.emit({ type: 'search-documents', toolCallId: context.call.id, documents: cited });
       }
-      const sections = outcomes.map((outcome) => {
-        if ('failure' in outcome) return `Could not open ${outcome.url}: ${outcome.failure}.`;
-        const document = byId.get(outcome.document.id) ?? { ...outcome.document, citationNumber: 0 };
-        return [
-          `[${document.citationNumber}] ${document.title}`,
-          `URL: ${document.link ?? outcome.url}`,
-          ...(outcome.note ? [`(${outcome.note})`] : []),
-          document.content,
-        ].join('\n');
-      });
-      const header = `Opened ${cited.length} of ${outcomes.length} page${outcomes.length === 1 ? '' : 's'}.`;
-      const footer =
-        dropped.length > 0
-          ? [
-              `Only the first ${maxUrls} URLs were opened; not opened: ${dropped.map((url) => url.original).join(', ')}.`,
-            ]
-          : [];
-      const text = [header, ...sections, ...footer].join('\n\n');
+      const { text, sections } = openedPagesText({ outcomes, cited, dropped, maxUrls });
       // No page opened is a failed call (the UI marks it so), with every reason for the model to read.
       if (cited.length === 0) {
         throw new ToolCallError({
@@ -140,71 +147,6 @@ export function createOpenUrlTool(options: OpenUrlToolOptions): Tool {
         });
       }
       return { llmFacing: text, rich: { type: 'documents', documents: cited } };
-
-      async function openOne(page: {
-        original: string;
-        normalized: string | undefined;
-      }): Promise<PageOutcome> {
-        const { original, normalized } = page;
-        if (normalized === undefined) return { url: original, failure: 'not a valid http(s) URL' };
-        if (/^[a-z]+:\/\/[^/?#]*@/i.test(original)) {
-          return { url: original, failure: 'URLs with a user name or password are not opened' };
-        }
-        const id = webDocumentId(normalized);
-        for (const candidate of options.index ? indexCandidates(original, normalized) : []) {
-          const chunks = (await options.index?.findByLink(candidate)) ?? [];
-          if (chunks.length === 0) continue;
-          const content = [...chunks]
-            .sort((left, right) => left.ordinal - right.ordinal)
-            .map((chunk) => chunk.content)
-            .join('\n\n');
-          return {
-            url: original,
-            document: {
-              id,
-              title: chunks[0]?.title ?? normalized,
-              link: candidate,
-              blurb: content.slice(0, 240),
-              content: cut(content, maxChars),
-              sourceType: 'file',
-              ...omitUndefined({ updatedAt: chunks[0]?.updatedAt || undefined }),
-            },
-            note: 'from the indexed copy',
-          };
-        }
-        try {
-          const fetched = await fetchPage({
-            url: normalized,
-            fetch: options.fetch,
-            signal: context.signal,
-            maxBytes,
-            timeoutMs,
-          });
-          return {
-            url: original,
-            document: {
-              id,
-              title: fetched.title || new URL(fetched.finalUrl).hostname,
-              link: fetched.finalUrl,
-              blurb: fetched.text.slice(0, 240),
-              content: cut(fetched.text, maxChars),
-              sourceType: 'web',
-              isInternet: true,
-            },
-            ...(fetched.truncated
-              ? {
-                  note: `the page is larger than ${Math.round(maxBytes / 1024)} KiB; only its beginning was read`,
-                }
-              : {}),
-          };
-        } catch (error) {
-          if (context.signal.aborted) throw error;
-          return {
-            url: original,
-            failure: OpenPageError.isInstance(error) ? error.message : 'the page could not be read',
-          };
-        }
-      }
     },
   });
 }
