@@ -20,6 +20,30 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     );
   });
 
+/**
+ * Lets a test keep the tools' first step running until it has seen them live: on a loaded machine the page can
+ * connect after a fixed sleep has already passed, so "both live at once" must not depend on timing.
+ */
+export class ToolHold {
+  #released: Promise<void> = Promise.resolve();
+  #release: () => void = () => {};
+
+  /** Holds every tool step that starts from now on until the returned function is called. */
+  hold(): () => void {
+    this.#released = new Promise<void>((resolve) => {
+      this.#release = resolve;
+    });
+    return () => this.#release();
+  }
+
+  /** Sleeps `ms`, then waits for a release if a hold is on. */
+  async step(ms: number, signal?: AbortSignal): Promise<void> {
+    const released = this.#released;
+    await sleep(ms, signal);
+    await released;
+  }
+}
+
 function documentsFor(topic: string, count: number): SearchDocument[] {
   return Array.from({ length: count }, (_, index) => ({
     id: `${topic}-${index + 1}`,
@@ -38,7 +62,10 @@ function emitNested(emitter: ToolEmitter, turn: number, tab: number, objects: re
 }
 
 /** The built-in tool factories the world's personas name (search, open page, research agent, …). */
-export function testTools(options: { readonly stepMs: number }): Map<string, BuiltInToolFactory> {
+export function testTools(options: {
+  readonly stepMs: number;
+  readonly hold: ToolHold;
+}): Map<string, BuiltInToolFactory> {
   const search = defineTool({
     name: 'search_docs',
     displayName: 'Search the handbook',
@@ -50,7 +77,7 @@ export function testTools(options: { readonly stepMs: number }): Map<string, Bui
         toolCallId: context.call.id,
         queries: [query, `${query} policy`],
       });
-      await sleep(options.stepMs, context.signal);
+      await options.hold.step(options.stepMs, context.signal);
       const documents = context.citations.assign(documentsFor('refunds', 2));
       context.emitter.emit({ type: 'search-documents', toolCallId: context.call.id, documents });
       return {
@@ -66,7 +93,7 @@ export function testTools(options: { readonly stepMs: number }): Map<string, Bui
     parameters: z.object({ url: z.string() }),
     run: async ({ url }, context) => {
       context.emitter.emit({ type: 'open-url-urls', toolCallId: context.call.id, urls: [url] });
-      await sleep(options.stepMs, context.signal);
+      await options.hold.step(options.stepMs, context.signal);
       const documents = context.citations.assign([
         {
           id: url,
@@ -113,7 +140,7 @@ export function testTools(options: { readonly stepMs: number }): Map<string, Bui
           urls: [`https://example.org/${encodeURIComponent(task)}`],
         },
       ]);
-      await sleep(options.stepMs, context.signal);
+      await options.hold.step(options.stepMs, context.signal);
       if (fail) {
         throw new ToolExecutionError({
           code: 'research_agent_failed',

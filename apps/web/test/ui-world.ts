@@ -25,7 +25,7 @@ import { createPythonTool, openDocumentIndex } from '@toolbus/tools';
 import { webRoot } from '@toolbus/web';
 import { type MailApi, startMailApi } from './mail-api.ts';
 import { modelHandler } from './scripted-answers.ts';
-import { testTools } from './ui-test-tools.ts';
+import { ToolHold, testTools } from './ui-test-tools.ts';
 
 export type { MailApi } from './mail-api.ts';
 
@@ -50,6 +50,8 @@ export interface UiWorld {
    * web_search and open_url tools against a loopback search backend (the `Researcher` persona's tools).
    */
   readonly research: ResearchWorld;
+  /** Keeps the test tools' first step running until the returned function is called (see {@link ToolHold}). */
+  holdTools(): () => void;
   close(): Promise<void>;
 }
 /** Starts the world; `close` stops every server and removes the data folder. */
@@ -97,7 +99,8 @@ export async function startUiWorld(
   for (const id of ['ResearchWebSearchTool', 'ResearchOpenUrlTool']) {
     await storage.personas.addToolRow(researcher.id, { kind: 'built-in', builtInId: id });
   }
-  const tools = testTools({ stepMs: options.stepMs ?? 1200 });
+  const hold = new ToolHold();
+  const tools = testTools({ stepMs: options.stepMs ?? 1200, hold });
   const [researchSearch, researchOpen] = research.tools;
   if (researchSearch) tools.set('ResearchWebSearchTool', () => researchSearch);
   if (researchOpen) tools.set('ResearchOpenUrlTool', () => researchOpen);
@@ -179,6 +182,7 @@ export async function startUiWorld(
     mail,
     toolResults,
     research,
+    holdTools: () => hold.hold(),
     async close() {
       await http.close();
       await mail.close();

@@ -80,13 +80,18 @@ describe('web UI', { timeout: 600_000 }, () => {
   });
 
   test('two parallel tools: two tabs, both live at once; then the answer with citation chips and cards', async () => {
+    const release = world.holdTools();
     await ask('Use two sources in parallel: how long do refunds take?');
     const tabs = lastTurn().getByRole('tab');
-    await page.waitForFunction(
-      () => document.querySelectorAll('.turn:last-of-type [role=tab] .badge-live').length === 2,
-      undefined,
-      { timeout: 10_000 },
-    );
+    try {
+      await page.waitForFunction(
+        () => document.querySelectorAll('.turn:last-of-type [role=tab] .badge-live').length === 2,
+        undefined,
+        { timeout: 30_000 },
+      );
+    } finally {
+      release();
+    }
     assert.equal(await tabs.count(), 2);
     assert.match((await tabs.nth(0).textContent()) ?? '', /Search the handbook/);
     assert.match((await tabs.nth(1).textContent()) ?? '', /Open a page/);
@@ -290,17 +295,22 @@ describe('web UI', { timeout: 600_000 }, () => {
   });
 
   test('Deep Research-style run: three agent lanes with their own tool tabs, one failing; report with unsupported marks', async () => {
+    const release = world.holdTools();
     await ask('Run the research on refunds');
     const lanes = lastTurn().locator('ul.lanes > li.lane');
     await page.waitForFunction(
       () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
     );
     // Each lane has the agent's own two parallel tools, as tabs one level down, live at once.
-    await page.waitForFunction(
-      () => document.querySelectorAll('.turn:last-of-type li.lane [role=tab] .badge-live').length === 6,
-      undefined,
-      { timeout: 10_000 },
-    );
+    try {
+      await page.waitForFunction(
+        () => document.querySelectorAll('.turn:last-of-type li.lane [role=tab] .badge-live').length === 6,
+        undefined,
+        { timeout: 30_000 },
+      );
+    } finally {
+      release();
+    }
     await lastTurn()
       .locator('.answer .markdown')
       .getByText('Markets doubled last year')

@@ -5,6 +5,7 @@ export * from './access.ts';
 export * from './approvals.ts';
 export * from './chats.ts';
 export * from './connected-apps.ts';
+export * from './elicitations.ts';
 
 export * from './library.ts';
 export * from './mcp-connections.ts';

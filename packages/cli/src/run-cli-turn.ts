@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { runChatTurn, type ToolRunHooks, type ToolSearchLimits } from '@toolbus/core';
-import type { ChatFile, ChatMessage, CitedDocument, Packet, Tool } from '@toolbus/spec';
+import type { ChatFile, ChatMessage, CitedDocument, ElicitationAsker, Packet, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import type { CliIo } from './cli-io.ts';
@@ -54,6 +54,8 @@ export interface CliTurnInput {
   readonly outputDirectory: string;
   /** Aborts the model stream and the running tools (Ctrl-C). */
   readonly signal: AbortSignal;
+  /** Asks the user an MCP server's question mid-call (the terminal prompt). */
+  readonly elicit?: ElicitationAsker | undefined;
 }
 
 /**
@@ -107,6 +109,7 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     hooks,
     toolSearch: input.toolLimits,
     ...omitUndefined({
+      elicit: input.elicit,
       recovery: input.toolCallDialects && { dialects: input.toolCallDialects },
       stream:
         input.firstChunkTimeoutMs === undefined

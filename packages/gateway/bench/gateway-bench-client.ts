@@ -14,7 +14,13 @@ interface Load {
 // is read from the wall clock at its start, and differed between processes by milliseconds).
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-function oneStream(load: Load, delays: number[]): Promise<number> {
+/** The delays of each stream's first and last chunk: where per-answer work (set-up, end of answer) shows. */
+interface Edges {
+  first: number[];
+  last: number[];
+}
+
+function oneStream(load: Load, delays: number[], edges: Edges): Promise<number> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       `${load.base}/v1/chat/completions`,
@@ -22,6 +28,7 @@ function oneStream(load: Load, delays: number[]): Promise<number> {
       (answer) => {
         let buffer = '';
         let chunks = 0;
+        let lastDelay = Number.NaN;
         answer.setEncoding('utf8');
         answer.on('data', (text: string) => {
           const read = now();
@@ -32,13 +39,19 @@ function oneStream(load: Load, delays: number[]): Promise<number> {
             buffer = buffer.slice(end + 2);
             const match = /"content":"t([0-9.]+) /.exec(line);
             if (match?.[1]) {
-              delays.push(read - Number(match[1]));
+              const delay = read - Number(match[1]);
+              delays.push(delay);
+              if (chunks === 0) edges.first.push(delay);
+              lastDelay = delay;
               chunks += 1;
             }
             end = buffer.indexOf('\n\n');
           }
         });
-        answer.on('end', () => resolve(chunks));
+        answer.on('end', () => {
+          edges.last.push(lastDelay);
+          resolve(chunks);
+        });
         answer.on('error', reject);
       },
     );
@@ -51,9 +64,10 @@ process.on('message', async (message: { load?: Load; stop?: true }) => {
   if (message.stop) process.exit(0);
   if (message.load === undefined) return;
   const delays: number[] = [];
+  const edges: Edges = { first: [], last: [] };
   const counts = await Promise.all(
-    Array.from({ length: message.load.streams }, () => oneStream(message.load as Load, delays)),
+    Array.from({ length: message.load.streams }, () => oneStream(message.load as Load, delays, edges)),
   );
-  process.send?.({ delays, chunks: counts.reduce((sum, count) => sum + count, 0) });
+  process.send?.({ delays, edges, chunks: counts.reduce((sum, count) => sum + count, 0) });
 });
 process.send?.({ ready: true });

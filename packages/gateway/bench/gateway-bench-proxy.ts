@@ -4,9 +4,16 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { startGateway } from '../src/gateway-server.ts';
+import { startGateway as currentGateway } from '../src/gateway-server.ts';
 
-const [mode, upstreamUrl] = process.argv.slice(2) as ['gateway' | 'passthrough', string];
+// A third argument names another gateway-server.ts (an earlier commit's, see gateway-bench-baseline.ts).
+const [mode, upstreamUrl, gatewayModule] = process.argv.slice(2) as [
+  'gateway' | 'passthrough',
+  string,
+  string | undefined,
+];
+const startGateway: typeof currentGateway =
+  gatewayModule === undefined ? currentGateway : (await import(gatewayModule)).startGateway;
 
 let gcMs = 0;
 new PerformanceObserver((list) => {

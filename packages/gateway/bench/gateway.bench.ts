@@ -11,9 +11,12 @@
 // batching server (vLLM, SGLang) emits one token for every sequence of a batch at each step: a chunk then also
 // waits for the proxy to handle the other chunks of its burst, and the p99 is that wait.
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { loadGatewaySnapshot } from './gateway-bench-baseline.ts';
+import { startHaproxyPassthrough } from './gateway-bench-haproxy.ts';
 
 const levels = (process.env.GATEWAY_BENCH_STREAMS ?? '1,25').split(',').map(Number);
 const chunksPerStream = Number(process.env.GATEWAY_BENCH_CHUNKS ?? 200);
@@ -74,8 +77,9 @@ interface Proxy {
   stop(): void;
 }
 
-async function startProxy(mode: 'gateway' | 'passthrough'): Promise<Proxy> {
-  const child = fork(new URL('./gateway-bench-proxy.ts', import.meta.url).pathname, [mode, upstreamUrl], {
+async function startProxy(mode: 'gateway' | 'passthrough', gatewayModule?: string): Promise<Proxy> {
+  const args = [mode, upstreamUrl, ...(gatewayModule === undefined ? [] : [gatewayModule])];
+  const child = fork(new URL('./gateway-bench-proxy.ts', import.meta.url).pathname, args, {
     execArgv: [
       '--conditions=development',
       ...(process.env.GATEWAY_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
@@ -112,9 +116,16 @@ const requestBody = JSON.stringify({
   tools,
 });
 
-function load(base: string, streams: number): Promise<{ delays: number[]; chunks: number }> {
+interface LoadResult {
+  delays: number[];
+  /** Each stream's first and last chunk's delay. */
+  edges: { first: number[]; last: number[] };
+  chunks: number;
+}
+
+function load(base: string, streams: number): Promise<LoadResult> {
   return new Promise((resolve) => {
-    client.once('message', (message) => resolve(message as { delays: number[]; chunks: number }));
+    client.once('message', (message) => resolve(message as LoadResult));
     client.send({ load: { base, streams, body: requestBody } });
   });
 }
@@ -124,38 +135,63 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 
-type Path = 'direct' | 'passthrough' | 'gateway';
+type Path = 'direct' | 'passthrough' | 'haproxy' | 'gateway' | 'gateway before';
 interface Result {
   delays: number[];
+  first: number[];
+  last: number[];
   cpu: number;
   gc: number;
   chunks: number;
 }
 
+// A C-level pass-through (HAProxy), and optionally the gateway of an earlier commit (GATEWAY_BENCH_BASELINE), run
+// beside the others in the same rounds.
+const haproxy = await startHaproxyPassthrough(upstreamUrl);
+const baseline =
+  process.env.GATEWAY_BENCH_BASELINE === undefined
+    ? undefined
+    : loadGatewaySnapshot(process.env.GATEWAY_BENCH_BASELINE);
 const loadBefore = loadavg()[0] ?? 0;
-const proxies = { passthrough: await startProxy('passthrough'), gateway: await startProxy('gateway') };
-await load(proxies.gateway.url, Math.max(...levels)); // warm-up: JIT and sockets
-await load(proxies.passthrough.url, Math.max(...levels));
-const byLevel = new Map<number, Record<Path, Result>>();
-for (const streams of levels) {
-  const results: Record<Path, Result> = {
-    direct: { delays: [], cpu: 0, gc: 0, chunks: 0 },
-    passthrough: { delays: [], cpu: 0, gc: 0, chunks: 0 },
-    gateway: { delays: [], cpu: 0, gc: 0, chunks: 0 },
+const proxies: Partial<Record<Path, Proxy>> = {
+  passthrough: await startProxy('passthrough'),
+  gateway: await startProxy('gateway'),
+};
+if (baseline !== undefined) proxies['gateway before'] = await startProxy('gateway', baseline.gatewayServer);
+if (haproxy !== undefined) {
+  proxies.haproxy = {
+    url: haproxy.url,
+    usage: async () => ({ cpu: haproxy.cpu(), gc: Number.NaN }),
+    stop: () => void haproxy.stop(),
   };
+}
+const paths = (['direct', 'passthrough', 'haproxy', 'gateway before', 'gateway'] as const).filter(
+  (path) => path === 'direct' || proxies[path] !== undefined,
+);
+for (const path of paths) if (path !== 'direct') await load(proxies[path]!.url, Math.max(...levels)); // warm-up
+const byLevel = new Map<number, Partial<Record<Path, Result>>>();
+for (const streams of levels) {
+  const results: Partial<Record<Path, Result>> = {};
+  for (const path of paths) results[path] = { delays: [], first: [], last: [], cpu: 0, gc: 0, chunks: 0 };
   for (let round = 0; round < rounds; round += 1) {
-    const order: readonly Path[] =
-      round % 2 === 0 ? ['direct', 'passthrough', 'gateway'] : ['gateway', 'passthrough', 'direct'];
+    // Every path in every round, the order reversed every other round: neighbouring runs share the machine's state.
+    const order = round % 2 === 0 ? paths : [...paths].reverse();
     for (const path of order) {
+      const result = results[path]!;
       if (path === 'direct') {
-        results.direct.delays.push(...(await load(upstreamUrl, streams)).delays);
+        const { delays, edges } = await load(upstreamUrl, streams);
+        result.delays.push(...delays);
+        result.first.push(...edges.first);
+        result.last.push(...edges.last);
         continue;
       }
-      const before = await proxies[path].usage();
-      const { delays, chunks } = await load(proxies[path].url, streams);
-      const after = await proxies[path].usage();
-      const result = results[path];
+      const proxy = proxies[path]!;
+      const before = await proxy.usage();
+      const { delays, edges, chunks } = await load(proxy.url, streams);
+      const after = await proxy.usage();
       result.delays.push(...delays);
+      result.first.push(...edges.first);
+      result.last.push(...edges.last);
       result.cpu += after.cpu - before.cpu;
       result.gc += after.gc - before.gc;
       result.chunks += chunks;
@@ -163,36 +199,56 @@ for (const streams of levels) {
   }
   byLevel.set(streams, results);
 }
-proxies.passthrough.stop();
-proxies.gateway.stop();
+for (const proxy of Object.values(proxies)) proxy.stop();
 upstream.close();
 client.send({ stop: true });
 
 console.log(`## gateway (recovery gateway vs a plain pass-through proxy)\n`);
 console.log(
-  `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end.\n`,
+  `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
 );
 console.log(
-  '| streams | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | CPU per token (µs) | GC pauses per token (µs) |',
+  '| streams | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) |',
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|');
 const summary: string[] = [];
 for (const [streams, results] of byLevel) {
-  const direct50 = percentile(results.direct.delays, 50);
-  const direct99 = percentile(results.direct.delays, 99);
-  console.log(`| ${streams} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | — | — |`);
-  for (const path of ['passthrough', 'gateway'] as const) {
-    const result = results[path];
+  const direct50 = percentile(results.direct!.delays, 50);
+  const direct99 = percentile(results.direct!.delays, 99);
+  const added99 = (path: Path) => percentile(results[path]!.delays, 99) - direct99;
+  const edges = (path: Path) =>
+    `${percentile(results[path]!.first, 50).toFixed(3)} / ${percentile(results[path]!.last, 50).toFixed(3)}`;
+  console.log(
+    `| ${streams} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | ${edges('direct')} | — | — |`,
+  );
+  for (const path of paths) {
+    if (path === 'direct') continue;
+    const result = results[path]!;
     const p50 = percentile(result.delays, 50);
     const p99 = percentile(result.delays, 99);
+    const gc = Number.isNaN(result.gc) ? '—' : ((result.gc * 1000) / result.chunks).toFixed(1);
     console.log(
-      `| ${streams} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${(result.cpu / result.chunks).toFixed(1)} | ${((result.gc * 1000) / result.chunks).toFixed(1)} |`,
+      `| ${streams} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${edges(path)} | ${(result.cpu / result.chunks).toFixed(1)} | ${gc} |`,
     );
   }
-  const gateway = results.gateway;
-  const ratio = gateway.cpu / gateway.chunks / (results.passthrough.cpu / results.passthrough.chunks);
+  const gateway = results.gateway!;
+  const ratio = gateway.cpu / gateway.chunks / (results.passthrough!.cpu / results.passthrough!.chunks);
+  const floor = results.haproxy === undefined ? '' : `, HAProxy's ${added99('haproxy').toFixed(3)} ms`;
   summary.push(
-    `${streams} stream${streams === 1 ? '' : 's'}: gateway CPU per token ${ratio.toFixed(2)}× the pass-through proxy (goal ≤ 1.5×); added p99 ${(percentile(gateway.delays, 99) - direct99).toFixed(3)} ms (goal ≤ 1 ms), the pass-through's ${(percentile(results.passthrough.delays, 99) - direct99).toFixed(3)} ms.`,
+    `${streams} stream${streams === 1 ? '' : 's'}: gateway CPU per token ${ratio.toFixed(2)}× the pass-through proxy (goal ≤ 1.5×); added p99 ${added99('gateway').toFixed(3)} ms (goal ≤ 1 ms), the pass-through's ${added99('passthrough').toFixed(3)} ms${floor}.`,
   );
 }
 console.log(`\n${summary.join('\n')}\n`);
+
+// Whether the bench ran under a real-time policy (`chrt -f 50 npm run bench -- gateway`): then other processes'
+// load cannot delay its processes, and the figures measure the proxies rather than the machine's queue.
+function schedulingPolicy(): string {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const policy = Number(fields[38]);
+    return policy === 1 ? 'SCHED_FIFO' : policy === 2 ? 'SCHED_RR' : 'normal (CFS)';
+  } catch {
+    return 'unknown';
+  }
+}

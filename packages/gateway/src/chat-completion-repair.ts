@@ -45,6 +45,9 @@ export class ChatCompletionStreamRepair {
 
   constructor(options: ChatCompletionRepairOptions) {
     this.#options = options;
+    // Nearly every stream has one choice, index 0: its repair is made now, while the model works on its first
+    // token (the gateway builds this before the upstream answers), instead of on the first chunk's path.
+    this.#repairFor(0);
   }
 
   /** One upstream `data:` payload in, the SSE text to write out (possibly empty: text held back). */
@@ -84,11 +87,7 @@ export class ChatCompletionStreamRepair {
     choice: Json,
   ): { choice: Json | undefined; before: string; after: string; changed: boolean } {
     const index = typeof choice.index === 'number' ? choice.index : 0;
-    let repair = this.#choices.get(index);
-    if (repair === undefined) {
-      repair = new AnswerRepair({ ...repairOptions(this.#options), validateArguments: true });
-      this.#choices.set(index, repair);
-    }
+    const repair = this.#repairFor(index);
     // The chunk was parsed from the upstream's bytes for this call alone, so its objects are changed in place.
     const delta: Json = isPlainObject(choice.delta) ? choice.delta : {};
     if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) repair.nativeCall();
@@ -144,6 +143,15 @@ export class ChatCompletionStreamRepair {
     });
     const finish = { ...choice, delta: {}, finish_reason: 'tool_calls' };
     return { choice: undefined, before, after: calls + sse({ ...chunk, choices: [finish] }), changed: true };
+  }
+
+  #repairFor(index: number): AnswerRepair {
+    let repair = this.#choices.get(index);
+    if (repair === undefined) {
+      repair = new AnswerRepair({ ...repairOptions(this.#options), validateArguments: true });
+      this.#choices.set(index, repair);
+    }
+    return repair;
   }
 
   #note(end: AnswerRepairEnd): void {

@@ -101,6 +101,22 @@ export async function forwardChatCompletions(options: {
       ms: Math.round(performance.now() - started),
       ...extra,
     });
+  // The dialects (a served template may be fetched) and, for a stream, its repair are made while the upstream
+  // works on the first token, not on the first chunk's path: there they delayed the first chunk of every stream.
+  const prepared = context.dialectsFor(upstream, call.model).then((dialects) => {
+    const repairOptions: ChatCompletionRepairOptions = {
+      tools,
+      modelId: call.model,
+      preferredDialects: dialects.dialects,
+      parsers: dialects.parsers,
+    };
+    return {
+      repairOptions,
+      streamRepair: call.stream ? new ChatCompletionStreamRepair(repairOptions) : undefined,
+    };
+  });
+  // Awaited below once the upstream answers; a request that ends before then must not leave it unhandled.
+  prepared.catch(() => {});
   let upstreamResponse: IncomingMessage;
   try {
     upstreamResponse = await sendUpstream({
@@ -132,16 +148,15 @@ export async function forwardChatCompletions(options: {
     return;
   }
   const streamed = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
-  const dialects = await context.dialectsFor(upstream, call.model);
-  const repairOptions = {
-    tools,
-    modelId: call.model,
-    preferredDialects: dialects.dialects,
-    parsers: dialects.parsers,
-  };
+  const { repairOptions, streamRepair } = await prepared;
   try {
     const report = streamed
-      ? await relayStream({ upstream, upstreamResponse, response, repairOptions })
+      ? await relayStream({
+          upstream,
+          upstreamResponse,
+          response,
+          repair: streamRepair ?? new ChatCompletionStreamRepair(repairOptions),
+        })
       : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions });
     logEnd(200, report);
   } catch (error) {
@@ -186,10 +201,9 @@ async function relayStream(options: {
   upstream: ResolvedUpstream;
   upstreamResponse: IncomingMessage;
   response: ServerResponse;
-  repairOptions: ChatCompletionRepairOptions;
+  repair: ChatCompletionStreamRepair;
 }): Promise<RecoveryReport> {
-  const { response } = options;
-  const repair = new ChatCompletionStreamRepair(options.repairOptions);
+  const { response, repair } = options;
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',

@@ -56,6 +56,12 @@ export async function forwardMessages(options: {
       ...omitUndefined({ outcome, caller: options.callerId }),
       ms: Math.round(performance.now() - started),
     });
+  // As in the Chat Completions route: the dialects and a stream's writer are made while the upstream works.
+  const prepared = context.dialectsFor(upstream, model).then((dialects) => ({
+    dialects,
+    writer: stream ? new AnthropicStreamWriter({ tools, model, dialects }) : undefined,
+  }));
+  prepared.catch(() => {});
   try {
     const upstreamResponse = await sendUpstream({
       upstream,
@@ -71,9 +77,9 @@ export async function forwardMessages(options: {
       log(status >= 500 ? 502 : status, undefined, 'upstream-error');
       return;
     }
-    const dialects = await context.dialectsFor(upstream, model);
+    const { dialects, writer: preparedWriter } = await prepared;
     if ((upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream')) {
-      const writer = new AnthropicStreamWriter({ tools, model, dialects });
+      const writer = preparedWriter ?? new AnthropicStreamWriter({ tools, model, dialects });
       response.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',

@@ -82,3 +82,56 @@ describe('relayEvents', () => {
     assert.equal(events, Math.ceil(total / event.length) + 1);
   });
 });
+
+describe('relayEvents with several events in one read', () => {
+  it('sends the first event before it repairs the others (an answer’s last token before its end-of-answer work)', async () => {
+    // The last token and the finish, written at once as a model server does at an answer's end: one read.
+    const upstream = createServer((incoming, outgoing) => {
+      incoming.resume();
+      outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+      outgoing.end('data: last token\n\ndata: finish\n\ndata: [DONE]\n\n');
+    });
+    const upstreamUrl = await listen(upstream);
+    const seen: Array<{ data: string; firstSent: boolean }> = [];
+    const relay = createServer((incoming, response) => {
+      incoming.resume();
+      request(upstreamUrl, (upstreamResponse) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        relayEvents({
+          upstreamResponse,
+          response,
+          repair: (data) => {
+            // Handed to the kernel: not corked, nothing left in the socket's buffer.
+            const socket = response.socket;
+            seen.push({
+              data,
+              firstSent: socket !== null && socket.writableCorked === 0 && socket.writableLength === 0,
+            });
+            return `data: ${data}\n\n`;
+          },
+        }).then(
+          () => response.end(),
+          () => response.destroy(),
+        );
+      }).end();
+    });
+    const relayUrl = await listen(relay);
+    try {
+      const answer = await new Promise<IncomingMessage>((resolve) => request(relayUrl, resolve).end());
+      let text = '';
+      answer.setEncoding('utf8');
+      for await (const part of answer as AsyncIterable<string>) text += part;
+      assert.equal(text, 'data: last token\n\ndata: finish\n\ndata: [DONE]\n\n');
+      assert.deepEqual(
+        seen.map((event) => event.data),
+        ['last token', 'finish', '[DONE]'],
+      );
+      assert.equal(seen[1]!.firstSent, true, 'the finish was repaired while the last token still waited');
+    } finally {
+      upstream.closeAllConnections();
+      relay.closeAllConnections();
+      upstream.close();
+      relay.close();
+    }
+  });
+});

@@ -25,17 +25,6 @@ type ExpectedFailure = ExpectedConformanceFailure;
 
 /** Keyed by scenario, or by `release:scenario` where one release differs. */
 const expectedFailures: Readonly<Record<string, ExpectedFailure>> = {
-  'elicitation-sep1034-client-defaults': {
-    reason: 'toolbus declares no elicitation capability yet, so the server gets "Method not found"',
-    checks: [
-      'client-elicitation-sep1034-boolean-default',
-      'client-elicitation-sep1034-enum-default',
-      'client-elicitation-sep1034-general',
-      'client-elicitation-sep1034-integer-default',
-      'client-elicitation-sep1034-number-default',
-      'client-elicitation-sep1034-string-default',
-    ],
-  },
   'auth/basic-cimd': {
     reason:
       'Client ID Metadata Documents are not built: the client registers dynamically instead of using a URL client id',
@@ -45,14 +34,6 @@ const expectedFailures: Readonly<Record<string, ExpectedFailure>> = {
     reason:
       'the stored client registration is kept when the protected resource names a new authorization server (SEP-2352)',
     checks: ['sep-2352-reregister-on-as-change'],
-  },
-  'sep-2322-client-request-state': {
-    reason: 'the 2026-07-28 request-retry form (input-required results) needs elicitation, not built yet',
-    checks: [
-      'sep-2322-client-jsonrpc-id-different',
-      'sep-2322-client-no-state-omitted',
-      'sep-2322-client-request-state-echoed',
-    ],
   },
   'stable:auth/2025-03-26-oauth-metadata-backcompat': {
     reason:

@@ -12,6 +12,7 @@ import type {
   McpOAuthOptions,
   McpToolsChangedListener,
 } from './mcp-connection.ts';
+import { McpElicitationRouter, mcpElicitationCapabilities } from './mcp-elicitation.ts';
 import { consoleMcpLogger } from './mcp-logger.ts';
 import type { McpProgress } from './mcp-progress.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
@@ -94,6 +95,7 @@ export async function connectMcpServer(
   // Set once the connection exists: the SDK calls it when the server says its tool list changed (a 2025-11-25
   // notification, or on 2026-07-28 an event on the `subscriptions/listen` stream the SDK opens for it).
   let toolsChanged: () => void = () => undefined;
+  const elicitations = await McpElicitationRouter.create();
   const open = async (kind: McpTransportKind): Promise<Client> => {
     const { Client } = await loadMcpClientSdk();
     const transport = await createMcpTransport({
@@ -106,7 +108,7 @@ export async function connectMcpServer(
       },
     });
     const client = new Client(clientInfo, {
-      capabilities: {},
+      capabilities: { ...mcpElicitationCapabilities },
       // Probes with `server/discover` (2026-07-28) and falls back to the `initialize` handshake (2025-11-25 and
       // older), so servers on either revision work.
       versionNegotiation: { mode: 'auto' },
@@ -114,6 +116,7 @@ export async function connectMcpServer(
       // Bounded: a hostile server could page forever.
       listMaxPages: 100,
     });
+    elicitations.register(client, config.name);
     try {
       await client.connect(
         transport,
@@ -175,7 +178,7 @@ export async function connectMcpServer(
   }
   if (client === undefined)
     throw fail('mcp_connection_failed', `Could not connect to MCP server "${config.name}"`);
-  const connection = createConnection({ client, config, kind, options, provider });
+  const connection = createConnection({ client, config, kind, options, provider, elicitations });
   toolsChanged = connection.toolsChanged;
   return connection.connection;
 }
@@ -186,6 +189,7 @@ function createConnection(input: {
   readonly kind: McpTransportKind;
   readonly options: ConnectMcpServerOptions;
   readonly provider: StoreOAuthClientProvider | undefined;
+  readonly elicitations: McpElicitationRouter;
 }): { readonly connection: McpConnection; readonly toolsChanged: () => void } {
   const { client, config, options, provider } = input;
   // The server may ask for (more) authorization mid-session (expired grant, scope step-up): say so in a typed way.
@@ -261,22 +265,24 @@ function createConnection(input: {
 
   const callTool: McpConnection['callTool'] = async (call) => {
     const result = await authorized(() =>
-      client.callTool(
-        { name: call.name, arguments: { ...call.arguments } },
-        omitUndefined({
-          timeout: options.toolCallTimeoutMs ?? 600_000,
-          resetTimeoutOnProgress: true,
-          // Always given: without it the SDK sends no progress token, the server sends no progress, and the
-          // timeout is never extended however long a tool legitimately works.
-          onprogress: (progress: McpProgress) => {
-            try {
-              call.onProgress?.(progress);
-            } catch {
-              // A listener's failure must not fail the call.
-            }
-          },
-          signal: call.signal,
-        }),
+      input.elicitations.during(call.onElicitation, () =>
+        client.callTool(
+          { name: call.name, arguments: { ...call.arguments } },
+          omitUndefined({
+            timeout: options.toolCallTimeoutMs ?? 600_000,
+            resetTimeoutOnProgress: true,
+            // Always given: without it the SDK sends no progress token, the server sends no progress, and the
+            // timeout is never extended however long a tool legitimately works.
+            onprogress: (progress: McpProgress) => {
+              try {
+                call.onProgress?.(progress);
+              } catch {
+                // A listener's failure must not fail the call.
+              }
+            },
+            signal: call.signal,
+          }),
+        ),
       ),
     );
     return result as McpCallToolResult;

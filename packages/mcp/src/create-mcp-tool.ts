@@ -1,4 +1,11 @@
-import type { Tool, ToolCall, ToolDefinition, ToolResponse, ToolRunContext } from '@toolbus/spec';
+import type {
+  ElicitationQuestion,
+  Tool,
+  ToolCall,
+  ToolDefinition,
+  ToolResponse,
+  ToolRunContext,
+} from '@toolbus/spec';
 import {
   omitUndefined,
   sanitizeToolName,
@@ -6,11 +13,16 @@ import {
   ToolCallError,
   ToolExecutionError,
 } from '@toolbus/spec';
-import { convertCallToolResult, type McpContentBlock } from './convert-call-tool-result.ts';
+import {
+  type ConvertedToolResult,
+  convertCallToolResult,
+  type McpContentBlock,
+} from './convert-call-tool-result.ts';
 import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import { isMcpSdkError } from './load-mcp-client-sdk.ts';
+import type { McpElicitationHandler } from './mcp-elicitation.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import { describeMcpProgress, type McpProgressListener } from './mcp-progress.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
@@ -29,6 +41,7 @@ export type McpToolCaller = (options: {
   readonly arguments: Readonly<Record<string, unknown>>;
   readonly signal: AbortSignal;
   readonly onProgress?: McpProgressListener | undefined;
+  readonly onElicitation?: McpElicitationHandler | undefined;
 }) => Promise<McpCallToolResult>;
 
 /** A toolbus {@link Tool} backed by one MCP server tool. */
@@ -112,11 +125,25 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
     async run(call: ToolCall, context: ToolRunContext): Promise<ToolResponse> {
       let result: McpCallToolResult;
       let lastProgress: string | undefined;
+      const unanswered: string[] = [];
+      const elicit = context.elicit;
       try {
         result = await options.call({
           name: descriptor.name,
           arguments: call.arguments,
           signal: context.signal,
+          ...omitUndefined({
+            onElicitation:
+              elicit &&
+              (async (question: ElicitationQuestion, signal: AbortSignal) => {
+                const answer = await elicit(question, {
+                  toolCallId: call.id,
+                  signal: AbortSignal.any([signal, context.signal]),
+                });
+                if (answer.action === 'cancel' && answer.expired === true) unanswered.push(question.message);
+                return answer;
+              }),
+          }),
           onProgress: (progress) => {
             const message = describeMcpProgress(progress);
             // Only a changed line is worth a packet: a chatty server must not flood the stream.
@@ -169,18 +196,22 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           .filter((block) => block.type === 'text' && typeof block.text === 'string')
           .map((block) => block.text as string)
           .join('\n\n');
+        const modelMessage = text.length > 0 ? text : `The tool ${name} reported an error without details.`;
         throw new ToolCallError({
           code: 'mcp_tool_error',
           message: `${label} returned an error result: ${text}`,
-          modelMessage: text.length > 0 ? text : `The tool ${name} reported an error without details.`,
+          modelMessage: `${unansweredNote(unanswered)}${modelMessage}`,
         });
       }
-      const converted = await convertCallToolResult({
-        content: result.content ?? [],
-        structuredContent: result.structuredContent,
-        fileStore: options.fileStore,
-        maxResultChars: options.maxResultChars,
-      });
+      const converted = withUnansweredNote(
+        await convertCallToolResult({
+          content: result.content ?? [],
+          structuredContent: result.structuredContent,
+          fileStore: options.fileStore,
+          maxResultChars: options.maxResultChars,
+        }),
+        unanswered,
+      );
       context.emitter.emit({
         type: 'custom-tool-delta',
         toolCallId: call.id,
@@ -192,6 +223,24 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
       return converted;
     },
   };
+}
+
+/**
+ * Says, before the server's own words, that a question it asked the user went unanswered in time: the server only
+ * learns `cancel`, and the model should neither retry at once nor take the result for the user's choice.
+ */
+function unansweredNote(unanswered: readonly string[]): string {
+  if (unanswered.length === 0) return '';
+  const asked = unanswered.map((message) => `"${message.slice(0, 200)}"`).join(', ');
+  return `[The tool's server asked the user ${asked}, but the user did not answer in time, so the question was cancelled. Tell the user; do not call the tool again unless they ask.]\n\n`;
+}
+
+function withUnansweredNote(
+  converted: ConvertedToolResult,
+  unanswered: readonly string[],
+): ConvertedToolResult {
+  const note = unansweredNote(unanswered);
+  return note === '' ? converted : { ...converted, llmFacing: `${note}${converted.llmFacing}` };
 }
 
 /**

@@ -21,6 +21,8 @@ export type { McpAuthorizationRequiredErrorOptions } from './errors/mcp-authoriz
 export { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 export type { McpConnectionErrorCode, McpConnectionErrorOptions } from './errors/mcp-connection-error.ts';
 export { McpConnectionError } from './errors/mcp-connection-error.ts';
+export type { McpElicitationHandler } from './mcp-elicitation.ts';
+export { McpElicitationRouter, mcpElicitationCapabilities } from './mcp-elicitation.ts';
 export type { McpFileStore } from './mcp-file-store.ts';
 export type { McpLogger } from './mcp-logger.ts';
 export { consoleMcpLogger } from './mcp-logger.ts';

@@ -3,6 +3,7 @@
 import type { FetchFunction } from '@toolbus/spec';
 import type { McpCallToolResult, McpTool } from './create-mcp-tool.ts';
 import type { McpTransportKind } from './create-mcp-transport.ts';
+import type { McpElicitationHandler } from './mcp-elicitation.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import type { McpLogger } from './mcp-logger.ts';
 import type { McpProgressListener } from './mcp-progress.ts';
@@ -68,6 +69,8 @@ export interface McpConnection {
     readonly signal?: AbortSignal;
     /** Receives the server's progress notifications; each one also restarts the call's timeout. */
     readonly onProgress?: McpProgressListener | undefined;
+    /** Answers the questions the server asks during this call (elicitation); without it they are cancelled. */
+    readonly onElicitation?: McpElicitationHandler | undefined;
   }): Promise<McpCallToolResult>;
   /** Subscribes to list changes; returns the unsubscribe function. */
   onToolsChanged(listener: McpToolsChangedListener): () => void;

@@ -8,12 +8,13 @@ export function asDecision(value: unknown): ApprovalDecision | undefined {
 }
 
 /** An `{approvalId, decision}` message from a Redis channel; undefined for anything else (not ours: ignored). */
-export function parseDecisionMessage(
+export function parseDecisionMessage<D extends string = ApprovalDecision>(
   message: string,
-): { approvalId: string; decision: ApprovalDecision } | undefined {
+  decode: (value: unknown) => D | undefined = asDecision as (value: unknown) => D | undefined,
+): { approvalId: string; decision: D } | undefined {
   try {
     const value = JSON.parse(message) as { approvalId?: unknown; decision?: unknown };
-    const decision = asDecision(value.decision);
+    const decision = decode(value.decision);
     if (typeof value.approvalId === 'string' && decision !== undefined) {
       return { approvalId: value.approvalId, decision };
     }

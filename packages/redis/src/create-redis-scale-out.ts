@@ -4,7 +4,7 @@ import { BlockingConnections } from './blocking-connections.ts';
 import { BullMqTurnQueue, type TurnQueueErrorListener, type TurnQueueTiming } from './bullmq-turn-queue.ts';
 import { connectRedis } from './connect-redis.ts';
 import { RedisApprovalAsks } from './redis-approval-asks.ts';
-import { RedisApprovalRelay } from './redis-approval-relay.ts';
+import { elicitationKind, RedisApprovalRelay } from './redis-approval-relay.ts';
 import { RedisKeys } from './redis-keys.ts';
 import { RedisRequestRateLimit } from './redis-request-rate-limit.ts';
 import { RedisSingleFlightLock } from './redis-single-flight-lock.ts';
@@ -52,6 +52,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
   const stops = new RedisTurnStopSignal({ redis, keys });
   const approvals = new RedisApprovalRelay({ redis, keys });
   const approvalAsks = new RedisApprovalAsks({ redis, keys });
+  const elicitations = new RedisApprovalRelay<string>({ redis, keys, kind: elicitationKind(keys) });
   const queue = new BullMqTurnQueue({
     redis,
     keys,
@@ -77,6 +78,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
     queue,
     approvals,
     approvalAsks,
+    elicitations,
     worker: options.worker ?? true,
     ...omitUndefined({ abandonedTurnSweep: options.abandonedTurnSweep }),
     async close() {
@@ -84,6 +86,7 @@ export async function createRedisScaleOut(options: RedisScaleOutOptions): Promis
       stops.close();
       approvals.disconnect();
       approvalAsks.disconnect();
+      elicitations.disconnect();
       blocking.close();
       await redis.quit().catch(() => redis.disconnect());
     },

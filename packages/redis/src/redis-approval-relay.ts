@@ -20,6 +20,26 @@ redis.call('DEL', KEYS[1])
 return decision
 `;
 
+/** What a relay carries: where each waiting item lives, the channel its decisions go on, and what a decision is. */
+export interface RelayedKind<D extends string> {
+  key(id: string): string;
+  readonly channel: string;
+  decode(value: unknown): D | undefined;
+}
+
+function approvalKind(keys: RedisKeys): RelayedKind<ApprovalDecision> {
+  return { key: (id) => keys.approval(id), channel: keys.approvalChannel, decode: asDecision };
+}
+
+/** MCP elicitation answers (an encoded answer is any string; the elicitation hub reads it). */
+export function elicitationKind(keys: RedisKeys): RelayedKind<string> {
+  return {
+    key: (id) => keys.elicitation(id),
+    channel: keys.elicitationChannel,
+    decode: (value) => (typeof value === 'string' ? value : undefined),
+  };
+}
+
 /** How long a chat's session grants outlive its last grant. */
 const grantRetentionMs = 7 * 24 * 3_600_000;
 
@@ -29,58 +49,60 @@ const grantRetentionMs = 7 * 24 * 3_600_000;
  * waits; a decision whose message was lost is found by that replica's periodic re-read. Session grants are a
  * hash per chat.
  */
-export class RedisApprovalRelay implements ApprovalRelay {
+export class RedisApprovalRelay<D extends string = ApprovalDecision> implements ApprovalRelay<D> {
   readonly recheckIntervalMs: number;
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
   readonly #subscriptions: RedisChannelSubscriptions;
+  readonly #kind: RelayedKind<D>;
 
   constructor(options: {
     readonly redis: Redis;
     readonly keys: RedisKeys;
     /** How often a waiting replica re-reads its approvals (default 2 s). */
     readonly recheckIntervalMs?: number;
+    /** What is relayed, when not egress approvals (MCP elicitation answers): its keys, channel and decisions. */
+    readonly kind?: RelayedKind<D>;
   }) {
     this.#redis = options.redis;
     this.#keys = options.keys;
+    this.#kind = options.kind ?? (approvalKind(options.keys) as unknown as RelayedKind<D>);
     this.recheckIntervalMs = options.recheckIntervalMs ?? 2_000;
     this.#subscriptions = new RedisChannelSubscriptions({
       redis: options.redis,
-      channel: options.keys.approvalChannel,
+      channel: this.#kind.channel,
     });
   }
 
   async open(approval: WaitingApproval): Promise<void> {
-    const key = this.#keys.approval(approval.approvalId);
+    const key = this.#kind.key(approval.approvalId);
     await this.#redis.multi().hset(key, 'user', approval.userId).pexpire(key, approval.ttlMs).exec();
   }
 
-  async decide(userId: string, approvalId: string, decision: ApprovalDecision): Promise<boolean> {
+  async decide(userId: string, approvalId: string, decision: D): Promise<boolean> {
     const decided = await this.#redis.eval(
       decideScript,
       1,
-      this.#keys.approval(approvalId),
+      this.#kind.key(approvalId),
       userId,
       decision,
-      this.#keys.approvalChannel,
+      this.#kind.channel,
       JSON.stringify({ approvalId, decision }),
     );
     return decided === 1;
   }
 
-  async close(approvalId: string): Promise<ApprovalDecision | undefined> {
-    return asDecision(await this.#redis.eval(closeScript, 1, this.#keys.approval(approvalId)));
+  async close(approvalId: string): Promise<D | undefined> {
+    return this.#kind.decode(await this.#redis.eval(closeScript, 1, this.#kind.key(approvalId)));
   }
 
-  async decision(approvalId: string): Promise<ApprovalDecision | undefined> {
-    return asDecision(await this.#redis.hget(this.#keys.approval(approvalId), 'decision'));
+  async decision(approvalId: string): Promise<D | undefined> {
+    return this.#kind.decode(await this.#redis.hget(this.#kind.key(approvalId), 'decision'));
   }
 
-  async subscribe(
-    listener: (approvalId: string, decision: ApprovalDecision) => void,
-  ): Promise<() => Promise<void>> {
+  async subscribe(listener: (approvalId: string, decision: D) => void): Promise<() => Promise<void>> {
     return this.#subscriptions.subscribe((message) => {
-      const parsed = parseDecisionMessage(message);
+      const parsed = parseDecisionMessage(message, this.#kind.decode);
       if (parsed) listener(parsed.approvalId, parsed.decision);
     });
   }

@@ -54,6 +54,16 @@ export class RedisKeys {
     return `${this.prefix}approval:${createHash('sha256').update(approvalId).digest('hex')}`;
   }
 
+  /** An MCP elicitation waiting for its chat's owner (a hash like {@link RedisKeys.approval}; the id is hashed too). */
+  elicitation(elicitationId: string): string {
+    return `${this.prefix}elicitation:${createHash('sha256').update(elicitationId).digest('hex')}`;
+  }
+
+  /** The channel MCP elicitation answers are published on. */
+  get elicitationChannel(): string {
+    return `${this.prefix}elicitations`;
+  }
+
   /** The channel approval decisions are published on. */
   get approvalChannel(): string {
     return `${this.prefix}approvals`;

@@ -23,6 +23,8 @@ import { defaultPersonaOf } from './chats/default-persona.ts';
 import { createModelResolver } from './chats/model-resolver.ts';
 import { startTurnRunner } from './chats/start-turn-runner.ts';
 import type { TurnRunner } from './chats/turn-runner.ts';
+import { ElicitationHub } from './elicitations/elicitation-hub.ts';
+import { registerElicitationRoutes } from './elicitations/elicitation-routes.ts';
 import { answerErrorsAsJson } from './http/error-answers.ts';
 import { limitRequestBodies } from './http/request-body-limit.ts';
 import { RouteRegistry } from './http/route-registry.ts';
@@ -60,6 +62,8 @@ export interface ToolbusServer {
   readonly turns: TurnRunner;
   /** Egress approvals waiting for their chat's owner. */
   readonly approvals: ApprovalHub;
+  /** MCP servers' questions waiting for their chat's owner. */
+  readonly elicitations: ElicitationHub;
   /** The connected-app operations (`toolbus apps` calls the same). */
   readonly connectedApps: ConnectedAppAdmin;
   readonly routes: RouteRegistry;
@@ -106,8 +110,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     }),
   );
   await approvals.listen();
+  const elicitations = new ElicitationHub(
+    omitUndefined({ timeoutMs: options.elicitationTimeoutMs, relay: scaleOut?.elicitations }),
+  );
+  await elicitations.listen();
   const chats = new ChatService({
     approvals,
+    elicitations,
     ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
     ...omitUndefined({ documentIndex: options.documentIndex }),
     ...(options.titleChats ? { titleChats: true } : {}),
@@ -176,6 +185,10 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin });
   registerConnectedAppRoutes(routes, connectedApps);
   registerApprovalRoutes(routes, approvals);
+  registerElicitationRoutes(routes, {
+    elicitations,
+    requireChat: (principal, chatId) => chats.require(principal, chatId),
+  });
 
   const app = new Hono();
   limitRequestBodies(app, {
@@ -222,6 +235,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     mcpOAuth,
     turns,
     approvals,
+    elicitations,
     connectedApps,
     routes,
     logger,
@@ -233,6 +247,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       await turns.stopAll();
       await closingQueue;
       await approvals.close();
+      await elicitations.close();
     },
   };
 }

@@ -55,6 +55,8 @@ export {
   storageEgressCatalogue,
 } from './egress/sandbox-egress.ts';
 export { storageEgressSessions } from './egress/storage-egress-sessions.ts';
+export type { TurnElicitations } from './elicitations/elicitation-hub.ts';
+export { ElicitationHub } from './elicitations/elicitation-hub.ts';
 export { healthOnlyServer } from './http/health-only-server.ts';
 export type { ApiKeyScope, Principal } from './http/principal.ts';
 export { API_KEY_SCOPES, ORGANIZATION_HEADER, ownsRow } from './http/principal.ts';

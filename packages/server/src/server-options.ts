@@ -141,6 +141,11 @@ export interface ServerOptions {
   /** How long an egress approval waits for the chat's owner (default 180 s). */
   readonly approvalTimeoutMs?: number;
   /**
+   * How long an MCP server's question to the user (elicitation) waits for the answer before the server gets
+   * `cancel` (default 5 minutes).
+   */
+  readonly elicitationTimeoutMs?: number;
+  /**
    * The input window of the server's models in tokens. Deep Research (`research: true`) refuses to run without it
    * (it needs room for its sources); chat turns do not use it.
    */

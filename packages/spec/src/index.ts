@@ -21,6 +21,22 @@ export {
   codeInterpreterUserHeader,
   egressTokenPreamble,
 } from './code-interpreter-protocol.ts';
+export type {
+  ElicitationAnswer,
+  ElicitationAsker,
+  ElicitationField,
+  ElicitationQuestion,
+  ElicitationResolution,
+  ElicitationSchema,
+  ElicitationValue,
+} from './elicitation.ts';
+export { defaultElicitationTimeoutMs } from './elicitation.ts';
+export type { CheckedElicitationContent } from './elicitation-content.ts';
+export {
+  checkElicitationContent,
+  elicitationChoices,
+  elicitationItemChoices,
+} from './elicitation-content.ts';
 export type { ToolCallErrorOptions } from './errors/tool-call-error.ts';
 export { ToolCallError } from './errors/tool-call-error.ts';
 export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts';

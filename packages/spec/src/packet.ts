@@ -1,4 +1,5 @@
 import type { CitationCheck } from './citation-check.ts';
+import type { ElicitationResolution, ElicitationSchema } from './elicitation.ts';
 import type { Placement } from './placement.ts';
 import type { CitedDocument } from './search-document.ts';
 
@@ -216,6 +217,29 @@ export type PacketObject =
       readonly type: 'approval-resolved';
       readonly approvalId: string;
       readonly resolution: ApprovalResolution;
+    }
+  // MCP elicitation
+  /**
+   * A tool's MCP server asks the user something mid-call; the call waits for the chat's owner to answer with
+   * `POST /v1/chats/{chatId}/elicitations/{elicitationId}` until `expiresAt` (ISO time), then the server gets
+   * `cancel`. `form`: fill in `requestedSchema`; `url`: open `url` and consent. Message, schema and URL are the
+   * server's words (untrusted). Placed at the tool call that asks.
+   */
+  | {
+      readonly type: 'elicitation-request';
+      readonly elicitationId: string;
+      readonly toolCallId?: string;
+      readonly serverName: string;
+      readonly mode: 'form' | 'url';
+      readonly message: string;
+      readonly requestedSchema?: ElicitationSchema;
+      readonly url?: string;
+      readonly expiresAt: string;
+    }
+  | {
+      readonly type: 'elicitation-resolved';
+      readonly elicitationId: string;
+      readonly resolution: ElicitationResolution;
     }
   | {
       readonly type: 'bash-delta';

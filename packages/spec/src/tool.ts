@@ -1,5 +1,6 @@
 import type { ChatFile, ChatMessage } from './chat-message.ts';
 import type { CitationAllocator } from './citation-allocator.ts';
+import type { ElicitationAsker } from './elicitation.ts';
 import type { Placement } from './placement.ts';
 import type { ToolCall } from './tool-call.ts';
 import type { ToolDefinition } from './tool-definition.ts';
@@ -46,6 +47,11 @@ export interface ToolRunContext {
   readonly userId?: string;
   /** Application-specific values (database handles, settings), passed through untouched. */
   readonly extras: Readonly<Record<string, unknown>>;
+  /**
+   * Asks the user a question mid-call (an MCP server's elicitation), where the user is: absent where nobody can
+   * answer (a research sub-agent, the MCP endpoint), and then the question is cancelled.
+   */
+  readonly elicit?: ElicitationAsker;
 }
 
 /**

@@ -4,6 +4,7 @@ import { failureOf } from '../turn/tool-outcome.ts';
 import { type Cycle, isWorkNode, type Level, type TreeNode } from '../turn/turn-tree.ts';
 import { ActivityStrip } from './activity-strip.tsx';
 import { ApprovalCard } from './approval-card.tsx';
+import { ElicitationCard } from './elicitation-card.tsx';
 import { LaneProgress } from './lane-progress.tsx';
 import { MarkdownView } from './markdown-view.tsx';
 import { AncestorEnded, StatusBadge } from './status-badge.tsx';
@@ -93,6 +94,13 @@ export const NodeView = memo(function NodeView(props: {
           key={request.approvalId}
           request={request}
           decided={context.tree.decisions.get(request.approvalId)}
+        />
+      ))}
+      {node.elicitations.map((request) => (
+        <ElicitationCard
+          key={request.elicitationId}
+          request={request}
+          resolved={context.tree.elicitationsResolved.get(request.elicitationId)}
         />
       ))}
       {node.message ? (

@@ -29,6 +29,9 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
     case 'approval-resolved':
       tree.decisions.set(obj.approvalId, obj.resolution);
       return;
+    case 'elicitation-resolved':
+      tree.elicitationsResolved.set(obj.elicitationId, obj.resolution);
+      return;
   }
   const touched: (Cycle | TreeNode)[] = [];
   const node = nodeAt(tree, packet.placement, packet.sequence, touched);
@@ -113,6 +116,9 @@ export function applyPacket(tree: TurnTree, packet: UiPacket): void {
     }
     case 'approval-request':
       node.approvals.push(obj);
+      break;
+    case 'elicitation-request':
+      node.elicitations.push(obj);
       break;
     default:
       // A packet type this UI does not know yet: ignored, so a newer server never breaks an older page.

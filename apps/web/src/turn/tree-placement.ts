@@ -24,6 +24,7 @@ function newNode(key: string, turn: number, tab: number, depth: number, sequence
     bash: [],
     errors: [],
     approvals: [],
+    elicitations: [],
     ended: false,
     children: { cycles: [] },
   };

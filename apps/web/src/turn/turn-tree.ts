@@ -2,12 +2,13 @@ import type {
   ApprovalResolution,
   CitationCheck,
   CitedDocument,
+  ElicitationResolution,
   FileReference,
   PacketObject,
   Placement,
   ToolEndPacket,
 } from '@toolbus/spec';
-import type { ApprovalRequestPacket } from './ui-packet.ts';
+import type { ApprovalRequestPacket, ElicitationRequestPacket } from './ui-packet.ts';
 
 /** A packet as the UI folds it: where it belongs, what it says, its sequence in the turn. */
 export interface UiPacket {
@@ -77,6 +78,7 @@ export interface TreeNode {
   bash: BashStep[];
   errors: { code: string; message: string }[];
   approvals: ApprovalRequestPacket[];
+  elicitations: ElicitationRequestPacket[];
   ended: boolean;
   children: Level;
 }
@@ -105,6 +107,8 @@ export interface TurnTree {
   readonly cited: number[];
   checks: CitationCheck[];
   readonly decisions: Map<string, ApprovalResolution>;
+  /** How each MCP elicitation ended, by id. */
+  readonly elicitationsResolved: Map<string, ElicitationResolution>;
   stopReason: string | undefined;
   packetCount: number;
 }
@@ -119,6 +123,7 @@ export function createTurnTree(): TurnTree {
     cited: [],
     checks: [],
     decisions: new Map(),
+    elicitationsResolved: new Map(),
     stopReason: undefined,
     packetCount: 0,
   };
@@ -139,7 +144,8 @@ export function isWorkNode(node: TreeNode): boolean {
     node.coding !== undefined ||
     node.bash.length > 0 ||
     node.children.cycles.length > 0 ||
-    node.approvals.length > 0
+    node.approvals.length > 0 ||
+    node.elicitations.length > 0
   );
 }
 

@@ -23,6 +23,7 @@ import { parseCommandArgs } from '../parse-command-args.ts';
 import { runCliTurn, USER_STOP_REASON } from '../run-cli-turn.ts';
 import { storageFileStores } from '../storage-file-stores.ts';
 import { createTerminalApprovalAsk } from '../terminal-approval.ts';
+import { createTerminalElicitation } from '../terminal-elicitation.ts';
 import { UsageError } from '../usage-error.ts';
 import { DEFAULT_OUTPUT_DIRECTORY } from '../write-tool-files.ts';
 import { parseChatFlags } from './chat-flags.ts';
@@ -95,6 +96,8 @@ export async function runChatCommand(
   const { maxCycles, timeoutSeconds, allowedToolIds } = parseChatFlags({ values, usage: chatUsage });
   // The question is known before anything is opened: a missing one is a wrong command line, and records no chat.
   let question = positionals.join(' ').trim();
+  // Stdin answers MCP servers' questions unless it carried the chat's own question.
+  const stdinFree = question !== '' || io.stdin?.isTTY === true;
   if (!question && !io.stdin) throw new UsageError({ message: 'no question given.', usage: chatUsage });
   if (!question && io.stdin && !io.stdin.isTTY) {
     question = (await readAll(io.stdin)).trim();
@@ -118,6 +121,8 @@ export async function runChatCommand(
   const workspace = await openWorkspace(config, { persona: values.persona });
   const guardedFetch = createCliFetch(config);
   const cleanups: (() => Promise<void>)[] = [];
+  const elicitation = createTerminalElicitation(io, { stdinFree });
+  cleanups.push(async () => elicitation.close());
   try {
     const { storage, user, persona } = workspace;
     // A chat to go on with that does not exist is said first: before the model is tried or a tool source starts.
@@ -199,6 +204,7 @@ export async function runChatCommand(
         toolCallDialects: config.file.toolCallDialects,
         outputDirectory: resolve(io.cwd, values.output ?? DEFAULT_OUTPUT_DIRECTORY),
         signal,
+        elicit: elicitation.ask,
       });
       await recording.finish(outcome);
       conversation.push(...outcome.messages);

@@ -6,7 +6,7 @@ import { harmonyAnalysisHeader } from './dialects/harmony-tool-call-parser.ts';
 import { thinkingBlockParser, thinkingTag } from './dialects/thinking-block-parser.ts';
 import { endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
-import { imitatedResultStart } from './imitated-tool-result.ts';
+import { imitatedResultStart, toolResultMarkers } from './imitated-tool-result.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
 import { isQuotedExample } from './quoted-example.ts';
 import { createTextScan, type TextScan } from './text-scan.ts';
@@ -170,7 +170,7 @@ function locateToolCalls(
   // A stable sort keeps the calls of one group (an array of calls) in their written order.
   accepted.sort((left, right) => left.start - right.start);
   // A result the model wrote for its own call is invented: calls after it were not made either.
-  const imitated = imitatedResultStart(text, accepted);
+  const imitated = imitatedResultStart(text, accepted, scan);
   const stop = imitated >= 0 ? Math.min(imitated, turnEnd) : turnEnd;
   // …and so is a call written after the model's turn ended.
   const cut = stop < text.length ? accepted.findIndex((call) => call.start >= stop) : -1;
@@ -298,7 +298,8 @@ const scanNeedles = new WeakMap<readonly ToolCallTextParser[], readonly string[]
 function scanFor(text: string, parsers: readonly ToolCallTextParser[]): TextScan {
   let needles = scanNeedles.get(parsers);
   if (!needles) {
-    const all = new Set<string>([thinkingTag.open, thinkingTag.close, '</']);
+    // The result markers too: a result the model imitates after its call ends what it asked for.
+    const all = new Set<string>([thinkingTag.open, thinkingTag.close, '</', ...toolResultMarkers]);
     // Reasoning blocks are found in every text: calls drafted inside them are told apart from calls made.
     for (const marker of reasoningMarkersOf(parsers)) {
       all.add(marker.open);

@@ -5,6 +5,7 @@ import { recoverStep } from '../turn/recover-step-tool-calls.ts';
 import { StepPlacement } from '../turn/step-placement.ts';
 import { tools } from './__fixtures__/tool-definitions.ts';
 import { extractToolCallsFromText } from './extract-tool-calls-from-text.ts';
+import { toolResultMarkers } from './imitated-tool-result.ts';
 
 // A model that writes the result of its own call instead of waiting for it, then "calls" again on the strength
 // of that invented result: only the first call was made.
@@ -42,5 +43,51 @@ describe('text after a call that imitates the tool’s result', () => {
     assert.deepEqual(extractToolCallsFromText(explained, tools), [
       { name: 'get_time', arguments: { tz: 'CET' } },
     ]);
+  });
+});
+
+describe('finding an imitated result during extraction', () => {
+  // The extractor reads the text in one pass for every needle (`TextScan`); a search of its own per result
+  // marker read the rest of the text ten more times, a third of the time of hostile 1 MB extractions (issue 35).
+  it('takes the result markers from the scan: no search of its own per marker', () => {
+    const text = `${imitating}\n${'{"a": "<invoke name="get_weather">'.repeat(2_000)}`;
+    const searched: string[] = [];
+    const indexOf = String.prototype.indexOf;
+    String.prototype.indexOf = function (this: string, needle: string, from?: number) {
+      if (toolResultMarkers.includes(needle)) searched.push(needle);
+      return indexOf.call(this, needle, from);
+    };
+    let found: ReturnType<typeof extractToolCallsFromText>;
+    try {
+      found = extractToolCallsFromText(text, tools);
+    } finally {
+      String.prototype.indexOf = indexOf;
+    }
+    assert.deepEqual(searched, []);
+    // …and the markers are still found: only the call before the invented result counts.
+    assert.deepEqual(
+      found.map((call) => call.name),
+      ['get_weather'],
+    );
+  });
+
+  it('finds every result marker through the scan, in its exact case only', () => {
+    for (const marker of toolResultMarkers) {
+      const call = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>';
+      const after = '<tool_call>{"name": "get_time", "arguments": {"tz": "CET"}}</tool_call>';
+      assert.deepEqual(
+        extractToolCallsFromText(`${call}\n${marker} 21 °C\n${after}`, tools).map((found) => found.name),
+        ['get_weather'],
+        marker,
+      );
+      if (marker.toLowerCase() === marker.toUpperCase()) continue;
+      const otherCase = marker === marker.toLowerCase() ? marker.toUpperCase() : marker.toLowerCase();
+      if (toolResultMarkers.includes(otherCase)) continue;
+      assert.deepEqual(
+        extractToolCallsFromText(`${call}\n${otherCase} 21 °C\n${after}`, tools).map((found) => found.name),
+        ['get_weather', 'get_time'],
+        otherCase,
+      );
+    }
   });
 });

@@ -91,6 +91,8 @@ export class CallRun {
       extras: this.extras,
     };
     if (this.userId !== undefined) (context as { userId?: string }).userId = this.userId;
+    const elicit = this.#shared.options.elicit;
+    if (elicit !== undefined) (context as { elicit?: typeof elicit }).elicit = elicit;
     return context;
   }
 

@@ -1,4 +1,4 @@
-import type { ChatFile, ChatMessage, Tool, ToolCall } from '@toolbus/spec';
+import type { ChatFile, ChatMessage, ElicitationAsker, Tool, ToolCall } from '@toolbus/spec';
 import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { ToolRunHooks } from './tool-run-hooks.ts';
@@ -18,6 +18,8 @@ export interface RunToolCallsOptions {
   readonly files?: readonly ChatFile[] | undefined;
   readonly userId?: string | undefined;
   readonly extras?: Readonly<Record<string, unknown>> | undefined;
+  /** Given to every call as `context.elicit`: how a tool asks the user something mid-call. */
+  readonly elicit?: ElicitationAsker | undefined;
   /** The turn's cancellation: aborts every running call, each of which is answered as cancelled. */
   readonly signal?: AbortSignal | undefined;
   /** At most this many calls run (and at once); the rest are answered without running. Default: no limit. */

@@ -1,5 +1,13 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import type { ChatFile, ChatMessage, Placement, Tool, ToolCall, ToolDefinition } from '@toolbus/spec';
+import type {
+  ChatFile,
+  ChatMessage,
+  ElicitationAsker,
+  Placement,
+  Tool,
+  ToolCall,
+  ToolDefinition,
+} from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { CitationAllocatorOptions } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
@@ -53,6 +61,8 @@ export interface RunChatTurnOptions {
   readonly files?: readonly ChatFile[];
   readonly userId?: string;
   readonly extras?: Readonly<Record<string, unknown>>;
+  /** Asks the user a tool's question mid-call (MCP elicitation); absent: such questions are cancelled. */
+  readonly elicit?: ElicitationAsker;
   readonly hooks?: ToolRunHooks;
   readonly modelIndex?: number;
   /**
@@ -341,6 +351,7 @@ function createCycleBatch(
       maxConcurrentTools: options.maxConcurrentTools,
       defaultTimeoutMs: options.defaultToolTimeoutMs,
       hooks: options.hooks,
+      elicit: options.elicit,
     }),
   });
 }

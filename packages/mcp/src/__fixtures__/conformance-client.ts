@@ -99,7 +99,12 @@ await withAuthorization(async (connection) => {
     // A call the server refuses fails alone, as in a turn (the scenario's checks judge what was sent); an
     // authorization demand still goes up to withAuthorization.
     try {
-      const result = await connection.callTool(call);
+      // The user accepts what the server asks without typing anything: the schema's defaults fill the form
+      // (SEP-1034), and on 2026-07-28 the answer goes back in the retried call with the request state (SEP-2322).
+      const result = await connection.callTool({
+        ...call,
+        onElicitation: async () => ({ action: 'accept', content: {} }),
+      });
       console.log(`${call.name}: ${JSON.stringify(result.content)}`);
     } catch (error) {
       if (McpAuthorizationRequiredError.isInstance(error)) throw error;

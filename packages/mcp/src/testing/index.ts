@@ -4,6 +4,7 @@ export type {
   LoopbackMcpServer,
   LoopbackMcpServerOptions,
   LoopbackTool,
+  LoopbackToolContext,
   RecordedRequest,
 } from './loopback-mcp-server.ts';
 export { createLoopbackMcpHandler, echoLoopbackTool, startLoopbackMcpServer } from './loopback-mcp-server.ts';

@@ -9,6 +9,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type ElicitResult,
+  ElicitResultSchema,
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -16,7 +18,16 @@ import {
 /** A tool the loopback server offers: its listing and what a call returns. */
 export interface LoopbackTool {
   readonly tool: Tool;
-  readonly call: (args: Record<string, unknown>) => CallToolResult | Promise<CallToolResult>;
+  /** `context.elicit` asks the client's user (an `elicitation/create` request on the call's stream). */
+  readonly call: (
+    args: Record<string, unknown>,
+    context: LoopbackToolContext,
+  ) => CallToolResult | Promise<CallToolResult>;
+}
+
+/** What a loopback tool may do besides answering: ask the client's user something (2025-11-25 elicitation). */
+export interface LoopbackToolContext {
+  elicit(params: Record<string, unknown>): Promise<ElicitResult>;
 }
 
 /** One request as the server received it. */
@@ -59,10 +70,16 @@ export function createLoopbackMcpHandler(initialTools: readonly LoopbackTool[]):
       listCount += 1;
       return { tools: tools.map((entry) => entry.tool) };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const entry = tools.find((candidate) => candidate.tool.name === request.params.name);
       if (entry === undefined) throw new Error(`unknown tool ${request.params.name}`);
-      return entry.call(request.params.arguments ?? {});
+      return entry.call(request.params.arguments ?? {}, {
+        // Sent on the call's own response stream, related to the call, as a 2025-11-25 server does.
+        elicit: (params) =>
+          extra.sendRequest({ method: 'elicitation/create', params } as never, ElicitResultSchema, {
+            timeout: 600_000,
+          }),
+      });
     });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

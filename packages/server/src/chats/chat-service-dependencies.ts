@@ -6,6 +6,7 @@ import type { Persona, Storage } from '@toolbus/storage';
 import type { DocumentSearchIndex } from '@toolbus/tools';
 import type { ApprovalHub } from '../approvals/approval-hub.ts';
 import type { TurnToolOptions } from '../built-in-tools/turn-tool-options.ts';
+import type { ElicitationHub } from '../elicitations/elicitation-hub.ts';
 import type { TurnQueue } from '../scale-out/turn-queue.ts';
 import type { ServerOptions } from '../server-options.ts';
 import type { TurnRunner } from './turn-runner.ts';
@@ -38,6 +39,8 @@ export interface ChatServiceDependencies {
   readonly mcpOAuthRefreshLock?: McpRefreshLock;
   /** Where egress approvals of a turn's sandboxed code wait for the chat's owner. */
   readonly approvals?: ApprovalHub;
+  /** Where MCP servers' questions to the user wait for the chat's owner. */
+  readonly elicitations?: ElicitationHub;
   /** The models' input window in tokens, which Deep Research checks before it runs. */
   readonly contextWindowTokens?: number;
   /** The document index; each turn's built-in tools get its organisation's view only. */

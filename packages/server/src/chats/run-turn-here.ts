@@ -7,7 +7,7 @@ import {
   runTurn,
   type TurnResearchOptions,
 } from '@toolbus/research';
-import type { ChatMessage, Tool } from '@toolbus/spec';
+import type { ChatMessage, ElicitationAsker, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Chat } from '@toolbus/storage';
 import { withSavedMemories } from '@toolbus/tools';
@@ -54,6 +54,7 @@ interface TurnSetting extends TurnHere {
 export async function runTurnHere(deps: ChatServiceDependencies, here: TurnHere): Promise<LiveTurn> {
   const { principal, chat, prepared, input, placement } = here;
   const approvals = deps.approvals?.forTurn({ chatId: chat.id, userId: principal.user.id });
+  const elicitations = deps.elicitations?.forTurn({ chatId: chat.id, userId: principal.user.id });
   const { tools: assembled, cleanup } = await assemblePersonaTools(deps, {
     principal,
     persona: prepared.persona,
@@ -68,9 +69,10 @@ export async function runTurnHere(deps: ChatServiceDependencies, here: TurnHere)
       input: [prepared.userMessage],
       cleanup,
       slot: placement.slot,
-      ...omitUndefined({ approvals, held: placement.held }),
+      ...omitUndefined({ approvals, elicitations, held: placement.held }),
       ...(placement.resume ? { continues: true } : {}),
-      run: (signal, turnIndex, context) => startAgentLoop(deps, setting, { signal, turnIndex, context }),
+      run: (signal, turnIndex, context) =>
+        startAgentLoop(deps, setting, { signal, turnIndex, context, elicit: elicitations?.ask }),
     };
     return placement.turn === undefined
       ? await deps.runner.start(start)
@@ -78,6 +80,7 @@ export async function runTurnHere(deps: ChatServiceDependencies, here: TurnHere)
   } catch (error) {
     // A turn that never started takes no standalone proxy's asks.
     approvals?.close();
+    elicitations?.close();
     await cleanup();
     throw error;
   }
@@ -131,7 +134,12 @@ async function settleTurn(
 function startAgentLoop(
   deps: ChatServiceDependencies,
   setting: TurnSetting,
-  call: { readonly signal: AbortSignal; readonly turnIndex: number; readonly context: TurnRunContext },
+  call: {
+    readonly signal: AbortSignal;
+    readonly turnIndex: number;
+    readonly context: TurnRunContext;
+    readonly elicit: ElicitationAsker | undefined;
+  },
 ): ChatTurn {
   const { principal, chat, prepared, input, history } = setting;
   const telemetry = startTurnTelemetry({
@@ -153,7 +161,8 @@ function startAgentLoop(
     userId: principal.user.id,
     signal: call.signal,
     hooks: telemetry.hooks,
-    ...omitUndefined({ maxCycles: input.maxCycles ?? deps.maxCycles }),
+    // A research turn's tools run in its sub-agents, which have no one to ask: their questions are cancelled.
+    ...omitUndefined({ maxCycles: input.maxCycles ?? deps.maxCycles, elicit: call.elicit }),
     ...deps.turnToolOptions?.(prepared.modelName),
     research: input.research && researchOptions(deps, setting, call),
   });

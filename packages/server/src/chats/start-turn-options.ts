@@ -2,6 +2,7 @@ import type { ChatTurn } from '@toolbus/core';
 import type { ChatMessage, Packet } from '@toolbus/spec';
 import type { ChatTurnKind } from '@toolbus/storage';
 import type { TurnApprovals } from '../approvals/approval-hub.ts';
+import type { TurnElicitations } from '../elicitations/elicitation-hub.ts';
 
 /** What starting a turn takes. */
 export interface StartTurnOptions {
@@ -16,6 +17,8 @@ export interface StartTurnOptions {
   readonly cleanup?: () => Promise<void>;
   /** The turn's egress approvals: their packets join the stream at the tool call they belong to. */
   readonly approvals?: TurnApprovals;
+  /** The turn's MCP elicitations: their packets join the stream at the tool call that asks. */
+  readonly elicitations?: TurnElicitations;
   /** The concurrency slot the turn holds ({@link TurnRunner.acquireSlot}): kept alive while it runs, then freed. */
   readonly slot?: string;
   /**

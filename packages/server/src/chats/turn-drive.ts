@@ -1,5 +1,5 @@
 import type { ChatTurnResult } from '@toolbus/core';
-import type { Packet } from '@toolbus/spec';
+import type { Packet, PacketObject } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import type { ScaleOutBackend } from '../scale-out/scale-out-backend.ts';
@@ -114,13 +114,16 @@ export class TurnDrive {
   /** Runs the turn to its end (never throws: every failure ends the turn with a reason). */
   async run(): Promise<void> {
     const refresher = this.#keepSlot();
-    this.#options.approvals?.attach((obj, toolCallId) => {
+    const inStream = (obj: PacketObject, toolCallId: string | undefined) => {
       if (this.#phase !== 'streaming') return;
       this.#writer.enqueue({ placement: this.#answer.placementOf(toolCallId), modelIndex: 0, obj });
-    });
+    };
+    this.#options.approvals?.attach(inStream);
+    this.#options.elicitations?.attach(inStream);
     const outcome = await this.#stream();
     this.#phase = 'closing';
     this.#options.approvals?.close();
+    this.#options.elicitations?.close();
     await this.#writer.drain();
     const state = this.#writer.state;
     if (state.kind === 'writing') await this.#finish(outcome);

@@ -91,6 +91,7 @@ const matrix: Readonly<Record<string, 'public' | 'chat' | 'keys' | 'mcp' | 'admi
   'PUT /v1/apps/{appId}/values': 'chat',
   'DELETE /v1/apps/{appId}': 'chat',
   'POST /v1/approvals/{approvalId}': 'chat',
+  'POST /v1/chats/{chatId}/elicitations/{elicitationId}': 'chat',
   'GET /health': 'public',
   'GET /openapi.json': 'public',
   'POST /v1/mcp/{personaId}': 'mcp',

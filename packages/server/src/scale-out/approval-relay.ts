@@ -13,21 +13,22 @@ export interface WaitingApproval {
  * Carries an approval decision from the replica that received `POST /v1/approvals/{id}` to the replica whose
  * egress proxy parks the request (the worker running the turn), and keeps the chat's session grants where every
  * replica sees them. The first of a decision and a close wins: a decision after the close finds nothing.
+ * `D` is what a decision is: an egress approval's, or (the elicitation hub) an MCP elicitation's encoded answer.
  */
-export interface ApprovalRelay {
+export interface ApprovalRelay<D extends string = ApprovalDecision> {
   /** Records an approval as waiting for `userId`'s decision. */
   open(approval: WaitingApproval): Promise<void>;
   /**
    * Records the owner's decision and tells the waiting replica; false when no approval of `userId`'s with this
    * id waits (unknown, another user's, lapsed, closed or already decided): the caller cannot tell which.
    */
-  decide(userId: string, approvalId: string, decision: ApprovalDecision): Promise<boolean>;
+  decide(userId: string, approvalId: string, decision: D): Promise<boolean>;
   /** Ends the wait however it ended (called by the waiting replica); the decision recorded by then, if any. */
-  close(approvalId: string): Promise<ApprovalDecision | undefined>;
+  close(approvalId: string): Promise<D | undefined>;
   /** The decision recorded for a waiting approval, if any (recovers a decision whose message was lost). */
-  decision(approvalId: string): Promise<ApprovalDecision | undefined>;
+  decision(approvalId: string): Promise<D | undefined>;
   /** Calls `listener` on every decision from any replica; resolves once listening. Returns the unsubscribe. */
-  subscribe(listener: (approvalId: string, decision: ApprovalDecision) => void): Promise<() => Promise<void>>;
+  subscribe(listener: (approvalId: string, decision: D) => void): Promise<() => Promise<void>>;
   /** Grants `grants` (opaque strings: target and action) for the rest of the session. */
   grant(sessionId: string, grants: readonly string[]): Promise<void>;
   /** True when the session holds every one of `grants`. */
@@ -39,17 +40,17 @@ export interface ApprovalRelay {
   readonly recheckIntervalMs?: number;
 }
 
-interface Waiting {
+interface Waiting<D extends string> {
   readonly userId: string;
   readonly expires: number;
-  decision?: ApprovalDecision;
+  decision?: D;
 }
 
 /** Approvals of this process only: a decision is delivered at once, grants live as long as the process. */
-export class InProcessApprovalRelay implements ApprovalRelay {
-  readonly #waiting = new Map<string, Waiting>();
+export class InProcessApprovalRelay<D extends string = ApprovalDecision> implements ApprovalRelay<D> {
+  readonly #waiting = new Map<string, Waiting<D>>();
   readonly #grants = new Map<string, Set<string>>();
-  readonly #listeners = new Set<(approvalId: string, decision: ApprovalDecision) => void>();
+  readonly #listeners = new Set<(approvalId: string, decision: D) => void>();
   readonly #now: () => number;
 
   constructor(options: { readonly now?: () => number } = {}) {
@@ -63,7 +64,7 @@ export class InProcessApprovalRelay implements ApprovalRelay {
     });
   }
 
-  async decide(userId: string, approvalId: string, decision: ApprovalDecision): Promise<boolean> {
+  async decide(userId: string, approvalId: string, decision: D): Promise<boolean> {
     const waiting = this.#live(approvalId);
     if (waiting === undefined || waiting.userId !== userId || waiting.decision !== undefined) return false;
     waiting.decision = decision;
@@ -71,19 +72,17 @@ export class InProcessApprovalRelay implements ApprovalRelay {
     return true;
   }
 
-  async close(approvalId: string): Promise<ApprovalDecision | undefined> {
+  async close(approvalId: string): Promise<D | undefined> {
     const waiting = this.#waiting.get(approvalId);
     this.#waiting.delete(approvalId);
     return waiting?.decision;
   }
 
-  async decision(approvalId: string): Promise<ApprovalDecision | undefined> {
+  async decision(approvalId: string): Promise<D | undefined> {
     return this.#live(approvalId)?.decision;
   }
 
-  async subscribe(
-    listener: (approvalId: string, decision: ApprovalDecision) => void,
-  ): Promise<() => Promise<void>> {
+  async subscribe(listener: (approvalId: string, decision: D) => void): Promise<() => Promise<void>> {
     this.#listeners.add(listener);
     return async () => {
       this.#listeners.delete(listener);
@@ -101,7 +100,7 @@ export class InProcessApprovalRelay implements ApprovalRelay {
     return grants.every((grant) => held?.has(grant) === true);
   }
 
-  #live(approvalId: string): Waiting | undefined {
+  #live(approvalId: string): Waiting<D> | undefined {
     const waiting = this.#waiting.get(approvalId);
     if (waiting !== undefined && waiting.expires <= this.#now()) {
       this.#waiting.delete(approvalId);

@@ -34,6 +34,8 @@ export interface ScaleOutBackend {
   readonly approvals?: ApprovalRelay;
   /** Approval asks of standalone egress proxies (`toolbus egress serve`), for the replica running the chat's turn. */
   readonly approvalAsks?: ApprovalAsks;
+  /** MCP elicitation answers given on any replica (the answer is an encoded string; default: this replica's only). */
+  readonly elicitations?: ApprovalRelay<string>;
   /** Whether this replica runs queued turns (a worker) or only serves the API (default true). */
   readonly worker?: boolean;
   /** Timing of the sweep that closes turns recorded as running that no job and no worker has. */

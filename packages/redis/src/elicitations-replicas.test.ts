@@ -1,0 +1,197 @@
+// MCP elicitation across server replicas sharing one Redis and one storage file: the turn runs on the worker
+// replica, whose MCP call waits for the user; the answer is sent to the API replica, which never saw the question.
+// Owner only (404 for anyone else, on every replica), checked and completed with the schema's defaults on the
+// worker, and first answer wins.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createGuardedFetch } from '@toolbus/core/node';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
+import { type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
+import {
+  createServer,
+  type ListeningServer,
+  listen,
+  type ScaleOutBackend,
+  type ToolbusServer,
+} from '@toolbus/server';
+import { openStorage, type Storage } from '@toolbus/storage';
+import { openTestStorage, readSse } from '../../server/src/__fixtures__/test-server.ts';
+import { createRedisScaleOut } from './create-redis-scale-out.ts';
+import { startRedisServer, type TestRedisServer } from './testing/index.ts';
+
+interface Replica {
+  readonly storage: Storage;
+  readonly backend: ScaleOutBackend;
+  readonly server: ToolbusServer;
+  readonly http: ListeningServer;
+}
+
+interface WirePacket {
+  obj: { type: string; [key: string]: unknown };
+}
+
+let redis: TestRedisServer;
+let model: ScriptedModelServer;
+let mcp: LoopbackMcpServer;
+let databasePath: string;
+let personaId: string;
+let api: Replica;
+let worker: Replica;
+let adminKey: string;
+const running: Replica[] = [];
+const serverSaw: unknown[] = [];
+const loopbackFetch = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch;
+
+async function startReplica(role: 'api' | 'worker'): Promise<Replica> {
+  const storage = await openStorage({ path: databasePath, secretKey: Buffer.alloc(32, 3), environment: {} });
+  const backend = await createRedisScaleOut({ url: redis.url, worker: role === 'worker' });
+  const server = await createServer({
+    storage,
+    auth: 'api-keys',
+    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+    defaultPersonaId: personaId,
+    heartbeatMs: 200,
+    scaleOut: backend,
+    fetch: loopbackFetch,
+  });
+  const replica = { storage, backend, server, http: await listen(server, { port: 0 }) };
+  running.push(replica);
+  return replica;
+}
+
+before(async () => {
+  redis = await startRedisServer();
+  mcp = await startLoopbackMcpServer([
+    {
+      tool: { name: 'book_table', description: 'Books a table', inputSchema: { type: 'object' } },
+      call: async (_args, context) => {
+        const answer = await context.elicit({
+          mode: 'form',
+          message: 'Who is the booking for?',
+          requestedSchema: {
+            type: 'object',
+            properties: { name: { type: 'string' }, guests: { type: 'integer', default: 2 } },
+            required: ['name'],
+          },
+        });
+        serverSaw.push(answer);
+        return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+      },
+    },
+  ]);
+  model = await startScriptedModelServer({
+    handler: (request) =>
+      request.lastMessage?.role === 'tool'
+        ? [{ type: 'text', text: 'Booked.' }]
+        : [{ type: 'tool-call', id: 'call_book', name: 'book_table', arguments: {} }],
+  });
+  const seeded = await openTestStorage();
+  databasePath = seeded.path;
+  const persona = await seeded.storage.personas.create({ name: 'host', description: 'books tables' });
+  const row = await seeded.storage.mcpServers.create({
+    name: 'bistro',
+    endpoint: { transport: 'streamable-http', url: mcp.url },
+    authType: 'none',
+  });
+  const connection = await connectMcpServer(
+    { id: row.id, name: 'bistro', transport: { type: 'streamable-http', url: mcp.url } },
+    { fetch: loopbackFetch },
+  );
+  for (const descriptor of await connection.listTools()) {
+    await seeded.storage.mcpServers.approveTool({
+      serverId: row.id,
+      toolName: descriptor.name,
+      definitionHash: await toolDefinitionHash(descriptor),
+      approvedBy: 'admin',
+    });
+    await seeded.storage.personas.addToolRow(persona.id, {
+      kind: 'mcp',
+      serverId: row.id,
+      toolName: descriptor.name,
+    });
+  }
+  await connection.close();
+  personaId = persona.id;
+  await seeded.storage.close();
+  api = await startReplica('api');
+  worker = await startReplica('worker');
+  adminKey = (await api.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
+});
+after(async () => {
+  for (const replica of running.reverse()) {
+    await replica.http.close();
+    await replica.server.close();
+    await replica.backend.close();
+    await replica.storage.close();
+  }
+  await model?.close();
+  await mcp?.close();
+  await redis?.stop();
+});
+
+async function call(replica: Replica, method: string, path: string, key: string, body?: unknown) {
+  return fetch(`${replica.http.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+async function newUserKey(email: string): Promise<string> {
+  const user = (await (await call(api, 'POST', '/v1/admin/users', adminKey, { email })).json()) as {
+    id: string;
+  };
+  const created = await call(api, 'POST', `/v1/admin/users/${user.id}/keys`, adminKey, { name: 'test' });
+  return ((await created.json()) as { key: string }).key;
+}
+
+test('the worker waits for the answer; the owner gives it on the API replica; nobody else can, on any replica', async () => {
+  const alice = await newUserKey('alice@example.com');
+  const bob = await newUserKey('bob@example.com');
+  const chat = (await (await call(api, 'POST', '/v1/chats', alice, { title: 'Dinner' })).json()) as {
+    id: string;
+  };
+  const answered: Promise<void>[] = [];
+  const events = await readSse(
+    await call(api, 'POST', `/v1/chats/${chat.id}/messages`, alice, { content: 'book a table' }),
+    (event) => {
+      const packet = JSON.parse(event.data) as WirePacket;
+      if (packet.obj.type !== 'elicitation-request') return;
+      const path = `/v1/chats/${chat.id}/elicitations/${String(packet.obj.elicitationId)}`;
+      answered.push(
+        (async () => {
+          // The question waits on the worker (its MCP call runs there), not on the replica answering it.
+          assert.equal(worker.server.elicitations.pending, 1);
+          assert.equal(api.server.elicitations.pending, 0);
+          for (const replica of [api, worker]) {
+            const stolen = await call(replica, 'POST', path, bob, {
+              action: 'accept',
+              content: { name: 'Bob' },
+            });
+            assert.equal(stolen.status, 404, 'another user: not their chat');
+          }
+          const response = await call(api, 'POST', path, alice, {
+            action: 'accept',
+            content: { name: 'Ada' },
+          });
+          assert.equal(response.status, 200, await response.text());
+          const twice = await call(api, 'POST', path, alice, { action: 'decline' });
+          assert.equal(twice.status, 404, 'answered once');
+        })(),
+      );
+    },
+  );
+  await Promise.all(answered);
+  assert.equal(answered.length, 1, 'one question');
+  const packets = events.map((event) => JSON.parse(event.data) as WirePacket);
+  assert.equal(
+    packets.find((packet) => packet.obj.type === 'elicitation-resolved')?.obj.resolution,
+    'accept',
+  );
+  assert.deepEqual(serverSaw, [{ action: 'accept', content: { name: 'Ada', guests: 2 } }]);
+  assert.equal(worker.server.elicitations.pending, 0);
+});
