@@ -120,42 +120,17 @@ export function App() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="top">
-        <a href="#/" className="brand">
-          toolbus
-        </a>
-        <nav aria-label="Sections">
-          <a href="#/" aria-current={route.page === 'chat' ? 'page' : undefined}>
-            Chat
-          </a>
-          <a
-            href={isAdmin ? '#/admin/personas' : '#/admin/keys'}
-            aria-current={route.page === 'admin' ? 'page' : undefined}
-          >
-            {isAdmin ? 'Admin' : 'API keys'}
-          </a>
-        </nav>
-        <span className="spacer" />
-        <span className="who">{me.email}</span>
-        <button
-          type="button"
-          onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
-          aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}
-        >
-          {theme === 'dark' ? 'Light' : 'Dark'}
-        </button>
-        <button
-          type="button"
-          onClick={() =>
-            void signOut().finally(() => {
-              setMe(null);
-              setChats([]);
-            })
-          }
-        >
-          Sign out
-        </button>
-      </header>
+      <TopBar
+        route={route}
+        isAdmin={isAdmin}
+        email={me.email}
+        theme={theme}
+        onTheme={setTheme}
+        onSignedOut={() => {
+          setMe(null);
+          setChats([]);
+        }}
+      />
       <RetryBanner />
       <Feedback error={error} />
       <div className="body">
@@ -168,28 +143,7 @@ export function App() {
             onNew={() => void newChat()}
           />
         ) : (
-          <nav className="admin-nav" aria-label="Admin">
-            <ul>
-              {adminSections
-                .filter(
-                  ([section]) =>
-                    isAdmin ||
-                    section === 'keys' ||
-                    section === 'apps' ||
-                    (section === 'organizations' && isOrgAdmin),
-                )
-                .map(([section, label]) => (
-                  <li key={section}>
-                    <a
-                      href={`#/admin/${section}`}
-                      aria-current={route.section === section ? 'page' : undefined}
-                    >
-                      {label}
-                    </a>
-                  </li>
-                ))}
-            </ul>
-          </nav>
+          <AdminNav section={route.section} isAdmin={isAdmin} isOrgAdmin={isOrgAdmin} />
         )}
         <main id="main" ref={main} tabIndex={-1}>
           {route.page === 'chat' ? (
@@ -210,27 +164,112 @@ export function App() {
                 </button>
               </div>
             )
-          ) : route.section === 'organizations' && isOrgAdmin ? (
-            <OrganizationsPage canCreate={isAdmin} />
-          ) : route.section === 'apps' ? (
-            <AppsPage isAdmin={isAdmin} />
-          ) : route.section === 'keys' || !isAdmin ? (
-            <KeysPage isAdmin={isAdmin} />
-          ) : route.section === 'mcp' ? (
-            <McpPage />
-          ) : route.section === 'skills' ? (
-            <SkillsPage />
-          ) : route.section === 'documents' ? (
-            <DocumentsPage />
-          ) : route.section === 'users' ? (
-            <UsersPage />
-          ) : route.section === 'settings' ? (
-            <SettingsPage />
           ) : (
-            <PersonasPage />
+            <AdminPage section={route.section} isAdmin={isAdmin} isOrgAdmin={isOrgAdmin} />
           )}
         </main>
       </div>
     </div>
+  );
+}
+
+/** The top bar: brand, the two sections, who is signed in, the theme switch and sign-out. */
+function TopBar(props: {
+  readonly route: Route;
+  readonly isAdmin: boolean;
+  readonly email: string;
+  readonly theme: Theme;
+  readonly onTheme: (theme: Theme) => void;
+  readonly onSignedOut: () => void;
+}) {
+  const { route, isAdmin, theme } = props;
+  return (
+    <header className="top">
+      <a href="#/" className="brand">
+        toolbus
+      </a>
+      <nav aria-label="Sections">
+        <a href="#/" aria-current={route.page === 'chat' ? 'page' : undefined}>
+          Chat
+        </a>
+        <a
+          href={isAdmin ? '#/admin/personas' : '#/admin/keys'}
+          aria-current={route.page === 'admin' ? 'page' : undefined}
+        >
+          {isAdmin ? 'Admin' : 'API keys'}
+        </a>
+      </nav>
+      <span className="spacer" />
+      <span className="who">{props.email}</span>
+      <button
+        type="button"
+        onClick={() => props.onTheme(theme === 'dark' ? 'light' : 'dark')}
+        aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}
+      >
+        {theme === 'dark' ? 'Light' : 'Dark'}
+      </button>
+      <button type="button" onClick={() => void signOut().finally(props.onSignedOut)}>
+        Sign out
+      </button>
+    </header>
+  );
+}
+
+/** The admin sections this caller may open; the current one is marked. */
+function AdminNav(props: {
+  readonly section: string;
+  readonly isAdmin: boolean;
+  readonly isOrgAdmin: boolean;
+}) {
+  const { isAdmin, isOrgAdmin } = props;
+  return (
+    <nav className="admin-nav" aria-label="Admin">
+      <ul>
+        {adminSections
+          .filter(
+            ([section]) =>
+              isAdmin ||
+              section === 'keys' ||
+              section === 'apps' ||
+              (section === 'organizations' && isOrgAdmin),
+          )
+          .map(([section, label]) => (
+            <li key={section}>
+              <a href={`#/admin/${section}`} aria-current={props.section === section ? 'page' : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** The admin page for a section: a member who is not an admin sees only their keys, apps and organisation. */
+function AdminPage(props: {
+  readonly section: string;
+  readonly isAdmin: boolean;
+  readonly isOrgAdmin: boolean;
+}) {
+  const { isAdmin, isOrgAdmin } = props;
+  const route = { section: props.section };
+  return route.section === 'organizations' && isOrgAdmin ? (
+    <OrganizationsPage canCreate={isAdmin} />
+  ) : route.section === 'apps' ? (
+    <AppsPage isAdmin={isAdmin} />
+  ) : route.section === 'keys' || !isAdmin ? (
+    <KeysPage isAdmin={isAdmin} />
+  ) : route.section === 'mcp' ? (
+    <McpPage />
+  ) : route.section === 'skills' ? (
+    <SkillsPage />
+  ) : route.section === 'documents' ? (
+    <DocumentsPage />
+  ) : route.section === 'users' ? (
+    <UsersPage />
+  ) : route.section === 'settings' ? (
+    <SettingsPage />
+  ) : (
+    <PersonasPage />
   );
 }

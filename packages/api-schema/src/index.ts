@@ -9,6 +9,7 @@ export * from './elicitations.ts';
 
 export * from './library.ts';
 export * from './mcp-connections.ts';
+export * from './mcp-credentials.ts';
 export * from './organizations.ts';
 export * from './server.ts';
 export * from './user-data.ts';

@@ -17,6 +17,7 @@ import {
   type User,
 } from '@toolbus/storage';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
+import { mcpHeaderTemplateFor } from './mcp-header-template-for.ts';
 import type { SkipReason } from './skipped-tool.ts';
 import { toMcpServerConfig } from './to-mcp-server-config.ts';
 import { contentHash, type ToolAssemblyCache } from './tool-assembly-cache.ts';
@@ -105,7 +106,13 @@ export async function loadMcpServerTools(options: LoadMcpServerToolsOptions): Pr
       };
     }
   }
-  const config = toMcpServerConfig(server);
+  const template = await mcpHeaderTemplateFor(storage, serverId, user).catch((error: unknown) => ({
+    ok: false as const,
+    message: `its per-user headers cannot be read: ${messageOf(error)}`,
+  }));
+  if (!template.ok)
+    return { ok: false, reason: 'mcp-auth-required', message: `${label}: ${template.message}.` };
+  const config = toMcpServerConfig(server, omitUndefined({ headerTemplate: template.headerTemplate }));
   const connectOptions: ConnectMcpServerOptions = {
     fetch: options.fetch,
     requestTimeoutMs: options.mcp.requestTimeoutMs ?? 20_000,

@@ -66,3 +66,13 @@ export interface SkippedTool {
   readonly toolName?: string;
   readonly serverId?: string;
 }
+
+/**
+ * The tools set aside because no provider would accept their input schema, by name and why: what a turn's
+ * `tool-mode` packet names (as `toolbus mcp list` and the admin review do).
+ */
+export function setAsideTools(skipped: readonly SkippedTool[]): { name: string; reason: string }[] {
+  return skipped
+    .filter((item) => item.reason === 'mcp-schema-unsupported')
+    .map((item) => ({ name: item.toolName ?? item.rowId, reason: item.message }));
+}

@@ -6,9 +6,13 @@ import type { McpServer } from '@toolbus/storage';
  * The MCP client's configuration for a stored server. Stored headers are templates (`{name}` placeholders, see
  * `renderMcpHeaderTemplates`). API-key auth becomes an `Authorization: Bearer {api_key}` header on top of them
  * (the key wins over a stored header of the same name, case-insensitively), with the key passed as the value of
- * `{api_key}`, so braces inside the key are sent as they are, never read as placeholders.
+ * `{api_key}`, so braces inside the key are sent as they are, never read as placeholders. `extras.headerTemplate`
+ * is the per-user template (see `mcpHeaderTemplateFor`).
  */
-export function toMcpServerConfig(server: McpServer): McpServerConfig {
+export function toMcpServerConfig(
+  server: McpServer,
+  extras: Pick<McpServerConfig, 'headerTemplate'> = {},
+): McpServerConfig {
   const transport: McpServerConfig['transport'] =
     server.endpoint.transport === 'stdio'
       ? {
@@ -18,7 +22,13 @@ export function toMcpServerConfig(server: McpServer): McpServerConfig {
           ...omitUndefined({ env: server.endpoint.environment }),
         }
       : { type: server.endpoint.transport, url: server.endpoint.url };
-  return { id: server.id, name: server.name, transport, auth: toAuth(server) };
+  return {
+    id: server.id,
+    name: server.name,
+    transport,
+    auth: toAuth(server),
+    ...omitUndefined({ headerTemplate: extras.headerTemplate }),
+  };
 }
 
 function toAuth(server: McpServer): NonNullable<McpServerConfig['auth']> {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import { whoamiTool } from '../../mcp/src/__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -19,16 +20,7 @@ describe('an OAuth MCP server from the command line', () => {
   let env: Record<string, string>;
   before(async () => {
     home = await mkdtemp(join(tmpdir(), 'toolbus-oauth-'));
-    servers = await startLoopbackOAuthServers([
-      {
-        tool: {
-          name: 'whoami',
-          description: 'Says who you are',
-          inputSchema: { type: 'object', properties: {} },
-        },
-        call: () => ({ content: [{ type: 'text', text: 'you are signed in' }] }),
-      },
-    ]);
+    servers = await startLoopbackOAuthServers([whoamiTool]);
     model = await startScriptedModelServer({
       handler: (request) =>
         request.lastMessage?.role === 'tool'
@@ -63,7 +55,7 @@ describe('an OAuth MCP server from the command line', () => {
     assert.ok(servers.provider.events.includes('register'), 'the client registered itself');
     const chat = await spawnCli(['chat', 'Who am I?'], env);
     assert.equal(chat.code, 0, chat.stderr);
-    assert.match(chat.stdout, /Server says: you are signed in/);
+    assert.match(chat.stdout, /Server says: you are authorized/);
     const again = await spawnCli(['mcp', 'login', 'protected'], env);
     assert.match(again.stdout, /"protected" is already signed in\./);
   });

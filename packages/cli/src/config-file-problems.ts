@@ -1,4 +1,5 @@
-import { gatewayConfigSchema } from '@toolbus/gateway';
+// The schema alone (zod, no gateway code): every command checks the config file, few serve a gateway.
+import { gatewayConfigSchema } from '@toolbus/gateway/config';
 import { closestName } from './closest-name.ts';
 import { CONFIG_KEYS, CONFIG_SCHEMA, type ResolvedSetting } from './config-schema.ts';
 import { parseSettingValue } from './parse-setting-value.ts';

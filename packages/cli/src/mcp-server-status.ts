@@ -1,8 +1,8 @@
-import { toMcpServerConfig } from '@toolbus/assembly';
+import { mcpHeaderTemplateFor, toMcpServerConfig } from '@toolbus/assembly';
 import { connectMcpServer, type McpOAuthOptions, type McpTool } from '@toolbus/mcp';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
-import type { McpServer, McpToolApproval, Storage } from '@toolbus/storage';
+import type { McpServer, McpToolApproval, Storage, User } from '@toolbus/storage';
 import { oneLine } from './one-line.ts';
 
 /**
@@ -30,10 +30,18 @@ export async function mcpServerStatus(input: {
   readonly storage: Storage;
   readonly fetch: FetchFunction;
   readonly oauth?: McpOAuthOptions;
+  /** Whose values fill the server's per-user header template (the CLI's local user). */
+  readonly user?: User;
 }): Promise<McpServerStatus> {
   let tools: readonly McpTool[];
   try {
-    const connection = await connectMcpServer(toMcpServerConfig(input.server), {
+    const template = await mcpHeaderTemplateFor(input.storage, input.server.id, input.user);
+    if (!template.ok) return { ok: false, reason: template.message };
+    const config = toMcpServerConfig(
+      input.server,
+      omitUndefined({ headerTemplate: template.headerTemplate }),
+    );
+    const connection = await connectMcpServer(config, {
       fetch: input.fetch,
       requestTimeoutMs: 20_000,
       ...omitUndefined({ oauth: input.oauth }),

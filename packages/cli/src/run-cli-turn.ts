@@ -32,6 +32,8 @@ export interface CliTurnOutcome {
 
 /** What one turn from the command line needs. */
 export interface CliTurnInput {
+  /** Tools set aside (no provider accepts their schema): the turn's `tool-mode` note names them. */
+  readonly setAsideTools?: readonly { readonly name: string; readonly reason: string }[];
   readonly question: string;
   /** The conversation before this question (system prompt, earlier turns). */
   readonly history: readonly ChatMessage[];
@@ -109,6 +111,7 @@ export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
     hooks,
     toolSearch: input.toolLimits,
     ...omitUndefined({
+      setAsideTools: input.setAsideTools,
       elicit: input.elicit,
       recovery: input.toolCallDialects && { dialects: input.toolCallDialects },
       stream:

@@ -10,20 +10,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Emitter, resolveLanguageModel, runToolCalls } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
-import {
-  deriveEgressTokenKey,
-  type EgressProxy,
-  loadOrCreateCertificateAuthority,
-  startEgressProxy,
-} from '@toolbus/egress/node';
-import {
-  createRemoteEgressRelay,
-  type InterpreterServer,
-  type RemoteEgressRelay,
-  startInterpreterServer,
-} from '@toolbus/interpreter';
 import { builtInToolFactories, storageEgressCatalogue } from '@toolbus/server';
-import { startTestHttpsApi, type TestHttpsApi } from '../../server/src/__fixtures__/egress-world.ts';
+import {
+  addTrackerApp,
+  startTestHttpsApi,
+  type TestHttpsApi,
+} from '../../server/src/__fixtures__/egress-world.ts';
+import {
+  type StandaloneEgress,
+  startStandaloneEgress,
+} from '../../server/src/__fixtures__/standalone-egress.ts';
 import { loadCliConfig } from './cli-config.ts';
 import { egressSecretKey } from './egress-secret-key.ts';
 import { type CliWorkspace, openWorkspace } from './open-workspace.ts';
@@ -31,15 +27,16 @@ import { type CliWorkspace, openWorkspace } from './open-workspace.ts';
 const secretKey = randomBytes(32);
 let home: string;
 let api: TestHttpsApi;
-let proxy: EgressProxy;
-let relay: RemoteEgressRelay;
-let interpreter: InterpreterServer;
+let egress: StandaloneEgress;
 let workspace: CliWorkspace;
 const credential = `tok-${randomBytes(6).toString('hex')}`;
 const lines: string[] = [];
 
 async function runPython(sandboxEgress: 'proxy' | 'off'): Promise<string> {
-  await writeFile(join(home, 'config.json'), JSON.stringify({ sandboxUrl: interpreter.url, sandboxEgress }));
+  await writeFile(
+    join(home, 'config.json'),
+    JSON.stringify({ sandboxUrl: egress.interpreter.url, sandboxEgress }),
+  );
   const env = { TOOLBUS_HOME: home, TOOLBUS_SECRET_KEY: secretKey.toString('base64') };
   const config = loadCliConfig({ env });
   assert.deepEqual(config.problems, []);
@@ -102,47 +99,19 @@ before(async () => {
   const env = { TOOLBUS_HOME: home, TOOLBUS_SECRET_KEY: secretKey.toString('base64') };
   workspace = await openWorkspace(loadCliConfig({ env }));
   api = await startTestHttpsApi(join(home, 'api-ca'));
-  const app = await workspace.storage.connectedApps.create({
-    userId: workspace.user.id,
-    name: 'Tracker',
-    urlPatterns: [`https://api\\.test:${api.port}/.*`],
-    headers: { Authorization: 'Bearer {{user.token}}' },
-    actions: [{ name: 'create_item', method: 'POST', pathPattern: '/items', policy: 'ALWAYS' }],
-  });
-  await workspace.storage.connectedApps.setUserValues({
-    appId: app.id,
-    userId: workspace.user.id,
-    values: { token: credential },
-  });
-  const authority = await loadOrCreateCertificateAuthority({ directory: join(home, 'proxy-ca') });
-  proxy = startEgressProxy({
-    authority,
-    upstreamTrustedCa: [api.ca.certificatePem],
+  const { storage, user } = workspace;
+  await addTrackerApp({ storage, userId: user.id, port: api.port, token: credential, policy: 'ALWAYS' });
+  egress = await startStandaloneEgress({
+    directory: home,
+    api,
     // The key `toolbus egress serve` derives from the same secret key as the server.
-    runTokens: { key: deriveEgressTokenKey(new Uint8Array(secretKey)) },
-    context: {
-      identify: () => undefined,
-      resolveHost: async (name) => {
-        if (name === 'api.test') return ['127.0.0.1'];
-        throw new Error('ENOTFOUND');
-      },
-      addressPolicy: { level: 'strict', allow: ['api.test'] },
-      ...storageEgressCatalogue(workspace.storage),
-      logger: (event) => lines.push(event),
-    },
+    secretKey: new Uint8Array(secretKey),
+    context: { ...storageEgressCatalogue(storage), logger: (event) => lines.push(event) },
   });
-  const proxyPort = (await proxy.listen({ port: 0, host: '127.0.0.1' })).port ?? 0;
-  relay = createRemoteEgressRelay({
-    proxy: { host: '127.0.0.1', port: proxyPort },
-    caCertificateFile: authority.certificatePath,
-  });
-  interpreter = await startInterpreterServer({ port: 0, egress: relay });
 });
 
 after(async () => {
-  await interpreter?.close();
-  relay?.close();
-  await proxy?.drain();
+  await egress?.close();
   api?.close();
   await workspace?.close();
   await rm(home, { recursive: true, force: true });

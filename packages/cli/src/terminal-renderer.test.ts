@@ -4,6 +4,17 @@ import type { Packet, PacketObject } from '@toolbus/spec';
 import { TerminalRenderer } from './terminal-renderer.ts';
 
 const packet = (obj: PacketObject): Packet => ({ placement: { turn: 0, tab: 0 }, modelIndex: 0, obj });
+/** A renderer writing plain text (no terminal, no colour) into a string `output()` reads. */
+function plainRenderer(): { renderer: TerminalRenderer; output: () => string } {
+  let written = '';
+  const renderer = new TerminalRenderer({
+    write: (text) => (written += text),
+    interactive: false,
+    color: false,
+  });
+  return { renderer, output: () => written };
+}
+
 const retracted: PacketObject[] = [
   { type: 'message-start' },
   { type: 'message-delta', content: 'Let me look.\n' },
@@ -28,27 +39,17 @@ describe('TerminalRenderer and message-replace', () => {
   });
 
   it('without a terminal, writes a message once it is settled, so a retracted call never reaches the output', () => {
-    let output = '';
-    const renderer = new TerminalRenderer({
-      write: (text) => (output += text),
-      interactive: false,
-      color: false,
-    });
+    const { renderer, output } = plainRenderer();
     for (const obj of retracted.slice(0, 3)) renderer.render(packet(obj));
-    assert.equal(output, '', 'held while it may still change');
+    assert.equal(output(), '', 'held while it may still change');
     for (const obj of retracted.slice(3)) renderer.render(packet(obj));
-    assert.equal(output, 'Let me look.\n');
+    assert.equal(output(), 'Let me look.\n');
   });
 });
 
 describe('TerminalRenderer and code runs', () => {
   it('a finished run_python line says what the code made or printed, not its source again', () => {
-    let output = '';
-    const renderer = new TerminalRenderer({
-      write: (text) => (output += text),
-      interactive: false,
-      color: false,
-    });
+    const { renderer, output } = plainRenderer();
     const at = { turn: 1, tab: 0 };
     const render = (obj: PacketObject, placement = at) => renderer.render({ placement, modelIndex: 0, obj });
     render({
@@ -79,19 +80,14 @@ describe('TerminalRenderer and code runs', () => {
     );
     render({ type: 'python-delta', toolCallId: 'p2', stdout: '42\n' }, start);
     render({ type: 'section-end' }, start);
-    assert.match(output, /✓ Code Interpreter — made chart\.png\n/);
-    assert.match(output, /✓ Code Interpreter — 42\n/);
+    assert.match(output(), /✓ Code Interpreter — made chart\.png\n/);
+    assert.match(output(), /✓ Code Interpreter — 42\n/);
   });
 });
 
 describe('TerminalRenderer and tool-end', () => {
   it('draws each call as its tool-end says: ✓, ✗ with the message, a line for a call that never started', () => {
-    let output = '';
-    const renderer = new TerminalRenderer({
-      write: (text) => (output += text),
-      interactive: false,
-      color: false,
-    });
+    const { renderer, output } = plainRenderer();
     const render = (tab: number, obj: PacketObject) =>
       renderer.render({ placement: { turn: 1, tab }, modelIndex: 0, obj });
     const start = (id: string): PacketObject => ({
@@ -139,19 +135,14 @@ describe('TerminalRenderer and tool-end', () => {
       mergedInto: 'ok',
       durationMs: 0,
     });
-    assert.match(output, /✓ Lookup — \{"query":"ok"\}\n/);
-    assert.match(output, /✗ Lookup — No fact named "refused"\.\n/);
-    assert.match(output, /✗ no_such_tool — There is no tool named "no_such_tool"\.\n/);
-    assert.doesNotMatch(output, /twin|merged/);
+    assert.match(output(), /✓ Lookup — \{"query":"ok"\}\n/);
+    assert.match(output(), /✗ Lookup — No fact named "refused"\.\n/);
+    assert.match(output(), /✗ no_such_tool — There is no tool named "no_such_tool"\.\n/);
+    assert.doesNotMatch(output(), /twin|merged/);
   });
 
   it('a cause only the terminal may show wins over the message the model was given', () => {
-    let output = '';
-    const renderer = new TerminalRenderer({
-      write: (text) => (output += text),
-      interactive: false,
-      color: false,
-    });
+    const { renderer, output } = plainRenderer();
     const at = { turn: 1, tab: 0 };
     renderer.render({
       placement: at,
@@ -171,6 +162,6 @@ describe('TerminalRenderer and tool-end', () => {
         durationMs: 2,
       },
     });
-    assert.match(output, /✗ Lookup — ENOENT: \/srv\/facts\.db\n/);
+    assert.match(output(), /✗ Lookup — ENOENT: \/srv\/facts\.db\n/);
   });
 });

@@ -197,6 +197,7 @@ export class TerminalRenderer {
             ? `tools: ${obj.total}, more than this model takes at once — offering tool_search, which loads the tools it finds\n`
             : `tools: ${obj.total}, all offered to the model (no tool search)\n`,
         );
+        for (const tool of obj.setAside ?? []) this.#text(`  set aside: ${tool.name}: ${tool.reason}\n`);
         return;
       case 'stop':
         if (!this.#atLineStart) this.#text('\n');

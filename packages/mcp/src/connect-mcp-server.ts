@@ -13,7 +13,7 @@ import type {
   McpToolsChangedListener,
 } from './mcp-connection.ts';
 import { McpElicitationRouter, mcpElicitationCapabilities } from './mcp-elicitation.ts';
-import { consoleMcpLogger } from './mcp-logger.ts';
+import { consoleMcpLogger, type McpLogger } from './mcp-logger.ts';
 import type { McpProgress } from './mcp-progress.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
@@ -77,16 +77,9 @@ export async function connectMcpServer(
         refreshLock: options.oauth.refreshLock,
       });
     }
-    const logger = options.logger ?? consoleMcpLogger;
-    const rendered =
-      auth.type === 'headers'
-        ? renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {}, { logger })
-        : undefined;
-    missingCredentials = rendered?.missing ?? [];
-    const headers = mergeMcpHeaders(
-      { requestHeaders: options.requestHeaders, connectionHeaders: rendered?.headers },
-      { logger },
-    );
+    const layers = headerLayersOf(config, options.requestHeaders, options.logger ?? consoleMcpLogger);
+    missingCredentials = layers.missing;
+    const headers = layers.headers;
     serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
     if (provider !== undefined) serverFetch = provider.lockingRefreshes(serverFetch);
   }
@@ -356,4 +349,29 @@ function toDescriptor(tool: SdkTool): McpToolDescriptor {
     outputSchema: tool.outputSchema as McpToolDescriptor['outputSchema'],
     annotations: tool.annotations as McpToolDescriptor['annotations'],
   });
+}
+
+/**
+ * The headers of every request to an HTTP server, its layers merged (`mergeMcpHeaders`): request extras, the
+ * connection's rendered headers, the per-user template; and the placeholders that had no value.
+ */
+function headerLayersOf(
+  config: McpServerConfig,
+  requestHeaders: Readonly<Record<string, string>> | undefined,
+  logger: McpLogger,
+): { headers: Record<string, string>; missing: string[] } {
+  const auth = config.auth ?? { type: 'none' };
+  const rendered =
+    auth.type === 'headers'
+      ? renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {}, { logger })
+      : undefined;
+  const template =
+    config.headerTemplate === undefined
+      ? undefined
+      : renderMcpHeaderTemplates(config.headerTemplate.headers, config.headerTemplate.values, { logger });
+  const headers = mergeMcpHeaders(
+    { requestHeaders, connectionHeaders: rendered?.headers, templateHeaders: template?.headers },
+    { logger },
+  );
+  return { headers, missing: [...new Set([...(rendered?.missing ?? []), ...(template?.missing ?? [])])] };
 }

@@ -24,6 +24,14 @@ export { McpConnectionError } from './errors/mcp-connection-error.ts';
 export type { McpElicitationHandler } from './mcp-elicitation.ts';
 export { McpElicitationRouter, mcpElicitationCapabilities } from './mcp-elicitation.ts';
 export type { McpFileStore } from './mcp-file-store.ts';
+export type { CheckedMcpHeaderTemplate, DroppedTemplateHeader } from './mcp-header-template.ts';
+export {
+  checkMcpHeaderTemplate,
+  MAX_MCP_CREDENTIAL_VALUE_LENGTH,
+  MCP_BUILT_IN_PLACEHOLDERS,
+  mcpBuiltInValues,
+  mcpCredentialValuesProblem,
+} from './mcp-header-template.ts';
 export type { McpLogger } from './mcp-logger.ts';
 export { consoleMcpLogger } from './mcp-logger.ts';
 export type { McpProgress, McpProgressListener } from './mcp-progress.ts';
@@ -45,7 +53,7 @@ export { normalizeInputSchema } from './normalize-input-schema.ts';
 export type { ProviderInputSchema } from './provider-input-schema.ts';
 export { providerInputSchema } from './provider-input-schema.ts';
 export type { RenderedMcpHeaders, RenderMcpHeaderTemplatesOptions } from './render-mcp-header-templates.ts';
-export { renderMcpHeaderTemplates } from './render-mcp-header-templates.ts';
+export { placeholdersOf, renderMcpHeaderTemplates } from './render-mcp-header-templates.ts';
 export type { StoreOAuthClientProviderOptions } from './store-oauth-client-provider.ts';
 export { StoreOAuthClientProvider } from './store-oauth-client-provider.ts';
 export { toolDefinitionHash } from './tool-definition-hash.ts';

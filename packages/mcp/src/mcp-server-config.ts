@@ -47,4 +47,13 @@ export interface McpServerConfig {
   readonly transport: McpTransportConfig;
   /** `{ type: 'none' }` when absent. */
   readonly auth?: McpAuthConfig;
+  /**
+   * The admin's per-user header template (`Authorization: Bearer {api_key}`, `X-User: {user_email}`) and the values
+   * that fill it: one user's own, stored encrypted, and the built-ins. Its headers win over the connection's stored
+   * headers of the same name (HTTP transports only). Secret.
+   */
+  readonly headerTemplate?: {
+    readonly headers: Readonly<Record<string, string>>;
+    readonly values: Readonly<Record<string, string>>;
+  };
 }

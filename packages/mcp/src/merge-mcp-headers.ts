@@ -81,12 +81,14 @@ export const MCP_DENYLISTED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'x-real-ip',
 ]);
 
-/** The three header layers of an MCP request, lowest priority first. */
+/** The header layers of an MCP request, lowest priority first. */
 export interface McpHeaderLayers {
   /** Extras that came with the end user's request; filtered through {@link MCP_DENYLISTED_REQUEST_HEADERS}. */
   readonly requestHeaders?: Readonly<Record<string, string>> | undefined;
   /** The connection's configured headers (API key, custom headers). */
   readonly connectionHeaders?: Readonly<Record<string, string>> | undefined;
+  /** The admin's header template filled with the user's own values (and built-ins such as `{user_email}`). */
+  readonly templateHeaders?: Readonly<Record<string, string>> | undefined;
   /** The OAuth access token as an `Authorization` value; wins over everything. */
   readonly oauthAuthorization?: string | undefined;
 }
@@ -98,7 +100,7 @@ export interface MergeMcpHeadersOptions {
 }
 
 /**
- * Merges the MCP header layers: request extras < connection config < OAuth token; later wins, names compared
+ * Merges the MCP header layers: request extras < connection config < per-user template < OAuth token; later wins, names compared
  * case-insensitively. Drops denylisted names, names that are not HTTP tokens, and values with a byte HTTP forbids
  * (the HTTP rules are `@toolbus/spec`'s `illegalHeaderReason`), each logged by name as a warning, never failing the request. Returns
  * lower-case names.
@@ -110,7 +112,7 @@ export function mergeMcpHeaders(
   const merged: Record<string, string> = {};
   const apply = (
     headers: Readonly<Record<string, string>> | undefined,
-    layer: 'request' | 'connection',
+    layer: 'request' | 'connection' | 'template',
     denylist: ReadonlySet<string>,
   ): void => {
     if (headers === undefined) return;
@@ -129,6 +131,7 @@ export function mergeMcpHeaders(
   };
   apply(layers.requestHeaders, 'request', MCP_DENYLISTED_REQUEST_HEADERS);
   apply(layers.connectionHeaders, 'connection', MCP_STRUCTURAL_HEADERS);
+  apply(layers.templateHeaders, 'template', MCP_STRUCTURAL_HEADERS);
   if (layers.oauthAuthorization !== undefined) {
     if (isLegalHeaderValue(layers.oauthAuthorization)) merged.authorization = layers.oauthAuthorization;
     else

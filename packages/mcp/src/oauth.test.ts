@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
+import { whoamiTool } from './__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -30,16 +31,7 @@ describe('MCP OAuth end to end', () => {
   let servers: LoopbackOAuthServers;
   let config: McpServerConfig;
   before(async () => {
-    servers = await startLoopbackOAuthServers([
-      {
-        tool: {
-          name: 'whoami',
-          description: 'Says who you are',
-          inputSchema: { type: 'object', properties: {} },
-        },
-        call: () => ({ content: [{ type: 'text', text: 'you are authorized' }] }),
-      },
-    ]);
+    servers = await startLoopbackOAuthServers([whoamiTool]);
     config = {
       id: 'protected',
       name: 'protected',

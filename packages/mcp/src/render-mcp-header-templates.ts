@@ -3,6 +3,13 @@ import type { McpLogger } from './mcp-logger.ts';
 /** `{name}` placeholders, and `{{` / `}}` for literal braces. */
 const templatePattern = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g;
 
+/** The `{name}` placeholders of one template, in first-seen order (`{{` and `}}` are literal braces, not one). */
+export function placeholdersOf(template: string): string[] {
+  const names = new Set<string>();
+  for (const match of template.matchAll(templatePattern)) if (match[1] !== undefined) names.add(match[1]);
+  return [...names];
+}
+
 /** Options for {@link renderMcpHeaderTemplates}. */
 export interface RenderMcpHeaderTemplatesOptions {
   /** Receives one warning per header left out, naming the header and the missing placeholders (never values). */

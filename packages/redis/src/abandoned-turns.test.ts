@@ -3,128 +3,72 @@
 // live worker runs is never closed. Replicas in one process on one Redis and one storage file.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import type { ScriptedModelServer } from '@toolbus/core/testing';
 import {
   ABANDONED_TURN_REASON,
   type AbandonedTurnSweepTiming,
-  createServer,
-  type ListeningServer,
-  listen,
   NOT_QUEUED_TURN_REASON,
-  type ScaleOutBackend,
-  type ToolbusServer,
 } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
-import { openStorage, type Storage } from '@toolbus/storage';
 import { Redis } from 'ioredis';
+import { eventually, lookupToolFactories, readSse } from '../../server/src/__fixtures__/test-server.ts';
 import {
-  eventually,
-  lookupThenAnswer,
-  lookupToolFactories,
-  openTestStorage,
-  readSse,
-} from '../../server/src/__fixtures__/test-server.ts';
-import { createRedisScaleOut } from './create-redis-scale-out.ts';
+  longQuestion,
+  newChat,
+  type Replica,
+  type ServerReplicas,
+  send,
+  serverReplicas,
+  startLookupModel,
+} from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
-
-interface Replica {
-  readonly storage: Storage;
-  readonly backend: ScaleOutBackend;
-  readonly server: ToolbusServer;
-  readonly http: ListeningServer;
-}
 
 let redis: TestRedisServer;
 let admin: Redis;
 let model: ScriptedModelServer;
-let databasePath: string;
-const replicas: Replica[] = [];
+let replicas: ServerReplicas;
 let api: Replica;
 let worker: Replica;
-const longQuestion = 'Take your time';
 
-async function startReplica(options: {
+function startReplica(options: {
   readonly worker: boolean;
   readonly url?: string;
   readonly sweep?: AbandonedTurnSweepTiming;
 }): Promise<Replica> {
-  const storage = await openStorage({ path: databasePath, secretKey: Buffer.alloc(32, 3), environment: {} });
-  const backend = await createRedisScaleOut({
-    url: options.url ?? redis.url,
-    worker: options.worker,
-    queue: { enqueueTimeoutMs: 2_000 },
-    ...omitUndefined({ abandonedTurnSweep: options.sweep }),
+  return replicas.start({
+    scaleOut: {
+      worker: options.worker,
+      queue: { enqueueTimeoutMs: 2_000 },
+      ...omitUndefined({ url: options.url, abandonedTurnSweep: options.sweep }),
+    },
+    server: () => ({
+      auth: 'local',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      builtInToolFactories: () => lookupToolFactories(),
+      limits: { concurrentTurnsPerUser: 4 },
+      heartbeatMs: 200,
+    }),
   });
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    builtInToolFactories: () => lookupToolFactories(),
-    limits: { concurrentTurnsPerUser: 4 },
-    heartbeatMs: 200,
-    scaleOut: backend,
-  });
-  const http = await listen(server, { port: 0 });
-  const replica = { storage, backend, server, http };
-  replicas.push(replica);
-  return replica;
 }
 
-async function stopReplica(replica: Replica): Promise<void> {
-  replicas.splice(replicas.indexOf(replica), 1);
-  await replica.http.close();
-  await replica.server.close();
-  await replica.backend.close();
-  await replica.storage.close();
-}
+const stopReplica = (replica: Replica) => replicas.stop(replica);
 
 before(async () => {
   redis = await startRedisServer();
   admin = new Redis(redis.url);
-  const answer = lookupThenAnswer({ chunkDelayMs: 20 });
-  model = await startScriptedModelServer({
-    // The long question's answer takes about 4 s: sweeps run meanwhile, while a live worker runs it.
-    handler: (request) => {
-      const steps = answer(request);
-      const long = request.messages.some(
-        (message) => message.role === 'user' && message.text === longQuestion,
-      );
-      return long && request.messages.at(-1)?.role === 'tool'
-        ? [...Array.from({ length: 20 }, () => ({ type: 'delay' as const, ms: 200 })), ...steps]
-        : steps;
-    },
-  });
-  const seeded = await openTestStorage();
-  databasePath = seeded.path;
-  await seeded.storage.close();
+  // The long question's answer takes about 4 s: sweeps run meanwhile, while a live worker runs it.
+  model = await startLookupModel({ chunkDelayMs: 20 });
+  replicas = await serverReplicas({ redisUrl: redis.url });
   api = await startReplica({ worker: false });
   // The first worker sweeps turns older than 300 ms when it starts, then only every minute (the default).
   worker = await startReplica({ worker: true, sweep: { graceMs: 300 } });
 });
 after(async () => {
-  for (const replica of [...replicas].reverse()) await stopReplica(replica);
+  await replicas.close();
   admin.disconnect();
   await model.close();
   await redis.stop();
 });
-
-async function newChat(replica: Replica): Promise<string> {
-  const response = await fetch(`${replica.http.url}/v1/chats`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  assert.equal(response.status, 201);
-  return ((await response.json()) as { id: string }).id;
-}
-
-function send(replica: Replica, chatId: string, content: string) {
-  return fetch(`${replica.http.url}/v1/chats/${chatId}/messages?stream=none`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ content }),
-  });
-}
 
 /** A turn as the dead API replica left it: recorded as running, never queued. */
 async function recordOrphan(content: string): Promise<{ chatId: string; turn: number }> {
@@ -170,7 +114,7 @@ test('a turn the queue refuses is closed with the reason, its slot freed, and th
   });
   try {
     const chatId = await newChat(refusing);
-    const response = await send(refusing, chatId, 'Will this run?');
+    const response = await send(refusing, chatId, 'Will this run?', 'none');
     assert.equal(response.status, 503);
     assert.equal(response.headers.get('retry-after'), '5');
     const body = (await response.json()) as { error: { code: string; message: string } };
@@ -192,7 +136,7 @@ test('a turn the queue refuses is closed with the reason, its slot freed, and th
     assert.equal(await admin.zcard(`toolbus:slots:${chat?.userId}`), 0, 'the slot was given back');
 
     // The chat is not stuck: the next message, through a replica whose queue works, runs.
-    const again = await send(api, chatId, 'How long do refunds take?');
+    const again = await send(api, chatId, 'How long do refunds take?', 'none');
     assert.equal(again.status, 202);
     assert.equal((await finished(chatId, 1)).status, 'completed');
   } finally {
@@ -203,7 +147,7 @@ test('a turn the queue refuses is closed with the reason, its slot freed, and th
 
 test('a worker replica that starts closes the turns never queued; the turn a live worker runs goes on', async () => {
   const live = await newChat(api);
-  assert.equal((await send(api, live, longQuestion)).status, 202);
+  assert.equal((await send(api, live, longQuestion, 'none')).status, 202);
   // Running on the worker (the tool ran), and older than any grace below.
   await eventually(async () =>
     (await api.storage.chats.listPackets({ chatId: live, turn: 0 })).some(
@@ -264,7 +208,7 @@ test('a turn waiting in the queue for a worker, or younger than the grace, is no
   // No worker takes jobs meanwhile: the queued turn waits in the queue, older than the grace.
   await stopReplica(worker);
   const chatId = await newChat(api);
-  assert.equal((await send(api, chatId, 'How long do refunds take?')).status, 202);
+  assert.equal((await send(api, chatId, 'How long do refunds take?', 'none')).status, 202);
   // A turn just recorded could be one an API replica is queueing right now.
   const young = await recordOrphan('Recorded a moment ago');
   assert.equal(await api.server.turns.closeAbandonedTurns({ graceMs: 60_000 }), 0);

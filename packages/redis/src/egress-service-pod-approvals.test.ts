@@ -26,7 +26,12 @@ import {
   until,
 } from '../../egress/src/identity/__fixtures__/fake-kubernetes.ts';
 import { requestThroughProxy } from '../../egress/src/node/__fixtures__/request-through-proxy.ts';
-import { startTestHttpsApi, type TestHttpsApi } from '../../server/src/__fixtures__/egress-world.ts';
+import {
+  addTrackerApp,
+  apiTestNetwork,
+  startTestHttpsApi,
+  type TestHttpsApi,
+} from '../../server/src/__fixtures__/egress-world.ts';
 import { openTestStorage } from '../../server/src/__fixtures__/test-server.ts';
 import { connectEgressApprovals, type EgressApprovals } from './connect-egress-approvals.ts';
 import { RedisApprovalAsks } from './redis-approval-asks.ts';
@@ -63,14 +68,7 @@ before(async () => {
   const bob = (await storage.users.create({ email: 'bob@example.com' })).id;
   aliceChat = (await storage.chats.create({ userId: alice, title: 'report' })).id;
   bobChat = (await storage.chats.create({ userId: bob, title: 'other' })).id;
-  const app = await storage.connectedApps.create({
-    userId: alice,
-    name: 'Tracker',
-    urlPatterns: [`https://api\\.test:${upstream.port}/.*`],
-    headers: { Authorization: 'Bearer {{user.token}}' },
-    actions: [{ name: 'create_item', method: 'POST', pathPattern: '/items', policy: 'ASK' }],
-  });
-  await storage.connectedApps.setUserValues({ appId: app.id, userId: alice, values: { token: secret } });
+  await addTrackerApp({ storage, userId: alice, port: upstream.port, token: secret, policy: 'ASK' });
   kubernetes = await startFakeKubernetes();
   kubernetes.state.pods = [pod('pod-1', '127.0.0.1', labelsFor(sandboxId, alice, aliceChat))];
   approvals = await connectEgressApprovals({ url: redis.url, approvalTimeoutMs: 8000 });
@@ -86,11 +84,7 @@ before(async () => {
     host: '127.0.0.1',
     upstreamTrustedCa: [upstream.ca.certificatePem],
     context: {
-      resolveHost: async (name) => {
-        if (name === 'api.test') return ['127.0.0.1'];
-        throw new Error('ENOTFOUND');
-      },
-      addressPolicy: { level: 'strict', allow: ['api.test'] },
+      ...apiTestNetwork,
       ...storageEgressCatalogue(storage),
       ...storageEgressSessions(storage),
       approvalBroker: approvals.broker,

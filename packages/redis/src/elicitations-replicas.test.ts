@@ -8,24 +8,11 @@ import { createGuardedFetch } from '@toolbus/core/node';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
-import {
-  createServer,
-  type ListeningServer,
-  listen,
-  type ScaleOutBackend,
-  type ToolbusServer,
-} from '@toolbus/server';
-import { openStorage, type Storage } from '@toolbus/storage';
-import { openTestStorage, readSse } from '../../server/src/__fixtures__/test-server.ts';
-import { createRedisScaleOut } from './create-redis-scale-out.ts';
+import type { Storage } from '@toolbus/storage';
+import { callApi, newUserKey } from '../../server/src/__fixtures__/api-calls.ts';
+import { readSse } from '../../server/src/__fixtures__/test-server.ts';
+import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
-
-interface Replica {
-  readonly storage: Storage;
-  readonly backend: ScaleOutBackend;
-  readonly server: ToolbusServer;
-  readonly http: ListeningServer;
-}
 
 interface WirePacket {
   obj: { type: string; [key: string]: unknown };
@@ -34,30 +21,54 @@ interface WirePacket {
 let redis: TestRedisServer;
 let model: ScriptedModelServer;
 let mcp: LoopbackMcpServer;
-let databasePath: string;
 let personaId: string;
 let api: Replica;
 let worker: Replica;
 let adminKey: string;
-const running: Replica[] = [];
+let replicas: ServerReplicas;
 const serverSaw: unknown[] = [];
 const loopbackFetch = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch;
 
-async function startReplica(role: 'api' | 'worker'): Promise<Replica> {
-  const storage = await openStorage({ path: databasePath, secretKey: Buffer.alloc(32, 3), environment: {} });
-  const backend = await createRedisScaleOut({ url: redis.url, worker: role === 'worker' });
-  const server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    defaultPersonaId: personaId,
-    heartbeatMs: 200,
-    scaleOut: backend,
-    fetch: loopbackFetch,
+function startReplica(role: 'api' | 'worker'): Promise<Replica> {
+  return replicas.start({
+    scaleOut: { worker: role === 'worker' },
+    server: () => ({
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      defaultPersonaId: personaId,
+      heartbeatMs: 200,
+      fetch: loopbackFetch,
+    }),
   });
-  const replica = { storage, backend, server, http: await listen(server, { port: 0 }) };
-  running.push(replica);
-  return replica;
+}
+
+/** The bistro MCP server with its tool approved, offered by a "host" persona. */
+async function seedBistro(storage: Storage): Promise<void> {
+  const persona = await storage.personas.create({ name: 'host', description: 'books tables' });
+  const row = await storage.mcpServers.create({
+    name: 'bistro',
+    endpoint: { transport: 'streamable-http', url: mcp.url },
+    authType: 'none',
+  });
+  const connection = await connectMcpServer(
+    { id: row.id, name: 'bistro', transport: { type: 'streamable-http', url: mcp.url } },
+    { fetch: loopbackFetch },
+  );
+  for (const descriptor of await connection.listTools()) {
+    await storage.mcpServers.approveTool({
+      serverId: row.id,
+      toolName: descriptor.name,
+      definitionHash: await toolDefinitionHash(descriptor),
+      approvedBy: 'admin',
+    });
+    await storage.personas.addToolRow(persona.id, {
+      kind: 'mcp',
+      serverId: row.id,
+      toolName: descriptor.name,
+    });
+  }
+  await connection.close();
+  personaId = persona.id;
 }
 
 before(async () => {
@@ -86,72 +97,27 @@ before(async () => {
         ? [{ type: 'text', text: 'Booked.' }]
         : [{ type: 'tool-call', id: 'call_book', name: 'book_table', arguments: {} }],
   });
-  const seeded = await openTestStorage();
-  databasePath = seeded.path;
-  const persona = await seeded.storage.personas.create({ name: 'host', description: 'books tables' });
-  const row = await seeded.storage.mcpServers.create({
-    name: 'bistro',
-    endpoint: { transport: 'streamable-http', url: mcp.url },
-    authType: 'none',
-  });
-  const connection = await connectMcpServer(
-    { id: row.id, name: 'bistro', transport: { type: 'streamable-http', url: mcp.url } },
-    { fetch: loopbackFetch },
-  );
-  for (const descriptor of await connection.listTools()) {
-    await seeded.storage.mcpServers.approveTool({
-      serverId: row.id,
-      toolName: descriptor.name,
-      definitionHash: await toolDefinitionHash(descriptor),
-      approvedBy: 'admin',
-    });
-    await seeded.storage.personas.addToolRow(persona.id, {
-      kind: 'mcp',
-      serverId: row.id,
-      toolName: descriptor.name,
-    });
-  }
-  await connection.close();
-  personaId = persona.id;
-  await seeded.storage.close();
+  replicas = await serverReplicas({ redisUrl: redis.url, seed: seedBistro });
   api = await startReplica('api');
   worker = await startReplica('worker');
   adminKey = (await api.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
 });
 after(async () => {
-  for (const replica of running.reverse()) {
-    await replica.http.close();
-    await replica.server.close();
-    await replica.backend.close();
-    await replica.storage.close();
-  }
+  await replicas?.close();
   await model?.close();
   await mcp?.close();
   await redis?.stop();
 });
 
-async function call(replica: Replica, method: string, path: string, key: string, body?: unknown) {
-  return fetch(`${replica.http.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+function call(replica: Replica, method: string, path: string, key: string, body?: unknown) {
+  return callApi({ baseUrl: replica.http.url, method, path, key, body });
 }
 
-async function newUserKey(email: string): Promise<string> {
-  const user = (await (await call(api, 'POST', '/v1/admin/users', adminKey, { email })).json()) as {
-    id: string;
-  };
-  const created = await call(api, 'POST', `/v1/admin/users/${user.id}/keys`, adminKey, { name: 'test' });
-  return ((await created.json()) as { key: string }).key;
-}
+const userKey = (email: string) => newUserKey({ baseUrl: api.http.url, adminKey, email });
 
 test('the worker waits for the answer; the owner gives it on the API replica; nobody else can, on any replica', async () => {
-  const alice = await newUserKey('alice@example.com');
-  const bob = await newUserKey('bob@example.com');
+  const alice = await userKey('alice@example.com');
+  const bob = await userKey('bob@example.com');
   const chat = (await (await call(api, 'POST', '/v1/chats', alice, { title: 'Dinner' })).json()) as {
     id: string;
   };

@@ -4,59 +4,35 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
-import {
-  createServer,
-  type ListeningServer,
-  listen,
-  type ScaleOutBackend,
-  type ToolbusServer,
-} from '@toolbus/server';
-import { openStorage, type Storage } from '@toolbus/storage';
 import { whoamiTool } from '../../mcp/src/__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
 } from '../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
-import { openTestStorage } from '../../server/src/__fixtures__/test-server.ts';
-import { createRedisScaleOut } from './create-redis-scale-out.ts';
+import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
-
-interface Replica {
-  readonly storage: Storage;
-  readonly backend: ScaleOutBackend;
-  readonly server: ToolbusServer;
-  readonly http: ListeningServer;
-}
 
 let redis: TestRedisServer;
 let oauthServers: LoopbackOAuthServers;
-const replicas: Replica[] = [];
+let replicas: ServerReplicas;
 
 before(async () => {
   redis = await startRedisServer();
   oauthServers = await startLoopbackOAuthServers([whoamiTool]);
-  const seeded = await openTestStorage();
-  await seeded.storage.close();
+  replicas = await serverReplicas({ redisUrl: redis.url });
   for (let index = 0; index < 2; index += 1) {
-    const storage = await openStorage({ path: seeded.path, secretKey: Buffer.alloc(32, 3), environment: {} });
-    const backend = await createRedisScaleOut({ url: redis.url, worker: false });
-    const server = await createServer({
-      storage,
-      auth: 'api-keys',
-      defaultModel: 'openai-compatible:http://127.0.0.1:1/v1#unused',
-      fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
-      scaleOut: backend,
+    await replicas.start({
+      scaleOut: { worker: false },
+      server: () => ({
+        auth: 'api-keys',
+        defaultModel: 'openai-compatible:http://127.0.0.1:1/v1#unused',
+        fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
+      }),
     });
-    replicas.push({ storage, backend, server, http: await listen(server, { port: 0 }) });
   }
 });
 after(async () => {
-  for (const replica of replicas) {
-    await replica.http.close();
-    await replica.server.close();
-    await replica.backend.close();
-    await replica.storage.close();
-  }
+  await replicas?.close();
   await oauthServers?.close();
   await redis?.stop();
 });
@@ -74,7 +50,7 @@ function call(replica: Replica, method: string, path: string, key: string, body?
 }
 
 test('a connect started on one replica completes when the callback reaches the other, and only once', async () => {
-  const [first, second] = replicas as [Replica, Replica];
+  const [first, second] = replicas.running as [Replica, Replica];
   const adminKey = (await first.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
   const created = await call(first, 'POST', '/v1/admin/mcp-servers', adminKey, {
     name: 'protected',

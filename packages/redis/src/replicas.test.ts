@@ -2,108 +2,53 @@
 // worker replica runs the turns. What one sees of a turn another runs: packets, resume, stop, the user's limit.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import type { ScriptedModelServer } from '@toolbus/core/testing';
+import { eventually, lookupToolFactories, readSse } from '../../server/src/__fixtures__/test-server.ts';
 import {
-  createServer,
-  type ListeningServer,
-  listen,
-  type ScaleOutBackend,
-  type ToolbusServer,
-} from '@toolbus/server';
-import { openStorage, type Storage } from '@toolbus/storage';
-import {
-  eventually,
-  lookupThenAnswer,
-  lookupToolFactories,
-  openTestStorage,
-  readSse,
-} from '../../server/src/__fixtures__/test-server.ts';
-import { createRedisScaleOut } from './create-redis-scale-out.ts';
+  longQuestion,
+  newChat,
+  type Replica,
+  type ServerReplicas,
+  send,
+  serverReplicas,
+  startLookupModel,
+} from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
-
-interface Replica {
-  readonly storage: Storage;
-  readonly backend: ScaleOutBackend;
-  readonly server: ToolbusServer;
-  readonly http: ListeningServer;
-}
 
 let redis: TestRedisServer;
 let model: ScriptedModelServer;
-let databasePath: string;
-const replicas: Replica[] = [];
+let replicas: ServerReplicas;
 let api: Replica;
 let otherApi: Replica;
-const longQuestion = 'Take your time';
 
-async function startReplica(worker: boolean): Promise<Replica> {
-  const storage = await openStorage({ path: databasePath, secretKey: Buffer.alloc(32, 3), environment: {} });
-  // A short grace: a starting worker's sweep looks at every running turn, the live ones included.
-  const backend = await createRedisScaleOut({ url: redis.url, worker, abandonedTurnSweep: { graceMs: 100 } });
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    builtInToolFactories: () => lookupToolFactories({ delayMs: 400 }),
-    limits: { concurrentTurnsPerUser: 2 },
-    heartbeatMs: 200,
-    scaleOut: backend,
+function startReplica(worker: boolean): Promise<Replica> {
+  return replicas.start({
+    // A short grace: a starting worker's sweep looks at every running turn, the live ones included.
+    scaleOut: { worker, abandonedTurnSweep: { graceMs: 100 } },
+    server: () => ({
+      auth: 'local',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      builtInToolFactories: () => lookupToolFactories({ delayMs: 400 }),
+      limits: { concurrentTurnsPerUser: 2 },
+      heartbeatMs: 200,
+    }),
   });
-  const http = await listen(server, { port: 0 });
-  const replica = { storage, backend, server, http };
-  replicas.push(replica);
-  return replica;
 }
 
 before(async () => {
   redis = await startRedisServer();
-  const answer = lookupThenAnswer({ chunkDelayMs: 40 });
-  model = await startScriptedModelServer({
-    // A question asking for a long answer gets one (about 4 s): time for another replica to start meanwhile.
-    handler: (request) => {
-      const steps = answer(request);
-      const long = request.messages.some(
-        (message) => message.role === 'user' && message.text === longQuestion,
-      );
-      return long && request.messages.at(-1)?.role === 'tool'
-        ? [...Array.from({ length: 20 }, () => ({ type: 'delay' as const, ms: 200 })), ...steps]
-        : steps;
-    },
-  });
-  const seeded = await openTestStorage();
-  databasePath = seeded.path;
-  await seeded.storage.close();
+  // A question asking for a long answer gets one (about 4 s): time for another replica to start meanwhile.
+  model = await startLookupModel({ chunkDelayMs: 40 });
+  replicas = await serverReplicas({ redisUrl: redis.url });
   api = await startReplica(false);
   otherApi = await startReplica(false);
   await startReplica(true);
 });
 after(async () => {
-  for (const replica of replicas.reverse()) {
-    await replica.http.close();
-    await replica.backend.close();
-    await replica.storage.close();
-  }
+  await replicas.close();
   await model.close();
   await redis.stop();
 });
-
-async function newChat(replica: Replica): Promise<string> {
-  const response = await fetch(`${replica.http.url}/v1/chats`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  assert.equal(response.status, 201);
-  return ((await response.json()) as { id: string }).id;
-}
-
-function send(replica: Replica, chatId: string, content: string, stream: 'sse' | 'none' = 'sse') {
-  return fetch(`${replica.http.url}/v1/chats/${chatId}/messages?stream=${stream}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ content }),
-  });
-}
 
 function sequences(events: { id: string | undefined }[]): number[] {
   return events.map((event) => Number(event.id));

@@ -2,51 +2,35 @@
 // not one per replica. Two API replicas in one process on one Redis and one storage file.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createServer, type ListeningServer, listen, type ScaleOutBackend } from '@toolbus/server';
-import { openStorage, type Storage } from '@toolbus/storage';
 import { Redis } from 'ioredis';
-import { openTestStorage } from '../../server/src/__fixtures__/test-server.ts';
-import { createRedisScaleOut } from './create-redis-scale-out.ts';
+import { type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
 
 const perMinute = 6;
 let redis: TestRedisServer;
-let databasePath: string;
-const opened: { storage: Storage; backend: ScaleOutBackend; http: ListeningServer }[] = [];
+let replicas: ServerReplicas;
 
 before(async () => {
   redis = await startRedisServer();
-  const seeded = await openTestStorage();
-  databasePath = seeded.path;
-  await seeded.storage.close();
+  replicas = await serverReplicas({ redisUrl: redis.url });
   for (let index = 0; index < 2; index += 1) {
-    const storage = await openStorage({
-      path: databasePath,
-      secretKey: Buffer.alloc(32, 3),
-      environment: {},
+    await replicas.start({
+      scaleOut: { worker: false },
+      server: () => ({
+        auth: 'local',
+        defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
+        limits: { requestsPerMinute: perMinute },
+      }),
     });
-    const backend = await createRedisScaleOut({ url: redis.url, worker: false });
-    const server = await createServer({
-      storage,
-      auth: 'local',
-      defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
-      limits: { requestsPerMinute: perMinute },
-      scaleOut: backend,
-    });
-    opened.push({ storage, backend, http: await listen(server, { port: 0 }) });
   }
 });
 after(async () => {
-  for (const replica of opened.reverse()) {
-    await replica.http.close();
-    await replica.backend.close();
-    await replica.storage.close();
-  }
+  await replicas.close();
   await redis.stop();
 });
 
 test('requests spread over two replicas share one per-minute allowance; past it both answer 429', async () => {
-  const [first, second] = opened.map((replica) => replica.http.url);
+  const [first, second] = replicas.running.map((replica) => replica.http.url);
   assert.ok(first && second);
   const started = Date.now();
   let allowed = 0;
@@ -86,32 +70,19 @@ test('a replica that cannot read the shared allowance refuses the request (503),
   await admin.call('ACL', 'SETUSER', 'no-rate', 'on', '>no-rate-password', 'resetkeys', '~toolbus:slots:*');
   await admin.call('ACL', 'SETUSER', 'no-rate', '~toolbus:turn:*', '~toolbus:lock:*', '~toolbus:bull:*');
   await admin.call('ACL', 'SETUSER', 'no-rate', 'resetchannels', '&*', '+@all');
-  const storage = await openStorage({ path: databasePath, secretKey: Buffer.alloc(32, 3), environment: {} });
-  const backend = await createRedisScaleOut({
-    url: redis.url.replace('redis://', 'redis://no-rate:no-rate-password@'),
-    worker: false,
+  const replica = await replicas.start({
+    scaleOut: { url: redis.url.replace('redis://', 'redis://no-rate:no-rate-password@'), worker: false },
+    server: () => ({ auth: 'local', defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused' }),
   });
   try {
-    const server = await createServer({
-      storage,
-      auth: 'local',
-      defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
-      scaleOut: backend,
-    });
-    const http = await listen(server, { port: 0 });
-    try {
-      const response = await fetch(`${http.url}/v1/chats`);
-      assert.equal(response.status, 503);
-      assert.equal(response.headers.get('retry-after'), '5');
-      const body = (await response.json()) as { error: { code: string; message: string } };
-      assert.equal(body.error.code, 'unavailable');
-      assert.ok(!body.error.message.includes('no-rate-password'));
-    } finally {
-      await http.close();
-    }
+    const response = await fetch(`${replica.http.url}/v1/chats`);
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get('retry-after'), '5');
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'unavailable');
+    assert.ok(!body.error.message.includes('no-rate-password'));
   } finally {
-    await backend.close();
-    await storage.close();
+    await replicas.stop(replica);
     await admin.call('ACL', 'DELUSER', 'no-rate');
     admin.disconnect();
   }

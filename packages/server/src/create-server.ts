@@ -32,6 +32,7 @@ import { mountWebApp } from './http/web-app-routes.ts';
 import { ADMIN_UPLOAD_PATHS, registerAdminRoutes } from './library/admin-routes.ts';
 import { registerDocumentTextRoute } from './library/document-text-route.ts';
 import { LibraryAdmin } from './library/library-admin.ts';
+import { registerMcpCredentialRoutes } from './library/mcp-credential-routes.ts';
 import { registerMcpOAuthRoutes } from './library/mcp-oauth-routes.ts';
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthService } from './library/mcp-oauth-service.ts';
 import { registerMcpServerAccessRoutes } from './library/mcp-server-access-routes.ts';
@@ -102,44 +103,13 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
   const mcpOAuthRefreshLock: McpRefreshLock | undefined = scaleOut
     ? (key, work) => singleFlight({ lock: scaleOut.locks, key }, work)
     : undefined;
-  const approvals = new ApprovalHub(
-    omitUndefined({
-      timeoutMs: options.approvalTimeoutMs,
-      relay: scaleOut?.approvals,
-      asks: scaleOut?.approvalAsks,
-    }),
-  );
-  await approvals.listen();
-  const elicitations = new ElicitationHub(
-    omitUndefined({ timeoutMs: options.elicitationTimeoutMs, relay: scaleOut?.elicitations }),
-  );
-  await elicitations.listen();
-  const chats = new ChatService({
-    approvals,
-    elicitations,
-    ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
-    ...omitUndefined({ documentIndex: options.documentIndex }),
-    ...(options.titleChats ? { titleChats: true } : {}),
-    storage,
-    runner: turns,
-    ...omitUndefined({ queue: scaleOut?.queue }),
-    defaultModel: options.defaultModel,
-    allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
+  const { approvals, elicitations, chats } = await startChatService(options, {
+    turns,
     resolveModel,
-    builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
-    ...(options.turnSettings
-      ? { turnToolOptions: turnToolOptionsFor(options.turnSettings, options.modelEnvironment ?? process.env) }
-      : {}),
     fetch,
-    logger: repeatLimitedWarnings(logger),
-    ...omitUndefined({ assemblyCache: options.assemblyCache }),
-    systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-    defaultPersona: defaultPersonaOf(storage, options.defaultPersonaId),
-    concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
-    ...omitUndefined({ maxCycles: options.maxCycles }),
-    ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
+    logger,
     mcpOAuthRedirectUrl,
-    ...omitUndefined({ mcpOAuthRefreshLock }),
+    mcpOAuthRefreshLock,
   });
 
   const access = new AccessService(storage);
@@ -167,27 +137,20 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       : (context) => access.authenticate(context);
 
   const routes = new RouteRegistry();
-  registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
-  registerAccessRoutes(routes, access, { publicOrigin, authenticate });
-  const organizations = new OrganizationService(storage);
-  registerOrganizationRoutes(routes, organizations);
-  registerInvitationRoutes(routes, storage);
-  registerUserDataRoutes(routes, userData);
-  registerUiRoutes(routes, chats, turns);
-  registerAdminRoutes(routes, library);
-  registerDocumentTextRoute(routes, options.documentIndex);
-  registerMcpServerAccessRoutes(routes, storage);
-  const mcpOAuth = new McpOAuthService({
-    storage,
-    fetch,
-    ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
-  });
-  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin });
-  registerConnectedAppRoutes(routes, connectedApps);
-  registerApprovalRoutes(routes, approvals);
-  registerElicitationRoutes(routes, {
+  const { organizations, mcpOAuth } = registerServerRoutes(routes, options, {
+    chats,
+    turns,
+    access,
+    authenticate,
+    publicOrigin,
+    userData,
+    library,
+    connectedApps,
+    approvals,
     elicitations,
-    requireChat: (principal, chatId) => chats.require(principal, chatId),
+    fetch,
+    logger,
+    mcpOAuthRefreshLock,
   });
 
   const app = new Hono();
@@ -250,4 +213,111 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       await elicitations.close();
     },
   };
+}
+
+/** The chat service and the hubs its turns wait on (tool approvals and MCP elicitations), listening. */
+async function startChatService(
+  options: ServerOptions,
+  context: {
+    readonly turns: TurnRunner;
+    readonly resolveModel: NonNullable<ServerOptions['resolveModel']>;
+    readonly fetch: typeof globalThis.fetch;
+    readonly logger: ServerLogger;
+    readonly mcpOAuthRedirectUrl: string;
+    readonly mcpOAuthRefreshLock: McpRefreshLock | undefined;
+  },
+): Promise<{ approvals: ApprovalHub; elicitations: ElicitationHub; chats: ChatService }> {
+  const { turns, resolveModel, fetch, logger, mcpOAuthRedirectUrl, mcpOAuthRefreshLock } = context;
+  const storage = options.storage;
+  const scaleOut = options.scaleOut;
+  const limits = options.limits ?? {};
+  const approvals = new ApprovalHub(
+    omitUndefined({
+      timeoutMs: options.approvalTimeoutMs,
+      relay: scaleOut?.approvals,
+      asks: scaleOut?.approvalAsks,
+    }),
+  );
+  await approvals.listen();
+  const elicitations = new ElicitationHub(
+    omitUndefined({ timeoutMs: options.elicitationTimeoutMs, relay: scaleOut?.elicitations }),
+  );
+  await elicitations.listen();
+  const chats = new ChatService({
+    approvals,
+    elicitations,
+    ...omitUndefined({ contextWindowTokens: options.contextWindowTokens }),
+    ...omitUndefined({ documentIndex: options.documentIndex }),
+    ...(options.titleChats ? { titleChats: true } : {}),
+    storage,
+    runner: turns,
+    ...omitUndefined({ queue: scaleOut?.queue }),
+    defaultModel: options.defaultModel,
+    allowedModels: new Set([options.defaultModel, ...(options.allowedModels ?? [])]),
+    resolveModel,
+    builtInToolFactories: options.builtInToolFactories ?? (() => new Map()),
+    ...(options.turnSettings
+      ? { turnToolOptions: turnToolOptionsFor(options.turnSettings, options.modelEnvironment ?? process.env) }
+      : {}),
+    fetch,
+    logger: repeatLimitedWarnings(logger),
+    ...omitUndefined({ assemblyCache: options.assemblyCache }),
+    systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    defaultPersona: defaultPersonaOf(storage, options.defaultPersonaId),
+    concurrentTurnsPerUser: limits.concurrentTurnsPerUser ?? 4,
+    ...omitUndefined({ maxCycles: options.maxCycles }),
+    ...(options.recordToolContentInSpans ? { recordToolContent: true } : {}),
+    mcpOAuthRedirectUrl,
+    ...omitUndefined({ mcpOAuthRefreshLock }),
+  });
+  return { approvals, elicitations, chats };
+}
+
+/** Every route of the API in one registry, in the order they are matched. */
+function registerServerRoutes(
+  routes: RouteRegistry,
+  options: ServerOptions,
+  services: {
+    readonly chats: ChatService;
+    readonly turns: TurnRunner;
+    readonly access: AccessService;
+    readonly authenticate: Authenticate;
+    readonly publicOrigin: string | undefined;
+    readonly userData: UserDataService;
+    readonly library: LibraryAdmin;
+    readonly connectedApps: ConnectedAppAdmin;
+    readonly approvals: ApprovalHub;
+    readonly elicitations: ElicitationHub;
+    readonly fetch: typeof globalThis.fetch;
+    readonly logger: ServerLogger;
+    readonly mcpOAuthRefreshLock: McpRefreshLock | undefined;
+  },
+): { organizations: OrganizationService; mcpOAuth: McpOAuthService } {
+  const { chats, turns, access, authenticate, publicOrigin, userData, library, connectedApps } = services;
+  const { approvals, elicitations, fetch, logger, mcpOAuthRefreshLock } = services;
+  const storage = options.storage;
+  registerChatRoutes(routes, chats, turns, { heartbeatMs: options.heartbeatMs });
+  registerAccessRoutes(routes, access, { publicOrigin, authenticate });
+  const organizations = new OrganizationService(storage);
+  registerOrganizationRoutes(routes, organizations);
+  registerInvitationRoutes(routes, storage);
+  registerUserDataRoutes(routes, userData);
+  registerUiRoutes(routes, chats, turns);
+  registerAdminRoutes(routes, library);
+  registerDocumentTextRoute(routes, options.documentIndex);
+  registerMcpServerAccessRoutes(routes, storage);
+  registerMcpCredentialRoutes(routes, storage, { logger });
+  const mcpOAuth = new McpOAuthService({
+    storage,
+    fetch,
+    ...omitUndefined({ refreshLock: mcpOAuthRefreshLock }),
+  });
+  registerMcpOAuthRoutes(routes, mcpOAuth, { publicOrigin });
+  registerConnectedAppRoutes(routes, connectedApps);
+  registerApprovalRoutes(routes, approvals);
+  registerElicitationRoutes(routes, {
+    elicitations,
+    requireChat: (principal, chatId) => chats.require(principal, chatId),
+  });
+  return { organizations, mcpOAuth };
 }

@@ -63,12 +63,15 @@ export type PacketObject =
   /**
    * How the turn offers its tools: `all` of them, or `search` (too many for the model: a tool-search tool that
    * loads what it finds into the next cycle). `total` tools exist; `offered` go into the first request.
+   * `setAside`: tools the persona has that no provider would accept (an MCP tool whose input schema cannot be
+   * normalised), by name and why; they are not among `total`.
    */
   | {
       readonly type: 'tool-mode';
       readonly mode: 'all' | 'search';
       readonly total: number;
       readonly offered: number;
+      readonly setAside?: readonly { readonly name: string; readonly reason: string }[];
     }
   | { readonly type: 'heartbeat' }
   // reasoning and answer

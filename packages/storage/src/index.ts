@@ -36,6 +36,12 @@ export {
   readMcpServerAccess,
   writeMcpServerAccess,
 } from './mcp-server-access.ts';
+export type { McpUserCredentialStore } from './mcp-user-credentials.ts';
+export {
+  mcpHeaderTemplateKey,
+  readMcpHeaderTemplate,
+  writeMcpHeaderTemplate,
+} from './mcp-user-credentials.ts';
 export type { Memory, NewMemory } from './memory.ts';
 export type { OpenStorageOptions } from './open-storage.ts';
 export { openStorage } from './open-storage.ts';

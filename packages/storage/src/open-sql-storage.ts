@@ -13,6 +13,7 @@ import { createAccessStore } from './stores/access-store.ts';
 import { createChatStore } from './stores/chat-store.ts';
 import { createConnectedAppStore } from './stores/connected-app-store.ts';
 import { createMcpServerStore } from './stores/mcp-server-store.ts';
+import { createMcpUserCredentialStore } from './stores/mcp-user-credential-store.ts';
 import { createMemoryStore } from './stores/memory-store.ts';
 import { createOrganizationStore } from './stores/organization-store.ts';
 import type { PacketStreams } from './stores/packet-streams.ts';
@@ -73,6 +74,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     access: createAccessStore(context),
     connectedApps: createConnectedAppStore(context),
     mcpServers: createMcpServerStore(context),
+    mcpUserCredentials: createMcpUserCredentialStore(context),
     personas: createPersonaStore(context),
     chats: createChatStore(context, options.packetStreams(context)),
     schemaVersion: () => schemaVersion(db),

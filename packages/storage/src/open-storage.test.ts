@@ -58,6 +58,7 @@ describe('migrations', () => {
       'mcp_oauth_states',
       'mcp_servers',
       'mcp_tool_approvals',
+      'mcp_user_credentials',
       'memories',
       'organization_invitations',
       'organization_members',

@@ -20,6 +20,7 @@ import type {
   NewMcpPendingAuthorization,
   NewMcpServer,
 } from './mcp-server.ts';
+import type { McpUserCredentialStore } from './mcp-user-credentials.ts';
 import type { Memory, NewMemory } from './memory.ts';
 import type { OrganizationStore } from './organization.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
@@ -234,6 +235,8 @@ export interface Storage {
   readonly users: UserStore;
   readonly personas: PersonaStore;
   readonly mcpServers: McpServerStore;
+  /** Each user's own values for MCP header templates, sealed. */
+  readonly mcpUserCredentials: McpUserCredentialStore;
   readonly memories: MemoryStore;
   readonly files: UploadedFileStore;
   readonly settings: SettingStore;

@@ -19,6 +19,34 @@ const policies: readonly Policy[] = ['ASK', 'ALWAYS', 'DENY'];
 export function AppsPage(props: { readonly isAdmin: boolean }) {
   const apps = useLoad(() => client.request<{ apps: ConnectedAppView[] }>('GET', '/v1/apps'), []);
   const action = useAction();
+  return (
+    <div>
+      <h1>Connected apps</h1>
+      <p>
+        Code in run_python has no network of its own. It can call these APIs through the egress proxy, which
+        adds the credential on the way out, so the sandbox never sees it. Actions set to ASK wait for your
+        approval in the chat.
+      </p>
+      <ConnectAppForm isAdmin={props.isAdmin} action={action} onConnected={apps.reload} />
+      <Feedback error={action.error ?? apps.error} note={action.note} />
+      <ConnectedAppsTable
+        apps={apps.value?.apps ?? []}
+        isAdmin={props.isAdmin}
+        action={action}
+        onRemoved={apps.reload}
+      />
+    </div>
+  );
+}
+
+type Action = ReturnType<typeof useAction>;
+
+/** The form that connects an app: its URLs, its credential header, one optional named action and the policies. */
+function ConnectAppForm(props: {
+  readonly isAdmin: boolean;
+  readonly action: Action;
+  readonly onConnected: () => void;
+}) {
   const [name, setName] = useState('');
   const [patterns, setPatterns] = useState('');
   const [headerName, setHeaderName] = useState('Authorization');
@@ -30,177 +58,179 @@ export function AppsPage(props: { readonly isAdmin: boolean }) {
   const [otherPolicy, setOtherPolicy] = useState<Policy>('ASK');
   const [shared, setShared] = useState(false);
   return (
-    <div>
-      <h1>Connected apps</h1>
-      <p>
-        Code in run_python has no network of its own. It can call these APIs through the egress proxy, which
-        adds the credential on the way out, so the sandbox never sees it. Actions set to ASK wait for your
-        approval in the chat.
-      </p>
-      <form
-        className="stack-form"
-        aria-label="Connect an app"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run(async () => {
-            const urlPatterns = patterns
-              .split('\n')
-              .map((line) => line.trim())
-              .filter(Boolean);
-            await client.request('POST', '/v1/apps', {
-              body: {
-                name,
-                urlPatterns,
-                headers: { [headerName]: headerValue },
-                ...(actionName && actionPath
-                  ? {
-                      actions: [
-                        {
-                          name: actionName,
-                          ...(actionMethod === '*' ? {} : { method: actionMethod }),
-                          pathPattern: actionPath,
-                          policy: actionPolicy,
-                        },
-                      ],
-                    }
-                  : {}),
-                defaultPolicy: otherPolicy,
-                ...(shared ? { shared: true } : {}),
-              },
-            });
-            // The credential leaves the page's state once sent.
-            setHeaderValue('');
-            setName('');
-            apps.reload();
-            return `Connected ${name}.`;
+    <form
+      className="stack-form"
+      aria-label="Connect an app"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void props.action.run(async () => {
+          const urlPatterns = patterns
+            .split('\n')
+            .map((line) => line.trim())
+            .filter(Boolean);
+          await client.request('POST', '/v1/apps', {
+            body: {
+              name,
+              urlPatterns,
+              headers: { [headerName]: headerValue },
+              ...(actionName && actionPath
+                ? {
+                    actions: [
+                      {
+                        name: actionName,
+                        ...(actionMethod === '*' ? {} : { method: actionMethod }),
+                        pathPattern: actionPath,
+                        policy: actionPolicy,
+                      },
+                    ],
+                  }
+                : {}),
+              defaultPolicy: otherPolicy,
+              ...(shared ? { shared: true } : {}),
+            },
           });
-        }}
-      >
+          // The credential leaves the page's state once sent.
+          setHeaderValue('');
+          setName('');
+          props.onConnected();
+          return `Connected ${name}.`;
+        });
+      }}
+    >
+      <label>
+        Name <input value={name} onChange={(event) => setName(event.target.value)} required />
+      </label>
+      <label>
+        URL patterns (regular expressions, one per line, matching the whole URL)
+        <textarea
+          value={patterns}
+          onChange={(event) => setPatterns(event.target.value)}
+          rows={2}
+          required
+          placeholder="https://api\.example\.com/.*"
+        />
+      </label>
+      <label>
+        Header name{' '}
+        <input value={headerName} onChange={(event) => setHeaderName(event.target.value)} required />
+      </label>
+      <label>
+        Header value (write-only; may use {'{{org.NAME}}'} and {'{{user.NAME}}'})
+        <input
+          type="password"
+          autoComplete="off"
+          value={headerValue}
+          onChange={(event) => setHeaderValue(event.target.value)}
+          required
+        />
+      </label>
+      <fieldset>
+        <legend>One named action (optional)</legend>
         <label>
-          Name <input value={name} onChange={(event) => setName(event.target.value)} required />
+          Action name <input value={actionName} onChange={(event) => setActionName(event.target.value)} />
         </label>
         <label>
-          URL patterns (regular expressions, one per line, matching the whole URL)
-          <textarea
-            value={patterns}
-            onChange={(event) => setPatterns(event.target.value)}
-            rows={2}
-            required
-            placeholder="https://api\.example\.com/.*"
-          />
+          Method
+          <select value={actionMethod} onChange={(event) => setActionMethod(event.target.value)}>
+            {['POST', 'PUT', 'PATCH', 'DELETE', 'GET', '*'].map((method) => (
+              <option key={method}>{method}</option>
+            ))}
+          </select>
         </label>
         <label>
-          Header name{' '}
-          <input value={headerName} onChange={(event) => setHeaderName(event.target.value)} required />
+          Path pattern <input value={actionPath} onChange={(event) => setActionPath(event.target.value)} />
         </label>
         <label>
-          Header value (write-only; may use {'{{org.NAME}}'} and {'{{user.NAME}}'})
-          <input
-            type="password"
-            autoComplete="off"
-            value={headerValue}
-            onChange={(event) => setHeaderValue(event.target.value)}
-            required
-          />
-        </label>
-        <fieldset>
-          <legend>One named action (optional)</legend>
-          <label>
-            Action name <input value={actionName} onChange={(event) => setActionName(event.target.value)} />
-          </label>
-          <label>
-            Method
-            <select value={actionMethod} onChange={(event) => setActionMethod(event.target.value)}>
-              {['POST', 'PUT', 'PATCH', 'DELETE', 'GET', '*'].map((method) => (
-                <option key={method}>{method}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Path pattern <input value={actionPath} onChange={(event) => setActionPath(event.target.value)} />
-          </label>
-          <label>
-            Action policy
-            <select value={actionPolicy} onChange={(event) => setActionPolicy(event.target.value as Policy)}>
-              {policies.map((policy) => (
-                <option key={policy}>{policy}</option>
-              ))}
-            </select>
-          </label>
-        </fieldset>
-        <label>
-          Policy of every other request
-          <select value={otherPolicy} onChange={(event) => setOtherPolicy(event.target.value as Policy)}>
+          Action policy
+          <select value={actionPolicy} onChange={(event) => setActionPolicy(event.target.value as Policy)}>
             {policies.map((policy) => (
               <option key={policy}>{policy}</option>
             ))}
           </select>
         </label>
-        {props.isAdmin ? (
-          <label>
-            <input type="checkbox" checked={shared} onChange={(event) => setShared(event.target.checked)} />{' '}
-            For the whole organisation
-          </label>
-        ) : null}
-        <button type="submit" disabled={action.busy}>
-          Connect app
-        </button>
-      </form>
-      <Feedback error={action.error ?? apps.error} note={action.note} />
-      <table>
-        <caption>Your apps</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">URLs</th>
-            <th scope="col">Credentials</th>
-            <th scope="col">Actions</th>
-            <th scope="col">Remove</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(apps.value?.apps ?? []).map((app) => (
-            <tr key={app.id}>
-              <td>
-                {app.name}
-                {app.shared ? ' (organisation)' : ''}
-              </td>
-              <td>
-                {app.urlPatterns.map((pattern) => (
-                  <code key={pattern}>{pattern} </code>
-                ))}
-              </td>
-              <td>
-                {[
-                  ...app.headerNames,
-                  ...app.organizationValueNames.map((key) => `org.${key}`),
-                  ...app.userValueNames.map((key) => `user.${key}`),
-                ].join(', ')}
-              </td>
-              <td>{app.actions.map((entry) => `${entry.name}: ${entry.policy}`).join(', ')}</td>
-              <td>
-                {app.shared && !props.isAdmin ? (
-                  'organisation'
-                ) : (
-                  <button
-                    type="button"
-                    aria-label={`Remove ${app.name}`}
-                    onClick={() =>
-                      void action.run(async () => {
-                        await client.request('DELETE', `/v1/apps/${app.id}`);
-                        apps.reload();
-                        return `Removed ${app.name}.`;
-                      })
-                    }
-                  >
-                    Remove
-                  </button>
-                )}
-              </td>
-            </tr>
+      </fieldset>
+      <label>
+        Policy of every other request
+        <select value={otherPolicy} onChange={(event) => setOtherPolicy(event.target.value as Policy)}>
+          {policies.map((policy) => (
+            <option key={policy}>{policy}</option>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </select>
+      </label>
+      {props.isAdmin ? (
+        <label>
+          <input type="checkbox" checked={shared} onChange={(event) => setShared(event.target.checked)} /> For
+          the whole organisation
+        </label>
+      ) : null}
+      <button type="submit" disabled={props.action.busy}>
+        Connect app
+      </button>
+    </form>
+  );
+}
+
+/** The caller's apps, with their credential names only (the values are write-only), and a remove button each. */
+function ConnectedAppsTable(props: {
+  readonly apps: readonly ConnectedAppView[];
+  readonly isAdmin: boolean;
+  readonly action: Action;
+  readonly onRemoved: () => void;
+}) {
+  return (
+    <table>
+      <caption>Your apps</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">URLs</th>
+          <th scope="col">Credentials</th>
+          <th scope="col">Actions</th>
+          <th scope="col">Remove</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.apps.map((app) => (
+          <tr key={app.id}>
+            <td>
+              {app.name}
+              {app.shared ? ' (organisation)' : ''}
+            </td>
+            <td>
+              {app.urlPatterns.map((pattern) => (
+                <code key={pattern}>{pattern} </code>
+              ))}
+            </td>
+            <td>
+              {[
+                ...app.headerNames,
+                ...app.organizationValueNames.map((key) => `org.${key}`),
+                ...app.userValueNames.map((key) => `user.${key}`),
+              ].join(', ')}
+            </td>
+            <td>{app.actions.map((entry) => `${entry.name}: ${entry.policy}`).join(', ')}</td>
+            <td>
+              {app.shared && !props.isAdmin ? (
+                'organisation'
+              ) : (
+                <button
+                  type="button"
+                  aria-label={`Remove ${app.name}`}
+                  onClick={() =>
+                    void props.action.run(async () => {
+                      await client.request('DELETE', `/v1/apps/${app.id}`);
+                      props.onRemoved();
+                      return `Removed ${app.name}.`;
+                    })
+                  }
+                >
+                  Remove
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

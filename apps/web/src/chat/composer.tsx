@@ -116,23 +116,11 @@ export function Composer(props: {
           }
         }}
       />
-      {files.length > 0 || uploading > 0 ? (
-        <ul className="attachments" aria-label="Attached files">
-          {files.map((file) => (
-            <li key={file.id}>
-              {file.name}{' '}
-              <button
-                type="button"
-                aria-label={`Remove ${file.name}`}
-                onClick={() => setFiles((current) => current.filter((other) => other.id !== file.id))}
-              >
-                ×
-              </button>
-            </li>
-          ))}
-          {uploading > 0 ? <li>Uploading {uploading}…</li> : null}
-        </ul>
-      ) : null}
+      <AttachmentList
+        files={files}
+        uploading={uploading}
+        onRemove={(fileId) => setFiles((current) => current.filter((other) => other.id !== fileId))}
+      />
       <div className="composer-row">
         <label className="file-pick">
           Attach
@@ -146,37 +134,16 @@ export function Composer(props: {
             }}
           />
         </label>
-        {personas.length > 0 ? (
-          <label>
-            Persona{' '}
-            <select value={personaId} onChange={(event) => setPersonaId(event.target.value)}>
-              <option value="">Chat default</option>
-              {personas.map((persona) => (
-                <option key={persona.id} value={persona.id}>
-                  {persona.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : null}
-        <label>
-          Model{' '}
-          <input
-            value={model}
-            onChange={(event) => setModel(event.target.value)}
-            placeholder="server default"
-            list={`${id}-models`}
-            size={18}
-          />
-        </label>
-        <datalist id={`${id}-models`}>
-          <option value="openai:gpt-4.1" />
-          <option value="anthropic:claude-sonnet-4-5" />
-        </datalist>
-        <label>
-          <input type="checkbox" checked={research} onChange={(event) => setResearch(event.target.checked)} />{' '}
-          Deep Research
-        </label>
+        <TurnOptions
+          id={id}
+          personas={personas}
+          personaId={personaId}
+          onPersona={setPersonaId}
+          model={model}
+          onModel={setModel}
+          research={research}
+          onResearch={setResearch}
+        />
         <span className="spacer" />
         {props.running ? (
           <button type="button" className="stop" onClick={() => void props.onStop()}>
@@ -191,5 +158,79 @@ export function Composer(props: {
       {failedSend ? <SendFailure failure={failedSend} onRetry={() => void submit()} /> : null}
       <Feedback error={error} />
     </form>
+  );
+}
+
+/** The files attached so far, each removable, and how many are still uploading. */
+function AttachmentList(props: {
+  readonly files: readonly FileView[];
+  readonly uploading: number;
+  readonly onRemove: (fileId: string) => void;
+}) {
+  if (props.files.length === 0 && props.uploading === 0) return null;
+  return (
+    <ul className="attachments" aria-label="Attached files">
+      {props.files.map((file) => (
+        <li key={file.id}>
+          {file.name}{' '}
+          <button type="button" aria-label={`Remove ${file.name}`} onClick={() => props.onRemove(file.id)}>
+            ×
+          </button>
+        </li>
+      ))}
+      {props.uploading > 0 ? <li>Uploading {props.uploading}…</li> : null}
+    </ul>
+  );
+}
+
+/** What the next turn runs with: the persona (admins), the model, and whether it is Deep Research. */
+function TurnOptions(props: {
+  readonly id: string;
+  readonly personas: readonly { id: string; name: string }[];
+  readonly personaId: string;
+  readonly onPersona: (personaId: string) => void;
+  readonly model: string;
+  readonly onModel: (model: string) => void;
+  readonly research: boolean;
+  readonly onResearch: (research: boolean) => void;
+}) {
+  return (
+    <>
+      {props.personas.length > 0 ? (
+        <label>
+          Persona{' '}
+          <select value={props.personaId} onChange={(event) => props.onPersona(event.target.value)}>
+            <option value="">Chat default</option>
+            {props.personas.map((persona) => (
+              <option key={persona.id} value={persona.id}>
+                {persona.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      <label>
+        Model{' '}
+        <input
+          value={props.model}
+          onChange={(event) => props.onModel(event.target.value)}
+          placeholder="server default"
+          list={`${props.id}-models`}
+          size={18}
+        />
+      </label>
+      <datalist id={`${props.id}-models`}>
+        <option value="openai:gpt-4.1" />
+        <option value="anthropic:claude-sonnet-4-5" />
+      </datalist>
+      <label>
+        <input
+          type="checkbox"
+          checked={props.research}
+          onChange={(event) => props.onResearch(event.target.checked)}
+        />{' '}
+        Deep Research
+      </label>
+    </>
   );
 }

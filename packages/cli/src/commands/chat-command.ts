@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { constructTools, type ToolAssembly } from '@toolbus/assembly';
+import { constructTools, setAsideTools, type ToolAssembly } from '@toolbus/assembly';
 import { probeModelEndpoint, resolveLanguageModel } from '@toolbus/core';
 import { createNodeHttpFetch, type GuardedFetch } from '@toolbus/core/node';
 import { builtInToolFactories, toolLimitsForModel } from '@toolbus/server';
@@ -190,6 +190,7 @@ export async function runChatCommand(
         question,
         history: conversation,
         tools: assembly.tools,
+        setAsideTools: setAsideTools(assembly.skipped),
         model,
         modelResponse: observed.last,
         firstChunkTimeoutMs: timeoutSeconds * 1000,

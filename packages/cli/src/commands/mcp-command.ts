@@ -12,12 +12,13 @@ import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
 import { mcpServerAccessCommand } from './mcp-access.ts';
+import { mcpCredentialsCommand, mcpHeaderTemplateCommand } from './mcp-credentials.ts';
 import { mcpSubcommands, usage } from './mcp-subcommands.ts';
 
 /** `toolbus mcp`: add, list, inspect, approve, sign in to and remove MCP servers. */
 export const mcpCommand: CliCommand = {
   name: 'mcp',
-  synopsis: 'mcp add|list|tools|approve|login|rm|access   MCP servers as tools',
+  synopsis: 'mcp add|list|tools|approve|login|rm|access|template|credentials   MCP servers as tools',
   usage,
   subcommands: mcpSubcommands,
   async run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -38,6 +39,9 @@ export const mcpCommand: CliCommand = {
         sandboxes: { type: 'string' },
         users: { type: 'string' },
         'all-users': { type: 'boolean', default: false },
+        set: { type: 'string', multiple: true },
+        value: { type: 'string', multiple: true },
+        clear: { type: 'boolean', default: false },
       },
     });
     const [action = 'list', name, url, ...extra] = positionals;
@@ -100,6 +104,23 @@ export const mcpCommand: CliCommand = {
             say,
             ...omitUndefined({ sandboxes: values.sandboxes, users: values.users }),
             allUsers: values['all-users'],
+          });
+        case 'template':
+          return await mcpHeaderTemplateCommand(await findServer(workspace.storage, name as string), {
+            storage: workspace.storage,
+            say,
+            warn: (line) => io.stderr.write(`${line}\n`),
+            ...omitUndefined({ set: values.set }),
+            clear: values.clear,
+          });
+        case 'credentials':
+          return await mcpCredentialsCommand(await findServer(workspace.storage, name as string), {
+            storage: workspace.storage,
+            user: workspace.user,
+            say,
+            ...omitUndefined({ value: values.value }),
+            clear: values.clear,
+            env: io.env,
           });
         default:
           throw new UsageError({ message: `unknown action "${action}".`, usage });
@@ -190,6 +211,7 @@ async function statusOf(server: McpServer, context: McpContext) {
     server,
     storage: context.workspace.storage,
     fetch: context.fetch,
+    user: context.workspace.user,
     ...omitUndefined({ oauth }),
   });
 }

@@ -13,6 +13,8 @@ changes a tool (or lists a new one) it asks again.
   login <name>                                   sign in through the browser (OAuth servers)
   rm <name>                                      remove the server and its tools from every persona
   access <name> [options]                        who may use it, and whether sandboxes are offered it
+  template <name> [--set <H=template>]... [--clear]   the per-user header template (admin)
+  credentials <name> [--value <p=VAR>]... [--clear]   your own values for the template (stored encrypted)
 
 Options of add:
   --env <NAME>            pass this variable (its current value, stored encrypted) to a stdio server; repeatable
@@ -27,6 +29,11 @@ Options of access (without any: show it):
   --sandboxes on|off      offer it to code in a sandbox through the egress proxy (off until turned on)
   --users <emails>        only these users (comma-separated emails) may use it
   --all-users             every user may use it (the default)
+
+Options of template and credentials (without any: show it):
+  --set <H=template>      header H with a template, e.g. "Authorization=Bearer {api_key}"; replaces the template
+  --value <p=VAR>         fill placeholder p with the value of variable VAR (never on the command line)
+  --clear                 remove the template, or your values
 `;
 
 const persona = {
@@ -119,5 +126,29 @@ export const mcpSubcommands: readonly CliSubcommand[] = [
       { name: 'all-users', description: 'every user may use it (the default)' },
     ],
     examples: ['toolbus mcp access wiki', 'toolbus mcp access wiki --sandboxes on --users ana@example.com'],
+  },
+  {
+    name: 'template',
+    forms: ['<name> [--set <H=template>]... [--clear]'],
+    summary:
+      'Shows or replaces the per-user header template ({placeholder}s each user fills, and {user_email}, {user_id}, {user_name}); deny-listed headers are dropped and named.',
+    flags: [
+      { name: 'set', value: '<H=template>', description: 'a header and its template; repeatable; replaces' },
+      { name: 'clear', description: 'remove the template' },
+    ],
+    examples: [
+      'toolbus mcp template tracker --set "Authorization=Bearer {api_key}" --set "X-User={user_email}"',
+    ],
+  },
+  {
+    name: 'credentials',
+    forms: ['<name> [--value <placeholder=VARIABLE>]... [--clear]'],
+    summary:
+      "Shows or stores your own values for the server's header template (stored encrypted, never shown).",
+    flags: [
+      { name: 'value', value: '<p=VAR>', description: 'fill placeholder p from variable VAR; repeatable' },
+      { name: 'clear', description: 'forget your values' },
+    ],
+    examples: ['toolbus mcp credentials tracker --value api_key=TRACKER_KEY'],
   },
 ];

@@ -3,12 +3,7 @@ import { join } from 'node:path';
 import { createToolAssemblyCache } from '@toolbus/assembly';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
 import { createGuardedFetch, createNodeHttpFetch, type GuardedFetch } from '@toolbus/core/node';
-import {
-  createGatewayHandler,
-  GATEWAY_PATHS,
-  type GatewayConfig,
-  type GatewayHandler,
-} from '@toolbus/gateway';
+import type { GatewayConfig, GatewayHandler } from '@toolbus/gateway';
 import {
   builtInToolFactories,
   type ConfiguredInterpreter,
@@ -197,7 +192,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     // The recovery gateway's routes, when the config file has a gateway section (docs/gateway.md).
     const gateway =
       config.file.gateway && role !== 'worker'
-        ? servedGateway(config.file.gateway, auth, workspace.storage, io, logger)
+        ? await servedGateway(config.file.gateway, auth, workspace.storage, io, logger)
         : undefined;
     const http = await listen(role === 'worker' ? healthOnlyServer(server) : server, {
       port,
@@ -306,14 +301,18 @@ function serveToolFactories(options: {
     });
 }
 
-/** The gateway's routes inside serve: the same upstreams, and the server's own keys when it has them. */
-function servedGateway(
+/**
+ * The gateway's routes inside serve: the same upstreams, and the server's own keys when it has them. The gateway
+ * package loads here, only when the config file has a gateway section: a server without one never holds it.
+ */
+async function servedGateway(
   config: GatewayConfig,
   auth: ServerAuthMode,
   storage: Storage,
   io: CliIo,
   logger: ReturnType<typeof createJsonLogger>,
-): { paths: readonly string[]; handler: GatewayHandler } {
+): Promise<{ paths: readonly string[]; handler: GatewayHandler }> {
+  const { createGatewayHandler, GATEWAY_PATHS } = await import('@toolbus/gateway');
   const handler = createGatewayHandler({
     upstreams: config.upstreams,
     env: io.env,

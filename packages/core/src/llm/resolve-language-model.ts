@@ -1,14 +1,13 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { LazyLanguageModel } from './lazy-language-model.ts';
 import type { ModelConfig } from './model-config.ts';
 import { rememberModelEndpoint } from './model-endpoint-registry.ts';
 import { ModelConfigurationError } from './model-errors.ts';
 import type { ModelEndpoint, ModelEnvironment } from './resolve-model-endpoint.ts';
 import { resolveModelEndpoint } from './resolve-model-endpoint.ts';
+import { validateChunksSynchronously } from './synchronous-chunk-validation.ts';
 
 /** Options for {@link resolveLanguageModel}. */
 export interface ResolveLanguageModelOptions {
@@ -37,6 +36,10 @@ export function resolveLanguageModel(
   return model;
 }
 
+/**
+ * The model, with its provider package loaded on the first call (see {@link LazyLanguageModel}): resolving a
+ * model string at start costs no module load, and a process that never calls the model never loads one.
+ */
 function createModel(options: {
   endpoint: ModelEndpoint;
   apiKey: string | undefined;
@@ -45,18 +48,42 @@ function createModel(options: {
   const { endpoint, apiKey, fetch } = options;
   // Every setting is passed explicitly: the provider packages would otherwise read process.env themselves.
   const common = { baseURL: endpoint.baseUrl, ...omitUndefined({ fetch }) };
+  const modelId = endpoint.model;
   switch (endpoint.provider) {
     case 'openai':
-      return createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(endpoint.model);
+      return new LazyLanguageModel({
+        provider: 'openai.chat',
+        modelId,
+        load: async () => {
+          const { createOpenAI } = await import('@ai-sdk/openai');
+          return createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(modelId);
+        },
+      });
     case 'anthropic':
-      return createAnthropic({ ...common, apiKey: apiKey ?? '' }).messages(endpoint.model);
+      return new LazyLanguageModel({
+        provider: 'anthropic.messages',
+        modelId,
+        load: async () => {
+          const { createAnthropic } = await import('@ai-sdk/anthropic');
+          return createAnthropic({ ...common, apiKey: apiKey ?? '' }).messages(modelId);
+        },
+      });
     default:
-      return createOpenAICompatible({
-        ...common,
-        name: endpoint.provider,
-        includeUsage: true,
-        ...omitUndefined({ apiKey }),
-      }).chatModel(endpoint.model);
+      return new LazyLanguageModel({
+        provider: `${endpoint.provider}.chat`,
+        modelId,
+        load: async () => {
+          const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+          const model = createOpenAICompatible({
+            ...common,
+            name: endpoint.provider,
+            includeUsage: true,
+            ...omitUndefined({ apiKey }),
+          }).chatModel(modelId);
+          validateChunksSynchronously(model);
+          return model;
+        },
+      });
   }
 }
 

@@ -98,6 +98,8 @@ export interface RunChatTurnOptions {
    * tool search is used.
    */
   readonly toolSearch?: ToolSearchLimits | false;
+  /** Tools left out because no provider accepts them, by name and why: the `tool-mode` packet names them. */
+  readonly setAsideTools?: readonly { readonly name: string; readonly reason: string }[];
 }
 
 /**
@@ -131,12 +133,18 @@ async function runTurnLoop(options: RunChatTurnOptions, sink: PacketSink): Promi
     options.toolSearch === false
       ? { mode: 'all' as const, total: allTools.length, current: () => allTools }
       : planToolset(allTools, options.toolSearch ?? {});
-  if (toolset.mode === 'search' || (options.toolSearch !== undefined && allTools.length > 0)) {
+  const setAside = options.setAsideTools ?? [];
+  if (
+    toolset.mode === 'search' ||
+    (options.toolSearch !== undefined && allTools.length > 0) ||
+    setAside.length > 0
+  ) {
     state.sink.emitAt(state.placement.at({ turn: state.turn, tab: 0 }), {
       type: 'tool-mode',
       mode: toolset.mode,
       total: toolset.total,
       offered: toolset.current().length,
+      ...(setAside.length > 0 ? { setAside: setAside.map(({ name, reason }) => ({ name, reason })) } : {}),
     });
   }
   let previousToolCalls: readonly ToolCall[] = [];

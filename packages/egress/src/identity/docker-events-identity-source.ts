@@ -2,12 +2,12 @@ import { omitUndefined } from '@toolbus/spec';
 import type { EgressLogger } from '../decision/egress-logger.ts';
 import type { EgressIdentity } from '../decision/egress-request.ts';
 import {
-  createBackoff,
   defaultSandboxLabels,
   type IdentitySource,
   identityFromLabels,
   type SandboxLabels,
 } from './identity-source.ts';
+import { type IdentitySync, identitySourceLifecycle } from './identity-sync.ts';
 import { openJsonStream } from './open-json-stream.ts';
 
 /** Options for {@link createDockerEventsIdentitySource}. */
@@ -48,18 +48,8 @@ export function createDockerEventsIdentitySource(options: DockerEventsIdentitySo
   const labels = options.labels ?? defaultSandboxLabels;
   const base = options.baseUrl?.replace(/\/$/, '') ?? 'http://docker';
   const connection = omitUndefined({ socketPath: options.socketPath });
-  const backoff = createBackoff(options.backoff?.initialMs, options.backoff?.maxMs);
-  const log = options.logger ?? (() => {});
   const nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const byContainer = new Map<string, { address: string; identity: EgressIdentity }>();
-  let synced = false;
-  let everSynced = false;
-  let stopped = false;
-  let controller: AbortController | undefined;
-  let resolveFirst: () => void = () => {};
-  const firstSync = new Promise<void>((resolve) => {
-    resolveFirst = resolve;
-  });
   const labelFilter = JSON.stringify({ label: [`${labels.managedBy}=${labels.managedByValue}`] });
 
   const record = (container: ContainerSummary): void => {
@@ -83,7 +73,7 @@ export function createDockerEventsIdentitySource(options: DockerEventsIdentitySo
     return stream.json();
   }
 
-  async function session(signal: AbortSignal): Promise<void> {
+  async function session(sync: IdentitySync, signal: AbortSignal): Promise<void> {
     const since = nowSeconds() - 1;
     const containers = (await get(
       `/containers/json?filters=${encodeURIComponent(labelFilter)}`,
@@ -104,12 +94,7 @@ export function createDockerEventsIdentitySource(options: DockerEventsIdentitySo
       stream.close();
       throw new Error(`docker events answered ${stream.status}`);
     }
-    synced = true;
-    backoff.reset();
-    if (!everSynced) {
-      everSynced = true;
-      resolveFirst();
-    }
+    sync.markSynced();
     for await (const value of stream.values()) {
       const event = value as ContainerEvent;
       const id = event.Actor?.ID;
@@ -123,41 +108,13 @@ export function createDockerEventsIdentitySource(options: DockerEventsIdentitySo
     throw new Error('docker events stream ended');
   }
 
-  async function loop(): Promise<void> {
-    while (!stopped) {
-      controller = new AbortController();
-      try {
-        await session(controller.signal);
-      } catch {
-        synced = false;
-        if (stopped) return;
-        const delay = backoff.next();
-        log('identity_disconnected', [
-          ['source', 'docker'],
-          ['retry_ms', delay],
-        ]);
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
-  }
-
-  return {
-    identify(address) {
-      if (!synced) return undefined;
-      const wanted = address.replace(/^::ffff:/, '');
-      for (const entry of byContainer.values()) if (entry.address === wanted) return entry.identity;
+  return identitySourceLifecycle({
+    source: 'docker',
+    ...omitUndefined({ backoff: options.backoff, logger: options.logger }),
+    connect: session,
+    lookup: (address) => {
+      for (const entry of byContainer.values()) if (entry.address === address) return entry.identity;
       return undefined;
     },
-    synced: () => synced,
-    start() {
-      stopped = false;
-      void loop();
-    },
-    stop() {
-      stopped = true;
-      synced = false;
-      controller?.abort();
-    },
-    firstSync,
-  };
+  });
 }

@@ -1,12 +1,8 @@
 import { omitUndefined } from '@toolbus/spec';
 import type { EgressLogger } from '../decision/egress-logger.ts';
 import { EgressProxyError } from './egress-proxy-error.ts';
-import {
-  createBackoff,
-  defaultSandboxLabels,
-  type IdentitySource,
-  type SandboxLabels,
-} from './identity-source.ts';
+import { defaultSandboxLabels, type IdentitySource, type SandboxLabels } from './identity-source.ts';
+import { type IdentitySync, identitySourceLifecycle } from './identity-sync.ts';
 import {
   type KubernetesPodsEndpoint,
   listPods,
@@ -55,34 +51,25 @@ export function createKubernetesPodIdentitySource(
     headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
     ...omitUndefined({ ca: options.ca }),
   };
-  const backoff = createBackoff(options.backoff?.initialMs, options.backoff?.maxMs);
   const log = options.logger ?? (() => {});
   let byAddress = new Map<string, PodIdentity>();
-  let synced = false;
-  let everSynced = false;
-  let stopped = false;
-  let controller: AbortController | undefined;
-  let resolveFirst: () => void = () => {};
-  let rejectFirst: (error: unknown) => void = () => {};
-  const firstSync = new Promise<void>((resolve, reject) => {
-    resolveFirst = resolve;
-    rejectFirst = reject;
-  });
-  firstSync.catch(() => {});
+  // Where the next watch starts; undefined: list first.
+  let version: string | undefined;
+  let goneInARow = 0;
 
   const removePod = (pod: Pod): void => {
     const uid = pod.metadata?.uid;
     for (const [address, identity] of byAddress) if (identity.podUid === uid) byAddress.delete(address);
   };
 
-  async function list(signal: AbortSignal): Promise<string> {
+  async function list(sync: IdentitySync, signal: AbortSignal): Promise<string> {
     const { pods, resourceVersion } = await listPods(endpoint, signal);
     const next = new Map<string, PodIdentity>();
     for (const pod of pods) {
       const found = sandboxPodEntry(pod, labels);
       if (found === undefined) continue;
       const existing = next.get(found[0]);
-      if (existing !== undefined && existing.sandboxId !== found[1].sandboxId && !everSynced) {
+      if (existing !== undefined && existing.sandboxId !== found[1].sandboxId && !sync.everSynced()) {
         throw new EgressProxyError({
           code: 'identity_not_synced',
           message: `Two sandboxes share the address ${found[0]} at the first sync; refusing to guess which is which.`,
@@ -94,91 +81,51 @@ export function createKubernetesPodIdentitySource(
     return resourceVersion;
   }
 
-  async function watch(resourceVersion: string, signal: AbortSignal): Promise<string> {
+  async function watch(resourceVersion: string, sync: IdentitySync, signal: AbortSignal): Promise<string> {
     const events = await openPodWatch({
       endpoint,
       resourceVersion,
       timeoutSeconds: options.watchTimeoutSeconds ?? 300,
       signal,
     });
-    markSynced();
-    let version = resourceVersion;
+    sync.markSynced();
+    let seen = resourceVersion;
     for await (const event of events) {
       const pod = event.object;
       if (pod === undefined) continue;
-      version = pod.metadata?.resourceVersion ?? version;
+      seen = pod.metadata?.resourceVersion ?? seen;
       if (event.type === 'BOOKMARK') continue;
       removePod(pod);
       if (event.type === 'DELETED') continue;
       const found = sandboxPodEntry(pod, labels);
       if (found !== undefined) byAddress.set(found[0], found[1]);
     }
-    return version;
+    return seen;
   }
 
-  function markSynced(): void {
-    synced = true;
-    backoff.reset();
-    if (!everSynced) {
-      everSynced = true;
-      resolveFirst();
-    }
-  }
-
-  async function loop(): Promise<void> {
-    let version: string | undefined;
-    let goneInARow = 0;
-    while (!stopped) {
-      controller = new AbortController();
-      try {
-        if (version === undefined) version = await list(controller.signal);
-        version = await watch(version, controller.signal);
-        goneInARow = 0;
-        // The server ended the watch (its timeout): reconnect from the last version, briefly unsynced.
-        synced = false;
-      } catch (error) {
-        synced = false;
-        if (stopped) return;
-        if (EgressProxyError.isInstance(error)) {
-          rejectFirst(error);
-          return;
-        }
-        if (error instanceof PodWatchGoneError) {
-          log('identity_relist', [['source', 'kubernetes']]);
-          version = undefined;
-          // A server that answers 410 to every fresh version must not spin this loop.
-          goneInARow += 1;
-          if (goneInARow > 1) await new Promise((resolve) => setTimeout(resolve, backoff.next()));
-          continue;
-        }
-        const delay = backoff.next();
-        log('identity_disconnected', [
-          ['source', 'kubernetes'],
-          ['retry_ms', delay],
-        ]);
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
-  }
-
-  return {
-    identify: (address) => {
-      if (!synced) return undefined;
-      const identity = byAddress.get(address.replace(/^::ffff:/, ''));
+  return identitySourceLifecycle({
+    source: 'kubernetes',
+    ...omitUndefined({ backoff: options.backoff, logger: options.logger }),
+    connect: async (sync, signal) => {
+      if (version === undefined) version = await list(sync, signal);
+      version = await watch(version, sync, signal);
+      goneInARow = 0;
+    },
+    onFailure: async (error, sync) => {
+      if (EgressProxyError.isInstance(error)) return 'fail';
+      if (!(error instanceof PodWatchGoneError)) return undefined;
+      log('identity_relist', [['source', 'kubernetes']]);
+      version = undefined;
+      // A server that answers 410 to every fresh version must not spin this loop.
+      goneInARow += 1;
+      if (goneInARow > 1) await new Promise((resolve) => setTimeout(resolve, sync.nextDelay()));
+      return 'retry';
+    },
+    lookup: (address) => {
+      const identity = byAddress.get(address);
       if (identity === undefined) return undefined;
       const { podUid: _podUid, ...rest } = identity;
       return rest;
     },
-    synced: () => synced,
-    start() {
-      stopped = false;
-      void loop();
-    },
-    stop() {
-      stopped = true;
-      synced = false;
-      controller?.abort();
-    },
-    firstSync,
-  };
+  });
 }

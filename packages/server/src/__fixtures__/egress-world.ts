@@ -10,10 +10,12 @@ import {
   loadOrCreateCertificateAuthority,
   type CertificateAuthority,
 } from '@toolbus/egress/node';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
+import type { EgressContext } from '@toolbus/egress';
 import { createPythonTool } from '@toolbus/tools';
 import { startSandboxEgressIfConnected } from '../egress/sandbox-egress.ts';
 import type { ServerOptions } from '../server-options.ts';
@@ -75,6 +77,15 @@ export async function startTestHttpsApi(directory: string): Promise<TestHttpsApi
   };
 }
 
+/** The egress network of every proxy here: `api.test` is loopback, nothing else resolves or is allowed. */
+export const apiTestNetwork = {
+  resolveHost: async (name: string): Promise<string[]> => {
+    if (name === 'api.test') return ['127.0.0.1'];
+    throw new Error('ENOTFOUND');
+  },
+  addressPolicy: { level: 'strict', allow: ['api.test'] },
+} as const satisfies Pick<EgressContext, 'resolveHost' | 'addressPolicy'>;
+
 /** Python that POSTs a report to the test API (with a query secret and a password field) and prints the status. */
 export function postReportCode(port: number): string {
   return [
@@ -116,14 +127,7 @@ export function pythonWithEgressFactories(options: {
                   caDirectory: options.caDirectory,
                   approvals: context.approvals,
                   sessionId: context.approvals.sessionId,
-                  network: {
-                    resolveHost: async (name) => {
-                      if (name === 'api.test') return ['127.0.0.1'];
-                      throw new Error('ENOTFOUND');
-                    },
-                    addressPolicy: { level: 'strict', allow: ['api.test'] },
-                    upstreamTrustedCa: [api.ca.certificatePem],
-                  },
+                  network: { ...apiTestNetwork, upstreamTrustedCa: [api.ca.certificatePem] },
                 });
           const interpreter = await startInterpreterServer({
             port: 0,
@@ -165,4 +169,56 @@ export async function connectTrackerApp(options: {
     }),
   });
   assert.equal(response.status, 201, await response.text());
+}
+
+/**
+ * Connects the test API for `userId` straight in storage as app "Tracker" (POST /items under `policy`), its token
+ * the user's value `token`.
+ */
+export async function addTrackerApp(options: {
+  readonly storage: Storage;
+  readonly userId: string;
+  readonly port: number;
+  readonly token: string;
+  readonly policy: 'ASK' | 'ALWAYS';
+}): Promise<void> {
+  const { storage, userId } = options;
+  const app = await storage.connectedApps.create({
+    userId,
+    name: 'Tracker',
+    urlPatterns: [`https://api\\.test:${options.port}/.*`],
+    headers: { Authorization: 'Bearer {{user.token}}' },
+    actions: [{ name: 'create_item', method: 'POST', pathPattern: '/items', policy: options.policy }],
+  });
+  await storage.connectedApps.setUserValues({ appId: app.id, userId, values: { token: options.token } });
+}
+
+/**
+ * A scripted model that answers every user message with a run_python call of `code` and, once the tool result is
+ * back, with "Done."; each tool result is pushed to `toolResults`.
+ */
+export function startRunPythonModel(options: {
+  readonly code: string;
+  readonly toolResults: string[];
+}): Promise<ScriptedModelServer> {
+  const { code, toolResults } = options;
+  return startScriptedModelServer({
+    handler: (request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === 'tool') {
+        toolResults.push(last.toolResults[0]?.content ?? '');
+        return [{ type: 'text', text: 'Done.' }];
+      }
+      return [
+        { type: 'tool-call', id: `call_py_${toolResults.length}`, name: 'run_python', arguments: { code } },
+      ];
+    },
+  });
+}
+
+/** Adds a "coder" persona offering run_python to the storage, returning its id. */
+export async function addCoderPersona(storage: Storage): Promise<string> {
+  const persona = await storage.personas.create({ name: 'coder', description: 'runs code' });
+  await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'PythonTool' });
+  return persona.id;
 }

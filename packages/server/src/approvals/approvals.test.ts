@@ -7,28 +7,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  startScriptedModelServer,
-} from '@toolbus/core/testing';
+import type { ScriptedModelServer } from '@toolbus/core/testing';
 import type { Storage } from '@toolbus/storage';
+import { apiCaller, newUserKey } from '../__fixtures__/api-calls.ts';
+import { streamApprovalTurn, type WirePacket } from '../__fixtures__/approval-turn.ts';
 import {
+  addCoderPersona,
   connectTrackerApp,
   postReportCode,
   pythonWithEgressFactories,
+  startRunPythonModel,
   startTestHttpsApi,
   type TestHttpsApi,
 } from '../__fixtures__/egress-world.ts';
-import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
+import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
-
-interface WirePacket {
-  sequence: number;
-  placement: { turn: number; tab: number; path?: unknown[] };
-  obj: { type: string; [key: string]: unknown };
-}
 
 const secret = 'sk-APPROVAL-TEST-NEVER-IN-THE-SANDBOX-5521';
 let root: string;
@@ -47,27 +41,13 @@ before(async () => {
   upstream = await startTestHttpsApi(join(root, 'upstream-ca'));
   upstreamPort = upstream.port;
   received = upstream.received;
-  const code = postReportCode(upstreamPort);
-  model = await startScriptedModelServer({
-    handler: (request: ScriptedRequest) => {
-      const last = request.messages.at(-1);
-      if (last?.role === 'tool') {
-        toolResults.push(last.toolResults[0]?.content ?? '');
-        return [{ type: 'text', text: 'Done.' }];
-      }
-      return [
-        { type: 'tool-call', id: `call_py_${toolResults.length}`, name: 'run_python', arguments: { code } },
-      ];
-    },
-  });
+  model = await startRunPythonModel({ code: postReportCode(upstreamPort), toolResults });
   ({ storage } = await openTestStorage());
-  const persona = await storage.personas.create({ name: 'coder', description: 'runs code' });
-  await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'PythonTool' });
   server = await createServer({
     storage,
     auth: 'api-keys',
     defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    defaultPersonaId: persona.id,
+    defaultPersonaId: await addCoderPersona(storage),
     approvalTimeoutMs: 6000,
     // What `toolbus serve` runs code in for a user with apps: a sandbox of the turn's own behind its egress proxy.
     builtInToolFactories: pythonWithEgressFactories({
@@ -88,58 +68,36 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, key: string, body?: unknown) {
-  return fetch(`${http.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
-
-async function newUserKey(email: string): Promise<string> {
-  const user = (await (await call('POST', '/v1/admin/users', adminKey, { email })).json()) as { id: string };
-  const created = await call('POST', `/v1/admin/users/${user.id}/keys`, adminKey, { name: 'test' });
-  return ((await created.json()) as { key: string }).key;
-}
+const call = apiCaller(() => http.url);
+const userKey = (email: string) => newUserKey({ baseUrl: http.url, adminKey, email });
 
 async function connectApp(key: string): Promise<void> {
   await connectTrackerApp({ baseUrl: http.url, key, port: upstreamPort, secret });
 }
 
-/** Runs one turn, calling `onApproval` (not awaited by the stream) when the approval request arrives. */
+/** Runs one turn of a new chat, calling `onApproval` (not awaited by the stream) at the approval request. */
 async function runTurn(
   key: string,
-  onApproval: (packet: WirePacket) => Promise<void> | void,
-): Promise<{ packets: WirePacket[]; decided: Promise<void>[] }> {
+  onApproval: (approvalId: string) => Promise<void> | void,
+): Promise<{ packets: WirePacket[] }> {
   const chat = (await (await call('POST', '/v1/chats', key, { title: 'Report' })).json()) as { id: string };
-  const decided: Promise<void>[] = [];
-  const events = await readSse(
-    await call('POST', `/v1/chats/${chat.id}/messages`, key, { content: 'File the Q3 report' }),
-    (event) => {
-      const packet = JSON.parse(event.data) as WirePacket;
-      if (packet.obj.type === 'approval-request') decided.push(Promise.resolve(onApproval(packet)));
-    },
-  );
-  await Promise.all(decided);
-  return { packets: events.map((event) => JSON.parse(event.data) as WirePacket), decided };
+  const send = () => call('POST', `/v1/chats/${chat.id}/messages`, key, { content: 'File the Q3 report' });
+  return { packets: await streamApprovalTurn({ send, onApproval }) };
 }
 
 describe('egress approvals in the server', () => {
   test('an ASK request parks, shows at its tool call, and only the owner approves it; the API gets the credential', async () => {
-    const alice = await newUserKey('alice@example.com');
-    const bob = await newUserKey('bob@example.com');
+    const alice = await userKey('alice@example.com');
+    const bob = await userKey('bob@example.com');
     await connectApp(alice);
     const before = received.length;
-    const { packets } = await runTurn(alice, async (packet) => {
+    const { packets } = await runTurn(alice, async (approvalId) => {
       // Bob cannot decide Alice's approval: for him it does not exist.
-      const stolen = await call('POST', `/v1/approvals/${String(packet.obj.approvalId)}`, bob, {
+      const stolen = await call('POST', `/v1/approvals/${approvalId}`, bob, {
         decision: 'approve',
       });
       assert.equal(stolen.status, 404);
-      const decided = await call('POST', `/v1/approvals/${String(packet.obj.approvalId)}`, alice, {
+      const decided = await call('POST', `/v1/approvals/${approvalId}`, alice, {
         decision: 'approve',
       });
       assert.equal(decided.status, 200, await decided.text());
@@ -172,11 +130,11 @@ describe('egress approvals in the server', () => {
   });
 
   test('a rejection reaches the model as the proxy 403, and the API receives nothing', async () => {
-    const carol = await newUserKey('carol@example.com');
+    const carol = await userKey('carol@example.com');
     await connectApp(carol);
     const before = received.length;
-    const { packets } = await runTurn(carol, async (packet) => {
-      const decided = await call('POST', `/v1/approvals/${String(packet.obj.approvalId)}`, carol, {
+    const { packets } = await runTurn(carol, async (approvalId) => {
+      const decided = await call('POST', `/v1/approvals/${approvalId}`, carol, {
         decision: 'reject',
       });
       assert.equal(decided.status, 200);
@@ -191,11 +149,11 @@ describe('egress approvals in the server', () => {
   });
 
   test('nobody deciding expires the request; a decision after that is a 404', async () => {
-    const dave = await newUserKey('dave@example.com');
+    const dave = await userKey('dave@example.com');
     await connectApp(dave);
     let approvalId = '';
-    const { packets } = await runTurn(dave, (packet) => {
-      approvalId = String(packet.obj.approvalId);
+    const { packets } = await runTurn(dave, (id) => {
+      approvalId = id;
     });
     assert.equal(
       packets.find((packet) => packet.obj.type === 'approval-resolved')?.obj.resolution,
@@ -209,27 +167,22 @@ describe('egress approvals in the server', () => {
   });
 
   test('allow for this chat: a later identical action in the same chat passes without asking', async () => {
-    const erin = await newUserKey('erin@example.com');
+    const erin = await userKey('erin@example.com');
     await connectApp(erin);
     const chat = (await (await call('POST', '/v1/chats', erin, { title: 'Twice' })).json()) as { id: string };
     const send = () =>
-      call('POST', `/v1/chats/${chat.id}/messages`, erin, { content: 'File the Q3 report' }).then(
-        (response) =>
-          readSse(response, (event) => {
-            const packet = JSON.parse(event.data) as WirePacket;
-            if (packet.obj.type === 'approval-request') {
-              void call('POST', `/v1/approvals/${String(packet.obj.approvalId)}`, erin, {
-                decision: 'allow-session',
-              });
-            }
-          }),
-      );
-    const first = (await send()).map((event) => JSON.parse(event.data) as WirePacket);
+      streamApprovalTurn({
+        send: () => call('POST', `/v1/chats/${chat.id}/messages`, erin, { content: 'File the Q3 report' }),
+        onApproval: async (approvalId) => {
+          await call('POST', `/v1/approvals/${approvalId}`, erin, { decision: 'allow-session' });
+        },
+      });
+    const first = await send();
     assert.equal(
       first.find((packet) => packet.obj.type === 'approval-resolved')?.obj.resolution,
       'approved_for_session',
     );
-    const second = (await send()).map((event) => JSON.parse(event.data) as WirePacket);
+    const second = await send();
     assert.equal(second.filter((packet) => packet.obj.type === 'approval-request').length, 0);
     assert.match(toolResults.at(-1) ?? '', /STATUS 201/);
   });

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import type { Storage } from '@toolbus/storage';
+import { whoamiTool } from '../../../mcp/src/__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -22,16 +23,7 @@ let plainKey: string;
 let serverId: string;
 
 before(async () => {
-  oauthServers = await startLoopbackOAuthServers([
-    {
-      tool: {
-        name: 'whoami',
-        description: 'Says who you are',
-        inputSchema: { type: 'object', properties: {} },
-      },
-      call: () => ({ content: [{ type: 'text', text: 'you' }] }),
-    },
-  ]);
+  oauthServers = await startLoopbackOAuthServers([whoamiTool]);
   ({ storage } = await openTestStorage());
   const options = {
     storage,

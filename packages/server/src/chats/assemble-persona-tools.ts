@@ -1,5 +1,5 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { constructTools } from '@toolbus/assembly';
+import { constructTools, setAsideTools } from '@toolbus/assembly';
 import type { ChatFile, Tool } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { Persona } from '@toolbus/storage';
@@ -19,6 +19,8 @@ export interface AssembleOptions {
 /** A persona's tools, and how to close what assembling them opened. */
 export interface AssembledTools {
   readonly tools: readonly Tool[];
+  /** Tools left out because no provider accepts their schema, by name and why (the turn's `tool-mode` note). */
+  readonly setAside: readonly { readonly name: string; readonly reason: string }[];
   readonly cleanup: () => Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function assemblePersonaTools(
   });
   return {
     tools: assembly.tools,
+    setAside: setAsideTools(assembly.skipped),
     cleanup: async () => {
       await assembly.close();
       for (const run of cleanups) await run().catch(() => undefined);

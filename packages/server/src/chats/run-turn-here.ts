@@ -43,6 +43,7 @@ export interface TurnHere {
 /** What the agent loop of a turn is started with, once the tools and the history are known. */
 interface TurnSetting extends TurnHere {
   readonly tools: readonly Tool[];
+  readonly setAside: readonly { readonly name: string; readonly reason: string }[];
   readonly history: readonly ChatMessage[];
   readonly systemPrompt: string;
   /** A research turn that ended with clarifying questions is answered by this message: go straight to the plan. */
@@ -55,13 +56,17 @@ export async function runTurnHere(deps: ChatServiceDependencies, here: TurnHere)
   const { principal, chat, prepared, input, placement } = here;
   const approvals = deps.approvals?.forTurn({ chatId: chat.id, userId: principal.user.id });
   const elicitations = deps.elicitations?.forTurn({ chatId: chat.id, userId: principal.user.id });
-  const { tools: assembled, cleanup } = await assemblePersonaTools(deps, {
+  const {
+    tools: assembled,
+    setAside,
+    cleanup,
+  } = await assemblePersonaTools(deps, {
     principal,
     persona: prepared.persona,
     options: { model: prepared.model, files: prepared.files, ...omitUndefined({ approvals }) },
   });
   try {
-    const setting = await settleTurn(deps, { ...here, tools: narrowTools(assembled, input.tools) });
+    const setting = await settleTurn(deps, { ...here, tools: narrowTools(assembled, input.tools), setAside });
     const start: StartTurnOptions = {
       chatId: chat.id,
       userId: principal.user.id,
@@ -106,7 +111,7 @@ function narrowTools(tools: readonly Tool[], names: readonly string[] | undefine
 /** Reads what the loop starts from: the history, the system prompt with memories, a research turn's standing. */
 async function settleTurn(
   deps: ChatServiceDependencies,
-  turn: TurnHere & { readonly tools: readonly Tool[] },
+  turn: TurnHere & Pick<TurnSetting, 'tools' | 'setAside'>,
 ): Promise<TurnSetting> {
   const { principal, chat, input, placement } = turn;
   const history = (await deps.storage.chats.listMessages(chat.id)).map((stored) => stored.message);
@@ -157,6 +162,7 @@ function startAgentLoop(
     model: telemetry.model,
     messages: [{ role: 'system', content: setting.systemPrompt }, ...history, prepared.userMessage],
     tools: setting.tools,
+    setAsideTools: setting.setAside,
     files: prepared.files,
     userId: principal.user.id,
     signal: call.signal,

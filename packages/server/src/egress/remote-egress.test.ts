@@ -8,23 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { formatEgressLogLine } from '@toolbus/egress';
-import {
-  deriveEgressTokenKey,
-  type EgressProxy,
-  loadOrCreateCertificateAuthority,
-  mintEgressRunToken,
-  startEgressProxy,
-} from '@toolbus/egress/node';
-import {
-  createRemoteEgressRelay,
-  type InterpreterServer,
-  type RemoteEgressRelay,
-  startInterpreterServer,
-} from '@toolbus/interpreter';
+import { deriveEgressTokenKey, mintEgressRunToken } from '@toolbus/egress/node';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
 import { omitUndefined } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
-import { startTestHttpsApi, type TestHttpsApi } from '../__fixtures__/egress-world.ts';
+import { addTrackerApp, startTestHttpsApi, type TestHttpsApi } from '../__fixtures__/egress-world.ts';
+import { type StandaloneEgress, startStandaloneEgress } from '../__fixtures__/standalone-egress.ts';
 import { remoteEgressTokens } from './remote-egress-tokens.ts';
 import { storageEgressCatalogue } from './sandbox-egress.ts';
 
@@ -35,9 +24,7 @@ const tokensSeen: string[] = [];
 let home: string;
 let storage: Storage;
 let api: TestHttpsApi;
-let proxy: EgressProxy;
-let relay: RemoteEgressRelay;
-let interpreter: InterpreterServer;
+let egress: StandaloneEgress;
 let client: CodeInterpreterClient;
 const users: string[] = [];
 
@@ -102,50 +89,25 @@ before(async () => {
     const user = await storage.users.create({ email });
     users.push(user.id);
     credentials[user.id] = `tok-${email.split('@')[0]}-${randomBytes(4).toString('hex')}`;
-    const app = await storage.connectedApps.create({
-      userId: user.id,
-      name: 'Tracker',
-      urlPatterns: [`https://api\\.test:${api.port}/.*`],
-      headers: { Authorization: 'Bearer {{user.token}}' },
-      // Approvals at a standalone proxy are not wired here (no broker): the action is allowed outright.
-      actions: [{ name: 'create_item', method: 'POST', pathPattern: '/items', policy: 'ALWAYS' }],
-    });
-    await storage.connectedApps.setUserValues({
-      appId: app.id,
-      userId: user.id,
-      values: { token: credentials[user.id] ?? '' },
-    });
+    // Approvals at a standalone proxy are not wired here (no broker): the action is allowed outright.
+    const token = credentials[user.id] ?? '';
+    await addTrackerApp({ storage, userId: user.id, port: api.port, token, policy: 'ALWAYS' });
   }
-  const authority = await loadOrCreateCertificateAuthority({ directory: join(home, 'proxy-ca') });
-  proxy = startEgressProxy({
-    authority,
-    upstreamTrustedCa: [api.ca.certificatePem],
-    runTokens: { key: deriveEgressTokenKey(secretKey) },
+  egress = await startStandaloneEgress({
+    directory: home,
+    api,
+    secretKey,
     context: {
-      // No pod is labelled here: only a verified token identifies a connection.
-      identify: () => undefined,
-      resolveHost: async (name) => {
-        if (name === 'api.test') return ['127.0.0.1'];
-        throw new Error('ENOTFOUND');
-      },
-      addressPolicy: { level: 'strict', allow: ['api.test'] },
       ...storageEgressCatalogue(storage),
       logger: (event, fields) => lines.push(formatEgressLogLine(event, fields)),
     },
+    onInterpreterLog: (line) => lines.push(line),
   });
-  const proxyPort = (await proxy.listen({ port: 0, host: '127.0.0.1' })).port ?? 0;
-  relay = createRemoteEgressRelay({
-    proxy: { host: '127.0.0.1', port: proxyPort },
-    caCertificateFile: authority.certificatePath,
-  });
-  interpreter = await startInterpreterServer({ port: 0, egress: relay, onLog: (line) => lines.push(line) });
-  client = new CodeInterpreterClient({ baseUrl: interpreter.url });
+  client = new CodeInterpreterClient({ baseUrl: egress.interpreter.url });
 });
 
 after(async () => {
-  await interpreter.close();
-  relay.close();
-  await proxy.drain();
+  await egress.close();
   api.close();
   await storage.close();
   await rm(home, { recursive: true, force: true });

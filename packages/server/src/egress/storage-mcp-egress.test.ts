@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { openStorage, type Storage } from '@toolbus/storage';
+import { openStorage, type Storage, writeMcpHeaderTemplate } from '@toolbus/storage';
 import { storageEgressMcpServers, storageMcpCredentials } from './storage-mcp-egress.ts';
 
 let storage: Storage;
@@ -73,5 +73,30 @@ describe('MCP servers in the egress catalogue, from storage', () => {
     assert.deepEqual(await storageMcpCredentials(storage, headers.id, { sandboxId: 's2', userId: bob }), {
       'X-Wiki-Key': 'WIKI-KEY',
     });
+  });
+
+  it("fills a server's header template with each user's own values, as the MCP client does", async () => {
+    const server = await storage.mcpServers.create({
+      name: 'tickets',
+      endpoint: { transport: 'streamable-http', url: 'https://tickets.example/mcp' },
+      authType: 'headers',
+      headers: { 'X-User': 'stored', 'X-Org': 'acme' },
+    });
+    await writeMcpHeaderTemplate(storage.settings, server.id, {
+      Authorization: 'Bearer {api_key}',
+      'X-User': '{user_email}',
+    });
+    await storage.mcpUserCredentials.set({ serverId: server.id, userId: alice, values: { api_key: 'A-1' } });
+    assert.deepEqual(await storageMcpCredentials(storage, server.id, { sandboxId: 's1', userId: alice }), {
+      authorization: 'Bearer A-1',
+      'x-user': 'alice@example.com',
+      'x-org': 'acme',
+    });
+    // Bob stored nothing: his address, never Alice's key; no user: nothing at all (fail closed).
+    assert.deepEqual(await storageMcpCredentials(storage, server.id, { sandboxId: 's2', userId: bob }), {
+      'x-user': 'bob@example.com',
+      'x-org': 'acme',
+    });
+    assert.equal(await storageMcpCredentials(storage, server.id, { sandboxId: 's3' }), undefined);
   });
 });

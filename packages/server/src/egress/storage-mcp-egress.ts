@@ -1,6 +1,7 @@
-import { createStorageMcpTokenStore, toMcpServerConfig } from '@toolbus/assembly';
+import { createStorageMcpTokenStore, mcpHeaderTemplateFor, toMcpServerConfig } from '@toolbus/assembly';
 import type { EgressIdentity, EgressMcpServer } from '@toolbus/egress';
-import { renderMcpHeaderTemplates, StoreOAuthClientProvider } from '@toolbus/mcp';
+import { mergeMcpHeaders, renderMcpHeaderTemplates, StoreOAuthClientProvider } from '@toolbus/mcp';
+import { omitUndefined } from '@toolbus/spec';
 import { offeredToSandboxes, readMcpServerAccess, type Storage } from '@toolbus/storage';
 
 /**
@@ -37,7 +38,8 @@ export async function storageSandboxMcpServers(
 
 /**
  * The headers that authenticate `identity`'s user to an MCP server, built exactly as toolbus's own MCP client
- * builds them: stored header templates (and the admin's API key) rendered, or the user's own OAuth access token
+ * builds them: stored header templates (and the admin's API key) rendered, the per-user template filled with the
+ * user's own values (which wins), or the user's own OAuth access token
  * (never another user's; a request without a user gets none). An empty map for a server that needs no credential
  * (reachable, nothing added); undefined when the user is not connected.
  */
@@ -48,10 +50,23 @@ export async function storageMcpCredentials(
 ): Promise<Readonly<Record<string, string>> | undefined> {
   const server = await storage.mcpServers.get(serverId);
   if (server === undefined) return undefined;
+  const user = identity.userId === undefined ? undefined : await storage.users.get(identity.userId);
+  const template = await mcpHeaderTemplateFor(storage, serverId, user);
+  if (!template.ok) return undefined;
+  const templateHeaders =
+    template.headerTemplate === undefined
+      ? undefined
+      : renderMcpHeaderTemplates(template.headerTemplate.headers, template.headerTemplate.values).headers;
+  // The same layers and deny list as the MCP client's: the template wins over the connection's headers, and the
+  // OAuth token over both.
+  const withTemplate = (headers: Record<string, string>, oauthAuthorization?: string) =>
+    templateHeaders === undefined
+      ? headers
+      : mergeMcpHeaders(omitUndefined({ connectionHeaders: headers, templateHeaders, oauthAuthorization }));
   const auth = toMcpServerConfig(server).auth;
-  if (auth === undefined || auth.type === 'none') return {};
+  if (auth === undefined || auth.type === 'none') return withTemplate({});
   if (auth.type === 'headers') {
-    const { headers } = renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {});
+    const headers = withTemplate(renderMcpHeaderTemplates(auth.headers, auth.credentials ?? {}).headers);
     return Object.keys(headers).length === 0 ? undefined : headers;
   }
   if (identity.userId === undefined) return undefined;
@@ -66,5 +81,6 @@ export async function storageMcpCredentials(
   const tokens = await provider.tokens();
   if (tokens === undefined) return undefined;
   const type = (tokens.token_type ?? 'Bearer').toLowerCase() === 'bearer' ? 'Bearer' : tokens.token_type;
-  return { Authorization: `${type} ${tokens.access_token}` };
+  const authorization = `${type} ${tokens.access_token}`;
+  return withTemplate({ Authorization: authorization }, authorization);
 }

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import type { Storage } from '@toolbus/storage';
+import { whoamiTool } from '../../../mcp/src/__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -22,16 +23,7 @@ let http: ListeningServer;
 let adminKey: string;
 
 before(async () => {
-  oauthServers = await startLoopbackOAuthServers([
-    {
-      tool: {
-        name: 'whoami',
-        description: 'Says who you are',
-        inputSchema: { type: 'object', properties: {} },
-      },
-      call: () => ({ content: [{ type: 'text', text: 'you are signed in' }] }),
-    },
-  ]);
+  oauthServers = await startLoopbackOAuthServers([whoamiTool]);
   model = await startScriptedModelServer({
     handler: (request) =>
       request.messages.at(-1)?.role === 'tool'
@@ -225,7 +217,7 @@ describe('the MCP OAuth connect flow', () => {
     );
 
     // Alice's turn reaches the protected server with her tokens; Bob, not connected, is not offered the tool.
-    assert.match(await turnAnswer(alice.key, persona.id), /Server says: you are signed in/);
+    assert.match(await turnAnswer(alice.key, persona.id), /Server says: you are authorized/);
     assert.equal(await turnAnswer(bob.key, persona.id), 'No tool for that.');
 
     // Disconnect forgets the tokens: status false, nothing stored, the tool no longer offered.

@@ -89,7 +89,7 @@ export async function schemaVersion(
 }
 
 /**
- * A PostgreSQL database of a release before storage was written once recorded its own numbering (1 to 10): the
+ * A PostgreSQL database of a release before storage was written once recorded its own numbering (1 to 11): the
  * versions it reached are recorded again under the numbering of the one list, once.
  */
 async function renumberPostgres(

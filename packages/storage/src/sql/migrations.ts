@@ -40,6 +40,16 @@ export const storageMigrations: readonly Migration[] = [
   })),
   {
     version: 17,
+    name: 'per-user values for MCP header templates',
+    // Each user's own values for a server's header template (`Authorization: Bearer {api_key}`), sealed per server
+    // and user. The template itself is a setting: it holds placeholders, not secrets. (PostgreSQL's old step 11.)
+    sql: {
+      sqlite: mcpUserCredentialsStep('TEXT', 'TEXT'),
+      postgres: mcpUserCredentialsStep('text', 'timestamptz'),
+    },
+  },
+  {
+    version: 18,
     name: 'JSON columns named alike on both databases',
     // From here on each store is written once: PostgreSQL's JSON columns take SQLite's names. (Their types stay:
     // the stores write JSON text to both and read it back as text; see open-postgres-storage's type parsers.)
@@ -64,10 +74,23 @@ ALTER TABLE organization_invitations ADD COLUMN ordinal bigint GENERATED ALWAYS 
 ];
 
 /**
- * PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 10: the
+ * PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 11: the
  * version here that each of them reached (index: that old version).
  */
-export const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15, 16];
+export const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15, 16, 17];
 
 /** The name PostgreSQL's old step 1 was recorded under: it tells an old numbering from today's. */
 export const postgresLegacyFirstName = 'initial schema: every store of the SQLite schema version 4';
+
+function mcpUserCredentialsStep(text: string, time: string): string {
+  return `
+CREATE TABLE mcp_user_credentials (
+  server_id ${text} NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+  user_id ${text} NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  values_secret ${text} NOT NULL,
+  updated_at ${time} NOT NULL,
+  PRIMARY KEY (server_id, user_id)
+);
+CREATE INDEX mcp_user_credentials_by_user ON mcp_user_credentials (user_id);
+`;
+}

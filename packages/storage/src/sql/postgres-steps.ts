@@ -1,5 +1,5 @@
 // The PostgreSQL schema steps of the releases before storage was written once, keyed by the version of the SQLite
-// step they match (PostgreSQL numbered its own 1 to 10: see postgresLegacyVersions): released, so never edited.
+// step they match (PostgreSQL numbered its own 1 to 11: see postgresLegacyVersions): released, so never edited.
 // The same tables and rules as SQLite's, in PostgreSQL's types (timestamptz, jsonb/json, bytea, identity columns
 // for insertion order). JSON that is replayed verbatim (messages, packets) is `json`, which keeps the text as
 // written; `jsonb` would reorder keys.

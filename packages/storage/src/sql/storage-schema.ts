@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-// The tables as the stores see them, the same on both databases since migration 17 gave PostgreSQL's JSON
+// The tables as the stores see them, the same on both databases since migration 18 gave PostgreSQL's JSON
 // columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
 // and 64-bit integers numbers (PostgreSQL's parsers are set so in open-postgres-storage); only booleans differ
 // (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
@@ -65,6 +65,7 @@ export interface StorageSchema {
     created_at: Time;
   };
   mcp_oauth_states: { server_id: string; user_id: string; state_secret: string; updated_at: Time };
+  mcp_user_credentials: { server_id: string; user_id: string; values_secret: string; updated_at: Time };
   mcp_tool_approvals: {
     server_id: string;
     tool_name: string;

@@ -25,6 +25,23 @@ interface PythonResult {
   staging_notice?: string;
 }
 
+/** Stores a text file for the user and returns it as a chat attachment. */
+async function storeChatFile(options: {
+  readonly storage: Storage;
+  readonly userId: string;
+  readonly name: string;
+  readonly mediaType: string;
+  readonly text: string;
+}): Promise<ChatFile> {
+  const stored = await options.storage.files.put({
+    userId: options.userId,
+    name: options.name,
+    mediaType: options.mediaType,
+    content: new TextEncoder().encode(options.text),
+  });
+  return { id: stored.id, name: stored.name, mediaType: stored.mediaType, sizeBytes: stored.sizeBytes };
+}
+
 describe('python tool against the real interpreter, runner and storage', () => {
   let server: InterpreterServer;
   let storage: Storage;
@@ -80,15 +97,8 @@ describe('python tool against the real interpreter, runner and storage', () => {
     return { outcome, packets, result: result as PythonResult };
   }
 
-  async function chatFile(name: string, text: string): Promise<ChatFile> {
-    const stored = await storage.files.put({
-      userId,
-      name,
-      mediaType: 'text/csv',
-      content: new TextEncoder().encode(text),
-    });
-    return { id: stored.id, name: stored.name, mediaType: stored.mediaType, sizeBytes: stored.sizeBytes };
-  }
+  const chatFile = (name: string, text: string) =>
+    storeChatFile({ storage, userId, name, mediaType: 'text/csv', text });
 
   it('declares code as its only parameter and streams its argument deltas', () => {
     const tool = createPythonTool({ client, files });
@@ -330,18 +340,13 @@ describe('python tool with skills, over a pool of two real interpreters', () => 
   }
 
   it("sends its skills with every run: the model runs a skill's script on the chat's CSV", async () => {
-    const stored = await storage.files.put({
+    const chat = await storeChatFile({
+      storage,
       userId,
       name: 'orders.csv',
       mediaType: 'text/csv',
-      content: new TextEncoder().encode('city,amount\nOslo,3\nBergen,5\nOslo,4\n'),
+      text: 'city,amount\nOslo,3\nBergen,5\nOslo,4\n',
     });
-    const chat: ChatFile = {
-      id: stored.id,
-      name: stored.name,
-      mediaType: stored.mediaType,
-      sizeBytes: stored.sizeBytes,
-    };
     const tool = () => createPythonTool({ client: pool, files, skills: ['csv-analysis'] });
     assert.match(tool().definition().description, /\/workspace\/managed\/skills\/<name>\//);
     const code = [
@@ -363,18 +368,13 @@ describe('python tool with skills, over a pool of two real interpreters', () => 
   });
 
   it('renames a chat file that would take the name of the skills folder', async () => {
-    const stored = await storage.files.put({
+    const chat = await storeChatFile({
+      storage,
       userId,
       name: 'managed',
       mediaType: 'text/plain',
-      content: new TextEncoder().encode('mine'),
+      text: 'mine',
     });
-    const chat: ChatFile = {
-      id: stored.id,
-      name: stored.name,
-      mediaType: stored.mediaType,
-      sizeBytes: stored.sizeBytes,
-    };
     const tool = createPythonTool({ client: pool, files, skills: ['csv-analysis'] });
     const result = await run(
       tool,

@@ -180,15 +180,7 @@ export const gemmaToolCallParser: ToolCallTextParser = {
       }
       recoveryWork.characters += cursor - hit;
       if (!closed) continue;
-      let start = hit;
-      let end = cursor;
-      // A stray colon between the opening token and `call:` goes with the call.
-      const opened = text[hit - 1] === ':' ? hit - 1 : hit;
-      for (const [open, closes] of wrappers) {
-        if (text.slice(Math.max(0, opened - open.length), opened) === open) start = opened - open.length;
-        const close = closes.find((candidate) => text.startsWith(candidate, end));
-        if (close) end += close.length;
-      }
+      const { start, end } = wrappedRange(text, hit, cursor);
       calls.push({
         name: tool.name,
         arguments: sanitizeJsonValue(argumentsObject) as Record<string, unknown>,
@@ -200,6 +192,22 @@ export const gemmaToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * A call's range with its wrapper tokens (`<|tool_call>` … `<tool_call|>`) when they are there; a stray colon
+ * between the opening token and `call:` goes with the call.
+ */
+function wrappedRange(text: string, hit: number, callEnd: number): { start: number; end: number } {
+  let start = hit;
+  let end = callEnd;
+  const opened = text[hit - 1] === ':' ? hit - 1 : hit;
+  for (const [open, closes] of wrappers) {
+    if (text.slice(Math.max(0, opened - open.length), opened) === open) start = opened - open.length;
+    const close = closes.find((candidate) => text.startsWith(candidate, end));
+    if (close) end += close.length;
+  }
+  return { start, end };
+}
 
 // The `"` closing a string opened before `from`, past backslash-escaped ones; -1 when it never closes.
 function closingQuote(search: ForwardSearch, text: string, from: number): number {

@@ -1,0 +1,113 @@
+import { checkMcpHeaderTemplate, mcpCredentialValuesProblem } from '@toolbus/mcp';
+import {
+  type McpServer,
+  readMcpHeaderTemplate,
+  type Storage,
+  type User,
+  writeMcpHeaderTemplate,
+} from '@toolbus/storage';
+import { EXIT_CODES } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
+import { usage } from './mcp-subcommands.ts';
+
+/** What `toolbus mcp template` was asked. */
+export interface McpTemplateOptions {
+  readonly storage: Storage;
+  readonly say: (line: string) => void;
+  readonly warn: (line: string) => void;
+  /** `Header=template` pairs replacing the template; none: show it. */
+  readonly set?: readonly string[];
+  readonly clear: boolean;
+}
+
+/**
+ * `toolbus mcp template <name>`: shows or replaces the server's per-user header template, with the same checks as
+ * the admin API (`checkMcpHeaderTemplate`): deny-listed headers are dropped and named, fixed values refused.
+ */
+export async function mcpHeaderTemplateCommand(
+  server: McpServer,
+  options: McpTemplateOptions,
+): Promise<number> {
+  const { storage, say } = options;
+  if (options.clear && options.set !== undefined) {
+    throw new UsageError({ message: '--set and --clear cannot go together.', usage });
+  }
+  if (options.clear) await writeMcpHeaderTemplate(storage.settings, server.id, {});
+  if (options.set !== undefined) {
+    const template: Record<string, string> = {};
+    for (const pair of options.set) {
+      const [name, value] = splitPair(pair, '--set', 'Header=template');
+      template[name] = value;
+    }
+    const checked = checkMcpHeaderTemplate(template);
+    if (checked.problems.length > 0) throw new UsageError({ message: checked.problems.join(' '), usage });
+    for (const { header, reason } of checked.dropped) {
+      options.warn(`Dropped header ${header} from the template (${reason}): it is never sent.`);
+    }
+    await writeMcpHeaderTemplate(storage.settings, server.id, checked.headers);
+  }
+  const { headers, placeholders } = checkMcpHeaderTemplate(
+    (await readMcpHeaderTemplate(storage.settings, server.id)) ?? {},
+  );
+  say(`MCP server "${server.name}":`);
+  if (Object.keys(headers).length === 0) say('  no header template');
+  for (const [name, value] of Object.entries(headers)) say(`  ${name}: ${value}`);
+  if (placeholders.length > 0)
+    say(`  each user fills: ${placeholders.map((name) => `{${name}}`).join(', ')}`);
+  return EXIT_CODES.ok;
+}
+
+/** What `toolbus mcp credentials` was asked. */
+export interface McpCredentialsOptions {
+  readonly storage: Storage;
+  readonly user: User;
+  readonly say: (line: string) => void;
+  /** `placeholder=VARIABLE` pairs: the value is read from the environment, never from the command line. */
+  readonly value?: readonly string[];
+  readonly clear: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** `toolbus mcp credentials <name>`: the local user's own values for the server's template (stored encrypted). */
+export async function mcpCredentialsCommand(
+  server: McpServer,
+  options: McpCredentialsOptions,
+): Promise<number> {
+  const { storage, user, say } = options;
+  const serverId = server.id;
+  const { placeholders } = checkMcpHeaderTemplate(
+    (await readMcpHeaderTemplate(storage.settings, serverId)) ?? {},
+  );
+  if (options.clear) await storage.mcpUserCredentials.delete({ serverId, userId: user.id });
+  if (options.value !== undefined) {
+    if (placeholders.length === 0) {
+      throw new UsageError({ message: `MCP server "${server.name}" has no header template to fill.`, usage });
+    }
+    const values: Record<string, string> = {};
+    for (const pair of options.value) {
+      const [name, variable] = splitPair(pair, '--value', 'placeholder=VARIABLE');
+      const value = options.env[variable];
+      if (value === undefined || value === '') {
+        throw new UsageError({ message: `--value ${name}: the variable ${variable} is not set.`, usage });
+      }
+      if (!placeholders.includes(name)) {
+        throw new UsageError({ message: `{${name}} is not a placeholder of the template.`, usage });
+      }
+      values[name] = value;
+    }
+    const problem = mcpCredentialValuesProblem(values);
+    if (problem !== undefined) throw new UsageError({ message: problem, usage });
+    await storage.mcpUserCredentials.set({ serverId, userId: user.id, values });
+  }
+  const stored = (await storage.mcpUserCredentials.get({ serverId, userId: user.id })) ?? {};
+  say(`MCP server "${server.name}", your values (stored encrypted, never shown):`);
+  if (placeholders.length === 0) say('  no header template: nothing to fill');
+  for (const name of placeholders) say(`  {${name}}: ${Object.hasOwn(stored, name) ? 'set' : 'not set'}`);
+  return EXIT_CODES.ok;
+}
+
+function splitPair(pair: string, flag: string, form: string): [string, string] {
+  const at = pair.indexOf('=');
+  if (at <= 0) throw new UsageError({ message: `${flag} takes ${form}, not "${pair}".`, usage });
+  return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+}
