@@ -1,10 +1,11 @@
-// Writes the upgrade test's fixtures with the storage code of release 8a78985 (the last one with a store written
-// per database): a SQLite database and a PostgreSQL database holding a row in every table, dumped as SQL, and
-// what that release's `Storage` read back from each once reopened. Run it in a tree of that commit (with this
-// repository's node_modules, and its @toolbus links pointing into that tree):
-//   git archive 8a78985 | tar -x -C /tmp/release, then copy this file and
+// Writes the upgrade test's fixtures with the storage code of a release before storage was written once (8a78985,
+// 2111d5b: every store written per database): a SQLite database and a PostgreSQL database holding a row in every
+// table, dumped as SQL, and what that release's `Storage` read back from each once reopened. Run it in a tree of that
+// commit (with this repository's node_modules, and its @toolbus links pointing into that tree):
+//   git archive RELEASE | tar -x -C /tmp/release, then copy this file and
 //   ../../../storage/src/testing/read-back-everything.ts to the same places there, and run
-//   node --conditions=development packages/storage-postgres/src/__fixtures__/make-release-fixtures.ts OUT_DIR
+//   node --conditions=development packages/storage-postgres/src/__fixtures__/make-release-fixtures.ts OUT_DIR \
+//     [with-mcp-user-credentials]   (the second argument for releases from 2111d5b on)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ const known = {
   settingKeys: ['theme', 'limits'],
   invitedEmails: ['new@example.com', 'user@example.com'],
   pendingStateHashes: ['pending-1'],
+  mcpUserCredentials: process.argv[3] === 'with-mcp-user-credentials',
 };
 
 async function populate(storage: Storage): Promise<void> {
@@ -47,6 +49,11 @@ async function populate(storage: Storage): Promise<void> {
     apiKey: 's3cret-api-key',
   });
   await storage.mcpServers.saveOAuthState({ serverId: remote.id, userId: user.id, state: { tokens: { access: 's3cret-token' } } });
+  // Per-user MCP values exist from 2111d5b on.
+  if ('mcpUserCredentials' in storage) {
+    await storage.mcpUserCredentials.set({ serverId: remote.id, userId: user.id, values: { api_key: 's3cret-user-key' } });
+    await storage.mcpUserCredentials.set({ serverId: stdio.id, userId: admin.id, values: { token: 's3cret-admin', team: 'red' } });
+  }
   await storage.mcpServers.approveTool({ serverId: remote.id, toolName: 'search', definitionHash: 'abc', approvedBy: admin.id });
   await storage.mcpServers.savePendingAuthorization({
     stateHash: 'pending-1',

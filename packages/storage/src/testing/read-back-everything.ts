@@ -7,6 +7,8 @@ export interface KnownKeys {
   readonly invitedEmails: readonly string[];
   /** Pending MCP authorizations are read by taking them: read back last, they are gone afterwards. */
   readonly pendingStateHashes: readonly string[];
+  /** Whether to read per-user MCP values (releases from 2111d5b on have them; older ones read back without). */
+  readonly mcpUserCredentials?: boolean;
 }
 
 /**
@@ -45,6 +47,10 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
     for (const server of servers) {
       oauth.push(await storage.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }));
     }
+    const mcpCredentials = [];
+    for (const server of known.mcpUserCredentials ? servers : []) {
+      mcpCredentials.push(await storage.mcpUserCredentials.get({ serverId: server.id, userId: user.id }));
+    }
     const apps = await storage.connectedApps.list({ userId: user.id });
     const appValues = [];
     for (const app of apps) {
@@ -57,6 +63,7 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
       files,
       chats,
       oauth,
+      ...(known.mcpUserCredentials ? { mcpCredentials } : {}),
       apps,
       appValues,
       apiKeys: await storage.access.listApiKeys(user.id),
