@@ -3,6 +3,7 @@ import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/st
 import type { PacketStreams } from '@toolbus/storage/backend';
 import { notFound, type StorageDb } from '@toolbus/storage/backend';
 import type pg from 'pg';
+import { createPostgresTurns } from './postgres-turns.ts';
 
 /**
  * Packets on PostgreSQL: each turn's counter (`chat_turns.last_sequence`) reserves sequence numbers under its row
@@ -17,6 +18,7 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
     ending: nothing,
     ended: nothing,
     deleting: nothing,
+    turns: createPostgresTurns(pool),
     async append(batches) {
       const [only] = batches;
       if (batches.length === 1 && only) return [await appendOne(pool, only)];
