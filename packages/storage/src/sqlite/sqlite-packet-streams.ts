@@ -7,7 +7,7 @@ import { constraintError, notFound } from '../sql/store-context.ts';
 import { toTurn, turnAlreadyEnded, turnStillRunning } from '../stores/chat-store.ts';
 import type { PacketStreams } from '../stores/packet-streams.ts';
 import { inTransaction } from './in-transaction.ts';
-import { createRunningPacketLog, type LogAppend } from './running-packet-log.ts';
+import { createRunningPacketLog, type LogAppend, type RunningPacketLog } from './running-packet-log.ts';
 
 /**
  * Packets on SQLite: a running turn's go to the append-only log (see running-packet-log.ts), an ended one's (closing
@@ -23,29 +23,6 @@ export function createSqlitePacketStreams(
   const log = createRunningPacketLog(database);
   const write = <Result>(action: () => Result) =>
     exclusive(() => log.transactionSync(() => inTransaction(database, action)));
-  const chatExists = database.prepare('SELECT 1 AS found FROM chats WHERE id = ?');
-  const runningTurn = database.prepare(
-    "SELECT turn_index FROM chat_turns WHERE chat_id = ? AND status = 'running'",
-  );
-  const nextTurn = database.prepare(
-    'SELECT COALESCE(MAX(turn_index) + 1, 0) AS next FROM chat_turns WHERE chat_id = ?',
-  );
-  const insertTurn = database.prepare(
-    'INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at, input_json) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  // The turn's end and the row as it then is, in one statement (no read before and after).
-  const endRunningTurn = database.prepare(
-    "UPDATE chat_turns SET status = ?, end_reason = ?, ended_at = ? WHERE chat_id = ? AND turn_index = ? AND status = 'running' RETURNING *",
-  );
-  const nextPosition = database.prepare(
-    'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM chat_messages WHERE chat_id = ?',
-  );
-  const insertMessage = database.prepare(
-    'INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  const touchChat = database.prepare(
-    'UPDATE chats SET updated_at = ?, activity = (SELECT COALESCE(MAX(activity), 0) + 1 FROM chats) WHERE id = ?',
-  );
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   const lastSequence = database.prepare(
     'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
@@ -71,57 +48,7 @@ export function createSqlitePacketStreams(
   };
 
   return {
-    turns: {
-      startTurn: ({ chatId, kind = 'chat', input = [] }) =>
-        write(() => {
-          if (chatExists.get(chatId) === undefined) throw notFound('Chat', chatId);
-          const running = runningTurn.get(chatId) as { turn_index: number } | undefined;
-          if (running !== undefined) throw turnStillRunning(chatId, running.turn_index);
-          const { next } = nextTurn.get(chatId) as { next: number };
-          const row = {
-            chat_id: chatId,
-            turn_index: next,
-            kind,
-            status: 'running',
-            end_reason: null,
-            started_at: new Date().toISOString(),
-            ended_at: null,
-            input_json: JSON.stringify(input),
-          };
-          try {
-            insertTurn.run(chatId, next, kind, row.status, row.started_at, row.input_json);
-          } catch (error) {
-            throw constraintError('Starting a turn', error);
-          }
-          log.begin(chatId, next);
-          return toTurn(row);
-        }),
-      finishTurn: ({ chatId, turn, status, reason, messages = [] }) =>
-        write(() => {
-          // Moved while still running (a turn that is not running has no logged rows; a refusal rolls it back).
-          log.move(chatId, turn);
-          const now = new Date().toISOString();
-          let ended: StorageSchema['chat_turns'] | undefined;
-          try {
-            ended = endRunningTurn.get(status, reason ?? null, now, chatId, turn) as typeof ended;
-          } catch (error) {
-            throw constraintError('Ending a turn', error);
-          }
-          if (ended === undefined) {
-            const current = statusOf(chatId, turn);
-            if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
-            throw turnAlreadyEnded(chatId, turn, current);
-          }
-          log.sweep();
-          let { next } = nextPosition.get(chatId) as { next: number };
-          for (const message of messages) {
-            insertMessage.run(randomUUID(), chatId, turn, next, JSON.stringify(message), now);
-            next += 1;
-          }
-          if (messages.length > 0) touchChat.run(now, chatId);
-          return toTurn({ ...ended });
-        }),
-    },
+    turns: createSqliteTurns(database, write, log),
     write: (action) => log.transaction(action),
     // Moved while still running: the log finds a turn it does not know among the running ones.
     async ending(_trx, chatId, turn) {
@@ -180,6 +107,91 @@ export function createSqlitePacketStreams(
           rows.push(...log.read(chatId, turn, rows.at(-1)?.sequence ?? after, limit - rows.length));
         } else if (status !== 'running') log.forgetEnded(chatId, turn);
         return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packetJson) as unknown }));
+      }),
+  };
+}
+
+/** Starting and ending a turn as prepared statements, in the packet log's transaction (`write`). */
+function createSqliteTurns(
+  database: DatabaseSync,
+  write: <Result>(action: () => Result) => Promise<Result>,
+  log: RunningPacketLog,
+): NonNullable<PacketStreams['turns']> {
+  const chatExists = database.prepare('SELECT 1 AS found FROM chats WHERE id = ?');
+  const runningTurn = database.prepare(
+    "SELECT turn_index FROM chat_turns WHERE chat_id = ? AND status = 'running'",
+  );
+  const nextTurn = database.prepare(
+    'SELECT COALESCE(MAX(turn_index) + 1, 0) AS next FROM chat_turns WHERE chat_id = ?',
+  );
+  const insertTurn = database.prepare(
+    'INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at, input_json) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  // The turn's end and the row as it then is, in one statement (no read before and after).
+  const endRunningTurn = database.prepare(
+    "UPDATE chat_turns SET status = ?, end_reason = ?, ended_at = ? WHERE chat_id = ? AND turn_index = ? AND status = 'running' RETURNING *",
+  );
+  const nextPosition = database.prepare(
+    'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM chat_messages WHERE chat_id = ?',
+  );
+  const insertMessage = database.prepare(
+    'INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const touchChat = database.prepare(
+    'UPDATE chats SET updated_at = ?, activity = (SELECT COALESCE(MAX(activity), 0) + 1 FROM chats) WHERE id = ?',
+  );
+  const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
+  const statusOf = (chatId: string, turn: number) =>
+    (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
+  return {
+    startTurn: ({ chatId, kind = 'chat', input = [] }) =>
+      write(() => {
+        if (chatExists.get(chatId) === undefined) throw notFound('Chat', chatId);
+        const running = runningTurn.get(chatId) as { turn_index: number } | undefined;
+        if (running !== undefined) throw turnStillRunning(chatId, running.turn_index);
+        const { next } = nextTurn.get(chatId) as { next: number };
+        const row = {
+          chat_id: chatId,
+          turn_index: next,
+          kind,
+          status: 'running',
+          end_reason: null,
+          started_at: new Date().toISOString(),
+          ended_at: null,
+          input_json: JSON.stringify(input),
+        };
+        try {
+          insertTurn.run(chatId, next, kind, row.status, row.started_at, row.input_json);
+        } catch (error) {
+          throw constraintError('Starting a turn', error);
+        }
+        log.begin(chatId, next);
+        return toTurn(row);
+      }),
+    finishTurn: ({ chatId, turn, status, reason, messages = [] }) =>
+      write(() => {
+        // Moved while still running (a turn that is not running has no logged rows; a refusal rolls it back).
+        log.move(chatId, turn);
+        const now = new Date().toISOString();
+        let ended: StorageSchema['chat_turns'] | undefined;
+        try {
+          ended = endRunningTurn.get(status, reason ?? null, now, chatId, turn) as typeof ended;
+        } catch (error) {
+          throw constraintError('Ending a turn', error);
+        }
+        if (ended === undefined) {
+          const current = statusOf(chatId, turn);
+          if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+          throw turnAlreadyEnded(chatId, turn, current);
+        }
+        log.sweep();
+        let { next } = nextPosition.get(chatId) as { next: number };
+        for (const message of messages) {
+          insertMessage.run(randomUUID(), chatId, turn, next, JSON.stringify(message), now);
+          next += 1;
+        }
+        if (messages.length > 0) touchChat.run(now, chatId);
+        return toTurn({ ...ended });
       }),
   };
 }

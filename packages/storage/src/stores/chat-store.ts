@@ -55,14 +55,6 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
     ).executeTakeFirst();
     if (chat === undefined) throw notFound('Chat', chatId);
   };
-  const turns = (trx: StorageDb) => trx.selectFrom('chat_turns').selectAll();
-  const readTurn = async (trx: StorageDb, chatId: string, turn: number) => {
-    const row = await turns(trx)
-      .where('chat_id', '=', chatId)
-      .where('turn_index', '=', turn)
-      .executeTakeFirst();
-    return row && toTurn(row);
-  };
   // Appends after the chat's last message; the caller holds the chat's lock.
   const append = async (
     trx: StorageDb,
@@ -168,6 +160,50 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
         .execute();
       return rows.map(toStoredMessage);
     },
+    ...turnMethods(context, streams, { lockChat, append }),
+  };
+}
+
+const turns = (trx: StorageDb) => trx.selectFrom('chat_turns').selectAll();
+
+async function readTurn(trx: StorageDb, chatId: string, turn: number): Promise<ChatTurnRecord | undefined> {
+  const row = await turns(trx)
+    .where('chat_id', '=', chatId)
+    .where('turn_index', '=', turn)
+    .executeTakeFirst();
+  return row && toTurn(row);
+}
+
+/** What the turns share with the chat's history: its lock and appending to it. */
+type ChatHistory = Readonly<{
+  lockChat(trx: StorageDb, chatId: string): Promise<void>;
+  append(
+    trx: StorageDb,
+    chatId: string,
+    turn: number | null,
+    messages: readonly ChatMessage[],
+  ): Promise<StoredChatMessage[]>;
+}>;
+
+/** A chat's turns and their packets: the chat store's half that the database's packet streams take part in. */
+function turnMethods(
+  context: StoreContext,
+  streams: PacketStreams,
+  { lockChat, append }: ChatHistory,
+): Pick<
+  ChatStore,
+  | 'startTurn'
+  | 'finishTurn'
+  | 'getTurn'
+  | 'listTurns'
+  | 'closeInterruptedTurns'
+  | 'listRunningTurns'
+  | 'appendPackets'
+  | 'appendPacketBatches'
+  | 'listPackets'
+> {
+  const { db } = context;
+  return {
     async startTurn(options) {
       if (streams.turns) return streams.turns.startTurn(options);
       const { chatId, kind = 'chat', input = [] } = options;

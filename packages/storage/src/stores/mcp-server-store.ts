@@ -39,8 +39,6 @@ const approvalColumns = [
 /** MCP servers, per-user OAuth state, tool approvals and pending authorizations; headers, API keys and OAuth state sealed. */
 export function createMcpServerStore(context: StoreContext): McpServerStore {
   const { db, secrets } = context;
-  const oauthContext = (serverId: string, userId: string) =>
-    `mcp_oauth_states.state_secret:${serverId}:${userId}`;
   const row = (id: string, server: NewMcpServer) => {
     const sealed = mcpServerColumns(secrets, id, server);
     return {
@@ -64,7 +62,6 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
       },
     );
   const servers = () => db.selectFrom('mcp_servers').select(serverColumns);
-  const ofUser = (serverId: string, userId: string) => ({ server_id: serverId, user_id: userId });
   return {
     async create(server) {
       const id = context.newId();
@@ -99,6 +96,20 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
     async delete(id) {
       return changed(await db.deleteFrom('mcp_servers').where('id', '=', id).executeTakeFirst()) > 0;
     },
+    ...authorizationMethods(context),
+  };
+}
+
+const oauthContext = (serverId: string, userId: string) =>
+  `mcp_oauth_states.state_secret:${serverId}:${userId}`;
+const ofUser = (serverId: string, userId: string) => ({ server_id: serverId, user_id: userId });
+
+/** Per-user OAuth state (sealed), tool approvals and pending authorizations of the MCP servers. */
+function authorizationMethods(
+  context: StoreContext,
+): Omit<McpServerStore, 'create' | 'get' | 'list' | 'update' | 'delete'> {
+  const { db, secrets } = context;
+  return {
     async getOAuthState({ serverId, userId }) {
       const found = await db
         .selectFrom('mcp_oauth_states')
