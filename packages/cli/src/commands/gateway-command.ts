@@ -118,13 +118,15 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
         });
       throw error;
     }
+    // Listen for the stop signal before the first line is printed (see serve-command.ts).
+    const stopSignal = shutdownSignal(io, 'toolbus gateway');
     io.stdout.write(`toolbus gateway on ${gateway.url}/v1 (auth: ${auth})\n`);
     for (const upstream of upstreams) {
       const models = upstream.models?.length ? ` for ${upstream.models.join(', ')}` : '';
       io.stdout.write(`  upstream ${upstream.name}: ${upstream.baseUrl}${models}\n`);
     }
     io.stdout.write(`  try: curl ${gateway.url}/v1/models\n`);
-    const signal = await shutdownSignal(io, 'toolbus gateway');
+    const signal = await stopSignal;
     io.stdout.write(`toolbus gateway: ${signal} received, letting requests in flight finish\n`);
     await gateway.close(10_000);
     return EXIT_CODES.ok;

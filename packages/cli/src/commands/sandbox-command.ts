@@ -90,13 +90,15 @@ export const sandboxCommand: CliCommand = {
       workRoot,
       onLog: (line) => io.stderr.write(`${line}\n`),
     });
+    // Listen for the stop signal before the first line is printed (see serve-command.ts).
+    const stopSignal = new Promise<void>((resolve) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+    });
     io.stdout.write(`sandbox listening on ${server.url} (isolation: ${server.isolation.status})\n`);
     io.stdout.write(`  work root: ${workRoot}\n`);
     if (server.isolation.reason) io.stdout.write(`  ${server.isolation.reason}\n`);
     io.stdout.write(`Use it: toolbus config set sandboxUrl ${server.url}\n`);
-    await new Promise<void>((resolve) => {
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
-    });
+    await stopSignal;
     await server.close();
     return EXIT_CODES.ok;
   },

@@ -200,6 +200,10 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     }).catch((error: unknown) => {
       throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });
+    // Listen for the stop signal before the first line is printed: a supervisor (or a test) may send it the moment it
+    // reads that line, and a signal that arrives before the handler exists kills the process with 143 instead of a
+    // clean stop.
+    const stopSignal = shutdownSignal(io, 'toolbus serve');
     printServing(io, {
       url: http.url,
       auth,
@@ -215,7 +219,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);
       if (bootstrap) io.stdout.write(`  admin API key (shown once, store it now): ${bootstrap.key}\n`);
     }
-    const signal = await shutdownSignal(io, 'toolbus serve');
+    const signal = await stopSignal;
     io.stdout.write(`toolbus serve: ${signal} received, stopping running turns and closing streams\n`);
     await http.close();
     return EXIT_CODES.ok;
