@@ -8,7 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { resolveLanguageModel, runChatTurn } from '@toolbus/core';
 import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
 import {
+  collectTurn,
   type LoopbackHttpServer,
+  packetsOfType,
   type ScriptedModelServer,
   type ScriptedRequest,
   type ScriptedStep,
@@ -18,7 +20,6 @@ import {
 import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpreter';
 import { checkPacketStream } from '@toolbus/research';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
-import type { Packet, PacketObject } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { BashResult } from './bash-tool.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
@@ -29,11 +30,6 @@ import type { CodingAgentOutcome } from './run-coding-agent.ts';
 import { createTestRepository, TEST_REPOSITORY_COMMITS } from './testing/index.ts';
 
 const TOKEN = 'ghp_secret-token-value';
-
-const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
-  packets.filter((packet) => packet.obj.type === type) as (Packet & {
-    obj: Extract<PacketObject, { type: T }>;
-  })[];
 
 /** What an inner step of the agent sees: the bash results so far, in order. */
 const bashResults = (request: ScriptedRequest) =>
@@ -191,18 +187,29 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       ...omitUndefined({ token: options.token || undefined, localRoots: options.localRoots }),
     };
     const tool = createCodingAgentTool(toolOptions);
-    const turn = runChatTurn({
-      model: model(),
-      messages: [{ role: 'user', content: 'Look at tinyhttp for me' }],
-      tools: [tool],
-    });
-    const packets: Packet[] = [];
-    for await (const packet of turn) packets.push(packet);
-    const result = await turn.result;
+    const { packets, result } = await collectTurn(
+      runChatTurn({
+        model: model(),
+        messages: [{ role: 'user', content: 'Look at tinyhttp for me' }],
+        tools: [tool],
+      }),
+    );
     assert.deepEqual(models.failures, []);
     const toolResult = result.messages.find((message) => message.role === 'tool');
     assert.ok(toolResult && toolResult.role === 'tool');
     return { packets, result, outcome: outcomes[0], toolText: toolResult.content };
+  }
+
+  /** Plays `script` as the inner agent, keeping the bash results its latest step saw and its system prompt. */
+  function recordAgent(script: AgentScript): { lastResults(): readonly string[]; system(): string } {
+    let last: readonly string[] = [];
+    let system = '';
+    agentScript = (results, request) => {
+      last = [...results];
+      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+      return script(results, request);
+    };
+    return { lastResults: () => last, system: () => system };
   }
 
   /** The bash results of the agent's last step that ran commands, parsed. */
@@ -220,11 +227,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
   it('downloads the archive, explores it with rg, cat and git log, answers with path:line, deletes the session', async () => {
     topLevelRepository = `http://127.0.0.1:${archives.port}/acme/tinyhttp.git`;
-    const seen: string[][] = [];
-    let system = '';
-    agentScript = (results, request) => {
-      seen.push([...results]);
-      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+    const agent = recordAgent((results) => {
       if (results.length === 0) {
         return [
           { type: 'text', text: 'Searching for the server first.' },
@@ -234,7 +237,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       }
       if (results.length === 2) return [call('b3', 'bash', { cmd: 'git log --format="%h %s"' })];
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { packets, result, outcome, toolText } = await runTurn();
     assert.equal(result.error, undefined, result.error?.message);
     assert.ok(outcome);
@@ -245,15 +248,15 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     ]);
     assert.equal(outcome.answeredByChoice, true);
 
-    const [rg, cat, log] = parsed(seen.at(-1) ?? []);
+    const [rg, cat, log] = parsed(agent.lastResults());
     assert.match(rg?.stdout ?? '', /^src\/server\.ts:3:export function startServer/m);
     assert.equal(cat?.stdout, '{ "port": 8080 }\n');
     // An archive has no history: the sandbox commits one snapshot that names the archive's commit.
     assert.match(log?.stdout ?? '', new RegExp(`snapshot of acme/tinyhttp at ${repository.head}`));
     // The agent is told so, and sees the top-level files and its budget.
-    assert.ok(system.includes(HISTORY_NOTES.snapshot));
-    assert.match(system, /README\.md\nsrc/);
-    assert.match(system, /at most 6 rounds/);
+    assert.ok(agent.system().includes(HISTORY_NOTES.snapshot));
+    assert.match(agent.system(), /README\.md\nsrc/);
+    assert.match(agent.system(), /at most 6 rounds/);
     assert.equal(rg?.exit_code, 0);
 
     assert.equal(
@@ -271,10 +274,10 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
     // Packets: the agent's section at the top-level call, commands nested under it, the answer once.
     assert.deepEqual(checkPacketStream(packets), []);
-    const [start] = ofType(packets, 'coding-agent-start');
+    const [start] = packetsOfType(packets, 'coding-agent-start');
     assert.ok(start);
     assert.equal(start.obj.query, 'Where is the server started, and on which port?');
-    const bashStarts = ofType(packets, 'bash-start');
+    const bashStarts = packetsOfType(packets, 'bash-start');
     assert.deepEqual(
       bashStarts.map((packet) => packet.obj.command),
       outcome.commands,
@@ -284,18 +287,18 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
       assert.equal(packet.placement.tab, start.placement.tab);
       assert.ok((packet.placement.path ?? []).length > 0, 'bash packets are nested under the agent');
     }
-    const streamed = ofType(packets, 'bash-delta')
+    const streamed = packetsOfType(packets, 'bash-delta')
       .filter((packet) => packet.obj.toolCallId === bashStarts[1]?.obj.toolCallId)
       .map((packet) => packet.obj.stdout ?? '')
       .join('');
     assert.equal(streamed, '{ "port": 8080 }\n');
-    const ends = ofType(packets, 'bash-delta').filter((packet) => packet.obj.exitCode !== undefined);
+    const ends = packetsOfType(packets, 'bash-delta').filter((packet) => packet.obj.exitCode !== undefined);
     assert.deepEqual(
       ends.map((packet) => packet.obj.exitCode),
       [0, 0, 0],
     );
     // The command streamed while the model wrote it (chunks of 7 characters).
-    const argumentDeltas = ofType(packets, 'tool-argument-delta').filter(
+    const argumentDeltas = packetsOfType(packets, 'tool-argument-delta').filter(
       (packet) => packet.obj.toolName === 'bash',
     );
     assert.ok(argumentDeltas.length > 3);
@@ -308,14 +311,14 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     );
     // The agent's own text is thinking, not the chat's answer; its answer arrives once, as coding-agent-final.
     assert.ok(
-      ofType(packets, 'reasoning-delta').some((packet) =>
+      packetsOfType(packets, 'reasoning-delta').some((packet) =>
         packet.obj.reasoning.includes('Searching for the server'),
       ),
     );
-    assert.equal(ofType(packets, 'coding-agent-final').length, 1);
-    assert.equal(ofType(packets, 'coding-agent-final')[0]?.obj.answer, toolText);
+    assert.equal(packetsOfType(packets, 'coding-agent-final').length, 1);
+    assert.equal(packetsOfType(packets, 'coding-agent-final')[0]?.obj.answer, toolText);
     assert.ok(
-      ofType(packets, 'message-delta').every((packet) => (packet.placement.path ?? []).length === 0),
+      packetsOfType(packets, 'message-delta').every((packet) => (packet.placement.path ?? []).length === 0),
       'no answer text inside the agent',
     );
     await sessionGone(outcome.sessionId);
@@ -324,11 +327,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
   it('opens a local checkout with its history (git log shows the real commits) and its uncommitted changes', async () => {
     topLevelRepository = `file://${join(folder, 'tinyhttp')}`;
     await writeFile(join(folder, 'tinyhttp', 'NOTES.md'), 'work in progress\n');
-    const seen: string[][] = [];
-    let system = '';
-    agentScript = (results, request) => {
-      seen.push([...results]);
-      system = request.messages.find((message) => message.role === 'system')?.text ?? '';
+    const agent = recordAgent((results) => {
       if (results.length === 0) {
         return [
           call('l1', 'bash', { cmd: 'git log --format="%h %s"' }),
@@ -336,18 +335,18 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
         ];
       }
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { result, outcome } = await runTurn({ localRoots: [folder] });
     assert.equal(result.error, undefined, result.error?.message);
     assert.ok(outcome);
-    const [log, status] = parsed(seen.at(-1) ?? []);
+    const [log, status] = parsed(agent.lastResults());
     const subjects = (log?.stdout ?? '')
       .trim()
       .split('\n')
       .map((line) => line.slice(line.indexOf(' ') + 1));
     assert.deepEqual(subjects, [...TEST_REPOSITORY_COMMITS].reverse());
     assert.equal(status?.stdout, '?? NOTES.md\n');
-    assert.ok(system.includes(HISTORY_NOTES.full));
+    assert.ok(agent.system().includes(HISTORY_NOTES.full));
     await sessionGone(outcome.sessionId);
     await rm(join(folder, 'tinyhttp', 'NOTES.md'));
   });
@@ -430,23 +429,21 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
   it('kills a command that hangs at its timeout, and the agent goes on', async () => {
     topLevelRepository = 'acme/tinyhttp';
-    const seen: string[][] = [];
-    agentScript = (results) => {
-      seen.push([...results]);
+    const agent = recordAgent((results) => {
       if (results.length === 0) return [call('h1', 'bash', { cmd: 'echo started; sleep 120' })];
       if (results.length === 1) return [call('h2', 'bash', { cmd: 'rg -n "startServer" src' })];
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { outcome, toolText, packets } = await runTurn({ limits: { commandTimeoutMs: 1500 } });
     assert.ok(outcome);
-    const [hung, next] = parsed(seen.at(-1) ?? []);
+    const [hung, next] = parsed(agent.lastResults());
     assert.equal(hung?.timed_out, true);
     assert.equal(hung?.exit_code, null);
     assert.match(hung?.error ?? '', /did not finish within 1500 ms/);
     assert.equal(hung?.stdout, 'started\n');
     assert.match(next?.stdout ?? '', /src\/server\.ts:3:/);
     assert.match(toolText, /src\/server\.ts:3/);
-    const timedOut = ofType(packets, 'bash-delta').filter((packet) => packet.obj.timedOut === true);
+    const timedOut = packetsOfType(packets, 'bash-delta').filter((packet) => packet.obj.timedOut === true);
     assert.equal(timedOut.length, 1);
     await sessionGone(outcome.sessionId);
   });
@@ -464,7 +461,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
     assert.equal(outcome.commands.length, 3);
     assert.equal(agentSteps, 3);
     assert.match(toolText, /^startServer is defined at src\/server\.ts:3/);
-    assert.equal(ofType(packets, 'coding-agent-final').length, 1);
+    assert.equal(packetsOfType(packets, 'coding-agent-final').length, 1);
     await sessionGone(outcome.sessionId);
   });
 
@@ -483,9 +480,7 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
 
   it('recovers a bash call the model wrote as text, and answers a non-string cmd with an example', async () => {
     topLevelRepository = 'acme/tinyhttp';
-    const seen: string[][] = [];
-    agentScript = (results) => {
-      seen.push([...results]);
+    const agent = recordAgent((results) => {
       if (results.length === 0) return [call('n1', 'bash', { cmd: 42 })];
       if (results.length === 1) {
         return [
@@ -496,10 +491,10 @@ describe('coding_agent end to end: scripted model, real sandbox, real git archiv
         ];
       }
       return [call('done', 'generate_answer', {})];
-    };
+    });
     const { outcome, result } = await runTurn();
     assert.ok(outcome);
-    const [invalid, recovered] = seen.at(-1) ?? [];
+    const [invalid, recovered] = agent.lastResults();
     assert.match(invalid ?? '', /cmd/);
     assert.match(invalid ?? '', /rg -n \\"TODO\\" src/, 'the error shows an example call');
     assert.equal((JSON.parse(recovered ?? '{}') as BashResult).stdout, '# tinyhttp\n\nA tiny HTTP server.\n');

@@ -7,6 +7,7 @@ import {
 } from '@toolbus/core';
 import { runLlmStep, StepPlacement } from '@toolbus/core/step';
 import {
+  createReasoningTextSink,
   createRetypingSink,
   createThinkTool,
   fillPrompt,
@@ -27,7 +28,6 @@ import { BASH_TOOL_NAME, createBashTool } from './bash-tool.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
 import { type CodingAgentPrompts, HISTORY_NOTES } from './coding-agent-prompts.ts';
 import type { RepositoryHistory } from './open-repository-session.ts';
-import { createThinkingSink } from './thinking-sink.ts';
 
 /** Ends the agent's exploration: the answer is written next. */
 export const GENERATE_ANSWER_TOOL_NAME = 'generate_answer';
@@ -130,7 +130,7 @@ export async function runCodingAgent(options: RunCodingAgentOptions): Promise<Co
     listing: options.listing || '(empty)',
     tools: joinNames(tools.map((tool) => tool.name)),
   });
-  const thinking = createThinkingSink(sink);
+  const thinking = createReasoningTextSink(sink);
   const loop = await runNestedAgent({
     model: options.model,
     messages: [

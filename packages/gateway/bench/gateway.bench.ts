@@ -7,9 +7,10 @@
 // this one (the upstream, and the conductor), the proxy under test (gateway-bench-proxy.ts) and the client
 // (gateway-bench-client.ts). Every chunk carries its write time on the machine's monotonic clock.
 //
-// Two loads: one stream (a chunk's own cost), and many streams whose chunks the upstream writes together, as a
-// batching server (vLLM, SGLang) emits one token for every sequence of a batch at each step: a chunk then also
-// waits for the proxy to handle the other chunks of its burst, and the p99 is that wait.
+// Loads: one stream (a chunk's own cost), and many streams, either aligned (the upstream writes every stream's
+// chunk in the same timer pass, as a batching server emits one token for every sequence of a batch at each step:
+// a chunk then also waits for the proxy to handle the other chunks of its burst) or independent (each stream on a
+// phase of its own). Both are printed; see `Phasing`.
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -36,13 +37,53 @@ const tools = [
 // is read from the wall clock at its start, and differed between processes by milliseconds).
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 
+// How the streams' chunks are timed against each other (at one stream the three are the same):
+// - `arrival`: each stream's own 10 ms interval, started when its request arrives (what this bench did before
+//   phasing was a choice): streams whose requests arrive in the same millisecond write in the same timer pass.
+// - `aligned`: one timer writes a chunk to every stream in the same pass, as a batching server (vLLM, SGLang)
+//   emits a token for every sequence of its batch at each step: a chunk then also waits while a proxy handles the
+//   other chunks of its burst.
+// - `independent`: each stream on a phase of its own, spread evenly over the interval from the load's start (at the
+//   timers' 1 ms resolution, 2–3 of 25 streams share a millisecond), each write timed from that phase rather than
+//   from the last write so the phases do not drift into each other: streams from separate clients of a server
+//   that does not batch them together.
+type Phasing = 'arrival' | 'aligned' | 'independent';
+const phasingNames: readonly Phasing[] = ['arrival', 'aligned', 'independent'];
+const phasings = (process.env.GATEWAY_BENCH_PHASES ?? phasingNames.join(',')).split(',') as Phasing[];
+for (const phasing of phasings)
+  if (!phasingNames.includes(phasing))
+    throw new Error(`GATEWAY_BENCH_PHASES: ${phasing} is not one of ${phasingNames.join(', ')}`);
+/** The current load: its phasing and stream count, when it started, its streams so far and its shared timer. */
+const timing = {
+  phasing: 'arrival' as Phasing,
+  streams: 1,
+  origin: 0,
+  started: 0,
+  batch: new Set<() => boolean>(),
+  ticker: undefined as NodeJS.Timeout | undefined,
+};
+/** The upstream's writes per timer pass (shows whether the streams' chunks are written together). */
+const passes = { writes: 0, count: 0, pending: 0 };
+const countWrite = (): void => {
+  passes.writes += 1;
+  if (passes.pending === 0) {
+    passes.count += 1;
+    setImmediate(() => {
+      passes.pending = 0;
+    });
+  }
+  passes.pending += 1;
+};
+
 // The upstream: each chunk's content carries the time it was written.
 const upstream = createServer((incoming, outgoing) => {
   incoming.resume();
   incoming.on('end', () => {
     outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+    const stream = timing.started;
+    timing.started += 1;
     let sent = 0;
-    const timer = setInterval(() => {
+    const writeChunk = (): boolean => {
       const chunk = {
         id: 'c',
         object: 'chat.completion.chunk',
@@ -51,16 +92,41 @@ const upstream = createServer((incoming, outgoing) => {
         choices: [{ index: 0, delta: { content: `t${now().toFixed(3)} ` }, finish_reason: null }],
       };
       outgoing.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      countWrite();
       sent += 1;
-      if (sent === chunksPerStream) {
-        clearInterval(timer);
-        outgoing.end(
-          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
-        );
-      }
-    }, intervalMs);
+      if (sent < chunksPerStream) return true;
+      outgoing.end(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+      );
+      return false;
+    };
+    if (timing.phasing === 'arrival') {
+      const timer = setInterval(() => {
+        if (!writeChunk()) clearInterval(timer);
+      }, intervalMs);
+    } else if (timing.phasing === 'aligned') joinBatch(writeChunk);
+    else {
+      let start = timing.origin + ((stream % timing.streams) * intervalMs) / timing.streams;
+      while (start < now()) start += intervalMs;
+      const next = (): void => {
+        if (writeChunk()) setTimeout(next, Math.max(0, start + (sent + 1) * intervalMs - now()));
+      };
+      setTimeout(next, Math.max(0, start + intervalMs - now()));
+    }
   });
 });
+
+// The `aligned` load's one timer: every stream that has started gets its chunk in the same pass.
+function joinBatch(writeChunk: () => boolean): void {
+  const batch = timing.batch;
+  batch.add(writeChunk);
+  if (timing.ticker !== undefined) return;
+  const ticker = setInterval(() => {
+    for (const write of batch) if (!write()) batch.delete(write);
+    if (batch.size === 0) clearInterval(ticker);
+  }, intervalMs);
+  timing.ticker = ticker;
+}
 await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
 const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
 
@@ -123,7 +189,8 @@ interface LoadResult {
   chunks: number;
 }
 
-function load(base: string, streams: number): Promise<LoadResult> {
+function load(base: string, streams: number, phasing: Phasing = 'arrival'): Promise<LoadResult> {
+  Object.assign(timing, { phasing, streams, origin: now(), started: 0, batch: new Set(), ticker: undefined });
   return new Promise((resolve) => {
     client.once('message', (message) => resolve(message as LoadResult));
     client.send({ load: { base, streams, body: requestBody } });
@@ -169,17 +236,29 @@ const paths = (['direct', 'passthrough', 'haproxy', 'gateway before', 'gateway']
   (path) => path === 'direct' || proxies[path] !== undefined,
 );
 for (const path of paths) if (path !== 'direct') await load(proxies[path]!.url, Math.max(...levels)); // warm-up
-const byLevel = new Map<number, Partial<Record<Path, Result>>>();
-for (const streams of levels) {
+/** One load: a stream count and how its streams are phased (see `Phasing`). */
+interface Load {
+  streams: number;
+  phasing: Phasing;
+}
+const loads: Load[] = levels.flatMap((streams) =>
+  streams === 1
+    ? [{ streams, phasing: 'aligned' as const }]
+    : phasings.map((phasing) => ({ streams, phasing })),
+);
+const byLoad = new Map<Load, { results: Partial<Record<Path, Result>>; writesPerPass: number }>();
+for (const { streams, phasing } of loads) {
   const results: Partial<Record<Path, Result>> = {};
   for (const path of paths) results[path] = { delays: [], first: [], last: [], cpu: 0, gc: 0, chunks: 0 };
+  passes.writes = 0;
+  passes.count = 0;
   for (let round = 0; round < rounds; round += 1) {
     // Every path in every round, the order reversed every other round: neighbouring runs share the machine's state.
     const order = round % 2 === 0 ? paths : [...paths].reverse();
     for (const path of order) {
       const result = results[path]!;
       if (path === 'direct') {
-        const { delays, edges } = await load(upstreamUrl, streams);
+        const { delays, edges } = await load(upstreamUrl, streams, phasing);
         result.delays.push(...delays);
         result.first.push(...edges.first);
         result.last.push(...edges.last);
@@ -187,7 +266,7 @@ for (const streams of levels) {
       }
       const proxy = proxies[path]!;
       const before = await proxy.usage();
-      const { delays, edges, chunks } = await load(proxy.url, streams);
+      const { delays, edges, chunks } = await load(proxy.url, streams, phasing);
       const after = await proxy.usage();
       result.delays.push(...delays);
       result.first.push(...edges.first);
@@ -197,7 +276,7 @@ for (const streams of levels) {
       result.chunks += chunks;
     }
   }
-  byLevel.set(streams, results);
+  byLoad.set({ streams, phasing }, { results, writesPerPass: passes.writes / passes.count });
 }
 for (const proxy of Object.values(proxies)) proxy.stop();
 upstream.close();
@@ -208,18 +287,19 @@ console.log(
   `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
 );
 console.log(
-  '| streams | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) |',
+  '| streams | phases (upstream writes per timer pass) | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 const summary: string[] = [];
-for (const [streams, results] of byLevel) {
+for (const [{ streams, phasing }, { results, writesPerPass }] of byLoad) {
+  const phases = streams === 1 ? '—' : `${phasing} (${writesPerPass.toFixed(1)})`;
   const direct50 = percentile(results.direct!.delays, 50);
   const direct99 = percentile(results.direct!.delays, 99);
   const added99 = (path: Path) => percentile(results[path]!.delays, 99) - direct99;
   const edges = (path: Path) =>
     `${percentile(results[path]!.first, 50).toFixed(3)} / ${percentile(results[path]!.last, 50).toFixed(3)}`;
   console.log(
-    `| ${streams} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | ${edges('direct')} | — | — |`,
+    `| ${streams} | ${phases} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | ${edges('direct')} | — | — |`,
   );
   for (const path of paths) {
     if (path === 'direct') continue;
@@ -228,14 +308,18 @@ for (const [streams, results] of byLevel) {
     const p99 = percentile(result.delays, 99);
     const gc = Number.isNaN(result.gc) ? '—' : ((result.gc * 1000) / result.chunks).toFixed(1);
     console.log(
-      `| ${streams} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${edges(path)} | ${(result.cpu / result.chunks).toFixed(1)} | ${gc} |`,
+      `| ${streams} | ${phases} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${edges(path)} | ${(result.cpu / result.chunks).toFixed(1)} | ${gc} |`,
     );
   }
   const gateway = results.gateway!;
   const ratio = gateway.cpu / gateway.chunks / (results.passthrough!.cpu / results.passthrough!.chunks);
   const floor = results.haproxy === undefined ? '' : `, HAProxy's ${added99('haproxy').toFixed(3)} ms`;
+  const before =
+    results['gateway before'] === undefined
+      ? ''
+      : `, the gateway before's ${added99('gateway before').toFixed(3)} ms`;
   summary.push(
-    `${streams} stream${streams === 1 ? '' : 's'}: gateway CPU per token ${ratio.toFixed(2)}× the pass-through proxy (goal ≤ 1.5×); added p99 ${added99('gateway').toFixed(3)} ms (goal ≤ 1 ms), the pass-through's ${added99('passthrough').toFixed(3)} ms${floor}.`,
+    `${streams} stream${streams === 1 ? '' : 's'}${streams === 1 ? '' : `, ${phasing}`}: gateway CPU per token ${ratio.toFixed(2)}× the pass-through proxy (goal ≤ 1.5×); added p99 ${added99('gateway').toFixed(3)} ms (goal ≤ 1 ms), the pass-through's ${added99('passthrough').toFixed(3)} ms${floor}${before}.`,
   );
 }
 console.log(`\n${summary.join('\n')}\n`);

@@ -8,6 +8,7 @@ import {
 } from '@toolbus/core';
 import type { ToolDefinition } from '@toolbus/spec';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
+import { sseData } from './sse-event-reader.ts';
 
 /** Options for the Chat Completions repairs. */
 export interface ChatCompletionRepairOptions {
@@ -52,15 +53,23 @@ export class ChatCompletionStreamRepair {
 
   /** One upstream `data:` payload in, the SSE text to write out (possibly empty: text held back). */
   push(data: string): string {
-    if (data.trim() === '[DONE]') return 'data: [DONE]\n\n';
+    return this.repair(data) ?? sseData(data);
+  }
+
+  /**
+   * Like {@link push}, but `undefined` when the event goes on exactly as it came, as most chunks of a streaming
+   * answer do: the caller then sends the upstream's own bytes, with no re-encoding.
+   */
+  repair(data: string): string | undefined {
+    if (data.length <= 16 && data.trim() === '[DONE]') return 'data: [DONE]\n\n';
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
     } catch {
-      return `data: ${data}\n\n`;
+      return undefined;
     }
     if (!isPlainObject(chunk) || !Array.isArray(chunk.choices) || chunk.choices.length === 0) {
-      return `data: ${data}\n\n`;
+      return undefined;
     }
     let out = '';
     const choices: Json[] = [];
@@ -77,7 +86,7 @@ export class ChatCompletionStreamRepair {
       }
     }
     // Most chunks of a streaming answer come out as they went in: then the upstream's own bytes are sent on.
-    if (!changed) return `data: ${data}\n\n`;
+    if (!changed) return undefined;
     if (choices.length > 0) out += sse({ ...chunk, choices });
     return out;
   }

@@ -213,7 +213,7 @@ async function relayStream(options: {
   await relayEvents({
     upstreamResponse: options.upstreamResponse,
     response,
-    repair: (data) => repair.push(data),
+    repair: (data) => repair.repair(data),
   });
   const report = repair.report;
   response.addTrailers(recoveryHeaders(report));

@@ -7,6 +7,7 @@ import {
   textSteps,
 } from '@toolbus/core/testing';
 import OpenAI from 'openai';
+import { readChatStream } from './__fixtures__/read-chat-stream.ts';
 import { markupPattern, textCallDialects, weatherTool } from './__fixtures__/text-call-dialects.ts';
 import { type RunningGateway, startGateway } from './gateway-server.ts';
 
@@ -61,25 +62,10 @@ describe('gateway with the openai client', () => {
         messages: [{ role: 'user', content: `weather in Oslo [${dialect}]` }],
         tools: [weatherTool],
       });
-      let content = '';
-      let finish: string | null = null;
-      const calls = new Map<number, { id: string; name: string; arguments: string }>();
-      for await (const chunk of stream) {
-        const choice = chunk.choices[0];
-        if (!choice) continue;
-        content += choice.delta.content ?? '';
-        for (const call of choice.delta.tool_calls ?? []) {
-          const entry = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
-          if (call.id) entry.id = call.id;
-          if (call.function?.name) entry.name = call.function.name;
-          entry.arguments += call.function?.arguments ?? '';
-          calls.set(call.index, entry);
-        }
-        finish = choice.finish_reason ?? finish;
-      }
+      const { content, calls, finish } = await readChatStream(stream);
       assert.equal(finish, 'tool_calls');
-      assert.equal(calls.size, 1);
-      const call = calls.get(0);
+      assert.equal(calls.length, 1);
+      const call = calls[0];
       assert.equal(call?.name, 'get_weather');
       assert.match(call?.id ?? '', /^call_/);
       assert.deepEqual(JSON.parse(call?.arguments ?? ''), { city: 'Oslo' });
@@ -136,13 +122,8 @@ describe('gateway with the openai client', () => {
       messages: [{ role: 'user', content: 'tell me [mention]' }],
       tools: [weatherTool],
     });
-    let content = '';
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      content += chunk.choices[0]?.delta.content ?? '';
-      assert.equal(chunk.choices[0]?.delta.tool_calls, undefined);
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
+    const { content, toolCallChunks, finish } = await readChatStream(stream);
+    assert.equal(toolCallChunks, 0, 'no chunk carried tool_calls');
     assert.equal(content, 'Models such as Qwen write `<tool_call>` tags; I will just answer: sunny.');
     assert.equal(finish, 'stop');
   });
@@ -181,15 +162,7 @@ describe('gateway with the openai client', () => {
       stream: true,
       messages: [{ role: 'user', content: 'hi [think]' }],
     });
-    let content = '';
-    let reasoning = '';
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta as
-        | { content?: string | null; reasoning_content?: string }
-        | undefined;
-      content += delta?.content ?? '';
-      reasoning += delta?.reasoning_content ?? '';
-    }
+    const { content, reasoning } = await readChatStream(stream);
     assert.equal(content, 'Hello!');
     assert.match(reasoning, /The user says hi\./);
   });

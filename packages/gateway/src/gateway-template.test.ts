@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { readChatStream } from './__fixtures__/read-chat-stream.ts';
 import { weatherTool } from './__fixtures__/text-call-dialects.ts';
 import { type RunningGateway, startGateway } from './gateway-server.ts';
 
@@ -69,17 +70,12 @@ describe('gateway dialects from the served chat template', () => {
       messages: [{ role: 'user', content: 'weather in Oslo' }],
       tools: [weatherTool],
     });
-    let content = '';
-    let name = '';
-    let args = '';
-    for await (const chunk of stream) {
-      content += chunk.choices[0]?.delta.content ?? '';
-      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) {
-        name += call.function?.name ?? '';
-        args += call.function?.arguments ?? '';
-      }
-    }
-    return { content, name, args };
+    const { content, calls } = await readChatStream(stream);
+    return {
+      content,
+      name: calls.map((call) => call.name).join(''),
+      args: calls.map((call) => call.arguments).join(''),
+    };
   }
 
   it('reads the model template from Ollama once and keeps its call tags out of the text', async () => {

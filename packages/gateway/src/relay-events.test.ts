@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { relayEvents } from './relay-events.ts';
@@ -83,55 +83,89 @@ describe('relayEvents', () => {
   });
 });
 
+/**
+ * An upstream that writes `body` at once, a relay in front of it running `relayEvents` with `repair`, and the
+ * text a client reads through the relay. `onResponse` sees the relay's response before the relay starts.
+ */
+async function relayOnce(options: {
+  body: string;
+  repair: (data: string, response: ServerResponse) => string | undefined;
+  onResponse?: (response: ServerResponse) => void;
+}): Promise<string> {
+  const upstream = createServer((incoming, outgoing) => {
+    incoming.resume();
+    outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+    outgoing.end(options.body);
+  });
+  const upstreamUrl = await listen(upstream);
+  const relay = createServer((incoming, response) => {
+    incoming.resume();
+    request(upstreamUrl, (upstreamResponse) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      options.onResponse?.(response);
+      relayEvents({ upstreamResponse, response, repair: (data) => options.repair(data, response) }).then(
+        () => response.end(),
+        () => response.destroy(),
+      );
+    }).end();
+  });
+  const relayUrl = await listen(relay);
+  try {
+    const answer = await new Promise<IncomingMessage>((resolve) => request(relayUrl, resolve).end());
+    let text = '';
+    answer.setEncoding('utf8');
+    for await (const part of answer as AsyncIterable<string>) text += part;
+    return text;
+  } finally {
+    upstream.closeAllConnections();
+    relay.closeAllConnections();
+    upstream.close();
+    relay.close();
+  }
+}
+
 describe('relayEvents with several events in one read', () => {
   it('sends the first event before it repairs the others (an answer’s last token before its end-of-answer work)', async () => {
-    // The last token and the finish, written at once as a model server does at an answer's end: one read.
-    const upstream = createServer((incoming, outgoing) => {
-      incoming.resume();
-      outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
-      outgoing.end('data: last token\n\ndata: finish\n\ndata: [DONE]\n\n');
-    });
-    const upstreamUrl = await listen(upstream);
     const seen: Array<{ data: string; firstSent: boolean }> = [];
-    const relay = createServer((incoming, response) => {
-      incoming.resume();
-      request(upstreamUrl, (upstreamResponse) => {
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        relayEvents({
-          upstreamResponse,
-          response,
-          repair: (data) => {
-            // Handed to the kernel: not corked, nothing left in the socket's buffer.
-            const socket = response.socket;
-            seen.push({
-              data,
-              firstSent: socket !== null && socket.writableCorked === 0 && socket.writableLength === 0,
-            });
-            return `data: ${data}\n\n`;
-          },
-        }).then(
-          () => response.end(),
-          () => response.destroy(),
-        );
-      }).end();
+    // The last token and the finish, written at once as a model server does at an answer's end: one read.
+    const text = await relayOnce({
+      body: 'data: last token\n\ndata: finish\n\ndata: [DONE]\n\n',
+      repair: (data, response) => {
+        // Handed to the kernel: not corked, nothing left in the socket's buffer.
+        const socket = response.socket;
+        seen.push({
+          data,
+          firstSent: socket !== null && socket.writableCorked === 0 && socket.writableLength === 0,
+        });
+        return `data: ${data}\n\n`;
+      },
     });
-    const relayUrl = await listen(relay);
-    try {
-      const answer = await new Promise<IncomingMessage>((resolve) => request(relayUrl, resolve).end());
-      let text = '';
-      answer.setEncoding('utf8');
-      for await (const part of answer as AsyncIterable<string>) text += part;
-      assert.equal(text, 'data: last token\n\ndata: finish\n\ndata: [DONE]\n\n');
-      assert.deepEqual(
-        seen.map((event) => event.data),
-        ['last token', 'finish', '[DONE]'],
-      );
-      assert.equal(seen[1]!.firstSent, true, 'the finish was repaired while the last token still waited');
-    } finally {
-      upstream.closeAllConnections();
-      relay.closeAllConnections();
-      upstream.close();
-      relay.close();
-    }
+    assert.equal(text, 'data: last token\n\ndata: finish\n\ndata: [DONE]\n\n');
+    assert.deepEqual(
+      seen.map((event) => event.data),
+      ['last token', 'finish', '[DONE]'],
+    );
+    assert.equal(seen[1]!.firstSent, true, 'the finish was repaired while the last token still waited');
+  });
+});
+
+describe('relayEvents with events the repair leaves unchanged', () => {
+  it('sends one-line events on as the upstream’s own bytes, and writes others anew as valid events', async () => {
+    const written: Array<string | Buffer> = [];
+    const text = await relayOnce({
+      body: 'data: {"text":"ünïcode"}\n\nevent: note\ndata: two\ndata: lines\n\n: a comment\n\ndata: held\n\n',
+      repair: (data) => (data === 'held' ? '' : undefined),
+      onResponse: (response) => {
+        const write = response.write.bind(response) as (chunk: string | Buffer) => boolean;
+        response.write = ((chunk: string | Buffer) => {
+          written.push(chunk);
+          return write(chunk);
+        }) as typeof response.write;
+      },
+    });
+    assert.equal(text, 'data: {"text":"ünïcode"}\n\ndata: two\ndata: lines\n\n');
+    // The first event went out as the bytes that came in, not decoded and encoded again.
+    assert.ok(Buffer.isBuffer(written[0]), 'the unchanged event was re-encoded');
+    assert.equal(written.length, 2);
   });
 });

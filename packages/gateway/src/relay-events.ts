@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finished } from 'node:stream/promises';
-import { createParser } from 'eventsource-parser';
+import { type SseEvent, SseEventReader, sseData } from './sse-event-reader.ts';
 
 /**
  * Reads an upstream's server-sent events as they arrive and writes to the client what `repair` makes of each
- * event's `data` (an empty string writes nothing). Resolves at the upstream's end; rejects when the upstream
+ * event's `data`: an empty string writes nothing, `undefined` sends the event on as it came (the upstream's own
+ * bytes when it is one `data:` line, as nearly every event is: no decoding, no re-encoding). Resolves at the upstream's end; rejects when the upstream
  * breaks off, is cancelled, or `repair` throws. A client that reads slower than the model writes holds the
  * upstream back (its socket is paused until the client's drains) instead of the gateway buffering the answer.
  *
@@ -21,21 +22,17 @@ import { createParser } from 'eventsource-parser';
 export async function relayEvents(options: {
   readonly upstreamResponse: IncomingMessage;
   readonly response: ServerResponse;
-  readonly repair: (data: string) => string;
+  readonly repair: (data: string) => string | undefined;
 }): Promise<void> {
   const { upstreamResponse, response, repair } = options;
-  const pending: string[] = [];
-  const parser = createParser({
-    onEvent(event) {
-      pending.push(event.data);
-    },
-  });
-  const decoder = new TextDecoder();
+  const reader = new SseEventReader();
+  const pending: SseEvent[] = [];
   let later: NodeJS.Immediate | undefined;
   let waitingForDrain = false;
-  const send = (data: string): void => {
-    const out = repair(data);
-    if (out !== '') response.write(out);
+  const send = (event: SseEvent): void => {
+    const out = repair(event.data);
+    if (out === undefined) response.write(event.raw ?? sseData(event.data));
+    else if (out !== '') response.write(out);
   };
   const resumeIfFree = (): void => {
     if (later === undefined && !waitingForDrain) upstreamResponse.resume();
@@ -55,7 +52,7 @@ export async function relayEvents(options: {
   const sendLater = (): void => {
     later = undefined;
     try {
-      while (pending.length > 0) send(pending.shift() as string);
+      for (const event of pending.splice(0)) send(event);
     } catch (error) {
       fail(error);
       return;
@@ -65,8 +62,10 @@ export async function relayEvents(options: {
   };
   upstreamResponse.on('data', (chunk: Buffer) => {
     try {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      if (later === undefined && pending.length > 0) send(pending.shift() as string);
+      const events = reader.read(chunk);
+      let next = 0;
+      if (later === undefined && pending.length === 0 && events.length > 0) send(events[next++] as SseEvent);
+      while (next < events.length) pending.push(events[next++] as SseEvent);
     } catch (error) {
       fail(error);
       return;
@@ -83,6 +82,5 @@ export async function relayEvents(options: {
     if (later !== undefined) clearImmediate(later);
     later = undefined;
   }
-  parser.feed(decoder.decode());
-  while (pending.length > 0) send(pending.shift() as string);
+  for (const event of pending.splice(0)) send(event);
 }

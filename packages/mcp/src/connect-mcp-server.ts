@@ -6,6 +6,7 @@ import { createMcpTransport, type McpTransportKind } from './create-mcp-transpor
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
 import { isMcpSdkError, loadMcpClientSdk } from './load-mcp-client-sdk.ts';
+import { McpCallLogRouter } from './mcp-call-logs.ts';
 import type {
   ConnectMcpServerOptions,
   McpConnection,
@@ -26,6 +27,7 @@ import { toolDefinitionHash } from './tool-definition-hash.ts';
 export type { ConnectMcpServerOptions, McpConnection, McpOAuthOptions, McpToolsChangedListener };
 
 const clientInfo = { name: 'toolbus', version: '0.1.0' };
+const logLevelMetaKey = 'io.modelcontextprotocol/logLevel';
 
 /**
  * Connects to an MCP server over stdio, Streamable HTTP or HTTP+SSE (`auto`: Streamable HTTP, falling back to SSE
@@ -42,6 +44,7 @@ export async function connectMcpServer(
   let serverFetch: FetchFunction | undefined;
   let provider: StoreOAuthClientProvider | undefined;
   let missingCredentials: readonly string[] = [];
+  let headerValues: readonly string[] = [];
   if (config.transport.type !== 'stdio') {
     let url: URL;
     try {
@@ -80,6 +83,7 @@ export async function connectMcpServer(
     const layers = headerLayersOf(config, options.requestHeaders, options.logger ?? consoleMcpLogger);
     missingCredentials = layers.missing;
     const headers = layers.headers;
+    headerValues = Object.values(headers);
     serverFetch = createServerHeaderFetch({ fetch: options.fetch, serverUrl: url, headers });
     if (provider !== undefined) serverFetch = provider.lockingRefreshes(serverFetch);
   }
@@ -89,6 +93,7 @@ export async function connectMcpServer(
   // notification, or on 2026-07-28 an event on the `subscriptions/listen` stream the SDK opens for it).
   let toolsChanged: () => void = () => undefined;
   const elicitations = await McpElicitationRouter.create();
+  const logs = await McpCallLogRouter.create(headerValues);
   const open = async (kind: McpTransportKind): Promise<Client> => {
     const { Client } = await loadMcpClientSdk();
     const transport = await createMcpTransport({
@@ -110,6 +115,7 @@ export async function connectMcpServer(
       listMaxPages: 100,
     });
     elicitations.register(client, config.name);
+    logs.register(client);
     try {
       await client.connect(
         transport,
@@ -171,7 +177,7 @@ export async function connectMcpServer(
   }
   if (client === undefined)
     throw fail('mcp_connection_failed', `Could not connect to MCP server "${config.name}"`);
-  const connection = createConnection({ client, config, kind, options, provider, elicitations });
+  const connection = createConnection({ client, config, kind, options, provider, elicitations, logs });
   toolsChanged = connection.toolsChanged;
   return connection.connection;
 }
@@ -183,6 +189,7 @@ function createConnection(input: {
   readonly options: ConnectMcpServerOptions;
   readonly provider: StoreOAuthClientProvider | undefined;
   readonly elicitations: McpElicitationRouter;
+  readonly logs: McpCallLogRouter;
 }): { readonly connection: McpConnection; readonly toolsChanged: () => void } {
   const { client, config, options, provider } = input;
   // The server may ask for (more) authorization mid-session (expired grant, scope step-up): say so in a typed way.
@@ -257,24 +264,28 @@ function createConnection(input: {
   };
 
   const callTool: McpConnection['callTool'] = async (call) => {
+    // A 2026-07-28 server logs only at a level the request names; a 2025-11-25 one ignores the key.
+    const meta = call.logs && { _meta: { [logLevelMetaKey]: call.logs.level } };
     const result = await authorized(() =>
-      input.elicitations.during(call.onElicitation, () =>
-        client.callTool(
-          { name: call.name, arguments: { ...call.arguments } },
-          omitUndefined({
-            timeout: options.toolCallTimeoutMs ?? 600_000,
-            resetTimeoutOnProgress: true,
-            // Always given: without it the SDK sends no progress token, the server sends no progress, and the
-            // timeout is never extended however long a tool legitimately works.
-            onprogress: (progress: McpProgress) => {
-              try {
-                call.onProgress?.(progress);
-              } catch {
-                // A listener's failure must not fail the call.
-              }
-            },
-            signal: call.signal,
-          }),
+      input.logs.during(call.logs, () =>
+        input.elicitations.during(call.onElicitation, () =>
+          client.callTool(
+            { name: call.name, arguments: { ...call.arguments }, ...meta },
+            omitUndefined({
+              timeout: options.toolCallTimeoutMs ?? 600_000,
+              resetTimeoutOnProgress: true,
+              // Always given: without it the SDK sends no progress token, the server sends no progress, and the
+              // timeout is never extended however long a tool legitimately works.
+              onprogress: (progress: McpProgress) => {
+                try {
+                  call.onProgress?.(progress);
+                } catch {
+                  // A listener's failure must not fail the call.
+                }
+              },
+              signal: call.signal,
+            }),
+          ),
         ),
       ),
     );

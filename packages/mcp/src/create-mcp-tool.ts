@@ -1,5 +1,6 @@
 import type {
   ElicitationQuestion,
+  McpCallRelay,
   Tool,
   ToolCall,
   ToolDefinition,
@@ -22,6 +23,7 @@ import { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import { isMcpSdkError } from './load-mcp-client-sdk.ts';
+import type { McpCallLogListener } from './mcp-call-logs.ts';
 import type { McpElicitationHandler } from './mcp-elicitation.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import { describeMcpProgress, type McpProgressListener } from './mcp-progress.ts';
@@ -42,6 +44,7 @@ export type McpToolCaller = (options: {
   readonly signal: AbortSignal;
   readonly onProgress?: McpProgressListener | undefined;
   readonly onElicitation?: McpElicitationHandler | undefined;
+  readonly logs?: McpCallLogListener | undefined;
 }) => Promise<McpCallToolResult>;
 
 /** A toolbus {@link Tool} backed by one MCP server tool. */
@@ -127,12 +130,15 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
       let lastProgress: string | undefined;
       const unanswered: string[] = [];
       const elicit = context.elicit;
+      const relay = context.mcpRelay;
       try {
         result = await options.call({
           name: descriptor.name,
           arguments: call.arguments,
           signal: context.signal,
           ...omitUndefined({
+            // Only a caller that speaks MCP asks for the server's log messages (the `/v1/mcp` endpoint's client).
+            logs: relay?.logLevel && { level: relay.logLevel, onLog: relay.log.bind(relay) },
             onElicitation:
               elicit &&
               (async (question: ElicitationQuestion, signal: AbortSignal) => {
@@ -191,6 +197,7 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
           cause: error,
         });
       }
+      if (relay !== undefined) relayResult(relay, result);
       if (result.isError === true) {
         const text = (result.content ?? [])
           .filter((block) => block.type === 'text' && typeof block.text === 'string')
@@ -223,6 +230,17 @@ export function createMcpTool(options: CreateMcpToolOptions): McpTool {
       return converted;
     },
   };
+}
+
+/** The caller that speaks MCP gets the server's own content (images, audio, resources), not the model's text. */
+function relayResult(relay: McpCallRelay, result: McpCallToolResult): void {
+  relay.result(
+    omitUndefined({
+      content: result.content ?? [],
+      structuredContent: result.structuredContent,
+      isError: result.isError,
+    }),
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { FetchFunction } from '@toolbus/spec';
 import type { McpCallToolResult, McpTool } from './create-mcp-tool.ts';
 import type { McpTransportKind } from './create-mcp-transport.ts';
+import type { McpCallLogListener } from './mcp-call-logs.ts';
 import type { McpElicitationHandler } from './mcp-elicitation.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 import type { McpLogger } from './mcp-logger.ts';
@@ -71,6 +72,8 @@ export interface McpConnection {
     readonly onProgress?: McpProgressListener | undefined;
     /** Answers the questions the server asks during this call (elicitation); without it they are cancelled. */
     readonly onElicitation?: McpElicitationHandler | undefined;
+    /** Receives the server's log messages during this call, from a level on; without it they are dropped. */
+    readonly logs?: McpCallLogListener | undefined;
   }): Promise<McpCallToolResult>;
   /** Subscribes to list changes; returns the unsubscribe function. */
   onToolsChanged(listener: McpToolsChangedListener): () => void;

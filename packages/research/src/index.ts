@@ -28,6 +28,7 @@ export {
 } from './deep-research-limits.ts';
 export type { DeepResearchPrompts } from './deep-research-prompts.ts';
 export { DEFAULT_DEEP_RESEARCH_PROMPTS, fillPrompt, joinNames } from './deep-research-prompts.ts';
+export { createReasoningTextSink } from './reasoning-text-sink.ts';
 export type { ResearchAgentToolOptions } from './research-agent-tool.ts';
 export { createResearchAgentTool, timedOutReportText } from './research-agent-tool.ts';
 export {
@@ -41,7 +42,7 @@ export {
   THINK_TOOL_RESPONSE,
 } from './research-tools.ts';
 export type { PacketRetype } from './retyping-sink.ts';
-export { createRetypingSink, textAsReasoning } from './retyping-sink.ts';
+export { createRetypingSink } from './retyping-sink.ts';
 export type { DeepResearchResult, DeepResearchTurn, RunDeepResearchOptions } from './run-deep-research.ts';
 export { runDeepResearch } from './run-deep-research.ts';
 export type { NestedAgentOptions } from './run-nested-agent.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Packet } from '@toolbus/spec';
+import { collectTurn } from '@toolbus/core/testing';
 import { checkPacketStream } from './check-packet-stream.ts';
 import { runDeepResearch } from './run-deep-research.ts';
 import { type ResearchWorld, startResearchWorld } from './testing/index.ts';
@@ -21,17 +21,9 @@ describe('a malformed research_agent dispatch', () => {
       malformedFirstDispatch: true,
     };
     const requestsBefore = world.server.requests.length;
-    const turn = runDeepResearch({
-      model: world.model('openai'),
-      tools: world.tools,
-      contextWindowTokens: 128_000,
-      messages: [{ role: 'user', content: 'Compare solar and wind' }],
-      skipClarification: true,
-      checkCitations: false,
-    });
-    const packets: Packet[] = [];
-    for await (const packet of turn) packets.push(packet);
-    const result = await turn.result;
+    const { packets, result } = await collectTurn(
+      runDeepResearch({ ...world.planFirstRun('Compare solar and wind'), checkCitations: false }),
+    );
     assert.equal(result.error, undefined, result.error?.message);
     assert.deepEqual(
       result.agents.map((agent) => agent.task),

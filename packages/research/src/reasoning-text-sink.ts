@@ -1,12 +1,18 @@
 import type { PacketSink } from '@toolbus/core';
 import type { Placement } from '@toolbus/spec';
 
+/** A sink that shows an agent's answer text as reasoning; `close()` ends a block still open at the end. */
+export interface ReasoningTextSink extends PacketSink {
+  close(): void;
+}
+
 /**
- * The orchestrator only calls tools: text it writes anyway is shown as reasoning, closed (`reasoning-end`) before
- * the next packet that is not part of it. A retraction of that text (recovery found a call in it) has no
- * reasoning form and is dropped; citations are not announced; the loop's own `stop` is not the turn's.
+ * For a loop whose text is not the answer (the Deep Research orchestrator, the coding agent): text it writes is
+ * shown as reasoning, closed (`reasoning-end`, which answer text never has) before the next packet that is not
+ * part of it, or at `close()`. A retraction of that text (recovery found a call in it) has no reasoning form and
+ * is dropped; citations are not announced; the loop's own `stop` is not the turn's.
  */
-export function createReasoningTextSink(target: PacketSink): PacketSink {
+export function createReasoningTextSink(target: PacketSink): ReasoningTextSink {
   let open: Placement | undefined;
   const close = () => {
     if (open) target.emitAt(open, { type: 'reasoning-end' });
@@ -34,5 +40,6 @@ export function createReasoningTextSink(target: PacketSink): PacketSink {
           target.emitAt(placement, obj);
       }
     },
+    close,
   };
 }

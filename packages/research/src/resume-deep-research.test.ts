@@ -3,17 +3,13 @@
 // Both run against the scripted research model over real HTTP, with the real web_search and open_url tools.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Packet, PacketObject } from '@toolbus/spec';
+import { packetsOfType } from '@toolbus/core/testing';
+import type { Packet } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { checkPacketStream } from './check-packet-stream.ts';
 import { type DeepResearchCheckpoint, parseDeepResearchCheckpoint } from './deep-research-checkpoint.ts';
 import { resumedNote, runDeepResearch } from './run-deep-research.ts';
 import { type ResearchWorld, startResearchWorld } from './testing/index.ts';
-
-const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
-  packets.filter((packet) => packet.obj.type === type) as (Packet & {
-    obj: Extract<PacketObject, { type: T }>;
-  })[];
 
 const solar = 'Research solar panels';
 const wind = 'Research wind turbines';
@@ -25,12 +21,8 @@ describe('runDeepResearch resumed from a checkpoint', () => {
   });
   after(() => world.close());
   const base = () => ({
-    model: world.model('openai'),
-    tools: world.tools,
-    contextWindowTokens: 128_000,
+    ...world.planFirstRun('How do renewables compare?'),
     limits: { agentTimeoutMs: 20_000 },
-    messages: [{ role: 'user' as const, content: 'How do renewables compare?' }],
-    skipClarification: true,
   });
 
   /**
@@ -93,7 +85,7 @@ describe('runDeepResearch resumed from a checkpoint', () => {
       (packet, seen) =>
         packet.obj.type === 'tool-start' &&
         packet.placement.path?.length === 1 &&
-        ofType(seen, 'research-agent-start').some(
+        packetsOfType(seen, 'research-agent-start').some(
           (start) => start.obj.task === wind && start.placement.turn === packet.placement.turn,
         ),
     );
@@ -138,7 +130,8 @@ describe('runDeepResearch resumed from a checkpoint', () => {
       ['section-end', 0],
     ]);
     // Then the note, as reasoning of its own step.
-    const note = ofType(resumed, 'reasoning-delta').find((packet) => !packet.placement.path)?.obj.reasoning;
+    const note = packetsOfType(resumed, 'reasoning-delta').find((packet) => !packet.placement.path)?.obj
+      .reasoning;
     assert.equal(note, resumedNote(last));
     assert.match(
       note ?? '',
@@ -146,9 +139,9 @@ describe('runDeepResearch resumed from a checkpoint', () => {
     );
 
     // Nothing done before the death is done again: no plan, no first agent; the second agent runs again.
-    assert.equal(ofType(whole, 'research-plan-start').length, 1);
+    assert.equal(packetsOfType(whole, 'research-plan-start').length, 1);
     assert.deepEqual(
-      ofType(whole, 'research-agent-start').map((packet) => packet.obj.task),
+      packetsOfType(whole, 'research-agent-start').map((packet) => packet.obj.task),
       [solar, wind, wind],
     );
     assert.equal(
@@ -163,9 +156,9 @@ describe('runDeepResearch resumed from a checkpoint', () => {
     assert.equal(planRequests.length, 0);
 
     // One report, ending the stream; its citations continue the first cycle's numbering.
-    assert.equal(ofType(whole, 'message-start').filter((packet) => !packet.placement.path).length, 1);
+    assert.equal(packetsOfType(whole, 'message-start').filter((packet) => !packet.placement.path).length, 1);
     assert.deepEqual(whole.at(-1)?.obj, { type: 'stop', reason: 'finished' });
-    assert.equal(ofType(whole, 'stop').length, 1);
+    assert.equal(packetsOfType(whole, 'stop').length, 1);
     assert.deepEqual(
       result.agents.map((agent) => [agent.task, agent.status]),
       [
@@ -205,7 +198,7 @@ describe('runDeepResearch resumed from a checkpoint', () => {
     assert.equal(result.error, undefined, result.error?.message);
     const whole = [...kept, ...resumed];
     assert.deepEqual(checkPacketStream(whole), []);
-    const reportAt = ofType(kept, 'message-start').at(-1)?.placement;
+    const reportAt = packetsOfType(kept, 'message-start').at(-1)?.placement;
     assert.deepEqual(resumed[0], {
       placement: reportAt,
       modelIndex: 0,
@@ -214,7 +207,7 @@ describe('runDeepResearch resumed from a checkpoint', () => {
     assert.match(resumedNote(last), /the report is written again/);
     assert.equal(agentRequests(requestsBefore, solar), 0, 'the research is not redone');
     // What a reader shows: the report text after the replacement, of the last report.
-    const shown = ofType(resumed, 'message-delta')
+    const shown = packetsOfType(resumed, 'message-delta')
       .filter((packet) => !packet.placement.path)
       .map((packet) => packet.obj.content)
       .join('');
@@ -230,10 +223,14 @@ describe('runDeepResearch resumed from a checkpoint', () => {
     assert.equal(result.error, undefined, result.error?.message);
     const whole = [...kept, ...resumed];
     assert.deepEqual(checkPacketStream(whole), []);
-    assert.equal(ofType(whole, 'research-plan-start').length, 2, 'the cut-off plan, then the whole one');
+    assert.equal(
+      packetsOfType(whole, 'research-plan-start').length,
+      2,
+      'the cut-off plan, then the whole one',
+    );
     assert.equal(result.plan, '1. Gather sources\n2. Compare them\n3. Summarise');
     assert.match(resumedNote(undefined), /starts again from the beginning/);
-    assert.equal(ofType(whole, 'stop').length, 1);
+    assert.equal(packetsOfType(whole, 'stop').length, 1);
   });
 
   it('a run that had ended its stream (died before its end was recorded) runs nothing again and adds nothing', async () => {

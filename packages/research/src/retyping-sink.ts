@@ -37,13 +37,5 @@ export const asIntermediateReport: PacketRetype = (obj) => {
   return undefined;
 };
 
-/** The orchestrator only calls tools: text it writes anyway is shown as reasoning. */
-export const textAsReasoning: PacketRetype = (obj) => {
-  if (obj.type === 'message-start') return { type: 'reasoning-start' };
-  if (obj.type === 'message-delta') return { type: 'reasoning-delta', reasoning: obj.content };
-  if (obj.type === 'citation-info') return undefined;
-  return obj;
-};
-
 /** A nested loop's own `stop` is not the turn's: the caller ends the section. */
 export const withoutStop: PacketRetype = (obj) => (obj.type === 'stop' ? undefined : obj);

@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ChatMessage, Packet, PacketObject } from '@toolbus/spec';
+import { collectTurn, packetsOfType } from '@toolbus/core/testing';
+import type { ChatMessage } from '@toolbus/spec';
 import { checkPacketStream } from './check-packet-stream.ts';
 import { DeepResearchError } from './deep-research-error.ts';
-import {
-  type DeepResearchResult,
-  type RunDeepResearchOptions,
-  runDeepResearch,
-} from './run-deep-research.ts';
+import { type RunDeepResearchOptions, runDeepResearch } from './run-deep-research.ts';
 import { type ResearchWorld, startResearchWorld } from './testing/index.ts';
 
-const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
-  packets.filter((packet) => packet.obj.type === type) as (Packet & {
-    obj: Extract<PacketObject, { type: T }>;
-  })[];
-
-async function run(
-  options: RunDeepResearchOptions,
-): Promise<{ packets: Packet[]; result: DeepResearchResult }> {
-  const turn = runDeepResearch(options);
-  const packets: Packet[] = [];
-  for await (const packet of turn) packets.push(packet);
-  return { packets, result: await turn.result };
-}
+const run = (options: RunDeepResearchOptions) => collectTurn(runDeepResearch(options));
 
 const ask = (content: string): ChatMessage[] => [{ role: 'user', content }];
 
@@ -40,6 +25,9 @@ for (const provider of ['openai', 'anthropic'] as const) {
       limits: { agentTimeoutMs: 20_000 },
     });
     const failuresBefore = () => world.server.failures.length;
+    /** A run that goes straight to the plan (no clarification step), on `base()` with `options` over it. */
+    const research = (question: string, options: Partial<RunDeepResearchOptions> = {}) =>
+      run({ ...base(), messages: ask(question), skipClarification: true, ...options });
 
     it('asks clarifying questions and ends the turn; the reply continues into a full research run', async () => {
       world.script = { tasks: ['Research solar panels'] };
@@ -49,7 +37,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.equal(first.result.clarification, true);
       assert.match(first.result.answer, /Which region/);
       assert.deepEqual(first.packets.at(-1)?.obj, { type: 'stop', reason: 'clarification' });
-      assert.equal(ofType(first.packets, 'research-plan-start').length, 0);
+      assert.equal(packetsOfType(first.packets, 'research-plan-start').length, 0);
 
       const messages: ChatMessage[] = [
         ...ask('Tell me about energy, vague'),
@@ -60,7 +48,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.equal(second.result.error, undefined, second.result.error?.message);
       assert.equal(second.result.stopReason, 'finished');
       assert.match(second.result.plan, /1\. Gather sources/);
-      const plan = ofType(second.packets, 'research-plan-delta')
+      const plan = packetsOfType(second.packets, 'research-plan-delta')
         .map((packet) => packet.obj.content)
         .join('');
       assert.equal(plan, second.result.plan);
@@ -78,11 +66,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       world.maxInFlight = 0;
       world.holdUntilInFlight = 9;
       const failures = failuresBefore();
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('How do renewables compare?'),
-        skipClarification: true,
-      });
+      const { packets, result } = await research('How do renewables compare?');
       world.holdUntilInFlight = undefined;
       assert.equal(result.error, undefined, result.error?.message);
       assert.deepEqual(world.server.failures.slice(failures), [], 'the strict server accepted every request');
@@ -100,12 +84,12 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.ok(lastStart < firstEnd, 'timestamps: every request started before the first one ended');
 
       // Placement: the orchestrator's think call streamed as reasoning, agents at (turn, k), their tools nested.
-      const reasoning = ofType(packets, 'reasoning-delta').filter((packet) => !packet.placement.path);
+      const reasoning = packetsOfType(packets, 'reasoning-delta').filter((packet) => !packet.placement.path);
       assert.equal(
         reasoning.map((packet) => packet.obj.reasoning).join(''),
         'First I plan:\n"split" the work.',
       );
-      const starts = ofType(packets, 'research-agent-start');
+      const starts = packetsOfType(packets, 'research-agent-start');
       assert.deepEqual(
         starts.map((packet) => [packet.placement.tab, packet.obj.task]),
         [
@@ -114,13 +98,13 @@ for (const provider of ['openai', 'anthropic'] as const) {
           [2, 'Research heat pumps'],
         ],
       );
-      const branching = ofType(packets, 'top-level-branching')[0];
+      const branching = packetsOfType(packets, 'top-level-branching')[0];
       assert.equal(branching?.obj.branches, 3);
       const agentTurn = starts[0]?.placement.turn;
       // Agents start as soon as their call is written (the turn loop's batch), so the branching count, known
       // when the step ends, may come after the first start: what matters is that it is the agents' turn.
       assert.equal(branching?.placement.turn, agentTurn);
-      const innerTools = ofType(packets, 'tool-start').filter(
+      const innerTools = packetsOfType(packets, 'tool-start').filter(
         (packet) => packet.placement.path?.length === 1,
       );
       assert.equal(innerTools.length, 6, 'one merged web_search and one open_url per agent');
@@ -132,7 +116,9 @@ for (const provider of ['openai', 'anthropic'] as const) {
         'tools of one step sit at their own tabs inside the agent',
       );
       assert.ok(
-        ofType(packets, 'intermediate-report-cited-documents').every((packet) => !packet.placement.path),
+        packetsOfType(packets, 'intermediate-report-cited-documents').every(
+          (packet) => !packet.placement.path,
+        ),
       );
 
       // Citations: the report cites the combined mapping; finalDocuments are the reports' cited documents.
@@ -142,12 +128,12 @@ for (const provider of ['openai', 'anthropic'] as const) {
         numbers.map((_, index) => index + 1),
         'dense from 1',
       );
-      const messageStart = ofType(packets, 'message-start').at(-1);
+      const messageStart = packetsOfType(packets, 'message-start').at(-1);
       assert.deepEqual(
         messageStart?.obj.finalDocuments?.map((document) => document.citationNumber),
         numbers,
       );
-      const infos = ofType(packets, 'citation-info');
+      const infos = packetsOfType(packets, 'citation-info');
       assert.ok(infos.length >= 3);
       assert.ok(
         infos.every(
@@ -160,7 +146,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.ok(
         result.citationChecks.every((check) => check.verdict === 'supported' && check.method === 'lexical'),
       );
-      assert.equal(ofType(packets, 'citation-check').length, 1);
+      assert.equal(packetsOfType(packets, 'citation-check').length, 1);
       // Per-step token caps reach the provider.
       const maxTokens = (body: unknown) => {
         const fields = body as { max_tokens?: number; max_completion_tokens?: number };
@@ -175,21 +161,13 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
     it('force-report timers: an orchestrator past its time writes the report at once; so does an agent', async () => {
       world.script = { tasks: ['Research solar panels'] };
-      const late = await run({
-        ...base(),
-        messages: ask('Out of time'),
-        skipClarification: true,
-        limits: { forceReportMs: 0 },
-      });
+      const late = await research('Out of time', { limits: { forceReportMs: 0 } });
       assert.equal(late.result.error, undefined, late.result.error?.message);
       assert.equal(late.result.cycles, 0);
       assert.deepEqual(late.result.agents, []);
       assert.match(late.result.answer, /The research found nothing/);
 
-      const hurried = await run({
-        ...base(),
-        messages: ask('Agents out of time'),
-        skipClarification: true,
+      const hurried = await research('Agents out of time', {
         limits: { agentTimeoutMs: 20_000, agentForceReportMs: 0 },
       });
       assert.equal(hurried.result.error, undefined, hurried.result.error?.message);
@@ -198,16 +176,13 @@ for (const provider of ['openai', 'anthropic'] as const) {
         ['completed'],
       );
       assert.match(hurried.result.agents[0]?.report ?? '', /No sources were found/);
-      assert.equal(ofType(hurried.packets, 'tool-start').length, 0, 'the agent ran no tool');
+      assert.equal(packetsOfType(hurried.packets, 'tool-start').length, 0, 'the agent ran no tool');
       assert.deepEqual(checkPacketStream(hurried.packets), []);
     });
 
     it('caps parallel agents in code: calls over the cap are answered without running', async () => {
       world.script = { tasks: ['Research a', 'Research b', 'Research c', 'Research d'] };
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Compare four things'),
-        skipClarification: true,
+      const { packets, result } = await research('Compare four things', {
         limits: { agentTimeoutMs: 20_000, maxParallelAgents: 2 },
         checkCitations: false,
       });
@@ -217,8 +192,8 @@ for (const provider of ['openai', 'anthropic'] as const) {
         ['completed', 'completed', 'not-run', 'not-run'],
       );
       assert.match(result.agents[2]?.report ?? '', /at most 2 tool call/);
-      assert.equal(ofType(packets, 'research-agent-start').length, 2);
-      assert.equal(ofType(packets, 'citation-check').length, 0, 'the check can be turned off');
+      assert.equal(packetsOfType(packets, 'research-agent-start').length, 2);
+      assert.equal(packetsOfType(packets, 'citation-check').length, 0, 'the check can be turned off');
       assert.deepEqual(checkPacketStream(packets), []);
     });
 
@@ -229,12 +204,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       };
       world.unsupportedClaim = undefined;
       const requestsBefore = world.server.requests.length;
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Compare solar and wind'),
-        skipClarification: true,
-        checkCitations: false,
-      });
+      const { packets, result } = await research('Compare solar and wind', { checkCitations: false });
       assert.equal(result.error, undefined, result.error?.message);
       // Two agents ran: solar from the first dispatch, wind only once it was dispatched whole.
       assert.deepEqual(
@@ -244,8 +214,10 @@ for (const provider of ['openai', 'anthropic'] as const) {
           ['Research wind turbines', 'completed'],
         ],
       );
-      assert.equal(ofType(packets, 'research-agent-start').length, 2);
-      const cutOff = ofType(packets, 'error').filter((packet) => packet.obj.code === 'tool_call_cut_off');
+      assert.equal(packetsOfType(packets, 'research-agent-start').length, 2);
+      const cutOff = packetsOfType(packets, 'error').filter(
+        (packet) => packet.obj.code === 'tool_call_cut_off',
+      );
       assert.equal(cutOff.length, 1, 'the user sees the cut-off call as a failed tool');
       const orchestratorResults = world.server.requests
         .slice(requestsBefore)
@@ -260,12 +232,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
     it('recovers a dispatch a weak model wrote as text: the agents run and the report cites them', async () => {
       world.script = { tasks: ['Research solar panels', 'Research wind turbines'], textDispatch: true };
       world.unsupportedClaim = undefined;
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Compare solar and wind, weakly'),
-        skipClarification: true,
-        checkCitations: false,
-      });
+      const { packets, result } = await research('Compare solar and wind, weakly', { checkCitations: false });
       assert.equal(result.error, undefined, result.error?.message);
       assert.equal(result.stopReason, 'finished');
       // Before the orchestrator ran on the turn loop, "no native call" ended the research here with no agent.
@@ -276,10 +243,10 @@ for (const provider of ['openai', 'anthropic'] as const) {
           ['Research wind turbines', 'completed'],
         ],
       );
-      assert.equal(ofType(packets, 'research-agent-start').length, 2);
+      assert.equal(packetsOfType(packets, 'research-agent-start').length, 2);
       assert.match(result.answer, /solar panels/);
       assert.match(result.answer, /\[\d+\]/, 'the report cites what the recovered agents found');
-      const shown = ofType(packets, 'reasoning-delta')
+      const shown = packetsOfType(packets, 'reasoning-delta')
         .filter((packet) => !packet.placement.path)
         .map((packet) => packet.obj.reasoning)
         .join('');
@@ -291,10 +258,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       world.script = { tasks: ['Research solar panels', 'Research fails here', 'Research hangs here'] };
       const failures = failuresBefore();
       const started = Date.now();
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Renewables, with trouble'),
-        skipClarification: true,
+      const { packets, result } = await research('Renewables, with trouble', {
         limits: { agentTimeoutMs: 1_500 },
       });
       assert.ok(Date.now() - started < 20_000, 'the hanging agent did not hold the run');
@@ -309,12 +273,12 @@ for (const provider of ['openai', 'anthropic'] as const) {
         result.agents[2]?.report ?? '',
         /timed out after 2 seconds|timed out after 1\.5 seconds|timed out after/,
       );
-      const errors = ofType(packets, 'error');
+      const errors = packetsOfType(packets, 'error');
       assert.ok(
         errors.some((packet) => packet.placement.tab === 1 && !packet.placement.path),
         "an error packet at the failed agent's placement",
       );
-      const hangingReport = ofType(packets, 'intermediate-report-delta').filter(
+      const hangingReport = packetsOfType(packets, 'intermediate-report-delta').filter(
         (packet) => packet.placement.tab === 2,
       );
       assert.match(hangingReport.map((packet) => packet.obj.content).join(''), /timed out/);
@@ -336,7 +300,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
     it('bounds endless think calls (orchestrator cycles, and the agent think cap) and handles a model that calls no tools', async () => {
       world.script = { tasks: [], endlessThink: true };
-      const endless = await run({ ...base(), messages: ask('Think forever'), skipClarification: true });
+      const endless = await research('Think forever');
       assert.equal(endless.result.error, undefined, endless.result.error?.message);
       assert.equal(endless.result.cycles, 7, 'eight orchestrator cycles: seven think steps, then the report');
       assert.deepEqual(checkPacketStream(endless.packets), []);
@@ -370,10 +334,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
 
       world.script = { tasks: ['Research thinker topic', 'Research silent topic'] };
       const before = world.server.requests.length;
-      const agents = await run({
-        ...base(),
-        messages: ask('Agents that think and stay silent'),
-        skipClarification: true,
+      const agents = await research('Agents that think and stay silent', {
         limits: { agentTimeoutMs: 20_000, agentThinkCycles: 3 },
       });
       assert.equal(agents.result.error, undefined, agents.result.error?.message);
@@ -384,7 +345,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
         )
         .filter((request) => request.toolNames.includes('think_tool'));
       assert.equal(thinkerSteps.length, 3, 'think_tool is offered three times, then no more');
-      const nestedReasoning = ofType(agents.packets, 'reasoning-delta').filter(
+      const nestedReasoning = packetsOfType(agents.packets, 'reasoning-delta').filter(
         (packet) => packet.placement.path,
       );
       assert.match(
@@ -398,7 +359,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.deepEqual(checkPacketStream(agents.packets), []);
 
       world.script = { tasks: [], noTools: true };
-      const silent = await run({ ...base(), messages: ask('No tools at all'), skipClarification: true });
+      const silent = await research('No tools at all');
       assert.equal(silent.result.error, undefined, silent.result.error?.message);
       assert.equal(silent.result.stopReason, 'finished');
       assert.match(silent.result.answer, /The research found nothing/);
@@ -408,11 +369,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
     it('flags a citation whose source does not say what the sentence claims', async () => {
       world.script = { tasks: ['Research solar panels'] };
       world.unsupportedClaim = 'The moon is made of green cheese';
-      const { packets, result } = await run({
-        ...base(),
-        messages: ask('Solar and the moon'),
-        skipClarification: true,
-      });
+      const { packets, result } = await research('Solar and the moon');
       world.unsupportedClaim = undefined;
       assert.equal(result.error, undefined, result.error?.message);
       const flagged = result.citationChecks.filter((check) => check.verdict === 'unsupported');
@@ -421,7 +378,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
         [[1, 'The moon is made of green cheese.', 'model']],
       );
       assert.match(result.answer, /green cheese \[1\]/, 'never silently removed');
-      const packet = ofType(packets, 'citation-check')[0];
+      const packet = packetsOfType(packets, 'citation-check')[0];
       assert.deepEqual(packet?.obj.checks, result.citationChecks);
       // One judging call for one doubtful citation (the rest passed the lexical pre-filter).
       const judged = world.server.requests.filter((request) =>

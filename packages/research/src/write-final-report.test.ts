@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Packet } from '@toolbus/spec';
+import { collectTurn } from '@toolbus/core/testing';
 import { checkPacketStream } from './check-packet-stream.ts';
 import { runDeepResearch } from './run-deep-research.ts';
 import { type ResearchWorld, startResearchWorld } from './testing/index.ts';
@@ -16,17 +16,9 @@ describe('the final report step, when its stream drops', () => {
 
   async function research() {
     world.script = { tasks: ['Research solar panels'] };
-    const turn = runDeepResearch({
-      model: world.model('openai'),
-      tools: world.tools,
-      contextWindowTokens: 128_000,
-      messages: [{ role: 'user', content: 'How good is solar?' }],
-      skipClarification: true,
-      checkCitations: false,
-    });
-    const packets: Packet[] = [];
-    for await (const packet of turn) packets.push(packet);
-    return { packets, result: await turn.result };
+    return collectTurn(
+      runDeepResearch({ ...world.planFirstRun('How good is solar?'), checkCitations: false }),
+    );
   }
 
   it('is written again from the start once, and the half shown before the drop is withdrawn', async () => {

@@ -145,14 +145,17 @@ describe('CodeInterpreterPool when a server goes away', () => {
   after(async () => {
     await Promise.all([survivor.close(), doomed.close()]);
   });
-
-  it('moves traffic to the other server, retrying once, while sessions stay on theirs', async () => {
-    const requests: string[] = [];
-    const pool = new CodeInterpreterPool({
+  /** A pool over both servers, survivor first, that records every request in `requests`. */
+  const survivorFirstPool = (requests: string[]) =>
+    new CodeInterpreterPool({
       baseUrls: [survivor.url, doomed.url],
       fetch: recordingFetch(requests),
       healthIntervalMs: 0,
     });
+
+  it('moves traffic to the other server, retrying once, while sessions stay on theirs', async () => {
+    const requests: string[] = [];
+    const pool = survivorFirstPool(requests);
     try {
       const kept = await pool.createSession();
       const lost = await pool.createSession();
@@ -206,11 +209,7 @@ describe('CodeInterpreterPool when a server goes away', () => {
 
   it('marks a server down on a failed health check and reports the pool degraded', async () => {
     const requests: string[] = [];
-    const pool = new CodeInterpreterPool({
-      baseUrls: [survivor.url, doomed.url],
-      fetch: recordingFetch(requests),
-      healthIntervalMs: 0,
-    });
+    const pool = survivorFirstPool(requests);
     try {
       const health = await pool.health();
       assert.equal(health.status, 'degraded');

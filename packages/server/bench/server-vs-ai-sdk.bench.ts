@@ -138,6 +138,11 @@ interface LevelResult {
   readonly cpuMicrosPerToken: number;
   readonly idleRssMiB: number;
   readonly rssPerStreamKiB: number;
+  /**
+   * Cores busy during the level (CPU time over wall time): the server, the model and this bench's own clients.
+   * They share the machine's cores: when their sum nears the core count, the level is bounded by the machine.
+   */
+  readonly cores: { readonly server: number; readonly model: number; readonly client: number };
 }
 
 /** Runs `count` chats on `server`, started over `rampMs`, and measures them. */
@@ -148,6 +153,9 @@ async function runLevel(server: Server, count: number): Promise<LevelResult> {
   const idleRss = rssBytes(pid);
   const peak = rssPeak(pid);
   const cpuStart = cpuMicrosWithChildren(pid);
+  const modelStart = cpuMicrosWithChildren(model.child.pid as number);
+  const clientStart = process.cpuUsage();
+  const wallStart = now();
   const latencies: number[] = [];
   const firsts: number[] = [];
   let open = 0;
@@ -183,6 +191,13 @@ async function runLevel(server: Server, count: number): Promise<LevelResult> {
   );
   await new Promise((resolve) => setTimeout(resolve, 100));
   const cpu = cpuMicrosWithChildren(pid) - cpuStart;
+  const wallMicros = (now() - wallStart) * 1000;
+  const client = process.cpuUsage(clientStart);
+  const cores = {
+    server: cpu / wallMicros,
+    model: (cpuMicrosWithChildren(model.child.pid as number) - modelStart) / wallMicros,
+    client: (client.user + client.system) / wallMicros,
+  };
   const peakRss = peak.stop();
   const failed = results.filter((result) => result.status === 'rejected');
   if (failed[0]?.status === 'rejected') {
@@ -199,6 +214,7 @@ async function runLevel(server: Server, count: number): Promise<LevelResult> {
     cpuMicrosPerToken: cpu / Math.max(1, latencies.length),
     idleRssMiB: idleRss / 2 ** 20,
     rssPerStreamKiB: Math.max(0, peakRss - idleRss) / count / 1024,
+    cores,
   };
 }
 
@@ -236,7 +252,7 @@ for (let round = 0; round < rounds; round += 1) {
         const result = await runLevel(server, count);
         results.push(result);
         console.error(
-          `round ${round + 1} · ${count} chats · ${result.side}: ${cpuMicros(result)} µs/token, TTFT p50 ${percentile(result.firsts, 50).toFixed(0)} ms, p99 ${percentile(result.latencies, 99).toFixed(1)} ms, ${result.complete}/${count} complete, ${result.mostOpen} open at once, load ${loadavg()[0]?.toFixed(1)}`,
+          `round ${round + 1} · ${count} chats · ${result.side}: ${cpuMicros(result)} µs/token, TTFT p50 ${percentile(result.firsts, 50).toFixed(0)} ms, p99 ${percentile(result.latencies, 99).toFixed(1)} ms, ${result.complete}/${count} complete, ${result.mostOpen} open at once, cores busy ${coresOf(result)}, load ${loadavg()[0]?.toFixed(1)}`,
         );
       }
       all.push(results);
@@ -259,9 +275,9 @@ console.log(
   `toolbus ${fromSource ? 'from source' : 'built, as installed'}; ${rounds} round(s), fresh processes per round, levels run one server after another in alternating order. Medians over rounds. Latency is the model's write to the client's read; CPU per token is the server process with its reaped children.\n`,
 );
 console.log(
-  '| chats | server | CPU per token (µs) | CPU ratio to AI SDK | TTFT p50 / p99 (ms) | TTFT p50 ratio | latency p50 / p99 (ms) | RSS per stream (KiB) | open at once | complete | held (rounds) |',
+  '| chats | server | CPU per token (µs) | CPU ratio to AI SDK | TTFT p50 / p99 (ms) | TTFT p50 ratio | latency p50 / p99 (ms) | RSS per stream (KiB) | open at once | complete | held (rounds) | cores busy: server / model / client |',
 );
-console.log(`|${' --- |'.repeat(11)}`);
+console.log(`|${' --- |'.repeat(12)}`);
 const largestHeld: Record<Side, number[]> = { 'ai-sdk': [], 'toolbus-ui': [], 'toolbus-sse': [] };
 for (let round = 0; round < rounds; round += 1) {
   for (const side of sides) {
@@ -285,7 +301,7 @@ for (const count of levels) {
     const lat50 = median(results.map((result) => percentile(result.latencies, 50)));
     const lat99 = median(results.map((result) => percentile(result.latencies, 99)));
     console.log(
-      `| ${count} | ${side} | ${fixed(cpu)} | ${side === 'ai-sdk' ? '1' : `${fixed(cpu / baseCpu, 2)}×`} | ${fixed(ttft50)} / ${fixed(ttft99)} | ${side === 'ai-sdk' ? '1' : `${fixed(ttft50 / baseTtft, 2)}×`} | ${fixed(lat50, 1)} / ${fixed(lat99, 1)} | ${fixed(median(results.map((result) => result.rssPerStreamKiB)))} | ${results.map((result) => result.mostOpen).join(', ')} | ${results.map((result) => `${result.complete}/${count}`).join(', ')} | ${results.filter(held).length}/${results.length} |`,
+      `| ${count} | ${side} | ${fixed(cpu)} | ${side === 'ai-sdk' ? '1' : `${fixed(cpu / baseCpu, 2)}×`} | ${fixed(ttft50)} / ${fixed(ttft99)} | ${side === 'ai-sdk' ? '1' : `${fixed(ttft50 / baseTtft, 2)}×`} | ${fixed(lat50, 1)} / ${fixed(lat99, 1)} | ${fixed(median(results.map((result) => result.rssPerStreamKiB)))} | ${results.map((result) => result.mostOpen).join(', ')} | ${results.map((result) => `${result.complete}/${count}`).join(', ')} | ${results.filter(held).length}/${results.length} | ${results.map(coresOf).join('; ')} |`,
     );
   }
 }
@@ -298,6 +314,12 @@ for (const side of sides) {
 console.log(
   `\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; 1-min load average at the start ${fixed(loadAtStart[0] ?? 0, 1)}, at the end ${fixed(loadavg()[0] ?? 0, 1)} (other work on these cores inflates both sides alike).`,
 );
+
+// The cores the server, the model and the clients kept busy during a level.
+function coresOf(result: LevelResult): string {
+  const { server, model, client } = result.cores;
+  return `${server.toFixed(2)} / ${model.toFixed(2)} / ${client.toFixed(2)}`;
+}
 
 // The CPU figure of one side, for the progress lines.
 function cpuMicros(result: { readonly cpuMicrosPerToken: number }): string {

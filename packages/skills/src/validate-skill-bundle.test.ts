@@ -129,81 +129,98 @@ describe('validateSkillBundle refuses forged archives', () => {
     );
     assert.match(error.message, /safe\.txt/);
   });
-  it('refuses a local header whose CRC or sizes differ', async () => {
-    await assertRefused([skill, { name: 'a.txt', data: 'hello', local: { crc32: 1 } }], 'header_mismatch');
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello', local: { uncompressedSize: 3 } }],
+  // One forged entry beside a valid SKILL.md, and the code it is refused with.
+  const unicodePathName = Buffer.from('../../evil.sh');
+  const unicodePathExtra = Buffer.concat([
+    Buffer.from([0x75, 0x70, unicodePathName.length + 5, 0, 1, 0, 0, 0, 0]),
+    unicodePathName,
+  ]);
+  const forged: readonly (readonly [title: string, entry: ForgedEntry, code: SkillBundleErrorCode])[] = [
+    [
+      'a local header whose CRC differs',
+      { name: 'a.txt', data: 'hello', local: { crc32: 1 } },
       'header_mismatch',
-    );
-  });
-  it('refuses a local header whose method or flags differ', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello', method: 0, local: { method: 8 } }],
+    ],
+    [
+      'a local header whose size differs',
+      { name: 'a.txt', data: 'hello', local: { uncompressedSize: 3 } },
       'header_mismatch',
-    );
-    await assertRefused([skill, { name: 'a.txt', data: 'hello', local: { flags: 0 } }], 'header_mismatch');
-  });
-  it('refuses a wrong CRC declared consistently in both headers', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello', both: { crc32: 0xdeadbeef } }],
+    ],
+    [
+      'a local header whose method differs',
+      { name: 'a.txt', data: 'hello', method: 0, local: { method: 8 } },
+      'header_mismatch',
+    ],
+    [
+      'a local header whose flags differ',
+      { name: 'a.txt', data: 'hello', local: { flags: 0 } },
+      'header_mismatch',
+    ],
+    [
+      'a wrong CRC declared consistently in both headers',
+      { name: 'a.txt', data: 'hello', both: { crc32: 0xdeadbeef } },
       'crc_mismatch',
-    );
-  });
-  it('refuses data that expands beyond its declared size', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello world', both: { uncompressedSize: 4 } }],
+    ],
+    [
+      'data that expands beyond its declared size',
+      { name: 'a.txt', data: 'hello world', both: { uncompressedSize: 4 } },
       'size_mismatch',
-    );
-  });
-  it('refuses data that expands to less than its declared size', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello world', both: { uncompressedSize: 40 } }],
+    ],
+    [
+      'data that expands to less than its declared size',
+      { name: 'a.txt', data: 'hello world', both: { uncompressedSize: 40 } },
       'size_mismatch',
-    );
-  });
-  it('refuses a stored entry whose compressed and uncompressed sizes disagree', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello world', method: 0, both: { uncompressedSize: 5 } }],
+    ],
+    [
+      'a stored entry whose compressed and uncompressed sizes disagree',
+      { name: 'a.txt', data: 'hello world', method: 0, both: { uncompressedSize: 5 } },
       'size_mismatch',
-    );
-  });
-  it('refuses compressed data with hidden bytes after the deflate stream', async () => {
-    const payload = Buffer.concat([deflateRawSync(Buffer.from('hello')), Buffer.from('hidden payload')]);
-    await assertRefused([skill, { name: 'a.txt', data: 'hello', rawData: payload }], 'corrupt_entry');
-  });
-  it('refuses corrupt deflate data', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello', rawData: Buffer.from([0xff, 0xff, 0xff, 0x00]) }],
+    ],
+    [
+      'compressed data with hidden bytes after the deflate stream',
+      {
+        name: 'a.txt',
+        data: 'hello',
+        rawData: Buffer.concat([deflateRawSync(Buffer.from('hello')), Buffer.from('hidden payload')]),
+      },
       'corrupt_entry',
-    );
-  });
-  it('refuses encrypted entries (traditional, strong and AES)', async () => {
-    await assertRefused([skill, { name: 'a.txt', data: 'x', flags: 0x0801 }], 'encrypted_entry');
-    await assertRefused([skill, { name: 'a.txt', data: 'x', flags: 0x0841 }], 'encrypted_entry');
-    await assertRefused([skill, { name: 'a.txt', data: 'x', method: 99 }], 'encrypted_entry');
-  });
-  it('refuses compression methods other than stored and deflate (bzip2 12, LZMA 14)', async () => {
-    await assertRefused([skill, { name: 'a.txt', data: 'x', method: 12 }], 'unsupported_compression');
-    await assertRefused([skill, { name: 'a.txt', data: 'x', method: 14 }], 'unsupported_compression');
-  });
-  it('refuses a second name hidden in a Unicode path extra field', async () => {
-    const name = Buffer.from('../../evil.sh');
-    const extra = Buffer.concat([Buffer.from([0x75, 0x70, name.length + 5, 0, 1, 0, 0, 0, 0]), name]);
-    await assertRefused([skill, { name: 'fine.sh', data: 'x', both: { extra } }], 'header_mismatch');
-    await assertRefused([skill, { name: 'fine.sh', data: 'x', local: { extra } }], 'header_mismatch');
-  });
-  it('refuses malformed extra fields', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'x', central: { extra: Buffer.from([1, 2, 3]) } }],
-      'corrupt_zip',
-    );
-  });
-  it('refuses a data descriptor that disagrees with the central record', async () => {
-    await assertRefused(
-      [skill, { name: 'a.txt', data: 'hello', dataDescriptor: true, descriptorCrc32: 7 }],
+    ],
+    [
+      'corrupt deflate data',
+      { name: 'a.txt', data: 'hello', rawData: Buffer.from([0xff, 0xff, 0xff, 0x00]) },
+      'corrupt_entry',
+    ],
+    ['a traditionally encrypted entry', { name: 'a.txt', data: 'x', flags: 0x0801 }, 'encrypted_entry'],
+    ['a strongly encrypted entry', { name: 'a.txt', data: 'x', flags: 0x0841 }, 'encrypted_entry'],
+    ['an AES-encrypted entry (method 99)', { name: 'a.txt', data: 'x', method: 99 }, 'encrypted_entry'],
+    ['bzip2 compression (method 12)', { name: 'a.txt', data: 'x', method: 12 }, 'unsupported_compression'],
+    ['LZMA compression (method 14)', { name: 'a.txt', data: 'x', method: 14 }, 'unsupported_compression'],
+    [
+      'a second name hidden in a Unicode path extra field of both headers',
+      { name: 'fine.sh', data: 'x', both: { extra: unicodePathExtra } },
       'header_mismatch',
-    );
-  });
+    ],
+    [
+      'a second name hidden in a Unicode path extra field of the local header',
+      { name: 'fine.sh', data: 'x', local: { extra: unicodePathExtra } },
+      'header_mismatch',
+    ],
+    [
+      'malformed extra fields',
+      { name: 'a.txt', data: 'x', central: { extra: Buffer.from([1, 2, 3]) } },
+      'corrupt_zip',
+    ],
+    [
+      'a data descriptor that disagrees with the central record',
+      { name: 'a.txt', data: 'hello', dataDescriptor: true, descriptorCrc32: 7 },
+      'header_mismatch',
+    ],
+  ];
+  for (const [title, entry, code] of forged) {
+    it(`refuses ${title} with ${code}`, async () => {
+      await assertRefused([skill, entry], code);
+    });
+  }
   it('refuses an entry that overlaps an earlier, longer entry even when the one between does not', async () => {
     const archive = forgeZip([
       skill,

@@ -54,6 +54,13 @@ export {
   isLegalHeaderValue,
 } from './http-header-field.ts';
 export { isPlainObject } from './is-plain-object.ts';
+export type {
+  McpCallRelay,
+  McpLogLevel,
+  McpLogMessage,
+  McpResultContent,
+} from './mcp-call-relay.ts';
+export { isMcpLogLevel, mcpLogLevelPasses, mcpLogLevels } from './mcp-call-relay.ts';
 export type { DefinedFields } from './omit-undefined.ts';
 export { omitUndefined } from './omit-undefined.ts';
 export type { OpenApiAuth } from './openapi-auth.ts';

@@ -1,6 +1,7 @@
 import type { ChatFile, ChatMessage } from './chat-message.ts';
 import type { CitationAllocator } from './citation-allocator.ts';
 import type { ElicitationAsker } from './elicitation.ts';
+import type { McpCallRelay } from './mcp-call-relay.ts';
 import type { Placement } from './placement.ts';
 import type { ToolCall } from './tool-call.ts';
 import type { ToolDefinition } from './tool-definition.ts';
@@ -52,6 +53,11 @@ export interface ToolRunContext {
    * answer (a research sub-agent, the MCP endpoint), and then the question is cancelled.
    */
   readonly elicit?: ElicitationAsker;
+  /**
+   * Set when the caller speaks MCP (the `/v1/mcp/…` endpoint): an MCP tool passes its server's log messages and its
+   * result's own content through it. Absent in a chat turn.
+   */
+  readonly mcpRelay?: McpCallRelay;
 }
 
 /**

@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { execute, getJson, hostProcessesWith, postJson } from './__fixtures__/interpreter-http.ts';
-import { type InterpreterServer, startInterpreterServer } from './interpreter-server.ts';
+import { useInterpreterServer } from './__fixtures__/use-interpreter-server.ts';
 
 describe('interpreter: executing code in the real sandbox', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({
-      limits: { maxOutputBytes: 64 * 1024, workspaceBytes: 8 * 1024 * 1024 },
-    });
-  });
-  after(async () => {
-    await server.close();
+  const server = useInterpreterServer({
+    limits: { maxOutputBytes: 64 * 1024, workspaceBytes: 8 * 1024 * 1024 },
   });
 
   it('reports the sandbox it created on /health', async () => {

@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { download, execute, postJson, upload } from './__fixtures__/interpreter-http.ts';
-import { type InterpreterServer, startInterpreterServer } from './interpreter-server.ts';
+import { useInterpreterServer } from './__fixtures__/use-interpreter-server.ts';
 
 describe('interpreter: files and sessions', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({ limits: { maxConcurrent: 2 } });
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useInterpreterServer({ limits: { maxConcurrent: 2 } });
 
   it('returns a matplotlib plot as a PNG file', async () => {
     const result = await execute(server.url, {

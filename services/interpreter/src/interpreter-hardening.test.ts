@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { execute, getJson, postJson } from './__fixtures__/interpreter-http.ts';
-import { type InterpreterServer, startInterpreterServer } from './interpreter-server.ts';
+import { useInterpreterServer } from './__fixtures__/use-interpreter-server.ts';
 
 const mib = 1024 * 1024;
 
 describe('interpreter: the syscall filter, against the real sandbox', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({});
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useInterpreterServer();
 
   it('reports the filter on /health', async () => {
     const health = await getJson(`${server.url}/health`);
@@ -111,14 +105,8 @@ describe('interpreter: the syscall filter, against the real sandbox', () => {
 });
 
 describe('interpreter: memory per run, with cgroups', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({
-      limits: { runMemoryBytes: 200 * mib, workspaceBytes: 512 * mib },
-    });
-  });
-  after(async () => {
-    await server.close();
+  const server = useInterpreterServer({
+    limits: { runMemoryBytes: 200 * mib, workspaceBytes: 512 * mib },
   });
 
   it('reports which limits are in force on /health', async () => {
@@ -199,14 +187,8 @@ describe('interpreter: memory per run, with cgroups', () => {
 });
 
 describe('interpreter: workspace storage across sessions', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({
-      limits: { workspaceBytes: 8 * mib, totalWorkspaceBytes: 16 * mib },
-    });
-  });
-  after(async () => {
-    await server.close();
+  const server = useInterpreterServer({
+    limits: { workspaceBytes: 8 * mib, totalWorkspaceBytes: 16 * mib },
   });
 
   it('refuses a workspace past the total with a clear error, and frees it when a session ends', async () => {
@@ -227,13 +209,7 @@ describe('interpreter: workspace storage across sessions', () => {
 });
 
 describe('interpreter: /health when the filter and cgroups are not in force', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({ syscallFilter: false, cgroups: false });
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useInterpreterServer({ syscallFilter: false, cgroups: false });
 
   it('says so, and which memory limit remains', async () => {
     const health = await getJson(`${server.url}/health`);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ErrorResponse } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { execute } from './__fixtures__/interpreter-http.ts';
-import { type InterpreterServer, startInterpreterServer } from './interpreter-server.ts';
+import { useInterpreterServer } from './__fixtures__/use-interpreter-server.ts';
 
 const mib = 1024 * 1024;
 
@@ -25,14 +25,8 @@ async function uploadAs(
 }
 
 describe('interpreter: output files, measured by what is copied', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({
-      limits: { maxCollectedBytes: 16 * mib, maxListedEntries: 2_000 },
-    });
-  });
-  after(async () => {
-    await server.close();
+  const server = useInterpreterServer({
+    limits: { maxCollectedBytes: 16 * mib, maxListedEntries: 2_000 },
   });
 
   it('counts sparse files at the size they are copied, and says which were left out', async () => {
@@ -90,13 +84,7 @@ describe('interpreter: output files, measured by what is copied', () => {
 });
 
 describe('interpreter: the listing is bounded in time', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({ limits: { maxListingMs: 1 } });
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useInterpreterServer({ limits: { maxListingMs: 1 } });
 
   it('gives up on a deep, wide tree once its time is spent', async () => {
     const result = await execute(server.url, {
@@ -113,14 +101,8 @@ describe('interpreter: the listing is bounded in time', () => {
 });
 
 describe('interpreter: the file store is bounded in total and per user', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({
-      limits: { fileStoreBytes: 2.5 * mib, fileStoreBytesPerUser: 1 * mib },
-    });
-  });
-  after(async () => {
-    await server.close();
+  const server = useInterpreterServer({
+    limits: { fileStoreBytes: 2.5 * mib, fileStoreBytesPerUser: 1 * mib },
   });
 
   it('refuses an upload past a user share with 507, and other users still store', async () => {

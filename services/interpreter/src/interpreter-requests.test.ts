@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { getJson, postJson, readJson } from './__fixtures__/interpreter-http.ts';
-import { type InterpreterServer, startInterpreterServer } from './interpreter-server.ts';
+import { useInterpreterServer } from './__fixtures__/use-interpreter-server.ts';
+import { startInterpreterServer } from './interpreter-server.ts';
 
 describe('interpreter: request validation and overload', () => {
-  let server: InterpreterServer;
-  before(async () => {
-    server = await startInterpreterServer({ limits: { maxFileBytes: 1024, maxConcurrent: 1, maxQueued: 1 } });
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useInterpreterServer({ limits: { maxFileBytes: 1024, maxConcurrent: 1, maxQueued: 1 } });
 
   const cases: Array<{ name: string; path: string; body: unknown; status: number; code: string }> = [
     { name: 'code missing', path: '/v1/execute', body: {}, status: 400, code: 'invalid_request' },

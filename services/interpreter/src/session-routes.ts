@@ -5,6 +5,7 @@ import { abortOnClose, readJsonObject, sendJson } from './http-io.ts';
 import { requireSandbox, resolveInputs, resolveSkills } from './interpreter-service.ts';
 import { parseBashRequest, parseCreateSessionRequest } from './request-validation.ts';
 import type { RouteCall } from './route-table.ts';
+import type { SandboxRunResult } from './run-in-sandbox.ts';
 import { streamRun } from './stream-run.ts';
 
 /** `POST /v1/sessions`: a workspace that lives across commands until its TTL. */
@@ -34,14 +35,7 @@ export async function handleSessionCommand({ service, request, response, params 
   const signal = abortOnClose(response);
   const id = params.sessionId ?? '';
   const result = await service.queue.run(() => service.sessions.run({ id, ...parsed, signal }));
-  const body: SessionCommandResponse = {
-    stdout: result.stdout,
-    stderr: result.stderr,
-    exit_code: result.exitCode,
-    timed_out: result.timedOut,
-    duration_ms: result.durationMs,
-  };
-  sendJson(response, 200, body);
+  sendJson(response, 200, sessionCommandResponse(result));
 }
 
 /** `POST /v1/sessions/{id}/bash/stream`: the session command as server-sent events (output, then one result). */
@@ -62,13 +56,12 @@ export async function handleSessionCommandStream({
       onStart();
       return running;
     });
-    const body: SessionCommandResponse = {
-      stdout: result.stdout,
-      stderr: result.stderr,
-      exit_code: result.exitCode,
-      timed_out: result.timedOut,
-      duration_ms: result.durationMs,
-    };
-    return body;
+    return sessionCommandResponse(result);
   });
+}
+
+/** A finished session command in the wire's shape, for the plain and the streamed route alike. */
+function sessionCommandResponse(run: SandboxRunResult): SessionCommandResponse {
+  const { stdout, stderr, exitCode, timedOut, durationMs } = run;
+  return { stdout, stderr, exit_code: exitCode, timed_out: timedOut, duration_ms: durationMs };
 }

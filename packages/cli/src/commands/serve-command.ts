@@ -95,15 +95,12 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const { port, publicOrigin, auth, role, limits } = parseServeFlags({ values, usage: serveUsage });
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
   const redisUrl = io.env.TOOLBUS_REDIS_URL || config.file.redis?.url;
-  if (redisUrl !== undefined) {
-    const setting = resolveSetting('redis.url');
-    try {
-      parseSettingValue(setting, redisUrl);
-    } catch (error) {
-      io.stderr.write(`toolbus serve: ${(error as Error).message}\n`);
-      return 2;
-    }
-  } else if (role !== 'both') {
+  const badRedisUrl = redisUrl === undefined ? undefined : redisUrlProblem(redisUrl);
+  if (badRedisUrl !== undefined) {
+    io.stderr.write(`toolbus serve: ${badRedisUrl}\n`);
+    return 2;
+  }
+  if (redisUrl === undefined && role !== 'both') {
     throw new UsageError({
       message: '--role api and --role worker need redis.url (docs/scale-out.md).',
       usage: serveUsage,
@@ -200,9 +197,8 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     }).catch((error: unknown) => {
       throw listenError(error, { port, host: values.host ?? '127.0.0.1' });
     });
-    // Listen for the stop signal before the first line is printed: a supervisor (or a test) may send it the moment it
-    // reads that line, and a signal that arrives before the handler exists kills the process with 143 instead of a
-    // clean stop.
+    // Listen for the stop signal before the first line is printed: a supervisor may send it the moment it reads the
+    // line, and a signal that comes before the handler kills the process (143) instead of stopping it cleanly.
     const stopSignal = shutdownSignal(io, 'toolbus serve');
     printServing(io, {
       url: http.url,
@@ -233,6 +229,16 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await skills.close();
     await workspace.close();
     await fetch.close?.();
+  }
+}
+
+/** Why `redis.url` (from the variable or the config file) is not a usable setting, or undefined when it is. */
+function redisUrlProblem(redisUrl: string): string | undefined {
+  try {
+    parseSettingValue(resolveSetting('redis.url'), redisUrl);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 

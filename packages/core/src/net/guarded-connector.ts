@@ -1,7 +1,12 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { omitUndefined } from '@toolbus/spec';
 import type { buildConnector } from 'undici';
-import { type CompiledAddressPolicy, checkAddress, checkHostNameDetailed } from './check-address.ts';
+import {
+  type CheckAddressContext,
+  type CompiledAddressPolicy,
+  checkAddress,
+  checkHostNameDetailed,
+} from './check-address.ts';
 import { GuardedFetchError } from './guarded-fetch-error.ts';
 import { loadUndici } from './load-undici.ts';
 import { parseHostLiteral } from './parse-host-literal.ts';
@@ -88,6 +93,29 @@ function blocked(options: {
 }
 
 /**
+ * One IP address checked against the policy: the address to dial (with its IPv6 zone, when it has one), or the
+ * guard's refusal naming the host the request was for.
+ */
+function admittedAddress(options: {
+  readonly hostname: string;
+  readonly literal: { readonly address: string; readonly zone?: string | undefined };
+  readonly policy: CompiledAddressPolicy;
+  readonly context?: CheckAddressContext;
+}): string {
+  const { literal } = options;
+  const verdict = checkAddress(literal.address, options.policy, options.context);
+  if (!verdict.allowed) {
+    throw blocked({
+      host: options.hostname,
+      address: verdict.address,
+      reason: verdict.reason,
+      category: verdict.category,
+    });
+  }
+  return literal.zone === undefined ? literal.address : `${literal.address}%${literal.zone}`;
+}
+
+/**
  * What can be decided about a host before any DNS query: an IP literal is checked as written, a name is refused
  * when it is internal by name (localhost, cloud metadata, Kubernetes). Throws the refusal; returns the checked
  * literal address to dial, or the name to resolve. The guarded fetch calls it before handing a URL to undici
@@ -100,15 +128,7 @@ export function checkHostBeforeLookup(
   const parsed = parseHostLiteral(hostname);
   if (parsed.type === 'invalid') throw blocked({ host: hostname, reason: parsed.reason });
   if (parsed.type === 'ipv4' || parsed.type === 'ipv6') {
-    const verdict = checkAddress(parsed.address, policy);
-    if (!verdict.allowed)
-      throw blocked({
-        host: hostname,
-        address: verdict.address,
-        reason: verdict.reason,
-        category: verdict.category,
-      });
-    return { address: parsed.zone === undefined ? parsed.address : `${parsed.address}%${parsed.zone}` };
+    return { address: admittedAddress({ hostname, literal: parsed, policy }) };
   }
   const nameRefusal = checkHostNameDetailed(parsed.name, policy);
   if (nameRefusal !== undefined)
@@ -141,15 +161,7 @@ export async function resolveCheckedAddresses(options: {
         reason: 'resolver returned something that is not an IP address',
       });
     }
-    const verdict = checkAddress(literal.address, policy, { hostName: parsed.name });
-    if (!verdict.allowed)
-      throw blocked({
-        host: hostname,
-        address: verdict.address,
-        reason: verdict.reason,
-        category: verdict.category,
-      });
-    addresses.push(literal.zone === undefined ? literal.address : `${literal.address}%${literal.zone}`);
+    addresses.push(admittedAddress({ hostname, literal, policy, context: { hostName: parsed.name } }));
   }
   return addresses;
 }

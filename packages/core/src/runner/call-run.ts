@@ -93,6 +93,8 @@ export class CallRun {
     if (this.userId !== undefined) (context as { userId?: string }).userId = this.userId;
     const elicit = this.#shared.options.elicit;
     if (elicit !== undefined) (context as { elicit?: typeof elicit }).elicit = elicit;
+    const mcpRelay = this.#shared.options.mcpRelay;
+    if (mcpRelay !== undefined) (context as { mcpRelay?: typeof mcpRelay }).mcpRelay = mcpRelay;
     return context;
   }
 

@@ -1,4 +1,4 @@
-import type { ChatFile, ChatMessage, ElicitationAsker, Tool, ToolCall } from '@toolbus/spec';
+import type { ChatFile, ChatMessage, ElicitationAsker, McpCallRelay, Tool, ToolCall } from '@toolbus/spec';
 import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { ToolRunHooks } from './tool-run-hooks.ts';
@@ -20,6 +20,8 @@ export interface RunToolCallsOptions {
   readonly extras?: Readonly<Record<string, unknown>> | undefined;
   /** Given to every call as `context.elicit`: how a tool asks the user something mid-call. */
   readonly elicit?: ElicitationAsker | undefined;
+  /** Given to every call as `context.mcpRelay`: set when the calls are served to an MCP client. */
+  readonly mcpRelay?: McpCallRelay | undefined;
   /** The turn's cancellation: aborts every running call, each of which is answered as cancelled. */
   readonly signal?: AbortSignal | undefined;
   /** At most this many calls run (and at once); the rest are answered without running. Default: no limit. */

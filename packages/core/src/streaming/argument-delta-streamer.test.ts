@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { cutText } from '../testing/scripted-turn.ts';
 import { createArgumentDeltaStreamer } from './argument-delta-streamer.ts';
 
 async function streamAll(
@@ -80,13 +81,7 @@ describe('createArgumentDeltaStreamer', () => {
         fc.array(fc.nat(), { maxLength: 10 }),
         async (value, cuts) => {
           const json = JSON.stringify(value);
-          const positions = [...new Set(cuts.map((cut) => cut % (json.length + 1)))].sort((a, b) => a - b);
-          const fragments: string[] = [];
-          let previous = 0;
-          for (const position of [...positions, json.length]) {
-            fragments.push(json.slice(previous, position));
-            previous = position;
-          }
+          const fragments = cutText(json, cuts);
           const { joined } = await streamAll(fragments);
           const expected: Record<string, string> = {};
           for (const [key, item] of Object.entries(value))

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { cutText } from '../testing/scripted-turn.ts';
 import { createThinkToolStreamProcessor } from './think-tool-stream-processor.ts';
 
 function run(fragments: readonly string[]): string {
@@ -43,13 +44,7 @@ describe('createThinkToolStreamProcessor', () => {
         fc.array(fc.nat(), { maxLength: 12 }),
         (reasoning, cuts) => {
           const json = JSON.stringify({ reasoning });
-          const positions = [...new Set(cuts.map((cut) => cut % (json.length + 1)))].sort((a, b) => a - b);
-          const fragments: string[] = [];
-          let previous = 0;
-          for (const position of [...positions, json.length]) {
-            fragments.push(json.slice(previous, position));
-            previous = position;
-          }
+          const fragments = cutText(json, cuts);
           assert.equal(run(fragments), reasoning.replaceAll('\u0000', ''));
         },
       ),

@@ -1,26 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { cutText } from '../testing/scripted-turn.ts';
 import { ToolCallMarkupStreamFilter, XmlToolCallStreamFilter } from './tool-call-markup-stream-filter.ts';
 
 function runChunks(filter: ToolCallMarkupStreamFilter, chunks: readonly string[]): string {
   let output = '';
   for (const chunk of chunks) output += filter.process(chunk);
   return output + filter.flush();
-}
-
-function splitAt(text: string, cuts: readonly number[]): string[] {
-  const positions = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
-    (left, right) => left - right,
-  );
-  const chunks: string[] = [];
-  let previous = 0;
-  for (const position of positions) {
-    chunks.push(text.slice(previous, position));
-    previous = position;
-  }
-  chunks.push(text.slice(previous));
-  return chunks;
 }
 
 const block = '<function_calls><invoke name="x"><parameter name="p">1</parameter></invoke></function_calls>';
@@ -137,7 +124,7 @@ describe('stream filters: property-based', () => {
       fc.assert(
         fc.property(document, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
           const oneShot = runChunks(make(), [text]);
-          assert.equal(runChunks(make(), splitAt(text, cuts)), oneShot);
+          assert.equal(runChunks(make(), cutText(text, cuts)), oneShot);
         }),
         { numRuns: 1500 },
       );
@@ -162,7 +149,7 @@ describe('stream filters: property-based', () => {
       fc.property(document, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
         // Inside backticks a block is a mention and stays (the turn loop still recovers a call from it).
         fc.pre(!text.includes('`'));
-        const output = runChunks(new XmlToolCallStreamFilter(), splitAt(text, cuts));
+        const output = runChunks(new XmlToolCallStreamFilter(), cutText(text, cuts));
         assert.doesNotMatch(output, /<function_calls[\s>][\s\S]*?<\/function_calls>/i);
       }),
       { numRuns: 1000 },
@@ -173,7 +160,7 @@ describe('stream filters: property-based', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
         fc.pre(!/[<[]/.test(text));
-        assert.equal(runChunks(new ToolCallMarkupStreamFilter(), splitAt(text, cuts)), text);
+        assert.equal(runChunks(new ToolCallMarkupStreamFilter(), cutText(text, cuts)), text);
       }),
       { numRuns: 500 },
     );

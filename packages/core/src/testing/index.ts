@@ -14,10 +14,12 @@ export type {
   ScriptedTurn,
   ScriptedTurnMatcher,
 } from './scripted-turn.ts';
-export { chunkText, splitTextAt, textSteps } from './scripted-turn.ts';
+export { chunkText, cutText, splitTextAt, textSteps } from './scripted-turn.ts';
 export type {
   LoopbackHttpHandler,
   LoopbackHttpServer,
   ReceivedHttpRequest,
 } from './start-loopback-http-server.ts';
 export { startLoopbackHttpServer } from './start-loopback-http-server.ts';
+export type { PacketOfType } from './turn-packets.ts';
+export { collectTurn, packetsOfType } from './turn-packets.ts';

@@ -107,14 +107,29 @@ export function chunkText(text: string, size: number): string[] {
 
 /** Cuts `text` at the given positions (sorted, out-of-range ignored), e.g. to test every split point. */
 export function splitTextAt(text: string, positions: readonly number[]): string[] {
-  const cuts = [...new Set(positions.filter((position) => position > 0 && position < text.length))].sort(
-    (left, right) => left - right,
+  return piecesAt(
+    text,
+    positions.filter((position) => position > 0 && position < text.length),
   );
+}
+
+/**
+ * Cuts `text` at arbitrary integers, each taken modulo the length + 1 (so any integer is a position), keeping the
+ * empty piece a cut at either end gives: the fragments a property test feeds a streaming parser.
+ */
+export function cutText(text: string, cuts: readonly number[]): string[] {
+  return piecesAt(
+    text,
+    cuts.map((cut) => cut % (text.length + 1)),
+  );
+}
+
+function piecesAt(text: string, positions: readonly number[]): string[] {
   const pieces: string[] = [];
   let previous = 0;
-  for (const cut of cuts) {
-    pieces.push(text.slice(previous, cut));
-    previous = cut;
+  for (const position of [...new Set(positions)].sort((left, right) => left - right)) {
+    pieces.push(text.slice(previous, position));
+    previous = position;
   }
   pieces.push(text.slice(previous));
   return pieces;

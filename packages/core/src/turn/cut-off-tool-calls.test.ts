@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
+import type { ChatMessage, Tool } from '@toolbus/spec';
 import * as z from 'zod';
 import {
   scriptedModel,
@@ -8,10 +8,10 @@ import {
   useQueuedModelServer,
 } from '../llm/__fixtures__/scripted-providers.ts';
 import type { ScriptedStep } from '../testing/index.ts';
-import { textSteps } from '../testing/index.ts';
+import { collectTurn, packetsOfType, textSteps } from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { CUT_OFF_TOOL_CALL_CODE, hasCompleteArguments } from './cut-off-tool-calls.ts';
-import { type ChatTurnResult, runChatTurn } from './run-chat-turn.ts';
+import { runChatTurn } from './run-chat-turn.ts';
 
 // Native tool calls (not text) that the output token limit cut off: the provider closes every open call when
 // the stream ends, whatever its arguments hold, so a `length` finish with unterminated argument JSON must fail
@@ -30,11 +30,6 @@ function writeTool(log: string[]): Tool {
     },
   });
 }
-
-const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
-  packets.filter((packet) => packet.obj.type === type) as (Packet & {
-    obj: Extract<PacketObject, { type: T }>;
-  })[];
 
 describe('hasCompleteArguments', () => {
   it('is true only for one complete JSON value', () => {
@@ -55,10 +50,9 @@ for (const provider of scriptedProviders) {
     async function run(first: ScriptedStep[]) {
       const log: string[] = [];
       const followUpOf = queueWithFollowUp(first, textSteps(['Done.']));
-      const turn = runChatTurn({ model: model(), messages: question, tools: [writeTool(log)] });
-      const packets: Packet[] = [];
-      for await (const packet of turn) packets.push(packet);
-      const result: ChatTurnResult = await turn.result;
+      const { packets, result } = await collectTurn(
+        runChatTurn({ model: model(), messages: question, tools: [writeTool(log)] }),
+      );
       assert.equal(result.error, undefined, result.error?.message);
       return { log, packets, result, followUp: followUpOf() };
     }
@@ -83,14 +77,14 @@ for (const provider of scriptedProviders) {
       assert.match(toolResult?.content ?? '', /"write_file" was cut off by the output token limit/);
       assert.match(toolResult?.content ?? '', /Call it again with shorter arguments/);
       // The user sees a failed tool line.
-      const started = ofType(packets, 'tool-start');
+      const started = packetsOfType(packets, 'tool-start');
       assert.equal(started.length, 1);
       assert.equal(started[0]?.obj.toolName, 'write_file');
-      const errors = ofType(packets, 'error');
+      const errors = packetsOfType(packets, 'error');
       assert.equal(errors.length, 1);
       assert.equal(errors[0]?.obj.code, CUT_OFF_TOOL_CALL_CODE);
       assert.deepEqual(errors[0]?.placement, started[0]?.placement);
-      const ends = ofType(packets, 'tool-end');
+      const ends = packetsOfType(packets, 'tool-end');
       assert.equal(ends.length, 1);
       assert.equal(ends[0]?.obj.status, 'call-error');
       assert.equal(ends[0]?.obj.error?.code, CUT_OFF_TOOL_CALL_CODE);
@@ -130,7 +124,7 @@ for (const provider of scriptedProviders) {
       ]);
       assert.deepEqual(log, ['a.md:all of it']);
       assert.equal(result.toolOutcomes[0]?.status, 'success');
-      assert.equal(ofType(packets, 'error').length, 0);
+      assert.equal(packetsOfType(packets, 'error').length, 0);
     });
 
     it('unterminated arguments on a normal finish are not treated as cut off', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
+import type { ChatMessage, Packet, Tool } from '@toolbus/spec';
+import { foldAnswer } from '@toolbus/spec';
 import * as z from 'zod';
 import {
   scriptedModel,
@@ -8,9 +9,9 @@ import {
   useQueuedModelServer,
 } from '../llm/__fixtures__/scripted-providers.ts';
 import { resolveLanguageModel } from '../llm/resolve-language-model.ts';
-import { chunkText, textSteps } from '../testing/index.ts';
+import { chunkText, collectTurn, packetsOfType, textSteps } from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
-import { type ChatTurnResult, type RunChatTurnOptions, runChatTurn } from './run-chat-turn.ts';
+import { type RunChatTurnOptions, runChatTurn } from './run-chat-turn.ts';
 
 // Turns whose model writes its tool call as text, in the dialects weak self-hosted models use: the user must
 // never see the call's text once it is recovered, and the next request must carry the call as a native one.
@@ -29,37 +30,16 @@ function searchTool(log: string[]): Tool {
   });
 }
 
-async function runTurn(options: RunChatTurnOptions): Promise<{ packets: Packet[]; result: ChatTurnResult }> {
-  const turn = runChatTurn(options);
-  const packets: Packet[] = [];
-  for await (const packet of turn) packets.push(packet);
-  return { packets, result: await turn.result };
-}
-
-const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
-  packets.filter((packet) => packet.obj.type === type) as (Packet & {
-    obj: Extract<PacketObject, { type: T }>;
-  })[];
+const runTurn = (options: RunChatTurnOptions) => collectTurn(runChatTurn(options));
 
 /** Every text the message deltas carried, retracted or not. */
 const deltaText = (packets: readonly Packet[]) =>
-  ofType(packets, 'message-delta')
+  packetsOfType(packets, 'message-delta')
     .map((packet) => packet.obj.content)
     .join('');
 
-/** What a consumer shows: the deltas, with a `message-replace` replacing the message's text so far. */
-function screen(packets: readonly Packet[]): string {
-  let finished = '';
-  let message = '';
-  for (const packet of packets) {
-    if (packet.obj.type === 'message-start') {
-      finished += message;
-      message = '';
-    } else if (packet.obj.type === 'message-delta') message += packet.obj.content;
-    else if (packet.obj.type === 'message-replace') message = packet.obj.content;
-  }
-  return finished + message;
-}
+/** What a consumer shows: every message's text, with a `message-replace` replacing the message's text so far. */
+const screen = (packets: readonly Packet[]) => foldAnswer(packets).messages.join('');
 
 const callText = /internal_search|"queries"|tool_call|TOOL_CALLS|\[ARGS\]/;
 
@@ -102,48 +82,54 @@ for (const provider of scriptedProviders) {
       return { packets, result, assistant };
     }
 
-    it('streamed bare JSON: held back, never shown, run as a call', async () => {
-      const { packets } = await recoverTurn(
-        '{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
-        5,
-      );
-      const deltas = deltaText(packets);
-      assert.doesNotMatch(deltas, callText, 'no delta ever carried the call');
-      assert.equal(ofType(packets, 'message-replace').length, 0, 'nothing to retract');
-      assert.equal(screen(packets), 'Refunds take 14 days.');
-    });
-
-    it('pythonic call list: held back, never shown', async () => {
-      const { packets } = await recoverTurn('[internal_search(queries=["refunds"])]', 4);
-      assert.doesNotMatch(deltaText(packets), callText);
-      assert.equal(screen(packets), 'Refunds take 14 days.');
-    });
-
-    it('Hermes <tool_call> after prose: the markup is filtered, the prose stays in history', async () => {
-      const { packets, assistant } = await recoverTurn(
-        'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
-        6,
-      );
-      assert.doesNotMatch(deltaText(packets), callText);
-      assert.equal(assistant?.text.trim(), 'Let me search.');
-      assert.equal(screen(packets), 'Let me search.\nRefunds take 14 days.');
-    });
-
-    it('Mistral [TOOL_CALLS]name[ARGS]{json}: filtered to the end of the step, then recovered', async () => {
-      const { packets } = await recoverTurn('[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}', 3);
-      assert.doesNotMatch(deltaText(packets), callText);
-      assert.equal(screen(packets), 'Refunds take 14 days.');
-    });
+    // Calls the filter holds back (or strips) while they stream: nothing of them is ever shown, nothing is
+    // retracted, and only the prose around them stays in the history.
+    const heldBack: readonly { name: string; written: string; chunkSize: number; prose: string }[] = [
+      {
+        name: 'streamed bare JSON: held back, never shown, run as a call',
+        written: '{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        chunkSize: 5,
+        prose: '',
+      },
+      {
+        name: 'pythonic call list: held back, never shown',
+        written: '[internal_search(queries=["refunds"])]',
+        chunkSize: 4,
+        prose: '',
+      },
+      {
+        name: 'Hermes <tool_call> after prose: the markup is filtered, the prose stays in history',
+        written:
+          'Let me search.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n</tool_call>',
+        chunkSize: 6,
+        prose: 'Let me search.\n',
+      },
+      {
+        name: 'Mistral [TOOL_CALLS]name[ARGS]{json}: filtered to the end of the step, then recovered',
+        written: '[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}',
+        chunkSize: 3,
+        prose: '',
+      },
+    ];
+    for (const { name, written, chunkSize, prose } of heldBack) {
+      it(name, async () => {
+        const { packets, assistant } = await recoverTurn(written, chunkSize);
+        assert.doesNotMatch(deltaText(packets), callText, 'no delta ever carried the call');
+        assert.equal(packetsOfType(packets, 'message-replace').length, 0, 'nothing to retract');
+        assert.equal(assistant?.text.trim(), prose.trim());
+        assert.equal(screen(packets), `${prose}Refunds take 14 days.`);
+      });
+    }
 
     it('a late bare call after prose is retracted with message-replace', async () => {
       const { packets, assistant } = await recoverTurn(
         'Let me look that up.\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
         8,
       );
-      const replaced = ofType(packets, 'message-replace');
+      const replaced = packetsOfType(packets, 'message-replace');
       assert.equal(replaced.length, 1);
       assert.equal(replaced[0]?.obj.content, 'Let me look that up.');
-      const deltas = ofType(packets, 'message-delta');
+      const deltas = packetsOfType(packets, 'message-delta');
       const replaceAt = packets.indexOf(replaced[0]!);
       assert.ok(
         packets.findIndex((packet) => packet.obj.type === 'tool-start') > replaceAt,
@@ -244,8 +230,8 @@ for (const provider of scriptedProviders) {
       assert.deepEqual(log, []);
       assert.equal(result.answer, text);
       assert.equal(result.cycles, 1);
-      assert.equal(ofType(packets, 'message-replace').length, 0);
-      const deltas = ofType(packets, 'message-delta');
+      assert.equal(packetsOfType(packets, 'message-replace').length, 0);
+      const deltas = packetsOfType(packets, 'message-delta');
       assert.ok(deltas.length > 5, 'streamed as it came, not held to the end');
       assert.equal(deltas[0]?.obj.content, 'Weak', 'the first chunk shows at once');
       assert.equal(screen(packets), text);
@@ -263,9 +249,9 @@ for (const provider of scriptedProviders) {
       assert.deepEqual(log, [], 'data in a sentence is not a call');
       assert.equal(result.answer, text);
       assert.equal(result.recoveredToolCalls, 0);
-      assert.equal(ofType(packets, 'message-replace').length, 0);
+      assert.equal(packetsOfType(packets, 'message-replace').length, 0);
       // Held while it could be a call, released with the first prose on its line, then streamed.
-      const deltas = ofType(packets, 'message-delta');
+      const deltas = packetsOfType(packets, 'message-delta');
       assert.ok(deltas.length > 5, 'streamed after the first words, not held to the end');
       assert.equal(screen(packets), text);
     });
@@ -311,10 +297,10 @@ for (const provider of scriptedProviders) {
           /cut off by the output token limit; its arguments are incomplete/,
         );
         assert.match(toolResult?.content ?? '', /Call it again with shorter arguments/);
-        const errors = ofType(packets, 'error');
+        const errors = packetsOfType(packets, 'error');
         assert.equal(errors.length, 1);
         assert.equal(errors[0]?.obj.code, 'tool_call_cut_off');
-        const started = ofType(packets, 'tool-start');
+        const started = packetsOfType(packets, 'tool-start');
         assert.equal(started[0]?.obj.toolName, 'internal_search', 'the user sees which tool');
         assert.deepEqual(errors[0]?.placement, started[0]?.placement, 'the error is the tool line’s');
         assert.doesNotMatch(screen(packets), callText);
@@ -367,7 +353,7 @@ for (const provider of scriptedProviders) {
         /<\||Need the refund|search answered/,
         'neither tokens nor analysis were ever shown',
       );
-      const reasoning = ofType(packets, 'reasoning-delta')
+      const reasoning = packetsOfType(packets, 'reasoning-delta')
         .map((packet) => packet.obj.reasoning)
         .join('');
       assert.equal(reasoning, 'Need the refund policy. Search.The search answered it.');
@@ -403,7 +389,7 @@ for (const provider of scriptedProviders) {
       assert.deepEqual(log, ['refunds'], 'the real call ran, not the draft inside the thinking');
       assert.equal(result.answer, 'Refunds take 14 days.');
       assert.equal(screen(packets).trim(), 'Refunds take 14 days.');
-      const reasoning = ofType(packets, 'reasoning-delta')
+      const reasoning = packetsOfType(packets, 'reasoning-delta')
         .map((packet) => packet.obj.reasoning)
         .join('');
       assert.match(
@@ -446,9 +432,9 @@ for (const provider of scriptedProviders) {
           assert.equal(result.answer, 'Refunds take 14 days.');
           const deltas = deltaText(packets);
           assert.equal(deltas, 'Refunds take 14 days.', 'nothing else was ever shown');
-          assert.equal(ofType(packets, 'message-replace').length, 0, 'so nothing needed retracting');
+          assert.equal(packetsOfType(packets, 'message-replace').length, 0, 'so nothing needed retracting');
           assert.equal(
-            ofType(packets, 'reasoning-delta')
+            packetsOfType(packets, 'reasoning-delta')
               .map((packet) => packet.obj.reasoning)
               .join(''),
             'Need the refund policy. Search.The search answered it.',
@@ -563,7 +549,7 @@ for (const provider of scriptedProviders) {
       turns.push(textSteps(chunkText(mention, 5)));
       const prose = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
       assert.equal(prose.result.answer, mention);
-      assert.equal(ofType(prose.packets, 'message-replace').length, 0);
+      assert.equal(packetsOfType(prose.packets, 'message-replace').length, 0);
     });
 
     it('Functionary v3.2 >>>all text then a >>>name call: no >>> on screen or in history', async () => {
@@ -573,7 +559,7 @@ for (const provider of scriptedProviders) {
       );
       const deltas = deltaText(packets);
       assert.doesNotMatch(deltas, />>>all/, 'the header of the text for the user is never shown');
-      assert.equal(ofType(packets, 'message-replace')[0]?.obj.content, 'I will search the policy.');
+      assert.equal(packetsOfType(packets, 'message-replace')[0]?.obj.content, 'I will search the policy.');
       assert.equal(assistant?.text.trim(), 'I will search the policy.');
       assert.doesNotMatch(screen(packets), />>>/);
     });
@@ -614,7 +600,7 @@ for (const provider of scriptedProviders) {
         assert.equal(result.cycles, 1);
         assert.equal(result.answer, text);
         assert.equal(screen(packets), text);
-        assert.equal(ofType(packets, 'reasoning-delta').length, 0);
+        assert.equal(packetsOfType(packets, 'reasoning-delta').length, 0);
         const final = result.messages.at(-1);
         assert.equal(final?.role === 'assistant' ? final.content : undefined, text);
       });

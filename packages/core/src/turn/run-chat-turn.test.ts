@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ChatMessage, Packet, PacketObject, SearchDocument, Tool } from '@toolbus/spec';
+import type { ChatMessage, Packet, SearchDocument, Tool } from '@toolbus/spec';
 import * as z from 'zod';
 import { scriptedModel, scriptedProviders } from '../llm/__fixtures__/scripted-providers.ts';
 import type { ScriptedModelServer, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
-import { chunkText, startScriptedModelServer, textSteps } from '../testing/index.ts';
+import {
+  chunkText,
+  collectTurn,
+  packetsOfType,
+  startScriptedModelServer,
+  textSteps,
+} from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
-import { type ChatTurnResult, type RunChatTurnOptions, runChatTurn } from './run-chat-turn.ts';
+import { type RunChatTurnOptions, runChatTurn } from './run-chat-turn.ts';
 
 const question: ChatMessage[] = [{ role: 'user', content: 'What do our docs say about refunds?' }];
 
@@ -49,20 +55,11 @@ function codeTool(log: string[]): Tool {
   });
 }
 
-async function runTurn(options: RunChatTurnOptions): Promise<{ packets: Packet[]; result: ChatTurnResult }> {
-  const turn = runChatTurn(options);
-  const packets: Packet[] = [];
-  for await (const packet of turn) packets.push(packet);
-  return { packets, result: await turn.result };
-}
+const runTurn = (options: RunChatTurnOptions) => collectTurn(runChatTurn(options));
 
 const types = (packets: readonly Packet[]) => packets.map((packet) => packet.obj.type);
 const visibleText = (packets: readonly Packet[]) =>
   packets.map((packet) => (packet.obj.type === 'message-delta' ? packet.obj.content : '')).join('');
-const ofType = <T extends PacketObject['type']>(packets: readonly Packet[], type: T) =>
-  packets.filter((packet) => packet.obj.type === type) as (Packet & {
-    obj: Extract<PacketObject, { type: T }>;
-  })[];
 
 for (const provider of scriptedProviders) {
   describe(`runChatTurn over ${provider}`, () => {
@@ -133,27 +130,32 @@ for (const provider of scriptedProviders) {
       const reasons = provider !== 'openai';
       if (reasons) {
         assert.equal(first?.role === 'assistant' && first.reasoning, 'I should search twice and compute.');
-        assert.equal(ofType(packets, 'reasoning-delta')[0]?.placement.turn, 0);
+        assert.equal(packetsOfType(packets, 'reasoning-delta')[0]?.placement.turn, 0);
       }
       // Reasoning sits on its own turn; the tool calls on the next; the answer on the one after.
       const toolTurn = reasons ? 1 : 0;
-      assert.ok(ofType(packets, 'tool-start').every((packet) => packet.placement.turn === toolTurn));
-      assert.equal(ofType(packets, 'message-start')[0]?.placement.turn, toolTurn + 1);
+      assert.ok(packetsOfType(packets, 'tool-start').every((packet) => packet.placement.turn === toolTurn));
+      assert.equal(packetsOfType(packets, 'message-start')[0]?.placement.turn, toolTurn + 1);
       // Code arguments streamed as they were written; search arguments were not.
-      const code = ofType(packets, 'tool-argument-delta')
+      const code = packetsOfType(packets, 'tool-argument-delta')
         .map((packet) => packet.obj.argumentDeltas.code ?? '')
         .join('');
       assert.equal(code, 'print(6 * 7)');
-      assert.ok(ofType(packets, 'tool-argument-delta').every((packet) => packet.obj.toolName === 'python'));
+      assert.ok(
+        packetsOfType(packets, 'tool-argument-delta').every((packet) => packet.obj.toolName === 'python'),
+      );
       // Each delta names the tool as a person reads it, so a viewer labels the call from its first packet.
       assert.ok(
-        ofType(packets, 'tool-argument-delta').every(
+        packetsOfType(packets, 'tool-argument-delta').every(
           (packet) => packet.obj.displayName === 'Code Interpreter',
         ),
       );
       // Citation packets for the documents cited, before the text that cites them.
       assert.deepEqual(
-        ofType(packets, 'citation-info').map((packet) => [packet.obj.citationNumber, packet.obj.documentId]),
+        packetsOfType(packets, 'citation-info').map((packet) => [
+          packet.obj.citationNumber,
+          packet.obj.documentId,
+        ]),
         [
           [1, 'doc-refund policy'],
           [2, 'doc-refund time'],
@@ -311,7 +313,7 @@ for (const provider of scriptedProviders) {
       });
       assert.equal(toolSawAbort, true);
       assert.equal(result.stopReason, 'user-cancelled');
-      const stop = ofType(packets, 'stop')[0];
+      const stop = packetsOfType(packets, 'stop')[0];
       assert.equal(stop?.obj.reason, 'user-cancelled');
       assert.doesNotMatch(visibleText(packets), /never/);
       // The finished call stays in the history with a result saying it was stopped.

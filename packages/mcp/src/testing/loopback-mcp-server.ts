@@ -12,8 +12,10 @@ import {
   type ElicitResult,
   ElicitResultSchema,
   ListToolsRequestSchema,
+  type LoggingLevel,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { omitUndefined } from '@toolbus/spec';
 
 /** A tool the loopback server offers: its listing and what a call returns. */
 export interface LoopbackTool {
@@ -28,6 +30,10 @@ export interface LoopbackTool {
 /** What a loopback tool may do besides answering: ask the client's user something (2025-11-25 elicitation). */
 export interface LoopbackToolContext {
   elicit(params: Record<string, unknown>): Promise<ElicitResult>;
+  /** Sends `notifications/progress` for the call's progress token (nothing when the call carried none). */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends a `notifications/message` on the call's stream. */
+  log(level: LoggingLevel, data: unknown): Promise<void>;
 }
 
 /** One request as the server received it. */
@@ -64,7 +70,7 @@ export function createLoopbackMcpHandler(initialTools: readonly LoopbackTool[]):
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {
     const server = new Server(
       { name: 'loopback', version: '1.0.0' },
-      { capabilities: { tools: { listChanged: true } } },
+      { capabilities: { tools: { listChanged: true }, logging: {} } },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       listCount += 1;
@@ -79,6 +85,16 @@ export function createLoopbackMcpHandler(initialTools: readonly LoopbackTool[]):
           extra.sendRequest({ method: 'elicitation/create', params } as never, ElicitResultSchema, {
             timeout: 600_000,
           }),
+        progress: async (progress, total, message) => {
+          const progressToken = extra._meta?.progressToken;
+          if (progressToken === undefined) return;
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: omitUndefined({ progressToken, progress, total, message }),
+          });
+        },
+        log: (level, data) =>
+          extra.sendNotification({ method: 'notifications/message', params: { level, data } }),
       });
     });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

@@ -15,6 +15,7 @@ import {
 } from '@toolbus/core/testing';
 import type { Tool } from '@toolbus/spec';
 import { createOpenUrlTool, createWebSearchProvider, createWebSearchTool } from '@toolbus/tools';
+import type { RunDeepResearchOptions } from '../run-deep-research.ts';
 
 /**
  * How the scripted research agent for a task behaves; chosen by a keyword in the task. A searcher whose task
@@ -80,6 +81,11 @@ export interface ResearchWorld {
   slowStepMs: number;
   /** A real provider package talking to the server in its wire format. */
   model(provider: 'openai' | 'anthropic'): LanguageModelV4;
+  /**
+   * A run on this world that goes straight to the plan: the OpenAI wire, the world's tools, a 128k window and
+   * `question` as the only message. Tests put their own options over it.
+   */
+  planFirstRun(question: string): RunDeepResearchOptions;
   close(): Promise<void>;
 }
 
@@ -160,6 +166,13 @@ export async function startResearchWorld(options: { delayMs: number }): Promise<
     unsupportedClaim: undefined,
     dropReports: 0,
     slowStepMs: 1_000,
+    planFirstRun: (question) => ({
+      model: world.model('openai'),
+      tools: world.tools,
+      contextWindowTokens: 128_000,
+      messages: [{ role: 'user', content: question }],
+      skipClarification: true,
+    }),
     model(provider) {
       const baseUrl = `${world.server.url}/v1`;
       return provider === 'openai'

@@ -1,6 +1,7 @@
 // The fixture tools the MCP conformance suite's server scenarios call (`test_simple_text`, …), as a real MCP server
 // on loopback offers them. A persona holding these tools lets the suite test `/v1/mcp/{personaId}` itself: how the
 // endpoint lists, calls and reports them.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { LoopbackTool } from '@toolbus/mcp/testing';
 
 const onePixelPng =
@@ -53,6 +54,39 @@ export const conformanceFixtureTools: readonly LoopbackTool[] = [
   {
     tool: { name: 'test_error_handling', description: 'Always fails', inputSchema: noArguments },
     call: () => ({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] }),
+  },
+  {
+    // Three log messages at info level, 50 ms apart, on the call's stream; and a debug one the level filters out
+    // for a caller that asked for info.
+    tool: { name: 'test_tool_with_logging', description: 'Logs while it works', inputSchema: noArguments },
+    call: async (_args, context) => {
+      await context.log('info', 'Tool execution started');
+      await delay(50);
+      await context.log('debug', 'Tool internals');
+      await context.log('info', 'Tool processing data');
+      await delay(50);
+      await context.log('info', 'Tool execution completed');
+      return { content: [{ type: 'text', text: 'Tool with logging executed successfully' }] };
+    },
+  },
+  {
+    // server-stateless calls it without a log level: a 2026-07-28 request that names none gets no log message.
+    tool: { name: 'test_logging_tool', description: 'Logs once', inputSchema: noArguments },
+    call: async (_args, context) => {
+      await context.log('info', 'logged');
+      return { content: [{ type: 'text', text: 'logged once' }] };
+    },
+  },
+  {
+    tool: { name: 'test_tool_with_progress', description: 'Reports progress', inputSchema: noArguments },
+    call: async (_args, context) => {
+      await context.progress(0, 100);
+      await delay(50);
+      await context.progress(50, 100);
+      await delay(50);
+      await context.progress(100, 100);
+      return { content: [{ type: 'text', text: 'Tool with progress executed successfully' }] };
+    },
   },
   {
     // A parameter mirrored into an `Mcp-Param-Region` header (SEP-2243), which the endpoint must check.

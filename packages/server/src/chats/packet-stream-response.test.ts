@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { StoredPacket } from '@toolbus/storage';
+import { readFromNode } from '../__fixtures__/read-from-node.ts';
 import { LiveTurn } from './live-turn.ts';
 import { packetStreamResponse, writePacketStream } from './packet-stream-response.ts';
 
@@ -57,32 +56,6 @@ test('cancelling the body aborts the reader and ends the packet iterator', async
   assert.equal(signal?.aborted, true);
   assert.equal(ended, true);
 });
-
-/** Serves one request with `handle`, reads the whole answer (pausing `pauseMs` after its first chunk), closes. */
-async function readFromNode(handle: (outgoing: ServerResponse) => void, pauseMs = 0): Promise<string> {
-  const server = createServer((_incoming, outgoing) => handle(outgoing));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    let paused = false;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-      if (!paused && pauseMs > 0) {
-        paused = true;
-        await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      }
-    }
-    return text;
-  } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-}
 
 const packetsOf = (count: number, size: number): StoredPacket[] =>
   Array.from({ length: count }, (_unused, index) => ({

@@ -121,7 +121,8 @@ export class TurnWriter {
       this.#scheduled = false;
       return;
     }
-    if (!(await this.stillHeld())) return;
+    // Only a queued turn's hold is checked: the others' writes take no extra promise per pass.
+    if (this.#held !== undefined && !(await this.stillHeld())) return;
     let taken: readonly Packet[] = [];
     // Packets queued during one event-loop pass are taken when the batch is written; text deltas queued together
     // become one packet: a process that falls behind its models stores and sends one packet per pass, not per token.

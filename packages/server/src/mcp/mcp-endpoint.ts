@@ -1,9 +1,10 @@
-import { runToolCalls } from '@toolbus/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ChatService } from '../chats/chat-service.ts';
 import type { RouteGuard, RouteRegistry } from '../http/route-registry.ts';
+import { answerMcpToolCall } from './mcp-endpoint-tool-call.ts';
 import { mcpListedTool } from './mcp-listed-tool.ts';
+import { mcpParamHeaderRejection } from './mcp-param-headers.ts';
 
 /** Where a persona's tools are served over MCP: `/v1/mcp/{personaId}` (`default` for the default persona). */
 export const MCP_ENDPOINT_PATH = '/v1/mcp/:personaId';
@@ -102,39 +103,91 @@ export function mountMcpEndpoint(
     const serve = () => {
       const server = new Server(
         { name: `toolbus-${persona.name}`, version: options.version },
-        { capabilities: { tools: {} } },
+        // Logging: a tool's own log messages reach the caller (see answerMcpToolCall).
+        { capabilities: { tools: {}, logging: {} } },
       );
       server.setRequestHandler('tools/list', async () => ({ tools: tools.map(mcpListedTool) }));
-      server.setRequestHandler('tools/call', async (request, extra) => {
+      server.setRequestHandler('tools/call', async (request, context) => {
         calls += 1;
-        const { outcomes } = await runToolCalls({
-          calls: [
-            {
-              id: `mcp_${calls}`,
-              name: request.params.name,
-              arguments: (request.params.arguments ?? {}) as Record<string, unknown>,
-              placement: { turn: 0, tab: 0 },
-            },
-          ],
+        return answerMcpToolCall({
+          id: `mcp_${calls}`,
+          name: request.params.name,
+          arguments: request.params.arguments ?? {},
           tools,
           userId: principal.user.id,
-          signal: extra.mcpReq.signal,
+          context,
         });
-        const outcome = outcomes[0];
-        return {
-          content: [{ type: 'text' as const, text: outcome?.response.llmFacing ?? '' }],
-          isError: outcome?.status !== 'success',
-        };
       });
       return server;
     };
     // Stateless on both legs: no session ids, so every request may reach any instance.
     const handler = createMcpHandler(serve, { legacy: 'stateless' });
-    try {
-      return await handler.fetch(context.req.raw);
-    } finally {
+    const close = async () => {
       await handler.close().catch(() => undefined);
       await cleanup();
+    };
+    let response: Response;
+    try {
+      const rejection = mcpParamHeaderRejection({
+        body:
+          context.req.method === 'POST'
+            ? await context.req.raw
+                .clone()
+                .json()
+                .catch(() => undefined)
+            : undefined,
+        headers: context.req.raw.headers,
+        tools,
+      });
+      if (rejection !== undefined) {
+        await close();
+        return rejection;
+      }
+      response = await handler.fetch(context.req.raw);
+    } catch (error) {
+      await close();
+      throw error;
     }
+    return closedWhenSent(response, close);
+  });
+}
+
+/**
+ * The response, with `close` run once its body has been sent or abandoned. A call answered as a stream (progress,
+ * log messages) is still running when the SDK hands the response over: its tools' connections must stay open
+ * until the stream ends.
+ */
+function closedWhenSent(response: Response, close: () => Promise<void>): Response {
+  if (response.body === null) {
+    void close();
+    return response;
+  }
+  let closed = false;
+  const once = async () => {
+    if (closed) return;
+    closed = true;
+    await close();
+  };
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
+      await once();
+    },
+    async cancel(reason) {
+      await reader.cancel(reason).catch(() => undefined);
+      await once();
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
   });
 }

@@ -67,33 +67,67 @@ export const NON_FATAL_ERROR_CHUNK = 'data-toolbus-error';
 const TURN_FAILED = 'The turn failed without saying why.';
 
 /**
- * Translates a turn's packets into UI message chunks: reasoning and answer text become reasoning and text parts,
- * each tool call an input and then, at its `tool-end`, an output (what the model read, and the tool's own packets)
- * or an error (the code's message the model was given), citations sources; `stop` becomes `finish`, or `abort` when the user stopped the turn or the server died during it.
+ * Translates a turn's packets into UI message chunks (see {@link UiMessageTranslator}), for a reader of the
+ * packets' async iterable. The live writer (write-ui-message-stream.ts) uses the translator itself, synchronously.
+ */
+export async function* toUiMessageChunks(
+  packets: AsyncIterable<StoredPacket>,
+  messageId: string,
+): AsyncGenerator<UiMessageChunk> {
+  const translator = new UiMessageTranslator(messageId);
+  yield translator.start();
+  for await (const stored of packets) {
+    yield* translator.push(stored);
+    if (translator.finished) return;
+  }
+  yield* translator.end();
+}
+
+/**
+ * Translates a turn's packets into UI message chunks, one packet at a time and synchronously: reasoning and answer
+ * text become reasoning and text parts, each tool call an input and then, at its `tool-end`, an output (what the
+ * model read, and the tool's own packets) or an error (the code's message the model was given), citations
+ * sources; `stop` becomes `finish`, or `abort` when the user stopped the turn or the server died during it.
  *
  * An `error` packet of no open tool is the turn's own. useChat stops reading at an `error` chunk and shows its
  * error state, so only the error of a failed turn (the one its `stop` with reason `error` follows) becomes one; an
  * error the turn goes on after becomes a `data-toolbus-error` part. Which it is shows at the next packet, so it waits
  * for that one.
  */
-export async function* toUiMessageChunks(
-  packets: AsyncIterable<StoredPacket>,
-  messageId: string,
-): AsyncGenerator<UiMessageChunk> {
-  yield { type: 'start', messageId };
-  const parts = new UiMessageParts();
-  const { tools, toolsById, documents } = parts;
-  let turnError: { readonly code: string; readonly message: string } | undefined;
-  const approvals = new Map<string, ApprovalRequest>();
-  for await (const stored of packets) {
+export class UiMessageTranslator {
+  readonly #messageId: string;
+  readonly #parts = new UiMessageParts();
+  readonly #approvals = new Map<string, ApprovalRequest>();
+  #turnError: { readonly code: string; readonly message: string } | undefined;
+  #finished = false;
+
+  constructor(messageId: string) {
+    this.#messageId = messageId;
+  }
+
+  /** True once the turn's `stop` was translated: nothing follows it. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** The message's first chunk. */
+  start(): UiMessageChunk {
+    return { type: 'start', messageId: this.#messageId };
+  }
+
+  /** The chunks of one stored packet, in order (none after the stop). */
+  *push(stored: StoredPacket): Generator<UiMessageChunk> {
+    if (this.#finished) return;
+    const parts = this.#parts;
+    const { tools, toolsById, documents } = parts;
     const packet = stored.packet as Packet;
     const { obj } = packet;
     const key = placementKey(packet.placement);
-    if (turnError !== undefined && !(obj.type === 'stop' && obj.reason === 'error')) {
+    if (this.#turnError !== undefined && !(obj.type === 'stop' && obj.reason === 'error')) {
       // The part goes where the error came: text after it is a new part.
       yield* parts.closeText();
-      yield { type: NON_FATAL_ERROR_CHUNK, data: turnError };
-      turnError = undefined;
+      yield { type: NON_FATAL_ERROR_CHUNK, data: this.#turnError };
+      this.#turnError = undefined;
     }
     if (
       packet.placement.path?.length &&
@@ -105,7 +139,7 @@ export async function* toUiMessageChunks(
       // it, or put useChat in its error state for a failure the turn survives.
       const parent = tools.get(placementKey({ turn: packet.placement.turn, tab: packet.placement.tab }));
       parent?.events.push(obj);
-      continue;
+      return;
     }
     switch (obj.type) {
       case 'reasoning-start':
@@ -155,27 +189,29 @@ export async function* toUiMessageChunks(
       case 'error': {
         const tool = tools.get(key);
         if (tool) tool.errorText ??= obj.message;
-        else turnError = { code: obj.code, message: obj.message };
+        else this.#turnError = { code: obj.code, message: obj.message };
         break;
       }
       case 'section-end':
         yield* parts.closeToolSection(key);
         break;
       case 'stop': {
+        this.#finished = true;
         yield* parts.closeAll();
-        if (obj.reason === 'error') yield { type: 'error', errorText: turnError?.message ?? TURN_FAILED };
+        if (obj.reason === 'error')
+          yield { type: 'error', errorText: this.#turnError?.message ?? TURN_FAILED };
         if (obj.reason === 'user-cancelled' || obj.reason === 'interrupted')
           yield { type: 'abort', reason: obj.reason };
         else yield { type: 'finish', finishReason: finishReasonOf(obj.reason) };
         return;
       }
       case 'approval-request':
-        approvals.set(obj.approvalId, obj);
+        this.#approvals.set(obj.approvalId, obj);
         yield { type: APPROVAL_CHUNK, id: obj.approvalId, data: obj };
         if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
         break;
       case 'approval-resolved': {
-        const request = approvals.get(obj.approvalId);
+        const request = this.#approvals.get(obj.approvalId);
         if (request !== undefined)
           yield {
             type: APPROVAL_CHUNK,
@@ -193,8 +229,16 @@ export async function* toUiMessageChunks(
       }
     }
   }
-  // The packets ended without a stop (the reader left): an error still held is not known to be the turn's end.
-  if (turnError !== undefined) yield { type: NON_FATAL_ERROR_CHUNK, data: turnError };
+
+  /**
+   * The packets ended without a stop (the reader left): an error still held is not known to be the turn's end,
+   * so it goes out as a data part.
+   */
+  *end(): Generator<UiMessageChunk> {
+    if (this.#finished || this.#turnError === undefined) return;
+    yield { type: NON_FATAL_ERROR_CHUNK, data: this.#turnError };
+    this.#turnError = undefined;
+  }
 }
 
 /** The packet types a nested loop emits as its own (not a tool of its own): text, thinking, citations, errors. */

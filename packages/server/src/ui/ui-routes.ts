@@ -47,15 +47,20 @@ const chat = { kind: 'user', scope: 'chat' } as const;
  */
 export function registerUiRoutes(registry: RouteRegistry, chats: ChatService, runner: TurnRunner): void {
   const stream = (context: Context, chatId: string, turn: number): Response => {
+    const messageId = `${chatId}:${turn}`;
     const settings = {
-      open: (signal: AbortSignal) =>
-        toUiMessageChunks(runner.follow(chatId, turn, 0, signal), `${chatId}:${turn}`),
+      open: (signal: AbortSignal) => toUiMessageChunks(runner.follow(chatId, turn, 0, signal), messageId),
       headers: { 'x-toolbus-chat-id': chatId, 'x-toolbus-turn': String(turn) },
     };
     // Served by @hono/node-server: written to the Node response directly; any other host gets the web Response.
     const outgoing = (context.env as { outgoing?: unknown } | undefined)?.outgoing;
     if (!(outgoing instanceof ServerResponse)) return uiMessageStreamResponse(settings);
-    writeUiMessageStream({ ...settings, outgoing });
+    const live = runner.live(chatId, turn);
+    writeUiMessageStream({
+      ...settings,
+      outgoing,
+      live: live && { turn: live, messageId },
+    });
     return RESPONSE_ALREADY_SENT;
   };
   registry.add(

@@ -8,8 +8,9 @@ import {
   type ScriptedStep,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-import type { ChatMessage, Packet, PacketObject, Tool } from '@toolbus/spec';
+import type { ChatMessage, Tool } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
+import { objectsOfType, runTool } from '../__fixtures__/run-tool.ts';
 import { createAddMemoryTool } from './add-memory-tool.ts';
 import { renderMemoriesForPrompt } from './render-memories-for-prompt.ts';
 import { withSavedMemories } from './with-saved-memories.ts';
@@ -66,30 +67,17 @@ describe('add_memory over a real storage and the scripted model server', () => {
     options: { tool?: Tool; userId?: string | null; extras?: Record<string, unknown> } = {},
   ) {
     const tool = options.tool ?? createAddMemoryTool({ storage, model: modelFor('openai') });
-    const emitter = new Emitter();
-    const id = options.userId === null ? undefined : (options.userId ?? userId);
-    const { outcomes } = await runToolCalls({
-      calls: [
-        { id: 'memory-call', name: 'add_memory', arguments: { memory }, placement: { turn: 1, tab: 0 } },
-      ],
-      tools: [tool],
-      emitter,
+    const { outcome, text, packets } = await runTool({
+      tool,
+      arguments: { memory },
+      callId: 'memory-call',
+      placement: { turn: 1, tab: 0 },
       history,
       userQuery: 'Please remember that I now use dark mode everywhere.',
-      userId: id,
+      userId: options.userId === null ? undefined : (options.userId ?? userId),
       extras: options.extras,
     });
-    emitter.close();
-    const packets: Packet[] = [];
-    for await (const packet of emitter) packets.push(packet);
-    const outcome = outcomes[0];
-    assert.ok(outcome);
-    const deltas = packets
-      .map((packet) => packet.obj)
-      .filter(
-        (object): object is Extract<PacketObject, { type: 'memory-delta' }> => object.type === 'memory-delta',
-      );
-    return { outcome, text: outcome.response.llmFacing, deltas };
+    return { outcome, text, deltas: objectsOfType(packets, 'memory-delta') };
   }
 
   const decision = (value: unknown): ScriptedStep[] => [{ type: 'text', text: JSON.stringify(value) }];

@@ -195,33 +195,23 @@ export class DocumentIndex implements DocumentSearchIndex {
     const now = new Date().toISOString();
     const chunks = chunkText(document.text, { maxChars: this.#maxChunkChars });
     const uploadedBy = scope.uploadedBy ?? null;
+    // The columns an insert and an update both write, in the order both statements take them.
+    const written = [
+      document.title,
+      document.link ?? null,
+      contentHash,
+      document.updatedAt ?? null,
+      now,
+      uploadedBy,
+    ];
     this.#transaction(() => {
       let documentId: number;
       if (existing) {
         this.#run('deleteChunks', existing.id);
-        this.#run(
-          'updateDocument',
-          document.title,
-          document.link ?? null,
-          contentHash,
-          document.updatedAt ?? null,
-          now,
-          uploadedBy,
-          existing.id,
-        );
+        this.#run('updateDocument', ...written, existing.id);
         documentId = existing.id;
       } else {
-        const inserted = this.#run(
-          'insertDocument',
-          scope.organizationId,
-          document.sourceId,
-          document.title,
-          document.link ?? null,
-          contentHash,
-          document.updatedAt ?? null,
-          now,
-          uploadedBy,
-        );
+        const inserted = this.#run('insertDocument', scope.organizationId, document.sourceId, ...written);
         documentId = Number(inserted.lastInsertRowid);
       }
       const seen = new Set<string>();

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createCitationAllocator } from '@toolbus/core';
 import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
+import { runTool } from '../__fixtures__/run-tool.ts';
 import { type DocumentIndex, openDocumentIndex } from '../internal-search/document-index.ts';
-import { runTool } from '../web-search/__fixtures__/run-tool.ts';
 import { type LoopbackSite, startLoopbackSite } from './__fixtures__/loopback-site.ts';
 import { createOpenUrlTool } from './open-url-tool.ts';
 

@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Emitter, runToolCalls } from '@toolbus/core';
 import { type InterpreterServer, startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient, CodeInterpreterPool } from '@toolbus/sandbox';
 import { buildBuiltInSkill, materializeSkills } from '@toolbus/skills';
-import type { ChatFile, Packet, Tool } from '@toolbus/spec';
+import type { ChatFile, Tool } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
+import { runTool } from '../__fixtures__/run-tool.ts';
 import { InterpreterUploadCache } from './interpreter-upload-cache.ts';
 import { createPythonTool } from './python-tool.ts';
 import type { PythonToolFiles } from './python-tool-files.ts';
@@ -73,25 +73,14 @@ describe('python tool against the real interpreter, runner and storage', () => {
   });
 
   async function run(tool: Tool, code: string, chatFiles: readonly ChatFile[] = []) {
-    const emitter = new Emitter();
-    const call = {
-      id: `call-${requests.length}`,
-      name: tool.name,
+    const { outcome, packets } = await runTool({
+      tool,
       arguments: { code },
+      callId: `call-${requests.length}`,
       placement: { turn: 1, tab: 0 },
-    };
-    const { outcomes } = await runToolCalls({
-      calls: [call],
-      tools: [tool],
-      emitter,
       files: chatFiles,
       userId,
     });
-    emitter.close();
-    const packets: Packet[] = [];
-    for await (const packet of emitter) packets.push(packet);
-    const outcome = outcomes[0];
-    assert.ok(outcome);
     const result =
       outcome.status === 'success' ? (JSON.parse(outcome.response.llmFacing) as PythonResult) : undefined;
     return { outcome, packets, result: result as PythonResult };
@@ -322,20 +311,15 @@ describe('python tool with skills, over a pool of two real interpreters', () => 
   });
 
   async function run(tool: Tool, code: string, chatFiles: readonly ChatFile[] = []): Promise<PythonResult> {
-    const emitter = new Emitter();
-    const call = { id: 'call-skills', name: tool.name, arguments: { code }, placement: { turn: 1, tab: 0 } };
-    const { outcomes } = await runToolCalls({
-      calls: [call],
-      tools: [tool],
-      emitter,
+    const { outcome } = await runTool({
+      tool,
+      arguments: { code },
+      callId: 'call-skills',
+      placement: { turn: 1, tab: 0 },
       files: chatFiles,
       userId,
     });
-    emitter.close();
-    for await (const _packet of emitter) {
-    }
-    const outcome = outcomes[0];
-    assert.ok(outcome?.status === 'success', outcome?.response.llmFacing);
+    assert.ok(outcome.status === 'success', outcome.response.llmFacing);
     return JSON.parse(outcome.response.llmFacing) as PythonResult;
   }
 

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Emitter, runToolCalls } from '@toolbus/core';
-import type { ChatFile, Packet, PacketObject, Tool } from '@toolbus/spec';
+import type { ChatFile, Tool } from '@toolbus/spec';
 import { openStorage, type Storage, type UploadedFile } from '@toolbus/storage';
+import { objectsOfType, runTool } from '../__fixtures__/run-tool.ts';
 import { minimalPdf } from '../content/__fixtures__/minimal-pdf.ts';
 import { createReadFileTool } from './read-file-tool.ts';
 
@@ -69,29 +70,13 @@ describe('read_file over a real storage', () => {
     argumentsObject: Record<string, unknown>,
     options: { tool?: Tool; userId?: string | null; files?: readonly ChatFile[] } = {},
   ) {
-    const emitter = new Emitter();
-    const userId = options.userId === null ? undefined : (options.userId ?? aliceId);
-    const { outcomes } = await runToolCalls({
-      calls: [
-        { id: 'call-1', name: 'read_file', arguments: argumentsObject, placement: { turn: 0, tab: 0 } },
-      ],
-      tools: [options.tool ?? tool],
-      emitter,
+    const { outcome, text, packets } = await runTool({
+      tool: options.tool ?? tool,
+      arguments: argumentsObject,
       files: options.files ?? chatFiles,
-      userId,
+      userId: options.userId === null ? undefined : (options.userId ?? aliceId),
     });
-    emitter.close();
-    const packets: Packet[] = [];
-    for await (const packet of emitter) packets.push(packet);
-    const outcome = outcomes[0];
-    assert.ok(outcome);
-    const results = packets
-      .map((packet) => packet.obj)
-      .filter(
-        (object): object is Extract<PacketObject, { type: 'file-reader-result' }> =>
-          object.type === 'file-reader-result',
-      );
-    return { outcome, text: outcome.response.llmFacing, results };
+    return { outcome, text, results: objectsOfType(packets, 'file-reader-result') };
   }
 
   test('pages through a long text file, saying the total, the range and the next start_char', async () => {

@@ -1,7 +1,6 @@
-import { omitUndefined } from '@toolbus/spec';
-import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
-import { requestProviderJson } from './request-provider-json.ts';
-import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
+import { clampCount, defineSearchProvider, searchResultsOf } from './define-search-provider.ts';
+import { endpointUrl, recordOf, textOf } from './provider-json.ts';
+import type { WebSearchProvider } from './web-search-provider.ts';
 
 /** Options for {@link createBraveProvider}. */
 export interface BraveProviderOptions {
@@ -17,35 +16,21 @@ export interface BraveProviderOptions {
  * `X-Subscription-Token` header; results in `web.results[]` (`title`, `url`, `description`, `page_age`).
  */
 export function createBraveProvider(options: BraveProviderOptions): WebSearchProvider {
-  return {
+  return defineSearchProvider({
     name: 'Brave',
-    async search(query, { fetch, signal, count }) {
+    request: (query, count) => {
       const url = endpointUrl(options.baseUrl ?? 'https://api.search.brave.com', '/res/v1/web/search');
       url.searchParams.set('q', query);
-      url.searchParams.set('count', String(Math.min(Math.max(count, 1), 20)));
+      url.searchParams.set('count', String(clampCount(count, 20)));
       if (options.country) url.searchParams.set('country', options.country);
-      const body = await requestProviderJson({
-        provider: 'Brave',
-        url,
-        method: 'GET',
-        headers: { accept: 'application/json', 'x-subscription-token': options.apiKey },
-        fetch,
-        signal,
-      });
-      const results: WebSearchResult[] = [];
-      for (const item of arrayOf(recordOf(recordOf(body).web).results)) {
-        const result = recordOf(item);
-        const link = httpUrlOf(result.url);
-        if (!link) continue;
-        const publishedAt = textOf(result.page_age);
-        results.push({
-          title: textOf(result.title),
-          url: link,
-          snippet: textOf(result.description),
-          ...omitUndefined({ publishedAt: publishedAt || undefined }),
-        });
-      }
-      return results;
+      return { url, headers: { 'x-subscription-token': options.apiKey } };
     },
-  };
+    results: (body) =>
+      searchResultsOf(recordOf(recordOf(body).web).results, (result) => ({
+        url: result.url,
+        title: result.title,
+        snippet: textOf(result.description),
+        publishedAt: result.page_age,
+      })),
+  });
 }

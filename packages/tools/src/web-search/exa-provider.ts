@@ -1,7 +1,6 @@
-import { omitUndefined } from '@toolbus/spec';
-import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
-import { requestProviderJson } from './request-provider-json.ts';
-import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
+import { clampCount, defineSearchProvider, searchResultsOf } from './define-search-provider.ts';
+import { arrayOf, endpointUrl, recordOf, textOf } from './provider-json.ts';
+import type { WebSearchProvider } from './web-search-provider.ts';
 
 /** Options for {@link createExaProvider}. */
 export interface ExaProviderOptions {
@@ -15,44 +14,28 @@ export interface ExaProviderOptions {
  * {highlights}}`; results in `results[]` (`title`, `url`, `publishedDate`, `author`, `highlights[]`).
  */
 export function createExaProvider(options: ExaProviderOptions): WebSearchProvider {
-  return {
+  return defineSearchProvider({
     name: 'Exa',
-    async search(query, { fetch, signal, count }) {
-      const body = await requestProviderJson({
-        provider: 'Exa',
-        url: endpointUrl(options.baseUrl ?? 'https://api.exa.ai', '/search'),
-        method: 'POST',
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'x-api-key': options.apiKey,
-        },
-        body: JSON.stringify({
-          query,
-          type: 'auto',
-          numResults: Math.min(Math.max(count, 1), 100),
-          contents: { highlights: { maxCharacters: 800 } },
-        }),
-        fetch,
-        signal,
-      });
-      const results: WebSearchResult[] = [];
-      for (const item of arrayOf(recordOf(body).results)) {
-        const result = recordOf(item);
-        const link = httpUrlOf(result.url);
-        if (!link) continue;
+    request: (query, count) => ({
+      url: endpointUrl(options.baseUrl ?? 'https://api.exa.ai', '/search'),
+      headers: { 'x-api-key': options.apiKey },
+      json: {
+        query,
+        type: 'auto',
+        numResults: clampCount(count, 100),
+        contents: { highlights: { maxCharacters: 800 } },
+      },
+    }),
+    results: (body) =>
+      searchResultsOf(recordOf(body).results, (result) => {
         const highlights = arrayOf(result.highlights).map(textOf).filter(Boolean);
-        const snippet = highlights.join(' … ') || textOf(result.summary) || textOf(result.text).slice(0, 800);
-        const publishedAt = textOf(result.publishedDate);
-        const author = textOf(result.author);
-        results.push({
-          title: textOf(result.title),
-          url: link,
-          snippet,
-          ...omitUndefined({ publishedAt: publishedAt || undefined, author: author || undefined }),
-        });
-      }
-      return results;
-    },
-  };
+        return {
+          url: result.url,
+          title: result.title,
+          snippet: highlights.join(' … ') || textOf(result.summary) || textOf(result.text).slice(0, 800),
+          publishedAt: result.publishedDate,
+          author: result.author,
+        };
+      }),
+  });
 }

@@ -1,7 +1,6 @@
-import { omitUndefined } from '@toolbus/spec';
-import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
-import { requestProviderJson } from './request-provider-json.ts';
-import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
+import { clampCount, defineSearchProvider, searchResultsOf } from './define-search-provider.ts';
+import { arrayOf, endpointUrl, recordOf, textOf } from './provider-json.ts';
+import type { WebSearchProvider } from './web-search-provider.ts';
 import { WebSearchProviderError } from './web-search-provider-error.ts';
 
 /** Options for {@link createGoogleProvider}. */
@@ -19,24 +18,18 @@ export interface GoogleProviderOptions {
  * so no message may quote the URL; an `error` object in a 200 body is an error too.
  */
 export function createGoogleProvider(options: GoogleProviderOptions): WebSearchProvider {
-  return {
+  return defineSearchProvider({
     name: 'Google',
-    async search(query, { fetch, signal, count }) {
+    request: (query, count) => {
       const url = endpointUrl(options.baseUrl ?? 'https://customsearch.googleapis.com', '/customsearch/v1');
       url.searchParams.set('key', options.apiKey);
       url.searchParams.set('cx', options.searchEngineId);
       url.searchParams.set('q', query);
-      url.searchParams.set('num', String(Math.min(Math.max(count, 1), 10)));
-      const body = recordOf(
-        await requestProviderJson({
-          provider: 'Google',
-          url,
-          method: 'GET',
-          headers: { accept: 'application/json' },
-          fetch,
-          signal,
-        }),
-      );
+      url.searchParams.set('num', String(clampCount(count, 10)));
+      return { url };
+    },
+    results: (answer) => {
+      const body = recordOf(answer);
       if (body.error !== undefined) {
         throw new WebSearchProviderError({
           code: 'provider_bad_response',
@@ -44,22 +37,16 @@ export function createGoogleProvider(options: GoogleProviderOptions): WebSearchP
           message: 'Google answered with an error instead of results. Try a simpler query.',
         });
       }
-      const results: WebSearchResult[] = [];
-      for (const item of arrayOf(body.items)) {
-        const result = recordOf(item);
-        const link = httpUrlOf(result.link);
-        if (!link) continue;
+      return searchResultsOf(body.items, (result) => {
         const metatags = recordOf(arrayOf(recordOf(result.pagemap).metatags)[0]);
-        const publishedAt = textOf(metatags['article:published_time']);
-        const author = textOf(metatags.author);
-        results.push({
-          title: textOf(result.title),
-          url: link,
+        return {
+          url: result.link,
+          title: result.title,
           snippet: textOf(result.snippet),
-          ...omitUndefined({ publishedAt: publishedAt || undefined, author: author || undefined }),
-        });
-      }
-      return results;
+          publishedAt: metatags['article:published_time'],
+          author: metatags.author,
+        };
+      });
     },
-  };
+  });
 }

@@ -1,7 +1,6 @@
-import { omitUndefined } from '@toolbus/spec';
-import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
-import { requestProviderJson } from './request-provider-json.ts';
-import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
+import { defineSearchProvider, searchResultsOf } from './define-search-provider.ts';
+import { endpointUrl, recordOf, textOf } from './provider-json.ts';
+import type { WebSearchProvider } from './web-search-provider.ts';
 
 /** Options for {@link createSearxngProvider}. */
 export interface SearxngProviderOptions {
@@ -15,35 +14,24 @@ export interface SearxngProviderOptions {
  * `publishedDate`), trimmed to the count here because the API has no count parameter.
  */
 export function createSearxngProvider(options: SearxngProviderOptions): WebSearchProvider {
-  return {
+  return defineSearchProvider({
     name: 'SearXNG',
-    async search(query, { fetch, signal, count }) {
-      const body = await requestProviderJson({
-        provider: 'SearXNG',
-        url: endpointUrl(options.baseUrl, '/search'),
-        method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ q: query, format: 'json' }).toString(),
-        fetch,
-        signal,
-        forbiddenMeaning:
-          'The SearXNG instance refused JSON output (HTTP 403): its settings must list "json" under search.formats. Web search is not configured correctly; do not retry web_search in this conversation.',
-      });
-      const results: WebSearchResult[] = [];
-      for (const item of arrayOf(recordOf(body).results)) {
-        const result = recordOf(item);
-        const link = httpUrlOf(result.url);
-        if (!link) continue;
-        const publishedAt = textOf(result.publishedDate);
-        results.push({
-          title: textOf(result.title),
-          url: link,
+    request: (query) => ({
+      url: endpointUrl(options.baseUrl, '/search'),
+      form: { q: query, format: 'json' },
+      forbiddenMeaning:
+        'The SearXNG instance refused JSON output (HTTP 403): its settings must list "json" under search.formats. Web search is not configured correctly; do not retry web_search in this conversation.',
+    }),
+    results: (body, count) =>
+      searchResultsOf(
+        recordOf(body).results,
+        (result) => ({
+          url: result.url,
+          title: result.title,
           snippet: textOf(result.content),
-          ...omitUndefined({ publishedAt: publishedAt || undefined }),
-        });
-        if (results.length >= count) break;
-      }
-      return results;
-    },
-  };
+          publishedAt: result.publishedDate,
+        }),
+        count,
+      ),
+  });
 }

@@ -1,7 +1,6 @@
-import { omitUndefined } from '@toolbus/spec';
-import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
-import { requestProviderJson } from './request-provider-json.ts';
-import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
+import { clampCount, defineSearchProvider, searchResultsOf } from './define-search-provider.ts';
+import { endpointUrl, recordOf, textOf } from './provider-json.ts';
+import type { WebSearchProvider } from './web-search-provider.ts';
 
 /** Options for {@link createSerperProvider}. */
 export interface SerperProviderOptions {
@@ -15,36 +14,19 @@ export interface SerperProviderOptions {
  * `organic[]` (`title`, `link`, `snippet`, `date`).
  */
 export function createSerperProvider(options: SerperProviderOptions): WebSearchProvider {
-  return {
+  return defineSearchProvider({
     name: 'Serper',
-    async search(query, { fetch, signal, count }) {
-      const body = await requestProviderJson({
-        provider: 'Serper',
-        url: endpointUrl(options.baseUrl ?? 'https://google.serper.dev', '/search'),
-        method: 'POST',
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'x-api-key': options.apiKey,
-        },
-        body: JSON.stringify({ q: query, num: Math.min(Math.max(count, 1), 100) }),
-        fetch,
-        signal,
-      });
-      const results: WebSearchResult[] = [];
-      for (const item of arrayOf(recordOf(body).organic)) {
-        const result = recordOf(item);
-        const link = httpUrlOf(result.link);
-        if (!link) continue;
-        const publishedAt = textOf(result.date);
-        results.push({
-          title: textOf(result.title),
-          url: link,
-          snippet: textOf(result.snippet),
-          ...omitUndefined({ publishedAt: publishedAt || undefined }),
-        });
-      }
-      return results;
-    },
-  };
+    request: (query, count) => ({
+      url: endpointUrl(options.baseUrl ?? 'https://google.serper.dev', '/search'),
+      headers: { 'x-api-key': options.apiKey },
+      json: { q: query, num: clampCount(count, 100) },
+    }),
+    results: (body) =>
+      searchResultsOf(recordOf(body).organic, (result) => ({
+        url: result.link,
+        title: result.title,
+        snippet: textOf(result.snippet),
+        publishedAt: result.date,
+      })),
+  });
 }

@@ -1,7 +1,6 @@
-import { omitUndefined } from '@toolbus/spec';
-import { arrayOf, endpointUrl, httpUrlOf, recordOf, textOf } from './provider-json.ts';
-import { requestProviderJson } from './request-provider-json.ts';
-import type { WebSearchProvider, WebSearchResult } from './web-search-provider.ts';
+import { clampCount, defineSearchProvider, searchResultsOf } from './define-search-provider.ts';
+import { endpointUrl, recordOf, textOf } from './provider-json.ts';
+import type { WebSearchProvider } from './web-search-provider.ts';
 
 /** Options for {@link createTavilyProvider}. */
 export interface TavilyProviderOptions {
@@ -17,41 +16,24 @@ export interface TavilyProviderOptions {
  * search_depth, topic}`; results in `results[]` (`title`, `url`, `content`, `published_date`).
  */
 export function createTavilyProvider(options: TavilyProviderOptions): WebSearchProvider {
-  return {
+  return defineSearchProvider({
     name: 'Tavily',
-    async search(query, { fetch, signal, count }) {
-      const body = await requestProviderJson({
-        provider: 'Tavily',
-        url: endpointUrl(options.baseUrl ?? 'https://api.tavily.com', '/search'),
-        method: 'POST',
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          authorization: `Bearer ${options.apiKey}`,
-        },
-        body: JSON.stringify({
-          query,
-          max_results: Math.min(Math.max(count, 1), 20),
-          search_depth: options.searchDepth ?? 'basic',
-          topic: 'general',
-        }),
-        fetch,
-        signal,
-      });
-      const results: WebSearchResult[] = [];
-      for (const item of arrayOf(recordOf(body).results)) {
-        const result = recordOf(item);
-        const link = httpUrlOf(result.url);
-        if (!link) continue;
-        const publishedAt = textOf(result.published_date);
-        results.push({
-          title: textOf(result.title),
-          url: link,
-          snippet: textOf(result.content),
-          ...omitUndefined({ publishedAt: publishedAt || undefined }),
-        });
-      }
-      return results;
-    },
-  };
+    request: (query, count) => ({
+      url: endpointUrl(options.baseUrl ?? 'https://api.tavily.com', '/search'),
+      headers: { authorization: `Bearer ${options.apiKey}` },
+      json: {
+        query,
+        max_results: clampCount(count, 20),
+        search_depth: options.searchDepth ?? 'basic',
+        topic: 'general',
+      },
+    }),
+    results: (body) =>
+      searchResultsOf(recordOf(body).results, (result) => ({
+        url: result.url,
+        title: result.title,
+        snippet: textOf(result.content),
+        publishedAt: result.published_date,
+      })),
+  });
 }

@@ -1,48 +1,28 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
-import {
-  type FakeProviderServer,
-  fakeProviders,
-  startFakeProvider,
-} from './__fixtures__/fake-search-providers.ts';
-import { runTool } from './__fixtures__/run-tool.ts';
-import { createWebSearchProvider } from './create-web-search-provider.ts';
-import { createWebSearchTool } from './web-search-tool.ts';
+import { describe, test } from 'node:test';
+import { runTool } from '../__fixtures__/run-tool.ts';
+import { fakeProviders } from './__fixtures__/fake-search-providers.ts';
+import { useFakeProvider } from './__fixtures__/use-fake-provider.ts';
 
 const apiKey = 'sk-live-TOPSECRET-4f9c2a';
 
 for (const definition of fakeProviders) {
   describe(`web_search with ${definition.displayName} against a loopback fake of its API`, () => {
-    let fake: FakeProviderServer;
-    let fetch: GuardedFetch;
-    before(async () => {
-      fake = await startFakeProvider(definition, apiKey);
-      // The guard is real: loopback is refused unless allowed, so the test allows exactly the fake's address.
-      fetch = createGuardedFetch({ allow: ['127.0.0.1/32'] });
-    });
-    after(async () => {
-      await fetch.close();
-      await fake.close();
-    });
-    const tool = () =>
-      createWebSearchTool({
-        provider: createWebSearchProvider(definition.config(fake.origin, apiKey)),
-        fetch,
-      });
+    const suite = useFakeProvider(definition, apiKey);
+    const tool = () => suite.tool();
 
     test('sends the documented request and maps the documented answer, interleaving two queries', async () => {
-      fake.mode = 'success';
-      const before = fake.received.length;
+      suite.fake.mode = 'success';
+      const before = suite.fake.received.length;
       const { result, packets, text } = await runTool({
         tool: tool(),
         arguments: { queries: ['alpha topic', 'beta topic'] },
         startCitationNumber: 4,
       });
       assert.equal(result.outcomes[0]?.status, 'success', text);
-      const requests = fake.received.slice(before);
+      const requests = suite.fake.received.slice(before);
       assert.equal(requests.length, 2);
-      assert.deepEqual(fake.queries().slice(before).sort(), ['alpha topic', 'beta topic']);
+      assert.deepEqual(suite.fake.queries().slice(before).sort(), ['alpha topic', 'beta topic']);
       for (const request of requests)
         assert.equal(Object.hasOwn(definition.readQuery(request, apiKey), 'query'), true);
       // Round-robin: alpha 1, beta 1, alpha 2, ...
@@ -68,7 +48,7 @@ for (const definition of fakeProviders) {
     });
 
     test('an empty answer tells the model to rephrase', async () => {
-      fake.mode = 'empty';
+      suite.fake.mode = 'empty';
       const { result, text } = await runTool({ tool: tool(), arguments: { queries: ['nothing here'] } });
       assert.equal(result.outcomes[0]?.status, 'success');
       assert.match(text, /No web results for "nothing here"\. Try rephrasing/);
@@ -76,7 +56,7 @@ for (const definition of fakeProviders) {
     });
 
     test('a refused key is a configuration error naming the provider, never the key', async () => {
-      fake.mode = 'unauthorized';
+      suite.fake.mode = 'unauthorized';
       const { result, text } = await runTool({
         tool: tool(),
         arguments: { queries: ['refused one', 'refused two'] },
@@ -91,25 +71,25 @@ for (const definition of fakeProviders) {
     });
 
     test('a 429 becomes a rate-limit message with Retry-After the model can act on', async () => {
-      fake.mode = 'rate-limited';
-      const before = fake.received.length;
+      suite.fake.mode = 'rate-limited';
+      const before = suite.fake.received.length;
       const { result, text } = await runTool({ tool: tool(), arguments: { queries: ['limited'] } });
       assert.equal(result.outcomes[0]?.status, 'execution-error');
       assert.match(
         text,
         /rate-limited the search \(HTTP 429, retry after 7 s\)\. Try fewer queries, or search again later/,
       );
-      assert.equal(fake.received.length - before, 1, 'a rate limit is not retried at once');
+      assert.equal(suite.fake.received.length - before, 1, 'a rate limit is not retried at once');
       const rich = result.outcomes[0]?.response.rich;
       assert.equal(rich?.type === 'failure' && rich.code, 'web_search_rate_limited');
     });
 
     test('a 500 is retried once, and the retry succeeds', async () => {
-      fake.mode = 'flaky';
-      const before = fake.received.length;
+      suite.fake.mode = 'flaky';
+      const before = suite.fake.received.length;
       const { result, text } = await runTool({ tool: tool(), arguments: { queries: ['flaky query'] } });
       assert.equal(result.outcomes[0]?.status, 'success', text);
-      assert.equal(fake.received.length - before, 2);
+      assert.equal(suite.fake.received.length - before, 2);
       assert.match(text, /flaky query result 1/);
     });
   });

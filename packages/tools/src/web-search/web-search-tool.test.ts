@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createCitationAllocator } from '@toolbus/core';
-import { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from '@toolbus/core/node';
+import { createGuardedFetch, type GuardedFetchOptions } from '@toolbus/core/node';
 import { ToolbusError } from '@toolbus/spec';
-import {
-  type FakeProviderServer,
-  fakeProviders,
-  startFakeProvider,
-} from './__fixtures__/fake-search-providers.ts';
-import { runTool } from './__fixtures__/run-tool.ts';
+import { runTool } from '../__fixtures__/run-tool.ts';
+import { fakeProviders } from './__fixtures__/fake-search-providers.ts';
+import { useFakeProvider } from './__fixtures__/use-fake-provider.ts';
 import { createWebSearchProvider } from './create-web-search-provider.ts';
 import type { WebSearchProviderConfig } from './web-search-provider.ts';
 import { createWebSearchTool } from './web-search-tool.ts';
@@ -18,25 +15,11 @@ const apiKey = 'brave-key-DO-NOT-LEAK';
 const brave = fakeProviders.find((definition) => definition.name === 'brave')!;
 
 describe('web_search: merging queries', () => {
-  let fake: FakeProviderServer;
-  let fetch: GuardedFetch;
-  before(async () => {
-    fake = await startFakeProvider(brave, apiKey);
-    fetch = createGuardedFetch({ allow: ['127.0.0.1/32'] });
-  });
-  after(async () => {
-    await fetch.close();
-    await fake.close();
-  });
-  const tool = (options: { maxResults?: number } = {}) =>
-    createWebSearchTool({
-      provider: createWebSearchProvider({ provider: 'brave', apiKey, baseUrl: fake.origin }),
-      fetch,
-      ...options,
-    });
+  const suite = useFakeProvider(brave, apiKey);
+  const tool = (options: { maxResults?: number } = {}) => suite.tool(options);
 
   test('one query failing (500 twice) does not fail the others; the model is told which failed', async () => {
-    fake.failingQueries.add('broken query');
+    suite.fake.failingQueries.add('broken query');
     const { result, text } = await runTool({
       tool: tool(),
       arguments: { queries: ['good query', 'broken query'] },
@@ -45,15 +28,15 @@ describe('web_search: merging queries', () => {
     assert.match(text, /\[1\] good query result 1/);
     assert.match(text, /Note: the query "broken query" failed: Brave failed with HTTP 500 twice/);
     assert.equal(
-      fake.queries().filter((query) => query === 'broken query').length,
+      suite.fake.queries().filter((query) => query === 'broken query').length,
       2,
       'retried exactly once',
     );
   });
 
   test('every query failing is an execution error listing each failure', async () => {
-    fake.failingQueries.add('down one');
-    fake.failingQueries.add('down two');
+    suite.fake.failingQueries.add('down one');
+    suite.fake.failingQueries.add('down two');
     const { result, text } = await runTool({
       tool: tool(),
       arguments: { queries: ['down one', 'down two'] },
@@ -63,11 +46,11 @@ describe('web_search: merging queries', () => {
   });
 
   test('duplicates by normalised URL are dropped (tracking parameters, host case, trailing slash), results capped', async () => {
-    fake.hits.set('first', [
+    suite.fake.hits.set('first', [
       { title: 'Shared page', url: 'https://Docs.Example/guide/?utm_source=brave&b=2&a=1', snippet: 'one' },
       { title: 'Only first', url: 'https://first.example/', snippet: 'two' },
     ]);
-    fake.hits.set('second', [
+    suite.fake.hits.set('second', [
       { title: 'Shared page again', url: 'https://docs.example/guide?a=1&b=2#intro', snippet: 'three' },
       { title: 'Only second', url: 'https://second.example/x', snippet: 'four' },
       { title: 'Second extra', url: 'https://second.example/y', snippet: 'five' },
@@ -94,7 +77,7 @@ describe('web_search: merging queries', () => {
       { id: 'file-a#0', title: 'A', blurb: '', content: '', sourceType: 'file' },
       { id: 'web:https://known.example/page', title: 'Known', blurb: '', content: '', sourceType: 'web' },
     ]);
-    fake.hits.set('known', [
+    suite.fake.hits.set('known', [
       { title: 'New page', url: 'https://new.example/', snippet: 'new' },
       { title: 'Known page', url: 'https://KNOWN.example/page/?fbclid=abc', snippet: 'known' },
     ]);
@@ -107,7 +90,7 @@ describe('web_search: merging queries', () => {
     const { result } = await runTool({ tool: tool(), arguments: { queries: ['\u0000 \n', '  '] } });
     assert.equal(result.outcomes[0]?.status, 'call-error');
     await runTool({ tool: tool(), arguments: { queries: ['clean\u0007me\tplease'] } });
-    assert.ok(fake.queries().includes('clean me please'));
+    assert.ok(suite.fake.queries().includes('clean me please'));
   });
 });
 

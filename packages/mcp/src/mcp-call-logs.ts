@@ -1,0 +1,123 @@
+import type { Client } from '@modelcontextprotocol/client';
+import {
+  isMcpLogLevel,
+  isPlainObject,
+  type McpLogLevel,
+  type McpLogMessage,
+  mcpLogLevelPasses,
+} from '@toolbus/spec';
+
+/** Who wants the log messages a server sends during one call, and from which level on. */
+export interface McpCallLogListener {
+  readonly level: McpLogLevel;
+  readonly onLog: (message: McpLogMessage) => void;
+}
+
+/** The part of `AsyncLocalStorage` the router uses (typed here: the module is loaded lazily). */
+interface CallContext {
+  run<R>(listener: McpCallLogListener, operation: () => R): R;
+  getStore(): McpCallLogListener | undefined;
+}
+
+/** Longest log payload passed on, as JSON: a server's log is a line, not a document. */
+const maxDataChars = 4000;
+const maxLoggerChars = 100;
+/** Shorter header values are too likely to occur in ordinary text to be worth masking. */
+const minSecretChars = 8;
+
+/**
+ * Routes a server's `notifications/message` to the call that is waiting on the server, as the elicitation router
+ * routes questions: the call's async context carries its listener (a Streamable HTTP request and its SSE answer
+ * stream run in it); a message outside any call's context goes to the only call in flight, and otherwise nowhere.
+ * Only messages at or above the listener's level pass. What the connection itself sends the server (its header
+ * values: API keys, per-user credentials) is masked wherever a server echoes it, and long payloads are cut.
+ */
+export class McpCallLogRouter {
+  readonly #context: CallContext;
+  readonly #inFlight = new Set<McpCallLogListener>();
+  readonly #secrets: readonly string[];
+
+  private constructor(context: CallContext, secrets: readonly string[]) {
+    this.#context = context;
+    // A value like "Bearer abc…" is also masked where the server echoes only its credential part.
+    const parts = secrets.flatMap((secret) => [secret, secret.slice(secret.lastIndexOf(' ') + 1)]);
+    this.#secrets = [...new Set(parts)].filter((secret) => secret.length >= minSecretChars);
+  }
+
+  /** A router for one connection; `secrets` are the values the connection sends that a log must never carry. */
+  static async create(secrets: readonly string[] = []): Promise<McpCallLogRouter> {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    return new McpCallLogRouter(new AsyncLocalStorage<McpCallLogListener>(), secrets);
+  }
+
+  /** Runs one call with `listener` receiving its log messages (none: they are dropped). */
+  async during<T>(listener: McpCallLogListener | undefined, operation: () => Promise<T>): Promise<T> {
+    if (listener === undefined) return operation();
+    this.#inFlight.add(listener);
+    try {
+      return await this.#context.run(listener, operation);
+    } finally {
+      this.#inFlight.delete(listener);
+    }
+  }
+
+  /** Installs the `notifications/message` handler. */
+  register(client: Client): void {
+    client.setNotificationHandler('notifications/message', (notification) => {
+      const listener = this.#listener();
+      const message = this.#message(notification.params as unknown);
+      if (listener === undefined || message === undefined) return;
+      if (!mcpLogLevelPasses(message.level, listener.level)) return;
+      try {
+        listener.onLog(message);
+      } catch {
+        // A listener's failure must not fail the call.
+      }
+    });
+  }
+
+  #listener(): McpCallLogListener | undefined {
+    const own = this.#context.getStore();
+    if (own !== undefined) return own;
+    if (this.#inFlight.size !== 1) return undefined;
+    return this.#inFlight.values().next().value;
+  }
+
+  /** The message as it is passed on: a known level, the data masked and bounded; undefined when malformed. */
+  #message(params: unknown): McpLogMessage | undefined {
+    if (!isPlainObject(params) || !isMcpLogLevel(params.level)) return undefined;
+    const logger =
+      typeof params.logger === 'string' ? this.#mask(params.logger).slice(0, maxLoggerChars) : undefined;
+    let json: string;
+    try {
+      json = JSON.stringify(params.data) ?? 'null';
+    } catch {
+      return undefined;
+    }
+    const masked = this.#mask(json);
+    let data: unknown = params.data;
+    if (masked.length > maxDataChars) data = `${masked.slice(0, maxDataChars)}… [cut]`;
+    else if (masked !== json) data = parsedOr(masked);
+    return logger === undefined ? { level: params.level, data } : { level: params.level, data, logger };
+  }
+
+  #mask(text: string): string {
+    let masked = text;
+    for (const secret of this.#secrets) {
+      // Masked in the JSON text too: JSON escapes a value's quotes and backslashes.
+      for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) {
+        masked = masked.split(form).join('[redacted]');
+      }
+    }
+    return masked;
+  }
+}
+
+/** The masked JSON read back, or the masked text itself when masking broke its structure. */
+function parsedOr(masked: string): unknown {
+  try {
+    return JSON.parse(masked) as unknown;
+  } catch {
+    return masked;
+  }
+}
