@@ -38,6 +38,7 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ],
   ['toolbus/testing', 'the scripted model server on loopback node:http'],
   ['@toolbus/storage', 'node:sqlite databases, node:crypto secrets at rest, files'],
+  ['@toolbus/storage/backend', 'the stores a PostgreSQL opener runs: node:crypto ids and secrets at rest'],
   ['@toolbus/storage/testing', 'conformance suites every Storage backend runs (node:test, node:assert)'],
   ['@toolbus/storage-postgres', 'the pg driver (node:net sockets), node:crypto secrets at rest'],
   [

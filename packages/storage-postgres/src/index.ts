@@ -6,6 +6,5 @@ export {
   PostgresDocumentIndex,
   postgresDocumentIndexMigrations,
 } from './postgres-document-index.ts';
-export { postgresMigrations } from './postgres-migrations.ts';
 export type { PostgresTarget } from './postgres-unreachable-error.ts';
 export { describePostgresUrl } from './postgres-unreachable-error.ts';

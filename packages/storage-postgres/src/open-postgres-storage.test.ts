@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Storage } from '@toolbus/storage';
+import { storageMigrations } from '@toolbus/storage';
 import pg from 'pg';
 import { openPostgresStorage } from './open-postgres-storage.ts';
-import { postgresMigrations } from './postgres-migrations.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
 let cluster: TestPostgres;
@@ -60,14 +60,14 @@ describe('opening PostgreSQL storage', () => {
   test('replicas opening a fresh database at once migrate it exactly once', async () => {
     const url = await cluster.createDatabase();
     const replicas = await Promise.all([open(url), open(url), open(url)]);
-    for (const replica of replicas) assert.equal(await replica.schemaVersion(), postgresMigrations.length);
+    for (const replica of replicas) assert.equal(await replica.schemaVersion(), storageMigrations.length);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const { rows } = await client.query('SELECT version FROM schema_migrations ORDER BY version');
     await client.end();
     assert.deepEqual(
       rows.map((row) => row.version),
-      postgresMigrations.map((migration) => migration.version),
+      storageMigrations.map((migration) => migration.version),
     );
     await Promise.all(replicas.map((replica) => replica.close()));
   });

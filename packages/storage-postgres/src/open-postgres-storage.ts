@@ -6,24 +6,11 @@ import {
   type Storage,
   StorageError,
 } from '@toolbus/storage';
-import { sealSecretKeyCheck, verifySecretKeyCheck } from '@toolbus/storage/backend';
+import { openSqlStorage } from '@toolbus/storage/backend';
 import pg from 'pg';
-import { migratePostgres, postgresSchemaVersion } from './migrate-postgres.ts';
-import { createPostgresAccessStore } from './postgres-access-store.ts';
-import { createPostgresChatStore } from './postgres-chat-store.ts';
-import { createPostgresConnectedAppStore } from './postgres-connected-app-store.ts';
-import { createPostgresContext } from './postgres-context.ts';
-import { createPostgresMcpServerStore } from './postgres-mcp-server-store.ts';
-import { createPostgresMcpUserCredentialStore } from './postgres-mcp-user-credential-store.ts';
-import { createPostgresMemoryStore } from './postgres-memory-store.ts';
-import { postgresMigrations } from './postgres-migrations.ts';
-import { createPostgresOrganizationStore } from './postgres-organization-store.ts';
-import { createPostgresPersonaStore } from './postgres-persona-store.ts';
-import { createPostgresResearchCheckpointStore } from './postgres-research-checkpoint-store.ts';
-import { createPostgresSettingStore } from './postgres-setting-store.ts';
+import { postgresMigrationTarget } from './postgres-migration-target.ts';
+import { createPostgresPacketStreams } from './postgres-packet-streams.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
-import { createPostgresUploadedFileStore } from './postgres-uploaded-file-store.ts';
-import { createPostgresUserStore } from './postgres-user-store.ts';
 
 /** Options of {@link openPostgresStorage}. */
 export interface OpenPostgresStorageOptions {
@@ -76,49 +63,51 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     connectionString: options.url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
   });
   // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
   // listener only keeps that event from crashing the process.
   pool.on('error', () => {});
-  const context = createPostgresContext(pool, secrets);
+  // The query builder checks a connection out for a whole transaction; one the server closes meanwhile fails its
+  // query (and is not put back in the pool), and its error event must not crash the process either.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
-    try {
-      await pool.query('SELECT 1');
-    } catch (cause) {
-      throw unreachable(target, cause);
-    }
-    await migratePostgres(pool, options.migrations ?? postgresMigrations);
-    await pool.query(
-      "INSERT INTO storage_meta (key, value) VALUES ('secret_key_check', $1) ON CONFLICT (key) DO NOTHING",
-      [sealSecretKeyCheck(secrets)],
-    );
-    const { rows } = await pool.query<{ value: string }>(
-      "SELECT value FROM storage_meta WHERE key = 'secret_key_check'",
-    );
-    verifySecretKeyCheck(secrets, rows[0]?.value ?? '');
-  } catch (error) {
+    await pool.query('SELECT 1');
+  } catch (cause) {
     await pool.end().catch(() => {});
-    throw error;
+    throw unreachable(target, cause);
   }
-  let closed = false;
-  return {
-    users: createPostgresUserStore(context),
-    personas: createPostgresPersonaStore(context),
-    mcpServers: createPostgresMcpServerStore(context),
-    mcpUserCredentials: createPostgresMcpUserCredentialStore(context),
-    memories: createPostgresMemoryStore(context),
-    files: createPostgresUploadedFileStore(context),
-    settings: createPostgresSettingStore(context),
-    chats: createPostgresChatStore(context),
-    connectedApps: createPostgresConnectedAppStore(context),
-    access: createPostgresAccessStore(context),
-    organizations: createPostgresOrganizationStore(context),
-    researchCheckpoints: createPostgresResearchCheckpointStore(context),
-    schemaVersion: () => postgresSchemaVersion(pool),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await pool.end();
-    },
-  };
+  const builder = postgresMigrationTarget(pool);
+  return openSqlStorage({
+    ...builder,
+    secrets,
+    ...omitUndefined({ migrations: options.migrations }),
+    packetStreams: (context) => createPostgresPacketStreams(context.db, pool),
+    // Ends the pool.
+    close: () => builder.db.destroy(),
+  });
+}
+
+// What the stores read is alike on both databases: JSON columns as their text, timestamps as ISO strings, bytes
+// as a plain Uint8Array, 64-bit integers as numbers (no count or id of toolbus nears 2^53).
+const defaultTypeParser = pg.types.getTypeParser;
+const parseTimestamp = defaultTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+const parseBytes = defaultTypeParser(pg.types.builtins.BYTEA) as (text: string) => Buffer;
+function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
+  switch (oid) {
+    case pg.types.builtins.JSON:
+    case pg.types.builtins.JSONB:
+      return (text: string) => text;
+    case pg.types.builtins.TIMESTAMPTZ:
+      return (text: string) => parseTimestamp(text).toISOString();
+    case pg.types.builtins.BYTEA:
+      return (text: string) => {
+        const bytes = parseBytes(text);
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      };
+    case pg.types.builtins.INT8:
+      return (text: string) => Number(text);
+    default:
+      return format === undefined ? defaultTypeParser(oid) : defaultTypeParser(oid, format);
+  }
 }

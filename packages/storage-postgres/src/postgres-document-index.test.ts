@@ -2,10 +2,11 @@
 // plus what only a server index has: several replicas, and its own schema version.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { migrate } from '@toolbus/storage/backend';
 import { describeDocumentIndexConformance } from '@toolbus/tools/testing';
 import pg from 'pg';
-import { migratePostgres } from './migrate-postgres.ts';
 import { openPostgresDocumentIndex, postgresDocumentIndexMigrations } from './postgres-document-index.ts';
+import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
 let cluster: TestPostgres;
@@ -58,7 +59,11 @@ test('an index written by a newer toolbus is refused', async () => {
 test("an index of the first schema keeps its documents, now the default organisation's", async () => {
   const url = await cluster.createDatabase();
   const pool = new pg.Pool({ connectionString: url });
-  await migratePostgres(pool, postgresDocumentIndexMigrations.slice(0, 1), 'search_index_migrations');
+  await migrate(
+    postgresMigrationTarget(pool),
+    postgresDocumentIndexMigrations.slice(0, 1),
+    'search_index_migrations',
+  );
   await pool.query(
     `INSERT INTO search_documents (source_id, title, content_hash, indexed_at) VALUES ('kb/vpn', 'VPN', 'h', now())`,
   );

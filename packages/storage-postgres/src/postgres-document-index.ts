@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type Migration } from '@toolbus/storage';
+import { migrate } from '@toolbus/storage/backend';
 import {
   chunkText,
   type DocumentScope,
@@ -11,8 +12,7 @@ import {
   type UpsertOutcome,
 } from '@toolbus/tools';
 import pg from 'pg';
-import { migratePostgres } from './migrate-postgres.ts';
-import { inTransaction } from './postgres-context.ts';
+import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
 
 /** Options of {@link openPostgresDocumentIndex}. */
@@ -309,7 +309,7 @@ export async function openPostgresDocumentIndex(
     } catch (cause) {
       throw unreachable(target, cause);
     }
-    await migratePostgres(pool, postgresDocumentIndexMigrations, 'search_index_migrations');
+    await migrate(postgresMigrationTarget(pool), postgresDocumentIndexMigrations, 'search_index_migrations');
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;
@@ -339,4 +339,23 @@ function dedupe(rows: readonly HitRow[]): SearchHit[] {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** Runs `action` in one transaction on one client of `pool`; rolls back when it throws. */
+async function inTransaction<Result>(
+  pool: pg.Pool,
+  action: (client: pg.PoolClient) => Promise<Result>,
+): Promise<Result> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await action(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }

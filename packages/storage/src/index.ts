@@ -62,9 +62,9 @@ export type { SecretBox } from './secret-box.ts';
 export { createSecretBox } from './secret-box.ts';
 export type { SetMcpServerAccessResult } from './set-mcp-server-access.ts';
 export { setMcpServerAccess } from './set-mcp-server-access.ts';
+export type { Migration } from './sql/migrations.ts';
+export { storageMigrations } from './sql/migrations.ts';
 export { loadDatabaseSync } from './sqlite/load-database-sync.ts';
-export type { Migration } from './sqlite/migration.ts';
-export { sqliteMigrations } from './sqlite/migrations.ts';
 export type {
   AccessStore,
   ChatStore,

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
 import { openStorage } from './open-storage.ts';
-import { migrate } from './sqlite/migrate.ts';
-import { sqliteMigrations } from './sqlite/migrations.ts';
+import { migrate } from './sql/migrate.ts';
+import { storageMigrations } from './sql/migrations.ts';
+import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { StorageError } from './storage-error.ts';
 
 const directories: string[] = [];
@@ -36,7 +37,7 @@ function tableNames(path: string): string[] {
   }
 }
 
-const latest = sqliteMigrations.at(-1)!.version;
+const latest = storageMigrations.at(-1)!.version;
 
 describe('migrations', () => {
   test('a fresh database gets every table and the newest schema version', async () => {
@@ -89,15 +90,15 @@ describe('migrations', () => {
     database.close();
     assert.deepEqual(
       rows.map((row) => ({ ...row })),
-      sqliteMigrations.map(({ version, name }) => ({ version, name })),
+      storageMigrations.map(({ version, name }) => ({ version, name })),
     );
   });
 
   test('organisations arrive for an existing database: its users, chats and files are in the default one', async () => {
     const path = join(temporaryDirectory(), 'before-organisations.db');
-    const withoutOrganisations = sqliteMigrations.filter((migration) => migration.version < 5);
+    const withoutOrganisations = storageMigrations.filter((migration) => migration.version < 5);
     const database = new DatabaseSync(path);
-    migrate(database, withoutOrganisations);
+    await migrate(sqliteMigrationTarget(database), withoutOrganisations);
     database
       .prepare(
         "INSERT INTO users (id, email, role, created_at) VALUES ('u1', 'old@example.com', 'admin', '2026-01-01T00:00:00.000Z')",
@@ -124,9 +125,9 @@ describe('migrations', () => {
   test("keys made before keys were bound to organisations act in their user's first organisation", async () => {
     const path = join(temporaryDirectory(), 'before-bound-keys.db');
     const database = new DatabaseSync(path);
-    migrate(
-      database,
-      sqliteMigrations.filter((migration) => migration.version < 7),
+    await migrate(
+      sqliteMigrationTarget(database),
+      storageMigrations.filter((migration) => migration.version < 7),
     );
     for (const sql of [
       "INSERT INTO users (id, email, role, created_at) VALUES ('u1', 'acme@example.com', 'user', '2026-01-01T00:00:00.000Z')",
@@ -149,7 +150,7 @@ describe('migrations', () => {
     const path = join(temporaryDirectory(), 'upgrade.db');
     await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
     const migrations = [
-      ...sqliteMigrations,
+      ...storageMigrations,
       { version: latest + 1, name: 'add a column', sql: 'ALTER TABLE personas ADD COLUMN color TEXT' },
       { version: latest + 2, name: 'use the column', sql: "UPDATE personas SET color = 'blue'" },
     ];
@@ -162,7 +163,7 @@ describe('migrations', () => {
     const path = join(temporaryDirectory(), 'failing.db');
     await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
     const migrations = [
-      ...sqliteMigrations,
+      ...storageMigrations,
       {
         version: latest + 1,
         name: 'half broken',

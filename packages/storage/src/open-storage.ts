@@ -1,27 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
 import { omitUndefined } from '@toolbus/spec';
+import { openSqlStorage } from './open-sql-storage.ts';
 import { resolveSecretKey } from './resolve-secret-key.ts';
-import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
-import { createSecretBox, type SecretBox } from './secret-box.ts';
+import { createSecretBox } from './secret-box.ts';
+import type { Migration } from './sql/migrations.ts';
+import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
-import { currentSchemaVersion, migrate } from './sqlite/migrate.ts';
-import type { Migration } from './sqlite/migration.ts';
-import { sqliteMigrations } from './sqlite/migrations.ts';
-import { createSqliteAccessStore } from './sqlite/sqlite-access-store.ts';
-import { createSqliteChatStore } from './sqlite/sqlite-chat-store.ts';
-import { createSqliteConnectedAppStore } from './sqlite/sqlite-connected-app-store.ts';
-import { createSqliteContext } from './sqlite/sqlite-context.ts';
-import { createSqliteMcpServerStore } from './sqlite/sqlite-mcp-server-store.ts';
-import { createSqliteMcpUserCredentialStore } from './sqlite/sqlite-mcp-user-credential-store.ts';
-import { createSqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
-import { createSqliteOrganizationStore } from './sqlite/sqlite-organization-store.ts';
-import { createSqlitePersonaStore } from './sqlite/sqlite-persona-store.ts';
-import { createSqliteResearchCheckpointStore } from './sqlite/sqlite-research-checkpoint-store.ts';
-import { createSqliteSettingStore } from './sqlite/sqlite-setting-store.ts';
-import { createSqliteUploadedFileStore } from './sqlite/sqlite-uploaded-file-store.ts';
-import { createSqliteUserStore } from './sqlite/sqlite-user-store.ts';
+import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
@@ -58,21 +44,24 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   });
   const secrets = createSecretBox(key);
   const database = new (loadDatabaseSync())(options.path, { enableForeignKeyConstraints: true });
-  try {
-    if (!inMemory) {
-      database.exec('PRAGMA journal_mode = WAL');
-      // In WAL mode, NORMAL syncs at checkpoints rather than on every commit: a killed process loses nothing
-      // committed (only a power loss can drop the last transactions), and a chat turn's many small packet writes
-      // no longer wait on the disk each.
-      database.exec('PRAGMA synchronous = NORMAL');
-      database.exec('PRAGMA busy_timeout = 5000');
-    }
-    migrate(database, options.migrations ?? sqliteMigrations);
-    checkSecretKey(database, secrets);
-  } catch (error) {
-    database.close();
-    throw error;
+  if (!inMemory) {
+    database.exec('PRAGMA journal_mode = WAL');
+    // In WAL mode, NORMAL syncs at checkpoints rather than on every commit: a killed process loses nothing
+    // committed (only a power loss can drop the last transactions), and a chat turn's many small packet writes
+    // no longer wait on the disk each.
+    database.exec('PRAGMA synchronous = NORMAL');
+    // No wait inside SQLite: its wait would block the thread; the dialect waits for the lock asynchronously.
+    database.exec('PRAGMA busy_timeout = 0');
   }
+  const target = sqliteMigrationTarget(database);
+  const { db } = target;
+  const storage = await openSqlStorage({
+    ...target,
+    secrets,
+    ...omitUndefined({ migrations: options.migrations }),
+    packetStreams: () => createSqlitePacketStreams(database, target.exclusive),
+    close: () => db.destroy(),
+  });
   // Checkpoints run on a thread of their own (see startWalCheckpointer); if it cannot start or dies, SQLite's own
   // automatic checkpoints stay on.
   let checkpointer: WalCheckpointer | undefined;
@@ -89,40 +78,11 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       checkpointer = undefined;
     }
   }
-  const context = createSqliteContext(database, secrets);
   return {
-    users: createSqliteUserStore(context),
-    personas: createSqlitePersonaStore(context),
-    mcpServers: createSqliteMcpServerStore(context),
-    mcpUserCredentials: createSqliteMcpUserCredentialStore(context),
-    memories: createSqliteMemoryStore(context),
-    files: createSqliteUploadedFileStore(context),
-    settings: createSqliteSettingStore(context),
-    chats: createSqliteChatStore(context),
-    connectedApps: createSqliteConnectedAppStore(context),
-    access: createSqliteAccessStore(context),
-    organizations: createSqliteOrganizationStore(context),
-    researchCheckpoints: createSqliteResearchCheckpointStore(context),
-    async schemaVersion() {
-      return currentSchemaVersion(database);
-    },
+    ...storage,
     async close() {
       await checkpointer?.stop();
-      if (database.isOpen) database.close();
+      await storage.close();
     },
   };
-}
-
-/** The first open stores a sealed marker; later opens must be able to open it, or the key is the wrong one. */
-function checkSecretKey(database: DatabaseSync, secrets: SecretBox): void {
-  const row = database.prepare("SELECT value FROM storage_meta WHERE key = 'secret_key_check'").get() as
-    | { value: string }
-    | undefined;
-  if (row === undefined) {
-    database
-      .prepare("INSERT INTO storage_meta (key, value) VALUES ('secret_key_check', ?)")
-      .run(sealSecretKeyCheck(secrets));
-    return;
-  }
-  verifySecretKeyCheck(secrets, row.value);
 }

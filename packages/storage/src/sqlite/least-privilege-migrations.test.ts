@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
 import { openStorage } from '../open-storage.ts';
-import { migrate } from './migrate.ts';
-import { sqliteMigrations } from './migrations.ts';
+import { migrate } from '../sql/migrate.ts';
+import { storageMigrations } from '../sql/migrations.ts';
+import { sqliteMigrationTarget } from '../sql/sqlite-migration-target.ts';
 
 // The schema steps of issue 28, applied to a database written before them.
 const directory = mkdtempSync(join(tmpdir(), 'toolbus-least-privilege-'));
@@ -18,9 +19,9 @@ describe('least-privilege migrations (SQLite)', () => {
   test('sessions from before end; admin keys gain the keys scope, others do not; apps go to the default organisation', async () => {
     const path = join(directory, 'before.db');
     const database = new DatabaseSync(path);
-    migrate(
-      database,
-      sqliteMigrations.filter((migration) => migration.version < 13),
+    await migrate(
+      sqliteMigrationTarget(database),
+      storageMigrations.filter((migration) => migration.version < 13),
     );
     for (const sql of [
       "INSERT INTO users (id, email, role, created_at) VALUES ('u1', 'a@example.com', 'admin', '2026-01-01')",

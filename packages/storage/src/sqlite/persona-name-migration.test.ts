@@ -2,23 +2,24 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { migrate } from './migrate.ts';
-import { sqliteMigrations } from './migrations.ts';
+import { migrate } from '../sql/migrate.ts';
+import { storageMigrations } from '../sql/migrations.ts';
+import { sqliteMigrationTarget } from '../sql/sqlite-migration-target.ts';
 
-test('migration 12 renames later duplicate persona names deterministically and then indexes the names', () => {
+test('migration 12 renames later duplicate persona names deterministically and then indexes the names', async () => {
   const database = new DatabaseSync(':memory:');
-  const before = sqliteMigrations.findIndex((migration) =>
+  const before = storageMigrations.findIndex((migration) =>
     migration.name.startsWith('persona names are unique'),
   );
   assert.ok(before > 0);
-  migrate(database, sqliteMigrations.slice(0, before));
+  await migrate(sqliteMigrationTarget(database), storageMigrations.slice(0, before));
   const insert = database.prepare('INSERT INTO personas (id, name, created_at) VALUES (?, ?, ?)');
   insert.run('p-old', 'Support', '2026-01-01T00:00:00.000Z');
   insert.run('p-new', 'support ', '2026-01-03T00:00:00.000Z');
   insert.run('p-mid', ' SUPPORT', '2026-01-02T00:00:00.000Z');
   insert.run('p-taken', 'support (2)', '2026-01-04T00:00:00.000Z');
   insert.run('p-other', 'Research', '2026-01-01T00:00:00.000Z');
-  migrate(database, sqliteMigrations);
+  await migrate(sqliteMigrationTarget(database), storageMigrations);
   const names = Object.fromEntries(
     (database.prepare('SELECT id, name FROM personas').all() as { id: string; name: string }[]).map((row) => [
       row.id,

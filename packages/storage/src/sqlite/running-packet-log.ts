@@ -40,7 +40,7 @@ interface LoggedTurn {
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
  * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * Every method runs inside the caller's transaction; {@link RunningPacketLog.transaction} undoes what was
+ * Every method runs inside the caller's transaction; {@link RunningPacketLog.transactionSync} undoes what was
  * remembered when that transaction rolls back.
  */
 export interface RunningPacketLog {
@@ -71,7 +71,12 @@ export interface RunningPacketLog {
   /** Deletes every logged row of a chat (the chat is being deleted). */
   forgetChat(chatId: string): void;
   /** Runs `action` (a transaction); if it throws, what it made this log remember is undone too. */
-  transaction<Result>(action: () => Result): Result;
+  transactionSync<Result>(action: () => Result): Result;
+  /**
+   * {@link transactionSync} for a transaction of the query builder, which holds the connection until it ends (so
+   * no other write of this log interleaves).
+   */
+  transaction<Result>(action: () => Promise<Result>): Promise<Result>;
 }
 
 /** The running-packet log of one SQLite connection. */
@@ -194,6 +199,34 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     return turns.get(key);
   };
 
+  // A transaction starts remembering what it touches (unless one already does: the outer one undoes).
+  const begin = (): boolean => {
+    if (undo !== undefined) return false;
+    undo = new Map();
+    return true;
+  };
+  const rollBack = () => {
+    if (!undo) return;
+    for (const [key, before] of undo) {
+      if (before === undefined) {
+        turns.delete(key);
+        continue;
+      }
+      const state = turns.get(key) ?? { last: before.last, ids: [], own: true };
+      // Only rows appended in the transaction are dropped; a moved turn cannot be rebuilt from here, so it is
+      // forgotten and learnt again from the log.
+      if (state.ids.length < before.length) turns.delete(key);
+      else {
+        state.ids.length = before.length;
+        state.last = before.last;
+        turns.set(key, state);
+      }
+    }
+    // What was learnt from the log is learnt again from the start.
+    for (const [key, state] of turns) if (!state.own) turns.delete(key);
+    learntUpTo = 0;
+  };
+
   return {
     begin(chatId, turn) {
       const key = keyOf(chatId, turn);
@@ -272,32 +305,23 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
         turns.delete(key);
       }
     },
-    transaction(action) {
-      const outer = undo === undefined;
-      if (outer) undo = new Map();
+    transactionSync(action) {
+      const outer = begin();
       try {
         return action();
       } catch (error) {
-        if (outer && undo) {
-          for (const [key, before] of undo) {
-            if (before === undefined) {
-              turns.delete(key);
-              continue;
-            }
-            const state = turns.get(key) ?? { last: before.last, ids: [], own: true };
-            // Only rows appended in the transaction are dropped; a moved turn cannot be rebuilt from here, so it
-            // is forgotten and learnt again from the log.
-            if (state.ids.length < before.length) turns.delete(key);
-            else {
-              state.ids.length = before.length;
-              state.last = before.last;
-              turns.set(key, state);
-            }
-          }
-          // What was learnt from the log is learnt again from the start.
-          for (const [key, state] of turns) if (!state.own) turns.delete(key);
-          learntUpTo = 0;
-        }
+        if (outer) rollBack();
+        throw error;
+      } finally {
+        if (outer) undo = undefined;
+      }
+    },
+    async transaction(action) {
+      const outer = begin();
+      try {
+        return await action();
+      } catch (error) {
+        if (outer) rollBack();
         throw error;
       } finally {
         if (outer) undo = undefined;

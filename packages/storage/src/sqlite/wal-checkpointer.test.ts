@@ -62,7 +62,7 @@ test('a log grown past the bound while a reader held it is truncated once every 
   const path = join(await mkdtemp(join(tmpdir(), 'toolbus-wal-')), 'bounded.db');
   const database = new (loadDatabaseSync())(path);
   database.exec('PRAGMA journal_mode = WAL');
-  // As storage's own connection: a write waits out the moment a truncation holds the log.
+  // A write waits out the moment a truncation holds the log (storage's own connection waits asynchronously).
   database.exec('PRAGMA busy_timeout = 5000');
   database.exec('PRAGMA wal_autocheckpoint = 0');
   database.exec('CREATE TABLE rows (text TEXT NOT NULL)');

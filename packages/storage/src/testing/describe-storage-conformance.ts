@@ -2,6 +2,7 @@ import { describe } from 'node:test';
 import { describeAccessStoreConformance } from './describe-access-store-conformance.ts';
 import { describeChatStoreConformance } from './describe-chat-store-conformance.ts';
 import { describeConnectedAppStoreConformance } from './describe-connected-app-store-conformance.ts';
+import { describeMcpServerStoreConformance } from './describe-mcp-server-store-conformance.ts';
 import { describeMcpUserCredentialStoreConformance } from './describe-mcp-user-credential-store-conformance.ts';
 import { describeResearchCheckpointStoreConformance } from './describe-research-checkpoint-store-conformance.ts';
 import { describeStoreConformance } from './describe-store-conformance.ts';
@@ -14,6 +15,7 @@ import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
 export function describeStorageConformance(backend: StorageBackendUnderTest): void {
   describe(`${backend.name} storage`, () => {
     describeStoreConformance(backend);
+    describeMcpServerStoreConformance(backend);
     describeChatStoreConformance(backend);
     describeAccessStoreConformance(backend);
     describeConnectedAppStoreConformance(backend);

@@ -2,4 +2,5 @@
 export { describeStorageConformance } from './describe-storage-conformance.ts';
 export { isStorageErrorCode } from './is-storage-error-code.ts';
 export { describeOrganizationStoreConformance } from './organization-store-conformance.ts';
+export { readBackEverything } from './read-back-everything.ts';
 export type { DatabaseUnderTest, StorageBackendUnderTest } from './storage-backend-under-test.ts';

@@ -1,0 +1,170 @@
+// SQLite files and PostgreSQL databases written by releases before storage was written once (every store twice,
+// per database), with rows in every table, open with today's code, migrate in place, and read back every row as
+// that release did; their schema is then the one a fresh database gets. 8a78985: SQLite step 16, PostgreSQL's own
+// step 10; 2111d5b: SQLite step 17, PostgreSQL's own step 11 (per-user MCP values). Fixtures:
+// __fixtures__/make-release-fixtures.ts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, before, test } from 'node:test';
+import { openStorage, type Storage } from '@toolbus/storage';
+import { readBackEverything } from '@toolbus/storage/testing';
+import pg from 'pg';
+import { openPostgresStorage } from './open-postgres-storage.ts';
+import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
+
+/** A release's fixtures, and whether it had per-user MCP values. */
+const releases = [
+  { commit: '8a78985', mcpUserCredentials: false },
+  { commit: '2111d5b', mcpUserCredentials: true },
+] as const;
+type Release = (typeof releases)[number];
+const fixture = (release: Release, name: string) =>
+  readFileSync(join(import.meta.dirname, '__fixtures__', `release-${release.commit}`, name), 'utf8');
+const secretKeyOf = (release: Release) => fixture(release, 'secret-key.txt').trim();
+const knownOf = (release: Release) => ({
+  sessionHashes: ['session-hash-1', 'session-hash-2', 'session-hash-3'],
+  settingKeys: ['theme', 'limits'],
+  invitedEmails: ['new@example.com', 'user@example.com'],
+  pendingStateHashes: ['pending-1'],
+  mcpUserCredentials: release.mcpUserCredentials,
+});
+const root = mkdtempSync(join(tmpdir(), 'toolbus-upgrade-'));
+let cluster: TestPostgres;
+before(async () => {
+  cluster = await startTestPostgres();
+});
+after(async () => {
+  await cluster.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** What the release read back itself: nothing after it changes what is read. */
+function expected(release: Release, name: string): unknown {
+  return JSON.parse(fixture(release, name));
+}
+
+/** The tables of a restored fixture with no row: none, or the test would not prove every row survives. */
+function emptyTables(counts: readonly { table: string; rows: number }[]): string[] {
+  assert.ok(counts.length >= 24, `the fixture has storage's tables (${counts.length})`);
+  return counts.filter((count) => count.rows === 0).map((count) => count.table);
+}
+
+/** Writes after the upgrade work too: a new persona, and the running turn ends with its packets kept. */
+async function writeAfterUpgrade(storage: Storage): Promise<void> {
+  const persona = await storage.personas.create({ name: 'After the upgrade' });
+  assert.equal((await storage.personas.get(persona.id))?.name, 'After the upgrade');
+  const [running] = await storage.chats.listRunningTurns();
+  assert.ok(running);
+  await storage.chats.appendPackets({ chatId: running.chatId, turn: running.index, packets: [{ n: 2 }] });
+  await storage.chats.finishTurn({ chatId: running.chatId, turn: running.index, status: 'completed' });
+  const packets = await storage.chats.listPackets({ chatId: running.chatId, turn: running.index });
+  assert.deepEqual(
+    packets.map((packet) => packet.sequence),
+    [1, 2],
+  );
+  const [invitation] = await storage.organizations.listInvitations('user@example.com');
+  assert.equal((await storage.organizations.takeInvitation(invitation?.id ?? ''))?.role, 'admin');
+  const again = await storage.organizations.invite({
+    organizationId: 'default',
+    email: 'user@example.com',
+    role: 'member',
+    invitedBy: null,
+  });
+  assert.deepEqual(await storage.organizations.listInvitations('user@example.com'), [again]);
+}
+
+function sqliteColumns(path: string): unknown {
+  const database = new DatabaseSync(path, { readOnly: true });
+  try {
+    return database
+      .prepare(
+        `SELECT m.name AS table_name, p.name, p.type, p."notnull", p.dflt_value, p.pk
+         FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY m.name, p.cid`,
+      )
+      .all()
+      .map((row) => ({ ...row }));
+  } finally {
+    database.close();
+  }
+}
+
+for (const release of releases) {
+  test(`a SQLite file of release ${release.commit} opens, migrates and reads back every row`, async () => {
+    const secretKey = secretKeyOf(release);
+    const path = join(root, `release-${release.commit}.db`);
+    const database = new DatabaseSync(path);
+    database.exec(fixture(release, 'sqlite.sql'));
+    const tables = database
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence'")
+      .all() as { name: string }[];
+    const counts = tables.map(({ name }) => ({
+      table: name,
+      rows: (database.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n,
+    }));
+    assert.deepEqual(emptyTables(counts), []);
+    database.close();
+    const storage = await openStorage({ path, secretKey, environment: {} });
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(await readBackEverything(storage, knownOf(release)))),
+      expected(release, 'expected-sqlite.json'),
+    );
+    await writeAfterUpgrade(storage);
+    await storage.close();
+    const fresh = join(root, `fresh-${release.commit}.db`);
+    await (await openStorage({ path: fresh, secretKey, environment: {} })).close();
+    assert.deepEqual(sqliteColumns(path), sqliteColumns(fresh));
+  });
+}
+
+async function postgresColumns(url: string): Promise<unknown> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity
+       FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`,
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
+for (const release of releases) {
+  test(`a PostgreSQL database of release ${release.commit} opens, migrates and reads back every row`, async () => {
+    const secretKey = secretKeyOf(release);
+    const url = await cluster.createDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    // psql's meta-commands (\restrict) are not SQL.
+    await client.query(
+      fixture(release, 'postgres.sql')
+        .split('\n')
+        .filter((line) => !line.startsWith('\\'))
+        .join('\n'),
+    );
+    const { rows: tables } = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
+    const counts = [];
+    for (const { table_name: table } of tables) {
+      const { rows } = await client.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM public."${table}"`);
+      counts.push({ table, rows: rows[0]?.n ?? 0 });
+    }
+    assert.deepEqual(emptyTables(counts), []);
+    await client.end();
+    const storage = await openPostgresStorage({ url, secretKey, environment: {} });
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(await readBackEverything(storage, knownOf(release)))),
+      expected(release, 'expected-postgres.json'),
+    );
+    await writeAfterUpgrade(storage);
+    await storage.close();
+    const fresh = await cluster.createDatabase();
+    await (await openPostgresStorage({ url: fresh, secretKey, environment: {} })).close();
+    assert.deepEqual(await postgresColumns(url), await postgresColumns(fresh));
+  });
+}

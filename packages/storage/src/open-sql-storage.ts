@@ -1,0 +1,87 @@
+import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
+import type { SecretBox } from './secret-box.ts';
+import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
+import { type Migration, storageMigrations } from './sql/migrations.ts';
+import {
+  createStoreContext,
+  type StorageDb,
+  type StorageDialect,
+  type StoreContext,
+} from './sql/store-context.ts';
+import type { Storage } from './storage.ts';
+import { createAccessStore } from './stores/access-store.ts';
+import { createChatStore } from './stores/chat-store.ts';
+import { createConnectedAppStore } from './stores/connected-app-store.ts';
+import { createMcpServerStore } from './stores/mcp-server-store.ts';
+import { createMcpUserCredentialStore } from './stores/mcp-user-credential-store.ts';
+import { createMemoryStore } from './stores/memory-store.ts';
+import { createOrganizationStore } from './stores/organization-store.ts';
+import type { PacketStreams } from './stores/packet-streams.ts';
+import { createPersonaStore } from './stores/persona-store.ts';
+import { createResearchCheckpointStore } from './stores/research-checkpoint-store.ts';
+import { createSettingStore } from './stores/setting-store.ts';
+import { createUploadedFileStore } from './stores/uploaded-file-store.ts';
+import { createUserStore } from './stores/user-store.ts';
+
+/** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
+export interface SqlStorageOptions {
+  readonly db: StorageDb;
+  readonly dialect: StorageDialect;
+  readonly secrets: SecretBox;
+  readonly runScript: MigrationTarget['runScript'];
+  /** The schema steps (default: toolbus's own). */
+  readonly migrations?: readonly Migration[];
+  /** How the database keeps turns' packets: the one part of a store written per database (docs/postgres-storage.md). */
+  readonly packetStreams: (context: StoreContext) => PacketStreams;
+  /** Closes what the opener opened (the builder's connection, a checkpointer). */
+  close(): Promise<void>;
+}
+
+/**
+ * Migrates the database, checks the secret key and builds every store over it: the one storage implementation
+ * behind both openers. Fails closed (`schema_too_new`, `secret_key_mismatch`) before anything else is read or
+ * written; on any failure what the opener opened is closed.
+ */
+export async function openSqlStorage(options: SqlStorageOptions): Promise<Storage> {
+  const { db, secrets } = options;
+  try {
+    await migrate(options, options.migrations ?? storageMigrations);
+    // The first open stores a sealed marker; later opens must be able to open it, or the key is the wrong one.
+    await db
+      .insertInto('storage_meta')
+      .values({ key: 'secret_key_check', value: sealSecretKeyCheck(secrets) })
+      .onConflict((conflict) => conflict.column('key').doNothing())
+      .execute();
+    const row = await db
+      .selectFrom('storage_meta')
+      .select('value')
+      .where('key', '=', 'secret_key_check')
+      .executeTakeFirst();
+    verifySecretKeyCheck(secrets, row?.value ?? '');
+  } catch (error) {
+    await options.close().catch(() => {});
+    throw error;
+  }
+  const context = createStoreContext(options);
+  let closed = false;
+  return {
+    settings: createSettingStore(context),
+    researchCheckpoints: createResearchCheckpointStore(context),
+    memories: createMemoryStore(context),
+    files: createUploadedFileStore(context),
+    users: createUserStore(context),
+    organizations: createOrganizationStore(context),
+    access: createAccessStore(context),
+    connectedApps: createConnectedAppStore(context),
+    mcpServers: createMcpServerStore(context),
+    mcpUserCredentials: createMcpUserCredentialStore(context),
+    personas: createPersonaStore(context),
+    chats: createChatStore(context, options.packetStreams(context)),
+    schemaVersion: () => schemaVersion(db),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await options.close();
+    },
+  };
+}

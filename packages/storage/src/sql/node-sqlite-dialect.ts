@@ -1,0 +1,150 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import { isBusy, whenNotBusy } from './when-not-busy.ts';
+
+/** Statements kept prepared per connection: the stores' queries are a few hundred distinct texts. */
+const cachedStatements = 500;
+
+/**
+ * Kysely over `node:sqlite`'s synchronous `DatabaseSync` (Kysely's own SQLite dialect drives better-sqlite3, whose
+ * statements take parameter arrays). One connection, so a lock makes each query or transaction wait for the one
+ * before it: a transaction's awaits must not let another caller's statement into it. Transactions begin
+ * IMMEDIATE, taking the write lock at once, so two connections on one file wait (see whenNotBusy) rather than
+ * deadlock; a statement outside a transaction waits the same way.
+ */
+export class NodeSqliteDialect implements Dialect {
+  readonly #driver: NodeSqliteDriver;
+  constructor(database: DatabaseSync) {
+    this.#driver = new NodeSqliteDriver(database);
+  }
+  /** Runs synchronous work on the raw connection while no query or transaction of Kysely holds it. */
+  exclusive<Result>(action: () => Result): Promise<Result> {
+    return this.#driver.exclusive(action);
+  }
+  createDriver(): Driver {
+    return this.#driver;
+  }
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's dialect interface takes any schema.
+  createIntrospector(db: Kysely<any>) {
+    return new SqliteIntrospector(db);
+  }
+}
+
+class NodeSqliteDriver implements Driver {
+  readonly #connection: NodeSqliteConnection;
+  readonly #database: DatabaseSync;
+  /** Whether a query, a transaction or exclusive work holds the connection; who waits for it next. */
+  #held = false;
+  readonly #waiting: (() => void)[] = [];
+  #begin: StatementSync | undefined;
+
+  constructor(database: DatabaseSync) {
+    this.#database = database;
+    this.#connection = new NodeSqliteConnection(database);
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#held = true;
+    return this.#connection;
+  }
+  async releaseConnection(): Promise<void> {
+    this.#handOver();
+  }
+  // The next waiter takes the connection as it is released (no one else slips in between).
+  #handOver(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#held = false;
+    else next();
+  }
+  exclusive<Result>(action: () => Result): Promise<Result> {
+    // A free connection runs the work at once, without a wait: appending packets is the hottest write.
+    if (!this.#held) {
+      this.#held = true;
+      try {
+        return Promise.resolve(action());
+      } catch (error) {
+        if (!isBusy(error)) return Promise.reject(error);
+      } finally {
+        this.#handOver();
+      }
+    }
+    return this.#exclusiveWhenFree(action);
+  }
+  async #exclusiveWhenFree<Result>(action: () => Result): Promise<Result> {
+    await this.acquireConnection();
+    try {
+      return await whenNotBusy(action);
+    } finally {
+      this.#handOver();
+    }
+  }
+  async beginTransaction(): Promise<void> {
+    this.#begin ??= this.#database.prepare('BEGIN IMMEDIATE');
+    const begin = this.#begin;
+    await whenNotBusy(() => begin.run());
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  }
+  async destroy(): Promise<void> {
+    if (this.#database.isOpen) this.#database.close();
+  }
+}
+
+class NodeSqliteConnection implements DatabaseConnection {
+  readonly #database: DatabaseSync;
+  readonly #statements = new Map<string, { statement: StatementSync; reader: boolean }>();
+  constructor(database: DatabaseSync) {
+    this.#database = database;
+  }
+  async executeQuery<Row>(query: CompiledQuery): Promise<QueryResult<Row>> {
+    const { statement, reader } = this.#prepared(query.sql);
+    // node:sqlite binds no booleans: SQLite keeps them as 0 and 1.
+    const parameters = query.parameters.map((value) =>
+      typeof value === 'boolean' ? Number(value) : (value as SQLInputValue),
+    );
+    const run = (): QueryResult<Row> => {
+      // node:sqlite's rows have no prototype; the stores hand them to callers as they are, so they are made plain
+      // objects, as PostgreSQL's are.
+      if (reader) return { rows: statement.all(...parameters).map((row) => ({ ...row }) as Row) };
+      const { changes, lastInsertRowid } = statement.run(...parameters);
+      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    };
+    // Inside a transaction the lock is already held; outside, a write may find another connection's.
+    return this.#database.isTransaction ? run() : whenNotBusy(run);
+  }
+  // biome-ignore lint/correctness/useYield: the stores never stream.
+  async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+    throw new Error('Streaming is not supported by the node:sqlite dialect.');
+  }
+  #prepared(sql: string): { statement: StatementSync; reader: boolean } {
+    let entry = this.#statements.get(sql);
+    if (entry === undefined) {
+      const statement = this.#database.prepare(sql);
+      entry = { statement, reader: statement.columns().length > 0 };
+      if (this.#statements.size >= cachedStatements) this.#statements.clear();
+      this.#statements.set(sql, entry);
+    }
+    return entry;
+  }
+}

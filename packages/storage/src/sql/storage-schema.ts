@@ -1,0 +1,171 @@
+import type { Generated } from 'kysely';
+
+// The tables as the stores see them, the same on both databases since migration 18 gave PostgreSQL's JSON
+// columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
+// and 64-bit integers numbers (PostgreSQL's parsers are set so in open-postgres-storage); only booleans differ
+// (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
+// orders by rowid (see StoreContext.insertionOrder).
+
+type Time = string;
+type Flag = boolean | number;
+
+export interface StorageSchema {
+  storage_meta: { key: string; value: string };
+  schema_migrations: { version: number; name: string; applied_at: Time };
+  users: {
+    id: string;
+    email: string;
+    name: string | null;
+    role: Generated<string>;
+    memory_tool_enabled: Flag;
+    search_usage: string;
+    created_at: Time;
+  };
+  organizations: { id: string; name: string; created_at: Time };
+  organization_members: { organization_id: string; user_id: string; role: string; created_at: Time };
+  organization_invitations: {
+    id: string;
+    organization_id: string;
+    email: string;
+    role: string;
+    invited_by: string | null;
+    created_at: Time;
+  };
+  personas: {
+    id: string;
+    name: string;
+    name_key: string;
+    description: string;
+    search_usage: string;
+    created_at: Time;
+  };
+  persona_tools: {
+    id: string;
+    persona_id: string;
+    position: number;
+    built_in_id: string | null;
+    openapi_name: string | null;
+    openapi_document: string | null;
+    openapi_auth_secret: string | null;
+    mcp_server_id: string | null;
+    mcp_tool_name: string | null;
+    created_at: Time;
+  };
+  mcp_servers: {
+    id: string;
+    name: string;
+    transport: string;
+    url: string | null;
+    command: string | null;
+    args_json: string;
+    auth_type: string;
+    headers_secret: string | null;
+    api_key_secret: string | null;
+    environment_secret: string | null;
+    created_at: Time;
+  };
+  mcp_oauth_states: { server_id: string; user_id: string; state_secret: string; updated_at: Time };
+  mcp_user_credentials: { server_id: string; user_id: string; values_secret: string; updated_at: Time };
+  mcp_tool_approvals: {
+    server_id: string;
+    tool_name: string;
+    definition_hash: string;
+    approved_by: string;
+    approved_at: Time;
+  };
+  mcp_oauth_pending: {
+    state_hash: string;
+    server_id: string;
+    user_id: string;
+    redirect_url: string;
+    return_to: string;
+    browser_hash: string | null;
+    created_at: Time;
+    expires_at: Time;
+  };
+  memories: {
+    id: string;
+    user_id: string;
+    organization_id: string;
+    text: string;
+    created_at: Time;
+    updated_at: Time;
+  };
+  uploaded_files: {
+    id: string;
+    user_id: string;
+    organization_id: string;
+    name: string;
+    media_type: string;
+    size_bytes: number;
+    sha256: string;
+    created_at: Time;
+  };
+  uploaded_file_contents: { file_id: string; content: Uint8Array };
+  settings: { key: string; value_json: string; updated_at: Time };
+  chats: {
+    id: string;
+    user_id: string;
+    organization_id: string;
+    title: string;
+    persona_id: string | null;
+    created_at: Time;
+    updated_at: Time;
+    activity: Generated<number>;
+  };
+  chat_turns: {
+    chat_id: string;
+    turn_index: number;
+    kind: string;
+    status: string;
+    end_reason: string | null;
+    input_json: string;
+    started_at: Time;
+    ended_at: Time | null;
+  };
+  chat_messages: {
+    id: string;
+    chat_id: string;
+    turn_index: number | null;
+    position: number;
+    message_json: string;
+    created_at: Time;
+  };
+  chat_packets: { chat_id: string; turn_index: number; sequence: number; packet_json: string };
+  research_checkpoints: { chat_id: string; turn_index: number; checkpoint_json: string; saved_at: Time };
+  connected_apps: {
+    id: Generated<number>;
+    user_id: string | null;
+    organization_id: string;
+    name: string;
+    url_patterns_json: string;
+    actions_json: string;
+    headers_secret: string;
+    organization_values_secret: string | null;
+    enabled: Flag;
+    created_at: Time;
+  };
+  connected_app_user_values: { app_id: number; user_id: string; values_secret: string; updated_at: Time };
+  api_keys: {
+    id: string;
+    user_id: string;
+    organization_id: string;
+    name: string;
+    prefix: string;
+    key_hash: string;
+    scopes_json: string;
+    created_at: Time;
+    last_used_at: Time | null;
+    revoked_at: Time | null;
+  };
+  web_sessions: {
+    token_hash: string;
+    user_id: string;
+    organization_id: string | null;
+    key_id: string | null;
+    scopes_json: string;
+    csrf_hash: string;
+    created_at: Time;
+    expires_at: Time;
+  };
+}

@@ -1,0 +1,135 @@
+import type { ApiKeyRecord, WebSessionRecord } from '../access.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import type { AccessStore } from '../storage.ts';
+
+const keyColumns = [
+  'id',
+  'user_id as userId',
+  'organization_id as organizationId',
+  'name',
+  'prefix',
+  'key_hash as hash',
+  'scopes_json',
+  'created_at as createdAt',
+  'last_used_at as lastUsedAt',
+  'revoked_at as revokedAt',
+] as const;
+
+const sessionColumns = [
+  'token_hash as tokenHash',
+  'user_id as userId',
+  'organization_id as organizationId',
+  'key_id as keyId',
+  'scopes_json',
+  'csrf_hash as csrfHash',
+  'created_at as createdAt',
+  'expires_at as expiresAt',
+] as const;
+
+/** API keys and web sessions (hashes only). */
+export function createAccessStore(context: StoreContext): AccessStore {
+  const { db } = context;
+  const keys = () => db.selectFrom('api_keys').select(keyColumns);
+  return {
+    async createApiKey(key) {
+      const row = await withConstraintErrors('Creating an API key', () =>
+        db
+          .insertInto('api_keys')
+          .values({
+            id: context.newId(),
+            user_id: key.userId,
+            organization_id: key.organizationId ?? DEFAULT_ORGANIZATION_ID,
+            name: key.name,
+            prefix: key.prefix,
+            key_hash: key.hash,
+            scopes_json: JSON.stringify(key.scopes),
+            created_at: context.now(),
+          })
+          .returning(keyColumns)
+          .executeTakeFirstOrThrow(),
+      );
+      return toKey(row);
+    },
+    async findApiKeyByHash(hash) {
+      const row = await keys().where('key_hash', '=', hash).executeTakeFirst();
+      return row && toKey(row);
+    },
+    async getApiKey(id) {
+      const row = await keys().where('id', '=', id).executeTakeFirst();
+      return row && toKey(row);
+    },
+    async listApiKeys(userId) {
+      const rows = await keys()
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy(context.insertionOrder)
+        .execute();
+      return rows.map(toKey);
+    },
+    async revokeApiKey(id) {
+      // The key's sessions end with it.
+      return context.transaction(async (trx) => {
+        const result = await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: context.now() })
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        await trx.deleteFrom('web_sessions').where('key_id', '=', id).execute();
+        return changed(result) > 0;
+      });
+    },
+    async touchApiKey(id) {
+      await db.updateTable('api_keys').set({ last_used_at: context.now() }).where('id', '=', id).execute();
+    },
+    async createSession(session): Promise<WebSessionRecord> {
+      const now = context.now();
+      await db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
+      const organizationId = session.organizationId ?? null;
+      const keyId = session.keyId ?? null;
+      await withConstraintErrors('Creating a session', () =>
+        db
+          .insertInto('web_sessions')
+          .values({
+            token_hash: session.tokenHash,
+            user_id: session.userId,
+            organization_id: organizationId,
+            key_id: keyId,
+            scopes_json: JSON.stringify(session.scopes),
+            csrf_hash: session.csrfHash,
+            created_at: now,
+            expires_at: session.expiresAt,
+          })
+          .execute(),
+      );
+      return { ...session, organizationId, keyId, createdAt: now };
+    },
+    async getSession(tokenHash) {
+      const row = await db
+        .selectFrom('web_sessions')
+        .select(sessionColumns)
+        .where('token_hash', '=', tokenHash)
+        .where('expires_at', '>', context.now())
+        .executeTakeFirst();
+      return row && withScopes(row);
+    },
+    async deleteSession(tokenHash) {
+      return (
+        changed(await db.deleteFrom('web_sessions').where('token_hash', '=', tokenHash).executeTakeFirst()) >
+        0
+      );
+    },
+  };
+}
+
+function withScopes<Row extends { scopes_json: string }>({
+  scopes_json,
+  ...row
+}: Row): Omit<Row, 'scopes_json'> & { scopes: string[] } {
+  return { ...row, scopes: JSON.parse(scopes_json) as string[] };
+}
+
+function toKey(row: Omit<ApiKeyRecord, 'scopes'> & { scopes_json: string }): ApiKeyRecord {
+  return withScopes(row);
+}

@@ -1,0 +1,92 @@
+import type { Memory } from '../memory.ts';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { checkMemoryCap } from '../rules/check-memory-cap.ts';
+import {
+  changed,
+  lockedRows,
+  notFound,
+  type StoreContext,
+  withConstraintErrors,
+} from '../sql/store-context.ts';
+import type { MemoryStore } from '../storage.ts';
+
+const columns = [
+  'id',
+  'user_id as userId',
+  'organization_id as organizationId',
+  'text',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
+] as const;
+
+/** Per-user, per-organisation memories, oldest first; adding past the cap deletes the oldest in the same transaction. */
+export function createMemoryStore(context: StoreContext): MemoryStore {
+  const { db } = context;
+  return {
+    async add(memory) {
+      const { userId, maxPerUser } = memory;
+      checkMemoryCap(maxPerUser);
+      const now = context.now();
+      const organizationId = memory.organizationId ?? DEFAULT_ORGANIZATION_ID;
+      return context.transaction(async (trx) => {
+        if (maxPerUser !== undefined) {
+          // The user's row lock serialises two adds of the same user, so the cap holds under concurrency.
+          await lockedRows(context, trx.selectFrom('users').select('id').where('id', '=', userId)).execute();
+          const ofUser = trx
+            .selectFrom('memories')
+            .where('user_id', '=', userId)
+            .where('organization_id', '=', organizationId);
+          const { count } = await ofUser
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .executeTakeFirstOrThrow();
+          const excess = Number(count) - maxPerUser + 1;
+          if (excess > 0) {
+            const oldest = ofUser
+              .select('id')
+              .orderBy('created_at')
+              .orderBy(context.insertionOrder)
+              .limit(excess);
+            await trx.deleteFrom('memories').where('id', 'in', oldest).execute();
+          }
+        }
+        return withConstraintErrors('Adding a memory', () =>
+          trx
+            .insertInto('memories')
+            .values({
+              id: context.newId(),
+              user_id: userId,
+              organization_id: organizationId,
+              text: memory.text,
+              created_at: now,
+              updated_at: now,
+            })
+            .returning(columns)
+            .executeTakeFirstOrThrow(),
+        );
+      });
+    },
+    async list(userId, organizationId = DEFAULT_ORGANIZATION_ID) {
+      return db
+        .selectFrom('memories')
+        .select(columns)
+        .where('user_id', '=', userId)
+        .where('organization_id', '=', organizationId)
+        .orderBy('created_at')
+        .orderBy(context.insertionOrder)
+        .execute();
+    },
+    async update(id, text): Promise<Memory> {
+      const row = await db
+        .updateTable('memories')
+        .set({ text, updated_at: context.now() })
+        .where('id', '=', id)
+        .returning(columns)
+        .executeTakeFirst();
+      if (row === undefined) throw notFound('Memory', id);
+      return row;
+    },
+    async delete(id) {
+      return changed(await db.deleteFrom('memories').where('id', '=', id).executeTakeFirst()) > 0;
+    },
+  };
+}

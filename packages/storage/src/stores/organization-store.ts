@@ -1,0 +1,140 @@
+import type { OrganizationInvitation, OrganizationStore } from '../organization.ts';
+import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+
+const organizationColumns = ['id', 'name', 'created_at as createdAt'] as const;
+const memberColumns = [
+  'organization_id as organizationId',
+  'user_id as userId',
+  'role',
+  'created_at as createdAt',
+] as const;
+const invitationColumns = [
+  'id',
+  'organization_id as organizationId',
+  'email',
+  'role',
+  'invited_by as invitedBy',
+  'created_at as createdAt',
+] as const;
+type Role = Pick<OrganizationInvitation, 'role'>;
+
+/** Organisations and memberships. */
+export function createOrganizationStore(context: StoreContext): OrganizationStore {
+  const { db } = context;
+  const members = () =>
+    db
+      .selectFrom('organization_members')
+      .select(memberColumns)
+      .$narrowType<Role>()
+      .orderBy('created_at')
+      .orderBy(context.insertionOrder);
+  const mustExist = async (organizationId: string) => {
+    const found = await db
+      .selectFrom('organizations')
+      .select('id')
+      .where('id', '=', organizationId)
+      .executeTakeFirst();
+    if (found === undefined) throw notFound('Organisation', organizationId);
+  };
+  return {
+    async create(organization) {
+      return withConstraintErrors('Creating an organisation', () =>
+        db
+          .insertInto('organizations')
+          .values({ id: context.newId(), name: organization.name, created_at: context.now() })
+          .returning(organizationColumns)
+          .executeTakeFirstOrThrow(),
+      );
+    },
+    async get(id) {
+      return db
+        .selectFrom('organizations')
+        .select(organizationColumns)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+    async list() {
+      return db
+        .selectFrom('organizations')
+        .select(organizationColumns)
+        .orderBy('created_at')
+        .orderBy(context.insertionOrder)
+        .execute();
+    },
+    async setMember(member) {
+      const { organizationId, userId, role } = member;
+      await mustExist(organizationId);
+      const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+      if (user === undefined) throw notFound('User', userId);
+      const row = await withConstraintErrors('Setting a member', () =>
+        db
+          .insertInto('organization_members')
+          .values({ organization_id: organizationId, user_id: userId, role, created_at: context.now() })
+          .onConflict((conflict) => conflict.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
+          .returning(memberColumns)
+          .executeTakeFirstOrThrow(),
+      );
+      return { ...row, role };
+    },
+    async getMember({ organizationId, userId }) {
+      return members()
+        .where('organization_id', '=', organizationId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+    },
+    async listMembers(organizationId) {
+      return members().where('organization_id', '=', organizationId).execute();
+    },
+    async listMemberships(userId) {
+      return members().where('user_id', '=', userId).execute();
+    },
+    async removeMember({ organizationId, userId }) {
+      const result = await db
+        .deleteFrom('organization_members')
+        .where('organization_id', '=', organizationId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return changed(result) > 0;
+    },
+    async invite(invitation) {
+      const { organizationId, role, invitedBy } = invitation;
+      await mustExist(organizationId);
+      const row = await withConstraintErrors('Inviting to an organisation', () =>
+        db
+          .insertInto('organization_invitations')
+          .values({
+            id: context.newId(),
+            organization_id: organizationId,
+            email: invitation.email.toLowerCase(),
+            role,
+            invited_by: invitedBy,
+            created_at: context.now(),
+          })
+          .onConflict((conflict) =>
+            conflict.columns(['organization_id', 'email']).doUpdateSet({ role, invited_by: invitedBy }),
+          )
+          .returning(invitationColumns)
+          .executeTakeFirstOrThrow(),
+      );
+      return { ...row, role };
+    },
+    async listInvitations(email) {
+      return db
+        .selectFrom('organization_invitations')
+        .select(invitationColumns)
+        .$narrowType<Role>()
+        .where('email', '=', email.toLowerCase())
+        .orderBy('created_at')
+        .orderBy(context.insertionOrder)
+        .execute();
+    },
+    async takeInvitation(id) {
+      return db
+        .deleteFrom('organization_invitations')
+        .where('id', '=', id)
+        .returning(invitationColumns)
+        .$narrowType<Role>()
+        .executeTakeFirst();
+    },
+  };
+}

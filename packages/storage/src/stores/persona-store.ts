@@ -1,0 +1,162 @@
+import type { OpenApiAuth } from '@toolbus/spec';
+import type { Persona, PersonaToolRow } from '../persona.ts';
+import { personaNameKey, personaNameTaken } from '../rules/persona-name.ts';
+import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
+import type { StorageSchema } from '../sql/storage-schema.ts';
+import {
+  changed,
+  lockedRows,
+  notFound,
+  type StoreContext,
+  withConstraintErrors,
+} from '../sql/store-context.ts';
+import type { PersonaStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
+import type { SearchUsage } from '../user.ts';
+
+const personaColumns = [
+  'id',
+  'name',
+  'description',
+  'search_usage as searchUsage',
+  'created_at as createdAt',
+] as const;
+
+/** Personas and their tool rows; OpenAPI auth is sealed per row. */
+export function createPersonaStore(context: StoreContext): PersonaStore {
+  const { db, secrets } = context;
+  const personas = () =>
+    db.selectFrom('personas').select(personaColumns).$narrowType<{ searchUsage: SearchUsage }>();
+  const authContext = (rowId: string) => `persona_tools.openapi_auth_secret:${rowId}`;
+  const toToolRow = (row: StorageSchema['persona_tools']): PersonaToolRow => ({
+    id: row.id,
+    personaId: row.persona_id,
+    position: row.position,
+    source: toolRowSource(
+      {
+        builtInId: row.built_in_id,
+        openApiName: row.openapi_name,
+        openApiDocument: row.openapi_document,
+        openApiAuthSecret: row.openapi_auth_secret,
+        mcpServerId: row.mcp_server_id,
+        mcpToolName: row.mcp_tool_name,
+      },
+      (sealed) => JSON.parse(secrets.open(sealed, authContext(row.id))) as OpenApiAuth,
+    ),
+    createdAt: row.created_at,
+  });
+  // The only unique column a persona write can hit is its name key: its conflict says which name is taken.
+  const nameConflicts = async (name: string, write: () => Promise<Persona | undefined>) => {
+    try {
+      return await withConstraintErrors('Writing a persona', write);
+    } catch (error) {
+      if (!(StorageError.isInstance(error) && error.code === 'conflict')) throw error;
+      const taken = await db
+        .selectFrom('personas')
+        .select('name')
+        .where('name_key', '=', personaNameKey(name))
+        .executeTakeFirst();
+      throw personaNameTaken({ requested: name, taken: taken?.name, cause: error });
+    }
+  };
+
+  return {
+    async create(persona) {
+      const name = persona.name.trim();
+      const created = await nameConflicts(name, () =>
+        db
+          .insertInto('personas')
+          .values({
+            id: context.newId(),
+            name,
+            name_key: personaNameKey(name),
+            description: persona.description ?? '',
+            search_usage: persona.searchUsage ?? 'auto',
+            created_at: context.now(),
+          })
+          .returning(personaColumns)
+          .$narrowType<{ searchUsage: SearchUsage }>()
+          .executeTakeFirstOrThrow(),
+      );
+      return created!;
+    },
+    async get(id) {
+      return personas().where('id', '=', id).executeTakeFirst();
+    },
+    async list() {
+      return personas().orderBy('created_at').orderBy(context.insertionOrder).execute();
+    },
+    async update(id, changes) {
+      const current = await personas().where('id', '=', id).executeTakeFirst();
+      if (current === undefined) throw notFound('Persona', id);
+      const name = (changes.name ?? current.name).trim();
+      const updated = await nameConflicts(name, () =>
+        db
+          .updateTable('personas')
+          .set({
+            name,
+            name_key: personaNameKey(name),
+            description: changes.description ?? current.description,
+            search_usage: changes.searchUsage ?? current.searchUsage,
+          })
+          .where('id', '=', id)
+          .returning(personaColumns)
+          .$narrowType<{ searchUsage: SearchUsage }>()
+          .executeTakeFirst(),
+      );
+      if (updated === undefined) throw notFound('Persona', id);
+      return updated;
+    },
+    async delete(id) {
+      return changed(await db.deleteFrom('personas').where('id', '=', id).executeTakeFirst()) > 0;
+    },
+    async addToolRow(personaId, source) {
+      const id = context.newId();
+      const columns = toolRowColumns(source, (auth) => secrets.seal(JSON.stringify(auth), authContext(id)));
+      const row = await context.transaction(async (trx) => {
+        // Locking the persona orders concurrent appends: each sees the position the previous one took.
+        const persona = await lockedRows(
+          context,
+          trx.selectFrom('personas').select('id').where('id', '=', personaId),
+        ).executeTakeFirst();
+        if (persona === undefined) throw notFound('Persona', personaId);
+        const { last } = await trx
+          .selectFrom('persona_tools')
+          .select((eb) => eb.fn.max('position').as('last'))
+          .where('persona_id', '=', personaId)
+          .executeTakeFirstOrThrow();
+        return withConstraintErrors('Adding a persona tool row', () =>
+          trx
+            .insertInto('persona_tools')
+            .values({
+              id,
+              persona_id: personaId,
+              position: last === null ? 0 : Number(last) + 1,
+              built_in_id: columns.builtInId,
+              openapi_name: columns.openApiName,
+              openapi_document: columns.openApiDocument,
+              openapi_auth_secret: columns.openApiAuthSecret,
+              mcp_server_id: columns.mcpServerId,
+              mcp_tool_name: columns.mcpToolName,
+              created_at: context.now(),
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        );
+      });
+      return toToolRow(row);
+    },
+    async listToolRows(personaId) {
+      const rows = await db
+        .selectFrom('persona_tools')
+        .selectAll()
+        .where('persona_id', '=', personaId)
+        .orderBy('position')
+        .execute();
+      return rows.map(toToolRow);
+    },
+    async removeToolRow(rowId) {
+      return changed(await db.deleteFrom('persona_tools').where('id', '=', rowId).executeTakeFirst()) > 0;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { checkpointTurnEnded, researchCheckpointJson } from '../rules/research-checkpoint-rules.ts';
+import { changed, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
+import type { ResearchCheckpointStore } from '../storage.ts';
+
+/**
+ * Research checkpoints: one JSON value per running turn, replaced by each save (PostgreSQL's column is `json`, as
+ * for packets: `jsonb` refuses a NUL in a string, which a fetched page may hold).
+ */
+export function createResearchCheckpointStore(context: StoreContext): ResearchCheckpointStore {
+  const { db } = context;
+  const at = (chatId: string, turn: number) => ({ chat_id: chatId, turn_index: turn });
+  return {
+    async save({ chatId, turn, checkpoint }) {
+      const checkpoint_json = researchCheckpointJson(checkpoint);
+      await context.transaction(async (trx) => {
+        // Written only while the turn runs (its row locked against a concurrent end).
+        const row = await lockedRows(
+          context,
+          trx
+            .selectFrom('chat_turns')
+            .select('status')
+            .where('chat_id', '=', chatId)
+            .where('turn_index', '=', turn),
+        ).executeTakeFirst();
+        if (row === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+        if (row.status !== 'running') throw checkpointTurnEnded(chatId, turn, row.status);
+        const saved_at = context.now();
+        await trx
+          .insertInto('research_checkpoints')
+          .values({ ...at(chatId, turn), checkpoint_json, saved_at })
+          .onConflict((conflict) =>
+            conflict.columns(['chat_id', 'turn_index']).doUpdateSet({ checkpoint_json, saved_at }),
+          )
+          .execute();
+      });
+    },
+    async get({ chatId, turn }) {
+      const row = await db
+        .selectFrom('research_checkpoints')
+        .select('checkpoint_json')
+        .where('chat_id', '=', chatId)
+        .where('turn_index', '=', turn)
+        .executeTakeFirst();
+      return row === undefined ? undefined : (JSON.parse(row.checkpoint_json) as unknown);
+    },
+    async delete({ chatId, turn }) {
+      const result = await db
+        .deleteFrom('research_checkpoints')
+        .where('chat_id', '=', chatId)
+        .where('turn_index', '=', turn)
+        .executeTakeFirst();
+      return changed(result) > 0;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import type { UploadedFileStore } from '../storage.ts';
+
+const columns = [
+  'id',
+  'user_id as userId',
+  'name',
+  'media_type as mediaType',
+  'size_bytes as sizeBytes',
+  'sha256',
+  'organization_id as organizationId',
+  'created_at as createdAt',
+] as const;
+
+/**
+ * Uploaded files. The bytes live in a column of their own table (`uploaded_file_contents`), not in a directory:
+ * one database to back up, written in the same transaction as the metadata, and it works for `:memory:`
+ * databases. Listing never loads the bytes.
+ */
+export function createUploadedFileStore(context: StoreContext): UploadedFileStore {
+  const { db } = context;
+  return {
+    async put(file) {
+      const id = context.newId();
+      return withConstraintErrors('Storing an uploaded file', () =>
+        context.transaction(async (trx) => {
+          const stored = await trx
+            .insertInto('uploaded_files')
+            .values({
+              id,
+              user_id: file.userId,
+              name: file.name,
+              media_type: file.mediaType,
+              size_bytes: file.content.byteLength,
+              sha256: createHash('sha256').update(file.content).digest('hex'),
+              created_at: context.now(),
+              organization_id: file.organizationId ?? DEFAULT_ORGANIZATION_ID,
+            })
+            .returning(columns)
+            .executeTakeFirstOrThrow();
+          await trx
+            .insertInto('uploaded_file_contents')
+            .values({ file_id: id, content: file.content })
+            .execute();
+          return stored;
+        }),
+      );
+    },
+    async get(id) {
+      return db.selectFrom('uploaded_files').select(columns).where('id', '=', id).executeTakeFirst();
+    },
+    async readContent(id) {
+      const row = await db
+        .selectFrom('uploaded_file_contents')
+        .select('content')
+        .where('file_id', '=', id)
+        .executeTakeFirst();
+      return row?.content;
+    },
+    async listForUser(userId) {
+      return db
+        .selectFrom('uploaded_files')
+        .select(columns)
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy(context.insertionOrder)
+        .execute();
+    },
+    async delete(id) {
+      return changed(await db.deleteFrom('uploaded_files').where('id', '=', id).executeTakeFirst()) > 0;
+    },
+  };
+}
