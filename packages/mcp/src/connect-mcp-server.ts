@@ -97,7 +97,11 @@ export async function connectMcpServer(
   // notification, or on 2026-07-28 an event on the `subscriptions/listen` stream the SDK opens for it).
   let toolsChanged: () => void = () => undefined;
   const elicitations = await McpElicitationRouter.create();
-  const logs = await McpCallLogRouter.create(headerValues);
+  // What a server's logs must never carry back: the header values sent to it, or a stdio server's environment (an
+  // admin's API keys), which the caller of a relayed call may not be allowed to see.
+  const secretValues =
+    config.transport.type === 'stdio' ? Object.values(config.transport.env ?? {}) : headerValues;
+  const logs = await McpCallLogRouter.create(secretValues);
   // `legacy`: skip the `server/discover` probe and go straight to `initialize` (a restarted stdio server).
   const open = async (kind: McpTransportKind, prior?: 'legacy'): Promise<Client> => {
     const { Client } = await loadMcpClientSdk();
