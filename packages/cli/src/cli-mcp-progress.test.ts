@@ -59,7 +59,12 @@ describe('a long MCP tool in toolbus chat', () => {
   test("progress shows on the tool's line and keeps the call alive past the timeout", async () => {
     const result = await spawnCli(['chat', 'Crunch the numbers'], env);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /✓ crunch — 60\/60 \(100%\) · crunching/);
+    // The line shows the server's reports, the last ones well past two call timeouts (20 reports each). Not
+    // necessarily 60/60: under load the last report and the result were seen in either order, and a report that
+    // comes after the call ended is not drawn (CI showed 59/60).
+    const shown = /✓ crunch — (\d+)\/60 \(\d+%\) · crunching/.exec(result.stdout);
+    assert.ok(shown, result.stdout);
+    assert.ok(Number(shown[1]) > 40, `progress shown up to ${shown[1]}/60 only`);
     assert.match(result.stdout, /The tool said: finished/);
   });
 
