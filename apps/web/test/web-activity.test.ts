@@ -54,14 +54,29 @@ async function watchLaneProgress() {
 
 describe('tool activity: compact strips and live lane progress', { timeout: 300_000 }, () => {
   test('research lanes show their progress as it happens: steps, tool calls done, the report', async () => {
-    await ask('Run the research on refunds');
-    await watchLaneProgress();
+    // The agents' tools are held until the page has shown them working: on a loaded machine a fixed tool sleep can
+    // end before the page connects, and "live" must not depend on timing.
+    const release = world.holdTools();
     const lanes = lastTurn().locator('ul.lanes > li.lane');
-    await page.waitForFunction(
-      () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
-    );
-    // Live: the strip is open while the turn runs.
-    assert.equal(await lastTurn().locator('.activity-strip').first().getAttribute('aria-expanded'), 'true');
+    try {
+      await ask('Run the research on refunds');
+      await watchLaneProgress();
+      await page.waitForFunction(
+        () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
+      );
+      // Live: the strip is open while the turn runs.
+      assert.equal(await lastTurn().locator('.activity-strip').first().getAttribute('aria-expanded'), 'true');
+      await page.waitForFunction(
+        () =>
+          [...(globalThis as unknown as { laneProgress: Set<string> }).laneProgress].some((line) =>
+            line.endsWith('history of refunds: 1 step · 0 of 2 tool calls done · working'),
+          ),
+        undefined,
+        { timeout: 30_000 },
+      );
+    } finally {
+      release();
+    }
     await lastTurn()
       .locator('.answer .markdown')
       .getByText('Markets doubled last year')
