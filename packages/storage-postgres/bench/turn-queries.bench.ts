@@ -119,6 +119,7 @@ const packets = Array.from({ length: 10 }, (_, index) => ({
 
 type Step = {
   micros: number[];
+  cpuMicros: number;
   statements: number;
   transactions: number;
   statementMicros: number[];
@@ -129,16 +130,20 @@ async function profile(storage: Storage): Promise<Map<string, Step>> {
   const step = async (name: string, action: () => Promise<unknown>, calls = 1) => {
     Object.assign(counters, { statements: 0, transactions: 0, statementMicros: 0, compileMicros: 0 });
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await action();
     const micros = ((performance.now() - started) * 1000) / calls;
+    const used = process.cpuUsage(cpu);
     const entry = steps.get(name) ?? {
       micros: [],
+      cpuMicros: 0,
       statements: 0,
       transactions: 0,
       statementMicros: [],
       compileMicros: [],
     };
     entry.micros.push(micros);
+    entry.cpuMicros += (used.user + used.system) / calls;
     entry.statements = counters.statements / calls;
     entry.transactions = counters.transactions / calls;
     entry.statementMicros.push(counters.statementMicros / calls);
@@ -199,24 +204,28 @@ try {
     await profile(storage); // warm-up
     const steps = await profile(storage);
     await storage.close();
-    console.log(`## One turn's storage calls on ${name}, ${turns} turns (medians)\n`);
     console.log(
-      '| step | µs per call | statements | transactions | µs in statements | µs compiling | µs other JS |',
+      `## One turn's storage calls on ${name}, ${turns} turns (medians; CPU: this process, mean)\n`,
     );
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    console.log(
+      '| step | µs per call | CPU µs per call (mean) | statements | transactions | µs in statements | µs compiling | µs other JS |',
+    );
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     let total = 0;
+    let totalCpu = 0;
     for (const [stepName, step] of steps) {
       const [micros, inStatements, compiling] = [step.micros, step.statementMicros, step.compileMicros].map(
         median,
       );
       const calls = stepName.includes('per call') ? appendsPerTurn : 1;
       total += (micros as number) * calls;
+      totalCpu += (step.cpuMicros / turns) * calls;
       console.log(
-        `| ${stepName} | ${micros?.toFixed(1)} | ${step.statements} | ${step.transactions} | ${inStatements?.toFixed(1)} | ${compiling?.toFixed(1)} | ${((micros as number) - (inStatements as number) - (compiling as number)).toFixed(1)} |`,
+        `| ${stepName} | ${micros?.toFixed(1)} | ${(step.cpuMicros / turns).toFixed(1)} | ${step.statements} | ${step.transactions} | ${inStatements?.toFixed(1)} | ${compiling?.toFixed(1)} | ${((micros as number) - (inStatements as number) - (compiling as number)).toFixed(1)} |`,
       );
     }
     console.log(
-      `\nA whole turn (the steps above, appends × ${appendsPerTurn}): ${(total / 1000).toFixed(2)} ms.\n`,
+      `\nA whole turn (the steps above, appends × ${appendsPerTurn}): ${(total / 1000).toFixed(2)} ms, ${(totalCpu / 1000).toFixed(2)} ms of CPU.\n`,
     );
   }
 } finally {
