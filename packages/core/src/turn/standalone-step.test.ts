@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PacketObject, Placement } from '@toolbus/spec';
-import { ToolExecutionError } from '@toolbus/spec';
+import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import * as z from 'zod';
 import { scriptedModel, useQueuedModelServer } from '../llm/__fixtures__/scripted-providers.ts';
 import { textSteps } from '../testing/index.ts';
@@ -77,29 +77,26 @@ describe('runStandaloneStep', () => {
 
 describe('runWriteUpStep', () => {
   const queue = useQueuedModelServer();
-
-  it('returns a written answer', async () => {
-    queue.turns.push(textSteps(['Found three files.']));
-    const step = await runWriteUpStep({
+  // One write-up over the queued answer; a test names only what it changes.
+  const writeUp = (signal?: AbortSignal) =>
+    runWriteUpStep({
       model: scriptedModel({ provider: 'openai', serverUrl: queue.server().url }),
       system: 'Write up.',
       user: 'What the commands showed: ...',
       sink: recordingSink().sink,
+      ...omitUndefined({ signal }),
       failure,
     });
-    assert.equal(step.answer, 'Found three files.');
+
+  it('returns a written answer', async () => {
+    queue.turns.push(textSteps(['Found three files.']));
+    assert.equal((await writeUp()).answer, 'Found three files.');
   });
 
   it('fails the tool with the given code when the step writes only white space', async () => {
     queue.turns.push(textSteps(['  ', '\n']));
     await assert.rejects(
-      runWriteUpStep({
-        model: scriptedModel({ provider: 'openai', serverUrl: queue.server().url }),
-        system: 'Write up.',
-        user: 'Nothing was found.',
-        sink: recordingSink().sink,
-        failure,
-      }),
+      writeUp(),
       (error) =>
         ToolExecutionError.isInstance(error) &&
         error.code === failure.code &&
@@ -112,13 +109,7 @@ describe('runWriteUpStep', () => {
   it('fails the tool with the step error as its cause when the model call fails', async () => {
     queue.turns.push([{ type: 'http-error', status: 400, message: 'bad request' }]);
     await assert.rejects(
-      runWriteUpStep({
-        model: scriptedModel({ provider: 'openai', serverUrl: queue.server().url }),
-        system: 'Write up.',
-        user: 'Anything.',
-        sink: recordingSink().sink,
-        failure,
-      }),
+      writeUp(),
       (error) =>
         ToolExecutionError.isInstance(error) && error.code === failure.code && error.cause !== undefined,
     );
@@ -128,14 +119,7 @@ describe('runWriteUpStep', () => {
     queue.turns.push([{ type: 'delay', ms: 5_000 }, ...textSteps(['late'])]);
     const controller = new AbortController();
     const reason = new Error('user stopped');
-    const pending = runWriteUpStep({
-      model: scriptedModel({ provider: 'openai', serverUrl: queue.server().url }),
-      system: 'Write up.',
-      user: 'Anything.',
-      sink: recordingSink().sink,
-      signal: controller.signal,
-      failure,
-    });
+    const pending = writeUp(controller.signal);
     setImmediate(() => controller.abort(reason));
     await assert.rejects(pending, (error) => error === reason);
   });
