@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { McpLogMessage } from '@toolbus/spec';
+import { callRelayingLogs } from './__fixtures__/call-relaying-logs.ts';
 import { withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 
 const fixture = join(
@@ -29,13 +29,7 @@ test("a stdio server's environment values are masked in the logs relayed from it
     },
     {},
     async (connection) => {
-      const relayed: McpLogMessage[] = [];
-      const result = await connection.callTool({
-        name: 'connect',
-        arguments: {},
-        logs: { level: 'info', onLog: (message) => relayed.push(message) },
-      });
-      assert.equal(result.isError ?? false, false);
+      const relayed = await callRelayingLogs(connection, 'connect');
       assert.equal(relayed.length, 1, 'the log message itself is relayed');
       assert.deepEqual(relayed[0]?.data, { note: 'connecting with', token: '[redacted]' });
       assert.doesNotMatch(JSON.stringify(relayed), /fixture-secret/);
