@@ -48,6 +48,11 @@ async function start(): Promise<string> {
 }
 
 const url = await start();
+// With V8 flags set (GATEWAY_BENCH_NODE_FLAGS, e.g. --trace-gc), say which process is which: their output interleaves.
+if (process.execArgv.some((flag) => !flag.startsWith('--conditions')))
+  console.error(
+    `gateway-bench-proxy: ${mode}${gatewayModule === undefined ? '' : ' before'} is pid ${process.pid}`,
+  );
 process.send?.({ url });
 process.on('message', (message) => {
   if (message === 'usage') process.send?.({ cpu: process.cpuUsage(), gc: gcMs });

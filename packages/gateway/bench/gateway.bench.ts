@@ -149,6 +149,10 @@ async function startProxy(mode: 'gateway' | 'passthrough', gatewayModule?: strin
     execArgv: [
       '--conditions=development',
       ...(process.env.GATEWAY_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      // Flags for the current gateway alone (not the pass-through, not the gateway before), e.g. a V8 heap setting.
+      ...(mode === 'gateway' && gatewayModule === undefined
+        ? (process.env.GATEWAY_BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean)
+        : []),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
