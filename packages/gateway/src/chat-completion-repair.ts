@@ -3,11 +3,13 @@ import {
   AnswerRepair,
   type AnswerRepairEnd,
   type AnswerRepairOptions,
+  type AnswerRepairOutput,
   type ExtractedToolCall,
   type ToolCallTextParser,
 } from '@toolbus/core/repair';
 import type { ToolDefinition } from '@toolbus/spec';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
+import { plainContentOf } from './plain-content-chunk.ts';
 import { sseData } from './sse-event-reader.ts';
 
 /** Options for the Chat Completions repairs. */
@@ -62,6 +64,13 @@ export class ChatCompletionStreamRepair {
    */
   repair(data: string): string | undefined {
     if (data.length <= 16 && data.trim() === '[DONE]') return 'data: [DONE]\n\n';
+    // The usual chunk, one piece of text, is read without parsing it: parsed only if the repair changes its text.
+    const plain = plainContentOf(data);
+    let given: AnswerRepairOutput | undefined;
+    if (plain !== undefined) {
+      given = this.#repairFor(0).text(plain);
+      if (given.text === plain && given.reasoning === '') return undefined;
+    }
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
@@ -78,7 +87,7 @@ export class ChatCompletionStreamRepair {
     for (let at = 0; at < list.length; at += 1) {
       const choice = list[at];
       if (!isPlainObject(choice)) continue;
-      const repaired = this.#choice(chunk, choice);
+      const repaired = this.#choice(chunk, choice, given);
       if (repaired === undefined && results === undefined) continue;
       results ??= new Array(at).fill(undefined);
       results[at] = repaired;
@@ -103,7 +112,8 @@ export class ChatCompletionStreamRepair {
 
   // A choice the repair changed: what it became (undefined: not sent on its own), the events to write before and
   // after it. Undefined when the choice goes on as it came.
-  #choice(chunk: Json, choice: Json): ChoiceRepair | undefined {
+  // `given`: what the repair already made of a plain chunk's text (see `plainContentOf`).
+  #choice(chunk: Json, choice: Json, given?: AnswerRepairOutput): ChoiceRepair | undefined {
     const index = typeof choice.index === 'number' ? choice.index : 0;
     const repair = this.#repairFor(index);
     // The chunk was parsed from the upstream's bytes for this call alone, so its objects are changed in place.
@@ -113,7 +123,7 @@ export class ChatCompletionStreamRepair {
     if (typeof delta[reasoningField] === 'string') repair.reasoning(delta[reasoningField] as string);
     let changed = false;
     if (typeof delta.content === 'string') {
-      const output = repair.text(delta.content);
+      const output = given ?? repair.text(delta.content);
       changed = output.text !== delta.content || output.reasoning !== '';
       if (changed) setText(delta, output.text, output.reasoning, reasoningField);
     }
