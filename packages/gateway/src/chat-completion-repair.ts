@@ -6,9 +6,9 @@ import {
   type ExtractedToolCall,
   type ToolCallTextParser,
 } from '@toolbus/core';
+import { sseData } from '@toolbus/core/node';
 import type { ToolDefinition } from '@toolbus/spec';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
-import { sseData } from './sse-event-reader.ts';
 
 /** Options for the Chat Completions repairs. */
 export interface ChatCompletionRepairOptions {

@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { DirectSseReads } from './direct-sse-language-model.ts';
 import { LazyLanguageModel } from './lazy-language-model.ts';
 import type { ModelConfig } from './model-config.ts';
 import { rememberModelEndpoint } from './model-endpoint-registry.ts';
@@ -74,14 +75,17 @@ function createModel(options: {
         modelId,
         load: async () => {
           const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+          // The provider builds each request and its errors; the stream's bytes are read by DirectSseReads.
+          const direct = new DirectSseReads(fetch);
           const model = createOpenAICompatible({
             ...common,
+            fetch: direct.fetch,
             name: endpoint.provider,
             includeUsage: true,
             ...omitUndefined({ apiKey }),
           }).chatModel(modelId);
-          validateChunksSynchronously(model);
-          return model;
+          const validate = validateChunksSynchronously(model);
+          return validate === undefined ? model : direct.wrap(model, validate);
         },
       });
   }

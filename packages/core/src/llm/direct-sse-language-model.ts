@@ -1,0 +1,288 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  SharedV4Warning,
+} from '@ai-sdk/provider';
+import { APICallError, JSONParseError, TypeValidationError } from '@ai-sdk/provider';
+import { isAbortError, secureJsonParse } from '@ai-sdk/provider-utils';
+import type { FetchFunction } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
+import { SseEventReader } from '../net/sse-event-reader.ts';
+import { type ChunkResult, OpenAICompatibleChunkParts } from './openai-compatible-chunk-parts.ts';
+import type { ChunkValidator } from './synchronous-chunk-validation.ts';
+
+/** The streams read directly (what {@link isDirectSseStream} answers). */
+const directStreams = new WeakSet<ReadableStream<LanguageModelV4StreamPart>>();
+
+/** Whether `stream` is one a {@link DirectSseLanguageModel} reads itself (not the provider's chain). */
+export function isDirectSseStream(stream: ReadableStream<LanguageModelV4StreamPart>): boolean {
+  return directStreams.has(stream);
+}
+
+/** A response body the capturing fetch took for the direct reader, and where it came from. */
+interface Capture {
+  response: Response | undefined;
+  url: string;
+}
+
+/** What an error made while reading the body carries, as the provider's own reader sets it. */
+interface BodyContext {
+  readonly url: string;
+  readonly requestBodyValues: unknown;
+  readonly statusCode: number;
+  readonly responseHeaders: Record<string, string> | undefined;
+}
+
+/**
+ * Reads an OpenAI-compatible chat model's stream itself, with the provider package still the model layer. The
+ * provider builds the request (body, headers, URL), posts it through {@link DirectSseReads.fetch}, turns a failed
+ * response into its own error and reports its warnings; a successful response's body is taken by that fetch (the
+ * provider gets an empty body in its place) and read here with one reader loop: each read's bytes split into SSE
+ * events by {@link SseEventReader}, each event's JSON parsed once and checked with the provider's own chunk schema
+ * (synchronously, see `synchronous-chunk-validation.ts`), each chunk turned into the same stream parts the
+ * provider makes ({@link OpenAICompatibleChunkParts}). The provider's path costs five web streams per chunk (its
+ * body wrapper, a `TextDecoderStream`, an `EventSourceParserStream`, a JSON transform and its part transform, each
+ * a promise chain) and parses every event twice over (text, then JSON): at a token per chunk that was about 40 % of
+ * a server's CPU. A call asking for raw chunks goes the provider's way.
+ */
+export class DirectSseReads {
+  readonly #fetch: FetchFunction | undefined;
+  /** Calls under way, by the abort signal this class hands the provider (one per call, so never shared). */
+  readonly #captures = new WeakMap<AbortSignal, Capture>();
+
+  /** `fetch`: what the requests go through (default: the global fetch at call time). */
+  constructor(fetch: FetchFunction | undefined) {
+    this.#fetch = fetch;
+  }
+
+  /** The fetch to give the provider package: requests pass through; a direct call's successful body is kept. */
+  readonly fetch: FetchFunction = async (input, init) => {
+    const response = await (this.#fetch ?? globalThis.fetch)(input, init);
+    const signal = init?.signal;
+    const capture = signal === undefined || signal === null ? undefined : this.#captures.get(signal);
+    if (capture === undefined || !response.ok || response.body === null) return response;
+    capture.response = response;
+    capture.url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    // The provider reads this empty body instead: its stream then says only what it would say of any stream
+    // (its warnings, then the end of a stream without a finish), which `doStream` reads and drops.
+    return new Response('', {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+
+  /** `model` (made with {@link fetch}) read directly; `validate` is its chunk schema's synchronous check. */
+  wrap(model: LanguageModelV4, validate: ChunkValidator): LanguageModelV4 {
+    return new DirectSseLanguageModel({ model, validate, captures: this.#captures });
+  }
+}
+
+/** The provider's chat model, with `doStream` reading the body directly (see {@link DirectSseReads}). */
+export class DirectSseLanguageModel implements LanguageModelV4 {
+  readonly specificationVersion = 'v4' as const;
+  /** The provider package's own model (everything but the stream's reading is its). */
+  readonly providerModel: LanguageModelV4;
+  readonly #validate: ChunkValidator;
+  readonly #captures: WeakMap<AbortSignal, Capture>;
+
+  constructor(options: {
+    model: LanguageModelV4;
+    validate: ChunkValidator;
+    captures: WeakMap<AbortSignal, Capture>;
+  }) {
+    this.providerModel = options.model;
+    this.#validate = options.validate;
+    this.#captures = options.captures;
+  }
+
+  get provider(): string {
+    return this.providerModel.provider;
+  }
+
+  get modelId(): string {
+    return this.providerModel.modelId;
+  }
+
+  get supportedUrls(): LanguageModelV4['supportedUrls'] {
+    return this.providerModel.supportedUrls;
+  }
+
+  doGenerate(options: LanguageModelV4CallOptions): PromiseLike<LanguageModelV4GenerateResult> {
+    return this.providerModel.doGenerate(options);
+  }
+
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+    if (options.includeRawChunks === true) return this.providerModel.doStream(options);
+    // A signal of this call's own marks its request for the capturing fetch; the caller's abort still reaches it.
+    const caller = options.abortSignal;
+    const signal = caller === undefined ? new AbortController().signal : AbortSignal.any([caller]);
+    const capture: Capture = { response: undefined, url: '' };
+    this.#captures.set(signal, capture);
+    let result: LanguageModelV4StreamResult;
+    try {
+      result = await this.providerModel.doStream({ ...options, abortSignal: signal });
+    } finally {
+      this.#captures.delete(signal);
+    }
+    const response = capture.response;
+    if (response === undefined) return result;
+    const told = await readProviderStream(result.stream, this.providerModel.provider);
+    const stream = directPartStream({
+      body: response.body as ReadableStream<Uint8Array>,
+      validate: this.#validate,
+      parts: new OpenAICompatibleChunkParts(told.metadataKey),
+      warnings: told.warnings,
+      context: {
+        url: capture.url,
+        requestBodyValues: result.request?.body,
+        statusCode: response.status,
+        responseHeaders: result.response?.headers,
+      },
+    });
+    return { stream, ...omitUndefined({ request: result.request, response: result.response }) };
+  }
+}
+
+/**
+ * What the provider's stream over the empty body says that the direct stream needs: the call's warnings (its
+ * `stream-start`) and the key it files provider metadata under (its `finish` part's, which depends on the call's
+ * provider options).
+ */
+async function readProviderStream(
+  stream: ReadableStream<LanguageModelV4StreamPart>,
+  provider: string,
+): Promise<{ warnings: SharedV4Warning[]; metadataKey: string }> {
+  let warnings: SharedV4Warning[] = [];
+  let metadataKey = provider.split('.')[0]?.trim() ?? provider;
+  for await (const part of stream as unknown as AsyncIterable<LanguageModelV4StreamPart>) {
+    if (part.type === 'stream-start') warnings = part.warnings;
+    else if (part.type === 'finish') metadataKey = Object.keys(part.providerMetadata ?? {})[0] ?? metadataKey;
+  }
+  return { warnings, metadataKey };
+}
+
+function directPartStream(options: {
+  body: ReadableStream<Uint8Array>;
+  validate: ChunkValidator;
+  parts: OpenAICompatibleChunkParts;
+  warnings: SharedV4Warning[];
+  context: BodyContext;
+}): ReadableStream<LanguageModelV4StreamPart> {
+  const { validate, parts, context } = options;
+  const reader = options.body.getReader();
+  const events = new SseEventReader();
+  const stream = new ReadableStream<LanguageModelV4StreamPart>({
+    start(controller) {
+      controller.enqueue({ type: 'stream-start', warnings: options.warnings });
+    },
+    // One read of the body per pull, as many pulls as it takes to make a part: a read that ends no event (a
+    // chunk cut mid-event) makes none.
+    async pull(controller) {
+      for (;;) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          throw bodyReadError(error, context);
+        }
+        if (next.done) {
+          for (const part of parts.end()) controller.enqueue(part);
+          controller.close();
+          return;
+        }
+        const bytes = next.value;
+        let made = false;
+        for (const event of events.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) {
+          // OpenAI's end marker, which the provider skips too.
+          if (event.data === '[DONE]') continue;
+          const parsed = parseChunk(event.data, validate);
+          const chunk = parsed instanceof Promise ? await parsed : (parsed as ChunkResult);
+          for (const part of parts.push(chunk)) {
+            controller.enqueue(part);
+            made = true;
+          }
+        }
+        if (made) return;
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  directStreams.add(stream);
+  return stream;
+}
+
+/** One event's JSON, parsed and checked as the provider's `safeParseJSON` does (same errors, same values). */
+function parseChunk(text: string, validate: ChunkValidator): ChunkResult | Promise<ChunkResult> {
+  let value: unknown;
+  try {
+    value = secureJsonParse(text);
+  } catch (error) {
+    return {
+      success: false,
+      error: JSONParseError.isInstance(error) ? error : new JSONParseError({ text, cause: error }),
+    };
+  }
+  const invalid = (cause: unknown): ChunkResult => ({
+    success: false,
+    error: TypeValidationError.wrap({ value, cause }),
+  });
+  const checked = (result: Awaited<ReturnType<ChunkValidator>>): ChunkResult =>
+    result.success ? { success: true, value: result.value } : invalid(result.error);
+  try {
+    const result = validate(value);
+    return result instanceof Promise ? result.then(checked, invalid) : checked(result);
+  } catch (error) {
+    return invalid(error);
+  }
+}
+
+/**
+ * A body that broke off, as the provider's body reader reports it: an abort as it is, anything else as an
+ * `APICallError` ("Failed to process successful response"), marked retryable when a network error code is in its
+ * causes (the provider's `handleFetchError`, which its package does not export).
+ */
+function bodyReadError(error: unknown, context: BodyContext): unknown {
+  if (isAbortError(error)) return error;
+  const fields = {
+    url: context.url,
+    requestBodyValues: context.requestBodyValues,
+    statusCode: context.statusCode,
+    cause: error,
+    ...omitUndefined({ responseHeaders: context.responseHeaders }),
+  };
+  const wrapped = new APICallError({ message: 'Failed to process successful response', ...fields });
+  if (!hasNetworkErrorCode(wrapped)) return wrapped;
+  return new APICallError({ message: wrapped.message, ...fields, isRetryable: true });
+}
+
+const networkErrorCodes = new Set([
+  'ConnectionRefused',
+  'ConnectionClosed',
+  'FailedToOpenSocket',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function hasNetworkErrorCode(error: unknown): boolean {
+  const seen = new Set<Error>();
+  let current = error;
+  while (current instanceof Error && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && networkErrorCodes.has(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
