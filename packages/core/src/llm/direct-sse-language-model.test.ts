@@ -118,7 +118,11 @@ function seen(error: unknown): unknown {
 /** Everything a caller of `doStream` sees: parts (errors by what they say), a rejection, the request and headers. */
 async function run(
   model: LanguageModelV4,
-  options: { scripted?: boolean; abortAfterFirstText?: boolean } = {},
+  options: {
+    scripted?: boolean;
+    abortAfterFirstText?: boolean;
+    call?: Partial<Parameters<LanguageModelV4['doStream']>[0]>;
+  } = {},
 ): Promise<{ direct: boolean; seen: unknown }> {
   const controller = new AbortController();
   let result: Awaited<ReturnType<LanguageModelV4['doStream']>>;
@@ -127,6 +131,7 @@ async function run(
       prompt: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
       tools: [{ type: 'function', name: 'search', inputSchema: { type: 'object' } }],
       abortSignal: controller.signal,
+      ...options.call,
     });
   } catch (error) {
     return { direct: false, seen: { thrown: seen(error) } };
@@ -209,6 +214,24 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
       });
     });
   }
+
+  it("carries the provider's warnings and files metadata under the key the call's options use", async () => {
+    const base = `${recordings.origin}/v1`;
+    const call = { topK: 3, providerOptions: { openaiCompatible: { user: 'u-1' } } };
+    const expected = await run(providerModel(base, undefined)('openai text with usage'), { call });
+    const actual = await run(directModel(base, undefined)('openai text with usage'), { call });
+    assert.equal(actual.direct, true);
+    assert.deepEqual(actual.seen, expected.seen);
+    const parts = (actual.seen as { parts: LanguageModelV4StreamPart[] }).parts;
+    const start = parts.find((part) => part.type === 'stream-start');
+    assert.deepEqual(start?.type === 'stream-start' ? start.warnings : [], [
+      { type: 'unsupported', feature: 'topK' },
+    ]);
+    const finish = parts.find((part) => part.type === 'finish');
+    assert.deepEqual(Object.keys((finish?.type === 'finish' && finish.providerMetadata) || {}), [
+      'openaiCompatible',
+    ]);
+  });
 
   it('sends the request the provider builds, and reads raw chunks through the provider', async () => {
     const base = `${recordings.origin}/v1`;

@@ -4,6 +4,7 @@ import type {
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
+  SharedV4ProviderOptions,
   SharedV4Warning,
 } from '@ai-sdk/provider';
 import { APICallError, JSONParseError, TypeValidationError } from '@ai-sdk/provider';
@@ -66,9 +67,11 @@ export class DirectSseReads {
     if (capture === undefined || !response.ok || response.body === null) return response;
     capture.response = response;
     capture.url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    // The provider reads this empty body instead: its stream then says only what it would say of any stream
-    // (its warnings, then the end of a stream without a finish), which `doStream` reads and drops.
-    return new Response('', {
+    // The provider gets a body that never sends a byte: its stream says only what it says before any chunk (its
+    // warnings), which `doStream` reads; then the stream is dropped unread. Not an empty body: ending its chain
+    // (four transforms flushed and terminated, an error object made per terminate) cost more per step than the
+    // rest of the hand-over.
+    return new Response(new ReadableStream<Uint8Array>(), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
@@ -130,12 +133,13 @@ export class DirectSseLanguageModel implements LanguageModelV4 {
     }
     const response = capture.response;
     if (response === undefined) return result;
-    const told = await readProviderStream(result.stream, this.providerModel.provider);
     const stream = directPartStream({
       body: response.body as ReadableStream<Uint8Array>,
       validate: this.#validate,
-      parts: new OpenAICompatibleChunkParts(told.metadataKey),
-      warnings: told.warnings,
+      parts: new OpenAICompatibleChunkParts(
+        metadataKeyOf(this.providerModel.provider, options.providerOptions),
+      ),
+      warnings: await warningsOf(result.stream),
       context: {
         url: capture.url,
         requestBodyValues: result.request?.body,
@@ -147,22 +151,22 @@ export class DirectSseLanguageModel implements LanguageModelV4 {
   }
 }
 
+/** The call's warnings: the `stream-start` part the provider's stream begins with (before any chunk). */
+async function warningsOf(stream: ReadableStream<LanguageModelV4StreamPart>): Promise<SharedV4Warning[]> {
+  const reader = stream.getReader();
+  const first = await reader.read();
+  reader.releaseLock();
+  return first.value?.type === 'stream-start' ? first.value.warnings : [];
+}
+
 /**
- * What the provider's stream over the empty body says that the direct stream needs: the call's warnings (its
- * `stream-start`) and the key it files provider metadata under (its `finish` part's, which depends on the call's
- * provider options).
+ * The key the provider files its metadata under (its `resolveProviderOptionsKey`, not exported): the provider
+ * name before the dot, or its camel-case form when the call's provider options use that.
  */
-async function readProviderStream(
-  stream: ReadableStream<LanguageModelV4StreamPart>,
-  provider: string,
-): Promise<{ warnings: SharedV4Warning[]; metadataKey: string }> {
-  let warnings: SharedV4Warning[] = [];
-  let metadataKey = provider.split('.')[0]?.trim() ?? provider;
-  for await (const part of stream as unknown as AsyncIterable<LanguageModelV4StreamPart>) {
-    if (part.type === 'stream-start') warnings = part.warnings;
-    else if (part.type === 'finish') metadataKey = Object.keys(part.providerMetadata ?? {})[0] ?? metadataKey;
-  }
-  return { warnings, metadataKey };
+function metadataKeyOf(provider: string, providerOptions: SharedV4ProviderOptions | undefined): string {
+  const rawName = (provider.split('.')[0] ?? provider).trim();
+  const camelName = rawName.replace(/[_-]([a-z])/g, (match) => (match[1] as string).toUpperCase());
+  return camelName !== rawName && providerOptions?.[camelName] != null ? camelName : rawName;
 }
 
 function directPartStream(options: {
