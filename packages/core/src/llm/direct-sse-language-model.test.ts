@@ -16,7 +16,8 @@ import {
   startScriptedModelServer,
 } from '../testing/index.ts';
 import { openAiCompatibleRecordings, writesOf } from './__fixtures__/openai-compatible-recordings.ts';
-import { DirectSseLanguageModel, isDirectSseStream } from './direct-sse-language-model.ts';
+import { DirectSseLanguageModel } from './direct-sse-language-model.ts';
+import { directSseBodyOf } from './direct-sse-part-stream.ts';
 import { LazyLanguageModel } from './lazy-language-model.ts';
 import { resolveLanguageModel } from './resolve-language-model.ts';
 
@@ -42,6 +43,7 @@ const scripted: Record<string, readonly ScriptedStep[]> = {
   'error body 400': [{ type: 'http-error', status: 400, message: 'messages: bad request' }],
   'error body 429': [{ type: 'http-error', status: 429, message: 'slow down' }],
   'error body 503': [{ type: 'http-error', status: 503 }],
+  long: Array.from({ length: 600 }, (_, index) => ({ type: 'text', text: `t${index} ` }) as const),
   'cut stream': [{ type: 'text', text: 'par' }, { type: 'delay', ms: 20 }, { type: 'drop' }],
 };
 
@@ -72,6 +74,7 @@ after(async () => {
   await model.close();
 });
 
+// The global fetch's body is read through its web stream; the server's node:http fetch hands over its reads.
 const fetches: Record<string, FetchFunction | undefined> = {
   'global fetch': undefined,
   'node:http fetch': createNodeHttpFetch(),
@@ -121,9 +124,11 @@ async function run(
   options: {
     scripted?: boolean;
     abortAfterFirstText?: boolean;
+    /** Waits a timer turn every this many parts: a reader behind the socket. */
+    slowEvery?: number;
     call?: Partial<Parameters<LanguageModelV4['doStream']>[0]>;
   } = {},
-): Promise<{ direct: boolean; seen: unknown }> {
+): Promise<{ direct: string | undefined; seen: unknown }> {
   const controller = new AbortController();
   let result: Awaited<ReturnType<LanguageModelV4['doStream']>>;
   try {
@@ -134,7 +139,7 @@ async function run(
       ...options.call,
     });
   } catch (error) {
-    return { direct: false, seen: { thrown: seen(error) } };
+    return { direct: undefined, seen: { thrown: seen(error) } };
   }
   const parts: unknown[] = [];
   let failure: unknown;
@@ -150,12 +155,15 @@ async function run(
         parts.push({ ...part, id: typeof part.id, timestamp: typeof part.timestamp });
       else parts.push(part);
       if (options.abortAfterFirstText === true && part.type === 'text-delta') controller.abort();
+      if (options.slowEvery !== undefined && parts.length % options.slowEvery === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
     }
   } catch (error) {
     failure = seen(error);
   }
   return {
-    direct: isDirectSseStream(result.stream),
+    direct: directSseBodyOf(result.stream),
     seen: {
       parts,
       failure,
@@ -174,12 +182,13 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
 
   for (const [fetchName, fetch] of Object.entries(fetches)) {
     describe(fetchName, () => {
+      const body = fetch === undefined ? 'web stream' : 'node:http';
       for (const name of Object.keys(openAiCompatibleRecordings)) {
         it(`recorded: ${name}`, async () => {
           const base = `${recordings.origin}/v1`;
           const expected = await run(providerModel(base, fetch)(name));
           const actual = await run(directModel(base, fetch)(name));
-          assert.equal(actual.direct, true, 'read directly');
+          assert.equal(actual.direct, body, 'read directly');
           assert.deepEqual(actual.seen, expected.seen);
         });
       }
@@ -190,7 +199,7 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
           const actual = await run(directModel(base, fetch)(name), { scripted: true });
           assert.equal(
             actual.direct,
-            !name.startsWith('error body'),
+            name.startsWith('error body') ? undefined : body,
             'read directly when the answer is a stream',
           );
           assert.deepEqual(actual.seen, expected.seen);
@@ -206,7 +215,7 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
         const options = { scripted: true, abortAfterFirstText: true };
         const expected = await run(providerModel(base, fetch)('abort'), options);
         const actual = await run(directModel(base, fetch)('abort'), options);
-        assert.equal(actual.direct, true);
+        assert.equal(actual.direct, body);
         assert.deepEqual(actual.seen, expected.seen);
         assert.equal((actual.seen as { failure: { name: string } }).failure.name, 'AbortError');
         const outcomes = await Promise.all(model.requests.slice(-2).map((request) => model.settled(request)));
@@ -215,12 +224,22 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
     });
   }
 
+  it('a reader far behind the socket gets every part, in order', async () => {
+    const base = `${model.url}/v1`;
+    const fetch = createNodeHttpFetch();
+    const expected = await run(providerModel(base, fetch)('long'), { scripted: true });
+    const actual = await run(directModel(base, fetch)('long'), { scripted: true, slowEvery: 50 });
+    assert.equal(actual.direct, 'node:http');
+    assert.deepEqual(actual.seen, expected.seen);
+    assert.ok((actual.seen as { parts: unknown[] }).parts.length > 600);
+  });
+
   it("carries the provider's warnings and files metadata under the key the call's options use", async () => {
     const base = `${recordings.origin}/v1`;
     const call = { topK: 3, providerOptions: { openaiCompatible: { user: 'u-1' } } };
     const expected = await run(providerModel(base, undefined)('openai text with usage'), { call });
     const actual = await run(directModel(base, undefined)('openai text with usage'), { call });
-    assert.equal(actual.direct, true);
+    assert.equal(actual.direct, 'web stream');
     assert.deepEqual(actual.seen, expected.seen);
     const parts = (actual.seen as { parts: LanguageModelV4StreamPart[] }).parts;
     const start = parts.find((part) => part.type === 'stream-start');
@@ -240,7 +259,7 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
       prompt: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
       includeRawChunks: true,
     });
-    assert.equal(isDirectSseStream(raw.stream), false);
+    assert.equal(directSseBodyOf(raw.stream), undefined);
     const types = new Set<string>();
     for await (const part of raw.stream as unknown as AsyncIterable<LanguageModelV4StreamPart>)
       types.add(part.type);

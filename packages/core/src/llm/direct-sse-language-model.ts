@@ -7,34 +7,17 @@ import type {
   SharedV4ProviderOptions,
   SharedV4Warning,
 } from '@ai-sdk/provider';
-import { APICallError, JSONParseError, TypeValidationError } from '@ai-sdk/provider';
-import { isAbortError, secureJsonParse } from '@ai-sdk/provider-utils';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
-import { SseEventReader } from '../net/sse-event-reader.ts';
-import { type ChunkResult, OpenAICompatibleChunkParts } from './openai-compatible-chunk-parts.ts';
+import { takeNodeHttpBody } from '../net/node-http-body.ts';
+import { directPartStream } from './direct-sse-part-stream.ts';
+import { OpenAICompatibleChunkParts } from './openai-compatible-chunk-parts.ts';
 import type { ChunkValidator } from './synchronous-chunk-validation.ts';
-
-/** The streams read directly (what {@link isDirectSseStream} answers). */
-const directStreams = new WeakSet<ReadableStream<LanguageModelV4StreamPart>>();
-
-/** Whether `stream` is one a {@link DirectSseLanguageModel} reads itself (not the provider's chain). */
-export function isDirectSseStream(stream: ReadableStream<LanguageModelV4StreamPart>): boolean {
-  return directStreams.has(stream);
-}
 
 /** A response body the capturing fetch took for the direct reader, and where it came from. */
 interface Capture {
   response: Response | undefined;
   url: string;
-}
-
-/** What an error made while reading the body carries, as the provider's own reader sets it. */
-interface BodyContext {
-  readonly url: string;
-  readonly requestBodyValues: unknown;
-  readonly statusCode: number;
-  readonly responseHeaders: Record<string, string> | undefined;
 }
 
 /**
@@ -134,7 +117,7 @@ export class DirectSseLanguageModel implements LanguageModelV4 {
     const response = capture.response;
     if (response === undefined) return result;
     const stream = directPartStream({
-      body: response.body as ReadableStream<Uint8Array>,
+      body: takeNodeHttpBody(response) ?? (response.body as ReadableStream<Uint8Array>),
       validate: this.#validate,
       parts: new OpenAICompatibleChunkParts(
         metadataKeyOf(this.providerModel.provider, options.providerOptions),
@@ -167,126 +150,4 @@ function metadataKeyOf(provider: string, providerOptions: SharedV4ProviderOption
   const rawName = (provider.split('.')[0] ?? provider).trim();
   const camelName = rawName.replace(/[_-]([a-z])/g, (match) => (match[1] as string).toUpperCase());
   return camelName !== rawName && providerOptions?.[camelName] != null ? camelName : rawName;
-}
-
-function directPartStream(options: {
-  body: ReadableStream<Uint8Array>;
-  validate: ChunkValidator;
-  parts: OpenAICompatibleChunkParts;
-  warnings: SharedV4Warning[];
-  context: BodyContext;
-}): ReadableStream<LanguageModelV4StreamPart> {
-  const { validate, parts, context } = options;
-  const reader = options.body.getReader();
-  const events = new SseEventReader();
-  const stream = new ReadableStream<LanguageModelV4StreamPart>({
-    start(controller) {
-      controller.enqueue({ type: 'stream-start', warnings: options.warnings });
-    },
-    // One read of the body per pull, as many pulls as it takes to make a part: a read that ends no event (a
-    // chunk cut mid-event) makes none.
-    async pull(controller) {
-      for (;;) {
-        let next: ReadableStreamReadResult<Uint8Array>;
-        try {
-          next = await reader.read();
-        } catch (error) {
-          throw bodyReadError(error, context);
-        }
-        if (next.done) {
-          for (const part of parts.end()) controller.enqueue(part);
-          controller.close();
-          return;
-        }
-        const bytes = next.value;
-        let made = false;
-        for (const event of events.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) {
-          // OpenAI's end marker, which the provider skips too.
-          if (event.data === '[DONE]') continue;
-          const parsed = parseChunk(event.data, validate);
-          const chunk = parsed instanceof Promise ? await parsed : (parsed as ChunkResult);
-          for (const part of parts.push(chunk)) {
-            controller.enqueue(part);
-            made = true;
-          }
-        }
-        if (made) return;
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-  directStreams.add(stream);
-  return stream;
-}
-
-/** One event's JSON, parsed and checked as the provider's `safeParseJSON` does (same errors, same values). */
-function parseChunk(text: string, validate: ChunkValidator): ChunkResult | Promise<ChunkResult> {
-  let value: unknown;
-  try {
-    value = secureJsonParse(text);
-  } catch (error) {
-    return {
-      success: false,
-      error: JSONParseError.isInstance(error) ? error : new JSONParseError({ text, cause: error }),
-    };
-  }
-  const invalid = (cause: unknown): ChunkResult => ({
-    success: false,
-    error: TypeValidationError.wrap({ value, cause }),
-  });
-  const checked = (result: Awaited<ReturnType<ChunkValidator>>): ChunkResult =>
-    result.success ? { success: true, value: result.value } : invalid(result.error);
-  try {
-    const result = validate(value);
-    return result instanceof Promise ? result.then(checked, invalid) : checked(result);
-  } catch (error) {
-    return invalid(error);
-  }
-}
-
-/**
- * A body that broke off, as the provider's body reader reports it: an abort as it is, anything else as an
- * `APICallError` ("Failed to process successful response"), marked retryable when a network error code is in its
- * causes (the provider's `handleFetchError`, which its package does not export).
- */
-function bodyReadError(error: unknown, context: BodyContext): unknown {
-  if (isAbortError(error)) return error;
-  const fields = {
-    url: context.url,
-    requestBodyValues: context.requestBodyValues,
-    statusCode: context.statusCode,
-    cause: error,
-    ...omitUndefined({ responseHeaders: context.responseHeaders }),
-  };
-  const wrapped = new APICallError({ message: 'Failed to process successful response', ...fields });
-  if (!hasNetworkErrorCode(wrapped)) return wrapped;
-  return new APICallError({ message: wrapped.message, ...fields, isRetryable: true });
-}
-
-const networkErrorCodes = new Set([
-  'ConnectionRefused',
-  'ConnectionClosed',
-  'FailedToOpenSocket',
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-function hasNetworkErrorCode(error: unknown): boolean {
-  const seen = new Set<Error>();
-  let current = error;
-  while (current instanceof Error && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && networkErrorCodes.has(code)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
 }
