@@ -1,7 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
-import { DirectSseReads } from './direct-sse-language-model.ts';
 import { LazyLanguageModel } from './lazy-language-model.ts';
 import type { ModelConfig } from './model-config.ts';
 import { rememberModelEndpoint } from './model-endpoint-registry.ts';
@@ -74,7 +73,11 @@ function createModel(options: {
         provider: `${endpoint.provider}.chat`,
         modelId,
         load: async () => {
-          const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+          // Loaded with the provider package: the direct reader uses its internals.
+          const [{ createOpenAICompatible }, { DirectSseReads }] = await Promise.all([
+            import('@ai-sdk/openai-compatible'),
+            import('./direct-sse-language-model.ts'),
+          ]);
           // The provider builds each request and its errors; the stream's bytes are read by DirectSseReads.
           const direct = new DirectSseReads(fetch);
           const model = createOpenAICompatible({
