@@ -38,6 +38,10 @@ const plainFetchAllowed: ReadonlyMap<string, string> = new Map([
     'the fallback under the server model fetch, for a request it does not carry itself (a Request object, a streamed body) to the operator-configured model endpoint (often loopback); no model-chosen URL goes through it; callers may pass their own',
   ],
   [
+    'packages/core/src/llm/direct-sse-language-model.ts',
+    'the default the OpenAI-compatible provider package uses itself when resolveLanguageModel is given no fetch (the fetch it is handed stands in for that default): the operator-configured model endpoint; callers may pass their own',
+  ],
+  [
     'packages/sandbox/src/code-interpreter-client.ts',
     'the default for reaching the operator-configured sandbox service (usually loopback or a private address); no model-chosen URL goes through it',
   ],

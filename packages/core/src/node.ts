@@ -6,3 +6,5 @@ export type { GuardedFetch, GuardedFetchOptions } from './net/guarded-fetch.ts';
 export { createGuardedFetch } from './net/guarded-fetch.ts';
 export type { NodeHttpFetchOptions } from './net/node-http-fetch.ts';
 export { createNodeHttpFetch } from './net/node-http-fetch.ts';
+export type { SseEvent } from './net/sse-event-reader.ts';
+export { SseEventReader, sseData } from './net/sse-event-reader.ts';

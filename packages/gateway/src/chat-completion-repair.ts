@@ -5,12 +5,12 @@ import {
   type AnswerRepairOptions,
   type AnswerRepairOutput,
   type ExtractedToolCall,
+  sseData,
   type ToolCallTextParser,
 } from '@toolbus/core/repair';
 import type { ToolDefinition } from '@toolbus/spec';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
 import { plainContentOf } from './plain-content-chunk.ts';
-import { sseData } from './sse-event-reader.ts';
 
 /** Options for the Chat Completions repairs. */
 export interface ChatCompletionRepairOptions {

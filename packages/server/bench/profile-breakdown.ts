@@ -29,6 +29,14 @@ function partOf(frame: ProfileNode['callFrame']): string | undefined {
   if (/server\/(src|dist)\/(ui\/|chats\/packet-stream-response)/.test(url)) {
     return 'packets to the client (SSE / UI encoding and writes)';
   }
+  // The direct SSE reader (core) is the provider chain's replacement for an OpenAI-compatible model.
+  if (
+    /core\/(src|dist)\/(llm\/(direct-sse-language-model|openai-compatible-chunk-parts)|net\/sse-event-reader)/.test(
+      url,
+    )
+  ) {
+    return 'provider chain: direct SSE reader (core)';
+  }
   if (/(provider-utils|openai-compatible|@ai-sdk\/provider|eventsource-parser|\/zod\/)/.test(url)) {
     return 'provider chain: AI SDK parsing, JSON, zod';
   }

@@ -73,15 +73,22 @@ function createModel(options: {
         provider: `${endpoint.provider}.chat`,
         modelId,
         load: async () => {
-          const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+          // Loaded with the provider package: the direct reader uses its internals.
+          const [{ createOpenAICompatible }, { DirectSseReads }] = await Promise.all([
+            import('@ai-sdk/openai-compatible'),
+            import('./direct-sse-language-model.ts'),
+          ]);
+          // The provider builds each request and its errors; the stream's bytes are read by DirectSseReads.
+          const direct = new DirectSseReads(fetch);
           const model = createOpenAICompatible({
             ...common,
+            fetch: direct.fetch,
             name: endpoint.provider,
             includeUsage: true,
             ...omitUndefined({ apiKey }),
           }).chatModel(modelId);
-          validateChunksSynchronously(model);
-          return model;
+          const validate = validateChunksSynchronously(model);
+          return validate === undefined ? model : direct.wrap(model, validate);
         },
       });
   }

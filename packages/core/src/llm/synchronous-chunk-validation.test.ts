@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { type LoopbackHttpServer, startLoopbackHttpServer } from '../testing/index.ts';
+import { DirectSseLanguageModel } from './direct-sse-language-model.ts';
 import { LazyLanguageModel } from './lazy-language-model.ts';
 import { resolveLanguageModel } from './resolve-language-model.ts';
 import { validateChunksSynchronously } from './synchronous-chunk-validation.ts';
@@ -67,7 +68,9 @@ describe('validateChunksSynchronously', () => {
   it('validates without a promise, and the resolver applies it to OpenAI-compatible models', async () => {
     const model = resolveLanguageModel(`openai-compatible:${server.origin}/v1#good`);
     assert.ok(model instanceof LazyLanguageModel);
-    const real = (await model.model()) as unknown as { chunkSchema: { validate(value: unknown): unknown } };
+    const direct = await model.model();
+    assert.ok(direct instanceof DirectSseLanguageModel, 'read directly (direct-sse-language-model.ts)');
+    const real = direct.providerModel as unknown as { chunkSchema: { validate(value: unknown): unknown } };
     const result = real.chunkSchema.validate({ id: 'c', choices: [] });
     assert.ok(!(result instanceof Promise), 'a plain result, no promise');
     assert.equal((result as { success: boolean }).success, true);

@@ -7,6 +7,14 @@ interface ZodLike {
   ): Promise<{ success: true; data: unknown } | { success: false; error: unknown }>;
 }
 
+/** A chunk schema's check: the parsed chunk or the schema's error, synchronously unless the schema is asynchronous. */
+export type ChunkValidator = (
+  value: unknown,
+) =>
+  | { success: true; value: unknown }
+  | { success: false; error: unknown }
+  | Promise<{ success: true; value: unknown } | { success: false; error: unknown }>;
+
 /** The AI SDK's schema marker (`Symbol.for`, so it is the provider package's own, whichever copy loaded it). */
 const aiSdkSchema = Symbol.for('vercel.ai.schema');
 
@@ -18,26 +26,29 @@ const aiSdkSchema = Symbol.for('vercel.ai.schema');
  * keeps every check and every parsed value (zod strips and defaults as before), without the wrapping or the
  * promises. A schema with an asynchronous part (zod throws on the synchronous parse) falls back to the
  * asynchronous parse. A model without a zod `chunkSchema` (another provider, another version) is left alone.
+ * Returns the check (the direct SSE reader uses the same one), or undefined when the model was left alone.
  */
-export function validateChunksSynchronously(model: object): void {
+export function validateChunksSynchronously(model: object): ChunkValidator | undefined {
   const holder = model as { chunkSchema?: unknown };
   const schema = holder.chunkSchema;
-  if (!isZodSchema(schema)) return;
+  if (!isZodSchema(schema)) return undefined;
+  const validate: ChunkValidator = (value) => {
+    let result: ReturnType<ZodLike['safeParse']>;
+    try {
+      result = schema.safeParse(value);
+    } catch {
+      return schema.safeParseAsync(value).then(toValidationResult);
+    }
+    return toValidationResult(result);
+  };
   holder.chunkSchema = {
     [aiSdkSchema]: true,
     _type: undefined,
     // Only structured output reads a schema's JSON Schema; a stream chunk's schema is only validated.
     jsonSchema: {},
-    validate(value: unknown) {
-      let result: ReturnType<ZodLike['safeParse']>;
-      try {
-        result = schema.safeParse(value);
-      } catch {
-        return schema.safeParseAsync(value).then(toValidationResult);
-      }
-      return toValidationResult(result);
-    },
+    validate,
   };
+  return validate;
 }
 
 function toValidationResult(result: ReturnType<ZodLike['safeParse']>) {

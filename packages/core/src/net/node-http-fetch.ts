@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { FetchFunction } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { type NodeHttpBodySink, offerNodeHttpBody } from './node-http-body.ts';
 
 /** Options for {@link createNodeHttpFetch}. */
 export interface NodeHttpFetchOptions {
@@ -72,11 +73,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
           resolve(fallback(input, init));
           return;
         }
-        const headers = new Headers();
-        const raw = incoming.rawHeaders;
-        for (let index = 0; index + 1 < raw.length; index += 2) {
-          headers.append(raw[index] as string, raw[index + 1] as string);
-        }
+        const headers = headersFrom(incoming.rawHeaders);
         if (status === 204 || status === 205 || status === 304 || init?.method === 'HEAD') {
           incoming.resume();
           done();
@@ -84,16 +81,33 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
           return;
         }
         let closed = false;
-        const stream = new ReadableStream<Uint8Array>(
+        // Until the body's web stream is read, its reads are also kept here, for a reader that takes the body
+        // as node:http delivers it (takeNodeHttpBody); once taken, `sink` gets everything.
+        let early: Buffer[] | undefined = [];
+        let ended: { error: unknown } | 'end' | undefined;
+        let sink: NodeHttpBodySink | undefined;
+        const stream: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>(
           {
             start(controller) {
               fail = (error) => {
                 if (closed) return;
                 closed = true;
-                controller.error(error);
+                if (sink !== undefined) sink.error(error);
+                else {
+                  ended = { error };
+                  controller.error(error);
+                }
               };
               incoming.on('data', (chunk: Buffer) => {
+                if (sink !== undefined) {
+                  if (!closed) sink.data(chunk);
+                  return;
+                }
                 if (closed) return;
+                if (early !== undefined) {
+                  if (stream.locked) early = undefined;
+                  else early.push(chunk);
+                }
                 controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
                 // A reader that does not keep up stops the socket's reads until it pulls again.
                 if ((controller.desiredSize ?? 1) <= 0) incoming.pause();
@@ -102,7 +116,11 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
                 done();
                 if (closed) return;
                 closed = true;
-                controller.close();
+                if (sink !== undefined) sink.end();
+                else {
+                  ended = 'end';
+                  controller.close();
+                }
               });
               incoming.once('error', (error) => {
                 done();
@@ -124,7 +142,26 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchFu
           },
           new CountQueuingStrategy({ highWaterMark: 16 }),
         );
-        resolve(new Response(stream, { status, statusText: incoming.statusMessage ?? '', headers }));
+        const answer = new Response(stream, { status, statusText: incoming.statusMessage ?? '', headers });
+        offerNodeHttpBody(answer, {
+          start(taker) {
+            const before = early ?? [];
+            early = undefined;
+            sink = taker;
+            for (const chunk of before) taker.data(chunk);
+            if (ended === 'end') taker.end();
+            else if (ended !== undefined) taker.error(ended.error);
+            else if (incoming.isPaused()) incoming.resume();
+          },
+          pause: () => incoming.pause(),
+          resume: () => incoming.resume(),
+          destroy() {
+            closed = true;
+            done();
+            incoming.destroy();
+          },
+        });
+        resolve(answer);
       });
       outgoing.end(body ?? undefined);
     });
@@ -147,6 +184,14 @@ function terminated(error?: Error): TypeError {
     omitUndefined({ cause: error }),
   );
   return new TypeError('terminated', { cause });
+}
+
+function headersFrom(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    headers.append(raw[index] as string, raw[index + 1] as string);
+  }
+  return headers;
 }
 
 function headersOf(headers: HeadersInit | undefined): Record<string, string> {

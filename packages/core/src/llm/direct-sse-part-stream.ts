@@ -1,0 +1,279 @@
+import type { LanguageModelV4StreamPart, SharedV4Warning } from '@ai-sdk/provider';
+import { APICallError, JSONParseError, TypeValidationError } from '@ai-sdk/provider';
+import { isAbortError, secureJsonParse } from '@ai-sdk/provider-utils';
+import { omitUndefined } from '@toolbus/spec';
+import type { NodeHttpBody } from '../net/node-http-body.ts';
+import { type SseEvent, SseEventReader } from '../net/sse-event-reader.ts';
+import type { ChunkResult, OpenAICompatibleChunkParts } from './openai-compatible-chunk-parts.ts';
+import type { ChunkValidator } from './synchronous-chunk-validation.ts';
+
+/** What an error made while reading the body carries, as the provider's own reader sets it. */
+export interface BodyContext {
+  readonly url: string;
+  readonly requestBodyValues: unknown;
+  readonly statusCode: number;
+  readonly responseHeaders: Record<string, string> | undefined;
+}
+
+/** What a direct part stream reads and how it turns chunks into parts. */
+export interface DirectPartStreamOptions {
+  /** The body: as node:http delivers it when it can be taken so, else the response's web stream. */
+  readonly body: NodeHttpBody | ReadableStream<Uint8Array>;
+  readonly validate: ChunkValidator;
+  readonly parts: OpenAICompatibleChunkParts;
+  readonly warnings: SharedV4Warning[];
+  readonly context: BodyContext;
+}
+
+/** The streams read directly, by how their body is read (what {@link directSseBodyOf} answers). */
+const directStreams = new WeakMap<ReadableStream<LanguageModelV4StreamPart>, DirectSseBody>();
+
+/** How a direct stream reads its body: as node:http delivers it, or through the response's web stream. */
+export type DirectSseBody = 'node:http' | 'web stream';
+
+/** How `stream` reads the model's body, or undefined when it is not one the direct reader makes. */
+export function directSseBodyOf(
+  stream: ReadableStream<LanguageModelV4StreamPart>,
+): DirectSseBody | undefined {
+  return directStreams.get(stream);
+}
+
+/**
+ * The model's parts from its SSE body: `stream-start` with the provider's warnings, then what each event's chunk
+ * makes, then the end's parts; a body that breaks off fails the stream as the provider's does.
+ */
+export function directPartStream(
+  options: DirectPartStreamOptions,
+): ReadableStream<LanguageModelV4StreamPart> {
+  if (options.body instanceof ReadableStream) {
+    const stream = pulledPartStream(options, options.body);
+    directStreams.set(stream, 'web stream');
+    return stream;
+  }
+  const stream = pushedPartStream(options, options.body);
+  directStreams.set(stream, 'node:http');
+  return stream;
+}
+
+/** A web-stream body: one read per pull, as many pulls as it takes to make a part. */
+function pulledPartStream(
+  options: DirectPartStreamOptions,
+  body: ReadableStream<Uint8Array>,
+): ReadableStream<LanguageModelV4StreamPart> {
+  const { validate, parts, context } = options;
+  const reader = body.getReader();
+  const events = new SseEventReader();
+  return new ReadableStream<LanguageModelV4StreamPart>({
+    start(controller) {
+      controller.enqueue({ type: 'stream-start', warnings: options.warnings });
+    },
+    async pull(controller) {
+      for (;;) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          throw bodyReadError(error, context);
+        }
+        if (next.done) {
+          for (const part of parts.end()) controller.enqueue(part);
+          controller.close();
+          return;
+        }
+        const bytes = next.value;
+        let made = false;
+        for (const event of events.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) {
+          // OpenAI's end marker, which the provider skips too.
+          if (event.data === '[DONE]') continue;
+          const parsed = parseChunk(event.data, validate);
+          const chunk = parsed instanceof Promise ? await parsed : (parsed as ChunkResult);
+          for (const part of parts.push(chunk)) {
+            controller.enqueue(part);
+            made = true;
+          }
+        }
+        if (made) return;
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * A node:http body: each socket read handled as it comes (no web stream on the way in), its parts queued for the
+ * reader; the socket pauses while the reader is behind by a queue's worth. A chunk whose check is asynchronous
+ * (a schema zod cannot check synchronously) pauses the socket until it is done, so parts keep their order.
+ */
+function pushedPartStream(
+  options: DirectPartStreamOptions,
+  body: NodeHttpBody,
+): ReadableStream<LanguageModelV4StreamPart> {
+  const { validate, parts, context } = options;
+  const events = new SseEventReader();
+  let waiting = false;
+  let finished = false;
+  let behind = false;
+  // A failure waits until the reader has taken the parts made before it (erroring a stream drops its queue;
+  // the provider's chain, pulled a chunk at a time, has delivered them by then).
+  let failure: { error: unknown } | undefined;
+  const queueSize = 64;
+  return new ReadableStream<LanguageModelV4StreamPart>(
+    {
+      start(controller) {
+        controller.enqueue({ type: 'stream-start', warnings: options.warnings });
+        const failWith = (error: unknown): void => {
+          if (finished) return;
+          finished = true;
+          body.destroy();
+          if (controller.desiredSize === queueSize) controller.error(error);
+          else failure = { error };
+        };
+        const emit = (chunk: ChunkResult): void => {
+          for (const part of parts.push(chunk)) controller.enqueue(part);
+        };
+        // Handles `list` from `from` on; returns early (socket paused) at a chunk checked asynchronously.
+        const handle = (list: SseEvent[], from: number): void => {
+          for (let index = from; index < list.length; index += 1) {
+            const data = (list[index] as SseEvent).data;
+            if (data === '[DONE]') continue;
+            const parsed = parseChunk(data, validate);
+            if (parsed instanceof Promise) {
+              waiting = true;
+              body.pause();
+              parsed.then((chunk) => {
+                waiting = false;
+                if (finished) return;
+                try {
+                  emit(chunk);
+                  handle(list, index + 1);
+                } catch (error) {
+                  failWith(error);
+                  return;
+                }
+                if (!waiting && !behind) body.resume();
+              });
+              return;
+            }
+            emit(parsed);
+          }
+        };
+        body.start({
+          data(chunk) {
+            if (finished) return;
+            try {
+              handle(events.read(chunk), 0);
+            } catch (error) {
+              failWith(error);
+              return;
+            }
+            if ((controller.desiredSize ?? 1) <= 0 && !behind) {
+              behind = true;
+              body.pause();
+            }
+          },
+          end() {
+            if (finished) return;
+            try {
+              for (const part of parts.end()) controller.enqueue(part);
+            } catch (error) {
+              failWith(error);
+              return;
+            }
+            finished = true;
+            controller.close();
+          },
+          error(error) {
+            failWith(bodyReadError(error, context));
+          },
+        });
+      },
+      pull(controller) {
+        if (failure !== undefined) {
+          if (controller.desiredSize === queueSize) controller.error(failure.error);
+          return;
+        }
+        if (!behind) return;
+        behind = false;
+        if (!waiting && !finished) body.resume();
+      },
+      cancel() {
+        finished = true;
+        body.destroy();
+      },
+    },
+    // Room for a burst of parts before the socket is paused: pausing and resuming per token costs more.
+    new CountQueuingStrategy({ highWaterMark: queueSize }),
+  );
+}
+
+/** One event's JSON, parsed and checked as the provider's `safeParseJSON` does (same errors, same values). */
+function parseChunk(text: string, validate: ChunkValidator): ChunkResult | Promise<ChunkResult> {
+  let value: unknown;
+  try {
+    value = secureJsonParse(text);
+  } catch (error) {
+    return {
+      success: false,
+      error: JSONParseError.isInstance(error) ? error : new JSONParseError({ text, cause: error }),
+    };
+  }
+  const invalid = (cause: unknown): ChunkResult => ({
+    success: false,
+    error: TypeValidationError.wrap({ value, cause }),
+  });
+  const checked = (result: Awaited<ReturnType<ChunkValidator>>): ChunkResult =>
+    result.success ? { success: true, value: result.value } : invalid(result.error);
+  try {
+    const result = validate(value);
+    return result instanceof Promise ? result.then(checked, invalid) : checked(result);
+  } catch (error) {
+    return invalid(error);
+  }
+}
+
+/**
+ * A body that broke off, as the provider's body reader reports it: an abort as it is, anything else as an
+ * `APICallError` ("Failed to process successful response"), marked retryable when a network error code is in its
+ * causes (the provider's `handleFetchError`, which its package does not export).
+ */
+function bodyReadError(error: unknown, context: BodyContext): unknown {
+  if (isAbortError(error)) return error;
+  const fields = {
+    url: context.url,
+    requestBodyValues: context.requestBodyValues,
+    statusCode: context.statusCode,
+    cause: error,
+    ...omitUndefined({ responseHeaders: context.responseHeaders }),
+  };
+  const wrapped = new APICallError({ message: 'Failed to process successful response', ...fields });
+  if (!hasNetworkErrorCode(wrapped)) return wrapped;
+  return new APICallError({ message: wrapped.message, ...fields, isRetryable: true });
+}
+
+const networkErrorCodes = new Set([
+  'ConnectionRefused',
+  'ConnectionClosed',
+  'FailedToOpenSocket',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function hasNetworkErrorCode(error: unknown): boolean {
+  const seen = new Set<Error>();
+  let current = error;
+  while (current instanceof Error && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && networkErrorCodes.has(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
