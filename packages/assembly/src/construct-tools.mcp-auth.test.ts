@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import { echoWireTool } from './__fixtures__/mcp-wire-tools.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
 import { builtInFactories, llmFacingOf } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 
-const echoTool: McpWireTool = {
-  name: 'echo',
-  description: 'Echoes.',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-};
 let storage: Storage;
 let persona: Persona;
 let user: User;
@@ -40,7 +35,7 @@ describe('MCP credentials from storage', () => {
   // Braces in a stored key are part of the key, never a placeholder of the header template it is sent in.
   const apiKey = 'sk-stored-{api_key}-77';
   before(async () => {
-    server = await startLoopbackMcpServer([echoLoopbackTool(echoTool)], {
+    server = await startLoopbackMcpServer([echoLoopbackTool(echoWireTool)], {
       requiredAuthorization: `Bearer ${apiKey}`,
     });
   });
@@ -91,7 +86,7 @@ describe('per-user OAuth tokens from storage', () => {
   let server: LoopbackMcpServer;
   const accessToken = 'user-access-token-55';
   before(async () => {
-    server = await startLoopbackMcpServer([echoLoopbackTool(echoTool)], {
+    server = await startLoopbackMcpServer([echoLoopbackTool(echoWireTool)], {
       requiredAuthorization: `Bearer ${accessToken}`,
     });
   });
