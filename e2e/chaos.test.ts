@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
-import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { TITLE_INSTRUCTION } from '@toolbus/server';
 import { omitUndefined } from '@toolbus/spec';
-import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
+import { type ClusterBackends, okJson, startClusterBackends } from './__fixtures__/cluster-backends.ts';
 import { type FollowedTurn, followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import {
   fetchThroughBalancer,
@@ -24,8 +23,7 @@ const chatCount = 12;
  * stalled check). Longer than the Redis outage, so the live replicas keep their turns through it.
  */
 const turnLockMs = 10_000;
-let postgres: TestPostgres;
-let redis: TestRedisServer;
+let backends: ClusterBackends;
 let model: ScriptedModelServer;
 let cluster: ReplicaCluster;
 
@@ -50,13 +48,13 @@ function searchThenAnswer(request: { messages: readonly { role: string; text: st
 }
 
 before(async () => {
-  [postgres, redis] = await Promise.all([startTestPostgres(), startRedisServer()]);
+  backends = await startClusterBackends();
   model = await startScriptedModelServer({ handler: searchThenAnswer });
   cluster = await startReplicaCluster({
-    redisUrl: redis.url,
+    redisUrl: backends.redis.url,
     model: `openai-compatible:${model.url}/v1#scripted`,
     environment: {
-      TOOLBUS_STORAGE_URL: await postgres.createDatabase(),
+      TOOLBUS_STORAGE_URL: backends.storageUrl,
       TOOLBUS_SECRET_KEY: randomBytes(32).toString('base64'),
     },
     turnLockMs,
@@ -65,14 +63,8 @@ before(async () => {
 after(async () => {
   await cluster?.stop();
   await model?.close();
-  await redis?.stop();
-  await postgres?.stop();
+  await backends?.stop();
 });
-
-async function json<T>(response: Response): Promise<T> {
-  assert.ok(response.ok, `${response.status} ${await response.clone().text()}`);
-  return (await response.json()) as T;
-}
 
 /** Sends a message through HAProxy and follows its turn to the `stop`, reconnecting whenever a stream breaks. */
 async function ask(chatId: string, turn: number, content: string, onPacket?: (packet: WirePacket) => void) {
@@ -120,7 +112,7 @@ test('a replica killed, Redis stopped for 5 s and PostgreSQL restarted while cha
 }, async () => {
   const chatIds = await Promise.all(
     Array.from({ length: chatCount }, async () => {
-      const chat = await json<{ id: string }>(
+      const chat = await okJson<{ id: string }>(
         await fetchThroughBalancer(`${cluster.url}/v1/chats`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -147,9 +139,9 @@ test('a replica killed, Redis stopped for 5 s and PostgreSQL restarted while cha
   const at = () => `${((performance.now() - began) / 1000).toFixed(1)} s`;
   victim.child.kill('SIGKILL');
   await victim.exited;
-  await redis.restart({ downMs: 5_000, keepData: true });
+  await backends.redis.restart({ downMs: 5_000, keepData: true });
   const redisBack = at();
-  await postgres.restart({ downMs: 2_000 });
+  await backends.postgres.restart({ downMs: 2_000 });
   const postgresBack = at();
 
   const followed = await Promise.all(turns).catch(async (error: unknown) => {

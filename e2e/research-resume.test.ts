@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { checkPacketStream } from '@toolbus/research';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
 import type { Packet } from '@toolbus/spec';
-import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
+import { type ClusterBackends, okJson, startClusterBackends } from './__fixtures__/cluster-backends.ts';
 import { followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import {
   fetchThroughBalancer,
@@ -22,25 +21,19 @@ import {
 const solar = 'Research solar panels';
 // Each step of this agent waits (ResearchWorld.slowStepMs) until the kill: its cycle is the one in progress.
 const wind = 'Research wind turbines slowly';
-let postgres: TestPostgres;
-let redis: TestRedisServer;
+let backends: ClusterBackends;
 let world: ResearchWorld;
 let cluster: ReplicaCluster;
 
 before(async () => {
-  [postgres, redis, world] = await Promise.all([
-    startTestPostgres(),
-    startRedisServer(),
-    startResearchWorld({ delayMs: 20 }),
-  ]);
-  const storageUrl = await postgres.createDatabase();
+  [backends, world] = await Promise.all([startClusterBackends(), startResearchWorld({ delayMs: 20 })]);
   // One agent per orchestrator cycle: solar in the first, wind in the second, then the report.
   world.script = { tasks: [solar, wind], sequential: true };
   // Four steps of 3 s each: the wind agent cannot finish before the client sees it start, however slow the
   // machine; after the kill its steps answer at once.
   world.slowStepMs = 3_000;
   cluster = await startReplicaCluster({
-    redisUrl: redis.url,
+    redisUrl: backends.redis.url,
     model: `openai-compatible:${world.server.url}/v1#scripted`,
     replicas: 2,
     // Merged into the shared config file: the default persona's web_search goes to the research world's
@@ -52,7 +45,7 @@ before(async () => {
     // One PostgreSQL database for both replicas (secrets sealed with one shared key), as in a deployment.
     environment: {
       TOOLBUS_CONTEXT_WINDOW: '128000',
-      TOOLBUS_STORAGE_URL: storageUrl,
+      TOOLBUS_STORAGE_URL: backends.storageUrl,
       TOOLBUS_SECRET_KEY: randomBytes(32).toString('base64'),
     },
     turnLockMs: 3_000,
@@ -61,14 +54,8 @@ before(async () => {
 after(async () => {
   await cluster?.stop();
   await world?.close();
-  await redis?.stop();
-  await postgres?.stop();
+  await backends?.stop();
 });
-
-async function json<T>(response: Response): Promise<T> {
-  assert.ok(response.ok, `${response.status} ${await response.clone().text()}`);
-  return (await response.json()) as T;
-}
 
 /** Waits (bounded) for a condition: a replica's log reaches this process through a pipe, possibly late. */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -89,7 +76,7 @@ test('a Deep Research run whose worker is killed finishes on the other replica w
   timeout: 120_000,
 }, async () => {
   const base = cluster.url;
-  const chat = await json<{ id: string }>(
+  const chat = await okJson<{ id: string }>(
     await fetchThroughBalancer(`${base}/v1/chats`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -187,7 +174,7 @@ test('a Deep Research run whose worker is killed finishes on the other replica w
     .join('');
   assert.match(report, /solar panels history was measured carefully/);
   assert.match(report, /wind turbines slowly history was measured carefully/);
-  const detail = await json<{
+  const detail = await okJson<{
     turns: { kind: string; status: string }[];
     messages: { message: { role: string; content: string } }[];
   }>(await fetchThroughBalancer(`${base}/v1/chats/${chat.id}`));

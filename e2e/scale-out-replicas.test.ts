@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
-import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { TITLE_INSTRUCTION, WORKER_LOST_TURN_REASON } from '@toolbus/server';
 import { openPostgresStorage } from '@toolbus/storage-postgres';
-import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
+import { type ClusterBackends, okJson, startClusterBackends } from './__fixtures__/cluster-backends.ts';
 import { followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
 import {
   fetchThroughBalancer,
@@ -23,10 +22,8 @@ import {
  * minute alone on 2 cores (`npm run bench -- scale-out` reports the figure).
  */
 const chatCount = Number(process.env.TOOLBUS_SCALE_OUT_CHATS ?? 200);
-let postgres: TestPostgres;
-let storageUrl: string;
+let backends: ClusterBackends;
 const secretKey = randomBytes(32).toString('base64');
-let redis: TestRedisServer;
 let model: ScriptedModelServer;
 let cluster: ReplicaCluster;
 /** How long PostgreSQL, Redis, the sandbox service, the replicas and HAProxy took to start (for the summary). */
@@ -103,15 +100,14 @@ async function mapLimit<T, R>(
 
 before(async () => {
   const t = performance.now();
-  [postgres, redis] = await Promise.all([startTestPostgres(), startRedisServer()]);
+  backends = await startClusterBackends();
   model = await startScriptedModelServer({ handler: searchThenAnswer });
-  storageUrl = await postgres.createDatabase();
   cluster = await startReplicaCluster({
-    redisUrl: redis.url,
+    redisUrl: backends.redis.url,
     model: `openai-compatible:${model.url}/v1#scripted`,
     // One PostgreSQL database for every replica; secrets sealed with one key they all share.
     environment: {
-      TOOLBUS_STORAGE_URL: storageUrl,
+      TOOLBUS_STORAGE_URL: backends.storageUrl,
       TOOLBUS_SECRET_KEY: secretKey,
     },
     turnLockMs: 5_000,
@@ -123,14 +119,8 @@ after(async () => {
   openAnswers();
   await cluster?.stop();
   await model?.close();
-  await redis?.stop();
-  await postgres?.stop();
+  await backends?.stop();
 });
-
-async function json<T>(response: Response): Promise<T> {
-  assert.ok(response.ok, `${response.status} ${await response.clone().text()}`);
-  return (await response.json()) as T;
-}
 
 test(`${chatCount} streaming chats survive kill -9 of one of three replicas behind HAProxy`, {
   timeout: 300_000,
@@ -140,7 +130,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
   const seconds = (from: number) => ((performance.now() - from) / 1000).toFixed(1);
   const chatIds = await Promise.all(
     Array.from({ length: chatCount }, async () => {
-      const chat = await json<{ id: string }>(
+      const chat = await okJson<{ id: string }>(
         await fetchThroughBalancer(`${base}/v1/chats`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -207,7 +197,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
   // A fresh replay from storage (through any replica) and the history, for every chat, a few at a time.
   const readBack = await mapLimit(chatIds, 16, async (chatId) => ({
     replay: await followTurn({ baseUrl: base, chatId, turn: 0 }),
-    detail: await json<{
+    detail: await okJson<{
       turns: { index: number; status: string; endReason: string | null }[];
       messages: { message: { role: string; content: string } }[];
     }>(await fetchThroughBalancer(`${base}/v1/chats/${chatId}`)),
@@ -268,7 +258,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
     else assert.equal(firstSteps, 1, `question ${index} started once`);
   }
   // The record is PostgreSQL's: every turn's end is there, as the replicas reported it.
-  const storage = await openPostgresStorage({ url: storageUrl, secretKey, environment: {} });
+  const storage = await openPostgresStorage({ url: backends.storageUrl, secretKey, environment: {} });
   try {
     for (const [index, chatId] of chatIds.entries()) {
       const record = await storage.chats.getTurn({ chatId, turn: 0 });

@@ -1,5 +1,7 @@
 // A client that follows one turn to its end through a load balancer, reconnecting with Last-Event-ID whenever the
-// connection breaks (the replica it reached died), as a browser's EventSource does.
+// connection breaks (the replica it reached died), as a browser's EventSource does. The events are parsed by the
+// client package's parser, the one every toolbus client reads SSE with.
+import { sseEvents } from '@toolbus/client';
 
 /** A packet as it came over the wire. */
 export interface WirePacket {
@@ -17,34 +19,9 @@ export interface FollowedTurn {
 
 /** Reads SSE packets from `response` into `onPacket`; resolves when the server ends the stream, throws when it breaks. */
 async function readPackets(response: Response, onPacket: (packet: WirePacket, id: string | undefined) => void) {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let boundary = buffer.indexOf('\n\n');
-    while (boundary >= 0) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
-      boundary = buffer.indexOf('\n\n');
-      let id: string | undefined;
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const separator = line.indexOf(':');
-        const field = separator < 0 ? line : line.slice(0, separator);
-        const content = separator < 0 ? '' : line.slice(separator + 1).replace(/^ /, '');
-        if (field === 'id') id = content;
-        else if (field === 'event') event = content;
-        else if (field === 'data') data.push(content);
-      }
-      if (data.length === 0) continue;
-      if (event === 'error') throw new Error(`stream error: ${data.join('\n')}`);
-      onPacket(JSON.parse(data.join('\n')) as WirePacket, id);
-    }
+  for await (const event of sseEvents(response.body as ReadableStream<Uint8Array>)) {
+    if (event.event === 'error') throw new Error(`stream error: ${event.data}`);
+    onPacket(JSON.parse(event.data) as WirePacket, event.id);
   }
 }
 

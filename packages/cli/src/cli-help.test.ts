@@ -1,28 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { CliIo } from './cli-io.ts';
+import { readdir } from 'node:fs/promises';
+import { describe, test } from 'node:test';
+import { useCliHome } from './__fixtures__/cli-home.ts';
+import { runCliInProcess } from './__fixtures__/run-cli-in-process.ts';
 import { COMMANDS as ENTRIES, loadAllCommands } from './commands/command-registry.ts';
-import { runCli } from './main.ts';
 
 // The registry loads a command's module when it runs; these tests read every command's help, so load them all.
 const COMMANDS = await loadAllCommands();
 
-/** Runs the CLI's entry function with captured output (what `cli-entry.ts` does with the process's streams). */
-async function run(argv: readonly string[], home: string) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: { TOOLBUS_HOME: home },
-    cwd: home,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+/** Runs the CLI's entry function in this process, in `home`, with captured output. */
+const run = (argv: readonly string[], home: string) =>
+  runCliInProcess(argv, { env: { TOOLBUS_HOME: home }, cwd: home });
 
 /** A likely typo of `--name`: two neighbouring letters swapped (or, for a short name, one letter dropped). */
 function typo(name: string): string {
@@ -36,13 +24,7 @@ function typo(name: string): string {
 const flagsFromUsage = (usage: string) => [...new Set(usage.match(/--[a-z][a-z-]+/g) ?? [])];
 
 describe('help and flags, walked over the command table', () => {
-  let home: string;
-  before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-help-'));
-  });
-  after(async () => {
-    await rm(home, { recursive: true, force: true });
-  });
+  const cli = useCliHome({ prefix: 'toolbus-help-' });
 
   test("each registry entry's name is the name of the command its module exports", () => {
     assert.deepEqual(
@@ -52,7 +34,7 @@ describe('help and flags, walked over the command table', () => {
   });
 
   test('`toolbus --help` lists every command, what each does starting in one column', async () => {
-    const help = await run(['--help'], home);
+    const help = await run(['--help'], cli.home);
     assert.equal(help.code, 0);
     const lines = help.stdout.split('\n').filter((line) => line.startsWith('  toolbus '));
     assert.equal(lines.length, COMMANDS.length);
@@ -70,13 +52,13 @@ describe('help and flags, walked over the command table', () => {
 
   test('every command and subcommand has help of its own: it names itself, lists its flags and examples, exits 0', async () => {
     for (const command of COMMANDS) {
-      const own = await run([command.name, '--help'], home);
+      const own = await run([command.name, '--help'], cli.home);
       assert.equal(own.code, 0, `${command.name}: ${own.stderr}`);
       assert.match(own.stdout, new RegExp(`Usage: toolbus ${command.name}\\b`), command.name);
       assert.equal(own.stderr, '', command.name);
       for (const subcommand of command.subcommands ?? []) {
         const label = `${command.name} ${subcommand.name}`;
-        const help = await run([command.name, subcommand.name, '--help'], home);
+        const help = await run([command.name, subcommand.name, '--help'], cli.home);
         assert.equal(help.code, 0, `${label}: ${help.stderr}`);
         assert.equal(help.stderr, '', label);
         assert.ok(help.stdout.startsWith(`Usage: toolbus ${label}`), `${label}:\n${help.stdout}`);
@@ -89,12 +71,12 @@ describe('help and flags, walked over the command table', () => {
           assert.ok(help.stdout.includes(example), label);
         }
         // The other spellings of help give the same text.
-        assert.equal((await run(['help', command.name, subcommand.name], home)).stdout, help.stdout);
-        assert.equal((await run([command.name, subcommand.name, 'x', '-h'], home)).stdout, help.stdout);
+        assert.equal((await run(['help', command.name, subcommand.name], cli.home)).stdout, help.stdout);
+        assert.equal((await run([command.name, subcommand.name, 'x', '-h'], cli.home)).stdout, help.stdout);
       }
     }
     // Nothing ran: no database, no config, no skills folder.
-    assert.deepEqual(await readdir(home), []);
+    assert.deepEqual(await readdir(cli.home), []);
   });
 
   test("a wrong flag on any subcommand names the closest of that subcommand's own flags, before anything runs", async () => {
@@ -103,7 +85,7 @@ describe('help and flags, walked over the command table', () => {
         const label = `${command.name} ${subcommand.name}`;
         const flags = subcommand.flags ?? [];
         if (flags.length === 0) {
-          const refused = await run([command.name, subcommand.name, '--bogus-flag'], home);
+          const refused = await run([command.name, subcommand.name, '--bogus-flag'], cli.home);
           assert.equal(refused.code, 2, label);
           assert.match(
             refused.stderr,
@@ -113,7 +95,7 @@ describe('help and flags, walked over the command table', () => {
         }
         for (const flag of flags) {
           const wrong = typo(flag.name);
-          const refused = await run([command.name, subcommand.name, wrong], home);
+          const refused = await run([command.name, subcommand.name, wrong], cli.home);
           assert.equal(refused.code, 2, `${label} ${wrong}`);
           assert.equal(refused.stdout, '', `${label} ${wrong}`);
           assert.equal(
@@ -123,7 +105,7 @@ describe('help and flags, walked over the command table', () => {
         }
       }
     }
-    assert.deepEqual(await readdir(home), []);
+    assert.deepEqual(await readdir(cli.home), []);
   });
 
   test('a wrong flag on a command without subcommands names the closest valid one', async () => {
@@ -131,13 +113,13 @@ describe('help and flags, walked over the command table', () => {
       const [flag] = flagsFromUsage(command.usage).filter((name) => name !== '--help');
       assert.ok(flag, `${command.name} documents a flag`);
       const wrong = typo(flag.slice(2));
-      const refused = await run([command.name, wrong], home);
+      const refused = await run([command.name, wrong], cli.home);
       assert.equal(refused.code, 2, `${command.name} ${wrong}: ${refused.stderr}`);
       assert.match(
         refused.stderr,
         new RegExp(`^toolbus ${command.name}: unknown option ${wrong} — did you mean ${flag}\\?\\n`),
       );
     }
-    assert.deepEqual(await readdir(home), []);
+    assert.deepEqual(await readdir(cli.home), []);
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { useCliHome } from './__fixtures__/cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 /** A one-page PDF; `text` drawn on it, or none (a scan has no text layer); `brokenXref` makes PDF.js warn. */
@@ -31,16 +31,10 @@ function pdf(options: { text?: string; brokenXref?: boolean }): Buffer {
 }
 
 describe('toolbus index', () => {
-  let home: string;
-  before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-index-'));
-  });
-  after(async () => {
-    await rm(home, { recursive: true, force: true });
-  });
+  const cli = useCliHome({ prefix: 'toolbus-index-' });
 
   test('skips binary content and files without text, with counts and reasons; no PDF.js warnings', async () => {
-    const docs = join(home, 'docs');
+    const docs = join(cli.home, 'docs');
     await mkdir(docs);
     await writeFile(join(docs, 'notes.md'), '# Notes\n\nThe warehouse opens at eight.\n');
     await writeFile(join(docs, 'report.pdf'), pdf({ text: 'Quarterly revenue grew', brokenXref: true }));
@@ -50,7 +44,7 @@ describe('toolbus index', () => {
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
     );
     await writeFile(join(docs, 'photo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
-    const result = await spawnCli(['index', docs], { TOOLBUS_HOME: home });
+    const result = await spawnCli(['index', docs], { TOOLBUS_HOME: cli.home });
     assert.equal(result.code, 0, result.stderr);
     // Skipped files are counted apart from indexed ones (two files are in the index, not four or five).
     assert.match(result.stdout, /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged; 3 skipped, 0 failed;/);
@@ -62,7 +56,7 @@ describe('toolbus index', () => {
     assert.match(result.stdout, /skipped .*renamed\.txt: the content is binary, not text/);
     assert.match(result.stdout, /skipped .*scan\.pdf: no readable text after extraction/);
     assert.doesNotMatch(result.stdout + result.stderr, /Warning|Indexing all PDF objects/);
-    const json = await spawnCli(['index', '--json', docs], { TOOLBUS_HOME: home });
+    const json = await spawnCli(['index', '--json', docs], { TOOLBUS_HOME: cli.home });
     const parsed = JSON.parse(json.stdout);
     assert.deepEqual(parsed.skipped.map((item: { reason: string }) => item.reason).sort(), [
       'binary',
@@ -74,11 +68,11 @@ describe('toolbus index', () => {
   });
 
   test('a failed path is counted as failed, not indexed, and the run exits 1', async () => {
-    const docs = join(home, 'mixed');
+    const docs = join(cli.home, 'mixed');
     await mkdir(docs);
     await writeFile(join(docs, 'a.md'), '# A\n\nAlpha.\n');
     await writeFile(join(docs, 'b.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-    const result = await spawnCli(['index', docs, join(home, 'missing.md')], { TOOLBUS_HOME: home });
+    const result = await spawnCli(['index', docs, join(cli.home, 'missing.md')], { TOOLBUS_HOME: cli.home });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stdout, /Indexed 1 file\(s\): 1 added, 0 updated, 0 unchanged; 1 skipped, 1 failed;/);
     assert.match(result.stderr, /Failed 1 file\(s\):\n {2}failed .*missing\.md: not found/);

@@ -3,16 +3,11 @@
 // timeout (`mcp.toolCallTimeoutMs`); a tool as long that reports nothing ends at that timeout. On a terminal the
 // line is redrawn in place with each report (checked on the renderer, which the CLI writes through).
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  startScriptedModelServer,
-} from '@toolbus/core/testing';
+import type { ScriptedRequest } from '@toolbus/core/testing';
 import type { PacketObject } from '@toolbus/spec';
+import { setCliConfig } from './__fixtures__/cli-home.ts';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 import { terminalScreen } from './__fixtures__/terminal-screen.ts';
 import { configFileProblems } from './config-file-problems.ts';
@@ -26,12 +21,11 @@ const progressServer = new URL('./__fixtures__/progress-mcp-server.mjs', import.
 const timeoutMs = 4000;
 
 describe('a long MCP tool in toolbus chat', () => {
-  let home: string;
-  let model: ScriptedModelServer;
+  let cli: ScriptedCliHome;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-mcp-progress-'));
-    model = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-mcp-progress-',
       handler: (request: ScriptedRequest) => {
         if (request.lastMessage?.role === 'tool') {
           return [
@@ -42,9 +36,8 @@ describe('a long MCP tool in toolbus chat', () => {
         return [{ type: 'tool-call', id: `call_${name}`, name, arguments: {} }];
       },
     });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#scripted` };
-    const set = await spawnCli(['config', 'set', 'mcp.toolCallTimeoutMs', String(timeoutMs)], env);
-    assert.equal(set.code, 0, set.stderr);
+    ({ env } = cli);
+    await setCliConfig(env, [['mcp.toolCallTimeoutMs', String(timeoutMs)]]);
     const added = await spawnCli(
       ['mcp', 'add', 'progress', '--yes', '--', process.execPath, progressServer],
       env,
@@ -52,8 +45,7 @@ describe('a long MCP tool in toolbus chat', () => {
     assert.equal(added.code, 0, added.stderr);
   });
   after(async () => {
-    await model.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test("progress shows on the tool's line and keeps the call alive past the timeout", async () => {

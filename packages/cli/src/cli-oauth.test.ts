@@ -1,45 +1,37 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { whoamiTool } from '../../mcp/src/__fixtures__/authorize-loopback-user.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
 } from '../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
+import { setCliConfig } from './__fixtures__/cli-home.ts';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 const browser = new URL('./__fixtures__/fake-browser.mjs', import.meta.url).pathname;
 
 describe('an OAuth MCP server from the command line', () => {
-  let home: string;
   let servers: LoopbackOAuthServers;
-  let model: ScriptedModelServer;
+  let cli: ScriptedCliHome;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-oauth-'));
     servers = await startLoopbackOAuthServers([whoamiTool]);
-    model = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-oauth-',
       handler: (request) =>
         request.lastMessage?.role === 'tool'
           ? [{ type: 'text', text: `Server says: ${request.lastMessage.toolResults[0]?.content ?? ''}` }]
           : [{ type: 'tool-call', id: 'call_who', name: 'whoami', arguments: {} }],
     });
-    env = {
-      TOOLBUS_HOME: home,
-      TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#scripted`,
-      BROWSER: `${process.execPath} ${browser}`,
-    };
-    assert.equal((await spawnCli(['config', 'set', 'allowHosts', '127.0.0.1'], env)).code, 0);
+    env = { ...cli.env, BROWSER: `${process.execPath} ${browser}` };
+    await setCliConfig(env, [['allowHosts', '127.0.0.1']]);
     assert.equal((await spawnCli(['persona', 'create', 'signed', '--no-built-ins'], env)).code, 0);
     assert.equal((await spawnCli(['persona', 'use', 'signed'], env)).code, 0);
   });
   after(async () => {
-    await model.close();
     await servers.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('mcp add --oauth signs in through the browser with a loopback redirect; the tools work in a chat', async () => {

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  chunkText,
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  startScriptedModelServer,
-  textSteps,
-} from '@toolbus/core/testing';
+import { chunkText, type ScriptedModelServer, type ScriptedRequest, textSteps } from '@toolbus/core/testing';
+import { indexCliDocs, REFUND_POLICY } from './__fixtures__/cli-home.ts';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { cliEntry, spawnCli } from './__fixtures__/spawn-cli.ts';
 import { terminalScreen } from './__fixtures__/terminal-screen.ts';
 
@@ -47,12 +40,12 @@ function inTerminal(
 }
 
 describe('the interactive terminal', () => {
-  let home: string;
+  let cli: ScriptedCliHome;
   let server: ScriptedModelServer;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-terminal-'));
-    server = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-terminal-',
       handler: (request: ScriptedRequest) => {
         const question = request.lastMessage?.text ?? '';
         if (question.includes('long story')) {
@@ -72,11 +65,10 @@ describe('the interactive terminal', () => {
         ];
       },
     });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+    ({ model: server, env } = cli);
   });
   after(async () => {
-    await server.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('Ctrl-C stops the answer and returns to the prompt; the stopped turn is kept; Ctrl-D exits', async () => {
@@ -133,15 +125,13 @@ describe('the interactive terminal', () => {
 });
 
 describe('a weak model on a terminal', () => {
-  let home: string;
-  let server: ScriptedModelServer;
+  let cli: ScriptedCliHome;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-terminal-weak-'));
-    const docs = join(home, 'docs');
-    await mkdir(docs);
-    await writeFile(join(docs, 'refunds.md'), '# Refund Policy\n\nCustomers are refunded within 14 days.\n');
-    server = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-terminal-weak-',
+      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
+      modelId: 'qwen2.5-7b-instruct',
       handler: (request) =>
         request.messages.some((message) => message.toolResults.length > 0)
           ? textSteps(['Refunds are paid within 14 days [1].'])
@@ -153,13 +143,11 @@ describe('a weak model on a terminal', () => {
               ),
             ),
     });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#qwen2.5-7b-instruct` };
-    const indexed = await spawnCli(['index', docs], env);
-    assert.equal(indexed.code, 0, indexed.stderr);
+    ({ env } = cli);
+    await indexCliDocs(cli, { 'refunds.md': REFUND_POLICY });
   });
   after(async () => {
-    await server.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('a call written as text after prose is erased from the screen, and nothing above it is', async () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { startCliHome, useCliHome } from './__fixtures__/cli-home.ts';
 import { type CliRun, spawnCli } from './__fixtures__/spawn-cli.ts';
 
 // A new user's mistakes on the command line and in the config file, against the real process: each is said on
@@ -23,26 +23,18 @@ function errorLine(run: CliRun): string {
 }
 
 describe('wrong command lines and config files', () => {
-  let home: string;
-  let env: Record<string, string>;
-  before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-usage-'));
-    // No model answers here: every refusal below must come before the model is tried.
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#nothing' };
-  });
-  after(async () => {
-    await rm(home, { recursive: true, force: true });
-  });
+  // No model answers here (NO_MODEL): every refusal below must come before the model is tried.
+  const cli = useCliHome({ prefix: 'toolbus-usage-' });
 
   test('a negative, missing or non-numeric value names the flag and what it takes (exit 2)', async () => {
     const runs = await Promise.all([
-      spawnCli(['chat', '--max-cycles', '-3', 'hi'], env),
-      spawnCli(['chat', '--model-timeout', '-5', 'hi'], env),
-      spawnCli(['chat', '--model'], env),
-      spawnCli(['serve', '--port', '-1'], env),
-      spawnCli(['serve', '--port', 'abc'], env),
-      spawnCli(['research', 'q', '--context-window=lots'], env),
-      spawnCli(['serve', '--public-origin', 'toolbus.example.com/app'], env),
+      spawnCli(['chat', '--max-cycles', '-3', 'hi'], cli.env),
+      spawnCli(['chat', '--model-timeout', '-5', 'hi'], cli.env),
+      spawnCli(['chat', '--model'], cli.env),
+      spawnCli(['serve', '--port', '-1'], cli.env),
+      spawnCli(['serve', '--port', 'abc'], cli.env),
+      spawnCli(['research', 'q', '--context-window=lots'], cli.env),
+      spawnCli(['serve', '--public-origin', 'toolbus.example.com/app'], cli.env),
     ]);
     for (const run of runs) assert.equal(run.code, 2, run.stderr);
     const lines = runs.map(errorLine);
@@ -60,11 +52,11 @@ describe('wrong command lines and config files', () => {
 
   test('conflicting flags, an unknown tool and an option where a command belongs are wrong command lines', async () => {
     const runs = await Promise.all([
-      spawnCli(['chat', '--continue', '--chat', 'abc', 'hi'], env),
-      spawnCli(['chat', '--tools', 'internal_serch', 'hi'], env),
-      spawnCli(['serve', '--host', '0.0.0.0', '--port', '0'], env),
-      spawnCli(['--verison'], env),
-      spawnCli(['mcp', 'add', 'x', '--yse', '--', 'true'], env),
+      spawnCli(['chat', '--continue', '--chat', 'abc', 'hi'], cli.env),
+      spawnCli(['chat', '--tools', 'internal_serch', 'hi'], cli.env),
+      spawnCli(['serve', '--host', '0.0.0.0', '--port', '0'], cli.env),
+      spawnCli(['--verison'], cli.env),
+      spawnCli(['mcp', 'add', 'x', '--yse', '--', 'true'], cli.env),
     ]);
     for (const run of runs) assert.equal(run.code, 2, run.stderr);
     const lines = runs.map(errorLine);
@@ -84,23 +76,23 @@ describe('wrong command lines and config files', () => {
 
   test('no question (stdin closed or empty) is a wrong command line and records no chat', async () => {
     const [chat, research] = await Promise.all([
-      spawnCli(['chat'], env, { input: '' }),
-      spawnCli(['research', '--context-window', '100000'], env, { input: '  \n' }),
+      spawnCli(['chat'], cli.env, { input: '' }),
+      spawnCli(['research', '--context-window', '100000'], cli.env, { input: '  \n' }),
     ]);
     assert.equal(chat.code, 2, chat.stderr);
     assert.equal(errorLine(chat), 'toolbus chat: no question given (stdin was empty).');
     assert.equal(research.code, 2, research.stderr);
     assert.equal(errorLine(research), 'toolbus research: no question given (stdin was empty).');
-    const history = await spawnCli(['history'], env);
+    const history = await spawnCli(['history'], cli.env);
     assert.equal(history.stdout.trim(), 'No chats yet.', 'no empty "New chat" was kept');
   });
 
   test('a --file that is a folder or missing is said before the model is tried', async () => {
-    const folder = join(home, 'a-folder');
+    const folder = join(cli.home, 'a-folder');
     await mkdir(folder, { recursive: true });
     const [asFolder, missing] = await Promise.all([
-      spawnCli(['chat', '--file', folder, 'hi'], env),
-      spawnCli(['chat', '--file', 'nope.csv', 'hi'], env, { cwd: home }),
+      spawnCli(['chat', '--file', folder, 'hi'], cli.env),
+      spawnCli(['chat', '--file', 'nope.csv', 'hi'], cli.env, { cwd: cli.home }),
     ]);
     assert.equal(asFolder.code, 1);
     assert.equal(
@@ -112,9 +104,9 @@ describe('wrong command lines and config files', () => {
   });
 
   test('a misspelt or mistyped config key refuses to run, naming the key; config unset removes it', async () => {
-    const configHome = await mkdtemp(join(tmpdir(), 'toolbus-usage-config-'));
-    const configEnv = { ...env, TOOLBUS_HOME: configHome };
-    const file = join(configHome, 'config.json');
+    const configHome = await startCliHome({ prefix: 'toolbus-usage-config-' });
+    const configEnv = configHome.env;
+    const file = join(configHome.home, 'config.json');
     try {
       await writeFile(file, JSON.stringify({ modle: 'openai:gpt-4.1', webSearch: { provder: 'brave' } }));
       const [chat, history] = await Promise.all([
@@ -149,7 +141,7 @@ describe('wrong command lines and config files', () => {
       assert.match(errorLine(folder), /config\.json cannot be read \(it is a folder, not a file\)/);
       assert.doesNotMatch(folder.stderr, /not valid JSON/);
     } finally {
-      await rm(configHome, { recursive: true, force: true });
+      await configHome.close();
     }
   });
 
@@ -158,7 +150,7 @@ describe('wrong command lines and config files', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      const run = await spawnCli(['serve', '--port', String(port)], env);
+      const run = await spawnCli(['serve', '--port', String(port)], cli.env);
       assert.equal(run.code, 1, run.stderr);
       assert.equal(
         errorLine(run),
@@ -167,6 +159,6 @@ describe('wrong command lines and config files', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-    assert.equal(existsSync(join(home, 'config.json')), false);
+    assert.equal(existsSync(join(cli.home, 'config.json')), false);
   });
 });

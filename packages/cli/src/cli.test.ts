@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createTestRepository } from '@toolbus/coding-agent/testing';
@@ -11,9 +10,12 @@ import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
+import { setCliConfig, writeCliDocs } from './__fixtures__/cli-home.ts';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 describe('the toolbus command line', () => {
+  let cli: ScriptedCliHome;
   let home: string;
   let docs: string;
   let server: ScriptedModelServer;
@@ -21,17 +23,6 @@ describe('the toolbus command line', () => {
   let siteUrl: string;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-home-'));
-    docs = join(home, 'docs');
-    await mkdir(docs);
-    await writeFile(
-      join(docs, 'refunds.md'),
-      '# Refund Policy\n\nCustomers are refunded within 14 days of a return.\n',
-    );
-    await writeFile(
-      join(docs, 'shipping.txt'),
-      'Orders ship within two business days from the Oslo warehouse.\n',
-    );
     site = createHttpServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(
@@ -42,7 +33,8 @@ describe('the toolbus command line', () => {
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     const address = site.address();
     siteUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/returns`;
-    server = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-home-',
       handler: createCitingModelHandler({
         toolCalls: (_question, toolNames) => [
           { name: 'internal_search', arguments: { queries: ['refund'] } },
@@ -51,15 +43,17 @@ describe('the toolbus command line', () => {
         ],
       }),
     });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+    ({ home, model: server, env } = cli);
+    docs = await writeCliDocs(home, {
+      'refunds.md': '# Refund Policy\n\nCustomers are refunded within 14 days of a return.\n',
+      'shipping.txt': 'Orders ship within two business days from the Oslo warehouse.\n',
+    });
     // The guarded fetch refuses loopback unless allowed: this is how an on-premise site is allowed.
-    const allowed = await spawnCli(['config', 'set', 'allowHosts', '127.0.0.1'], env);
-    assert.equal(allowed.code, 0, allowed.stderr);
+    await setCliConfig(env, [['allowHosts', '127.0.0.1']]);
   });
   after(async () => {
-    await server.close();
     await new Promise((resolve) => site.close(resolve));
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('index reports what it did and is incremental', async () => {

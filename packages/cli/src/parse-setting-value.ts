@@ -4,6 +4,14 @@ import { ToolbusError } from '@toolbus/spec';
 import { closestName } from './closest-name.ts';
 import type { ResolvedSetting } from './config-schema.ts';
 
+/** The items of a comma-separated value, trimmed, the empty ones dropped (`a, b,` is `a` and `b`). */
+function commaList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /** Checks and converts a value given on the command line for a setting; a wrong value says what is expected. */
 export function parseSettingValue(resolved: ResolvedSetting, raw: string): unknown {
   const { setting } = resolved;
@@ -21,10 +29,7 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
       if (!isHttpUrl(raw)) fail('an http(s) URL');
       return raw;
     case 'url-list': {
-      const urls = raw
-        .split(',')
-        .map((url) => url.trim())
-        .filter(Boolean);
+      const urls = commaList(raw);
       if (urls.length === 0 || !urls.every(isHttpUrl)) fail('http(s) URLs separated by commas');
       if (new Set(urls).size !== urls.length) fail('distinct URLs (one is listed twice)');
       return urls;
@@ -63,10 +68,7 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
       }
       return raw;
     case 'host-list':
-      return raw
-        .split(',')
-        .map((host) => host.trim())
-        .filter(Boolean);
+      return commaList(raw);
     case 'storage-url': {
       let url: URL | undefined;
       try {
@@ -89,10 +91,7 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
     }
     case 'dialect-list': {
       // Overrides the model profile (the dialects a model family writes); `none` turns profiles off.
-      const names = raw
-        .split(',')
-        .map((name) => name.trim())
-        .filter(Boolean);
+      const names = commaList(raw);
       if (names.length === 1 && names[0] === 'none') return [];
       const known = defaultToolCallParsers.map((parser) => parser.name);
       for (const name of names) {
@@ -104,10 +103,7 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
       return names;
     }
     case 'path-list': {
-      const paths = raw
-        .split(',')
-        .map((path) => path.trim())
-        .filter(Boolean);
+      const paths = commaList(raw);
       if (paths.length === 0 || !paths.every((path) => isAbsolute(path))) {
         fail('absolute folder paths separated by commas');
       }

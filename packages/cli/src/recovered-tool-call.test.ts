@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  chunkText,
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  startScriptedModelServer,
-  textSteps,
-} from '@toolbus/core/testing';
+import { chunkText, type ScriptedModelServer, type ScriptedRequest, textSteps } from '@toolbus/core/testing';
+import { indexCliDocs, REFUND_POLICY, setCliConfig } from './__fixtures__/cli-home.ts';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 // End to end: a weak model that writes its tool call as text, behind the real `toolbus chat` command. The user
@@ -27,37 +20,46 @@ function answerLines(stdout: string): string {
 }
 
 describe('toolbus chat with a model that writes tool calls as text', () => {
-  let home: string;
+  let cli: ScriptedCliHome;
   let server: ScriptedModelServer;
   let env: Record<string, string>;
   // What the model writes on its first step of each chat (set per test).
   let written = '';
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-recovery-'));
-    const docs = join(home, 'docs');
-    await mkdir(docs);
-    await writeFile(join(docs, 'refunds.md'), '# Refund Policy\n\nCustomers are refunded within 14 days.\n');
-    server = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-recovery-',
+      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
+      modelId: 'qwen2.5-7b-instruct',
       handler: (request) => {
         const answered = request.messages.some((message) => message.toolResults.length > 0);
         if (answered) return textSteps(['Refunds are paid within 14 days [1].']);
         return textSteps(chunkText(written, 5));
       },
     });
-    // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#qwen2.5-7b-instruct` };
-    const indexed = await spawnCli(['index', docs], env);
-    assert.equal(indexed.code, 0, indexed.stderr);
+    ({ model: server, env } = cli);
+    await indexCliDocs(cli, { 'refunds.md': REFUND_POLICY });
   });
   after(async () => {
-    await server.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
+
+  /** Asks how fast refunds are with internal_search the only tool; the chat must succeed. Returns its stdout. */
+  async function askRefunds(): Promise<string> {
+    const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
+    assert.equal(result.code, 0, result.stderr);
+    return result.stdout;
+  }
 
   function followUp(): ScriptedRequest {
     const request = server.requests.at(-1);
     assert.ok(request, 'the model was asked again with the tool result');
     return request;
+  }
+
+  /** The arguments of the structured calls in the history of the model's last request. */
+  function followUpCallArguments(): unknown[] | undefined {
+    const assistant = followUp().messages.find((message) => message.role === 'assistant');
+    return assistant?.toolCalls.map((call) => JSON.parse(call.arguments));
   }
 
   function assertStructuredCall(request: ScriptedRequest, prose: string): void {
@@ -73,37 +75,31 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
 
   test('a bare JSON call is never shown; the tool runs and the answer follows', async () => {
     written = '{"name": "internal_search", "arguments": {"queries": ["refund"]}}';
-    const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /✓ Internal Search — 1 document/);
-    assert.match(result.stdout, /Refunds are paid within 14 days \[1\]\./);
-    assert.doesNotMatch(answerLines(result.stdout), callText);
+    const stdout = await askRefunds();
+    assert.match(stdout, /✓ Internal Search — 1 document/);
+    assert.match(stdout, /Refunds are paid within 14 days \[1\]\./);
+    assert.doesNotMatch(answerLines(stdout), callText);
     assertStructuredCall(followUp(), '');
   });
 
   test('a Hermes <tool_call> after prose shows the prose only', async () => {
     written =
       'Let me check the policy.\n<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}\n</tool_call>';
-    const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
-    assert.equal(result.code, 0, result.stderr);
+    const stdout = await askRefunds();
     // The first line says the tool mode; the prose comes right after it.
-    assert.match(
-      result.stdout,
-      /^tools: 1, all offered to the model \(no tool search\)\nLet me check the policy\./,
-    );
-    assert.doesNotMatch(answerLines(result.stdout), callText);
+    assert.match(stdout, /^tools: 1, all offered to the model \(no tool search\)\nLet me check the policy\./);
+    assert.doesNotMatch(answerLines(stdout), callText);
     assertStructuredCall(followUp(), 'Let me check the policy.');
   });
 
   test('a call written after prose is retracted: the output holds the prose, never the call', async () => {
     written = 'Let me check the policy.\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}';
-    const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
-    assert.equal(result.code, 0, result.stderr);
+    const stdout = await askRefunds();
     assert.match(
-      result.stdout,
+      stdout,
       /^tools: 1, all offered to the model \(no tool search\)\nLet me check the policy\.\n… Internal Search/,
     );
-    assert.doesNotMatch(answerLines(result.stdout), callText);
+    assert.doesNotMatch(answerLines(stdout), callText);
     assertStructuredCall(followUp(), 'Let me check the policy.');
   });
 
@@ -114,25 +110,14 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
     const wrong = await spawnCli(['config', 'set', 'toolCallDialects', 'pythonik'], env);
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /did you mean "pythonic"\?/);
-    const set = await spawnCli(['config', 'set', 'toolCallDialects', 'pythonic'], env);
-    assert.equal(set.code, 0, set.stderr);
+    await setCliConfig(env, [['toolCallDialects', 'pythonic']]);
     try {
-      const result = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
-      assert.equal(result.code, 0, result.stderr);
-      const assistant = followUp().messages.find((message) => message.role === 'assistant');
-      assert.deepEqual(
-        assistant?.toolCalls.map((call) => JSON.parse(call.arguments)),
-        [{ queries: ['policy'] }],
-      );
+      await askRefunds();
+      assert.deepEqual(followUpCallArguments(), [{ queries: ['policy'] }]);
     } finally {
       await spawnCli(['config', 'unset', 'toolCallDialects'], env);
     }
-    const byProfile = await spawnCli(['chat', '--tools', 'internal_search', 'How fast are refunds?'], env);
-    assert.equal(byProfile.code, 0, byProfile.stderr);
-    const assistant = followUp().messages.find((message) => message.role === 'assistant');
-    assert.deepEqual(
-      assistant?.toolCalls.map((call) => JSON.parse(call.arguments)),
-      [{ queries: ['refund'] }],
-    );
+    await askRefunds();
+    assert.deepEqual(followUpCallArguments(), [{ queries: ['refund'] }]);
   });
 });

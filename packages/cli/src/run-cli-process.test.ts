@@ -1,21 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
+import type { ScriptedModelServer, ScriptedStep } from '@toolbus/core/testing';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // `toolbus … | head`: the reader goes away while toolbus still writes. That is no crash: no EPIPE stack trace, and
 // a running turn stops as Ctrl-C stops it (the model stream is closed, the turn is kept as stopped).
 
 describe('output piped to a reader that goes away', () => {
-  let home: string;
+  let cli: ScriptedCliHome;
   let server: ScriptedModelServer;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-pipe-'));
-    server = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-pipe-',
       // A long answer, a word every 50 ms for 30 s: the turn is still streaming when the reader leaves.
       handler: () =>
         Array.from({ length: 600 }, (_, index): ScriptedStep[] => [
@@ -23,11 +21,10 @@ describe('output piped to a reader that goes away', () => {
           { type: 'delay', ms: 50 },
         ]).flat(),
     });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${server.url}/v1#scripted` };
+    ({ model: server, env } = cli);
   });
   after(async () => {
-    await server.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('help written into a closed pipe ends quietly with its own exit code', async () => {

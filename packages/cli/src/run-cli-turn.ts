@@ -8,6 +8,7 @@ import { describeModelError } from './describe-model-error.ts';
 import { EXIT_CODES } from './exit-codes.ts';
 import type { ModelResponseObservation } from './observed-model-fetch.ts';
 import { oneLine } from './one-line.ts';
+import { terminalOutput } from './terminal-output.ts';
 import { TerminalRenderer } from './terminal-renderer.ts';
 import { producedFiles, writeStoredFiles } from './write-tool-files.ts';
 
@@ -68,11 +69,8 @@ export interface CliTurnInput {
 export async function runCliTurn(input: CliTurnInput): Promise<CliTurnOutcome> {
   const { io } = input;
   const userMessage: ChatMessage = { role: 'user', content: input.question };
-  const interactive = Boolean(io.stdout.isTTY);
   const renderer = new TerminalRenderer({
-    write: (text) => io.stdout.write(text),
-    interactive,
-    color: interactive && !io.env.NO_COLOR,
+    ...terminalOutput(io),
     showReasoning: input.showReasoning,
     ...omitUndefined({ columns: io.stdout.columns }),
     // A failed turn is reported once, on stderr, with what to try.

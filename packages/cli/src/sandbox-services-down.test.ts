@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import type { ScriptedModelServer } from '@toolbus/core/testing';
+import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // Every configured sandbox service is down when the turn starts: run_python is still offered, its call gets the
@@ -21,24 +21,23 @@ async function closedPort(): Promise<number> {
 }
 
 describe('all sandbox services down when a turn starts', () => {
-  let home: string;
+  let cli: ScriptedCliHome;
   let model: ScriptedModelServer;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-sandbox-down-'));
-    const urls = [`http://127.0.0.1:${await closedPort()}`, `http://127.0.0.1:${await closedPort()}`];
-    await writeFile(join(home, 'config.json'), JSON.stringify({ sandboxUrls: urls }));
-    model = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-sandbox-down-',
       handler: (request) =>
         request.lastMessage?.role === 'tool'
           ? [{ type: 'text', text: 'The sandbox is down, so I could not compute it.' }]
           : [{ type: 'tool-call', id: 'call_py', name: 'run_python', arguments: { code: 'print(6 * 7)' } }],
     });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#scripted` };
+    ({ model, env } = cli);
+    const urls = [`http://127.0.0.1:${await closedPort()}`, `http://127.0.0.1:${await closedPort()}`];
+    await writeFile(join(cli.home, 'config.json'), JSON.stringify({ sandboxUrls: urls }));
   });
   after(async () => {
-    await model.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   it('offers run_python and answers its call with "none of the 2 code interpreter services answers"', async () => {

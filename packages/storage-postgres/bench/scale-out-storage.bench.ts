@@ -3,18 +3,26 @@
 // turn with its history (a user message, a tool call, its result, the answer). PostgreSQL is a private cluster on
 // loopback with fsync on and synchronous_commit off; SQLite is a file in WAL mode with synchronous = NORMAL: both
 // keep every commit across a killed process and may lose the last ones on power loss. `npm run bench -- scale-out`
+// (BENCH_STORAGE_TREE: the stores of another checkout, for `npm run bench:pairs`; BENCH_TURNS, BENCH_RUNS: sizes.)
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage } from '@toolbus/spec';
-import { openStorage, type Storage } from '@toolbus/storage';
-import { openPostgresStorage } from '../src/open-postgres-storage.ts';
+import type { Storage } from '@toolbus/storage';
 import { startTestPostgres } from '../src/testing/start-test-postgres.ts';
 
+const tree = process.env.BENCH_STORAGE_TREE ?? new URL('../../..', import.meta.url).pathname;
+const { openStorage } = (await import(
+  join(tree, 'packages/storage/src/open-storage.ts')
+)) as typeof import('@toolbus/storage');
+const { openPostgresStorage } = (await import(
+  join(tree, 'packages/storage-postgres/src/open-postgres-storage.ts')
+)) as typeof import('../src/open-postgres-storage.ts');
+
 const packetsPerTurn = 200;
-const turnsPerRun = 20;
-const runs = 5;
+const turnsPerRun = Number(process.env.BENCH_TURNS ?? 20);
+const runs = Number(process.env.BENCH_RUNS ?? 5);
 const secretKey = randomBytes(32).toString('base64');
 const history: ChatMessage[] = [
   { role: 'user', content: 'What is the refund policy?' },
@@ -43,22 +51,25 @@ async function oneTurn(storage: Storage, chatId: string, batchSize: number): Pro
   await storage.chats.finishTurn({ chatId, turn: turn.index, status: 'completed', messages: history });
 }
 
-/** Milliseconds per turn: `turnsPerRun` turns one after another, or `parallel` chats at once. */
+/** Milliseconds per turn (wall and this process's CPU): `turnsPerRun` turns one after another, or `parallel` chats at once. */
 async function timeTurns(
   storage: Storage,
   options: { batchSize: number; parallel: number },
-): Promise<number> {
+): Promise<{ wall: number; cpu: number }> {
   const user = await storage.users.create({ email: `bench-${randomBytes(6).toString('hex')}@example.com` });
   const chats = await Promise.all(
     Array.from({ length: options.parallel }, () => storage.chats.create({ userId: user.id })),
   );
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     chats.map(async (chat) => {
       for (let turn = 0; turn < turnsPerRun; turn += 1) await oneTurn(storage, chat.id, options.batchSize);
     }),
   );
-  return (performance.now() - started) / (turnsPerRun * options.parallel);
+  const used = process.cpuUsage(cpu);
+  const turns = turnsPerRun * options.parallel;
+  return { wall: (performance.now() - started) / turns, cpu: (used.user + used.system) / 1000 / turns };
 }
 
 const median = (values: readonly number[]) =>
@@ -83,16 +94,17 @@ try {
   for (const benchCase of cases) {
     await timeTurns(sqlite, benchCase);
     await timeTurns(postgres, benchCase);
-    const sqliteRuns: number[] = [];
-    const postgresRuns: number[] = [];
+    const sqliteRuns: { wall: number; cpu: number }[] = [];
+    const postgresRuns: { wall: number; cpu: number }[] = [];
     for (let run = 0; run < runs; run += 1) {
       sqliteRuns.push(await timeTurns(sqlite, benchCase));
       postgresRuns.push(await timeTurns(postgres, benchCase));
     }
-    const sqliteMs = median(sqliteRuns);
-    const postgresMs = median(postgresRuns);
+    const sqliteMs = median(sqliteRuns.map((run) => run.wall));
+    const postgresMs = median(postgresRuns.map((run) => run.wall));
+    const cpus = [sqliteRuns, postgresRuns].map((each) => median(each.map((run) => run.cpu)).toFixed(2));
     rows.push(
-      `| ${benchCase.name} | ${sqliteMs.toFixed(2)} | ${postgresMs.toFixed(2)} | ${(postgresMs / sqliteMs).toFixed(2)}× |`,
+      `| ${benchCase.name} | ${sqliteMs.toFixed(2)} | ${postgresMs.toFixed(2)} | ${(postgresMs / sqliteMs).toFixed(2)}× | ${cpus.join(' | ')} |`,
     );
   }
 } finally {
@@ -106,6 +118,8 @@ console.log('## Scale-out storage: one turn on PostgreSQL vs SQLite\n');
 console.log(
   `A turn: start, ${packetsPerTurn} packets, finish with 4 history messages; median of ${runs} runs of ${turnsPerRun} turns per chat. PostgreSQL on loopback (fsync on, synchronous_commit off), SQLite file in WAL (synchronous NORMAL).\n`,
 );
-console.log('| case | SQLite ms/turn | PostgreSQL ms/turn | PostgreSQL / SQLite |');
-console.log('| --- | ---: | ---: | ---: |');
+console.log(
+  '| case | SQLite ms/turn | PostgreSQL ms/turn | PostgreSQL / SQLite | SQLite client CPU ms/turn | PostgreSQL client CPU ms/turn |',
+);
+console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
 for (const row of rows) console.log(row);

@@ -5,7 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStorage } from '../src/open-storage.ts';
+
+// BENCH_STORAGE_TREE: the stores of another checkout, for `npm run bench:pairs`.
+const tree = process.env.BENCH_STORAGE_TREE ?? new URL('../../..', import.meta.url).pathname;
+const { openStorage } = (await import(
+  join(tree, 'packages/storage/src/open-storage.ts')
+)) as typeof import('../src/open-storage.ts');
 
 const turnsAtOnce = Number(process.env.BENCH_TURNS ?? 1000);
 const passes = Number(process.env.BENCH_PASSES ?? 150);

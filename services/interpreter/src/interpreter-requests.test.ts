@@ -101,6 +101,31 @@ describe('interpreter: request validation and overload', () => {
     });
   }
 
+  it('answers 400 naming the header, never its value, for a malformed user, egress tag or egress token', async () => {
+    const malformed: Array<[header: string, value: string, limit: number]> = [
+      ['x-toolbus-user', 'two words', 200],
+      ['x-toolbus-user', 'u'.repeat(201), 200],
+      ['x-toolbus-egress-tag', 'tag\u00e9', 200],
+      ['x-toolbus-egress-token', 't'.repeat(2049), 2048],
+    ];
+    const executeWith = (headers: Record<string, string>) =>
+      fetch(`${server.url}/v1/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ code: 'print(1)' }),
+      });
+    for (const [header, value, limit] of malformed) {
+      const response = await executeWith({ [header]: value });
+      const json = await readJson(response);
+      assert.equal(response.status, 400, header);
+      assert.equal(json.error.code, 'invalid_request');
+      assert.equal(json.error.message, `${header} must be 1 to ${limit} visible ASCII characters`);
+    }
+    // At the limit, a user is taken.
+    const atLimit = await executeWith({ 'x-toolbus-user': 'u'.repeat(200) });
+    assert.equal(atLimit.status, 200, JSON.stringify(await readJson(atLimit)));
+  });
+
   it('answers 400 for malformed JSON, 415 for another content type, 405 for a wrong method', async () => {
     const malformed = await fetch(`${server.url}/v1/execute`, {
       method: 'POST',

@@ -1,13 +1,11 @@
 // The start of most CLI tests: a fresh TOOLBUS_HOME and a scripted model server over real HTTP, and the
 // environment a spawned `toolbus` gets to use both.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type ScriptedModelServer,
   type ScriptedModelServerOptions,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
+import { startCliHome } from './cli-home.ts';
 
 /** A CLI home with its scripted model; `close` stops the model and removes the home. */
 export interface ScriptedCliHome {
@@ -18,20 +16,27 @@ export interface ScriptedCliHome {
   close(): Promise<void>;
 }
 
-/** Creates a home named after `prefix` in the temporary directory and a model answering by `handler`. */
+/**
+ * Creates a home named after `prefix` in the temporary directory and a model answering by `handler`, under the
+ * model id `modelId` (default `scripted`; a real model's id, such as a Qwen one, picks that model's profile).
+ */
 export async function startScriptedCliHome(options: {
   readonly prefix: string;
   readonly handler: NonNullable<ScriptedModelServerOptions['handler']>;
+  readonly modelId?: string;
 }): Promise<ScriptedCliHome> {
-  const home = await mkdtemp(join(tmpdir(), options.prefix));
   const model = await startScriptedModelServer({ handler: options.handler });
+  const cliHome = await startCliHome({
+    prefix: options.prefix,
+    model: `openai-compatible:${model.url}/v1#${options.modelId ?? 'scripted'}`,
+  });
   return {
-    home,
+    home: cliHome.home,
     model,
-    env: { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#scripted` },
+    env: cliHome.env,
     async close() {
       await model.close();
-      await rm(home, { recursive: true, force: true });
+      await cliHome.close();
     },
   };
 }

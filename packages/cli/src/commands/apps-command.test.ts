@@ -3,23 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CliIo } from '../cli-io.ts';
-import { runCli } from '../main.ts';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.ts';
 
 let home: string;
 
-async function run(args: readonly string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: { TOOLBUS_HOME: home, HOME: home, ...env },
-    cwd: home,
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+/** Runs the CLI in this process in `home`, with `env` besides the home's variables. */
+const run = (args: readonly string[], env: Record<string, string> = {}) =>
+  runCliInProcess(args, { env: { TOOLBUS_HOME: home, HOME: home, ...env }, cwd: home });
 
 before(async () => {
   home = await mkdtemp(join(tmpdir(), 'toolbus-apps-'));

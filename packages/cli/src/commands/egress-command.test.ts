@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CliIo } from '../cli-io.ts';
-import { runCli } from '../main.ts';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.ts';
+import { killStartedClis, type RunningCli, startCli } from '../__fixtures__/spawn-cli.ts';
 
-const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
 const sandboxId = '55555555-5555-4555-8555-555555555555';
 let home: string;
 const servers: Server[] = [];
-const children: ChildProcess[] = [];
 const streams: ServerResponse[] = [];
 
 async function listen(server: Server): Promise<number> {
@@ -54,30 +50,25 @@ function fakeDocker(eventsStatus: number): Server {
   });
 }
 
-function serve(args: readonly string[]): { child: ChildProcess; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, ['--conditions=development', entry, 'egress', 'serve', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: home, TOOLBUS_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return { child, stdout: () => stdout, stderr: () => stderr };
+/** The flags of a service on loopback (free ports) that reads its containers from the fake Docker at `port`. */
+function onFakeDocker(port: number): string[] {
+  return [
+    '--docker-url',
+    `http://127.0.0.1:${port}`,
+    '--docker-network',
+    'sandboxes',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--health-port',
+    '0',
+  ];
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    // Generous: starting the CLI from source on a loaded machine can take tens of seconds.
-    if (Date.now() - started > 90_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** `toolbus egress serve` with `args`, in a child process with only the test's home. */
+function serve(args: readonly string[]): RunningCli {
+  return startCli(['egress', 'serve', ...args], { TOOLBUS_HOME: home });
 }
 
 before(async () => {
@@ -85,7 +76,7 @@ before(async () => {
 });
 after(async () => {
   // A failed test must not leave its service running (the runner would wait for it forever).
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killStartedClis();
   for (const stream of streams) stream.end();
   for (const server of servers) {
     server.closeAllConnections();
@@ -95,7 +86,10 @@ after(async () => {
 });
 
 describe('toolbus egress serve', () => {
-  it('identifies containers by address, injects a shared app credential, and drains on SIGTERM', async () => {
+  // Generous: starting the CLI from source on a loaded machine can take tens of seconds.
+  it('identifies containers by address, injects a shared app credential, and drains on SIGTERM', {
+    timeout: 120_000,
+  }, async () => {
     const seen: Array<string | undefined> = [];
     const upstreamPort = await listen(
       createServer((incoming, response) => {
@@ -103,50 +97,28 @@ describe('toolbus egress serve', () => {
         response.end('ok');
       }),
     );
-    const io: CliIo = {
-      stdout: { write: () => true },
-      stderr: { write: () => true },
-      env: { TOOLBUS_HOME: home, HOME: home, KEY: 'SERVE-SECRET-1' },
-      cwd: home,
-    };
-    assert.equal(
-      await runCli(
-        [
-          'apps',
-          'add',
-          'local',
-          '--shared',
-          '--url',
-          'http://127\\.0\\.0\\.1:\\d+/.*',
-          '--header',
-          'X-Api-Key: {{org.key}}',
-          '--value-env',
-          'key=KEY',
-          '--policy',
-          'ALWAYS',
-        ],
-        io,
-      ),
-      0,
+    const added = await runCliInProcess(
+      [
+        'apps',
+        'add',
+        'local',
+        '--shared',
+        '--url',
+        'http://127\\.0\\.0\\.1:\\d+/.*',
+        '--header',
+        'X-Api-Key: {{org.key}}',
+        '--value-env',
+        'key=KEY',
+        '--policy',
+        'ALWAYS',
+      ],
+      { env: { TOOLBUS_HOME: home, HOME: home, KEY: 'SERVE-SECRET-1' }, cwd: home },
     );
+    assert.equal(added.code, 0, added.stderr);
     const dockerPort = await listen(fakeDocker(200));
-    const service = serve([
-      '--docker-url',
-      `http://127.0.0.1:${dockerPort}`,
-      '--docker-network',
-      'sandboxes',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--health-port',
-      '0',
-      '--allow',
-      '127.0.0.1/32',
-    ]);
-    await until(() => /listening on port \d+/.test(service.stdout()), 'the service');
-    const port = Number(/listening on port (\d+)/.exec(service.stdout())?.[1]);
-    const healthPort = Number(/health on (\d+)/.exec(service.stdout())?.[1]);
+    const service = serve([...onFakeDocker(dockerPort), '--allow', '127.0.0.1/32']);
+    const port = Number(await service.waitForMatch(/listening on port (\d+)/));
+    const healthPort = Number(/health on (\d+)/.exec(service.output().stdout)?.[1]);
     assert.equal((await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status, 200);
     const status = await new Promise<number>((resolve, reject) => {
       const proxied = request(
@@ -167,30 +139,15 @@ describe('toolbus egress serve', () => {
     assert.equal(status, 200);
     assert.deepEqual(seen, ['SERVE-SECRET-1']);
     service.child.kill('SIGTERM');
-    const [code] = (await once(service.child, 'exit')) as [number];
-    assert.equal(code, 0, service.stderr());
-    assert.match(service.stdout(), /drained/);
-    assert.ok(!service.stderr().includes('SERVE-SECRET-1'));
+    assert.equal(await service.exited, 0, service.output().stderr);
+    assert.match(service.output().stdout, /drained/);
+    assert.ok(!service.output().stderr.includes('SERVE-SECRET-1'));
   });
 
   it('exits with status 1 when the identity source does not sync in time', async () => {
     const dockerPort = await listen(fakeDocker(500));
-    const service = serve([
-      '--docker-url',
-      `http://127.0.0.1:${dockerPort}`,
-      '--docker-network',
-      'sandboxes',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--health-port',
-      '0',
-      '--sync-timeout-ms',
-      '300',
-    ]);
-    const [code] = (await once(service.child, 'exit')) as [number];
-    assert.equal(code, 1);
-    assert.match(service.stderr(), /did not sync within/);
+    const service = serve([...onFakeDocker(dockerPort), '--sync-timeout-ms', '300']);
+    assert.equal(await service.exited, 1);
+    assert.match(service.output().stderr, /did not sync within/);
   });
 });

@@ -22,6 +22,15 @@ const tools = [
   },
 ];
 
+/** POSTs a chat completion `body` to the OpenAI-compatible API at `base`, with `headers` besides the JSON type. */
+function postCompletion(base: string, body: object, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
 test('toolbus gateway turns a text-written call into tool_calls, logs no prompt, and stops cleanly on SIGTERM', async () => {
   const upstream = await startScriptedModelServer({
     handler: (request) =>
@@ -37,14 +46,10 @@ test('toolbus gateway turns a text-written call into tool_calls, logs no prompt,
   try {
     const gateway = run('gateway', ['--upstream', `local=${upstream.url}/v1`, '--port', '0'], home);
     const url = await gateway.waitForMatch(/toolbus gateway on (\S+)/);
-    const response = await fetch(`${url}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'qwen3',
-        messages: [{ role: 'user', content: 'secret question' }],
-        tools,
-      }),
+    const response = await postCompletion(url, {
+      model: 'qwen3',
+      messages: [{ role: 'user', content: 'secret question' }],
+      tools,
     });
     const body = (await response.json()) as {
       choices: {
@@ -58,10 +63,10 @@ test('toolbus gateway turns a text-written call into tool_calls, logs no prompt,
     });
     assert.equal(response.headers.get('x-toolbus-upstream'), 'local');
     // A stream in flight when SIGTERM arrives is finished before the process exits 0.
-    const slow = fetch(`${url}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'qwen3', stream: true, messages: [{ role: 'user', content: 'slow' }] }),
+    const slow = postCompletion(url, {
+      model: 'qwen3',
+      stream: true,
+      messages: [{ role: 'user', content: 'slow' }],
     });
     const slowResponse = await slow;
     gateway.child.kill('SIGTERM');
@@ -122,11 +127,7 @@ test('toolbus gateway --auth api-keys takes the keys toolbus serve makes, and re
     });
     const url = await gateway.waitForMatch(/toolbus gateway on (\S+)/);
     const ask = (headers: Record<string, string>) =>
-      fetch(`${url}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
-      });
+      postCompletion(url, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, headers);
     assert.equal((await ask({})).status, 401);
     assert.equal((await ask({ authorization: 'Bearer tb_wrong' })).status, 401);
     const answered = await ask({ authorization: `Bearer ${key}` });
@@ -155,14 +156,10 @@ test('toolbus serve mounts the gateway routes beside its own when the config fil
     });
     const url = await serve.waitForMatch(/serving on (\S+)/);
     assert.match(await serve.waitForMatch(/recovery gateway: (\S+)/), /\/v1$/);
-    const response = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'llama-3.2-3b',
-        messages: [{ role: 'user', content: 'weather' }],
-        tools,
-      }),
+    const response = await postCompletion(`${url}/v1`, {
+      model: 'llama-3.2-3b',
+      messages: [{ role: 'user', content: 'weather' }],
+      tools,
     });
     const body = (await response.json()) as {
       choices: { message: { tool_calls: { function: { name: string } }[] } }[];

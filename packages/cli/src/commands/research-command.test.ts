@@ -1,31 +1,29 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
+import { type CliHome, setCliConfig, startCliHome } from '../__fixtures__/cli-home.ts';
 import { spawnCli, startCli } from '../__fixtures__/spawn-cli.ts';
 
 describe('toolbus research', () => {
-  let home: string;
+  let cli: CliHome;
   let world: ResearchWorld;
   let env: Record<string, string>;
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-research-'));
     world = await startResearchWorld({ delayMs: 20 });
-    env = { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${world.server.url}/v1#scripted` };
-    for (const [key, value] of [
+    cli = await startCliHome({
+      prefix: 'toolbus-research-',
+      model: `openai-compatible:${world.server.url}/v1#scripted`,
+    });
+    ({ env } = cli);
+    await setCliConfig(env, [
       ['allowHosts', '127.0.0.1'],
       ['webSearch.provider', 'searxng'],
       ['webSearch.baseUrl', world.backend.origin],
-    ] as const) {
-      const set = await spawnCli(['config', 'set', key, value], env);
-      assert.equal(set.code, 0, set.stderr);
-    }
+    ]);
   });
   after(async () => {
     await world.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   test('prints the plan, a line per agent, the report with its sources, and flags an unsupported citation', async () => {

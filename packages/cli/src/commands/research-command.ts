@@ -7,6 +7,7 @@ import { closestName } from '../closest-name.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { ResearchRenderer } from '../research-renderer.ts';
 import { STOPPED_MARK } from '../run-cli-turn.ts';
+import { terminalOutput } from '../terminal-output.ts';
 import { UsageError } from '../usage-error.ts';
 import { chatOptions, runChatCommand } from './chat-command.ts';
 import type { CliCommand } from './cli-command.ts';
@@ -120,13 +121,7 @@ export async function askResearch(input: {
       ...(input.options.reasoningModel ? { reasoningModel: true } : {}),
     },
   });
-  const interactive = Boolean(io.stdout.isTTY);
-  const renderer = new ResearchRenderer({
-    write: (text) => io.stdout.write(text),
-    interactive,
-    color: interactive && !io.env.NO_COLOR,
-    showReasoning: input.showReasoning,
-  });
+  const renderer = new ResearchRenderer({ ...terminalOutput(io), showReasoning: input.showReasoning });
   for await (const packet of turn) {
     if (input.packets) io.stdout.write(`${JSON.stringify(packet)}\n`);
     else renderer.render(packet);

@@ -2,50 +2,41 @@
 // and the text tool-call dialects recovery tries first. Both are read from the same config file by the real
 // command, and the scripted model sees what each turn offered and how its text call was read.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  chunkText,
-  type ScriptedModelServer,
-  type ScriptedRequest,
-  startScriptedModelServer,
-  textSteps,
-} from '@toolbus/core/testing';
+import { chunkText, type ScriptedModelServer, type ScriptedRequest, textSteps } from '@toolbus/core/testing';
 import { TITLE_INSTRUCTION } from '@toolbus/server';
+import { type ScriptedCliHome, startScriptedCliHome } from '../__fixtures__/scripted-cli-home.ts';
 import { startCli } from '../__fixtures__/spawn-cli.ts';
 
 describe('toolbus serve reads the tool settings of the config file', () => {
-  let home: string;
+  let cli: ScriptedCliHome;
   let model: ScriptedModelServer;
   // Both a Hermes call and a pythonic call: the Qwen profile reads the Hermes one first; the config says pythonic.
   const written =
     '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\n[internal_search(queries=["policy"])]';
   before(async () => {
-    home = await mkdtemp(join(tmpdir(), 'toolbus-serve-settings-'));
-    model = await startScriptedModelServer({
+    cli = await startScriptedCliHome({
+      prefix: 'toolbus-serve-settings-',
+      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
+      modelId: 'qwen2.5-7b-instruct',
       handler: (request) => {
         const answered = request.messages.some((message) => message.toolResults.length > 0);
         if (answered || !request.toolNames.includes('internal_search')) return textSteps(['Done.']);
         return textSteps(chunkText(written, 5));
       },
     });
+    ({ model } = cli);
   });
   after(async () => {
-    await model.close();
-    await rm(home, { recursive: true, force: true });
+    await cli.close();
   });
 
   /** Serves with `config`, asks one question on the native SSE route, and returns the stream's text. */
   async function askServe(config: Record<string, unknown>): Promise<string> {
-    await mkdir(home, { recursive: true });
-    await writeFile(join(home, 'config.json'), JSON.stringify(config));
-    const serve = startCli(['serve', '--port', '0'], {
-      TOOLBUS_HOME: home,
-      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
-      TOOLBUS_MODEL: `openai-compatible:${model.url}/v1#qwen2.5-7b-instruct`,
-    });
+    await writeFile(join(cli.home, 'config.json'), JSON.stringify(config));
+    const serve = startCli(['serve', '--port', '0'], cli.env);
     try {
       await serve.waitForOutput('OpenAPI document');
       const url = /serving on (\S+)/.exec(serve.output().stdout)?.[1];

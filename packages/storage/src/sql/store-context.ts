@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type Compilable,
+  type CompiledQuery,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import type { SecretBox } from '../secret-box.ts';
 import { StorageError } from '../storage-error.ts';
 import type { StorageSchema } from './storage-schema.ts';
@@ -43,6 +50,42 @@ export function createStoreContext(options: {
     byteOrder: (column) =>
       dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
     transaction: (action) => db.transaction().execute(action),
+  };
+}
+
+/**
+ * A query of the builder compiled once per database, then run with each call's values (on `db` or a transaction):
+ * building and compiling cost more than half of the builder's time per query on `node:sqlite` (BENCHMARKS.md, issue
+ * 30), so the queries a turn runs pay it once. `build` must pass its values to the query unchanged (compared, set,
+ * inserted): it is called once per database, with placeholders in their place.
+ */
+export function compiledOnce<Values extends readonly unknown[], Row>(
+  build: (db: StorageDb, ...values: Values) => Compilable<Row>,
+): (db: StorageDb, ...values: Values) => Promise<Row[]> {
+  type Compiled = { readonly query: CompiledQuery<Row>; readonly slots: readonly unknown[] };
+  // By the builder's adapter: one per opened database (a transaction shares its database's), so each dialect's SQL.
+  const compiled = new WeakMap<object, Compiled>();
+  const placeholder = (index: number) => `\u0000value ${index}\u0000`;
+  const compile = (db: StorageDb, values: Values): Compiled => {
+    const query = build(db, ...(values.map((_, index) => placeholder(index)) as unknown as Values)).compile();
+    // Each parameter is a value's index, or a constant of the query itself (boxed, so never taken for an index).
+    const slots = query.parameters.map((parameter) => {
+      const index = values.findIndex((_, at) => placeholder(at) === parameter);
+      return index >= 0 ? index : { constant: parameter };
+    });
+    return { query, slots };
+  };
+  return async (db, ...values) => {
+    const adapter = db.getExecutor().adapter;
+    let query = compiled.get(adapter);
+    if (query === undefined) {
+      query = compile(db, values);
+      compiled.set(adapter, query);
+    }
+    const parameters = query.slots.map((slot) =>
+      typeof slot === 'number' ? values[slot] : (slot as { constant: unknown }).constant,
+    );
+    return (await db.executeQuery<Row>({ ...query.query, parameters })).rows;
   };
 }
 

@@ -52,14 +52,9 @@ export interface RunningPacketLog {
   /** Forgets what was learnt of a turn that has ended (read by a process that did not write it). */
   forgetEnded(chatId: string, turn: number): void;
   /**
-   * Appends `packets` (already JSON) to a running turn after the last sequence it has (`tableLast`: its last
-   * sequence in `chat_packets`, for a turn that had rows there); returns the new last sequence.
-   */
-  append(chatId: string, turn: number, packetsJson: readonly string[], tableLast: () => number): number;
-  /**
-   * {@link append} for several running turns at once, their rows inserted by a few multi-row statements instead of
-   * one statement per row (with a thousand turns streaming, a write holds a packet or two of each); the new last
-   * sequence of each, in order.
+   * Appends packets (already JSON) to running turns, each after the last sequence it has, their rows inserted by a
+   * few multi-row statements instead of one statement per row (with a thousand turns streaming, a write holds a
+   * packet or two of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
    */
   appendAll(turns: readonly LogAppend[]): number[];
   /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
@@ -81,9 +76,6 @@ export interface RunningPacketLog {
 
 /** The running-packet log of one SQLite connection. */
 export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog {
-  const insert = database.prepare(
-    'INSERT INTO chat_packet_log (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
-  );
   // Multi-row inserts by row count, prepared when first needed (at most `rowsPerInsert` of them).
   const insertRows = new Map<number, StatementSync>();
   const insertOf = (rows: number): StatementSync => {
@@ -240,14 +232,6 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
         touch(key, state);
         turns.delete(key);
       }
-    },
-    append(chatId, turn, packetsJson, tableLast) {
-      const state = owned(chatId, turn, tableLast);
-      for (const json of packetsJson) {
-        state.last += 1;
-        state.ids.push(Number(insert.run(chatId, turn, state.last, json).lastInsertRowid));
-      }
-      return state.last;
     },
     appendAll(appends) {
       // Each row's parameters, and the turn its id goes to: a multi-row insert gives its rows consecutive ids

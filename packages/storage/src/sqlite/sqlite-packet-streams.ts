@@ -62,16 +62,8 @@ export function createSqlitePacketStreams(
     },
     append: (batches) =>
       write(() => {
-        // One running turn's packets (appendPackets, a turn writer's retry): the log's own single-turn append.
-        const [one] = batches;
-        if (batches.length === 1 && one && statusOf(one.chatId, one.turn) === 'running') {
-          const last = log.append(one.chatId, one.turn, one.packets.map(packetJson), () =>
-            tableLast(one.chatId, one.turn),
-          );
-          return [{ ok: true, last }];
-        }
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
-        // log together, in a few multi-row inserts.
+        // log together, in a few multi-row inserts (a single turn's too: ten packets are one statement, not ten).
         const results: (AppendedPacketBatch | undefined)[] = [];
         const running: { readonly index: number; readonly append: LogAppend }[] = [];
         for (const [index, { chatId, turn, packets }] of batches.entries()) {

@@ -7,6 +7,7 @@ import { checkPacketCursor, defaultPacketPageSize } from '../rules/check-packet-
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
   changed,
+  compiledOnce,
   lockedRows,
   notFound,
   type StorageDb,
@@ -96,6 +97,23 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
       .execute();
     return stored;
   };
+  // The queries of every turn (the chat, its history and turns read; its title; the chat list), compiled once.
+  const chatById = compiledOnce((db: StorageDb, id: string) =>
+    db.selectFrom('chats').select(chatColumns).where('id', '=', id),
+  );
+  const chatsOfUser = compiledOnce((db: StorageDb, userId: string) =>
+    db.selectFrom('chats').select(chatColumns).where('user_id', '=', userId).orderBy('activity', 'desc'),
+  );
+  const renameChat = compiledOnce((db: StorageDb, id: string, title: string, now: string) =>
+    db
+      .updateTable('chats')
+      .set({ title, updated_at: now, activity: nextActivity })
+      .where('id', '=', id)
+      .returning(chatColumns),
+  );
+  const messagesOf = compiledOnce((db: StorageDb, chatId: string) =>
+    db.selectFrom('chat_messages').selectAll().where('chat_id', '=', chatId).orderBy('position'),
+  );
   return {
     async create(chat) {
       const now = context.now();
@@ -117,23 +135,13 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
       );
     },
     async get(id) {
-      return db.selectFrom('chats').select(chatColumns).where('id', '=', id).executeTakeFirst();
+      return (await chatById(db, id))[0];
     },
     async listForUser(userId) {
-      return db
-        .selectFrom('chats')
-        .select(chatColumns)
-        .where('user_id', '=', userId)
-        .orderBy('activity', 'desc')
-        .execute();
+      return chatsOfUser(db, userId);
     },
     async rename(id, title) {
-      const renamed = await db
-        .updateTable('chats')
-        .set({ title: checkChatTitle(title), updated_at: context.now(), activity: nextActivity })
-        .where('id', '=', id)
-        .returning(chatColumns)
-        .executeTakeFirst();
+      const [renamed] = await renameChat(db, id, checkChatTitle(title), context.now());
       if (renamed === undefined) throw notFound('Chat', id);
       return renamed;
     },
@@ -152,25 +160,22 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
       });
     },
     async listMessages(chatId) {
-      const rows = await db
-        .selectFrom('chat_messages')
-        .selectAll()
-        .where('chat_id', '=', chatId)
-        .orderBy('position')
-        .execute();
-      return rows.map(toStoredMessage);
+      return (await messagesOf(db, chatId)).map(toStoredMessage);
     },
     ...turnMethods(context, streams, { lockChat, append }),
   };
 }
 
 const turns = (trx: StorageDb) => trx.selectFrom('chat_turns').selectAll();
+const turnByIndex = compiledOnce((db: StorageDb, chatId: string, turn: number) =>
+  turns(db).where('chat_id', '=', chatId).where('turn_index', '=', turn),
+);
+const turnsOfChat = compiledOnce((db: StorageDb, chatId: string) =>
+  turns(db).where('chat_id', '=', chatId).orderBy('turn_index'),
+);
 
 async function readTurn(trx: StorageDb, chatId: string, turn: number): Promise<ChatTurnRecord | undefined> {
-  const row = await turns(trx)
-    .where('chat_id', '=', chatId)
-    .where('turn_index', '=', turn)
-    .executeTakeFirst();
+  const [row] = await turnByIndex(trx, chatId, turn);
   return row && toTurn(row);
 }
 
@@ -276,7 +281,7 @@ function turnMethods(
       return readTurn(db, chatId, turn);
     },
     async listTurns(chatId) {
-      return (await turns(db).where('chat_id', '=', chatId).orderBy('turn_index').execute()).map(toTurn);
+      return (await turnsOfChat(db, chatId)).map(toTurn);
     },
     async closeInterruptedTurns(reason) {
       return context.transaction((trx) =>
