@@ -1,11 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import {
-  createCitationAllocator,
-  createFencedToolEmitter,
-  defineTool,
-  type RunChatTurnOptions,
-} from '@toolbus/core';
-import { runLlmStep, StepPlacement } from '@toolbus/core/step';
+import { createFencedToolEmitter, defineTool, type RunChatTurnOptions } from '@toolbus/core';
+import { runWriteUpStep } from '@toolbus/core/step';
 import {
   createReasoningTextSink,
   createRetypingSink,
@@ -164,19 +159,10 @@ export async function runCodingAgent(options: RunCodingAgentOptions): Promise<Co
     (outcome) => outcome.call.name === GENERATE_ANSWER_TOOL_NAME,
   );
   const { text, commands } = transcriptOf(loop.messages);
-  const step = await runLlmStep({
+  const step = await runWriteUpStep({
     model: options.model,
-    messages: [
-      { role: 'system', content: prompts.answer },
-      {
-        role: 'user',
-        content: `Repository: ${options.repository}\nTask: ${options.query}\n\nWhat the commands showed:\n\n${text || '(no command ran)'}\n\nAnswer the task: ${options.query}`,
-      },
-    ],
-    tools: [],
-    toolChoice: 'none',
-    turn: 0,
-    placement: new StepPlacement(),
+    system: prompts.answer,
+    user: `Repository: ${options.repository}\nTask: ${options.query}\n\nWhat the commands showed:\n\n${text || '(no command ran)'}\n\nAnswer the task: ${options.query}`,
     // The answer goes out once, as coding-agent-final; its reasoning still streams.
     sink: createRetypingSink({
       target: sink,
@@ -186,22 +172,10 @@ export async function runCodingAgent(options: RunCodingAgentOptions): Promise<Co
           : obj,
       at: context.placement,
     }),
-    citations: createCitationAllocator(),
-    announcedDocuments: new Set(),
-    batch: undefined,
     signal: options.signal,
-    citing: false,
     stream: { ...options.stream, maxOutputTokens: limits.answerTokens },
+    failure: { code: 'coding_agent_no_answer', message: CODING_AGENT_FAILED_TEXT },
   });
-  if (options.signal.aborted) throw options.signal.reason;
-  if (step.error || !step.answer.trim()) {
-    throw new ToolExecutionError({
-      code: 'coding_agent_no_answer',
-      message: CODING_AGENT_FAILED_TEXT,
-      ...omitUndefined({ cause: step.error }),
-      emitErrorPacket: true,
-    });
-  }
   const answer = step.answer.trim();
   sink.emit({ type: 'coding-agent-final', answer });
   return { answer, cycles: loop.cycles, commands, answeredByChoice };

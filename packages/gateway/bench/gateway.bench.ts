@@ -135,6 +135,8 @@ interface Usage {
   cpu: number;
   /** Time in garbage collection pauses, ms. */
   gc: number;
+  /** Bytes allocated in the young generation. */
+  allocated: number;
 }
 
 interface Proxy {
@@ -149,6 +151,10 @@ async function startProxy(mode: 'gateway' | 'passthrough', gatewayModule?: strin
     execArgv: [
       '--conditions=development',
       ...(process.env.GATEWAY_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      // Flags for the current gateway alone (not the pass-through, not the gateway before), e.g. a V8 heap setting.
+      ...(mode === 'gateway' && gatewayModule === undefined
+        ? (process.env.GATEWAY_BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean)
+        : []),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -160,8 +166,12 @@ async function startProxy(mode: 'gateway' | 'passthrough', gatewayModule?: strin
     usage: () =>
       new Promise((resolve) => {
         child.once('message', (message) => {
-          const { cpu, gc } = message as { cpu: { user: number; system: number }; gc: number };
-          resolve({ cpu: cpu.user + cpu.system, gc });
+          const { cpu, gc, allocated } = message as {
+            cpu: { user: number; system: number };
+            gc: number;
+            allocated: number;
+          };
+          resolve({ cpu: cpu.user + cpu.system, gc, allocated });
         });
         child.send('usage');
       }),
@@ -209,6 +219,7 @@ interface Result {
   last: number[];
   cpu: number;
   gc: number;
+  allocated: number;
   chunks: number;
 }
 
@@ -228,7 +239,7 @@ if (baseline !== undefined) proxies['gateway before'] = await startProxy('gatewa
 if (haproxy !== undefined) {
   proxies.haproxy = {
     url: haproxy.url,
-    usage: async () => ({ cpu: haproxy.cpu(), gc: Number.NaN }),
+    usage: async () => ({ cpu: haproxy.cpu(), gc: Number.NaN, allocated: Number.NaN }),
     stop: () => void haproxy.stop(),
   };
 }
@@ -249,7 +260,8 @@ const loads: Load[] = levels.flatMap((streams) =>
 const byLoad = new Map<Load, { results: Partial<Record<Path, Result>>; writesPerPass: number }>();
 for (const { streams, phasing } of loads) {
   const results: Partial<Record<Path, Result>> = {};
-  for (const path of paths) results[path] = { delays: [], first: [], last: [], cpu: 0, gc: 0, chunks: 0 };
+  for (const path of paths)
+    results[path] = { delays: [], first: [], last: [], cpu: 0, gc: 0, allocated: 0, chunks: 0 };
   passes.writes = 0;
   passes.count = 0;
   for (let round = 0; round < rounds; round += 1) {
@@ -273,6 +285,7 @@ for (const { streams, phasing } of loads) {
       result.last.push(...edges.last);
       result.cpu += after.cpu - before.cpu;
       result.gc += after.gc - before.gc;
+      result.allocated += after.allocated - before.allocated;
       result.chunks += chunks;
     }
   }
@@ -287,9 +300,9 @@ console.log(
   `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
 );
 console.log(
-  '| streams | phases (upstream writes per timer pass) | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) |',
+  '| streams | phases (upstream writes per timer pass) | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) | young-generation bytes per token |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 const summary: string[] = [];
 for (const [{ streams, phasing }, { results, writesPerPass }] of byLoad) {
   const phases = streams === 1 ? '—' : `${phasing} (${writesPerPass.toFixed(1)})`;
@@ -299,7 +312,7 @@ for (const [{ streams, phasing }, { results, writesPerPass }] of byLoad) {
   const edges = (path: Path) =>
     `${percentile(results[path]!.first, 50).toFixed(3)} / ${percentile(results[path]!.last, 50).toFixed(3)}`;
   console.log(
-    `| ${streams} | ${phases} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | ${edges('direct')} | — | — |`,
+    `| ${streams} | ${phases} | direct | ${direct50.toFixed(3)} | ${direct99.toFixed(3)} | — | — | ${edges('direct')} | — | — | — |`,
   );
   for (const path of paths) {
     if (path === 'direct') continue;
@@ -307,8 +320,9 @@ for (const [{ streams, phasing }, { results, writesPerPass }] of byLoad) {
     const p50 = percentile(result.delays, 50);
     const p99 = percentile(result.delays, 99);
     const gc = Number.isNaN(result.gc) ? '—' : ((result.gc * 1000) / result.chunks).toFixed(1);
+    const allocated = Number.isNaN(result.allocated) ? '—' : (result.allocated / result.chunks).toFixed(0);
     console.log(
-      `| ${streams} | ${phases} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${edges(path)} | ${(result.cpu / result.chunks).toFixed(1)} | ${gc} |`,
+      `| ${streams} | ${phases} | ${path} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${(p50 - direct50).toFixed(3)} | ${(p99 - direct99).toFixed(3)} | ${edges(path)} | ${(result.cpu / result.chunks).toFixed(1)} | ${gc} | ${allocated} |`,
     );
   }
   const gateway = results.gateway!;

@@ -4,7 +4,7 @@ import {
   type AnswerRepairEnd,
   type AnswerRepairOptions,
   type RecoveryDialects,
-} from '@toolbus/core';
+} from '@toolbus/core/repair';
 import type { ToolDefinition } from '@toolbus/spec';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
 import type { RecoveryReport } from './chat-completion-repair.ts';

@@ -3,11 +3,13 @@ import {
   AnswerRepair,
   type AnswerRepairEnd,
   type AnswerRepairOptions,
+  type AnswerRepairOutput,
   type ExtractedToolCall,
   type ToolCallTextParser,
-} from '@toolbus/core';
+} from '@toolbus/core/repair';
 import type { ToolDefinition } from '@toolbus/spec';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
+import { plainContentOf } from './plain-content-chunk.ts';
 import { sseData } from './sse-event-reader.ts';
 
 /** Options for the Chat Completions repairs. */
@@ -62,6 +64,13 @@ export class ChatCompletionStreamRepair {
    */
   repair(data: string): string | undefined {
     if (data.length <= 16 && data.trim() === '[DONE]') return 'data: [DONE]\n\n';
+    // The usual chunk, one piece of text, is read without parsing it: parsed only if the repair changes its text.
+    const plain = plainContentOf(data);
+    let given: AnswerRepairOutput | undefined;
+    if (plain !== undefined) {
+      given = this.#repairFor(0).text(plain);
+      if (given.text === plain && given.reasoning === '') return undefined;
+    }
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
@@ -71,13 +80,25 @@ export class ChatCompletionStreamRepair {
     if (!isPlainObject(chunk) || !Array.isArray(chunk.choices) || chunk.choices.length === 0) {
       return undefined;
     }
+    // Most chunks of a streaming answer come out as they went in: then nothing is built (no list, no result per
+    // choice) and the upstream's own bytes are sent on. The results are kept only once a choice changed.
+    const list = chunk.choices as unknown[];
+    let results: (ChoiceRepair | undefined)[] | undefined;
+    for (let at = 0; at < list.length; at += 1) {
+      const choice = list[at];
+      if (!isPlainObject(choice)) continue;
+      const repaired = this.#choice(chunk, choice, given);
+      if (repaired === undefined && results === undefined) continue;
+      results ??= new Array(at).fill(undefined);
+      results[at] = repaired;
+    }
+    if (results === undefined) return undefined;
     let out = '';
     const choices: Json[] = [];
-    let changed = false;
-    for (const choice of chunk.choices) {
+    for (let at = 0; at < list.length; at += 1) {
+      const choice = list[at];
       if (!isPlainObject(choice)) continue;
-      const repaired = this.#choice(chunk, choice);
-      changed ||= repaired.changed;
+      const repaired = results[at] ?? unchanged(choice);
       if (repaired.choice !== undefined) choices.push(repaired.choice);
       out += repaired.before;
       if (repaired.after !== '') {
@@ -85,16 +106,14 @@ export class ChatCompletionStreamRepair {
         out += repaired.after;
       }
     }
-    // Most chunks of a streaming answer come out as they went in: then the upstream's own bytes are sent on.
-    if (!changed) return undefined;
     if (choices.length > 0) out += sse({ ...chunk, choices });
     return out;
   }
 
-  #choice(
-    chunk: Json,
-    choice: Json,
-  ): { choice: Json | undefined; before: string; after: string; changed: boolean } {
+  // A choice the repair changed: what it became (undefined: not sent on its own), the events to write before and
+  // after it. Undefined when the choice goes on as it came.
+  // `given`: what the repair already made of a plain chunk's text (see `plainContentOf`).
+  #choice(chunk: Json, choice: Json, given?: AnswerRepairOutput): ChoiceRepair | undefined {
     const index = typeof choice.index === 'number' ? choice.index : 0;
     const repair = this.#repairFor(index);
     // The chunk was parsed from the upstream's bytes for this call alone, so its objects are changed in place.
@@ -104,17 +123,18 @@ export class ChatCompletionStreamRepair {
     if (typeof delta[reasoningField] === 'string') repair.reasoning(delta[reasoningField] as string);
     let changed = false;
     if (typeof delta.content === 'string') {
-      const output = repair.text(delta.content);
+      const output = given ?? repair.text(delta.content);
       changed = output.text !== delta.content || output.reasoning !== '';
       if (changed) setText(delta, output.text, output.reasoning, reasoningField);
     }
     if (choice.finish_reason === null || choice.finish_reason === undefined) {
+      if (!changed) return undefined;
       const kept = !worthSending(delta, choice)
         ? undefined
         : delta === choice.delta
           ? choice
           : { ...choice, delta };
-      return { choice: kept, before: '', after: '', changed };
+      return { choice: kept, before: '', after: '' };
     }
     // The choice ends here: the rest of its text, then its recovered calls, then the finish.
     const end = repair.end();
@@ -127,7 +147,8 @@ export class ChatCompletionStreamRepair {
       const content = typeof delta.content === 'string' ? delta.content : '';
       setText(delta, content + shownText, end.reasoning, reasoningField);
     }
-    if (end.calls.length === 0) return { choice: { ...choice, delta }, before: '', after: '', changed };
+    if (end.calls.length === 0)
+      return changed ? { choice: { ...choice, delta }, before: '', after: '' } : undefined;
     const before = worthSending(delta, {})
       ? sse({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] })
       : '';
@@ -151,7 +172,7 @@ export class ChatCompletionStreamRepair {
       });
     });
     const finish = { ...choice, delta: {}, finish_reason: 'tool_calls' };
-    return { choice: undefined, before, after: calls + sse({ ...chunk, choices: [finish] }), changed: true };
+    return { choice: undefined, before, after: calls + sse({ ...chunk, choices: [finish] }) };
   }
 
   #repairFor(index: number): AnswerRepair {
@@ -239,8 +260,30 @@ function setText(delta: Json, text: string, reasoning: string, reasoningField: s
   else delete delta.content;
 }
 
+/** What the repair made of one choice of a chunk (see `#choice`). */
+interface ChoiceRepair {
+  readonly choice: Json | undefined;
+  readonly before: string;
+  readonly after: string;
+}
+
+// A choice left as it came, in a chunk where another changed: sent on as it was, unless it carries nothing (no
+// delta, no logprobs, no finish).
+function unchanged(choice: Json): ChoiceRepair {
+  const delta: Json = isPlainObject(choice.delta) ? choice.delta : {};
+  const finishes = choice.finish_reason !== null && choice.finish_reason !== undefined;
+  const kept =
+    !finishes && !worthSending(delta, choice)
+      ? undefined
+      : delta === choice.delta
+        ? choice
+        : { ...choice, delta };
+  return { choice: kept, before: '', after: '' };
+}
+
 function worthSending(delta: Json, choice: Json): boolean {
-  return Object.keys(delta).length > 0 || (choice.logprobs !== null && choice.logprobs !== undefined);
+  for (const _ in delta) return true;
+  return choice.logprobs !== null && choice.logprobs !== undefined;
 }
 
 function sse(value: unknown): string {

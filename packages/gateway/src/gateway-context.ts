@@ -1,4 +1,4 @@
-import type { RecoveryDialects } from '@toolbus/core';
+import type { RecoveryDialects } from '@toolbus/core/repair';
 import type { GatewayLogEvent, GatewayUpstream } from './gateway-options.ts';
 import type { ResolvedUpstream } from './upstream.ts';
 

@@ -61,7 +61,8 @@ export class SseEventReader {
       this.#pending.length = 0;
       this.#pendingLength = 0;
     }
-    const events: SseEvent[] = [];
+    // Made with its first event: most reads end one event, and a one-element literal is the smallest array.
+    let events: SseEvent[] | undefined;
     let start = 0;
     while (start < bytes.length) {
       // A blank line where an event would start ends an event with no fields: nothing to dispatch.
@@ -78,10 +79,13 @@ export class SseEventReader {
         break;
       }
       const event = eventOf(bytes, start, end);
-      if (event !== undefined) events.push(event);
+      if (event !== undefined) {
+        if (events === undefined) events = [event];
+        else events.push(event);
+      }
       start = end + 2;
     }
-    return events;
+    return events ?? [];
   }
 
   #startFallback(): void {
@@ -106,7 +110,9 @@ function eventOf(bytes: Buffer, start: number, end: number): SseEvent | undefine
   if (startsWithField(bytes, start, end) && bytes.indexOf(LF, start) === end) {
     // One `data` line: what servers write for every event.
     const valueStart = valueStartOf(bytes, start + 4);
-    return { data: bytes.toString('utf8', valueStart, end), raw: bytes.subarray(start, end + 2) };
+    // A read that holds just this event (the usual case) is sent on as it is: no view made of it.
+    const raw = start === 0 && end + 2 === bytes.length ? bytes : bytes.subarray(start, end + 2);
+    return { data: bytes.toString('utf8', valueStart, end), raw };
   }
   let data: string | undefined;
   let lineStart = start;

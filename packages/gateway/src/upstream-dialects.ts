@@ -4,7 +4,7 @@ import {
   type RecoveryDialects,
   readServedChatTemplate,
   recoveryDialectsFor,
-} from '@toolbus/core';
+} from '@toolbus/core/repair';
 import { omitUndefined } from '@toolbus/spec';
 import type { GatewayUpstream } from './gateway-options.ts';
 

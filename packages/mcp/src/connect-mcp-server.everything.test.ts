@@ -6,6 +6,7 @@ import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError } from '@toolbus/spec';
 import { everythingServerEntry, startEverythingHttpServer } from './__fixtures__/everything-server.ts';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
+import { withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 import { connectMcpServer, type McpConnection } from './connect-mcp-server.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
 
@@ -145,36 +146,35 @@ describe('server-everything over Streamable HTTP on loopback', () => {
   test('every request goes through the given fetch; tools work as over stdio', async () => {
     const recording = createRecordingFetch();
     const fileStore = memoryFileStore();
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       {
         id: 'everything-http',
         name: 'everything',
         transport: { type: 'streamable-http', url: `${server.baseUrl}/mcp` },
       },
       { fetch: recording.fetch, fileStore },
+      async (connection) => {
+        assert.equal(connection.transport, 'streamable-http');
+        await exercise(connection, fileStore);
+        assert.ok(recording.records.length >= 5);
+        for (const record of recording.records) assert.ok(record.url.startsWith(server.baseUrl), record.url);
+      },
     );
-    try {
-      assert.equal(connection.transport, 'streamable-http');
-      await exercise(connection, fileStore);
-      assert.ok(recording.records.length >= 5);
-      for (const record of recording.records) assert.ok(record.url.startsWith(server.baseUrl), record.url);
-    } finally {
-      await connection.close();
-    }
   });
 
   test('auto picks Streamable HTTP when the server speaks it', async () => {
     const recording = createRecordingFetch();
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       {
         id: 'everything-auto',
         name: 'everything',
         transport: { type: 'auto', url: `${server.baseUrl}/mcp` },
       },
       { fetch: recording.fetch },
+      async (connection) => {
+        assert.equal(connection.transport, 'streamable-http');
+      },
     );
-    assert.equal(connection.transport, 'streamable-http');
-    await connection.close();
   });
 });
 
@@ -187,41 +187,40 @@ describe('server-everything over HTTP+SSE (older servers)', () => {
 
   test('sse transport lists and calls tools', async () => {
     const recording = createRecordingFetch();
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       { id: 'everything-sse', name: 'everything', transport: { type: 'sse', url: `${server.baseUrl}/sse` } },
       { fetch: recording.fetch },
+      async (connection) => {
+        assert.equal(connection.transport, 'sse');
+        const tools = await connection.tools();
+        const echo = tools.find((tool) => tool.mcpToolName === 'echo');
+        assert.ok(echo);
+        const { context, call } = createTestRunContext({ allowCitations: false });
+        assert.match(
+          (await echo.run(call(echo.name, { message: 'over sse' }), context)).llmFacing,
+          /over sse/,
+        );
+        assert.ok(recording.records.some((record) => record.url.endsWith('/sse')));
+        assert.ok(recording.records.some((record) => record.url.includes('/message')));
+      },
     );
-    try {
-      assert.equal(connection.transport, 'sse');
-      const tools = await connection.tools();
-      const echo = tools.find((tool) => tool.mcpToolName === 'echo');
-      assert.ok(echo);
-      const { context, call } = createTestRunContext({ allowCitations: false });
-      assert.match((await echo.run(call(echo.name, { message: 'over sse' }), context)).llmFacing, /over sse/);
-      assert.ok(recording.records.some((record) => record.url.endsWith('/sse')));
-      assert.ok(recording.records.some((record) => record.url.includes('/message')));
-    } finally {
-      await connection.close();
-    }
   });
 
   test('auto falls back to SSE when Streamable HTTP is refused', async () => {
     const recording = createRecordingFetch();
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       {
         id: 'everything-auto-sse',
         name: 'everything',
         transport: { type: 'auto', url: `${server.baseUrl}/sse` },
       },
       { fetch: recording.fetch },
+      async (connection) => {
+        assert.equal(connection.transport, 'sse');
+        assert.ok((await connection.listTools()).some((tool) => tool.name === 'echo'));
+        // The first attempt was a Streamable HTTP POST to the same URL.
+        assert.equal(recording.records[0]?.method, 'POST');
+      },
     );
-    try {
-      assert.equal(connection.transport, 'sse');
-      assert.ok((await connection.listTools()).some((tool) => tool.name === 'echo'));
-      // The first attempt was a Streamable HTTP POST to the same URL.
-      assert.equal(recording.records[0]?.method, 'POST');
-    } finally {
-      await connection.close();
-    }
   });
 });

@@ -2,8 +2,8 @@
 // Authorization header it received must not hand the token to whoever receives the call's relayed logs.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { McpLogMessage } from '@toolbus/spec';
 import { authorizeLoopbackUser, loopbackOAuthConfig } from './__fixtures__/authorize-loopback-user.ts';
+import { callRelayingLogs } from './__fixtures__/call-relaying-logs.ts';
 import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
@@ -33,16 +33,7 @@ test("a user's OAuth access token is masked in the logs relayed from a call, a r
   await authorizeLoopbackUser(config, { fetch, oauth });
   const connection = await connectMcpServer(config, { fetch, oauth });
   try {
-    const callAndRelay = async (): Promise<McpLogMessage[]> => {
-      const relayed: McpLogMessage[] = [];
-      const result = await connection.callTool({
-        name: 'connect',
-        arguments: {},
-        logs: { level: 'info', onLog: (message) => relayed.push(message) },
-      });
-      assert.equal(result.isError ?? false, false);
-      return relayed;
-    };
+    const callAndRelay = () => callRelayingLogs(connection, 'connect');
     const first = await callAndRelay();
     const firstToken = (await tokenStore.load('user-1', config.id))?.tokens?.access_token ?? '';
     assert.ok(firstToken.length >= 8, 'the user has an access token');

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
+import { withHttpMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { describeMcpProgress } from './mcp-progress.ts';
 import {
@@ -55,29 +56,26 @@ describe('MCP progress', () => {
   after(() => server.close());
 
   test('a long tool that reports progress outlives the call timeout, and each report is a tool-progress packet', async () => {
-    const connection = await connectMcpServer(
-      { id: 'p', name: 'p', transport: { type: 'streamable-http', url: server.url } },
-      { fetch: createRecordingFetch().fetch, toolCallTimeoutMs: timeoutMs },
+    await withHttpMcpConnection(
+      { url: server.url, name: 'p', toolCallTimeoutMs: timeoutMs },
+      async (connection) => {
+        const long = (await connection.tools()).find((tool) => tool.mcpToolName === 'long');
+        assert.ok(long);
+        const { context, call, emitted } = createTestRunContext({ allowCitations: false });
+        const result = await long.run(call('long', {}), context);
+        assert.equal(result.llmFacing, 'finished');
+        assert.ok(progressTokenSeen, 'the call carried a progress token');
+        const progress = emitted.filter((obj) => obj.type === 'tool-progress');
+        assert.equal(progress.length, steps);
+        assert.deepEqual(progress.at(-1), {
+          type: 'tool-progress',
+          toolCallId: 'call-1',
+          message: `${steps}/${steps} (100%) · crunching`,
+          progress: steps,
+          total: steps,
+        });
+      },
     );
-    try {
-      const long = (await connection.tools()).find((tool) => tool.mcpToolName === 'long');
-      assert.ok(long);
-      const { context, call, emitted } = createTestRunContext({ allowCitations: false });
-      const result = await long.run(call('long', {}), context);
-      assert.equal(result.llmFacing, 'finished');
-      assert.ok(progressTokenSeen, 'the call carried a progress token');
-      const progress = emitted.filter((obj) => obj.type === 'tool-progress');
-      assert.equal(progress.length, steps);
-      assert.deepEqual(progress.at(-1), {
-        type: 'tool-progress',
-        toolCallId: 'call-1',
-        message: `${steps}/${steps} (100%) · crunching`,
-        progress: steps,
-        total: steps,
-      });
-    } finally {
-      await connection.close();
-    }
   });
 
   test('a tool that reports nothing still dies at the call timeout', async () => {

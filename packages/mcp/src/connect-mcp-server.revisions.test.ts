@@ -9,6 +9,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
+import { withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
 import { type ModernMcpServer, type ModernTool, startModernMcpServer } from './testing/modern-mcp-server.ts';
@@ -38,7 +39,7 @@ describe('a server that speaks only 2026-07-28', () => {
   test('Streamable HTTP: lists and calls tools over 2026-07-28, sessionless, every request through the fetch with the configured headers', async () => {
     const recording = createRecordingFetch();
     const before = server.requests.length;
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       {
         id: 'modern',
         name: 'modern',
@@ -46,32 +47,30 @@ describe('a server that speaks only 2026-07-28', () => {
         auth: { type: 'headers', headers: { 'X-Api-Key': '{api_key}' }, credentials: { api_key: 'k-123' } },
       },
       { fetch: recording.fetch, requestHeaders: { 'X-Tenant': 'acme', Cookie: 'sid=secret' } },
+      async (connection) => {
+        const tools = await connection.tools();
+        assert.deepEqual(
+          tools.map((tool) => tool.name),
+          ['echo'],
+        );
+        const { context, call } = createTestRunContext({ allowCitations: false });
+        const result = await tools[0]?.run(call('echo', { text: 'hi' }), context);
+        assert.equal(result?.llmFacing, 'echo: hi');
+        const received = server.requests.slice(before);
+        assert.ok(received.length >= 3);
+        assert.equal(recording.records.length, received.length);
+        for (const request of received) {
+          assert.equal(request.headers['mcp-protocol-version'], '2026-07-28');
+          assert.equal(request.headers['mcp-session-id'], undefined);
+          assert.equal(request.headers['x-api-key'], 'k-123');
+          assert.equal(request.headers['x-tenant'], 'acme');
+          assert.equal(request.headers.cookie, undefined);
+        }
+        // The 2026-07-28 routing headers are sent with each call.
+        assert.ok(received.some((request) => request.headers['mcp-method'] === 'tools/call'));
+        assert.ok(received.some((request) => request.headers['mcp-name'] === 'echo'));
+      },
     );
-    try {
-      const tools = await connection.tools();
-      assert.deepEqual(
-        tools.map((tool) => tool.name),
-        ['echo'],
-      );
-      const { context, call } = createTestRunContext({ allowCitations: false });
-      const result = await tools[0]?.run(call('echo', { text: 'hi' }), context);
-      assert.equal(result?.llmFacing, 'echo: hi');
-      const received = server.requests.slice(before);
-      assert.ok(received.length >= 3);
-      assert.equal(recording.records.length, received.length);
-      for (const request of received) {
-        assert.equal(request.headers['mcp-protocol-version'], '2026-07-28');
-        assert.equal(request.headers['mcp-session-id'], undefined);
-        assert.equal(request.headers['x-api-key'], 'k-123');
-        assert.equal(request.headers['x-tenant'], 'acme');
-        assert.equal(request.headers.cookie, undefined);
-      }
-      // The 2026-07-28 routing headers are sent with each call.
-      assert.ok(received.some((request) => request.headers['mcp-method'] === 'tools/call'));
-      assert.ok(received.some((request) => request.headers['mcp-name'] === 'echo'));
-    } finally {
-      await connection.close();
-    }
   });
 
   test('tools/list_changed reaches listeners over the subscriptions/listen stream', async () => {
@@ -112,47 +111,42 @@ describe('a server that speaks only 2026-07-28', () => {
 });
 
 describe('stdio', () => {
-  test('a stdio server that speaks only 2026-07-28 works', async () => {
-    const connection = await connectMcpServer({
+  const servers = [
+    {
+      label: 'a stdio server that speaks only 2026-07-28 works',
       id: 'modern-stdio',
-      name: 'modern-stdio',
-      transport: {
-        type: 'stdio',
-        command: process.execPath,
-        args: [join(fixtures, 'modern-stdio-mcp-server.mjs')],
-      },
-    });
-    try {
-      const tools = await connection.tools();
-      const { context, call } = createTestRunContext({ allowCitations: false });
-      const result = await tools
-        .find((tool) => tool.name === 'shout')
-        ?.run(call('shout', { text: 'hi' }), context);
-      assert.equal(result?.llmFacing, 'HI');
-    } finally {
-      await connection.close();
-    }
-  });
-
-  test('a 2025-11-25 stdio server still works', async () => {
-    const connection = await connectMcpServer({
+      script: 'modern-stdio-mcp-server.mjs',
+      tool: 'shout',
+      args: { text: 'hi' },
+      expected: 'HI',
+    },
+    {
+      label: 'a 2025-11-25 stdio server still works',
       id: 'legacy-stdio',
-      name: 'legacy-stdio',
-      transport: {
-        type: 'stdio',
-        command: process.execPath,
-        args: [join(fixtures, 'strict-arguments-mcp-server.mjs')],
-      },
+      script: 'strict-arguments-mcp-server.mjs',
+      tool: 'add',
+      args: { a: 2, b: 3 },
+      expected: '5',
+    },
+  ];
+  for (const { label, id, script, tool: toolName, args, expected } of servers) {
+    test(label, async () => {
+      await withMcpConnection(
+        {
+          id,
+          name: id,
+          transport: { type: 'stdio', command: process.execPath, args: [join(fixtures, script)] },
+        },
+        {},
+        async (connection) => {
+          const tools = await connection.tools();
+          const { context, call } = createTestRunContext({ allowCitations: false });
+          const result = await tools
+            .find((tool) => tool.name === toolName)
+            ?.run(call(toolName, args), context);
+          assert.equal(result?.llmFacing, expected);
+        },
+      );
     });
-    try {
-      const tools = await connection.tools();
-      const { context, call } = createTestRunContext({ allowCitations: false });
-      const result = await tools
-        .find((tool) => tool.name === 'add')
-        ?.run(call('add', { a: 2, b: 3 }), context);
-      assert.equal(result?.llmFacing, '5');
-    } finally {
-      await connection.close();
-    }
-  });
+  }
 });

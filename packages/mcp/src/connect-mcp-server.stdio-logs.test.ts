@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { McpLogMessage } from '@toolbus/spec';
-import { connectMcpServer } from './connect-mcp-server.ts';
+import { callRelayingLogs } from './__fixtures__/call-relaying-logs.ts';
+import { withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 
 const fixture = join(
   dirname(fileURLToPath(import.meta.url)),
@@ -16,23 +16,23 @@ const fixture = join(
 
 test("a stdio server's environment values are masked in the logs relayed from its calls", async () => {
   const secret = 'ghp_fixture-secret-0123456789';
-  const connection = await connectMcpServer({
-    id: 'env-logging',
-    name: 'env-logging',
-    transport: { type: 'stdio', command: process.execPath, args: [fixture], env: { FIXTURE_TOKEN: secret } },
-  });
-  try {
-    const relayed: McpLogMessage[] = [];
-    const result = await connection.callTool({
-      name: 'connect',
-      arguments: {},
-      logs: { level: 'info', onLog: (message) => relayed.push(message) },
-    });
-    assert.equal(result.isError ?? false, false);
-    assert.equal(relayed.length, 1, 'the log message itself is relayed');
-    assert.deepEqual(relayed[0]?.data, { note: 'connecting with', token: '[redacted]' });
-    assert.doesNotMatch(JSON.stringify(relayed), /fixture-secret/);
-  } finally {
-    await connection.close();
-  }
+  await withMcpConnection(
+    {
+      id: 'env-logging',
+      name: 'env-logging',
+      transport: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [fixture],
+        env: { FIXTURE_TOKEN: secret },
+      },
+    },
+    {},
+    async (connection) => {
+      const relayed = await callRelayingLogs(connection, 'connect');
+      assert.equal(relayed.length, 1, 'the log message itself is relayed');
+      assert.deepEqual(relayed[0]?.data, { note: 'connecting with', token: '[redacted]' });
+      assert.doesNotMatch(JSON.stringify(relayed), /fixture-secret/);
+    },
+  );
 });

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createTestRunContext } from '@toolbus/core/testing';
+import { withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 
@@ -29,26 +30,27 @@ describe('stdio servers start once (the revision probe runs on the same process)
     tool: string;
     args: Record<string, unknown>;
   }) => {
-    const connection = await connectMcpServer({
-      id: input.fixture,
-      name: input.fixture,
-      transport: {
-        type: 'stdio',
-        command: process.execPath,
-        args: [join(fixtures, input.fixture)],
-        env: { MCP_SPAWN_LOG: input.log },
+    return await withMcpConnection(
+      {
+        id: input.fixture,
+        name: input.fixture,
+        transport: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [join(fixtures, input.fixture)],
+          env: { MCP_SPAWN_LOG: input.log },
+        },
       },
-    });
-    try {
-      const tools = await connection.tools();
-      const { context, call } = createTestRunContext({ allowCitations: false });
-      const result = await tools
-        .find((tool) => tool.name === input.tool)
-        ?.run(call(input.tool, input.args), context);
-      return result?.llmFacing;
-    } finally {
-      await connection.close();
-    }
+      {},
+      async (connection) => {
+        const tools = await connection.tools();
+        const { context, call } = createTestRunContext({ allowCitations: false });
+        const result = await tools
+          .find((tool) => tool.name === input.tool)
+          ?.run(call(input.tool, input.args), context);
+        return result?.llmFacing;
+      },
+    );
   };
 
   test('a 2026-07-28 server: one start', async () => {

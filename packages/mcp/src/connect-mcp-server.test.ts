@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { omitUndefined, ToolCallError, ToolExecutionError } from '@toolbus/spec';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
+import { withHttpMcpConnection, withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpConnectionError } from './errors/mcp-connection-error.ts';
 import type { McpLogger } from './mcp-logger.ts';
@@ -116,7 +117,7 @@ describe('connectMcpServer against a loopback SDK server', () => {
     const logger = recordingLogger();
     const recording = createRecordingFetch();
     const before = server.requests.length;
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       {
         id: 'loopback',
         name: 'loopback',
@@ -140,53 +141,49 @@ describe('connectMcpServer against a loopback SDK server', () => {
           'Bad\r\nName': 'value',
         },
       },
+      async (connection) => {
+        await connection.listTools();
+        const received = server.requests.slice(before);
+        assert.ok(received.length >= 2);
+        const url = new URL(server.url);
+        for (const request of received) {
+          assert.equal(request.headers['x-tenant'], 'acme');
+          assert.equal(request.headers['x-shared'], 'from-config');
+          assert.equal(request.headers.authorization, 'Bearer config-key');
+          assert.equal(request.headers.host, url.host);
+          assert.equal(request.headers.cookie, undefined);
+          assert.equal(request.headers['proxy-authorization'], undefined);
+          assert.equal(request.headers['x-injected'], undefined);
+          assert.equal(request.headers['x-evil'], undefined);
+          assert.notEqual(request.headers['mcp-session-id'], 'forged-session');
+        }
+        // The `server/discover` probe (which this 2025-11-25 server refuses) and `initialize` carry no session id;
+        // after them the SDK's real session id is sent, not the forged one.
+        assert.ok(
+          received.slice(2).every((request) => typeof request.headers['mcp-session-id'] === 'string'),
+        );
+        const dropped = logger.lines.join('\n');
+        for (const name of [
+          'Host',
+          'Mcp-Session-Id',
+          'Content-Length',
+          'Transfer-Encoding',
+          'Cookie',
+          'X-Injected',
+        ]) {
+          assert.match(dropped, new RegExp(name));
+        }
+        assert.match(dropped, /Bad\\\\r\\\\nName/);
+        // Names only: no value ever reaches the log.
+        for (const secret of ['secret-cookie', 'c2VjcmV0', 'evil.example', 'forged-session', 'X-Evil']) {
+          assert.doesNotMatch(dropped, new RegExp(secret));
+        }
+      },
     );
-    try {
-      await connection.listTools();
-      const received = server.requests.slice(before);
-      assert.ok(received.length >= 2);
-      const url = new URL(server.url);
-      for (const request of received) {
-        assert.equal(request.headers['x-tenant'], 'acme');
-        assert.equal(request.headers['x-shared'], 'from-config');
-        assert.equal(request.headers.authorization, 'Bearer config-key');
-        assert.equal(request.headers.host, url.host);
-        assert.equal(request.headers.cookie, undefined);
-        assert.equal(request.headers['proxy-authorization'], undefined);
-        assert.equal(request.headers['x-injected'], undefined);
-        assert.equal(request.headers['x-evil'], undefined);
-        assert.notEqual(request.headers['mcp-session-id'], 'forged-session');
-      }
-      // The `server/discover` probe (which this 2025-11-25 server refuses) and `initialize` carry no session id;
-      // after them the SDK's real session id is sent, not the forged one.
-      assert.ok(received.slice(2).every((request) => typeof request.headers['mcp-session-id'] === 'string'));
-      const dropped = logger.lines.join('\n');
-      for (const name of [
-        'Host',
-        'Mcp-Session-Id',
-        'Content-Length',
-        'Transfer-Encoding',
-        'Cookie',
-        'X-Injected',
-      ]) {
-        assert.match(dropped, new RegExp(name));
-      }
-      assert.match(dropped, /Bad\\\\r\\\\nName/);
-      // Names only: no value ever reaches the log.
-      for (const secret of ['secret-cookie', 'c2VjcmV0', 'evil.example', 'forged-session', 'X-Evil']) {
-        assert.doesNotMatch(dropped, new RegExp(secret));
-      }
-    } finally {
-      await connection.close();
-    }
   });
 
   test('tools: zero-argument schemas get empty properties; names sanitised; disambiguated name available', async () => {
-    const connection = await connectMcpServer(
-      { id: 'loopback', name: 'My Server', transport: { type: 'streamable-http', url: server.url } },
-      { fetch: createRecordingFetch().fetch },
-    );
-    try {
+    await withHttpMcpConnection({ url: server.url, name: 'My Server' }, async (connection) => {
       const tools = await connection.tools();
       const ping = tools.find((tool) => tool.mcpToolName === 'ping');
       assert.ok(ping);
@@ -201,17 +198,11 @@ describe('connectMcpServer against a loopback SDK server', () => {
       assert.ok(dotted);
       assert.equal(dotted.name, 'files_read_v2');
       assert.equal((await dotted.run(call(dotted.name, {}), context)).llmFacing, 'read');
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
   test('isError results are failures with the server text for the model; thrown server errors are execution errors', async () => {
-    const connection = await connectMcpServer(
-      { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
-      { fetch: createRecordingFetch().fetch },
-    );
-    try {
+    await withHttpMcpConnection({ url: server.url }, async (connection) => {
       const tools = await connection.tools();
       const { context, emitted, call } = createTestRunContext({ allowCitations: false });
       const lookup = tools.find((tool) => tool.mcpToolName === 'lookup');
@@ -230,14 +221,12 @@ describe('connectMcpServer against a loopback SDK server', () => {
       );
       // A failure never emits a result packet.
       assert.equal(emitted.filter((packet) => packet.type === 'custom-tool-delta').length, 0);
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
   test('embedded resources: text goes to the model, blobs to the file store', async () => {
     const saved: string[] = [];
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
       {
         fetch: createRecordingFetch().fetch,
@@ -248,18 +237,16 @@ describe('connectMcpServer against a loopback SDK server', () => {
           },
         },
       },
+      async (connection) => {
+        const report = (await connection.tools()).find((tool) => tool.mcpToolName === 'report');
+        assert.ok(report);
+        const { context, call } = createTestRunContext({ allowCitations: false });
+        const result = await report.run(call('report', {}), context);
+        assert.match(result.llmFacing, /resource: file:\/\/\/report.txt\nRevenue up 3%/);
+        assert.match(result.llmFacing, /kept as file f1/);
+        assert.deepEqual(saved, ['data.bin:0,1,2']);
+      },
     );
-    try {
-      const report = (await connection.tools()).find((tool) => tool.mcpToolName === 'report');
-      assert.ok(report);
-      const { context, call } = createTestRunContext({ allowCitations: false });
-      const result = await report.run(call('report', {}), context);
-      assert.match(result.llmFacing, /resource: file:\/\/\/report.txt\nRevenue up 3%/);
-      assert.match(result.llmFacing, /kept as file f1/);
-      assert.deepEqual(saved, ['data.bin:0,1,2']);
-    } finally {
-      await connection.close();
-    }
   });
 
   test('an aborted call rejects with the abort reason (the runner owns timeouts and cancellation)', async () => {
@@ -287,19 +274,13 @@ describe('connectMcpServer against a loopback SDK server', () => {
   });
 
   test('a large result is cut for the model, with a note', async () => {
-    const connection = await connectMcpServer(
-      { id: 'loopback', name: 'loopback', transport: { type: 'streamable-http', url: server.url } },
-      { fetch: createRecordingFetch().fetch, maxResultChars: 1000 },
-    );
-    try {
+    await withHttpMcpConnection({ url: server.url, maxResultChars: 1000 }, async (connection) => {
       const chatty = (await connection.tools()).find((tool) => tool.mcpToolName === 'chatty');
       assert.ok(chatty);
       const { context, call } = createTestRunContext({ allowCitations: false });
       const result = await chatty.run(call('chatty', {}), context);
       assert.equal(result.llmFacing, `${'x'.repeat(1000)}\n\n[result cut at 1000 of 5000 characters]`);
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
   test('tools/list_changed refreshes the cached list and notifies listeners', async () => {
@@ -413,33 +394,31 @@ describe('connectMcpServer: header templates and missing authentication', () => 
   test("header templates are filled from the user's credentials, braces in values kept as they are", async () => {
     const before = server.requests.length;
     const logger = recordingLogger();
-    const connection = await connectMcpServer(
+    await withMcpConnection(
       config({
         type: 'headers',
         headers: { Authorization: 'Bearer {token}', 'X-Wide': 'caf\u0113', 'X-Region': '{region}' },
         credentials: { token: 's3{cret}', cret: 'EXPANDED-TWICE' },
       }),
       { fetch: createRecordingFetch().fetch, logger },
+      async (connection) => {
+        assert.deepEqual(
+          (await connection.listTools()).map((tool) => tool.name),
+          ['ping'],
+        );
+        const received = server.requests.slice(before);
+        assert.ok(received.length >= 2);
+        for (const request of received) {
+          assert.equal(request.headers.authorization, 'Bearer s3{cret}');
+          assert.equal(request.headers['x-wide'], undefined);
+          assert.equal(request.headers['x-region'], undefined);
+        }
+        const log = logger.lines.join('\n');
+        assert.match(log, /X-Wide.*invalid-value/);
+        assert.match(log, /X-Region.*region/);
+        assert.doesNotMatch(log, /s3\{cret\}|caf/);
+      },
     );
-    try {
-      assert.deepEqual(
-        (await connection.listTools()).map((tool) => tool.name),
-        ['ping'],
-      );
-      const received = server.requests.slice(before);
-      assert.ok(received.length >= 2);
-      for (const request of received) {
-        assert.equal(request.headers.authorization, 'Bearer s3{cret}');
-        assert.equal(request.headers['x-wide'], undefined);
-        assert.equal(request.headers['x-region'], undefined);
-      }
-      const log = logger.lines.join('\n');
-      assert.match(log, /X-Wide.*invalid-value/);
-      assert.match(log, /X-Region.*region/);
-      assert.doesNotMatch(log, /s3\{cret\}|caf/);
-    } finally {
-      await connection.close();
-    }
   });
 
   test('a server that needs authentication and gets none says so, naming the missing credential', async () => {

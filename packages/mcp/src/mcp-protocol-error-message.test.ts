@@ -4,33 +4,34 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolbusError } from '@toolbus/spec';
-import { connectMcpServer } from './connect-mcp-server.ts';
+import { withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 
 const serverScript = new URL('./__fixtures__/strict-arguments-mcp-server.mjs', import.meta.url).pathname;
 
 test('invalid arguments refused by a stdio MCP server name the MCP error code once', async () => {
-  const connection = await connectMcpServer({
-    id: 'strict',
-    name: 'strict',
-    transport: { type: 'stdio', command: process.execPath, args: [serverScript] },
-  });
-  try {
-    const add = (await connection.tools()).find((tool) => tool.mcpToolName === 'add');
-    assert.ok(add);
-    const { context, call } = createTestRunContext({ allowCitations: false });
-    assert.match((await add.run(call(add.name, { a: 2, b: 40 }), context)).llmFacing, /42/);
-    await assert.rejects(
-      () => add.run(call(add.name, { a: 'two', b: 40 }), context),
-      (error: unknown) => {
-        assert.ok(ToolbusError.isInstance(error));
-        assert.equal(
-          error.message,
-          'MCP tool "add" on server "strict" failed: MCP error -32602: Invalid arguments for tool add: a and b must be numbers',
-        );
-        return true;
-      },
-    );
-  } finally {
-    await connection.close();
-  }
+  await withMcpConnection(
+    {
+      id: 'strict',
+      name: 'strict',
+      transport: { type: 'stdio', command: process.execPath, args: [serverScript] },
+    },
+    {},
+    async (connection) => {
+      const add = (await connection.tools()).find((tool) => tool.mcpToolName === 'add');
+      assert.ok(add);
+      const { context, call } = createTestRunContext({ allowCitations: false });
+      assert.match((await add.run(call(add.name, { a: 2, b: 40 }), context)).llmFacing, /42/);
+      await assert.rejects(
+        () => add.run(call(add.name, { a: 'two', b: 40 }), context),
+        (error: unknown) => {
+          assert.ok(ToolbusError.isInstance(error));
+          assert.equal(
+            error.message,
+            'MCP tool "add" on server "strict" failed: MCP error -32602: Invalid arguments for tool add: a and b must be numbers',
+          );
+          return true;
+        },
+      );
+    },
+  );
 });

@@ -9,6 +9,7 @@ import {
   startLoopbackOAuthServers,
 } from './__fixtures__/loopback-oauth-servers.ts';
 import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
+import { withMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 import { completeMcpOAuth } from './complete-mcp-oauth.ts';
 import { connectMcpServer } from './connect-mcp-server.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
@@ -70,8 +71,7 @@ describe('MCP OAuth end to end', () => {
     assert.equal(await tokenStore.load('user-2', 'protected'), undefined);
 
     // 3. Connected: the OAuth token wins over the request's Authorization.
-    const connection = await connectMcpServer(config, { fetch: recording.fetch, oauth, requestHeaders });
-    try {
+    await withMcpConnection(config, { fetch: recording.fetch, oauth, requestHeaders }, async (connection) => {
       const whoami = (await connection.tools()).find((tool) => tool.mcpToolName === 'whoami');
       assert.ok(whoami);
       const { context, call } = createTestRunContext({ allowCitations: false });
@@ -91,9 +91,7 @@ describe('MCP OAuth end to end', () => {
         servers.mcpRequests.at(-1)?.headers.authorization,
         `Bearer ${refreshed?.tokens?.access_token}`,
       );
-    } finally {
-      await connection.close();
-    }
+    });
 
     assert.deepEqual(servers.provider.events, [
       'register',

@@ -3,8 +3,7 @@
 // listing; the server's own schema is kept on the descriptor. Proven against a real 2026-07-28 server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createRecordingFetch } from './__fixtures__/recording-fetch.ts';
-import { connectMcpServer } from './connect-mcp-server.ts';
+import { withHttpMcpConnection } from './__fixtures__/with-mcp-connection.ts';
 import { providerInputSchema } from './provider-input-schema.ts';
 import { type ModernMcpServer, type ModernTool, startModernMcpServer } from './testing/modern-mcp-server.ts';
 
@@ -153,11 +152,7 @@ describe('provider input schemas from a real 2026-07-28 server', () => {
   after(() => server.close());
 
   test('one bad schema does not fail the listing: it is set aside with the reason, the others are normalised', async () => {
-    const connection = await connectMcpServer(
-      { id: 's', name: 's', transport: { type: 'streamable-http', url: server.url } },
-      { fetch: createRecordingFetch().fetch },
-    );
-    try {
+    await withHttpMcpConnection({ url: server.url, name: 's' }, async (connection) => {
       const tools = await connection.tools();
       const byName = new Map(tools.map((tool) => [tool.mcpToolName, tool]));
       assert.equal(byName.get('with_ref')?.inputSchemaProblem, undefined);
@@ -166,8 +161,6 @@ describe('provider input schemas from a real 2026-07-28 server', () => {
       assert.match(byName.get('recursive')?.inputSchemaProblem ?? '', /recursive/);
       // The server's own schema is kept as listed.
       assert.ok(JSON.stringify(byName.get('with_ref')?.descriptor.inputSchema).includes('$ref'));
-    } finally {
-      await connection.close();
-    }
+    });
   });
 });

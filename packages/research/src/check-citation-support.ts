@@ -1,12 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import {
-  CitationMarkerScanner,
-  createCitationAllocator,
-  defineTool,
-  nullPacketSink,
-  type RunChatTurnOptions,
-} from '@toolbus/core';
-import { runLlmStep, StepPlacement } from '@toolbus/core/step';
+import { CitationMarkerScanner, defineTool, nullPacketSink, type RunChatTurnOptions } from '@toolbus/core';
+import { runStandaloneStep } from '@toolbus/core/step';
 import type { CitationCheck, CitedDocument } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import * as z from 'zod';
@@ -114,21 +108,13 @@ async function judge(
         `Claim ${position + 1}: ${entry.sentence}\nSource ${position + 1}: ${entry.source}`,
     )
     .join('\n\n');
-  const step = await runLlmStep({
+  const step = await runStandaloneStep({
     model: options.model,
-    messages: [
-      { role: 'system', content: options.prompt },
-      { role: 'user', content: claims },
-    ],
+    system: options.prompt,
+    user: claims,
     tools: [verdictTool],
     toolChoice: 'required',
-    turn: 0,
-    placement: new StepPlacement(),
     sink: nullPacketSink,
-    citations: createCitationAllocator(),
-    announcedDocuments: new Set(),
-    batch: undefined,
-    citing: false,
     ...omitUndefined({ signal: options.signal }),
     stream: { ...options.stream, maxOutputTokens: 200 + 40 * batch.length },
   });

@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { createCitationAllocator, createFencedToolEmitter, type RunChatTurnOptions } from '@toolbus/core';
-import { runLlmStep, StepPlacement } from '@toolbus/core/step';
+import { createFencedToolEmitter, type RunChatTurnOptions } from '@toolbus/core';
+import { runWriteUpStep } from '@toolbus/core/step';
 import type { ChatMessage, CitedDocument, Tool, ToolResponse, ToolRunContext } from '@toolbus/spec';
 import { omitUndefined, ToolExecutionError } from '@toolbus/spec';
 import { citedDocumentsIn } from './cited-documents-in.ts';
@@ -126,36 +126,15 @@ export async function runResearchAgent(options: RunResearchAgentOptions): Promis
     )
     .filter((text) => text.trim() !== '')
     .join('\n\n');
-  const step = await runLlmStep({
+  const step = await runWriteUpStep({
     model: options.model,
-    messages: [
-      { role: 'system', content: prompts.intermediateReport },
-      {
-        role: 'user',
-        content: `Research topic: ${options.task}\n\nWhat the research found:\n\n${findings || '(nothing was found)'}\n\nWrite the report on: ${options.task}`,
-      },
-    ],
-    tools: [],
-    toolChoice: 'none',
-    turn: 0,
-    placement: new StepPlacement(),
+    system: prompts.intermediateReport,
+    user: `Research topic: ${options.task}\n\nWhat the research found:\n\n${findings || '(nothing was found)'}\n\nWrite the report on: ${options.task}`,
     sink: createRetypingSink({ target: sink, retype: asIntermediateReport, at: context.placement }),
-    citations: createCitationAllocator(),
-    announcedDocuments: new Set(),
-    batch: undefined,
     signal: options.signal,
-    citing: false,
     stream: { ...options.stream, maxOutputTokens: limits.intermediateReportTokens },
+    failure: { code: 'research_agent_no_report', message: RESEARCH_AGENT_FAILED_TEXT },
   });
-  if (options.signal.aborted) throw options.signal.reason;
-  if (step.error || !step.answer.trim()) {
-    throw new ToolExecutionError({
-      code: 'research_agent_no_report',
-      message: RESEARCH_AGENT_FAILED_TEXT,
-      ...omitUndefined({ cause: step.error }),
-      emitErrorPacket: true,
-    });
-  }
   const citedDocuments = citedDocumentsIn(step.answer, loop.documents);
   sink.emit({ type: 'intermediate-report-cited-documents', documents: [...citedDocuments.values()] });
   return {

@@ -1,12 +1,11 @@
 import { createNodeHttpFetch } from '@toolbus/core/node';
 import { type GatewayUpstream, startGateway } from '@toolbus/gateway';
-import { createJsonLogger } from '@toolbus/server';
+import { createJsonLogger } from '@toolbus/server/logger';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { storedKeyAuthenticator } from '../gateway-key-check.ts';
-import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
@@ -94,7 +93,10 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
   }
   const upstreams = upstreamsFrom(values.upstream, values['upstream-key-env'], fileConfig?.upstreams);
   const logger = createJsonLogger((line) => io.stderr.write(line));
-  const workspace = auth === 'api-keys' ? await openWorkspace(config) : undefined;
+  // The workspace (storage and what it brings: hundreds of modules) only for the stored keys: the gateway's process
+  // otherwise holds just the gateway and the answer repair.
+  const workspace =
+    auth === 'api-keys' ? await (await import('../open-workspace.ts')).openWorkspace(config) : undefined;
   try {
     const authenticate = workspace === undefined ? undefined : storedKeyAuthenticator(workspace.storage);
     let gateway: Awaited<ReturnType<typeof startGateway>>;

@@ -66,7 +66,11 @@ export class AnswerRepair {
   readonly #validate: boolean;
   readonly #parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined;
   #raw = '';
-  #shown = '';
+  /**
+   * The text shown so far, once it differs from the raw text; undefined while every piece was shown as it came
+   * (most answers), so the text is not kept twice.
+   */
+  #shown: string | undefined;
   #reasoning = '';
   #native = false;
 
@@ -91,9 +95,7 @@ export class AnswerRepair {
   /** Feeds a piece of answer text; returns what can be shown now and the reasoning found in it. */
   text(delta: string): AnswerRepairOutput {
     const text = this.#restorer ? this.#restorer.process(delta) : delta;
-    this.#raw += text;
-    const shown = this.#filter.process(text);
-    this.#shown += shown;
+    const shown = this.#noteShown(text, this.#filter.process(text));
     return { text: shown, reasoning: this.#filter.takeReasoning() };
   }
 
@@ -110,9 +112,7 @@ export class AnswerRepair {
   /** Ends the answer: the rest of the text, and the calls recovered (none after a native call). */
   end(): AnswerRepairEnd {
     const restored = this.#restorer?.flush() ?? '';
-    this.#raw += restored;
-    const text = this.#filter.process(restored) + this.#filter.flush();
-    this.#shown += text;
+    const text = this.#noteShown(restored, this.#filter.process(restored) + this.#filter.flush());
     const reasoning = this.#filter.takeReasoning();
     const base = { text, reasoning, hiddenText: '' };
     if (this.#native || this.#tools.length === 0) return { ...base, calls: [], unreadable: undefined };
@@ -129,8 +129,17 @@ export class AnswerRepair {
       unreadable = 'The text holds tool-call markup, but no call of a declared tool could be read from it.';
     }
     const hiddenText =
-      calls.length === 0 && unreadable !== undefined ? hiddenPart(this.#raw, this.#shown) : '';
+      calls.length === 0 && unreadable !== undefined ? hiddenPart(this.#raw, this.#shown ?? this.#raw) : '';
     return { text, reasoning, calls, unreadable, hiddenText };
+  }
+
+  // Adds a piece of raw text and what the filter showed of it; returns the latter.
+  #noteShown(raw: string, shown: string): string {
+    const before = this.#raw;
+    this.#raw += raw;
+    if (this.#shown !== undefined) this.#shown += shown;
+    else if (shown !== raw) this.#shown = before + shown;
+    return shown;
   }
 
   #holdsMarkup(): boolean {

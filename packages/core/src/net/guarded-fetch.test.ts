@@ -32,6 +32,18 @@ function setup(
   return { fetch, lookup, connect };
 }
 
+/** Runs `use` on a fresh guarded fetch and closes its connections however the test ended. */
+async function closing(
+  guarded: ReturnType<typeof setup>,
+  use: (guarded: ReturnType<typeof setup>) => Promise<void>,
+): Promise<void> {
+  try {
+    await use(guarded);
+  } finally {
+    await guarded.fetch.close();
+  }
+}
+
 async function assertBlocked(
   promise: Promise<unknown>,
   code: GuardedFetchError['code'],
@@ -47,8 +59,7 @@ async function assertBlocked(
 
 describe('createGuardedFetch: names', () => {
   test('a name resolving to a public address is fetched, dialing the checked address with Host kept', async () => {
-    const { fetch, lookup, connect } = setup({ 'public.example': [['93.184.216.34']] });
-    try {
+    await closing(setup({ 'public.example': [['93.184.216.34']] }), async ({ fetch, lookup, connect }) => {
       const response = await fetch(`http://public.example:${server.port}/hello?x=1`);
       assert.ok(response instanceof Response);
       assert.equal(response.status, 200);
@@ -61,14 +72,11 @@ describe('createGuardedFetch: names', () => {
       });
       assert.deepEqual(lookup.calls, ['public.example']);
       assert.deepEqual(connect.dialed, [{ hostname: '93.184.216.34', servername: undefined }]);
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 
   test('a name resolving to a private address is refused before any dial, naming host and reason only', async () => {
-    const { fetch, connect } = setup({ 'internal.example': [['10.0.0.5']] });
-    try {
+    await closing(setup({ 'internal.example': [['10.0.0.5']] }), async ({ fetch, connect }) => {
       const error = await assertBlocked(
         fetch(`http://internal.example:${server.port}/admin?api_key=QUERY-SECRET`, {
           headers: { authorization: 'Bearer HEADER-SECRET' },
@@ -84,22 +92,20 @@ describe('createGuardedFetch: names', () => {
       );
       assert.doesNotMatch(error.message, /SECRET/);
       assert.deepEqual(connect.dialed, []);
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 
   test('every address of an answer is checked: one private address among public ones refuses the name', async () => {
-    const { fetch, connect } = setup({
-      'mixed.example': [['93.184.216.34', '2606:2800:220:1::1', '127.0.0.1']],
-    });
-    try {
-      const error = await assertBlocked(fetch(`http://mixed.example:${server.port}/`), 'ssrf_blocked');
-      assert.equal(error.category, 'loopback');
-      assert.deepEqual(connect.dialed, []);
-    } finally {
-      await fetch.close();
-    }
+    await closing(
+      setup({
+        'mixed.example': [['93.184.216.34', '2606:2800:220:1::1', '127.0.0.1']],
+      }),
+      async ({ fetch, connect }) => {
+        const error = await assertBlocked(fetch(`http://mixed.example:${server.port}/`), 'ssrf_blocked');
+        assert.equal(error.category, 'loopback');
+        assert.deepEqual(connect.dialed, []);
+      },
+    );
   });
 
   test('names resolving to mapped, NAT64 or metadata addresses are refused', async () => {
@@ -110,32 +116,32 @@ describe('createGuardedFetch: names', () => {
       'ula.example': [['fd00::1']],
       'cgnat.example': [['100.64.1.1']],
     };
-    const { fetch, connect } = setup(answers);
-    try {
+    await closing(setup(answers), async ({ fetch, connect }) => {
       for (const name of Object.keys(answers))
         await assertBlocked(fetch(`http://${name}:${server.port}/`), 'ssrf_blocked');
       assert.deepEqual(connect.dialed, []);
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 
   test('DNS rebinding: the second connection re-resolves, gets a private address and is refused', async () => {
-    const { fetch, lookup, connect } = setup({ 'rebind.example': [['93.184.216.34'], ['127.0.0.1']] });
-    try {
-      const first = await fetch(`http://rebind.example:${server.port}/close`);
-      assert.equal(await first.text(), 'closing');
-      // The server closed the connection, so the next request needs a new connection and a new lookup.
-      const error = await assertBlocked(fetch(`http://rebind.example:${server.port}/close`), 'ssrf_blocked');
-      assert.equal(error.address, '127.0.0.1');
-      assert.deepEqual(lookup.calls, ['rebind.example', 'rebind.example']);
-      assert.deepEqual(
-        connect.dialed.map((dial) => dial.hostname),
-        ['93.184.216.34'],
-      );
-    } finally {
-      await fetch.close();
-    }
+    await closing(
+      setup({ 'rebind.example': [['93.184.216.34'], ['127.0.0.1']] }),
+      async ({ fetch, lookup, connect }) => {
+        const first = await fetch(`http://rebind.example:${server.port}/close`);
+        assert.equal(await first.text(), 'closing');
+        // The server closed the connection, so the next request needs a new connection and a new lookup.
+        const error = await assertBlocked(
+          fetch(`http://rebind.example:${server.port}/close`),
+          'ssrf_blocked',
+        );
+        assert.equal(error.address, '127.0.0.1');
+        assert.deepEqual(lookup.calls, ['rebind.example', 'rebind.example']);
+        assert.deepEqual(
+          connect.dialed.map((dial) => dial.hostname),
+          ['93.184.216.34'],
+        );
+      },
+    );
   });
 
   test('the next checked address is tried when a connection fails', async () => {
@@ -162,25 +168,25 @@ describe('createGuardedFetch: names', () => {
   });
 
   test('permissive lets a name resolve to a private network, never to link-local (zone ids included)', async () => {
-    const { fetch, connect } = setup(
-      { 'nas.lan': [['192.168.1.20']], 'printer.lan': [['fe80::1%eth0']], 'v6.lan': [['fd12::20']] },
-      { level: 'permissive' },
+    await closing(
+      setup(
+        { 'nas.lan': [['192.168.1.20']], 'printer.lan': [['fe80::1%eth0']], 'v6.lan': [['fd12::20']] },
+        { level: 'permissive' },
+      ),
+      async ({ fetch, connect }) => {
+        for (const name of ['nas.lan', 'v6.lan']) {
+          const response = await fetch(`http://${name}:${server.port}/`);
+          assert.equal(response.status, 200);
+          await response.arrayBuffer();
+        }
+        const error = await assertBlocked(fetch(`http://printer.lan:${server.port}/`), 'ssrf_blocked');
+        assert.equal(error.category, 'link-local');
+        assert.deepEqual(
+          connect.dialed.map((dial) => dial.hostname),
+          ['192.168.1.20', 'fd12::20'],
+        );
+      },
     );
-    try {
-      for (const name of ['nas.lan', 'v6.lan']) {
-        const response = await fetch(`http://${name}:${server.port}/`);
-        assert.equal(response.status, 200);
-        await response.arrayBuffer();
-      }
-      const error = await assertBlocked(fetch(`http://printer.lan:${server.port}/`), 'ssrf_blocked');
-      assert.equal(error.category, 'link-local');
-      assert.deepEqual(
-        connect.dialed.map((dial) => dial.hostname),
-        ['192.168.1.20', 'fd12::20'],
-      );
-    } finally {
-      await fetch.close();
-    }
   });
 
   test('a socket factory that throws fails the request instead of hanging it', async () => {
@@ -202,20 +208,17 @@ describe('createGuardedFetch: names', () => {
   });
 
   test('cloud metadata names are refused without being resolved, even at the permissive level', async () => {
-    const { fetch, lookup } = setup(
-      { 'metadata.google.internal': [['93.184.216.34']] },
-      { level: 'permissive' },
+    await closing(
+      setup({ 'metadata.google.internal': [['93.184.216.34']] }, { level: 'permissive' }),
+      async ({ fetch, lookup }) => {
+        const error = await assertBlocked(
+          fetch('http://metadata.google.internal/computeMetadata/v1/'),
+          'ssrf_blocked',
+        );
+        assert.equal(error.category, 'cloud-metadata');
+        assert.deepEqual(lookup.calls, []);
+      },
     );
-    try {
-      const error = await assertBlocked(
-        fetch('http://metadata.google.internal/computeMetadata/v1/'),
-        'ssrf_blocked',
-      );
-      assert.equal(error.category, 'cloud-metadata');
-      assert.deepEqual(lookup.calls, []);
-    } finally {
-      await fetch.close();
-    }
   });
 
   test("a name that does not resolve is the guard's refusal (host_unresolvable), like every other", async () => {
@@ -263,36 +266,33 @@ describe('createGuardedFetch: names', () => {
       internalNames.map((name) => [name.toLowerCase(), [['93.184.216.34']]]),
     );
     for (const level of ['strict', 'permissive'] as const) {
-      const { fetch, lookup, connect } = setup(answers, { level });
-      try {
+      await closing(setup(answers, { level }), async ({ fetch, lookup, connect }) => {
         for (const name of internalNames) {
           const error = await assertBlocked(fetch(`http://${name}:${server.port}/`), 'ssrf_blocked');
           assert.match(error.message, /host name/, `${name} at ${level}`);
         }
         assert.deepEqual(lookup.calls, []);
         assert.deepEqual(connect.dialed, []);
-      } finally {
-        await fetch.close();
-      }
+      });
     }
   });
 
   test('an internal name the allow list names exactly is resolved and checked like any other', async () => {
-    const { fetch, connect } = setup(
-      { 'mcp.tools.svc.cluster.local': [['10.0.0.7']] },
-      { level: 'permissive', allow: ['mcp.tools.svc.cluster.local'] },
+    await closing(
+      setup(
+        { 'mcp.tools.svc.cluster.local': [['10.0.0.7']] },
+        { level: 'permissive', allow: ['mcp.tools.svc.cluster.local'] },
+      ),
+      async ({ fetch, connect }) => {
+        const response = await fetch(`http://mcp.tools.svc.cluster.local:${server.port}/`);
+        assert.equal(response.status, 200);
+        assert.deepEqual(
+          connect.dialed.map((dial) => dial.hostname),
+          ['10.0.0.7'],
+        );
+        await assertBlocked(fetch(`http://other.tools.svc.cluster.local:${server.port}/`), 'ssrf_blocked');
+      },
     );
-    try {
-      const response = await fetch(`http://mcp.tools.svc.cluster.local:${server.port}/`);
-      assert.equal(response.status, 200);
-      assert.deepEqual(
-        connect.dialed.map((dial) => dial.hostname),
-        ['10.0.0.7'],
-      );
-      await assertBlocked(fetch(`http://other.tools.svc.cluster.local:${server.port}/`), 'ssrf_blocked');
-    } finally {
-      await fetch.close();
-    }
   });
 
   test('a public host is reachable on the ports the fetch standard blocks for browsers, with its real Host', async () => {
@@ -327,14 +327,11 @@ describe('createGuardedFetch: names', () => {
   });
 
   test("an internal address is the guard's refusal even on a port fetch would refuse on its own", async () => {
-    const { fetch } = setup({});
-    try {
+    await closing(setup({}), async ({ fetch }) => {
       const error = await assertBlocked(fetch('http://127.0.0.1:6000/'), 'ssrf_blocked');
       assert.equal(error.category, 'loopback');
       await assertBlocked(fetch('http://metadata.google.internal:25/'), 'ssrf_blocked');
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 });
 
@@ -401,42 +398,32 @@ describe('createGuardedFetch: IP literals in URLs', () => {
 
   for (const url of [...refusedEverywhere, ...refusedWhenStrict]) {
     test(`strict refuses ${url}`, async () => {
-      const { fetch, lookup, connect } = setup({});
-      try {
+      await closing(setup({}), async ({ fetch, lookup, connect }) => {
         await assertBlocked(fetch(url), 'ssrf_blocked');
         assert.deepEqual(lookup.calls, [], 'an IP literal is never resolved');
         assert.deepEqual(connect.dialed, []);
-      } finally {
-        await fetch.close();
-      }
+      });
     });
   }
 
   for (const url of refusedEverywhere) {
     test(`permissive still refuses ${url}`, async () => {
-      const { fetch, connect } = setup({}, { level: 'permissive' });
-      try {
+      await closing(setup({}, { level: 'permissive' }), async ({ fetch, connect }) => {
         await assertBlocked(fetch(url), 'ssrf_blocked');
         assert.deepEqual(connect.dialed, []);
-      } finally {
-        await fetch.close();
-      }
+      });
     });
   }
 
   test('a zone id in a URL is no valid URL (WHATWG) and never reaches the network', async () => {
-    const { fetch, connect } = setup({}, { level: 'permissive' });
-    try {
+    await closing(setup({}, { level: 'permissive' }), async ({ fetch, connect }) => {
       await assert.rejects(fetch('http://[fe80::1%25eth0]/'), TypeError);
       assert.deepEqual(connect.dialed, []);
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 
   test('permissive lets loopback and private literals through (to the loopback server)', async () => {
-    const { fetch, connect } = setup({}, { level: 'permissive' });
-    try {
+    await closing(setup({}, { level: 'permissive' }), async ({ fetch, connect }) => {
       for (const host of ['127.0.0.1', '0x7f.1', '[::ffff:7f00:1]', '10.0.0.1', '[::1]']) {
         const response = await fetch(`http://${host}:${server.port}/`);
         assert.equal(response.status, 200, host);
@@ -446,34 +433,29 @@ describe('createGuardedFetch: IP literals in URLs', () => {
         connect.dialed.map((dial) => dial.hostname),
         ['127.0.0.1', '127.0.0.1', '::ffff:7f00:1', '10.0.0.1', '::1'],
       );
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 
   test('an allowed CIDR block exempts exactly that block', async () => {
-    const { fetch } = setup({}, { allow: ['127.0.0.1/32'] });
-    try {
+    await closing(setup({}, { allow: ['127.0.0.1/32'] }), async ({ fetch }) => {
       const response = await fetch(`http://127.0.0.1:${server.port}/`);
       assert.equal(response.status, 200);
       await response.arrayBuffer();
       await assertBlocked(fetch(`http://127.0.0.2:${server.port}/`), 'ssrf_blocked');
       await assertBlocked(fetch('http://169.254.169.254/'), 'ssrf_blocked');
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 
   test('an allowed name exempts what it resolves to, except cloud metadata', async () => {
-    const { fetch } = setup({ 'mcp.test': [['127.0.0.1'], ['169.254.169.254']] }, { allow: ['mcp.test'] });
-    try {
-      const response = await fetch(`http://mcp.test:${server.port}/close`);
-      assert.equal(await response.text(), 'closing');
-      const error = await assertBlocked(fetch(`http://mcp.test:${server.port}/`), 'ssrf_blocked');
-      assert.equal(error.category, 'cloud-metadata');
-    } finally {
-      await fetch.close();
-    }
+    await closing(
+      setup({ 'mcp.test': [['127.0.0.1'], ['169.254.169.254']] }, { allow: ['mcp.test'] }),
+      async ({ fetch }) => {
+        const response = await fetch(`http://mcp.test:${server.port}/close`);
+        assert.equal(await response.text(), 'closing');
+        const error = await assertBlocked(fetch(`http://mcp.test:${server.port}/`), 'ssrf_blocked');
+        assert.equal(error.category, 'cloud-metadata');
+      },
+    );
   });
 });
 
@@ -487,15 +469,12 @@ describe('createGuardedFetch: schemes', () => {
     'ws://public.example/',
   ]) {
     test(`refuses ${url.slice(0, url.indexOf(':') + 1)}`, async () => {
-      const { fetch, lookup, connect } = setup({ 'public.example': [['93.184.216.34']] });
-      try {
+      await closing(setup({ 'public.example': [['93.184.216.34']] }), async ({ fetch, lookup, connect }) => {
         const error = await assertBlocked(fetch(url), 'scheme_not_allowed');
         assert.match(error.message, /Refused URL scheme/);
         assert.deepEqual(lookup.calls, []);
         assert.deepEqual(connect.dialed, []);
-      } finally {
-        await fetch.close();
-      }
+      });
     });
   }
 
@@ -516,16 +495,13 @@ describe('createGuardedFetch: schemes', () => {
   });
 
   test('a URL with credentials is refused without quoting them', async () => {
-    const { fetch, connect } = setup({ 'public.example': [['93.184.216.34']] });
-    try {
+    await closing(setup({ 'public.example': [['93.184.216.34']] }), async ({ fetch, connect }) => {
       for (const url of ['http://user:pass-SECRET@public.example/', 'http://SECRET@public.example/']) {
         const error = await assertBlocked(fetch(url), 'credentials_in_url');
         assert.doesNotMatch(error.message, /SECRET/);
       }
       assert.deepEqual(connect.dialed, []);
-    } finally {
-      await fetch.close();
-    }
+    });
   });
 
   test('rejects a bad maxRedirects at creation', () => {

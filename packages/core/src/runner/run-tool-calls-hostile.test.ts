@@ -8,6 +8,7 @@ import { Emitter } from '../emitter/emitter.ts';
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { collectPackets } from './__fixtures__/collect-packets.ts';
+import { abortAwaitingTool } from './__fixtures__/test-tools.ts';
 import { runToolCalls, ToolCallBatch } from './run-tool-calls.ts';
 
 function call(id: string, name: string, args: unknown = {}, tab = 0): ToolCall {
@@ -193,15 +194,8 @@ describe('runToolCalls under hostile tools', () => {
     assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
 
     let toolSignal: AbortSignal | undefined;
-    const hang = defineTool({
-      name: 'hang',
-      description: 'hangs until aborted',
-      parameters: z.object({}),
-      run: (_args, context) =>
-        new Promise((_resolve, reject) => {
-          toolSignal = context.signal;
-          context.signal.addEventListener('abort', () => reject(context.signal.reason));
-        }),
+    const hang = abortAwaitingTool('hang', (context) => {
+      toolSignal = context.signal;
     });
     const batch = new ToolCallBatch([hang], { signal: controller.signal });
     batch.add(call('h', 'hang'));

@@ -7,6 +7,7 @@ import { createCitationAllocator } from '../citations/citation-allocator.ts';
 import { Emitter } from '../emitter/emitter.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { collectPackets } from './__fixtures__/collect-packets.ts';
+import { abortAwaitingTool, throwingTool } from './__fixtures__/test-tools.ts';
 import { runToolCalls } from './run-tool-calls.ts';
 
 function call(id: string, name: string, args: Record<string, unknown> = {}, tab = 0): ToolCall {
@@ -90,27 +91,18 @@ describe('runToolCalls', () => {
   });
 
   test('failures are isolated: ToolCallError, ToolExecutionError, Errors, strings, undefined', async () => {
-    const thrower = (name: string, value: () => unknown): Tool =>
-      defineTool({
-        name,
-        description: name,
-        parameters: z.object({}),
-        run: () => {
-          throw value();
-        },
-      });
     const tools = [
-      thrower(
+      throwingTool(
         'call_error',
         () => new ToolCallError({ message: 'detail 404', modelMessage: 'use an existing id' }),
       ),
-      thrower(
+      throwingTool(
         'exec_error',
         () => new ToolExecutionError({ message: 'renderer down', emitErrorPacket: true }),
       ),
-      thrower('plain_error', () => new Error('secret path /etc/x')),
-      thrower('string_throw', () => 'just a string'),
-      thrower('undefined_throw', () => undefined),
+      throwingTool('plain_error', () => new Error('secret path /etc/x')),
+      throwingTool('string_throw', () => 'just a string'),
+      throwingTool('undefined_throw', () => undefined),
       echo,
     ];
     const emitter = new Emitter();
@@ -291,18 +283,11 @@ describe('runToolCalls', () => {
   test('the turn signal aborts running calls, which are answered as cancelled', async () => {
     const controller = new AbortController();
     let sawAbort = false;
-    const waiter = defineTool({
-      name: 'waiter',
-      description: 'waits for abort',
-      parameters: z.object({}),
-      run: (_args, context) =>
-        new Promise((_resolve, reject) => {
-          context.signal.addEventListener('abort', () => {
-            sawAbort = true;
-            reject(new Error('aborted'));
-          });
-        }),
-    });
+    const waiter = abortAwaitingTool('waiter', (context) =>
+      context.signal.addEventListener('abort', () => {
+        sawAbort = true;
+      }),
+    );
     const pending = runToolCalls({
       calls: [call('w', 'waiter')],
       tools: [waiter],

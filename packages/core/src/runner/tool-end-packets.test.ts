@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { Emitter } from '../emitter/emitter.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { collectPackets } from './__fixtures__/collect-packets.ts';
+import { throwingTool } from './__fixtures__/test-tools.ts';
 import { runToolCalls } from './run-tool-calls.ts';
 
 function call(id: string, name: string, args: Record<string, unknown> = {}, tab = 0): ToolCall {
@@ -31,16 +32,6 @@ const search = defineTool({
   run: ({ queries }) => `searched ${queries.join('|')}`,
 });
 
-const failing = (name: string, thrown: () => unknown): Tool =>
-  defineTool({
-    name,
-    description: name,
-    parameters: z.object({}),
-    run: () => {
-      throw thrown();
-    },
-  });
-
 describe('tool-end packets', () => {
   test('every call id gets exactly one tool-end: success, failures, unknown, over the cap, merged, timed out', async () => {
     const emitter = new Emitter();
@@ -63,11 +54,11 @@ describe('tool-end packets', () => {
         echo,
         search,
         hangs,
-        failing(
+        throwingTool(
           'exec_fails',
           () => new ToolExecutionError({ code: 'backend_down', message: 'backend returned 503' }),
         ),
-        failing('plain_fails', () => new Error('secret path /srv/db')),
+        throwingTool('plain_fails', () => new Error('secret path /srv/db')),
       ],
       emitter,
       maxConcurrentTools: 6,
@@ -139,7 +130,7 @@ describe('tool-end packets', () => {
           context.signal.addEventListener('abort', () => reject(new Error('x'))),
         ),
     };
-    const refuses = failing(
+    const refuses = throwingTool(
       'refuses',
       () => new ToolCallError({ code: 'not_found', message: 'order 7 missing', modelMessage: 'No order 7.' }),
     );

@@ -1,6 +1,6 @@
 import type { ScriptedDataStep, ScriptedFinish } from './expand-scripted-steps.ts';
 import type { ScriptedFinishReason } from './scripted-turn.ts';
-import type { ScriptedWire } from './scripted-wire.ts';
+import { collapseScriptedSteps, type ScriptedWire } from './scripted-wire.ts';
 
 const stopReasons: Record<ScriptedFinishReason, string> = {
   stop: 'end_turn',
@@ -112,22 +112,10 @@ function anthropicMessage(options: {
   finish: ScriptedFinish;
 }): unknown {
   const content: Record<string, unknown>[] = [];
-  const calls = new Map<number, { id: string; name: string; arguments: string }>();
-  let thinking = '';
-  let text = '';
-  for (const step of options.steps) {
-    if (step.type === 'text') text += step.text;
-    else if (step.type === 'reasoning') thinking += step.text;
-    else if (step.type === 'tool-call-start')
-      calls.set(step.index, { id: step.id, name: step.name, arguments: '' });
-    else if (step.type === 'tool-call-delta') {
-      const call = calls.get(step.index);
-      if (call !== undefined) call.arguments += step.argumentsDelta;
-    }
-  }
+  const { text, reasoning: thinking, calls } = collapseScriptedSteps(options.steps);
   if (thinking !== '') content.push({ type: 'thinking', thinking, signature: 'c2NyaXB0ZWQtc2lnbmF0dXJl' });
   if (text !== '') content.push({ type: 'text', text });
-  for (const [, call] of [...calls.entries()].sort(([left], [right]) => left - right)) {
+  for (const call of calls) {
     content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseObject(call.arguments) });
   }
   return {

@@ -1,6 +1,6 @@
 import type { ScriptedDataStep, ScriptedFinish } from './expand-scripted-steps.ts';
 import type { ScriptedFinishReason } from './scripted-turn.ts';
-import type { ScriptedWire } from './scripted-wire.ts';
+import { collapseScriptedSteps, type ScriptedWire } from './scripted-wire.ts';
 
 const finishReasons: Record<ScriptedFinishReason, string> = {
   stop: 'stop',
@@ -84,26 +84,12 @@ function openAiCompletion(options: {
   steps: readonly ScriptedDataStep[];
   finish: ScriptedFinish;
 }): unknown {
-  let content = '';
-  let reasoning = '';
-  const calls = new Map<number, { id: string; name: string; arguments: string }>();
-  for (const step of options.steps) {
-    if (step.type === 'text') content += step.text;
-    else if (step.type === 'reasoning') reasoning += step.text;
-    else if (step.type === 'tool-call-start')
-      calls.set(step.index, { id: step.id, name: step.name, arguments: '' });
-    else if (step.type === 'tool-call-delta') {
-      const call = calls.get(step.index);
-      if (call !== undefined) call.arguments += step.argumentsDelta;
-    }
-  }
-  const toolCalls = [...calls.entries()]
-    .sort(([left], [right]) => left - right)
-    .map(([, call]) => ({
-      id: call.id,
-      type: 'function',
-      function: { name: call.name, arguments: call.arguments },
-    }));
+  const { text: content, reasoning, calls } = collapseScriptedSteps(options.steps);
+  const toolCalls = calls.map((call) => ({
+    id: call.id,
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }));
   return {
     id: options.id,
     object: 'chat.completion',

@@ -142,31 +142,23 @@ export function createWebSearchTool(options: WebSearchToolOptions): Tool {
   });
 }
 
-/** Every query failed: a refused key outranks a rate limit, which outranks the rest (it is what to fix first). */
+/** Provider failures that say what to fix first, in that order (a refused key outranks a rate limit). */
+const rankedFailures = [
+  { provider: 'provider_unauthorized', tool: 'web_search_unauthorized' },
+  { provider: 'provider_rate_limited', tool: 'web_search_rate_limited' },
+] as const;
+
+/** Every query failed: a ranked failure ({@link rankedFailures}) outranks the rest (it is what to fix first). */
 function allFailedError(
   providerName: string,
   failures: { query: string; error: unknown }[],
 ): ToolExecutionError {
   const errors = failures.map(({ error }) => error);
-  const unauthorized = errors.find(
-    (error) => WebSearchProviderError.isInstance(error) && error.code === 'provider_unauthorized',
-  );
-  if (unauthorized) {
-    return new ToolExecutionError({
-      code: 'web_search_unauthorized',
-      message: failureText(unauthorized),
-      cause: unauthorized,
-    });
-  }
-  const rateLimited = errors.find(
-    (error) => WebSearchProviderError.isInstance(error) && error.code === 'provider_rate_limited',
-  );
-  if (rateLimited) {
-    return new ToolExecutionError({
-      code: 'web_search_rate_limited',
-      message: failureText(rateLimited),
-      cause: rateLimited,
-    });
+  for (const { provider, tool } of rankedFailures) {
+    const ranked = errors.find(
+      (error) => WebSearchProviderError.isInstance(error) && error.code === provider,
+    );
+    if (ranked) return new ToolExecutionError({ code: tool, message: failureText(ranked), cause: ranked });
   }
   return new ToolExecutionError({
     code: 'web_search_failed',
