@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User, writeMcpServerAccess } from '@toolbus/storage';
+import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 
@@ -23,14 +24,7 @@ before(async () => {
   persona = await storage.personas.create({ name: 'Support' });
   alice = await storage.users.create({ email: 'alice@example.com' });
   bob = await storage.users.create({ email: 'bob@example.com' });
-  serverId = (
-    await storage.mcpServers.create({
-      name: 'crm',
-      endpoint: { transport: 'streamable-http', url: mcp.url },
-      authType: 'none',
-    })
-  ).id;
-  await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId, toolName: 'lookup' });
+  serverId = await offerMcpTools(storage, persona.id, { name: 'crm', url: mcp.url }, ['lookup']);
 });
 after(async () => {
   await storage.close();

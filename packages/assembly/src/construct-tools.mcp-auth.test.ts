@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
-import { createTestRunContext } from '@toolbus/core/testing';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { builtInFactories } from './__fixtures__/test-tools.ts';
+import { echoWireTool } from './__fixtures__/mcp-wire-tools.ts';
+import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
+import { builtInFactories, llmFacingOf } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 
-const echoTool: McpWireTool = {
-  name: 'echo',
-  description: 'Echoes.',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-};
 let storage: Storage;
 let persona: Persona;
 let user: User;
@@ -40,7 +35,7 @@ describe('MCP credentials from storage', () => {
   // Braces in a stored key are part of the key, never a placeholder of the header template it is sent in.
   const apiKey = 'sk-stored-{api_key}-77';
   before(async () => {
-    server = await startLoopbackMcpServer([echoLoopbackTool(echoTool)], {
+    server = await startLoopbackMcpServer([echoLoopbackTool(echoWireTool)], {
       requiredAuthorization: `Bearer ${apiKey}`,
     });
   });
@@ -49,23 +44,22 @@ describe('MCP credentials from storage', () => {
   });
 
   test('an API key stored encrypted reaches the server as a bearer header', async () => {
-    const stored = await storage.mcpServers.create({
-      name: 'keyed',
-      endpoint: { transport: 'streamable-http', url: server.url },
-      authType: 'api-key',
-      apiKey,
-      headers: { Authorization: 'Basic overridden-by-the-key' },
-    });
-    await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: stored.id, toolName: 'echo' });
+    await offerMcpTools(
+      storage,
+      persona.id,
+      {
+        name: 'keyed',
+        url: server.url,
+        authType: 'api-key',
+        apiKey,
+        headers: { Authorization: 'Basic overridden-by-the-key' },
+      },
+      ['echo'],
+    );
     const assembly = await assemble();
     try {
       assert.deepEqual(assembly.skipped, []);
-      const echo = assembly.tools[0]!;
-      const { context, call } = createTestRunContext();
-      assert.match(
-        (await echo.run(call(echo.name, { text: 'hi' }), context)).llmFacing,
-        /echo: \{"text":"hi"\}/,
-      );
+      assert.match(await llmFacingOf(assembly.tools[0]!, { text: 'hi' }), /echo: \{"text":"hi"\}/);
       assert.ok(server.requests.length > 0);
       assert.ok(server.requests.every((request) => request.headers.authorization === `Bearer ${apiKey}`));
     } finally {
@@ -74,14 +68,9 @@ describe('MCP credentials from storage', () => {
   });
 
   test('a wrong stored key makes only that server unavailable', async () => {
-    const stored = await storage.mcpServers.create({
-      name: 'wrong-key',
-      endpoint: { transport: 'streamable-http', url: server.url },
-      authType: 'api-key',
-      apiKey: 'sk-wrong',
-    });
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'WebSearchTool' });
-    await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: stored.id, toolName: 'echo' });
+    const wrongKey = { name: 'wrong-key', url: server.url, authType: 'api-key', apiKey: 'sk-wrong' } as const;
+    await offerMcpTools(storage, persona.id, wrongKey, ['echo']);
     const assembly = await assemble();
     assert.deepEqual(
       assembly.tools.map((tool) => tool.name),
@@ -97,7 +86,7 @@ describe('per-user OAuth tokens from storage', () => {
   let server: LoopbackMcpServer;
   const accessToken = 'user-access-token-55';
   before(async () => {
-    server = await startLoopbackMcpServer([echoLoopbackTool(echoTool)], {
+    server = await startLoopbackMcpServer([echoLoopbackTool(echoWireTool)], {
       requiredAuthorization: `Bearer ${accessToken}`,
     });
   });
@@ -106,13 +95,13 @@ describe('per-user OAuth tokens from storage', () => {
   });
 
   test("the signed-in user's stored token is used; another user without tokens must connect first", async () => {
-    const stored = await storage.mcpServers.create({
-      name: 'oauth',
-      endpoint: { transport: 'streamable-http', url: server.url },
-      authType: 'oauth',
-    });
-    await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: stored.id, toolName: 'echo' });
-    await createStorageMcpTokenStore(storage).save(user.id, stored.id, {
+    const serverId = await offerMcpTools(
+      storage,
+      persona.id,
+      { name: 'oauth', url: server.url, authType: 'oauth' },
+      ['echo'],
+    );
+    await createStorageMcpTokenStore(storage).save(user.id, serverId, {
       tokens: { access_token: accessToken, token_type: 'Bearer' },
       tokensSavedAt: Date.now(),
     });
@@ -122,9 +111,7 @@ describe('per-user OAuth tokens from storage', () => {
         assembly.tools.map((tool) => tool.name),
         ['echo'],
       );
-      const { context, call } = createTestRunContext();
-      const echo = assembly.tools[0]!;
-      assert.match((await echo.run(call(echo.name, {}), context)).llmFacing, /^echo:/);
+      assert.match(await llmFacingOf(assembly.tools[0]!), /^echo:/);
     } finally {
       await assembly.close();
     }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User, writeMcpHeaderTemplate } from '@toolbus/storage';
+import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 
@@ -31,15 +32,8 @@ after(async () => {
   await guarded.close();
 });
 
-async function addServer(name: string, url: string, headers: Record<string, string>) {
-  const server = await storage.mcpServers.create({
-    name,
-    endpoint: { transport: 'streamable-http', url },
-    authType: 'headers',
-    headers,
-  });
-  await storage.personas.addToolRow(persona.id, { kind: 'mcp', serverId: server.id, toolName: 'lookup' });
-  return server.id;
+function addServer(name: string, url: string, headers: Record<string, string>): Promise<string> {
+  return offerMcpTools(storage, persona.id, { name, url, authType: 'headers', headers }, ['lookup']);
 }
 
 async function assemble(user: User | undefined, warnings: string[] = []) {

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage } from '@toolbus/storage';
+import { recursiveWireTool } from './__fixtures__/mcp-wire-tools.ts';
 import { builtInFactories } from './__fixtures__/test-tools.ts';
 import { constructTools } from './construct-tools.ts';
 
@@ -17,20 +18,11 @@ const withRef: McpWireTool = {
     properties: { from: { $ref: '#/$defs/city' } },
   } as McpWireTool['inputSchema'],
 };
-const recursive: McpWireTool = {
-  name: 'tree',
-  description: 'Takes a tree.',
-  inputSchema: {
-    type: 'object',
-    $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
-    properties: { root: { $ref: '#/$defs/node' } },
-  } as McpWireTool['inputSchema'],
-};
 
 describe('MCP tools whose schema no provider accepts', () => {
   let loopback: LoopbackMcpServer;
   before(async () => {
-    loopback = await startLoopbackMcpServer([withRef, recursive].map(echoLoopbackTool));
+    loopback = await startLoopbackMcpServer([withRef, recursiveWireTool].map(echoLoopbackTool));
   });
   after(() => loopback.close());
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
-import { createTestRunContext } from '@toolbus/core/testing';
 import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { toolNamePattern } from '@toolbus/spec';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
 import { everythingServerEntry } from './__fixtures__/everything-server.ts';
-import { builtInFactories } from './__fixtures__/test-tools.ts';
+import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
+import { builtInFactories, llmFacingOf } from './__fixtures__/test-tools.ts';
 import { type ConstructToolsOptions, constructTools } from './construct-tools.ts';
 import { toMcpServerConfig } from './to-mcp-server-config.ts';
 import { createToolAssemblyCache } from './tool-assembly-cache.ts';
@@ -92,11 +92,7 @@ describe('MCP rows against the real server-everything over stdio', () => {
         ],
       );
       const echo = assembly.toolsByRowId.get(echoRow!)![0]!;
-      const { context, call } = createTestRunContext();
-      assert.match(
-        (await echo.run(call(echo.name, { message: 'through the bus' }), context)).llmFacing,
-        /through the bus/,
-      );
+      assert.match(await llmFacingOf(echo, { message: 'through the bus' }), /through the bus/);
     } finally {
       await assembly.close();
     }
@@ -148,9 +144,7 @@ describe('MCP rows against the real server-everything over stdio', () => {
     await addMcpRows(server.id, 'get-env');
     const assembly = await assemble({ requireMcpApproval: false });
     try {
-      const getEnv = assembly.tools[0]!;
-      const { context, call } = createTestRunContext();
-      const output = (await getEnv.run(call(getEnv.name, {}), context)).llmFacing;
+      const output = await llmFacingOf(assembly.tools[0]!);
       assert.match(output, /stored-value-31/);
       assert.equal(output.includes('parent-secret-value'), false);
     } finally {
@@ -180,14 +174,15 @@ describe('MCP rows against a loopback Streamable HTTP server', () => {
   });
 
   test('the list is fetched once per server per assembly; colliding names become mcp_{server}_{tool}', async () => {
-    const server = await storage.mcpServers.create({
-      name: 'dict server',
-      endpoint: { transport: 'streamable-http', url: loopback.url },
-      authType: 'none',
-    });
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'WebSearchTool' });
-    await addMcpRows(server.id, 'lookup.v2', 'web_search');
-    await approveAsAdmin(server.id, ['lookup.v2', 'web_search']);
+    const toolNames = ['lookup.v2', 'web_search'];
+    const serverId = await offerMcpTools(
+      storage,
+      persona.id,
+      { name: 'dict server', url: loopback.url },
+      toolNames,
+    );
+    await approveAsAdmin(serverId, toolNames);
     const before = loopback.listCount;
     const assembly = await assemble();
     try {
@@ -199,9 +194,7 @@ describe('MCP rows against a loopback Streamable HTTP server', () => {
         assert.equal(tool.definition().name, tool.name);
       }
       // The renamed tool still calls the server's own tool name.
-      const renamed = assembly.tools[2]!;
-      const { context, call } = createTestRunContext();
-      assert.match((await renamed.run(call(renamed.name, {}), context)).llmFacing, /^web_search: \{\}/);
+      assert.match(await llmFacingOf(assembly.tools[2]!), /^web_search: \{\}/);
     } finally {
       await assembly.close();
     }

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import { createTestRunContext } from '@toolbus/core/testing';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { builtInFactories, builtInTool } from './__fixtures__/test-tools.ts';
+import { builtInFactories, builtInTool, llmFacingOf } from './__fixtures__/test-tools.ts';
 import { type ConstructToolsOptions, constructTools } from './construct-tools.ts';
 
 let storage: Storage;
@@ -39,12 +38,7 @@ describe('built-in rows', () => {
     assert.deepEqual([...assembly.toolsByRowId.keys()], [search, web]);
     assert.equal(assembly.toolsByRowId.get(web!)?.[0]?.name, 'web_search');
     assert.deepEqual(assembly.skipped, []);
-    const { context, call } = createTestRunContext();
-    const tool = assembly.tools[1]!;
-    assert.equal(
-      (await tool.run(call(tool.name, { query: 'q' }), context)).llmFacing,
-      'web_search ran with {"query":"q"}',
-    );
+    assert.equal(await llmFacingOf(assembly.tools[1]!, { query: 'q' }), 'web_search ran with {"query":"q"}');
   });
 
   test('a throwing availability check means unavailable, not a failed assembly; false means unavailable too', async () => {

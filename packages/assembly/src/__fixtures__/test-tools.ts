@@ -1,5 +1,6 @@
 // Real built-in tools for tests: plain objects meeting the Tool contract (tools are the contract, so defining
 // them here is not a stub of toolbus code). Each records how often it was built and checked.
+import { createTestRunContext } from '@toolbus/core/testing';
 import type { AvailabilityContext, Tool } from '@toolbus/spec';
 import type { BuiltInToolFactory } from '../built-in-tool-factory.ts';
 
@@ -53,4 +54,10 @@ export function builtInFactories(
   for (const [id, name] of Object.entries(names)) factories.set(id, () => builtInTool({ name }));
   for (const [id, factory] of Object.entries(overrides)) factories.set(id, factory);
   return factories;
+}
+
+/** What one call of `tool` with `args` returns to the model. */
+export async function llmFacingOf(tool: Tool, args: Record<string, unknown> = {}): Promise<string> {
+  const { context, call } = createTestRunContext();
+  return (await tool.run(call(tool.name, args), context)).llmFacing;
 }

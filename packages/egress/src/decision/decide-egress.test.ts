@@ -11,7 +11,12 @@ import {
   secrets,
   type TestContextOptions,
 } from './__fixtures__/egress-test-context.ts';
-import { type ApprovalRequest, createInProcessApprovalBroker } from './approval-broker.ts';
+import {
+  type ApprovalBroker,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  createInProcessApprovalBroker,
+} from './approval-broker.ts';
 import type { CredentialResolver } from './credential-resolver.ts';
 import { decideEgress } from './decide-egress.ts';
 import type { EgressContext } from './egress-context.ts';
@@ -55,6 +60,21 @@ function tool(name: string, id = 1): unknown {
 }
 
 const approveAll = createInProcessApprovalBroker({ ask: async () => 'approved' });
+
+/** A broker that answers every ask with `decision` and keeps the requests it was asked. */
+function recordingBroker(decision: ApprovalDecision): {
+  readonly broker: ApprovalBroker;
+  readonly asked: ApprovalRequest[];
+} {
+  const asked: ApprovalRequest[] = [];
+  const broker = createInProcessApprovalBroker({
+    ask: async (request) => {
+      asked.push(request);
+      return decision;
+    },
+  });
+  return { broker, asked };
+}
 
 describe('decideEgress: destination', () => {
   it('passes an off-catalogue public host through, dialling the checked address', async () => {
@@ -173,13 +193,7 @@ describe('decideEgress: connected apps', () => {
   });
 
   it('asks for an ASK action and injects once approved, showing the decoded payload', async () => {
-    const asked: ApprovalRequest[] = [];
-    const broker = createInProcessApprovalBroker({
-      ask: async (request) => {
-        asked.push(request);
-        return 'approved';
-      },
-    });
+    const { broker, asked } = recordingBroker('approved');
     const { decision } = await decide(
       egressRequest({
         url: 'https://api.github.com/repos/acme/widgets/issues?x=1',
@@ -201,13 +215,7 @@ describe('decideEgress: connected apps', () => {
   });
 
   it('gates an unmatched path of a usable app as ASK for the whole domain', async () => {
-    const asked: ApprovalRequest[] = [];
-    const broker = createInProcessApprovalBroker({
-      ask: async (request) => {
-        asked.push(request);
-        return 'rejected';
-      },
-    });
+    const { broker, asked } = recordingBroker('rejected');
     const { decision } = await decide(egressRequest({ url: 'https://api.github.com/user' }), { broker });
     blockedWith(decision, 'user_rejected');
     assert.deepEqual(
@@ -453,13 +461,7 @@ describe('decideEgress: MCP servers', () => {
       egressRequest({ url: mcpUrl, method: 'POST', body: jsonBody([tool('search'), tool('drop_table', 2)]) }),
     );
     blockedWith(deny.decision, 'policy_denied');
-    const asked: ApprovalRequest[] = [];
-    const broker = createInProcessApprovalBroker({
-      ask: async (request) => {
-        asked.push(request);
-        return 'approved';
-      },
-    });
+    const { broker, asked } = recordingBroker('approved');
     const ask = await decide(
       egressRequest({
         url: mcpUrl,

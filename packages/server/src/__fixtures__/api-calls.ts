@@ -1,5 +1,6 @@
 // Calls to a test server's HTTP API as a user's key, the way a client does: JSON in, the raw response out.
 import assert from 'node:assert/strict';
+import { omitUndefined } from '@toolbus/spec';
 
 /** Sends `body` (when given) as JSON to `baseUrl + path` with the key as its bearer token. */
 export function callApi(options: {
@@ -8,6 +9,10 @@ export function callApi(options: {
   readonly path: string;
   readonly key: string | undefined;
   readonly body?: unknown;
+  /** More request headers (a cookie, a CSRF token, an organisation). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** `manual` to see a redirect rather than follow it. */
+  readonly redirect?: RequestRedirect | undefined;
 }): Promise<Response> {
   const { body, key } = options;
   return fetch(`${options.baseUrl}${options.path}`, {
@@ -15,9 +20,18 @@ export function callApi(options: {
     headers: {
       ...(key ? { authorization: `Bearer ${key}` } : {}),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...omitUndefined({ redirect: options.redirect }),
   });
+}
+
+/** The response's JSON body, after asserting its status (the body is the message when it differs). */
+export async function jsonOf<T>(response: Response, status: number): Promise<T> {
+  const text = await response.text();
+  assert.equal(response.status, status, text);
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /** A caller bound to one server: `call(method, path, key, body?)`. */

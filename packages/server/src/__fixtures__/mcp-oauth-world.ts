@@ -15,7 +15,8 @@ import {
 } from '../../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
-import { openTestStorage } from './test-server.ts';
+import { callApi, jsonOf } from './api-calls.ts';
+import { openTestStorage, readSse } from './test-server.ts';
 
 /** The running world. */
 export interface McpOAuthWorld {
@@ -28,6 +29,21 @@ export interface McpOAuthWorld {
   readonly adminKey: string;
   /** A request to the toolbus server as `key`'s user; redirects are not followed. */
   call(method: string, path: string, key: string | undefined, body?: unknown): Promise<Response>;
+  /** Adds an MCP server on the protected MCP server, as the admin (`oauth` unless said); its id. */
+  addMcpServer(name: string, authType?: 'oauth' | 'none'): Promise<string>;
+    startConnecting(
+    key: string,
+    serverId: string,
+    body?: { returnTo?: string },
+  ): Promise<{ status: string; authorizationUrl: string; cookie: string }>;
+    isConnected(key: string, serverId: string): Promise<boolean>;
+  /**
+   * The admin approves the server's `whoami` tool (after a review, which uses the admin's own tokens) and offers it
+   * in a new persona; the persona's id.
+   */
+  offerWhoami(serverId: string, personaName: string): Promise<string>;
+  /** The packets of one turn ("Who am I?") of `key`'s user in a new chat with the persona, and its answer. */
+  whoAmITurn(key: string, personaId: string): Promise<{ packets: Record<string, unknown>[]; answer: string }>;
   close(): Promise<void>;
 }
 
@@ -49,7 +65,7 @@ export async function startMcpOAuthWorld(options: {
   const http = await listen(server, { port: 0 });
   const bootstrap = await server.access.bootstrapAdmin('admin@example.com');
   assert.ok(bootstrap);
-  return {
+  const world: McpOAuthWorld = {
     oauthServers,
     model,
     storage,
@@ -58,15 +74,12 @@ export async function startMcpOAuthWorld(options: {
     http,
     adminKey: bootstrap.key,
     call: (method, path, key, body) =>
-      fetch(`${http.url}${path}`, {
-        method,
-        redirect: 'manual',
-        headers: {
-          ...(key ? { authorization: `Bearer ${key}` } : {}),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
+      callApi({ baseUrl: http.url, method, path, key, body, redirect: 'manual' }),
+    addMcpServer: (name, authType = 'oauth') => addMcpServer(world, name, authType),
+    startConnecting: (key, serverId, body = {}) => startConnecting(world, key, serverId, body),
+    isConnected: (key, serverId) => isConnected(world, key, serverId),
+    offerWhoami: (serverId, personaName) => offerWhoami(world, serverId, personaName),
+    whoAmITurn: (key, personaId) => whoAmITurn(world, key, personaId),
     async close() {
       await http.close();
       await storage.close();
@@ -74,11 +87,80 @@ export async function startMcpOAuthWorld(options: {
       await oauthServers.close();
     },
   };
+  return world;
 }
 
-/** The response's JSON body, after asserting its status (the body is the message when it differs). */
-export async function jsonOf<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  assert.equal(response.status, status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
+// The world's helpers, as its methods (see {@link McpOAuthWorld}).
+
+async function addMcpServer(
+  world: McpOAuthWorld,
+  name: string,
+  authType: 'oauth' | 'none',
+): Promise<string> {
+  const created = await jsonOf<{ id: string }>(
+    await world.call('POST', '/v1/admin/mcp-servers', world.adminKey, {
+      name,
+      endpoint: { transport: 'streamable-http', url: world.oauthServers.mcpUrl },
+      authType,
+    }),
+    201,
+  );
+  return created.id;
+}
+
+/** Starts connecting as `key`'s user: the answer, and the binding cookie the starting browser now holds. */
+async function startConnecting(
+  world: McpOAuthWorld,
+  key: string,
+  serverId: string,
+  body: { returnTo?: string },
+): Promise<{ status: string; authorizationUrl: string; cookie: string }> {
+  const response = await world.call('POST', `/v1/mcp-servers/${serverId}/connection`, key, body);
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const start = await jsonOf<{ status: string; authorizationUrl: string }>(response, 200);
+  return { ...start, cookie };
+}
+
+/** Whether `key`'s user holds tokens for the server (the connection status route). */
+async function isConnected(world: McpOAuthWorld, key: string, serverId: string): Promise<boolean> {
+  const status = await jsonOf<{ connected: boolean }>(
+    await world.call('GET', `/v1/mcp-servers/${serverId}/connection`, key),
+    200,
+  );
+  return status.connected;
+}
+
+async function offerWhoami(world: McpOAuthWorld, serverId: string, personaName: string): Promise<string> {
+  const admin = world.adminKey;
+  await jsonOf(await world.call('POST', `/v1/admin/mcp-servers/${serverId}/tools/whoami/approval`, admin), 200);
+  const persona = await jsonOf<{ id: string }>(
+    await world.call('POST', '/v1/admin/personas', admin, { name: personaName }),
+    201,
+  );
+  await jsonOf(
+    await world.call('POST', `/v1/admin/personas/${persona.id}/tools`, admin, {
+      kind: 'mcp',
+      serverId,
+      toolName: 'whoami',
+    }),
+    201,
+  );
+  return persona.id;
+}
+
+async function whoAmITurn(
+  world: McpOAuthWorld,
+  key: string,
+  personaId: string,
+): Promise<{ readonly packets: Record<string, unknown>[]; readonly answer: string }> {
+  const chat = await jsonOf<{ id: string }>(await world.call('POST', '/v1/chats', key, { personaId }), 201);
+  const events = await readSse(
+    await world.call('POST', `/v1/chats/${chat.id}/messages`, key, { content: 'Who am I?' }),
+  );
+  const packets = events.map((event) => (JSON.parse(event.data) as { obj: Record<string, unknown> }).obj);
+  const answer = packets
+    .filter((packet) => packet.type === 'message-delta')
+    .map((packet) => packet.content)
+    .join('');
+  return { packets, answer };
 }

@@ -1,5 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { StoredPacket } from '@toolbus/storage';
+import type { LiveTurn } from '../chats/live-turn.ts';
 
 /**
  * Serves one request on loopback with `handle`, reads the whole answer over real HTTP (pausing `pauseMs` after its
@@ -31,4 +33,22 @@ export async function readFromNode(
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
+}
+
+/**
+ * Publishes `packets` to a live turn one at a time, all at once, then finishes the turn: a turn outpacing its
+ * reader. True when the socket refused a write meanwhile (else a test of waiting for drain tested nothing).
+ */
+export function outpaceReader(
+  outgoing: ServerResponse,
+  live: Pick<LiveTurn, 'publish' | 'finish'>,
+  packets: readonly StoredPacket[],
+): boolean {
+  let refused = false;
+  for (const packet of packets) {
+    live.publish([packet]);
+    if (outgoing.writableNeedDrain) refused = true;
+  }
+  live.finish();
+  return refused;
 }

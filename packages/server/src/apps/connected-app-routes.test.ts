@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Storage } from '@toolbus/storage';
+import { callApi } from '../__fixtures__/api-calls.ts';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -23,15 +24,8 @@ after(async () => {
   await storage.close();
 });
 
-async function call(method: string, path: string, key: string, body?: unknown) {
-  return fetch(`${http.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+function call(method: string, path: string, key: string, body?: unknown) {
+  return callApi({ baseUrl: http.url, method, path, key, body });
 }
 
 async function json<T>(response: Response, status: number): Promise<{ body: T; text: string }> {

@@ -17,6 +17,7 @@ import {
   type Principal,
 } from '../http/principal.ts';
 import { ServerError } from '../http/server-error.ts';
+import { localAdminPrincipal } from './local-auth.ts';
 import { resolveOrganization } from './organization-service.ts';
 
 /** The cookie of a web session. */
@@ -252,14 +253,7 @@ export class AccessService {
       (await this.#storage.users.getByEmail(email)) ??
       (await this.#storage.users.create({ email, role: 'admin' }));
     if (user.role !== 'admin') user = await this.#storage.users.setRole(user.id, 'admin');
-    const principal: Principal = {
-      user,
-      role: 'admin',
-      scopes: API_KEY_SCOPES,
-      via: 'local',
-      organization: { id: DEFAULT_ORGANIZATION_ID, role: 'admin' },
-    };
-    const { key } = await this.createApiKey(principal, {
+    const { key } = await this.createApiKey(localAdminPrincipal(user), {
       name: 'bootstrap admin key',
       scopes: API_KEY_SCOPES,
     });

@@ -4,6 +4,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/cor
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { createInternalSearchTool, openDocumentIndex } from '@toolbus/tools';
+import { callApi, jsonOf } from '../__fixtures__/api-calls.ts';
 import {
   lookupThenAnswer,
   lookupToolFactories,
@@ -41,27 +42,16 @@ after(async () => {
   await model.close();
 });
 
-async function call(
+function call(
   method: string,
   path: string,
   options: { key?: string; body?: unknown; headers?: Record<string, string>; base?: string } = {},
 ) {
-  return fetch(`${options.base ?? http.url}${path}`, {
-    method,
-    headers: {
-      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...options.headers,
-    },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
+  const { key, body, headers, base } = options;
+  return callApi({ baseUrl: base ?? http.url, method, path, key, body, headers });
 }
 
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  assert.equal(response.status, status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const json = jsonOf;
 
 async function newUser(
   email: string,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
+import { callApi, jsonOf } from '../__fixtures__/api-calls.ts';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -37,27 +38,25 @@ after(async () => {
   await storage.close();
 });
 
-async function call(
+function call(
   method: string,
   path: string,
   options: { key?: string; body?: unknown; cookie?: string; csrf?: string; base?: string } = {},
 ) {
-  return fetch(`${options.base ?? http.url}${path}`, {
+  return callApi({
+    baseUrl: options.base ?? http.url,
     method,
-    headers: {
-      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...omitUndefined({ cookie: options.cookie || undefined, 'x-csrf-token': options.csrf || undefined }),
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    path,
+    key: options.key,
+    body: options.body,
+    headers: omitUndefined({
+      cookie: options.cookie || undefined,
+      'x-csrf-token': options.csrf || undefined,
+    }),
   });
 }
 
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  assert.equal(response.status, status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const json = jsonOf;
 
 /** A key of the bootstrap admin with only `scopes`. */
 async function adminKeyWith(scopes: string[]): Promise<{ key: string; id: string }> {

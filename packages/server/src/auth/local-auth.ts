@@ -8,6 +8,20 @@ import { type Authenticate, isLoopbackHostHeader } from './request-guard.ts';
 export const LOCAL_USER_EMAIL = 'local@toolbus.invalid';
 
 /**
+ * An admin with every scope in the default organisation, acting on this machine: the one user of `local` mode, and
+ * the caller that mints the first admin's key (`bootstrapAdmin`), which has no key to act with yet.
+ */
+export function localAdminPrincipal(user: User): Principal {
+  return {
+    user,
+    role: 'admin',
+    scopes: API_KEY_SCOPES,
+    via: 'local',
+    organization: { id: DEFAULT_ORGANIZATION_ID, role: 'admin' },
+  };
+}
+
+/**
  * The authentication of `local` mode (a server without keys, for one person on their own machine): every request
  * acts as the one local user, an admin with every scope, in the default organisation. Only for a request to a
  * loopback host name: a page on another site that reaches the port by a DNS name of its own (DNS rebinding) is
@@ -18,13 +32,7 @@ export async function localAuthentication(storage: Storage, localUser?: User): P
     localUser ??
     (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
     (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
-  const principal: Principal = {
-    user,
-    role: 'admin',
-    scopes: API_KEY_SCOPES,
-    via: 'local',
-    organization: { id: DEFAULT_ORGANIZATION_ID, role: 'admin' },
-  };
+  const principal = localAdminPrincipal(user);
   return async (context) => {
     if (!isLoopbackHostHeader(context.req.header('host'))) {
       throw new ServerError({

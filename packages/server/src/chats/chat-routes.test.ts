@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import {
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  startScriptedModelServer,
+} from '@toolbus/core/testing';
 import type { Storage } from '@toolbus/storage';
 import {
   eventually,
@@ -57,6 +61,47 @@ async function newChat(): Promise<string> {
   const response = await call('POST', '/v1/chats', { title: 'Refunds' });
   assert.equal(response.status, 201);
   return ((await response.json()) as { id: string }).id;
+}
+
+/** A turn ("Refunds?") started in a new chat on a second server over this storage, whose model or tools are slow. */
+interface SlowTurn {
+  readonly chatId: string;
+  /** The turn's stream, read to its end. */
+  readonly reading: Promise<{ id: string | undefined; data: string }[]>;
+  /** Asks the server to stop the turn; its answer. */
+  stop(): Promise<unknown>;
+}
+
+/** Runs `body` with a {@link SlowTurn}; the second server and its model are closed after. */
+async function withSlowTurn(
+  options: {
+    readonly handler: NonNullable<ScriptedModelServerOptions['handler']>;
+    readonly toolFactories: ReturnType<typeof lookupToolFactories>;
+  },
+  body: (turn: SlowTurn) => Promise<void>,
+): Promise<void> {
+  const slowModel = await startScriptedModelServer({ handler: options.handler });
+  const slow = await createServer({
+    storage,
+    auth: 'local',
+    defaultModel: `openai-compatible:${slowModel.url}/v1#scripted`,
+    builtInToolFactories: () => options.toolFactories,
+  });
+  const slowHttp = await listen(slow, { port: 0 });
+  try {
+    const chatId = await newChat();
+    const response = await fetch(`${slowHttp.url}/v1/chats/${chatId}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Refunds?' }),
+    });
+    const stop = async () =>
+      (await fetch(`${slowHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' })).json();
+    await body({ chatId, reading: readSse(response), stop });
+  } finally {
+    await slowHttp.close();
+    await slowModel.close();
+  }
 }
 
 function packetsOf(events: { id: string | undefined; data: string }[]): WirePacket[] {
@@ -164,22 +209,8 @@ describe('chats over HTTP', () => {
   });
 
   test('stop mid-tool: the tool is aborted, the call has a result in history, the stream ends user-cancelled', async () => {
-    const slowModel = await startScriptedModelServer({ handler: lookupThenAnswer() });
-    const slow = await createServer({
-      storage,
-      auth: 'local',
-      defaultModel: `openai-compatible:${slowModel.url}/v1#scripted`,
-      builtInToolFactories: () => lookupToolFactories({ delayMs: 60_000 }),
-    });
-    const slowHttp = await listen(slow, { port: 0 });
-    try {
-      const chatId = await newChat();
-      const response = await fetch(`${slowHttp.url}/v1/chats/${chatId}/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: 'Refunds?' }),
-      });
-      const reading = readSse(response);
+    const toolFactories = lookupToolFactories({ delayMs: 60_000 });
+    await withSlowTurn({ handler: lookupThenAnswer(), toolFactories }, async ({ chatId, reading, stop }) => {
       await eventually(async () =>
         (await storage.chats.listPackets({ chatId, turn: 0 })).some(
           (stored) => (stored.packet as WirePacket).obj.type === 'tool-start',
@@ -187,8 +218,7 @@ describe('chats over HTTP', () => {
           ? true
           : undefined,
       );
-      const stopped = await fetch(`${slowHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
-      assert.deepEqual(await stopped.json(), { stopped: true });
+      assert.deepEqual(await stop(), { stopped: true });
       const packets = packetsOf(await reading);
       assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'user-cancelled' });
       // The stream says the call was cancelled, at its placement, before its section ends (not a silent end).
@@ -216,71 +246,50 @@ describe('chats over HTTP', () => {
         results.map((message) => message.role === 'tool' && message.toolCallId),
         calls.map((toolCall) => toolCall.id),
       );
-      const again = await fetch(`${slowHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
-      assert.deepEqual(await again.json(), { stopped: false });
-    } finally {
-      await slowHttp.close();
-      await slowModel.close();
-    }
+      assert.deepEqual(await stop(), { stopped: false });
+    });
   });
 
   test('stop mid-answer: the history keeps the answer streamed so far, after the tool call and its result', async () => {
     const lookupFirst = lookupThenAnswer();
-    const slowModel = await startScriptedModelServer({
-      handler: (request) =>
-        request.messages.at(-1)?.role === 'tool'
-          ? [
-              { type: 'text', text: 'Refunds take ' },
-              { type: 'delay', ms: 60_000 },
-              { type: 'text', text: 'fourteen days.' },
-            ]
-          : lookupFirst(request),
-    });
-    const slow = await createServer({
-      storage,
-      auth: 'local',
-      defaultModel: `openai-compatible:${slowModel.url}/v1#scripted`,
-      builtInToolFactories: () => lookupToolFactories(),
-    });
-    const slowHttp = await listen(slow, { port: 0 });
-    try {
-      const chatId = await newChat();
-      const response = await fetch(`${slowHttp.url}/v1/chats/${chatId}/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: 'Refunds?' }),
-      });
-      const reading = readSse(response);
-      // Stop once the tool's result is in and the answer began (its rest is a minute away).
-      await eventually(async () => {
-        const packets = (await storage.chats.listPackets({ chatId, turn: 0 })).map(
-          (stored) => stored.packet as WirePacket,
+    const handler: NonNullable<ScriptedModelServerOptions['handler']> = (request) =>
+      request.messages.at(-1)?.role === 'tool'
+        ? [
+            { type: 'text', text: 'Refunds take ' },
+            { type: 'delay', ms: 60_000 },
+            { type: 'text', text: 'fourteen days.' },
+          ]
+        : lookupFirst(request);
+    await withSlowTurn(
+      { handler, toolFactories: lookupToolFactories() },
+      async ({ chatId, reading, stop }) => {
+        // Stop once the tool's result is in and the answer began (its rest is a minute away).
+        await eventually(async () => {
+          const packets = (await storage.chats.listPackets({ chatId, turn: 0 })).map(
+            (stored) => stored.packet as WirePacket,
+          );
+          const end = packets.findIndex((packet) => packet.obj.type === 'section-end');
+          return end >= 0 && packets.slice(end).some((packet) => packet.obj.type === 'message-delta')
+            ? true
+            : undefined;
+        });
+        assert.deepEqual(await stop(), { stopped: true });
+        const packets = packetsOf(await reading);
+        assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'user-cancelled' });
+        const shown = packets
+          .slice(packets.findIndex((packet) => packet.obj.type === 'section-end'))
+          .flatMap((packet) => (packet.obj.type === 'message-delta' ? [String(packet.obj.content)] : []))
+          .join('')
+          .trim();
+        assert.equal(shown, 'Refunds take');
+        const history = (await storage.chats.listMessages(chatId)).map((stored) => stored.message);
+        assert.deepEqual(
+          history.map((message) => message.role),
+          ['user', 'assistant', 'tool', 'assistant'],
         );
-        const end = packets.findIndex((packet) => packet.obj.type === 'section-end');
-        return end >= 0 && packets.slice(end).some((packet) => packet.obj.type === 'message-delta')
-          ? true
-          : undefined;
-      });
-      const stopped = await fetch(`${slowHttp.url}/v1/chats/${chatId}/turns/0/stop`, { method: 'POST' });
-      assert.deepEqual(await stopped.json(), { stopped: true });
-      const packets = packetsOf(await reading);
-      assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'user-cancelled' });
-      const shown = packets
-        .slice(packets.findIndex((packet) => packet.obj.type === 'section-end'))
-        .flatMap((packet) => (packet.obj.type === 'message-delta' ? [String(packet.obj.content)] : []))
-        .join('')
-        .trim();
-      assert.equal(shown, 'Refunds take');
-      const history = (await storage.chats.listMessages(chatId)).map((stored) => stored.message);
-      assert.deepEqual(
-        history.map((message) => message.role),
-        ['user', 'assistant', 'tool', 'assistant'],
-      );
-      assert.equal(history.at(-1)?.content, 'Refunds take');
-    } finally {
-      await slowHttp.close();
-      await slowModel.close();
-    }
+        assert.equal(history.at(-1)?.content, 'Refunds take');
+      },
+    );
   });
 
   test('list, rename and delete', async () => {

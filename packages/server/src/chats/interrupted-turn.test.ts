@@ -72,6 +72,19 @@ function sendMessage(baseUrl: string, chatId: string, content: string): Promise<
   });
 }
 
+/**
+ * The next turn in the chat, on the restarted server over the same history, finishes (the model checks that every
+ * call has its result); then that server stops.
+ */
+async function nextTurnFinishesThenStop(second: { child: ChildProcess; url: string }, chatId: string) {
+  const next = await sendMessage(second.url, chatId, 'And exchanges?');
+  const packets = (await readSse(next)).map((event) => JSON.parse(event.data) as WirePacket);
+  assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
+  assert.deepEqual(model.failures, []);
+  second.child.kill('SIGTERM');
+  await new Promise((resolve) => second.child.once('exit', resolve));
+}
+
 interface WirePacket {
   sequence: number;
   placement: { turn: number; tab: number };
@@ -121,13 +134,8 @@ test('kill -9 mid-tool, then restart: the turn is closed with a stop packet and 
   );
   assert.deepEqual(replay[seen.length]?.placement, toolStart.placement);
 
-  // The next turn runs on the restarted server over the same history (the model checks call/result pairing).
-  const next = await sendMessage(second.url, chat.id, 'And exchanges?');
-  const packets = (await readSse(next)).map((event) => JSON.parse(event.data) as WirePacket);
-  assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
-  assert.deepEqual(model.failures, []);
-  second.child.kill('SIGTERM');
-  await new Promise((resolve) => second.child.once('exit', resolve));
+  // The next turn runs on the restarted server over the same history.
+  await nextTurnFinishesThenStop(second, chat.id);
 });
 
 for (const packetFlushMs of [0, 20]) {
@@ -251,11 +259,6 @@ for (const [signal, resumeBy] of [
       (event) => JSON.parse(event.data) as WirePacket,
     );
     assert.deepEqual(replay, rest, 'a later resume reads the same closing packets');
-    const next = await sendMessage(second.url, chat.id, 'And exchanges?');
-    const packets = (await readSse(next)).map((event) => JSON.parse(event.data) as WirePacket);
-    assert.deepEqual(packets.at(-1)?.obj, { type: 'stop', reason: 'finished' });
-    assert.deepEqual(model.failures, []);
-    second.child.kill('SIGTERM');
-    await new Promise((resolve) => second.child.once('exit', resolve));
+    await nextTurnFinishesThenStop(second, chat.id);
   });
 }

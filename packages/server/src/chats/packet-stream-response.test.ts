@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StoredPacket } from '@toolbus/storage';
-import { readFromNode } from '../__fixtures__/read-from-node.ts';
+import { outpaceReader, readFromNode } from '../__fixtures__/read-from-node.ts';
 import { LiveTurn } from './live-turn.ts';
 import { packetStreamResponse, writePacketStream } from './packet-stream-response.ts';
 
@@ -96,11 +96,7 @@ test('a live turn outpacing a paused reader: the writer waits for drain, then se
   const text = await readFromNode((outgoing) => {
     writePacketStream({ outgoing, format: 'sse', after: 0, live, open: () => undefined as never });
     // Three megabytes published at once, a packet at a time: more than a socket takes before the reader reads.
-    for (const packet of packets) {
-      live.publish([packet]);
-      if (outgoing.writableNeedDrain) refused = true;
-    }
-    live.finish();
+    refused = outpaceReader(outgoing, live, packets);
   }, 200);
   assert.equal(refused, true, 'the socket never refused a write, so this test did not test waiting');
   const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));

@@ -3,8 +3,8 @@
 // loopback, a real `toolbus serve` HTTP server, the scripted model over HTTP.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
+import { echoWireTool, recursiveWireTool } from '../../../assembly/src/__fixtures__/mcp-wire-tools.ts';
 import { seedApprovedMcpServer } from '../__fixtures__/approved-mcp-server.ts';
 import {
   lookupThenAnswer,
@@ -13,26 +13,11 @@ import {
   startScriptedTestServer,
 } from '../__fixtures__/test-server.ts';
 
-const tree: McpWireTool = {
-  name: 'tree',
-  description: 'Takes a tree.',
-  inputSchema: {
-    type: 'object',
-    $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
-    properties: { root: { $ref: '#/$defs/node' } },
-  } as McpWireTool['inputSchema'],
-};
-const echo: McpWireTool = {
-  name: 'echo',
-  description: 'Echoes.',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-};
-
 let mcp: LoopbackMcpServer;
 let world: ScriptedTestServer;
 
 before(async () => {
-  mcp = await startLoopbackMcpServer([tree, echo].map(echoLoopbackTool));
+  mcp = await startLoopbackMcpServer([recursiveWireTool, echoWireTool].map(echoLoopbackTool));
   world = await startScriptedTestServer({
     handler: lookupThenAnswer(),
     toolFactories: () => lookupToolFactories(),

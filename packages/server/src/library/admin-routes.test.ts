@@ -15,6 +15,7 @@ import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/s
 import type { Storage } from '@toolbus/storage';
 import { openDocumentIndex } from '@toolbus/tools';
 import { everythingServerEntry } from '../../../assembly/src/__fixtures__/everything-server.ts';
+import { jsonOf } from '../__fixtures__/api-calls.ts';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -113,11 +114,7 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   });
 }
 
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  assert.equal(response.status, status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const json = jsonOf;
 
 async function turnAnswer(
   personaId: string,

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Storage } from '@toolbus/storage';
 import type { LoopbackOAuthServers } from '../../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
-import { jsonOf, type McpOAuthWorld, startMcpOAuthWorld } from '../__fixtures__/mcp-oauth-world.ts';
-import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
+import { jsonOf } from '../__fixtures__/api-calls.ts';
+import { type McpOAuthWorld, startMcpOAuthWorld } from '../__fixtures__/mcp-oauth-world.ts';
+import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer } from '../create-server.ts';
 import { listen } from '../listen.ts';
 
@@ -39,45 +40,28 @@ const call = (method: string, path: string, key: string | undefined, body?: unkn
   world.call(method, path, key, body);
 const json = jsonOf;
 
-async function newOAuthServer(name: string): Promise<string> {
-  const created = await json<{ id: string }>(
-    await call('POST', '/v1/admin/mcp-servers', adminKey, {
-      name,
-      endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
-      authType: 'oauth',
-    }),
-    201,
-  );
-  return created.id;
-}
-
 /** Starts connecting as the key's user, plays the browser at the authorization server, and lands on the callback. */
 async function connectThroughCallback(key: string, serverId: string, beforeCallback?: () => Promise<void>) {
-  const response = await call('POST', `/v1/mcp-servers/${serverId}/connection`, key, {});
-  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const start = await json<{ status: string; authorizationUrl: string }>(response, 200);
+  const start = await world.startConnecting(key, serverId);
   assert.equal(start.status, 'authorization_required');
   const authorize = await fetch(start.authorizationUrl, { redirect: 'manual' });
   assert.equal(authorize.status, 302);
   const callback = new URL(authorize.headers.get('location') ?? '');
   assert.equal(`${callback.origin}${callback.pathname}`, `${world.http.url}/v1/mcp-oauth/callback`);
   await beforeCallback?.();
-  return { callback, response: await fetch(callback, { redirect: 'manual', headers: { cookie } }) };
+  return {
+    callback,
+    response: await fetch(callback, { redirect: 'manual', headers: { cookie: start.cookie } }),
+  };
 }
 
 function exchanges(): number {
   return oauthServers.provider.events.filter((event) => event === 'token:authorization_code').length;
 }
 
-async function connected(key: string, serverId: string): Promise<boolean> {
-  return (
-    await json<{ connected: boolean }>(await call('GET', `/v1/mcp-servers/${serverId}/connection`, key), 200)
-  ).connected;
-}
-
 describe('the MCP OAuth callback passes the issuer on (RFC 9207)', () => {
   test('the right iss connects; a wrong one, or none where the server advertises it, is refused before the code is spent', async (context) => {
-    const serverId = await newOAuthServer('iss-checked');
+    const serverId = await world.addMcpServer('iss-checked');
     for (const mode of ['wrong', 'omit'] as const) {
       oauthServers.provider.issInRedirect = mode;
       const before = exchanges();
@@ -91,20 +75,20 @@ describe('the MCP OAuth callback passes the issuer on (RFC 9207)', () => {
         /the code exchange with "iss-checked" failed: .*(RFC 9207|\biss\b)/i,
       );
       assert.equal(exchanges(), before, `${mode}: the code never reached the token endpoint`);
-      assert.equal(await connected(adminKey, serverId), false);
+      assert.equal(await world.isConnected(adminKey, serverId), false);
     }
     oauthServers.provider.issInRedirect = 'correct';
     const { callback, response } = await connectThroughCallback(adminKey, serverId);
     assert.equal(callback.searchParams.get('iss'), oauthServers.provider.issuer);
     assert.equal(response.status, 302, await response.text());
-    assert.equal(await connected(adminKey, serverId), true);
+    assert.equal(await world.isConnected(adminKey, serverId), true);
   });
 });
 
 describe('an authorization in progress is bound to the server as it was when it began', () => {
   test('an admin changes the server while the user is at the authorization server: the callback is refused', async () => {
     oauthServers.provider.issInRedirect = 'correct';
-    const serverId = await newOAuthServer('changed-mid-login');
+    const serverId = await world.addMcpServer('changed-mid-login');
     const before = exchanges();
     const { response } = await connectThroughCallback(adminKey, serverId, async () => {
       await storage.mcpServers.update(serverId, {
@@ -119,44 +103,21 @@ describe('an authorization in progress is bound to the server as it was when it 
       /changed by an administrator while this authorization was in progress/,
     );
     assert.equal(exchanges(), before);
-    assert.equal(await connected(adminKey, serverId), false);
+    assert.equal(await world.isConnected(adminKey, serverId), false);
   });
 });
 
 describe('a grant revoked during a turn', () => {
   test('reaches the model as a readable result asking the user to reconnect', async () => {
     oauthServers.provider.issInRedirect = 'correct';
-    const serverId = await newOAuthServer('revoked-mid-turn');
+    const serverId = await world.addMcpServer('revoked-mid-turn');
     const { response } = await connectThroughCallback(adminKey, serverId);
     assert.equal(response.status, 302, await response.text());
     await json(await call('GET', `/v1/admin/mcp-servers/${serverId}/tools`, adminKey), 200);
-    await json(await call('POST', `/v1/admin/mcp-servers/${serverId}/tools/whoami/approval`, adminKey), 200);
-    const persona = await json<{ id: string }>(
-      await call('POST', '/v1/admin/personas', adminKey, { name: 'revoked' }),
-      201,
-    );
-    await json(
-      await call('POST', `/v1/admin/personas/${persona.id}/tools`, adminKey, {
-        kind: 'mcp',
-        serverId,
-        toolName: 'whoami',
-      }),
-      201,
-    );
+    const personaId = await world.offerWhoami(serverId, 'revoked');
     revokeBeforeCall = true;
     try {
-      const chat = await json<{ id: string }>(
-        await call('POST', '/v1/chats', adminKey, { personaId: persona.id }),
-        201,
-      );
-      const events = await readSse(
-        await call('POST', `/v1/chats/${chat.id}/messages`, adminKey, { content: 'Who am I?' }),
-      );
-      const packets = events.map((event) => (JSON.parse(event.data) as { obj: Record<string, unknown> }).obj);
-      const answer = packets
-        .filter((packet) => packet.type === 'message-delta')
-        .map((packet) => packet.content)
-        .join('');
+      const { packets, answer } = await world.whoAmITurn(adminKey, personaId);
       // The turn ends normally; the model read the tool's result and it says what to do.
       assert.match(answer, /^Tool said: .*revoked-mid-turn.*needs the user to reconnect/s);
       assert.ok(!packets.some((packet) => packet.type === 'turn-error'), JSON.stringify(packets.at(-1)));

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import type { Storage } from '@toolbus/storage';
 import type { LoopbackOAuthServers } from '../../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
-import { jsonOf, type McpOAuthWorld, startMcpOAuthWorld } from '../__fixtures__/mcp-oauth-world.ts';
-import { readSse } from '../__fixtures__/test-server.ts';
+import { jsonOf } from '../__fixtures__/api-calls.ts';
+import { type McpOAuthWorld, startMcpOAuthWorld } from '../__fixtures__/mcp-oauth-world.ts';
 import { createServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
 
@@ -55,20 +55,16 @@ async function authorizeInBrowser(authorizationUrl: string, cookie: string | und
   return fetch(callback ?? '', { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
 }
 
-/** Starts connecting: the answer, and the binding cookie the starting browser now holds. */
-async function startConnecting(
-  key: string,
-  serverId: string,
-  body: { returnTo?: string } = {},
-): Promise<{ status: string; authorizationUrl: string; cookie: string }> {
-  const response = await call('POST', `/v1/mcp-servers/${serverId}/connection`, key, body);
-  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const start = await json<{ status: string; authorizationUrl: string }>(response, 200);
-  return { ...start, cookie };
+/** Whether the database file (or its write-ahead log) holds `text` in clear. */
+async function databaseHolds(text: string): Promise<boolean> {
+  const files = await Promise.all(
+    [databasePath, `${databasePath}-wal`].map((path) => readFile(path).catch(() => Buffer.alloc(0))),
+  );
+  return files.some((bytes) => bytes.includes(text));
 }
 
 async function connect(key: string, serverId: string): Promise<void> {
-  const start = await startConnecting(key, serverId, { returnTo: '/admin/mcp' });
+  const start = await world.startConnecting(key, serverId, { returnTo: '/admin/mcp' });
   assert.equal(start.status, 'authorization_required');
   const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
   assert.equal(back.status, 302, await back.text());
@@ -76,14 +72,7 @@ async function connect(key: string, serverId: string): Promise<void> {
 
 describe('the MCP OAuth connect flow', () => {
   test('start → authorization URL with PKCE and state → callback stores tokens per user, encrypted; status; disconnect', async () => {
-    const mcp = await json<{ id: string }>(
-      await call('POST', '/v1/admin/mcp-servers', adminKey, {
-        name: 'protected',
-        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
-        authType: 'oauth',
-      }),
-      201,
-    );
+    const serverId = await world.addMcpServer('protected');
     const alice = await newUser('alice@example.com');
     const bob = await newUser('bob@example.com');
 
@@ -93,10 +82,10 @@ describe('the MCP OAuth connect flow', () => {
     );
     assert.deepEqual(
       before.servers.map((entry) => [entry.serverId, entry.connected]),
-      [[mcp.id, false]],
+      [[serverId, false]],
     );
 
-    const start = await startConnecting(alice.key, mcp.id, { returnTo: '/admin/mcp' });
+    const start = await world.startConnecting(alice.key, serverId, { returnTo: '/admin/mcp' });
     assert.equal(start.status, 'authorization_required');
     assert.match(start.cookie, /^toolbus_mcp_oauth=/);
     const authorization = new URL(start.authorizationUrl);
@@ -110,36 +99,22 @@ describe('the MCP OAuth connect flow', () => {
 
     const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
     assert.equal(back.status, 302, await back.text());
-    assert.equal(back.headers.get('location'), `/admin/mcp?mcpConnected=${mcp.id}`);
+    assert.equal(back.headers.get('location'), `/admin/mcp?mcpConnected=${serverId}`);
     assert.ok(oauthServers.provider.events.includes('token:authorization_code'));
 
     // The tokens are Alice's alone, and stored encrypted (the database file never holds them in clear).
-    const aliceStatus = await json<{ connected: boolean }>(
-      await call('GET', `/v1/mcp-servers/${mcp.id}/connection`, alice.key),
-      200,
-    );
-    assert.equal(aliceStatus.connected, true);
-    const bobStatus = await json<{ connected: boolean }>(
-      await call('GET', `/v1/mcp-servers/${mcp.id}/connection`, bob.key),
-      200,
-    );
-    assert.equal(bobStatus.connected, false);
-    const record = (await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: alice.id })) as {
+    assert.equal(await world.isConnected(alice.key, serverId), true);
+    assert.equal(await world.isConnected(bob.key, serverId), false);
+    const record = (await storage.mcpServers.getOAuthState({ serverId, userId: alice.id })) as {
       tokens?: { access_token: string };
     };
     const accessToken = record.tokens?.access_token;
     assert.ok(accessToken);
-    const files = await Promise.all(
-      [databasePath, `${databasePath}-wal`].map((path) => readFile(path).catch(() => Buffer.alloc(0))),
-    );
-    assert.ok(
-      files.every((bytes) => !bytes.includes(accessToken)),
-      'no token in clear in the database',
-    );
+    assert.ok(!(await databaseHolds(accessToken)), 'no token in clear in the database');
 
     // Connecting again with working tokens needs no browser.
     const again = await json<{ status: string }>(
-      await call('POST', `/v1/mcp-servers/${mcp.id}/connection`, alice.key, {}),
+      await call('POST', `/v1/mcp-servers/${serverId}/connection`, alice.key, {}),
       200,
     );
     assert.equal(again.status, 'connected');
@@ -154,66 +129,37 @@ describe('the MCP OAuth connect flow', () => {
       403,
     );
     assert.equal(forged.error.field, 'query.state');
-    assert.equal(await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: bob.id }), undefined);
+    assert.equal(await storage.mcpServers.getOAuthState({ serverId, userId: bob.id }), undefined);
 
     // The admin connects too (reviews use the reviewer's own tokens), approves the tool, and puts it on a persona.
-    await connect(adminKey, mcp.id);
+    await connect(adminKey, serverId);
     const review = await json<{ tools: { name: string; status: string }[] }>(
-      await call('GET', `/v1/admin/mcp-servers/${mcp.id}/tools`, adminKey),
+      await call('GET', `/v1/admin/mcp-servers/${serverId}/tools`, adminKey),
       200,
     );
     assert.deepEqual(
       review.tools.map((tool) => [tool.name, tool.status]),
       [['whoami', 'unapproved']],
     );
-    await json(await call('POST', `/v1/admin/mcp-servers/${mcp.id}/tools/whoami/approval`, adminKey), 200);
-    const persona = await json<{ id: string }>(
-      await call('POST', '/v1/admin/personas', adminKey, { name: 'signed' }),
-      201,
-    );
-    await json(
-      await call('POST', `/v1/admin/personas/${persona.id}/tools`, adminKey, {
-        kind: 'mcp',
-        serverId: mcp.id,
-        toolName: 'whoami',
-      }),
-      201,
-    );
+    const personaId = await world.offerWhoami(serverId, 'signed');
 
     // Alice's turn reaches the protected server with her tokens; Bob, not connected, is not offered the tool.
-    assert.match(await turnAnswer(alice.key, persona.id), /Server says: you are authorized/);
-    assert.equal(await turnAnswer(bob.key, persona.id), 'No tool for that.');
+    assert.match(await turnAnswer(alice.key, personaId), /Server says: you are authorized/);
+    assert.equal(await turnAnswer(bob.key, personaId), 'No tool for that.');
 
     // Disconnect forgets the tokens: status false, nothing stored, the tool no longer offered.
-    assert.equal((await call('DELETE', `/v1/mcp-servers/${mcp.id}/connection`, alice.key)).status, 204);
-    assert.equal(await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: alice.id }), undefined);
-    const after = await json<{ connected: boolean }>(
-      await call('GET', `/v1/mcp-servers/${mcp.id}/connection`, alice.key),
-      200,
-    );
-    assert.equal(after.connected, false);
-    assert.equal(await turnAnswer(alice.key, persona.id), 'No tool for that.');
+    assert.equal((await call('DELETE', `/v1/mcp-servers/${serverId}/connection`, alice.key)).status, 204);
+    assert.equal(await storage.mcpServers.getOAuthState({ serverId, userId: alice.id }), undefined);
+    assert.equal(await world.isConnected(alice.key, serverId), false);
+    assert.equal(await turnAnswer(alice.key, personaId), 'No tool for that.');
   });
 
   test('the callback is finished by another replica (or this server restarted): the pending state is in storage, hashed', async () => {
-    const mcp = await json<{ id: string }>(
-      await call('POST', '/v1/admin/mcp-servers', adminKey, {
-        name: 'protected-replicas',
-        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
-        authType: 'oauth',
-      }),
-      201,
-    );
+    const serverId = await world.addMcpServer('protected-replicas');
     const carol = await newUser('carol@example.com');
-    const start = await startConnecting(carol.key, mcp.id, { returnTo: '/chat' });
+    const start = await world.startConnecting(carol.key, serverId, { returnTo: '/chat' });
     const state = new URL(start.authorizationUrl).searchParams.get('state') ?? '';
-    const files = await Promise.all(
-      [databasePath, `${databasePath}-wal`].map((path) => readFile(path).catch(() => Buffer.alloc(0))),
-    );
-    assert.ok(
-      files.every((bytes) => !bytes.includes(state)),
-      'the state itself is not stored',
-    );
+    assert.ok(!(await databaseHolds(state)), 'the state itself is not stored');
     const authorize = await fetch(start.authorizationUrl, { redirect: 'manual' });
     const callback = new URL(authorize.headers.get('location') ?? '');
     // A second server on the same storage, with nothing in memory of the first, gets the browser back.
@@ -231,12 +177,8 @@ describe('the MCP OAuth connect flow', () => {
         headers: { cookie: start.cookie },
       });
       assert.equal(back.status, 302, await back.text());
-      assert.equal(back.headers.get('location'), `/chat?mcpConnected=${mcp.id}`);
-      const status = await json<{ connected: boolean }>(
-        await call('GET', `/v1/mcp-servers/${mcp.id}/connection`, carol.key),
-        200,
-      );
-      assert.equal(status.connected, true);
+      assert.equal(back.headers.get('location'), `/chat?mcpConnected=${serverId}`);
+      assert.equal(await world.isConnected(carol.key, serverId), true);
       // Used up there, it is refused here (and there again).
       assert.equal(
         (await fetch(callback.href, { redirect: 'manual', headers: { cookie: start.cookie } })).status,
@@ -253,16 +195,9 @@ describe('the MCP OAuth connect flow', () => {
   });
 
   test('an expired authorization is refused at the callback', async () => {
-    const mcp = await json<{ id: string }>(
-      await call('POST', '/v1/admin/mcp-servers', adminKey, {
-        name: 'protected-expiry',
-        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
-        authType: 'oauth',
-      }),
-      201,
-    );
+    const serverId = await world.addMcpServer('protected-expiry');
     const dave = await newUser('dave@example.com');
-    const start = await startConnecting(dave.key, mcp.id);
+    const start = await world.startConnecting(dave.key, serverId);
     const state = new URL(start.authorizationUrl).searchParams.get('state') ?? '';
     // Moves the stored expiry into the past, as if the user took longer than the lifetime.
     const taken = await storage.mcpServers.takePendingAuthorization(
@@ -276,21 +211,14 @@ describe('the MCP OAuth connect flow', () => {
     const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
     const refused = await json<{ error: { field: string } }>(back, 403);
     assert.equal(refused.error.field, 'query.state');
-    const stored = await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: dave.id });
+    const stored = await storage.mcpServers.getOAuthState({ serverId, userId: dave.id });
     assert.equal(stored?.tokens, undefined, 'no tokens were exchanged');
   });
 
   test('a server without OAuth, or an unknown one, is refused naming the field', async () => {
-    const plain = await json<{ id: string }>(
-      await call('POST', '/v1/admin/mcp-servers', adminKey, {
-        name: 'plain',
-        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
-        authType: 'none',
-      }),
-      201,
-    );
+    const plainId = await world.addMcpServer('plain', 'none');
     const refused = await json<{ error: { field: string } }>(
-      await call('POST', `/v1/mcp-servers/${plain.id}/connection`, adminKey, {}),
+      await call('POST', `/v1/mcp-servers/${plainId}/connection`, adminKey, {}),
       400,
     );
     assert.equal(refused.error.field, 'path.serverId');
@@ -301,14 +229,7 @@ describe('the MCP OAuth connect flow', () => {
 
 describe('attacks on the MCP OAuth flow (issue 28, finding 3)', () => {
   test('no returnTo leaves this origin: the path is checked after the normalisation the redirect uses', async () => {
-    const mcp = await json<{ id: string }>(
-      await call('POST', '/v1/admin/mcp-servers', adminKey, {
-        name: 'protected-redirects',
-        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
-        authType: 'oauth',
-      }),
-      201,
-    );
+    const serverId = await world.addMcpServer('protected-redirects');
     const erin = await newUser('erin@example.com');
     for (const returnTo of [
       '/.//evil.example/landing',
@@ -319,36 +240,29 @@ describe('attacks on the MCP OAuth flow (issue 28, finding 3)', () => {
       '/\t/evil.example',
       'https://evil.example/x',
     ]) {
-      await storage.mcpServers.deleteOAuthState({ serverId: mcp.id, userId: erin.id });
-      const start = await startConnecting(erin.key, mcp.id, { returnTo });
+      await storage.mcpServers.deleteOAuthState({ serverId, userId: erin.id });
+      const start = await world.startConnecting(erin.key, serverId, { returnTo });
       const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
       assert.equal(back.status, 302, await back.text());
       const location = back.headers.get('location') ?? '';
-      assert.equal(location, `/?mcpConnected=${mcp.id}`, `${JSON.stringify(returnTo)} → ${location}`);
+      assert.equal(location, `/?mcpConnected=${serverId}`, `${JSON.stringify(returnTo)} → ${location}`);
     }
     // A plain path with a query and fragment still goes where it says.
-    await storage.mcpServers.deleteOAuthState({ serverId: mcp.id, userId: erin.id });
-    const start = await startConnecting(erin.key, mcp.id, { returnTo: '/admin/mcp?tab=1#top' });
+    await storage.mcpServers.deleteOAuthState({ serverId, userId: erin.id });
+    const start = await world.startConnecting(erin.key, serverId, { returnTo: '/admin/mcp?tab=1#top' });
     const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
-    assert.equal(back.headers.get('location'), `/admin/mcp?tab=1&mcpConnected=${mcp.id}#top`);
+    assert.equal(back.headers.get('location'), `/admin/mcp?tab=1&mcpConnected=${serverId}#top`);
   });
 
   test("a victim who opens an attacker's authorization URL links nothing: the callback needs the starting browser", async () => {
-    const mcp = await json<{ id: string }>(
-      await call('POST', '/v1/admin/mcp-servers', adminKey, {
-        name: 'protected-binding',
-        endpoint: { transport: 'streamable-http', url: oauthServers.mcpUrl },
-        authType: 'oauth',
-      }),
-      201,
-    );
+    const serverId = await world.addMcpServer('protected-binding');
     const mallory = await newUser('mallory@example.com');
     const victim = await newUser('victim@example.com');
-    const attack = await startConnecting(mallory.key, mcp.id);
+    const attack = await world.startConnecting(mallory.key, serverId);
     // The victim's browser has a binding cookie of its own (it connected before), but not Mallory's.
-    const victimOwn = await startConnecting(victim.key, mcp.id);
+    const victimOwn = await world.startConnecting(victim.key, serverId);
     for (const cookie of [undefined, victimOwn.cookie]) {
-      const attempt = await startConnecting(mallory.key, mcp.id);
+      const attempt = await world.startConnecting(mallory.key, serverId);
       const refused = await json<{ error: { field: string; message: string } }>(
         await authorizeInBrowser(attempt.authorizationUrl, cookie),
         403,
@@ -358,19 +272,11 @@ describe('attacks on the MCP OAuth flow (issue 28, finding 3)', () => {
     }
     const refused = await authorizeInBrowser(attack.authorizationUrl, victimOwn.cookie);
     assert.equal(refused.status, 403);
-    const stored = await storage.mcpServers.getOAuthState({ serverId: mcp.id, userId: mallory.id });
+    const stored = await storage.mcpServers.getOAuthState({ serverId, userId: mallory.id });
     assert.equal(stored?.tokens, undefined, "no tokens were linked to the attacker's account");
   });
 });
 
 async function turnAnswer(key: string, personaId: string): Promise<string> {
-  const chat = await json<{ id: string }>(await call('POST', '/v1/chats', key, { personaId }), 201);
-  const events = await readSse(
-    await call('POST', `/v1/chats/${chat.id}/messages`, key, { content: 'Who am I?' }),
-  );
-  return events
-    .map((event) => JSON.parse(event.data) as { obj: { type: string; content?: string } })
-    .filter((packet) => packet.obj.type === 'message-delta')
-    .map((packet) => packet.obj.content)
-    .join('');
+  return (await world.whoAmITurn(key, personaId)).answer;
 }

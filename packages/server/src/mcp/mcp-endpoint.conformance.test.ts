@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import {
   assertConformanceVerdict,
   type ConformanceRelease,
@@ -21,6 +20,7 @@ import {
   startLoopbackMcpServer,
 } from '@toolbus/mcp/testing';
 import type { Storage } from '@toolbus/storage';
+import { seedApprovedMcpServer } from '../__fixtures__/approved-mcp-server.ts';
 import { conformanceFixtureTools } from '../__fixtures__/conformance-fixture-tools.ts';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer } from '../create-server.ts';
@@ -36,30 +36,8 @@ before(async () => {
   ({ storage } = await openTestStorage());
   const persona = (await storage.personas.list()).find((item) => item.name === 'default');
   assert.ok(persona);
-  const server = await storage.mcpServers.create({
-    name: 'fixtures',
-    endpoint: { transport: 'streamable-http', url: fixtures.url },
-    authType: 'none',
-  });
   // An admin approves each definition as the fixture server lists it (what the review route records).
-  const connection = await connectMcpServer(
-    { id: server.id, name: 'fixtures', transport: { type: 'streamable-http', url: fixtures.url } },
-    { fetch },
-  );
-  for (const descriptor of await connection.listTools()) {
-    await storage.mcpServers.approveTool({
-      serverId: server.id,
-      toolName: descriptor.name,
-      definitionHash: await toolDefinitionHash(descriptor),
-      approvedBy: 'admin',
-    });
-    await storage.personas.addToolRow(persona.id, {
-      kind: 'mcp',
-      serverId: server.id,
-      toolName: descriptor.name,
-    });
-  }
-  await connection.close();
+  await seedApprovedMcpServer(storage, { name: 'fixtures', url: fixtures.url, personaId: persona.id, fetch });
   const toolbus = await createServer({
     storage,
     // The suite's client carries no credential; local mode is `toolbus serve` on one machine.

@@ -10,10 +10,10 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool } from '@toolbus/core';
 import { createGuardedFetch } from '@toolbus/core/node';
-import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import type { Storage } from '@toolbus/storage';
 import { z } from 'zod';
+import { seedApprovedMcpServer } from '../__fixtures__/approved-mcp-server.ts';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { createServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -78,35 +78,13 @@ before(async () => {
   ({ storage } = await openTestStorage());
   const persona = (await storage.personas.list()).find((item) => item.name === 'default');
   assert.ok(persona);
-  const server = await storage.mcpServers.create({
+  await seedApprovedMcpServer(storage, {
     name: 'fixtures',
-    endpoint: { transport: 'streamable-http', url: fixtures.url },
-    authType: 'headers',
+    url: fixtures.url,
+    personaId: persona.id,
+    fetch,
     headers: { Authorization: secret },
   });
-  const connection = await connectMcpServer(
-    {
-      id: server.id,
-      name: 'fixtures',
-      transport: { type: 'streamable-http', url: fixtures.url },
-      auth: { type: 'headers', headers: { Authorization: secret } },
-    },
-    { fetch },
-  );
-  for (const descriptor of await connection.listTools()) {
-    await storage.mcpServers.approveTool({
-      serverId: server.id,
-      toolName: descriptor.name,
-      definitionHash: await toolDefinitionHash(descriptor),
-      approvedBy: 'admin',
-    });
-    await storage.personas.addToolRow(persona.id, {
-      kind: 'mcp',
-      serverId: server.id,
-      toolName: descriptor.name,
-    });
-  }
-  await connection.close();
   const toolbus = await createServer({
     storage,
     auth: 'local',

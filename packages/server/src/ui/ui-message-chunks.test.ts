@@ -13,6 +13,53 @@ async function* stored(packets: readonly [Placement, Packet['obj']][]): AsyncGen
   }
 }
 
+/** Every chunk the stored packets become. */
+async function chunksOf(
+  packets: readonly [Placement, Packet['obj']][],
+  messageId: string,
+): Promise<UiMessageChunk[]> {
+  const chunks: UiMessageChunk[] = [];
+  for await (const chunk of toUiMessageChunks(stored(packets), messageId)) chunks.push(chunk);
+  return chunks;
+}
+
+/** The turn's answer at step `turn`, then the turn's end (finished) after it. */
+function answeredAndFinished(turn: number, content: string): [Placement, Packet['obj']][] {
+  return [
+    [{ turn, tab: 0 }, { type: 'message-start' }],
+    [
+      { turn, tab: 0 },
+      { type: 'message-delta', content },
+    ],
+    [
+      { turn: turn + 1, tab: 0 },
+      { type: 'stop', reason: 'finished' },
+    ],
+  ];
+}
+
+/**
+ * A tool that asks the reader something while it runs (an approval, a question), the answers that come later in
+ * the turn, then the tool's end and the turn's: the packets of a turn that waited on the reader.
+ */
+function askedWhileRunning(
+  toolStart: Packet['obj'],
+  request: Packet['obj'],
+  answers: readonly Packet['obj'][],
+): [Placement, Packet['obj']][] {
+  const at = { turn: 0, tab: 0 };
+  return [
+    [at, toolStart],
+    [at, request],
+    ...answers.map((answer): [Placement, Packet['obj']] => [{ turn: 5, tab: 0 }, answer]),
+    [at, { type: 'section-end' }],
+    [
+      { turn: 6, tab: 0 },
+      { type: 'stop', reason: 'finished' },
+    ],
+  ];
+}
+
 /** The chunks as the ai package's transport reads them (its own chunk schema), then its message reader. */
 async function readByAi(
   chunks: readonly UiMessageChunk[],
@@ -45,9 +92,8 @@ async function readByAi(
 test("a sub-agent's own thinking, text and failure stay in the tool call that runs it", async () => {
   const agent: Placement = { turn: 1, tab: 0 };
   const inner = (turn: number, tab = 0): Placement => ({ ...agent, path: [{ turn, tab }] });
-  const chunks: UiMessageChunk[] = [];
-  for await (const chunk of toUiMessageChunks(
-    stored([
+  const chunks = await chunksOf(
+    [
       [
         { turn: 0, tab: 0 },
         { type: 'reasoning-delta', reasoning: 'Plan: ask an agent.' },
@@ -78,20 +124,10 @@ test("a sub-agent's own thinking, text and failure stay in the tool call that ru
       [inner(3), { type: 'message-start' }],
       [inner(3), { type: 'message-delta', content: 'The agent report.' }],
       [agent, { type: 'section-end' }],
-      [{ turn: 2, tab: 0 }, { type: 'message-start' }],
-      [
-        { turn: 2, tab: 0 },
-        { type: 'message-delta', content: 'The answer.' },
-      ],
-      [
-        { turn: 3, tab: 0 },
-        { type: 'stop', reason: 'finished' },
-      ],
-    ]),
+      ...answeredAndFinished(2, 'The answer.'),
+    ],
     'm1',
-  )) {
-    chunks.push(chunk);
-  }
+  );
   assert.ok(
     !chunks.some((chunk) => chunk.type === 'error'),
     'no stream error for a failure the turn survived',
@@ -129,9 +165,8 @@ test('every chunk of a stopped, an interrupted and a failed turn passes the ai p
     ['error', 'finish'],
     ['cycle-limit', 'finish'],
   ] as const) {
-    const chunks: UiMessageChunk[] = [];
-    for await (const chunk of toUiMessageChunks(
-      stored([
+    const chunks = await chunksOf(
+      [
         [top, { type: 'message-start' }],
         [top, { type: 'message-delta', content: 'Partial' }],
         [
@@ -148,11 +183,9 @@ test('every chunk of a stopped, an interrupted and a failed turn passes the ai p
           { turn: 2, tab: 0 },
           { type: 'stop', reason },
         ],
-      ]),
+      ],
       'm2',
-    )) {
-      chunks.push(chunk);
-    }
+    );
     assert.equal(chunks.at(-1)?.type, last, reason);
     const { message, errors } = await readByAi(chunks);
     // A failed turn is useChat's error state; the others end without one.
@@ -167,9 +200,8 @@ test('every chunk of a stopped, an interrupted and a failed turn passes the ai p
 });
 
 test('text that turned out to hold a tool call is replaced in the message (reset-step), its reasoning kept', async () => {
-  const chunks: UiMessageChunk[] = [];
-  for await (const chunk of toUiMessageChunks(
-    stored([
+  const chunks = await chunksOf(
+    [
       [
         { turn: 0, tab: 0 },
         { type: 'reasoning-delta', reasoning: 'I should look.' },
@@ -192,20 +224,10 @@ test('text that turned out to hold a tool call is replaced in the message (reset
         { type: 'tool-start', toolCallId: 'r1', toolName: 'lookup', displayName: 'Lookup', arguments: {} },
       ],
       [{ turn: 1, tab: 0 }, { type: 'section-end' }],
-      [{ turn: 2, tab: 0 }, { type: 'message-start' }],
-      [
-        { turn: 2, tab: 0 },
-        { type: 'message-delta', content: 'Found it.' },
-      ],
-      [
-        { turn: 3, tab: 0 },
-        { type: 'stop', reason: 'finished' },
-      ],
-    ]),
+      ...answeredAndFinished(2, 'Found it.'),
+    ],
     'm3',
-  )) {
-    chunks.push(chunk);
-  }
+  );
   const { message, errors } = await readByAi(chunks);
   assert.deepEqual(errors, []);
   const shown = message.parts.map((part) =>
@@ -223,7 +245,6 @@ test('text that turned out to hold a tool call is replaced in the message (reset
 });
 
 test('an egress approval is a data part as it comes, updated in place when it is decided', async () => {
-  const at = { turn: 0, tab: 0 };
   const request = {
     type: 'approval-request',
     approvalId: 'ap1',
@@ -234,30 +255,15 @@ test('an egress approval is a data part as it comes, updated in place when it is
     url: 'https://api.github.com/repos/o/r/issues',
     expiresAt: '2026-12-02T07:00:00.000Z',
   } as const;
-  const chunks: UiMessageChunk[] = [];
-  const seen: string[] = [];
-  for await (const chunk of toUiMessageChunks(
-    stored([
-      [
-        at,
-        { type: 'tool-start', toolCallId: 'py1', toolName: 'run_python', displayName: 'Code', arguments: {} },
-      ],
-      [at, request],
-      [
-        { turn: 5, tab: 0 },
-        { type: 'approval-resolved', approvalId: 'ap1', resolution: 'approved' },
-      ],
-      [at, { type: 'section-end' }],
-      [
-        { turn: 6, tab: 0 },
-        { type: 'stop', reason: 'finished' },
-      ],
-    ]),
+  const chunks = await chunksOf(
+    askedWhileRunning(
+      { type: 'tool-start', toolCallId: 'py1', toolName: 'run_python', displayName: 'Code', arguments: {} },
+      request,
+      [{ type: 'approval-resolved', approvalId: 'ap1', resolution: 'approved' }],
+    ),
     'm4',
-  )) {
-    chunks.push(chunk);
-    seen.push(chunk.type);
-  }
+  );
+  const seen = chunks.map((chunk) => chunk.type);
   // The request reaches the reader while the tool still runs, not only in its output at the end.
   assert.ok(seen.indexOf('data-toolbus-approval') < seen.indexOf('tool-output-available'), seen.join(' '));
   const { message, errors } = await readByAi(chunks);
@@ -273,7 +279,6 @@ test('an egress approval is a data part as it comes, updated in place when it is
 });
 
 test("an MCP server's question is a data part as it comes, updated in place when it is answered", async () => {
-  const at = { turn: 0, tab: 0 };
   const request = {
     type: 'elicitation-request',
     elicitationId: 'el1',
@@ -288,41 +293,25 @@ test("an MCP server's question is a data part as it comes, updated in place when
     },
     expiresAt: '2026-12-05T20:00:00.000Z',
   } as const;
-  const chunks: UiMessageChunk[] = [];
-  const seen: string[] = [];
-  for await (const chunk of toUiMessageChunks(
-    stored([
+  const chunks = await chunksOf(
+    askedWhileRunning(
+      {
+        type: 'tool-start',
+        toolCallId: 'mcp1',
+        toolName: 'file_ticket',
+        displayName: 'Ticket',
+        arguments: {},
+      },
+      request,
       [
-        at,
-        {
-          type: 'tool-start',
-          toolCallId: 'mcp1',
-          toolName: 'file_ticket',
-          displayName: 'Ticket',
-          arguments: {},
-        },
-      ],
-      [at, request],
-      [
-        { turn: 5, tab: 0 },
         { type: 'elicitation-resolved', elicitationId: 'el1', resolution: 'accept' },
-      ],
-      // An answer to a question this stream never carried is not made up into a part.
-      [
-        { turn: 5, tab: 0 },
+        // An answer to a question this stream never carried is not made up into a part.
         { type: 'elicitation-resolved', elicitationId: 'el-unknown', resolution: 'cancel' },
       ],
-      [at, { type: 'section-end' }],
-      [
-        { turn: 6, tab: 0 },
-        { type: 'stop', reason: 'finished' },
-      ],
-    ]),
+    ),
     'm5',
-  )) {
-    chunks.push(chunk);
-    seen.push(chunk.type);
-  }
+  );
+  const seen = chunks.map((chunk) => chunk.type);
   // The question reaches the reader while the tool still waits for the answer, not only in its output at the end.
   assert.ok(seen.indexOf('data-toolbus-elicitation') < seen.indexOf('tool-output-available'), seen.join(' '));
   const { message, errors } = await readByAi(chunks);

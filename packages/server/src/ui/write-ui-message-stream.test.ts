@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Packet, Placement } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
-import { readFromNode } from '../__fixtures__/read-from-node.ts';
+import { outpaceReader, readFromNode } from '../__fixtures__/read-from-node.ts';
 import { LiveTurn } from '../chats/live-turn.ts';
 import { toUiMessageChunks } from './ui-message-chunks.ts';
 import { uiMessageStreamResponse } from './ui-message-stream-response.ts';
@@ -95,11 +95,7 @@ test('a live turn outpacing a paused reader: the writer waits for drain, then se
       open: () => undefined as never,
       live: { turn: live, messageId: 'c:0' },
     });
-    for (const packet of packets) {
-      live.publish([packet]);
-      if (outgoing.writableNeedDrain) refused = true;
-    }
-    live.finish();
+    refused = outpaceReader(outgoing, live, packets);
   }, 200);
   assert.equal(refused, true, 'the socket never refused a write, so this test did not test waiting');
   const expected = await uiMessageStreamResponse({
