@@ -1,9 +1,12 @@
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 
+/** SQL with its layout folded: one space between words, none inside parentheses. */
+const foldSpace = (sql: string) => sql.replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')');
+
 /**
  * A SQLite file's schema as data: every object of `sqlite_master` (tables with their CHECKs, indexes, triggers) with
- * its SQL, whitespace folded, and every table's columns. What the fresh-schema test compares.
+ * its SQL, layout folded, and every table's columns. What the fresh-schema test compares.
  */
 export function sqliteSchemaOf(path: string): unknown {
   const database = new DatabaseSync(path, { readOnly: true });
@@ -11,7 +14,7 @@ export function sqliteSchemaOf(path: string): unknown {
     const objects = database
       .prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name')
       .all()
-      .map((row) => ({ ...row, sql: typeof row.sql === 'string' ? row.sql.replace(/\s+/g, ' ') : row.sql }));
+      .map((row) => ({ ...row, sql: typeof row.sql === 'string' ? foldSpace(row.sql) : row.sql }));
     const columns = database
       .prepare(
         `SELECT m.name AS table_name, p.cid, p.name, p.type, p."notnull", p.dflt_value, p.pk
