@@ -33,14 +33,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     personaId: row.persona_id,
     position: row.position,
     source: toolRowSource(
-      {
-        builtInId: row.built_in_id,
-        openApiName: row.openapi_name,
-        openApiDocument: row.openapi_document,
-        openApiAuthSecret: row.openapi_auth_secret,
-        mcpServerId: row.mcp_server_id,
-        mcpToolName: row.mcp_tool_name,
-      },
+      row,
       (sealed) => JSON.parse(secrets.open(sealed, authContext(row.id))) as OpenApiAuth,
     ),
     createdAt: row.created_at,
@@ -132,12 +125,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
               id,
               persona_id: personaId,
               position: last === null ? 0 : Number(last) + 1,
-              built_in_id: columns.builtInId,
-              openapi_name: columns.openApiName,
-              openapi_document: columns.openApiDocument,
-              openapi_auth_secret: columns.openApiAuthSecret,
-              mcp_server_id: columns.mcpServerId,
-              mcp_tool_name: columns.mcpToolName,
+              ...columns,
               created_at: context.now(),
             })
             .returningAll()
