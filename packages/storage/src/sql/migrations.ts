@@ -1,9 +1,10 @@
-import { perDatabase, releasedSteps } from './released-steps.ts';
+import { releasedSteps } from './released-steps.ts';
+import { perDatabase } from './step-words.ts';
 
 /**
  * One schema step, for both databases. Versions are consecutive integers from 1; a released step is never edited.
  * `sql` is one script when it runs on both alike, else a script per database, made from one declaration by
- * `perDatabase` (released-steps.ts: the databases' differences are data).
+ * `perDatabase` (step-words.ts: the databases' differences are data).
  */
 export interface Migration {
   readonly version: number;
