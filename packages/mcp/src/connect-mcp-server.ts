@@ -47,6 +47,9 @@ export async function connectMcpServer(
   let provider: StoreOAuthClientProvider | undefined;
   let missingCredentials: readonly string[] = [];
   let headerValues: readonly string[] = [];
+  // What a server's logs must never carry back: the header values sent to it, a user's OAuth tokens, or a stdio
+  // server's environment (an admin's API keys), which the caller of a relayed call may not be allowed to see.
+  const logs = await McpCallLogRouter.create();
   if (config.transport.type !== 'stdio') {
     let url: URL;
     try {
@@ -82,6 +85,7 @@ export async function connectMcpServer(
         refreshLock: options.oauth.refreshLock,
         clientMetadataUrl: options.oauth.clientMetadataUrl,
         configFingerprint: await mcpOAuthConfigFingerprint(config),
+        onCredentials: (values) => logs.addSecrets(values),
       });
     }
     const layers = headerLayersOf(config, options.requestHeaders, options.logger ?? consoleMcpLogger);
@@ -97,11 +101,9 @@ export async function connectMcpServer(
   // notification, or on 2026-07-28 an event on the `subscriptions/listen` stream the SDK opens for it).
   let toolsChanged: () => void = () => undefined;
   const elicitations = await McpElicitationRouter.create();
-  // What a server's logs must never carry back: the header values sent to it, or a stdio server's environment (an
-  // admin's API keys), which the caller of a relayed call may not be allowed to see.
-  const secretValues =
-    config.transport.type === 'stdio' ? Object.values(config.transport.env ?? {}) : headerValues;
-  const logs = await McpCallLogRouter.create(secretValues);
+  logs.addSecrets(
+    config.transport.type === 'stdio' ? Object.values(config.transport.env ?? {}) : headerValues,
+  );
   // `legacy`: skip the `server/discover` probe and go straight to `initialize` (a restarted stdio server).
   const open = async (kind: McpTransportKind, prior?: 'legacy'): Promise<Client> => {
     const { Client } = await loadMcpClientSdk();

@@ -35,19 +35,30 @@ const minSecretChars = 8;
 export class McpCallLogRouter {
   readonly #context: CallContext;
   readonly #inFlight = new Set<McpCallLogListener>();
-  readonly #secrets: readonly string[];
+  readonly #secrets = new Set<string>();
 
   private constructor(context: CallContext, secrets: readonly string[]) {
     this.#context = context;
-    // A value like "Bearer abc…" is also masked where the server echoes only its credential part.
-    const parts = secrets.flatMap((secret) => [secret, secret.slice(secret.lastIndexOf(' ') + 1)]);
-    this.#secrets = [...new Set(parts)].filter((secret) => secret.length >= minSecretChars);
+    this.addSecrets(secrets);
   }
 
   /** A router for one connection; `secrets` are the values the connection sends that a log must never carry. */
   static async create(secrets: readonly string[] = []): Promise<McpCallLogRouter> {
     const { AsyncLocalStorage } = await import('node:async_hooks');
     return new McpCallLogRouter(new AsyncLocalStorage<McpCallLogListener>(), secrets);
+  }
+
+  /**
+   * Adds values a log must never carry, learnt after the connection opened: a user's OAuth tokens, which the
+   * connection obtains and refreshes while it lives.
+   */
+  addSecrets(secrets: readonly string[]): void {
+    for (const secret of secrets) {
+      // A value like "Bearer abc…" is also masked where the server echoes only its credential part.
+      for (const part of [secret, secret.slice(secret.lastIndexOf(' ') + 1)]) {
+        if (part.length >= minSecretChars) this.#secrets.add(part);
+      }
+    }
   }
 
   /** Runs one call with `listener` receiving its log messages (none: they are dropped). */

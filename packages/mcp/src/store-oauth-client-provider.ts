@@ -36,6 +36,11 @@ export interface StoreOAuthClientProviderOptions {
   readonly clientMetadataUrl?: string | undefined;
   /** The server's configuration fingerprint, stored with the `state` of an authorization that starts. */
   readonly configFingerprint?: string | undefined;
+  /**
+   * Called with the credentials this provider hands the SDK or stores (tokens, the client secret), so that what
+   * relays the server's own words (its logs) can mask them.
+   */
+  readonly onCredentials?: ((values: readonly string[]) => void) | undefined;
 }
 
 /** How many rejected access tokens a provider remembers (a connection sees one at a time; a few are plenty). */
@@ -90,6 +95,16 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
     });
   }
 
+  /** Passes the credential values among `fields` to {@link StoreOAuthClientProviderOptions.onCredentials}. */
+  #announce(fields: {
+    readonly access_token?: unknown;
+    readonly refresh_token?: unknown;
+    readonly client_secret?: unknown;
+  }): void {
+    const values = [fields.access_token, fields.refresh_token, fields.client_secret];
+    this.#options.onCredentials?.(values.filter((value): value is string => typeof value === 'string'));
+  }
+
   #now(): number {
     return (this.#options.now ?? Date.now)();
   }
@@ -121,6 +136,7 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
    */
   async clientInformation(ctx?: { issuer?: string }): Promise<OAuthClientInformationMixed | undefined> {
     const stored = (await this.#load()).clientInformation;
+    this.#announce({ client_secret: stored?.client_secret ?? this.#options.client?.secret });
     if (stored !== undefined) {
       const issuer = (stored as { issuer?: unknown }).issuer;
       if (ctx?.issuer !== undefined && typeof issuer === 'string' && !sameIssuer(issuer, ctx.issuer))
@@ -162,10 +178,12 @@ export class StoreOAuthClientProvider implements OAuthClientProvider {
       return undefined;
     const hasRefresh = typeof tokens.refresh_token === 'string' && tokens.refresh_token !== '';
     if (!hasRefresh && isExpired(tokens, record.tokensSavedAt, this.#now())) return undefined;
+    this.#announce(tokens);
     return tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.#announce(tokens);
     await this.#update((record) => {
       const { codeVerifier: _verifier, pendingState: _state, pendingConfig: _config, ...rest } = record;
       return { ...rest, tokens, tokensSavedAt: this.#now() };
