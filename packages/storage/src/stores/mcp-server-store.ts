@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { McpAuthType, McpOAuthState, McpServer, McpTransport, NewMcpServer } from '../mcp-server.ts';
 import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import type { SecretBox } from '../secret-box.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import { sealedPerUser } from '../sql/sealed-per-user.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
@@ -62,24 +63,24 @@ function toServer(secrets: SecretBox, row: ServerRow): McpServer {
   };
 }
 
-const pendingColumns = [
-  'state_hash as stateHash',
-  'server_id as serverId',
-  'user_id as userId',
-  'redirect_url as redirectUrl',
-  'return_to as returnTo',
-  'browser_hash as browserHash',
-  'created_at as createdAt',
-  'expires_at as expiresAt',
-] as const;
+const pendingColumns = camelColumns(
+  'state_hash',
+  'server_id',
+  'user_id',
+  'redirect_url',
+  'return_to',
+  'browser_hash',
+  'created_at',
+  'expires_at',
+);
 
-const approvalColumns = [
-  'server_id as serverId',
-  'tool_name as toolName',
-  'definition_hash as definitionHash',
-  'approved_by as approvedBy',
-  'approved_at as approvedAt',
-] as const;
+const approvalColumns = camelColumns(
+  'server_id',
+  'tool_name',
+  'definition_hash',
+  'approved_by',
+  'approved_at',
+);
 
 /** MCP servers, per-user OAuth state, tool approvals and pending authorizations; headers, API keys and OAuth state sealed. */
 export function createMcpServerStore(context: StoreContext): McpServerStore {

@@ -2,6 +2,7 @@ import type { OpenApiAuth } from '@toolbus/spec';
 import type { Persona, PersonaToolRow } from '../persona.ts';
 import { personaNameKey, personaNameTaken } from '../rules/persona-name.ts';
 import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
   changed,
@@ -14,13 +15,7 @@ import type { PersonaStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
 import type { SearchUsage } from '../user.ts';
 
-const personaColumns = [
-  'id',
-  'name',
-  'description',
-  'search_usage as searchUsage',
-  'created_at as createdAt',
-] as const;
+const personaColumns = camelColumns('id', 'name', 'description', 'search_usage', 'created_at');
 
 /** Personas and their tool rows; OpenAPI auth is sealed per row. */
 export function createPersonaStore(context: StoreContext): PersonaStore {
