@@ -1,6 +1,4 @@
-import { hasErrorMarker, omitUndefined, ToolbusError } from '@toolbus/spec';
-
-const clientErrorMarker = Symbol.for('toolbus.error.ToolbusClientError');
+import { omitUndefined, ToolbusError } from '@toolbus/spec';
 
 /** Options of a {@link ToolbusClientError}. */
 export interface ToolbusClientErrorOptions {
@@ -18,22 +16,17 @@ export interface ToolbusClientErrorOptions {
 
 /** A request the server refused, or that never reached it. The message is the server's, naming the field. */
 export class ToolbusClientError extends ToolbusError {
-  readonly [clientErrorMarker] = true;
+  static override readonly errorName = 'ToolbusClientError';
+
   readonly status: number | undefined;
   readonly field: string | undefined;
   readonly retryAfterSeconds: number | undefined;
 
   constructor(options: ToolbusClientErrorOptions) {
     super(options);
-    this.name = 'ToolbusClientError';
     this.status = options.status;
     this.field = options.field;
     this.retryAfterSeconds = options.retryAfterSeconds;
-  }
-
-  /** True for a client error from any copy of the package. */
-  static override isInstance(error: unknown): error is ToolbusClientError {
-    return hasErrorMarker(error, clientErrorMarker);
   }
 }
 

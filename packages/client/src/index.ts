@@ -1,20 +1,4 @@
-export type {
-  ApiKeyView,
-  ChatDetailView,
-  ChatSummary,
-  FileView,
-  MeView,
-  SendMessageRequest,
-  SessionStateView,
-  SessionView,
-  StartedTurn,
-  StoredMessageView,
-  TurnStatus,
-  TurnView,
-  UploadedFileView,
-  WirePacket,
-  WireShape,
-} from './api-types.ts';
+export type * from './api-types.ts';
 export type { ToolbusClientErrorOptions } from './client-error.ts';
 export { ToolbusClientError } from './client-error.ts';
 export type { SseEvent } from './sse-events.ts';

@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const marker = Symbol.for('toolbus.error.RepositoryError');
+import { ToolbusError } from '@toolbus/spec';
 
 /**
  * Why a repository could not be made ready for the coding agent:
@@ -27,18 +25,6 @@ export type RepositoryErrorCode =
   | 'repository_unpack_failed';
 
 /** A repository setup failure, with a message the model (and a person) can act on. */
-export class RepositoryError extends ToolbusError {
-  override readonly code: RepositoryErrorCode;
-  readonly [marker] = true;
-
-  constructor(options: { code: RepositoryErrorCode; message: string; cause?: unknown }) {
-    super(options);
-    this.name = 'RepositoryError';
-    this.code = options.code;
-  }
-
-  /** True for a RepositoryError from any copy of the package. */
-  static override isInstance(error: unknown): error is RepositoryError {
-    return hasErrorMarker(error, marker);
-  }
+export class RepositoryError extends ToolbusError<RepositoryErrorCode> {
+  static override readonly errorName = 'RepositoryError';
 }

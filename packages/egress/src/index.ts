@@ -1,13 +1,5 @@
 export { applyInjectedHeaders, proxyOnlyHeaderNames } from './decision/apply-injected-headers.ts';
-export type {
-  ApprovalBroker,
-  ApprovalDecision,
-  ApprovalRequest,
-  ApprovalTarget,
-  InProcessApprovalBroker,
-  InProcessApprovalBrokerOptions,
-} from './decision/approval-broker.ts';
-export { createInProcessApprovalBroker } from './decision/approval-broker.ts';
+export * from './decision/approval-broker.ts';
 export type {
   CheckEgressDestinationOptions,
   EgressDestination,
@@ -26,12 +18,7 @@ export { egressBlockBody, egressBlockCodes } from './decision/egress-block.ts';
 export type { ConnectedApp, ConnectedAppAction, EgressMcpServer } from './decision/egress-catalogue.ts';
 export type { EgressContext } from './decision/egress-context.ts';
 export { defaultApprovalTimeoutMs, maxEgressBodyBytes } from './decision/egress-context.ts';
-export type {
-  EgressBlock,
-  EgressDecision,
-  EgressDecisionMatch,
-  EgressForward,
-} from './decision/egress-decision.ts';
+export type * from './decision/egress-decision.ts';
 export type { EgressLogger, EgressLogValue } from './decision/egress-logger.ts';
 export { formatEgressLogLine, shortId } from './decision/egress-logger.ts';
 export type { EgressAction, EgressPolicy } from './decision/egress-policy.ts';

@@ -4,14 +4,7 @@ export { chatCompletionToMessage } from './anthropic-response.ts';
 export type { ChatCompletionRepairOptions, RecoveryReport } from './chat-completion-repair.ts';
 export { ChatCompletionStreamRepair, repairChatCompletion } from './chat-completion-repair.ts';
 export { RECOVERY_HEADER, RECOVERY_REASON_HEADER } from './chat-completions-route.ts';
-export type {
-  GatewayCaller,
-  GatewayConfig,
-  GatewayLogEvent,
-  GatewayOptions,
-  GatewayUpstream,
-} from './gateway-options.ts';
-export { gatewayConfigSchema } from './gateway-options.ts';
+export * from './gateway-options.ts';
 export type { GatewayHandler, RunningGateway } from './gateway-server.ts';
 export { createGatewayHandler, GATEWAY_PATHS, startGateway } from './gateway-server.ts';
 export { GatewayConfigError } from './upstream.ts';

@@ -1,18 +1,7 @@
 export type { CompleteMcpOAuthOptions } from './complete-mcp-oauth.ts';
 export { completeMcpOAuth } from './complete-mcp-oauth.ts';
-export type {
-  ConnectMcpServerOptions,
-  McpConnection,
-  McpOAuthOptions,
-  McpToolsChangedListener,
-} from './connect-mcp-server.ts';
-export { connectMcpServer } from './connect-mcp-server.ts';
-export type {
-  ConvertCallToolResultOptions,
-  ConvertedToolResult,
-  McpContentBlock,
-} from './convert-call-tool-result.ts';
-export { convertCallToolResult } from './convert-call-tool-result.ts';
+export * from './connect-mcp-server.ts';
+export * from './convert-call-tool-result.ts';
 export type { CreateMcpToolOptions, McpCallToolResult, McpTool, McpToolCaller } from './create-mcp-tool.ts';
 export { createMcpTool } from './create-mcp-tool.ts';
 export type { McpTransportKind } from './create-mcp-transport.ts';
@@ -21,22 +10,11 @@ export type { McpAuthorizationRequiredErrorOptions } from './errors/mcp-authoriz
 export { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 export type { McpConnectionErrorCode, McpConnectionErrorOptions } from './errors/mcp-connection-error.ts';
 export { McpConnectionError } from './errors/mcp-connection-error.ts';
-export type {
-  McpClientMetadataDocument,
-  McpClientMetadataDocumentOptions,
-} from './mcp-client-metadata-document.ts';
-export { checkMcpClientMetadataUrl, mcpClientMetadataDocument } from './mcp-client-metadata-document.ts';
+export * from './mcp-client-metadata-document.ts';
 export type { McpElicitationHandler } from './mcp-elicitation.ts';
 export { McpElicitationRouter, mcpElicitationCapabilities } from './mcp-elicitation.ts';
 export type { McpFileStore } from './mcp-file-store.ts';
-export type { CheckedMcpHeaderTemplate, DroppedTemplateHeader } from './mcp-header-template.ts';
-export {
-  checkMcpHeaderTemplate,
-  MAX_MCP_CREDENTIAL_VALUE_LENGTH,
-  MCP_BUILT_IN_PLACEHOLDERS,
-  mcpBuiltInValues,
-  mcpCredentialValuesProblem,
-} from './mcp-header-template.ts';
+export * from './mcp-header-template.ts';
 export type { McpLogger } from './mcp-logger.ts';
 export { consoleMcpLogger } from './mcp-logger.ts';
 export type { McpProgress, McpProgressListener } from './mcp-progress.ts';
@@ -47,13 +25,7 @@ export type { McpAuthConfig, McpServerConfig, McpTransportConfig } from './mcp-s
 export type { McpOAuthRecord, McpTokenStore } from './mcp-token-store.ts';
 export { createInMemoryMcpTokenStore } from './mcp-token-store.ts';
 export type { McpToolDescriptor } from './mcp-tool-descriptor.ts';
-export type { McpHeaderLayers, MergeMcpHeadersOptions } from './merge-mcp-headers.ts';
-export {
-  isStructuralMcpHeader,
-  MCP_DENYLISTED_REQUEST_HEADERS,
-  MCP_STRUCTURAL_HEADERS,
-  mergeMcpHeaders,
-} from './merge-mcp-headers.ts';
+export * from './merge-mcp-headers.ts';
 export { normalizeInputSchema } from './normalize-input-schema.ts';
 export type { ProviderInputSchema } from './provider-input-schema.ts';
 export { providerInputSchema } from './provider-input-schema.ts';

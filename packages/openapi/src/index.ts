@@ -9,10 +9,4 @@ export type { OpenApiDocumentErrorOptions } from './openapi-document-error.ts';
 export { OpenApiDocumentError } from './openapi-document-error.ts';
 export type { OpenApiHttpErrorOptions } from './openapi-http-error.ts';
 export { OpenApiHttpError } from './openapi-http-error.ts';
-export type {
-  OpenApiDocumentInput,
-  OpenApiSpecification,
-  ParsedOpenApiDocument,
-  ParseOpenApiDocumentOptions,
-} from './parse-openapi-document.ts';
-export { isParsedOpenApiDocument, parseOpenApiDocument } from './parse-openapi-document.ts';
+export * from './parse-openapi-document.ts';

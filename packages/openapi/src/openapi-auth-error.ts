@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const openApiAuthErrorMarker = Symbol.for('toolbus.error.OpenApiAuthError');
+import { ToolbusError } from '@toolbus/spec';
 
 /** Options for {@link OpenApiAuthError}. */
 export interface OpenApiAuthErrorOptions {
@@ -15,14 +13,9 @@ export interface OpenApiAuthErrorOptions {
  * the message names schemes and header names, never secret values.
  */
 export class OpenApiAuthError extends ToolbusError {
-  readonly [openApiAuthErrorMarker] = true;
+  static override readonly errorName = 'OpenApiAuthError';
 
   constructor(options: OpenApiAuthErrorOptions) {
     super({ code: options.code ?? 'openapi_auth_invalid', message: options.message });
-    this.name = 'OpenApiAuthError';
-  }
-
-  static override isInstance(error: unknown): error is OpenApiAuthError {
-    return hasErrorMarker(error, openApiAuthErrorMarker);
   }
 }

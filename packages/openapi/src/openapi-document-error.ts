@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const openApiDocumentErrorMarker = Symbol.for('toolbus.error.OpenApiDocumentError');
+import { ToolbusError } from '@toolbus/spec';
 
 /** Options for {@link OpenApiDocumentError}. */
 export interface OpenApiDocumentErrorOptions {
@@ -17,7 +15,7 @@ export interface OpenApiDocumentErrorOptions {
  * never while they run, so that an administrator sees the problem when adding the API.
  */
 export class OpenApiDocumentError extends ToolbusError {
-  readonly [openApiDocumentErrorMarker] = true;
+  static override readonly errorName = 'OpenApiDocumentError';
 
   constructor(options: OpenApiDocumentErrorOptions) {
     super({
@@ -25,10 +23,5 @@ export class OpenApiDocumentError extends ToolbusError {
       message: options.message,
       cause: options.cause,
     });
-    this.name = 'OpenApiDocumentError';
-  }
-
-  static override isInstance(error: unknown): error is OpenApiDocumentError {
-    return hasErrorMarker(error, openApiDocumentErrorMarker);
   }
 }

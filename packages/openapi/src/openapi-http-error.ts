@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolCallError } from '@toolbus/spec';
-
-const openApiHttpErrorMarker = Symbol.for('toolbus.error.OpenApiHttpError');
+import { ToolCallError } from '@toolbus/spec';
 
 /** Options for {@link OpenApiHttpError}. */
 export interface OpenApiHttpErrorOptions {
@@ -14,16 +12,12 @@ export interface OpenApiHttpErrorOptions {
  * for a 4xx) that also carries the HTTP `status` for callers and traces. Code: `openapi_http_error`.
  */
 export class OpenApiHttpError extends ToolCallError {
+  static override readonly errorName = 'OpenApiHttpError';
+
   readonly status: number;
-  readonly [openApiHttpErrorMarker] = true;
 
   constructor(options: OpenApiHttpErrorOptions) {
     super({ code: 'openapi_http_error', message: options.message, modelMessage: options.modelMessage });
-    this.name = 'OpenApiHttpError';
     this.status = options.status;
-  }
-
-  static override isInstance(error: unknown): error is OpenApiHttpError {
-    return hasErrorMarker(error, openApiHttpErrorMarker);
   }
 }

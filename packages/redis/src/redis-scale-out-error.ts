@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const redisScaleOutErrorMarker = Symbol.for('toolbus.error.RedisScaleOutError');
+import { ToolbusError } from '@toolbus/spec';
 
 /**
  * Every code a failure of the Redis backend can carry:
@@ -11,21 +9,6 @@ const redisScaleOutErrorMarker = Symbol.for('toolbus.error.RedisScaleOutError');
 export type RedisScaleOutErrorCode = 'redis_unavailable' | 'packet_gap' | 'turn_log_ended';
 
 /** The Redis backend refused or failed, for a stated reason (messages never hold the Redis URL or password). */
-export class RedisScaleOutError extends ToolbusError {
-  override readonly code: RedisScaleOutErrorCode;
-  readonly [redisScaleOutErrorMarker] = true;
-
-  constructor(options: {
-    readonly code: RedisScaleOutErrorCode;
-    readonly message: string;
-    readonly cause?: unknown;
-  }) {
-    super(options);
-    this.name = 'RedisScaleOutError';
-    this.code = options.code;
-  }
-
-  static override isInstance(error: unknown): error is RedisScaleOutError {
-    return hasErrorMarker(error, redisScaleOutErrorMarker);
-  }
+export class RedisScaleOutError extends ToolbusError<RedisScaleOutErrorCode> {
+  static override readonly errorName = 'RedisScaleOutError';
 }

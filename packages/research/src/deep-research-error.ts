@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const marker = Symbol.for('toolbus.error.DeepResearchError');
+import { ToolbusError } from '@toolbus/spec';
 
 /**
  * Why a Deep Research run could not go on:
@@ -18,18 +16,6 @@ export type DeepResearchErrorCode =
   | 'no_report';
 
 /** A Deep Research failure with a stable code and a message a person can act on. */
-export class DeepResearchError extends ToolbusError {
-  override readonly code: DeepResearchErrorCode;
-  readonly [marker] = true;
-
-  constructor(options: { code: DeepResearchErrorCode; message: string; cause?: unknown }) {
-    super(options);
-    this.name = 'DeepResearchError';
-    this.code = options.code;
-  }
-
-  /** True for a DeepResearchError from any copy of the package. */
-  static override isInstance(error: unknown): error is DeepResearchError {
-    return hasErrorMarker(error, marker);
-  }
+export class DeepResearchError extends ToolbusError<DeepResearchErrorCode> {
+  static override readonly errorName = 'DeepResearchError';
 }

@@ -6,26 +6,7 @@ export type { DeepResearchCheckpoint, DeepResearchResume } from './deep-research
 export { parseDeepResearchCheckpoint } from './deep-research-checkpoint.ts';
 export type { DeepResearchErrorCode } from './deep-research-error.ts';
 export { DeepResearchError } from './deep-research-error.ts';
-export type { DeepResearchLimits } from './deep-research-limits.ts';
-export {
-  CITATION_CHECK_BATCH_SIZE,
-  CITATION_CHECK_MAX_CALLS,
-  DEEP_RESEARCH_CONTEXT_USER_MESSAGES,
-  DEEP_RESEARCH_FORCE_REPORT_MS,
-  DEEP_RESEARCH_MIN_CONTEXT_TOKENS,
-  DEEP_RESEARCH_ORCHESTRATOR_CYCLES,
-  DEEP_RESEARCH_ORCHESTRATOR_CYCLES_REASONING,
-  DEFAULT_DEEP_RESEARCH_LIMITS,
-  FINAL_REPORT_TOKENS,
-  INTERMEDIATE_REPORT_TOKENS,
-  MAX_PARALLEL_RESEARCH_AGENTS,
-  ORCHESTRATOR_STEP_TOKENS,
-  RESEARCH_AGENT_CYCLES,
-  RESEARCH_AGENT_FORCE_REPORT_MS,
-  RESEARCH_AGENT_STEP_TOKENS,
-  RESEARCH_AGENT_THINK_CYCLES,
-  RESEARCH_AGENT_TIMEOUT_MS,
-} from './deep-research-limits.ts';
+export * from './deep-research-limits.ts';
 export type { DeepResearchPrompts } from './deep-research-prompts.ts';
 export { DEFAULT_DEEP_RESEARCH_PROMPTS, fillPrompt, joinNames } from './deep-research-prompts.ts';
 export { createReasoningTextSink } from './reasoning-text-sink.ts';

@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const codeInterpreterErrorMarker = Symbol.for('toolbus.error.CodeInterpreterError');
+import { ToolbusError } from '@toolbus/spec';
 
 /** Options for {@link CodeInterpreterError}. */
 export interface CodeInterpreterErrorOptions {
@@ -16,19 +14,15 @@ export interface CodeInterpreterErrorOptions {
 }
 
 /** A request to the code-execution service failed. */
-export class CodeInterpreterError extends ToolbusError {
+export class CodeInterpreterError extends ToolbusError<CodeInterpreterErrorOptions['code']> {
+  static override readonly errorName = 'CodeInterpreterError';
+
   readonly status: number | undefined;
   readonly serviceCode: string | undefined;
-  readonly [codeInterpreterErrorMarker] = true;
 
   constructor(options: CodeInterpreterErrorOptions) {
-    super({ code: options.code, message: options.message, cause: options.cause });
-    this.name = 'CodeInterpreterError';
+    super(options);
     this.status = options.status;
     this.serviceCode = options.serviceCode;
-  }
-
-  static override isInstance(error: unknown): error is CodeInterpreterError {
-    return hasErrorMarker(error, codeInterpreterErrorMarker);
   }
 }

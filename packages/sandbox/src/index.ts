@@ -11,28 +11,12 @@ export type {
   UploadResponse,
   WorkspaceFileInput,
 } from '@toolbus/spec';
-export type {
-  CodeInterpreter,
-  CodeInterpreterCallOptions,
-  ExecuteStreamEvent,
-  RunStreamEvent,
-  SessionCommandStreamEvent,
-  UploadFileOptions,
-} from './code-interpreter.ts';
+export type * from './code-interpreter.ts';
 export type { CodeInterpreterClientOptions } from './code-interpreter-client.ts';
 export { CodeInterpreterClient } from './code-interpreter-client.ts';
 export type { CodeInterpreterErrorOptions } from './code-interpreter-error.ts';
 export { CodeInterpreterError } from './code-interpreter-error.ts';
-export type {
-  CodeInterpreterFeature,
-  CodeInterpreterField,
-  CodeInterpreterMethod,
-} from './code-interpreter-methods.ts';
-export {
-  codeInterpreterFieldVersions,
-  codeInterpreterMethodVersions,
-  requiredServerVersion,
-} from './code-interpreter-methods.ts';
+export * from './code-interpreter-methods.ts';
 export type { CodeInterpreterPoolOptions, CodeInterpreterPoolServer } from './code-interpreter-pool.ts';
 export { CodeInterpreterPool } from './code-interpreter-pool.ts';
 export { CodeInterpreterVersionError } from './code-interpreter-version-error.ts';

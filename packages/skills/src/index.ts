@@ -4,13 +4,7 @@ export type { FilesystemBlobStoreOptions } from './filesystem-blob-store.ts';
 export { createFilesystemBlobStore } from './filesystem-blob-store.ts';
 export type { IngestSkillBundleOptions } from './ingest-skill-bundle.ts';
 export { ingestSkillBundle } from './ingest-skill-bundle.ts';
-export type { InspectSkillBundleOptions } from './inspect-skill-bundle.ts';
-export {
-  defaultMaxEntries,
-  defaultPerFileMaxBytes,
-  defaultTotalMaxBytes,
-  inspectSkillBundle,
-} from './inspect-skill-bundle.ts';
+export * from './inspect-skill-bundle.ts';
 export { loadStoredSkillBundle } from './load-stored-skill-bundle.ts';
 export type { MaterializedSkill, MaterializeSkillsOptions } from './materialize-skills.ts';
 export { materializeSkills } from './materialize-skills.ts';
@@ -24,12 +18,7 @@ export { renderSkillTemplate, skillTemplateVariables } from './render-skill-temp
 export { defaultSkillsMountDirectory, renderSkillsPromptSection } from './render-skills-prompt-section.ts';
 export type { SkillContentFinding, SkillContentFindingKind } from './scan-skill-content.ts';
 export { scanSkillContent } from './scan-skill-content.ts';
-export type {
-  BuildBuiltInSkillOptions,
-  SeedBuiltInSkillsOptions,
-  SeededSkill,
-} from './seed-built-in-skills.ts';
-export { buildBuiltInSkill, builtInSkillsDirectory, seedBuiltInSkills } from './seed-built-in-skills.ts';
+export * from './seed-built-in-skills.ts';
 export type {
   SkillBundle,
   SkillBundleFile,

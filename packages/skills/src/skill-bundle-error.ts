@@ -1,7 +1,5 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+import { ToolbusError, type ToolbusErrorOptions } from '@toolbus/spec';
 import type { SkillContentFinding } from './scan-skill-content.ts';
-
-const skillBundleErrorMarker = Symbol.for('toolbus.error.SkillBundleError');
 
 /**
  * Every code a refused skill bundle (or a failed skills operation) can carry. Callers branch on these, never on
@@ -71,29 +69,24 @@ export interface SkillBundleProblem {
 }
 
 /** Options for {@link SkillBundleError}. */
-export interface SkillBundleErrorOptions {
-  readonly code: SkillBundleErrorCode;
-  readonly message: string;
+export interface SkillBundleErrorOptions extends ToolbusErrorOptions<SkillBundleErrorCode> {
   readonly entry?: string;
   /** Every problem found, when the caller collected more than one (the first one names this error). */
   readonly problems?: readonly SkillBundleProblem[];
   /** Content-scan findings, for `findings_not_accepted`. */
   readonly findings?: readonly SkillContentFinding[];
-  readonly cause?: unknown;
 }
 
 /** A skill bundle was refused, or a skills operation (ingest, seed, materialise) failed for a stated reason. */
-export class SkillBundleError extends ToolbusError {
-  override readonly code: SkillBundleErrorCode;
+export class SkillBundleError extends ToolbusError<SkillBundleErrorCode> {
+  static override readonly errorName = 'SkillBundleError';
+
   readonly entry: string | undefined;
   readonly problems: readonly SkillBundleProblem[];
   readonly findings: readonly SkillContentFinding[];
-  readonly [skillBundleErrorMarker] = true;
 
   constructor(options: SkillBundleErrorOptions) {
-    super({ code: options.code, message: options.message, cause: options.cause });
-    this.name = 'SkillBundleError';
-    this.code = options.code;
+    super(options);
     this.entry = options.entry;
     this.findings = options.findings ?? [];
     this.problems = options.problems ?? [
@@ -107,10 +100,6 @@ export class SkillBundleError extends ToolbusError {
   static fromProblems(problems: readonly [SkillBundleProblem, ...SkillBundleProblem[]]): SkillBundleError {
     const [first] = problems;
     return new SkillBundleError({ ...first, problems });
-  }
-
-  static override isInstance(error: unknown): error is SkillBundleError {
-    return hasErrorMarker(error, skillBundleErrorMarker);
   }
 }
 

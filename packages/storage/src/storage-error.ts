@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const storageErrorMarker = Symbol.for('toolbus.error.StorageError');
+import { ToolbusError, type ToolbusErrorOptions } from '@toolbus/spec';
 
 /**
  * Every code a storage failure can carry. Callers branch on these, never on message text:
@@ -30,24 +28,9 @@ export const storageErrorCodes = [
 export type StorageErrorCode = (typeof storageErrorCodes)[number];
 
 /** Options for {@link StorageError}. */
-export interface StorageErrorOptions {
-  readonly code: StorageErrorCode;
-  readonly message: string;
-  readonly cause?: unknown;
-}
+export type StorageErrorOptions = ToolbusErrorOptions<StorageErrorCode>;
 
 /** A storage operation failed for a stated reason. Messages never contain secret values. */
-export class StorageError extends ToolbusError {
-  override readonly code: StorageErrorCode;
-  readonly [storageErrorMarker] = true;
-
-  constructor(options: StorageErrorOptions) {
-    super(options);
-    this.name = 'StorageError';
-    this.code = options.code;
-  }
-
-  static override isInstance(error: unknown): error is StorageError {
-    return hasErrorMarker(error, storageErrorMarker);
-  }
+export class StorageError extends ToolbusError<StorageErrorCode> {
+  static override readonly errorName = 'StorageError';
 }

@@ -10,35 +10,14 @@ export type { ReadablePage } from './content/html-to-markdown.ts';
 export { htmlToMarkdown } from './content/html-to-markdown.ts';
 export type { GenerateImageToolOptions } from './generate-image/generate-image-tool.ts';
 export { createGenerateImageTool } from './generate-image/generate-image-tool.ts';
-export type {
-  GeneratedImageFileStore,
-  GeneratedImageStorage,
-  StoredImage,
-} from './generate-image/generated-image-store.ts';
+export type * from './generate-image/generated-image-store.ts';
 export type { ImageShape } from './generate-image/image-shape.ts';
 export { DEFAULT_IMAGE_SIZES, IMAGE_SHAPES } from './generate-image/image-shape.ts';
 export type { ChunkTextOptions } from './internal-search/chunk-text.ts';
 export { chunkText } from './internal-search/chunk-text.ts';
-export type {
-  IndexableDocument,
-  OpenDocumentIndexOptions,
-  SearchHit,
-  UpsertOutcome,
-} from './internal-search/document-index.ts';
-export { DocumentIndex, openDocumentIndex } from './internal-search/document-index.ts';
-export type {
-  DocumentScope,
-  DocumentSearchIndex,
-  IndexedDocumentInfo,
-  ListDocumentsOptions,
-} from './internal-search/document-search-index.ts';
-export type {
-  IndexPathsOptions,
-  IndexPathsResult,
-  IndexProgress,
-  IndexSkipReason,
-} from './internal-search/index-paths.ts';
-export { indexPaths } from './internal-search/index-paths.ts';
+export * from './internal-search/document-index.ts';
+export type * from './internal-search/document-search-index.ts';
+export * from './internal-search/index-paths.ts';
 export type { InternalSearchToolOptions } from './internal-search/internal-search-tool.ts';
 export { createInternalSearchTool } from './internal-search/internal-search-tool.ts';
 export { normalizeUrl, webDocumentId } from './open-url/normalize-url.ts';
@@ -57,17 +36,7 @@ export type { ReadableFileInfo, ReadFileStorage } from './read-file/read-file-st
 export type { ReadFileToolOptions } from './read-file/read-file-tool.ts';
 export { chatHasFiles, createReadFileTool } from './read-file/read-file-tool.ts';
 export { createWebSearchProvider } from './web-search/create-web-search-provider.ts';
-export type {
-  WebSearchProvider,
-  WebSearchProviderConfig,
-  WebSearchProviderName,
-  WebSearchRequestOptions,
-  WebSearchResult,
-} from './web-search/web-search-provider.ts';
-export type {
-  WebSearchProviderErrorCode,
-  WebSearchProviderErrorOptions,
-} from './web-search/web-search-provider-error.ts';
-export { WebSearchProviderError } from './web-search/web-search-provider-error.ts';
+export type * from './web-search/web-search-provider.ts';
+export * from './web-search/web-search-provider-error.ts';
 export type { WebSearchToolOptions } from './web-search/web-search-tool.ts';
 export { createWebSearchTool } from './web-search/web-search-tool.ts';

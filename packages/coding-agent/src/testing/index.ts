@@ -1,5 +1,1 @@
-export {
-  createTestRepository,
-  TEST_REPOSITORY_COMMITS,
-  TEST_REPOSITORY_FILES,
-} from './create-test-repository.ts';
+export * from './create-test-repository.ts';

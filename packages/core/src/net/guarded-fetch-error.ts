@@ -1,7 +1,5 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
+import { ToolbusError, type ToolbusErrorOptions } from '@toolbus/spec';
 import type { AddressCategory } from './classify-address.ts';
-
-const guardedFetchErrorMarker = Symbol.for('toolbus.error.GuardedFetchError');
 
 /**
  * Why the guard refused a request. `ssrf_blocked`: the host (by its name, or an address it resolved to) is not
@@ -19,34 +17,26 @@ export type GuardedFetchErrorCode =
   | 'redirect_body_not_replayable';
 
 /** Options for {@link GuardedFetchError}. */
-export interface GuardedFetchErrorOptions {
-  readonly code: GuardedFetchErrorCode;
-  readonly message: string;
+export interface GuardedFetchErrorOptions extends ToolbusErrorOptions<GuardedFetchErrorCode> {
   /** The host of the refused request (never its path, query or headers: those may carry secrets). */
   readonly host?: string;
   /** The address that was refused, when the refusal was about an address. */
   readonly address?: string | undefined;
   readonly category?: AddressCategory | undefined;
-  readonly cause?: unknown;
 }
 
 /** The guarded fetch refused a request. Its `code` says which rule; its message names the host and the reason. */
-export class GuardedFetchError extends ToolbusError {
-  declare readonly code: GuardedFetchErrorCode;
+export class GuardedFetchError extends ToolbusError<GuardedFetchErrorCode> {
+  static override readonly errorName = 'GuardedFetchError';
+
   readonly host: string | undefined;
   readonly address: string | undefined;
   readonly category: AddressCategory | undefined;
-  readonly [guardedFetchErrorMarker] = true;
 
   constructor(options: GuardedFetchErrorOptions) {
-    super({ code: options.code, message: options.message, cause: options.cause });
-    this.name = 'GuardedFetchError';
+    super(options);
     this.host = options.host;
     this.address = options.address;
     this.category = options.category;
-  }
-
-  static override isInstance(error: unknown): error is GuardedFetchError {
-    return hasErrorMarker(error, guardedFetchErrorMarker);
   }
 }

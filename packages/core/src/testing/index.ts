@@ -5,21 +5,7 @@ export { createTestRunContext } from './create-test-run-context.ts';
 export { freeLoopbackPort } from './free-loopback-port.ts';
 export type { ScriptedModelServer, ScriptedModelServerOptions } from './scripted-model-server.ts';
 export { startScriptedModelServer } from './scripted-model-server.ts';
-export type {
-  ScriptedFinishReason,
-  ScriptedMessage,
-  ScriptedRequest,
-  ScriptedRequestOutcome,
-  ScriptedStep,
-  ScriptedTurn,
-  ScriptedTurnMatcher,
-} from './scripted-turn.ts';
-export { chunkText, cutText, splitTextAt, textSteps } from './scripted-turn.ts';
-export type {
-  LoopbackHttpHandler,
-  LoopbackHttpServer,
-  ReceivedHttpRequest,
-} from './start-loopback-http-server.ts';
-export { startLoopbackHttpServer } from './start-loopback-http-server.ts';
+export * from './scripted-turn.ts';
+export * from './start-loopback-http-server.ts';
 export type { PacketOfType } from './turn-packets.ts';
 export { collectTurn, packetsOfType } from './turn-packets.ts';

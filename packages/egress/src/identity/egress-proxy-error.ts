@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const marker = Symbol.for('toolbus.error.EgressProxyError');
+import { ToolbusError } from '@toolbus/spec';
 
 /**
  * Every code an egress proxy start-up or operation failure carries:
@@ -15,21 +13,6 @@ export const egressProxyErrorCodes = ['ca_store_damaged', 'ca_invalid', 'identit
 export type EgressProxyErrorCode = (typeof egressProxyErrorCodes)[number];
 
 /** The egress proxy cannot start or continue for a stated reason. Messages never hold key material. */
-export class EgressProxyError extends ToolbusError {
-  override readonly code: EgressProxyErrorCode;
-  readonly [marker] = true;
-
-  constructor(options: {
-    readonly code: EgressProxyErrorCode;
-    readonly message: string;
-    readonly cause?: unknown;
-  }) {
-    super(options);
-    this.name = 'EgressProxyError';
-    this.code = options.code;
-  }
-
-  static override isInstance(error: unknown): error is EgressProxyError {
-    return hasErrorMarker(error, marker);
-  }
+export class EgressProxyError extends ToolbusError<EgressProxyErrorCode> {
+  static override readonly errorName = 'EgressProxyError';
 }

@@ -2,14 +2,7 @@ export type { DockerEventsIdentitySourceOptions } from '../identity/docker-event
 export { createDockerEventsIdentitySource } from '../identity/docker-events-identity-source.ts';
 export type { EgressProxyErrorCode } from '../identity/egress-proxy-error.ts';
 export { EgressProxyError, egressProxyErrorCodes } from '../identity/egress-proxy-error.ts';
-export type { Backoff, IdentitySource, SandboxLabels } from '../identity/identity-source.ts';
-export {
-  createBackoff,
-  defaultIdentitySyncTimeoutMs,
-  defaultSandboxLabels,
-  identityFromLabels,
-  waitForIdentitySync,
-} from '../identity/identity-source.ts';
+export * from '../identity/identity-source.ts';
 export type { KubernetesPodIdentitySourceOptions } from '../identity/kubernetes-pod-identity-source.ts';
 export { createKubernetesPodIdentitySource } from '../identity/kubernetes-pod-identity-source.ts';
 export type { CertificateAuthority, CertificateAuthorityOptions } from './certificate-authority.ts';
@@ -29,12 +22,6 @@ export type { LeafCertificateCache } from './leaf-certificate-cache.ts';
 export { createLeafCertificateCache } from './leaf-certificate-cache.ts';
 export type { RunIdentityRegistry } from './run-identity-registry.ts';
 export { createRunIdentityRegistry } from './run-identity-registry.ts';
-export type {
-  EgressListener,
-  EgressListenOptions,
-  EgressProxy,
-  EgressProxyOptions,
-} from './start-egress-proxy.ts';
-export { startEgressProxy } from './start-egress-proxy.ts';
+export * from './start-egress-proxy.ts';
 export type { EgressService, EgressServiceOptions } from './start-egress-service.ts';
 export { drainOnSignals, startEgressService } from './start-egress-service.ts';

@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const mcpAuthorizationRequiredErrorMarker = Symbol.for('toolbus.error.McpAuthorizationRequiredError');
+import { ToolbusError } from '@toolbus/spec';
 
 /** Options for {@link McpAuthorizationRequiredError}. */
 export interface McpAuthorizationRequiredErrorOptions {
@@ -15,9 +13,10 @@ export interface McpAuthorizationRequiredErrorOptions {
  * `authorizationUrl`, then calls `completeMcpOAuth` with the code from its callback, then connects again.
  */
 export class McpAuthorizationRequiredError extends ToolbusError {
+  static override readonly errorName = 'McpAuthorizationRequiredError';
+
   readonly serverName: string;
   readonly authorizationUrl: URL | undefined;
-  readonly [mcpAuthorizationRequiredErrorMarker] = true;
 
   constructor(options: McpAuthorizationRequiredErrorOptions) {
     super({
@@ -25,12 +24,7 @@ export class McpAuthorizationRequiredError extends ToolbusError {
       message: `MCP server "${options.serverName}" requires OAuth authorization`,
       cause: options.cause,
     });
-    this.name = 'McpAuthorizationRequiredError';
     this.serverName = options.serverName;
     this.authorizationUrl = options.authorizationUrl;
-  }
-
-  static override isInstance(error: unknown): error is McpAuthorizationRequiredError {
-    return hasErrorMarker(error, mcpAuthorizationRequiredErrorMarker);
   }
 }

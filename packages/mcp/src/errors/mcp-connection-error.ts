@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const mcpConnectionErrorMarker = Symbol.for('toolbus.error.McpConnectionError');
+import { ToolbusError, type ToolbusErrorOptions } from '@toolbus/spec';
 
 /** Stable codes of {@link McpConnectionError}. */
 export type McpConnectionErrorCode =
@@ -23,25 +21,18 @@ export type McpConnectionErrorCode =
   | 'mcp_invalid_config';
 
 /** Options for {@link McpConnectionError}. */
-export interface McpConnectionErrorOptions {
-  readonly code: McpConnectionErrorCode;
-  readonly message: string;
+export interface McpConnectionErrorOptions extends ToolbusErrorOptions<McpConnectionErrorCode> {
   readonly serverName: string;
-  readonly cause?: unknown;
 }
 
 /** Connecting to an MCP server failed; `code` says why. */
-export class McpConnectionError extends ToolbusError {
+export class McpConnectionError extends ToolbusError<McpConnectionErrorCode> {
+  static override readonly errorName = 'McpConnectionError';
+
   readonly serverName: string;
-  readonly [mcpConnectionErrorMarker] = true;
 
   constructor(options: McpConnectionErrorOptions) {
-    super({ code: options.code, message: options.message, cause: options.cause });
-    this.name = 'McpConnectionError';
+    super(options);
     this.serverName = options.serverName;
-  }
-
-  static override isInstance(error: unknown): error is McpConnectionError {
-    return hasErrorMarker(error, mcpConnectionErrorMarker);
   }
 }

@@ -1,7 +1,1 @@
-export type {
-  AgentBehaviour,
-  BackendHit,
-  OrchestratorScript,
-  ResearchWorld,
-} from './start-research-world.ts';
-export { startResearchWorld } from './start-research-world.ts';
+export * from './start-research-world.ts';

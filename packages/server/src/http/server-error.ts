@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const serverErrorMarker = Symbol.for('toolbus.error.ServerError');
+import { ToolbusError, type ToolbusErrorOptions } from '@toolbus/spec';
 
 /** Every code a request can be refused with, and the HTTP status it is answered with. */
 export const serverErrorStatus = {
@@ -20,37 +18,28 @@ export const serverErrorStatus = {
 export type ServerErrorCode = keyof typeof serverErrorStatus;
 
 /** Options for {@link ServerError}. */
-export interface ServerErrorOptions {
-  readonly code: ServerErrorCode;
-  readonly message: string;
+export interface ServerErrorOptions extends ToolbusErrorOptions<ServerErrorCode> {
   /** The request field at fault (`body.content`, `query.after`, `header.last-event-id`), when one is. */
   readonly field?: string;
   /** Seconds until a refused request may be retried (429, 503). */
   readonly retryAfterSeconds?: number;
-  readonly cause?: unknown;
 }
 
 /**
  * A request the server refuses, with the status it is answered with. Its message names the field at fault and is
  * safe to show: it never holds a header value, a key or a token.
  */
-export class ServerError extends ToolbusError {
-  override readonly code: ServerErrorCode;
+export class ServerError extends ToolbusError<ServerErrorCode> {
+  static override readonly errorName = 'ServerError';
+
   readonly status: number;
   readonly field: string | undefined;
   readonly retryAfterSeconds: number | undefined;
-  readonly [serverErrorMarker] = true;
 
   constructor(options: ServerErrorOptions) {
     super(options);
-    this.name = 'ServerError';
-    this.code = options.code;
     this.status = serverErrorStatus[options.code];
     this.field = options.field;
     this.retryAfterSeconds = options.retryAfterSeconds;
-  }
-
-  static override isInstance(error: unknown): error is ServerError {
-    return hasErrorMarker(error, serverErrorMarker);
   }
 }

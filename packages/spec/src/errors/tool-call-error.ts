@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from './toolbus-error.ts';
-
-const toolCallErrorMarker = Symbol.for('toolbus.error.ToolCallError');
+import { ToolbusError } from './toolbus-error.ts';
 
 /** Options for {@link ToolCallError}. */
 export interface ToolCallErrorOptions {
@@ -17,16 +15,12 @@ export interface ToolCallErrorOptions {
  * two messages: detail for people, and a corrective message for the model so it can fix the call next cycle.
  */
 export class ToolCallError extends ToolbusError {
+  static override readonly errorName: string = 'ToolCallError';
+
   readonly modelMessage: string;
-  readonly [toolCallErrorMarker] = true;
 
   constructor(options: ToolCallErrorOptions) {
     super({ code: options.code ?? 'tool_call_error', message: options.message, cause: options.cause });
-    this.name = 'ToolCallError';
     this.modelMessage = options.modelMessage;
-  }
-
-  static override isInstance(error: unknown): error is ToolCallError {
-    return hasErrorMarker(error, toolCallErrorMarker);
   }
 }

@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from './toolbus-error.ts';
-
-const toolExecutionErrorMarker = Symbol.for('toolbus.error.ToolExecutionError');
+import { ToolbusError } from './toolbus-error.ts';
 
 /** Options for {@link ToolExecutionError}. */
 export interface ToolExecutionErrorOptions {
@@ -13,16 +11,12 @@ export interface ToolExecutionErrorOptions {
 
 /** An unexpected failure while a tool ran. The model reads its message; the UI may get an error packet. */
 export class ToolExecutionError extends ToolbusError {
+  static override readonly errorName: string = 'ToolExecutionError';
+
   readonly emitErrorPacket: boolean;
-  readonly [toolExecutionErrorMarker] = true;
 
   constructor(options: ToolExecutionErrorOptions) {
     super({ code: options.code ?? 'tool_execution_error', message: options.message, cause: options.cause });
-    this.name = 'ToolExecutionError';
     this.emitErrorPacket = options.emitErrorPacket ?? false;
-  }
-
-  static override isInstance(error: unknown): error is ToolExecutionError {
-    return hasErrorMarker(error, toolExecutionErrorMarker);
   }
 }

@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const openPageErrorMarker = Symbol.for('toolbus.error.OpenPageError');
+import { ToolbusError } from '@toolbus/spec';
 
 /** Why one page of an open_url call gave no text. */
 export type OpenPageErrorCode =
@@ -16,20 +14,6 @@ export type OpenPageErrorCode =
   | 'empty';
 
 /** One page could not be opened. Its message is written for the model and names no secret (only the reason). */
-export class OpenPageError extends ToolbusError {
-  declare readonly code: OpenPageErrorCode;
-  readonly [openPageErrorMarker] = true;
-
-  constructor(options: {
-    readonly code: OpenPageErrorCode;
-    readonly message: string;
-    readonly cause?: unknown;
-  }) {
-    super(options);
-    this.name = 'OpenPageError';
-  }
-
-  static override isInstance(error: unknown): error is OpenPageError {
-    return hasErrorMarker(error, openPageErrorMarker);
-  }
+export class OpenPageError extends ToolbusError<OpenPageErrorCode> {
+  static override readonly errorName = 'OpenPageError';
 }

@@ -1,6 +1,4 @@
-import { hasErrorMarker, ToolbusError } from '@toolbus/spec';
-
-const webSearchProviderErrorMarker = Symbol.for('toolbus.error.WebSearchProviderError');
+import { ToolbusError } from '@toolbus/spec';
 
 /**
  * Why a provider gave no results. `provider_unauthorized`: the key was refused (401/403), a configuration problem
@@ -26,22 +24,17 @@ export interface WebSearchProviderErrorOptions {
 }
 
 /** A web search provider refused or failed one query. */
-export class WebSearchProviderError extends ToolbusError {
-  declare readonly code: WebSearchProviderErrorCode;
+export class WebSearchProviderError extends ToolbusError<WebSearchProviderErrorCode> {
+  static override readonly errorName = 'WebSearchProviderError';
+
   readonly provider: string;
   readonly status: number | undefined;
   readonly retryAfterSeconds: number | undefined;
-  readonly [webSearchProviderErrorMarker] = true;
 
   constructor(options: WebSearchProviderErrorOptions) {
-    super({ code: options.code, message: options.message, cause: options.cause });
-    this.name = 'WebSearchProviderError';
+    super(options);
     this.provider = options.provider;
     this.status = options.status;
     this.retryAfterSeconds = options.retryAfterSeconds;
-  }
-
-  static override isInstance(error: unknown): error is WebSearchProviderError {
-    return hasErrorMarker(error, webSearchProviderErrorMarker);
   }
 }
