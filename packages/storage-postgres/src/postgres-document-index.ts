@@ -139,42 +139,26 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
       );
       const found = existing.rows[0];
       if (found?.content_hash === contentHash) return 'unchanged';
-      const now = new Date().toISOString();
-      let documentId: string;
-      if (found) {
-        await client.query('DELETE FROM search_chunks WHERE document_id = $1', [found.id]);
-        await client.query(
-          `UPDATE search_documents SET title = $1, link = $2, content_hash = $3, updated_at = $4, indexed_at = $5,
-             uploaded_by = COALESCE($6, uploaded_by) WHERE id = $7`,
-          [
-            document.title,
-            document.link ?? null,
-            contentHash,
-            document.updatedAt ?? null,
-            now,
-            uploadedBy,
-            found.id,
-          ],
-        );
-        documentId = found.id;
-      } else {
-        const inserted = await client.query<{ id: string }>(
-          `INSERT INTO search_documents
-             (organization_id, source_id, title, link, content_hash, updated_at, indexed_at, uploaded_by)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-          [
-            organizationId,
-            document.sourceId,
-            document.title,
-            document.link ?? null,
-            contentHash,
-            document.updatedAt ?? null,
-            now,
-            uploadedBy,
-          ],
-        );
-        documentId = inserted.rows[0]!.id;
-      }
+      if (found) await client.query('DELETE FROM search_chunks WHERE document_id = $1', [found.id]);
+      const written = await client.query<{ id: string }>(
+        `INSERT INTO search_documents
+           (organization_id, source_id, title, link, content_hash, updated_at, indexed_at, uploaded_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (organization_id, source_id) DO UPDATE SET title = $3, link = $4, content_hash = $5,
+           updated_at = $6, indexed_at = $7, uploaded_by = COALESCE($8, search_documents.uploaded_by)
+         RETURNING id`,
+        [
+          organizationId,
+          document.sourceId,
+          document.title,
+          document.link ?? null,
+          contentHash,
+          document.updatedAt ?? null,
+          new Date().toISOString(),
+          uploadedBy,
+        ],
+      );
+      const documentId = written.rows[0]!.id;
       const seen = new Set<string>();
       const ordinals: number[] = [];
       const contents: string[] = [];

@@ -1,10 +1,12 @@
 // SQLite files and PostgreSQL databases written by releases before storage was written once (every store twice,
 // per database), with rows in every table, open with today's code, migrate in place, and read back every row as
 // that release did; their schema is then the one a fresh database gets. 8a78985: SQLite step 16, PostgreSQL's own
-// step 10; 2111d5b: SQLite step 17, PostgreSQL's own step 11 (per-user MCP values). Fixtures:
-// __fixtures__/make-release-fixtures.ts.
+// step 10; 2111d5b: SQLite step 17, PostgreSQL's own step 11 (per-user MCP values). Fixtures: each release's
+// SQLite file itself (`sqlite.db`) and its PostgreSQL database as `pg_dump -Fc` (`postgres.dump`, restored with
+// pg_restore); how they were made: __fixtures__/make-release-fixtures.ts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -13,6 +15,7 @@ import { openStorage, type Storage } from '@toolbus/storage';
 import { readBackEverything } from '@toolbus/storage/testing';
 import pg from 'pg';
 import { openPostgresStorage } from './open-postgres-storage.ts';
+import { postgresSchemaOf, sqliteSchemaOf } from './testing/schema-of.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
 /** A release's fixtures, and whether it had per-user MCP values. */
@@ -21,8 +24,9 @@ const releases = [
   { commit: '2111d5b', mcpUserCredentials: true },
 ] as const;
 type Release = (typeof releases)[number];
-const fixture = (release: Release, name: string) =>
-  readFileSync(join(import.meta.dirname, '__fixtures__', `release-${release.commit}`, name), 'utf8');
+const fixturePath = (release: Release, name: string) =>
+  join(import.meta.dirname, '__fixtures__', `release-${release.commit}`, name);
+const fixture = (release: Release, name: string) => readFileSync(fixturePath(release, name), 'utf8');
 const secretKeyOf = (release: Release) => fixture(release, 'secret-key.txt').trim();
 const knownOf = (release: Release) => ({
   sessionHashes: ['session-hash-1', 'session-hash-2', 'session-hash-3'],
@@ -76,27 +80,12 @@ async function writeAfterUpgrade(storage: Storage): Promise<void> {
   assert.deepEqual(await storage.organizations.listInvitations('user@example.com'), [again]);
 }
 
-function sqliteColumns(path: string): unknown {
-  const database = new DatabaseSync(path, { readOnly: true });
-  try {
-    return database
-      .prepare(
-        `SELECT m.name AS table_name, p.name, p.type, p."notnull", p.dflt_value, p.pk
-         FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY m.name, p.cid`,
-      )
-      .all()
-      .map((row) => ({ ...row }));
-  } finally {
-    database.close();
-  }
-}
-
 for (const release of releases) {
   test(`a SQLite file of release ${release.commit} opens, migrates and reads back every row`, async () => {
     const secretKey = secretKeyOf(release);
     const path = join(root, `release-${release.commit}.db`);
+    copyFileSync(fixturePath(release, 'sqlite.db'), path);
     const database = new DatabaseSync(path);
-    database.exec(fixture(release, 'sqlite.sql'));
     const tables = database
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence'")
       .all() as { name: string }[];
@@ -115,37 +104,24 @@ for (const release of releases) {
     await storage.close();
     const fresh = join(root, `fresh-${release.commit}.db`);
     await (await openStorage({ path: fresh, secretKey, environment: {} })).close();
-    assert.deepEqual(sqliteColumns(path), sqliteColumns(fresh));
+    assert.deepEqual(sqliteSchemaOf(path), sqliteSchemaOf(fresh));
   });
-}
-
-async function postgresColumns(url: string): Promise<unknown> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity
-       FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`,
-    );
-    return rows;
-  } finally {
-    await client.end();
-  }
 }
 
 for (const release of releases) {
   test(`a PostgreSQL database of release ${release.commit} opens, migrates and reads back every row`, async () => {
     const secretKey = secretKeyOf(release);
     const url = await cluster.createDatabase();
+    execFileSync(join(cluster.binDirectory, 'pg_restore'), [
+      '--no-owner',
+      '--no-privileges',
+      '--exit-on-error',
+      '-d',
+      url,
+      fixturePath(release, 'postgres.dump'),
+    ]);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    // psql's meta-commands (\restrict) are not SQL.
-    await client.query(
-      fixture(release, 'postgres.sql')
-        .split('\n')
-        .filter((line) => !line.startsWith('\\'))
-        .join('\n'),
-    );
     const { rows: tables } = await client.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
     );
@@ -165,6 +141,6 @@ for (const release of releases) {
     await storage.close();
     const fresh = await cluster.createDatabase();
     await (await openPostgresStorage({ url: fresh, secretKey, environment: {} })).close();
-    assert.deepEqual(await postgresColumns(url), await postgresColumns(fresh));
+    assert.deepEqual(await postgresSchemaOf(url), await postgresSchemaOf(fresh));
   });
 }

@@ -1,16 +1,19 @@
 // Writes the upgrade test's fixtures with the storage code of a release before storage was written once (8a78985,
 // 2111d5b: every store written per database): a SQLite database and a PostgreSQL database holding a row in every
-// table, dumped as SQL, and what that release's `Storage` read back from each once reopened. Run it in a tree of that
+// table, stored as they are (the SQLite file itself, `sqlite.db`; the PostgreSQL database as `pg_dump -Fc`,
+// `postgres.dump`), and what that release's `Storage` read back from each once reopened. The fixtures of 8a78985 and
+// 2111d5b were written by this script's form before (e27dd35), which dumped both databases as SQL;
+// sql-dumps-to-artifacts.ts loaded those dumps into the file and the database they describe, with the same rows,
+// and stored them as above. Run it in a tree of that
 // commit (with this repository's node_modules, and its @toolbus links pointing into that tree):
 //   git archive RELEASE | tar -x -C /tmp/release, then copy this file and
 //   ../../../storage/src/testing/read-back-everything.ts to the same places there, and run
 //   node --conditions=development packages/storage-postgres/src/__fixtures__/make-release-fixtures.ts OUT_DIR \
 //     [with-mcp-user-credentials]   (the second argument for releases from 2111d5b on)
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { readBackEverything } from '../../../storage/src/testing/read-back-everything.ts';
 import { openPostgresStorage } from '../open-postgres-storage.ts';
@@ -123,43 +126,17 @@ async function populate(storage: Storage): Promise<void> {
   await storage.organizations.invite({ organizationId: acme.id, email: 'user@example.com', role: 'admin', invitedBy: admin.id });
 }
 
-function sqliteLiteral(value: unknown): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  if (value instanceof Uint8Array) return `X'${Buffer.from(value).toString('hex')}'`;
-  return `'${String(value).replaceAll("'", "''")}'`;
-}
-
-/** The database as SQL: its schema objects in creation order, then every row. */
-function dumpSqlite(path: string): string {
-  const database = new DatabaseSync(path, { readOnly: true });
-  const objects = database
-    .prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name <> 'sqlite_sequence' ORDER BY rowid")
-    .all() as { type: string; name: string; sql: string }[];
-  const lines = ['PRAGMA foreign_keys = OFF;', 'BEGIN;'];
-  for (const object of objects) lines.push(`${object.sql};`);
-  for (const { name } of [...objects.filter((o) => o.type === 'table'), { name: 'sqlite_sequence' }]) {
-    for (const row of database.prepare(`SELECT * FROM "${name}"`).all()) {
-      const columns = Object.keys(row);
-      lines.push(
-        `INSERT INTO "${name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map((c) => sqliteLiteral(row[c])).join(', ')});`,
-      );
-    }
-  }
-  lines.push('COMMIT;');
-  database.close();
-  return `${lines.join('\n')}\n`;
-}
-
-// Each database is dumped first, then reopened by the release and read back (reading pending authorizations takes
-// them): the expected values are what the release itself reads from the very rows of the dump.
+// Each database is stored first, then reopened by the release and read back (reading pending authorizations takes
+// them): the expected values are what the release itself reads from the very rows stored.
 const directory = mkdtempSync(join(tmpdir(), 'toolbus-fixtures-'));
 const sqlitePath = join(directory, 'toolbus.db');
 const sqlite = await openStorage({ path: sqlitePath, secretKey, environment: {} });
 await populate(sqlite);
 // The running turn's packets stay in the running-packet log: close without ending it.
 await sqlite.close();
-writeFileSync(join(out, 'sqlite.sql'), dumpSqlite(sqlitePath));
+// Closing checkpointed the WAL into the file: the file alone is the database.
+if (existsSync(`${sqlitePath}-wal`)) throw new Error('The SQLite file still has a WAL after closing.');
+copyFileSync(sqlitePath, join(out, 'sqlite.db'));
 const reopened = await openStorage({ path: sqlitePath, secretKey, environment: {} });
 writeFileSync(join(out, 'expected-sqlite.json'), `${JSON.stringify(await readBackEverything(reopened, known), null, 1)}\n`);
 await reopened.close();
@@ -170,9 +147,10 @@ try {
   const postgres = await openPostgresStorage({ url, secretKey, environment: {} });
   await populate(postgres);
   await postgres.close();
+  // The release's startTestPostgres does not name its programs' directory: the newest Debian PostgreSQL's.
   const bin = execFileSync('bash', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1']).toString().trim();
-  const dump = execFileSync(join(bin, 'pg_dump'), ['--inserts', '--no-owner', '--no-privileges', url]).toString();
-  writeFileSync(join(out, 'postgres.sql'), dump);
+  const dump = join(out, 'postgres.dump');
+  execFileSync(join(bin, 'pg_dump'), ['-Fc', '--no-owner', '--no-privileges', '-f', dump, url]);
   const again = await openPostgresStorage({ url, secretKey, environment: {} });
   writeFileSync(join(out, 'expected-postgres.json'), `${JSON.stringify(await readBackEverything(again, known), null, 1)}\n`);
   await again.close();

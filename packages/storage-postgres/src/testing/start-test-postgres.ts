@@ -25,6 +25,8 @@ export interface TestPostgres {
   readonly adminUrl: string;
   /** The cluster's data directory (owned by the `postgres` user under root): what a copy of the disk holds. */
   readonly dataDirectory: string;
+  /** The directory of the cluster's programs (`pg_dump`, `pg_restore`, …). */
+  readonly binDirectory: string;
   /** Creates an empty database (a copy of `template` when given) and returns its connection URL. */
   createDatabase(options?: { readonly template?: string }): Promise<string>;
   /** The database name of a URL this cluster returned. */
@@ -142,6 +144,7 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
     address,
     adminUrl,
     dataDirectory,
+    binDirectory: bin,
     async createDatabase(createOptions = {}) {
       counter += 1;
       const name = `test_${process.pid}_${counter}`;

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, WebSessionRecord } from '../access.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 import type { AccessStore } from '../storage.ts';
 
@@ -17,14 +18,16 @@ const keyColumns = [
 ] as const;
 
 const sessionColumns = [
-  'token_hash as tokenHash',
-  'user_id as userId',
-  'organization_id as organizationId',
-  'key_id as keyId',
+  ...camelColumns(
+    'token_hash',
+    'user_id',
+    'organization_id',
+    'key_id',
+    'csrf_hash',
+    'created_at',
+    'expires_at',
+  ),
   'scopes_json',
-  'csrf_hash as csrfHash',
-  'created_at as createdAt',
-  'expires_at as expiresAt',
 ] as const;
 
 /** API keys and web sessions (hashes only). */

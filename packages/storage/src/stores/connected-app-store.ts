@@ -1,5 +1,6 @@
 import type { ConnectedAppRecord } from '../connected-app.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { sealedPerUser } from '../sql/sealed-per-user.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 import type { ConnectedAppStore } from '../storage.ts';
@@ -11,8 +12,11 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
   const { db, secrets } = context;
   const headersContext = (id: number) => `connected_apps.headers_secret:${id}`;
   const valuesContext = (id: number) => `connected_apps.organization_values_secret:${id}`;
-  const userValuesContext = (appId: number, userId: string) =>
-    `connected_app_user_values.values_secret:${appId}:${userId}`;
+  const userValues = sealedPerUser<Record<string, string>>(
+    context,
+    'connected_app_user_values',
+    'Saving connected app values',
+  );
   const open = (sealed: string, secretContext: string) =>
     JSON.parse(secrets.open(sealed, secretContext)) as Record<string, string>;
   const toRecord = (row: ConnectedAppRow): ConnectedAppRecord => ({
@@ -86,27 +90,7 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
     async delete(id) {
       return changed(await db.deleteFrom('connected_apps').where('id', '=', id).executeTakeFirst()) > 0;
     },
-    async setUserValues({ appId, userId, values }) {
-      const row = {
-        values_secret: secrets.seal(JSON.stringify(values), userValuesContext(appId, userId)),
-        updated_at: context.now(),
-      };
-      await withConstraintErrors('Saving connected app values', () =>
-        db
-          .insertInto('connected_app_user_values')
-          .values({ app_id: appId, user_id: userId, ...row })
-          .onConflict((conflict) => conflict.columns(['app_id', 'user_id']).doUpdateSet(row))
-          .execute(),
-      );
-    },
-    async getUserValues({ appId, userId }) {
-      const row = await db
-        .selectFrom('connected_app_user_values')
-        .select('values_secret')
-        .where('app_id', '=', appId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return row && open(row.values_secret, userValuesContext(appId, userId));
-    },
+    setUserValues: ({ appId, userId, values }) => userValues.set(appId, userId, values),
+    getUserValues: ({ appId, userId }) => userValues.get(appId, userId),
   };
 }

@@ -1,97 +1,123 @@
+import type { Selectable } from 'kysely';
 import type { McpAuthType, McpOAuthState, McpServer, McpTransport, NewMcpServer } from '../mcp-server.ts';
-import { mcpServerColumns, mcpServerFromColumns } from '../rules/mcp-server-columns.ts';
+import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
+import type { SecretBox } from '../secret-box.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
+import { sealedPerUser } from '../sql/sealed-per-user.ts';
+import type { StorageSchema } from '../sql/storage-schema.ts';
 import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
 
-const serverColumns = [
-  'id',
-  'name',
-  'transport',
-  'url',
-  'command',
-  'args_json as argsJson',
-  'auth_type as authType',
-  'headers_secret as headersSecret',
-  'api_key_secret as apiKeySecret',
-  'environment_secret as environmentSecret',
-  'created_at as createdAt',
-] as const;
+type ServerRow = Selectable<StorageSchema['mcp_servers']>;
 
-const pendingColumns = [
-  'state_hash as stateHash',
-  'server_id as serverId',
-  'user_id as userId',
-  'redirect_url as redirectUrl',
-  'return_to as returnTo',
-  'browser_hash as browserHash',
-  'created_at as createdAt',
-  'expires_at as expiresAt',
-] as const;
+// Each sealed value is bound to its table, column and row: a value copied elsewhere does not open.
+const headersContext = (id: string) => `mcp_servers.headers_secret:${id}`;
+const apiKeyContext = (id: string) => `mcp_servers.api_key_secret:${id}`;
+const environmentContext = (id: string) => `mcp_servers.environment_secret:${id}`;
+const sealJson = (
+  secrets: SecretBox,
+  value: Readonly<Record<string, string>> | undefined,
+  context: string,
+) =>
+  value !== undefined && Object.keys(value).length > 0 ? secrets.seal(JSON.stringify(value), context) : null;
 
-const approvalColumns = [
-  'server_id as serverId',
-  'tool_name as toolName',
-  'definition_hash as definitionHash',
-  'approved_by as approvedBy',
-  'approved_at as approvedAt',
-] as const;
+/** The row of server `id`, endpoint checked (`invalid_input`) and secrets sealed. */
+function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<ServerRow, 'id' | 'created_at'> {
+  const endpoint = checkMcpEndpoint(server.endpoint);
+  const stdio = endpoint.transport === 'stdio' ? endpoint : undefined;
+  return {
+    name: server.name,
+    transport: endpoint.transport,
+    url: endpoint.transport === 'stdio' ? null : endpoint.url,
+    command: stdio?.command ?? null,
+    args_json: JSON.stringify(stdio?.args ?? []),
+    auth_type: server.authType,
+    headers_secret: sealJson(secrets, server.headers, headersContext(id)),
+    api_key_secret: server.apiKey === undefined ? null : secrets.seal(server.apiKey, apiKeyContext(id)),
+    environment_secret: sealJson(secrets, stdio?.environment, environmentContext(id)),
+  };
+}
+
+/** The server stored in this row, secrets opened (`secret_undecryptable` when they do not open). */
+function toServer(secrets: SecretBox, row: ServerRow): McpServer {
+  const open = (sealed: string, context: string) =>
+    JSON.parse(secrets.open(sealed, context)) as Record<string, string>;
+  return {
+    id: row.id,
+    name: row.name,
+    endpoint:
+      row.transport === 'stdio'
+        ? {
+            transport: 'stdio',
+            command: row.command ?? '',
+            args: JSON.parse(row.args_json) as string[],
+            ...(row.environment_secret === null
+              ? {}
+              : { environment: open(row.environment_secret, environmentContext(row.id)) }),
+          }
+        : { transport: row.transport as Exclude<McpTransport, 'stdio'>, url: row.url ?? '' },
+    authType: row.auth_type as McpAuthType,
+    headers: row.headers_secret === null ? {} : open(row.headers_secret, headersContext(row.id)),
+    apiKey: row.api_key_secret === null ? null : secrets.open(row.api_key_secret, apiKeyContext(row.id)),
+    createdAt: row.created_at,
+  };
+}
+
+const pendingColumns = camelColumns(
+  'state_hash',
+  'server_id',
+  'user_id',
+  'redirect_url',
+  'return_to',
+  'browser_hash',
+  'created_at',
+  'expires_at',
+);
+
+const approvalColumns = camelColumns(
+  'server_id',
+  'tool_name',
+  'definition_hash',
+  'approved_by',
+  'approved_at',
+);
 
 /** MCP servers, per-user OAuth state, tool approvals and pending authorizations; headers, API keys and OAuth state sealed. */
 export function createMcpServerStore(context: StoreContext): McpServerStore {
   const { db, secrets } = context;
-  const row = (id: string, server: NewMcpServer) => {
-    const sealed = mcpServerColumns(secrets, id, server);
-    return {
-      name: sealed.name,
-      transport: sealed.transport,
-      url: sealed.url,
-      command: sealed.command,
-      args_json: sealed.argsJson,
-      auth_type: sealed.authType,
-      headers_secret: sealed.headersSecret,
-      api_key_secret: sealed.apiKeySecret,
-      environment_secret: sealed.environmentSecret,
-    };
-  };
-  const toServer = (columns: { transport: string; authType: string }): McpServer =>
-    mcpServerFromColumns(
-      secrets,
-      columns as Parameters<typeof mcpServerFromColumns>[1] & {
-        transport: McpTransport;
-        authType: McpAuthType;
-      },
-    );
-  const servers = () => db.selectFrom('mcp_servers').select(serverColumns);
+  const servers = () => db.selectFrom('mcp_servers').selectAll();
   return {
     async create(server) {
       const id = context.newId();
       const created = await withConstraintErrors('Creating an MCP server', () =>
         db
           .insertInto('mcp_servers')
-          .values({ id, ...row(id, server), created_at: context.now() })
-          .returning(serverColumns)
+          .values({ id, ...toRow(secrets, id, server), created_at: context.now() })
+          .returningAll()
           .executeTakeFirstOrThrow(),
       );
-      return toServer(created);
+      return toServer(secrets, created);
     },
     async get(id) {
       const found = await servers().where('id', '=', id).executeTakeFirst();
-      return found && toServer(found);
+      return found && toServer(secrets, found);
     },
     async list() {
-      return (await servers().orderBy(context.byteOrder('name')).execute()).map(toServer);
+      return (await servers().orderBy(context.byteOrder('name')).execute()).map((found) =>
+        toServer(secrets, found),
+      );
     },
     async update(id, server) {
       const updated = await withConstraintErrors('Updating an MCP server', () =>
         db
           .updateTable('mcp_servers')
-          .set(row(id, server))
+          .set(toRow(secrets, id, server))
           .where('id', '=', id)
-          .returning(serverColumns)
+          .returningAll()
           .executeTakeFirst(),
       );
       if (updated === undefined) throw notFound('MCP server', id);
-      return toServer(updated);
+      return toServer(secrets, updated);
     },
     async delete(id) {
       return changed(await db.deleteFrom('mcp_servers').where('id', '=', id).executeTakeFirst()) > 0;
@@ -100,49 +126,18 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
   };
 }
 
-const oauthContext = (serverId: string, userId: string) =>
-  `mcp_oauth_states.state_secret:${serverId}:${userId}`;
 const ofUser = (serverId: string, userId: string) => ({ server_id: serverId, user_id: userId });
 
 /** Per-user OAuth state (sealed), tool approvals and pending authorizations of the MCP servers. */
 function authorizationMethods(
   context: StoreContext,
 ): Omit<McpServerStore, 'create' | 'get' | 'list' | 'update' | 'delete'> {
-  const { db, secrets } = context;
+  const { db } = context;
+  const oauthStates = sealedPerUser<McpOAuthState>(context, 'mcp_oauth_states', 'Saving MCP OAuth state');
   return {
-    async getOAuthState({ serverId, userId }) {
-      const found = await db
-        .selectFrom('mcp_oauth_states')
-        .select('state_secret')
-        .where('server_id', '=', serverId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return (
-        found &&
-        (JSON.parse(secrets.open(found.state_secret, oauthContext(serverId, userId))) as McpOAuthState)
-      );
-    },
-    async saveOAuthState({ serverId, userId, state }) {
-      const values = {
-        state_secret: secrets.seal(JSON.stringify(state), oauthContext(serverId, userId)),
-        updated_at: context.now(),
-      };
-      await withConstraintErrors('Saving MCP OAuth state', () =>
-        db
-          .insertInto('mcp_oauth_states')
-          .values({ ...ofUser(serverId, userId), ...values })
-          .onConflict((conflict) => conflict.columns(['server_id', 'user_id']).doUpdateSet(values))
-          .execute(),
-      );
-    },
-    async deleteOAuthState({ serverId, userId }) {
-      const result = await db
-        .deleteFrom('mcp_oauth_states')
-        .where('server_id', '=', serverId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return changed(result) > 0;
-    },
+    getOAuthState: ({ serverId, userId }) => oauthStates.get(serverId, userId),
+    saveOAuthState: ({ serverId, userId, state }) => oauthStates.set(serverId, userId, state),
+    deleteOAuthState: ({ serverId, userId }) => oauthStates.delete(serverId, userId),
     async approveTool(approval) {
       const values = {
         definition_hash: approval.definitionHash,

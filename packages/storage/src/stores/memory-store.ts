@@ -1,6 +1,7 @@
 import type { Memory } from '../memory.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { checkMemoryCap } from '../rules/check-memory-cap.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import {
   changed,
   lockedRows,
@@ -10,14 +11,7 @@ import {
 } from '../sql/store-context.ts';
 import type { MemoryStore } from '../storage.ts';
 
-const columns = [
-  'id',
-  'user_id as userId',
-  'organization_id as organizationId',
-  'text',
-  'created_at as createdAt',
-  'updated_at as updatedAt',
-] as const;
+const columns = camelColumns('id', 'user_id', 'organization_id', 'text', 'created_at', 'updated_at');
 
 /** Per-user, per-organisation memories, oldest first; adding past the cap deletes the oldest in the same transaction. */
 export function createMemoryStore(context: StoreContext): MemoryStore {

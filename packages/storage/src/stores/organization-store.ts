@@ -1,21 +1,10 @@
 import type { OrganizationInvitation, OrganizationStore } from '../organization.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 
 const organizationColumns = ['id', 'name', 'created_at as createdAt'] as const;
-const memberColumns = [
-  'organization_id as organizationId',
-  'user_id as userId',
-  'role',
-  'created_at as createdAt',
-] as const;
-const invitationColumns = [
-  'id',
-  'organization_id as organizationId',
-  'email',
-  'role',
-  'invited_by as invitedBy',
-  'created_at as createdAt',
-] as const;
+const memberColumns = camelColumns('organization_id', 'user_id', 'role', 'created_at');
+const invitationColumns = camelColumns('id', 'organization_id', 'email', 'role', 'invited_by', 'created_at');
 type Role = Pick<OrganizationInvitation, 'role'>;
 
 /** Organisations and memberships. */

@@ -2,6 +2,7 @@ import type { OpenApiAuth } from '@toolbus/spec';
 import type { Persona, PersonaToolRow } from '../persona.ts';
 import { personaNameKey, personaNameTaken } from '../rules/persona-name.ts';
 import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
   changed,
@@ -14,13 +15,7 @@ import type { PersonaStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
 import type { SearchUsage } from '../user.ts';
 
-const personaColumns = [
-  'id',
-  'name',
-  'description',
-  'search_usage as searchUsage',
-  'created_at as createdAt',
-] as const;
+const personaColumns = camelColumns('id', 'name', 'description', 'search_usage', 'created_at');
 
 /** Personas and their tool rows; OpenAPI auth is sealed per row. */
 export function createPersonaStore(context: StoreContext): PersonaStore {
@@ -33,14 +28,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     personaId: row.persona_id,
     position: row.position,
     source: toolRowSource(
-      {
-        builtInId: row.built_in_id,
-        openApiName: row.openapi_name,
-        openApiDocument: row.openapi_document,
-        openApiAuthSecret: row.openapi_auth_secret,
-        mcpServerId: row.mcp_server_id,
-        mcpToolName: row.mcp_tool_name,
-      },
+      row,
       (sealed) => JSON.parse(secrets.open(sealed, authContext(row.id))) as OpenApiAuth,
     ),
     createdAt: row.created_at,
@@ -132,12 +120,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
               id,
               persona_id: personaId,
               position: last === null ? 0 : Number(last) + 1,
-              built_in_id: columns.builtInId,
-              openapi_name: columns.openApiName,
-              openapi_document: columns.openApiDocument,
-              openapi_auth_secret: columns.openApiAuthSecret,
-              mcp_server_id: columns.mcpServerId,
-              mcp_tool_name: columns.mcpToolName,
+              ...columns,
               created_at: context.now(),
             })
             .returningAll()

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 import type { UploadedFileStore } from '../storage.ts';
 
-const columns = [
+const columns = camelColumns(
   'id',
-  'user_id as userId',
+  'user_id',
   'name',
-  'media_type as mediaType',
-  'size_bytes as sizeBytes',
+  'media_type',
+  'size_bytes',
   'sha256',
-  'organization_id as organizationId',
-  'created_at as createdAt',
-] as const;
+  'organization_id',
+  'created_at',
+);
 
 /**
  * Uploaded files. The bytes live in a column of their own table (`uploaded_file_contents`), not in a directory:

@@ -1,19 +1,13 @@
+import type { Selectable } from 'kysely';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
+import type { StorageSchema } from '../sql/storage-schema.ts';
 import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
 import type { UserStore } from '../storage.ts';
 import type { SearchUsage, User, UserRole } from '../user.ts';
 
 const columns = ['id', 'email', 'name', 'memory_tool_enabled', 'search_usage', 'role', 'created_at'] as const;
 
-interface UserRow {
-  id: string;
-  email: string;
-  name: string | null;
-  memory_tool_enabled: boolean | number;
-  search_usage: string;
-  role: string;
-  created_at: string;
-}
+type UserRow = Selectable<StorageSchema['users']>;
 
 /** Users and their settings. */
 export function createUserStore(context: StoreContext): UserStore {

@@ -1,0 +1,26 @@
+// Writes fresh-schema.json: the schema a fresh SQLite file and a fresh PostgreSQL database get from storage's
+// migrations. Made once with main's code at e27dd35, before the released steps were declared once, so the test
+// beside it (fresh-schema.test.ts) proves the one declaration gives every new database exactly that schema.
+// Run: node --conditions=development packages/storage-postgres/src/__fixtures__/make-schema-reference.ts
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStorage } from '@toolbus/storage';
+import { openPostgresStorage } from '../open-postgres-storage.ts';
+import { postgresSchemaOf, sqliteSchemaOf } from '../testing/schema-of.ts';
+import { startTestPostgres } from '../testing/start-test-postgres.ts';
+
+const secretKey = Buffer.alloc(32, 7).toString('base64');
+const directory = mkdtempSync(join(tmpdir(), 'toolbus-schema-'));
+const cluster = await startTestPostgres();
+try {
+  const path = join(directory, 'toolbus.db');
+  await (await openStorage({ path, secretKey, environment: {} })).close();
+  const url = await cluster.createDatabase();
+  await (await openPostgresStorage({ url, secretKey, environment: {} })).close();
+  const reference = { sqlite: sqliteSchemaOf(path), postgres: await postgresSchemaOf(url) };
+  writeFileSync(join(import.meta.dirname, 'fresh-schema.json'), `${JSON.stringify(reference, null, 1)}\n`);
+} finally {
+  await cluster.stop();
+  rmSync(directory, { recursive: true, force: true });
+}

@@ -1,0 +1,18 @@
+/** `user_id` → `userId`, as a type. */
+type Camel<Name extends string> = Name extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : Name;
+type Aliased<Name extends string> = Name extends Camel<Name> ? Name : `${Name} as ${Camel<Name>}`;
+
+/**
+ * Columns to select, each read under its camelCase name (`user_id as userId`): a row reads as the domain
+ * object it stores, with no mapping written out per store.
+ */
+export function camelColumns<const Names extends readonly string[]>(
+  ...names: Names
+): { readonly [Index in keyof Names]: Aliased<Names[Index]> } {
+  return names.map((name) => {
+    const camel = name.replace(/_(.)/g, (_, letter: string) => letter.toUpperCase());
+    return camel === name ? name : `${name} as ${camel}`;
+  }) as never;
+}

@@ -1,0 +1,68 @@
+// What a schema step's SQL differs by between SQLite and PostgreSQL, as data: each step is declared once
+// (released-steps.ts) and `perDatabase` writes its SQL for each database.
+
+/** The words a step's SQL differs by between the two databases. */
+export interface StepWords {
+  readonly time: string;
+  readonly json: string;
+  readonly jsonb: string;
+  readonly bytes: string;
+  readonly bigint: string;
+  /** The tie-break of rows inserted in one millisecond: `rowid` on SQLite, the `ordinal` column on PostgreSQL. */
+  readonly order: string;
+  readonly now: string;
+  /** Before step 18, PostgreSQL's JSON columns had no `_json` suffix. */
+  jsonColumn(name: string): string;
+  /** A 0/1 column on SQLite, a boolean on PostgreSQL. */
+  flag(name: string, value: boolean): string;
+  /** The SQL on PostgreSQL, nothing on SQLite. */
+  pg(sql: string): string;
+  /** The SQL on SQLite, nothing on PostgreSQL. */
+  lite(sql: string): string;
+}
+
+const sqlite: StepWords = {
+  time: 'TEXT',
+  json: 'TEXT',
+  jsonb: 'TEXT',
+  bytes: 'BLOB',
+  bigint: 'INTEGER',
+  order: 'rowid',
+  now: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+  jsonColumn: (name) => `${name}_json`,
+  flag: (name, value) => `${name} INTEGER NOT NULL DEFAULT ${Number(value)} CHECK (${name} IN (0, 1))`,
+  pg: () => '',
+  lite: (sql) => sql,
+};
+
+const postgres: StepWords = {
+  time: 'timestamptz',
+  json: 'json',
+  jsonb: 'jsonb',
+  bytes: 'bytea',
+  bigint: 'bigint',
+  order: 'ordinal',
+  now: 'now()',
+  jsonColumn: (name) => name,
+  flag: (name, value) => `${name} boolean NOT NULL DEFAULT ${value}`,
+  pg: (sql) => sql,
+  lite: () => '',
+};
+
+/** Both databases' SQL of one step. */
+export function perDatabase(step: (words: StepWords) => string): { sqlite: string; postgres: string } {
+  return { sqlite: step(sqlite), postgres: step(postgres) };
+}
+
+export const searchUsage = `search_usage TEXT NOT NULL DEFAULT 'auto' CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
+export const ordinal = (d: StepWords) => d.pg('ordinal bigint GENERATED ALWAYS AS IDENTITY,');
+/** An index's last key on PostgreSQL: rows of one millisecond in insertion order. */
+export const byOrdinal = (d: StepWords) => d.pg(', ordinal');
+export const organizationId = (d: StepWords, references = '') =>
+  `organization_id TEXT NOT NULL DEFAULT 'default'${d.pg(` REFERENCES organizations(id)${references}`)}`;
+
+/** A schema step declared once: its name, and its SQL given the database's words. */
+export interface DeclaredStep {
+  readonly name: string;
+  readonly sql: (d: StepWords) => string;
+}
