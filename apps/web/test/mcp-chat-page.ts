@@ -16,6 +16,16 @@ import type { Page } from 'playwright-core';
 import { seedApprovedMcpServer } from '../../../packages/server/src/__fixtures__/approved-mcp-server.ts';
 import { openTestStorage } from '../../../packages/server/src/__fixtures__/test-server.ts';
 import { type BrowserProfile, openProfile } from './chromium.ts';
+import { askInNewChat, signIn } from './page-steps.ts';
+
+/** The scripted model's step: call the tool `toolFor` names, then say what it answered. */
+function callThenReport(request: ScriptedRequest, toolFor: (message: string) => string): ScriptedStep[] {
+  if (request.lastMessage?.role === 'tool') {
+    return [{ type: 'text', text: `The tool said: ${request.lastMessage.toolResults[0]?.content ?? ''}` }];
+  }
+  const name = toolFor(request.lastMessage?.text ?? '');
+  return [{ type: 'tool-call', id: `call_${name}`, name, arguments: {} }];
+}
 
 /** The running world. */
 export interface McpChatPage {
@@ -29,11 +39,17 @@ export interface McpChatPage {
 export async function openMcpChatPage(options: {
   /** The MCP server's name and Streamable HTTP URL. */
   readonly mcp: { readonly name: string; readonly url: string };
-  readonly model: (request: ScriptedRequest) => ScriptedStep[];
+  /**
+   * The tool the scripted model calls (with no arguments) for the user's message; once the tool has answered, the
+   * model's answer is `The tool said: <its result>`.
+   */
+  readonly toolFor: (message: string) => string;
   /** More options of the toolbus server (an MCP call timeout, …). */
   readonly server?: Partial<ServerOptions>;
 }): Promise<McpChatPage> {
-  const model: ScriptedModelServer = await startScriptedModelServer({ handler: options.model });
+  const model: ScriptedModelServer = await startScriptedModelServer({
+    handler: (request) => callThenReport(request, options.toolFor),
+  });
   const { storage } = await openTestStorage();
   const persona = (await storage.personas.list()).find((item) => item.name === 'default');
   assert.ok(persona);
@@ -53,24 +69,11 @@ export async function openMcpChatPage(options: {
   const key = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
   const profile: BrowserProfile = await openProfile();
   const page = profile.page;
-  await page.goto(`${http.url}/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
+  await signIn(page, http.url, key);
   return {
     page,
     storage,
-    async ask(question) {
-      await page
-        .getByRole('navigation', { name: 'Chats' })
-        .getByRole('button', { name: 'New chat', exact: true })
-        .click();
-      await page.waitForURL(/#\/chats\//);
-      const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill(question);
-      await box.press('Enter');
-      await page.locator('.turn').last().waitFor();
-    },
+    ask: (question) => askInNewChat(page, question),
     async close() {
       await profile.close();
       await http.close();

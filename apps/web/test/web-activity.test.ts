@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { type BrowserProfile, seriousViolations } from './chromium.ts';
+import { askInNewChat, openSignedInProfile } from './page-steps.ts';
 import { startUiWorld, type UiWorld } from './ui-world.ts';
 
 let world: UiWorld;
@@ -14,29 +15,15 @@ const lastTurn = () => page.locator('.turn').last();
 
 before(async () => {
   world = await startUiWorld();
-  profile = await openProfile();
+  profile = await openSignedInProfile(world.url, world.adminKey);
   page = profile.page;
-  await page.goto(`${world.url}/`);
-  await page.getByLabel('API key').fill(world.adminKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
 });
 after(async () => {
   await profile?.close();
   await world?.close();
 });
 
-async function ask(question: string) {
-  await page
-    .getByRole('navigation', { name: 'Chats' })
-    .getByRole('button', { name: 'New chat', exact: true })
-    .click();
-  await page.getByText('Ask something to start.').waitFor();
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(question);
-  await box.press('Enter');
-  await lastTurn().waitFor();
-}
+const ask = (question: string) => askInNewChat(page, question);
 
 /** Every text a lane's progress line showed while the page watched (sampled every frame). */
 async function watchLaneProgress() {

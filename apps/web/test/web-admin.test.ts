@@ -11,6 +11,7 @@ import {
   startLoopbackOAuthServers,
 } from '../../../packages/mcp/src/__fixtures__/loopback-oauth-servers.ts';
 import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { signIn } from './page-steps.ts';
 import { startUiWorld, type UiWorld } from './ui-world.ts';
 
 let world: UiWorld;
@@ -48,10 +49,7 @@ before(async () => {
   const onPageError = (error: Error) => signInConsoleErrors.push(error.message);
   page.on('console', onConsole);
   page.on('pageerror', onPageError);
-  await page.goto(`${world.url}/`);
-  await page.getByLabel('API key').fill(world.adminKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
+  await signIn(page, world.url, world.adminKey);
   page.off('console', onConsole);
   page.off('pageerror', onPageError);
 });

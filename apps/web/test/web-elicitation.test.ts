@@ -52,15 +52,7 @@ before(async () => {
   ]);
   world = await openMcpChatPage({
     mcp: { name: 'bistro', url: mcp.url },
-    model: (request) => {
-      if (request.lastMessage?.role === 'tool') {
-        return [
-          { type: 'text', text: `The tool said ${request.lastMessage.toolResults[0]?.content ?? ''}.` },
-        ];
-      }
-      const name = request.lastMessage?.text.includes('connect') ? 'connect_account' : 'book_table';
-      return [{ type: 'tool-call', id: `call_${name}`, name, arguments: {} }];
-    },
+    toolFor: (message) => (message.includes('connect') ? 'connect_account' : 'book_table'),
   });
   page = world.page;
 });
@@ -69,13 +61,21 @@ after(async () => {
   await mcp?.close();
 });
 
-const ask = (question: string) => world.ask(question);
+/** Asks `question`; answers the card the MCP server's request shows at the tool call, once it shows. */
+async function askUntilCard(question: string) {
+  await world.ask(question);
+  const card = page.locator('.turn').last().getByRole('region', { name: 'bistro asks' });
+  await card.waitFor({ timeout: 60_000 });
+  return card;
+}
+
+/** Waits for the model's answer saying what the tool answered (`said`). */
+const toolSaid = (said: string) =>
+  page.locator('.turn').last().getByText(`The tool said: ${said}`).waitFor({ timeout: 60_000 });
 
 describe('MCP elicitation in the web UI', { timeout: 300_000 }, () => {
   test('the card shows the form at the tool call; what is typed reaches the server, defaults included', async () => {
-    await ask('Book a table');
-    const card = page.locator('.turn').last().getByRole('region', { name: 'bistro asks' });
-    await card.waitFor({ timeout: 60_000 });
+    const card = await askUntilCard('Book a table');
     assert.match((await card.textContent()) ?? '', /Who is the booking for\?/);
     assert.equal(await card.getByLabel('Guests').inputValue(), '2', 'the default is filled in');
     assert.deepEqual(
@@ -96,11 +96,7 @@ describe('MCP elicitation in the web UI', { timeout: 300_000 }, () => {
     await card.getByLabel('Time').selectOption('20:00');
     await card.getByRole('button', { name: 'Send' }).click();
     await card.getByRole('status').filter({ hasText: 'Answered' }).waitFor();
-    await page
-      .locator('.turn')
-      .last()
-      .getByText('The tool said booking: accept.')
-      .waitFor({ timeout: 60_000 });
+    await toolSaid('booking: accept');
     assert.deepEqual(serverSaw.at(-1), {
       action: 'accept',
       content: { name: 'Ada', guests: 2, terrace: true, time: '20:00' },
@@ -108,33 +104,21 @@ describe('MCP elicitation in the web UI', { timeout: 300_000 }, () => {
   });
 
   test('declining from the card reaches the server as decline', async () => {
-    await ask('Book another table');
-    const card = page.locator('.turn').last().getByRole('region', { name: 'bistro asks' });
-    await card.waitFor({ timeout: 60_000 });
+    const card = await askUntilCard('Book another table');
     await card.getByRole('button', { name: 'Decline' }).click();
     await card.getByRole('status').filter({ hasText: 'Declined' }).waitFor();
-    await page
-      .locator('.turn')
-      .last()
-      .getByText('The tool said booking: decline.')
-      .waitFor({ timeout: 60_000 });
+    await toolSaid('booking: decline');
     assert.deepEqual(serverSaw.at(-1), { action: 'decline' });
   });
 
   test('a URL request is a link the user follows; continuing consents', async () => {
-    await ask('connect my account');
-    const card = page.locator('.turn').last().getByRole('region', { name: 'bistro asks' });
-    await card.waitFor({ timeout: 60_000 });
+    const card = await askUntilCard('connect my account');
     const link = card.getByRole('link', { name: 'https://bistro.example/connect' });
     assert.equal(await link.getAttribute('href'), 'https://bistro.example/connect');
     assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
     await card.getByRole('button', { name: 'Continue' }).click();
     await card.getByRole('status').filter({ hasText: 'Answered' }).waitFor();
-    await page
-      .locator('.turn')
-      .last()
-      .getByText('The tool said connect: accept.')
-      .waitFor({ timeout: 60_000 });
+    await toolSaid('connect: accept');
     assert.deepEqual(serverSaw.at(-1), { action: 'accept' });
   });
 });

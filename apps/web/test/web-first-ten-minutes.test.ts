@@ -19,6 +19,7 @@ import {
 import { startEverythingHttpServer } from '../../../packages/mcp/src/__fixtures__/everything-server.ts';
 import { type BrowserProfile, openProfile } from './chromium.ts';
 import { firstTenMinutesModel, startWeatherService, type WeatherService } from './first-ten-minutes-world.ts';
+import { openNewChat, sendMessage } from './page-steps.ts';
 
 const screenshots =
   process.env.TOOLBUS_SCREENSHOTS === '1'
@@ -45,16 +46,9 @@ const lastTurn = () => page.locator('.turn').last();
 /** Starts a new chat from the chat list and sends `question` (with `persona` picked, when given). */
 async function ask(question: string, persona?: string) {
   await page.goto(`${url}/#/`);
-  await page
-    .getByRole('navigation', { name: 'Chats' })
-    .getByRole('button', { name: 'New chat', exact: true })
-    .click();
-  await page.waitForURL(/#\/chats\//);
+  await openNewChat(page);
   if (persona) await page.getByLabel('Persona').selectOption({ label: persona });
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(question);
-  await box.press('Enter');
-  await page.locator('.turn').last().waitFor();
+  await sendMessage(page, question);
 }
 
 before(async () => {

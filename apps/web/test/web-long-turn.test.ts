@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { type BrowserProfile, seriousViolations } from './chromium.ts';
+import { askInNewChat, openSignedInProfile } from './page-steps.ts';
 import { startUiWorld, type UiWorld } from './ui-world.ts';
 
 const steps = 5000;
@@ -15,12 +16,8 @@ let page: Page;
 
 before(async () => {
   world = await startUiWorld({ chunkMs: 1 });
-  profile = await openProfile();
+  profile = await openSignedInProfile(world.url, world.adminKey);
   page = profile.page;
-  await page.goto(`${world.url}/`);
-  await page.getByLabel('API key').fill(world.adminKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
 });
 after(async () => {
   await profile?.close();
@@ -34,14 +31,7 @@ const stepShown = (step: number) => turn().getByText(`long step ${step} done`, {
 
 describe('a very long turn is virtualised', { timeout: 300_000 }, () => {
   test('5,000 steps watched live: a screenful mounted, every step reachable by scrolling', async () => {
-    await page
-      .getByRole('navigation', { name: 'Chats' })
-      .getByRole('button', { name: 'New chat', exact: true })
-      .click();
-    await page.getByText('Ask something to start.').waitFor();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill(`Do a long run of ${steps} steps`);
-    await box.press('Enter');
+    await askInNewChat(page, `Do a long run of ${steps} steps`);
     await turn().getByText('The long run is over: every step reported.').waitFor({ timeout: 180_000 });
     const level = turn().locator('.level-virtual');
     assert.equal(await level.getAttribute('data-virtual-count'), String(steps));

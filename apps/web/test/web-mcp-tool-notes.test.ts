@@ -12,6 +12,7 @@ import {
   startModernMcpServer,
 } from '@toolbus/mcp/testing';
 import type { Page } from 'playwright-core';
+import { recursiveWireTool } from '../../../packages/assembly/src/__fixtures__/mcp-wire-tools.ts';
 import { seriousViolations } from './chromium.ts';
 import { type McpChatPage, openMcpChatPage } from './mcp-chat-page.ts';
 
@@ -32,13 +33,9 @@ let released = false;
 
 const tools: ModernTool[] = [
   {
-    name: 'tree',
-    description: 'Takes a tree.',
-    inputSchema: {
-      type: 'object',
-      $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
-      properties: { root: { $ref: '#/$defs/node' } },
-    },
+    // The fixture's description is optional by type; its name and input schema are what this test is about.
+    name: recursiveWireTool.name,
+    inputSchema: recursiveWireTool.inputSchema,
     call: () => ({ content: [{ type: 'text', text: 'never offered' }] }),
   },
   {
@@ -71,15 +68,7 @@ before(async () => {
   mcp = await startModernMcpServer(tools);
   world = await openMcpChatPage({
     mcp: { name: 'works', url: mcp.url },
-    model: (request) => {
-      if (request.lastMessage?.role === 'tool') {
-        return [
-          { type: 'text', text: `The tool said: ${request.lastMessage.toolResults[0]?.content ?? ''}` },
-        ];
-      }
-      const name = request.lastMessage?.text.includes('quietly') ? 'silent' : 'crunch';
-      return [{ type: 'tool-call', id: `call_${name}`, name, arguments: {} }];
-    },
+    toolFor: (message) => (message.includes('quietly') ? 'silent' : 'crunch'),
     server: { mcpToolCallTimeoutMs: timeoutMs },
   });
   page = world.page;

@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
+import { type BrowserProfile, seriousViolations } from './chromium.ts';
 import { type CuttableProxy, startCuttableProxy } from './cuttable-proxy.ts';
+import { openNewChat, openSignedInProfile } from './page-steps.ts';
 import { startUiWorld, type UiWorld } from './ui-world.ts';
 
 // 20 a minute: one request's allowance comes back every 3 s, so the server's Retry-After is 1–3 s.
@@ -18,13 +19,9 @@ let page: Page;
 before(async () => {
   world = await startUiWorld({ requestsPerMinute: perMinute });
   proxy = await startCuttableProxy(world.url);
-  profile = await openProfile();
-  page = profile.page;
   // Through the proxy, so the network can be cut under the page.
-  await page.goto(`${proxy.url}/`);
-  await page.getByLabel('API key').fill(world.adminKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
+  profile = await openSignedInProfile(proxy.url, world.adminKey);
+  page = profile.page;
 });
 after(async () => {
   await profile?.close();
@@ -49,11 +46,7 @@ const lastTurn = () => page.locator('.turn').last();
 
 describe('transient failures: words, a retry, nothing lost', { timeout: 240_000 }, () => {
   test('a send refused with 429 keeps the message and offers Retry after Retry-After', async () => {
-    await page
-      .getByRole('navigation', { name: 'Chats' })
-      .getByRole('button', { name: 'New chat', exact: true })
-      .click();
-    await page.getByText('Ask something to start.').waitFor();
+    await openNewChat(page);
     await box().fill('hello after a pause');
     const wait = await spendAllowance();
     assert.ok(wait >= 1, `Retry-After: ${wait}`);

@@ -6,6 +6,7 @@ import { chunkText, type ScriptedRequest, type ScriptedStep } from '@toolbus/cor
 import { TITLE_INSTRUCTION } from '@toolbus/server';
 import type { Page } from 'playwright-core';
 import { type BrowserProfile, openProfile } from './chromium.ts';
+import { askInNewChat } from './page-steps.ts';
 import { type ServeWorld, startServeWorld } from './serve-world.ts';
 
 const isTitleRequest = (request: ScriptedRequest) =>
@@ -41,13 +42,7 @@ after(async () => {
 describe('web UI on the default toolbus serve', { timeout: 300_000 }, () => {
   test('a new chat is titled by the model after its first answer: in the list, the heading and toolbus history', async () => {
     await page.goto(`${world.url}/`);
-    await page
-      .getByRole('navigation', { name: 'Chats' })
-      .getByRole('button', { name: 'New chat', exact: true })
-      .click();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('How long do refunds take?');
-    await box.press('Enter');
+    await askInNewChat(page, 'How long do refunds take?');
     await page.locator('.turn').last().locator('.answer').getByText('Refunds take 14 days').waitFor();
     const chats = page.getByRole('navigation', { name: 'Chats' });
     await chats.getByRole('link', { name: 'Refund timing', exact: true }).waitFor({ timeout: 15_000 });

@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { forgeZip, skillMarkdown } from '../../../packages/skills/src/__fixtures__/forge-zip.ts';
 import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
 import { startCuttableProxy } from './cuttable-proxy.ts';
+import { askInNewChat, openNewChat, sendMessage, signIn as signInAt } from './page-steps.ts';
 import { RESEARCH_MODEL, startUiWorld, type UiWorld } from './ui-world.ts';
 
 // The README's screenshots are refreshed on request only (TOOLBUS_SCREENSHOTS=1), so a test run leaves the
@@ -32,27 +33,8 @@ async function shoot(name: string) {
   await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: false });
 }
 
-async function signIn(target: Page, key: string) {
-  await target.goto(`${world.url}/`);
-  await target.getByLabel('API key').fill(key);
-  await target.getByRole('button', { name: 'Sign in' }).click();
-  await target.getByRole('button', { name: 'New chat', exact: true }).first().waitFor();
-}
-
-async function ask(question: string) {
-  const chats = await page.locator('.turn').count();
-  await page
-    .getByRole('navigation', { name: 'Chats' })
-    .getByRole('button', { name: 'New chat', exact: true })
-    .click();
-  await page.waitForURL(/#\/chats\//);
-  await page.getByText('Ask something to start.').waitFor();
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(question);
-  await box.press('Enter');
-  void chats;
-  await page.locator('.turn').last().waitFor();
-}
+const signIn = (target: Page, key: string) => signInAt(target, world.url, key);
+const ask = (question: string) => askInNewChat(page, question);
 
 const lastTurn = () => page.locator('.turn').last();
 
@@ -146,20 +128,14 @@ describe('web UI', { timeout: 600_000 }, () => {
   });
 
   test('the sent message shows its attachments', async () => {
-    await page
-      .getByRole('navigation', { name: 'Chats' })
-      .getByRole('button', { name: 'New chat', exact: true })
-      .click();
-    await page.waitForURL(/#\/chats\//);
+    await openNewChat(page);
     await page.getByLabel('Attach').setInputFiles({
       name: 'notes.txt',
       mimeType: 'text/plain',
       buffer: Buffer.from('Refunds take 14 days.'),
     });
     await page.getByRole('button', { name: 'Remove notes.txt' }).waitFor();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('Here are my notes');
-    await box.press('Enter');
+    await sendMessage(page, 'Here are my notes');
     const sent = lastTurn().locator('.user-message').getByRole('list', { name: 'Attached files' });
     await sent.getByRole('link', { name: 'notes.txt' }).waitFor();
     await lastTurn().getByText('Hello! Ask me something.').waitFor();
@@ -333,19 +309,11 @@ describe('web UI', { timeout: 600_000 }, () => {
     world.research.script = {
       tasks: ['Research solar panels', 'Research wind turbines', 'Research tidal power fails'],
     };
-    await page
-      .getByRole('navigation', { name: 'Chats' })
-      .getByRole('button', { name: 'New chat', exact: true })
-      .click();
-    await page.waitForURL(/#\/chats\//);
-    await page.getByText('Ask something to start.').waitFor();
+    await openNewChat(page);
     await page.getByLabel('Persona').selectOption({ label: 'Researcher' });
     await page.getByLabel('Model').fill(RESEARCH_MODEL);
     await page.getByLabel('Deep Research').check();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('Compare renewable energy sources');
-    await box.press('Enter');
-    await page.locator('.turn').last().waitFor();
+    await sendMessage(page, 'Compare renewable energy sources');
     await lastTurn().getByText('Gather sources').waitFor({ timeout: 30_000 });
     const lanes = lastTurn().locator('ul.lanes > li.lane');
     await page.waitForFunction(
