@@ -1,6 +1,9 @@
 import type { connectedAppSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
+import { ActionButton } from '../common/action-button.tsx';
+import { ActionForm } from '../common/action-form.tsx';
+import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -58,43 +61,42 @@ function ConnectAppForm(props: {
   const [otherPolicy, setOtherPolicy] = useState<Policy>('ASK');
   const [shared, setShared] = useState(false);
   return (
-    <form
+    <ActionForm
+      action={props.action}
       className="stack-form"
       aria-label="Connect an app"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void props.action.run(async () => {
-          const urlPatterns = patterns
-            .split('\n')
-            .map((line) => line.trim())
-            .filter(Boolean);
-          await client.request('POST', '/v1/apps', {
-            body: {
-              name,
-              urlPatterns,
-              headers: { [headerName]: headerValue },
-              ...(actionName && actionPath
-                ? {
-                    actions: [
-                      {
-                        name: actionName,
-                        ...(actionMethod === '*' ? {} : { method: actionMethod }),
-                        pathPattern: actionPath,
-                        policy: actionPolicy,
-                      },
-                    ],
-                  }
-                : {}),
-              defaultPolicy: otherPolicy,
-              ...(shared ? { shared: true } : {}),
-            },
-          });
-          // The credential leaves the page's state once sent.
-          setHeaderValue('');
-          setName('');
-          props.onConnected();
-          return `Connected ${name}.`;
+      submit="Connect app"
+      onSubmit={async () => {
+        const urlPatterns = patterns
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean);
+        await client.request('POST', '/v1/apps', {
+          body: {
+            name,
+            urlPatterns,
+            headers: { [headerName]: headerValue },
+            ...(actionName && actionPath
+              ? {
+                  actions: [
+                    {
+                      name: actionName,
+                      ...(actionMethod === '*' ? {} : { method: actionMethod }),
+                      pathPattern: actionPath,
+                      policy: actionPolicy,
+                    },
+                  ],
+                }
+              : {}),
+            defaultPolicy: otherPolicy,
+            ...(shared ? { shared: true } : {}),
+          },
         });
+        // The credential leaves the page's state once sent.
+        setHeaderValue('');
+        setName('');
+        props.onConnected();
+        return `Connected ${name}.`;
       }}
     >
       <label>
@@ -163,10 +165,7 @@ function ConnectAppForm(props: {
           the whole organisation
         </label>
       ) : null}
-      <button type="submit" disabled={props.action.busy}>
-        Connect app
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -178,59 +177,45 @@ function ConnectedAppsTable(props: {
   readonly onRemoved: () => void;
 }) {
   return (
-    <table>
-      <caption>Your apps</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">URLs</th>
-          <th scope="col">Credentials</th>
-          <th scope="col">Actions</th>
-          <th scope="col">Remove</th>
+    <AdminTable caption="Your apps" columns={['Name', 'URLs', 'Credentials', 'Actions', 'Remove']}>
+      {props.apps.map((app) => (
+        <tr key={app.id}>
+          <td>
+            {app.name}
+            {app.shared ? ' (organisation)' : ''}
+          </td>
+          <td>
+            {app.urlPatterns.map((pattern) => (
+              <code key={pattern}>{pattern} </code>
+            ))}
+          </td>
+          <td>
+            {[
+              ...app.headerNames,
+              ...app.organizationValueNames.map((key) => `org.${key}`),
+              ...app.userValueNames.map((key) => `user.${key}`),
+            ].join(', ')}
+          </td>
+          <td>{app.actions.map((entry) => `${entry.name}: ${entry.policy}`).join(', ')}</td>
+          <td>
+            {app.shared && !props.isAdmin ? (
+              'organisation'
+            ) : (
+              <ActionButton
+                action={props.action}
+                aria-label={`Remove ${app.name}`}
+                run={async () => {
+                  await client.request('DELETE', `/v1/apps/${app.id}`);
+                  props.onRemoved();
+                  return `Removed ${app.name}.`;
+                }}
+              >
+                Remove
+              </ActionButton>
+            )}
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {props.apps.map((app) => (
-          <tr key={app.id}>
-            <td>
-              {app.name}
-              {app.shared ? ' (organisation)' : ''}
-            </td>
-            <td>
-              {app.urlPatterns.map((pattern) => (
-                <code key={pattern}>{pattern} </code>
-              ))}
-            </td>
-            <td>
-              {[
-                ...app.headerNames,
-                ...app.organizationValueNames.map((key) => `org.${key}`),
-                ...app.userValueNames.map((key) => `user.${key}`),
-              ].join(', ')}
-            </td>
-            <td>{app.actions.map((entry) => `${entry.name}: ${entry.policy}`).join(', ')}</td>
-            <td>
-              {app.shared && !props.isAdmin ? (
-                'organisation'
-              ) : (
-                <button
-                  type="button"
-                  aria-label={`Remove ${app.name}`}
-                  onClick={() =>
-                    void props.action.run(async () => {
-                      await client.request('DELETE', `/v1/apps/${app.id}`);
-                      props.onRemoved();
-                      return `Removed ${app.name}.`;
-                    })
-                  }
-                >
-                  Remove
-                </button>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </AdminTable>
   );
 }

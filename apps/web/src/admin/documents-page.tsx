@@ -1,7 +1,9 @@
 import { sseEvents } from '@toolbus/client';
 import { useState } from 'react';
+import { ActionForm } from '../common/action-form.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
+import { FilePicker } from '../common/file-picker.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
 /** Documents: what is indexed, upload one, or index a server folder with live progress. */
@@ -10,24 +12,23 @@ export function DocumentsPage() {
   const action = useAction();
   const [path, setPath] = useState('');
   const [progress, setProgress] = useState<{ done: number; total: number; path?: string } | undefined>();
-  const indexFolder = () =>
-    action.run(async () => {
-      setProgress({ done: 0, total: 0 });
-      const response = await client.raw('POST', '/v1/admin/documents/index', {
-        body: JSON.stringify({ path }),
-        contentType: 'application/json',
-        headers: { accept: 'text/event-stream' },
-      });
-      let result = '';
-      for await (const event of sseEvents(response.body as ReadableStream<Uint8Array>)) {
-        const data = JSON.parse(event.data) as Record<string, unknown>;
-        if (event.event === 'progress') setProgress(data as { done: number; total: number; path?: string });
-        else if (event.event === 'error') throw new Error(String(data.message));
-        else if (event.event === 'result') result = JSON.stringify(data);
-      }
-      counts.reload();
-      return `Indexed: ${result}`;
+  const indexFolder = async () => {
+    setProgress({ done: 0, total: 0 });
+    const response = await client.raw('POST', '/v1/admin/documents/index', {
+      body: JSON.stringify({ path }),
+      contentType: 'application/json',
+      headers: { accept: 'text/event-stream' },
     });
+    let result = '';
+    for await (const event of sseEvents(response.body as ReadableStream<Uint8Array>)) {
+      const data = JSON.parse(event.data) as Record<string, unknown>;
+      if (event.event === 'progress') setProgress(data as { done: number; total: number; path?: string });
+      else if (event.event === 'error') throw new Error(String(data.message));
+      else if (event.event === 'result') result = JSON.stringify(data);
+    }
+    counts.reload();
+    return `Indexed: ${result}`;
+  };
   return (
     <div>
       <h1>Documents</h1>
@@ -39,39 +40,24 @@ export function DocumentsPage() {
           </div>
         ))}
       </dl>
-      <label>
-        Upload a document{' '}
-        <input
-          type="file"
-          onChange={(event) => {
-            const file = event.target.files?.[0];
-            event.target.value = '';
-            if (!file) return;
-            void action.run(async () => {
-              await client.upload('/v1/admin/documents/uploads', file, {
-                contentType: file.type || 'text/plain',
-                query: { name: file.name },
-              });
-              counts.reload();
-              return `Indexed ${file.name}.`;
+      <FilePicker
+        label="Upload a document"
+        onFile={(file) =>
+          void action.run(async () => {
+            await client.upload('/v1/admin/documents/uploads', file, {
+              contentType: file.type || 'text/plain',
+              query: { name: file.name },
             });
-          }}
-        />
-      </label>
-      <form
-        className="inline-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void indexFolder();
-        }}
-      >
+            counts.reload();
+            return `Indexed ${file.name}.`;
+          })
+        }
+      />
+      <ActionForm action={action} className="inline-form" submit="Index folder" onSubmit={indexFolder}>
         <label>
           Server folder <input value={path} onChange={(event) => setPath(event.target.value)} required />
         </label>
-        <button type="submit" disabled={action.busy}>
-          Index folder
-        </button>
-      </form>
+      </ActionForm>
       {progress ? (
         <div>
           <label htmlFor="index-progress">Indexing {progress.path ?? ''}</label>

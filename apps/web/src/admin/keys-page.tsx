@@ -1,5 +1,8 @@
 import type { ApiKeyView } from '@toolbus/client';
 import { useState } from 'react';
+import { ActionButton } from '../common/action-button.tsx';
+import { ActionForm } from '../common/action-form.tsx';
+import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -15,18 +18,18 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
   return (
     <div>
       <h1>API keys</h1>
-      <form
+      <ActionForm
+        action={action}
         className="inline-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run(async () => {
-            const created = await client.request<{ key: string }>('POST', '/v1/keys', {
-              body: { name, scopes },
-            });
-            setShown(created.key);
-            setName('');
-            keys.reload();
+        submit="Create key"
+        submitDisabled={scopes.length === 0}
+        onSubmit={async () => {
+          const created = await client.request<{ key: string }>('POST', '/v1/keys', {
+            body: { name, scopes },
           });
+          setShown(created.key);
+          setName('');
+          keys.reload();
         }}
       >
         <label>
@@ -49,10 +52,7 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
             </label>
           ))}
         </fieldset>
-        <button type="submit" disabled={action.busy || scopes.length === 0}>
-          Create key
-        </button>
-      </form>
+      </ActionForm>
       {shown ? (
         <div className="card" role="status">
           <p>Your new key (shown this once — store it now):</p>
@@ -60,51 +60,39 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
         </div>
       ) : null}
       <Feedback error={action.error ?? keys.error} note={action.note} />
-      <table>
-        <caption>Your keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Organisation</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Action</th>
+      <AdminTable
+        caption="Your keys"
+        columns={['Name', 'Prefix', 'Scopes', 'Organisation', 'Last used', 'Action']}
+      >
+        {(keys.value?.keys ?? []).map((key) => (
+          <tr key={key.id}>
+            <td>{key.name}</td>
+            <td>
+              <code>{key.prefix}</code>
+            </td>
+            <td>{key.scopes.join(', ')}</td>
+            <td>{key.organizationId}</td>
+            <td>{key.lastUsedAt ?? 'never'}</td>
+            <td>
+              {key.revokedAt ? (
+                'revoked'
+              ) : (
+                <ActionButton
+                  action={action}
+                  aria-label={`Revoke ${key.name}`}
+                  run={async () => {
+                    await client.request('DELETE', `/v1/keys/${key.id}`);
+                    keys.reload();
+                    return `Revoked ${key.name}.`;
+                  }}
+                >
+                  Revoke
+                </ActionButton>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(keys.value?.keys ?? []).map((key) => (
-            <tr key={key.id}>
-              <td>{key.name}</td>
-              <td>
-                <code>{key.prefix}</code>
-              </td>
-              <td>{key.scopes.join(', ')}</td>
-              <td>{key.organizationId}</td>
-              <td>{key.lastUsedAt ?? 'never'}</td>
-              <td>
-                {key.revokedAt ? (
-                  'revoked'
-                ) : (
-                  <button
-                    type="button"
-                    aria-label={`Revoke ${key.name}`}
-                    onClick={() =>
-                      void action.run(async () => {
-                        await client.request('DELETE', `/v1/keys/${key.id}`);
-                        keys.reload();
-                        return `Revoked ${key.name}.`;
-                      })
-                    }
-                  >
-                    Revoke
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </AdminTable>
     </div>
   );
 }

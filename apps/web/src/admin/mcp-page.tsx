@@ -1,6 +1,9 @@
 import type { mcpToolReviewSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
+import { ActionButton } from '../common/action-button.tsx';
+import { ActionForm } from '../common/action-form.tsx';
+import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -21,43 +24,31 @@ function ServerTools(props: { readonly server: McpServerView }) {
   const action = useAction();
   return (
     <div>
-      <table>
-        <caption>Tools of {props.server.name}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Tool</th>
-            <th scope="col">Status</th>
-            <th scope="col">Action</th>
+      <AdminTable caption={`Tools of ${props.server.name}`} columns={['Tool', 'Status', 'Action']}>
+        {(tools.value?.tools ?? []).map((tool) => (
+          <tr key={tool.name}>
+            <td title={tool.description}>{tool.name}</td>
+            <td>{tool.status}</td>
+            <td>
+              {tool.status === 'approved' ? null : (
+                <ActionButton
+                  action={action}
+                  run={async () => {
+                    await client.request(
+                      'POST',
+                      `/v1/admin/mcp-servers/${props.server.id}/tools/${encodeURIComponent(tool.name)}/approval`,
+                    );
+                    tools.reload();
+                    return `Approved ${tool.name}.`;
+                  }}
+                >
+                  Approve {tool.name}
+                </ActionButton>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(tools.value?.tools ?? []).map((tool) => (
-            <tr key={tool.name}>
-              <td title={tool.description}>{tool.name}</td>
-              <td>{tool.status}</td>
-              <td>
-                {tool.status === 'approved' ? null : (
-                  <button
-                    type="button"
-                    onClick={() =>
-                      void action.run(async () => {
-                        await client.request(
-                          'POST',
-                          `/v1/admin/mcp-servers/${props.server.id}/tools/${encodeURIComponent(tool.name)}/approval`,
-                        );
-                        tools.reload();
-                        return `Approved ${tool.name}.`;
-                      })
-                    }
-                  >
-                    Approve {tool.name}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </AdminTable>
       <Feedback error={action.error ?? tools.error} note={action.note} />
     </div>
   );
@@ -79,42 +70,38 @@ function OAuthConnection(props: {
         Your connection: <strong>{props.connected ? 'connected' : 'not connected'}</strong>
       </p>
       {props.connected ? (
-        <button
-          type="button"
+        <ActionButton
+          action={action}
           disabled={action.busy}
-          onClick={() =>
-            void action.run(async () => {
-              await client.request('DELETE', `/v1/mcp-servers/${props.server.id}/connection`);
-              props.onChanged();
-              return `Disconnected from ${props.server.name}.`;
-            })
-          }
+          run={async () => {
+            await client.request('DELETE', `/v1/mcp-servers/${props.server.id}/connection`);
+            props.onChanged();
+            return `Disconnected from ${props.server.name}.`;
+          }}
         >
           Disconnect {props.server.name}
-        </button>
+        </ActionButton>
       ) : (
-        <button
-          type="button"
+        <ActionButton
+          action={action}
           disabled={action.busy}
-          onClick={() =>
-            void action.run(async () => {
-              const start = await client.request<{ status: string; authorizationUrl?: string }>(
-                'POST',
-                `/v1/mcp-servers/${props.server.id}/connection`,
-                { body: { returnTo: '/#/admin/mcp' } },
-              );
-              if (start.status === 'authorization_required' && start.authorizationUrl) {
-                // The authorization server signs the user in, then sends the browser back to this page.
-                window.location.assign(start.authorizationUrl);
-                return 'Opening the sign-in page…';
-              }
-              props.onChanged();
-              return `Connected to ${props.server.name}.`;
-            })
-          }
+          run={async () => {
+            const start = await client.request<{ status: string; authorizationUrl?: string }>(
+              'POST',
+              `/v1/mcp-servers/${props.server.id}/connection`,
+              { body: { returnTo: '/#/admin/mcp' } },
+            );
+            if (start.status === 'authorization_required' && start.authorizationUrl) {
+              // The authorization server signs the user in, then sends the browser back to this page.
+              window.location.assign(start.authorizationUrl);
+              return 'Opening the sign-in page…';
+            }
+            props.onChanged();
+            return `Connected to ${props.server.name}.`;
+          }}
         >
           Connect {props.server.name} (OAuth)
-        </button>
+        </ActionButton>
       )}
       <Feedback error={action.error} note={action.note} />
     </div>
@@ -143,36 +130,35 @@ export function McpPage() {
   return (
     <div>
       <h1>MCP servers</h1>
-      <form
+      <ActionForm
+        action={action}
         className="inline-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run(async () => {
-            const body = {
-              name,
-              endpoint: { transport: 'streamable-http', url },
-              authType,
-              ...(authType === 'api-key' && apiKey ? { apiKey } : {}),
-            };
-            // Checked before it is stored (connect, list tools): a server that cannot work is never "added", and
-            // the server's answer says why (the outbound guard's rule, an unreachable host). An OAuth server can
-            // only be reached once someone has signed in to it, so it is added first and connected below.
-            const check =
-              authType === 'oauth'
-                ? undefined
-                : await client.request<{ tools: { name: string }[] }>('POST', '/v1/admin/mcp-servers/check', {
-                    body,
-                  });
-            await client.request('POST', '/v1/admin/mcp-servers', { body });
-            setName('');
-            setUrl('');
-            setApiKey('');
-            servers.reload();
-            connections.reload();
-            if (!check) return `Added ${name}: connect to it with OAuth to list its tools.`;
-            const names = check.tools.map((tool) => tool.name);
-            return `Connected ${name}: ${names.length} tool(s)${names.length ? ` (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : ''}. Review and approve them below.`;
-          });
+        submit="Add server"
+        onSubmit={async () => {
+          const body = {
+            name,
+            endpoint: { transport: 'streamable-http', url },
+            authType,
+            ...(authType === 'api-key' && apiKey ? { apiKey } : {}),
+          };
+          // Checked before it is stored (connect, list tools): a server that cannot work is never "added", and
+          // the server's answer says why (the outbound guard's rule, an unreachable host). An OAuth server can
+          // only be reached once someone has signed in to it, so it is added first and connected below.
+          const check =
+            authType === 'oauth'
+              ? undefined
+              : await client.request<{ tools: { name: string }[] }>('POST', '/v1/admin/mcp-servers/check', {
+                  body,
+                });
+          await client.request('POST', '/v1/admin/mcp-servers', { body });
+          setName('');
+          setUrl('');
+          setApiKey('');
+          servers.reload();
+          connections.reload();
+          if (!check) return `Added ${name}: connect to it with OAuth to list its tools.`;
+          const names = check.tools.map((tool) => tool.name);
+          return `Connected ${name}: ${names.length} tool(s)${names.length ? ` (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : ''}. Review and approve them below.`;
         }}
       >
         <label>
@@ -194,10 +180,7 @@ export function McpPage() {
             Key <input type="password" value={apiKey} onChange={(event) => setApiKey(event.target.value)} />
           </label>
         ) : null}
-        <button type="submit" disabled={action.busy}>
-          Add server
-        </button>
-      </form>
+      </ActionForm>
       <Feedback error={action.error ?? servers.error} note={action.note} />
       <ul className="cards">
         {(servers.value?.servers ?? []).map((server) => (

@@ -1,6 +1,9 @@
 import type { memberSchema, organizationSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
+import { ActionButton } from '../common/action-button.tsx';
+import { ActionForm } from '../common/action-form.tsx';
+import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -17,21 +20,20 @@ function Members(props: { readonly organization: OrganizationView }) {
   return (
     <section className="card" aria-labelledby={`organization-${props.organization.id}`}>
       <h3 id={`organization-${props.organization.id}`}>{props.organization.name}</h3>
-      <form
+      <ActionForm
+        action={action}
         className="inline-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run(async () => {
-            const answer = await client.request<{ invited?: boolean }>('POST', base, {
-              body: { email, role },
-            });
-            setEmail('');
-            members.reload();
-            // An organisation admin invites: the person joins when they accept.
-            return answer?.invited === true
-              ? `Invited ${email} to ${props.organization.name}.`
-              : `Added ${email} to ${props.organization.name}.`;
+        submit="Add member"
+        onSubmit={async () => {
+          const answer = await client.request<{ invited?: boolean }>('POST', base, {
+            body: { email, role },
           });
+          setEmail('');
+          members.reload();
+          // An organisation admin invites: the person joins when they accept.
+          return answer?.invited === true
+            ? `Invited ${email} to ${props.organization.name}.`
+            : `Added ${email} to ${props.organization.name}.`;
         }}
       >
         <label>
@@ -45,57 +47,40 @@ function Members(props: { readonly organization: OrganizationView }) {
             <option value="admin">admin</option>
           </select>
         </label>
-        <button type="submit" disabled={action.busy}>
-          Add member
-        </button>
-      </form>
-      <table>
-        <caption>Members of {props.organization.name}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Actions</th>
+      </ActionForm>
+      <AdminTable caption={`Members of ${props.organization.name}`} columns={['Email', 'Role', 'Actions']}>
+        {(members.value?.members ?? []).map((member) => (
+          <tr key={member.userId}>
+            <td>{member.email}</td>
+            <td>{member.role}</td>
+            <td>
+              <ActionButton
+                action={action}
+                run={async () => {
+                  const next = member.role === 'admin' ? 'member' : 'admin';
+                  await client.request('PATCH', `${base}/${encodeURIComponent(member.userId)}`, {
+                    body: { role: next },
+                  });
+                  members.reload();
+                  return `${member.email} is now ${next}.`;
+                }}
+              >
+                Make {member.email} {member.role === 'admin' ? 'member' : 'admin'}
+              </ActionButton>{' '}
+              <ActionButton
+                action={action}
+                run={async () => {
+                  await client.request('DELETE', `${base}/${encodeURIComponent(member.userId)}`);
+                  members.reload();
+                  return `Removed ${member.email}.`;
+                }}
+              >
+                Remove {member.email}
+              </ActionButton>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(members.value?.members ?? []).map((member) => (
-            <tr key={member.userId}>
-              <td>{member.email}</td>
-              <td>{member.role}</td>
-              <td>
-                <button
-                  type="button"
-                  onClick={() =>
-                    void action.run(async () => {
-                      const next = member.role === 'admin' ? 'member' : 'admin';
-                      await client.request('PATCH', `${base}/${encodeURIComponent(member.userId)}`, {
-                        body: { role: next },
-                      });
-                      members.reload();
-                      return `${member.email} is now ${next}.`;
-                    })
-                  }
-                >
-                  Make {member.email} {member.role === 'admin' ? 'member' : 'admin'}
-                </button>{' '}
-                <button
-                  type="button"
-                  onClick={() =>
-                    void action.run(async () => {
-                      await client.request('DELETE', `${base}/${encodeURIComponent(member.userId)}`);
-                      members.reload();
-                      return `Removed ${member.email}.`;
-                    })
-                  }
-                >
-                  Remove {member.email}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </AdminTable>
       <Feedback error={action.error ?? members.error} note={action.note} />
     </section>
   );
@@ -119,26 +104,22 @@ export function OrganizationsPage(props: { readonly canCreate: boolean }) {
     <div>
       <h1>Organisations</h1>
       {props.canCreate ? (
-        <form
+        <ActionForm
+          action={action}
           className="inline-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void action.run(async () => {
-              await client.request('POST', '/v1/admin/organizations', { body: { name } });
-              setName('');
-              list.reload();
-              return `Created ${name}.`;
-            });
+          submit="Create organisation"
+          onSubmit={async () => {
+            await client.request('POST', '/v1/admin/organizations', { body: { name } });
+            setName('');
+            list.reload();
+            return `Created ${name}.`;
           }}
         >
           <label>
             Organisation name{' '}
             <input value={name} onChange={(event) => setName(event.target.value)} required />
           </label>
-          <button type="submit" disabled={action.busy}>
-            Create organisation
-          </button>
-        </form>
+        </ActionForm>
       ) : null}
       <Feedback error={action.error ?? list.error} note={action.note} />
       {administered.map((organization) => (

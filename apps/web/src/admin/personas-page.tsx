@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
+import { ActionButton } from '../common/action-button.tsx';
+import { ActionForm } from '../common/action-form.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
+import { FilePicker } from '../common/file-picker.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
 interface Persona {
@@ -47,31 +50,29 @@ function PersonaDetails(props: { readonly persona: Persona; readonly onSaved: ()
   const [name, setName] = useState(props.persona.name);
   const [description, setDescription] = useState(props.persona.description);
   return (
-    <form
-      className="inline-form"
-      aria-label={`Edit ${props.persona.name}`}
-      onSubmit={(event) => {
-        event.preventDefault();
-        void action.run(async () => {
+    <>
+      <ActionForm
+        action={action}
+        className="inline-form"
+        aria-label={`Edit ${props.persona.name}`}
+        submit="Save persona"
+        onSubmit={async () => {
           await client.request('PATCH', `/v1/admin/personas/${props.persona.id}`, {
             body: { name, description },
           });
           props.onSaved();
           return `Saved ${name}.`;
-        });
-      }}
-    >
-      <label>
-        Retitle as <input value={name} onChange={(event) => setName(event.target.value)} required />
-      </label>
-      <label>
-        Describe as <input value={description} onChange={(event) => setDescription(event.target.value)} />
-      </label>
-      <button type="submit" disabled={action.busy}>
-        Save persona
-      </button>
+        }}
+      >
+        <label>
+          Retitle as <input value={name} onChange={(event) => setName(event.target.value)} required />
+        </label>
+        <label>
+          Describe as <input value={description} onChange={(event) => setDescription(event.target.value)} />
+        </label>
+      </ActionForm>
       <Feedback error={action.error} note={action.note} />
-    </form>
+    </>
   );
 }
 
@@ -87,38 +88,36 @@ function AddMcpTool(props: { readonly personaId: string; readonly onAdded: () =>
   const options = servers.value?.servers ?? [];
   if (options.length === 0) return null;
   return (
-    <form
-      className="inline-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void action.run(async () => {
+    <>
+      <ActionForm
+        action={action}
+        className="inline-form"
+        submit="Add MCP tool"
+        onSubmit={async () => {
           await client.request('POST', `/v1/admin/personas/${props.personaId}/tools`, {
             body: { kind: 'mcp', serverId: serverId || options[0]?.id, toolName },
           });
           setToolName('');
           props.onAdded();
           return `Added ${toolName}.`;
-        });
-      }}
-    >
-      <label>
-        MCP server{' '}
-        <select value={serverId} onChange={(event) => setServerId(event.target.value)}>
-          {options.map((server) => (
-            <option key={server.id} value={server.id}>
-              {server.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        MCP tool <input value={toolName} onChange={(event) => setToolName(event.target.value)} required />
-      </label>
-      <button type="submit" disabled={action.busy}>
-        Add MCP tool
-      </button>
+        }}
+      >
+        <label>
+          MCP server{' '}
+          <select value={serverId} onChange={(event) => setServerId(event.target.value)}>
+            {options.map((server) => (
+              <option key={server.id} value={server.id}>
+                {server.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          MCP tool <input value={toolName} onChange={(event) => setToolName(event.target.value)} required />
+        </label>
+      </ActionForm>
       <Feedback error={action.error ?? servers.error} note={action.note} />
-    </form>
+    </>
   );
 }
 
@@ -197,18 +196,11 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
           </span>
         ))}
       </fieldset>
-      <label>
-        Upload an OpenAPI document (JSON){' '}
-        <input
-          type="file"
-          accept="application/json,.json"
-          onChange={(event) => {
-            const file = event.target.files?.[0];
-            if (file) void uploadOpenApi(file);
-            event.target.value = '';
-          }}
-        />
-      </label>
+      <FilePicker
+        label="Upload an OpenAPI document (JSON)"
+        accept="application/json,.json"
+        onFile={(file) => void uploadOpenApi(file)}
+      />
       {produced.length > 0 ? (
         <ul aria-label="Tools it produced" className="produced">
           {produced.map((name) => (
@@ -222,18 +214,16 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
         {rows.map((row) => (
           <li key={row.id}>
             {row.source.kind}: {rowLabel(row, known)}{' '}
-            <button
-              type="button"
+            <ActionButton
+              action={action}
               aria-label={`Remove ${rowLabel(row, known)}`}
-              onClick={() =>
-                void action.run(async () => {
-                  await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${row.id}`);
-                  detail.reload();
-                })
-              }
+              run={async () => {
+                await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${row.id}`);
+                detail.reload();
+              }}
             >
               Remove
-            </button>
+            </ActionButton>
           </li>
         ))}
       </ul>
@@ -251,26 +241,25 @@ export function PersonasPage() {
   return (
     <div>
       <h1>Personas and tools</h1>
-      <form
+      <ActionForm
+        action={action}
         className="inline-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run(async () => {
-            const created = await client.request<{ id: string }>('POST', '/v1/admin/personas', {
-              body: { name, description },
-            });
-            // A new persona starts with the built-ins this deployment can run switched on.
-            const available = (await loadBuiltIns()).tools.filter((tool) => tool.available);
-            for (const tool of available) {
-              await client.request('POST', `/v1/admin/personas/${created.id}/tools`, {
-                body: { kind: 'built-in', builtIn: tool.id },
-              });
-            }
-            setName('');
-            setDescription('');
-            list.reload();
-            return `Created ${name}.`;
+        submit="Create persona"
+        onSubmit={async () => {
+          const created = await client.request<{ id: string }>('POST', '/v1/admin/personas', {
+            body: { name, description },
           });
+          // A new persona starts with the built-ins this deployment can run switched on.
+          const available = (await loadBuiltIns()).tools.filter((tool) => tool.available);
+          for (const tool of available) {
+            await client.request('POST', `/v1/admin/personas/${created.id}/tools`, {
+              body: { kind: 'built-in', builtIn: tool.id },
+            });
+          }
+          setName('');
+          setDescription('');
+          list.reload();
+          return `Created ${name}.`;
         }}
       >
         <label>
@@ -279,10 +268,7 @@ export function PersonasPage() {
         <label>
           Description <input value={description} onChange={(event) => setDescription(event.target.value)} />
         </label>
-        <button type="submit" disabled={action.busy}>
-          Create persona
-        </button>
-      </form>
+      </ActionForm>
       <Feedback error={action.error ?? list.error} note={action.note} />
       {(list.value?.personas ?? []).map((persona) => (
         <PersonaTools key={persona.id} persona={persona} onChanged={list.reload} />

@@ -1,6 +1,7 @@
 import type { settingsSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
 import { useEffect, useState } from 'react';
+import { ActionForm } from '../common/action-form.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -24,17 +25,16 @@ export function SettingsPage() {
   return (
     <div>
       <h1>Settings</h1>
-      <form
+      <ActionForm
+        action={action}
         className="stack-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run(async () => {
-            const body: { -readonly [Field in keyof Settings]: Settings[Field] } = {};
-            for (const [field] of textFields) body[field] = settings[field] ? settings[field] : null;
-            body.memoryDefault = settings.memoryDefault ?? null;
-            setSettings(await client.request<Settings>('PATCH', '/v1/admin/settings', { body }));
-            return 'Settings saved.';
-          });
+        submit="Save settings"
+        onSubmit={async () => {
+          const body: { -readonly [Field in keyof Settings]: Settings[Field] } = {};
+          for (const [field] of textFields) body[field] = settings[field] ? settings[field] : null;
+          body.memoryDefault = settings.memoryDefault ?? null;
+          setSettings(await client.request<Settings>('PATCH', '/v1/admin/settings', { body }));
+          return 'Settings saved.';
         }}
       >
         {textFields.map(([field, label]) => (
@@ -56,10 +56,7 @@ export function SettingsPage() {
           />{' '}
           Memory on by default
         </label>
-        <button type="submit" disabled={action.busy}>
-          Save settings
-        </button>
-      </form>
+      </ActionForm>
       <Feedback error={action.error ?? loaded.error} note={action.note} />
     </div>
   );

@@ -1,8 +1,10 @@
 import type { skillReviewSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
+import { ActionButton } from '../common/action-button.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
+import { FilePicker } from '../common/file-picker.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
 type SkillUploadReview = WireShape<typeof skillReviewSchema>;
@@ -30,26 +32,20 @@ export function SkillsPage() {
   return (
     <div>
       <h1>Skills</h1>
-      <label>
-        Upload a skill (.zip){' '}
-        <input
-          type="file"
-          accept=".zip,application/zip"
-          onChange={(event) => {
-            const file = event.target.files?.[0];
-            event.target.value = '';
-            if (!file) return;
-            void action.run(async () => {
-              setAcceptFindings(false);
-              setReview(
-                await client.upload<SkillUploadReview>('/v1/admin/skills/uploads', file, {
-                  contentType: 'application/zip',
-                }),
-              );
-            });
-          }}
-        />
-      </label>
+      <FilePicker
+        label="Upload a skill (.zip)"
+        accept=".zip,application/zip"
+        onFile={(file) =>
+          void action.run(async () => {
+            setAcceptFindings(false);
+            setReview(
+              await client.upload<SkillUploadReview>('/v1/admin/skills/uploads', file, {
+                contentType: 'application/zip',
+              }),
+            );
+          })
+        }
+      />
       {review ? (
         <section className="card" aria-label="Upload review">
           <h3>{review.name ?? 'Unnamed skill'}</h3>
@@ -86,22 +82,20 @@ export function SkillsPage() {
           ) : (
             <p>No findings.</p>
           )}
-          <button
-            type="button"
+          <ActionButton
+            action={action}
             disabled={!review.acceptable || (review.findings.length > 0 && !acceptFindings)}
-            onClick={() =>
-              void action.run(async () => {
-                await client.request('POST', `/v1/admin/skills/uploads/${review.uploadId}/accept`, {
-                  body: { acceptFindings, replace: true },
-                });
-                setReview(undefined);
-                skills.reload();
-                return `Stored ${review.name ?? 'the skill'}.`;
-              })
-            }
+            run={async () => {
+              await client.request('POST', `/v1/admin/skills/uploads/${review.uploadId}/accept`, {
+                body: { acceptFindings, replace: true },
+              });
+              setReview(undefined);
+              skills.reload();
+              return `Stored ${review.name ?? 'the skill'}.`;
+            }}
           >
             Accept skill
-          </button>
+          </ActionButton>
         </section>
       ) : null}
       <Feedback error={action.error ?? skills.error} note={action.note} />
@@ -110,18 +104,16 @@ export function SkillsPage() {
         {(skills.value?.skills ?? []).map((skill) => (
           <li key={skill.name}>
             {skill.name}{' '}
-            <button
-              type="button"
+            <ActionButton
+              action={action}
               aria-label={`Delete skill ${skill.name}`}
-              onClick={() =>
-                void action.run(async () => {
-                  await client.request('DELETE', `/v1/admin/skills/${encodeURIComponent(skill.name)}`);
-                  skills.reload();
-                })
-              }
+              run={async () => {
+                await client.request('DELETE', `/v1/admin/skills/${encodeURIComponent(skill.name)}`);
+                skills.reload();
+              }}
             >
               Delete
-            </button>
+            </ActionButton>
           </li>
         ))}
       </ul>

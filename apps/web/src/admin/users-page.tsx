@@ -1,6 +1,7 @@
 import type { userSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
+import { ActionForm } from '../common/action-form.tsx';
 import { client } from '../common/api.ts';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -16,29 +17,25 @@ export function UsersPage() {
   return (
     <div>
       <h1>Users</h1>
-      <form
+      <ActionForm
+        action={action}
         className="inline-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run(async () => {
-            const user = await client.request<UserView>('POST', '/v1/admin/users', { body: { email } });
-            const created = await client.request<{ key: string }>('POST', `/v1/admin/users/${user.id}/keys`, {
-              body: { name: 'first key' },
-            });
-            setShown(created.key);
-            setEmail('');
-            users.reload();
+        submit="Add user"
+        onSubmit={async () => {
+          const user = await client.request<UserView>('POST', '/v1/admin/users', { body: { email } });
+          const created = await client.request<{ key: string }>('POST', `/v1/admin/users/${user.id}/keys`, {
+            body: { name: 'first key' },
           });
+          setShown(created.key);
+          setEmail('');
+          users.reload();
         }}
       >
         <label>
           Email{' '}
           <input type="email" value={email} onChange={(event) => setEmail(event.target.value)} required />
         </label>
-        <button type="submit" disabled={action.busy}>
-          Add user
-        </button>
-      </form>
+      </ActionForm>
       {shown ? (
         <div className="card" role="status">
           <p>Their key (shown this once):</p>

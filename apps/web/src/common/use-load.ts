@@ -35,13 +35,16 @@ export function useLoad<T>(
   return { value, error, reload };
 }
 
-/** Runs an action, keeping its failure (or success note) for display. */
-export function useAction(): {
+/** An action's runner and its state: its failure or success note for display, and whether it runs. */
+export interface Action {
   run: (action: () => Promise<unknown>) => Promise<void>;
   error: string | undefined;
   note: string | undefined;
   busy: boolean;
-} {
+}
+
+/** Runs an action, keeping its failure (or success note) for display. */
+export function useAction(): Action {
   const [error, setError] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
