@@ -2,6 +2,7 @@
 // when that is a lie (mismatched local/central headers, wrong sizes or CRCs, overlapping entries, odd flags,
 // methods and mode bits). Only for building hostile and benign archives in tests.
 import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { type ZipEntryFields, zipCentralRecord, zipEndRecord, zipLocalHeader } from '../zip/zip-headers.ts';
 
 /** Header fields a forged entry may override. */
 export interface ForgedFields {
@@ -81,19 +82,18 @@ export function forgeZip(entries: readonly ForgedEntry[], options: ForgeZipOptio
     const centralFields = { ...both, ...entry.central };
     const localName = toBuffer(localFields.name);
     const localExtra = localFields.extra;
-    const header = Buffer.alloc(30);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(localFields.flags, 6);
-    header.writeUInt16LE(localFields.method, 8);
-    header.writeUInt16LE(0, 10);
-    header.writeUInt16LE(0x21, 12);
     const deferred = entry.dataDescriptor === true && entry.local === undefined;
-    header.writeUInt32LE(deferred ? 0 : localFields.crc32 >>> 0, 14);
-    header.writeUInt32LE(deferred ? 0 : localFields.compressedSize, 18);
-    header.writeUInt32LE(deferred ? 0 : localFields.uncompressedSize, 22);
-    header.writeUInt16LE(localName.length, 26);
-    header.writeUInt16LE(localExtra.length, 28);
+    const header = zipLocalHeader({
+      flags: localFields.flags,
+      method: localFields.method,
+      dosTime: 0,
+      dosDate: 0x21,
+      crc32: deferred ? 0 : localFields.crc32,
+      compressedSize: deferred ? 0 : localFields.compressedSize,
+      uncompressedSize: deferred ? 0 : localFields.uncompressedSize,
+      nameLength: localName.length,
+      extraLength: localExtra.length,
+    });
     offsets.push(offset);
     const localOffset = offset;
     push(Buffer.concat([header, localName, localExtra]));
@@ -107,37 +107,36 @@ export function forgeZip(entries: readonly ForgedEntry[], options: ForgeZipOptio
       push(descriptor);
     }
     const centralName = toBuffer(centralFields.name);
-    const record = Buffer.alloc(46);
-    record.writeUInt32LE(0x02014b50, 0);
-    record.writeUInt16LE(entry.unixMode === undefined ? 20 : (3 << 8) | 20, 4);
-    record.writeUInt16LE(20, 6);
-    record.writeUInt16LE(centralFields.flags, 8);
-    record.writeUInt16LE(centralFields.method, 10);
-    record.writeUInt16LE(0, 12);
-    record.writeUInt16LE(0x21, 14);
-    record.writeUInt32LE(centralFields.crc32 >>> 0, 16);
-    record.writeUInt32LE(centralFields.compressedSize, 20);
-    record.writeUInt32LE(centralFields.uncompressedSize, 24);
-    record.writeUInt16LE(centralName.length, 28);
-    record.writeUInt16LE(centralFields.extra.length, 30);
-    record.writeUInt32LE(
-      (entry.externalAttributes ?? (entry.unixMode === undefined ? 0 : entry.unixMode * 0x10000)) >>> 0,
-      38,
+    const record = zipCentralRecord(
+      {
+        flags: centralFields.flags,
+        method: centralFields.method,
+        dosTime: 0,
+        dosDate: 0x21,
+        crc32: centralFields.crc32,
+        compressedSize: centralFields.compressedSize,
+        uncompressedSize: centralFields.uncompressedSize,
+        nameLength: centralName.length,
+        extraLength: centralFields.extra.length,
+      },
+      {
+        versionMadeBy: entry.unixMode === undefined ? 20 : (3 << 8) | 20,
+        externalAttributes: entry.externalAttributes ?? (entry.unixMode === undefined ? 0 : entry.unixMode * 0x10000),
+        localHeaderOffset: entry.central?.localHeaderOffset ?? localOffset,
+      },
     );
-    record.writeUInt32LE(entry.central?.localHeaderOffset ?? localOffset, 42);
     central.push(Buffer.concat([record, centralName, centralFields.extra]));
   }
   central.push(...(options.extraCentralRecords?.(offsets) ?? []));
   const directoryOffset = offset;
   const directory = Buffer.concat(central);
   const comment = toBuffer(options.comment ?? '');
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(central.length, 8);
-  end.writeUInt16LE(central.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(directoryOffset, 16);
-  end.writeUInt16LE(comment.length, 20);
+  const end = zipEndRecord({
+    entries: central.length,
+    size: directory.length,
+    offset: directoryOffset,
+    commentLength: comment.length,
+  });
   return Buffer.concat([...parts, directory, end, comment]);
 }
 
@@ -165,6 +164,23 @@ export function zerosCrc32(mebibytes: number): number {
   return value;
 }
 
+/** A bomb entry's header fields: a UTF-8 name, deflate, no time or extra field; the CRC is the caller's. */
+function deflatedEntry(
+  name: Buffer,
+  sizes: { readonly compressedSize: number; readonly uncompressedSize: number },
+): Omit<ZipEntryFields, 'crc32'> {
+  return {
+    flags: 0x0800,
+    method: 8,
+    dosTime: 0,
+    dosDate: 0,
+    compressedSize: sizes.compressedSize,
+    uncompressedSize: sizes.uncompressedSize,
+    nameLength: name.length,
+    extraLength: 0,
+  };
+}
+
 /** One central record pointing at `localHeaderOffset`, for "many records, one header" overlap bombs. */
 export function centralRecord(options: {
   readonly name: string;
@@ -174,17 +190,10 @@ export function centralRecord(options: {
   readonly uncompressedSize: number;
 }): Buffer {
   const name = Buffer.from(options.name);
-  const record = Buffer.alloc(46);
-  record.writeUInt32LE(0x02014b50, 0);
-  record.writeUInt16LE(20, 4);
-  record.writeUInt16LE(20, 6);
-  record.writeUInt16LE(0x0800, 8);
-  record.writeUInt16LE(8, 10);
-  record.writeUInt32LE(options.crc32 >>> 0, 16);
-  record.writeUInt32LE(options.compressedSize, 20);
-  record.writeUInt32LE(options.uncompressedSize, 24);
-  record.writeUInt16LE(name.length, 28);
-  record.writeUInt32LE(options.localHeaderOffset, 42);
+  const record = zipCentralRecord(
+    { ...deflatedEntry(name, options), crc32: options.crc32 },
+    { versionMadeBy: 20, externalAttributes: 0, localHeaderOffset: options.localHeaderOffset },
+  );
   return Buffer.concat([record, name]);
 }
 
@@ -204,14 +213,10 @@ export function overlappingBomb(options: { readonly files: number; readonly kern
   const uncompressed: number[] = new Array(options.files);
   const localHeader = (name: string, compressedSize: number, uncompressedSize: number) => {
     const nameBytes = Buffer.from(name);
-    const header = Buffer.alloc(30);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(0x0800, 6);
-    header.writeUInt16LE(8, 8);
-    header.writeUInt32LE(compressedSize, 18);
-    header.writeUInt32LE(Math.min(uncompressedSize, 0xfffffffe), 22);
-    header.writeUInt16LE(nameBytes.length, 26);
+    const header = zipLocalHeader({
+      ...deflatedEntry(nameBytes, { compressedSize, uncompressedSize: Math.min(uncompressedSize, 0xfffffffe) }),
+      crc32: 0,
+    });
     return Buffer.concat([header, nameBytes]);
   };
   for (let index = options.files - 1; index >= 0; index -= 1) {
@@ -252,11 +257,6 @@ export function overlappingBomb(options: { readonly files: number; readonly kern
       }),
     ),
   );
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(options.files, 8);
-  end.writeUInt16LE(options.files, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = zipEndRecord({ entries: options.files, size: directory.length, offset, commentLength: 0 });
   return Buffer.concat([...parts, directory, end]);
 }

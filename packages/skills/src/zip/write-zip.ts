@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { crc32, deflateRaw } from 'node:zlib';
+import { zipCentralRecord, zipEndRecord, zipLocalHeader } from './zip-headers.ts';
 
 const deflate = promisify(deflateRaw);
 /** 1980-01-01 00:00:00 in DOS format: fixed, so the same files always give the same bytes. */
@@ -32,32 +33,23 @@ export async function* writeZip(
     const payload = method === 8 ? compressed : file.data;
     if (offset + payload.length > 0xfffffff0 || file.data.length > 0xfffffff0)
       throw new RangeError('zip too large');
-    const checksum = crc32(file.data);
-    const header = Buffer.alloc(30);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(flagUtf8, 6);
-    header.writeUInt16LE(method, 8);
-    header.writeUInt16LE(dosTime, 10);
-    header.writeUInt16LE(dosDate, 12);
-    header.writeUInt32LE(checksum, 14);
-    header.writeUInt32LE(payload.length, 18);
-    header.writeUInt32LE(file.data.length, 22);
-    header.writeUInt16LE(name.length, 26);
-    const record = Buffer.alloc(46);
-    record.writeUInt32LE(0x02014b50, 0);
-    record.writeUInt16LE((3 << 8) | 20, 4);
-    record.writeUInt16LE(20, 6);
-    record.writeUInt16LE(flagUtf8, 8);
-    record.writeUInt16LE(method, 10);
-    record.writeUInt16LE(dosTime, 12);
-    record.writeUInt16LE(dosDate, 14);
-    record.writeUInt32LE(checksum, 16);
-    record.writeUInt32LE(payload.length, 20);
-    record.writeUInt32LE(file.data.length, 24);
-    record.writeUInt16LE(name.length, 28);
-    record.writeUInt32LE((regularFileMode * 0x10000) >>> 0, 38);
-    record.writeUInt32LE(offset, 42);
+    const fields = {
+      flags: flagUtf8,
+      method,
+      dosTime,
+      dosDate,
+      crc32: crc32(file.data),
+      compressedSize: payload.length,
+      uncompressedSize: file.data.length,
+      nameLength: name.length,
+      extraLength: 0,
+    };
+    const header = zipLocalHeader(fields);
+    const record = zipCentralRecord(fields, {
+      versionMadeBy: (3 << 8) | 20,
+      externalAttributes: regularFileMode * 0x10000,
+      localHeaderOffset: offset,
+    });
     central.push(record, name);
     yield Buffer.concat([header, name]);
     yield payload;
@@ -66,11 +58,6 @@ export async function* writeZip(
   }
   if (count > 0xffff) throw new RangeError('too many zip entries');
   const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(count, 8);
-  end.writeUInt16LE(count, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = zipEndRecord({ entries: count, size: directory.length, offset, commentLength: 0 });
   yield Buffer.concat([directory, end]);
 }
