@@ -28,7 +28,9 @@ export async function* parseServerSentEvents(
     else if (field === 'data') data.push(value);
     return undefined;
   };
-  for await (const chunk of chunksOf(body)) {
+  // Node's web streams are async-iterable (the DOM lib's type does not say so); leaving the loop early cancels
+  // the stream.
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let match = /\r\n|\r|\n/.exec(buffer);
     // A lone CR at the end may be the first half of CRLF: wait for the next chunk.
@@ -46,24 +48,5 @@ export async function* parseServerSentEvents(
   if (buffer.endsWith('\r')) {
     const complete = takeLine(buffer.slice(0, -1));
     if (complete) yield complete;
-  }
-}
-
-async function* chunksOf(
-  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
-): AsyncGenerator<Uint8Array> {
-  if (!(body instanceof ReadableStream)) {
-    yield* body;
-    return;
-  }
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
   }
 }

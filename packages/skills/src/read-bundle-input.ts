@@ -14,24 +14,12 @@ export async function readBundleInput(
   }
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of 'getReader' in input ? readWebStream(input) : input) {
+  // Node's web streams are async-iterable (the DOM lib's type does not say so); leaving the loop early cancels
+  // the stream.
+  for await (const chunk of input as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength;
     if (total > maxBytes) return undefined; // leaving the loop closes the stream
     chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
   return Buffer.concat(chunks, total);
-}
-
-async function* readWebStream(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
-  }
 }
