@@ -206,15 +206,8 @@ export class CodeInterpreterClient implements CodeInterpreter {
     return new Uint8Array(await response.arrayBuffer());
   }
 
-  async deleteFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
-    await this.#requireVersion('deleteFile', options);
-    const response = await this.#send({
-      path: `/v1/files/${encodeURIComponent(fileId)}`,
-      method: 'DELETE',
-      timeoutMs: this.#requestTimeoutMs,
-      ...options,
-    });
-    await response.body?.cancel();
+  deleteFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
+    return this.#delete('deleteFile', `/v1/files/${encodeURIComponent(fileId)}`, options);
   }
 
   /** A workspace that keeps its files between commands until deleted or its TTL passes. */
@@ -288,10 +281,19 @@ export class CodeInterpreterClient implements CodeInterpreter {
     yield* replayRunResult(await this.runSessionCommand(sessionId, request, options));
   }
 
-  async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
-    await this.#requireVersion('deleteSession', options);
+  deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
+    return this.#delete('deleteSession', `/v1/sessions/${encodeURIComponent(sessionId)}`, options);
+  }
+
+  /** A DELETE of one resource; its answer's body says nothing more, so it is discarded. */
+  async #delete(
+    method: CodeInterpreterMethod,
+    path: string,
+    options: CodeInterpreterCallOptions,
+  ): Promise<void> {
+    await this.#requireVersion(method, options);
     const response = await this.#send({
-      path: `/v1/sessions/${encodeURIComponent(sessionId)}`,
+      path,
       method: 'DELETE',
       timeoutMs: this.#requestTimeoutMs,
       ...options,
