@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User, writeMcpServerAccess } from '@toolbus/storage';
+import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
-import { builtInFactories } from './__fixtures__/test-tools.ts';
-import { constructTools } from './construct-tools.ts';
 
 let storage: Storage;
 let persona: Persona;
@@ -32,12 +31,10 @@ after(async () => {
 });
 
 async function toolsOf(user: User | undefined) {
-  const assembly = await constructTools({
+  const assembly = await constructTestTools({
     persona,
     user,
     storage,
-    builtInFactories: builtInFactories(),
-    fetch,
     requireMcpApproval: false,
   });
   await assembly.close();

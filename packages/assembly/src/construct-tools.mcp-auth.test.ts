@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { echoWireTool } from './__fixtures__/mcp-wire-tools.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
-import { builtInFactories, llmFacingOf } from './__fixtures__/test-tools.ts';
-import { constructTools } from './construct-tools.ts';
+import { llmFacingOf } from './__fixtures__/test-tools.ts';
 import { createStorageMcpTokenStore } from './create-storage-mcp-token-store.ts';
 
 let storage: Storage;
@@ -19,12 +19,10 @@ beforeEach(async () => {
 });
 
 function assemble(options: { user?: User } = { user }) {
-  return constructTools({
+  return constructTestTools({
     persona,
     user: options.user,
     storage,
-    builtInFactories: builtInFactories(),
-    fetch,
     requireMcpApproval: false,
     mcp: { oauthRedirectUrl: 'http://127.0.0.1:1/oauth/callback' },
   });

@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage, type Persona, type Storage, type User, writeMcpHeaderTemplate } from '@toolbus/storage';
+import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
-import { builtInFactories } from './__fixtures__/test-tools.ts';
-import { constructTools } from './construct-tools.ts';
 
 const lookup = echoLoopbackTool({ name: 'lookup', inputSchema: { type: 'object', properties: {} } });
 let storage: Storage;
@@ -37,12 +36,10 @@ function addServer(name: string, url: string, headers: Record<string, string>): 
 }
 
 async function assemble(user: User | undefined, warnings: string[] = []) {
-  const assembly = await constructTools({
+  const assembly = await constructTestTools({
     persona,
     user,
     storage,
-    builtInFactories: builtInFactories(),
-    fetch,
     requireMcpApproval: false,
     mcp: {
       requestHeaders: { 'X-Team': 'from-request', 'X-Trace': 'trace-1' },

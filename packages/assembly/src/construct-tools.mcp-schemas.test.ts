@@ -5,9 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { openStorage } from '@toolbus/storage';
+import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { recursiveWireTool } from './__fixtures__/mcp-wire-tools.ts';
-import { builtInFactories } from './__fixtures__/test-tools.ts';
-import { constructTools } from './construct-tools.ts';
 
 const withRef: McpWireTool = {
   name: 'route',
@@ -44,11 +43,9 @@ describe('MCP tools whose schema no provider accepts', () => {
       serverId: server.id,
       toolName: 'tree',
     });
-    const assembly = await constructTools({
+    const assembly = await constructTestTools({
       persona,
       storage,
-      builtInFactories: builtInFactories(),
-      fetch,
       requireMcpApproval: false,
     });
     try {

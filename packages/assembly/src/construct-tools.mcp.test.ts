@@ -5,10 +5,11 @@ import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { toolNamePattern } from '@toolbus/spec';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { everythingServerEntry } from './__fixtures__/everything-server.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
-import { builtInFactories, llmFacingOf } from './__fixtures__/test-tools.ts';
-import { type ConstructToolsOptions, constructTools } from './construct-tools.ts';
+import { llmFacingOf } from './__fixtures__/test-tools.ts';
+import type { ConstructToolsOptions } from './construct-tools.ts';
 import { toMcpServerConfig } from './to-mcp-server-config.ts';
 import { createToolAssemblyCache } from './tool-assembly-cache.ts';
 
@@ -24,7 +25,7 @@ beforeEach(async () => {
 });
 
 function assemble(options: Partial<ConstructToolsOptions> = {}) {
-  return constructTools({ persona, user, storage, builtInFactories: builtInFactories(), fetch, ...options });
+  return constructTestTools({ persona, user, storage, ...options });
 }
 
 async function addMcpRows(serverId: string, ...toolNames: string[]): Promise<string[]> {
@@ -294,7 +295,7 @@ describe('failing MCP servers', () => {
       authType: 'oauth',
     });
     const [row] = await addMcpRows(server.id, 'x');
-    const assembly = await constructTools({ persona, storage, builtInFactories: builtInFactories(), fetch });
+    const assembly = await constructTestTools({ persona, storage });
     assert.deepEqual(
       assembly.skipped.map((item) => [item.rowId, item.reason]),
       [[row, 'mcp-auth-required']],

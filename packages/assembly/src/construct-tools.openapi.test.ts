@@ -3,9 +3,8 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, toolNamePattern } from '@toolbus/spec';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { type PetsApi, startPetsApi } from './__fixtures__/pets-api.ts';
-import { builtInFactories } from './__fixtures__/test-tools.ts';
-import { constructTools } from './construct-tools.ts';
 import { createToolAssemblyCache } from './tool-assembly-cache.ts';
 
 const namePattern = toolNamePattern;
@@ -27,7 +26,7 @@ beforeEach(async () => {
 });
 
 function assemble(extra: { cache?: ReturnType<typeof createToolAssemblyCache> } = {}) {
-  return constructTools({ persona, user, storage, builtInFactories: builtInFactories(), fetch, ...extra });
+  return constructTestTools({ persona, user, storage, ...extra });
 }
 
 describe('OpenAPI rows', () => {
@@ -113,11 +112,9 @@ describe('OpenAPI rows', () => {
       name: 'Changed',
       document: { ...api.document, info: { title: 'Pets v2', version: '2.0.0' } },
     });
-    await constructTools({
+    await constructTestTools({
       persona: otherPersona,
       storage,
-      builtInFactories: builtInFactories(),
-      fetch,
       cache,
     });
     assert.equal(cache.size.documents, 2);

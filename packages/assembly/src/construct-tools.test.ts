@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
+import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { builtInFactories, builtInTool, llmFacingOf } from './__fixtures__/test-tools.ts';
-import { type ConstructToolsOptions, constructTools } from './construct-tools.ts';
+import type { ConstructToolsOptions } from './construct-tools.ts';
 
 let storage: Storage;
 let persona: Persona;
 let user: User;
-const fetch = globalThis.fetch;
 
 beforeEach(async () => {
   storage = await openStorage({ path: ':memory:', environment: {} });
@@ -24,7 +24,7 @@ async function addBuiltIns(...ids: string[]): Promise<string[]> {
 }
 
 function assemble(options: Partial<ConstructToolsOptions> = {}) {
-  return constructTools({ persona, user, storage, builtInFactories: builtInFactories(), fetch, ...options });
+  return constructTestTools({ persona, user, storage, ...options });
 }
 
 describe('built-in rows', () => {
@@ -229,7 +229,7 @@ describe('whitelist, forced search and memory', () => {
       (await assemble()).tools.map((tool) => tool.name),
       ['add_memory'],
     );
-    const anonymous = await constructTools({ persona, storage, builtInFactories: builtInFactories(), fetch });
+    const anonymous = await constructTestTools({ persona, storage });
     assert.deepEqual(anonymous.tools, []);
   });
 
