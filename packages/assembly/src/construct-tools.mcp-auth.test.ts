@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
-import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
+import type { Persona, Storage, User } from '@toolbus/storage';
+import { constructTestTools, openAssemblyStorage } from './__fixtures__/construct-test-tools.ts';
 import { echoWireTool } from './__fixtures__/mcp-wire-tools.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
 import { llmFacingOf } from './__fixtures__/test-tools.ts';
@@ -13,9 +13,7 @@ let persona: Persona;
 let user: User;
 
 beforeEach(async () => {
-  storage = await openStorage({ path: ':memory:', environment: {} });
-  persona = await storage.personas.create({ name: 'Auth' });
-  user = await storage.users.create({ email: 'auth@example.com' });
+  ({ storage, persona, user } = await openAssemblyStorage('Auth', 'auth@example.com'));
 });
 
 function assemble(options: { user?: User } = { user }) {

@@ -4,8 +4,8 @@ import type { Tool as McpWireTool } from '@modelcontextprotocol/sdk/types.js';
 import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { toolNamePattern } from '@toolbus/spec';
-import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
+import type { Persona, Storage, User } from '@toolbus/storage';
+import { constructTestTools, openAssemblyStorage } from './__fixtures__/construct-test-tools.ts';
 import { everythingServerEntry } from './__fixtures__/everything-server.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
 import { llmFacingOf } from './__fixtures__/test-tools.ts';
@@ -19,9 +19,7 @@ let persona: Persona;
 let user: User;
 
 beforeEach(async () => {
-  storage = await openStorage({ path: ':memory:', environment: {} });
-  persona = await storage.personas.create({ name: 'MCP helper' });
-  user = await storage.users.create({ email: 'mcp@example.com' });
+  ({ storage, persona, user } = await openAssemblyStorage('MCP helper', 'mcp@example.com'));
 });
 
 function assemble(options: Partial<ConstructToolsOptions> = {}) {

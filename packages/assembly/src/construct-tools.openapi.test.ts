@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createTestRunContext } from '@toolbus/core/testing';
 import { ToolCallError, toolNamePattern } from '@toolbus/spec';
-import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
+import type { Persona, Storage, User } from '@toolbus/storage';
+import { constructTestTools, openAssemblyStorage } from './__fixtures__/construct-test-tools.ts';
 import { type PetsApi, startPetsApi } from './__fixtures__/pets-api.ts';
 import { createToolAssemblyCache } from './tool-assembly-cache.ts';
 
@@ -20,9 +20,7 @@ after(async () => {
   await api.close();
 });
 beforeEach(async () => {
-  storage = await openStorage({ path: ':memory:', environment: {} });
-  persona = await storage.personas.create({ name: 'Pets helper' });
-  user = await storage.users.create({ email: 'p@example.com' });
+  ({ storage, persona, user } = await openAssemblyStorage('Pets helper', 'p@example.com'));
 });
 
 function assemble(extra: { cache?: ReturnType<typeof createToolAssemblyCache> } = {}) {

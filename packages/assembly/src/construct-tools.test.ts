@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import { openStorage, type Persona, type Storage, type User } from '@toolbus/storage';
-import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
+import type { Persona, Storage, User } from '@toolbus/storage';
+import { constructTestTools, openAssemblyStorage } from './__fixtures__/construct-test-tools.ts';
 import { builtInFactories, builtInTool, llmFacingOf } from './__fixtures__/test-tools.ts';
 import type { ConstructToolsOptions } from './construct-tools.ts';
 
@@ -10,9 +10,7 @@ let persona: Persona;
 let user: User;
 
 beforeEach(async () => {
-  storage = await openStorage({ path: ':memory:', environment: {} });
-  persona = await storage.personas.create({ name: 'Helper' });
-  user = await storage.users.create({ email: 'user@example.com' });
+  ({ storage, persona, user } = await openAssemblyStorage('Helper', 'user@example.com'));
 });
 
 async function addBuiltIns(...ids: string[]): Promise<string[]> {
