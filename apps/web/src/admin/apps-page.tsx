@@ -1,10 +1,10 @@
 import type { connectedAppSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
-import { ActionButton } from '../common/action-button.tsx';
 import { ActionForm } from '../common/action-form.tsx';
 import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
+import { DeleteButton } from '../common/delete-button.tsx';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
@@ -201,17 +201,15 @@ function ConnectedAppsTable(props: {
             {app.shared && !props.isAdmin ? (
               'organisation'
             ) : (
-              <ActionButton
+              <DeleteButton
                 action={props.action}
                 aria-label={`Remove ${app.name}`}
-                run={async () => {
-                  await client.request('DELETE', `/v1/apps/${app.id}`);
-                  props.onRemoved();
-                  return `Removed ${app.name}.`;
-                }}
+                path={`/v1/apps/${app.id}`}
+                onDeleted={props.onRemoved}
+                note={`Removed ${app.name}.`}
               >
                 Remove
-              </ActionButton>
+              </DeleteButton>
             )}
           </td>
         </tr>

@@ -1,9 +1,9 @@
 import type { ApiKeyView } from '@toolbus/client';
 import { useState } from 'react';
-import { ActionButton } from '../common/action-button.tsx';
 import { ActionForm } from '../common/action-form.tsx';
 import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
+import { DeleteButton } from '../common/delete-button.tsx';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
@@ -77,17 +77,15 @@ export function KeysPage(props: { readonly isAdmin: boolean }) {
               {key.revokedAt ? (
                 'revoked'
               ) : (
-                <ActionButton
+                <DeleteButton
                   action={action}
                   aria-label={`Revoke ${key.name}`}
-                  run={async () => {
-                    await client.request('DELETE', `/v1/keys/${key.id}`);
-                    keys.reload();
-                    return `Revoked ${key.name}.`;
-                  }}
+                  path={`/v1/keys/${key.id}`}
+                  onDeleted={keys.reload}
+                  note={`Revoked ${key.name}.`}
                 >
                   Revoke
-                </ActionButton>
+                </DeleteButton>
               )}
             </td>
           </tr>

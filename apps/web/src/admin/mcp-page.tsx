@@ -5,6 +5,7 @@ import { ActionButton } from '../common/action-button.tsx';
 import { ActionForm } from '../common/action-form.tsx';
 import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
+import { DeleteButton } from '../common/delete-button.tsx';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
@@ -70,17 +71,15 @@ function OAuthConnection(props: {
         Your connection: <strong>{props.connected ? 'connected' : 'not connected'}</strong>
       </p>
       {props.connected ? (
-        <ActionButton
+        <DeleteButton
           action={action}
           disabled={action.busy}
-          run={async () => {
-            await client.request('DELETE', `/v1/mcp-servers/${props.server.id}/connection`);
-            props.onChanged();
-            return `Disconnected from ${props.server.name}.`;
-          }}
+          path={`/v1/mcp-servers/${props.server.id}/connection`}
+          onDeleted={props.onChanged}
+          note={`Disconnected from ${props.server.name}.`}
         >
           Disconnect {props.server.name}
-        </ActionButton>
+        </DeleteButton>
       ) : (
         <ActionButton
           action={action}

@@ -5,6 +5,7 @@ import { ActionButton } from '../common/action-button.tsx';
 import { ActionForm } from '../common/action-form.tsx';
 import { AdminTable } from '../common/admin-table.tsx';
 import { client } from '../common/api.ts';
+import { DeleteButton } from '../common/delete-button.tsx';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
@@ -67,16 +68,14 @@ function Members(props: { readonly organization: OrganizationView }) {
               >
                 Make {member.email} {member.role === 'admin' ? 'member' : 'admin'}
               </ActionButton>{' '}
-              <ActionButton
+              <DeleteButton
                 action={action}
-                run={async () => {
-                  await client.request('DELETE', `${base}/${encodeURIComponent(member.userId)}`);
-                  members.reload();
-                  return `Removed ${member.email}.`;
-                }}
+                path={`${base}/${encodeURIComponent(member.userId)}`}
+                onDeleted={members.reload}
+                note={`Removed ${member.email}.`}
               >
                 Remove {member.email}
-              </ActionButton>
+              </DeleteButton>
             </td>
           </tr>
         ))}

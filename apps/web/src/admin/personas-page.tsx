@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { ActionButton } from '../common/action-button.tsx';
 import { ActionForm } from '../common/action-form.tsx';
 import { client } from '../common/api.ts';
+import { DeleteButton } from '../common/delete-button.tsx';
 import { Feedback } from '../common/feedback.tsx';
 import { FilePicker } from '../common/file-picker.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -214,16 +214,14 @@ function PersonaTools(props: { readonly persona: Persona; readonly onChanged: ()
         {rows.map((row) => (
           <li key={row.id}>
             {row.source.kind}: {rowLabel(row, known)}{' '}
-            <ActionButton
+            <DeleteButton
               action={action}
               aria-label={`Remove ${rowLabel(row, known)}`}
-              run={async () => {
-                await client.request('DELETE', `/v1/admin/personas/${props.persona.id}/tools/${row.id}`);
-                detail.reload();
-              }}
+              path={`/v1/admin/personas/${props.persona.id}/tools/${row.id}`}
+              onDeleted={detail.reload}
             >
               Remove
-            </ActionButton>
+            </DeleteButton>
           </li>
         ))}
       </ul>

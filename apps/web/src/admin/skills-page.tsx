@@ -3,6 +3,7 @@ import type { WireShape } from '@toolbus/client';
 import { useState } from 'react';
 import { ActionButton } from '../common/action-button.tsx';
 import { client } from '../common/api.ts';
+import { DeleteButton } from '../common/delete-button.tsx';
 import { Feedback } from '../common/feedback.tsx';
 import { FilePicker } from '../common/file-picker.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
@@ -104,16 +105,14 @@ export function SkillsPage() {
         {(skills.value?.skills ?? []).map((skill) => (
           <li key={skill.name}>
             {skill.name}{' '}
-            <ActionButton
+            <DeleteButton
               action={action}
               aria-label={`Delete skill ${skill.name}`}
-              run={async () => {
-                await client.request('DELETE', `/v1/admin/skills/${encodeURIComponent(skill.name)}`);
-                skills.reload();
-              }}
+              path={`/v1/admin/skills/${encodeURIComponent(skill.name)}`}
+              onDeleted={skills.reload}
             >
               Delete
-            </ActionButton>
+            </DeleteButton>
           </li>
         ))}
       </ul>

@@ -6,8 +6,8 @@ export function ActionButton(props: {
   readonly action: Action;
   readonly run: () => Promise<unknown>;
   /** The accessible name, where the words on the button do not say which row it acts on. */
-  readonly 'aria-label'?: string;
-  readonly disabled?: boolean;
+  readonly 'aria-label'?: string | undefined;
+  readonly disabled?: boolean | undefined;
   readonly children: ReactNode;
 }) {
   return (
