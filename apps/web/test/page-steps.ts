@@ -46,3 +46,22 @@ export async function askInNewChat(page: Page, question: string): Promise<void> 
   await openNewChat(page);
   await sendMessage(page, question);
 }
+
+/** Waits until `selector` matches exactly `count` elements: live state (badges, lanes) seen while it lasts. */
+export async function waitForCount(
+  page: Page,
+  selector: string,
+  count: number,
+  timeout = 30_000,
+): Promise<void> {
+  await page.waitForFunction(
+    (expected) => document.querySelectorAll(expected.selector).length === expected.count,
+    { selector, count },
+    { timeout },
+  );
+}
+
+/** Waits until the last turn's answer shows `text` (an answer that comes after long tool work). */
+export async function waitForAnswer(page: Page, text: string | RegExp, timeout = 30_000): Promise<void> {
+  await page.locator('.turn').last().locator('.answer .markdown').getByText(text).waitFor({ timeout });
+}

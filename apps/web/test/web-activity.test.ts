@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type BrowserProfile, seriousViolations } from './chromium.ts';
-import { askInNewChat, openSignedInProfile } from './page-steps.ts';
+import { askInNewChat, openSignedInProfile, waitForAnswer, waitForCount } from './page-steps.ts';
 import { startUiWorld, type UiWorld } from './ui-world.ts';
 
 let world: UiWorld;
@@ -48,9 +48,7 @@ describe('tool activity: compact strips and live lane progress', { timeout: 300_
     try {
       await ask('Run the research on refunds');
       await watchLaneProgress();
-      await page.waitForFunction(
-        () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
-      );
+      await waitForCount(page, '.turn:last-of-type ul.lanes > li.lane', 3);
       // Live: the strip is open while the turn runs.
       assert.equal(await lastTurn().locator('.activity-strip').first().getAttribute('aria-expanded'), 'true');
       await page.waitForFunction(
@@ -64,10 +62,7 @@ describe('tool activity: compact strips and live lane progress', { timeout: 300_
     } finally {
       release();
     }
-    await lastTurn()
-      .locator('.answer .markdown')
-      .getByText('Markets doubled last year')
-      .waitFor({ timeout: 30_000 });
+    await waitForAnswer(page, 'Markets doubled last year');
     const history = lanes.filter({ hasText: 'history of refunds' });
     assert.equal(
       await history.locator('.lane-progress').textContent(),

@@ -8,7 +8,14 @@ import type { Page } from 'playwright-core';
 import { forgeZip, skillMarkdown } from '../../../packages/skills/src/__fixtures__/forge-zip.ts';
 import { type BrowserProfile, openProfile, seriousViolations } from './chromium.ts';
 import { startCuttableProxy } from './cuttable-proxy.ts';
-import { askInNewChat, openNewChat, sendMessage, signIn as signInAt } from './page-steps.ts';
+import {
+  askInNewChat,
+  openNewChat,
+  sendMessage,
+  signIn as signInAt,
+  waitForAnswer,
+  waitForCount,
+} from './page-steps.ts';
 import { RESEARCH_MODEL, startUiWorld, type UiWorld } from './ui-world.ts';
 
 // The README's screenshots are refreshed on request only (TOOLBUS_SCREENSHOTS=1), so a test run leaves the
@@ -63,14 +70,11 @@ describe('web UI', { timeout: 600_000 }, () => {
 
   test('two parallel tools: two tabs, both live at once; then the answer with citation chips and cards', async () => {
     const release = world.holdTools();
-    await ask('Use two sources in parallel: how long do refunds take?');
     const tabs = lastTurn().getByRole('tab');
+    // Released whatever happens: held tools would hold up every later test's turn.
     try {
-      await page.waitForFunction(
-        () => document.querySelectorAll('.turn:last-of-type [role=tab] .badge-live').length === 2,
-        undefined,
-        { timeout: 30_000 },
-      );
+      await ask('Use two sources in parallel: how long do refunds take?');
+      await waitForCount(page, '.turn:last-of-type [role=tab] .badge-live', 2);
     } finally {
       release();
     }
@@ -111,11 +115,7 @@ describe('web UI', { timeout: 600_000 }, () => {
   test('two calls of one tool: told apart by their query, in call order; a chosen tab keeps the selection', async () => {
     await ask('Search the handbook twice, please');
     const tabs = lastTurn().getByRole('tab');
-    await page.waitForFunction(
-      () => document.querySelectorAll('.turn:last-of-type [role=tab] .badge-live').length === 2,
-      undefined,
-      { timeout: 10_000 },
-    );
+    await waitForCount(page, '.turn:last-of-type [role=tab] .badge-live', 2, 10_000);
     assert.match((await tabs.nth(0).textContent()) ?? '', /^Search the handbook: refund time/);
     assert.match((await tabs.nth(1).textContent()) ?? '', /^Search the handbook: return window/);
     // Chosen while both run; the packets that follow (documents, ends, the answer) never move it.
@@ -274,23 +274,14 @@ describe('web UI', { timeout: 600_000 }, () => {
     const release = world.holdTools();
     await ask('Run the research on refunds');
     const lanes = lastTurn().locator('ul.lanes > li.lane');
-    await page.waitForFunction(
-      () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
-    );
+    await waitForCount(page, '.turn:last-of-type ul.lanes > li.lane', 3);
     // Each lane has the agent's own two parallel tools, as tabs one level down, live at once.
     try {
-      await page.waitForFunction(
-        () => document.querySelectorAll('.turn:last-of-type li.lane [role=tab] .badge-live').length === 6,
-        undefined,
-        { timeout: 30_000 },
-      );
+      await waitForCount(page, '.turn:last-of-type li.lane [role=tab] .badge-live', 6);
     } finally {
       release();
     }
-    await lastTurn()
-      .locator('.answer .markdown')
-      .getByText('Markets doubled last year')
-      .waitFor({ timeout: 30_000 });
+    await waitForAnswer(page, 'Markets doubled last year');
     assert.equal(await lanes.count(), 3);
     const failed = lanes.filter({ hasText: 'laws on refunds' });
     assert.match((await failed.getByRole('alert').textContent()) ?? '', /refused the task/);
@@ -316,16 +307,9 @@ describe('web UI', { timeout: 600_000 }, () => {
     await sendMessage(page, 'Compare renewable energy sources');
     await lastTurn().getByText('Gather sources').waitFor({ timeout: 30_000 });
     const lanes = lastTurn().locator('ul.lanes > li.lane');
-    await page.waitForFunction(
-      () => document.querySelectorAll('.turn:last-of-type ul.lanes > li.lane').length === 3,
-      undefined,
-      { timeout: 30_000 },
-    );
+    await waitForCount(page, '.turn:last-of-type ul.lanes > li.lane', 3);
     // The report: sentences from the agents' sources, with citation chips.
-    await lastTurn()
-      .locator('.answer .markdown')
-      .getByText(/solar panels history was measured carefully/)
-      .waitFor({ timeout: 60_000 });
+    await waitForAnswer(page, /solar panels history was measured carefully/, 60_000);
     assert.equal(await lanes.count(), 3);
     const failing = lanes.filter({ hasText: 'Research tidal power fails' }).getByRole('alert');
     await failing.first().waitFor();
