@@ -37,7 +37,7 @@ export function distinctChunks(text: string, maxChars: number): IndexedChunk[] {
 
 /** A chunk read back with its document, as both indexes select it. */
 export interface SearchHitRow {
-  readonly chunk_id: number | string;
+  readonly chunk_id: number;
   readonly source_id: string;
   readonly title: string;
   readonly link: string | null;
@@ -46,7 +46,7 @@ export interface SearchHitRow {
   readonly content_hash: string;
   readonly updated_at: string | null;
   /** Higher is better. */
-  readonly score: number | string;
+  readonly score: number;
 }
 
 /** How many hits a search returns (default 10, at most 200). */
@@ -66,13 +66,13 @@ export function toSearchHits(rows: readonly SearchHitRow[], limit = rows.length)
     if (seen.has(row.content_hash)) continue;
     seen.add(row.content_hash);
     hits.push({
-      chunkId: Number(row.chunk_id),
+      chunkId: row.chunk_id,
       sourceId: row.source_id,
       title: row.title,
       link: row.link ?? undefined,
       ordinal: row.ordinal,
       content: row.content,
-      score: Number(row.score),
+      score: row.score,
       updatedAt: row.updated_at ?? undefined,
     });
   }
@@ -87,7 +87,7 @@ export interface IndexedDocumentRow {
   readonly uploaded_by: string | null;
   /** ISO 8601. */
   readonly indexed_at: string;
-  readonly chunks: number | string;
+  readonly chunks: number;
 }
 
 /** How many documents a page of the list holds (default 100, at most 1,000). */
@@ -103,7 +103,7 @@ export function toIndexedDocumentInfo(row: IndexedDocumentRow): IndexedDocumentI
     link: row.link ?? undefined,
     uploadedBy: row.uploaded_by ?? undefined,
     indexedAt: row.indexed_at,
-    chunks: Number(row.chunks),
+    chunks: row.chunks,
   };
 }
 
