@@ -219,18 +219,24 @@ function parseChunk(text: string, validate: ChunkValidator): ChunkResult | Promi
       error: JSONParseError.isInstance(error) ? error : new JSONParseError({ text, cause: error }),
     };
   }
-  const invalid = (cause: unknown): ChunkResult => ({
-    success: false,
-    error: TypeValidationError.wrap({ value, cause }),
-  });
-  const checked = (result: Awaited<ReturnType<ChunkValidator>>): ChunkResult =>
-    result.success ? { success: true, value: result.value } : invalid(result.error);
+  let result: ReturnType<ChunkValidator>;
   try {
-    const result = validate(value);
-    return result instanceof Promise ? result.then(checked, invalid) : checked(result);
+    result = validate(value);
   } catch (error) {
-    return invalid(error);
+    return invalidChunk(value, error);
   }
+  if (result instanceof Promise) {
+    return result.then(
+      (settled) => (settled.success ? settled : invalidChunk(value, settled.error)),
+      (error: unknown) => invalidChunk(value, error),
+    );
+  }
+  // A valid chunk's result is passed on as it is (no closures or copies per chunk: this runs for every token).
+  return result.success ? result : invalidChunk(value, result.error);
+}
+
+function invalidChunk(value: unknown, cause: unknown): ChunkResult {
+  return { success: false, error: TypeValidationError.wrap({ value, cause }) };
 }
 
 /**
