@@ -75,6 +75,9 @@ type ApprovalRequest = Extract<PacketObject, { type: 'approval-request' }>;
 
 type ElicitationRequest = Extract<PacketObject, { type: 'elicitation-request' }>;
 
+/** The part of a card the user answers mid-turn: an approval or an elicitation. */
+type CardChunk = Extract<UiMessageChunk, { type: typeof APPROVAL_CHUNK | typeof ELICITATION_CHUNK }>;
+
 /** The data part type of an egress approval. */
 export const APPROVAL_CHUNK = 'data-toolbus-approval';
 
@@ -118,8 +121,8 @@ export async function* toUiMessageChunks(
 export class UiMessageTranslator {
   readonly #messageId: string;
   readonly #parts = new UiMessageParts();
-  readonly #approvals = new Map<string, ApprovalRequest>();
-  readonly #elicitations = new Map<string, ElicitationRequest>();
+  /** The cards sent so far (approvals, elicitations), by `type:id`: a resolution goes out as its card again. */
+  readonly #cards = new Map<string, CardChunk>();
   #turnError: { readonly code: string; readonly message: string } | undefined;
   #finished = false;
 
@@ -228,35 +231,17 @@ export class UiMessageTranslator {
         return;
       }
       case 'approval-request':
-        this.#approvals.set(obj.approvalId, obj);
-        yield { type: APPROVAL_CHUNK, id: obj.approvalId, data: obj };
-        if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
+        yield* this.#openCard({ type: APPROVAL_CHUNK, id: obj.approvalId, data: obj });
         break;
-      case 'approval-resolved': {
-        const request = this.#approvals.get(obj.approvalId);
-        if (request !== undefined)
-          yield {
-            type: APPROVAL_CHUNK,
-            id: obj.approvalId,
-            data: { ...request, resolution: obj.resolution },
-          };
+      case 'approval-resolved':
+        yield* this.#resolveCard(APPROVAL_CHUNK, obj.approvalId, obj.resolution);
         break;
-      }
       case 'elicitation-request':
-        this.#elicitations.set(obj.elicitationId, obj);
-        yield { type: ELICITATION_CHUNK, id: obj.elicitationId, data: obj };
-        if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
+        yield* this.#openCard({ type: ELICITATION_CHUNK, id: obj.elicitationId, data: obj });
         break;
-      case 'elicitation-resolved': {
-        const request = this.#elicitations.get(obj.elicitationId);
-        if (request !== undefined)
-          yield {
-            type: ELICITATION_CHUNK,
-            id: obj.elicitationId,
-            data: { ...request, resolution: obj.resolution },
-          };
+      case 'elicitation-resolved':
+        yield* this.#resolveCard(ELICITATION_CHUNK, obj.elicitationId, obj.resolution);
         break;
-      }
       default: {
         if ('toolCallId' in obj) {
           if (obj.type === 'search-documents')
@@ -265,6 +250,25 @@ export class UiMessageTranslator {
         }
       }
     }
+  }
+
+  /** A card the user answers mid-turn: its part goes out now, and its tool call's output lists its request. */
+  *#openCard(card: CardChunk): Generator<UiMessageChunk> {
+    this.#cards.set(`${card.type}:${card.id}`, card);
+    yield card;
+    if (card.data.toolCallId !== undefined)
+      this.#parts.toolsById.get(card.data.toolCallId)?.events.push(card.data);
+  }
+
+  /** The same part again (its id is the card's), now with the resolution; nothing for a card never sent. */
+  *#resolveCard(
+    type: CardChunk['type'],
+    id: string,
+    resolution: ApprovalResolution | ElicitationResolution,
+  ): Generator<UiMessageChunk> {
+    const card = this.#cards.get(`${type}:${id}`);
+    // The resolution's kind follows the card's: an approval's resolved packet carries an approval's resolution.
+    if (card !== undefined) yield { ...card, data: { ...card.data, resolution } } as CardChunk;
   }
 
   /**
