@@ -18,6 +18,7 @@ import {
 import type { Storage } from '@toolbus/storage';
 import { apiCaller, newUserKey as newUserKeyOf } from '../__fixtures__/api-calls.ts';
 import { seedApprovedMcpServer } from '../__fixtures__/approved-mcp-server.ts';
+import { bookTableTool } from '../__fixtures__/book-table-tool.ts';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -50,20 +51,7 @@ const toolResults: string[] = [];
 let calls = 0;
 
 before(async () => {
-  legacy = await startLoopbackMcpServer([
-    {
-      tool: { name: 'book_table', description: 'Books a table', inputSchema: { type: 'object' } },
-      call: async (_args, context) => {
-        const answer = await context.elicit({
-          mode: 'form',
-          message: 'Who is the booking for?',
-          requestedSchema: bookingSchema,
-        });
-        serverSaw.push(answer);
-        return { content: [{ type: 'text', text: `booking: ${JSON.stringify(answer)}` }] };
-      },
-    },
-  ]);
+  legacy = await startLoopbackMcpServer([bookTableTool({ requestedSchema: bookingSchema, saw: serverSaw })]);
   modern = await startModernMcpServer([
     {
       name: 'deploy',
