@@ -75,6 +75,8 @@ type ApprovalRequest = Extract<PacketObject, { type: 'approval-request' }>;
 
 type ElicitationRequest = Extract<PacketObject, { type: 'elicitation-request' }>;
 
+type CardResolved = Extract<PacketObject, { type: 'approval-resolved' | 'elicitation-resolved' }>;
+
 /** The part of a card the user answers mid-turn: an approval or an elicitation. */
 type CardChunk = Extract<UiMessageChunk, { type: typeof APPROVAL_CHUNK | typeof ELICITATION_CHUNK }>;
 
@@ -231,16 +233,12 @@ export class UiMessageTranslator {
         return;
       }
       case 'approval-request':
-        yield* this.#openCard({ type: APPROVAL_CHUNK, id: obj.approvalId, data: obj });
+      case 'elicitation-request':
+        yield* this.#openCard(obj);
         break;
       case 'approval-resolved':
-        yield* this.#resolveCard(APPROVAL_CHUNK, obj.approvalId, obj.resolution);
-        break;
-      case 'elicitation-request':
-        yield* this.#openCard({ type: ELICITATION_CHUNK, id: obj.elicitationId, data: obj });
-        break;
       case 'elicitation-resolved':
-        yield* this.#resolveCard(ELICITATION_CHUNK, obj.elicitationId, obj.resolution);
+        yield* this.#resolveCard(obj);
         break;
       default: {
         if ('toolCallId' in obj) {
@@ -253,22 +251,26 @@ export class UiMessageTranslator {
   }
 
   /** A card the user answers mid-turn: its part goes out now, and its tool call's output lists its request. */
-  *#openCard(card: CardChunk): Generator<UiMessageChunk> {
+  *#openCard(request: ApprovalRequest | ElicitationRequest): Generator<UiMessageChunk> {
+    const card: CardChunk =
+      request.type === 'approval-request'
+        ? { type: APPROVAL_CHUNK, id: request.approvalId, data: request }
+        : { type: ELICITATION_CHUNK, id: request.elicitationId, data: request };
     this.#cards.set(`${card.type}:${card.id}`, card);
     yield card;
-    if (card.data.toolCallId !== undefined)
-      this.#parts.toolsById.get(card.data.toolCallId)?.events.push(card.data);
+    if (request.toolCallId !== undefined) this.#parts.toolsById.get(request.toolCallId)?.events.push(request);
   }
 
   /** The same part again (its id is the card's), now with the resolution; nothing for a card never sent. */
-  *#resolveCard(
-    type: CardChunk['type'],
-    id: string,
-    resolution: ApprovalResolution | ElicitationResolution,
-  ): Generator<UiMessageChunk> {
-    const card = this.#cards.get(`${type}:${id}`);
+  *#resolveCard(resolved: CardResolved): Generator<UiMessageChunk> {
+    const key =
+      resolved.type === 'approval-resolved'
+        ? `${APPROVAL_CHUNK}:${resolved.approvalId}`
+        : `${ELICITATION_CHUNK}:${resolved.elicitationId}`;
+    const card = this.#cards.get(key);
     // The resolution's kind follows the card's: an approval's resolved packet carries an approval's resolution.
-    if (card !== undefined) yield { ...card, data: { ...card.data, resolution } } as CardChunk;
+    if (card !== undefined)
+      yield { ...card, data: { ...card.data, resolution: resolved.resolution } } as CardChunk;
   }
 
   /**
