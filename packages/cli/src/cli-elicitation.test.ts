@@ -3,38 +3,32 @@
 // field from the requested schema (defaults for empty lines, numbered choices), declines, consents to a URL, or,
 // when stdin carried the question itself, cancels with a note. What the server received comes back in its result.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
 import { everythingServerEntry } from '../../assembly/src/__fixtures__/everything-server.ts';
-import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
+import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 describe('toolbus chat answers an MCP server’s questions at the prompt', () => {
-  let cli: ScriptedCliHome;
-  let env: Record<string, string>;
   let planned: { name: string; arguments: Record<string, unknown> } = { name: '', arguments: {} };
+  const cliHome = useScriptedCliHome({
+    prefix: 'toolbus-elicitation-',
+    handler: (request: ScriptedRequest): ScriptedStep[] => {
+      if (request.lastMessage?.role === 'tool') {
+        return [{ type: 'text', text: `Tool said: ${request.lastMessage.toolResults[0]?.content ?? ''}` }];
+      }
+      return [{ type: 'tool-call', id: 'call_ask', name: planned.name, arguments: planned.arguments }];
+    },
+  });
   before(async () => {
-    cli = await startScriptedCliHome({
-      prefix: 'toolbus-elicitation-',
-      handler: (request: ScriptedRequest): ScriptedStep[] => {
-        if (request.lastMessage?.role === 'tool') {
-          return [{ type: 'text', text: `Tool said: ${request.lastMessage.toolResults[0]?.content ?? ''}` }];
-        }
-        return [{ type: 'tool-call', id: 'call_ask', name: planned.name, arguments: planned.arguments }];
-      },
-    });
-    ({ env } = cli);
     const added = await spawnCli(
       ['mcp', 'add', 'everything', '--yes', '--', process.execPath, everythingServerEntry, 'stdio'],
-      env,
+      cliHome.env,
     );
     assert.equal(added.code, 0, added.stderr);
     // The server lists its elicitation tools only to a client that declares the capability.
     assert.match(added.stdout, / {2}trigger-elicitation-request /);
     assert.match(added.stdout, / {2}trigger-url-elicitation /);
-  });
-  after(async () => {
-    await cli.close();
   });
 
   test('a form: one line per field, defaults for empty lines, numbered choices; the server gets the content', async () => {
@@ -55,7 +49,9 @@ describe('toolbus chat answers an MCP server’s questions at the prompt', () =>
       '', // titledMultipleSelectEnum: default
       '2', // legacyTitledEnum: Dogs
     ];
-    const run = await spawnCli(['chat', 'Ask me for my details'], env, { input: `${answers.join('\n')}\n` });
+    const run = await spawnCli(['chat', 'Ask me for my details'], cliHome.env, {
+      input: `${answers.join('\n')}\n`,
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /MCP server "everything" asks: Please provide inputs for the following fields:/);
     assert.match(run.stderr, /^ {2}Integer \(Your favorite integer .*; default 42\): $/m);
@@ -99,7 +95,7 @@ describe('toolbus chat answers an MCP server’s questions at the prompt', () =>
       '',
     ];
     const answers = ['y', ...field('', '500'), ...field('Grace', '')];
-    const run = await spawnCli(['chat', 'Ask me again'], env, { input: `${answers.join('\n')}\n` });
+    const run = await spawnCli(['chat', 'Ask me again'], cliHome.env, { input: `${answers.join('\n')}\n` });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /That does not fit the form: name: required; integer: must be at most 100\./);
     assert.match(run.stdout, /"name": "Grace"/);
@@ -107,7 +103,7 @@ describe('toolbus chat answers an MCP server’s questions at the prompt', () =>
 
   test('declining reaches the server as decline', async () => {
     planned = { name: 'trigger-elicitation-request', arguments: {} };
-    const run = await spawnCli(['chat', 'Ask me for my details'], env, { input: 'n\n' });
+    const run = await spawnCli(['chat', 'Ask me for my details'], cliHome.env, { input: 'n\n' });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /User declined to provide the requested information/);
     assert.match(run.stdout, /"action": "decline"/);
@@ -118,7 +114,7 @@ describe('toolbus chat answers an MCP server’s questions at the prompt', () =>
       name: 'trigger-url-elicitation',
       arguments: { url: 'https://example.com/connect?step=1', message: 'Connect your account' },
     };
-    const run = await spawnCli(['chat', 'Connect me'], env, { input: 'y\n' });
+    const run = await spawnCli(['chat', 'Connect me'], cliHome.env, { input: 'y\n' });
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stderr,
@@ -129,7 +125,7 @@ describe('toolbus chat answers an MCP server’s questions at the prompt', () =>
 
   test('stdin that carried the question cannot answer: the question is cancelled, with a note', async () => {
     planned = { name: 'trigger-elicitation-request', arguments: {} };
-    const run = await spawnCli(['chat'], env, { input: 'Ask me for my details\n' });
+    const run = await spawnCli(['chat'], cliHome.env, { input: 'Ask me for my details\n' });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /There is no terminal to answer it, so it was cancelled\./);
     assert.match(run.stdout, /"action": "cancel"/);

@@ -4,24 +4,18 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { ScriptedModelServer, ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
-import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
+import type { ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
+import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 describe('failures that used to look like success, from the command line', () => {
-  let cli: ScriptedCliHome;
-  let home: string;
   let work: string;
-  let server: ScriptedModelServer;
   let respond: (request: ScriptedRequest) => ScriptedStep[] = () => [{ type: 'text', text: 'unused' }];
-  let env: Record<string, string>;
+  const cliHome = useScriptedCliHome({ prefix: 'toolbus-failures-', handler: (request) => respond(request) });
   before(async () => {
-    cli = await startScriptedCliHome({ prefix: 'toolbus-failures-', handler: (request) => respond(request) });
-    ({ home, model: server, env } = cli);
     work = await mkdtemp(join(tmpdir(), 'toolbus-work-'));
   });
   after(async () => {
-    await cli.close();
     await rm(work, { recursive: true, force: true });
   });
 
@@ -38,7 +32,9 @@ describe('failures that used to look like success, from the command line', () =>
             },
             { type: 'tool-call', id: 'call_py', name: 'run_python', arguments: { code: 'print(1 / 0)' } },
           ];
-    const result = await spawnCli(['chat', 'Open the admin page and divide by zero'], env, { cwd: work });
+    const result = await spawnCli(['chat', 'Open the admin page and divide by zero'], cliHome.env, {
+      cwd: work,
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
@@ -46,7 +42,7 @@ describe('failures that used to look like success, from the command line', () =>
     );
     assert.match(result.stdout, /✗ Code Interpreter — exit 1: ZeroDivisionError: division by zero/);
     assert.doesNotMatch(result.stdout, /✓ Open URL/);
-    const results = server.requests.at(-1)?.messages.flatMap((message) => message.toolResults) ?? [];
+    const results = cliHome.model.requests.at(-1)?.messages.flatMap((message) => message.toolResults) ?? [];
     const page = results.find((toolResult) => toolResult.toolCallId === 'call_url');
     assert.match(page?.content ?? '', /private, internal or metadata address/, 'the model reads the reason');
     assert.doesNotMatch(page?.content ?? '', /unexpected internal error/);
@@ -65,7 +61,7 @@ describe('failures that used to look like success, from the command line', () =>
       request.lastMessage?.role === 'tool'
         ? [{ type: 'text', text: 'Here is the chart of sales by region.' }]
         : [{ type: 'tool-call', id: 'call_chart', name: 'run_python', arguments: { code } }];
-    const result = await spawnCli(['chat', 'Chart sales by region'], env, { cwd: work });
+    const result = await spawnCli(['chat', 'Chart sales by region'], cliHome.env, { cwd: work });
     assert.equal(result.code, 0, result.stderr);
     const folder = join(work, 'toolbus-output');
     assert.deepEqual(await readdir(folder), ['chart.png']);
@@ -81,12 +77,14 @@ describe('failures that used to look like success, from the command line', () =>
         : [
             {
               type: 'tool-call',
-              id: `call_${server.requests.length}`,
+              id: `call_${cliHome.model.requests.length}`,
               name: 'internal_search',
               arguments: { queries: ['more'] },
             },
           ];
-    const result = await spawnCli(['chat', '--max-cycles', '2', 'Search forever'], env, { cwd: work });
+    const result = await spawnCli(['chat', '--max-cycles', '2', 'Search forever'], cliHome.env, {
+      cwd: work,
+    });
     assert.equal(result.code, 3, result.stderr);
     assert.match(
       result.stderr,
@@ -124,7 +122,7 @@ describe('failures that used to look like success, from the command line', () =>
     const ask = (base: string, extra: string[] = []) =>
       spawnCli(
         ['chat', ...extra, 'hello'],
-        { TOOLBUS_HOME: home, TOOLBUS_MODEL: `openai-compatible:${base}#m` },
+        { TOOLBUS_HOME: cliHome.home, TOOLBUS_MODEL: `openai-compatible:${base}#m` },
         { cwd: work },
       );
     try {

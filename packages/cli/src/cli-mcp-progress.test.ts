@@ -3,11 +3,11 @@
 // timeout (`mcp.toolCallTimeoutMs`); a tool as long that reports nothing ends at that timeout. On a terminal the
 // line is redrawn in place with each report (checked on the renderer, which the CLI writes through).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { ScriptedRequest } from '@toolbus/core/testing';
 import type { PacketObject } from '@toolbus/spec';
-import { setCliConfig } from './__fixtures__/cli-home.ts';
-import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
+import { addNodeMcpServer, setCliConfig } from './__fixtures__/cli-home.ts';
+import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 import { terminalScreen } from './__fixtures__/terminal-screen.ts';
 import { configFileProblems } from './config-file-problems.ts';
@@ -21,35 +21,25 @@ const progressServer = new URL('./__fixtures__/progress-mcp-server.mjs', import.
 const timeoutMs = 4000;
 
 describe('a long MCP tool in toolbus chat', () => {
-  let cli: ScriptedCliHome;
-  let env: Record<string, string>;
-  before(async () => {
-    cli = await startScriptedCliHome({
-      prefix: 'toolbus-mcp-progress-',
-      handler: (request: ScriptedRequest) => {
-        if (request.lastMessage?.role === 'tool') {
-          return [
-            { type: 'text', text: `The tool said: ${request.lastMessage.toolResults[0]?.content ?? ''}` },
-          ];
-        }
-        const name = request.lastMessage?.text.includes('quietly') ? 'silent' : 'crunch';
-        return [{ type: 'tool-call', id: `call_${name}`, name, arguments: {} }];
-      },
-    });
-    ({ env } = cli);
-    await setCliConfig(env, [['mcp.toolCallTimeoutMs', String(timeoutMs)]]);
-    const added = await spawnCli(
-      ['mcp', 'add', 'progress', '--yes', '--', process.execPath, progressServer],
-      env,
-    );
-    assert.equal(added.code, 0, added.stderr);
+  const cliHome = useScriptedCliHome({
+    prefix: 'toolbus-mcp-progress-',
+    handler: (request: ScriptedRequest) => {
+      if (request.lastMessage?.role === 'tool') {
+        return [
+          { type: 'text', text: `The tool said: ${request.lastMessage.toolResults[0]?.content ?? ''}` },
+        ];
+      }
+      const name = request.lastMessage?.text.includes('quietly') ? 'silent' : 'crunch';
+      return [{ type: 'tool-call', id: `call_${name}`, name, arguments: {} }];
+    },
   });
-  after(async () => {
-    await cli.close();
+  before(async () => {
+    await setCliConfig(cliHome.env, [['mcp.toolCallTimeoutMs', String(timeoutMs)]]);
+    await addNodeMcpServer(cliHome.env, 'progress', progressServer);
   });
 
   test("progress shows on the tool's line and keeps the call alive past the timeout", async () => {
-    const result = await spawnCli(['chat', 'Crunch the numbers'], env);
+    const result = await spawnCli(['chat', 'Crunch the numbers'], cliHome.env);
     assert.equal(result.code, 0, result.stderr);
     // The line shows the server's reports, the last ones well past two call timeouts (20 reports each). Not
     // necessarily 60/60: under load the last report and the result were seen in either order, and a report that
@@ -61,7 +51,7 @@ describe('a long MCP tool in toolbus chat', () => {
   });
 
   test('a tool as long that reports nothing ends at the timeout', async () => {
-    const result = await spawnCli(['chat', 'Work quietly'], env);
+    const result = await spawnCli(['chat', 'Work quietly'], cliHome.env);
     assert.match(result.stdout, /✗ silent — .*timed out/i);
     assert.doesNotMatch(result.stdout, /too late/);
   });

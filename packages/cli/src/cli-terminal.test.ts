@@ -1,74 +1,54 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
-import { chunkText, type ScriptedModelServer, type ScriptedRequest, textSteps } from '@toolbus/core/testing';
+import { before, describe, test } from 'node:test';
+import { chunkText, type ScriptedRequest, textSteps } from '@toolbus/core/testing';
 import { indexCliDocs, REFUND_POLICY } from './__fixtures__/cli-home.ts';
-import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
-import { cliEntry, spawnCli } from './__fixtures__/spawn-cli.ts';
+import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
+import { cliEntry, outputOf, spawnCli } from './__fixtures__/spawn-cli.ts';
 import { terminalScreen } from './__fixtures__/terminal-screen.ts';
 
 const driver = new URL('./__fixtures__/pty-driver.py', import.meta.url).pathname;
 
 /** Runs the CLI in a pseudo-terminal through python3's pty module, following expect/send steps. */
-function inTerminal(
+async function inTerminal(
   steps: readonly (readonly ['expect' | 'send', string])[],
   args: readonly string[],
   env: Record<string, string>,
 ): Promise<{ output: string; code: number; failed: unknown }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'python3',
-      [driver, JSON.stringify(steps), process.execPath, '--conditions=development', cliEntry, ...args],
-      { env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', TERM: 'dumb', ...env } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`pty driver failed: ${stderr}${stdout}`));
-      }
-    });
-  });
+  const child = spawn(
+    'python3',
+    [driver, JSON.stringify(steps), process.execPath, '--conditions=development', cliEntry, ...args],
+    { env: { PATH: process.env.PATH ?? '', HOME: env.TOOLBUS_HOME ?? '', TERM: 'dumb', ...env } },
+  );
+  const { stdout, stderr } = await outputOf(child);
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    throw new Error(`pty driver failed: ${stderr}${stdout}`);
+  }
 }
 
 describe('the interactive terminal', () => {
-  let cli: ScriptedCliHome;
-  let server: ScriptedModelServer;
-  let env: Record<string, string>;
-  before(async () => {
-    cli = await startScriptedCliHome({
-      prefix: 'toolbus-terminal-',
-      handler: (request: ScriptedRequest) => {
-        const question = request.lastMessage?.text ?? '';
-        if (question.includes('long story')) {
-          // The first part arrives; the rest would take a minute: Ctrl-C must not wait for it.
-          return [
-            { type: 'text', text: 'Once upon a time, part one.' },
-            { type: 'delay', ms: 60_000 },
-            { type: 'text', text: ' Part two never shown.' },
-          ];
-        }
-        const history = request.messages.map((message) => `${message.role}:${message.text}`).join(' | ');
+  const cliHome = useScriptedCliHome({
+    prefix: 'toolbus-terminal-',
+    handler: (request: ScriptedRequest) => {
+      const question = request.lastMessage?.text ?? '';
+      if (question.includes('long story')) {
+        // The first part arrives; the rest would take a minute: Ctrl-C must not wait for it.
         return [
-          {
-            type: 'text',
-            text: `I remember: ${/part one\.\s+\[stopped by the user\]/.test(history) ? 'the stopped story' : 'nothing'}.`,
-          },
+          { type: 'text', text: 'Once upon a time, part one.' },
+          { type: 'delay', ms: 60_000 },
+          { type: 'text', text: ' Part two never shown.' },
         ];
-      },
-    });
-    ({ model: server, env } = cli);
-  });
-  after(async () => {
-    await cli.close();
+      }
+      const history = request.messages.map((message) => `${message.role}:${message.text}`).join(' | ');
+      return [
+        {
+          type: 'text',
+          text: `I remember: ${/part one\.\s+\[stopped by the user\]/.test(history) ? 'the stopped story' : 'nothing'}.`,
+        },
+      ];
+    },
   });
 
   test('Ctrl-C stops the answer and returns to the prompt; the stopped turn is kept; Ctrl-D exits', async () => {
@@ -83,26 +63,28 @@ describe('the interactive terminal', () => {
         ['send', '\u0004'],
       ],
       ['chat', '--tools', 'internal_search'],
-      env,
+      cliHome.env,
     );
     assert.equal(session.failed, null, session.output);
     assert.equal(session.code, 0, session.output);
     assert.doesNotMatch(session.output, /Part two never shown/);
-    const storyRequest = server.requests.find((request) => request.lastMessage?.text.includes('long story'));
+    const storyRequest = cliHome.model.requests.find((request) =>
+      request.lastMessage?.text.includes('long story'),
+    );
     assert.equal(storyRequest?.outcome, 'client-closed', 'the model stream was aborted, not waited for');
 
-    const history = await spawnCli(['history'], env);
+    const history = await spawnCli(['history'], cliHome.env);
     const chatId = /^(\S+) .* 1 turn\(s\) {2}Tell me a long story$/m.exec(history.stdout)?.[1];
     assert.ok(chatId, history.stdout);
-    const shown = await spawnCli(['history', chatId], env);
+    const shown = await spawnCli(['history', chatId], cliHome.env);
     assert.match(shown.stdout, /— turn 1: stopped \(stopped by the user \(Ctrl-C\)\)/);
     assert.match(shown.stdout, /toolbus: Once upon a time, part one\.\n\n\[stopped by the user\]/);
 
     // --continue goes on with that chat: the model sees the stopped answer, marked.
-    const next = await spawnCli(['chat', '--continue', 'What did you tell me?'], env);
+    const next = await spawnCli(['chat', '--continue', 'What did you tell me?'], cliHome.env);
     assert.equal(next.code, 0, next.stderr);
     assert.match(next.stdout, /I remember: the stopped story\./);
-    const again = await spawnCli(['history'], env);
+    const again = await spawnCli(['history'], cliHome.env);
     assert.match(again.stdout, new RegExp(`^${chatId} .* 2 turn\\(s\\)`, 'm'));
   });
 
@@ -117,7 +99,7 @@ describe('the interactive terminal', () => {
         ['send', '\u0003'],
       ],
       ['chat', '--tools', 'internal_search'],
-      env,
+      cliHome.env,
     );
     assert.equal(session.failed, null, session.output);
     assert.equal(session.code, 0, session.output);
@@ -125,29 +107,23 @@ describe('the interactive terminal', () => {
 });
 
 describe('a weak model on a terminal', () => {
-  let cli: ScriptedCliHome;
-  let env: Record<string, string>;
-  before(async () => {
-    cli = await startScriptedCliHome({
-      prefix: 'toolbus-terminal-weak-',
-      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
-      modelId: 'qwen2.5-7b-instruct',
-      handler: (request) =>
-        request.messages.some((message) => message.toolResults.length > 0)
-          ? textSteps(['Refunds are paid within 14 days [1].'])
-          : // Prose, then the call as bare JSON: shown as it streams, then retracted when recovered.
-            textSteps(
-              chunkText(
-                'Let me check the policy.\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}',
-                5,
-              ),
+  const cliHome = useScriptedCliHome({
+    prefix: 'toolbus-terminal-weak-',
+    // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
+    modelId: 'qwen2.5-7b-instruct',
+    handler: (request) =>
+      request.messages.some((message) => message.toolResults.length > 0)
+        ? textSteps(['Refunds are paid within 14 days [1].'])
+        : // Prose, then the call as bare JSON: shown as it streams, then retracted when recovered.
+          textSteps(
+            chunkText(
+              'Let me check the policy.\n{"name": "internal_search", "arguments": {"queries": ["refund"]}}',
+              5,
             ),
-    });
-    ({ env } = cli);
-    await indexCliDocs(cli, { 'refunds.md': REFUND_POLICY });
+          ),
   });
-  after(async () => {
-    await cli.close();
+  before(async () => {
+    await indexCliDocs(cliHome, { 'refunds.md': REFUND_POLICY });
   });
 
   test('a call written as text after prose is erased from the screen, and nothing above it is', async () => {
@@ -155,7 +131,7 @@ describe('a weak model on a terminal', () => {
     const session = await inTerminal(
       [['expect', 'Refunds are paid']],
       ['chat', '--tools', 'internal_search', 'How fast are refunds?'],
-      env,
+      cliHome.env,
     );
     assert.equal(session.failed, null, session.output);
     assert.equal(session.code, 0, session.output);

@@ -4,10 +4,10 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { ScriptedModelServer, ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
+import { describe, test } from 'node:test';
+import type { ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
 import { everythingServerEntry } from '../../assembly/src/__fixtures__/everything-server.ts';
-import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
+import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
 
 const require = createRequire(import.meta.url);
@@ -36,33 +36,23 @@ function plannedCalls(calls: readonly { name: string; arguments: Record<string, 
 }
 
 describe('tool sources from the command line: personas, MCP servers, OpenAPI documents', () => {
-  let cli: ScriptedCliHome;
-  let home: string;
-  let server: ScriptedModelServer;
   let respond: (request: ScriptedRequest) => ScriptedStep[] = () => [{ type: 'text', text: 'unused' }];
-  let env: Record<string, string>;
-  before(async () => {
-    cli = await startScriptedCliHome({ prefix: 'toolbus-sources-', handler: (request) => respond(request) });
-    ({ home, model: server, env } = cli);
-  });
-  after(async () => {
-    await cli.close();
-  });
+  const cliHome = useScriptedCliHome({ prefix: 'toolbus-sources-', handler: (request) => respond(request) });
 
   test('persona create, list, use, show and rm', async () => {
     const created = await spawnCli(
       ['persona', 'create', 'mcp', '--no-built-ins', '--description', 'MCP only'],
-      env,
+      cliHome.env,
     );
     assert.equal(created.code, 0, created.stderr);
-    const used = await spawnCli(['persona', 'use', 'mcp'], env);
+    const used = await spawnCli(['persona', 'use', 'mcp'], cliHome.env);
     assert.equal(used.code, 0, used.stderr);
-    const listed = await spawnCli(['persona', 'list'], env);
+    const listed = await spawnCli(['persona', 'list'], cliHome.env);
     assert.match(listed.stdout, /^ {2}default {2}\(\d+ tool sources\)/m);
     assert.match(listed.stdout, /^\* mcp {2}\(0 tool sources\) {2}MCP only$/m);
-    const shown = await spawnCli(['persona', 'show', 'default'], env);
+    const shown = await spawnCli(['persona', 'show', 'default'], cliHome.env);
     assert.match(shown.stdout, /built-in {2}internal_search/);
-    const missing = await spawnCli(['persona', 'rm', 'nobody'], env);
+    const missing = await spawnCli(['persona', 'rm', 'nobody'], cliHome.env);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /No persona named "nobody"\. Known personas: default, mcp\./);
   });
@@ -70,12 +60,12 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
   test('a real MCP server from npm, added with mcp add, is used in a turn; an isError result is a failure', async () => {
     const added = await spawnCli(
       ['mcp', 'add', 'everything', '--yes', '--', process.execPath, everythingServerEntry, 'stdio'],
-      env,
+      cliHome.env,
     );
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stdout, /MCP server "everything" lists \d+ tool\(s\):\n(.*\n)* {2}echo /);
     assert.match(added.stdout, /Approved \d+ tool\(s\) of "everything" for the persona "mcp"\./);
-    const listed = await spawnCli(['mcp', 'list'], env);
+    const listed = await spawnCli(['mcp', 'list'], cliHome.env);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(
       listed.stdout,
@@ -86,7 +76,7 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
       { name: 'echo', arguments: { message: 'hello from the terminal' } },
       { name: 'get-sum', arguments: { a: 'two', b: 40 } },
     ]);
-    const chat = await spawnCli(['chat', 'Echo something and add two numbers'], env);
+    const chat = await spawnCli(['chat', 'Echo something and add two numbers'], cliHome.env);
     assert.equal(chat.code, 0, chat.stderr);
     assert.match(chat.stdout, /✓ (Echo|echo)/i);
     // The server answered isError: a failure mark with the server's own message, never a success mark.
@@ -96,8 +86,8 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
     // Few tools: all are sent, and the terminal and the packet stream both say so.
     assert.match(chat.stdout, /^tools: (\d+), all offered to the model \(no tool search\)$/m);
     const total = Number(/^tools: (\d+), all offered/m.exec(chat.stdout)?.[1]);
-    assert.ok(total > 1 && total === server.requests.at(-1)?.toolNames.length, `${total} tools`);
-    const packets = await spawnCli(['chat', '--packets', 'Echo something and add two numbers'], env);
+    assert.ok(total > 1 && total === cliHome.model.requests.at(-1)?.toolNames.length, `${total} tools`);
+    const packets = await spawnCli(['chat', '--packets', 'Echo something and add two numbers'], cliHome.env);
     assert.equal(packets.code, 0, packets.stderr);
     assert.deepEqual(JSON.parse(packets.stdout.split('\n')[0] ?? '{}').obj, {
       type: 'tool-mode',
@@ -108,9 +98,9 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
   });
 
   test('unapproved and changed MCP tools are withheld with a note before the answer; approve offers them', async () => {
-    const description = join(home, 'description.txt');
+    const description = join(cliHome.home, 'description.txt');
     await writeFile(description, 'Tells whether the token variable reached the server.');
-    const withToken = { ...env, FIXTURE_TOKEN: 'token-by-name' };
+    const withToken = { ...cliHome.env, FIXTURE_TOKEN: 'token-by-name' };
     const added = await spawnCli(
       [
         'mcp',
@@ -130,17 +120,17 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
     assert.match(added.stdout, /Not approved yet: review the tools, then run `toolbus mcp approve drifting`/);
     respond = plannedCalls([{ name: 'secret_status', arguments: {} }]);
     // The variable's value was stored at add time: the chat's own environment does not have it.
-    const withheld = await spawnCli(['chat', 'Did the token arrive?'], env);
+    const withheld = await spawnCli(['chat', 'Did the token arrive?'], cliHome.env);
     assert.equal(withheld.code, 0, withheld.stderr);
     assert.match(
       withheld.stderr,
       /^note: Tools of MCP server "drifting" are withheld \(1 not approved\) — review and run `toolbus mcp approve drifting`$/m,
     );
-    assert.doesNotMatch(server.requests.at(-1)?.toolNames.join(',') ?? '', /secret_status/);
+    assert.doesNotMatch(cliHome.model.requests.at(-1)?.toolNames.join(',') ?? '', /secret_status/);
 
-    const approved = await spawnCli(['mcp', 'approve', 'drifting'], env);
+    const approved = await spawnCli(['mcp', 'approve', 'drifting'], cliHome.env);
     assert.equal(approved.code, 0, approved.stderr);
-    const used = await spawnCli(['chat', 'Did the token arrive?'], env);
+    const used = await spawnCli(['chat', 'Did the token arrive?'], cliHome.env);
     assert.equal(used.code, 0, used.stderr);
     assert.equal(used.stderr, '');
     assert.match(used.stdout, /Tool said: FIXTURE_TOKEN is present/);
@@ -148,11 +138,11 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
 
     // The server changes its tool: it is withheld again until approved again.
     await writeFile(description, 'Now also uploads your files somewhere.');
-    const drifted = await spawnCli(['chat', 'Did the token arrive?'], env);
+    const drifted = await spawnCli(['chat', 'Did the token arrive?'], cliHome.env);
     assert.match(drifted.stderr, /withheld \(1 changed since approval\)/);
-    const tools = await spawnCli(['mcp', 'tools', 'drifting'], env);
+    const tools = await spawnCli(['mcp', 'tools', 'drifting'], cliHome.env);
     assert.match(tools.stdout, /! secret_status {2}\[changed since approval\] {2}Now also uploads/);
-    const listed = await spawnCli(['mcp', 'list'], env);
+    const listed = await spawnCli(['mcp', 'list'], cliHome.env);
     assert.match(
       listed.stdout,
       /! drifting .* 1 tool\(s\), 0 approved; 1 changed since approval: run toolbus mcp approve drifting/,
@@ -160,75 +150,78 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
   });
 
   test('a tool an MCP server lists after its tool set was approved is not offered, and is named before the answer and in mcp list', async () => {
-    const description = join(home, 'growing-description.txt');
-    const extra = join(home, 'growing-extra-tools.txt');
+    const description = join(cliHome.home, 'growing-description.txt');
+    const extra = join(cliHome.home, 'growing-extra-tools.txt');
     await writeFile(description, 'Tells whether the token variable reached the server.');
     const added = await spawnCli(
       ['mcp', 'add', 'growing', '--yes', '--', process.execPath, driftingServer, description, extra],
-      env,
+      cliHome.env,
     );
     assert.equal(added.code, 0, added.stderr);
     respond = plannedCalls([
       { name: 'secret_status', arguments: {} },
       { name: 'secret_echo', arguments: {} },
     ]);
-    const before = await spawnCli(['chat', 'Check the status'], env);
+    const before = await spawnCli(['chat', 'Check the status'], cliHome.env);
     assert.equal(before.code, 0, before.stderr);
     assert.doesNotMatch(before.stderr, /growing/);
 
     // The server now lists a second tool nobody approved.
     await writeFile(extra, 'secret_echo\n');
-    const grown = await spawnCli(['chat', 'Check the status'], env);
+    const grown = await spawnCli(['chat', 'Check the status'], cliHome.env);
     assert.equal(grown.code, 0, grown.stderr);
     assert.match(
       grown.stderr,
       /^note: Tools of MCP server "growing" are withheld \(1 new, not approved: secret_echo\) — review and run `toolbus mcp approve growing`$/m,
     );
-    const offered = server.requests.at(-1)?.toolNames ?? [];
+    const offered = cliHome.model.requests.at(-1)?.toolNames ?? [];
     assert.ok(
       offered.some((name) => name.includes('secret_status')),
       `the approved tool is still offered: ${offered.join(',')}`,
     );
     assert.ok(!offered.some((name) => name.includes('secret_echo')), offered.join(','));
-    const listed = await spawnCli(['mcp', 'list'], env);
+    const listed = await spawnCli(['mcp', 'list'], cliHome.env);
     assert.match(
       listed.stdout,
       /^! growing .* 2 tool\(s\), 1 approved; 1 new, not approved: run toolbus mcp approve growing$/m,
     );
-    const tools = await spawnCli(['mcp', 'tools', 'growing'], env);
+    const tools = await spawnCli(['mcp', 'tools', 'growing'], cliHome.env);
     assert.match(tools.stdout, /^! secret_echo {2}\[new, not approved\]/m);
 
-    const approved = await spawnCli(['mcp', 'approve', 'growing'], env);
+    const approved = await spawnCli(['mcp', 'approve', 'growing'], cliHome.env);
     assert.equal(approved.code, 0, approved.stderr);
-    const used = await spawnCli(['chat', 'Check the status'], env);
+    const used = await spawnCli(['chat', 'Check the status'], cliHome.env);
     assert.doesNotMatch(used.stderr, /growing/);
     assert.match(used.stdout, /secret_echo ran/);
   });
 
   test('MCP servers that cannot start are named, with the reason, in mcp add, mcp list and before the answer', async () => {
-    const refused = await spawnCli(['mcp', 'add', 'nope', '--yes', '--', join(home, 'no-such-command')], env);
+    const refused = await spawnCli(
+      ['mcp', 'add', 'nope', '--yes', '--', join(cliHome.home, 'no-such-command')],
+      cliHome.env,
+    );
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^toolbus: MCP server "nope" cannot be used: .*(ENOENT|spawn|connect)/m);
-    const launcher = join(home, 'launcher.mjs');
+    const launcher = join(cliHome.home, 'launcher.mjs');
     await writeFile(launcher, `await import(${JSON.stringify(`file://${driftingServer}`)});\n`);
-    const description = join(home, 'gone-description.txt');
+    const description = join(cliHome.home, 'gone-description.txt');
     await writeFile(description, 'A tool that will be gone.');
     const added = await spawnCli(
       ['mcp', 'add', 'gone', '--yes', '--', process.execPath, launcher, description],
-      env,
+      cliHome.env,
     );
     assert.equal(added.code, 0, added.stderr);
     await rm(launcher);
-    const listed = await spawnCli(['mcp', 'list'], env);
+    const listed = await spawnCli(['mcp', 'list'], cliHome.env);
     assert.equal(listed.code, 1, 'a server that cannot be used makes the list fail');
     assert.match(listed.stdout, /✗ gone {2}\(stdio: .*launcher\.mjs.*\) {2}cannot be used: .*/);
     assert.doesNotMatch(listed.stdout, /nope/, 'a server that never started was not kept');
     respond = plannedCalls([]);
-    const chat = await spawnCli(['chat', 'hello'], env);
+    const chat = await spawnCli(['chat', 'hello'], cliHome.env);
     assert.equal(chat.code, 0, chat.stderr);
     assert.match(chat.stderr, /^note: MCP server "gone" is unavailable: .* \(its tools are not offered\)$/m);
     assert.ok(chat.stderr.indexOf('note:') === 0, 'the note comes before anything else');
-    assert.equal((await spawnCli(['mcp', 'rm', 'gone'], env)).code, 0);
+    assert.equal((await spawnCli(['mcp', 'rm', 'gone'], cliHome.env)).code, 0);
   });
 
   test("GitHub's full REST description, added with openapi add, is found and called through tool search", async () => {
@@ -243,12 +236,12 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
     const port = (api.address() as { port: number }).port;
     const document = JSON.parse(readFileSync(githubDescription, 'utf8'));
     document.servers = [{ url: `http://127.0.0.1:${port}` }];
-    const file = join(home, 'api.github.com.json');
+    const file = join(cliHome.home, 'api.github.com.json');
     await writeFile(file, JSON.stringify(document));
-    const githubEnv = { ...env, GITHUB_TOKEN: 'ghp_never_printed_123' };
+    const githubEnv = { ...cliHome.env, GITHUB_TOKEN: 'ghp_never_printed_123' };
     try {
-      assert.equal((await spawnCli(['config', 'set', 'allowHosts', '127.0.0.1'], env)).code, 0);
-      assert.equal((await spawnCli(['persona', 'create', 'github', '--no-built-ins'], env)).code, 0);
+      assert.equal((await spawnCli(['config', 'set', 'allowHosts', '127.0.0.1'], cliHome.env)).code, 0);
+      assert.equal((await spawnCli(['persona', 'create', 'github', '--no-built-ins'], cliHome.env)).code, 0);
       const added = await spawnCli(
         ['openapi', 'add', file, '--persona', 'github', '--name', 'github', '--bearer-env', 'GITHUB_TOKEN'],
         githubEnv,
@@ -256,7 +249,7 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
       assert.equal(added.code, 0, added.stderr);
       const count = Number(/: (\d+) tool\(s\)/.exec(added.stdout)?.[1]);
       assert.ok(count > 1000, `GitHub has over a thousand operations (${added.stdout})`);
-      const listed = await spawnCli(['openapi', 'list', '--persona', 'github'], env);
+      const listed = await spawnCli(['openapi', 'list', '--persona', 'github'], cliHome.env);
       assert.match(listed.stdout, /^github {2}\d+ operation\(s\) {2}auth: bearer$/m);
 
       respond = (request) => {
@@ -279,14 +272,14 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
         }
         return [{ type: 'text', text: `Open issues: ${last?.toolResults[0]?.content ?? 'none found'}` }];
       };
-      const before = server.requests.length;
+      const before = cliHome.model.requests.length;
       const chat = await spawnCli(
         ['chat', '--persona', 'github', 'Which issues are open in octo/demo?'],
         githubEnv,
       );
       assert.equal(chat.code, 0, chat.stderr);
       assert.match(chat.stdout, /^tools: \d{4}, more than this model takes at once — offering tool_search/m);
-      const turnRequests = server.requests.slice(before);
+      const turnRequests = cliHome.model.requests.slice(before);
       assert.deepEqual(turnRequests[0]?.toolNames, ['tool_search'], 'one tool instead of every operation');
       assert.ok((turnRequests[1]?.toolNames.length ?? 0) <= 6);
       assert.deepEqual(
@@ -309,22 +302,22 @@ describe('tool sources from the command line: personas, MCP servers, OpenAPI doc
   });
 
   test('files made by an MCP tool are written to the output folder and listed by files', async () => {
-    assert.equal((await spawnCli(['persona', 'use', 'mcp'], env)).code, 0);
+    assert.equal((await spawnCli(['persona', 'use', 'mcp'], cliHome.env)).code, 0);
     respond = plannedCalls([{ name: 'get-tiny-image', arguments: {} }]);
-    const output = join(home, 'out');
-    const chat = await spawnCli(['chat', '--output', output, 'Show me a tiny image'], env);
+    const output = join(cliHome.home, 'out');
+    const chat = await spawnCli(['chat', '--output', output, 'Show me a tiny image'], cliHome.env);
     assert.equal(chat.code, 0, chat.stderr);
     const written = await readdir(output);
     assert.equal(written.length, 1);
     const bytes = await readFile(join(output, written[0] as string));
     assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG');
     assert.match(chat.stdout, new RegExp(`Files written:\\n {2}${output}/${written[0]}`));
-    const listed = await spawnCli(['files', 'list'], env);
+    const listed = await spawnCli(['files', 'list'], cliHome.env);
     const id = new RegExp(`^(\\S+) {2}${written[0]?.replace('.', '\\.')} {2}image/png`, 'm').exec(
       listed.stdout,
     )?.[1];
     assert.ok(id, listed.stdout);
-    const again = await spawnCli(['files', 'get', id, '--output', output], env);
+    const again = await spawnCli(['files', 'get', id, '--output', output], cliHome.env);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /-2\.png\n$/, 'never overwrites: a second copy gets its own name');
   });

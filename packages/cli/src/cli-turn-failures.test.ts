@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { ScriptedModelServer, ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
-import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
+import { before, describe, test } from 'node:test';
+import type { ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
+import { addNodeMcpServer } from './__fixtures__/cli-home.ts';
+import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // A chat turn from the real command line when things go wrong: tools of a real MCP server that throw, answer
@@ -12,24 +13,13 @@ import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 const failingServer = new URL('./__fixtures__/failing-mcp-server.mjs', import.meta.url).pathname;
 
 describe('a turn that fails or is stopped', () => {
-  let cli: ScriptedCliHome;
-  let server: ScriptedModelServer;
-  let env: Record<string, string>;
   let respond: (request: ScriptedRequest) => ScriptedStep[] = () => [];
-  before(async () => {
-    cli = await startScriptedCliHome({
-      prefix: 'toolbus-turn-failures-',
-      handler: (request) => respond(request),
-    });
-    ({ model: server, env } = cli);
-    const added = await spawnCli(
-      ['mcp', 'add', 'failing', '--yes', '--', process.execPath, failingServer],
-      env,
-    );
-    assert.equal(added.code, 0, added.stderr);
+  const cliHome = useScriptedCliHome({
+    prefix: 'toolbus-turn-failures-',
+    handler: (request) => respond(request),
   });
-  after(async () => {
-    await cli.close();
+  before(async () => {
+    await addNodeMcpServer(cliHome.env, 'failing', failingServer);
   });
 
   /** The model calls each named tool once, then answers with what the tools said. */
@@ -42,18 +32,18 @@ describe('a turn that fails or is stopped', () => {
 
   test('a tool that throws, answers garbage or loses its server gets ✗ and its cause; the model reads it', async () => {
     respond = callThenAnswer('explode', 'garbage');
-    const result = await spawnCli(['chat', 'Try the failing tools'], env);
+    const result = await spawnCli(['chat', 'Try the failing tools'], cliHome.env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /✗ explode — .*the database is on fire/);
     assert.match(result.stdout, /✗ garbage — .*Invalid tools\/call result/);
     assert.doesNotMatch(result.stdout, /✓ (explode|garbage)/);
     assert.match(result.stdout, /The tools failed\./);
-    const results = server.requests.at(-1)?.messages.flatMap((message) => message.toolResults) ?? [];
+    const results = cliHome.model.requests.at(-1)?.messages.flatMap((message) => message.toolResults) ?? [];
     assert.match(results.find((r) => r.toolCallId === 'call_explode')?.content ?? '', /database is on fire/);
     assert.equal(results.length, 2, 'every call has a result');
 
     respond = callThenAnswer('crash');
-    const crashed = await spawnCli(['chat', 'Crash the server'], env);
+    const crashed = await spawnCli(['chat', 'Crash the server'], cliHome.env);
     assert.equal(crashed.code, 0, crashed.stderr);
     assert.match(crashed.stdout, /✗ crash — .*Connection closed/);
   });
@@ -63,7 +53,7 @@ describe('a turn that fails or is stopped', () => {
       { type: 'text', text: 'Checking the hung tool.' },
       ...callThenAnswer('hang')(request),
     ];
-    const cli = startCli(['chat', 'Wait for the hung tool'], env);
+    const cli = startCli(['chat', 'Wait for the hung tool'], cliHome.env);
     await cli.waitForOutput('… hang');
     cli.child.kill('SIGINT');
     assert.equal(await cli.exited, 130, cli.output().stderr);
@@ -72,11 +62,11 @@ describe('a turn that fails or is stopped', () => {
     assert.doesNotMatch(cli.output().stderr, /\n\s+at /);
 
     respond = () => [{ type: 'text', text: 'Going on.' }];
-    const next = await spawnCli(['chat', '--continue', 'And now?'], env);
+    const next = await spawnCli(['chat', '--continue', 'And now?'], cliHome.env);
     assert.equal(next.code, 0, next.stderr);
     assert.match(next.stdout, /Going on\./);
     // The scripted server refuses a tool call without its result (as OpenAI does): the stopped call has one.
-    const messages = server.requests.at(-1)?.messages ?? [];
+    const messages = cliHome.model.requests.at(-1)?.messages ?? [];
     const call = messages.flatMap((message) => message.toolCalls).find((c) => c.name === 'hang');
     assert.ok(call, 'the stopped turn is in the history');
     assert.ok(messages.some((message) => message.toolResults.some((r) => r.toolCallId === call.id)));
@@ -91,27 +81,27 @@ describe('a turn that fails or is stopped', () => {
       { type: 'delay', ms: 60_000 },
       { type: 'text', text: ' Never sent.' },
     ];
-    const cli = startCli(['chat', '--tools', 'internal_search', 'Stream slowly'], env);
+    const cli = startCli(['chat', '--tools', 'internal_search', 'Stream slowly'], cliHome.env);
     await cli.waitForOutput('tools: ');
     // Piped output is written once settled: wait until the model has started to answer.
-    while (server.requests.at(-1)?.lastMessage?.text !== 'Stream slowly') await wait(50);
+    while (cliHome.model.requests.at(-1)?.lastMessage?.text !== 'Stream slowly') await wait(50);
     await wait(500);
     cli.child.kill('SIGINT');
     assert.equal(await cli.exited, 130);
     assert.match(cli.output().stdout, /The first half\.\n+\[stopped by the user\]/);
     assert.doesNotMatch(cli.output().stdout, /Never sent/);
-    const history = await spawnCli(['history'], env);
+    const history = await spawnCli(['history'], cliHome.env);
     const chatId = /^(\S+) .* 1 turn\(s\) {2}Stream slowly$/m.exec(history.stdout)?.[1];
     assert.ok(chatId, history.stdout);
-    const shown = await spawnCli(['history', chatId], env);
+    const shown = await spawnCli(['history', chatId], cliHome.env);
     assert.match(shown.stdout, /— turn 1: stopped \(stopped by the user \(Ctrl-C\)\)/);
     // The saved chat holds the partial answer once, marked as stopped.
     assert.match(shown.stdout, /toolbus: The first half\.\n\n\[stopped by the user\]\n/);
     assert.equal(shown.stdout.match(/The first half/g)?.length, 1, shown.stdout);
 
-    const twice = startCli(['chat', '--tools', 'internal_search', 'Stream slowly again'], env);
+    const twice = startCli(['chat', '--tools', 'internal_search', 'Stream slowly again'], cliHome.env);
     await twice.waitForOutput('tools: ');
-    while (server.requests.at(-1)?.lastMessage?.text !== 'Stream slowly again') await wait(50);
+    while (cliHome.model.requests.at(-1)?.lastMessage?.text !== 'Stream slowly again') await wait(50);
     twice.child.kill('SIGINT');
     twice.child.kill('SIGINT');
     assert.equal(await twice.exited, 130);
@@ -127,7 +117,7 @@ describe('a turn that fails or is stopped', () => {
             { type: 'drop' },
           ]
         : [{ type: 'text', text: 'Going on after the drop.' }];
-    const dropped = await spawnCli(['chat', 'Drop mid-answer'], env);
+    const dropped = await spawnCli(['chat', 'Drop mid-answer'], cliHome.env);
     assert.equal(dropped.code, 1, dropped.stderr);
     assert.match(
       dropped.stderr,
@@ -135,9 +125,9 @@ describe('a turn that fails or is stopped', () => {
     );
     assert.match(dropped.stdout, /Half of the answer/);
 
-    const next = await spawnCli(['chat', '--continue', 'And now?'], env);
+    const next = await spawnCli(['chat', '--continue', 'And now?'], cliHome.env);
     assert.equal(next.code, 0, next.stderr);
-    const messages = server.requests.at(-1)?.messages ?? [];
+    const messages = cliHome.model.requests.at(-1)?.messages ?? [];
     const partial = messages.find((message) => message.text.startsWith('Half of the answer'));
     assert.ok(partial, JSON.stringify(messages));
     assert.equal(partial.role, 'assistant');
@@ -172,7 +162,7 @@ describe('a turn that fails or is stopped', () => {
       if (question === 'unreadable') return [{ type: 'raw', data: 'data: {not json\n\n' }];
       return [{ type: 'raw', data: 'nothing a stream holds\n' }];
     };
-    const ask = (question: string) => spawnCli(['chat', '--tools', 'internal_search', question], env);
+    const ask = (question: string) => spawnCli(['chat', '--tools', 'internal_search', question], cliHome.env);
     const [failed, limited, unreadable, empty] = await Promise.all([
       ask('five hundred'),
       ask('too many'),

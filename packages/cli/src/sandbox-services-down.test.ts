@@ -3,9 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { ScriptedModelServer } from '@toolbus/core/testing';
-import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
+import { before, describe, it } from 'node:test';
+import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // Every configured sandbox service is down when the turn starts: run_python is still offered, its call gets the
@@ -21,30 +20,24 @@ async function closedPort(): Promise<number> {
 }
 
 describe('all sandbox services down when a turn starts', () => {
-  let cli: ScriptedCliHome;
-  let model: ScriptedModelServer;
-  let env: Record<string, string>;
-  before(async () => {
-    cli = await startScriptedCliHome({
-      prefix: 'toolbus-sandbox-down-',
-      handler: (request) =>
-        request.lastMessage?.role === 'tool'
-          ? [{ type: 'text', text: 'The sandbox is down, so I could not compute it.' }]
-          : [{ type: 'tool-call', id: 'call_py', name: 'run_python', arguments: { code: 'print(6 * 7)' } }],
-    });
-    ({ model, env } = cli);
-    const urls = [`http://127.0.0.1:${await closedPort()}`, `http://127.0.0.1:${await closedPort()}`];
-    await writeFile(join(cli.home, 'config.json'), JSON.stringify({ sandboxUrls: urls }));
+  const cliHome = useScriptedCliHome({
+    prefix: 'toolbus-sandbox-down-',
+    handler: (request) =>
+      request.lastMessage?.role === 'tool'
+        ? [{ type: 'text', text: 'The sandbox is down, so I could not compute it.' }]
+        : [{ type: 'tool-call', id: 'call_py', name: 'run_python', arguments: { code: 'print(6 * 7)' } }],
   });
-  after(async () => {
-    await cli.close();
+  before(async () => {
+    const urls = [`http://127.0.0.1:${await closedPort()}`, `http://127.0.0.1:${await closedPort()}`];
+    await writeFile(join(cliHome.home, 'config.json'), JSON.stringify({ sandboxUrls: urls }));
   });
 
   it('offers run_python and answers its call with "none of the 2 code interpreter services answers"', async () => {
-    const result = await spawnCli(['chat', 'What is six times seven? Compute it.'], env);
+    const result = await spawnCli(['chat', 'What is six times seven? Compute it.'], cliHome.env);
     assert.equal(result.code, 0, result.stderr);
-    assert.ok(model.requests[0]?.toolNames.includes('run_python'), 'the tool was offered');
-    const toolResults = model.requests.at(-1)?.messages.flatMap((message) => message.toolResults) ?? [];
+    assert.ok(cliHome.model.requests[0]?.toolNames.includes('run_python'), 'the tool was offered');
+    const toolResults =
+      cliHome.model.requests.at(-1)?.messages.flatMap((message) => message.toolResults) ?? [];
     const answer = toolResults.find((toolResult) => toolResult.toolCallId === 'call_py')?.content ?? '';
     assert.match(answer, /none of the 2 code interpreter services answers right now/);
     assert.doesNotMatch(answer, /no tool named/i);
@@ -53,7 +46,7 @@ describe('all sandbox services down when a turn starts', () => {
   it('toolbus serve: /health says the sandbox is down, and the log says so in words', {
     timeout: 120_000,
   }, async () => {
-    const serve = startCli(['serve', '--port', '0'], env);
+    const serve = startCli(['serve', '--port', '0'], cliHome.env);
     await serve.waitForOutput('serving on');
     const url = /serving on (\S+)/.exec(serve.output().stdout)?.[1] as string;
     let health: {

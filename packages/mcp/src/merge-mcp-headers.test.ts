@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { FRAMING_HEADERS } from '@toolbus/spec';
 import { mergeMcpHeaders } from './merge-mcp-headers.ts';
 
 test('later layers win, compared case-insensitively: request < connection < OAuth token', () => {
@@ -28,9 +29,11 @@ test('no layer may set framing or MCP session headers', () => {
       'Content-Length': '1',
       'mcp-protocol-version': '1999',
       'Last-Event-ID': '9',
+      ...Object.fromEntries(FRAMING_HEADERS.map((name) => [name, 'x'])),
     },
   });
   assert.deepEqual(merged, {});
+  assert.ok(FRAMING_HEADERS.includes('transfer-encoding') && FRAMING_HEADERS.includes('expect'));
 });
 
 test('names that are not HTTP tokens and values with CR, LF or NUL are dropped', () => {

@@ -1,11 +1,10 @@
-import { illegalHeaderReason, isLegalHeaderValue } from '@toolbus/spec';
+import { FRAMING_HEADERS, illegalHeaderReason, isLegalHeaderValue } from '@toolbus/spec';
 import type { McpLogger } from './mcp-logger.ts';
 
 /**
  * Headers no layer may set, not even the admin's connection config:
- * - framing and hop-by-hop headers (request smuggling, a body the server reads differently from us): `host`,
- *   `content-length`, `transfer-encoding`, `connection`, `keep-alive`, `upgrade`, `te`, `trailer`,
- *   `proxy-connection`, `expect`, `http2-settings`;
+ * - framing and hop-by-hop headers (request smuggling, a body the server reads differently from us): spec's
+ *   `FRAMING_HEADERS`, `proxy-connection` and `http2-settings`;
  * - encoding and content headers, which describe a body: the SDK sets the right ones on the requests that have
  *   one, and ours would be wrong on every other (a `content-type` on the GET of the event stream, a
  *   `content-encoding` the body does not have); every `content-*` name is refused (see
@@ -16,16 +15,8 @@ import type { McpLogger } from './mcp-logger.ts';
  * Lower-case.
  */
 export const MCP_STRUCTURAL_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
+  ...FRAMING_HEADERS,
   'proxy-connection',
-  'expect',
   'http2-settings',
   'content-type',
   'content-encoding',

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@toolbus/spec';
-import { omitUndefined } from '@toolbus/spec';
+import { FRAMING_HEADERS, omitUndefined } from '@toolbus/spec';
 import type { OpenApiOperation, OperationParameter } from './list-operations.ts';
 import type { ReservedCredentialNames } from './resolve-auth.ts';
 import { type ModelSchemaLimits, toModelSchema } from './to-model-schema.ts';
@@ -20,19 +20,7 @@ export interface OperationArguments {
 }
 
 /** Headers the transport owns: a model-supplied value would break framing or routing. */
-const transportHeaders = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-  'accept-encoding',
-]);
+const transportHeaders = new Set([...FRAMING_HEADERS, 'content-type', 'accept-encoding']);
 
 const propertyNamePattern = /^[a-zA-Z0-9_.-]{1,64}$/;
 

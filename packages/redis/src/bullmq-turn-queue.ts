@@ -1,4 +1,5 @@
 import type { SingleFlightLock, TurnDelivery, TurnJob, TurnQueue } from '@toolbus/server';
+import { withinDeadline } from '@toolbus/spec';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.ts';
@@ -70,31 +71,21 @@ export class BullMqTurnQueue implements TurnQueue {
 
   async enqueue(job: TurnJob): Promise<void> {
     const { enqueueTimeoutMs } = this.#timing;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new RedisScaleOutError({
-              code: 'redis_unavailable',
-              message: `Redis did not take the turn into the queue within ${enqueueTimeoutMs} ms.`,
-            }),
-          ),
-        enqueueTimeoutMs,
-      );
-    });
-    try {
-      await Promise.race([
-        this.#queue.add('turn', job, {
-          jobId: jobIdOf(job.chatId, job.turn),
-          removeOnComplete: true,
-          removeOnFail: 1_000,
-        }),
-        timedOut,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withinDeadline(
+      this.#queue.add('turn', job, {
+        jobId: jobIdOf(job.chatId, job.turn),
+        removeOnComplete: true,
+        removeOnFail: 1_000,
+      }),
+      {
+        timeoutMs: enqueueTimeoutMs,
+        onTimeout: () =>
+          new RedisScaleOutError({
+            code: 'redis_unavailable',
+            message: `Redis did not take the turn into the queue within ${enqueueTimeoutMs} ms.`,
+          }),
+      },
+    );
   }
 
   async holdIfAbandoned(chatId: string, turn: number): Promise<(() => Promise<void>) | undefined> {

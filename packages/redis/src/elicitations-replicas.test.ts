@@ -10,6 +10,7 @@ import { type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/tes
 import type { Storage } from '@toolbus/storage';
 import { callApi, newUserKey } from '../../server/src/__fixtures__/api-calls.ts';
 import { seedApprovedMcpServer } from '../../server/src/__fixtures__/approved-mcp-server.ts';
+import { bookTableTool } from '../../server/src/__fixtures__/book-table-tool.ts';
 import { readSse } from '../../server/src/__fixtures__/test-server.ts';
 import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
@@ -57,22 +58,14 @@ async function seedBistro(storage: Storage): Promise<void> {
 before(async () => {
   redis = await startRedisServer();
   mcp = await startLoopbackMcpServer([
-    {
-      tool: { name: 'book_table', description: 'Books a table', inputSchema: { type: 'object' } },
-      call: async (_args, context) => {
-        const answer = await context.elicit({
-          mode: 'form',
-          message: 'Who is the booking for?',
-          requestedSchema: {
-            type: 'object',
-            properties: { name: { type: 'string' }, guests: { type: 'integer', default: 2 } },
-            required: ['name'],
-          },
-        });
-        serverSaw.push(answer);
-        return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+    bookTableTool({
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string' }, guests: { type: 'integer', default: 2 } },
+        required: ['name'],
       },
-    },
+      saw: serverSaw,
+    }),
   ]);
   model = await startScriptedModelServer({
     handler: (request) =>

@@ -10,6 +10,23 @@ const headerNamePattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  */
 const illegalValuePattern = /[^\t\x20-\x7e\x80-\xff]/;
 
+/**
+ * Headers that frame the message or describe one hop, not the request (RFC 9110 §7.6.1, plus `host`,
+ * `content-length` and `expect`): the transport sets them, and a value from a caller (an admin's config, a model's
+ * arguments) would let the server read a different request from the one sent (request smuggling). Lower-case.
+ */
+export const FRAMING_HEADERS: readonly string[] = Object.freeze([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+
 /** Why a header is not legal HTTP: its name is not a token, or its value holds a forbidden character. */
 export type IllegalHeaderReason = 'invalid-name' | 'invalid-value';
 

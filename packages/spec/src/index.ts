@@ -36,3 +36,5 @@ export { maxToolNameLength, sanitizeToolName, toolNamePattern } from './tool-nam
 export type { RichResponse, ToolFailureKind, ToolResponse } from './tool-response.ts';
 export type { WarningLogger } from './warning-logger.ts';
 export { consoleWarningLogger } from './warning-logger.ts';
+export type { DeadlineOptions } from './within-deadline.ts';
+export { withinDeadline } from './within-deadline.ts';

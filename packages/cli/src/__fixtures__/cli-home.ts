@@ -30,29 +30,32 @@ export async function startCliHome(options: { readonly prefix: string; readonly 
 }
 
 /**
- * A home for the tests of the enclosing `describe` (or file): made in its `before`, removed in its `after`. Read
- * `home` and `env` inside the tests, once the home exists.
+ * Starts something for the tests of the enclosing `describe` (or file) in its `before` and closes it in its
+ * `after`. What it returns reads the started thing's fields, so read them inside hooks and tests: before the start
+ * (at the top of a `describe`) a read throws, rather than giving `undefined` to a spawned CLI.
  */
-export function useCliHome(options: { readonly prefix: string; readonly model?: string }): Omit<CliHome, 'close'> {
-  let current: CliHome | undefined;
+export function useForSuite<T extends { close(): Promise<void> }>(start: () => Promise<T>): Omit<T, 'close'> {
+  let current: T | undefined;
   before(async () => {
-    current = await startCliHome(options);
+    current = await start();
   });
   after(async () => {
     await current?.close();
   });
-  const made = (): CliHome => {
-    if (current === undefined) throw new Error('the CLI home is made in `before`: read it inside a test');
-    return current;
-  };
-  return {
-    get home() {
-      return made().home;
+  return new Proxy({} as Omit<T, 'close'>, {
+    get(_target, field) {
+      if (current === undefined) throw new Error('started in `before`: read it inside a hook or test');
+      return Reflect.get(current, field);
     },
-    get env() {
-      return made().env;
-    },
-  };
+  });
+}
+
+/**
+ * A home for the tests of the enclosing `describe` (or file): made in its `before`, removed in its `after`. Read
+ * `home` and `env` inside the tests, once the home exists.
+ */
+export function useCliHome(options: { readonly prefix: string; readonly model?: string }): Omit<CliHome, 'close'> {
+  return useForSuite(() => startCliHome(options));
 }
 
 /** Sets each `[key, value]` with the real `toolbus config set`, in order; fails the test when one is refused. */
@@ -64,6 +67,20 @@ export async function setCliConfig(
     const set = await spawnCli(['config', 'set', key, value], env);
     assert.equal(set.code, 0, `config set ${key}: ${set.stderr}`);
   }
+}
+
+/**
+ * Adds an MCP server that runs `entry` (with `args`) on this Node over stdio, with the real `toolbus mcp add`;
+ * fails the test when it is refused.
+ */
+export async function addNodeMcpServer(
+  env: Readonly<Record<string, string>>,
+  name: string,
+  entry: string,
+  ...args: string[]
+): Promise<void> {
+  const added = await spawnCli(['mcp', 'add', name, '--yes', '--', process.execPath, entry, ...args], env);
+  assert.equal(added.code, 0, added.stderr);
 }
 
 /** The refund policy the recovery tests search for: "refunded within 14 days". */

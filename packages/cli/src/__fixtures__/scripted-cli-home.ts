@@ -5,7 +5,7 @@ import {
   type ScriptedModelServerOptions,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-import { startCliHome } from './cli-home.ts';
+import { startCliHome, useForSuite } from './cli-home.ts';
 
 /** A CLI home with its scripted model; `close` stops the model and removes the home. */
 export interface ScriptedCliHome {
@@ -16,15 +16,18 @@ export interface ScriptedCliHome {
   close(): Promise<void>;
 }
 
+/** What {@link startScriptedCliHome} takes. */
+export interface ScriptedCliHomeOptions {
+  readonly prefix: string;
+  readonly handler: NonNullable<ScriptedModelServerOptions['handler']>;
+  readonly modelId?: string;
+}
+
 /**
  * Creates a home named after `prefix` in the temporary directory and a model answering by `handler`, under the
  * model id `modelId` (default `scripted`; a real model's id, such as a Qwen one, picks that model's profile).
  */
-export async function startScriptedCliHome(options: {
-  readonly prefix: string;
-  readonly handler: NonNullable<ScriptedModelServerOptions['handler']>;
-  readonly modelId?: string;
-}): Promise<ScriptedCliHome> {
+export async function startScriptedCliHome(options: ScriptedCliHomeOptions): Promise<ScriptedCliHome> {
   const model = await startScriptedModelServer({ handler: options.handler });
   const cliHome = await startCliHome({
     prefix: options.prefix,
@@ -39,4 +42,13 @@ export async function startScriptedCliHome(options: {
       await cliHome.close();
     },
   };
+}
+
+/**
+ * A scripted home for the tests of the enclosing `describe` (or file), like `useCliHome`: started in its `before`
+ * (a later `before` of the file may set it up further), closed in its `after`. Read `home`, `model` and `env`
+ * inside hooks and tests, once it is started.
+ */
+export function useScriptedCliHome(options: ScriptedCliHomeOptions): Omit<ScriptedCliHome, 'close'> {
+  return useForSuite(() => startScriptedCliHome(options));
 }

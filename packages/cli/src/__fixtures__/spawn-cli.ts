@@ -30,8 +30,14 @@ export function spawnCli(
   env: Readonly<Record<string, string>>,
   options: { readonly input?: string; readonly cwd?: string } = {},
 ): Promise<CliRun> {
+  const child = spawnCliChild(args, env, options);
+  child.stdin.end(options.input ?? '');
+  return outputOf(child);
+}
+
+/** Everything a child process prints, and its exit code, once it has closed. */
+export function outputOf(child: ChildProcessWithoutNullStreams): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawnCliChild(args, env, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -40,7 +46,6 @@ export function spawnCli(
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.stdin.end(options.input ?? '');
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

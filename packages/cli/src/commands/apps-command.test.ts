@@ -56,33 +56,15 @@ describe('toolbus apps', () => {
   });
 
   it('refuses incomplete or malformed input with a usable message', async () => {
-    const missing = await run(['apps', 'add', 'x', '--url', '.*']);
+    // `apps add x --url .*`, completed wrongly in a different way by each case.
+    const addX = (...rest: string[]) => run(['apps', 'add', 'x', '--url', '.*', ...rest]);
+    const missing = await addX();
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /at least one --url and one --header/);
-    const unset = await run([
-      'apps',
-      'add',
-      'x',
-      '--url',
-      '.*',
-      '--header',
-      'A: {{org.k}}',
-      '--value-env',
-      'k=NOPE',
-    ]);
+    const unset = await addX('--header', 'A: {{org.k}}', '--value-env', 'k=NOPE');
     assert.equal(unset.code, 1);
     assert.match(unset.stderr, /NOPE is not set/);
-    const policy = await run([
-      'apps',
-      'add',
-      'x',
-      '--url',
-      '.*',
-      '--header',
-      'A: b',
-      '--policy',
-      'SOMETIMES',
-    ]);
+    const policy = await addX('--header', 'A: b', '--policy', 'SOMETIMES');
     assert.match(policy.stderr, /Unknown policy/);
     assert.equal((await run(['apps', 'remove', 'nothing'])).code, 1);
   });

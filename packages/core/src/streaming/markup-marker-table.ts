@@ -83,17 +83,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
     })),
     ...[...orphanCloses]
       .filter((close) => !opens.has(close))
-      .map((close) => ({
-        open: close,
-        alone: true,
-        orphanClose: true,
-        reasoning: false,
-        opensAnswer: false,
-        closes: [],
-        requiresTagEnd: false,
-        maxCloseLength: 0,
-        endsTurn: false,
-      })),
+      .map((close) => ({ ...inertMarker, open: close, alone: true, orphanClose: true })),
   ];
   const byFirst = new Map<string, PreparedMarker[]>();
   const byPrefix = new Map<number, PrefixMarkers>();
@@ -222,11 +212,9 @@ export function indexOfIgnoringCase(haystack: string, needle: string, from: numb
 
 export const noMarkers: readonly PreparedMarker[] = [];
 
-/**
- * What the filter is inside once a block that ends the model's turn has closed on a call: the rest of the
- * stream, hidden and not kept (see {@link ToolCallMarkupMarker.endsTurn}).
- */
-export const pastTurnEnd: PreparedMarker = Object.freeze({
+// A marker that does nothing of its own (every flag off, nothing closes it): what an orphan close and
+// {@link pastTurnEnd} are built from, so that a new flag gets its "off" in one place.
+const inertMarker: PreparedMarker = Object.freeze({
   open: '',
   alone: false,
   orphanClose: false,
@@ -237,6 +225,12 @@ export const pastTurnEnd: PreparedMarker = Object.freeze({
   maxCloseLength: 0,
   endsTurn: false,
 });
+
+/**
+ * What the filter is inside once a block that ends the model's turn has closed on a call: the rest of the
+ * stream, hidden and not kept (see {@link ToolCallMarkupMarker.endsTurn}).
+ */
+export const pastTurnEnd: PreparedMarker = Object.freeze({ ...inertMarker });
 
 function addTo(map: Map<string, PreparedMarker[]>, key: string, marker: PreparedMarker): void {
   const list = map.get(key);

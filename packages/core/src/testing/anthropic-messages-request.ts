@@ -1,8 +1,7 @@
-import { isPlainObject, toolNamePattern } from '@toolbus/spec';
-import type { ReadRequest } from './openai-chat-request.ts';
+import { isPlainObject } from '@toolbus/spec';
+import type { ReadRequest, WireRequestParts } from './read-wire-request.ts';
+import { contentText, invalidToolNameIndex, readWireRequest } from './read-wire-request.ts';
 import type { ScriptedMessage } from './scripted-turn.ts';
-
-type Json = Record<string, unknown>;
 
 /**
  * Reads an Anthropic Messages request and checks what the real API rejects: `max_tokens` required; roles `user` and
@@ -10,37 +9,30 @@ type Json = Record<string, unknown>;
  * next (user) message, and every `tool_result` answering a `tool_use` of the message right before it.
  */
 export function readAnthropicMessagesRequest(body: unknown): ReadRequest {
-  const request = isPlainObject(body) ? body : {};
-  const rawMessages = Array.isArray(request.messages) ? request.messages : [];
-  const rawTools = Array.isArray(request.tools) ? request.tools : [];
-  const toolNames = rawTools.map((tool) => (isPlainObject(tool) ? String(tool.name) : ''));
-  const messages: ScriptedMessage[] = [];
-  const system = systemText(request.system);
-  if (system !== undefined) messages.push({ role: 'system', text: system, toolCalls: [], toolResults: [] });
-  for (const message of rawMessages) messages.push(toScriptedMessage(message));
-  return {
-    model: typeof request.model === 'string' ? request.model : undefined,
-    stream: request.stream === true,
-    includeUsage: true,
-    toolNames,
-    messages,
-    problem: findProblem({ request, rawMessages, toolNames }),
-  };
+  return readWireRequest(body, {
+    toolName: (tool) => String(tool.name),
+    messages: ({ request, rawMessages }) => {
+      const system = systemText(request.system);
+      return [
+        ...(system === undefined
+          ? []
+          : [{ role: 'system' as const, text: system, toolCalls: [], toolResults: [] }]),
+        ...rawMessages.map(toScriptedMessage),
+      ];
+    },
+    // The Messages API reports usage on every stream.
+    includeUsage: () => true,
+    findProblem,
+  });
 }
 
-function findProblem(options: {
-  request: Json;
-  rawMessages: unknown[];
-  toolNames: string[];
-}): string | undefined {
-  const { request, rawMessages, toolNames } = options;
+function findProblem({ request, rawMessages, toolNames }: WireRequestParts): string | undefined {
   if (typeof request.model !== 'string' || request.model === '') return 'model: Field required';
   if (typeof request.max_tokens !== 'number') return 'max_tokens: Field required';
   if (rawMessages.length === 0) return 'messages: at least one message is required';
-  for (const [index, name] of toolNames.entries()) {
-    if (!toolNamePattern.test(name))
-      return `tools.${index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
-  }
+  const badTool = invalidToolNameIndex(toolNames);
+  if (badTool >= 0)
+    return `tools.${badTool}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
   let previousToolUses = new Set<string>();
   for (const [index, message] of rawMessages.entries()) {
     if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
@@ -104,19 +96,10 @@ function toScriptedMessage(message: unknown): ScriptedMessage {
     }));
   const toolResults = list
     .filter((block) => block.type === 'tool_result')
-    .map((block) => ({ toolCallId: String(block.tool_use_id), content: resultText(block.content) }));
+    .map((block) => ({ toolCallId: String(block.tool_use_id), content: contentText(block.content) }));
   const role =
     value.role === 'assistant' ? 'assistant' : toolResults.length > 0 && text === '' ? 'tool' : 'user';
   return { role, text, toolCalls, toolResults };
-}
-
-function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter(isPlainObject)
-    .map((block) => (typeof block.text === 'string' ? block.text : ''))
-    .join('');
 }
 
 function systemText(system: unknown): string | undefined {

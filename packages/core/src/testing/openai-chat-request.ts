@@ -1,18 +1,7 @@
-import { isPlainObject, toolNamePattern } from '@toolbus/spec';
+import { isPlainObject } from '@toolbus/spec';
+import type { ReadRequest, WireRequestParts } from './read-wire-request.ts';
+import { contentText, invalidToolNameIndex, readWireRequest } from './read-wire-request.ts';
 import type { ScriptedMessage } from './scripted-turn.ts';
-
-/** A Chat Completions request body, read and checked like the real API does. */
-export interface ReadRequest {
-  readonly model: string | undefined;
-  readonly stream: boolean;
-  readonly includeUsage: boolean;
-  readonly toolNames: readonly string[];
-  readonly messages: readonly ScriptedMessage[];
-  /** The 400 message the real API would answer with, when the request is invalid. */
-  readonly problem: string | undefined;
-}
-
-type Json = Record<string, unknown>;
 
 /**
  * Reads an OpenAI Chat Completions request and checks what strict servers reject: an assistant message with
@@ -20,37 +9,22 @@ type Json = Record<string, unknown>;
  * must answer a preceding call; arguments must be strings; tool names must match `^[a-zA-Z0-9_-]{1,64}$`.
  */
 export function readOpenAiChatRequest(body: unknown): ReadRequest {
-  const request = isPlainObject(body) ? body : {};
-  const rawMessages = Array.isArray(request.messages) ? request.messages : [];
-  const rawTools = Array.isArray(request.tools) ? request.tools : [];
-  const toolNames = rawTools.map((tool) =>
-    isPlainObject(tool) && isPlainObject(tool.function) ? String(tool.function.name) : '',
-  );
-  const messages = rawMessages.map(toScriptedMessage);
-  const streamOptions = isPlainObject(request.stream_options) ? request.stream_options : {};
-  return {
-    model: typeof request.model === 'string' ? request.model : undefined,
-    stream: request.stream === true,
-    includeUsage: streamOptions.include_usage === true,
-    toolNames,
-    messages,
-    problem: findProblem({ request, rawMessages, toolNames }),
-  };
+  return readWireRequest(body, {
+    toolName: (tool) => (isPlainObject(tool.function) ? String(tool.function.name) : ''),
+    messages: ({ rawMessages }) => rawMessages.map(toScriptedMessage),
+    includeUsage: (request) =>
+      isPlainObject(request.stream_options) && request.stream_options.include_usage === true,
+    findProblem,
+  });
 }
 
-function findProblem(options: {
-  request: Json;
-  rawMessages: unknown[];
-  toolNames: string[];
-}): string | undefined {
-  const { request, rawMessages, toolNames } = options;
+function findProblem({ request, rawMessages, toolNames }: WireRequestParts): string | undefined {
   if (typeof request.model !== 'string' || request.model === '') return 'you must provide a model parameter';
   if (rawMessages.length === 0)
     return "Invalid 'messages': empty array. Expected an array with minimum length 1.";
-  for (const [index, name] of toolNames.entries()) {
-    if (!toolNamePattern.test(name)) {
-      return `Invalid 'tools[${index}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`;
-    }
+  const badTool = invalidToolNameIndex(toolNames);
+  if (badTool >= 0) {
+    return `Invalid 'tools[${badTool}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`;
   }
   let pending: Set<string> | undefined;
   for (const [index, message] of rawMessages.entries()) {
@@ -111,13 +85,4 @@ function toScriptedMessage(message: unknown): ScriptedMessage {
     toolCalls,
     toolResults: [],
   };
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter(isPlainObject)
-    .map((part) => (typeof part.text === 'string' ? part.text : ''))
-    .join('');
 }

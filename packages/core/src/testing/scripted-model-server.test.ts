@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { startScriptedModelServer } from './scripted-model-server.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from './scripted-model-server.ts';
 
 async function postJson(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(url, {
@@ -13,12 +13,21 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; j
   return { status: response.status, json: await response.json() };
 }
 
+/** Runs `use` against a server that answers every valid request with "ok", and closes it after. */
+async function withOkServer(use: (server: ScriptedModelServer) => Promise<void>): Promise<void> {
+  const server = await startScriptedModelServer({
+    turns: [{ repeat: true, steps: [{ type: 'text', text: 'ok' }] }],
+  });
+  try {
+    await use(server);
+  } finally {
+    await server.close();
+  }
+}
+
 describe('scripted model server: strict history checks', () => {
-  it('rejects OpenAI history where a tool call has no result, or a result has no call', async () => {
-    const server = await startScriptedModelServer({
-      turns: [{ repeat: true, steps: [{ type: 'text', text: 'ok' }] }],
-    });
-    try {
+  it('rejects OpenAI history where a tool call has no result, or a result has no call', () =>
+    withOkServer(async (server) => {
       const url = `${server.url}/v1/chat/completions`;
       const call = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } };
       const missing = await postJson(url, {
@@ -57,16 +66,10 @@ describe('scripted model server: strict history checks', () => {
         server.requests.map((request) => request.outcome),
         ['rejected', 'rejected', 'completed'],
       );
-    } finally {
-      await server.close();
-    }
-  });
+    }));
 
-  it('rejects Anthropic history with unpaired tool_use/tool_result and empty text blocks', async () => {
-    const server = await startScriptedModelServer({
-      turns: [{ repeat: true, steps: [{ type: 'text', text: 'ok' }] }],
-    });
-    try {
+  it('rejects Anthropic history with unpaired tool_use/tool_result and empty text blocks', () =>
+    withOkServer(async (server) => {
       const url = `${server.url}/v1/messages`;
       const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} };
       const cases: [unknown[], RegExp | undefined][] = [
@@ -104,10 +107,36 @@ describe('scripted model server: strict history checks', () => {
       }
       const noMaxTokens = await postJson(url, { model: 'm', messages: [{ role: 'user', content: 'q' }] });
       assert.equal(noMaxTokens.status, 400);
-    } finally {
-      await server.close();
-    }
-  });
+    }));
+
+  it('rejects a tool name both APIs refuse, in the words of each, and reads a good one', () =>
+    withOkServer(async (server) => {
+      const messages = [{ role: 'user', content: 'q' }];
+      const parameters = { type: 'object', properties: {} };
+      const openAiTool = (name: string) => ({ type: 'function', function: { name, parameters } });
+      const anthropicTool = (name: string) => ({ name, input_schema: parameters });
+      const openAi = (names: string[]) =>
+        postJson(`${server.url}/v1/chat/completions`, { model: 'm', messages, tools: names.map(openAiTool) });
+      const anthropic = (names: string[]) =>
+        postJson(`${server.url}/v1/messages`, {
+          model: 'm',
+          max_tokens: 100,
+          messages,
+          tools: names.map(anthropicTool),
+        });
+      const badOpenAi = await openAi(['get_weather', 'get weather']);
+      assert.equal(badOpenAi.status, 400);
+      assert.match(JSON.stringify(badOpenAi.json), /Invalid 'tools\[1\]\.function\.name'/);
+      const badAnthropic = await anthropic(['get.weather']);
+      assert.equal(badAnthropic.status, 400);
+      assert.match(JSON.stringify(badAnthropic.json), /tools\.0\.custom\.name: String should match pattern/);
+      assert.equal((await openAi(['get_weather'])).status, 200);
+      assert.equal((await anthropic(['get_weather'])).status, 200);
+      assert.deepEqual(
+        server.requests.map((request) => request.toolNames),
+        [['get_weather', 'get weather'], ['get.weather'], ['get_weather'], ['get_weather']],
+      );
+    }));
 });
 
 describe('scripted model server: turns', () => {

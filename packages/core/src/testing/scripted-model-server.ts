@@ -6,9 +6,9 @@ import { readAnthropicMessagesRequest } from './anthropic-messages-request.ts';
 import { anthropicErrorBody, createAnthropicMessagesWire } from './anthropic-messages-wire.ts';
 import type { ExpandedStep, ScriptedDataStep } from './expand-scripted-steps.ts';
 import { expandScriptedSteps, scriptedFinishOf } from './expand-scripted-steps.ts';
-import type { ReadRequest } from './openai-chat-request.ts';
 import { readOpenAiChatRequest } from './openai-chat-request.ts';
 import { createOpenAiChatWire, openAiErrorBody } from './openai-chat-wire.ts';
+import type { ReadRequest } from './read-wire-request.ts';
 import type {
   ScriptedRequest,
   ScriptedRequestOutcome,

@@ -53,18 +53,25 @@ for (const provider of scriptedProviders) {
         env: { TOOLBUS_API_KEY: 'test-key' },
       });
 
+    /** Runs one turn of the question with the search tool; `log` holds the queries it ran. */
+    async function searchTurn(options: Partial<RunChatTurnOptions> = {}) {
+      const log: string[] = [];
+      const turn = await runTurn({
+        model: model(),
+        messages: question,
+        tools: [searchTool(log)],
+        ...options,
+      });
+      return { ...turn, log };
+    }
+
     /** Runs one turn whose first answer is `written` (cut into chunks) and whose second answers in prose. */
     async function recoverTurn(written: string, chunkSize: number) {
-      const log: string[] = [];
       const followUpOf = queueWithFollowUp(
         textSteps(chunkText(written, chunkSize)),
         textSteps(['Refunds take 14 days.']),
       );
-      const { packets, result } = await runTurn({
-        model: model(),
-        messages: question,
-        tools: [searchTool(log)],
-      });
+      const { packets, result, log } = await searchTurn();
       assert.equal(result.error, undefined, result.error?.message);
       assert.deepEqual(log, ['refunds'], 'the recovered call ran');
       assert.equal(result.recoveredToolCalls, 1);
@@ -218,15 +225,10 @@ for (const provider of scriptedProviders) {
     }
 
     it('a prose answer that mentions markers and JSON streams unchanged and runs nothing', async () => {
-      const log: string[] = [];
       const text =
         'Weak models wrap calls in `<tool_call>` tags or write JSON such as {"status": "ok"}; ours use the API.';
       turns.push(textSteps(chunkText(text, 4)));
-      const { packets, result } = await runTurn({
-        model: model(),
-        messages: question,
-        tools: [searchTool(log)],
-      });
+      const { packets, result, log } = await searchTurn();
       assert.deepEqual(log, []);
       assert.equal(result.answer, text);
       assert.equal(result.cycles, 1);
@@ -238,14 +240,9 @@ for (const provider of scriptedProviders) {
     });
 
     it('an answer that opens with arguments-shaped data in a sentence runs nothing and shows it as it goes on', async () => {
-      const log: string[] = [];
       const text = '{"queries": ["refunds"]} is the body our search API takes; send it with POST.';
       turns.push(textSteps(chunkText(text, 4)));
-      const { packets, result } = await runTurn({
-        model: model(),
-        messages: question,
-        tools: [searchTool(log)],
-      });
+      const { packets, result, log } = await searchTurn();
       assert.deepEqual(log, [], 'data in a sentence is not a call');
       assert.equal(result.answer, text);
       assert.equal(result.recoveredToolCalls, 0);
@@ -275,16 +272,11 @@ for (const provider of scriptedProviders) {
     ];
     for (const { name, written } of cutOffCalls) {
       it(`${name}, on finish reason length: not run, the model is told, the user sees why`, async () => {
-        const log: string[] = [];
         const followUpOf = queueWithFollowUp(
           [...textSteps(chunkText(written, 4)), { type: 'finish', reason: 'length' }],
           textSteps(['Refunds take 14 days.']),
         );
-        const { packets, result } = await runTurn({
-          model: model(),
-          messages: question,
-          tools: [searchTool(log)],
-        });
+        const { packets, result, log } = await searchTurn();
         assert.deepEqual(log, [], "the tool's execute never ran");
         assert.equal(result.toolOutcomes.length, 1);
         assert.equal(result.toolOutcomes[0]?.status, 'call-error');
@@ -309,7 +301,6 @@ for (const provider of scriptedProviders) {
     }
 
     it('a call that closed before the token limit struck still runs', async () => {
-      const log: string[] = [];
       turns.push([
         ...textSteps(
           chunkText('{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\nI will now', 6),
@@ -317,13 +308,12 @@ for (const provider of scriptedProviders) {
         { type: 'finish', reason: 'length' },
       ]);
       turns.push(textSteps(['Refunds take 14 days.']));
-      const { result } = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
+      const { result, log } = await searchTurn();
       assert.deepEqual(log, ['refunds']);
       assert.equal(result.toolOutcomes[0]?.status, 'success');
     });
 
     it('gpt-oss through a server that does not parse Harmony: analysis is reasoning, the call runs, no tokens kept', async () => {
-      const log: string[] = [];
       const followUpOf = queueWithFollowUp(
         textSteps(
           chunkText(
@@ -338,10 +328,8 @@ for (const provider of scriptedProviders) {
           ),
         ),
       );
-      const { packets, result } = await runTurn({
+      const { packets, result, log } = await searchTurn({
         model: provider === 'openai-compatible' ? gptOssModel() : model(),
-        messages: question,
-        tools: [searchTool(log)],
       });
       assert.equal(result.error, undefined, result.error?.message);
       assert.deepEqual(log, ['refunds'], 'the commentary call ran');
@@ -370,7 +358,6 @@ for (const provider of scriptedProviders) {
     });
 
     it('a reasoning model whose server leaves <think> in the text: thinking is reasoning, never answer or history', async () => {
-      const log: string[] = [];
       const followUpOf = queueWithFollowUp(
         textSteps(
           chunkText(
@@ -380,11 +367,7 @@ for (const provider of scriptedProviders) {
         ),
         textSteps(chunkText('<think>The search answered it.</think>\n\nRefunds take 14 days.', 6)),
       );
-      const { packets, result } = await runTurn({
-        model: model(),
-        messages: question,
-        tools: [searchTool(log)],
-      });
+      const { packets, result, log } = await searchTurn();
       assert.equal(result.error, undefined, result.error?.message);
       assert.deepEqual(log, ['refunds'], 'the real call ran, not the draft inside the thinking');
       assert.equal(result.answer, 'Refunds take 14 days.');
@@ -417,16 +400,11 @@ for (const provider of scriptedProviders) {
       ];
       for (const { name, call } of stripped) {
         it(`gpt-oss with its Harmony tokens stripped (${name}): analysis is reasoning, the call runs, only the final text shows`, async () => {
-          const log: string[] = [];
           const followUpOf = queueWithFollowUp(
             textSteps(chunkText(call, 4)),
             textSteps(chunkText('analysisThe search answered it.assistantfinalRefunds take 14 days.', 3)),
           );
-          const { packets, result } = await runTurn({
-            model: gptOssModel(),
-            messages: question,
-            tools: [searchTool(log)],
-          });
+          const { packets, result, log } = await searchTurn({ model: gptOssModel() });
           assert.equal(result.error, undefined, result.error?.message);
           assert.deepEqual(log, ['refunds'], 'the commentary call ran');
           assert.equal(result.answer, 'Refunds take 14 days.');
@@ -482,7 +460,6 @@ for (const provider of scriptedProviders) {
     ];
     for (const { name, written, prose, problem } of unreadable) {
       it(`${name}: the retry's history holds the visible text and the problem, not the markup`, async () => {
-        const log: string[] = [];
         const retryOf = queueWithFollowUp(
           textSteps(chunkText(written, 6)),
           textSteps(
@@ -493,10 +470,7 @@ for (const provider of scriptedProviders) {
           ),
           textSteps(['Refunds take 14 days.']),
         );
-        const { packets, result } = await runTurn({
-          model: model(),
-          messages: question,
-          tools: [searchTool(log)],
+        const { packets, result, log } = await searchTurn({
           recovery: { maxAttempts: 2, correctiveMessage: true },
         });
         assert.equal(result.error, undefined, result.error?.message);
@@ -524,17 +498,12 @@ for (const provider of scriptedProviders) {
     }
 
     it('thinking the template opened ends at a lone </think>: the answer is redrawn without it and kept without it', async () => {
-      const log: string[] = [];
       turns.push(
         textSteps(
           chunkText('The user asks about refunds; I know this.\n</think>\n\nRefunds take 14 days.', 5),
         ),
       );
-      const { packets, result } = await runTurn({
-        model: model(),
-        messages: question,
-        tools: [searchTool(log)],
-      });
+      const { packets, result } = await searchTurn();
       assert.equal(result.error, undefined, result.error?.message);
       assert.equal(result.answer, 'Refunds take 14 days.');
       assert.equal(screen(packets), 'Refunds take 14 days.', 'the message is redrawn without the thinking');
@@ -547,7 +516,7 @@ for (const provider of scriptedProviders) {
       // A close mentioned in code is prose.
       const mention = 'Reasoning models end their thinking with `</think>`, then answer.';
       turns.push(textSteps(chunkText(mention, 5)));
-      const prose = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
+      const prose = await searchTurn();
       assert.equal(prose.result.answer, mention);
       assert.equal(packetsOfType(prose.packets, 'message-replace').length, 0);
     });
@@ -588,13 +557,8 @@ for (const provider of scriptedProviders) {
     ];
     for (const { name, text } of documentation) {
       it(`prose ${name}: shown and kept byte for byte, nothing runs`, async () => {
-        const log: string[] = [];
         turns.push(textSteps(chunkText(text, 3)));
-        const { packets, result } = await runTurn({
-          model: model(),
-          messages: question,
-          tools: [searchTool(log)],
-        });
+        const { packets, result, log } = await searchTurn();
         assert.deepEqual(log, []);
         assert.equal(result.recoveredToolCalls, 0);
         assert.equal(result.cycles, 1);
@@ -607,7 +571,6 @@ for (const provider of scriptedProviders) {
     }
 
     it('a draft call in the reasoning loses to the real call in the answer', async () => {
-      const log: string[] = [];
       turns.push([
         {
           type: 'reasoning',
@@ -616,7 +579,7 @@ for (const provider of scriptedProviders) {
         ...textSteps(['{"name": "internal_search", ', '"arguments": {"queries": ["refunds"]}}']),
       ]);
       turns.push(textSteps(['Refunds take 14 days.']));
-      const { result } = await runTurn({ model: model(), messages: question, tools: [searchTool(log)] });
+      const { result, log } = await searchTurn();
       assert.deepEqual(log, ['refunds']);
       assert.equal(result.recoveredToolCalls, 1);
     });

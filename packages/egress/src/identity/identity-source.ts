@@ -1,4 +1,4 @@
-import { omitUndefined } from '@toolbus/spec';
+import { omitUndefined, withinDeadline } from '@toolbus/spec';
 import type { EgressIdentity } from '../decision/egress-request.ts';
 import { EgressProxyError } from './egress-proxy-error.ts';
 
@@ -25,24 +25,14 @@ export async function waitForIdentitySync(
   source: IdentitySource,
   timeoutMs = defaultIdentitySyncTimeoutMs,
 ): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new EgressProxyError({
-            code: 'identity_not_synced',
-            message: `The identity source did not sync within ${Math.round(timeoutMs / 1000)} s; refusing to serve unverified traffic.`,
-          }),
-        ),
-      timeoutMs,
-    );
+  await withinDeadline(source.firstSync, {
+    timeoutMs,
+    onTimeout: () =>
+      new EgressProxyError({
+        code: 'identity_not_synced',
+        message: `The identity source did not sync within ${Math.round(timeoutMs / 1000)} s; refusing to serve unverified traffic.`,
+      }),
   });
-  try {
-    await Promise.race([source.firstSync, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Reconnect delays: 1 s doubling to 30 s, reset after a successful sync. */

@@ -1,7 +1,7 @@
 import type { ApprovalBroker, ApprovalDecision, ApprovalRequest } from '@toolbus/egress';
 import { defaultApprovalTimeoutMs } from '@toolbus/egress';
 import { type ApprovalResolution, omitUndefined } from '@toolbus/spec';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError } from '../http/server-error.ts';
 import type { ApprovalAskHandler, ApprovalAsks } from '../scale-out/approval-asks.ts';
 import { type ApprovalRelay, InProcessApprovalRelay } from '../scale-out/approval-relay.ts';
 import { type ApprovalPacketSink, RelayedAnswers } from '../scale-out/relayed-answers.ts';
@@ -172,12 +172,10 @@ export class ApprovalHub {
     const decision: ApprovalDecision =
       choice === 'approve' ? 'approved' : choice === 'allow-session' ? 'approved_for_session' : 'rejected';
     if (!(await this.#answers.relay.decide(userId, approvalId, decision))) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.approvalId',
-        message:
-          'path.approvalId: no approval of yours with this id is waiting (it may have expired or been decided).',
-      });
+      throw notFoundError(
+        'path.approvalId',
+        'no approval of yours with this id is waiting (it may have expired or been decided).',
+      );
     }
     return decision;
   }

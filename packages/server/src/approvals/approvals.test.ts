@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ScriptedModelServer } from '@toolbus/core/testing';
-import type { Storage } from '@toolbus/storage';
 import { apiCaller, newUserKey } from '../__fixtures__/api-calls.ts';
 import { streamApprovalTurn, type WirePacket } from '../__fixtures__/approval-turn.ts';
 import {
@@ -20,19 +19,14 @@ import {
   startTestHttpsApi,
   type TestHttpsApi,
 } from '../__fixtures__/egress-world.ts';
-import { openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer, type ToolbusServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
 
 const secret = 'sk-APPROVAL-TEST-NEVER-IN-THE-SANDBOX-5521';
 let root: string;
-let storage: Storage;
-let server: ToolbusServer;
-let http: ListeningServer;
+let api: TestApi;
 let model: ScriptedModelServer;
 let upstream: TestHttpsApi;
 let upstreamPort = 0;
-let adminKey: string;
 let received: TestHttpsApi['received'];
 const toolResults: string[] = [];
 
@@ -42,37 +36,34 @@ before(async () => {
   upstreamPort = upstream.port;
   received = upstream.received;
   model = await startRunPythonModel({ code: postReportCode(upstreamPort), toolResults });
-  ({ storage } = await openTestStorage());
-  server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    defaultPersonaId: await addCoderPersona(storage),
-    approvalTimeoutMs: 6000,
-    // What `toolbus serve` runs code in for a user with apps: a sandbox of the turn's own behind its egress proxy.
-    builtInToolFactories: pythonWithEgressFactories({
-      storage,
-      caDirectory: join(root, 'egress-ca'),
-      api: upstream,
+  api = await startTestApi({
+    server: async (storage) => ({
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      defaultPersonaId: await addCoderPersona(storage),
+      approvalTimeoutMs: 6000,
+      // What `toolbus serve` runs code in for a user with apps: a sandbox of the turn's own behind its egress proxy.
+      builtInToolFactories: pythonWithEgressFactories({
+        storage,
+        caDirectory: join(root, 'egress-ca'),
+        api: upstream,
+      }),
     }),
+    adminEmail: 'admin@example.com',
   });
-  http = await listen(server, { port: 0 });
-  adminKey = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
 });
 after(async () => {
-  await http?.close();
-  await server?.close();
-  await storage?.close();
+  await api?.close();
   await model?.close();
   upstream?.close();
   await rm(root, { recursive: true, force: true });
 });
 
-const call = apiCaller(() => http.url);
-const userKey = (email: string) => newUserKey({ baseUrl: http.url, adminKey, email });
+const call = apiCaller(() => api.http.url);
+const userKey = (email: string) => newUserKey({ baseUrl: api.http.url, adminKey: api.adminKey, email });
 
 async function connectApp(key: string): Promise<void> {
-  await connectTrackerApp({ baseUrl: http.url, key, port: upstreamPort, secret });
+  await connectTrackerApp({ baseUrl: api.http.url, key, port: upstreamPort, secret });
 }
 
 /** Runs one turn of a new chat, calling `onApproval` (not awaited by the stream) at the approval request. */
@@ -163,7 +154,7 @@ describe('egress approvals in the server', () => {
     const late = await call('POST', `/v1/approvals/${approvalId}`, dave, { decision: 'approve' });
     assert.equal(late.status, 404);
     assert.equal(((await late.json()) as { error: { field?: string } }).error.field, 'path.approvalId');
-    assert.equal(server.approvals.pending, 0);
+    assert.equal(api.server.approvals.pending, 0);
   });
 
   test('allow for this chat: a later identical action in the same chat passes without asking', async () => {

@@ -16,7 +16,7 @@ import {
   ORGANIZATION_HEADER,
   type Principal,
 } from '../http/principal.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 import { localAdminPrincipal } from './local-auth.ts';
 import { resolveOrganization } from './organization-service.ts';
 
@@ -153,12 +153,7 @@ export class AccessService {
     if (input.userId !== undefined && input.userId !== principal.user.id) {
       requireAdmin(principal);
       const found = await this.#storage.users.get(input.userId);
-      if (!found)
-        throw new ServerError({
-          code: 'not_found',
-          field: 'path.userId',
-          message: `path.userId: no user ${JSON.stringify(input.userId)}.`,
-        });
+      if (!found) throw notFoundError('path.userId', `no user ${JSON.stringify(input.userId)}.`);
       owner = found;
     }
     const scopes: ApiKeyScope[] = [...new Set<ApiKeyScope>(input.scopes ?? ['chat'])];
@@ -201,11 +196,7 @@ export class AccessService {
   async revokeApiKey(principal: Principal, keyId: string): Promise<void> {
     const record = await this.#storage.access.getApiKey(keyId);
     if (!record || (record.userId !== principal.user.id && !actsAsDeploymentAdmin(principal))) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.keyId',
-        message: `path.keyId: no key ${JSON.stringify(keyId)} of yours.`,
-      });
+      throw notFoundError('path.keyId', `no key ${JSON.stringify(keyId)} of yours.`);
     }
     await this.#storage.access.revokeApiKey(keyId);
   }

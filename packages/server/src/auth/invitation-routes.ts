@@ -2,7 +2,7 @@ import { invitationListSchema, invitationParams, membershipSchema } from '@toolb
 import type { OrganizationRole, Storage } from '@toolbus/storage';
 import type { Principal } from '../http/principal.ts';
 import type { RouteRegistry } from '../http/route-registry.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError } from '../http/server-error.ts';
 
 const self = { kind: 'user', scope: 'chat' } as const;
 
@@ -39,19 +39,14 @@ export function registerInvitationRoutes(registry: RouteRegistry, storage: Stora
   };
   const take = async (principal: Principal, invitationId: string) => {
     if (!(await mine(principal)).some((invitation) => invitation.id === invitationId)) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.invitationId',
-        message: `path.invitationId: no invitation ${JSON.stringify(invitationId)} for you.`,
-      });
+      throw notFoundError('path.invitationId', `no invitation ${JSON.stringify(invitationId)} for you.`);
     }
     const invitation = await storage.organizations.takeInvitation(invitationId);
     if (!invitation) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.invitationId',
-        message: `path.invitationId: the invitation ${JSON.stringify(invitationId)} was already answered.`,
-      });
+      throw notFoundError(
+        'path.invitationId',
+        `the invitation ${JSON.stringify(invitationId)} was already answered.`,
+      );
     }
     return invitation;
   };

@@ -8,7 +8,7 @@ import {
   type User,
 } from '@toolbus/storage';
 import { actsAsDeploymentAdmin, ORGANIZATION_HEADER, type Principal } from '../http/principal.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 
 /** A member as an organisation admin sees them. */
 export interface OrganizationMemberView {
@@ -188,11 +188,10 @@ export class OrganizationService {
       ? await this.#storage.organizations.getMember({ organizationId, userId: principal.user.id })
       : undefined;
     if (!organization || !own) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.organizationId',
-        message: `path.organizationId: no organisation ${JSON.stringify(organizationId)} of yours.`,
-      });
+      throw notFoundError(
+        'path.organizationId',
+        `no organisation ${JSON.stringify(organizationId)} of yours.`,
+      );
     }
     if (own.role !== 'admin') {
       throw new ServerError({
@@ -207,11 +206,7 @@ export class OrganizationService {
     const member = await this.#storage.organizations.getMember({ organizationId, userId });
     const user = member ? await this.#storage.users.get(userId) : undefined;
     if (!user) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.userId',
-        message: `path.userId: no member ${JSON.stringify(userId)} in this organisation.`,
-      });
+      throw notFoundError('path.userId', `no member ${JSON.stringify(userId)} in this organisation.`);
     }
     return user;
   }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
 import type { Storage } from '@toolbus/storage';
+import { apiCaller } from '../__fixtures__/api-calls.ts';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -51,15 +52,16 @@ after(async () => {
 describe('Deep Research in the server', () => {
   test('research on: plan, three agents in parallel (one failing), and the cited report', async () => {
     world.script = { tasks: ['Research solar panels', 'Research wind turbines', 'Research tides fails'] };
-    const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${http.url}${path}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    const chat = (await (await call('POST', '/v1/chats', { title: 'Energy' })).json()) as { id: string };
+    // Local auth: no key.
+    const call = apiCaller(() => http.url);
+    const chat = (await (await call('POST', '/v1/chats', undefined, { title: 'Energy' })).json()) as {
+      id: string;
+    };
     const events = await readSse(
-      await call('POST', `/v1/chats/${chat.id}/messages`, { content: 'Compare renewables', research: true }),
+      await call('POST', `/v1/chats/${chat.id}/messages`, undefined, {
+        content: 'Compare renewables',
+        research: true,
+      }),
     );
     const packets = events.map((event) => JSON.parse(event.data) as WirePacket);
     const ofType = (type: string) => packets.filter((packet) => packet.obj.type === type);
@@ -90,7 +92,7 @@ describe('Deep Research in the server', () => {
       .join('');
     assert.match(report, /solar panels .*\[\d+\]/s);
     assert.equal(ofType('stop').at(-1)?.obj.reason, 'finished');
-    const detail = (await (await call('GET', `/v1/chats/${chat.id}`)).json()) as {
+    const detail = (await (await call('GET', `/v1/chats/${chat.id}`, undefined)).json()) as {
       turns: { kind: string; status: string }[];
     };
     assert.deepEqual(
@@ -117,16 +119,14 @@ describe('Deep Research in the server: its settings', () => {
     const configuredHttp = await listen(configured, { port: 0 });
     try {
       world.script = { tasks: ['Research solar panels'] };
-      const call = (method: string, path: string, body?: unknown) =>
-        fetch(`${configuredHttp.url}${path}`, {
-          method,
-          headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-      const chat = (await (await call('POST', '/v1/chats', { title: 'Sun' })).json()) as { id: string };
+      // Local auth: no key.
+      const call = apiCaller(() => configuredHttp.url);
+      const chat = (await (await call('POST', '/v1/chats', undefined, { title: 'Sun' })).json()) as {
+        id: string;
+      };
       const seen = world.server.requests.length;
       const events = await readSse(
-        await call('POST', `/v1/chats/${chat.id}/messages`, {
+        await call('POST', `/v1/chats/${chat.id}/messages`, undefined, {
           content: 'How good is solar power?',
           research: true,
         }),

@@ -9,7 +9,7 @@ import {
   isPlainObject,
   omitUndefined,
 } from '@toolbus/spec';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 import { type ApprovalRelay, InProcessApprovalRelay } from '../scale-out/approval-relay.ts';
 import { type ApprovalPacketSink, RelayedAnswers } from '../scale-out/relayed-answers.ts';
 
@@ -171,12 +171,10 @@ export class ElicitationHub {
       }
     }
     if (!(await this.#answers.relay.decide(ownerKey(userId, chatId), elicitationId, JSON.stringify(sent)))) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.elicitationId',
-        message:
-          'path.elicitationId: no question of yours with this id is waiting in this chat (it may have expired or been answered).',
-      });
+      throw notFoundError(
+        'path.elicitationId',
+        'no question of yours with this id is waiting in this chat (it may have expired or been answered).',
+      );
     }
     return sent.action;
   }

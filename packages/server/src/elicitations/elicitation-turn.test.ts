@@ -15,12 +15,11 @@ import {
   startLoopbackMcpServer,
   startModernMcpServer,
 } from '@toolbus/mcp/testing';
-import type { Storage } from '@toolbus/storage';
 import { apiCaller, newUserKey as newUserKeyOf } from '../__fixtures__/api-calls.ts';
 import { seedApprovedMcpServer } from '../__fixtures__/approved-mcp-server.ts';
-import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
-import { createServer, type ToolbusServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { bookTableTool } from '../__fixtures__/book-table-tool.ts';
+import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
+import { readSse } from '../__fixtures__/test-server.ts';
 
 interface WirePacket {
   placement: { turn: number; tab: number; path?: unknown[] };
@@ -36,13 +35,10 @@ const bookingSchema = {
   required: ['name', 'guests'],
 } as const;
 
-let storage: Storage;
-let server: ToolbusServer;
-let http: ListeningServer;
+let api: TestApi;
 let model: ScriptedModelServer;
 let legacy: LoopbackMcpServer;
 let modern: ModernMcpServer;
-let adminKey: string;
 /** What each server's tool received as the user's answer, in order. */
 const serverSaw: unknown[] = [];
 /** The tool results the model read, in order. */
@@ -50,20 +46,7 @@ const toolResults: string[] = [];
 let calls = 0;
 
 before(async () => {
-  legacy = await startLoopbackMcpServer([
-    {
-      tool: { name: 'book_table', description: 'Books a table', inputSchema: { type: 'object' } },
-      call: async (_args, context) => {
-        const answer = await context.elicit({
-          mode: 'form',
-          message: 'Who is the booking for?',
-          requestedSchema: bookingSchema,
-        });
-        serverSaw.push(answer);
-        return { content: [{ type: 'text', text: `booking: ${JSON.stringify(answer)}` }] };
-      },
-    },
-  ]);
+  legacy = await startLoopbackMcpServer([bookTableTool({ requestedSchema: bookingSchema, saw: serverSaw })]);
   modern = await startModernMcpServer([
     {
       name: 'deploy',
@@ -102,38 +85,37 @@ before(async () => {
       return [{ type: 'tool-call', id: `call_${calls}`, name, arguments: {} }];
     },
   });
-  ({ storage } = await openTestStorage());
-  const persona = (await storage.personas.list()).find((item) => item.name === 'default');
-  assert.ok(persona);
   const fetch = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof globalThis.fetch;
-  for (const [name, url] of [
-    ['bistro', legacy.url],
-    ['releases', modern.url],
-  ] as const) {
-    await seedApprovedMcpServer(storage, { name, url, personaId: persona.id, fetch });
-  }
-  server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    defaultPersonaId: persona.id,
-    fetch,
-    elicitationTimeoutMs: 2_000,
+  api = await startTestApi({
+    server: async (storage) => {
+      const persona = (await storage.personas.list()).find((item) => item.name === 'default');
+      assert.ok(persona);
+      for (const [name, url] of [
+        ['bistro', legacy.url],
+        ['releases', modern.url],
+      ] as const) {
+        await seedApprovedMcpServer(storage, { name, url, personaId: persona.id, fetch });
+      }
+      return {
+        auth: 'api-keys',
+        defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+        defaultPersonaId: persona.id,
+        fetch,
+        elicitationTimeoutMs: 2_000,
+      };
+    },
+    adminEmail: 'admin@example.com',
   });
-  http = await listen(server, { port: 0 });
-  adminKey = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
 });
 after(async () => {
-  await http?.close();
-  await server?.close();
-  await storage?.close();
+  await api?.close();
   await model?.close();
   await legacy?.close();
   await modern?.close();
 });
 
-const call = apiCaller(() => http.url);
-const newUserKey = (email: string) => newUserKeyOf({ baseUrl: http.url, adminKey, email });
+const call = apiCaller(() => api.http.url);
+const newUserKey = (email: string) => newUserKeyOf({ baseUrl: api.http.url, adminKey: api.adminKey, email });
 
 /** Runs one turn, calling `onQuestion` (with the chat id) when the elicitation request arrives. */
 async function runTurn(

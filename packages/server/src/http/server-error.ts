@@ -43,3 +43,11 @@ export class ServerError extends ToolbusError<ServerErrorCode> {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
+
+/**
+ * The 404 for a request field that names nothing the caller may see (`path.fileId`, `query.link`). Its message
+ * starts with the field, as every refusal's does: `path.fileId: no file "f_1" of yours.`
+ */
+export function notFoundError(field: string, detail: string): ServerError {
+  return new ServerError({ code: 'not_found', field, message: `${field}: ${detail}` });
+}

@@ -12,18 +12,13 @@ import {
   startScriptedModelServer,
 } from '@toolbus/core/testing';
 import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
-import type { Storage } from '@toolbus/storage';
 import { openDocumentIndex } from '@toolbus/tools';
 import { everythingServerEntry } from '../../../assembly/src/__fixtures__/everything-server.ts';
 import { jsonOf } from '../__fixtures__/api-calls.ts';
-import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
-import { createServer, type ToolbusServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
+import { readSse } from '../__fixtures__/test-server.ts';
 
-let storage: Storage;
-let server: ToolbusServer;
-let http: ListeningServer;
-let key: string;
+let api: TestApi;
 let model: ScriptedModelServer;
 let pets: LoopbackHttpServer;
 let root: string;
@@ -49,7 +44,6 @@ const petsDocument = (url: string) => ({
 
 before(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolbus-docs-'));
-  ({ storage } = await openTestStorage());
   pets = await startLoopbackHttpServer((request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(
@@ -77,25 +71,24 @@ before(async () => {
     },
   });
   const skillsDirectory = await mkdtemp(join(tmpdir(), 'toolbus-skills-'));
-  server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    fetch: guarded as typeof fetch,
-    skills: {
-      registry: createSqliteSkillRegistry({ database: join(skillsDirectory, 'skills.sqlite') }),
-      blobStore: createFilesystemBlobStore({ directory: join(skillsDirectory, 'blobs') }),
-      validation: { reservedNames: ['house-style'] },
-    },
-    documentIndex: openDocumentIndex({ path: join(root, '..', `${Date.now()}-index.sqlite`) }),
-    documentRoots: [root],
+  api = await startTestApi({
+    server: () => ({
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      fetch: guarded as typeof fetch,
+      skills: {
+        registry: createSqliteSkillRegistry({ database: join(skillsDirectory, 'skills.sqlite') }),
+        blobStore: createFilesystemBlobStore({ directory: join(skillsDirectory, 'blobs') }),
+        validation: { reservedNames: ['house-style'] },
+      },
+      documentIndex: openDocumentIndex({ path: join(root, '..', `${Date.now()}-index.sqlite`) }),
+      documentRoots: [root],
+    }),
+    adminEmail: 'admin@example.com',
   });
-  http = await listen(server, { port: 0 });
-  key = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
 });
 after(async () => {
-  await http.close();
-  await storage.close();
+  await api?.close();
   await model.close();
   await pets.close();
   await guarded.close?.();
@@ -103,10 +96,10 @@ after(async () => {
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const raw = body instanceof Uint8Array || typeof body === 'string';
-  return fetch(`${http.url}${path}`, {
+  return fetch(`${api.http.url}${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${key}`,
+      authorization: `Bearer ${api.adminKey}`,
       ...(body === undefined || raw ? {} : { 'content-type': 'application/json' }),
       ...headers,
     },
@@ -273,7 +266,7 @@ describe('the admin API', () => {
     const echo = review.tools.find((tool) => tool.name === 'echo');
     assert.equal(echo?.status, 'unapproved');
     // An approval of an older definition: the tool has drifted, and re-approval fixes it.
-    await storage.mcpServers.approveTool({
+    await api.storage.mcpServers.approveTool({
       serverId: mcp.id,
       toolName: 'echo',
       definitionHash: 'old',
@@ -347,7 +340,7 @@ describe('the admin API', () => {
     );
     assert.equal(stored.findingsAccepted, true);
     // Bytes that are not a zip archive are refused at once, naming the body, and nothing of them is kept.
-    const pendingBefore = server.library.pendingSkillUploads;
+    const pendingBefore = api.server.library.pendingSkillUploads;
     const broken = await json<{ error: { field: string; message: string } }>(
       await call('POST', '/v1/admin/skills/uploads', new Uint8Array(Buffer.from('not a zip')), {
         'content-type': 'application/zip',
@@ -359,7 +352,7 @@ describe('the admin API', () => {
       broken.error.message,
       /^body: not a readable zip archive \(.+\); upload the skill folder as a \.zip file\.$/,
     );
-    assert.equal(server.library.pendingSkillUploads, pendingBefore);
+    assert.equal(api.server.library.pendingSkillUploads, pendingBefore);
     // The deployment's reserved names hold for uploads (the same rule as `toolbus skills add`).
     const reserved = await json<{ problems: { code: string }[]; acceptable: boolean }>(
       await call(

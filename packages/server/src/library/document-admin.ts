@@ -10,7 +10,7 @@ import {
   type IndexProgress,
   indexPaths,
 } from '@toolbus/tools';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 
 /** What the document operations need. */
 export interface DocumentAdminOptions {
@@ -112,11 +112,7 @@ export class DocumentAdmin {
   /** Removes one document; `not_found` naming `query.sourceId` when it is not indexed. */
   async remove(sourceId: string): Promise<void> {
     if (!(await this.#options.index.remove(sourceId))) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'query.sourceId',
-        message: `query.sourceId: no indexed document ${JSON.stringify(sourceId)}.`,
-      });
+      throw notFoundError('query.sourceId', `no indexed document ${JSON.stringify(sourceId)}.`);
     }
   }
 }

@@ -7,9 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { chunkText, type DocumentIndex, indexPaths, openDocumentIndex } from '@toolbus/tools';
-import { openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
 import { joinChunks } from './document-text-route.ts';
 
 const paragraph = (index: number) =>
@@ -18,10 +16,8 @@ const longText = `# Refund policy\n\n${Array.from({ length: 30 }, (_, index) => 
 
 let folder: string;
 let index: DocumentIndex;
-let http: ListeningServer;
-let key: string;
+let api: TestApi;
 let link: string;
-let closeStorage: () => Promise<void>;
 
 before(async () => {
   folder = await mkdtemp(join(tmpdir(), 'toolbus-document-text-'));
@@ -37,26 +33,23 @@ before(async () => {
     text: 'Another organisation only.',
     contentHash: 'x',
   });
-  const { storage } = await openTestStorage();
-  closeStorage = () => storage.close();
-  const server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
-    documentIndex: index,
+  api = await startTestApi({
+    server: () => ({
+      auth: 'api-keys',
+      defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
+      documentIndex: index,
+    }),
+    adminEmail: 'admin@example.com',
   });
-  http = await listen(server, { port: 0 });
-  key = (await server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
 });
 after(async () => {
-  await http.close();
-  await closeStorage();
+  await api?.close();
   index.close();
   await rm(folder, { recursive: true, force: true });
 });
 
 const get = (path: string, withKey = true) =>
-  fetch(`${http.url}${path}`, withKey ? { headers: { authorization: `Bearer ${key}` } } : {});
+  fetch(`${api.http.url}${path}`, withKey ? { headers: { authorization: `Bearer ${api.adminKey}` } } : {});
 
 describe('GET /v1/documents/text', () => {
   test('joinChunks gives back the text chunkText cut, overlaps dropped', () => {
@@ -93,7 +86,9 @@ describe('GET /v1/session', () => {
     const signedOut = await get('/v1/session', false);
     assert.equal(signedOut.status, 200);
     assert.deepEqual(await signedOut.json(), { signedIn: false });
-    const wrongKey = await fetch(`${http.url}/v1/session`, { headers: { authorization: 'Bearer tb_wrong' } });
+    const wrongKey = await fetch(`${api.http.url}/v1/session`, {
+      headers: { authorization: 'Bearer tb_wrong' },
+    });
     assert.deepEqual(await wrongKey.json(), { signedIn: false });
     assert.deepEqual(await (await get('/v1/session')).json(), { signedIn: true });
   });

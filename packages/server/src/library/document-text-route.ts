@@ -1,7 +1,7 @@
 import { documentTextQuery } from '@toolbus/api-schema';
 import type { DocumentSearchIndex, SearchHit } from '@toolbus/tools';
 import type { RouteRegistry } from '../http/route-registry.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError } from '../http/server-error.ts';
 
 /** The path a citation's `file://` link opens through (`?link=`). */
 export const DOCUMENT_TEXT_PATH = '/v1/documents/text';
@@ -65,11 +65,10 @@ export function registerDocumentTextRoute(
       const hits: readonly SearchHit[] = scoped ? await scoped.findByLink(query.link) : [];
       const first = hits[0];
       if (!first) {
-        throw new ServerError({
-          code: 'not_found',
-          field: 'query.link',
-          message: `query.link: no indexed document of your organisation has the link ${JSON.stringify(query.link)} (it may have been removed from the index).`,
-        });
+        throw notFoundError(
+          'query.link',
+          `no indexed document of your organisation has the link ${JSON.stringify(query.link)} (it may have been removed from the index).`,
+        );
       }
       const ordered = [...hits].sort((a, b) => a.ordinal - b.ordinal);
       const body = `${first.title}\n${'='.repeat(Math.min(first.title.length, 80))}\n\n${joinChunks(ordered.map((hit) => hit.content))}\n`;

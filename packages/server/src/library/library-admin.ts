@@ -20,7 +20,7 @@ import type {
 } from '@toolbus/tools';
 import { checkHeaderInput, checkHeaderValue } from '../http/header-input.ts';
 import type { Principal } from '../http/principal.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 import type { AvailableBuiltIns } from './built-in-tool-routes.ts';
 import { DocumentAdmin } from './document-admin.ts';
 import {
@@ -356,11 +356,7 @@ export class LibraryAdmin {
 }
 
 function notFound(field: string, what: string, id: string): ServerError {
-  return new ServerError({
-    code: 'not_found',
-    field: `path.${field}`,
-    message: `path.${field}: no ${what} ${JSON.stringify(id)}.`,
-  });
+  return notFoundError(`path.${field}`, `no ${what} ${JSON.stringify(id)}.`);
 }
 
 /** A persona write's `conflict` is always its name (the only unique column): a 409 naming `body.name`. */

@@ -22,17 +22,13 @@ import {
   writeMcpHeaderTemplate,
 } from '@toolbus/storage';
 import type { RouteRegistry } from '../http/route-registry.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 
 const admin = { kind: 'admin' } as const;
 const self = { kind: 'user', scope: 'chat' } as const;
 
 function noServer(serverId: string): ServerError {
-  return new ServerError({
-    code: 'not_found',
-    field: 'path.serverId',
-    message: `path.serverId: no MCP server has the id "${serverId}".`,
-  });
+  return notFoundError('path.serverId', `no MCP server has the id "${serverId}".`);
 }
 
 /**

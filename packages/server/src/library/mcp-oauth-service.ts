@@ -10,7 +10,7 @@ import {
 import { omitUndefined } from '@toolbus/spec';
 import type { McpServer, Storage } from '@toolbus/storage';
 import type { Principal } from '../http/principal.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 import { safeReturnPath } from './mcp-oauth-return.ts';
 
 /** The path the authorization server sends the browser back to (one for every MCP server: `state` tells them apart). */
@@ -243,11 +243,7 @@ export class McpOAuthService {
   async #oauthServer(serverId: string): Promise<McpServer> {
     const server = await this.#options.storage.mcpServers.get(serverId);
     if (!server) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.serverId',
-        message: `path.serverId: no MCP server ${JSON.stringify(serverId)}.`,
-      });
+      throw notFoundError('path.serverId', `no MCP server ${JSON.stringify(serverId)}.`);
     }
     if (server.authType !== 'oauth') {
       throw new ServerError({

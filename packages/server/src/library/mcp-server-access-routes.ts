@@ -2,7 +2,7 @@ import { mcpServerAccessSchema, mcpServerParams } from '@toolbus/api-schema';
 import { omitUndefined } from '@toolbus/spec';
 import { readMcpServerAccess, type Storage, setMcpServerAccess } from '@toolbus/storage';
 import type { RouteRegistry } from '../http/route-registry.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 
 const admin = { kind: 'admin' } as const;
 
@@ -18,11 +18,7 @@ export function registerMcpServerAccessRoutes(
   const serverOf = async (serverId: string) => {
     const server = await storage.mcpServers.get(serverId);
     if (!server) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.serverId',
-        message: `path.serverId: no MCP server has the id "${serverId}".`,
-      });
+      throw notFoundError('path.serverId', `no MCP server has the id "${serverId}".`);
     }
     return server;
   };

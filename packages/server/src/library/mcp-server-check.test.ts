@@ -4,30 +4,24 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createGuardedFetch } from '@toolbus/core/node';
 import { startEverythingHttpServer } from '../../../mcp/src/__fixtures__/everything-server.ts';
-import { openTestStorage } from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
 
-let http: ListeningServer;
+let api: TestApi;
 let mcp: { baseUrl: string; close(): Promise<void> };
-let closeStorage: () => Promise<void>;
 
 before(async () => {
   mcp = await startEverythingHttpServer();
-  const { storage } = await openTestStorage();
-  closeStorage = () => storage.close();
-  const server = await createServer({
-    storage,
-    auth: 'local',
-    defaultModel: 'openai:gpt-4.1',
-    // Only the name `localhost` may reach loopback: 127.0.0.1 is refused by the guard's strict rule.
-    fetch: createGuardedFetch({ level: 'strict', allow: ['localhost'] }) as typeof fetch,
+  api = await startTestApi({
+    server: () => ({
+      auth: 'local',
+      defaultModel: 'openai:gpt-4.1',
+      // Only the name `localhost` may reach loopback: 127.0.0.1 is refused by the guard's strict rule.
+      fetch: createGuardedFetch({ level: 'strict', allow: ['localhost'] }) as typeof fetch,
+    }),
   });
-  http = await listen(server, { port: 0 });
 });
 after(async () => {
-  await http?.close();
-  await closeStorage?.();
+  await api?.close();
   await mcp?.close();
 });
 
@@ -38,7 +32,7 @@ interface Answer {
 }
 
 async function post(path: string, body: unknown) {
-  const response = await fetch(`${http.url}${path}`, {
+  const response = await fetch(`${api.http.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -58,7 +52,9 @@ describe('checking an MCP server when it is added', { timeout: 60_000 }, () => {
     const answer = await post('/v1/admin/mcp-servers/check', server(url));
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.ok(answer.body.tools.some((tool) => tool.name === 'echo'));
-    const list = (await (await fetch(`${http.url}/v1/admin/mcp-servers`)).json()) as { servers: unknown[] };
+    const list = (await (await fetch(`${api.http.url}/v1/admin/mcp-servers`)).json()) as {
+      servers: unknown[];
+    };
     assert.equal(list.servers.length, 0);
   });
 
@@ -83,7 +79,7 @@ describe('checking an MCP server when it is added', { timeout: 60_000 }, () => {
   test('reviewing the tools of a stored server the guard refuses: 422 naming the rule, not a 500', async () => {
     const created = await post('/v1/admin/mcp-servers', { ...server(`${mcp.baseUrl}/mcp`), name: 'refused' });
     assert.equal(created.status, 201);
-    const review = await fetch(`${http.url}/v1/admin/mcp-servers/${created.body.id}/tools`);
+    const review = await fetch(`${api.http.url}/v1/admin/mcp-servers/${created.body.id}/tools`);
     assert.equal(review.status, 422);
     const body = (await review.json()) as { error: { message: string } };
     assert.match(body.error.message, /rule ssrf_blocked/);

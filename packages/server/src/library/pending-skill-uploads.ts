@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SkillBundle, SkillRecord } from '@toolbus/skills';
 import { omitUndefined } from '@toolbus/spec';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 import type { SkillAdmin } from './skill-admin.ts';
 
 /** A skill upload waiting for an admin's decision: its validation problems and content-scan findings. */
@@ -67,11 +67,7 @@ export class PendingSkillUploads {
     const { uploadId, ...options } = request;
     const pending = this.#pending.get(uploadId);
     if (!pending || pending.expires < Date.now()) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.uploadId',
-        message: `path.uploadId: no pending skill upload ${JSON.stringify(uploadId)}.`,
-      });
+      throw notFoundError('path.uploadId', `no pending skill upload ${JSON.stringify(uploadId)}.`);
     }
     if (!pending.bundle) {
       throw new ServerError({

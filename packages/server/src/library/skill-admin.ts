@@ -13,7 +13,7 @@ import {
   type ValidateSkillBundleOptions,
 } from '@toolbus/skills';
 import { omitUndefined } from '@toolbus/spec';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError, ServerError } from '../http/server-error.ts';
 
 /** What the skill operations need: the stores, and the deployment's validation rules. */
 export interface SkillAdminOptions {
@@ -69,11 +69,7 @@ export class SkillAdmin {
     const stores = this.#stores();
     const existing = await stores.registry.get(name);
     if (!existing) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.name',
-        message: `path.name: no skill ${JSON.stringify(name)}.`,
-      });
+      throw notFoundError('path.name', `no skill ${JSON.stringify(name)}.`);
     }
     if (existing.isBuiltIn) {
       throw new ServerError({

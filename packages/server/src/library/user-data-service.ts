@@ -1,6 +1,6 @@
 import type { Memory, Storage, UploadedFile, User, UserSettings } from '@toolbus/storage';
 import { ownsRow, type Principal } from '../http/principal.ts';
-import { ServerError } from '../http/server-error.ts';
+import { notFoundError } from '../http/server-error.ts';
 
 /**
  * A user's own files and memories, as typed operations over the caller. Another user's file or memory is
@@ -33,11 +33,7 @@ export class UserDataService {
   async getFile(principal: Principal, fileId: string): Promise<UploadedFile> {
     const file = await this.#storage.files.get(fileId);
     if (!file || !ownsRow(principal, file)) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.fileId',
-        message: `path.fileId: no file ${JSON.stringify(fileId)} of yours.`,
-      });
+      throw notFoundError('path.fileId', `no file ${JSON.stringify(fileId)} of yours.`);
     }
     return file;
   }
@@ -46,11 +42,7 @@ export class UserDataService {
     const file = await this.getFile(principal, fileId);
     const content = await this.#storage.files.readContent(file.id);
     if (!content) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.fileId',
-        message: 'path.fileId: the file has no content.',
-      });
+      throw notFoundError('path.fileId', 'the file has no content.');
     }
     return { file, content };
   }
@@ -91,11 +83,7 @@ export class UserDataService {
     const memories = await this.#storage.memories.list(principal.user.id, principal.organization.id);
     const memory = memories.find((candidate) => candidate.id === memoryId);
     if (!memory || !ownsRow(principal, memory)) {
-      throw new ServerError({
-        code: 'not_found',
-        field: 'path.memoryId',
-        message: `path.memoryId: no memory ${JSON.stringify(memoryId)} of yours.`,
-      });
+      throw notFoundError('path.memoryId', `no memory ${JSON.stringify(memoryId)} of yours.`);
     }
     return memory;
   }

@@ -7,55 +7,44 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import type { Storage } from '@toolbus/storage';
-import {
-  lookupThenAnswer,
-  lookupToolFactories,
-  openTestStorage,
-  readSse,
-} from '../__fixtures__/test-server.ts';
-import { createServer } from '../create-server.ts';
-import { type ListeningServer, listen } from '../listen.ts';
+import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
+import { lookupThenAnswer, lookupToolFactories, readSse } from '../__fixtures__/test-server.ts';
 import { createJsonLogger } from '../server-logger.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 let model: ScriptedModelServer;
-let storage: Storage;
-let http: ListeningServer;
-let key: string;
+let api: TestApi;
 const logLines: string[] = [];
 
 before(async () => {
   trace.setGlobalTracerProvider(provider);
   model = await startScriptedModelServer({ handler: lookupThenAnswer() });
-  ({ storage } = await openTestStorage());
-  const server = await createServer({
-    storage,
-    auth: 'api-keys',
-    defaultModel: `openai-compatible:${model.url}/v1#scripted`,
-    builtInToolFactories: () => lookupToolFactories(),
-    logger: createJsonLogger((line) => logLines.push(line)),
+  api = await startTestApi({
+    server: () => ({
+      auth: 'api-keys',
+      defaultModel: `openai-compatible:${model.url}/v1#scripted`,
+      builtInToolFactories: () => lookupToolFactories(),
+      logger: createJsonLogger((line) => logLines.push(line)),
+    }),
+    adminEmail: 'ops@example.com',
   });
-  http = await listen(server, { port: 0 });
-  key = (await server.access.bootstrapAdmin('ops@example.com'))?.key ?? '';
 });
 after(async () => {
-  await http.close();
-  await storage.close();
+  await api?.close();
   await model.close();
   trace.disable();
 });
 
 test('a turn is traced as invoke_agent → chat steps and execute_tool, without tool arguments; logs hold no secrets', async () => {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const headers = { authorization: `Bearer ${api.adminKey}`, 'content-type': 'application/json' };
   const chat = (await (
-    await fetch(`${http.url}/v1/chats`, { method: 'POST', headers, body: '{}' })
+    await fetch(`${api.http.url}/v1/chats`, { method: 'POST', headers, body: '{}' })
   ).json()) as {
     id: string;
   };
   await readSse(
-    await fetch(`${http.url}/v1/chats/${chat.id}/messages`, {
+    await fetch(`${api.http.url}/v1/chats/${chat.id}/messages`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ content: 'my secret question about refunds' }),
@@ -90,5 +79,8 @@ test('a turn is traced as invoke_agent → chat steps and execute_tool, without 
   assert.ok(!everything.includes('secret question'), 'arguments and messages stay out of spans');
   const logs = logLines.join('');
   assert.ok(logLines.some((line) => JSON.parse(line).event === 'turn.end'));
-  assert.ok(!logs.includes(key) && !logs.includes('secret question'), 'logs hold ids, never keys or content');
+  assert.ok(
+    !logs.includes(api.adminKey) && !logs.includes('secret question'),
+    'logs hold ids, never keys or content',
+  );
 });

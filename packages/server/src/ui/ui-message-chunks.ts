@@ -75,6 +75,11 @@ type ApprovalRequest = Extract<PacketObject, { type: 'approval-request' }>;
 
 type ElicitationRequest = Extract<PacketObject, { type: 'elicitation-request' }>;
 
+type CardResolved = Extract<PacketObject, { type: 'approval-resolved' | 'elicitation-resolved' }>;
+
+/** The part of a card the user answers mid-turn: an approval or an elicitation. */
+type CardChunk = Extract<UiMessageChunk, { type: typeof APPROVAL_CHUNK | typeof ELICITATION_CHUNK }>;
+
 /** The data part type of an egress approval. */
 export const APPROVAL_CHUNK = 'data-toolbus-approval';
 
@@ -118,8 +123,8 @@ export async function* toUiMessageChunks(
 export class UiMessageTranslator {
   readonly #messageId: string;
   readonly #parts = new UiMessageParts();
-  readonly #approvals = new Map<string, ApprovalRequest>();
-  readonly #elicitations = new Map<string, ElicitationRequest>();
+  /** The cards sent so far (approvals, elicitations), by `type:id`: a resolution goes out as its card again. */
+  readonly #cards = new Map<string, CardChunk>();
   #turnError: { readonly code: string; readonly message: string } | undefined;
   #finished = false;
 
@@ -228,35 +233,13 @@ export class UiMessageTranslator {
         return;
       }
       case 'approval-request':
-        this.#approvals.set(obj.approvalId, obj);
-        yield { type: APPROVAL_CHUNK, id: obj.approvalId, data: obj };
-        if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
-        break;
-      case 'approval-resolved': {
-        const request = this.#approvals.get(obj.approvalId);
-        if (request !== undefined)
-          yield {
-            type: APPROVAL_CHUNK,
-            id: obj.approvalId,
-            data: { ...request, resolution: obj.resolution },
-          };
-        break;
-      }
       case 'elicitation-request':
-        this.#elicitations.set(obj.elicitationId, obj);
-        yield { type: ELICITATION_CHUNK, id: obj.elicitationId, data: obj };
-        if (obj.toolCallId !== undefined) toolsById.get(obj.toolCallId)?.events.push(obj);
+        yield* this.#openCard(obj);
         break;
-      case 'elicitation-resolved': {
-        const request = this.#elicitations.get(obj.elicitationId);
-        if (request !== undefined)
-          yield {
-            type: ELICITATION_CHUNK,
-            id: obj.elicitationId,
-            data: { ...request, resolution: obj.resolution },
-          };
+      case 'approval-resolved':
+      case 'elicitation-resolved':
+        yield* this.#resolveCard(obj);
         break;
-      }
       default: {
         if ('toolCallId' in obj) {
           if (obj.type === 'search-documents')
@@ -265,6 +248,29 @@ export class UiMessageTranslator {
         }
       }
     }
+  }
+
+  /** A card the user answers mid-turn: its part goes out now, and its tool call's output lists its request. */
+  *#openCard(request: ApprovalRequest | ElicitationRequest): Generator<UiMessageChunk> {
+    const card: CardChunk =
+      request.type === 'approval-request'
+        ? { type: APPROVAL_CHUNK, id: request.approvalId, data: request }
+        : { type: ELICITATION_CHUNK, id: request.elicitationId, data: request };
+    this.#cards.set(`${card.type}:${card.id}`, card);
+    yield card;
+    if (request.toolCallId !== undefined) this.#parts.toolsById.get(request.toolCallId)?.events.push(request);
+  }
+
+  /** The same part again (its id is the card's), now with the resolution; nothing for a card never sent. */
+  *#resolveCard(resolved: CardResolved): Generator<UiMessageChunk> {
+    const key =
+      resolved.type === 'approval-resolved'
+        ? `${APPROVAL_CHUNK}:${resolved.approvalId}`
+        : `${ELICITATION_CHUNK}:${resolved.elicitationId}`;
+    const card = this.#cards.get(key);
+    // The resolution's kind follows the card's: an approval's resolved packet carries an approval's resolution.
+    if (card !== undefined)
+      yield { ...card, data: { ...card.data, resolution: resolved.resolution } } as CardChunk;
   }
 
   /**

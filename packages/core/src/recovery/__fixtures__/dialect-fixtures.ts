@@ -33,8 +33,10 @@ export interface DialectFixture {
   readonly controlTokens?: boolean;
 }
 
-const oslo: ExtractedToolCall = { name: 'get_weather', arguments: { city: 'Oslo' } };
-const cet: ExtractedToolCall = { name: 'get_time', arguments: { tz: 'CET' } };
+/** The call most fixtures write: the weather in Oslo. */
+export const oslo: ExtractedToolCall = { name: 'get_weather', arguments: { city: 'Oslo' } };
+/** The second call of the fixtures that write two: the time in CET. */
+export const cet: ExtractedToolCall = { name: 'get_time', arguments: { tz: 'CET' } };
 
 /** One fixture per dialect, in the form its model family's template writes. */
 export const dialectFixtures: readonly DialectFixture[] = [

@@ -1,8 +1,4 @@
-import type { ExtractedToolCall } from '../extracted-tool-call.ts';
-import type { DialectFixture } from './dialect-fixtures.ts';
-
-const oslo: ExtractedToolCall = { name: 'get_weather', arguments: { city: 'Oslo' } };
-const cet: ExtractedToolCall = { name: 'get_time', arguments: { tz: 'CET' } };
+import { cet, type DialectFixture, oslo } from './dialect-fixtures.ts';
 
 /**
  * Answers in the shapes self-hosted models really write them, as users paste them into the bug reports of
