@@ -1,18 +1,9 @@
 import type { ChatMessage } from '@toolbus/spec';
+import type { StoredRow } from './sql/camel-columns.ts';
 import type { StorageError } from './storage-error.ts';
 
-/** One conversation, owned by one user. */
-export interface Chat {
-  readonly id: string;
-  readonly userId: string;
-  readonly title: string;
-  /** The persona the chat was started with, when one was chosen. */
-  readonly personaId: string | null;
-  /** The organisation the chat belongs to (its owner acted in it). */
-  readonly organizationId: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+/** One conversation, owned by one user (`activity` orders the user's chats: storage's own). */
+export type Chat = Omit<StoredRow<'chats'>, 'activity'>;
 
 /** What creating a chat takes; the title defaults to "New chat". */
 export interface NewChat {

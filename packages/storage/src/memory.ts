@@ -1,13 +1,7 @@
+import type { StoredRow } from './sql/camel-columns.ts';
+
 /** One memory the memory tool saved for a user. */
-export interface Memory {
-  readonly id: string;
-  readonly userId: string;
-  /** The organisation the memory belongs to (its user acted in it). */
-  readonly organizationId: string;
-  readonly text: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+export type Memory = StoredRow<'memories'>;
 
 /** What adding a memory takes. */
 export interface NewMemory {

@@ -1,14 +1,9 @@
 import type { OpenApiAuth } from '@toolbus/spec';
+import type { StoredRow } from './sql/camel-columns.ts';
 import type { SearchUsage } from './user.ts';
 
 /** A persona (an assistant, in chat-product terms): a named set of tools. */
-export interface Persona {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
-  readonly searchUsage: SearchUsage;
-  readonly createdAt: string;
-}
+export type Persona = Omit<StoredRow<'personas'>, 'nameKey'>;
 
 /** What creating a persona takes. */
 export interface NewPersona {

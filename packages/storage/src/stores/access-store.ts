@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, WebSessionRecord } from '../access.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { AccessStore } from '../storage.ts';
 
 const keyColumns = [
@@ -34,24 +34,22 @@ const sessionColumns = [
 export function createAccessStore(context: StoreContext): AccessStore {
   const { db } = context;
   const keys = () => db.selectFrom('api_keys').select(keyColumns);
-  return {
+  return withStoreConstraintErrors('access', {
     async createApiKey(key) {
-      const row = await withConstraintErrors('Creating an API key', () =>
-        db
-          .insertInto('api_keys')
-          .values({
-            id: context.newId(),
-            user_id: key.userId,
-            organization_id: key.organizationId ?? DEFAULT_ORGANIZATION_ID,
-            name: key.name,
-            prefix: key.prefix,
-            key_hash: key.hash,
-            scopes_json: JSON.stringify(key.scopes),
-            created_at: context.now(),
-          })
-          .returning(keyColumns)
-          .executeTakeFirstOrThrow(),
-      );
+      const row = await db
+        .insertInto('api_keys')
+        .values({
+          id: context.newId(),
+          user_id: key.userId,
+          organization_id: key.organizationId ?? DEFAULT_ORGANIZATION_ID,
+          name: key.name,
+          prefix: key.prefix,
+          key_hash: key.hash,
+          scopes_json: JSON.stringify(key.scopes),
+          created_at: context.now(),
+        })
+        .returning(keyColumns)
+        .executeTakeFirstOrThrow();
       return toKey(row);
     },
     async findApiKeyByHash(hash) {
@@ -91,21 +89,19 @@ export function createAccessStore(context: StoreContext): AccessStore {
       await db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
       const organizationId = session.organizationId ?? null;
       const keyId = session.keyId ?? null;
-      await withConstraintErrors('Creating a session', () =>
-        db
-          .insertInto('web_sessions')
-          .values({
-            token_hash: session.tokenHash,
-            user_id: session.userId,
-            organization_id: organizationId,
-            key_id: keyId,
-            scopes_json: JSON.stringify(session.scopes),
-            csrf_hash: session.csrfHash,
-            created_at: now,
-            expires_at: session.expiresAt,
-          })
-          .execute(),
-      );
+      await db
+        .insertInto('web_sessions')
+        .values({
+          token_hash: session.tokenHash,
+          user_id: session.userId,
+          organization_id: organizationId,
+          key_id: keyId,
+          scopes_json: JSON.stringify(session.scopes),
+          csrf_hash: session.csrfHash,
+          created_at: now,
+          expires_at: session.expiresAt,
+        })
+        .execute();
       return { ...session, organizationId, keyId, createdAt: now };
     },
     async getSession(tokenHash) {
@@ -123,7 +119,7 @@ export function createAccessStore(context: StoreContext): AccessStore {
         0
       );
     },
-  };
+  });
 }
 
 function withScopes<Row extends { scopes_json: string }>({

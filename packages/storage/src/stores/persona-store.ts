@@ -10,18 +10,17 @@ import {
   notFound,
   type StoreContext,
   withConstraintErrors,
+  withStoreConstraintErrors,
 } from '../sql/store-context.ts';
 import type { PersonaStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
-import type { SearchUsage } from '../user.ts';
 
 const personaColumns = camelColumns('id', 'name', 'description', 'search_usage', 'created_at');
 
 /** Personas and their tool rows; OpenAPI auth is sealed per row. */
 export function createPersonaStore(context: StoreContext): PersonaStore {
   const { db, secrets } = context;
-  const personas = () =>
-    db.selectFrom('personas').select(personaColumns).$narrowType<{ searchUsage: SearchUsage }>();
+  const personas = () => db.selectFrom('personas').select(personaColumns);
   const authContext = (rowId: string) => `persona_tools.openapi_auth_secret:${rowId}`;
   const toToolRow = (row: StorageSchema['persona_tools']): PersonaToolRow => ({
     id: row.id,
@@ -48,7 +47,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     }
   };
 
-  return {
+  return withStoreConstraintErrors('personas', {
     async create(persona) {
       const name = persona.name.trim();
       const created = await nameConflicts(name, () =>
@@ -63,7 +62,6 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
             created_at: context.now(),
           })
           .returning(personaColumns)
-          .$narrowType<{ searchUsage: SearchUsage }>()
           .executeTakeFirstOrThrow(),
       );
       return created!;
@@ -89,7 +87,6 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
           })
           .where('id', '=', id)
           .returning(personaColumns)
-          .$narrowType<{ searchUsage: SearchUsage }>()
           .executeTakeFirst(),
       );
       if (updated === undefined) throw notFound('Persona', id);
@@ -113,19 +110,17 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
           .select((eb) => eb.fn.max('position').as('last'))
           .where('persona_id', '=', personaId)
           .executeTakeFirstOrThrow();
-        return withConstraintErrors('Adding a persona tool row', () =>
-          trx
-            .insertInto('persona_tools')
-            .values({
-              id,
-              persona_id: personaId,
-              position: last === null ? 0 : Number(last) + 1,
-              ...columns,
-              created_at: context.now(),
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        );
+        return trx
+          .insertInto('persona_tools')
+          .values({
+            id,
+            persona_id: personaId,
+            position: last === null ? 0 : Number(last) + 1,
+            ...columns,
+            created_at: context.now(),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
       });
       return toToolRow(row);
     },
@@ -141,5 +136,5 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     async removeToolRow(rowId) {
       return changed(await db.deleteFrom('persona_tools').where('id', '=', rowId).executeTakeFirst()) > 0;
     },
-  };
+  });
 }

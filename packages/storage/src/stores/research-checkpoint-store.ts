@@ -1,5 +1,11 @@
 import { checkpointTurnEnded, researchCheckpointJson } from '../rules/research-checkpoint-rules.ts';
-import { changed, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
+import {
+  changed,
+  lockedRows,
+  notFound,
+  type StoreContext,
+  withStoreConstraintErrors,
+} from '../sql/store-context.ts';
 import type { ResearchCheckpointStore } from '../storage.ts';
 
 /**
@@ -9,7 +15,7 @@ import type { ResearchCheckpointStore } from '../storage.ts';
 export function createResearchCheckpointStore(context: StoreContext): ResearchCheckpointStore {
   const { db } = context;
   const at = (chatId: string, turn: number) => ({ chat_id: chatId, turn_index: turn });
-  return {
+  return withStoreConstraintErrors('researchCheckpoints', {
     async save({ chatId, turn, checkpoint }) {
       const checkpoint_json = researchCheckpointJson(checkpoint);
       await context.transaction(async (trx) => {
@@ -51,5 +57,5 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
         .executeTakeFirst();
       return changed(result) > 0;
     },
-  };
+  });
 }

@@ -1,11 +1,11 @@
 import { settingJson } from '../rules/setting-json.ts';
-import { changed, type StoreContext } from '../sql/store-context.ts';
+import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { SettingStore } from '../storage.ts';
 
 /** Deployment-wide settings, stored as JSON. */
 export function createSettingStore(context: StoreContext): SettingStore {
   const { db } = context;
-  return {
+  return withStoreConstraintErrors('settings', {
     async get(key) {
       const row = await db
         .selectFrom('settings')
@@ -27,5 +27,5 @@ export function createSettingStore(context: StoreContext): SettingStore {
     async delete(key) {
       return changed(await db.deleteFrom('settings').where('key', '=', key).executeTakeFirst()) > 0;
     },
-  };
+  });
 }
