@@ -1,4 +1,4 @@
-import type { StoredRow } from './sql/camel-columns.ts';
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
 
 /** How toolbus talks to an MCP server. */
 export type McpTransport = 'stdio' | 'streamable-http' | 'sse';
@@ -31,14 +31,10 @@ export interface McpServer {
   readonly createdAt: string;
 }
 
-/** What creating or replacing an MCP server takes. */
-export interface NewMcpServer {
-  readonly name: string;
-  readonly endpoint: McpEndpoint;
-  readonly authType: McpAuthType;
-  readonly headers?: Readonly<Record<string, string>>;
+/** What creating or replacing an MCP server takes (by default without headers or API key). */
+export type NewMcpServer = Creating<McpServer, 'name' | 'endpoint' | 'authType', 'headers'> & {
   readonly apiKey?: string;
-}
+};
 
 /**
  * A user's OAuth state for one MCP server: what the MCP client's token store saves (tokens, the registered client,

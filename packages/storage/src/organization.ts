@@ -1,4 +1,4 @@
-import type { StoredRow } from './sql/camel-columns.ts';
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
 
 /** The id of the organisation every deployment has: existing rows and single-user setups belong to it. */
 export const DEFAULT_ORGANIZATION_ID = 'default';
@@ -10,9 +10,7 @@ export type OrganizationRole = 'admin' | 'member';
 export type Organization = StoredRow<'organizations'>;
 
 /** What creating an organisation takes. */
-export interface NewOrganization {
-  readonly name: string;
-}
+export type NewOrganization = Creating<Organization, 'name'>;
 
 /** One user's membership of one organisation. */
 export type OrganizationMember = StoredRow<'organization_members'>;

@@ -29,3 +29,10 @@ export type StoredRow<Table extends keyof StorageSchema> = {
     StorageSchema[Table]
   >[Column];
 };
+
+/** What creating a `Stored` object takes: the `Given` fields, and the `Defaulted` ones when not left to their default. */
+export type Creating<Stored, Given extends keyof Stored, Defaulted extends keyof Stored = never> = Pick<
+  Stored,
+  Given
+> &
+  Partial<Pick<Stored, Defaulted>>;

@@ -176,8 +176,10 @@ export interface StorageSchema {
   api_keys: {
     id: string;
     user_id: string;
+    /** The organisation the key acts in: a request with it acts there and nowhere else. */
     organization_id: string;
     name: string;
+    /** The first characters of the key (`tb_ab12…`), shown in lists. */
     prefix: string;
     key_hash: string;
     scopes_json: string;
@@ -188,7 +190,9 @@ export interface StorageSchema {
   web_sessions: {
     token_hash: string;
     user_id: string;
+    /** The organisation the session acts in, and only there; `null` for a session from before sessions were bound. */
     organization_id: string | null;
+    /** The API key that signed the session in (`null` for one made without a key): revoking it ends the session. */
     key_id: string | null;
     scopes_json: string;
     csrf_hash: string;

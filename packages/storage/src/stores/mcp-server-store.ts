@@ -111,8 +111,7 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
         .set(toRow(secrets, id, server))
         .where('id', '=', id)
         .returningAll()
-        .executeTakeFirst();
-      if (updated === undefined) throw notFound('MCP server', id);
+        .executeTakeFirstOrThrow(() => notFound('MCP server', id));
       return toServer(secrets, updated);
     },
     async delete(id) {

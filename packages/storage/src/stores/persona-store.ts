@@ -1,5 +1,5 @@
 import type { OpenApiAuth } from '@toolbus/spec';
-import type { Persona, PersonaToolRow } from '../persona.ts';
+import type { PersonaToolRow } from '../persona.ts';
 import { personaNameKey, personaNameTaken } from '../rules/persona-name.ts';
 import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
@@ -33,7 +33,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     createdAt: row.created_at,
   });
   // The only unique column a persona write can hit is its name key: its conflict says which name is taken.
-  const nameConflicts = async (name: string, write: () => Promise<Persona | undefined>) => {
+  const nameConflicts = async <Row>(name: string, write: () => Promise<Row>) => {
     try {
       return await withConstraintErrors('Writing a persona', write);
     } catch (error) {
@@ -50,7 +50,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
   return withStoreConstraintErrors('personas', {
     async create(persona) {
       const name = persona.name.trim();
-      const created = await nameConflicts(name, () =>
+      return nameConflicts(name, () =>
         db
           .insertInto('personas')
           .values({
@@ -64,7 +64,6 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
           .returning(personaColumns)
           .executeTakeFirstOrThrow(),
       );
-      return created!;
     },
     async get(id) {
       return personas().where('id', '=', id).executeTakeFirst();
@@ -76,7 +75,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       const current = await personas().where('id', '=', id).executeTakeFirst();
       if (current === undefined) throw notFound('Persona', id);
       const name = (changes.name ?? current.name).trim();
-      const updated = await nameConflicts(name, () =>
+      return nameConflicts(name, () =>
         db
           .updateTable('personas')
           .set({
@@ -87,10 +86,8 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
           })
           .where('id', '=', id)
           .returning(personaColumns)
-          .executeTakeFirst(),
+          .executeTakeFirstOrThrow(() => notFound('Persona', id)),
       );
-      if (updated === undefined) throw notFound('Persona', id);
-      return updated;
     },
     async delete(id) {
       return changed(await db.deleteFrom('personas').where('id', '=', id).executeTakeFirst()) > 0;

@@ -1,11 +1,11 @@
-import { settingJson } from '../rules/setting-json.ts';
-import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { jsonText } from '../rules/json-text.ts';
+import { changed, type StoreContext } from '../sql/store-context.ts';
 import type { SettingStore } from '../storage.ts';
 
 /** Deployment-wide settings, stored as JSON. */
 export function createSettingStore(context: StoreContext): SettingStore {
   const { db } = context;
-  return withStoreConstraintErrors('settings', {
+  return {
     async get(key) {
       const row = await db
         .selectFrom('settings')
@@ -15,7 +15,7 @@ export function createSettingStore(context: StoreContext): SettingStore {
       return row === undefined ? undefined : (JSON.parse(row.value_json) as unknown);
     },
     async set(key, value) {
-      const row = { key, value_json: settingJson(key, value), updated_at: context.now() };
+      const row = { key, value_json: jsonText(value, `The setting ${key}`), updated_at: context.now() };
       await db
         .insertInto('settings')
         .values(row)
@@ -27,5 +27,5 @@ export function createSettingStore(context: StoreContext): SettingStore {
     async delete(key) {
       return changed(await db.deleteFrom('settings').where('key', '=', key).executeTakeFirst()) > 0;
     },
-  });
+  };
 }
