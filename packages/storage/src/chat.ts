@@ -1,27 +1,12 @@
 import type { ChatMessage } from '@toolbus/spec';
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
 import type { StorageError } from './storage-error.ts';
 
-/** One conversation, owned by one user. */
-export interface Chat {
-  readonly id: string;
-  readonly userId: string;
-  readonly title: string;
-  /** The persona the chat was started with, when one was chosen. */
-  readonly personaId: string | null;
-  /** The organisation the chat belongs to (its owner acted in it). */
-  readonly organizationId: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+/** One conversation, owned by one user (`activity` orders the user's chats: storage's own). */
+export type Chat = Omit<StoredRow<'chats'>, 'activity'>;
 
-/** What creating a chat takes; the title defaults to "New chat". */
-export interface NewChat {
-  readonly userId: string;
-  readonly title?: string;
-  readonly personaId?: string;
-  /** Default the default organisation. */
-  readonly organizationId?: string;
-}
+/** What creating a chat takes; the title defaults to "New chat", the organisation to the default one. */
+export type NewChat = Creating<Chat, 'userId', 'title' | 'personaId' | 'organizationId'>;
 
 /** What kind of turn ran: an ordinary tool loop or a Deep Research run. */
 export type ChatTurnKind = 'chat' | 'research';

@@ -1,3 +1,5 @@
+import type { Creating } from './sql/camel-columns.ts';
+
 /** What the egress proxy does with one action of a connected app. */
 export type ConnectedAppPolicy = 'ALWAYS' | 'ASK' | 'DENY';
 
@@ -32,15 +34,9 @@ export interface ConnectedAppRecord {
   readonly createdAt: string;
 }
 
-/** What creating a connected app takes. */
-export interface NewConnectedApp {
-  readonly userId: string | null;
-  /** The organisation the app belongs to (default the default one). */
-  readonly organizationId?: string;
-  readonly name: string;
-  readonly urlPatterns: readonly string[];
-  readonly actions?: readonly ConnectedAppActionRecord[];
-  readonly headers: Readonly<Record<string, string>>;
-  readonly organizationValues?: Readonly<Record<string, string>>;
-  readonly enabled?: boolean;
-}
+/** What creating a connected app takes; by default in the default organisation, with no actions or values, enabled. */
+export type NewConnectedApp = Creating<
+  ConnectedAppRecord,
+  'userId' | 'name' | 'urlPatterns' | 'headers',
+  'organizationId' | 'actions' | 'organizationValues' | 'enabled'
+>;

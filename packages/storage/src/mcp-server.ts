@@ -1,3 +1,5 @@
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
+
 /** How toolbus talks to an MCP server. */
 export type McpTransport = 'stdio' | 'streamable-http' | 'sse';
 
@@ -29,14 +31,10 @@ export interface McpServer {
   readonly createdAt: string;
 }
 
-/** What creating or replacing an MCP server takes. */
-export interface NewMcpServer {
-  readonly name: string;
-  readonly endpoint: McpEndpoint;
-  readonly authType: McpAuthType;
-  readonly headers?: Readonly<Record<string, string>>;
+/** What creating or replacing an MCP server takes (by default without headers or API key). */
+export type NewMcpServer = Creating<McpServer, 'name' | 'endpoint' | 'authType', 'headers'> & {
   readonly apiKey?: string;
-}
+};
 
 /**
  * A user's OAuth state for one MCP server: what the MCP client's token store saves (tokens, the registered client,
@@ -46,35 +44,13 @@ export interface NewMcpServer {
 export type McpOAuthState = Readonly<Record<string, unknown>>;
 
 /** An admin's approval of one MCP tool definition; a tool whose definition hash differs is not offered. */
-export interface McpToolApproval {
-  readonly serverId: string;
-  readonly toolName: string;
-  /** Hash of the tool's description and input schema at approval time. */
-  readonly definitionHash: string;
-  readonly approvedBy: string;
-  readonly approvedAt: string;
-}
+export type McpToolApproval = StoredRow<'mcp_tool_approvals'>;
 
 /**
  * An MCP OAuth authorization started and not yet finished: who started it, for which server, and where its callback
  * goes. Stored by the hash of its `state` (the callback's only proof), valid once and until `expiresAt`.
  */
-export interface McpPendingAuthorization {
-  readonly stateHash: string;
-  readonly serverId: string;
-  readonly userId: string;
-  /** The redirect URL the authorization was started with (the code exchange must repeat it). */
-  readonly redirectUrl: string;
-  /** The path on this server the callback sends the browser to. */
-  readonly returnTo: string;
-  /**
-   * Hash of the secret the starting browser holds in a cookie: the callback must come from that browser, so a victim
-   * who opens someone else's authorization URL links nothing. `null` for an authorization from before (refused).
-   */
-  readonly browserHash: string | null;
-  readonly createdAt: string;
-  readonly expiresAt: string;
-}
+export type McpPendingAuthorization = StoredRow<'mcp_oauth_pending'>;
 
 /** What storing a pending authorization takes. */
 export type NewMcpPendingAuthorization = Omit<McpPendingAuthorization, 'createdAt'>;

@@ -1,3 +1,5 @@
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
+
 /** The id of the organisation every deployment has: existing rows and single-user setups belong to it. */
 export const DEFAULT_ORGANIZATION_ID = 'default';
 
@@ -5,38 +7,19 @@ export const DEFAULT_ORGANIZATION_ID = 'default';
 export type OrganizationRole = 'admin' | 'member';
 
 /** An organisation: a group of users whose chats, files and memories belong to it. */
-export interface Organization {
-  readonly id: string;
-  readonly name: string;
-  readonly createdAt: string;
-}
+export type Organization = StoredRow<'organizations'>;
 
 /** What creating an organisation takes. */
-export interface NewOrganization {
-  readonly name: string;
-}
+export type NewOrganization = Creating<Organization, 'name'>;
 
 /** One user's membership of one organisation. */
-export interface OrganizationMember {
-  readonly organizationId: string;
-  readonly userId: string;
-  readonly role: OrganizationRole;
-  readonly createdAt: string;
-}
+export type OrganizationMember = StoredRow<'organization_members'>;
 
 /**
  * An invitation of an email address to an organisation: the account of that email (existing or created later)
  * becomes a member only when it accepts. Emails are kept lower-cased.
  */
-export interface OrganizationInvitation {
-  readonly id: string;
-  readonly organizationId: string;
-  readonly email: string;
-  readonly role: OrganizationRole;
-  /** Who invited (null once that user is deleted). */
-  readonly invitedBy: string | null;
-  readonly createdAt: string;
-}
+export type OrganizationInvitation = StoredRow<'organization_invitations'>;
 
 /**
  * Organisations and their members. A user belongs to at least the organisation they were created in (the default

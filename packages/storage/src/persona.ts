@@ -1,21 +1,11 @@
 import type { OpenApiAuth } from '@toolbus/spec';
-import type { SearchUsage } from './user.ts';
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
 
 /** A persona (an assistant, in chat-product terms): a named set of tools. */
-export interface Persona {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
-  readonly searchUsage: SearchUsage;
-  readonly createdAt: string;
-}
+export type Persona = Omit<StoredRow<'personas'>, 'nameKey'>;
 
-/** What creating a persona takes. */
-export interface NewPersona {
-  readonly name: string;
-  readonly description?: string;
-  readonly searchUsage?: SearchUsage;
-}
+/** What creating a persona takes; the description defaults to none, search usage to `auto`. */
+export type NewPersona = Creating<Persona, 'name', 'description' | 'searchUsage'>;
 
 /** Where the tools of one persona tool row come from: exactly one of a built-in, an OpenAPI document, an MCP tool. */
 export type ToolRowSource =

@@ -1,23 +1,9 @@
-/** Metadata of an uploaded file. The bytes are read separately (`files.readContent`). */
-export interface UploadedFile {
-  readonly id: string;
-  readonly userId: string;
-  readonly name: string;
-  readonly mediaType: string;
-  readonly sizeBytes: number;
-  /** Hex SHA-256 of the bytes. */
-  readonly sha256: string;
-  /** The organisation the file belongs to (its owner acted in it). */
-  readonly organizationId: string;
-  readonly createdAt: string;
-}
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
 
-/** What storing an uploaded file takes. */
-export interface NewUploadedFile {
-  readonly userId: string;
-  /** Default the default organisation. */
-  readonly organizationId?: string;
-  readonly name: string;
-  readonly mediaType: string;
+/** Metadata of an uploaded file. The bytes are read separately (`files.readContent`). */
+export type UploadedFile = StoredRow<'uploaded_files'>;
+
+/** What storing an uploaded file takes (size and hash are the content's); the organisation defaults to the default one. */
+export type NewUploadedFile = Creating<UploadedFile, 'userId' | 'name' | 'mediaType', 'organizationId'> & {
   readonly content: Uint8Array;
-}
+};

@@ -1,3 +1,6 @@
+import type { Selectable } from 'kysely';
+import type { StorageSchema } from './storage-schema.ts';
+
 /** `user_id` → `userId`, as a type. */
 type Camel<Name extends string> = Name extends `${infer Head}_${infer Tail}`
   ? `${Head}${Capitalize<Camel<Tail>>}`
@@ -16,3 +19,20 @@ export function camelColumns<const Names extends readonly string[]>(
     return camel === name ? name : `${name} as ${camel}`;
   }) as never;
 }
+
+/**
+ * A row of `Table` as {@link camelColumns} reads it: every column under its camelCase name. The domain types that
+ * are one table's row are this type, so each column is declared once, in `storage-schema.ts`.
+ */
+export type StoredRow<Table extends keyof StorageSchema> = {
+  readonly [Column in keyof Selectable<StorageSchema[Table]> & string as Camel<Column>]: Selectable<
+    StorageSchema[Table]
+  >[Column];
+};
+
+/** What creating a `Stored` object takes: the `Given` fields, and the `Defaulted` ones when not left to their default. */
+export type Creating<Stored, Given extends keyof Stored, Defaulted extends keyof Stored = never> = Pick<
+  Stored,
+  Given
+> &
+  Partial<Pick<Stored, Defaulted>>;

@@ -1,10 +1,17 @@
 import type { Generated } from 'kysely';
+import type { McpAuthType, McpTransport } from '../mcp-server.ts';
+import type { OrganizationRole } from '../organization.ts';
+import type { SearchUsage, UserRole } from '../user.ts';
 
 // The tables as the stores see them, the same on both databases since migration 18 gave PostgreSQL's JSON
 // columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
 // and 64-bit integers numbers (PostgreSQL's parsers are set so in open-postgres-storage); only booleans differ
 // (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
 // orders by rowid (see StoreContext.insertionOrder).
+//
+// A table whose row is a domain object (`Memory`, `UploadedFile`, …) declares it here once: the domain type is
+// the row under camelCase names (`StoredRow`), so what a column means is said on the column. A column a CHECK
+// limits to a few words is typed as their union.
 
 type Time = string;
 type Flag = boolean | number;
@@ -16,18 +23,25 @@ export interface StorageSchema {
     id: string;
     email: string;
     name: string | null;
-    role: Generated<string>;
+    role: Generated<UserRole>;
     memory_tool_enabled: Flag;
-    search_usage: string;
+    search_usage: SearchUsage;
     created_at: Time;
   };
   organizations: { id: string; name: string; created_at: Time };
-  organization_members: { organization_id: string; user_id: string; role: string; created_at: Time };
+  organization_members: {
+    organization_id: string;
+    user_id: string;
+    role: OrganizationRole;
+    created_at: Time;
+  };
   organization_invitations: {
     id: string;
     organization_id: string;
+    /** Lower-cased. */
     email: string;
-    role: string;
+    role: OrganizationRole;
+    /** Who invited (null once that user is deleted). */
     invited_by: string | null;
     created_at: Time;
   };
@@ -36,7 +50,7 @@ export interface StorageSchema {
     name: string;
     name_key: string;
     description: string;
-    search_usage: string;
+    search_usage: SearchUsage;
     created_at: Time;
   };
   persona_tools: {
@@ -54,11 +68,11 @@ export interface StorageSchema {
   mcp_servers: {
     id: string;
     name: string;
-    transport: string;
+    transport: McpTransport;
     url: string | null;
     command: string | null;
     args_json: string;
-    auth_type: string;
+    auth_type: McpAuthType;
     headers_secret: string | null;
     api_key_secret: string | null;
     environment_secret: string | null;
@@ -69,6 +83,7 @@ export interface StorageSchema {
   mcp_tool_approvals: {
     server_id: string;
     tool_name: string;
+    /** Hash of the tool's description and input schema at approval time. */
     definition_hash: string;
     approved_by: string;
     approved_at: Time;
@@ -77,8 +92,15 @@ export interface StorageSchema {
     state_hash: string;
     server_id: string;
     user_id: string;
+    /** The redirect URL the authorization was started with (the code exchange must repeat it). */
     redirect_url: string;
+    /** The path on this server the callback sends the browser to. */
     return_to: string;
+    /**
+     * Hash of the secret the starting browser holds in a cookie: the callback must come from that browser, so a
+     * victim who opens someone else's authorization URL links nothing. `null` for an authorization from before
+     * (refused).
+     */
     browser_hash: string | null;
     created_at: Time;
     expires_at: Time;
@@ -86,6 +108,7 @@ export interface StorageSchema {
   memories: {
     id: string;
     user_id: string;
+    /** The organisation the memory belongs to (its user acted in it). */
     organization_id: string;
     text: string;
     created_at: Time;
@@ -94,10 +117,12 @@ export interface StorageSchema {
   uploaded_files: {
     id: string;
     user_id: string;
+    /** The organisation the file belongs to (its owner acted in it). */
     organization_id: string;
     name: string;
     media_type: string;
     size_bytes: number;
+    /** Hex SHA-256 of the bytes. */
     sha256: string;
     created_at: Time;
   };
@@ -106,8 +131,10 @@ export interface StorageSchema {
   chats: {
     id: string;
     user_id: string;
+    /** The organisation the chat belongs to (its owner acted in it). */
     organization_id: string;
     title: string;
+    /** The persona the chat was started with, when one was chosen. */
     persona_id: string | null;
     created_at: Time;
     updated_at: Time;
@@ -149,8 +176,10 @@ export interface StorageSchema {
   api_keys: {
     id: string;
     user_id: string;
+    /** The organisation the key acts in: a request with it acts there and nowhere else. */
     organization_id: string;
     name: string;
+    /** The first characters of the key (`tb_ab12…`), shown in lists. */
     prefix: string;
     key_hash: string;
     scopes_json: string;
@@ -161,7 +190,9 @@ export interface StorageSchema {
   web_sessions: {
     token_hash: string;
     user_id: string;
+    /** The organisation the session acts in, and only there; `null` for a session from before sessions were bound. */
     organization_id: string | null;
+    /** The API key that signed the session in (`null` for one made without a key): revoking it ends the session. */
     key_id: string | null;
     scopes_json: string;
     csrf_hash: string;

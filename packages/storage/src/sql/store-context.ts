@@ -118,6 +118,20 @@ export async function withConstraintErrors<Result>(
   }
 }
 
+/**
+ * The store with every method's constraint violations turned into typed `conflict` / `invalid_input` errors that
+ * name the method (`users.create: a row with the same key exists.`): one wrapper per store, not one per query.
+ */
+export function withStoreConstraintErrors<Store extends object>(name: string, store: Store): Store {
+  const methods = Object.entries(store as Record<string, (...args: unknown[]) => Promise<unknown>>);
+  return Object.fromEntries(
+    methods.map(([method, run]) => [
+      method,
+      (...args: unknown[]) => withConstraintErrors(`${name}.${method}`, () => run(...args)),
+    ]),
+  ) as Store;
+}
+
 /** A constraint violation as a typed `conflict` / `invalid_input` error; any other error as it is. */
 export function constraintError(what: string, error: unknown): unknown {
   const { errcode, code } = error as { errcode?: number; code?: unknown };

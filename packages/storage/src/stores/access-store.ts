@@ -1,66 +1,64 @@
-import type { ApiKeyRecord, WebSessionRecord } from '../access.ts';
+import type { WebSessionRecord } from '../access.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { AccessStore } from '../storage.ts';
 
+// Each a row of its table with its scopes parsed (and an API key's hash under its domain name).
 const keyColumns = [
-  'id',
-  'user_id as userId',
-  'organization_id as organizationId',
-  'name',
-  'prefix',
-  'key_hash as hash',
-  'scopes_json',
-  'created_at as createdAt',
-  'last_used_at as lastUsedAt',
-  'revoked_at as revokedAt',
-] as const;
-
-const sessionColumns = [
   ...camelColumns(
-    'token_hash',
+    'id',
     'user_id',
     'organization_id',
-    'key_id',
-    'csrf_hash',
+    'name',
+    'prefix',
+    'scopes_json',
     'created_at',
-    'expires_at',
+    'last_used_at',
+    'revoked_at',
   ),
-  'scopes_json',
+  'key_hash as hash',
 ] as const;
+const sessionColumns = camelColumns(
+  'token_hash',
+  'user_id',
+  'organization_id',
+  'key_id',
+  'scopes_json',
+  'csrf_hash',
+  'created_at',
+  'expires_at',
+);
 
 /** API keys and web sessions (hashes only). */
 export function createAccessStore(context: StoreContext): AccessStore {
   const { db } = context;
   const keys = () => db.selectFrom('api_keys').select(keyColumns);
-  return {
+  return withStoreConstraintErrors('access', {
     async createApiKey(key) {
-      const row = await withConstraintErrors('Creating an API key', () =>
-        db
-          .insertInto('api_keys')
-          .values({
-            id: context.newId(),
-            user_id: key.userId,
-            organization_id: key.organizationId ?? DEFAULT_ORGANIZATION_ID,
-            name: key.name,
-            prefix: key.prefix,
-            key_hash: key.hash,
-            scopes_json: JSON.stringify(key.scopes),
-            created_at: context.now(),
-          })
-          .returning(keyColumns)
-          .executeTakeFirstOrThrow(),
-      );
-      return toKey(row);
+      const row = await db
+        .insertInto('api_keys')
+        .values({
+          id: context.newId(),
+          user_id: key.userId,
+          organization_id: key.organizationId ?? DEFAULT_ORGANIZATION_ID,
+          name: key.name,
+          prefix: key.prefix,
+          key_hash: key.hash,
+          scopes_json: JSON.stringify(key.scopes),
+          created_at: context.now(),
+        })
+        .returning(keyColumns)
+        .executeTakeFirstOrThrow();
+      return withScopes(row);
     },
     async findApiKeyByHash(hash) {
       const row = await keys().where('key_hash', '=', hash).executeTakeFirst();
-      return row && toKey(row);
+      return row && withScopes(row);
     },
     async getApiKey(id) {
       const row = await keys().where('id', '=', id).executeTakeFirst();
-      return row && toKey(row);
+      return row && withScopes(row);
     },
     async listApiKeys(userId) {
       const rows = await keys()
@@ -68,7 +66,7 @@ export function createAccessStore(context: StoreContext): AccessStore {
         .orderBy('created_at')
         .orderBy(context.insertionOrder)
         .execute();
-      return rows.map(toKey);
+      return rows.map(withScopes);
     },
     async revokeApiKey(id) {
       // The key's sessions end with it.
@@ -91,21 +89,19 @@ export function createAccessStore(context: StoreContext): AccessStore {
       await db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
       const organizationId = session.organizationId ?? null;
       const keyId = session.keyId ?? null;
-      await withConstraintErrors('Creating a session', () =>
-        db
-          .insertInto('web_sessions')
-          .values({
-            token_hash: session.tokenHash,
-            user_id: session.userId,
-            organization_id: organizationId,
-            key_id: keyId,
-            scopes_json: JSON.stringify(session.scopes),
-            csrf_hash: session.csrfHash,
-            created_at: now,
-            expires_at: session.expiresAt,
-          })
-          .execute(),
-      );
+      await db
+        .insertInto('web_sessions')
+        .values({
+          token_hash: session.tokenHash,
+          user_id: session.userId,
+          organization_id: organizationId,
+          key_id: keyId,
+          scopes_json: JSON.stringify(session.scopes),
+          csrf_hash: session.csrfHash,
+          created_at: now,
+          expires_at: session.expiresAt,
+        })
+        .execute();
       return { ...session, organizationId, keyId, createdAt: now };
     },
     async getSession(tokenHash) {
@@ -123,16 +119,12 @@ export function createAccessStore(context: StoreContext): AccessStore {
         0
       );
     },
-  };
+  });
 }
 
-function withScopes<Row extends { scopes_json: string }>({
-  scopes_json,
+function withScopes<Row extends { scopesJson: string }>({
+  scopesJson,
   ...row
-}: Row): Omit<Row, 'scopes_json'> & { scopes: string[] } {
-  return { ...row, scopes: JSON.parse(scopes_json) as string[] };
-}
-
-function toKey(row: Omit<ApiKeyRecord, 'scopes'> & { scopes_json: string }): ApiKeyRecord {
-  return withScopes(row);
+}: Row): Omit<Row, 'scopesJson'> & { scopes: string[] } {
+  return { ...row, scopes: JSON.parse(scopesJson) as string[] };
 }

@@ -2,7 +2,7 @@ import type { ConnectedAppRecord } from '../connected-app.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { sealedPerUser } from '../sql/sealed-per-user.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
-import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { ConnectedAppStore } from '../storage.ts';
 
 type ConnectedAppRow = Omit<StorageSchema['connected_apps'], 'id'> & { id: number };
@@ -35,42 +35,40 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
     createdAt: row.created_at,
   });
   const apps = () => db.selectFrom('connected_apps').selectAll().orderBy('id');
-  return {
+  return withStoreConstraintErrors('connectedApps', {
     async create(app) {
       // The row id is part of each secret's context, so the row is inserted first and sealed right after, in one
       // transaction: no half-written row is ever visible.
-      const row = await withConstraintErrors('Adding a connected app', () =>
-        context.transaction(async (trx) => {
-          const { id } = await trx
-            .insertInto('connected_apps')
-            .values({
-              user_id: app.userId,
-              organization_id: app.organizationId ?? DEFAULT_ORGANIZATION_ID,
-              name: app.name,
-              url_patterns_json: JSON.stringify(app.urlPatterns),
-              actions_json: JSON.stringify(app.actions ?? []),
-              headers_secret: '',
-              organization_values_secret: null,
-              enabled: app.enabled !== false,
-              created_at: context.now(),
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          const values = app.organizationValues ?? {};
-          return trx
-            .updateTable('connected_apps')
-            .set({
-              headers_secret: secrets.seal(JSON.stringify(app.headers), headersContext(id)),
-              organization_values_secret:
-                Object.keys(values).length === 0
-                  ? null
-                  : secrets.seal(JSON.stringify(values), valuesContext(id)),
-            })
-            .where('id', '=', id)
-            .returningAll()
-            .executeTakeFirstOrThrow();
-        }),
-      );
+      const row = await context.transaction(async (trx) => {
+        const { id } = await trx
+          .insertInto('connected_apps')
+          .values({
+            user_id: app.userId,
+            organization_id: app.organizationId ?? DEFAULT_ORGANIZATION_ID,
+            name: app.name,
+            url_patterns_json: JSON.stringify(app.urlPatterns),
+            actions_json: JSON.stringify(app.actions ?? []),
+            headers_secret: '',
+            organization_values_secret: null,
+            enabled: app.enabled !== false,
+            created_at: context.now(),
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const values = app.organizationValues ?? {};
+        return trx
+          .updateTable('connected_apps')
+          .set({
+            headers_secret: secrets.seal(JSON.stringify(app.headers), headersContext(id)),
+            organization_values_secret:
+              Object.keys(values).length === 0
+                ? null
+                : secrets.seal(JSON.stringify(values), valuesContext(id)),
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      });
       return toRecord(row);
     },
     async get(id) {
@@ -92,5 +90,5 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
     },
     setUserValues: ({ appId, userId, values }) => userValues.set(appId, userId, values),
     getUserValues: ({ appId, userId }) => userValues.get(appId, userId),
-  };
+  });
 }

@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { McpAuthType, McpOAuthState, McpServer, McpTransport, NewMcpServer } from '../mcp-server.ts';
+import type { McpOAuthState, McpServer, NewMcpServer } from '../mcp-server.ts';
 import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import { sealedPerUser } from '../sql/sealed-per-user.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
-import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
@@ -55,8 +55,8 @@ function toServer(secrets: SecretBox, row: ServerRow): McpServer {
               ? {}
               : { environment: open(row.environment_secret, environmentContext(row.id)) }),
           }
-        : { transport: row.transport as Exclude<McpTransport, 'stdio'>, url: row.url ?? '' },
-    authType: row.auth_type as McpAuthType,
+        : { transport: row.transport, url: row.url ?? '' },
+    authType: row.auth_type,
     headers: row.headers_secret === null ? {} : open(row.headers_secret, headersContext(row.id)),
     apiKey: row.api_key_secret === null ? null : secrets.open(row.api_key_secret, apiKeyContext(row.id)),
     createdAt: row.created_at,
@@ -86,16 +86,14 @@ const approvalColumns = camelColumns(
 export function createMcpServerStore(context: StoreContext): McpServerStore {
   const { db, secrets } = context;
   const servers = () => db.selectFrom('mcp_servers').selectAll();
-  return {
+  return withStoreConstraintErrors('mcpServers', {
     async create(server) {
       const id = context.newId();
-      const created = await withConstraintErrors('Creating an MCP server', () =>
-        db
-          .insertInto('mcp_servers')
-          .values({ id, ...toRow(secrets, id, server), created_at: context.now() })
-          .returningAll()
-          .executeTakeFirstOrThrow(),
-      );
+      const created = await db
+        .insertInto('mcp_servers')
+        .values({ id, ...toRow(secrets, id, server), created_at: context.now() })
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return toServer(secrets, created);
     },
     async get(id) {
@@ -108,22 +106,19 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
       );
     },
     async update(id, server) {
-      const updated = await withConstraintErrors('Updating an MCP server', () =>
-        db
-          .updateTable('mcp_servers')
-          .set(toRow(secrets, id, server))
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirst(),
-      );
-      if (updated === undefined) throw notFound('MCP server', id);
+      const updated = await db
+        .updateTable('mcp_servers')
+        .set(toRow(secrets, id, server))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow(() => notFound('MCP server', id));
       return toServer(secrets, updated);
     },
     async delete(id) {
       return changed(await db.deleteFrom('mcp_servers').where('id', '=', id).executeTakeFirst()) > 0;
     },
     ...authorizationMethods(context),
-  };
+  });
 }
 
 const ofUser = (serverId: string, userId: string) => ({ server_id: serverId, user_id: userId });
@@ -144,13 +139,11 @@ function authorizationMethods(
         approved_by: approval.approvedBy,
         approved_at: context.now(),
       };
-      await withConstraintErrors('Approving an MCP tool', () =>
-        db
-          .insertInto('mcp_tool_approvals')
-          .values({ server_id: approval.serverId, tool_name: approval.toolName, ...values })
-          .onConflict((conflict) => conflict.columns(['server_id', 'tool_name']).doUpdateSet(values))
-          .execute(),
-      );
+      await db
+        .insertInto('mcp_tool_approvals')
+        .values({ server_id: approval.serverId, tool_name: approval.toolName, ...values })
+        .onConflict((conflict) => conflict.columns(['server_id', 'tool_name']).doUpdateSet(values))
+        .execute();
       return { ...approval, approvedAt: values.approved_at };
     },
     async listApprovals(serverId) {
@@ -173,20 +166,18 @@ function authorizationMethods(
       const now = context.now();
       await context.transaction(async (trx) => {
         await trx.deleteFrom('mcp_oauth_pending').where('expires_at', '<=', now).execute();
-        await withConstraintErrors('Saving an MCP OAuth authorization', () =>
-          trx
-            .insertInto('mcp_oauth_pending')
-            .values({
-              state_hash: pending.stateHash,
-              ...ofUser(pending.serverId, pending.userId),
-              redirect_url: pending.redirectUrl,
-              return_to: pending.returnTo,
-              browser_hash: pending.browserHash,
-              created_at: now,
-              expires_at: pending.expiresAt,
-            })
-            .execute(),
-        );
+        await trx
+          .insertInto('mcp_oauth_pending')
+          .values({
+            state_hash: pending.stateHash,
+            ...ofUser(pending.serverId, pending.userId),
+            redirect_url: pending.redirectUrl,
+            return_to: pending.returnTo,
+            browser_hash: pending.browserHash,
+            created_at: now,
+            expires_at: pending.expiresAt,
+          })
+          .execute();
         const newest = trx
           .selectFrom('mcp_oauth_pending')
           .select('state_hash')

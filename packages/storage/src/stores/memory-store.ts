@@ -1,4 +1,3 @@
-import type { Memory } from '../memory.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { checkMemoryCap } from '../rules/check-memory-cap.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
@@ -7,7 +6,7 @@ import {
   lockedRows,
   notFound,
   type StoreContext,
-  withConstraintErrors,
+  withStoreConstraintErrors,
 } from '../sql/store-context.ts';
 import type { MemoryStore } from '../storage.ts';
 
@@ -16,7 +15,7 @@ const columns = camelColumns('id', 'user_id', 'organization_id', 'text', 'create
 /** Per-user, per-organisation memories, oldest first; adding past the cap deletes the oldest in the same transaction. */
 export function createMemoryStore(context: StoreContext): MemoryStore {
   const { db } = context;
-  return {
+  return withStoreConstraintErrors('memories', {
     async add(memory) {
       const { userId, maxPerUser } = memory;
       checkMemoryCap(maxPerUser);
@@ -43,20 +42,18 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
             await trx.deleteFrom('memories').where('id', 'in', oldest).execute();
           }
         }
-        return withConstraintErrors('Adding a memory', () =>
-          trx
-            .insertInto('memories')
-            .values({
-              id: context.newId(),
-              user_id: userId,
-              organization_id: organizationId,
-              text: memory.text,
-              created_at: now,
-              updated_at: now,
-            })
-            .returning(columns)
-            .executeTakeFirstOrThrow(),
-        );
+        return trx
+          .insertInto('memories')
+          .values({
+            id: context.newId(),
+            user_id: userId,
+            organization_id: organizationId,
+            text: memory.text,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning(columns)
+          .executeTakeFirstOrThrow();
       });
     },
     async list(userId, organizationId = DEFAULT_ORGANIZATION_ID) {
@@ -69,18 +66,16 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
         .orderBy(context.insertionOrder)
         .execute();
     },
-    async update(id, text): Promise<Memory> {
-      const row = await db
+    async update(id, text) {
+      return db
         .updateTable('memories')
         .set({ text, updated_at: context.now() })
         .where('id', '=', id)
         .returning(columns)
-        .executeTakeFirst();
-      if (row === undefined) throw notFound('Memory', id);
-      return row;
+        .executeTakeFirstOrThrow(() => notFound('Memory', id));
     },
     async delete(id) {
       return changed(await db.deleteFrom('memories').where('id', '=', id).executeTakeFirst()) > 0;
     },
-  };
+  });
 }

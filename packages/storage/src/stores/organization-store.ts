@@ -1,11 +1,10 @@
-import type { OrganizationInvitation, OrganizationStore } from '../organization.ts';
+import type { OrganizationStore } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, notFound, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 
-const organizationColumns = ['id', 'name', 'created_at as createdAt'] as const;
+const organizationColumns = camelColumns('id', 'name', 'created_at');
 const memberColumns = camelColumns('organization_id', 'user_id', 'role', 'created_at');
 const invitationColumns = camelColumns('id', 'organization_id', 'email', 'role', 'invited_by', 'created_at');
-type Role = Pick<OrganizationInvitation, 'role'>;
 
 /** Organisations and memberships. */
 export function createOrganizationStore(context: StoreContext): OrganizationStore {
@@ -14,7 +13,6 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
     db
       .selectFrom('organization_members')
       .select(memberColumns)
-      .$narrowType<Role>()
       .orderBy('created_at')
       .orderBy(context.insertionOrder);
   const mustExist = async (organizationId: string) => {
@@ -25,15 +23,13 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
       .executeTakeFirst();
     if (found === undefined) throw notFound('Organisation', organizationId);
   };
-  return {
+  return withStoreConstraintErrors('organizations', {
     async create(organization) {
-      return withConstraintErrors('Creating an organisation', () =>
-        db
-          .insertInto('organizations')
-          .values({ id: context.newId(), name: organization.name, created_at: context.now() })
-          .returning(organizationColumns)
-          .executeTakeFirstOrThrow(),
-      );
+      return db
+        .insertInto('organizations')
+        .values({ id: context.newId(), name: organization.name, created_at: context.now() })
+        .returning(organizationColumns)
+        .executeTakeFirstOrThrow();
     },
     async get(id) {
       return db
@@ -55,15 +51,12 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
       await mustExist(organizationId);
       const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
       if (user === undefined) throw notFound('User', userId);
-      const row = await withConstraintErrors('Setting a member', () =>
-        db
-          .insertInto('organization_members')
-          .values({ organization_id: organizationId, user_id: userId, role, created_at: context.now() })
-          .onConflict((conflict) => conflict.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
-          .returning(memberColumns)
-          .executeTakeFirstOrThrow(),
-      );
-      return { ...row, role };
+      return db
+        .insertInto('organization_members')
+        .values({ organization_id: organizationId, user_id: userId, role, created_at: context.now() })
+        .onConflict((conflict) => conflict.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
+        .returning(memberColumns)
+        .executeTakeFirstOrThrow();
     },
     async getMember({ organizationId, userId }) {
       return members()
@@ -88,30 +81,26 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
     async invite(invitation) {
       const { organizationId, role, invitedBy } = invitation;
       await mustExist(organizationId);
-      const row = await withConstraintErrors('Inviting to an organisation', () =>
-        db
-          .insertInto('organization_invitations')
-          .values({
-            id: context.newId(),
-            organization_id: organizationId,
-            email: invitation.email.toLowerCase(),
-            role,
-            invited_by: invitedBy,
-            created_at: context.now(),
-          })
-          .onConflict((conflict) =>
-            conflict.columns(['organization_id', 'email']).doUpdateSet({ role, invited_by: invitedBy }),
-          )
-          .returning(invitationColumns)
-          .executeTakeFirstOrThrow(),
-      );
-      return { ...row, role };
+      return db
+        .insertInto('organization_invitations')
+        .values({
+          id: context.newId(),
+          organization_id: organizationId,
+          email: invitation.email.toLowerCase(),
+          role,
+          invited_by: invitedBy,
+          created_at: context.now(),
+        })
+        .onConflict((conflict) =>
+          conflict.columns(['organization_id', 'email']).doUpdateSet({ role, invited_by: invitedBy }),
+        )
+        .returning(invitationColumns)
+        .executeTakeFirstOrThrow();
     },
     async listInvitations(email) {
       return db
         .selectFrom('organization_invitations')
         .select(invitationColumns)
-        .$narrowType<Role>()
         .where('email', '=', email.toLowerCase())
         .orderBy('created_at')
         .orderBy(context.insertionOrder)
@@ -122,8 +111,7 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
         .deleteFrom('organization_invitations')
         .where('id', '=', id)
         .returning(invitationColumns)
-        .$narrowType<Role>()
         .executeTakeFirst();
     },
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { OpenApiAuth } from '@toolbus/spec';
-import type { Persona, PersonaToolRow } from '../persona.ts';
+import type { PersonaToolRow } from '../persona.ts';
 import { personaNameKey, personaNameTaken } from '../rules/persona-name.ts';
 import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
@@ -10,18 +10,17 @@ import {
   notFound,
   type StoreContext,
   withConstraintErrors,
+  withStoreConstraintErrors,
 } from '../sql/store-context.ts';
 import type { PersonaStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
-import type { SearchUsage } from '../user.ts';
 
 const personaColumns = camelColumns('id', 'name', 'description', 'search_usage', 'created_at');
 
 /** Personas and their tool rows; OpenAPI auth is sealed per row. */
 export function createPersonaStore(context: StoreContext): PersonaStore {
   const { db, secrets } = context;
-  const personas = () =>
-    db.selectFrom('personas').select(personaColumns).$narrowType<{ searchUsage: SearchUsage }>();
+  const personas = () => db.selectFrom('personas').select(personaColumns);
   const authContext = (rowId: string) => `persona_tools.openapi_auth_secret:${rowId}`;
   const toToolRow = (row: StorageSchema['persona_tools']): PersonaToolRow => ({
     id: row.id,
@@ -34,7 +33,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     createdAt: row.created_at,
   });
   // The only unique column a persona write can hit is its name key: its conflict says which name is taken.
-  const nameConflicts = async (name: string, write: () => Promise<Persona | undefined>) => {
+  const nameConflicts = async <Row>(name: string, write: () => Promise<Row>) => {
     try {
       return await withConstraintErrors('Writing a persona', write);
     } catch (error) {
@@ -48,10 +47,10 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     }
   };
 
-  return {
+  return withStoreConstraintErrors('personas', {
     async create(persona) {
       const name = persona.name.trim();
-      const created = await nameConflicts(name, () =>
+      return nameConflicts(name, () =>
         db
           .insertInto('personas')
           .values({
@@ -63,10 +62,8 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
             created_at: context.now(),
           })
           .returning(personaColumns)
-          .$narrowType<{ searchUsage: SearchUsage }>()
           .executeTakeFirstOrThrow(),
       );
-      return created!;
     },
     async get(id) {
       return personas().where('id', '=', id).executeTakeFirst();
@@ -78,7 +75,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       const current = await personas().where('id', '=', id).executeTakeFirst();
       if (current === undefined) throw notFound('Persona', id);
       const name = (changes.name ?? current.name).trim();
-      const updated = await nameConflicts(name, () =>
+      return nameConflicts(name, () =>
         db
           .updateTable('personas')
           .set({
@@ -89,11 +86,8 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
           })
           .where('id', '=', id)
           .returning(personaColumns)
-          .$narrowType<{ searchUsage: SearchUsage }>()
-          .executeTakeFirst(),
+          .executeTakeFirstOrThrow(() => notFound('Persona', id)),
       );
-      if (updated === undefined) throw notFound('Persona', id);
-      return updated;
     },
     async delete(id) {
       return changed(await db.deleteFrom('personas').where('id', '=', id).executeTakeFirst()) > 0;
@@ -113,19 +107,17 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
           .select((eb) => eb.fn.max('position').as('last'))
           .where('persona_id', '=', personaId)
           .executeTakeFirstOrThrow();
-        return withConstraintErrors('Adding a persona tool row', () =>
-          trx
-            .insertInto('persona_tools')
-            .values({
-              id,
-              persona_id: personaId,
-              position: last === null ? 0 : Number(last) + 1,
-              ...columns,
-              created_at: context.now(),
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        );
+        return trx
+          .insertInto('persona_tools')
+          .values({
+            id,
+            persona_id: personaId,
+            position: last === null ? 0 : Number(last) + 1,
+            ...columns,
+            created_at: context.now(),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
       });
       return toToolRow(row);
     },
@@ -141,5 +133,5 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     async removeToolRow(rowId) {
       return changed(await db.deleteFrom('persona_tools').where('id', '=', rowId).executeTakeFirst()) > 0;
     },
-  };
+  });
 }

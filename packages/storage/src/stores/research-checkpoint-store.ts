@@ -1,6 +1,7 @@
-import { checkpointTurnEnded, researchCheckpointJson } from '../rules/research-checkpoint-rules.ts';
+import { jsonText } from '../rules/json-text.ts';
 import { changed, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
 import type { ResearchCheckpointStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
 
 /**
  * Research checkpoints: one JSON value per running turn, replaced by each save (PostgreSQL's column is `json`, as
@@ -11,7 +12,7 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
   const at = (chatId: string, turn: number) => ({ chat_id: chatId, turn_index: turn });
   return {
     async save({ chatId, turn, checkpoint }) {
-      const checkpoint_json = researchCheckpointJson(checkpoint);
+      const checkpoint_json = jsonText(checkpoint, 'A research checkpoint');
       await context.transaction(async (trx) => {
         // Written only while the turn runs (its row locked against a concurrent end).
         const row = await lockedRows(
@@ -52,4 +53,15 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
       return changed(result) > 0;
     },
   };
+}
+
+/**
+ * The `conflict` of a checkpoint saved for a turn that ended: only the run of a running turn saves one (a
+ * replica that lost the turn must not write after the one that finished it).
+ */
+function checkpointTurnEnded(chatId: string, turn: number, status: string): StorageError {
+  return new StorageError({
+    code: 'conflict',
+    message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${status}): no checkpoint is saved for it.`,
+  });
 }

@@ -1,4 +1,4 @@
-import { settingJson } from '../rules/setting-json.ts';
+import { jsonText } from '../rules/json-text.ts';
 import { changed, type StoreContext } from '../sql/store-context.ts';
 import type { SettingStore } from '../storage.ts';
 
@@ -15,7 +15,7 @@ export function createSettingStore(context: StoreContext): SettingStore {
       return row === undefined ? undefined : (JSON.parse(row.value_json) as unknown);
     },
     async set(key, value) {
-      const row = { key, value_json: settingJson(key, value), updated_at: context.now() };
+      const row = { key, value_json: jsonText(value, `The setting ${key}`), updated_at: context.now() };
       await db
         .insertInto('settings')
         .values(row)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, type StoreContext, withConstraintErrors } from '../sql/store-context.ts';
+import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { UploadedFileStore } from '../storage.ts';
 
 const columns = camelColumns(
@@ -22,32 +22,30 @@ const columns = camelColumns(
  */
 export function createUploadedFileStore(context: StoreContext): UploadedFileStore {
   const { db } = context;
-  return {
+  return withStoreConstraintErrors('files', {
     async put(file) {
       const id = context.newId();
-      return withConstraintErrors('Storing an uploaded file', () =>
-        context.transaction(async (trx) => {
-          const stored = await trx
-            .insertInto('uploaded_files')
-            .values({
-              id,
-              user_id: file.userId,
-              name: file.name,
-              media_type: file.mediaType,
-              size_bytes: file.content.byteLength,
-              sha256: createHash('sha256').update(file.content).digest('hex'),
-              created_at: context.now(),
-              organization_id: file.organizationId ?? DEFAULT_ORGANIZATION_ID,
-            })
-            .returning(columns)
-            .executeTakeFirstOrThrow();
-          await trx
-            .insertInto('uploaded_file_contents')
-            .values({ file_id: id, content: file.content })
-            .execute();
-          return stored;
-        }),
-      );
+      return context.transaction(async (trx) => {
+        const stored = await trx
+          .insertInto('uploaded_files')
+          .values({
+            id,
+            user_id: file.userId,
+            name: file.name,
+            media_type: file.mediaType,
+            size_bytes: file.content.byteLength,
+            sha256: createHash('sha256').update(file.content).digest('hex'),
+            created_at: context.now(),
+            organization_id: file.organizationId ?? DEFAULT_ORGANIZATION_ID,
+          })
+          .returning(columns)
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('uploaded_file_contents')
+          .values({ file_id: id, content: file.content })
+          .execute();
+        return stored;
+      });
     },
     async get(id) {
       return db.selectFrom('uploaded_files').select(columns).where('id', '=', id).executeTakeFirst();
@@ -72,5 +70,5 @@ export function createUploadedFileStore(context: StoreContext): UploadedFileStor
     async delete(id) {
       return changed(await db.deleteFrom('uploaded_files').where('id', '=', id).executeTakeFirst()) > 0;
     },
-  };
+  });
 }
