@@ -3,6 +3,7 @@ import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/st
 import type { PacketStreams } from '@toolbus/storage/backend';
 import { notFound, type StorageDb } from '@toolbus/storage/backend';
 import type pg from 'pg';
+import { jsonArray } from './json-array-parameter.ts';
 import { createPostgresTurns } from './postgres-turns.ts';
 
 /**
@@ -55,8 +56,9 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
            RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
          ), inserted AS (
            INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
-           SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet::json
-             FROM unnest($4::text[], $5::int[], $6::int[], $7::text[]) AS p(chat_id, turn_index, position, packet)
+           SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet
+             FROM ROWS FROM (unnest($4::text[]), unnest($5::int[]), unnest($6::int[]), json_array_elements($7::json))
+                  AS p(chat_id, turn_index, position, packet)
              JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
          )
          SELECT chat_id, turn_index, last_sequence FROM reserved`,
@@ -67,7 +69,7 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
           packets.chats,
           packets.turns,
           packets.positions,
-          packets.texts,
+          jsonArray(packets.texts),
         ],
       );
       const lastOf = new Map(rows.map((row) => [turnKey(row.chat_id, row.turn_index), row.last_sequence]));
@@ -108,11 +110,11 @@ async function appendOne(
         WHERE chat_id = $1 AND turn_index = $2 RETURNING last_sequence
      ), inserted AS (
        INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
-       SELECT $1, $2, reserved.last_sequence - $3 + p.ordinality, p.packet::json
-         FROM reserved, unnest($4::text[]) WITH ORDINALITY AS p(packet, ordinality)
+       SELECT $1, $2, reserved.last_sequence - $3 + p.ordinality, p.packet
+         FROM reserved, json_array_elements($4::json) WITH ORDINALITY AS p(packet, ordinality)
      )
      SELECT last_sequence FROM reserved`,
-    [chatId, turn, packets.length, packets.map(packetJson)],
+    [chatId, turn, packets.length, jsonArray(packets.map(packetJson))],
   );
   const last = rows[0]?.last_sequence;
   return last === undefined
