@@ -154,6 +154,7 @@ export async function forwardChatCompletions(options: {
       ? await relayStream({
           upstream,
           upstreamResponse,
+          request: options.request,
           response,
           repair: streamRepair ?? new ChatCompletionStreamRepair(repairOptions),
         })
@@ -200,15 +201,17 @@ export async function relayUpstreamError(options: {
 async function relayStream(options: {
   upstream: ResolvedUpstream;
   upstreamResponse: IncomingMessage;
+  request: IncomingMessage;
   response: ServerResponse;
   repair: ChatCompletionStreamRepair;
 }): Promise<RecoveryReport> {
   const { response, repair } = options;
+  const trailers = takesTrailers(options.request);
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'x-toolbus-upstream': options.upstream.name,
-    trailer: `${RECOVERY_HEADER}, ${RECOVERY_REASON_HEADER}`,
+    ...(trailers ? { trailer: RECOVERY_TRAILERS } : {}),
   });
   await relayEvents({
     upstreamResponse: options.upstreamResponse,
@@ -216,9 +219,20 @@ async function relayStream(options: {
     repair: (data) => repair.repair(data),
   });
   const report = repair.report;
-  response.addTrailers(recoveryHeaders(report));
+  if (trailers) response.addTrailers(recoveryHeaders(report));
   response.end();
   return report;
+}
+
+/** The trailers a stream declares in its head. */
+export const RECOVERY_TRAILERS = `${RECOVERY_HEADER}, ${RECOVERY_REASON_HEADER}`;
+
+/**
+ * Whether the client can be sent trailers: an HTTP/1.1 client reads a chunked body; an HTTP/1.0 client's answer is
+ * the bytes until the connection closes, where `node:http` refuses trailers (and the answer was lost with them).
+ */
+export function takesTrailers(request: IncomingMessage): boolean {
+  return request.httpVersionMajor > 1 || (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1);
 }
 
 async function relayCompletion(options: {

@@ -3,7 +3,12 @@ import { omitUndefined } from '@toolbus/spec';
 import { MessagesRequestError, messagesToChatCompletions } from './anthropic-request.ts';
 import { AnthropicStreamWriter, chatCompletionToMessage } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
-import { recoveryHeaders, relayUpstreamError } from './chat-completions-route.ts';
+import {
+  RECOVERY_TRAILERS,
+  recoveryHeaders,
+  relayUpstreamError,
+  takesTrailers,
+} from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError } from './gateway-error.ts';
 import { relayEvents } from './relay-events.ts';
@@ -80,16 +85,17 @@ export async function forwardMessages(options: {
     const { dialects, writer: preparedWriter } = await prepared;
     if ((upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream')) {
       const writer = preparedWriter ?? new AnthropicStreamWriter({ tools, model, dialects });
+      const trailers = takesTrailers(options.request);
       response.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         'x-toolbus-upstream': upstream.name,
-        trailer: 'x-toolbus-recovery, x-toolbus-recovery-reason',
+        ...(trailers ? { trailer: RECOVERY_TRAILERS } : {}),
       });
       await relayEvents({ upstreamResponse, response, repair: (data) => writer.push(data) });
       const rest = writer.end();
       if (rest !== '') response.write(rest);
-      response.addTrailers(recoveryHeaders(writer.report));
+      if (trailers) response.addTrailers(recoveryHeaders(writer.report));
       response.end();
       log(200, writer.report);
       return;

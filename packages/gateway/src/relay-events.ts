@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finished } from 'node:stream/promises';
 import { type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
+import { ChunkedBodyWriter } from './chunked-body-writer.ts';
 
 /**
  * Reads an upstream's server-sent events as they arrive and writes to the client what `repair` makes of each
@@ -26,22 +27,23 @@ export async function relayEvents(options: {
 }): Promise<void> {
   const { upstreamResponse, response, repair } = options;
   const reader = new SseEventReader();
+  const body = new ChunkedBodyWriter(response);
   const pending: SseEvent[] = [];
   let later: NodeJS.Immediate | undefined;
   let waitingForDrain = false;
   const send = (event: SseEvent): void => {
     const out = repair(event.data);
-    if (out === undefined) response.write(event.raw ?? sseData(event.data));
-    else if (out !== '') response.write(out);
+    if (out === undefined) body.write(event.raw ?? sseData(event.data));
+    else if (out !== '') body.write(out);
   };
   const resumeIfFree = (): void => {
     if (later === undefined && !waitingForDrain) upstreamResponse.resume();
   };
   const holdForDrain = (): void => {
-    if (!response.writableNeedDrain || waitingForDrain) return;
+    if (waitingForDrain || !body.needsDrain) return;
     waitingForDrain = true;
     upstreamResponse.pause();
-    response.once('drain', () => {
+    body.onDrain(() => {
       waitingForDrain = false;
       resumeIfFree();
     });

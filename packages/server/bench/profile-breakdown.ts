@@ -29,9 +29,10 @@ function partOf(frame: ProfileNode['callFrame']): string | undefined {
   if (/server\/(src|dist)\/(ui\/|chats\/packet-stream-response)/.test(url)) {
     return 'packets to the client (SSE / UI encoding and writes)';
   }
-  // The direct SSE reader (core) is the provider chain's replacement for an OpenAI-compatible model.
+  // The direct SSE reader (core) is the provider chain's replacement for an OpenAI-compatible model: its reader
+  // loop, the chunk check (by hand, or the schema's synchronous check) and the parts made of each chunk.
   if (
-    /core\/(src|dist)\/(llm\/(direct-sse-language-model|openai-compatible-chunk-parts)|net\/sse-event-reader)/.test(
+    /core\/(src|dist)\/(llm\/(direct-sse-|openai-compatible-chunk-|synchronous-chunk-validation)|net\/sse-event-reader)/.test(
       url,
     )
   ) {

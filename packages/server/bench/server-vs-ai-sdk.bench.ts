@@ -7,7 +7,8 @@
 // in an order that alternates between levels and rounds. CPU is the kernel's count for the server process and the
 // children it reaped (the sandbox's), per token delivered; memory is RSS (idle, and added per open stream).
 // BENCH_LEVELS, BENCH_ROUNDS, BENCH_TOKENS and BENCH_REST_MS (the rest before RSS at rest) change the run;
-// --quick (or BENCH_QUICK=1) runs 25,100,200 once.
+// --quick (or BENCH_QUICK=1) runs 50,100,200 once: the levels around those the servers hold on 2 cores (the AI SDK
+// server about 100), so the largest level held by each, and their ratio, shows in one short run.
 // toolbus runs as installed: the `toolbus` bin on the built packages (run `npm run build` first);
 // BENCH_TOOLBUS=source runs it from source instead (as `npm run serve` does). BENCH_PROFILE_DIR=<dir> writes a CPU
 // profile of each toolbus process there.
@@ -22,7 +23,7 @@ import { now, postStream } from './post-stream.ts';
 import { cpuMicrosWithChildren, rssBytes, rssPeak } from './process-usage.ts';
 
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
-const levels = (process.env.BENCH_LEVELS ?? (quick ? '25,100,200' : '25,50,100,200,400'))
+const levels = (process.env.BENCH_LEVELS ?? (quick ? '50,100,200' : '25,50,100,200,400'))
   .split(',')
   .map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3));
@@ -311,6 +312,15 @@ for (const side of sides) {
     `- ${side}: RSS right after warm-up ${idle[side].map((value) => fixed(value)).join(', ')} MiB, after ${restMs / 1000} s at rest ${atRest[side].map((value) => fixed(value)).join(', ')} MiB; largest level held per round (all streams open at once, no errors, p99 ≤ ${heldP99Ms} ms): ${largestHeld[side].join(', ')}`,
   );
 }
+// The goal's second figure: each toolbus route's largest level held against the AI SDK server's, round by round.
+const heldRatios = (['toolbus-ui', 'toolbus-sse'] as const).map((side) => {
+  const perRound = largestHeld[side].map((count, round) => {
+    const base = largestHeld['ai-sdk'][round] ?? 0;
+    return `${count} vs ${base}${base > 0 ? ` (${fixed(count / base, 1)}×)` : ''}`;
+  });
+  return `${side} ${perRound.join(', ')}`;
+});
+console.log(`- largest level held against the AI SDK server's, per round: ${heldRatios.join('; ')}`);
 console.log(
   `\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; 1-min load average at the start ${fixed(loadAtStart[0] ?? 0, 1)}, at the end ${fixed(loadavg()[0] ?? 0, 1)} (other work on these cores inflates both sides alike).`,
 );

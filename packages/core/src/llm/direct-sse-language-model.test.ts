@@ -190,6 +190,14 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
           const actual = await run(directModel(base, fetch)(name));
           assert.equal(actual.direct, body, 'read directly');
           assert.deepEqual(actual.seen, expected.seen);
+          if (name.startsWith('hostile keys')) {
+            // Four refused chunks (an error part each), the text of the others, and no prototype reached.
+            const { parts } = actual.seen as { parts: { type: string; delta?: string }[] };
+            assert.equal(parts.filter((part) => part.type === 'error').length, 4);
+            const text = parts.flatMap((part) => (part.type === 'text-delta' ? [part.delta] : [])).join('');
+            assert.equal(text, 'a constructor, __proto__ and \\u005fend');
+            assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+          }
         });
       }
       for (const name of Object.keys(scripted)) {

@@ -1,3 +1,5 @@
+import { openAICompatibleChunkCheck, unchecked } from './openai-compatible-chunk-check.ts';
+
 /** The part of a zod schema this file uses: its synchronous and asynchronous safe parse. */
 interface ZodLike {
   readonly '~standard': { readonly vendor: string };
@@ -32,7 +34,13 @@ export function validateChunksSynchronously(model: object): ChunkValidator | und
   const holder = model as { chunkSchema?: unknown };
   const schema = holder.chunkSchema;
   if (!isZodSchema(schema)) return undefined;
+  // The common chunk (a token of text) checked by hand with the schema's own rules; the rest by the schema.
+  const check = openAICompatibleChunkCheck(schema);
   const validate: ChunkValidator = (value) => {
+    if (check !== undefined) {
+      const checked = check(value);
+      if (checked !== unchecked) return { success: true, value: checked };
+    }
     let result: ReturnType<ZodLike['safeParse']>;
     try {
       result = schema.safeParse(value);

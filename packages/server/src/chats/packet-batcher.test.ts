@@ -72,3 +72,26 @@ test('with a flush window, packets queued during the window join the write; with
   ]);
   assert.deepEqual(await fastWrite, [{ sequence: 1, packet: { n: 1 } }]);
 });
+
+test('flushes are spaced: a write soon after a flush waits for the next one, with what the passes between queue', async () => {
+  const spaced = new PacketBatcher(storage, { spacingMs: 1_000 });
+  const [one, two] = [await runningTurn(), await runningTurn()];
+  const pending: { n: number }[] = [{ n: 1 }];
+  // After a quiet spell (none yet), the next pass writes: a packet queued at that pass comes too late.
+  const first = spaced.write(one, 0, () => pending.splice(0));
+  setImmediate(() => pending.push({ n: 2 }));
+  assert.deepEqual(await first, [{ sequence: 1, packet: { n: 1 } }]);
+  // Right after that flush, the next waits (a second, longer than any stall of a loaded machine): what the passes
+  // in between queue, this turn's and another's, joins it.
+  const second = spaced.write(one, 0, () => pending.splice(0));
+  let other: Promise<unknown> | undefined;
+  setImmediate(() => {
+    pending.push({ n: 3 });
+    other = spaced.write(two, 0, () => [{ m: 1 }]);
+  });
+  assert.deepEqual(await second, [
+    { sequence: 2, packet: { n: 2 } },
+    { sequence: 3, packet: { n: 3 } },
+  ]);
+  assert.deepEqual(await other, [{ sequence: 1, packet: { m: 1 } }]);
+});

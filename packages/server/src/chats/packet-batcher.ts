@@ -1,5 +1,8 @@
 import type { Storage, StoredPacket } from '@toolbus/storage';
 
+/** The least time between two flushes' starts by default (see {@link PacketBatcher}'s constructor). */
+const defaultSpacingMs = 4;
+
 interface Waiting {
   readonly chatId: string;
   readonly turn: number;
@@ -19,12 +22,24 @@ interface Waiting {
 export class PacketBatcher {
   readonly #storage: Storage;
   readonly #flushMs: number;
+  readonly #spacingMs: number;
   #waiting: Waiting[] = [];
   #scheduled = false;
+  /** When the last flush began (`performance.now()`). */
+  #lastFlush = Number.NEGATIVE_INFINITY;
 
-  constructor(storage: Storage, options: { readonly flushMs?: number } = {}) {
+  /**
+   * `flushMs`: a fixed window after the first waiting write (default 0: none). `spacingMs` (without a window): the
+   * least time between two flushes' starts (default {@link defaultSpacingMs}). A write that comes after a quiet
+   * spell is flushed at the next pass, as without it; under load, when the passes come every few hundred µs, each
+   * flush took a handful of turns' packets and its own commit (BEGIN and COMMIT were 3–4 % of a server's busy time
+   * at 200 chats), so the writes of the passes within `spacingMs` share one: group commit, at the cost of at most
+   * `spacingMs` of latency, only while flushes follow each other that closely.
+   */
+  constructor(storage: Storage, options: { readonly flushMs?: number; readonly spacingMs?: number } = {}) {
     this.#storage = storage;
     this.#flushMs = options.flushMs ?? 0;
+    this.#spacingMs = options.spacingMs ?? defaultSpacingMs;
   }
 
   /**
@@ -38,7 +53,9 @@ export class PacketBatcher {
       if (!this.#scheduled) {
         this.#scheduled = true;
         const flush = () => void this.#flush();
-        if (this.#flushMs > 0) setTimeout(flush, this.#flushMs);
+        const wait =
+          this.#flushMs > 0 ? this.#flushMs : this.#lastFlush + this.#spacingMs - performance.now();
+        if (wait >= 1) setTimeout(flush, wait);
         else setImmediate(flush);
       }
     });
@@ -46,6 +63,7 @@ export class PacketBatcher {
 
   async #flush(): Promise<void> {
     this.#scheduled = false;
+    this.#lastFlush = performance.now();
     const waiting = this.#waiting;
     this.#waiting = [];
     const batches = waiting.map((entry) => ({

@@ -121,6 +121,47 @@ describe('packets of running turns (the append-only log)', () => {
     await worker.close();
   });
 
+  test("a turn started here that another process wrote to, among this process's own rows, continues its sequence", async () => {
+    // This process's rows fill most ids since it last looked at the log; one row in between is another's, and
+    // taking the turn over must find it (a count of this process's rows that missed it would write sequence 1 twice).
+    const path = databasePath();
+    const here = await open(path);
+    const other = await open(path);
+    const user = await here.users.create({ email: 'h@example.com' });
+    const [mine, shared] = [
+      await here.chats.create({ userId: user.id }),
+      await here.chats.create({ userId: user.id }),
+    ];
+    const mineTurn = await here.chats.startTurn({ chatId: mine.id });
+    const sharedTurn = await here.chats.startTurn({ chatId: shared.id });
+    await here.chats.appendPackets({ chatId: mine.id, turn: mineTurn.index, packets: [delta('m1')] });
+    await other.chats.appendPackets({ chatId: shared.id, turn: sharedTurn.index, packets: [delta('o1')] });
+    await here.chats.appendPackets({
+      chatId: mine.id,
+      turn: mineTurn.index,
+      packets: [delta('m2'), delta('m3')],
+    });
+    const last = await here.chats.appendPackets({
+      chatId: shared.id,
+      turn: sharedTurn.index,
+      packets: [delta('h2')],
+    });
+    assert.equal(last, 2);
+    assert.deepEqual(await texts(here, shared.id, sharedTurn.index), ['1:o1', '2:h2']);
+    // With no other writer since, a turn's first append here needs nothing from the log and is still right.
+    const third = await here.chats.create({ userId: user.id });
+    const thirdTurn = await here.chats.startTurn({ chatId: third.id });
+    assert.equal(
+      await here.chats.appendPackets({ chatId: third.id, turn: thirdTurn.index, packets: [delta('t1')] }),
+      1,
+    );
+    await here.chats.finishTurn({ chatId: shared.id, turn: sharedTurn.index, status: 'completed' });
+    assert.deepEqual(await texts(other, shared.id, sharedTurn.index), ['1:o1', '2:h2']);
+    assert.deepEqual(await texts(here, mine.id, mineTurn.index), ['1:m1', '2:m2', '3:m3']);
+    await here.close();
+    await other.close();
+  });
+
   test('a turn nobody read since the restart is still moved whole when it is closed', async () => {
     const path = databasePath();
     const first = await open(path);

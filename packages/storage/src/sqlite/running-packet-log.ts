@@ -123,6 +123,10 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
   // the turns this process does not write: once a scan of the whole log, then only of what is new.
   let learntUpTo = 0;
+  // How many ids above `learntUpTo` this connection's inserts took (-1: unknown, after a roll-back). Ids only grow
+  // (AUTOINCREMENT), so when they fill every id from `learntUpTo` to the log's last, no other process wrote a row
+  // since, and there is nothing to learn: a turn's first append here (each one starts so) skips the scan.
+  let ownSinceLearnt = 0;
   const learntTurns = () => {
     let count = 0;
     for (const state of turns.values()) if (!state.own) count += 1;
@@ -131,6 +135,11 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   const learn = () => {
     const upTo = (lastId.get() as { last: number }).last;
     if (upTo <= learntUpTo) return;
+    if (upTo - learntUpTo === ownSinceLearnt) {
+      learntUpTo = upTo;
+      ownSinceLearnt = 0;
+      return;
+    }
     const rows = selectRunning.all(learntUpTo, upTo) as unknown as {
       id: number;
       chat_id: string;
@@ -138,11 +147,13 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       sequence: number;
     }[];
     learntUpTo = upTo;
+    ownSinceLearnt = 0;
     // Turns followed from here but ended elsewhere are forgotten when read after their end; past a bound, what
     // was learnt is dropped and learnt again from the log's start.
     if (turns.size > maximumLearntTurns && learntTurns() > maximumLearntTurns) {
       for (const [key, state] of turns) if (!state.own) turns.delete(key);
       learntUpTo = 0;
+      ownSinceLearnt = -1;
       learn();
       return;
     }
@@ -217,6 +228,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     // What was learnt from the log is learnt again from the start.
     for (const [key, state] of turns) if (!state.own) turns.delete(key);
     learntUpTo = 0;
+    ownSinceLearnt = -1;
   };
 
   return {
@@ -253,6 +265,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
           insertOf(rows).run(...parameters.slice(first * 4, (first + rows) * 4)).lastInsertRowid,
         );
         for (let row = 0; row < rows; row += 1) owners[first + row]?.ids.push(lastId - rows + 1 + row);
+        if (ownSinceLearnt >= 0) ownSinceLearnt += rows;
       }
       return lasts;
     },

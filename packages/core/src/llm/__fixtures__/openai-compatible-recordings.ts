@@ -79,6 +79,16 @@ export const openAiCompatibleRecordings: Record<string, string> = {
     'data: {"id":"bad","choices":"not a list"}\n\n|',
     'event: ping\ndata: {"id":"bad","choices":[{"index":0,"delta":{"content":"two\ndata: lines"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
   ].join(''),
+  // Keys that would reach an object's prototype, plainly and in \u escapes, are refused as the provider refuses
+  // them; the same words inside a string, or without a backslash anywhere, are plain text.
+  'hostile keys: __proto__ and constructor, plain and escaped': [
+    'data: {"id":"h","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a constructor, __proto__ and \\\\u005f"},"finish_reason":null}]}\n\n|',
+    'data: {"id":"h","choices":[{"index":0,"delta":{"content":"p","__proto__":{"polluted":true}}}]}\n\n',
+    'data: {"id":"h","choices":[{"index":0,"delta":{"content":"e","\\u005f_proto__":{"polluted":true}}}]}\n\n|',
+    'data: {"id":"h","choices":[{"index":0,"delta":{"content":"c"}}],"constructor":{"prototype":{"polluted":true}}}\n\n',
+    'data: {"id":"h","choices":[{"index":0,"delta":{"content":"k"}}],"\\u0063onstructor" :{"prototype":{"polluted":true}}}\n\n|',
+    'data: {"id":"h","choices":[{"index":0,"delta":{"content":"end"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+  ].join(''),
   'a stream that ends without a finish reason': [
     'data: {"id":"nf","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"half"},"finish_reason":null}]}\n\n|',
     'data: {"id":"nf","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{\\"a\\""}}]},"finish_reason":null}]}\n\n|',
