@@ -49,26 +49,30 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
       const turns = [...new Map(batches.map((batch) => [turnKey(batch.chatId, batch.turn), batch])).values()];
       const { rows } = await pool.query<{ chat_id: string; turn_index: number; last_sequence: number }>(
         `WITH wanted AS (
-           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS w(chat_id, turn_index, count)
+           SELECT w.chat_id, w.turn_index::int, w.count::int
+             FROM ROWS FROM (json_array_elements_text($1::json), json_array_elements_text($2::json),
+                             json_array_elements_text($3::json)) AS w(chat_id, turn_index, count)
          ), reserved AS (
            UPDATE chat_turns t SET last_sequence = t.last_sequence + w.count
              FROM wanted w WHERE t.chat_id = w.chat_id AND t.turn_index = w.turn_index
            RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
          ), inserted AS (
            INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
-           SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet
-             FROM ROWS FROM (unnest($4::text[]), unnest($5::int[]), unnest($6::int[]), json_array_elements($7::json))
+           SELECT p.chat_id, p.turn_index::int, r.last_sequence - r.count + p.position::int, p.packet
+             FROM ROWS FROM (json_array_elements_text($4::json), json_array_elements_text($5::json),
+                             json_array_elements_text($6::json), json_array_elements($7::json))
                   AS p(chat_id, turn_index, position, packet)
-             JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
+             JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index::int
          )
          SELECT chat_id, turn_index, last_sequence FROM reserved`,
+        // Every array as JSON text (json-array-parameter.ts): pg's own writing of arrays was most of the call's CPU.
         [
-          turns.map((batch) => batch.chatId),
-          turns.map((batch) => batch.turn),
-          turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0),
-          packets.chats,
-          packets.turns,
-          packets.positions,
+          JSON.stringify(turns.map((batch) => batch.chatId)),
+          JSON.stringify(turns.map((batch) => batch.turn)),
+          JSON.stringify(turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0)),
+          JSON.stringify(packets.chats),
+          JSON.stringify(packets.turns),
+          JSON.stringify(packets.positions),
           jsonArray(packets.texts),
         ],
       );

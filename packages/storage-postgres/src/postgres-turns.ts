@@ -77,7 +77,7 @@ export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' 
              inserted AS (
                INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at)
                SELECT m.id, $1, $2, next.position + m.ordinality - 1, m.message, $3
-                 FROM next, ROWS FROM (unnest($4::text[]), json_array_elements($5::json))
+                 FROM next, ROWS FROM (json_array_elements_text($4::json), json_array_elements($5::json))
                       WITH ORDINALITY AS m(id, message, ordinality)
              )
              UPDATE chats SET updated_at = $3, activity = nextval('chat_activity') WHERE id = $1`,
@@ -85,7 +85,7 @@ export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' 
               chatId,
               turn,
               now,
-              messages.map(() => randomUUID()),
+              JSON.stringify(messages.map(() => randomUUID())),
               jsonArray(messages.map((message) => JSON.stringify(message))),
             ],
           );
