@@ -8,32 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatMessage } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { startTestPostgres } from '../src/testing/start-test-postgres.ts';
-
-const tree = process.env.BENCH_STORAGE_TREE ?? new URL('../../..', import.meta.url).pathname;
-const { openStorage } = (await import(
-  join(tree, 'packages/storage/src/open-storage.ts')
-)) as typeof import('@toolbus/storage');
-const { openPostgresStorage } = (await import(
-  join(tree, 'packages/storage-postgres/src/open-postgres-storage.ts')
-)) as typeof import('../src/open-postgres-storage.ts');
+import { openPostgresStorage, openStorage, turnHistory } from './storage-under-test.ts';
 
 const packetsPerTurn = 200;
 const turnsPerRun = Number(process.env.BENCH_TURNS ?? 20);
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const secretKey = randomBytes(32).toString('base64');
-const history: ChatMessage[] = [
-  { role: 'user', content: 'What is the refund policy?' },
-  {
-    role: 'assistant',
-    content: '',
-    toolCalls: [{ id: 'c1', name: 'internal_search', arguments: { queries: ['refund policy'] } }],
-  },
-  { role: 'tool', toolCallId: 'c1', toolName: 'internal_search', content: '[1] Refunds within 30 days.' },
-  { role: 'assistant', content: 'Refunds are accepted within 30 days [1].' },
-];
 const packet = (index: number) => ({
   ind: 0,
   obj: { type: 'message-delta', content: `word${index} ` },
@@ -41,14 +23,14 @@ const packet = (index: number) => ({
 });
 
 async function oneTurn(storage: Storage, chatId: string, batchSize: number): Promise<void> {
-  const turn = await storage.chats.startTurn({ chatId, input: history.slice(0, 1) });
+  const turn = await storage.chats.startTurn({ chatId, input: turnHistory.slice(0, 1) });
   for (let sent = 0; sent < packetsPerTurn; sent += batchSize) {
     const packets = Array.from({ length: Math.min(batchSize, packetsPerTurn - sent) }, (_, offset) =>
       packet(sent + offset),
     );
     await storage.chats.appendPackets({ chatId, turn: turn.index, packets });
   }
-  await storage.chats.finishTurn({ chatId, turn: turn.index, status: 'completed', messages: history });
+  await storage.chats.finishTurn({ chatId, turn: turn.index, status: 'completed', messages: turnHistory });
 }
 
 /** Milliseconds per turn (wall and this process's CPU): `turnsPerRun` turns one after another, or `parallel` chats at once. */

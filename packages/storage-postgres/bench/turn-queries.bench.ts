@@ -10,18 +10,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StatementSync } from 'node:sqlite';
-import type { ChatMessage } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import type pg from 'pg';
 import { startTestPostgres } from '../src/testing/start-test-postgres.ts';
+import { openPostgresStorage, openStorage, storageTree, turnHistory } from './storage-under-test.ts';
 
-const tree = process.env.BENCH_STORAGE_TREE ?? new URL('../../..', import.meta.url).pathname;
-const { openStorage } = (await import(
-  join(tree, 'packages/storage/src/open-storage.ts')
-)) as typeof import('@toolbus/storage');
-const { openPostgresStorage } = (await import(
-  join(tree, 'packages/storage-postgres/src/open-postgres-storage.ts')
-)) as typeof import('../src/open-postgres-storage.ts');
 const turns = Number(process.env.BENCH_TURNS ?? 200);
 const chatsPerUser = 10;
 const appendsPerTurn = 20;
@@ -53,7 +46,7 @@ for (const name of ['run', 'get', 'all'] as const) {
     (self: StatementSync) => self.sourceSQL,
   );
 }
-const requireInTree = createRequire(join(tree, 'packages/storage-postgres/package.json'));
+const requireInTree = createRequire(join(storageTree, 'packages/storage-postgres/package.json'));
 const clientPrototype = (requireInTree('pg') as typeof pg).Client.prototype as unknown as {
   query: (...args: never[]) => unknown;
 };
@@ -83,7 +76,7 @@ const clientPrototype = (requireInTree('pg') as typeof pg).Client.prototype as u
 try {
   // The query builder's compile step, where the stores use it (the checkout before it had none).
   const kysely = (await import(
-    createRequire(join(tree, 'packages/storage/package.json')).resolve('kysely')
+    createRequire(join(storageTree, 'packages/storage/package.json')).resolve('kysely')
   )) as typeof import('kysely');
   const prototype = kysely.DefaultQueryCompiler.prototype as unknown as {
     compileQuery: (...args: never[]) => unknown;
@@ -101,16 +94,6 @@ try {
   // No query builder in that checkout.
 }
 
-const history: ChatMessage[] = [
-  { role: 'user', content: 'What is the refund policy?' },
-  {
-    role: 'assistant',
-    content: '',
-    toolCalls: [{ id: 'c1', name: 'internal_search', arguments: { queries: ['refund policy'] } }],
-  },
-  { role: 'tool', toolCallId: 'c1', toolName: 'internal_search', content: '[1] Refunds within 30 days.' },
-  { role: 'assistant', content: 'Refunds are accepted within 30 days [1].' },
-];
 const packets = Array.from({ length: 10 }, (_, index) => ({
   ind: 0,
   obj: { type: 'message-delta', content: `word${index} ` },
@@ -161,7 +144,7 @@ async function profile(storage: Storage): Promise<Map<string, Step>> {
     await step('earlier turns (`listTurns`)', () => storage.chats.listTurns(chatId));
     let turn = 0;
     await step('start the turn (`startTurn`)', async () => {
-      turn = (await storage.chats.startTurn({ chatId, input: history.slice(0, 1) })).index;
+      turn = (await storage.chats.startTurn({ chatId, input: turnHistory.slice(0, 1) })).index;
     });
     await step(
       'append 10 packets (`appendPacketBatches`), per call',
@@ -174,7 +157,7 @@ async function profile(storage: Storage): Promise<Map<string, Step>> {
     );
     await step('read the turn (`getTurn`)', () => storage.chats.getTurn({ chatId, turn }));
     await step('finish with 4 messages (`finishTurn`)', () =>
-      storage.chats.finishTurn({ chatId, turn, status: 'completed', messages: history }),
+      storage.chats.finishTurn({ chatId, turn, status: 'completed', messages: turnHistory }),
     );
     await step('title (`get` + `rename`)', async () => {
       await storage.chats.get(chatId);

@@ -7,10 +7,10 @@ import {
   StorageError,
 } from '@toolbus/storage';
 import { openSqlStorage } from '@toolbus/storage/backend';
-import pg from 'pg';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresPacketStreams } from './postgres-packet-streams.ts';
-import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
+import { openPostgresPool } from './postgres-pool.ts';
+import { describePostgresUrl } from './postgres-unreachable-error.ts';
 
 /** Options of {@link openPostgresStorage}. */
 export interface OpenPostgresStorageOptions {
@@ -40,7 +40,8 @@ export interface OpenPostgresStorageOptions {
  * reached or refuses the login.
  */
 export async function openPostgresStorage(options: OpenPostgresStorageOptions): Promise<Storage> {
-  const target = describePostgresUrl(options.url);
+  // A URL that is none fails before a key is looked for.
+  describePostgresUrl(options.url);
   const environment = options.environment ?? process.env;
   if (
     options.secretKey === undefined &&
@@ -59,24 +60,11 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
       environment,
     }),
   );
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.maxConnections ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+  const pool = await openPostgresPool({
+    url: options.url,
+    maxConnections: options.maxConnections ?? 10,
+    ...omitUndefined({ connectTimeoutMs: options.connectTimeoutMs }),
   });
-  // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
-  // listener only keeps that event from crashing the process.
-  pool.on('error', () => {});
-  // The query builder checks a connection out for a whole transaction; one the server closes meanwhile fails its
-  // query (and is not put back in the pool), and its error event must not crash the process either.
-  pool.on('connect', (client) => client.on('error', () => {}));
-  try {
-    await pool.query('SELECT 1');
-  } catch (cause) {
-    await pool.end().catch(() => {});
-    throw unreachable(target, cause);
-  }
   const builder = postgresMigrationTarget(pool);
   return openSqlStorage({
     ...builder,
@@ -86,33 +74,4 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     // Ends the pool.
     close: () => builder.db.destroy(),
   });
-}
-
-// What the stores read is alike on both databases: JSON columns as their text, timestamps as ISO strings, bytes
-// as a plain Uint8Array, 64-bit integers as numbers (no count or id of toolbus nears 2^53). pg asks for a column's
-// parser once per column of every result: each is one function made once, not a closure per query.
-const defaultTypeParser = pg.types.getTypeParser;
-const parseTimestamp = defaultTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
-const parseBytes = defaultTypeParser(pg.types.builtins.BYTEA) as (text: string) => Buffer;
-const asText = (text: string) => text;
-const timestampText = (text: string) => parseTimestamp(text).toISOString();
-const bytesArray = (text: string) => {
-  const bytes = parseBytes(text);
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-};
-const int8Number = (text: string) => Number(text);
-function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
-  switch (oid) {
-    case pg.types.builtins.JSON:
-    case pg.types.builtins.JSONB:
-      return asText;
-    case pg.types.builtins.TIMESTAMPTZ:
-      return timestampText;
-    case pg.types.builtins.BYTEA:
-      return bytesArray;
-    case pg.types.builtins.INT8:
-      return int8Number;
-    default:
-      return format === undefined ? defaultTypeParser(oid) : defaultTypeParser(oid, format);
-  }
 }

@@ -1,19 +1,26 @@
-import { createHash } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID, type Migration } from '@toolbus/storage';
 import { migrate } from '@toolbus/storage/backend';
 import {
-  chunkText,
   type DocumentScope,
   type DocumentSearchIndex,
+  distinctChunks,
+  documentHash,
   type IndexableDocument,
   type IndexedDocumentInfo,
+  type IndexedDocumentRow,
   type ListDocumentsOptions,
+  listLimit,
   type SearchHit,
+  type SearchHitRow,
+  searchLimit,
+  toIndexedDocumentInfo,
+  toSearchHits,
   type UpsertOutcome,
 } from '@toolbus/tools';
-import pg from 'pg';
+import type pg from 'pg';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
-import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
+import { openPostgresPool } from './postgres-pool.ts';
+import { inPostgresTransaction } from './postgres-transaction.ts';
 
 /** Options of {@link openPostgresDocumentIndex}. */
 export interface OpenPostgresDocumentIndexOptions {
@@ -77,18 +84,6 @@ CREATE INDEX search_documents_source_prefix ON search_documents (organization_id
   },
 ];
 
-interface HitRow {
-  chunk_id: string;
-  source_id: string;
-  title: string;
-  link: string | null;
-  ordinal: number;
-  content: string;
-  content_hash: string;
-  updated_at: string | null;
-  score: number;
-}
-
 // A query's words, each a prefix-free lexeme OR-ed together: websearch_to_tsquery parses the model's text safely
 // (no syntax error is possible), and OR-ing its terms lets ts_rank_cd rank chunks with more of them higher, as the
 // SQLite index's OR of quoted terms does, instead of dropping every chunk that lacks one word.
@@ -127,20 +122,20 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
   }
 
   async upsert(document: IndexableDocument): Promise<UpsertOutcome> {
-    const contentHash = document.contentHash ?? sha256(document.text);
-    const chunks = chunkText(document.text, { maxChars: this.#maxChunkChars });
+    const contentHash = documentHash(document);
+    const chunks = distinctChunks(document.text, this.#maxChunkChars);
     const organizationId = this.#organizationId;
     const uploadedBy = this.#scope.uploadedBy ?? null;
-    return inTransaction(this.#pool, async (client) => {
+    return inPostgresTransaction(this.#pool, async (client) => {
       // Locks the document row (when there is one), so two replicas indexing one source do not interleave.
-      const existing = await client.query<{ id: string; content_hash: string }>(
+      const existing = await client.query<{ id: number; content_hash: string }>(
         'SELECT id, content_hash FROM search_documents WHERE organization_id = $1 AND source_id = $2 FOR UPDATE',
         [organizationId, document.sourceId],
       );
       const found = existing.rows[0];
       if (found?.content_hash === contentHash) return 'unchanged';
       if (found) await client.query('DELETE FROM search_chunks WHERE document_id = $1', [found.id]);
-      const written = await client.query<{ id: string }>(
+      const written = await client.query<{ id: number }>(
         `INSERT INTO search_documents
            (organization_id, source_id, title, link, content_hash, updated_at, indexed_at, uploaded_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -158,24 +153,17 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
           uploadedBy,
         ],
       );
-      const documentId = written.rows[0]!.id;
-      const seen = new Set<string>();
-      const ordinals: number[] = [];
-      const contents: string[] = [];
-      const hashes: string[] = [];
-      chunks.forEach((chunk, ordinal) => {
-        const chunkHash = sha256(chunk);
-        if (seen.has(chunkHash)) return;
-        seen.add(chunkHash);
-        ordinals.push(ordinal);
-        contents.push(chunk);
-        hashes.push(chunkHash);
-      });
       await client.query(
         `INSERT INTO search_chunks (document_id, ordinal, title, content, content_hash)
          SELECT $1, c.ordinal, $2, c.content, c.content_hash
            FROM unnest($3::integer[], $4::text[], $5::text[]) AS c(ordinal, content, content_hash)`,
-        [documentId, document.title, ordinals, contents, hashes],
+        [
+          written.rows[0]!.id,
+          document.title,
+          chunks.map((chunk) => chunk.ordinal),
+          chunks.map((chunk) => chunk.content),
+          chunks.map((chunk) => chunk.contentHash),
+        ],
       );
       return found ? 'updated' : 'added';
     });
@@ -207,10 +195,10 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
   }
 
   async search(query: string, options: { readonly limit?: number } = {}): Promise<SearchHit[]> {
-    const limit = Math.min(Math.max(1, options.limit ?? 10), 200);
+    const limit = searchLimit(options);
     // websearch_to_tsquery never fails on hostile syntax; a query of only stop words or punctuation matches
     // nothing, like the SQLite index.
-    const { rows } = await this.#pool.query<HitRow>(
+    const { rows } = await this.#pool.query<SearchHitRow>(
       `WITH parsed AS (SELECT websearch_to_tsquery('english', $1) AS strict, ${anyTermQuery} AS loose)
        SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
               ts_rank_cd(c.search_vector, parsed.loose) + ts_rank_cd(c.search_vector, parsed.strict) AS score
@@ -220,54 +208,39 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
         LIMIT $2`,
       [query, limit * 2, this.#organizationId],
     );
-    return dedupe(rows).slice(0, limit);
+    return toSearchHits(rows, limit);
   }
 
   async findByLink(link: string): Promise<SearchHit[]> {
-    const { rows } = await this.#pool.query<HitRow>(
+    const { rows } = await this.#pool.query<SearchHitRow>(
       `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
               0 AS score
          FROM search_documents d JOIN search_chunks c ON c.document_id = d.id
         WHERE d.organization_id = $1 AND d.link = $2 ORDER BY c.ordinal`,
       [this.#organizationId, link],
     );
-    return dedupe(rows);
+    return toSearchHits(rows);
   }
 
   async counts(): Promise<{ documents: number; chunks: number }> {
-    const { rows } = await this.#pool.query<{ documents: string; chunks: string }>(
+    const { rows } = await this.#pool.query<{ documents: number; chunks: number }>(
       `SELECT (SELECT count(*) FROM search_documents WHERE organization_id = $1) AS documents,
               (SELECT count(*) FROM search_chunks c JOIN search_documents d ON d.id = c.document_id
                 WHERE d.organization_id = $1) AS chunks`,
       [this.#organizationId],
     );
-    return { documents: Number(rows[0]?.documents ?? 0), chunks: Number(rows[0]?.chunks ?? 0) };
+    return { documents: rows[0]?.documents ?? 0, chunks: rows[0]?.chunks ?? 0 };
   }
 
   async list(options: ListDocumentsOptions = {}): Promise<IndexedDocumentInfo[]> {
-    const limit = Math.min(Math.max(1, options.limit ?? 100), 1000);
-    const { rows } = await this.#pool.query<{
-      source_id: string;
-      title: string;
-      link: string | null;
-      uploaded_by: string | null;
-      indexed_at: Date;
-      chunks: string;
-    }>(
+    const { rows } = await this.#pool.query<IndexedDocumentRow>(
       `SELECT d.source_id, d.title, d.link, d.uploaded_by, d.indexed_at,
               (SELECT count(*) FROM search_chunks c WHERE c.document_id = d.id) AS chunks
          FROM search_documents d WHERE d.organization_id = $1 AND d.source_id COLLATE "C" > $2
         ORDER BY d.source_id COLLATE "C" LIMIT $3`,
-      [this.#organizationId, options.after ?? '', limit],
+      [this.#organizationId, options.after ?? '', listLimit(options)],
     );
-    return rows.map((row) => ({
-      sourceId: row.source_id,
-      title: row.title,
-      link: row.link ?? undefined,
-      uploadedBy: row.uploaded_by ?? undefined,
-      indexedAt: row.indexed_at.toISOString(),
-      chunks: Number(row.chunks),
-    }));
+    return rows.map(toIndexedDocumentInfo);
   }
 
   forOrganization(scope: DocumentScope): PostgresDocumentIndex {
@@ -283,63 +256,12 @@ export class PostgresDocumentIndex implements DocumentSearchIndex {
 export async function openPostgresDocumentIndex(
   options: OpenPostgresDocumentIndexOptions,
 ): Promise<PostgresDocumentIndex> {
-  const target = describePostgresUrl(options.url);
-  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 5 });
-  // See openPostgresStorage: an idle connection the server closes is replaced on next use.
-  pool.on('error', () => {});
+  const pool = await openPostgresPool({ url: options.url, maxConnections: options.maxConnections ?? 5 });
   try {
-    try {
-      await pool.query('SELECT 1');
-    } catch (cause) {
-      throw unreachable(target, cause);
-    }
     await migrate(postgresMigrationTarget(pool), postgresDocumentIndexMigrations, 'search_index_migrations');
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;
   }
   return new PostgresDocumentIndex(pool, options.maxChunkChars ?? 1200);
-}
-
-function dedupe(rows: readonly HitRow[]): SearchHit[] {
-  const seen = new Set<string>();
-  const hits: SearchHit[] = [];
-  for (const row of rows) {
-    if (seen.has(row.content_hash)) continue;
-    seen.add(row.content_hash);
-    hits.push({
-      chunkId: Number(row.chunk_id),
-      sourceId: row.source_id,
-      title: row.title,
-      link: row.link ?? undefined,
-      ordinal: row.ordinal,
-      content: row.content,
-      score: Number(row.score),
-      updatedAt: row.updated_at ?? undefined,
-    });
-  }
-  return hits;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** Runs `action` in one transaction on one client of `pool`; rolls back when it throws. */
-async function inTransaction<Result>(
-  pool: pg.Pool,
-  action: (client: pg.PoolClient) => Promise<Result>,
-): Promise<Result> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await action(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
 }

@@ -10,6 +10,7 @@ import {
 } from '@toolbus/storage/backend';
 import type pg from 'pg';
 import { jsonArray } from './json-array-parameter.ts';
+import { inPostgresTransaction } from './postgres-transaction.ts';
 
 type TurnRow = StorageSchema['chat_turns'];
 
@@ -21,7 +22,7 @@ type TurnRow = StorageSchema['chat_turns'];
 export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' | 'finishTurn'> {
   return {
     startTurn: ({ chatId, kind = 'chat', input = [] }) =>
-      inTransaction(pool, async (client) => {
+      inPostgresTransaction(pool, async (client) => {
         await lockChat(client, chatId);
         const running = await client.query<{ turn_index: number }>(
           "SELECT turn_index FROM chat_turns WHERE chat_id = $1 AND status = 'running'",
@@ -43,7 +44,7 @@ export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' 
         return toTurn(rows[0] as TurnRow);
       }),
     finishTurn: ({ chatId, turn, status, reason, messages = [] }) =>
-      inTransaction(pool, async (client) => {
+      inPostgresTransaction(pool, async (client) => {
         const chat = await client.query('SELECT 1 FROM chats WHERE id = $1 FOR UPDATE', [chatId]);
         const now = new Date().toISOString();
         // One statement ends the turn only if it runs; the reason for a refusal is read only then.
@@ -98,23 +99,4 @@ export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' 
 async function lockChat(client: pg.PoolClient, chatId: string): Promise<void> {
   const { rowCount } = await client.query('SELECT 1 FROM chats WHERE id = $1 FOR UPDATE', [chatId]);
   if (rowCount === 0) throw notFound('Chat', chatId);
-}
-
-/** Runs `action` in one transaction on one client of `pool`; rolls back when it throws. */
-async function inTransaction<Result>(
-  pool: pg.Pool,
-  action: (client: pg.PoolClient) => Promise<Result>,
-): Promise<Result> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await action(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
 }

@@ -6,17 +6,22 @@
 // pg_restore); how they were made: __fixtures__/make-release-fixtures.ts.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, before, test } from 'node:test';
-import { openStorage, type Storage } from '@toolbus/storage';
+import { test } from 'node:test';
+import type { Storage } from '@toolbus/storage';
 import { readBackEverything } from '@toolbus/storage/testing';
 import pg from 'pg';
-import { openPostgresStorage } from './open-postgres-storage.ts';
-import { postgresSchemaOf, sqliteSchemaOf } from './testing/schema-of.ts';
-import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
+import {
+  freshPostgresSchema,
+  freshSqliteSchema,
+  openPostgres,
+  openSqlite,
+  postgresSchemaAsJson,
+  schemaTestDatabases,
+} from './__fixtures__/schema-databases.ts';
+import { sqliteSchemaOf } from './testing/schema-of.ts';
 
 /** A release's fixtures, and whether it had per-user MCP values. */
 const releases = [
@@ -35,15 +40,7 @@ const knownOf = (release: Release) => ({
   pendingStateHashes: ['pending-1'],
   mcpUserCredentials: release.mcpUserCredentials,
 });
-const root = mkdtempSync(join(tmpdir(), 'toolbus-upgrade-'));
-let cluster: TestPostgres;
-before(async () => {
-  cluster = await startTestPostgres();
-});
-after(async () => {
-  await cluster.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const databases = schemaTestDatabases('upgrade');
 
 /** What the release read back itself: nothing after it changes what is read. */
 function expected(release: Release, name: string): unknown {
@@ -83,7 +80,7 @@ async function writeAfterUpgrade(storage: Storage): Promise<void> {
 for (const release of releases) {
   test(`a SQLite file of release ${release.commit} opens, migrates and reads back every row`, async () => {
     const secretKey = secretKeyOf(release);
-    const path = join(root, `release-${release.commit}.db`);
+    const path = databases.file(`release-${release.commit}.db`);
     copyFileSync(fixturePath(release, 'sqlite.db'), path);
     const database = new DatabaseSync(path);
     const tables = database
@@ -95,22 +92,22 @@ for (const release of releases) {
     }));
     assert.deepEqual(emptyTables(counts), []);
     database.close();
-    const storage = await openStorage({ path, secretKey, environment: {} });
+    const storage = await openSqlite(path, secretKey);
     assert.deepEqual(
       JSON.parse(JSON.stringify(await readBackEverything(storage, knownOf(release)))),
       expected(release, 'expected-sqlite.json'),
     );
     await writeAfterUpgrade(storage);
     await storage.close();
-    const fresh = join(root, `fresh-${release.commit}.db`);
-    await (await openStorage({ path: fresh, secretKey, environment: {} })).close();
-    assert.deepEqual(sqliteSchemaOf(path), sqliteSchemaOf(fresh));
+    const fresh = await freshSqliteSchema(databases.file(`fresh-${release.commit}.db`), secretKey);
+    assert.deepEqual(sqliteSchemaOf(path), fresh);
   });
 }
 
 for (const release of releases) {
   test(`a PostgreSQL database of release ${release.commit} opens, migrates and reads back every row`, async () => {
     const secretKey = secretKeyOf(release);
+    const cluster = databases.cluster();
     const url = await cluster.createDatabase();
     execFileSync(join(cluster.binDirectory, 'pg_restore'), [
       '--no-owner',
@@ -132,15 +129,13 @@ for (const release of releases) {
     }
     assert.deepEqual(emptyTables(counts), []);
     await client.end();
-    const storage = await openPostgresStorage({ url, secretKey, environment: {} });
+    const storage = await openPostgres(url, secretKey);
     assert.deepEqual(
       JSON.parse(JSON.stringify(await readBackEverything(storage, knownOf(release)))),
       expected(release, 'expected-postgres.json'),
     );
     await writeAfterUpgrade(storage);
     await storage.close();
-    const fresh = await cluster.createDatabase();
-    await (await openPostgresStorage({ url: fresh, secretKey, environment: {} })).close();
-    assert.deepEqual(await postgresSchemaOf(url), await postgresSchemaOf(fresh));
+    assert.deepEqual(await postgresSchemaAsJson(url), await freshPostgresSchema(cluster, secretKey));
   });
 }

@@ -18,6 +18,7 @@ export { chunkText } from './internal-search/chunk-text.ts';
 export * from './internal-search/document-index.ts';
 export type * from './internal-search/document-search-index.ts';
 export * from './internal-search/index-paths.ts';
+export * from './internal-search/index-rows.ts';
 export type { InternalSearchToolOptions } from './internal-search/internal-search-tool.ts';
 export { createInternalSearchTool } from './internal-search/internal-search-tool.ts';
 export { normalizeUrl, webDocumentId } from './open-url/normalize-url.ts';

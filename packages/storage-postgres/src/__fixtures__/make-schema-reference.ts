@@ -5,20 +5,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStorage } from '@toolbus/storage';
-import { openPostgresStorage } from '../open-postgres-storage.ts';
-import { postgresSchemaOf, sqliteSchemaOf } from '../testing/schema-of.ts';
 import { startTestPostgres } from '../testing/start-test-postgres.ts';
+import { freshPostgresSchema, freshSqliteSchema } from './schema-databases.ts';
 
 const secretKey = Buffer.alloc(32, 7).toString('base64');
 const directory = mkdtempSync(join(tmpdir(), 'toolbus-schema-'));
 const cluster = await startTestPostgres();
 try {
-  const path = join(directory, 'toolbus.db');
-  await (await openStorage({ path, secretKey, environment: {} })).close();
-  const url = await cluster.createDatabase();
-  await (await openPostgresStorage({ url, secretKey, environment: {} })).close();
-  const reference = { sqlite: sqliteSchemaOf(path), postgres: await postgresSchemaOf(url) };
+  const reference = {
+    sqlite: await freshSqliteSchema(join(directory, 'toolbus.db'), secretKey),
+    postgres: await freshPostgresSchema(cluster, secretKey),
+  };
   writeFileSync(join(import.meta.dirname, 'fresh-schema.json'), `${JSON.stringify(reference, null, 1)}\n`);
 } finally {
   await cluster.stop();

@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ToolbusError } from '@toolbus/spec';
 import { DEFAULT_ORGANIZATION_ID, loadDatabaseSync } from '@toolbus/storage';
-import { chunkText } from './chunk-text.ts';
 import { migrateDocumentIndex } from './document-index-schema.ts';
 import type {
   DocumentScope,
@@ -13,6 +11,16 @@ import type {
   ListDocumentsOptions,
 } from './document-search-index.ts';
 import { toFtsTerms } from './fts-query.ts';
+import {
+  distinctChunks,
+  documentHash,
+  type IndexedDocumentRow,
+  listLimit,
+  type SearchHitRow,
+  searchLimit,
+  toIndexedDocumentInfo,
+  toSearchHits,
+} from './index-rows.ts';
 
 /** A document to index: its text is chunked; a re-index with the same hash is skipped. */
 export interface IndexableDocument {
@@ -88,13 +96,13 @@ export class DocumentIndex implements DocumentSearchIndex {
       ),
       search: this.#db.prepare(
         `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash,
-                d.updated_at, bm25(chunks_fts, 4.0, 1.0) AS rank
+                d.updated_at, -bm25(chunks_fts, 4.0, 1.0) AS score
            FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
-          WHERE chunks_fts MATCH ? AND d.organization_id = ? ORDER BY rank LIMIT ?`,
+          WHERE chunks_fts MATCH ? AND d.organization_id = ? ORDER BY score DESC LIMIT ?`,
       ),
       byLink: this.#db.prepare(
         `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash,
-                d.updated_at, 0 AS rank
+                d.updated_at, 0 AS score
            FROM documents d JOIN chunks c ON c.document_id = d.id
           WHERE d.organization_id = ? AND d.link = ? ORDER BY c.ordinal`,
       ),
@@ -187,13 +195,13 @@ export class DocumentIndex implements DocumentSearchIndex {
   }
 
   #upsert(scope: DocumentScope, document: IndexableDocument): UpsertOutcome {
-    const contentHash = document.contentHash ?? sha256(document.text);
+    const contentHash = documentHash(document);
     const existing = this.#statements.findDocument?.get(scope.organizationId, document.sourceId) as
       | { id: number; content_hash: string }
       | undefined;
     if (existing?.content_hash === contentHash) return 'unchanged';
     const now = new Date().toISOString();
-    const chunks = chunkText(document.text, { maxChars: this.#maxChunkChars });
+    const chunks = distinctChunks(document.text, this.#maxChunkChars);
     const uploadedBy = scope.uploadedBy ?? null;
     // The columns an insert and an update both write, in the order both statements take them.
     const written = [
@@ -214,13 +222,9 @@ export class DocumentIndex implements DocumentSearchIndex {
         const inserted = this.#run('insertDocument', scope.organizationId, document.sourceId, ...written);
         documentId = Number(inserted.lastInsertRowid);
       }
-      const seen = new Set<string>();
-      chunks.forEach((chunk, ordinal) => {
-        const chunkHash = sha256(chunk);
-        if (seen.has(chunkHash)) return;
-        seen.add(chunkHash);
-        this.#run('insertChunk', documentId, ordinal, document.title, chunk, chunkHash);
-      });
+      for (const chunk of chunks) {
+        this.#run('insertChunk', documentId, chunk.ordinal, document.title, chunk.content, chunk.contentHash);
+      }
     });
     return existing ? 'updated' : 'added';
   }
@@ -255,9 +259,13 @@ export class DocumentIndex implements DocumentSearchIndex {
   #search(scope: DocumentScope, query: string, options: { readonly limit?: number }): SearchHit[] {
     const match = this.#selectiveMatch(toFtsTerms(query));
     if (!match) return [];
-    const limit = Math.min(Math.max(1, options.limit ?? 10), 200);
-    const rows = this.#statements.search?.all(match, scope.organizationId, limit * 2) as unknown as Row[];
-    return dedupe(rows).slice(0, limit);
+    const limit = searchLimit(options);
+    const rows = this.#statements.search?.all(
+      match,
+      scope.organizationId,
+      limit * 2,
+    ) as unknown as SearchHitRow[];
+    return toSearchHits(rows, limit);
   }
 
   /**
@@ -278,7 +286,9 @@ export class DocumentIndex implements DocumentSearchIndex {
   }
 
   #findByLink(scope: DocumentScope, link: string): SearchHit[] {
-    return dedupe(this.#statements.byLink?.all(scope.organizationId, link) as unknown as Row[]);
+    return toSearchHits(
+      this.#statements.byLink?.all(scope.organizationId, link) as unknown as SearchHitRow[],
+    );
   }
 
   #counts(scope: DocumentScope): { documents: number; chunks: number } {
@@ -290,23 +300,8 @@ export class DocumentIndex implements DocumentSearchIndex {
   }
 
   #list(scope: DocumentScope, options: ListDocumentsOptions): IndexedDocumentInfo[] {
-    const limit = Math.min(Math.max(1, options.limit ?? 100), 1000);
-    const rows = this.#statements.list?.all(scope.organizationId, options.after ?? '', limit) as unknown as {
-      source_id: string;
-      title: string;
-      link: string | null;
-      uploaded_by: string | null;
-      indexed_at: string;
-      chunks: number;
-    }[];
-    return rows.map((row) => ({
-      sourceId: row.source_id,
-      title: row.title,
-      link: row.link ?? undefined,
-      uploadedBy: row.uploaded_by ?? undefined,
-      indexedAt: row.indexed_at,
-      chunks: Number(row.chunks),
-    }));
+    const rows = this.#statements.list?.all(scope.organizationId, options.after ?? '', listLimit(options));
+    return (rows as unknown as IndexedDocumentRow[]).map(toIndexedDocumentInfo);
   }
 
   #depth = 0;
@@ -332,42 +327,6 @@ export class DocumentIndex implements DocumentSearchIndex {
       throw new ToolbusError({ code: 'index_statement_missing', message: `No statement ${name}.` });
     return statement.run(...values);
   }
-}
-
-interface Row {
-  chunk_id: number;
-  source_id: string;
-  title: string;
-  link: string | null;
-  ordinal: number;
-  content: string;
-  content_hash: string;
-  updated_at: string | null;
-  rank: number;
-}
-
-function dedupe(rows: readonly Row[]): SearchHit[] {
-  const seen = new Set<string>();
-  const hits: SearchHit[] = [];
-  for (const row of rows) {
-    if (seen.has(row.content_hash)) continue;
-    seen.add(row.content_hash);
-    hits.push({
-      chunkId: row.chunk_id,
-      sourceId: row.source_id,
-      title: row.title,
-      link: row.link ?? undefined,
-      ordinal: row.ordinal,
-      content: row.content,
-      score: -row.rank,
-      updatedAt: row.updated_at ?? undefined,
-    });
-  }
-  return hits;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Opens (creating if needed) the search index at `path`. */

@@ -1,0 +1,68 @@
+import pg from 'pg';
+import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
+
+/** Options of {@link openPostgresPool}. */
+export interface PostgresPoolOptions {
+  /** `postgres://` / `postgresql://` URL. Never logged; errors name host, port and database. */
+  readonly url: string;
+  readonly maxConnections: number;
+  /** How long connecting may take before the open fails as `unreachable` (default 10 s). */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * A `pg` pool on the database at `url`, returned once a first query has run: when the server cannot be reached or
+ * refuses the login, the pool is ended and the error is `unreachable` (host, port and database, never the
+ * password). Storage and the search index both open theirs here, so rows read alike in both (see typeParser).
+ */
+export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg.Pool> {
+  const target = describePostgresUrl(options.url);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+  });
+  // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
+  // listener only keeps that event from crashing the process.
+  pool.on('error', () => {});
+  // A transaction checks a connection out for its whole length; one the server closes meanwhile fails its query
+  // (and is not put back in the pool), and its error event must not crash the process either.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  try {
+    await pool.query('SELECT 1');
+  } catch (cause) {
+    await pool.end().catch(() => {});
+    throw unreachable(target, cause);
+  }
+  return pool;
+}
+
+// What the stores read is alike on both databases: JSON columns as their text, timestamps as ISO strings, bytes
+// as a plain Uint8Array, 64-bit integers as numbers (no count or id of toolbus nears 2^53). pg asks for a column's
+// parser once per column of every result: each is one function made once, not a closure per query.
+const defaultTypeParser = pg.types.getTypeParser;
+const parseTimestamp = defaultTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+const parseBytes = defaultTypeParser(pg.types.builtins.BYTEA) as (text: string) => Buffer;
+const asText = (text: string) => text;
+const timestampText = (text: string) => parseTimestamp(text).toISOString();
+const bytesArray = (text: string) => {
+  const bytes = parseBytes(text);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+};
+const int8Number = (text: string) => Number(text);
+function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
+  switch (oid) {
+    case pg.types.builtins.JSON:
+    case pg.types.builtins.JSONB:
+      return asText;
+    case pg.types.builtins.TIMESTAMPTZ:
+      return timestampText;
+    case pg.types.builtins.BYTEA:
+      return bytesArray;
+    case pg.types.builtins.INT8:
+      return int8Number;
+    default:
+      return format === undefined ? defaultTypeParser(oid) : defaultTypeParser(oid, format);
+  }
+}
