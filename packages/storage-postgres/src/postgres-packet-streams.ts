@@ -3,6 +3,7 @@ import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/st
 import type { PacketStreams } from '@toolbus/storage/backend';
 import { notFound, type StorageDb } from '@toolbus/storage/backend';
 import type pg from 'pg';
+import { jsonArray } from './json-array-parameter.ts';
 import { createPostgresTurns } from './postgres-turns.ts';
 
 /**
@@ -48,26 +49,31 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
       const turns = [...new Map(batches.map((batch) => [turnKey(batch.chatId, batch.turn), batch])).values()];
       const { rows } = await pool.query<{ chat_id: string; turn_index: number; last_sequence: number }>(
         `WITH wanted AS (
-           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS w(chat_id, turn_index, count)
+           SELECT w.chat_id, w.turn_index::int, w.count::int
+             FROM ROWS FROM (json_array_elements_text($1::json), json_array_elements_text($2::json),
+                             json_array_elements_text($3::json)) AS w(chat_id, turn_index, count)
          ), reserved AS (
            UPDATE chat_turns t SET last_sequence = t.last_sequence + w.count
              FROM wanted w WHERE t.chat_id = w.chat_id AND t.turn_index = w.turn_index
            RETURNING t.chat_id, t.turn_index, t.last_sequence, w.count
          ), inserted AS (
            INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
-           SELECT p.chat_id, p.turn_index, r.last_sequence - r.count + p.position, p.packet::json
-             FROM unnest($4::text[], $5::int[], $6::int[], $7::text[]) AS p(chat_id, turn_index, position, packet)
-             JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index
+           SELECT p.chat_id, p.turn_index::int, r.last_sequence - r.count + p.position::int, p.packet
+             FROM ROWS FROM (json_array_elements_text($4::json), json_array_elements_text($5::json),
+                             json_array_elements_text($6::json), json_array_elements($7::json))
+                  AS p(chat_id, turn_index, position, packet)
+             JOIN reserved r ON r.chat_id = p.chat_id AND r.turn_index = p.turn_index::int
          )
          SELECT chat_id, turn_index, last_sequence FROM reserved`,
+        // Every array as JSON text (json-array-parameter.ts): pg's own writing of arrays was most of the call's CPU.
         [
-          turns.map((batch) => batch.chatId),
-          turns.map((batch) => batch.turn),
-          turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0),
-          packets.chats,
-          packets.turns,
-          packets.positions,
-          packets.texts,
+          JSON.stringify(turns.map((batch) => batch.chatId)),
+          JSON.stringify(turns.map((batch) => batch.turn)),
+          JSON.stringify(turns.map((batch) => totals.get(turnKey(batch.chatId, batch.turn)) ?? 0)),
+          JSON.stringify(packets.chats),
+          JSON.stringify(packets.turns),
+          JSON.stringify(packets.positions),
+          jsonArray(packets.texts),
         ],
       );
       const lastOf = new Map(rows.map((row) => [turnKey(row.chat_id, row.turn_index), row.last_sequence]));
@@ -108,11 +114,11 @@ async function appendOne(
         WHERE chat_id = $1 AND turn_index = $2 RETURNING last_sequence
      ), inserted AS (
        INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
-       SELECT $1, $2, reserved.last_sequence - $3 + p.ordinality, p.packet::json
-         FROM reserved, unnest($4::text[]) WITH ORDINALITY AS p(packet, ordinality)
+       SELECT $1, $2, reserved.last_sequence - $3 + p.ordinality, p.packet
+         FROM reserved, json_array_elements($4::json) WITH ORDINALITY AS p(packet, ordinality)
      )
      SELECT last_sequence FROM reserved`,
-    [chatId, turn, packets.length, packets.map(packetJson)],
+    [chatId, turn, packets.length, jsonArray(packets.map(packetJson))],
   );
   const last = rows[0]?.last_sequence;
   return last === undefined

@@ -9,6 +9,7 @@ import {
   turnStillRunning,
 } from '@toolbus/storage/backend';
 import type pg from 'pg';
+import { jsonArray } from './json-array-parameter.ts';
 import { inPostgresTransaction } from './postgres-transaction.ts';
 
 type TurnRow = StorageSchema['chat_turns'];
@@ -76,16 +77,17 @@ export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' 
             `WITH next AS (SELECT COALESCE(MAX(position) + 1, 0) AS position FROM chat_messages WHERE chat_id = $1),
              inserted AS (
                INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at)
-               SELECT m.id, $1, $2, next.position + m.ordinality - 1, m.message::json, $3
-                 FROM next, unnest($4::text[], $5::text[]) WITH ORDINALITY AS m(id, message, ordinality)
+               SELECT m.id, $1, $2, next.position + m.ordinality - 1, m.message, $3
+                 FROM next, ROWS FROM (json_array_elements_text($4::json), json_array_elements($5::json))
+                      WITH ORDINALITY AS m(id, message, ordinality)
              )
              UPDATE chats SET updated_at = $3, activity = nextval('chat_activity') WHERE id = $1`,
             [
               chatId,
               turn,
               now,
-              messages.map(() => randomUUID()),
-              messages.map((message) => JSON.stringify(message)),
+              JSON.stringify(messages.map(() => randomUUID())),
+              jsonArray(messages.map((message) => JSON.stringify(message))),
             ],
           );
         }
