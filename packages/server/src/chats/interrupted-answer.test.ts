@@ -50,3 +50,31 @@ test('a turn closed after a crash keeps the answer without the text retracted as
   assert.match(answer?.content ?? '', /^Let me check\.\n\nRefunds take fourteen days\.\n\n/);
   assert.match(answer?.content ?? '', /\[This answer was interrupted: The server restarted\.\]$/);
 });
+
+test('a turn whose process died after storing its stop, before ending the turn, is closed without a second stop', async () => {
+  const chat = await storage.chats.create({ userId });
+  const turn = await storage.chats.startTurn({
+    chatId: chat.id,
+    input: [{ role: 'user', content: 'Hours?' }],
+  });
+  await storage.chats.appendPackets({
+    chatId: chat.id,
+    turn: turn.index,
+    packets: [
+      at(0, { type: 'message-start' }),
+      at(0, { type: 'message-delta', content: 'We open at nine.' }),
+      at(0, { type: 'stop', reason: 'finished' }),
+    ],
+  });
+  const restarted = new TurnRunner({ storage, logger: silentLogger });
+  assert.equal(await restarted.closeInterruptedTurns('The server restarted.'), 1);
+  const stored = await storage.chats.listPackets({ chatId: chat.id, turn: turn.index });
+  const stops = stored.filter((packet) => (packet.packet as Packet).obj.type === 'stop');
+  assert.deepEqual(
+    stops.map((packet) => (packet.packet as Packet).obj),
+    [{ type: 'stop', reason: 'finished' }],
+    'the stored stop is the only one',
+  );
+  assert.equal((stored.at(-1)?.packet as Packet | undefined)?.obj.type, 'stop', 'the stop is still last');
+  assert.equal((await storage.chats.getTurn({ chatId: chat.id, turn: turn.index }))?.status, 'interrupted');
+});

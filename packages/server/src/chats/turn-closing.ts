@@ -62,7 +62,7 @@ export function closedHistory(
 
 /**
  * The packets that close an interrupted stream: per open tool an error, its `tool-end` (aborted, unless it had
- * one) and a section end; then `stop`.
+ * one) and a section end; then `stop`, unless the packets have theirs already.
  */
 export function closingPackets(
   packets: readonly Packet[],
@@ -74,9 +74,12 @@ export function closingPackets(
     { placement: Placement; toolCallId: string; toolName: string; ended: boolean }
   >();
   let lastTurn = 0;
+  // A process can die after storing its turn's stop and before ending the turn: that turn has its one stop.
+  let stopped = false;
   for (const packet of packets) {
     lastTurn = Math.max(lastTurn, packet.placement.turn);
     const { obj } = packet;
+    if (obj.type === 'stop') stopped = true;
     const key = placementKey(packet.placement);
     if (obj.type === 'tool-start')
       open.set(key, {
@@ -102,11 +105,12 @@ export function closingPackets(
     }
     closing.push({ placement, modelIndex: 0, obj: { type: 'section-end' } });
   }
-  closing.push({
-    placement: { turn: lastTurn, tab: 0 },
-    modelIndex: 0,
-    obj: { type: 'stop', reason: stop },
-  });
+  if (!stopped)
+    closing.push({
+      placement: { turn: lastTurn, tab: 0 },
+      modelIndex: 0,
+      obj: { type: 'stop', reason: stop },
+    });
   return closing;
 }
 

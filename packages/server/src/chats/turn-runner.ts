@@ -259,9 +259,11 @@ export class TurnRunner {
           for await (const packet of this.#reader.replay(chatId, index, 0)) stored.push(packet);
           const packets = stored.map((packet) => packet.packet as Packet);
           const closing = closingPackets(packets, reason);
-          const last = await this.#storage.chats.appendPackets({ chatId, turn: index, packets: closing });
-          const first = last - closing.length + 1;
-          stored.push(...closing.map((packet, offset) => ({ sequence: first + offset, packet })));
+          if (closing.length > 0) {
+            const last = await this.#storage.chats.appendPackets({ chatId, turn: index, packets: closing });
+            const first = last - closing.length + 1;
+            stored.push(...closing.map((packet, offset) => ({ sequence: first + offset, packet })));
+          }
           closed = { stored, packets };
         }
         try {
