@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { ChatMessage } from '@toolbus/spec';
+import type { Storage } from '@toolbus/storage';
 import { openPostgresStorage } from './open-postgres-storage.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
@@ -23,13 +24,22 @@ const hostile = [
   '',
 ];
 
-test('hostile packet texts come back exactly, appended one turn at a time and many turns at once', async () => {
+/** A storage on a database of its own, closed after `use`, whatever it throws. */
+async function withFreshStorage(use: (storage: Storage) => Promise<void>): Promise<void> {
   const storage = await openPostgresStorage({
     url: await cluster.createDatabase(),
     secretKey: randomBytes(32).toString('base64'),
     environment: {},
   });
   try {
+    await use(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+test('hostile packet texts come back exactly, appended one turn at a time and many turns at once', async () => {
+  await withFreshStorage(async (storage) => {
     const user = await storage.users.create({ email: 'ana@example.com' });
     const chats = [
       await storage.chats.create({ userId: user.id }),
@@ -60,18 +70,11 @@ test('hostile packet texts come back exactly, appended one turn at a time and ma
     // JSON.stringify writes a lone surrogate as an escape, so the text read back is the same string.
     assert.deepEqual(await read(first), [...packets, ...packets.slice(0, 2)]);
     assert.deepEqual(await read(second), [...packets, ...packets.slice(2)]);
-  } finally {
-    await storage.close();
-  }
+  });
 });
 
 test('hostile message texts of a finished turn come back exactly, in order', async () => {
-  const storage = await openPostgresStorage({
-    url: await cluster.createDatabase(),
-    secretKey: randomBytes(32).toString('base64'),
-    environment: {},
-  });
-  try {
+  await withFreshStorage(async (storage) => {
     const user = await storage.users.create({ email: 'ana@example.com' });
     const chat = await storage.chats.create({ userId: user.id });
     await storage.chats.appendMessages(chat.id, [{ role: 'user', content: 'before' }]);
@@ -86,7 +89,5 @@ test('hostile message texts of a finished turn come back exactly, in order', asy
         ...messages.map((message, index) => [index + 1, 0, message]),
       ],
     );
-  } finally {
-    await storage.close();
-  }
+  });
 });
