@@ -1,25 +1,25 @@
 import { packetJson } from '@toolbus/spec';
 import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/storage';
-import type { PacketStreams } from '@toolbus/storage/backend';
-import { notFound, type StorageDb } from '@toolbus/storage/backend';
+import { jsonArray, notFound, type PacketStreams, type StorageDb } from '@toolbus/storage/backend';
 import type pg from 'pg';
-import { jsonArray } from './json-array-parameter.ts';
-import { createPostgresTurns } from './postgres-turns.ts';
+import { inPostgresTransaction } from './postgres-transaction.ts';
 
 /**
  * Packets on PostgreSQL: each turn's counter (`chat_turns.last_sequence`) reserves sequence numbers under its row
- * lock, and one statement inserts every packet of a write from arrays (`unnest`), so a pass over many turns is one
- * round trip. PostgreSQL's own SQL, kept for the hottest write (docs/postgres-storage.md), sent on the pool itself:
- * through the query builder a turn cost about 1.2× the client CPU (BENCHMARKS.md).
+ * lock, and one statement inserts every packet of a write from JSON arrays, so a pass over many turns is one round
+ * trip. PostgreSQL's own SQL, kept for the hottest write (docs/postgres-storage.md), sent on the pool itself, as
+ * are the chat's writes ({@link PacketStreams.transaction}): through the query builder a turn cost about 1.2× the
+ * client CPU (BENCHMARKS.md).
  */
 export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): PacketStreams {
-  const nothing = async () => {};
   return {
-    write: (action) => action(),
-    ending: nothing,
-    ended: nothing,
-    deleting: nothing,
-    turns: createPostgresTurns(pool),
+    transaction: (action) =>
+      inPostgresTransaction(pool, (client) =>
+        action({
+          rows: async <Row>(text: string, values: readonly unknown[]) =>
+            (await client.query(text, values as unknown[])).rows as Row[],
+        }),
+      ),
     async append(batches) {
       const [only] = batches;
       if (batches.length === 1 && only) return [await appendOne(pool, only)];

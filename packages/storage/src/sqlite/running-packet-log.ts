@@ -40,7 +40,7 @@ interface LoggedTurn {
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
  * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * Every method runs inside the caller's transaction; {@link RunningPacketLog.transactionSync} undoes what was
+ * Every method runs inside the caller's transaction; {@link RunningPacketLog.transaction} undoes what was
  * remembered when that transaction rolls back.
  */
 export interface RunningPacketLog {
@@ -65,11 +65,9 @@ export interface RunningPacketLog {
   sweep(): void;
   /** Deletes every logged row of a chat (the chat is being deleted). */
   forgetChat(chatId: string): void;
-  /** Runs `action` (a transaction); if it throws, what it made this log remember is undone too. */
-  transactionSync<Result>(action: () => Result): Result;
   /**
-   * {@link transactionSync} for a transaction of the query builder, which holds the connection until it ends (so
-   * no other write of this log interleaves).
+   * Runs `action` (a transaction, which holds the connection until it ends, so no other write of this log
+   * interleaves); if it throws, what it made this log remember is undone too.
    */
   transaction<Result>(action: () => Promise<Result>): Promise<Result>;
 }
@@ -202,12 +200,6 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     return turns.get(key);
   };
 
-  // A transaction starts remembering what it touches (unless one already does: the outer one undoes).
-  const begin = (): boolean => {
-    if (undo !== undefined) return false;
-    undo = new Map();
-    return true;
-  };
   const rollBack = () => {
     if (!undo) return;
     for (const [key, before] of undo) {
@@ -302,26 +294,15 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
         turns.delete(key);
       }
     },
-    transactionSync(action) {
-      const outer = begin();
-      try {
-        return action();
-      } catch (error) {
-        if (outer) rollBack();
-        throw error;
-      } finally {
-        if (outer) undo = undefined;
-      }
-    },
     async transaction(action) {
-      const outer = begin();
+      undo = new Map();
       try {
         return await action();
       } catch (error) {
-        if (outer) rollBack();
+        rollBack();
         throw error;
       } finally {
-        if (outer) undo = undefined;
+        undo = undefined;
       }
     },
   };

@@ -103,6 +103,32 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         assert.deepEqual([next.index, next.kind], [1, 'research']);
       });
 
+      test('hostile message texts come back exactly, appended and finished, in order', async () => {
+        const hostile = [
+          'a "quoted" word, and a comma',
+          'back\\slash \\" and \\\\ twice',
+          '], [ {"not": "json"} ]',
+          'NUL \u0000 tab \t newline \n line separator \u2028',
+          'émoji 😀 and a lone surrogate \ud800',
+          '',
+        ];
+        const messages: ChatMessage[] = hostile.map((content) => ({ role: 'assistant', content }));
+        const chat = await storage.chats.create({ userId });
+        const appended = await storage.chats.appendMessages(chat.id, [question, ...messages]);
+        assert.deepEqual(
+          appended.map((each) => [each.position, each.turn, each.message]),
+          [question, ...messages].map((message, index) => [index, null, message]),
+        );
+        const turn = await storage.chats.startTurn({ chatId: chat.id });
+        await storage.chats.finishTurn({ chatId: chat.id, turn: turn.index, status: 'completed', messages });
+        const stored = await storage.chats.listMessages(chat.id);
+        assert.deepEqual(stored.slice(0, appended.length), appended);
+        assert.deepEqual(
+          stored.slice(appended.length).map((each) => [each.position, each.turn, each.message]),
+          messages.map((message, index) => [appended.length + index, 0, message]),
+        );
+      });
+
       test('only one running turn per chat; a turn ends once', async () => {
         const chat = await storage.chats.create({ userId });
         await storage.chats.startTurn({ chatId: chat.id });
