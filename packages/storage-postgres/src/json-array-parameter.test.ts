@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Storage } from '@toolbus/storage';
+import { hostileTexts } from '@toolbus/storage/testing';
 import { openPostgresStorage } from './open-postgres-storage.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
@@ -14,15 +15,6 @@ before(async () => {
   cluster = await startTestPostgres();
 });
 after(() => cluster.stop());
-
-const hostile = [
-  'a "quoted" word, and a comma',
-  'back\\slash \\" and \\\\ twice',
-  '], [ {"not": "json"} ]',
-  'NUL \u0000 tab \t newline \n line separator \u2028',
-  'émoji 😀 and a lone surrogate \ud800',
-  '',
-];
 
 /** A storage on a database of its own, closed after `use`, whatever it throws. */
 async function withFreshStorage(use: (storage: Storage) => Promise<void>): Promise<void> {
@@ -47,7 +39,7 @@ test('hostile packet texts come back exactly, appended one turn at a time and ma
     ];
     const turns = await Promise.all(chats.map((chat) => storage.chats.startTurn({ chatId: chat.id })));
     const packets = [
-      ...hostile.map((content) => ({ content, nested: [content, { content }] })),
+      ...hostileTexts.map((content) => ({ content, nested: [content, { content }] })),
       null,
       7,
       'text',

@@ -41,7 +41,10 @@ const messageRows: Readonly<Record<StorageDialect, string>> = {
  * statement after 3,000 turns).
  */
 export function createChatWrites(context: StoreContext, streams: PacketStreams): ChatWrites {
-  const lockChat = `SELECT 1 AS found FROM chats WHERE id = $1${context.dialect === 'postgres' ? ' FOR UPDATE' : ''}`;
+  const chatRow = `SELECT 1 AS found FROM chats WHERE id = $1${context.dialect === 'postgres' ? ' FOR UPDATE' : ''}`;
+  // Whether the chat exists, its row locked (PostgreSQL) as every write to its turns or history takes it first.
+  const lockChat = async (statements: Statements, chatId: string) =>
+    (await statements.rows(chatRow, [chatId])).length > 0;
   const insertHistory = `INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at)
     SELECT m.id, $1, $2, next.position + m.ordinality - 1, m.message, $3
       FROM (SELECT COALESCE(MAX(position) + 1, 0) AS position FROM chat_messages WHERE chat_id = $1) AS next,
@@ -76,8 +79,7 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
     },
     async appendMessages(chatId, messages) {
       return streams.transaction(async (statements) => {
-        const [chat] = await statements.rows(lockChat, [chatId]);
-        if (chat === undefined) throw notFound('Chat', chatId);
+        if (!(await lockChat(statements, chatId))) throw notFound('Chat', chatId);
         const [last] = await statements.rows<{ next: number }>(
           'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM chat_messages WHERE chat_id = $1',
           [chatId],
@@ -98,8 +100,7 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
     },
     async startTurn({ chatId, kind = 'chat', input = [] }) {
       return streams.transaction(async (statements) => {
-        const [chat] = await statements.rows(lockChat, [chatId]);
-        if (chat === undefined) throw notFound('Chat', chatId);
+        if (!(await lockChat(statements, chatId))) throw notFound('Chat', chatId);
         const [running] = await statements.rows<{ turn_index: number }>(
           "SELECT turn_index FROM chat_turns WHERE chat_id = $1 AND status = 'running'",
           [chatId],
@@ -119,7 +120,7 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
     },
     async finishTurn({ chatId, turn, status, reason, messages = [] }) {
       return streams.transaction(async (statements) => {
-        const [chat] = await statements.rows(lockChat, [chatId]);
+        const chatExists = await lockChat(statements, chatId);
         // Moved while still running; a refusal below rolls the move back.
         streams.ending?.(chatId, turn);
         const now = context.now();
@@ -131,13 +132,12 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
           [status, reason ?? null, now, chatId, turn],
         );
         if (ended === undefined) {
-          const [current] =
-            chat === undefined
-              ? []
-              : await statements.rows<{ status: string }>(
-                  'SELECT status FROM chat_turns WHERE chat_id = $1 AND turn_index = $2',
-                  [chatId, turn],
-                );
+          const [current] = !chatExists
+            ? []
+            : await statements.rows<{ status: string }>(
+                'SELECT status FROM chat_turns WHERE chat_id = $1 AND turn_index = $2',
+                [chatId, turn],
+              );
           if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
           throw turnAlreadyEnded(chatId, turn, current.status);
         }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ChatMessage } from '@toolbus/spec';
 import type { Storage } from '../storage.ts';
+import { hostileTexts } from './hostile-texts.ts';
 import { isStorageErrorCode as isCode } from './is-storage-error-code.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
 
@@ -104,15 +105,7 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
       });
 
       test('hostile message texts come back exactly, appended and finished, in order', async () => {
-        const hostile = [
-          'a "quoted" word, and a comma',
-          'back\\slash \\" and \\\\ twice',
-          '], [ {"not": "json"} ]',
-          'NUL \u0000 tab \t newline \n line separator \u2028',
-          'émoji 😀 and a lone surrogate \ud800',
-          '',
-        ];
-        const messages: ChatMessage[] = hostile.map((content) => ({ role: 'assistant', content }));
+        const messages: ChatMessage[] = hostileTexts.map((content) => ({ role: 'assistant', content }));
         const chat = await storage.chats.create({ userId });
         const appended = await storage.chats.appendMessages(chat.id, [question, ...messages]);
         assert.deepEqual(
