@@ -78,16 +78,19 @@ class NodeSqliteDriver implements Driver {
   }
   exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result> {
     // A free connection starts the work at once, without a wait: appending packets is the hottest write.
-    if (!this.#held) {
-      this.#held = true;
-      try {
-        return Promise.resolve(action()).finally(() => this.#handOver());
-      } catch (error) {
-        this.#handOver();
-        if (!isBusy(error)) return Promise.reject(error);
-      }
+    if (this.#held) return this.#exclusiveWhenFree(action);
+    this.#held = true;
+    let result: Result | Promise<Result>;
+    try {
+      result = action();
+    } catch (error) {
+      this.#handOver();
+      return isBusy(error) ? this.#exclusiveWhenFree(action) : Promise.reject(error);
     }
-    return this.#exclusiveWhenFree(action);
+    // Synchronous work (appending packets) hands the connection over at once, without a promise in between.
+    if (result instanceof Promise) return result.finally(() => this.#handOver());
+    this.#handOver();
+    return Promise.resolve(result);
   }
   async #exclusiveWhenFree<Result>(action: () => Result | Promise<Result>): Promise<Result> {
     await this.acquireConnection();

@@ -40,8 +40,8 @@ interface LoggedTurn {
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
  * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * Every method runs inside the caller's transaction; when {@link RunningPacketLog.transaction} rolls back, what
- * was remembered is forgotten and learnt again from the log.
+ * Every method runs inside the caller's transaction; when it rolls back, {@link RunningPacketLog.rolledBack}
+ * forgets what was remembered, to be learnt again from the log.
  */
 export interface RunningPacketLog {
   /**
@@ -65,11 +65,8 @@ export interface RunningPacketLog {
   sweep(): void;
   /** Deletes every logged row of a chat (the chat is being deleted). */
   forgetChat(chatId: string): void;
-  /**
-   * Runs `action` (a transaction, which holds the connection until it ends, so no other write of this log
-   * interleaves); if it throws, the log forgets what it remembered (learnt again from the log).
-   */
-  transaction<Result>(action: () => Promise<Result>): Promise<Result>;
+  /** The caller's transaction rolled back: what the log remembered is forgotten, and learnt again from the log. */
+  rolledBack(): void;
 }
 
 /** The running-packet log of one SQLite connection. */
@@ -259,13 +256,6 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       const prefix = `${chatId}\u0000`;
       for (const key of turns.keys()) if (key.startsWith(prefix)) turns.delete(key);
     },
-    async transaction(action) {
-      try {
-        return await action();
-      } catch (error) {
-        forgetAll();
-        throw error;
-      }
-    },
+    rolledBack: forgetAll,
   };
 }

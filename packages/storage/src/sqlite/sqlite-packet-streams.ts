@@ -32,21 +32,34 @@ export function createSqlitePacketStreams(
       return statement.all(...(values as SQLInputValue[])) as Row[];
     },
   };
-  // BEGIN runs before the first await: when another connection holds the lock, it throws at once and `exclusive`
-  // waits and tries again. What the log remembered is undone with a roll-back.
+  // BEGIN runs before anything is awaited: when another connection holds the lock, it throws at once and
+  // `exclusive` waits and tries again. A roll-back makes the log forget what it remembered.
+  const rolledBack = (error: unknown): never => {
+    rollback.run();
+    log.rolledBack();
+    throw error;
+  };
   const transaction = <Result>(action: (statements: Statements) => Promise<Result>) =>
     exclusive(() => {
       begin.run();
-      return log.transaction(async () => {
-        try {
-          const result = await action(statements);
+      return action(statements)
+        .then((result) => {
           commit.run();
           return result;
-        } catch (error) {
-          rollback.run();
-          throw error;
-        }
-      });
+        })
+        .catch(rolledBack);
+    });
+  // Appending packets, the hottest write, stays synchronous: no promise between its statements.
+  const transactionSync = <Result>(action: () => Result) =>
+    exclusive(() => {
+      begin.run();
+      try {
+        const result = action();
+        commit.run();
+        return result;
+      } catch (error) {
+        return rolledBack(error);
+      }
     });
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   const lastSequence = database.prepare(
@@ -80,7 +93,7 @@ export function createSqlitePacketStreams(
     ended: () => log.sweep(),
     deleting: (chatId) => log.forgetChat(chatId),
     append: (batches) =>
-      transaction(async () => {
+      transactionSync(() => {
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
         // log together, in a few multi-row inserts (a single turn's too: ten packets are one statement, not ten).
         const results: (AppendedPacketBatch | undefined)[] = [];
