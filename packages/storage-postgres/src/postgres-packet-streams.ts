@@ -1,6 +1,12 @@
 import { packetJson } from '@toolbus/spec';
 import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/storage';
-import { jsonArray, notFound, type PacketStreams, type StorageDb } from '@toolbus/storage/backend';
+import {
+  jsonArray,
+  notFound,
+  type PacketStreams,
+  type Statements,
+  type StorageDb,
+} from '@toolbus/storage/backend';
 import type pg from 'pg';
 import { inPostgresTransaction } from './postgres-transaction.ts';
 
@@ -12,17 +18,15 @@ import { inPostgresTransaction } from './postgres-transaction.ts';
  * client CPU (BENCHMARKS.md).
  */
 export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): PacketStreams {
+  const onPool = statementsOn(pool);
   return {
-    transaction: (action) =>
-      inPostgresTransaction(pool, (client) =>
-        action({
-          rows: async <Row>(text: string, values: readonly unknown[]) =>
-            (await client.query(text, values as unknown[])).rows as Row[],
-        }),
-      ),
+    transaction: (action) => inPostgresTransaction(pool, (client) => action(statementsOn(client))),
+    async appendClosing(statements, batch) {
+      await appendOne(statements, batch);
+    },
     async append(batches) {
       const [only] = batches;
-      if (batches.length === 1 && only) return [await appendOne(pool, only)];
+      if (batches.length === 1 && only) return [await appendOne(onPool, only)];
       // Batches of the same turn are counted together (one counter update each), each packet carrying its
       // position within its turn's share of the call.
       const totals = new Map<string, number>();
@@ -105,10 +109,10 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
  * one for many turns (one array, no join), which made one-by-one appends 1.4× slower.
  */
 async function appendOne(
-  pool: pg.Pool,
+  statements: Statements,
   { chatId, turn, packets }: PacketBatch,
 ): Promise<AppendedPacketBatch> {
-  const { rows } = await pool.query<{ last_sequence: number }>(
+  const rows = await statements.rows<{ last_sequence: number }>(
     `WITH reserved AS (
        UPDATE chat_turns SET last_sequence = last_sequence + $3
         WHERE chat_id = $1 AND turn_index = $2 RETURNING last_sequence
@@ -124,6 +128,14 @@ async function appendOne(
   return last === undefined
     ? { ok: false, error: notFound('Turn', `${chatId}/${turn}`) }
     : { ok: true, last };
+}
+
+/** Statements on the pool (each one on its own) or on a client (in its transaction). */
+function statementsOn(queryable: pg.Pool | pg.PoolClient): Statements {
+  return {
+    rows: async <Row>(text: string, values: readonly unknown[]) =>
+      (await queryable.query(text, values as unknown[])).rows as Row[],
+  };
 }
 
 function turnKey(chatId: string, turn: number): string {

@@ -92,6 +92,9 @@ export function createSqlitePacketStreams(
     ending: (chatId, turn) => log.move(chatId, turn),
     ended: () => log.sweep(),
     deleting: (chatId) => log.forgetChat(chatId),
+    appendClosing: async (_statements, { chatId, turn, packets }) => {
+      appendEnded(chatId, turn, packets);
+    },
     append: (batches) =>
       transactionSync(() => {
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the

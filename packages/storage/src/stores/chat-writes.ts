@@ -118,7 +118,7 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
         return toTurn(started);
       });
     },
-    async finishTurn({ chatId, turn, status, reason, messages = [] }) {
+    async finishTurn({ chatId, turn, status, reason, messages = [], packets = [] }) {
       return streams.transaction(async (statements) => {
         const chatExists = await lockChat(statements, chatId);
         // Moved while still running; a refusal below rolls the move back.
@@ -142,6 +142,8 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
           throw turnAlreadyEnded(chatId, turn, current.status);
         }
         streams.ended?.();
+        // Only the closer that ends the turn stores its closing packets: a refused end stores none.
+        if (packets.length > 0) await streams.appendClosing(statements, { chatId, turn, packets });
         await appendHistory(statements, chatId, turn, messages, now);
         return toTurn(ended);
       });

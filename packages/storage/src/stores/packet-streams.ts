@@ -27,6 +27,8 @@ export interface PacketStreams {
   readonly ended?: () => void;
   /** The chat is about to be deleted. */
   readonly deleting?: (chatId: string) => void;
+  /** Appends an ended turn's closing packets after its last, inside {@link PacketStreams.transaction}. */
+  appendClosing(statements: Statements, batch: PacketBatch): Promise<void>;
   /** {@link ChatStore.appendPacketBatches}, in a transaction of its own. */
   append(batches: readonly PacketBatch[]): Promise<readonly AppendedPacketBatch[]>;
   /** {@link ChatStore.listPackets}, the cursor already checked. */
