@@ -106,7 +106,7 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     await again.getByRole('button', { name: 'Disconnect protected' }).click();
     await again.getByText('Your connection: not connected').waitFor();
     assert.equal(
-      await world.storage.mcpServers.getOAuthState({ serverId: server.id, userId: await adminId() }),
+      await world.storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: await adminId() }),
       undefined,
     );
   });

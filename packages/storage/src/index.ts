@@ -24,3 +24,4 @@ export type { StorageErrorCode, StorageErrorOptions } from './storage-error.ts';
 export { StorageError, storageErrorCodes } from './storage-error.ts';
 export type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
 export type { NewUser, SearchUsage, User, UserRole, UserSettings } from './user.ts';
+export type * from './user-secrets.ts';

@@ -45,16 +45,20 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
     }
     const oauth = [];
     for (const server of servers) {
-      oauth.push(await storage.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }));
+      oauth.push(await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: user.id }));
     }
     const mcpCredentials = [];
     for (const server of known.mcpUserCredentials ? servers : []) {
-      mcpCredentials.push(await storage.mcpUserCredentials.get({ serverId: server.id, userId: user.id }));
+      mcpCredentials.push(
+        await storage.userSecrets.get({ kind: 'mcpHeaderValues', ownerId: server.id, userId: user.id }),
+      );
     }
     const apps = await storage.connectedApps.list({ userId: user.id });
     const appValues = [];
     for (const app of apps) {
-      appValues.push(await storage.connectedApps.getUserValues({ appId: app.id, userId: user.id }));
+      appValues.push(
+        await storage.userSecrets.get({ kind: 'connectedAppValues', ownerId: app.id, userId: user.id }),
+      );
     }
     perUser.push({
       user,
