@@ -112,7 +112,7 @@ describe('migrations', () => {
     database.close();
     const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
     assert.deepEqual(
-      (await storage.organizations.listMemberships('u1')).map((member) => [
+      (await storage.organizations.members({ userId: 'u1' })).map((member) => [
         member.organizationId,
         member.role,
       ]),

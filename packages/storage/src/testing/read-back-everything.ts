@@ -23,7 +23,7 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
   const personas = await storage.personas.list();
   const perUser = [];
   for (const user of users) {
-    const memberships = await storage.organizations.listMemberships(user.id);
+    const memberships = await storage.organizations.members({ userId: user.id });
     const memories = [];
     for (const membership of memberships) {
       memories.push(...(await storage.memories.list(user.id, membership.organizationId)));
@@ -83,7 +83,7 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
   }
   const members = [];
   for (const organization of organizations) {
-    members.push(await storage.organizations.listMembers(organization.id));
+    members.push(await storage.organizations.members({ organizationId: organization.id }));
   }
   const sessions = [];
   for (const hash of known.sessionHashes) sessions.push(await storage.access.getSession(hash));
