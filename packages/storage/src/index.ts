@@ -5,7 +5,7 @@ export type * from './mcp-server.ts';
 export * from './mcp-server-access.ts';
 export * from './mcp-user-credentials.ts';
 export type { Memory, NewMemory } from './memory.ts';
-export type { OpenStorageOptions } from './open-storage.ts';
+export type { OpenStorageOptions, StorageOpeningOptions } from './open-storage.ts';
 export { openStorage } from './open-storage.ts';
 export * from './organization.ts';
 export type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
