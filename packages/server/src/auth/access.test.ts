@@ -773,26 +773,14 @@ describe('organisations', () => {
           200,
         );
       }
-      await json(
-        await call('POST', '/v1/memories', {
-          key: ivanKey,
-          base,
-          body: { text: 'Ivan measures in metric units' },
-        }),
-        201,
-      );
-      await json(
-        await call('POST', '/v1/memories', {
-          key: ivanUmbrellaKey,
-          base,
-          body: { text: 'Ivan consults for Umbrella' },
-        }),
-        201,
-      );
-      await json(
-        await call('POST', '/v1/memories', { key: judyKey, base, body: { text: 'Judy is vegetarian' } }),
-        201,
-      );
+      const memories: [key: string, text: string][] = [
+        [ivanKey, 'Ivan measures in metric units'],
+        [ivanUmbrellaKey, 'Ivan consults for Umbrella'],
+        [judyKey, 'Judy is vegetarian'],
+      ];
+      for (const [key, text] of memories) {
+        await json(await call('POST', '/v1/memories', { key, base, body: { text } }), 201);
+      }
 
       const turn = async (key: string, question: string) => {
         const chat = await json<{ id: string }>(
