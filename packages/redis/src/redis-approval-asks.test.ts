@@ -88,6 +88,19 @@ function turnOn(replica: Replica, chatId: string, userId: string) {
 
 const broker = () => approvalBrokerOverAsks(proxyAsks);
 
+/** The proxy asks in the turn's chat as its owner; once the card shows, the owner decides: the proxy's answer. */
+async function askAndDecide(
+  replica: Replica,
+  on: { readonly chatId: string; readonly userId: string; readonly next: (type: string) => Promise<unknown> },
+  decision: Parameters<ApprovalHub['decide']>[2],
+) {
+  const request = askOf(on.chatId, on.userId);
+  const answer = broker().requestApproval(request, new AbortController().signal);
+  await on.next('approval-request');
+  await replica.hub.decide(on.userId, request.approvalId, decision);
+  return answer;
+}
+
 describe('RedisApprovalAsks', () => {
   test('the card appears on the replica running the chat; the owner decides on the other; the proxy hears it', async () => {
     const [running, other] = [await startReplica(), await startReplica()];
@@ -110,11 +123,10 @@ describe('RedisApprovalAsks', () => {
   test('a rejection comes back as rejected; the proxy giving up expires the card', async () => {
     const replica = await startReplica();
     const { turn, next, packets } = turnOn(replica, 'chat-b', 'bob');
-    const rejected = askOf('chat-b', 'bob');
-    const answer = broker().requestApproval(rejected, new AbortController().signal);
-    await next('approval-request');
-    await replica.hub.decide('bob', rejected.approvalId, 'reject');
-    assert.equal(await answer, 'rejected');
+    assert.equal(
+      await askAndDecide(replica, { chatId: 'chat-b', userId: 'bob', next }, 'reject'),
+      'rejected',
+    );
     packets.length = 0;
     const controller = new AbortController();
     const withdrawn = askOf('chat-b', 'bob');
@@ -131,11 +143,10 @@ describe('RedisApprovalAsks', () => {
   test("allow for this chat answers the chat's next ask at once, without a card", async () => {
     const replica = await startReplica();
     const { turn, next, packets } = turnOn(replica, 'chat-c', 'carol');
-    const first = askOf('chat-c', 'carol');
-    const answer = broker().requestApproval(first, new AbortController().signal);
-    await next('approval-request');
-    await replica.hub.decide('carol', first.approvalId, 'allow-session');
-    assert.equal(await answer, 'approved_for_session');
+    assert.equal(
+      await askAndDecide(replica, { chatId: 'chat-c', userId: 'carol', next }, 'allow-session'),
+      'approved_for_session',
+    );
     const cards = packets.length;
     assert.equal(
       await broker().requestApproval(askOf('chat-c', 'carol'), new AbortController().signal),
