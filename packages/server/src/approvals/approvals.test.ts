@@ -20,6 +20,7 @@ import {
   type TestHttpsApi,
 } from '../__fixtures__/egress-world.ts';
 import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
+import type { ApprovalChoice } from './approval-hub.ts';
 
 const secret = 'sk-APPROVAL-TEST-NEVER-IN-THE-SANDBOX-5521';
 let root: string;
@@ -61,6 +62,9 @@ after(async () => {
 
 const call = apiCaller(() => api.http.url);
 const userKey = (email: string) => newUserKey({ baseUrl: api.http.url, adminKey: api.adminKey, email });
+/** `key`'s decision on an approval, as the web app posts it. */
+const decide = (key: string, approvalId: string, decision: ApprovalChoice) =>
+  call('POST', `/v1/approvals/${approvalId}`, key, { decision });
 
 async function connectApp(key: string): Promise<void> {
   await connectTrackerApp({ baseUrl: api.http.url, key, port: upstreamPort, secret });
@@ -84,13 +88,9 @@ describe('egress approvals in the server', () => {
     const before = received.length;
     const { packets } = await runTurn(alice, async (approvalId) => {
       // Bob cannot decide Alice's approval: for him it does not exist.
-      const stolen = await call('POST', `/v1/approvals/${approvalId}`, bob, {
-        decision: 'approve',
-      });
+      const stolen = await decide(bob, approvalId, 'approve');
       assert.equal(stolen.status, 404);
-      const decided = await call('POST', `/v1/approvals/${approvalId}`, alice, {
-        decision: 'approve',
-      });
+      const decided = await decide(alice, approvalId, 'approve');
       assert.equal(decided.status, 200, await decided.text());
     });
     const start = packets.find((packet) => packet.obj.type === 'tool-start');
@@ -125,9 +125,7 @@ describe('egress approvals in the server', () => {
     await connectApp(carol);
     const before = received.length;
     const { packets } = await runTurn(carol, async (approvalId) => {
-      const decided = await call('POST', `/v1/approvals/${approvalId}`, carol, {
-        decision: 'reject',
-      });
+      const decided = await decide(carol, approvalId, 'reject');
       assert.equal(decided.status, 200);
     });
     assert.equal(
@@ -151,7 +149,7 @@ describe('egress approvals in the server', () => {
       'expired',
     );
     assert.match(toolResults.at(-1) ?? '', /STATUS 403/);
-    const late = await call('POST', `/v1/approvals/${approvalId}`, dave, { decision: 'approve' });
+    const late = await decide(dave, approvalId, 'approve');
     assert.equal(late.status, 404);
     assert.equal(((await late.json()) as { error: { field?: string } }).error.field, 'path.approvalId');
     assert.equal(api.server.approvals.pending, 0);
@@ -165,7 +163,7 @@ describe('egress approvals in the server', () => {
       streamApprovalTurn({
         send: () => call('POST', `/v1/chats/${chat.id}/messages`, erin, { content: 'File the Q3 report' }),
         onApproval: async (approvalId) => {
-          await call('POST', `/v1/approvals/${approvalId}`, erin, { decision: 'allow-session' });
+          await decide(erin, approvalId, 'allow-session');
         },
       });
     const first = await send();
