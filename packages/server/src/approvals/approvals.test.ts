@@ -66,8 +66,11 @@ const userKey = (email: string) => newUserKey({ baseUrl: api.http.url, adminKey:
 const decide = (key: string, approvalId: string, decision: ApprovalChoice) =>
   call('POST', `/v1/approvals/${approvalId}`, key, { decision });
 
-async function connectApp(key: string): Promise<void> {
+/** A new user (their key) who has connected the tracker app, whose calls need approval. */
+async function userWithApp(email: string): Promise<string> {
+  const key = await userKey(email);
   await connectTrackerApp({ baseUrl: api.http.url, key, port: upstreamPort, secret });
+  return key;
 }
 
 /** Runs one turn of a new chat, calling `onApproval` (not awaited by the stream) at the approval request. */
@@ -82,9 +85,8 @@ async function runTurn(
 
 describe('egress approvals in the server', () => {
   test('an ASK request parks, shows at its tool call, and only the owner approves it; the API gets the credential', async () => {
-    const alice = await userKey('alice@example.com');
+    const alice = await userWithApp('alice@example.com');
     const bob = await userKey('bob@example.com');
-    await connectApp(alice);
     const before = received.length;
     const { packets } = await runTurn(alice, async (approvalId) => {
       // Bob cannot decide Alice's approval: for him it does not exist.
@@ -121,8 +123,7 @@ describe('egress approvals in the server', () => {
   });
 
   test('a rejection reaches the model as the proxy 403, and the API receives nothing', async () => {
-    const carol = await userKey('carol@example.com');
-    await connectApp(carol);
+    const carol = await userWithApp('carol@example.com');
     const before = received.length;
     const { packets } = await runTurn(carol, async (approvalId) => {
       const decided = await decide(carol, approvalId, 'reject');
@@ -138,8 +139,7 @@ describe('egress approvals in the server', () => {
   });
 
   test('nobody deciding expires the request; a decision after that is a 404', async () => {
-    const dave = await userKey('dave@example.com');
-    await connectApp(dave);
+    const dave = await userWithApp('dave@example.com');
     let approvalId = '';
     const { packets } = await runTurn(dave, (id) => {
       approvalId = id;
@@ -156,8 +156,7 @@ describe('egress approvals in the server', () => {
   });
 
   test('allow for this chat: a later identical action in the same chat passes without asking', async () => {
-    const erin = await userKey('erin@example.com');
-    await connectApp(erin);
+    const erin = await userWithApp('erin@example.com');
     const chat = (await (await call('POST', '/v1/chats', erin, { title: 'Twice' })).json()) as { id: string };
     const send = () =>
       streamApprovalTurn({

@@ -4,11 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  assertServesLookup,
-  type McpEndpointServer,
-  startMcpEndpointServer,
-} from '../__fixtures__/mcp-endpoint-server.ts';
+import { assertServesLookup } from '../__fixtures__/assert-serves-lookup.ts';
+import { type McpEndpointServer, startMcpEndpointServer } from '../__fixtures__/mcp-endpoint-server.ts';
 
 let endpoint: McpEndpointServer;
 

@@ -2,11 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  assertServesLookup,
-  type McpEndpointServer,
-  startMcpEndpointServer,
-} from '../__fixtures__/mcp-endpoint-server.ts';
+import { assertServesLookup } from '../__fixtures__/assert-serves-lookup.ts';
+import { type McpEndpointServer, startMcpEndpointServer } from '../__fixtures__/mcp-endpoint-server.ts';
 
 let endpoint: McpEndpointServer;
 
