@@ -83,23 +83,18 @@ function turnOn(replica: Replica, chatId: string, userId: string) {
     }
     throw new Error(`no ${type} packet`);
   };
-  return { turn, packets, next };
+  /** The proxy asks in the chat as its owner; once the card shows, the owner decides: the proxy's answer. */
+  const askAndDecide = async (decision: Parameters<ApprovalHub['decide']>[2]) => {
+    const request = askOf(chatId, userId);
+    const answer = broker().requestApproval(request, new AbortController().signal);
+    await next('approval-request');
+    await replica.hub.decide(userId, request.approvalId, decision);
+    return answer;
+  };
+  return { turn, packets, next, askAndDecide };
 }
 
 const broker = () => approvalBrokerOverAsks(proxyAsks);
-
-/** The proxy asks in the turn's chat as its owner; once the card shows, the owner decides: the proxy's answer. */
-async function askAndDecide(
-  replica: Replica,
-  on: { readonly chatId: string; readonly userId: string; readonly next: (type: string) => Promise<unknown> },
-  decision: Parameters<ApprovalHub['decide']>[2],
-) {
-  const request = askOf(on.chatId, on.userId);
-  const answer = broker().requestApproval(request, new AbortController().signal);
-  await on.next('approval-request');
-  await replica.hub.decide(on.userId, request.approvalId, decision);
-  return answer;
-}
 
 describe('RedisApprovalAsks', () => {
   test('the card appears on the replica running the chat; the owner decides on the other; the proxy hears it', async () => {
@@ -122,11 +117,8 @@ describe('RedisApprovalAsks', () => {
 
   test('a rejection comes back as rejected; the proxy giving up expires the card', async () => {
     const replica = await startReplica();
-    const { turn, next, packets } = turnOn(replica, 'chat-b', 'bob');
-    assert.equal(
-      await askAndDecide(replica, { chatId: 'chat-b', userId: 'bob', next }, 'reject'),
-      'rejected',
-    );
+    const { turn, next, packets, askAndDecide } = turnOn(replica, 'chat-b', 'bob');
+    assert.equal(await askAndDecide('reject'), 'rejected');
     packets.length = 0;
     const controller = new AbortController();
     const withdrawn = askOf('chat-b', 'bob');
@@ -142,11 +134,8 @@ describe('RedisApprovalAsks', () => {
 
   test("allow for this chat answers the chat's next ask at once, without a card", async () => {
     const replica = await startReplica();
-    const { turn, next, packets } = turnOn(replica, 'chat-c', 'carol');
-    assert.equal(
-      await askAndDecide(replica, { chatId: 'chat-c', userId: 'carol', next }, 'allow-session'),
-      'approved_for_session',
-    );
+    const { turn, packets, askAndDecide } = turnOn(replica, 'chat-c', 'carol');
+    assert.equal(await askAndDecide('allow-session'), 'approved_for_session');
     const cards = packets.length;
     assert.equal(
       await broker().requestApproval(askOf('chat-c', 'carol'), new AbortController().signal),
