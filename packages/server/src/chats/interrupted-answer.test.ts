@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Packet } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
+import { recordDeadTurn } from '../__fixtures__/closers-at-once.ts';
 import { openTestStorageWithUser } from '../__fixtures__/test-server.ts';
 import { silentLogger } from '../server-logger.ts';
 import { TurnRunner } from './turn-runner.ts';
@@ -24,11 +25,7 @@ const at = (turn: number, obj: Packet['obj']): Packet => ({
 /** A turn a dead process left running: started on a new chat with `question`, `packets` stored, never ended. */
 async function deadTurn(question: string, packets: Packet[]): Promise<{ chatId: string; turn: number }> {
   const chat = await storage.chats.create({ userId });
-  const turn = await storage.chats.startTurn({
-    chatId: chat.id,
-    input: [{ role: 'user', content: question }],
-  });
-  await storage.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets });
+  const turn = await recordDeadTurn(storage, chat.id, { question, packets });
   return { chatId: chat.id, turn: turn.index };
 }
 
