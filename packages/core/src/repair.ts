@@ -3,24 +3,7 @@
 // answers (the recovery gateway), and the reader of the SSE events the answer arrives in (also on
 // `@toolbus/core/node`). The root exports the repair's names; this subpath loads about half of core's modules (no
 // turn loop, no providers, no tools), so such a process holds less code and fewer object shapes.
-export type {
-  AnswerRepairEnd,
-  AnswerRepairOptions,
-  AnswerRepairOutput,
-} from './middleware/answer-repair.ts';
-export { AnswerRepair } from './middleware/answer-repair.ts';
+
 export type { SseEvent } from './net/sse-event-reader.ts';
 export { SseEventReader, sseData } from './net/sse-event-reader.ts';
-export type { ExtractedToolCall, ToolCallTextParser } from './recovery/extracted-tool-call.ts';
-export type {
-  ChatTemplateSource,
-  ReadServedChatTemplateOptions,
-  RecoveryDialects,
-  ServedChatTemplate,
-  TemplateDialectCache,
-} from './recovery/served-chat-template.ts';
-export {
-  createTemplateDialectCache,
-  readServedChatTemplate,
-  recoveryDialectsFor,
-} from './recovery/served-chat-template.ts';
+export * from './repair-names.ts';
