@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finished } from 'node:stream/promises';
-import { type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
-import { ChunkedBodyWriter } from './chunked-body-writer.ts';
+import { ChunkedBodyWriter, type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
 
 /**
  * Reads an upstream's server-sent events as they arrive and writes to the client what `repair` makes of each
