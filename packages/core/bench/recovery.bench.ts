@@ -92,15 +92,20 @@ function fastest(
   return best;
 }
 
+/** How long one run of `once` takes on `clock` (a reading in milliseconds). */
+function timedOn(clock: () => number): (once: () => void) => number {
+  return (once) => {
+    const before = clock();
+    once();
+    return clock() - before;
+  };
+}
+
 /** The fastest run of `run` in wall time (ms). */
 function time(run: () => void, minimumMs = 300, minimumRuns = 5): number {
   return fastest(
     run,
-    (once) => {
-      const before = performance.now();
-      once();
-      return performance.now() - before;
-    },
+    timedOn(() => performance.now()),
     minimumMs,
     minimumRuns,
   );
@@ -108,17 +113,11 @@ function time(run: () => void, minimumMs = 300, minimumRuns = 5): number {
 
 /** Like {@link time}, in CPU time of this process (`process.cpuUsage`, user + system) instead of wall time. */
 function cpuTime(run: () => void, minimumMs = 300, minimumRuns = 5): number {
-  return fastest(
-    run,
-    (once) => {
-      const before = process.cpuUsage();
-      once();
-      const used = process.cpuUsage(before);
-      return (used.user + used.system) / 1000;
-    },
-    minimumMs,
-    minimumRuns,
-  );
+  const cpuMs = () => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  };
+  return fastest(run, timedOn(cpuMs), minimumMs, minimumRuns);
 }
 
 function megabytesPerSecond(bytes: number, milliseconds: number): string {

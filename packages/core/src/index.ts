@@ -46,12 +46,6 @@ export {
   resolveModelEndpoint,
   streamModelStep,
 } from './llm/index.ts';
-export type {
-  AnswerRepairEnd,
-  AnswerRepairOptions,
-  AnswerRepairOutput,
-} from './middleware/answer-repair.ts';
-export { AnswerRepair } from './middleware/answer-repair.ts';
 export type { RecoveryMiddlewareOptions } from './middleware/recovery-middleware.ts';
 export { createRecoveryMiddleware, recoveryMiddleware } from './middleware/recovery-middleware.ts';
 export type {
@@ -65,23 +59,10 @@ export type { DelimitedJsonToolCallParserOptions } from './recovery/dialects/del
 export { createDelimitedJsonToolCallParser } from './recovery/dialects/delimited-json-tool-call-parser.ts';
 export type { ExtractToolCallsOptions } from './recovery/extract-tool-calls-from-text.ts';
 export { extractToolCallsFromText } from './recovery/extract-tool-calls-from-text.ts';
-export type { ExtractedToolCall, ToolCallTextParser } from './recovery/extracted-tool-call.ts';
 export { looksLikeToolCallPayload } from './recovery/looks-like-tool-call-payload.ts';
 export type { ModelProfile } from './recovery/model-profiles.ts';
 export { defaultModelProfiles, findModelProfile } from './recovery/model-profiles.ts';
 export { parseToolArguments } from './recovery/parse-tool-arguments.ts';
-export type {
-  ChatTemplateSource,
-  ReadServedChatTemplateOptions,
-  RecoveryDialects,
-  ServedChatTemplate,
-  TemplateDialectCache,
-} from './recovery/served-chat-template.ts';
-export {
-  createTemplateDialectCache,
-  readServedChatTemplate,
-  recoveryDialectsFor,
-} from './recovery/served-chat-template.ts';
 export type { ToolCallMarkupMarker } from './recovery/tool-call-markup-marker.ts';
 export { withoutToolCallMarkupTags } from './recovery/tool-call-markup-marker.ts';
 export type {
@@ -101,6 +82,8 @@ export {
   BUILT_IN_TOOLS_BY_NAME,
   CITEABLE_TOOLS,
 } from './registry/built-in-tools.ts';
+// The answer repair's names (also `@toolbus/core/repair`).
+export * from './repair-names.ts';
 export { mergeToolCalls } from './runner/merge-tool-calls.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/run-tool-calls.ts';
 export type { RunToolCallsInput, RunToolCallsOptions } from './runner/run-tool-calls-options.ts';

@@ -7,10 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { GCProfiler, getHeapSpaceStatistics } from 'node:v8';
 import { startGateway as currentGateway } from '../src/gateway-server.ts';
+import { relayEvents } from '../src/relay-events.ts';
 
 // A third argument names another gateway-server.ts (an earlier commit's, see gateway-bench-baseline.ts).
 const [mode, upstreamUrl, gatewayModule] = process.argv.slice(2) as [
-  'gateway' | 'passthrough',
+  'gateway' | 'passthrough' | 'relay',
   string,
   string | undefined,
 ];
@@ -52,7 +53,7 @@ async function start(): Promise<string> {
     const gateway = await startGateway({ upstreams: [{ name: 'bench', baseUrl: `${upstreamUrl}/v1` }] });
     return gateway.url;
   }
-  // What a TypeScript user writes without toolbus: pipe the request and the answer through.
+  // `passthrough`: what a TypeScript user writes without toolbus: pipe the request and the answer through.
   const upstream = new URL(upstreamUrl);
   const server = createServer((incoming, outgoing) => {
     const forwarded = request(
@@ -64,8 +65,18 @@ async function start(): Promise<string> {
         headers: incoming.headers,
       },
       (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
+        if (mode === 'passthrough') {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+          return;
+        }
+        // `relay`: the gateway's own socket work (its event reader, one socket write per chunk, its backpressure)
+        // and nothing else: no request checks, no repair. What a Node relay written like the gateway costs.
+        outgoing.writeHead(answer.statusCode ?? 502, { 'content-type': 'text/event-stream' });
+        relayEvents({ upstreamResponse: answer, response: outgoing, repair: () => undefined }).then(
+          () => outgoing.end(),
+          () => outgoing.destroy(),
+        );
       },
     );
     incoming.pipe(forwarded);

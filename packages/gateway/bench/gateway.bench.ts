@@ -145,7 +145,7 @@ interface Proxy {
   stop(): void;
 }
 
-async function startProxy(mode: 'gateway' | 'passthrough', gatewayModule?: string): Promise<Proxy> {
+async function startProxy(mode: 'gateway' | 'passthrough' | 'relay', gatewayModule?: string): Promise<Proxy> {
   const args = [mode, upstreamUrl, ...(gatewayModule === undefined ? [] : [gatewayModule])];
   const child = fork(new URL('./gateway-bench-proxy.ts', import.meta.url).pathname, args, {
     execArgv: [
@@ -212,7 +212,7 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 
-type Path = 'direct' | 'passthrough' | 'haproxy' | 'gateway' | 'gateway before';
+type Path = 'direct' | 'passthrough' | 'relay' | 'haproxy' | 'gateway' | 'gateway before';
 interface Result {
   delays: number[];
   first: number[];
@@ -236,6 +236,9 @@ const proxies: Partial<Record<Path, Proxy>> = {
   gateway: await startProxy('gateway'),
 };
 if (baseline !== undefined) proxies['gateway before'] = await startProxy('gateway', baseline.gatewayServer);
+// GATEWAY_BENCH_RELAY=1: also a pass-through doing the gateway's socket work and nothing else (its event reader and
+// one socket write per chunk, no repair): the floor for a relay built like the gateway's on node:http.
+if (process.env.GATEWAY_BENCH_RELAY === '1') proxies.relay = await startProxy('relay');
 if (haproxy !== undefined) {
   proxies.haproxy = {
     url: haproxy.url,
@@ -243,7 +246,7 @@ if (haproxy !== undefined) {
     stop: () => void haproxy.stop(),
   };
 }
-const paths = (['direct', 'passthrough', 'haproxy', 'gateway before', 'gateway'] as const).filter(
+const paths = (['direct', 'passthrough', 'relay', 'haproxy', 'gateway before', 'gateway'] as const).filter(
   (path) => path === 'direct' || proxies[path] !== undefined,
 );
 for (const path of paths) if (path !== 'direct') await load(proxies[path]!.url, Math.max(...levels)); // warm-up
@@ -328,18 +331,19 @@ for (const [{ streams, phasing }, { results, writesPerPass }] of byLoad) {
   const gateway = results.gateway!;
   const ratio = gateway.cpu / gateway.chunks / (results.passthrough!.cpu / results.passthrough!.chunks);
   const floor = results.haproxy === undefined ? '' : `, HAProxy's ${added99('haproxy').toFixed(3)} ms`;
+  const relay = results.relay === undefined ? '' : `, the relay alone's ${added99('relay').toFixed(3)} ms`;
   const before =
     results['gateway before'] === undefined
       ? ''
       : `, the gateway before's ${added99('gateway before').toFixed(3)} ms`;
   summary.push(
-    `${streams} stream${streams === 1 ? '' : 's'}${streams === 1 ? '' : `, ${phasing}`}: gateway CPU per token ${ratio.toFixed(2)}× the pass-through proxy (goal ≤ 1.5×); added p99 ${added99('gateway').toFixed(3)} ms (goal ≤ 1 ms), the pass-through's ${added99('passthrough').toFixed(3)} ms${floor}${before}.`,
+    `${streams} stream${streams === 1 ? '' : 's'}${streams === 1 ? '' : `, ${phasing}`}: gateway CPU per token ${ratio.toFixed(2)}× the pass-through proxy (goal ≤ 1.5×); added p99 ${added99('gateway').toFixed(3)} ms (goal ≤ 1 ms), the pass-through's ${added99('passthrough').toFixed(3)} ms${relay}${floor}${before}.`,
   );
 }
 console.log(`\n${summary.join('\n')}\n`);
 
-// Whether the bench ran under a real-time policy (`chrt -f 50 npm run bench -- gateway`): then other processes'
-// load cannot delay its processes, and the figures measure the proxies rather than the machine's queue.
+// Whether the bench ran under a real-time policy (e.g. `chrt -f 50`, where the machine has it): then other
+// processes' load cannot delay its processes, and the figures measure the proxies rather than the machine's queue.
 function schedulingPolicy(): string {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8');

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finished } from 'node:stream/promises';
-import { type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
-import { ChunkedBodyWriter } from './chunked-body-writer.ts';
+import { ChunkedBodyWriter, type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
+import { type QueuedTask, runTurnByTurn } from './turn-by-turn.ts';
 
 /**
  * Reads an upstream's server-sent events as they arrive and writes to the client what `repair` makes of each
@@ -14,11 +14,11 @@ import { ChunkedBodyWriter } from './chunked-body-writer.ts';
  * microtask turn per network read, which for a streamed answer is one per token.
  *
  * Only the first event of a network read is repaired at once; the read's other events wait for the event loop's
- * check phase (`setImmediate`), the upstream paused meanwhile so the order holds. The first event's bytes then
- * leave before the rest is worked on, and reads of other streams that arrived together are served first: an
- * answer's last token and its finish usually arrive in one read, and the finish carries the end-of-answer work
- * (recovering the calls from the whole text), which otherwise delayed that token and every other stream's token
- * of the same burst.
+ * check phase (`runTurnByTurn`: one stream's batch per turn of the loop), the upstream paused meanwhile so the
+ * order holds. The first event's bytes then leave before the rest is worked on, and reads of other streams that
+ * arrived together, or while an earlier stream's batch was worked on, are served first: an answer's last token and
+ * its finish usually arrive in one read, and the finish carries the end-of-answer work (recovering the calls from
+ * the whole text), which otherwise delayed that token and every other stream's token of the same burst.
  */
 export async function relayEvents(options: {
   readonly upstreamResponse: IncomingMessage;
@@ -29,7 +29,7 @@ export async function relayEvents(options: {
   const reader = new SseEventReader();
   const body = new ChunkedBodyWriter(response);
   const pending: SseEvent[] = [];
-  let later: NodeJS.Immediate | undefined;
+  let later: QueuedTask | undefined;
   let waitingForDrain = false;
   const send = (event: SseEvent): void => {
     const out = repair(event.data);
@@ -73,7 +73,7 @@ export async function relayEvents(options: {
       return;
     }
     if (pending.length > 0 && later === undefined) {
-      later = setImmediate(sendLater);
+      later = runTurnByTurn(sendLater);
       upstreamResponse.pause();
     }
     holdForDrain();
@@ -81,7 +81,7 @@ export async function relayEvents(options: {
   try {
     await finished(upstreamResponse);
   } finally {
-    if (later !== undefined) clearImmediate(later);
+    later?.cancel();
     later = undefined;
   }
   for (const event of pending.splice(0)) send(event);

@@ -6,17 +6,12 @@ import {
   type McpLogMessage,
   mcpLogLevelPasses,
 } from '@toolbus/spec';
+import { CallScope } from './call-scope.ts';
 
 /** Who wants the log messages a server sends during one call, and from which level on. */
 export interface McpCallLogListener {
   readonly level: McpLogLevel;
   readonly onLog: (message: McpLogMessage) => void;
-}
-
-/** The part of `AsyncLocalStorage` the router uses (typed here: the module is loaded lazily). */
-interface CallContext {
-  run<R>(listener: McpCallLogListener, operation: () => R): R;
-  getStore(): McpCallLogListener | undefined;
 }
 
 /** Longest log payload passed on, as JSON: a server's log is a line, not a document. */
@@ -33,19 +28,17 @@ const minSecretChars = 8;
  * values: API keys, per-user credentials) is masked wherever a server echoes it, and long payloads are cut.
  */
 export class McpCallLogRouter {
-  readonly #context: CallContext;
-  readonly #inFlight = new Set<McpCallLogListener>();
+  readonly #calls: CallScope<McpCallLogListener>;
   readonly #secrets = new Set<string>();
 
-  private constructor(context: CallContext, secrets: readonly string[]) {
-    this.#context = context;
+  private constructor(calls: CallScope<McpCallLogListener>, secrets: readonly string[]) {
+    this.#calls = calls;
     this.addSecrets(secrets);
   }
 
   /** A router for one connection; `secrets` are the values the connection sends that a log must never carry. */
   static async create(secrets: readonly string[] = []): Promise<McpCallLogRouter> {
-    const { AsyncLocalStorage } = await import('node:async_hooks');
-    return new McpCallLogRouter(new AsyncLocalStorage<McpCallLogListener>(), secrets);
+    return new McpCallLogRouter(await CallScope.create<McpCallLogListener>(), secrets);
   }
 
   /**
@@ -62,20 +55,14 @@ export class McpCallLogRouter {
   }
 
   /** Runs one call with `listener` receiving its log messages (none: they are dropped). */
-  async during<T>(listener: McpCallLogListener | undefined, operation: () => Promise<T>): Promise<T> {
-    if (listener === undefined) return operation();
-    this.#inFlight.add(listener);
-    try {
-      return await this.#context.run(listener, operation);
-    } finally {
-      this.#inFlight.delete(listener);
-    }
+  during<T>(listener: McpCallLogListener | undefined, operation: () => Promise<T>): Promise<T> {
+    return this.#calls.during(listener, operation);
   }
 
   /** Installs the `notifications/message` handler. */
   register(client: Client): void {
     client.setNotificationHandler('notifications/message', (notification) => {
-      const listener = this.#listener();
+      const listener = this.#calls.current();
       const message = this.#message(notification.params as unknown);
       if (listener === undefined || message === undefined) return;
       if (!mcpLogLevelPasses(message.level, listener.level)) return;
@@ -85,13 +72,6 @@ export class McpCallLogRouter {
         // A listener's failure must not fail the call.
       }
     });
-  }
-
-  #listener(): McpCallLogListener | undefined {
-    const own = this.#context.getStore();
-    if (own !== undefined) return own;
-    if (this.#inFlight.size !== 1) return undefined;
-    return this.#inFlight.values().next().value;
   }
 
   /** The message as it is passed on: a known level, the data masked and bounded; undefined when malformed. */

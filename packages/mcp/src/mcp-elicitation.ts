@@ -6,6 +6,7 @@ import {
   type ElicitationSchema,
   isPlainObject,
 } from '@toolbus/spec';
+import { CallScope } from './call-scope.ts';
 
 /** Answers one question a server asks during a tool call; resolves `cancel` when nobody can answer. */
 export type McpElicitationHandler = (
@@ -23,12 +24,6 @@ export const mcpElicitationCapabilities = {
   elicitation: { form: { applyDefaults: true }, url: {} },
 } as const;
 
-/** The part of `AsyncLocalStorage` the router uses (typed here: the module is loaded lazily). */
-interface CallContext {
-  run<R>(handler: McpElicitationHandler, operation: () => R): R;
-  getStore(): McpElicitationHandler | undefined;
-}
-
 type ElicitResult =
   | { action: 'accept'; content?: Record<string, string | number | boolean | string[]> }
   | { action: 'decline' }
@@ -36,52 +31,35 @@ type ElicitResult =
 
 /**
  * Routes a server's question to the tool call that is waiting on the server. One connection serves many calls
- * (and, for a server without per-user auth, many users), so the question must reach the right one: the call's
- * async context carries its handler (a Streamable HTTP request, its SSE answer stream and a 2026-07-28 retry all
- * run in it). A question arriving outside any call's context (stdio reads on the connection's own stream) goes to
- * the only call in flight; with several in flight nobody can tell whose it is, and it is cancelled.
+ * (and, for a server without per-user auth, many users), so the question must reach the right one: the
+ * {@link CallScope} says whose it is; when nobody can tell (several calls in flight), it is cancelled.
  */
 export class McpElicitationRouter {
-  readonly #context: CallContext;
-  readonly #inFlight = new Set<McpElicitationHandler>();
+  readonly #calls: CallScope<McpElicitationHandler>;
 
-  private constructor(context: CallContext) {
-    this.#context = context;
+  private constructor(calls: CallScope<McpElicitationHandler>) {
+    this.#calls = calls;
   }
 
   /** A router for one connection (async: `node:async_hooks` is loaded when a connection opens, not on import). */
   static async create(): Promise<McpElicitationRouter> {
-    const { AsyncLocalStorage } = await import('node:async_hooks');
-    return new McpElicitationRouter(new AsyncLocalStorage<McpElicitationHandler>());
+    return new McpElicitationRouter(await CallScope.create<McpElicitationHandler>());
   }
 
   /** Runs one call with `handler` answering its questions (none: its questions are cancelled). */
-  async during<T>(handler: McpElicitationHandler | undefined, operation: () => Promise<T>): Promise<T> {
-    if (handler === undefined) return operation();
-    this.#inFlight.add(handler);
-    try {
-      return await this.#context.run(handler, operation);
-    } finally {
-      this.#inFlight.delete(handler);
-    }
+  during<T>(handler: McpElicitationHandler | undefined, operation: () => Promise<T>): Promise<T> {
+    return this.#calls.during(handler, operation);
   }
 
   /** Installs the `elicitation/create` handler on a client built with {@link mcpElicitationCapabilities}. */
   register(client: Client, serverName: string): void {
     client.setRequestHandler('elicitation/create', async (request, ctx) => {
       const question = toQuestion(request.params as unknown, serverName);
-      const handler = this.#handler();
+      const handler = this.#calls.current();
       if (question === undefined || handler === undefined) return { action: 'cancel' };
       const answer = await handler(question, ctx.mcpReq.signal);
       return toResult(question, answer) as never;
     });
-  }
-
-  #handler(): McpElicitationHandler | undefined {
-    const own = this.#context.getStore();
-    if (own !== undefined) return own;
-    if (this.#inFlight.size !== 1) return undefined;
-    return this.#inFlight.values().next().value;
   }
 }
 

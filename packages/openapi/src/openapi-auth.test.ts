@@ -30,12 +30,57 @@ async function call(tools: Map<string, Tool>, name: string, args: Record<string,
 }
 
 describe('stored credentials', () => {
-  test('an API key in a header, placed by the document scheme it names', async () => {
-    const tools = await toolsWith({ type: 'api-key', value: 'key-in-header-123', scheme: 'apiKeyHeader' });
-    const { request, seen } = await call(tools, 'listPets');
-    assert.equal(request.headers['x-api-key'], 'key-in-header-123');
-    assert.ok(!seen.includes('key-in-header-123'));
-  });
+  // Each credential reaches the API in its header, and its value never shows in what the model and the UI see.
+  const inHeaders: ReadonlyArray<{
+    readonly title: string;
+    readonly auth: OpenApiAuth;
+    readonly operation: string;
+    readonly args?: Record<string, unknown>;
+    readonly header: string;
+    readonly sent: string;
+    readonly secret: string;
+  }> = [
+    {
+      title: 'an API key in a header, placed by the document scheme it names',
+      auth: { type: 'api-key', value: 'key-in-header-123', scheme: 'apiKeyHeader' },
+      operation: 'listPets',
+      header: 'x-api-key',
+      sent: 'key-in-header-123',
+      secret: 'key-in-header-123',
+    },
+    {
+      title: 'an API key with an explicit name and location needs no scheme',
+      auth: { type: 'api-key', value: 'explicit-789', name: 'X-Custom-Key', in: 'header' },
+      operation: 'getNotes',
+      header: 'x-custom-key',
+      sent: 'explicit-789',
+      secret: 'explicit-789',
+    },
+    {
+      title: 'a bearer token',
+      auth: { type: 'bearer', token: 'bearer-token-abc' },
+      operation: 'createPet',
+      args: { body: { name: 'Tom' } },
+      header: 'authorization',
+      sent: 'Bearer bearer-token-abc',
+      secret: 'bearer-token-abc',
+    },
+    {
+      title: 'basic credentials',
+      auth: { type: 'basic', username: 'ann', password: 'pässword-1', scheme: 'basicAuth' },
+      operation: 'getNotes',
+      header: 'authorization',
+      sent: `Basic ${Buffer.from('ann:pässword-1').toString('base64')}`,
+      secret: 'pässword-1',
+    },
+  ];
+  for (const { title, auth, operation, args, header, sent, secret } of inHeaders) {
+    test(title, async () => {
+      const { request, seen } = await call(await toolsWith(auth), operation, args);
+      assert.equal(request.headers[header], sent);
+      assert.ok(!seen.includes(secret));
+    });
+  }
 
   test('an API key in the query; the model cannot set or see the key parameter', async () => {
     const tools = await toolsWith({ type: 'api-key', value: 'key-in-query-456', scheme: 'apiKeyQuery' });
@@ -51,36 +96,6 @@ describe('stored credentials', () => {
       listPets.run(toolCall('listPets', { api_key: 'model-chosen' }), context),
       /api_key: unknown argument/,
     );
-  });
-
-  test('an API key with an explicit name and location needs no scheme', async () => {
-    const tools = await toolsWith({
-      type: 'api-key',
-      value: 'explicit-789',
-      name: 'X-Custom-Key',
-      in: 'header',
-    });
-    const { request } = await call(tools, 'getNotes');
-    assert.equal(request.headers['x-custom-key'], 'explicit-789');
-  });
-
-  test('a bearer token', async () => {
-    const tools = await toolsWith({ type: 'bearer', token: 'bearer-token-abc' });
-    const { request, seen } = await call(tools, 'createPet', { body: { name: 'Tom' } });
-    assert.equal(request.headers.authorization, 'Bearer bearer-token-abc');
-    assert.ok(!seen.includes('bearer-token-abc'));
-  });
-
-  test('basic credentials', async () => {
-    const tools = await toolsWith({
-      type: 'basic',
-      username: 'ann',
-      password: 'pässword-1',
-      scheme: 'basicAuth',
-    });
-    const { request, seen } = await call(tools, 'getNotes');
-    assert.equal(request.headers.authorization, `Basic ${Buffer.from('ann:pässword-1').toString('base64')}`);
-    assert.ok(!seen.includes('pässword-1'));
   });
 
   test('credentials the API echoes back are redacted from what the model and the UI see', async () => {

@@ -1,42 +1,34 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createTestRunContext } from '@toolbus/core/testing';
+import {
+  createTestRunContext,
+  type LoopbackHttpServer,
+  startLoopbackHttpServer,
+} from '@toolbus/core/testing';
 import type { Tool } from '@toolbus/spec';
 import { createOpenApiTools } from './create-openapi-tools.ts';
 
 // Request bodies other than JSON, on a Swagger 2.0 document (formData parameters) and an OpenAPI 3.1 one.
 
-const received: { url: string; headers: IncomingHttpHeaders; body: string }[] = [];
 let flakyRequests = 0;
-const server = createServer((request, response) => {
-  if (request.url === '/flaky' && flakyRequests++ === 0) {
-    // The first request finds its connection dropped, as a stale keep-alive socket would be.
-    request.socket.destroy();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    received.push({
-      url: request.url ?? '',
-      headers: request.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
-    });
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
-});
+let server: LoopbackHttpServer;
 let port = 0;
 
 before(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  server = await startLoopbackHttpServer((request, response) => {
+    if (request.url === '/flaky' && flakyRequests++ === 0) {
+      // The first request finds its connection dropped, as a stale keep-alive socket would be.
+      response.socket?.destroy();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  port = server.port;
 });
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+after(() => server.close());
+
+/** The last request the server received, its whole body read. */
+const lastRequest = () => server.received.at(-1);
 
 async function run(tools: Tool[], name: string, args: Record<string, unknown>) {
   const tool = tools.find((candidate) => candidate.name === name);
@@ -98,13 +90,13 @@ test('Swagger 2.0: formData parameters become a form body; host, basePath and sc
     required: ['body'],
   });
   await run(tools, 'login', { body: { user: 'ann smith', remember: true } });
-  let request = received.at(-1);
+  let request = lastRequest();
   assert.equal(request?.url, '/api/login');
   assert.match(String(request?.headers['content-type']), /^application\/x-www-form-urlencoded/);
   assert.equal(request?.body, 'user=ann+smith&remember=true');
 
   await run(tools, 'upload', { body: { file: 'a,b\n1,2\n' }, tags: ['x', 'y'] });
-  request = received.at(-1);
+  request = lastRequest();
   assert.equal(request?.url, '/api/upload?tags=x%7Cy');
   assert.match(String(request?.headers['content-type']), /^multipart\/form-data; boundary=/);
   assert.match(
@@ -131,7 +123,7 @@ test('OpenAPI 3.1: a text body is sent as written; a read whose connection dropp
   };
   const tools = await createOpenApiTools({ document, fetch });
   await run(tools, 'render', { body: '# Title\n\nText.' });
-  const request = received.at(-1);
+  const request = lastRequest();
   assert.equal(request?.headers['content-type'], 'text/x-markdown');
   assert.equal(request?.body, '# Title\n\nText.');
 

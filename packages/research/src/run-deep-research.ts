@@ -6,7 +6,7 @@ import {
   type RunChatTurnOptions,
 } from '@toolbus/core';
 import { StepPlacement } from '@toolbus/core/step';
-import type { ChatMessage, CitationCheck, Packet, StopReason, Tool } from '@toolbus/spec';
+import type { ChatMessage, CitationCheck, Packet, StopReason } from '@toolbus/spec';
 import { foldAnswer, omitUndefined, ToolbusError } from '@toolbus/spec';
 import { checkContextGate } from './check-context-gate.ts';
 import { citedDocumentsIn } from './cited-documents-in.ts';
@@ -19,13 +19,13 @@ import { researchToolsOf } from './research-tools.ts';
 import { type OrchestratorProgress, type ResearchAgentOutcome, runOrchestrator } from './run-orchestrator.ts';
 import { writeCheckedReport } from './write-checked-report.ts';
 
-/** Options for {@link runDeepResearch}. */
-export interface RunDeepResearchOptions {
-  readonly model: LanguageModelV4;
-  /** The conversation so far, ending with the user's question (or their answer to the clarifying questions). */
-  readonly messages: readonly ChatMessage[];
-  /** The chat's tools; agents get only internal_search, web_search and open_url among them. */
-  readonly tools?: readonly Tool[];
+/**
+ * Options for {@link runDeepResearch}. A Deep Research run is a turn: its model, conversation (ending with the
+ * user's question, or their answer to the clarifying questions), cancellation, model index and stream settings are
+ * a chat turn's. Of the chat's tools, agents get only internal_search, web_search and open_url.
+ */
+export interface RunDeepResearchOptions
+  extends Pick<RunChatTurnOptions, 'model' | 'messages' | 'tools' | 'signal' | 'modelIndex' | 'stream'> {
   /** The model's input window in tokens: checked against `limits.minContextTokens` before anything runs. */
   readonly contextWindowTokens?: number;
   /** The model reasons natively: fewer orchestrator cycles, no think_tool. Default false. */
@@ -38,9 +38,6 @@ export interface RunDeepResearchOptions {
   readonly citationCheckModel?: LanguageModelV4;
   readonly limits?: Partial<DeepResearchLimits>;
   readonly prompts?: Partial<DeepResearchPrompts>;
-  readonly signal?: AbortSignal;
-  readonly modelIndex?: number;
-  readonly stream?: RunChatTurnOptions['stream'];
   /** Today's date for the prompts. Default: now. */
   readonly date?: string;
   /**

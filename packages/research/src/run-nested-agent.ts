@@ -1,4 +1,3 @@
-import type { LanguageModelV4 } from '@ai-sdk/provider';
 import {
   type ChatTurnResult,
   type PacketSink,
@@ -10,9 +9,15 @@ import type { ChatMessage, Placement, Tool, ToolCall } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { createRetypingSink, withoutStop } from './retyping-sink.ts';
 
-/** Options for {@link runNestedAgent}. */
-export interface NestedAgentOptions {
-  readonly model: LanguageModelV4;
+/**
+ * Options for {@link runNestedAgent}. The model, cancellation, concurrency cap (tool calls per step that may run at
+ * once; more are answered without running), stream settings, user and extras are the nested chat turn's.
+ */
+export interface NestedAgentOptions
+  extends Pick<
+    RunChatTurnOptions,
+    'model' | 'signal' | 'maxConcurrentTools' | 'stream' | 'userId' | 'extras'
+  > {
   /** The agent's own conversation: its system prompt and its task. It sees nothing else. */
   readonly messages: readonly ChatMessage[];
   /** Its tools, the think tool and the stopping tool included. */
@@ -26,14 +31,8 @@ export interface NestedAgentOptions {
   readonly thinkTool?: { readonly name: string; readonly maxCycles: number };
   /** No new cycle starts at or after this time (`Date.now()` ms): the agent wraps up with what it has. */
   readonly wrapUpAt?: number;
-  readonly signal?: AbortSignal;
   /** Output tokens per step. */
   readonly stepTokens?: number;
-  /** Tool calls per step that may run (at once); more are answered without running. */
-  readonly maxConcurrentTools?: number;
-  readonly stream?: RunChatTurnOptions['stream'];
-  readonly userId?: string;
-  readonly extras?: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -126,16 +126,8 @@ export class CodeInterpreterClient implements CodeInterpreter {
 
   /** Runs code and waits for the result. */
   async execute(request: ExecuteRequest, options: CodeInterpreterCallOptions = {}): Promise<ExecuteResponse> {
-    await this.#requireVersion('execute', options);
-    await this.#requireSkillsSupport('execute', request, options);
-    const response = await this.#send({
-      path: '/v1/execute',
-      method: 'POST',
-      json: withoutEmptySkills(request),
-      timeoutMs: (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs,
-      ...options,
-    });
-    return readInterpreterJson<ExecuteResponse>(response);
+    const timeoutMs = (request.timeout_ms ?? defaultRunTimeoutMs) + runMarginMs;
+    return this.#postWithSkills<ExecuteResponse>('execute', '/v1/execute', request, timeoutMs, options);
   }
 
   /**
@@ -215,16 +207,13 @@ export class CodeInterpreterClient implements CodeInterpreter {
     request: CreateSessionRequest = {},
     options: CodeInterpreterCallOptions = {},
   ): Promise<CreateSessionResponse> {
-    await this.#requireVersion('createSession', options);
-    await this.#requireSkillsSupport('createSession', request, options);
-    const response = await this.#send({
-      path: '/v1/sessions',
-      method: 'POST',
-      json: withoutEmptySkills(request),
-      timeoutMs: this.#requestTimeoutMs,
-      ...options,
-    });
-    return readInterpreterJson<CreateSessionResponse>(response);
+    return this.#postWithSkills<CreateSessionResponse>(
+      'createSession',
+      '/v1/sessions',
+      request,
+      this.#requestTimeoutMs,
+      options,
+    );
   }
 
   /** Runs `bash -c command` in a session's workspace. */
@@ -283,6 +272,29 @@ export class CodeInterpreterClient implements CodeInterpreter {
 
   deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
     return this.#delete('deleteSession', `/v1/sessions/${encodeURIComponent(sessionId)}`, options);
+  }
+
+  /**
+   * A POST whose request may name skills (a run, a session): the method's server version is checked, and the
+   * skills field's too when skills are named; an empty list is left out, so such a request works on any server.
+   */
+  async #postWithSkills<T>(
+    method: CodeInterpreterMethod,
+    path: string,
+    request: { readonly skills?: readonly string[] },
+    timeoutMs: number,
+    options: CodeInterpreterCallOptions,
+  ): Promise<T> {
+    await this.#requireVersion(method, options);
+    await this.#requireSkillsSupport(method, request, options);
+    const response = await this.#send({
+      path,
+      method: 'POST',
+      json: withoutEmptySkills(request),
+      timeoutMs,
+      ...options,
+    });
+    return readInterpreterJson<T>(response);
   }
 
   /** A DELETE of one resource; its answer's body says nothing more, so it is discarded. */

@@ -67,23 +67,37 @@ function recordingFetch(log: string[]): typeof fetch {
   };
 }
 
-describe('CodeInterpreterPool over three interpreter processes, one killed with SIGKILL mid-run', () => {
+/**
+ * A suite's interpreter processes and the pool over them, each request the pool sends logged in `requests`; the
+ * suite's `after` closes the pool and kills every process still alive (a test may restart one in its slot).
+ */
+function usePoolOverProcesses() {
   const processes: InterpreterProcess[] = [];
+  const requests: string[] = [];
   let pool: CodeInterpreterPool | undefined;
   after(async () => {
     pool?.close();
     await Promise.all(processes.map((process) => kill(process)));
   });
-
-  it('finishes every run on the survivors, reports the dead server’s session as lost, takes the server back when it returns, and says plainly when none answers', async () => {
-    processes.push(...(await Promise.all([0, 1, 2].map(() => startInterpreterProcess()))));
-    const requests: string[] = [];
+  /** Starts `count` processes and a pool over them (`healthIntervalMs` 0: no background checks). */
+  const start = async (count: number, healthIntervalMs: number): Promise<CodeInterpreterPool> => {
+    processes.push(...(await Promise.all(Array.from({ length: count }, () => startInterpreterProcess()))));
     pool = new CodeInterpreterPool({
       baseUrls: processes.map((process) => process.url),
       fetch: recordingFetch(requests),
-      // Frequent background checks, so the restarted server is found again within the test.
-      healthIntervalMs: 100,
+      healthIntervalMs,
     });
+    return pool;
+  };
+  return { processes, requests, start };
+}
+
+describe('CodeInterpreterPool over three interpreter processes, one killed with SIGKILL mid-run', () => {
+  const { processes, requests, start } = usePoolOverProcesses();
+
+  it('finishes every run on the survivors, reports the dead server’s session as lost, takes the server back when it returns, and says plainly when none answers', async () => {
+    // Frequent background checks, so the restarted server is found again within the test.
+    const pool = await start(3, 100);
 
     // A session on each server (placement rotates); the victim is the server holding the first one.
     const sessions = [await pool.createSession(), await pool.createSession(), await pool.createSession()];
@@ -97,7 +111,7 @@ describe('CodeInterpreterPool over three interpreter processes, one killed with 
 
     // Six concurrent runs spread over the three servers (two each); the victim dies while its two are running.
     const runs = Array.from({ length: 6 }, (_, index) =>
-      pool?.execute({ code: `import time\ntime.sleep(1.5)\nprint(${index})` }),
+      pool.execute({ code: `import time\ntime.sleep(1.5)\nprint(${index})` }),
     );
     await waitUntilRunning(victim.url);
     requests.length = 0;
@@ -142,10 +156,10 @@ describe('CodeInterpreterPool over three interpreter processes, one killed with 
 
     // The server comes back on its address: the background health check takes it back into rotation.
     processes[victimIndex] = await startInterpreterProcess(victim.port);
-    await waitUntil(() => pool?.servers()[victimIndex]?.healthy === true);
+    await waitUntil(() => pool.servers()[victimIndex]?.healthy === true);
     requests.length = 0;
     await Promise.all(
-      Array.from({ length: 3 }, () => pool?.execute({ code: 'import time\ntime.sleep(0.3)\nprint(1)' })),
+      Array.from({ length: 3 }, () => pool.execute({ code: 'import time\ntime.sleep(0.3)\nprint(1)' })),
     );
     assert.equal(requests.filter((line) => line === `POST ${victim.url} /v1/execute`).length, 1);
 
@@ -162,22 +176,11 @@ describe('CodeInterpreterPool over three interpreter processes, one killed with 
 });
 
 describe('CodeInterpreterPool: a service killed while a streamed run is in flight', () => {
-  const processes: InterpreterProcess[] = [];
-  let pool: CodeInterpreterPool | undefined;
-  after(async () => {
-    pool?.close();
-    await Promise.all(processes.map((process) => kill(process)));
-  });
+  const { processes, requests, start } = usePoolOverProcesses();
 
   it('runs a stream that showed nothing again on the other service; one that showed output ends saying the service stopped and a rerun will probably work; the service is taken out at once', async () => {
-    processes.push(...(await Promise.all([0, 1].map(() => startInterpreterProcess()))));
-    const requests: string[] = [];
     // No background checks: only the broken stream can take the victim out.
-    pool = new CodeInterpreterPool({
-      baseUrls: processes.map((process) => process.url),
-      fetch: recordingFetch(requests),
-      healthIntervalMs: 0,
-    });
+    const pool = await start(2, 0);
     const [first, second] = processes as [InterpreterProcess, InterpreterProcess];
 
     // Nothing shown yet: the run goes to the first service (the rotation starts there), which dies under it.

@@ -246,23 +246,21 @@ export class CodeInterpreterPool implements CodeInterpreter {
   }
 
   async downloadFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<Uint8Array> {
-    const member = this.#placement.memberOf(fileId, 'file');
-    return this.#placement.onHolder(member, 'file', fileId, () =>
-      member.client.downloadFile(this.#placement.ids.parse(fileId, 'file').serverId, options),
+    return this.#placement.onHolderOf(fileId, 'file', (member, serverId) =>
+      member.client.downloadFile(serverId, options),
     );
   }
 
   /** Deletes the file on its server and any copies the pool made of it on others. */
   async deleteFile(fileId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
-    const member = this.#placement.memberOf(fileId, 'file');
     const copies = this.#placement.ids.forgetCopies(fileId);
     await Promise.all(
       [...copies].map(([index, serverId]) =>
         this.#members[index]?.client.deleteFile(serverId, options).catch(() => {}),
       ),
     );
-    await this.#placement.onHolder(member, 'file', fileId, () =>
-      member.client.deleteFile(this.#placement.ids.parse(fileId, 'file').serverId, options),
+    await this.#placement.onHolderOf(fileId, 'file', (member, serverId) =>
+      member.client.deleteFile(serverId, options),
     );
   }
 
@@ -281,9 +279,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
     request: SessionCommandRequest,
     options: CodeInterpreterCallOptions = {},
   ): Promise<SessionCommandResponse> {
-    const member = this.#placement.memberOf(sessionId, 'session');
-    const { serverId } = this.#placement.ids.parse(sessionId, 'session');
-    return this.#placement.onHolder(member, 'session', sessionId, () =>
+    return this.#placement.onHolderOf(sessionId, 'session', (member, serverId) =>
       member.client.runSessionCommand(serverId, request, options),
     );
   }
@@ -319,9 +315,7 @@ export class CodeInterpreterPool implements CodeInterpreter {
   }
 
   async deleteSession(sessionId: string, options: CodeInterpreterCallOptions = {}): Promise<void> {
-    const member = this.#placement.memberOf(sessionId, 'session');
-    const { serverId } = this.#placement.ids.parse(sessionId, 'session');
-    await this.#placement.onHolder(member, 'session', sessionId, () =>
+    await this.#placement.onHolderOf(sessionId, 'session', (member, serverId) =>
       member.client.deleteSession(serverId, options),
     );
   }

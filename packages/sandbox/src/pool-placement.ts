@@ -166,6 +166,17 @@ export class PoolPlacement {
     }
   }
 
+  /** {@link onHolder} for the server a pooled id names: `run` gets that server and its own id of the resource. */
+  onHolderOf<T>(
+    pooledId: string,
+    kind: 'file' | 'session',
+    run: (member: Member, serverId: string) => Promise<T>,
+  ): Promise<T> {
+    const member = this.memberOf(pooledId, kind);
+    const { serverId } = this.ids.parse(pooledId, kind);
+    return this.onHolder(member, kind, pooledId, () => run(member, serverId));
+  }
+
   /** A refused or broken connection (not a timeout) marks the server down and reports what lived there as lost. */
   lostIfDown(member: Member, kind: 'file' | 'session', pooledId: string, error: unknown): unknown {
     if (!CodeInterpreterError.isInstance(error) || error.code !== 'code_interpreter_unreachable')

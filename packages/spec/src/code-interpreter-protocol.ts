@@ -90,12 +90,12 @@ export interface UploadResponse {
   readonly size?: number;
 }
 
-/** `POST /v1/sessions`. */
-export interface CreateSessionRequest {
+/**
+ * `POST /v1/sessions`. The session's workspace starts as a run's does: the same `files` placed in it and the same
+ * `skills` mounted read-only, here for every command of the session (service 1.1.0+).
+ */
+export interface CreateSessionRequest extends Pick<ExecuteRequest, 'files' | 'skills'> {
   readonly ttl_seconds?: number;
-  readonly files?: readonly WorkspaceFileInput[];
-  /** Skills mounted read-only for every command of the session (service 1.1.0+). */
-  readonly skills?: readonly string[];
 }
 
 /** `POST /v1/sessions` answer; `expires_at` in unix seconds. */

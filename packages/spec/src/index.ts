@@ -16,6 +16,7 @@ export type { FoldedAnswer } from './fold-answer.ts';
 export { foldAnswer, nextMessageText } from './fold-answer.ts';
 export * from './http-header-field.ts';
 export { isPlainObject } from './is-plain-object.ts';
+export * from './listen-http-server.ts';
 export * from './mcp-call-relay.ts';
 export type { DefinedFields } from './omit-undefined.ts';
 export { omitUndefined } from './omit-undefined.ts';

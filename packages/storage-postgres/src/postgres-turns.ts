@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatStore } from '@toolbus/storage';
+import type { AppendedPacketBatch, ChatStore, PacketBatch } from '@toolbus/storage';
 import {
   constraintError,
   notFound,
@@ -19,7 +19,11 @@ type TurnRow = StorageSchema['chat_turns'];
  * locks (the chat's row first, as every write to its history), without the query builder, which cost 1.6× the
  * statements' client time on these two (BENCHMARKS.md; docs/postgres-storage.md).
  */
-export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' | 'finishTurn'> {
+export function createPostgresTurns(
+  pool: pg.Pool,
+  /** Appends a turn's packets on the client, in its transaction (the closing packets a finish stores). */
+  appendPackets: (client: pg.PoolClient, batch: PacketBatch) => Promise<AppendedPacketBatch>,
+): Pick<ChatStore, 'startTurn' | 'finishTurn'> {
   return {
     startTurn: ({ chatId, kind = 'chat', input = [] }) =>
       inPostgresTransaction(pool, async (client) => {
@@ -43,7 +47,7 @@ export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' 
           });
         return toTurn(rows[0] as TurnRow);
       }),
-    finishTurn: ({ chatId, turn, status, reason, messages = [] }) =>
+    finishTurn: ({ chatId, turn, status, reason, messages = [], packets = [] }) =>
       inPostgresTransaction(pool, async (client) => {
         const chat = await client.query('SELECT 1 FROM chats WHERE id = $1 FOR UPDATE', [chatId]);
         const now = new Date().toISOString();
@@ -71,6 +75,7 @@ export function createPostgresTurns(pool: pg.Pool): Pick<ChatStore, 'startTurn' 
           if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
           throw turnAlreadyEnded(chatId, turn, current.status);
         }
+        if (packets.length > 0) await appendPackets(client, { chatId, turn, packets });
         if (messages.length > 0) {
           // The history after the chat's last message (its lock held), and the chat's activity, in one statement.
           await client.query(

@@ -73,4 +73,9 @@ export interface FinishChatTurn {
   readonly reason?: string;
   /** The messages the turn adds to the history (the user's message and the assistant's answer, tools included). */
   readonly messages?: readonly ChatMessage[];
+  /**
+   * Packets that close the turn's stream (a dead runner's open tool calls, its `stop`), stored after its last in the
+   * same transaction as the end: when the end is refused (another closer ended it first), none is stored.
+   */
+  readonly packets?: readonly unknown[];
 }

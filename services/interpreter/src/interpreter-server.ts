@@ -1,10 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { omitUndefined } from '@toolbus/spec';
+import { listenHttpServer, omitUndefined } from '@toolbus/spec';
 import { ExecutionQueue } from './execution-queue.ts';
 import { FileStore } from './file-store.ts';
 import { HttpError } from './http-error.ts';
@@ -172,14 +171,9 @@ export async function startInterpreterServer(
         sendError(response, error);
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listenHttpServer(server, options);
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     isolation,
     close: async () => {
       server.closeAllConnections();

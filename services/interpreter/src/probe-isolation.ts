@@ -204,7 +204,12 @@ export async function probeIsolation(executor: SandboxExecutor): Promise<Isolati
   } else {
     const workspace = await executor.createWorkspace();
     try {
-      const result = await executor.runPython({ workspace, code: probeCode, timeoutMs: 20_000 });
+      // As long as any run may take: the probe imports numpy, pandas and matplotlib (about a second of CPU), which
+      // on a loaded machine takes many times that; a probe cut off by load would mark the sandbox unusable for the
+      // life of the process (`toolbus chat` and `serve` then offer no run_python), though code runs, only slowly.
+      const timeoutMs = limits.maxTimeoutMs;
+      const result = await executor.runPython({ workspace, code: probeCode, timeoutMs });
+      if (result.timedOut) return failed(`the sandbox probe did not finish within ${timeoutMs} ms`);
       if (result.exitCode !== 0) {
         const detail = (result.stderr || result.stdout).trim().slice(0, 2000);
         return failed(`the sandbox could not be created (exit ${String(result.exitCode)}): ${detail}`);

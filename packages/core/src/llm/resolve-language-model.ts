@@ -49,47 +49,37 @@ function createModel(options: {
   // Every setting is passed explicitly: the provider packages would otherwise read process.env themselves.
   const common = { baseURL: endpoint.baseUrl, ...omitUndefined({ fetch }) };
   const modelId = endpoint.model;
+  const lazy = (provider: string, load: () => Promise<LanguageModelV4>) =>
+    new LazyLanguageModel({ provider, modelId, load });
   switch (endpoint.provider) {
     case 'openai':
-      return new LazyLanguageModel({
-        provider: 'openai.chat',
-        modelId,
-        load: async () => {
-          const { createOpenAI } = await import('@ai-sdk/openai');
-          return createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(modelId);
-        },
+      return lazy('openai.chat', async () => {
+        const { createOpenAI } = await import('@ai-sdk/openai');
+        return createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(modelId);
       });
     case 'anthropic':
-      return new LazyLanguageModel({
-        provider: 'anthropic.messages',
-        modelId,
-        load: async () => {
-          const { createAnthropic } = await import('@ai-sdk/anthropic');
-          return createAnthropic({ ...common, apiKey: apiKey ?? '' }).messages(modelId);
-        },
+      return lazy('anthropic.messages', async () => {
+        const { createAnthropic } = await import('@ai-sdk/anthropic');
+        return createAnthropic({ ...common, apiKey: apiKey ?? '' }).messages(modelId);
       });
     default:
-      return new LazyLanguageModel({
-        provider: `${endpoint.provider}.chat`,
-        modelId,
-        load: async () => {
-          // Loaded with the provider package: the direct reader uses its internals.
-          const [{ createOpenAICompatible }, { DirectSseReads }] = await Promise.all([
-            import('@ai-sdk/openai-compatible'),
-            import('./direct-sse-language-model.ts'),
-          ]);
-          // The provider builds each request and its errors; the stream's bytes are read by DirectSseReads.
-          const direct = new DirectSseReads(fetch);
-          const model = createOpenAICompatible({
-            ...common,
-            fetch: direct.fetch,
-            name: endpoint.provider,
-            includeUsage: true,
-            ...omitUndefined({ apiKey }),
-          }).chatModel(modelId);
-          const validate = validateChunksSynchronously(model);
-          return validate === undefined ? model : direct.wrap(model, validate);
-        },
+      return lazy(`${endpoint.provider}.chat`, async () => {
+        // Loaded with the provider package: the direct reader uses its internals.
+        const [{ createOpenAICompatible }, { DirectSseReads }] = await Promise.all([
+          import('@ai-sdk/openai-compatible'),
+          import('./direct-sse-language-model.ts'),
+        ]);
+        // The provider builds each request and its errors; the stream's bytes are read by DirectSseReads.
+        const direct = new DirectSseReads(fetch);
+        const model = createOpenAICompatible({
+          ...common,
+          fetch: direct.fetch,
+          name: endpoint.provider,
+          includeUsage: true,
+          ...omitUndefined({ apiKey }),
+        }).chatModel(modelId);
+        const validate = validateChunksSynchronously(model);
+        return validate === undefined ? model : direct.wrap(model, validate);
       });
   }
 }

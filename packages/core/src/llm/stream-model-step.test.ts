@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ChatMessage, ToolDefinition } from '@toolbus/spec';
-import type { ScriptedModelServer, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
 import { chunkText, splitTextAt, startScriptedModelServer, textSteps } from '../testing/index.ts';
 import {
   collectEvents,
@@ -10,6 +9,7 @@ import {
   scriptedModel,
   scriptedProviders,
   textOf,
+  useQueuedModelServer,
 } from './__fixtures__/scripted-providers.ts';
 import { ModelAbortedError, ModelRequestError, ModelStallError, ModelStreamError } from './model-errors.ts';
 import type { ModelStreamEvent } from './model-stream-event.ts';
@@ -28,20 +28,12 @@ function toolCallEnds(events: readonly ModelStreamEvent[]) {
 
 for (const provider of scriptedProviders) {
   describe(`streamModelStep over ${provider}`, () => {
-    let server: ScriptedModelServer;
-    const turns: (ScriptedTurn | readonly ScriptedStep[])[] = [];
-
-    before(async () => {
-      server = await startScriptedModelServer({
-        handler: () => turns.shift() ?? [{ type: 'http-error', status: 418 }],
-      });
-    });
-    after(() => server.close());
+    const { turns, server } = useQueuedModelServer();
 
     const run = (options: Partial<Parameters<typeof streamModelStep>[0]> = {}) =>
       collectEvents(
         streamModelStep({
-          model: scriptedModel({ provider, serverUrl: server.url }),
+          model: scriptedModel({ provider, serverUrl: server().url }),
           messages: question,
           tools: [weatherTool],
           retryDelayMs: 5,
@@ -136,14 +128,14 @@ for (const provider of scriptedProviders) {
       const controller = new AbortController();
       const seen: ModelStreamEvent[] = [];
       for await (const event of streamModelStep({
-        model: scriptedModel({ provider, serverUrl: server.url }),
+        model: scriptedModel({ provider, serverUrl: server().url }),
         messages: question,
         tools: [weatherTool],
         signal: controller.signal,
       })) {
         seen.push(event);
         if (event.type === 'tool-call-end') {
-          const request = server.requests.at(-1);
+          const request = server().requests.at(-1);
           assert.equal(request?.outcome, 'pending', 'the server has not finished the response');
           controller.abort();
         }
@@ -180,12 +172,12 @@ for (const provider of scriptedProviders) {
     });
 
     it('makes no request when the signal is already aborted', async () => {
-      const before = server.requests.length;
+      const before = server().requests.length;
       const events = await run({ signal: AbortSignal.abort() });
       assert.equal(events.length, 1);
       const last = lastEvent(events);
       assert.ok(last.type === 'error' && ModelAbortedError.isInstance(last.error));
-      assert.equal(server.requests.length, before);
+      assert.equal(server().requests.length, before);
     });
 
     if (provider !== 'anthropic') {
@@ -223,7 +215,7 @@ for (const provider of scriptedProviders) {
     });
 
     it('retries a stall before the first chunk, then succeeds', async () => {
-      const before = server.requests.length;
+      const before = server().requests.length;
       turns.push(
         [
           { type: 'delay', ms: 30_000 },
@@ -233,14 +225,14 @@ for (const provider of scriptedProviders) {
       );
       const events = await run({ firstChunkTimeoutMs: 300 });
       assert.equal(textOf(events), 'on time');
-      assert.equal(server.requests.length - before, 2);
-      const stalled = server.requests[before];
+      assert.equal(server().requests.length - before, 2);
+      const stalled = server().requests[before];
       assert.ok(stalled !== undefined);
-      assert.equal(await server.settled(stalled), 'client-closed');
+      assert.equal(await server().settled(stalled), 'client-closed');
     });
 
     it('retries a stream that opened but stalled before any output', async () => {
-      const before = server.requests.length;
+      const before = server().requests.length;
       // An empty raw step makes the server send its headers and opening event, then nothing.
       turns.push(
         [
@@ -251,11 +243,11 @@ for (const provider of scriptedProviders) {
       );
       const events = await run({ firstChunkTimeoutMs: 300 });
       assert.equal(textOf(events), 'recovered');
-      assert.equal(server.requests.length - before, 2);
+      assert.equal(server().requests.length - before, 2);
     });
 
     it('turns a stall after output into a ModelStallError event, without retrying', async () => {
-      const before = server.requests.length;
+      const before = server().requests.length;
       turns.push([
         { type: 'text', text: 'partial ' },
         { type: 'delay', ms: 30_000 },
@@ -267,15 +259,15 @@ for (const provider of scriptedProviders) {
       assert.ok(last.type === 'error' && ModelStallError.isInstance(last.error));
       assert.equal(last.error.phase, 'between-chunks');
       assert.equal(last.error.code, 'model_stall');
-      assert.equal(server.requests.length - before, 1);
+      assert.equal(server().requests.length - before, 1);
     });
 
     it('reports HTTP 500 as an error event after the retries', async () => {
-      const before = server.requests.length;
+      const before = server().requests.length;
       for (let attempt = 0; attempt < 3; attempt += 1)
         turns.push([{ type: 'http-error', status: 500, message: 'boom' }]);
       const events = await run({ maxRetriesBeforeFirstChunk: 2 });
-      assert.equal(server.requests.length - before, 3);
+      assert.equal(server().requests.length - before, 3);
       assert.equal(events.length, 1);
       const last = lastEvent(events);
       assert.ok(last.type === 'error' && ModelRequestError.isInstance(last.error));
@@ -284,17 +276,17 @@ for (const provider of scriptedProviders) {
     });
 
     it('retries a connection dropped before any output, and reports one dropped after output', async () => {
-      const before = server.requests.length;
+      const before = server().requests.length;
       turns.push([{ type: 'drop' }], [{ type: 'text', text: 'second try' }]);
       assert.equal(textOf(await run()), 'second try');
-      assert.equal(server.requests.length - before, 2);
+      assert.equal(server().requests.length - before, 2);
 
       turns.push([{ type: 'text', text: 'half' }, { type: 'delay', ms: 50 }, { type: 'drop' }]);
       const events = await run();
       assert.equal(textOf(events), 'half');
       const last = lastEvent(events);
       assert.ok(last.type === 'error' && ModelStreamError.isInstance(last.error), JSON.stringify(last));
-      assert.equal(server.requests.length - before, 3);
+      assert.equal(server().requests.length - before, 3);
     });
 
     it('stops promptly on abort, and the server sees the connection closed', async () => {
@@ -306,7 +298,7 @@ for (const provider of scriptedProviders) {
       const controller = new AbortController();
       const events: ModelStreamEvent[] = [];
       for await (const event of streamModelStep({
-        model: scriptedModel({ provider, serverUrl: server.url }),
+        model: scriptedModel({ provider, serverUrl: server().url }),
         messages: question,
         signal: controller.signal,
       })) {
@@ -316,9 +308,9 @@ for (const provider of scriptedProviders) {
       assert.equal(textOf(events), 'first words');
       const last = lastEvent(events);
       assert.ok(last.type === 'error' && ModelAbortedError.isInstance(last.error));
-      const request = server.requests.at(-1);
+      const request = server().requests.at(-1);
       assert.ok(request !== undefined);
-      assert.equal(await server.settled(request), 'client-closed');
+      assert.equal(await server().settled(request), 'client-closed');
     });
 
     it('closes the connection when the consumer stops reading early', async () => {
@@ -328,14 +320,14 @@ for (const provider of scriptedProviders) {
         { type: 'text', text: 'two' },
       ]);
       for await (const event of streamModelStep({
-        model: scriptedModel({ provider, serverUrl: server.url }),
+        model: scriptedModel({ provider, serverUrl: server().url }),
         messages: question,
       })) {
         if (event.type === 'text-delta') break;
       }
-      const request = server.requests.at(-1);
+      const request = server().requests.at(-1);
       assert.ok(request !== undefined);
-      assert.equal(await server.settled(request), 'client-closed');
+      assert.equal(await server().settled(request), 'client-closed');
     });
 
     it('sends history with tool calls and results that the strict server accepts', async () => {
@@ -358,11 +350,11 @@ for (const provider of scriptedProviders) {
         { role: 'user', content: 'And tomorrow?' },
       ];
       turns.push([{ type: 'text', text: 'Tomorrow too.' }]);
-      const failuresBefore = server.failures.length;
+      const failuresBefore = server().failures.length;
       const events = await run({ messages: history });
-      assert.deepEqual(server.failures.slice(failuresBefore), []);
+      assert.deepEqual(server().failures.slice(failuresBefore), []);
       assert.equal(textOf(events), 'Tomorrow too.');
-      const request = server.requests.at(-1);
+      const request = server().requests.at(-1);
       assert.ok(request !== undefined);
       assert.deepEqual(request.toolNames, ['get_weather']);
       const assistant = request.messages.find((message) => message.role === 'assistant');

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenHttpServer } from '@toolbus/spec';
 import { readAnthropicMessagesRequest } from './anthropic-messages-request.ts';
 import { anthropicErrorBody, createAnthropicMessagesWire } from './anthropic-messages-wire.ts';
 import type { ExpandedStep, ScriptedDataStep } from './expand-scripted-steps.ts';
@@ -185,14 +185,9 @@ export async function startScriptedModelServer(
       else response.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listenHttpServer(server, options);
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     requests,
     failures,
     settled: (request) => settlers.get(request) ?? Promise.resolve(request.outcome),

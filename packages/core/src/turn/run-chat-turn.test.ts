@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ChatMessage, Packet, SearchDocument, Tool } from '@toolbus/spec';
 import * as z from 'zod';
-import { scriptedModel, scriptedProviders } from '../llm/__fixtures__/scripted-providers.ts';
-import type { ScriptedModelServer, ScriptedStep, ScriptedTurn } from '../testing/index.ts';
 import {
-  chunkText,
-  collectTurn,
-  packetsOfType,
-  startScriptedModelServer,
-  textSteps,
-} from '../testing/index.ts';
+  scriptedModel,
+  scriptedProviders,
+  useQueuedModelServer,
+} from '../llm/__fixtures__/scripted-providers.ts';
+import { chunkText, collectTurn, packetsOfType, textSteps } from '../testing/index.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { type RunChatTurnOptions, runChatTurn } from './run-chat-turn.ts';
 
@@ -63,15 +60,8 @@ const visibleText = (packets: readonly Packet[]) =>
 
 for (const provider of scriptedProviders) {
   describe(`runChatTurn over ${provider}`, () => {
-    let server: ScriptedModelServer;
-    const turns: (ScriptedTurn | ScriptedStep[])[] = [];
-    before(async () => {
-      server = await startScriptedModelServer({
-        handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],
-      });
-    });
-    after(() => server.close());
-    const model = () => scriptedModel({ provider, serverUrl: server.url });
+    const { turns, server } = useQueuedModelServer();
+    const model = () => scriptedModel({ provider, serverUrl: server().url });
 
     it('runs parallel native calls (merged searches, a code call), feeds results back, answers with citations', async () => {
       const log: string[] = [];
@@ -266,10 +256,10 @@ for (const provider of scriptedProviders) {
       turns.push([
         { type: 'tool-call', id: 'call_img', name: 'generate_image', arguments: { prompt: 'a cat' } },
       ]);
-      const before = server.requests.length;
+      const before = server().requests.length;
       const { result } = await runTurn({ model: model(), messages: question, tools: [image] });
       assert.equal(result.stopReason, 'stopping-tool');
-      assert.equal(server.requests.length - before, 1);
+      assert.equal(server().requests.length - before, 1);
     });
 
     it('shows prose inside markup exactly as written when it holds no tool call', async () => {

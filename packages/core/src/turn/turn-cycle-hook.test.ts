@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Packet, Tool } from '@toolbus/spec';
 import * as z from 'zod';
-import { scriptedModel } from '../llm/__fixtures__/scripted-providers.ts';
-import type { ScriptedModelServer, ScriptedStep } from '../testing/index.ts';
-import { startScriptedModelServer } from '../testing/index.ts';
+import { scriptedModel, useQueuedModelServer } from '../llm/__fixtures__/scripted-providers.ts';
 import { defineTool } from '../tool/define-tool.ts';
 import { runChatTurn } from './run-chat-turn.ts';
 
@@ -25,14 +23,7 @@ const done: Tool = defineTool({
 
 for (const provider of ['openai', 'anthropic'] as const) {
   describe(`runChatTurn cycle hook and reasoning tool over ${provider}`, () => {
-    let server: ScriptedModelServer;
-    const turns: ScriptedStep[][] = [];
-    before(async () => {
-      server = await startScriptedModelServer({
-        handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],
-      });
-    });
-    after(() => server.close());
+    const { turns, server } = useQueuedModelServer();
 
     it('beforeCycle sets each cycle tools and tool choice, and stops the loop; think arguments stream as reasoning', async () => {
       turns.push(
@@ -48,9 +39,9 @@ for (const provider of ['openai', 'anthropic'] as const) {
         [{ type: 'tool-call', id: 'call_f1', name: 'finish_up', arguments: {} }],
       );
       const seen: number[] = [];
-      const before = server.requests.length;
+      const before = server().requests.length;
       const turn = runChatTurn({
-        model: scriptedModel({ provider, serverUrl: server.url }),
+        model: scriptedModel({ provider, serverUrl: server().url }),
         messages: [{ role: 'user', content: 'Go' }],
         tools: [think, done],
         reasoningTool: 'think_tool',
@@ -66,7 +57,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.equal(result.error, undefined, result.error?.message);
       assert.equal(result.stopReason, 'stopping-tool');
       assert.deepEqual(seen, [0, 1]);
-      const requests = server.requests.slice(before);
+      const requests = server().requests.slice(before);
       assert.deepEqual(
         requests.map((request) => request.toolNames),
         [['think_tool', 'finish_up'], ['finish_up']],
@@ -105,11 +96,11 @@ for (const provider of ['openai', 'anthropic'] as const) {
         [{ type: 'tool-call', id: 'call_t2', name: 'think_tool', arguments: { reasoning: 'More?' } }],
         [{ type: 'text', text: 'never asked' }],
       );
-      const before = server.requests.length;
+      const before = server().requests.length;
       const checkpoints: { cycle: number; messages: number; nextTurn: number }[] = [];
       const sink: Packet[] = [];
       const turn = runChatTurn({
-        model: scriptedModel({ provider, serverUrl: server.url }),
+        model: scriptedModel({ provider, serverUrl: server().url }),
         messages: [{ role: 'user', content: 'Go' }],
         tools: [think, agent],
         parent: {
@@ -129,7 +120,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const result = await turn.result;
       assert.equal(result.error, undefined, result.error?.message);
       assert.equal(result.stopReason, 'finished', 'the stop condition ended the loop');
-      const requests = server.requests.slice(before);
+      const requests = server().requests.slice(before);
       assert.equal(requests.length, 2);
       assert.deepEqual(
         requests.map((request) => request.messages.find((message) => message.role === 'system')?.text),
@@ -154,9 +145,9 @@ for (const provider of ['openai', 'anthropic'] as const) {
     });
 
     it('a stop before the first cycle ends the turn without a model call', async () => {
-      const before = server.requests.length;
+      const before = server().requests.length;
       const turn = runChatTurn({
-        model: scriptedModel({ provider, serverUrl: server.url }),
+        model: scriptedModel({ provider, serverUrl: server().url }),
         messages: [{ role: 'user', content: 'Go' }],
         beforeCycle: () => ({ stop: true }),
       });
@@ -166,7 +157,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const result = await turn.result;
       assert.equal(result.stopReason, 'cycle-limit');
       assert.equal(result.cycles, 0);
-      assert.equal(server.requests.length, before);
+      assert.equal(server().requests.length, before);
     });
   });
 }

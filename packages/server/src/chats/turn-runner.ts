@@ -243,50 +243,47 @@ export class TurnRunner {
   }
 
   /**
-   * Closes one turn whose runner died (see {@link closeInterruptedTurns}); with a shared log, the packets the dead
-   * runner stored but did not append are appended first, then the closing ones and the end. False when the turn
-   * was no longer running.
+   * Closes one turn whose runner died (see {@link closeInterruptedTurns}): its closing packets are stored with its
+   * end, in one transaction, so of two closers at once (two replicas, a sweep and a restarted process) only the one
+   * that ends the turn stores any. With a shared log, the packets the dead runner stored but did not append are
+   * appended, then the closing ones and the end. False when the turn was no longer running.
    */
   async closeInterrupted(turn: ChatTurnRecord, reason: string = INTERRUPTED_TURN_REASON): Promise<boolean> {
     const { chatId, index } = turn;
     // Retried while storage does not answer (PostgreSQL restarting): a takeover that failed would leave the turn
-    // running, and its followers waiting, until the next sweep. The closing packets are appended once.
-    let closed: { stored: StoredPacket[]; packets: Packet[] } | undefined;
+    // running, and its followers waiting, until the next sweep. A refused or failed end stored nothing.
+    const stored: StoredPacket[] = [];
     const finished = await retryStorage(
       async () => {
-        if (!closed) {
-          const stored: StoredPacket[] = [];
-          for await (const packet of this.#reader.replay(chatId, index, 0)) stored.push(packet);
-          const packets = stored.map((packet) => packet.packet as Packet);
-          const closing = closingPackets(packets, reason);
-          if (closing.length > 0) {
-            const last = await this.#storage.chats.appendPackets({ chatId, turn: index, packets: closing });
-            const first = last - closing.length + 1;
-            stored.push(...closing.map((packet, offset) => ({ sequence: first + offset, packet })));
-          }
-          closed = { stored, packets };
-        }
+        stored.length = 0;
+        for await (const packet of this.#reader.replay(chatId, index, 0)) stored.push(packet);
+        const packets = stored.map((packet) => packet.packet as Packet);
         try {
           await this.#storage.chats.finishTurn({
             chatId,
             turn: index,
             status: 'interrupted',
             reason,
-            messages: [...turn.input, interruptedAnswer(closed.packets, reason)],
+            messages: [...turn.input, interruptedAnswer(packets, reason)],
+            packets: closingPackets(packets, reason),
           });
           return true;
         } catch (error) {
-          // Another replica closed it first: its closing packets stand.
+          // Another closer ended it first: its closing packets stand.
           if (errorCode(error) === 'conflict') return false;
           throw error;
         }
       },
       { windowMs: this.#drives.storageRetry.writeMs, signal: this.#closing.signal },
     );
-    if (!finished || !closed) return false;
+    if (!finished) return false;
     if (this.#scaleOut) {
       try {
-        await this.#logMissing(chatId, index, closed.stored);
+        // The closing packets as stored, with their sequences.
+        for await (const packet of this.#reader.replay(chatId, index, stored.at(-1)?.sequence ?? 0)) {
+          stored.push(packet);
+        }
+        await this.#logMissing(chatId, index, stored);
         await this.#scaleOut.packets.end(chatId, index);
       } catch (error) {
         // Followers read the rest from storage once the log stays quiet.

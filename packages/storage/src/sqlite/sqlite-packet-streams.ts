@@ -48,7 +48,7 @@ export function createSqlitePacketStreams(
   };
 
   return {
-    turns: createSqliteTurns(database, write, log),
+    turns: createSqliteTurns(database, write, log, appendEnded),
     write: (action) => log.transaction(action),
     // Moved while still running: the log finds a turn it does not know among the running ones.
     async ending(_trx, chatId, turn) {
@@ -108,6 +108,7 @@ function createSqliteTurns(
   database: DatabaseSync,
   write: <Result>(action: () => Result) => Promise<Result>,
   log: RunningPacketLog,
+  appendEnded: (chatId: string, turn: number, packets: readonly unknown[]) => number,
 ): NonNullable<PacketStreams['turns']> {
   const chatExists = database.prepare('SELECT 1 AS found FROM chats WHERE id = ?');
   const runningTurn = database.prepare(
@@ -160,7 +161,7 @@ function createSqliteTurns(
         log.begin(chatId, next);
         return toTurn(row);
       }),
-    finishTurn: ({ chatId, turn, status, reason, messages = [] }) =>
+    finishTurn: ({ chatId, turn, status, reason, messages = [], packets = [] }) =>
       write(() => {
         // Moved while still running (a turn that is not running has no logged rows; a refusal rolls it back).
         log.move(chatId, turn);
@@ -177,6 +178,7 @@ function createSqliteTurns(
           throw turnAlreadyEnded(chatId, turn, current);
         }
         log.sweep();
+        if (packets.length > 0) appendEnded(chatId, turn, packets);
         let { next } = nextPosition.get(chatId) as { next: number };
         for (const message of messages) {
           insertMessage.run(randomUUID(), chatId, turn, next, JSON.stringify(message), now);

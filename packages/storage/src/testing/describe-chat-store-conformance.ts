@@ -179,6 +179,49 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
     });
 
     describe('packets', () => {
+      test("a turn's closing packets are stored with its end: of two closers at once, only the one that ends it stores any", async () => {
+        const database = await backend.createDatabase();
+        // Two connections, as two replicas (or a sweep and a restarted process) close a dead runner's turn.
+        const [one, two] = [await database.open(), await database.open()];
+        try {
+          const user = await one.users.create({ email: 'c@example.com' });
+          const chat = await one.chats.create({ userId: user.id });
+          await one.chats.startTurn({ chatId: chat.id });
+          await one.chats.appendPackets({ chatId: chat.id, turn: 0, packets: [{ delta: 'Refunds' }] });
+          const close = (closer: Storage, by: string) =>
+            closer.chats.finishTurn({
+              chatId: chat.id,
+              turn: 0,
+              status: 'interrupted',
+              reason: by,
+              messages: [{ role: 'assistant', content: by }],
+              packets: [{ error: by }, { stop: by }],
+            });
+          const results = await Promise.allSettled([close(one, 'one'), close(two, 'two')]);
+          const refused = results.filter((result) => result.status === 'rejected');
+          assert.equal(refused.length, 1, 'one closer ends the turn');
+          assert.ok(isCode('conflict')((refused[0] as PromiseRejectedResult).reason));
+          const by = (await two.chats.getTurn({ chatId: chat.id, turn: 0 }))?.endReason;
+          assert.deepEqual(await two.chats.listPackets({ chatId: chat.id, turn: 0 }), [
+            { sequence: 1, packet: { delta: 'Refunds' } },
+            { sequence: 2, packet: { error: by } },
+            { sequence: 3, packet: { stop: by } },
+          ]);
+          assert.deepEqual(
+            (await one.chats.listMessages(chat.id)).map((stored) => stored.message.content),
+            [by],
+          );
+          // A packet written after the end (a runner that has not noticed yet) follows the closing ones.
+          assert.equal(
+            await two.chats.appendPackets({ chatId: chat.id, turn: 0, packets: [{ late: 1 }] }),
+            4,
+          );
+        } finally {
+          await one.close();
+          await two.close();
+        }
+      });
+
       test('sequences start at 1 without gaps across appends; replay after any point, bounded', async () => {
         const chat = await storage.chats.create({ userId });
         await storage.chats.startTurn({ chatId: chat.id });

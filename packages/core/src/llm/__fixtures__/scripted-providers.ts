@@ -57,7 +57,7 @@ export function lastEvent(events: readonly ModelStreamEvent[]): ModelStreamEvent
 /** A scripted model server that answers requests with the queued turns, in order (see {@link useQueuedModelServer}). */
 export interface QueuedModelServer {
   /** The answers still to give; a request past the last one gets a 418. */
-  readonly turns: (ScriptedTurn | ScriptedStep[])[];
+  readonly turns: (ScriptedTurn | readonly ScriptedStep[])[];
   /** The running server (started before the suite's tests). */
   readonly server: () => ScriptedModelServer;
   /**
@@ -70,7 +70,7 @@ export interface QueuedModelServer {
 /** Starts a queued scripted model server for the enclosing `describe` (closed after it). */
 export function useQueuedModelServer(): QueuedModelServer {
   let server: ScriptedModelServer | undefined;
-  const turns: (ScriptedTurn | ScriptedStep[])[] = [];
+  const turns: (ScriptedTurn | readonly ScriptedStep[])[] = [];
   before(async () => {
     server = await startScriptedModelServer({
       handler: () => turns.shift() ?? [{ type: 'http-error', status: 418, message: 'script exhausted' }],

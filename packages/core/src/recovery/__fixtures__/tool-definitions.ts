@@ -17,25 +17,24 @@ export const timeTool: ToolDefinition = {
   parameters: { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'] },
 };
 
-export const searchTool: ToolDefinition = {
-  name: 'internal_search',
-  description: 'Search documents',
-  parameters: {
-    type: 'object',
-    properties: { queries: { type: 'array', items: { type: 'string' } }, limit: { type: 'number' } },
-    required: ['queries'],
-  },
-};
+/** A search tool: `queries` (both require it, so bare queries tie) plus an option of its own. */
+function searchToolWith(name: string, description: string, option: Record<string, unknown>): ToolDefinition {
+  return {
+    name,
+    description,
+    parameters: {
+      type: 'object',
+      properties: { queries: { type: 'array', items: { type: 'string' } }, ...option },
+      required: ['queries'],
+    },
+  };
+}
 
-export const webSearchTool: ToolDefinition = {
-  name: 'web_search',
-  description: 'Search the web',
-  parameters: {
-    type: 'object',
-    properties: { queries: { type: 'array', items: { type: 'string' } }, site: { type: 'string' } },
-    required: ['queries'],
-  },
-};
+export const searchTool = searchToolWith('internal_search', 'Search documents', {
+  limit: { type: 'number' },
+});
+
+export const webSearchTool = searchToolWith('web_search', 'Search the web', { site: { type: 'string' } });
 
 export const listFilesTool: ToolDefinition = {
   name: 'list_files',
