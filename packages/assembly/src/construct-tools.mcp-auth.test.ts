@@ -139,10 +139,13 @@ describe('per-user OAuth tokens from storage', () => {
       codeVerifier: 'verifier',
       pendingState: 'state-1',
     });
-    assert.deepEqual(await storage.mcpServers.getOAuthState({ serverId: stored.id, userId: user.id }), {
-      codeVerifier: 'verifier',
-      pendingState: 'state-1',
-    });
+    assert.deepEqual(
+      await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: stored.id, userId: user.id }),
+      {
+        codeVerifier: 'verifier',
+        pendingState: 'state-1',
+      },
+    );
     await tokenStore.clear(user.id, stored.id);
     assert.equal(await tokenStore.load(user.id, stored.id), undefined);
   });

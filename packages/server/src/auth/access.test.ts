@@ -266,9 +266,12 @@ describe('users and access', () => {
     );
     assert.equal(detail.title, 'Alice secret');
     // Alice's app and her value survived Bob's attempts.
-    assert.deepEqual(await storage.connectedApps.getUserValues({ appId: aliceApp.id, userId: alice.id }), {
-      token: 'ALICE-APP-SECRET',
-    });
+    assert.deepEqual(
+      await storage.userSecrets.get({ kind: 'connectedAppValues', ownerId: aliceApp.id, userId: alice.id }),
+      {
+        token: 'ALICE-APP-SECRET',
+      },
+    );
     assert.equal(detail.turns.length, 1);
     assert.equal(
       await (await call('GET', `/v1/files/${file.id}/content`, { key: alice.key })).text(),
