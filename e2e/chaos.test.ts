@@ -4,10 +4,8 @@
 // returns, each turn ends with one `stop`, no model request or tool call ran twice, and the next turn in each
 // chat works.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
-import { TITLE_INSTRUCTION } from '@toolbus/server';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { omitUndefined } from '@toolbus/spec';
 import { type ClusterBackends, okJson, startClusterBackends } from './__fixtures__/cluster-backends.ts';
 import { type FollowedTurn, followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
@@ -16,6 +14,7 @@ import {
   type ReplicaCluster,
   startReplicaCluster,
 } from './__fixtures__/replica-cluster.ts';
+import { SEARCH_NARRATION, searchThenAnswer } from './__fixtures__/search-then-answer.ts';
 
 const chatCount = 12;
 /**
@@ -27,36 +26,14 @@ let backends: ClusterBackends;
 let model: ScriptedModelServer;
 let cluster: ReplicaCluster;
 
-/** Asked first: search; shown the result: answer in 40 chunks, 250 ms apart (about 10 s, across the faults). */
-function searchThenAnswer(request: { messages: readonly { role: string; text: string }[] }): ScriptedStep[] {
-  // The replicas title each new chat after its first answer: that request is no step of a turn.
-  if (request.messages.some((message) => message.role === 'system' && message.text === TITLE_INSTRUCTION)) {
-    return [{ type: 'text', text: 'Chaos chat' }];
-  }
-  const last = request.messages.at(-1);
-  if (last?.role === 'user') {
-    return [
-      { type: 'text', text: 'Let me search. ' },
-      { type: 'tool-call', id: 'call_1', name: 'internal_search', arguments: { queries: [last.text] } },
-    ];
-  }
-  const steps: ScriptedStep[] = [];
-  for (let index = 0; index < 40; index += 1) {
-    steps.push({ type: 'delay', ms: 250 }, { type: 'text', text: `part ${index}. ` });
-  }
-  return steps;
-}
-
 before(async () => {
   backends = await startClusterBackends();
-  model = await startScriptedModelServer({ handler: searchThenAnswer });
+  // Each answer streams in 40 parts, 250 ms apart (about 10 s, across the faults).
+  model = await startScriptedModelServer({ handler: searchThenAnswer({ parts: 40, delayMs: 250 }) });
   cluster = await startReplicaCluster({
     redisUrl: backends.redis.url,
     model: `openai-compatible:${model.url}/v1#scripted`,
-    environment: {
-      TOOLBUS_STORAGE_URL: backends.storageUrl,
-      TOOLBUS_SECRET_KEY: randomBytes(32).toString('base64'),
-    },
+    environment: backends.environment,
     turnLockMs,
   });
 });
@@ -125,7 +102,7 @@ test('a replica killed, Redis stopped for 5 s and PostgreSQL restarted while cha
   const answering = new Set<string>();
   const turns = chatIds.map((chatId, index) =>
     ask(chatId, 0, `question ${index}`, (packet) => {
-      if (packet.obj.type === 'message-delta' && packet.obj.content !== 'Let me search. ')
+      if (packet.obj.type === 'message-delta' && packet.obj.content !== SEARCH_NARRATION)
         answering.add(chatId);
     }),
   );

@@ -4,7 +4,6 @@
 // cycle in progress runs again (said in a reasoning note), and the client, reconnecting with Last-Event-ID, ends
 // with one complete, duplicate-free packet stream and one report.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { checkPacketStream } from '@toolbus/research';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
@@ -43,11 +42,7 @@ before(async () => {
       webSearch: { provider: 'searxng', baseUrl: world.backend.origin },
     },
     // One PostgreSQL database for both replicas (secrets sealed with one shared key), as in a deployment.
-    environment: {
-      TOOLBUS_CONTEXT_WINDOW: '128000',
-      TOOLBUS_STORAGE_URL: backends.storageUrl,
-      TOOLBUS_SECRET_KEY: randomBytes(32).toString('base64'),
-    },
+    environment: { TOOLBUS_CONTEXT_WINDOW: '128000', ...backends.environment },
     turnLockMs: 3_000,
   });
 });

@@ -4,10 +4,9 @@
 // agrees with what was streamed. Turns the dead replica was running are closed by another replica (stop packet
 // with reason `interrupted`, the reason in the history) and never run again, so no tool runs twice.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { type ScriptedModelServer, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
-import { TITLE_INSTRUCTION, WORKER_LOST_TURN_REASON } from '@toolbus/server';
+import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
+import { WORKER_LOST_TURN_REASON } from '@toolbus/server';
 import { openPostgresStorage } from '@toolbus/storage-postgres';
 import { type ClusterBackends, okJson, startClusterBackends } from './__fixtures__/cluster-backends.ts';
 import { followTurn, type WirePacket } from './__fixtures__/follow-turn.ts';
@@ -16,6 +15,7 @@ import {
   type ReplicaCluster,
   startReplicaCluster,
 } from './__fixtures__/replica-cluster.ts';
+import { SEARCH_NARRATION, searchThenAnswer } from './__fixtures__/search-then-answer.ts';
 
 /**
  * Concurrent chats in this test (TOOLBUS_SCALE_OUT_CHATS overrides): 200, as the scale-out proof asks; about a
@@ -23,7 +23,6 @@ import {
  */
 const chatCount = Number(process.env.TOOLBUS_SCALE_OUT_CHATS ?? 200);
 let backends: ClusterBackends;
-const secretKey = randomBytes(32).toString('base64');
 let model: ScriptedModelServer;
 let cluster: ReplicaCluster;
 /** How long PostgreSQL, Redis, the sandbox service, the replicas and HAProxy took to start (for the summary). */
@@ -39,35 +38,6 @@ const answersOpen = new Promise<void>((resolve) => {
 });
 /** Answer requests (the second model call of a turn) that reached the model server. */
 let answersAsked = 0;
-
-/** Asked first: narrate and search; shown the result: answer in 20 chunks, 150 ms apart (about 3 s a turn). */
-async function searchThenAnswer(request: {
-  messages: readonly { role: string; text: string }[];
-  toolNames: readonly string[];
-}): Promise<ScriptedStep[]> {
-  // The replicas title each new chat after its first answer: that request is no step of a turn.
-  if (request.messages.some((message) => message.role === 'system' && message.text === TITLE_INSTRUCTION)) {
-    return [{ type: 'text', text: 'Replica chat' }];
-  }
-  const last = request.messages.at(-1);
-  if (last?.role === 'user') {
-    assert.ok(
-      request.toolNames.includes('internal_search'),
-      `tools offered: ${request.toolNames.join(', ')}`,
-    );
-    return [
-      { type: 'text', text: 'Let me search. ' },
-      { type: 'tool-call', id: 'call_1', name: 'internal_search', arguments: { queries: [last.text] } },
-    ];
-  }
-  answersAsked += 1;
-  await answersOpen;
-  const steps: ScriptedStep[] = [];
-  for (let index = 0; index < 20; index += 1) {
-    steps.push({ type: 'delay', ms: 150 }, { type: 'text', text: `part ${index}. ` });
-  }
-  return steps;
-}
 
 /** Resolves once `condition` holds (checked every 20 ms), or fails naming `what` after `timeoutMs`. */
 async function until(what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -101,15 +71,22 @@ async function mapLimit<T, R>(
 before(async () => {
   const t = performance.now();
   backends = await startClusterBackends();
-  model = await startScriptedModelServer({ handler: searchThenAnswer });
+  // Each answer streams in 20 parts, 150 ms apart (about 3 s a turn), once the gate is open.
+  model = await startScriptedModelServer({
+    handler: searchThenAnswer({
+      parts: 20,
+      delayMs: 150,
+      beforeAnswer: async () => {
+        answersAsked += 1;
+        await answersOpen;
+      },
+    }),
+  });
   cluster = await startReplicaCluster({
     redisUrl: backends.redis.url,
     model: `openai-compatible:${model.url}/v1#scripted`,
     // One PostgreSQL database for every replica; secrets sealed with one key they all share.
-    environment: {
-      TOOLBUS_STORAGE_URL: backends.storageUrl,
-      TOOLBUS_SECRET_KEY: secretKey,
-    },
+    environment: backends.environment,
     turnLockMs: 5_000,
   });
   setupSeconds = ((performance.now() - t) / 1000).toFixed(1);
@@ -158,7 +135,7 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
       onResponse: (response) => servedBy.set(chatId, response.headers.get('x-replica') ?? ''),
       onPacket: (packet) => {
         // The answer is streaming (the tool ran): this turn is mid-flight.
-        if (packet.obj.type === 'message-delta' && packet.obj.content !== 'Let me search. ')
+        if (packet.obj.type === 'message-delta' && packet.obj.content !== SEARCH_NARRATION)
           started.add(chatId);
       },
     });
@@ -258,7 +235,11 @@ test(`${chatCount} streaming chats survive kill -9 of one of three replicas behi
     else assert.equal(firstSteps, 1, `question ${index} started once`);
   }
   // The record is PostgreSQL's: every turn's end is there, as the replicas reported it.
-  const storage = await openPostgresStorage({ url: backends.storageUrl, secretKey, environment: {} });
+  const storage = await openPostgresStorage({
+    url: backends.storageUrl,
+    secretKey: backends.secretKey,
+    environment: {},
+  });
   try {
     for (const [index, chatId] of chatIds.entries()) {
       const record = await storage.chats.getTurn({ chatId, turn: 0 });

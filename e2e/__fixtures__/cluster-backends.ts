@@ -1,6 +1,7 @@
 // What every replica-cluster test runs on: PostgreSQL and Redis from Debian, started here, with one fresh database
 // the replicas share. And the read of a cluster's JSON answer, which must be a success.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { startRedisServer, type TestRedisServer } from '@toolbus/redis/testing';
 import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
 
@@ -10,16 +11,24 @@ export interface ClusterBackends {
   readonly redis: TestRedisServer;
   /** TOOLBUS_STORAGE_URL for every replica: one database for all of them, as in a deployment. */
   readonly storageUrl: string;
+  /** The key every replica seals secrets with (base64), shared as in a deployment. */
+  readonly secretKey: string;
+  /** What every replica's environment holds: the one database's URL and the one secret key. */
+  readonly environment: { readonly TOOLBUS_STORAGE_URL: string; readonly TOOLBUS_SECRET_KEY: string };
   stop(): Promise<void>;
 }
 
-/** Starts PostgreSQL and Redis side by side and creates the cluster's database. */
+/** Starts PostgreSQL and Redis side by side, creates the cluster's database and draws its secret key. */
 export async function startClusterBackends(): Promise<ClusterBackends> {
   const [postgres, redis] = await Promise.all([startTestPostgres(), startRedisServer()]);
+  const storageUrl = await postgres.createDatabase();
+  const secretKey = randomBytes(32).toString('base64');
   return {
     postgres,
     redis,
-    storageUrl: await postgres.createDatabase(),
+    storageUrl,
+    secretKey,
+    environment: { TOOLBUS_STORAGE_URL: storageUrl, TOOLBUS_SECRET_KEY: secretKey },
     async stop() {
       await redis.stop();
       await postgres.stop();

@@ -106,7 +106,7 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     await again.getByRole('button', { name: 'Disconnect protected' }).click();
     await again.getByText('Your connection: not connected').waitFor();
     assert.equal(
-      await world.storage.mcpServers.getOAuthState({ serverId: server.id, userId: await adminId() }),
+      await world.storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: await adminId() }),
       undefined,
     );
   });
@@ -203,14 +203,14 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     const ann = await world.storage.users.getByEmail('ann@acme.example');
     assert.ok(ann);
     assert.equal(
-      (await world.storage.organizations.getMember({ organizationId: organization.id, userId: ann.id }))
+      (await world.storage.organizations.members({ organizationId: organization.id, userId: ann.id }))[0]
         ?.role,
       'member',
     );
     await acme.getByRole('button', { name: 'Remove ann@acme.example' }).click();
     await acme.getByText('Removed ann@acme.example.').waitFor();
     assert.equal(
-      await world.storage.organizations.getMember({ organizationId: organization.id, userId: ann.id }),
+      (await world.storage.organizations.members({ organizationId: organization.id, userId: ann.id }))[0],
       undefined,
     );
   });

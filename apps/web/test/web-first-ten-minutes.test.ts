@@ -20,11 +20,9 @@ import { startEverythingHttpServer } from '../../../packages/mcp/src/__fixtures_
 import { type BrowserProfile, openProfile } from './chromium.ts';
 import { firstTenMinutesModel, startWeatherService, type WeatherService } from './first-ten-minutes-world.ts';
 import { openNewChat, sendMessage } from './page-steps.ts';
+import { screenshotFolder } from './screenshots.ts';
 
-const screenshots =
-  process.env.TOOLBUS_SCREENSHOTS === '1'
-    ? new URL('../../../docs/screenshots/', import.meta.url).pathname
-    : join(tmpdir(), 'toolbus-first-ten-minutes-screenshots');
+const screenshots = screenshotFolder('toolbus-first-ten-minutes-screenshots');
 
 let home = '';
 let model: ScriptedModelServer;

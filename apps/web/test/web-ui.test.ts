@@ -1,7 +1,6 @@
 // The web UI end to end: chromium against a real toolbus server (the built app at /) with the scripted model.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -16,14 +15,10 @@ import {
   waitForAnswer,
   waitForCount,
 } from './page-steps.ts';
+import { screenshotFolder } from './screenshots.ts';
 import { RESEARCH_MODEL, startUiWorld, type UiWorld } from './ui-world.ts';
 
-// The README's screenshots are refreshed on request only (TOOLBUS_SCREENSHOTS=1), so a test run leaves the
-// checkout clean; otherwise they are still taken, into a temporary folder.
-const screenshots =
-  process.env.TOOLBUS_SCREENSHOTS === '1'
-    ? new URL('../../../docs/screenshots/', import.meta.url).pathname
-    : join(tmpdir(), 'toolbus-web-ui-screenshots');
+const screenshots = screenshotFolder('toolbus-web-ui-screenshots');
 let world: UiWorld;
 let admin: BrowserProfile;
 let page: Page;

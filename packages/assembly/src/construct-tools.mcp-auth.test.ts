@@ -26,18 +26,24 @@ function assemble(options: { user?: User } = { user }) {
   });
 }
 
-describe('MCP credentials from storage', () => {
-  let server: LoopbackMcpServer;
-  // Braces in a stored key are part of the key, never a placeholder of the header template it is sent in.
-  const apiKey = 'sk-stored-{api_key}-77';
+/** An echo MCP server for the tests of this describe that answers only requests with `Bearer <credential>`. */
+function useEchoServerRequiring(credential: string): { readonly server: LoopbackMcpServer } {
+  const started = {} as { server: LoopbackMcpServer };
   before(async () => {
-    server = await startLoopbackMcpServer([echoLoopbackTool(echoWireTool)], {
-      requiredAuthorization: `Bearer ${apiKey}`,
+    started.server = await startLoopbackMcpServer([echoLoopbackTool(echoWireTool)], {
+      requiredAuthorization: `Bearer ${credential}`,
     });
   });
   after(async () => {
-    await server.close();
+    await started.server.close();
   });
+  return started;
+}
+
+describe('MCP credentials from storage', () => {
+  // Braces in a stored key are part of the key, never a placeholder of the header template it is sent in.
+  const apiKey = 'sk-stored-{api_key}-77';
+  const echo = useEchoServerRequiring(apiKey);
 
   test('an API key stored encrypted reaches the server as a bearer header', async () => {
     await offerMcpTools(
@@ -45,7 +51,7 @@ describe('MCP credentials from storage', () => {
       persona.id,
       {
         name: 'keyed',
-        url: server.url,
+        url: echo.server.url,
         authType: 'api-key',
         apiKey,
         headers: { Authorization: 'Basic overridden-by-the-key' },
@@ -56,8 +62,10 @@ describe('MCP credentials from storage', () => {
     try {
       assert.deepEqual(assembly.skipped, []);
       assert.match(await llmFacingOf(assembly.tools[0]!, { text: 'hi' }), /echo: \{"text":"hi"\}/);
-      assert.ok(server.requests.length > 0);
-      assert.ok(server.requests.every((request) => request.headers.authorization === `Bearer ${apiKey}`));
+      assert.ok(echo.server.requests.length > 0);
+      assert.ok(
+        echo.server.requests.every((request) => request.headers.authorization === `Bearer ${apiKey}`),
+      );
     } finally {
       await assembly.close();
     }
@@ -65,7 +73,12 @@ describe('MCP credentials from storage', () => {
 
   test('a wrong stored key makes only that server unavailable', async () => {
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'WebSearchTool' });
-    const wrongKey = { name: 'wrong-key', url: server.url, authType: 'api-key', apiKey: 'sk-wrong' } as const;
+    const wrongKey = {
+      name: 'wrong-key',
+      url: echo.server.url,
+      authType: 'api-key',
+      apiKey: 'sk-wrong',
+    } as const;
     await offerMcpTools(storage, persona.id, wrongKey, ['echo']);
     const assembly = await assemble();
     assert.deepEqual(
@@ -79,22 +92,14 @@ describe('MCP credentials from storage', () => {
 });
 
 describe('per-user OAuth tokens from storage', () => {
-  let server: LoopbackMcpServer;
   const accessToken = 'user-access-token-55';
-  before(async () => {
-    server = await startLoopbackMcpServer([echoLoopbackTool(echoWireTool)], {
-      requiredAuthorization: `Bearer ${accessToken}`,
-    });
-  });
-  after(async () => {
-    await server.close();
-  });
+  const echo = useEchoServerRequiring(accessToken);
 
   test("the signed-in user's stored token is used; another user without tokens must connect first", async () => {
     const serverId = await offerMcpTools(
       storage,
       persona.id,
-      { name: 'oauth', url: server.url, authType: 'oauth' },
+      { name: 'oauth', url: echo.server.url, authType: 'oauth' },
       ['echo'],
     );
     await createStorageMcpTokenStore(storage).save(user.id, serverId, {
@@ -114,18 +119,18 @@ describe('per-user OAuth tokens from storage', () => {
 
     // Tokens are per user: another user without tokens gets no tools, and the server is not even dialled.
     const stranger = await storage.users.create({ email: 'stranger@example.com' });
-    const seen = server.requests.length;
+    const seen = echo.server.requests.length;
     const refused = await assemble({ user: stranger });
     assert.deepEqual(refused.tools, []);
     assert.equal(refused.skipped[0]?.reason, 'mcp-auth-required');
-    assert.equal(server.requests.length, seen, 'no request without tokens to send');
+    assert.equal(echo.server.requests.length, seen, 'no request without tokens to send');
     await refused.close();
   });
 
   test('the token store keeps the record encrypted per user and server, and clears it', async () => {
     const stored = await storage.mcpServers.create({
       name: 'oauth-store',
-      endpoint: { transport: 'streamable-http', url: server.url },
+      endpoint: { transport: 'streamable-http', url: echo.server.url },
       authType: 'oauth',
     });
     const tokenStore = createStorageMcpTokenStore(storage);
@@ -134,10 +139,13 @@ describe('per-user OAuth tokens from storage', () => {
       codeVerifier: 'verifier',
       pendingState: 'state-1',
     });
-    assert.deepEqual(await storage.mcpServers.getOAuthState({ serverId: stored.id, userId: user.id }), {
-      codeVerifier: 'verifier',
-      pendingState: 'state-1',
-    });
+    assert.deepEqual(
+      await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: stored.id, userId: user.id }),
+      {
+        codeVerifier: 'verifier',
+        pendingState: 'state-1',
+      },
+    );
     await tokenStore.clear(user.id, stored.id);
     assert.equal(await tokenStore.load(user.id, stored.id), undefined);
   });

@@ -63,12 +63,18 @@ test("each user's own values and the built-ins fill the template; template > sto
     'X-User': '{user_email}',
     'X-Name': '{user_name} ({user_id})',
   });
-  await storage.mcpUserCredentials.set({ serverId, userId: alice.id, values: { api_key: 'alice-key-1' } });
+  await storage.userSecrets.set({
+    kind: 'mcpHeaderValues',
+    ownerId: serverId,
+    userId: alice.id,
+    value: { api_key: 'alice-key-1' },
+  });
   // A stored value named like a built-in never stands in for it.
-  await storage.mcpUserCredentials.set({
-    serverId,
+  await storage.userSecrets.set({
+    kind: 'mcpHeaderValues',
+    ownerId: serverId,
     userId: bob.id,
-    values: { api_key: 'bob-key-2', user_email: 'alice@example.com' },
+    value: { api_key: 'bob-key-2', user_email: 'alice@example.com' },
   });
 
   assert.deepEqual(
@@ -113,7 +119,12 @@ test('a deny-listed name in a stored template is dropped with a warning naming i
     'X-Forwarded-For': '{api_key}',
     'X-Key': '{api_key}',
   });
-  await storage.mcpUserCredentials.set({ serverId, userId: alice.id, values: { api_key: 'secret-77' } });
+  await storage.userSecrets.set({
+    kind: 'mcpHeaderValues',
+    ownerId: serverId,
+    userId: alice.id,
+    value: { api_key: 'secret-77' },
+  });
   const warnings: string[] = [];
   assert.deepEqual(
     (await assemble(alice, warnings)).tools.map((tool) => tool.name),
@@ -140,7 +151,12 @@ test('a user without values gets an error naming the missing placeholder; with t
   assert.deepEqual(refused.tools, []);
   assert.equal(refused.skipped[0]?.reason, 'mcp-server-failed');
   assert.match(refused.skipped[0]?.message ?? '', /no stored value for \{api_key\}/);
-  await storage.mcpUserCredentials.set({ serverId, userId: alice.id, values: { api_key: 'alice-key-1' } });
+  await storage.userSecrets.set({
+    kind: 'mcpHeaderValues',
+    ownerId: serverId,
+    userId: alice.id,
+    value: { api_key: 'alice-key-1' },
+  });
   assert.deepEqual(
     (await assemble(alice)).tools.map((tool) => tool.name),
     ['lookup'],

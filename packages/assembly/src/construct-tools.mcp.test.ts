@@ -5,6 +5,7 @@ import { connectMcpServer, toolDefinitionHash } from '@toolbus/mcp';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
 import { toolNamePattern } from '@toolbus/spec';
 import type { Persona, Storage, User } from '@toolbus/storage';
+import { assertAssembled } from './__fixtures__/assert-assembled.ts';
 import { constructTestTools, openAssemblyStorage } from './__fixtures__/construct-test-tools.ts';
 import { everythingServerEntry } from './__fixtures__/everything-server.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
@@ -78,18 +79,15 @@ describe('MCP rows against the real server-everything over stdio', () => {
     });
     const assembly = await assemble();
     try {
-      assert.deepEqual(
-        assembly.tools.map((tool) => tool.name),
-        ['echo'],
-      );
-      assert.deepEqual(
-        assembly.skipped.map((item) => [item.rowId, item.reason]),
-        [
+      assertAssembled(assembly, {
+        tools: ['echo'],
+        skippedBy: 'rowId',
+        skipped: [
           [sumRow, 'mcp-definition-changed'],
           [imageRow, 'mcp-not-approved'],
           [missingRow, 'mcp-tool-missing'],
         ],
-      );
+      });
       const echo = assembly.toolsByRowId.get(echoRow!)![0]!;
       assert.match(await llmFacingOf(echo, { message: 'through the bus' }), /through the bus/);
     } finally {
@@ -269,18 +267,15 @@ describe('failing MCP servers', () => {
     const assembly = await assemble({
       logger: { warn: (message, fields) => warnings.push({ message, fields }) },
     });
-    assert.deepEqual(
-      assembly.tools.map((tool) => tool.name),
-      ['web_search'],
-    );
-    assert.deepEqual(
-      assembly.skipped.map((item) => [item.rowId, item.reason]),
-      [
+    assertAssembled(assembly, {
+      tools: ['web_search'],
+      skippedBy: 'rowId',
+      skipped: [
         [crashRowA, 'mcp-server-failed'],
         [crashRowB, 'mcp-server-failed'],
         [unreachableRow, 'mcp-server-failed'],
       ],
-    );
+    });
     assert.equal(warnings.length, 3);
     assert.match(warnings[0]!.message, /crashing/);
     assert.equal(JSON.stringify(warnings).includes('sk-never-logged-123'), false);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import type { Persona, Storage, User } from '@toolbus/storage';
+import { assertAssembled } from './__fixtures__/assert-assembled.ts';
 import { constructTestTools, openAssemblyStorage } from './__fixtures__/construct-test-tools.ts';
 import { builtInFactories, builtInTool, llmFacingOf } from './__fixtures__/test-tools.ts';
 import type { ConstructToolsOptions } from './construct-tools.ts';
@@ -101,17 +102,14 @@ describe('built-in rows', () => {
         },
       }),
     });
-    assert.deepEqual(
-      assembly.tools.map((tool) => tool.name),
-      ['internal_search'],
-    );
-    assert.deepEqual(
-      assembly.skipped.map((item) => [item.toolName, item.reason]),
-      [
+    assertAssembled(assembly, {
+      tools: ['internal_search'],
+      skippedBy: 'toolName',
+      skipped: [
         ['OpenURLTool', 'factory-failed'],
         ['CodingAgentTool', 'unknown-built-in'],
       ],
-    );
+    });
   });
 
   test('the factory sees the persona, user, row and availability context', async () => {
@@ -139,17 +137,14 @@ describe('whitelist, forced search and memory', () => {
   test('allowedToolIds keeps only the listed rows (by row id or built-in id)', async () => {
     const [search, , python] = await addBuiltIns('SearchTool', 'WebSearchTool', 'PythonTool');
     const byRow = await assemble({ allowedToolIds: [python!] });
-    assert.deepEqual(
-      byRow.tools.map((tool) => tool.name),
-      ['python'],
-    );
-    assert.deepEqual(
-      byRow.skipped.map((item) => [item.toolName, item.reason]),
-      [
+    assertAssembled(byRow, {
+      tools: ['python'],
+      skippedBy: 'toolName',
+      skipped: [
         ['SearchTool', 'not-allowed'],
         ['WebSearchTool', 'not-allowed'],
       ],
-    );
+    });
     const byBuiltInId = await assemble({ allowedToolIds: ['WebSearchTool', search!] });
     assert.deepEqual(
       byBuiltInId.tools.map((tool) => tool.name),

@@ -5,18 +5,21 @@ import type { Storage } from '@toolbus/storage';
 export function createStorageMcpTokenStore(storage: Storage): McpTokenStore {
   return {
     async load(userId, serverId) {
-      return (await storage.mcpServers.getOAuthState({ serverId, userId })) as McpOAuthRecord | undefined;
+      return (await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: serverId, userId })) as
+        | McpOAuthRecord
+        | undefined;
     },
     async save(userId, serverId, record) {
       // A record is plain JSON (the SDK's token and client shapes); storage seals it as one value.
-      await storage.mcpServers.saveOAuthState({
-        serverId,
+      await storage.userSecrets.set({
+        kind: 'mcpOAuth',
+        ownerId: serverId,
         userId,
-        state: JSON.parse(JSON.stringify(record)) as Record<string, unknown>,
+        value: JSON.parse(JSON.stringify(record)) as Record<string, unknown>,
       });
     },
     async clear(userId, serverId) {
-      await storage.mcpServers.deleteOAuthState({ serverId, userId });
+      await storage.userSecrets.delete({ kind: 'mcpOAuth', ownerId: serverId, userId });
     },
   };
 }

@@ -97,8 +97,8 @@ export async function loadMcpServerTools(options: LoadMcpServerToolsOptions): Pr
   }
   if (server.authType === 'oauth' && user !== undefined) {
     // No tokens yet: the user must connect first; dialling the server would only end in a 401.
-    const state = await storage.mcpServers
-      .getOAuthState({ serverId, userId: user.id })
+    const state = await storage.userSecrets
+      .get({ kind: 'mcpOAuth', ownerId: serverId, userId: user.id })
       .catch(() => undefined);
     if (state?.tokens === undefined) {
       return {

@@ -15,7 +15,7 @@ export type McpHeaderTemplateFor =
  * The one owner for chat assembly and the egress proxy, so both send exactly the same headers.
  */
 export async function mcpHeaderTemplateFor(
-  storage: Pick<Storage, 'settings' | 'mcpUserCredentials'>,
+  storage: Pick<Storage, 'settings' | 'userSecrets'>,
   serverId: string,
   user: Pick<User, 'id' | 'email' | 'name'> | undefined,
 ): Promise<McpHeaderTemplateFor> {
@@ -24,7 +24,11 @@ export async function mcpHeaderTemplateFor(
   if (user === undefined) {
     return { ok: false, message: 'its headers are filled per user, and there is no signed-in user' };
   }
-  const stored = await storage.mcpUserCredentials.get({ serverId, userId: user.id });
+  const stored = await storage.userSecrets.get({
+    kind: 'mcpHeaderValues',
+    ownerId: serverId,
+    userId: user.id,
+  });
   return { ok: true, headerTemplate: { headers, values: { ...stored, ...mcpBuiltInValues(user) } } };
 }
 
@@ -34,7 +38,7 @@ export async function mcpHeaderTemplateFor(
  * connect flow, the CLI) sends the same headers; or why it cannot be dialled for them.
  */
 export async function mcpServerConfigFor(
-  storage: Pick<Storage, 'settings' | 'mcpUserCredentials'>,
+  storage: Pick<Storage, 'settings' | 'userSecrets'>,
   server: McpServer,
   user: Pick<User, 'id' | 'email' | 'name'> | undefined,
 ): Promise<

@@ -51,22 +51,30 @@ describe('the interactive terminal', () => {
     },
   });
 
-  test('Ctrl-C stops the answer and returns to the prompt; the stopped turn is kept; Ctrl-D exits', async () => {
+  /** A chat on a terminal that asks for the long story and presses Ctrl-C once it streams, then `then`. */
+  async function stopTheStory(then: readonly (readonly ['expect' | 'send', string])[]) {
     const session = await inTerminal(
       [
         ['expect', '› '],
         ['send', 'Tell me a long story\r'],
         ['expect', 'part one.'],
         ['send', '\u0003'],
-        ['expect', '[stopped by the user]'],
-        ['expect', '› '],
-        ['send', '\u0004'],
+        ...then,
       ],
       ['chat', '--tools', 'internal_search'],
       cliHome.env,
     );
     assert.equal(session.failed, null, session.output);
     assert.equal(session.code, 0, session.output);
+    return session;
+  }
+
+  test('Ctrl-C stops the answer and returns to the prompt; the stopped turn is kept; Ctrl-D exits', async () => {
+    const session = await stopTheStory([
+      ['expect', '[stopped by the user]'],
+      ['expect', '› '],
+      ['send', '\u0004'],
+    ]);
     assert.doesNotMatch(session.output, /Part two never shown/);
     const storyRequest = cliHome.model.requests.find((request) =>
       request.lastMessage?.text.includes('long story'),
@@ -89,20 +97,11 @@ describe('the interactive terminal', () => {
   });
 
   test('a second Ctrl-C, or Ctrl-C at the prompt, ends the chat', async () => {
-    const session = await inTerminal(
-      [
-        ['expect', '› '],
-        ['send', 'Tell me a long story\r'],
-        ['expect', 'part one.'],
-        ['send', '\u0003'],
-        ['expect', '› '],
-        ['send', '\u0003'],
-      ],
-      ['chat', '--tools', 'internal_search'],
-      cliHome.env,
-    );
-    assert.equal(session.failed, null, session.output);
-    assert.equal(session.code, 0, session.output);
+    // stopTheStory asserts that every step was seen and that the chat then exited with 0.
+    await stopTheStory([
+      ['expect', '› '],
+      ['send', '\u0003'],
+    ]);
   });
 });
 

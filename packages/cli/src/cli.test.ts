@@ -8,6 +8,7 @@ import {
   createCitingModelHandler,
   freeLoopbackPort,
   type ScriptedModelServer,
+  type ScriptedStep,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
 import { setCliConfig, writeCliDocs } from './__fixtures__/cli-home.ts';
@@ -208,29 +209,25 @@ describe('the toolbus command line', () => {
     const agentServer = await startScriptedModelServer({
       handler: (request) => {
         const results = request.messages.flatMap((message) => message.toolResults);
+        // The chat's model and the agent's each call one tool, then go on once its result is in.
+        const callFirst = (
+          call: { id: string; name: string; arguments: Record<string, unknown> },
+          then: ScriptedStep[],
+        ): ScriptedStep[] => (results.length === 0 ? [{ type: 'tool-call', ...call }] : then);
         if (request.toolNames.includes('coding_agent')) {
-          return results.length === 0
-            ? [
-                {
-                  type: 'tool-call',
-                  id: 'call_agent',
-                  name: 'coding_agent',
-                  arguments: { query: 'Where is the server started?', github_repo: repository },
-                },
-              ]
-            : [{ type: 'text', text: `Found it: ${results[0]?.content ?? ''}` }];
+          return callFirst(
+            {
+              id: 'call_agent',
+              name: 'coding_agent',
+              arguments: { query: 'Where is the server started?', github_repo: repository },
+            },
+            [{ type: 'text', text: `Found it: ${results[0]?.content ?? ''}` }],
+          );
         }
         if (request.toolNames.includes('bash')) {
-          return results.length === 0
-            ? [
-                {
-                  type: 'tool-call',
-                  id: 'call_rg',
-                  name: 'bash',
-                  arguments: { cmd: 'rg -n startServer src' },
-                },
-              ]
-            : [{ type: 'tool-call', id: 'call_done', name: 'generate_answer', arguments: {} }];
+          return callFirst({ id: 'call_rg', name: 'bash', arguments: { cmd: 'rg -n startServer src' } }, [
+            { type: 'tool-call', id: 'call_done', name: 'generate_answer', arguments: {} },
+          ]);
         }
         const line = /src\/server\.ts:(\d+):export function startServer/.exec(
           request.lastMessage?.text ?? '',

@@ -75,3 +75,13 @@ export async function openWorkspace(
     throw error;
   }
 }
+
+/** Runs `use` with the workspace open and closes it after, whatever `use` does. */
+export async function withWorkspace<T>(
+  config: CliConfig,
+  use: (workspace: CliWorkspace) => Promise<T>,
+  options: { readonly persona?: string | undefined } = {},
+): Promise<T> {
+  const workspace = await openWorkspace(config, options);
+  return use(workspace).finally(() => workspace.close());
+}

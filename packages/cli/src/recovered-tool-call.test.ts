@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chunkText, type ScriptedModelServer, type ScriptedRequest, textSteps } from '@toolbus/core/testing';
+import type { ScriptedModelServer, ScriptedRequest } from '@toolbus/core/testing';
 import { indexCliDocs, REFUND_POLICY, setCliConfig } from './__fixtures__/cli-home.ts';
 import { type ScriptedCliHome, startScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
+import { QWEN_MODEL_ID, textCallingModel } from './__fixtures__/text-calling-model.ts';
 
 // End to end: a weak model that writes its tool call as text, behind the real `toolbus chat` command. The user
 // sees the tool run and the answer, never the call's text, and the next request the model gets carries the
@@ -28,13 +29,8 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
   before(async () => {
     cli = await startScriptedCliHome({
       prefix: 'toolbus-recovery-',
-      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
-      modelId: 'qwen2.5-7b-instruct',
-      handler: (request) => {
-        const answered = request.messages.some((message) => message.toolResults.length > 0);
-        if (answered) return textSteps(['Refunds are paid within 14 days [1].']);
-        return textSteps(chunkText(written, 5));
-      },
+      modelId: QWEN_MODEL_ID,
+      handler: textCallingModel({ written: () => written, answer: 'Refunds are paid within 14 days [1].' }),
     });
     ({ model: server, env } = cli);
     await indexCliDocs(cli, { 'refunds.md': REFUND_POLICY });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ChunkedBodyWriter } from './chunked-body-writer.ts';
+import { ChunkedBodyWriter } from '@toolbus/core/repair';
 import { relayEvents } from './relay-events.ts';
 
 const listen = async (server: Server): Promise<string> => {

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finished } from 'node:stream/promises';
-import { type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
-import { ChunkedBodyWriter } from './chunked-body-writer.ts';
+import { ChunkedBodyWriter, type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
 import { type QueuedTask, runTurnByTurn } from './turn-by-turn.ts';
 
 /**

@@ -7,11 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
+import { startScriptedModelServer } from '@toolbus/core/testing';
 import { omitUndefined } from '@toolbus/spec';
 import { startTestPostgres } from '@toolbus/storage-postgres/testing';
 import { followTurn } from '../../../e2e/__fixtures__/follow-turn.ts';
 import { fetchThroughBalancer, startReplicaCluster } from '../../../e2e/__fixtures__/replica-cluster.ts';
+import { searchThenAnswer } from '../../../e2e/__fixtures__/search-then-answer.ts';
 import { startRedisServer } from '../src/testing/index.ts';
 
 const turnsPerRun = Number(process.env.BENCH_TURNS ?? 120);
@@ -26,21 +27,7 @@ const [postgres, redis] = await Promise.all([startTestPostgres({ durable: true }
 const secretKey = randomBytes(32).toString('base64');
 let slowAnswers = false;
 const model = await startScriptedModelServer({
-  handler: (request): ScriptedStep[] => {
-    const last = request.messages.at(-1);
-    if (last?.role === 'user') {
-      return [
-        { type: 'text', text: 'Searching. ' },
-        { type: 'tool-call', id: 'call_1', name: 'internal_search', arguments: { queries: [last.text] } },
-      ];
-    }
-    const steps: ScriptedStep[] = [];
-    for (let index = 0; index < 10; index += 1) {
-      if (slowAnswers) steps.push({ type: 'delay', ms: 200 });
-      steps.push({ type: 'text', text: `part ${index}. ` });
-    }
-    return steps;
-  },
+  handler: searchThenAnswer({ parts: 10, delayMs: () => (slowAnswers ? 200 : 0) }),
 });
 const modelString = `openai-compatible:${model.url}/v1#scripted`;
 

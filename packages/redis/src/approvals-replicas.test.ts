@@ -23,7 +23,12 @@ import {
   startTestHttpsApi,
   type TestHttpsApi,
 } from '../../server/src/__fixtures__/egress-world.ts';
-import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
+import {
+  type Replica,
+  type ServerReplicas,
+  serverReplicas,
+  startApiAndWorker,
+} from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
 
 const secret = 'sk-REPLICA-APPROVAL-NEVER-IN-THE-SANDBOX-8812';
@@ -67,9 +72,7 @@ before(async () => {
       personaId = await addCoderPersona(storage);
     },
   });
-  api = await startReplica('api');
-  worker = await startReplica('worker');
-  adminKey = (await api.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
+  ({ api, worker, adminKey } = await startApiAndWorker(startReplica));
 });
 after(async () => {
   await replicas?.close();

@@ -39,6 +39,7 @@ import {
   type Replica,
   type ServerReplicas,
   serverReplicas,
+  startApiAndWorker,
 } from './__fixtures__/server-replicas.ts';
 import { connectEgressApprovals, type EgressApprovals } from './connect-egress-approvals.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
@@ -119,9 +120,7 @@ before(async () => {
       logger: (event, fields) => proxyLog.push(formatEgressLogLine(event, fields)),
     },
   });
-  api = await startReplica('api', personaId);
-  worker = await startReplica('worker', personaId);
-  adminKey = (await api.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
+  ({ api, worker, adminKey } = await startApiAndWorker((role) => startReplica(role, personaId)));
 });
 
 after(async () => {

@@ -12,7 +12,12 @@ import { callApi, newUserKey } from '../../server/src/__fixtures__/api-calls.ts'
 import { seedApprovedMcpServer } from '../../server/src/__fixtures__/approved-mcp-server.ts';
 import { bookTableTool } from '../../server/src/__fixtures__/book-table-tool.ts';
 import { readSse } from '../../server/src/__fixtures__/test-server.ts';
-import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
+import {
+  type Replica,
+  type ServerReplicas,
+  serverReplicas,
+  startApiAndWorker,
+} from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
 
 interface WirePacket {
@@ -74,9 +79,7 @@ before(async () => {
         : [{ type: 'tool-call', id: 'call_book', name: 'book_table', arguments: {} }],
   });
   replicas = await serverReplicas({ redisUrl: redis.url, seed: seedBistro });
-  api = await startReplica('api');
-  worker = await startReplica('worker');
-  adminKey = (await api.server.access.bootstrapAdmin('admin@example.com'))?.key ?? '';
+  ({ api, worker, adminKey } = await startApiAndWorker(startReplica));
 });
 after(async () => {
   await replicas?.close();

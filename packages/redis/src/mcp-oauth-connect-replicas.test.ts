@@ -9,7 +9,12 @@ import {
   type LoopbackOAuthServers,
   startLoopbackOAuthServers,
 } from '../../mcp/src/__fixtures__/loopback-oauth-servers.ts';
-import { type Replica, type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
+import {
+  type Replica,
+  type ServerReplicas,
+  serverReplicas,
+  startApiReplicas,
+} from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
 
 let redis: TestRedisServer;
@@ -20,16 +25,11 @@ before(async () => {
   redis = await startRedisServer();
   oauthServers = await startLoopbackOAuthServers([whoamiTool]);
   replicas = await serverReplicas({ redisUrl: redis.url });
-  for (let index = 0; index < 2; index += 1) {
-    await replicas.start({
-      scaleOut: { worker: false },
-      server: () => ({
-        auth: 'api-keys',
-        defaultModel: 'openai-compatible:http://127.0.0.1:1/v1#unused',
-        fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
-      }),
-    });
-  }
+  await startApiReplicas(replicas, 2, () => ({
+    auth: 'api-keys',
+    defaultModel: 'openai-compatible:http://127.0.0.1:1/v1#unused',
+    fetch: createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] }) as typeof fetch,
+  }));
 });
 after(async () => {
   await replicas?.close();

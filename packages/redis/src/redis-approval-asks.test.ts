@@ -83,7 +83,15 @@ function turnOn(replica: Replica, chatId: string, userId: string) {
     }
     throw new Error(`no ${type} packet`);
   };
-  return { turn, packets, next };
+  /** The proxy asks in the chat as its owner; once the card shows, the owner decides: the proxy's answer. */
+  const askAndDecide = async (decision: Parameters<ApprovalHub['decide']>[2]) => {
+    const request = askOf(chatId, userId);
+    const answer = broker().requestApproval(request, new AbortController().signal);
+    await next('approval-request');
+    await replica.hub.decide(userId, request.approvalId, decision);
+    return answer;
+  };
+  return { turn, packets, next, askAndDecide };
 }
 
 const broker = () => approvalBrokerOverAsks(proxyAsks);
@@ -109,12 +117,8 @@ describe('RedisApprovalAsks', () => {
 
   test('a rejection comes back as rejected; the proxy giving up expires the card', async () => {
     const replica = await startReplica();
-    const { turn, next, packets } = turnOn(replica, 'chat-b', 'bob');
-    const rejected = askOf('chat-b', 'bob');
-    const answer = broker().requestApproval(rejected, new AbortController().signal);
-    await next('approval-request');
-    await replica.hub.decide('bob', rejected.approvalId, 'reject');
-    assert.equal(await answer, 'rejected');
+    const { turn, next, packets, askAndDecide } = turnOn(replica, 'chat-b', 'bob');
+    assert.equal(await askAndDecide('reject'), 'rejected');
     packets.length = 0;
     const controller = new AbortController();
     const withdrawn = askOf('chat-b', 'bob');
@@ -130,12 +134,8 @@ describe('RedisApprovalAsks', () => {
 
   test("allow for this chat answers the chat's next ask at once, without a card", async () => {
     const replica = await startReplica();
-    const { turn, next, packets } = turnOn(replica, 'chat-c', 'carol');
-    const first = askOf('chat-c', 'carol');
-    const answer = broker().requestApproval(first, new AbortController().signal);
-    await next('approval-request');
-    await replica.hub.decide('carol', first.approvalId, 'allow-session');
-    assert.equal(await answer, 'approved_for_session');
+    const { turn, packets, askAndDecide } = turnOn(replica, 'chat-c', 'carol');
+    assert.equal(await askAndDecide('allow-session'), 'approved_for_session');
     const cards = packets.length;
     assert.equal(
       await broker().requestApproval(askOf('chat-c', 'carol'), new AbortController().signal),

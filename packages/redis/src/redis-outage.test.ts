@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { openStorage } from '@toolbus/storage';
 import { eventually, openTestStorage, readSse } from '../../server/src/__fixtures__/test-server.ts';
 import {
+  assertTurnSurvives,
   assertWholeTurn,
   type OutageDeployment,
   startOutageDeployment,
@@ -32,14 +33,7 @@ after(async () => {
 });
 
 test('Redis restarted with its data mid-turn: the turn completes, every packet is served once, resumes reach the end', async () => {
-  const chatId = await deployment.newChat();
-  const { seen, outage } = await turnThroughOutage(deployment, chatId, () =>
-    redis.restart({ downMs: 3_000, keepData: true }),
-  );
-  await outage;
-  await assertWholeTurn(deployment, chatId, 0, seen);
-  const next = await readSse(await deployment.send(chatId, 'And exchanges?'));
-  await assertWholeTurn(deployment, chatId, 1, [next]);
+  await assertTurnSurvives(deployment, () => redis.restart({ downMs: 3_000, keepData: true }));
 });
 
 test('Redis lost everything mid-turn (a crash): storage serves what Redis lacks; a turn ending while Redis is away is closed with its stop', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { type ServerReplicas, serverReplicas } from './__fixtures__/server-replicas.ts';
+import { type ServerReplicas, serverReplicas, startApiReplicas } from './__fixtures__/server-replicas.ts';
 import { startRedisServer, type TestRedisServer } from './testing/index.ts';
 
 const perMinute = 6;
@@ -13,16 +13,11 @@ let replicas: ServerReplicas;
 before(async () => {
   redis = await startRedisServer();
   replicas = await serverReplicas({ redisUrl: redis.url });
-  for (let index = 0; index < 2; index += 1) {
-    await replicas.start({
-      scaleOut: { worker: false },
-      server: () => ({
-        auth: 'local',
-        defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
-        limits: { requestsPerMinute: perMinute },
-      }),
-    });
-  }
+  await startApiReplicas(replicas, 2, () => ({
+    auth: 'local',
+    defaultModel: 'openai-compatible:http://127.0.0.1:9/v1#unused',
+    limits: { requestsPerMinute: perMinute },
+  }));
 });
 after(async () => {
   await replicas.close();

@@ -7,6 +7,9 @@
 // in an order that alternates between levels and rounds. CPU is the kernel's count for the server process and the
 // children it reaped (the sandbox's), per token delivered; memory is RSS (idle, and added per open stream).
 // BENCH_LEVELS, BENCH_ROUNDS, BENCH_TOKENS and BENCH_REST_MS (the rest before RSS at rest) change the run;
+// BENCH_BEFORE=<another checkout of toolbus, with its node_modules> adds that tree's `toolbus serve` from source on
+// both routes (before-ui, before-sse) to the same rounds, so a change is measured side by side with what it
+// changes; BENCH_SIDES=ai-sdk,toolbus-ui,… runs only the sides named.
 // --quick (or BENCH_QUICK=1) runs 50,100,200 once: the levels around those the servers hold on 2 cores (the AI SDK
 // server about 100), so the largest level held by each, and their ratio, shows in one short run.
 // toolbus runs as installed: the `toolbus` bin on the built packages (run `npm run build` first);
@@ -44,8 +47,21 @@ if (!fromSource && !existsSync(new URL('../../cli/dist/run-cli-process.js', impo
   process.exit(1);
 }
 
-type Side = 'ai-sdk' | 'toolbus-ui' | 'toolbus-sse';
-const sides: readonly Side[] = ['ai-sdk', 'toolbus-ui', 'toolbus-sse'];
+type Side = 'ai-sdk' | 'toolbus-ui' | 'toolbus-sse' | 'before-ui' | 'before-sse';
+const beforeTree = process.env.BENCH_BEFORE;
+const sides: readonly Side[] = (
+  [
+    'ai-sdk',
+    'toolbus-ui',
+    'toolbus-sse',
+    ...(beforeTree ? (['before-ui', 'before-sse'] as const) : []),
+  ] as const
+).filter((side) => !process.env.BENCH_SIDES || process.env.BENCH_SIDES.split(',').includes(side));
+/** The toolbus sides, whose largest level held is set against the AI SDK server's. */
+const toolbusSides = sides.filter((side) => side !== 'ai-sdk');
+/** One empty list per side. */
+const perSide = <T>(): Record<Side, T[]> =>
+  Object.fromEntries(sides.map((side) => [side, [] as T[]])) as unknown as Record<Side, T[]>;
 
 /** A server under measurement: its process and URL. */
 interface Server {
@@ -71,12 +87,13 @@ async function startAiSdk(): Promise<Server> {
 async function startToolbus(side: Side): Promise<Server> {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-bench-serve-'));
   const profileDir = process.env.BENCH_PROFILE_DIR;
+  const before = side.startsWith('before-');
   const { child, url } = await startProcess({
     name: 'toolbus serve',
     args: [
-      ...(fromSource ? ['--conditions=development'] : []),
+      ...(fromSource || before ? ['--conditions=development'] : []),
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      cliEntry,
+      before ? join(beforeTree as string, 'packages/cli/src/cli-entry.ts') : cliEntry,
       'serve',
       '--port',
       '0',
@@ -110,7 +127,7 @@ function chatRequest(server: Server, chatId: string, index: number): { url: stri
       body: JSON.stringify({ id: `chat-${index}`, messages: [userMessage(`m-${index}`)] }),
     };
   }
-  if (server.side === 'toolbus-ui') {
+  if (server.side.endsWith('-ui')) {
     return {
       url: `${server.url}/v1/ui/chat`,
       body: JSON.stringify({ id: chatId, messages: [userMessage(`m-${index}`)] }),
@@ -231,21 +248,28 @@ function held(result: LevelResult): boolean {
 
 const loadAtStart = loadavg();
 const all: LevelResult[][] = [];
-const idle: Record<Side, number[]> = { 'ai-sdk': [], 'toolbus-ui': [], 'toolbus-sse': [] };
+// RSS of each server as started (before any request), right after the warm-up, after a rest, and after a rest
+// once every level ran.
+const started = perSide<number>();
+const idle = perSide<number>();
 // RSS after the servers rested: V8 keeps the young generation it grew while busy (tens of MiB) until its memory
 // reducer runs after some seconds without allocation; at rest is what an idle server holds.
-const atRest: Record<Side, number[]> = { 'ai-sdk': [], 'toolbus-ui': [], 'toolbus-sse': [] };
+const atRest = perSide<number>();
+const atRestAfterLoad = perSide<number>();
+const rssMiB = (server: Server) => rssBytes(server.child.pid as number) / 2 ** 20;
 for (let round = 0; round < rounds; round += 1) {
   const servers = await Promise.all(
     sides.map((side) => (side === 'ai-sdk' ? startAiSdk() : startToolbus(side))),
   );
   try {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const server of servers) started[server.side].push(rssMiB(server));
     // Warm-up, not measured: the first turns compile code paths, open the persona's assembly and (toolbus) its
     // sandbox service.
     for (const server of servers) await runLevel(server, 3);
-    for (const server of servers) idle[server.side].push(rssBytes(server.child.pid as number) / 2 ** 20);
+    for (const server of servers) idle[server.side].push(rssMiB(server));
     await new Promise((resolve) => setTimeout(resolve, restMs));
-    for (const server of servers) atRest[server.side].push(rssBytes(server.child.pid as number) / 2 ** 20);
+    for (const server of servers) atRest[server.side].push(rssMiB(server));
     for (const [levelIndex, count] of levels.entries()) {
       const order = (round + levelIndex) % 2 === 0 ? servers : [...servers].reverse();
       const results: LevelResult[] = [];
@@ -258,6 +282,8 @@ for (let round = 0; round < rounds; round += 1) {
       }
       all.push(results);
     }
+    await new Promise((resolve) => setTimeout(resolve, restMs));
+    for (const server of servers) atRestAfterLoad[server.side].push(rssMiB(server));
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }
@@ -279,7 +305,7 @@ console.log(
   '| chats | server | CPU per token (µs) | CPU ratio to AI SDK | TTFT p50 / p99 (ms) | TTFT p50 ratio | latency p50 / p99 (ms) | RSS per stream (KiB) | open at once | complete | held (rounds) | cores busy: server / model / client |',
 );
 console.log(`|${' --- |'.repeat(12)}`);
-const largestHeld: Record<Side, number[]> = { 'ai-sdk': [], 'toolbus-ui': [], 'toolbus-sse': [] };
+const largestHeld = perSide<number>();
 for (let round = 0; round < rounds; round += 1) {
   for (const side of sides) {
     let best = 0;
@@ -307,20 +333,30 @@ for (const count of levels) {
   }
 }
 console.log('');
+const mib = (values: readonly number[]) => values.map((value) => fixed(value)).join(', ');
 for (const side of sides) {
   console.log(
-    `- ${side}: RSS right after warm-up ${idle[side].map((value) => fixed(value)).join(', ')} MiB, after ${restMs / 1000} s at rest ${atRest[side].map((value) => fixed(value)).join(', ')} MiB; largest level held per round (all streams open at once, no errors, p99 ≤ ${heldP99Ms} ms): ${largestHeld[side].join(', ')}`,
+    `- ${side}: RSS as started ${mib(started[side])} MiB, right after warm-up ${mib(idle[side])}, after ${restMs / 1000} s at rest ${mib(atRest[side])}, after the levels and ${restMs / 1000} s at rest ${mib(atRestAfterLoad[side])}; largest level held per round (all streams open at once, no errors, p99 ≤ ${heldP99Ms} ms): ${largestHeld[side].join(', ')}`,
   );
 }
-// The goal's second figure: each toolbus route's largest level held against the AI SDK server's, round by round.
-const heldRatios = (['toolbus-ui', 'toolbus-sse'] as const).map((side) => {
-  const perRound = largestHeld[side].map((count, round) => {
-    const base = largestHeld['ai-sdk'][round] ?? 0;
-    return `${count} vs ${base}${base > 0 ? ` (${fixed(count / base, 1)}×)` : ''}`;
+// The goal's second figure: each toolbus side's largest level held against the AI SDK server's, round by round,
+// and over rounds (the largest level held in every round, each side's own).
+const ratioText = (count: number, base: number) =>
+  `${count} vs ${base}${base > 0 ? ` (${fixed(count / base, 1)}×)` : count > 0 ? ' (the AI SDK server held none)' : ''}`;
+if (sides.includes('ai-sdk')) {
+  const perRound = toolbusSides.map((side) => {
+    const ratios = largestHeld[side].map((count, round) =>
+      ratioText(count, largestHeld['ai-sdk'][round] ?? 0),
+    );
+    return `${side} ${ratios.join(', ')}`;
   });
-  return `${side} ${perRound.join(', ')}`;
-});
-console.log(`- largest level held against the AI SDK server's, per round: ${heldRatios.join('; ')}`);
+  console.log(`- largest level held against the AI SDK server's, per round: ${perRound.join('; ')}`);
+  const everyRound = (side: Side) => Math.min(...largestHeld[side]);
+  const overRounds = toolbusSides.map(
+    (side) => `${side} ${ratioText(everyRound(side), everyRound('ai-sdk'))}`,
+  );
+  console.log(`- held in every one of ${rounds} round(s): ${overRounds.join('; ')}`);
+}
 console.log(
   `\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; 1-min load average at the start ${fixed(loadAtStart[0] ?? 0, 1)}, at the end ${fixed(loadavg()[0] ?? 0, 1)} (other work on these cores inflates both sides alike).`,
 );

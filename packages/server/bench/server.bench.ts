@@ -149,6 +149,32 @@ function cpuMeter() {
   };
 }
 
+/**
+ * Reads one stream's events: its first event's delay goes to `firsts`, each token's latency to `tokens`, and the
+ * stream counts as open from its first token until its last (`deltasPerTurn`) has arrived.
+ */
+function streamReader(into: {
+  readonly started: number;
+  readonly tokens: number[];
+  readonly firsts: number[];
+  readonly streams: ReturnType<typeof openStreams>;
+}): (event: string, at: number) => void {
+  const { started, tokens, firsts, streams } = into;
+  let first = true;
+  let received = 0;
+  return (event, at) => {
+    if (first) {
+      firsts.push(at - started);
+      first = false;
+    }
+    const before = tokens.length;
+    latencies(event, at, tokens);
+    if (received === 0 && tokens.length > before) streams.opened();
+    received += tokens.length - before;
+    if (received === deltasPerTurn && tokens.length > before) streams.closed();
+  };
+}
+
 /** The bare model stream read directly, or (with `through`) through the minimal relay. */
 async function bareLevel(count: number, through?: string) {
   const tokens: number[] = [];
@@ -162,19 +188,11 @@ async function bareLevel(count: number, through?: string) {
       stream: true,
       messages: [{ role: 'user', content: 'go' }],
     });
-    let first = true;
-    let received = 0;
-    await postForEvents(through ?? `${model.url}/v1/chat/completions`, body, (event, at) => {
-      if (first) {
-        firsts.push(at - started);
-        first = false;
-      }
-      const before = tokens.length;
-      latencies(event, at, tokens);
-      if (received === 0 && tokens.length > before) streams.opened();
-      received += tokens.length - before;
-      if (received === deltasPerTurn && tokens.length > before) streams.closed();
-    });
+    await postForEvents(
+      through ?? `${model.url}/v1/chat/completions`,
+      body,
+      streamReader({ started, tokens, firsts, streams }),
+    );
   });
   return {
     tokens,
@@ -197,20 +215,11 @@ async function toolbusLevel(count: number) {
   const cpu = cpuMeter();
   const results = await staggered(count, async (index) => {
     const started = now();
-    let first = true;
-    let received = 0;
     const url = `${toolbus.url}/v1/chats/${chats[index]}/messages`;
+    const read = streamReader({ started, tokens, firsts, streams });
     // A stamp only ever appears in a message-delta's content; the stop packet is the turn's last.
     await postForEvents(url, '{"content":"go"}', (event, at) => {
-      if (first) {
-        firsts.push(at - started);
-        first = false;
-      }
-      const before = tokens.length;
-      latencies(event, at, tokens);
-      if (received === 0 && tokens.length > before) streams.opened();
-      received += tokens.length - before;
-      if (received === deltasPerTurn && tokens.length > before) streams.closed();
+      read(event, at);
       if (event.includes('"type":"stop"')) stops += 1;
     });
   });

@@ -45,6 +45,7 @@ import { FILE_UPLOAD_PATH, registerUserDataRoutes } from './library/user-data-ro
 import { UserDataService } from './library/user-data-service.ts';
 import { describeMcpEndpoint, mountMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { repeatLimitedWarnings } from './observability/repeat-limited-warnings.ts';
+import { releaseMemoryAtRest } from './release-memory-at-rest.ts';
 import { InProcessRequestRateLimit } from './scale-out/request-rate-limit.ts';
 import { singleFlight } from './scale-out/single-flight-lock.ts';
 import { type ServerLogger, silentLogger } from './server-logger.ts';
@@ -199,6 +200,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
       intervalMs: scaleOut.abandonedTurnSweep?.intervalMs,
     });
   }
+  const memoryAtRest = releaseMemoryAtRest({ busy: () => turns.running > 0 });
 
   return {
     app,
@@ -218,6 +220,7 @@ export async function createServer(options: ServerOptions): Promise<ToolbusServe
     openApiDocument,
     async close() {
       sweeper?.stop();
+      memoryAtRest.stop();
       // A worker stops taking jobs first; the turns it runs are then stopped and write their ends.
       const closingQueue = scaleOut?.queue.close();
       await turns.stopAll();

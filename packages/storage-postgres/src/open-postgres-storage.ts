@@ -1,10 +1,10 @@
 import { omitUndefined } from '@toolbus/spec';
 import {
   createSecretBox,
-  type Migration,
   resolveSecretKey,
   type Storage,
   StorageError,
+  type StorageOpeningOptions,
 } from '@toolbus/storage';
 import { openSqlStorage } from '@toolbus/storage/backend';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
@@ -13,20 +13,9 @@ import { openPostgresPool } from './postgres-pool.ts';
 import { describePostgresUrl } from './postgres-unreachable-error.ts';
 
 /** Options of {@link openPostgresStorage}. */
-export interface OpenPostgresStorageOptions {
+export interface OpenPostgresStorageOptions extends StorageOpeningOptions {
   /** `postgres://user:password@host:port/database` (or `postgresql://`). Never logged; errors name host and port. */
   readonly url: string;
-  /**
-   * The key that encrypts secrets at rest: 32 bytes or their base64. Default: `TOOLBUS_SECRET_KEY`, then
-   * `secretKeyFile`. Every replica must use the same key, so there is no generated default.
-   */
-  readonly secretKey?: Uint8Array | string;
-  /** A key file (mode 0600) read when no key is given; created on first use. */
-  readonly secretKeyFile?: string;
-  /** Where `TOOLBUS_SECRET_KEY` is read (default `process.env`). */
-  readonly environment?: Readonly<Record<string, string | undefined>>;
-  /** The schema steps (default: toolbus's own). */
-  readonly migrations?: readonly Migration[];
   /** Connections this process keeps open at most (default 10). */
   readonly maxConnections?: number;
   /** How long connecting may take before the open fails as `unreachable` (default 10 s). */
@@ -35,7 +24,8 @@ export interface OpenPostgresStorageOptions {
 
 /**
  * Opens (creating the schema and migrating when needed) toolbus storage on PostgreSQL, for deployments with
- * several server replicas sharing one database. Fails closed like the SQLite store: `schema_too_new`,
+ * several server replicas sharing one database. Every replica must use the same secret key, so a key (or key
+ * file) must be given: there is no generated default. Fails closed like the SQLite store: `schema_too_new`,
  * `secret_key_mismatch`; and `unreachable` (naming host and port, never the password) when the server cannot be
  * reached or refuses the login.
  */

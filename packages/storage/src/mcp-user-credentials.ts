@@ -1,25 +1,5 @@
 import type { SettingStore } from './storage.ts';
 
-/**
- * One user's values for an MCP server's header template (`{api_key}` → the user's key): secrets, stored sealed
- * per server and user, never logged, never shown back. Deleted with the server or the user.
- */
-export interface McpUserCredentialStore {
-  /** Stores (replacing) exactly that user's values for that server. */
-  set(options: {
-    readonly serverId: string;
-    readonly userId: string;
-    readonly values: Readonly<Record<string, string>>;
-  }): Promise<void>;
-  /** That user's values; never another user's. */
-  get(options: {
-    readonly serverId: string;
-    readonly userId: string;
-  }): Promise<Readonly<Record<string, string>> | undefined>;
-  /** Forgets that user's values; false when there were none. */
-  delete(options: { readonly serverId: string; readonly userId: string }): Promise<boolean>;
-}
-
 /** The setting that holds one server's header template (names → `{placeholder}` templates; no secrets in it). */
 export function mcpHeaderTemplateKey(serverId: string): string {
   return `mcp-header-template:${serverId}`;

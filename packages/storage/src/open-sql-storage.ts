@@ -13,7 +13,6 @@ import { createAccessStore } from './stores/access-store.ts';
 import { createChatStore } from './stores/chat-store.ts';
 import { createConnectedAppStore } from './stores/connected-app-store.ts';
 import { createMcpServerStore } from './stores/mcp-server-store.ts';
-import { createMcpUserCredentialStore } from './stores/mcp-user-credential-store.ts';
 import { createMemoryStore } from './stores/memory-store.ts';
 import { createOrganizationStore } from './stores/organization-store.ts';
 import type { PacketStreams } from './stores/packet-streams.ts';
@@ -21,6 +20,7 @@ import { createPersonaStore } from './stores/persona-store.ts';
 import { createResearchCheckpointStore } from './stores/research-checkpoint-store.ts';
 import { createSettingStore } from './stores/setting-store.ts';
 import { createUploadedFileStore } from './stores/uploaded-file-store.ts';
+import { createUserSecretStore } from './stores/user-secret-store.ts';
 import { createUserStore } from './stores/user-store.ts';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
@@ -74,7 +74,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     access: createAccessStore(context),
     connectedApps: createConnectedAppStore(context),
     mcpServers: createMcpServerStore(context),
-    mcpUserCredentials: createMcpUserCredentialStore(context),
+    userSecrets: createUserSecretStore(context),
     personas: createPersonaStore(context),
     chats: createChatStore(context, options.packetStreams(context)),
     schemaVersion: () => schemaVersion(db),

@@ -112,7 +112,7 @@ describe('migrations', () => {
     database.close();
     const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
     assert.deepEqual(
-      (await storage.organizations.listMemberships('u1')).map((member) => [
+      (await storage.organizations.members({ userId: 'u1' })).map((member) => [
         member.organizationId,
         member.role,
       ]),
@@ -241,10 +241,11 @@ describe('secrets at rest', () => {
       },
       authType: 'none',
     });
-    await storage.mcpServers.saveOAuthState({
-      serverId: server.id,
+    await storage.userSecrets.set({
+      kind: 'mcpOAuth',
+      ownerId: server.id,
       userId: user.id,
-      state: { tokens: { access_token: accessToken, token_type: 'Bearer' } },
+      value: { tokens: { access_token: accessToken, token_type: 'Bearer' } },
     });
     const persona = await storage.personas.create({ name: 'p' });
     await storage.personas.addToolRow(persona.id, {
@@ -273,9 +274,12 @@ describe('secrets at rest', () => {
       args: ['s.js'],
       environment: { GITHUB_TOKEN: environmentValue },
     });
-    assert.deepEqual(await reopened.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }), {
-      tokens: { access_token: accessToken, token_type: 'Bearer' },
-    });
+    assert.deepEqual(
+      await reopened.userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: user.id }),
+      {
+        tokens: { access_token: accessToken, token_type: 'Bearer' },
+      },
+    );
     await reopened.close();
   });
 

@@ -11,18 +11,22 @@ import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
-/** Options of {@link openStorage}. */
-export interface OpenStorageOptions {
-  /** The database file, or `':memory:'`. Its directory is created when missing. */
-  readonly path: string;
+/** What both openers (SQLite's and PostgreSQL's) take: where the secret key comes from, and the schema steps. */
+export interface StorageOpeningOptions {
   /** The key that encrypts secrets at rest: 32 bytes or their base64. Default: `TOOLBUS_SECRET_KEY`, then the key file. */
   readonly secretKey?: Uint8Array | string;
-  /** The key file used when no key is given (default `<database directory>/secret.key`; none for `:memory:`). */
+  /** A key file (mode 0600) read when no key is given; created on first use. */
   readonly secretKeyFile?: string;
   /** Where `TOOLBUS_SECRET_KEY` is read (default `process.env`). */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
   readonly migrations?: readonly Migration[];
+}
+
+/** Options of {@link openStorage}; the key file defaults to `<database directory>/secret.key` (none for `:memory:`). */
+export interface OpenStorageOptions extends StorageOpeningOptions {
+  /** The database file, or `':memory:'`. Its directory is created when missing. */
+  readonly path: string;
   /** A fully checkpointed write-ahead log larger than this is truncated (default 64 MiB; `Infinity`: never). */
   readonly walTruncateAboveBytes?: number;
 }

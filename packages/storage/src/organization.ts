@@ -33,11 +33,14 @@ export interface OrganizationStore {
   list(): Promise<readonly Organization[]>;
   /** Adds a member or changes their role; `not_found` when the organisation or the user does not exist. */
   setMember(member: Omit<OrganizationMember, 'createdAt'>): Promise<OrganizationMember>;
-  getMember(options: { organizationId: string; userId: string }): Promise<OrganizationMember | undefined>;
-  /** The organisation's members, oldest first. */
-  listMembers(organizationId: string): Promise<readonly OrganizationMember[]>;
-  /** The user's memberships, oldest first. */
-  listMemberships(userId: string): Promise<readonly OrganizationMember[]>;
+  /**
+   * Memberships, oldest first: an organisation's members, a user's memberships, or (given both) that user's
+   * membership of that organisation.
+   */
+  members(of: {
+    readonly organizationId?: string;
+    readonly userId?: string;
+  }): Promise<readonly OrganizationMember[]>;
   removeMember(options: { organizationId: string; userId: string }): Promise<boolean>;
   /** Invites an email (replacing an earlier invitation of it to this organisation); `not_found` for no organisation. */
   invite(invitation: Omit<OrganizationInvitation, 'id' | 'createdAt'>): Promise<OrganizationInvitation>;

@@ -13,19 +13,18 @@ import type {
 } from './chat.ts';
 import type { ConnectedAppRecord, NewConnectedApp } from './connected-app.ts';
 import type {
-  McpOAuthState,
   McpPendingAuthorization,
   McpServer,
   McpToolApproval,
   NewMcpPendingAuthorization,
   NewMcpServer,
 } from './mcp-server.ts';
-import type { McpUserCredentialStore } from './mcp-user-credentials.ts';
 import type { Memory, NewMemory } from './memory.ts';
 import type { OrganizationStore } from './organization.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 import type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
 import type { NewUser, User, UserRole, UserSettings } from './user.ts';
+import type { UserSecretStore } from './user-secrets.ts';
 
 /** Users and their settings. */
 export interface UserStore {
@@ -78,7 +77,7 @@ export interface PersonaStore {
   removeToolRow(rowId: string): Promise<boolean>;
 }
 
-/** MCP servers, per-user OAuth state, and admin approvals of tool definitions. */
+/** MCP servers, admin approvals of tool definitions and OAuth authorizations in progress. */
 export interface McpServerStore {
   create(server: NewMcpServer): Promise<McpServer>;
   get(id: string): Promise<McpServer | undefined>;
@@ -86,9 +85,6 @@ export interface McpServerStore {
   /** Replaces the server's configuration (secrets re-encrypted). */
   update(id: string, server: NewMcpServer): Promise<McpServer>;
   delete(id: string): Promise<boolean>;
-  getOAuthState(options: { serverId: string; userId: string }): Promise<McpOAuthState | undefined>;
-  saveOAuthState(options: { serverId: string; userId: string; state: McpOAuthState }): Promise<void>;
-  deleteOAuthState(options: { serverId: string; userId: string }): Promise<boolean>;
   /** Records (or replaces) the approved definition hash of one tool. */
   approveTool(approval: Omit<McpToolApproval, 'approvedAt'>): Promise<McpToolApproval>;
   listApprovals(serverId: string): Promise<readonly McpToolApproval[]>;
@@ -201,17 +197,6 @@ export interface ConnectedAppStore {
     readonly organizationId?: string;
   }): Promise<readonly ConnectedAppRecord[]>;
   delete(id: number): Promise<boolean>;
-  /** Stores (replacing) one user's values for `{{user.NAME}}` placeholders, encrypted. */
-  setUserValues(options: {
-    readonly appId: number;
-    readonly userId: string;
-    readonly values: Readonly<Record<string, string>>;
-  }): Promise<void>;
-  /** Exactly that user's values; never another user's. */
-  getUserValues(options: {
-    readonly appId: number;
-    readonly userId: string;
-  }): Promise<Readonly<Record<string, string>> | undefined>;
 }
 
 /**
@@ -235,8 +220,8 @@ export interface Storage {
   readonly users: UserStore;
   readonly personas: PersonaStore;
   readonly mcpServers: McpServerStore;
-  /** Each user's own values for MCP header templates, sealed. */
-  readonly mcpUserCredentials: McpUserCredentialStore;
+  /** Each user's own secrets of an MCP server or a connected app (OAuth state, header and placeholder values). */
+  readonly userSecrets: UserSecretStore;
   readonly memories: MemoryStore;
   readonly files: UploadedFileStore;
   readonly settings: SettingStore;

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { ConnectedAppAdmin, ServerError } from '@toolbus/server';
+import { type ConnectedAppActor, ConnectedAppAdmin, ServerError } from '@toolbus/server';
 import {
   type ConnectedAppActionRecord,
   type ConnectedAppPolicy,
@@ -7,11 +6,12 @@ import {
 } from '@toolbus/storage';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
-import { openWorkspace } from '../open-workspace.ts';
-import type { CliCommand } from './cli-command.ts';
-import type { CliSubcommand } from './cli-subcommand.ts';
+import { EXIT_CODES } from '../exit-codes.ts';
+import { withWorkspace } from '../open-workspace.ts';
+import { UsageError } from '../usage-error.ts';
+import { actionCommand, defineAction } from './action-command.ts';
 
-export const appsUsage = `Usage: toolbus apps [list | add <name> ... | remove <name>]
+const appsUsage = `Usage: toolbus apps [list | add <name> ... | remove <name>]
 
 Connected apps are APIs that code in run_python may call: the sandbox has no network except through the egress
 proxy, which adds the app's credential on the way out, so the sandbox never sees it. Stored encrypted.
@@ -75,114 +75,34 @@ function parseAction(text: string): ConnectedAppActionRecord {
   };
 }
 
-/** `toolbus apps`: connect, list and remove the APIs sandboxed code may call through the egress proxy. */
-
-/** The subcommands of `toolbus apps`, each with its own help and flags. */
-const appsSubcommands: readonly CliSubcommand[] = [
-  {
-    name: 'list',
-    forms: [''],
-    summary: 'Lists the connected apps: names, URL patterns, header and value names (never values).',
-    examples: ['toolbus apps list'],
-  },
-  {
-    name: 'add',
-    forms: ['<name> --url <regex> [--url <regex>] --header "Name: template" [options]'],
-    summary:
-      'Connects an API that code in run_python may call: the egress proxy adds its credential on the way out, so the sandbox never sees it. Stored encrypted.',
-    flags: [
-      {
-        name: 'url',
-        value: '<regex>',
-        description: 'a regular expression the whole request URL must match (repeatable)',
-      },
-      {
-        name: 'header',
-        value: '"N: T"',
-        description: 'a header to add; T may use {{org.KEY}} and {{user.KEY}} (repeatable)',
-      },
-      {
-        name: 'value',
-        value: 'KEY=VALUE',
-        description: 'an organisation value for {{org.KEY}} (repeatable)',
-      },
-      {
-        name: 'value-env',
-        value: 'KEY=VAR',
-        description: 'the same, read from the environment variable VAR',
-      },
-      { name: 'user-value', value: 'KEY=VALUE', description: 'your own value for {{user.KEY}} (repeatable)' },
-      {
-        name: 'user-value-env',
-        value: 'KEY=VAR',
-        description: 'the same, read from the environment variable VAR',
-      },
-      {
-        name: 'action',
-        value: 'NAME:METHOD:PATH_REGEX:POLICY',
-        description: 'a recognised action (POLICY ALWAYS, ASK or DENY)',
-      },
-      { name: 'policy', value: 'POLICY', description: 'the policy for every other request (default ASK)' },
-      { name: 'shared', description: "the app is the organisation's (every user), not only yours" },
-    ],
-    examples: [
-      'toolbus apps add github --url "https://api\\.github\\.com/.*" --header "Authorization: Bearer {{user.token}}" --user-value-env token=GITHUB_TOKEN',
-    ],
-  },
-  {
-    name: 'remove',
-    forms: ['<name>'],
-    summary: 'Removes a connected app.',
-    examples: ['toolbus apps remove github'],
-  },
-];
-
-/** `toolbus apps`. */
-export const appsCommand: CliCommand = {
-  name: 'apps',
-  subcommands: appsSubcommands,
-  synopsis: 'apps [list|add|remove]   APIs run_python may call (credentials added by the egress proxy)',
-  usage: appsUsage,
-  run: (argv, io) => runAppsCommand(argv, io),
-};
-
-export async function runAppsCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const [action = 'list', ...rest] = argv;
-  if (action === 'help' || action === '--help' || action === '-h') {
-    io.stdout.write(appsUsage);
-    return 0;
-  }
-  if (!['list', 'add', 'remove'].includes(action)) {
-    io.stderr.write(`toolbus apps: unknown action "${action}".\n\n${appsUsage}`);
-    return 2;
-  }
-  const { values, positionals } = parseArgs({
-    args: [...rest],
-    allowPositionals: true,
-    options: {
-      url: { type: 'string', multiple: true },
-      header: { type: 'string', multiple: true },
-      value: { type: 'string', multiple: true },
-      'value-env': { type: 'string', multiple: true },
-      'user-value': { type: 'string', multiple: true },
-      'user-value-env': { type: 'string', multiple: true },
-      action: { type: 'string', multiple: true },
-      policy: { type: 'string' },
-      shared: { type: 'boolean' },
-    },
-  });
-  const workspace = await openWorkspace(loadCliConfig({ env: io.env }));
-  try {
+/** Runs `use` with the shared app operations and the CLI user as an admin of the default organisation. */
+function withApps(
+  io: CliIo,
+  use: (apps: ConnectedAppAdmin, actor: ConnectedAppActor) => Promise<number>,
+): Promise<number> {
+  return withWorkspace(loadCliConfig({ env: io.env }), (workspace) =>
     // The same operations as the server's /v1/apps routes; the CLI's user manages the organisation's apps too.
-    const apps = new ConnectedAppAdmin(workspace.storage);
-    const actor = { userId: workspace.user.id, organizationId: DEFAULT_ORGANIZATION_ID, isAdmin: true };
-    if (action === 'list') {
+    use(new ConnectedAppAdmin(workspace.storage), {
+      userId: workspace.user.id,
+      organizationId: DEFAULT_ORGANIZATION_ID,
+      isAdmin: true,
+    }),
+  );
+}
+
+const listApps = defineAction({
+  name: 'list',
+  forms: [''],
+  summary: 'Lists the connected apps: names, URL patterns, header and value names (never values).',
+  examples: ['toolbus apps list'],
+  run: ({ io }) =>
+    withApps(io, async (apps, actor) => {
       const listed = await apps.list(actor);
       if (listed.length === 0) {
         io.stdout.write(
           'No connected apps. Add one with: toolbus apps add <name> --url <regex> --header "Name: value"\n',
         );
-        return 0;
+        return EXIT_CODES.ok;
       }
       for (const app of listed) {
         io.stdout.write(
@@ -195,31 +115,70 @@ export async function runAppsCommand(argv: readonly string[], io: CliIo): Promis
           ].join('\n') + '\n',
         );
       }
-      return 0;
-    }
-    const [name] = positionals;
-    if (!name) {
-      io.stderr.write(`toolbus apps ${action}: missing the app name.\n\n${appsUsage}`);
-      return 2;
-    }
-    if (action === 'remove') {
-      try {
-        await apps.remove(actor, name);
-      } catch (error) {
-        if (ServerError.isInstance(error) && error.code === 'not_found') {
-          io.stderr.write(`toolbus apps remove: no app named "${name}".\n`);
-          return 1;
-        }
-        throw error;
-      }
-      io.stdout.write(`Removed ${name}.\n`);
-      return 0;
-    }
+      return EXIT_CODES.ok;
+    }),
+});
+
+const addApp = defineAction({
+  name: 'add',
+  forms: ['<name> --url <regex> [--url <regex>] --header "Name: template" [options]'],
+  summary:
+    'Connects an API that code in run_python may call: the egress proxy adds its credential on the way out, so the sandbox never sees it. Stored encrypted.',
+  operands: { first: 'an app name' },
+  flags: [
+    {
+      name: 'url',
+      value: '<regex>',
+      repeatable: true,
+      description: 'a regular expression the whole request URL must match (repeatable)',
+    },
+    {
+      name: 'header',
+      value: '"N: T"',
+      repeatable: true,
+      description: 'a header to add; T may use {{org.KEY}} and {{user.KEY}} (repeatable)',
+    },
+    {
+      name: 'value',
+      value: 'KEY=VALUE',
+      repeatable: true,
+      description: 'an organisation value for {{org.KEY}} (repeatable)',
+    },
+    {
+      name: 'value-env',
+      value: 'KEY=VAR',
+      repeatable: true,
+      description: 'the same, read from the environment variable VAR',
+    },
+    {
+      name: 'user-value',
+      value: 'KEY=VALUE',
+      repeatable: true,
+      description: 'your own value for {{user.KEY}} (repeatable)',
+    },
+    {
+      name: 'user-value-env',
+      value: 'KEY=VAR',
+      repeatable: true,
+      description: 'the same, read from the environment variable VAR',
+    },
+    {
+      name: 'action',
+      value: 'NAME:METHOD:PATH_REGEX:POLICY',
+      repeatable: true,
+      description: 'a recognised action (POLICY ALWAYS, ASK or DENY)',
+    },
+    { name: 'policy', value: 'POLICY', description: 'the policy for every other request (default ASK)' },
+    { name: 'shared', description: "the app is the organisation's (every user), not only yours" },
+  ],
+  examples: [
+    'toolbus apps add github --url "https://api\\.github\\.com/.*" --header "Authorization: Bearer {{user.token}}" --user-value-env token=GITHUB_TOKEN',
+  ],
+  async run({ operands: [name = ''], values, io }) {
     const urlPatterns = values.url ?? [];
     const headerLines = values.header ?? [];
     if (urlPatterns.length === 0 || headerLines.length === 0) {
-      io.stderr.write(`toolbus apps add: give at least one --url and one --header.\n\n${appsUsage}`);
-      return 2;
+      throw new UsageError({ message: 'give at least one --url and one --header.', usage: appsUsage });
     }
     const headers: Record<string, string> = {};
     for (const line of headerLines) {
@@ -227,21 +186,52 @@ export async function runAppsCommand(argv: readonly string[], io: CliIo): Promis
       if (colon <= 0) throw new Error('Expected --header "Name: template".');
       headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
     }
-    const created = await apps.add(actor, {
-      name,
-      urlPatterns,
-      headers,
-      actions: (values.action ?? []).map(parseAction),
-      defaultPolicy: parsePolicy(values.policy ?? 'ASK'),
-      organizationValues: parsePairs(values.value ?? [], values['value-env'] ?? [], io.env),
-      userValues: parsePairs(values['user-value'] ?? [], values['user-value-env'] ?? [], io.env),
-      shared: values.shared === true,
+    return withApps(io, async (apps, actor) => {
+      const created = await apps.add(actor, {
+        name,
+        urlPatterns,
+        headers,
+        actions: (values.action ?? []).map(parseAction),
+        defaultPolicy: parsePolicy(values.policy ?? 'ASK'),
+        organizationValues: parsePairs(values.value ?? [], values['value-env'] ?? [], io.env),
+        userValues: parsePairs(values['user-value'] ?? [], values['user-value-env'] ?? [], io.env),
+        shared: values.shared === true,
+      });
+      io.stdout.write(
+        `Connected ${name} (#${created.id}); run_python can now call it through the egress proxy.\n`,
+      );
+      return EXIT_CODES.ok;
     });
-    io.stdout.write(
-      `Connected ${name} (#${created.id}); run_python can now call it through the egress proxy.\n`,
-    );
-    return 0;
-  } finally {
-    await workspace.close();
-  }
-}
+  },
+});
+
+const removeApp = defineAction({
+  name: 'remove',
+  forms: ['<name>'],
+  summary: 'Removes a connected app.',
+  operands: { first: 'an app name' },
+  examples: ['toolbus apps remove github'],
+  run: ({ operands: [name = ''], io }) =>
+    withApps(io, async (apps, actor) => {
+      try {
+        await apps.remove(actor, name);
+      } catch (error) {
+        if (ServerError.isInstance(error) && error.code === 'not_found') {
+          io.stderr.write(`toolbus apps remove: no app named "${name}".\n`);
+          return EXIT_CODES.failure;
+        }
+        throw error;
+      }
+      io.stdout.write(`Removed ${name}.\n`);
+      return EXIT_CODES.ok;
+    }),
+});
+
+/** `toolbus apps`: connect, list and remove the APIs sandboxed code may call through the egress proxy. */
+export const appsCommand = actionCommand({
+  name: 'apps',
+  synopsis: 'apps [list|add|remove]   APIs run_python may call (credentials added by the egress proxy)',
+  usage: appsUsage,
+  defaultAction: 'list',
+  actions: [listApps, addApp, removeApp],
+});

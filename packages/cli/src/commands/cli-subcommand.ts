@@ -5,6 +5,8 @@ export interface CliFlag {
   /** The value's placeholder (`<name>`); absent for a switch. */
   readonly value?: string;
   readonly description: string;
+  /** It may be given more than once: its values arrive as a list (a flag with a value only). */
+  readonly repeatable?: boolean;
 }
 
 /**

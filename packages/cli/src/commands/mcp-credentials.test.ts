@@ -23,7 +23,7 @@ describe('toolbus mcp template / credentials', () => {
         values:
           user === undefined
             ? undefined
-            : await storage.mcpUserCredentials.get({ serverId, userId: user.id }),
+            : await storage.userSecrets.get({ kind: 'mcpHeaderValues', ownerId: serverId, userId: user.id }),
       };
     });
 

@@ -78,7 +78,8 @@ export async function mcpCredentialsCommand(
   const { placeholders } = checkMcpHeaderTemplate(
     (await readMcpHeaderTemplate(storage.settings, serverId)) ?? {},
   );
-  if (options.clear) await storage.mcpUserCredentials.delete({ serverId, userId: user.id });
+  if (options.clear)
+    await storage.userSecrets.delete({ kind: 'mcpHeaderValues', ownerId: serverId, userId: user.id });
   if (options.value !== undefined) {
     if (placeholders.length === 0) {
       throw new UsageError({ message: `MCP server "${server.name}" has no header template to fill.`, usage });
@@ -97,9 +98,15 @@ export async function mcpCredentialsCommand(
     }
     const problem = mcpCredentialValuesProblem(values);
     if (problem !== undefined) throw new UsageError({ message: problem, usage });
-    await storage.mcpUserCredentials.set({ serverId, userId: user.id, values });
+    await storage.userSecrets.set({
+      kind: 'mcpHeaderValues',
+      ownerId: serverId,
+      userId: user.id,
+      value: values,
+    });
   }
-  const stored = (await storage.mcpUserCredentials.get({ serverId, userId: user.id })) ?? {};
+  const stored =
+    (await storage.userSecrets.get({ kind: 'mcpHeaderValues', ownerId: serverId, userId: user.id })) ?? {};
   say(`MCP server "${server.name}", your values (stored encrypted, never shown):`);
   if (placeholders.length === 0) say('  no header template: nothing to fill');
   for (const name of placeholders) say(`  {${name}}: ${Object.hasOwn(stored, name) ? 'set' : 'not set'}`);

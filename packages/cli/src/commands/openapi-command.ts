@@ -3,16 +3,15 @@ import { resolve } from 'node:path';
 import { createOpenApiTools } from '@toolbus/openapi';
 import type { OpenApiAuth } from '@toolbus/spec';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
+import type { PersonaToolRow } from '@toolbus/storage';
 import { parse as parseYaml } from 'yaml';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { createCliFetch } from '../create-cli-fetch.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
-import { openWorkspace } from '../open-workspace.ts';
-import { parseCommandArgs } from '../parse-command-args.ts';
+import { type CliWorkspace, withWorkspace } from '../open-workspace.ts';
 import { UsageError } from '../usage-error.ts';
-import type { CliCommand } from './cli-command.ts';
-import type { CliSubcommand } from './cli-subcommand.ts';
+import { actionCommand, defineAction } from './action-command.ts';
 
 const usage = `Usage: toolbus openapi <action> [options]
 
@@ -40,155 +39,149 @@ const personaFlag = {
   name: 'persona',
   value: '<name>',
   description: 'the persona (default: the one in use)',
-};
+} as const;
 
-/** The subcommands of `toolbus openapi`, each with its own help and flags. */
-const openApiSubcommands: readonly CliSubcommand[] = [
-  {
-    name: 'add',
-    forms: ['<file|url> [options]'],
-    summary:
-      'Validates an OpenAPI 3.0/3.1 or Swagger 2.0 document and gives the persona one tool per operation. A URL is fetched through the outbound guard; credentials come from environment variables you name, stored encrypted.',
-    flags: [
-      { name: 'name', value: '<name>', description: "what to call it (default: the document's title)" },
-      {
-        name: 'bearer-env',
-        value: '<NAME>',
-        description: 'send the value of NAME as "Authorization: Bearer"',
-      },
-      {
-        name: 'api-key-env',
-        value: '<NAME>',
-        description: "send the value of NAME as the document's API key",
-      },
-      {
-        name: 'api-key-name',
-        value: '<name>',
-        description: "the API key's header, query or cookie name (default: from the document)",
-      },
-      {
-        name: 'api-key-in',
-        value: '<where>',
-        description: 'header | query | cookie (default: from the document)',
-      },
-      {
-        name: 'basic-env',
-        value: '<USER:PASS>',
-        description: 'the variables holding a user name and a password (HTTP Basic)',
-      },
-      { ...personaFlag, description: 'add it to this persona (default: the one in use)' },
-    ],
-    examples: [
-      'toolbus openapi add ./petstore.yaml --api-key-env PETSTORE_KEY',
-      'toolbus openapi add https://example.com/openapi.json --name example --bearer-env EXAMPLE_TOKEN',
-    ],
-  },
-  {
-    name: 'list',
-    forms: [''],
-    summary: 'Lists the OpenAPI documents of the persona.',
-    flags: [personaFlag],
-    examples: ['toolbus openapi list'],
-  },
-  {
-    name: 'rm',
-    forms: ['<name>'],
-    summary: "Removes a document's tools from the persona.",
-    flags: [personaFlag],
-    examples: ['toolbus openapi rm petstore'],
-  },
-];
-
-/** `toolbus openapi`: add, list and remove OpenAPI documents of a persona. */
-export const openApiCommand: CliCommand = {
-  name: 'openapi',
-  subcommands: openApiSubcommands,
-  synopsis: 'openapi add|list|rm     OpenAPI documents as tools',
-  usage,
-  async run(argv: readonly string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs({
-      argv,
-      usage,
-      options: {
-        name: { type: 'string' },
-        'bearer-env': { type: 'string' },
-        'api-key-env': { type: 'string' },
-        'api-key-name': { type: 'string' },
-        'api-key-in': { type: 'string' },
-        'basic-env': { type: 'string' },
-        persona: { type: 'string' },
-      },
-    });
-    const [action = 'list', target, ...extra] = positionals;
-    if (extra.length > 0) throw new UsageError({ message: `unexpected "${extra.join(' ')}".`, usage });
-    if (action !== 'list' && target === undefined) {
-      throw new UsageError({
-        message: `${action} needs ${action === 'add' ? 'a file or URL' : 'a name'}.`,
-        usage,
-      });
-    }
-    const config = loadCliConfig({ env: io.env });
-    const workspace = await openWorkspace(config, { persona: values.persona });
-    const fetch = createCliFetch(config);
-    try {
-      const { storage, persona } = workspace;
-      const rows = (await storage.personas.listToolRows(persona.id)).filter(
-        (row) => row.source.kind === 'openapi',
+/** The persona's OpenAPI rows, with the workspace open. */
+function withDocuments(
+  input: { readonly io: CliIo; readonly persona: string | undefined },
+  use: (rows: readonly PersonaToolRow[], workspace: CliWorkspace) => Promise<number>,
+): Promise<number> {
+  return withWorkspace(
+    loadCliConfig({ env: input.io.env }),
+    async (workspace) => {
+      const rows = await workspace.storage.personas.listToolRows(workspace.persona.id);
+      return use(
+        rows.filter((row) => row.source.kind === 'openapi'),
+        workspace,
       );
-      if (action === 'list') {
-        if (rows.length === 0) io.stdout.write(`The persona "${persona.name}" has no OpenAPI documents.\n`);
-        for (const row of rows) {
-          if (row.source.kind !== 'openapi') continue;
-          io.stdout.write(
-            `${row.source.name}  ${operationCount(row.source.document)} operation(s)${row.source.auth ? `  auth: ${row.source.auth.type}` : ''}\n`,
-          );
-        }
-        return EXIT_CODES.ok;
-      }
-      if (action === 'rm') {
-        const row = rows.find(
-          (candidate) => candidate.source.kind === 'openapi' && candidate.source.name === target,
-        );
-        if (row === undefined) {
-          throw new ToolbusError({
-            code: 'openapi_not_found',
-            message: `The persona "${persona.name}" has no OpenAPI document named "${target}".`,
-          });
-        }
-        await storage.personas.removeToolRow(row.id);
-        io.stdout.write(`Removed "${target}" from the persona "${persona.name}".\n`);
-        return EXIT_CODES.ok;
-      }
-      if (action !== 'add') throw new UsageError({ message: `unknown action "${action}".`, usage });
+    },
+    { persona: input.persona },
+  );
+}
+
+const addDocument = defineAction({
+  name: 'add',
+  forms: ['<file|url> [options]'],
+  summary:
+    'Validates an OpenAPI 3.0/3.1 or Swagger 2.0 document and gives the persona one tool per operation. A URL is fetched through the outbound guard; credentials come from environment variables you name, stored encrypted.',
+  operands: { first: 'a file or URL' },
+  flags: [
+    { name: 'name', value: '<name>', description: "what to call it (default: the document's title)" },
+    {
+      name: 'bearer-env',
+      value: '<NAME>',
+      description: 'send the value of NAME as "Authorization: Bearer"',
+    },
+    {
+      name: 'api-key-env',
+      value: '<NAME>',
+      description: "send the value of NAME as the document's API key",
+    },
+    {
+      name: 'api-key-name',
+      value: '<name>',
+      description: "the API key's header, query or cookie name (default: from the document)",
+    },
+    {
+      name: 'api-key-in',
+      value: '<where>',
+      description: 'header | query | cookie (default: from the document)',
+    },
+    {
+      name: 'basic-env',
+      value: '<USER:PASS>',
+      description: 'the variables holding a user name and a password (HTTP Basic)',
+    },
+    { ...personaFlag, description: 'add it to this persona (default: the one in use)' },
+  ],
+  examples: [
+    'toolbus openapi add ./petstore.yaml --api-key-env PETSTORE_KEY',
+    'toolbus openapi add https://example.com/openapi.json --name example --bearer-env EXAMPLE_TOKEN',
+  ],
+  run: ({ operands: [target = ''], values, io }) =>
+    withDocuments({ io, persona: values.persona }, async (rows, { storage, persona }) => {
       // Credentials first: a missing variable is said before anything is fetched.
       const auth = authFromFlags(values, io.env);
-      const text = await readDocument(target as string, { cwd: io.cwd, fetch });
-      const document = parseDocumentText(text, target as string);
-      // Validates the document and the credentials against it before anything is stored.
-      const tools = await createOpenApiTools({ document, fetch, ...omitUndefined({ auth }) });
-      const info = (document as { info?: { title?: unknown } }).info;
-      const name =
-        values.name ?? (typeof info?.title === 'string' && info.title.trim() ? info.title.trim() : target);
-      if (rows.some((row) => row.source.kind === 'openapi' && row.source.name === name)) {
+      const fetch = createCliFetch(loadCliConfig({ env: io.env }));
+      try {
+        const text = await readDocument(target, { cwd: io.cwd, fetch });
+        const document = parseDocumentText(text, target);
+        // Validates the document and the credentials against it before anything is stored.
+        const tools = await createOpenApiTools({ document, fetch, ...omitUndefined({ auth }) });
+        const info = (document as { info?: { title?: unknown } }).info;
+        const name =
+          values.name ?? (typeof info?.title === 'string' && info.title.trim() ? info.title.trim() : target);
+        if (rows.some((row) => row.source.kind === 'openapi' && row.source.name === name)) {
+          throw new ToolbusError({
+            code: 'openapi_exists',
+            message: `The persona "${persona.name}" already has "${name}"; remove it first (toolbus openapi rm "${name}") or pass --name.`,
+          });
+        }
+        await storage.personas.addToolRow(persona.id, {
+          kind: 'openapi',
+          name,
+          document,
+          ...omitUndefined({ auth }),
+        });
+        io.stdout.write(`Added "${name}" to the persona "${persona.name}": ${tools.length} tool(s).\n`);
+        return EXIT_CODES.ok;
+      } finally {
+        await fetch.close();
+      }
+    }),
+});
+
+const listDocuments = defineAction({
+  name: 'list',
+  forms: [''],
+  summary: 'Lists the OpenAPI documents of the persona.',
+  flags: [personaFlag],
+  examples: ['toolbus openapi list'],
+  run: ({ values, io }) =>
+    withDocuments({ io, persona: values.persona }, async (rows, { persona }) => {
+      if (rows.length === 0) io.stdout.write(`The persona "${persona.name}" has no OpenAPI documents.\n`);
+      for (const row of rows) {
+        if (row.source.kind !== 'openapi') continue;
+        io.stdout.write(
+          `${row.source.name}  ${operationCount(row.source.document)} operation(s)${row.source.auth ? `  auth: ${row.source.auth.type}` : ''}\n`,
+        );
+      }
+      return EXIT_CODES.ok;
+    }),
+});
+
+const removeDocument = defineAction({
+  name: 'rm',
+  forms: ['<name>'],
+  summary: "Removes a document's tools from the persona.",
+  operands: { first: 'a name' },
+  flags: [personaFlag],
+  examples: ['toolbus openapi rm petstore'],
+  run: ({ operands: [target], values, io }) =>
+    withDocuments({ io, persona: values.persona }, async (rows, { storage, persona }) => {
+      const row = rows.find(
+        (candidate) => candidate.source.kind === 'openapi' && candidate.source.name === target,
+      );
+      if (row === undefined) {
         throw new ToolbusError({
-          code: 'openapi_exists',
-          message: `The persona "${persona.name}" already has "${name}"; remove it first (toolbus openapi rm "${name}") or pass --name.`,
+          code: 'openapi_not_found',
+          message: `The persona "${persona.name}" has no OpenAPI document named "${target}".`,
         });
       }
-      await storage.personas.addToolRow(persona.id, {
-        kind: 'openapi',
-        name: name as string,
-        document,
-        ...omitUndefined({ auth }),
-      });
-      io.stdout.write(`Added "${name}" to the persona "${persona.name}": ${tools.length} tool(s).\n`);
+      await storage.personas.removeToolRow(row.id);
+      io.stdout.write(`Removed "${target}" from the persona "${persona.name}".\n`);
       return EXIT_CODES.ok;
-    } finally {
-      await workspace.close();
-      await fetch.close();
-    }
-  },
-};
+    }),
+});
+
+/** `toolbus openapi`: add, list and remove OpenAPI documents of a persona. */
+export const openApiCommand = actionCommand({
+  name: 'openapi',
+  synopsis: 'openapi add|list|rm     OpenAPI documents as tools',
+  usage,
+  defaultAction: 'list',
+  actions: [addDocument, listDocuments, removeDocument],
+});
 
 async function readDocument(
   target: string,

@@ -1,12 +1,9 @@
 import { join, resolve } from 'node:path';
 import { privateFolderAbove, startInterpreterServer } from '@toolbus/interpreter';
 import { loadCliConfig } from '../cli-config.ts';
-import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
-import { parseCommandArgs } from '../parse-command-args.ts';
 import { UsageError } from '../usage-error.ts';
-import type { CliCommand } from './cli-command.ts';
-import type { CliSubcommand } from './cli-subcommand.ts';
+import { actionCommand, defineAction } from './action-command.ts';
 
 /** Where a root service works when the toolbus home is private (a root's home usually is). */
 const systemWorkRoot = '/var/lib/toolbus/sandbox';
@@ -36,47 +33,25 @@ async function defaultWorkRoot(home: string): Promise<string> {
   return systemWorkRoot;
 }
 
-/** The one subcommand of `toolbus sandbox`. */
-const sandboxSubcommands: readonly CliSubcommand[] = [
-  {
-    name: 'serve',
-    forms: ['[--port N] [--host 127.0.0.1] [--work-root DIR]'],
-    summary:
-      'Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats at it with `toolbus config set sandboxUrl <url>`.',
-    flags: [
-      { name: 'port', value: '<n>', description: 'port to listen on (default 8000; 0 picks a free one)' },
-      { name: 'host', value: '<addr>', description: 'address to listen on (default 127.0.0.1)' },
-      {
-        name: 'work-root',
-        value: '<dir>',
-        description:
-          'where workspaces and stored files live (default: sandbox/ in the toolbus home); a restart removes what a crashed service left there',
-      },
-    ],
-    examples: ['toolbus sandbox serve', 'toolbus sandbox serve --port 0'],
-  },
-];
-
 /** `toolbus sandbox serve`: the sandbox service in the foreground. */
-export const sandboxCommand: CliCommand = {
-  name: 'sandbox',
-  subcommands: sandboxSubcommands,
-  synopsis: 'sandbox serve [--port N]  run the code-execution sandbox service',
-  usage,
-  async run(argv: readonly string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs({
-      argv,
-      usage,
-      options: {
-        port: { type: 'string', default: '8000' },
-        host: { type: 'string', default: '127.0.0.1' },
-        'work-root': { type: 'string' },
-      },
-    });
-    if (positionals[0] !== 'serve' || positionals.length > 1) {
-      throw new UsageError({ message: 'toolbus sandbox: the only action is "serve".', usage });
-    }
-    const port = Number(values.port);
+const serveSandbox = defineAction({
+  name: 'serve',
+  forms: ['[--port N] [--host 127.0.0.1] [--work-root DIR]'],
+  summary:
+    'Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats at it with `toolbus config set sandboxUrl <url>`.',
+  flags: [
+    { name: 'port', value: '<n>', description: 'port to listen on (default 8000; 0 picks a free one)' },
+    { name: 'host', value: '<addr>', description: 'address to listen on (default 127.0.0.1)' },
+    {
+      name: 'work-root',
+      value: '<dir>',
+      description:
+        'where workspaces and stored files live (default: sandbox/ in the toolbus home); a restart removes what a crashed service left there',
+    },
+  ],
+  examples: ['toolbus sandbox serve', 'toolbus sandbox serve --port 0'],
+  async run({ values, io }) {
+    const port = Number(values.port ?? '8000');
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new UsageError({ message: '--port takes a number from 0 to 65535.', usage });
     }
@@ -86,7 +61,7 @@ export const sandboxCommand: CliCommand = {
         : resolve(values['work-root']);
     const server = await startInterpreterServer({
       port,
-      host: values.host,
+      host: values.host ?? '127.0.0.1',
       workRoot,
       onLog: (line) => io.stderr.write(`${line}\n`),
     });
@@ -102,4 +77,12 @@ export const sandboxCommand: CliCommand = {
     await server.close();
     return EXIT_CODES.ok;
   },
-};
+});
+
+/** `toolbus sandbox`: its one action is `serve`. */
+export const sandboxCommand = actionCommand({
+  name: 'sandbox',
+  synopsis: 'sandbox serve [--port N]  run the code-execution sandbox service',
+  usage,
+  actions: [serveSandbox],
+});

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chunkText, type ScriptedModelServer, type ScriptedRequest, textSteps } from '@toolbus/core/testing';
+import type { ScriptedModelServer, ScriptedRequest } from '@toolbus/core/testing';
 import { TITLE_INSTRUCTION } from '@toolbus/server';
 import { type ScriptedCliHome, startScriptedCliHome } from '../__fixtures__/scripted-cli-home.ts';
 import { startCli } from '../__fixtures__/spawn-cli.ts';
+import { QWEN_MODEL_ID, textCallingModel } from '../__fixtures__/text-calling-model.ts';
 
 describe('toolbus serve reads the tool settings of the config file', () => {
   let cli: ScriptedCliHome;
@@ -19,13 +20,12 @@ describe('toolbus serve reads the tool settings of the config file', () => {
   before(async () => {
     cli = await startScriptedCliHome({
       prefix: 'toolbus-serve-settings-',
-      // A Qwen model id: the model profile for Qwen is used, as for a real self-hosted Qwen.
-      modelId: 'qwen2.5-7b-instruct',
-      handler: (request) => {
-        const answered = request.messages.some((message) => message.toolResults.length > 0);
-        if (answered || !request.toolNames.includes('internal_search')) return textSteps(['Done.']);
-        return textSteps(chunkText(written, 5));
-      },
+      modelId: QWEN_MODEL_ID,
+      handler: textCallingModel({
+        written: () => written,
+        answer: 'Done.',
+        writesFor: (request) => request.toolNames.includes('internal_search'),
+      }),
     });
     ({ model } = cli);
   });

@@ -120,26 +120,20 @@ describe('startEgressProxy with run tokens', { timeout: 60_000 }, () => {
         now: clock,
       });
       const port = await relayWith(tokenLine(token));
-      const response = await requestThroughProxy({
-        proxy: { port },
-        url: `https://api.test:${upstream.port}/items`,
-        ca: proxyCa.certificatePem,
-      });
-      assert.equal(response.status, 200, response.body);
-      assert.equal(upstream.seen.at(-1)?.headers.authorization, `Bearer ${userTokens[userId]}`);
-      const identity = identified.at(-1);
-      assert.equal(identity?.userId, userId);
-      assert.equal(identity?.organizationId, organizationId);
-      assert.equal(identity?.sessionId, `chat-${userId}`);
-      assert.equal(identity?.tag, `call-${userId}`);
-      // Plain HTTP on a token connection is identified the same way.
-      const plain = await requestThroughProxy({
-        proxy: { port },
-        url: `http://plain.test:${plainUpstream.port}/x`,
-        ca: proxyCa.certificatePem,
-      });
-      assert.equal(plain.status, 200, plain.body);
-      assert.equal(plainUpstream.seen.at(-1)?.headers.authorization, `Bearer ${userTokens[userId]}`);
+      // HTTPS (intercepted) and plain HTTP on a token connection are identified the same way.
+      for (const [url, target] of [
+        [`https://api.test:${upstream.port}/items`, upstream],
+        [`http://plain.test:${plainUpstream.port}/x`, plainUpstream],
+      ] as const) {
+        const response = await requestThroughProxy({ proxy: { port }, url, ca: proxyCa.certificatePem });
+        assert.equal(response.status, 200, response.body);
+        assert.equal(target.seen.at(-1)?.headers.authorization, `Bearer ${userTokens[userId]}`, url);
+        const identity = identified.at(-1);
+        assert.equal(identity?.userId, userId);
+        assert.equal(identity?.organizationId, organizationId);
+        assert.equal(identity?.sessionId, `chat-${userId}`);
+        assert.equal(identity?.tag, `call-${userId}`);
+      }
     }
   });
 

@@ -170,3 +170,19 @@ export async function assertWholeTurn(
     assert.equal(atEnd.status, 204, 'an EventSource resuming at the end is told to stop reconnecting');
   }
 }
+
+/**
+ * A turn of a new chat through an outage the deployment recovers from (`outage` starts mid-turn): the turn is
+ * whole, and the chat's next turn, asked once the outage is over, is whole too.
+ */
+export async function assertTurnSurvives(
+  deployment: OutageDeployment,
+  outage: () => Promise<void>,
+): Promise<void> {
+  const chatId = await deployment.newChat();
+  const { seen, outage: down } = await turnThroughOutage(deployment, chatId, outage);
+  await down;
+  await assertWholeTurn(deployment, chatId, 0, seen);
+  const next = await readSse(await deployment.send(chatId, 'And exchanges?'));
+  await assertWholeTurn(deployment, chatId, 1, [next]);
+}

@@ -88,6 +88,36 @@ export async function serverReplicas(options: {
   };
 }
 
+/** A replica's role in a scale-out deployment: an API replica runs no turns; a worker runs the queued ones. */
+export type ReplicaRole = 'api' | 'worker';
+
+/**
+ * The deployment most approval and elicitation tests need: an API replica, then a worker (`start` gives each its
+ * server options), and the key of the first admin, minted on the API replica.
+ */
+export async function startApiAndWorker(
+  start: (role: ReplicaRole) => Promise<Replica>,
+): Promise<{ api: Replica; worker: Replica; adminKey: string }> {
+  const api = await start('api');
+  const worker = await start('worker');
+  const bootstrap = await api.server.access.bootstrapAdmin('admin@example.com');
+  assert.ok(bootstrap, 'the first admin of a fresh deployment is bootstrapped');
+  return { api, worker, adminKey: bootstrap.key };
+}
+
+/** `count` API replicas (none runs turns), started one after another with the same server options. */
+export async function startApiReplicas(
+  replicas: ServerReplicas,
+  count: number,
+  server: ReplicaOptions['server'],
+): Promise<Replica[]> {
+  const started: Replica[] = [];
+  for (let index = 0; index < count; index += 1) {
+    started.push(await replicas.start({ scaleOut: { worker: false }, server }));
+  }
+  return started;
+}
+
 /** Creates a chat through a replica (local auth: no key), returning its id. */
 export async function newChat(replica: Replica): Promise<string> {
   const response = await fetch(`${replica.http.url}/v1/chats`, {

@@ -9,24 +9,29 @@ export const deadTurnAnswer = 'Refunds take fourteen days.';
 
 const at = (obj: Packet['obj']): Packet => ({ placement: { turn: 0, tab: 0 }, obj, modelIndex: 0 });
 
-/** Records, in a chat, a turn as a runner that died left it: running, its answer begun and a tool call open. */
-export async function recordDeadTurn(storage: Storage, chatId: string): Promise<ChatTurnRecord> {
-  const turn = await storage.chats.startTurn({ chatId, input: [{ role: 'user', content: 'Refunds?' }] });
-  await storage.chats.appendPackets({
-    chatId,
-    turn: turn.index,
-    packets: [
-      at({ type: 'message-start' }),
-      at({ type: 'message-delta', content: deadTurnAnswer }),
-      at({
-        type: 'tool-start',
-        toolCallId: 'c1',
-        toolName: 'lookup',
-        displayName: 'Lookup',
-        arguments: { query: 'refunds' },
-      }),
-    ],
-  });
+/**
+ * Records, in a chat, a turn as a runner that died left it: running, never ended, with `packets` stored. By
+ * default asked `Refunds?`, its answer begun and a tool call open.
+ */
+export async function recordDeadTurn(
+  storage: Storage,
+  chatId: string,
+  options: { readonly question?: string; readonly packets?: Packet[] } = {},
+): Promise<ChatTurnRecord> {
+  const question = options.question ?? 'Refunds?';
+  const turn = await storage.chats.startTurn({ chatId, input: [{ role: 'user', content: question }] });
+  const packets = options.packets ?? [
+    at({ type: 'message-start' }),
+    at({ type: 'message-delta', content: deadTurnAnswer }),
+    at({
+      type: 'tool-start',
+      toolCallId: 'c1',
+      toolName: 'lookup',
+      displayName: 'Lookup',
+      arguments: { query: 'refunds' },
+    }),
+  ];
+  await storage.chats.appendPackets({ chatId, turn: turn.index, packets });
   return turn;
 }
 

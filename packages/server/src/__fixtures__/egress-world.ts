@@ -190,7 +190,7 @@ export async function addTrackerApp(options: {
     headers: { Authorization: 'Bearer {{user.token}}' },
     actions: [{ name: 'create_item', method: 'POST', pathPattern: '/items', policy: options.policy }],
   });
-  await storage.connectedApps.setUserValues({ appId: app.id, userId, values: { token: options.token } });
+  await storage.userSecrets.set({ kind: 'connectedAppValues', ownerId: app.id, userId, value: { token: options.token } });
 }
 
 /**

@@ -47,7 +47,8 @@ export function outpaceReader(
   let refused = false;
   for (const packet of packets) {
     live.publish([packet]);
-    if (outgoing.writableNeedDrain) refused = true;
+    // The writers write past the response to its socket once the head is out: either may be the one that refuses.
+    if (outgoing.writableNeedDrain || outgoing.socket?.writableNeedDrain) refused = true;
   }
   live.finish();
   return refused;

@@ -28,6 +28,12 @@ export async function openTestStorage(path?: string): Promise<{ storage: Storage
   return { storage, path: databasePath };
 }
 
+/** {@link openTestStorage} with one user in it, for tests that drive the turn runner without a server. */
+export async function openTestStorageWithUser(): Promise<{ storage: Storage; userId: string }> {
+  const { storage } = await openTestStorage();
+  return { storage, userId: (await storage.users.create({ email: 'ada@example.com' })).id };
+}
+
 /** A running server on a fresh storage whose default model is a scripted one, with its parts for tests. */
 export interface ScriptedTestServer {
   readonly model: ScriptedModelServer;

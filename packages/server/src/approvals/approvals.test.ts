@@ -20,6 +20,7 @@ import {
   type TestHttpsApi,
 } from '../__fixtures__/egress-world.ts';
 import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
+import type { ApprovalChoice } from './approval-hub.ts';
 
 const secret = 'sk-APPROVAL-TEST-NEVER-IN-THE-SANDBOX-5521';
 let root: string;
@@ -61,9 +62,15 @@ after(async () => {
 
 const call = apiCaller(() => api.http.url);
 const userKey = (email: string) => newUserKey({ baseUrl: api.http.url, adminKey: api.adminKey, email });
+/** `key`'s decision on an approval, as the web app posts it. */
+const decide = (key: string, approvalId: string, decision: ApprovalChoice) =>
+  call('POST', `/v1/approvals/${approvalId}`, key, { decision });
 
-async function connectApp(key: string): Promise<void> {
+/** A new user (their key) who has connected the tracker app, whose calls need approval. */
+async function userWithApp(email: string): Promise<string> {
+  const key = await userKey(email);
   await connectTrackerApp({ baseUrl: api.http.url, key, port: upstreamPort, secret });
+  return key;
 }
 
 /** Runs one turn of a new chat, calling `onApproval` (not awaited by the stream) at the approval request. */
@@ -78,19 +85,14 @@ async function runTurn(
 
 describe('egress approvals in the server', () => {
   test('an ASK request parks, shows at its tool call, and only the owner approves it; the API gets the credential', async () => {
-    const alice = await userKey('alice@example.com');
+    const alice = await userWithApp('alice@example.com');
     const bob = await userKey('bob@example.com');
-    await connectApp(alice);
     const before = received.length;
     const { packets } = await runTurn(alice, async (approvalId) => {
       // Bob cannot decide Alice's approval: for him it does not exist.
-      const stolen = await call('POST', `/v1/approvals/${approvalId}`, bob, {
-        decision: 'approve',
-      });
+      const stolen = await decide(bob, approvalId, 'approve');
       assert.equal(stolen.status, 404);
-      const decided = await call('POST', `/v1/approvals/${approvalId}`, alice, {
-        decision: 'approve',
-      });
+      const decided = await decide(alice, approvalId, 'approve');
       assert.equal(decided.status, 200, await decided.text());
     });
     const start = packets.find((packet) => packet.obj.type === 'tool-start');
@@ -121,13 +123,10 @@ describe('egress approvals in the server', () => {
   });
 
   test('a rejection reaches the model as the proxy 403, and the API receives nothing', async () => {
-    const carol = await userKey('carol@example.com');
-    await connectApp(carol);
+    const carol = await userWithApp('carol@example.com');
     const before = received.length;
     const { packets } = await runTurn(carol, async (approvalId) => {
-      const decided = await call('POST', `/v1/approvals/${approvalId}`, carol, {
-        decision: 'reject',
-      });
+      const decided = await decide(carol, approvalId, 'reject');
       assert.equal(decided.status, 200);
     });
     assert.equal(
@@ -140,8 +139,7 @@ describe('egress approvals in the server', () => {
   });
 
   test('nobody deciding expires the request; a decision after that is a 404', async () => {
-    const dave = await userKey('dave@example.com');
-    await connectApp(dave);
+    const dave = await userWithApp('dave@example.com');
     let approvalId = '';
     const { packets } = await runTurn(dave, (id) => {
       approvalId = id;
@@ -151,21 +149,20 @@ describe('egress approvals in the server', () => {
       'expired',
     );
     assert.match(toolResults.at(-1) ?? '', /STATUS 403/);
-    const late = await call('POST', `/v1/approvals/${approvalId}`, dave, { decision: 'approve' });
+    const late = await decide(dave, approvalId, 'approve');
     assert.equal(late.status, 404);
     assert.equal(((await late.json()) as { error: { field?: string } }).error.field, 'path.approvalId');
     assert.equal(api.server.approvals.pending, 0);
   });
 
   test('allow for this chat: a later identical action in the same chat passes without asking', async () => {
-    const erin = await userKey('erin@example.com');
-    await connectApp(erin);
+    const erin = await userWithApp('erin@example.com');
     const chat = (await (await call('POST', '/v1/chats', erin, { title: 'Twice' })).json()) as { id: string };
     const send = () =>
       streamApprovalTurn({
         send: () => call('POST', `/v1/chats/${chat.id}/messages`, erin, { content: 'File the Q3 report' }),
         onApproval: async (approvalId) => {
-          await call('POST', `/v1/approvals/${approvalId}`, erin, { decision: 'allow-session' });
+          await decide(erin, approvalId, 'allow-session');
         },
       });
     const first = await send();

@@ -105,10 +105,11 @@ export class ConnectedAppAdmin {
       organizationValues: input.organizationValues ?? {},
     });
     if (input.userValues !== undefined && Object.keys(input.userValues).length > 0) {
-      await this.#storage.connectedApps.setUserValues({
-        appId: created.id,
+      await this.#storage.userSecrets.set({
+        kind: 'connectedAppValues',
+        ownerId: created.id,
         userId: actor.userId,
-        values: input.userValues,
+        value: input.userValues,
       });
     }
     return this.#summary(created, actor);
@@ -122,7 +123,12 @@ export class ConnectedAppAdmin {
   ): Promise<ConnectedAppSummary> {
     checkHeaderInput(values, 'body.values', { names: false });
     const record = await this.#visible(actor, idOrName);
-    await this.#storage.connectedApps.setUserValues({ appId: record.id, userId: actor.userId, values });
+    await this.#storage.userSecrets.set({
+      kind: 'connectedAppValues',
+      ownerId: record.id,
+      userId: actor.userId,
+      value: values,
+    });
     return this.#summary(record, actor);
   }
 
@@ -155,8 +161,9 @@ export class ConnectedAppAdmin {
   }
 
   async #summary(record: ConnectedAppRecord, actor: ConnectedAppActor): Promise<ConnectedAppSummary> {
-    const userValues = await this.#storage.connectedApps.getUserValues({
-      appId: record.id,
+    const userValues = await this.#storage.userSecrets.get({
+      kind: 'connectedAppValues',
+      ownerId: record.id,
       userId: actor.userId,
     });
     return {

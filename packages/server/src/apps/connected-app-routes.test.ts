@@ -108,7 +108,11 @@ describe('connected apps over HTTP', () => {
     await json(await call('PUT', `/v1/apps/${created.id}/values`, carol, { values: { token: 'NEW' } }), 200);
     assert.ok(record);
     const [values] = await Promise.all([
-      storage.connectedApps.getUserValues({ appId: created.id, userId: record.userId ?? '' }),
+      storage.userSecrets.get({
+        kind: 'connectedAppValues',
+        ownerId: created.id,
+        userId: record.userId ?? '',
+      }),
     ]);
     assert.deepEqual(values, { token: 'NEW' });
     await json(await call('DELETE', `/v1/apps/${created.id}`, carol), 204);

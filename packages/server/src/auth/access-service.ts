@@ -253,7 +253,7 @@ export class AccessService {
 
   /** The organisation a new key of `owner` acts in (see {@link AccessService.createApiKey}). */
   async #keyOrganization(principal: Principal, owner: User, requested: string | undefined): Promise<string> {
-    const memberships = await this.#storage.organizations.listMemberships(owner.id);
+    const memberships = await this.#storage.organizations.members({ userId: owner.id });
     const usable = async (organizationId: string) =>
       memberships.some((member) => member.organizationId === organizationId) ||
       (owner.role === 'admin' && (await this.#storage.organizations.get(organizationId)) !== undefined);

@@ -71,6 +71,14 @@ async function newUser(
   return { id: user.id, key: created.key, keyId: created.apiKey.id };
 }
 
+/** A new organisation named `name`, created by the admin (a 201): its id. */
+async function newOrganization(name: string): Promise<{ id: string }> {
+  return json<{ id: string }>(
+    await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name } }),
+    201,
+  );
+}
+
 describe('users and access', () => {
   test('no credential, a malformed one, or a revoked key is 401; keys are stored hashed', async () => {
     const carol = await newUser('carol@example.com');
@@ -108,10 +116,7 @@ describe('users and access', () => {
     const alice = await newUser('alice@example.com');
     const bob = await newUser('bob@example.com', ['chat', 'keys']);
     // An organisation Alice administers (Bob is in none but the default one).
-    const aliceOrg = await json<{ id: string }>(
-      await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: "Alice's team" } }),
-      201,
-    );
+    const aliceOrg = await newOrganization("Alice's team");
     await json(
       await call('POST', `/v1/organizations/${aliceOrg.id}/members`, {
         key: adminKey,
@@ -261,9 +266,12 @@ describe('users and access', () => {
     );
     assert.equal(detail.title, 'Alice secret');
     // Alice's app and her value survived Bob's attempts.
-    assert.deepEqual(await storage.connectedApps.getUserValues({ appId: aliceApp.id, userId: alice.id }), {
-      token: 'ALICE-APP-SECRET',
-    });
+    assert.deepEqual(
+      await storage.userSecrets.get({ kind: 'connectedAppValues', ownerId: aliceApp.id, userId: alice.id }),
+      {
+        token: 'ALICE-APP-SECRET',
+      },
+    );
     assert.equal(detail.turns.length, 1);
     assert.equal(
       await (await call('GET', `/v1/files/${file.id}/content`, { key: alice.key })).text(),
@@ -371,14 +379,8 @@ describe('users and access', () => {
 
 describe('organisations', () => {
   test('the cross-organisation case: an org admin administers only their org; data is scoped to the org acted in', async () => {
-    const acme = await json<{ id: string }>(
-      await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Acme' } }),
-      201,
-    );
-    const globex = await json<{ id: string }>(
-      await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Globex' } }),
-      201,
-    );
+    const acme = await newOrganization('Acme');
+    const globex = await newOrganization('Globex');
     const addMember = async (
       organizationId: string,
       email: string,
@@ -676,14 +678,8 @@ describe('organisations', () => {
     const orgHttp = await listen(orgServer, { port: 0 });
     const base = orgHttp.url;
     try {
-      const initech = await json<{ id: string }>(
-        await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Initech' } }),
-        201,
-      );
-      const umbrella = await json<{ id: string }>(
-        await call('POST', '/v1/admin/organizations', { key: adminKey, body: { name: 'Umbrella' } }),
-        201,
-      );
+      const initech = await newOrganization('Initech');
+      const umbrella = await newOrganization('Umbrella');
       const member = async (organizationId: string, email: string) =>
         (
           await json<{ userId: string }>(
@@ -773,26 +769,14 @@ describe('organisations', () => {
           200,
         );
       }
-      await json(
-        await call('POST', '/v1/memories', {
-          key: ivanKey,
-          base,
-          body: { text: 'Ivan measures in metric units' },
-        }),
-        201,
-      );
-      await json(
-        await call('POST', '/v1/memories', {
-          key: ivanUmbrellaKey,
-          base,
-          body: { text: 'Ivan consults for Umbrella' },
-        }),
-        201,
-      );
-      await json(
-        await call('POST', '/v1/memories', { key: judyKey, base, body: { text: 'Judy is vegetarian' } }),
-        201,
-      );
+      const memories: [key: string, text: string][] = [
+        [ivanKey, 'Ivan measures in metric units'],
+        [ivanUmbrellaKey, 'Ivan consults for Umbrella'],
+        [judyKey, 'Judy is vegetarian'],
+      ];
+      for (const [key, text] of memories) {
+        await json(await call('POST', '/v1/memories', { key, base, body: { text } }), 201);
+      }
 
       const turn = async (key: string, question: string) => {
         const chat = await json<{ id: string }>(

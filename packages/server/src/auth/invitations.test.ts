@@ -38,7 +38,7 @@ describe('organisation admins invite; they do not add accounts', () => {
       'the same answer',
     );
     assert.equal(
-      await api.storage.organizations.getMember({ organizationId: acme.id, userId: victim.id }),
+      (await api.storage.organizations.members({ organizationId: acme.id, userId: victim.id }))[0],
       undefined,
       'not a member without consent',
     );
@@ -61,7 +61,7 @@ describe('organisation admins invite; they do not add accounts', () => {
     const accepted = await api.call('POST', `/v1/invitations/${invitationId}/accept`, victimKey);
     assert.equal(accepted.status, 200, accepted.text);
     assert.equal(
-      (await api.storage.organizations.getMember({ organizationId: acme.id, userId: victim.id }))?.role,
+      (await api.storage.organizations.members({ organizationId: acme.id, userId: victim.id }))[0]?.role,
       'member',
     );
     assert.equal(

@@ -39,7 +39,7 @@ export async function resolveOrganization(
   user: User,
   requested: string | undefined,
 ): Promise<Principal['organization']> {
-  const memberships = await storage.organizations.listMemberships(user.id);
+  const memberships = await storage.organizations.members({ userId: user.id });
   if (requested !== undefined) {
     const membership = memberships.find((member) => member.organizationId === requested);
     if (membership) return { id: membership.organizationId, role: membership.role };
@@ -85,7 +85,7 @@ export class OrganizationService {
   /** The organisations the caller belongs to (a deployment admin: all of them). */
   async list(principal: Principal): Promise<readonly OrganizationView[]> {
     const memberships = new Map(
-      (await this.#storage.organizations.listMemberships(principal.user.id)).map((member) => [
+      (await this.#storage.organizations.members({ userId: principal.user.id })).map((member) => [
         member.organizationId,
         member.role,
       ]),
@@ -101,7 +101,7 @@ export class OrganizationService {
     organizationId: string,
   ): Promise<readonly OrganizationMemberView[]> {
     await this.#requireAdminOf(principal, organizationId);
-    const members = await this.#storage.organizations.listMembers(organizationId);
+    const members = await this.#storage.organizations.members({ organizationId });
     const views: OrganizationMemberView[] = [];
     for (const member of members) {
       const user = await this.#storage.users.get(member.userId);
@@ -124,7 +124,7 @@ export class OrganizationService {
     await this.#requireAdminOf(principal, organizationId);
     const existing = await this.#storage.users.getByEmail(input.email);
     const alreadyMember =
-      existing && (await this.#storage.organizations.getMember({ organizationId, userId: existing.id }));
+      existing && (await this.#storage.organizations.members({ organizationId, userId: existing.id }))[0];
     if (actsAsDeploymentAdmin(principal) || (existing && alreadyMember)) {
       const user =
         existing ??
@@ -167,25 +167,11 @@ export class OrganizationService {
     await this.#storage.organizations.removeMember({ organizationId, userId });
   }
 
-  /** True when the caller administers the organisation `userId` belongs to (used for keys of other users). */
-  async administersUser(principal: Principal, userId: string): Promise<boolean> {
-    if (actsAsDeploymentAdmin(principal)) return true;
-    const memberships = await this.#storage.organizations.listMemberships(userId);
-    for (const membership of memberships) {
-      const own = await this.#storage.organizations.getMember({
-        organizationId: membership.organizationId,
-        userId: principal.user.id,
-      });
-      if (own?.role === 'admin') return true;
-    }
-    return false;
-  }
-
   async #requireAdminOf(principal: Principal, organizationId: string): Promise<void> {
     const organization = await this.#storage.organizations.get(organizationId);
     if (actsAsDeploymentAdmin(principal) && organization) return;
     const own = organization
-      ? await this.#storage.organizations.getMember({ organizationId, userId: principal.user.id })
+      ? (await this.#storage.organizations.members({ organizationId, userId: principal.user.id }))[0]
       : undefined;
     if (!organization || !own) {
       throw notFoundError(
@@ -203,7 +189,7 @@ export class OrganizationService {
   }
 
   async #member(organizationId: string, userId: string): Promise<User> {
-    const member = await this.#storage.organizations.getMember({ organizationId, userId });
+    const member = (await this.#storage.organizations.members({ organizationId, userId }))[0];
     const user = member ? await this.#storage.users.get(userId) : undefined;
     if (!user) {
       throw notFoundError('path.userId', `no member ${JSON.stringify(userId)} in this organisation.`);

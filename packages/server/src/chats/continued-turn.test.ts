@@ -6,15 +6,14 @@ import { after, before, test } from 'node:test';
 import { type ChatTurn, type ChatTurnResult, Emitter } from '@toolbus/core';
 import type { Packet } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
-import { openTestStorage } from '../__fixtures__/test-server.ts';
+import { openTestStorageWithUser } from '../__fixtures__/test-server.ts';
 import { silentLogger } from '../server-logger.ts';
 import { type TurnRunContext, TurnRunner } from './turn-runner.ts';
 
 let storage: Storage;
 let userId: string;
 before(async () => {
-  ({ storage } = await openTestStorage());
-  userId = (await storage.users.create({ email: 'ada@example.com' })).id;
+  ({ storage, userId } = await openTestStorageWithUser());
 });
 after(() => storage.close());
 

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ChunkedBodyWriter } from '@toolbus/core/node';
 import { packetJson } from '@toolbus/spec';
 import type { StoredPacket } from '@toolbus/storage';
 import type { LiveTurn } from './live-turn.ts';
@@ -127,16 +128,19 @@ export function writePacketStream(options: {
     if (text === undefined) outgoing.end();
     else outgoing.end(text);
   };
-  /** Writes `text`; false when the socket wants a `drain` first. */
+  // Once the head is out, each write is one HTTP chunk in one socket write (no cork and next-tick uncork).
+  const body = new ChunkedBodyWriter(outgoing);
+  /** Writes `text`; false when the response or its socket wants a `drain` first. */
   const send = (text: string): boolean => {
     lastWrite = Date.now();
-    return outgoing.write(text);
+    body.write(text);
+    return !body.needsDrain;
   };
   // What runs once a refused write has drained (or the connection closed): the writer goes on from where it was.
   let afterDrain = () => {};
   const block = () => {
     blocked = true;
-    outgoing.once('drain', () => {
+    body.onDrain(() => {
       blocked = false;
       afterDrain();
     });

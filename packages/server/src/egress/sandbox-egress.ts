@@ -104,7 +104,8 @@ export function storageEgressCatalogue(
         template: async (app) => (await storage.connectedApps.get(app.id))?.headers,
         organizationValues: async (app) =>
           (await storage.connectedApps.get(app.id))?.organizationValues ?? {},
-        userValues: (app, user) => storage.connectedApps.getUserValues({ appId: app.id, userId: user }),
+        userValues: (app, user) =>
+          storage.userSecrets.get({ kind: 'connectedAppValues', ownerId: app.id, userId: user }),
       }),
     ],
   };

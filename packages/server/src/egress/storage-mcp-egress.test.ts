@@ -44,10 +44,11 @@ describe('MCP servers in the egress catalogue, from storage', () => {
         ['wiki', 'https://wiki.example/sse'],
       ],
     );
-    await storage.mcpServers.saveOAuthState({
-      serverId: oauth.id,
+    await storage.userSecrets.set({
+      kind: 'mcpOAuth',
+      ownerId: oauth.id,
       userId: alice,
-      state: { tokens: { access_token: 'ALICE-ACCESS', token_type: 'bearer' }, tokensSavedAt: Date.now() },
+      value: { tokens: { access_token: 'ALICE-ACCESS', token_type: 'bearer' }, tokensSavedAt: Date.now() },
     });
     assert.deepEqual(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's1', userId: alice }), {
       Authorization: 'Bearer ALICE-ACCESS',
@@ -56,10 +57,11 @@ describe('MCP servers in the egress catalogue, from storage', () => {
     assert.equal(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's2', userId: bob }), undefined);
     assert.equal(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's3' }), undefined);
     // An expired token without a refresh token is not sent.
-    await storage.mcpServers.saveOAuthState({
-      serverId: oauth.id,
+    await storage.userSecrets.set({
+      kind: 'mcpOAuth',
+      ownerId: oauth.id,
       userId: bob,
-      state: { tokens: { access_token: 'BOB-OLD', token_type: 'bearer', expires_in: 60 }, tokensSavedAt: 0 },
+      value: { tokens: { access_token: 'BOB-OLD', token_type: 'bearer', expires_in: 60 }, tokensSavedAt: 0 },
     });
     assert.equal(await storageMcpCredentials(storage, oauth.id, { sandboxId: 's2', userId: bob }), undefined);
     // A server that needs no credential is reachable with nothing added (an empty map), not "not connected".
@@ -86,7 +88,12 @@ describe('MCP servers in the egress catalogue, from storage', () => {
       Authorization: 'Bearer {api_key}',
       'X-User': '{user_email}',
     });
-    await storage.mcpUserCredentials.set({ serverId: server.id, userId: alice, values: { api_key: 'A-1' } });
+    await storage.userSecrets.set({
+      kind: 'mcpHeaderValues',
+      ownerId: server.id,
+      userId: alice,
+      value: { api_key: 'A-1' },
+    });
     assert.deepEqual(await storageMcpCredentials(storage, server.id, { sandboxId: 's1', userId: alice }), {
       authorization: 'Bearer A-1',
       'x-user': 'alice@example.com',

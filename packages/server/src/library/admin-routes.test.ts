@@ -129,19 +129,16 @@ async function turnAnswer(
   };
 }
 
+/** A new persona named `name` offering `tool` (both created with a 201): its id and the tool row's answer. */
+async function personaWithTool<Row = unknown>(name: string, tool: Record<string, unknown>) {
+  const persona = await json<{ id: string }>(await call('POST', '/v1/admin/personas', { name }), 201);
+  const row = await json<Row>(await call('POST', `/v1/admin/personas/${persona.id}/tools`, tool), 201);
+  return { id: persona.id, row };
+}
+
 describe('the admin API', () => {
   test('personas and built-in rows; unknown built-ins name the field', async () => {
-    const persona = await json<{ id: string }>(
-      await call('POST', '/v1/admin/personas', { name: 'researcher' }),
-      201,
-    );
-    await json(
-      await call('POST', `/v1/admin/personas/${persona.id}/tools`, {
-        kind: 'built-in',
-        builtIn: 'internal_search',
-      }),
-      201,
-    );
+    const persona = await personaWithTool('researcher', { kind: 'built-in', builtIn: 'internal_search' });
     const refused = await json<{ error: { field: string } }>(
       await call('POST', `/v1/admin/personas/${persona.id}/tools`, { kind: 'built-in', builtIn: 'rm_rf' }),
       400,
@@ -207,18 +204,11 @@ describe('the admin API', () => {
   });
 
   test('an OpenAPI document uploaded, and one by URL through the guarded fetch, are used in a turn; credentials never come back', async () => {
-    const uploaded = await json<{ id: string }>(
-      await call('POST', '/v1/admin/personas', { name: 'pets-upload' }),
-      201,
-    );
-    const row = await json<{ operations: number }>(
-      await call('POST', `/v1/admin/personas/${uploaded.id}/tools`, {
-        kind: 'openapi',
-        document: petsDocument(pets.origin),
-        auth: { type: 'bearer', token: 'secret-pets-token' },
-      }),
-      201,
-    );
+    const { row, ...uploaded } = await personaWithTool<{ operations: number }>('pets-upload', {
+      kind: 'openapi',
+      document: petsDocument(pets.origin),
+      auth: { type: 'bearer', token: 'secret-pets-token' },
+    });
     assert.equal(row.operations, 1);
     const detail = await (await call('GET', `/v1/admin/personas/${uploaded.id}`)).text();
     assert.ok(!detail.includes('secret-pets-token'), 'stored credentials are never shown');
@@ -228,17 +218,7 @@ describe('the admin API', () => {
     const authorized = pets.received.find((request) => request.url === '/pets/7');
     assert.equal(authorized?.headers.authorization, 'Bearer secret-pets-token');
 
-    const byUrl = await json<{ id: string }>(
-      await call('POST', '/v1/admin/personas', { name: 'pets-url' }),
-      201,
-    );
-    await json(
-      await call('POST', `/v1/admin/personas/${byUrl.id}/tools`, {
-        kind: 'openapi',
-        url: `${pets.origin}/openapi.json`,
-      }),
-      201,
-    );
+    const byUrl = await personaWithTool('pets-url', { kind: 'openapi', url: `${pets.origin}/openapi.json` });
     assert.match((await turnAnswer(byUrl.id, 'Which pet is 7?')).answer, /Rex the dog/);
     const invalid = await json<{ error: { field: string } }>(
       await call('POST', `/v1/admin/personas/${byUrl.id}/tools`, {
@@ -282,18 +262,7 @@ describe('the admin API', () => {
       200,
     );
     assert.equal(approved.status, 'approved');
-    const persona = await json<{ id: string }>(
-      await call('POST', '/v1/admin/personas', { name: 'mcp-user' }),
-      201,
-    );
-    await json(
-      await call('POST', `/v1/admin/personas/${persona.id}/tools`, {
-        kind: 'mcp',
-        serverId: mcp.id,
-        toolName: 'echo',
-      }),
-      201,
-    );
+    const persona = await personaWithTool('mcp-user', { kind: 'mcp', serverId: mcp.id, toolName: 'echo' });
     const turn = await turnAnswer(persona.id, 'Echo something');
     assert.deepEqual(turn.toolNames, ['echo']);
     assert.match(turn.answer, /hello from toolbus/);

@@ -87,7 +87,10 @@ describe('per-user MCP credentials over the API', () => {
     assert.match(messageOf(builtIn.body), /\{user_email\} is filled by toolbus/);
     const unknown = await api.call('PUT', path(credentials), bob.key, { values: { token: 't' } });
     assert.match(messageOf(unknown.body), /\{token\} is not a placeholder of this server's template/);
-    assert.equal(await api.storage.mcpUserCredentials.get({ serverId, userId: bob.id }), undefined);
+    assert.equal(
+      await api.storage.userSecrets.get({ kind: 'mcpHeaderValues', ownerId: serverId, userId: bob.id }),
+      undefined,
+    );
 
     // The egress proxy sends each user's own headers; Bob has none of Alice's.
     assert.deepEqual(
@@ -105,7 +108,10 @@ describe('per-user MCP credentials over the API', () => {
     assert.deepEqual((removed.body as { placeholders: unknown }).placeholders, [
       { name: 'api_key', set: false },
     ]);
-    assert.equal(await api.storage.mcpUserCredentials.get({ serverId, userId: alice.id }), undefined);
+    assert.equal(
+      await api.storage.userSecrets.get({ kind: 'mcpHeaderValues', ownerId: serverId, userId: alice.id }),
+      undefined,
+    );
   });
 
   it('a user without access to the server finds no such server', async () => {

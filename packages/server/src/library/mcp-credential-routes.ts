@@ -39,7 +39,7 @@ function noServer(serverId: string): ServerError {
  */
 export function registerMcpCredentialRoutes(
   registry: RouteRegistry,
-  storage: Pick<Storage, 'mcpServers' | 'settings' | 'mcpUserCredentials'>,
+  storage: Pick<Storage, 'mcpServers' | 'settings' | 'userSecrets'>,
   options: { readonly logger?: McpLogger } = {},
 ): void {
   const templateOf = async (serverId: string) => {
@@ -101,7 +101,7 @@ export function registerMcpCredentialRoutes(
 /** The user routes: each caller's own values for a server's template, never shown back. */
 function registerUserCredentialRoutes(
   registry: RouteRegistry,
-  storage: Pick<Storage, 'mcpServers' | 'settings' | 'mcpUserCredentials'>,
+  storage: Pick<Storage, 'mcpServers' | 'settings' | 'userSecrets'>,
   templateOf: (serverId: string) => Promise<CheckedMcpHeaderTemplate>,
 ): void {
   // A user sees only servers they may use; any other is "not found", as if it did not exist.
@@ -114,7 +114,8 @@ function registerUserCredentialRoutes(
   };
   const statusOf = async (user: User, serverId: string) => {
     const { placeholders } = await templateOf(serverId);
-    const stored = (await storage.mcpUserCredentials.get({ serverId, userId: user.id })) ?? {};
+    const stored =
+      (await storage.userSecrets.get({ kind: 'mcpHeaderValues', ownerId: serverId, userId: user.id })) ?? {};
     return {
       serverId,
       placeholders: placeholders.map((name) => ({
@@ -178,10 +179,11 @@ function registerUserCredentialRoutes(
           message: `body.values: ${problem}`,
         });
       }
-      await storage.mcpUserCredentials.set({
-        serverId: params.serverId,
+      await storage.userSecrets.set({
+        kind: 'mcpHeaderValues',
+        ownerId: params.serverId,
         userId: principal.user.id,
-        values: body.values,
+        value: body.values,
       });
       return context.json(await statusOf(principal.user, params.serverId));
     },
@@ -199,7 +201,11 @@ function registerUserCredentialRoutes(
     },
     async ({ principal, params, context }) => {
       await usableServer(principal.user, params.serverId);
-      await storage.mcpUserCredentials.delete({ serverId: params.serverId, userId: principal.user.id });
+      await storage.userSecrets.delete({
+        kind: 'mcpHeaderValues',
+        ownerId: params.serverId,
+        userId: principal.user.id,
+      });
       return context.json(await statusOf(principal.user, params.serverId));
     },
   );

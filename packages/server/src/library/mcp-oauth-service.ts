@@ -209,14 +209,19 @@ export class McpOAuthService {
   /** Forgets the caller's tokens and registration for this server. */
   async disconnect(principal: Principal, serverId: string): Promise<void> {
     await this.#oauthServer(serverId);
-    await this.#options.storage.mcpServers.deleteOAuthState({ serverId, userId: principal.user.id });
+    await this.#options.storage.userSecrets.delete({
+      kind: 'mcpOAuth',
+      ownerId: serverId,
+      userId: principal.user.id,
+    });
   }
 
   async #statusOf(principal: Principal, server: McpServer): Promise<McpConnectionStatus> {
     const state =
       server.authType === 'oauth'
-        ? await this.#options.storage.mcpServers.getOAuthState({
-            serverId: server.id,
+        ? await this.#options.storage.userSecrets.get({
+            kind: 'mcpOAuth',
+            ownerId: server.id,
             userId: principal.user.id,
           })
         : undefined;

@@ -105,7 +105,11 @@ describe('the MCP OAuth connect flow', () => {
     // The tokens are Alice's alone, and stored encrypted (the database file never holds them in clear).
     assert.equal(await world.isConnected(alice.key, serverId), true);
     assert.equal(await world.isConnected(bob.key, serverId), false);
-    const record = (await storage.mcpServers.getOAuthState({ serverId, userId: alice.id })) as {
+    const record = (await storage.userSecrets.get({
+      kind: 'mcpOAuth',
+      ownerId: serverId,
+      userId: alice.id,
+    })) as {
       tokens?: { access_token: string };
     };
     const accessToken = record.tokens?.access_token;
@@ -129,7 +133,10 @@ describe('the MCP OAuth connect flow', () => {
       403,
     );
     assert.equal(forged.error.field, 'query.state');
-    assert.equal(await storage.mcpServers.getOAuthState({ serverId, userId: bob.id }), undefined);
+    assert.equal(
+      await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: serverId, userId: bob.id }),
+      undefined,
+    );
 
     // The admin connects too (reviews use the reviewer's own tokens), approves the tool, and puts it on a persona.
     await connect(adminKey, serverId);
@@ -149,7 +156,10 @@ describe('the MCP OAuth connect flow', () => {
 
     // Disconnect forgets the tokens: status false, nothing stored, the tool no longer offered.
     assert.equal((await call('DELETE', `/v1/mcp-servers/${serverId}/connection`, alice.key)).status, 204);
-    assert.equal(await storage.mcpServers.getOAuthState({ serverId, userId: alice.id }), undefined);
+    assert.equal(
+      await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: serverId, userId: alice.id }),
+      undefined,
+    );
     assert.equal(await world.isConnected(alice.key, serverId), false);
     assert.equal(await turnAnswer(alice.key, personaId), 'No tool for that.');
   });
@@ -211,7 +221,7 @@ describe('the MCP OAuth connect flow', () => {
     const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
     const refused = await json<{ error: { field: string } }>(back, 403);
     assert.equal(refused.error.field, 'query.state');
-    const stored = await storage.mcpServers.getOAuthState({ serverId, userId: dave.id });
+    const stored = await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: serverId, userId: dave.id });
     assert.equal(stored?.tokens, undefined, 'no tokens were exchanged');
   });
 
@@ -240,7 +250,7 @@ describe('attacks on the MCP OAuth flow (issue 28, finding 3)', () => {
       '/\t/evil.example',
       'https://evil.example/x',
     ]) {
-      await storage.mcpServers.deleteOAuthState({ serverId, userId: erin.id });
+      await storage.userSecrets.delete({ kind: 'mcpOAuth', ownerId: serverId, userId: erin.id });
       const start = await world.startConnecting(erin.key, serverId, { returnTo });
       const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
       assert.equal(back.status, 302, await back.text());
@@ -248,7 +258,7 @@ describe('attacks on the MCP OAuth flow (issue 28, finding 3)', () => {
       assert.equal(location, `/?mcpConnected=${serverId}`, `${JSON.stringify(returnTo)} → ${location}`);
     }
     // A plain path with a query and fragment still goes where it says.
-    await storage.mcpServers.deleteOAuthState({ serverId, userId: erin.id });
+    await storage.userSecrets.delete({ kind: 'mcpOAuth', ownerId: serverId, userId: erin.id });
     const start = await world.startConnecting(erin.key, serverId, { returnTo: '/admin/mcp?tab=1#top' });
     const back = await authorizeInBrowser(start.authorizationUrl, start.cookie);
     assert.equal(back.headers.get('location'), `/admin/mcp?tab=1&mcpConnected=${serverId}#top`);
@@ -272,7 +282,7 @@ describe('attacks on the MCP OAuth flow (issue 28, finding 3)', () => {
     }
     const refused = await authorizeInBrowser(attack.authorizationUrl, victimOwn.cookie);
     assert.equal(refused.status, 403);
-    const stored = await storage.mcpServers.getOAuthState({ serverId, userId: mallory.id });
+    const stored = await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: serverId, userId: mallory.id });
     assert.equal(stored?.tokens, undefined, "no tokens were linked to the attacker's account");
   });
 });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { assertServesLookup } from '../__fixtures__/assert-serves-lookup.ts';
 import { type McpEndpointServer, startMcpEndpointServer } from '../__fixtures__/mcp-endpoint-server.ts';
 
 let endpoint: McpEndpointServer;
@@ -33,17 +34,7 @@ test('a 2026-07-28 client lists and calls tools, sessionless', async () => {
   });
   await client.connect(transport);
   try {
-    const { tools } = await client.listTools();
-    assert.deepEqual(
-      tools.map((tool) => tool.name),
-      ['lookup'],
-    );
-    const result = await client.callTool({ name: 'lookup', arguments: { query: 'refunds' } });
-    assert.equal(result.isError, false);
-    assert.match(
-      (result.content as { text: string }[])[0]?.text ?? '',
-      /Fact about refunds: refunds take 14 days/,
-    );
+    await assertServesLookup(client);
     assert.ok(seen.length >= 3);
     for (const exchange of seen) {
       assert.equal(exchange.version, '2026-07-28');

@@ -60,6 +60,22 @@ function askedWhileRunning(
   ];
 }
 
+/**
+ * The data parts of `partType` in the message the ai package reads from `chunks`, after asserting the part reached
+ * the reader while the tool still ran (before its output), not only in its output at the end; with the message.
+ */
+async function partsAsAsked<Data>(
+  chunks: readonly UiMessageChunk[],
+  partType: UiMessageChunk['type'],
+): Promise<{ parts: { id: string; data: Data }[]; message: UIMessage }> {
+  const seen = chunks.map((chunk) => chunk.type);
+  assert.ok(seen.indexOf(partType) < seen.indexOf('tool-output-available'), seen.join(' '));
+  const { message, errors } = await readByAi(chunks);
+  assert.deepEqual(errors, []);
+  const parts = message.parts.filter((part) => part.type === partType) as { id: string; data: Data }[];
+  return { parts, message };
+}
+
 /** The chunks as the ai package's transport reads them (its own chunk schema), then its message reader. */
 async function readByAi(
   chunks: readonly UiMessageChunk[],
@@ -263,15 +279,10 @@ test('an egress approval is a data part as it comes, updated in place when it is
     ),
     'm4',
   );
-  const seen = chunks.map((chunk) => chunk.type);
-  // The request reaches the reader while the tool still runs, not only in its output at the end.
-  assert.ok(seen.indexOf('data-toolbus-approval') < seen.indexOf('tool-output-available'), seen.join(' '));
-  const { message, errors } = await readByAi(chunks);
-  assert.deepEqual(errors, []);
-  const approvals = message.parts.filter((part) => part.type === 'data-toolbus-approval') as {
-    id: string;
-    data: { approvalId: string; resolution?: string; url: string };
-  }[];
+  const { parts: approvals } = await partsAsAsked<{ approvalId: string; resolution?: string; url: string }>(
+    chunks,
+    'data-toolbus-approval',
+  );
   assert.equal(approvals.length, 1, 'one part per approval');
   assert.equal(approvals[0]?.id, 'ap1');
   assert.equal(approvals[0]?.data.resolution, 'approved');
@@ -311,15 +322,10 @@ test("an MCP server's question is a data part as it comes, updated in place when
     ),
     'm5',
   );
-  const seen = chunks.map((chunk) => chunk.type);
-  // The question reaches the reader while the tool still waits for the answer, not only in its output at the end.
-  assert.ok(seen.indexOf('data-toolbus-elicitation') < seen.indexOf('tool-output-available'), seen.join(' '));
-  const { message, errors } = await readByAi(chunks);
-  assert.deepEqual(errors, []);
-  const questions = message.parts.filter((part) => part.type === 'data-toolbus-elicitation') as {
-    id: string;
-    data: typeof request & { resolution?: string };
-  }[];
+  const { parts: questions, message } = await partsAsAsked<typeof request & { resolution?: string }>(
+    chunks,
+    'data-toolbus-elicitation',
+  );
   assert.equal(questions.length, 1, 'one part per question');
   assert.equal(questions[0]?.id, 'el1');
   assert.equal(questions[0]?.data.resolution, 'accept');

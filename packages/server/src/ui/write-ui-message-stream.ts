@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ChunkedBodyWriter } from '@toolbus/core/node';
 import type { StoredPacket } from '@toolbus/storage';
 import type { LiveTurn } from '../chats/live-turn.ts';
 import type { UiMessageChunk } from './ui-message-chunks.ts';
@@ -74,10 +75,13 @@ export function writeUiMessageStream(options: {
 }
 
 /**
- * The live turn's writer: on every publish (LiveTurn.watch), the new packets' chunks in one write. While the
- * socket refuses more, nothing is written; what was published meanwhile goes out at its `drain`.
+ * The live turn's writer: on every publish (LiveTurn.watch), the new packets' chunks in one write, framed as an
+ * HTTP chunk and written straight to the socket once the head is out (ChunkedBodyWriter: one socket write, no
+ * cork and next-tick uncork per publish). While the socket refuses more, nothing is written; what was published
+ * meanwhile goes out at its `drain`.
  */
 function writeLive(outgoing: ServerResponse, live: LiveTurn, translator: UiMessageTranslator): void {
+  const body = new ChunkedBodyWriter(outgoing);
   let position = 0;
   let pending = frame(translator.start());
   let finished = false;
@@ -114,9 +118,10 @@ function writeLive(outgoing: ServerResponse, live: LiveTurn, translator: UiMessa
     if (pending === '') return;
     const text = pending;
     pending = '';
-    if (!outgoing.write(text)) {
+    body.write(text);
+    if (body.needsDrain) {
       blocked = true;
-      outgoing.once('drain', () => {
+      body.onDrain(() => {
         blocked = false;
         pump();
       });

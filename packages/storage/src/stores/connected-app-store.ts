@@ -1,22 +1,16 @@
 import type { ConnectedAppRecord } from '../connected-app.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
-import { sealedPerUser } from '../sql/sealed-per-user.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { ConnectedAppStore } from '../storage.ts';
 
 type ConnectedAppRow = Omit<StorageSchema['connected_apps'], 'id'> & { id: number };
 
-/** Connected apps: headers and values sealed per row and column, per-user values per user. */
+/** Connected apps: headers and values sealed per row and column (each user's values are `userSecrets`). */
 export function createConnectedAppStore(context: StoreContext): ConnectedAppStore {
   const { db, secrets } = context;
   const headersContext = (id: number) => `connected_apps.headers_secret:${id}`;
   const valuesContext = (id: number) => `connected_apps.organization_values_secret:${id}`;
-  const userValues = sealedPerUser<Record<string, string>>(
-    context,
-    'connected_app_user_values',
-    'Saving connected app values',
-  );
   const open = (sealed: string, secretContext: string) =>
     JSON.parse(secrets.open(sealed, secretContext)) as Record<string, string>;
   const toRecord = (row: ConnectedAppRow): ConnectedAppRecord => ({
@@ -88,7 +82,5 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
     async delete(id) {
       return changed(await db.deleteFrom('connected_apps').where('id', '=', id).executeTakeFirst()) > 0;
     },
-    setUserValues: ({ appId, userId, values }) => userValues.set(appId, userId, values),
-    getUserValues: ({ appId, userId }) => userValues.get(appId, userId),
   });
 }

@@ -1,9 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { McpOAuthState, McpServer, NewMcpServer } from '../mcp-server.ts';
+import type { McpServer, NewMcpServer } from '../mcp-server.ts';
 import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { sealedPerUser } from '../sql/sealed-per-user.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
@@ -82,7 +81,7 @@ const approvalColumns = camelColumns(
   'approved_at',
 );
 
-/** MCP servers, per-user OAuth state, tool approvals and pending authorizations; headers, API keys and OAuth state sealed. */
+/** MCP servers, tool approvals and pending authorizations; headers and API keys sealed. */
 export function createMcpServerStore(context: StoreContext): McpServerStore {
   const { db, secrets } = context;
   const servers = () => db.selectFrom('mcp_servers').selectAll();
@@ -123,16 +122,12 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
 
 const ofUser = (serverId: string, userId: string) => ({ server_id: serverId, user_id: userId });
 
-/** Per-user OAuth state (sealed), tool approvals and pending authorizations of the MCP servers. */
+/** Tool approvals and pending authorizations of the MCP servers. */
 function authorizationMethods(
   context: StoreContext,
 ): Omit<McpServerStore, 'create' | 'get' | 'list' | 'update' | 'delete'> {
   const { db } = context;
-  const oauthStates = sealedPerUser<McpOAuthState>(context, 'mcp_oauth_states', 'Saving MCP OAuth state');
   return {
-    getOAuthState: ({ serverId, userId }) => oauthStates.get(serverId, userId),
-    saveOAuthState: ({ serverId, userId, state }) => oauthStates.set(serverId, userId, state),
-    deleteOAuthState: ({ serverId, userId }) => oauthStates.delete(serverId, userId),
     async approveTool(approval) {
       const values = {
         definition_hash: approval.definitionHash,

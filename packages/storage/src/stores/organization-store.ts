@@ -9,12 +9,6 @@ const invitationColumns = camelColumns('id', 'organization_id', 'email', 'role',
 /** Organisations and memberships. */
 export function createOrganizationStore(context: StoreContext): OrganizationStore {
   const { db } = context;
-  const members = () =>
-    db
-      .selectFrom('organization_members')
-      .select(memberColumns)
-      .orderBy('created_at')
-      .orderBy(context.insertionOrder);
   const mustExist = async (organizationId: string) => {
     const found = await db
       .selectFrom('organizations')
@@ -58,17 +52,15 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
         .returning(memberColumns)
         .executeTakeFirstOrThrow();
     },
-    async getMember({ organizationId, userId }) {
-      return members()
-        .where('organization_id', '=', organizationId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-    },
-    async listMembers(organizationId) {
-      return members().where('organization_id', '=', organizationId).execute();
-    },
-    async listMemberships(userId) {
-      return members().where('user_id', '=', userId).execute();
+    async members({ organizationId, userId }) {
+      return db
+        .selectFrom('organization_members')
+        .select(memberColumns)
+        .$if(organizationId !== undefined, (query) => query.where('organization_id', '=', organizationId!))
+        .$if(userId !== undefined, (query) => query.where('user_id', '=', userId!))
+        .orderBy('created_at')
+        .orderBy(context.insertionOrder)
+        .execute();
     },
     async removeMember({ organizationId, userId }) {
       const result = await db

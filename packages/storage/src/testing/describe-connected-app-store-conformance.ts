@@ -25,15 +25,17 @@ export function describeConnectedAppStoreConformance(backend: StorageBackendUnde
         urlPatterns: ['https://weather\\.example/.*'],
         headers: { 'X-Api-Key': 'ALICE-LITERAL-KEY-2' },
       });
-      await storage.connectedApps.setUserValues({
-        appId: org.id,
+      await storage.userSecrets.set({
+        kind: 'connectedAppValues',
+        ownerId: org.id,
         userId: alice.id,
-        values: { token: 'ALICE-TOKEN-3' },
+        value: { token: 'ALICE-TOKEN-3' },
       });
-      await storage.connectedApps.setUserValues({
-        appId: org.id,
+      await storage.userSecrets.set({
+        kind: 'connectedAppValues',
+        ownerId: org.id,
         userId: bob.id,
-        values: { token: 'BOB-TOKEN-4' },
+        value: { token: 'BOB-TOKEN-4' },
       });
 
       assert.ok(own.id > org.id);
@@ -48,12 +50,18 @@ export function describeConnectedAppStoreConformance(backend: StorageBackendUnde
       const read = await storage.connectedApps.get(org.id);
       assert.deepEqual(read?.headers, { Authorization: 'Bearer {{user.token}}', 'X-Org': '{{org.key}}' });
       assert.deepEqual(read?.organizationValues, { key: 'ORG-SECRET-VALUE-1' });
-      assert.deepEqual(await storage.connectedApps.getUserValues({ appId: org.id, userId: alice.id }), {
-        token: 'ALICE-TOKEN-3',
-      });
-      assert.deepEqual(await storage.connectedApps.getUserValues({ appId: org.id, userId: bob.id }), {
-        token: 'BOB-TOKEN-4',
-      });
+      assert.deepEqual(
+        await storage.userSecrets.get({ kind: 'connectedAppValues', ownerId: org.id, userId: alice.id }),
+        {
+          token: 'ALICE-TOKEN-3',
+        },
+      );
+      assert.deepEqual(
+        await storage.userSecrets.get({ kind: 'connectedAppValues', ownerId: org.id, userId: bob.id }),
+        {
+          token: 'BOB-TOKEN-4',
+        },
+      );
       await assert.rejects(
         storage.connectedApps.create({ userId: null, name: 'github', urlPatterns: [], headers: {} }),
         { code: 'conflict' },
@@ -85,7 +93,12 @@ export function describeConnectedAppStoreConformance(backend: StorageBackendUnde
         urlPatterns: ['.*'],
         headers: { A: 'b' },
       });
-      await storage.connectedApps.setUserValues({ appId: app.id, userId: carol.id, values: { t: 'v' } });
+      await storage.userSecrets.set({
+        kind: 'connectedAppValues',
+        ownerId: app.id,
+        userId: carol.id,
+        value: { t: 'v' },
+      });
       await storage.users.delete(carol.id);
       assert.equal(await storage.connectedApps.get(app.id), undefined);
       assert.equal(await storage.connectedApps.delete(app.id), false);

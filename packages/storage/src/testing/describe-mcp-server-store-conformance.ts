@@ -76,30 +76,38 @@ function describeServersAndOAuthState(storage: () => Storage): void {
       endpoint: { transport: 'streamable-http', url: 'https://mcp.example.com/mcp' },
       authType: 'oauth',
     });
-    await storage().mcpServers.saveOAuthState({
-      serverId: server.id,
+    await storage().userSecrets.set({
+      kind: 'mcpOAuth',
+      ownerId: server.id,
       userId: alice.id,
-      state: { tokens: { access_token: 'a1' }, codeVerifier: 'v' },
+      value: { tokens: { access_token: 'a1' }, codeVerifier: 'v' },
     });
-    await storage().mcpServers.saveOAuthState({
-      serverId: server.id,
+    await storage().userSecrets.set({
+      kind: 'mcpOAuth',
+      ownerId: server.id,
       userId: alice.id,
-      state: { tokens: { access_token: 'a2', refresh_token: 'r2' } },
+      value: { tokens: { access_token: 'a2', refresh_token: 'r2' } },
     });
-    assert.deepEqual(await storage().mcpServers.getOAuthState({ serverId: server.id, userId: alice.id }), {
-      tokens: { access_token: 'a2', refresh_token: 'r2' },
-    });
+    assert.deepEqual(
+      await storage().userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: alice.id }),
+      {
+        tokens: { access_token: 'a2', refresh_token: 'r2' },
+      },
+    );
     assert.equal(
-      await storage().mcpServers.getOAuthState({ serverId: server.id, userId: bob.id }),
+      await storage().userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: bob.id }),
       undefined,
     );
     await storage().users.delete(alice.id);
     assert.equal(
-      await storage().mcpServers.getOAuthState({ serverId: server.id, userId: alice.id }),
+      await storage().userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: alice.id }),
       undefined,
     );
-    await storage().mcpServers.saveOAuthState({ serverId: server.id, userId: bob.id, state: {} });
-    assert.equal(await storage().mcpServers.deleteOAuthState({ serverId: server.id, userId: bob.id }), true);
+    await storage().userSecrets.set({ kind: 'mcpOAuth', ownerId: server.id, userId: bob.id, value: {} });
+    assert.equal(
+      await storage().userSecrets.delete({ kind: 'mcpOAuth', ownerId: server.id, userId: bob.id }),
+      true,
+    );
   });
 }
 

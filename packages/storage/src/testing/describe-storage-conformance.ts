@@ -3,9 +3,9 @@ import { describeAccessStoreConformance } from './describe-access-store-conforma
 import { describeChatStoreConformance } from './describe-chat-store-conformance.ts';
 import { describeConnectedAppStoreConformance } from './describe-connected-app-store-conformance.ts';
 import { describeMcpServerStoreConformance } from './describe-mcp-server-store-conformance.ts';
-import { describeMcpUserCredentialStoreConformance } from './describe-mcp-user-credential-store-conformance.ts';
 import { describeResearchCheckpointStoreConformance } from './describe-research-checkpoint-store-conformance.ts';
 import { describeStoreConformance } from './describe-store-conformance.ts';
+import { describeUserSecretStoreConformance } from './describe-user-secret-store-conformance.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
 
 /**
@@ -20,6 +20,6 @@ export function describeStorageConformance(backend: StorageBackendUnderTest): vo
     describeAccessStoreConformance(backend);
     describeConnectedAppStoreConformance(backend);
     describeResearchCheckpointStoreConformance(backend);
-    describeMcpUserCredentialStoreConformance(backend);
+    describeUserSecretStoreConformance(backend);
   });
 }

@@ -24,15 +24,16 @@ export function describeOrganizationStoreConformance(backend: string, open: () =
       const user = await storage.users.create({ email: 'plain@example.com' });
       const admin = await storage.users.create({ email: 'boss@example.com', role: 'admin' });
       assert.deepEqual(
-        (await storage.organizations.listMemberships(user.id)).map((member) => [
+        (await storage.organizations.members({ userId: user.id })).map((member) => [
           member.organizationId,
           member.role,
         ]),
         [[DEFAULT_ORGANIZATION_ID, 'member']],
       );
       assert.equal(
-        (await storage.organizations.getMember({ organizationId: DEFAULT_ORGANIZATION_ID, userId: admin.id }))
-          ?.role,
+        (
+          await storage.organizations.members({ organizationId: DEFAULT_ORGANIZATION_ID, userId: admin.id })
+        )[0]?.role,
         'admin',
       );
     });
@@ -52,7 +53,7 @@ export function describeOrganizationStoreConformance(backend: string, open: () =
       const globex = await storage.organizations.create({ name: 'Globex' });
       const user = await storage.users.create({ email: 'hank@globex.example', organizationId: globex.id });
       assert.deepEqual(
-        (await storage.organizations.listMemberships(user.id)).map((member) => member.organizationId),
+        (await storage.organizations.members({ userId: user.id })).map((member) => member.organizationId),
         [globex.id],
       );
       const other = await storage.users.create({ email: 'marge@example.com' });
@@ -64,7 +65,10 @@ export function describeOrganizationStoreConformance(backend: string, open: () =
       });
       assert.equal(promoted.role, 'admin');
       assert.deepEqual(
-        (await storage.organizations.listMembers(globex.id)).map((member) => [member.userId, member.role]),
+        (await storage.organizations.members({ organizationId: globex.id })).map((member) => [
+          member.userId,
+          member.role,
+        ]),
         [
           [user.id, 'member'],
           [other.id, 'admin'],
@@ -79,7 +83,7 @@ export function describeOrganizationStoreConformance(backend: string, open: () =
         false,
       );
       assert.equal(
-        await storage.organizations.getMember({ organizationId: globex.id, userId: other.id }),
+        (await storage.organizations.members({ organizationId: globex.id, userId: other.id }))[0],
         undefined,
       );
     });
@@ -96,7 +100,7 @@ export function describeOrganizationStoreConformance(backend: string, open: () =
         (error) => StorageError.isInstance(error) && error.code === 'not_found',
       );
       await storage.users.delete(user.id);
-      assert.deepEqual(await storage.organizations.listMembers(initech.id), []);
+      assert.deepEqual(await storage.organizations.members({ organizationId: initech.id }), []);
     });
 
     test('chats and files record their organisation (default when none is given)', async () => {

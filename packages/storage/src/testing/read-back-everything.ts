@@ -23,7 +23,7 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
   const personas = await storage.personas.list();
   const perUser = [];
   for (const user of users) {
-    const memberships = await storage.organizations.listMemberships(user.id);
+    const memberships = await storage.organizations.members({ userId: user.id });
     const memories = [];
     for (const membership of memberships) {
       memories.push(...(await storage.memories.list(user.id, membership.organizationId)));
@@ -45,16 +45,20 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
     }
     const oauth = [];
     for (const server of servers) {
-      oauth.push(await storage.mcpServers.getOAuthState({ serverId: server.id, userId: user.id }));
+      oauth.push(await storage.userSecrets.get({ kind: 'mcpOAuth', ownerId: server.id, userId: user.id }));
     }
     const mcpCredentials = [];
     for (const server of known.mcpUserCredentials ? servers : []) {
-      mcpCredentials.push(await storage.mcpUserCredentials.get({ serverId: server.id, userId: user.id }));
+      mcpCredentials.push(
+        await storage.userSecrets.get({ kind: 'mcpHeaderValues', ownerId: server.id, userId: user.id }),
+      );
     }
     const apps = await storage.connectedApps.list({ userId: user.id });
     const appValues = [];
     for (const app of apps) {
-      appValues.push(await storage.connectedApps.getUserValues({ appId: app.id, userId: user.id }));
+      appValues.push(
+        await storage.userSecrets.get({ kind: 'connectedAppValues', ownerId: app.id, userId: user.id }),
+      );
     }
     perUser.push({
       user,
@@ -79,7 +83,7 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
   }
   const members = [];
   for (const organization of organizations) {
-    members.push(await storage.organizations.listMembers(organization.id));
+    members.push(await storage.organizations.members({ organizationId: organization.id }));
   }
   const sessions = [];
   for (const hash of known.sessionHashes) sessions.push(await storage.access.getSession(hash));

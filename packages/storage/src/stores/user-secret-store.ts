@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import type { UserSecretKind, UserSecretStore } from '../user-secrets.ts';
+
+/** Each kind's table (one sealed value per owner and user) and its columns. */
+const tables = {
+  mcpOAuth: { table: 'mcp_oauth_states', owner: 'server_id', secret: 'state_secret' },
+  mcpHeaderValues: { table: 'mcp_user_credentials', owner: 'server_id', secret: 'values_secret' },
+  connectedAppValues: { table: 'connected_app_user_values', owner: 'app_id', secret: 'values_secret' },
+} as const satisfies Record<UserSecretKind, { table: string; owner: string; secret: string }>;
+type SealedTable = (typeof tables)[UserSecretKind]['table'];
+
+/**
+ * The one way the sealed per-user tables are read and written. A value is sealed with its table, column, owner and
+ * user as context, so a value copied into another row does not open.
+ */
+export function createUserSecretStore(context: StoreContext): UserSecretStore {
+  // The tables have one shape under different column names: typed here as rows of named columns.
+  const db = context.db as unknown as Kysely<Record<SealedTable, Record<string, string | number>>>;
+  const at = (key: { kind: UserSecretKind; ownerId: string | number; userId: string }) => {
+    const { table, owner, secret } = tables[key.kind];
+    const sealContext = `${table}.${secret}:${key.ownerId}:${key.userId}`;
+    return { table, owner, secret, sealContext, row: { [owner]: key.ownerId, user_id: key.userId } };
+  };
+  return withStoreConstraintErrors('userSecrets', {
+    async get(key) {
+      const { table, secret, sealContext, row } = at(key);
+      const found = await db
+        .selectFrom(table)
+        .select(secret)
+        .where((eb) => eb.and(row))
+        .executeTakeFirst();
+      return found && JSON.parse(context.secrets.open(String(found[secret]), sealContext));
+    },
+    async set({ value, ...key }) {
+      const { table, owner, secret, sealContext, row } = at(key);
+      const values = {
+        [secret]: context.secrets.seal(JSON.stringify(value), sealContext),
+        updated_at: context.now(),
+      };
+      await db
+        .insertInto(table)
+        .values({ ...row, ...values })
+        .onConflict((conflict) => conflict.columns([owner, 'user_id']).doUpdateSet(values))
+        .execute();
+    },
+    async delete(key) {
+      const { table, row } = at(key);
+      return (
+        changed(
+          await db
+            .deleteFrom(table)
+            .where((eb) => eb.and(row))
+            .executeTakeFirst(),
+        ) > 0
+      );
+    },
+  });
+}
