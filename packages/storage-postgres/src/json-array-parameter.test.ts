@@ -1,11 +1,12 @@
-// Packets and messages reach PostgreSQL as one JSON array parameter (json-array-parameter.ts), split by
+// Packets reach PostgreSQL as one JSON array parameter (storage's json-array-parameter.ts), split by
 // `json_array_elements`: every text must come back exactly, whatever quotes, backslashes, commas, brackets,
-// escapes or non-ASCII characters it holds, on each path that writes them.
+// escapes or non-ASCII characters it holds, on each path that writes them (messages: the chat store's conformance
+// suite, on both databases).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import type { ChatMessage } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
+import { hostileTexts } from '@toolbus/storage/testing';
 import { openPostgresStorage } from './open-postgres-storage.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
@@ -14,15 +15,6 @@ before(async () => {
   cluster = await startTestPostgres();
 });
 after(() => cluster.stop());
-
-const hostile = [
-  'a "quoted" word, and a comma',
-  'back\\slash \\" and \\\\ twice',
-  '], [ {"not": "json"} ]',
-  'NUL \u0000 tab \t newline \n line separator \u2028',
-  'émoji 😀 and a lone surrogate \ud800',
-  '',
-];
 
 /** A storage on a database of its own, closed after `use`, whatever it throws. */
 async function withFreshStorage(use: (storage: Storage) => Promise<void>): Promise<void> {
@@ -47,7 +39,7 @@ test('hostile packet texts come back exactly, appended one turn at a time and ma
     ];
     const turns = await Promise.all(chats.map((chat) => storage.chats.startTurn({ chatId: chat.id })));
     const packets = [
-      ...hostile.map((content) => ({ content, nested: [content, { content }] })),
+      ...hostileTexts.map((content) => ({ content, nested: [content, { content }] })),
       null,
       7,
       'text',
@@ -70,24 +62,5 @@ test('hostile packet texts come back exactly, appended one turn at a time and ma
     // JSON.stringify writes a lone surrogate as an escape, so the text read back is the same string.
     assert.deepEqual(await read(first), [...packets, ...packets.slice(0, 2)]);
     assert.deepEqual(await read(second), [...packets, ...packets.slice(2)]);
-  });
-});
-
-test('hostile message texts of a finished turn come back exactly, in order', async () => {
-  await withFreshStorage(async (storage) => {
-    const user = await storage.users.create({ email: 'ana@example.com' });
-    const chat = await storage.chats.create({ userId: user.id });
-    await storage.chats.appendMessages(chat.id, [{ role: 'user', content: 'before' }]);
-    const turn = await storage.chats.startTurn({ chatId: chat.id });
-    const messages: ChatMessage[] = hostile.map((content) => ({ role: 'assistant', content }));
-    await storage.chats.finishTurn({ chatId: chat.id, turn: turn.index, status: 'completed', messages });
-    const stored = await storage.chats.listMessages(chat.id);
-    assert.deepEqual(
-      stored.map((each) => [each.position, each.turn, each.message]),
-      [
-        [0, null, { role: 'user', content: 'before' }],
-        ...messages.map((message, index) => [index + 1, 0, message]),
-      ],
-    );
   });
 });

@@ -1,28 +1,32 @@
 import { packetJson } from '@toolbus/spec';
 import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/storage';
-import type { PacketStreams } from '@toolbus/storage/backend';
-import { notFound, type StorageDb } from '@toolbus/storage/backend';
+import {
+  jsonArray,
+  notFound,
+  type PacketStreams,
+  type Statements,
+  type StorageDb,
+} from '@toolbus/storage/backend';
 import type pg from 'pg';
-import { jsonArray } from './json-array-parameter.ts';
-import { createPostgresTurns } from './postgres-turns.ts';
+import { inPostgresTransaction } from './postgres-transaction.ts';
 
 /**
  * Packets on PostgreSQL: each turn's counter (`chat_turns.last_sequence`) reserves sequence numbers under its row
- * lock, and one statement inserts every packet of a write from arrays (`unnest`), so a pass over many turns is one
- * round trip. PostgreSQL's own SQL, kept for the hottest write (docs/postgres-storage.md), sent on the pool itself:
- * through the query builder a turn cost about 1.2× the client CPU (BENCHMARKS.md).
+ * lock, and one statement inserts every packet of a write from JSON arrays, so a pass over many turns is one round
+ * trip. PostgreSQL's own SQL, kept for the hottest write (docs/postgres-storage.md), sent on the pool itself, as
+ * are the chat's writes ({@link PacketStreams.transaction}): through the query builder a turn cost about 1.2× the
+ * client CPU (BENCHMARKS.md).
  */
 export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): PacketStreams {
-  const nothing = async () => {};
+  const onPool = statementsOn(pool);
   return {
-    write: (action) => action(),
-    ending: nothing,
-    ended: nothing,
-    deleting: nothing,
-    turns: createPostgresTurns(pool, appendOne),
+    transaction: (action) => inPostgresTransaction(pool, (client) => action(statementsOn(client))),
+    async appendClosing(statements, batch) {
+      await appendOne(statements, batch);
+    },
     async append(batches) {
       const [only] = batches;
-      if (batches.length === 1 && only) return [await appendOne(pool, only)];
+      if (batches.length === 1 && only) return [await appendOne(onPool, only)];
       // Batches of the same turn are counted together (one counter update each), each packet carrying its
       // position within its turn's share of the call.
       const totals = new Map<string, number>();
@@ -102,13 +106,13 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
 
 /**
  * One batch (`appendPackets`, a turn's packets one write at a time): a statement PostgreSQL plans faster than the
- * one for many turns (one array, no join), which made one-by-one appends 1.4× slower. On a client: in its transaction.
+ * one for many turns (one array, no join), which made one-by-one appends 1.4× slower.
  */
 async function appendOne(
-  pool: pg.Pool | pg.PoolClient,
+  statements: Statements,
   { chatId, turn, packets }: PacketBatch,
 ): Promise<AppendedPacketBatch> {
-  const { rows } = await pool.query<{ last_sequence: number }>(
+  const rows = await statements.rows<{ last_sequence: number }>(
     `WITH reserved AS (
        UPDATE chat_turns SET last_sequence = last_sequence + $3
         WHERE chat_id = $1 AND turn_index = $2 RETURNING last_sequence
@@ -124,6 +128,14 @@ async function appendOne(
   return last === undefined
     ? { ok: false, error: notFound('Turn', `${chatId}/${turn}`) }
     : { ok: true, last };
+}
+
+/** Statements on the pool (each one on its own) or on a client (in its transaction). */
+function statementsOn(queryable: pg.Pool | pg.PoolClient): Statements {
+  return {
+    rows: async <Row>(text: string, values: readonly unknown[]) =>
+      (await queryable.query(text, values as unknown[])).rows as Row[],
+  };
 }
 
 function turnKey(chatId: string, turn: number): string {

@@ -27,8 +27,11 @@ export class NodeSqliteDialect implements Dialect {
   constructor(database: DatabaseSync) {
     this.#driver = new NodeSqliteDriver(database);
   }
-  /** Runs synchronous work on the raw connection while no query or transaction of Kysely holds it. */
-  exclusive<Result>(action: () => Result): Promise<Result> {
+  /**
+   * Runs work on the raw connection while no query or transaction of Kysely holds it, until the promise it returns
+   * settles. Its synchronous start is tried again while another connection holds the write lock.
+   */
+  exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result> {
     return this.#driver.exclusive(action);
   }
   createDriver(): Driver {
@@ -73,21 +76,23 @@ class NodeSqliteDriver implements Driver {
     if (next === undefined) this.#held = false;
     else next();
   }
-  exclusive<Result>(action: () => Result): Promise<Result> {
-    // A free connection runs the work at once, without a wait: appending packets is the hottest write.
-    if (!this.#held) {
-      this.#held = true;
-      try {
-        return Promise.resolve(action());
-      } catch (error) {
-        if (!isBusy(error)) return Promise.reject(error);
-      } finally {
-        this.#handOver();
-      }
+  exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result> {
+    // A free connection starts the work at once, without a wait: appending packets is the hottest write.
+    if (this.#held) return this.#exclusiveWhenFree(action);
+    this.#held = true;
+    let result: Result | Promise<Result>;
+    try {
+      result = action();
+    } catch (error) {
+      this.#handOver();
+      return isBusy(error) ? this.#exclusiveWhenFree(action) : Promise.reject(error);
     }
-    return this.#exclusiveWhenFree(action);
+    // Synchronous work (appending packets) hands the connection over at once, without a promise in between.
+    if (result instanceof Promise) return result.finally(() => this.#handOver());
+    this.#handOver();
+    return Promise.resolve(result);
   }
-  async #exclusiveWhenFree<Result>(action: () => Result): Promise<Result> {
+  async #exclusiveWhenFree<Result>(action: () => Result | Promise<Result>): Promise<Result> {
     await this.acquireConnection();
     try {
       return await whenNotBusy(action);

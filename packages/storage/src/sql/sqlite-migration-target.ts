@@ -7,8 +7,8 @@ import type { StorageSchema } from './storage-schema.ts';
 /** The builder over a `node:sqlite` connection, and how a migration step's script runs on it. */
 export function sqliteMigrationTarget(database: DatabaseSync): MigrationTarget & {
   readonly db: Kysely<StorageSchema>;
-  /** Runs synchronous work on the raw connection while no query or transaction of the builder holds it. */
-  exclusive<Result>(action: () => Result): Promise<Result>;
+  /** Runs work on the raw connection while no query or transaction of the builder holds it (see NodeSqliteDialect). */
+  exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result>;
 } {
   const dialect = new NodeSqliteDialect(database);
   return {

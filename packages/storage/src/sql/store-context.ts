@@ -114,7 +114,23 @@ export async function withConstraintErrors<Result>(
   try {
     return await action();
   } catch (error) {
-    throw constraintError(what, error);
+    const { errcode, code } = error as { errcode?: number; code?: unknown };
+    const reason = errcode ?? code;
+    if (conflictCodes.has(reason)) {
+      throw new StorageError({
+        code: 'conflict',
+        message: `${what}: a row with the same key exists.`,
+        cause: error,
+      });
+    }
+    if (invalidCodes.has(reason)) {
+      throw new StorageError({
+        code: 'invalid_input',
+        message: `${what}: the values break a schema rule.`,
+        cause: error,
+      });
+    }
+    throw error;
   }
 }
 
@@ -130,27 +146,6 @@ export function withStoreConstraintErrors<Store extends object>(name: string, st
       (...args: unknown[]) => withConstraintErrors(`${name}.${method}`, () => run(...args)),
     ]),
   ) as Store;
-}
-
-/** A constraint violation as a typed `conflict` / `invalid_input` error; any other error as it is. */
-export function constraintError(what: string, error: unknown): unknown {
-  const { errcode, code } = error as { errcode?: number; code?: unknown };
-  const reason = errcode ?? code;
-  if (conflictCodes.has(reason)) {
-    return new StorageError({
-      code: 'conflict',
-      message: `${what}: a row with the same key exists.`,
-      cause: error,
-    });
-  }
-  if (invalidCodes.has(reason)) {
-    return new StorageError({
-      code: 'invalid_input',
-      message: `${what}: the values break a schema rule.`,
-      cause: error,
-    });
-  }
-  return error;
 }
 
 /** The `not_found` error for a missing row. */

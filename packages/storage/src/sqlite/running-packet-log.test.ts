@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import { openStorage } from '../open-storage.ts';
 import type { Storage } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
+import { isStorageErrorCode as isCode } from '../testing/is-storage-error-code.ts';
 
 // A running turn's packets live in chat_packet_log and are copied to chat_packets when the turn ends (the log's
 // head is swept later). These tests read both tables directly, because what they prove is where the rows are,
@@ -202,6 +203,26 @@ describe('packets of running turns (the append-only log)', () => {
       2,
     );
     assert.deepEqual(await texts(storage, chat.id, turn.index), ['1:a', '2:b']);
+    await storage.close();
+  });
+
+  test('an end refused by the schema rolls the move back: the turn reads, appends and ends as before', async () => {
+    const path = databasePath();
+    const storage = await open(path);
+    const user = await storage.users.create({ email: 'r@example.com' });
+    const chat = await storage.chats.create({ userId: user.id });
+    const turn = await storage.chats.startTurn({ chatId: chat.id });
+    const at = { chatId: chat.id, turn: turn.index };
+    await storage.chats.appendPackets({ ...at, packets: [delta('a'), delta('b')] });
+    // The turn's rows are moved to chat_packets before its status is written; a status the CHECK refuses undoes both.
+    const status = 'bogus' as 'completed';
+    await assert.rejects(storage.chats.finishTurn({ ...at, status }), isCode('invalid_input'));
+    assert.deepEqual(rowCounts(path), { log: 2, table: 0 });
+    assert.deepEqual(await texts(storage, chat.id, turn.index), ['1:a', '2:b']);
+    assert.equal(await storage.chats.appendPackets({ ...at, packets: [delta('c')] }), 3);
+    await storage.chats.finishTurn({ ...at, status: 'completed' });
+    assert.deepEqual(rowCounts(path).table, 3);
+    assert.deepEqual(await texts(storage, chat.id, turn.index), ['1:a', '2:b', '3:c']);
     await storage.close();
   });
 

@@ -40,8 +40,8 @@ interface LoggedTurn {
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
  * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * Every method runs inside the caller's transaction; {@link RunningPacketLog.transactionSync} undoes what was
- * remembered when that transaction rolls back.
+ * Every method runs inside the caller's transaction; when it rolls back, {@link RunningPacketLog.rolledBack}
+ * forgets what was remembered, to be learnt again from the log.
  */
 export interface RunningPacketLog {
   /**
@@ -65,13 +65,8 @@ export interface RunningPacketLog {
   sweep(): void;
   /** Deletes every logged row of a chat (the chat is being deleted). */
   forgetChat(chatId: string): void;
-  /** Runs `action` (a transaction); if it throws, what it made this log remember is undone too. */
-  transactionSync<Result>(action: () => Result): Result;
-  /**
-   * {@link transactionSync} for a transaction of the query builder, which holds the connection until it ends (so
-   * no other write of this log interleaves).
-   */
-  transaction<Result>(action: () => Promise<Result>): Promise<Result>;
+  /** The caller's transaction rolled back: what the log remembered is forgotten, and learnt again from the log. */
+  rolledBack(): void;
 }
 
 /** The running-packet log of one SQLite connection. */
@@ -114,12 +109,6 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
 
   const turns = new Map<string, LoggedTurn>();
   const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
-  // Set while a transaction runs: each remembered turn's state before the transaction touched it.
-  let undo: Map<string, { last: number; length: number } | undefined> | undefined;
-
-  const touch = (key: string, state: LoggedTurn | undefined) => {
-    if (undo && !undo.has(key)) undo.set(key, state && { last: state.last, length: state.ids.length });
-  };
   // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
   // the turns this process does not write: once a scan of the whole log, then only of what is new.
   let learntUpTo = 0;
@@ -162,7 +151,6 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       let state = turns.get(key);
       if (state?.own) continue;
       if (!state) {
-        touch(key, undefined);
         state = { last: 0, ids: [], own: false };
         turns.set(key, state);
       }
@@ -184,11 +172,10 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     sweepHead.run(head);
     swept = head;
   };
-  // The state of a turn this process is about to append to (remembered as its own, undoable).
+  // The state of a turn this process is about to append to (remembered as its own).
   const owned = (chatId: string, turn: number, tableLast: () => number): LoggedTurn => {
     const key = keyOf(chatId, turn);
     let state = known(chatId, turn);
-    touch(key, state);
     if (!state) {
       state = { last: tableLast(), ids: [], own: true };
       turns.set(key, state);
@@ -202,48 +189,21 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     return turns.get(key);
   };
 
-  // A transaction starts remembering what it touches (unless one already does: the outer one undoes).
-  const begin = (): boolean => {
-    if (undo !== undefined) return false;
-    undo = new Map();
-    return true;
-  };
-  const rollBack = () => {
-    if (!undo) return;
-    for (const [key, before] of undo) {
-      if (before === undefined) {
-        turns.delete(key);
-        continue;
-      }
-      const state = turns.get(key) ?? { last: before.last, ids: [], own: true };
-      // Only rows appended in the transaction are dropped; a moved turn cannot be rebuilt from here, so it is
-      // forgotten and learnt again from the log.
-      if (state.ids.length < before.length) turns.delete(key);
-      else {
-        state.ids.length = before.length;
-        state.last = before.last;
-        turns.set(key, state);
-      }
-    }
-    // What was learnt from the log is learnt again from the start.
-    for (const [key, state] of turns) if (!state.own) turns.delete(key);
+  // After a roll-back, what was remembered may name rows that were never written (or forget moved ones that are
+  // back): all of it is forgotten and learnt again from the log, in one scan at the next read or write.
+  const forgetAll = () => {
+    turns.clear();
     learntUpTo = 0;
     ownSinceLearnt = -1;
   };
 
   return {
     begin(chatId, turn) {
-      const key = keyOf(chatId, turn);
-      touch(key, turns.get(key));
-      turns.set(key, { last: 0, ids: [], own: false });
+      turns.set(keyOf(chatId, turn), { last: 0, ids: [], own: false });
     },
     forgetEnded(chatId, turn) {
       const key = keyOf(chatId, turn);
-      const state = turns.get(key);
-      if (state && !state.own) {
-        touch(key, state);
-        turns.delete(key);
-      }
+      if (turns.get(key)?.own === false) turns.delete(key);
     },
     appendAll(appends) {
       // Each row's parameters, and the turn its id goes to: a multi-row insert gives its rows consecutive ids
@@ -285,44 +245,17 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       return rows;
     },
     move(chatId, turn) {
-      const key = keyOf(chatId, turn);
       const state = known(chatId, turn);
       if (!state) return;
-      touch(key, state);
       if (state.ids.length > 0) moveRows.run(JSON.stringify(state.ids));
-      turns.delete(key);
+      turns.delete(keyOf(chatId, turn));
     },
     sweep,
     forgetChat(chatId) {
       deleteChat.run(chatId);
       const prefix = `${chatId}\u0000`;
-      for (const [key, state] of turns) {
-        if (!key.startsWith(prefix)) continue;
-        touch(key, state);
-        turns.delete(key);
-      }
+      for (const key of turns.keys()) if (key.startsWith(prefix)) turns.delete(key);
     },
-    transactionSync(action) {
-      const outer = begin();
-      try {
-        return action();
-      } catch (error) {
-        if (outer) rollBack();
-        throw error;
-      } finally {
-        if (outer) undo = undefined;
-      }
-    },
-    async transaction(action) {
-      const outer = begin();
-      try {
-        return await action();
-      } catch (error) {
-        if (outer) rollBack();
-        throw error;
-      } finally {
-        if (outer) undo = undefined;
-      }
-    },
+    rolledBack: forgetAll,
   };
 }

@@ -1,29 +1,36 @@
 import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '../chat.ts';
-import type { StorageDb } from '../sql/store-context.ts';
 import type { ChatStore } from '../storage.ts';
+
+/**
+ * SQL that both databases run, with PostgreSQL's numbered parameters (`$1`, `$2`, …; SQLite reads them as `?1`,
+ * `?2`, …), on the database's own connection inside one transaction: how a chat's writes run without the query
+ * builder, whose cost per query is more than 10 % of these (docs/postgres-storage.md).
+ */
+export interface Statements {
+  rows<Row>(sql: string, values: readonly unknown[]): Promise<Row[]>;
+}
 
 /**
  * Where a database keeps each turn's packets: the one part of the chat store written per database, because it is
  * the hottest write path and the two databases are fastest in different ways (SQLite: an append-only log of
  * running turns' packets, moved when the turn ends; PostgreSQL: a per-turn counter and multi-row inserts from
- * arrays). See docs/postgres-storage.md. The hooks run inside the chat store's transactions.
+ * arrays). See docs/postgres-storage.md. The hooks run inside {@link PacketStreams.transaction}.
  */
 export interface PacketStreams {
-  /** Runs a transaction that may call the hooks below: what the streams remember is undone when it rolls back. */
-  write<Result>(action: () => Promise<Result>): Promise<Result>;
+  /** Runs `action` in one transaction; what the streams remember is undone with it when it rolls back. */
+  transaction<Result>(action: (statements: Statements) => Promise<Result>): Promise<Result>;
+  /** The turn has just started. */
+  readonly started?: (chatId: string, turn: number) => void;
   /** The turn is about to end (still `running`). */
-  ending(trx: StorageDb, chatId: string, turn: number): Promise<void>;
+  readonly ending?: (chatId: string, turn: number) => void;
   /** Turns have ended in this transaction. */
-  ended(trx: StorageDb): Promise<void>;
+  readonly ended?: () => void;
   /** The chat is about to be deleted. */
-  deleting(trx: StorageDb, chatId: string): Promise<void>;
+  readonly deleting?: (chatId: string) => void;
+  /** Appends an ended turn's closing packets after its last, inside {@link PacketStreams.transaction}. */
+  appendClosing(statements: Statements, batch: PacketBatch): Promise<void>;
   /** {@link ChatStore.appendPacketBatches}, in a transaction of its own. */
   append(batches: readonly PacketBatch[]): Promise<readonly AppendedPacketBatch[]>;
-  /**
-   * The database's own start and end of a turn, in place of the chat store's where the query builder costs more
-   * than the statements (SQLite; docs/postgres-storage.md). Same rules, same errors.
-   */
-  readonly turns?: Pick<ChatStore, 'startTurn' | 'finishTurn'>;
   /** {@link ChatStore.listPackets}, the cursor already checked. */
   list(options: {
     chatId: string;

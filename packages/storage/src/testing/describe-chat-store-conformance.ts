@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ChatMessage } from '@toolbus/spec';
 import type { Storage } from '../storage.ts';
+import { hostileTexts } from './hostile-texts.ts';
 import { isStorageErrorCode as isCode } from './is-storage-error-code.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
 
@@ -101,6 +102,24 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         assert.deepEqual(history[1]?.message, answerWithTool[0]);
         const next = await storage.chats.startTurn({ chatId: chat.id, kind: 'research' });
         assert.deepEqual([next.index, next.kind], [1, 'research']);
+      });
+
+      test('hostile message texts come back exactly, appended and finished, in order', async () => {
+        const messages: ChatMessage[] = hostileTexts.map((content) => ({ role: 'assistant', content }));
+        const chat = await storage.chats.create({ userId });
+        const appended = await storage.chats.appendMessages(chat.id, [question, ...messages]);
+        assert.deepEqual(
+          appended.map((each) => [each.position, each.turn, each.message]),
+          [question, ...messages].map((message, index) => [index, null, message]),
+        );
+        const turn = await storage.chats.startTurn({ chatId: chat.id });
+        await storage.chats.finishTurn({ chatId: chat.id, turn: turn.index, status: 'completed', messages });
+        const stored = await storage.chats.listMessages(chat.id);
+        assert.deepEqual(stored.slice(0, appended.length), appended);
+        assert.deepEqual(
+          stored.slice(appended.length).map((each) => [each.position, each.turn, each.message]),
+          messages.map((message, index) => [appended.length + index, 0, message]),
+        );
       });
 
       test('only one running turn per chat; a turn ends once', async () => {

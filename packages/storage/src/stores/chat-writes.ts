@@ -1,0 +1,202 @@
+import type { ChatMessage } from '@toolbus/spec';
+import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
+import { jsonArray } from '../sql/json-array-parameter.ts';
+import type { StorageSchema } from '../sql/storage-schema.ts';
+import { notFound, type StorageDialect, type StoreContext } from '../sql/store-context.ts';
+import type { ChatStore } from '../storage.ts';
+import { StorageError } from '../storage-error.ts';
+import type { PacketStreams, Statements } from './packet-streams.ts';
+
+type TurnRow = StorageSchema['chat_turns'];
+
+/** The chat store's writes of a chat's turns and history, written once: see {@link createChatWrites}. */
+export type ChatWrites = Pick<
+  ChatStore,
+  'delete' | 'appendMessages' | 'startTurn' | 'finishTurn' | 'closeInterruptedTurns'
+>;
+
+/** The next value of a chat's activity, its order among its user's chats (a counter: timestamps tie within a millisecond). */
+export const nextActivity: Readonly<Record<StorageDialect, string>> = {
+  postgres: "nextval('chat_activity')",
+  sqlite: '(SELECT COALESCE(MAX(activity), 0) + 1 FROM chats)',
+};
+
+// Each message's id and JSON text from two JSON arrays ($4, $5; json-array-parameter.ts), in order, each message's
+// text kept as it is.
+const messageRows: Readonly<Record<StorageDialect, string>> = {
+  postgres: `ROWS FROM (json_array_elements_text($4::json), json_array_elements($5::json))
+             WITH ORDINALITY AS m(id, message, ordinality)`,
+  sqlite:
+    '(SELECT $4 ->> m.key AS id, m.value AS message, m.key + 1 AS ordinality FROM json_each($5) AS m) AS m',
+};
+
+/**
+ * A chat's turns and history written, on either database, as SQL both run on the database's own connection
+ * ({@link Statements}): a turn's start and end run on every turn, and through the query builder they cost more than
+ * 10 % over the stores written per database (docs/postgres-storage.md). Every write to a chat's turns or history
+ * first locks the chat's row on PostgreSQL, so "one running turn per chat" and history positions hold however many
+ * replicas write (a partial unique index holds the running-turn rule as well); SQLite's IMMEDIATE transactions hold
+ * the whole database. `status = 'running'` is a literal, never a parameter: only then may SQLite's planner use the
+ * partial index of running turns (with a parameter it scans every turn of the chat: 78 µs against 4 µs per
+ * statement after 3,000 turns).
+ */
+export function createChatWrites(context: StoreContext, streams: PacketStreams): ChatWrites {
+  const chatRow = `SELECT 1 AS found FROM chats WHERE id = $1${context.dialect === 'postgres' ? ' FOR UPDATE' : ''}`;
+  // Whether the chat exists, its row locked (PostgreSQL) as every write to its turns or history takes it first.
+  const lockChat = async (statements: Statements, chatId: string) =>
+    (await statements.rows(chatRow, [chatId])).length > 0;
+  const insertHistory = `INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at)
+    SELECT m.id, $1, $2, next.position + m.ordinality - 1, m.message, $3
+      FROM (SELECT COALESCE(MAX(position) + 1, 0) AS position FROM chat_messages WHERE chat_id = $1) AS next,
+           ${messageRows[context.dialect]}`;
+  const touchChat = `UPDATE chats SET updated_at = $3, activity = ${nextActivity[context.dialect]} WHERE id = $1`;
+  // After the chat's last message, its lock held; the chat's activity with it (on PostgreSQL in one statement).
+  const appendHistory = async (
+    statements: Statements,
+    chatId: string,
+    turn: number | null,
+    messages: readonly ChatMessage[],
+    now: string,
+  ): Promise<string[]> => {
+    if (messages.length === 0) return [];
+    const ids = messages.map(() => context.newId());
+    const texts = jsonArray(messages.map((message) => JSON.stringify(message)));
+    const values = [chatId, turn, now, JSON.stringify(ids), texts];
+    if (context.dialect === 'postgres') {
+      await statements.rows(`WITH inserted AS (${insertHistory}) ${touchChat}`, values);
+    } else {
+      await statements.rows(insertHistory, values);
+      await statements.rows(touchChat, values.slice(0, 3));
+    }
+    return ids;
+  };
+  return {
+    async delete(id) {
+      return streams.transaction(async (statements) => {
+        streams.deleting?.(id);
+        return (await statements.rows('DELETE FROM chats WHERE id = $1 RETURNING id', [id])).length > 0;
+      });
+    },
+    async appendMessages(chatId, messages) {
+      return streams.transaction(async (statements) => {
+        if (!(await lockChat(statements, chatId))) throw notFound('Chat', chatId);
+        const [last] = await statements.rows<{ next: number }>(
+          'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM chat_messages WHERE chat_id = $1',
+          [chatId],
+        );
+        const now = context.now();
+        const ids = await appendHistory(statements, chatId, null, messages, now);
+        return messages.map(
+          (message, index): StoredChatMessage => ({
+            id: ids[index] as string,
+            chatId,
+            turn: null,
+            position: Number(last?.next) + index,
+            message,
+            createdAt: now,
+          }),
+        );
+      });
+    },
+    async startTurn({ chatId, kind = 'chat', input = [] }) {
+      return streams.transaction(async (statements) => {
+        if (!(await lockChat(statements, chatId))) throw notFound('Chat', chatId);
+        const [running] = await statements.rows<{ turn_index: number }>(
+          "SELECT turn_index FROM chat_turns WHERE chat_id = $1 AND status = 'running'",
+          [chatId],
+        );
+        if (running !== undefined) throw turnStillRunning(chatId, running.turn_index);
+        // The next index read in the insert itself: one round trip less on PostgreSQL.
+        const [started] = (await statements.rows<TurnRow>(
+          `INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at, input_json)
+           VALUES ($1, (SELECT COALESCE(MAX(turn_index) + 1, 0) FROM chat_turns WHERE chat_id = $1), $2, 'running',
+                   $3, $4)
+           RETURNING *`,
+          [chatId, kind, context.now(), JSON.stringify(input)],
+        )) as [TurnRow];
+        streams.started?.(chatId, started.turn_index);
+        return toTurn(started);
+      });
+    },
+    async finishTurn({ chatId, turn, status, reason, messages = [], packets = [] }) {
+      return streams.transaction(async (statements) => {
+        const chatExists = await lockChat(statements, chatId);
+        // Moved while still running; a refusal below rolls the move back.
+        streams.ending?.(chatId, turn);
+        const now = context.now();
+        // One statement ends the turn only if it runs: ending a turn is on the hot path, and the reason for a
+        // refusal is read only then.
+        const [ended] = await statements.rows<TurnRow>(
+          `UPDATE chat_turns SET status = $1, end_reason = $2, ended_at = $3
+            WHERE chat_id = $4 AND turn_index = $5 AND status = 'running' RETURNING *`,
+          [status, reason ?? null, now, chatId, turn],
+        );
+        if (ended === undefined) {
+          const [current] = !chatExists
+            ? []
+            : await statements.rows<{ status: string }>(
+                'SELECT status FROM chat_turns WHERE chat_id = $1 AND turn_index = $2',
+                [chatId, turn],
+              );
+          if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+          throw turnAlreadyEnded(chatId, turn, current.status);
+        }
+        streams.ended?.();
+        // Only the closer that ends the turn stores its closing packets: a refused end stores none.
+        if (packets.length > 0) await streams.appendClosing(statements, { chatId, turn, packets });
+        await appendHistory(statements, chatId, turn, messages, now);
+        return toTurn(ended);
+      });
+    },
+    async closeInterruptedTurns(reason) {
+      return streams.transaction(async (statements) => {
+        const running = await statements.rows<{ chat_id: string; turn_index: number }>(
+          "SELECT chat_id, turn_index FROM chat_turns WHERE status = 'running'",
+          [],
+        );
+        for (const turn of running) streams.ending?.(turn.chat_id, turn.turn_index);
+        const closed = await statements.rows<TurnRow>(
+          `UPDATE chat_turns SET status = 'interrupted', end_reason = $1, ended_at = $2
+            WHERE status = 'running' RETURNING *`,
+          [reason, context.now()],
+        );
+        streams.ended?.();
+        return closed.map(toTurn).sort(byTurn);
+      });
+    },
+  };
+}
+
+/** The `conflict` of a turn started while another of its chat runs. */
+function turnStillRunning(chatId: string, running: number): StorageError {
+  return new StorageError({
+    code: 'conflict',
+    message: `Chat ${JSON.stringify(chatId)} already has a running turn (${running}); stop it or wait for it to end.`,
+  });
+}
+
+/** The `conflict` of a turn ended twice. */
+function turnAlreadyEnded(chatId: string, turn: number, status: string): StorageError {
+  return new StorageError({
+    code: 'conflict',
+    message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${status}).`,
+  });
+}
+
+function byTurn(left: ChatTurnRecord, right: ChatTurnRecord): number {
+  return left.chatId < right.chatId ? -1 : left.chatId > right.chatId ? 1 : left.index - right.index;
+}
+
+/** A turn's row as the record callers see. */
+export function toTurn(row: TurnRow): ChatTurnRecord {
+  return {
+    chatId: row.chat_id,
+    index: row.turn_index,
+    kind: row.kind as ChatTurnKind,
+    status: row.status as ChatTurnStatus,
+    endReason: row.end_reason,
+    input: JSON.parse(row.input_json) as ChatMessage[],
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+  };
+}
