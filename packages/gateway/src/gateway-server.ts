@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenHttpServer } from '@toolbus/spec';
 import { forwardChatCompletions, readChatCompletionsCall } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
@@ -172,17 +172,9 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const handler = createGatewayHandler(options);
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listenHttpServer(server, { port: options.port, host: options.host });
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     server,
     async close(graceMs = 10_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

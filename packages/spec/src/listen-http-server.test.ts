@@ -9,6 +9,8 @@ test('listens on a free loopback port by default and gives the URL the server an
     const url = await listenHttpServer(server);
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(await (await fetch(url)).text(), 'here');
+    // A later server error reaches its owner's listeners: none of the start-up's is left behind.
+    assert.equal(server.listenerCount('error'), 0);
   } finally {
     server.close();
   }

@@ -1,6 +1,7 @@
 /** The part of a Node.js `net.Server` that {@link listenHttpServer} uses (typed here: spec loads no Node module). */
 export interface ListenableServer {
   once(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'error', listener: (error: Error) => void): unknown;
   listen(port: number, host: string, listener: () => void): unknown;
   address(): { readonly address: string; readonly family: string; readonly port: number } | string | null;
 }
@@ -24,7 +25,11 @@ export async function listenHttpServer(
 ): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      // Listening: a later error is the server's owner's to handle, not swallowed by this start-up listener.
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   // A server given a pipe path has no port: no HTTP URL to give.
