@@ -52,12 +52,10 @@ export function createAccessStore(context: StoreContext): AccessStore {
         .executeTakeFirstOrThrow();
       return withScopes(row);
     },
-    async findApiKeyByHash(hash) {
-      const row = await keys().where('key_hash', '=', hash).executeTakeFirst();
-      return row && withScopes(row);
-    },
-    async getApiKey(id) {
-      const row = await keys().where('id', '=', id).executeTakeFirst();
+    async getApiKey(by) {
+      const query =
+        typeof by === 'string' ? keys().where('id', '=', by) : keys().where('key_hash', '=', by.hash);
+      const row = await query.executeTakeFirst();
       return row && withScopes(row);
     },
     async listApiKeys(userId) {
@@ -114,10 +112,11 @@ export function createAccessStore(context: StoreContext): AccessStore {
       return row && withScopes(row);
     },
     async deleteSession(tokenHash) {
-      return (
-        changed(await db.deleteFrom('web_sessions').where('token_hash', '=', tokenHash).executeTakeFirst()) >
-        0
-      );
+      const result = await db
+        .deleteFrom('web_sessions')
+        .where('token_hash', '=', tokenHash)
+        .executeTakeFirst();
+      return changed(result) > 0;
     },
   });
 }

@@ -22,7 +22,7 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
         const admin = await storage.users.create({ email: 'root@example.com', role: 'admin' });
         assert.equal(admin.role, 'admin');
         assert.equal((await storage.users.get(userId))?.role, 'user');
-        assert.equal((await storage.users.setRole(userId, 'admin')).role, 'admin');
+        assert.equal((await storage.users.update(userId, { role: 'admin' })).role, 'admin');
         assert.deepEqual(
           (await storage.users.list()).map((user) => user.email),
           ['ada@example.com', 'root@example.com'],
@@ -38,13 +38,13 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
           scopes: ['chat'],
         });
         assert.deepEqual(key.scopes, ['chat']);
-        assert.equal((await storage.access.findApiKeyByHash('h1'))?.id, key.id);
-        assert.equal(await storage.access.findApiKeyByHash('h2'), undefined);
+        assert.equal((await storage.access.getApiKey({ hash: 'h1' }))?.id, key.id);
+        assert.equal(await storage.access.getApiKey({ hash: 'h2' }), undefined);
         await storage.access.touchApiKey(key.id);
         assert.ok((await storage.access.getApiKey(key.id))?.lastUsedAt);
         assert.equal(await storage.access.revokeApiKey(key.id), true);
         assert.equal(await storage.access.revokeApiKey(key.id), false);
-        assert.ok((await storage.access.findApiKeyByHash('h1'))?.revokedAt);
+        assert.ok((await storage.access.getApiKey({ hash: 'h1' }))?.revokedAt);
         assert.equal((await storage.access.listApiKeys(userId)).length, 1);
         await storage.users.delete(userId);
         assert.equal(await storage.access.getApiKey(key.id), undefined);
@@ -69,7 +69,7 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
         });
         assert.equal(plain.organizationId, DEFAULT_ORGANIZATION_ID);
         assert.equal(bound.organizationId, acme.id);
-        assert.equal((await storage.access.findApiKeyByHash('ha'))?.organizationId, acme.id);
+        assert.equal((await storage.access.getApiKey({ hash: 'ha' }))?.organizationId, acme.id);
         assert.deepEqual(
           (await storage.access.listApiKeys(userId)).map((key) => key.organizationId),
           [DEFAULT_ORGANIZATION_ID, acme.id],
