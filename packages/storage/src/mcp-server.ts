@@ -51,6 +51,3 @@ export type McpToolApproval = StoredRow<'mcp_tool_approvals'>;
  * goes. Stored by the hash of its `state` (the callback's only proof), valid once and until `expiresAt`.
  */
 export type McpPendingAuthorization = StoredRow<'mcp_oauth_pending'>;
-
-/** What storing a pending authorization takes. */
-export type NewMcpPendingAuthorization = Omit<McpPendingAuthorization, 'createdAt'>;
