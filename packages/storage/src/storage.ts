@@ -43,7 +43,7 @@ export interface UserStore {
 export interface AccessStore {
   createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
   /** The key with this id, or with this hash; revoked or not. */
-  getApiKey(by: string | { readonly hash: string }): Promise<ApiKeyRecord | undefined>;
+  getApiKey(by: string | { readonly keyHash: string }): Promise<ApiKeyRecord | undefined>;
   listApiKeys(userId: string): Promise<readonly ApiKeyRecord[]>;
   /**
    * Marks the key revoked and deletes the web sessions made with it, in shared storage so every replica sees it at

@@ -181,7 +181,7 @@ export class AccessService {
       organizationId,
       name: input.name,
       prefix: key.slice(0, 10),
-      hash: sha256(key),
+      keyHash: sha256(key),
       scopes,
     });
     return { key, apiKey: keyView(record) };
@@ -293,7 +293,7 @@ export class AccessService {
 
   async #fromKey(key: string, requestedOrganization: string | undefined): Promise<Principal | undefined> {
     if (!key.startsWith(keyPrefix) || key.length > 200) return undefined;
-    const record = await this.#storage.access.getApiKey({ hash: sha256(key) });
+    const record = await this.#storage.access.getApiKey({ keyHash: sha256(key) });
     if (!record || record.revokedAt !== null) return undefined;
     const user = await this.#storage.users.get(record.userId);
     if (!user) return undefined;
