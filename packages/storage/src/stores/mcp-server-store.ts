@@ -115,16 +115,6 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
     async delete(id) {
       return changed(await db.deleteFrom('mcp_servers').where('id', '=', id).executeTakeFirst()) > 0;
     },
-    ...authorizationMethods(context),
-  });
-}
-
-/** Tool approvals and pending authorizations of the MCP servers. */
-function authorizationMethods(
-  context: StoreContext,
-): Omit<McpServerStore, 'create' | 'get' | 'list' | 'update' | 'delete'> {
-  const { db } = context;
-  return {
     async approveTool(approval) {
       const values = {
         definition_hash: approval.definitionHash,
@@ -195,5 +185,5 @@ function authorizationMethods(
       if (taken === undefined || Date.parse(taken.expiresAt) <= Date.now()) return undefined;
       return taken;
     },
-  };
+  });
 }
