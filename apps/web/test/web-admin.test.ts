@@ -200,7 +200,7 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
     await acme.getByText('ann@acme.example is now member.').waitFor();
     const organization = (await world.storage.organizations.list()).find((entry) => entry.name === 'Acme');
     assert.ok(organization);
-    const ann = await world.storage.users.getByEmail('ann@acme.example');
+    const ann = await world.storage.users.get({ email: 'ann@acme.example' });
     assert.ok(ann);
     assert.equal(
       (await world.storage.organizations.members({ organizationId: organization.id, userId: ann.id }))[0]
@@ -217,7 +217,7 @@ describe('admin pages: organisations, MCP OAuth, persona editing', { timeout: 24
 });
 
 async function adminId(): Promise<string> {
-  const user = await world.storage.users.getByEmail('admin@example.com');
+  const user = await world.storage.users.get({ email: 'admin@example.com' });
   assert.ok(user);
   return user.id;
 }

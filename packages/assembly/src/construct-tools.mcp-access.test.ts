@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
-import { openStorage, type Persona, type Storage, type User, writeMcpServerAccess } from '@toolbus/storage';
+import { openStorage, type Persona, type Storage, setMcpServerAccess, type User } from '@toolbus/storage';
 import { constructTestTools } from './__fixtures__/construct-test-tools.ts';
 import { offerMcpTools } from './__fixtures__/offered-mcp-tools.ts';
 
@@ -50,7 +50,7 @@ test('a server limited to some users gives its tools to them only, and to no use
   assert.deepEqual((await toolsOf(bob)).names, ['lookup']);
   assert.deepEqual((await toolsOf(undefined)).names, ['lookup']);
 
-  await writeMcpServerAccess(storage.settings, serverId, { userIds: [alice.id] });
+  await setMcpServerAccess(storage, serverId, { userIds: [alice.id] });
   assert.deepEqual((await toolsOf(alice)).names, ['lookup']);
 
   const dialled = mcp.requests.length;
@@ -62,7 +62,7 @@ test('a server limited to some users gives its tools to them only, and to no use
   assert.equal(mcp.requests.length, dialled, 'the server is not dialled for a user without access');
 
   // An empty list: nobody. A record that is not valid reads as nobody too (a doubt never widens access).
-  await writeMcpServerAccess(storage.settings, serverId, { userIds: [] });
+  await setMcpServerAccess(storage, serverId, { userIds: [] });
   assert.deepEqual((await toolsOf(alice)).names, []);
   await storage.settings.set(`mcp-server-access:${serverId}`, { userIds: 'everyone' });
   assert.deepEqual((await toolsOf(alice)).names, []);

@@ -171,7 +171,7 @@ describe('whitelist, forced search and memory', () => {
     persona = (await storage.personas.get(persona.id))!;
     assert.equal((await assemble()).tools.length, 2);
     // The user's explicit setting beats the persona's.
-    user = await storage.users.updateSettings(user.id, { searchUsage: 'disabled' });
+    user = await storage.users.update(user.id, { settings: { searchUsage: 'disabled' } });
     assert.deepEqual(
       (await assemble()).tools.map((tool) => tool.name),
       ['web_search'],
@@ -199,7 +199,7 @@ describe('whitelist, forced search and memory', () => {
       (await assemble()).tools.some((tool) => tool.name === 'add_memory'),
       false,
     );
-    user = await storage.users.updateSettings(user.id, { memoryToolEnabled: true });
+    user = await storage.users.update(user.id, { settings: { memoryToolEnabled: true } });
     const assembly = await assemble({ allowedToolIds: [web!] });
     assert.deepEqual(
       assembly.tools.map((tool) => tool.name),
@@ -217,7 +217,7 @@ describe('whitelist, forced search and memory', () => {
     const off = await assemble();
     assert.deepEqual(off.tools, []);
     assert.equal(off.skipped[0]?.reason, 'memory-disabled');
-    user = await storage.users.updateSettings(user.id, { memoryToolEnabled: true });
+    user = await storage.users.update(user.id, { settings: { memoryToolEnabled: true } });
     assert.deepEqual(
       (await assemble()).tools.map((tool) => tool.name),
       ['add_memory'],

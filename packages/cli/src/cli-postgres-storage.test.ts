@@ -44,7 +44,7 @@ describe('the CLI on PostgreSQL storage', () => {
     const storage = await openPostgresStorage({ url, secretKey, environment: {} });
     try {
       assert.ok((await storage.personas.list()).some((persona) => persona.name === 'analyst'));
-      assert.ok(await storage.users.getByEmail('local@toolbus.invalid'));
+      assert.ok(await storage.users.get({ email: 'local@toolbus.invalid' }));
     } finally {
       await storage.close();
     }

@@ -12,7 +12,9 @@ export function storedKeyAuthenticator(
 ): (key: string | undefined) => Promise<GatewayCaller | undefined> {
   return async (key) => {
     if (key === undefined || key === '') return undefined;
-    const record = await storage.access.findApiKeyByHash(createHash('sha256').update(key).digest('hex'));
+    const record = await storage.access.getApiKey({
+      keyHash: createHash('sha256').update(key).digest('hex'),
+    });
     if (record === undefined || record.revokedAt !== null || !record.scopes.includes('chat'))
       return undefined;
     return { id: record.id };

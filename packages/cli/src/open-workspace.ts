@@ -34,12 +34,12 @@ export async function openWorkspace(
   const storage = await openConfiguredStorage(config);
   try {
     let user =
-      (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
+      (await storage.users.get({ email: LOCAL_USER_EMAIL })) ??
       (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
     // The config file decides whether the memory tool is on for the CLI's user.
     const memoryWanted = config.file.memory === 'on';
     if (user.settings.memoryToolEnabled !== memoryWanted) {
-      user = await storage.users.updateSettings(user.id, { memoryToolEnabled: memoryWanted });
+      user = await storage.users.update(user.id, { settings: { memoryToolEnabled: memoryWanted } });
     }
     const personas = await storage.personas.list();
     const active = await storage.settings.get(ACTIVE_PERSONA_SETTING);

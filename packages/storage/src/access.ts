@@ -1,23 +1,23 @@
 import type { Creating, StoredRow } from './sql/camel-columns.ts';
 
+/** A row with its `scopesJson` read as the scopes it grants. */
+type WithScopes<Row> = Omit<Row, 'scopesJson'> & { readonly scopes: readonly string[] };
+
 /** An API key as stored: its hash and a short prefix to recognise it by, never the key. */
-export type ApiKeyRecord = Omit<StoredRow<'api_keys'>, 'keyHash' | 'scopesJson'> & {
-  readonly hash: string;
-  readonly scopes: readonly string[];
-};
+export type ApiKeyRecord = WithScopes<StoredRow<'api_keys'>>;
 
 /** What storing a new API key takes (the caller hashes it); the organisation defaults to the default one. */
 export type NewApiKey = Creating<
   ApiKeyRecord,
-  'userId' | 'name' | 'prefix' | 'hash' | 'scopes',
+  'userId' | 'name' | 'prefix' | 'keyHash' | 'scopes',
   'organizationId'
 >;
 
-/** A web session as stored: hashes of its cookie token and its CSRF token. */
-export type WebSessionRecord = Omit<StoredRow<'web_sessions'>, 'scopesJson'> & {
-  /** The scopes the session holds: never more than the principal that made it held. */
-  readonly scopes: readonly string[];
-};
+/**
+ * A web session as stored: hashes of its cookie token and its CSRF token, and its scopes (never more than the
+ * principal that made it held).
+ */
+export type WebSessionRecord = WithScopes<StoredRow<'web_sessions'>>;
 
 /**
  * What storing a new web session takes. Without an organisation it is unbound (it acts where each request names);

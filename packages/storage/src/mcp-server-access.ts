@@ -1,4 +1,5 @@
-import type { SettingStore } from './storage.ts';
+import { omitUndefined } from '@toolbus/spec';
+import type { SettingStore, UserStore } from './storage.ts';
 
 /**
  * Who may use one MCP server, as an administrator set it. The one predicate every consumer asks
@@ -23,10 +24,8 @@ export function offeredToSandboxes(access: McpServerAccess | undefined, userId: 
   return access?.availableToSandboxes === true && mayUseMcpServer(access, userId);
 }
 
-/** The setting that holds one server's access (a setting, so both storage backends keep it without a migration). */
-export function mcpServerAccessKey(serverId: string): string {
-  return `mcp-server-access:${serverId}`;
-}
+// A setting, so both storage backends keep it without a migration.
+const accessKey = (serverId: string) => `mcp-server-access:${serverId}`;
 
 /**
  * One server's access as stored. A value that is not a valid access record (edited by hand, written by a future
@@ -36,29 +35,38 @@ export async function readMcpServerAccess(
   settings: SettingStore,
   serverId: string,
 ): Promise<McpServerAccess | undefined> {
-  const value = (await settings.get(mcpServerAccessKey(serverId))) as
-    | Record<string, unknown>
-    | undefined
-    | null;
+  const value = await settings.get(accessKey(serverId));
   if (value === undefined || value === null) return undefined;
-  const { userIds, availableToSandboxes } = value;
-  const validUsers =
-    userIds === undefined || (Array.isArray(userIds) && userIds.every((id) => typeof id === 'string'));
-  if (
-    typeof value !== 'object' ||
-    !validUsers ||
-    !['boolean', 'undefined'].includes(typeof availableToSandboxes)
-  ) {
-    return { userIds: [], availableToSandboxes: false };
-  }
-  return value as McpServerAccess;
+  const { userIds, availableToSandboxes } = value as Record<string, unknown>;
+  const valid =
+    typeof value === 'object' &&
+    (userIds === undefined || (Array.isArray(userIds) && userIds.every((id) => typeof id === 'string'))) &&
+    [true, false, undefined].includes(availableToSandboxes as boolean | undefined);
+  return valid ? (value as McpServerAccess) : { userIds: [], availableToSandboxes: false };
 }
 
-/** Stores one server's access (replacing what was there). */
-export async function writeMcpServerAccess(
-  settings: SettingStore,
+/** What {@link setMcpServerAccess} did: stored the record, or refused it for a user id that names nobody. */
+export type SetMcpServerAccessResult =
+  | { readonly ok: true; readonly access: McpServerAccess }
+  | { readonly ok: false; readonly unknownUser: { readonly index: number; readonly userId: string } };
+
+/**
+ * The one way to replace a server's access record (the admin route and `toolbus mcp access` both call it): every
+ * listed user must exist (the first that does not is returned with its index in `access.userIds`, and nothing is
+ * stored), and the list is stored without repeats.
+ */
+export async function setMcpServerAccess(
+  storage: { readonly settings: SettingStore; readonly users: Pick<UserStore, 'get'> },
   serverId: string,
   access: McpServerAccess,
-): Promise<void> {
-  await settings.set(mcpServerAccessKey(serverId), access);
+): Promise<SetMcpServerAccessResult> {
+  for (const [index, userId] of (access.userIds ?? []).entries()) {
+    if (!(await storage.users.get(userId))) return { ok: false, unknownUser: { index, userId } };
+  }
+  const stored = omitUndefined({
+    userIds: access.userIds === undefined ? undefined : [...new Set(access.userIds)],
+    availableToSandboxes: access.availableToSandboxes,
+  });
+  await storage.settings.set(accessKey(serverId), stored);
+  return { ok: true, access: stored };
 }

@@ -17,19 +17,17 @@ export type McpEndpoint =
     }
   | { readonly transport: 'streamable-http' | 'sse'; readonly url: string };
 
-/** An MCP server as stored, secrets decrypted (headers, API key): never log their values. */
-export interface McpServer {
-  readonly id: string;
-  /** Unique; used in collision names (`mcp_{server}_{tool}`). */
-  readonly name: string;
+/**
+ * An MCP server as stored, secrets decrypted (headers, API key): never log their values. Its name is unique: it is
+ * used in collision names (`mcp_{server}_{tool}`).
+ */
+export type McpServer = Pick<StoredRow<'mcp_servers'>, 'id' | 'name' | 'authType' | 'createdAt'> & {
   readonly endpoint: McpEndpoint;
-  readonly authType: McpAuthType;
   /** Connection headers (stored encrypted). */
   readonly headers: Readonly<Record<string, string>>;
   /** The API key for `api-key` auth (stored encrypted). */
   readonly apiKey: string | null;
-  readonly createdAt: string;
-}
+};
 
 /** What creating or replacing an MCP server takes (by default without headers or API key). */
 export type NewMcpServer = Creating<McpServer, 'name' | 'endpoint' | 'authType', 'headers'> & {
@@ -51,6 +49,3 @@ export type McpToolApproval = StoredRow<'mcp_tool_approvals'>;
  * goes. Stored by the hash of its `state` (the callback's only proof), valid once and until `expiresAt`.
  */
 export type McpPendingAuthorization = StoredRow<'mcp_oauth_pending'>;
-
-/** What storing a pending authorization takes. */
-export type NewMcpPendingAuthorization = Omit<McpPendingAuthorization, 'createdAt'>;

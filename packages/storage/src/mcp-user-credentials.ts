@@ -1,9 +1,7 @@
 import type { SettingStore } from './storage.ts';
 
-/** The setting that holds one server's header template (names → `{placeholder}` templates; no secrets in it). */
-export function mcpHeaderTemplateKey(serverId: string): string {
-  return `mcp-header-template:${serverId}`;
-}
+// The setting that holds one server's header template (names → `{placeholder}` templates; no secrets in it).
+const templateKey = (serverId: string) => `mcp-header-template:${serverId}`;
 
 /**
  * A server's header template as stored, or undefined. A value that is not a map of strings (edited by hand, written
@@ -13,12 +11,13 @@ export async function readMcpHeaderTemplate(
   settings: SettingStore,
   serverId: string,
 ): Promise<Readonly<Record<string, string>> | undefined> {
-  const value = await settings.get(mcpHeaderTemplateKey(serverId));
+  const value = await settings.get(templateKey(serverId));
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) return {};
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (!entries.every(([, template]) => typeof template === 'string')) return {};
-  return Object.fromEntries(entries) as Record<string, string>;
+  const valid =
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => typeof v === 'string');
+  return valid ? (value as Record<string, string>) : {};
 }
 
 /** Stores one server's header template (replacing it); an empty one removes it. */
@@ -27,6 +26,6 @@ export async function writeMcpHeaderTemplate(
   serverId: string,
   template: Readonly<Record<string, string>>,
 ): Promise<void> {
-  if (Object.keys(template).length === 0) await settings.delete(mcpHeaderTemplateKey(serverId));
-  else await settings.set(mcpHeaderTemplateKey(serverId), template);
+  if (Object.keys(template).length === 0) await settings.delete(templateKey(serverId));
+  else await settings.set(templateKey(serverId), template);
 }

@@ -1,4 +1,4 @@
-import type { Creating, StoredRow } from './sql/camel-columns.ts';
+import type { StoredRow } from './sql/camel-columns.ts';
 
 /** The id of the organisation every deployment has: existing rows and single-user setups belong to it. */
 export const DEFAULT_ORGANIZATION_ID = 'default';
@@ -8,9 +8,6 @@ export type OrganizationRole = 'admin' | 'member';
 
 /** An organisation: a group of users whose chats, files and memories belong to it. */
 export type Organization = StoredRow<'organizations'>;
-
-/** What creating an organisation takes. */
-export type NewOrganization = Creating<Organization, 'name'>;
 
 /** One user's membership of one organisation. */
 export type OrganizationMember = StoredRow<'organization_members'>;
@@ -27,7 +24,7 @@ export type OrganizationInvitation = StoredRow<'organization_invitations'>;
  */
 export interface OrganizationStore {
   /** `conflict` when the name is taken. */
-  create(organization: NewOrganization): Promise<Organization>;
+  create(organization: Pick<Organization, 'name'>): Promise<Organization>;
   get(id: string): Promise<Organization | undefined>;
   /** Every organisation, oldest first (the default one first). */
   list(): Promise<readonly Organization[]>;

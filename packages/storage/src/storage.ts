@@ -12,13 +12,7 @@ import type {
   StoredPacket,
 } from './chat.ts';
 import type { ConnectedAppRecord, NewConnectedApp } from './connected-app.ts';
-import type {
-  McpPendingAuthorization,
-  McpServer,
-  McpToolApproval,
-  NewMcpPendingAuthorization,
-  NewMcpServer,
-} from './mcp-server.ts';
+import type { McpPendingAuthorization, McpServer, McpToolApproval, NewMcpServer } from './mcp-server.ts';
 import type { Memory, NewMemory } from './memory.ts';
 import type { OrganizationStore } from './organization.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
@@ -29,16 +23,17 @@ import type { UserSecretStore } from './user-secrets.ts';
 /** Users and their settings. */
 export interface UserStore {
   create(user: NewUser): Promise<User>;
-  get(id: string): Promise<User | undefined>;
-  getByEmail(email: string): Promise<User | undefined>;
-  /** Changes only the given settings; `not_found` when the user does not exist. */
-  updateSettings(id: string, settings: Partial<UserSettings>): Promise<User>;
+  /** The user with this id, or with this email. */
+  get(by: string | { readonly email: string }): Promise<User | undefined>;
+  /** Changes the role and only the given settings; `not_found` when the user does not exist. */
+  update(
+    id: string,
+    changes: { readonly role?: UserRole; readonly settings?: Partial<UserSettings> },
+  ): Promise<User>;
   /** Deletes the user and everything that is theirs (memories, files, OAuth state). */
   delete(id: string): Promise<boolean>;
   /** Every user, oldest first. */
   list(): Promise<readonly User[]>;
-  /** Changes the user's role; `not_found` when the user does not exist. */
-  setRole(id: string, role: UserRole): Promise<User>;
 }
 
 /**
@@ -47,9 +42,8 @@ export interface UserStore {
  */
 export interface AccessStore {
   createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
-  /** The key with this hash, revoked or not. */
-  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
-  getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
+  /** The key with this id, or with this hash; revoked or not. */
+  getApiKey(by: string | { readonly keyHash: string }): Promise<ApiKeyRecord | undefined>;
   listApiKeys(userId: string): Promise<readonly ApiKeyRecord[]>;
   /**
    * Marks the key revoked and deletes the web sessions made with it, in shared storage so every replica sees it at
@@ -93,7 +87,7 @@ export interface McpServerStore {
    * Stores an OAuth authorization in progress (expired ones are dropped; a user keeps at most
    * {@link MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER}, the oldest go first).
    */
-  savePendingAuthorization(pending: NewMcpPendingAuthorization): Promise<void>;
+  savePendingAuthorization(pending: Omit<McpPendingAuthorization, 'createdAt'>): Promise<void>;
   /**
    * Removes and returns the unexpired authorization with this state hash, atomically: a state is good for one
    * callback only, on whichever replica it arrives.

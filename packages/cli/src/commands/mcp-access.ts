@@ -76,7 +76,7 @@ async function userIdsOf(storage: Storage, list: string): Promise<string[]> {
   if (emails.length === 0) throw new UsageError({ message: '--users needs at least one email.', usage });
   const ids: string[] = [];
   for (const email of emails) {
-    const user = await storage.users.getByEmail(email);
+    const user = await storage.users.get({ email });
     if (!user) {
       throw new UsageError({
         message: `--users: no user has the email "${email}" (see the users admin page).`,

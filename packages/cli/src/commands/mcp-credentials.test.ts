@@ -17,7 +17,7 @@ describe('toolbus mcp template / credentials', () => {
 
   const read = () =>
     withHomeStorage(cli.home, async (storage) => {
-      const user = await storage.users.getByEmail(LOCAL_USER_EMAIL);
+      const user = await storage.users.get({ email: LOCAL_USER_EMAIL });
       return {
         template: await readMcpHeaderTemplate(storage.settings, serverId),
         values:

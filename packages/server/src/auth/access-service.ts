@@ -122,7 +122,7 @@ export class AccessService {
   /** Changes a user's role (admins only). */
   async setRole(principal: Principal, userId: string, role: UserRole): Promise<User> {
     requireAdmin(principal);
-    return this.#storage.users.setRole(userId, role);
+    return this.#storage.users.update(userId, { role });
   }
 
   /**
@@ -181,7 +181,7 @@ export class AccessService {
       organizationId,
       name: input.name,
       prefix: key.slice(0, 10),
-      hash: sha256(key),
+      keyHash: sha256(key),
       scopes,
     });
     return { key, apiKey: keyView(record) };
@@ -241,9 +241,9 @@ export class AccessService {
       if (keys.some((key) => key.revokedAt === null)) return undefined;
     }
     let user =
-      (await this.#storage.users.getByEmail(email)) ??
+      (await this.#storage.users.get({ email })) ??
       (await this.#storage.users.create({ email, role: 'admin' }));
-    if (user.role !== 'admin') user = await this.#storage.users.setRole(user.id, 'admin');
+    if (user.role !== 'admin') user = await this.#storage.users.update(user.id, { role: 'admin' });
     const { key } = await this.createApiKey(localAdminPrincipal(user), {
       name: 'bootstrap admin key',
       scopes: API_KEY_SCOPES,
@@ -293,7 +293,7 @@ export class AccessService {
 
   async #fromKey(key: string, requestedOrganization: string | undefined): Promise<Principal | undefined> {
     if (!key.startsWith(keyPrefix) || key.length > 200) return undefined;
-    const record = await this.#storage.access.findApiKeyByHash(sha256(key));
+    const record = await this.#storage.access.getApiKey({ keyHash: sha256(key) });
     if (!record || record.revokedAt !== null) return undefined;
     const user = await this.#storage.users.get(record.userId);
     if (!user) return undefined;

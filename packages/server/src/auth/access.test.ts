@@ -87,7 +87,7 @@ describe('users and access', () => {
     assert.equal((await call('GET', '/v1/chats', { key: 'tb_not-a-key' })).status, 401);
     assert.equal((await call('GET', '/v1/chats', { key: carol.key })).status, 200);
     const [record] = await storage.access.listApiKeys(carol.id);
-    assert.ok(record && record.hash !== carol.key && !record.hash.includes(carol.key.slice(3)));
+    assert.ok(record && record.keyHash !== carol.key && !record.keyHash.includes(carol.key.slice(3)));
     const listed = await json<{ keys: { id: string; prefix: string }[] }>(
       await call('GET', '/v1/keys', { key: carol.key }),
       200,

@@ -42,7 +42,11 @@ describe('organisation admins invite; they do not add accounts', () => {
       undefined,
       'not a member without consent',
     );
-    assert.equal(await api.storage.users.getByEmail('nobody@example.com'), undefined, 'no account was made');
+    assert.equal(
+      await api.storage.users.get({ email: 'nobody@example.com' }),
+      undefined,
+      'no account was made',
+    );
 
     // Someone else cannot see nor accept it.
     const { invitations: none } = (await api.call('GET', '/v1/invitations', carolKey)).body as {
@@ -76,13 +80,13 @@ describe('organisation admins invite; they do not add accounts', () => {
       .body as {
       id: string;
     };
-    const admin = (await api.storage.users.getByEmail('admin@example.com'))!;
+    const admin = (await api.storage.users.get({ email: 'admin@example.com' }))!;
     const chatOnly = await api.keyIn(admin.id, initech.id, ['chat']);
     const answer = await api.call('POST', `/v1/organizations/${initech.id}/members`, chatOnly, {
       email: 'mole@example.com',
       role: 'admin',
     });
     assert.ok(answer.status === 404 || answer.status === 403, answer.text);
-    assert.equal(await api.storage.users.getByEmail('mole@example.com'), undefined);
+    assert.equal(await api.storage.users.get({ email: 'mole@example.com' }), undefined);
   });
 });

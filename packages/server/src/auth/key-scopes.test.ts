@@ -90,7 +90,9 @@ describe('a key is a boundary (issue 28, finding 1)', () => {
       (await call('POST', '/v1/admin/users/x/keys', { key: chatOnly.key, body: { name: 'x' } })).status,
       403,
     );
-    const keys = await storage.access.listApiKeys((await storage.users.getByEmail('root@example.com'))!.id);
+    const keys = await storage.access.listApiKeys(
+      (await storage.users.get({ email: 'root@example.com' }))!.id,
+    );
     assert.ok(!keys.some((key) => key.name === 'escalate'), 'no key was made');
   });
 

@@ -30,7 +30,7 @@ export function localAdminPrincipal(user: User): Principal {
 export async function localAuthentication(storage: Storage, localUser?: User): Promise<Authenticate> {
   const user: User =
     localUser ??
-    (await storage.users.getByEmail(LOCAL_USER_EMAIL)) ??
+    (await storage.users.get({ email: LOCAL_USER_EMAIL })) ??
     (await storage.users.create({ email: LOCAL_USER_EMAIL, name: 'You' }));
   const principal = localAdminPrincipal(user);
   return async (context) => {

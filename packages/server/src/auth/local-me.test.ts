@@ -14,7 +14,7 @@ test('local mode: /v1/me says admin (as the admin API answers), with every scope
     assert.equal(me.role, 'admin');
     assert.ok(me.scopes.includes('admin'));
     // The stored row is a plain user: what /v1/me reports is the grant, and the admin API agrees with it.
-    const stored = await server.storage.users.getByEmail('local@toolbus.invalid');
+    const stored = await server.storage.users.get({ email: 'local@toolbus.invalid' });
     assert.equal(stored?.role, 'user');
     assert.equal((await fetch(`${server.http.url}/v1/admin/personas`)).status, 200);
   } finally {

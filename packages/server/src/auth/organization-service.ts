@@ -122,7 +122,7 @@ export class OrganizationService {
     input: { email: string; name?: string | undefined; role: OrganizationRole },
   ): Promise<MemberAddition> {
     await this.#requireAdminOf(principal, organizationId);
-    const existing = await this.#storage.users.getByEmail(input.email);
+    const existing = await this.#storage.users.get({ email: input.email });
     const alreadyMember =
       existing && (await this.#storage.organizations.members({ organizationId, userId: existing.id }))[0];
     if (actsAsDeploymentAdmin(principal) || (existing && alreadyMember)) {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ApprovalRequest } from '@toolbus/egress';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { echoLoopbackTool, type LoopbackMcpServer, startLoopbackMcpServer } from '@toolbus/mcp/testing';
-import { openStorage, type Storage, writeMcpServerAccess } from '@toolbus/storage';
+import { openStorage, type Storage, setMcpServerAccess } from '@toolbus/storage';
 import { hasConnectedApps, startSandboxEgress } from './sandbox-egress.ts';
 
 let home: string;
@@ -96,7 +96,7 @@ describe('the storage-backed sandbox egress proxy', () => {
       authType: 'api-key',
       apiKey: 'MCP-SANDBOX-KEY',
     });
-    await writeMcpServerAccess(storage.settings, stored.id, { availableToSandboxes: true });
+    await setMcpServerAccess(storage, stored.id, { availableToSandboxes: true });
     const asked: ApprovalRequest[] = [];
     let answer: 'approved' | 'rejected' = 'approved';
     const lines: string[] = [];

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decideEgress, type EgressIdentity } from '@toolbus/egress';
-import { mcpServerAccessKey, offeredToSandboxes, type Storage, writeMcpServerAccess } from '@toolbus/storage';
+import { offeredToSandboxes, type Storage, setMcpServerAccess } from '@toolbus/storage';
 import { openTestStorage } from '../__fixtures__/test-server.ts';
 import { storageEgressCatalogue } from './sandbox-egress.ts';
 import { storageSandboxMcpServers } from './storage-mcp-egress.ts';
@@ -49,14 +49,14 @@ describe('the MCP servers a sandbox is offered', () => {
       authType: 'none',
     });
     assert.deepEqual(await names(alice), [], 'nothing is offered before an administrator says so');
-    await writeMcpServerAccess(storage.settings, wiki.id, {
+    await setMcpServerAccess(storage, wiki.id, {
       availableToSandboxes: true,
       userIds: [alice.userId as string],
     });
-    await writeMcpServerAccess(storage.settings, crm.id, { availableToSandboxes: true });
+    await setMcpServerAccess(storage, crm.id, { availableToSandboxes: true });
     assert.deepEqual(await names(alice), ['crm', 'wiki']);
     assert.deepEqual(await names(bob), ['crm'], 'bob has no access to the wiki');
-    await storage.settings.set(mcpServerAccessKey(crm.id), { availableToSandboxes: 'yes' });
+    await storage.settings.set(`mcp-server-access:${crm.id}`, { availableToSandboxes: 'yes' });
     assert.deepEqual(await names(bob), [], 'a value that does not parse widens nothing');
   });
 

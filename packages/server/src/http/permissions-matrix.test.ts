@@ -140,7 +140,7 @@ before(async () => {
   const adminKey = (await server.access.bootstrapAdmin('root@example.com'))?.key ?? '';
   organizationId = ((await post('/v1/admin/organizations', adminKey, { name: 'Matrix' })) as { id: string })
     .id;
-  const root = (await storage.users.getByEmail('root@example.com'))!;
+  const root = (await storage.users.get({ email: 'root@example.com' }))!;
   const principals = [
     ['user', 'member', 'matrix-user@example.com'],
     ['org admin', 'admin', 'matrix-org-admin@example.com'],

@@ -61,7 +61,7 @@ function createChat(
 }
 
 async function chatCount(): Promise<number> {
-  const user = await storage.users.getByEmail(LOCAL_USER_EMAIL);
+  const user = await storage.users.get({ email: LOCAL_USER_EMAIL });
   return user ? (await storage.chats.listForUser(user.id)).length : 0;
 }
 

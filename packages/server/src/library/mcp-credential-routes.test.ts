@@ -3,7 +3,7 @@
 // refused), only for servers they may use, and the egress proxy then sends each user's own headers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_ORGANIZATION_ID, writeMcpServerAccess } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, setMcpServerAccess } from '@toolbus/storage';
 import { type AdminApiServer, startAdminApiServer } from '../__fixtures__/admin-api-server.ts';
 import { storageMcpCredentials } from '../egress/storage-mcp-egress.ts';
 
@@ -115,10 +115,10 @@ describe('per-user MCP credentials over the API', () => {
   });
 
   it('a user without access to the server finds no such server', async () => {
-    await writeMcpServerAccess(api.storage.settings, serverId, { userIds: [alice.id] });
+    await setMcpServerAccess(api.storage, serverId, { userIds: [alice.id] });
     const hidden = await api.call('PUT', path(credentials), bob.key, { values: { api_key: 'b' } });
     assert.equal(hidden.status, 404);
     assert.equal((await api.call('GET', path(credentials), alice.key)).status, 200);
-    await writeMcpServerAccess(api.storage.settings, serverId, {});
+    await setMcpServerAccess(api.storage, serverId, {});
   });
 });

@@ -54,7 +54,7 @@ export class UserDataService {
 
   /** Changes the caller's own settings (the memory tool on or off, search forcing). */
   async updateSettings(principal: Principal, settings: Partial<UserSettings>): Promise<User> {
-    return this.#storage.users.updateSettings(principal.user.id, settings);
+    return this.#storage.users.update(principal.user.id, { settings });
   }
 
   async listMemories(principal: Principal): Promise<readonly Memory[]> {

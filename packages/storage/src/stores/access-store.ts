@@ -1,24 +1,21 @@
-import type { WebSessionRecord } from '../access.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { AccessStore } from '../storage.ts';
 
-// Each a row of its table with its scopes parsed (and an API key's hash under its domain name).
-const keyColumns = [
-  ...camelColumns(
-    'id',
-    'user_id',
-    'organization_id',
-    'name',
-    'prefix',
-    'scopes_json',
-    'created_at',
-    'last_used_at',
-    'revoked_at',
-  ),
-  'key_hash as hash',
-] as const;
+// Each a row of its table with its scopes parsed.
+const keyColumns = camelColumns(
+  'id',
+  'user_id',
+  'organization_id',
+  'name',
+  'prefix',
+  'key_hash',
+  'scopes_json',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+);
 const sessionColumns = camelColumns(
   'token_hash',
   'user_id',
@@ -44,7 +41,7 @@ export function createAccessStore(context: StoreContext): AccessStore {
           organization_id: key.organizationId ?? DEFAULT_ORGANIZATION_ID,
           name: key.name,
           prefix: key.prefix,
-          key_hash: key.hash,
+          key_hash: key.keyHash,
           scopes_json: JSON.stringify(key.scopes),
           created_at: context.now(),
         })
@@ -52,12 +49,10 @@ export function createAccessStore(context: StoreContext): AccessStore {
         .executeTakeFirstOrThrow();
       return withScopes(row);
     },
-    async findApiKeyByHash(hash) {
-      const row = await keys().where('key_hash', '=', hash).executeTakeFirst();
-      return row && withScopes(row);
-    },
-    async getApiKey(id) {
-      const row = await keys().where('id', '=', id).executeTakeFirst();
+    async getApiKey(by) {
+      const query =
+        typeof by === 'string' ? keys().where('id', '=', by) : keys().where('key_hash', '=', by.keyHash);
+      const row = await query.executeTakeFirst();
       return row && withScopes(row);
     },
     async listApiKeys(userId) {
@@ -84,25 +79,24 @@ export function createAccessStore(context: StoreContext): AccessStore {
     async touchApiKey(id) {
       await db.updateTable('api_keys').set({ last_used_at: context.now() }).where('id', '=', id).execute();
     },
-    async createSession(session): Promise<WebSessionRecord> {
+    async createSession(session) {
       const now = context.now();
       await db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
-      const organizationId = session.organizationId ?? null;
-      const keyId = session.keyId ?? null;
-      await db
+      const row = await db
         .insertInto('web_sessions')
         .values({
           token_hash: session.tokenHash,
           user_id: session.userId,
-          organization_id: organizationId,
-          key_id: keyId,
+          organization_id: session.organizationId ?? null,
+          key_id: session.keyId ?? null,
           scopes_json: JSON.stringify(session.scopes),
           csrf_hash: session.csrfHash,
           created_at: now,
           expires_at: session.expiresAt,
         })
-        .execute();
-      return { ...session, organizationId, keyId, createdAt: now };
+        .returning(sessionColumns)
+        .executeTakeFirstOrThrow();
+      return withScopes(row);
     },
     async getSession(tokenHash) {
       const row = await db
@@ -114,10 +108,11 @@ export function createAccessStore(context: StoreContext): AccessStore {
       return row && withScopes(row);
     },
     async deleteSession(tokenHash) {
-      return (
-        changed(await db.deleteFrom('web_sessions').where('token_hash', '=', tokenHash).executeTakeFirst()) >
-        0
-      );
+      const result = await db
+        .deleteFrom('web_sessions')
+        .where('token_hash', '=', tokenHash)
+        .executeTakeFirst();
+      return changed(result) > 0;
     },
   });
 }

@@ -8,22 +8,20 @@ import { changed, notFound, type StoreContext, withStoreConstraintErrors } from 
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
+type SealedColumn = 'headers_secret' | 'api_key_secret' | 'environment_secret';
 
 // Each sealed value is bound to its table, column and row: a value copied elsewhere does not open.
-const headersContext = (id: string) => `mcp_servers.headers_secret:${id}`;
-const apiKeyContext = (id: string) => `mcp_servers.api_key_secret:${id}`;
-const environmentContext = (id: string) => `mcp_servers.environment_secret:${id}`;
-const sealJson = (
-  secrets: SecretBox,
-  value: Readonly<Record<string, string>> | undefined,
-  context: string,
-) =>
-  value !== undefined && Object.keys(value).length > 0 ? secrets.seal(JSON.stringify(value), context) : null;
+const sealContext = (column: SealedColumn, id: string) => `mcp_servers.${column}:${id}`;
 
 /** The row of server `id`, endpoint checked (`invalid_input`) and secrets sealed. */
 function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<ServerRow, 'id' | 'created_at'> {
   const endpoint = checkMcpEndpoint(server.endpoint);
   const stdio = endpoint.transport === 'stdio' ? endpoint : undefined;
+  const seal = (column: SealedColumn, value: string | undefined) =>
+    value === undefined ? null : secrets.seal(value, sealContext(column, id));
+  // An empty map is stored as none.
+  const json = (map: Readonly<Record<string, string>> = {}) =>
+    Object.keys(map).length > 0 ? JSON.stringify(map) : undefined;
   return {
     name: server.name,
     transport: endpoint.transport,
@@ -31,16 +29,19 @@ function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<Serve
     command: stdio?.command ?? null,
     args_json: JSON.stringify(stdio?.args ?? []),
     auth_type: server.authType,
-    headers_secret: sealJson(secrets, server.headers, headersContext(id)),
-    api_key_secret: server.apiKey === undefined ? null : secrets.seal(server.apiKey, apiKeyContext(id)),
-    environment_secret: sealJson(secrets, stdio?.environment, environmentContext(id)),
+    headers_secret: seal('headers_secret', json(server.headers)),
+    api_key_secret: seal('api_key_secret', server.apiKey),
+    environment_secret: seal('environment_secret', json(stdio?.environment)),
   };
 }
 
 /** The server stored in this row, secrets opened (`secret_undecryptable` when they do not open). */
 function toServer(secrets: SecretBox, row: ServerRow): McpServer {
-  const open = (sealed: string, context: string) =>
-    JSON.parse(secrets.open(sealed, context)) as Record<string, string>;
+  const open = (column: SealedColumn) => {
+    const sealed = row[column];
+    return sealed === null ? undefined : secrets.open(sealed, sealContext(column, row.id));
+  };
+  const environment = row.transport === 'stdio' ? open('environment_secret') : undefined;
   return {
     id: row.id,
     name: row.name,
@@ -50,14 +51,12 @@ function toServer(secrets: SecretBox, row: ServerRow): McpServer {
             transport: 'stdio',
             command: row.command ?? '',
             args: JSON.parse(row.args_json) as string[],
-            ...(row.environment_secret === null
-              ? {}
-              : { environment: open(row.environment_secret, environmentContext(row.id)) }),
+            ...(environment === undefined ? {} : { environment: JSON.parse(environment) }),
           }
         : { transport: row.transport, url: row.url ?? '' },
     authType: row.auth_type,
-    headers: row.headers_secret === null ? {} : open(row.headers_secret, headersContext(row.id)),
-    apiKey: row.api_key_secret === null ? null : secrets.open(row.api_key_secret, apiKeyContext(row.id)),
+    headers: JSON.parse(open('headers_secret') ?? '{}'),
+    apiKey: open('api_key_secret') ?? null,
     createdAt: row.created_at,
   };
 }
@@ -116,18 +115,6 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
     async delete(id) {
       return changed(await db.deleteFrom('mcp_servers').where('id', '=', id).executeTakeFirst()) > 0;
     },
-    ...authorizationMethods(context),
-  });
-}
-
-const ofUser = (serverId: string, userId: string) => ({ server_id: serverId, user_id: userId });
-
-/** Tool approvals and pending authorizations of the MCP servers. */
-function authorizationMethods(
-  context: StoreContext,
-): Omit<McpServerStore, 'create' | 'get' | 'list' | 'update' | 'delete'> {
-  const { db } = context;
-  return {
     async approveTool(approval) {
       const values = {
         definition_hash: approval.definitionHash,
@@ -165,7 +152,8 @@ function authorizationMethods(
           .insertInto('mcp_oauth_pending')
           .values({
             state_hash: pending.stateHash,
-            ...ofUser(pending.serverId, pending.userId),
+            server_id: pending.serverId,
+            user_id: pending.userId,
             redirect_url: pending.redirectUrl,
             return_to: pending.returnTo,
             browser_hash: pending.browserHash,
@@ -197,5 +185,5 @@ function authorizationMethods(
       if (taken === undefined || Date.parse(taken.expiresAt) <= Date.now()) return undefined;
       return taken;
     },
-  };
+  });
 }

@@ -9,13 +9,11 @@ const invitationColumns = camelColumns('id', 'organization_id', 'email', 'role',
 /** Organisations and memberships. */
 export function createOrganizationStore(context: StoreContext): OrganizationStore {
   const { db } = context;
-  const mustExist = async (organizationId: string) => {
-    const found = await db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', organizationId)
-      .executeTakeFirst();
-    if (found === undefined) throw notFound('Organisation', organizationId);
+  const organizations = () => db.selectFrom('organizations').select(organizationColumns);
+  // The rows a write names must exist: `not_found`, where the foreign key alone would say `invalid_input`.
+  const mustExist = async (table: 'organizations' | 'users', id: string) => {
+    const found = await db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst();
+    if (found === undefined) throw notFound(table === 'users' ? 'User' : 'Organisation', id);
   };
   return withStoreConstraintErrors('organizations', {
     async create(organization) {
@@ -26,25 +24,15 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
         .executeTakeFirstOrThrow();
     },
     async get(id) {
-      return db
-        .selectFrom('organizations')
-        .select(organizationColumns)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      return organizations().where('id', '=', id).executeTakeFirst();
     },
     async list() {
-      return db
-        .selectFrom('organizations')
-        .select(organizationColumns)
-        .orderBy('created_at')
-        .orderBy(context.insertionOrder)
-        .execute();
+      return organizations().orderBy('created_at').orderBy(context.insertionOrder).execute();
     },
     async setMember(member) {
       const { organizationId, userId, role } = member;
-      await mustExist(organizationId);
-      const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
-      if (user === undefined) throw notFound('User', userId);
+      await mustExist('organizations', organizationId);
+      await mustExist('users', userId);
       return db
         .insertInto('organization_members')
         .values({ organization_id: organizationId, user_id: userId, role, created_at: context.now() })
@@ -72,7 +60,7 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
     },
     async invite(invitation) {
       const { organizationId, role, invitedBy } = invitation;
-      await mustExist(organizationId);
+      await mustExist('organizations', organizationId);
       return db
         .insertInto('organization_invitations')
         .values({

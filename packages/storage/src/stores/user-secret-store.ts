@@ -46,14 +46,11 @@ export function createUserSecretStore(context: StoreContext): UserSecretStore {
     },
     async delete(key) {
       const { table, row } = at(key);
-      return (
-        changed(
-          await db
-            .deleteFrom(table)
-            .where((eb) => eb.and(row))
-            .executeTakeFirst(),
-        ) > 0
-      );
+      const result = await db
+        .deleteFrom(table)
+        .where((eb) => eb.and(row))
+        .executeTakeFirst();
+      return changed(result) > 0;
     },
   });
 }

@@ -1,25 +1,29 @@
-import type { Selectable, Updateable } from 'kysely';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
-import type { StorageSchema } from '../sql/storage-schema.ts';
+import { camelColumns, type StoredRow } from '../sql/camel-columns.ts';
 import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { UserStore } from '../storage.ts';
 import type { User, UserSettings } from '../user.ts';
 
-const columns = ['id', 'email', 'name', 'memory_tool_enabled', 'search_usage', 'role', 'created_at'] as const;
+const columns = camelColumns(
+  'id',
+  'email',
+  'name',
+  'role',
+  'memory_tool_enabled',
+  'search_usage',
+  'created_at',
+);
 
 /** Users and their settings. */
 export function createUserStore(context: StoreContext): UserStore {
   const { db } = context;
   const users = () => db.selectFrom('users').select(columns);
-  const update = async (id: string, values: Updateable<StorageSchema['users']>) =>
-    toUser(
-      await db
-        .updateTable('users')
-        .set(values)
-        .where('id', '=', id)
-        .returning(columns)
-        .executeTakeFirstOrThrow(() => notFound('User', id)),
-    );
+  const get: UserStore['get'] = async (by) => {
+    const query =
+      typeof by === 'string' ? users().where('id', '=', by) : users().where('email', '=', by.email);
+    const row = await query.executeTakeFirst();
+    return row && toUser(row);
+  };
   return withStoreConstraintErrors('users', {
     async create(user) {
       // A user always belongs to an organisation: the one named, else the default one, in the same transaction.
@@ -50,18 +54,17 @@ export function createUserStore(context: StoreContext): UserStore {
       });
       return toUser(row);
     },
-    async get(id) {
-      const row = await users().where('id', '=', id).executeTakeFirst();
-      return row && toUser(row);
-    },
-    async getByEmail(email) {
-      const row = await users().where('email', '=', email).executeTakeFirst();
-      return row && toUser(row);
-    },
-    async updateSettings(id, settings) {
-      const current = await users().where('id', '=', id).executeTakeFirst();
+    get,
+    async update(id, { role, settings }) {
+      const current = await get(id);
       if (current === undefined) throw notFound('User', id);
-      return update(id, settingsRow({ ...toUser(current).settings, ...settings }));
+      const row = await db
+        .updateTable('users')
+        .set({ role: role ?? current.role, ...settingsRow({ ...current.settings, ...settings }) })
+        .where('id', '=', id)
+        .returning(columns)
+        .executeTakeFirstOrThrow(() => notFound('User', id));
+      return toUser(row);
     },
     async delete(id) {
       return changed(await db.deleteFrom('users').where('id', '=', id).executeTakeFirst()) > 0;
@@ -69,7 +72,6 @@ export function createUserStore(context: StoreContext): UserStore {
     async list() {
       return (await users().orderBy('created_at').orderBy(context.insertionOrder).execute()).map(toUser);
     },
-    setRole: (id, role) => update(id, { role }),
   });
 }
 
@@ -77,13 +79,6 @@ function settingsRow(settings: UserSettings) {
   return { memory_tool_enabled: settings.memoryToolEnabled, search_usage: settings.searchUsage };
 }
 
-function toUser(row: Selectable<StorageSchema['users']>): User {
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    settings: { memoryToolEnabled: Boolean(row.memory_tool_enabled), searchUsage: row.search_usage },
-    createdAt: row.created_at,
-  };
+function toUser({ memoryToolEnabled, searchUsage, ...user }: StoredRow<'users'>): User {
+  return { ...user, settings: { memoryToolEnabled: Boolean(memoryToolEnabled), searchUsage } };
 }

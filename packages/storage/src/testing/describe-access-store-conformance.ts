@@ -22,7 +22,7 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
         const admin = await storage.users.create({ email: 'root@example.com', role: 'admin' });
         assert.equal(admin.role, 'admin');
         assert.equal((await storage.users.get(userId))?.role, 'user');
-        assert.equal((await storage.users.setRole(userId, 'admin')).role, 'admin');
+        assert.equal((await storage.users.update(userId, { role: 'admin' })).role, 'admin');
         assert.deepEqual(
           (await storage.users.list()).map((user) => user.email),
           ['ada@example.com', 'root@example.com'],
@@ -34,17 +34,17 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
           userId,
           name: 'laptop',
           prefix: 'tb_abcd',
-          hash: 'h1',
+          keyHash: 'h1',
           scopes: ['chat'],
         });
         assert.deepEqual(key.scopes, ['chat']);
-        assert.equal((await storage.access.findApiKeyByHash('h1'))?.id, key.id);
-        assert.equal(await storage.access.findApiKeyByHash('h2'), undefined);
+        assert.equal((await storage.access.getApiKey({ keyHash: 'h1' }))?.id, key.id);
+        assert.equal(await storage.access.getApiKey({ keyHash: 'h2' }), undefined);
         await storage.access.touchApiKey(key.id);
         assert.ok((await storage.access.getApiKey(key.id))?.lastUsedAt);
         assert.equal(await storage.access.revokeApiKey(key.id), true);
         assert.equal(await storage.access.revokeApiKey(key.id), false);
-        assert.ok((await storage.access.findApiKeyByHash('h1'))?.revokedAt);
+        assert.ok((await storage.access.getApiKey({ keyHash: 'h1' }))?.revokedAt);
         assert.equal((await storage.access.listApiKeys(userId)).length, 1);
         await storage.users.delete(userId);
         assert.equal(await storage.access.getApiKey(key.id), undefined);
@@ -56,7 +56,7 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
           userId,
           name: 'plain',
           prefix: 'tb_p',
-          hash: 'hp',
+          keyHash: 'hp',
           scopes: ['chat'],
         });
         const bound = await storage.access.createApiKey({
@@ -64,12 +64,12 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
           organizationId: acme.id,
           name: 'acme',
           prefix: 'tb_a',
-          hash: 'ha',
+          keyHash: 'ha',
           scopes: ['chat'],
         });
         assert.equal(plain.organizationId, DEFAULT_ORGANIZATION_ID);
         assert.equal(bound.organizationId, acme.id);
-        assert.equal((await storage.access.findApiKeyByHash('ha'))?.organizationId, acme.id);
+        assert.equal((await storage.access.getApiKey({ keyHash: 'ha' }))?.organizationId, acme.id);
         assert.deepEqual(
           (await storage.access.listApiKeys(userId)).map((key) => key.organizationId),
           [DEFAULT_ORGANIZATION_ID, acme.id],
@@ -115,14 +115,14 @@ export function describeAccessStoreConformance(backend: StorageBackendUnderTest)
           userId,
           name: 'signs in',
           prefix: 'tb_s',
-          hash: 'hs',
+          keyHash: 'hs',
           scopes: ['chat', 'mcp'],
         });
         const other = await storage.access.createApiKey({
           userId,
           name: 'other',
           prefix: 'tb_o',
-          hash: 'ho',
+          keyHash: 'ho',
           scopes: ['chat'],
         });
         await storage.access.createSession({

@@ -54,6 +54,15 @@ function describeServersAndOAuthState(storage: () => Storage): void {
       }),
       isCode('invalid_input'),
     );
+    for (const endpoint of [
+      { transport: 'sse', url: 'not a url' },
+      { transport: 'stdio', command: '', args: [] },
+    ] as const) {
+      await assert.rejects(
+        storage().mcpServers.create({ name: 'h', endpoint, authType: 'none' }),
+        isCode('invalid_input'),
+      );
+    }
     await assert.rejects(
       storage().mcpServers.create({
         name: 'g',

@@ -24,11 +24,20 @@ function describeUsers(storage: () => Storage): void {
     test('create, read by id and email, update settings partially, delete', async () => {
       const user = await storage().users.create({ email: 'ada@example.com', name: 'Ada' });
       assert.deepEqual(user.settings, { memoryToolEnabled: false, searchUsage: 'auto' });
-      assert.equal((await storage().users.getByEmail('ada@example.com'))?.id, user.id);
-      const updated = await storage().users.updateSettings(user.id, { memoryToolEnabled: true });
+      assert.equal((await storage().users.get({ email: 'ada@example.com' }))?.id, user.id);
+      const updated = await storage().users.update(user.id, { settings: { memoryToolEnabled: true } });
       assert.deepEqual(updated.settings, { memoryToolEnabled: true, searchUsage: 'auto' });
-      const forced = await storage().users.updateSettings(user.id, { searchUsage: 'enabled' });
+      const forced = await storage().users.update(user.id, { settings: { searchUsage: 'enabled' } });
       assert.deepEqual(forced.settings, { memoryToolEnabled: true, searchUsage: 'enabled' });
+      const both = await storage().users.update(user.id, {
+        role: 'admin',
+        settings: { memoryToolEnabled: false },
+      });
+      assert.deepEqual(
+        [both.role, both.settings],
+        ['admin', { memoryToolEnabled: false, searchUsage: 'enabled' }],
+      );
+      assert.deepEqual(await storage().users.get(user.id), both);
       assert.equal(await storage().users.delete(user.id), true);
       assert.equal(await storage().users.get(user.id), undefined);
       assert.equal(await storage().users.delete(user.id), false);
@@ -38,7 +47,7 @@ function describeUsers(storage: () => Storage): void {
       await storage().users.create({ email: 'x@example.com' });
       await assert.rejects(storage().users.create({ email: 'x@example.com' }), isCode('conflict'));
       await assert.rejects(
-        storage().users.updateSettings('missing', { memoryToolEnabled: true }),
+        storage().users.update('missing', { settings: { memoryToolEnabled: true } }),
         isCode('not_found'),
       );
     });
@@ -46,7 +55,7 @@ function describeUsers(storage: () => Storage): void {
     test('an invalid search usage value is refused by the schema', async () => {
       const user = await storage().users.create({ email: 'y@example.com' });
       await assert.rejects(
-        storage().users.updateSettings(user.id, { searchUsage: 'always' as 'auto' }),
+        storage().users.update(user.id, { settings: { searchUsage: 'always' as 'auto' } }),
         isCode('invalid_input'),
       );
     });

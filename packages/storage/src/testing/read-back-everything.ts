@@ -70,7 +70,11 @@ export async function readBackEverything(storage: Storage, known: KnownKeys): Pr
       ...(known.mcpUserCredentials ? { mcpCredentials } : {}),
       apps,
       appValues,
-      apiKeys: await storage.access.listApiKeys(user.id),
+      // Under the name the releases read a key's hash by (`hash`, since renamed `keyHash` after its column).
+      apiKeys: (await storage.access.listApiKeys(user.id)).map(({ keyHash, ...key }) => ({
+        ...key,
+        hash: keyHash,
+      })),
     });
   }
   const personaRows = [];

@@ -320,7 +320,7 @@ describe('add_memory over a real storage and the scripted model server', () => {
     });
     const off = await withSavedMemories({ prompt: 'Base.', memories: storage.memories, user: owner });
     assert.equal(off, 'Base.', 'memory off: the prompt as it was');
-    const on = await storage.users.updateSettings(owner.id, { memoryToolEnabled: true });
+    const on = await storage.users.update(owner.id, { settings: { memoryToolEnabled: true } });
     const own = await withSavedMemories({ prompt: 'Base.', memories: storage.memories, user: on });
     assert.equal(own, `Base.\n\n${renderMemoriesForPrompt([{ text: 'Owner likes tea' }])}`);
     const there = await withSavedMemories({
