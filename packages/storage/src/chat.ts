@@ -36,7 +36,7 @@ export interface ChatTurnRecord {
 export interface StoredChatMessage {
   readonly id: string;
   readonly chatId: string;
-  /** The turn that wrote it; `null` for messages written outside a turn (an imported history). */
+  /** The turn that wrote it; `null` for messages of a release that appended history outside turns. */
   readonly turn: number | null;
   /** 0, 1, 2, … across the whole chat. */
   readonly position: number;

@@ -136,8 +136,6 @@ export interface ChatStore {
   rename(id: string, title: string): Promise<Chat>;
   /** Deletes the chat with its turns, history and packets. */
   delete(id: string): Promise<boolean>;
-  /** Appends messages outside any turn (e.g. an imported history). */
-  appendMessages(chatId: string, messages: readonly ChatMessage[]): Promise<readonly StoredChatMessage[]>;
   /** The whole history, in order. */
   listMessages(chatId: string): Promise<readonly StoredChatMessage[]>;
   /**

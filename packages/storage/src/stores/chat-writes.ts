@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@toolbus/spec';
-import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
+import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus } from '../chat.ts';
 import { jsonArray } from '../sql/json-array-parameter.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { notFound, type StorageDialect, type StoreContext } from '../sql/store-context.ts';
@@ -10,10 +10,7 @@ import type { PacketStreams, Statements } from './packet-streams.ts';
 type TurnRow = StorageSchema['chat_turns'];
 
 /** The chat store's writes of a chat's turns and history, written once: see {@link createChatWrites}. */
-export type ChatWrites = Pick<
-  ChatStore,
-  'delete' | 'appendMessages' | 'startTurn' | 'finishTurn' | 'closeInterruptedTurns'
->;
+export type ChatWrites = Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn' | 'closeInterruptedTurns'>;
 
 /** The next value of a chat's activity, its order among its user's chats (a counter: timestamps tie within a millisecond). */
 export const nextActivity: Readonly<Record<StorageDialect, string>> = {
@@ -53,12 +50,11 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
   // After the chat's last message, its lock held; the chat's activity with it (on PostgreSQL in one statement).
   const appendHistory = async (
     statements: Statements,
-    chatId: string,
-    turn: number | null,
+    { chatId, turn }: { chatId: string; turn: number },
     messages: readonly ChatMessage[],
     now: string,
-  ): Promise<string[]> => {
-    if (messages.length === 0) return [];
+  ): Promise<void> => {
+    if (messages.length === 0) return;
     const ids = messages.map(() => context.newId());
     const texts = jsonArray(messages.map((message) => JSON.stringify(message)));
     const values = [chatId, turn, now, JSON.stringify(ids), texts];
@@ -68,34 +64,12 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
       await statements.rows(insertHistory, values);
       await statements.rows(touchChat, values.slice(0, 3));
     }
-    return ids;
   };
   return {
     async delete(id) {
       return streams.transaction(async (statements) => {
         streams.deleting?.(id);
         return (await statements.rows('DELETE FROM chats WHERE id = $1 RETURNING id', [id])).length > 0;
-      });
-    },
-    async appendMessages(chatId, messages) {
-      return streams.transaction(async (statements) => {
-        if (!(await lockChat(statements, chatId))) throw notFound('Chat', chatId);
-        const [last] = await statements.rows<{ next: number }>(
-          'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM chat_messages WHERE chat_id = $1',
-          [chatId],
-        );
-        const now = context.now();
-        const ids = await appendHistory(statements, chatId, null, messages, now);
-        return messages.map(
-          (message, index): StoredChatMessage => ({
-            id: ids[index] as string,
-            chatId,
-            turn: null,
-            position: Number(last?.next) + index,
-            message,
-            createdAt: now,
-          }),
-        );
       });
     },
     async startTurn({ chatId, kind = 'chat', input = [] }) {
@@ -144,7 +118,7 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
         streams.ended?.();
         // Only the closer that ends the turn stores its closing packets: a refused end stores none.
         if (packets.length > 0) await streams.appendClosing(statements, { chatId, turn, packets });
-        await appendHistory(statements, chatId, turn, messages, now);
+        await appendHistory(statements, { chatId, turn }, messages, now);
         return toTurn(ended);
       });
     },
