@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
-import { checkMemoryCap } from '../rules/check-memory-cap.ts';
+import { checkCount } from '../rules/check-count.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import {
   changed,
@@ -18,7 +18,7 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
   return withStoreConstraintErrors('memories', {
     async add(memory) {
       const { userId, maxPerUser } = memory;
-      checkMemoryCap(maxPerUser);
+      if (maxPerUser !== undefined) checkCount('maxPerUser', maxPerUser, 1);
       const now = context.now();
       const organizationId = memory.organizationId ?? DEFAULT_ORGANIZATION_ID;
       return context.transaction(async (trx) => {
