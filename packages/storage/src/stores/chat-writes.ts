@@ -149,8 +149,8 @@ function turnStillRunning(chatId: string, running: number): StorageError {
   });
 }
 
-/** The `conflict` of a turn ended twice. */
-function turnAlreadyEnded(chatId: string, turn: number, status: string): StorageError {
+/** The `conflict` of a turn ended twice, or written to once ended. */
+export function turnAlreadyEnded(chatId: string, turn: number, status: string): StorageError {
   return new StorageError({
     code: 'conflict',
     message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${status}).`,
