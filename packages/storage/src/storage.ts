@@ -126,7 +126,7 @@ export interface UploadedFileStore {
 /**
  * Chats, their turns, their history and each turn's packet stream. A turn's history is written when the turn ends,
  * together with its status, in one transaction: a process killed mid-turn leaves the history as it was before the
- * turn, and the turn `running` until {@link ChatStore.closeInterruptedTurns} closes it.
+ * turn, and the turn `running` until another process closes it (listed by {@link ChatStore.listRunningTurns}).
  */
 export interface ChatStore {
   create(chat: NewChat): Promise<Chat>;
@@ -151,12 +151,7 @@ export interface ChatStore {
   finishTurn(options: FinishChatTurn): Promise<ChatTurnRecord>;
   getTurn(options: { chatId: string; turn: number }): Promise<ChatTurnRecord | undefined>;
   listTurns(chatId: string): Promise<readonly ChatTurnRecord[]>;
-  /**
-   * Closes every turn still `running` (of every chat) as `interrupted` with `reason`: run at start-up, when no turn
-   * of this store can still be running. Returns the turns it closed.
-   */
-  closeInterruptedTurns(reason: string): Promise<readonly ChatTurnRecord[]>;
-  /** Every turn still `running`, of every chat (at start-up: the turns a dead process left behind). */
+  /** Every turn still `running`, of every chat: the turns a dead process left behind are closed with `finishTurn`. */
   listRunningTurns(): Promise<readonly ChatTurnRecord[]>;
   /** Appends packets to a turn's stream; returns the sequence number of the last one. */
   appendPackets(options: { chatId: string; turn: number; packets: readonly unknown[] }): Promise<number>;

@@ -10,7 +10,7 @@ import type { PacketStreams, Statements } from './packet-streams.ts';
 type TurnRow = StorageSchema['chat_turns'];
 
 /** The chat store's writes of a chat's turns and history, written once: see {@link createChatWrites}. */
-export type ChatWrites = Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn' | 'closeInterruptedTurns'>;
+export type ChatWrites = Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn'>;
 
 /** The next value of a chat's activity, its order among its user's chats (a counter: timestamps tie within a millisecond). */
 export const nextActivity: Readonly<Record<StorageDialect, string>> = {
@@ -122,22 +122,6 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
         return toTurn(ended);
       });
     },
-    async closeInterruptedTurns(reason) {
-      return streams.transaction(async (statements) => {
-        const running = await statements.rows<{ chat_id: string; turn_index: number }>(
-          "SELECT chat_id, turn_index FROM chat_turns WHERE status = 'running'",
-          [],
-        );
-        for (const turn of running) streams.ending?.(turn.chat_id, turn.turn_index);
-        const closed = await statements.rows<TurnRow>(
-          `UPDATE chat_turns SET status = 'interrupted', end_reason = $1, ended_at = $2
-            WHERE status = 'running' RETURNING *`,
-          [reason, context.now()],
-        );
-        streams.ended?.();
-        return closed.map(toTurn).sort(byTurn);
-      });
-    },
   };
 }
 
@@ -155,10 +139,6 @@ export function turnAlreadyEnded(chatId: string, turn: number, status: string): 
     code: 'conflict',
     message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${status}).`,
   });
-}
-
-function byTurn(left: ChatTurnRecord, right: ChatTurnRecord): number {
-  return left.chatId < right.chatId ? -1 : left.chatId > right.chatId ? 1 : left.index - right.index;
 }
 
 /** A turn's row as the record callers see. */

@@ -153,7 +153,7 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         );
       });
 
-      test('a process killed mid-turn leaves the history as before; the next start closes the turn', async () => {
+      test('a process killed mid-turn leaves the history as before and its turn running for the next to close', async () => {
         const database = await backend.createDatabase();
         const first = await database.open();
         const user = await first.users.create({ email: 'b@example.com' });
@@ -163,12 +163,17 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         await first.close(); // the process dies: finishTurn never ran
         const second = await database.open();
         assert.deepEqual(await second.chats.listMessages(chat.id), []);
-        const closed = await second.chats.closeInterruptedTurns('the server restarted during the turn');
-        assert.deepEqual(
-          closed.map((turn) => [turn.chatId, turn.index, turn.status, turn.endReason]),
-          [[chat.id, 0, 'interrupted', 'the server restarted during the turn']],
-        );
-        assert.deepEqual(await second.chats.closeInterruptedTurns('again'), []);
+        const [left] = await second.chats.listRunningTurns();
+        assert.deepEqual([left?.chatId, left?.index], [chat.id, 0]);
+        const reason = 'the server restarted during the turn';
+        const closed = await second.chats.finishTurn({
+          chatId: chat.id,
+          turn: 0,
+          status: 'interrupted',
+          reason,
+        });
+        assert.deepEqual([closed.status, closed.endReason], ['interrupted', reason]);
+        assert.deepEqual(await second.chats.listRunningTurns(), []);
         assert.equal((await second.chats.listPackets({ chatId: chat.id, turn: 0 })).length, 1);
         await second.close();
       });
