@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { ChatTurnKind, ChatTurnStatus } from '../chat.ts';
 import type { McpAuthType, McpTransport } from '../mcp-server.ts';
 import type { OrganizationRole } from '../organization.ts';
 import type { SearchUsage, UserRole } from '../user.ts';
@@ -143,8 +144,9 @@ export interface StorageSchema {
   chat_turns: {
     chat_id: string;
     turn_index: number;
-    kind: string;
-    status: string;
+    kind: ChatTurnKind;
+    status: ChatTurnStatus;
+    /** Why the turn ended when it did not complete (the stop reason, the error's message). */
     end_reason: string | null;
     input_json: string;
     started_at: Time;
@@ -154,6 +156,7 @@ export interface StorageSchema {
     id: string;
     chat_id: string;
     turn_index: number | null;
+    /** 0, 1, 2, … across the whole chat. */
     position: number;
     message_json: string;
     created_at: Time;

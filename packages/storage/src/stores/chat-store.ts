@@ -20,7 +20,7 @@ import type { PacketStreams } from './packet-streams.ts';
 const defaultPacketPageSize = 10_000;
 
 // A literal, not a parameter: only then may SQLite's planner use the partial index of running turns.
-const runningStatus = sql.lit('running');
+const runningStatus = sql.lit('running' as const);
 
 const chatColumns = [
   'id',

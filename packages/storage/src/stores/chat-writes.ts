@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@toolbus/spec';
-import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus } from '../chat.ts';
+import type { ChatTurnRecord } from '../chat.ts';
 import { jsonArray } from '../sql/json-array-parameter.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { notFound, type StorageDialect, type StoreContext } from '../sql/store-context.ts';
@@ -146,8 +146,8 @@ export function toTurn(row: TurnRow): ChatTurnRecord {
   return {
     chatId: row.chat_id,
     index: row.turn_index,
-    kind: row.kind as ChatTurnKind,
-    status: row.status as ChatTurnStatus,
+    kind: row.kind,
+    status: row.status,
     endReason: row.end_reason,
     input: JSON.parse(row.input_json) as ChatMessage[],
     startedAt: row.started_at,
