@@ -38,10 +38,14 @@ export interface StoredPacket {
   readonly packet: unknown;
 }
 
-/** Packets to append to one turn's stream, as one of several in {@link ChatStore.appendPacketBatches}. */
-export interface PacketBatch {
+/** One turn of one chat, as the methods that read or write a turn name it. */
+export interface ChatTurnKey {
   readonly chatId: string;
   readonly turn: number;
+}
+
+/** Packets to append to one turn's stream, as one of several in {@link ChatStore.appendPacketBatches}. */
+export interface PacketBatch extends ChatTurnKey {
   readonly packets: readonly unknown[];
 }
 
@@ -54,9 +58,7 @@ export type AppendedPacketBatch =
   | { readonly ok: false; readonly error: StorageError };
 
 /** How a turn is closed: its status, the reason, and the history it adds, written in one transaction. */
-export interface FinishChatTurn {
-  readonly chatId: string;
-  readonly turn: number;
+export interface FinishChatTurn extends ChatTurnKey {
   readonly status: Exclude<ChatTurnStatus, 'running'>;
   readonly reason?: string;
   /** The messages the turn adds to the history (the user's message and the assistant's answer, tools included). */
