@@ -25,22 +25,21 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
         if (maxPerUser !== undefined) {
           // The user's row lock serialises two adds of the same user, so the cap holds under concurrency.
           await lockedRows(context, trx.selectFrom('users').select('id').where('id', '=', userId)).execute();
+          // Only the newest `maxPerUser - 1` stay, so the cap holds with the new one.
           const ofUser = trx
             .selectFrom('memories')
             .where('user_id', '=', userId)
             .where('organization_id', '=', organizationId);
-          const { count } = await ofUser
-            .select((eb) => eb.fn.countAll<number>().as('count'))
-            .executeTakeFirstOrThrow();
-          const excess = Number(count) - maxPerUser + 1;
-          if (excess > 0) {
-            const oldest = ofUser
-              .select('id')
-              .orderBy('created_at')
-              .orderBy(context.insertionOrder)
-              .limit(excess);
-            await trx.deleteFrom('memories').where('id', 'in', oldest).execute();
-          }
+          const newest = ofUser
+            .select('id')
+            .orderBy('created_at', 'desc')
+            .orderBy(context.insertionOrder, 'desc')
+            .limit(maxPerUser - 1);
+          await trx
+            .deleteFrom('memories')
+            .where('id', 'in', ofUser.select('id'))
+            .where('id', 'not in', newest)
+            .execute();
         }
         return trx
           .insertInto('memories')
