@@ -57,6 +57,7 @@ export interface StorageSchema {
   persona_tools: {
     id: string;
     persona_id: string;
+    /** Order in the persona (assembly keeps it). */
     position: number;
     built_in_id: string | null;
     openapi_name: string | null;
