@@ -50,7 +50,8 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
   // After the chat's last message, its lock held; the chat's activity with it (on PostgreSQL in one statement).
   const appendHistory = async (
     statements: Statements,
-    { chatId, turn }: { chatId: string; turn: number },
+    chatId: string,
+    turn: number,
     messages: readonly ChatMessage[],
     now: string,
   ): Promise<void> => {
@@ -118,7 +119,7 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
         streams.ended?.();
         // Only the closer that ends the turn stores its closing packets: a refused end stores none.
         if (packets.length > 0) await streams.appendClosing(statements, { chatId, turn, packets });
-        await appendHistory(statements, { chatId, turn }, messages, now);
+        await appendHistory(statements, chatId, turn, messages, now);
         return toTurn(ended);
       });
     },
