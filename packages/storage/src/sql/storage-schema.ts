@@ -165,8 +165,11 @@ export interface StorageSchema {
   chat_packets: { chat_id: string; turn_index: number; sequence: number; packet_json: string };
   research_checkpoints: { chat_id: string; turn_index: number; checkpoint_json: string; saved_at: Time };
   connected_apps: {
+    /** Ascending: the lowest id wins when two apps' patterns match one URL. */
     id: Generated<number>;
+    /** The owner; null for an app of the whole organisation (every user of it sees it). */
     user_id: string | null;
+    /** The organisation the app belongs to: it is seen and used there only (a sandbox run of another gets nothing). */
     organization_id: string;
     name: string;
     url_patterns_json: string;
