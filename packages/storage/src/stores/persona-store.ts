@@ -75,22 +75,21 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return personas().orderBy('created_at').orderBy(context.insertionOrder).execute();
     },
     async update(id, changes) {
-      const current = await personas().where('id', '=', id).executeTakeFirst();
-      if (current === undefined) throw notFound('Persona', id);
-      const name = (changes.name ?? current.name).trim();
-      return nameConflicts(name, () =>
+      const name = changes.name?.trim();
+      // Only the given fields change, in one statement: a concurrent update of another field is not undone.
+      const write = () =>
         db
           .updateTable('personas')
-          .set({
-            name,
-            name_key: personaNameKey(name),
-            description: changes.description ?? current.description,
-            search_usage: changes.searchUsage ?? current.searchUsage,
-          })
+          .set((eb) => ({
+            name: name ?? eb.ref('name'),
+            name_key: name === undefined ? eb.ref('name_key') : personaNameKey(name),
+            description: changes.description ?? eb.ref('description'),
+            search_usage: changes.searchUsage ?? eb.ref('search_usage'),
+          }))
           .where('id', '=', id)
           .returning(personaColumns)
-          .executeTakeFirstOrThrow(() => notFound('Persona', id)),
-      );
+          .executeTakeFirstOrThrow(() => notFound('Persona', id));
+      return name === undefined ? write() : nameConflicts(name, write);
     },
     async delete(id) {
       return changed(await db.deleteFrom('personas').where('id', '=', id).executeTakeFirst()) > 0;
