@@ -149,24 +149,31 @@ describe('several replicas on one database', () => {
   test('history written by turns finished on different replicas keeps one gapless order', async () => {
     const [first, second] = replicas as [Storage, Storage];
     const user = await first.users.create({ email: 'history@example.com' });
-    const chats = await Promise.all([first, second].map(() => first.chats.create({ userId: user.id })));
-    const chat = chats[0]!;
-    await Promise.all(
-      replicas.map((replica, index) =>
-        replica.chats.appendMessages(chat.id, [
-          { role: 'user', content: `from replica ${index}` },
+    const chat = await first.chats.create({ userId: user.id });
+    // Each turn is started on one replica and finished on the other.
+    for (const [index, [starter, finisher]] of [
+      [first, second],
+      [second, first],
+      [first, second],
+    ].entries()) {
+      const turn = await starter!.chats.startTurn({ chatId: chat.id });
+      await finisher!.chats.finishTurn({
+        chatId: chat.id,
+        turn: turn.index,
+        status: 'completed',
+        messages: [
+          { role: 'user', content: `question ${index}` },
           { role: 'assistant', content: `answer ${index}` },
-        ]),
-      ),
-    );
+        ],
+      });
+    }
     const history = await second.chats.listMessages(chat.id);
     assert.deepEqual(
-      history.map((message) => message.position),
-      [0, 1, 2, 3, 4, 5],
+      history.map((message) => [message.position, message.turn, message.message.content]),
+      [0, 1, 2].flatMap((turn) => [
+        [turn * 2, turn, `question ${turn}`],
+        [turn * 2 + 1, turn, `answer ${turn}`],
+      ]),
     );
-    for (let pair = 0; pair < 3; pair += 1) {
-      const user = history[pair * 2]!.message.content as string;
-      assert.equal(history[pair * 2 + 1]!.message.content, user.replace('from replica', 'answer'));
-    }
   });
 });

@@ -18,31 +18,19 @@ export type ChatTurnKind = 'chat' | 'research';
 export type ChatTurnStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'interrupted';
 
 /** One turn of a chat: the user's message and everything the assistant did in answer to it. */
-export interface ChatTurnRecord {
-  readonly chatId: string;
+export type ChatTurnRecord = Omit<StoredRow<'chat_turns'>, 'turnIndex' | 'inputJson'> & {
   /** 0, 1, 2, … in the order the turns were started. */
   readonly index: number;
-  readonly kind: ChatTurnKind;
-  readonly status: ChatTurnStatus;
-  /** Why the turn ended when it did not complete (the stop reason, the error's message). */
-  readonly endReason: string | null;
   /** The messages the turn started with (the user's message), kept so an interrupted turn still has its question. */
   readonly input: readonly ChatMessage[];
-  readonly startedAt: string;
-  readonly endedAt: string | null;
-}
+};
 
 /** A message of a chat's history, as stored: in order, tagged with the turn that wrote it. */
-export interface StoredChatMessage {
-  readonly id: string;
-  readonly chatId: string;
-  /** The turn that wrote it; `null` for messages written outside a turn (an imported history). */
+export type StoredChatMessage = Omit<StoredRow<'chat_messages'>, 'turnIndex' | 'messageJson'> & {
+  /** The turn that wrote it; `null` for messages of a release that appended history outside turns. */
   readonly turn: number | null;
-  /** 0, 1, 2, … across the whole chat. */
-  readonly position: number;
   readonly message: ChatMessage;
-  readonly createdAt: string;
-}
+};
 
 /** One packet of a turn's stream as persisted for replay; `sequence` starts at 1 and has no gaps. */
 export interface StoredPacket {
@@ -50,10 +38,14 @@ export interface StoredPacket {
   readonly packet: unknown;
 }
 
-/** Packets to append to one turn's stream, as one of several in {@link ChatStore.appendPacketBatches}. */
-export interface PacketBatch {
+/** One turn of one chat, as the methods that read or write a turn name it. */
+export interface ChatTurnKey {
   readonly chatId: string;
   readonly turn: number;
+}
+
+/** Packets to append to one turn's stream, as one of several in {@link ChatStore.appendPacketBatches}. */
+export interface PacketBatch extends ChatTurnKey {
   readonly packets: readonly unknown[];
 }
 
@@ -66,9 +58,7 @@ export type AppendedPacketBatch =
   | { readonly ok: false; readonly error: StorageError };
 
 /** How a turn is closed: its status, the reason, and the history it adds, written in one transaction. */
-export interface FinishChatTurn {
-  readonly chatId: string;
-  readonly turn: number;
+export interface FinishChatTurn extends ChatTurnKey {
   readonly status: Exclude<ChatTurnStatus, 'running'>;
   readonly reason?: string;
   /** The messages the turn adds to the history (the user's message and the assistant's answer, tools included). */

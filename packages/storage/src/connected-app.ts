@@ -1,4 +1,4 @@
-import type { Creating } from './sql/camel-columns.ts';
+import type { Creating, StoredRow } from './sql/camel-columns.ts';
 
 /** What the egress proxy does with one action of a connected app. */
 export type ConnectedAppPolicy = 'ALWAYS' | 'ASK' | 'DENY';
@@ -16,14 +16,10 @@ export interface ConnectedAppActionRecord {
  * proxy adds `headers` (a template whose `{{org.NAME}}` and `{{user.NAME}}` placeholders are filled from the
  * organisation's and the requesting user's values) to requests whose URL matches one of `urlPatterns`.
  */
-export interface ConnectedAppRecord {
-  /** Ascending: the lowest id wins when two apps' patterns match one URL. */
-  readonly id: number;
-  /** The owner; null for an app of the whole organisation (every user of it sees it). */
-  readonly userId: string | null;
-  /** The organisation the app belongs to: it is seen and used there only (a sandbox run of another gets nothing). */
-  readonly organizationId: string;
-  readonly name: string;
+export type ConnectedAppRecord = Pick<
+  StoredRow<'connected_apps'>,
+  'id' | 'userId' | 'organizationId' | 'name' | 'createdAt'
+> & {
   readonly urlPatterns: readonly string[];
   readonly actions: readonly ConnectedAppActionRecord[];
   /** The header template (stored encrypted). */
@@ -31,8 +27,7 @@ export interface ConnectedAppRecord {
   /** Values for `{{org.NAME}}` placeholders (stored encrypted). */
   readonly organizationValues: Readonly<Record<string, string>>;
   readonly enabled: boolean;
-  readonly createdAt: string;
-}
+};
 
 /** What creating a connected app takes; by default in the default organisation, with no actions or values, enabled. */
 export type NewConnectedApp = Creating<

@@ -22,11 +22,9 @@ export type ToolRowSource =
   | { readonly kind: 'mcp'; readonly serverId: string; readonly toolName: string };
 
 /** One row of a persona's tool list; assembly turns it into zero or more tools keyed by `id`. */
-export interface PersonaToolRow {
-  readonly id: string;
-  readonly personaId: string;
-  /** Order in the persona (assembly keeps it). */
-  readonly position: number;
+export type PersonaToolRow = Pick<
+  StoredRow<'persona_tools'>,
+  'id' | 'personaId' | 'position' | 'createdAt'
+> & {
   readonly source: ToolRowSource;
-  readonly createdAt: string;
-}
+};

@@ -3,6 +3,7 @@ import type { ApiKeyRecord, NewApiKey, NewWebSession, WebSessionRecord } from '.
 import type {
   AppendedPacketBatch,
   Chat,
+  ChatTurnKey,
   ChatTurnKind,
   ChatTurnRecord,
   FinishChatTurn,
@@ -120,7 +121,7 @@ export interface UploadedFileStore {
 /**
  * Chats, their turns, their history and each turn's packet stream. A turn's history is written when the turn ends,
  * together with its status, in one transaction: a process killed mid-turn leaves the history as it was before the
- * turn, and the turn `running` until {@link ChatStore.closeInterruptedTurns} closes it.
+ * turn, and the turn `running` until another process closes it (listed by {@link ChatStore.listRunningTurns}).
  */
 export interface ChatStore {
   create(chat: NewChat): Promise<Chat>;
@@ -130,8 +131,6 @@ export interface ChatStore {
   rename(id: string, title: string): Promise<Chat>;
   /** Deletes the chat with its turns, history and packets. */
   delete(id: string): Promise<boolean>;
-  /** Appends messages outside any turn (e.g. an imported history). */
-  appendMessages(chatId: string, messages: readonly ChatMessage[]): Promise<readonly StoredChatMessage[]>;
   /** The whole history, in order. */
   listMessages(chatId: string): Promise<readonly StoredChatMessage[]>;
   /**
@@ -145,17 +144,12 @@ export interface ChatStore {
   }): Promise<ChatTurnRecord>;
   /** Ends a running turn and appends its history in the same transaction; `conflict` when it already ended. */
   finishTurn(options: FinishChatTurn): Promise<ChatTurnRecord>;
-  getTurn(options: { chatId: string; turn: number }): Promise<ChatTurnRecord | undefined>;
+  getTurn(turn: ChatTurnKey): Promise<ChatTurnRecord | undefined>;
   listTurns(chatId: string): Promise<readonly ChatTurnRecord[]>;
-  /**
-   * Closes every turn still `running` (of every chat) as `interrupted` with `reason`: run at start-up, when no turn
-   * of this store can still be running. Returns the turns it closed.
-   */
-  closeInterruptedTurns(reason: string): Promise<readonly ChatTurnRecord[]>;
-  /** Every turn still `running`, of every chat (at start-up: the turns a dead process left behind). */
+  /** Every turn still `running`, of every chat: the turns a dead process left behind are closed with `finishTurn`. */
   listRunningTurns(): Promise<readonly ChatTurnRecord[]>;
   /** Appends packets to a turn's stream; returns the sequence number of the last one. */
-  appendPackets(options: { chatId: string; turn: number; packets: readonly unknown[] }): Promise<number>;
+  appendPackets(batch: PacketBatch): Promise<number>;
   /**
    * Appends to several turns' streams in one write (one transaction): each batch as {@link appendPackets} would,
    * in order, so a server running many turns pays one commit per pass instead of one per turn. A batch whose turn
@@ -163,12 +157,7 @@ export interface ChatStore {
    */
   appendPacketBatches(batches: readonly PacketBatch[]): Promise<readonly AppendedPacketBatch[]>;
   /** A turn's packets with a sequence above `after` (default 0), in order, at most `limit`. */
-  listPackets(options: {
-    chatId: string;
-    turn: number;
-    after?: number;
-    limit?: number;
-  }): Promise<readonly StoredPacket[]>;
+  listPackets(options: ChatTurnKey & { after?: number; limit?: number }): Promise<readonly StoredPacket[]>;
 }
 
 /** Deployment-wide settings: JSON values by key. */
@@ -199,11 +188,11 @@ export interface ConnectedAppStore {
  */
 export interface ResearchCheckpointStore {
   /** Stores the turn's checkpoint, replacing the last one; `not_found` for no such turn, `conflict` once it ended. */
-  save(options: { chatId: string; turn: number; checkpoint: unknown }): Promise<void>;
+  save(options: ChatTurnKey & { checkpoint: unknown }): Promise<void>;
   /** The turn's last checkpoint, or undefined when it saved none. */
-  get(options: { chatId: string; turn: number }): Promise<unknown>;
+  get(turn: ChatTurnKey): Promise<unknown>;
   /** Forgets the turn's checkpoint (its turn ended); false when there was none. */
-  delete(options: { chatId: string; turn: number }): Promise<boolean>;
+  delete(turn: ChatTurnKey): Promise<boolean>;
 }
 
 /**

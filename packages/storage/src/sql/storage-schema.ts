@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { ChatTurnKind, ChatTurnStatus } from '../chat.ts';
 import type { McpAuthType, McpTransport } from '../mcp-server.ts';
 import type { OrganizationRole } from '../organization.ts';
 import type { SearchUsage, UserRole } from '../user.ts';
@@ -56,6 +57,7 @@ export interface StorageSchema {
   persona_tools: {
     id: string;
     persona_id: string;
+    /** Order in the persona (assembly keeps it). */
     position: number;
     built_in_id: string | null;
     openapi_name: string | null;
@@ -143,8 +145,9 @@ export interface StorageSchema {
   chat_turns: {
     chat_id: string;
     turn_index: number;
-    kind: string;
-    status: string;
+    kind: ChatTurnKind;
+    status: ChatTurnStatus;
+    /** Why the turn ended when it did not complete (the stop reason, the error's message). */
     end_reason: string | null;
     input_json: string;
     started_at: Time;
@@ -154,6 +157,7 @@ export interface StorageSchema {
     id: string;
     chat_id: string;
     turn_index: number | null;
+    /** 0, 1, 2, … across the whole chat. */
     position: number;
     message_json: string;
     created_at: Time;
@@ -161,8 +165,11 @@ export interface StorageSchema {
   chat_packets: { chat_id: string; turn_index: number; sequence: number; packet_json: string };
   research_checkpoints: { chat_id: string; turn_index: number; checkpoint_json: string; saved_at: Time };
   connected_apps: {
+    /** Ascending: the lowest id wins when two apps' patterns match one URL. */
     id: Generated<number>;
+    /** The owner; null for an app of the whole organisation (every user of it sees it). */
     user_id: string | null;
+    /** The organisation the app belongs to: it is seen and used there only (a sandbox run of another gets nothing). */
     organization_id: string;
     name: string;
     url_patterns_json: string;

@@ -96,8 +96,17 @@ describe('packets of running turns (the append-only log)', () => {
       await second.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('!')] }),
       4,
     );
-    const closed = await second.chats.closeInterruptedTurns('the process running it stopped');
-    assert.equal(closed.length, 2);
+    for (const [chatId, index] of [
+      [chat.id, turn.index],
+      [quiet.id, quietTurn.index],
+    ] as const) {
+      await second.chats.finishTurn({
+        chatId,
+        turn: index,
+        status: 'interrupted',
+        reason: 'its process stopped',
+      });
+    }
     assert.equal(rowCounts(path).table, 7);
     assert.deepEqual(await texts(second, chat.id, turn.index), ['1:x', '2:y', '3:z', '4:!']);
     assert.deepEqual(await texts(second, quiet.id, quietTurn.index), ['1:X', '2:Y', '3:Z']);

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { StoredChatMessage } from '../chat.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { checkChatTitle, defaultChatTitle } from '../rules/check-chat-title.ts';
-import { checkPacketCursor, defaultPacketPageSize } from '../rules/check-packet-cursor.ts';
+import { checkCount } from '../rules/check-count.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
   compiledOnce,
@@ -16,8 +16,11 @@ import type { ChatStore } from '../storage.ts';
 import { createChatWrites, nextActivity, toTurn } from './chat-writes.ts';
 import type { PacketStreams } from './packet-streams.ts';
 
+/** The largest page of packets one `listPackets` call returns by default. */
+const defaultPacketPageSize = 10_000;
+
 // A literal, not a parameter: only then may SQLite's planner use the partial index of running turns.
-const runningStatus = sql.lit('running');
+const runningStatus = sql.lit('running' as const);
 
 const chatColumns = [
   'id',
@@ -121,7 +124,8 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
       return batches.length === 0 ? [] : streams.append(batches);
     },
     async listPackets({ chatId, turn, after = 0, limit = defaultPacketPageSize }) {
-      checkPacketCursor({ after, limit });
+      checkCount('after', after, 0);
+      checkCount('limit', limit, 1);
       return streams.list({ chatId, turn, after, limit });
     },
   };

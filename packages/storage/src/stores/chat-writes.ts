@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@toolbus/spec';
-import type { ChatTurnKind, ChatTurnRecord, ChatTurnStatus, StoredChatMessage } from '../chat.ts';
+import type { ChatTurnRecord } from '../chat.ts';
 import { jsonArray } from '../sql/json-array-parameter.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { notFound, type StorageDialect, type StoreContext } from '../sql/store-context.ts';
@@ -10,10 +10,7 @@ import type { PacketStreams, Statements } from './packet-streams.ts';
 type TurnRow = StorageSchema['chat_turns'];
 
 /** The chat store's writes of a chat's turns and history, written once: see {@link createChatWrites}. */
-export type ChatWrites = Pick<
-  ChatStore,
-  'delete' | 'appendMessages' | 'startTurn' | 'finishTurn' | 'closeInterruptedTurns'
->;
+export type ChatWrites = Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn'>;
 
 /** The next value of a chat's activity, its order among its user's chats (a counter: timestamps tie within a millisecond). */
 export const nextActivity: Readonly<Record<StorageDialect, string>> = {
@@ -54,11 +51,11 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
   const appendHistory = async (
     statements: Statements,
     chatId: string,
-    turn: number | null,
+    turn: number,
     messages: readonly ChatMessage[],
     now: string,
-  ): Promise<string[]> => {
-    if (messages.length === 0) return [];
+  ): Promise<void> => {
+    if (messages.length === 0) return;
     const ids = messages.map(() => context.newId());
     const texts = jsonArray(messages.map((message) => JSON.stringify(message)));
     const values = [chatId, turn, now, JSON.stringify(ids), texts];
@@ -68,34 +65,12 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
       await statements.rows(insertHistory, values);
       await statements.rows(touchChat, values.slice(0, 3));
     }
-    return ids;
   };
   return {
     async delete(id) {
       return streams.transaction(async (statements) => {
         streams.deleting?.(id);
         return (await statements.rows('DELETE FROM chats WHERE id = $1 RETURNING id', [id])).length > 0;
-      });
-    },
-    async appendMessages(chatId, messages) {
-      return streams.transaction(async (statements) => {
-        if (!(await lockChat(statements, chatId))) throw notFound('Chat', chatId);
-        const [last] = await statements.rows<{ next: number }>(
-          'SELECT COALESCE(MAX(position) + 1, 0) AS next FROM chat_messages WHERE chat_id = $1',
-          [chatId],
-        );
-        const now = context.now();
-        const ids = await appendHistory(statements, chatId, null, messages, now);
-        return messages.map(
-          (message, index): StoredChatMessage => ({
-            id: ids[index] as string,
-            chatId,
-            turn: null,
-            position: Number(last?.next) + index,
-            message,
-            createdAt: now,
-          }),
-        );
       });
     },
     async startTurn({ chatId, kind = 'chat', input = [] }) {
@@ -148,22 +123,6 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
         return toTurn(ended);
       });
     },
-    async closeInterruptedTurns(reason) {
-      return streams.transaction(async (statements) => {
-        const running = await statements.rows<{ chat_id: string; turn_index: number }>(
-          "SELECT chat_id, turn_index FROM chat_turns WHERE status = 'running'",
-          [],
-        );
-        for (const turn of running) streams.ending?.(turn.chat_id, turn.turn_index);
-        const closed = await statements.rows<TurnRow>(
-          `UPDATE chat_turns SET status = 'interrupted', end_reason = $1, ended_at = $2
-            WHERE status = 'running' RETURNING *`,
-          [reason, context.now()],
-        );
-        streams.ended?.();
-        return closed.map(toTurn).sort(byTurn);
-      });
-    },
   };
 }
 
@@ -175,16 +134,12 @@ function turnStillRunning(chatId: string, running: number): StorageError {
   });
 }
 
-/** The `conflict` of a turn ended twice. */
-function turnAlreadyEnded(chatId: string, turn: number, status: string): StorageError {
+/** The `conflict` of a turn ended twice, or written to once ended. */
+export function turnAlreadyEnded(chatId: string, turn: number, status: string): StorageError {
   return new StorageError({
     code: 'conflict',
     message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${status}).`,
   });
-}
-
-function byTurn(left: ChatTurnRecord, right: ChatTurnRecord): number {
-  return left.chatId < right.chatId ? -1 : left.chatId > right.chatId ? 1 : left.index - right.index;
 }
 
 /** A turn's row as the record callers see. */
@@ -192,8 +147,8 @@ export function toTurn(row: TurnRow): ChatTurnRecord {
   return {
     chatId: row.chat_id,
     index: row.turn_index,
-    kind: row.kind as ChatTurnKind,
-    status: row.status as ChatTurnStatus,
+    kind: row.kind,
+    status: row.status,
     endReason: row.end_reason,
     input: JSON.parse(row.input_json) as ChatMessage[],
     startedAt: row.started_at,

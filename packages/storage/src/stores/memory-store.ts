@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
-import { checkMemoryCap } from '../rules/check-memory-cap.ts';
+import { checkCount } from '../rules/check-count.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import {
   changed,
@@ -18,29 +18,28 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
   return withStoreConstraintErrors('memories', {
     async add(memory) {
       const { userId, maxPerUser } = memory;
-      checkMemoryCap(maxPerUser);
+      if (maxPerUser !== undefined) checkCount('maxPerUser', maxPerUser, 1);
       const now = context.now();
       const organizationId = memory.organizationId ?? DEFAULT_ORGANIZATION_ID;
       return context.transaction(async (trx) => {
         if (maxPerUser !== undefined) {
           // The user's row lock serialises two adds of the same user, so the cap holds under concurrency.
           await lockedRows(context, trx.selectFrom('users').select('id').where('id', '=', userId)).execute();
+          // Only the newest `maxPerUser - 1` stay, so the cap holds with the new one.
           const ofUser = trx
             .selectFrom('memories')
             .where('user_id', '=', userId)
             .where('organization_id', '=', organizationId);
-          const { count } = await ofUser
-            .select((eb) => eb.fn.countAll<number>().as('count'))
-            .executeTakeFirstOrThrow();
-          const excess = Number(count) - maxPerUser + 1;
-          if (excess > 0) {
-            const oldest = ofUser
-              .select('id')
-              .orderBy('created_at')
-              .orderBy(context.insertionOrder)
-              .limit(excess);
-            await trx.deleteFrom('memories').where('id', 'in', oldest).execute();
-          }
+          const newest = ofUser
+            .select('id')
+            .orderBy('created_at', 'desc')
+            .orderBy(context.insertionOrder, 'desc')
+            .limit(maxPerUser - 1);
+          await trx
+            .deleteFrom('memories')
+            .where('id', 'in', ofUser.select('id'))
+            .where('id', 'not in', newest)
+            .execute();
         }
         return trx
           .insertInto('memories')

@@ -1,6 +1,6 @@
 import type { OpenApiAuth } from '@toolbus/spec';
 import type { PersonaToolRow } from '../persona.ts';
-import { personaNameKey, personaNameTaken } from '../rules/persona-name.ts';
+import { personaNameKey } from '../rules/persona-name.ts';
 import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
@@ -32,18 +32,21 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     ),
     createdAt: row.created_at,
   });
-  // The only unique column a persona write can hit is its name key: its conflict says which name is taken.
+  // The only unique column a persona write can hit is its name key. Its `conflict` names the stored persona as it is
+  // spelled (read back after the refused write), the one a user then picks, and the spelling asked for if it differs.
   const nameConflicts = async <Row>(name: string, write: () => Promise<Row>) => {
     try {
       return await withConstraintErrors('Writing a persona', write);
     } catch (error) {
       if (!(StorageError.isInstance(error) && error.code === 'conflict')) throw error;
-      const taken = await db
-        .selectFrom('personas')
-        .select('name')
-        .where('name_key', '=', personaNameKey(name))
-        .executeTakeFirst();
-      throw personaNameTaken({ requested: name, taken: taken?.name, cause: error });
+      const row = await personas().where('name_key', '=', personaNameKey(name)).executeTakeFirst();
+      const taken = row?.name ?? name;
+      const asked = taken === name ? '' : ` ("${name}" is the same name)`;
+      throw new StorageError({
+        code: 'conflict',
+        message: `A persona named "${taken}" already exists${asked}; persona names are unique, ignoring case and surrounding spaces.`,
+        cause: error,
+      });
     }
   };
 
@@ -72,22 +75,21 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return personas().orderBy('created_at').orderBy(context.insertionOrder).execute();
     },
     async update(id, changes) {
-      const current = await personas().where('id', '=', id).executeTakeFirst();
-      if (current === undefined) throw notFound('Persona', id);
-      const name = (changes.name ?? current.name).trim();
-      return nameConflicts(name, () =>
+      const name = changes.name?.trim();
+      // Only the given fields change, in one statement: a concurrent update of another field is not undone.
+      const write = () =>
         db
           .updateTable('personas')
-          .set({
-            name,
-            name_key: personaNameKey(name),
-            description: changes.description ?? current.description,
-            search_usage: changes.searchUsage ?? current.searchUsage,
-          })
+          .set((eb) => ({
+            name: name ?? eb.ref('name'),
+            name_key: name === undefined ? eb.ref('name_key') : personaNameKey(name),
+            description: changes.description ?? eb.ref('description'),
+            search_usage: changes.searchUsage ?? eb.ref('search_usage'),
+          }))
           .where('id', '=', id)
           .returning(personaColumns)
-          .executeTakeFirstOrThrow(() => notFound('Persona', id)),
-      );
+          .executeTakeFirstOrThrow(() => notFound('Persona', id));
+      return name === undefined ? write() : nameConflicts(name, write);
     },
     async delete(id) {
       return changed(await db.deleteFrom('personas').where('id', '=', id).executeTakeFirst()) > 0;

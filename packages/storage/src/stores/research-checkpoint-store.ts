@@ -1,7 +1,7 @@
 import { jsonText } from '../rules/json-text.ts';
 import { changed, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
 import type { ResearchCheckpointStore } from '../storage.ts';
-import { StorageError } from '../storage-error.ts';
+import { turnAlreadyEnded } from './chat-writes.ts';
 
 /**
  * Research checkpoints: one JSON value per running turn, replaced by each save (PostgreSQL's column is `json`, as
@@ -14,17 +14,17 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
     async save({ chatId, turn, checkpoint }) {
       const checkpoint_json = jsonText(checkpoint, 'A research checkpoint');
       await context.transaction(async (trx) => {
-        // Written only while the turn runs (its row locked against a concurrent end).
+        // Written only while the turn runs (its row locked against a concurrent end): a replica that lost the turn
+        // must not write after the one that ended it.
         const row = await lockedRows(
           context,
           trx
             .selectFrom('chat_turns')
             .select('status')
-            .where('chat_id', '=', chatId)
-            .where('turn_index', '=', turn),
+            .where((eb) => eb.and(at(chatId, turn))),
         ).executeTakeFirst();
         if (row === undefined) throw notFound('Turn', `${chatId}/${turn}`);
-        if (row.status !== 'running') throw checkpointTurnEnded(chatId, turn, row.status);
+        if (row.status !== 'running') throw turnAlreadyEnded(chatId, turn, row.status);
         const saved_at = context.now();
         await trx
           .insertInto('research_checkpoints')
@@ -39,29 +39,13 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
       const row = await db
         .selectFrom('research_checkpoints')
         .select('checkpoint_json')
-        .where('chat_id', '=', chatId)
-        .where('turn_index', '=', turn)
+        .where((eb) => eb.and(at(chatId, turn)))
         .executeTakeFirst();
       return row === undefined ? undefined : (JSON.parse(row.checkpoint_json) as unknown);
     },
     async delete({ chatId, turn }) {
-      const result = await db
-        .deleteFrom('research_checkpoints')
-        .where('chat_id', '=', chatId)
-        .where('turn_index', '=', turn)
-        .executeTakeFirst();
-      return changed(result) > 0;
+      const deleting = db.deleteFrom('research_checkpoints').where((eb) => eb.and(at(chatId, turn)));
+      return changed(await deleting.executeTakeFirst()) > 0;
     },
   };
-}
-
-/**
- * The `conflict` of a checkpoint saved for a turn that ended: only the run of a running turn saves one (a
- * replica that lost the turn must not write after the one that finished it).
- */
-function checkpointTurnEnded(chatId: string, turn: number, status: string): StorageError {
-  return new StorageError({
-    code: 'conflict',
-    message: `Turn ${turn} of chat ${JSON.stringify(chatId)} already ended (${status}): no checkpoint is saved for it.`,
-  });
 }

@@ -36,7 +36,14 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         assert.equal(first.title, 'New chat');
         const second = await storage.chats.create({ userId, title: '  Refunds  ' });
         assert.equal(second.title, 'Refunds');
-        await storage.chats.appendMessages(first.id, [question]);
+        // A finished turn's history makes its chat the most recently updated.
+        const asked = await storage.chats.startTurn({ chatId: first.id });
+        await storage.chats.finishTurn({
+          chatId: first.id,
+          turn: asked.index,
+          status: 'completed',
+          messages: [question],
+        });
         assert.deepEqual(
           (await storage.chats.listForUser(userId)).map((chat) => chat.id),
           [first.id, second.id],
@@ -57,7 +64,6 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
           isCode('invalid_input'),
         );
         await assert.rejects(storage.chats.rename('missing', 'x'), isCode('not_found'));
-        await assert.rejects(storage.chats.appendMessages('missing', [question]), isCode('not_found'));
         await assert.rejects(storage.chats.startTurn({ chatId: 'missing' }), isCode('not_found'));
       });
 
@@ -104,21 +110,22 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         assert.deepEqual([next.index, next.kind], [1, 'research']);
       });
 
-      test('hostile message texts come back exactly, appended and finished, in order', async () => {
+      test('hostile message texts come back exactly, after the history before them, in order', async () => {
         const messages: ChatMessage[] = hostileTexts.map((content) => ({ role: 'assistant', content }));
         const chat = await storage.chats.create({ userId });
-        const appended = await storage.chats.appendMessages(chat.id, [question, ...messages]);
-        assert.deepEqual(
-          appended.map((each) => [each.position, each.turn, each.message]),
-          [question, ...messages].map((message, index) => [index, null, message]),
-        );
-        const turn = await storage.chats.startTurn({ chatId: chat.id });
-        await storage.chats.finishTurn({ chatId: chat.id, turn: turn.index, status: 'completed', messages });
+        for (const history of [[question], messages]) {
+          const turn = await storage.chats.startTurn({ chatId: chat.id });
+          await storage.chats.finishTurn({
+            chatId: chat.id,
+            turn: turn.index,
+            status: 'completed',
+            messages: history,
+          });
+        }
         const stored = await storage.chats.listMessages(chat.id);
-        assert.deepEqual(stored.slice(0, appended.length), appended);
         assert.deepEqual(
-          stored.slice(appended.length).map((each) => [each.position, each.turn, each.message]),
-          messages.map((message, index) => [appended.length + index, 0, message]),
+          stored.map((each) => [each.position, each.turn, each.message]),
+          [[0, 0, question], ...messages.map((message, index) => [index + 1, 1, message])],
         );
       });
 
@@ -146,7 +153,7 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         );
       });
 
-      test('a process killed mid-turn leaves the history as before; the next start closes the turn', async () => {
+      test('a process killed mid-turn leaves the history as before and its turn running for the next to close', async () => {
         const database = await backend.createDatabase();
         const first = await database.open();
         const user = await first.users.create({ email: 'b@example.com' });
@@ -156,12 +163,17 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
         await first.close(); // the process dies: finishTurn never ran
         const second = await database.open();
         assert.deepEqual(await second.chats.listMessages(chat.id), []);
-        const closed = await second.chats.closeInterruptedTurns('the server restarted during the turn');
-        assert.deepEqual(
-          closed.map((turn) => [turn.chatId, turn.index, turn.status, turn.endReason]),
-          [[chat.id, 0, 'interrupted', 'the server restarted during the turn']],
-        );
-        assert.deepEqual(await second.chats.closeInterruptedTurns('again'), []);
+        const [left] = await second.chats.listRunningTurns();
+        assert.deepEqual([left?.chatId, left?.index], [chat.id, 0]);
+        const reason = 'the server restarted during the turn';
+        const closed = await second.chats.finishTurn({
+          chatId: chat.id,
+          turn: 0,
+          status: 'interrupted',
+          reason,
+        });
+        assert.deepEqual([closed.status, closed.endReason], ['interrupted', reason]);
+        assert.deepEqual(await second.chats.listRunningTurns(), []);
         assert.equal((await second.chats.listPackets({ chatId: chat.id, turn: 0 })).length, 1);
         await second.close();
       });

@@ -122,8 +122,13 @@ function describePersonas(storage: () => Storage): void {
       );
       await storage().personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'WebSearchTool' });
       const updated = await storage().personas.update(persona.id, { description: 'new' });
-      assert.equal(updated.description, 'new');
-      assert.equal(updated.name, 'P');
+      assert.deepEqual([updated.name, updated.description, updated.searchUsage], ['P', 'new', 'auto']);
+      // Only the given fields change: the description stays as the last update left it.
+      const renamed = await storage().personas.update(persona.id, { name: ' Q ', searchUsage: 'disabled' });
+      assert.deepEqual([renamed.name, renamed.description, renamed.searchUsage], ['Q', 'new', 'disabled']);
+      for (const changes of [{ description: 'x' }, { name: 'R' }]) {
+        await assert.rejects(storage().personas.update('missing', changes), isCode('not_found'));
+      }
       assert.deepEqual(
         (await storage().personas.list()).map((item) => item.id),
         [persona.id],
