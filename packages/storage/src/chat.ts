@@ -78,4 +78,10 @@ export interface FinishChatTurn {
    * same transaction as the end: when the end is refused (another closer ended it first), none is stored.
    */
   readonly packets?: readonly unknown[];
+  /**
+   * A token of this closer's own (random), the same on every try of one end: the turn keeps it, so a try whose end
+   * was already committed (the reply to an earlier try lost with its connection) gets the ended turn back, not the
+   * `conflict` another closer's end gets. Without one, any second end is a `conflict`.
+   */
+  readonly endToken?: string;
 }

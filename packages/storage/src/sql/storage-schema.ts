@@ -146,6 +146,8 @@ export interface StorageSchema {
     kind: string;
     status: string;
     end_reason: string | null;
+    /** The token of the closer that ended the turn (FinishChatTurn.endToken), when it gave one. */
+    end_token: string | null;
     input_json: string;
     started_at: Time;
     ended_at: Time | null;
