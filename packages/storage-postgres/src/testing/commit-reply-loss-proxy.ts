@@ -4,7 +4,7 @@ import { connect, createServer, type Socket } from 'node:net';
 /**
  * A TCP proxy on loopback between a client (a storage's pool) and PostgreSQL that can lose the reply to one COMMIT:
  * the commit happens, and the client, its connection dropped, never learns it. What a network failure right after
- * COMMIT does to a deployment, made on purpose.
+ * COMMIT does to a deployment, made on purpose. It can also cut the network for a while (every connection).
  */
 export interface CommitReplyLossProxy {
   /** The database's URL through the proxy (same user, password and database). */
@@ -14,6 +14,9 @@ export interface CommitReplyLossProxy {
    * connection drops once PostgreSQL has answered COMMIT, before the client reads that answer. Resolves then.
    */
   loseCommitReply(marker: string): Promise<void>;
+  /** Drops every connection, and each new one as it comes, until {@link mend}: the database is out of reach. */
+  cut(): void;
+  mend(): void;
   close(): Promise<void>;
 }
 
@@ -65,7 +68,12 @@ export async function startCommitReplyLossProxy(url: string): Promise<CommitRepl
   const target = new URL(url);
   let armed: { marker: string; lost: () => void; failed: (error: Error) => void } | undefined;
   const sockets = new Set<Socket>();
+  let cut = false;
   const proxy = createServer((client) => {
+    if (cut) {
+      client.destroy();
+      return;
+    }
     const server = connect(Number(target.port), target.hostname);
     for (const socket of [client, server]) {
       sockets.add(socket);
@@ -124,6 +132,13 @@ export async function startCommitReplyLossProxy(url: string): Promise<CommitRepl
       return new Promise((lost, failed) => {
         armed = { marker, lost, failed };
       });
+    },
+    cut() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    mend() {
+      cut = false;
     },
     async close() {
       for (const socket of sockets) socket.destroy();
