@@ -225,9 +225,11 @@ export class TurnDrive {
     try {
       closed = await this.#retry(() => this.#endUnstored(), this.#context.storageRetry.closeMs);
     } catch (error) {
-      // Still running in storage: the next start (or another replica's sweep) closes it. Ended by another closer
-      // (conflict): that closer ends the shared log.
-      this.#context.logger.error('turn.finish_failed', { chatId, turn, error: errorCode(error) });
+      const code = errorCode(error);
+      // Ended by another closer (a sweep, once this replica's hold lapsed): its end stands, and it ends the log.
+      if (code === 'conflict') this.#context.logger.warn('turn.closed_elsewhere', { chatId, turn });
+      // Still running in storage: the next start (or another replica's sweep) closes it.
+      else this.#context.logger.error('turn.finish_failed', { chatId, turn, error: code });
       return;
     }
     if (!closed) return;
