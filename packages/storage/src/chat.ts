@@ -17,8 +17,11 @@ export type ChatTurnKind = 'chat' | 'research';
  */
 export type ChatTurnStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'interrupted';
 
-/** One turn of a chat: the user's message and everything the assistant did in answer to it. */
-export type ChatTurnRecord = Omit<StoredRow<'chat_turns'>, 'turnIndex' | 'inputJson'> & {
+/**
+ * One turn of a chat: the user's message and everything the assistant did in answer to it. Its end token stays in
+ * storage: it only tells a closer's retried end from another closer's.
+ */
+export type ChatTurnRecord = Omit<StoredRow<'chat_turns'>, 'turnIndex' | 'inputJson' | 'endToken'> & {
   /** 0, 1, 2, … in the order the turns were started. */
   readonly index: number;
   /** The messages the turn started with (the user's message), kept so an interrupted turn still has its question. */
@@ -68,4 +71,10 @@ export interface FinishChatTurn extends ChatTurnKey {
    * same transaction as the end: when the end is refused (another closer ended it first), none is stored.
    */
   readonly packets?: readonly unknown[];
+  /**
+   * A token of this closer's own (random), the same on every try of one end: the turn keeps it, so a try whose end
+   * was already committed (the reply to an earlier try lost with its connection) gets the ended turn back, not the
+   * `conflict` another closer's end gets. Without one, any second end is a `conflict`.
+   */
+  readonly endToken?: string;
 }

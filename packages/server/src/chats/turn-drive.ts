@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChatTurnResult } from '@toolbus/core';
 import type { Packet, PacketObject } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
@@ -75,6 +76,8 @@ export class TurnDrive {
   readonly #earlier: readonly Packet[];
   readonly #writer: TurnWriter;
   readonly #answer = new TurnAnswerTracker();
+  /** This drive's own, on every try of the turn's end: a try after one that committed unseen gets the end back. */
+  readonly #endToken = randomUUID();
   #phase: Phase = 'streaming';
 
   constructor(
@@ -198,6 +201,7 @@ export class TurnDrive {
           turn,
           status,
           ...omitUndefined({ reason }),
+          endToken: this.#endToken,
           messages: [
             ...this.#options.input,
             ...closedHistory(result?.messages ?? [], status, this.#answer.answerSoFar),
@@ -212,47 +216,63 @@ export class TurnDrive {
 
   /**
    * A turn storage failed: its loop was stopped and what was not stored is dropped. Once storage answers again,
-   * its stream is closed (an error, each open tool call answered, a `stop`) and its end written, as `failed`.
+   * its stream is closed (an error, each open tool call answered, a `stop`) with its end, as `failed`, in one
+   * write: should another closer (a sweep, once this replica's hold lapsed) end it first, nothing is stored here.
    */
   async #closeUnstored(): Promise<void> {
     const { chatId, index: turn } = this.#live;
-    const storage = this.#context.storage.chats;
+    let closed: boolean;
     try {
-      const closed = await this.#retry(async (): Promise<boolean> => {
-        if (!(await this.#writer.stillHeld())) return false;
-        // A write whose answer was lost may have been committed: what storage holds past the published is it.
-        const committed = await storage.listPackets({ chatId, turn, after: this.#live.lastSequence });
-        if (committed.length > 0) this.#writer.published(committed);
-        if ((committed.at(-1)?.packet as Packet | undefined)?.obj.type === 'stop') return true;
-        const closing = closingPacketsOf(this.#packets());
-        const last = await storage.appendPackets({ chatId, turn, packets: closing });
-        this.#writer.published(
-          closing.map((packet, offset) => ({ sequence: last - closing.length + 1 + offset, packet })),
-        );
-        return true;
-      }, this.#context.storageRetry.closeMs);
-      if (!closed) return;
-      await this.#retry(
-        () =>
-          storage.finishTurn({
-            chatId,
-            turn,
-            status: 'failed',
-            reason: STORAGE_FAILED_TURN_REASON,
-            messages: [
-              ...this.#options.input,
-              interruptedAnswer(this.#packets(), STORAGE_FAILED_TURN_REASON),
-            ],
-          }),
-        this.#context.storageRetry.closeMs,
-      );
-      this.#context.logger.warn('turn.closed_after_storage_failure', { chatId, turn });
+      closed = await this.#retry(() => this.#endUnstored(), this.#context.storageRetry.closeMs);
     } catch (error) {
+      const code = errorCode(error);
+      // Ended by another closer (a sweep, once this replica's hold lapsed): its end stands, and it ends the log.
+      if (code === 'conflict') this.#context.logger.warn('turn.closed_elsewhere', { chatId, turn });
       // Still running in storage: the next start (or another replica's sweep) closes it.
-      this.#context.logger.error('turn.finish_failed', { chatId, turn, error: errorCode(error) });
+      else this.#context.logger.error('turn.finish_failed', { chatId, turn, error: code });
+      return;
+    }
+    if (!closed) return;
+    this.#context.logger.warn('turn.closed_after_storage_failure', { chatId, turn });
+    try {
+      // The closing packets, as stored with the end, to this process's followers and the shared log.
+      await this.#retry(() => this.#publishStored(), this.#context.storageRetry.closeMs);
+    } catch (error) {
+      // Followers read the rest from storage once the log stays quiet.
+      this.#context.logger.warn('turn.log_end_failed', { chatId, turn, error: errorCode(error) });
       return;
     }
     await this.#writer.endLog();
+  }
+
+  /** One try of {@link #closeUnstored}'s end: false when this replica no longer holds the turn. */
+  async #endUnstored(): Promise<boolean> {
+    if (!(await this.#writer.stillHeld())) return false;
+    // A write whose answer was lost may have been committed: what storage holds past the published is it.
+    await this.#publishStored();
+    const packets = this.#packets();
+    await this.#context.storage.chats.finishTurn({
+      chatId: this.#live.chatId,
+      turn: this.#live.index,
+      status: 'failed',
+      reason: STORAGE_FAILED_TURN_REASON,
+      messages: [...this.#options.input, interruptedAnswer(packets, STORAGE_FAILED_TURN_REASON)],
+      // A stream that has its stop (the loop's, stored before its reply was lost) gets nothing after it.
+      packets: packets.at(-1)?.obj.type === 'stop' ? [] : closingPacketsOf(packets),
+      endToken: this.#endToken,
+    });
+    return true;
+  }
+
+  /** Publishes what storage holds past the packets published (written by a write whose answer was lost, or closing). */
+  async #publishStored(): Promise<void> {
+    const { chatId, index: turn } = this.#live;
+    const stored = await this.#context.storage.chats.listPackets({
+      chatId,
+      turn,
+      after: this.#live.lastSequence,
+    });
+    if (stored.length > 0) this.#writer.published(stored);
   }
 
   /** The packets published so far. */

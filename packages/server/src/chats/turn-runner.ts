@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Packet } from '@toolbus/spec';
 import type { ChatTurnRecord, Storage, StoredPacket } from '@toolbus/storage';
 import { ServerError } from '../http/server-error.ts';
@@ -253,6 +254,9 @@ export class TurnRunner {
     // Retried while storage does not answer (PostgreSQL restarting): a takeover that failed would leave the turn
     // running, and its followers waiting, until the next sweep. A refused or failed end stored nothing.
     const stored: StoredPacket[] = [];
+    // Every try of this end carries it: a try after one that committed unseen (its reply lost) is told it ended
+    // the turn, so it still ends the shared log, where another closer's end is a conflict.
+    const endToken = randomUUID();
     const finished = await retryStorage(
       async () => {
         stored.length = 0;
@@ -266,6 +270,7 @@ export class TurnRunner {
             reason,
             messages: [...turn.input, interruptedAnswer(packets, reason)],
             packets: closingPackets(packets, reason),
+            endToken,
           });
           return true;
         } catch (error) {

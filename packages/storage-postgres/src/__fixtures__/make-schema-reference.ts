@@ -1,6 +1,7 @@
 // Writes fresh-schema.json: the schema a fresh SQLite file and a fresh PostgreSQL database get from storage's
 // migrations. Made once with main's code at e27dd35, before the released steps were declared once, so the test
 // beside it (fresh-schema.test.ts) proves the one declaration gives every new database exactly that schema.
+// Rewritten when a step is appended (19), after checking that the file's diff is that step's change alone.
 // Run: node --conditions=development packages/storage-postgres/src/__fixtures__/make-schema-reference.ts
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -41,6 +41,13 @@ ALTER TABLE organization_invitations ADD COLUMN ordinal bigint GENERATED ALWAYS 
 `),
     ),
   },
+  {
+    version: 19,
+    name: 'a turn keeps the token of the closer that ended it',
+    // A closer whose end committed but whose reply was lost (the connection dropped after COMMIT) tries again: the
+    // token tells its own end from another closer's, so it still ends the shared log (see FinishChatTurn.endToken).
+    sql: 'ALTER TABLE chat_turns ADD COLUMN end_token TEXT;',
+  },
 ];
 
 /**

@@ -149,6 +149,8 @@ export interface StorageSchema {
     status: ChatTurnStatus;
     /** Why the turn ended when it did not complete (the stop reason, the error's message). */
     end_reason: string | null;
+    /** The token of the closer that ended the turn (FinishChatTurn.endToken), when it gave one. */
+    end_token: string | null;
     input_json: string;
     started_at: Time;
     ended_at: Time | null;

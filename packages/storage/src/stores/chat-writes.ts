@@ -93,35 +93,43 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
         return toTurn(started);
       });
     },
-    async finishTurn({ chatId, turn, status, reason, messages = [], packets = [] }) {
-      return streams.transaction(async (statements) => {
-        const chatExists = await lockChat(statements, chatId);
-        // Moved while still running; a refusal below rolls the move back.
-        streams.ending?.(chatId, turn);
-        const now = context.now();
-        // One statement ends the turn only if it runs: ending a turn is on the hot path, and the reason for a
-        // refusal is read only then.
-        const [ended] = await statements.rows<TurnRow>(
-          `UPDATE chat_turns SET status = $1, end_reason = $2, ended_at = $3
-            WHERE chat_id = $4 AND turn_index = $5 AND status = 'running' RETURNING *`,
-          [status, reason ?? null, now, chatId, turn],
-        );
-        if (ended === undefined) {
-          const [current] = !chatExists
-            ? []
-            : await statements.rows<{ status: string }>(
-                'SELECT status FROM chat_turns WHERE chat_id = $1 AND turn_index = $2',
-                [chatId, turn],
-              );
-          if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
-          throw turnAlreadyEnded(chatId, turn, current.status);
-        }
-        streams.ended?.();
-        // Only the closer that ends the turn stores its closing packets: a refused end stores none.
-        if (packets.length > 0) await streams.appendClosing(statements, { chatId, turn, packets });
-        await appendHistory(statements, chatId, turn, messages, now);
-        return toTurn(ended);
-      });
+    async finishTurn({ chatId, turn, status, reason, messages = [], packets = [], endToken }) {
+      try {
+        return await streams.transaction(async (statements) => {
+          const chatExists = await lockChat(statements, chatId);
+          // Moved while still running; a refusal below rolls the move back.
+          streams.ending?.(chatId, turn);
+          const now = context.now();
+          // One statement ends the turn only if it runs: ending a turn is on the hot path, and the reason for a
+          // refusal is read only then.
+          const [ended] = await statements.rows<TurnRow>(
+            `UPDATE chat_turns SET status = $1, end_reason = $2, ended_at = $3, end_token = $6
+              WHERE chat_id = $4 AND turn_index = $5 AND status = 'running' RETURNING *`,
+            [status, reason ?? null, now, chatId, turn, endToken ?? null],
+          );
+          if (ended === undefined) {
+            const [current] = !chatExists
+              ? []
+              : await statements.rows<TurnRow>(
+                  'SELECT * FROM chat_turns WHERE chat_id = $1 AND turn_index = $2',
+                  [chatId, turn],
+                );
+            if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
+            // Ended by an earlier try of this closer whose reply was lost: its end, not another's.
+            if (endToken !== undefined && current.end_token === endToken)
+              throw new EndedEarlier(toTurn(current));
+            throw turnAlreadyEnded(chatId, turn, current.status);
+          }
+          streams.ended?.();
+          // Only the closer that ends the turn stores its closing packets: a refused end stores none.
+          if (packets.length > 0) await streams.appendClosing(statements, { chatId, turn, packets });
+          await appendHistory(statements, chatId, turn, messages, now);
+          return toTurn(ended);
+        });
+      } catch (error) {
+        if (error instanceof EndedEarlier) return error.turn;
+        throw error;
+      }
     },
   };
 }
@@ -132,6 +140,17 @@ function turnStillRunning(chatId: string, running: number): StorageError {
     code: 'conflict',
     message: `Chat ${JSON.stringify(chatId)} already has a running turn (${running}); stop it or wait for it to end.`,
   });
+}
+
+/**
+ * Thrown inside a turn's end to roll it back when the turn was already ended by an earlier try of the same closer
+ * (its token): the move of its packets is undone, and the caller gets the turn as that try ended it.
+ */
+class EndedEarlier {
+  readonly turn: ChatTurnRecord;
+  constructor(turn: ChatTurnRecord) {
+    this.turn = turn;
+  }
 }
 
 /** The `conflict` of a turn ended twice, or written to once ended. */

@@ -209,6 +209,41 @@ export function describeChatStoreConformance(backend: StorageBackendUnderTest): 
       });
     });
 
+    describe('a turn ended twice', () => {
+      test("a closer's end tried again after it committed gets the turn back; another closer's gets conflict", async () => {
+        const chat = await storage.chats.create({ userId });
+        await storage.chats.startTurn({ chatId: chat.id, input: [question] });
+        const end = {
+          chatId: chat.id,
+          turn: 0,
+          status: 'interrupted' as const,
+          reason: 'one',
+          messages: [question, { role: 'assistant' as const, content: 'one' }],
+          packets: [{ stop: 'one' }],
+          endToken: 'closer-one',
+        };
+        const ended = await storage.chats.finishTurn(end);
+        // The same closer again (its first reply lost): the turn as its first try ended it, nothing stored twice.
+        assert.deepEqual(await storage.chats.finishTurn(end), ended);
+        assert.deepEqual(await storage.chats.finishTurn({ ...end, reason: 'again', packets: [] }), ended);
+        const { endToken: _, ...untokened } = end;
+        for (const other of [{ ...end, endToken: 'closer-two' }, untokened])
+          await assert.rejects(storage.chats.finishTurn(other), isCode('conflict'));
+        assert.deepEqual(await storage.chats.getTurn({ chatId: chat.id, turn: 0 }), ended);
+        assert.deepEqual(await storage.chats.listPackets({ chatId: chat.id, turn: 0 }), [
+          { sequence: 1, packet: { stop: 'one' } },
+        ]);
+        assert.deepEqual(
+          (await storage.chats.listMessages(chat.id)).map((stored) => stored.message.content),
+          [question.content, 'one'],
+        );
+        // A token is no key to another turn: a running turn's end with it is an end like any.
+        await storage.chats.startTurn({ chatId: chat.id });
+        assert.equal((await storage.chats.finishTurn({ ...end, turn: 1 })).status, 'interrupted');
+        await assert.rejects(storage.chats.finishTurn({ ...end, turn: 9 }), isCode('not_found'));
+      });
+    });
+
     describe('packets', () => {
       test("a turn's closing packets are stored with its end: of two closers at once, only the one that ends it stores any", async () => {
         const database = await backend.createDatabase();
