@@ -8,6 +8,7 @@ import {
 } from './chat-completion-repair.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
+import { plainContentOf } from './plain-content-chunk.ts';
 import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
@@ -217,6 +218,8 @@ async function relayStream(options: {
     upstreamResponse: options.upstreamResponse,
     response,
     repair: (data) => repair.repair(data),
+    // A piece of text goes through the answer filter alone; a choice's end recovers the calls from the whole text.
+    quick: (data) => plainContentOf(data) !== undefined,
   });
   const report = repair.report;
   if (trailers) response.addTrailers(recoveryHeaders(report));
