@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, request, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ChunkedBodyWriter } from '@toolbus/core/repair';
+import { omitUndefined } from '@toolbus/spec';
 import { relayEvents } from './relay-events.ts';
 
 const listen = async (server: Server): Promise<string> => {
@@ -107,7 +108,7 @@ async function relayOnce(options: {
         upstreamResponse,
         response,
         repair: (data) => options.repair(data, response),
-        ...(options.quick ? { quick: options.quick } : {}),
+        ...omitUndefined({ quick: options.quick }),
       }).then(
         () => response.end(),
         () => response.destroy(),
