@@ -13,6 +13,8 @@ import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
   describeUpstreamFailure,
+  isEventStream,
+  isSuccess,
   type ResolvedUpstream,
   readUpstreamBody,
   sendUpstream,
@@ -199,15 +201,6 @@ export async function forwardChatCompletions(options: {
   }
 }
 
-function isSuccess(answer: IncomingMessage): boolean {
-  const status = answer.statusCode ?? 502;
-  return status >= 200 && status < 300;
-}
-
-function isEventStream(answer: IncomingMessage): boolean {
-  return (answer.headers['content-type'] ?? '').includes('text/event-stream');
-}
-
 /** An upstream's error status, answered in the client's format with the upstream's own message when readable. */
 export async function relayUpstreamError(options: {
   upstream: ResolvedUpstream;
@@ -227,21 +220,19 @@ export async function relayUpstreamError(options: {
   });
 }
 
-async function relayStream(options: {
-  upstream: ResolvedUpstream;
-  upstreamResponse: IncomingMessage;
-  request: IncomingMessage;
-  response: ServerResponse;
-  repair: ChatCompletionStreamRepair;
-}): Promise<RecoveryReport> {
+/** What relaying one streamed answer needs, whatever the format it leaves in. */
+export interface StreamRelay {
+  readonly upstream: ResolvedUpstream;
+  readonly upstreamResponse: IncomingMessage;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+}
+
+async function relayStream(
+  options: StreamRelay & { readonly repair: ChatCompletionStreamRepair },
+): Promise<RecoveryReport> {
   const { response, repair } = options;
-  const trailers = takesTrailers(options.request);
-  response.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-toolbus-upstream': options.upstream.name,
-    ...(trailers ? { trailer: RECOVERY_TRAILERS } : {}),
-  });
+  const trailers = writeStreamHead(options);
   await relayEvents({
     upstreamResponse: options.upstreamResponse,
     response,
@@ -249,10 +240,30 @@ async function relayStream(options: {
     // A piece of text goes through the answer filter alone; a choice's end recovers the calls from the whole text.
     quick: (data) => plainContentOf(data) !== undefined,
   });
-  const report = repair.report;
+  endStream(response, trailers, repair.report);
+  return repair.report;
+}
+
+/** Sends a relayed stream's head; returns whether the client takes the recovery trailers (see `takesTrailers`). */
+export function writeStreamHead(options: {
+  upstream: ResolvedUpstream;
+  request: IncomingMessage;
+  response: ServerResponse;
+}): boolean {
+  const trailers = takesTrailers(options.request);
+  options.response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-toolbus-upstream': options.upstream.name,
+    ...(trailers ? { trailer: RECOVERY_TRAILERS } : {}),
+  });
+  return trailers;
+}
+
+/** Ends a relayed stream, with the recovery trailers when the client takes them. */
+export function endStream(response: ServerResponse, trailers: boolean, report: RecoveryReport): void {
   if (trailers) response.addTrailers(recoveryHeaders(report));
   response.end();
-  return report;
 }
 
 /** The trailers a stream declares in its head. */

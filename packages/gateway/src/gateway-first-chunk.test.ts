@@ -37,46 +37,65 @@ describe("the gateway's first streamed chunk", () => {
     upstream.close();
   });
 
-  it('is written to the client in the read that brought it, with the upstream head', async () => {
-    let gatewayResponse: ServerResponse | undefined;
-    let writtenWhenReadHandled: number | undefined;
-    const onRequest = (message: unknown): void => {
-      const { server, response } = message as { server: Server; response: ServerResponse };
-      if (server === gateway.server) gatewayResponse = response;
-    };
-    const onUpstreamHead = (message: unknown): void => {
-      const { request } = message as { request: ClientRequest };
-      if (request.socket?.remotePort !== upstreamPort) return;
-      // Microtasks run once the read that brought the head is handled, its body bytes included.
-      queueMicrotask(() => {
-        const socket = gatewayResponse?.socket;
-        writtenWhenReadHandled = (socket?.writableLength ?? 0) + (socket?.bytesWritten ?? 0);
-      });
-    };
-    subscribe('http.server.request.start', onRequest);
-    subscribe('http.client.response.finish', onUpstreamHead);
-    try {
-      const answer = await fetch(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: 'qwen3',
-          stream: true,
-          messages: [{ role: 'user', content: 'hi' }],
-          tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
-        }),
-      });
-      const text = await answer.text();
-      assert.match(text, /"content":"Hello"/);
-      assert.match(text, /"content":" there"/);
-    } finally {
-      unsubscribe('http.server.request.start', onRequest);
-      unsubscribe('http.client.response.finish', onUpstreamHead);
-    }
-    assert.ok(gatewayResponse, 'the gateway answered the request');
-    assert.ok(
-      (writtenWhenReadHandled ?? 0) > 0,
-      'the first chunk had not been written when the read that brought it was handled',
-    );
-  });
+  const routes = [
+    {
+      path: '/v1/chat/completions',
+      body: {
+        model: 'qwen3',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+      },
+      reads: [/"content":"Hello"/, /"content":" there"/],
+    },
+    {
+      path: '/v1/messages',
+      body: {
+        model: 'qwen3',
+        stream: true,
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+      },
+      reads: [/"text":"Hello"/, /"text":" there"/],
+    },
+  ];
+  for (const route of routes) {
+    it(`${route.path}: is written to the client in the read that brought it, with the upstream head`, async () => {
+      let gatewayResponse: ServerResponse | undefined;
+      let writtenWhenReadHandled: number | undefined;
+      const onRequest = (message: unknown): void => {
+        const { server, response } = message as { server: Server; response: ServerResponse };
+        if (server === gateway.server) gatewayResponse = response;
+      };
+      const onUpstreamHead = (message: unknown): void => {
+        const { request } = message as { request: ClientRequest };
+        if (request.socket?.remotePort !== upstreamPort) return;
+        // Microtasks run once the read that brought the head is handled, its body bytes included.
+        queueMicrotask(() => {
+          const socket = gatewayResponse?.socket;
+          writtenWhenReadHandled = (socket?.writableLength ?? 0) + (socket?.bytesWritten ?? 0);
+        });
+      };
+      subscribe('http.server.request.start', onRequest);
+      subscribe('http.client.response.finish', onUpstreamHead);
+      try {
+        const answer = await fetch(`${gateway.url}${route.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(route.body),
+        });
+        const text = await answer.text();
+        for (const pattern of route.reads) assert.match(text, pattern);
+      } finally {
+        unsubscribe('http.server.request.start', onRequest);
+        unsubscribe('http.client.response.finish', onUpstreamHead);
+      }
+      assert.ok(gatewayResponse, 'the gateway answered the request');
+      assert.ok(
+        (writtenWhenReadHandled ?? 0) > 0,
+        'the first chunk had not been written when the read that brought it was handled',
+      );
+    });
+  }
 });

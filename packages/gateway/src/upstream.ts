@@ -92,6 +92,17 @@ export function sendUpstream(options: {
   });
 }
 
+/** Whether an upstream answered with a 2xx status. */
+export function isSuccess(answer: IncomingMessage): boolean {
+  const status = answer.statusCode ?? 502;
+  return status >= 200 && status < 300;
+}
+
+/** Whether an upstream's answer is a stream of server-sent events. */
+export function isEventStream(answer: IncomingMessage): boolean {
+  return (answer.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
 /** Reads an upstream answer body up to `limit` bytes. */
 export async function readUpstreamBody(response: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
