@@ -12,6 +12,7 @@ import {
 } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError } from './gateway-error.ts';
+import { plainContentOf } from './plain-content-chunk.ts';
 import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
@@ -148,6 +149,8 @@ async function relayMessagesStream(
     upstreamResponse: options.upstreamResponse,
     response,
     repair: (data) => writer.push(data),
+    // As in the Chat Completions route: a piece of text at once, a choice's end (the recovery) in its turn.
+    quick: (data) => plainContentOf(data) !== undefined,
   });
   const rest = writer.end();
   if (rest !== '') response.write(rest);
