@@ -8,10 +8,13 @@ import {
 } from './chat-completion-repair.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
+import { plainContentOf } from './plain-content-chunk.ts';
 import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
   describeUpstreamFailure,
+  isEventStream,
+  isSuccess,
   type ResolvedUpstream,
   readUpstreamBody,
   sendUpstream,
@@ -103,6 +106,7 @@ export async function forwardChatCompletions(options: {
     });
   // The dialects (a served template may be fetched) and, for a stream, its repair are made while the upstream
   // works on the first token, not on the first chunk's path: there they delayed the first chunk of every stream.
+  let ready: { streamRepair: ChatCompletionStreamRepair | undefined } | undefined;
   const prepared = context.dialectsFor(upstream, call.model).then((dialects) => {
     const repairOptions: ChatCompletionRepairOptions = {
       tools,
@@ -110,14 +114,14 @@ export async function forwardChatCompletions(options: {
       preferredDialects: dialects.dialects,
       parsers: dialects.parsers,
     };
-    return {
-      repairOptions,
-      streamRepair: call.stream ? new ChatCompletionStreamRepair(repairOptions) : undefined,
-    };
+    ready = { streamRepair: call.stream ? new ChatCompletionStreamRepair(repairOptions) : undefined };
+    return { repairOptions, streamRepair: ready.streamRepair };
   });
   // Awaited below once the upstream answers; a request that ends before then must not leave it unhandled.
   prepared.catch(() => {});
   let upstreamResponse: IncomingMessage;
+  // A stream's relay, when it started with the upstream's head (see `onResponse`).
+  let relaying: Promise<RecoveryReport> | undefined;
   try {
     upstreamResponse = await sendUpstream({
       upstream,
@@ -126,6 +130,22 @@ export async function forwardChatCompletions(options: {
       body: call.bytes,
       signal: abort.signal,
       timeoutMs: context.upstreamTimeoutMs,
+      // A model server's first chunk often comes in the read that brings the head: relayed from here, it goes out
+      // in that read, not after the awaits below and the paused stream's resume (a first chunk took 49 us from
+      // its bytes to the client's socket in the gateway, 7 us in a relay that listens from here).
+      onResponse: (answer) => {
+        const streamRepair = ready?.streamRepair;
+        if (streamRepair === undefined || !isSuccess(answer) || !isEventStream(answer)) return;
+        relaying = relayStream({
+          upstream,
+          upstreamResponse: answer,
+          request: options.request,
+          response,
+          repair: streamRepair,
+        });
+        // Awaited below, a few microtasks later; an upstream that breaks off before then must not go unhandled.
+        relaying.catch(() => {});
+      },
     });
   } catch (error) {
     if (abort.signal.aborted) {
@@ -142,23 +162,25 @@ export async function forwardChatCompletions(options: {
     return;
   }
   const status = upstreamResponse.statusCode ?? 502;
-  if (status < 200 || status >= 300) {
+  if (!isSuccess(upstreamResponse)) {
     await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai' });
     logEnd(status >= 500 ? 502 : status, undefined, { outcome: 'upstream-error' });
     return;
   }
-  const streamed = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
+  const streamed = isEventStream(upstreamResponse);
   const { repairOptions, streamRepair } = await prepared;
   try {
-    const report = streamed
-      ? await relayStream({
-          upstream,
-          upstreamResponse,
-          request: options.request,
-          response,
-          repair: streamRepair ?? new ChatCompletionStreamRepair(repairOptions),
-        })
-      : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions });
+    const report = relaying
+      ? await relaying
+      : streamed
+        ? await relayStream({
+            upstream,
+            upstreamResponse,
+            request: options.request,
+            response,
+            repair: streamRepair ?? new ChatCompletionStreamRepair(repairOptions),
+          })
+        : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions });
     logEnd(200, report);
   } catch (error) {
     if (abort.signal.aborted) {
@@ -198,30 +220,50 @@ export async function relayUpstreamError(options: {
   });
 }
 
-async function relayStream(options: {
+/** What relaying one streamed answer needs, whatever the format it leaves in. */
+export interface StreamRelay {
+  readonly upstream: ResolvedUpstream;
+  readonly upstreamResponse: IncomingMessage;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+}
+
+async function relayStream(
+  options: StreamRelay & { readonly repair: ChatCompletionStreamRepair },
+): Promise<RecoveryReport> {
+  const { response, repair } = options;
+  const trailers = writeStreamHead(options);
+  await relayEvents({
+    upstreamResponse: options.upstreamResponse,
+    response,
+    repair: (data) => repair.repair(data),
+    // A piece of text goes through the answer filter alone; a choice's end recovers the calls from the whole text.
+    quick: (data) => plainContentOf(data) !== undefined,
+  });
+  endStream(response, trailers, repair.report);
+  return repair.report;
+}
+
+/** Sends a relayed stream's head; returns whether the client takes the recovery trailers (see `takesTrailers`). */
+export function writeStreamHead(options: {
   upstream: ResolvedUpstream;
-  upstreamResponse: IncomingMessage;
   request: IncomingMessage;
   response: ServerResponse;
-  repair: ChatCompletionStreamRepair;
-}): Promise<RecoveryReport> {
-  const { response, repair } = options;
+}): boolean {
   const trailers = takesTrailers(options.request);
-  response.writeHead(200, {
+  options.response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'x-toolbus-upstream': options.upstream.name,
     ...(trailers ? { trailer: RECOVERY_TRAILERS } : {}),
   });
-  await relayEvents({
-    upstreamResponse: options.upstreamResponse,
-    response,
-    repair: (data) => repair.repair(data),
-  });
-  const report = repair.report;
+  return trailers;
+}
+
+/** Ends a relayed stream, with the recovery trailers when the client takes them. */
+export function endStream(response: ServerResponse, trailers: boolean, report: RecoveryReport): void {
   if (trailers) response.addTrailers(recoveryHeaders(report));
   response.end();
-  return report;
 }
 
 /** The trailers a stream declares in its head. */

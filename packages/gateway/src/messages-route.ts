@@ -4,16 +4,25 @@ import { MessagesRequestError, messagesToChatCompletions } from './anthropic-req
 import { AnthropicStreamWriter, chatCompletionToMessage } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
 import {
-  RECOVERY_TRAILERS,
+  endStream,
   recoveryHeaders,
   relayUpstreamError,
-  takesTrailers,
+  type StreamRelay,
+  writeStreamHead,
 } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError } from './gateway-error.ts';
+import { plainContentOf } from './plain-content-chunk.ts';
 import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
-import { describeUpstreamFailure, readUpstreamBody, sendUpstream, upstreamFor } from './upstream.ts';
+import {
+  describeUpstreamFailure,
+  isEventStream,
+  isSuccess,
+  readUpstreamBody,
+  sendUpstream,
+  upstreamFor,
+} from './upstream.ts';
 
 /**
  * `POST /v1/messages`: an Anthropic Messages request, translated to Chat Completions for the upstream, and its
@@ -62,11 +71,16 @@ export async function forwardMessages(options: {
       ms: Math.round(performance.now() - started),
     });
   // As in the Chat Completions route: the dialects and a stream's writer are made while the upstream works.
-  const prepared = context.dialectsFor(upstream, model).then((dialects) => ({
-    dialects,
-    writer: stream ? new AnthropicStreamWriter({ tools, model, dialects }) : undefined,
-  }));
+  let readyWriter: AnthropicStreamWriter | undefined;
+  const prepared = context.dialectsFor(upstream, model).then((dialects) => {
+    readyWriter = stream ? new AnthropicStreamWriter({ tools, model, dialects }) : undefined;
+    return { dialects, writer: readyWriter };
+  });
   prepared.catch(() => {});
+  // A stream's relay, when it started with the upstream's head (see the Chat Completions route).
+  let relaying: Promise<RecoveryReport> | undefined;
+  const relay = (upstreamResponse: IncomingMessage, writer: AnthropicStreamWriter) =>
+    relayMessagesStream({ upstream, upstreamResponse, request: options.request, response, writer });
   try {
     const upstreamResponse = await sendUpstream({
       upstream,
@@ -75,29 +89,23 @@ export async function forwardMessages(options: {
       body: Buffer.from(JSON.stringify(chat)),
       signal: abort.signal,
       timeoutMs: context.upstreamTimeoutMs,
+      onResponse: (answer) => {
+        if (readyWriter === undefined || !isSuccess(answer) || !isEventStream(answer)) return;
+        relaying = relay(answer, readyWriter);
+        relaying.catch(() => {});
+      },
     });
     const status = upstreamResponse.statusCode ?? 502;
-    if (status < 200 || status >= 300) {
+    if (!isSuccess(upstreamResponse)) {
       await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'anthropic' });
       log(status >= 500 ? 502 : status, undefined, 'upstream-error');
       return;
     }
     const { dialects, writer: preparedWriter } = await prepared;
-    if ((upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream')) {
-      const writer = preparedWriter ?? new AnthropicStreamWriter({ tools, model, dialects });
-      const trailers = takesTrailers(options.request);
-      response.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-toolbus-upstream': upstream.name,
-        ...(trailers ? { trailer: RECOVERY_TRAILERS } : {}),
-      });
-      await relayEvents({ upstreamResponse, response, repair: (data) => writer.push(data) });
-      const rest = writer.end();
-      if (rest !== '') response.write(rest);
-      if (trailers) response.addTrailers(recoveryHeaders(writer.report));
-      response.end();
-      log(200, writer.report);
+    if (relaying !== undefined || isEventStream(upstreamResponse)) {
+      const report = await (relaying ??
+        relay(upstreamResponse, preparedWriter ?? new AnthropicStreamWriter({ tools, model, dialects })));
+      log(200, report);
       return;
     }
     const body = JSON.parse(
@@ -129,4 +137,23 @@ export async function forwardMessages(options: {
   } finally {
     response.off('close', onClose);
   }
+}
+
+/** Relays a streamed answer as Anthropic's events; resolves with what recovery did. */
+async function relayMessagesStream(
+  options: StreamRelay & { readonly writer: AnthropicStreamWriter },
+): Promise<RecoveryReport> {
+  const { response, writer } = options;
+  const trailers = writeStreamHead(options);
+  await relayEvents({
+    upstreamResponse: options.upstreamResponse,
+    response,
+    repair: (data) => writer.push(data),
+    // As in the Chat Completions route: a piece of text at once, a choice's end (the recovery) in its turn.
+    quick: (data) => plainContentOf(data) !== undefined,
+  });
+  const rest = writer.end();
+  if (rest !== '') response.write(rest);
+  endStream(response, trailers, writer.report);
+  return writer.report;
 }

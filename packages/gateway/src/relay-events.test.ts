@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, request, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ChunkedBodyWriter } from '@toolbus/core/repair';
+import { omitUndefined } from '@toolbus/spec';
 import { relayEvents } from './relay-events.ts';
 
 const listen = async (server: Server): Promise<string> => {
@@ -91,6 +92,7 @@ describe('relayEvents', () => {
 async function relayOnce(options: {
   body: string;
   repair: (data: string, response: ServerResponse) => string | undefined;
+  quick?: (data: string) => boolean;
 }): Promise<string> {
   const upstream = createServer((incoming, outgoing) => {
     incoming.resume();
@@ -102,7 +104,12 @@ async function relayOnce(options: {
     incoming.resume();
     request(upstreamUrl, (upstreamResponse) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      relayEvents({ upstreamResponse, response, repair: (data) => options.repair(data, response) }).then(
+      relayEvents({
+        upstreamResponse,
+        response,
+        repair: (data) => options.repair(data, response),
+        ...omitUndefined({ quick: options.quick }),
+      }).then(
         () => response.end(),
         () => response.destroy(),
       );
@@ -145,6 +152,37 @@ describe('relayEvents with several events in one read', () => {
       ['last token', 'finish', '[DONE]'],
     );
     assert.equal(seen[1]!.firstSent, true, 'the finish was repaired while the last token still waited');
+  });
+});
+
+describe('relayEvents with quick events in one read', () => {
+  it('repairs the quick events after a read’s first at once, and defers from the first other event on', async () => {
+    // A microtask queued while the read's first event is repaired runs once that read's handling ends: an event
+    // repaired before it ran was repaired in the same pass, one repaired after it waited for a later turn.
+    let readHandled = false;
+    const seen: Array<{ data: string; sameRead: boolean }> = [];
+    const text = await relayOnce({
+      body: 'data: token a\n\ndata: token b\n\ndata: token c\n\ndata: finish\n\ndata: token d\n\ndata: [DONE]\n\n',
+      repair: (data) => {
+        if (data === 'token a') queueMicrotask(() => (readHandled = true));
+        seen.push({ data, sameRead: !readHandled });
+        return `data: ${data}\n\n`;
+      },
+      quick: (data) => data.startsWith('token'),
+    });
+    assert.equal(
+      text,
+      'data: token a\n\ndata: token b\n\ndata: token c\n\ndata: finish\n\ndata: token d\n\ndata: [DONE]\n\n',
+    );
+    assert.deepEqual(seen, [
+      { data: 'token a', sameRead: true },
+      { data: 'token b', sameRead: true },
+      { data: 'token c', sameRead: true },
+      // The finish (end-of-answer work) waits for its turn, and what follows it keeps its place behind it.
+      { data: 'finish', sameRead: false },
+      { data: 'token d', sameRead: false },
+      { data: '[DONE]', sameRead: false },
+    ]);
   });
 });
 

@@ -54,6 +54,11 @@ export function sendUpstream(options: {
   body?: Buffer;
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * Called with the response in the event that brought its head, before its body's first bytes are pushed (the
+   * promise resolves a few microtasks later): a caller that starts reading here reads those bytes as they come.
+   */
+  onResponse?: (response: IncomingMessage) => void;
 }): Promise<IncomingMessage> {
   const base = options.upstream.baseUrl.replace(/\/+$/, '');
   const url = new URL(`${base}${options.path}`);
@@ -76,6 +81,7 @@ export function sendUpstream(options: {
     }, options.timeoutMs);
     request.once('response', (response) => {
       clearTimeout(timer);
+      options.onResponse?.(response);
       resolve(response);
     });
     request.once('error', (error) => {
@@ -84,6 +90,17 @@ export function sendUpstream(options: {
     });
     request.end(options.body);
   });
+}
+
+/** Whether an upstream answered with a 2xx status. */
+export function isSuccess(answer: IncomingMessage): boolean {
+  const status = answer.statusCode ?? 502;
+  return status >= 200 && status < 300;
+}
+
+/** Whether an upstream's answer is a stream of server-sent events. */
+export function isEventStream(answer: IncomingMessage): boolean {
+  return (answer.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
 /** Reads an upstream answer body up to `limit` bytes. */

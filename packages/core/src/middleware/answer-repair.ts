@@ -1,6 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
-import { z } from 'zod';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type {
   ExtractedToolCall,
@@ -15,6 +14,7 @@ import {
   type StrippedHarmonyRestorer,
   strippedHarmonyRestorerFor,
 } from '../streaming/stripped-harmony-restorer.ts';
+import { toolArgumentSchemaOf } from './tool-argument-schema.ts';
 
 /** Options for {@link AnswerRepair}. */
 export interface AnswerRepairOptions {
@@ -149,7 +149,7 @@ export class AnswerRepair {
   #argumentProblem(call: LocatedToolCall): string | undefined {
     const tool = this.#tools.find((candidate) => candidate.name === call.name);
     if (tool === undefined) return `The text calls ${call.name}, which the request did not declare.`;
-    const schema = schemaOf(tool);
+    const schema = toolArgumentSchemaOf(tool);
     if (schema === undefined) return undefined;
     const result = schema.safeParse(call.arguments);
     if (result.success) return undefined;
@@ -157,22 +157,6 @@ export class AnswerRepair {
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
     return `The arguments written for ${call.name} do not match its schema${where}: ${issue?.message ?? 'invalid'}.`;
   }
-}
-
-const schemas = new WeakMap<ToolDefinition, z.ZodType | null>();
-
-// The tool's JSON schema as a validator, once per definition; a schema zod cannot read validates nothing.
-function schemaOf(tool: ToolDefinition): z.ZodType | undefined {
-  let schema = schemas.get(tool);
-  if (schema === undefined) {
-    try {
-      schema = z.fromJSONSchema(tool.parameters as Parameters<typeof z.fromJSONSchema>[0]);
-    } catch {
-      schema = null;
-    }
-    schemas.set(tool, schema);
-  }
-  return schema ?? undefined;
 }
 
 // The filter only ever cuts ranges out of the raw text, so what it kept off the screen is the raw text less the

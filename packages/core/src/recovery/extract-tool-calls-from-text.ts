@@ -7,6 +7,7 @@ import { thinkingBlockParser, thinkingTag } from './dialects/thinking-block-pars
 import { endOfTurnTokens } from './end-of-turn-tokens.ts';
 import type { LocatedToolCall, ToolCallTextParser } from './extracted-tool-call.ts';
 import { imitatedResultStart, toolResultMarkers } from './imitated-tool-result.ts';
+import { mayCallDeclaredTool } from './names-as-written.ts';
 import { isPlainObject, parseToolArguments } from './parse-tool-arguments.ts';
 import { isQuotedExample } from './quoted-example.ts';
 import { createTextScan, type TextScan } from './text-scan.ts';
@@ -53,6 +54,13 @@ export function extractLocatedToolCallsFromText(
   options: ExtractToolCallsOptions = {},
 ): LocatedToolCall[] {
   try {
+    // Most answers name no declared tool: then no parser can read a call of one, and the text is not scanned.
+    if (
+      typeof text === 'string' &&
+      Array.isArray(toolDefs) &&
+      !mayCallDeclaredTool(text, toolDefs, resolveParsers(options.parsers))
+    )
+      return [];
     const preferred = options.preferredDialects;
     if (preferred && preferred.length > 0) {
       const first = preferredParsers(resolveParsers(options.parsers), preferred);

@@ -47,7 +47,10 @@ export interface TextScan {
 /** Scans `text` once for all of `needles` (see {@link TextScan}). */
 export function createTextScan(text: string, needles: readonly string[] = []): TextScan {
   let lower: string | undefined;
-  const found = findAll(text, needles);
+  const compiled = compileNeedles(needles);
+  const found = findAll(text, compiled);
+  // A needle the pass looked for and did not find is in no list: it is absent, not to be searched again.
+  const scanned = compiled.scanned;
   const exact = new Map<string, readonly number[]>();
   const memos = new Map<string, unknown>();
   const recovered = new RecoveredRanges();
@@ -57,7 +60,7 @@ export function createTextScan(text: string, needles: readonly string[] = []): T
     const key = lowerCaseAscii(needle);
     let list = found.get(key);
     if (list === undefined) {
-      list = indexAll(text, key);
+      list = scanned.has(key) ? noPositions : indexAll(text, key);
       found.set(key, list);
     }
     if (!caseSensitive || key === needle) return list;
@@ -236,6 +239,8 @@ interface CompiledNeedles {
    * occurrence.
    */
   readonly alone: readonly number[];
+  /** The needles the one pass finds (all but `alone`): one that is not in its result does not occur. */
+  readonly scanned: ReadonlySet<string>;
   /** The column of each UTF-16 code unit (0: used by no needle, so no needle continues with it). */
   readonly columns: Uint8Array;
   /**
@@ -248,6 +253,8 @@ interface CompiledNeedles {
   /** For each node's row start, the index (in `needles`) of the needle that ends at that node, or -1. */
   readonly endingAtRow: Int32Array;
 }
+
+const noPositions: readonly number[] = Object.freeze([]);
 
 const compiledNeedles = new WeakMap<readonly string[], CompiledNeedles>();
 
@@ -321,6 +328,7 @@ function compileNeedles(needles: readonly string[]): CompiledNeedles {
       .filter(([first]) => !alone.some((index) => usable[index]![0] === first))
       .map(([first, node]) => ({ first, node })),
     alone,
+    scanned: new Set(usable.filter((_, index) => !alone.includes(index))),
     columns,
     steps,
     width,
@@ -340,18 +348,20 @@ function startsWithWord(needle: string): boolean {
  * there finds every needle written at that place (overlapping needles and needles that are prefixes of others
  * included). Needles that start with a letter are left to their own search (made only when a parser asks).
  */
-function findAll(text: string, needles: readonly string[]): Map<string, number[]> {
-  const compiled = compileNeedles(needles);
-  const { needles: kept, roots, alone } = compiled;
-  if (kept.length === 0) return new Map();
-  const lists = kept.map((): number[] => []);
+function findAll(text: string, compiled: CompiledNeedles): Map<string, readonly number[]> {
+  const found = new Map<string, readonly number[]>();
+  const { needles: kept, roots } = compiled;
+  if (kept.length === 0) return found;
+  // A list only for a needle that occurs: most texts hold none of the ~140 markers, and a list and a map entry
+  // for each was most of the pass's time and garbage for them. A needle searched on its own (`alone`) is never
+  // walked to, so it is searched when first asked for (a parser may never ask, for text that names no declared
+  // tool where the needle would have to stand).
+  const lists: (number[] | undefined)[] = [];
   for (const { first, node } of roots) walkFrom(text, first, node, compiled, lists);
-  const found = new Map<string, number[]>();
-  kept.forEach((needle, index) => {
-    // A needle searched on its own is searched when first asked for (a parser may never ask, for text that
-    // names no declared tool where the needle would have to stand).
-    if (!alone.includes(index)) found.set(needle, lists[index]!);
-  });
+  for (let index = 0; index < lists.length; index++) {
+    const list = lists[index];
+    if (list !== undefined) found.set(kept[index]!, list);
+  }
   return found;
 }
 
@@ -361,7 +371,7 @@ function walkFrom(
   first: string,
   root: number,
   compiled: CompiledNeedles,
-  lists: number[][],
+  lists: (number[] | undefined)[],
 ): void {
   const { columns, steps, width, endingAtRow } = compiled;
   const length = text.length;
@@ -372,7 +382,12 @@ function walkFrom(
       const step = steps[row + columns[text.charCodeAt(index)]!]!;
       if (step === 0) break;
       row = step >> 1;
-      if ((step & 1) === 1) lists[endingAtRow[row]!]!.push(at);
+      if ((step & 1) === 1) {
+        const needle = endingAtRow[row]!;
+        const list = lists[needle];
+        if (list === undefined) lists[needle] = [at];
+        else list.push(at);
+      }
     }
   }
 }

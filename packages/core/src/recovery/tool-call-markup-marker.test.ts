@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { ToolCallMarkupStreamFilter } from '../streaming/tool-call-markup-stream-filter.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
 import { looksLikeToolCallPayload } from './looks-like-tool-call-payload.ts';
-import { hasToolCallMarker, withoutToolCallMarkupTags } from './tool-call-markup-marker.ts';
+import {
+  hasToolCallMarker,
+  type ToolCallMarkupMarker,
+  withoutToolCallMarkupTags,
+} from './tool-call-markup-marker.ts';
 import {
   createToolCallParserRegistry,
   defaultToolCallMarkupMarkers,
@@ -135,5 +140,48 @@ describe('tool-call markers come from the dialect parsers', () => {
     assert.equal(filter.openBlock, '<tool_call>{"name": "get_weather"}');
     assert.equal(filter.flush(), '');
     assert.equal(filter.openBlock, undefined);
+  });
+});
+
+describe('hasToolCallMarker', () => {
+  // What it answers, the plain way: every opening marker searched in the lower-cased text.
+  function holdsMarkerOneByOne(text: string, markers: readonly ToolCallMarkupMarker[]): boolean {
+    const lower = text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+    return markers.some((marker) => {
+      if (marker.token === true || marker.reasoning === true) return false;
+      const open = marker.open.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+      for (let at = lower.indexOf(open); at >= 0; at = lower.indexOf(open, at + 1)) {
+        if (!marker.requiresTagEnd || /^[>/ \n\r\t]/.test(lower.slice(at + open.length))) return true;
+      }
+      return false;
+    });
+  }
+  const opens = defaultToolCallMarkupMarkers.map((marker) => marker.open);
+  const piece = fc.oneof(
+    fc.constantFrom(...opens),
+    fc.constantFrom(...opens).map((open) => open.toUpperCase()),
+    fc.constantFrom(...opens).map((open) => open.slice(0, -1)),
+    fc.constantFrom('<', '[', '|', '>', '/', ' ', '\n', 'call', 'Tool', 'text ', '`'),
+  );
+  const letterFirst: ToolCallMarkupMarker = { open: 'Action:', closes: ['\n'] };
+
+  it('finds a marker whatever its case and place, or the lack of one, as a search per marker does', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        for (const markers of [
+          defaultToolCallMarkupMarkers,
+          [...defaultToolCallMarkupMarkers, letterFirst],
+        ]) {
+          assert.equal(hasToolCallMarker(text, markers), holdsMarkerOneByOne(text, markers), text);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads a marker that starts with a letter in any case', () => {
+    assert.equal(hasToolCallMarker('Then ACTION: go', [letterFirst]), true);
+    assert.equal(hasToolCallMarker('Then act: go', [letterFirst]), false);
   });
 });

@@ -53,15 +53,47 @@ export const functionCallsMarker: ToolCallMarkupMarker = Object.freeze({
 
 /** Whether `text` holds the opening marker of any of `markers` (ASCII case ignored). */
 export function hasToolCallMarker(text: string, markers: readonly ToolCallMarkupMarker[]): boolean {
-  const lower = lowerCaseAscii(text);
-  for (const marker of markers) {
-    if (marker.token === true || marker.reasoning === true) continue;
-    const open = lowerCaseAscii(marker.open);
-    for (let at = lower.indexOf(open); at >= 0; at = lower.indexOf(open, at + 1)) {
-      if (!marker.requiresTagEnd || isTagEnd(lower.charCodeAt(at + open.length))) return true;
+  let lower: string | undefined;
+  for (const group of openingGroupsOf(markers)) {
+    // Nearly every answer holds none of the markers' first characters (`<`, `[`, `✿`…): one native search each,
+    // on the text as it is, rules their markers out without lower-casing the text or a search per marker.
+    if (group.first !== undefined && !text.includes(group.first)) continue;
+    lower ??= lowerCaseAscii(text);
+    for (const { open, requiresTagEnd } of group.opens) {
+      for (let at = lower.indexOf(open); at >= 0; at = lower.indexOf(open, at + 1)) {
+        if (!requiresTagEnd || isTagEnd(lower.charCodeAt(at + open.length))) return true;
+      }
     }
   }
   return false;
+}
+
+/** Opening markers (lower-cased) that share a first character; `first` undefined: an ASCII letter (any case). */
+interface OpeningGroup {
+  readonly first: string | undefined;
+  readonly opens: readonly { readonly open: string; readonly requiresTagEnd: boolean }[];
+}
+
+const openingGroups = new WeakMap<readonly ToolCallMarkupMarker[], readonly OpeningGroup[]>();
+
+// The markers that are a sign of a call (not a stand-alone token, not reasoning), by first character, once per
+// marker list.
+function openingGroupsOf(markers: readonly ToolCallMarkupMarker[]): readonly OpeningGroup[] {
+  let groups = openingGroups.get(markers);
+  if (groups === undefined) {
+    const byFirst = new Map<string | undefined, { open: string; requiresTagEnd: boolean }[]>();
+    for (const marker of markers) {
+      if (marker.token === true || marker.reasoning === true) continue;
+      const open = lowerCaseAscii(marker.open);
+      const first = open === '' || /[a-z]/.test(open[0]!) ? undefined : open[0];
+      const opens = byFirst.get(first) ?? [];
+      opens.push({ open, requiresTagEnd: marker.requiresTagEnd === true });
+      byFirst.set(first, opens);
+    }
+    groups = [...byFirst].map(([first, opens]) => ({ first, opens }));
+    openingGroups.set(markers, groups);
+  }
+  return groups;
 }
 
 const tagPatterns = new WeakMap<readonly ToolCallMarkupMarker[], RegExp>();

@@ -15,6 +15,7 @@ import { thinkingBlockParser } from './dialects/thinking-block-parser.ts';
 import { xmlInvokeToolCallParser } from './dialects/xml-invoke-tool-call-parser.ts';
 import { endOfTurnToken } from './end-of-turn-tokens.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
+import { readsNamesAsWritten } from './names-as-written.ts';
 import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
 
 /**
@@ -89,6 +90,8 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
   pythonicToolCallParser,
   jsonToolCallParser,
 ]);
+// Every built-in parser reads a call's tool name as written (see `names-as-written.ts`; a test holds them to it).
+for (const parser of defaultToolCallParsers) readsNamesAsWritten(parser);
 
 /** Options for {@link ToolCallParserRegistry.register}. */
 export interface RegisterToolCallParserOptions {

@@ -3,6 +3,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { findBlocksNamingTools } from '../delimited-blocks.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
+import { readsNamesAsWritten } from '../names-as-written.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
 import { createTextScan } from '../text-scan.ts';
 import { skipWhitespace } from '../text-search.ts';
@@ -28,7 +29,8 @@ export interface DelimitedJsonToolCallParserOptions {
 export function createDelimitedJsonToolCallParser(
   options: DelimitedJsonToolCallParserOptions,
 ): ToolCallTextParser {
-  return {
+  // Names are read from the JSON: as written, or spelled with escapes.
+  return readsNamesAsWritten({
     name: options.name,
     markers: [
       { open: options.open, closes: options.closes ?? [], ...omitUndefined({ endsTurn: options.endsTurn }) },
@@ -56,7 +58,7 @@ export function createDelimitedJsonToolCallParser(
       }
       return calls;
     },
-  };
+  });
 }
 
 /**
