@@ -42,6 +42,21 @@ describe('toolbus config', () => {
     assert.equal(existsSync(join(home, 'config.json')), false, 'nothing was written');
   });
 
+  test('a negative value is refused as an option with the way to give it, then checked as a value', async () => {
+    const key = 'toolLimits.openai:gpt-4.1.maxTools';
+    const flagLike = await config(['set', key, '-5']);
+    assert.equal(flagLike.code, 2);
+    assert.equal(
+      flagLike.stderr,
+      'toolbus config set: -5 is read as an option: to give a value that starts with -, put it after -- (-- -5).\n' +
+        'Run `toolbus config set --help` for its options.\n',
+    );
+    const afterSeparator = await config(['set', key, '--', '-5']);
+    assert.equal(afterSeparator.code, 1);
+    assert.match(afterSeparator.stderr, /maxTools takes a (whole|positive).*, not "-5"/);
+    assert.equal(existsSync(join(home, 'config.json')), false, 'nothing was written');
+  });
+
   test('--help on each action is its own help and runs nothing', async () => {
     for (const action of ['show', 'set', 'unset', 'path']) {
       const run = await config([action, '--help']);
