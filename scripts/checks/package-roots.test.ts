@@ -42,6 +42,10 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
   ['@toolbus/storage/testing', 'conformance suites every Storage backend runs (node:test, node:assert)'],
   ['@toolbus/storage-postgres', 'the pg driver (node:net sockets), node:crypto secrets at rest'],
   [
+    '@toolbus/storage-postgres/postgres-url',
+    "reads a URL without the pg driver, but its StorageError is @toolbus/storage's (node:sqlite, node:fs)",
+  ],
+  [
     '@toolbus/storage-postgres/testing',
     'a throwaway PostgreSQL cluster (initdb and postgres child processes)',
   ],

@@ -44,14 +44,17 @@ describe('toolbus index', () => {
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
     );
     await writeFile(join(docs, 'photo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    // Text named .pdf: the summary counts it as what its own line says, not as binary.
+    await writeFile(join(docs, 'fake.pdf'), 'Just some notes, saved with the wrong name.\n');
     const result = await spawnCli(['index', docs], { TOOLBUS_HOME: cli.home });
     assert.equal(result.code, 0, result.stderr);
     // Skipped files are counted apart from indexed ones (two files are in the index, not four or five).
-    assert.match(result.stdout, /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged; 3 skipped, 0 failed;/);
+    assert.match(result.stdout, /Indexed 2 file\(s\): 2 added, 0 updated, 0 unchanged; 4 skipped, 0 failed;/);
     assert.match(
       result.stdout,
-      /Skipped 3 file\(s\): 1 of a type that is not indexed, 1 binary \(not text\), 1 with no text after extraction\./,
+      /Skipped 4 file\(s\): 1 of a type that is not indexed, 1 binary \(not text\), 1 named \.pdf but not a PDF, 1 with no text after extraction\./,
     );
+    assert.match(result.stdout, /skipped .*fake\.pdf: not a PDF \(no %PDF- signature\)/);
     assert.match(result.stdout, /skipped .*photo\.png: \.png files are not indexed/);
     assert.match(result.stdout, /skipped .*renamed\.txt: the content is binary, not text/);
     assert.match(result.stdout, /skipped .*scan\.pdf: no readable text after extraction/);
@@ -61,6 +64,7 @@ describe('toolbus index', () => {
     assert.deepEqual(parsed.skipped.map((item: { reason: string }) => item.reason).sort(), [
       'binary',
       'no-text',
+      'not-pdf',
       'unsupported',
     ]);
     assert.equal(parsed.unchanged, 2, 'the indexed files are unchanged on the second run');

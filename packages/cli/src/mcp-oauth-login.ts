@@ -9,7 +9,7 @@ import {
   type McpOAuthOptions,
 } from '@toolbus/mcp';
 import type { FetchFunction } from '@toolbus/spec';
-import { ToolbusError } from '@toolbus/spec';
+import { ToolbusError, withinDeadline } from '@toolbus/spec';
 import type { McpServer, Storage } from '@toolbus/storage';
 
 /** The settings key holding the loopback redirect URL a server's OAuth client was registered with. */
@@ -77,7 +77,6 @@ export async function runMcpOAuthLogin(input: {
       openBrowser(authorizationUrl.href, input.env, input.interactive);
     },
   };
-  let timer: NodeJS.Timeout | undefined;
   try {
     await input.storage.settings.set(oauthRedirectSetting(input.server.id), redirectUrl);
     try {
@@ -88,19 +87,14 @@ export async function runMcpOAuthLogin(input: {
     } catch (error) {
       if (!McpAuthorizationRequiredError.isInstance(error)) throw error;
     }
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ToolbusError({
-              code: 'mcp_oauth_timeout',
-              message: `No answer from the browser for "${input.server.name}"; run \`toolbus mcp login ${input.server.name}\` again.`,
-            }),
-          ),
-        input.timeoutMs ?? 300_000,
-      );
+    const query = await withinDeadline(returned, {
+      timeoutMs: input.timeoutMs ?? 300_000,
+      onTimeout: () =>
+        new ToolbusError({
+          code: 'mcp_oauth_timeout',
+          message: `No answer from the browser for "${input.server.name}"; run \`toolbus mcp login ${input.server.name}\` again.`,
+        }),
     });
-    const query = await Promise.race([returned, timeout]);
     const problem = query.get('error');
     if (problem !== null) {
       throw new ToolbusError({
@@ -116,7 +110,6 @@ export async function runMcpOAuthLogin(input: {
     });
     input.say(`Signed in to "${input.server.name}".`);
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
     await new Promise((resolve) => callback.close(resolve));
   }
 }

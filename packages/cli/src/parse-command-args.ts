@@ -25,6 +25,13 @@ export function parseCommandArgs<const T extends Options>(input: {
   } catch (error) {
     const message = (error as Error).message;
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];
+    if (unknown !== undefined && /^-\d/.test(unknown)) {
+      // A negative number where an operand belongs (`config set key -5`): parseArgs reads it as a short flag.
+      throw new UsageError({
+        message: `${unknown} is read as an option: to give a value that starts with -, put it after -- (-- ${unknown}).`,
+        usage: input.usage,
+      });
+    }
     if (unknown !== undefined) {
       const names = Object.keys(input.options).map((name) => `--${name}`);
       const suggestion = closestName(unknown.split('=')[0] as string, names);

@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { defaultToolCallParsers, parseModelString } from '@toolbus/core';
 import { ToolbusError } from '@toolbus/spec';
+import { describePostgresUrl, type PostgresTarget } from '@toolbus/storage-postgres/postgres-url';
 import { closestName } from './closest-name.ts';
 import type { ResolvedSetting } from './config-schema.ts';
 
@@ -70,16 +71,13 @@ export function parseSettingValue(resolved: ResolvedSetting, raw: string): unkno
     case 'host-list':
       return commaList(raw);
     case 'storage-url': {
-      let url: URL | undefined;
+      let target: PostgresTarget | undefined;
       try {
-        url = new URL(raw);
+        target = describePostgresUrl(raw);
       } catch {
         fail('a postgres:// or postgresql:// URL');
       }
-      if (url && url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-        fail('a postgres:// or postgresql:// URL');
-      }
-      if (url && url.password !== '') {
+      if (target?.hasPassword) {
         // The file is not a place for secrets; the message must not repeat the password either.
         throw new ToolbusError({
           code: 'config_secret',

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { GuardedFetchError } from '@toolbus/core';
 import type { GuardedFetch } from '@toolbus/core/node';
+import { withinDeadline } from '@toolbus/spec';
 import { RepositoryError } from './coding-agent-error.ts';
 import type { CodingAgentLimits } from './coding-agent-limits.ts';
 import { fillRepositoryUrl, type RepositoryHost } from './repository-host.ts';
@@ -156,24 +157,18 @@ async function save(
     writeError ??= error;
   });
   let total = 0;
-  let timer: NodeJS.Timeout | undefined;
   const aborted = abortedPromise(options.signal);
   try {
     for (;;) {
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new RepositoryError({
-                code: 'repository_timeout',
-                message: `The archive of ${label} stopped arriving for ${readTimeoutMs / 1000} s.`,
-              }),
-            ),
-          readTimeoutMs,
-        );
+      const read = reader.read();
+      const chunk = await withinDeadline(aborted ? Promise.race([read, aborted]) : read, {
+        timeoutMs: readTimeoutMs,
+        onTimeout: () =>
+          new RepositoryError({
+            code: 'repository_timeout',
+            message: `The archive of ${label} stopped arriving for ${readTimeoutMs / 1000} s.`,
+          }),
       });
-      const chunk = await Promise.race([reader.read(), timedOut, ...(aborted ? [aborted] : [])]);
-      clearTimeout(timer);
       if (chunk.done) break;
       total += chunk.value.byteLength;
       if (total > maxArchiveBytes) throw tooLarge(label, maxArchiveBytes);
@@ -185,7 +180,6 @@ async function save(
     await once(file, 'close');
     return total;
   } catch (error) {
-    clearTimeout(timer);
     await reader.cancel().catch(() => {});
     file.destroy();
     throw error;

@@ -10,7 +10,7 @@ import { openSqlStorage } from '@toolbus/storage/backend';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresPacketStreams } from './postgres-packet-streams.ts';
 import { openPostgresPool } from './postgres-pool.ts';
-import { describePostgresUrl } from './postgres-unreachable-error.ts';
+import { describePostgresUrl } from './postgres-url.ts';
 
 /** Options of {@link openPostgresStorage}. */
 export interface OpenPostgresStorageOptions extends StorageOpeningOptions {

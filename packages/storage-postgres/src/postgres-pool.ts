@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { describePostgresUrl, unreachable } from './postgres-unreachable-error.ts';
+import { unreachable } from './postgres-unreachable-error.ts';
+import { describePostgresUrl } from './postgres-url.ts';
 
 /** Options of {@link openPostgresPool}. */
 export interface PostgresPoolOptions {

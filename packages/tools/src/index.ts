@@ -19,6 +19,7 @@ export * from './internal-search/document-index.ts';
 export type * from './internal-search/document-search-index.ts';
 export * from './internal-search/index-paths.ts';
 export * from './internal-search/index-rows.ts';
+export * from './internal-search/index-skip-reasons.ts';
 export type { InternalSearchToolOptions } from './internal-search/internal-search-tool.ts';
 export { createInternalSearchTool } from './internal-search/internal-search-tool.ts';
 export { normalizeUrl, webDocumentId } from './open-url/normalize-url.ts';

@@ -92,6 +92,45 @@ describe('a command made of actions', () => {
     );
     assert.deepEqual(runs, [], 'nothing ran');
   });
+
+  test('an action may need two operands, and take the words after -- as they are', async () => {
+    const seen: { operands: readonly string[]; passthrough: readonly string[] }[] = [];
+    const record = async ({ operands, passthrough }: ActionInput<readonly CliFlag[]>) => {
+      seen.push({ operands, passthrough });
+      return 0;
+    };
+    const command = actionCommand({
+      name: 'things',
+      synopsis: 'things set|start   things',
+      usage: 'Usage: toolbus things <action>\n',
+      actions: [
+        defineAction({
+          name: 'set',
+          forms: ['<key> <value>'],
+          summary: 'Sets.',
+          operands: { first: 'a key and a value', least: 2, most: 2 },
+          examples: [],
+          run: record,
+        }),
+        defineAction({
+          name: 'start',
+          forms: ['<name> -- <command> [args...]'],
+          summary: 'Starts.',
+          operands: { first: 'a name' },
+          passthrough: true,
+          examples: [],
+          run: record,
+        }),
+      ],
+    });
+    assert.equal(await refusal(command.run(['set', 'key'], io)), 'set needs a key and a value.');
+    await command.run(['set', 'key', '--', '-5'], io);
+    await command.run(['start', 'x', '--', 'node', '--help', '--port', '3'], io);
+    assert.deepEqual(seen, [
+      { operands: ['key', '-5'], passthrough: [] },
+      { operands: ['x'], passthrough: ['node', '--help', '--port', '3'] },
+    ]);
+  });
 });
 
 describe('flag options from declared flags', () => {

@@ -8,10 +8,12 @@ import { type FlagValues, flagOptions } from './flag-options.ts';
 
 /** The words after an action's name (`research` in `toolbus persona use research`). */
 export interface ActionOperands {
-  /** What the first one is, for the refusal when it is missing: `a persona name`. */
+  /** What it needs, for the refusal when they are missing: `a persona name`, `a key and a value`. */
   readonly first: string;
   /** The action runs without it (`toolbus persona show` shows the one in use). */
   readonly optional?: boolean;
+  /** How many it needs at the least when not optional (default 1; 2 for `<key> <value>`, said as `first`). */
+  readonly least?: number;
   /** How many it takes at the most (default 1; `Infinity` for a list of ids). */
   readonly most?: number;
 }
@@ -19,6 +21,8 @@ export interface ActionOperands {
 /** What an action runs with: its operands, its own flags' values and the terminal. */
 export interface ActionInput<Flags extends readonly CliFlag[]> {
   readonly operands: readonly string[];
+  /** The words after `--` when the action declares {@link CliAction.passthrough}; otherwise empty. */
+  readonly passthrough: readonly string[];
   readonly values: FlagValues<Flags>;
   readonly io: CliIo;
 }
@@ -31,6 +35,11 @@ export interface CliAction<Flags extends readonly CliFlag[] = readonly CliFlag[]
   readonly flags?: Flags;
   /** Absent: it takes none. */
   readonly operands?: ActionOperands;
+  /**
+   * True: the words after `--` (the command that starts an MCP server) reach `run` as they are, flags included,
+   * never parsed. Absent: they are operands, so `toolbus files get -- -odd-id` still works.
+   */
+  readonly passthrough?: true;
   /** Resolves to an exit code from `EXIT_CODES`. */
   run(input: ActionInput<Flags>): Promise<number>;
 }
@@ -65,8 +74,11 @@ export function actionCommand(spec: {
     usage,
     subcommands: actions,
     async run(argv, io) {
-      const { values, positionals } = parseCommandArgs({ argv, usage, options });
-      const [name = spec.defaultAction, ...operands] = positionals;
+      const separator = argv.indexOf('--');
+      const own = separator === -1 ? argv : argv.slice(0, separator);
+      const after = separator === -1 ? [] : argv.slice(separator + 1);
+      const { values, positionals } = parseCommandArgs({ argv: own, usage, options });
+      const [name = spec.defaultAction, ...named] = positionals;
       if (name === undefined)
         throw new UsageError({ message: `name an action (${names.join(', ')}).`, usage });
       const action = actions.find((candidate) => candidate.name === name);
@@ -77,15 +89,17 @@ export function actionCommand(spec: {
           usage,
         });
       }
+      const operands = action.passthrough === undefined ? [...named, ...after] : named;
+      const passthrough = action.passthrough === undefined ? [] : after;
       checkOperands(action, operands, usage);
-      return action.run({ operands, values: values as FlagValues<readonly CliFlag[]>, io });
+      return action.run({ operands, passthrough, values: values as FlagValues<readonly CliFlag[]>, io });
     },
   };
 }
 
 function checkOperands(action: CliAction, operands: readonly string[], usage: string): void {
   const wanted = action.operands;
-  if (wanted !== undefined && !wanted.optional && operands.length === 0) {
+  if (wanted !== undefined && !wanted.optional && operands.length < (wanted.least ?? 1)) {
     throw new UsageError({ message: `${action.name} needs ${wanted.first}.`, usage });
   }
   const extra = operands.slice(wanted === undefined ? 0 : (wanted.most ?? 1));

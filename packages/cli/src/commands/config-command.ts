@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { resolveModelEndpoint } from '@toolbus/core';
+import { describePostgresUrl } from '@toolbus/storage-postgres/postgres-url';
 import { type CliConfig, loadCliConfig, setConfigValue } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { CONFIG_SCHEMA } from '../config-schema.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
-import { UsageError } from '../usage-error.ts';
-import type { CliCommand } from './cli-command.ts';
-import type { CliSubcommand } from './cli-subcommand.ts';
+import { actionCommand, defineAction } from './action-command.ts';
 
 const usage = `Usage: toolbus config [show | set <key> <value> | unset <key> | path]
 
@@ -21,69 +20,65 @@ ${CONFIG_SCHEMA.map((setting) => `  ${setting.key.padEnd(32)} ${setting.descript
 
 const secretVariables = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'TOOLBUS_API_KEY', 'TOOLBUS_SECRET_KEY'];
 
-/** The subcommands of `toolbus config`, each with its own help. */
-const configSubcommands: readonly CliSubcommand[] = [
-  {
-    name: 'show',
-    forms: [''],
-    summary:
-      'Shows where settings and keys live, the settings in force, and what will really happen (which model, whether it is usable, where run_python runs). The default. Exits 1 when the config file has problems.',
-    examples: ['toolbus config show'],
-  },
-  {
-    name: 'set',
-    forms: ['<key> <value>'],
-    summary: `Sets a setting, checked against its type first (keys: ${CONFIG_SCHEMA.map((setting) => setting.key).join(', ')}).`,
-    examples: ['toolbus config set model openai:gpt-4.1', 'toolbus config set memory on'],
-  },
-  {
-    name: 'unset',
-    forms: ['<key>'],
-    summary: 'Removes a setting (its default applies again).',
-    examples: ['toolbus config unset model'],
-  },
-  {
-    name: 'path',
-    forms: [''],
-    summary: 'Prints the path of the config file.',
-    examples: ['toolbus config path'],
-  },
-];
-
-/** `toolbus config`: where settings and keys live, what will really happen, and validated `set`/`unset`. */
-export const configCommand: CliCommand = {
-  name: 'config',
-  subcommands: configSubcommands,
-  synopsis: 'config [show|set|unset]  where settings and keys live, what is usable',
-  usage,
-  async run(argv: readonly string[], io: CliIo): Promise<number> {
-    const [action = 'show', key, value, ...extra] = argv;
-    const config = loadCliConfig({
-      env: io.env,
-      tolerant: action === 'show' || action === 'path',
-      // set and unset are how a wrong key is fixed: they must work on a file that has one.
-      keepProblems: action === 'set' || action === 'unset',
-    });
-    if (action === 'path') {
-      io.stdout.write(`${config.configFile}\n`);
-      return EXIT_CODES.ok;
-    }
-    if (action === 'set' || action === 'unset') {
-      if (!key || (action === 'set' && value === undefined) || extra.length > 0) {
-        throw new UsageError({
-          message: `${action} takes ${action === 'set' ? 'a key and a value' : 'a key'}.`,
-          usage,
-        });
-      }
-      await setConfigValue(config, key, action === 'set' ? value : undefined);
-      io.stdout.write(`${action === 'set' ? 'Set' : 'Removed'} ${key} in ${config.configFile}\n`);
-      return EXIT_CODES.ok;
-    }
-    if (action !== 'show') throw new UsageError({ message: `unknown action "${action}".`, usage });
+/** `toolbus config show`: where settings and keys live, and what will really happen. */
+const showConfig = defineAction({
+  name: 'show',
+  forms: [''],
+  summary:
+    'Shows where settings and keys live, the settings in force, and what will really happen (which model, whether it is usable, where run_python runs). The default. Exits 1 when the config file has problems.',
+  examples: ['toolbus config show'],
+  async run({ io }) {
+    const config = loadCliConfig({ env: io.env, tolerant: true });
     io.stdout.write(`${describeConfig(config, io.env).join('\n')}\n`);
     return config.problems.length > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
   },
-};
+});
+
+/** `set` and `unset` are how a wrong key is fixed: they must work on a file that has one (`keepProblems`). */
+async function writeSetting(io: CliIo, key: string, value: string | undefined): Promise<number> {
+  const config = loadCliConfig({ env: io.env, keepProblems: true });
+  await setConfigValue(config, key, value);
+  io.stdout.write(`${value === undefined ? 'Removed' : 'Set'} ${key} in ${config.configFile}\n`);
+  return EXIT_CODES.ok;
+}
+
+const setSetting = defineAction({
+  name: 'set',
+  forms: ['<key> <value>'],
+  summary: `Sets a setting, checked against its type first (keys: ${CONFIG_SCHEMA.map((setting) => setting.key).join(', ')}).`,
+  operands: { first: 'a key and a value', least: 2, most: 2 },
+  examples: ['toolbus config set model openai:gpt-4.1', 'toolbus config set memory on'],
+  run: ({ operands: [key, value], io }) => writeSetting(io, key as string, value as string),
+});
+
+const unsetSetting = defineAction({
+  name: 'unset',
+  forms: ['<key>'],
+  summary: 'Removes a setting (its default applies again).',
+  operands: { first: 'a key' },
+  examples: ['toolbus config unset model'],
+  run: ({ operands: [key], io }) => writeSetting(io, key as string, undefined),
+});
+
+const configPath = defineAction({
+  name: 'path',
+  forms: [''],
+  summary: 'Prints the path of the config file.',
+  examples: ['toolbus config path'],
+  async run({ io }) {
+    io.stdout.write(`${loadCliConfig({ env: io.env, tolerant: true }).configFile}\n`);
+    return EXIT_CODES.ok;
+  },
+});
+
+/** `toolbus config`: where settings and keys live, what will really happen, and validated `set`/`unset`. */
+export const configCommand = actionCommand({
+  name: 'config',
+  synopsis: 'config [show|set|unset]  where settings and keys live, what is usable',
+  usage,
+  defaultAction: 'show',
+  actions: [showConfig, setSetting, unsetSetting, configPath],
+});
 
 function describeConfig(config: CliConfig, env: CliIo['env']): string[] {
   const webSearch = config.file.webSearch;
@@ -115,11 +110,13 @@ function describeConfig(config: CliConfig, env: CliIo['env']): string[] {
 function describeDatabase(config: CliConfig): string {
   const url = config.storageUrl.value;
   if (url === undefined) return config.databaseFile;
+  const source = `(from ${config.storageUrl.source})`;
   try {
-    const parsed = new URL(url);
-    return `PostgreSQL at ${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname} (from ${config.storageUrl.source})`;
-  } catch {
-    return `PostgreSQL: the URL from ${config.storageUrl.source} is not a valid URL`;
+    const target = describePostgresUrl(url);
+    return `PostgreSQL at ${target.host}:${target.port}/${target.database} ${source}`;
+  } catch (error) {
+    // The owner's message never repeats the URL (it may hold a password).
+    return `PostgreSQL ${source}: ${(error as Error).message}`;
   }
 }
 

@@ -1,4 +1,5 @@
 import { DocumentAdmin } from '@toolbus/server';
+import { describeSkipCounts } from '@toolbus/tools';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openWorkspace } from '../open-workspace.ts';
@@ -14,11 +15,6 @@ deleted ones are removed from the index. Other types, binary content (whatever t
 text after extraction (scanned PDFs) are skipped and counted, with the reason. Exit 1 when a file failed.
 `;
 
-const skipReasonWords: Record<string, string> = {
-  unsupported: 'of a type that is not indexed',
-  binary: 'binary (not text)',
-  'no-text': 'with no text after extraction',
-};
 const maxListed = 20;
 
 /** `toolbus index <paths...>`: indexes documents with a progress bar; exit 1 when any file failed. */
@@ -63,10 +59,7 @@ async function runIndexCommand(argv: readonly string[], io: CliIo): Promise<numb
           `The index now holds ${counts.documents} document(s) in ${counts.chunks} chunk(s) (${config.indexFile}).\n`,
       );
       if (result.skipped.length > 0) {
-        const counts = new Map<string, number>();
-        for (const item of result.skipped) counts.set(item.reason, (counts.get(item.reason) ?? 0) + 1);
-        const summary = [...counts].map(([reason, count]) => `${count} ${skipReasonWords[reason] ?? reason}`);
-        io.stdout.write(`Skipped ${result.skipped.length} file(s): ${summary.join(', ')}.\n`);
+        io.stdout.write(`Skipped ${result.skipped.length} file(s): ${describeSkipCounts(result.skipped)}.\n`);
         for (const item of result.skipped.slice(0, maxListed))
           io.stdout.write(`  skipped ${item.path}: ${item.detail}\n`);
         if (result.skipped.length > maxListed)

@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import {
   type McpServer,
   type McpServerAccess,
@@ -7,10 +8,39 @@ import {
 } from '@toolbus/storage';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
-import { usage } from './mcp-subcommands.ts';
+import { defineAction } from './action-command.ts';
+import { findServer, serverOperand, usage, withMcpContext } from './mcp-context.ts';
+
+/** `toolbus mcp access <name>`: who may use the server, and whether sandboxes are offered it. */
+export const mcpAccessAction = defineAction({
+  name: 'access',
+  forms: ['<name> [--sandboxes on|off] [--users <emails> | --all-users]'],
+  summary:
+    'Shows or sets who may use the server and whether code in a sandbox is offered it through the egress proxy (off until turned on). Setting replaces what was set.',
+  operands: serverOperand,
+  flags: [
+    {
+      name: 'sandboxes',
+      value: 'on|off',
+      description: 'offer it to sandboxed code of the users who may use it',
+    },
+    { name: 'users', value: '<emails>', description: 'only these users (comma-separated emails)' },
+    { name: 'all-users', description: 'every user may use it (the default)' },
+  ],
+  examples: ['toolbus mcp access wiki', 'toolbus mcp access wiki --sandboxes on --users ana@example.com'],
+  run: ({ operands: [name], values, io }) =>
+    withMcpContext(io, undefined, async ({ workspace: { storage }, say }) =>
+      mcpServerAccessCommand(await findServer(storage, name as string), {
+        storage,
+        say,
+        ...omitUndefined({ sandboxes: values.sandboxes, users: values.users }),
+        allUsers: values['all-users'] === true,
+      }),
+    ),
+});
 
 /** What `toolbus mcp access` was asked: nothing (show it) or a new record. */
-export interface McpAccessOptions {
+interface McpAccessOptions {
   readonly storage: Storage;
   readonly say: (line: string) => void;
   readonly sandboxes?: string;
@@ -22,7 +52,7 @@ export interface McpAccessOptions {
  * `toolbus mcp access <name>`: shows or replaces who may use an MCP server and whether sandboxes are offered it.
  * The record and its predicate are `@toolbus/storage`'s (`mcp-server-access.ts`), as the admin API's are.
  */
-export async function mcpServerAccessCommand(server: McpServer, options: McpAccessOptions): Promise<number> {
+async function mcpServerAccessCommand(server: McpServer, options: McpAccessOptions): Promise<number> {
   const { storage, say } = options;
   if (options.users !== undefined && options.allUsers) {
     throw new UsageError({ message: '--users and --all-users cannot go together.', usage });

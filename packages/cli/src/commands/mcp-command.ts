@@ -1,149 +1,184 @@
 import { createInterface } from 'node:readline/promises';
-import { omitUndefined, ToolbusError } from '@toolbus/spec';
-import type { McpEndpoint, McpServer, NewMcpServer, Storage } from '@toolbus/storage';
-import { loadCliConfig } from '../cli-config.ts';
+import { ToolbusError } from '@toolbus/spec';
+import type { McpEndpoint, McpServer, NewMcpServer } from '@toolbus/storage';
 import type { CliIo } from '../cli-io.ts';
-import { createCliFetch } from '../create-cli-fetch.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
-import { localOAuthOptions, runMcpOAuthLogin } from '../mcp-oauth-login.ts';
-import { approveMcpToolSet, mcpServerStatus, syncMcpPersonaRows } from '../mcp-server-status.ts';
-import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
-import { parseCommandArgs } from '../parse-command-args.ts';
+import { runMcpOAuthLogin } from '../mcp-oauth-login.ts';
+import { approveMcpToolSet, syncMcpPersonaRows } from '../mcp-server-status.ts';
 import { UsageError } from '../usage-error.ts';
-import type { CliCommand } from './cli-command.ts';
-import { mcpServerAccessCommand } from './mcp-access.ts';
-import { mcpCredentialsCommand, mcpHeaderTemplateCommand } from './mcp-credentials.ts';
-import { mcpSubcommands, usage } from './mcp-subcommands.ts';
+import { actionCommand, defineAction } from './action-command.ts';
+import { mcpAccessAction } from './mcp-access.ts';
+import {
+  cannotStart,
+  findServer,
+  type McpContext,
+  personaFlag,
+  serverOperand,
+  statusOf,
+  usage,
+  withMcpContext,
+} from './mcp-context.ts';
+import { mcpCredentialsAction, mcpTemplateAction } from './mcp-credentials.ts';
+
+const addServer = defineAction({
+  name: 'add',
+  forms: ['<name> [options] -- <command> [args...]', '<name> <url> [options]'],
+  summary:
+    'Adds an MCP server: a command started as a child process (stdio), or a URL (Streamable HTTP, or SSE with --sse). Lists its tools and asks to approve them (on a terminal; elsewhere run `toolbus mcp approve` after review).',
+  operands: { first: 'a server name', most: 2 },
+  passthrough: true,
+  flags: [
+    {
+      name: 'env',
+      value: '<NAME>',
+      repeatable: true,
+      description: 'pass this variable (its current value, stored encrypted) to a stdio server; repeatable',
+    },
+    {
+      name: 'header',
+      value: '<H=NAME>',
+      repeatable: true,
+      description: 'send header H with the value of variable NAME (stored encrypted); repeatable',
+    },
+    {
+      name: 'api-key-env',
+      value: '<NAME>',
+      description: 'send the value of NAME as "Authorization: Bearer"',
+    },
+    {
+      name: 'oauth',
+      description: 'the server signs users in with OAuth: opens the browser (loopback redirect)',
+    },
+    { name: 'sse', description: 'the URL speaks the older HTTP+SSE transport' },
+    { ...personaFlag, description: 'add it to this persona (default: the one in use)' },
+    { name: 'yes', description: 'approve the listed tools without asking' },
+  ],
+  examples: [
+    'toolbus mcp add files -- npx -y @modelcontextprotocol/server-filesystem ~/notes',
+    'toolbus mcp add tracker https://mcp.example.com/mcp --api-key-env TRACKER_TOKEN',
+  ],
+  run: ({ operands: [name, url], passthrough, values, io }) => {
+    // Checked before anything is opened: a wrong command line changes nothing.
+    const wanted = newServer({ name: name as string, url, command: passthrough, values, env: io.env });
+    return withMcpContext(io, values.persona, async (context) => {
+      const server = await context.workspace.storage.mcpServers.create(wanted);
+      try {
+        if (server.authType === 'oauth') await login(server, context);
+        return await approveFlow(server, { ...context, ask: values.yes !== true });
+      } catch (error) {
+        // Nothing half-added: a server that cannot be reached is removed again, with the reason.
+        await context.workspace.storage.mcpServers.delete(server.id);
+        throw error;
+      }
+    });
+  },
+});
+
+const listServersAction = defineAction({
+  name: 'list',
+  forms: [''],
+  summary:
+    'Lists the MCP servers: whether each starts, how many tools it lists and how many are approved (new, changed and unapproved ones named with the command that approves them). Exits 1 when a server cannot be used.',
+  examples: ['toolbus mcp list'],
+  run: ({ io }) => withMcpContext(io, undefined, listServers),
+});
+
+const listTools = defineAction({
+  name: 'tools',
+  forms: ['<name>'],
+  summary: 'Lists the tools a server lists now, each with its approval state.',
+  operands: serverOperand,
+  examples: ['toolbus mcp tools files'],
+  run: ({ operands: [name], io }) =>
+    withMcpContext(io, undefined, async (context) => {
+      const { say } = context;
+      const server = await findServer(context.workspace.storage, name as string);
+      const status = await statusOf(server, context);
+      if (!status.ok) throw cannotStart(server, status.reason);
+      for (const { tool, state } of status.tools) {
+        say(
+          `${state === 'approved' && tool.inputSchemaProblem === undefined ? '✓' : '!'} ${tool.mcpToolName}  [${state}]  ${firstLine(tool.description)}`,
+        );
+        if (tool.inputSchemaProblem !== undefined) say(`    set aside: ${tool.inputSchemaProblem}`);
+      }
+      for (const gone of status.gone) say(`- ${gone}  [approved, no longer listed]`);
+      return EXIT_CODES.ok;
+    }),
+});
+
+const approveServer = defineAction({
+  name: 'approve',
+  forms: ['<name>'],
+  summary:
+    'Approves the tool set the server lists now for the persona: new and changed tools are offered from the next chat on; tools it no longer lists lose their approval.',
+  operands: serverOperand,
+  flags: [personaFlag],
+  examples: ['toolbus mcp approve files', 'toolbus mcp approve files --persona research'],
+  run: ({ operands: [name], values, io }) =>
+    withMcpContext(io, values.persona, async (context) =>
+      approveFlow(await findServer(context.workspace.storage, name as string), { ...context, ask: false }),
+    ),
+});
+
+const loginServer = defineAction({
+  name: 'login',
+  forms: ['<name>'],
+  summary: 'Signs in to an OAuth server through the browser (loopback redirect) and stores the tokens.',
+  operands: serverOperand,
+  examples: ['toolbus mcp login tracker'],
+  run: ({ operands: [name], io }) =>
+    withMcpContext(io, undefined, async (context) => {
+      await login(await findServer(context.workspace.storage, name as string), context);
+      return EXIT_CODES.ok;
+    }),
+});
+
+const removeServer = defineAction({
+  name: 'rm',
+  forms: ['<name>'],
+  summary: 'Removes the server and its tools from every persona.',
+  operands: serverOperand,
+  examples: ['toolbus mcp rm files'],
+  run: ({ operands: [name], io }) =>
+    withMcpContext(io, undefined, async ({ workspace: { storage }, say }) => {
+      const server = await findServer(storage, name as string);
+      await storage.mcpServers.delete(server.id);
+      say(`Removed MCP server "${server.name}" and its tools.`);
+      return EXIT_CODES.ok;
+    }),
+});
 
 /** `toolbus mcp`: add, list, inspect, approve, sign in to and remove MCP servers. */
-export const mcpCommand: CliCommand = {
+export const mcpCommand = actionCommand({
   name: 'mcp',
   synopsis: 'mcp add|list|tools|approve|login|rm|access|template|credentials   MCP servers as tools',
   usage,
-  subcommands: mcpSubcommands,
-  async run(argv: readonly string[], io: CliIo): Promise<number> {
-    const separator = argv.indexOf('--');
-    const own = separator === -1 ? argv : argv.slice(0, separator);
-    const command = separator === -1 ? [] : argv.slice(separator + 1);
-    const { values, positionals } = parseCommandArgs({
-      argv: own,
-      usage,
-      options: {
-        env: { type: 'string', multiple: true },
-        header: { type: 'string', multiple: true },
-        'api-key-env': { type: 'string' },
-        oauth: { type: 'boolean', default: false },
-        sse: { type: 'boolean', default: false },
-        persona: { type: 'string' },
-        yes: { type: 'boolean', default: false },
-        sandboxes: { type: 'string' },
-        users: { type: 'string' },
-        'all-users': { type: 'boolean', default: false },
-        set: { type: 'string', multiple: true },
-        value: { type: 'string', multiple: true },
-        clear: { type: 'boolean', default: false },
-      },
-    });
-    const [action = 'list', name, url, ...extra] = positionals;
-    if (extra.length > 0) throw new UsageError({ message: `unexpected "${extra.join(' ')}".`, usage });
-    if (action !== 'list' && name === undefined) {
-      throw new UsageError({ message: `${action} needs a server name.`, usage });
-    }
-    const config = loadCliConfig({ env: io.env });
-    const workspace = await openWorkspace(config, { persona: values.persona });
-    const fetch = createCliFetch(config);
-    const say = (line: string) => io.stdout.write(`${line}\n`);
-    try {
-      const context = { workspace, io, fetch, say };
-      switch (action) {
-        case 'add': {
-          const server = await workspace.storage.mcpServers.create(
-            newServer({ name: name as string, url, command, values, env: io.env }),
-          );
-          try {
-            if (server.authType === 'oauth') await login(server, context);
-            return await approveFlow(server, { ...context, ask: !values.yes });
-          } catch (error) {
-            // Nothing half-added: a server that cannot be reached is removed again, with the reason.
-            await workspace.storage.mcpServers.delete(server.id);
-            throw error;
-          }
-        }
-        case 'list':
-          return await listServers(context);
-        case 'tools': {
-          const server = await findServer(workspace.storage, name as string);
-          const status = await statusOf(server, context);
-          if (!status.ok) throw cannotStart(server, status.reason);
-          for (const { tool, state } of status.tools) {
-            say(
-              `${state === 'approved' && tool.inputSchemaProblem === undefined ? '✓' : '!'} ${tool.mcpToolName}  [${state}]  ${firstLine(tool.description)}`,
-            );
-            if (tool.inputSchemaProblem !== undefined) say(`    set aside: ${tool.inputSchemaProblem}`);
-          }
-          for (const gone of status.gone) say(`- ${gone}  [approved, no longer listed]`);
-          return EXIT_CODES.ok;
-        }
-        case 'approve':
-          return await approveFlow(await findServer(workspace.storage, name as string), {
-            ...context,
-            ask: false,
-          });
-        case 'login':
-          await login(await findServer(workspace.storage, name as string), context);
-          return EXIT_CODES.ok;
-        case 'rm': {
-          const server = await findServer(workspace.storage, name as string);
-          await workspace.storage.mcpServers.delete(server.id);
-          say(`Removed MCP server "${server.name}" and its tools.`);
-          return EXIT_CODES.ok;
-        }
-        case 'access':
-          return await mcpServerAccessCommand(await findServer(workspace.storage, name as string), {
-            storage: workspace.storage,
-            say,
-            ...omitUndefined({ sandboxes: values.sandboxes, users: values.users }),
-            allUsers: values['all-users'],
-          });
-        case 'template':
-          return await mcpHeaderTemplateCommand(await findServer(workspace.storage, name as string), {
-            storage: workspace.storage,
-            say,
-            warn: (line) => io.stderr.write(`${line}\n`),
-            ...omitUndefined({ set: values.set }),
-            clear: values.clear,
-          });
-        case 'credentials':
-          return await mcpCredentialsCommand(await findServer(workspace.storage, name as string), {
-            storage: workspace.storage,
-            user: workspace.user,
-            say,
-            ...omitUndefined({ value: values.value }),
-            clear: values.clear,
-            env: io.env,
-          });
-        default:
-          throw new UsageError({ message: `unknown action "${action}".`, usage });
-      }
-    } finally {
-      await workspace.close();
-      await fetch.close();
-    }
-  },
-};
+  defaultAction: 'list',
+  actions: [
+    addServer,
+    listServersAction,
+    listTools,
+    approveServer,
+    loginServer,
+    removeServer,
+    mcpAccessAction,
+    mcpTemplateAction,
+    mcpCredentialsAction,
+  ],
+});
 
-interface McpContext {
-  readonly workspace: CliWorkspace;
-  readonly io: CliIo;
-  readonly fetch: ReturnType<typeof createCliFetch>;
-  readonly say: (line: string) => void;
-}
-
+/** The server `mcp add` stores, from its command line; a wrong one is a usage error before anything is opened. */
 function newServer(input: {
   name: string;
   url: string | undefined;
   command: readonly string[];
-  values: { env?: string[]; header?: string[]; 'api-key-env'?: string; oauth?: boolean; sse?: boolean };
+  values: {
+    readonly env?: readonly string[];
+    readonly header?: readonly string[];
+    readonly 'api-key-env'?: string;
+    readonly oauth?: boolean;
+    readonly sse?: boolean;
+  };
   env: CliIo['env'];
 }): NewMcpServer {
   const { values } = input;
@@ -199,21 +234,6 @@ function newServer(input: {
     headers,
     ...(apiKeyEnv ? { apiKey: read(apiKeyEnv, '--api-key-env') } : {}),
   };
-}
-
-async function statusOf(server: McpServer, context: McpContext) {
-  const oauth = await localOAuthOptions({
-    storage: context.workspace.storage,
-    server,
-    userId: context.workspace.user.id,
-  });
-  return mcpServerStatus({
-    server,
-    storage: context.workspace.storage,
-    fetch: context.fetch,
-    user: context.workspace.user,
-    ...omitUndefined({ oauth }),
-  });
 }
 
 async function login(server: McpServer, context: McpContext): Promise<void> {
@@ -303,25 +323,6 @@ async function listServers(context: McpContext): Promise<number> {
     }
   }
   return broken > 0 ? EXIT_CODES.failure : EXIT_CODES.ok;
-}
-
-async function findServer(storage: Storage, name: string): Promise<McpServer> {
-  const servers = await storage.mcpServers.list();
-  const server = servers.find((candidate) => candidate.name === name);
-  if (server === undefined) {
-    throw new ToolbusError({
-      code: 'mcp_server_not_found',
-      message: `No MCP server named "${name}". Known servers: ${servers.map((known) => known.name).join(', ') || 'none'}.`,
-    });
-  }
-  return server;
-}
-
-function cannotStart(server: McpServer, reason: string): ToolbusError {
-  return new ToolbusError({
-    code: 'mcp_server_unavailable',
-    message: `MCP server "${server.name}" cannot be used: ${reason}`,
-  });
 }
 
 function firstLine(text: string): string {

@@ -1,4 +1,5 @@
 import { checkMcpHeaderTemplate, mcpCredentialValuesProblem } from '@toolbus/mcp';
+import { omitUndefined } from '@toolbus/spec';
 import {
   type McpServer,
   readMcpHeaderTemplate,
@@ -8,10 +9,72 @@ import {
 } from '@toolbus/storage';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
-import { usage } from './mcp-subcommands.ts';
+import { defineAction } from './action-command.ts';
+import { findServer, serverOperand, usage, withMcpContext } from './mcp-context.ts';
+
+/** `toolbus mcp template <name>`: the server's per-user header template (admin). */
+export const mcpTemplateAction = defineAction({
+  name: 'template',
+  forms: ['<name> [--set <H=template>]... [--clear]'],
+  summary:
+    'Shows or replaces the per-user header template ({placeholder}s each user fills, and {user_email}, {user_id}, {user_name}); deny-listed headers are dropped and named.',
+  operands: serverOperand,
+  flags: [
+    {
+      name: 'set',
+      value: '<H=template>',
+      repeatable: true,
+      description: 'a header and its template; repeatable; replaces',
+    },
+    { name: 'clear', description: 'remove the template' },
+  ],
+  examples: [
+    'toolbus mcp template tracker --set "Authorization=Bearer {api_key}" --set "X-User={user_email}"',
+  ],
+  run: ({ operands: [name], values, io }) =>
+    withMcpContext(io, undefined, async ({ workspace: { storage }, say }) =>
+      mcpHeaderTemplateCommand(await findServer(storage, name as string), {
+        storage,
+        say,
+        warn: (line) => io.stderr.write(`${line}\n`),
+        ...omitUndefined({ set: values.set }),
+        clear: values.clear === true,
+      }),
+    ),
+});
+
+/** `toolbus mcp credentials <name>`: the local user's own values for the template. */
+export const mcpCredentialsAction = defineAction({
+  name: 'credentials',
+  forms: ['<name> [--value <placeholder=VARIABLE>]... [--clear]'],
+  summary:
+    "Shows or stores your own values for the server's header template (stored encrypted, never shown).",
+  operands: serverOperand,
+  flags: [
+    {
+      name: 'value',
+      value: '<p=VAR>',
+      repeatable: true,
+      description: 'fill placeholder p from variable VAR; repeatable',
+    },
+    { name: 'clear', description: 'forget your values' },
+  ],
+  examples: ['toolbus mcp credentials tracker --value api_key=TRACKER_KEY'],
+  run: ({ operands: [name], values, io }) =>
+    withMcpContext(io, undefined, async ({ workspace: { storage, user }, say }) =>
+      mcpCredentialsCommand(await findServer(storage, name as string), {
+        storage,
+        user,
+        say,
+        ...omitUndefined({ value: values.value }),
+        clear: values.clear === true,
+        env: io.env,
+      }),
+    ),
+});
 
 /** What `toolbus mcp template` was asked. */
-export interface McpTemplateOptions {
+interface McpTemplateOptions {
   readonly storage: Storage;
   readonly say: (line: string) => void;
   readonly warn: (line: string) => void;
@@ -24,10 +87,7 @@ export interface McpTemplateOptions {
  * `toolbus mcp template <name>`: shows or replaces the server's per-user header template, with the same checks as
  * the admin API (`checkMcpHeaderTemplate`): deny-listed headers are dropped and named, fixed values refused.
  */
-export async function mcpHeaderTemplateCommand(
-  server: McpServer,
-  options: McpTemplateOptions,
-): Promise<number> {
+async function mcpHeaderTemplateCommand(server: McpServer, options: McpTemplateOptions): Promise<number> {
   const { storage, say } = options;
   if (options.clear && options.set !== undefined) {
     throw new UsageError({ message: '--set and --clear cannot go together.', usage });
@@ -58,7 +118,7 @@ export async function mcpHeaderTemplateCommand(
 }
 
 /** What `toolbus mcp credentials` was asked. */
-export interface McpCredentialsOptions {
+interface McpCredentialsOptions {
   readonly storage: Storage;
   readonly user: User;
   readonly say: (line: string) => void;
@@ -69,10 +129,7 @@ export interface McpCredentialsOptions {
 }
 
 /** `toolbus mcp credentials <name>`: the local user's own values for the server's template (stored encrypted). */
-export async function mcpCredentialsCommand(
-  server: McpServer,
-  options: McpCredentialsOptions,
-): Promise<number> {
+async function mcpCredentialsCommand(server: McpServer, options: McpCredentialsOptions): Promise<number> {
   const { storage, user, say } = options;
   const serverId = server.id;
   const { placeholders } = checkMcpHeaderTemplate(

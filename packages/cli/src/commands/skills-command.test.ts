@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { forgeZip, skillMarkdown } from '../../../skills/src/__fixtures__/forge-zip.ts';
-import { runSkillsCommand, skillsCommand } from './skills-command.ts';
+import { runCliInProcess } from '../__fixtures__/run-cli-in-process.ts';
+import { skillsCommand } from './skills-command.ts';
 
 let directory: string;
 beforeEach(async () => {
@@ -18,15 +19,10 @@ async function run(...argv: string[]) {
   return runWith({}, ...argv);
 }
 
+/** `toolbus skills ...` through the CLI's entry, with a home of its own under the test's folder. */
 async function runWith(environment: Record<string, string>, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runSkillsCommand(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    environment,
-  });
-  return { code, stdout, stderr };
+  const env = { TOOLBUS_HOME: join(directory, 'home'), ...environment };
+  return runCliInProcess(['skills', ...argv], { env, cwd: directory });
 }
 
 async function writeZip(name: string, archive: Buffer) {
@@ -35,24 +31,40 @@ async function writeZip(name: string, archive: Buffer) {
   return path;
 }
 
-describe('runSkillsCommand', () => {
-  it('a wrong command line says in one line what is missing or unknown, then the usage; exit 2', async () => {
-    const cases: [string[], RegExp][] = [
-      [['validate'], /^toolbus skills validate: give the path of a bundle \(\.zip\)\.\n\nUsage: /],
-      [['remove'], /^toolbus skills remove: give the name of a skill\.\n/],
+describe('toolbus skills', () => {
+  it('a wrong command line is one line naming the action, then the pointer to its --help; exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['validate'], 'toolbus skills validate: validate needs the path of a bundle (.zip).'],
+      [['remove'], 'toolbus skills remove: remove needs the name of a skill.'],
+      [['add', 'a.zip', 'b.zip'], 'toolbus skills add: unexpected "b.zip".'],
+      [['list', 'extra'], 'toolbus skills list: unexpected "extra".'],
+      [['valdate', 'x.zip'], 'toolbus skills: unknown action "valdate" — did you mean "validate"?'],
+      [[], 'toolbus skills: name an action (validate, add, list, remove, seed).'],
+      [['list', '--jsno'], 'toolbus skills list: unknown option --jsno — did you mean --json?'],
+      [['seed', '--json'], 'toolbus skills seed: unknown option --json'],
       [
-        ['add', 'a.zip', 'b.zip'],
-        /^toolbus skills add: give one argument, the path of a bundle \(\.zip\) \(got 2\)\.\n/,
+        ['validate', 'x.zip', '--max-file-bytes', 'lots'],
+        'toolbus skills validate: --max-file-bytes takes a whole number of bytes above 0, not "lots".',
       ],
-      [['list', 'extra'], /^toolbus skills list takes no arguments\.\n/],
-      [['valdate', 'x.zip'], /^toolbus skills: unknown command "valdate" — did you mean "validate"\?\n/],
-      [[], /^toolbus skills: name a command \(validate, add, list, remove, seed\)\.\n/],
     ];
     for (const [argv, expected] of cases) {
       const result = await run(...argv);
       assert.equal(result.code, 2, argv.join(' '));
-      assert.match(result.stderr, expected);
+      const [line, pointer, ...rest] = result.stderr.split('\n');
+      assert.equal(line, expected, argv.join(' '));
+      const action =
+        argv[0] !== undefined && expected.startsWith(`toolbus skills ${argv[0]}:`) ? ` ${argv[0]}` : '';
+      assert.equal(pointer, `Run \`toolbus skills${action} --help\` for its options.`);
+      assert.deepEqual(rest, ['']);
       assert.equal(result.stdout, '');
+    }
+  });
+
+  it('--help on each action shows its own usage and runs nothing', async () => {
+    for (const action of ['validate', 'add', 'list', 'remove', 'seed']) {
+      const result = await run(action, '--help');
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, new RegExp(`^Usage: toolbus skills ${action}`));
     }
   });
 
@@ -173,8 +185,9 @@ describe('runSkillsCommand', () => {
     const add = await run('add', join(directory, 'missing.zip'), '--data-dir', join(directory, 'data'));
     assert.equal(add.code, 1);
     assert.match(add.stderr, /ENOENT/);
-    const noData = await run('list');
-    assert.equal(noData.code, 1);
-    assert.match(noData.stderr, /no_data_directory/);
+    // Without --data-dir or TOOLBUS_DATA_DIR the skills live in the toolbus home.
+    const inHome = await run('list');
+    assert.equal(inHome.code, 0, inHome.stderr);
+    assert.equal(inHome.stdout, 'No skills.\n');
   });
 });

@@ -4,6 +4,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { extractDocumentText, SUPPORTED_DOCUMENT_TYPES } from '../content/extract-document-text.ts';
 import type { DocumentSearchIndex } from './document-search-index.ts';
+import type { IndexSkipReason } from './index-skip-reasons.ts';
 
 /** Progress of an indexing run, reported after each file. */
 export interface IndexProgress {
@@ -20,10 +21,7 @@ export interface IndexPathsResult {
   /** Documents of the indexed folders whose files are gone. */
   readonly removed: number;
   readonly failed: readonly { readonly path: string; readonly reason: string }[];
-  /**
-   * Files left out on purpose, with why: `unsupported` (a type that cannot be indexed), `binary` (the bytes are
-   * not text although the name says so), `no-text` (nothing readable after extraction, e.g. a scanned PDF).
-   */
+  /** Files left out on purpose, with why (see {@link INDEX_SKIP_REASONS}) and what about this file. */
   readonly skipped: readonly {
     readonly path: string;
     readonly reason: IndexSkipReason;
@@ -34,9 +32,6 @@ export interface IndexPathsResult {
   /** Files now in the index from this run: `added + updated + unchanged` (never a skipped or failed one). */
   readonly indexed: number;
 }
-
-/** Why {@link indexPaths} left a file out. */
-export type IndexSkipReason = 'unsupported' | 'binary' | 'no-text';
 
 /** Options for {@link indexPaths}. */
 export interface IndexPathsOptions {
@@ -99,7 +94,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
         continue;
       }
       if (mediaType === 'application/pdf' && !startsWithPdfSignature(bytes)) {
-        skipped.push({ path: file, reason: 'binary', detail: 'not a PDF (no %PDF- signature)' });
+        skipped.push({ path: file, reason: 'not-pdf', detail: 'not a PDF (no %PDF- signature)' });
         continue;
       }
       const contentHash = createHash('sha256').update(bytes).digest('hex');

@@ -1,0 +1,40 @@
+import { StorageError } from '@toolbus/storage';
+
+// Its own module (and the package's `./postgres-url` entry) so the CLI can read a configured URL without loading
+// the PostgreSQL driver: every command checks the config file, few open the database.
+
+/** Where a PostgreSQL URL points, for messages: host, port and database, never the user's password. */
+export interface PostgresTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  /** The URL holds a password (never the password itself): a config file must not store one. */
+  readonly hasPassword: boolean;
+}
+
+/** Reads host, port and database of a `postgres://` / `postgresql://` URL; `invalid_input` for anything else. */
+export function describePostgresUrl(url: string): PostgresTarget {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (cause) {
+    // The URL may hold a password: the message never repeats it.
+    throw new StorageError({
+      code: 'invalid_input',
+      message: 'The PostgreSQL URL is not a valid URL.',
+      cause,
+    });
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new StorageError({
+      code: 'invalid_input',
+      message: `A PostgreSQL URL starts with postgres:// or postgresql://, not ${parsed.protocol}//.`,
+    });
+  }
+  return {
+    host: parsed.hostname === '' ? 'localhost' : parsed.hostname,
+    port: parsed.port === '' ? 5432 : Number(parsed.port),
+    database: decodeURIComponent(parsed.pathname.slice(1)) || '(default)',
+    hasPassword: parsed.password !== '',
+  };
+}
