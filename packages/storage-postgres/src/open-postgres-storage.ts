@@ -60,7 +60,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     ...builder,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
-    packetStreams: (context) => createPostgresPacketStreams(context.db, pool),
+    packetStreams: () => createPostgresPacketStreams(pool),
     // Ends the pool.
     close: () => builder.db.destroy(),
   });

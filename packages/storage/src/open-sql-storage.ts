@@ -2,12 +2,7 @@ import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-che
 import type { SecretBox } from './secret-box.ts';
 import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
 import { type Migration, storageMigrations } from './sql/migrations.ts';
-import {
-  createStoreContext,
-  type StorageDb,
-  type StorageDialect,
-  type StoreContext,
-} from './sql/store-context.ts';
+import { createStoreContext, type StorageDb, type StorageDialect } from './sql/store-context.ts';
 import type { Storage } from './storage.ts';
 import { createAccessStore } from './stores/access-store.ts';
 import { createChatStore } from './stores/chat-store.ts';
@@ -31,8 +26,8 @@ export interface SqlStorageOptions {
   readonly runScript: MigrationTarget['runScript'];
   /** The schema steps (default: toolbus's own). */
   readonly migrations?: readonly Migration[];
-  /** How the database keeps turns' packets: the one part of a store written per database (docs/postgres-storage.md). */
-  readonly packetStreams: (context: StoreContext) => PacketStreams;
+  /** How the database keeps turns' packets, built once migrated: the one part of a store written per database (docs/postgres-storage.md). */
+  readonly packetStreams: () => PacketStreams;
   /** Closes what the opener opened (the builder's connection, a checkpointer). */
   close(): Promise<void>;
 }
@@ -76,7 +71,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     mcpServers: createMcpServerStore(context),
     userSecrets: createUserSecretStore(context),
     personas: createPersonaStore(context),
-    chats: createChatStore(context, options.packetStreams(context)),
+    chats: createChatStore(context, options.packetStreams()),
     schemaVersion: () => schemaVersion(db),
     async close() {
       if (closed) return;

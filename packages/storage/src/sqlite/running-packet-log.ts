@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { type PacketRow, turnKey } from '../stores/packet-streams.ts';
 
 /** How many rows the log's head must have gained before it is swept. */
 const sweepEvery = 2000;
@@ -6,13 +7,7 @@ const sweepEvery = 2000;
 /** How many turns written by other processes are remembered before what was learnt is dropped. */
 const maximumLearntTurns = 10_000;
 
-/** One packet row as read back: its sequence and its JSON text. */
-export interface LoggedPacketRow {
-  readonly sequence: number;
-  readonly packetJson: string;
-}
-
-/** One running turn's packets for {@link RunningPacketLog.appendAll}. */
+/** One running turn's packets for `appendAll` of {@link createRunningPacketLog}. */
 export interface LogAppend {
   readonly chatId: string;
   readonly turn: number;
@@ -34,43 +29,16 @@ interface LoggedTurn {
 
 /**
  * The packets of running turns, in the append-only `chat_packet_log` table (migration 11), until their turn ends
- * and {@link RunningPacketLog.move} copies them to `chat_packets`. With a thousand turns streaming, a commit then
+ * and `move` copies them to `chat_packets`. With a thousand turns streaming, a commit then
  * writes the log's last pages instead of one page per turn (per packet, 2–3× less CPU in the storage bench).
  *
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
  * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * Every method runs inside the caller's transaction; when it rolls back, {@link RunningPacketLog.rolledBack}
+ * Every method runs inside the caller's transaction; when it rolls back, `rolledBack`
  * forgets what was remembered, to be learnt again from the log.
  */
-export interface RunningPacketLog {
-  /**
-   * Remembers a turn this process just started: it has no logged rows yet. Whoever runs it (this process, or a
-   * worker replica on the same file) writes them; a read here picks up rows another process wrote.
-   */
-  begin(chatId: string, turn: number): void;
-  /** Forgets what was learnt of a turn that has ended (read by a process that did not write it). */
-  forgetEnded(chatId: string, turn: number): void;
-  /**
-   * Appends packets (already JSON) to running turns, each after the last sequence it has, their rows inserted by a
-   * few multi-row statements instead of one statement per row (with a thousand turns streaming, a write holds a
-   * packet or two of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
-   */
-  appendAll(turns: readonly LogAppend[]): number[];
-  /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
-  read(chatId: string, turn: number, after: number, limit: number): LoggedPacketRow[];
-  /** Copies the turn's logged rows to `chat_packets` (its turn is ending, still `running`) and forgets the turn. */
-  move(chatId: string, turn: number): void;
-  /** Deletes ended turns' rows from the log's head, once enough of them have gathered (after a turn's end). */
-  sweep(): void;
-  /** Deletes every logged row of a chat (the chat is being deleted). */
-  forgetChat(chatId: string): void;
-  /** The caller's transaction rolled back: what the log remembered is forgotten, and learnt again from the log. */
-  rolledBack(): void;
-}
-
-/** The running-packet log of one SQLite connection. */
-export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog {
+export function createRunningPacketLog(database: DatabaseSync) {
   // Multi-row inserts by row count, prepared when first needed (at most `rowsPerInsert` of them).
   const insertRows = new Map<number, StatementSync>();
   const insertOf = (rows: number): StatementSync => {
@@ -108,7 +76,6 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   const deleteChat = database.prepare('DELETE FROM chat_packet_log WHERE chat_id = ?');
 
   const turns = new Map<string, LoggedTurn>();
-  const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
   // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
   // the turns this process does not write: once a scan of the whole log, then only of what is new.
   let learntUpTo = 0;
@@ -147,7 +114,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       return;
     }
     for (const row of rows) {
-      const key = keyOf(row.chat_id, row.turn_index);
+      const key = turnKey(row.chat_id, row.turn_index);
       let state = turns.get(key);
       if (state?.own) continue;
       if (!state) {
@@ -174,7 +141,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   };
   // The state of a turn this process is about to append to (remembered as its own).
   const owned = (chatId: string, turn: number, tableLast: () => number): LoggedTurn => {
-    const key = keyOf(chatId, turn);
+    const key = turnKey(chatId, turn);
     let state = known(chatId, turn);
     if (!state) {
       state = { last: tableLast(), ids: [], own: true };
@@ -184,7 +151,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     return state;
   };
   const known = (chatId: string, turn: number): LoggedTurn | undefined => {
-    const key = keyOf(chatId, turn);
+    const key = turnKey(chatId, turn);
     if (!turns.get(key)?.own) learn();
     return turns.get(key);
   };
@@ -198,14 +165,24 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   };
 
   return {
-    begin(chatId, turn) {
-      turns.set(keyOf(chatId, turn), { last: 0, ids: [], own: false });
+    /**
+     * Remembers a turn this process just started: it has no logged rows yet. Whoever runs it (this process, or a
+     * worker replica on the same file) writes them; a read here picks up rows another process wrote.
+     */
+    begin(chatId: string, turn: number): void {
+      turns.set(turnKey(chatId, turn), { last: 0, ids: [], own: false });
     },
-    forgetEnded(chatId, turn) {
-      const key = keyOf(chatId, turn);
+    /** Forgets what was learnt of a turn that has ended (read by a process that did not write it). */
+    forgetEnded(chatId: string, turn: number): void {
+      const key = turnKey(chatId, turn);
       if (turns.get(key)?.own === false) turns.delete(key);
     },
-    appendAll(appends) {
+    /**
+     * Appends packets (already JSON) to running turns, each after the last sequence it has, their rows inserted by
+     * a few multi-row statements instead of one statement per row (with a thousand turns streaming, a write holds a
+     * packet or two of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
+     */
+    appendAll(appends: readonly LogAppend[]): number[] {
       // Each row's parameters, and the turn its id goes to: a multi-row insert gives its rows consecutive ids
       // in the order listed (AUTOINCREMENT), ending at the statement's last insert id.
       const parameters: (string | number)[] = [];
@@ -229,33 +206,36 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       }
       return lasts;
     },
-    read(chatId, turn, after, limit) {
+    /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
+    read(chatId: string, turn: number, after: number, limit: number): PacketRow[] {
       const state = known(chatId, turn);
       if (!state || limit <= 0) return [];
       // The logged rows carry consecutive sequences ending at `last`.
       const first = state.last - state.ids.length + 1;
-      const rows: LoggedPacketRow[] = [];
+      const rows: PacketRow[] = [];
       for (let index = Math.max(0, after - first + 1); index < state.ids.length; index += 1) {
         if (rows.length >= limit) break;
-        const row = selectById.get(state.ids[index] as number) as
-          | { sequence: number; packet_json: string }
-          | undefined;
-        if (row && row.sequence > after) rows.push({ sequence: row.sequence, packetJson: row.packet_json });
+        const row = selectById.get(state.ids[index] as number) as PacketRow | undefined;
+        if (row && row.sequence > after) rows.push(row);
       }
       return rows;
     },
-    move(chatId, turn) {
+    /** Copies the turn's logged rows to `chat_packets` (its turn is ending, still `running`) and forgets the turn. */
+    move(chatId: string, turn: number): void {
       const state = known(chatId, turn);
       if (!state) return;
       if (state.ids.length > 0) moveRows.run(JSON.stringify(state.ids));
-      turns.delete(keyOf(chatId, turn));
+      turns.delete(turnKey(chatId, turn));
     },
+    /** Deletes ended turns' rows from the log's head, once enough of them have gathered (after a turn's end). */
     sweep,
-    forgetChat(chatId) {
+    /** Deletes every logged row of a chat (the chat is being deleted). */
+    forgetChat(chatId: string): void {
       deleteChat.run(chatId);
       const prefix = `${chatId}\u0000`;
       for (const key of turns.keys()) if (key.startsWith(prefix)) turns.delete(key);
     },
+    /** The caller's transaction rolled back: what the log remembered is forgotten, and learnt again from the log. */
     rolledBack: forgetAll,
   };
 }
