@@ -61,7 +61,5 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
     packetStreams: () => createPostgresPacketStreams(pool),
-    // Ends the pool.
-    close: () => builder.db.destroy(),
   });
 }

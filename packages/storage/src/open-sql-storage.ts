@@ -28,14 +28,12 @@ export interface SqlStorageOptions {
   readonly migrations?: readonly Migration[];
   /** How the database keeps turns' packets, built once migrated: the one part of a store written per database (docs/postgres-storage.md). */
   readonly packetStreams: () => PacketStreams;
-  /** Closes what the opener opened (the builder's connection, a checkpointer). */
-  close(): Promise<void>;
 }
 
 /**
  * Migrates the database, checks the secret key and builds every store over it: the one storage implementation
  * behind both openers. Fails closed (`schema_too_new`, `secret_key_mismatch`) before anything else is read or
- * written; on any failure what the opener opened is closed.
+ * written; on any failure the builder is destroyed (closing its connection or pool), as it is on close.
  */
 export async function openSqlStorage(options: SqlStorageOptions): Promise<Storage> {
   const { db, secrets } = options;
@@ -54,7 +52,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
       .executeTakeFirst();
     verifySecretKeyCheck(secrets, row?.value ?? '');
   } catch (error) {
-    await options.close().catch(() => {});
+    await db.destroy().catch(() => {});
     throw error;
   }
   const context = createStoreContext(options);
@@ -76,7 +74,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     async close() {
       if (closed) return;
       closed = true;
-      await options.close();
+      await db.destroy();
     },
   };
 }

@@ -58,13 +58,11 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     database.exec('PRAGMA busy_timeout = 0');
   }
   const target = sqliteMigrationTarget(database);
-  const { db } = target;
   const storage = await openSqlStorage({
     ...target,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
     packetStreams: () => createSqlitePacketStreams(database, target.exclusive),
-    close: () => db.destroy(),
   });
   // Checkpoints run on a thread of their own (see startWalCheckpointer); if it cannot start or dies, SQLite's own
   // automatic checkpoints stay on.

@@ -4,7 +4,6 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
-  type Kysely,
   type QueryResult,
   SqliteAdapter,
   SqliteIntrospector,
@@ -22,50 +21,34 @@ const cachedStatements = 500;
  * IMMEDIATE, taking the write lock at once, so two connections on one file wait (see whenNotBusy) rather than
  * deadlock; a statement outside a transaction waits the same way.
  */
-export class NodeSqliteDialect implements Dialect {
-  readonly #driver: NodeSqliteDriver;
-  constructor(database: DatabaseSync) {
-    this.#driver = new NodeSqliteDriver(database);
-  }
-  /**
-   * Runs work on the raw connection while no query or transaction of Kysely holds it, until the promise it returns
-   * settles. Its synchronous start is tried again while another connection holds the write lock.
-   */
-  exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result> {
-    return this.#driver.exclusive(action);
-  }
-  createDriver(): Driver {
-    return this.#driver;
-  }
-  createQueryCompiler() {
-    return new SqliteQueryCompiler();
-  }
-  createAdapter() {
-    return new SqliteAdapter();
-  }
-  // biome-ignore lint/suspicious/noExplicitAny: Kysely's dialect interface takes any schema.
-  createIntrospector(db: Kysely<any>) {
-    return new SqliteIntrospector(db);
-  }
+export function nodeSqliteDialect(database: DatabaseSync): Dialect & Pick<NodeSqliteConnection, 'exclusive'> {
+  const connection = new NodeSqliteConnection(database);
+  return {
+    createDriver: () => connection,
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createAdapter: () => new SqliteAdapter(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    exclusive: (action) => connection.exclusive(action),
+  };
 }
 
-class NodeSqliteDriver implements Driver {
-  readonly #connection: NodeSqliteConnection;
+/** The dialect's one connection, and its driver: who holds it, its prepared statements. */
+class NodeSqliteConnection implements Driver, DatabaseConnection {
   readonly #database: DatabaseSync;
   /** Whether a query, a transaction or exclusive work holds the connection; who waits for it next. */
   #held = false;
   readonly #waiting: (() => void)[] = [];
   #begin: StatementSync | undefined;
+  readonly #statements = new Map<string, { statement: StatementSync; reader: boolean }>();
 
   constructor(database: DatabaseSync) {
     this.#database = database;
-    this.#connection = new NodeSqliteConnection(database);
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     this.#held = true;
-    return this.#connection;
+    return this;
   }
   async releaseConnection(): Promise<void> {
     this.#handOver();
@@ -76,6 +59,10 @@ class NodeSqliteDriver implements Driver {
     if (next === undefined) this.#held = false;
     else next();
   }
+  /**
+   * Runs work on the raw connection while no query or transaction of Kysely holds it, until the promise it returns
+   * settles. Its synchronous start is tried again while another connection holds the write lock.
+   */
   exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result> {
     // A free connection starts the work at once, without a wait: appending packets is the hottest write.
     if (this.#held) return this.#exclusiveWhenFree(action);
@@ -105,22 +92,14 @@ class NodeSqliteDriver implements Driver {
     const begin = this.#begin;
     await whenNotBusy(() => begin.run());
   }
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+  async commitTransaction(): Promise<void> {
+    await this.executeQuery(CompiledQuery.raw('COMMIT'));
   }
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  async rollbackTransaction(): Promise<void> {
+    await this.executeQuery(CompiledQuery.raw('ROLLBACK'));
   }
   async destroy(): Promise<void> {
     if (this.#database.isOpen) this.#database.close();
-  }
-}
-
-class NodeSqliteConnection implements DatabaseConnection {
-  readonly #database: DatabaseSync;
-  readonly #statements = new Map<string, { statement: StatementSync; reader: boolean }>();
-  constructor(database: DatabaseSync) {
-    this.#database = database;
   }
   async executeQuery<Row>(query: CompiledQuery): Promise<QueryResult<Row>> {
     // Outside a transaction a write may find another connection's lock (then it waits); inside, the lock is held.

@@ -1,16 +1,17 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import type { MigrationTarget } from './migrate.ts';
-import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
+import { nodeSqliteDialect } from './node-sqlite-dialect.ts';
 import type { StorageSchema } from './storage-schema.ts';
 
-/** The builder over a `node:sqlite` connection, and how a migration step's script runs on it. */
-export function sqliteMigrationTarget(database: DatabaseSync): MigrationTarget & {
-  readonly db: Kysely<StorageSchema>;
-  /** Runs work on the raw connection while no query or transaction of the builder holds it (see NodeSqliteDialect). */
-  exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result>;
-} {
-  const dialect = new NodeSqliteDialect(database);
+/**
+ * The builder over a `node:sqlite` connection, how a migration step's script runs on it, and how work runs on the
+ * raw connection while no query or transaction of the builder holds it (see nodeSqliteDialect).
+ */
+export function sqliteMigrationTarget(
+  database: DatabaseSync,
+): MigrationTarget & Pick<ReturnType<typeof nodeSqliteDialect>, 'exclusive'> {
+  const dialect = nodeSqliteDialect(database);
   return {
     db: new Kysely<StorageSchema>({ dialect }),
     dialect: 'sqlite',
