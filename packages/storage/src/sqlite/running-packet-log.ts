@@ -1,4 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { packetJson } from '@toolbus/spec';
+import type { PacketBatch } from '../chat.ts';
 import { type PacketRow, turnKey } from '../stores/packet-streams.ts';
 
 /** How many rows the log's head must have gained before it is swept. */
@@ -6,15 +8,6 @@ const sweepEvery = 2000;
 
 /** How many turns written by other processes are remembered before what was learnt is dropped. */
 const maximumLearntTurns = 10_000;
-
-/** One running turn's packets for `appendAll` of {@link createRunningPacketLog}. */
-export interface LogAppend {
-  readonly chatId: string;
-  readonly turn: number;
-  readonly packetsJson: readonly string[];
-  /** Its last sequence in `chat_packets` (read only for a turn this process does not know yet). */
-  readonly tableLast: () => number;
-}
 
 /** Rows per multi-row insert: 4 parameters each, well under SQLite's limit of 32,766 per statement. */
 const rowsPerInsert = 100;
@@ -73,6 +66,12 @@ export function createRunningPacketLog(database: DatabaseSync) {
          AND t.turn_index = chat_packet_log.turn_index AND t.status = 'running')`,
   );
   const lastId = database.prepare('SELECT COALESCE(MAX(id), 0) AS last FROM chat_packet_log');
+  const lastSequence = database.prepare(
+    'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
+  );
+  /** A turn's last sequence in `chat_packets`. */
+  const tableLast = (chatId: string, turn: number) =>
+    (lastSequence.get(chatId, turn) as { last: number }).last;
   const deleteChat = database.prepare('DELETE FROM chat_packet_log WHERE chat_id = ?');
 
   const turns = new Map<string, LoggedTurn>();
@@ -140,11 +139,11 @@ export function createRunningPacketLog(database: DatabaseSync) {
     swept = head;
   };
   // The state of a turn this process is about to append to (remembered as its own).
-  const owned = (chatId: string, turn: number, tableLast: () => number): LoggedTurn => {
+  const owned = (chatId: string, turn: number): LoggedTurn => {
     const key = turnKey(chatId, turn);
     let state = known(chatId, turn);
     if (!state) {
-      state = { last: tableLast(), ids: [], own: true };
+      state = { last: tableLast(chatId, turn), ids: [], own: true };
       turns.set(key, state);
     }
     state.own = true;
@@ -177,21 +176,22 @@ export function createRunningPacketLog(database: DatabaseSync) {
       const key = turnKey(chatId, turn);
       if (turns.get(key)?.own === false) turns.delete(key);
     },
+    tableLast,
     /**
-     * Appends packets (already JSON) to running turns, each after the last sequence it has, their rows inserted by
-     * a few multi-row statements instead of one statement per row (with a thousand turns streaming, a write holds a
-     * packet or two of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
+     * Appends packets to running turns, each after the last sequence it has, their rows inserted by a few multi-row
+     * statements instead of one statement per row (with a thousand turns streaming, a write holds a packet or two
+     * of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
      */
-    appendAll(appends: readonly LogAppend[]): number[] {
+    appendAll(batches: readonly PacketBatch[]): number[] {
       // Each row's parameters, and the turn its id goes to: a multi-row insert gives its rows consecutive ids
       // in the order listed (AUTOINCREMENT), ending at the statement's last insert id.
       const parameters: (string | number)[] = [];
       const owners: LoggedTurn[] = [];
-      const lasts = appends.map((append) => {
-        const state = owned(append.chatId, append.turn, append.tableLast);
-        for (const json of append.packetsJson) {
+      const lasts = batches.map(({ chatId, turn, packets }) => {
+        const state = owned(chatId, turn);
+        for (const packet of packets) {
           state.last += 1;
-          parameters.push(append.chatId, append.turn, state.last, json);
+          parameters.push(chatId, turn, state.last, packetJson(packet));
           owners.push(state);
         }
         return state.last;

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { packetJson } from '@toolbus/spec';
-import type { AppendedPacketBatch, ChatTurnStatus } from '../chat.ts';
+import type { AppendedPacketBatch, ChatTurnStatus, PacketBatch } from '../chat.ts';
 import {
   appended,
   type PacketRow,
@@ -9,7 +9,7 @@ import {
   storedPackets,
   tablePackets,
 } from '../stores/packet-streams.ts';
-import { createRunningPacketLog, type LogAppend } from './running-packet-log.ts';
+import { createRunningPacketLog } from './running-packet-log.ts';
 
 /**
  * Packets on SQLite: a running turn's go to the append-only log (see running-packet-log.ts), an ended one's (closing
@@ -63,19 +63,14 @@ export function createSqlitePacketStreams(
       }
     });
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
-  const lastSequence = database.prepare(
-    'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
-  );
   const insertPacket = database.prepare(
     'INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
   );
   const statusOf = (chatId: string, turn: number) =>
     (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
-  const tableLast = (chatId: string, turn: number) =>
-    (lastSequence.get(chatId, turn) as { last: number }).last;
   // An ended turn's packets go straight to chat_packets, after its last.
-  const appendEnded = (chatId: string, turn: number, packets: readonly unknown[]): number => {
-    let last = tableLast(chatId, turn);
+  const appendEnded = ({ chatId, turn, packets }: PacketBatch): number => {
+    let last = log.tableLast(chatId, turn);
     for (const packet of packets) {
       last += 1;
       insertPacket.run(chatId, turn, last, packetJson(packet));
@@ -90,33 +85,23 @@ export function createSqlitePacketStreams(
     ending: (chatId, turn) => log.move(chatId, turn),
     ended: () => log.sweep(),
     deleting: (chatId) => log.forgetChat(chatId),
-    appendClosing: async (_statements, { chatId, turn, packets }) => {
-      appendEnded(chatId, turn, packets);
+    appendClosing: async (_statements, batch) => {
+      appendEnded(batch);
     },
     append: (batches) =>
       transaction(() => {
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
         // log together, in a few multi-row inserts (a single turn's too: ten packets are one statement, not ten).
         const results: AppendedPacketBatch[] = [];
-        const running: { readonly index: number; readonly append: LogAppend }[] = [];
+        const running: number[] = [];
         for (const [index, batch] of batches.entries()) {
-          const { chatId, turn, packets } = batch;
-          const status = statusOf(chatId, turn);
-          if (status === 'running') {
-            const packetsJson = packets.map(packetJson);
-            running.push({
-              index,
-              append: { chatId, turn, packetsJson, tableLast: () => tableLast(chatId, turn) },
-            });
-          } else
-            results[index] = appended(
-              batch,
-              status === undefined ? undefined : appendEnded(chatId, turn, packets),
-            );
+          const status = statusOf(batch.chatId, batch.turn);
+          if (status === 'running') running.push(index);
+          else results[index] = appended(batch, status === undefined ? undefined : appendEnded(batch));
         }
-        const lasts = log.appendAll(running.map((entry) => entry.append));
-        for (const [position, entry] of running.entries()) {
-          results[entry.index] = { ok: true, last: lasts[position] as number };
+        const lasts = log.appendAll(running.map((index) => batches[index] as PacketBatch));
+        for (const [position, index] of running.entries()) {
+          results[index] = { ok: true, last: lasts[position] as number };
         }
         return results;
       }),
