@@ -2,7 +2,7 @@ import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-che
 import type { SecretBox } from './secret-box.ts';
 import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
 import { type Migration, storageMigrations } from './sql/migrations.ts';
-import { createStoreContext, type StorageDb, type StorageDialect } from './sql/store-context.ts';
+import { createStoreContext } from './sql/store-context.ts';
 import type { Storage } from './storage.ts';
 import { createAccessStore } from './stores/access-store.ts';
 import { createChatStore } from './stores/chat-store.ts';
@@ -19,11 +19,8 @@ import { createUserSecretStore } from './stores/user-secret-store.ts';
 import { createUserStore } from './stores/user-store.ts';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
-export interface SqlStorageOptions {
-  readonly db: StorageDb;
-  readonly dialect: StorageDialect;
+export interface SqlStorageOptions extends MigrationTarget {
   readonly secrets: SecretBox;
-  readonly runScript: MigrationTarget['runScript'];
   /** The schema steps (default: toolbus's own). */
   readonly migrations?: readonly Migration[];
   /** How the database keeps turns' packets, built once migrated: the one part of a store written per database (docs/postgres-storage.md). */

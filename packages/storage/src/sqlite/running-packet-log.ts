@@ -82,11 +82,6 @@ export function createRunningPacketLog(database: DatabaseSync) {
   // (AUTOINCREMENT), so when they fill every id from `learntUpTo` to the log's last, no other process wrote a row
   // since, and there is nothing to learn: a turn's first append here (each one starts so) skips the scan.
   let ownSinceLearnt = 0;
-  const learntTurns = () => {
-    let count = 0;
-    for (const state of turns.values()) if (!state.own) count += 1;
-    return count;
-  };
   const learn = () => {
     const upTo = (lastId.get() as { last: number }).last;
     if (upTo <= learntUpTo) return;
@@ -105,7 +100,10 @@ export function createRunningPacketLog(database: DatabaseSync) {
     ownSinceLearnt = 0;
     // Turns followed from here but ended elsewhere are forgotten when read after their end; past a bound, what
     // was learnt is dropped and learnt again from the log's start.
-    if (turns.size > maximumLearntTurns && learntTurns() > maximumLearntTurns) {
+    if (
+      turns.size > maximumLearntTurns &&
+      [...turns.values()].filter((turn) => !turn.own).length > maximumLearntTurns
+    ) {
       for (const [key, state] of turns) if (!state.own) turns.delete(key);
       learntUpTo = 0;
       ownSinceLearnt = -1;
