@@ -60,8 +60,6 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     ...builder,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
-    packetStreams: (context) => createPostgresPacketStreams(context.db, pool),
-    // Ends the pool.
-    close: () => builder.db.destroy(),
+    packetStreams: () => createPostgresPacketStreams(pool),
   });
 }

@@ -3,9 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
 
 /** The builder over a PostgreSQL pool, and how a migration step's script runs on it. */
-export function postgresMigrationTarget(
-  pool: pg.Pool,
-): MigrationTarget & { readonly db: Kysely<StorageSchema> } {
+export function postgresMigrationTarget(pool: pg.Pool): MigrationTarget {
   return {
     db: new Kysely<StorageSchema>({ dialect: new PostgresDialect({ pool }) }),
     dialect: 'postgres',

@@ -1,11 +1,14 @@
 import { packetJson } from '@toolbus/spec';
-import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '@toolbus/storage';
+import type { AppendedPacketBatch, PacketBatch } from '@toolbus/storage';
 import {
+  appended,
   jsonArray,
-  notFound,
+  type PacketRow,
   type PacketStreams,
   type Statements,
-  type StorageDb,
+  storedPackets,
+  tablePackets,
+  turnKey,
 } from '@toolbus/storage/backend';
 import type pg from 'pg';
 import { inPostgresTransaction } from './postgres-transaction.ts';
@@ -17,7 +20,7 @@ import { inPostgresTransaction } from './postgres-transaction.ts';
  * are the chat's writes ({@link PacketStreams.transaction}): through the query builder a turn cost about 1.2× the
  * client CPU (BENCHMARKS.md).
  */
-export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): PacketStreams {
+export function createPostgresPacketStreams(pool: pg.Pool): PacketStreams {
   const onPool = statementsOn(pool);
   return {
     transaction: (action) => inPostgresTransaction(pool, (client) => action(statementsOn(client))),
@@ -81,26 +84,17 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
         ],
       );
       const lastOf = new Map(rows.map((row) => [turnKey(row.chat_id, row.turn_index), row.last_sequence]));
-      return batches.map((batch, index): AppendedPacketBatch => {
+      return batches.map((batch, index) => {
         const key = turnKey(batch.chatId, batch.turn);
         const last = lastOf.get(key);
-        if (last === undefined)
-          return { ok: false, error: notFound('Turn', `${batch.chatId}/${batch.turn}`) };
-        return { ok: true, last: last - (totals.get(key) ?? 0) + (ends[index] ?? 0) };
+        return appended(
+          batch,
+          last === undefined ? undefined : last - (totals.get(key) ?? 0) + (ends[index] ?? 0),
+        );
       });
     },
-    async list({ chatId, turn, after, limit }): Promise<readonly StoredPacket[]> {
-      const rows = await db
-        .selectFrom('chat_packets')
-        .select(['sequence', 'packet_json'])
-        .where('chat_id', '=', chatId)
-        .where('turn_index', '=', turn)
-        .where('sequence', '>', after)
-        .orderBy('sequence')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packet_json) as unknown }));
-    },
+    list: async ({ chatId, turn, after, limit }) =>
+      storedPackets(await onPool.rows<PacketRow>(tablePackets, [chatId, turn, after, limit])),
   };
 }
 
@@ -108,10 +102,8 @@ export function createPostgresPacketStreams(db: StorageDb, pool: pg.Pool): Packe
  * One batch (`appendPackets`, a turn's packets one write at a time): a statement PostgreSQL plans faster than the
  * one for many turns (one array, no join), which made one-by-one appends 1.4× slower.
  */
-async function appendOne(
-  statements: Statements,
-  { chatId, turn, packets }: PacketBatch,
-): Promise<AppendedPacketBatch> {
+async function appendOne(statements: Statements, batch: PacketBatch): Promise<AppendedPacketBatch> {
+  const { chatId, turn, packets } = batch;
   const rows = await statements.rows<{ last_sequence: number }>(
     `WITH reserved AS (
        UPDATE chat_turns SET last_sequence = last_sequence + $3
@@ -124,10 +116,7 @@ async function appendOne(
      SELECT last_sequence FROM reserved`,
     [chatId, turn, packets.length, jsonArray(packets.map(packetJson))],
   );
-  const last = rows[0]?.last_sequence;
-  return last === undefined
-    ? { ok: false, error: notFound('Turn', `${chatId}/${turn}`) }
-    : { ok: true, last };
+  return appended(batch, rows[0]?.last_sequence);
 }
 
 /** Statements on the pool (each one on its own) or on a client (in its transaction). */
@@ -136,8 +125,4 @@ function statementsOn(queryable: pg.Pool | pg.PoolClient): Statements {
     rows: async <Row>(text: string, values: readonly unknown[]) =>
       (await queryable.query(text, values as unknown[])).rows as Row[],
   };
-}
-
-function turnKey(chatId: string, turn: number): string {
-  return `${chatId}\u0000${turn}`;
 }

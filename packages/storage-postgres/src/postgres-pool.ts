@@ -43,27 +43,23 @@ export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg
 // as a plain Uint8Array, 64-bit integers as numbers (no count or id of toolbus nears 2^53). pg asks for a column's
 // parser once per column of every result: each is one function made once, not a closure per query.
 const defaultTypeParser = pg.types.getTypeParser;
-const parseTimestamp = defaultTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
-const parseBytes = defaultTypeParser(pg.types.builtins.BYTEA) as (text: string) => Buffer;
+const { JSON: json, JSONB, TIMESTAMPTZ, BYTEA, INT8 } = pg.types.builtins;
+const parseTimestamp = defaultTypeParser(TIMESTAMPTZ) as (text: string) => Date;
+const parseBytes = defaultTypeParser(BYTEA) as (text: string) => Buffer;
 const asText = (text: string) => text;
-const timestampText = (text: string) => parseTimestamp(text).toISOString();
-const bytesArray = (text: string) => {
-  const bytes = parseBytes(text);
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-};
-const int8Number = (text: string) => Number(text);
+const parsers = new Map<number, (text: string) => unknown>([
+  [json, asText],
+  [JSONB, asText],
+  [TIMESTAMPTZ, (text) => parseTimestamp(text).toISOString()],
+  [
+    BYTEA,
+    (text) => {
+      const bytes = parseBytes(text);
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+  ],
+  [INT8, Number],
+]);
 function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
-  switch (oid) {
-    case pg.types.builtins.JSON:
-    case pg.types.builtins.JSONB:
-      return asText;
-    case pg.types.builtins.TIMESTAMPTZ:
-      return timestampText;
-    case pg.types.builtins.BYTEA:
-      return bytesArray;
-    case pg.types.builtins.INT8:
-      return int8Number;
-    default:
-      return format === undefined ? defaultTypeParser(oid) : defaultTypeParser(oid, format);
-  }
+  return parsers.get(oid) ?? (format === undefined ? defaultTypeParser(oid) : defaultTypeParser(oid, format));
 }

@@ -4,7 +4,7 @@ import type { PostgresTarget } from './postgres-url.ts';
 /** The `unreachable` error for a failed connection: names host, port and database and the reason's code only. */
 export function unreachable(target: PostgresTarget, cause: unknown): StorageError {
   const code = (cause as { code?: unknown }).code;
-  const reason = typeof code === 'string' ? describeCode(code) : 'the connection failed';
+  const reason = typeof code === 'string' ? (reasons[code] ?? `error ${code}`) : 'the connection failed';
   return new StorageError({
     code: 'unreachable',
     message: `Cannot reach PostgreSQL at ${target.host}:${target.port} (database ${target.database}): ${reason}.`,
@@ -22,7 +22,3 @@ const reasons: Readonly<Record<string, string>> = {
   '3D000': 'the database does not exist',
   '57P03': 'the server is starting up or shutting down',
 };
-
-function describeCode(code: string): string {
-  return reasons[code] ?? `error ${code}`;
-}

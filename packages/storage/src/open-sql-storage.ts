@@ -2,12 +2,7 @@ import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-che
 import type { SecretBox } from './secret-box.ts';
 import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
 import { type Migration, storageMigrations } from './sql/migrations.ts';
-import {
-  createStoreContext,
-  type StorageDb,
-  type StorageDialect,
-  type StoreContext,
-} from './sql/store-context.ts';
+import { createStoreContext } from './sql/store-context.ts';
 import type { Storage } from './storage.ts';
 import { createAccessStore } from './stores/access-store.ts';
 import { createChatStore } from './stores/chat-store.ts';
@@ -24,23 +19,18 @@ import { createUserSecretStore } from './stores/user-secret-store.ts';
 import { createUserStore } from './stores/user-store.ts';
 
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
-export interface SqlStorageOptions {
-  readonly db: StorageDb;
-  readonly dialect: StorageDialect;
+export interface SqlStorageOptions extends MigrationTarget {
   readonly secrets: SecretBox;
-  readonly runScript: MigrationTarget['runScript'];
   /** The schema steps (default: toolbus's own). */
   readonly migrations?: readonly Migration[];
-  /** How the database keeps turns' packets: the one part of a store written per database (docs/postgres-storage.md). */
-  readonly packetStreams: (context: StoreContext) => PacketStreams;
-  /** Closes what the opener opened (the builder's connection, a checkpointer). */
-  close(): Promise<void>;
+  /** How the database keeps turns' packets, built once migrated: the one part of a store written per database (docs/postgres-storage.md). */
+  readonly packetStreams: () => PacketStreams;
 }
 
 /**
  * Migrates the database, checks the secret key and builds every store over it: the one storage implementation
  * behind both openers. Fails closed (`schema_too_new`, `secret_key_mismatch`) before anything else is read or
- * written; on any failure what the opener opened is closed.
+ * written; on any failure the builder is destroyed (closing its connection or pool), as it is on close.
  */
 export async function openSqlStorage(options: SqlStorageOptions): Promise<Storage> {
   const { db, secrets } = options;
@@ -59,7 +49,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
       .executeTakeFirst();
     verifySecretKeyCheck(secrets, row?.value ?? '');
   } catch (error) {
-    await options.close().catch(() => {});
+    await db.destroy().catch(() => {});
     throw error;
   }
   const context = createStoreContext(options);
@@ -76,12 +66,12 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     mcpServers: createMcpServerStore(context),
     userSecrets: createUserSecretStore(context),
     personas: createPersonaStore(context),
-    chats: createChatStore(context, options.packetStreams(context)),
+    chats: createChatStore(context, options.packetStreams()),
     schemaVersion: () => schemaVersion(db),
     async close() {
       if (closed) return;
       closed = true;
-      await options.close();
+      await db.destroy();
     },
   };
 }

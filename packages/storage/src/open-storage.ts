@@ -8,7 +8,7 @@ import type { Migration } from './sql/migrations.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';
-import { startWalCheckpointer, type WalCheckpointer } from './sqlite/wal-checkpointer.ts';
+import { startWalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
 /** What both openers (SQLite's and PostgreSQL's) take: where the secret key comes from, and the schema steps. */
@@ -58,30 +58,20 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     database.exec('PRAGMA busy_timeout = 0');
   }
   const target = sqliteMigrationTarget(database);
-  const { db } = target;
   const storage = await openSqlStorage({
     ...target,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
     packetStreams: () => createSqlitePacketStreams(database, target.exclusive),
-    close: () => db.destroy(),
   });
-  // Checkpoints run on a thread of their own (see startWalCheckpointer); if it cannot start or dies, SQLite's own
-  // automatic checkpoints stay on.
-  let checkpointer: WalCheckpointer | undefined;
-  if (!inMemory) {
-    try {
-      checkpointer = await startWalCheckpointer(options.path, {
-        ...omitUndefined({ truncateAboveBytes: options.walTruncateAboveBytes }),
-        onFailure: () => {
-          if (database.isOpen) database.exec('PRAGMA wal_autocheckpoint = 1000');
-        },
-      });
-      database.exec('PRAGMA wal_autocheckpoint = 0');
-    } catch {
-      checkpointer = undefined;
-    }
-  }
+  // Checkpoints run on a thread of their own (see startWalCheckpointer).
+  const checkpointer = inMemory
+    ? undefined
+    : await startWalCheckpointer(
+        database,
+        options.path,
+        omitUndefined({ truncateAboveBytes: options.walTruncateAboveBytes }),
+      );
   return {
     ...storage,
     async close() {

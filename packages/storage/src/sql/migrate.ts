@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { StorageError } from '../storage-error.ts';
 import { type Migration, postgresLegacyFirstName, postgresLegacyVersions } from './migrations.ts';
 import type { StorageSchema } from './storage-schema.ts';
@@ -15,9 +15,7 @@ const migrationLockKeys: Readonly<Record<MigrationTable, number>> = {
 
 /** What {@link migrate} needs of a database. */
 export interface MigrationTarget {
-  readonly db: {
-    transaction(): { execute<R>(action: (trx: Transaction<StorageSchema>) => Promise<R>): Promise<R> };
-  };
+  readonly db: Kysely<StorageSchema>;
   readonly dialect: StorageDialect;
   /** Runs a script of several statements in the transaction (node:sqlite prepares one statement at a time). */
   runScript(trx: Transaction<StorageSchema>, script: string): Promise<void>;
@@ -78,7 +76,7 @@ export async function migrate(
 
 /** The highest applied migration version (0 for an empty database). */
 export async function schemaVersion(
-  db: { selectFrom: Transaction<StorageSchema>['selectFrom'] },
+  db: Kysely<StorageSchema>,
   table: MigrationTable = 'schema_migrations',
 ): Promise<number> {
   const row = await db

@@ -1,39 +1,27 @@
 // What a schema step's SQL differs by between SQLite and PostgreSQL, as data: each step is declared once
 // (released-steps.ts) and `perDatabase` writes its SQL for each database.
 
-/** The words a step's SQL differs by between the two databases. */
-export interface StepWords {
-  readonly time: string;
-  readonly json: string;
-  readonly jsonb: string;
-  readonly bytes: string;
-  readonly bigint: string;
-  /** The tie-break of rows inserted in one millisecond: `rowid` on SQLite, the `ordinal` column on PostgreSQL. */
-  readonly order: string;
-  readonly now: string;
-  /** Before step 18, PostgreSQL's JSON columns had no `_json` suffix. */
-  jsonColumn(name: string): string;
-  /** A 0/1 column on SQLite, a boolean on PostgreSQL. */
-  flag(name: string, value: boolean): string;
-  /** The SQL on PostgreSQL, nothing on SQLite. */
-  pg(sql: string): string;
-  /** The SQL on SQLite, nothing on PostgreSQL. */
-  lite(sql: string): string;
-}
-
-const sqlite: StepWords = {
+/** The words a step's SQL differs by between the two databases, as SQLite says them. */
+const sqlite = {
   time: 'TEXT',
   json: 'TEXT',
   jsonb: 'TEXT',
   bytes: 'BLOB',
   bigint: 'INTEGER',
+  /** The tie-break of rows inserted in one millisecond: `rowid` on SQLite, the `ordinal` column on PostgreSQL. */
   order: 'rowid',
   now: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-  jsonColumn: (name) => `${name}_json`,
-  flag: (name, value) => `${name} INTEGER NOT NULL DEFAULT ${Number(value)} CHECK (${name} IN (0, 1))`,
-  pg: () => '',
-  lite: (sql) => sql,
+  /** Before step 18, PostgreSQL's JSON columns had no `_json` suffix. */
+  jsonColumn: (name: string) => `${name}_json`,
+  /** A 0/1 column on SQLite, a boolean on PostgreSQL. */
+  flag: (name: string, value: boolean) =>
+    `${name} INTEGER NOT NULL DEFAULT ${Number(value)} CHECK (${name} IN (0, 1))`,
+  /** The SQL on PostgreSQL, nothing on SQLite. */
+  pg: (_sql: string) => '',
+  /** The SQL on SQLite, nothing on PostgreSQL. */
+  lite: (sql: string) => sql,
 };
+export type StepWords = Readonly<typeof sqlite>;
 
 const postgres: StepWords = {
   time: 'timestamptz',

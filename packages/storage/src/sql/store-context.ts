@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type Compilable,
-  type CompiledQuery,
-  type Kysely,
-  type RawBuilder,
-  type SelectQueryBuilder,
-  sql,
-} from 'kysely';
+import { type Compilable, type CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { SecretBox } from '../secret-box.ts';
 import { StorageError } from '../storage-error.ts';
 import type { StorageSchema } from './storage-schema.ts';
@@ -21,36 +14,32 @@ export type StorageDb = Kysely<StorageSchema>;
  * What every store shares, on either database: the query builder, the secret box and the clock, and the few
  * places where the two databases' SQL differs (see docs/postgres-storage.md).
  */
-export interface StoreContext {
-  readonly db: StorageDb;
-  readonly dialect: StorageDialect;
-  readonly secrets: SecretBox;
-  now(): string;
-  newId(): string;
-  /** Insertion order, the tie-break of rows created in one millisecond: rowid on SQLite, `ordinal` on PostgreSQL. */
-  readonly insertionOrder: RawBuilder<number>;
-  /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
-  byteOrder(column: string): RawBuilder<string>;
-  /** Runs `action` in one transaction; rolls back when it throws. */
-  transaction<Result>(action: (trx: StorageDb) => Promise<Result>): Promise<Result>;
-}
+export type StoreContext = ReturnType<typeof createStoreContext>;
 
 /** Builds the shared context of the stores. */
-export function createStoreContext(options: {
+export function createStoreContext({
+  db,
+  dialect,
+  secrets,
+}: {
   readonly db: StorageDb;
   readonly dialect: StorageDialect;
   readonly secrets: SecretBox;
-}): StoreContext {
-  const { db, dialect } = options;
+}) {
   return {
-    ...options,
+    db,
+    dialect,
+    secrets,
     now: () => new Date().toISOString(),
     newId: () => randomUUID(),
+    /** Insertion order, the tie-break of rows created in one millisecond: rowid on SQLite, `ordinal` on PostgreSQL. */
     insertionOrder: sql<number>`${sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal')}`,
-    byteOrder: (column) =>
+    /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
+    byteOrder: (column: string) =>
       dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
-    transaction: (action) => db.transaction().execute(action),
-  };
+    /** Runs `action` in one transaction; rolls back when it throws. */
+    transaction: <Result>(action: (trx: StorageDb) => Promise<Result>) => db.transaction().execute(action),
+  } as const;
 }
 
 /**

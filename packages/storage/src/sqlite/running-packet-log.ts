@@ -1,25 +1,13 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { packetJson } from '@toolbus/spec';
+import type { PacketBatch } from '../chat.ts';
+import { type PacketRow, turnKey } from '../stores/packet-streams.ts';
 
 /** How many rows the log's head must have gained before it is swept. */
 const sweepEvery = 2000;
 
 /** How many turns written by other processes are remembered before what was learnt is dropped. */
 const maximumLearntTurns = 10_000;
-
-/** One packet row as read back: its sequence and its JSON text. */
-export interface LoggedPacketRow {
-  readonly sequence: number;
-  readonly packetJson: string;
-}
-
-/** One running turn's packets for {@link RunningPacketLog.appendAll}. */
-export interface LogAppend {
-  readonly chatId: string;
-  readonly turn: number;
-  readonly packetsJson: readonly string[];
-  /** Its last sequence in `chat_packets` (read only for a turn this process does not know yet). */
-  readonly tableLast: () => number;
-}
 
 /** Rows per multi-row insert: 4 parameters each, well under SQLite's limit of 32,766 per statement. */
 const rowsPerInsert = 100;
@@ -34,43 +22,16 @@ interface LoggedTurn {
 
 /**
  * The packets of running turns, in the append-only `chat_packet_log` table (migration 11), until their turn ends
- * and {@link RunningPacketLog.move} copies them to `chat_packets`. With a thousand turns streaming, a commit then
+ * and `move` copies them to `chat_packets`. With a thousand turns streaming, a commit then
  * writes the log's last pages instead of one page per turn (per packet, 2–3× less CPU in the storage bench).
  *
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
  * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * Every method runs inside the caller's transaction; when it rolls back, {@link RunningPacketLog.rolledBack}
+ * Every method runs inside the caller's transaction; when it rolls back, `rolledBack`
  * forgets what was remembered, to be learnt again from the log.
  */
-export interface RunningPacketLog {
-  /**
-   * Remembers a turn this process just started: it has no logged rows yet. Whoever runs it (this process, or a
-   * worker replica on the same file) writes them; a read here picks up rows another process wrote.
-   */
-  begin(chatId: string, turn: number): void;
-  /** Forgets what was learnt of a turn that has ended (read by a process that did not write it). */
-  forgetEnded(chatId: string, turn: number): void;
-  /**
-   * Appends packets (already JSON) to running turns, each after the last sequence it has, their rows inserted by a
-   * few multi-row statements instead of one statement per row (with a thousand turns streaming, a write holds a
-   * packet or two of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
-   */
-  appendAll(turns: readonly LogAppend[]): number[];
-  /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
-  read(chatId: string, turn: number, after: number, limit: number): LoggedPacketRow[];
-  /** Copies the turn's logged rows to `chat_packets` (its turn is ending, still `running`) and forgets the turn. */
-  move(chatId: string, turn: number): void;
-  /** Deletes ended turns' rows from the log's head, once enough of them have gathered (after a turn's end). */
-  sweep(): void;
-  /** Deletes every logged row of a chat (the chat is being deleted). */
-  forgetChat(chatId: string): void;
-  /** The caller's transaction rolled back: what the log remembered is forgotten, and learnt again from the log. */
-  rolledBack(): void;
-}
-
-/** The running-packet log of one SQLite connection. */
-export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog {
+export function createRunningPacketLog(database: DatabaseSync) {
   // Multi-row inserts by row count, prepared when first needed (at most `rowsPerInsert` of them).
   const insertRows = new Map<number, StatementSync>();
   const insertOf = (rows: number): StatementSync => {
@@ -105,10 +66,15 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
          AND t.turn_index = chat_packet_log.turn_index AND t.status = 'running')`,
   );
   const lastId = database.prepare('SELECT COALESCE(MAX(id), 0) AS last FROM chat_packet_log');
+  const lastSequence = database.prepare(
+    'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
+  );
+  /** A turn's last sequence in `chat_packets`. */
+  const tableLast = (chatId: string, turn: number) =>
+    (lastSequence.get(chatId, turn) as { last: number }).last;
   const deleteChat = database.prepare('DELETE FROM chat_packet_log WHERE chat_id = ?');
 
   const turns = new Map<string, LoggedTurn>();
-  const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
   // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
   // the turns this process does not write: once a scan of the whole log, then only of what is new.
   let learntUpTo = 0;
@@ -116,11 +82,6 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   // (AUTOINCREMENT), so when they fill every id from `learntUpTo` to the log's last, no other process wrote a row
   // since, and there is nothing to learn: a turn's first append here (each one starts so) skips the scan.
   let ownSinceLearnt = 0;
-  const learntTurns = () => {
-    let count = 0;
-    for (const state of turns.values()) if (!state.own) count += 1;
-    return count;
-  };
   const learn = () => {
     const upTo = (lastId.get() as { last: number }).last;
     if (upTo <= learntUpTo) return;
@@ -139,7 +100,10 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     ownSinceLearnt = 0;
     // Turns followed from here but ended elsewhere are forgotten when read after their end; past a bound, what
     // was learnt is dropped and learnt again from the log's start.
-    if (turns.size > maximumLearntTurns && learntTurns() > maximumLearntTurns) {
+    if (
+      turns.size > maximumLearntTurns &&
+      [...turns.values()].filter((turn) => !turn.own).length > maximumLearntTurns
+    ) {
       for (const [key, state] of turns) if (!state.own) turns.delete(key);
       learntUpTo = 0;
       ownSinceLearnt = -1;
@@ -147,7 +111,7 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       return;
     }
     for (const row of rows) {
-      const key = keyOf(row.chat_id, row.turn_index);
+      const key = turnKey(row.chat_id, row.turn_index);
       let state = turns.get(key);
       if (state?.own) continue;
       if (!state) {
@@ -173,18 +137,18 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
     swept = head;
   };
   // The state of a turn this process is about to append to (remembered as its own).
-  const owned = (chatId: string, turn: number, tableLast: () => number): LoggedTurn => {
-    const key = keyOf(chatId, turn);
+  const owned = (chatId: string, turn: number): LoggedTurn => {
+    const key = turnKey(chatId, turn);
     let state = known(chatId, turn);
     if (!state) {
-      state = { last: tableLast(), ids: [], own: true };
+      state = { last: tableLast(chatId, turn), ids: [], own: true };
       turns.set(key, state);
     }
     state.own = true;
     return state;
   };
   const known = (chatId: string, turn: number): LoggedTurn | undefined => {
-    const key = keyOf(chatId, turn);
+    const key = turnKey(chatId, turn);
     if (!turns.get(key)?.own) learn();
     return turns.get(key);
   };
@@ -198,23 +162,34 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
   };
 
   return {
-    begin(chatId, turn) {
-      turns.set(keyOf(chatId, turn), { last: 0, ids: [], own: false });
+    /**
+     * Remembers a turn this process just started: it has no logged rows yet. Whoever runs it (this process, or a
+     * worker replica on the same file) writes them; a read here picks up rows another process wrote.
+     */
+    begin(chatId: string, turn: number): void {
+      turns.set(turnKey(chatId, turn), { last: 0, ids: [], own: false });
     },
-    forgetEnded(chatId, turn) {
-      const key = keyOf(chatId, turn);
+    /** Forgets what was learnt of a turn that has ended (read by a process that did not write it). */
+    forgetEnded(chatId: string, turn: number): void {
+      const key = turnKey(chatId, turn);
       if (turns.get(key)?.own === false) turns.delete(key);
     },
-    appendAll(appends) {
+    tableLast,
+    /**
+     * Appends packets to running turns, each after the last sequence it has, their rows inserted by a few multi-row
+     * statements instead of one statement per row (with a thousand turns streaming, a write holds a packet or two
+     * of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
+     */
+    appendAll(batches: readonly PacketBatch[]): number[] {
       // Each row's parameters, and the turn its id goes to: a multi-row insert gives its rows consecutive ids
       // in the order listed (AUTOINCREMENT), ending at the statement's last insert id.
       const parameters: (string | number)[] = [];
       const owners: LoggedTurn[] = [];
-      const lasts = appends.map((append) => {
-        const state = owned(append.chatId, append.turn, append.tableLast);
-        for (const json of append.packetsJson) {
+      const lasts = batches.map(({ chatId, turn, packets }) => {
+        const state = owned(chatId, turn);
+        for (const packet of packets) {
           state.last += 1;
-          parameters.push(append.chatId, append.turn, state.last, json);
+          parameters.push(chatId, turn, state.last, packetJson(packet));
           owners.push(state);
         }
         return state.last;
@@ -229,33 +204,36 @@ export function createRunningPacketLog(database: DatabaseSync): RunningPacketLog
       }
       return lasts;
     },
-    read(chatId, turn, after, limit) {
+    /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
+    read(chatId: string, turn: number, after: number, limit: number): PacketRow[] {
       const state = known(chatId, turn);
       if (!state || limit <= 0) return [];
       // The logged rows carry consecutive sequences ending at `last`.
       const first = state.last - state.ids.length + 1;
-      const rows: LoggedPacketRow[] = [];
+      const rows: PacketRow[] = [];
       for (let index = Math.max(0, after - first + 1); index < state.ids.length; index += 1) {
         if (rows.length >= limit) break;
-        const row = selectById.get(state.ids[index] as number) as
-          | { sequence: number; packet_json: string }
-          | undefined;
-        if (row && row.sequence > after) rows.push({ sequence: row.sequence, packetJson: row.packet_json });
+        const row = selectById.get(state.ids[index] as number) as PacketRow | undefined;
+        if (row && row.sequence > after) rows.push(row);
       }
       return rows;
     },
-    move(chatId, turn) {
+    /** Copies the turn's logged rows to `chat_packets` (its turn is ending, still `running`) and forgets the turn. */
+    move(chatId: string, turn: number): void {
       const state = known(chatId, turn);
       if (!state) return;
       if (state.ids.length > 0) moveRows.run(JSON.stringify(state.ids));
-      turns.delete(keyOf(chatId, turn));
+      turns.delete(turnKey(chatId, turn));
     },
+    /** Deletes ended turns' rows from the log's head, once enough of them have gathered (after a turn's end). */
     sweep,
-    forgetChat(chatId) {
+    /** Deletes every logged row of a chat (the chat is being deleted). */
+    forgetChat(chatId: string): void {
       deleteChat.run(chatId);
       const prefix = `${chatId}\u0000`;
       for (const key of turns.keys()) if (key.startsWith(prefix)) turns.delete(key);
     },
+    /** The caller's transaction rolled back: what the log remembered is forgotten, and learnt again from the log. */
     rolledBack: forgetAll,
   };
 }

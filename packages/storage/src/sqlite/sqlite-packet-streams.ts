@@ -1,9 +1,15 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { packetJson } from '@toolbus/spec';
-import type { AppendedPacketBatch, ChatTurnStatus } from '../chat.ts';
-import { notFound } from '../sql/store-context.ts';
-import type { PacketStreams, Statements } from '../stores/packet-streams.ts';
-import { createRunningPacketLog, type LogAppend } from './running-packet-log.ts';
+import type { AppendedPacketBatch, ChatTurnStatus, PacketBatch } from '../chat.ts';
+import {
+  appended,
+  type PacketRow,
+  type PacketStreams,
+  type Statements,
+  storedPackets,
+  tablePackets,
+} from '../stores/packet-streams.ts';
+import { createRunningPacketLog } from './running-packet-log.ts';
 
 /**
  * Packets on SQLite: a running turn's go to the append-only log (see running-packet-log.ts), an ended one's (closing
@@ -22,62 +28,49 @@ export function createSqlitePacketStreams(
   const commit = database.prepare('COMMIT');
   const rollback = database.prepare('ROLLBACK');
   const prepared = new Map<string, StatementSync>();
+  const prepare = (text: string) => {
+    let statement = prepared.get(text);
+    if (statement === undefined) {
+      statement = database.prepare(text.replaceAll(/\$(\d+)/g, '?$1'));
+      prepared.set(text, statement);
+    }
+    return statement;
+  };
   const statements: Statements = {
-    async rows<Row>(text: string, values: readonly unknown[]) {
-      let statement = prepared.get(text);
-      if (statement === undefined) {
-        statement = database.prepare(text.replaceAll(/\$(\d+)/g, '?$1'));
-        prepared.set(text, statement);
-      }
-      return statement.all(...(values as SQLInputValue[])) as Row[];
-    },
+    rows: async <Row>(text: string, values: readonly unknown[]) =>
+      prepare(text).all(...(values as SQLInputValue[])) as Row[],
   };
   // BEGIN runs before anything is awaited: when another connection holds the lock, it throws at once and
-  // `exclusive` waits and tries again. A roll-back makes the log forget what it remembered.
-  const rolledBack = (error: unknown): never => {
-    rollback.run();
-    log.rolledBack();
-    throw error;
-  };
-  const transaction = <Result>(action: (statements: Statements) => Promise<Result>) =>
+  // `exclusive` waits and tries again. Synchronous work (appending packets, the hottest write) commits with no
+  // promise between its statements. A roll-back makes the log forget what it remembered.
+  const transaction = <Result>(action: () => Result | Promise<Result>) =>
     exclusive(() => {
       begin.run();
-      return action(statements)
-        .then((result) => {
-          commit.run();
-          return result;
-        })
-        .catch(rolledBack);
-    });
-  // Appending packets, the hottest write, stays synchronous: no promise between its statements.
-  const transactionSync = <Result>(action: () => Result) =>
-    exclusive(() => {
-      begin.run();
-      try {
-        const result = action();
+      const committed = (result: Result) => {
         commit.run();
         return result;
+      };
+      const rolledBack = (error: unknown): never => {
+        rollback.run();
+        log.rolledBack();
+        throw error;
+      };
+      try {
+        const result = action();
+        return result instanceof Promise ? result.then(committed).catch(rolledBack) : committed(result);
       } catch (error) {
         return rolledBack(error);
       }
     });
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
-  const lastSequence = database.prepare(
-    'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
-  );
   const insertPacket = database.prepare(
     'INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
   );
-  const selectPackets = database.prepare(
-    'SELECT sequence, packet_json FROM chat_packets WHERE chat_id = ? AND turn_index = ? AND sequence > ? ORDER BY sequence LIMIT ?',
-  );
   const statusOf = (chatId: string, turn: number) =>
     (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
-  const tableLast = (chatId: string, turn: number) =>
-    (lastSequence.get(chatId, turn) as { last: number }).last;
   // An ended turn's packets go straight to chat_packets, after its last.
-  const appendEnded = (chatId: string, turn: number, packets: readonly unknown[]): number => {
-    let last = tableLast(chatId, turn);
+  const appendEnded = ({ chatId, turn, packets }: PacketBatch): number => {
+    let last = log.tableLast(chatId, turn);
     for (const packet of packets) {
       last += 1;
       insertPacket.run(chatId, turn, last, packetJson(packet));
@@ -86,54 +79,40 @@ export function createSqlitePacketStreams(
   };
 
   return {
-    transaction,
+    transaction: (action) => transaction(() => action(statements)),
     started: (chatId, turn) => log.begin(chatId, turn),
     // Moved while still running: the log finds a turn it does not know among the running ones.
     ending: (chatId, turn) => log.move(chatId, turn),
     ended: () => log.sweep(),
     deleting: (chatId) => log.forgetChat(chatId),
-    appendClosing: async (_statements, { chatId, turn, packets }) => {
-      appendEnded(chatId, turn, packets);
+    appendClosing: async (_statements, batch) => {
+      appendEnded(batch);
     },
     append: (batches) =>
-      transactionSync(() => {
+      transaction(() => {
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
         // log together, in a few multi-row inserts (a single turn's too: ten packets are one statement, not ten).
-        const results: (AppendedPacketBatch | undefined)[] = [];
-        const running: { readonly index: number; readonly append: LogAppend }[] = [];
-        for (const [index, { chatId, turn, packets }] of batches.entries()) {
-          const status = statusOf(chatId, turn);
-          if (status === undefined) {
-            results[index] = { ok: false, error: notFound('Turn', `${chatId}/${turn}`) };
-          } else if (status === 'running') {
-            const packetsJson = packets.map(packetJson);
-            running.push({
-              index,
-              append: { chatId, turn, packetsJson, tableLast: () => tableLast(chatId, turn) },
-            });
-          } else {
-            results[index] = { ok: true, last: appendEnded(chatId, turn, packets) };
-          }
+        const results: AppendedPacketBatch[] = [];
+        const running: number[] = [];
+        for (const [index, batch] of batches.entries()) {
+          const status = statusOf(batch.chatId, batch.turn);
+          if (status === 'running') running.push(index);
+          else results[index] = appended(batch, status === undefined ? undefined : appendEnded(batch));
         }
-        const lasts = log.appendAll(running.map((entry) => entry.append));
-        for (const [position, entry] of running.entries()) {
-          results[entry.index] = { ok: true, last: lasts[position] as number };
+        const lasts = log.appendAll(running.map((index) => batches[index] as PacketBatch));
+        for (const [position, index] of running.entries()) {
+          results[index] = { ok: true, last: lasts[position] as number };
         }
-        return results as AppendedPacketBatch[];
+        return results;
       }),
     list: ({ chatId, turn, after, limit }) =>
       exclusive(() => {
-        const rows = (
-          selectPackets.all(chatId, turn, after, limit) as unknown as {
-            sequence: number;
-            packet_json: string;
-          }[]
-        ).map((row) => ({ sequence: row.sequence, packetJson: row.packet_json }));
+        const rows = prepare(tablePackets).all(chatId, turn, after, limit) as unknown as PacketRow[];
         const status = statusOf(chatId, turn);
         if (rows.length < limit && status === 'running') {
           rows.push(...log.read(chatId, turn, rows.at(-1)?.sequence ?? after, limit - rows.length));
         } else if (status !== 'running') log.forgetEnded(chatId, turn);
-        return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packetJson) as unknown }));
+        return storedPackets(rows);
       }),
   };
 }

@@ -25,7 +25,8 @@ test('with the connection’s own checkpoints off, the thread copies the log int
   for (let row = 0; row < 1000; row += 1) insert.run(text);
   const before = statSync(path).size;
   assert.ok(before < 100_000, `nothing checkpointed yet (${before} bytes)`);
-  const checkpointer = await startWalCheckpointer(path, { intervalMs: 50, onFailure: () => undefined });
+  const checkpointer = await startWalCheckpointer(database, path, { intervalMs: 50 });
+  assert.ok(checkpointer, 'the thread started');
   await waitFor(() => statSync(path).size > 3_000_000);
   assert.ok(statSync(path).size > 3_000_000, `database file ${statSync(path).size} bytes`);
   // Writes go on while it runs.
@@ -71,11 +72,11 @@ test('a log grown past the bound while a reader held it is truncated once every 
   const reader = new (loadDatabaseSync())(path);
   reader.exec('BEGIN');
   reader.prepare('SELECT COUNT(*) FROM rows').get();
-  const checkpointer = await startWalCheckpointer(path, {
+  const checkpointer = await startWalCheckpointer(database, path, {
     intervalMs: 50,
     truncateAboveBytes: 1_000_000,
-    onFailure: () => undefined,
   });
+  assert.ok(checkpointer, 'the thread started');
   const insert = database.prepare('INSERT INTO rows (text) VALUES (?)');
   const text = 'x'.repeat(4000);
   for (let row = 0; row < 1000; row += 1) insert.run(text);
@@ -90,5 +91,18 @@ test('a log grown past the bound while a reader held it is truncated once every 
   await checkpointer.stop();
   assert.equal((database.prepare('SELECT COUNT(*) AS n FROM rows').get() as { n: number }).n, 1001);
   reader.close();
+  database.close();
+});
+
+test('while the thread runs, the connection’s own automatic checkpoints are off', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'toolbus-wal-')), 'auto.db');
+  const database = new (loadDatabaseSync())(path);
+  database.exec('PRAGMA journal_mode = WAL');
+  const autocheckpoint = () => ({ ...database.prepare('PRAGMA wal_autocheckpoint').get() });
+  assert.deepEqual(autocheckpoint(), { wal_autocheckpoint: 1000 });
+  const checkpointer = await startWalCheckpointer(database, path, { intervalMs: 50 });
+  assert.ok(checkpointer, 'the thread started');
+  assert.deepEqual(autocheckpoint(), { wal_autocheckpoint: 0 });
+  await checkpointer.stop();
   database.close();
 });

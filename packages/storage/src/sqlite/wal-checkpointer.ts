@@ -1,3 +1,4 @@
+import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 
 /** The log size above which a fully copied write-ahead log is truncated (default 64 MiB). */
@@ -49,21 +50,21 @@ parentPort.postMessage('ready');
 `;
 
 /**
- * Starts checkpointing the WAL of the database at `path` from a worker thread every `intervalMs`; the caller turns
- * the connection's own automatic checkpoints off once it resolves, and back on if `onFailure` is called (the thread
- * died). A checkpoint copies every page written since the last one into the database file and syncs it: run inside
- * a commit on the event loop, as SQLite does by default every thousand pages, it stalls every stream a server is
- * writing for tens of milliseconds.
+ * Checkpoints the WAL of `database` (the file at `path`) from a worker thread every `intervalMs`, with the connection's own
+ * automatic checkpoints off while the thread runs; if it cannot start (then it resolves to `undefined`) or dies,
+ * they stay or come back on. A checkpoint copies every page written since the last one into the database file and
+ * syncs it: run inside a commit on the event loop, as SQLite does by default every thousand pages, it stalls every
+ * stream a server is writing for tens of milliseconds.
  */
 export async function startWalCheckpointer(
+  database: DatabaseSync,
   path: string,
   options: {
     readonly intervalMs?: number;
     /** See {@link DEFAULT_WAL_TRUNCATE_ABOVE_BYTES}; `Infinity`: never truncate. */
     readonly truncateAboveBytes?: number;
-    readonly onFailure: () => void;
-  },
-): Promise<WalCheckpointer> {
+  } = {},
+): Promise<WalCheckpointer | undefined> {
   const worker = new Worker(workerSource, {
     eval: true,
     workerData: {
@@ -72,15 +73,20 @@ export async function startWalCheckpointer(
       truncateAboveBytes: options.truncateAboveBytes ?? DEFAULT_WAL_TRUNCATE_ABOVE_BYTES,
     },
   });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('message', () => resolve());
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`The checkpoint thread exited (${code}).`)));
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', () => resolve());
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`The checkpoint thread exited (${code}).`)));
+    });
+  } catch {
+    return undefined;
+  }
   worker.removeAllListeners();
+  database.exec('PRAGMA wal_autocheckpoint = 0');
   let stopping: Promise<void> | undefined;
   const failed = () => {
-    if (stopping === undefined) options.onFailure();
+    if (stopping === undefined && database.isOpen) database.exec('PRAGMA wal_autocheckpoint = 1000');
   };
   worker.once('error', failed);
   worker.once('exit', failed);

@@ -1,4 +1,6 @@
 import type { AppendedPacketBatch, PacketBatch, StoredPacket } from '../chat.ts';
+import type { StorageSchema } from '../sql/storage-schema.ts';
+import { notFound } from '../sql/store-context.ts';
 import type { ChatStore } from '../storage.ts';
 
 /**
@@ -38,4 +40,28 @@ export interface PacketStreams {
     after: number;
     limit: number;
   }): Promise<readonly StoredPacket[]>;
+}
+
+/** A turn's packets in `chat_packets` after a sequence (`$3`), up to a limit (`$4`): the same SQL on both databases. */
+export const tablePackets =
+  'SELECT sequence, packet_json FROM chat_packets WHERE chat_id = $1 AND turn_index = $2 AND sequence > $3 ORDER BY sequence LIMIT $4';
+
+/** A packet's row as both databases read it. */
+export type PacketRow = Pick<StorageSchema['chat_packets'], 'sequence' | 'packet_json'>;
+
+/** Packet rows as the packets callers see. */
+export function storedPackets(rows: readonly PacketRow[]): StoredPacket[] {
+  return rows.map((row) => ({ sequence: row.sequence, packet: JSON.parse(row.packet_json) as unknown }));
+}
+
+/** What became of a batch, given its turn's last sequence after it (`undefined`: the turn does not exist). */
+export function appended({ chatId, turn }: PacketBatch, last: number | undefined): AppendedPacketBatch {
+  return last === undefined
+    ? { ok: false, error: notFound('Turn', `${chatId}/${turn}`) }
+    : { ok: true, last };
+}
+
+/** A map key of one turn. */
+export function turnKey(chatId: string, turn: number): string {
+  return `${chatId}\u0000${turn}`;
 }
