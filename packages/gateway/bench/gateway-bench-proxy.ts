@@ -71,9 +71,16 @@ async function start(): Promise<string> {
           return;
         }
         // `relay`: the gateway's own socket work (its event reader, one socket write per chunk, its backpressure)
-        // and nothing else: no request checks, no repair. What a Node relay written like the gateway costs.
+        // and nothing else: no request checks, no repair. What a Node relay written like the gateway costs. With no
+        // repair every event is quick, so none waits for a later turn of the loop.
         outgoing.writeHead(answer.statusCode ?? 502, { 'content-type': 'text/event-stream' });
-        relayEvents({ upstreamResponse: answer, response: outgoing, repair: () => undefined }).then(
+        const relaying = {
+          upstreamResponse: answer,
+          response: outgoing,
+          repair: () => undefined,
+          quick: () => true,
+        };
+        relayEvents(relaying).then(
           () => outgoing.end(),
           () => outgoing.destroy(),
         );
