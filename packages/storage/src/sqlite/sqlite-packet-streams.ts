@@ -1,9 +1,10 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { packetJson } from '@toolbus/spec';
-import type { AppendedPacketBatch, ChatTurnStatus } from '../chat.ts';
+import type { AppendedPacketBatch } from '../chat.ts';
 import { notFound } from '../sql/store-context.ts';
 import type { PacketStreams, Statements } from '../stores/packet-streams.ts';
 import { createRunningPacketLog, type LogAppend } from './running-packet-log.ts';
+import { createRunningTurnStatuses } from './running-turn-statuses.ts';
 
 /**
  * Packets on SQLite: a running turn's go to the append-only log (see running-packet-log.ts), an ended one's (closing
@@ -17,6 +18,8 @@ export function createSqlitePacketStreams(
   exclusive: <Result>(action: () => Result | Promise<Result>) => Promise<Result>,
 ): PacketStreams {
   const log = createRunningPacketLog(database);
+  // Statuses of running turns, known without a SELECT per turn per append while only these writes change them.
+  const statuses = createRunningTurnStatuses(database);
   // Prepared once: a server writing packets for many turns runs thousands of transactions a second.
   const begin = database.prepare('BEGIN IMMEDIATE');
   const commit = database.prepare('COMMIT');
@@ -37,13 +40,18 @@ export function createSqlitePacketStreams(
   const rolledBack = (error: unknown): never => {
     rollback.run();
     log.rolledBack();
+    statuses.forgetAll();
     throw error;
   };
+  // The chat writes report every status they change (started, ending, deleting): what the statuses know holds
+  // after them.
   const transaction = <Result>(action: (statements: Statements) => Promise<Result>) =>
     exclusive(() => {
       begin.run();
+      statuses.check();
       return action(statements)
         .then((result) => {
+          statuses.settled();
           commit.run();
           return result;
         })
@@ -54,14 +62,15 @@ export function createSqlitePacketStreams(
     exclusive(() => {
       begin.run();
       try {
+        statuses.check();
         const result = action();
+        statuses.settled();
         commit.run();
         return result;
       } catch (error) {
         return rolledBack(error);
       }
     });
-  const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   const lastSequence = database.prepare(
     'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
   );
@@ -71,8 +80,6 @@ export function createSqlitePacketStreams(
   const selectPackets = database.prepare(
     'SELECT sequence, packet_json FROM chat_packets WHERE chat_id = ? AND turn_index = ? AND sequence > ? ORDER BY sequence LIMIT ?',
   );
-  const statusOf = (chatId: string, turn: number) =>
-    (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
   const tableLast = (chatId: string, turn: number) =>
     (lastSequence.get(chatId, turn) as { last: number }).last;
   // An ended turn's packets go straight to chat_packets, after its last.
@@ -89,9 +96,15 @@ export function createSqlitePacketStreams(
     transaction,
     started: (chatId, turn) => log.begin(chatId, turn),
     // Moved while still running: the log finds a turn it does not know among the running ones.
-    ending: (chatId, turn) => log.move(chatId, turn),
+    ending: (chatId, turn) => {
+      statuses.ended(chatId, turn);
+      log.move(chatId, turn);
+    },
     ended: () => log.sweep(),
-    deleting: (chatId) => log.forgetChat(chatId),
+    deleting: (chatId) => {
+      statuses.chatDeleted(chatId);
+      log.forgetChat(chatId);
+    },
     appendClosing: async (_statements, { chatId, turn, packets }) => {
       appendEnded(chatId, turn, packets);
     },
@@ -102,7 +115,7 @@ export function createSqlitePacketStreams(
         const results: (AppendedPacketBatch | undefined)[] = [];
         const running: { readonly index: number; readonly append: LogAppend }[] = [];
         for (const [index, { chatId, turn, packets }] of batches.entries()) {
-          const status = statusOf(chatId, turn);
+          const status = statuses.statusOf(chatId, turn);
           if (status === undefined) {
             results[index] = { ok: false, error: notFound('Turn', `${chatId}/${turn}`) };
           } else if (status === 'running') {
@@ -129,7 +142,8 @@ export function createSqlitePacketStreams(
             packet_json: string;
           }[]
         ).map((row) => ({ sequence: row.sequence, packetJson: row.packet_json }));
-        const status = statusOf(chatId, turn);
+        statuses.check();
+        const status = statuses.statusOf(chatId, turn);
         if (rows.length < limit && status === 'running') {
           rows.push(...log.read(chatId, turn, rows.at(-1)?.sequence ?? after, limit - rows.length));
         } else if (status !== 'running') log.forgetEnded(chatId, turn);
