@@ -10,6 +10,7 @@ import type { ModelStallPhase } from './model-errors.ts';
 import { ModelAbortedError, ModelStallError } from './model-errors.ts';
 import type { ModelStreamEvent } from './model-stream-event.ts';
 import { ModelStreamNormalizer } from './model-stream-normalizer.ts';
+import { pulled } from './pulled.ts';
 import { StallWatchdog } from './stall-watchdog.ts';
 import { toLanguageModelPrompt } from './to-language-model-prompt.ts';
 import type { ModelToolChoice } from './to-language-model-tools.ts';
@@ -58,29 +59,39 @@ type AttemptOutcome =
  * A failure before the first event is retried with exponential backoff (stalls, connection failures, 408/409/429
  * and 5xx; not 4xx); after the first event nothing is retried, because the consumer has already seen output.
  */
-export async function* streamModelStep(
+export function streamModelStep(options: StreamModelStepOptions): AsyncGenerator<ModelStreamEvent, void> {
+  return pulled((push) => streamModelStepTo(options, push));
+}
+
+/**
+ * {@link streamModelStep}, each event handed to `onEvent` as it comes: the turn's own loop reads a step this way,
+ * without an async generator's promises per token. An `onEvent` that returns a promise is waited for before the
+ * next event; one that throws stops the step (its connection is released) and the throw goes on to the caller.
+ */
+export async function streamModelStepTo(
   options: StreamModelStepOptions,
-): AsyncGenerator<ModelStreamEvent, void> {
+  onEvent: (event: ModelStreamEvent) => void | Promise<void>,
+): Promise<void> {
   const signal = options.signal;
   const maxRetries = Math.max(0, options.maxRetriesBeforeFirstChunk ?? 2);
   const retryDelayMs = options.retryDelayMs ?? 500;
   const callOptions = buildCallOptions(options);
   for (let attempt = 0; ; attempt += 1) {
     if (signal?.aborted === true) {
-      yield { type: 'error', error: new ModelAbortedError({ cause: signal.reason }) };
+      await onEvent({ type: 'error', error: new ModelAbortedError({ cause: signal.reason }) });
       return;
     }
     const outcome: { value: AttemptOutcome } = { value: { kind: 'done' } };
-    yield* runAttempt({ options, callOptions, outcome });
+    await runAttempt({ options, callOptions, outcome, onEvent });
     const result = outcome.value;
     if (result.kind === 'done') return;
     if (result.emitted || !result.retryable || attempt >= maxRetries) {
-      yield { type: 'error', error: result.error };
+      await onEvent({ type: 'error', error: result.error });
       return;
     }
     const aborted = await delay(retryDelayMs * 2 ** attempt, signal);
     if (aborted) {
-      yield { type: 'error', error: new ModelAbortedError({ cause: signal?.reason }) };
+      await onEvent({ type: 'error', error: new ModelAbortedError({ cause: signal?.reason }) });
       return;
     }
   }
@@ -107,15 +118,16 @@ function buildCallOptions(options: StreamModelStepOptions): Omit<LanguageModelV4
 }
 
 /**
- * One request. Yields events as they come; on failure it stores the error in `outcome` instead of yielding it,
- * so the caller can decide between a retry and an error event.
+ * One request. Hands events to `onEvent` as they come; on failure it stores the error in `outcome` instead, so the
+ * caller can decide between a retry and an error event.
  */
-async function* runAttempt(context: {
+async function runAttempt(context: {
   options: StreamModelStepOptions;
   callOptions: Omit<LanguageModelV4CallOptions, 'abortSignal'>;
   outcome: { value: AttemptOutcome };
-}): AsyncGenerator<ModelStreamEvent, void> {
-  const { options, callOptions, outcome } = context;
+  onEvent: (event: ModelStreamEvent) => void | Promise<void>;
+}): Promise<void> {
+  const { options, callOptions, outcome, onEvent } = context;
   const callerSignal = options.signal;
   const controller = new AbortController();
   let stall: ModelStallError | undefined;
@@ -213,15 +225,17 @@ async function* runAttempt(context: {
       }
       for (const event of events) {
         emitted = true;
-        yield event;
+        // Most handlers answer at once: a promise only when one must be waited for.
+        const handled = onEvent(event);
+        if (handled !== undefined) await handled;
       }
     }
     watchdog.stop();
     events.length = 0;
     normalizer.close(events);
-    for (const event of events) yield event;
+    for (const event of events) await onEvent(event);
     const finish = normalizer.finish;
-    yield {
+    await onEvent({
       type: 'finish',
       finishReason: finish?.finishReason ?? 'interrupted',
       rawFinishReason: finish?.rawFinishReason,
@@ -231,11 +245,11 @@ async function* runAttempt(context: {
         reasoningTokens: undefined,
         cachedInputTokens: undefined,
       },
-    };
+    });
     outcome.value = { kind: 'done' };
     completed = true;
   } finally {
-    // Runs on success, failure, and when the consumer stops iterating early: the connection is always released.
+    // Runs on success, failure, and when the consumer stops early (its handler threw): the connection is released.
     watchdog.stop();
     callerSignal?.removeEventListener('abort', onCallerAbort);
     if (!completed) interrupt(new ModelAbortedError());
