@@ -42,7 +42,7 @@ test('consume hands packets over as they are emitted, those emitted before first
   await Promise.resolve();
   assert.equal(ended, false);
   emitter.close();
-  emitter.emitAt({ turn: 0, tab: 0 }, { type: 'message-end' });
+  emitter.emitAt({ turn: 0, tab: 0 }, { type: 'heartbeat' });
   await consuming;
   assert.equal(ended, true);
   assert.deepEqual(received, ['message-start', 'message-delta']);
