@@ -11,6 +11,7 @@ import { ModelAbortedError, ModelStallError } from './model-errors.ts';
 import type { ModelStreamEvent } from './model-stream-event.ts';
 import { ModelStreamNormalizer } from './model-stream-normalizer.ts';
 import { pulled } from './pulled.ts';
+import { readStepParts, type StepPartReading } from './read-step-parts.ts';
 import { StallWatchdog } from './stall-watchdog.ts';
 import { toLanguageModelPrompt } from './to-language-model-prompt.ts';
 import type { ModelToolChoice } from './to-language-model-tools.ts';
@@ -131,13 +132,13 @@ async function runAttempt(context: {
   const callerSignal = options.signal;
   const controller = new AbortController();
   let stall: ModelStallError | undefined;
-  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+  let reading: StepPartReading | undefined;
   let emitted = false;
   let completed = false;
-  // Interrupting cancels the reader: a pending read() then resolves at once, whatever the provider's pipe does.
+  // Interrupting cancels the reading: it settles at once, whatever the provider's pipe does.
   const interrupt = (reason: unknown): void => {
     if (!controller.signal.aborted) controller.abort(reason);
-    reader?.cancel(reason).catch(() => undefined);
+    reading?.cancel(reason);
   };
   const onCallerAbort = (): void => interrupt(callerSignal?.reason);
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -187,48 +188,53 @@ async function runAttempt(context: {
       fail(error);
       return;
     }
-    reader = stream.getReader();
     if (controller.signal.aborted) {
-      interrupt(controller.signal.reason);
+      stream.cancel(controller.signal.reason).catch(() => undefined);
       fail(controller.signal.reason);
       return;
     }
     const normalizer = new ModelStreamNormalizer();
     const events: ModelStreamEvent[] = [];
     let sawOutput = false;
-    for (;;) {
-      let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        fail(error);
-        return;
+    // Hands `list` from `from` on to the consumer; a promise when one of its answers must be waited for.
+    const deliver = (list: readonly ModelStreamEvent[], from: number): Promise<void> | undefined => {
+      for (let index = from; index < list.length; index += 1) {
+        emitted = true;
+        // Most handlers answer at once: a promise only when one must be waited for.
+        const handled = onEvent(list[index] as ModelStreamEvent);
+        if (handled !== undefined) {
+          const rest = list.slice(index + 1);
+          return handled.then(() => deliver(rest, 0));
+        }
       }
-      if (controller.signal.aborted) {
-        fail(controller.signal.reason);
-        return;
-      }
-      if (next.done) break;
-      const part = next.value;
-      // The first chunk is the first output: metadata and empty role chunks do not end the first-chunk wait, so the
-      // timeout means the same for every provider (OpenAI's package reads those inside doStream already).
+      return undefined;
+    };
+    reading = readStepParts(stream, (part) => {
+      // The first chunk is the first output: metadata and empty role chunks do not end the first-chunk wait, so
+      // the timeout means the same for every provider (OpenAI's package reads those inside doStream already).
       if (sawOutput || isOutputPart(part)) {
         sawOutput = true;
         watchdog.activity();
       }
       events.length = 0;
       normalizer.push(part, events);
-      if (normalizer.errorPart !== undefined) {
-        // Whatever came with the error is dropped: an error ends the step.
-        fail(normalizer.errorPart.error);
-        return;
-      }
-      for (const event of events) {
-        emitted = true;
-        // Most handlers answer at once: a promise only when one must be waited for.
-        const handled = onEvent(event);
-        if (handled !== undefined) await handled;
-      }
+      // Whatever came with an error is dropped: an error ends the step.
+      if (normalizer.errorPart !== undefined) return 'stop';
+      return deliver(events, 0);
+    });
+    const read = await reading.done;
+    if (read.kind === 'threw') throw read.error;
+    if (read.kind === 'failed') {
+      fail(read.error);
+      return;
+    }
+    if (controller.signal.aborted) {
+      fail(controller.signal.reason);
+      return;
+    }
+    if (read.kind === 'stopped' && normalizer.errorPart !== undefined) {
+      fail(normalizer.errorPart.error);
+      return;
     }
     watchdog.stop();
     events.length = 0;

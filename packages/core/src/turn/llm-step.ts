@@ -10,7 +10,7 @@ import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
 import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
-import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
+import { type ArgumentDeltas, createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
 import { strippedHarmonyRestorerFor } from '../streaming/stripped-harmony-restorer.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { hasCompleteArguments } from './cut-off-tool-calls.ts';
@@ -135,15 +135,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     delta: string,
   ) => {
     const deltas = await argumentStreamer.push(index, delta);
-    if (Object.keys(deltas).length > 0) {
-      emit(call.tab, {
-        type: 'tool-argument-delta',
-        toolCallId: call.id,
-        toolName: call.name,
-        ...omitUndefined({ displayName: toolsByName.get(call.name)?.displayName }),
-        argumentDeltas: deltas,
-      });
-    }
+    emitArgumentDeltas(emit, call, deltas, toolsByName.get(call.name)?.displayName);
   };
   const endCall = async (event: Extract<ModelStreamEvent, { type: 'tool-call-end' }>) => {
     reasoning.endCall(event.index, event.rawArguments, event.name === options.reasoningTool);
@@ -157,15 +149,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
       calls.set(event.index, call);
     }
     if (toolsByName.get(call.name)?.streamsArgumentDeltas) {
-      const rest = await argumentStreamer.end(event.index);
-      if (Object.keys(rest).length > 0) {
-        emit(call.tab, {
-          type: 'tool-argument-delta',
-          toolCallId: call.id,
-          toolName: call.name,
-          argumentDeltas: rest,
-        });
-      }
+      emitArgumentDeltas(emit, call, await argumentStreamer.end(event.index), undefined);
     }
     const toolCall: ToolCall = {
       id: call.id,
@@ -245,6 +229,23 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     nextTurn: turn + 1,
     answerStarted: writer.started,
   };
+}
+
+/** The `tool-argument-delta` of a call whose tool streams its arguments, when `deltas` holds any. */
+function emitArgumentDeltas(
+  emit: (tab: number, obj: PacketObject) => void,
+  call: { readonly id: string; readonly name: string; readonly tab: number },
+  deltas: ArgumentDeltas,
+  displayName: string | undefined,
+): void {
+  if (Object.keys(deltas).length === 0) return;
+  emit(call.tab, {
+    type: 'tool-argument-delta',
+    toolCallId: call.id,
+    toolName: call.name,
+    ...omitUndefined({ displayName }),
+    argumentDeltas: deltas,
+  });
 }
 
 /** Models sometimes omit ids or repeat them; every call needs its own id to get its own result. */
