@@ -100,6 +100,13 @@ describe('running turn statuses known to the packet appends', () => {
     assert.equal(statuses.statusOf('c', 1), 'completed');
     assert.equal(statuses.statusOf('c', 2), undefined);
     statuses.settled();
+    // A write that touches no turn leaves what is known alone (a title, a new chat: they come all the time). The
+    // status written first is taken as accounted for (settled), so only what is known can still say 'running'.
+    database.exec(`UPDATE chat_turns SET status = 'failed' WHERE turn_index = 0`);
+    statuses.settled();
+    database.exec(`CREATE TABLE chats (id TEXT, title TEXT); INSERT INTO chats VALUES ('c', 'a title')`);
+    statuses.check();
+    assert.equal(statuses.statusOf('c', 0), 'running');
     // A write the statuses do not know of, without a check: what they know is still served (the point of it)…
     database.exec(`UPDATE chat_turns SET status = 'failed' WHERE turn_index = 0`);
     assert.equal(statuses.statusOf('c', 0), 'running');

@@ -5,12 +5,13 @@ import type { ChatTurnStatus } from '../chat.ts';
  * The turns one SQLite connection knows to be running, so that appending packets (every turn's, many times a
  * second) does not read each turn's status again: with 200 turns streaming that was a SELECT per turn per flush.
  *
- * What is known stays true while every write to the database since it was learnt is accounted for: this
- * connection's own chat writes (whose status changes are reported: {@link RunningTurnStatuses.ended},
- * {@link RunningTurnStatuses.chatDeleted}) and its packet appends. Anything else is seen in a stamp read at the
- * start of each transaction, and makes it forget all it knew: another connection's commit (SQLite's
- * `data_version`), or a statement of this connection outside those writes (`total_changes()`, which counts rows
- * deleted by foreign-key cascades too: a user deleted through the query builder takes their chats' turns with it).
+ * What is known stays true while every change to a turn's status since it was learnt is accounted for: this
+ * connection's own chat writes report theirs ({@link RunningTurnStatuses.ended},
+ * {@link RunningTurnStatuses.chatDeleted}). Anything else is seen in a stamp read at the start of each
+ * transaction, and makes it forget all it knew: another connection's commit (SQLite's `data_version`), or a status
+ * changed or a turn deleted by any statement of this connection, counted by temporary triggers (connection-local,
+ * not part of the schema), which foreign-key cascades fire too: a user deleted through the query builder takes
+ * their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is known alone.
  */
 export interface RunningTurnStatuses {
   /** Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote. */
@@ -33,8 +34,16 @@ export interface RunningTurnStatuses {
 /** {@link RunningTurnStatuses} of one connection. */
 export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnStatuses {
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
+  database.exec(`
+    CREATE TEMP TABLE IF NOT EXISTS turn_status_writes (writes INTEGER NOT NULL);
+    INSERT INTO turn_status_writes SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM turn_status_writes);
+    CREATE TEMP TRIGGER IF NOT EXISTS turn_status_written AFTER UPDATE OF status ON main.chat_turns
+      BEGIN UPDATE turn_status_writes SET writes = writes + 1; END;
+    CREATE TEMP TRIGGER IF NOT EXISTS turn_deleted AFTER DELETE ON main.chat_turns
+      BEGIN UPDATE turn_status_writes SET writes = writes + 1; END;`);
   const stamp = database.prepare(
-    'SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS version',
+    `SELECT (SELECT writes FROM temp.turn_status_writes) AS changes,
+            (SELECT data_version FROM pragma_data_version) AS version`,
   );
   const running = new Set<string>();
   const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
