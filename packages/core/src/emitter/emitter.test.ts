@@ -25,6 +25,39 @@ test('the emitter stamps its model index and delivers packets in order as an asy
   );
 });
 
+test('consume hands packets over as they are emitted, those emitted before first, and resolves at close', async () => {
+  const emitter = new Emitter({ modelIndex: 1 });
+  const received: string[] = [];
+  emitter.emitAt({ turn: 0, tab: 0 }, { type: 'message-start' });
+  let ended = false;
+  const consuming = emitter
+    .consume((packet) => received.push(packet.obj.type))
+    .then(() => {
+      ended = true;
+    });
+  assert.deepEqual(received, ['message-start']);
+  emitter.emitAt({ turn: 0, tab: 0 }, { type: 'message-delta', content: 'hi' });
+  // Synchronously: no promise between the emit and the consumer.
+  assert.deepEqual(received, ['message-start', 'message-delta']);
+  await Promise.resolve();
+  assert.equal(ended, false);
+  emitter.close();
+  emitter.emitAt({ turn: 0, tab: 0 }, { type: 'heartbeat' });
+  await consuming;
+  assert.equal(ended, true);
+  assert.deepEqual(received, ['message-start', 'message-delta']);
+  assert.throws(() => emitter[Symbol.asyncIterator](), /one consumer/);
+});
+
+test('consume on an emitter already closed hands over what was buffered and resolves', async () => {
+  const emitter = new Emitter();
+  emitter.emitAt({ turn: 0, tab: 0 }, { type: 'message-start' });
+  emitter.close();
+  const received: string[] = [];
+  await emitter.consume((packet) => received.push(packet.obj.type));
+  assert.deepEqual(received, ['message-start']);
+});
+
 test('a fenced tool emitter and everything nested from it drop packets after fence()', () => {
   const emitted: string[] = [];
   const sink = { emitAt: (_placement: unknown, obj: { type: string }) => emitted.push(obj.type) };

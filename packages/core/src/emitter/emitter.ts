@@ -22,6 +22,8 @@ export class Emitter implements PacketSink, AsyncIterable<Packet> {
   #waiting: ((result: IteratorResult<Packet>) => void) | undefined;
   #closed = false;
   #iterated = false;
+  /** The consumer of {@link Emitter.consume}, and what resolves its promise at `close()`. */
+  #consumer: { readonly onPacket: (packet: Packet) => void; readonly closed: () => void } | undefined;
 
   constructor(options: EmitterOptions = {}) {
     this.modelIndex = options.modelIndex ?? 0;
@@ -37,6 +39,10 @@ export class Emitter implements PacketSink, AsyncIterable<Packet> {
     if (this.#closed) return;
     const packet: Packet = { placement, modelIndex: this.modelIndex, obj };
     this.#onPacket?.(packet);
+    if (this.#consumer) {
+      this.#consumer.onPacket(packet);
+      return;
+    }
     const waiting = this.#waiting;
     if (waiting) {
       this.#waiting = undefined;
@@ -53,6 +59,25 @@ export class Emitter implements PacketSink, AsyncIterable<Packet> {
     const waiting = this.#waiting;
     this.#waiting = undefined;
     waiting?.({ value: undefined, done: true });
+    this.#consumer?.closed();
+  }
+
+  /**
+   * The one consumer, reading without the async iterator: each packet handed to `onPacket` as it is emitted (those
+   * emitted before, first), with no promise or microtask per packet. Resolves at `close()`. What `onPacket` throws
+   * goes to the producer that emitted the packet.
+   */
+  consume(onPacket: (packet: Packet) => void): Promise<void> {
+    if (this.#iterated) throw new Error('An Emitter has one consumer; it is already being read.');
+    this.#iterated = true;
+    for (let index = this.#readIndex; index < this.#buffer.length; index += 1)
+      onPacket(this.#buffer[index] as Packet);
+    this.#buffer.length = 0;
+    this.#readIndex = 0;
+    if (this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#consumer = { onPacket, closed: resolve };
+    });
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Packet> {

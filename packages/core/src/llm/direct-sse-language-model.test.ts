@@ -16,6 +16,7 @@ import {
   startScriptedModelServer,
 } from '../testing/index.ts';
 import { openAiCompatibleRecordings, writesOf } from './__fixtures__/openai-compatible-recordings.ts';
+import { takeDirectParts } from './direct-part-tap.ts';
 import { DirectSseLanguageModel } from './direct-sse-language-model.ts';
 import { directSseBodyOf } from './direct-sse-part-stream.ts';
 import { LazyLanguageModel } from './lazy-language-model.ts';
@@ -126,6 +127,8 @@ async function run(
     abortAfterFirstText?: boolean;
     /** Waits a timer turn every this many parts: a reader behind the socket. */
     slowEvery?: number;
+    /** Takes the parts as the turn's loop does (takeDirectParts) instead of reading the stream. */
+    take?: boolean;
     call?: Partial<Parameters<LanguageModelV4['doStream']>[0]>;
   } = {},
 ): Promise<{ direct: string | undefined; seen: unknown }> {
@@ -143,27 +146,45 @@ async function run(
   }
   const parts: unknown[] = [];
   let failure: unknown;
-  const reader = result.stream.getReader();
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      const part: LanguageModelV4StreamPart = next.value;
-      if (part.type === 'error') parts.push({ type: 'error', error: seen(part.error) });
-      // The scripted server numbers and times each answer: only their presence is compared.
-      else if (part.type === 'response-metadata' && options.scripted === true)
-        parts.push({ ...part, id: typeof part.id, timestamp: typeof part.timestamp });
-      else parts.push(part);
-      if (options.abortAfterFirstText === true && part.type === 'text-delta') controller.abort();
-      if (options.slowEvery !== undefined && parts.length % options.slowEvery === 0) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+  const add = (part: LanguageModelV4StreamPart): Promise<void> | undefined => {
+    if (part.type === 'error') parts.push({ type: 'error', error: seen(part.error) });
+    // The scripted server numbers and times each answer: only their presence is compared.
+    else if (part.type === 'response-metadata' && options.scripted === true)
+      parts.push({ ...part, id: typeof part.id, timestamp: typeof part.timestamp });
+    else parts.push(part);
+    if (options.abortAfterFirstText === true && part.type === 'text-delta') controller.abort();
+    if (options.slowEvery !== undefined && parts.length % options.slowEvery === 0) {
+      return new Promise((resolve) => setTimeout(resolve, 5));
     }
-  } catch (error) {
-    failure = seen(error);
+    return undefined;
+  };
+  const direct = directSseBodyOf(result.stream);
+  if (options.take === true) {
+    await new Promise<void>((resolve) => {
+      const taken = takeDirectParts(result.stream, {
+        part: add,
+        end: resolve,
+        error(error) {
+          failure = seen(error);
+          resolve();
+        },
+      });
+      assert.ok(taken, 'the parts can be taken');
+    });
+  } else {
+    const reader = result.stream.getReader();
+    try {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        await add(next.value);
+      }
+    } catch (error) {
+      failure = seen(error);
+    }
   }
   return {
-    direct: directSseBodyOf(result.stream),
+    direct,
     seen: {
       parts,
       failure,
@@ -231,6 +252,46 @@ describe('DirectSseLanguageModel: the same parts as the provider package', () =>
       });
     });
   }
+
+  describe('node:http fetch, the parts taken as the turn loop takes them', () => {
+    const fetch = createNodeHttpFetch();
+    for (const name of Object.keys(openAiCompatibleRecordings)) {
+      it(`recorded: ${name}`, async () => {
+        const base = `${recordings.origin}/v1`;
+        const expected = await run(providerModel(base, fetch)(name));
+        const actual = await run(directModel(base, fetch)(name), { take: true });
+        assert.deepEqual(actual.seen, expected.seen);
+      });
+    }
+    for (const name of Object.keys(scripted).filter((name) => !name.startsWith('error body'))) {
+      it(`scripted: ${name}`, async () => {
+        const base = `${model.url}/v1`;
+        const expected = await run(providerModel(base, fetch)(name), { scripted: true });
+        const actual = await run(directModel(base, fetch)(name), { scripted: true, take: true });
+        assert.deepEqual(actual.seen, expected.seen);
+      });
+    }
+    it('an abort mid-stream ends both the same way and closes the connection', async () => {
+      const base = `${model.url}/v1`;
+      const options = { scripted: true, abortAfterFirstText: true };
+      const expected = await run(providerModel(base, fetch)('abort'), options);
+      const actual = await run(directModel(base, fetch)('abort'), { ...options, take: true });
+      assert.deepEqual(actual.seen, expected.seen);
+      const outcomes = await Promise.all(model.requests.slice(-2).map((request) => model.settled(request)));
+      assert.deepEqual(outcomes, ['client-closed', 'client-closed']);
+    });
+    it('a taker far behind the socket gets every part, in order', async () => {
+      const base = `${model.url}/v1`;
+      const expected = await run(providerModel(base, fetch)('long'), { scripted: true });
+      const actual = await run(directModel(base, fetch)('long'), {
+        scripted: true,
+        slowEvery: 50,
+        take: true,
+      });
+      assert.deepEqual(actual.seen, expected.seen);
+      assert.ok((actual.seen as { parts: unknown[] }).parts.length > 600);
+    });
+  });
 
   it('a reader far behind the socket gets every part, in order', async () => {
     const base = `${model.url}/v1`;

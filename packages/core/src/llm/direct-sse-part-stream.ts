@@ -4,6 +4,7 @@ import { isAbortError, secureJsonParse } from '@ai-sdk/provider-utils';
 import { omitUndefined } from '@toolbus/spec';
 import type { NodeHttpBody } from '../net/node-http-body.ts';
 import { type SseEvent, SseEventReader } from '../net/sse-event-reader.ts';
+import { type PartOutlet, type PartPump, partTakers, tapParts } from './direct-part-tap.ts';
 import type { ChunkResult, OpenAICompatibleChunkParts } from './openai-compatible-chunk-parts.ts';
 import type { ChunkValidator } from './synchronous-chunk-validation.ts';
 
@@ -102,110 +103,153 @@ function pulledPartStream(
 }
 
 /**
- * A node:http body: each socket read handled as it comes (no web stream on the way in), its parts queued for the
- * reader; the socket pauses while the reader is behind by a queue's worth. A chunk whose check is asynchronous
- * (a schema zod cannot check synchronously) pauses the socket until it is done, so parts keep their order.
+ * Reads a node:http body, each socket read handled as it comes (no web stream on the way in), its parts handed to
+ * `outlet`. A chunk whose check is asynchronous (a schema zod cannot check synchronously) pauses the socket until
+ * it is done, so parts keep their order; so does a reader that is behind.
  */
-function pushedPartStream(
-  options: DirectPartStreamOptions,
-  body: NodeHttpBody,
-): ReadableStream<LanguageModelV4StreamPart> {
+function pumpParts(options: DirectPartStreamOptions, body: NodeHttpBody, outlet: PartOutlet): PartPump {
   const { validate, parts, context } = options;
   const events = new SseEventReader();
   let waiting = false;
   let finished = false;
   let behind = false;
+  const failWith = (error: unknown): void => {
+    if (finished) return;
+    finished = true;
+    body.destroy();
+    outlet.error(error);
+  };
+  const emit = (chunk: ChunkResult): void => {
+    for (const part of parts.push(chunk)) if (outlet.part(part)) behind = true;
+  };
+  // Handles `list` from `from` on; returns early (socket paused) at a chunk checked asynchronously.
+  const handle = (list: SseEvent[], from: number): void => {
+    for (let index = from; index < list.length; index += 1) {
+      const data = (list[index] as SseEvent).data;
+      if (data === '[DONE]') continue;
+      const parsed = parseChunk(data, validate);
+      if (parsed instanceof Promise) {
+        waiting = true;
+        body.pause();
+        parsed.then((chunk) => {
+          waiting = false;
+          if (finished) return;
+          try {
+            emit(chunk);
+            handle(list, index + 1);
+          } catch (error) {
+            failWith(error);
+            return;
+          }
+          if (!waiting && !behind) body.resume();
+        });
+        return;
+      }
+      emit(parsed);
+    }
+  };
+  body.start({
+    data(chunk) {
+      if (finished) return;
+      try {
+        handle(events.read(chunk), 0);
+      } catch (error) {
+        failWith(error);
+        return;
+      }
+      if (behind) body.pause();
+    },
+    end() {
+      if (finished) return;
+      try {
+        for (const part of parts.end()) outlet.part(part);
+      } catch (error) {
+        failWith(error);
+        return;
+      }
+      finished = true;
+      outlet.end();
+    },
+    error(error) {
+      failWith(bodyReadError(error, context));
+    },
+  });
+  return {
+    caughtUp() {
+      if (!behind) return;
+      behind = false;
+      if (!waiting && !finished) body.resume();
+    },
+    stop() {
+      finished = true;
+      body.destroy();
+    },
+  };
+}
+
+/**
+ * A node:http body's parts as a web stream (for a reader that reads `doStream`'s stream), or handed to the reader
+ * that takes them ({@link takeDirectParts}) before the stream is first read. The body starts at the first pull or
+ * the take, whichever comes first: parts already in a stream's queue could not be handed to a taker.
+ */
+function pushedPartStream(
+  options: DirectPartStreamOptions,
+  body: NodeHttpBody,
+): ReadableStream<LanguageModelV4StreamPart> {
+  let pump: PartPump | undefined;
+  let taken = false;
   // A failure waits until the reader has taken the parts made before it (erroring a stream drops its queue;
   // the provider's chain, pulled a chunk at a time, has delivered them by then).
   let failure: { error: unknown } | undefined;
   const queueSize = 64;
-  return new ReadableStream<LanguageModelV4StreamPart>(
+  const stream = new ReadableStream<LanguageModelV4StreamPart>(
     {
       start(controller) {
         controller.enqueue({ type: 'stream-start', warnings: options.warnings });
-        const failWith = (error: unknown): void => {
-          if (finished) return;
-          finished = true;
-          body.destroy();
-          if (controller.desiredSize === queueSize) controller.error(error);
-          else failure = { error };
-        };
-        const emit = (chunk: ChunkResult): void => {
-          for (const part of parts.push(chunk)) controller.enqueue(part);
-        };
-        // Handles `list` from `from` on; returns early (socket paused) at a chunk checked asynchronously.
-        const handle = (list: SseEvent[], from: number): void => {
-          for (let index = from; index < list.length; index += 1) {
-            const data = (list[index] as SseEvent).data;
-            if (data === '[DONE]') continue;
-            const parsed = parseChunk(data, validate);
-            if (parsed instanceof Promise) {
-              waiting = true;
-              body.pause();
-              parsed.then((chunk) => {
-                waiting = false;
-                if (finished) return;
-                try {
-                  emit(chunk);
-                  handle(list, index + 1);
-                } catch (error) {
-                  failWith(error);
-                  return;
-                }
-                if (!waiting && !behind) body.resume();
-              });
-              return;
-            }
-            emit(parsed);
-          }
-        };
-        body.start({
-          data(chunk) {
-            if (finished) return;
-            try {
-              handle(events.read(chunk), 0);
-            } catch (error) {
-              failWith(error);
-              return;
-            }
-            if ((controller.desiredSize ?? 1) <= 0 && !behind) {
-              behind = true;
-              body.pause();
-            }
-          },
-          end() {
-            if (finished) return;
-            try {
-              for (const part of parts.end()) controller.enqueue(part);
-            } catch (error) {
-              failWith(error);
-              return;
-            }
-            finished = true;
-            controller.close();
-          },
-          error(error) {
-            failWith(bodyReadError(error, context));
-          },
-        });
       },
       pull(controller) {
+        if (taken) return;
+        if (pump === undefined) {
+          // The first pull comes right after the stream is made: the body starts a loop turn later unless a
+          // reader took the parts meanwhile (the turn's loop takes them as soon as doStream answers).
+          return new Promise<void>((resolve) =>
+            setImmediate(() => {
+              resolve();
+              if (taken || pump !== undefined) return;
+              pump = pumpParts(options, body, {
+                part(part) {
+                  controller.enqueue(part);
+                  return (controller.desiredSize ?? 1) <= 0;
+                },
+                end: () => controller.close(),
+                error(error) {
+                  if (controller.desiredSize === queueSize) controller.error(error);
+                  else failure = { error };
+                },
+              });
+            }),
+          );
+        }
         if (failure !== undefined) {
           if (controller.desiredSize === queueSize) controller.error(failure.error);
           return;
         }
-        if (!behind) return;
-        behind = false;
-        if (!waiting && !finished) body.resume();
+        pump.caughtUp();
       },
       cancel() {
-        finished = true;
-        body.destroy();
+        if (pump === undefined) body.destroy();
+        else pump.stop();
       },
     },
     // Room for a burst of parts before the socket is paused: pausing and resuming per token costs more.
     new CountQueuingStrategy({ highWaterMark: queueSize }),
   );
+  partTakers.set(stream, (sink) => {
+    if (pump !== undefined || taken) return undefined;
+    taken = true;
+    return tapParts(sink, options.warnings, (outlet) => pumpParts(options, body, outlet));
+  });
+  return stream;
 }
 
 /** One event's JSON, parsed and checked as the provider's `safeParseJSON` does (same errors, same values). */

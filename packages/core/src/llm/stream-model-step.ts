@@ -10,6 +10,8 @@ import type { ModelStallPhase } from './model-errors.ts';
 import { ModelAbortedError, ModelStallError } from './model-errors.ts';
 import type { ModelStreamEvent } from './model-stream-event.ts';
 import { ModelStreamNormalizer } from './model-stream-normalizer.ts';
+import { pulled } from './pulled.ts';
+import { readStepParts, type StepPartReading } from './read-step-parts.ts';
 import { StallWatchdog } from './stall-watchdog.ts';
 import { toLanguageModelPrompt } from './to-language-model-prompt.ts';
 import type { ModelToolChoice } from './to-language-model-tools.ts';
@@ -58,29 +60,39 @@ type AttemptOutcome =
  * A failure before the first event is retried with exponential backoff (stalls, connection failures, 408/409/429
  * and 5xx; not 4xx); after the first event nothing is retried, because the consumer has already seen output.
  */
-export async function* streamModelStep(
+export function streamModelStep(options: StreamModelStepOptions): AsyncGenerator<ModelStreamEvent, void> {
+  return pulled((push) => streamModelStepTo(options, push));
+}
+
+/**
+ * {@link streamModelStep}, each event handed to `onEvent` as it comes: the turn's own loop reads a step this way,
+ * without an async generator's promises per token. An `onEvent` that returns a promise is waited for before the
+ * next event; one that throws stops the step (its connection is released) and the throw goes on to the caller.
+ */
+export async function streamModelStepTo(
   options: StreamModelStepOptions,
-): AsyncGenerator<ModelStreamEvent, void> {
+  onEvent: (event: ModelStreamEvent) => void | Promise<void>,
+): Promise<void> {
   const signal = options.signal;
   const maxRetries = Math.max(0, options.maxRetriesBeforeFirstChunk ?? 2);
   const retryDelayMs = options.retryDelayMs ?? 500;
   const callOptions = buildCallOptions(options);
   for (let attempt = 0; ; attempt += 1) {
     if (signal?.aborted === true) {
-      yield { type: 'error', error: new ModelAbortedError({ cause: signal.reason }) };
+      await onEvent({ type: 'error', error: new ModelAbortedError({ cause: signal.reason }) });
       return;
     }
     const outcome: { value: AttemptOutcome } = { value: { kind: 'done' } };
-    yield* runAttempt({ options, callOptions, outcome });
+    await runAttempt({ options, callOptions, outcome, onEvent });
     const result = outcome.value;
     if (result.kind === 'done') return;
     if (result.emitted || !result.retryable || attempt >= maxRetries) {
-      yield { type: 'error', error: result.error };
+      await onEvent({ type: 'error', error: result.error });
       return;
     }
     const aborted = await delay(retryDelayMs * 2 ** attempt, signal);
     if (aborted) {
-      yield { type: 'error', error: new ModelAbortedError({ cause: signal?.reason }) };
+      await onEvent({ type: 'error', error: new ModelAbortedError({ cause: signal?.reason }) });
       return;
     }
   }
@@ -107,25 +119,26 @@ function buildCallOptions(options: StreamModelStepOptions): Omit<LanguageModelV4
 }
 
 /**
- * One request. Yields events as they come; on failure it stores the error in `outcome` instead of yielding it,
- * so the caller can decide between a retry and an error event.
+ * One request. Hands events to `onEvent` as they come; on failure it stores the error in `outcome` instead, so the
+ * caller can decide between a retry and an error event.
  */
-async function* runAttempt(context: {
+async function runAttempt(context: {
   options: StreamModelStepOptions;
   callOptions: Omit<LanguageModelV4CallOptions, 'abortSignal'>;
   outcome: { value: AttemptOutcome };
-}): AsyncGenerator<ModelStreamEvent, void> {
-  const { options, callOptions, outcome } = context;
+  onEvent: (event: ModelStreamEvent) => void | Promise<void>;
+}): Promise<void> {
+  const { options, callOptions, outcome, onEvent } = context;
   const callerSignal = options.signal;
   const controller = new AbortController();
   let stall: ModelStallError | undefined;
-  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+  let reading: StepPartReading | undefined;
   let emitted = false;
   let completed = false;
-  // Interrupting cancels the reader: a pending read() then resolves at once, whatever the provider's pipe does.
+  // Interrupting cancels the reading: it settles at once, whatever the provider's pipe does.
   const interrupt = (reason: unknown): void => {
     if (!controller.signal.aborted) controller.abort(reason);
-    reader?.cancel(reason).catch(() => undefined);
+    reading?.cancel(reason);
   };
   const onCallerAbort = (): void => interrupt(callerSignal?.reason);
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -175,53 +188,60 @@ async function* runAttempt(context: {
       fail(error);
       return;
     }
-    reader = stream.getReader();
     if (controller.signal.aborted) {
-      interrupt(controller.signal.reason);
+      stream.cancel(controller.signal.reason).catch(() => undefined);
       fail(controller.signal.reason);
       return;
     }
     const normalizer = new ModelStreamNormalizer();
     const events: ModelStreamEvent[] = [];
     let sawOutput = false;
-    for (;;) {
-      let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        fail(error);
-        return;
+    // Hands `list` from `from` on to the consumer; a promise when one of its answers must be waited for.
+    const deliver = (list: readonly ModelStreamEvent[], from: number): Promise<void> | undefined => {
+      for (let index = from; index < list.length; index += 1) {
+        emitted = true;
+        // Most handlers answer at once: a promise only when one must be waited for.
+        const handled = onEvent(list[index] as ModelStreamEvent);
+        if (handled !== undefined) {
+          const rest = list.slice(index + 1);
+          return handled.then(() => deliver(rest, 0));
+        }
       }
-      if (controller.signal.aborted) {
-        fail(controller.signal.reason);
-        return;
-      }
-      if (next.done) break;
-      const part = next.value;
-      // The first chunk is the first output: metadata and empty role chunks do not end the first-chunk wait, so the
-      // timeout means the same for every provider (OpenAI's package reads those inside doStream already).
+      return undefined;
+    };
+    reading = readStepParts(stream, (part) => {
+      // The first chunk is the first output: metadata and empty role chunks do not end the first-chunk wait, so
+      // the timeout means the same for every provider (OpenAI's package reads those inside doStream already).
       if (sawOutput || isOutputPart(part)) {
         sawOutput = true;
         watchdog.activity();
       }
       events.length = 0;
       normalizer.push(part, events);
-      if (normalizer.errorPart !== undefined) {
-        // Whatever came with the error is dropped: an error ends the step.
-        fail(normalizer.errorPart.error);
-        return;
-      }
-      for (const event of events) {
-        emitted = true;
-        yield event;
-      }
+      // Whatever came with an error is dropped: an error ends the step.
+      if (normalizer.errorPart !== undefined) return 'stop';
+      return deliver(events, 0);
+    });
+    const read = await reading.done;
+    if (read.kind === 'threw') throw read.error;
+    if (read.kind === 'failed') {
+      fail(read.error);
+      return;
+    }
+    if (controller.signal.aborted) {
+      fail(controller.signal.reason);
+      return;
+    }
+    if (read.kind === 'stopped' && normalizer.errorPart !== undefined) {
+      fail(normalizer.errorPart.error);
+      return;
     }
     watchdog.stop();
     events.length = 0;
     normalizer.close(events);
-    for (const event of events) yield event;
+    for (const event of events) await onEvent(event);
     const finish = normalizer.finish;
-    yield {
+    await onEvent({
       type: 'finish',
       finishReason: finish?.finishReason ?? 'interrupted',
       rawFinishReason: finish?.rawFinishReason,
@@ -231,11 +251,11 @@ async function* runAttempt(context: {
         reasoningTokens: undefined,
         cachedInputTokens: undefined,
       },
-    };
+    });
     outcome.value = { kind: 'done' };
     completed = true;
   } finally {
-    // Runs on success, failure, and when the consumer stops iterating early: the connection is always released.
+    // Runs on success, failure, and when the consumer stops early (its handler threw): the connection is released.
     watchdog.stop();
     callerSignal?.removeEventListener('abort', onCallerAbort);
     if (!completed) interrupt(new ModelAbortedError());

@@ -3,14 +3,14 @@ import type { ChatMessage, PacketObject, Tool, ToolbusError, ToolCall, ToolDefin
 import { omitUndefined } from '@toolbus/spec';
 import type { TurnCitationAllocator } from '../citations/citation-allocator.ts';
 import type { PacketSink } from '../emitter/packet-sink.ts';
-import type { ModelFinishReason } from '../llm/model-stream-event.ts';
-import { type StreamModelStepOptions, streamModelStep } from '../llm/stream-model-step.ts';
+import type { ModelFinishReason, ModelStreamEvent } from '../llm/model-stream-event.ts';
+import { type StreamModelStepOptions, streamModelStepTo } from '../llm/stream-model-step.ts';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
 import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
-import { createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
+import { type ArgumentDeltas, createArgumentDeltaStreamer } from '../streaming/argument-delta-streamer.ts';
 import { strippedHarmonyRestorerFor } from '../streaming/stripped-harmony-restorer.ts';
 import { AnswerWriter } from './answer-writer.ts';
 import { hasCompleteArguments } from './cut-off-tool-calls.ts';
@@ -128,19 +128,45 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     writer.write(options.placement.at({ turn, tab: 0 }), text);
   };
 
-  const events = streamModelStep({
-    ...options.stream,
-    model: options.model,
-    messages: options.messages,
-    tools: definitions,
-    toolChoice: definitions.length > 0 ? options.toolChoice : 'none',
-    ...omitUndefined({ signal: options.signal }),
-  });
-  for await (const event of events) {
+  // The tool-call cases that wait for the argument streamer: async, so the step's reader waits for them alone.
+  const streamArgumentDeltas = async (
+    call: { id: string; name: string; tab: number },
+    index: number,
+    delta: string,
+  ) => {
+    const deltas = await argumentStreamer.push(index, delta);
+    emitArgumentDeltas(emit, call, deltas, toolsByName.get(call.name)?.displayName);
+  };
+  const endCall = async (event: Extract<ModelStreamEvent, { type: 'tool-call-end' }>) => {
+    reasoning.endCall(event.index, event.rawArguments, event.name === options.reasoningTool);
+    let call = calls.get(event.index);
+    if (!call) {
+      call = {
+        id: uniqueCallId(event.id, usedIds),
+        name: event.name,
+        tab: calls.size + (writer.started ? 1 : 0),
+      };
+      calls.set(event.index, call);
+    }
+    if (toolsByName.get(call.name)?.streamsArgumentDeltas) {
+      emitArgumentDeltas(emit, call, await argumentStreamer.end(event.index), undefined);
+    }
+    const toolCall: ToolCall = {
+      id: call.id,
+      name: call.name,
+      arguments: parseToolArguments(event.rawArguments),
+      placement: options.placement.at({ turn, tab: call.tab }),
+    };
+    finished.push(toolCall);
+    if (!hasCompleteArguments(event.rawArguments)) incomplete.push(toolCall);
+    else if (options.batch && !options.batch.isMergeable(toolCall)) options.batch.add(toolCall);
+  };
+  // Each event handled as the step's reader hands it over (no async generator between them: this runs per token).
+  const onEvent = (event: ModelStreamEvent): Promise<void> | undefined => {
     switch (event.type) {
       case 'reasoning-delta':
         reasoning.add(event.text);
-        break;
+        return undefined;
       case 'text-delta': {
         const text = restorer ? restorer.process(event.text) : event.text;
         rawAnswer += text;
@@ -149,72 +175,42 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
         // parse Harmony) is reasoning like the native kind.
         reasoning.add(filter.takeReasoning());
         emitVisible(visible);
-        break;
+        return undefined;
       }
       case 'tool-call-start': {
         reasoning.close();
         const id = uniqueCallId(event.id, usedIds);
         calls.set(event.index, { id, name: event.name, tab: calls.size + (writer.started ? 1 : 0) });
         if (event.name === options.reasoningTool) reasoning.openThinking(event.index);
-        break;
+        return undefined;
       }
       case 'tool-call-delta': {
         const call = calls.get(event.index);
         reasoning.think(event.index, event.argumentsDelta);
-        if (!call || !toolsByName.get(call.name)?.streamsArgumentDeltas) break;
-        const deltas = await argumentStreamer.push(event.index, event.argumentsDelta);
-        if (Object.keys(deltas).length > 0) {
-          emit(call.tab, {
-            type: 'tool-argument-delta',
-            toolCallId: call.id,
-            toolName: call.name,
-            ...omitUndefined({ displayName: toolsByName.get(call.name)?.displayName }),
-            argumentDeltas: deltas,
-          });
-        }
-        break;
+        if (!call || !toolsByName.get(call.name)?.streamsArgumentDeltas) return undefined;
+        return streamArgumentDeltas(call, event.index, event.argumentsDelta);
       }
-      case 'tool-call-end': {
-        reasoning.endCall(event.index, event.rawArguments, event.name === options.reasoningTool);
-        let call = calls.get(event.index);
-        if (!call) {
-          call = {
-            id: uniqueCallId(event.id, usedIds),
-            name: event.name,
-            tab: calls.size + (writer.started ? 1 : 0),
-          };
-          calls.set(event.index, call);
-        }
-        if (toolsByName.get(call.name)?.streamsArgumentDeltas) {
-          const rest = await argumentStreamer.end(event.index);
-          if (Object.keys(rest).length > 0) {
-            emit(call.tab, {
-              type: 'tool-argument-delta',
-              toolCallId: call.id,
-              toolName: call.name,
-              argumentDeltas: rest,
-            });
-          }
-        }
-        const toolCall: ToolCall = {
-          id: call.id,
-          name: call.name,
-          arguments: parseToolArguments(event.rawArguments),
-          placement: options.placement.at({ turn, tab: call.tab }),
-        };
-        finished.push(toolCall);
-        if (!hasCompleteArguments(event.rawArguments)) incomplete.push(toolCall);
-        else if (options.batch && !options.batch.isMergeable(toolCall)) options.batch.add(toolCall);
-        break;
-      }
+      case 'tool-call-end':
+        return endCall(event);
       case 'finish':
         finishReason = event.finishReason;
-        break;
+        return undefined;
       case 'error':
         error = event.error;
-        break;
+        return undefined;
     }
-  }
+  };
+  await streamModelStepTo(
+    {
+      ...options.stream,
+      model: options.model,
+      messages: options.messages,
+      tools: definitions,
+      toolChoice: definitions.length > 0 ? options.toolChoice : 'none',
+      ...omitUndefined({ signal: options.signal }),
+    },
+    onEvent,
+  );
   const restored = restorer?.flush() ?? '';
   rawAnswer += restored;
   const rest = filter.process(restored) + filter.flush();
@@ -233,6 +229,23 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
     nextTurn: turn + 1,
     answerStarted: writer.started,
   };
+}
+
+/** The `tool-argument-delta` of a call whose tool streams its arguments, when `deltas` holds any. */
+function emitArgumentDeltas(
+  emit: (tab: number, obj: PacketObject) => void,
+  call: { readonly id: string; readonly name: string; readonly tab: number },
+  deltas: ArgumentDeltas,
+  displayName: string | undefined,
+): void {
+  if (Object.keys(deltas).length === 0) return;
+  emit(call.tab, {
+    type: 'tool-argument-delta',
+    toolCallId: call.id,
+    toolName: call.name,
+    ...omitUndefined({ displayName }),
+    argumentDeltas: deltas,
+  });
 }
 
 /** Models sometimes omit ids or repeat them; every call needs its own id to get its own result. */

@@ -114,6 +114,7 @@ export function runChatTurn(options: RunChatTurnOptions): ChatTurn {
   return {
     result,
     [Symbol.asyncIterator]: () => emitter[Symbol.asyncIterator](),
+    consume: (onPacket) => emitter.consume(onPacket),
   };
 }
 

@@ -30,6 +30,11 @@ export interface ChatTurnResult {
 /** A running turn: iterate it for packets; `result` settles when the turn ends (it never rejects). */
 export interface ChatTurn extends AsyncIterable<Packet> {
   readonly result: Promise<ChatTurnResult>;
+  /**
+   * Instead of iterating (one or the other): each packet handed over as it is emitted, without a promise per
+   * packet; resolves when the packet stream ends (see `Emitter.consume`). Absent where a turn only iterates.
+   */
+  readonly consume?: (onPacket: (packet: Packet) => void) => Promise<void>;
 }
 
 /** Options for {@link TurnState}. */

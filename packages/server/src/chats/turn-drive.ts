@@ -158,7 +158,9 @@ export class TurnDrive {
         earlier: this.#earlier,
         persisted: () => this.#writer.persisted(),
       });
-      for await (const packet of turn) this.#emit(packet);
+      // Handed over as emitted where the turn allows it: no promise per packet between the loop and the writer.
+      if (turn.consume) await turn.consume((packet) => this.#emit(packet));
+      else for await (const packet of turn) this.#emit(packet);
       return { result: await turn.result };
     } catch (failure) {
       for (const obj of [

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { packetJson } from '@toolbus/spec';
-import type { AppendedPacketBatch, ChatTurnStatus, PacketBatch } from '../chat.ts';
+import type { AppendedPacketBatch, PacketBatch } from '../chat.ts';
 import {
   appended,
   type PacketRow,
@@ -10,6 +10,7 @@ import {
   tablePackets,
 } from '../stores/packet-streams.ts';
 import { createRunningPacketLog } from './running-packet-log.ts';
+import { createRunningTurnStatuses } from './running-turn-statuses.ts';
 
 /**
  * Packets on SQLite: a running turn's go to the append-only log (see running-packet-log.ts), an ended one's (closing
@@ -23,6 +24,8 @@ export function createSqlitePacketStreams(
   exclusive: <Result>(action: () => Result | Promise<Result>) => Promise<Result>,
 ): PacketStreams {
   const log = createRunningPacketLog(database);
+  // Statuses of running turns, known without a SELECT per turn per append while only these writes change them.
+  const statuses = createRunningTurnStatuses(database);
   // Prepared once: a server writing packets for many turns runs thousands of transactions a second.
   const begin = database.prepare('BEGIN IMMEDIATE');
   const commit = database.prepare('COMMIT');
@@ -42,17 +45,21 @@ export function createSqlitePacketStreams(
   };
   // BEGIN runs before anything is awaited: when another connection holds the lock, it throws at once and
   // `exclusive` waits and tries again. Synchronous work (appending packets, the hottest write) commits with no
-  // promise between its statements. A roll-back makes the log forget what it remembered.
+  // promise between its statements. A roll-back makes the log and the statuses forget what they remembered. The
+  // chat writes report every status they change (started, ending, deleting): what the statuses know holds after them.
   const transaction = <Result>(action: () => Result | Promise<Result>) =>
     exclusive(() => {
       begin.run();
+      statuses.check();
       const committed = (result: Result) => {
+        statuses.settled();
         commit.run();
         return result;
       };
       const rolledBack = (error: unknown): never => {
         rollback.run();
         log.rolledBack();
+        statuses.forgetAll();
         throw error;
       };
       try {
@@ -62,12 +69,9 @@ export function createSqlitePacketStreams(
         return rolledBack(error);
       }
     });
-  const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   const insertPacket = database.prepare(
     'INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
   );
-  const statusOf = (chatId: string, turn: number) =>
-    (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
   // An ended turn's packets go straight to chat_packets, after its last.
   const appendEnded = ({ chatId, turn, packets }: PacketBatch): number => {
     let last = log.tableLast(chatId, turn);
@@ -82,9 +86,15 @@ export function createSqlitePacketStreams(
     transaction: (action) => transaction(() => action(statements)),
     started: (chatId, turn) => log.begin(chatId, turn),
     // Moved while still running: the log finds a turn it does not know among the running ones.
-    ending: (chatId, turn) => log.move(chatId, turn),
+    ending: (chatId, turn) => {
+      statuses.ended(chatId, turn);
+      log.move(chatId, turn);
+    },
     ended: () => log.sweep(),
-    deleting: (chatId) => log.forgetChat(chatId),
+    deleting: (chatId) => {
+      statuses.chatDeleted(chatId);
+      log.forgetChat(chatId);
+    },
     appendClosing: async (_statements, batch) => {
       appendEnded(batch);
     },
@@ -95,7 +105,7 @@ export function createSqlitePacketStreams(
         const results: AppendedPacketBatch[] = [];
         const running: number[] = [];
         for (const [index, batch] of batches.entries()) {
-          const status = statusOf(batch.chatId, batch.turn);
+          const status = statuses.statusOf(batch.chatId, batch.turn);
           if (status === 'running') running.push(index);
           else results[index] = appended(batch, status === undefined ? undefined : appendEnded(batch));
         }
@@ -108,7 +118,8 @@ export function createSqlitePacketStreams(
     list: ({ chatId, turn, after, limit }) =>
       exclusive(() => {
         const rows = prepare(tablePackets).all(chatId, turn, after, limit) as unknown as PacketRow[];
-        const status = statusOf(chatId, turn);
+        statuses.check();
+        const status = statuses.statusOf(chatId, turn);
         if (rows.length < limit && status === 'running') {
           rows.push(...log.read(chatId, turn, rows.at(-1)?.sequence ?? after, limit - rows.length));
         } else if (status !== 'running') log.forgetEnded(chatId, turn);

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, describe, test } from 'node:test';
+import { openStorage } from '../open-storage.ts';
+import { createRunningTurnStatuses } from './running-turn-statuses.ts';
+
+// Appending packets trusts what it knows of a running turn's status while nothing else wrote. These tests change
+// a status every way it can change behind the appends' back, and check the next append sees it.
+const directories: string[] = [];
+after(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+const key = randomBytes(32).toString('base64');
+function databasePath(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'toolbus-turn-statuses-'));
+  directories.push(directory);
+  return join(directory, 'toolbus.db');
+}
+const open = (path: string) => openStorage({ path, secretKey: key, environment: {} });
+const delta = (content: string) => ({ obj: { type: 'message-delta', content } });
+
+async function runningTurn(path: string) {
+  const storage = await open(path);
+  const user = await storage.users.create({ email: `${randomBytes(4).toString('hex')}@example.com` });
+  const chat = await storage.chats.create({ userId: user.id });
+  const turn = await storage.chats.startTurn({ chatId: chat.id });
+  // The first append learns that the turn runs.
+  await storage.chats.appendPackets({ chatId: chat.id, turn: turn.index, packets: [delta('a')] });
+  return { storage, user, chatId: chat.id, turn: turn.index };
+}
+
+describe('running turn statuses known to the packet appends', () => {
+  test('a turn ended by another connection: the next append goes after its end, in chat_packets', async () => {
+    const path = databasePath();
+    const { storage, chatId, turn } = await runningTurn(path);
+    const other = await open(path);
+    try {
+      await other.chats.finishTurn({ chatId, turn, status: 'completed' });
+      await storage.chats.appendPackets({ chatId, turn, packets: [delta('b')] });
+      const database = new DatabaseSync(path, { readOnly: true });
+      const rows = database
+        .prepare('SELECT sequence FROM chat_packets WHERE chat_id = ? ORDER BY sequence')
+        .all(chatId)
+        .map((row) => row.sequence);
+      const logged = database
+        .prepare('SELECT COUNT(*) AS count FROM chat_packet_log WHERE chat_id = ?')
+        .get(chatId);
+      database.close();
+      assert.deepEqual(rows, [1, 2]);
+      assert.equal(logged?.count, 1, 'only the row moved at the end is in the log (not yet swept)');
+    } finally {
+      await other.close();
+      await storage.close();
+    }
+  });
+
+  test('a chat deleted with its user, through the query builder: the next append is refused', async () => {
+    const path = databasePath();
+    const { storage, user, chatId, turn } = await runningTurn(path);
+    try {
+      await storage.users.delete(user.id);
+      const [result] = await storage.chats.appendPacketBatches([{ chatId, turn, packets: [delta('b')] }]);
+      assert.equal(result?.ok, false);
+      assert.equal(result?.ok === false && (result.error as { code?: string }).code, 'not_found');
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test('a turn ended on the same connection, then a packet appended: stored after its end', async () => {
+    const path = databasePath();
+    const { storage, chatId, turn } = await runningTurn(path);
+    try {
+      await storage.chats.finishTurn({ chatId, turn, status: 'completed' });
+      await storage.chats.appendPackets({ chatId, turn, packets: [delta('late')] });
+      const packets = await storage.chats.listPackets({ chatId, turn });
+      assert.deepEqual(
+        packets.map(
+          ({ sequence, packet }) => `${sequence}:${(packet as ReturnType<typeof delta>).obj.content}`,
+        ),
+        ['1:a', '2:late'],
+      );
+      assert.equal((await storage.chats.getTurn({ chatId, turn }))?.status, 'completed');
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test('known statuses are read once, and read again after a write they do not account for', () => {
+    const database = new DatabaseSync(':memory:');
+    database.exec(`CREATE TABLE chat_turns (chat_id TEXT, turn_index INTEGER, status TEXT);
+      INSERT INTO chat_turns VALUES ('c', 0, 'running'), ('c', 1, 'completed');`);
+    const statuses = createRunningTurnStatuses(database);
+    statuses.check();
+    assert.equal(statuses.statusOf('c', 0), 'running');
+    assert.equal(statuses.statusOf('c', 1), 'completed');
+    assert.equal(statuses.statusOf('c', 2), undefined);
+    statuses.settled();
+    // A write that touches no turn leaves what is known alone (a title, a new chat: they come all the time). The
+    // status written first is taken as accounted for (settled), so only what is known can still say 'running'.
+    database.exec(`UPDATE chat_turns SET status = 'failed' WHERE turn_index = 0`);
+    statuses.settled();
+    database.exec(`CREATE TABLE chats (id TEXT, title TEXT); INSERT INTO chats VALUES ('c', 'a title')`);
+    statuses.check();
+    assert.equal(statuses.statusOf('c', 0), 'running');
+    // A write the statuses do not know of, without a check: what they know is still served (the point of it)…
+    database.exec(`UPDATE chat_turns SET status = 'failed' WHERE turn_index = 0`);
+    assert.equal(statuses.statusOf('c', 0), 'running');
+    // …and the next check sees the write and forgets it.
+    statuses.check();
+    assert.equal(statuses.statusOf('c', 0), 'failed');
+    // A turn ended by a reported write is read again.
+    database.exec(`UPDATE chat_turns SET status = 'running' WHERE turn_index = 1`);
+    assert.equal(statuses.statusOf('c', 1), 'running');
+    database.exec(`UPDATE chat_turns SET status = 'completed' WHERE turn_index = 1`);
+    statuses.ended('c', 1);
+    statuses.settled();
+    statuses.check();
+    assert.equal(statuses.statusOf('c', 1), 'completed');
+    database.close();
+  });
+});

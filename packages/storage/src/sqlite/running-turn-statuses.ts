@@ -1,0 +1,82 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { ChatTurnStatus } from '../chat.ts';
+
+/**
+ * The turns one SQLite connection knows to be running, so that appending packets (every turn's, many times a
+ * second) does not read each turn's status again: with 200 turns streaming that was a SELECT per turn per flush.
+ *
+ * What is known stays true while every change to a turn's status since it was learnt is accounted for: this
+ * connection's own chat writes report theirs ({@link RunningTurnStatuses.ended},
+ * {@link RunningTurnStatuses.chatDeleted}). Anything else is seen in a stamp read at the start of each
+ * transaction, and makes it forget all it knew: another connection's commit (SQLite's `data_version`), or a status
+ * changed or a turn deleted by any statement of this connection, counted by temporary triggers (connection-local,
+ * not part of the schema), which foreign-key cascades fire too: a user deleted through the query builder takes
+ * their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is known alone.
+ */
+export interface RunningTurnStatuses {
+  /** Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote. */
+  check(): void;
+  /**
+   * At the end of a transaction (before its commit) whose status changes were all reported: what is known holds
+   * after its writes.
+   */
+  settled(): void;
+  /** The turn's status: read once, then known while it runs. */
+  statusOf(chatId: string, turn: number): ChatTurnStatus | undefined;
+  /** The turn is ending in the current transaction. */
+  ended(chatId: string, turn: number): void;
+  /** The chat is being deleted in the current transaction. */
+  chatDeleted(chatId: string): void;
+  /** The transaction rolled back: everything is forgotten. */
+  forgetAll(): void;
+}
+
+/** {@link RunningTurnStatuses} of one connection. */
+export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnStatuses {
+  const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
+  database.exec(`
+    CREATE TEMP TABLE IF NOT EXISTS turn_status_writes (writes INTEGER NOT NULL);
+    INSERT INTO turn_status_writes SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM turn_status_writes);
+    CREATE TEMP TRIGGER IF NOT EXISTS turn_status_written AFTER UPDATE OF status ON main.chat_turns
+      BEGIN UPDATE turn_status_writes SET writes = writes + 1; END;
+    CREATE TEMP TRIGGER IF NOT EXISTS turn_deleted AFTER DELETE ON main.chat_turns
+      BEGIN UPDATE turn_status_writes SET writes = writes + 1; END;`);
+  const stamp = database.prepare(
+    `SELECT (SELECT writes FROM temp.turn_status_writes) AS changes,
+            (SELECT data_version FROM pragma_data_version) AS version`,
+  );
+  const running = new Set<string>();
+  const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
+  // The stamp when what is known was last accounted for (-1: never, or rolled back).
+  let changes = -1;
+  let version = -1;
+  const read = () => stamp.get() as { changes: number; version: number };
+  const forgetAll = () => {
+    running.clear();
+    changes = -1;
+  };
+  return {
+    check() {
+      const now = read();
+      if (now.changes !== changes || now.version !== version) running.clear();
+    },
+    settled() {
+      ({ changes, version } = read());
+    },
+    statusOf(chatId, turn) {
+      const key = keyOf(chatId, turn);
+      if (running.has(key)) return 'running';
+      const status = (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
+      if (status === 'running') running.add(key);
+      return status;
+    },
+    ended(chatId, turn) {
+      running.delete(keyOf(chatId, turn));
+    },
+    chatDeleted(chatId) {
+      const prefix = `${chatId}\u0000`;
+      for (const key of running) if (key.startsWith(prefix)) running.delete(key);
+    },
+    forgetAll,
+  };
+}
