@@ -4,6 +4,7 @@ import {
   type CompiledQuery,
   type Kysely,
   type RawBuilder,
+  type Selectable,
   type SelectQueryBuilder,
   sql,
 } from 'kysely';
@@ -27,8 +28,12 @@ export interface StoreContext {
   readonly secrets: SecretBox;
   now(): string;
   newId(): string;
-  /** Insertion order, the tie-break of rows created in one millisecond: rowid on SQLite, `ordinal` on PostgreSQL. */
-  readonly insertionOrder: RawBuilder<number>;
+  /**
+   * Oldest rows first: by `created_at`, then insertion order for rows created in one millisecond (rowid on SQLite,
+   * `ordinal` on PostgreSQL). `newestFirst` is the reverse.
+   */
+  readonly oldestFirst: RawBuilder<unknown>;
+  readonly newestFirst: RawBuilder<unknown>;
   /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
   byteOrder(column: string): RawBuilder<string>;
   /** Runs `action` in one transaction; rolls back when it throws. */
@@ -42,11 +47,13 @@ export function createStoreContext(options: {
   readonly secrets: SecretBox;
 }): StoreContext {
   const { db, dialect } = options;
+  const insertionOrder = sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal');
   return {
     ...options,
     now: () => new Date().toISOString(),
     newId: () => randomUUID(),
-    insertionOrder: sql<number>`${sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal')}`,
+    oldestFirst: sql`created_at, ${insertionOrder}`,
+    newestFirst: sql`created_at DESC, ${insertionOrder} DESC`,
     byteOrder: (column) =>
       dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
     transaction: (action) => db.transaction().execute(action),
@@ -159,4 +166,22 @@ export function changed(result: {
   readonly numDeletedRows?: bigint;
 }): number {
   return Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
+}
+
+/** Deletes the rows of `table` whose columns hold `key`'s values; whether any went. */
+export async function deleteRows<Table extends keyof StorageSchema>(
+  db: StorageDb,
+  table: Table,
+  key: Partial<Selectable<StorageSchema[Table]>>,
+): Promise<boolean> {
+  // The key's columns are checked against the table in the signature; the builder cannot follow a generic table.
+  const tables = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  return (
+    changed(
+      await tables
+        .deleteFrom(table as string)
+        .where((eb) => eb.and(key))
+        .executeTakeFirst(),
+    ) > 0
+  );
 }

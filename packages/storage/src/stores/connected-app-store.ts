@@ -1,7 +1,7 @@
 import type { ConnectedAppRecord } from '../connected-app.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
-import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { ConnectedAppStore } from '../storage.ts';
 
 type ConnectedAppRow = Omit<StorageSchema['connected_apps'], 'id'> & { id: number };
@@ -80,7 +80,7 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
       return rows.map(toRecord);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('connected_apps').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'connected_apps', { id });
     },
   });
 }

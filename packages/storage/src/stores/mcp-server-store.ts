@@ -4,7 +4,7 @@ import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
-import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
@@ -113,7 +113,7 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
       return toServer(secrets, updated);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('mcp_servers').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'mcp_servers', { id });
     },
     async approveTool(approval) {
       const values = {
@@ -137,12 +137,7 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
         .execute();
     },
     async revokeApproval({ serverId, toolName }) {
-      const result = await db
-        .deleteFrom('mcp_tool_approvals')
-        .where('server_id', '=', serverId)
-        .where('tool_name', '=', toolName)
-        .executeTakeFirst();
-      return changed(result) > 0;
+      return deleteRows(db, 'mcp_tool_approvals', { server_id: serverId, tool_name: toolName });
     },
     async savePendingAuthorization(pending) {
       const now = context.now();

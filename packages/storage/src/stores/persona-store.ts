@@ -5,7 +5,7 @@ import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
-  changed,
+  deleteRows,
   lockedRows,
   notFound,
   type StoreContext,
@@ -72,7 +72,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return personas().where('id', '=', id).executeTakeFirst();
     },
     async list() {
-      return personas().orderBy('created_at').orderBy(context.insertionOrder).execute();
+      return personas().orderBy(context.oldestFirst).execute();
     },
     async update(id, changes) {
       const name = changes.name?.trim();
@@ -92,7 +92,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return name === undefined ? write() : nameConflicts(name, write);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('personas').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'personas', { id });
     },
     async addToolRow(personaId, source) {
       const id = context.newId();
@@ -133,7 +133,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return rows.map(toToolRow);
     },
     async removeToolRow(rowId) {
-      return changed(await db.deleteFrom('persona_tools').where('id', '=', rowId).executeTakeFirst()) > 0;
+      return deleteRows(db, 'persona_tools', { id: rowId });
     },
   });
 }

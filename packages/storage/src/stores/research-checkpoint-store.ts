@@ -1,5 +1,5 @@
 import { jsonText } from '../rules/json-text.ts';
-import { changed, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
+import { deleteRows, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
 import type { ResearchCheckpointStore } from '../storage.ts';
 import { turnAlreadyEnded } from './chat-writes.ts';
 
@@ -44,8 +44,7 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
       return row === undefined ? undefined : (JSON.parse(row.checkpoint_json) as unknown);
     },
     async delete({ chatId, turn }) {
-      const deleting = db.deleteFrom('research_checkpoints').where((eb) => eb.and(at(chatId, turn)));
-      return changed(await deleting.executeTakeFirst()) > 0;
+      return deleteRows(db, 'research_checkpoints', at(chatId, turn));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { jsonText } from '../rules/json-text.ts';
-import { changed, type StoreContext } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext } from '../sql/store-context.ts';
 import type { SettingStore } from '../storage.ts';
 
 /** Deployment-wide settings, stored as JSON. */
@@ -25,7 +25,7 @@ export function createSettingStore(context: StoreContext): SettingStore {
         .execute();
     },
     async delete(key) {
-      return changed(await db.deleteFrom('settings').where('key', '=', key).executeTakeFirst()) > 0;
+      return deleteRows(db, 'settings', { key });
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { UserSecretKind, UserSecretStore } from '../user-secrets.ts';
 
 /** Each kind's table (one sealed value per owner and user) and its columns. */
@@ -46,11 +46,7 @@ export function createUserSecretStore(context: StoreContext): UserSecretStore {
     },
     async delete(key) {
       const { table, row } = at(key);
-      const result = await db
-        .deleteFrom(table)
-        .where((eb) => eb.and(row))
-        .executeTakeFirst();
-      return changed(result) > 0;
+      return deleteRows(context.db, table, row);
     },
   });
 }

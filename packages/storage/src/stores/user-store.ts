@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns, type StoredRow } from '../sql/camel-columns.ts';
-import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { UserStore } from '../storage.ts';
 import type { User, UserSettings } from '../user.ts';
 
@@ -67,10 +67,10 @@ export function createUserStore(context: StoreContext): UserStore {
       return toUser(row);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('users').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'users', { id });
     },
     async list() {
-      return (await users().orderBy('created_at').orderBy(context.insertionOrder).execute()).map(toUser);
+      return (await users().orderBy(context.oldestFirst).execute()).map(toUser);
     },
   });
 }
