@@ -6,22 +6,25 @@ import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { deleteRows, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
+import { plainText, sealedColumn } from './sealed-column.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
-type SealedColumn = 'headers_secret' | 'api_key_secret' | 'environment_secret';
+type StringMap = Readonly<Record<string, string>>;
 
 // Each sealed value is bound to its table, column and row: a value copied elsewhere does not open.
-const sealContext = (column: SealedColumn, id: string) => `mcp_servers.${column}:${id}`;
+const sealedColumns = (secrets: SecretBox) => ({
+  headers: sealedColumn<StringMap>(secrets, 'mcp_servers.headers_secret'),
+  apiKey: sealedColumn(secrets, 'mcp_servers.api_key_secret', plainText),
+  environment: sealedColumn<StringMap>(secrets, 'mcp_servers.environment_secret'),
+});
 
 /** The row of server `id`, endpoint checked (`invalid_input`) and secrets sealed. */
 function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<ServerRow, 'id' | 'created_at'> {
   const endpoint = checkMcpEndpoint(server.endpoint);
   const stdio = endpoint.transport === 'stdio' ? endpoint : undefined;
-  const seal = (column: SealedColumn, value: string | undefined) =>
-    value === undefined ? null : secrets.seal(value, sealContext(column, id));
+  const sealed = sealedColumns(secrets);
   // An empty map is stored as none.
-  const json = (map: Readonly<Record<string, string>> = {}) =>
-    Object.keys(map).length > 0 ? JSON.stringify(map) : undefined;
+  const nonEmpty = (map: StringMap = {}) => (Object.keys(map).length > 0 ? map : undefined);
   return {
     name: server.name,
     transport: endpoint.transport,
@@ -29,19 +32,17 @@ function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<Serve
     command: stdio?.command ?? null,
     args_json: JSON.stringify(stdio?.args ?? []),
     auth_type: server.authType,
-    headers_secret: seal('headers_secret', json(server.headers)),
-    api_key_secret: seal('api_key_secret', server.apiKey),
-    environment_secret: seal('environment_secret', json(stdio?.environment)),
+    headers_secret: sealed.headers.seal(id, nonEmpty(server.headers)),
+    api_key_secret: sealed.apiKey.seal(id, server.apiKey),
+    environment_secret: sealed.environment.seal(id, nonEmpty(stdio?.environment)),
   };
 }
 
 /** The server stored in this row, secrets opened (`secret_undecryptable` when they do not open). */
 function toServer(secrets: SecretBox, row: ServerRow): McpServer {
-  const open = (column: SealedColumn) => {
-    const sealed = row[column];
-    return sealed === null ? undefined : secrets.open(sealed, sealContext(column, row.id));
-  };
-  const environment = row.transport === 'stdio' ? open('environment_secret') : undefined;
+  const sealed = sealedColumns(secrets);
+  const environment =
+    row.transport === 'stdio' ? sealed.environment.open(row.id, row.environment_secret) : undefined;
   return {
     id: row.id,
     name: row.name,
@@ -51,12 +52,12 @@ function toServer(secrets: SecretBox, row: ServerRow): McpServer {
             transport: 'stdio',
             command: row.command ?? '',
             args: JSON.parse(row.args_json) as string[],
-            ...(environment === undefined ? {} : { environment: JSON.parse(environment) }),
+            ...(environment === undefined ? {} : { environment }),
           }
         : { transport: row.transport, url: row.url ?? '' },
     authType: row.auth_type,
-    headers: JSON.parse(open('headers_secret') ?? '{}'),
-    apiKey: open('api_key_secret') ?? null,
+    headers: sealed.headers.open(row.id, row.headers_secret) ?? {},
+    apiKey: sealed.apiKey.open(row.id, row.api_key_secret) ?? null,
     createdAt: row.created_at,
   };
 }
