@@ -175,13 +175,26 @@ export async function deleteRows<Table extends keyof StorageSchema>(
   key: Partial<Selectable<StorageSchema[Table]>>,
 ): Promise<boolean> {
   // The key's columns are checked against the table in the signature; the builder cannot follow a generic table.
-  const tables = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-  return (
-    changed(
-      await tables
-        .deleteFrom(table as string)
-        .where((eb) => eb.and(key))
-        .executeTakeFirst(),
-    ) > 0
-  );
+  const result = await anyTable(db)
+    .deleteFrom(table as string)
+    .where((eb) => eb.and(key))
+    .executeTakeFirst();
+  return changed(result) > 0;
 }
+
+/** Inserts the row of `key` and `changes`, or sets `changes` on the row of that key when it exists. */
+export async function upsert<Table extends keyof StorageSchema>(
+  db: StorageDb,
+  table: Table,
+  key: Partial<Selectable<StorageSchema[Table]>>,
+  changes: Partial<Selectable<StorageSchema[Table]>>,
+): Promise<void> {
+  // As in deleteRows: the columns' names and types are checked in the signature (a missing one by the database).
+  await anyTable(db)
+    .insertInto(table as string)
+    .values({ ...key, ...changes })
+    .onConflict((conflict) => conflict.columns(Object.keys(key)).doUpdateSet(changes))
+    .execute();
+}
+
+const anyTable = (db: StorageDb) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;

@@ -4,9 +4,15 @@ import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
-import { deleteRows, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import {
+  deleteRows,
+  notFound,
+  type StoreContext,
+  upsert,
+  withStoreConstraintErrors,
+} from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
-import { plainText, sealedColumn } from './sealed-column.ts';
+import { sealedColumn } from './sealed-column.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
 type StringMap = Readonly<Record<string, string>>;
@@ -14,7 +20,8 @@ type StringMap = Readonly<Record<string, string>>;
 // Each sealed value is bound to its table, column and row: a value copied elsewhere does not open.
 const sealedColumns = (secrets: SecretBox) => ({
   headers: sealedColumn<StringMap>(secrets, 'mcp_servers.headers_secret'),
-  apiKey: sealedColumn(secrets, 'mcp_servers.api_key_secret', plainText),
+  // The API key as plain text, as it has always been stored.
+  apiKey: sealedColumn<string>(secrets, 'mcp_servers.api_key_secret', { stringify: String, parse: String }),
   environment: sealedColumn<StringMap>(secrets, 'mcp_servers.environment_secret'),
 });
 
@@ -116,18 +123,11 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
     async delete(id) {
       return deleteRows(db, 'mcp_servers', { id });
     },
-    async approveTool(approval) {
-      const values = {
-        definition_hash: approval.definitionHash,
-        approved_by: approval.approvedBy,
-        approved_at: context.now(),
-      };
-      await db
-        .insertInto('mcp_tool_approvals')
-        .values({ server_id: approval.serverId, tool_name: approval.toolName, ...values })
-        .onConflict((conflict) => conflict.columns(['server_id', 'tool_name']).doUpdateSet(values))
-        .execute();
-      return { ...approval, approvedAt: values.approved_at };
+    async approveTool({ serverId, toolName, definitionHash, approvedBy }) {
+      const approvedAt = context.now();
+      const changes = { definition_hash: definitionHash, approved_by: approvedBy, approved_at: approvedAt };
+      await upsert(db, 'mcp_tool_approvals', { server_id: serverId, tool_name: toolName }, changes);
+      return { serverId, toolName, definitionHash, approvedBy, approvedAt };
     },
     async listApprovals(serverId) {
       return db

@@ -1,5 +1,5 @@
 import { jsonText } from '../rules/json-text.ts';
-import { deleteRows, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
+import { deleteRows, lockedRows, notFound, type StoreContext, upsert } from '../sql/store-context.ts';
 import type { ResearchCheckpointStore } from '../storage.ts';
 import { turnAlreadyEnded } from './chat-writes.ts';
 
@@ -25,14 +25,10 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
         ).executeTakeFirst();
         if (row === undefined) throw notFound('Turn', `${chatId}/${turn}`);
         if (row.status !== 'running') throw turnAlreadyEnded(chatId, turn, row.status);
-        const saved_at = context.now();
-        await trx
-          .insertInto('research_checkpoints')
-          .values({ ...at(chatId, turn), checkpoint_json, saved_at })
-          .onConflict((conflict) =>
-            conflict.columns(['chat_id', 'turn_index']).doUpdateSet({ checkpoint_json, saved_at }),
-          )
-          .execute();
+        await upsert(trx, 'research_checkpoints', at(chatId, turn), {
+          checkpoint_json,
+          saved_at: context.now(),
+        });
       });
     },
     async get({ chatId, turn }) {

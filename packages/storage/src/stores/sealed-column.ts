@@ -1,14 +1,5 @@
 import type { SecretBox } from '../secret-box.ts';
 
-/** How a column's values are written as text before sealing: JSON, or the text itself. */
-interface TextFormat<Value> {
-  stringify(value: Value): string;
-  parse(text: string): Value;
-}
-
-/** A column of plain text (an MCP server's API key), sealed as it is. */
-export const plainText: TextFormat<string> = { stringify: (text) => text, parse: (text) => text };
-
 /** Seals and opens the values of one column; a value left out is stored as NULL. */
 interface SealedColumn<Value> {
   seal(row: string | number, value: Value): string;
@@ -19,13 +10,13 @@ interface SealedColumn<Value> {
 }
 
 /**
- * One sealed column (`table.column`), JSON by default. Each value is sealed with `table.column:row` as its context, so
- * a value copied into another row or column does not open.
+ * One sealed column (`table.column`), its values written as JSON unless `format` says otherwise. Each value is sealed
+ * with `table.column:row` as its context, so a value copied into another row or column does not open.
  */
 export function sealedColumn<Value>(
   secrets: SecretBox,
   column: `${string}.${string}`,
-  format: TextFormat<Value> = JSON,
+  format: { stringify(value: Value): string; parse(text: string): Value } = JSON,
 ): SealedColumn<Value> {
   const context = (row: string | number) => `${column}:${row}`;
   // One implementation of both overloads: a value is absent exactly when it is NULL.

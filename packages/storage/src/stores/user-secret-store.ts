@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext, upsert, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { UserSecretKey, UserSecretKind, UserSecretKinds, UserSecretStore } from '../user-secrets.ts';
 import { sealedColumn } from './sealed-column.ts';
 
@@ -35,16 +35,11 @@ export function createUserSecretStore(context: StoreContext): UserSecretStore {
       return found && column.open(sealedRow, String(found[secret]));
     },
     async set({ value, ...key }) {
-      const { table, owner, secret, column, sealedRow, row } = at(key);
-      const values = {
+      const { table, secret, column, sealedRow, row } = at(key);
+      await upsert(context.db, table, row, {
         [secret]: column.seal(sealedRow, value),
         updated_at: context.now(),
-      };
-      await db
-        .insertInto(table)
-        .values({ ...row, ...values })
-        .onConflict((conflict) => conflict.columns([owner, 'user_id']).doUpdateSet(values))
-        .execute();
+      });
     },
     async delete(key) {
       const { table, row } = at(key);
