@@ -1,3 +1,4 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { Selectable } from 'kysely';
 import type { McpServer, NewMcpServer } from '../mcp-server.ts';
 import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
@@ -48,19 +49,17 @@ function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<Serve
 /** The server stored in this row, secrets opened (`secret_undecryptable` when they do not open). */
 function toServer(secrets: SecretBox, row: ServerRow): McpServer {
   const sealed = sealedColumns(secrets);
-  const environment =
-    row.transport === 'stdio' ? sealed.environment.open(row.id, row.environment_secret) : undefined;
   return {
     id: row.id,
     name: row.name,
     endpoint:
       row.transport === 'stdio'
-        ? {
-            transport: 'stdio',
+        ? omitUndefined({
+            transport: 'stdio' as const,
             command: row.command ?? '',
             args: JSON.parse(row.args_json) as string[],
-            ...(environment === undefined ? {} : { environment }),
-          }
+            environment: sealed.environment.open(row.id, row.environment_secret),
+          })
         : { transport: row.transport, url: row.url ?? '' },
     authType: row.auth_type,
     headers: sealed.headers.open(row.id, row.headers_secret) ?? {},
