@@ -174,6 +174,13 @@ export async function deleteRows<Table extends keyof StorageSchema>(
   table: Table,
   key: Partial<Selectable<StorageSchema[Table]>>,
 ): Promise<boolean> {
+  // An empty key would match every row (`where 1 = 1`): refused, never a whole table deleted.
+  if (Object.keys(key).length === 0) {
+    throw new StorageError({
+      code: 'invalid_input',
+      message: `Deleting from ${table}: the key names no column.`,
+    });
+  }
   // The key's columns are checked against the table in the signature; the builder cannot follow a generic table.
   const result = await anyTable(db)
     .deleteFrom(table as string)
