@@ -28,11 +28,9 @@ export interface StoreContext {
   readonly secrets: SecretBox;
   now(): string;
   newId(): string;
-  /**
-   * Oldest rows first: by `created_at`, then insertion order for rows created in one millisecond (rowid on SQLite,
-   * `ordinal` on PostgreSQL). `newestFirst` is the reverse.
-   */
+  /** Oldest rows first: `created_at`, then insertion order within a millisecond (rowid; PostgreSQL's `ordinal`). */
   readonly oldestFirst: RawBuilder<unknown>;
+  /** Newest rows first: the reverse of `oldestFirst`. */
   readonly newestFirst: RawBuilder<unknown>;
   /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
   byteOrder(column: string): RawBuilder<string>;
@@ -181,7 +179,6 @@ export async function deleteRows<Table extends keyof StorageSchema>(
       message: `Deleting from ${table}: the key names no column.`,
     });
   }
-  // The key's columns are checked against the table in the signature; the builder cannot follow a generic table.
   const result = await anyTable(db)
     .deleteFrom(table as string)
     .where((eb) => eb.and(key))
@@ -196,7 +193,6 @@ export async function upsert<Table extends keyof StorageSchema>(
   key: Partial<Selectable<StorageSchema[Table]>>,
   changes: Partial<Selectable<StorageSchema[Table]>>,
 ): Promise<void> {
-  // As in deleteRows: the columns' names and types are checked in the signature (a missing one by the database).
   await anyTable(db)
     .insertInto(table as string)
     .values({ ...key, ...changes })
@@ -204,4 +200,6 @@ export async function upsert<Table extends keyof StorageSchema>(
     .execute();
 }
 
+// The builder cannot follow a generic table: the helpers' signatures check the columns' names and types instead (a
+// missing one, the database).
 const anyTable = (db: StorageDb) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;
