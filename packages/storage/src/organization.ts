@@ -11,6 +11,7 @@ export type Organization = StoredRow<'organizations'>;
 
 /** One user's membership of one organisation. */
 export type OrganizationMember = StoredRow<'organization_members'>;
+type MemberKey = Pick<OrganizationMember, 'organizationId' | 'userId'>;
 
 /**
  * An invitation of an email address to an organisation: the account of that email (existing or created later)
@@ -34,11 +35,8 @@ export interface OrganizationStore {
    * Memberships, oldest first: an organisation's members, a user's memberships, or (given both) that user's
    * membership of that organisation.
    */
-  members(of: {
-    readonly organizationId?: string;
-    readonly userId?: string;
-  }): Promise<readonly OrganizationMember[]>;
-  removeMember(options: { organizationId: string; userId: string }): Promise<boolean>;
+  members(of: Partial<MemberKey>): Promise<readonly OrganizationMember[]>;
+  removeMember(member: MemberKey): Promise<boolean>;
   /** Invites an email (replacing an earlier invitation of it to this organisation); `not_found` for no organisation. */
   invite(invitation: Omit<OrganizationInvitation, 'id' | 'createdAt'>): Promise<OrganizationInvitation>;
   /** The pending invitations of an email (compared lower-cased), oldest first. */

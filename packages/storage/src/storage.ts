@@ -1,10 +1,8 @@
-import type { ChatMessage } from '@toolbus/spec';
 import type { ApiKeyRecord, NewApiKey, NewWebSession, WebSessionRecord } from './access.ts';
 import type {
   AppendedPacketBatch,
   Chat,
   ChatTurnKey,
-  ChatTurnKind,
   ChatTurnRecord,
   FinishChatTurn,
   NewChat,
@@ -17,6 +15,7 @@ import type { McpPendingAuthorization, McpServer, McpToolApproval, NewMcpServer 
 import type { Memory, NewMemory } from './memory.ts';
 import type { OrganizationStore } from './organization.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
+import type { Creating } from './sql/camel-columns.ts';
 import type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
 import type { NewUser, User, UserRole, UserSettings } from './user.ts';
 import type { UserSecretStore } from './user-secrets.ts';
@@ -83,7 +82,7 @@ export interface McpServerStore {
   /** Records (or replaces) the approved definition hash of one tool. */
   approveTool(approval: Omit<McpToolApproval, 'approvedAt'>): Promise<McpToolApproval>;
   listApprovals(serverId: string): Promise<readonly McpToolApproval[]>;
-  revokeApproval(options: { serverId: string; toolName: string }): Promise<boolean>;
+  revokeApproval(approval: Pick<McpToolApproval, 'serverId' | 'toolName'>): Promise<boolean>;
   /**
    * Stores an OAuth authorization in progress (expired ones are dropped; a user keeps at most
    * {@link MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER}, the oldest go first).
@@ -137,11 +136,7 @@ export interface ChatStore {
    * Starts the next turn (`running`); `conflict` when a turn of the chat is still running. `input` (the user's
    * message) is kept on the turn, not in the history, until the turn ends.
    */
-  startTurn(options: {
-    chatId: string;
-    kind?: ChatTurnKind;
-    input?: readonly ChatMessage[];
-  }): Promise<ChatTurnRecord>;
+  startTurn(turn: Creating<ChatTurnRecord, 'chatId', 'kind' | 'input'>): Promise<ChatTurnRecord>;
   /** Ends a running turn and appends its history in the same transaction; `conflict` when it already ended. */
   finishTurn(options: FinishChatTurn): Promise<ChatTurnRecord>;
   getTurn(turn: ChatTurnKey): Promise<ChatTurnRecord | undefined>;

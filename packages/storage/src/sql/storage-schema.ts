@@ -8,7 +8,7 @@ import type { SearchUsage, UserRole } from '../user.ts';
 // columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
 // and 64-bit integers numbers (PostgreSQL's parsers are set so in open-postgres-storage); only booleans differ
 // (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
-// orders by rowid (see StoreContext.insertionOrder).
+// orders by rowid (see StoreContext.oldestFirst).
 //
 // A table whose row is a domain object (`Memory`, `UploadedFile`, …) declares it here once: the domain type is
 // the row under camelCase names (`StoredRow`), so what a column means is said on the column. A column a CHECK

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Compilable, type CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type Compilable,
+  type CompiledQuery,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import type { SecretBox } from '../secret-box.ts';
 import { StorageError } from '../storage-error.ts';
 import type { StorageSchema } from './storage-schema.ts';
@@ -26,14 +33,17 @@ export function createStoreContext({
   readonly dialect: StorageDialect;
   readonly secrets: SecretBox;
 }) {
+  const insertionOrder = sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal');
   return {
     db,
     dialect,
     secrets,
     now: () => new Date().toISOString(),
     newId: () => randomUUID(),
-    /** Insertion order, the tie-break of rows created in one millisecond: rowid on SQLite, `ordinal` on PostgreSQL. */
-    insertionOrder: sql<number>`${sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal')}`,
+    /** Oldest rows first: `created_at`, then insertion order within a millisecond (rowid; PostgreSQL's `ordinal`). */
+    oldestFirst: sql`created_at, ${insertionOrder}`,
+    /** Newest rows first: the reverse of `oldestFirst`. */
+    newestFirst: sql`created_at DESC, ${insertionOrder} DESC`,
     /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
     byteOrder: (column: string) =>
       dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
@@ -149,3 +159,41 @@ export function changed(result: {
 }): number {
   return Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
 }
+
+/** Deletes the rows of `table` whose columns hold `key`'s values; whether any went. */
+export async function deleteRows<Table extends keyof StorageSchema>(
+  db: StorageDb,
+  table: Table,
+  key: Partial<Selectable<StorageSchema[Table]>>,
+): Promise<boolean> {
+  // An empty key would match every row (`where 1 = 1`): refused, never a whole table deleted.
+  if (Object.keys(key).length === 0) {
+    throw new StorageError({
+      code: 'invalid_input',
+      message: `Deleting from ${table}: the key names no column.`,
+    });
+  }
+  const result = await anyTable(db)
+    .deleteFrom(table as string)
+    .where((eb) => eb.and(key))
+    .executeTakeFirst();
+  return changed(result) > 0;
+}
+
+/** Inserts the row of `key` and `changes`, or sets `changes` on the row of that key when it exists. */
+export async function upsert<Table extends keyof StorageSchema>(
+  db: StorageDb,
+  table: Table,
+  key: Partial<Selectable<StorageSchema[Table]>>,
+  changes: Partial<Selectable<StorageSchema[Table]>>,
+): Promise<void> {
+  await anyTable(db)
+    .insertInto(table as string)
+    .values({ ...key, ...changes })
+    .onConflict((conflict) => conflict.columns(Object.keys(key)).doUpdateSet(changes))
+    .execute();
+}
+
+// The builder cannot follow a generic table: the helpers' signatures check the columns' names and types instead (a
+// missing one, the database).
+const anyTable = (db: StorageDb) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;

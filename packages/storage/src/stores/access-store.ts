@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { changed, deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { AccessStore } from '../storage.ts';
 
 // Each a row of its table with its scopes parsed.
@@ -56,11 +56,7 @@ export function createAccessStore(context: StoreContext): AccessStore {
       return row && withScopes(row);
     },
     async listApiKeys(userId) {
-      const rows = await keys()
-        .where('user_id', '=', userId)
-        .orderBy('created_at')
-        .orderBy(context.insertionOrder)
-        .execute();
+      const rows = await keys().where('user_id', '=', userId).orderBy(context.oldestFirst).execute();
       return rows.map(withScopes);
     },
     async revokeApiKey(id) {
@@ -108,11 +104,7 @@ export function createAccessStore(context: StoreContext): AccessStore {
       return row && withScopes(row);
     },
     async deleteSession(tokenHash) {
-      const result = await db
-        .deleteFrom('web_sessions')
-        .where('token_hash', '=', tokenHash)
-        .executeTakeFirst();
-      return changed(result) > 0;
+      return deleteRows(db, 'web_sessions', { token_hash: tokenHash });
     },
   });
 }

@@ -1,10 +1,9 @@
 import type { ChatMessage } from '@toolbus/spec';
 import { sql } from 'kysely';
-import type { StoredChatMessage } from '../chat.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { checkChatTitle, defaultChatTitle } from '../rules/check-chat-title.ts';
 import { checkCount } from '../rules/check-count.ts';
-import type { StorageSchema } from '../sql/storage-schema.ts';
+import { camelColumns } from '../sql/camel-columns.ts';
 import {
   compiledOnce,
   notFound,
@@ -22,15 +21,17 @@ const defaultPacketPageSize = 10_000;
 // A literal, not a parameter: only then may SQLite's planner use the partial index of running turns.
 const runningStatus = sql.lit('running' as const);
 
-const chatColumns = [
+const chatColumns = camelColumns(
   'id',
-  'user_id as userId',
+  'user_id',
   'title',
-  'persona_id as personaId',
-  'organization_id as organizationId',
-  'created_at as createdAt',
-  'updated_at as updatedAt',
-] as const;
+  'persona_id',
+  'organization_id',
+  'created_at',
+  'updated_at',
+);
+
+const messageColumns = camelColumns('id', 'chat_id', 'position', 'message_json', 'created_at');
 
 /**
  * Chats, their turns and history, on either database: the reads and a chat's own row through the query builder, the
@@ -55,7 +56,11 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
       .returning(chatColumns),
   );
   const messagesOf = compiledOnce((db: StorageDb, chatId: string) =>
-    db.selectFrom('chat_messages').selectAll().where('chat_id', '=', chatId).orderBy('position'),
+    db
+      .selectFrom('chat_messages')
+      .select([...messageColumns, 'turn_index as turn'])
+      .where('chat_id', '=', chatId)
+      .orderBy('position'),
   );
   const turns = (db: StorageDb) => db.selectFrom('chat_turns').selectAll();
   const turnByIndex = compiledOnce((db: StorageDb, chatId: string, turn: number) =>
@@ -98,7 +103,11 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
       return chatsOfUser(db, userId);
     },
     async listMessages(chatId) {
-      return (await messagesOf(db, chatId)).map(toStoredMessage);
+      const rows = await messagesOf(db, chatId);
+      return rows.map(({ messageJson, ...row }) => ({
+        ...row,
+        message: JSON.parse(messageJson) as ChatMessage,
+      }));
     },
     async getTurn({ chatId, turn }) {
       const [row] = await turnByIndex(db, chatId, turn);
@@ -128,16 +137,5 @@ export function createChatStore(context: StoreContext, streams: PacketStreams): 
       checkCount('limit', limit, 1);
       return streams.list({ chatId, turn, after, limit });
     },
-  };
-}
-
-function toStoredMessage(row: StorageSchema['chat_messages']): StoredChatMessage {
-  return {
-    id: row.id,
-    chatId: row.chat_id,
-    turn: row.turn_index,
-    position: row.position,
-    message: JSON.parse(row.message_json) as ChatMessage,
-    createdAt: row.created_at,
   };
 }

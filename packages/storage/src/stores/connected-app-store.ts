@@ -1,18 +1,17 @@
 import type { ConnectedAppRecord } from '../connected-app.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
-import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { ConnectedAppStore } from '../storage.ts';
+import { sealedColumn } from './sealed-column.ts';
 
 type ConnectedAppRow = Omit<StorageSchema['connected_apps'], 'id'> & { id: number };
 
 /** Connected apps: headers and values sealed per row and column (each user's values are `userSecrets`). */
 export function createConnectedAppStore(context: StoreContext): ConnectedAppStore {
   const { db, secrets } = context;
-  const headersContext = (id: number) => `connected_apps.headers_secret:${id}`;
-  const valuesContext = (id: number) => `connected_apps.organization_values_secret:${id}`;
-  const open = (sealed: string, secretContext: string) =>
-    JSON.parse(secrets.open(sealed, secretContext)) as Record<string, string>;
+  const headers = sealedColumn<Record<string, string>>(secrets, 'connected_apps.headers_secret');
+  const values = sealedColumn<Record<string, string>>(secrets, 'connected_apps.organization_values_secret');
   const toRecord = (row: ConnectedAppRow): ConnectedAppRecord => ({
     id: row.id,
     userId: row.user_id,
@@ -20,11 +19,8 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
     name: row.name,
     urlPatterns: JSON.parse(row.url_patterns_json) as string[],
     actions: JSON.parse(row.actions_json) as ConnectedAppRecord['actions'],
-    headers: open(row.headers_secret, headersContext(row.id)),
-    organizationValues:
-      row.organization_values_secret === null
-        ? {}
-        : open(row.organization_values_secret, valuesContext(row.id)),
+    headers: headers.open(row.id, row.headers_secret),
+    organizationValues: values.open(row.id, row.organization_values_secret) ?? {},
     enabled: Boolean(row.enabled),
     createdAt: row.created_at,
   });
@@ -49,15 +45,14 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        const values = app.organizationValues ?? {};
+        const organizationValues = app.organizationValues ?? {};
         return trx
           .updateTable('connected_apps')
           .set({
-            headers_secret: secrets.seal(JSON.stringify(app.headers), headersContext(id)),
+            headers_secret: headers.seal(id, app.headers),
+            // An empty map is stored as none.
             organization_values_secret:
-              Object.keys(values).length === 0
-                ? null
-                : secrets.seal(JSON.stringify(values), valuesContext(id)),
+              Object.keys(organizationValues).length === 0 ? null : values.seal(id, organizationValues),
           })
           .where('id', '=', id)
           .returningAll()
@@ -80,7 +75,7 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
       return rows.map(toRecord);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('connected_apps').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'connected_apps', { id });
     },
   });
 }

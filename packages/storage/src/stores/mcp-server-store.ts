@@ -1,27 +1,38 @@
+import { omitUndefined } from '@toolbus/spec';
 import type { Selectable } from 'kysely';
 import type { McpServer, NewMcpServer } from '../mcp-server.ts';
 import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
-import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import {
+  deleteRows,
+  notFound,
+  type StoreContext,
+  upsert,
+  withStoreConstraintErrors,
+} from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
+import { sealedColumn } from './sealed-column.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
-type SealedColumn = 'headers_secret' | 'api_key_secret' | 'environment_secret';
+type StringMap = Readonly<Record<string, string>>;
 
 // Each sealed value is bound to its table, column and row: a value copied elsewhere does not open.
-const sealContext = (column: SealedColumn, id: string) => `mcp_servers.${column}:${id}`;
+const sealedColumns = (secrets: SecretBox) => ({
+  headers: sealedColumn<StringMap>(secrets, 'mcp_servers.headers_secret'),
+  // The API key as plain text, as it has always been stored.
+  apiKey: sealedColumn<string>(secrets, 'mcp_servers.api_key_secret', { stringify: String, parse: String }),
+  environment: sealedColumn<StringMap>(secrets, 'mcp_servers.environment_secret'),
+});
 
 /** The row of server `id`, endpoint checked (`invalid_input`) and secrets sealed. */
 function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<ServerRow, 'id' | 'created_at'> {
   const endpoint = checkMcpEndpoint(server.endpoint);
   const stdio = endpoint.transport === 'stdio' ? endpoint : undefined;
-  const seal = (column: SealedColumn, value: string | undefined) =>
-    value === undefined ? null : secrets.seal(value, sealContext(column, id));
+  const sealed = sealedColumns(secrets);
   // An empty map is stored as none.
-  const json = (map: Readonly<Record<string, string>> = {}) =>
-    Object.keys(map).length > 0 ? JSON.stringify(map) : undefined;
+  const nonEmpty = (map: StringMap = {}) => (Object.keys(map).length > 0 ? map : undefined);
   return {
     name: server.name,
     transport: endpoint.transport,
@@ -29,34 +40,30 @@ function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<Serve
     command: stdio?.command ?? null,
     args_json: JSON.stringify(stdio?.args ?? []),
     auth_type: server.authType,
-    headers_secret: seal('headers_secret', json(server.headers)),
-    api_key_secret: seal('api_key_secret', server.apiKey),
-    environment_secret: seal('environment_secret', json(stdio?.environment)),
+    headers_secret: sealed.headers.seal(id, nonEmpty(server.headers)),
+    api_key_secret: sealed.apiKey.seal(id, server.apiKey),
+    environment_secret: sealed.environment.seal(id, nonEmpty(stdio?.environment)),
   };
 }
 
 /** The server stored in this row, secrets opened (`secret_undecryptable` when they do not open). */
 function toServer(secrets: SecretBox, row: ServerRow): McpServer {
-  const open = (column: SealedColumn) => {
-    const sealed = row[column];
-    return sealed === null ? undefined : secrets.open(sealed, sealContext(column, row.id));
-  };
-  const environment = row.transport === 'stdio' ? open('environment_secret') : undefined;
+  const sealed = sealedColumns(secrets);
   return {
     id: row.id,
     name: row.name,
     endpoint:
       row.transport === 'stdio'
-        ? {
-            transport: 'stdio',
+        ? omitUndefined({
+            transport: 'stdio' as const,
             command: row.command ?? '',
             args: JSON.parse(row.args_json) as string[],
-            ...(environment === undefined ? {} : { environment: JSON.parse(environment) }),
-          }
+            environment: sealed.environment.open(row.id, row.environment_secret),
+          })
         : { transport: row.transport, url: row.url ?? '' },
     authType: row.auth_type,
-    headers: JSON.parse(open('headers_secret') ?? '{}'),
-    apiKey: open('api_key_secret') ?? null,
+    headers: sealed.headers.open(row.id, row.headers_secret) ?? {},
+    apiKey: sealed.apiKey.open(row.id, row.api_key_secret) ?? null,
     createdAt: row.created_at,
   };
 }
@@ -113,20 +120,13 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
       return toServer(secrets, updated);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('mcp_servers').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'mcp_servers', { id });
     },
-    async approveTool(approval) {
-      const values = {
-        definition_hash: approval.definitionHash,
-        approved_by: approval.approvedBy,
-        approved_at: context.now(),
-      };
-      await db
-        .insertInto('mcp_tool_approvals')
-        .values({ server_id: approval.serverId, tool_name: approval.toolName, ...values })
-        .onConflict((conflict) => conflict.columns(['server_id', 'tool_name']).doUpdateSet(values))
-        .execute();
-      return { ...approval, approvedAt: values.approved_at };
+    async approveTool({ serverId, toolName, definitionHash, approvedBy }) {
+      const approvedAt = context.now();
+      const changes = { definition_hash: definitionHash, approved_by: approvedBy, approved_at: approvedAt };
+      await upsert(db, 'mcp_tool_approvals', { server_id: serverId, tool_name: toolName }, changes);
+      return { serverId, toolName, definitionHash, approvedBy, approvedAt };
     },
     async listApprovals(serverId) {
       return db
@@ -137,12 +137,7 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
         .execute();
     },
     async revokeApproval({ serverId, toolName }) {
-      const result = await db
-        .deleteFrom('mcp_tool_approvals')
-        .where('server_id', '=', serverId)
-        .where('tool_name', '=', toolName)
-        .executeTakeFirst();
-      return changed(result) > 0;
+      return deleteRows(db, 'mcp_tool_approvals', { server_id: serverId, tool_name: toolName });
     },
     async savePendingAuthorization(pending) {
       const now = context.now();

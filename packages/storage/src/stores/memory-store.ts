@@ -2,7 +2,7 @@ import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { checkCount } from '../rules/check-count.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import {
-  changed,
+  deleteRows,
   lockedRows,
   notFound,
   type StoreContext,
@@ -32,8 +32,7 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
             .where('organization_id', '=', organizationId);
           const newest = ofUser
             .select('id')
-            .orderBy('created_at', 'desc')
-            .orderBy(context.insertionOrder, 'desc')
+            .orderBy(context.newestFirst)
             .limit(maxPerUser - 1);
           await trx
             .deleteFrom('memories')
@@ -61,8 +60,7 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
         .select(columns)
         .where('user_id', '=', userId)
         .where('organization_id', '=', organizationId)
-        .orderBy('created_at')
-        .orderBy(context.insertionOrder)
+        .orderBy(context.oldestFirst)
         .execute();
     },
     async update(id, text) {
@@ -74,7 +72,7 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
         .executeTakeFirstOrThrow(() => notFound('Memory', id));
     },
     async delete(id) {
-      return changed(await db.deleteFrom('memories').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'memories', { id });
     },
   });
 }

@@ -1,6 +1,6 @@
 import type { OrganizationStore } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 
 const organizationColumns = camelColumns('id', 'name', 'created_at');
 const memberColumns = camelColumns('organization_id', 'user_id', 'role', 'created_at');
@@ -27,7 +27,7 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
       return organizations().where('id', '=', id).executeTakeFirst();
     },
     async list() {
-      return organizations().orderBy('created_at').orderBy(context.insertionOrder).execute();
+      return organizations().orderBy(context.oldestFirst).execute();
     },
     async setMember(member) {
       const { organizationId, userId, role } = member;
@@ -46,17 +46,11 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
         .select(memberColumns)
         .$if(organizationId !== undefined, (query) => query.where('organization_id', '=', organizationId!))
         .$if(userId !== undefined, (query) => query.where('user_id', '=', userId!))
-        .orderBy('created_at')
-        .orderBy(context.insertionOrder)
+        .orderBy(context.oldestFirst)
         .execute();
     },
     async removeMember({ organizationId, userId }) {
-      const result = await db
-        .deleteFrom('organization_members')
-        .where('organization_id', '=', organizationId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return changed(result) > 0;
+      return deleteRows(db, 'organization_members', { organization_id: organizationId, user_id: userId });
     },
     async invite(invitation) {
       const { organizationId, role, invitedBy } = invitation;
@@ -82,8 +76,7 @@ export function createOrganizationStore(context: StoreContext): OrganizationStor
         .selectFrom('organization_invitations')
         .select(invitationColumns)
         .where('email', '=', email.toLowerCase())
-        .orderBy('created_at')
-        .orderBy(context.insertionOrder)
+        .orderBy(context.oldestFirst)
         .execute();
     },
     async takeInvitation(id) {

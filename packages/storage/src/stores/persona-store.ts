@@ -5,7 +5,7 @@ import { toolRowColumns, toolRowSource } from '../rules/tool-row-columns.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
-  changed,
+  deleteRows,
   lockedRows,
   notFound,
   type StoreContext,
@@ -14,6 +14,7 @@ import {
 } from '../sql/store-context.ts';
 import type { PersonaStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
+import { sealedColumn } from './sealed-column.ts';
 
 const personaColumns = camelColumns('id', 'name', 'description', 'search_usage', 'created_at');
 
@@ -21,15 +22,12 @@ const personaColumns = camelColumns('id', 'name', 'description', 'search_usage',
 export function createPersonaStore(context: StoreContext): PersonaStore {
   const { db, secrets } = context;
   const personas = () => db.selectFrom('personas').select(personaColumns);
-  const authContext = (rowId: string) => `persona_tools.openapi_auth_secret:${rowId}`;
+  const auth = sealedColumn<OpenApiAuth>(secrets, 'persona_tools.openapi_auth_secret');
   const toToolRow = (row: StorageSchema['persona_tools']): PersonaToolRow => ({
     id: row.id,
     personaId: row.persona_id,
     position: row.position,
-    source: toolRowSource(
-      row,
-      (sealed) => JSON.parse(secrets.open(sealed, authContext(row.id))) as OpenApiAuth,
-    ),
+    source: toolRowSource(row, (sealed) => auth.open(row.id, sealed)),
     createdAt: row.created_at,
   });
   // The only unique column a persona write can hit is its name key. Its `conflict` names the stored persona as it is
@@ -72,7 +70,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return personas().where('id', '=', id).executeTakeFirst();
     },
     async list() {
-      return personas().orderBy('created_at').orderBy(context.insertionOrder).execute();
+      return personas().orderBy(context.oldestFirst).execute();
     },
     async update(id, changes) {
       const name = changes.name?.trim();
@@ -92,11 +90,11 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return name === undefined ? write() : nameConflicts(name, write);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('personas').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'personas', { id });
     },
     async addToolRow(personaId, source) {
       const id = context.newId();
-      const columns = toolRowColumns(source, (auth) => secrets.seal(JSON.stringify(auth), authContext(id)));
+      const columns = toolRowColumns(source, (value) => auth.seal(id, value));
       const row = await context.transaction(async (trx) => {
         // Locking the persona orders concurrent appends: each sees the position the previous one took.
         const persona = await lockedRows(
@@ -133,7 +131,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       return rows.map(toToolRow);
     },
     async removeToolRow(rowId) {
-      return changed(await db.deleteFrom('persona_tools').where('id', '=', rowId).executeTakeFirst()) > 0;
+      return deleteRows(db, 'persona_tools', { id: rowId });
     },
   });
 }

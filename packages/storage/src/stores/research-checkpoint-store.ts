@@ -1,5 +1,5 @@
 import { jsonText } from '../rules/json-text.ts';
-import { changed, lockedRows, notFound, type StoreContext } from '../sql/store-context.ts';
+import { deleteRows, lockedRows, notFound, type StoreContext, upsert } from '../sql/store-context.ts';
 import type { ResearchCheckpointStore } from '../storage.ts';
 import { turnAlreadyEnded } from './chat-writes.ts';
 
@@ -25,14 +25,10 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
         ).executeTakeFirst();
         if (row === undefined) throw notFound('Turn', `${chatId}/${turn}`);
         if (row.status !== 'running') throw turnAlreadyEnded(chatId, turn, row.status);
-        const saved_at = context.now();
-        await trx
-          .insertInto('research_checkpoints')
-          .values({ ...at(chatId, turn), checkpoint_json, saved_at })
-          .onConflict((conflict) =>
-            conflict.columns(['chat_id', 'turn_index']).doUpdateSet({ checkpoint_json, saved_at }),
-          )
-          .execute();
+        await upsert(trx, 'research_checkpoints', at(chatId, turn), {
+          checkpoint_json,
+          saved_at: context.now(),
+        });
       });
     },
     async get({ chatId, turn }) {
@@ -44,8 +40,7 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
       return row === undefined ? undefined : (JSON.parse(row.checkpoint_json) as unknown);
     },
     async delete({ chatId, turn }) {
-      const deleting = db.deleteFrom('research_checkpoints').where((eb) => eb.and(at(chatId, turn)));
-      return changed(await deleting.executeTakeFirst()) > 0;
+      return deleteRows(db, 'research_checkpoints', at(chatId, turn));
     },
   };
 }

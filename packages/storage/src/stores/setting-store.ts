@@ -1,5 +1,5 @@
 import { jsonText } from '../rules/json-text.ts';
-import { changed, type StoreContext } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext, upsert } from '../sql/store-context.ts';
 import type { SettingStore } from '../storage.ts';
 
 /** Deployment-wide settings, stored as JSON. */
@@ -15,17 +15,11 @@ export function createSettingStore(context: StoreContext): SettingStore {
       return row === undefined ? undefined : (JSON.parse(row.value_json) as unknown);
     },
     async set(key, value) {
-      const row = { key, value_json: jsonText(value, `The setting ${key}`), updated_at: context.now() };
-      await db
-        .insertInto('settings')
-        .values(row)
-        .onConflict((conflict) =>
-          conflict.column('key').doUpdateSet({ value_json: row.value_json, updated_at: row.updated_at }),
-        )
-        .execute();
+      const value_json = jsonText(value, `The setting ${key}`);
+      await upsert(db, 'settings', { key }, { value_json, updated_at: context.now() });
     },
     async delete(key) {
-      return changed(await db.deleteFrom('settings').where('key', '=', key).executeTakeFirst()) > 0;
+      return deleteRows(db, 'settings', { key });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { UploadedFileStore } from '../storage.ts';
 
 const columns = camelColumns(
@@ -63,12 +63,11 @@ export function createUploadedFileStore(context: StoreContext): UploadedFileStor
         .selectFrom('uploaded_files')
         .select(columns)
         .where('user_id', '=', userId)
-        .orderBy('created_at')
-        .orderBy(context.insertionOrder)
+        .orderBy(context.oldestFirst)
         .execute();
     },
     async delete(id) {
-      return changed(await db.deleteFrom('uploaded_files').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'uploaded_files', { id });
     },
   });
 }

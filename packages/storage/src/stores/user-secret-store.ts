@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import { changed, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
-import type { UserSecretKind, UserSecretStore } from '../user-secrets.ts';
+import { deleteRows, type StoreContext, upsert, withStoreConstraintErrors } from '../sql/store-context.ts';
+import type { UserSecretKey, UserSecretKind, UserSecretKinds, UserSecretStore } from '../user-secrets.ts';
+import { sealedColumn } from './sealed-column.ts';
 
 /** Each kind's table (one sealed value per owner and user) and its columns. */
 const tables = {
@@ -17,40 +18,32 @@ type SealedTable = (typeof tables)[UserSecretKind]['table'];
 export function createUserSecretStore(context: StoreContext): UserSecretStore {
   // The tables have one shape under different column names: typed here as rows of named columns.
   const db = context.db as unknown as Kysely<Record<SealedTable, Record<string, string | number>>>;
-  const at = (key: { kind: UserSecretKind; ownerId: string | number; userId: string }) => {
+  const at = <Kind extends UserSecretKind>(key: UserSecretKey<Kind>) => {
     const { table, owner, secret } = tables[key.kind];
-    const sealContext = `${table}.${secret}:${key.ownerId}:${key.userId}`;
-    return { table, owner, secret, sealContext, row: { [owner]: key.ownerId, user_id: key.userId } };
+    const column = sealedColumn<UserSecretKinds[Kind]['value']>(context.secrets, `${table}.${secret}`);
+    const sealedRow = `${key.ownerId}:${key.userId}`;
+    return { table, owner, secret, column, sealedRow, row: { [owner]: key.ownerId, user_id: key.userId } };
   };
   return withStoreConstraintErrors('userSecrets', {
     async get(key) {
-      const { table, secret, sealContext, row } = at(key);
+      const { table, secret, column, sealedRow, row } = at(key);
       const found = await db
         .selectFrom(table)
         .select(secret)
         .where((eb) => eb.and(row))
         .executeTakeFirst();
-      return found && JSON.parse(context.secrets.open(String(found[secret]), sealContext));
+      return found && column.open(sealedRow, String(found[secret]));
     },
     async set({ value, ...key }) {
-      const { table, owner, secret, sealContext, row } = at(key);
-      const values = {
-        [secret]: context.secrets.seal(JSON.stringify(value), sealContext),
+      const { table, secret, column, sealedRow, row } = at(key);
+      await upsert(context.db, table, row, {
+        [secret]: column.seal(sealedRow, value),
         updated_at: context.now(),
-      };
-      await db
-        .insertInto(table)
-        .values({ ...row, ...values })
-        .onConflict((conflict) => conflict.columns([owner, 'user_id']).doUpdateSet(values))
-        .execute();
+      });
     },
     async delete(key) {
       const { table, row } = at(key);
-      const result = await db
-        .deleteFrom(table)
-        .where((eb) => eb.and(row))
-        .executeTakeFirst();
-      return changed(result) > 0;
+      return deleteRows(context.db, table, row);
     },
   });
 }

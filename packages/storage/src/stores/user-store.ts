@@ -1,8 +1,8 @@
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns, type StoredRow } from '../sql/camel-columns.ts';
-import { changed, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { UserStore } from '../storage.ts';
-import type { User, UserSettings } from '../user.ts';
+import type { User } from '../user.ts';
 
 const columns = camelColumns(
   'id',
@@ -18,12 +18,6 @@ const columns = camelColumns(
 export function createUserStore(context: StoreContext): UserStore {
   const { db } = context;
   const users = () => db.selectFrom('users').select(columns);
-  const get: UserStore['get'] = async (by) => {
-    const query =
-      typeof by === 'string' ? users().where('id', '=', by) : users().where('email', '=', by.email);
-    const row = await query.executeTakeFirst();
-    return row && toUser(row);
-  };
   return withStoreConstraintErrors('users', {
     async create(user) {
       // A user always belongs to an organisation: the one named, else the default one, in the same transaction.
@@ -35,7 +29,8 @@ export function createUserStore(context: StoreContext): UserStore {
             id: context.newId(),
             email: user.email,
             name: user.name ?? null,
-            ...settingsRow({ memoryToolEnabled: false, searchUsage: 'auto', ...user.settings }),
+            memory_tool_enabled: user.settings?.memoryToolEnabled ?? false,
+            search_usage: user.settings?.searchUsage ?? 'auto',
             created_at: now,
             role: user.role ?? 'user',
           })
@@ -54,29 +49,33 @@ export function createUserStore(context: StoreContext): UserStore {
       });
       return toUser(row);
     },
-    get,
-    async update(id, { role, settings }) {
-      const current = await get(id);
-      if (current === undefined) throw notFound('User', id);
+    async get(by) {
+      const query =
+        typeof by === 'string' ? users().where('id', '=', by) : users().where('email', '=', by.email);
+      const row = await query.executeTakeFirst();
+      return row && toUser(row);
+    },
+    async update(id, { role, settings = {} }) {
+      // Only the given fields change, in one statement: a concurrent update of another field is not undone.
       const row = await db
         .updateTable('users')
-        .set({ role: role ?? current.role, ...settingsRow({ ...current.settings, ...settings }) })
+        .set((eb) => ({
+          role: role ?? eb.ref('role'),
+          memory_tool_enabled: settings.memoryToolEnabled ?? eb.ref('memory_tool_enabled'),
+          search_usage: settings.searchUsage ?? eb.ref('search_usage'),
+        }))
         .where('id', '=', id)
         .returning(columns)
         .executeTakeFirstOrThrow(() => notFound('User', id));
       return toUser(row);
     },
     async delete(id) {
-      return changed(await db.deleteFrom('users').where('id', '=', id).executeTakeFirst()) > 0;
+      return deleteRows(db, 'users', { id });
     },
     async list() {
-      return (await users().orderBy('created_at').orderBy(context.insertionOrder).execute()).map(toUser);
+      return (await users().orderBy(context.oldestFirst).execute()).map(toUser);
     },
   });
-}
-
-function settingsRow(settings: UserSettings) {
-  return { memory_tool_enabled: settings.memoryToolEnabled, search_usage: settings.searchUsage };
 }
 
 function toUser({ memoryToolEnabled, searchUsage, ...user }: StoredRow<'users'>): User {

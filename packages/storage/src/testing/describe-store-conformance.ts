@@ -59,6 +59,19 @@ function describeUsers(storage: () => Storage): void {
         isCode('invalid_input'),
       );
     });
+
+    test('concurrent updates of different fields both hold', async () => {
+      const user = await storage().users.create({ email: 'z@example.com' });
+      await Promise.all([
+        storage().users.update(user.id, { role: 'admin' }),
+        storage().users.update(user.id, { settings: { searchUsage: 'enabled' } }),
+      ]);
+      const stored = await storage().users.get(user.id);
+      assert.deepEqual(
+        [stored?.role, stored?.settings],
+        ['admin', { memoryToolEnabled: false, searchUsage: 'enabled' }],
+      );
+    });
   });
 }
 
