@@ -14,15 +14,21 @@ import type { ChatTurnStatus } from '../chat.ts';
  * their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is known alone.
  */
 export interface RunningTurnStatuses {
-  /** Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote. */
+  /**
+   * Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote,
+   * and takes the stamp as accounted for.
+   */
   check(): void;
   /**
    * At the end of a transaction (before its commit) whose status changes were all reported: what is known holds
-   * after its writes.
+   * after its writes. The stamp is read again only when the transaction reported a change (appending packets,
+   * the hottest transaction, changes none: one stamp read per append, where the SELECT it replaces was one).
    */
   settled(): void;
   /** The turn's status: read once, then known while it runs. */
   statusOf(chatId: string, turn: number): ChatTurnStatus | undefined;
+  /** The turn's status as stored, read now (what is known is neither used nor changed). */
+  statusNow(chatId: string, turn: number): ChatTurnStatus | undefined;
   /** The turn is ending in the current transaction. */
   ended(chatId: string, turn: number): void;
   /** The chat is being deleted in the current transaction. */
@@ -45,35 +51,46 @@ export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnSt
     `SELECT (SELECT writes FROM temp.turn_status_writes) AS changes,
             (SELECT data_version FROM pragma_data_version) AS version`,
   );
+  const statusNow = (chatId: string, turn: number) =>
+    (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
   const running = new Set<string>();
   const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
   // The stamp when what is known was last accounted for (-1: never, or rolled back).
   let changes = -1;
   let version = -1;
+  // Whether this transaction reported a status change (its own writes moved the stamp).
+  let reported = false;
   const read = () => stamp.get() as { changes: number; version: number };
   const forgetAll = () => {
     running.clear();
     changes = -1;
+    reported = false;
   };
   return {
     check() {
       const now = read();
       if (now.changes !== changes || now.version !== version) running.clear();
+      ({ changes, version } = now);
+      reported = false;
     },
     settled() {
-      ({ changes, version } = read());
+      if (reported) ({ changes, version } = read());
+      reported = false;
     },
     statusOf(chatId, turn) {
       const key = keyOf(chatId, turn);
       if (running.has(key)) return 'running';
-      const status = (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
+      const status = statusNow(chatId, turn);
       if (status === 'running') running.add(key);
       return status;
     },
+    statusNow,
     ended(chatId, turn) {
+      reported = true;
       running.delete(keyOf(chatId, turn));
     },
     chatDeleted(chatId) {
+      reported = true;
       const prefix = `${chatId}\u0000`;
       for (const key of running) if (key.startsWith(prefix)) running.delete(key);
     },

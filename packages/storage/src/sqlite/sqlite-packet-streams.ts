@@ -47,10 +47,10 @@ export function createSqlitePacketStreams(
   // `exclusive` waits and tries again. Synchronous work (appending packets, the hottest write) commits with no
   // promise between its statements. A roll-back makes the log and the statuses forget what they remembered. The
   // chat writes report every status they change (started, ending, deleting): what the statuses know holds after them.
-  const transaction = <Result>(action: () => Result | Promise<Result>) =>
+  const transaction = <Result>(action: () => Result | Promise<Result>, readsKnownStatuses = true) =>
     exclusive(() => {
       begin.run();
-      statuses.check();
+      if (readsKnownStatuses) statuses.check();
       const committed = (result: Result) => {
         statuses.settled();
         commit.run();
@@ -98,14 +98,19 @@ export function createSqlitePacketStreams(
     appendClosing: async (_statements, batch) => {
       appendEnded(batch);
     },
-    append: (batches) =>
-      transaction(() => {
+    append: (batches) => {
+      // Several turns' batches read what is known of their statuses (one stamp read for all of them); one turn's
+      // batch reads its turn's status, which costs what the stamp costs, and leaves what is known alone.
+      const known = batches.length > 1;
+      return transaction(() => {
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
         // log together, in a few multi-row inserts (a single turn's too: ten packets are one statement, not ten).
         const results: AppendedPacketBatch[] = [];
         const running: number[] = [];
         for (const [index, batch] of batches.entries()) {
-          const status = statuses.statusOf(batch.chatId, batch.turn);
+          const status = known
+            ? statuses.statusOf(batch.chatId, batch.turn)
+            : statuses.statusNow(batch.chatId, batch.turn);
           if (status === 'running') running.push(index);
           else results[index] = appended(batch, status === undefined ? undefined : appendEnded(batch));
         }
@@ -114,7 +119,8 @@ export function createSqlitePacketStreams(
           results[index] = { ok: true, last: lasts[position] as number };
         }
         return results;
-      }),
+      }, known);
+    },
     list: ({ chatId, turn, after, limit }) =>
       exclusive(() => {
         const rows = prepare(tablePackets).all(chatId, turn, after, limit) as unknown as PacketRow[];
