@@ -20,8 +20,12 @@ describe('describePostgresUrl', () => {
     });
   });
 
-  test('refuses what is not a PostgreSQL URL without repeating it', () => {
-    for (const url of ['mysql://ana:s3cret@db/toolbus', 'not a url s3cret']) {
+  test('refuses what is not a PostgreSQL URL, or a broken escape in its database name, without repeating it', () => {
+    for (const url of [
+      'mysql://ana:s3cret@db/toolbus',
+      'not a url s3cret',
+      'postgres://ana:s3cret@db/tool%zzbus',
+    ]) {
       assert.throws(
         () => describePostgresUrl(url),
         (error: Error) => !error.message.includes('s3cret') && /PostgreSQL URL/.test(error.message),

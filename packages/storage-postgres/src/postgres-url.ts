@@ -34,7 +34,20 @@ export function describePostgresUrl(url: string): PostgresTarget {
   return {
     host: parsed.hostname === '' ? 'localhost' : parsed.hostname,
     port: parsed.port === '' ? 5432 : Number(parsed.port),
-    database: decodeURIComponent(parsed.pathname.slice(1)) || '(default)',
+    database: databaseName(parsed.pathname.slice(1)) || '(default)',
     hasPassword: parsed.password !== '',
   };
+}
+
+/** The database's name as the path spells it, `%` escapes read; `invalid_input` for a broken escape. */
+function databaseName(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch (cause) {
+    throw new StorageError({
+      code: 'invalid_input',
+      message: 'The database name in the PostgreSQL URL has a broken % escape (write a % itself as %25).',
+      cause,
+    });
+  }
 }
