@@ -231,21 +231,44 @@ export interface StreamRelay {
 async function relayStream(
   options: StreamRelay & { readonly repair: ChatCompletionStreamRepair },
 ): Promise<RecoveryReport> {
+  const { repair } = options;
+  return relayRepairedStream({
+    ...options,
+    repair: (data) => repair.repair(data),
+    report: () => repair.report,
+  });
+}
+
+/**
+ * Relays a streamed answer through `repair`, whatever format it leaves in: the head, each read's pieces of text at
+ * once and a choice's end (the recovery) in its turn, what `rest` has left once the upstream ended, then the end
+ * with the recovery trailers. Resolves with what recovery did.
+ */
+export async function relayRepairedStream(
+  options: StreamRelay & {
+    readonly repair: (data: string) => string | undefined;
+    readonly rest?: () => string;
+    readonly report: () => RecoveryReport;
+  },
+): Promise<RecoveryReport> {
   const { response, repair } = options;
   const trailers = writeStreamHead(options);
   await relayEvents({
     upstreamResponse: options.upstreamResponse,
     response,
-    repair: (data) => repair.repair(data),
+    repair,
     // A piece of text goes through the answer filter alone; a choice's end recovers the calls from the whole text.
     quick: (data) => plainContentOf(data) !== undefined,
   });
-  endStream(response, trailers, repair.report);
-  return repair.report;
+  const rest = options.rest?.() ?? '';
+  if (rest !== '') response.write(rest);
+  const report = options.report();
+  endStream(response, trailers, report);
+  return report;
 }
 
 /** Sends a relayed stream's head; returns whether the client takes the recovery trailers (see `takesTrailers`). */
-export function writeStreamHead(options: {
+function writeStreamHead(options: {
   upstream: ResolvedUpstream;
   request: IncomingMessage;
   response: ServerResponse;
@@ -261,7 +284,7 @@ export function writeStreamHead(options: {
 }
 
 /** Ends a relayed stream, with the recovery trailers when the client takes them. */
-export function endStream(response: ServerResponse, trailers: boolean, report: RecoveryReport): void {
+function endStream(response: ServerResponse, trailers: boolean, report: RecoveryReport): void {
   if (trailers) response.addTrailers(recoveryHeaders(report));
   response.end();
 }

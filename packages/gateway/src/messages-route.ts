@@ -4,16 +4,13 @@ import { MessagesRequestError, messagesToChatCompletions } from './anthropic-req
 import { AnthropicStreamWriter, chatCompletionToMessage } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
 import {
-  endStream,
   recoveryHeaders,
+  relayRepairedStream,
   relayUpstreamError,
   type StreamRelay,
-  writeStreamHead,
 } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError } from './gateway-error.ts';
-import { plainContentOf } from './plain-content-chunk.ts';
-import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
   describeUpstreamFailure,
@@ -140,20 +137,14 @@ export async function forwardMessages(options: {
 }
 
 /** Relays a streamed answer as Anthropic's events; resolves with what recovery did. */
-async function relayMessagesStream(
+function relayMessagesStream(
   options: StreamRelay & { readonly writer: AnthropicStreamWriter },
 ): Promise<RecoveryReport> {
-  const { response, writer } = options;
-  const trailers = writeStreamHead(options);
-  await relayEvents({
-    upstreamResponse: options.upstreamResponse,
-    response,
+  const { writer } = options;
+  return relayRepairedStream({
+    ...options,
     repair: (data) => writer.push(data),
-    // As in the Chat Completions route: a piece of text at once, a choice's end (the recovery) in its turn.
-    quick: (data) => plainContentOf(data) !== undefined,
+    rest: () => writer.end(),
+    report: () => writer.report,
   });
-  const rest = writer.end();
-  if (rest !== '') response.write(rest);
-  endStream(response, trailers, writer.report);
-  return writer.report;
 }
