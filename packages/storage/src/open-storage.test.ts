@@ -1,25 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { temporaryDirectories } from './__fixtures__/temporary-directories.ts';
 import { openStorage } from './open-storage.ts';
 import { migrate } from './sql/migrate.ts';
 import { storageMigrations } from './sql/migrations.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { StorageError } from './storage-error.ts';
 
-const directories: string[] = [];
-function temporaryDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'toolbus-storage-'));
-  directories.push(directory);
-  return directory;
-}
-after(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
+const { directory: temporaryDirectory } = temporaryDirectories('toolbus-storage-');
 
 const noEnvironment = {};
 const key = randomBytes(32).toString('base64');

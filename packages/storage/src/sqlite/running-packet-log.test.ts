@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { temporaryDirectories } from '../__fixtures__/temporary-directories.ts';
 import { openStorage } from '../open-storage.ts';
 import type { Storage } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
@@ -13,16 +11,8 @@ import { isStorageErrorCode as isCode } from '../testing/is-storage-error-code.t
 // A running turn's packets live in chat_packet_log and are copied to chat_packets when the turn ends (the log's
 // head is swept later). These tests read both tables directly, because what they prove is where the rows are,
 // and that nothing is lost or doubled on the way.
-const directories: string[] = [];
-after(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
 const key = randomBytes(32).toString('base64');
-function databasePath(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'toolbus-packet-log-'));
-  directories.push(directory);
-  return join(directory, 'toolbus.db');
-}
+const { databasePath } = temporaryDirectories('toolbus-packet-log-');
 const open = (path: string) => openStorage({ path, secretKey: key, environment: {} });
 function rowCounts(path: string): { log: number; table: number } {
   const database = new DatabaseSync(path, { readOnly: true });

@@ -1,25 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { temporaryDirectories } from '../__fixtures__/temporary-directories.ts';
 import { openStorage } from '../open-storage.ts';
 import { createRunningTurnStatuses } from './running-turn-statuses.ts';
 
 // Appending packets trusts what it knows of a running turn's status while nothing else wrote. These tests change
 // a status every way it can change behind the appends' back, and check the next append sees it.
-const directories: string[] = [];
-after(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
 const key = randomBytes(32).toString('base64');
-function databasePath(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'toolbus-turn-statuses-'));
-  directories.push(directory);
-  return join(directory, 'toolbus.db');
-}
+const { databasePath } = temporaryDirectories('toolbus-turn-statuses-');
 const open = (path: string) => openStorage({ path, secretKey: key, environment: {} });
 const delta = (content: string) => ({ obj: { type: 'message-delta', content } });
 
