@@ -350,7 +350,10 @@ describe('web UI', { timeout: 600_000 }, () => {
     await checkAccessibility('connected-apps');
     await table.getByRole('button', { name: 'Remove Scratch' }).click();
     await page.getByText('Removed Scratch.').waitFor();
-    assert.equal(await table.getByRole('row').filter({ hasText: 'Scratch' }).count(), 0);
+    // The message shows before the list is read again: wait for the row to go (then count, as before).
+    const scratchRow = table.getByRole('row').filter({ hasText: 'Scratch' });
+    await scratchRow.waitFor({ state: 'detached' });
+    assert.equal(await scratchRow.count(), 0);
     await page.goto(`${world.url}/#/`);
     await page.getByRole('heading', { name: 'Chats' }).waitFor();
   });
