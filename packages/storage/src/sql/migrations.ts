@@ -16,16 +16,14 @@ export const storageMigrations: readonly Migration[] = [
     // of a chat or a file is checked by the stores' callers, and organisations are never deleted while they own rows.
     sql: (d) => `
 CREATE TABLE organizations (
-  id TEXT PRIMARY KEY,
-  ${ordinal(d)}
+  id TEXT PRIMARY KEY,${ordinal(d)}
   name TEXT NOT NULL UNIQUE,
   created_at ${d.time} NOT NULL
 );
 INSERT INTO organizations (id, name, created_at) VALUES ('default', 'Default', ${d.now});
 CREATE TABLE organization_members (
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  ${ordinal(d)}
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,${ordinal(d)}
   role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
   created_at ${d.time} NOT NULL,
   PRIMARY KEY (organization_id, user_id)

@@ -41,7 +41,8 @@ const postgres: StepWords = {
 export const stepWords: Readonly<Record<StorageDialect, StepWords>> = { sqlite, postgres };
 
 export const searchUsage = `search_usage TEXT NOT NULL DEFAULT 'auto' CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
-export const ordinal = (d: StepWords) => d.pg('ordinal bigint GENERATED ALWAYS AS IDENTITY,');
+/** PostgreSQL's insertion order, a line of its own after the column before it (on SQLite the line stays empty). */
+export const ordinal = (d: StepWords) => `\n  ${d.pg('ordinal bigint GENERATED ALWAYS AS IDENTITY,')}`;
 /** An index's last key on PostgreSQL: rows of one millisecond in insertion order. */
 export const byOrdinal = (d: StepWords) => d.pg(', ordinal');
 export const organizationId = (d: StepWords, references = '') =>
