@@ -34,24 +34,24 @@ export interface MigrationTarget {
  * Brings the database to the newest version in `migrations`, in one transaction (under an advisory lock on
  * PostgreSQL, so replicas starting together migrate once: the others wait, then find nothing to do). A failed
  * step leaves the previous version intact. A database whose version is newer than any known step is refused (an
- * older toolbus must not write to it). Returns the versions applied.
+ * older toolbus must not write to it).
  */
 export async function migrate(
   target: MigrationTarget,
   migrations: readonly Migration[],
   table: MigrationTable = 'schema_migrations',
-): Promise<readonly number[]> {
-  const words = stepWords[target.dialect];
+): Promise<void> {
+  const { dialect } = target;
+  const words = stepWords[dialect];
   return target.db.transaction().execute(async (trx) => {
-    if (target.dialect === 'postgres')
+    if (dialect === 'postgres')
       await sql`SELECT pg_advisory_xact_lock(${migrationLockKeys[table]})`.execute(trx);
     // The table name is one of two constants, never input.
     await target.runScript(
       trx,
       `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${words.time} NOT NULL)`,
     );
-    if (target.dialect === 'postgres' && table === 'schema_migrations')
-      await renumberPostgres(trx, migrations);
+    if (dialect === 'postgres' && table === 'schema_migrations') await renumberPostgres(trx, migrations);
     const fromVersion = await schemaVersion(trx, table);
     const latest = migrations.length;
     if (fromVersion > latest) {
@@ -60,18 +60,15 @@ export async function migrate(
         message: `The database has schema version ${fromVersion}, newer than this toolbus knows (${latest}). Upgrade toolbus; do not open it with an older version.`,
       });
     }
-    const applied: number[] = [];
     for (const [index, migration] of migrations.slice(fromVersion).entries()) {
-      const version = fromVersion + index + 1;
       const script = migration.sql(words);
       if (script.trim() !== '') await target.runScript(trx, script);
+      const version = fromVersion + index + 1;
       await trx
         .insertInto(table as 'schema_migrations')
         .values({ version, name: migration.name, applied_at: new Date().toISOString() })
         .execute();
-      applied.push(version);
     }
-    return applied;
   });
 }
 
