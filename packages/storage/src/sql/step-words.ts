@@ -1,5 +1,5 @@
 // What a schema step's SQL differs by between SQLite and PostgreSQL, as data: each step is declared once
-// (released-steps.ts) and writes its SQL for either database from that database's words.
+// (migrations.ts) and writes its SQL for either database from that database's words.
 import type { StorageDialect } from './store-context.ts';
 
 /** The words a step's SQL differs by between the two databases, as SQLite says them. */
