@@ -33,9 +33,8 @@ export interface OpenPostgresDocumentIndexOptions {
  */
 export const postgresDocumentIndexMigrations: readonly Migration[] = [
   {
-    version: 1,
     name: 'documents and chunks with a weighted tsvector under GIN',
-    sql: `
+    sql: () => `
 CREATE TABLE search_documents (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   source_id text NOT NULL UNIQUE,
@@ -63,10 +62,9 @@ CREATE INDEX search_chunks_search_vector ON search_chunks USING GIN (search_vect
 `,
   },
   {
-    version: 2,
     name: 'documents belong to an organisation and record who indexed them',
     // Existing documents are the default organisation's; a source id is unique per organisation.
-    sql: `
+    sql: () => `
 ALTER TABLE search_documents ADD COLUMN organization_id text NOT NULL DEFAULT '${DEFAULT_ORGANIZATION_ID}';
 ALTER TABLE search_documents ADD COLUMN uploaded_by text;
 ALTER TABLE search_documents DROP CONSTRAINT search_documents_source_id_key;

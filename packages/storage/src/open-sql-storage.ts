@@ -1,7 +1,7 @@
 import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
 import type { SecretBox } from './secret-box.ts';
-import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
-import { type Migration, storageMigrations } from './sql/migrations.ts';
+import { type Migration, type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
+import { storageMigrations } from './sql/migrations.ts';
 import { createStoreContext } from './sql/store-context.ts';
 import type { Storage } from './storage.ts';
 import { createAccessStore } from './stores/access-store.ts';

@@ -29,7 +29,7 @@ function tableNames(path: string): string[] {
   }
 }
 
-const latest = storageMigrations.at(-1)!.version;
+const latest = storageMigrations.length;
 
 describe('migrations', () => {
   test('a fresh database gets every table and the newest schema version', async () => {
@@ -82,13 +82,13 @@ describe('migrations', () => {
     database.close();
     assert.deepEqual(
       rows.map((row) => ({ ...row })),
-      storageMigrations.map(({ version, name }) => ({ version, name })),
+      storageMigrations.map(({ name }, index) => ({ version: index + 1, name })),
     );
   });
 
   test('organisations arrive for an existing database: its users, chats and files are in the default one', async () => {
     const path = join(temporaryDirectory(), 'before-organisations.db');
-    const withoutOrganisations = storageMigrations.filter((migration) => migration.version < 5);
+    const withoutOrganisations = storageMigrations.slice(0, 4);
     const database = new DatabaseSync(path);
     await migrate(sqliteMigrationTarget(database), withoutOrganisations);
     database
@@ -117,10 +117,7 @@ describe('migrations', () => {
   test("keys made before keys were bound to organisations act in their user's first organisation", async () => {
     const path = join(temporaryDirectory(), 'before-bound-keys.db');
     const database = new DatabaseSync(path);
-    await migrate(
-      sqliteMigrationTarget(database),
-      storageMigrations.filter((migration) => migration.version < 7),
-    );
+    await migrate(sqliteMigrationTarget(database), storageMigrations.slice(0, 6));
     for (const sql of [
       "INSERT INTO users (id, email, role, created_at) VALUES ('u1', 'acme@example.com', 'user', '2026-01-01T00:00:00.000Z')",
       "INSERT INTO users (id, email, role, created_at) VALUES ('u2', 'plain@example.com', 'user', '2026-01-01T00:00:00.000Z')",
@@ -143,8 +140,8 @@ describe('migrations', () => {
     await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
     const migrations = [
       ...storageMigrations,
-      { version: latest + 1, name: 'add a column', sql: 'ALTER TABLE personas ADD COLUMN color TEXT' },
-      { version: latest + 2, name: 'use the column', sql: "UPDATE personas SET color = 'blue'" },
+      { name: 'add a column', sql: () => 'ALTER TABLE personas ADD COLUMN color TEXT' },
+      { name: 'use the column', sql: () => "UPDATE personas SET color = 'blue'" },
     ];
     const storage = await openStorage({ path, secretKey: key, environment: noEnvironment, migrations });
     assert.equal(await storage.schemaVersion(), latest + 2);
@@ -157,9 +154,8 @@ describe('migrations', () => {
     const migrations = [
       ...storageMigrations,
       {
-        version: latest + 1,
         name: 'half broken',
-        sql: 'CREATE TABLE extra (x TEXT); INSERT INTO missing VALUES (1);',
+        sql: () => 'CREATE TABLE extra (x TEXT); INSERT INTO missing VALUES (1);',
       },
     ];
     await assert.rejects(openStorage({ path, secretKey: key, environment: noEnvironment, migrations }));

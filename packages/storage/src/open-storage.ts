@@ -4,7 +4,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { openSqlStorage } from './open-sql-storage.ts';
 import { resolveSecretKey } from './resolve-secret-key.ts';
 import { createSecretBox } from './secret-box.ts';
-import type { Migration } from './sql/migrations.ts';
+import type { Migration } from './sql/migrate.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';

@@ -1,9 +1,10 @@
 // Steps 1 to 4 of storage's schema: the first SQLite releases' four steps, which PostgreSQL's first release folded
 // into its own step 1 (the `ordinal` columns, PostgreSQL's extra indexes and the chat activity sequence are
 // PostgreSQL's alone). Released, so never edited.
-import { byOrdinal, type DeclaredStep, ordinal, searchUsage } from './step-words.ts';
+import type { Migration } from './migrate.ts';
+import { byOrdinal, ordinal, searchUsage } from './step-words.ts';
 
-export const firstSchemaSteps: readonly DeclaredStep[] = [
+export const firstSchemaSteps: readonly Migration[] = [
   {
     name: 'initial schema',
     sql: (d) => `
@@ -12,8 +13,7 @@ CREATE TABLE storage_meta (
   value TEXT NOT NULL
 );
 CREATE TABLE users (
-  id TEXT PRIMARY KEY,
-  ${ordinal(d)}
+  id TEXT PRIMARY KEY,${ordinal(d)}
   email TEXT NOT NULL UNIQUE,
   name TEXT,
   ${d.flag('memory_tool_enabled', false)},
@@ -21,8 +21,7 @@ CREATE TABLE users (
   created_at ${d.time} NOT NULL
 );
 CREATE TABLE personas (
-  id TEXT PRIMARY KEY,
-  ${ordinal(d)}
+  id TEXT PRIMARY KEY,${ordinal(d)}
   name TEXT NOT NULL,
   description TEXT NOT NULL DEFAULT '',
   ${searchUsage},
@@ -80,8 +79,7 @@ CREATE TABLE mcp_tool_approvals (
   PRIMARY KEY (server_id, tool_name)
 );
 CREATE TABLE memories (
-  id TEXT PRIMARY KEY,
-  ${ordinal(d)}
+  id TEXT PRIMARY KEY,${ordinal(d)}
   user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   text TEXT NOT NULL,
   created_at ${d.time} NOT NULL,
@@ -89,8 +87,7 @@ CREATE TABLE memories (
 );
 CREATE INDEX memories_by_user ON memories (user_id, created_at${byOrdinal(d)});
 CREATE TABLE uploaded_files (
-  id TEXT PRIMARY KEY,
-  ${ordinal(d)}
+  id TEXT PRIMARY KEY,${ordinal(d)}
   user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   media_type TEXT NOT NULL,
@@ -191,8 +188,7 @@ ${d.pg('CREATE INDEX connected_app_user_values_by_user ON connected_app_user_val
 ALTER TABLE chat_turns ADD COLUMN ${d.jsonColumn('input')} ${d.json} NOT NULL DEFAULT '[]';
 ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'user' CHECK (role IN ('admin', 'user'));
 CREATE TABLE api_keys (
-  id TEXT PRIMARY KEY,
-  ${ordinal(d)}
+  id TEXT PRIMARY KEY,${ordinal(d)}
   user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   prefix TEXT NOT NULL,

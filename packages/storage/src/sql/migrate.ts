@@ -1,8 +1,17 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { StorageError } from '../storage-error.ts';
-import { type Migration, postgresLegacyFirstName, postgresLegacyVersions } from './migrations.ts';
+import { type StepWords, stepWords } from './step-words.ts';
 import type { StorageSchema } from './storage-schema.ts';
 import type { StorageDialect } from './store-context.ts';
+
+/**
+ * One schema step, for both databases: its name, and its SQL given the database's words (step-words.ts: the
+ * databases' differences are data). A step's version is its position in its list, from 1.
+ */
+export interface Migration {
+  readonly name: string;
+  readonly sql: (d: StepWords) => string;
+}
 
 /** Where a migration list records its applied versions: storage's list and the search index's are separate. */
 export type MigrationTable = 'schema_migrations' | 'search_index_migrations';
@@ -25,52 +34,41 @@ export interface MigrationTarget {
  * Brings the database to the newest version in `migrations`, in one transaction (under an advisory lock on
  * PostgreSQL, so replicas starting together migrate once: the others wait, then find nothing to do). A failed
  * step leaves the previous version intact. A database whose version is newer than any known step is refused (an
- * older toolbus must not write to it). Returns the versions applied.
+ * older toolbus must not write to it).
  */
 export async function migrate(
   target: MigrationTarget,
   migrations: readonly Migration[],
   table: MigrationTable = 'schema_migrations',
-): Promise<readonly number[]> {
-  migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) {
-      throw new Error(
-        `Migration list out of order: position ${index + 1} holds version ${migration.version}.`,
-      );
-    }
-  });
+): Promise<void> {
   const { dialect } = target;
+  const words = stepWords[dialect];
   return target.db.transaction().execute(async (trx) => {
     if (dialect === 'postgres')
       await sql`SELECT pg_advisory_xact_lock(${migrationLockKeys[table]})`.execute(trx);
     // The table name is one of two constants, never input.
     await target.runScript(
       trx,
-      `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${
-        dialect === 'postgres' ? 'timestamptz' : 'TEXT'
-      } NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${words.time} NOT NULL)`,
     );
     if (dialect === 'postgres' && table === 'schema_migrations') await renumberPostgres(trx, migrations);
     const fromVersion = await schemaVersion(trx, table);
-    const latest = migrations.at(-1)?.version ?? 0;
+    const latest = migrations.length;
     if (fromVersion > latest) {
       throw new StorageError({
         code: 'schema_too_new',
         message: `The database has schema version ${fromVersion}, newer than this toolbus knows (${latest}). Upgrade toolbus; do not open it with an older version.`,
       });
     }
-    const applied: number[] = [];
-    for (const migration of migrations) {
-      if (migration.version <= fromVersion) continue;
-      const script = typeof migration.sql === 'string' ? migration.sql : migration.sql[dialect];
+    for (const [index, migration] of migrations.slice(fromVersion).entries()) {
+      const script = migration.sql(words);
       if (script.trim() !== '') await target.runScript(trx, script);
+      const version = fromVersion + index + 1;
       await trx
         .insertInto(table as 'schema_migrations')
-        .values({ version: migration.version, name: migration.name, applied_at: new Date().toISOString() })
+        .values({ version, name: migration.name, applied_at: new Date().toISOString() })
         .execute();
-      applied.push(migration.version);
     }
-    return applied;
   });
 }
 
@@ -86,10 +84,12 @@ export async function schemaVersion(
   return Number(row?.version ?? 0);
 }
 
-/**
- * A PostgreSQL database of a release before storage was written once recorded its own numbering (1 to 11): the
- * versions it reached are recorded again under the numbering of the one list, once.
- */
+// PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 11, the first
+// recorded under this name: the version of the one list that each old version reached (index: the old version).
+const postgresLegacyFirstName = 'initial schema: every store of the SQLite schema version 4';
+const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15, 16, 17];
+
+/** Records the versions an old-numbered PostgreSQL database reached again, under the one list's numbering, once. */
 async function renumberPostgres(
   trx: Transaction<StorageSchema>,
   migrations: readonly Migration[],
@@ -106,6 +106,8 @@ async function renumberPostgres(
   const now = new Date().toISOString();
   await trx
     .insertInto('schema_migrations')
-    .values(migrations.slice(0, reached).map(({ version, name }) => ({ version, name, applied_at: now })))
+    .values(
+      migrations.slice(0, reached).map(({ name }, index) => ({ version: index + 1, name, applied_at: now })),
+    )
     .execute();
 }

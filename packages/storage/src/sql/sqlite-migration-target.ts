@@ -54,7 +54,6 @@ class NodeSqliteConnection implements Driver, DatabaseConnection {
   /** Whether a query, a transaction or exclusive work holds the connection; who waits for it next. */
   #held = false;
   readonly #waiting: (() => void)[] = [];
-  #begin: StatementSync | undefined;
   readonly #statements = new Map<string, { statement: StatementSync; reader: boolean }>();
 
   constructor(database: DatabaseSync) {
@@ -104,9 +103,7 @@ class NodeSqliteConnection implements Driver, DatabaseConnection {
     }
   }
   async beginTransaction(): Promise<void> {
-    this.#begin ??= this.#database.prepare('BEGIN IMMEDIATE');
-    const begin = this.#begin;
-    await whenNotBusy(() => begin.run());
+    await this.executeQuery(CompiledQuery.raw('BEGIN IMMEDIATE'));
   }
   async commitTransaction(): Promise<void> {
     await this.executeQuery(CompiledQuery.raw('COMMIT'));

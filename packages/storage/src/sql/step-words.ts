@@ -1,5 +1,6 @@
 // What a schema step's SQL differs by between SQLite and PostgreSQL, as data: each step is declared once
-// (released-steps.ts) and `perDatabase` writes its SQL for each database.
+// (migrations.ts) and writes its SQL for either database from that database's words.
+import type { StorageDialect } from './store-context.ts';
 
 /** The words a step's SQL differs by between the two databases, as SQLite says them. */
 const sqlite = {
@@ -37,20 +38,12 @@ const postgres: StepWords = {
   lite: () => '',
 };
 
-/** Both databases' SQL of one step. */
-export function perDatabase(step: (words: StepWords) => string): { sqlite: string; postgres: string } {
-  return { sqlite: step(sqlite), postgres: step(postgres) };
-}
+export const stepWords: Readonly<Record<StorageDialect, StepWords>> = { sqlite, postgres };
 
 export const searchUsage = `search_usage TEXT NOT NULL DEFAULT 'auto' CHECK (search_usage IN ('auto', 'enabled', 'disabled'))`;
-export const ordinal = (d: StepWords) => d.pg('ordinal bigint GENERATED ALWAYS AS IDENTITY,');
+/** PostgreSQL's insertion order, a line of its own after the column before it (on SQLite the line stays empty). */
+export const ordinal = (d: StepWords) => `\n  ${d.pg('ordinal bigint GENERATED ALWAYS AS IDENTITY,')}`;
 /** An index's last key on PostgreSQL: rows of one millisecond in insertion order. */
 export const byOrdinal = (d: StepWords) => d.pg(', ordinal');
 export const organizationId = (d: StepWords, references = '') =>
   `organization_id TEXT NOT NULL DEFAULT 'default'${d.pg(` REFERENCES organizations(id)${references}`)}`;
-
-/** A schema step declared once: its name, and its SQL given the database's words. */
-export interface DeclaredStep {
-  readonly name: string;
-  readonly sql: (d: StepWords) => string;
-}

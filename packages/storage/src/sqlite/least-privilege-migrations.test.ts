@@ -19,10 +19,7 @@ describe('least-privilege migrations (SQLite)', () => {
   test('sessions from before end; admin keys gain the keys scope, others do not; apps go to the default organisation', async () => {
     const path = join(directory, 'before.db');
     const database = new DatabaseSync(path);
-    await migrate(
-      sqliteMigrationTarget(database),
-      storageMigrations.filter((migration) => migration.version < 13),
-    );
+    await migrate(sqliteMigrationTarget(database), storageMigrations.slice(0, 12));
     for (const sql of [
       "INSERT INTO users (id, email, role, created_at) VALUES ('u1', 'a@example.com', 'admin', '2026-01-01')",
       `INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scopes_json, created_at)
