@@ -6,10 +6,10 @@ import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
   deleteRows,
+  isKeyTaken,
   lockedRows,
   notFound,
   type StoreContext,
-  withConstraintErrors,
   withStoreConstraintErrors,
 } from '../sql/store-context.ts';
 import type { PersonaStore } from '../storage.ts';
@@ -34,9 +34,9 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
   // spelled (read back after the refused write), the one a user then picks, and the spelling asked for if it differs.
   const nameConflicts = async <Row>(name: string, write: () => Promise<Row>) => {
     try {
-      return await withConstraintErrors('Writing a persona', write);
+      return await write();
     } catch (error) {
-      if (!(StorageError.isInstance(error) && error.code === 'conflict')) throw error;
+      if (!isKeyTaken(error)) throw error;
       const row = await personas().where('name_key', '=', personaNameKey(name)).executeTakeFirst();
       const taken = row?.name ?? name;
       const asked = taken === name ? '' : ` ("${name}" is the same name)`;
