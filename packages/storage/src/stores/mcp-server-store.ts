@@ -12,7 +12,7 @@ import {
   withStoreConstraintErrors,
 } from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
-import { sealedColumn } from './sealed-column.ts';
+import { nonEmpty, sealedColumn } from './sealed-column.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
 type StringMap = Readonly<Record<string, string>>;
@@ -51,8 +51,6 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
   const toRow = (id: string, server: NewMcpServer): Omit<ServerRow, 'id' | 'created_at'> => {
     const endpoint = checkMcpEndpoint(server.endpoint);
     const stdio = endpoint.transport === 'stdio' ? endpoint : undefined;
-    // An empty map is stored as none.
-    const nonEmpty = (map: StringMap = {}) => (Object.keys(map).length > 0 ? map : undefined);
     return {
       name: server.name,
       transport: endpoint.transport,

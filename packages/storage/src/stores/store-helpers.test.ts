@@ -8,7 +8,7 @@ import { sqliteMigrationTarget } from '../sql/sqlite-migration-target.ts';
 import { deleteRows, upsert } from '../sql/store-context.ts';
 import { loadDatabaseSync } from '../sqlite/load-database-sync.ts';
 import { isStorageErrorCode } from '../testing/is-storage-error-code.ts';
-import { sealedColumn } from './sealed-column.ts';
+import { nonEmpty, sealedColumn } from './sealed-column.ts';
 
 test('deleteRows deletes by its key, refuses an empty key, and says whether a row went', async () => {
   const database = new (loadDatabaseSync())(':memory:');
@@ -38,7 +38,7 @@ test('deleteRows deletes by its key, refuses an empty key, and says whether a ro
   }
 });
 
-test('a sealed column opens its own values only, and keeps an absent value absent', () => {
+test('a sealed column opens its own values only, and keeps an absent or empty map absent', () => {
   const secrets = createSecretBox(randomBytes(32));
   const headers = sealedColumn<Record<string, string>>(secrets, 'mcp_servers.headers_secret');
   const sealed = headers.seal('row-1', { authorization: 'Bearer x' });
@@ -49,6 +49,7 @@ test('a sealed column opens its own values only, and keeps an absent value absen
   const other = sealedColumn<Record<string, string>>(secrets, 'mcp_servers.environment_secret');
   assert.throws(() => other.open('row-1', sealed), isStorageErrorCode('secret_undecryptable'));
   assert.equal(headers.seal('row-1', undefined), null);
+  assert.equal(headers.seal('row-1', nonEmpty({})), null);
   assert.equal(headers.open('row-1', null), undefined);
   const text = sealedColumn<string>(secrets, 'mcp_servers.api_key_secret', {
     stringify: String,
