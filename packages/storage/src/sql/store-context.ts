@@ -47,6 +47,13 @@ export function createStoreContext({
     /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
     byteOrder: (column: string) =>
       dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
+    /**
+     * The query locking the rows it selects until the transaction ends, on PostgreSQL (where another replica may
+     * write between a read and a write); SQLite's IMMEDIATE transactions already hold the whole database.
+     */
+    // biome-ignore lint/suspicious/noExplicitAny: any query over the schema.
+    locked: <Query extends SelectQueryBuilder<StorageSchema, any, any>>(query: Query): Query =>
+      dialect === 'postgres' ? (query.forUpdate() as Query) : query,
     /** Runs `action` in one transaction; rolls back when it throws. */
     transaction: <Result>(action: (trx: StorageDb) => Promise<Result>) => db.transaction().execute(action),
   } as const;
@@ -86,18 +93,6 @@ export function compiledOnce<Values extends readonly unknown[], Row>(
     );
     return (await db.executeQuery<Row>({ ...query.query, parameters })).rows;
   };
-}
-
-/**
- * Locks the selected rows until the transaction ends, on PostgreSQL (where another replica may write between a
- * read and a write); SQLite's IMMEDIATE transactions already hold the whole database.
- */
-// biome-ignore lint/suspicious/noExplicitAny: any query over the schema.
-export function lockedRows<Query extends SelectQueryBuilder<StorageSchema, any, any>>(
-  context: StoreContext,
-  query: Query,
-): Query {
-  return context.dialect === 'postgres' ? (query.forUpdate() as Query) : query;
 }
 
 // SQLite extended result codes (https://www.sqlite.org/rescode.html) and PostgreSQL SQLSTATEs

@@ -7,7 +7,6 @@ import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
   deleteRows,
   isKeyTaken,
-  lockedRows,
   notFound,
   type StoreContext,
   withStoreConstraintErrors,
@@ -97,10 +96,9 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       const columns = toolRowColumns(source, (value) => auth.seal(id, value));
       const row = await context.transaction(async (trx) => {
         // Locking the persona orders concurrent appends: each sees the position the previous one took.
-        const persona = await lockedRows(
-          context,
-          trx.selectFrom('personas').select('id').where('id', '=', personaId),
-        ).executeTakeFirst();
+        const persona = await context
+          .locked(trx.selectFrom('personas').select('id').where('id', '=', personaId))
+          .executeTakeFirst();
         if (persona === undefined) throw notFound('Persona', personaId);
         const { last } = await trx
           .selectFrom('persona_tools')
