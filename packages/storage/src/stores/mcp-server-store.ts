@@ -36,7 +36,7 @@ const approvalColumns = camelColumns(
   'approved_at',
 );
 
-/** MCP servers, tool approvals and pending authorizations; headers and API keys sealed. */
+/** MCP servers, tool approvals and pending authorizations; headers, API keys and environments sealed. */
 export function createMcpServerStore(context: StoreContext): McpServerStore {
   const { db, secrets } = context;
   const servers = () => db.selectFrom('mcp_servers').selectAll();
