@@ -47,6 +47,13 @@ export function createStoreContext({
     /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
     byteOrder: (column: string) =>
       dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
+    /**
+     * The query locking the rows it selects until the transaction ends, on PostgreSQL (where another replica may
+     * write between a read and a write); SQLite's IMMEDIATE transactions already hold the whole database.
+     */
+    // biome-ignore lint/suspicious/noExplicitAny: any query over the schema.
+    locked: <Query extends SelectQueryBuilder<StorageSchema, any, any>>(query: Query): Query =>
+      dialect === 'postgres' ? (query.forUpdate() as Query) : query,
     /** Runs `action` in one transaction; rolls back when it throws. */
     transaction: <Result>(action: (trx: StorageDb) => Promise<Result>) => db.transaction().execute(action),
   } as const;
@@ -88,50 +95,25 @@ export function compiledOnce<Values extends readonly unknown[], Row>(
   };
 }
 
-/**
- * Locks the selected rows until the transaction ends, on PostgreSQL (where another replica may write between a
- * read and a write); SQLite's IMMEDIATE transactions already hold the whole database.
- */
-// biome-ignore lint/suspicious/noExplicitAny: any query over the schema.
-export function lockedRows<Query extends SelectQueryBuilder<StorageSchema, any, any>>(
-  context: StoreContext,
-  query: Query,
-): Query {
-  return context.dialect === 'postgres' ? (query.forUpdate() as Query) : query;
-}
-
 // SQLite extended result codes (https://www.sqlite.org/rescode.html) and PostgreSQL SQLSTATEs
 // (https://www.postgresql.org/docs/current/errcodes-appendix.html): a unique key taken, or a schema rule broken.
-const conflictCodes = new Set<unknown>([2067, 1555, '23505']);
-const invalidCodes = new Set<unknown>([275, 787, 1299, '23502', '23503', '23514', '22P02', '22001', '22003']);
+const [keyTaken, ruleBroken] = [
+  {
+    reasons: new Set<unknown>([2067, 1555, '23505']),
+    code: 'conflict',
+    says: 'a row with the same key exists',
+  },
+  {
+    reasons: new Set<unknown>([275, 787, 1299, '23502', '23503', '23514', '22P02', '22001', '22003']),
+    code: 'invalid_input',
+    says: 'the values break a schema rule',
+  },
+] as const;
+const reason = (error: unknown) =>
+  (error as { errcode?: number }).errcode ?? (error as { code?: unknown }).code;
 
-/** Runs a query, turning constraint violations into typed `conflict` / `invalid_input` errors. */
-export async function withConstraintErrors<Result>(
-  what: string,
-  action: () => Promise<Result>,
-): Promise<Result> {
-  try {
-    return await action();
-  } catch (error) {
-    const { errcode, code } = error as { errcode?: number; code?: unknown };
-    const reason = errcode ?? code;
-    if (conflictCodes.has(reason)) {
-      throw new StorageError({
-        code: 'conflict',
-        message: `${what}: a row with the same key exists.`,
-        cause: error,
-      });
-    }
-    if (invalidCodes.has(reason)) {
-      throw new StorageError({
-        code: 'invalid_input',
-        message: `${what}: the values break a schema rule.`,
-        cause: error,
-      });
-    }
-    throw error;
-  }
-}
+/** Whether the database refused a write because a row with the same unique key exists. */
+export const isKeyTaken = (error: unknown) => keyTaken.reasons.has(reason(error));
 
 /**
  * The store with every method's constraint violations turned into typed `conflict` / `invalid_input` errors that
@@ -142,7 +124,16 @@ export function withStoreConstraintErrors<Store extends object>(name: string, st
   return Object.fromEntries(
     methods.map(([method, run]) => [
       method,
-      (...args: unknown[]) => withConstraintErrors(`${name}.${method}`, () => run(...args)),
+      async (...args: unknown[]) => {
+        try {
+          return await run(...args);
+        } catch (error) {
+          const refusal = [keyTaken, ruleBroken].find(({ reasons }) => reasons.has(reason(error)));
+          if (refusal === undefined) throw error;
+          const { code, says } = refusal;
+          throw new StorageError({ code, message: `${name}.${method}: ${says}.`, cause: error });
+        }
+      },
     ]),
   ) as Store;
 }
@@ -150,14 +141,6 @@ export function withStoreConstraintErrors<Store extends object>(name: string, st
 /** The `not_found` error for a missing row. */
 export function notFound(what: string, id: string): StorageError {
   return new StorageError({ code: 'not_found', message: `${what} ${JSON.stringify(id)} does not exist.` });
-}
-
-/** How many rows a write changed (both databases report it as a bigint). */
-export function changed(result: {
-  readonly numUpdatedRows?: bigint;
-  readonly numDeletedRows?: bigint;
-}): number {
-  return Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
 }
 
 /** Deletes the rows of `table` whose columns hold `key`'s values; whether any went. */
@@ -177,7 +160,7 @@ export async function deleteRows<Table extends keyof StorageSchema>(
     .deleteFrom(table as string)
     .where((eb) => eb.and(key))
     .executeTakeFirst();
-  return changed(result) > 0;
+  return result.numDeletedRows > 0n;
 }
 
 /** Inserts the row of `key` and `changes`, or sets `changes` on the row of that key when it exists. */

@@ -1,6 +1,6 @@
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import { changed, deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
+import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { AccessStore } from '../storage.ts';
 
 // Each a row of its table with its scopes parsed.
@@ -69,7 +69,7 @@ export function createAccessStore(context: StoreContext): AccessStore {
           .where('revoked_at', 'is', null)
           .executeTakeFirst();
         await trx.deleteFrom('web_sessions').where('key_id', '=', id).execute();
-        return changed(result) > 0;
+        return result.numUpdatedRows > 0n;
       });
     },
     async touchApiKey(id) {

@@ -3,7 +3,7 @@ import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { ConnectedAppStore } from '../storage.ts';
-import { sealedColumn } from './sealed-column.ts';
+import { nonEmpty, sealedColumn } from './sealed-column.ts';
 
 type ConnectedAppRow = Omit<StorageSchema['connected_apps'], 'id'> & { id: number };
 
@@ -45,14 +45,11 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        const organizationValues = app.organizationValues ?? {};
         return trx
           .updateTable('connected_apps')
           .set({
             headers_secret: headers.seal(id, app.headers),
-            // An empty map is stored as none.
-            organization_values_secret:
-              Object.keys(organizationValues).length === 0 ? null : values.seal(id, organizationValues),
+            organization_values_secret: values.seal(id, nonEmpty(app.organizationValues)),
           })
           .where('id', '=', id)
           .returningAll()

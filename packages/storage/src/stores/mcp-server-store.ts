@@ -2,7 +2,6 @@ import { omitUndefined } from '@toolbus/spec';
 import type { Selectable } from 'kysely';
 import type { McpServer, NewMcpServer } from '../mcp-server.ts';
 import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
-import type { SecretBox } from '../secret-box.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
@@ -13,60 +12,10 @@ import {
   withStoreConstraintErrors,
 } from '../sql/store-context.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type McpServerStore } from '../storage.ts';
-import { sealedColumn } from './sealed-column.ts';
+import { nonEmpty, sealedColumn } from './sealed-column.ts';
 
 type ServerRow = Selectable<StorageSchema['mcp_servers']>;
 type StringMap = Readonly<Record<string, string>>;
-
-// Each sealed value is bound to its table, column and row: a value copied elsewhere does not open.
-const sealedColumns = (secrets: SecretBox) => ({
-  headers: sealedColumn<StringMap>(secrets, 'mcp_servers.headers_secret'),
-  // The API key as plain text, as it has always been stored.
-  apiKey: sealedColumn<string>(secrets, 'mcp_servers.api_key_secret', { stringify: String, parse: String }),
-  environment: sealedColumn<StringMap>(secrets, 'mcp_servers.environment_secret'),
-});
-
-/** The row of server `id`, endpoint checked (`invalid_input`) and secrets sealed. */
-function toRow(secrets: SecretBox, id: string, server: NewMcpServer): Omit<ServerRow, 'id' | 'created_at'> {
-  const endpoint = checkMcpEndpoint(server.endpoint);
-  const stdio = endpoint.transport === 'stdio' ? endpoint : undefined;
-  const sealed = sealedColumns(secrets);
-  // An empty map is stored as none.
-  const nonEmpty = (map: StringMap = {}) => (Object.keys(map).length > 0 ? map : undefined);
-  return {
-    name: server.name,
-    transport: endpoint.transport,
-    url: endpoint.transport === 'stdio' ? null : endpoint.url,
-    command: stdio?.command ?? null,
-    args_json: JSON.stringify(stdio?.args ?? []),
-    auth_type: server.authType,
-    headers_secret: sealed.headers.seal(id, nonEmpty(server.headers)),
-    api_key_secret: sealed.apiKey.seal(id, server.apiKey),
-    environment_secret: sealed.environment.seal(id, nonEmpty(stdio?.environment)),
-  };
-}
-
-/** The server stored in this row, secrets opened (`secret_undecryptable` when they do not open). */
-function toServer(secrets: SecretBox, row: ServerRow): McpServer {
-  const sealed = sealedColumns(secrets);
-  return {
-    id: row.id,
-    name: row.name,
-    endpoint:
-      row.transport === 'stdio'
-        ? omitUndefined({
-            transport: 'stdio' as const,
-            command: row.command ?? '',
-            args: JSON.parse(row.args_json) as string[],
-            environment: sealed.environment.open(row.id, row.environment_secret),
-          })
-        : { transport: row.transport, url: row.url ?? '' },
-    authType: row.auth_type,
-    headers: sealed.headers.open(row.id, row.headers_secret) ?? {},
-    apiKey: sealed.apiKey.open(row.id, row.api_key_secret) ?? null,
-    createdAt: row.created_at,
-  };
-}
 
 const pendingColumns = camelColumns(
   'state_hash',
@@ -87,37 +36,76 @@ const approvalColumns = camelColumns(
   'approved_at',
 );
 
-/** MCP servers, tool approvals and pending authorizations; headers and API keys sealed. */
+/** MCP servers, tool approvals and pending authorizations; headers, API keys and environments sealed. */
 export function createMcpServerStore(context: StoreContext): McpServerStore {
   const { db, secrets } = context;
   const servers = () => db.selectFrom('mcp_servers').selectAll();
+  const headers = sealedColumn<StringMap>(secrets, 'mcp_servers.headers_secret');
+  // The API key as plain text, as it has always been stored.
+  const apiKey = sealedColumn<string>(secrets, 'mcp_servers.api_key_secret', {
+    stringify: String,
+    parse: String,
+  });
+  const environment = sealedColumn<StringMap>(secrets, 'mcp_servers.environment_secret');
+  // The row of server `id`, endpoint checked (`invalid_input`) and secrets sealed.
+  const toRow = (id: string, server: NewMcpServer): Omit<ServerRow, 'id' | 'created_at'> => {
+    const endpoint = checkMcpEndpoint(server.endpoint);
+    const stdio = endpoint.transport === 'stdio' ? endpoint : undefined;
+    return {
+      name: server.name,
+      transport: endpoint.transport,
+      url: endpoint.transport === 'stdio' ? null : endpoint.url,
+      command: stdio?.command ?? null,
+      args_json: JSON.stringify(stdio?.args ?? []),
+      auth_type: server.authType,
+      headers_secret: headers.seal(id, nonEmpty(server.headers)),
+      api_key_secret: apiKey.seal(id, server.apiKey),
+      environment_secret: environment.seal(id, nonEmpty(stdio?.environment)),
+    };
+  };
+  // The server stored in this row, secrets opened (`secret_undecryptable` when they do not open).
+  const toServer = (row: ServerRow): McpServer => ({
+    id: row.id,
+    name: row.name,
+    endpoint:
+      row.transport === 'stdio'
+        ? omitUndefined({
+            transport: 'stdio' as const,
+            command: row.command ?? '',
+            args: JSON.parse(row.args_json) as string[],
+            environment: environment.open(row.id, row.environment_secret),
+          })
+        : { transport: row.transport, url: row.url ?? '' },
+    authType: row.auth_type,
+    headers: headers.open(row.id, row.headers_secret) ?? {},
+    apiKey: apiKey.open(row.id, row.api_key_secret) ?? null,
+    createdAt: row.created_at,
+  });
   return withStoreConstraintErrors('mcpServers', {
     async create(server) {
       const id = context.newId();
       const created = await db
         .insertInto('mcp_servers')
-        .values({ id, ...toRow(secrets, id, server), created_at: context.now() })
+        .values({ id, ...toRow(id, server), created_at: context.now() })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return toServer(secrets, created);
+      return toServer(created);
     },
     async get(id) {
       const found = await servers().where('id', '=', id).executeTakeFirst();
-      return found && toServer(secrets, found);
+      return found && toServer(found);
     },
     async list() {
-      return (await servers().orderBy(context.byteOrder('name')).execute()).map((found) =>
-        toServer(secrets, found),
-      );
+      return (await servers().orderBy(context.byteOrder('name')).execute()).map(toServer);
     },
     async update(id, server) {
       const updated = await db
         .updateTable('mcp_servers')
-        .set(toRow(secrets, id, server))
+        .set(toRow(id, server))
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow(() => notFound('MCP server', id));
-      return toServer(secrets, updated);
+      return toServer(updated);
     },
     async delete(id) {
       return deleteRows(db, 'mcp_servers', { id });

@@ -1,13 +1,7 @@
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import { checkCount } from '../rules/check-count.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
-import {
-  deleteRows,
-  lockedRows,
-  notFound,
-  type StoreContext,
-  withStoreConstraintErrors,
-} from '../sql/store-context.ts';
+import { deleteRows, notFound, type StoreContext, withStoreConstraintErrors } from '../sql/store-context.ts';
 import type { MemoryStore } from '../storage.ts';
 
 const columns = camelColumns('id', 'user_id', 'organization_id', 'text', 'created_at', 'updated_at');
@@ -24,7 +18,7 @@ export function createMemoryStore(context: StoreContext): MemoryStore {
       return context.transaction(async (trx) => {
         if (maxPerUser !== undefined) {
           // The user's row lock serialises two adds of the same user, so the cap holds under concurrency.
-          await lockedRows(context, trx.selectFrom('users').select('id').where('id', '=', userId)).execute();
+          await context.locked(trx.selectFrom('users').select('id').where('id', '=', userId)).execute();
           // Only the newest `maxPerUser - 1` stay, so the cap holds with the new one.
           const ofUser = trx
             .selectFrom('memories')

@@ -6,10 +6,9 @@ import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
 import {
   deleteRows,
-  lockedRows,
+  isKeyTaken,
   notFound,
   type StoreContext,
-  withConstraintErrors,
   withStoreConstraintErrors,
 } from '../sql/store-context.ts';
 import type { PersonaStore } from '../storage.ts';
@@ -34,9 +33,9 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
   // spelled (read back after the refused write), the one a user then picks, and the spelling asked for if it differs.
   const nameConflicts = async <Row>(name: string, write: () => Promise<Row>) => {
     try {
-      return await withConstraintErrors('Writing a persona', write);
+      return await write();
     } catch (error) {
-      if (!(StorageError.isInstance(error) && error.code === 'conflict')) throw error;
+      if (!isKeyTaken(error)) throw error;
       const row = await personas().where('name_key', '=', personaNameKey(name)).executeTakeFirst();
       const taken = row?.name ?? name;
       const asked = taken === name ? '' : ` ("${name}" is the same name)`;
@@ -97,10 +96,9 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
       const columns = toolRowColumns(source, (value) => auth.seal(id, value));
       const row = await context.transaction(async (trx) => {
         // Locking the persona orders concurrent appends: each sees the position the previous one took.
-        const persona = await lockedRows(
-          context,
-          trx.selectFrom('personas').select('id').where('id', '=', personaId),
-        ).executeTakeFirst();
+        const persona = await context
+          .locked(trx.selectFrom('personas').select('id').where('id', '=', personaId))
+          .executeTakeFirst();
         if (persona === undefined) throw notFound('Persona', personaId);
         const { last } = await trx
           .selectFrom('persona_tools')

@@ -1,5 +1,5 @@
 import { jsonText } from '../rules/json-text.ts';
-import { deleteRows, lockedRows, notFound, type StoreContext, upsert } from '../sql/store-context.ts';
+import { deleteRows, notFound, type StoreContext, upsert } from '../sql/store-context.ts';
 import type { ResearchCheckpointStore } from '../storage.ts';
 import { turnAlreadyEnded } from './chat-writes.ts';
 
@@ -16,13 +16,11 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
       await context.transaction(async (trx) => {
         // Written only while the turn runs (its row locked against a concurrent end): a replica that lost the turn
         // must not write after the one that ended it.
-        const row = await lockedRows(
-          context,
-          trx
-            .selectFrom('chat_turns')
-            .select('status')
-            .where((eb) => eb.and(at(chatId, turn))),
-        ).executeTakeFirst();
+        const ofTurn = trx
+          .selectFrom('chat_turns')
+          .select('status')
+          .where((eb) => eb.and(at(chatId, turn)));
+        const row = await context.locked(ofTurn).executeTakeFirst();
         if (row === undefined) throw notFound('Turn', `${chatId}/${turn}`);
         if (row.status !== 'running') throw turnAlreadyEnded(chatId, turn, row.status);
         await upsert(trx, 'research_checkpoints', at(chatId, turn), {

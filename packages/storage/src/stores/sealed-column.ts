@@ -9,6 +9,10 @@ interface SealedColumn<Value> {
   open(row: string | number, sealed: string | null): Value | undefined;
 }
 
+/** The map to seal, or none when it has no entries: an empty map is stored as NULL, like an absent one. */
+export const nonEmpty = <Map extends object>(map: Map | undefined) =>
+  map !== undefined && Object.keys(map).length > 0 ? map : undefined;
+
 /**
  * One sealed column (`table.column`), its values written as JSON unless `format` says otherwise. Each value is sealed
  * with `table.column:row` as its context, so a value copied into another row or column does not open.

@@ -1,14 +1,15 @@
 // The helpers every store shares, on a real node:sqlite database: a delete by key never widens to the whole
-// table, and a sealed column binds each value to its table, column and row.
+// table, a store's constraint violations are typed errors naming the method, and a sealed column binds each value
+// to its table, column and row.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { createSecretBox } from '../secret-box.ts';
 import { sqliteMigrationTarget } from '../sql/sqlite-migration-target.ts';
-import { deleteRows, upsert } from '../sql/store-context.ts';
+import { deleteRows, isKeyTaken, upsert, withStoreConstraintErrors } from '../sql/store-context.ts';
 import { loadDatabaseSync } from '../sqlite/load-database-sync.ts';
 import { isStorageErrorCode } from '../testing/is-storage-error-code.ts';
-import { sealedColumn } from './sealed-column.ts';
+import { nonEmpty, sealedColumn } from './sealed-column.ts';
 
 test('deleteRows deletes by its key, refuses an empty key, and says whether a row went', async () => {
   const database = new (loadDatabaseSync())(':memory:');
@@ -38,7 +39,42 @@ test('deleteRows deletes by its key, refuses an empty key, and says whether a ro
   }
 });
 
-test('a sealed column opens its own values only, and keeps an absent value absent', () => {
+test("a store's constraint violations are typed and name the method; other errors pass unchanged", async () => {
+  const database = new (loadDatabaseSync())(':memory:');
+  database.exec(
+    'CREATE TABLE settings (key TEXT PRIMARY KEY, value_json TEXT NOT NULL, updated_at TEXT NOT NULL)',
+  );
+  const db = sqliteMigrationTarget(database).db;
+  const unexpected = new Error('not a constraint');
+  const insert = (key: string, value_json: string) =>
+    db.insertInto('settings').values({ key, value_json, updated_at: 'now' }).execute();
+  const store = withStoreConstraintErrors('things', {
+    add: async (key: string) => insert(key, '1'),
+    addNull: async (key: string) => insert(key, null as unknown as string),
+    fail: async () => {
+      throw unexpected;
+    },
+  });
+  try {
+    await store.add('a');
+    assert.equal(await insert('a', '2').catch(isKeyTaken), true);
+    await assert.rejects(store.add('a'), (error: unknown) => {
+      assert.ok(isStorageErrorCode('conflict')(error));
+      assert.equal((error as Error).message, 'things.add: a row with the same key exists.');
+      return true;
+    });
+    await assert.rejects(store.addNull('b'), (error: unknown) => {
+      assert.ok(isStorageErrorCode('invalid_input')(error));
+      assert.equal((error as Error).message, 'things.addNull: the values break a schema rule.');
+      return true;
+    });
+    await assert.rejects(store.fail(), (error: unknown) => error === unexpected);
+  } finally {
+    await db.destroy();
+  }
+});
+
+test('a sealed column opens its own values only, and keeps an absent or empty map absent', () => {
   const secrets = createSecretBox(randomBytes(32));
   const headers = sealedColumn<Record<string, string>>(secrets, 'mcp_servers.headers_secret');
   const sealed = headers.seal('row-1', { authorization: 'Bearer x' });
@@ -49,6 +85,7 @@ test('a sealed column opens its own values only, and keeps an absent value absen
   const other = sealedColumn<Record<string, string>>(secrets, 'mcp_servers.environment_secret');
   assert.throws(() => other.open('row-1', sealed), isStorageErrorCode('secret_undecryptable'));
   assert.equal(headers.seal('row-1', undefined), null);
+  assert.equal(headers.seal('row-1', nonEmpty({})), null);
   assert.equal(headers.open('row-1', null), undefined);
   const text = sealedColumn<string>(secrets, 'mcp_servers.api_key_secret', {
     stringify: String,
