@@ -3,7 +3,6 @@ import {
   createSecretBox,
   resolveSecretKey,
   type Storage,
-  StorageError,
   type StorageOpeningOptions,
 } from '@toolbus/storage';
 import { openSqlStorage } from '@toolbus/storage/backend';
@@ -32,23 +31,11 @@ export interface OpenPostgresStorageOptions extends StorageOpeningOptions {
 export async function openPostgresStorage(options: OpenPostgresStorageOptions): Promise<Storage> {
   // A URL that is none fails before a key is looked for.
   describePostgresUrl(options.url);
-  const environment = options.environment ?? process.env;
-  if (
-    options.secretKey === undefined &&
-    options.secretKeyFile === undefined &&
-    !environment.TOOLBUS_SECRET_KEY
-  ) {
-    throw new StorageError({
-      code: 'invalid_secret_key',
-      message:
-        'PostgreSQL storage needs a secret key that every replica shares: set TOOLBUS_SECRET_KEY (base64 of 32 bytes) or a key file.',
-    });
-  }
   const secrets = createSecretBox(
-    resolveSecretKey({
-      ...omitUndefined({ secretKey: options.secretKey, keyFilePath: options.secretKeyFile }),
-      environment,
-    }),
+    resolveSecretKey(
+      options,
+      'PostgreSQL storage needs a secret key that every replica shares: set TOOLBUS_SECRET_KEY (base64 of 32 bytes) or a key file.',
+    ),
   );
   const pool = await openPostgresPool({
     url: options.url,
