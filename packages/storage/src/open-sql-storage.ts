@@ -53,7 +53,6 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     throw error;
   }
   const context = createStoreContext(options);
-  let closed = false;
   return {
     settings: createSettingStore(context),
     researchCheckpoints: createResearchCheckpointStore(context),
@@ -68,10 +67,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     personas: createPersonaStore(context),
     chats: createChatStore(context, options.packetStreams()),
     schemaVersion: () => schemaVersion(db),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await db.destroy();
-    },
+    // The builder destroys its driver once: a second close waits for the first.
+    close: () => db.destroy(),
   };
 }
