@@ -8,18 +8,11 @@ import {
 import { openSqlStorage } from '@toolbus/storage/backend';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresPacketStreams } from './postgres-packet-streams.ts';
-import { openPostgresPool } from './postgres-pool.ts';
+import { openPostgresPool, type PostgresConnectionOptions } from './postgres-pool.ts';
 import { describePostgresUrl } from './postgres-url.ts';
 
 /** Options of {@link openPostgresStorage}. */
-export interface OpenPostgresStorageOptions extends StorageOpeningOptions {
-  /** `postgres://user:password@host:port/database` (or `postgresql://`). Never logged; errors name host and port. */
-  readonly url: string;
-  /** Connections this process keeps open at most (default 10). */
-  readonly maxConnections?: number;
-  /** How long connecting may take before the open fails as `unreachable` (default 10 s). */
-  readonly connectTimeoutMs?: number;
-}
+export interface OpenPostgresStorageOptions extends StorageOpeningOptions, PostgresConnectionOptions {}
 
 /**
  * Opens (creating the schema and migrating when needed) toolbus storage on PostgreSQL, for deployments with
@@ -37,11 +30,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
       'PostgreSQL storage needs a secret key that every replica shares: set TOOLBUS_SECRET_KEY (base64 of 32 bytes) or a key file.',
     ),
   );
-  const pool = await openPostgresPool({
-    url: options.url,
-    maxConnections: options.maxConnections ?? 10,
-    ...omitUndefined({ connectTimeoutMs: options.connectTimeoutMs }),
-  });
+  const pool = await openPostgresPool(options);
   const builder = postgresMigrationTarget(pool);
   return openSqlStorage({
     ...builder,

@@ -14,16 +14,15 @@ import {
 } from '@toolbus/tools';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
-import { openPostgresPool } from './postgres-pool.ts';
+import { openPostgresPool, type PostgresConnectionOptions } from './postgres-pool.ts';
 
-/** Options of {@link openPostgresDocumentIndex}. */
-export interface OpenPostgresDocumentIndexOptions {
-  /** `postgres://` / `postgresql://` URL (the storage database may hold the index too: its tables are separate). */
-  readonly url: string;
+/**
+ * Options of {@link openPostgresDocumentIndex}: the storage database may hold the index too (its tables are
+ * separate); the index keeps at most 5 connections unless told otherwise.
+ */
+export interface OpenPostgresDocumentIndexOptions extends PostgresConnectionOptions {
   /** Characters per chunk (default 1,200, as the SQLite index). */
   readonly maxChunkChars?: number;
-  /** Connections this index keeps open at most (default 5). */
-  readonly maxConnections?: number;
 }
 
 /**
@@ -200,7 +199,7 @@ function postgresDocumentIndex(
 export async function openPostgresDocumentIndex(
   options: OpenPostgresDocumentIndexOptions,
 ): Promise<DocumentSearchIndex> {
-  const pool = await openPostgresPool({ url: options.url, maxConnections: options.maxConnections ?? 5 });
+  const pool = await openPostgresPool({ maxConnections: 5, ...options });
   const target = postgresMigrationTarget(pool);
   try {
     await migrate(target, postgresDocumentIndexMigrations, 'search_index_migrations');

@@ -2,11 +2,12 @@ import { StorageError } from '@toolbus/storage';
 import pg from 'pg';
 import { describePostgresUrl, type PostgresTarget } from './postgres-url.ts';
 
-/** Options of {@link openPostgresPool}. */
-export interface PostgresPoolOptions {
-  /** `postgres://` / `postgresql://` URL. Never logged; errors name host, port and database. */
+/** Where and how a process connects to PostgreSQL: storage and the search index open their pools alike. */
+export interface PostgresConnectionOptions {
+  /** `postgres://user:password@host:port/database` (or `postgresql://`). Never logged; errors name host and port. */
   readonly url: string;
-  readonly maxConnections: number;
+  /** Connections this process keeps open at most (default 10). */
+  readonly maxConnections?: number;
   /** How long connecting may take before the open fails as `unreachable` (default 10 s). */
   readonly connectTimeoutMs?: number;
 }
@@ -16,11 +17,11 @@ export interface PostgresPoolOptions {
  * refuses the login, the pool is ended and the error is `unreachable` (host, port and database, never the
  * password). Storage and the search index both open theirs here, so rows read alike in both (see typeParser).
  */
-export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg.Pool> {
+export async function openPostgresPool(options: PostgresConnectionOptions): Promise<pg.Pool> {
   const target = describePostgresUrl(options.url);
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.maxConnections,
+    max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
   });
