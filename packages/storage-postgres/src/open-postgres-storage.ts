@@ -31,9 +31,8 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     ),
   );
   const pool = await openPostgresPool(options);
-  const builder = postgresMigrationTarget(pool);
   return openSqlStorage({
-    ...builder,
+    ...postgresMigrationTarget(pool),
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
     packetStreams: () => createPostgresPacketStreams(pool),
