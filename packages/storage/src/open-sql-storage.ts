@@ -1,3 +1,4 @@
+import type { SecretKeyOptions } from './resolve-secret-key.ts';
 import type { SecretBox } from './secret-box.ts';
 import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
 import { type Migration, storageMigrations } from './sql/migrations.ts';
@@ -18,11 +19,15 @@ import { createUploadedFileStore } from './stores/uploaded-file-store.ts';
 import { createUserSecretStore } from './stores/user-secret-store.ts';
 import { createUserStore } from './stores/user-store.ts';
 
-/** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
-export interface SqlStorageOptions extends MigrationTarget {
-  readonly secrets: SecretBox;
-  /** The schema steps (default: toolbus's own). */
+/** What both openers (SQLite's and PostgreSQL's) take: where the secret key comes from, and the schema steps. */
+export interface StorageOpeningOptions extends SecretKeyOptions {
+  /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
   readonly migrations?: readonly Migration[];
+}
+
+/** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
+export interface SqlStorageOptions extends MigrationTarget, Pick<StorageOpeningOptions, 'migrations'> {
+  readonly secrets: SecretBox;
   /** How the database keeps turns' packets, built once migrated: the one part of a store written per database (docs/postgres-storage.md). */
   readonly packetStreams: () => PacketStreams;
 }

@@ -1,21 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { omitUndefined } from '@toolbus/spec';
-import { openSqlStorage } from './open-sql-storage.ts';
-import { resolveSecretKey, type SecretKeyOptions } from './resolve-secret-key.ts';
+import { openSqlStorage, type StorageOpeningOptions } from './open-sql-storage.ts';
+import { resolveSecretKey } from './resolve-secret-key.ts';
 import { createSecretBox } from './secret-box.ts';
-import type { Migration } from './sql/migrations.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';
 import { startWalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
-
-/** What both openers (SQLite's and PostgreSQL's) take: where the secret key comes from, and the schema steps. */
-export interface StorageOpeningOptions extends SecretKeyOptions {
-  /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
-  readonly migrations?: readonly Migration[];
-}
 
 /** Options of {@link openStorage}; the key file defaults to `<database directory>/secret.key` (none for `:memory:`). */
 export interface OpenStorageOptions extends StorageOpeningOptions {
