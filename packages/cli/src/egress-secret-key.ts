@@ -11,9 +11,9 @@ export function egressSecretKey(
   config: CliConfig,
   env: Readonly<Record<string, string | undefined>>,
 ): Uint8Array {
-  const keyFilePath =
+  const secretKeyFile =
     config.storageUrl.value === undefined
       ? join(dirname(config.databaseFile), 'secret.key')
       : join(config.home, 'secret.key');
-  return resolveSecretKey({ environment: env, keyFilePath });
+  return resolveSecretKey({ environment: env, secretKeyFile });
 }

@@ -176,4 +176,11 @@ describe('several replicas on one database', () => {
       ]),
     );
   });
+
+  test('closing at once and again ends the pool once; a closed storage refuses queries', async () => {
+    const storage = await open(await cluster.createDatabase());
+    await Promise.all([storage.close(), storage.close()]);
+    await storage.close();
+    await assert.rejects(storage.users.list());
+  });
 });

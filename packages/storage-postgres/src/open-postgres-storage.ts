@@ -3,24 +3,16 @@ import {
   createSecretBox,
   resolveSecretKey,
   type Storage,
-  StorageError,
   type StorageOpeningOptions,
 } from '@toolbus/storage';
 import { openSqlStorage } from '@toolbus/storage/backend';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresPacketStreams } from './postgres-packet-streams.ts';
-import { openPostgresPool } from './postgres-pool.ts';
+import { openPostgresPool, type PostgresConnectionOptions } from './postgres-pool.ts';
 import { describePostgresUrl } from './postgres-url.ts';
 
 /** Options of {@link openPostgresStorage}. */
-export interface OpenPostgresStorageOptions extends StorageOpeningOptions {
-  /** `postgres://user:password@host:port/database` (or `postgresql://`). Never logged; errors name host and port. */
-  readonly url: string;
-  /** Connections this process keeps open at most (default 10). */
-  readonly maxConnections?: number;
-  /** How long connecting may take before the open fails as `unreachable` (default 10 s). */
-  readonly connectTimeoutMs?: number;
-}
+export interface OpenPostgresStorageOptions extends StorageOpeningOptions, PostgresConnectionOptions {}
 
 /**
  * Opens (creating the schema and migrating when needed) toolbus storage on PostgreSQL, for deployments with
@@ -32,32 +24,15 @@ export interface OpenPostgresStorageOptions extends StorageOpeningOptions {
 export async function openPostgresStorage(options: OpenPostgresStorageOptions): Promise<Storage> {
   // A URL that is none fails before a key is looked for.
   describePostgresUrl(options.url);
-  const environment = options.environment ?? process.env;
-  if (
-    options.secretKey === undefined &&
-    options.secretKeyFile === undefined &&
-    !environment.TOOLBUS_SECRET_KEY
-  ) {
-    throw new StorageError({
-      code: 'invalid_secret_key',
-      message:
-        'PostgreSQL storage needs a secret key that every replica shares: set TOOLBUS_SECRET_KEY (base64 of 32 bytes) or a key file.',
-    });
-  }
   const secrets = createSecretBox(
-    resolveSecretKey({
-      ...omitUndefined({ secretKey: options.secretKey, keyFilePath: options.secretKeyFile }),
-      environment,
-    }),
+    resolveSecretKey(
+      options,
+      'PostgreSQL storage needs a secret key that every replica shares: set TOOLBUS_SECRET_KEY (base64 of 32 bytes) or a key file.',
+    ),
   );
-  const pool = await openPostgresPool({
-    url: options.url,
-    maxConnections: options.maxConnections ?? 10,
-    ...omitUndefined({ connectTimeoutMs: options.connectTimeoutMs }),
-  });
-  const builder = postgresMigrationTarget(pool);
+  const pool = await openPostgresPool(options);
   return openSqlStorage({
-    ...builder,
+    ...postgresMigrationTarget(pool),
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
     packetStreams: () => createPostgresPacketStreams(pool),

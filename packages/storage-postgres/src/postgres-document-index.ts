@@ -1,5 +1,5 @@
 import { DEFAULT_ORGANIZATION_ID, type Migration } from '@toolbus/storage';
-import { migrate } from '@toolbus/storage/backend';
+import { migrate, type StorageSchema } from '@toolbus/storage/backend';
 import {
   type DocumentScope,
   type DocumentSearchIndex,
@@ -12,19 +12,17 @@ import {
   toIndexedDocumentInfo,
   toSearchHits,
 } from '@toolbus/tools';
-import type pg from 'pg';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
-import { openPostgresPool } from './postgres-pool.ts';
-import { inPostgresTransaction } from './postgres-transaction.ts';
+import { openPostgresPool, type PostgresConnectionOptions } from './postgres-pool.ts';
 
-/** Options of {@link openPostgresDocumentIndex}. */
-export interface OpenPostgresDocumentIndexOptions {
-  /** `postgres://` / `postgresql://` URL (the storage database may hold the index too: its tables are separate). */
-  readonly url: string;
+/**
+ * Options of {@link openPostgresDocumentIndex}: the storage database may hold the index too (its tables are
+ * separate); the index keeps at most 5 connections unless told otherwise.
+ */
+export interface OpenPostgresDocumentIndexOptions extends PostgresConnectionOptions {
   /** Characters per chunk (default 1,200, as the SQLite index). */
   readonly maxChunkChars?: number;
-  /** Connections this index keeps open at most (default 5). */
-  readonly maxConnections?: number;
 }
 
 /**
@@ -80,10 +78,16 @@ CREATE INDEX search_documents_source_prefix ON search_documents (organization_id
 // A query's words, each a prefix-free lexeme OR-ed together: websearch_to_tsquery parses the model's text safely
 // (no syntax error is possible), and OR-ing its terms lets ts_rank_cd rank chunks with more of them higher, as the
 // SQLite index's OR of quoted terms does, instead of dropping every chunk that lacks one word.
-const anyTermQuery = `(SELECT COALESCE(
+const anyTermQuery = (query: string) => sql`(SELECT COALESCE(
     string_agg(quote_literal(lexeme), ' | ')::tsquery,
     ''::tsquery)
-  FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS lexeme)`;
+  FROM unnest(tsvector_to_array(to_tsvector('english', ${query}))) AS lexeme)`;
+
+/** Runs statements on `executor` (the pool's builder, whose schema the raw SQL here does not use, or a transaction). */
+const rowsOn =
+  (executor: Kysely<StorageSchema>) =>
+  async <Row>(query: RawBuilder<Row>): Promise<Row[]> =>
+    (await query.execute(executor)).rows;
 
 /**
  * The internal_search index on PostgreSQL full-text search, for deployments whose replicas share one database:
@@ -93,128 +97,98 @@ const anyTermQuery = `(SELECT COALESCE(
  * (`forOrganization`) leaves the pool open when closed.
  */
 function postgresDocumentIndex(
-  pool: pg.Pool,
+  db: Kysely<StorageSchema>,
   maxChunkChars: number,
   scope: DocumentScope,
   ownsPool: boolean,
 ): DocumentSearchIndex {
   const { organizationId } = scope;
+  const rowsOf = rowsOn(db);
   return {
     async upsert(document) {
       const contentHash = documentHash(document);
       const chunks = distinctChunks(document.text, maxChunkChars);
-      return inPostgresTransaction(pool, async (client) => {
+      return db.transaction().execute(async (trx) => {
+        const inTransaction = rowsOn(trx);
         // Locks the document row (when there is one), so two replicas indexing one source do not interleave.
-        const existing = await client.query<{ id: number; content_hash: string }>(
-          'SELECT id, content_hash FROM search_documents WHERE organization_id = $1 AND source_id = $2 FOR UPDATE',
-          [organizationId, document.sourceId],
-        );
-        const found = existing.rows[0];
+        const [found] = await inTransaction(sql<{ id: number; content_hash: string }>`
+          SELECT id, content_hash FROM search_documents
+           WHERE organization_id = ${organizationId} AND source_id = ${document.sourceId} FOR UPDATE`);
         if (found?.content_hash === contentHash) return 'unchanged';
-        if (found) await client.query('DELETE FROM search_chunks WHERE document_id = $1', [found.id]);
-        const written = await client.query<{ id: number }>(
-          `INSERT INTO search_documents
+        if (found) await sql`DELETE FROM search_chunks WHERE document_id = ${found.id}`.execute(trx);
+        const [written] = await inTransaction(sql<{ id: number }>`INSERT INTO search_documents
              (organization_id, source_id, title, link, content_hash, updated_at, indexed_at, uploaded_by)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (organization_id, source_id) DO UPDATE SET title = $3, link = $4, content_hash = $5,
-             updated_at = $6, indexed_at = $7, uploaded_by = COALESCE($8, search_documents.uploaded_by)
-           RETURNING id`,
-          [
-            organizationId,
-            document.sourceId,
-            document.title,
-            document.link ?? null,
-            contentHash,
-            document.updatedAt ?? null,
-            new Date().toISOString(),
-            scope.uploadedBy ?? null,
-          ],
-        );
-        await client.query(
-          `INSERT INTO search_chunks (document_id, ordinal, title, content, content_hash)
-           SELECT $1, c.ordinal, $2, c.content, c.content_hash
-             FROM unnest($3::integer[], $4::text[], $5::text[]) AS c(ordinal, content, content_hash)`,
-          [
-            written.rows[0]!.id,
-            document.title,
-            chunks.map((chunk) => chunk.ordinal),
-            chunks.map((chunk) => chunk.content),
-            chunks.map((chunk) => chunk.contentHash),
-          ],
-        );
+           VALUES (${organizationId}, ${document.sourceId}, ${document.title}, ${document.link ?? null},
+             ${contentHash}, ${document.updatedAt ?? null}, ${new Date().toISOString()}, ${scope.uploadedBy ?? null})
+           ON CONFLICT (organization_id, source_id) DO UPDATE SET title = EXCLUDED.title, link = EXCLUDED.link,
+             content_hash = EXCLUDED.content_hash, updated_at = EXCLUDED.updated_at, indexed_at = EXCLUDED.indexed_at,
+             uploaded_by = COALESCE(EXCLUDED.uploaded_by, search_documents.uploaded_by)
+           RETURNING id`);
+        await sql`INSERT INTO search_chunks (document_id, ordinal, title, content, content_hash)
+           SELECT ${written!.id}, c.ordinal, ${document.title}, c.content, c.content_hash
+             FROM unnest(${chunks.map((chunk) => chunk.ordinal)}::integer[],
+               ${chunks.map((chunk) => chunk.content)}::text[], ${chunks.map((chunk) => chunk.contentHash)}::text[])
+               AS c(ordinal, content, content_hash)`.execute(trx);
         return found ? 'updated' : 'added';
       });
     },
     async hashOf(sourceId) {
-      const { rows } = await pool.query<{ content_hash: string }>(
-        'SELECT content_hash FROM search_documents WHERE organization_id = $1 AND source_id = $2',
-        [organizationId, sourceId],
-      );
-      return rows[0]?.content_hash;
+      const [found] = await rowsOf(sql<{ content_hash: string }>`SELECT content_hash FROM search_documents
+          WHERE organization_id = ${organizationId} AND source_id = ${sourceId}`);
+      return found?.content_hash;
     },
     async remove(sourceId) {
-      const result = await pool.query(
-        'DELETE FROM search_documents WHERE organization_id = $1 AND source_id = $2',
-        [organizationId, sourceId],
-      );
-      return (result.rowCount ?? 0) > 0;
+      const result = await sql`DELETE FROM search_documents
+        WHERE organization_id = ${organizationId} AND source_id = ${sourceId}`.execute(db);
+      return (result.numAffectedRows ?? 0n) > 0n;
     },
     async sourcesUnder(prefix) {
-      const { rows } = await pool.query<{ source_id: string }>(
-        `SELECT source_id FROM search_documents WHERE organization_id = $1 AND starts_with(source_id, $2)
-          ORDER BY source_id`,
-        [organizationId, prefix],
-      );
+      const rows = await rowsOf(sql<{ source_id: string }>`SELECT source_id FROM search_documents
+          WHERE organization_id = ${organizationId} AND starts_with(source_id, ${prefix}) ORDER BY source_id`);
       return rows.map((row) => row.source_id);
     },
     async search(query, options = {}) {
       const limit = searchLimit(options);
       // websearch_to_tsquery never fails on hostile syntax; a query of only stop words or punctuation matches
       // nothing, like the SQLite index.
-      const { rows } = await pool.query<SearchHitRow>(
-        `WITH parsed AS (SELECT websearch_to_tsquery('english', $1) AS strict, ${anyTermQuery} AS loose)
+      const rows = await rowsOf(sql<SearchHitRow>`
+         WITH parsed AS (SELECT websearch_to_tsquery('english', ${query}) AS strict,
+             ${anyTermQuery(query)} AS loose)
          SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
                 ts_rank_cd(c.search_vector, parsed.loose) + ts_rank_cd(c.search_vector, parsed.strict) AS score
            FROM parsed, search_chunks c JOIN search_documents d ON d.id = c.document_id
-          WHERE numnode(parsed.loose) > 0 AND c.search_vector @@ parsed.loose AND d.organization_id = $3
+          WHERE numnode(parsed.loose) > 0 AND c.search_vector @@ parsed.loose AND d.organization_id = ${organizationId}
           ORDER BY score DESC, c.id
-          LIMIT $2`,
-        [query, limit * 2, organizationId],
-      );
+          LIMIT ${limit * 2}`);
       return toSearchHits(rows, limit);
     },
     async findByLink(link) {
-      const { rows } = await pool.query<SearchHitRow>(
-        `SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at,
-                0 AS score
+      const rows = await rowsOf(sql<SearchHitRow>`
+         SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content,
+                c.content_hash, d.updated_at, 0 AS score
            FROM search_documents d JOIN search_chunks c ON c.document_id = d.id
-          WHERE d.organization_id = $1 AND d.link = $2 ORDER BY c.ordinal`,
-        [organizationId, link],
-      );
+          WHERE d.organization_id = ${organizationId} AND d.link = ${link} ORDER BY c.ordinal`);
       return toSearchHits(rows);
     },
     async counts() {
-      const { rows } = await pool.query<{ documents: number; chunks: number }>(
-        `SELECT (SELECT count(*) FROM search_documents WHERE organization_id = $1) AS documents,
-                (SELECT count(*) FROM search_chunks c JOIN search_documents d ON d.id = c.document_id
-                  WHERE d.organization_id = $1) AS chunks`,
-        [organizationId],
-      );
-      return { documents: rows[0]?.documents ?? 0, chunks: rows[0]?.chunks ?? 0 };
+      const [found] = await rowsOf(sql<{ documents: number; chunks: number }>`SELECT
+          (SELECT count(*) FROM search_documents WHERE organization_id = ${organizationId}) AS documents,
+          (SELECT count(*) FROM search_chunks c JOIN search_documents d ON d.id = c.document_id
+            WHERE d.organization_id = ${organizationId}) AS chunks`);
+      return { documents: found?.documents ?? 0, chunks: found?.chunks ?? 0 };
     },
     async list(options = {}) {
-      const { rows } = await pool.query<IndexedDocumentRow>(
-        `SELECT d.source_id, d.title, d.link, d.uploaded_by, d.indexed_at,
+      const rows = await rowsOf(sql<IndexedDocumentRow>`
+         SELECT d.source_id, d.title, d.link, d.uploaded_by, d.indexed_at,
                 (SELECT count(*) FROM search_chunks c WHERE c.document_id = d.id) AS chunks
-           FROM search_documents d WHERE d.organization_id = $1 AND d.source_id COLLATE "C" > $2
-          ORDER BY d.source_id COLLATE "C" LIMIT $3`,
-        [organizationId, options.after ?? '', listLimit(options)],
-      );
+           FROM search_documents d WHERE d.organization_id = ${organizationId}
+            AND d.source_id COLLATE "C" > ${options.after ?? ''}
+          ORDER BY d.source_id COLLATE "C" LIMIT ${listLimit(options)}`);
       return rows.map(toIndexedDocumentInfo);
     },
-    forOrganization: (view) => postgresDocumentIndex(pool, maxChunkChars, view, false),
+    forOrganization: (view) => postgresDocumentIndex(db, maxChunkChars, view, false),
     async close() {
-      if (ownsPool) await pool.end();
+      if (ownsPool) await db.destroy();
     },
   };
 }
@@ -223,13 +197,14 @@ function postgresDocumentIndex(
 export async function openPostgresDocumentIndex(
   options: OpenPostgresDocumentIndexOptions,
 ): Promise<DocumentSearchIndex> {
-  const pool = await openPostgresPool({ url: options.url, maxConnections: options.maxConnections ?? 5 });
+  const pool = await openPostgresPool({ maxConnections: 5, ...options });
+  const target = postgresMigrationTarget(pool);
   try {
-    await migrate(postgresMigrationTarget(pool), postgresDocumentIndexMigrations, 'search_index_migrations');
+    await migrate(target, postgresDocumentIndexMigrations, 'search_index_migrations');
   } catch (error) {
-    await pool.end().catch(() => {});
+    await target.db.destroy().catch(() => {});
     throw error;
   }
   const scope = { organizationId: DEFAULT_ORGANIZATION_ID };
-  return postgresDocumentIndex(pool, options.maxChunkChars ?? 1200, scope, true);
+  return postgresDocumentIndex(target.db, options.maxChunkChars ?? 1200, scope, true);
 }

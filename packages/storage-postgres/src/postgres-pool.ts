@@ -1,12 +1,13 @@
+import { StorageError } from '@toolbus/storage';
 import pg from 'pg';
-import { unreachable } from './postgres-unreachable-error.ts';
-import { describePostgresUrl } from './postgres-url.ts';
+import { describePostgresUrl, type PostgresTarget } from './postgres-url.ts';
 
-/** Options of {@link openPostgresPool}. */
-export interface PostgresPoolOptions {
-  /** `postgres://` / `postgresql://` URL. Never logged; errors name host, port and database. */
+/** Where and how a process connects to PostgreSQL: storage and the search index open their pools alike. */
+export interface PostgresConnectionOptions {
+  /** `postgres://user:password@host:port/database` (or `postgresql://`). Never logged; errors name host and port. */
   readonly url: string;
-  readonly maxConnections: number;
+  /** Connections this process keeps open at most (default 10). */
+  readonly maxConnections?: number;
   /** How long connecting may take before the open fails as `unreachable` (default 10 s). */
   readonly connectTimeoutMs?: number;
 }
@@ -16,11 +17,11 @@ export interface PostgresPoolOptions {
  * refuses the login, the pool is ended and the error is `unreachable` (host, port and database, never the
  * password). Storage and the search index both open theirs here, so rows read alike in both (see typeParser).
  */
-export async function openPostgresPool(options: PostgresPoolOptions): Promise<pg.Pool> {
+export async function openPostgresPool(options: PostgresConnectionOptions): Promise<pg.Pool> {
   const target = describePostgresUrl(options.url);
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.maxConnections,
+    max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
   });
@@ -63,3 +64,25 @@ const parsers = new Map<number, (text: string) => unknown>([
 function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
   return parsers.get(oid) ?? (format === undefined ? defaultTypeParser(oid) : defaultTypeParser(oid, format));
 }
+
+/** The `unreachable` error for a failed connection: names host, port and database and the reason's code only. */
+function unreachable(target: PostgresTarget, cause: unknown): StorageError {
+  const code = (cause as { code?: unknown }).code;
+  const reason = typeof code === 'string' ? (reasons[code] ?? `error ${code}`) : 'the connection failed';
+  return new StorageError({
+    code: 'unreachable',
+    message: `Cannot reach PostgreSQL at ${target.host}:${target.port} (database ${target.database}): ${reason}.`,
+    cause,
+  });
+}
+
+const reasons: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused (is the server running and listening there?)',
+  ENOTFOUND: 'the host name does not resolve',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  '28P01': 'password authentication failed',
+  '28000': 'the server refused this user',
+  '3D000': 'the database does not exist',
+  '57P03': 'the server is starting up or shutting down',
+};

@@ -2,7 +2,7 @@ import type pg from 'pg';
 
 /**
  * Runs `action` in one transaction on one client of `pool`; rolls back when it throws. For the statements sent on
- * the `pg` pool itself rather than through the builder (a chat's writes, the search index).
+ * the `pg` pool itself rather than through the builder (a chat's writes and packets).
  */
 export async function inPostgresTransaction<Result>(
   pool: pg.Pool,

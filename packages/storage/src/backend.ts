@@ -2,7 +2,6 @@
 // openSqlStorage, the migration runner, the packet-streams hook and what both databases' packet streams share, and
 // the builder's schema.
 
-export type { SqlStorageOptions } from './open-sql-storage.ts';
 export { openSqlStorage } from './open-sql-storage.ts';
 export { jsonArray } from './sql/json-array-parameter.ts';
 export type { MigrationTarget } from './sql/migrate.ts';

@@ -34,13 +34,6 @@ export type NewMcpServer = Creating<McpServer, 'name' | 'endpoint' | 'authType',
   readonly apiKey?: string;
 };
 
-/**
- * A user's OAuth state for one MCP server: what the MCP client's token store saves (tokens, the registered client,
- * the PKCE verifier and `state` of a flow in progress, cached discovery). Opaque JSON to storage, which keeps it
- * encrypted as one value and never logs it.
- */
-export type McpOAuthState = Readonly<Record<string, unknown>>;
-
 /** An admin's approval of one MCP tool definition; a tool whose definition hash differs is not offered. */
 export type McpToolApproval = StoredRow<'mcp_tool_approvals'>;
 

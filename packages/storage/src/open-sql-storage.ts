@@ -1,9 +1,10 @@
-import { sealSecretKeyCheck, verifySecretKeyCheck } from './rules/secret-key-check.ts';
+import type { SecretKeyOptions } from './resolve-secret-key.ts';
 import type { SecretBox } from './secret-box.ts';
 import { type Migration, type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
 import { storageMigrations } from './sql/migrations.ts';
-import { createStoreContext } from './sql/store-context.ts';
+import { createStoreContext, type StorageDb } from './sql/store-context.ts';
 import type { Storage } from './storage.ts';
+import { StorageError } from './storage-error.ts';
 import { createAccessStore } from './stores/access-store.ts';
 import { createChatStore } from './stores/chat-store.ts';
 import { createConnectedAppStore } from './stores/connected-app-store.ts';
@@ -18,11 +19,15 @@ import { createUploadedFileStore } from './stores/uploaded-file-store.ts';
 import { createUserSecretStore } from './stores/user-secret-store.ts';
 import { createUserStore } from './stores/user-store.ts';
 
-/** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
-export interface SqlStorageOptions extends MigrationTarget {
-  readonly secrets: SecretBox;
-  /** The schema steps (default: toolbus's own). */
+/** What both openers (SQLite's and PostgreSQL's) take: where the secret key comes from, and the schema steps. */
+export interface StorageOpeningOptions extends SecretKeyOptions {
+  /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
   readonly migrations?: readonly Migration[];
+}
+
+/** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
+export interface SqlStorageOptions extends MigrationTarget, Pick<StorageOpeningOptions, 'migrations'> {
+  readonly secrets: SecretBox;
   /** How the database keeps turns' packets, built once migrated: the one part of a store written per database (docs/postgres-storage.md). */
   readonly packetStreams: () => PacketStreams;
 }
@@ -36,24 +41,12 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
   const { db, secrets } = options;
   try {
     await migrate(options, options.migrations ?? storageMigrations);
-    // The first open stores a sealed marker; later opens must be able to open it, or the key is the wrong one.
-    await db
-      .insertInto('storage_meta')
-      .values({ key: 'secret_key_check', value: sealSecretKeyCheck(secrets) })
-      .onConflict((conflict) => conflict.column('key').doNothing())
-      .execute();
-    const row = await db
-      .selectFrom('storage_meta')
-      .select('value')
-      .where('key', '=', 'secret_key_check')
-      .executeTakeFirst();
-    verifySecretKeyCheck(secrets, row?.value ?? '');
+    await checkSecretKey(db, secrets);
   } catch (error) {
     await db.destroy().catch(() => {});
     throw error;
   }
   const context = createStoreContext(options);
-  let closed = false;
   return {
     settings: createSettingStore(context),
     researchCheckpoints: createResearchCheckpointStore(context),
@@ -68,10 +61,38 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
     personas: createPersonaStore(context),
     chats: createChatStore(context, options.packetStreams()),
     schemaVersion: () => schemaVersion(db),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await db.destroy();
-    },
+    // The builder destroys its driver once: a second close waits for the first.
+    close: () => db.destroy(),
   };
+}
+
+// The marker the first open of a database stores (`storage_meta.secret_key_check`), sealed with its key.
+const keyCheck = { context: 'storage_meta.secret_key_check', plaintext: 'toolbus secret key check' } as const;
+
+/**
+ * Fails with `secret_key_mismatch` unless the database's marker opens with this key (the first open stores it): a
+ * database encrypted with another key is refused before anything is read or written.
+ */
+async function checkSecretKey(db: StorageDb, secrets: SecretBox): Promise<void> {
+  await db
+    .insertInto('storage_meta')
+    .values({ key: 'secret_key_check', value: secrets.seal(keyCheck.plaintext, keyCheck.context) })
+    .onConflict((conflict) => conflict.column('key').doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('storage_meta')
+    .select('value')
+    .where('key', '=', 'secret_key_check')
+    .executeTakeFirst();
+  let cause: unknown;
+  try {
+    if (secrets.open(row?.value ?? '', keyCheck.context) === keyCheck.plaintext) return;
+  } catch (error) {
+    cause = error;
+  }
+  throw new StorageError({
+    code: 'secret_key_mismatch',
+    message: 'The database was encrypted with a different secret key than the one configured.',
+    cause,
+  });
 }

@@ -366,3 +366,10 @@ describe('secrets at rest', () => {
     );
   });
 });
+
+test('closing at once and again closes the database once; a closed storage refuses queries', async () => {
+  const storage = await openStorage({ path: join(temporaryDirectory(), 'close.db'), secretKey: key });
+  await Promise.all([storage.close(), storage.close()]);
+  await storage.close();
+  await assert.rejects(storage.users.list());
+});

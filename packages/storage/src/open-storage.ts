@@ -1,27 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { omitUndefined } from '@toolbus/spec';
-import { openSqlStorage } from './open-sql-storage.ts';
+import { openSqlStorage, type StorageOpeningOptions } from './open-sql-storage.ts';
 import { resolveSecretKey } from './resolve-secret-key.ts';
 import { createSecretBox } from './secret-box.ts';
-import type { Migration } from './sql/migrate.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
 import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';
 import { startWalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
-
-/** What both openers (SQLite's and PostgreSQL's) take: where the secret key comes from, and the schema steps. */
-export interface StorageOpeningOptions {
-  /** The key that encrypts secrets at rest: 32 bytes or their base64. Default: `TOOLBUS_SECRET_KEY`, then the key file. */
-  readonly secretKey?: Uint8Array | string;
-  /** A key file (mode 0600) read when no key is given; created on first use. */
-  readonly secretKeyFile?: string;
-  /** Where `TOOLBUS_SECRET_KEY` is read (default `process.env`). */
-  readonly environment?: Readonly<Record<string, string | undefined>>;
-  /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
-  readonly migrations?: readonly Migration[];
-}
 
 /** Options of {@link openStorage}; the key file defaults to `<database directory>/secret.key` (none for `:memory:`). */
 export interface OpenStorageOptions extends StorageOpeningOptions {
@@ -39,14 +26,8 @@ export interface OpenStorageOptions extends StorageOpeningOptions {
 export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
   const inMemory = options.path === ':memory:';
   if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
-  const keyFilePath =
-    options.secretKeyFile ?? (inMemory ? undefined : join(dirname(options.path), 'secret.key'));
-  const key = resolveSecretKey({
-    ...omitUndefined({ secretKey: options.secretKey }),
-    environment: options.environment ?? process.env,
-    ...omitUndefined({ keyFilePath }),
-  });
-  const secrets = createSecretBox(key);
+  const defaultKeyFile = inMemory ? {} : { secretKeyFile: join(dirname(options.path), 'secret.key') };
+  const secrets = createSecretBox(resolveSecretKey({ ...defaultKeyFile, ...options }));
   const database = new (loadDatabaseSync())(options.path, { enableForeignKeyConstraints: true });
   if (!inMemory) {
     database.exec('PRAGMA journal_mode = WAL');

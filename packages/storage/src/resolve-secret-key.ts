@@ -3,27 +3,29 @@ import { chmodSync, closeSync, openSync, readFileSync, statSync, writeSync } fro
 import { StorageError } from './storage-error.ts';
 
 /** Where the storage secret key comes from, in priority order. */
-export interface ResolveSecretKeyOptions {
-  /** An explicit key: 32 bytes, or their base64. */
+export interface SecretKeyOptions {
+  /** The key that encrypts secrets at rest: 32 bytes or their base64. Default: `TOOLBUS_SECRET_KEY`, then the key file. */
   readonly secretKey?: Uint8Array | string;
-  /** Read for `TOOLBUS_SECRET_KEY` (base64 of 32 bytes). */
-  readonly environment: Readonly<Record<string, string | undefined>>;
-  /** A key file read if present, created (mode 0600) if not. Absent: an ephemeral key (in-memory databases). */
-  readonly keyFilePath?: string;
+  /** A key file (mode 0600) read when no key is given; created on first use. */
+  readonly secretKeyFile?: string;
+  /** Where `TOOLBUS_SECRET_KEY` (base64 of 32 bytes) is read (default `process.env`). */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * Resolves the 32-byte key that encrypts secrets at rest: an explicit key, then `TOOLBUS_SECRET_KEY`, then a key
- * file created on first run with mode 0600. A key file readable by group or others is refused, not used.
+ * file created on first run with mode 0600. A key file readable by group or others is refused, not used. With none
+ * of them the key is ephemeral (an in-memory database), or, where a key must be shared, refused with `whenMissing`.
  */
-export function resolveSecretKey(options: ResolveSecretKeyOptions): Uint8Array {
+export function resolveSecretKey(options: SecretKeyOptions, whenMissing?: string): Uint8Array {
   if (options.secretKey !== undefined) return decodeKey(options.secretKey, 'the secretKey option');
-  const fromEnvironment = options.environment.TOOLBUS_SECRET_KEY;
+  const fromEnvironment = (options.environment ?? process.env).TOOLBUS_SECRET_KEY;
   if (fromEnvironment !== undefined && fromEnvironment !== '') {
     return decodeKey(fromEnvironment, 'TOOLBUS_SECRET_KEY');
   }
-  if (options.keyFilePath === undefined) return new Uint8Array(randomBytes(32));
-  return readOrCreateKeyFile(options.keyFilePath);
+  if (options.secretKeyFile !== undefined) return readOrCreateKeyFile(options.secretKeyFile);
+  if (whenMissing === undefined) return new Uint8Array(randomBytes(32));
+  throw new StorageError({ code: 'invalid_secret_key', message: whenMissing });
 }
 
 function readOrCreateKeyFile(path: string): Uint8Array {

@@ -17,7 +17,7 @@ import type { OrganizationStore } from './organization.ts';
 import type { NewPersona, Persona, PersonaToolRow, ToolRowSource } from './persona.ts';
 import type { Creating } from './sql/camel-columns.ts';
 import type { NewUploadedFile, UploadedFile } from './uploaded-file.ts';
-import type { NewUser, User, UserRole, UserSettings } from './user.ts';
+import type { NewUser, User } from './user.ts';
 import type { UserSecretStore } from './user-secrets.ts';
 
 /** Users and their settings. */
@@ -26,10 +26,7 @@ export interface UserStore {
   /** The user with this id, or with this email. */
   get(by: string | { readonly email: string }): Promise<User | undefined>;
   /** Changes the role and only the given settings; `not_found` when the user does not exist. */
-  update(
-    id: string,
-    changes: { readonly role?: UserRole; readonly settings?: Partial<UserSettings> },
-  ): Promise<User>;
+  update(id: string, changes: Pick<NewUser, 'role' | 'settings'>): Promise<User>;
   /** Deletes the user and everything that is theirs (memories, files, OAuth state). */
   delete(id: string): Promise<boolean>;
   /** Every user, oldest first. */

@@ -1,9 +1,10 @@
-import type { McpOAuthState } from './mcp-server.ts';
-
 /** What is sealed per user of an owner, by kind: the owner's id and the value. */
 export interface UserSecretKinds {
-  /** The user's OAuth state for an MCP server (what the MCP client's token store saves). */
-  readonly mcpOAuth: { readonly ownerId: string; readonly value: McpOAuthState };
+  /**
+   * The user's OAuth state for an MCP server: what the MCP client's token store saves (tokens, the registered
+   * client, the PKCE verifier and `state` of a flow in progress, cached discovery), opaque JSON to storage.
+   */
+  readonly mcpOAuth: { readonly ownerId: string; readonly value: Readonly<Record<string, unknown>> };
   /** The user's values for an MCP server's header template (`{api_key}` → the user's key). */
   readonly mcpHeaderValues: { readonly ownerId: string; readonly value: Readonly<Record<string, string>> };
   /** The user's values for a connected app's `{{user.NAME}}` placeholders (owned by the app's numeric id). */
