@@ -1,3 +1,5 @@
+export type { ActionPolicy } from './action-policy.ts';
+export { ACTION_POLICIES } from './action-policy.ts';
 export type { AssistantToolCall, ChatFile, ChatMessage } from './chat-message.ts';
 export type { CitationAllocator } from './citation-allocator.ts';
 export type { CitationCheck, CitationVerdict } from './citation-check.ts';
