@@ -13,6 +13,7 @@ export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts
 export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
+export { exampleArguments } from './example-arguments.ts';
 export type { FetchFunction } from './fetch-function.ts';
 export type { FoldedAnswer } from './fold-answer.ts';
 export { foldAnswer, nextMessageText } from './fold-answer.ts';
