@@ -8,21 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveLanguageModel } from '@toolbus/core';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
-import { startInterpreterServer } from '@toolbus/interpreter';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
-import { CodeInterpreterClient } from '@toolbus/sandbox';
-import {
-  createServer,
-  type ListeningServer,
-  listen,
-  startSandboxEgressIfConnected,
-  type ToolbusServer,
-} from '@toolbus/server';
+import { createServer, type ListeningServer, listen, type ToolbusServer } from '@toolbus/server';
 import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
 import { omitUndefined } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
-import { createPythonTool, openDocumentIndex } from '@toolbus/tools';
+import { openDocumentIndex } from '@toolbus/tools';
 import { webRoot } from '@toolbus/web';
+import { pythonToolWithEgress } from '../../../packages/server/src/__fixtures__/egress-world.ts';
 import { type MailApi, startMailApi } from './mail-api.ts';
 import { modelHandler } from './scripted-answers.ts';
 import { ToolHold, testTools } from './ui-test-tools.ts';
@@ -128,44 +121,23 @@ export async function startUiWorld(
     limits: { requestsPerMinute: options.requestsPerMinute ?? 100_000 },
     builtInToolFactories: (context) => {
       const factories = new Map(tools);
-      factories.set('PythonTool', async () => {
-        // As `toolbus serve` does: network through the egress proxy only when the user has connected apps, with
-        // the turn's approvals (cards in the chat). `mail.test` is the one name that may reach loopback.
-        const egress =
-          context.approvals === undefined
-            ? undefined
-            : await startSandboxEgressIfConnected({
-                storage,
-                userId: context.user.id,
-                caDirectory: join(directory, 'egress-ca'),
-                approvals: context.approvals,
-                sessionId: context.approvals.sessionId,
-                network: {
-                  resolveHost: async (name) => {
-                    if (name === 'mail.test') return ['127.0.0.1'];
-                    throw new Error('ENOTFOUND');
-                  },
-                  addressPolicy: { level: 'strict', allow: ['mail.test'] },
-                  upstreamTrustedCa: [mail.certificatePem],
-                },
-              });
-        const interpreter = await startInterpreterServer({
-          port: 0,
-          ...omitUndefined({ egress: egress?.provider }),
-        });
-        context.onClose(async () => {
-          await interpreter.close();
-          await egress?.close();
-        });
-        return createPythonTool({
-          client: new CodeInterpreterClient({ baseUrl: interpreter.url }),
-          files: {
-            readContent: (fileId) => storage.files.readContent(fileId),
-            saveGenerated: (file) =>
-              storage.files.put({ userId: context.user.id, organizationId: context.organizationId, ...file }),
+      // As `toolbus serve` does: network through the egress proxy only when the user has connected apps, with the
+      // turn's approvals (cards in the chat). `mail.test` is the one name that may reach loopback.
+      factories.set('PythonTool', () =>
+        pythonToolWithEgress({
+          storage,
+          context,
+          caDirectory: join(directory, 'egress-ca'),
+          network: {
+            resolveHost: async (name) => {
+              if (name === 'mail.test') return ['127.0.0.1'];
+              throw new Error('ENOTFOUND');
+            },
+            addressPolicy: { level: 'strict', allow: ['mail.test'] },
+            upstreamTrustedCa: [mail.certificatePem],
           },
-        });
-      });
+        }),
+      );
       return factories;
     },
   });

@@ -2,33 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { minimalPdf } from '@toolbus/tools/testing';
 import { useCliHome } from './__fixtures__/cli-home.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
-
-/** A one-page PDF; `text` drawn on it, or none (a scan has no text layer); `brokenXref` makes PDF.js warn. */
-function pdf(options: { text?: string; brokenXref?: boolean }): Buffer {
-  const content = options.text ? `BT /F1 12 Tf 20 100 Td (${options.text}) Tj ET` : '';
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, index) => {
-    offsets.push(body.length);
-    body += `${index + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xrefAt = body.length;
-  const entries = offsets.map(
-    (offset) => `${String(options.brokenXref ? 999 : offset).padStart(10, '0')} 00000 n \n`,
-  );
-  body += `xref\n0 6\n0000000000 65535 f \n${entries.join('')}trailer\n<< /Size 6 /Root 1 0 R >>\n`;
-  body += `startxref\n${options.brokenXref ? 99_999 : xrefAt}\n%%EOF\n`;
-  return Buffer.from(body, 'latin1');
-}
 
 describe('toolbus index', () => {
   const cli = useCliHome({ prefix: 'toolbus-index-' });
@@ -37,8 +13,11 @@ describe('toolbus index', () => {
     const docs = join(cli.home, 'docs');
     await mkdir(docs);
     await writeFile(join(docs, 'notes.md'), '# Notes\n\nThe warehouse opens at eight.\n');
-    await writeFile(join(docs, 'report.pdf'), pdf({ text: 'Quarterly revenue grew', brokenXref: true }));
-    await writeFile(join(docs, 'scan.pdf'), pdf({}));
+    await writeFile(
+      join(docs, 'report.pdf'),
+      minimalPdf(['Quarterly revenue grew'], 'Report', { brokenXref: true }),
+    );
+    await writeFile(join(docs, 'scan.pdf'), minimalPdf([]));
     await writeFile(
       join(docs, 'renamed.txt'),
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   authorizeLoopbackUser,
   loopbackOAuthConfig,
+  slowRefreshFetch,
   whoamiAnswer,
   whoamiTool,
 } from './__fixtures__/authorize-loopback-user.ts';
@@ -37,13 +38,6 @@ describe('MCP OAuth refresh under the refresh lock', () => {
     const oauth = { tokenStore, userId: 'user-1', redirectUrl };
     await authorizeLoopbackUser(config, { fetch, oauth });
     const first = (await tokenStore.load('user-1', 'protected'))?.tokens;
-    // A slow token endpoint: the second connection's 401 certainly arrives while the first one refreshes.
-    const slowRefreshFetch: typeof fetch = async (input, init) => {
-      if (String(init?.body ?? '').includes('grant_type=refresh_token')) {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
-      return fetch(input, init);
-    };
     const connections: McpConnection[] = [];
     try {
       for (let index = 0; index < 2; index += 1)

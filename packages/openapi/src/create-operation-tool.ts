@@ -1,5 +1,11 @@
 import type { FetchFunction } from '@toolbus/spec';
-import { type Tool, ToolCallError, type ToolDefinition, ToolExecutionError } from '@toolbus/spec';
+import {
+  exampleArguments,
+  type Tool,
+  ToolCallError,
+  type ToolDefinition,
+  ToolExecutionError,
+} from '@toolbus/spec';
 import { buildRequest } from './build-request.ts';
 import type { OpenApiFileStore } from './file-store.ts';
 import { httpErrorForModel } from './http-error-for-model.ts';
@@ -8,7 +14,7 @@ import type { OpenApiOperation } from './list-operations.ts';
 import type { OperationArguments } from './operation-arguments.ts';
 import type { ResolvedCredential } from './resolve-auth.ts';
 import { sendRequest } from './send-request.ts';
-import { coerceParameterArguments, exampleArguments, validateArguments } from './validate-arguments.ts';
+import { coerceParameterArguments, validateArguments } from './validate-arguments.ts';
 
 /** Everything one operation's tool needs; built once per document by `createOpenApiTools`. */
 export interface OperationToolOptions {

@@ -1,5 +1,3 @@
-import { isPlainObject } from '@toolbus/spec';
-
 type JsonObject = Record<string, unknown>;
 
 /** One problem with a call's arguments. */
@@ -154,57 +152,4 @@ export function coerceParameterArguments(
     else if (type === 'boolean' && (value === 'true' || value === 'false')) result[name] = value === 'true';
   }
   return result;
-}
-
-/**
- * A correct example call for the model's corrective message: required arguments only, from enums, defaults
- * and placeholders.
- */
-export function exampleArguments(schema: JsonObject): Record<string, unknown> {
-  const value = exampleValue(schema, 0);
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-function exampleValue(schema: unknown, depth: number): unknown {
-  if (typeof schema !== 'object' || schema === null) return '...';
-  const node = schema as JsonObject;
-  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0];
-  if (Array.isArray(node.anyOf) && node.anyOf.length > 0) {
-    // Satisfy the first alternative; an object that also has its own properties gets both.
-    const alternative = exampleValue(node.anyOf[0], depth);
-    if (node.type === undefined) return alternative;
-    const own = exampleValue({ ...node, anyOf: undefined }, depth);
-    return isPlainObject(own) && isPlainObject(alternative) ? { ...own, ...alternative } : alternative;
-  }
-  // The model-facing schema is a finite tree (cycles were cut when it was made); the cap is only a guard.
-  if (depth > 32) return node.type === 'array' ? [] : node.type === 'object' ? {} : '...';
-  switch (node.type) {
-    case 'integer':
-    case 'number': {
-      if (typeof node.minimum === 'number') return node.minimum;
-      return typeof node.maximum === 'number' && node.maximum < 1 ? node.maximum : 1;
-    }
-    case 'boolean':
-      return true;
-    case 'array': {
-      const count = Math.min(Math.max(typeof node.minItems === 'number' ? node.minItems : 1, 1), 5);
-      return Array.from({ length: count }, () => exampleValue(node.items, depth + 1));
-    }
-    case 'object': {
-      const result: Record<string, unknown> = {};
-      const properties = (node.properties ?? {}) as JsonObject;
-      const required = Array.isArray(node.required) ? node.required : [];
-      // With nothing required, show one field anyway (not at the top level): an empty object teaches nothing.
-      const shown = required.length > 0 || depth === 0 ? required : Object.keys(properties).slice(0, 1);
-      for (const name of shown) {
-        if (typeof name === 'string' && name in properties)
-          result[name] = exampleValue(properties[name], depth + 1);
-      }
-      return result;
-    }
-    default:
-      return '...';
-  }
 }

@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import {
   authorizeLoopbackUser,
   loopbackOAuthConfig,
+  slowRefreshFetch,
   whoamiAnswer,
   whoamiTool,
 } from '../../mcp/src/__fixtures__/authorize-loopback-user.ts';
@@ -86,13 +87,6 @@ test('two replicas refreshing one user token at once: one refresh request reache
   await authorizeLoopbackUser(config, { fetch, oauth: oauthOf(first) });
   const authorized = (await createStorageMcpTokenStore(second.storage).load(userId, config.id))?.tokens;
   assert.ok(authorized?.refresh_token, 'both replicas read the stored grant');
-  // A slow token endpoint: the other replica's 401 certainly arrives while the first refresh is in flight.
-  const slowRefreshFetch: typeof fetch = async (input, init) => {
-    if (String(init?.body ?? '').includes('grant_type=refresh_token')) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    return fetch(input, init);
-  };
   const connections: McpConnection[] = [];
   try {
     for (const replica of [first, second]) {

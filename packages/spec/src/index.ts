@@ -1,3 +1,5 @@
+export type { ActionPolicy } from './action-policy.ts';
+export { ACTION_POLICIES } from './action-policy.ts';
 export type { AssistantToolCall, ChatFile, ChatMessage } from './chat-message.ts';
 export type { CitationAllocator } from './citation-allocator.ts';
 export type { CitationCheck, CitationVerdict } from './citation-check.ts';
@@ -11,6 +13,7 @@ export type { ToolExecutionErrorOptions } from './errors/tool-execution-error.ts
 export { ToolExecutionError } from './errors/tool-execution-error.ts';
 export type { ToolbusErrorOptions } from './errors/toolbus-error.ts';
 export { hasErrorMarker, ToolbusError } from './errors/toolbus-error.ts';
+export { exampleArguments } from './example-arguments.ts';
 export type { FetchFunction } from './fetch-function.ts';
 export type { FoldedAnswer } from './fold-answer.ts';
 export { foldAnswer, nextMessageText } from './fold-answer.ts';

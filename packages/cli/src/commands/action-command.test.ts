@@ -93,6 +93,26 @@ describe('a command made of actions', () => {
     assert.deepEqual(runs, [], 'nothing ran');
   });
 
+  test('the words after -- never name the action, nor reach the default action', async () => {
+    for (const defaultAction of ['list', 'get']) {
+      const { command, runs } = recordingCommand({ defaultAction });
+      assert.equal(
+        await refusal(command.run(['--', 'get'], io)),
+        'name an action before -- (list, add, get).',
+      );
+      assert.equal(
+        await refusal(command.run(['--', 'list'], io)),
+        'name an action before -- (list, add, get).',
+      );
+      await command.run(['get', '--', '-odd-id'], io);
+      assert.deepEqual(
+        runs,
+        [{ action: 'get', operands: ['-odd-id'], values: {} }],
+        `default ${defaultAction}`,
+      );
+    }
+  });
+
   test('an action may need two operands, and take the words after -- as they are', async () => {
     const seen: { operands: readonly string[]; passthrough: readonly string[] }[] = [];
     const record = async ({ operands, passthrough }: ActionInput<readonly CliFlag[]>) => {

@@ -78,6 +78,10 @@ export function actionCommand(spec: {
       const own = separator === -1 ? argv : argv.slice(0, separator);
       const after = separator === -1 ? [] : argv.slice(separator + 1);
       const { values, positionals } = parseCommandArgs({ argv: own, usage, options });
+      // The action is named before `--`: what follows is its operands (or passthrough), never an action, so
+      // `toolbus files -- get` neither runs get nor hands "get" to the default action.
+      if (positionals.length === 0 && after.length > 0)
+        throw new UsageError({ message: `name an action before -- (${names.join(', ')}).`, usage });
       const [name = spec.defaultAction, ...named] = positionals;
       if (name === undefined)
         throw new UsageError({ message: `name an action (${names.join(', ')}).`, usage });

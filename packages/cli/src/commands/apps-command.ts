@@ -1,9 +1,6 @@
 import { type ConnectedAppActor, ConnectedAppAdmin, ServerError } from '@toolbus/server';
-import {
-  type ConnectedAppActionRecord,
-  type ConnectedAppPolicy,
-  DEFAULT_ORGANIZATION_ID,
-} from '@toolbus/storage';
+import { ACTION_POLICIES, type ActionPolicy } from '@toolbus/spec';
+import { type ConnectedAppActionRecord, DEFAULT_ORGANIZATION_ID } from '@toolbus/storage';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
@@ -29,13 +26,12 @@ proxy, which adds the app's credential on the way out, so the sandbox never sees
   toolbus apps remove <name>
 `;
 
-const policies: readonly ConnectedAppPolicy[] = ['ALWAYS', 'ASK', 'DENY'];
-
-function parsePolicy(text: string): ConnectedAppPolicy {
+function parsePolicy(text: string): ActionPolicy {
   const upper = text.toUpperCase();
-  if (!(policies as readonly string[]).includes(upper))
-    throw new Error(`Unknown policy "${text}" (use ALWAYS, ASK or DENY).`);
-  return upper as ConnectedAppPolicy;
+  const policy = ACTION_POLICIES.find((candidate) => candidate === upper);
+  if (policy === undefined)
+    throw new Error(`Unknown policy "${text}" (use one of ${ACTION_POLICIES.join(', ')}).`);
+  return policy;
 }
 
 function parsePairs(

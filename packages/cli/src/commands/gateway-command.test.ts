@@ -87,6 +87,9 @@ test('toolbus gateway refuses a wrong flag, a bad upstream and a public host wit
   // Started together: each fails on its own, before listening.
   const wrongFlag = run('gateway', ['--upstrem', 'http://127.0.0.1:1/v1'], home);
   const badUrl = run('gateway', ['--upstream', 'not a url'], home);
+  const badName = run('gateway', ['--upstream', 'my gpu=http://127.0.0.1:1/v1'], home);
+  // A key pasted where its variable's name belongs, with no --upstream (the default upstream takes it).
+  const pastedKey = run('gateway', ['--upstream-key-env', 'sk-live-pasted-key', '--port', '0'], home);
   const publicHost = run('gateway', ['--host', '0.0.0.0', '--port', '0'], home);
   const missingKey = run(
     'gateway',
@@ -96,7 +99,12 @@ test('toolbus gateway refuses a wrong flag, a bad upstream and a public host wit
   assert.equal(await wrongFlag.exited, 2);
   assert.match(wrongFlag.output().stderr, /--upstream/);
   assert.equal(await badUrl.exited, 2);
-  assert.match(badUrl.output().stderr, /--upstream not a url: not a URL/);
+  assert.match(badUrl.output().stderr, /--upstream not a url: expected an http:\/\/ or https:\/\/ base URL/);
+  assert.equal(await badName.exited, 2);
+  assert.match(badName.output().stderr, /--upstream my gpu=http:\S+: expected a name of letters, digits/);
+  assert.equal(await pastedKey.exited, 2);
+  assert.match(pastedKey.output().stderr, /--upstream-key-env: expected the NAME of an environment variable/);
+  assert.doesNotMatch(pastedKey.output().stderr + pastedKey.output().stdout, /sk-live-pasted-key/);
   assert.equal(await publicHost.exited, 2);
   assert.match(publicHost.output().stderr, /needs --auth api-keys/);
   assert.notEqual(await missingKey.exited, 0);

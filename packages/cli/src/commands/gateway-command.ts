@@ -1,5 +1,5 @@
 import { createNodeHttpFetch } from '@toolbus/core/node';
-import { type GatewayUpstream, startGateway } from '@toolbus/gateway';
+import { type GatewayUpstream, gatewayConfigSchema, startGateway } from '@toolbus/gateway';
 import { createJsonLogger } from '@toolbus/server/logger';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
@@ -91,7 +91,7 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
         usage: gatewayUsage,
       });
   }
-  const upstreams = upstreamsFrom(values.upstream, values['upstream-key-env'], fileConfig?.upstreams);
+  const upstreams = upstreamsFrom(values.upstream ?? [], values['upstream-key-env'], fileConfig?.upstreams);
   const logger = createJsonLogger((line) => io.stderr.write(line));
   // The workspace (storage and what it brings: hundreds of modules) only for the stored keys: the gateway's process
   // otherwise holds just the gateway and the answer repair.
@@ -137,47 +137,34 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
   }
 }
 
+/** Where the gateway forwards with no `--upstream` and none in the config file: Ollama on this machine. */
+const defaultUpstream = { name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' };
+
+/**
+ * The upstreams of the `--upstream [NAME=]URL` flags (else the config file's, else {@link defaultUpstream}),
+ * checked by the config file's own schema: a flag and the file refuse the same names, URLs and key variables.
+ */
 function upstreamsFrom(
-  flags: readonly string[] | undefined,
+  flags: readonly string[],
   keyEnv: string | undefined,
   configured: readonly GatewayUpstream[] | undefined,
 ): GatewayUpstream[] {
-  if (flags === undefined || flags.length === 0) {
-    if (configured !== undefined && configured.length > 0) return [...configured];
-    return [
-      {
-        name: 'ollama',
-        baseUrl: 'http://127.0.0.1:11434/v1',
-        ...omitUndefined({ apiKeyEnv: keyEnv || undefined }),
-      },
-    ];
-  }
-  return flags.map((flag, index) => {
-    const named = /^([A-Za-z0-9._-]{1,64})=(.+)$/.exec(flag);
-    const baseUrl = named ? (named[2] as string) : flag;
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      throw new UsageError({
-        message: `--upstream ${flag}: not a URL (e.g. http://127.0.0.1:8000/v1).`,
-        usage: gatewayUsage,
-      });
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new UsageError({
-        message: `--upstream ${flag}: use an http:// or https:// URL.`,
-        usage: gatewayUsage,
-      });
-    if (keyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
-      throw new UsageError({
-        message: '--upstream-key-env takes the NAME of a variable, not the key itself.',
-        usage: gatewayUsage,
-      });
-    return {
-      name: named ? (named[1] as string) : index === 0 ? 'upstream' : `upstream-${index + 1}`,
-      baseUrl,
-      ...omitUndefined({ apiKeyEnv: keyEnv || undefined }),
-    };
-  });
+  if (flags.length === 0 && configured !== undefined && configured.length > 0) return [...configured];
+  const key = omitUndefined({ apiKeyEnv: keyEnv || undefined });
+  const upstreams =
+    flags.length === 0
+      ? [{ ...defaultUpstream, ...key }]
+      : flags.map((flag, index) => {
+          // `NAME=URL`; the `=` of a URL's query comes after its `:`, so it is never read as a name.
+          const named = /^([^=:/]*)=(.+)$/.exec(flag);
+          const name = named ? (named[1] as string) : index === 0 ? 'upstream' : `upstream-${index + 1}`;
+          return { name, baseUrl: named ? (named[2] as string) : flag, ...key };
+        });
+  const checked = gatewayConfigSchema.shape.upstreams.safeParse(upstreams);
+  if (checked.success) return upstreams;
+  const [issue] = checked.error.issues;
+  const [index, field] = issue?.path ?? [];
+  // The variable's name may be the key itself, pasted by mistake: the refusal names the flag, never its value.
+  const flag = field === 'apiKeyEnv' ? '--upstream-key-env' : `--upstream ${flags[Number(index)]}`;
+  throw new UsageError({ message: `${flag}: expected ${issue?.message}.`, usage: gatewayUsage });
 }

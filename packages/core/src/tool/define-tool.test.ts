@@ -113,3 +113,31 @@ describe('defineTool passErrorMessages', () => {
     assert.equal(outcomes[0]?.response.llmFacing, 'Tool failed with error: There is no order 7.');
   });
 });
+
+test('the example call an invalid call is answered with is accepted by the tool itself', async () => {
+  const tool = defineTool({
+    name: 'plan_trip',
+    description: 'Plans a trip',
+    parameters: z.object({
+      stops: z.array(z.string()).min(3),
+      budget: z.number().max(0.5),
+      nights: z.number().int().nullable(),
+      rooms: z.array(z.object({ beds: z.number().int().optional(), view: z.string().optional() })),
+      mode: z.union([z.literal('train'), z.literal('car')]),
+    }),
+    run: () => 'planned',
+  });
+  const at = { turn: 0, tab: 0 };
+  const refused = await runToolCalls({
+    calls: [{ id: 'c1', name: 'plan_trip', arguments: {}, placement: at }],
+    tools: [tool],
+  });
+  const example = /Call it like this: (.*)$/s.exec(refused.outcomes[0]?.response.llmFacing ?? '')?.[1];
+  assert.ok(example, 'the refusal shows an example call');
+  const { arguments: args } = JSON.parse(example) as { arguments: Record<string, unknown> };
+  const accepted = await runToolCalls({
+    calls: [{ id: 'c2', name: 'plan_trip', arguments: args, placement: at }],
+    tools: [tool],
+  });
+  assert.equal(accepted.outcomes[0]?.status, 'success', `the example ${example} was refused`);
+});

@@ -11,9 +11,14 @@ import type {
   ToolResponse,
   ToolRunContext,
 } from '@toolbus/spec';
-import { omitUndefined, ToolbusError, ToolExecutionError, toolNamePattern } from '@toolbus/spec';
+import {
+  exampleArguments,
+  omitUndefined,
+  ToolbusError,
+  ToolExecutionError,
+  toolNamePattern,
+} from '@toolbus/spec';
 import * as z from 'zod';
-import { exampleArgumentsFromSchema } from './example-arguments.ts';
 import { invalidArgumentsError } from './invalid-arguments-error.ts';
 
 /** Options for {@link defineTool}. */
@@ -125,7 +130,7 @@ export function defineTool<Parameters extends z.ZodObject>(options: DefineToolOp
           })),
           exampleArguments:
             (options.exampleArguments as Record<string, unknown> | undefined) ??
-            exampleArgumentsFromSchema(getDefinition().parameters),
+            exampleArguments(getDefinition().parameters),
         });
       }
       let result: ToolResponse | string;

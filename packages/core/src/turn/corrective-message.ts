@@ -1,8 +1,7 @@
-import type { ToolDefinition } from '@toolbus/spec';
+import { exampleArguments, type ToolDefinition } from '@toolbus/spec';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { withoutToolCallMarkupTags } from '../recovery/tool-call-markup-marker.ts';
 import { ToolCallMarkupStreamFilter } from '../streaming/tool-call-markup-stream-filter.ts';
-import { exampleArgumentsFromSchema } from '../tool/example-arguments.ts';
 
 /** The message a model gets when it wrote a tool call that could not be read (if enabled). */
 export const DEFAULT_CORRECTIVE_MESSAGE =
@@ -55,7 +54,7 @@ export function correctiveMessageFor(text: string, definitions: readonly ToolDef
       'schema.'
     );
   }
-  const example = JSON.stringify(exampleArgumentsFromSchema(definition.parameters));
+  const example = JSON.stringify(exampleArguments(definition.parameters));
   return (
     `Your last message tried to call "${name}", but the call could not be read: its arguments are not a ` +
     `readable JSON object. Call it again ${retryAdvice}, with arguments that match its JSON schema, for ` +

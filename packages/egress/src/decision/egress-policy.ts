@@ -1,8 +1,11 @@
+import type { ActionPolicy } from '@toolbus/spec';
+
 /**
- * What happens to an action: `ALWAYS` forwards it with credentials, `ASK` waits for the user's approval, `DENY`
- * refuses it. Stricter policies win when a request carries several actions.
+ * What happens to an action (spec's {@link ActionPolicy}, which storage keeps on connected apps): `ALWAYS` forwards
+ * it with credentials, `ASK` waits for the user's approval, `DENY` refuses it. Stricter policies win when a request
+ * carries several actions.
  */
-export type EgressPolicy = 'ALWAYS' | 'ASK' | 'DENY';
+export type EgressPolicy = ActionPolicy;
 
 /** One action a request performs, with the policy that governs it. */
 export interface EgressAction {

@@ -48,3 +48,14 @@ export async function authorizeLoopbackUser(
     state: location.searchParams.get('state') ?? '',
   });
 }
+
+/**
+ * `fetch` with a slow token endpoint: a refresh request waits 300 ms, so a second connection's 401 certainly
+ * arrives while the first one refreshes (the refresh lock's race, made certain).
+ */
+export const slowRefreshFetch: typeof fetch = async (input, init) => {
+  if (String(init?.body ?? '').includes('grant_type=refresh_token')) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return fetch(input, init);
+};

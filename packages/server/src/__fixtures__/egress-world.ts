@@ -13,12 +13,12 @@ import {
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { startInterpreterServer } from '@toolbus/interpreter';
 import { CodeInterpreterClient } from '@toolbus/sandbox';
-import { omitUndefined } from '@toolbus/spec';
+import { omitUndefined, type Tool } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import type { EgressContext } from '@toolbus/egress';
 import { createPythonTool } from '@toolbus/tools';
-import { startSandboxEgressIfConnected } from '../egress/sandbox-egress.ts';
-import type { ServerOptions } from '../server-options.ts';
+import { type SandboxEgressOptions, startSandboxEgressIfConnected } from '../egress/sandbox-egress.ts';
+import type { BuiltInToolContext, ServerOptions } from '../server-options.ts';
 
 /** One request the test API received. */
 export interface ReceivedRequest {
@@ -102,51 +102,56 @@ export function postReportCode(port: number): string {
 }
 
 /**
- * What `toolbus serve` starts at a turn's first run_python call when the user has connected apps: a sandbox of the
- * turn's own, behind its egress proxy (here made when the tool is, to keep the fixture short); `api.test` resolves
- * to loopback and the API's CA is trusted upstream.
+ * run_python as `toolbus serve` starts it at a turn's first call: a sandbox of the turn's own (an interpreter on
+ * loopback), behind an egress proxy with the turn's approvals when the user has connected apps (here made when
+ * the tool is, to keep the fixture short); both close with the turn. `network` says which names reach loopback
+ * and which CA upstream is trusted.
  */
+export async function pythonToolWithEgress(options: {
+  readonly storage: Storage;
+  readonly context: BuiltInToolContext;
+  /** Where the egress proxy keeps its CA. */
+  readonly caDirectory: string;
+  readonly network: NonNullable<SandboxEgressOptions['network']>;
+}): Promise<Tool> {
+  const { storage, context } = options;
+  const egress =
+    context.approvals === undefined
+      ? undefined
+      : await startSandboxEgressIfConnected({
+          storage,
+          userId: context.user.id,
+          caDirectory: options.caDirectory,
+          approvals: context.approvals,
+          sessionId: context.approvals.sessionId,
+          network: options.network,
+        });
+  const interpreter = await startInterpreterServer({ port: 0, ...omitUndefined({ egress: egress?.provider }) });
+  context.onClose(async () => {
+    await interpreter.close();
+    await egress?.close();
+  });
+  return createPythonTool({
+    client: new CodeInterpreterClient({ baseUrl: interpreter.url }),
+    files: {
+      readContent: (fileId) => storage.files.readContent(fileId),
+      saveGenerated: (file) =>
+        storage.files.put({ userId: context.user.id, organizationId: context.organizationId, ...file }),
+    },
+  });
+}
+
+/** The built-in tools of an egress-approval test: run_python only, reaching `api.test` (the test API) alone. */
 export function pythonWithEgressFactories(options: {
   readonly storage: Storage;
   /** Where the egress proxy keeps its CA. */
   readonly caDirectory: string;
   readonly api: TestHttpsApi;
 }): NonNullable<ServerOptions['builtInToolFactories']> {
-  const { storage, api } = options;
+  const { storage, caDirectory, api } = options;
+  const network = { ...apiTestNetwork, upstreamTrustedCa: [api.ca.certificatePem] };
   return (context) =>
-    new Map([
-      [
-        'PythonTool',
-        async () => {
-          const egress =
-            context.approvals === undefined
-              ? undefined
-              : await startSandboxEgressIfConnected({
-                  storage,
-                  userId: context.user.id,
-                  caDirectory: options.caDirectory,
-                  approvals: context.approvals,
-                  sessionId: context.approvals.sessionId,
-                  network: { ...apiTestNetwork, upstreamTrustedCa: [api.ca.certificatePem] },
-                });
-          const interpreter = await startInterpreterServer({
-            port: 0,
-            ...omitUndefined({ egress: egress?.provider }),
-          });
-          context.onClose(async () => {
-            await interpreter.close();
-            await egress?.close();
-          });
-          return createPythonTool({
-            client: new CodeInterpreterClient({ baseUrl: interpreter.url }),
-            files: {
-              readContent: (fileId) => storage.files.readContent(fileId),
-              saveGenerated: (file) => storage.files.put({ userId: context.user.id, ...file }),
-            },
-          });
-        },
-      ],
-    ]);
+    new Map([['PythonTool', () => pythonToolWithEgress({ storage, context, caDirectory, network })]]);
 }
 
 /** Connects the test API for the key's user as app "Tracker": POST /items is ASK, the token is `secret`. */

@@ -1,8 +1,13 @@
 /**
- * Writes a small, valid one-page PDF showing `lines` in Helvetica, with a correct cross-reference table, so tests
- * exercise the real PDF.js text extraction on a file made in the test.
+ * Writes a small, valid one-page PDF showing `lines` in Helvetica (none: a page without a text layer, as a scan),
+ * with a correct cross-reference table, so tests exercise the real PDF.js text extraction on a file made in the
+ * test. `brokenXref` points the table and `startxref` nowhere: PDF.js then warns and rebuilds it from the objects.
  */
-export function minimalPdf(lines: readonly string[], title = 'Test PDF'): Uint8Array {
+export function minimalPdf(
+  lines: readonly string[],
+  title = 'Test PDF',
+  options: { readonly brokenXref?: boolean } = {},
+): Uint8Array {
   const escapePdfText = (text: string) => text.replace(/[\\()]/g, (character) => `\\${character}`);
   const content = [
     'BT',
@@ -28,7 +33,9 @@ export function minimalPdf(lines: readonly string[], title = 'Test PDF'): Uint8A
   });
   const xrefAt = body.length;
   body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  for (const offset of offsets)
+    body += `${String(options.brokenXref ? 999 : offset).padStart(10, '0')} 00000 n \n`;
+  const startXref = options.brokenXref ? 99_999 : xrefAt;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${startXref}\n%%EOF\n`;
   return new TextEncoder().encode(body);
 }
