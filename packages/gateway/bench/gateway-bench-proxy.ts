@@ -8,6 +8,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { GCProfiler, getHeapSpaceStatistics } from 'node:v8';
 import { startGateway as currentGateway } from '../src/gateway-server.ts';
 import { relayEvents } from '../src/relay-events.ts';
+import { threadTimes } from './gateway-bench-threads.ts';
 
 // A third argument names another gateway-server.ts (an earlier commit's, see gateway-bench-baseline.ts).
 const [mode, upstreamUrl, gatewayModule] = process.argv.slice(2) as [
@@ -100,6 +101,12 @@ if (process.execArgv.some((flag) => !flag.startsWith('--conditions')))
   );
 process.send?.({ url });
 process.on('message', (message) => {
-  if (message === 'usage') process.send?.({ cpu: process.cpuUsage(), gc: gcMs, allocated: allocatedSoFar() });
+  if (message === 'usage')
+    process.send?.({
+      cpu: process.cpuUsage(),
+      gc: gcMs,
+      allocated: allocatedSoFar(),
+      threads: threadTimes(),
+    });
   if (message === 'stop') process.exit(0);
 });

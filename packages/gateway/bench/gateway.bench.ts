@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { loadGatewaySnapshot } from './gateway-bench-baseline.ts';
 import { startHaproxyPassthrough } from './gateway-bench-haproxy.ts';
+import { addThreadTimes, type ThreadRow, type ThreadTimes, threadTable } from './gateway-bench-threads.ts';
 
 const levels = (process.env.GATEWAY_BENCH_STREAMS ?? '1,25').split(',').map(Number);
 const chunksPerStream = Number(process.env.GATEWAY_BENCH_CHUNKS ?? 200);
@@ -137,6 +138,8 @@ interface Usage {
   gc: number;
   /** Bytes allocated in the young generation. */
   allocated: number;
+  /** CPU time by thread and the main thread's sleeps (Linux; see gateway-bench-threads.ts). */
+  threads?: ThreadTimes | undefined;
 }
 
 interface Proxy {
@@ -166,12 +169,13 @@ async function startProxy(mode: 'gateway' | 'passthrough' | 'relay', gatewayModu
     usage: () =>
       new Promise((resolve) => {
         child.once('message', (message) => {
-          const { cpu, gc, allocated } = message as {
+          const { cpu, gc, allocated, threads } = message as {
             cpu: { user: number; system: number };
             gc: number;
             allocated: number;
+            threads?: ThreadTimes;
           };
-          resolve({ cpu: cpu.user + cpu.system, gc, allocated });
+          resolve({ cpu: cpu.user + cpu.system, gc, allocated, threads });
         });
         child.send('usage');
       }),
@@ -221,6 +225,7 @@ interface Result {
   gc: number;
   allocated: number;
   chunks: number;
+  threads: ThreadTimes | undefined;
 }
 
 // A C-level pass-through (HAProxy), and optionally the gateway of an earlier commit (GATEWAY_BENCH_BASELINE), run
@@ -249,7 +254,15 @@ if (haproxy !== undefined) {
 const paths = (['direct', 'passthrough', 'relay', 'haproxy', 'gateway before', 'gateway'] as const).filter(
   (path) => path === 'direct' || proxies[path] !== undefined,
 );
-for (const path of paths) if (path !== 'direct') await load(proxies[path]!.url, Math.max(...levels)); // warm-up
+// Warm-up at the largest stream count. GATEWAY_BENCH_WARMUP=each also warms up at every other count, the largest first
+// and one stream last: a load's figures then leave out the code V8 compiles only once that load's paths run (at one
+// stream a read holds one event, at 25 several), which otherwise lands in the first rounds' CPU per token.
+const warmUps =
+  process.env.GATEWAY_BENCH_WARMUP === 'each'
+    ? [...new Set(levels)].sort((a, b) => b - a)
+    : [Math.max(...levels)];
+for (const streams of warmUps)
+  for (const path of paths) if (path !== 'direct') await load(proxies[path]!.url, streams);
 /** One load: a stream count and how its streams are phased (see `Phasing`). */
 interface Load {
   streams: number;
@@ -264,7 +277,16 @@ const byLoad = new Map<Load, { results: Partial<Record<Path, Result>>; writesPer
 for (const { streams, phasing } of loads) {
   const results: Partial<Record<Path, Result>> = {};
   for (const path of paths)
-    results[path] = { delays: [], first: [], last: [], cpu: 0, gc: 0, allocated: 0, chunks: 0 };
+    results[path] = {
+      delays: [],
+      first: [],
+      last: [],
+      cpu: 0,
+      gc: 0,
+      allocated: 0,
+      chunks: 0,
+      threads: { main: 0, helpers: 0, other: 0, mainSleeps: 0 },
+    };
   passes.writes = 0;
   passes.count = 0;
   for (let round = 0; round < rounds; round += 1) {
@@ -290,6 +312,7 @@ for (const { streams, phasing } of loads) {
       result.gc += after.gc - before.gc;
       result.allocated += after.allocated - before.allocated;
       result.chunks += chunks;
+      result.threads = addThreadTimes(result.threads, before.threads, after.threads);
     }
   }
   byLoad.set({ streams, phasing }, { results, writesPerPass: passes.writes / passes.count });
@@ -341,6 +364,17 @@ for (const [{ streams, phasing }, { results, writesPerPass }] of byLoad) {
   );
 }
 console.log(`\n${summary.join('\n')}\n`);
+// What each proxy's CPU per token is made of (see gateway-bench-threads.ts): the proxies other than HAProxy.
+const threadRows: ThreadRow[] = [];
+for (const [{ streams, phasing }, { results }] of byLoad)
+  for (const path of paths) {
+    const result = results[path];
+    if (path === 'direct' || path === 'haproxy' || result === undefined) continue;
+    const load = streams === 1 ? '1 stream' : `${streams} streams, ${phasing}`;
+    threadRows.push({ load, path, threads: result.threads, chunks: result.chunks });
+  }
+const threads = threadTable(threadRows);
+if (threads !== '') console.log(`CPU per token by thread:\n\n${threads}`);
 
 // Whether the bench ran under a real-time policy (e.g. `chrt -f 50`, where the machine has it): then other
 // processes' load cannot delay its processes, and the figures measure the proxies rather than the machine's queue.
