@@ -1,17 +1,18 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { ChatTurnStatus } from '../chat.ts';
+import { turnKey } from '../stores/packet-streams.ts';
 
 /**
  * The turns one SQLite connection knows to be running, so that appending packets (every turn's, many times a
  * second) does not read each turn's status again: with 200 turns streaming that was a SELECT per turn per flush.
  *
  * What is known stays true while every change to a turn's status since it was learnt is accounted for: this
- * connection's own chat writes report theirs ({@link RunningTurnStatuses.ended},
- * {@link RunningTurnStatuses.chatDeleted}). Anything else is seen in a stamp read at the start of each
- * transaction, and makes it forget all it knew: another connection's commit (SQLite's `data_version`), or a status
- * changed or a turn deleted by any statement of this connection, counted by temporary triggers (connection-local,
- * not part of the schema), which foreign-key cascades fire too: a user deleted through the query builder takes
- * their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is known alone.
+ * connection's own turn ends report theirs ({@link RunningTurnStatuses.ended}). Anything else is seen in a stamp read
+ * at the start of each transaction, and makes it forget all it knew: another connection's commit (SQLite's
+ * `data_version`), or a status changed or a turn deleted by any statement of this connection (a chat's deletion:
+ * rare), counted by temporary triggers (connection-local, not part of the schema), which foreign-key cascades fire
+ * too: a user deleted through the query builder takes their chats' turns with it. Writes that touch no turn
+ * (titles, new chats) leave what is known alone.
  */
 export interface RunningTurnStatuses {
   /**
@@ -31,8 +32,6 @@ export interface RunningTurnStatuses {
   statusNow(chatId: string, turn: number): ChatTurnStatus | undefined;
   /** The turn is ending in the current transaction. */
   ended(chatId: string, turn: number): void;
-  /** The chat is being deleted in the current transaction. */
-  chatDeleted(chatId: string): void;
   /** The transaction rolled back: everything is forgotten. */
   forgetAll(): void;
 }
@@ -54,7 +53,6 @@ export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnSt
   const statusNow = (chatId: string, turn: number) =>
     (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
   const running = new Set<string>();
-  const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
   // The stamp when what is known was last accounted for (-1: never, or rolled back).
   let changes = -1;
   let version = -1;
@@ -78,7 +76,7 @@ export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnSt
       reported = false;
     },
     statusOf(chatId, turn) {
-      const key = keyOf(chatId, turn);
+      const key = turnKey(chatId, turn);
       if (running.has(key)) return 'running';
       const status = statusNow(chatId, turn);
       if (status === 'running') running.add(key);
@@ -87,12 +85,7 @@ export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnSt
     statusNow,
     ended(chatId, turn) {
       reported = true;
-      running.delete(keyOf(chatId, turn));
-    },
-    chatDeleted(chatId) {
-      reported = true;
-      const prefix = `${chatId}\u0000`;
-      for (const key of running) if (key.startsWith(prefix)) running.delete(key);
+      running.delete(turnKey(chatId, turn));
     },
     forgetAll,
   };

@@ -43,7 +43,7 @@ parentPort.on('message', (message) => {
   clearInterval(timer);
   run();
   database.close();
-  parentPort.postMessage('stopped');
+  // Nothing left to run: the thread ends.
   parentPort.close();
 });
 parentPort.postMessage('ready');
@@ -95,15 +95,13 @@ export async function startWalCheckpointer(
   return {
     stop() {
       stopping ??= new Promise<void>((resolve) => {
-        // Held open until the thread has closed its connection, so the caller's close comes after it.
+        // Held open until the thread has closed its connection and ended, so the caller's close comes after it.
         worker.ref();
-        const timer = setTimeout(() => void worker.terminate().finally(resolve), 5_000);
-        const done = () => {
+        const timer = setTimeout(() => void worker.terminate(), 5_000);
+        worker.once('exit', () => {
           clearTimeout(timer);
           resolve();
-        };
-        worker.once('message', done);
-        worker.once('exit', done);
+        });
         worker.postMessage('stop');
       });
       return stopping;

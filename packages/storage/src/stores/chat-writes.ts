@@ -89,7 +89,6 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
            RETURNING *`,
           [chatId, kind, context.now(), JSON.stringify(input)],
         )) as [TurnRow];
-        streams.started?.(chatId, started.turn_index);
         return toTurn(started);
       });
     },

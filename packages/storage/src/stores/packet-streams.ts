@@ -21,8 +21,6 @@ export interface Statements {
 export interface PacketStreams {
   /** Runs `action` in one transaction; what the streams remember is undone with it when it rolls back. */
   transaction<Result>(action: (statements: Statements) => Promise<Result>): Promise<Result>;
-  /** The turn has just started. */
-  readonly started?: (chatId: string, turn: number) => void;
   /** The turn is about to end (still `running`). */
   readonly ending?: (chatId: string, turn: number) => void;
   /** Turns have ended in this transaction. */
