@@ -73,15 +73,12 @@ export async function startWalCheckpointer(
       truncateAboveBytes: options.truncateAboveBytes ?? DEFAULT_WAL_TRUNCATE_ABOVE_BYTES,
     },
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      worker.once('message', () => resolve());
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`The checkpoint thread exited (${code}).`)));
-    });
-  } catch {
-    return undefined;
-  }
+  const ready = await new Promise<boolean>((resolve) => {
+    worker.once('message', () => resolve(true));
+    worker.once('error', () => resolve(false));
+    worker.once('exit', () => resolve(false));
+  });
+  if (!ready) return undefined;
   worker.removeAllListeners();
   database.exec('PRAGMA wal_autocheckpoint = 0');
   let stopping: Promise<void> | undefined;

@@ -32,12 +32,7 @@ export interface PacketStreams {
   /** {@link ChatStore.appendPacketBatches}, in a transaction of its own. */
   append(batches: readonly PacketBatch[]): Promise<readonly AppendedPacketBatch[]>;
   /** {@link ChatStore.listPackets}, the cursor already checked. */
-  list(options: {
-    chatId: string;
-    turn: number;
-    after: number;
-    limit: number;
-  }): Promise<readonly StoredPacket[]>;
+  list(options: Required<Parameters<ChatStore['listPackets']>[0]>): Promise<readonly StoredPacket[]>;
 }
 
 /** A turn's packets in `chat_packets` after a sequence (`$3`), up to a limit (`$4`): the same SQL on both databases. */
