@@ -5,7 +5,7 @@ import {
   jsonArray,
   type PacketRow,
   type PacketStreams,
-  type Statements,
+  type RunStatement,
   storedPackets,
   tablePackets,
   turnKey,
@@ -36,18 +36,18 @@ const appendToTurns = `WITH reserved AS (
  * ({@link PacketStreams.transaction}): through the query builder a turn cost about 1.2× the client CPU (BENCHMARKS.md).
  */
 export function createPostgresPacketStreams(pool: pg.Pool): PacketStreams {
-  const onPool = statementsOn(pool);
+  const onPool = runOn(pool);
   return {
-    transaction: (action) => inPostgresTransaction(pool, (client) => action(statementsOn(client))),
-    async appendClosing(statements, batch) {
-      await appendOne(statements, batch);
+    transaction: (action) => inPostgresTransaction(pool, (client) => action(runOn(client))),
+    async appendClosing(run, batch) {
+      await appendOne(run, batch);
     },
     async append(batches) {
       const [only] = batches;
       return batches.length === 1 && only ? [await appendOne(onPool, only)] : appendToMany(pool, batches);
     },
     list: async ({ chatId, turn, after, limit }) =>
-      storedPackets(await onPool.rows<PacketRow>(tablePackets, [chatId, turn, after, limit])),
+      storedPackets(await onPool<PacketRow>(tablePackets, [chatId, turn, after, limit])),
   };
 }
 
@@ -55,9 +55,9 @@ export function createPostgresPacketStreams(pool: pg.Pool): PacketStreams {
  * One batch (`appendPackets`, a turn's packets one write at a time): a statement PostgreSQL plans faster than the
  * one for many turns (one array, no join), which made one-by-one appends 1.4× slower.
  */
-async function appendOne(statements: Statements, batch: PacketBatch): Promise<AppendedPacketBatch> {
+async function appendOne(run: RunStatement, batch: PacketBatch): Promise<AppendedPacketBatch> {
   const { chatId, turn, packets } = batch;
-  const rows = await statements.rows<{ last_sequence: number }>(
+  const rows = await run<{ last_sequence: number }>(
     `WITH reserved AS (
        UPDATE chat_turns SET last_sequence = last_sequence + $3
         WHERE chat_id = $1 AND turn_index = $2 RETURNING last_sequence
@@ -102,9 +102,7 @@ async function appendToMany(pool: pg.Pool, batches: readonly PacketBatch[]): Pro
 }
 
 /** Statements on the pool (each one on its own) or on a client (in its transaction). */
-function statementsOn(queryable: pg.Pool | pg.PoolClient): Statements {
-  return {
-    rows: async <Row>(text: string, values: readonly unknown[]) =>
-      (await queryable.query(text, values as unknown[])).rows as Row[],
-  };
+function runOn(queryable: pg.Pool | pg.PoolClient): RunStatement {
+  return async <Row>(text: string, values: readonly unknown[]) =>
+    (await queryable.query(text, values as unknown[])).rows as Row[];
 }

@@ -3,7 +3,7 @@ import {
   appended,
   type PacketRow,
   type PacketStreams,
-  type Statements,
+  type RunStatement,
   storedPackets,
   tablePackets,
 } from '../stores/packet-streams.ts';
@@ -37,10 +37,8 @@ export function createSqlitePacketStreams(
   const begin = prepare('BEGIN IMMEDIATE');
   const commit = prepare('COMMIT');
   const rollback = prepare('ROLLBACK');
-  const statements: Statements = {
-    rows: async <Row>(text: string, values: readonly unknown[]) =>
-      prepare(text).all(...(values as SQLInputValue[])) as Row[],
-  };
+  const run: RunStatement = async <Row>(text: string, values: readonly unknown[]) =>
+    prepare(text).all(...(values as SQLInputValue[])) as Row[];
   // BEGIN runs before anything is awaited: when another connection holds the lock, it throws at once and
   // `exclusive` waits and tries again. Synchronous work (appending packets, the hottest write) commits with no
   // promise between its statements. A roll-back makes the log and the statuses forget what they remembered. A turn's
@@ -68,7 +66,7 @@ export function createSqlitePacketStreams(
       }
     });
   return {
-    transaction: (action) => transaction(() => action(statements)),
+    transaction: (action) => transaction(() => action(run)),
     // Moved while still running: the log finds a turn it does not know among the running ones.
     ending: (chatId, turn) => {
       statuses.ended(chatId, turn);
@@ -76,7 +74,7 @@ export function createSqlitePacketStreams(
     },
     ended: () => log.sweep(),
     deleting: (chatId) => log.forgetChat(chatId),
-    appendClosing: async (_statements, batch) => {
+    appendClosing: async (_run, batch) => {
       log.appendEnded(batch);
     },
     append: (batches) => {
