@@ -7,37 +7,14 @@ import { turnKey } from '../stores/packet-streams.ts';
  * second) does not read each turn's status again: with 200 turns streaming that was a SELECT per turn per flush.
  *
  * What is known stays true while every change to a turn's status since it was learnt is accounted for: this
- * connection's own turn ends report theirs ({@link RunningTurnStatuses.ended}). Anything else is seen in a stamp read
- * at the start of each transaction, and makes it forget all it knew: another connection's commit (SQLite's
- * `data_version`), or a status changed or a turn deleted by any statement of this connection (a chat's deletion:
- * rare), counted by temporary triggers (connection-local, not part of the schema), which foreign-key cascades fire
- * too: a user deleted through the query builder takes their chats' turns with it. Writes that touch no turn
- * (titles, new chats) leave what is known alone.
+ * connection's own turn ends report theirs (`ended`). Anything else is seen in a stamp read at the start of each
+ * transaction, and makes it forget all it knew: another connection's commit (SQLite's `data_version`), or a status
+ * changed or a turn deleted by any statement of this connection (a chat's deletion: rare), counted by temporary
+ * triggers (connection-local, not part of the schema), which foreign-key cascades fire too: a user deleted through
+ * the query builder takes their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is
+ * known alone.
  */
-export interface RunningTurnStatuses {
-  /**
-   * Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote,
-   * and takes the stamp as accounted for.
-   */
-  check(): void;
-  /**
-   * At the end of a transaction (before its commit) whose status changes were all reported: what is known holds
-   * after its writes. The stamp is read again only when the transaction reported a change (appending packets,
-   * the hottest transaction, changes none: one stamp read per append, where the SELECT it replaces was one).
-   */
-  settled(): void;
-  /** The turn's status: read once, then known while it runs. */
-  statusOf(chatId: string, turn: number): ChatTurnStatus | undefined;
-  /** The turn's status as stored, read now (what is known is neither used nor changed). */
-  statusNow(chatId: string, turn: number): ChatTurnStatus | undefined;
-  /** The turn is ending in the current transaction. */
-  ended(chatId: string, turn: number): void;
-  /** The transaction rolled back: everything is forgotten. */
-  forgetAll(): void;
-}
-
-/** {@link RunningTurnStatuses} of one connection. */
-export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnStatuses {
+export function createRunningTurnStatuses(database: DatabaseSync) {
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   database.exec(`
     CREATE TEMP TABLE IF NOT EXISTS turn_status_writes (writes INTEGER NOT NULL);
@@ -59,34 +36,46 @@ export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnSt
   // Whether this transaction reported a status change (its own writes moved the stamp).
   let reported = false;
   const read = () => stamp.get() as { changes: number; version: number };
-  const forgetAll = () => {
-    running.clear();
-    changes = -1;
-    reported = false;
-  };
   return {
-    check() {
+    /**
+     * Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote,
+     * and takes the stamp as accounted for.
+     */
+    check(): void {
       const now = read();
       if (now.changes !== changes || now.version !== version) running.clear();
       ({ changes, version } = now);
       reported = false;
     },
-    settled() {
+    /**
+     * At the end of a transaction (before its commit) whose status changes were all reported: what is known holds
+     * after its writes. The stamp is read again only when the transaction reported a change (appending packets,
+     * the hottest transaction, changes none: one stamp read per append, where the SELECT it replaces was one).
+     */
+    settled(): void {
       if (reported) ({ changes, version } = read());
       reported = false;
     },
-    statusOf(chatId, turn) {
+    /** The turn's status: read once, then known while it runs. */
+    statusOf(chatId: string, turn: number): ChatTurnStatus | undefined {
       const key = turnKey(chatId, turn);
       if (running.has(key)) return 'running';
       const status = statusNow(chatId, turn);
       if (status === 'running') running.add(key);
       return status;
     },
+    /** The turn's status as stored, read now (what is known is neither used nor changed). */
     statusNow,
-    ended(chatId, turn) {
+    /** The turn is ending in the current transaction. */
+    ended(chatId: string, turn: number): void {
       reported = true;
       running.delete(turnKey(chatId, turn));
     },
-    forgetAll,
+    /** The transaction rolled back: everything is forgotten. */
+    forgetAll(): void {
+      running.clear();
+      changes = -1;
+      reported = false;
+    },
   };
 }
