@@ -1,9 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 
-/** The log size above which a fully copied write-ahead log is truncated (default 64 MiB). */
-export const DEFAULT_WAL_TRUNCATE_ABOVE_BYTES = 64 * 1024 * 1024;
-
 /** A background thread that copies a database's write-ahead log into the database file. */
 export interface WalCheckpointer {
   /** Checkpoints once more, closes the thread's connection and ends the thread. */
@@ -61,7 +58,7 @@ export async function startWalCheckpointer(
   path: string,
   options: {
     readonly intervalMs?: number;
-    /** See {@link DEFAULT_WAL_TRUNCATE_ABOVE_BYTES}; `Infinity`: never truncate. */
+    /** The log size above which a fully copied log is truncated (default 64 MiB; `Infinity`: never). */
     readonly truncateAboveBytes?: number;
   } = {},
 ): Promise<WalCheckpointer | undefined> {
@@ -70,7 +67,7 @@ export async function startWalCheckpointer(
     workerData: {
       path,
       intervalMs: options.intervalMs ?? 200,
-      truncateAboveBytes: options.truncateAboveBytes ?? DEFAULT_WAL_TRUNCATE_ABOVE_BYTES,
+      truncateAboveBytes: options.truncateAboveBytes ?? 64 * 1024 * 1024,
     },
   });
   const ready = await new Promise<boolean>((resolve) => {

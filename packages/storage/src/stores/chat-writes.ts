@@ -9,9 +9,6 @@ import type { PacketStreams, RunStatement } from './packet-streams.ts';
 
 type TurnRow = StorageSchema['chat_turns'];
 
-/** The chat store's writes of a chat's turns and history, written once: see {@link createChatWrites}. */
-export type ChatWrites = Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn'>;
-
 /** The next value of a chat's activity, its order among its user's chats (a counter: timestamps tie within a millisecond). */
 export const nextActivity: Readonly<Record<StorageDialect, string>> = {
   postgres: "nextval('chat_activity')",
@@ -37,7 +34,10 @@ const messageRows: Readonly<Record<StorageDialect, string>> = {
  * partial index of running turns (with a parameter it scans every turn of the chat: 78 µs against 4 µs per
  * statement after 3,000 turns).
  */
-export function createChatWrites(context: StoreContext, streams: PacketStreams): ChatWrites {
+export function createChatWrites(
+  context: StoreContext,
+  streams: PacketStreams,
+): Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn'> {
   const chatRow = `SELECT 1 AS found FROM chats WHERE id = $1${context.dialect === 'postgres' ? ' FOR UPDATE' : ''}`;
   // Whether the chat exists, its row locked (PostgreSQL) as every write to its turns or history takes it first.
   const lockChat = async (run: RunStatement, chatId: string) => (await run(chatRow, [chatId])).length > 0;
