@@ -147,9 +147,12 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
   };
   // The state of a turn this process is about to append to (remembered as its own).
   const owned = (chatId: string, turn: number): LoggedTurn => {
-    const state = known(chatId, turn) ?? { last: tableLast(chatId, turn), ids: [], own: true };
+    let state = known(chatId, turn);
+    if (!state) {
+      state = { last: tableLast(chatId, turn), ids: [], own: true };
+      turns.set(turnKey(chatId, turn), state);
+    }
     state.own = true;
-    turns.set(turnKey(chatId, turn), state);
     return state;
   };
   const known = (chatId: string, turn: number): LoggedTurn | undefined => {
