@@ -1,6 +1,6 @@
 // Per-turn storage cost on PostgreSQL next to the embedded SQLite store, measured side by side in one run: start a
-// turn, append its packets (one by one, and in batches of 10 as the server's turn runner writes them), finish the
-// turn with its history (a user message, a tool call, its result, the answer). PostgreSQL is a private cluster on
+// turn, append its packets (one by one, in batches of 10 as the server's turn runner writes them, and several chats'
+// batches in one write as its packet batcher does), finish the turn with its history (a user message, a tool call, its result, the answer). PostgreSQL is a private cluster on
 // loopback with fsync on and synchronous_commit off; SQLite is a file in WAL mode with synchronous = NORMAL: both
 // keep every commit across a killed process and may lose the last ones on power loss. `npm run bench -- scale-out`
 // (BENCH_STORAGE_TREE: the stores of another checkout, for `npm run bench:pairs`; BENCH_TURNS, BENCH_RUNS: sizes.)
@@ -33,10 +33,29 @@ async function oneTurn(storage: Storage, chatId: string, batchSize: number): Pro
   await storage.chats.finishTurn({ chatId, turn: turn.index, status: 'completed', messages: turnHistory });
 }
 
+/** One turn of each chat at once, every round's batches of all of them in one write (as the server's batcher writes). */
+async function turnsTogether(storage: Storage, chatIds: readonly string[], batchSize: number): Promise<void> {
+  const turns = await Promise.all(
+    chatIds.map(async (chatId) => ({
+      chatId,
+      turn: (await storage.chats.startTurn({ chatId, input: turnHistory.slice(0, 1) })).index,
+    })),
+  );
+  for (let sent = 0; sent < packetsPerTurn; sent += batchSize) {
+    const packets = Array.from({ length: Math.min(batchSize, packetsPerTurn - sent) }, (_, offset) =>
+      packet(sent + offset),
+    );
+    await storage.chats.appendPacketBatches(turns.map((turn) => ({ ...turn, packets })));
+  }
+  for (const turn of turns) {
+    await storage.chats.finishTurn({ ...turn, status: 'completed', messages: turnHistory });
+  }
+}
+
 /** Milliseconds per turn (wall and this process's CPU): `turnsPerRun` turns one after another, or `parallel` chats at once. */
 async function timeTurns(
   storage: Storage,
-  options: { batchSize: number; parallel: number },
+  options: { batchSize: number; parallel: number; together?: boolean },
 ): Promise<{ wall: number; cpu: number }> {
   const user = await storage.users.create({ email: `bench-${randomBytes(6).toString('hex')}@example.com` });
   const chats = await Promise.all(
@@ -44,11 +63,17 @@ async function timeTurns(
   );
   const started = performance.now();
   const cpu = process.cpuUsage();
-  await Promise.all(
-    chats.map(async (chat) => {
-      for (let turn = 0; turn < turnsPerRun; turn += 1) await oneTurn(storage, chat.id, options.batchSize);
-    }),
-  );
+  if (options.together) {
+    const chatIds = chats.map((chat) => chat.id);
+    for (let turn = 0; turn < turnsPerRun; turn += 1)
+      await turnsTogether(storage, chatIds, options.batchSize);
+  } else {
+    await Promise.all(
+      chats.map(async (chat) => {
+        for (let turn = 0; turn < turnsPerRun; turn += 1) await oneTurn(storage, chat.id, options.batchSize);
+      }),
+    );
+  }
   const used = process.cpuUsage(cpu);
   const turns = turnsPerRun * options.parallel;
   return { wall: (performance.now() - started) / turns, cpu: (used.user + used.system) / 1000 / turns };
@@ -70,6 +95,7 @@ const cases = [
   { name: 'packets one by one', batchSize: 1, parallel: 1 },
   { name: 'packets in batches of 10', batchSize: 10, parallel: 1 },
   { name: 'batches of 10, 8 chats at once', batchSize: 10, parallel: 8 },
+  { name: "8 chats' batches of 10 in one write", batchSize: 10, parallel: 8, together: true },
 ] as const;
 const rows: string[] = [];
 try {

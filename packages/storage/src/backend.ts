@@ -7,5 +7,5 @@ export { jsonArray } from './sql/json-array-parameter.ts';
 export type { MigrationTarget } from './sql/migrate.ts';
 export { migrate } from './sql/migrate.ts';
 export type { StorageSchema } from './sql/storage-schema.ts';
-export type { PacketRow, PacketStreams, Statements } from './stores/packet-streams.ts';
+export type { PacketRow, PacketStreams, RunStatement } from './stores/packet-streams.ts';
 export { appended, storedPackets, tablePackets, turnKey } from './stores/packet-streams.ts';

@@ -1,6 +1,7 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { packetJson } from '@toolbus/spec';
 import type { PacketBatch } from '../chat.ts';
+import type { StorageSchema } from '../sql/storage-schema.ts';
 import { type PacketRow, turnKey } from '../stores/packet-streams.ts';
 
 /** How many rows the log's head must have gained before it is swept. */
@@ -12,6 +13,9 @@ const maximumLearntTurns = 10_000;
 /** Rows per multi-row insert: 4 parameters each, well under SQLite's limit of 32,766 per statement. */
 const rowsPerInsert = 100;
 
+/** A row of the log as a scan reads it. */
+type LogRow = Omit<StorageSchema['chat_packets'], 'packet_json'> & { id: number };
+
 /** What this process knows of a running turn's logged rows: their ids in sequence order, and the last sequence. */
 interface LoggedTurn {
   last: number;
@@ -22,8 +26,9 @@ interface LoggedTurn {
 
 /**
  * The packets of running turns, in the append-only `chat_packet_log` table (migration 11), until their turn ends
- * and `move` copies them to `chat_packets`. With a thousand turns streaming, a commit then
- * writes the log's last pages instead of one page per turn (per packet, 2–3× less CPU in the storage bench).
+ * and `move` copies them to `chat_packets` (where an ended turn's later packets go straight). With a thousand turns
+ * streaming, a commit then writes the log's last pages instead of one page per turn (per packet, 2–3× less CPU in
+ * the storage bench).
  *
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
@@ -31,28 +36,37 @@ interface LoggedTurn {
  * Every method runs inside the caller's transaction; when it rolls back, `rolledBack`
  * forgets what was remembered, to be learnt again from the log.
  */
-export function createRunningPacketLog(database: DatabaseSync) {
-  // Multi-row inserts by row count, prepared when first needed (at most `rowsPerInsert` of them).
-  const insertRows = new Map<number, StatementSync>();
-  const insertOf = (rows: number): StatementSync => {
-    let statement = insertRows.get(rows);
-    if (statement === undefined) {
-      statement = database.prepare(
-        `INSERT INTO chat_packet_log (chat_id, turn_index, sequence, packet_json) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?)').join(', ')}`,
+export function createRunningPacketLog(prepare: (sql: string) => StatementSync) {
+  /**
+   * Inserts rows of 4 parameters each into `table` by a few multi-row statements instead of one statement per row;
+   * `inserted` learns each statement's row count and last id (its rows take consecutive ids in the order listed:
+   * AUTOINCREMENT).
+   */
+  const insert = (
+    table: 'chat_packet_log' | 'chat_packets',
+    parameters: readonly (string | number)[],
+    inserted?: (rows: number, lastId: number) => void,
+  ) => {
+    for (let first = 0; first < parameters.length; first += rowsPerInsert * 4) {
+      const rows = Math.min(rowsPerInsert, (parameters.length - first) / 4);
+      const statement = prepare(
+        `INSERT INTO ${table} (chat_id, turn_index, sequence, packet_json) VALUES ${'(?, ?, ?, ?), '.repeat(rows - 1)}(?, ?, ?, ?)`,
       );
-      insertRows.set(rows, statement);
+      const { lastInsertRowid } = statement.run(...parameters.slice(first, first + rows * 4));
+      inserted?.(rows, Number(lastInsertRowid));
     }
-    return statement;
   };
-  const selectById = database.prepare('SELECT sequence, packet_json FROM chat_packet_log WHERE id = ?');
+  const selectRows = prepare(
+    'SELECT sequence, packet_json FROM chat_packet_log WHERE id IN (SELECT value FROM json_each(?)) AND sequence > ? ORDER BY id',
+  );
   // Running turns' rows in an id range: an ended turn's stay in the log (moved, not yet swept) but are no longer
   // its packets. In id order, which is each turn's sequence order.
-  const selectRunning = database.prepare(
+  const selectRunning = prepare(
     `SELECT l.id, l.chat_id, l.turn_index, l.sequence FROM chat_packet_log l
      JOIN chat_turns t ON t.chat_id = l.chat_id AND t.turn_index = l.turn_index AND t.status = 'running'
      WHERE l.id > ? AND l.id <= ? ORDER BY l.id`,
   );
-  const moveRows = database.prepare(
+  const moveRows = prepare(
     `INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json)
      SELECT chat_id, turn_index, sequence, packet_json FROM chat_packet_log
      WHERE id IN (SELECT value FROM json_each(?)) ORDER BY sequence`,
@@ -60,19 +74,19 @@ export function createRunningPacketLog(database: DatabaseSync) {
   // Rows of ended turns stay until the log's head is swept: deleting a turn's rows one by one would touch a page
   // per row (they sit among every other turn's), while the head goes in one range. A row of a turn still running
   // (one another process writes) is never swept.
-  const sweepHead = database.prepare(
+  const sweepHead = prepare(
     `DELETE FROM chat_packet_log WHERE id < ? AND NOT EXISTS (
        SELECT 1 FROM chat_turns t WHERE t.chat_id = chat_packet_log.chat_id
          AND t.turn_index = chat_packet_log.turn_index AND t.status = 'running')`,
   );
-  const lastId = database.prepare('SELECT COALESCE(MAX(id), 0) AS last FROM chat_packet_log');
-  const lastSequence = database.prepare(
+  const lastId = prepare('SELECT COALESCE(MAX(id), 0) AS last FROM chat_packet_log');
+  const lastSequence = prepare(
     'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
   );
   /** A turn's last sequence in `chat_packets`. */
   const tableLast = (chatId: string, turn: number) =>
     (lastSequence.get(chatId, turn) as { last: number }).last;
-  const deleteChat = database.prepare('DELETE FROM chat_packet_log WHERE chat_id = ?');
+  const deleteChat = prepare('DELETE FROM chat_packet_log WHERE chat_id = ?');
 
   const turns = new Map<string, LoggedTurn>();
   // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
@@ -90,12 +104,7 @@ export function createRunningPacketLog(database: DatabaseSync) {
       ownSinceLearnt = 0;
       return;
     }
-    const rows = selectRunning.all(learntUpTo, upTo) as unknown as {
-      id: number;
-      chat_id: string;
-      turn_index: number;
-      sequence: number;
-    }[];
+    const rows = selectRunning.all(learntUpTo, upTo) as unknown as LogRow[];
     learntUpTo = upTo;
     ownSinceLearnt = 0;
     // Turns followed from here but ended elsewhere are forgotten when read after their end; past a bound, what
@@ -138,11 +147,10 @@ export function createRunningPacketLog(database: DatabaseSync) {
   };
   // The state of a turn this process is about to append to (remembered as its own).
   const owned = (chatId: string, turn: number): LoggedTurn => {
-    const key = turnKey(chatId, turn);
     let state = known(chatId, turn);
     if (!state) {
       state = { last: tableLast(chatId, turn), ids: [], own: true };
-      turns.set(key, state);
+      turns.set(turnKey(chatId, turn), state);
     }
     state.own = true;
     return state;
@@ -153,36 +161,19 @@ export function createRunningPacketLog(database: DatabaseSync) {
     return turns.get(key);
   };
 
-  // After a roll-back, what was remembered may name rows that were never written (or forget moved ones that are
-  // back): all of it is forgotten and learnt again from the log, in one scan at the next read or write.
-  const forgetAll = () => {
-    turns.clear();
-    learntUpTo = 0;
-    ownSinceLearnt = -1;
-  };
-
   return {
-    /**
-     * Remembers a turn this process just started: it has no logged rows yet. Whoever runs it (this process, or a
-     * worker replica on the same file) writes them; a read here picks up rows another process wrote.
-     */
-    begin(chatId: string, turn: number): void {
-      turns.set(turnKey(chatId, turn), { last: 0, ids: [], own: false });
-    },
     /** Forgets what was learnt of a turn that has ended (read by a process that did not write it). */
     forgetEnded(chatId: string, turn: number): void {
       const key = turnKey(chatId, turn);
       if (turns.get(key)?.own === false) turns.delete(key);
     },
-    tableLast,
     /**
-     * Appends packets to running turns, each after the last sequence it has, their rows inserted by a few multi-row
-     * statements instead of one statement per row (with a thousand turns streaming, a write holds a packet or two
-     * of each; one turn's batch of ten is one statement); the new last sequence of each, in order.
+     * Appends packets to running turns, each after the last sequence it has, in a few multi-row inserts (with a
+     * thousand turns streaming, a write holds a packet or two of each; one turn's batch of ten is one statement);
+     * the new last sequence of each, in order.
      */
     appendAll(batches: readonly PacketBatch[]): number[] {
-      // Each row's parameters, and the turn its id goes to: a multi-row insert gives its rows consecutive ids
-      // in the order listed (AUTOINCREMENT), ending at the statement's last insert id.
+      // Each row's parameters, and the turn its id goes to.
       const parameters: (string | number)[] = [];
       const owners: LoggedTurn[] = [];
       const lasts = batches.map(({ chatId, turn, packets }) => {
@@ -194,29 +185,30 @@ export function createRunningPacketLog(database: DatabaseSync) {
         }
         return state.last;
       });
-      for (let first = 0; first < owners.length; first += rowsPerInsert) {
-        const rows = Math.min(rowsPerInsert, owners.length - first);
-        const lastId = Number(
-          insertOf(rows).run(...parameters.slice(first * 4, (first + rows) * 4)).lastInsertRowid,
-        );
-        for (let row = 0; row < rows; row += 1) owners[first + row]?.ids.push(lastId - rows + 1 + row);
+      let row = 0;
+      insert('chat_packet_log', parameters, (rows, lastId) => {
+        for (let id = lastId - rows + 1; id <= lastId; id += 1) owners[row++]?.ids.push(id);
         if (ownSinceLearnt >= 0) ownSinceLearnt += rows;
-      }
+      });
       return lasts;
+    },
+    /** Appends an ended turn's packets (closing ones, or written after its end) straight to `chat_packets`. */
+    appendEnded({ chatId, turn, packets }: PacketBatch): number {
+      const last = tableLast(chatId, turn);
+      insert(
+        'chat_packets',
+        packets.flatMap((packet, index) => [chatId, turn, last + index + 1, packetJson(packet)]),
+      );
+      return last + packets.length;
     },
     /** The turn's logged rows after `after`, up to `limit`, in sequence order. */
     read(chatId: string, turn: number, after: number, limit: number): PacketRow[] {
       const state = known(chatId, turn);
-      if (!state || limit <= 0) return [];
-      // The logged rows carry consecutive sequences ending at `last`.
-      const first = state.last - state.ids.length + 1;
-      const rows: PacketRow[] = [];
-      for (let index = Math.max(0, after - first + 1); index < state.ids.length; index += 1) {
-        if (rows.length >= limit) break;
-        const row = selectById.get(state.ids[index] as number) as PacketRow | undefined;
-        if (row && row.sequence > after) rows.push(row);
-      }
-      return rows;
+      if (!state) return [];
+      // The logged rows carry consecutive sequences ending at `last`: those after `after` start at this index.
+      const from = Math.max(0, after - (state.last - state.ids.length));
+      const ids = state.ids.slice(from, from + limit);
+      return ids.length === 0 ? [] : (selectRows.all(JSON.stringify(ids), after) as unknown as PacketRow[]);
     },
     /** Copies the turn's logged rows to `chat_packets` (its turn is ending, still `running`) and forgets the turn. */
     move(chatId: string, turn: number): void {
@@ -233,7 +225,14 @@ export function createRunningPacketLog(database: DatabaseSync) {
       const prefix = `${chatId}\u0000`;
       for (const key of turns.keys()) if (key.startsWith(prefix)) turns.delete(key);
     },
-    /** The caller's transaction rolled back: what the log remembered is forgotten, and learnt again from the log. */
-    rolledBack: forgetAll,
+    /**
+     * The caller's transaction rolled back: what was remembered may name rows that were never written (or forget
+     * moved ones that are back), so all of it is forgotten, and learnt again in one scan at the next read or write.
+     */
+    rolledBack(): void {
+      turns.clear();
+      learntUpTo = 0;
+      ownSinceLearnt = -1;
+    },
   };
 }

@@ -86,6 +86,23 @@ describe('running turn statuses known to the packet appends', () => {
     }
   });
 
+  test("a chat deleted on the same connection: its turn's next append is refused, its neighbour's is written", async () => {
+    const path = databasePath();
+    const running = await runningTurn(path);
+    const { storage, chatId, neighbour } = running;
+    try {
+      assert.equal(await storage.chats.delete(chatId), true);
+      const [deleted, written] = await storage.chats.appendPacketBatches([
+        { chatId, turn: running.turn, packets: [delta('b')] },
+        { ...neighbour, packets: [delta('b')] },
+      ]);
+      assert.equal(deleted?.ok === false && (deleted.error as { code?: string }).code, 'not_found');
+      assert.deepEqual(written, { ok: true, last: 2 });
+    } finally {
+      await storage.close();
+    }
+  });
+
   test('a turn ended on the same connection, then a packet appended: stored after its end', async () => {
     const path = databasePath();
     const running = await runningTurn(path);

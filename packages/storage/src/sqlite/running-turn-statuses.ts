@@ -1,44 +1,20 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { ChatTurnStatus } from '../chat.ts';
+import { turnKey } from '../stores/packet-streams.ts';
 
 /**
  * The turns one SQLite connection knows to be running, so that appending packets (every turn's, many times a
  * second) does not read each turn's status again: with 200 turns streaming that was a SELECT per turn per flush.
  *
  * What is known stays true while every change to a turn's status since it was learnt is accounted for: this
- * connection's own chat writes report theirs ({@link RunningTurnStatuses.ended},
- * {@link RunningTurnStatuses.chatDeleted}). Anything else is seen in a stamp read at the start of each
+ * connection's own turn ends report theirs (`ended`). Anything else is seen in a stamp read at the start of each
  * transaction, and makes it forget all it knew: another connection's commit (SQLite's `data_version`), or a status
- * changed or a turn deleted by any statement of this connection, counted by temporary triggers (connection-local,
- * not part of the schema), which foreign-key cascades fire too: a user deleted through the query builder takes
- * their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is known alone.
+ * changed or a turn deleted by any statement of this connection (a chat's deletion: rare), counted by temporary
+ * triggers (connection-local, not part of the schema), which foreign-key cascades fire too: a user deleted through
+ * the query builder takes their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is
+ * known alone.
  */
-export interface RunningTurnStatuses {
-  /**
-   * Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote,
-   * and takes the stamp as accounted for.
-   */
-  check(): void;
-  /**
-   * At the end of a transaction (before its commit) whose status changes were all reported: what is known holds
-   * after its writes. The stamp is read again only when the transaction reported a change (appending packets,
-   * the hottest transaction, changes none: one stamp read per append, where the SELECT it replaces was one).
-   */
-  settled(): void;
-  /** The turn's status: read once, then known while it runs. */
-  statusOf(chatId: string, turn: number): ChatTurnStatus | undefined;
-  /** The turn's status as stored, read now (what is known is neither used nor changed). */
-  statusNow(chatId: string, turn: number): ChatTurnStatus | undefined;
-  /** The turn is ending in the current transaction. */
-  ended(chatId: string, turn: number): void;
-  /** The chat is being deleted in the current transaction. */
-  chatDeleted(chatId: string): void;
-  /** The transaction rolled back: everything is forgotten. */
-  forgetAll(): void;
-}
-
-/** {@link RunningTurnStatuses} of one connection. */
-export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnStatuses {
+export function createRunningTurnStatuses(database: DatabaseSync) {
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
   database.exec(`
     CREATE TEMP TABLE IF NOT EXISTS turn_status_writes (writes INTEGER NOT NULL);
@@ -54,46 +30,52 @@ export function createRunningTurnStatuses(database: DatabaseSync): RunningTurnSt
   const statusNow = (chatId: string, turn: number) =>
     (turnStatus.get(chatId, turn) as { status: ChatTurnStatus } | undefined)?.status;
   const running = new Set<string>();
-  const keyOf = (chatId: string, turn: number) => `${chatId}\u0000${turn}`;
   // The stamp when what is known was last accounted for (-1: never, or rolled back).
   let changes = -1;
   let version = -1;
   // Whether this transaction reported a status change (its own writes moved the stamp).
   let reported = false;
   const read = () => stamp.get() as { changes: number; version: number };
-  const forgetAll = () => {
-    running.clear();
-    changes = -1;
-    reported = false;
-  };
   return {
-    check() {
+    /**
+     * Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote,
+     * and takes the stamp as accounted for.
+     */
+    check(): void {
       const now = read();
       if (now.changes !== changes || now.version !== version) running.clear();
       ({ changes, version } = now);
       reported = false;
     },
-    settled() {
+    /**
+     * At the end of a transaction (before its commit) whose status changes were all reported: what is known holds
+     * after its writes. The stamp is read again only when the transaction reported a change (appending packets,
+     * the hottest transaction, changes none: one stamp read per append, where the SELECT it replaces was one).
+     */
+    settled(): void {
       if (reported) ({ changes, version } = read());
       reported = false;
     },
-    statusOf(chatId, turn) {
-      const key = keyOf(chatId, turn);
+    /** The turn's status: read once, then known while it runs. */
+    statusOf(chatId: string, turn: number): ChatTurnStatus | undefined {
+      const key = turnKey(chatId, turn);
       if (running.has(key)) return 'running';
       const status = statusNow(chatId, turn);
       if (status === 'running') running.add(key);
       return status;
     },
+    /** The turn's status as stored, read now (what is known is neither used nor changed). */
     statusNow,
-    ended(chatId, turn) {
+    /** The turn is ending in the current transaction. */
+    ended(chatId: string, turn: number): void {
       reported = true;
-      running.delete(keyOf(chatId, turn));
+      running.delete(turnKey(chatId, turn));
     },
-    chatDeleted(chatId) {
-      reported = true;
-      const prefix = `${chatId}\u0000`;
-      for (const key of running) if (key.startsWith(prefix)) running.delete(key);
+    /** The transaction rolled back: everything is forgotten. */
+    forgetAll(): void {
+      running.clear();
+      changes = -1;
+      reported = false;
     },
-    forgetAll,
   };
 }

@@ -1,11 +1,9 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { packetJson } from '@toolbus/spec';
-import type { AppendedPacketBatch, PacketBatch } from '../chat.ts';
 import {
   appended,
   type PacketRow,
   type PacketStreams,
-  type Statements,
+  type RunStatement,
   storedPackets,
   tablePackets,
 } from '../stores/packet-streams.ts';
@@ -23,13 +21,7 @@ export function createSqlitePacketStreams(
   database: DatabaseSync,
   exclusive: <Result>(action: () => Result | Promise<Result>) => Promise<Result>,
 ): PacketStreams {
-  const log = createRunningPacketLog(database);
-  // Statuses of running turns, known without a SELECT per turn per append while only these writes change them.
-  const statuses = createRunningTurnStatuses(database);
-  // Prepared once: a server writing packets for many turns runs thousands of transactions a second.
-  const begin = database.prepare('BEGIN IMMEDIATE');
-  const commit = database.prepare('COMMIT');
-  const rollback = database.prepare('ROLLBACK');
+  // Each statement prepared once: a server writing packets for many turns runs thousands of transactions a second.
   const prepared = new Map<string, StatementSync>();
   const prepare = (text: string) => {
     let statement = prepared.get(text);
@@ -39,14 +31,18 @@ export function createSqlitePacketStreams(
     }
     return statement;
   };
-  const statements: Statements = {
-    rows: async <Row>(text: string, values: readonly unknown[]) =>
-      prepare(text).all(...(values as SQLInputValue[])) as Row[],
-  };
+  const log = createRunningPacketLog(prepare);
+  // Statuses of running turns, known without a SELECT per turn per append while only these writes change them.
+  const statuses = createRunningTurnStatuses(database);
+  const begin = prepare('BEGIN IMMEDIATE');
+  const commit = prepare('COMMIT');
+  const rollback = prepare('ROLLBACK');
+  const run: RunStatement = async <Row>(text: string, values: readonly unknown[]) =>
+    prepare(text).all(...(values as SQLInputValue[])) as Row[];
   // BEGIN runs before anything is awaited: when another connection holds the lock, it throws at once and
   // `exclusive` waits and tries again. Synchronous work (appending packets, the hottest write) commits with no
-  // promise between its statements. A roll-back makes the log and the statuses forget what they remembered. The
-  // chat writes report every status they change (started, ending, deleting): what the statuses know holds after them.
+  // promise between its statements. A roll-back makes the log and the statuses forget what they remembered. A turn's
+  // end reports its status change, so what the statuses know holds after it (a chat's deletion, rare, unsettles it).
   const transaction = <Result>(action: () => Result | Promise<Result>, readsKnownStatuses = true) =>
     exclusive(() => {
       begin.run();
@@ -69,56 +65,35 @@ export function createSqlitePacketStreams(
         return rolledBack(error);
       }
     });
-  const insertPacket = database.prepare(
-    'INSERT INTO chat_packets (chat_id, turn_index, sequence, packet_json) VALUES (?, ?, ?, ?)',
-  );
-  // An ended turn's packets go straight to chat_packets, after its last.
-  const appendEnded = ({ chatId, turn, packets }: PacketBatch): number => {
-    let last = log.tableLast(chatId, turn);
-    for (const packet of packets) {
-      last += 1;
-      insertPacket.run(chatId, turn, last, packetJson(packet));
-    }
-    return last;
-  };
-
   return {
-    transaction: (action) => transaction(() => action(statements)),
-    started: (chatId, turn) => log.begin(chatId, turn),
+    transaction: (action) => transaction(() => action(run)),
     // Moved while still running: the log finds a turn it does not know among the running ones.
     ending: (chatId, turn) => {
       statuses.ended(chatId, turn);
       log.move(chatId, turn);
     },
     ended: () => log.sweep(),
-    deleting: (chatId) => {
-      statuses.chatDeleted(chatId);
-      log.forgetChat(chatId);
-    },
-    appendClosing: async (_statements, batch) => {
-      appendEnded(batch);
+    deleting: (chatId) => log.forgetChat(chatId),
+    appendClosing: async (_run, batch) => {
+      log.appendEnded(batch);
     },
     append: (batches) => {
       // Several turns' batches read what is known of their statuses (one stamp read for all of them); one turn's
       // batch reads its turn's status, which costs what the stamp costs, and leaves what is known alone.
       const known = batches.length > 1;
+      const statusOf = known ? statuses.statusOf : statuses.statusNow;
       return transaction(() => {
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
         // log together, in a few multi-row inserts (a single turn's too: ten packets are one statement, not ten).
-        const results: AppendedPacketBatch[] = [];
-        const running: number[] = [];
-        for (const [index, batch] of batches.entries()) {
-          const status = known
-            ? statuses.statusOf(batch.chatId, batch.turn)
-            : statuses.statusNow(batch.chatId, batch.turn);
-          if (status === 'running') running.push(index);
-          else results[index] = appended(batch, status === undefined ? undefined : appendEnded(batch));
-        }
-        const lasts = log.appendAll(running.map((index) => batches[index] as PacketBatch));
-        for (const [position, index] of running.entries()) {
-          results[index] = { ok: true, last: lasts[position] as number };
-        }
-        return results;
+        const status = batches.map((batch) => statusOf(batch.chatId, batch.turn));
+        const lasts = log.appendAll(batches.filter((_batch, index) => status[index] === 'running'));
+        let running = 0;
+        return batches.map((batch, index) =>
+          appended(
+            batch,
+            status[index] === 'running' ? lasts[running++] : status[index] && log.appendEnded(batch),
+          ),
+        );
       }, known);
     },
     list: ({ chatId, turn, after, limit }) =>

@@ -1,9 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 
-/** The log size above which a fully copied write-ahead log is truncated (default 64 MiB). */
-export const DEFAULT_WAL_TRUNCATE_ABOVE_BYTES = 64 * 1024 * 1024;
-
 /** A background thread that copies a database's write-ahead log into the database file. */
 export interface WalCheckpointer {
   /** Checkpoints once more, closes the thread's connection and ends the thread. */
@@ -43,7 +40,7 @@ parentPort.on('message', (message) => {
   clearInterval(timer);
   run();
   database.close();
-  parentPort.postMessage('stopped');
+  // Nothing left to run: the thread ends.
   parentPort.close();
 });
 parentPort.postMessage('ready');
@@ -61,7 +58,7 @@ export async function startWalCheckpointer(
   path: string,
   options: {
     readonly intervalMs?: number;
-    /** See {@link DEFAULT_WAL_TRUNCATE_ABOVE_BYTES}; `Infinity`: never truncate. */
+    /** The log size above which a fully copied log is truncated (default 64 MiB; `Infinity`: never). */
     readonly truncateAboveBytes?: number;
   } = {},
 ): Promise<WalCheckpointer | undefined> {
@@ -70,18 +67,15 @@ export async function startWalCheckpointer(
     workerData: {
       path,
       intervalMs: options.intervalMs ?? 200,
-      truncateAboveBytes: options.truncateAboveBytes ?? DEFAULT_WAL_TRUNCATE_ABOVE_BYTES,
+      truncateAboveBytes: options.truncateAboveBytes ?? 64 * 1024 * 1024,
     },
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      worker.once('message', () => resolve());
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`The checkpoint thread exited (${code}).`)));
-    });
-  } catch {
-    return undefined;
-  }
+  const ready = await new Promise<boolean>((resolve) => {
+    worker.once('message', () => resolve(true));
+    worker.once('error', () => resolve(false));
+    worker.once('exit', () => resolve(false));
+  });
+  if (!ready) return undefined;
   worker.removeAllListeners();
   database.exec('PRAGMA wal_autocheckpoint = 0');
   let stopping: Promise<void> | undefined;
@@ -95,15 +89,13 @@ export async function startWalCheckpointer(
   return {
     stop() {
       stopping ??= new Promise<void>((resolve) => {
-        // Held open until the thread has closed its connection, so the caller's close comes after it.
+        // Held open until the thread has closed its connection and ended, so the caller's close comes after it.
         worker.ref();
-        const timer = setTimeout(() => void worker.terminate().finally(resolve), 5_000);
-        const done = () => {
+        const timer = setTimeout(() => void worker.terminate(), 5_000);
+        worker.once('exit', () => {
           clearTimeout(timer);
           resolve();
-        };
-        worker.once('message', done);
-        worker.once('exit', done);
+        });
         worker.postMessage('stop');
       });
       return stopping;

@@ -5,12 +5,9 @@ import type { StorageSchema } from '../sql/storage-schema.ts';
 import { notFound, type StorageDialect, type StoreContext } from '../sql/store-context.ts';
 import type { ChatStore } from '../storage.ts';
 import { StorageError } from '../storage-error.ts';
-import type { PacketStreams, Statements } from './packet-streams.ts';
+import type { PacketStreams, RunStatement } from './packet-streams.ts';
 
 type TurnRow = StorageSchema['chat_turns'];
-
-/** The chat store's writes of a chat's turns and history, written once: see {@link createChatWrites}. */
-export type ChatWrites = Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn'>;
 
 /** The next value of a chat's activity, its order among its user's chats (a counter: timestamps tie within a millisecond). */
 export const nextActivity: Readonly<Record<StorageDialect, string>> = {
@@ -29,7 +26,7 @@ const messageRows: Readonly<Record<StorageDialect, string>> = {
 
 /**
  * A chat's turns and history written, on either database, as SQL both run on the database's own connection
- * ({@link Statements}): a turn's start and end run on every turn, and through the query builder they cost more than
+ * ({@link RunStatement}): a turn's start and end run on every turn, and through the query builder they cost more than
  * 10 % over the stores written per database (docs/postgres-storage.md). Every write to a chat's turns or history
  * first locks the chat's row on PostgreSQL, so "one running turn per chat" and history positions hold however many
  * replicas write (a partial unique index holds the running-turn rule as well); SQLite's IMMEDIATE transactions hold
@@ -37,11 +34,13 @@ const messageRows: Readonly<Record<StorageDialect, string>> = {
  * partial index of running turns (with a parameter it scans every turn of the chat: 78 µs against 4 µs per
  * statement after 3,000 turns).
  */
-export function createChatWrites(context: StoreContext, streams: PacketStreams): ChatWrites {
+export function createChatWrites(
+  context: StoreContext,
+  streams: PacketStreams,
+): Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn'> {
   const chatRow = `SELECT 1 AS found FROM chats WHERE id = $1${context.dialect === 'postgres' ? ' FOR UPDATE' : ''}`;
   // Whether the chat exists, its row locked (PostgreSQL) as every write to its turns or history takes it first.
-  const lockChat = async (statements: Statements, chatId: string) =>
-    (await statements.rows(chatRow, [chatId])).length > 0;
+  const lockChat = async (run: RunStatement, chatId: string) => (await run(chatRow, [chatId])).length > 0;
   const insertHistory = `INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at)
     SELECT m.id, $1, $2, next.position + m.ordinality - 1, m.message, $3
       FROM (SELECT COALESCE(MAX(position) + 1, 0) AS position FROM chat_messages WHERE chat_id = $1) AS next,
@@ -49,7 +48,7 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
   const touchChat = `UPDATE chats SET updated_at = $3, activity = ${nextActivity[context.dialect]} WHERE id = $1`;
   // After the chat's last message, its lock held; the chat's activity with it (on PostgreSQL in one statement).
   const appendHistory = async (
-    statements: Statements,
+    run: RunStatement,
     chatId: string,
     turn: number,
     messages: readonly ChatMessage[],
@@ -60,49 +59,48 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
     const texts = jsonArray(messages.map((message) => JSON.stringify(message)));
     const values = [chatId, turn, now, JSON.stringify(ids), texts];
     if (context.dialect === 'postgres') {
-      await statements.rows(`WITH inserted AS (${insertHistory}) ${touchChat}`, values);
+      await run(`WITH inserted AS (${insertHistory}) ${touchChat}`, values);
     } else {
-      await statements.rows(insertHistory, values);
-      await statements.rows(touchChat, values.slice(0, 3));
+      await run(insertHistory, values);
+      await run(touchChat, values.slice(0, 3));
     }
   };
   return {
     async delete(id) {
-      return streams.transaction(async (statements) => {
+      return streams.transaction(async (run) => {
         streams.deleting?.(id);
-        return (await statements.rows('DELETE FROM chats WHERE id = $1 RETURNING id', [id])).length > 0;
+        return (await run('DELETE FROM chats WHERE id = $1 RETURNING id', [id])).length > 0;
       });
     },
     async startTurn({ chatId, kind = 'chat', input = [] }) {
-      return streams.transaction(async (statements) => {
-        if (!(await lockChat(statements, chatId))) throw notFound('Chat', chatId);
-        const [running] = await statements.rows<{ turn_index: number }>(
+      return streams.transaction(async (run) => {
+        if (!(await lockChat(run, chatId))) throw notFound('Chat', chatId);
+        const [running] = await run<{ turn_index: number }>(
           "SELECT turn_index FROM chat_turns WHERE chat_id = $1 AND status = 'running'",
           [chatId],
         );
         if (running !== undefined) throw turnStillRunning(chatId, running.turn_index);
         // The next index read in the insert itself: one round trip less on PostgreSQL.
-        const [started] = (await statements.rows<TurnRow>(
+        const [started] = (await run<TurnRow>(
           `INSERT INTO chat_turns (chat_id, turn_index, kind, status, started_at, input_json)
            VALUES ($1, (SELECT COALESCE(MAX(turn_index) + 1, 0) FROM chat_turns WHERE chat_id = $1), $2, 'running',
                    $3, $4)
            RETURNING *`,
           [chatId, kind, context.now(), JSON.stringify(input)],
         )) as [TurnRow];
-        streams.started?.(chatId, started.turn_index);
         return toTurn(started);
       });
     },
     async finishTurn({ chatId, turn, status, reason, messages = [], packets = [], endToken }) {
       try {
-        return await streams.transaction(async (statements) => {
-          const chatExists = await lockChat(statements, chatId);
+        return await streams.transaction(async (run) => {
+          const chatExists = await lockChat(run, chatId);
           // Moved while still running; a refusal below rolls the move back.
           streams.ending?.(chatId, turn);
           const now = context.now();
           // One statement ends the turn only if it runs: ending a turn is on the hot path, and the reason for a
           // refusal is read only then.
-          const [ended] = await statements.rows<TurnRow>(
+          const [ended] = await run<TurnRow>(
             `UPDATE chat_turns SET status = $1, end_reason = $2, ended_at = $3, end_token = $6
               WHERE chat_id = $4 AND turn_index = $5 AND status = 'running' RETURNING *`,
             [status, reason ?? null, now, chatId, turn, endToken ?? null],
@@ -110,10 +108,10 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
           if (ended === undefined) {
             const [current] = !chatExists
               ? []
-              : await statements.rows<TurnRow>(
-                  'SELECT * FROM chat_turns WHERE chat_id = $1 AND turn_index = $2',
-                  [chatId, turn],
-                );
+              : await run<TurnRow>('SELECT * FROM chat_turns WHERE chat_id = $1 AND turn_index = $2', [
+                  chatId,
+                  turn,
+                ]);
             if (current === undefined) throw notFound('Turn', `${chatId}/${turn}`);
             // Ended by an earlier try of this closer whose reply was lost: its end, not another's.
             if (endToken !== undefined && current.end_token === endToken)
@@ -122,8 +120,8 @@ export function createChatWrites(context: StoreContext, streams: PacketStreams):
           }
           streams.ended?.();
           // Only the closer that ends the turn stores its closing packets: a refused end stores none.
-          if (packets.length > 0) await streams.appendClosing(statements, { chatId, turn, packets });
-          await appendHistory(statements, chatId, turn, messages, now);
+          if (packets.length > 0) await streams.appendClosing(run, { chatId, turn, packets });
+          await appendHistory(run, chatId, turn, messages, now);
           return toTurn(ended);
         });
       } catch (error) {

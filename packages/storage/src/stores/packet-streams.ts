@@ -4,13 +4,11 @@ import { notFound } from '../sql/store-context.ts';
 import type { ChatStore } from '../storage.ts';
 
 /**
- * SQL that both databases run, with PostgreSQL's numbered parameters (`$1`, `$2`, …; SQLite reads them as `?1`,
- * `?2`, …), on the database's own connection inside one transaction: how a chat's writes run without the query
- * builder, whose cost per query is more than 10 % of these (docs/postgres-storage.md).
+ * Runs SQL that both databases run, with PostgreSQL's numbered parameters (`$1`, `$2`, …; SQLite reads them as
+ * `?1`, `?2`, …), on the database's own connection inside one transaction, and returns its rows: how a chat's
+ * writes run without the query builder, whose cost per query is more than 10 % of these (docs/postgres-storage.md).
  */
-export interface Statements {
-  rows<Row>(sql: string, values: readonly unknown[]): Promise<Row[]>;
-}
+export type RunStatement = <Row>(sql: string, values: readonly unknown[]) => Promise<Row[]>;
 
 /**
  * Where a database keeps each turn's packets: the one part of the chat store written per database, because it is
@@ -20,9 +18,7 @@ export interface Statements {
  */
 export interface PacketStreams {
   /** Runs `action` in one transaction; what the streams remember is undone with it when it rolls back. */
-  transaction<Result>(action: (statements: Statements) => Promise<Result>): Promise<Result>;
-  /** The turn has just started. */
-  readonly started?: (chatId: string, turn: number) => void;
+  transaction<Result>(action: (run: RunStatement) => Promise<Result>): Promise<Result>;
   /** The turn is about to end (still `running`). */
   readonly ending?: (chatId: string, turn: number) => void;
   /** Turns have ended in this transaction. */
@@ -30,16 +26,11 @@ export interface PacketStreams {
   /** The chat is about to be deleted. */
   readonly deleting?: (chatId: string) => void;
   /** Appends an ended turn's closing packets after its last, inside {@link PacketStreams.transaction}. */
-  appendClosing(statements: Statements, batch: PacketBatch): Promise<void>;
+  appendClosing(run: RunStatement, batch: PacketBatch): Promise<void>;
   /** {@link ChatStore.appendPacketBatches}, in a transaction of its own. */
   append(batches: readonly PacketBatch[]): Promise<readonly AppendedPacketBatch[]>;
   /** {@link ChatStore.listPackets}, the cursor already checked. */
-  list(options: {
-    chatId: string;
-    turn: number;
-    after: number;
-    limit: number;
-  }): Promise<readonly StoredPacket[]>;
+  list(options: Required<Parameters<ChatStore['listPackets']>[0]>): Promise<readonly StoredPacket[]>;
 }
 
 /** A turn's packets in `chat_packets` after a sequence (`$3`), up to a limit (`$4`): the same SQL on both databases. */
