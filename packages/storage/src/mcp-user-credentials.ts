@@ -1,23 +1,17 @@
+import { mcpServerSettingKey, readMcpServerSetting } from './mcp-server-setting.ts';
 import type { SettingStore } from './storage.ts';
 
-// The setting that holds one server's header template (names → `{placeholder}` templates; no secrets in it).
-const templateKey = (serverId: string) => `mcp-header-template:${serverId}`;
-
 /**
- * A server's header template as stored, or undefined. A value that is not a map of strings (edited by hand, written
- * by a future version) reads as an empty template: nothing is sent that an administrator did not write.
+ * A server's header template as stored (names → `{placeholder}` templates; no secrets in it), or undefined. A value
+ * that is not a map of strings (edited by hand, written by a future version) reads as an empty template: nothing is
+ * sent that an administrator did not write.
  */
 export async function readMcpHeaderTemplate(
   settings: SettingStore,
   serverId: string,
 ): Promise<Readonly<Record<string, string>> | undefined> {
-  const value = await settings.get(templateKey(serverId));
-  if (value === undefined || value === null) return undefined;
-  const valid =
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    Object.values(value).every((v) => typeof v === 'string');
-  return valid ? (value as Record<string, string>) : {};
+  const isTemplate = (record: object) => Object.values(record).every((value) => typeof value === 'string');
+  return readMcpServerSetting(settings, ['mcp-header-template', serverId], isTemplate, {});
 }
 
 /** Stores one server's header template (replacing it); an empty one removes it. */
@@ -26,6 +20,7 @@ export async function writeMcpHeaderTemplate(
   serverId: string,
   template: Readonly<Record<string, string>>,
 ): Promise<void> {
-  if (Object.keys(template).length === 0) await settings.delete(templateKey(serverId));
-  else await settings.set(templateKey(serverId), template);
+  const key = mcpServerSettingKey('mcp-header-template', serverId);
+  if (Object.keys(template).length === 0) await settings.delete(key);
+  else await settings.set(key, template);
 }
