@@ -1,9 +1,9 @@
 export type { ApiKeyRecord } from './access.ts';
 export type * from './chat.ts';
 export type * from './connected-app.ts';
+export * from './mcp-header-template.ts';
 export type * from './mcp-server.ts';
 export * from './mcp-server-access.ts';
-export * from './mcp-user-credentials.ts';
 export type { Memory } from './memory.ts';
 export { openStorage } from './open-storage.ts';
 export * from './organization.ts';

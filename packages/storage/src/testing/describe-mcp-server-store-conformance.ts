@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { readMcpHeaderTemplate, writeMcpHeaderTemplate } from '../mcp-header-template.ts';
 import { readMcpServerAccess, setMcpServerAccess } from '../mcp-server-access.ts';
-import { readMcpHeaderTemplate, writeMcpHeaderTemplate } from '../mcp-user-credentials.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type Storage } from '../storage.ts';
 import { isStorageErrorCode as isCode } from './is-storage-error-code.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
