@@ -33,14 +33,13 @@ export async function readMcpServerAccess(
   settings: SettingStore,
   serverId: string,
 ): Promise<McpServerAccess | undefined> {
-  const nobody = { userIds: [], availableToSandboxes: false };
   return readMcpServerSetting(
     settings,
     ['mcp-server-access', serverId],
     ({ userIds, availableToSandboxes }) =>
       (userIds === undefined || (Array.isArray(userIds) && userIds.every((id) => typeof id === 'string'))) &&
       [true, false, undefined].includes(availableToSandboxes as boolean | undefined),
-    nobody,
+    { userIds: [], availableToSandboxes: false },
   );
 }
 

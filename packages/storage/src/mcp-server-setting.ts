@@ -21,7 +21,7 @@ export async function readMcpServerSetting<Value extends object>(
 ): Promise<Value | undefined> {
   const value = await settings.get(mcpServerSettingKey(name, serverId));
   if (value === undefined || value === null) return undefined;
-  const record =
-    typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  return record !== undefined && isValid(record) ? (record as Value) : whenInvalid;
+  const valid =
+    typeof value === 'object' && !Array.isArray(value) && isValid(value as Record<string, unknown>);
+  return valid ? (value as Value) : whenInvalid;
 }
