@@ -6,6 +6,6 @@ export const ACTION_POLICIES = ['ALWAYS', 'ASK', 'DENY'] as const;
 /**
  * What happens to an action a sandbox's request performs (a connected app's action, an MCP tool call): `ALWAYS`
  * forwards it with credentials, `ASK` waits for the user's approval, `DENY` refuses it. The egress proxy decides
- * with it (`EgressPolicy`); storage keeps it on connected apps' actions (`ConnectedAppPolicy`, the same union).
+ * with it (`EgressPolicy`); storage keeps it on connected apps' actions.
  */
 export type ActionPolicy = (typeof ACTION_POLICIES)[number];

@@ -1,10 +1,4 @@
-import { omitUndefined } from '@toolbus/spec';
-import {
-  createSecretBox,
-  resolveSecretKey,
-  type Storage,
-  type StorageOpeningOptions,
-} from '@toolbus/storage';
+import { createSecretBox, resolveSecretKey, type SecretKeyOptions, type Storage } from '@toolbus/storage';
 import { openSqlStorage } from '@toolbus/storage/backend';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { createPostgresPacketStreams } from './postgres-packet-streams.ts';
@@ -12,7 +6,7 @@ import { openPostgresPool, type PostgresConnectionOptions } from './postgres-poo
 import { describePostgresUrl } from './postgres-url.ts';
 
 /** Options of {@link openPostgresStorage}. */
-export interface OpenPostgresStorageOptions extends StorageOpeningOptions, PostgresConnectionOptions {}
+export interface OpenPostgresStorageOptions extends SecretKeyOptions, PostgresConnectionOptions {}
 
 /**
  * Opens (creating the schema and migrating when needed) toolbus storage on PostgreSQL, for deployments with
@@ -34,7 +28,6 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   return openSqlStorage({
     ...postgresMigrationTarget(pool),
     secrets,
-    ...omitUndefined({ migrations: options.migrations }),
     packetStreams: () => createPostgresPacketStreams(pool),
   });
 }

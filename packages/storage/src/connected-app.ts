@@ -1,14 +1,12 @@
+import type { ActionPolicy } from '@toolbus/spec';
 import type { Creating, StoredRow } from './sql/camel-columns.ts';
-
-/** What the egress proxy does with one action of a connected app. */
-export type ConnectedAppPolicy = 'ALWAYS' | 'ASK' | 'DENY';
 
 /** An action of a connected app, recognised by method and path (a regular expression matching the whole path). */
 export interface ConnectedAppActionRecord {
   readonly name: string;
   readonly method?: string;
   readonly pathPattern: string;
-  readonly policy: ConnectedAppPolicy;
+  readonly policy: ActionPolicy;
 }
 
 /**

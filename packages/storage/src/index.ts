@@ -1,15 +1,14 @@
 export type { ApiKeyRecord } from './access.ts';
 export type * from './chat.ts';
 export type * from './connected-app.ts';
+export * from './mcp-header-template.ts';
 export type * from './mcp-server.ts';
 export * from './mcp-server-access.ts';
-export * from './mcp-user-credentials.ts';
 export type { Memory } from './memory.ts';
-export type { StorageOpeningOptions } from './open-sql-storage.ts';
 export { openStorage } from './open-storage.ts';
 export * from './organization.ts';
 export type { NewPersona, Persona, PersonaToolRow } from './persona.ts';
-export { resolveSecretKey } from './resolve-secret-key.ts';
+export { resolveSecretKey, type SecretKeyOptions } from './resolve-secret-key.ts';
 export { personaNameKey } from './rules/persona-name.ts';
 export { createSecretBox } from './secret-box.ts';
 export type { Migration } from './sql/migrate.ts';

@@ -36,7 +36,7 @@ test('a stored access record of the wrong shape reads as nobody, not in sandboxe
   const storage = await openStorage({ path: ':memory:', environment: {} });
   try {
     const nobody = { userIds: [], availableToSandboxes: false };
-    const stored = [{ userIds: 'everyone' }, { userIds: [1] }, { availableToSandboxes: 'yes' }, 'all'];
+    const stored = [{ userIds: 'everyone' }, { userIds: [1] }, { availableToSandboxes: 'yes' }, 'all', []];
     for (const value of stored) {
       await storage.settings.set('mcp-server-access:srv', value);
       assert.deepEqual(await readMcpServerAccess(storage.settings, 'srv'), nobody, JSON.stringify(value));

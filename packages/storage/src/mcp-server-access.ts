@@ -1,4 +1,5 @@
 import { omitUndefined } from '@toolbus/spec';
+import { mcpServerSettingKey, readMcpServerSetting } from './mcp-server-setting.ts';
 import type { SettingStore, UserStore } from './storage.ts';
 
 /**
@@ -24,9 +25,6 @@ export function offeredToSandboxes(access: McpServerAccess | undefined, userId: 
   return access?.availableToSandboxes === true && mayUseMcpServer(access, userId);
 }
 
-// A setting, so both storage backends keep it without a migration.
-const accessKey = (serverId: string) => `mcp-server-access:${serverId}`;
-
 /**
  * One server's access as stored. A value that is not a valid access record (edited by hand, written by a future
  * version) is read as "nobody, not in sandboxes": a doubt never widens access.
@@ -35,14 +33,14 @@ export async function readMcpServerAccess(
   settings: SettingStore,
   serverId: string,
 ): Promise<McpServerAccess | undefined> {
-  const value = await settings.get(accessKey(serverId));
-  if (value === undefined || value === null) return undefined;
-  const { userIds, availableToSandboxes } = value as Record<string, unknown>;
-  const valid =
-    typeof value === 'object' &&
-    (userIds === undefined || (Array.isArray(userIds) && userIds.every((id) => typeof id === 'string'))) &&
-    [true, false, undefined].includes(availableToSandboxes as boolean | undefined);
-  return valid ? (value as McpServerAccess) : { userIds: [], availableToSandboxes: false };
+  return readMcpServerSetting(
+    settings,
+    ['mcp-server-access', serverId],
+    ({ userIds, availableToSandboxes }) =>
+      (userIds === undefined || (Array.isArray(userIds) && userIds.every((id) => typeof id === 'string'))) &&
+      [true, false, undefined].includes(availableToSandboxes as boolean | undefined),
+    { userIds: [], availableToSandboxes: false },
+  );
 }
 
 /** What {@link setMcpServerAccess} did: stored the record, or refused it for a user id that names nobody. */
@@ -67,6 +65,6 @@ export async function setMcpServerAccess(
     userIds: access.userIds === undefined ? undefined : [...new Set(access.userIds)],
     availableToSandboxes: access.availableToSandboxes,
   });
-  await storage.settings.set(accessKey(serverId), stored);
+  await storage.settings.set(mcpServerSettingKey('mcp-server-access', serverId), stored);
   return { ok: true, access: stored };
 }

@@ -1,6 +1,5 @@
-import type { SecretKeyOptions } from './resolve-secret-key.ts';
 import type { SecretBox } from './secret-box.ts';
-import { type Migration, type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
+import { type MigrationTarget, migrate, schemaVersion } from './sql/migrate.ts';
 import { storageMigrations } from './sql/migrations.ts';
 import { createStoreContext, type StorageDb } from './sql/store-context.ts';
 import type { Storage } from './storage.ts';
@@ -19,14 +18,8 @@ import { createUploadedFileStore } from './stores/uploaded-file-store.ts';
 import { createUserSecretStore } from './stores/user-secret-store.ts';
 import { createUserStore } from './stores/user-store.ts';
 
-/** What both openers (SQLite's and PostgreSQL's) take: where the secret key comes from, and the schema steps. */
-export interface StorageOpeningOptions extends SecretKeyOptions {
-  /** The schema steps (default: toolbus's own). Tests pass longer lists to prove upgrades. */
-  readonly migrations?: readonly Migration[];
-}
-
 /** What {@link openSqlStorage} takes: a database behind the query builder, of either dialect. */
-export interface SqlStorageOptions extends MigrationTarget, Pick<StorageOpeningOptions, 'migrations'> {
+export interface SqlStorageOptions extends MigrationTarget {
   readonly secrets: SecretBox;
   /** How the database keeps turns' packets, built once migrated: the one part of a store written per database (docs/postgres-storage.md). */
   readonly packetStreams: () => PacketStreams;
@@ -40,7 +33,7 @@ export interface SqlStorageOptions extends MigrationTarget, Pick<StorageOpeningO
 export async function openSqlStorage(options: SqlStorageOptions): Promise<Storage> {
   const { db, secrets } = options;
   try {
-    await migrate(options, options.migrations ?? storageMigrations);
+    await migrate(options, storageMigrations);
     await checkSecretKey(db, secrets);
   } catch (error) {
     await db.destroy().catch(() => {});

@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
 import { temporaryDirectories } from './__fixtures__/temporary-directories.ts';
 import { openStorage } from './open-storage.ts';
-import { migrate } from './sql/migrate.ts';
+import { migrate, schemaVersion } from './sql/migrate.ts';
 import { storageMigrations } from './sql/migrations.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { StorageError } from './storage-error.ts';
@@ -135,7 +135,7 @@ describe('migrations', () => {
     await storage.close();
   });
 
-  test('later migrations run in order on re-open, each recorded', async () => {
+  test('later migrations run in order on an existing database, each recorded', async () => {
     const path = join(temporaryDirectory(), 'upgrade.db');
     await (await openStorage({ path, secretKey: key, environment: noEnvironment })).close();
     const migrations = [
@@ -143,9 +143,16 @@ describe('migrations', () => {
       { name: 'add a column', sql: () => 'ALTER TABLE personas ADD COLUMN color TEXT' },
       { name: 'use the column', sql: () => "UPDATE personas SET color = 'blue'" },
     ];
-    const storage = await openStorage({ path, secretKey: key, environment: noEnvironment, migrations });
-    assert.equal(await storage.schemaVersion(), latest + 2);
-    await storage.close();
+    const target = sqliteMigrationTarget(new DatabaseSync(path));
+    const { db } = target;
+    await migrate(target, migrations);
+    assert.equal(await schemaVersion(db), latest + 2);
+    const applied = await db.selectFrom('schema_migrations').select('name').orderBy('version').execute();
+    assert.deepEqual(
+      applied.slice(-2).map(({ name }) => name),
+      ['add a column', 'use the column'],
+    );
+    await db.destroy();
   });
 
   test('a failing migration rolls back its own step and keeps the previous version', async () => {
@@ -158,7 +165,9 @@ describe('migrations', () => {
         sql: () => 'CREATE TABLE extra (x TEXT); INSERT INTO missing VALUES (1);',
       },
     ];
-    await assert.rejects(openStorage({ path, secretKey: key, environment: noEnvironment, migrations }));
+    const target = sqliteMigrationTarget(new DatabaseSync(path));
+    await assert.rejects(migrate(target, migrations));
+    await target.db.destroy();
     assert.equal(tableNames(path).includes('extra'), false);
     const storage = await openStorage({ path, secretKey: key, environment: noEnvironment });
     assert.equal(await storage.schemaVersion(), latest);

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { omitUndefined } from '@toolbus/spec';
-import { openSqlStorage, type StorageOpeningOptions } from './open-sql-storage.ts';
-import { resolveSecretKey } from './resolve-secret-key.ts';
+import { openSqlStorage } from './open-sql-storage.ts';
+import { resolveSecretKey, type SecretKeyOptions } from './resolve-secret-key.ts';
 import { createSecretBox } from './secret-box.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
@@ -11,7 +11,7 @@ import { startWalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
 
 /** Options of {@link openStorage}; the key file defaults to `<database directory>/secret.key` (none for `:memory:`). */
-export interface OpenStorageOptions extends StorageOpeningOptions {
+export interface OpenStorageOptions extends SecretKeyOptions {
   /** The database file, or `':memory:'`. Its directory is created when missing. */
   readonly path: string;
   /** A fully checkpointed write-ahead log larger than this is truncated (default 64 MiB; `Infinity`: never). */
@@ -42,7 +42,6 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   const storage = await openSqlStorage({
     ...target,
     secrets,
-    ...omitUndefined({ migrations: options.migrations }),
     packetStreams: () => createSqlitePacketStreams(database, target.exclusive),
   });
   // Checkpoints run on a thread of their own (see startWalCheckpointer).

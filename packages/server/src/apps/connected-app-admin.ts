@@ -1,10 +1,6 @@
 import { compileAnchoredPattern } from '@toolbus/egress';
-import type {
-  ConnectedAppActionRecord,
-  ConnectedAppPolicy,
-  ConnectedAppRecord,
-  Storage,
-} from '@toolbus/storage';
+import type { ActionPolicy } from '@toolbus/spec';
+import type { ConnectedAppActionRecord, ConnectedAppRecord, Storage } from '@toolbus/storage';
 import { checkHeaderInput } from '../http/header-input.ts';
 import { ServerError } from '../http/server-error.ts';
 
@@ -41,7 +37,7 @@ export interface ConnectedAppInput {
   readonly headers: Readonly<Record<string, string>>;
   readonly actions?: readonly ConnectedAppActionRecord[];
   /** The policy of every request no action matches (default ASK). */
-  readonly defaultPolicy?: ConnectedAppPolicy;
+  readonly defaultPolicy?: ActionPolicy;
   readonly organizationValues?: Readonly<Record<string, string>>;
   /** The caller's own values for `{{user.NAME}}`. */
   readonly userValues?: Readonly<Record<string, string>>;

@@ -14,7 +14,7 @@ export interface Migration {
 }
 
 /** Where a migration list records its applied versions: storage's list and the search index's are separate. */
-export type MigrationTable = 'schema_migrations' | 'search_index_migrations';
+type MigrationTable = 'schema_migrations' | 'search_index_migrations';
 
 // Fixed numbers: every toolbus process migrating the same list on one PostgreSQL database takes the same lock.
 const migrationLockKeys: Readonly<Record<MigrationTable, number>> = {

@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import type { ConnectedAppRecord } from '../connected-app.ts';
 import { DEFAULT_ORGANIZATION_ID } from '../organization.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
@@ -5,14 +6,12 @@ import { deleteRows, type StoreContext, withStoreConstraintErrors } from '../sql
 import type { ConnectedAppStore } from '../storage.ts';
 import { nonEmpty, sealedColumn } from './sealed-column.ts';
 
-type ConnectedAppRow = Omit<StorageSchema['connected_apps'], 'id'> & { id: number };
-
 /** Connected apps: headers and values sealed per row and column (each user's values are `userSecrets`). */
 export function createConnectedAppStore(context: StoreContext): ConnectedAppStore {
   const { db, secrets } = context;
   const headers = sealedColumn<Record<string, string>>(secrets, 'connected_apps.headers_secret');
   const values = sealedColumn<Record<string, string>>(secrets, 'connected_apps.organization_values_secret');
-  const toRecord = (row: ConnectedAppRow): ConnectedAppRecord => ({
+  const toRecord = (row: Selectable<StorageSchema['connected_apps']>): ConnectedAppRecord => ({
     id: row.id,
     userId: row.user_id,
     organizationId: row.organization_id,
@@ -58,7 +57,7 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
       return toRecord(row);
     },
     async get(id) {
-      const row = await db.selectFrom('connected_apps').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await apps().where('id', '=', id).executeTakeFirst();
       return row && toRecord(row);
     },
     async list(options = {}) {

@@ -1,6 +1,7 @@
 import { omitUndefined } from '@toolbus/spec';
 import type { Selectable } from 'kysely';
 import type { McpServer, NewMcpServer } from '../mcp-server.ts';
+import { mcpServerSettingKey, mcpServerSettingNames } from '../mcp-server-setting.ts';
 import { checkMcpEndpoint } from '../rules/check-mcp-endpoint.ts';
 import { camelColumns } from '../sql/camel-columns.ts';
 import type { StorageSchema } from '../sql/storage-schema.ts';
@@ -108,7 +109,12 @@ export function createMcpServerStore(context: StoreContext): McpServerStore {
       return toServer(updated);
     },
     async delete(id) {
-      return deleteRows(db, 'mcp_servers', { id });
+      // Its settings (access, header template) go with it, in the same transaction.
+      return context.transaction(async (trx) => {
+        const settings = mcpServerSettingNames.map((name) => mcpServerSettingKey(name, id));
+        await trx.deleteFrom('settings').where('key', 'in', settings).execute();
+        return deleteRows(trx, 'mcp_servers', { id });
+      });
     },
     async approveTool({ serverId, toolName, definitionHash, approvedBy }) {
       const approvedAt = context.now();

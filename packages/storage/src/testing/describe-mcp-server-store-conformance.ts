@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { readMcpHeaderTemplate, writeMcpHeaderTemplate } from '../mcp-header-template.ts';
+import { readMcpServerAccess, setMcpServerAccess } from '../mcp-server-access.ts';
 import { MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER, type Storage } from '../storage.ts';
 import { isStorageErrorCode as isCode } from './is-storage-error-code.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
@@ -75,6 +77,27 @@ function describeServersAndOAuthState(storage: () => Storage): void {
       storage().mcpServers.update('missing', { name: 'x', endpoint: updated.endpoint, authType: 'none' }),
       isCode('not_found'),
     );
+  });
+
+  test("a server's settings (access, header template) are deleted with it; another server's stay", async () => {
+    const create = (name: string) =>
+      storage().mcpServers.create({
+        name,
+        endpoint: { transport: 'sse', url: 'http://a/' },
+        authType: 'none',
+      });
+    const [gone, kept] = [await create('gone'), await create('kept')];
+    const template = { Authorization: 'Bearer {api_key}' };
+    for (const { id } of [gone, kept]) {
+      await setMcpServerAccess(storage(), id, { availableToSandboxes: true });
+      await writeMcpHeaderTemplate(storage().settings, id, template);
+    }
+    assert.equal(await storage().mcpServers.delete(gone.id), true);
+    assert.equal(await readMcpServerAccess(storage().settings, gone.id), undefined);
+    assert.equal(await readMcpHeaderTemplate(storage().settings, gone.id), undefined);
+    assert.deepEqual(await readMcpServerAccess(storage().settings, kept.id), { availableToSandboxes: true });
+    assert.deepEqual(await readMcpHeaderTemplate(storage().settings, kept.id), template);
+    assert.equal(await storage().mcpServers.delete(gone.id), false);
   });
 
   test('OAuth state is per user and per server, replaced on save, and deleted with the user', async () => {

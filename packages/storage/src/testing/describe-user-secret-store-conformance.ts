@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { readMcpHeaderTemplate, writeMcpHeaderTemplate } from '../mcp-user-credentials.ts';
+import { readMcpHeaderTemplate, writeMcpHeaderTemplate } from '../mcp-header-template.ts';
 import type { Storage } from '../storage.ts';
 import type { StorageBackendUnderTest } from './storage-backend-under-test.ts';
 
