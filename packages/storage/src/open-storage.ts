@@ -43,7 +43,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     ...target,
     secrets,
     ...omitUndefined({ migrations: options.migrations }),
-    packetStreams: () => createSqlitePacketStreams(database, target.exclusive),
+    packetStreams: () => createSqlitePacketStreams(database, target),
   });
   // Checkpoints run on a thread of their own (see startWalCheckpointer).
   const checkpointer = inMemory
