@@ -14,11 +14,8 @@ import type { MigrationTarget } from './migrate.ts';
 import type { StorageSchema } from './storage-schema.ts';
 import { isBusy, whenNotBusy } from './when-not-busy.ts';
 
-/**
- * Statements kept prepared per connection: the stores' queries and the packet streams' (their multi-row inserts up to
- * 200 texts) are a few hundred distinct texts.
- */
-const cachedStatements = 500;
+/** Statements kept prepared per connection: the stores' queries a few hundred texts, the packet streams' up to 200. */
+const cachedStatements = 1000;
 
 /**
  * The builder over a `node:sqlite` connection, and how a migration step's script runs on it. Kysely's own SQLite
