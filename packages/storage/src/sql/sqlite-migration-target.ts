@@ -144,8 +144,7 @@ class NodeSqliteConnection implements Driver, DatabaseConnection {
     throw new Error('Streaming is not supported by the node:sqlite dialect.');
   }
   /**
-   * The statement of `sql`, prepared once for the builder's queries and the packet streams' statements alike (a
-   * server writing packets for many turns runs thousands of transactions a second). PostgreSQL's numbered
+   * The statement of `sql`, prepared once for the builder and the packet streams alike. PostgreSQL's numbered
    * parameters (`$1`, …: SQL both databases run, packet-streams.ts) read as `?1`, …; the builder's are `?`.
    */
   prepare(sql: string): StatementSync {
