@@ -42,7 +42,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   const storage = await openSqlStorage({
     ...target,
     secrets,
-    packetStreams: () => createSqlitePacketStreams(database, target.exclusive),
+    packetStreams: () => createSqlitePacketStreams(database, target),
   });
   // Checkpoints run on a thread of their own (see startWalCheckpointer).
   const checkpointer = inMemory

@@ -14,8 +14,8 @@ import type { MigrationTarget } from './migrate.ts';
 import type { StorageSchema } from './storage-schema.ts';
 import { isBusy, whenNotBusy } from './when-not-busy.ts';
 
-/** Statements kept prepared per connection: the stores' queries are a few hundred distinct texts. */
-const cachedStatements = 500;
+/** Statements kept prepared per connection: the stores' queries a few hundred texts, the packet streams' up to 200. */
+const cachedStatements = 1000;
 
 /**
  * The builder over a `node:sqlite` connection, and how a migration step's script runs on it. Kysely's own SQLite
@@ -28,7 +28,7 @@ const cachedStatements = 500;
  */
 export function sqliteMigrationTarget(
   database: DatabaseSync,
-): MigrationTarget & Pick<NodeSqliteConnection, 'exclusive'> {
+): MigrationTarget & Pick<NodeSqliteConnection, 'exclusive' | 'prepare'> {
   const connection = new NodeSqliteConnection(database);
   const dialect: Dialect = {
     createDriver: () => connection,
@@ -40,6 +40,7 @@ export function sqliteMigrationTarget(
     db: new Kysely<StorageSchema>({ dialect }),
     dialect: 'sqlite',
     exclusive: (action) => connection.exclusive(action),
+    prepare: (sql) => connection.prepare(sql),
     // node:sqlite prepares one statement at a time; a script runs whole through exec, inside the transaction that
     // holds the connection.
     runScript: async (_transaction, script) => {
@@ -142,10 +143,17 @@ class NodeSqliteConnection implements Driver, DatabaseConnection {
   async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
     throw new Error('Streaming is not supported by the node:sqlite dialect.');
   }
+  /**
+   * The statement of `sql`, prepared once for the builder and the packet streams alike. PostgreSQL's numbered
+   * parameters (`$1`, …: SQL both databases run, packet-streams.ts) read as `?1`, …; the builder's are `?`.
+   */
+  prepare(sql: string): StatementSync {
+    return this.#prepared(sql).statement;
+  }
   #prepared(sql: string): { statement: StatementSync; reader: boolean } {
     let entry = this.#statements.get(sql);
     if (entry === undefined) {
-      const statement = this.#database.prepare(sql);
+      const statement = this.#database.prepare(sql.replaceAll(/\$(\d+)/g, '?$1'));
       entry = { statement, reader: statement.columns().length > 0 };
       if (this.#statements.size >= cachedStatements) this.#statements.clear();
       this.#statements.set(sql, entry);

@@ -123,7 +123,7 @@ describe('packets of running turns (the append-only log)', () => {
 
   test("a turn started here that another process wrote to, among this process's own rows, continues its sequence", async () => {
     // This process's rows fill most ids since it last looked at the log; one row in between is another's, and
-    // taking the turn over must find it (a count of this process's rows that missed it would write sequence 1 twice).
+    // taking the turn over must find it (taking every row since for this process's own would write sequence 1 twice).
     const path = databasePath();
     const here = await open(path);
     const other = await open(path);

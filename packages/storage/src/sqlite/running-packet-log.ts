@@ -79,7 +79,10 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
        SELECT 1 FROM chat_turns t WHERE t.chat_id = chat_packet_log.chat_id
          AND t.turn_index = chat_packet_log.turn_index AND t.status = 'running')`,
   );
-  const lastId = prepare('SELECT COALESCE(MAX(id), 0) AS last FROM chat_packet_log');
+  // The log's last id, and SQLite's count of other connections' commits to the file (`data_version`), read together.
+  const logEnd = prepare(
+    'SELECT COALESCE(MAX(id), 0) AS last, (SELECT data_version FROM pragma_data_version) AS version FROM chat_packet_log',
+  );
   const lastSequence = prepare(
     'SELECT COALESCE(MAX(sequence), 0) AS last FROM chat_packets WHERE chat_id = ? AND turn_index = ?',
   );
@@ -89,24 +92,24 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
   const deleteChat = prepare('DELETE FROM chat_packet_log WHERE chat_id = ?');
 
   const turns = new Map<string, LoggedTurn>();
-  // Reads the rows appended to the log since the last time (by other processes, or before this one started) into
-  // the turns this process does not write: once a scan of the whole log, then only of what is new.
+  // Reads the rows other connections appended to the log (other processes, or one that died) into the turns this
+  // process does not write: once a scan of the whole log, then only of what is new. While no other connection has
+  // committed since the last time (`data_version` unchanged), every row since is this connection's own, remembered
+  // as it was written, and there is nothing to learn: a turn's first append here (each one starts so) skips the scan.
   let learntUpTo = 0;
-  // How many ids above `learntUpTo` this connection's inserts took (-1: unknown, after a roll-back). Ids only grow
-  // (AUTOINCREMENT), so when they fill every id from `learntUpTo` to the log's last, no other process wrote a row
-  // since, and there is nothing to learn: a turn's first append here (each one starts so) skips the scan.
-  let ownSinceLearnt = 0;
+  // `data_version` when the log was last learnt (-1: never, or rolled back).
+  let learntVersion = -1;
   const learn = () => {
-    const upTo = (lastId.get() as { last: number }).last;
-    if (upTo <= learntUpTo) return;
-    if (upTo - learntUpTo === ownSinceLearnt) {
+    const { last: upTo, version } = logEnd.get() as { last: number; version: number };
+    const othersWrote = version !== learntVersion;
+    learntVersion = version;
+    // Ids only grow (AUTOINCREMENT): with none above `learntUpTo`, or only this connection's, all is known.
+    if (!othersWrote || upTo <= learntUpTo) {
       learntUpTo = upTo;
-      ownSinceLearnt = 0;
       return;
     }
     const rows = selectRunning.all(learntUpTo, upTo) as unknown as LogRow[];
     learntUpTo = upTo;
-    ownSinceLearnt = 0;
     // Turns followed from here but ended elsewhere are forgotten when read after their end; past a bound, what
     // was learnt is dropped and learnt again from the log's start.
     if (
@@ -115,7 +118,7 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
     ) {
       for (const [key, state] of turns) if (!state.own) turns.delete(key);
       learntUpTo = 0;
-      ownSinceLearnt = -1;
+      learntVersion = -1;
       learn();
       return;
     }
@@ -140,7 +143,7 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
       const first = state.ids[0];
       if (state.own && first !== undefined && first < head) head = first;
     }
-    if (head === Number.POSITIVE_INFINITY) head = (lastId.get() as { last: number }).last + 1;
+    if (head === Number.POSITIVE_INFINITY) head = (logEnd.get() as { last: number }).last + 1;
     if (head - swept < sweepEvery) return;
     sweepHead.run(head);
     swept = head;
@@ -188,7 +191,6 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
       let row = 0;
       insert('chat_packet_log', parameters, (rows, lastId) => {
         for (let id = lastId - rows + 1; id <= lastId; id += 1) owners[row++]?.ids.push(id);
-        if (ownSinceLearnt >= 0) ownSinceLearnt += rows;
       });
       return lasts;
     },
@@ -232,7 +234,7 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
     rolledBack(): void {
       turns.clear();
       learntUpTo = 0;
-      ownSinceLearnt = -1;
+      learntVersion = -1;
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { sqliteMigrationTarget } from '../sql/sqlite-migration-target.ts';
 import {
   appended,
   type PacketRow,
@@ -19,18 +20,8 @@ import { createRunningTurnStatuses } from './running-turn-statuses.ts';
  */
 export function createSqlitePacketStreams(
   database: DatabaseSync,
-  exclusive: <Result>(action: () => Result | Promise<Result>) => Promise<Result>,
+  { exclusive, prepare }: Pick<ReturnType<typeof sqliteMigrationTarget>, 'exclusive' | 'prepare'>,
 ): PacketStreams {
-  // Each statement prepared once: a server writing packets for many turns runs thousands of transactions a second.
-  const prepared = new Map<string, StatementSync>();
-  const prepare = (text: string) => {
-    let statement = prepared.get(text);
-    if (statement === undefined) {
-      statement = database.prepare(text.replaceAll(/\$(\d+)/g, '?$1'));
-      prepared.set(text, statement);
-    }
-    return statement;
-  };
   const log = createRunningPacketLog(prepare);
   // Statuses of running turns, known without a SELECT per turn per append while only these writes change them.
   const statuses = createRunningTurnStatuses(database);
