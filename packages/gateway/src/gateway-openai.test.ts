@@ -11,6 +11,9 @@ import { readChatStream } from './__fixtures__/read-chat-stream.ts';
 import { markupPattern, textCallDialects, weatherTool } from './__fixtures__/text-call-dialects.ts';
 import { type RunningGateway, startGateway } from './gateway-server.ts';
 
+// Over a kilobyte of prose before a call: the call's text arrives long after the answer started streaming.
+const lateProse = `${'The forecast service answers for one city at a time, so I will ask it for the city you named and then tell you what the sky will do there tomorrow. '.repeat(8)}\n`;
+
 // The official `openai` package, unchanged, against the gateway in front of a model server that writes its calls
 // as text: every dialect comes back as native tool_calls, streaming and not, with no markup in the content.
 describe('gateway with the openai client', () => {
@@ -29,6 +32,8 @@ describe('gateway with the openai client', () => {
           return textSteps(
             chunkText('Models such as Qwen write `<tool_call>` tags; I will just answer: sunny.', 5),
           );
+        // A call written only at the very end of a long answer, its name cut between the last two chunks.
+        if (last.includes('[late]')) return textSteps([`${lateProse}[get_wea`, "ther(city='Oslo')]"]);
         if (last.includes('[unreadable]'))
           return textSteps(['<tool_call>\n{"name": "get_weather", "arguments": {"town": 5}}\n</tool_call>']);
         if (last.includes('[native]'))
@@ -141,6 +146,22 @@ describe('gateway with the openai client', () => {
     assert.match(data.choices[0]?.message.content ?? '', /"town": 5/);
     assert.equal(response.headers.get('x-toolbus-recovery'), 'failed');
     assert.match(response.headers.get('x-toolbus-recovery-reason') ?? '', /get_weather|schema|markup/);
+  });
+
+  it('streams a call written only at the end of a long answer, its name cut between two chunks', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'any',
+      stream: true,
+      messages: [{ role: 'user', content: 'weather in Oslo [late]' }],
+      tools: [weatherTool],
+    });
+    const { content, calls, finish } = await readChatStream(stream);
+    assert.equal(finish, 'tool_calls');
+    assert.deepEqual(
+      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+      [['get_weather', { city: 'Oslo' }]],
+    );
+    assert.ok(content.startsWith(lateProse));
   });
 
   it('passes native tool_calls through untouched', async () => {
