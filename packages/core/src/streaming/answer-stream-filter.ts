@@ -90,7 +90,9 @@ export class AnswerStreamFilter {
   /** Feeds the next chunk; returns the text that can be shown now (possibly empty). */
   process(chunk: string): string {
     const visible = this.#markup.process(chunk);
-    if (this.#lines === undefined) return visible;
+    const lines = this.#lines;
+    // Prose within a line is shown as it comes: the common case costs one newline search.
+    if (lines === undefined || (this.#state === 'streaming' && !lines.mayStartIn(visible))) return visible;
     return this.#stream(visible);
   }
 

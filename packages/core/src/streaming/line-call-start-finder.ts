@@ -37,6 +37,14 @@ export class LineCallStartFinder {
     this.#skipNext = true;
   }
 
+  /** Whether a line may start in `text`, the text shown next (else {@link find} finds nothing in it). */
+  mayStartIn(text: string): boolean {
+    if (this.#atLineStart) return true;
+    // A one-character chunk is looked at in place: cheaper than the builtin's call, per character streamed.
+    if (text.length === 1) return text.charCodeAt(0) === 0x0a;
+    return text.includes('\n');
+  }
+
   /** Where in `text`, the text shown next, a line may open a call; -1 when none does (all of it can be shown). */
   find(text: string): number {
     let index = 0;
