@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { tools } from '../recovery/__fixtures__/tool-definitions.ts';
+import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import { splitTextAt } from '../testing/index.ts';
@@ -271,6 +272,39 @@ describe('AnswerStreamFilter: property-based', () => {
         const shown = run(answer(), splitAt(`${before}\n${call}`, positions)).text;
         assert.equal(shown, `${before}\n`);
       }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('lines that may open a named call show the same text whatever the chunking, and as written without calls', () => {
+    const pieces = [
+      'Sure',
+      ' ',
+      '\n',
+      '[',
+      ']',
+      '(',
+      ')',
+      'get_weather',
+      'other',
+      "city='Oslo'",
+      '```',
+      '{',
+      '}',
+    ];
+    const more = ['functions.', 'x=1', '[the docs](u)', 'tz="CET"', ', '];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces, ...more, '\n'), { maxLength: 25 }),
+        cuts,
+        (list, positions) => {
+          const text = list.join('');
+          const whole = run(answer(), [text]).text;
+          assert.equal(run(answer(), splitAt(text, positions)).text, whole);
+          assert.equal(run(answer(), [...text]).text, whole);
+          if (extractLocatedToolCallsFromText(text, tools).length === 0) assert.equal(whole, text);
+        },
+      ),
       { numRuns: 600 },
     );
   });
