@@ -161,7 +161,7 @@ describe('gateway with the openai client', () => {
       calls.map((call) => [call.name, JSON.parse(call.arguments)]),
       [['get_weather', { city: 'Oslo' }]],
     );
-    assert.ok(content.startsWith(lateProse));
+    assert.equal(content, lateProse, 'the prose exactly, no call text');
   });
 
   it('passes native tool_calls through untouched', async () => {

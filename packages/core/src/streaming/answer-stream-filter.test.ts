@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { tools } from '../recovery/__fixtures__/tool-definitions.ts';
+import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import { splitTextAt } from '../testing/index.ts';
@@ -138,6 +139,50 @@ describe('AnswerStreamFilter', () => {
     );
   });
 
+  it('hides a named call on a line after prose, cut at every place', () => {
+    const text = "I'll check.\n[get_weather(city='Oslo')]";
+    for (let first = 0; first <= text.length; first++) {
+      for (let second = first; second <= text.length; second++) {
+        const chunks = [text.slice(0, first), text.slice(first, second), text.slice(second)];
+        const { outputs, text: shown } = run(answer(), chunks);
+        assert.equal(shown, "I'll check.\n", JSON.stringify(chunks));
+        assert.doesNotMatch(outputs.join(''), /get_|\[g/, JSON.stringify(chunks));
+      }
+    }
+  });
+
+  it('shows the prose after a named call on a line of its own', () => {
+    assertStreams(
+      [
+        ['One moment.\nget_weather(', 'One moment.\n'],
+        ["city='Oslo')\nThen I ", ''],
+        ['will answer.', ''],
+      ],
+      'Then I will answer.',
+    );
+  });
+
+  it('streams a link, a checkbox, a word, an undeclared or fenced call at a line start unchanged', () => {
+    for (const text of [
+      'See:\n[the docs](https://example.org) for more.',
+      'Steps:\n[ ] install\n[x] configure\n',
+      'Note:\nget_weather is the tool for that.\n',
+      'Say:\n[other(x=1)]\n',
+      'Say:\nother(x=1) is not offered.',
+      // A call in a fence after prose is an example; so is one in a fence that opens the answer as prose.
+      'Like this:\n```python\nget_weather(city="Oslo")\n```\n',
+      '```text\n[get_weather(city="Oslo")]\n```',
+    ]) {
+      for (const chunks of [[text], [...text]]) {
+        const held = run(answer(), chunks);
+        const plain = run(new ToolCallMarkupStreamFilter(), chunks);
+        assert.equal(held.text, text);
+        // Released while streaming: the end holds back no more than the markup filter does.
+        assert.equal(held.outputs.join(''), plain.outputs.join(''), JSON.stringify(chunks));
+      }
+    }
+  });
+
   it('without tools holds nothing back and shows markup blocks as written (no call can be in them)', () => {
     const text = '{"name": "get_weather", "arguments": {"city": "Oslo"}} <tool_call>x</tool_call>y';
     assert.equal(run(new AnswerStreamFilter({ tools: [] }), [...text]).text, text);
@@ -169,6 +214,13 @@ const markupCalls = [
   '<|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"tz": "CET"}<|call|>',
   '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>',
   '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>',
+];
+// The named forms held at a line start after prose (bare JSON and fences there are examples, not calls).
+const namedCalls = [
+  '[get_weather(city="Oslo"), get_time(tz="CET")]',
+  "get_weather(city='Oslo')",
+  'functions.get_weather(city="Oslo")',
+  '[default_api.get_time(tz="CET")]',
 ];
 // Markers that run to the end of the stream: only as the last thing in an answer.
 const trailingCalls = [
@@ -210,6 +262,49 @@ describe('AnswerStreamFilter: property-based', () => {
         assert.doesNotMatch(withoutMentions(shown), callText);
         if (after !== null) assert.equal(shown, after.trim());
       }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('a named call on a line after prose never shows, and the prose before it does', () => {
+    fc.assert(
+      fc.property(prose, fc.constantFrom(...namedCalls), cuts, (before, call, positions) => {
+        const shown = run(answer(), splitAt(`${before}\n${call}`, positions)).text;
+        assert.equal(shown, `${before}\n`);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('lines that may open a named call show the same text whatever the chunking, and as written without calls', () => {
+    const pieces = [
+      'Sure',
+      ' ',
+      '\n',
+      '[',
+      ']',
+      '(',
+      ')',
+      'get_weather',
+      'other',
+      "city='Oslo'",
+      '```',
+      '{',
+      '}',
+    ];
+    const more = ['functions.', 'x=1', '[the docs](u)', 'tz="CET"', ', '];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces, ...more, '\n'), { maxLength: 25 }),
+        cuts,
+        (list, positions) => {
+          const text = list.join('');
+          const whole = run(answer(), [text]).text;
+          assert.equal(run(answer(), splitAt(text, positions)).text, whole);
+          assert.equal(run(answer(), [...text]).text, whole);
+          if (extractLocatedToolCallsFromText(text, tools).length === 0) assert.equal(whole, text);
+        },
+      ),
       { numRuns: 600 },
     );
   });

@@ -13,6 +13,7 @@ import {
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
+import { LineCallStartFinder } from './line-call-start-finder.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
 /** Options for {@link AnswerStreamFilter}. */
@@ -51,6 +52,10 @@ export class AnswerStreamFilter {
   readonly #markers: readonly ToolCallMarkupMarker[];
   readonly #markup: ToolCallMarkupStreamFilter;
   readonly #classifier: CallStartClassifier | undefined;
+  /** The text held is a line after prose (only the named forms count there), not the answer's start. */
+  #holdingLine = false;
+  /** Finds the lines after prose that may open a named call. */
+  readonly #lines: LineCallStartFinder | undefined;
   readonly #preferredDialects: readonly string[] | undefined;
   #state: State;
   #held = '';
@@ -76,14 +81,19 @@ export class AnswerStreamFilter {
             markers: this.#markers,
           })
         : undefined;
+    this.#lines = this.#classifier
+      ? new LineCallStartFinder(this.#classifier.namedCallOpenings())
+      : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
 
   /** Feeds the next chunk; returns the text that can be shown now (possibly empty). */
   process(chunk: string): string {
     const visible = this.#markup.process(chunk);
-    if (this.#state === 'streaming') return visible;
-    return this.#hold(visible);
+    const lines = this.#lines;
+    // Prose within a line is shown as it comes: the common case costs one newline search.
+    if (lines === undefined || (this.#state === 'streaming' && !lines.mayStartIn(visible))) return visible;
+    return this.#stream(visible);
   }
 
   /**
@@ -105,16 +115,46 @@ export class AnswerStreamFilter {
     this.#held = '';
     this.#state = this.#classifier ? 'deciding' : 'streaming';
     this.#lineCheckFrom = -1;
+    this.#lines?.reset();
+    this.#holdingLine = false;
     this.#classifier?.reset();
     const calls = this.#extract(held);
     return calls.length > 0 ? withoutToolCallText(held, calls, this.#markers) : held;
+  }
+
+  /**
+   * Shows `text` up to a line that starts like a named call after prose, and holds that line as the answer's
+   * start is held. Held text that is released had its start decided: it is read again for the lines after its
+   * first (a loop, not recursion: a chunk may hold many lines).
+   */
+  #stream(text: string): string {
+    let shown = '';
+    let rest = text;
+    while (rest !== '') {
+      if (this.#state !== 'streaming') {
+        const released = this.#hold(rest);
+        // #hold may release the held text (the state is then 'streaming').
+        if ((this.#state as State) !== 'streaming') return shown + released;
+        (this.#lines as LineCallStartFinder).restartDecided();
+        rest = released;
+        continue;
+      }
+      const start = (this.#lines as LineCallStartFinder).find(rest);
+      if (start < 0) return shown + rest;
+      shown += rest.slice(0, start);
+      rest = rest.slice(start);
+      (this.#classifier as CallStartClassifier).reset();
+      this.#holdingLine = true;
+      this.#state = 'deciding';
+    }
+    return shown;
   }
 
   #hold(visible: string): string {
     if (visible === '') return '';
     this.#held += visible;
     if (this.#state === 'call') return this.#lineCheckFrom < 0 ? '' : this.#checkRestOfLine();
-    const verdict = (this.#classifier as CallStartClassifier).classify(this.#held);
+    const verdict = (this.#classifier as CallStartClassifier).classify(this.#held, this.#holdingLine);
     if (verdict.kind === 'wait') return '';
     if (verdict.kind === 'complete') {
       const calls = this.#extract(this.#held.slice(0, verdict.end));
