@@ -3,6 +3,11 @@
  * line whose first character may start one (`[`, a callee's first letter). Lines inside a code fence are never
  * such lines: a call in a fenced block after prose is an example, shown as written. Line starts and fences are
  * followed across chunks, so each character is looked at once.
+ *
+ * Why not `CodeSpanTracker`, which follows code for the markup filter and recovery: it counts any run of three
+ * backticks as a fence, anywhere in a line, so it must see every chunk; this finder is asked only when a chunk
+ * holds a line start (prose within a line costs one newline test), and counts fences only where Markdown opens
+ * them, at a line start. One rule for both is still to be chosen (it would change what recovery reads as code).
  */
 export class LineCallStartFinder {
   readonly #openings: ReadonlySet<number>;
