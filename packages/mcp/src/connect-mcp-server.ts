@@ -1,8 +1,8 @@
 import type { Client, Tool as SdkTool } from '@modelcontextprotocol/client';
-import type { FetchFunction } from '@toolbus/spec';
+import type { FetchFunction, McpTransport } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { createMcpTool, type McpCallToolResult, type McpTool } from './create-mcp-tool.ts';
-import { createMcpTransport, type McpTransportKind } from './create-mcp-transport.ts';
+import { createMcpTransport } from './create-mcp-transport.ts';
 import { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';
 import { McpConnectionError, type McpConnectionErrorCode } from './errors/mcp-connection-error.ts';
 import { isMcpSdkError, loadMcpClientSdk } from './load-mcp-client-sdk.ts';
@@ -105,7 +105,7 @@ export async function connectMcpServer(
     config.transport.type === 'stdio' ? Object.values(config.transport.env ?? {}) : headerValues,
   );
   // `legacy`: skip the `server/discover` probe and go straight to `initialize` (a restarted stdio server).
-  const open = async (kind: McpTransportKind, prior?: 'legacy'): Promise<Client> => {
+  const open = async (kind: McpTransport, prior?: 'legacy'): Promise<Client> => {
     const { Client } = await loadMcpClientSdk();
     const transport = await createMcpTransport({
       kind,
@@ -148,10 +148,10 @@ export async function connectMcpServer(
     return client;
   };
 
-  const kinds: McpTransportKind[] =
+  const kinds: McpTransport[] =
     config.transport.type === 'auto' ? ['streamable-http', 'sse'] : [config.transport.type];
   let client: Client | undefined;
-  let kind: McpTransportKind = kinds[0] ?? 'streamable-http';
+  let kind: McpTransport = kinds[0] ?? 'streamable-http';
   for (const [index, candidate] of kinds.entries()) {
     try {
       kind = candidate;
@@ -183,7 +183,7 @@ export async function connectMcpServer(
 function createConnection(input: {
   readonly client: Client;
   readonly config: McpServerConfig;
-  readonly kind: McpTransportKind;
+  readonly kind: McpTransport;
   readonly options: ConnectMcpServerOptions;
   readonly provider: StoreOAuthClientProvider | undefined;
   readonly elicitations: McpElicitationRouter;

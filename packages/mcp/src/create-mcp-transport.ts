@@ -1,16 +1,14 @@
 import type { OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
-import type { FetchFunction } from '@toolbus/spec';
+import type { FetchFunction, McpTransport } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { createInPlaceStdioTransport } from './in-place-stdio-transport.ts';
 import { loadMcpClientSdk } from './load-mcp-client-sdk.ts';
 import type { McpTransportConfig } from './mcp-server-config.ts';
 
-/** The transports toolbus opens; `auto` resolves to one of the HTTP two. */
-export type McpTransportKind = 'stdio' | 'streamable-http' | 'sse';
-
 /** Options for {@link createMcpTransport}. */
 export interface CreateMcpTransportOptions {
-  readonly kind: McpTransportKind;
+  /** The transport to open (a config's `auto` is resolved to one of the HTTP two first). */
+  readonly kind: McpTransport;
   readonly config: McpTransportConfig;
   /** Required for HTTP kinds: the (guarded, header-adding) fetch every request goes through. */
   readonly fetch?: FetchFunction | undefined;

@@ -4,7 +4,6 @@ export * from './connect-mcp-server.ts';
 export * from './convert-call-tool-result.ts';
 export type { CreateMcpToolOptions, McpCallToolResult, McpTool, McpToolCaller } from './create-mcp-tool.ts';
 export { createMcpTool } from './create-mcp-tool.ts';
-export type { McpTransportKind } from './create-mcp-transport.ts';
 export { disambiguatedMcpToolName } from './disambiguated-mcp-tool-name.ts';
 export type { McpAuthorizationRequiredErrorOptions } from './errors/mcp-authorization-required-error.ts';
 export { McpAuthorizationRequiredError } from './errors/mcp-authorization-required-error.ts';

@@ -1,8 +1,7 @@
 // What an open MCP connection offers, and the options it is opened with: the contract callers program against,
 // apart from how connectMcpServer builds it.
-import type { FetchFunction } from '@toolbus/spec';
+import type { FetchFunction, McpTransport } from '@toolbus/spec';
 import type { McpCallToolResult, McpTool } from './create-mcp-tool.ts';
-import type { McpTransportKind } from './create-mcp-transport.ts';
 import type { McpCallLogListener } from './mcp-call-logs.ts';
 import type { McpElicitationHandler } from './mcp-elicitation.ts';
 import type { McpFileStore } from './mcp-file-store.ts';
@@ -62,7 +61,7 @@ export interface McpConnection {
   readonly serverId: string;
   readonly serverName: string;
   /** The transport actually in use (`auto` resolved). */
-  readonly transport: McpTransportKind;
+  readonly transport: McpTransport;
   /** The server's tools, fetched once and cached until the server says they changed. */
   listTools(): Promise<readonly McpToolDescriptor[]>;
   /** {@link listTools} as toolbus tools (same caching). */

@@ -21,6 +21,7 @@ export * from './http-header-field.ts';
 export { isPlainObject } from './is-plain-object.ts';
 export * from './listen-http-server.ts';
 export * from './mcp-call-relay.ts';
+export type { McpTransport } from './mcp-transport.ts';
 export type { DefinedFields } from './omit-undefined.ts';
 export { omitUndefined } from './omit-undefined.ts';
 export type { OpenApiAuth } from './openapi-auth.ts';

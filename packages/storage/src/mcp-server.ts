@@ -1,8 +1,5 @@
 import type { Creating, StoredRow } from './sql/camel-columns.ts';
 
-/** How toolbus talks to an MCP server. */
-export type McpTransport = 'stdio' | 'streamable-http' | 'sse';
-
 /** How an MCP server authenticates toolbus. */
 export type McpAuthType = 'none' | 'api-key' | 'headers' | 'oauth';
 

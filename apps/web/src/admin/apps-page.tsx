@@ -1,5 +1,6 @@
 import type { connectedAppSchema } from '@toolbus/api-schema';
 import type { WireShape } from '@toolbus/client';
+import type { ActionPolicy } from '@toolbus/spec';
 import { useState } from 'react';
 import { ActionForm } from '../common/action-form.tsx';
 import { AdminTable } from '../common/admin-table.tsx';
@@ -8,11 +9,10 @@ import { DeleteButton } from '../common/delete-button.tsx';
 import { Feedback } from '../common/feedback.tsx';
 import { useAction, useLoad } from '../common/use-load.ts';
 
-type Policy = 'ALWAYS' | 'ASK' | 'DENY';
-
 type ConnectedAppView = WireShape<typeof connectedAppSchema>;
 
-const policies: readonly Policy[] = ['ASK', 'ALWAYS', 'DENY'];
+/** Spec's policies, the default (`ASK`) first. */
+const policies: readonly ActionPolicy[] = ['ASK', 'ALWAYS', 'DENY'];
 
 /**
  * The caller's connected apps (and the organisation's): APIs that code in run_python may call, with credentials
@@ -57,8 +57,8 @@ function ConnectAppForm(props: {
   const [actionName, setActionName] = useState('');
   const [actionMethod, setActionMethod] = useState('POST');
   const [actionPath, setActionPath] = useState('');
-  const [actionPolicy, setActionPolicy] = useState<Policy>('ASK');
-  const [otherPolicy, setOtherPolicy] = useState<Policy>('ASK');
+  const [actionPolicy, setActionPolicy] = useState<ActionPolicy>('ASK');
+  const [otherPolicy, setOtherPolicy] = useState<ActionPolicy>('ASK');
   const [shared, setShared] = useState(false);
   return (
     <ActionForm
@@ -144,7 +144,10 @@ function ConnectAppForm(props: {
         </label>
         <label>
           Action policy
-          <select value={actionPolicy} onChange={(event) => setActionPolicy(event.target.value as Policy)}>
+          <select
+            value={actionPolicy}
+            onChange={(event) => setActionPolicy(event.target.value as ActionPolicy)}
+          >
             {policies.map((policy) => (
               <option key={policy}>{policy}</option>
             ))}
@@ -153,7 +156,7 @@ function ConnectAppForm(props: {
       </fieldset>
       <label>
         Policy of every other request
-        <select value={otherPolicy} onChange={(event) => setOtherPolicy(event.target.value as Policy)}>
+        <select value={otherPolicy} onChange={(event) => setOtherPolicy(event.target.value as ActionPolicy)}>
           {policies.map((policy) => (
             <option key={policy}>{policy}</option>
           ))}

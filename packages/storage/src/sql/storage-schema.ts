@@ -1,6 +1,7 @@
+import type { McpTransport } from '@toolbus/spec';
 import type { Generated } from 'kysely';
 import type { ChatTurnKind, ChatTurnStatus } from '../chat.ts';
-import type { McpAuthType, McpTransport } from '../mcp-server.ts';
+import type { McpAuthType } from '../mcp-server.ts';
 import type { OrganizationRole } from '../organization.ts';
 import type { SearchUsage, UserRole } from '../user.ts';
 

@@ -33,8 +33,10 @@ interface LoggedTurn {
  * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
  * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
  * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * Every method runs inside the caller's transaction; when it rolls back, `rolledBack`
- * forgets what was remembered, to be learnt again from the log.
+ * The writes run inside the caller's transaction; when it rolls back, `rolledBack` forgets what was remembered, to be
+ * learnt again from the log. `read` runs outside one (a listing takes no lock): each of its statements sees a
+ * committed state, and a turn moved and swept by another process between them reads short, never wrong, and the
+ * next listing finds its rows in `chat_packets`.
  */
 export function createRunningPacketLog(prepare: (sql: string) => StatementSync) {
   /**
