@@ -11,7 +11,8 @@ export class MessagesRequestError extends Error {
  * An Anthropic Messages request (`POST /v1/messages`) as the OpenAI Chat Completions request an OpenAI-compatible
  * model server takes: the system prompt first, `tool_use` blocks as assistant `tool_calls`, `tool_result` blocks as
  * `tool` messages (before the rest of that user turn), images as `image_url` parts, tools as functions with their
- * `input_schema`, `tool_choice` mapped (`any` → `required`), `max_tokens`, `stop_sequences` → `stop`, sampling
+ * `input_schema`, `tool_choice` mapped (`any` → `required`, `disable_parallel_tool_use` → `parallel_tool_calls:
+ * false`), `max_tokens`, `stop_sequences` → `stop`, sampling
  * kept. Thinking blocks the client sends back are dropped (the upstream cannot check their signatures).
  */
 export function messagesToChatCompletions(body: unknown): Json {
@@ -53,6 +54,8 @@ export function messagesToChatCompletions(body: unknown): Json {
     });
     const choice = toolChoice(body.tool_choice);
     if (choice !== undefined) out.tool_choice = choice;
+    if (isPlainObject(body.tool_choice) && body.tool_choice.disable_parallel_tool_use === true)
+      out.parallel_tool_calls = false;
   }
   return out;
 }

@@ -118,25 +118,37 @@ export async function readUpstreamBody(response: IncomingMessage, limit: number)
   return Buffer.concat(chunks, size);
 }
 
-/** The upstream's own error message from an OpenAI-style error body, when it has one (bounded). */
-export function upstreamErrorMessage(body: Buffer): string | undefined {
+/** What an upstream's error body says: its message, and OpenAI's `code` and `param` when it names them (bounded). */
+export interface UpstreamErrorDetail {
+  readonly message: string | undefined;
+  readonly code: string | undefined;
+  readonly param: string | undefined;
+}
+
+/**
+ * Reads an upstream's error body: OpenAI's `{error: {message, code, param}}`, vLLM's `{object: "error", message}`,
+ * Ollama's `{error: "…"}`.
+ */
+export function upstreamErrorOf(body: Buffer): UpstreamErrorDetail {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as {
-      error?: { message?: unknown } | string;
-      message?: unknown;
-    };
-    const message =
-      typeof parsed.error === 'string'
-        ? parsed.error
-        : typeof parsed.error?.message === 'string'
-          ? parsed.error.message
-          : typeof parsed.message === 'string'
-            ? parsed.message
-            : undefined;
-    return message?.slice(0, 500);
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return undefined;
+    return { message: undefined, code: undefined, param: undefined };
   }
+  const outer = isRecord(parsed) ? parsed : {};
+  const inner = isRecord(outer.error) ? outer.error : outer;
+  const text = (value: unknown, limit: number): string | undefined =>
+    typeof value === 'string' && value !== '' ? value.slice(0, limit) : undefined;
+  return {
+    message: typeof outer.error === 'string' ? outer.error.slice(0, 500) : text(inner.message, 500),
+    code: text(inner.code, 100),
+    param: text(inner.param, 100),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A network error in words (the code, not a stack). */
