@@ -53,11 +53,21 @@ export function readChatCompletionsCall(
     return undefined;
   }
   if (typeof body.model !== 'string' || body.model === '') {
-    sendError(response, { dialect, status: 400, message: 'model: a model name is required.' });
+    sendError(response, {
+      dialect,
+      status: 400,
+      param: 'model',
+      message: 'model: a model name is required.',
+    });
     return undefined;
   }
   if (!Array.isArray(body.messages)) {
-    sendError(response, { dialect, status: 400, message: 'messages: an array of messages is required.' });
+    sendError(response, {
+      dialect,
+      status: 400,
+      param: 'messages',
+      message: 'messages: an array of messages is required.',
+    });
     return undefined;
   }
   // The legacy function-calling fields are refused rather than forwarded: recovery reads only `tools`, and an
@@ -73,7 +83,12 @@ export function readChatCompletionsCall(
     return undefined;
   }
   if (body.tools !== undefined && !Array.isArray(body.tools)) {
-    sendError(response, { dialect, status: 400, message: 'tools: must be an array of tools.' });
+    sendError(response, {
+      dialect,
+      status: 400,
+      param: 'tools',
+      message: 'tools: must be an array of tools.',
+    });
     return undefined;
   }
   return { body, bytes, model: body.model, stream: body.stream === true };
@@ -177,7 +192,7 @@ export async function forwardChatCompletions(options: {
   const status = upstreamResponse.statusCode ?? 502;
   if (!isSuccess(upstreamResponse)) {
     await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai' });
-    logEnd(status >= 500 ? 502 : status, undefined, { outcome: 'upstream-error' });
+    logEnd(clientStatusFor(status), undefined, { outcome: 'upstream-error' });
     return;
   }
   const streamed = isEventStream(upstreamResponse);
@@ -222,17 +237,30 @@ export async function relayUpstreamError(options: {
 }): Promise<void> {
   const body = await readUpstreamBody(options.upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0));
   const said = upstreamErrorOf(body);
-  const status = options.status >= 500 || options.status < 400 ? 502 : options.status;
+  const status = clientStatusFor(options.status);
+  const refusedKey = options.status === 401 || options.status === 403;
   // The upstream's own code and param go on (a client matches on them); a bare 404 from a model server's
   // completions route is its "no such model" (vLLM, Ollama and llama.cpp all answer an unknown model so).
-  const code = said.code ?? (options.status === 404 ? 'model_not_found' : 'upstream_error');
+  const code = refusedKey
+    ? 'upstream_key_refused'
+    : (said.code ?? (options.status === 404 ? 'model_not_found' : 'upstream_error'));
   sendError(options.response, {
     dialect: options.dialect,
     status,
     code,
     ...omitUndefined({ param: said.param }),
-    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said.message ? `: ${said.message}` : '.'}`,
+    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said.message ? `: ${said.message}` : '.'}${refusedKey ? ' The gateway’s key for it (apiKeyEnv) was refused.' : ''}`,
   });
+}
+
+/**
+ * The status a client gets for an upstream's error status: a 4xx about the request goes on as it is; the
+ * upstream's 5xx (or anything else) is a 502, and so are its 401 and 403, which refuse the gateway's key for the
+ * upstream, not the client's (passed on, an agent such as Claude Code would ask its user to log in again).
+ */
+export function clientStatusFor(upstreamStatus: number): number {
+  if (upstreamStatus === 401 || upstreamStatus === 403) return 502;
+  return upstreamStatus >= 500 || upstreamStatus < 400 ? 502 : upstreamStatus;
 }
 
 /** What relaying one streamed answer needs, whatever the format it leaves in. */

@@ -92,6 +92,11 @@ function answerFor(_path: string, body: Record<string, unknown>): CannedAnswer {
         code: 404,
       },
     };
+  if (last.includes('[upstream-401]'))
+    return {
+      status: 401,
+      json: { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } },
+    };
   if (last.includes('[bad-param]'))
     return {
       status: 400,
@@ -310,6 +315,12 @@ describe('the gateway against the Chat Completions reference', () => {
     assert.equal(unknownModel.status, 404);
     assert.equal(unknownModel.code, 'model_not_found');
     assert.match(String(unknownModel.message), /does not exist/);
+    // The upstream refusing the gateway's own key is the gateway's failure, not the client's key: 502.
+    const refused = await shape(await post(ask('[upstream-401]')));
+    assert.equal(refused.status, 502);
+    assert.equal(refused.code, 'upstream_key_refused');
+    const missingModel = await shape(await post(JSON.stringify({ messages: [] })));
+    assert.equal(missingModel.param, 'model');
     const badParam = await shape(await post(ask('[bad-param]')));
     assert.equal(badParam.status, 400);
     assert.equal(badParam.param, 'temperature');

@@ -9,6 +9,7 @@ import {
 } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
 import {
+  clientStatusFor,
   recoveryHeaders,
   relayRepairedStream,
   relayUpstreamError,
@@ -109,7 +110,7 @@ export async function forwardMessages(options: {
     const status = upstreamResponse.statusCode ?? 502;
     if (!isSuccess(upstreamResponse)) {
       await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'anthropic' });
-      log(status >= 500 ? 502 : status, undefined, 'upstream-error');
+      log(clientStatusFor(status), undefined, 'upstream-error');
       return;
     }
     const { dialects, writer: preparedWriter } = await prepared;
