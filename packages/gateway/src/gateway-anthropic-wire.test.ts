@@ -171,8 +171,21 @@ describe('the gateway against the Messages reference', () => {
           role: 'user',
           content: [
             { type: 'tool_result', tool_use_id: 'toolu_1', content: 'no such city', is_error: true },
-            { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: '12 °C' }] },
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_2',
+              content: [
+                { type: 'text', text: '12 °C' },
+                { type: 'image', source: image },
+              ],
+            },
             { type: 'text', text: 'Thanks.' },
+            { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'A note.' } },
+            {
+              type: 'document',
+              title: 'Report',
+              source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' },
+            },
           ],
         },
       ],
@@ -212,7 +225,19 @@ describe('the gateway against the Messages reference', () => {
       },
       { role: 'tool', tool_call_id: 'toolu_1', content: 'Error: no such city' },
       { role: 'tool', tool_call_id: 'toolu_2', content: '12 °C' },
-      { role: 'user', content: 'Thanks.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'The result of toolu_2:' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          { type: 'text', text: 'Thanks.' },
+          { type: 'text', text: 'A note.' },
+          {
+            type: 'text',
+            text: '[A document "Report" was left out: the model server takes text and images only.]',
+          },
+        ],
+      },
     ]);
   });
 
