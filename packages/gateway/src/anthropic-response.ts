@@ -49,6 +49,8 @@ export class AnthropicStreamWriter {
   }
 
   push(data: string): string {
+    // After the message's end (or an error event) nothing more is written, whatever the upstream still sends.
+    if (this.#ended) return '';
     if (data.trim() === '[DONE]') return this.end();
     let chunk: unknown;
     try {

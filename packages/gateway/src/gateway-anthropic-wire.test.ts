@@ -90,6 +90,8 @@ function answerFor(path: string, body: Record<string, unknown>): CannedAnswer {
       events: [
         chunk({ content: 'It is' }),
         { error: { message: 'out of memory', type: 'InternalServerError', code: 500 } },
+        // Nothing after the error reaches the client.
+        chunk({ content: ' sunny' }, { finish: 'stop' }),
       ],
     };
   if (last.includes('[unknown-model]'))

@@ -29,7 +29,8 @@ export interface GatewayHandler {
 
 /**
  * The recovery gateway's routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic),
- * `POST /v1/messages/count_tokens`, `GET /v1/models`, `GET /health`. Throws `GatewayConfigError` at once when an upstream is misconfigured.
+ * `POST /v1/messages/count_tokens`, `GET /v1/models`, `GET /health`. Throws `GatewayConfigError` at once when an
+ * upstream is misconfigured.
  */
 export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
   const context: GatewayContext = {
