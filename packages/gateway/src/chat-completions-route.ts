@@ -18,6 +18,7 @@ import {
   type ResolvedUpstream,
   readUpstreamBody,
   sendUpstream,
+  unreachableStatus,
   upstreamErrorOf,
   upstreamFor,
 } from './upstream.ts';
@@ -180,13 +181,14 @@ export async function forwardChatCompletions(options: {
       logEnd(499, undefined, { outcome: 'client-closed' });
       return;
     }
+    const status = unreachableStatus(error);
     sendError(response, {
       dialect: 'openai',
-      status: 502,
-      code: 'upstream_unreachable',
+      status,
+      code: status === 504 ? 'upstream_timeout' : 'upstream_unreachable',
       message: `The upstream model server ${upstream.name} could not be reached: ${describeUpstreamFailure(error)}.`,
     });
-    logEnd(502, undefined, { outcome: 'upstream-unreachable' });
+    logEnd(status, undefined, { outcome: 'upstream-unreachable' });
     return;
   }
   const status = upstreamResponse.statusCode ?? 502;

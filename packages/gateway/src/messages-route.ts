@@ -24,6 +24,7 @@ import {
   isSuccess,
   readUpstreamBody,
   sendUpstream,
+  unreachableStatus,
   upstreamFor,
 } from './upstream.ts';
 
@@ -138,12 +139,13 @@ export async function forwardMessages(options: {
       log(499, undefined, 'client-closed');
       return;
     }
+    const status = unreachableStatus(error);
     sendErrorInStream(response, {
       dialect: 'anthropic',
-      status: 502,
+      status,
       message: `The upstream model server ${upstream.name} failed: ${describeUpstreamFailure(error)}.`,
     });
-    log(502, undefined, 'upstream-failed');
+    log(status, undefined, 'upstream-failed');
   } finally {
     response.off('close', onClose);
   }

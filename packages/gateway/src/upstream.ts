@@ -7,6 +7,16 @@ export interface ResolvedUpstream extends GatewayUpstream {
   readonly apiKey: string | undefined;
 }
 
+/** The upstream sent no answer head in time: the client gets a 504 (gateway timeout), not a 502. */
+export class UpstreamTimeoutError extends Error {
+  override readonly name = 'UpstreamTimeoutError';
+}
+
+/** The status for an upstream that could not answer: 504 when it timed out, else 502. */
+export function unreachableStatus(error: unknown): 502 | 504 {
+  return error instanceof UpstreamTimeoutError ? 504 : 502;
+}
+
 /** A configuration mistake found at start: named, so the operator can fix it. */
 export class GatewayConfigError extends Error {
   override readonly name = 'GatewayConfigError';
@@ -77,7 +87,9 @@ export function sendUpstream(options: {
       signal: options.signal,
     });
     const timer = setTimeout(() => {
-      request.destroy(new Error(`it sent no answer within ${Math.round(options.timeoutMs / 1000)} s`));
+      request.destroy(
+        new UpstreamTimeoutError(`it sent no answer within ${Math.round(options.timeoutMs / 1000)} s`),
+      );
     }, options.timeoutMs);
     request.once('response', (response) => {
       clearTimeout(timer);
