@@ -11,7 +11,8 @@ export class MessagesRequestError extends Error {
  * An Anthropic Messages request (`POST /v1/messages`) as the OpenAI Chat Completions request an OpenAI-compatible
  * model server takes: the system prompt first, `tool_use` blocks as assistant `tool_calls`, `tool_result` blocks as
  * `tool` messages (before the rest of that user turn), images as `image_url` parts, tools as functions with their
- * `input_schema`, `tool_choice` mapped (`any` → `required`), `max_tokens`, `stop_sequences` → `stop`, sampling
+ * `input_schema`, `tool_choice` mapped (`any` → `required`, `disable_parallel_tool_use` → `parallel_tool_calls:
+ * false`), `max_tokens`, `stop_sequences` → `stop`, sampling
  * kept. Thinking blocks the client sends back are dropped (the upstream cannot check their signatures).
  */
 export function messagesToChatCompletions(body: unknown): Json {
@@ -53,6 +54,8 @@ export function messagesToChatCompletions(body: unknown): Json {
     });
     const choice = toolChoice(body.tool_choice);
     if (choice !== undefined) out.tool_choice = choice;
+    if (isPlainObject(body.tool_choice) && body.tool_choice.disable_parallel_tool_use === true)
+      out.parallel_tool_calls = false;
   }
   return out;
 }
@@ -108,22 +111,49 @@ function chatMessages(message: unknown, index: number): Json[] {
   for (const block of blocks) {
     if (block.type === 'tool_result') {
       out.push({ role: 'tool', tool_call_id: String(block.tool_use_id), content: toolResultText(block) });
-    } else if (block.type === 'text' && typeof block.text === 'string') {
-      parts.push({ type: 'text', text: block.text });
-    } else if (block.type === 'image' && isPlainObject(block.source)) {
-      const source = block.source;
-      const url =
-        source.type === 'base64'
-          ? `data:${String(source.media_type)};base64,${String(source.data)}`
-          : String(source.url ?? '');
-      parts.push({ type: 'image_url', image_url: { url } });
-    }
+      // A tool message takes text only (OpenAI's format): a result's images (Claude Code's Read of an image
+      // file) follow in the user message after the tool messages, named, instead of being lost.
+      const images = Array.isArray(block.content)
+        ? block.content.filter((part) => isPlainObject(part) && part.type === 'image')
+        : [];
+      if (images.length > 0)
+        parts.push({ type: 'text', text: `The result of ${String(block.tool_use_id)}:` });
+      for (const image of images) parts.push(...userParts(image as Json));
+    } else parts.push(...userParts(block));
   }
   if (parts.length > 0) {
     const onlyText = parts.every((part) => part.type === 'text');
     out.push({ role: 'user', content: onlyText ? parts.map((part) => part.text).join('\n') : parts });
   }
   return out;
+}
+
+// A user content block as Chat Completions parts: text, an image (base64 as a data URL, or its URL), a text
+// document's text. A block the upstream cannot take (a PDF) leaves a note in its place, so the model knows.
+function userParts(block: Json): Json[] {
+  if (block.type === 'text' && typeof block.text === 'string') return [{ type: 'text', text: block.text }];
+  const source = isPlainObject(block.source) ? block.source : {};
+  if (block.type === 'image') {
+    const url =
+      source.type === 'base64'
+        ? `data:${String(source.media_type)};base64,${String(source.data)}`
+        : String(source.url ?? '');
+    return [{ type: 'image_url', image_url: { url } }];
+  }
+  if (block.type === 'document') {
+    if (source.type === 'text' && typeof source.data === 'string')
+      return [{ type: 'text', text: source.data }];
+    if (source.type === 'content' && Array.isArray(source.content))
+      return source.content.filter(isPlainObject).flatMap(userParts);
+    const title = typeof block.title === 'string' ? ` "${block.title}"` : '';
+    return [
+      {
+        type: 'text',
+        text: `[A document${title} was left out: the model server takes text and images only.]`,
+      },
+    ];
+  }
+  return [];
 }
 
 function toolResultText(block: Json): string {
@@ -133,8 +163,8 @@ function toolResultText(block: Json): string {
   return (
     prefix +
     block.content
-      .filter(isPlainObject)
-      .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+      .filter((part) => isPlainObject(part) && part.type === 'text' && typeof part.text === 'string')
+      .map((part) => (part as { text: string }).text)
       .join('\n')
   );
 }

@@ -7,7 +7,7 @@ import {
 } from '@toolbus/core/repair';
 import type { ToolDefinition } from '@toolbus/spec';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
-import type { RecoveryReport } from './chat-completion-repair.ts';
+import { newRecoveryReport, type RecoveryReport, takeRecoveredCalls } from './chat-completion-repair.ts';
 
 type Json = Record<string, unknown>;
 
@@ -22,29 +22,35 @@ const stopReasons: Record<string, string> = {
 /**
  * An OpenAI-compatible upstream's Chat Completions stream, written as Anthropic Messages stream events
  * (`message_start`, content blocks of `thinking`, `text` and `tool_use` with their deltas, `message_delta` with the
- * stop reason and usage, `message_stop`). Text goes through {@link AnswerRepair}: calls written as text become
+ * stop reason and usage, `message_stop`; a `ping` after the start, an `error` event when the upstream reports one
+ * mid-stream). Text goes through {@link AnswerRepair}: calls written as text become
  * `tool_use` blocks and stop reason `tool_use`. `push` takes each upstream `data` payload, returns event text.
  */
 export class AnthropicStreamWriter {
   readonly #repair: AnswerRepair;
   readonly #model: string;
   readonly #id = `msg_${randomBytes(12).toString('hex')}`;
-  readonly report: RecoveryReport = { recovered: 0, unreadable: undefined };
+  readonly #options: AnthropicRepairOptions;
+  readonly report: RecoveryReport = newRecoveryReport();
   #started = false;
   #index = -1;
   #open: 'text' | 'thinking' | 'tool_use' | undefined;
   readonly #nativeBlocks = new Map<number, number>();
   #stopReason: string | undefined;
+  #stopSequence: string | null = null;
   #outputTokens = 0;
   #inputTokens = 0;
   #ended = false;
 
   constructor(options: AnthropicRepairOptions) {
     this.#model = options.model;
+    this.#options = options;
     this.#repair = new AnswerRepair(answerRepairOptions(options));
   }
 
   push(data: string): string {
+    // After the message's end (or an error event) nothing more is written, whatever the upstream still sends.
+    if (this.#ended) return '';
     if (data.trim() === '[DONE]') return this.end();
     let chunk: unknown;
     try {
@@ -54,6 +60,7 @@ export class AnthropicStreamWriter {
     }
     if (!isPlainObject(chunk)) return '';
     let out = this.#start();
+    if (isPlainObject(chunk.error) || chunk.object === 'error') return out + this.#upstreamError(chunk);
     if (isPlainObject(chunk.usage)) {
       if (typeof chunk.usage.prompt_tokens === 'number') this.#inputTokens = chunk.usage.prompt_tokens;
       if (typeof chunk.usage.completion_tokens === 'number')
@@ -84,7 +91,11 @@ export class AnthropicStreamWriter {
     }
     if (typeof choice.finish_reason === 'string') {
       out += this.#finishText(this.#repair.end());
-      this.#stopReason ??= stopReasons[choice.finish_reason] ?? 'end_turn';
+      if (this.#stopReason === undefined) {
+        this.#stopSequence = matchedStopSequence(choice, this.#options.stopSequences);
+        this.#stopReason =
+          this.#stopSequence !== null ? 'stop_sequence' : (stopReasons[choice.finish_reason] ?? 'end_turn');
+      }
     }
     return out;
   }
@@ -101,8 +112,9 @@ export class AnthropicStreamWriter {
     out += this.#close();
     out += event('message_delta', {
       type: 'message_delta',
-      delta: { stop_reason: this.#stopReason, stop_sequence: null },
-      usage: { output_tokens: this.#outputTokens },
+      delta: { stop_reason: this.#stopReason, stop_sequence: this.#stopSequence },
+      // The input count is known only now (the upstream's usage chunk comes last); the SDKs take it from here.
+      usage: { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens },
     });
     return out + event('message_stop', { type: 'message_stop' });
   }
@@ -110,30 +122,43 @@ export class AnthropicStreamWriter {
   #start(): string {
     if (this.#started) return '';
     this.#started = true;
-    return event('message_start', {
-      type: 'message_start',
-      message: {
-        id: this.#id,
-        type: 'message',
-        role: 'assistant',
-        model: this.#model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: this.#inputTokens, output_tokens: 0 },
-      },
+    return (
+      event('message_start', {
+        type: 'message_start',
+        message: {
+          id: this.#id,
+          type: 'message',
+          role: 'assistant',
+          model: this.#model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: this.#inputTokens, output_tokens: 0 },
+        },
+      }) + event('ping', { type: 'ping' })
+    );
+  }
+
+  // An error the upstream wrote into its stream (vLLM does when generation fails): Anthropic's `error` event, and
+  // the stream ends there, with no `message_stop` after it.
+  #upstreamError(chunk: Json): string {
+    this.#ended = true;
+    const detail = isPlainObject(chunk.error) ? chunk.error : chunk;
+    const said = typeof detail.message === 'string' ? detail.message.slice(0, 500) : 'no message';
+    return event('error', {
+      type: 'error',
+      error: { type: 'api_error', message: `The upstream model server failed mid-answer: ${said}` },
     });
   }
 
   #finishText(end: AnswerRepairEnd): string {
-    this.report.recovered += end.calls.length;
-    if (end.calls.length === 0) this.report.unreadable ??= end.unreadable;
+    const calls = takeRecoveredCalls(this.report, end, this.#options.maxCalls);
     let out =
       this.#thinking(end.reasoning) +
       this.#text(
         end.calls.length === 0 && end.unreadable !== undefined ? end.text + end.hiddenText : end.text,
       );
-    for (const call of end.calls) {
+    for (const call of calls) {
       out += this.#block({ type: 'tool_use', id: toolUseId(), name: call.name, input: {} }, 'tool_use');
       out += event('content_block_delta', {
         type: 'content_block_delta',
@@ -141,7 +166,7 @@ export class AnthropicStreamWriter {
         delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.arguments) },
       });
     }
-    if (end.calls.length > 0) this.#stopReason = 'tool_use';
+    if (calls.length > 0) this.#stopReason = 'tool_use';
     return out;
   }
 
@@ -224,7 +249,7 @@ export function chatCompletionToMessage(
   body: unknown,
   options: AnthropicRepairOptions,
 ): { message: Json; report: RecoveryReport } {
-  const report: RecoveryReport = { recovered: 0, unreadable: undefined };
+  const report = newRecoveryReport();
   const choice = isPlainObject(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
   const message = isPlainObject(choice) && isPlainObject(choice.message) ? choice.message : {};
   const content: Json[] = [];
@@ -254,12 +279,12 @@ export function chatCompletionToMessage(
       input: parseInput(fn.arguments),
     });
   }
-  for (const call of end.calls)
+  const calls = takeRecoveredCalls(report, end, options.maxCalls);
+  for (const call of calls)
     content.push({ type: 'tool_use', id: toolUseId(), name: call.name, input: call.arguments });
-  report.recovered = end.calls.length;
-  if (end.calls.length === 0) report.unreadable = end.unreadable;
   const finish =
     isPlainObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop';
+  const stopSequence = isPlainObject(choice) ? matchedStopSequence(choice, options.stopSequences) : null;
   const usage = isPlainObject(body) && isPlainObject(body.usage) ? body.usage : {};
   return {
     report,
@@ -269,8 +294,13 @@ export function chatCompletionToMessage(
       role: 'assistant',
       model: options.model,
       content,
-      stop_reason: end.calls.length > 0 ? 'tool_use' : (stopReasons[finish] ?? 'end_turn'),
-      stop_sequence: null,
+      stop_reason:
+        calls.length > 0
+          ? 'tool_use'
+          : stopSequence !== null
+            ? 'stop_sequence'
+            : (stopReasons[finish] ?? 'end_turn'),
+      stop_sequence: calls.length > 0 ? null : stopSequence,
       usage: {
         input_tokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
         output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
@@ -284,6 +314,23 @@ export interface AnthropicRepairOptions {
   readonly tools: readonly ToolDefinition[];
   readonly model: string;
   readonly dialects?: RecoveryDialects;
+  /** At most this many recovered calls (1 for `disable_parallel_tool_use`). */
+  readonly maxCalls?: number | undefined;
+  /** The request's `stop_sequences`, to say which one ended the answer. */
+  readonly stopSequences?: readonly string[] | undefined;
+}
+
+/**
+ * The stop sequence that ended a choice, when the upstream says which: vLLM puts the matched stop string in the
+ * choice's `stop_reason` (OpenAI's format has no field for it, so other servers' answers end as `end_turn`).
+ */
+function matchedStopSequence(choice: Json, stopSequences: readonly string[] | undefined): string | null {
+  const matched = choice.stop_reason;
+  return choice.finish_reason === 'stop' &&
+    typeof matched === 'string' &&
+    stopSequences?.includes(matched) === true
+    ? matched
+    : null;
 }
 
 function answerRepairOptions(options: AnthropicRepairOptions): AnswerRepairOptions {

@@ -22,6 +22,8 @@ export interface ChatCompletionRepairOptions {
   readonly preferredDialects?: readonly string[] | undefined;
   /** The parsers (the built-in ones, plus any the model's template adds). */
   readonly parsers?: readonly ToolCallTextParser[] | undefined;
+  /** At most this many recovered calls per choice (1 for `parallel_tool_calls: false`); the rest are dropped. */
+  readonly maxCalls?: number | undefined;
 }
 
 /** What recovery did over a whole response, for the response's headers and the log. */
@@ -30,6 +32,31 @@ export interface RecoveryReport {
   recovered: number;
   /** Why text that held call markup produced no call (the text was then passed on as text). */
   unreadable: string | undefined;
+  /** Recovered calls left out because the request allowed fewer (`parallel_tool_calls: false`). */
+  dropped: number;
+}
+
+/** A report of no recovery yet. */
+export function newRecoveryReport(): RecoveryReport {
+  return { recovered: 0, unreadable: undefined, dropped: 0 };
+}
+
+/**
+ * Notes what a choice's end recovered in `report` and returns the calls to emit: all of them, or the first
+ * `maxCalls` when the request allowed fewer. A client that turned parallel calls off handles one call per turn;
+ * the model writes the next one again in its next turn, with the first one's result in view.
+ */
+export function takeRecoveredCalls(
+  report: RecoveryReport,
+  end: AnswerRepairEnd,
+  maxCalls: number | undefined,
+): readonly ExtractedToolCall[] {
+  const calls =
+    maxCalls !== undefined && end.calls.length > maxCalls ? end.calls.slice(0, maxCalls) : end.calls;
+  report.recovered += calls.length;
+  report.dropped += end.calls.length - calls.length;
+  if (end.calls.length === 0) report.unreadable ??= end.unreadable;
+  return calls;
 }
 
 type Json = Record<string, unknown>;
@@ -44,7 +71,7 @@ type Json = Record<string, unknown>;
 export class ChatCompletionStreamRepair {
   readonly #options: ChatCompletionRepairOptions;
   readonly #choices = new Map<number, AnswerRepair>();
-  readonly report: RecoveryReport = { recovered: 0, unreadable: undefined };
+  readonly report: RecoveryReport = newRecoveryReport();
 
   constructor(options: ChatCompletionRepairOptions) {
     this.#options = options;
@@ -139,7 +166,7 @@ export class ChatCompletionStreamRepair {
     // The choice ends here: the rest of its text, then its recovered calls, then the finish.
     const end = repair.end();
     this.#choices.delete(index);
-    this.#note(end);
+    const recovered = takeRecoveredCalls(this.report, end, this.#options.maxCalls);
     const shownText =
       end.calls.length === 0 && end.unreadable !== undefined ? end.text + end.hiddenText : end.text;
     if (shownText !== '' || end.reasoning !== '') {
@@ -147,19 +174,22 @@ export class ChatCompletionStreamRepair {
       const content = typeof delta.content === 'string' ? delta.content : '';
       setText(delta, content + shownText, end.reasoning, reasoningField);
     }
-    if (end.calls.length === 0)
+    if (recovered.length === 0)
       return changed ? { choice: { ...choice, delta }, before: '', after: '' } : undefined;
+    // The chunks written before the finish carry no usage: with `include_usage` only the last chunk has it
+    // (llama.cpp sends it with the finish), every other one `usage: null`.
+    const head = chunk.usage === undefined || chunk.usage === null ? chunk : { ...chunk, usage: null };
     const before = worthSending(delta, {})
-      ? sse({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] })
+      ? sse({ ...head, choices: [{ ...choice, delta, finish_reason: null }] })
       : '';
     let calls = '';
-    end.calls.forEach((call, callIndex) => {
+    recovered.forEach((call, callIndex) => {
       calls += sse({
-        ...chunk,
+        ...head,
         choices: [{ index, delta: toolCallStart(call, callIndex), finish_reason: null }],
       });
       calls += sse({
-        ...chunk,
+        ...head,
         choices: [
           {
             index,
@@ -183,11 +213,6 @@ export class ChatCompletionStreamRepair {
     }
     return repair;
   }
-
-  #note(end: AnswerRepairEnd): void {
-    this.report.recovered += end.calls.length;
-    if (end.calls.length === 0) this.report.unreadable ??= end.unreadable;
-  }
 }
 
 /** A whole (non-streaming) Chat Completions answer, repaired the same way; returns the new body. */
@@ -195,7 +220,7 @@ export function repairChatCompletion(
   body: unknown,
   options: ChatCompletionRepairOptions,
 ): { body: unknown; report: RecoveryReport } {
-  const report: RecoveryReport = { recovered: 0, unreadable: undefined };
+  const report = newRecoveryReport();
   if (!isPlainObject(body) || !Array.isArray(body.choices)) return { body, report };
   const choices = body.choices.map((choice: unknown) => {
     if (!isPlainObject(choice) || !isPlainObject(choice.message)) return choice;
@@ -207,8 +232,7 @@ export function repairChatCompletion(
     if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) repair.nativeCall();
     const first = repair.text(message.content);
     const end = repair.end();
-    report.recovered += end.calls.length;
-    if (end.calls.length === 0) report.unreadable ??= end.unreadable;
+    const calls = takeRecoveredCalls(report, end, options.maxCalls);
     const reasoning = first.reasoning + end.reasoning;
     if (reasoning !== '')
       message[reasoningField] =
@@ -217,7 +241,7 @@ export function repairChatCompletion(
       first.text + end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
     if (end.calls.length === 0) return { ...choice, message: { ...message, content: text } };
     message.content = text.trim() === '' ? null : text;
-    message.tool_calls = end.calls.map((call) => ({
+    message.tool_calls = calls.map((call) => ({
       id: callId(),
       type: 'function',
       function: { name: call.name, arguments: JSON.stringify(call.arguments) },

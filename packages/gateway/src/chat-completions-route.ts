@@ -7,7 +7,7 @@ import {
   repairChatCompletion,
 } from './chat-completion-repair.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { type ErrorDialect, sendError } from './gateway-error.ts';
+import { type ErrorDialect, sendError, sendErrorInStream } from './gateway-error.ts';
 import { plainContentOf } from './plain-content-chunk.ts';
 import { relayEvents } from './relay-events.ts';
 import { requestToolDefinitions } from './request-tools.ts';
@@ -18,7 +18,8 @@ import {
   type ResolvedUpstream,
   readUpstreamBody,
   sendUpstream,
-  upstreamErrorMessage,
+  unreachableStatus,
+  upstreamErrorOf,
   upstreamFor,
 } from './upstream.ts';
 
@@ -53,15 +54,42 @@ export function readChatCompletionsCall(
     return undefined;
   }
   if (typeof body.model !== 'string' || body.model === '') {
-    sendError(response, { dialect, status: 400, message: 'model: a model name is required.' });
+    sendError(response, {
+      dialect,
+      status: 400,
+      param: 'model',
+      message: 'model: a model name is required.',
+    });
     return undefined;
   }
   if (!Array.isArray(body.messages)) {
-    sendError(response, { dialect, status: 400, message: 'messages: an array of messages is required.' });
+    sendError(response, {
+      dialect,
+      status: 400,
+      param: 'messages',
+      message: 'messages: an array of messages is required.',
+    });
+    return undefined;
+  }
+  // The legacy function-calling fields are refused rather than forwarded: recovery reads only `tools`, and an
+  // answer would come back as `tool_calls`, which a client that sent `functions` does not read.
+  for (const legacy of ['functions', 'function_call'] as const) {
+    if (body[legacy] === undefined) continue;
+    sendError(response, {
+      dialect,
+      status: 400,
+      param: legacy,
+      message: `${legacy}: the deprecated function-calling fields are not supported by the gateway; send tools and tool_choice instead.`,
+    });
     return undefined;
   }
   if (body.tools !== undefined && !Array.isArray(body.tools)) {
-    sendError(response, { dialect, status: 400, message: 'tools: must be an array of tools.' });
+    sendError(response, {
+      dialect,
+      status: 400,
+      param: 'tools',
+      message: 'tools: must be an array of tools.',
+    });
     return undefined;
   }
   return { body, bytes, model: body.model, stream: body.stream === true };
@@ -113,6 +141,7 @@ export async function forwardChatCompletions(options: {
       modelId: call.model,
       preferredDialects: dialects.dialects,
       parsers: dialects.parsers,
+      maxCalls: call.body.parallel_tool_calls === false ? 1 : undefined,
     };
     ready = { streamRepair: call.stream ? new ChatCompletionStreamRepair(repairOptions) : undefined };
     return { repairOptions, streamRepair: ready.streamRepair };
@@ -152,19 +181,20 @@ export async function forwardChatCompletions(options: {
       logEnd(499, undefined, { outcome: 'client-closed' });
       return;
     }
+    const status = unreachableStatus(error);
     sendError(response, {
       dialect: 'openai',
-      status: 502,
-      code: 'upstream_unreachable',
+      status,
+      code: status === 504 ? 'upstream_timeout' : 'upstream_unreachable',
       message: `The upstream model server ${upstream.name} could not be reached: ${describeUpstreamFailure(error)}.`,
     });
-    logEnd(502, undefined, { outcome: 'upstream-unreachable' });
+    logEnd(status, undefined, { outcome: 'upstream-unreachable' });
     return;
   }
   const status = upstreamResponse.statusCode ?? 502;
   if (!isSuccess(upstreamResponse)) {
     await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai' });
-    logEnd(status >= 500 ? 502 : status, undefined, { outcome: 'upstream-error' });
+    logEnd(clientStatusFor(status), undefined, { outcome: 'upstream-error' });
     return;
   }
   const streamed = isEventStream(upstreamResponse);
@@ -187,14 +217,12 @@ export async function forwardChatCompletions(options: {
       logEnd(499, undefined, { outcome: 'client-closed' });
       return;
     }
-    if (!response.headersSent) {
-      sendError(response, {
-        dialect: 'openai',
-        status: 502,
-        code: 'upstream_failed',
-        message: `The upstream model server ${upstream.name} failed mid-answer: ${describeUpstreamFailure(error)}.`,
-      });
-    } else response.destroy();
+    sendErrorInStream(response, {
+      dialect: 'openai',
+      status: 502,
+      code: 'upstream_failed',
+      message: `The upstream model server ${upstream.name} failed mid-answer: ${describeUpstreamFailure(error)}.`,
+    });
     logEnd(502, undefined, { outcome: 'upstream-broke' });
   } finally {
     response.off('close', onClose);
@@ -210,14 +238,31 @@ export async function relayUpstreamError(options: {
   dialect: ErrorDialect;
 }): Promise<void> {
   const body = await readUpstreamBody(options.upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0));
-  const said = upstreamErrorMessage(body);
-  const status = options.status >= 500 || options.status < 400 ? 502 : options.status;
+  const said = upstreamErrorOf(body);
+  const status = clientStatusFor(options.status);
+  const refusedKey = options.status === 401 || options.status === 403;
+  // The upstream's own code and param go on (a client matches on them); a bare 404 from a model server's
+  // completions route is its "no such model" (vLLM, Ollama and llama.cpp all answer an unknown model so).
+  const code = refusedKey
+    ? 'upstream_key_refused'
+    : (said.code ?? (options.status === 404 ? 'model_not_found' : 'upstream_error'));
   sendError(options.response, {
     dialect: options.dialect,
     status,
-    code: 'upstream_error',
-    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said ? `: ${said}` : '.'}`,
+    code,
+    ...omitUndefined({ param: said.param }),
+    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said.message ? `: ${said.message}` : '.'}${refusedKey ? ' The gateway’s key for it (apiKeyEnv) was refused.' : ''}`,
   });
+}
+
+/**
+ * The status a client gets for an upstream's error status: a 4xx about the request goes on as it is; the
+ * upstream's 5xx (or anything else) is a 502, and so are its 401 and 403, which refuse the gateway's key for the
+ * upstream, not the client's (passed on, an agent such as Claude Code would ask its user to log in again).
+ */
+export function clientStatusFor(upstreamStatus: number): number {
+  if (upstreamStatus === 401 || upstreamStatus === 403) return 502;
+  return upstreamStatus >= 500 || upstreamStatus < 400 ? 502 : upstreamStatus;
 }
 
 /** What relaying one streamed answer needs, whatever the format it leaves in. */
@@ -328,7 +373,10 @@ async function relayCompletion(options: {
 
 /** The recovery headers for a report: `recovered` with a count, `failed` with the reason, or `none`. */
 export function recoveryHeaders(report: RecoveryReport): Record<string, string> {
-  if (report.recovered > 0) return { [RECOVERY_HEADER]: `recovered; calls=${report.recovered}` };
+  if (report.recovered > 0)
+    return {
+      [RECOVERY_HEADER]: `recovered; calls=${report.recovered}${report.dropped > 0 ? `; dropped=${report.dropped}` : ''}`,
+    };
   if (report.unreadable !== undefined)
     return { [RECOVERY_HEADER]: 'failed', [RECOVERY_REASON_HEADER]: headerSafe(report.unreadable) };
   return { [RECOVERY_HEADER]: 'none' };

@@ -166,6 +166,35 @@ describe('the gateway as a server', () => {
     }
   });
 
+  it('answers an upstream that sends no head in time with a 504 in each format', async () => {
+    const late = await startScriptedModelServer({
+      handler: () => [
+        { type: 'delay', ms: 3000 },
+        { type: 'text', text: 'late' },
+      ],
+    });
+    const timing = await startGateway({
+      upstreams: [{ name: 'late', baseUrl: `${late.url}/v1` }],
+      upstreamTimeoutMs: 100,
+    });
+    try {
+      const openai = await post(`${timing.url}/v1/chat/completions`, chat('hi'));
+      assert.equal(openai.status, 504);
+      assert.equal(openai.body.error?.code, 'upstream_timeout');
+      assert.equal(openai.body.error?.type, 'server_error');
+      const anthropic = await fetch(`${timing.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(anthropic.status, 504);
+      assert.equal(((await anthropic.json()) as { error: { type: string } }).error.type, 'timeout_error');
+    } finally {
+      await timing.close();
+      await late.close();
+    }
+  });
+
   it('refuses to start when an upstream key variable is unset, naming the variable only', () => {
     assert.throws(
       () =>

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listenHttpServer } from '@toolbus/spec';
 import { forwardChatCompletions, readChatCompletionsCall } from './chat-completions-route.ts';
+import { countMessageTokens } from './count-tokens-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
 import type { GatewayCaller, GatewayOptions } from './gateway-options.ts';
@@ -12,7 +13,12 @@ import { resolveUpstreams } from './upstream.ts';
 import { createUpstreamDialects } from './upstream-dialects.ts';
 
 /** The paths the gateway answers (besides `/health`), for a server that mounts it beside its own routes. */
-export const GATEWAY_PATHS: readonly string[] = ['/v1/chat/completions', '/v1/messages', '/v1/models'];
+export const GATEWAY_PATHS: readonly string[] = [
+  '/v1/chat/completions',
+  '/v1/messages',
+  '/v1/messages/count_tokens',
+  '/v1/models',
+];
 
 /** A request handler for `node:http` (also mountable in another server), and what it needs to stop. */
 export interface GatewayHandler {
@@ -23,7 +29,8 @@ export interface GatewayHandler {
 
 /**
  * The recovery gateway's routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic),
- * `GET /v1/models`, `GET /health`. Throws `GatewayConfigError` at once when an upstream is misconfigured.
+ * `POST /v1/messages/count_tokens`, `GET /v1/models`, `GET /health`. Throws `GatewayConfigError` at once when an
+ * upstream is misconfigured.
  */
 export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
   const context: GatewayContext = {
@@ -70,8 +77,9 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
         return undefined;
       }
     }
+    let bytes: Buffer;
     try {
-      return { caller, bytes: await readRequestBody(request, maxRequestBytes) };
+      bytes = await readRequestBody(request, maxRequestBytes);
     } catch (error) {
       if (error instanceof RequestTooLargeError) {
         sendError(response, { dialect, status: 413, message: error.message, close: true });
@@ -79,10 +87,20 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
       }
       throw error;
     }
+    const type = request.headers['content-type'];
+    if (request.method === 'POST' && !isJsonContentType(type)) {
+      sendError(response, {
+        dialect,
+        status: 415,
+        message: `The request body must be JSON, sent as Content-Type: application/json (it came as ${headerSafe(type ?? '')}).`,
+      });
+      return undefined;
+    }
+    return { caller, bytes };
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '/').split('?')[0];
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
     if (path === '/health' && request.method === 'GET') {
       const text = JSON.stringify({
         status: 'ok',
@@ -92,13 +110,12 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
       response.end(text);
       return;
     }
-    const dialect: ErrorDialect = path === '/v1/messages' ? 'anthropic' : 'openai';
-    const known = path === '/v1/chat/completions' || path === '/v1/messages' || path === '/v1/models';
-    if (!known) {
+    const dialect = dialectOf(request, path);
+    if (!GATEWAY_PATHS.includes(path)) {
       sendError(response, {
         dialect,
         status: 404,
-        message: `No route ${path}: the gateway serves /v1/chat/completions, /v1/messages and /v1/models.`,
+        message: `No route ${path}: the gateway serves ${GATEWAY_PATHS.join(', ')}.`,
       });
       return;
     }
@@ -114,7 +131,9 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
     }
     const admitted = await admit(request, response, dialect);
     if (admitted === undefined) return;
-    if (path === '/v1/models') return listModels(context, response);
+    if (path === '/v1/models') return listModels(context, response, dialect);
+    if (path === '/v1/messages/count_tokens')
+      return countMessageTokens({ context, bytes: admitted.bytes, response });
     if (path === '/v1/messages') {
       return forwardMessages({
         context,
@@ -137,7 +156,7 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
     route(request, response).catch((error: unknown) => {
       context.log({ event: 'internal-error', reason: error instanceof Error ? error.name : 'unknown' });
       sendError(response, {
-        dialect: 'openai',
+        dialect: dialectOf(request, (request.url ?? '/').split('?')[0] ?? '/'),
         status: 500,
         message: 'The gateway failed on this request; see its log.',
       });
@@ -147,12 +166,29 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
   return handler;
 }
 
+// Anthropic's clients (the SDK, Claude Code) send `anthropic-version` on every request, `/v1/models` included:
+// they are answered, errors too, in Anthropic's format.
+function dialectOf(request: IncomingMessage, path: string): ErrorDialect {
+  if (path.startsWith('/v1/messages')) return 'anthropic';
+  if (path === '/v1/models' && request.headers['anthropic-version'] !== undefined) return 'anthropic';
+  return 'openai';
+}
+
+// No content type is taken as JSON (a bare `curl --data-binary`); a declared one must be JSON.
+function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined || header.trim() === '') return true;
+  const media = (header.split(';')[0] ?? '').trim().toLowerCase();
+  return media === 'application/json' || media.endsWith('+json');
+}
+
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, ' ').slice(0, 100);
+}
+
 function keyOf(request: IncomingMessage): string | undefined {
   const authorization = request.headers.authorization;
-  if (typeof authorization === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return match?.[1];
-  }
+  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  if (bearer?.[1] !== undefined) return bearer[1];
   const key = request.headers['x-api-key'];
   return typeof key === 'string' && key !== '' ? key : undefined;
 }

@@ -1,16 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RecoveryDialects } from '@toolbus/core/repair';
 import { omitUndefined } from '@toolbus/spec';
 import { MessagesRequestError, messagesToChatCompletions } from './anthropic-request.ts';
-import { AnthropicStreamWriter, chatCompletionToMessage } from './anthropic-response.ts';
+import {
+  type AnthropicRepairOptions,
+  AnthropicStreamWriter,
+  chatCompletionToMessage,
+} from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
 import {
+  clientStatusFor,
   recoveryHeaders,
   relayRepairedStream,
   relayUpstreamError,
   type StreamRelay,
 } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { sendError } from './gateway-error.ts';
+import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
   describeUpstreamFailure,
@@ -18,6 +24,7 @@ import {
   isSuccess,
   readUpstreamBody,
   sendUpstream,
+  unreachableStatus,
   upstreamFor,
 } from './upstream.ts';
 
@@ -47,6 +54,15 @@ export async function forwardMessages(options: {
   const stream = chat.stream === true;
   const upstream = upstreamFor(context.upstreams, model);
   const tools = requestToolDefinitions(chat);
+  const repairOptions = (dialects: RecoveryDialects): AnthropicRepairOptions => ({
+    tools,
+    model,
+    dialects,
+    maxCalls: chat.parallel_tool_calls === false ? 1 : undefined,
+    stopSequences: Array.isArray(chat.stop)
+      ? chat.stop.filter((stop) => typeof stop === 'string')
+      : undefined,
+  });
   const started = performance.now();
   const abort = new AbortController();
   const onClose = (): void => {
@@ -70,7 +86,7 @@ export async function forwardMessages(options: {
   // As in the Chat Completions route: the dialects and a stream's writer are made while the upstream works.
   let readyWriter: AnthropicStreamWriter | undefined;
   const prepared = context.dialectsFor(upstream, model).then((dialects) => {
-    readyWriter = stream ? new AnthropicStreamWriter({ tools, model, dialects }) : undefined;
+    readyWriter = stream ? new AnthropicStreamWriter(repairOptions(dialects)) : undefined;
     return { dialects, writer: readyWriter };
   });
   prepared.catch(() => {});
@@ -95,20 +111,20 @@ export async function forwardMessages(options: {
     const status = upstreamResponse.statusCode ?? 502;
     if (!isSuccess(upstreamResponse)) {
       await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'anthropic' });
-      log(status >= 500 ? 502 : status, undefined, 'upstream-error');
+      log(clientStatusFor(status), undefined, 'upstream-error');
       return;
     }
     const { dialects, writer: preparedWriter } = await prepared;
     if (relaying !== undefined || isEventStream(upstreamResponse)) {
       const report = await (relaying ??
-        relay(upstreamResponse, preparedWriter ?? new AnthropicStreamWriter({ tools, model, dialects })));
+        relay(upstreamResponse, preparedWriter ?? new AnthropicStreamWriter(repairOptions(dialects))));
       log(200, report);
       return;
     }
     const body = JSON.parse(
       (await readUpstreamBody(upstreamResponse, context.maxResponseBytes)).toString('utf8'),
     );
-    const { message, report } = chatCompletionToMessage(body, { tools, model, dialects });
+    const { message, report } = chatCompletionToMessage(body, repairOptions(dialects));
     const text = JSON.stringify(message);
     response.writeHead(200, {
       'content-type': 'application/json',
@@ -123,14 +139,13 @@ export async function forwardMessages(options: {
       log(499, undefined, 'client-closed');
       return;
     }
-    if (response.headersSent) response.destroy();
-    else
-      sendError(response, {
-        dialect: 'anthropic',
-        status: 502,
-        message: `The upstream model server ${upstream.name} failed: ${describeUpstreamFailure(error)}.`,
-      });
-    log(502, undefined, 'upstream-failed');
+    const status = unreachableStatus(error);
+    sendErrorInStream(response, {
+      dialect: 'anthropic',
+      status,
+      message: `The upstream model server ${upstream.name} failed: ${describeUpstreamFailure(error)}.`,
+    });
+    log(status, undefined, 'upstream-failed');
   } finally {
     response.off('close', onClose);
   }

@@ -1,14 +1,20 @@
 import type { ServerResponse } from 'node:http';
 import { isPlainObject } from '@toolbus/spec';
 import type { GatewayContext } from './gateway-context.ts';
-import { sendError } from './gateway-error.ts';
+import { type ErrorDialect, sendError } from './gateway-error.ts';
 import { describeUpstreamFailure, readUpstreamBody, sendUpstream } from './upstream.ts';
 
 /**
  * `GET /v1/models`: the models of every upstream, as each lists them (`GET {baseUrl}/models`), plus the models the
- * config names; an upstream that does not answer is left out and named in the log. 502 when none answers.
+ * config names; an upstream that does not answer is left out and named in the log. 502 when none answers. An
+ * Anthropic client (`anthropic-version` sent) gets Anthropic's list: `{data: [{type: "model", id, display_name,
+ * created_at}], has_more, first_id, last_id}`.
  */
-export async function listModels(context: GatewayContext, response: ServerResponse): Promise<void> {
+export async function listModels(
+  context: GatewayContext,
+  response: ServerResponse,
+  dialect: ErrorDialect = 'openai',
+): Promise<void> {
   const seen = new Set<string>();
   const data: Record<string, unknown>[] = [];
   let answered = 0;
@@ -50,14 +56,25 @@ export async function listModels(context: GatewayContext, response: ServerRespon
   );
   if (answered === 0 && data.length === 0) {
     sendError(response, {
-      dialect: 'openai',
+      dialect,
       status: 502,
       code: 'upstream_unreachable',
       message: 'No upstream model server answered the model list.',
     });
     return;
   }
-  const text = JSON.stringify({ object: 'list', data });
+  const text = JSON.stringify(dialect === 'anthropic' ? anthropicModelList(data) : { object: 'list', data });
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   response.end(text);
+}
+
+// Anthropic's model objects carry a creation date (RFC 3339) where OpenAI's carry seconds; one page holds them all.
+function anthropicModelList(models: readonly Record<string, unknown>[]): Record<string, unknown> {
+  const data = models.map((model) => ({
+    type: 'model',
+    id: model.id,
+    display_name: model.id,
+    created_at: new Date(typeof model.created === 'number' ? model.created * 1000 : 0).toISOString(),
+  }));
+  return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
 }

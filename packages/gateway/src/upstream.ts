@@ -7,6 +7,16 @@ export interface ResolvedUpstream extends GatewayUpstream {
   readonly apiKey: string | undefined;
 }
 
+/** The upstream sent no answer head in time: the client gets a 504 (gateway timeout), not a 502. */
+export class UpstreamTimeoutError extends Error {
+  override readonly name = 'UpstreamTimeoutError';
+}
+
+/** The status for an upstream that could not answer: 504 when it timed out, else 502. */
+export function unreachableStatus(error: unknown): 502 | 504 {
+  return error instanceof UpstreamTimeoutError ? 504 : 502;
+}
+
 /** A configuration mistake found at start: named, so the operator can fix it. */
 export class GatewayConfigError extends Error {
   override readonly name = 'GatewayConfigError';
@@ -77,7 +87,9 @@ export function sendUpstream(options: {
       signal: options.signal,
     });
     const timer = setTimeout(() => {
-      request.destroy(new Error(`it sent no answer within ${Math.round(options.timeoutMs / 1000)} s`));
+      request.destroy(
+        new UpstreamTimeoutError(`it sent no answer within ${Math.round(options.timeoutMs / 1000)} s`),
+      );
     }, options.timeoutMs);
     request.once('response', (response) => {
       clearTimeout(timer);
@@ -118,25 +130,37 @@ export async function readUpstreamBody(response: IncomingMessage, limit: number)
   return Buffer.concat(chunks, size);
 }
 
-/** The upstream's own error message from an OpenAI-style error body, when it has one (bounded). */
-export function upstreamErrorMessage(body: Buffer): string | undefined {
+/** What an upstream's error body says: its message, and OpenAI's `code` and `param` when it names them (bounded). */
+export interface UpstreamErrorDetail {
+  readonly message: string | undefined;
+  readonly code: string | undefined;
+  readonly param: string | undefined;
+}
+
+/**
+ * Reads an upstream's error body: OpenAI's `{error: {message, code, param}}`, vLLM's `{object: "error", message}`,
+ * Ollama's `{error: "…"}`.
+ */
+export function upstreamErrorOf(body: Buffer): UpstreamErrorDetail {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as {
-      error?: { message?: unknown } | string;
-      message?: unknown;
-    };
-    const message =
-      typeof parsed.error === 'string'
-        ? parsed.error
-        : typeof parsed.error?.message === 'string'
-          ? parsed.error.message
-          : typeof parsed.message === 'string'
-            ? parsed.message
-            : undefined;
-    return message?.slice(0, 500);
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return undefined;
+    return { message: undefined, code: undefined, param: undefined };
   }
+  const outer = isRecord(parsed) ? parsed : {};
+  const inner = isRecord(outer.error) ? outer.error : outer;
+  const text = (value: unknown, limit: number): string | undefined =>
+    typeof value === 'string' && value !== '' ? value.slice(0, limit) : undefined;
+  return {
+    message: typeof outer.error === 'string' ? outer.error.slice(0, 500) : text(inner.message, 500),
+    code: text(inner.code, 100),
+    param: text(inner.param, 100),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A network error in words (the code, not a stack). */

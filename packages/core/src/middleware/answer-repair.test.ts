@@ -11,8 +11,8 @@ const tools: ToolDefinition[] = [
   },
 ];
 
-function run(pieces: readonly string[]) {
-  const repair = new AnswerRepair({ tools, validateArguments: true });
+function run(pieces: readonly string[], offered: readonly ToolDefinition[] = tools) {
+  const repair = new AnswerRepair({ tools: offered, validateArguments: true });
   let shown = '';
   for (const piece of pieces) shown += repair.text(piece).text;
   const end = repair.end();
@@ -35,6 +35,17 @@ describe('AnswerRepair', () => {
     // The hidden text is the raw text less the shown text (line breaks around a block may fall on either side).
     assert.equal(end.hiddenText.replace(/\s/g, ''), markup.replace(/\s/g, ''));
     assert.equal(shown, 'Let me check the weather.\n\nDone.');
+  });
+
+  test('hands back the markup it hid when the request declared no tool (tool_choice "none")', () => {
+    const markup = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>';
+    const { shown, end } = run(['Here: ', ...markup.match(/.{1,6}/gs)!], []);
+    assert.deepEqual(end.calls, []);
+    assert.match(end.unreadable ?? '', /declared no tool/);
+    assert.equal((shown + end.hiddenText).replace(/\s/g, ''), `Here:${markup}`.replace(/\s/g, ''));
+    const thinking = run(['<think>hm</think>', 'Hello.'], []);
+    assert.equal(thinking.end.unreadable, undefined);
+    assert.equal(thinking.end.hiddenText, '');
   });
 
   test('hides nothing and holds no hidden text for prose alone', () => {

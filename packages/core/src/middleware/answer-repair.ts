@@ -16,6 +16,8 @@ import {
 } from '../streaming/stripped-harmony-restorer.ts';
 import { toolArgumentSchemaOf } from './tool-argument-schema.ts';
 
+const NO_TOOLS = 'The text holds tool-call markup, but the request declared no tool to call.';
+
 /** Options for {@link AnswerRepair}. */
 export interface AnswerRepairOptions {
   /** The tools the request offered; with none, only reasoning written into the text is split off. */
@@ -114,8 +116,15 @@ export class AnswerRepair {
     const restored = this.#restorer?.flush() ?? '';
     const text = this.#noteShown(restored, this.#filter.process(restored) + this.#filter.flush());
     const reasoning = this.#filter.takeReasoning();
-    const base = { text, reasoning, hiddenText: '' };
-    if (this.#native || this.#tools.length === 0) return { ...base, calls: [], unreadable: undefined };
+    if (this.#native) return { text, reasoning, hiddenText: '', calls: [], unreadable: undefined };
+    if (this.#tools.length === 0) {
+      // No tool to call (none declared, or `tool_choice: "none"`): markup the filter hid is the model's text, and
+      // the caller shows it, as for any call that names an undeclared tool.
+      if (this.#shown === undefined || !this.#holdsMarkup())
+        return { text, reasoning, hiddenText: '', calls: [], unreadable: undefined };
+      const hiddenText = hiddenPart(this.#raw, this.#shown);
+      return { text, reasoning, calls: [], unreadable: NO_TOOLS, hiddenText };
+    }
     let located = this.#extract(this.#raw);
     if (located.length === 0 && this.#reasoning !== '') located = this.#extract(this.#reasoning);
     const calls: ExtractedToolCall[] = [];

@@ -32,3 +32,7 @@ export const textCallDialects: readonly { readonly dialect: string; readonly mod
 
 /** Markup that must never reach a client's text. */
 export const markupPattern = /<\/?tool_call|\[TOOL_CALLS\]|<\|python_tag\||tool▁|<\|tool_call|<\|channel\||<function=|<arg_key>|get_weather\(/;
+
+/** A Hermes `<tool_call>` block calling `get_weather` for `city`, as Qwen2.5 writes it. */
+export const hermesCall = (city: string): string =>
+  `<tool_call>\n{"name": "get_weather", "arguments": {"city": "${city}"}}\n</tool_call>`;
