@@ -124,8 +124,9 @@ export class AnswerStreamFilter {
 
   /**
    * Shows `text` up to a line that starts like a named call after prose, and holds that line as the answer's
-   * start is held. Held text that is released had its start decided: it is read again for the lines after its
-   * first (a loop, not recursion: a chunk may hold many lines).
+   * start is held. Held text that is released is read again for the lines after its first, whose start was
+   * decided; the text after a line whose call was cut out is read from its first line (a loop, not recursion: a
+   * chunk may hold many lines).
    */
   #stream(text: string): string {
     let shown = '';
@@ -133,9 +134,8 @@ export class AnswerStreamFilter {
     while (rest !== '') {
       if (this.#state !== 'streaming') {
         const released = this.#hold(rest);
-        // #hold may release the held text (the state is then 'streaming').
+        // #hold may release the held text (the state is then 'streaming', the line finder restarted).
         if ((this.#state as State) !== 'streaming') return shown + released;
-        (this.#lines as LineCallStartFinder).restartDecided();
         rest = released;
         continue;
       }
@@ -174,23 +174,51 @@ export class AnswerStreamFilter {
 
   /**
    * Once the line of a held JSON value goes on (prose after it, or its newline), reads the value again with that
-   * line: still a call, it stays held; data in a sentence, it is released at once instead of at the end.
+   * line: still a call, it stays held; data in a sentence, it is released at once instead of at the end. A call
+   * on a line after prose is read again when its line ends: still a call, it is cut out and the text after it
+   * streams again (an answer's start stays held to the end, where its calls are cut out with the prose around).
    */
   #checkRestOfLine(): string {
     const from = this.#lineCheckFrom;
     const newline = this.#held.indexOf('\n', from);
-    const line = this.#held.slice(from, newline < 0 ? undefined : newline);
-    if (newline < 0 && line.trim() === '') return '';
-    this.#lineCheckFrom = -1;
+    if (newline < 0 && (this.#holdingLine || this.#held.slice(from).trim() === '')) {
+      // Searched from here next time: a long line in many chunks is read once.
+      this.#lineCheckFrom = this.#held.length;
+      return '';
+    }
     const text = this.#held.slice(0, newline < 0 ? undefined : newline);
-    if (this.#extract(text).length > 0) return '';
-    return this.#release();
+    const calls = this.#extract(text);
+    if (calls.length === 0) return this.#release();
+    if (this.#holdingLine) return this.#cutLine(text, calls, this.#held.slice(newline + 1));
+    this.#lineCheckFrom = -1;
+    return '';
   }
 
+  /**
+   * The held line `line` holds `calls`, and `after` follows its newline: shows what the line says without them
+   * and streams `after` from its first line on, which may open a call again.
+   */
+  #cutLine(line: string, calls: LocatedToolCall[], after: string): string {
+    const prose = withoutToolCallText(line, calls, this.#markers);
+    this.#state = 'streaming';
+    this.#held = '';
+    this.#lineCheckFrom = -1;
+    this.#holdingLine = false;
+    const lines = this.#lines as LineCallStartFinder;
+    if (prose === '') {
+      lines.restartAtLineStart();
+      return after;
+    }
+    lines.restartDecided();
+    return `${prose}\n${after}`;
+  }
+
+  /** Releases the held text, whose first line was decided: the line finder reads the lines after it. */
   #release(): string {
     this.#state = 'streaming';
     const released = this.#held;
     this.#held = '';
+    (this.#lines as LineCallStartFinder).restartDecided();
     return released;
   }
 

@@ -218,6 +218,11 @@ export class CallStartClassifier {
       if (index >= held.length) return { kind: 'wait' };
       if (held.charCodeAt(index) === 0x3c) return this.#markupBody(held, index);
     }
+    if (!fenced) {
+      const item = listItemText(held, index);
+      if (item === -2) return { kind: 'wait' };
+      if (item >= 0) return this.#namedBody(held, item, true);
+    }
     const first = held[index]!;
     if (first === '{') return { kind: 'body', bodyStart: index, isJson: true };
     if (first === '[') {
@@ -231,10 +236,26 @@ export class CallStartClassifier {
     return callee === 'call' ? { kind: 'body', bodyStart: index, isJson: false } : callee;
   }
 
-  /** `name(` or `[name(` of a declared tool at `from`; anything else (a JSON value among them) is prose. */
-  #namedBody(held: string, from: number): { kind: 'wait' } | { kind: 'prose' } | Body {
+  /**
+   * `name(` or `[name(` of a declared tool at `from`; anything else (a JSON value among them) is prose. In a list
+   * item (`- [name(`, `1. [name(`; `inList`, or a marker at `from`) only the bracketed and the prefixed forms
+   * count: recovery reads those after any prose, a bare `name(` only alone on its line.
+   */
+  #namedBody(held: string, from: number, inList = false): { kind: 'wait' } | { kind: 'prose' } | Body {
     if (from >= held.length) return { kind: 'wait' };
+    if (!inList) {
+      const item = listItemText(held, from);
+      if (item === -2) return { kind: 'wait' };
+      if (item >= 0) return this.#namedBody(held, item, true);
+    }
     let index = from;
+    if (inList && held[index] !== '[') {
+      // Recovery reads a `functions.` or `default_api.` call anywhere, so in a list item too.
+      const head = held.slice(index, index + 12);
+      const prefixed = (prefix: string) =>
+        head.startsWith(prefix) || (index + head.length === held.length && prefix.startsWith(head));
+      if (!toolNamespacePrefixes.some(prefixed)) return { kind: 'prose' };
+    }
     if (held[index] === '[') {
       index = skipWhitespace(held, index + 1);
       if (index >= held.length) return { kind: 'wait' };
@@ -243,9 +264,13 @@ export class CallStartClassifier {
     return callee === 'call' ? { kind: 'body', bodyStart: from, isJson: false } : callee;
   }
 
-  /** The characters a named call may start with: `[` and the first character of each callee. */
+  /**
+   * The characters a named call may start with: `[`, the first character of each callee, and a list item's
+   * marker (`-`, `*`, `+`, a digit).
+   */
   namedCallOpenings(): Set<number> {
-    const openings = new Set<number>([0x5b]);
+    const openings = new Set<number>([0x5b, 0x2d, 0x2a, 0x2b]);
+    for (let digit = 0x30; digit <= 0x39; digit++) openings.add(digit);
     for (const callee of this.#callees) openings.add(callee.charCodeAt(0));
     return openings;
   }
@@ -308,6 +333,33 @@ export class CallStartClassifier {
     }
     return { kind: 'prose' };
   }
+}
+
+/**
+ * Where the text of a Markdown list item whose marker (`-`, `*`, `+`, `1.`, `1)`) stands at `from` starts, past
+ * the marker's blanks; -1 when no list item opens at `from`, -2 when the text so far cannot tell.
+ */
+function listItemText(held: string, from: number): number {
+  let index = from;
+  const first = held.charCodeAt(index);
+  if (first === 0x2d || first === 0x2a || first === 0x2b) index++;
+  else {
+    while (index < held.length && index - from < 9 && isDigitCode(held.charCodeAt(index))) index++;
+    if (index === from) return -1;
+    if (index >= held.length) return -2;
+    const after = held.charCodeAt(index);
+    if (after !== 0x2e && after !== 0x29) return -1;
+    index++;
+  }
+  if (index >= held.length) return -2;
+  const blank = held.charCodeAt(index);
+  if (blank !== 0x20 && blank !== 0x09) return -1;
+  while (index < held.length && (held.charCodeAt(index) === 0x20 || held.charCodeAt(index) === 0x09)) index++;
+  return index >= held.length ? -2 : index;
+}
+
+function isDigitCode(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
 
 // A classifier is made per model step, nearly always with the same marker list: its openings are listed once.

@@ -1,8 +1,11 @@
 /**
  * Finds, in an answer's shown text read chunk by chunk, the lines after prose that may open a named tool call: a
- * line whose first character may start one (`[`, a callee's first letter). Lines inside a code fence are never
- * such lines: a call in a fenced block after prose is an example, shown as written. Line starts and fences are
- * followed across chunks, so each character is looked at once.
+ * line whose first character, after an indent of up to three spaces, may start one (`[`, a callee's first
+ * letter). As in Markdown, a line indented four columns or more (a tab counts to the next multiple of four) is a
+ * line of an indented code block, and a line inside a code fence is code: a call there is an example, shown as
+ * written (recovery reads it so too, see `inIndentedCodeLine`). The indent of a held line is shown, the hold
+ * starts at the opening character. Line starts and fences are followed across chunks, so each character is
+ * looked at once.
  *
  * Why not `CodeSpanTracker`, which follows code for the markup filter and recovery: it counts any run of three
  * backticks as a fence, anywhere in a line, so it must see every chunk; this finder is asked only when a chunk
@@ -11,10 +14,13 @@
  */
 export class LineCallStartFinder {
   readonly #openings: ReadonlySet<number>;
-  /** The next character read starts a line (after the backticks already counted in `#ticks`). */
+  /** The next character read starts a line (after the indent and backticks already counted). */
   #atLineStart = false;
-  /** Backticks read at the start of the current line, while fewer than a fence's three. */
-  #ticks = 0;
+  /**
+   * Columns of indent and backticks read at the start of the current line: the indent in the low byte (up to
+   * four), the backticks (fewer than a fence's three) times 256. One field for both keeps the object small.
+   */
+  #lead = 0;
   #inFence = false;
   /** The next line start was already decided (held and released): it is not found again. */
   #skipNext = false;
@@ -27,7 +33,7 @@ export class LineCallStartFinder {
   /** Forgets the answer read so far. */
   reset(): void {
     this.#atLineStart = false;
-    this.#ticks = 0;
+    this.#lead = 0;
     this.#inFence = false;
     this.#skipNext = false;
   }
@@ -38,8 +44,15 @@ export class LineCallStartFinder {
    */
   restartDecided(): void {
     this.#atLineStart = true;
-    this.#ticks = 0;
+    this.#lead = 0;
     this.#skipNext = true;
+  }
+
+  /** The text next read starts a new line, not yet decided (the line after a call that was cut out). */
+  restartAtLineStart(): void {
+    this.#atLineStart = true;
+    this.#lead = 0;
+    this.#skipNext = false;
   }
 
   /** Whether a line may start in `text`, the text shown next (else {@link find} finds nothing in it). */
@@ -57,34 +70,50 @@ export class LineCallStartFinder {
       index = text.indexOf('\n') + 1;
       if (index === 0) return -1;
     }
-    let ticks = this.#atLineStart ? this.#ticks : 0;
+    const lead = this.#atLineStart ? this.#lead : 0;
+    let indent = lead & 0xff;
+    let ticks = lead >> 8;
     for (;;) {
-      while (index < text.length && ticks < 3 && text.charCodeAt(index) === 0x60) {
-        ticks++;
-        index++;
+      // The indent, up to the four columns that make a code line (none once backticks were read).
+      if (ticks === 0) {
+        while (index < text.length && indent < 4) {
+          const code = text.charCodeAt(index);
+          if (code === 0x20) indent++;
+          else if (code === 0x09) indent = 4;
+          else break;
+          index++;
+        }
       }
-      if (index >= text.length && ticks < 3) {
+      if (indent < 4) {
+        while (index < text.length && ticks < 3 && text.charCodeAt(index) === 0x60) {
+          ticks++;
+          index++;
+        }
+      }
+      if (index >= text.length && indent < 4 && ticks < 3) {
         this.#atLineStart = true;
-        this.#ticks = ticks;
+        this.#lead = indent | (ticks << 8);
         return -1;
       }
       if (ticks === 3) this.#inFence = !this.#inFence;
       else if (
         ticks === 0 &&
+        indent < 4 &&
         !this.#skipNext &&
         !this.#inFence &&
         this.#openings.has(text.charCodeAt(index))
       ) {
         this.#atLineStart = true;
-        this.#ticks = 0;
+        this.#lead = 0;
         return index;
       }
       this.#skipNext = false;
       ticks = 0;
+      indent = 0;
       const newline = text.indexOf('\n', index);
       if (newline < 0) {
         this.#atLineStart = false;
-        this.#ticks = 0;
+        this.#lead = 0;
         return -1;
       }
       index = newline + 1;
