@@ -54,6 +54,10 @@ describe('AnswerStreamFilter: lines after prose, as Markdown reads them', () => 
     const filter = answer();
     assert.equal(filter.process("Sure.\n[get_weather(city='Oslo')]\nThe weather "), 'Sure.\nThe weather ');
     assert.equal(filter.process('is next.'), 'is next.', 'streamed at once, not at the end');
+    // Prose after the call on its line makes it a mention: released at once, before the line ends.
+    const mention = answer();
+    assert.equal(mention.process("Note:\nget_weather(city='Oslo')"), 'Note:\n');
+    assert.equal(mention.process(' is how'), "get_weather(city='Oslo') is how");
   });
 
   it('streams an indented code block, a block quote, a list of prose, links and checkboxes unchanged', () => {

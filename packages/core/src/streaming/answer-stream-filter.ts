@@ -31,7 +31,11 @@ export interface AnswerStreamFilterOptions {
   readonly preferredDialects?: readonly string[];
 }
 
-type State = 'deciding' | 'call' | 'streaming';
+/**
+ * `call`: the held text opens with a call; `lineCall`: a held line after prose reads as a call so far, and waits
+ * for its line's end to be cut out.
+ */
+type State = 'deciding' | 'call' | 'lineCall' | 'streaming';
 
 /**
  * The text of a streamed answer that the user should see. It hides tool-call markup (the dialects' markers, also
@@ -153,7 +157,8 @@ export class AnswerStreamFilter {
   #hold(visible: string): string {
     if (visible === '') return '';
     this.#held += visible;
-    if (this.#state === 'call') return this.#lineCheckFrom < 0 ? '' : this.#checkRestOfLine();
+    if (this.#state === 'call' || this.#state === 'lineCall')
+      return this.#lineCheckFrom < 0 ? '' : this.#checkRestOfLine();
     const verdict = (this.#classifier as CallStartClassifier).classify(this.#held, this.#holdingLine);
     if (verdict.kind === 'wait') return '';
     if (verdict.kind === 'complete') {
@@ -181,7 +186,7 @@ export class AnswerStreamFilter {
   #checkRestOfLine(): string {
     const from = this.#lineCheckFrom;
     const newline = this.#held.indexOf('\n', from);
-    if (newline < 0 && (this.#holdingLine || this.#held.slice(from).trim() === '')) {
+    if (newline < 0 && (this.#state === 'lineCall' || this.#held.slice(from).trim() === '')) {
       // Searched from here next time: a long line in many chunks is read once.
       this.#lineCheckFrom = this.#held.length;
       return '';
@@ -189,8 +194,13 @@ export class AnswerStreamFilter {
     const text = this.#held.slice(0, newline < 0 ? undefined : newline);
     const calls = this.#extract(text);
     if (calls.length === 0) return this.#release();
-    if (this.#holdingLine) return this.#cutLine(text, calls, this.#held.slice(newline + 1));
-    this.#lineCheckFrom = -1;
+    if (!this.#holdingLine) {
+      this.#lineCheckFrom = -1;
+      return '';
+    }
+    if (newline >= 0) return this.#cutLine(text, calls, this.#held.slice(newline + 1));
+    this.#state = 'lineCall';
+    this.#lineCheckFrom = this.#held.length;
     return '';
   }
 
