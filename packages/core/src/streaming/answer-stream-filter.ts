@@ -85,9 +85,7 @@ export class AnswerStreamFilter {
             markers: this.#markers,
           })
         : undefined;
-    this.#lines = this.#classifier
-      ? new LineCallStartFinder(this.#classifier.namedCallOpenings())
-      : undefined;
+    this.#lines = this.#classifier ? new LineCallStartFinder(this.#classifier.namedCallStarts()) : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
 

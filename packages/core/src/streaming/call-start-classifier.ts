@@ -265,14 +265,17 @@ export class CallStartClassifier {
   }
 
   /**
-   * The characters a named call may start with: `[`, the first character of each callee, and a list item's
-   * marker (`-`, `*`, `+`, a digit).
+   * How a named call may start, for a quick look before a line is held (see `LineCallStartFinder`): the first
+   * character code of each callee, and each callee's first two as `first << 16 | second` (`(` after a name of
+   * one character). List markers and `[` are the finder's own.
    */
-  namedCallOpenings(): Set<number> {
-    const openings = new Set<number>([0x5b, 0x2d, 0x2a, 0x2b]);
-    for (let digit = 0x30; digit <= 0x39; digit++) openings.add(digit);
-    for (const callee of this.#callees) openings.add(callee.charCodeAt(0));
-    return openings;
+  namedCallStarts(): Set<number> {
+    const starts = new Set<number>();
+    for (const callee of this.#callees) {
+      const first = callee.charCodeAt(0);
+      starts.add(first).add((first << 16) | (callee.length > 1 ? callee.charCodeAt(1) : 0x28));
+    }
+    return starts;
   }
 
   /**
@@ -316,7 +319,8 @@ export class CallStartClassifier {
   /** Whether a declared tool is being called at `from` (`name(`), possibly inside `print(`. */
   #callee(held: string, from: number, allowPrint: boolean): 'call' | { kind: 'wait' } | { kind: 'prose' } {
     let end = from;
-    while (end < held.length && end - from < 256 && /[\w.]/.test(held[end]!)) end++;
+    // Compared by code, not with a regular expression: each line after prose that starts like a name comes here.
+    while (end < held.length && end - from < 256 && isNameCode(held.charCodeAt(end))) end++;
     const name = held.slice(from, end);
     if (name === '') return { kind: 'prose' };
     if (end >= held.length) {
@@ -356,6 +360,17 @@ function listItemText(held: string, from: number): number {
   if (blank !== 0x20 && blank !== 0x09) return -1;
   while (index < held.length && (held.charCodeAt(index) === 0x20 || held.charCodeAt(index) === 0x09)) index++;
   return index >= held.length ? -2 : index;
+}
+
+/** `[\w.]`: an ASCII letter or digit, `_` or `.`. */
+function isNameCode(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    isDigitCode(code) ||
+    code === 0x5f ||
+    code === 0x2e
+  );
 }
 
 function isDigitCode(code: number): boolean {

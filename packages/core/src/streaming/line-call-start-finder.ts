@@ -1,3 +1,5 @@
+import { isWhitespaceCode, toolNamespacePrefixes } from '../recovery/text-search.ts';
+
 /**
  * Finds, in an answer's shown text read chunk by chunk, the lines after prose that may open a named tool call: a
  * line whose first character, after an indent of up to three spaces, may start one (`[`, a callee's first
@@ -13,7 +15,7 @@
  * them, at a line start. One rule for both is still to be chosen (it would change what recovery reads as code).
  */
 export class LineCallStartFinder {
-  readonly #openings: ReadonlySet<number>;
+  readonly #starts: ReadonlySet<number>;
   /** The next character read starts a line (after the indent and backticks already counted). */
   #atLineStart = false;
   /**
@@ -25,9 +27,9 @@ export class LineCallStartFinder {
   /** The next line start was already decided (held and released): it is not found again. */
   #skipNext = false;
 
-  /** `openings`: the characters a call may start with. */
-  constructor(openings: ReadonlySet<number>) {
-    this.#openings = openings;
+  /** `starts`: how a callee starts (`CallStartClassifier.namedCallStarts`). */
+  constructor(starts: ReadonlySet<number>) {
+    this.#starts = starts;
   }
 
   /** Forgets the answer read so far. */
@@ -101,7 +103,7 @@ export class LineCallStartFinder {
         indent < 4 &&
         !this.#skipNext &&
         !this.#inFence &&
-        this.#openings.has(text.charCodeAt(index))
+        mayOpenNamedCall(text, index, this.#starts)
       ) {
         this.#atLineStart = true;
         this.#lead = 0;
@@ -119,4 +121,55 @@ export class LineCallStartFinder {
       index = newline + 1;
     }
   }
+}
+
+/**
+ * Whether the line text at `at` may open a named call, as far as the chunk shows it: a callee's first two
+ * characters, `[` and a callee's first character, or a list marker (`-`, `*`, `+`, `1.`, `1)`) and its blank
+ * before `[` or a namespace prefix's first character. A necessary condition only, mirroring the classifier's
+ * named forms (the classifier decides a line held): most lines of prose that start with such a character are then
+ * not held at all. What lies past the chunk's end is not known: then the line may.
+ */
+function mayOpenNamedCall(text: string, at: number, starts: ReadonlySet<number>): boolean {
+  const code = text.charCodeAt(at);
+  // Compared before the set is asked: most lines start with a letter no callee starts with, or a list marker.
+  if (code === 0x5b) return bracketMayOpen(text, at + 1, starts);
+  let index = at;
+  if (code === 0x2d || code === 0x2a || code === 0x2b) index++;
+  else if (code >= 0x30 && code <= 0x39) {
+    if (starts.has(code) && calleeMayStart(text, at, starts)) return true;
+    while (index < text.length && index - at < 9 && isDigit(text.charCodeAt(index))) index++;
+    if (index >= text.length) return true;
+    const after = text.charCodeAt(index);
+    if (after !== 0x2e && after !== 0x29) return false;
+    index++;
+  } else return starts.has(code) && calleeMayStart(text, at, starts);
+  if (index >= text.length) return true;
+  if (!isBlank(text.charCodeAt(index))) return false;
+  while (index < text.length && isBlank(text.charCodeAt(index))) index++;
+  if (index >= text.length) return true;
+  const item = text.charCodeAt(index);
+  return item === 0x5b ? bracketMayOpen(text, index + 1, starts) : namespaceFirsts.includes(item);
+}
+
+// After `[`: whitespace, then a callee's start.
+function bracketMayOpen(text: string, from: number, starts: ReadonlySet<number>): boolean {
+  let index = from;
+  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
+  if (index >= text.length) return true;
+  return starts.has(text.charCodeAt(index)) && calleeMayStart(text, index, starts);
+}
+
+function calleeMayStart(text: string, at: number, starts: ReadonlySet<number>): boolean {
+  return at + 1 >= text.length || starts.has((text.charCodeAt(at) << 16) | text.charCodeAt(at + 1));
+}
+
+const namespaceFirsts = toolNamespacePrefixes.map((prefix) => prefix.charCodeAt(0));
+
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
