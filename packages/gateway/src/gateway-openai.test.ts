@@ -190,7 +190,8 @@ describe('gateway with the openai client', () => {
         ['get_weather', { city: 'Bergen' }],
       ],
     );
-    assert.equal(content, "I'll check both.\n  One moment.");
+    // The indent and the list marker before each call show; the calls' text never does.
+    assert.equal(content, "I'll check both.\n  \n- \nOne moment.");
   });
 
   it('shows a call in an indented code example as written, and makes no call of it', async () => {

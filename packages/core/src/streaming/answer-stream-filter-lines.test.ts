@@ -35,22 +35,25 @@ function assertShownAtEveryCut(text: string, shown: string) {
 }
 
 describe('AnswerStreamFilter: lines after prose, as Markdown reads them', () => {
-  it('hides a call indented by one to three spaces, cut at every place', () => {
+  it('hides a call indented by one to three spaces, cut at every place (the indent shows)', () => {
     assertShownAtEveryCut("I'll check.\n  [get_weather(city='Oslo')]", "I'll check.\n  ");
     assertShownAtEveryCut("I'll check.\n   get_weather(city='Oslo')", "I'll check.\n   ");
-    assertShownAtEveryCut("I'll check.\n [get_time(tz='CET')]\nDone.", "I'll check.\n Done.");
+    // The line ends where the call was: the next line does not join the indent.
+    assertShownAtEveryCut("I'll check.\n [get_time(tz='CET')]\nDone.", "I'll check.\n \nDone.");
   });
 
-  it('hides a bracketed call in a list item, and its marker, cut at every place', () => {
-    assertShownAtEveryCut("Plan:\n- [get_weather(city='Oslo')]", 'Plan:\n');
-    assertShownAtEveryCut("Plan:\n12. [get_time(tz='CET')]\nThen more.", 'Plan:\nThen more.');
-    // At the answer's start too: recovery reads the call there as well.
+  it('hides a bracketed or namespaced call in a list item, cut at every place (the marker shows)', () => {
+    // The marker streams as it comes (a list is held nowhere): an item that held only a call is left empty.
+    assertShownAtEveryCut("Plan:\n- [get_weather(city='Oslo')]", 'Plan:\n- ');
+    assertShownAtEveryCut("Plan:\n12. [get_time(tz='CET')]\nThen more.", 'Plan:\n12. \nThen more.');
+    assertShownAtEveryCut("Plan:\n* functions.get_time(tz='CET')\nok", 'Plan:\n* \nok');
+    // At the answer's start the call is held with its marker, and both are cut out.
     assertShownAtEveryCut("* [get_weather(city='Oslo')]", '');
   });
 
   it('streams the text after a cut call again, a later call line held in turn', () => {
     const text = "Sure.\n[get_weather(city='Oslo')]\nThen\n  get_time(tz='CET')\nend.";
-    assertShownAtEveryCut(text, 'Sure.\nThen\n  end.');
+    assertShownAtEveryCut(text, 'Sure.\nThen\n  \nend.');
     const filter = answer();
     assert.equal(filter.process("Sure.\n[get_weather(city='Oslo')]\nThe weather "), 'Sure.\nThe weather ');
     assert.equal(filter.process('is next.'), 'is next.', 'streamed at once, not at the end');

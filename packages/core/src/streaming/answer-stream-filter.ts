@@ -215,7 +215,8 @@ export class AnswerStreamFilter {
     const lines = this.#lines as LineCallStartFinder;
     if (prose === '') {
       lines.restartAtLineStart();
-      return after;
+      // An indent or a list marker shown before the call: the line ends, so the next one does not join it.
+      return lines.holdOpensLine ? after : `\n${after}`;
     }
     lines.restartDecided();
     return `${prose}\n${after}`;
