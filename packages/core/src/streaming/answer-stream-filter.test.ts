@@ -351,9 +351,9 @@ describe('AnswerStreamFilter: property-based', () => {
   });
 
   it('prose that does not start like a call streams exactly as the markup filter streams it', () => {
-    // A line may open a call when, after up to three spaces, it starts with `[`, a list marker or a letter that
-    // starts a tool's name (`is` may start `internal_search(`): such a line is held until it cannot.
-    const mayOpenCall = /\n {0,3}[[\-*+\dgidlwf]/;
+    // A line may open a call when, after up to three spaces (and a list marker), it starts with `[` or a letter
+    // that starts a tool's name (`is` may start `internal_search(`): such a line is held until it cannot.
+    const mayOpenCall = /\n {0,3}(?:(?:[-*+]|\d{1,9}[.)]) +)?[[gidlwf]/;
     fc.assert(
       fc.property(prose, cuts, (text, positions) => {
         const chunks = splitAt(text, positions);
