@@ -47,8 +47,9 @@ describe('AnswerStreamFilter: lines after prose, as Markdown reads them', () => 
     assertShownAtEveryCut("Plan:\n- [get_weather(city='Oslo')]", 'Plan:\n- ');
     assertShownAtEveryCut("Plan:\n12. [get_time(tz='CET')]\nThen more.", 'Plan:\n12. \nThen more.');
     assertShownAtEveryCut("Plan:\n* functions.get_time(tz='CET')\nok", 'Plan:\n* \nok');
-    // At the answer's start the call is held with its marker, and both are cut out.
-    assertShownAtEveryCut("* [get_weather(city='Oslo')]", '');
+    // At the answer's start too.
+    assertShownAtEveryCut("* [get_weather(city='Oslo')]\nok", '* \nok');
+    assertShownAtEveryCut("\n1. functions.get_time(tz='CET')", '\n1. ');
   });
 
   it('streams the text after a cut call again, a later call line held in turn', () => {
@@ -88,9 +89,9 @@ describe('AnswerStreamFilter: lines after prose, as Markdown reads them', () => 
   });
 });
 
-// The filter and recovery agree on every line shape: what recovery reads as a call never shows, what it does
-// not read shows unchanged, whatever the chunking.
-const before = fc.constantFrom("I'll check.", 'Sure:', 'Steps:\n- one', 'Note [1].');
+// The filter and recovery agree on every line shape, after prose and at the answer's start: what recovery reads
+// as a call never shows, what it does not read shows unchanged, whatever the chunking.
+const before = fc.constantFrom("I'll check.", 'Sure:', 'Steps:\n- one', 'Note [1].', '');
 const lead = fc.constantFrom(
   '',
   ' ',
@@ -132,7 +133,7 @@ describe('AnswerStreamFilter: lines after prose agree with recovery (property-ba
         after,
         fc.array(fc.nat(), { maxLength: 8 }),
         (first, indent, line, rest, cuts) => {
-          const text = `${first}\n${indent}${line}${rest}`;
+          const text = `${first === '' ? '' : `${first}\n`}${indent}${line}${rest}`;
           const whole = run(answer(), [text]).text;
           assert.equal(run(answer(), cutText(text, cuts)).text, whole);
           assert.equal(run(answer(), [...text]).text, whole);

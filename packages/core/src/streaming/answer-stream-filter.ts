@@ -3,6 +3,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { hasToolCallShape, holdsToolCall } from '../recovery/holds-tool-call.ts';
+import { isWhitespaceCode } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import {
   defaultToolCallMarkupMarkers,
@@ -222,12 +223,18 @@ export class AnswerStreamFilter {
     return `${prose}\n${after}`;
   }
 
-  /** Releases the held text, whose first line was decided: the line finder reads the lines after it. */
+  /**
+   * Releases the held text, whose first line was decided: the line finder reads the lines after it. An answer
+   * that opens with a list item is read from its first line (the classifier leaves list items to the finder,
+   * which shows the marker and holds only a call after it, as on any line).
+   */
   #release(): string {
     this.#state = 'streaming';
     const released = this.#held;
     this.#held = '';
-    (this.#lines as LineCallStartFinder).restartDecided();
+    const lines = this.#lines as LineCallStartFinder;
+    if (!this.#holdingLine && opensWithListMarker(released)) lines.restartAtLineStart();
+    else lines.restartDecided();
     return released;
   }
 
@@ -257,6 +264,14 @@ export class AnswerStreamFilter {
     if (opensLine && isUnreadableCallMarkup(block)) return '';
     return holdsToolCall(block, this.#tools, this.#parsers) ? '' : block;
   }
+}
+
+/** Whether `text` opens, after blanks, with what may be a list item's marker (`-`, `*`, `+`, a digit). */
+function opensWithListMarker(text: string): boolean {
+  let index = 0;
+  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
+  const code = text.charCodeAt(index);
+  return code === 0x2d || code === 0x2a || code === 0x2b || (code >= 0x30 && code <= 0x39);
 }
 
 // A call opens the answer when only whitespace, a fence opener, `[` or `print(` stand before it.

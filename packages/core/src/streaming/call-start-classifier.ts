@@ -218,11 +218,6 @@ export class CallStartClassifier {
       if (index >= held.length) return { kind: 'wait' };
       if (held.charCodeAt(index) === 0x3c) return this.#markupBody(held, index);
     }
-    if (!fenced) {
-      const item = listItemText(held, index);
-      if (item === -2) return { kind: 'wait' };
-      if (item >= 0) return this.#namedBody(held, item, true);
-    }
     const first = held[index]!;
     if (first === '{') return { kind: 'body', bodyStart: index, isJson: true };
     if (first === '[') {
@@ -236,26 +231,10 @@ export class CallStartClassifier {
     return callee === 'call' ? { kind: 'body', bodyStart: index, isJson: false } : callee;
   }
 
-  /**
-   * `name(` or `[name(` of a declared tool at `from`; anything else (a JSON value among them) is prose. In a list
-   * item (`- [name(`, `1. [name(`; `inList`, or a marker at `from`) only the bracketed and the prefixed forms
-   * count: recovery reads those after any prose, a bare `name(` only alone on its line.
-   */
-  #namedBody(held: string, from: number, inList = false): { kind: 'wait' } | { kind: 'prose' } | Body {
+  /** `name(` or `[name(` of a declared tool at `from`; anything else (a JSON value among them) is prose. */
+  #namedBody(held: string, from: number): { kind: 'wait' } | { kind: 'prose' } | Body {
     if (from >= held.length) return { kind: 'wait' };
-    if (!inList) {
-      const item = listItemText(held, from);
-      if (item === -2) return { kind: 'wait' };
-      if (item >= 0) return this.#namedBody(held, item, true);
-    }
     let index = from;
-    if (inList && held[index] !== '[') {
-      // Recovery reads a `functions.` or `default_api.` call anywhere, so in a list item too.
-      const head = held.slice(index, index + 12);
-      const prefixed = (prefix: string) =>
-        head.startsWith(prefix) || (index + head.length === held.length && prefix.startsWith(head));
-      if (!toolNamespacePrefixes.some(prefixed)) return { kind: 'prose' };
-    }
     if (held[index] === '[') {
       index = skipWhitespace(held, index + 1);
       if (index >= held.length) return { kind: 'wait' };
@@ -267,7 +246,7 @@ export class CallStartClassifier {
   /**
    * How a named call may start, for a quick look before a line is held (see `LineCallStartFinder`): the first
    * character code of each callee, and each callee's first two as `first << 16 | second` (`(` after a name of
-   * one character). List markers and `[` are the finder's own.
+   * one character). `[` and list markers are the finder's own.
    */
   namedCallStarts(): Set<number> {
     const starts = new Set<number>();
@@ -337,29 +316,6 @@ export class CallStartClassifier {
     }
     return { kind: 'prose' };
   }
-}
-
-/**
- * Where the text of a Markdown list item whose marker (`-`, `*`, `+`, `1.`, `1)`) stands at `from` starts, past
- * the marker's blanks; -1 when no list item opens at `from`, -2 when the text so far cannot tell.
- */
-function listItemText(held: string, from: number): number {
-  let index = from;
-  const first = held.charCodeAt(index);
-  if (first === 0x2d || first === 0x2a || first === 0x2b) index++;
-  else {
-    while (index < held.length && index - from < 9 && isDigitCode(held.charCodeAt(index))) index++;
-    if (index === from) return -1;
-    if (index >= held.length) return -2;
-    const after = held.charCodeAt(index);
-    if (after !== 0x2e && after !== 0x29) return -1;
-    index++;
-  }
-  if (index >= held.length) return -2;
-  const blank = held.charCodeAt(index);
-  if (blank !== 0x20 && blank !== 0x09) return -1;
-  while (index < held.length && (held.charCodeAt(index) === 0x20 || held.charCodeAt(index) === 0x09)) index++;
-  return index >= held.length ? -2 : index;
 }
 
 /** `[\w.]`: an ASCII letter or digit, `_` or `.`. */
