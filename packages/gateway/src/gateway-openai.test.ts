@@ -34,6 +34,16 @@ describe('gateway with the openai client', () => {
           );
         // A call written only at the very end of a long answer, its name cut between the last two chunks.
         if (last.includes('[late]')) return textSteps([`${lateProse}[get_wea`, "ther(city='Oslo')]"]);
+        // Calls on lines after prose as Markdown writes them: indented, in a list item; an indented code example.
+        if (last.includes('[lines]'))
+          return textSteps(
+            chunkText(
+              "I'll check both.\n  [get_weather(city='Oslo')]\n- [get_weather(city='Bergen')]\nOne moment.",
+              3,
+            ),
+          );
+        if (last.includes('[example]'))
+          return textSteps(chunkText("A call looks like this:\n\n    get_weather(city='Oslo')\n", 3));
         if (last.includes('[unreadable]'))
           return textSteps(['<tool_call>\n{"name": "get_weather", "arguments": {"town": 5}}\n</tool_call>']);
         if (last.includes('[native]'))
@@ -162,6 +172,39 @@ describe('gateway with the openai client', () => {
       [['get_weather', { city: 'Oslo' }]],
     );
     assert.equal(content, lateProse, 'the prose exactly, no call text');
+  });
+
+  it('streams calls on indented and list-item lines after prose as tool_calls, no call text in content', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'any',
+      stream: true,
+      messages: [{ role: 'user', content: 'weather in Oslo and Bergen [lines]' }],
+      tools: [weatherTool],
+    });
+    const { content, calls, finish } = await readChatStream(stream);
+    assert.equal(finish, 'tool_calls');
+    assert.deepEqual(
+      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+      [
+        ['get_weather', { city: 'Oslo' }],
+        ['get_weather', { city: 'Bergen' }],
+      ],
+    );
+    // The indent and the list marker before each call show; the calls' text never does.
+    assert.equal(content, "I'll check both.\n  \n- \nOne moment.");
+  });
+
+  it('shows a call in an indented code example as written, and makes no call of it', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'any',
+      stream: true,
+      messages: [{ role: 'user', content: 'how is a call written? [example]' }],
+      tools: [weatherTool],
+    });
+    const { content, toolCallChunks, finish } = await readChatStream(stream);
+    assert.equal(toolCallChunks, 0);
+    assert.equal(finish, 'stop');
+    assert.equal(content, "A call looks like this:\n\n    get_weather(city='Oslo')\n");
   });
 
   it('passes native tool_calls through untouched', async () => {

@@ -39,6 +39,9 @@ const hostilePieces = [
   '\nget_weather(city="',
   '[get_weather(city=[',
   "{'name': 'get_weather', 'arguments': {'city': '",
+  // Calls on one long line of an indented code block, and blank lines before indented calls (Markdown's examples).
+  "    get_weather(city='a'), ",
+  "\n\n\n\n    > get_weather(city='a')",
 ];
 
 const realCall = '\n{"name": "get_weather", "arguments": {"city": "Oslo"}}';

@@ -6,11 +6,14 @@ import { defaultToolCallMarkupMarkers } from './tool-call-parser-registry.ts';
 const emptyFence = /```[a-zA-Z_]*\s*```/g;
 // What joins one call to the next when a model writes several in a row (Llama 3.2's `;`, a list's `,`).
 const callSeparator = /^[\s;,]*$/;
+// A Markdown list item's marker opening the line right before a call.
+const listMarkerBeforeCall = /(^|\n)[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+$/;
 
 /**
  * What a message really says once its recovered calls are taken out: the text minus every call's range, minus
  * the markup tags left around them (an empty `<function_calls>` wrapper, a `[TOOL_CALLS]` token) and the code
- * fences they leave empty, and the `;` or `,` that joined two calls, trimmed. This is the prose shown after a retraction and kept in the history.
+ * fences they leave empty, the `;` or `,` that joined two calls, and the marker of a list item that held only a
+ * call, trimmed. This is the prose shown after a retraction and kept in the history.
  */
 export function withoutToolCallText(
   text: string,
@@ -24,7 +27,9 @@ export function withoutToolCallText(
     if (call.start < position) continue;
     const gap = text.slice(position, call.start);
     // Between two calls only a separator stands: it was part of the calls' text, not prose.
-    result += position > 0 && callSeparator.test(gap) ? gap.replace(/[;,]/g, '') : gap;
+    if (position > 0 && callSeparator.test(gap)) result += gap.replace(/[;,]/g, '');
+    // A list item that held only the call (`- [get_weather(…)]`) goes with it.
+    else result += gap.replace(listMarkerBeforeCall, '$1');
     position = call.end;
   }
   result += text.slice(position);

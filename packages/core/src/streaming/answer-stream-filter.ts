@@ -3,6 +3,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { hasToolCallShape, holdsToolCall } from '../recovery/holds-tool-call.ts';
+import { isWhitespaceCode } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import {
   defaultToolCallMarkupMarkers,
@@ -31,7 +32,11 @@ export interface AnswerStreamFilterOptions {
   readonly preferredDialects?: readonly string[];
 }
 
-type State = 'deciding' | 'call' | 'streaming';
+/**
+ * `call`: the held text opens with a call; `lineCall`: a held line after prose reads as a call so far, and waits
+ * for its line's end to be cut out.
+ */
+type State = 'deciding' | 'call' | 'lineCall' | 'streaming';
 
 /**
  * The text of a streamed answer that the user should see. It hides tool-call markup (the dialects' markers, also
@@ -81,9 +86,7 @@ export class AnswerStreamFilter {
             markers: this.#markers,
           })
         : undefined;
-    this.#lines = this.#classifier
-      ? new LineCallStartFinder(this.#classifier.namedCallOpenings())
-      : undefined;
+    this.#lines = this.#classifier ? new LineCallStartFinder(this.#classifier.namedCallStarts()) : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
 
@@ -124,8 +127,9 @@ export class AnswerStreamFilter {
 
   /**
    * Shows `text` up to a line that starts like a named call after prose, and holds that line as the answer's
-   * start is held. Held text that is released had its start decided: it is read again for the lines after its
-   * first (a loop, not recursion: a chunk may hold many lines).
+   * start is held. Held text that is released is read again for the lines after its first, whose start was
+   * decided; the text after a line whose call was cut out is read from its first line (a loop, not recursion: a
+   * chunk may hold many lines).
    */
   #stream(text: string): string {
     let shown = '';
@@ -133,9 +137,8 @@ export class AnswerStreamFilter {
     while (rest !== '') {
       if (this.#state !== 'streaming') {
         const released = this.#hold(rest);
-        // #hold may release the held text (the state is then 'streaming').
+        // #hold may release the held text (the state is then 'streaming', the line finder restarted).
         if ((this.#state as State) !== 'streaming') return shown + released;
-        (this.#lines as LineCallStartFinder).restartDecided();
         rest = released;
         continue;
       }
@@ -153,7 +156,8 @@ export class AnswerStreamFilter {
   #hold(visible: string): string {
     if (visible === '') return '';
     this.#held += visible;
-    if (this.#state === 'call') return this.#lineCheckFrom < 0 ? '' : this.#checkRestOfLine();
+    if (this.#state === 'call' || this.#state === 'lineCall')
+      return this.#lineCheckFrom < 0 ? '' : this.#checkRestOfLine();
     const verdict = (this.#classifier as CallStartClassifier).classify(this.#held, this.#holdingLine);
     if (verdict.kind === 'wait') return '';
     if (verdict.kind === 'complete') {
@@ -174,23 +178,63 @@ export class AnswerStreamFilter {
 
   /**
    * Once the line of a held JSON value goes on (prose after it, or its newline), reads the value again with that
-   * line: still a call, it stays held; data in a sentence, it is released at once instead of at the end.
+   * line: still a call, it stays held; data in a sentence, it is released at once instead of at the end. A call
+   * on a line after prose is read again when its line ends: still a call, it is cut out and the text after it
+   * streams again (an answer's start stays held to the end, where its calls are cut out with the prose around).
    */
   #checkRestOfLine(): string {
     const from = this.#lineCheckFrom;
     const newline = this.#held.indexOf('\n', from);
-    const line = this.#held.slice(from, newline < 0 ? undefined : newline);
-    if (newline < 0 && line.trim() === '') return '';
-    this.#lineCheckFrom = -1;
+    if (newline < 0 && (this.#state === 'lineCall' || this.#held.slice(from).trim() === '')) {
+      // Searched from here next time: a long line in many chunks is read once.
+      this.#lineCheckFrom = this.#held.length;
+      return '';
+    }
     const text = this.#held.slice(0, newline < 0 ? undefined : newline);
-    if (this.#extract(text).length > 0) return '';
-    return this.#release();
+    const calls = this.#extract(text);
+    if (calls.length === 0) return this.#release();
+    if (!this.#holdingLine) {
+      this.#lineCheckFrom = -1;
+      return '';
+    }
+    if (newline >= 0) return this.#cutLine(text, calls, this.#held.slice(newline + 1));
+    this.#state = 'lineCall';
+    this.#lineCheckFrom = this.#held.length;
+    return '';
   }
 
+  /**
+   * The held line `line` holds `calls`, and `after` follows its newline: shows what the line says without them
+   * and streams `after` from its first line on, which may open a call again.
+   */
+  #cutLine(line: string, calls: LocatedToolCall[], after: string): string {
+    const prose = withoutToolCallText(line, calls, this.#markers);
+    this.#state = 'streaming';
+    this.#held = '';
+    this.#lineCheckFrom = -1;
+    this.#holdingLine = false;
+    const lines = this.#lines as LineCallStartFinder;
+    if (prose === '') {
+      lines.restartAtLineStart();
+      // An indent or a list marker shown before the call: the line ends, so the next one does not join it.
+      return lines.holdOpensLine ? after : `\n${after}`;
+    }
+    lines.restartDecided();
+    return `${prose}\n${after}`;
+  }
+
+  /**
+   * Releases the held text, whose first line was decided: the line finder reads the lines after it. An answer
+   * that opens with a list item is read from its first line (the classifier leaves list items to the finder,
+   * which shows the marker and holds only a call after it, as on any line).
+   */
   #release(): string {
     this.#state = 'streaming';
     const released = this.#held;
     this.#held = '';
+    const lines = this.#lines as LineCallStartFinder;
+    if (!this.#holdingLine && opensWithListMarker(released)) lines.restartAtLineStart();
+    else lines.restartDecided();
     return released;
   }
 
@@ -220,6 +264,14 @@ export class AnswerStreamFilter {
     if (opensLine && isUnreadableCallMarkup(block)) return '';
     return holdsToolCall(block, this.#tools, this.#parsers) ? '' : block;
   }
+}
+
+/** Whether `text` opens, after blanks, with what may be a list item's marker (`-`, `*`, `+`, a digit). */
+function opensWithListMarker(text: string): boolean {
+  let index = 0;
+  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
+  const code = text.charCodeAt(index);
+  return code === 0x2d || code === 0x2a || code === 0x2b || (code >= 0x30 && code <= 0x39);
 }
 
 // A call opens the answer when only whitespace, a fence opener, `[` or `print(` stand before it.

@@ -243,11 +243,18 @@ export class CallStartClassifier {
     return callee === 'call' ? { kind: 'body', bodyStart: from, isJson: false } : callee;
   }
 
-  /** The characters a named call may start with: `[` and the first character of each callee. */
-  namedCallOpenings(): Set<number> {
-    const openings = new Set<number>([0x5b]);
-    for (const callee of this.#callees) openings.add(callee.charCodeAt(0));
-    return openings;
+  /**
+   * How a named call may start, for a quick look before a line is held (see `LineCallStartFinder`): the first
+   * character code of each callee, and each callee's first two as `first << 16 | second` (`(` after a name of
+   * one character). `[` and list markers are the finder's own.
+   */
+  namedCallStarts(): Set<number> {
+    const starts = new Set<number>();
+    for (const callee of this.#callees) {
+      const first = callee.charCodeAt(0);
+      starts.add(first).add((first << 16) | (callee.length > 1 ? callee.charCodeAt(1) : 0x28));
+    }
+    return starts;
   }
 
   /**
@@ -291,7 +298,8 @@ export class CallStartClassifier {
   /** Whether a declared tool is being called at `from` (`name(`), possibly inside `print(`. */
   #callee(held: string, from: number, allowPrint: boolean): 'call' | { kind: 'wait' } | { kind: 'prose' } {
     let end = from;
-    while (end < held.length && end - from < 256 && /[\w.]/.test(held[end]!)) end++;
+    // Compared by code, not with a regular expression: each line after prose that starts like a name comes here.
+    while (end < held.length && end - from < 256 && isNameCode(held.charCodeAt(end))) end++;
     const name = held.slice(from, end);
     if (name === '') return { kind: 'prose' };
     if (end >= held.length) {
@@ -308,6 +316,21 @@ export class CallStartClassifier {
     }
     return { kind: 'prose' };
   }
+}
+
+/** `[\w.]`: an ASCII letter or digit, `_` or `.`. */
+function isNameCode(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    isDigitCode(code) ||
+    code === 0x5f ||
+    code === 0x2e
+  );
+}
+
+function isDigitCode(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
 
 // A classifier is made per model step, nearly always with the same marker list: its openings are listed once.

@@ -12,6 +12,7 @@ const probe = `
 const { ToolCallMarkupStreamFilter, XmlToolCallStreamFilter } = await import(${JSON.stringify(new URL('./tool-call-markup-stream-filter.ts', import.meta.url).href)});
 const { AnswerStreamFilter } = await import(${JSON.stringify(new URL('./answer-stream-filter.ts', import.meta.url).href)});
 const { CallStartClassifier } = await import(${JSON.stringify(new URL('./call-start-classifier.ts', import.meta.url).href)});
+const { LineCallStartFinder } = await import(${JSON.stringify(new URL('./line-call-start-finder.ts', import.meta.url).href)});
 const fast = new Function('object', 'return %HasFastProperties(object)');
 // The hazard itself, so that the check cannot pass because the timing no longer provokes it.
 const Wide = new Function('return class { ' + Array.from({ length: 17 }, (_, i) => '#f' + i + ' = ' + i + ';').join(' ') + ' get first() { return this.#f0; } }')();
@@ -21,6 +22,7 @@ const makers = {
   XmlToolCallStreamFilter: () => new XmlToolCallStreamFilter(),
   AnswerStreamFilter: () => new AnswerStreamFilter({ tools }),
   CallStartClassifier: () => new CallStartClassifier(tools, { holdLimit: 400 }),
+  LineCallStartFinder: () => new LineCallStartFinder(new Set([0x67])),
   Wide: () => new Wide(),
 };
 const result = {};
@@ -29,6 +31,7 @@ for (const [name, make] of Object.entries(makers)) {
   const use = () => {
     const made = make();
     if (typeof made.process === 'function') made.process('Hello <tool_call>{"name": "x"}</tool_call> world');
+    if (typeof made.find === 'function') made.find('Hello\\n- [get_weather(');
   };
   for (let index = 0; index < 9; index++) {
     use();
@@ -40,7 +43,7 @@ console.log(JSON.stringify(result));
 `;
 
 describe('streaming classes keep fast objects whatever the GC timing', () => {
-  it('the markup filter, the answer filter and the call-start classifier stay out of dictionary mode', () => {
+  it('the markup filter, the answer filter, the call-start classifier and the line finder stay fast', () => {
     const output = execFileSync(
       process.execPath,
       [
@@ -66,6 +69,7 @@ describe('streaming classes keep fast objects whatever the GC timing', () => {
         XmlToolCallStreamFilter: true,
         AnswerStreamFilter: true,
         CallStartClassifier: true,
+        LineCallStartFinder: true,
         Wide: undefined,
       },
     );

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { onMarkdownExampleLine } from '../markdown-example-line.ts';
 import { readPythonCall } from '../python-literal.ts';
 import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
@@ -25,7 +26,8 @@ const maximumCallLength = 1024 * 1024;
  * get_weather(city='Oslo') now" from becoming a call, a call counts only when it stands alone: before it (on
  * its line) only `[`, `,`, `;`, `>` or nothing; after it only `]`, `,`, `;`, `<`, a backtick or the end of
  * the line. A `functions.` or `default_api.` prefix (Gemini's and Gemma's
- * `print(default_api.get_weather(...))`) counts anywhere. Parsing work is bounded by a budget proportional to
+ * `print(default_api.get_weather(...))`) counts anywhere. A call on a line of an indented code block after
+ * prose or of a block quote is an example, not a call (see `onMarkdownExampleLine`). Parsing work is bounded by a budget proportional to
  * the text length.
  */
 export const pythonicToolCallParser: ToolCallTextParser = {
@@ -56,6 +58,8 @@ export const pythonicToolCallParser: ToolCallTextParser = {
       const printStart = printWrapperStart(text, nameStart);
       const start = printStart ?? nameStart;
       if (!prefixed && !standsAloneBefore(text, start)) continue;
+      // An indented code block after prose or a block quote shows an example (the filter shows it as written).
+      if (onMarkdownExampleLine(text, start, scan)) continue;
       const windowEnd = Math.min(text.length, nameStart + Math.min(maximumCallLength, budget));
       const call = readPythonCall(text.slice(0, windowEnd), nameStart);
       budget -= call ? call.end - nameStart : windowEnd - nameStart;
