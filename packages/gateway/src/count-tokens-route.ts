@@ -45,6 +45,7 @@ export async function countMessageTokens(options: {
     sendError(response, { dialect: 'anthropic', status: 400, message });
     return;
   }
+  chat.model = context.aliases.resolve(chat.model as string).served;
   const upstream = upstreamFor(context.upstreams, chat.model as string);
   const counted = await upstreamCount(context, upstream, chat);
   const source = counted === undefined ? 'estimate' : 'upstream';

@@ -17,6 +17,7 @@ import {
 } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError, sendErrorInStream } from './gateway-error.ts';
+import { modelHeaders } from './model-aliases.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
   describeUpstreamFailure,
@@ -50,13 +51,17 @@ export async function forwardMessages(options: {
     sendError(response, { dialect: 'anthropic', status: 400, message });
     return;
   }
-  const model = chat.model as string;
+  // An alias (Claude Code sends `claude-…` names) names the model the upstream serves; the answer keeps the asked one.
+  const resolved = context.aliases.resolve(chat.model as string);
+  const model = resolved.asked;
+  chat.model = resolved.served;
   const stream = chat.stream === true;
-  const upstream = upstreamFor(context.upstreams, model);
+  const upstream = upstreamFor(context.upstreams, resolved.served);
   const tools = requestToolDefinitions(chat);
   const repairOptions = (dialects: RecoveryDialects): AnthropicRepairOptions => ({
     tools,
     model,
+    servedModel: resolved.served,
     dialects,
     maxCalls: chat.parallel_tool_calls === false ? 1 : undefined,
     stopSequences: Array.isArray(chat.stop)
@@ -75,6 +80,7 @@ export async function forwardMessages(options: {
       route: '/v1/messages',
       upstream: upstream.name,
       model,
+      ...(resolved.alias !== undefined && resolved.served !== model ? { served: resolved.served } : {}),
       stream,
       tools: tools.length,
       status,
@@ -85,7 +91,7 @@ export async function forwardMessages(options: {
     });
   // As in the Chat Completions route: the dialects and a stream's writer are made while the upstream works.
   let readyWriter: AnthropicStreamWriter | undefined;
-  const prepared = context.dialectsFor(upstream, model).then((dialects) => {
+  const prepared = context.dialectsFor(upstream, resolved.served).then((dialects) => {
     readyWriter = stream ? new AnthropicStreamWriter(repairOptions(dialects)) : undefined;
     return { dialects, writer: readyWriter };
   });
@@ -93,7 +99,14 @@ export async function forwardMessages(options: {
   // A stream's relay, when it started with the upstream's head (see the Chat Completions route).
   let relaying: Promise<RecoveryReport> | undefined;
   const relay = (upstreamResponse: IncomingMessage, writer: AnthropicStreamWriter) =>
-    relayMessagesStream({ upstream, upstreamResponse, request: options.request, response, writer });
+    relayMessagesStream({
+      upstream,
+      upstreamResponse,
+      request: options.request,
+      response,
+      writer,
+      model: resolved,
+    });
   try {
     const upstreamResponse = await sendUpstream({
       upstream,
@@ -110,7 +123,14 @@ export async function forwardMessages(options: {
     });
     const status = upstreamResponse.statusCode ?? 502;
     if (!isSuccess(upstreamResponse)) {
-      await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'anthropic' });
+      await relayUpstreamError({
+        upstream,
+        upstreamResponse,
+        response,
+        status,
+        dialect: 'anthropic',
+        context,
+      });
       log(clientStatusFor(status), undefined, 'upstream-error');
       return;
     }
@@ -130,6 +150,7 @@ export async function forwardMessages(options: {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
       'x-toolbus-upstream': upstream.name,
+      ...modelHeaders(resolved),
       ...recoveryHeaders(report),
     });
     response.end(text);
