@@ -257,7 +257,7 @@ export async function relayUpstreamError(options: {
   const said = upstreamErrorOf(body);
   const served =
     options.status === 404 && options.context !== undefined
-      ? ` ${servedModelsSentence(options.context, (await collectModels(options.context)).data)}`
+      ? ` ${servedModelsSentence(options.context, (await collectModels(options.context, 2_000)).data)}`
       : '';
   const status = clientStatusFor(options.status);
   const refusedKey = options.status === 401 || options.status === 403;

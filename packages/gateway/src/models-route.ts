@@ -13,6 +13,7 @@ type ModelObject = Record<string, unknown> & { readonly id: string };
  */
 export async function collectModels(
   context: GatewayContext,
+  timeoutMs = 10_000,
 ): Promise<{ readonly data: ModelObject[]; readonly answered: number }> {
   const seen = new Set<string>();
   const data: ModelObject[] = [];
@@ -29,8 +30,8 @@ export async function collectModels(
           upstream,
           path: '/models',
           method: 'GET',
-          signal: AbortSignal.timeout(10_000),
-          timeoutMs: 10_000,
+          signal: AbortSignal.timeout(timeoutMs),
+          timeoutMs,
         });
         const body = await readUpstreamBody(upstreamResponse, 4 * 1024 * 1024);
         if ((upstreamResponse.statusCode ?? 500) >= 300)
