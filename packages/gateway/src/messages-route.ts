@@ -8,16 +8,11 @@ import {
   chatCompletionToMessage,
 } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
-import {
-  clientStatusFor,
-  recoveryHeaders,
-  relayRepairedStream,
-  relayUpstreamError,
-  type StreamRelay,
-} from './chat-completions-route.ts';
+import { recoveryHeaders, relayRepairedStream, type StreamRelay } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders } from './model-aliases.ts';
+import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import {
   describeUpstreamFailure,

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sseData } from '@toolbus/core/repair';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
-import { clientStatusFor, relayUpstreamError } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders, withModelName } from './model-aliases.ts';
 import { relayEvents } from './relay-events.ts';
+import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import {
   describeUpstreamFailure,
   isEventStream,
