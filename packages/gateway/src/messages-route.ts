@@ -14,6 +14,7 @@ import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders } from './model-aliases.ts';
 import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
+import { refusedStreamOptions, streamOptionsFor } from './stream-options-fallback.ts';
 import {
   describeUpstreamFailure,
   isEventStream,
@@ -102,12 +103,12 @@ export async function forwardMessages(options: {
       writer,
       model: resolved,
     });
-  try {
-    const upstreamResponse = await sendUpstream({
+  const send = () =>
+    sendUpstream({
       upstream,
       path: '/chat/completions',
       method: 'POST',
-      body: Buffer.from(JSON.stringify(chat)),
+      body: Buffer.from(JSON.stringify(streamOptionsFor(upstream, chat))),
       signal: abort.signal,
       timeoutMs: context.upstreamTimeoutMs,
       onResponse: (answer) => {
@@ -116,7 +117,19 @@ export async function forwardMessages(options: {
         relaying.catch(() => {});
       },
     });
-    const status = upstreamResponse.statusCode ?? 502;
+  try {
+    let upstreamResponse = await send();
+    let status = upstreamResponse.statusCode ?? 502;
+    let errorBody: Buffer | undefined;
+    if (!isSuccess(upstreamResponse) && streamOptionsFor(upstream, chat).stream_options !== undefined) {
+      errorBody = await readUpstreamBody(upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0));
+      if (refusedStreamOptions(upstream, status, errorBody)) {
+        context.log({ event: 'stream-options-refused', upstream: upstream.name });
+        upstreamResponse = await send();
+        status = upstreamResponse.statusCode ?? 502;
+        errorBody = undefined;
+      }
+    }
     if (!isSuccess(upstreamResponse)) {
       await relayUpstreamError({
         upstream,
@@ -125,6 +138,7 @@ export async function forwardMessages(options: {
         status,
         dialect: 'anthropic',
         context,
+        ...(errorBody !== undefined ? { body: errorBody } : {}),
       });
       log(clientStatusFor(status), undefined, 'upstream-error');
       return;

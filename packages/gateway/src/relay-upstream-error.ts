@@ -14,8 +14,12 @@ export async function relayUpstreamError(options: {
   dialect: ErrorDialect;
   /** Given, an upstream's 404 also names the models the gateway serves (the name was likely mistyped). */
   context?: GatewayContext;
+  /** The error body, when the caller read it already. */
+  body?: Buffer;
 }): Promise<void> {
-  const body = await readUpstreamBody(options.upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0));
+  const body =
+    options.body ??
+    (await readUpstreamBody(options.upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0)));
   const said = upstreamErrorOf(body);
   const served =
     options.status === 404 && options.context !== undefined
