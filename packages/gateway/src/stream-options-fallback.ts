@@ -1,8 +1,8 @@
 import type { ResolvedUpstream } from './upstream.ts';
 
 // The Messages route asks the upstream for the usage chunk (`stream_options: {include_usage: true}`): Anthropic's
-// `message_delta` carries the answer's token counts, which Claude Code sizes its context with. vLLM, llama.cpp,
-// LM Studio and Ollama (0.5.2 on) send it; older Ollama and TGI ignore the field. Strict OpenAI-compatible APIs
+// `message_delta` carries the answer's token counts, which Claude Code sizes its context with. vLLM, llama.cpp and
+// Ollama (0.5.2 on) send it; LM Studio (lmstudio-bug-tracker#713), older Ollama and TGI (TGI#2531) ignore the field. Strict OpenAI-compatible APIs
 // refuse it (Mistral's: 422 `extra_forbidden`; Azure AI Foundry's serverless models: 400 "unrecognized request
 // argument"), which failed every streamed Messages request. Such an upstream is asked again without the field,
 // and from then on never with it: its streams end with counts of 0, as Anthropic's clients take them.
