@@ -14,6 +14,7 @@ import { plainContentOf } from './plain-content-chunk.ts';
 import { relayEvents } from './relay-events.ts';
 import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
+import { resolveModel } from './served-models.ts';
 import {
   describeUpstreamFailure,
   isEventStream,
@@ -107,7 +108,7 @@ export async function forwardChatCompletions(options: {
 }): Promise<void> {
   const { context, response } = options;
   // An alias names the model the upstream serves; the answer names the one the client asked for.
-  const model = context.aliases.resolve(options.call.model);
+  const model = await resolveModel(context, options.call.model);
   const call = model.served === model.asked ? options.call : servedCall(options.call, model.served);
   const upstream = upstreamFor(context.upstreams, call.model);
   const tools = requestToolDefinitions(call.body);

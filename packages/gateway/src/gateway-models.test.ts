@@ -187,6 +187,11 @@ describe('model aliases and the model routes', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     assert.equal(answer.model, 'llama-9');
+    assert.equal(lastBody('/v1/chat/completions')?.model, 'qwen3-coder');
+    // The default never takes a model from the upstream that serves it (Open WebUI's pick among the listed ones).
+    const served = await viaDefault.embeddings.create({ model: 'nomic-embed-text', input: 'hi' });
+    assert.equal(lastBody('/v1/embeddings')?.model, 'nomic-embed-text');
+    assert.equal(served.model, 'nomic-embed-text');
   });
 
   it('lists exact aliases as models, and retrieves served models, aliases and pattern names (OpenAI and Anthropic shapes)', async () => {

@@ -11,6 +11,7 @@ import { listModels, retrieveModel } from './models-route.ts';
 import { forwardPassThrough, PASS_THROUGH_PATHS } from './pass-through-route.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { RequestTooLargeError, readRequestBody } from './read-request-body.ts';
+import { ServedModelNames } from './served-models.ts';
 import { GatewayConfigError, resolveUpstreams } from './upstream.ts';
 import { createUpstreamDialects } from './upstream-dialects.ts';
 
@@ -41,12 +42,15 @@ export interface GatewayHandler {
  * upstream is misconfigured.
  */
 export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
+  const upstreams = resolveUpstreams(options.upstreams, options.env ?? process.env);
+  const log = options.log ?? (() => {});
   const context: GatewayContext = {
-    upstreams: resolveUpstreams(options.upstreams, options.env ?? process.env),
+    upstreams,
     aliases: modelAliasesOf(options.models),
+    servedNames: new ServedModelNames({ upstreams, log }),
     maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 300_000,
-    log: options.log ?? (() => {}),
+    log,
     dialectsFor: createUpstreamDialects(options.fetch),
   };
   const maxRequestBytes = options.maxRequestBytes ?? 16 * 1024 * 1024;

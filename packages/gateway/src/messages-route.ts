@@ -14,6 +14,7 @@ import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders } from './model-aliases.ts';
 import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
+import { resolveModel } from './served-models.ts';
 import { refusedStreamOptions, streamOptionsFor } from './stream-options-fallback.ts';
 import {
   describeUpstreamFailure,
@@ -48,7 +49,7 @@ export async function forwardMessages(options: {
     return;
   }
   // An alias (Claude Code sends `claude-…` names) names the model the upstream serves; the answer keeps the asked one.
-  const resolved = context.aliases.resolve(chat.model as string);
+  const resolved = await resolveModel(context, chat.model as string);
   const model = resolved.asked;
   chat.model = resolved.served;
   const stream = chat.stream === true;

@@ -26,6 +26,19 @@ describe('model aliases', () => {
     });
   });
 
+  it('leaves a name an upstream serves to it, unless an exact alias names it', () => {
+    const served = new Set(['llama3', 'claude-local', 'claude-opus-4-1']);
+    assert.deepEqual(aliases.resolve('llama3', served), {
+      asked: 'llama3',
+      served: 'llama3',
+      alias: undefined,
+    });
+    assert.equal(aliases.resolve('claude-local', served).served, 'claude-local');
+    assert.equal(aliases.resolve('claude-opus-4-1', served).served, 'qwen3-235b');
+    assert.equal(aliases.patternMatches('claude-opus-4-1'), false);
+    assert.equal(aliases.patternMatches('llama3'), true);
+  });
+
   it('sends a name no alias matches on as it is, and is empty without aliases', () => {
     const none = new ModelAliases();
     assert.equal(none.empty, true);

@@ -40,10 +40,12 @@ interface CompiledAlias {
 }
 
 /**
- * The gateway's model aliases. A name resolves to its exact alias first, then to the pattern that spells out the
- * most characters (`claude-3-5-haiku*` before `claude-*`; the first written wins a tie), and `*` alone, which
- * matches every name, last: it is the default for names nothing else matches (off unless configured). A name no
- * alias matches is sent on as it is.
+ * The gateway's model aliases. A name resolves to its exact alias first; a name an upstream serves is then sent
+ * as it is (a pattern never takes a model away from the server that has it: with `"*"`, Open WebUI's pick among
+ * Ollama's models still reaches that model); then the pattern that spells out the most characters
+ * (`claude-3-5-haiku*` before `claude-*`; the first written wins a tie), and `*` alone, which matches every name,
+ * last: it is the default for names nothing else matches (off unless configured). A name no alias matches is sent
+ * on as it is.
  */
 export class ModelAliases {
   readonly #exact = new Map<string, string>();
@@ -89,9 +91,16 @@ export class ModelAliases {
     return this.#patterns;
   }
 
-  resolve(asked: string): ResolvedModel {
+  /** Whether a pattern would take `asked` (so whether the names served decide): not for an exact alias. */
+  patternMatches(asked: string): boolean {
+    return !this.#exact.has(asked) && this.#patterns.some((alias) => alias.matcher.test(asked));
+  }
+
+  /** The name to send upstream; `served` (the upstreams' model names) keeps a served name from the patterns. */
+  resolve(asked: string, served?: ReadonlySet<string>): ResolvedModel {
     const exact = this.#exact.get(asked);
     if (exact !== undefined) return { asked, served: exact, alias: asked };
+    if (served?.has(asked) === true) return { asked, served: asked, alias: undefined };
     for (const alias of this.#patterns)
       if (alias.matcher.test(asked)) return { asked, served: alias.target, alias: alias.pattern };
     return { asked, served: asked, alias: undefined };

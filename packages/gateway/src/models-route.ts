@@ -1,62 +1,22 @@
 import type { ServerResponse } from 'node:http';
-import { isPlainObject } from '@toolbus/spec';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
-import { describeUpstreamFailure, readUpstreamBody, sendUpstream, upstreamFor } from './upstream.ts';
-
-type ModelObject = Record<string, unknown> & { readonly id: string };
+import { type ModelObject, upstreamModels } from './served-models.ts';
+import { upstreamFor } from './upstream.ts';
 
 /**
- * The models the gateway serves: every upstream's, as each lists them (`GET {baseUrl}/models`), plus the models the
- * config names, plus the exact model aliases (each as its own model, owned by the upstream of its target). An
- * upstream that does not answer is left out and named in the log; `answered` counts those that did.
+ * The models the gateway serves ({@link upstreamModels}), plus the exact model aliases, each as a model of its own
+ * owned by the upstream of its target.
  */
 export async function collectModels(
   context: GatewayContext,
   timeoutMs = 10_000,
 ): Promise<{ readonly data: ModelObject[]; readonly answered: number }> {
-  const seen = new Set<string>();
-  const data: ModelObject[] = [];
-  let answered = 0;
-  const add = (model: ModelObject): void => {
-    if (seen.has(model.id)) return;
-    seen.add(model.id);
-    data.push(model);
-  };
-  await Promise.all(
-    context.upstreams.map(async (upstream) => {
-      try {
-        const upstreamResponse = await sendUpstream({
-          upstream,
-          path: '/models',
-          method: 'GET',
-          signal: AbortSignal.timeout(timeoutMs),
-          timeoutMs,
-        });
-        const body = await readUpstreamBody(upstreamResponse, 4 * 1024 * 1024);
-        if ((upstreamResponse.statusCode ?? 500) >= 300)
-          throw new Error(`it answered ${upstreamResponse.statusCode}`);
-        const parsed: unknown = JSON.parse(body.toString('utf8'));
-        answered += 1;
-        const listed = isPlainObject(parsed) && Array.isArray(parsed.data) ? parsed.data : [];
-        for (const model of listed) {
-          if (!isPlainObject(model) || typeof model.id !== 'string') continue;
-          add({ ...model, id: model.id, object: 'model', owned_by: model.owned_by ?? upstream.name });
-        }
-      } catch (error) {
-        context.log({
-          event: 'models-unavailable',
-          upstream: upstream.name,
-          reason: describeUpstreamFailure(error),
-        });
-      }
-      for (const id of upstream.models ?? [])
-        add({ id, object: 'model', created: 0, owned_by: upstream.name });
-    }),
-  );
+  const { data, answered } = await upstreamModels(context, timeoutMs);
   for (const [id, target] of context.aliases.exactNames) {
+    if (data.some((model) => model.id === id)) continue;
     const served = data.find((model) => model.id === target);
-    add({
+    data.push({
       id,
       object: 'model',
       created: served?.created ?? 0,

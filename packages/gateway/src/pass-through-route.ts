@@ -6,6 +6,7 @@ import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders, withModelName } from './model-aliases.ts';
 import { relayEvents } from './relay-events.ts';
 import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
+import { resolveModel } from './served-models.ts';
 import {
   describeUpstreamFailure,
   isEventStream,
@@ -51,7 +52,7 @@ export async function forwardPassThrough(options: {
     });
     return;
   }
-  const model = context.aliases.resolve(body.model);
+  const model = await resolveModel(context, body.model);
   const aliased = model.served !== model.asked;
   const upstream = upstreamFor(context.upstreams, model.served);
   const bytes = aliased ? Buffer.from(JSON.stringify({ ...body, model: model.served })) : options.bytes;
