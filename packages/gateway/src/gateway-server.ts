@@ -129,7 +129,7 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
       sendError(response, {
         dialect,
         status: 404,
-        message: `No route ${path}: the gateway serves ${GATEWAY_PATHS.join(', ')}.`,
+        message: `No route ${path}: the gateway serves ${[...GATEWAY_PATHS, `${MODEL_PATH_PREFIX}{id}`].join(', ')}.`,
       });
       return;
     }

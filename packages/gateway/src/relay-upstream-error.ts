@@ -37,8 +37,13 @@ export async function relayUpstreamError(options: {
     status,
     code,
     ...omitUndefined({ param: said.param }),
-    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said.message ? `: ${said.message}` : '.'}${refusedKey ? ' The gateway’s key for it (apiKeyEnv) was refused.' : ''}${served}`,
+    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said.message ? `: ${sentence(said.message)}` : '.'}${refusedKey ? ' The gateway’s key for it (apiKeyEnv) was refused.' : ''}${served}`,
   });
+}
+
+// The upstream's message as a sentence, so what the gateway adds after it reads as one of its own.
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`;
 }
 
 /**
