@@ -139,7 +139,7 @@ export async function forwardMessages(options: {
         status,
         dialect: 'anthropic',
         context,
-        ...(errorBody !== undefined ? { body: errorBody } : {}),
+        ...omitUndefined({ body: errorBody }),
       });
       log(clientStatusFor(status), undefined, 'upstream-error');
       return;
