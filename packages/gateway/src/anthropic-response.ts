@@ -312,7 +312,10 @@ export function chatCompletionToMessage(
 /** What the Messages writers repair with: the request's tools, the model, and its dialects. */
 export interface AnthropicRepairOptions {
   readonly tools: readonly ToolDefinition[];
+  /** The model the client asked for: the answer's `model`. */
   readonly model: string;
+  /** The model the upstream serves, when an alias named another (its profile's dialects are tried first). */
+  readonly servedModel?: string | undefined;
   readonly dialects?: RecoveryDialects;
   /** At most this many recovered calls (1 for `disable_parallel_tool_use`). */
   readonly maxCalls?: number | undefined;
@@ -336,7 +339,7 @@ function matchedStopSequence(choice: Json, stopSequences: readonly string[] | un
 function answerRepairOptions(options: AnthropicRepairOptions): AnswerRepairOptions {
   return {
     tools: options.tools,
-    modelId: options.model,
+    modelId: options.servedModel ?? options.model,
     validateArguments: true,
     ...omitUndefined({ preferredDialects: options.dialects?.dialects, parsers: options.dialects?.parsers }),
   };

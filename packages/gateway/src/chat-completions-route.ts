@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sseData } from '@toolbus/core/repair';
 import { isPlainObject, omitUndefined } from '@toolbus/spec';
 import {
   type ChatCompletionRepairOptions,
@@ -8,9 +9,12 @@ import {
 } from './chat-completion-repair.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError, sendErrorInStream } from './gateway-error.ts';
+import { modelHeaders, type ResolvedModel, withModelName } from './model-aliases.ts';
 import { plainContentOf } from './plain-content-chunk.ts';
 import { relayEvents } from './relay-events.ts';
+import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
+import { resolveModel } from './served-models.ts';
 import {
   describeUpstreamFailure,
   isEventStream,
@@ -19,7 +23,6 @@ import {
   readUpstreamBody,
   sendUpstream,
   unreachableStatus,
-  upstreamErrorOf,
   upstreamFor,
 } from './upstream.ts';
 
@@ -103,7 +106,10 @@ export async function forwardChatCompletions(options: {
   response: ServerResponse;
   callerId: string | undefined;
 }): Promise<void> {
-  const { context, call, response } = options;
+  const { context, response } = options;
+  // An alias names the model the upstream serves; the answer names the one the client asked for.
+  const model = await resolveModel(context, options.call.model);
+  const call = model.served === model.asked ? options.call : servedCall(options.call, model.served);
   const upstream = upstreamFor(context.upstreams, call.model);
   const tools = requestToolDefinitions(call.body);
   const started = performance.now();
@@ -122,7 +128,8 @@ export async function forwardChatCompletions(options: {
       event: 'request',
       route: '/v1/chat/completions',
       upstream: upstream.name,
-      model: call.model,
+      model: model.asked,
+      ...(model.served !== model.asked ? { served: model.served } : {}),
       stream: call.stream,
       tools: tools.length,
       status,
@@ -171,6 +178,7 @@ export async function forwardChatCompletions(options: {
           request: options.request,
           response,
           repair: streamRepair,
+          model,
         });
         // Awaited below, a few microtasks later; an upstream that breaks off before then must not go unhandled.
         relaying.catch(() => {});
@@ -193,7 +201,7 @@ export async function forwardChatCompletions(options: {
   }
   const status = upstreamResponse.statusCode ?? 502;
   if (!isSuccess(upstreamResponse)) {
-    await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai' });
+    await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai', context });
     logEnd(clientStatusFor(status), undefined, { outcome: 'upstream-error' });
     return;
   }
@@ -209,8 +217,9 @@ export async function forwardChatCompletions(options: {
             request: options.request,
             response,
             repair: streamRepair ?? new ChatCompletionStreamRepair(repairOptions),
+            model,
           })
-        : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions });
+        : await relayCompletion({ context, upstream, upstreamResponse, response, repairOptions, model });
     logEnd(200, report);
   } catch (error) {
     if (abort.signal.aborted) {
@@ -229,40 +238,9 @@ export async function forwardChatCompletions(options: {
   }
 }
 
-/** An upstream's error status, answered in the client's format with the upstream's own message when readable. */
-export async function relayUpstreamError(options: {
-  upstream: ResolvedUpstream;
-  upstreamResponse: IncomingMessage;
-  response: ServerResponse;
-  status: number;
-  dialect: ErrorDialect;
-}): Promise<void> {
-  const body = await readUpstreamBody(options.upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0));
-  const said = upstreamErrorOf(body);
-  const status = clientStatusFor(options.status);
-  const refusedKey = options.status === 401 || options.status === 403;
-  // The upstream's own code and param go on (a client matches on them); a bare 404 from a model server's
-  // completions route is its "no such model" (vLLM, Ollama and llama.cpp all answer an unknown model so).
-  const code = refusedKey
-    ? 'upstream_key_refused'
-    : (said.code ?? (options.status === 404 ? 'model_not_found' : 'upstream_error'));
-  sendError(options.response, {
-    dialect: options.dialect,
-    status,
-    code,
-    ...omitUndefined({ param: said.param }),
-    message: `The upstream model server ${options.upstream.name} answered ${options.status}${said.message ? `: ${said.message}` : '.'}${refusedKey ? ' The gateway’s key for it (apiKeyEnv) was refused.' : ''}`,
-  });
-}
-
-/**
- * The status a client gets for an upstream's error status: a 4xx about the request goes on as it is; the
- * upstream's 5xx (or anything else) is a 502, and so are its 401 and 403, which refuse the gateway's key for the
- * upstream, not the client's (passed on, an agent such as Claude Code would ask its user to log in again).
- */
-export function clientStatusFor(upstreamStatus: number): number {
-  if (upstreamStatus === 401 || upstreamStatus === 403) return 502;
-  return upstreamStatus >= 500 || upstreamStatus < 400 ? 502 : upstreamStatus;
+/** The call as the upstream gets it: the served model's name in place of the alias the client sent. */
+function servedCall(call: ChatCompletionsCall, served: string): ChatCompletionsCall {
+  return { ...call, model: served, bytes: Buffer.from(JSON.stringify({ ...call.body, model: served })) };
 }
 
 /** What relaying one streamed answer needs, whatever the format it leaves in. */
@@ -271,17 +249,27 @@ export interface StreamRelay {
   readonly upstreamResponse: IncomingMessage;
   readonly request: IncomingMessage;
   readonly response: ServerResponse;
+  /** The model asked for and served; an alias adds `x-toolbus-model` to the head. */
+  readonly model?: ResolvedModel;
 }
 
 async function relayStream(
-  options: StreamRelay & { readonly repair: ChatCompletionStreamRepair },
+  options: StreamRelay & { readonly repair: ChatCompletionStreamRepair; readonly model: ResolvedModel },
 ): Promise<RecoveryReport> {
-  const { repair } = options;
-  return relayRepairedStream({
-    ...options,
-    repair: (data) => repair.repair(data),
-    report: () => repair.report,
-  });
+  const { repair, model } = options;
+  // Unaliased (nearly always), each chunk is the repair's; aliased, each one's `model` is renamed on its way out.
+  const repaired =
+    model.served === model.asked
+      ? (data: string) => repair.repair(data)
+      : (data: string) => {
+          const out = repair.repair(data);
+          return out === ''
+            ? out
+            : out === undefined
+              ? sseData(withModelName(data, model.asked))
+              : withModelName(out, model.asked);
+        };
+  return relayRepairedStream({ ...options, repair: repaired, report: () => repair.report });
 }
 
 /**
@@ -313,16 +301,13 @@ export async function relayRepairedStream(
 }
 
 /** Sends a relayed stream's head; returns whether the client takes the recovery trailers (see `takesTrailers`). */
-function writeStreamHead(options: {
-  upstream: ResolvedUpstream;
-  request: IncomingMessage;
-  response: ServerResponse;
-}): boolean {
+function writeStreamHead(options: StreamRelay): boolean {
   const trailers = takesTrailers(options.request);
   options.response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'x-toolbus-upstream': options.upstream.name,
+    ...(options.model !== undefined ? modelHeaders(options.model) : {}),
     ...(trailers ? { trailer: RECOVERY_TRAILERS } : {}),
   });
   return trailers;
@@ -351,6 +336,7 @@ async function relayCompletion(options: {
   upstreamResponse: IncomingMessage;
   response: ServerResponse;
   repairOptions: ChatCompletionRepairOptions;
+  model: ResolvedModel;
 }): Promise<RecoveryReport> {
   const bytes = await readUpstreamBody(options.upstreamResponse, options.context.maxResponseBytes);
   let parsed: unknown;
@@ -360,11 +346,14 @@ async function relayCompletion(options: {
     throw new Error('its answer is not JSON');
   }
   const { body, report } = repairChatCompletion(parsed, options.repairOptions);
+  const { asked, served } = options.model;
+  if (asked !== served && isPlainObject(body)) body.model = asked;
   const text = JSON.stringify(body);
   options.response.writeHead(200, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     'x-toolbus-upstream': options.upstream.name,
+    ...modelHeaders(options.model),
     ...recoveryHeaders(report),
   });
   options.response.end(text);

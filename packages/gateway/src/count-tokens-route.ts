@@ -3,6 +3,7 @@ import { isPlainObject } from '@toolbus/spec';
 import { MessagesRequestError, messagesToChatCompletions } from './anthropic-request.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError } from './gateway-error.ts';
+import { resolveModel } from './served-models.ts';
 import {
   describeUpstreamFailure,
   type ResolvedUpstream,
@@ -45,6 +46,7 @@ export async function countMessageTokens(options: {
     sendError(response, { dialect: 'anthropic', status: 400, message });
     return;
   }
+  chat.model = (await resolveModel(context, chat.model as string)).served;
   const upstream = upstreamFor(context.upstreams, chat.model as string);
   const counted = await upstreamCount(context, upstream, chat);
   const source = counted === undefined ? 'estimate' : 'upstream';

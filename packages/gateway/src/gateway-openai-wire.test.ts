@@ -37,7 +37,9 @@ function streamOf(
   };
 }
 
-function answerFor(_path: string, body: Record<string, unknown>): CannedAnswer {
+function answerFor(path: string, body: Record<string, unknown>): CannedAnswer {
+  if (path === '/v1/models')
+    return { status: 200, json: { object: 'list', data: [{ id: 'm', object: 'model', created: 1 }] } };
   const messages = body.messages as { content: string }[];
   const last = messages.at(-1)?.content ?? '';
   if (last.includes('[usage-chunk]')) return streamOf(hermes('Oslo'), { usageChunk: true });
@@ -315,6 +317,8 @@ describe('the gateway against the Chat Completions reference', () => {
     assert.equal(unknownModel.status, 404);
     assert.equal(unknownModel.code, 'model_not_found');
     assert.match(String(unknownModel.message), /does not exist/);
+    // … and names the models the gateway serves, so the user sees which name to send instead.
+    assert.match(String(unknownModel.message), /The gateway serves: m\b/);
     // The upstream refusing the gateway's own key is the gateway's failure, not the client's key: 502.
     const refused = await shape(await post(ask('[upstream-401]')));
     assert.equal(refused.status, 502);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isModelPattern, isServedModelName, MODEL_PATTERN_RULE, SERVED_MODEL_RULE } from './model-aliases.ts';
 
 /** One model server the gateway forwards to: any OpenAI-compatible base URL (vLLM, Ollama, llama.cpp, LM Studio…). */
 export interface GatewayUpstream {
@@ -32,6 +33,12 @@ export interface GatewayLogEvent {
 /** Options of the gateway's request handler. */
 export interface GatewayOptions {
   readonly upstreams: readonly GatewayUpstream[];
+  /**
+   * Model aliases: a name (or a `*` pattern) a client sends → the model an upstream serves, resolved before the
+   * upstream is chosen; e.g. `{"claude-*": "qwen3-coder"}`. `"*"` is the default for names nothing else matches
+   * (none by default: such a name goes on as it is). Answers name the model the client asked for.
+   */
+  readonly models?: Readonly<Record<string, string>>;
   /** Where `apiKeyEnv` names are looked up (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -72,6 +79,19 @@ export const gatewayConfigSchema = z
           .strict(),
       )
       .min(1, 'at least one upstream'),
+    models: z
+      .record(z.string(), z.string().refine(isServedModelName, { error: SERVED_MODEL_RULE }))
+      // The key's own issue, in words (zod's for a record key is "Invalid key in record").
+      .superRefine((aliases, context) => {
+        for (const pattern of Object.keys(aliases))
+          if (!isModelPattern(pattern))
+            context.addIssue({
+              code: 'custom',
+              path: [pattern],
+              message: `${MODEL_PATTERN_RULE}, not "${pattern}"`,
+            });
+      })
+      .optional(),
     requestsPerMinute: z.number().int().positive().optional(),
     maxRequestBytes: z.number().int().positive().optional(),
   })

@@ -101,7 +101,7 @@ describe('the gateway as a server', () => {
     assert.equal((await post(`${gateway.url}/v1/chat/completions`, '{nope', auth)).status, 400);
     const noModel = await post(`${gateway.url}/v1/chat/completions`, JSON.stringify({ messages: [] }), auth);
     assert.match(noModel.body.error?.message ?? '', /^model: /);
-    const unknown = await fetch(`${gateway.url}/v1/embeddings`, { method: 'POST', headers: auth });
+    const unknown = await fetch(`${gateway.url}/v1/responses`, { method: 'POST', headers: auth });
     assert.equal(unknown.status, 404);
     const wrongMethod = await fetch(`${gateway.url}/v1/chat/completions`, { headers: auth });
     assert.equal(wrongMethod.status, 405);

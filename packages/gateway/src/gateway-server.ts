@@ -6,11 +6,16 @@ import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
 import type { GatewayCaller, GatewayOptions } from './gateway-options.ts';
 import { forwardMessages } from './messages-route.ts';
-import { listModels } from './models-route.ts';
+import { ModelAliases } from './model-aliases.ts';
+import { listModels, retrieveModel } from './models-route.ts';
+import { forwardPassThrough, PASS_THROUGH_PATHS } from './pass-through-route.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { RequestTooLargeError, readRequestBody } from './read-request-body.ts';
-import { resolveUpstreams } from './upstream.ts';
+import { ServedModelNames } from './served-models.ts';
+import { GatewayConfigError, resolveUpstreams } from './upstream.ts';
 import { createUpstreamDialects } from './upstream-dialects.ts';
+
+const MODEL_PATH_PREFIX = '/v1/models/';
 
 /** The paths the gateway answers (besides `/health`), for a server that mounts it beside its own routes. */
 export const GATEWAY_PATHS: readonly string[] = [
@@ -18,7 +23,11 @@ export const GATEWAY_PATHS: readonly string[] = [
   '/v1/messages',
   '/v1/messages/count_tokens',
   '/v1/models',
+  ...PASS_THROUGH_PATHS,
 ];
+
+/** The path prefixes the gateway answers too: `/v1/models/{id}`, a model's own entry. */
+export const GATEWAY_PATH_PREFIXES: readonly string[] = [MODEL_PATH_PREFIX];
 
 /** A request handler for `node:http` (also mountable in another server), and what it needs to stop. */
 export interface GatewayHandler {
@@ -33,11 +42,15 @@ export interface GatewayHandler {
  * upstream is misconfigured.
  */
 export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
+  const upstreams = resolveUpstreams(options.upstreams, options.env ?? process.env);
+  const log = options.log ?? (() => {});
   const context: GatewayContext = {
-    upstreams: resolveUpstreams(options.upstreams, options.env ?? process.env),
+    upstreams,
+    aliases: modelAliasesOf(options.models),
+    servedNames: new ServedModelNames({ upstreams, log }),
     maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 300_000,
-    log: options.log ?? (() => {}),
+    log,
     dialectsFor: createUpstreamDialects(options.fetch),
   };
   const maxRequestBytes = options.maxRequestBytes ?? 16 * 1024 * 1024;
@@ -111,15 +124,16 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
       return;
     }
     const dialect = dialectOf(request, path);
-    if (!GATEWAY_PATHS.includes(path)) {
+    const modelId = path.startsWith(MODEL_PATH_PREFIX) ? modelIdOf(path) : undefined;
+    if (!GATEWAY_PATHS.includes(path) && modelId === undefined) {
       sendError(response, {
         dialect,
         status: 404,
-        message: `No route ${path}: the gateway serves ${GATEWAY_PATHS.join(', ')}.`,
+        message: `No route ${path}: the gateway serves ${[...GATEWAY_PATHS, `${MODEL_PATH_PREFIX}{id}`].join(', ')}.`,
       });
       return;
     }
-    const method = path === '/v1/models' ? 'GET' : 'POST';
+    const method = path === '/v1/models' || modelId !== undefined ? 'GET' : 'POST';
     if (request.method !== method) {
       sendError(response, {
         dialect,
@@ -132,6 +146,16 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
     const admitted = await admit(request, response, dialect);
     if (admitted === undefined) return;
     if (path === '/v1/models') return listModels(context, response, dialect);
+    if (modelId !== undefined) return retrieveModel(context, modelId, response, dialect);
+    if (path === '/v1/completions' || path === '/v1/embeddings')
+      return forwardPassThrough({
+        context,
+        path,
+        bytes: admitted.bytes,
+        request,
+        response,
+        callerId: admitted.caller?.id,
+      });
     if (path === '/v1/messages/count_tokens')
       return countMessageTokens({ context, bytes: admitted.bytes, response });
     if (path === '/v1/messages') {
@@ -170,8 +194,31 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
 // they are answered, errors too, in Anthropic's format.
 function dialectOf(request: IncomingMessage, path: string): ErrorDialect {
   if (path.startsWith('/v1/messages')) return 'anthropic';
-  if (path === '/v1/models' && request.headers['anthropic-version'] !== undefined) return 'anthropic';
+  if (
+    (path === '/v1/models' || path.startsWith(MODEL_PATH_PREFIX)) &&
+    request.headers['anthropic-version'] !== undefined
+  )
+    return 'anthropic';
   return 'openai';
+}
+
+// The id in `/v1/models/{id}`: percent-decoded (the `openai` client encodes it), and may hold `/` (`Qwen/Qwen3-8B`).
+function modelIdOf(path: string): string | undefined {
+  try {
+    const id = decodeURIComponent(path.slice(MODEL_PATH_PREFIX.length));
+    return id === '' ? undefined : id;
+  } catch {
+    return undefined;
+  }
+}
+
+// Aliases from the options, checked as the config schema checks them: a bad one stops the start, in words.
+function modelAliasesOf(models: Readonly<Record<string, string>> | undefined): ModelAliases {
+  try {
+    return new ModelAliases(models);
+  } catch (error) {
+    throw new GatewayConfigError((error as Error).message);
+  }
 }
 
 // No content type is taken as JSON (a bare `curl --data-binary`); a declared one must be JSON.

@@ -6,5 +6,12 @@ export { ChatCompletionStreamRepair, repairChatCompletion } from './chat-complet
 export { RECOVERY_HEADER, RECOVERY_REASON_HEADER } from './chat-completions-route.ts';
 export * from './gateway-options.ts';
 export type { GatewayHandler, RunningGateway } from './gateway-server.ts';
-export { createGatewayHandler, GATEWAY_PATHS, startGateway } from './gateway-server.ts';
+export {
+  createGatewayHandler,
+  GATEWAY_PATH_PREFIXES,
+  GATEWAY_PATHS,
+  startGateway,
+} from './gateway-server.ts';
+export type { ResolvedModel } from './model-aliases.ts';
+export { MODEL_HEADER, ModelAliases } from './model-aliases.ts';
 export { GatewayConfigError } from './upstream.ts';

@@ -8,16 +8,14 @@ import {
   chatCompletionToMessage,
 } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
-import {
-  clientStatusFor,
-  recoveryHeaders,
-  relayRepairedStream,
-  relayUpstreamError,
-  type StreamRelay,
-} from './chat-completions-route.ts';
+import { recoveryHeaders, relayRepairedStream, type StreamRelay } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError, sendErrorInStream } from './gateway-error.ts';
+import { modelHeaders } from './model-aliases.ts';
+import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
+import { resolveModel } from './served-models.ts';
+import { refusedStreamOptions, streamOptionsFor } from './stream-options-fallback.ts';
 import {
   describeUpstreamFailure,
   isEventStream,
@@ -50,13 +48,17 @@ export async function forwardMessages(options: {
     sendError(response, { dialect: 'anthropic', status: 400, message });
     return;
   }
-  const model = chat.model as string;
+  // An alias (Claude Code sends `claude-…` names) names the model the upstream serves; the answer keeps the asked one.
+  const resolved = await resolveModel(context, chat.model as string);
+  const model = resolved.asked;
+  chat.model = resolved.served;
   const stream = chat.stream === true;
-  const upstream = upstreamFor(context.upstreams, model);
+  const upstream = upstreamFor(context.upstreams, resolved.served);
   const tools = requestToolDefinitions(chat);
   const repairOptions = (dialects: RecoveryDialects): AnthropicRepairOptions => ({
     tools,
     model,
+    servedModel: resolved.served,
     dialects,
     maxCalls: chat.parallel_tool_calls === false ? 1 : undefined,
     stopSequences: Array.isArray(chat.stop)
@@ -75,6 +77,7 @@ export async function forwardMessages(options: {
       route: '/v1/messages',
       upstream: upstream.name,
       model,
+      ...(resolved.alias !== undefined && resolved.served !== model ? { served: resolved.served } : {}),
       stream,
       tools: tools.length,
       status,
@@ -85,7 +88,7 @@ export async function forwardMessages(options: {
     });
   // As in the Chat Completions route: the dialects and a stream's writer are made while the upstream works.
   let readyWriter: AnthropicStreamWriter | undefined;
-  const prepared = context.dialectsFor(upstream, model).then((dialects) => {
+  const prepared = context.dialectsFor(upstream, resolved.served).then((dialects) => {
     readyWriter = stream ? new AnthropicStreamWriter(repairOptions(dialects)) : undefined;
     return { dialects, writer: readyWriter };
   });
@@ -93,13 +96,20 @@ export async function forwardMessages(options: {
   // A stream's relay, when it started with the upstream's head (see the Chat Completions route).
   let relaying: Promise<RecoveryReport> | undefined;
   const relay = (upstreamResponse: IncomingMessage, writer: AnthropicStreamWriter) =>
-    relayMessagesStream({ upstream, upstreamResponse, request: options.request, response, writer });
-  try {
-    const upstreamResponse = await sendUpstream({
+    relayMessagesStream({
+      upstream,
+      upstreamResponse,
+      request: options.request,
+      response,
+      writer,
+      model: resolved,
+    });
+  const send = () =>
+    sendUpstream({
       upstream,
       path: '/chat/completions',
       method: 'POST',
-      body: Buffer.from(JSON.stringify(chat)),
+      body: Buffer.from(JSON.stringify(streamOptionsFor(upstream, chat))),
       signal: abort.signal,
       timeoutMs: context.upstreamTimeoutMs,
       onResponse: (answer) => {
@@ -108,9 +118,29 @@ export async function forwardMessages(options: {
         relaying.catch(() => {});
       },
     });
-    const status = upstreamResponse.statusCode ?? 502;
+  try {
+    let upstreamResponse = await send();
+    let status = upstreamResponse.statusCode ?? 502;
+    let errorBody: Buffer | undefined;
+    if (!isSuccess(upstreamResponse) && streamOptionsFor(upstream, chat).stream_options !== undefined) {
+      errorBody = await readUpstreamBody(upstreamResponse, 64 * 1024).catch(() => Buffer.alloc(0));
+      if (refusedStreamOptions(upstream, status, errorBody)) {
+        context.log({ event: 'stream-options-refused', upstream: upstream.name });
+        upstreamResponse = await send();
+        status = upstreamResponse.statusCode ?? 502;
+        errorBody = undefined;
+      }
+    }
     if (!isSuccess(upstreamResponse)) {
-      await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'anthropic' });
+      await relayUpstreamError({
+        upstream,
+        upstreamResponse,
+        response,
+        status,
+        dialect: 'anthropic',
+        context,
+        ...omitUndefined({ body: errorBody }),
+      });
       log(clientStatusFor(status), undefined, 'upstream-error');
       return;
     }
@@ -130,6 +160,7 @@ export async function forwardMessages(options: {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
       'x-toolbus-upstream': upstream.name,
+      ...modelHeaders(resolved),
       ...recoveryHeaders(report),
     });
     response.end(text);

@@ -1,59 +1,42 @@
 import type { ServerResponse } from 'node:http';
-import { isPlainObject } from '@toolbus/spec';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
-import { describeUpstreamFailure, readUpstreamBody, sendUpstream } from './upstream.ts';
+import { type ModelObject, upstreamModels } from './served-models.ts';
+import { upstreamFor } from './upstream.ts';
 
 /**
- * `GET /v1/models`: the models of every upstream, as each lists them (`GET {baseUrl}/models`), plus the models the
- * config names; an upstream that does not answer is left out and named in the log. 502 when none answers. An
- * Anthropic client (`anthropic-version` sent) gets Anthropic's list: `{data: [{type: "model", id, display_name,
- * created_at}], has_more, first_id, last_id}`.
+ * The models the gateway serves ({@link upstreamModels}), plus the exact model aliases, each as a model of its own
+ * owned by the upstream of its target.
+ */
+export async function collectModels(
+  context: GatewayContext,
+  timeoutMs = 10_000,
+): Promise<{ readonly data: ModelObject[]; readonly answered: number }> {
+  const { data, answered } = await upstreamModels(context, timeoutMs);
+  for (const [id, target] of context.aliases.exactNames) {
+    if (data.some((model) => model.id === id)) continue;
+    const served = data.find((model) => model.id === target);
+    data.push({
+      id,
+      object: 'model',
+      created: served?.created ?? 0,
+      owned_by: upstreamFor(context.upstreams, target).name,
+    });
+  }
+  return { data, answered };
+}
+
+/**
+ * `GET /v1/models`: {@link collectModels}, 502 when no upstream answers and the config names none. An Anthropic
+ * client (`anthropic-version` sent) gets Anthropic's list: `{data: [{type: "model", id, display_name, created_at}],
+ * has_more, first_id, last_id}`.
  */
 export async function listModels(
   context: GatewayContext,
   response: ServerResponse,
   dialect: ErrorDialect = 'openai',
 ): Promise<void> {
-  const seen = new Set<string>();
-  const data: Record<string, unknown>[] = [];
-  let answered = 0;
-  await Promise.all(
-    context.upstreams.map(async (upstream) => {
-      const named = upstream.models ?? [];
-      try {
-        const upstreamResponse = await sendUpstream({
-          upstream,
-          path: '/models',
-          method: 'GET',
-          signal: AbortSignal.timeout(10_000),
-          timeoutMs: 10_000,
-        });
-        const body = await readUpstreamBody(upstreamResponse, 4 * 1024 * 1024);
-        if ((upstreamResponse.statusCode ?? 500) >= 300)
-          throw new Error(`it answered ${upstreamResponse.statusCode}`);
-        const parsed: unknown = JSON.parse(body.toString('utf8'));
-        answered += 1;
-        const listed = isPlainObject(parsed) && Array.isArray(parsed.data) ? parsed.data : [];
-        for (const model of listed) {
-          if (!isPlainObject(model) || typeof model.id !== 'string' || seen.has(model.id)) continue;
-          seen.add(model.id);
-          data.push({ ...model, object: 'model', owned_by: model.owned_by ?? upstream.name });
-        }
-      } catch (error) {
-        context.log({
-          event: 'models-unavailable',
-          upstream: upstream.name,
-          reason: describeUpstreamFailure(error),
-        });
-      }
-      for (const id of named) {
-        if (seen.has(id)) continue;
-        seen.add(id);
-        data.push({ id, object: 'model', created: 0, owned_by: upstream.name });
-      }
-    }),
-  );
+  const { data, answered } = await collectModels(context);
   if (answered === 0 && data.length === 0) {
     sendError(response, {
       dialect,
@@ -63,18 +46,79 @@ export async function listModels(
     });
     return;
   }
-  const text = JSON.stringify(dialect === 'anthropic' ? anthropicModelList(data) : { object: 'list', data });
+  const list = dialect === 'anthropic' ? anthropicPage(data.map(anthropicModel)) : { object: 'list', data };
+  sendJson(response, list);
+}
+
+/**
+ * `GET /v1/models/{id}` (OpenAI's retrieve, Anthropic's get with `anthropic-version`): the model as the list has it;
+ * a name an alias pattern takes (`claude-*`, or the default `*`) is a model of its own, named as the client asked.
+ * Any other name is a 404 (`model_not_found`, Anthropic's `not_found_error`) that names the models served.
+ */
+export async function retrieveModel(
+  context: GatewayContext,
+  id: string,
+  response: ServerResponse,
+  dialect: ErrorDialect = 'openai',
+): Promise<void> {
+  const { data } = await collectModels(context);
+  let model = data.find((candidate) => candidate.id === id);
+  const resolved = context.aliases.resolve(id);
+  if (model === undefined && resolved.alias !== undefined) {
+    const served = data.find((candidate) => candidate.id === resolved.served);
+    model = {
+      id,
+      object: 'model',
+      created: served?.created ?? 0,
+      owned_by: upstreamFor(context.upstreams, resolved.served).name,
+    };
+  }
+  if (model === undefined) {
+    sendError(response, {
+      dialect,
+      status: 404,
+      code: 'model_not_found',
+      param: 'model',
+      message: `The model ${JSON.stringify(id)} does not exist here. ${servedModelsSentence(context, data)}`,
+    });
+    return;
+  }
+  sendJson(response, dialect === 'anthropic' ? anthropicModel(model) : model);
+}
+
+/**
+ * "The gateway serves: a, b, c; aliases: claude-* → qwen3-coder." Said with every unknown-model 404, so a user who
+ * typed a name sees which to type instead (at most 20 names).
+ */
+export function servedModelsSentence(context: GatewayContext, models: readonly { id: string }[]): string {
+  const names = models.map((model) => model.id);
+  const shown =
+    names.length > 20 ? `${names.slice(0, 20).join(', ')} and ${names.length - 20} more` : names.join(', ');
+  const patterns = context.aliases.patterns.map(({ pattern, target }) => `${pattern} → ${target}`);
+  const served = names.length > 0 ? `The gateway serves: ${shown}` : 'No upstream listed its models';
+  const aliases = patterns.length > 0 ? `; aliases: ${patterns.join(', ')}` : '';
+  const hint = context.aliases.patterns.some(({ pattern }) => pattern === '*')
+    ? ''
+    : ' (a default for other names: "models": {"*": "<served model>"} in the gateway config)';
+  return `${served}${aliases}.${hint}`;
+}
+
+function sendJson(response: ServerResponse, value: unknown): void {
+  const text = JSON.stringify(value);
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   response.end(text);
 }
 
 // Anthropic's model objects carry a creation date (RFC 3339) where OpenAI's carry seconds; one page holds them all.
-function anthropicModelList(models: readonly Record<string, unknown>[]): Record<string, unknown> {
-  const data = models.map((model) => ({
+function anthropicModel(model: Record<string, unknown>): Record<string, unknown> {
+  return {
     type: 'model',
     id: model.id,
     display_name: model.id,
     created_at: new Date(typeof model.created === 'number' ? model.created * 1000 : 0).toISOString(),
-  }));
+  };
+}
+
+function anthropicPage(data: readonly Record<string, unknown>[]): Record<string, unknown> {
   return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
 }

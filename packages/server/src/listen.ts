@@ -22,6 +22,8 @@ export interface ListenOptions {
    */
   readonly nodeRoutes?: {
     readonly paths: readonly string[];
+    /** Path prefixes answered by the handler too (the gateway's `/v1/models/{id}`). */
+    readonly prefixes?: readonly string[];
     readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
   };
 }
@@ -57,7 +59,11 @@ export async function listen(server: ToolbusServer, options: ListenOptions = {})
     const paths = new Set(nodeRoutes?.paths);
     const createWithRoutes = ((serverOptions: ServerOptions, listener: RequestListener) =>
       createServer(serverOptions, (request, response) => {
-        if (nodeRoutes !== undefined && paths.has((request.url ?? '/').split('?')[0] as string))
+        const path = (request.url ?? '/').split('?')[0] as string;
+        if (
+          nodeRoutes !== undefined &&
+          (paths.has(path) || nodeRoutes.prefixes?.some((prefix) => path.startsWith(prefix)) === true)
+        )
           nodeRoutes.handler(request, response);
         else listener(request, response);
       })) as typeof createServer;

@@ -44,10 +44,24 @@ test('toolbus gateway turns a text-written call into tool_calls, logs no prompt,
   });
   const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-'));
   try {
-    const gateway = run('gateway', ['--upstream', `local=${upstream.url}/v1`, '--port', '0'], home);
+    const gateway = run(
+      'gateway',
+      [
+        '--upstream',
+        `local=${upstream.url}/v1`,
+        '--port',
+        '0',
+        '--alias',
+        'claude-*=qwen3',
+        '--default-model',
+        'qwen3',
+      ],
+      home,
+    );
     const url = await gateway.waitForMatch(/toolbus gateway on (\S+)/);
+    assert.equal(await gateway.waitForMatch(/ {2}alias (claude-\* → qwen3)/), 'claude-* → qwen3');
     const response = await postCompletion(url, {
-      model: 'qwen3',
+      model: 'claude-sonnet-4-5',
       messages: [{ role: 'user', content: 'secret question' }],
       tools,
     });
@@ -62,6 +76,9 @@ test('toolbus gateway turns a text-written call into tool_calls, logs no prompt,
       city: 'Oslo',
     });
     assert.equal(response.headers.get('x-toolbus-upstream'), 'local');
+    // The alias sent qwen3 upstream; the answer names the model the client asked for.
+    assert.equal(response.headers.get('x-toolbus-model'), 'qwen3');
+    assert.equal((body as unknown as { model: string }).model, 'claude-sonnet-4-5');
     // A stream in flight when SIGTERM arrives is finished before the process exits 0.
     const slow = postCompletion(url, {
       model: 'qwen3',
@@ -91,6 +108,9 @@ test('toolbus gateway refuses a wrong flag, a bad upstream and a public host wit
   // A key pasted where its variable's name belongs, with no --upstream (the default upstream takes it).
   const pastedKey = run('gateway', ['--upstream-key-env', 'sk-live-pasted-key', '--port', '0'], home);
   const publicHost = run('gateway', ['--host', '0.0.0.0', '--port', '0'], home);
+  const badAlias = run('gateway', ['--alias', 'claude**=qwen3', '--port', '0'], home);
+  const aliasWithoutTarget = run('gateway', ['--alias', 'claude-*', '--port', '0'], home);
+  const badDefault = run('gateway', ['--default-model', 'qwen*', '--port', '0'], home);
   const missingKey = run(
     'gateway',
     ['--upstream', 'http://127.0.0.1:1/v1', '--upstream-key-env', 'VLLM_KEY', '--port', '0'],
@@ -107,6 +127,12 @@ test('toolbus gateway refuses a wrong flag, a bad upstream and a public host wit
   assert.doesNotMatch(pastedKey.output().stderr + pastedKey.output().stdout, /sk-live-pasted-key/);
   assert.equal(await publicHost.exited, 2);
   assert.match(publicHost.output().stderr, /needs --auth api-keys/);
+  assert.equal(await badAlias.exited, 2);
+  assert.match(badAlias.output().stderr, /--alias claude\*\*=qwen3: expected a model name or pattern/);
+  assert.equal(await aliasWithoutTarget.exited, 2);
+  assert.match(aliasWithoutTarget.output().stderr, /--alias claude-\*: expected PATTERN=MODEL/);
+  assert.equal(await badDefault.exited, 2);
+  assert.match(badDefault.output().stderr, /--default-model qwen\*: expected a served model name/);
   assert.notEqual(await missingKey.exited, 0);
   assert.match(missingKey.output().stderr, /VLLM_KEY is not set/);
 });
@@ -157,7 +183,12 @@ test('toolbus serve mounts the gateway routes beside its own when the config fil
   try {
     await writeFile(
       join(home, 'config.json'),
-      JSON.stringify({ gateway: { upstreams: [{ name: 'local', baseUrl: `${upstream.url}/v1` }] } }),
+      JSON.stringify({
+        gateway: {
+          upstreams: [{ name: 'local', baseUrl: `${upstream.url}/v1` }],
+          models: { 'claude-*': 'llama-3.2-3b' },
+        },
+      }),
     );
     const serve = run('serve', ['--port', '0'], home, {
       TOOLBUS_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#none',
@@ -165,14 +196,21 @@ test('toolbus serve mounts the gateway routes beside its own when the config fil
     const url = await serve.waitForMatch(/serving on (\S+)/);
     assert.match(await serve.waitForMatch(/recovery gateway: (\S+)/), /\/v1$/);
     const response = await postCompletion(`${url}/v1`, {
-      model: 'llama-3.2-3b',
+      model: 'claude-sonnet-4-5',
       messages: [{ role: 'user', content: 'weather' }],
       tools,
     });
     const body = (await response.json()) as {
+      model: string;
       choices: { message: { tool_calls: { function: { name: string } }[] } }[];
     };
+    // Through the config file's alias: llama-3.2-3b's dialect (pythonic) read the call.
     assert.equal(body.choices[0]?.message.tool_calls[0]?.function.name, 'get_weather');
+    assert.equal(body.model, 'claude-sonnet-4-5');
+    assert.equal(response.headers.get('x-toolbus-model'), 'llama-3.2-3b');
+    // A model's own entry, /v1/models/{id}, is the gateway's too.
+    const model = await fetch(`${url}/v1/models/claude-opus-4-1`);
+    assert.equal(((await model.json()) as { id: string }).id, 'claude-opus-4-1');
     // The server's own routes are still its own.
     assert.equal((await fetch(`${url}/health`)).status, 200);
     assert.equal((await fetch(`${url}/v1/chats`)).status, 200);
@@ -181,4 +219,23 @@ test('toolbus serve mounts the gateway routes beside its own when the config fil
   } finally {
     await upstream.close();
   }
+});
+
+test('toolbus gateway refuses a config file whose model aliases are wrong, naming the key', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'toolbus-gateway-'));
+  await writeFile(
+    join(home, 'config.json'),
+    JSON.stringify({
+      gateway: {
+        upstreams: [{ name: 'local', baseUrl: 'http://127.0.0.1:1/v1' }],
+        models: { 'claude-*': 'qwen 3' },
+        modles: {},
+      },
+    }),
+  );
+  const gateway = run('gateway', ['--port', '0'], home);
+  assert.notEqual(await gateway.exited, 0);
+  const { stderr } = gateway.output();
+  assert.match(stderr, /gateway\.models\.claude-\*: a served model name/);
+  assert.match(stderr, /gateway: Unrecognized key: "modles"/);
 });

@@ -13,12 +13,14 @@ import type { CliCommand } from './cli-command.ts';
 
 export const gatewayUsage = `Usage: toolbus gateway [--upstream [NAME=]URL ...] [--upstream-key-env VAR] [--port 4000]
                        [--host 127.0.0.1] [--auth none|api-keys] [--requests-per-minute N]
+                       [--alias PATTERN=MODEL ...] [--default-model MODEL]
 
 Point any OpenAI or Anthropic client at toolbus instead of your model server: an OpenAI Chat Completions
 endpoint (POST /v1/chat/completions, GET /v1/models) and an Anthropic Messages endpoint (POST /v1/messages) in
-front of any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio). Tool calls the model wrote as text
-come back as real tool calls (streamed as delta.tool_calls, or tool_use blocks), their markup never reaches the
-text, reasoning written into the text goes to reasoning_content, and native calls pass through untouched.
+front of any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio); POST /v1/completions and
+/v1/embeddings pass through. Tool calls the model wrote as text come back as real tool calls (streamed as
+delta.tool_calls, or tool_use blocks), their markup never reaches the text, reasoning written into the text goes
+to reasoning_content, and native calls pass through untouched.
 
   --upstream [NAME=]URL    an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (repeatable; the first
                            takes every model the others do not list). Default: the config file's
@@ -29,9 +31,15 @@ text, reasoning written into the text goes to reasoning_content, and native call
   --auth none|api-keys     none (the default, loopback only) takes every request; api-keys takes toolbus API
                            keys with the chat scope (made by toolbus serve --auth api-keys), as Bearer or x-api-key
   --requests-per-minute N  requests each key may make per minute (default: no limit)
+  --alias PATTERN=MODEL    a model alias: requests naming PATTERN (an exact name, or * for any run of
+                           characters: 'claude-*') go to MODEL, and answers keep the asked name (repeatable;
+                           adds to the config file's gateway.models). Exact names win, then the longest pattern.
+  --default-model MODEL    the model for names no alias or upstream matches (the same as --alias '*=MODEL').
+                           Default: none; such a name goes to the first upstream, whose 404 names the models served
 
 Config file (toolbus config path): "gateway": {"upstreams": [{"name": "vllm", "baseUrl": "http://gpu:8000/v1",
-"apiKeyEnv": "VLLM_API_KEY", "models": ["qwen3-coder"]}], "requestsPerMinute": 600}.
+"apiKeyEnv": "VLLM_API_KEY", "models": ["qwen3-coder"]}], "models": {"claude-*": "qwen3-coder"},
+"requestsPerMinute": 600}.
 
 Responses say what recovery did in x-toolbus-recovery (a trailer on streams): recovered; calls=N, none, or failed
 with x-toolbus-recovery-reason (the text then reaches the client as the model wrote it). Logs are JSON lines on
@@ -61,6 +69,8 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
       host: { type: 'string' },
       auth: { type: 'string' },
       'requests-per-minute': { type: 'string' },
+      alias: { type: 'string', multiple: true },
+      'default-model': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -92,6 +102,7 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
       });
   }
   const upstreams = upstreamsFrom(values.upstream ?? [], values['upstream-key-env'], fileConfig?.upstreams);
+  const models = modelAliasesFrom(values.alias ?? [], values['default-model'], fileConfig?.models);
   const logger = createJsonLogger((line) => io.stderr.write(line));
   // The workspace (storage and what it brings: hundreds of modules) only for the stored keys: the gateway's process
   // otherwise holds just the gateway and the answer repair.
@@ -106,7 +117,12 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
         env: io.env,
         host,
         port,
-        ...omitUndefined({ authenticate, requestsPerMinute, maxRequestBytes: fileConfig?.maxRequestBytes }),
+        ...omitUndefined({
+          authenticate,
+          requestsPerMinute,
+          maxRequestBytes: fileConfig?.maxRequestBytes,
+          models,
+        }),
         // Reads each model's chat template from its server (Ollama, llama.cpp) to learn its call dialect.
         fetch: createNodeHttpFetch() as typeof fetch,
         log: ({ event, ...fields }) => logger.info(event, fields),
@@ -124,9 +140,11 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
     const stopSignal = shutdownSignal(io, 'toolbus gateway');
     io.stdout.write(`toolbus gateway on ${gateway.url}/v1 (auth: ${auth})\n`);
     for (const upstream of upstreams) {
-      const models = upstream.models?.length ? ` for ${upstream.models.join(', ')}` : '';
-      io.stdout.write(`  upstream ${upstream.name}: ${upstream.baseUrl}${models}\n`);
+      const served = upstream.models?.length ? ` for ${upstream.models.join(', ')}` : '';
+      io.stdout.write(`  upstream ${upstream.name}: ${upstream.baseUrl}${served}\n`);
     }
+    for (const [pattern, target] of Object.entries(models ?? {}))
+      io.stdout.write(`  alias ${pattern} → ${target}\n`);
     io.stdout.write(`  try: curl ${gateway.url}/v1/models\n`);
     const signal = await stopSignal;
     io.stdout.write(`toolbus gateway: ${signal} received, letting requests in flight finish\n`);
@@ -167,4 +185,38 @@ function upstreamsFrom(
   // The variable's name may be the key itself, pasted by mistake: the refusal names the flag, never its value.
   const flag = field === 'apiKeyEnv' ? '--upstream-key-env' : `--upstream ${flags[Number(index)]}`;
   throw new UsageError({ message: `${flag}: expected ${issue?.message}.`, usage: gatewayUsage });
+}
+
+/**
+ * The model aliases: the config file's `gateway.models`, then each `--alias PATTERN=MODEL` over them, then
+ * `--default-model` as the `*` pattern; checked by the config file's own schema, so a flag and the file refuse the
+ * same patterns. Undefined when there are none.
+ */
+function modelAliasesFrom(
+  flags: readonly string[],
+  defaultModel: string | undefined,
+  configured: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
+  const models: Record<string, string> = { ...configured };
+  for (const flag of flags) {
+    const at = flag.indexOf('=');
+    if (at <= 0 || at === flag.length - 1)
+      throw new UsageError({
+        message: `--alias ${flag}: expected PATTERN=MODEL, e.g. --alias 'claude-*=qwen3-coder'.`,
+        usage: gatewayUsage,
+      });
+    models[flag.slice(0, at)] = flag.slice(at + 1);
+  }
+  if (defaultModel !== undefined) models['*'] = defaultModel;
+  const checked = gatewayConfigSchema.shape.models.safeParse(models);
+  if (!checked.success) {
+    const [issue] = checked.error.issues;
+    const pattern = String(issue?.path[0] ?? '');
+    const flag =
+      pattern === '*' && defaultModel !== undefined
+        ? `--default-model ${defaultModel}`
+        : `--alias ${pattern}=${models[pattern] ?? ''}`;
+    throw new UsageError({ message: `${flag}: expected ${issue?.message}.`, usage: gatewayUsage });
+  }
+  return Object.keys(models).length > 0 ? models : undefined;
 }

@@ -284,7 +284,9 @@ function printServing(
     io.stdout.write(`  run_python: ${sandbox.serviceCount} sandbox services, load-balanced\n`);
   }
   if (serving.gateway) {
-    io.stdout.write(`  recovery gateway: ${url}/v1 (/v1/chat/completions, /v1/messages, /v1/models)\n`);
+    io.stdout.write(
+      `  recovery gateway: ${url}/v1 (/v1/chat/completions, /v1/messages, /v1/models, /v1/completions, /v1/embeddings)\n`,
+    );
   }
   io.stdout.write(serving.hasWebApp ? `  web UI: ${url}/\n` : '  web UI: not built (run npm run setup)\n');
 }
@@ -339,8 +341,8 @@ async function servedGateway(
   storage: Storage,
   io: CliIo,
   logger: ReturnType<typeof createJsonLogger>,
-): Promise<{ paths: readonly string[]; handler: GatewayHandler }> {
-  const { createGatewayHandler, GATEWAY_PATHS } = await import('@toolbus/gateway');
+): Promise<{ paths: readonly string[]; prefixes: readonly string[]; handler: GatewayHandler }> {
+  const { createGatewayHandler, GATEWAY_PATH_PREFIXES, GATEWAY_PATHS } = await import('@toolbus/gateway');
   const handler = createGatewayHandler({
     upstreams: config.upstreams,
     env: io.env,
@@ -348,11 +350,12 @@ async function servedGateway(
     ...omitUndefined({
       requestsPerMinute: config.requestsPerMinute,
       maxRequestBytes: config.maxRequestBytes,
+      models: config.models,
     }),
     fetch: createNodeHttpFetch() as typeof fetch,
     log: ({ event, ...fields }) => logger.info(`gateway.${event}`, fields),
   });
-  return { paths: GATEWAY_PATHS, handler };
+  return { paths: GATEWAY_PATHS, prefixes: GATEWAY_PATH_PREFIXES, handler };
 }
 
 /** Why the server could not listen, naming the flag to change: --host (needs keys, unknown), --port (taken). */

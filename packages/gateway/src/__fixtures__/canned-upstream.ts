@@ -7,13 +7,18 @@ import { type LoopbackHttpServer, startLoopbackHttpServer } from '@toolbus/core/
 /** What the upstream answers to one request. */
 export type CannedAnswer =
   | { readonly status: number; readonly json: unknown }
-  /** A stream: each event's `data` (objects are serialised), then `[DONE]`, or a broken connection (`drop`). */
-  | { readonly events: readonly (string | Record<string, unknown>)[]; readonly drop?: boolean };
+  /**
+   * A stream: each event's `data` (objects are serialised), then `[DONE]`, or a broken connection (`drop`), or
+   * nothing more with the connection left open (`hold`: a model still writing).
+   */
+  | { readonly events: readonly (string | Record<string, unknown>)[]; readonly drop?: boolean; readonly hold?: boolean };
 
 /** A running canned upstream: `baseUrl` ends in `/v1`; `bodies` holds each request's path and parsed body. */
 export interface CannedUpstream {
   readonly baseUrl: string;
   readonly bodies: { readonly path: string; readonly body: Record<string, unknown> }[];
+  /** Answers whose connection closed before the upstream ended them (a cancelled request). */
+  readonly cancelled: () => number;
   close(): Promise<void>;
 }
 
@@ -22,12 +27,16 @@ export async function startCannedUpstream(
   answer: (path: string, body: Record<string, unknown>) => CannedAnswer,
 ): Promise<CannedUpstream> {
   const bodies: { path: string; body: Record<string, unknown> }[] = [];
+  let cancelled = 0;
   const server: LoopbackHttpServer = await startLoopbackHttpServer((request, response) => {
     const body = request.body === '' ? {} : (JSON.parse(request.body) as Record<string, unknown>);
     bodies.push({ path: request.url, body });
+    response.once('close', () => {
+      if (!response.writableEnded) cancelled += 1;
+    });
     write(response, answer(request.url, body));
   });
-  return { baseUrl: `${server.origin}/v1`, bodies, close: () => server.close() };
+  return { baseUrl: `${server.origin}/v1`, bodies, cancelled: () => cancelled, close: () => server.close() };
 }
 
 function write(response: ServerResponse, answer: CannedAnswer): void {
@@ -41,6 +50,10 @@ function write(response: ServerResponse, answer: CannedAnswer): void {
   const text = answer.events
     .map((event) => `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`)
     .join('');
+  if (answer.hold === true) {
+    response.write(text);
+    return;
+  }
   if (answer.drop === true) {
     response.write(text, () => response.destroy());
     return;
