@@ -86,29 +86,42 @@ describe('relayEvents', () => {
 });
 
 /**
- * An upstream that writes `body` at once, a relay in front of it running `relayEvents` with `repair`, and the
- * text a client reads through the relay.
+ * An upstream that writes `body` at once (or each of its pieces a timer turn after the one before, each then an HTTP
+ * chunk and a read of its own), a relay in front of it running `relayEvents` with `repair`, and the text a client
+ * reads through the relay. `watch` sees the upstream's answer before the relay listens to it.
  */
 async function relayOnce(options: {
-  body: string;
+  body: string | readonly string[];
   repair: (data: string, response: ServerResponse) => string | undefined;
   quick?: (data: string) => boolean;
+  ends?: (data: string) => boolean;
+  watch?: (upstreamResponse: IncomingMessage) => void;
 }): Promise<string> {
   const upstream = createServer((incoming, outgoing) => {
     incoming.resume();
     outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
-    outgoing.end(options.body);
+    const pieces = typeof options.body === 'string' ? [options.body] : [...options.body];
+    const next = (): void => {
+      const piece = pieces.shift() ?? '';
+      if (pieces.length === 0) outgoing.end(piece);
+      else {
+        outgoing.write(piece);
+        setTimeout(next, 20);
+      }
+    };
+    next();
   });
   const upstreamUrl = await listen(upstream);
   const relay = createServer((incoming, response) => {
     incoming.resume();
     request(upstreamUrl, (upstreamResponse) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
+      options.watch?.(upstreamResponse);
       relayEvents({
         upstreamResponse,
         response,
         repair: (data) => options.repair(data, response),
-        ...omitUndefined({ quick: options.quick }),
+        ...omitUndefined({ quick: options.quick, ends: options.ends }),
       }).then(
         () => response.end(),
         () => response.destroy(),
@@ -182,6 +195,36 @@ describe('relayEvents with quick events in one read', () => {
       { data: 'finish', sameRead: false },
       { data: 'token d', sameRead: false },
       { data: '[DONE]', sameRead: false },
+    ]);
+  });
+});
+
+describe('relayEvents with an answer’s end in a read of its own', () => {
+  it('repairs an event that ends an answer in a later turn, even when it is its read’s first', async () => {
+    // Each event an HTTP chunk of its own, as a model server writes them: each is then its read's first event. A
+    // microtask queued when a read arrives runs once that read's handling ends, so an event repaired before it ran
+    // was repaired in its read, where it kept every other stream's read of the same burst waiting.
+    let inRead = false;
+    const seen: Array<{ data: string; inRead: boolean }> = [];
+    const text = await relayOnce({
+      body: ['data: token a\n\n', 'data: finish\n\n', 'data: [DONE]\n\n'],
+      watch: (upstreamResponse) =>
+        upstreamResponse.on('data', () => {
+          inRead = true;
+          queueMicrotask(() => (inRead = false));
+        }),
+      repair: (data) => {
+        seen.push({ data, inRead });
+        return `data: ${data}\n\n`;
+      },
+      quick: (data) => data.startsWith('token'),
+      ends: (data) => data === 'finish',
+    });
+    assert.equal(text, 'data: token a\n\ndata: finish\n\ndata: [DONE]\n\n');
+    assert.deepEqual(seen, [
+      { data: 'token a', inRead: true },
+      { data: 'finish', inRead: false },
+      { data: '[DONE]', inRead: true },
     ]);
   });
 });

@@ -17,9 +17,14 @@ import { type QueuedTask, runTurnByTurn } from './turn-by-turn.ts';
  * other events wait for the event loop's check phase (`runTurnByTurn`: one stream's batch per turn of the loop),
  * the upstream paused meanwhile so the order holds. The first event's bytes then leave before the rest is worked
  * on, and reads of other streams that arrived together, or while an earlier stream's batch was worked on, are
- * served first: an answer's last token and its finish usually arrive in one read, and the finish carries the
- * end-of-answer work (recovering the calls from the whole text), which otherwise delayed that token and every
- * other stream's token of the same burst. A quick event (a piece of text) costs what a token costs: deferred, it
+ * served first: an answer's finish carries the end-of-answer work (recovering the calls from the whole text),
+ * which otherwise delayed its last token and every other stream's token of the same burst. An event that `ends`
+ * an answer waits its turn even when it is a read's first: `node:http` hands the relay each HTTP chunk of the
+ * upstream's body as a read of its own, and a model server writes each event as a chunk of its own, so an answer's
+ * finish is usually a read's first event, and run there it made the last tokens of the streams that ended in the
+ * same burst wait for every earlier stream's end, one after another (0.6–1.2 ms for the 2nd–8th last token of a
+ * burst of 8, where 30–160 µs of each end's recovery came before it; 2026-12-06, 25 streams in the arrival
+ * phasing). A quick event (a piece of text) costs what a token costs: deferred, it
  * waited for every other stream's read of the loop's pass, the most of any token's time in the gateway (a read
  * holds two tokens whenever the loop was busy when the second came).
  */
@@ -29,8 +34,13 @@ export async function relayEvents(options: {
   readonly repair: (data: string) => string | undefined;
   /** Events `repair` handles in constant time: sent at once after a read's first event (default: none). */
   readonly quick?: (data: string) => boolean;
+  /**
+   * Events that end an answer (`repair` recovers the calls from the whole text): they wait their turn even as a
+   * read's first event (default: none).
+   */
+  readonly ends?: (data: string) => boolean;
 }): Promise<void> {
-  const { upstreamResponse, response, repair, quick } = options;
+  const { upstreamResponse, response, repair, quick, ends } = options;
   const reader = new SseEventReader();
   const body = new ChunkedBodyWriter(response);
   const pending: SseEvent[] = [];
@@ -72,8 +82,11 @@ export async function relayEvents(options: {
       const events = reader.read(chunk);
       let next = 0;
       if (later === undefined && pending.length === 0) {
-        while (next < events.length && (next === 0 || quick?.((events[next] as SseEvent).data) === true))
+        while (next < events.length) {
+          const data = (events[next] as SseEvent).data;
+          if (next === 0 ? ends?.(data) === true : quick?.(data) !== true) break;
           send(events[next++] as SseEvent);
+        }
       }
       while (next < events.length) pending.push(events[next++] as SseEvent);
     } catch (error) {
