@@ -1,10 +1,44 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { GatewayUpstream } from './gateway-options.ts';
 
-/** An upstream with its key read from the environment once, at start. */
+/** An upstream with its key read from the environment and its base URL parsed, once, at start. */
 export interface ResolvedUpstream extends GatewayUpstream {
   readonly apiKey: string | undefined;
+  readonly target: UpstreamTarget;
+}
+
+/**
+ * Where an upstream's requests go, from its base URL: parsed once rather than per request (a URL built and parsed
+ * for each request, then turned back into request options by `node:http`, was 20 µs of a request's set-up).
+ */
+export interface UpstreamTarget {
+  readonly https: boolean;
+  readonly hostname: string;
+  readonly port: string;
+  /** The base URL's path without its trailing slashes, with its query dropped (`/v1`, or empty). */
+  readonly basePath: string;
+  /** `user:password` when the base URL carries them (sent as basic auth, as `node:http` does for such a URL). */
+  readonly auth: string | undefined;
+}
+
+function targetOf(url: URL): UpstreamTarget {
+  return {
+    https: url.protocol === 'https:',
+    // A bracketed IPv6 literal is a URL's spelling; `node:http` takes the address itself.
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port,
+    basePath: url.pathname.replace(/\/+$/, ''),
+    auth:
+      url.username === '' && url.password === ''
+        ? undefined
+        : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`,
+  };
 }
 
 /** A configuration mistake found at start: named, so the operator can fix it. */
@@ -28,13 +62,14 @@ export function resolveUpstreams(
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new GatewayConfigError(`Upstream ${upstream.name}: baseUrl must be http:// or https://.`);
-    if (upstream.apiKeyEnv === undefined) return { ...upstream, apiKey: undefined };
+    const target = targetOf(url);
+    if (upstream.apiKeyEnv === undefined) return { ...upstream, apiKey: undefined, target };
     const apiKey = env[upstream.apiKeyEnv];
     if (apiKey === undefined || apiKey === '')
       throw new GatewayConfigError(
         `Upstream ${upstream.name}: its key variable ${upstream.apiKeyEnv} is not set in the environment.`,
       );
-    return { ...upstream, apiKey };
+    return { ...upstream, apiKey, target };
   });
 }
 
@@ -60,22 +95,27 @@ export function sendUpstream(options: {
    */
   onResponse?: (response: IncomingMessage) => void;
 }): Promise<IncomingMessage> {
-  const base = options.upstream.baseUrl.replace(/\/+$/, '');
-  const url = new URL(`${base}${options.path}`);
+  // Cancelled before it started: nothing is sent.
+  if (options.signal.aborted) return Promise.reject(cancelled(options.signal));
+  const { target } = options.upstream;
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
   if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(options.body.length);
   }
   if (options.upstream.apiKey !== undefined) headers.authorization = `Bearer ${options.upstream.apiKey}`;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = target.https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const request = send(url, {
+    const request = send({
+      hostname: target.hostname,
+      port: target.port,
+      path: `${target.basePath}${options.path}`,
+      ...(target.auth === undefined ? {} : { auth: target.auth }),
       method: options.method,
       headers,
-      agent: url.protocol === 'https:' ? httpsAgent : httpAgent,
-      signal: options.signal,
+      agent: target.https ? httpsAgent : httpAgent,
     });
+    cancelOnAbort(request, options.signal);
     const timer = setTimeout(() => {
       request.destroy(new Error(`it sent no answer within ${Math.round(options.timeoutMs / 1000)} s`));
     }, options.timeoutMs);
@@ -90,6 +130,23 @@ export function sendUpstream(options: {
     });
     request.end(options.body);
   });
+}
+
+/**
+ * Destroys `request` (and the answer it is reading) when `signal` aborts, until the request closes. One listener:
+ * `node:http`'s own `signal` option also follows the request's end with half a dozen stream listeners, 27 µs of a
+ * request's set-up in a CPU profile of the gateway at 25 streams.
+ */
+function cancelOnAbort(request: ClientRequest, signal: AbortSignal): void {
+  const cancel = (): void => {
+    request.destroy(cancelled(signal));
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  request.once('close', () => signal.removeEventListener('abort', cancel));
+}
+
+function cancelled(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the request was cancelled');
 }
 
 /** Whether an upstream answered with a 2xx status. */
