@@ -143,6 +143,58 @@ async function relayOnce(options: {
   }
 }
 
+describe('relayEvents when the upstream breaks off', () => {
+  it('relays what came, then rejects, and the client’s answer breaks off too', async () => {
+    const upstream = createServer((incoming, outgoing) => {
+      incoming.resume();
+      outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+      outgoing.write('data: first\n\n');
+      // The model server dies mid-answer: its connection closes before the chunked body's end.
+      setTimeout(() => outgoing.socket?.destroy(), 20);
+    });
+    const upstreamUrl = await listen(upstream);
+    let relayed: Promise<string> | undefined;
+    const relay = createServer((incoming, response) => {
+      incoming.resume();
+      request(upstreamUrl, (upstreamResponse) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        relayed = relayEvents({ upstreamResponse, response, repair: () => undefined }).then(
+          () => {
+            response.end();
+            return 'ended';
+          },
+          (error: Error) => {
+            response.destroy();
+            return `failed: ${error.message}`;
+          },
+        );
+      }).end();
+    });
+    const relayUrl = await listen(relay);
+    try {
+      const answer = await new Promise<IncomingMessage>((resolve) => request(relayUrl, resolve).end());
+      let text = '';
+      answer.setEncoding('utf8');
+      const broke = await new Promise<boolean>((resolve) => {
+        answer.on('data', (part: string) => {
+          text += part;
+        });
+        answer.on('end', () => resolve(false));
+        answer.on('error', () => resolve(true));
+        answer.on('aborted', () => resolve(true));
+      });
+      assert.equal(text, 'data: first\n\n');
+      assert.equal(broke, true, 'the client saw a complete answer from an upstream that broke off');
+      assert.match((await relayed) ?? '', /^failed: /);
+    } finally {
+      upstream.closeAllConnections();
+      relay.closeAllConnections();
+      upstream.close();
+      relay.close();
+    }
+  });
+});
+
 describe('relayEvents with several events in one read', () => {
   it('sends the first event before it repairs the others (an answer’s last token before its end-of-answer work)', async () => {
     const seen: Array<{ data: string; firstSent: boolean }> = [];

