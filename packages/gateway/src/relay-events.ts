@@ -22,8 +22,8 @@ import { type QueuedTask, runTurnByTurn } from './turn-by-turn.ts';
  * upstream's body as a read of its own, and a model server writes each event as a chunk of its own, so an answer's
  * finish is usually a read's first event, and run there it made the last tokens of the streams that ended in the
  * same burst wait for every earlier stream's end, one after another (0.6–1.2 ms for the 2nd–8th last token of a
- * burst of 8, where 30–160 µs of each end's recovery came before it; 2026-12-06, 25 streams in the arrival
- * phasing). A quick event (a piece of text) costs what a token costs: deferred, it
+ * burst of 8, each behind the ends before it, 70–90 µs each at p50 (the finish's repair and its write);
+ * 2026-12-06, 25 streams in the arrival phasing). A quick event (a piece of text) costs what a token costs: deferred, it
  * waited for every other stream's read of the loop's pass, the most of any token's time in the gateway (a read
  * holds two tokens whenever the loop was busy when the second came).
  */

@@ -5,6 +5,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { omitUndefined } from '@toolbus/spec';
 import type { GatewayUpstream } from './gateway-options.ts';
 
 /** An upstream with its key read from the environment and its base URL parsed, once, at start. */
@@ -110,7 +111,7 @@ export function sendUpstream(options: {
       hostname: target.hostname,
       port: target.port,
       path: `${target.basePath}${options.path}`,
-      ...(target.auth === undefined ? {} : { auth: target.auth }),
+      ...omitUndefined({ auth: target.auth }),
       method: options.method,
       headers,
       agent: target.https ? httpsAgent : httpAgent,
