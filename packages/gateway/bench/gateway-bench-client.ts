@@ -20,7 +20,7 @@ interface Edges {
   last: number[];
 }
 
-function oneStream(load: Load, delays: number[], edges: Edges): Promise<number> {
+function oneStream(load: Load, delays: number[], positions: number[], edges: Edges): Promise<number> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       `${load.base}/v1/chat/completions`,
@@ -41,6 +41,7 @@ function oneStream(load: Load, delays: number[], edges: Edges): Promise<number> 
             if (match?.[1]) {
               const delay = read - Number(match[1]);
               delays.push(delay);
+              positions.push(chunks);
               if (chunks === 0) edges.first.push(delay);
               lastDelay = delay;
               chunks += 1;
@@ -64,10 +65,14 @@ process.on('message', async (message: { load?: Load; stop?: true }) => {
   if (message.stop) process.exit(0);
   if (message.load === undefined) return;
   const delays: number[] = [];
+  // Each delay's chunk position in its stream (0 for the first), for GATEWAY_BENCH_EDGES (gateway-bench-edges.ts).
+  const positions: number[] = [];
   const edges: Edges = { first: [], last: [] };
   const counts = await Promise.all(
-    Array.from({ length: message.load.streams }, () => oneStream(message.load as Load, delays, edges)),
+    Array.from({ length: message.load.streams }, () =>
+      oneStream(message.load as Load, delays, positions, edges),
+    ),
   );
-  process.send?.({ delays, edges, chunks: counts.reduce((sum, count) => sum + count, 0) });
+  process.send?.({ delays, positions, edges, chunks: counts.reduce((sum, count) => sum + count, 0) });
 });
 process.send?.({ ready: true });

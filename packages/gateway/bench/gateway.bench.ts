@@ -17,6 +17,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { loadGatewaySnapshot } from './gateway-bench-baseline.ts';
+import { type EdgeRow, edgeTable, percentile } from './gateway-bench-edges.ts';
 import { startHaproxyPassthrough } from './gateway-bench-haproxy.ts';
 import { addThreadTimes, type ThreadRow, type ThreadTimes, threadTable } from './gateway-bench-threads.ts';
 
@@ -198,6 +199,8 @@ const requestBody = JSON.stringify({
 
 interface LoadResult {
   delays: number[];
+  /** Each delay's chunk position in its stream (see gateway-bench-edges.ts). */
+  positions: number[];
   /** Each stream's first and last chunk's delay. */
   edges: { first: number[]; last: number[] };
   chunks: number;
@@ -211,14 +214,10 @@ function load(base: string, streams: number, phasing: Phasing = 'arrival'): Prom
   });
 }
 
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
-
 type Path = 'direct' | 'passthrough' | 'relay' | 'haproxy' | 'gateway' | 'gateway before';
 interface Result {
   delays: number[];
+  positions: number[];
   first: number[];
   last: number[];
   cpu: number;
@@ -279,6 +278,7 @@ for (const { streams, phasing } of loads) {
   for (const path of paths)
     results[path] = {
       delays: [],
+      positions: [],
       first: [],
       last: [],
       cpu: 0,
@@ -295,17 +295,19 @@ for (const { streams, phasing } of loads) {
     for (const path of order) {
       const result = results[path]!;
       if (path === 'direct') {
-        const { delays, edges } = await load(upstreamUrl, streams, phasing);
+        const { delays, positions, edges } = await load(upstreamUrl, streams, phasing);
         result.delays.push(...delays);
+        result.positions.push(...positions);
         result.first.push(...edges.first);
         result.last.push(...edges.last);
         continue;
       }
       const proxy = proxies[path]!;
       const before = await proxy.usage();
-      const { delays, edges, chunks } = await load(proxy.url, streams, phasing);
+      const { delays, positions, edges, chunks } = await load(proxy.url, streams, phasing);
       const after = await proxy.usage();
       result.delays.push(...delays);
+      result.positions.push(...positions);
       result.first.push(...edges.first);
       result.last.push(...edges.last);
       result.cpu += after.cpu - before.cpu;
@@ -365,16 +367,20 @@ for (const [{ streams, phasing }, { results, writesPerPass }] of byLoad) {
 }
 console.log(`\n${summary.join('\n')}\n`);
 // What each proxy's CPU per token is made of (see gateway-bench-threads.ts): the proxies other than HAProxy.
+// GATEWAY_BENCH_EDGES=1: also where in its stream a slow chunk sits (gateway-bench-edges.ts).
 const threadRows: ThreadRow[] = [];
+const edgeRows: EdgeRow[] = [];
 for (const [{ streams, phasing }, { results }] of byLoad)
   for (const path of paths) {
     const result = results[path];
-    if (path === 'direct' || path === 'haproxy' || result === undefined) continue;
+    if (path === 'direct' || result === undefined) continue;
     const load = streams === 1 ? '1 stream' : `${streams} streams, ${phasing}`;
-    threadRows.push({ load, path, threads: result.threads, chunks: result.chunks });
+    edgeRows.push({ load, path, samples: result, direct: results.direct!, chunksPerStream });
+    if (path !== 'haproxy') threadRows.push({ load, path, threads: result.threads, chunks: result.chunks });
   }
 const threads = threadTable(threadRows);
 if (threads !== '') console.log(`CPU per token by thread:\n\n${threads}`);
+if (process.env.GATEWAY_BENCH_EDGES === '1') console.log(`By chunk position:\n\n${edgeTable(edgeRows)}`);
 
 // Whether the bench ran under a real-time policy (e.g. `chrt -f 50`, where the machine has it): then other
 // processes' load cannot delay its processes, and the figures measure the proxies rather than the machine's queue.

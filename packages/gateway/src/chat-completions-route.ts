@@ -7,6 +7,7 @@ import {
   type RecoveryReport,
   repairChatCompletion,
 } from './chat-completion-repair.ts';
+import { endsAChoice } from './choice-finish-chunk.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders, type ResolvedModel, withModelName } from './model-aliases.ts';
@@ -290,8 +291,10 @@ export async function relayRepairedStream(
     upstreamResponse: options.upstreamResponse,
     response,
     repair,
-    // A piece of text goes through the answer filter alone; a choice's end recovers the calls from the whole text.
+    // A piece of text goes through the answer filter alone; a choice's end recovers the calls from the whole text,
+    // so it always waits its turn.
     quick: (data) => plainContentOf(data) !== undefined,
+    ends: endsAChoice,
   });
   const rest = options.rest?.() ?? '';
   if (rest !== '') response.write(rest);

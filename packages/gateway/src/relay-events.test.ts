@@ -86,29 +86,42 @@ describe('relayEvents', () => {
 });
 
 /**
- * An upstream that writes `body` at once, a relay in front of it running `relayEvents` with `repair`, and the
- * text a client reads through the relay.
+ * An upstream that writes `body` at once (or each of its pieces a timer turn after the one before, each then an HTTP
+ * chunk and a read of its own), a relay in front of it running `relayEvents` with `repair`, and the text a client
+ * reads through the relay. `watch` sees the upstream's answer before the relay listens to it.
  */
 async function relayOnce(options: {
-  body: string;
+  body: string | readonly string[];
   repair: (data: string, response: ServerResponse) => string | undefined;
   quick?: (data: string) => boolean;
+  ends?: (data: string) => boolean;
+  watch?: (upstreamResponse: IncomingMessage) => void;
 }): Promise<string> {
   const upstream = createServer((incoming, outgoing) => {
     incoming.resume();
     outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
-    outgoing.end(options.body);
+    const pieces = typeof options.body === 'string' ? [options.body] : [...options.body];
+    const next = (): void => {
+      const piece = pieces.shift() ?? '';
+      if (pieces.length === 0) outgoing.end(piece);
+      else {
+        outgoing.write(piece);
+        setTimeout(next, 20);
+      }
+    };
+    next();
   });
   const upstreamUrl = await listen(upstream);
   const relay = createServer((incoming, response) => {
     incoming.resume();
     request(upstreamUrl, (upstreamResponse) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
+      options.watch?.(upstreamResponse);
       relayEvents({
         upstreamResponse,
         response,
         repair: (data) => options.repair(data, response),
-        ...omitUndefined({ quick: options.quick }),
+        ...omitUndefined({ quick: options.quick, ends: options.ends }),
       }).then(
         () => response.end(),
         () => response.destroy(),
@@ -129,6 +142,58 @@ async function relayOnce(options: {
     relay.close();
   }
 }
+
+describe('relayEvents when the upstream breaks off', () => {
+  it('relays what came, then rejects, and the client’s answer breaks off too', async () => {
+    const upstream = createServer((incoming, outgoing) => {
+      incoming.resume();
+      outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+      outgoing.write('data: first\n\n');
+      // The model server dies mid-answer: its connection closes before the chunked body's end.
+      setTimeout(() => outgoing.socket?.destroy(), 20);
+    });
+    const upstreamUrl = await listen(upstream);
+    let relayed: Promise<string> | undefined;
+    const relay = createServer((incoming, response) => {
+      incoming.resume();
+      request(upstreamUrl, (upstreamResponse) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        relayed = relayEvents({ upstreamResponse, response, repair: () => undefined }).then(
+          () => {
+            response.end();
+            return 'ended';
+          },
+          (error: Error) => {
+            response.destroy();
+            return `failed: ${error.message}`;
+          },
+        );
+      }).end();
+    });
+    const relayUrl = await listen(relay);
+    try {
+      const answer = await new Promise<IncomingMessage>((resolve) => request(relayUrl, resolve).end());
+      let text = '';
+      answer.setEncoding('utf8');
+      const broke = await new Promise<boolean>((resolve) => {
+        answer.on('data', (part: string) => {
+          text += part;
+        });
+        answer.on('end', () => resolve(false));
+        answer.on('error', () => resolve(true));
+        answer.on('aborted', () => resolve(true));
+      });
+      assert.equal(text, 'data: first\n\n');
+      assert.equal(broke, true, 'the client saw a complete answer from an upstream that broke off');
+      assert.match((await relayed) ?? '', /^failed: /);
+    } finally {
+      upstream.closeAllConnections();
+      relay.closeAllConnections();
+      upstream.close();
+      relay.close();
+    }
+  });
+});
 
 describe('relayEvents with several events in one read', () => {
   it('sends the first event before it repairs the others (an answer’s last token before its end-of-answer work)', async () => {
@@ -182,6 +247,36 @@ describe('relayEvents with quick events in one read', () => {
       { data: 'finish', sameRead: false },
       { data: 'token d', sameRead: false },
       { data: '[DONE]', sameRead: false },
+    ]);
+  });
+});
+
+describe('relayEvents with an answer’s end in a read of its own', () => {
+  it('repairs an event that ends an answer in a later turn, even when it is its read’s first', async () => {
+    // Each event an HTTP chunk of its own, as a model server writes them: each is then its read's first event. A
+    // microtask queued when a read arrives runs once that read's handling ends, so an event repaired before it ran
+    // was repaired in its read, where it kept every other stream's read of the same burst waiting.
+    let inRead = false;
+    const seen: Array<{ data: string; inRead: boolean }> = [];
+    const text = await relayOnce({
+      body: ['data: token a\n\n', 'data: finish\n\n', 'data: [DONE]\n\n'],
+      watch: (upstreamResponse) =>
+        upstreamResponse.on('data', () => {
+          inRead = true;
+          queueMicrotask(() => (inRead = false));
+        }),
+      repair: (data) => {
+        seen.push({ data, inRead });
+        return `data: ${data}\n\n`;
+      },
+      quick: (data) => data.startsWith('token'),
+      ends: (data) => data === 'finish',
+    });
+    assert.equal(text, 'data: token a\n\ndata: finish\n\ndata: [DONE]\n\n');
+    assert.deepEqual(seen, [
+      { data: 'token a', inRead: true },
+      { data: 'finish', inRead: false },
+      { data: '[DONE]', inRead: true },
     ]);
   });
 });

@@ -1,10 +1,45 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { omitUndefined } from '@toolbus/spec';
 import type { GatewayUpstream } from './gateway-options.ts';
 
-/** An upstream with its key read from the environment once, at start. */
+/** An upstream with its key read from the environment and its base URL parsed, once, at start. */
 export interface ResolvedUpstream extends GatewayUpstream {
   readonly apiKey: string | undefined;
+  readonly target: UpstreamTarget;
+}
+
+/**
+ * Where an upstream's requests go, from its base URL: parsed once rather than per request (a URL built and parsed
+ * for each request, then turned back into request options by `node:http`, was 20 µs of a request's set-up).
+ */
+export interface UpstreamTarget {
+  readonly https: boolean;
+  readonly hostname: string;
+  readonly port: string;
+  /** The base URL's path without its trailing slashes, with its query dropped (`/v1`, or empty). */
+  readonly basePath: string;
+  /** `user:password` when the base URL carries them (sent as basic auth, as `node:http` does for such a URL). */
+  readonly auth: string | undefined;
+}
+
+function targetOf(url: URL): UpstreamTarget {
+  return {
+    https: url.protocol === 'https:',
+    // A bracketed IPv6 literal is a URL's spelling; `node:http` takes the address itself.
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port,
+    basePath: url.pathname.replace(/\/+$/, ''),
+    auth:
+      url.username === '' && url.password === ''
+        ? undefined
+        : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`,
+  };
 }
 
 /** The upstream sent no answer head in time: the client gets a 504 (gateway timeout), not a 502. */
@@ -38,13 +73,14 @@ export function resolveUpstreams(
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new GatewayConfigError(`Upstream ${upstream.name}: baseUrl must be http:// or https://.`);
-    if (upstream.apiKeyEnv === undefined) return { ...upstream, apiKey: undefined };
+    const target = targetOf(url);
+    if (upstream.apiKeyEnv === undefined) return { ...upstream, apiKey: undefined, target };
     const apiKey = env[upstream.apiKeyEnv];
     if (apiKey === undefined || apiKey === '')
       throw new GatewayConfigError(
         `Upstream ${upstream.name}: its key variable ${upstream.apiKeyEnv} is not set in the environment.`,
       );
-    return { ...upstream, apiKey };
+    return { ...upstream, apiKey, target };
   });
 }
 
@@ -70,22 +106,27 @@ export function sendUpstream(options: {
    */
   onResponse?: (response: IncomingMessage) => void;
 }): Promise<IncomingMessage> {
-  const base = options.upstream.baseUrl.replace(/\/+$/, '');
-  const url = new URL(`${base}${options.path}`);
+  // Cancelled before it started: nothing is sent.
+  if (options.signal.aborted) return Promise.reject(cancelled(options.signal));
+  const { target } = options.upstream;
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
   if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(options.body.length);
   }
   if (options.upstream.apiKey !== undefined) headers.authorization = `Bearer ${options.upstream.apiKey}`;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = target.https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const request = send(url, {
+    const request = send({
+      hostname: target.hostname,
+      port: target.port,
+      path: `${target.basePath}${options.path}`,
+      ...omitUndefined({ auth: target.auth }),
       method: options.method,
       headers,
-      agent: url.protocol === 'https:' ? httpsAgent : httpAgent,
-      signal: options.signal,
+      agent: target.https ? httpsAgent : httpAgent,
     });
+    cancelOnAbort(request, options.signal);
     const timer = setTimeout(() => {
       request.destroy(
         new UpstreamTimeoutError(`it sent no answer within ${Math.round(options.timeoutMs / 1000)} s`),
@@ -104,6 +145,23 @@ export function sendUpstream(options: {
   });
 }
 
+/**
+ * Destroys `request` (and the answer it is reading) when `signal` aborts, until the request closes. One listener:
+ * `node:http`'s own `signal` option also follows the request's end with half a dozen stream listeners, 27 µs of a
+ * request's set-up in a CPU profile of the gateway at 25 streams.
+ */
+function cancelOnAbort(request: ClientRequest, signal: AbortSignal): void {
+  const cancel = (): void => {
+    request.destroy(cancelled(signal));
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  request.once('close', () => signal.removeEventListener('abort', cancel));
+}
+
+function cancelled(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the request was cancelled');
+}
+
 /** Whether an upstream answered with a 2xx status. */
 export function isSuccess(answer: IncomingMessage): boolean {
   const status = answer.statusCode ?? 502;
@@ -112,7 +170,13 @@ export function isSuccess(answer: IncomingMessage): boolean {
 
 /** Whether an upstream's answer is a stream of server-sent events. */
 export function isEventStream(answer: IncomingMessage): boolean {
-  return (answer.headers['content-type'] ?? '').includes('text/event-stream');
+  // From the raw header list: `answer.headers` builds an object of every header on first use, 11 µs of a stream's
+  // first chunk in a CPU profile at 25 streams, for this one header. The first `content-type` counts, as there.
+  const raw = answer.rawHeaders;
+  for (let at = 0; at + 1 < raw.length; at += 2)
+    if ((raw[at] as string).toLowerCase() === 'content-type')
+      return (raw[at + 1] as string).includes('text/event-stream');
+  return false;
 }
 
 /** Reads an upstream answer body up to `limit` bytes. */
