@@ -67,11 +67,11 @@ async function upstreamCount(
   chat: Record<string, unknown>,
 ): Promise<number | undefined> {
   if (withoutTokenize.has(upstream)) return undefined;
-  const root = upstream.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const root = { ...upstream.target, basePath: upstream.target.basePath.replace(/\/v1$/, '') };
   const body = { model: chat.model, messages: chat.messages, tools: chat.tools, add_generation_prompt: true };
   try {
     const answer = await sendUpstream({
-      upstream: { ...upstream, baseUrl: root },
+      upstream: { ...upstream, target: root },
       path: '/tokenize',
       method: 'POST',
       body: Buffer.from(JSON.stringify(body)),
