@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { onMarkdownExampleLine } from '../markdown-example-line.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { isPlainObject } from '../parse-tool-arguments.ts';
 import { forEachJsonValue } from '../scan-json-values.ts';
@@ -11,7 +12,8 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
  * JSON written anywhere in the text: bare, in code fences, after `<|python_tag|>`, in `<tool_call>`, in
  * `[TOOL_CALLS]`, in most vendor tags (their JSON body is found by the scan). Each outermost JSON value is
  * matched once (see `matchJsonToolCalls`); only these outermost values may be bare arguments, and only when
- * they stand on lines of their own (see {@link standsOnOwnLines}).
+ * they stand on lines of their own (see {@link standsOnOwnLines}). A value on a line Markdown shows as a quotation
+ * is an example (see `onMarkdownExampleLine`).
  */
 export const jsonToolCallParser: ToolCallTextParser = {
   name: 'json',
@@ -31,12 +33,14 @@ export const jsonToolCallParser: ToolCallTextParser = {
         calls.push({ name: named.name, arguments: scanned.value, start: named.start, end: scanned.end });
         return;
       }
-      for (const call of matchJsonToolCalls(scanned.value, {
+      const matched = matchJsonToolCalls(scanned.value, {
         tools,
         allowBareArguments: standsOnOwnLines(text, scanned.start, scanned.end),
-      })) {
-        calls.push({ ...call, start: scanned.start, end: scanned.end });
-      }
+      });
+      // A value on a line of an indented code block after prose or of a block quote is an example, as a named
+      // call there is (the answer filter shows such a line as written). Asked only of values that match a call.
+      if (matched.length === 0 || onMarkdownExampleLine(text, scanned.start, scan)) return;
+      for (const call of matched) calls.push({ ...call, start: scanned.start, end: scanned.end });
     });
     return calls;
   },
