@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import type { TextCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { hasToolCallShape, holdsToolCall } from '../recovery/holds-tool-call.ts';
@@ -15,7 +16,7 @@ import {
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
-import { framingContext, opensCode } from './framing-context.ts';
+import { framingContext, opensCode, ShownTail } from './framing-context.ts';
 import { LineCallStartFinder } from './line-call-start-finder.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -76,11 +77,10 @@ export class AnswerStreamFilter {
    * held fence: where its closing fence is looked for, then where it closes.
    */
   #lineCheckFrom = -1;
-  /**
-   * The end of the text shown so far (at least the framing window of a fenced example, at most twice that): a
-   * line held after prose is read after it, as recovery reads it in the whole answer.
-   */
-  #recent = '';
+  /** The end of the text shown: a line held after prose is read after it, as recovery reads it in the answer. */
+  readonly #shownTail: ShownTail | undefined;
+  /** The text cut out because recovery read calls in it, since the last {@link takeCuts}. */
+  #cuts: TextCutWhileStreaming[] = [];
 
   constructor(options: AnswerStreamFilterOptions) {
     this.#tools = Array.isArray(options.tools) ? options.tools : [];
@@ -99,6 +99,8 @@ export class AnswerStreamFilter {
           })
         : undefined;
     this.#lines = this.#classifier ? new LineCallStartFinder(this.#classifier.namedCallStarts()) : undefined;
+    // Without tools nothing is held: no line is decided after what was shown.
+    this.#shownTail = this.#classifier ? new ShownTail() : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
 
@@ -120,6 +122,16 @@ export class AnswerStreamFilter {
     return this.#markup.takeReasoning();
   }
 
+  /**
+   * The texts cut out of the answer because recovery read calls in them, since the last call: the end of the
+   * answer hands them to `withCallsCutWhileStreaming`, so that no call whose text was cut is lost.
+   */
+  takeCuts(): readonly TextCutWhileStreaming[] {
+    const cuts = this.#cuts;
+    if (cuts.length > 0) this.#cuts = [];
+    return cuts;
+  }
+
   /** Ends the stream: returns the rest of the text to show (held text without its recovered calls). */
   flush(): string {
     const block = this.#markup.openBlock;
@@ -127,19 +139,19 @@ export class AnswerStreamFilter {
     let rest = this.#markup.flush();
     if (block !== undefined) rest = this.#withoutCalls(block, false, opensLine);
     if (this.#state === 'streaming') {
-      this.#recent = '';
+      this.#shownTail?.clear();
       return rest;
     }
     const held = this.#held + rest;
     const calls = this.#extractHeld(held);
+    this.#shownTail?.clear();
     this.#held = '';
-    this.#recent = '';
     this.#state = this.#classifier ? 'deciding' : 'streaming';
     this.#lineCheckFrom = -1;
     this.#lines?.reset();
     this.#holdingLine = false;
     this.#classifier?.reset();
-    return calls.length > 0 ? withoutToolCallText(held, calls, this.#markers) : held;
+    return calls.length > 0 ? this.#cut(held, calls) : held;
   }
 
   /**
@@ -184,7 +196,10 @@ export class AnswerStreamFilter {
       const opens = (call: LocatedToolCall) =>
         verdict.markup === true || callOpensAnswer(this.#held, call.start, verdict.bodyStart);
       if (calls.some(opens)) {
-        if (this.#holdingLine && (this.#held.startsWith('```') || opensCode(this.#recent))) {
+        if (
+          this.#holdingLine &&
+          (this.#held.startsWith('```') || opensCode((this.#shownTail as ShownTail).text()))
+        ) {
           // A fenced call after prose (or in a fence opened within a line before, `Action: ```json`): decided
           // once the fence closes and the prose after it is seen.
           this.#state = verdict.markup === true ? 'framing' : 'fence';
@@ -262,7 +277,7 @@ export class AnswerStreamFilter {
    * and streams `after` from its first line on, which may open a call again.
    */
   #cutLine(line: string, calls: LocatedToolCall[], after: string): string {
-    const prose = withoutToolCallText(line, calls, this.#markers);
+    const prose = this.#cut(line, calls);
     this.#state = 'streaming';
     this.#held = '';
     this.#lineCheckFrom = -1;
@@ -292,13 +307,15 @@ export class AnswerStreamFilter {
     return released;
   }
 
-  /** Shows `text`: keeps the end of what was shown, the prose a line held after it is read after. */
+  /** `text` without its `calls`, which are recorded as cut. */
+  #cut(text: string, calls: readonly LocatedToolCall[]): string {
+    this.#cuts.push({ text, calls });
+    return withoutToolCallText(text, calls, this.#markers);
+  }
+
+  /** Shows `text`: keeps it with the end of the text shown, the prose a line held after it is read after. */
   #show(text: string): string {
-    if (text === '') return text;
-    let recent = this.#recent + text;
-    // Cut back to the window only once it holds twice that: amortized, each character is copied about once.
-    if (recent.length > 2 * exampleFramingWindow) recent = recent.slice(-exampleFramingWindow);
-    this.#recent = recent;
+    (this.#shownTail as ShownTail).add(text);
     return text;
   }
 
@@ -308,7 +325,7 @@ export class AnswerStreamFilter {
    * last fence), as recovery reads it in the whole answer: that prose may call a fenced block an example.
    */
   #extractHeld(text: string): LocatedToolCall[] {
-    const context = this.#holdingLine ? framingContext(this.#recent) : '';
+    const context = this.#holdingLine ? framingContext((this.#shownTail as ShownTail).text()) : '';
     if (context === '') return this.#extract(text);
     const from = context.length;
     const calls: LocatedToolCall[] = [];
@@ -335,9 +352,12 @@ export class AnswerStreamFilter {
   #withoutCalls(block: string, closed: boolean, opensLine: boolean): string {
     // Most closed blocks are plainly calls (a JSON name key, an `<invoke name=`): hidden whole, nothing to
     // extract. An unclosed one runs to the end of the stream and may hold prose after its call.
-    if (closed && opensLine && this.#tools.length > 0 && hasToolCallShape(block)) return '';
+    if (closed && opensLine && this.#tools.length > 0 && hasToolCallShape(block)) {
+      this.#cuts.push({ text: block, calls: undefined });
+      return '';
+    }
     const calls = this.#extract(block);
-    if (calls.length > 0) return withoutToolCallText(block, calls, this.#markers);
+    if (calls.length > 0) return this.#cut(block, calls);
     const special = opensWithSpecialToken(block);
     if (!opensLine && !special) return block;
     if (opensLine && isUnreadableCallMarkup(block)) return '';

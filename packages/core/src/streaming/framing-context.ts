@@ -1,5 +1,44 @@
 import { exampleFramingWindow } from '../recovery/quoted-example.ts';
 
+// Pieces of shown text kept: at least the framing window's characters when each piece is one character.
+const tailPieces = 512;
+
+/**
+ * The end of an answer's shown text, kept by the answer filter for the lines it holds after prose (joined only
+ * when one is decided): the last pieces shown, in a ring. A ring, not a string kept whole: storing a piece costs
+ * no copy and no allocation, per chunk streamed.
+ */
+export class ShownTail {
+  readonly #pieces: string[] = new Array<string>(tailPieces).fill('');
+  #next = 0;
+
+  /** Notes `text` as shown after what was. */
+  add(text: string): void {
+    if (text === '') return;
+    const next = this.#next;
+    this.#pieces[next] = text;
+    this.#next = (next + 1) & (tailPieces - 1);
+  }
+
+  /** The end of the text shown: the framing window of a fenced example, or what the ring holds of it. */
+  text(): string {
+    const pieces = this.#pieces;
+    let text = '';
+    let at = this.#next;
+    for (let count = 0; count < tailPieces && text.length < exampleFramingWindow; count++) {
+      at = (at - 1) & (tailPieces - 1);
+      if (pieces[at] === '') break;
+      text = pieces[at] + text;
+    }
+    return text;
+  }
+
+  /** Forgets the text shown (a new answer starts). */
+  clear(): void {
+    this.#pieces.fill('');
+  }
+}
+
 /**
  * The prose before a line held after prose, as recovery's reading of that line needs it: the framing window
  * before it. The finder holds only outside fences, so when the window cut a fence in half (it holds an odd number

@@ -37,9 +37,11 @@ export const jsonToolCallParser: ToolCallTextParser = {
         tools,
         allowBareArguments: standsOnOwnLines(text, scanned.start, scanned.end),
       });
-      // A value on a line of an indented code block after prose or of a block quote is an example, as a named
-      // call there is (the answer filter shows such a line as written). Asked only of values that match a call.
-      if (matched.length === 0 || onMarkdownExampleLine(text, scanned.start, scan)) return;
+      // A value opening a line of an indented code block after prose or of a block quote is an example, as a
+      // named call there is (the answer filter shows such a line as written). Asked only of values that match a
+      // call and open their line: values within a line cost no walk back to its start.
+      if (matched.length === 0) return;
+      if (opensLineAfterLead(text, scanned.start) && onMarkdownExampleLine(text, scanned.start, scan)) return;
       for (const call of matched) calls.push({ ...call, start: scanned.start, end: scanned.end });
     });
     return calls;
@@ -84,6 +86,16 @@ function standsOnOwnLines(text: string, start: number, end: number): boolean {
   if (after >= text.length) return true;
   const closing = text.charCodeAt(after);
   return closing === 0x0a || closing === 0x0d || closing === 0x3c || closing === 0x60 || closing === 0x5b;
+}
+
+/**
+ * Whether only a line's lead (blanks and `>` quote marks) stands before `start` on its line. The walk passes only
+ * over those characters, which lie right before one value each: linear over all values.
+ */
+function opensLineAfterLead(text: string, start: number): boolean {
+  let at = start - 1;
+  while (at >= 0 && (isLineBlank(text.charCodeAt(at)) || text.charCodeAt(at) === 0x3e)) at--;
+  return at < 0 || text.charCodeAt(at) === 0x0a;
 }
 
 /** A space, a tab or another blank that does not end a line. */
