@@ -98,6 +98,15 @@ describe('AnswerRepair', () => {
     }
   });
 
+  test('keeps dropped a cut call that recovery drops with every dialect too (after an imitated result)', () => {
+    const text =
+      '<tool_call>{"name": "get_time", "arguments": {"tz": "CET"}}</tool_call>\n<tool_response>12:00</tool_response>\nNow:\n[get_weather(city=\'Oslo\')]';
+    for (const size of [1, 5, text.length]) {
+      const { end } = run(text.match(new RegExp(`.{1,${size}}`, 'gs'))!, [...tools, timeTool], 'qwen2.5:7b');
+      assert.deepEqual(end.calls, [{ name: 'get_time', arguments: { tz: 'CET' } }], `chunks of ${size}`);
+    }
+  });
+
   test('hands back the hidden text of a failed recovery without the reasoning it split off', () => {
     const markup = '<tool_call>\n{"name": "get_weather", "arguments": {"city": 5}}\n</tool_call>';
     const repair = new AnswerRepair({ tools, validateArguments: true });

@@ -72,6 +72,8 @@ export class AnswerRepair {
   readonly #filter: AnswerStreamFilter;
   readonly #restorer: StrippedHarmonyRestorer | undefined;
   readonly #extract: (text: string) => LocatedToolCall[];
+  /** Reads with every dialect, when {@link #extract} tries preferred dialects first. */
+  readonly #readAll: ((text: string) => LocatedToolCall[]) | undefined;
   readonly #validate: boolean;
   readonly #parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined;
   #raw = '';
@@ -99,6 +101,11 @@ export class AnswerRepair {
         options.tools,
         omitUndefined({ parsers: options.parsers, preferredDialects }),
       );
+    this.#readAll =
+      preferredDialects !== undefined && preferredDialects.length > 0
+        ? (text) =>
+            extractLocatedToolCallsFromText(text, options.tools, omitUndefined({ parsers: options.parsers }))
+        : undefined;
   }
 
   /** Feeds a piece of answer text; returns what can be shown now and the reasoning found in it. */
@@ -132,14 +139,11 @@ export class AnswerRepair {
       const hiddenText = this.#hiddenText(this.#shown);
       return { text, reasoning, calls: [], unreadable: NO_TOOLS, hiddenText };
     }
-    // The calls of the text the filter cut count even when the end's reading (a profile's dialects first) misses
-    // them: their text was not shown.
-    let located = withCallsCutWhileStreaming(
-      this.#raw,
-      this.#extract(this.#raw),
-      this.#filter.takeCuts(),
-      this.#extract,
-    );
+    let located = this.#extract(this.#raw);
+    // The calls of the text the filter cut count even when the end's reading, a profile's dialects first, misses
+    // them (their text was not shown): read again with every dialect.
+    if (this.#readAll !== undefined)
+      located = withCallsCutWhileStreaming(this.#raw, located, this.#filter.takeCuts(), this.#readAll);
     if (located.length === 0 && this.#reasoning !== '') located = this.#extract(this.#reasoning);
     const calls: ExtractedToolCall[] = [];
     let unreadable: string | undefined;

@@ -15,46 +15,48 @@ export interface TextCutWhileStreaming {
 }
 
 /**
- * The calls recovered at the end of an answer (`located`, read over the whole `text`) with those of the text
- * the answer filter cut while streaming that they leave out, in order of appearance. The end tries a model
- * profile's dialects first, alone: when they find a call elsewhere, a line the filter cut because recovery read
- * a call from it alone (with every dialect) is not read again, and its text would be neither shown nor called.
- * A cut call counts as recovered when a call of `located` overlaps where its text stands in `text`; a cut text
- * not found there (markup hidden inside it) counts as recovered when a call of the same name and arguments is.
- * `extract` reads the calls of a cut block the filter did not read (the same options as the end's reading).
+ * The calls recovered at the end of an answer with those of the text the answer filter cut while streaming that
+ * they leave out, in order of appearance. The end reads the whole `text` with a model profile's dialects first,
+ * alone (`located`): when they find a call elsewhere, a line the filter cut because recovery read a call in it
+ * with every dialect is not read again, and its text would be neither shown nor called. `readAll` reads `text`
+ * with every dialect; its calls that lie in a cut text and that no call of `located` overlaps are added. Calls
+ * recovery drops over the whole text with every dialect (a draft in the thinking, a call after an imitated
+ * result) stay dropped. A cut text not found in `text` (markup hidden inside it) counts by its calls' names and
+ * arguments. Reads the text again only when a cut text holds no call of `located`.
  */
 export function withCallsCutWhileStreaming(
   text: string,
   located: readonly LocatedToolCall[],
   cuts: readonly TextCutWhileStreaming[],
-  extract: (text: string) => readonly LocatedToolCall[],
+  readAll: (text: string) => readonly LocatedToolCall[],
 ): LocatedToolCall[] {
-  if (cuts.length === 0) return [...located];
-  const missing: LocatedToolCall[] = [];
+  const overlapsFound = (start: number, end: number) =>
+    located.some((found) => found.start < end && found.end > start);
+  const ranges: [start: number, end: number][] = [];
+  const unplaced: LocatedToolCall[] = [];
   let cursor = 0;
   for (const cut of cuts) {
     // Cuts come in the order they were made: a markup block is cut as it closes, before the lines of its chunk.
     let at = text.indexOf(cut.text, cursor);
     if (at < 0) at = text.indexOf(cut.text);
-    if (at >= 0) cursor = at + cut.text.length;
-    const covered = (call: LocatedToolCall) =>
-      at >= 0
-        ? located.some((found) => found.start < at + call.end && found.end > at + call.start)
-        : located.some((found) => sameCall(found, call));
-    // A block the filter hid unread is read only when no call the end found lies in it (most blocks are).
-    if (
-      cut.calls === undefined &&
-      at >= 0 &&
-      covered({ name: '', arguments: {}, start: 0, end: cut.text.length })
-    )
+    if (at < 0) {
+      unplaced.push(...(cut.calls ?? []));
       continue;
-    const calls = cut.calls ?? extract(cut.text);
-    for (const call of calls) {
-      if (covered(call)) continue;
-      const start = at >= 0 ? at + call.start : text.length;
-      missing.push({ ...call, start, end: at >= 0 ? at + call.end : text.length });
     }
+    cursor = at + cut.text.length;
+    const spans: readonly { start: number; end: number }[] = cut.calls ?? [
+      { start: 0, end: cut.text.length },
+    ];
+    if (spans.some((span) => !overlapsFound(at + span.start, at + span.end)))
+      ranges.push([at, at + cut.text.length]);
   }
+  if (ranges.length === 0 && unplaced.length === 0) return [...located];
+  const missing = readAll(text).filter(
+    (call) =>
+      !overlapsFound(call.start, call.end) &&
+      (ranges.some(([start, end]) => call.start < end && call.end > start) ||
+        unplaced.some((cut) => sameCall(cut, call))),
+  );
   if (missing.length === 0) return [...located];
   // A stable sort keeps the calls of one range (an array of calls) in their written order.
   return [...located, ...missing].sort((left, right) => left.start - right.start);

@@ -82,9 +82,14 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
   const locate = (text: string) =>
     text.trim() ? extractLocatedToolCallsFromText(text, definitions, extractOptions) : [];
   let source = step.rawAnswer;
-  // The calls of the text the filter cut count even when the reading of the whole (a profile's dialects first)
-  // misses them: their text was not shown.
-  let extracted = withCallsCutWhileStreaming(source, locate(source), step.cutWhileStreaming ?? [], locate);
+  let extracted = locate(source);
+  // The calls of the text the filter cut count even when the reading of the whole, a profile's dialects first,
+  // misses them (their text was not shown): read again with every dialect.
+  if ((options.preferredDialects?.length ?? 0) > 0 && step.cutWhileStreaming !== undefined) {
+    const readAll = (text: string) =>
+      extractLocatedToolCallsFromText(text, definitions, omitUndefined({ parsers: options.parsers }));
+    extracted = withCallsCutWhileStreaming(source, extracted, step.cutWhileStreaming, readAll);
+  }
   for (const next of step.answer !== step.rawAnswer ? [step.answer, step.reasoning] : [step.reasoning]) {
     if (extracted.length > 0) break;
     source = next;
