@@ -121,18 +121,27 @@ export class CallStartClassifier {
     if (this.#markup) return this.#classifyMarkup(held);
     const end = this.#scan(held);
     if (end === -2) return { kind: 'prose' };
-    if (end >= 0) return { kind: 'complete', end, bodyStart: this.#bodyStart };
-    if (!this.#signal) {
-      const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
-      for (const match of window.matchAll(quotedToken)) {
-        if (this.#signals.has(match[1]!.trim())) {
-          this.#signal = true;
-          break;
-        }
-      }
-      if (!this.#signal && held.length - this.#bodyStart > this.#holdLimit) return { kind: 'prose' };
+    if (end >= 0) {
+      // A value complete without quoting a tool, a parameter or a call key is data, not a call: released unread
+      // (recovery would read no call there), which spares a recovery pass per JSON line after prose.
+      if (!this.#signal && !this.#findSignal(held)) return { kind: 'prose' };
+      return { kind: 'complete', end, bodyStart: this.#bodyStart };
     }
+    if (!this.#signal && !this.#findSignal(held) && held.length - this.#bodyStart > this.#holdLimit)
+      return { kind: 'prose' };
     return { kind: 'wait' };
+  }
+
+  /** Whether the body's first `holdLimit` characters quote a tool name, a parameter name or a call key. */
+  #findSignal(held: string): boolean {
+    const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
+    for (const match of window.matchAll(quotedToken)) {
+      if (this.#signals.has(match[1]!.trim())) {
+        this.#signal = true;
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
