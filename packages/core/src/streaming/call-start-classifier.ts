@@ -127,7 +127,8 @@ export class CallStartClassifier {
       if (!this.#signal && !this.#findSignal(held)) return { kind: 'prose' };
       return { kind: 'complete', end, bodyStart: this.#bodyStart };
     }
-    if (!this.#signal && !this.#findSignal(held) && held.length - this.#bodyStart > this.#holdLimit)
+    // The window is read for a signal once the value closes or outruns it, not at every chunk: once per value.
+    if (held.length - this.#bodyStart > this.#holdLimit && !this.#signal && !this.#findSignal(held))
       return { kind: 'prose' };
     return { kind: 'wait' };
   }
