@@ -1,6 +1,6 @@
 // The answer filter on answers made of short lines, the case its line finder works hardest on: every line start
 // after prose is looked at (indent, list marker, `[`, a tool name's first letters), and the lines that may still
-// open a named call are held and classified. Side by side in one run, in CPU time: the markup filter alone, the
+// open a call are held and classified. Side by side in one run, in CPU time: the markup filter alone, the
 // answer filter, and the answer filter of the baseline commit (RECOVERY_BASELINE, see recovery-snapshot.ts).
 // Run: npm run bench -- answer-lines
 import type { ToolDefinition } from '@toolbus/spec';
@@ -51,6 +51,19 @@ const answers: Record<string, readonly string[]> = {
     '   three spaces then text',
     '> a quoted line',
     'Plain line of prose here.',
+  ],
+  // Fences of code and JSON data after prose: each fence, `{` and `[{` line is held until it cannot be a call.
+  'code fences and JSON data': [
+    'Here is the code:',
+    '```ts',
+    'const x = { a: [1] };',
+    '```',
+    'And the data:',
+    '{"status": "ok", "items": [1, 2]}',
+    '[{"id": 1}]',
+    '```json',
+    '{"debug": true}',
+    '```',
   ],
 };
 

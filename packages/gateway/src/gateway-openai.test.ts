@@ -42,6 +42,14 @@ describe('gateway with the openai client', () => {
               3,
             ),
           );
+        // A JSON call on its own line after prose, then the same call fenced (Llama 3's `parameters`).
+        if (last.includes('[json-lines]'))
+          return textSteps(
+            chunkText(
+              'Let me look that up.\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\nAnd Bergen:\n```json\n{"name": "get_weather", "parameters": {"city": "Bergen"}}\n```',
+              4,
+            ),
+          );
         if (last.includes('[example]'))
           return textSteps(chunkText("A call looks like this:\n\n    get_weather(city='Oslo')\n", 3));
         if (last.includes('[unreadable]'))
@@ -192,6 +200,25 @@ describe('gateway with the openai client', () => {
     );
     // The indent and the list marker before each call show; the calls' text never does.
     assert.equal(content, "I'll check both.\n  \n- \nOne moment.");
+  });
+
+  it('streams a JSON call on its own line and a fenced one after prose as tool_calls, no JSON in content', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'llama3.1:8b',
+      stream: true,
+      messages: [{ role: 'user', content: 'weather in Oslo and Bergen [json-lines]' }],
+      tools: [weatherTool],
+    });
+    const { content, calls, finish } = await readChatStream(stream);
+    assert.equal(finish, 'tool_calls');
+    assert.deepEqual(
+      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+      [
+        ['get_weather', { city: 'Oslo' }],
+        ['get_weather', { city: 'Bergen' }],
+      ],
+    );
+    assert.equal(content, 'Let me look that up.\nAnd Bergen:\n');
   });
 
   it('shows a call in an indented code example as written, and makes no call of it', async () => {

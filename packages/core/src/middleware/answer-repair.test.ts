@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ToolDefinition } from '@toolbus/spec';
+import { omitUndefined } from '@toolbus/spec';
 import { AnswerRepair } from '../repair.ts';
 
 const tools: ToolDefinition[] = [
@@ -11,8 +12,18 @@ const tools: ToolDefinition[] = [
   },
 ];
 
-function run(pieces: readonly string[], offered: readonly ToolDefinition[] = tools) {
-  const repair = new AnswerRepair({ tools: offered, validateArguments: true });
+const timeTool: ToolDefinition = {
+  name: 'get_time',
+  description: 'Time in a zone',
+  parameters: { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'] },
+};
+
+function run(pieces: readonly string[], offered: readonly ToolDefinition[] = tools, modelId?: string) {
+  const repair = new AnswerRepair({
+    tools: offered,
+    validateArguments: true,
+    ...omitUndefined({ modelId }),
+  });
   let shown = '';
   for (const piece of pieces) shown += repair.text(piece).text;
   const end = repair.end();
@@ -60,5 +71,51 @@ describe('AnswerRepair', () => {
     const { shown, end } = run(['One moment.\n', ...markup.match(/.{1,5}/gs)!]);
     assert.deepEqual(end.calls, [{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
     assert.equal(shown.trim(), 'One moment.');
+  });
+
+  test('loses no call the filter cut while streaming, when the profile finds another call elsewhere', () => {
+    // Qwen's profile tries Hermes first: over the whole answer it finds only the `<tool_call>`, while the filter
+    // cut the pythonic line (and the held start) because recovery read a call there with every dialect.
+    const hermes = '<tool_call>{"name": "get_time", "arguments": {"tz": "CET"}}</tool_call>';
+    const both = [
+      { name: 'get_weather', arguments: { city: 'Oslo' } },
+      { name: 'get_time', arguments: { tz: 'CET' } },
+    ];
+    for (const text of [
+      `Sure.\n[get_weather(city='Oslo')]\nAnd the time:\n${hermes}`,
+      `[get_weather(city='Oslo')]\n${hermes}`,
+      `Sure.\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n${hermes}`,
+    ]) {
+      for (const size of [1, 4, text.length]) {
+        const { shown, end } = run(
+          text.match(new RegExp(`.{1,${size}}`, 'gs'))!,
+          [...tools, timeTool],
+          'qwen2.5:7b',
+        );
+        assert.deepEqual(end.calls, both, `${JSON.stringify(text)} in chunks of ${size}`);
+        assert.doesNotMatch(shown, /get_weather|get_time/);
+      }
+    }
+  });
+
+  test('keeps dropped a cut call that recovery drops with every dialect too (after an imitated result)', () => {
+    const text =
+      '<tool_call>{"name": "get_time", "arguments": {"tz": "CET"}}</tool_call>\n<tool_response>12:00</tool_response>\nNow:\n[get_weather(city=\'Oslo\')]';
+    for (const size of [1, 5, text.length]) {
+      const { end } = run(text.match(new RegExp(`.{1,${size}}`, 'gs'))!, [...tools, timeTool], 'qwen2.5:7b');
+      assert.deepEqual(end.calls, [{ name: 'get_time', arguments: { tz: 'CET' } }], `chunks of ${size}`);
+    }
+  });
+
+  test('hands back the hidden text of a failed recovery without the reasoning it split off', () => {
+    const markup = '<tool_call>\n{"name": "get_weather", "arguments": {"city": 5}}\n</tool_call>';
+    const repair = new AnswerRepair({ tools, validateArguments: true });
+    let reasoning = '';
+    for (const piece of ['<think>Plan the ', 'call.</think>', 'Here:\n', markup])
+      reasoning += repair.text(piece).reasoning;
+    const end = repair.end();
+    assert.match(end.unreadable ?? '', /do not match its schema/);
+    assert.equal(reasoning + end.reasoning, 'Plan the call.');
+    assert.equal(end.hiddenText.replace(/\s/g, ''), markup.replace(/\s/g, ''));
   });
 });

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { withCallsCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type {
   ExtractedToolCall,
@@ -8,7 +9,13 @@ import type {
 } from '../recovery/extracted-tool-call.ts';
 import { looksLikeToolCallPayload } from '../recovery/looks-like-tool-call-payload.ts';
 import { findModelProfile } from '../recovery/model-profiles.ts';
-import type { ToolCallParserRegistry } from '../recovery/tool-call-parser-registry.ts';
+import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
+import { withoutToolCallMarkupTags } from '../recovery/tool-call-markup-marker.ts';
+import {
+  defaultToolCallMarkupMarkers,
+  type ToolCallParserRegistry,
+  toolCallMarkupMarkersOf,
+} from '../recovery/tool-call-parser-registry.ts';
 import { AnswerStreamFilter } from '../streaming/answer-stream-filter.ts';
 import {
   type StrippedHarmonyRestorer,
@@ -65,6 +72,8 @@ export class AnswerRepair {
   readonly #filter: AnswerStreamFilter;
   readonly #restorer: StrippedHarmonyRestorer | undefined;
   readonly #extract: (text: string) => LocatedToolCall[];
+  /** Reads with every dialect, when {@link #extract} tries preferred dialects first. */
+  readonly #readAll: ((text: string) => LocatedToolCall[]) | undefined;
   readonly #validate: boolean;
   readonly #parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry | undefined;
   #raw = '';
@@ -92,6 +101,11 @@ export class AnswerRepair {
         options.tools,
         omitUndefined({ parsers: options.parsers, preferredDialects }),
       );
+    this.#readAll =
+      preferredDialects !== undefined && preferredDialects.length > 0
+        ? (text) =>
+            extractLocatedToolCallsFromText(text, options.tools, omitUndefined({ parsers: options.parsers }))
+        : undefined;
   }
 
   /** Feeds a piece of answer text; returns what can be shown now and the reasoning found in it. */
@@ -122,10 +136,14 @@ export class AnswerRepair {
       // the caller shows it, as for any call that names an undeclared tool.
       if (this.#shown === undefined || !this.#holdsMarkup())
         return { text, reasoning, hiddenText: '', calls: [], unreadable: undefined };
-      const hiddenText = hiddenPart(this.#raw, this.#shown);
+      const hiddenText = this.#hiddenText(this.#shown);
       return { text, reasoning, calls: [], unreadable: NO_TOOLS, hiddenText };
     }
     let located = this.#extract(this.#raw);
+    // The calls of the text the filter cut count even when the end's reading, a profile's dialects first, misses
+    // them (their text was not shown): read again with every dialect.
+    if (this.#readAll !== undefined)
+      located = withCallsCutWhileStreaming(this.#raw, located, this.#filter.takeCuts(), this.#readAll);
     if (located.length === 0 && this.#reasoning !== '') located = this.#extract(this.#reasoning);
     const calls: ExtractedToolCall[] = [];
     let unreadable: string | undefined;
@@ -138,7 +156,9 @@ export class AnswerRepair {
       unreadable = 'The text holds tool-call markup, but no call of a declared tool could be read from it.';
     }
     const hiddenText =
-      calls.length === 0 && unreadable !== undefined ? hiddenPart(this.#raw, this.#shown ?? this.#raw) : '';
+      calls.length === 0 && unreadable !== undefined && this.#shown !== undefined
+        ? this.#hiddenText(this.#shown)
+        : '';
     return { text, reasoning, calls, unreadable, hiddenText };
   }
 
@@ -149,6 +169,16 @@ export class AnswerRepair {
     if (this.#shown !== undefined) this.#shown += shown;
     else if (shown !== raw) this.#shown = before + shown;
     return shown;
+  }
+
+  /**
+   * What the filter kept off the screen, given what it showed: the raw text less the shown text, less the
+   * reasoning blocks it split off (handed out as reasoning already, not to be shown twice).
+   */
+  #hiddenText(shown: string): string {
+    const parsers = this.#parsers;
+    const markers = parsers === undefined ? defaultToolCallMarkupMarkers : toolCallMarkupMarkersOf(parsers);
+    return hiddenPart(withoutToolCallMarkupTags(this.#raw, reasoningMarkersOf(markers)), shown);
   }
 
   #holdsMarkup(): boolean {
@@ -166,6 +196,21 @@ export class AnswerRepair {
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
     return `The arguments written for ${call.name} do not match its schema${where}: ${issue?.message ?? 'invalid'}.`;
   }
+}
+
+const reasoningMarkersByList = new WeakMap<
+  readonly ToolCallMarkupMarker[],
+  readonly ToolCallMarkupMarker[]
+>();
+
+// The reasoning blocks' markers, one list per marker list (the tag pattern is compiled once per list).
+function reasoningMarkersOf(markers: readonly ToolCallMarkupMarker[]): readonly ToolCallMarkupMarker[] {
+  let reasoning = reasoningMarkersByList.get(markers);
+  if (reasoning === undefined) {
+    reasoning = markers.filter((marker) => marker.reasoning === true);
+    reasoningMarkersByList.set(markers, reasoning);
+  }
+  return reasoning;
 }
 
 // The filter only ever cuts ranges out of the raw text, so what it kept off the screen is the raw text less the

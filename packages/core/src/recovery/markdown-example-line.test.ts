@@ -30,6 +30,24 @@ describe('a named call on a line Markdown shows as code or a quote', () => {
       assert.deepEqual(extractToolCallsFromText(text, tools), [], JSON.stringify(text));
   });
 
+  it('a JSON call there is an example too, and stays a call on a line of its own or in a fence', () => {
+    const json = '{"name": "get_weather", "arguments": {"city": "Oslo"}}';
+    for (const text of [
+      `Quote:\n> ${json}`,
+      `>>> [${json}]`,
+      `For this:\n\n    ${json}\n`,
+      `Then:\n\t${json}`,
+    ])
+      assert.deepEqual(extractToolCallsFromText(text, tools), [], JSON.stringify(text));
+    for (const text of [
+      `I'll check.\n   ${json}`,
+      `    ${json}`,
+      `Sure:\n- ${json}`,
+      `Sure:\n\`\`\`json\n    ${json}\n\`\`\``,
+    ])
+      assert.deepEqual(extractToolCallsFromText(text, tools), oslo, JSON.stringify(text));
+  });
+
   it('stays a call indented by up to three spaces, at the answer start, in a call list, markup or a fence', () => {
     for (const text of [
       "I'll check.\n   get_weather(city='Oslo')",

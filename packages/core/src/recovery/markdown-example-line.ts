@@ -23,14 +23,16 @@ export function onMarkdownExampleLine(text: string, at: number, scan?: TextScan)
     const lineStart = lineStartWithin(text, at, lookBack);
     return lineStart >= 0 && isExampleLine(text, lineStart, scan);
   }
-  // Calls are read in order: only the text since the last one is searched for a line start (linear overall).
-  for (let index = at - 1; index >= cursor.at; index--) {
+  // Calls are read in order: only the text since the last one is searched for a line start (linear overall),
+  // back from the call to the first newline (a parser's first call far into the text reads one line, not all).
+  let index = at - 1;
+  for (; index >= cursor.at; index--) {
     if (text.charCodeAt(index) !== 0x0a) continue;
     cursor.lineStart = index + 1;
     cursor.example = -1;
     break;
   }
-  recoveryWork.characters += at - cursor.at;
+  recoveryWork.characters += at - Math.max(index, cursor.at);
   cursor.at = at;
   if (cursor.example < 0) cursor.example = isExampleLine(text, cursor.lineStart, scan) ? 1 : 0;
   return cursor.example === 1;

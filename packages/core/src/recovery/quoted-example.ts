@@ -7,8 +7,12 @@ import type { LocatedToolCall } from './extracted-tool-call.ts';
 const exampleWording =
   /\b(?:examples?|e\.g\.|for instance|illustrat(?:e|es|ed|ion|ive)|samples?|would look like|looks like this|inert|(?:not|never) (?:an? )?(?:actual|real))\b(?![.\-/@]\w)/i;
 
-/** How far before a fence and after its close the framing of the code is looked for. */
-const framingWindow = 400;
+/**
+ * How far before a fence and after its close the framing of the code is looked for (the answer filter holds a
+ * fenced call after prose until it has seen this much after the close, or the answer's end).
+ */
+export const exampleFramingWindow = 400;
+const framingWindow = exampleFramingWindow;
 
 /**
  * Whether `call`, found inside a fenced code block, is shown as an example: the prose right before the fence or

@@ -89,9 +89,96 @@ describe('AnswerStreamFilter: lines after prose, as Markdown reads them', () => 
   });
 });
 
+// A bare JSON call or a fenced call on a line after prose, as weak models write them: recovery reads it (unless
+// the prose around a fence calls it an example), so it is held from its line start and cut out; what recovery
+// does not read is released unchanged as soon as it cannot be a call.
+describe('AnswerStreamFilter: JSON and fenced calls after prose', () => {
+  const weather = '{"name": "get_weather", "arguments": {"city": "Oslo"}}';
+
+  it('hides a bare JSON call on its own line after prose, cut at every place', () => {
+    assertShownAtEveryCut(`Let me look that up.\n${weather}`, 'Let me look that up.\n');
+    // Llama 3's `parameters`, and prose after the call's line, which streams again.
+    assertShownAtEveryCut(
+      'Let me look that up.\n{"name": "get_time", "parameters": {"tz": "CET"}}\nDone.',
+      'Let me look that up.\nDone.',
+    );
+    assertShownAtEveryCut('Sure.\n[{"name": "get_time", "arguments": {"tz": "CET"}}]', 'Sure.\n');
+  });
+
+  it('hides a fenced call after prose, cut at every place, and shows the prose after it', () => {
+    assertShownAtEveryCut(`Let me look that up.\n\`\`\`json\n${weather}\n\`\`\``, 'Let me look that up.\n');
+    assertShownAtEveryCut(`Sure.\n\`\`\`\n${weather}\n\`\`\`\nOne moment.`, 'Sure.\nOne moment.');
+    assertShownAtEveryCut("Sure.\n```python\nget_weather(city='Oslo')\n```", 'Sure.\n');
+    assertShownAtEveryCut(
+      'Sure.\n```xml\n<tool_call>{"name": "get_time", "arguments": {"tz": "CET"}}</tool_call>\n```',
+      'Sure.\n',
+    );
+    // In a list item (its marker shows), and in a fence opened within a line (its opener was shown).
+    assertShownAtEveryCut(`Plan:\n- \`\`\`json\n${weather}\n\`\`\``, 'Plan:\n- ');
+    assertShownAtEveryCut(`Here: \`\`\`json\n${weather}\n\`\`\`\nok`, 'Here: ```json\n```\nok');
+  });
+
+  it('streams the prose after a fenced call once the framing window after its close is seen', () => {
+    const filter = answer();
+    assert.equal(filter.process(`Checking.\n\`\`\`json\n${weather}\n\`\`\`\n`), 'Checking.\n');
+    const after = `${'The forecast follows. '.repeat(20)}\n`;
+    // The prose right after a fence's close may still call it an example: it waits for the window (400).
+    assert.equal(filter.process(after.slice(0, 300)), '');
+    assert.equal(filter.process(after.slice(300)), after, 'streamed before the end');
+    assert.equal(filter.process('More.'), 'More.');
+    assert.equal(filter.flush(), '');
+  });
+
+  it('shows a fence that the prose after it calls an example unchanged', () => {
+    const text = `Sure.\n\`\`\`json\n${weather}\n\`\`\`\nThat is just an example, not an actual call.`;
+    assert.equal(extractLocatedToolCallsFromText(text, tools).length, 0);
+    for (const chunks of [[text], [...text]]) assert.equal(run(answer(), chunks).text, text);
+  });
+
+  it('releases ordinary code, a JSON example and JSON data at the first character that rules a call out', () => {
+    // A fence of another language: at its language's second letter (`t` may start `tool_code`).
+    const code = answer();
+    assert.equal(code.process('Code:\n```t'), 'Code:\n');
+    assert.equal(code.process('s\nconst x = 1;'), '```ts\nconst x = 1;');
+    // Python that calls no declared tool: at its first letter that no declared tool's name goes on with.
+    const python = answer();
+    assert.equal(python.process('Run:\n```python\ni'), 'Run:\n', '`i` may start `internal_search`');
+    assert.equal(python.process('mport os'), '```python\nimport os');
+    // A JSON call the prose names as an example, and JSON that is no call: as soon as the value closes.
+    for (const [before, value] of [
+      ['For example:\n```json\n', weather],
+      ['Result:\n', '{"status": "ok", "items": [1, 2]}'],
+      ['Result:\n```json\n', '{"status": "ok"}'],
+    ] as const) {
+      const filter = answer();
+      assert.equal(filter.process(before + value.slice(0, -1)), before.slice(0, before.indexOf('\n') + 1));
+      assert.equal(filter.process(value.slice(-1)), before.slice(before.indexOf('\n') + 1) + value);
+      assert.equal(filter.flush(), '');
+    }
+  });
+
+  it('streams ordinary code, JSON examples and data after prose unchanged, whatever the chunking', () => {
+    for (const text of [
+      'Code:\n```ts\nconst x = { a: [1] };\n```\nDone.',
+      'Run:\n```python\nprint(1)\n```\n',
+      'Inline `code` and\n`more code` here.\n``not a fence``',
+      `For example:\n\`\`\`json\n${weather}\n\`\`\`\n`,
+      'Result:\n{"status": "ok", "items": [1, 2]}\n[{"id": 1}]\n{not json}\n',
+      'Config:\n```json\n{\n  "debug": true\n}\n```',
+      // A JSON call in a block quote or an indented code block after prose is an example (as a named call is).
+      `Quote:\n> ${weather}\n`,
+      `Example:\n\n    ${weather}\n`,
+    ]) {
+      assert.equal(extractLocatedToolCallsFromText(text, tools).length, 0, `recovery reads no call: ${text}`);
+      for (const chunks of everyCut(text))
+        assert.equal(run(answer(), chunks).text, text, JSON.stringify(chunks));
+    }
+  });
+});
+
 // The filter and recovery agree on every line shape, after prose and at the answer's start: what recovery reads
 // as a call never shows, what it does not read shows unchanged, whatever the chunking.
-const before = fc.constantFrom("I'll check.", 'Sure:', 'Steps:\n- one', 'Note [1].', '');
+const before = fc.constantFrom("I'll check.", 'Sure:', 'Steps:\n- one', 'Note [1].', 'For example:', '');
 const lead = fc.constantFrom(
   '',
   ' ',
@@ -114,6 +201,14 @@ const call = fc.constantFrom(
   "[get_weather(city='Oslo'), get_time(tz='CET')]",
   "[get_weather(city='Oslo')] now",
   'get_weather is the tool',
+  '{"name": "get_weather", "arguments": {"city": "Oslo"}}',
+  '{"name": "get_time", "parameters": {"tz": "CET"}}',
+  '[{"name": "get_time", "arguments": {"tz": "CET"}}]',
+  '```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
+  "```python\nget_weather(city='Oslo')\n```",
+  '```ts\nconst x = 1;\n```',
+  '{"status": "ok"}',
+  '{"city": "Oslo"} is the data',
 );
 const after = fc.constantFrom(
   '',
@@ -121,6 +216,7 @@ const after = fc.constantFrom(
   '\nThen I will answer.',
   '\n  [get_time(tz="CET")]\nok',
   '\n> quoted',
+  '\nThat was only an example.',
 );
 
 describe('AnswerStreamFilter: lines after prose agree with recovery (property-based)', () => {

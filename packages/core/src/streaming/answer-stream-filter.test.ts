@@ -179,8 +179,9 @@ describe('AnswerStreamFilter', () => {
       'Note:\nget_weather is the tool for that.\n',
       'Say:\n[other(x=1)]\n',
       'Say:\nother(x=1) is not offered.',
-      // A call in a fence after prose is an example; so is one in a fence that opens the answer as prose.
-      'Like this:\n```python\nget_weather(city="Oslo")\n```\n',
+      // A call in a fence that the prose calls an example is one; so is one in a fence that opens the answer as
+      // prose. (A fenced call after prose that says nothing of the kind is cut: answer-stream-filter-lines.)
+      'For example:\n```python\nget_weather(city="Oslo")\n```\n',
       '```text\n[get_weather(city="Oslo")]\n```',
     ]) {
       for (const chunks of [[text], [...text]]) {
@@ -225,7 +226,7 @@ const markupCalls = [
   '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>',
   '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>',
 ];
-// The named forms held at a line start after prose (bare JSON and fences there are examples, not calls).
+// The named forms held at a line start after prose (bare JSON and fences there: answer-stream-filter-lines).
 const namedCalls = [
   '[get_weather(city="Oslo"), get_time(tz="CET")]',
   "get_weather(city='Oslo')",
@@ -352,8 +353,9 @@ describe('AnswerStreamFilter: property-based', () => {
 
   it('prose that does not start like a call streams exactly as the markup filter streams it', () => {
     // A line may open a call when, after up to three spaces (and a list marker), it starts with `[` or a letter
-    // that starts a tool's name (`is` may start `internal_search(`): such a line is held until it cannot.
-    const mayOpenCall = /\n {0,3}(?:(?:[-*+]|\d{1,9}[.)]) +)?[[gidlwf]/;
+    // that starts a tool's name (`is` may start `internal_search(`), or (not in a list item) with `{` or a
+    // backtick: such a line is held until it cannot.
+    const mayOpenCall = /\n {0,3}(?:[{`]|(?:(?:[-*+]|\d{1,9}[.)]) +)?[[gidlwf])/;
     fc.assert(
       fc.property(prose, cuts, (text, positions) => {
         const chunks = splitAt(text, positions);

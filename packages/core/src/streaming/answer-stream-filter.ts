@@ -1,8 +1,10 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import type { TextCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { hasToolCallShape, holdsToolCall } from '../recovery/holds-tool-call.ts';
+import { exampleFramingWindow } from '../recovery/quoted-example.ts';
 import { isWhitespaceCode } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import {
@@ -14,6 +16,7 @@ import {
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
+import { framingContext, opensCode, ShownTail } from './framing-context.ts';
 import { LineCallStartFinder } from './line-call-start-finder.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -34,9 +37,10 @@ export interface AnswerStreamFilterOptions {
 
 /**
  * `call`: the held text opens with a call; `lineCall`: a held line after prose reads as a call so far, and waits
- * for its line's end to be cut out.
+ * for its line's end to be cut out; `fence`: a code fence after prose holds a call so far, and waits for its
+ * closing fence; `framing`: the fence closed, and waits for the prose after it that may call it an example.
  */
-type State = 'deciding' | 'call' | 'lineCall' | 'streaming';
+type State = 'deciding' | 'call' | 'lineCall' | 'fence' | 'framing' | 'streaming';
 
 /**
  * The text of a streamed answer that the user should see. It hides tool-call markup (the dialects' markers, also
@@ -44,6 +48,9 @@ type State = 'deciding' | 'call' | 'lineCall' | 'streaming';
  * bare call — a JSON object or array, `name(` or `[name(` of a declared tool, Functionary's `>>>name`, a fenced
  * `json` / `tool_code` / `python` block, an `xml` fence opening with call markup — until it either cannot be a call of a declared tool (then it is released unchanged, within a
  * few hundred characters) or the stream ends (then the calls are cut out and the prose around them is shown).
+ * After prose, a line that starts like a call (a named call, a JSON value, a code fence: see `LineCallStartFinder`)
+ * is held the same way and decided as recovery decides it, reading it after the prose shown before it: cut out
+ * when its line ends (a fence: once the framing recovery reads after its close is seen), or released unchanged.
  * Prose that does not start like a call streams without delay. A markup block that holds no call (prose that
  * mentions `<tool_call>`, say) is shown exactly as written once it closes or the stream ends; one that holds
  * calls shows the prose around them, and one shaped like a call of an undeclared tool shows nothing. The content of reasoning blocks (Harmony's
@@ -66,9 +73,14 @@ export class AnswerStreamFilter {
   #held = '';
   /**
    * Where the JSON value held as a call ends, while the rest of its line is still unseen: a bare value counts as
-   * a call only on a line of its own (see the json dialect), so prose after it on that line releases it.
+   * a call only on a line of its own (see the json dialect), so prose after it on that line releases it. In a
+   * held fence: where its closing fence is looked for, then where it closes.
    */
   #lineCheckFrom = -1;
+  /** The end of the text shown: a line held after prose is read after it, as recovery reads it in the answer. */
+  readonly #shownTail: ShownTail | undefined;
+  /** The text cut out because recovery read calls in it, since the last {@link takeCuts}. */
+  #cuts: TextCutWhileStreaming[] = [];
 
   constructor(options: AnswerStreamFilterOptions) {
     this.#tools = Array.isArray(options.tools) ? options.tools : [];
@@ -87,6 +99,8 @@ export class AnswerStreamFilter {
           })
         : undefined;
     this.#lines = this.#classifier ? new LineCallStartFinder(this.#classifier.namedCallStarts()) : undefined;
+    // Without tools nothing is held: no line is decided after what was shown.
+    this.#shownTail = this.#classifier ? new ShownTail() : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
 
@@ -95,7 +109,8 @@ export class AnswerStreamFilter {
     const visible = this.#markup.process(chunk);
     const lines = this.#lines;
     // Prose within a line is shown as it comes: the common case costs one newline search.
-    if (lines === undefined || (this.#state === 'streaming' && !lines.mayStartIn(visible))) return visible;
+    if (lines === undefined) return visible;
+    if (this.#state === 'streaming' && !lines.mayStartIn(visible)) return this.#show(visible);
     return this.#stream(visible);
   }
 
@@ -107,22 +122,36 @@ export class AnswerStreamFilter {
     return this.#markup.takeReasoning();
   }
 
+  /**
+   * The texts cut out of the answer because recovery read calls in them, since the last call: the end of the
+   * answer hands them to `withCallsCutWhileStreaming`, so that no call whose text was cut is lost.
+   */
+  takeCuts(): readonly TextCutWhileStreaming[] {
+    const cuts = this.#cuts;
+    if (cuts.length > 0) this.#cuts = [];
+    return cuts;
+  }
+
   /** Ends the stream: returns the rest of the text to show (held text without its recovered calls). */
   flush(): string {
     const block = this.#markup.openBlock;
     const opensLine = this.#markup.openBlockOpensLine;
     let rest = this.#markup.flush();
     if (block !== undefined) rest = this.#withoutCalls(block, false, opensLine);
-    if (this.#state === 'streaming') return rest;
+    if (this.#state === 'streaming') {
+      this.#shownTail?.clear();
+      return rest;
+    }
     const held = this.#held + rest;
+    const calls = this.#extractHeld(held);
+    this.#shownTail?.clear();
     this.#held = '';
     this.#state = this.#classifier ? 'deciding' : 'streaming';
     this.#lineCheckFrom = -1;
     this.#lines?.reset();
     this.#holdingLine = false;
     this.#classifier?.reset();
-    const calls = this.#extract(held);
-    return calls.length > 0 ? withoutToolCallText(held, calls, this.#markers) : held;
+    return calls.length > 0 ? this.#cut(held, calls) : held;
   }
 
   /**
@@ -143,8 +172,8 @@ export class AnswerStreamFilter {
         continue;
       }
       const start = (this.#lines as LineCallStartFinder).find(rest);
-      if (start < 0) return shown + rest;
-      shown += rest.slice(0, start);
+      if (start < 0) return shown + this.#show(rest);
+      shown += this.#show(rest.slice(0, start));
       rest = rest.slice(start);
       (this.#classifier as CallStartClassifier).reset();
       this.#holdingLine = true;
@@ -156,15 +185,27 @@ export class AnswerStreamFilter {
   #hold(visible: string): string {
     if (visible === '') return '';
     this.#held += visible;
-    if (this.#state === 'call' || this.#state === 'lineCall')
+    const state = this.#state;
+    if (state === 'fence' || state === 'framing') return this.#checkFence();
+    if (state === 'call' || state === 'lineCall')
       return this.#lineCheckFrom < 0 ? '' : this.#checkRestOfLine();
-    const verdict = (this.#classifier as CallStartClassifier).classify(this.#held, this.#holdingLine);
+    const verdict = (this.#classifier as CallStartClassifier).classify(this.#held);
     if (verdict.kind === 'wait') return '';
     if (verdict.kind === 'complete') {
-      const calls = this.#extract(this.#held.slice(0, verdict.end));
+      const calls = this.#extractHeld(this.#held.slice(0, verdict.end));
       const opens = (call: LocatedToolCall) =>
         verdict.markup === true || callOpensAnswer(this.#held, call.start, verdict.bodyStart);
       if (calls.some(opens)) {
+        if (
+          this.#holdingLine &&
+          (this.#held.startsWith('```') || opensCode((this.#shownTail as ShownTail).text()))
+        ) {
+          // A fenced call after prose (or in a fence opened within a line before, `Action: ```json`): decided
+          // once the fence closes and the prose after it is seen.
+          this.#state = verdict.markup === true ? 'framing' : 'fence';
+          this.#lineCheckFrom = verdict.markup === true ? verdict.end - 3 : verdict.end;
+          return this.#checkFence();
+        }
         this.#state = 'call';
         if (verdict.markup !== true) {
           this.#lineCheckFrom = verdict.end;
@@ -191,7 +232,7 @@ export class AnswerStreamFilter {
       return '';
     }
     const text = this.#held.slice(0, newline < 0 ? undefined : newline);
-    const calls = this.#extract(text);
+    const calls = this.#extractHeld(text);
     if (calls.length === 0) return this.#release();
     if (!this.#holdingLine) {
       this.#lineCheckFrom = -1;
@@ -204,11 +245,39 @@ export class AnswerStreamFilter {
   }
 
   /**
+   * A fenced call held after prose: waits for the fence's close, then for the framing recovery reads after it
+   * (prose there that calls the block an example makes it one, see `isQuotedExample`), then cuts the block out
+   * when recovery still reads a call in it, or releases it unchanged. A fence whose content cannot be a call was
+   * released before (by the classifier, at its first character that rules a call out, or once its value closed).
+   */
+  #checkFence(): string {
+    const held = this.#held;
+    if (this.#state === 'fence') {
+      const close = held.indexOf('```', this.#lineCheckFrom);
+      if (close < 0) {
+        // Searched from here next time (a close may be split over chunks).
+        this.#lineCheckFrom = Math.max(this.#lineCheckFrom, held.length - 2);
+        return '';
+      }
+      this.#state = 'framing';
+      this.#lineCheckFrom = close;
+    }
+    const close = this.#lineCheckFrom;
+    const framed = close + 3 + exampleFramingWindow;
+    if (held.length < framed) return '';
+    const calls = this.#extractHeld(held.slice(0, framed)).filter((call) => call.start < close);
+    if (calls.length === 0) return this.#release();
+    const lineEnd = held.indexOf('\n', close);
+    if (lineEnd < 0) return this.#cutLine(held.slice(0, close + 3), calls, held.slice(close + 3));
+    return this.#cutLine(held.slice(0, lineEnd), calls, held.slice(lineEnd + 1));
+  }
+
+  /**
    * The held line `line` holds `calls`, and `after` follows its newline: shows what the line says without them
    * and streams `after` from its first line on, which may open a call again.
    */
   #cutLine(line: string, calls: LocatedToolCall[], after: string): string {
-    const prose = withoutToolCallText(line, calls, this.#markers);
+    const prose = this.#cut(line, calls);
     this.#state = 'streaming';
     this.#held = '';
     this.#lineCheckFrom = -1;
@@ -238,6 +307,33 @@ export class AnswerStreamFilter {
     return released;
   }
 
+  /** `text` without its `calls`, which are recorded as cut. */
+  #cut(text: string, calls: readonly LocatedToolCall[]): string {
+    this.#cuts.push({ text, calls });
+    return withoutToolCallText(text, calls, this.#markers);
+  }
+
+  /** Shows `text`: keeps it with the end of the text shown, the prose a line held after it is read after. */
+  #show(text: string): string {
+    (this.#shownTail as ShownTail).add(text);
+    return text;
+  }
+
+  /**
+   * The calls recovery reads in `text`, held from the answer's start or from a line's start, at positions in
+   * `text`. A line held after prose is read after the prose shown before it (the framing window, from after its
+   * last fence), as recovery reads it in the whole answer: that prose may call a fenced block an example.
+   */
+  #extractHeld(text: string): LocatedToolCall[] {
+    const context = this.#holdingLine ? framingContext((this.#shownTail as ShownTail).text()) : '';
+    if (context === '') return this.#extract(text);
+    const from = context.length;
+    const calls: LocatedToolCall[] = [];
+    for (const call of this.#extract(context + text))
+      if (call.start >= from) calls.push({ ...call, start: call.start - from, end: call.end - from });
+    return calls;
+  }
+
   #extract(text: string): LocatedToolCall[] {
     if (this.#tools.length === 0 || text.trim() === '') return [];
     return extractLocatedToolCallsFromText(text, this.#tools, {
@@ -256,9 +352,12 @@ export class AnswerStreamFilter {
   #withoutCalls(block: string, closed: boolean, opensLine: boolean): string {
     // Most closed blocks are plainly calls (a JSON name key, an `<invoke name=`): hidden whole, nothing to
     // extract. An unclosed one runs to the end of the stream and may hold prose after its call.
-    if (closed && opensLine && this.#tools.length > 0 && hasToolCallShape(block)) return '';
+    if (closed && opensLine && this.#tools.length > 0 && hasToolCallShape(block)) {
+      this.#cuts.push({ text: block, calls: undefined });
+      return '';
+    }
     const calls = this.#extract(block);
-    if (calls.length > 0) return withoutToolCallText(block, calls, this.#markers);
+    if (calls.length > 0) return this.#cut(block, calls);
     const special = opensWithSpecialToken(block);
     if (!opensLine && !special) return block;
     if (opensLine && isUnreadableCallMarkup(block)) return '';

@@ -105,15 +105,12 @@ export class CallStartClassifier {
   }
 
   /**
-   * Classifies `held`, the visible text so far (each call gets the previous text plus more). `namedOnly`: only
-   * the named forms count (`name(`, `[name(` of a declared tool, with the prefixes above), for a line after
-   * prose, where a bare JSON value, a fence or a `>` quote is an example or a quote, not a call. It is an
-   * argument, not an option: one classifier serves the answer's start and then its lines, and a field more
-   * would push its objects out of V8's fast properties (see markup-filter-object-shape.test.ts).
+   * Classifies `held`, the visible text so far (each call gets the previous text plus more): the answer's start,
+   * or a line after prose that `LineCallStartFinder` found (a `>` never opens one: it is a quote there).
    */
-  classify(held: string, namedOnly = false): CallStartVerdict {
+  classify(held: string): CallStartVerdict {
     if (this.#bodyStart < 0) {
-      const found = namedOnly ? this.#namedBody(held, skipWhitespace(held, 0)) : this.#findBody(held);
+      const found = this.#findBody(held);
       if (found.kind !== 'body') return found;
       this.#bodyStart = found.bodyStart;
       this.#isJson = found.isJson;
@@ -124,18 +121,28 @@ export class CallStartClassifier {
     if (this.#markup) return this.#classifyMarkup(held);
     const end = this.#scan(held);
     if (end === -2) return { kind: 'prose' };
-    if (end >= 0) return { kind: 'complete', end, bodyStart: this.#bodyStart };
-    if (!this.#signal) {
-      const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
-      for (const match of window.matchAll(quotedToken)) {
-        if (this.#signals.has(match[1]!.trim())) {
-          this.#signal = true;
-          break;
-        }
-      }
-      if (!this.#signal && held.length - this.#bodyStart > this.#holdLimit) return { kind: 'prose' };
+    if (end >= 0) {
+      // A value complete without quoting a tool, a parameter or a call key is data, not a call: released unread
+      // (recovery would read no call there), which spares a recovery pass per JSON line after prose.
+      if (!this.#signal && !this.#findSignal(held)) return { kind: 'prose' };
+      return { kind: 'complete', end, bodyStart: this.#bodyStart };
     }
+    // The window is read for a signal once the value closes or outruns it, not at every chunk: once per value.
+    if (held.length - this.#bodyStart > this.#holdLimit && !this.#signal && !this.#findSignal(held))
+      return { kind: 'prose' };
     return { kind: 'wait' };
+  }
+
+  /** Whether the body's first `holdLimit` characters quote a tool name, a parameter name or a call key. */
+  #findSignal(held: string): boolean {
+    const window = held.slice(this.#bodyStart, this.#bodyStart + this.#holdLimit);
+    for (const match of window.matchAll(quotedToken)) {
+      if (this.#signals.has(match[1]!.trim())) {
+        this.#signal = true;
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -229,18 +236,6 @@ export class CallStartClassifier {
     }
     const callee = this.#callee(held, index, fenced);
     return callee === 'call' ? { kind: 'body', bodyStart: index, isJson: false } : callee;
-  }
-
-  /** `name(` or `[name(` of a declared tool at `from`; anything else (a JSON value among them) is prose. */
-  #namedBody(held: string, from: number): { kind: 'wait' } | { kind: 'prose' } | Body {
-    if (from >= held.length) return { kind: 'wait' };
-    let index = from;
-    if (held[index] === '[') {
-      index = skipWhitespace(held, index + 1);
-      if (index >= held.length) return { kind: 'wait' };
-    }
-    const callee = this.#callee(held, index, false);
-    return callee === 'call' ? { kind: 'body', bodyStart: from, isJson: false } : callee;
   }
 
   /**

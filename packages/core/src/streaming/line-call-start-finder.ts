@@ -1,10 +1,11 @@
 import { isWhitespaceCode, toolNamespacePrefixes } from '../recovery/text-search.ts';
 
 /**
- * Finds, in an answer's shown text read chunk by chunk, the lines after prose that may open a named tool call: a
- * line whose text, after an indent of up to three spaces, may start one (`[` or a callee's first letters, see
- * {@link mayOpenNamedCall}; in a list item, after its marker, `[` or a namespace prefix's first letter, as
- * recovery reads calls there). As in Markdown, a line indented four columns or more (a tab counts to the next
+ * Finds, in an answer's shown text read chunk by chunk, the lines after prose that may open a tool call: a line
+ * whose text, after an indent of up to three spaces, may start one (`[` or a callee's first letters, `{` or `[{`
+ * of a bare JSON call, see {@link mayOpenCall}, or a code fence's backticks, whose block may hold a call; in a
+ * list item, after its marker, `[`, `{`, a fence or a namespace prefix's first letter, as recovery reads calls there). As in
+ * Markdown, a line indented four columns or more (a tab counts to the next
  * multiple of four) is a line of an indented code block, a line inside a code fence is code, and a `>` line is a
  * quote: a call there is an example, shown as written (recovery reads no call there either, see
  * `onMarkdownExampleLine`). The indent and list marker of a line are shown as they come, so a list is never held:
@@ -130,6 +131,9 @@ export class LineCallStartFinder {
           continue;
         }
         if (code === 0x60) {
+          // A fence that may open after prose is held from its first backtick (the classifier reads its language
+          // and first line); a closing one, or one read again after its hold was released, is counted.
+          if (ticks === 0 && !this.#inFence && !this.#skipNext) return index;
           if (++ticks < 3) continue;
           this.#inFence = !this.#inFence;
           return -index - 1;
@@ -139,7 +143,7 @@ export class LineCallStartFinder {
         else if (isDigit(code) && !(this.#starts.has(code) && calleeMayStart(text, index, this.#starts))) {
           phase = leadDigits;
           digits = 1;
-        } else return mayOpenNamedCall(text, index, this.#starts) ? index : -index - 1;
+        } else return mayOpenCall(text, index, this.#starts) ? index : -index - 1;
       } else if (phase === leadDigits) {
         if (isDigit(code) && digits < 9) digits++;
         else if (code === 0x2e || code === 0x29) phase = leadMarker;
@@ -148,8 +152,10 @@ export class LineCallStartFinder {
         if (code !== 0x20 && code !== 0x09) return -index - 1;
         phase = leadBlanks;
       } else if (code !== 0x20 && code !== 0x09) {
-        // A list item's text: only `[name(` and a namespaced call count there, as recovery reads them.
-        if (code === 0x5b) return bracketMayOpen(text, index + 1, this.#starts) ? index : -index - 1;
+        // A list item's text: only `[name(`, a namespaced call, JSON and a fence count there, as recovery reads them.
+        if (code === 0x60) return this.#inFence ? -index - 1 : index;
+        if (code === 0x5b || code === 0x7b)
+          return mayOpenCall(text, index, this.#starts) ? index : -index - 1;
         return namespaceFirsts.includes(code) ? index : -index - 1;
       }
     }
@@ -167,15 +173,24 @@ const leadBlanks = 3;
 const undecided = -0x7fffffff;
 
 /**
- * Whether the line text at `at` may open a named call, as far as the chunk shows it: a callee's first two
- * characters, or `[` and a callee's first character. A necessary condition only, mirroring the classifier's
- * named forms (the classifier decides a line held): most lines of prose that start with such a character are then
- * not held at all. What lies past the chunk's end is not known: then the line may.
+ * Whether the text of a line (not a list item's) at `at` may open a call, as far as the chunk shows it: a
+ * callee's first two characters, `[` and a callee's first character, or a JSON object or list of objects (`{`,
+ * `[{`), as recovery reads a bare JSON call on a line of its own. A necessary condition only, mirroring the
+ * classifier's forms (the classifier decides a line held): most lines of prose that start with such a character
+ * are then not held at all. What lies past the chunk's end is not known: then the line may.
  */
-function mayOpenNamedCall(text: string, at: number, starts: ReadonlySet<number>): boolean {
+function mayOpenCall(text: string, at: number, starts: ReadonlySet<number>): boolean {
   const code = text.charCodeAt(at);
-  if (code === 0x5b) return bracketMayOpen(text, at + 1, starts);
+  if (code === 0x7b) return true;
+  if (code === 0x5b) return bracketMayOpen(text, at + 1, starts) || opensObject(text, at + 1);
   return starts.has(code) && calleeMayStart(text, at, starts);
+}
+
+// After `[`: whitespace, then `{`.
+function opensObject(text: string, from: number): boolean {
+  let index = from;
+  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
+  return text.charCodeAt(index) === 0x7b;
 }
 
 // After `[`: whitespace, then a callee's start.

@@ -13,6 +13,7 @@ const { ToolCallMarkupStreamFilter, XmlToolCallStreamFilter } = await import(${J
 const { AnswerStreamFilter } = await import(${JSON.stringify(new URL('./answer-stream-filter.ts', import.meta.url).href)});
 const { CallStartClassifier } = await import(${JSON.stringify(new URL('./call-start-classifier.ts', import.meta.url).href)});
 const { LineCallStartFinder } = await import(${JSON.stringify(new URL('./line-call-start-finder.ts', import.meta.url).href)});
+const { ShownTail } = await import(${JSON.stringify(new URL('./framing-context.ts', import.meta.url).href)});
 const fast = new Function('object', 'return %HasFastProperties(object)');
 // The hazard itself, so that the check cannot pass because the timing no longer provokes it.
 const Wide = new Function('return class { ' + Array.from({ length: 17 }, (_, i) => '#f' + i + ' = ' + i + ';').join(' ') + ' get first() { return this.#f0; } }')();
@@ -23,6 +24,7 @@ const makers = {
   AnswerStreamFilter: () => new AnswerStreamFilter({ tools }),
   CallStartClassifier: () => new CallStartClassifier(tools, { holdLimit: 400 }),
   LineCallStartFinder: () => new LineCallStartFinder(new Set([0x67])),
+  ShownTail: () => new ShownTail(),
   Wide: () => new Wide(),
 };
 const result = {};
@@ -43,7 +45,7 @@ console.log(JSON.stringify(result));
 `;
 
 describe('streaming classes keep fast objects whatever the GC timing', () => {
-  it('the markup filter, the answer filter, the call-start classifier and the line finder stay fast', () => {
+  it('the markup filter, the answer filter, the call-start classifier, the line finder and its shown tail stay fast', () => {
     const output = execFileSync(
       process.execPath,
       [
@@ -70,6 +72,7 @@ describe('streaming classes keep fast objects whatever the GC timing', () => {
         AnswerStreamFilter: true,
         CallStartClassifier: true,
         LineCallStartFinder: true,
+        ShownTail: true,
         Wide: undefined,
       },
     );

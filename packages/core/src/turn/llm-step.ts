@@ -6,6 +6,7 @@ import type { PacketSink } from '../emitter/packet-sink.ts';
 import type { ModelFinishReason, ModelStreamEvent } from '../llm/model-stream-event.ts';
 import { type StreamModelStepOptions, streamModelStepTo } from '../llm/stream-model-step.ts';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import type { TextCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
 import type { ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { parseToolArguments } from '../recovery/parse-tool-arguments.ts';
 import type { ToolCallBatch } from '../runner/run-tool-calls.ts';
@@ -55,6 +56,11 @@ export interface LlmStepResult {
   readonly answer: string;
   /** Everything the model wrote as text, markup included: the source for text recovery. */
   readonly rawAnswer: string;
+  /**
+   * The texts the answer filter cut out of the answer because recovery read calls in them: recovery counts their
+   * calls even when its reading of the whole raw answer misses them (see `withCallsCutWhileStreaming`).
+   */
+  readonly cutWhileStreaming?: readonly TextCutWhileStreaming[];
   readonly reasoning: string;
   /** Native tool calls, in the order the model started them. */
   readonly toolCalls: readonly ToolCall[];
@@ -220,6 +226,7 @@ export async function runLlmStep(options: RunLlmStepOptions): Promise<LlmStepRes
   return {
     answer,
     rawAnswer,
+    cutWhileStreaming: filter.takeCuts(),
     reasoning: reasoning.text,
     toolCalls: finished,
     cutOffToolCalls: finishReason === 'length' ? incomplete : [],

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import { withCallsCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
 import { callsEndingReasoning } from '../recovery/calls-ending-reasoning.ts';
 import { splitTemplateOpenedThinking } from '../recovery/dialects/thinking-block-parser.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
@@ -26,6 +27,8 @@ export function recoveryTrigger(
 ): RecoveryTrigger | undefined {
   if (step.toolCalls.length > 0 || definitions.length === 0) return undefined;
   if (toolChoice === 'required' || typeof toolChoice === 'object') return 'required-tool-choice';
+  // The filter cut text because recovery read a call in it: that call is recovered, whatever the text looks like.
+  if ((step.cutWhileStreaming?.length ?? 0) > 0) return 'tool-call-markup';
   if (step.reasoning.trim() && !step.answer.trim()) return 'reasoning-only';
   // The raw answer is the visible one whenever the stream filter hid nothing (most steps): read that text once.
   const sources =
@@ -80,6 +83,13 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
     text.trim() ? extractLocatedToolCallsFromText(text, definitions, extractOptions) : [];
   let source = step.rawAnswer;
   let extracted = locate(source);
+  // The calls of the text the filter cut count even when the reading of the whole, a profile's dialects first,
+  // misses them (their text was not shown): read again with every dialect.
+  if ((options.preferredDialects?.length ?? 0) > 0 && step.cutWhileStreaming !== undefined) {
+    const readAll = (text: string) =>
+      extractLocatedToolCallsFromText(text, definitions, omitUndefined({ parsers: options.parsers }));
+    extracted = withCallsCutWhileStreaming(source, extracted, step.cutWhileStreaming, readAll);
+  }
   for (const next of step.answer !== step.rawAnswer ? [step.answer, step.reasoning] : [step.reasoning]) {
     if (extracted.length > 0) break;
     source = next;

@@ -112,6 +112,19 @@ for (const provider of scriptedProviders) {
         prose: 'Let me search.\n',
       },
       {
+        name: 'a bare JSON call on a line after prose: held from its line start, cut out',
+        written: 'Let me look that up.\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        chunkSize: 8,
+        prose: 'Let me look that up.\n',
+      },
+      {
+        name: 'a fenced JSON call after prose: held from its fence, cut out',
+        written:
+          'Let me look that up.\n```json\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n```',
+        chunkSize: 5,
+        prose: 'Let me look that up.\n',
+      },
+      {
         name: 'Mistral [TOOL_CALLS]name[ARGS]{json}: filtered to the end of the step, then recovered',
         written: '[TOOL_CALLS]internal_search[ARGS]{"queries": ["refunds"]}',
         chunkSize: 3,
@@ -128,9 +141,9 @@ for (const provider of scriptedProviders) {
       });
     }
 
-    it('a late bare call after prose is retracted with message-replace', async () => {
+    it('a late bare call within a line of prose is retracted with message-replace', async () => {
       const { packets, assistant } = await recoverTurn(
-        'Let me look that up.\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        'Let me look that up. {"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
         8,
       );
       const replaced = packetsOfType(packets, 'message-replace');

@@ -90,8 +90,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'qwen2.5:7b',
     text: 'Calling the tool:\n```xml\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n```',
     calls: [oslo],
-    visible:
-      'Calling the tool:\n```xml\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n```',
+    visible: 'Calling the tool:\n',
     prose: 'Calling the tool:',
   },
   {
@@ -313,7 +312,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'gemma3:12b',
     text: 'I will check the weather for you.\n```tool_code\nget_weather(city="Oslo")\n```',
     calls: [oslo],
-    visible: 'I will check the weather for you.\n```tool_code\nget_weather(city="Oslo")\n```',
+    visible: 'I will check the weather for you.\n',
     prose: 'I will check the weather for you.',
   },
   {
@@ -623,7 +622,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'qwen2.5:7b',
     text: 'I need to look this up first.\n\n{"name": "get_weather", "arguments": {"city": "Oslo"}}',
     calls: [oslo],
-    visible: 'I need to look this up first.\n\n{"name": "get_weather", "arguments": {"city": "Oslo"}}',
+    visible: 'I need to look this up first.\n\n',
     prose: 'I need to look this up first.',
   },
   {
@@ -632,9 +631,8 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'llama3.1:8b',
     text: 'Here is the call:\n```json\n{"name": "get_weather", "parameters": {"city": "Oslo"}}\n```\nWaiting for the result.',
     calls: [oslo],
-    visible:
-      'Here is the call:\n```json\n{"name": "get_weather", "parameters": {"city": "Oslo"}}\n```\nWaiting for the result.',
-    prose: 'Here is the call:\n\nWaiting for the result.',
+    visible: 'Here is the call:\nWaiting for the result.',
+    prose: 'Here is the call:\nWaiting for the result.',
   },
   {
     name: 'mistral [TOOL_CALLS] string arguments',
@@ -1164,8 +1162,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'qwen2.5-coder:7b',
     text: 'The format is ``{"name": "get_time", "arguments": {"tz": "CET"}}``. Calling it now:\n```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
     calls: [oslo],
-    visible:
-      'The format is ``{"name": "get_time", "arguments": {"tz": "CET"}}``. Calling it now:\n```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
+    visible: 'The format is ``{"name": "get_time", "arguments": {"tz": "CET"}}``. Calling it now:\n',
     prose: 'The format is ``{"name": "get_time", "arguments": {"tz": "CET"}}``. Calling it now:',
   },
   {

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
+import { onMarkdownExampleLine } from '../markdown-example-line.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { isPlainObject } from '../parse-tool-arguments.ts';
 import { forEachJsonValue } from '../scan-json-values.ts';
@@ -11,7 +12,8 @@ import { indexToolDefinitions } from '../tool-schema-index.ts';
  * JSON written anywhere in the text: bare, in code fences, after `<|python_tag|>`, in `<tool_call>`, in
  * `[TOOL_CALLS]`, in most vendor tags (their JSON body is found by the scan). Each outermost JSON value is
  * matched once (see `matchJsonToolCalls`); only these outermost values may be bare arguments, and only when
- * they stand on lines of their own (see {@link standsOnOwnLines}).
+ * they stand on lines of their own (see {@link standsOnOwnLines}). A value on a line Markdown shows as a quotation
+ * is an example (see `onMarkdownExampleLine`).
  */
 export const jsonToolCallParser: ToolCallTextParser = {
   name: 'json',
@@ -31,12 +33,16 @@ export const jsonToolCallParser: ToolCallTextParser = {
         calls.push({ name: named.name, arguments: scanned.value, start: named.start, end: scanned.end });
         return;
       }
-      for (const call of matchJsonToolCalls(scanned.value, {
+      const matched = matchJsonToolCalls(scanned.value, {
         tools,
         allowBareArguments: standsOnOwnLines(text, scanned.start, scanned.end),
-      })) {
-        calls.push({ ...call, start: scanned.start, end: scanned.end });
-      }
+      });
+      // A value opening a line of an indented code block after prose or of a block quote is an example, as a
+      // named call there is (the answer filter shows such a line as written). Asked only of values that match a
+      // call and open their line: values within a line cost no walk back to its start.
+      if (matched.length === 0) return;
+      if (opensLineAfterLead(text, scanned.start) && onMarkdownExampleLine(text, scanned.start, scan)) return;
+      for (const call of matched) calls.push({ ...call, start: scanned.start, end: scanned.end });
     });
     return calls;
   },
@@ -80,6 +86,16 @@ function standsOnOwnLines(text: string, start: number, end: number): boolean {
   if (after >= text.length) return true;
   const closing = text.charCodeAt(after);
   return closing === 0x0a || closing === 0x0d || closing === 0x3c || closing === 0x60 || closing === 0x5b;
+}
+
+/**
+ * Whether only a line's lead (blanks and `>` quote marks) stands before `start` on its line. The walk passes only
+ * over those characters, which lie right before one value each: linear over all values.
+ */
+function opensLineAfterLead(text: string, start: number): boolean {
+  let at = start - 1;
+  while (at >= 0 && (isLineBlank(text.charCodeAt(at)) || text.charCodeAt(at) === 0x3e)) at--;
+  return at < 0 || text.charCodeAt(at) === 0x0a;
 }
 
 /** A space, a tab or another blank that does not end a line. */
