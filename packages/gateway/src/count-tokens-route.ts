@@ -9,6 +9,7 @@ import {
   type ResolvedUpstream,
   readUpstreamBody,
   sendUpstream,
+  serverRoot,
   upstreamFor,
 } from './upstream.ts';
 
@@ -67,7 +68,7 @@ async function upstreamCount(
   chat: Record<string, unknown>,
 ): Promise<number | undefined> {
   if (withoutTokenize.has(upstream)) return undefined;
-  const root = { ...upstream.target, basePath: upstream.target.basePath.replace(/\/v1$/, '') };
+  const root = { ...upstream.target, basePath: serverRoot(upstream.target.basePath) };
   const body = { model: chat.model, messages: chat.messages, tools: chat.tools, add_generation_prompt: true };
   try {
     const answer = await sendUpstream({

@@ -7,6 +7,7 @@ import {
 } from '@toolbus/core/repair';
 import { omitUndefined } from '@toolbus/spec';
 import type { GatewayUpstream } from './gateway-options.ts';
+import { serverRoot } from './upstream.ts';
 
 /**
  * The dialects recovery tries first for a model behind an upstream: those its served chat template writes (Ollama's
@@ -34,8 +35,7 @@ export function createUpstreamDialects(
 function templateSources(upstream: GatewayUpstream, model: string): ChatTemplateSource[] {
   const setting = upstream.chatTemplate ?? 'auto';
   if (setting === 'none') return [];
-  // The stack's own root: the OpenAI-compatible base URL without its `/v1`.
-  const root = upstream.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const root = serverRoot(upstream.baseUrl);
   const ollama: ChatTemplateSource = { kind: 'ollama', baseUrl: root, model };
   const llamaCpp: ChatTemplateSource = { kind: 'llama.cpp', baseUrl: root };
   if (setting === 'auto') return [ollama, llamaCpp];

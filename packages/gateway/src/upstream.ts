@@ -28,6 +28,14 @@ export interface UpstreamTarget {
   readonly auth: string | undefined;
 }
 
+/**
+ * The model server's own root, beside its OpenAI-compatible `/v1`: where vLLM serves `/tokenize`, Ollama `/api/show`
+ * and llama.cpp `/props`. `path` is a base URL or its path.
+ */
+export function serverRoot(path: string): string {
+  return path.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
 function targetOf(url: URL): UpstreamTarget {
   return {
     https: url.protocol === 'https:',
