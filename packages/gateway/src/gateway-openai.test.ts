@@ -166,60 +166,49 @@ describe('gateway with the openai client', () => {
     assert.match(response.headers.get('x-toolbus-recovery-reason') ?? '', /get_weather|schema|markup/);
   });
 
-  it('streams a call written only at the end of a long answer, its name cut between two chunks', async () => {
-    const stream = await client.chat.completions.create({
+  // Calls written after prose, each answer's text in the scripted upstream's dialects: every call arrives in
+  // tool_calls and the content is the prose exactly, no call text.
+  const callsAfterProse = [
+    {
+      name: 'a call written only at the end of a long answer, its name cut between two chunks',
       model: 'any',
-      stream: true,
-      messages: [{ role: 'user', content: 'weather in Oslo [late]' }],
-      tools: [weatherTool],
-    });
-    const { content, calls, finish } = await readChatStream(stream);
-    assert.equal(finish, 'tool_calls');
-    assert.deepEqual(
-      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
-      [['get_weather', { city: 'Oslo' }]],
-    );
-    assert.equal(content, lateProse, 'the prose exactly, no call text');
-  });
-
-  it('streams calls on indented and list-item lines after prose as tool_calls, no call text in content', async () => {
-    const stream = await client.chat.completions.create({
+      ask: 'weather in Oslo [late]',
+      cities: ['Oslo'],
+      content: lateProse,
+    },
+    {
+      // The indent and the list marker before each call show; the calls' text never does.
+      name: 'calls on indented and list-item lines',
       model: 'any',
-      stream: true,
-      messages: [{ role: 'user', content: 'weather in Oslo and Bergen [lines]' }],
-      tools: [weatherTool],
-    });
-    const { content, calls, finish } = await readChatStream(stream);
-    assert.equal(finish, 'tool_calls');
-    assert.deepEqual(
-      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
-      [
-        ['get_weather', { city: 'Oslo' }],
-        ['get_weather', { city: 'Bergen' }],
-      ],
-    );
-    // The indent and the list marker before each call show; the calls' text never does.
-    assert.equal(content, "I'll check both.\n  \n- \nOne moment.");
-  });
-
-  it('streams a JSON call on its own line and a fenced one after prose as tool_calls, no JSON in content', async () => {
-    const stream = await client.chat.completions.create({
+      ask: 'weather in Oslo and Bergen [lines]',
+      cities: ['Oslo', 'Bergen'],
+      content: "I'll check both.\n  \n- \nOne moment.",
+    },
+    {
+      name: 'a JSON call on its own line and a fenced one',
       model: 'llama3.1:8b',
-      stream: true,
-      messages: [{ role: 'user', content: 'weather in Oslo and Bergen [json-lines]' }],
-      tools: [weatherTool],
+      ask: 'weather in Oslo and Bergen [json-lines]',
+      cities: ['Oslo', 'Bergen'],
+      content: 'Let me look that up.\nAnd Bergen:\n',
+    },
+  ];
+  for (const { name, model, ask, cities, content: prose } of callsAfterProse) {
+    it(`streams ${name} as tool_calls, no call text in content`, async () => {
+      const stream = await client.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: ask }],
+        tools: [weatherTool],
+      });
+      const { content, calls, finish } = await readChatStream(stream);
+      assert.equal(finish, 'tool_calls');
+      assert.deepEqual(
+        calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+        cities.map((city) => ['get_weather', { city }]),
+      );
+      assert.equal(content, prose);
     });
-    const { content, calls, finish } = await readChatStream(stream);
-    assert.equal(finish, 'tool_calls');
-    assert.deepEqual(
-      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
-      [
-        ['get_weather', { city: 'Oslo' }],
-        ['get_weather', { city: 'Bergen' }],
-      ],
-    );
-    assert.equal(content, 'Let me look that up.\nAnd Bergen:\n');
-  });
+  }
 
   it('shows a call in an indented code example as written, and makes no call of it', async () => {
     const stream = await client.chat.completions.create({
