@@ -100,16 +100,18 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
   });
 
   test('the config overrides the dialects the model profile tries first', async () => {
-    // Both a Hermes call and a pythonic call: the Qwen profile reads the Hermes one; the config says pythonic.
+    // A Hermes call, hidden as it streams, and a pythonic call within a line of prose, which streams as written:
+    // the Qwen profile reads the Hermes one alone. With pythonic first the prose's call is read too, and the hidden
+    // Hermes block still runs: text hidden while streaming is never left uncalled.
     written =
-      '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\n[internal_search(queries=["policy"])]';
+      '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\nAnd functions.internal_search(queries=["policy"]) too.';
     const wrong = await spawnCli(['config', 'set', 'toolCallDialects', 'pythonik'], env);
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /did you mean "pythonic"\?/);
     await setCliConfig(env, [['toolCallDialects', 'pythonic']]);
     try {
       await askRefunds();
-      assert.deepEqual(followUpCallArguments(), [{ queries: ['policy'] }]);
+      assert.deepEqual(followUpCallArguments(), [{ queries: ['refund'] }, { queries: ['policy'] }]);
     } finally {
       await spawnCli(['config', 'unset', 'toolCallDialects'], env);
     }

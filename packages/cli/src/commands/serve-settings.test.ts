@@ -14,9 +14,11 @@ import { QWEN_MODEL_ID, textCallingModel } from '../__fixtures__/text-calling-mo
 describe('toolbus serve reads the tool settings of the config file', () => {
   let cli: ScriptedCliHome;
   let model: ScriptedModelServer;
-  // Both a Hermes call and a pythonic call: the Qwen profile reads the Hermes one first; the config says pythonic.
+  // A Hermes call, hidden as it streams, and a pythonic call within a line of prose, which streams as written: the
+  // Qwen profile reads the Hermes one alone; with the config's pythonic first the prose's call is read as well, and
+  // the hidden Hermes block still runs (text hidden while streaming is never left uncalled).
   const written =
-    '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\n[internal_search(queries=["policy"])]';
+    '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\nAnd functions.internal_search(queries=["policy"]) too.';
   before(async () => {
     cli = await startScriptedCliHome({
       prefix: 'toolbus-serve-settings-',
@@ -82,8 +84,8 @@ describe('toolbus serve reads the tool settings of the config file', () => {
     const assistant = followUp?.messages.find((message) => message.role === 'assistant');
     assert.deepEqual(
       assistant?.toolCalls.map((call) => JSON.parse(call.arguments)),
-      [{ queries: ['policy'] }],
-      'the pythonic call was read, not the Hermes one the Qwen profile prefers',
+      [{ queries: ['refund'] }, { queries: ['policy'] }],
+      'the pythonic call the Qwen profile would not read was read',
     );
     // No tool limits configured: every tool is offered, and the stream says nothing about a tool mode.
     assert.ok(firstRequestOfLastTurn(2).toolNames.includes('internal_search'));

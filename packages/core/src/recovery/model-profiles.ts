@@ -1,7 +1,9 @@
 /**
  * Which tool-call dialects a model family writes as text, by dialect parser name (see the parser registry).
  * Recovery tries a known family's dialects first and falls back to every dialect only when they find nothing,
- * so a Qwen answer is not read as a Mistral or a pythonic call by accident; unknown models get every dialect.
+ * so a Qwen answer's prose is not read as a Mistral or a pythonic call by accident; unknown models get every
+ * dialect. Text the answer filter hid as it streamed is read with every dialect all the same (a hidden call is
+ * never dropped: calls-cut-while-streaming.ts).
  */
 export interface ModelProfile {
   /** A short family name (`qwen2.5`, `mistral`, …). */
