@@ -4,10 +4,10 @@ import { corpusChunkSizes, loadRealWorldCorpus, scoreCorpus } from './__fixtures
 
 const cases = loadRealWorldCorpus();
 
-describe('real-world corpus (model outputs quoted in public issues)', () => {
-  it('holds at least 60 outputs, 12 of them negatives, each with its source, model and tools', () => {
-    assert.ok(cases.length >= 60, `${cases.length} cases`);
-    assert.ok(cases.filter((entry) => entry.calls.length === 0).length >= 12);
+describe('real-world corpus (model outputs quoted in public issues and parser tests)', () => {
+  it('holds at least 180 outputs, 30 of them negatives, each with its source, model and tools', () => {
+    assert.ok(cases.length >= 180, `${cases.length} cases`);
+    assert.ok(cases.filter((entry) => entry.calls.length === 0).length >= 30);
     assert.equal(new Set(cases.map((entry) => entry.id)).size, cases.length, 'ids are unique');
     for (const entry of cases) {
       assert.match(entry.source, /^https:\/\/github\.com\/[^/]+\/[^/]+\//, entry.id);

@@ -9,6 +9,21 @@ const callSeparator = /^[\s;,]*$/;
 // A Markdown list item's marker opening the line right before a call.
 const listMarkerBeforeCall = /(^|\n)[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+$/;
 
+// An opening tag at the end of the text kept so far, and its closing tag at the start of what follows the call.
+const openingTagAtEnd = /<([A-Za-z][\w-]{0,31})>\s*$/;
+const closingTagAtStart = /^\s*<\/([A-Za-z][\w-]{0,31})\s*>/;
+
+/** The lengths of a tag pair that wraps nothing but a call (the kept text's end, the rest's start), if any. */
+function wrappingTag(kept: string, text: string, from: number): { open: number; close: number } | undefined {
+  // Bounded slices: the patterns are tried on a few dozen characters, never on the whole text.
+  const tail = kept.slice(-64);
+  const opening = openingTagAtEnd.exec(tail);
+  if (!opening) return undefined;
+  const closing = closingTagAtStart.exec(text.slice(from, from + 64));
+  if (!closing || closing[1]!.toLowerCase() !== opening[1]!.toLowerCase()) return undefined;
+  return { open: tail.length - opening.index, close: closing[0].length };
+}
+
 /**
  * What a message really says once its recovered calls are taken out: the text minus every call's range, minus
  * the markup tags left around them (an empty `<function_calls>` wrapper, a `[TOOL_CALLS]` token) and the code
@@ -31,6 +46,12 @@ export function withoutToolCallText(
     // A list item that held only the call (`- [get_weather(…)]`) goes with it.
     else result += gap.replace(listMarkerBeforeCall, '$1');
     position = call.end;
+    // A tag that held only the call (`<tool>`, `<response>`, `<json>`…, llama.cpp's Hermes parser tests) goes too.
+    const wrapper = wrappingTag(result, text, position);
+    if (wrapper) {
+      result = result.slice(0, result.length - wrapper.open);
+      position += wrapper.close;
+    }
   }
   result += text.slice(position);
   return withoutToolCallMarkupTags(result, markers)

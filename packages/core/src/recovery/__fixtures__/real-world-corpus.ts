@@ -31,7 +31,10 @@ export interface RealWorldCase {
   readonly calls: readonly ExtractedToolCall[];
   /** What the user should end up seeing (whitespace aside); absent: the text exactly as written. */
   readonly prose?: string;
-  /** Why a case without calls is one: `quoted`, `rejected`, `mention`, `data`, `undeclared`, `imitation`. */
+  /**
+   * Why a case without calls is one: `quoted`, `rejected`, `mention`, `data`, `undeclared`, `imitation`,
+   * `answer` (a plain answer), `unreadable` (call markup too broken to read: no call is invented, the text stays).
+   */
   readonly negative?: string;
   readonly note?: string;
 }

@@ -1,11 +1,17 @@
 import type { ToolDefinition } from '@toolbus/spec';
+import { argumentsAt } from '../arguments-at.ts';
 import { coerceParameterValue } from '../coerce-parameter-value.ts';
 import type { LocatedToolCall } from '../extracted-tool-call.ts';
 import { parseOpeningTag } from '../markup-attributes.ts';
 import { recoveryWork } from '../recovery-work.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import type { TextScan } from '../text-scan.ts';
-import { createForwardSearch, decodeXmlEntities, stripFunctionsPrefix } from '../text-search.ts';
+import {
+  createForwardSearch,
+  decodeXmlEntities,
+  skipWhitespace,
+  stripFunctionsPrefix,
+} from '../text-search.ts';
 
 /** The opening of a `<function name="…">` element. */
 export const functionNameAttributeOpen = '<function name=';
@@ -19,7 +25,8 @@ const parameterPattern =
 /**
  * `<function name="get_weather"><param name="location">Rome</param></function>`: MiniCPM5's chat template (values
  * in CDATA where they hold markup; omlx #3429) and Gemma through OpenRouter (`<parameter name="path">`,
- * hermes-agent #12746). Only an element naming a declared tool is read; values are typed by the tool's schema.
+ * hermes-agent #12746), or a JSON object in the element. Only an element naming a declared tool is read; values
+ * are typed by the tool's schema.
  * The range covers the element.
  */
 export function functionNameAttributeCalls(
@@ -49,6 +56,14 @@ export function functionNameAttributeCalls(
       const cdata = match[4];
       const raw = cdata ?? decodeXmlEntities((match[5] ?? '').trim());
       argumentsObject[key] = coerceParameterValue(raw, { schema: tool.properties.get(key) });
+    }
+    // No parameter elements: the arguments as a JSON object in the element (`<function name="x">{"k": 1}`,
+    // the Hermes-style form llama.cpp's chat parser tests quote).
+    if (Object.keys(argumentsObject).length === 0 && !tag.selfClosing) {
+      const bodyStart = skipWhitespace(text, tag.end, close);
+      if (text.charCodeAt(bodyStart) === 0x7b) {
+        Object.assign(argumentsObject, argumentsAt(text, bodyStart, close)?.arguments);
+      }
     }
     calls.push({
       name: tool.name,

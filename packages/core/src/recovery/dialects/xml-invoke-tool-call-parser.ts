@@ -124,9 +124,8 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
         cursor = parameterClose && parameterClose.end <= bodyEnd ? parameterClose.end : bodyEnd;
         if (parameterName === undefined) continue;
         const stringAttribute = parameterTag.attributes.get('string')?.toLowerCase();
-        // Whitespace around a value is layout (models put values on their own lines), never data.
         argumentsObject[parameterName] = coerceParameterValue(
-          decodeXmlEntities(text.slice(parameterTag.end, valueEnd).trim()),
+          decodeXmlEntities(parameterValueText(text.slice(parameterTag.end, valueEnd))),
           {
             schema: tool.properties.get(parameterName),
             isString: stringAttribute === 'true' ? true : stringAttribute === 'false' ? false : undefined,
@@ -148,6 +147,27 @@ export const xmlInvokeToolCallParser: ToolCallTextParser = {
     return calls;
   },
 };
+
+/**
+ * A parameter's value as the model meant it. Laid out on lines of its own (a line break right after the tag, as
+ * models write long values), the whitespace around it is layout. Written inline, it keeps its leading whitespace
+ * and its line breaks: an edit tool's `old_string` keeps its indentation and its final line break (vLLM's Step3,
+ * MiniMax M2 and MiniCPM5 parser tests hold this). Spaces and tabs at its end are dropped: the normalisation of
+ * `</parameter >` moves that space there (see `extractLocatedToolCallsFromText`).
+ */
+function parameterValueText(raw: string): string {
+  let at = 0;
+  while (at < raw.length && isBlank(raw.charCodeAt(at))) at++;
+  const code = raw.charCodeAt(at);
+  if (code === 0x0a || code === 0x0d || at === raw.length) return raw.trim();
+  let end = raw.length;
+  while (end > at && isBlank(raw.charCodeAt(end - 1))) end--;
+  return raw.slice(0, end);
+}
+
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
 
 /**
  * The `invoke` hits whose tag (up to its first `>`) holds the position of a declared tool's name, in order; all
