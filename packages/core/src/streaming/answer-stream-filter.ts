@@ -15,7 +15,7 @@ import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unrea
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
-import { bracketMayOpenCall, LineCallStartFinder } from './line-call-start-finder.ts';
+import { bracketCallOpener, LineCallStartFinder } from './line-call-start-finder.ts';
 import { markersOf } from './parser-markup-markers.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -97,11 +97,10 @@ export class AnswerStreamFilter {
     const starts = this.#classifier?.namedCallStarts();
     // A closed block that holds no call is prose that holds a marker: shown as written. The markup filter meets
     // every `[` (`[TOOL_CALLS]`) and says which chunks show one that may open a call: no second search.
+    const bracketOpens = starts && bracketCallOpener(starts);
     this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
       release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
-      ...omitUndefined({
-        bracketOpens: starts && ((text: string, at: number) => bracketMayOpenCall(text, at, starts)),
-      }),
+      ...omitUndefined({ bracketOpens }),
     });
     this.#lines = starts ? new LineCallStartFinder(starts, this.#markup.searchesFor('[')) : undefined;
     // Without tools nothing is held: no line is decided after what was shown.
@@ -115,9 +114,8 @@ export class AnswerStreamFilter {
     const lines = this.#lines;
     if (lines === undefined) return visible;
     // Prose within a line is shown as it comes: the common case costs one newline search.
-    if (this.#state === 'streaming' && !lines.mayStartIn(visible, this.#markup.mayHaveShownBracket))
-      return this.#show(visible);
-    return this.#stream(visible);
+    if (this.#state === 'streaming' && !lines.mayStartIn(visible, this.#markup)) return this.#show(visible);
+    return this.#stream(visible, this.#markup.mayHaveShownBracket);
   }
 
   /**
@@ -164,26 +162,27 @@ export class AnswerStreamFilter {
    * Shows `text` up to a line that starts like a named call after prose, and holds that line as the answer's
    * start is held. Held text that is released is read again for the lines after its first, whose start was
    * decided; the text after a line whose call was cut out is read from its first line (a loop, not recursion: a
-   * chunk may hold many lines).
+   * chunk may hold many lines). `bracket`: whether `text` may hold a `[` opening a call (the markup filter's word).
    */
-  #stream(text: string): string {
+  #stream(text: string, bracket: boolean): string {
     let shown = '';
     let rest = text;
     while (rest !== '') {
       if (this.#state === 'bracket') {
-        // The `[` that ended the text before: read again with what follows it.
-        rest = this.#held + rest;
+        rest = this.#held + rest; // The `[` that ended the text before, read again with what follows it.
         this.#held = '';
         this.#state = 'streaming';
+        bracket = true;
       }
       if (this.#state !== 'streaming') {
         const released = this.#hold(rest);
         // #hold may release the held text (the state is then 'streaming', the line finder restarted).
         if ((this.#state as State) !== 'streaming') return shown + released;
         rest = released;
+        bracket = true;
         continue;
       }
-      const start = (this.#lines as LineCallStartFinder).find(rest);
+      const start = (this.#lines as LineCallStartFinder).find(rest, bracket);
       if (start < 0) return shown + this.#show(rest);
       shown += this.#show(rest.slice(0, start));
       if (start === rest.length - 1 && (this.#lines as LineCallStartFinder).holdWithinLine) {

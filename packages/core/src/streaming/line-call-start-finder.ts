@@ -103,26 +103,29 @@ export class LineCallStartFinder {
 
   /**
    * Whether a call may start in `text`, the text shown next (else {@link find} finds nothing in it). Small, so
-   * that it is inlined where every chunk passes. `bracket`: whether the markup filter's search for its markers'
-   * first characters met a `[` in the chunk; when `[` is one of them, a chunk where it met none holds none, so
-   * prose within a line costs one newline search, not a second pass for a bracket (a chunk that may hold one is
-   * left to `find`, which looks for both at once).
+   * that it is inlined where every chunk passes. `markup`: the filter the text came through, asked only for a
+   * chunk longer than a character whether its search for its markers' first characters met a `[` that may open a
+   * call; when `[` is one of them, a chunk where it met none holds none, so prose within a line costs one newline
+   * search, not a second pass for a bracket (a chunk that may hold one is left to `find`, which looks for both).
    */
-  mayStartIn(text: string, bracket: boolean): boolean {
+  mayStartIn(text: string, markup: { readonly mayHaveShownBracket: boolean }): boolean {
     if (this.#atLineStart) return true;
     // A one-character chunk is looked at in place: cheaper than the builtin's call, per character streamed.
     if (text.length === 1) {
       const code = text.charCodeAt(0);
       return code === 0x0a || (code === 0x5b && this.#plainLine);
     }
-    if (this.#plainLine && (bracket || !this.#bracketSearched)) return true;
+    if (this.#plainLine && (!this.#bracketSearched || markup.mayHaveShownBracket)) return true;
     return text.includes('\n');
   }
 
-  /** Where in `text`, the text shown next, a call may open; -1 when none does (all of it can be shown). */
-  find(text: string): number {
+  /**
+   * Where in `text`, the text shown next, a call may open; -1 when none does (all of it can be shown). `bracket`:
+   * as in {@link mayStartIn}, whether `text` may hold a `[` that opens a call (false: no line's rest is searched).
+   */
+  find(text: string, bracket = true): number {
     // The next `[` in the text, searched once per find for all its lines (-1: none left).
-    let bracket = -2;
+    let next = bracket || !this.#bracketSearched ? -2 : -1;
     let from = 0;
     let lead = this.#atLineStart ? this.#lead : 0;
     if (!this.#atLineStart) {
@@ -134,12 +137,12 @@ export class LineCallStartFinder {
         // The rest of a line of prose: a bracketed call within it (`I'll check. [get_weather(…)]`).
         const newline = text.indexOf('\n', from);
         const end = newline < 0 ? text.length : newline;
-        for (let at = from; this.#plainLine && bracket !== -1; at = bracket + 1) {
-          if (bracket < at) bracket = text.indexOf('[', at);
-          if (bracket < 0 || bracket >= end) break;
-          if (bracketMayOpen(text, bracket + 1, this.#starts)) {
+        for (let at = from; this.#plainLine && next !== -1; at = next + 1) {
+          if (next < at) next = text.indexOf('[', at);
+          if (next < 0 || next >= end) break;
+          if (bracketMayOpen(text, next + 1, this.#starts)) {
             this.#holdAt = holdWithinLine;
-            return bracket;
+            return next;
           }
         }
         if (newline < 0) return -1;
@@ -262,11 +265,19 @@ function opensObject(text: string, from: number): boolean {
 }
 
 /**
- * Whether the `[` at `at` in `text` may open a bracketed call of a tool whose callee starts as `starts` says (a
+ * Whether the `[` at `at` of a text may open a bracketed call of a tool whose callee starts as `starts` says (a
  * callee's first two characters after blanks, as far as the text shows): `[get_weather(`, not `[1]` nor a link.
+ * The markup filter asks it at every `[` it meets: an ASCII character after the `[` that starts no callee (a
+ * digit, most letters) is ruled out by one table look-up.
  */
-export function bracketMayOpenCall(text: string, at: number, starts: ReadonlySet<number>): boolean {
-  return bracketMayOpen(text, at + 1, starts);
+export function bracketCallOpener(starts: ReadonlySet<number>): (text: string, at: number) => boolean {
+  const firsts = new Uint8Array(0x80);
+  for (const code of starts) if (code < 0x80) firsts[code] = 1;
+  return (text, at) => {
+    const code = text.charCodeAt(at + 1);
+    if (code < 0x80 && firsts[code] === 0 && !isWhitespaceCode(code)) return false;
+    return bracketMayOpen(text, at + 1, starts);
+  };
 }
 
 // After `[`: whitespace, then a callee's start.
