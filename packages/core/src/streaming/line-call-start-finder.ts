@@ -127,13 +127,15 @@ export class LineCallStartFinder {
     // The next `[` in the text, searched once per find for all its lines (-1: none left).
     let next = bracket || !this.#bracketSearched ? -2 : -1;
     let from = 0;
-    let lead = this.#atLineStart ? this.#lead : 0;
-    if (!this.#atLineStart) {
+    // Kept in a local while the text's lines are read, written back once at the end.
+    let atLineStart = this.#atLineStart;
+    let lead = atLineStart ? this.#lead : 0;
+    if (!atLineStart) {
       from = this.#skipNext ? 1 : 0;
       this.#skipNext = false;
     }
     for (;;) {
-      if (!this.#atLineStart) {
+      if (!atLineStart) {
         // The rest of a line of prose: a bracketed call within it (`I'll check. [get_weather(…)]`).
         const newline = text.indexOf('\n', from);
         const end = newline < 0 ? text.length : newline;
@@ -141,25 +143,33 @@ export class LineCallStartFinder {
           if (next < at) next = text.indexOf('[', at);
           if (next < 0 || next >= end) break;
           if (bracketMayOpen(text, next + 1, this.#starts)) {
+            this.#atLineStart = false;
             this.#holdAt = holdWithinLine;
             return next;
           }
         }
-        if (newline < 0) return -1;
-        this.#atLineStart = true;
+        if (newline < 0) {
+          this.#atLineStart = false;
+          return -1;
+        }
+        atLineStart = true;
         from = newline + 1;
         lead = 0;
       }
       const verdict = this.#readLead(text, from, lead);
-      if (verdict === undecided) return -1;
+      if (verdict === undecided) {
+        this.#atLineStart = true;
+        return -1;
+      }
       if (verdict >= 0) {
+        this.#atLineStart = true;
         this.#holdAt = lead === 0 && verdict === from ? holdOpensLine : holdAfterLead;
         this.#lead = 0;
         return verdict;
       }
+      // The line goes on as prose (its lead read: `#lead` is read again only at a line start).
       this.#skipNext = false;
-      this.#atLineStart = false;
-      this.#lead = 0;
+      atLineStart = false;
       from = -verdict - 1;
     }
   }
