@@ -159,12 +159,12 @@ export class AnswerStreamFilter {
   }
 
   /**
-   * Shows `text` up to a line that starts like a named call after prose, and holds that line as the answer's
-   * start is held. Held text that is released is read again for the lines after its first, whose start was
-   * decided; the text after a line whose call was cut out is read from its first line (a loop, not recursion: a
-   * chunk may hold many lines). `bracket`: whether `text` may hold a `[` opening a call (the markup filter's word).
+   * Shows `text` up to a place after prose that starts like a named call, and holds from there. Released text is
+   * read again after its decided start, the text after a cut line from its first line (a loop: a chunk may hold
+   * many lines). `bracket`: whether `text` may hold a `[` opening a call (the markup filter's word).
    */
   #stream(text: string, bracket: boolean): string {
+    const lines = this.#lines as LineCallStartFinder;
     let shown = '';
     let rest = text;
     while (rest !== '') {
@@ -175,17 +175,18 @@ export class AnswerStreamFilter {
         bracket = true;
       }
       if (this.#state !== 'streaming') {
+        lines.noteHeld(bracket);
         const released = this.#hold(rest);
         // #hold may release the held text (the state is then 'streaming', the line finder restarted).
         if ((this.#state as State) !== 'streaming') return shown + released;
         rest = released;
-        bracket = true;
+        bracket = lines.takeHeldBracket();
         continue;
       }
-      const start = (this.#lines as LineCallStartFinder).find(rest, bracket);
+      const start = lines.find(rest, bracket);
       if (start < 0) return shown + this.#show(rest);
       shown += this.#show(rest.slice(0, start));
-      if (start === rest.length - 1 && (this.#lines as LineCallStartFinder).holdWithinLine) {
+      if (start === rest.length - 1 && lines.holdWithinLine) {
         // A `[` ending the text within a line waits aside for the next character: `[1]` in prose costs no hold.
         this.#held = '[';
         this.#state = 'bracket';

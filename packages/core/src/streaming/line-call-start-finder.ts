@@ -42,6 +42,8 @@ export class LineCallStartFinder {
    * chunk it did not search holds none (see {@link mayStartIn}).
    */
   readonly #bracketSearched: boolean;
+  /** Whether the text held since the last {@link takeHeldBracket} may hold a `[` that opens a call. */
+  #heldBracket = false;
 
   /**
    * `starts`: how a callee starts (`CallStartClassifier.namedCallStarts`); `bracketSearched`: whether the markup
@@ -52,8 +54,24 @@ export class LineCallStartFinder {
     this.#bracketSearched = bracketSearched;
   }
 
+  /**
+   * Notes that text the answer filter holds came from a chunk that, as `bracket` says (see {@link mayStartIn}),
+   * may hold a `[` that opens a call: when the held text is released, only then is its rest searched for one.
+   */
+  noteHeld(bracket: boolean): void {
+    if (bracket) this.#heldBracket = true;
+  }
+
+  /** Whether the text held since the last call may hold a `[` that opens a call (see {@link noteHeld}). */
+  takeHeldBracket(): boolean {
+    const bracket = this.#heldBracket || !this.#bracketSearched;
+    this.#heldBracket = false;
+    return bracket;
+  }
+
   /** Forgets the answer read so far. */
   reset(): void {
+    this.#heldBracket = false;
     this.#atLineStart = false;
     this.#lead = 0;
     this.#inFence = false;
