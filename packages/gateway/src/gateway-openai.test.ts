@@ -50,6 +50,14 @@ describe('gateway with the openai client', () => {
               4,
             ),
           );
+        // A bracketed call within a line of prose, a link and a citation after it on the same line.
+        if (last.includes('[midline]'))
+          return textSteps(
+            chunkText(
+              "I'll check. [get_weather(city='Oslo')] See [the docs](https://example.org) [1].\nOne moment.",
+              3,
+            ),
+          );
         if (last.includes('[example]'))
           return textSteps(chunkText("A call looks like this:\n\n    get_weather(city='Oslo')\n", 3));
         if (last.includes('[unreadable]'))
@@ -209,6 +217,23 @@ describe('gateway with the openai client', () => {
       assert.equal(content, prose);
     });
   }
+
+  it('streams a bracketed call within a line of prose as tool_calls, no call text in content', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'any',
+      stream: true,
+      messages: [{ role: 'user', content: 'weather in Oslo [midline]' }],
+      tools: [weatherTool],
+    });
+    const { content, calls, finish } = await readChatStream(stream);
+    assert.equal(finish, 'tool_calls');
+    assert.deepEqual(
+      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+      [['get_weather', { city: 'Oslo' }]],
+    );
+    // The prose around the call, the link and the citation show as written; the call's text never does.
+    assert.equal(content, "I'll check. See [the docs](https://example.org) [1].\nOne moment.");
+  });
 
   it('shows a call in an indented code example as written, and makes no call of it', async () => {
     const stream = await client.chat.completions.create({

@@ -354,8 +354,8 @@ describe('AnswerStreamFilter: property-based', () => {
   it('prose that does not start like a call streams exactly as the markup filter streams it', () => {
     // A line may open a call when, after up to three spaces (and a list marker), it starts with `[` or a letter
     // that starts a tool's name (`is` may start `internal_search(`), or (not in a list item) with `{` or a
-    // backtick: such a line is held until it cannot.
-    const mayOpenCall = /\n {0,3}(?:[{`]|(?:(?:[-*+]|\d{1,9}[.)]) +)?[[gidlwf])/;
+    // backtick; and a `[` within a line of prose may open a bracketed call: held until it cannot.
+    const mayOpenCall = /\n {0,3}(?:[{`]|(?:(?:[-*+]|\d{1,9}[.)]) +)?[gidlwf])|\[/;
     fc.assert(
       fc.property(prose, cuts, (text, positions) => {
         const chunks = splitAt(text, positions);

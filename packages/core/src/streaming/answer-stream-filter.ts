@@ -8,16 +8,15 @@ import { exampleFramingWindow } from '../recovery/quoted-example.ts';
 import { isWhitespaceCode } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import {
-  defaultToolCallMarkupMarkers,
   defaultToolCallParsers,
   type ToolCallParserRegistry,
-  toolCallMarkupMarkersOf,
 } from '../recovery/tool-call-parser-registry.ts';
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
-import { LineCallStartFinder } from './line-call-start-finder.ts';
+import { bracketCallOpener, LineCallStartFinder } from './line-call-start-finder.ts';
+import { markersOf } from './parser-markup-markers.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
 /** Options for {@link AnswerStreamFilter}. */
@@ -38,9 +37,10 @@ export interface AnswerStreamFilterOptions {
 /**
  * `call`: the held text opens with a call; `lineCall`: a held line after prose reads as a call so far, and waits
  * for its line's end to be cut out; `fence`: a code fence after prose holds a call so far, and waits for its
- * closing fence; `framing`: the fence closed, and waits for the prose after it that may call it an example.
+ * closing fence; `framing`: the fence closed, and waits for the prose after it that may call it an example;
+ * `bracket`: a `[` ended the text shown within a line, and waits for the next character (see `#stream`).
  */
-type State = 'deciding' | 'call' | 'lineCall' | 'fence' | 'framing' | 'streaming';
+type State = 'deciding' | 'call' | 'lineCall' | 'fence' | 'framing' | 'bracket' | 'streaming';
 
 /**
  * The text of a streamed answer that the user should see. It hides tool-call markup (the dialects' markers, also
@@ -87,10 +87,6 @@ export class AnswerStreamFilter {
     this.#parsers = options.parsers ?? defaultToolCallParsers;
     this.#preferredDialects = options.preferredDialects;
     this.#markers = markersOf(this.#parsers);
-    // A closed block that holds no call is prose that happens to hold a marker: shown as written.
-    this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
-      release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
-    });
     this.#classifier =
       this.#tools.length > 0
         ? new CallStartClassifier(this.#tools, {
@@ -98,7 +94,15 @@ export class AnswerStreamFilter {
             markers: this.#markers,
           })
         : undefined;
-    this.#lines = this.#classifier ? new LineCallStartFinder(this.#classifier.namedCallStarts()) : undefined;
+    const starts = this.#classifier?.namedCallStarts();
+    // A closed block that holds no call is prose that holds a marker: shown as written. The markup filter meets
+    // every `[` (`[TOOL_CALLS]`) and says which chunks show one that may open a call: no second search.
+    const bracketOpens = starts && bracketCallOpener(starts);
+    this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
+      release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
+      ...omitUndefined({ bracketOpens }),
+    });
+    this.#lines = starts ? new LineCallStartFinder(starts, this.#markup.searchesFor('[')) : undefined;
     // Without tools nothing is held: no line is decided after what was shown.
     this.#shownTail = this.#classifier ? new ShownTail() : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
@@ -108,10 +112,10 @@ export class AnswerStreamFilter {
   process(chunk: string): string {
     const visible = this.#markup.process(chunk);
     const lines = this.#lines;
-    // Prose within a line is shown as it comes: the common case costs one newline search.
     if (lines === undefined) return visible;
-    if (this.#state === 'streaming' && !lines.mayStartIn(visible)) return this.#show(visible);
-    return this.#stream(visible);
+    // Prose within a line is shown as it comes: the common case costs one newline search.
+    if (this.#state === 'streaming' && !lines.mayStartIn(visible, this.#markup)) return this.#show(visible);
+    return this.#stream(visible, this.#markup.mayHaveShownBracket);
   }
 
   /**
@@ -155,25 +159,39 @@ export class AnswerStreamFilter {
   }
 
   /**
-   * Shows `text` up to a line that starts like a named call after prose, and holds that line as the answer's
-   * start is held. Held text that is released is read again for the lines after its first, whose start was
-   * decided; the text after a line whose call was cut out is read from its first line (a loop, not recursion: a
-   * chunk may hold many lines).
+   * Shows `text` up to a place after prose that starts like a named call, and holds from there. Released text is
+   * read again after its decided start, the text after a cut line from its first line (a loop: a chunk may hold
+   * many lines). `bracket`: whether `text` may hold a `[` opening a call (the markup filter's word).
    */
-  #stream(text: string): string {
+  #stream(text: string, bracket: boolean): string {
+    const lines = this.#lines as LineCallStartFinder;
     let shown = '';
     let rest = text;
     while (rest !== '') {
+      if (this.#state === 'bracket') {
+        rest = this.#held + rest; // The `[` that ended the text before, read again with what follows it.
+        this.#held = '';
+        this.#state = 'streaming';
+        bracket = true;
+      }
       if (this.#state !== 'streaming') {
+        lines.noteHeld(bracket);
         const released = this.#hold(rest);
         // #hold may release the held text (the state is then 'streaming', the line finder restarted).
         if ((this.#state as State) !== 'streaming') return shown + released;
         rest = released;
+        bracket = lines.takeHeldBracket();
         continue;
       }
-      const start = (this.#lines as LineCallStartFinder).find(rest);
+      const start = lines.find(rest, bracket);
       if (start < 0) return shown + this.#show(rest);
       shown += this.#show(rest.slice(0, start));
+      if (start === rest.length - 1 && lines.holdWithinLine) {
+        // A `[` ending the text within a line waits aside for the next character: `[1]` in prose costs no hold.
+        this.#held = '[';
+        this.#state = 'bracket';
+        return shown;
+      }
       rest = rest.slice(start);
       (this.#classifier as CallStartClassifier).reset();
       this.#holdingLine = true;
@@ -303,6 +321,7 @@ export class AnswerStreamFilter {
     this.#held = '';
     const lines = this.#lines as LineCallStartFinder;
     if (!this.#holdingLine && opensWithListMarker(released)) lines.restartAtLineStart();
+    else if (this.#holdingLine && lines.holdWithinLine) lines.restartWithinLine();
     else lines.restartDecided();
     return released;
   }
@@ -378,21 +397,4 @@ const answerOpening = /^\s*(?:```[\w-]*\s*)?(?:\[\s*|print\(\s*)?$/;
 
 function callOpensAnswer(held: string, callStart: number, bodyStart: number): boolean {
   return callStart <= bodyStart || answerOpening.test(held.slice(0, callStart));
-}
-
-const markersByParsers = new WeakMap<readonly ToolCallTextParser[], readonly ToolCallMarkupMarker[]>();
-
-// One marker list per parser list: the markup filter builds its tables once per marker list, so a list made
-// afresh for every answer would rebuild them each time. A registry can still change, so it is read each time.
-function markersOf(
-  parsers: readonly ToolCallTextParser[] | ToolCallParserRegistry,
-): readonly ToolCallMarkupMarker[] {
-  if (parsers === defaultToolCallParsers) return defaultToolCallMarkupMarkers;
-  if (!Array.isArray(parsers)) return toolCallMarkupMarkersOf(parsers);
-  let markers = markersByParsers.get(parsers);
-  if (markers === undefined) {
-    markers = toolCallMarkupMarkersOf(parsers);
-    markersByParsers.set(parsers, markers);
-  }
-  return markers;
 }

@@ -27,21 +27,56 @@ export class LineCallStartFinder {
    */
   #lead = 0;
   #inFence = false;
-  /** The next line start was already decided (held and released): it is not found again. */
+  /** The next line start (or place within a line) was already decided (held and released): not found again. */
   #skipNext = false;
-  #holdOpensLine = false;
+  /** Where the last place {@link find} found stands: {@link holdOpensLine}, after a line's lead, within a line. */
+  #holdAt = 0;
+  /**
+   * The rest of the current line is prose, where a bracketed or JSON call may open within the line (`I'll check.
+   * [get_weather(…)]`, as recovery reads them): not code (a fence, an indented block) nor a quote.
+   */
+  #plainLine = false;
 
-  /** `starts`: how a callee starts (`CallStartClassifier.namedCallStarts`). */
-  constructor(starts: ReadonlySet<number>) {
+  /**
+   * Whether the markup filter searches every chunk for `[` (a marker's first character, `[TOOL_CALLS]`): then a
+   * chunk it did not search holds none (see {@link mayStartIn}).
+   */
+  readonly #bracketSearched: boolean;
+  /** Whether the text held since the last {@link takeHeldBracket} may hold a `[` that opens a call. */
+  #heldBracket = false;
+
+  /**
+   * `starts`: how a callee starts (`CallStartClassifier.namedCallStarts`); `bracketSearched`: whether the markup
+   * filter before this finder searches its chunks for `[`.
+   */
+  constructor(starts: ReadonlySet<number>, bracketSearched = false) {
     this.#starts = starts;
+    this.#bracketSearched = bracketSearched;
+  }
+
+  /**
+   * Notes that text the answer filter holds came from a chunk that, as `bracket` says (see {@link mayStartIn}),
+   * may hold a `[` that opens a call: when the held text is released, only then is its rest searched for one.
+   */
+  noteHeld(bracket: boolean): void {
+    if (bracket) this.#heldBracket = true;
+  }
+
+  /** Whether the text held since the last call may hold a `[` that opens a call (see {@link noteHeld}). */
+  takeHeldBracket(): boolean {
+    const bracket = this.#heldBracket || !this.#bracketSearched;
+    this.#heldBracket = false;
+    return bracket;
   }
 
   /** Forgets the answer read so far. */
   reset(): void {
+    this.#heldBracket = false;
     this.#atLineStart = false;
     this.#lead = 0;
     this.#inFence = false;
     this.#skipNext = false;
+    this.#plainLine = false;
   }
 
   /**
@@ -51,6 +86,16 @@ export class LineCallStartFinder {
   restartDecided(): void {
     this.#atLineStart = true;
     this.#lead = 0;
+    this.#skipNext = true;
+  }
+
+  /**
+   * The text next read goes on a line of prose from a place within it that was decided (the held text, released):
+   * its first character is not found again.
+   */
+  restartWithinLine(): void {
+    this.#atLineStart = false;
+    this.#plainLine = true;
     this.#skipNext = true;
   }
 
@@ -66,46 +111,84 @@ export class LineCallStartFinder {
    * shown, and a line whose call is cut out keeps its end so that the next line does not join them.
    */
   get holdOpensLine(): boolean {
-    return this.#holdOpensLine;
+    return this.#holdAt === holdOpensLine;
   }
 
-  /** Whether a line may start in `text`, the text shown next (else {@link find} finds nothing in it). */
-  mayStartIn(text: string): boolean {
+  /** Whether the last place {@link find} found stands within a line of prose, after text shown on it. */
+  get holdWithinLine(): boolean {
+    return this.#holdAt === holdWithinLine;
+  }
+
+  /**
+   * Whether a call may start in `text`, the text shown next (else {@link find} finds nothing in it). Small, so
+   * that it is inlined where every chunk passes. `markup`: the filter the text came through, asked only for a
+   * chunk longer than a character whether its search for its markers' first characters met a `[` that may open a
+   * call; when `[` is one of them, a chunk where it met none holds none, so prose within a line costs one newline
+   * search, not a second pass for a bracket (a chunk that may hold one is left to `find`, which looks for both).
+   */
+  mayStartIn(text: string, markup: { readonly mayHaveShownBracket: boolean }): boolean {
     if (this.#atLineStart) return true;
     // A one-character chunk is looked at in place: cheaper than the builtin's call, per character streamed.
-    if (text.length === 1) return text.charCodeAt(0) === 0x0a;
+    if (text.length === 1) {
+      const code = text.charCodeAt(0);
+      return code === 0x0a || (code === 0x5b && this.#plainLine);
+    }
+    if (this.#plainLine && (!this.#bracketSearched || markup.mayHaveShownBracket)) return true;
     return text.includes('\n');
   }
 
-  /** Where in `text`, the text shown next, a line may open a call; -1 when none does (all of it can be shown). */
-  find(text: string): number {
-    let index = 0;
-    if (!this.#atLineStart) {
-      index = text.indexOf('\n') + 1;
-      if (index === 0) return -1;
+  /**
+   * Where in `text`, the text shown next, a call may open; -1 when none does (all of it can be shown). `bracket`:
+   * as in {@link mayStartIn}, whether `text` may hold a `[` that opens a call (false: no line's rest is searched).
+   */
+  find(text: string, bracket = true): number {
+    // The next `[` in the text, searched once per find for all its lines (-1: none left).
+    let next = bracket || !this.#bracketSearched ? -2 : -1;
+    let from = 0;
+    // Kept in a local while the text's lines are read, written back once at the end.
+    let atLineStart = this.#atLineStart;
+    let lead = atLineStart ? this.#lead : 0;
+    if (!atLineStart) {
+      from = this.#skipNext ? 1 : 0;
+      this.#skipNext = false;
     }
-    let lead = this.#atLineStart ? this.#lead : 0;
     for (;;) {
-      const verdict = this.#readLead(text, index, lead);
+      if (!atLineStart) {
+        // The rest of a line of prose: a bracketed call within it (`I'll check. [get_weather(…)]`).
+        const newline = text.indexOf('\n', from);
+        const end = newline < 0 ? text.length : newline;
+        for (let at = from; this.#plainLine && next !== -1; at = next + 1) {
+          if (next < at) next = text.indexOf('[', at);
+          if (next < 0 || next >= end) break;
+          if (bracketMayOpen(text, next + 1, this.#starts)) {
+            this.#atLineStart = false;
+            this.#holdAt = holdWithinLine;
+            return next;
+          }
+        }
+        if (newline < 0) {
+          this.#atLineStart = false;
+          return -1;
+        }
+        atLineStart = true;
+        from = newline + 1;
+        lead = 0;
+      }
+      const verdict = this.#readLead(text, from, lead);
       if (verdict === undecided) {
         this.#atLineStart = true;
         return -1;
       }
       if (verdict >= 0) {
         this.#atLineStart = true;
-        this.#holdOpensLine = lead === 0 && verdict === index;
+        this.#holdAt = lead === 0 && verdict === from ? holdOpensLine : holdAfterLead;
         this.#lead = 0;
         return verdict;
       }
+      // The line goes on as prose (its lead read: `#lead` is read again only at a line start).
       this.#skipNext = false;
-      lead = 0;
-      const newline = text.indexOf('\n', -verdict - 1);
-      if (newline < 0) {
-        this.#atLineStart = false;
-        this.#lead = 0;
-        return -1;
-      }
-      index = newline + 1;
+      atLineStart = false;
+      from = -verdict - 1;
     }
   }
 
@@ -127,7 +210,7 @@ export class LineCallStartFinder {
         if (ticks === 0 && (code === 0x20 || code === 0x09)) {
           indent = code === 0x09 ? 4 : indent + 1;
           // Four columns: a line of an indented code block.
-          if (indent >= 4) return -index - 1;
+          if (indent >= 4) return this.#restOfLine(index, false);
           continue;
         }
         if (code === 0x60) {
@@ -136,33 +219,49 @@ export class LineCallStartFinder {
           if (ticks === 0 && !this.#inFence && !this.#skipNext) return index;
           if (++ticks < 3) continue;
           this.#inFence = !this.#inFence;
-          return -index - 1;
+          return this.#restOfLine(index, false);
         }
-        if (ticks > 0 || this.#skipNext || this.#inFence) return -index - 1;
+        if (this.#inFence) return this.#restOfLine(index, false);
+        // Inline code opening the line is prose around it; a decided place is read on from after it.
+        if (ticks > 0) return this.#restOfLine(index, true);
+        if (this.#skipNext) return this.#restOfLine(index + 1, true);
         if (code === 0x2d || code === 0x2a || code === 0x2b) phase = leadMarker;
         else if (isDigit(code) && !(this.#starts.has(code) && calleeMayStart(text, index, this.#starts))) {
           phase = leadDigits;
           digits = 1;
-        } else return mayOpenCall(text, index, this.#starts) ? index : -index - 1;
+        } else if (mayOpenCall(text, index, this.#starts)) return index;
+        // A quote (`>`) shows an example: no call within it either.
+        else return this.#restOfLine(index, code !== 0x3e);
       } else if (phase === leadDigits) {
         if (isDigit(code) && digits < 9) digits++;
         else if (code === 0x2e || code === 0x29) phase = leadMarker;
-        else return -index - 1;
+        else return this.#restOfLine(index, true);
       } else if (phase === leadMarker) {
-        if (code !== 0x20 && code !== 0x09) return -index - 1;
+        if (code !== 0x20 && code !== 0x09) return this.#restOfLine(index, true);
         phase = leadBlanks;
       } else if (code !== 0x20 && code !== 0x09) {
         // A list item's text: only `[name(`, a namespaced call, JSON and a fence count there, as recovery reads them.
-        if (code === 0x60) return this.#inFence ? -index - 1 : index;
+        if (code === 0x60) return index;
         if (code === 0x5b || code === 0x7b)
-          return mayOpenCall(text, index, this.#starts) ? index : -index - 1;
-        return namespaceFirsts.includes(code) ? index : -index - 1;
+          return mayOpenCall(text, index, this.#starts) ? index : this.#restOfLine(index, true);
+        return namespaceFirsts.includes(code) ? index : this.#restOfLine(index, true);
       }
     }
     this.#lead = indent | (ticks << 3) | (phase << 5) | (digits << 8);
     return undecided;
   }
+
+  /** No call opens the line at its lead: its rest, from `at`, is read for one within it when it is prose. */
+  #restOfLine(at: number, prose: boolean): number {
+    this.#plainLine = prose;
+    return -at - 1;
+  }
 }
+
+/** Where a place {@link LineCallStartFinder.find} found stands. */
+const holdOpensLine = 0;
+const holdAfterLead = 1;
+const holdWithinLine = 2;
 
 /** {@link LineCallStartFinder.find}'s phases of a line's lead. */
 const leadIndent = 0;
@@ -191,6 +290,22 @@ function opensObject(text: string, from: number): boolean {
   let index = from;
   while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
   return text.charCodeAt(index) === 0x7b;
+}
+
+/**
+ * Whether the `[` at `at` of a text may open a bracketed call of a tool whose callee starts as `starts` says (a
+ * callee's first two characters after blanks, as far as the text shows): `[get_weather(`, not `[1]` nor a link.
+ * The markup filter asks it at every `[` it meets: an ASCII character after the `[` that starts no callee (a
+ * digit, most letters) is ruled out by one table look-up.
+ */
+export function bracketCallOpener(starts: ReadonlySet<number>): (text: string, at: number) => boolean {
+  const firsts = new Uint8Array(0x80);
+  for (const code of starts) if (code < 0x80) firsts[code] = 1;
+  return (text, at) => {
+    const code = text.charCodeAt(at + 1);
+    if (code < 0x80 && firsts[code] === 0 && !isWhitespaceCode(code)) return false;
+    return bracketMayOpen(text, at + 1, starts);
+  };
 }
 
 // After `[`: whitespace, then a callee's start.

@@ -21,6 +21,13 @@ export interface ToolCallMarkupStreamFilterOptions {
    * holds no call as written.
    */
   readonly release?: (block: string, opensLine: boolean) => string;
+  /**
+   * Whether a `[` at `at` in text shown may open what the caller looks for (the answer filter: a bracketed call
+   * within a line). The search for the markers' first characters meets every `[` when `[` is one of them (see
+   * {@link ToolCallMarkupStreamFilter.searchesFor}); {@link ToolCallMarkupStreamFilter.mayHaveShownBracket} then
+   * reports the chunks that showed such a `[`, so the caller does not search every chunk again.
+   */
+  readonly bracketOpens?: (text: string, at: number) => boolean;
 }
 
 /**
@@ -55,7 +62,8 @@ export class ToolCallMarkupStreamFilter {
   #code = new CodeSpanTracker();
   /** How far into the current buffer {@link #code} has read. */
   #codeAt = 0;
-  readonly #release: ((block: string, opensLine: boolean) => string) | undefined;
+  /** The options: `release` and `bracketOpens`, one field for both (see the field count above). */
+  readonly #options: ToolCallMarkupStreamFilterOptions;
   /** Reasoning read since the last {@link takeReasoning}. */
   #reasoning = '';
   /** Whether text other than whitespace has passed (then a marker that must open the answer is a mention). */
@@ -67,8 +75,11 @@ export class ToolCallMarkupStreamFilter {
    * to drop): one flag, so the hot path of a stream well under way checks a single field.
    */
   #atStart = false;
-  /** Whether the block being hidden opened its line. */
-  #blockOpensLine = true;
+  /**
+   * Whether the text the last chunk showed may hold a `[` that opens what the caller looks for, as the search for
+   * the markers' first characters met it (see {@link mayHaveShownBracket}).
+   */
+  #bracketShown = false;
   /**
    * The last character other than whitespace shown on the current line, 0 while the line holds none (then a
    * marker opens its line; else it is mid-sentence).
@@ -79,7 +90,7 @@ export class ToolCallMarkupStreamFilter {
     markers: readonly ToolCallMarkupMarker[] = defaultToolCallMarkupMarkers,
     options: ToolCallMarkupStreamFilterOptions = {},
   ) {
-    this.#release = options.release;
+    this.#options = options;
     this.#table = markupMarkerTableOf(markers);
     this.#atStart = this.#table.hasOpeningMarker;
   }
@@ -89,10 +100,12 @@ export class ToolCallMarkupStreamFilter {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
     // While the start of the answer matters, every chunk takes the scan (which notes where the answer starts).
     if (!this.#atStart && this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
+      this.#bracketShown = false;
       this.#code.advance(chunk);
       this.#noteLine(chunk, 0, chunk.length);
       return chunk;
     }
+    this.#bracketShown = false;
     const buffer = this.#pending + chunk;
     this.#pending = '';
     this.#codeAt = 0;
@@ -174,16 +187,18 @@ export class ToolCallMarkupStreamFilter {
           }
         } else {
           let shown = '';
-          if (this.#release && this.#block.length < maximumBlockLength) {
-            shown = this.#release(this.#block + buffer.slice(position, end), this.#blockOpensLine);
+          const release = this.#options.release;
+          if (release && this.#block.length < maximumBlockLength) {
+            shown = release(this.#block + buffer.slice(position, end), this.#lastTextCode === 0);
             // Shown text is read like any other: a backtick in it opens code.
             this.#code.advance(shown);
             this.#noteLine(shown, 0, shown.length);
             output += shown;
+            this.#bracketShown = true;
           }
           // A block the template ends the turn with, released as a call: what follows is past the turn. Without
           // a release every block is hidden, call or not, so nothing says the turn ended.
-          if (marker.endsTurn && this.#release && shown === '') {
+          if (marker.endsTurn && release && shown === '') {
             this.#inside = pastTurnEnd;
             this.#block = '';
             this.#pending = '';
@@ -221,13 +236,13 @@ export class ToolCallMarkupStreamFilter {
         const mention = buffer.slice(found.index, position);
         this.#code.advance(mention);
         output += mention;
+        this.#bracketShown = true;
         this.#codeAt = position;
         continue;
       }
       // Call markup, not thinking, starts the answer: a `<think>` after it is a mention.
       if (!found.marker.reasoning && !found.marker.alone) this.#answerStarted = true;
       if (found.marker.alone) continue;
-      this.#blockOpensLine = this.#lastTextCode === 0;
       this.#inside = found.marker;
       this.#block = buffer.slice(found.index, position);
     }
@@ -248,7 +263,7 @@ export class ToolCallMarkupStreamFilter {
     this.#answerStarted = false;
     this.#atStart = this.#table.hasOpeningMarker;
     this.#lastTextCode = 0;
-    this.#blockOpensLine = true;
+    this.#bracketShown = false;
     return rest;
   }
 
@@ -276,9 +291,27 @@ export class ToolCallMarkupStreamFilter {
     }
   }
 
-  /** Whether the open block (see {@link openBlock}) opened its line. */
+  /**
+   * Whether the open block (see {@link openBlock}) opened its line. Nothing is noted of a line while a block is
+   * open, so the line as noted when it opened says it.
+   */
   get openBlockOpensLine(): boolean {
-    return this.#blockOpensLine;
+    return this.#lastTextCode === 0;
+  }
+
+  /**
+   * Whether the text the last {@link process} returned may hold a `[` that the `bracketOpens` option accepts (or
+   * text the search did not read: a block released, a mention). When `[` is a marker's first character (see
+   * {@link searchesFor}), every `[` shown was met by the search for markers, and false says none such was shown;
+   * else it says nothing.
+   */
+  get mayHaveShownBracket(): boolean {
+    return this.#bracketShown;
+  }
+
+  /** Whether `character` is a marker's first character, which every chunk is searched for. */
+  searchesFor(character: string): boolean {
+    return this.#table.firstCharacters.includes(character);
   }
 
   #mayHoldMarker(chunk: string): boolean {
@@ -299,6 +332,12 @@ export class ToolCallMarkupStreamFilter {
     while (true) {
       if (!pattern.test(buffer)) return { kind: 'none' };
       const index = pattern.lastIndex - 1;
+      if (
+        buffer.charCodeAt(index) === 0x5b &&
+        !this.#bracketShown &&
+        this.#options.bracketOpens?.(buffer, index)
+      )
+        this.#bracketShown = true;
       let full: PreparedMarker | undefined;
       let partial = false;
       this.#code.advance(buffer, this.#codeAt, index);
