@@ -84,6 +84,7 @@ export {
 } from './registry/built-in-tools.ts';
 // The answer repair's names (also `@toolbus/core/repair`).
 export * from './repair-names.ts';
+export { roughTokenCount } from './rough-token-count.ts';
 export { mergeToolCalls } from './runner/merge-tool-calls.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, runToolCalls, ToolCallBatch } from './runner/run-tool-calls.ts';
 export type { RunToolCallsInput, RunToolCallsOptions } from './runner/run-tool-calls-options.ts';

@@ -9,3 +9,4 @@ export { ChunkedBodyWriter } from './net/chunked-body-writer.ts';
 export type { SseEvent } from './net/sse-event-reader.ts';
 export { SseEventReader, sseData } from './net/sse-event-reader.ts';
 export * from './repair-names.ts';
+export { roughTokenCount } from './rough-token-count.ts';

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { roughTokenCount } from '@toolbus/core/repair';
 import { isPlainObject } from '@toolbus/spec';
 import { MessagesRequestError, messagesToChatCompletions } from './anthropic-request.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -113,5 +114,5 @@ export function estimateTokens(chat: Record<string, unknown>): number {
     if (Array.isArray(message.tool_calls)) characters += JSON.stringify(message.tool_calls).length;
   }
   if (Array.isArray(chat.tools)) characters += JSON.stringify(chat.tools).length;
-  return Math.ceil(characters / 4) + images * IMAGE_TOKENS;
+  return roughTokenCount(characters) + images * IMAGE_TOKENS;
 }

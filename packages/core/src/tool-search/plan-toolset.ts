@@ -1,4 +1,5 @@
 import type { Tool, ToolDefinition } from '@toolbus/spec';
+import { roughTokenCount } from '../rough-token-count.ts';
 import { createToolSearchTool, TOOL_SEARCH_TOOL_NAME } from './create-tool-search-tool.ts';
 import { createToolSearchIndex } from './rank-tools.ts';
 
@@ -62,7 +63,7 @@ export function planToolset(tools: readonly Tool[], limits: ToolSearchLimits = {
   };
 }
 
-/** A rough token count of definitions as JSON (about four characters a token for English and JSON). */
+/** A rough token count of definitions as JSON. */
 export function estimateTokens(definitions: readonly ToolDefinition[]): number {
-  return Math.ceil(JSON.stringify(definitions).length / 4);
+  return roughTokenCount(JSON.stringify(definitions).length);
 }
