@@ -13,6 +13,8 @@ import { freeLoopbackPort } from '@toolbus/core/testing';
 export interface HaproxyPassthrough {
   readonly url: string;
   readonly version: string;
+  /** Its process id (GATEWAY_BENCH_PIN pins it). */
+  readonly pid: number | undefined;
   /** CPU time of the HAProxy process so far, µs. */
   cpu(): number;
   stop(): Promise<void>;
@@ -74,6 +76,7 @@ export async function startHaproxyPassthrough(upstreamUrl: string): Promise<Hapr
   return {
     url,
     version,
+    pid: child.pid,
     cpu() {
       // /proc/PID/stat: the command name is in parentheses; utime and stime are the 12th and 13th fields after it.
       const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');

@@ -12,13 +12,13 @@
 // a chunk then also waits for the proxy to handle the other chunks of its burst) or independent (each stream on a
 // phase of its own). Both are printed; see `Phasing`.
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { loadGatewaySnapshot } from './gateway-bench-baseline.ts';
 import { type EdgeRow, edgeTable, percentile } from './gateway-bench-edges.ts';
 import { startHaproxyPassthrough } from './gateway-bench-haproxy.ts';
+import { pin, placement, schedulingPolicy } from './gateway-bench-pinning.ts';
 import { addThreadTimes, type ThreadRow, type ThreadTimes, threadTable } from './gateway-bench-threads.ts';
 
 const levels = (process.env.GATEWAY_BENCH_STREAMS ?? '1,25').split(',').map(Number);
@@ -162,6 +162,7 @@ async function startProxy(mode: 'gateway' | 'passthrough' | 'relay', gatewayModu
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  pin(child.pid, 'proxy');
   const url = await new Promise<string>((resolve) =>
     child.once('message', (message) => resolve((message as { url: string }).url)),
   );
@@ -190,6 +191,8 @@ const client = fork(new URL('./gateway-bench-client.ts', import.meta.url).pathna
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 await new Promise((resolve) => client.once('message', resolve));
+pin(client.pid, 'rest');
+pin(process.pid, 'rest');
 const requestBody = JSON.stringify({
   model: 'qwen3',
   stream: true,
@@ -230,6 +233,7 @@ interface Result {
 // A C-level pass-through (HAProxy), and optionally the gateway of an earlier commit (GATEWAY_BENCH_BASELINE), run
 // beside the others in the same rounds.
 const haproxy = await startHaproxyPassthrough(upstreamUrl);
+pin(haproxy?.pid, 'proxy');
 const baseline =
   process.env.GATEWAY_BENCH_BASELINE === undefined
     ? undefined
@@ -325,7 +329,7 @@ client.send({ stop: true });
 
 console.log(`## gateway (recovery gateway vs a plain pass-through proxy)\n`);
 console.log(
-  `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
+  `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}; ${placement()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
 );
 console.log(
   '| streams | phases (upstream writes per timer pass) | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) | young-generation bytes per token |',
@@ -381,16 +385,3 @@ for (const [{ streams, phasing }, { results }] of byLoad)
 const threads = threadTable(threadRows);
 if (threads !== '') console.log(`CPU per token by thread:\n\n${threads}`);
 if (process.env.GATEWAY_BENCH_EDGES === '1') console.log(`By chunk position:\n\n${edgeTable(edgeRows)}`);
-
-// Whether the bench ran under a real-time policy (e.g. `chrt -f 50`, where the machine has it): then other
-// processes' load cannot delay its processes, and the figures measure the proxies rather than the machine's queue.
-function schedulingPolicy(): string {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const policy = Number(fields[38]);
-    return policy === 1 ? 'SCHED_FIFO' : policy === 2 ? 'SCHED_RR' : 'normal (CFS)';
-  } catch {
-    return 'unknown';
-  }
-}
