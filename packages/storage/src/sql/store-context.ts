@@ -7,7 +7,7 @@ import {
   type SelectQueryBuilder,
   sql,
 } from 'kysely';
-import type { SecretBox } from '../secret-box.ts';
+import type { SqlStorageOptions } from '../open-sql-storage.ts';
 import { StorageError } from '../storage-error.ts';
 import type { StorageSchema } from './storage-schema.ts';
 
@@ -23,16 +23,7 @@ export type StorageDb = Kysely<StorageSchema>;
  */
 export type StoreContext = ReturnType<typeof createStoreContext>;
 
-/** Builds the shared context of the stores. */
-export function createStoreContext({
-  db,
-  dialect,
-  secrets,
-}: {
-  readonly db: StorageDb;
-  readonly dialect: StorageDialect;
-  readonly secrets: SecretBox;
-}) {
+export function createStoreContext({ db, dialect, secrets }: SqlStorageOptions) {
   const insertionOrder = sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal');
   return {
     db,
