@@ -11,7 +11,6 @@ import {
   turnKey,
 } from '@toolbus/storage/backend';
 import type pg from 'pg';
-import { inPostgresTransaction } from './postgres-transaction.ts';
 
 /**
  * Several turns' packets (a JSON array per turn, $3), each turn's after its last: its counter
@@ -38,7 +37,20 @@ const appendToTurns = `WITH reserved AS (
 export function createPostgresPacketStreams(pool: pg.Pool): PacketStreams {
   const onPool = runOn(pool);
   return {
-    transaction: (action) => inPostgresTransaction(pool, (client) => action(runOn(client))),
+    async transaction(action) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await action(runOn(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
     async appendClosing(run, batch) {
       await appendOne(run, batch);
     },

@@ -14,16 +14,10 @@ export interface PostgresTarget {
 
 /** Reads host, port and database of a `postgres://` / `postgresql://` URL; `invalid_input` for anything else. */
 export function describePostgresUrl(url: string): PostgresTarget {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (cause) {
-    // The URL may hold a password: the message never repeats it.
-    throw new StorageError({
-      code: 'invalid_input',
-      message: 'The PostgreSQL URL is not a valid URL.',
-      cause,
-    });
+  // The URL may hold a password: neither the message nor a cause repeats it (URL's own error keeps its input).
+  const parsed = URL.parse(url);
+  if (parsed === null) {
+    throw new StorageError({ code: 'invalid_input', message: 'The PostgreSQL URL is not a valid URL.' });
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new StorageError({

@@ -7,7 +7,7 @@ import type { SearchUsage, UserRole } from '../user.ts';
 
 // The tables as the stores see them, the same on both databases since migration 18 gave PostgreSQL's JSON
 // columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
-// and 64-bit integers numbers (PostgreSQL's parsers are set so in open-postgres-storage); only booleans differ
+// and 64-bit integers numbers (PostgreSQL's parsers are set so in postgres-pool.ts); only booleans differ
 // (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
 // orders by rowid (see StoreContext.oldestFirst).
 //

@@ -7,7 +7,7 @@ import {
   type SelectQueryBuilder,
   sql,
 } from 'kysely';
-import type { SecretBox } from '../secret-box.ts';
+import type { SqlStorageOptions } from '../open-sql-storage.ts';
 import { StorageError } from '../storage-error.ts';
 import type { StorageSchema } from './storage-schema.ts';
 
@@ -23,16 +23,7 @@ export type StorageDb = Kysely<StorageSchema>;
  */
 export type StoreContext = ReturnType<typeof createStoreContext>;
 
-/** Builds the shared context of the stores. */
-export function createStoreContext({
-  db,
-  dialect,
-  secrets,
-}: {
-  readonly db: StorageDb;
-  readonly dialect: StorageDialect;
-  readonly secrets: SecretBox;
-}) {
+export function createStoreContext({ db, dialect, secrets }: SqlStorageOptions) {
   const insertionOrder = sql.ref(dialect === 'sqlite' ? 'rowid' : 'ordinal');
   return {
     db,
@@ -68,30 +59,28 @@ export function createStoreContext({
 export function compiledOnce<Values extends readonly unknown[], Row>(
   build: (db: StorageDb, ...values: Values) => Compilable<Row>,
 ): (db: StorageDb, ...values: Values) => Promise<Row[]> {
-  type Compiled = { readonly query: CompiledQuery<Row>; readonly slots: readonly unknown[] };
+  type Compiled = { readonly query: CompiledQuery<Row>; readonly slots: ((values: Values) => unknown)[] };
   // By the builder's adapter: one per opened database (a transaction shares its database's), so each dialect's SQL.
   const compiled = new WeakMap<object, Compiled>();
   const placeholder = (index: number) => `\u0000value ${index}\u0000`;
-  const compile = (db: StorageDb, values: Values): Compiled => {
-    const query = build(db, ...(values.map((_, index) => placeholder(index)) as unknown as Values)).compile();
-    // Each parameter is a value's index, or a constant of the query itself (boxed, so never taken for an index).
-    const slots = query.parameters.map((parameter) => {
-      const index = values.findIndex((_, at) => placeholder(at) === parameter);
-      return index >= 0 ? index : { constant: parameter };
-    });
-    return { query, slots };
-  };
   return async (db, ...values) => {
     const adapter = db.getExecutor().adapter;
-    let query = compiled.get(adapter);
-    if (query === undefined) {
-      query = compile(db, values);
-      compiled.set(adapter, query);
+    let found = compiled.get(adapter);
+    if (found === undefined) {
+      const query = build(
+        db,
+        ...(values.map((_, index) => placeholder(index)) as unknown as Values),
+      ).compile();
+      // Each parameter is one of the call's values, or a constant of the query itself.
+      const slots = query.parameters.map((parameter) => {
+        const index = values.findIndex((_, at) => placeholder(at) === parameter);
+        return index >= 0 ? (given: Values) => given[index] : () => parameter;
+      });
+      found = { query, slots };
+      compiled.set(adapter, found);
     }
-    const parameters = query.slots.map((slot) =>
-      typeof slot === 'number' ? values[slot] : (slot as { constant: unknown }).constant,
-    );
-    return (await db.executeQuery<Row>({ ...query.query, parameters })).rows;
+    const parameters = found.slots.map((slot) => slot(values));
+    return (await db.executeQuery<Row>({ ...found.query, parameters })).rows;
   };
 }
 

