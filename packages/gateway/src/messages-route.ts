@@ -143,6 +143,7 @@ export async function forwardMessages(options: {
         response,
         status,
         dialect: 'anthropic',
+        path: '/chat/completions',
         context,
         ...omitUndefined({ body: errorBody }),
       });

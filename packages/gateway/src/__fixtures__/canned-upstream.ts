@@ -7,6 +7,8 @@ import { type LoopbackHttpServer, startLoopbackHttpServer } from '@toolbus/core/
 /** What the upstream answers to one request. */
 export type CannedAnswer =
   | { readonly status: number; readonly json: unknown }
+  /** A body written as it is (an HTML page, plain text, nothing), with its content type if any. */
+  | { readonly status: number; readonly text: string; readonly contentType?: string }
   /**
    * A stream: each event's `data` (objects are serialised), then `[DONE]`, or a broken connection (`drop`), or
    * nothing more with the connection left open (`hold`: a model still writing).
@@ -44,6 +46,11 @@ function write(response: ServerResponse, answer: CannedAnswer): void {
     const text = JSON.stringify(answer.json);
     response.writeHead(answer.status, { 'content-type': 'application/json' });
     response.end(text);
+    return;
+  }
+  if ('text' in answer) {
+    response.writeHead(answer.status, answer.contentType ? { 'content-type': answer.contentType } : {});
+    response.end(answer.text);
     return;
   }
   response.writeHead(200, { 'content-type': 'text/event-stream' });
