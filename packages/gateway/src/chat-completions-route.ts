@@ -202,15 +202,7 @@ export async function forwardChatCompletions(options: {
   }
   const status = upstreamResponse.statusCode ?? 502;
   if (!isSuccess(upstreamResponse)) {
-    await relayUpstreamError({
-      upstream,
-      upstreamResponse,
-      response,
-      status,
-      dialect: 'openai',
-      path: '/chat/completions',
-      context,
-    });
+    await relayUpstreamError({ upstream, upstreamResponse, response, status, dialect: 'openai', context });
     logEnd(clientStatusFor(status), undefined, { outcome: 'upstream-error' });
     return;
   }

@@ -143,7 +143,6 @@ export async function forwardMessages(options: {
         response,
         status,
         dialect: 'anthropic',
-        path: '/chat/completions',
         context,
         ...omitUndefined({ body: errorBody }),
       });

@@ -13,8 +13,11 @@ export async function relayUpstreamError(options: {
   response: ServerResponse;
   status: number;
   dialect: ErrorDialect;
-  /** The path the gateway asked the upstream, below its base URL (`/chat/completions`): named when it has none. */
-  path: string;
+  /**
+   * The path the gateway asked the upstream, below its base URL: named when it has none. Default
+   * `/chat/completions`, which both repairing routes ask.
+   */
+  path?: string;
   /** Given, an upstream's 404 also names the models the gateway serves (the name was likely mistyped). */
   context?: GatewayContext;
   /** The error body, when the caller read it already. */
@@ -28,7 +31,7 @@ export async function relayUpstreamError(options: {
   if (options.status === 404 && !saysModelIsMissing(404, said)) {
     // Not "no such model": the upstream has no such route (a base URL without `/v1`, a server that does not speak
     // the API). The gateway's configuration is at fault, not the client's request: 502, as for an unreachable one.
-    const path = `${options.upstream.target.basePath}${options.path}`;
+    const path = `${options.upstream.target.basePath}${options.path ?? '/chat/completions'}`;
     sendError(options.response, {
       dialect: options.dialect,
       status: 502,

@@ -3,6 +3,7 @@
 // stream that breaks off, `/tokenize`), as the servers the gateway fronts write them.
 import type { ServerResponse } from 'node:http';
 import { type LoopbackHttpServer, startLoopbackHttpServer } from '@toolbus/core/testing';
+import { omitUndefined } from '@toolbus/spec';
 
 /** What the upstream answers to one request. */
 export type CannedAnswer =
@@ -49,7 +50,7 @@ function write(response: ServerResponse, answer: CannedAnswer): void {
     return;
   }
   if ('text' in answer) {
-    response.writeHead(answer.status, answer.contentType ? { 'content-type': answer.contentType } : {});
+    response.writeHead(answer.status, omitUndefined({ 'content-type': answer.contentType }));
     response.end(answer.text);
     return;
   }
