@@ -11,6 +11,15 @@ import { newRecoveryReport, type RecoveryReport, takeRecoveredCalls } from './ch
 
 type Json = Record<string, unknown>;
 
+/**
+ * The `signature` of the thinking blocks the gateway writes. Anthropic's own is an opaque proof that Claude wrote
+ * the block; the model here is not Claude, so there is nothing to prove, but clients expect one: Claude Code drops
+ * a thinking block that came without its `signature_delta` (and with it the turn), and sends the block back, with
+ * its signature, in the next request. Non-empty and plainly not Anthropic's; the gateway drops every thinking block
+ * a client sends back (`messagesToChatCompletions`), its own included, so the value is never checked.
+ */
+export const GATEWAY_THINKING_SIGNATURE = 'toolbus-gateway:unverified';
+
 const stopReasons: Record<string, string> = {
   stop: 'end_turn',
   tool_calls: 'tool_use',
@@ -242,8 +251,17 @@ export class AnthropicStreamWriter {
 
   #close(): string {
     if (this.#open === undefined) return '';
+    // A thinking block's signature comes last, just before its stop, as Anthropic's stream sends it.
+    const signature =
+      this.#open === 'thinking'
+        ? event('content_block_delta', {
+            type: 'content_block_delta',
+            index: this.#index,
+            delta: { type: 'signature_delta', signature: GATEWAY_THINKING_SIGNATURE },
+          })
+        : '';
     this.#open = undefined;
-    return event('content_block_stop', { type: 'content_block_stop', index: this.#index });
+    return signature + event('content_block_stop', { type: 'content_block_stop', index: this.#index });
   }
 }
 
@@ -271,7 +289,8 @@ export function chatCompletionToMessage(
     isPlainObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop';
   const end = repair.end({ cutByTokenLimit: finish === 'length' });
   const reasoning = upstreamReasoning + first.reasoning + end.reasoning;
-  if (reasoning !== '') content.push({ type: 'thinking', thinking: reasoning, signature: '' });
+  if (reasoning !== '')
+    content.push({ type: 'thinking', thinking: reasoning, signature: GATEWAY_THINKING_SIGNATURE });
   const text =
     first.text + end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
   if (text !== '') content.push({ type: 'text', text });
