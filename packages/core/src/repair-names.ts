@@ -2,6 +2,7 @@
 // both re-export this list, so a name added to the repair reaches both entries and the two cannot drift apart.
 export type {
   AnswerRepairEnd,
+  AnswerRepairEndOptions,
   AnswerRepairOptions,
   AnswerRepairOutput,
 } from './middleware/answer-repair.ts';

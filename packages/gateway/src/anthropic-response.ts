@@ -11,6 +11,15 @@ import { newRecoveryReport, type RecoveryReport, takeRecoveredCalls } from './ch
 
 type Json = Record<string, unknown>;
 
+/**
+ * The `signature` of the thinking blocks the gateway writes. Anthropic's own is an opaque proof that Claude wrote
+ * the block; the model here is not Claude, so there is nothing to prove, but clients expect one: Claude Code drops
+ * a thinking block that came without its `signature_delta` (and with it the turn), and sends the block back, with
+ * its signature, in the next request. Non-empty and plainly not Anthropic's; the gateway drops every thinking block
+ * a client sends back (`messagesToChatCompletions`), its own included, so the value is never checked.
+ */
+export const GATEWAY_THINKING_SIGNATURE = 'toolbus-gateway:unverified';
+
 const stopReasons: Record<string, string> = {
   stop: 'end_turn',
   tool_calls: 'tool_use',
@@ -90,7 +99,8 @@ export class AnthropicStreamWriter {
       for (const call of delta.tool_calls) out += this.#nativeCall(call);
     }
     if (typeof choice.finish_reason === 'string') {
-      out += this.#finishText(this.#repair.end());
+      const cutByTokenLimit = choice.finish_reason === 'length';
+      out += this.#finishText(this.#repair.end({ cutByTokenLimit }), cutByTokenLimit);
       if (this.#stopReason === undefined) {
         this.#stopSequence = matchedStopSequence(choice, this.#options.stopSequences);
         this.#stopReason =
@@ -151,7 +161,7 @@ export class AnthropicStreamWriter {
     });
   }
 
-  #finishText(end: AnswerRepairEnd): string {
+  #finishText(end: AnswerRepairEnd, cutByTokenLimit = false): string {
     const calls = takeRecoveredCalls(this.report, end, this.#options.maxCalls);
     let out =
       this.#thinking(end.reasoning) +
@@ -166,7 +176,9 @@ export class AnthropicStreamWriter {
         delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.arguments) },
       });
     }
-    if (calls.length > 0) this.#stopReason = 'tool_use';
+    // An answer the token limit cut keeps `max_tokens` (set by the caller), calls or not: Anthropic's own answer cut
+    // inside a `tool_use` block says `max_tokens` too.
+    if (calls.length > 0 && !cutByTokenLimit) this.#stopReason = 'tool_use';
     return out;
   }
 
@@ -239,8 +251,17 @@ export class AnthropicStreamWriter {
 
   #close(): string {
     if (this.#open === undefined) return '';
+    // A thinking block's signature comes last, just before its stop, as Anthropic's stream sends it.
+    const signature =
+      this.#open === 'thinking'
+        ? event('content_block_delta', {
+            type: 'content_block_delta',
+            index: this.#index,
+            delta: { type: 'signature_delta', signature: GATEWAY_THINKING_SIGNATURE },
+          })
+        : '';
     this.#open = undefined;
-    return event('content_block_stop', { type: 'content_block_stop', index: this.#index });
+    return signature + event('content_block_stop', { type: 'content_block_stop', index: this.#index });
   }
 }
 
@@ -264,9 +285,12 @@ export function chatCompletionToMessage(
   const native = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : [];
   if (native.length > 0) repair.nativeCall();
   const first = repair.text(typeof message.content === 'string' ? message.content : '');
-  const end = repair.end();
+  const finish =
+    isPlainObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop';
+  const end = repair.end({ cutByTokenLimit: finish === 'length' });
   const reasoning = upstreamReasoning + first.reasoning + end.reasoning;
-  if (reasoning !== '') content.push({ type: 'thinking', thinking: reasoning, signature: '' });
+  if (reasoning !== '')
+    content.push({ type: 'thinking', thinking: reasoning, signature: GATEWAY_THINKING_SIGNATURE });
   const text =
     first.text + end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
   if (text !== '') content.push({ type: 'text', text });
@@ -282,8 +306,6 @@ export function chatCompletionToMessage(
   const calls = takeRecoveredCalls(report, end, options.maxCalls);
   for (const call of calls)
     content.push({ type: 'tool_use', id: toolUseId(), name: call.name, input: call.arguments });
-  const finish =
-    isPlainObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop';
   const stopSequence = isPlainObject(choice) ? matchedStopSequence(choice, options.stopSequences) : null;
   const usage = isPlainObject(body) && isPlainObject(body.usage) ? body.usage : {};
   return {
@@ -295,12 +317,12 @@ export function chatCompletionToMessage(
       model: options.model,
       content,
       stop_reason:
-        calls.length > 0
+        calls.length > 0 && finish !== 'length'
           ? 'tool_use'
           : stopSequence !== null
             ? 'stop_sequence'
             : (stopReasons[finish] ?? 'end_turn'),
-      stop_sequence: calls.length > 0 ? null : stopSequence,
+      stop_sequence: calls.length > 0 && finish !== 'length' ? null : stopSequence,
       usage: {
         input_tokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
         output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,

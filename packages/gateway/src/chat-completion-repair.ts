@@ -34,11 +34,16 @@ export interface RecoveryReport {
   unreadable: string | undefined;
   /** Recovered calls left out because the request allowed fewer (`parallel_tool_calls: false`). */
   dropped: number;
+  /**
+   * Answers the output token limit cut while the model was writing a call (`finish_reason: "length"`): that call
+   * was left out, not completed by repair into a call the model never finished.
+   */
+  truncated: number;
 }
 
 /** A report of no recovery yet. */
 export function newRecoveryReport(): RecoveryReport {
-  return { recovered: 0, unreadable: undefined, dropped: 0 };
+  return { recovered: 0, unreadable: undefined, dropped: 0, truncated: 0 };
 }
 
 /**
@@ -55,6 +60,7 @@ export function takeRecoveredCalls(
     maxCalls !== undefined && end.calls.length > maxCalls ? end.calls.slice(0, maxCalls) : end.calls;
   report.recovered += calls.length;
   report.dropped += end.calls.length - calls.length;
+  if (end.truncated) report.truncated += 1;
   if (end.calls.length === 0) report.unreadable ??= end.unreadable;
   return calls;
 }
@@ -164,7 +170,8 @@ export class ChatCompletionStreamRepair {
       return { choice: kept, before: '', after: '' };
     }
     // The choice ends here: the rest of its text, then its recovered calls, then the finish.
-    const end = repair.end();
+    const cutByTokenLimit = choice.finish_reason === 'length';
+    const end = repair.end({ cutByTokenLimit });
     this.#choices.delete(index);
     const recovered = takeRecoveredCalls(this.report, end, this.#options.maxCalls);
     const shownText =
@@ -201,7 +208,7 @@ export class ChatCompletionStreamRepair {
         ],
       });
     });
-    const finish = { ...choice, delta: {}, finish_reason: 'tool_calls' };
+    const finish = { ...choice, delta: {}, finish_reason: finishWithCalls(choice.finish_reason) };
     return { choice: undefined, before, after: calls + sse({ ...chunk, choices: [finish] }) };
   }
 
@@ -231,7 +238,7 @@ export function repairChatCompletion(
     if (typeof message[reasoningField] === 'string') repair.reasoning(message[reasoningField] as string);
     if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) repair.nativeCall();
     const first = repair.text(message.content);
-    const end = repair.end();
+    const end = repair.end({ cutByTokenLimit: choice.finish_reason === 'length' });
     const calls = takeRecoveredCalls(report, end, options.maxCalls);
     const reasoning = first.reasoning + end.reasoning;
     if (reasoning !== '')
@@ -246,9 +253,19 @@ export function repairChatCompletion(
       type: 'function',
       function: { name: call.name, arguments: JSON.stringify(call.arguments) },
     }));
-    return { ...choice, message, finish_reason: 'tool_calls' };
+    return { ...choice, message, finish_reason: finishWithCalls(choice.finish_reason) };
   });
   return { body: { ...body, choices }, report };
+}
+
+/**
+ * The finish reason of a choice the gateway recovered calls in: `tool_calls`, unless the answer ended on the token
+ * limit. Then it stays `length`, as OpenAI's own answer cut inside its calls does (`length`: "the maximum number of
+ * tokens specified in the request was reached", whatever calls came before): the client learns that the answer was
+ * cut (a call the model was still writing was left out) and that its calls are the ones that closed before.
+ */
+export function finishWithCalls(upstreamFinish: unknown): string {
+  return upstreamFinish === 'length' ? 'length' : 'tool_calls';
 }
 
 function repairOptions(options: ChatCompletionRepairOptions): AnswerRepairOptions {

@@ -135,7 +135,7 @@ export async function forwardChatCompletions(options: {
       tools: tools.length,
       status,
       recovered: report?.recovered ?? 0,
-      ...(report?.unreadable !== undefined ? { recovery: 'failed' } : {}),
+      ...omitUndefined({ recovery: recoveryOutcome(report) }),
       ...omitUndefined({ caller: options.callerId }),
       ms: Math.round(performance.now() - started),
       ...extra,
@@ -363,15 +363,28 @@ async function relayCompletion(options: {
   return report;
 }
 
-/** The recovery headers for a report: `recovered` with a count, `failed` with the reason, or `none`. */
+/**
+ * The recovery headers for a report: `recovered` with a count (and the calls dropped, and the answers the token
+ * limit cut inside a call: `truncated=N`), `truncated` or `failed` with the reason, or `none`.
+ */
 export function recoveryHeaders(report: RecoveryReport): Record<string, string> {
   if (report.recovered > 0)
     return {
-      [RECOVERY_HEADER]: `recovered; calls=${report.recovered}${report.dropped > 0 ? `; dropped=${report.dropped}` : ''}`,
+      [RECOVERY_HEADER]: `recovered; calls=${report.recovered}${report.dropped > 0 ? `; dropped=${report.dropped}` : ''}${report.truncated > 0 ? `; truncated=${report.truncated}` : ''}`,
     };
-  if (report.unreadable !== undefined)
-    return { [RECOVERY_HEADER]: 'failed', [RECOVERY_REASON_HEADER]: headerSafe(report.unreadable) };
+  const outcome = recoveryOutcome(report);
+  if (outcome !== undefined && report.unreadable !== undefined)
+    return { [RECOVERY_HEADER]: outcome, [RECOVERY_REASON_HEADER]: headerSafe(report.unreadable) };
   return { [RECOVERY_HEADER]: 'none' };
+}
+
+/**
+ * How recovery ended when it made no call, for the header and the log: `truncated` (the token limit cut the call
+ * the model was writing), `failed` (markup no call could be read from), or undefined (nothing to recover).
+ */
+export function recoveryOutcome(report: RecoveryReport | undefined): 'failed' | 'truncated' | undefined {
+  if (report === undefined || report.recovered > 0 || report.unreadable === undefined) return undefined;
+  return report.truncated > 0 ? 'truncated' : 'failed';
 }
 
 function headerSafe(text: string): string {

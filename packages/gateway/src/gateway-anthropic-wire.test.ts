@@ -259,6 +259,7 @@ describe('the gateway against the Messages reference', () => {
       'ping',
       'start:thinking',
       'thinking_delta',
+      'signature_delta',
       'content_block_stop',
       'start:text',
       'text_delta',

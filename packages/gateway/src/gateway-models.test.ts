@@ -208,7 +208,23 @@ describe('model aliases and the model routes', () => {
       object: 'model',
       created: 7,
       owned_by: 'vllm',
+      parent: 'qwen3-coder',
     });
+    // An alias names the served model that answers it (`parent`, as vLLM names a LoRA adapter's base model).
+    const listed = (await openai.models.list()).data as (OpenAI.Model & { parent?: string })[];
+    assert.deepEqual(
+      listed.map((model) => [model.id, model.parent]),
+      [
+        ['qwen3-coder', undefined],
+        ['nomic-embed-text', undefined],
+        ['gpt-4o', 'qwen3-coder'],
+        ['text-embedding-3-small', 'nomic-embed-text'],
+      ],
+    );
+    assert.equal(
+      ((await openai.models.retrieve('claude-opus-4-1')) as OpenAI.Model & { parent?: string }).parent,
+      'qwen3-coder',
+    );
     assert.equal((await openai.models.retrieve('claude-opus-4-1')).id, 'claude-opus-4-1');
     const missing = await openai.models.retrieve('llama-9').catch((error: unknown) => error);
     assert.ok(missing instanceof OpenAI.NotFoundError);

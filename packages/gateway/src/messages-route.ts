@@ -8,7 +8,12 @@ import {
   chatCompletionToMessage,
 } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
-import { recoveryHeaders, relayRepairedStream, type StreamRelay } from './chat-completions-route.ts';
+import {
+  recoveryHeaders,
+  recoveryOutcome,
+  relayRepairedStream,
+  type StreamRelay,
+} from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders } from './model-aliases.ts';
@@ -82,7 +87,7 @@ export async function forwardMessages(options: {
       tools: tools.length,
       status,
       recovered: report?.recovered ?? 0,
-      ...(report?.unreadable !== undefined ? { recovery: 'failed' } : {}),
+      ...omitUndefined({ recovery: recoveryOutcome(report) }),
       ...omitUndefined({ outcome, caller: options.callerId }),
       ms: Math.round(performance.now() - started),
     });

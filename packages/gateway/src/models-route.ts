@@ -6,7 +6,7 @@ import { upstreamFor } from './upstream.ts';
 
 /**
  * The models the gateway serves ({@link upstreamModels}), plus the exact model aliases, each as a model of its own
- * owned by the upstream of its target.
+ * owned by the upstream of its target, which it names in `parent` (see {@link aliasModel}).
  */
 export async function collectModels(
   context: GatewayContext,
@@ -15,15 +15,29 @@ export async function collectModels(
   const { data, answered } = await upstreamModels(context, timeoutMs);
   for (const [id, target] of context.aliases.exactNames) {
     if (data.some((model) => model.id === id)) continue;
-    const served = data.find((model) => model.id === target);
-    data.push({
-      id,
-      object: 'model',
-      created: served?.created ?? 0,
-      owned_by: upstreamFor(context.upstreams, target).name,
-    });
+    data.push(aliasModel(context, id, target, data));
   }
   return { data, answered };
+}
+
+/**
+ * A name an alias takes, as a model of its own: OpenAI's four fields, and `parent`, the served model that answers
+ * it, as vLLM names the base model a LoRA adapter runs on (OpenAI-compatible clients read the fields they know and
+ * keep the rest). Anthropic's shape, whose fields are fixed, leaves it out.
+ */
+function aliasModel(
+  context: GatewayContext,
+  id: string,
+  target: string,
+  served: readonly ModelObject[],
+): ModelObject {
+  return {
+    id,
+    object: 'model',
+    created: served.find((model) => model.id === target)?.created ?? 0,
+    owned_by: upstreamFor(context.upstreams, target).name,
+    parent: target,
+  };
 }
 
 /**
@@ -64,15 +78,8 @@ export async function retrieveModel(
   const { data } = await collectModels(context);
   let model = data.find((candidate) => candidate.id === id);
   const resolved = context.aliases.resolve(id);
-  if (model === undefined && resolved.alias !== undefined) {
-    const served = data.find((candidate) => candidate.id === resolved.served);
-    model = {
-      id,
-      object: 'model',
-      created: served?.created ?? 0,
-      owned_by: upstreamFor(context.upstreams, resolved.served).name,
-    };
-  }
+  if (model === undefined && resolved.alias !== undefined)
+    model = aliasModel(context, id, resolved.served, data);
   if (model === undefined) {
     sendError(response, {
       dialect,

@@ -91,6 +91,7 @@ export async function forwardPassThrough(options: {
         response,
         status,
         dialect: 'openai',
+        path: path.slice('/v1'.length),
         context,
       });
       log(clientStatusFor(status), 'upstream-error');

@@ -41,8 +41,9 @@ Config file (toolbus config path): "gateway": {"upstreams": [{"name": "vllm", "b
 "apiKeyEnv": "VLLM_API_KEY", "models": ["qwen3-coder"]}], "models": {"claude-*": "qwen3-coder"},
 "requestsPerMinute": 600}.
 
-Responses say what recovery did in x-toolbus-recovery (a trailer on streams): recovered; calls=N, none, or failed
-with x-toolbus-recovery-reason (the text then reaches the client as the model wrote it). Logs are JSON lines on
+Responses say what recovery did in x-toolbus-recovery (a trailer on streams): recovered; calls=N, none, failed or
+truncated (the token limit cut the call the model was writing) with x-toolbus-recovery-reason (the text then
+reaches the client as the model wrote it). Logs are JSON lines on
 stderr with names and figures only, never prompt text or keys. Ctrl-C or SIGTERM lets requests in flight finish
 (up to 10 s) and exits 0; a second signal exits at once.
 `;

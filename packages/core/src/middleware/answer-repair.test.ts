@@ -118,4 +118,27 @@ describe('AnswerRepair', () => {
     assert.equal(reasoning + end.reasoning, 'Plan the call.');
     assert.equal(end.hiddenText.replace(/\s/g, ''), markup.replace(/\s/g, ''));
   });
+  test('an answer cut by the token limit: the call still being written is left out, the ones before it stay', () => {
+    const noZone: ToolDefinition = { ...timeTool, parameters: { type: 'object', properties: {} } };
+    const cut =
+      '[TOOL_CALLS] [{"name": "get_time", "arguments": {}}, {"name": "get_weather", "arguments": {"city": "Par';
+    const repair = new AnswerRepair({ tools: [...tools, noZone], validateArguments: true });
+    repair.text(cut);
+    const end = repair.end({ cutByTokenLimit: true });
+    assert.deepEqual(end.calls, [{ name: 'get_time', arguments: {} }]);
+    assert.equal(end.truncated, true);
+    assert.equal(end.hiddenText, '', 'a call was made: the cut markup stays hidden');
+
+    const lone = new AnswerRepair({ tools: [...tools, noZone], validateArguments: true });
+    lone.text('{"name": "get_time", "arguments": {');
+    const loneEnd = lone.end({ cutByTokenLimit: true });
+    assert.deepEqual(loneEnd.calls, [], 'no get_time({}) the model never finished');
+    assert.equal(loneEnd.truncated, true);
+    assert.match(loneEnd.unreadable ?? '', /output token limit cut off the call to get_time/);
+
+    // The same text on a finish that is not the limit: read as before (repair closes the open call).
+    const whole = new AnswerRepair({ tools: [...tools, noZone], validateArguments: true });
+    whole.text('{"name": "get_time", "arguments": {');
+    assert.deepEqual(whole.end().calls, [{ name: 'get_time', arguments: {} }]);
+  });
 });

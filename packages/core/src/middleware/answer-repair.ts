@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { callCutByTokenLimit } from '../recovery/call-cut-by-token-limit.ts';
 import { withCallsCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type {
@@ -58,6 +59,20 @@ export interface AnswerRepairEnd extends AnswerRepairOutput {
   readonly unreadable: string | undefined;
   /** The text the filter kept off the screen (markup), for a caller that shows it when recovery failed. */
   readonly hiddenText: string;
+  /**
+   * The answer ended on the output token limit while the model was writing a call (see `isCallCutByTokenLimit`), or
+   * with markup no call could be read from: that call is not in `calls`, and `unreadable` says why when no call is.
+   */
+  readonly truncated: boolean;
+}
+
+/** How an answer ended, for {@link AnswerRepair.end}. */
+export interface AnswerRepairEndOptions {
+  /**
+   * The answer ended on the output token limit (`finish_reason: "length"`): a call still being written when the
+   * limit struck is left out, not completed (its arguments would be a guess). Calls that closed before it stay.
+   */
+  readonly cutByTokenLimit?: boolean;
 }
 
 /**
@@ -126,40 +141,54 @@ export class AnswerRepair {
   }
 
   /** Ends the answer: the rest of the text, and the calls recovered (none after a native call). */
-  end(): AnswerRepairEnd {
+  end(options: AnswerRepairEndOptions = {}): AnswerRepairEnd {
     const restored = this.#restorer?.flush() ?? '';
     const text = this.#noteShown(restored, this.#filter.process(restored) + this.#filter.flush());
     const reasoning = this.#filter.takeReasoning();
-    if (this.#native) return { text, reasoning, hiddenText: '', calls: [], unreadable: undefined };
+    const cutByLimit = options.cutByTokenLimit === true;
+    if (this.#native)
+      return { text, reasoning, hiddenText: '', calls: [], unreadable: undefined, truncated: false };
     if (this.#tools.length === 0) {
       // No tool to call (none declared, or `tool_choice: "none"`): markup the filter hid is the model's text, and
       // the caller shows it, as for any call that names an undeclared tool.
       if (this.#shown === undefined || !this.#holdsMarkup())
-        return { text, reasoning, hiddenText: '', calls: [], unreadable: undefined };
+        return { text, reasoning, hiddenText: '', calls: [], unreadable: undefined, truncated: false };
       const hiddenText = this.#hiddenText(this.#shown);
-      return { text, reasoning, calls: [], unreadable: NO_TOOLS, hiddenText };
+      return { text, reasoning, calls: [], unreadable: NO_TOOLS, hiddenText, truncated: false };
     }
     let located = this.#extract(this.#raw);
     // The calls of the text the filter cut count even when the end's reading, a profile's dialects first, misses
     // them (their text was not shown): read again with every dialect.
     if (this.#readAll !== undefined)
       located = withCallsCutWhileStreaming(this.#raw, located, this.#filter.takeCuts(), this.#readAll);
-    if (located.length === 0 && this.#reasoning !== '') located = this.#extract(this.#reasoning);
+    let source = this.#raw;
+    if (located.length === 0 && this.#reasoning !== '') {
+      source = this.#reasoning;
+      located = this.#extract(source);
+    }
     const calls: ExtractedToolCall[] = [];
     let unreadable: string | undefined;
+    const cut = cutByLimit ? callCutByTokenLimit(located, source) : undefined;
+    let truncated = cut !== undefined;
     for (const call of located) {
-      const problem = this.#validate ? this.#argumentProblem(call) : undefined;
+      const problem =
+        call === cut
+          ? cutOffCallProblem(call.name)
+          : this.#validate
+            ? this.#argumentProblem(call)
+            : undefined;
       if (problem === undefined) calls.push({ name: call.name, arguments: call.arguments });
       else unreadable ??= problem;
     }
     if (calls.length === 0 && unreadable === undefined && this.#holdsMarkup()) {
-      unreadable = 'The text holds tool-call markup, but no call of a declared tool could be read from it.';
+      truncated = cutByLimit;
+      unreadable = `The text holds tool-call markup, but no call of a declared tool could be read from it${cutByLimit ? ': the answer ended on the output token limit, which cut it' : ''}.`;
     }
     const hiddenText =
       calls.length === 0 && unreadable !== undefined && this.#shown !== undefined
         ? this.#hiddenText(this.#shown)
         : '';
-    return { text, reasoning, calls, unreadable, hiddenText };
+    return { text, reasoning, calls, unreadable, hiddenText, truncated };
   }
 
   // Adds a piece of raw text and what the filter showed of it; returns the latter.
@@ -196,6 +225,11 @@ export class AnswerRepair {
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
     return `The arguments written for ${call.name} do not match its schema${where}: ${issue?.message ?? 'invalid'}.`;
   }
+}
+
+// Why a call the output token limit cut is not recovered, for the caller's report.
+function cutOffCallProblem(name: string): string {
+  return `The output token limit cut off the call to ${name} while the model was writing it; its arguments are incomplete, so no call was made of it.`;
 }
 
 const reasoningMarkersByList = new WeakMap<

@@ -21,6 +21,7 @@ const usage = {
 function replayModel(options: {
   content: LanguageModelV4Content[];
   parts: LanguageModelV4StreamPart[];
+  finish?: 'stop' | 'length';
 }): LanguageModelV4 {
   return {
     specificationVersion: 'v4',
@@ -30,7 +31,7 @@ function replayModel(options: {
     async doGenerate() {
       return {
         content: options.content,
-        finishReason: { unified: 'stop', raw: 'stop' },
+        finishReason: { unified: options.finish ?? 'stop', raw: options.finish ?? 'stop' },
         usage,
         warnings: [],
       };
@@ -65,13 +66,16 @@ const params: LanguageModelV4CallOptions = {
   ],
 };
 
-function textParts(deltas: readonly string[]): LanguageModelV4StreamPart[] {
+function textParts(
+  deltas: readonly string[],
+  finish: 'stop' | 'length' = 'stop',
+): LanguageModelV4StreamPart[] {
   return [
     { type: 'stream-start', warnings: [] },
     { type: 'text-start', id: 't1' },
     ...deltas.map((delta): LanguageModelV4StreamPart => ({ type: 'text-delta', id: 't1', delta })),
     { type: 'text-end', id: 't1' },
-    { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
+    { type: 'finish', usage, finishReason: { unified: finish, raw: finish } },
   ];
 }
 
@@ -225,5 +229,37 @@ describe('recoveryMiddleware', () => {
       parts.filter((part) => part.type === 'tool-call'),
       [{ type: 'tool-call', toolCallId: 'call_0', toolName: 'get_weather', input: '{"city":"Oslo"}' }],
     );
+  });
+
+  it('an answer the token limit cut: the call it cut is not made, the one before it is, the finish stays length', async () => {
+    const text =
+      '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "get_weather", "arguments": {"city": "Ber';
+    const oslo = {
+      type: 'tool-call',
+      toolCallId: 'call_0',
+      toolName: 'get_weather',
+      input: '{"city":"Oslo"}',
+    };
+    const model = replayModel({
+      content: [{ type: 'text', text }],
+      parts: textParts(text.match(/.{1,7}/gs) ?? [], 'length'),
+      finish: 'length',
+    });
+    const generated = await createRecoveryMiddleware({ generateId: sequentialIds() }).wrapGenerate!({
+      doGenerate: () => model.doGenerate(params),
+      doStream: () => model.doStream(params),
+      params,
+      model,
+    });
+    assert.deepEqual(generated.content, [oslo]);
+    assert.equal(generated.finishReason.unified, 'length');
+    const parts = await wrapStream(model, createRecoveryMiddleware({ generateId: sequentialIds() }));
+    assert.deepEqual(
+      parts.filter((part) => part.type === 'tool-call'),
+      [oslo],
+    );
+    const finish = parts.at(-1);
+    assert.equal(finish?.type === 'finish' && finish.finishReason.unified, 'length');
+    assert.equal(visibleText(parts), '');
   });
 });

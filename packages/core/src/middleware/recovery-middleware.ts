@@ -6,6 +6,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { callCutByTokenLimit } from '../recovery/call-cut-by-token-limit.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type {
   ExtractedToolCall,
@@ -68,14 +69,19 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
       const content: LanguageModelV4Content[] = [];
       const recovered: LanguageModelV4Content[] = [];
       let edited = false;
-      for (const part of result.content) {
+      // An answer the output token limit ended: the call it cut (in the last text, or the reasoning) is not made.
+      const cutByLimit = result.finishReason.unified === 'length';
+      const lastText = result.content.findLastIndex((part) => part.type === 'text');
+      for (const [at, part] of result.content.entries()) {
         if (part.type !== 'text') {
           content.push(part);
           continue;
         }
         const restorer = strippedHarmonyRestorerFor(preferredDialects);
         const text = restorer ? restorer.process(part.text) + restorer.flush() : part.text;
-        const calls = extract(text, toolDefs, preferredDialects);
+        const located = extract(text, toolDefs, preferredDialects);
+        const cut = cutByLimit && at === lastText ? callCutByTokenLimit(located, text) : undefined;
+        const calls = located.filter((call) => call !== cut);
         // The stream filter over the whole text: the text as a streaming caller would see it, and the
         // reasoning written into it.
         const filter = new AnswerStreamFilter({
@@ -84,27 +90,31 @@ export function createRecoveryMiddleware(options: RecoveryMiddlewareOptions = {}
         });
         const shown = filter.process(text) + filter.flush();
         const reasoning = filter.takeReasoning();
-        if (calls.length === 0 && reasoning === '' && shown === part.text) {
+        if (located.length === 0 && reasoning === '' && shown === part.text) {
           content.push(part);
           continue;
         }
         edited = true;
         if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
-        const visible = calls.length > 0 ? withoutToolCallText(text, calls, markers) : shown;
+        const visible = located.length > 0 ? withoutToolCallText(text, located, markers) : shown;
         if (visible.trim() !== '') content.push({ ...part, text: visible });
         for (const call of calls) recovered.push(toolCallPart(call, generateId()));
       }
       if (recovered.length === 0) {
         // When the answer holds no call, the reasoning is the last source (left as it is).
         const reasoning = result.content.map((part) => (part.type === 'reasoning' ? part.text : '')).join('');
-        for (const call of reasoning ? extract(reasoning, toolDefs, preferredDialects) : [])
-          recovered.push(toolCallPart(call, generateId()));
+        const located = reasoning ? extract(reasoning, toolDefs, preferredDialects) : [];
+        const cut = cutByLimit ? callCutByTokenLimit(located, reasoning) : undefined;
+        for (const call of located) if (call !== cut) recovered.push(toolCallPart(call, generateId()));
       }
       if (recovered.length === 0) return edited ? { ...result, content } : result;
       return {
         ...result,
         content: [...content, ...recovered],
-        finishReason: { unified: 'tool-calls', raw: result.finishReason.raw },
+        // An answer the limit cut says so, whatever calls closed before the cut (as a native answer would).
+        finishReason: cutByLimit
+          ? result.finishReason
+          : { unified: 'tool-calls', raw: result.finishReason.raw },
       };
     },
     async wrapStream({ doStream, params, model }) {
@@ -173,8 +183,9 @@ function createRecoveryTransform(
 
   function finishText(
     controller: TransformStreamDefaultController<LanguageModelV4StreamPart>,
+    cutByTokenLimit = false,
   ): AnswerRepairEnd {
-    const end = repair.end();
+    const end = repair.end({ cutByTokenLimit });
     repair = newRepair();
     visible(controller, end);
     endReasoning(controller);
@@ -207,10 +218,12 @@ function createRecoveryTransform(
           controller.enqueue(part);
           return;
         case 'finish': {
-          const { calls } = finishText(controller);
+          // An answer the output token limit ended: the call it cut is not made, and the finish stays `length`.
+          const cutByTokenLimit = part.finishReason.unified === 'length';
+          const { calls } = finishText(controller, cutByTokenLimit);
           for (const call of calls) controller.enqueue(toolCallPart(call, options.generateId()));
           controller.enqueue(
-            calls.length > 0
+            calls.length > 0 && !cutByTokenLimit
               ? { ...part, finishReason: { unified: 'tool-calls', raw: part.finishReason.raw } }
               : part,
           );

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import type { ModelToolChoice } from '../llm/to-language-model-tools.ts';
+import { callCutByTokenLimit } from '../recovery/call-cut-by-token-limit.ts';
 import { withCallsCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
 import { callsEndingReasoning } from '../recovery/calls-ending-reasoning.ts';
 import { splitTemplateOpenedThinking } from '../recovery/dialects/thinking-block-parser.ts';
@@ -100,8 +101,7 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
     extracted = callsEndingReasoning(source, extracted, source.length);
   if (extracted.length === 0) return { calls: [], prose: step.answer, shown: false, cutOff: [] };
   const shownCalls = locate(step.answer);
-  // Only the call still being written when the limit struck runs to the end of the text; those before it closed.
-  const writtenEnd = step.finishReason === 'length' ? source.trimEnd().length : Number.POSITIVE_INFINITY;
+  const cut = step.finishReason === 'length' ? callCutByTokenLimit(extracted, source) : undefined;
   const cutOff: ToolCall[] = [];
   const calls = extracted.map((call, tab) => {
     const recovered: ToolCall = {
@@ -110,7 +110,7 @@ export function recoverStep(options: RecoverStepOptions): RecoveredStep {
       arguments: call.arguments,
       placement: options.placement.at({ turn: options.turn, tab }),
     };
-    if (call.end >= writtenEnd) cutOff.push(recovered);
+    if (call === cut) cutOff.push(recovered);
     return recovered;
   });
   if (shownCalls.length === 0) {

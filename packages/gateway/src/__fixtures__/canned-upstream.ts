@@ -3,10 +3,13 @@
 // stream that breaks off, `/tokenize`), as the servers the gateway fronts write them.
 import type { ServerResponse } from 'node:http';
 import { type LoopbackHttpServer, startLoopbackHttpServer } from '@toolbus/core/testing';
+import { omitUndefined } from '@toolbus/spec';
 
 /** What the upstream answers to one request. */
 export type CannedAnswer =
   | { readonly status: number; readonly json: unknown }
+  /** A body written as it is (an HTML page, plain text, nothing), with its content type if any. */
+  | { readonly status: number; readonly text: string; readonly contentType?: string }
   /**
    * A stream: each event's `data` (objects are serialised), then `[DONE]`, or a broken connection (`drop`), or
    * nothing more with the connection left open (`hold`: a model still writing).
@@ -44,6 +47,11 @@ function write(response: ServerResponse, answer: CannedAnswer): void {
     const text = JSON.stringify(answer.json);
     response.writeHead(answer.status, { 'content-type': 'application/json' });
     response.end(text);
+    return;
+  }
+  if ('text' in answer) {
+    response.writeHead(answer.status, omitUndefined({ 'content-type': answer.contentType }));
+    response.end(answer.text);
     return;
   }
   response.writeHead(200, { 'content-type': 'text/event-stream' });
