@@ -134,8 +134,7 @@ export async function forwardChatCompletions(options: {
       stream: call.stream,
       tools: tools.length,
       status,
-      recovered: report?.recovered ?? 0,
-      ...omitUndefined({ recovery: recoveryOutcome(report) }),
+      ...recoveryLogFields(report),
       ...omitUndefined({ caller: options.callerId }),
       ms: Math.round(performance.now() - started),
       ...extra,
@@ -382,6 +381,18 @@ export function recoveryHeaders(report: RecoveryReport): Record<string, string> 
  * How recovery ended when it made no call, for the header and the log: `truncated` (the token limit cut the call
  * the model was writing), `failed` (markup no call could be read from), or undefined (nothing to recover).
  */
+/**
+ * What a request's log line says of recovery, in both routes: the calls made, how it ended when it made none, and
+ * the calls the token limit cut (left out) beside those it made.
+ */
+export function recoveryLogFields(report: RecoveryReport | undefined): Record<string, number | string> {
+  return {
+    recovered: report?.recovered ?? 0,
+    ...omitUndefined({ recovery: recoveryOutcome(report) }),
+    ...(report !== undefined && report.truncated > 0 ? { truncated: report.truncated } : {}),
+  };
+}
+
 export function recoveryOutcome(report: RecoveryReport | undefined): 'failed' | 'truncated' | undefined {
   if (report === undefined || report.recovered > 0 || report.unreadable === undefined) return undefined;
   return report.truncated > 0 ? 'truncated' : 'failed';

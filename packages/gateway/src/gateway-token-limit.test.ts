@@ -12,6 +12,7 @@ import {
 } from './__fixtures__/canned-upstream.ts';
 import { readChatStream } from './__fixtures__/read-chat-stream.ts';
 import { hermesCall, weatherTool } from './__fixtures__/text-call-dialects.ts';
+import type { GatewayLogEvent } from './gateway-options.ts';
 import { type RunningGateway, startGateway } from './gateway-server.ts';
 
 // An answer the output token limit ended (`finish_reason: "length"`) while the model was still writing a call as
@@ -89,6 +90,7 @@ describe('the gateway when the token limit cuts a call written as text', () => {
   let gateway: RunningGateway;
   let openai: OpenAI;
   let anthropic: Anthropic;
+  const log: GatewayLogEvent[] = [];
   const ask = (content: string) => ({
     model: 'm',
     messages: [{ role: 'user' as const, content }],
@@ -107,7 +109,10 @@ describe('the gateway when the token limit cuts a call written as text', () => {
 
   before(async () => {
     upstream = await startCannedUpstream(answerFor);
-    gateway = await startGateway({ upstreams: [{ name: 'canned', baseUrl: upstream.baseUrl }] });
+    gateway = await startGateway({
+      upstreams: [{ name: 'canned', baseUrl: upstream.baseUrl }],
+      log: (event) => log.push(event),
+    });
     openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
     anthropic = new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0 });
   });
@@ -172,6 +177,27 @@ describe('the gateway when the token limit cuts a call written as text', () => {
       assert.equal(streamed.finish, 'length', name);
       assert.equal(streamed.content.trim(), '', name);
     }
+  });
+
+  it('the request log counts the calls the limit cut, beside the calls made or in place of them', async () => {
+    log.length = 0;
+    await openai.chat.completions.create(ask('[mistralCut]'));
+    await openai.chat.completions.create(ask('[bareCut]'));
+    await anthropic.messages.create(askAnthropic('[mistralCut]'));
+    const requests = log.filter((event) => event.event === 'request');
+    assert.deepEqual(
+      requests.map(({ route, recovered, recovery, truncated }) => ({
+        route,
+        recovered,
+        recovery,
+        truncated,
+      })),
+      [
+        { route: '/v1/chat/completions', recovered: 1, recovery: undefined, truncated: 1 },
+        { route: '/v1/chat/completions', recovered: 0, recovery: 'truncated', truncated: 1 },
+        { route: '/v1/messages', recovered: 1, recovery: undefined, truncated: 1 },
+      ],
+    );
   });
 
   it('a whole call the upstream finished with stop still comes back with finish tool_calls', async () => {

@@ -10,7 +10,7 @@ import {
 import type { RecoveryReport } from './chat-completion-repair.ts';
 import {
   recoveryHeaders,
-  recoveryOutcome,
+  recoveryLogFields,
   relayRepairedStream,
   type StreamRelay,
 } from './chat-completions-route.ts';
@@ -86,8 +86,7 @@ export async function forwardMessages(options: {
       stream,
       tools: tools.length,
       status,
-      recovered: report?.recovered ?? 0,
-      ...omitUndefined({ recovery: recoveryOutcome(report) }),
+      ...recoveryLogFields(report),
       ...omitUndefined({ outcome, caller: options.callerId }),
       ms: Math.round(performance.now() - started),
     });
