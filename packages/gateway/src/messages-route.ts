@@ -8,15 +8,11 @@ import {
   chatCompletionToMessage,
 } from './anthropic-response.ts';
 import type { RecoveryReport } from './chat-completion-repair.ts';
-import {
-  recoveryHeaders,
-  recoveryLogFields,
-  relayRepairedStream,
-  type StreamRelay,
-} from './chat-completions-route.ts';
+import { relayRepairedStream, type StreamRelay } from './chat-completions-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { sendError, sendErrorInStream } from './gateway-error.ts';
 import { modelHeaders } from './model-aliases.ts';
+import { recoveryHeaders, recoveryLogFields } from './recovery-headers.ts';
 import { clientStatusFor, relayUpstreamError } from './relay-upstream-error.ts';
 import { requestToolDefinitions } from './request-tools.ts';
 import { resolveModel } from './served-models.ts';
