@@ -6,6 +6,7 @@ import {
   type CannedAnswer,
   type CannedUpstream,
   chunk,
+  completion,
   sseEvents,
   startCannedUpstream,
 } from './__fixtures__/canned-upstream.ts';
@@ -38,23 +39,7 @@ function answerFor(_path: string, body: Record<string, unknown>): CannedAnswer {
     };
   return {
     status: 200,
-    json: {
-      id: 'chatcmpl-canned',
-      object: 'chat.completion',
-      created: 1,
-      model: 'm',
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: text,
-            ...(answered ? {} : { reasoning_content: reasoning }),
-          },
-          finish_reason: 'stop',
-        },
-      ],
-    },
+    json: completion({ content: text, ...(answered ? {} : { reasoning_content: reasoning }) }),
   };
 }
 

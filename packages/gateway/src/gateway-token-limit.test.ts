@@ -8,6 +8,7 @@ import {
   type CannedAnswer,
   type CannedUpstream,
   chunk,
+  completion,
   startCannedUpstream,
 } from './__fixtures__/canned-upstream.ts';
 import { readChatStream } from './__fixtures__/read-chat-stream.ts';
@@ -55,16 +56,10 @@ function answerFor(_path: string, body: Record<string, unknown>): CannedAnswer {
     };
   return {
     status: 200,
-    json: {
-      id: 'chatcmpl-canned',
-      object: 'chat.completion',
-      created: 1,
-      model: 'm',
-      choices: [
-        { index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish },
-      ],
-      usage: { prompt_tokens: 1, completion_tokens: 100, total_tokens: 101 },
-    },
+    json: completion(
+      { content: text },
+      { finish, extra: { usage: { prompt_tokens: 1, completion_tokens: 100, total_tokens: 101 } } },
+    ),
   };
 }
 

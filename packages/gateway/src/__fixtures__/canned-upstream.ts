@@ -86,6 +86,23 @@ export function chunk(
   };
 }
 
+/** One non-streamed `chat.completion` with one choice, its message an assistant's. */
+export function completion(
+  message: Record<string, unknown>,
+  options: { finish?: string; extra?: Record<string, unknown> } = {},
+): Record<string, unknown> {
+  return {
+    id: 'chatcmpl-canned',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [
+      { index: 0, message: { role: 'assistant', ...message }, logprobs: null, finish_reason: options.finish ?? 'stop' },
+    ],
+    ...options.extra,
+  };
+}
+
 /** The data events of an SSE body, parsed (`[DONE]` kept as the string). */
 export function sseEvents(text: string): { readonly event: string | undefined; readonly data: unknown }[] {
   return text
