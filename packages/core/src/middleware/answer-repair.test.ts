@@ -141,4 +141,24 @@ describe('AnswerRepair', () => {
     whole.text('{"name": "get_time", "arguments": {');
     assert.deepEqual(whole.end().calls, [{ name: 'get_time', arguments: {} }]);
   });
+
+  test('shows no blank text between calls: an answer of calls alone has no text, as a working parser returns', () => {
+    const block = (city: string) =>
+      `<tool_call>\n{"name": "get_weather", "arguments": {"city": "${city}"}}\n</tool_call>`;
+    const repair = new AnswerRepair({ tools, validateArguments: true });
+    const pieces = [block('Oslo'), '\n', '\n', block('Rome'), '\n'];
+    const shown = pieces.map((piece) => repair.text(piece).text);
+    const end = repair.end();
+    assert.deepEqual(shown, ['', '', '', '', '']);
+    assert.equal(end.text, '');
+    assert.deepEqual(
+      end.calls.map((call) => call.arguments),
+      [{ city: 'Oslo' }, { city: 'Rome' }],
+    );
+    // Blank text kept aside goes out with the text after it, and at the end when no call is read.
+    const prose = new AnswerRepair({ tools, validateArguments: true });
+    assert.equal(prose.text('\n\n').text, '');
+    assert.equal(prose.text('Hi').text, '\n\nHi');
+    assert.equal(run(['\n', ' ']).shown, '\n ');
+  });
 });

@@ -99,6 +99,12 @@ export class AnswerRepair {
   #shown: string | undefined;
   #reasoning = '';
   #native = false;
+  /**
+   * Blank text shown before any other (the line between two calls' markup): kept aside until other text follows,
+   * and dropped when the answer is recovered calls alone, as a parser that worked returns no text then. Undefined
+   * once other text was shown.
+   */
+  #blankLead: string | undefined = '';
 
   constructor(options: AnswerRepairOptions) {
     this.#tools = options.tools;
@@ -126,7 +132,7 @@ export class AnswerRepair {
   /** Feeds a piece of answer text; returns what can be shown now and the reasoning found in it. */
   text(delta: string): AnswerRepairOutput {
     const text = this.#restorer ? this.#restorer.process(delta) : delta;
-    const shown = this.#noteShown(text, this.#filter.process(text));
+    const shown = this.#afterBlankLead(this.#noteShown(text, this.#filter.process(text)));
     return { text: shown, reasoning: this.#filter.takeReasoning() };
   }
 
@@ -142,8 +148,16 @@ export class AnswerRepair {
 
   /** Ends the answer: the rest of the text, and the calls recovered (none after a native call). */
   end(options: AnswerRepairEndOptions = {}): AnswerRepairEnd {
+    const end = this.#end(options);
+    const lead = this.#blankLead ?? '';
+    this.#blankLead = undefined;
+    return lead === '' || end.calls.length > 0 ? end : { ...end, text: lead + end.text };
+  }
+
+  #end(options: AnswerRepairEndOptions): AnswerRepairEnd {
     const restored = this.#restorer?.flush() ?? '';
-    const text = this.#noteShown(restored, this.#filter.process(restored) + this.#filter.flush());
+    const shown = this.#filter.process(restored) + this.#filter.flush();
+    const text = this.#afterBlankLead(this.#noteShown(restored, shown));
     const reasoning = this.#filter.takeReasoning();
     const cutByLimit = options.cutByTokenLimit === true;
     if (this.#native)
@@ -189,6 +203,18 @@ export class AnswerRepair {
         ? this.#hiddenText(this.#shown)
         : '';
     return { text, reasoning, calls, unreadable, hiddenText, truncated };
+  }
+
+  // `shown` after the blank lead kept aside, if any (see #blankLead); '' while all shown so far is blank.
+  #afterBlankLead(shown: string): string {
+    const lead = this.#blankLead;
+    if (lead === undefined || shown === '') return shown;
+    if (shown.trim() === '') {
+      this.#blankLead = lead + shown;
+      return '';
+    }
+    this.#blankLead = undefined;
+    return lead + shown;
   }
 
   // Adds a piece of raw text and what the filter showed of it; returns the latter.

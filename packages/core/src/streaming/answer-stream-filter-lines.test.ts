@@ -294,3 +294,47 @@ describe('AnswerStreamFilter: lines after prose agree with recovery (property-ba
     );
   });
 });
+
+// ReAct's `Action:` / `Action Input:` (LangChain's classic agents), Command R's `Action: ```json` fence of calls and
+// Functionary's `>>>name`, at the answer's start or on a line after prose: held from the line start, cut out when
+// recovery reads the call; prose that only starts the same way is released as written.
+describe('AnswerStreamFilter: ReAct, Command R and Functionary calls', () => {
+  const react = 'Action: get_weather\nAction Input: {"city": "Oslo"}';
+  const commandR = 'Action: ```json\n[{"tool_name": "get_weather", "parameters": {"city": "Oslo"}}]\n```';
+
+  it('hides a ReAct call at the start and after prose, JSON or a plain line, cut at every place', () => {
+    assertShownAtEveryCut(react, '');
+    assertShownAtEveryCut(`Thought: I need the weather.\n${react}`, 'Thought: I need the weather.\n');
+    assertShownAtEveryCut(
+      `Thought: ok.\n${react}\nObservation: pending`,
+      'Thought: ok.\nObservation: pending',
+    );
+    // A one-parameter tool's input as a plain line, the name in backticks.
+    assertShownAtEveryCut(
+      'Thought: ok.\nAction: `get_weather`\nAction Input: Oslo\nwait',
+      'Thought: ok.\nwait',
+    );
+  });
+
+  it("hides Command R's fenced list of calls at the start and after prose, cut at every place", () => {
+    assertShownAtEveryCut(commandR, '');
+    assertShownAtEveryCut(`I will look it up.\n${commandR}`, 'I will look it up.\n');
+  });
+
+  it("hides Functionary's `>>>name` call on a line after prose, cut at every place", () => {
+    assertShownAtEveryCut('Let me check.\n>>>get_weather\n{"city": "Oslo"}', 'Let me check.\n');
+  });
+
+  it('streams prose that starts like them unchanged, whatever the chunking', () => {
+    for (const text of [
+      'Action: we wait for the user.\nAction Input is not needed here.',
+      'Thought: done.\nAction: get_weather is the tool to use.\nActions speak louder.',
+      'Across the sea.\nAction: get_weather\nObservation: none',
+      'Quote:\n>> nested\n>>>not_a_tool\n>>> get_weather\n',
+    ]) {
+      assert.equal(extractLocatedToolCallsFromText(text, tools).length, 0, `recovery reads no call: ${text}`);
+      for (const chunks of everyCut(text))
+        assert.equal(run(answer(), chunks).text, text, JSON.stringify(chunks));
+    }
+  });
+});

@@ -216,10 +216,12 @@ export class AnswerStreamFilter {
       if (calls.some(opens)) {
         if (
           this.#holdingLine &&
-          (this.#held.startsWith('```') || opensCode((this.#shownTail as ShownTail).text()))
+          (this.#held.startsWith('```') ||
+            verdict.fenced === true ||
+            opensCode((this.#shownTail as ShownTail).text()))
         ) {
-          // A fenced call after prose (or in a fence opened within a line before, `Action: ```json`): decided
-          // once the fence closes and the prose after it is seen.
+          // A fenced call after prose (a fence opening the line, Command R's `Action: ```json`, or a fence opened
+          // within a line before): decided once the fence closes and the prose after it is seen.
           this.#state = verdict.markup === true ? 'framing' : 'fence';
           this.#lineCheckFrom = verdict.markup === true ? verdict.end - 3 : verdict.end;
           return this.#checkFence();

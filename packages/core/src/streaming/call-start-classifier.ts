@@ -8,6 +8,7 @@ import {
 } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { indexToolDefinitions } from '../recovery/tool-schema-index.ts';
+import { readActionCallOpening } from './action-call-opening.ts';
 
 /** What the start of an answer is, so far. */
 export type CallStartVerdict =
@@ -22,6 +23,8 @@ export type CallStartVerdict =
       readonly end: number;
       readonly bodyStart: number;
       readonly markup?: boolean;
+      /** The value is in a code fence opened after `Action:` (Command R), which closes after it. */
+      readonly fenced?: boolean;
     };
 
 /** Options for {@link CallStartClassifier}. */
@@ -43,6 +46,10 @@ interface Body {
   readonly named?: boolean;
   /** The body is a fenced block of call markup. */
   readonly markup?: boolean;
+  /** ReAct's `Action Input:` written as a plain line (a one-parameter tool's value): it ends with its line. */
+  readonly line?: boolean;
+  /** The JSON body is in a fence opened after `Action:` (Command R). */
+  readonly fenced?: boolean;
 }
 
 const fenceLanguages = ['', 'json', 'tool_code', 'python', 'py', 'tool_call', 'tool_calls', 'xml'];
@@ -65,8 +72,12 @@ export class CallStartClassifier {
   /** The opening markers of call markup, lower-cased. */
   readonly #markupOpens: readonly string[];
   #bodyStart = -1;
-  /** The body is a fenced block of call markup (see {@link #markupBody}). */
-  #markup = false;
+  /**
+   * What the body is: a bracketed value, a fenced block of call markup (see {@link #markupBody}), a line
+   * (`Body.line`) or a value in a fence opened after `Action:` (`Body.fenced`). One field, not flags: with one
+   * field more, instances lose their fast shape (markup-filter-object-shape.test.ts).
+   */
+  #shape: 'value' | 'markup' | 'line' | 'fenced' = 'value';
   #isJson = false;
   #signal = false;
   #scanned = 0;
@@ -94,7 +105,7 @@ export class CallStartClassifier {
   /** Forgets the answer seen so far (a new stream starts). */
   reset(): void {
     this.#bodyStart = -1;
-    this.#markup = false;
+    this.#shape = 'value';
     this.#isJson = false;
     this.#signal = false;
     this.#scanned = 0;
@@ -106,7 +117,7 @@ export class CallStartClassifier {
 
   /**
    * Classifies `held`, the visible text so far (each call gets the previous text plus more): the answer's start,
-   * or a line after prose that `LineCallStartFinder` found (a `>` never opens one: it is a quote there).
+   * or a line after prose that `LineCallStartFinder` found (where a `>` opens only `>>>name`: else it is a quote).
    */
   classify(held: string): CallStartVerdict {
     if (this.#bodyStart < 0) {
@@ -114,18 +125,31 @@ export class CallStartClassifier {
       if (found.kind !== 'body') return found;
       this.#bodyStart = found.bodyStart;
       this.#isJson = found.isJson;
-      this.#markup = found.markup === true;
-      this.#signal = (!found.isJson && !this.#markup) || found.named === true;
+      this.#shape =
+        found.markup === true
+          ? 'markup'
+          : found.line === true
+            ? 'line'
+            : found.fenced === true
+              ? 'fenced'
+              : 'value';
+      this.#signal = (!found.isJson && this.#shape !== 'markup') || found.named === true;
       this.#scanned = found.bodyStart;
     }
-    if (this.#markup) return this.#classifyMarkup(held);
+    if (this.#shape === 'markup') return this.#classifyMarkup(held);
+    if (this.#shape === 'line') {
+      const newline = held.indexOf('\n', this.#bodyStart);
+      return newline < 0 ? { kind: 'wait' } : { kind: 'complete', end: newline, bodyStart: this.#bodyStart };
+    }
     const end = this.#scan(held);
     if (end === -2) return { kind: 'prose' };
     if (end >= 0) {
       // A value complete without quoting a tool, a parameter or a call key is data, not a call: released unread
       // (recovery would read no call there), which spares a recovery pass per JSON line after prose.
       if (!this.#signal && !this.#findSignal(held)) return { kind: 'prose' };
-      return { kind: 'complete', end, bodyStart: this.#bodyStart };
+      return this.#shape === 'fenced'
+        ? { kind: 'complete', end, bodyStart: this.#bodyStart, fenced: true }
+        : { kind: 'complete', end, bodyStart: this.#bodyStart };
     }
     // The window is read for a signal once the value closes or outruns it, not at every chunk: once per value.
     if (held.length - this.#bodyStart > this.#holdLimit && !this.#signal && !this.#findSignal(held))
@@ -205,6 +229,14 @@ export class CallStartClassifier {
     let index = skipWhitespace(held, 0);
     if (index >= held.length) return { kind: 'wait' };
     if (held.charCodeAt(index) === 0x3e) return this.#recipientBody(held, index);
+    if (held.charCodeAt(index) === 0x41) {
+      const action = readActionCallOpening(held, index, this.#names);
+      if (action === 'wait') return { kind: 'wait' };
+      if (action !== 'prose') {
+        const { bodyStart, json, fenced } = action;
+        return { kind: 'body', bodyStart, isJson: json, named: !fenced, line: !json, fenced };
+      }
+    }
     let fenced = false;
     if (held.charCodeAt(index) === 0x60) {
       if (!'```'.startsWith(held.slice(index, index + 3))) return { kind: 'prose' };
@@ -244,7 +276,8 @@ export class CallStartClassifier {
    * one character). `[` and list markers are the finder's own.
    */
   namedCallStarts(): Set<number> {
-    const starts = new Set<number>();
+    // ReAct's and Command R's `Action:` opens a call too (see `readActionCallOpening`).
+    const starts = new Set<number>([0x41, (0x41 << 16) | 0x63]);
     for (const callee of this.#callees) {
       const first = callee.charCodeAt(0);
       starts.add(first).add((first << 16) | (callee.length > 1 ? callee.charCodeAt(1) : 0x28));

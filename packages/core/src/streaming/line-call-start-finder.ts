@@ -7,7 +7,7 @@ import { isWhitespaceCode, toolNamespacePrefixes } from '../recovery/text-search
  * list item, after its marker, `[`, `{`, a fence or a namespace prefix's first letter, as recovery reads calls there). As in
  * Markdown, a line indented four columns or more (a tab counts to the next
  * multiple of four) is a line of an indented code block, a line inside a code fence is code, and a `>` line is a
- * quote: a call there is an example, shown as written (recovery reads no call there either, see
+ * quote (but Functionary's `>>>name`, which opens a call): a call there is an example, shown as written (recovery reads no call there either, see
  * `onMarkdownExampleLine`). The indent and list marker of a line are shown as they come, so a list is never held:
  * the hold starts after them. Line starts and fences are followed across chunks, so each character is looked at
  * once.
@@ -282,7 +282,18 @@ function mayOpenCall(text: string, at: number, starts: ReadonlySet<number>): boo
   const code = text.charCodeAt(at);
   if (code === 0x7b) return true;
   if (code === 0x5b) return bracketMayOpen(text, at + 1, starts) || opensObject(text, at + 1);
+  if (code === 0x3e) return recipientMayOpen(text, at, starts);
   return starts.has(code) && calleeMayStart(text, at, starts);
+}
+
+// Functionary's `>>>name` at `at`: three `>` and a callee's first character (a quote has a blank or its text after
+// one or two), as far as the text shows.
+function recipientMayOpen(text: string, at: number, starts: ReadonlySet<number>): boolean {
+  for (let index = at + 1; index < at + 3; index++) {
+    if (index >= text.length) return true;
+    if (text.charCodeAt(index) !== 0x3e) return false;
+  }
+  return at + 3 >= text.length || starts.has(text.charCodeAt(at + 3));
 }
 
 // After `[`: whitespace, then `{`.

@@ -28,10 +28,15 @@ export const textCallDialects: readonly { readonly dialect: string; readonly mod
   { dialect: 'glm', model: 'glm-4.5', text: '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>' },
   { dialect: 'harmony', model: 'gpt-oss-20b', text: '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>' },
   { dialect: 'granite', model: 'granite-3.3-8b', text: '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]' },
+  // Calls on a line after prose: ReAct (LangChain's classic agents), Command R's fenced list, Functionary's recipient.
+  { dialect: 'react', model: 'llama-2-13b-chat', text: 'Thought: I need the weather in Oslo.\nAction: get_weather\nAction Input: {"city": "Oslo"}' },
+  { dialect: 'command-r', model: 'command-r-plus', text: 'I will look it up.\nAction: ```json\n[{"tool_name": "get_weather", "parameters": {"city": "Oslo"}}]\n```' },
+  { dialect: 'functionary after prose', model: 'functionary-small-v3.2', text: 'Let me check.\n>>>get_weather\n{"city": "Oslo"}' },
 ];
 
 /** Markup that must never reach a client's text. */
-export const markupPattern = /<\/?tool_call|\[TOOL_CALLS\]|<\|python_tag\||tool▁|<\|tool_call|<\|channel\||<function=|<arg_key>|get_weather\(/;
+export const markupPattern =
+  /<\/?tool_call|\[TOOL_CALLS\]|<\|python_tag\||tool▁|<\|tool_call|<\|channel\||<function=|<arg_key>|get_weather\(|Action( Input)?:|>>>/;
 
 /** A Hermes `<tool_call>` block calling `get_weather` for `city`, as Qwen2.5 writes it. */
 export const hermesCall = (city: string): string =>

@@ -286,8 +286,7 @@ export const dialectFixtures: readonly DialectFixture[] = [
     model: 'unknown-react-agent',
     text: 'Action: get_weather\nAction Input: {"city": "Oslo"}',
     calls: [oslo],
-    visible: 'Action: get_weather\nAction Input: {"city": "Oslo"}',
-    prose: '',
+    visible: '',
   },
   {
     name: 'bare JSON object (any model)',

@@ -511,9 +511,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'command-r-plus',
     text: 'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"city": "Oslo"}\n    }\n]\n```',
     calls: [oslo],
-    visible:
-      'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"city": "Oslo"}\n    }\n]\n```',
-    prose: '',
+    visible: '',
   },
   {
     name: 'command-a with plan',
@@ -1263,8 +1261,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'meetkai/functionary-medium-v3.2',
     text: '>>>all\nLet me look up the weather.\n>>>get_weather\n{"city": "Oslo"}',
     calls: [oslo],
-    visible: 'Let me look up the weather.\n>>>get_weather\n{"city": "Oslo"}',
-    prose: 'Let me look up the weather.',
+    visible: 'Let me look up the weather.\n',
   },
   {
     name: 'Functionary v3.2: >>>all and an answer, no call',
