@@ -8,6 +8,7 @@ export class CodeSpanTracker {
   #run = 0;
   #inline = false;
   #fence = false;
+  #fencesOpened = 0;
 
   /** Moves over `text[from, to)`, which the reader sees. */
   advance(text: string, from = 0, to = text.length): void {
@@ -40,9 +41,17 @@ export class CodeSpanTracker {
     return this.#inline && !this.#fence;
   }
 
+  /** How many fenced blocks opened so far: tells the block the next character is in from the one before. */
+  get fencesOpened(): number {
+    if (this.#run > 0) this.#endRun();
+    return this.#fencesOpened;
+  }
+
   #endRun(): void {
-    if (this.#run >= 3) this.#fence = !this.#fence;
-    else if (!this.#fence) this.#inline = !this.#inline;
+    if (this.#run >= 3) {
+      this.#fence = !this.#fence;
+      if (this.#fence) this.#fencesOpened++;
+    } else if (!this.#fence) this.#inline = !this.#inline;
     this.#run = 0;
   }
 }

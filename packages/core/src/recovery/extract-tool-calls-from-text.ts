@@ -191,22 +191,53 @@ function locateToolCalls(
 
 /**
  * A call written in inline code (`` use `{"name": …}` to search ``) documents a call, it does not make one; a
- * fenced block is a call, unless the prose around the fence says it shows an example (see `isQuotedExample`).
- * `calls` is sorted by start. Looked at only when calls were found.
+ * fenced block is a call, unless the prose around the fence says it shows an example (see `isQuotedExample`) or
+ * code other than calls stands before it in the block (see `fenceOpening`). `calls` is sorted by start. Looked at only when
+ * calls were found.
  */
 function withoutInlineCode(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
   if (calls.length === 0 || !text.includes('`')) return calls;
   const code = new CodeSpanTracker();
   let at = 0;
+  // The fenced block the last call was in (by `fencesOpened`), and where its calls so far end (its info line's end
+  // before the first): a call there opens the block when only blanks, separators or tags stand before it. -1: the
+  // block showed code first, so none of its calls is one; a block never closed is not read so (a model that forgot
+  // its close still calls). Each block's text is read once.
+  let fence = -1;
+  let from = -1;
   return calls.filter((call) => {
     if (call.start > at) {
       code.advance(text, at, call.start);
       at = call.start;
     }
     if (code.inInlineCode) return false;
-    return !(code.inCode && isQuotedExample(text, call));
+    if (!code.inCode) return true;
+    if (isQuotedExample(text, call)) return false;
+    if (code.fencesOpened !== fence) {
+      fence = code.fencesOpened;
+      // Infinity: every call of a block never closed counts.
+      from = text.includes('```', call.end) ? fenceContentStart(text, call.start) : Number.POSITIVE_INFINITY;
+    }
+    if (from < 0 || (from < call.start && !fenceOpening.test(text.slice(from, call.start)))) {
+      from = -1;
+      return false;
+    }
+    from = Math.max(from, call.end);
+    return true;
   });
 }
+
+/** Where the content of the fenced block holding `callStart` starts: after its info line (`callStart` on it). */
+function fenceContentStart(text: string, callStart: number): number {
+  const infoEnd = text.indexOf('\n', text.lastIndexOf('```', callStart));
+  return infoEnd < 0 || infoEnd > callStart ? callStart : infoEnd;
+}
+
+// What may stand before a call that opens a fenced block, or between two calls in it: blanks, a list's `[` or
+// `,`, the tags that wrap call markup (`<function_calls>`), `print(` (Gemma's `tool_code`). A model that calls in a
+// fence writes the call first; a call further down, after other code (`import x` then `get_weather(…)`), is code
+// shown to the reader, and the answer filter shows it so.
+const fenceOpening = /^(?:[\s,]|<[^<>\n]{1,64}>)*(?:\[\s*|print\(\s*)?$/;
 
 /** Where a call ending at `end` really ends: past an end-of-turn token right after it, which goes with it. */
 function endOfTurnTokenEnd(text: string, end: number): number {

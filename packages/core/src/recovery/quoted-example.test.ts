@@ -27,3 +27,48 @@ describe('a fenced call the prose around it calls an example', () => {
     assert.deepEqual(extractToolCallsFromText(fenced, tools), oslo);
   });
 });
+
+describe('a call further down a fenced block, after other code', () => {
+  it('is code shown to the reader, not a call', () => {
+    for (const text of [
+      'Here:\n```json\n// the call\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
+      "Sure.\n```python\nimport weather\nget_weather(city='Oslo')\n```",
+      "```python\nfor city in cities:\n    get_weather(city='Oslo')\n```",
+      // Once code came first, a later call in the block is code too.
+      "```python\nx = 1\nget_weather(city='Oslo')\nget_time(tz='CET')\n```",
+    ])
+      assert.deepEqual(extractToolCallsFromText(text, tools), [], text);
+  });
+
+  it('stays a call when the block opens with it: after blanks, `print(`, a wrapping tag, or other calls', () => {
+    const cet = { name: 'get_time', arguments: { tz: 'CET' } };
+    assert.deepEqual(
+      extractToolCallsFromText("```tool_code\n\nprint(get_weather(city='Oslo'))\n```", tools),
+      oslo,
+    );
+    assert.deepEqual(
+      extractToolCallsFromText(
+        '```xml\n<function_calls>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n</function_calls>\n```',
+        tools,
+      ),
+      oslo,
+    );
+    assert.deepEqual(
+      extractToolCallsFromText(
+        '```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n{"name": "get_time", "arguments": {"tz": "CET"}}\n```',
+        tools,
+      ),
+      [...oslo, cet],
+    );
+    // A block never closed (a model that forgot its close) is not read so.
+    assert.deepEqual(extractToolCallsFromText("```python\nimport os\nget_weather(city='Oslo')", tools), oslo);
+    // Each block is read on its own: code in one does not make the next one's call code.
+    assert.deepEqual(
+      extractToolCallsFromText(
+        "```python\nimport os\n```\nNow:\n```tool_code\nget_weather(city='Oslo')\n```",
+        tools,
+      ),
+      oslo,
+    );
+  });
+});

@@ -168,6 +168,9 @@ describe('AnswerStreamFilter: JSON and fenced calls after prose', () => {
       'Config:\n```json\n{\n  "debug": true\n}\n```',
       // A JSON call in a block quote or an indented code block after prose is an example (as a named call is).
       `Quote:\n> ${weather}\n`,
+      // A call further down a fence, after other code, is code too.
+      `Here:\n\`\`\`json\n// the call\n${weather}\n\`\`\``,
+      "Sure.\n```python\nimport weather\nget_weather(city='Oslo')\n```",
       `Example:\n\n    ${weather}\n`,
     ]) {
       assert.equal(extractLocatedToolCallsFromText(text, tools).length, 0, `recovery reads no call: ${text}`);
