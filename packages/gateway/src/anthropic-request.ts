@@ -1,4 +1,5 @@
 import { isPlainObject } from '@toolbus/spec';
+import { GATEWAY_THINKING_SIGNATURE } from './anthropic-response.ts';
 
 type Json = Record<string, unknown>;
 
@@ -13,7 +14,9 @@ export class MessagesRequestError extends Error {
  * `tool` messages (before the rest of that user turn), images as `image_url` parts, tools as functions with their
  * `input_schema`, `tool_choice` mapped (`any` → `required`, `disable_parallel_tool_use` → `parallel_tool_calls:
  * false`), `max_tokens`, `stop_sequences` → `stop`, sampling
- * kept. Thinking blocks the client sends back are dropped (the upstream cannot check their signatures).
+ * kept. A thinking block the gateway wrote (its signature) goes back as the assistant message's `reasoning_content`,
+ * which the templates of reasoning models that call tools read within a turn (Qwen3, DeepSeek, Kimi, GLM); other
+ * thinking blocks (another server's, redacted ones) are dropped: the model did not write them.
  */
 export function messagesToChatCompletions(body: unknown): Json {
   if (!isPlainObject(body)) throw new MessagesRequestError('The request body must be a JSON object.');
@@ -91,6 +94,15 @@ function chatMessages(message: unknown, index: number): Json[] {
     const text = blocks
       .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
       .join('');
+    const reasoning = blocks
+      .map((block) =>
+        block.type === 'thinking' &&
+        block.signature === GATEWAY_THINKING_SIGNATURE &&
+        typeof block.thinking === 'string'
+          ? block.thinking
+          : '',
+      )
+      .join('');
     const calls = blocks
       .filter((block) => block.type === 'tool_use')
       .map((block) => ({
@@ -102,6 +114,7 @@ function chatMessages(message: unknown, index: number): Json[] {
       {
         role: 'assistant',
         content: text === '' && calls.length > 0 ? null : text,
+        ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
         ...(calls.length > 0 ? { tool_calls: calls } : {}),
       },
     ];

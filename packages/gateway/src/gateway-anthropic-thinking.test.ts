@@ -15,7 +15,8 @@ import { type RunningGateway, startGateway } from './gateway-server.ts';
 
 // The thinking blocks the gateway writes carry a signature, sent as Anthropic's stream sends it (a
 // `signature_delta` just before the block's stop): Claude Code drops a thinking block without one. A client sends
-// the block back, signature and all, in its next request (the tool round trip), and the gateway takes it.
+// the block back, signature and all, in its next request (the tool round trip), and the gateway hands its text to
+// the upstream as the assistant message's `reasoning_content`, where reasoning models' templates read it.
 type StreamEvent = {
   type?: string;
   index?: number;
@@ -117,12 +118,52 @@ describe('thinking blocks: signed by the gateway, taken back in the next turn', 
         second.content.map((block) => (block.type === 'text' ? block.text : block.type)),
         ['It is 12 °C in Oslo.'],
       );
-      // The thinking went no further than the gateway; the call and its result did.
+      // The thinking went back as reasoning beside the call, and the result after them.
       const sent = upstream.bodies.slice(before).at(-1)?.body;
-      assert.doesNotMatch(JSON.stringify(sent), /call get_weather\./);
-      const messages = sent?.messages as { role: string; tool_calls?: unknown[] }[];
-      assert.equal(messages.find((message) => message.role === 'assistant')?.tool_calls?.length, 1);
+      const messages = sent?.messages as {
+        role: string;
+        tool_calls?: unknown[];
+        reasoning_content?: string;
+      }[];
+      const assistant = messages.find((message) => message.role === 'assistant');
+      assert.equal(assistant?.tool_calls?.length, 1);
+      assert.equal(assistant?.reasoning_content, reasoning);
       assert.ok(messages.some((message) => message.role === 'tool'));
+      assert.equal(
+        JSON.stringify(sent).split('call get_weather.').length,
+        2,
+        'the reasoning once, not in text',
+      );
     });
   }
+
+  it("drops thinking blocks the gateway did not write (another server's, redacted ones)", async () => {
+    const before = upstream.bodies.length;
+    await client.messages.create({
+      model: 'm',
+      max_tokens: 100,
+      tools,
+      messages: [
+        { role: 'user', content: 'The weather in Oslo?' },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'thinking',
+              thinking: 'Reasoning from elsewhere.',
+              signature: 'EqQBCgIYAhIM1gbcDa9GJwZA',
+            },
+            { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT' },
+            { type: 'text', text: 'Checking.' },
+          ],
+        },
+        { role: 'user', content: 'Go on.' },
+      ],
+    });
+    const sent = upstream.bodies.slice(before).at(-1)?.body;
+    const assistant = (
+      (sent?.messages ?? []) as { role: string; content?: unknown; reasoning_content?: string }[]
+    ).find((message) => message.role === 'assistant');
+    assert.deepEqual(assistant, { role: 'assistant', content: 'Checking.' });
+  });
 });
