@@ -284,15 +284,15 @@ export function chatCompletionToMessage(
   if (upstreamReasoning !== '') repair.reasoning(upstreamReasoning);
   const native = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : [];
   if (native.length > 0) repair.nativeCall();
-  const first = repair.text(typeof message.content === 'string' ? message.content : '');
   const finish =
     isPlainObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop';
-  const end = repair.end({ cutByTokenLimit: finish === 'length' });
-  const reasoning = upstreamReasoning + first.reasoning + end.reasoning;
+  const end = repair.whole(typeof message.content === 'string' ? message.content : '', {
+    cutByTokenLimit: finish === 'length',
+  });
+  const reasoning = upstreamReasoning + end.reasoning;
   if (reasoning !== '')
     content.push({ type: 'thinking', thinking: reasoning, signature: GATEWAY_THINKING_SIGNATURE });
-  const text =
-    first.text + end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
+  const text = end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
   if (text !== '') content.push({ type: 'text', text });
   for (const call of native) {
     const fn = isPlainObject(call.function) ? call.function : {};

@@ -237,15 +237,12 @@ export function repairChatCompletion(
     const reasoningField = reasoningFieldOf(message);
     if (typeof message[reasoningField] === 'string') repair.reasoning(message[reasoningField] as string);
     if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) repair.nativeCall();
-    const first = repair.text(message.content);
-    const end = repair.end({ cutByTokenLimit: choice.finish_reason === 'length' });
+    const end = repair.whole(message.content, { cutByTokenLimit: choice.finish_reason === 'length' });
     const calls = takeRecoveredCalls(report, end, options.maxCalls);
-    const reasoning = first.reasoning + end.reasoning;
-    if (reasoning !== '')
+    if (end.reasoning !== '')
       message[reasoningField] =
-        `${typeof message[reasoningField] === 'string' ? message[reasoningField] : ''}${reasoning}`;
-    const text =
-      first.text + end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
+        `${typeof message[reasoningField] === 'string' ? message[reasoningField] : ''}${end.reasoning}`;
+    const text = end.text + (end.calls.length === 0 && end.unreadable !== undefined ? end.hiddenText : '');
     if (end.calls.length === 0) return { ...choice, message: { ...message, content: text } };
     message.content = text.trim() === '' ? null : text;
     message.tool_calls = calls.map((call) => ({

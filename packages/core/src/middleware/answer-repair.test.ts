@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
+import { templateOpensThinking } from '../recovery/dialects/thinking-block-parser.ts';
 import { AnswerRepair } from '../repair.ts';
 
 const tools: ToolDefinition[] = [
@@ -160,5 +161,44 @@ describe('AnswerRepair', () => {
     assert.equal(prose.text('\n\n').text, '');
     assert.equal(prose.text('Hi').text, '\n\nHi');
     assert.equal(run(['\n', ' ']).shown, '\n ');
+  });
+
+  test("streams the thinking a model's chat template opened as reasoning, at every chunk size", () => {
+    const text = 'Plan: greet back.\n</think>\n\nHello!';
+    for (const size of [1, 2, 5, text.length]) {
+      for (const own of [false, true]) {
+        // A server whose template did not open the thinking has the model write its own `<think>`: not doubled.
+        const answer = own ? `<think>\n${text}` : text;
+        const repair = new AnswerRepair({ tools: [], modelId: 'DeepSeek-R1-Distill-Qwen-7B' });
+        let shown = '';
+        let reasoning = '';
+        for (let at = 0; at < answer.length; at += size) {
+          const output = repair.text(answer.slice(at, at + size));
+          shown += output.text;
+          reasoning += output.reasoning;
+        }
+        const end = repair.end();
+        assert.equal((shown + end.text).trim(), 'Hello!', `chunks of ${size}`);
+        assert.equal((reasoning + end.reasoning).trim(), 'Plan: greet back.', `chunks of ${size}`);
+      }
+    }
+    // Another model's lone `</think>` is text while it streams (nothing said the template opened thinking)…
+    const other = new AnswerRepair({ tools: [], modelId: 'qwen3-8b' });
+    assert.equal(other.text(text).text, text);
+    // …and split off once the answer is whole.
+    const whole = new AnswerRepair({ tools: [], modelId: 'qwen3-8b' }).whole(text);
+    assert.deepEqual([whole.text, whole.reasoning], ['Hello!', 'Plan: greet back.']);
+  });
+
+  test('knows which models the chat template opens the thinking of', () => {
+    for (const id of [
+      'deepseek-r1',
+      'deepseek-ai/DeepSeek-R1-0528',
+      'qwq:32b',
+      'Qwen/Qwen3-235B-A22B-Thinking-2507',
+    ])
+      assert.ok(templateOpensThinking(id), id);
+    for (const id of ['qwen3-8b', 'deepseek-v3', 'Qwen/Qwen3-235B-A22B-Instruct-2507', 'llama3.1', undefined])
+      assert.ok(!templateOpensThinking(id), String(id));
   });
 });

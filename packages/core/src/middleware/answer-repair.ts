@@ -2,6 +2,11 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { omitUndefined } from '@toolbus/spec';
 import { callCutByTokenLimit } from '../recovery/call-cut-by-token-limit.ts';
 import { withCallsCutWhileStreaming } from '../recovery/calls-cut-while-streaming.ts';
+import {
+  splitTemplateOpenedThinking,
+  templateOpensThinking,
+  thinkingTag,
+} from '../recovery/dialects/thinking-block-parser.ts';
 import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-from-text.ts';
 import type {
   ExtractedToolCall,
@@ -36,6 +41,12 @@ export interface AnswerRepairOptions {
   readonly preferredDialects?: readonly string[];
   /** Dialect parsers (default: all built-in ones). */
   readonly parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry;
+  /**
+   * The chat template opened the model's thinking in the prompt, so the answer starts inside it and only its
+   * `</think>` is written: its text goes to the reasoning as it streams, not to the text. Default: from the model
+   * id (`templateOpensThinking`: DeepSeek R1, QwQ, Qwen3 thinking releases).
+   */
+  readonly templateOpensThinking?: boolean;
   /**
    * Check each recovered call's arguments against its tool's JSON schema and drop a call that fails (it is then
    * reported as unreadable). Default false: the turn loop validates arguments itself when the tool runs.
@@ -105,11 +116,14 @@ export class AnswerRepair {
    * once other text was shown.
    */
   #blankLead: string | undefined = '';
+  /** The template opened the thinking, and no text has come yet (see {@link #openingThinking}). */
+  #thinkingToOpen: boolean;
 
   constructor(options: AnswerRepairOptions) {
     this.#tools = options.tools;
     this.#parsers = options.parsers;
     this.#validate = options.validateArguments === true;
+    this.#thinkingToOpen = options.templateOpensThinking ?? templateOpensThinking(options.modelId);
     const preferredDialects = options.preferredDialects ?? findModelProfile(options.modelId)?.dialects;
     this.#filter = new AnswerStreamFilter({
       tools: options.tools,
@@ -131,7 +145,8 @@ export class AnswerRepair {
 
   /** Feeds a piece of answer text; returns what can be shown now and the reasoning found in it. */
   text(delta: string): AnswerRepairOutput {
-    const text = this.#restorer ? this.#restorer.process(delta) : delta;
+    const restored = this.#restorer ? this.#restorer.process(delta) : delta;
+    const text = this.#thinkingToOpen ? this.#openingThinking(restored) : restored;
     const shown = this.#afterBlankLead(this.#noteShown(text, this.#filter.process(text)));
     return { text: shown, reasoning: this.#filter.takeReasoning() };
   }
@@ -144,6 +159,21 @@ export class AnswerRepair {
   /** The model made a native call: nothing is recovered from its text. */
   nativeCall(): void {
     this.#native = true;
+  }
+
+  /**
+   * A whole answer, not streamed: {@link text} then {@link end}, the text and reasoning of both together. Thinking
+   * the chat template opened (all before a lone `</think>`, see `splitTemplateOpenedThinking`) is split off into
+   * the reasoning too, which a stream cannot do once that text is shown.
+   */
+  whole(content: string, options: AnswerRepairEndOptions = {}): AnswerRepairEnd {
+    const first = this.text(content);
+    const end = this.end(options);
+    const text = first.text + end.text;
+    const reasoning = first.reasoning + end.reasoning;
+    const split = splitTemplateOpenedThinking(text);
+    if (split === undefined) return { ...end, text, reasoning };
+    return { ...end, text: split.answer, reasoning: reasoning + split.thinking };
   }
 
   /** Ends the answer: the rest of the text, and the calls recovered (none after a native call). */
@@ -203,6 +233,17 @@ export class AnswerRepair {
         ? this.#hiddenText(this.#shown)
         : '';
     return { text, reasoning, calls, unreadable, hiddenText, truncated };
+  }
+
+  // The answer's first text, after the `<think>` the template wrote in the prompt (read as the answer's own, so the
+  // filter hands the thinking out as reasoning and recovery reads a closed thinking block); none when the model
+  // writes its own `<think>` (a server whose template did not open it). Blank text waits for the first other text.
+  #openingThinking(text: string): string {
+    const start = text.trimStart();
+    if (start === '') return text;
+    this.#thinkingToOpen = false;
+    const head = start.slice(0, thinkingTag.open.length);
+    return thinkingTag.open.startsWith(head) ? text : thinkingTag.open + text;
   }
 
   // `shown` after the blank lead kept aside, if any (see #blankLead); '' while all shown so far is blank.

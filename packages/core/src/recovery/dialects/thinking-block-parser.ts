@@ -24,6 +24,16 @@ export const thinkingBlockParser: ToolCallTextParser = {
   parse: () => [],
 };
 
+// Models whose chat template ends the prompt inside their thinking (`<think>\n` after the assistant's header): DeepSeek
+// R1 and its distills, QwQ, Qwen3's thinking-only releases (`…-Thinking-2507`). Their answers open with thinking and
+// a lone `</think>`.
+const templateThinkingModels = /deepseek-r1|qwq|qwen3[\w.:-]*-thinking/;
+
+/** Whether the chat template of `modelId` opens the model's thinking in the prompt (see `templateThinkingModels`). */
+export function templateOpensThinking(modelId: string | undefined): boolean {
+  return modelId !== undefined && templateThinkingModels.test(modelId.toLowerCase());
+}
+
 /**
  * Thinking the chat template opened in the prompt (DeepSeek R1-0528 and V3.1, Qwen3 thinking models, QwQ): the
  * model writes only the close, so everything before a first `</think>` that no `<think>` opened is thinking. Such
