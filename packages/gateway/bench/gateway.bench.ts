@@ -25,6 +25,12 @@ const levels = (process.env.GATEWAY_BENCH_STREAMS ?? '1,25').split(',').map(Numb
 const chunksPerStream = Number(process.env.GATEWAY_BENCH_CHUNKS ?? 200);
 const intervalMs = 10;
 const rounds = Number(process.env.GATEWAY_BENCH_ROUNDS ?? 3);
+// A p99 needs enough delays to stand on: at least this many per path and load (2,000 puts 20 above it). One stream
+// of 200 chunks in 3 rounds gave 600, whose p99 was its 6th worst delay: one scheduling hiccup moved it by a
+// millisecond. A load with fewer delays per round runs more rounds.
+const minimumDelays = Number(process.env.GATEWAY_BENCH_MIN_DELAYS ?? 2000);
+const roundsFor = (streams: number): number =>
+  Math.max(rounds, Math.ceil(minimumDelays / (streams * chunksPerStream)));
 const tools = [
   {
     type: 'function',
@@ -293,7 +299,7 @@ for (const { streams, phasing } of loads) {
     };
   passes.writes = 0;
   passes.count = 0;
-  for (let round = 0; round < rounds; round += 1) {
+  for (let round = 0; round < roundsFor(streams); round += 1) {
     // Every path in every round, the order reversed every other round: neighbouring runs share the machine's state.
     const order = round % 2 === 0 ? paths : [...paths].reverse();
     for (const path of order) {
@@ -329,7 +335,7 @@ client.send({ stop: true });
 
 console.log(`## gateway (recovery gateway vs a plain pass-through proxy)\n`);
 console.log(
-  `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${rounds} alternating rounds per load; tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}; ${placement()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
+  `Chunks every ${intervalMs} ms, ${chunksPerStream} per stream, ${levels.map((streams) => `${roundsFor(streams)} alternating rounds at ${streams} stream${streams === 1 ? '' : 's'}`).join(', ')} (at least ${minimumDelays} delays per path and load); tools declared, so every gateway chunk goes through the answer filter. The upstream, each proxy and the client run in processes of their own. Load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; scheduling ${schedulingPolicy()}; ${placement()}${haproxy === undefined ? '; no haproxy installed' : `; haproxy: ${haproxy.version}`}${baseline === undefined ? '' : `; gateway before: ${baseline.commit}`}.\n`,
 );
 console.log(
   '| streams | phases (upstream writes per timer pass) | path | delay p50 (ms) | delay p99 (ms) | added p50 (ms) | added p99 (ms) | first / last chunk p50 (ms) | CPU per token (µs) | GC pauses per token (µs) | young-generation bytes per token |',
