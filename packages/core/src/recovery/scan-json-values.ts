@@ -370,13 +370,15 @@ function visitAnchored(
   const first = text.charCodeAt(start);
   if (first !== 0x7b && first !== 0x5b) return;
   const limit = Math.min(to, start + maxValueLength);
-  if (isPythonDictStart(text, start, limit)) {
-    const read = readPythonLiteral(text.slice(start, limit), 0);
-    recoveryWork.characters += read ? read.end : 1;
-    if (read && isPlainObject(read.value)) visit({ start, end: start + read.end, value: read.value });
+  const read = isPythonDictStart(text, start, limit) ? undefined : readJsonValue(text, start, limit);
+  // A Python literal: single-quoted keys, or JSON keys with a single-quoted value where JSON fails (Glaive's
+  // `"arguments": '{"city": "Oslo"}'`).
+  if (read === undefined || (read.kind === JsonRead.Error && text.charCodeAt(read.end) === 0x27)) {
+    const python = readPythonLiteral(text.slice(start, limit), 0);
+    recoveryWork.characters += python ? python.end : 1;
+    if (python && isPlainObject(python.value)) visit({ start, end: start + python.end, value: python.value });
     return;
   }
-  const read = readJsonValue(text, start, limit);
   if (read.kind === JsonRead.Complete) {
     const parsed = parseRead(text, start, read.end, read.repairable);
     if (parsed.ok) visit({ start, end: read.end, value: parsed.value });

@@ -86,6 +86,9 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
     closes: ['<|tools_suffix|>'],
   }),
   createDelimitedJsonToolCallParser({ name: 'phi4-mini', open: 'functools[', closes: [] }),
+  // Fine-tunes on Glaive's function-calling data write `<functioncall> {"name": …, "arguments": '{…}'}`, the
+  // arguments a single-quoted JSON string, then their end-of-text token (which servers strip).
+  createDelimitedJsonToolCallParser({ name: 'glaive', open: '<functioncall>', closes: [] }),
   reactToolCallParser,
   pythonicToolCallParser,
   jsonToolCallParser,

@@ -281,6 +281,15 @@ export const dialectFixtures: readonly DialectFixture[] = [
     visible: '',
   },
   {
+    // Glaive's function-calling data (and the fine-tunes trained on it): the arguments a single-quoted string.
+    name: 'Glaive <functioncall>',
+    dialect: 'glaive',
+    model: 'glaive-function-calling-v1',
+    text: `<functioncall> {"name": "get_weather", "arguments": '{"city": "Oslo"}'}`,
+    calls: [oslo],
+    visible: '',
+  },
+  {
     name: 'ReAct Action / Action Input',
     dialect: 'react',
     model: 'unknown-react-agent',
