@@ -12,6 +12,7 @@ import { pythonicToolCallParser } from './dialects/pythonic-tool-call-parser.ts'
 import { qwenAgentToolCallParser } from './dialects/qwen-agent-tool-call-parser.ts';
 import { reactToolCallParser } from './dialects/react-tool-call-parser.ts';
 import { thinkingBlockParser } from './dialects/thinking-block-parser.ts';
+import { toolNameTagParser } from './dialects/tool-name-tag-parser.ts';
 import { xmlInvokeToolCallParser } from './dialects/xml-invoke-tool-call-parser.ts';
 import { endOfTurnToken } from './end-of-turn-tokens.ts';
 import type { ToolCallTextParser } from './extracted-tool-call.ts';
@@ -89,6 +90,9 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
   // Fine-tunes on Glaive's function-calling data write `<functioncall> {"name": …, "arguments": '{…}'}`, the
   // arguments a single-quoted JSON string, then their end-of-text token (which servers strip).
   createDelimitedJsonToolCallParser({ name: 'glaive', open: '<functioncall>', closes: [] }),
+  // Markup-free dialects last. Cline's and Roo Code's `<tool_name><param>…</param></tool_name>`: its markers are the
+  // declared tools' names, which the stream filter adds per request (see `toolNameTagMarkers`).
+  toolNameTagParser,
   reactToolCallParser,
   pythonicToolCallParser,
   jsonToolCallParser,

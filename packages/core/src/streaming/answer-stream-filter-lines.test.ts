@@ -341,3 +341,26 @@ describe('AnswerStreamFilter: ReAct, Command R and Functionary calls', () => {
     }
   });
 });
+
+// Cline's and Roo Code's `<tool_name><param>…</param></tool_name>`: the declared tools' elements are markup for the
+// answer filter (hidden as they stream, cut out when they hold a call), whatever the chunking.
+describe("AnswerStreamFilter: a call written as the tool's own element", () => {
+  it('hides it at the start and after prose, cut at every place', () => {
+    assertShownAtEveryCut('<get_weather>\n<city>Oslo</city>\n</get_weather>', '');
+    assertShownAtEveryCut(
+      "I'll check.\n<get_weather><city>Oslo</city></get_weather>\nDone.",
+      "I'll check.\n\nDone.",
+    );
+  });
+
+  it('shows an element of an undeclared tool, unknown parameters or prose inside as written', () => {
+    for (const text of [
+      '<send_email>\n<to>a@b.c</to>\n</send_email>',
+      '<get_weather>\n<town>Oslo</town>\n</get_weather>',
+      'The <get_weather>tag wraps the city</get_weather> here.',
+    ]) {
+      assert.equal(extractLocatedToolCallsFromText(text, tools).length, 0, `recovery reads no call: ${text}`);
+      for (const chunks of [[text], [...text]]) assert.equal(run(answer(), chunks).text, text);
+    }
+  });
+});

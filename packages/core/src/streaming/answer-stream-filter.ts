@@ -16,7 +16,7 @@ import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
 import { bracketCallOpener, LineCallStartFinder } from './line-call-start-finder.ts';
-import { markersOf } from './parser-markup-markers.ts';
+import { answerMarkersOf } from './parser-markup-markers.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
 /** Options for {@link AnswerStreamFilter}. */
@@ -86,7 +86,7 @@ export class AnswerStreamFilter {
     this.#tools = Array.isArray(options.tools) ? options.tools : [];
     this.#parsers = options.parsers ?? defaultToolCallParsers;
     this.#preferredDialects = options.preferredDialects;
-    this.#markers = markersOf(this.#parsers);
+    this.#markers = answerMarkersOf(this.#parsers, this.#tools);
     this.#classifier =
       this.#tools.length > 0
         ? new CallStartClassifier(this.#tools, {

@@ -31,12 +31,14 @@ export const textCallDialects: readonly { readonly dialect: string; readonly mod
   // Calls on a line after prose: ReAct (LangChain's classic agents), Command R's fenced list, Functionary's recipient.
   { dialect: 'react', model: 'llama-2-13b-chat', text: 'Thought: I need the weather in Oslo.\nAction: get_weather\nAction Input: {"city": "Oslo"}' },
   { dialect: 'command-r', model: 'command-r-plus', text: 'I will look it up.\nAction: ```json\n[{"tool_name": "get_weather", "parameters": {"city": "Oslo"}}]\n```' },
+  // Cline's and Roo Code's prompts teach the tool's own element, its parameters as children.
+  { dialect: 'cline', model: 'qwen2.5-coder-32b', text: "I'll look that up.\n\n<get_weather>\n<city>Oslo</city>\n</get_weather>" },
   { dialect: 'functionary after prose', model: 'functionary-small-v3.2', text: 'Let me check.\n>>>get_weather\n{"city": "Oslo"}' },
 ];
 
 /** Markup that must never reach a client's text. */
 export const markupPattern =
-  /<\/?tool_call|\[TOOL_CALLS\]|<\|python_tag\||tool▁|<\|tool_call|<\|channel\||<function=|<arg_key>|get_weather\(|Action( Input)?:|>>>/;
+  /<\/?tool_call|\[TOOL_CALLS\]|<\|python_tag\||tool▁|<\|tool_call|<\|channel\||<function=|<arg_key>|get_weather\(|Action( Input)?:|>>>|<\/?get_weather>/;
 
 /** A Hermes `<tool_call>` block calling `get_weather` for `city`, as Qwen2.5 writes it. */
 export const hermesCall = (city: string): string =>

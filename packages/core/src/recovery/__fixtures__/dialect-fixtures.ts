@@ -281,6 +281,15 @@ export const dialectFixtures: readonly DialectFixture[] = [
     visible: '',
   },
   {
+    // Cline's and Roo Code's system prompts: the tool's element, its parameters as children.
+    name: 'Cline / Roo Code <tool_name> element',
+    dialect: 'tool-tag',
+    model: 'cline-agent-model',
+    text: '<get_weather>\n<city>Oslo</city>\n</get_weather>',
+    calls: [oslo],
+    visible: '',
+  },
+  {
     // Glaive's function-calling data (and the fine-tunes trained on it): the arguments a single-quoted string.
     name: 'Glaive <functioncall>',
     dialect: 'glaive',
