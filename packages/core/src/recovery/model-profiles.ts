@@ -31,7 +31,7 @@ export const defaultModelProfiles: readonly ModelProfile[] = Object.freeze([
   },
   // Qwen-Agent prompts these models with its own `✿FUNCTION✿` format.
   { family: 'qwen', pattern: /qwen|qwq/, dialects: ['hermes', 'function-tag', 'qwen-tools', 'qwen-agent'] },
-  { family: 'hermes', pattern: /hermes|nous/, dialects: ['hermes'] },
+  { family: 'hermes', pattern: /hermes|nous/, dialects: ['hermes', 'hermes-tags'] },
   {
     family: 'mistral',
     pattern: /mistral|mixtral|ministral|devstral|magistral|codestral/,

@@ -42,6 +42,17 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
     open: '<tool_call>',
     closes: ['</tool_call>', endOfTurnToken.chatMl],
   }),
+  // llama.cpp's Hermes 2 Pro parser also reads a call's JSON between these tags, which models write in its place.
+  createDelimitedJsonToolCallParser({
+    name: 'hermes-tags',
+    open: '<tool>',
+    closes: ['</tool>'],
+    alsoBetween: [
+      { open: '<response>', closes: ['</response>'] },
+      { open: '<json>', closes: ['</json>'] },
+      { open: '<xml>', closes: ['</xml>'] },
+    ],
+  }),
   createDelimitedJsonToolCallParser({ name: 'mistral', open: '[TOOL_CALLS]' }),
   createDelimitedJsonToolCallParser({
     name: 'llama3-json',

@@ -281,6 +281,15 @@ export const dialectFixtures: readonly DialectFixture[] = [
     visible: '',
   },
   {
+    // llama.cpp's Hermes 2 Pro parser reads a call's JSON between `<tool>`, `<response>`, `<json>` or `<xml>` too.
+    name: 'Hermes JSON in a <response> tag',
+    dialect: 'hermes-tags',
+    model: 'hermes-2-pro-llama-3-8b',
+    text: '<response>\n  {"name": "get_weather", "arguments": {"city": "Oslo"}}\n</response>',
+    calls: [oslo],
+    visible: '',
+  },
+  {
     // Cline's and Roo Code's system prompts: the tool's element, its parameters as children.
     name: 'Cline / Roo Code <tool_name> element',
     dialect: 'tool-tag',

@@ -5,7 +5,7 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { readsNamesAsWritten } from '../names-as-written.ts';
 import { scanJsonValues } from '../scan-json-values.ts';
-import { createTextScan } from '../text-scan.ts';
+import { createTextScan, type TextScan } from '../text-scan.ts';
 import { skipWhitespace } from '../text-search.ts';
 
 /** Options for {@link createDelimitedJsonToolCallParser}. */
@@ -16,6 +16,8 @@ export interface DelimitedJsonToolCallParserOptions {
   readonly closes?: readonly string[];
   /** The template ends the turn where the block closes (see {@link ToolCallMarkupMarker.endsTurn}). */
   readonly endsTurn?: boolean;
+  /** Other pairs of markers the same JSON calls are read between (llama.cpp's Hermes parser takes several tags). */
+  readonly alsoBetween?: readonly { readonly open: string; readonly closes: readonly string[] }[];
 }
 
 /**
@@ -29,36 +31,47 @@ export interface DelimitedJsonToolCallParserOptions {
 export function createDelimitedJsonToolCallParser(
   options: DelimitedJsonToolCallParserOptions,
 ): ToolCallTextParser {
+  const pairs = [{ open: options.open, closes: options.closes ?? [] }, ...(options.alsoBetween ?? [])];
   // Names are read from the JSON: as written, or spelled with escapes.
   return readsNamesAsWritten({
     name: options.name,
-    markers: [
-      { open: options.open, closes: options.closes ?? [], ...omitUndefined({ endsTurn: options.endsTurn }) },
-    ],
-    detect: (text, scan = createTextScan(text)) => scan.has(options.open),
+    markers: pairs.map((pair) => ({ ...pair, ...omitUndefined({ endsTurn: options.endsTurn }) })),
+    detect: (text, scan = createTextScan(text)) => pairs.some((pair) => scan.has(pair.open)),
     parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
-      const tools = scan.tools(toolDefs);
       const calls: LocatedToolCall[] = [];
-      // Inside a call block a JSON object must name its tool: only blocks holding a tool's name are read.
-      const marker = { open: options.open, closes: options.closes ?? [] };
-      // A marker that opens the list itself (`functools[`) leaves the list's `]` after the calls.
-      const opensList = options.open.endsWith('[');
-      for (const block of findBlocksNamingTools(text, marker, scan, toolDefs)) {
-        // Text a higher-priority dialect recovered: a call here would be dropped, so it is not read.
-        if (scan.recovered.overlaps(block.start, block.end)) continue;
-        const { values, end } = blockValues(text, block.contentStart, block.contentEnd, opensList);
-        // A block with no closing marker runs on to the end of the text: the calls end with their JSON, and
-        // the prose a model writes after them (Granite, Mistral's array form) stays prose.
-        const callsEnd = block.end === block.contentEnd ? end : block.end;
-        for (const value of values) {
-          for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
-            calls.push({ ...call, start: block.start, end: callsEnd });
-          }
-        }
-      }
-      return calls;
+      for (const pair of pairs)
+        if (scan.has(pair.open)) calls.push(...callsBetween(text, pair, toolDefs, scan));
+      return pairs.length > 1 ? calls.sort((a, b) => a.start - b.start) : calls;
     },
   });
+}
+
+// The calls in the blocks between one pair of markers.
+function callsBetween(
+  text: string,
+  marker: { readonly open: string; readonly closes: readonly string[] },
+  toolDefs: readonly ToolDefinition[],
+  scan: TextScan,
+): LocatedToolCall[] {
+  const tools = scan.tools(toolDefs);
+  const calls: LocatedToolCall[] = [];
+  // Inside a call block a JSON object must name its tool: only blocks holding a tool's name are read.
+  // A marker that opens the list itself (`functools[`) leaves the list's `]` after the calls.
+  const opensList = marker.open.endsWith('[');
+  for (const block of findBlocksNamingTools(text, marker, scan, toolDefs)) {
+    // Text a higher-priority dialect recovered: a call here would be dropped, so it is not read.
+    if (scan.recovered.overlaps(block.start, block.end)) continue;
+    const { values, end } = blockValues(text, block.contentStart, block.contentEnd, opensList);
+    // A block with no closing marker runs on to the end of the text: the calls end with their JSON, and
+    // the prose a model writes after them (Granite, Mistral's array form) stays prose.
+    const callsEnd = block.end === block.contentEnd ? end : block.end;
+    for (const value of values) {
+      for (const call of matchJsonToolCalls(value, { tools, allowBareArguments: false })) {
+        calls.push({ ...call, start: block.start, end: callsEnd });
+      }
+    }
+  }
+  return calls;
 }
 
 /**
