@@ -18,6 +18,8 @@ export const toolNameTagParser: ToolCallTextParser = {
   name: 'tool-tag',
   detect: (text) => text.includes('</'),
   parse(text: string, toolDefs: readonly ToolDefinition[], scan = createTextScan(text)): LocatedToolCall[] {
+    // No declared tool named anywhere: no element of one either (one shared search for all names).
+    if (scan.toolNamePositions(toolDefs)?.length === 0) return [];
     const tools = scan.tools(toolDefs);
     const calls: LocatedToolCall[] = [];
     for (const tool of tools.values()) {
