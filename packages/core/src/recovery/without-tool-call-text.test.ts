@@ -35,4 +35,36 @@ describe('withoutToolCallText', () => {
     assert.equal(prose(`<b>Note</b>\n${call}\n<i>end</i>`), '<b>Note</b>\n\n<i>end</i>');
     assert.equal(prose(`<note>\n${call}\n</other>`), '<note>\n\n</other>');
   });
+
+  it('drops a pythonic list with its unreadable siblings, keeping the prose around it', () => {
+    const weather = [
+      {
+        name: 'get_weather',
+        description: 'Weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+      {
+        name: 'bad',
+        description: 'Bad',
+        parameters: { type: 'object', properties: { x: { type: 'string' } } },
+      },
+    ];
+    for (const list of [
+      "[bad(x=b'z'), get_weather(city='Oslo')]",
+      "[get_weather(city='Oslo'), bad(x='a 'b')]",
+      "[bad(x=b'z'), get_weather(city='Oslo'), bad(x=b'y')]",
+    ]) {
+      const text = `Checking.\n${list}\nDone.`;
+      const calls = extractLocatedToolCallsFromText(text, weather);
+      assert.deepEqual(
+        calls.map((found) => [found.name, found.arguments]),
+        [['get_weather', { city: 'Oslo' }]],
+        list,
+      );
+      assert.equal(withoutToolCallText(text, calls), 'Checking.\n\nDone.', list);
+    }
+    // Without brackets around them, calls after commas in prose are left as they are.
+    const plain = "I'd run bad(x=b'z'), get_weather(city='Oslo') later.";
+    assert.equal(withoutToolCallText(plain, extractLocatedToolCallsFromText(plain, weather)), plain);
+  });
 });

@@ -124,16 +124,16 @@ function printWrapperStart(text: string, nameStart: number): number | undefined 
 function widenToLists(text: string, calls: LocatedToolCall[]): LocatedToolCall[] {
   let index = 0;
   while (index < calls.length) {
-    const open = skipBackWhitespace(text, calls[index]!.start - 1);
-    if (text[open] !== '[') {
+    const open = listOpenBefore(text, calls[index]!.start);
+    if (open < 0) {
       index++;
       continue;
     }
     let last = index;
     while (last + 1 < calls.length && text.slice(calls[last]!.end, calls[last + 1]!.start).trim() === ',')
       last++;
-    const close = skipWhitespace(text, calls[last]!.end);
-    if (text[close] === ']') {
+    const close = listCloseAfter(text, calls[last]!.end);
+    if (close >= 0) {
       calls[index] = { ...calls[index]!, start: open };
       // Each call's range runs up to the next one, so the commas between them go too.
       for (let member = index; member < last; member++)
@@ -143,6 +143,38 @@ function widenToLists(text: string, calls: LocatedToolCall[]): LocatedToolCall[]
     index = last + 1;
   }
   return calls;
+}
+
+// Calls no parser could read (`bad(x=b'z')`, a broken quote) beside readable ones in a list on one line: vLLM's
+// pythonic parser drops them and keeps their siblings, and so does recovery; their text goes with the list.
+// One `.*` each (it may span several siblings): no nested repetition for hostile text to backtrack through.
+const unreadableBefore = /^\s*[A-Za-z_][\w.]*\(.*\)\s*,\s*$/;
+const unreadableAfter = /^\s*,\s*[A-Za-z_][\w.]*\(.*\)\s*$/;
+
+// How far from a readable call its unreadable siblings are looked for: a few calls' worth, so that a long line of
+// calls after commas costs a bounded read per call.
+const siblingReach = 512;
+
+// Where the list holding a call starting at `start` opens (its `[`, unreadable siblings between), or -1.
+function listOpenBefore(text: string, start: number): number {
+  const before = skipBackWhitespace(text, start - 1);
+  if (text[before] === '[') return before;
+  if (text[before] !== ',') return -1;
+  let open = before - 1;
+  const limit = Math.max(0, before - siblingReach);
+  while (open >= limit && text[open] !== '[' && text[open] !== '\n') open--;
+  return text[open] === '[' && unreadableBefore.test(text.slice(open + 1, start)) ? open : -1;
+}
+
+// Where the list holding a call ending at `end` closes (its `]`, unreadable siblings between), or -1.
+function listCloseAfter(text: string, end: number): number {
+  const after = skipWhitespace(text, end);
+  if (text[after] === ']') return after;
+  if (text[after] !== ',') return -1;
+  const limit = Math.min(text.length, after + siblingReach);
+  let close = -1;
+  for (let at = after; at < limit && text[at] !== '\n'; at++) if (text[at] === ']') close = at;
+  return close > after && unreadableAfter.test(text.slice(end, close)) ? close : -1;
 }
 
 function skipBackWhitespace(text: string, from: number): number {
