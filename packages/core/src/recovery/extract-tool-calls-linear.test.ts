@@ -39,7 +39,7 @@ const hostilePieces = [
   '<get_weather>\n<city>',
   '<get_weather><city>a</city></get_weather',
   '<functioncall> {"name": "get_weather", "arguments": \'{"a": "',
-  '<response>{"name": "get_weather", "arguments": {"city": "',
+  '<json>{"name": "get_weather", "arguments": {"city": "',
   '\nget_weather(city="',
   '[get_weather(city=[',
   "{'name': 'get_weather', 'arguments': {'city': '",

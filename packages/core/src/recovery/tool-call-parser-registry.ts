@@ -43,12 +43,13 @@ export const defaultToolCallParsers: readonly ToolCallTextParser[] = Object.free
     closes: ['</tool_call>', endOfTurnToken.chatMl],
   }),
   // llama.cpp's Hermes 2 Pro parser also reads a call's JSON between these tags, which models write in its place.
+  // Not `<response>`, which it reads too: Granite 3.3 wraps its whole answer in it after thinking, and as markup
+  // that answer would be held until its close instead of streaming.
   createDelimitedJsonToolCallParser({
     name: 'hermes-tags',
     open: '<tool>',
     closes: ['</tool>'],
     alsoBetween: [
-      { open: '<response>', closes: ['</response>'] },
       { open: '<json>', closes: ['</json>'] },
       { open: '<xml>', closes: ['</xml>'] },
     ],

@@ -281,11 +281,11 @@ export const dialectFixtures: readonly DialectFixture[] = [
     visible: '',
   },
   {
-    // llama.cpp's Hermes 2 Pro parser reads a call's JSON between `<tool>`, `<response>`, `<json>` or `<xml>` too.
-    name: 'Hermes JSON in a <response> tag',
+    // llama.cpp's Hermes 2 Pro parser reads a call's JSON between `<tool>`, `<json>` or `<xml>` too.
+    name: 'Hermes JSON in a <tool> tag',
     dialect: 'hermes-tags',
     model: 'hermes-2-pro-llama-3-8b',
-    text: '<response>\n  {"name": "get_weather", "arguments": {"city": "Oslo"}}\n</response>',
+    text: '<tool>\n  {"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool>',
     calls: [oslo],
     visible: '',
   },
