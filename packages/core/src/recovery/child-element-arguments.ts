@@ -11,8 +11,13 @@ interface Element {
   text: string;
 }
 
+/** A name an element may have here: `city`, `get_weather` (one rule for the children and the tool-tag dialect). */
+const elementName = '[A-Za-z_][\\w.-]{0,63}';
+const wholeElementName = new RegExp(`^${elementName}$`);
+export const isElementName = (name: string): boolean => wholeElementName.test(name);
+
 // A tag without attributes: `<city>`, `</city>`.
-const tagPattern = /<(\/?)([A-Za-z_][\w.-]{0,63})\s*>/g;
+const tagPattern = new RegExp(`<(\\/?)(${elementName})\\s*>`, 'g');
 
 /**
  * Arguments written as child elements of the call (MiniMax M3's chat template, its `to_xml` macro: a mapping is

@@ -5,7 +5,6 @@ import { extractLocatedToolCallsFromText } from '../recovery/extract-tool-calls-
 import type { LocatedToolCall, ToolCallTextParser } from '../recovery/extracted-tool-call.ts';
 import { hasToolCallShape, holdsToolCall } from '../recovery/holds-tool-call.ts';
 import { exampleFramingWindow } from '../recovery/quoted-example.ts';
-import { isWhitespaceCode } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import {
   defaultToolCallParsers,
@@ -15,6 +14,7 @@ import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unrea
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
+import { callOpensAnswer, opensWithListMarker } from './held-answer-opening.ts';
 import { bracketCallOpener, LineCallStartFinder } from './line-call-start-finder.ts';
 import { answerMarkersOf } from './parser-markup-markers.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
@@ -384,19 +384,4 @@ export class AnswerStreamFilter {
     if (opensLine && isUnreadableCallMarkup(block)) return '';
     return holdsToolCall(block, this.#tools, this.#parsers) ? '' : block;
   }
-}
-
-/** Whether `text` opens, after blanks, with what may be a list item's marker (`-`, `*`, `+`, a digit). */
-function opensWithListMarker(text: string): boolean {
-  let index = 0;
-  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
-  const code = text.charCodeAt(index);
-  return code === 0x2d || code === 0x2a || code === 0x2b || (code >= 0x30 && code <= 0x39);
-}
-
-// A call opens the answer when only whitespace, a fence opener, `[` or `print(` stand before it.
-const answerOpening = /^\s*(?:```[\w-]*\s*)?(?:\[\s*|print\(\s*)?$/;
-
-function callOpensAnswer(held: string, callStart: number, bodyStart: number): boolean {
-  return callStart <= bodyStart || answerOpening.test(held.slice(0, callStart));
 }

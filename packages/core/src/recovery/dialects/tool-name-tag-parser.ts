@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolbus/spec';
-import { childElementArguments } from '../child-element-arguments.ts';
+import { childElementArguments, isElementName } from '../child-element-arguments.ts';
 import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call.ts';
 import { sanitizeJsonValue } from '../sanitize-string.ts';
 import { createTextScan } from '../text-scan.ts';
@@ -72,9 +72,7 @@ const maximumCachedLists = 64;
  * written when it does not).
  */
 export function toolNameTagMarkers(toolDefs: readonly ToolDefinition[]): readonly ToolCallMarkupMarker[] {
-  const names = [...indexToolDefinitions(toolDefs).keys()].filter((name) =>
-    /^[A-Za-z_][\w.-]{0,63}$/.test(name),
-  );
+  const names = [...indexToolDefinitions(toolDefs).keys()].filter(isElementName);
   const key = names.join('\n');
   let markers = markersByNames.get(key);
   if (markers === undefined) {
