@@ -152,6 +152,49 @@ describe('the gateway as a server', () => {
     assert.match(limited.body.error?.message ?? '', /limit is 10 a minute/);
   });
 
+  it('logs each request refused before an upstream: its route, status and why, never the key', async () => {
+    const refusal = (outcome: string) =>
+      log.find((event) => event.event === 'request' && event.outcome === outcome);
+    // The line is written when the response closes, which may come just after the client has read it.
+    const expected = [
+      'unauthorized',
+      'invalid-request',
+      'no-route',
+      'wrong-method',
+      'too-large',
+      'rate-limited',
+    ];
+    for (let wait = 0; wait < 200 && !expected.every(refusal); wait += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(
+      { ...refusal('unauthorized'), ms: 0 },
+      {
+        event: 'request',
+        route: '/v1/chat/completions',
+        method: 'POST',
+        status: 401,
+        outcome: 'unauthorized',
+        ms: 0,
+      },
+    );
+    assert.equal(refusal('invalid-request')?.status, 400);
+    assert.equal(refusal('invalid-request')?.caller, 'key-1');
+    assert.equal(refusal('no-route')?.route, '/v1/responses');
+    assert.equal(refusal('wrong-method')?.status, 405);
+    assert.equal(refusal('too-large')?.status, 413);
+    assert.equal(refusal('rate-limited')?.caller, 'key-1');
+    assert.equal(refusal('rate-limited')?.status, 429);
+    assert.ok(!log.some((event) => event.route === '/health'), '/health is not logged');
+    // A request that reached the upstream is logged once, by its route, not again here.
+    assert.ok(
+      !log.some(
+        (event) =>
+          event.event === 'request' && event.outcome === 'answered' && event.route === '/v1/chat/completions',
+      ),
+    );
+    assert.doesNotMatch(JSON.stringify(log), /tbk_secret_value_123|Bearer nope|nope/);
+  });
+
   it('says which upstream is unreachable', async () => {
     const closed = await startScriptedModelServer({ turns: [] });
     const deadUrl = closed.url;

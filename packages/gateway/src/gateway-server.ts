@@ -1,16 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listenHttpServer } from '@toolbus/spec';
+import { createAdmission } from './admit-request.ts';
 import { forwardChatCompletions, readChatCompletionsCall } from './chat-completions-route.ts';
 import { countMessageTokens } from './count-tokens-route.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { type ErrorDialect, sendError } from './gateway-error.ts';
-import type { GatewayCaller, GatewayOptions } from './gateway-options.ts';
+import type { GatewayOptions } from './gateway-options.ts';
 import { forwardMessages } from './messages-route.ts';
 import { ModelAliases } from './model-aliases.ts';
 import { listModels, retrieveModel } from './models-route.ts';
 import { forwardPassThrough, PASS_THROUGH_PATHS } from './pass-through-route.ts';
-import { RateLimiter } from './rate-limiter.ts';
-import { RequestTooLargeError, readRequestBody } from './read-request-body.ts';
+import { type RequestSeen, watchRequest } from './request-log.ts';
 import { ServedModelNames } from './served-models.ts';
 import { GatewayConfigError, resolveUpstreams } from './upstream.ts';
 import { createUpstreamDialects } from './upstream-dialects.ts';
@@ -53,67 +53,16 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
     log,
     dialectsFor: createUpstreamDialects(options.fetch),
   };
-  const maxRequestBytes = options.maxRequestBytes ?? 16 * 1024 * 1024;
-  const limiter =
-    options.requestsPerMinute !== undefined ? new RateLimiter(options.requestsPerMinute) : undefined;
+  const admit = createAdmission(options);
   let inFlight = 0;
 
-  async function admit(
+  async function route(
     request: IncomingMessage,
     response: ServerResponse,
-    dialect: ErrorDialect,
-  ): Promise<{ caller: GatewayCaller | undefined; bytes: Buffer } | undefined> {
-    let caller: GatewayCaller | undefined;
-    if (options.authenticate !== undefined) {
-      caller = await options.authenticate(keyOf(request));
-      if (caller === undefined) {
-        sendError(response, {
-          dialect,
-          status: 401,
-          code: 'invalid_api_key',
-          message: 'A valid toolbus API key is required (Authorization: Bearer <key>, or x-api-key).',
-          close: true,
-        });
-        return undefined;
-      }
-    }
-    if (limiter !== undefined) {
-      const wait = limiter.take(caller?.id ?? 'anonymous');
-      if (wait > 0) {
-        sendError(response, {
-          dialect,
-          status: 429,
-          message: `Too many requests: the limit is ${options.requestsPerMinute} a minute; try again in ${wait} s.`,
-          headers: { 'retry-after': String(wait) },
-          close: true,
-        });
-        return undefined;
-      }
-    }
-    let bytes: Buffer;
-    try {
-      bytes = await readRequestBody(request, maxRequestBytes);
-    } catch (error) {
-      if (error instanceof RequestTooLargeError) {
-        sendError(response, { dialect, status: 413, message: error.message, close: true });
-        return undefined;
-      }
-      throw error;
-    }
-    const type = request.headers['content-type'];
-    if (request.method === 'POST' && !isJsonContentType(type)) {
-      sendError(response, {
-        dialect,
-        status: 415,
-        message: `The request body must be JSON, sent as Content-Type: application/json (it came as ${headerSafe(type ?? '')}).`,
-      });
-      return undefined;
-    }
-    return { caller, bytes };
-  }
-
-  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    context: GatewayContext,
+    seen: RequestSeen,
+  ): Promise<void> {
+    const { path } = seen;
     if (path === '/health' && request.method === 'GET') {
       const text = JSON.stringify({
         status: 'ok',
@@ -143,7 +92,7 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
       });
       return;
     }
-    const admitted = await admit(request, response, dialect);
+    const admitted = await admit(request, response, dialect, seen);
     if (admitted === undefined) return;
     if (path === '/v1/models') return listModels(context, response, dialect);
     if (modelId !== undefined) return retrieveModel(context, modelId, response, dialect);
@@ -174,10 +123,11 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
 
   const handler = ((request: IncomingMessage, response: ServerResponse) => {
     inFlight += 1;
+    const { seen, context: requestContext } = watchRequest(context, request, response);
     response.once('close', () => {
       inFlight -= 1;
     });
-    route(request, response).catch((error: unknown) => {
+    route(request, response, requestContext, seen).catch((error: unknown) => {
       context.log({ event: 'internal-error', reason: error instanceof Error ? error.name : 'unknown' });
       sendError(response, {
         dialect: dialectOf(request, (request.url ?? '/').split('?')[0] ?? '/'),
@@ -219,25 +169,6 @@ function modelAliasesOf(models: Readonly<Record<string, string>> | undefined): M
   } catch (error) {
     throw new GatewayConfigError((error as Error).message);
   }
-}
-
-// No content type is taken as JSON (a bare `curl --data-binary`); a declared one must be JSON.
-function isJsonContentType(header: string | undefined): boolean {
-  if (header === undefined || header.trim() === '') return true;
-  const media = (header.split(';')[0] ?? '').trim().toLowerCase();
-  return media === 'application/json' || media.endsWith('+json');
-}
-
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, ' ').slice(0, 100);
-}
-
-function keyOf(request: IncomingMessage): string | undefined {
-  const authorization = request.headers.authorization;
-  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-  if (bearer?.[1] !== undefined) return bearer[1];
-  const key = request.headers['x-api-key'];
-  return typeof key === 'string' && key !== '' ? key : undefined;
 }
 
 /** A running gateway. */
