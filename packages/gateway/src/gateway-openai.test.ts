@@ -72,6 +72,15 @@ describe('gateway with the openai client', () => {
               chunkSize: 4,
             },
           ];
+        // Granite 3.3's answer in its `<response>` wrapper after thinking; llama.cpp's Hermes call wrapped in it.
+        if (last.includes('[granite-response]'))
+          return textSteps(
+            chunkText("<think>I'm\nthinking</think><response>Hello, world!\nWhat's up?</response>", 5),
+          );
+        if (last.includes('[hermes-response]'))
+          return textSteps(
+            chunkText('<response>\n  {"name": "get_weather", "arguments": {"city": "Oslo"}}\n</response>', 4),
+          );
         if (last.includes('[think]'))
           return textSteps(['<think>\nThe user ', 'says hi.\n</think>\n\nHello!']);
         return textSteps(['Plain ', 'answer.']);
@@ -270,6 +279,43 @@ describe('gateway with the openai client', () => {
     const { content, reasoning } = await readChatStream(stream);
     assert.equal(content, 'Hello!');
     assert.match(reasoning, /The user says hi\./);
+  });
+
+  it("shows Granite 3.3's <response> answer without its tags, streamed and not", async () => {
+    const stream = await client.chat.completions.create({
+      model: 'granite-3.3-8b-instruct',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi [granite-response]' }],
+      tools: [weatherTool],
+    });
+    const { content, reasoning, toolCallChunks, finish } = await readChatStream(stream);
+    assert.equal(content, "Hello, world!\nWhat's up?");
+    assert.equal(reasoning, "I'm\nthinking");
+    assert.equal(toolCallChunks, 0);
+    assert.equal(finish, 'stop');
+    const completion = await client.chat.completions.create({
+      model: 'granite-3.3-8b-instruct',
+      messages: [{ role: 'user', content: 'hi [granite-response]' }],
+      tools: [weatherTool],
+    });
+    assert.equal(completion.choices[0]?.message.content, "Hello, world!\nWhat's up?");
+    assert.equal(completion.choices[0]?.finish_reason, 'stop');
+  });
+
+  it('streams a Hermes call wrapped in <response> as tool_calls, no tag in content', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'hermes-2-pro-llama-3-8b',
+      stream: true,
+      messages: [{ role: 'user', content: 'weather in Oslo [hermes-response]' }],
+      tools: [weatherTool],
+    });
+    const { content, calls, finish } = await readChatStream(stream);
+    assert.equal(finish, 'tool_calls');
+    assert.deepEqual(
+      calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+      [['get_weather', { city: 'Oslo' }]],
+    );
+    assert.equal(content.trim(), '');
   });
 
   it('lists the upstream models', async () => {
