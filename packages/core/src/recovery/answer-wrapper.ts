@@ -1,4 +1,5 @@
-import { escapeRegExp } from './text-search.ts';
+import { CodeSpanTracker } from './code-span-tracker.ts';
+import { escapeRegExp, lowerCaseAscii } from './text-search.ts';
 import type { ToolCallMarkupMarker } from './tool-call-markup-marker.ts';
 
 // A whole text's see-through answer wrapper (Granite 3.3's `<response>…</response>`, see
@@ -15,7 +16,7 @@ const patterns = new WeakMap<readonly ToolCallMarkupMarker[], WrapperPattern | n
 
 /**
  * `text` without the wrapper that opens its answer (after blanks and thinking) and the first of its closes after
- * it, outside inline code; what is between stays. A wrapper opening elsewhere is text, and so is a close with no
+ * it outside code; what is between stays. A wrapper opening elsewhere is text, and so is a close with no
  * such opening before it. Unclosed, only its opening goes.
  */
 export function withoutAnswerWrapper(text: string, markers: readonly ToolCallMarkupMarker[]): string {
@@ -36,16 +37,29 @@ function firstClose(
   from: number,
   closes: readonly string[],
 ): { at: number; length: number } | undefined {
-  const lower = text.toLowerCase();
-  let found: { at: number; length: number } | undefined;
-  for (const close of closes) {
-    const needle = close.toLowerCase();
-    let at = lower.indexOf(needle, from);
-    // A close right after a backtick is mentioned in inline code.
-    while (at > 0 && text[at - 1] === '`') at = lower.indexOf(needle, at + 1);
-    if (at >= 0 && (found === undefined || at < found.at)) found = { at, length: needle.length };
+  // ASCII only, so that positions in the lower-cased text are positions in the text.
+  const lower = lowerCaseAscii(text);
+  // A close inside code (inline or fenced) is a mention, as the answer filter reads it while the text streams.
+  const code = new CodeSpanTracker();
+  let read = from;
+  const candidates = closes
+    .map(lowerCaseAscii)
+    .flatMap((needle) => positionsOf(lower, needle, from).map((at) => ({ at, length: needle.length })))
+    .sort((left, right) => left.at - right.at);
+  for (const candidate of candidates) {
+    if (candidate.at < read) continue;
+    code.advance(text, read, candidate.at);
+    read = candidate.at;
+    if (!code.inCode) return candidate;
   }
-  return found;
+  return undefined;
+}
+
+function positionsOf(text: string, needle: string, from: number): number[] {
+  const positions: number[] = [];
+  for (let at = text.indexOf(needle, from); at >= 0; at = text.indexOf(needle, at + needle.length))
+    positions.push(at);
+  return positions;
 }
 
 function wrapperPatternOf(markers: readonly ToolCallMarkupMarker[]): WrapperPattern | null {

@@ -91,6 +91,8 @@ describe('AnswerStreamFilter: a see-through <response> wrapper opening the answe
     assertShown('<response>Use </response> to close it.</response>', 'Use  to close it.</response>');
     // In inline code the close is a mention: the wrapper stays open past it.
     assertShown('<response>Write `</response>` last.</response>', 'Write `</response>` last.');
+    const fenced = 'Close it:\n```xml\n</response>\n```\nDone.';
+    assertShown(`<response>${fenced}</response>`, fenced);
   });
 });
 
@@ -118,5 +120,8 @@ describe('the whole text reads the same see-through wrapper', () => {
     assert.equal(withoutToolCallMarkupTags('<response>b', markers), 'b');
     assert.equal(withoutToolCallMarkupTags('a <response>b</response>', markers), 'a <response>b</response>');
     assert.equal(withoutToolCallMarkupTags('b</response>', markers), 'b</response>');
+    // A close in code is a mention, as the filter reads it while the text streams.
+    const fenced = 'Close it:\n```xml\n</response>\n```\nand `</response>`.';
+    assert.equal(withoutToolCallMarkupTags(`<response>${fenced}</response>`, markers), fenced);
   });
 });
