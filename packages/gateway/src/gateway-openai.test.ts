@@ -72,6 +72,15 @@ describe('gateway with the openai client', () => {
               chunkSize: 4,
             },
           ];
+        // Granite 3.3's answer in its `<response>` wrapper after thinking; llama.cpp's Hermes call wrapped in it.
+        if (last.includes('[granite-response]'))
+          return textSteps(
+            chunkText("<think>I'm\nthinking</think><response>Hello, world!\nWhat's up?</response>", 5),
+          );
+        if (last.includes('[hermes-response]'))
+          return textSteps(
+            chunkText('<response>\n  {"name": "get_weather", "arguments": {"city": "Oslo"}}\n</response>', 4),
+          );
         if (last.includes('[think]'))
           return textSteps(['<think>\nThe user ', 'says hi.\n</think>\n\nHello!']);
         return textSteps(['Plain ', 'answer.']);
@@ -174,8 +183,8 @@ describe('gateway with the openai client', () => {
     assert.match(response.headers.get('x-toolbus-recovery-reason') ?? '', /get_weather|schema|markup/);
   });
 
-  // Calls written after prose, each answer's text in the scripted upstream's dialects: every call arrives in
-  // tool_calls and the content is the prose exactly, no call text.
+  // Calls written after prose (or in llama.cpp's `<response>` wrapper), each answer's text in the scripted
+  // upstream's dialects: every call arrives in tool_calls and the content is the prose exactly, no call text.
   const callsAfterProse = [
     {
       name: 'a call written only at the end of a long answer, its name cut between two chunks',
@@ -198,6 +207,14 @@ describe('gateway with the openai client', () => {
       ask: 'weather in Oslo and Bergen [json-lines]',
       cities: ['Oslo', 'Bergen'],
       content: 'Let me look that up.\nAnd Bergen:\n',
+    },
+    {
+      // llama.cpp's Hermes 2 Pro test: the call's JSON in a `<response>` wrapper, no tag left in the content.
+      name: 'a Hermes call wrapped in <response>',
+      model: 'hermes-2-pro-llama-3-8b',
+      ask: 'weather in Oslo [hermes-response]',
+      cities: ['Oslo'],
+      content: '',
     },
   ];
   for (const { name, model, ask, cities, content: prose } of callsAfterProse) {
@@ -270,6 +287,27 @@ describe('gateway with the openai client', () => {
     const { content, reasoning } = await readChatStream(stream);
     assert.equal(content, 'Hello!');
     assert.match(reasoning, /The user says hi\./);
+  });
+
+  it("shows Granite 3.3's <response> answer without its tags, streamed and not", async () => {
+    const stream = await client.chat.completions.create({
+      model: 'granite-3.3-8b-instruct',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi [granite-response]' }],
+      tools: [weatherTool],
+    });
+    const { content, reasoning, toolCallChunks, finish } = await readChatStream(stream);
+    assert.equal(content, "Hello, world!\nWhat's up?");
+    assert.equal(reasoning, "I'm\nthinking");
+    assert.equal(toolCallChunks, 0);
+    assert.equal(finish, 'stop');
+    const completion = await client.chat.completions.create({
+      model: 'granite-3.3-8b-instruct',
+      messages: [{ role: 'user', content: 'hi [granite-response]' }],
+      tools: [weatherTool],
+    });
+    assert.equal(completion.choices[0]?.message.content, "Hello, world!\nWhat's up?");
+    assert.equal(completion.choices[0]?.finish_reason, 'stop');
   });
 
   it('lists the upstream models', async () => {

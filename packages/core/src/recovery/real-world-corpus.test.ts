@@ -43,6 +43,15 @@ describe('recovery on the real-world corpus', () => {
     });
   });
 
+  it("ends clean where the answer opens with Granite 3.3's <response> wrapper (llama.cpp's Granite and Hermes tests)", () => {
+    for (const id of ['granite-llamacpp-think-response-tags', 'llamacpp-hermes-response-tag']) {
+      const entry = score.scores.find((candidate) => candidate.id === id);
+      assert.ok(entry, id);
+      assert.deepEqual(entry.clean, [true, true, true], `${id} shows ${JSON.stringify(entry.shown)}`);
+      assert.equal(entry.right, entry.expected, id);
+    }
+  });
+
   it('makes no call from the negatives (text that shows, quotes or rejects a call)', () => {
     assert.equal(
       score.falseCalls,

@@ -48,13 +48,38 @@ describe('tool-call markers come from the dialect parsers', () => {
     }
   }
 
-  const standAlone = withMarkers.flatMap((parser) => (parser.markers ?? []).filter((marker) => marker.token));
+  const standAlone = withMarkers.flatMap((parser) =>
+    (parser.markers ?? []).filter((marker) => marker.token && !marker.wrapsAnswer),
+  );
   for (const marker of standAlone) {
     it(`${marker.open} stands alone: hidden, its text shown, no sign of a call`, () => {
       const text = `Before ${marker.open} shown after`;
       assert.equal(filtered(text), 'Before  shown after');
       assert.equal(looksLikeToolCallPayload(text), false);
       assert.equal(withoutToolCallMarkupTags(text, defaultToolCallMarkupMarkers), 'Before  shown after');
+    });
+  }
+
+  const wrappers = withMarkers.flatMap((parser) =>
+    (parser.markers ?? []).filter((marker) => marker.wrapsAnswer),
+  );
+  it('one see-through answer wrapper: <response>', () => {
+    assert.deepEqual(
+      wrappers.map((marker) => marker.open),
+      ['<response>'],
+    );
+  });
+  for (const marker of wrappers) {
+    it(`${marker.open} wraps the answer it opens: hidden with its close, a mention elsewhere, no sign of a call`, () => {
+      const close = marker.closes[0]!;
+      const wrapped = `${marker.open}shown${close} after`;
+      assert.equal(filtered(wrapped), 'shown after');
+      assert.equal(withoutToolCallMarkupTags(wrapped, defaultToolCallMarkupMarkers), 'shown after');
+      const mention = `Before ${marker.open} shown${close} after`;
+      assert.equal(filtered(mention), mention);
+      assert.equal(withoutToolCallMarkupTags(mention, defaultToolCallMarkupMarkers), mention);
+      assert.equal(looksLikeToolCallPayload(wrapped), false);
+      assert.equal(hasToolCallMarker(mention, defaultToolCallMarkupMarkers), false);
     });
   }
 

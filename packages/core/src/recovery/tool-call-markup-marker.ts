@@ -1,3 +1,4 @@
+import { withoutAnswerWrapper } from './answer-wrapper.ts';
 import { escapeRegExp, isWhitespaceCode, lowerCaseAscii } from './text-search.ts';
 
 /**
@@ -19,9 +20,9 @@ export interface ToolCallMarkupMarker {
    */
   readonly requiresTagEnd?: boolean;
   /**
-   * The marker stands alone (`closes` is empty): it is hidden and what follows it is text, as after a channel
-   * header such as Harmony's `<|channel|>final<|message|>`. It says nothing about a call (the recovery gate
-   * ignores it).
+   * The marker stands alone (`closes` is empty, but for an answer wrapper's, see {@link wrapsAnswer}): it is
+   * hidden and what follows it is text, as after a channel header such as Harmony's `<|channel|>final<|message|>`.
+   * It says nothing about a call (the recovery gate ignores it).
    */
   readonly token?: boolean;
   /**
@@ -35,6 +36,13 @@ export interface ToolCallMarkupMarker {
    * model may write the same tag in prose.
    */
   readonly opensAnswer?: boolean;
+  /**
+   * A see-through wrapper of the answer (Granite 3.3's `<response>…</response>`; with `token` and `opensAnswer`):
+   * where it opens the answer (after thinking and blanks) the marker and the first of its `closes` after it are
+   * hidden, and what is between is answer text, shown as it streams and read for calls like any. Elsewhere the
+   * marker is text, and so is a close with no hidden opening before it.
+   */
+  readonly wrapsAnswer?: boolean;
   /**
    * The model's template ends the assistant's turn where this block closes: it renders a call turn as the
    * message's text, then the block, then the end-of-turn token, and its prompt says no other text goes with a
@@ -102,13 +110,15 @@ const tagPatterns = new WeakMap<readonly ToolCallMarkupMarker[], RegExp>();
  * The text with the markers' tags removed (their content stays, except a reasoning block's, which goes
  * whole): what a message says once its calls are cut out, without the markup left around them. An opening tag
  * loses its attributes too (`<invoke name="x">`); a closing tag may have a space before `>`. A tag right after
- * a backtick (inline code) stays.
+ * a backtick (inline code) stays. A see-through wrapper goes only where it opens the answer, with its first close
+ * (see {@link withoutAnswerWrapper}).
  */
 export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCallMarkupMarker[]): string {
   let pattern = tagPatterns.get(markers);
   if (!pattern) {
     const alternatives: string[] = [];
     for (const marker of markers) {
+      if (marker.wrapsAnswer === true) continue;
       const open = escapeRegExp(marker.open);
       if (marker.reasoning === true) {
         // The whole block, to its first close or the end of the text.
@@ -133,7 +143,7 @@ export function withoutToolCallMarkupTags(text: string, markers: readonly ToolCa
     pattern = new RegExp(`(?<!\`)(?:${alternatives.join('|')})`, 'gi');
     tagPatterns.set(markers, pattern);
   }
-  return text.replace(pattern, '');
+  return withoutAnswerWrapper(text, markers).replace(pattern, '');
 }
 
 function isTagEnd(code: number): boolean {

@@ -364,14 +364,3 @@ describe("AnswerStreamFilter: a call written as the tool's own element", () => {
     }
   });
 });
-
-describe('AnswerStreamFilter: an answer wrapped in a tag that is no call markup', () => {
-  it("streams Granite 3.3's <response> answer as it comes, not at its close", () => {
-    const filter = answer();
-    assert.equal(filter.process('<think>Plan.</think>'), '');
-    assert.equal(filter.process('<response>Hello, '), '<response>Hello, ');
-    // (A `>` ending a chunk waits for the next: it may open Functionary's `>>>`.)
-    assert.equal(filter.process('world!</response>') + filter.flush(), 'world!</response>');
-    assert.equal(filter.takeReasoning(), 'Plan.');
-  });
-});

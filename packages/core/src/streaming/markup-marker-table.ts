@@ -22,6 +22,10 @@ export interface PreparedMarker {
   readonly maxCloseLength: number;
   /** The template ends the turn where the block closes (see {@link ToolCallMarkupMarker.endsTurn}). */
   readonly endsTurn: boolean;
+  /** Opens a see-through wrapper of the answer (see {@link ToolCallMarkupMarker.wrapsAnswer}): hidden alone. */
+  readonly wraps: boolean;
+  /** Closes a see-through wrapper: hidden alone, and only while a wrapper the filter hid is open. */
+  readonly closesWrapper: boolean;
 }
 
 /** The markers that start with one pair of characters. */
@@ -62,6 +66,13 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
   if (cached) return cached;
   const usable = list.filter((marker) => marker.open.length > 0);
   const opens = new Set(usable.map((marker) => lowerCaseAscii(marker.open)));
+  // A wrapper's closes are tokens of their own, matched only while a wrapper is open (the opening hides alone).
+  const wrapperCloses = new Set(
+    usable
+      .filter((marker) => marker.wrapsAnswer === true)
+      .flatMap((marker) => marker.closes.map(lowerCaseAscii))
+      .filter((close) => close.length > 0),
+  );
   const orphanCloses = new Set(
     usable
       // A lone `</think>` ends thinking the template opened in the prompt: that text was shown, the tag stays.
@@ -76,14 +87,23 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
       orphanClose: false,
       reasoning: marker.reasoning === true,
       opensAnswer: marker.opensAnswer === true,
-      closes: marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
+      closes:
+        marker.wrapsAnswer === true
+          ? []
+          : marker.closes.filter((close) => close.length > 0).map(lowerCaseAscii),
       requiresTagEnd: marker.requiresTagEnd === true,
-      maxCloseLength: Math.max(0, ...marker.closes.map((close) => close.length)),
+      maxCloseLength:
+        marker.wrapsAnswer === true ? 0 : Math.max(0, ...marker.closes.map((close) => close.length)),
       endsTurn: marker.endsTurn === true,
+      wraps: marker.wrapsAnswer === true,
+      closesWrapper: false,
     })),
     ...[...orphanCloses]
       .filter((close) => !opens.has(close))
       .map((close) => ({ ...inertMarker, open: close, alone: true, orphanClose: true })),
+    ...[...wrapperCloses]
+      .filter((close) => !opens.has(close) && !orphanCloses.has(close))
+      .map((close) => ({ ...inertMarker, open: close, alone: true, closesWrapper: true })),
   ];
   const byFirst = new Map<string, PreparedMarker[]>();
   const byPrefix = new Map<number, PrefixMarkers>();
@@ -224,6 +244,8 @@ const inertMarker: PreparedMarker = Object.freeze({
   requiresTagEnd: false,
   maxCloseLength: 0,
   endsTurn: false,
+  wraps: false,
+  closesWrapper: false,
 });
 
 /**

@@ -66,8 +66,12 @@ export class ToolCallMarkupStreamFilter {
   readonly #options: ToolCallMarkupStreamFilterOptions;
   /** Reasoning read since the last {@link takeReasoning}. */
   #reasoning = '';
-  /** Whether text other than whitespace has passed (then a marker that must open the answer is a mention). */
-  #answerStarted = false;
+  /**
+   * Whether text other than whitespace has passed (then a marker that must open the answer is a mention), and
+   * whether the answer opened with a see-through wrapper the filter hid, whose close is still to come (one field:
+   * see the field count above).
+   */
+  #answer: AnswerStart = notStarted;
   /** A thinking block opened the answer and closed, and no answer text has been shown since. */
   #afterThinking = false;
   /**
@@ -123,7 +127,7 @@ export class ToolCallMarkupStreamFilter {
       text = shown.trimStart();
       if (text !== '') this.#afterThinking = false;
     }
-    this.#atStart = (this.#table.hasOpeningMarker && !this.#answerStarted) || this.#afterThinking;
+    this.#atStart = (this.#table.hasOpeningMarker && this.#answer === notStarted) || this.#afterThinking;
     return text;
   }
 
@@ -241,8 +245,13 @@ export class ToolCallMarkupStreamFilter {
         continue;
       }
       // Call markup, not thinking, starts the answer: a `<think>` after it is a mention.
-      if (!found.marker.reasoning && !found.marker.alone) this.#answerStarted = true;
-      if (found.marker.alone) continue;
+      if (!found.marker.reasoning && !found.marker.alone) this.#answer = started;
+      if (found.marker.alone) {
+        // A see-through wrapper opening the answer starts it too; its close (only matched while it is open) ends it.
+        if (found.marker.wraps) this.#answer = insideWrapper;
+        else if (found.marker.closesWrapper) this.#answer = started;
+        continue;
+      }
       this.#inside = found.marker;
       this.#block = buffer.slice(found.index, position);
     }
@@ -260,7 +269,7 @@ export class ToolCallMarkupStreamFilter {
     this.#block = '';
     this.#code = new CodeSpanTracker();
     this.#codeAt = 0;
-    this.#answerStarted = false;
+    this.#answer = notStarted;
     this.#atStart = this.#table.hasOpeningMarker;
     this.#lastTextCode = 0;
     this.#bracketShown = false;
@@ -268,8 +277,8 @@ export class ToolCallMarkupStreamFilter {
   }
 
   #noteText(buffer: string, from: number, to: number): void {
-    if (!this.#answerStarted && this.#table.hasOpeningMarker && hasText(buffer, from, to))
-      this.#answerStarted = true;
+    if (this.#answer === notStarted && this.#table.hasOpeningMarker && hasText(buffer, from, to))
+      this.#answer = started;
     this.#noteLine(buffer, from, to);
   }
 
@@ -344,7 +353,8 @@ export class ToolCallMarkupStreamFilter {
       this.#codeAt = index;
       const mentioned = this.#code.inCode;
       for (const marker of mentioned ? noMarkers : candidatesAt(this.#table, buffer, index)) {
-        if (marker.opensAnswer && (this.#answerStarted || hasText(buffer, from, index))) continue;
+        if (marker.opensAnswer && (this.#answer !== notStarted || hasText(buffer, from, index))) continue;
+        if (marker.closesWrapper && this.#answer !== insideWrapper) continue;
         const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
         else if (state === 'full' && (!full || marker.open.length > full.open.length)) full = marker;
@@ -367,6 +377,15 @@ export class XmlToolCallStreamFilter extends ToolCallMarkupStreamFilter {
 function endsStructure(code: number): boolean {
   return code === 0x7d || code === 0x5d || code === 0x29 || code === 0x3e || code === 0x22;
 }
+
+/**
+ * Where the answer is: only blanks and thinking so far, started, or started inside a see-through wrapper whose
+ * opening the filter hid and whose close it will hide (see `ToolCallMarkupMarker.wrapsAnswer`).
+ */
+type AnswerStart = 0 | 1 | 2;
+const notStarted: AnswerStart = 0;
+const started: AnswerStart = 1;
+const insideWrapper: AnswerStart = 2;
 
 /** Whether `text` holds a character other than whitespace between `from` and `to`. */
 

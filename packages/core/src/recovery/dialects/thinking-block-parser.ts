@@ -6,20 +6,37 @@ export const thinkingTag = Object.freeze({ open: '<think>', close: '</think>' })
 const seedThinkingTag = Object.freeze({ open: '<seed:think>', close: '</seed:think>' });
 
 /**
- * `<think>…</think>` opening the answer: the thinking of a reasoning model whose server left it in the text
- * (llama.cpp, vLLM or Ollama without a reasoning parser). It holds no call of its own (a call drafted inside it
- * loses to the real one, see `extractToolCallsFromText`); its marker makes the stream filter hand the content
- * out as reasoning, never as answer text nor as history text. Only where it opens the answer: a `<think>` tag
- * a model writes in the middle of prose is a mention.
+ * The tag Granite 3.3 wraps its answer in after its thinking (its chat template; llama.cpp's Granite format reads
+ * `<think>…</think><response>…</response>`). llama.cpp's Hermes 2 Pro tests wrap a call's JSON in it too.
+ */
+const answerWrapperTag = Object.freeze({ open: '<response>', close: '</response>' });
+
+/**
+ * The tags that count only where they open the answer, as the server left them in the text (llama.cpp, vLLM or
+ * Ollama without a reasoning parser). `<think>…</think>`: the thinking of a reasoning model. It holds no call of
+ * its own (a call drafted inside it loses to the real one, see `extractToolCallsFromText`); its marker makes the
+ * stream filter hand the content out as reasoning, never as answer text nor as history text. `<response>…</response>`
+ * after it (or alone): a see-through wrapper, its tags hidden and its content the answer, streamed and read for
+ * calls as any answer text (see `ToolCallMarkupMarker.wrapsAnswer`). Only where they open the answer: a `<think>`
+ * or `<response>` tag a model writes in the middle of prose is a mention.
  */
 export const thinkingBlockParser: ToolCallTextParser = {
   name: 'thinking',
-  markers: [thinkingTag, seedThinkingTag].map((tag) => ({
-    open: tag.open,
-    closes: [tag.close],
-    reasoning: true,
-    opensAnswer: true,
-  })),
+  markers: [
+    ...[thinkingTag, seedThinkingTag].map((tag) => ({
+      open: tag.open,
+      closes: [tag.close],
+      reasoning: true,
+      opensAnswer: true,
+    })),
+    {
+      open: answerWrapperTag.open,
+      closes: [answerWrapperTag.close],
+      token: true,
+      opensAnswer: true,
+      wrapsAnswer: true,
+    },
+  ],
   detect: () => false,
   parse: () => [],
 };
