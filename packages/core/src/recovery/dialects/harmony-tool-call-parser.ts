@@ -5,7 +5,9 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
 import { isWhitespaceCode, readIdentifierEnd } from '../text-search.ts';
 
-const recipient = 'to=functions.';
+/** What names a call's tool in a Harmony header: `to=functions.get_weather`. */
+export const harmonyRecipient = 'to=functions.';
+const recipient = harmonyRecipient;
 const messageMarker = '<|message|>';
 const endMarkers = [endOfTurnToken.harmonyCall, endOfTurnToken.harmonyEnd, endOfTurnToken.harmonyReturn];
 const headerStarts = ['<|start|>', '<|channel|>'];
@@ -107,7 +109,9 @@ function gluedJsonTool<T>(
     : undefined;
 }
 
-const constrainToken = '<|constrain|>';
+/** The token before a call's content type (`<|constrain|>json`), which some servers keep when they strip the rest. */
+export const harmonyConstrainToken = '<|constrain|>';
+const constrainToken = harmonyConstrainToken;
 
 /**
  * Where the JSON body of a call whose header lost its `<|message|>` starts (` json{…}`, ` <|constrain|>json{…}`,
