@@ -80,6 +80,13 @@ const shapes: readonly {
     expected: { text: 'It is 20°C in Paris.', reasoning: '', calls: [] },
   },
   {
+    // llama-server strips `<|end|>` and `<|return|>` alone (quoted in the real-world corpus, harmony.json).
+    name: 'the analysis without its `<|end|>`, then the final answer (any model)',
+    text: '<|channel|>analysis<|message|>Just a test.<|start|>assistant<|channel|>final<|message|>Hello!',
+    model: 'my-local-model',
+    expected: { text: 'Hello!', reasoning: 'Just a test.', calls: [] },
+  },
+  {
     name: 'a non-Harmony model starting with "analysis"',
     text: 'analysis of the data shows growth.',
     model: 'qwen2.5:7b',
@@ -101,11 +108,11 @@ describe('AnswerRepair on gpt-oss with its special tokens stripped', () => {
     const first = repair.text('analysisThe user wants the weather');
     const second = repair.text(' in Paris. Call it.');
     assert.equal(first.text + second.text, '');
-    // Only a tail that may open the next message's glued header (`assistant…`) waits for the next piece.
-    assert.ok(first.reasoning.startsWith('The user wants the'), first.reasoning);
+    // Only a tail that may open the message's end (`<|end|>`, the next header) waits for the next piece.
+    assert.ok(first.reasoning.length > 0 && 'The user wants the weather'.startsWith(first.reasoning));
     const soFar = first.reasoning + second.reasoning;
     assert.ok('The user wants the weather in Paris. Call it.'.startsWith(soFar), soFar);
-    assert.ok(soFar.length >= 'The user wants the weather in Paris. Ca'.length, soFar);
+    assert.ok(soFar.length > 'The user wants the weather'.length, soFar);
     assert.equal(soFar + repair.end().reasoning, 'The user wants the weather in Paris. Call it.');
   });
 });

@@ -89,6 +89,21 @@ describe('a stripped Harmony call header opening the answer', () => {
     });
   }
 
+  it('recovery reads a stripped header only where a message header stands', () => {
+    const call = [{ name: 'get_weather', arguments: { city: 'Paris' } }];
+    for (const text of [
+      'We call it.assistantcommentary to=functions.get_weatherjson{"city":"Paris"}',
+      'Done.<|end|>commentary to=functions.get_weather json{"city":"Paris"}',
+      '  commentary to=functions.get_weather json{"city":"Paris"}',
+    ])
+      assert.deepEqual(extractToolCallsFromText(text, [weather]), call, text);
+    for (const text of [
+      'gpt-oss calls with commentary to=functions.get_weather json{"city":"Paris"} in its header.',
+      'Use to=functions.get_weather {"city":"Paris"} to call it.',
+    ])
+      assert.deepEqual(extractToolCallsFromText(text, [weather]), [], text);
+  });
+
   it('prose opening like the header is released as soon as it cannot be one', () => {
     const text = 'commentary to=functions.get_weather is the recipient.';
     // Shown by the end of `get_weather i`: what follows the name is not a content type or JSON.
