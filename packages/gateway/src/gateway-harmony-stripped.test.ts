@@ -13,8 +13,8 @@ import { weatherTool } from './__fixtures__/text-call-dialects.ts';
 import { type RunningGateway, startGateway } from './gateway-server.ts';
 
 // gpt-oss behind a server that decodes with `skip_special_tokens` (vLLM, SGLang and TGI have shipped it so): each
-// Harmony message loses its `<|start|>assistant<|channel|>NAME<|message|>` header and `<|end|>` (openai/harmony,
-// docs/format.md), so the channel's name is glued to the text. The official `openai` client, unchanged, gets the
+// Harmony message loses its `<|start|>assistant<|channel|>NAME<|message|>` header and `<|end|>` (the format as
+// github.com/openai/harmony documents it), so the channel's name is glued to the text. The official `openai` client, unchanged, gets the
 // call in tool_calls, the analysis in reasoning_content and only a preamble or the final answer in content,
 // streaming and not.
 

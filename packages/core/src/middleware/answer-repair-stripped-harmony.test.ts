@@ -5,7 +5,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { AnswerRepair } from '../repair.ts';
 
 // gpt-oss behind a server that decodes with `skip_special_tokens`: each Harmony message loses its
-// `<|start|>assistant<|channel|>NAME<|message|>` header and `<|end|>` (openai/harmony, docs/format.md), so its
+// `<|start|>assistant<|channel|>NAME<|message|>` header and `<|end|>` (the Harmony format as github.com/openai/harmony documents it), so its
 // channel's name is glued to its text: `analysis…` (the reasoning), `commentary…` (a preamble to the user),
 // `commentary to=functions.NAME json{…}` (a call), `final…` (the answer). The gateway and the AI SDK middleware
 // repair through AnswerRepair: streamed in any chunking and whole, the same text, reasoning and calls.

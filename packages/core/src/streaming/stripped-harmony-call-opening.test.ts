@@ -7,7 +7,7 @@ import { AnswerStreamFilter } from './answer-stream-filter.ts';
 
 // gpt-oss's call header as a server that decodes with `skip_special_tokens` leaves it: the Harmony format writes
 // `<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>`
-// (openai/harmony, docs/format.md: "Receiving tool calls"), and with its tokens gone the answer opens with
+// (the Harmony format as github.com/openai/harmony documents it, "Receiving tool calls"), and with its tokens gone the answer opens with
 // `commentary to=functions.get_weather json{"city":"Paris"}`. A declared tool's name after that recipient, running
 // into JSON arguments, is specific enough for any model: no profile or template is needed to hold and cut it.
 
