@@ -7,10 +7,11 @@
  * `…assistantcommentary to=functions.get_weather json{"city":"Paris"}`; some strip only part of the tokens
  * (`…assistantcommentary to=functions.x <|constrain|>json{…}`).
  *
- * Only for a model known to write Harmony (the gpt-oss profile): the channel names glued to the text are what
- * the stripping leaves, and no other model writes them. Even so it reads only unmistakable shapes: the answer's
- * very start (a channel's name, `analysis` mostly, glued to a capital letter or `<|message|>`, or `commentary to=`), and a channel name
- * glued to `assistant` (`assistantfinal`, `assistantcommentary`, `assistantanalysis`), which prose never holds.
+ * Only for a model known to write Harmony (the gpt-oss profile, or a served template that writes Harmony): the
+ * channel names glued to the text are what the stripping leaves, and no other model writes them. Even so it reads
+ * only unmistakable shapes: the answer's very start (a channel's name, `analysis` mostly, glued to a capital letter
+ * or `<|message|>`, or `commentary to=`), and a channel name glued to `assistant` (`assistantfinal`,
+ * `assistantcommentary`, `assistantanalysis`), which prose never holds.
  */
 export class StrippedHarmonyRestorer {
   #mode: 'start' | 'body' | 'header' = 'start';
