@@ -79,8 +79,8 @@ function fencedList(held: string, at: number): ActionCallOpening {
   return code === 0x5b || code === 0x7b ? { bodyStart: body, json: true, fenced: true } : 'prose';
 }
 
-// Whether `text` at `at` is `part`: true, 'wait' while the text ends within a prefix of it, else 'prose'.
-function startsWithPart(text: string, at: number, part: string): true | 'wait' | 'prose' {
+/** Whether `text` at `at` is `part`: true, 'wait' while the text ends within a prefix of it, else 'prose'. */
+export function startsWithPart(text: string, at: number, part: string): true | 'wait' | 'prose' {
   const seen = text.slice(at, at + part.length);
   if (seen === part) return true;
   return part.startsWith(seen) ? 'wait' : 'prose';

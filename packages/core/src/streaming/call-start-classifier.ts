@@ -9,6 +9,7 @@ import {
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { indexToolDefinitions } from '../recovery/tool-schema-index.ts';
 import { readActionCallOpening } from './action-call-opening.ts';
+import { readStrippedHarmonyCallOpening } from './stripped-harmony-call-opening.ts';
 
 /** What the start of an answer is, so far. */
 export type CallStartVerdict =
@@ -60,7 +61,7 @@ const quotedToken = /["']([^"'\n]{1,64})["']/g;
  * Decides, chunk by chunk, whether the visible start of an answer (after whitespace and a code fence opener) is
  * the start of a bare tool call: a JSON object or array, `name(` or `[name(` where `name` is a declared tool (also
  * `functions.name(`, `default_api.name(`, `name.call(`, and `print(name(` inside a `tool_code` / `python`
- * fence), or Functionary's `>>>name` newline `{json}`. A JSON start stays a candidate while its first token is a key and, within `holdLimit` characters, it
+ * fence), Functionary's `>>>name` newline `{json}`, or gpt-oss's stripped `commentary to=functions.name json{json}`. A JSON start stays a candidate while its first token is a key and, within `holdLimit` characters, it
  * quotes a tool name, a parameter name or a call key. The scan over the body is incremental (each character is
  * looked at once), so holding a long call costs linear time.
  */
@@ -229,6 +230,13 @@ export class CallStartClassifier {
     let index = skipWhitespace(held, 0);
     if (index >= held.length) return { kind: 'wait' };
     if (held.charCodeAt(index) === 0x3e) return this.#recipientBody(held, index);
+    if (held.charCodeAt(index) === 0x63) {
+      // gpt-oss's call header with its special tokens stripped (`commentary to=functions.name json{`).
+      const harmony = readStrippedHarmonyCallOpening(held, index, this.#names);
+      if (harmony === 'wait') return { kind: 'wait' };
+      if (harmony !== 'prose')
+        return { kind: 'body', bodyStart: harmony.bodyStart, isJson: true, named: true };
+    }
     if (held.charCodeAt(index) === 0x41) {
       const action = readActionCallOpening(held, index, this.#names);
       if (action === 'wait') return { kind: 'wait' };

@@ -7,10 +7,11 @@
  * `…assistantcommentary to=functions.get_weather json{"city":"Paris"}`; some strip only part of the tokens
  * (`…assistantcommentary to=functions.x <|constrain|>json{…}`).
  *
- * Only for a model known to write Harmony (the gpt-oss profile): the channel names glued to the text are what
- * the stripping leaves, and no other model writes them. Even so it reads only unmistakable shapes: the answer's
- * very start (`analysis` glued to a capital letter or `<|message|>`, or `commentary to=`), and a channel name
- * glued to `assistant` (`assistantfinal`, `assistantcommentary`, `assistantanalysis`), which prose never holds.
+ * Only for a model known to write Harmony (the gpt-oss profile, or a served template that writes Harmony): the
+ * channel names glued to the text are what the stripping leaves, and no other model writes them. Even so it reads
+ * only unmistakable shapes: the answer's very start (a channel's name, `analysis` mostly, glued to a capital letter
+ * or `<|message|>`, or `commentary to=`), and a channel name glued to `assistant` (`assistantfinal`,
+ * `assistantcommentary`, `assistantanalysis`), which prose never holds.
  */
 export class StrippedHarmonyRestorer {
   #mode: 'start' | 'body' | 'header' = 'start';
@@ -58,14 +59,17 @@ export class StrippedHarmonyRestorer {
 
   #start(final: boolean): string {
     const text = this.#pending;
-    if (text.startsWith(analysis)) {
-      const next = text.slice(analysis.length);
+    const channel = channels.find((name) => text.startsWith(name));
+    if (channel !== undefined && !text.startsWith(commentaryRecipient)) {
+      // A message opening the answer: the analysis (reasoning), or a preamble (`commentary`) or the final answer
+      // when the model skipped its reasoning. Its channel's name is glued to its text.
+      const next = text.slice(channel.length);
       if (next.startsWith(messageToken))
-        return this.#take(analysis.length, 'body', `${channelToken}analysis`);
+        return this.#take(channel.length, 'body', `${channelToken}${channel}`);
       if (next !== '' && isCapital(next.charCodeAt(0))) {
-        return this.#take(analysis.length, 'body', `${channelToken}analysis${messageToken}`);
+        return this.#take(channel.length, 'body', `${channelToken}${channel}${messageToken}`);
       }
-      if (!final && messageToken.startsWith(next)) return '';
+      if (!final && (messageToken.startsWith(next) || commentaryRecipient.startsWith(text))) return '';
     } else if (text.startsWith(commentaryRecipient)) {
       // Only a header that runs into its body within a few dozen characters is one.
       const body = headerBodyAt(text);
@@ -74,7 +78,7 @@ export class StrippedHarmonyRestorer {
         return this.#take(body, 'body', `${channelToken}${text.slice(0, body)}${message}`);
       }
       if (!final && text.length < maxHeaderLength) return '';
-    } else if (!final && (analysis.startsWith(text) || commentaryRecipient.startsWith(text))) {
+    } else if (!final && channels.some((name) => name.startsWith(text))) {
       return '';
     }
     this.#mode = 'body';
@@ -152,7 +156,6 @@ const channelToken = '<|channel|>';
 const messageToken = '<|message|>';
 const startToken = '<|start|>';
 const endToken = '<|end|>';
-const analysis = 'analysis';
 const commentary = 'commentary';
 const recipientStart = ' to=';
 const commentaryRecipient = `${commentary}${recipientStart}`;

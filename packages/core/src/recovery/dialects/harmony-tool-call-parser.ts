@@ -5,7 +5,9 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { createTextScan, lowerBound, type TextScan } from '../text-scan.ts';
 import { isWhitespaceCode, readIdentifierEnd } from '../text-search.ts';
 
-const recipient = 'to=functions.';
+/** What names a call's tool in a Harmony header: `to=functions.get_weather`. */
+export const harmonyRecipient = 'to=functions.';
+const recipient = harmonyRecipient;
 const messageMarker = '<|message|>';
 const endMarkers = [endOfTurnToken.harmonyCall, endOfTurnToken.harmonyEnd, endOfTurnToken.harmonyReturn];
 const headerStarts = ['<|start|>', '<|channel|>'];
@@ -32,7 +34,8 @@ export const harmonyToolCallParser: ToolCallTextParser = {
     { open: '<|start|>assistant<|channel|>commentary to=', closes: [endOfTurnToken.harmonyCall] },
     { open: '<|channel|>commentary to=', closes: [endOfTurnToken.harmonyCall] },
     { open: '<|start|>assistant to=', closes: [endOfTurnToken.harmonyCall] },
-    { open: analysisHeader, closes: [endOfTurnToken.harmonyEnd], reasoning: true },
+    // The next message's header ends the analysis too: llama-server strips `<|end|>` (and `<|return|>`) alone.
+    { open: analysisHeader, closes: [endOfTurnToken.harmonyEnd, assistantStart], reasoning: true },
     { open: assistantStart, closes: [], token: true },
     { open: '<|channel|>final<|message|>', closes: [], token: true },
     { open: '<|channel|>commentary<|message|>', closes: [], token: true },
@@ -62,6 +65,9 @@ export const harmonyToolCallParser: ToolCallTextParser = {
       // A server that strips special tokens leaves `to=functions.get_weather json{…}`: a declared tool's name
       // right before its JSON arguments is the evidence then.
       const strippedBody = strippedBodyStart(text, nameEnd);
+      // Only where a message's header can stand: a mention in a sentence is no call.
+      const strippedStart = strippedBody >= 0 ? strippedHeaderStart(text, hit, calls.length === 0) : -1;
+      if (strippedBody >= 0 && strippedStart < 0) continue;
       const message = strippedBody >= 0 ? -1 : messageSearch.next(nameEnd);
       if (strippedBody < 0 && (message < 0 || message - nameEnd > 512)) continue;
       const bodyStart = strippedBody >= 0 ? strippedBody : message + messageMarker.length;
@@ -80,10 +86,7 @@ export const harmonyToolCallParser: ToolCallTextParser = {
       calls.push({
         name: tool.name,
         arguments: written?.arguments ?? {},
-        start:
-          strippedBody >= 0
-            ? strippedHeaderStart(text, hit, calls.length === 0)
-            : withAnalysisBefore(text, scan, headerStart(text, hit)),
+        start: strippedBody >= 0 ? strippedStart : withAnalysisBefore(text, scan, headerStart(text, hit)),
         end,
       });
       position = end;
@@ -107,7 +110,9 @@ function gluedJsonTool<T>(
     : undefined;
 }
 
-const constrainToken = '<|constrain|>';
+/** The token before a call's content type (`<|constrain|>json`), which some servers keep when they strip the rest. */
+export const harmonyConstrainToken = '<|constrain|>';
+const constrainToken = harmonyConstrainToken;
 
 /**
  * Where the JSON body of a call whose header lost its `<|message|>` starts (` json{…}`, ` <|constrain|>json{…}`,
@@ -122,23 +127,40 @@ function strippedBodyStart(text: string, nameEnd: number): number {
   return text.charCodeAt(at) === 0x7b ? at : -1;
 }
 
-// The words a stripped header leaves before the recipient: the channel name, glued to the role after the
-// analysis message (`…assistantcommentary to=`).
-const strippedChannel = /(?:assistant)?commentary\s*$/;
+// The words a stripped header leaves before the recipient: the channel name, glued to the role after
+// another message (`…assistantcommentary to=`).
+const strippedChannel = /(?:assistant)?(?:commentary|analysis)\s*$/;
 const strippedAnalysis = /^\s*analysis(?=[A-Z])/;
 
 /**
  * Where a stripped call header starts: at its channel name (and role) when they stand right before the
- * recipient; at the very start when the text opens with the stripped analysis message that leads to this,
- * the first call (`analysisThe user wants…assistantcommentary to=…`): that reasoning goes with the call.
+ * recipient, where a message's header stands (see {@link opensMessage}); at the very start when the text opens with the stripped analysis message that
+ * leads to this, the first call (`analysisThe user wants…assistantcommentary to=…`): that reasoning goes with
+ * the call. -1 when no header stands there: `to=functions.…` in a sentence is a mention.
  */
 function strippedHeaderStart(text: string, recipientAt: number, first: boolean): number {
   const window = Math.max(0, recipientAt - 32);
   const match = strippedChannel.exec(text.slice(window, recipientAt));
-  if (match === null) return recipientAt;
+  if (match === null) return -1;
   const start = window + match.index;
-  if (first && text.startsWith('assistant', start) && strippedAnalysis.test(text)) return 0;
+  const glued = text.startsWith('assistant', start);
+  if (!glued && !opensMessage(text, start)) return -1;
+  if (first && glued && strippedAnalysis.test(text)) return 0;
   return start;
+}
+
+/**
+ * Whether a stripped channel name at `at` stands where a message's header can: glued to what precedes it (the
+ * server removed the tokens between: `Let me check.commentary to=`), or after only blanks at the text's or a
+ * line's start or after a special token. After a word and a space it is a word of a sentence.
+ */
+function opensMessage(text: string, at: number): boolean {
+  let before = at;
+  while (before > 0 && (text.charCodeAt(before - 1) === 0x20 || text.charCodeAt(before - 1) === 0x09))
+    before--;
+  if (before === at || before === 0) return true;
+  const previous = text.charCodeAt(before - 1);
+  return previous === 0x0a || previous === 0x0d || text.endsWith('|>', before);
 }
 
 type EndSearch = { readonly search: ReturnType<TextScan['search']>; readonly marker: string };
