@@ -12,6 +12,9 @@ import { markupPattern, textCallDialects, weatherTool } from './__fixtures__/tex
 import { type RunningGateway, startGateway } from './gateway-server.ts';
 
 // Over a kilobyte of prose before a call: the call's text arrives long after the answer started streaming.
+// A call of a tool the request did not declare, then prose.
+const undeclaredThenText =
+  '<tool_call>\n{"name": "send_email", "arguments": {"to": "a@b"}}\n</tool_call>\nI will wait for the answer.';
 const lateProse = `${'The forecast service answers for one city at a time, so I will ask it for the city you named and then tell you what the sky will do there tomorrow. '.repeat(8)}\n`;
 
 // The official `openai` package, unchanged, against the gateway in front of a model server that writes its calls
@@ -62,6 +65,7 @@ describe('gateway with the openai client', () => {
           return textSteps(chunkText("A call looks like this:\n\n    get_weather(city='Oslo')\n", 3));
         if (last.includes('[unreadable]'))
           return textSteps(['<tool_call>\n{"name": "get_weather", "arguments": {"town": 5}}\n</tool_call>']);
+        if (last.includes('[undeclared-then-text]')) return textSteps(chunkText(undeclaredThenText, 4));
         if (last.includes('[native]'))
           return [
             {
@@ -181,6 +185,30 @@ describe('gateway with the openai client', () => {
     assert.match(data.choices[0]?.message.content ?? '', /"town": 5/);
     assert.equal(response.headers.get('x-toolbus-recovery'), 'failed');
     assert.match(response.headers.get('x-toolbus-recovery-reason') ?? '', /get_weather|schema|markup/);
+  });
+
+  it('gives a whole answer whose markup made no call back as the model wrote it, in its order', async () => {
+    const { data, response } = await client.chat.completions
+      .create({
+        model: 'qwen2.5-7b-instruct',
+        messages: [{ role: 'user', content: 'x [undeclared-then-text]' }],
+        tools: [weatherTool],
+      })
+      .withResponse();
+    assert.equal(data.choices[0]?.message.tool_calls, undefined);
+    assert.equal(data.choices[0]?.message.content, undeclaredThenText);
+    assert.equal(response.headers.get('x-toolbus-recovery'), 'failed');
+    // A stream showed the text after the markup as it came, so the held markup can only follow it: every
+    // character still arrives.
+    const stream = await client.chat.completions.create({
+      model: 'qwen2.5-7b-instruct',
+      stream: true,
+      messages: [{ role: 'user', content: 'x [undeclared-then-text]' }],
+      tools: [weatherTool],
+    });
+    const { content, toolCallChunks } = await readChatStream(stream);
+    assert.equal(toolCallChunks, 0);
+    assert.deepEqual([...content].sort(), [...undeclaredThenText].sort());
   });
 
   // Calls written after prose (or in llama.cpp's `<response>` wrapper), each answer's text in the scripted

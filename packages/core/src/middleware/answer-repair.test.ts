@@ -190,6 +190,27 @@ describe('AnswerRepair', () => {
     assert.deepEqual([whole.text, whole.reasoning], ['Hello!', 'Plan: greet back.']);
   });
 
+  test('gives a whole answer whose markup made no call back as the model wrote it, in its order', () => {
+    const markup = '<tool_call>\n{"name": "send_email", "arguments": {"to": "a@b"}}\n</tool_call>';
+    for (const written of [
+      `${markup}\nI will wait.`,
+      `Sure.\n${markup}\nThen more.`,
+      `<think>\nplan\n</think>\n\n${markup}\n\nI will wait.`,
+    ]) {
+      const end = new AnswerRepair({ tools, validateArguments: true }).whole(written);
+      assert.deepEqual(end.calls, []);
+      assert.match(end.unreadable ?? '', /no call of a declared tool/);
+      assert.equal(end.text, written.replace('<think>\nplan\n</think>\n\n', ''), written);
+      assert.equal(end.hiddenText, '');
+    }
+    // A call read: the markup is cut out as before.
+    const made = new AnswerRepair({ tools, validateArguments: true }).whole(
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\nI will wait.',
+    );
+    assert.deepEqual(made.calls, [{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
+    assert.equal(made.text.trim(), 'I will wait.');
+  });
+
   test('knows which models the chat template opens the thinking of', () => {
     for (const id of [
       'deepseek-r1',

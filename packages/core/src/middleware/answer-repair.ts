@@ -169,11 +169,16 @@ export class AnswerRepair {
   whole(content: string, options: AnswerRepairEndOptions = {}): AnswerRepairEnd {
     const first = this.text(content);
     const end = this.end(options);
-    const text = first.text + end.text;
     const reasoning = first.reasoning + end.reasoning;
+    // No call came of the markup: the text as the model wrote it, in its order (a stream can only send the hidden
+    // markup after what it showed; a whole answer need not), its reasoning still split off and the blank lines
+    // that parted the reasoning from the answer dropped, as the filter drops them.
+    const failed = end.calls.length === 0 && end.unreadable !== undefined && end.hiddenText !== '';
+    const text = failed ? this.#asWritten().replace(leadingBlankLines, '') : first.text + end.text;
+    const hiddenText = failed ? '' : end.hiddenText;
     const split = splitTemplateOpenedThinking(text);
-    if (split === undefined) return { ...end, text, reasoning };
-    return { ...end, text: split.answer, reasoning: reasoning + split.thinking };
+    if (split === undefined) return { ...end, text, reasoning, hiddenText };
+    return { ...end, text: split.answer, reasoning: reasoning + split.thinking, hiddenText };
   }
 
   /** Ends the answer: the rest of the text, and the calls recovered (none after a native call). */
@@ -272,9 +277,14 @@ export class AnswerRepair {
    * reasoning blocks it split off (handed out as reasoning already, not to be shown twice).
    */
   #hiddenText(shown: string): string {
+    return hiddenPart(this.#asWritten(), shown);
+  }
+
+  /** The raw text without its reasoning blocks: the answer as the model wrote it. */
+  #asWritten(): string {
     const parsers = this.#parsers;
     const markers = parsers === undefined ? defaultToolCallMarkupMarkers : toolCallMarkupMarkersOf(parsers);
-    return hiddenPart(withoutToolCallMarkupTags(this.#raw, reasoningMarkersOf(markers)), shown);
+    return withoutToolCallMarkupTags(this.#raw, reasoningMarkersOf(markers));
   }
 
   #holdsMarkup(): boolean {
@@ -325,3 +335,6 @@ function hiddenPart(raw: string, shown: string): string {
   }
   return hidden;
 }
+
+/** Blank lines opening a text (the first line's indentation is not one). */
+const leadingBlankLines = /^(?:[ \t]*\r?\n)+/;
