@@ -4,6 +4,7 @@ import {
   skipWhitespace,
   stripFunctionsPrefix,
 } from '../recovery/text-search.ts';
+import { startsWithPart } from './held-answer-opening.ts';
 
 const actionMarker = 'Action:';
 const inputMarker = 'Action Input:';
@@ -77,11 +78,4 @@ function fencedList(held: string, at: number): ActionCallOpening {
   if (body >= held.length) return 'wait';
   const code = held.charCodeAt(body);
   return code === 0x5b || code === 0x7b ? { bodyStart: body, json: true, fenced: true } : 'prose';
-}
-
-/** Whether `text` at `at` is `part`: true, 'wait' while the text ends within a prefix of it, else 'prose'. */
-export function startsWithPart(text: string, at: number, part: string): true | 'wait' | 'prose' {
-  const seen = text.slice(at, at + part.length);
-  if (seen === part) return true;
-  return part.startsWith(seen) ? 'wait' : 'prose';
 }

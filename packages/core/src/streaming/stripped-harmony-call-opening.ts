@@ -1,6 +1,6 @@
 import { harmonyConstrainToken, harmonyRecipient } from '../recovery/dialects/harmony-tool-call-parser.ts';
 import { readIdentifierEnd, skipWhitespace } from '../recovery/text-search.ts';
-import { startsWithPart } from './action-call-opening.ts';
+import { startsWithPart } from './held-answer-opening.ts';
 
 // What a server that decodes gpt-oss with `skip_special_tokens` leaves of a call's header
 // `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>`: the channel's name, the recipient, and
