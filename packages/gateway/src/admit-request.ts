@@ -5,16 +5,11 @@ import { RateLimiter } from './rate-limiter.ts';
 import { RequestTooLargeError, readRequestBody } from './read-request-body.ts';
 import type { RequestSeen } from './request-log.ts';
 
-/** A request let in: who sent it (when keys are checked) and its body. */
-export interface AdmittedRequest {
-  readonly caller: GatewayCaller | undefined;
-  readonly bytes: Buffer;
-}
-
 /**
  * What every route's request passes before it is read: the caller's key, the caller's request limit, the body's
- * size cap and its content type, in that order (a refused key costs no body read). A refusal is answered here, in
- * the route's error format, and `admit` resolves to undefined.
+ * size cap and its content type, in that order (a refused key costs no body read). It resolves to the body, and notes
+ * the caller's id in what is seen of the request (for its log line); a refusal is answered here, in the route's
+ * error format, and `admit` resolves to undefined.
  */
 export function createAdmission(options: GatewayOptions) {
   const maxRequestBytes = options.maxRequestBytes ?? 16 * 1024 * 1024;
@@ -25,7 +20,7 @@ export function createAdmission(options: GatewayOptions) {
     response: ServerResponse,
     dialect: ErrorDialect,
     seen: RequestSeen,
-  ): Promise<AdmittedRequest | undefined> {
+  ): Promise<Buffer | undefined> {
     let caller: GatewayCaller | undefined;
     if (options.authenticate !== undefined) {
       caller = await options.authenticate(keyOf(request));
@@ -73,7 +68,7 @@ export function createAdmission(options: GatewayOptions) {
       });
       return undefined;
     }
-    return { caller, bytes };
+    return bytes;
   };
 }
 

@@ -102,7 +102,6 @@ export async function forwardChatCompletions(options: {
   call: ChatCompletionsCall;
   request: IncomingMessage;
   response: ServerResponse;
-  callerId: string | undefined;
 }): Promise<void> {
   const { context, response } = options;
   // An alias names the model the upstream serves; the answer names the one the client asked for.
@@ -110,7 +109,6 @@ export async function forwardChatCompletions(options: {
   const call = model.served === model.asked ? options.call : servedCall(options.call, model.served);
   const upstream = upstreamFor(context.upstreams, call.model);
   const tools = requestToolDefinitions(call.body);
-  const started = performance.now();
   const abort = new AbortController();
   // A client that goes away cancels the upstream request (and the model's work behind it).
   const onClose = (): void => {
@@ -124,7 +122,6 @@ export async function forwardChatCompletions(options: {
   ): void =>
     context.log({
       event: 'request',
-      route: '/v1/chat/completions',
       upstream: upstream.name,
       model: model.asked,
       ...(model.served !== model.asked ? { served: model.served } : {}),
@@ -132,8 +129,6 @@ export async function forwardChatCompletions(options: {
       tools: tools.length,
       status,
       ...recoveryLogFields(report),
-      ...omitUndefined({ caller: options.callerId }),
-      ms: Math.round(performance.now() - started),
       ...extra,
     });
   // The dialects (a served template may be fetched) and, for a stream, its repair are made while the upstream

@@ -92,33 +92,30 @@ export function createGatewayHandler(options: GatewayOptions): GatewayHandler {
       });
       return;
     }
-    const admitted = await admit(request, response, dialect, seen);
-    if (admitted === undefined) return;
+    const bytes = await admit(request, response, dialect, seen);
+    if (bytes === undefined) return;
     if (path === '/v1/models') return listModels(context, response, dialect);
     if (modelId !== undefined) return retrieveModel(context, modelId, response, dialect);
     if (path === '/v1/completions' || path === '/v1/embeddings')
       return forwardPassThrough({
         context,
         path,
-        bytes: admitted.bytes,
+        bytes,
         request,
         response,
-        callerId: admitted.caller?.id,
       });
-    if (path === '/v1/messages/count_tokens')
-      return countMessageTokens({ context, bytes: admitted.bytes, response });
+    if (path === '/v1/messages/count_tokens') return countMessageTokens({ context, bytes, response });
     if (path === '/v1/messages') {
       return forwardMessages({
         context,
-        bytes: admitted.bytes,
+        bytes,
         request,
         response,
-        callerId: admitted.caller?.id,
       });
     }
-    const call = readChatCompletionsCall(admitted.bytes, response);
+    const call = readChatCompletionsCall(bytes, response);
     if (call === undefined) return;
-    await forwardChatCompletions({ context, call, request, response, callerId: admitted.caller?.id });
+    await forwardChatCompletions({ context, call, request, response });
   }
 
   const handler = ((request: IncomingMessage, response: ServerResponse) => {

@@ -37,7 +37,6 @@ export async function forwardMessages(options: {
   bytes: Buffer;
   request: IncomingMessage;
   response: ServerResponse;
-  callerId: string | undefined;
 }): Promise<void> {
   const { context, response } = options;
   let chat: Record<string, unknown>;
@@ -66,7 +65,6 @@ export async function forwardMessages(options: {
       ? chat.stop.filter((stop) => typeof stop === 'string')
       : undefined,
   });
-  const started = performance.now();
   const abort = new AbortController();
   const onClose = (): void => {
     if (!response.writableFinished) abort.abort();
@@ -75,7 +73,6 @@ export async function forwardMessages(options: {
   const log = (status: number, report?: RecoveryReport, outcome?: string): void =>
     context.log({
       event: 'request',
-      route: '/v1/messages',
       upstream: upstream.name,
       model,
       ...(resolved.alias !== undefined && resolved.served !== model ? { served: resolved.served } : {}),
@@ -83,8 +80,7 @@ export async function forwardMessages(options: {
       tools: tools.length,
       status,
       ...recoveryLogFields(report),
-      ...omitUndefined({ outcome, caller: options.callerId }),
-      ms: Math.round(performance.now() - started),
+      ...omitUndefined({ outcome }),
     });
   // As in the Chat Completions route: the dialects and a stream's writer are made while the upstream works.
   let readyWriter: AnthropicStreamWriter | undefined;

@@ -33,7 +33,6 @@ export async function forwardPassThrough(options: {
   bytes: Buffer;
   request: IncomingMessage;
   response: ServerResponse;
-  callerId: string | undefined;
 }): Promise<void> {
   const { context, response, path } = options;
   let body: unknown;
@@ -56,7 +55,6 @@ export async function forwardPassThrough(options: {
   const aliased = model.served !== model.asked;
   const upstream = upstreamFor(context.upstreams, model.served);
   const bytes = aliased ? Buffer.from(JSON.stringify({ ...body, model: model.served })) : options.bytes;
-  const started = performance.now();
   const abort = new AbortController();
   const onClose = (): void => {
     if (!response.writableFinished) abort.abort();
@@ -65,13 +63,11 @@ export async function forwardPassThrough(options: {
   const log = (status: number, outcome?: string): void =>
     context.log({
       event: 'request',
-      route: path,
       upstream: upstream.name,
       model: model.asked,
       ...(aliased ? { served: model.served } : {}),
       status,
-      ...omitUndefined({ outcome, caller: options.callerId }),
-      ms: Math.round(performance.now() - started),
+      ...omitUndefined({ outcome }),
     });
   const headers = { 'x-toolbus-upstream': upstream.name, ...modelHeaders(model) };
   try {

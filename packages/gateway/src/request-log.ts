@@ -33,9 +33,13 @@ export function watchRequest(
   response.once('close', () => {
     if (!seen.logged && seen.path !== '/health') context.log(unloggedRequestEvent(request, response, seen));
   });
+  // A route's line names what it did (upstream, model, recovery); the route, the caller and the time are the
+  // request's, written here for every line alike.
   const log = (event: GatewayLogEvent): void => {
-    if (event.event === 'request') seen.logged = true;
-    context.log(event);
+    if (event.event !== 'request') return context.log(event);
+    seen.logged = true;
+    const { event: name, ...fields } = event;
+    context.log({ event: name, route: seen.path, ...fields, ...requestFigures(seen) });
   };
   return { seen, context: { ...context, log } };
 }
@@ -50,15 +54,19 @@ function unloggedRequestEvent(
     event: 'request',
     route: seen.path,
     method: request.method,
-    ...omitUndefined({ caller: seen.callerId }),
     status: answered ? response.statusCode : 499,
     outcome: !answered
       ? 'client-closed'
       : response.statusCode < 400
         ? 'answered'
         : (refusals[response.statusCode] ?? 'refused'),
-    ms: Math.round(performance.now() - seen.started),
+    ...requestFigures(seen),
   };
+}
+
+// Who sent the request (never the key) and how long it took, from its arrival.
+function requestFigures(seen: RequestSeen): { readonly caller?: string; readonly ms: number } {
+  return { ...omitUndefined({ caller: seen.callerId }), ms: Math.round(performance.now() - seen.started) };
 }
 
 /** What a refusal is called in the log, by its status. */
