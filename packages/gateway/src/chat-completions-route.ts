@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sseData } from '@toolbus/core/repair';
-import { isPlainObject, omitUndefined } from '@toolbus/spec';
+import { isPlainObject } from '@toolbus/spec';
 import {
   type ChatCompletionRepairOptions,
   ChatCompletionStreamRepair,

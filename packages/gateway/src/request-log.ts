@@ -36,7 +36,10 @@ export function watchRequest(
   // A route's line names what it did (upstream, model, recovery); the route, the caller and the time are the
   // request's, written here for every line alike.
   const log = (event: GatewayLogEvent): void => {
-    if (event.event !== 'request') return context.log(event);
+    if (event.event !== 'request') {
+      context.log(event);
+      return;
+    }
     seen.logged = true;
     const { event: name, ...fields } = event;
     context.log({ event: name, route: seen.path, ...fields, ...requestFigures(seen) });
