@@ -43,6 +43,8 @@ export interface MarkupMarkerTable {
    * Shared by every filter of the list, so each use sets `lastIndex` first; a search never spans a call out.
    */
   readonly firstPattern: RegExp;
+  /** The search also meets `{"`, where a JSON call may open (see {@link braceWatchingTableOf}). */
+  readonly watchesBraces: boolean;
   /** Some marker counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
   readonly hasOpeningMarker: boolean;
   /** By the codes of the first two (lower-case) characters, `first * 0x10000 + second`. */
@@ -117,6 +119,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
     markers,
     firstCharacters,
     firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`, 'g'),
+    watchesBraces: false,
     hasOpeningMarker: markers.some((marker) => marker.opensAnswer),
     byPrefix,
     byFirst,
@@ -124,6 +127,31 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
   };
   preparedByList.set(list, prepared);
   return prepared;
+}
+
+const braceWatching = new WeakMap<MarkupMarkerTable, MarkupMarkerTable>();
+
+/**
+ * The tables of a marker list whose one search also meets `{"` (the answer filter's JSON call within a line of
+ * prose, `{"name": …}`): a chunk of prose without it costs nothing more, and a `{` of prose or code (`{ x }`,
+ * `{x}`) is passed over within the same native search. A match of it ends at its quote, a marker's first
+ * character at itself: no marker may start with either (else the plain tables are used). Cached per list.
+ */
+export function braceWatchingTableOf(list: readonly ToolCallMarkupMarker[]): MarkupMarkerTable {
+  const table = markupMarkerTableOf(list);
+  if (table.firstCharacters.includes('{') || table.firstCharacters.includes('"')) return table;
+  let watching = braceWatching.get(table);
+  if (watching === undefined) {
+    const characters = table.firstCharacters.map(escapeClassCharacter).join('');
+    watching = {
+      ...table,
+      // Measured: `{` in the class, or a lookahead for blanks, costs a search of each brace of prose.
+      firstPattern: new RegExp(characters === '' ? '\\{"' : `[${characters}]|\\{"`, 'g'),
+      watchesBraces: true,
+    };
+    braceWatching.set(table, watching);
+  }
+  return watching;
 }
 
 function spellings(characters: readonly string[]): string[] {

@@ -3,6 +3,7 @@ import { isWhitespaceCode } from '../recovery/text-search.ts';
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import {
+  braceWatchingTableOf,
   candidatesAt,
   indexOfIgnoringCase,
   type MarkupMarkerTable,
@@ -13,22 +14,9 @@ import {
   pastTurnEnd,
 } from './markup-marker-table.ts';
 
-/** Options for {@link ToolCallMarkupStreamFilter}. */
-export interface ToolCallMarkupStreamFilterOptions {
-  /**
-   * What to show for a markup block once it closes, given its raw text (markers included) and whether it opened
-   * its line (nothing but whitespace before it there): by default nothing. The answer filter shows a block that
-   * holds no call as written.
-   */
-  readonly release?: (block: string, opensLine: boolean) => string;
-  /**
-   * Whether a `[` at `at` in text shown may open what the caller looks for (the answer filter: a bracketed call
-   * within a line). The search for the markers' first characters meets every `[` when `[` is one of them (see
-   * {@link ToolCallMarkupStreamFilter.searchesFor}); {@link ToolCallMarkupStreamFilter.mayHaveShownBracket} then
-   * reports the chunks that showed such a `[`, so the caller does not search every chunk again.
-   */
-  readonly bracketOpens?: (text: string, at: number) => boolean;
-}
+import type { ToolCallMarkupStreamFilterOptions } from './markup-stream-filter-options.ts';
+
+export type { ToolCallMarkupStreamFilterOptions } from './markup-stream-filter-options.ts';
 
 /**
  * Removes tool-call markup blocks from streamed text the user sees, whatever the chunking: a marker split
@@ -91,25 +79,26 @@ export class ToolCallMarkupStreamFilter {
     options: ToolCallMarkupStreamFilterOptions = {},
   ) {
     this.#options = options;
-    this.#table = markupMarkerTableOf(markers);
+    this.#table = options.braceOpens ? braceWatchingTableOf(markers) : markupMarkerTableOf(markers);
     this.#atStart = this.#table.hasOpeningMarker;
   }
 
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
   process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
+    this.#bracketShown = false;
     // While the start of the answer matters, every chunk takes the scan (which notes where the answer starts).
     if (!this.#atStart && this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
-      this.#bracketShown = false;
-      this.#code.advance(chunk);
+      // From where the search for braces left the code followed (0 unless it met one), as the scan does.
+      this.#code.advance(chunk, this.#codeAt);
+      this.#codeAt = 0;
       this.#noteLine(chunk, 0, chunk.length);
       return chunk;
     }
-    this.#bracketShown = false;
     const buffer = this.#pending + chunk;
     this.#pending = '';
-    this.#codeAt = 0;
     const shown = this.#scan(buffer);
+    this.#codeAt = 0;
     return this.#atStart ? this.#passAtStart(shown) : shown;
   }
 
@@ -300,10 +289,9 @@ export class ToolCallMarkupStreamFilter {
   }
 
   /**
-   * Whether the text the last {@link process} returned may hold a `[` that the `bracketOpens` option accepts (or
-   * text the search did not read: a block released, a mention). When `[` is a marker's first character (see
-   * {@link searchesFor}), every `[` shown was met by the search for markers, and false says none such was shown;
-   * else it says nothing.
+   * Whether the text the last {@link process} returned may hold a `[` or `{"` that `bracketOpens` / `braceOpens`
+   * accept (or text the search did not read: a block released, a mention). False says none such was shown when
+   * `[` is a marker's first character (see {@link searchesFor}); else it says nothing of `[`.
    */
   get mayHaveShownBracket(): boolean {
     return this.#bracketShown;
@@ -314,10 +302,42 @@ export class ToolCallMarkupStreamFilter {
     return this.#table.firstCharacters.includes(character);
   }
 
+  /**
+   * A `{"` (no marker starts with either) met at `index`: counted when `braceOpens` accepts it, unless it is in
+   * inline code, where recovery reads no call either. The code is followed up to it once (not again by the scan).
+   */
+  #braceAt(buffer: string, index: number): void {
+    if (this.#bracketShown || !this.#options.braceOpens?.(buffer, index)) return;
+    if (index > this.#codeAt) {
+      this.#code.advance(buffer, this.#codeAt, index);
+      this.#codeAt = index;
+    }
+    if (!this.#code.inInlineCode) this.#bracketShown = true;
+  }
+
+  /** Whether a marker may start in `chunk`, no text pending. Small, to be inlined: braces are met out of line. */
   #mayHoldMarker(chunk: string): boolean {
     const pattern = this.#table.firstPattern;
     pattern.lastIndex = 0;
-    return pattern.test(chunk);
+    if (!pattern.test(chunk)) return false;
+    return chunk.charCodeAt(pattern.lastIndex - 1) !== 0x22 || this.#markerAfterBraces(chunk);
+  }
+
+  /** The search met `{"` first: whether a marker may start after the braces (else the chunk is prose). */
+  #markerAfterBraces(chunk: string): boolean {
+    if (!this.#table.watchesBraces) return true;
+    const pattern = this.#table.firstPattern;
+    do {
+      const index = pattern.lastIndex - 1;
+      if (chunk.charCodeAt(index) !== 0x22) return true;
+      this.#braceAt(chunk, index - 1);
+    } while (pattern.test(chunk));
+    return false;
+  }
+
+  /** Whether the text shown last ends (before blanks) with a `{` outside inline code, which a `"` may follow. */
+  get endsWithBrace(): boolean {
+    return this.#lastTextCode === 0x7b && !this.#code.inInlineCode;
   }
 
   #findOpening(
@@ -332,11 +352,13 @@ export class ToolCallMarkupStreamFilter {
     while (true) {
       if (!pattern.test(buffer)) return { kind: 'none' };
       const index = pattern.lastIndex - 1;
-      if (
-        buffer.charCodeAt(index) === 0x5b &&
-        !this.#bracketShown &&
-        this.#options.bracketOpens?.(buffer, index)
-      )
+      const hit = buffer.charCodeAt(index);
+      // `{"` (no marker starts with a quote): searched on from after it.
+      if (hit === 0x22 && this.#table.watchesBraces) {
+        this.#braceAt(buffer, index - 1);
+        continue;
+      }
+      if (hit === 0x5b && !this.#bracketShown && this.#options.bracketOpens?.(buffer, index))
         this.#bracketShown = true;
       let full: PreparedMarker | undefined;
       let partial = false;
