@@ -12,11 +12,12 @@ import {
 } from '../recovery/tool-call-parser-registry.ts';
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
+import { bracketCallOpener } from './bracket-call-opener.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
 import { callOpensAnswer, opensWithListMarker } from './held-answer-opening.ts';
-import { JsonCallOpener, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
-import { bracketCallOpener, LineCallStartFinder } from './line-call-start-finder.ts';
+import { JsonCallOpener, jsonCallKeyFirsts, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
+import { LineCallStartFinder } from './line-call-start-finder.ts';
 import { markersOf } from './parser-markup-markers.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -102,6 +103,7 @@ export class AnswerStreamFilter {
     this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
       release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
       ...omitUndefined({ bracketOpens, braceOpens }),
+      braceKeyFirsts: jsonCallKeyFirsts,
     });
     this.#lines = starts ? new LineCallStartFinder(starts, this.#markup.searchesFor('['), json) : undefined;
     this.#shownTail = this.#classifier ? new ShownTail() : undefined;
@@ -186,7 +188,7 @@ export class AnswerStreamFilter {
         bracket = lines.takeHeldBracket();
         continue;
       }
-      const start = lines.find(rest, bracket, this.#markup.endsWithBrace);
+      const start = lines.find(rest, bracket, this.#markup);
       if (start < 0) return shown + this.#show(rest);
       shown += this.#show(rest.slice(0, start));
       if (lines.holdPending) {

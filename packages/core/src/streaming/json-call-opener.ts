@@ -15,6 +15,9 @@ const wrapperKeys = new Set(callWrapperKeys);
 // The opening keys' first letters, by code.
 const keyFirsts = new Uint8Array(0x80);
 for (const key of openingKeys) keyFirsts[key.charCodeAt(0)] = 1;
+
+/** The letters a key a JSON call opens with starts with (`n` of `"name"`): the markup filter's search meets them. */
+export const jsonCallKeyFirsts = [...new Set(openingKeys.map((key) => key[0]!))].join('');
 // A wrapper within a wrapper within a call: deeper nesting is data.
 const maximumDepth = 3;
 

@@ -1,4 +1,5 @@
 import { isWhitespaceCode, toolNamespacePrefixes } from '../recovery/text-search.ts';
+import { bracketMayOpen, calleeMayStart, mayOpenCall } from './bracket-call-opener.ts';
 import { type JsonCallOpener, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
 
 /**
@@ -144,16 +145,21 @@ export class LineCallStartFinder {
    * chunk longer than a character whether its search for its markers' first characters met a `[` that may open a
    * call; when `[` is one of them, a chunk where it met none holds none, so prose within a line costs one newline
    * search, not a second pass for a bracket (a chunk that may hold one is left to `find`, which looks for both).
-   * The same holds for `{"` (see `braceWatchingTableOf`) and a `{` ending the chunk (`endsWithBrace`).
+   * The same holds for `{"` and a key's letter (see `braceWatchingTableOf`); a `{` or `{"` ending the chunk is looked at.
    */
   mayStartIn(text: string, markup: ShownBrackets): boolean {
     if (this.#atLineStart) return true;
     // A one-character chunk is looked at in place: cheaper than the builtin's call, per character streamed.
     if (text.length === 1) {
       const code = text.charCodeAt(0);
-      return code === 0x0a || (this.#plainLine && (code === 0x5b || (code === 0x7b && markup.endsWithBrace)));
+      return (
+        code === 0x0a || (this.#plainLine && (code === 0x5b || (code === 0x7b && !markup.endsInInlineCode)))
+      );
     }
-    if (this.#plainLine && (!this.#bracketSearched || markup.mayHaveShownBracket || markup.endsWithBrace))
+    if (
+      this.#plainLine &&
+      (!this.#bracketSearched || markup.mayHaveShownBracket || endsLikeBrace(text, markup))
+    )
       return true;
     return text.includes('\n');
   }
@@ -169,9 +175,10 @@ export class LineCallStartFinder {
   /**
    * Where in `text`, the text shown next, a call may open; -1 when none does (all of it can be shown). `bracket`:
    * as in {@link mayStartIn}, whether `text` may hold a `[` or `{` that opens a call (false: no line's rest is
-   * searched for one that the markup filter meets); `trailingBrace`: a `{` outside inline code ends it.
+   * searched for one that the markup filter meets); `markup`: the filter the text came through, asked whether a
+   * `{` or `{"` ending it is in inline code (none: it is not looked at).
    */
-  find(text: string, bracket = true, trailingBrace = false): number {
+  find(text: string, bracket = true, markup?: ShownBrackets): number {
     // The next `[` and `{` in the text, searched once per find for all its lines (-1: none left).
     let next = bracket || !this.#bracketSearched ? -2 : -1;
     let brace = bracket && this.#json !== undefined ? -2 : -1;
@@ -203,8 +210,10 @@ export class LineCallStartFinder {
         }
         if (newline < 0) {
           this.#atLineStart = false;
-          const aside = trailingBrace && this.#plainLine ? this.#trailingBraceAt(text, from) : -1;
-          if (aside >= 0) this.#holdAt = holdPending;
+          const aside = markup && this.#plainLine ? this.#trailingBraceAt(text, from) : -1;
+          // Asked only of a text that ends with a brace or a quote: no run of backticks is cut short.
+          if (aside < 0 || (markup as ShownBrackets).endsInInlineCode) return -1;
+          this.#holdAt = holdPending;
           return aside;
         }
         atLineStart = true;
@@ -235,7 +244,8 @@ export class LineCallStartFinder {
    * call (-1: it may not): the search for `{"` could not meet its quote, which the next chunk may bring.
    */
   #trailingBraceAt(text: string, from: number): number {
-    const brace = text.length - 1;
+    let brace = text.length - 1;
+    if (text.charCodeAt(brace) === 0x22) brace--;
     if (brace < from || text.charCodeAt(brace) !== 0x7b || this.#json === undefined) return -1;
     let before = brace - 1;
     while (before >= from && isWhitespaceCode(text.charCodeAt(before))) before--;
@@ -324,7 +334,17 @@ export class LineCallStartFinder {
 /** What the markup filter says of the text it showed last (see `ToolCallMarkupStreamFilter`). */
 interface ShownBrackets {
   readonly mayHaveShownBracket: boolean;
-  readonly endsWithBrace: boolean;
+  readonly endsInInlineCode: boolean;
+}
+
+/**
+ * Whether `text` ends with a `{` or `{"` outside inline code: the markup filter's search meets `{"` and a key's
+ * first letter only, so the next chunk may still make it a call.
+ */
+function endsLikeBrace(text: string, markup: ShownBrackets): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  if (last !== 0x7b && (last !== 0x22 || text.charCodeAt(text.length - 2) !== 0x7b)) return false;
+  return !markup.endsInInlineCode;
 }
 
 /** Where a place {@link LineCallStartFinder.find} found stands. */
@@ -341,55 +361,6 @@ const leadMarker = 2;
 const leadBlanks = 3;
 /** The text ended before the line's lead was read. */
 const undecided = -0x7fffffff;
-
-/**
- * Whether the text of a line (not a list item's) at `at` may open a call, as far as the chunk shows it: a
- * callee's first two characters, `[` and a callee's first character, or a JSON object or list of objects (`{`,
- * `[{`), as recovery reads a bare JSON call on a line of its own. A necessary condition only, mirroring the
- * classifier's forms (the classifier decides a line held): most lines of prose that start with such a character
- * are then not held at all. What lies past the chunk's end is not known: then the line may.
- */
-function mayOpenCall(text: string, at: number, starts: ReadonlySet<number>): boolean {
-  const code = text.charCodeAt(at);
-  if (code === 0x7b) return true;
-  if (code === 0x5b) return bracketMayOpen(text, at + 1, starts) || opensObject(text, at + 1);
-  return starts.has(code) && calleeMayStart(text, at, starts);
-}
-
-// After `[`: whitespace, then `{`.
-function opensObject(text: string, from: number): boolean {
-  let index = from;
-  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
-  return text.charCodeAt(index) === 0x7b;
-}
-
-/**
- * Whether the `[` at `at` of a text may open a bracketed call of a tool whose callee starts as `starts` says (a
- * callee's first two characters after blanks, as far as the text shows): `[get_weather(`, not `[1]` nor a link.
- * The markup filter asks it at every `[` it meets: an ASCII character after the `[` that starts no callee (a
- * digit, most letters) is ruled out by one table look-up.
- */
-export function bracketCallOpener(starts: ReadonlySet<number>): (text: string, at: number) => boolean {
-  const firsts = new Uint8Array(0x80);
-  for (const code of starts) if (code < 0x80) firsts[code] = 1;
-  return (text, at) => {
-    const code = text.charCodeAt(at + 1);
-    if (code < 0x80 && firsts[code] === 0 && !isWhitespaceCode(code)) return false;
-    return bracketMayOpen(text, at + 1, starts);
-  };
-}
-
-// After `[`: whitespace, then a callee's start.
-function bracketMayOpen(text: string, from: number, starts: ReadonlySet<number>): boolean {
-  let index = from;
-  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
-  if (index >= text.length) return true;
-  return starts.has(text.charCodeAt(index)) && calleeMayStart(text, index, starts);
-}
-
-function calleeMayStart(text: string, at: number, starts: ReadonlySet<number>): boolean {
-  return at + 1 >= text.length || starts.has((text.charCodeAt(at) << 16) | text.charCodeAt(at + 1));
-}
 
 const namespaceFirsts = toolNamespacePrefixes.map((prefix) => prefix.charCodeAt(0));
 

@@ -43,7 +43,7 @@ export interface MarkupMarkerTable {
    * Shared by every filter of the list, so each use sets `lastIndex` first; a search never spans a call out.
    */
   readonly firstPattern: RegExp;
-  /** The search also meets `{"`, where a JSON call may open (see {@link braceWatchingTableOf}). */
+  /** The search also meets `{"` and a key's first letter, where a JSON call may open (see {@link braceWatchingTableOf}). */
   readonly watchesBraces: boolean;
   /** Some marker counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
   readonly hasOpeningMarker: boolean;
@@ -129,27 +129,37 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
   return prepared;
 }
 
-const braceWatching = new WeakMap<MarkupMarkerTable, MarkupMarkerTable>();
+const braceWatching = new WeakMap<MarkupMarkerTable, Map<string, MarkupMarkerTable>>();
 
 /**
- * The tables of a marker list whose one search also meets `{"` (the answer filter's JSON call within a line of
- * prose, `{"name": …}`): a chunk of prose without it costs nothing more, and a `{` of prose or code (`{ x }`,
- * `{x}`) is passed over within the same native search. A match of it ends at its quote, a marker's first
- * character at itself: no marker may start with either (else the plain tables are used). Cached per list.
+ * The tables of a marker list whose one search also meets `{"` and one of `keyFirsts` (the answer filter's JSON
+ * call within a line of prose, `{"name": …}`): a chunk of prose without it costs nothing more, and a `{` of
+ * prose, code or data (`{ x }`, `{x}`, `{"status": …}`) is passed over within the same native search. Such a
+ * match is three characters long, a marker's first character one: no marker may start with `{` (else the plain
+ * tables are used). Cached per list and letters.
  */
-export function braceWatchingTableOf(list: readonly ToolCallMarkupMarker[]): MarkupMarkerTable {
+export function braceWatchingTableOf(
+  list: readonly ToolCallMarkupMarker[],
+  keyFirsts: string,
+): MarkupMarkerTable {
   const table = markupMarkerTableOf(list);
-  if (table.firstCharacters.includes('{') || table.firstCharacters.includes('"')) return table;
-  let watching = braceWatching.get(table);
+  if (table.firstCharacters.includes('{') || keyFirsts === '') return table;
+  let byLetters = braceWatching.get(table);
+  if (byLetters === undefined) {
+    byLetters = new Map();
+    braceWatching.set(table, byLetters);
+  }
+  let watching = byLetters.get(keyFirsts);
   if (watching === undefined) {
     const characters = table.firstCharacters.map(escapeClassCharacter).join('');
+    // Measured: `{` in the class, a lookahead, or `{"` alone cost a search of each brace (or `{"`) of prose.
+    const brace = `\\{"[${[...keyFirsts].map(escapeClassCharacter).join('')}]`;
     watching = {
       ...table,
-      // Measured: `{` in the class, or a lookahead for blanks, costs a search of each brace of prose.
-      firstPattern: new RegExp(characters === '' ? '\\{"' : `[${characters}]|\\{"`, 'g'),
+      firstPattern: new RegExp(characters === '' ? brace : `[${characters}]|${brace}`, 'g'),
       watchesBraces: true,
     };
-    braceWatching.set(table, watching);
+    byLetters.set(keyFirsts, watching);
   }
   return watching;
 }

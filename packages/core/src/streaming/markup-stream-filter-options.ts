@@ -15,8 +15,11 @@ export interface ToolCallMarkupStreamFilterOptions {
   readonly bracketOpens?: (text: string, at: number) => boolean;
   /**
    * Whether a `{` at `at` in text shown, outside inline code, may open what the caller looks for (the answer
-   * filter: a JSON call within a line). Given, the search also meets each `{"` and asks this there; the filter's
-   * `mayHaveShownBracket` then counts such a `{` as it counts a `[` (a `{` ending the text: `endsWithBrace`).
+   * filter: a JSON call within a line). Given with `braceKeyFirsts`, the search also meets each `{"` followed by
+   * one of those letters and asks this there; the filter's `mayHaveShownBracket` then counts such a `{` as it
+   * counts a `[` (a `{` or `{"` ending the text is the caller's to look at: see `endsInInlineCode`).
    */
   readonly braceOpens?: (text: string, at: number) => boolean;
+  /** The letters a key that `braceOpens` may accept starts with (`n` of `"name"`). */
+  readonly braceKeyFirsts?: string;
 }

@@ -1,5 +1,5 @@
 import { CodeSpanTracker } from '../recovery/code-span-tracker.ts';
-import { isWhitespaceCode } from '../recovery/text-search.ts';
+import { isWhitespaceCode, skipWhitespace } from '../recovery/text-search.ts';
 import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import {
@@ -79,7 +79,10 @@ export class ToolCallMarkupStreamFilter {
     options: ToolCallMarkupStreamFilterOptions = {},
   ) {
     this.#options = options;
-    this.#table = options.braceOpens ? braceWatchingTableOf(markers) : markupMarkerTableOf(markers);
+    this.#table =
+      options.braceOpens && options.braceKeyFirsts
+        ? braceWatchingTableOf(markers, options.braceKeyFirsts)
+        : markupMarkerTableOf(markers);
     this.#atStart = this.#table.hasOpeningMarker;
   }
 
@@ -290,8 +293,7 @@ export class ToolCallMarkupStreamFilter {
 
   /**
    * Whether the text the last {@link process} returned may hold a `[` or `{"` that `bracketOpens` / `braceOpens`
-   * accept (or text the search did not read: a block released, a mention). False says none such was shown when
-   * `[` is a marker's first character (see {@link searchesFor}); else it says nothing of `[`.
+   * accept (or text the search did not read: a block released, a mention); of `[`, only when it is searched for.
    */
   get mayHaveShownBracket(): boolean {
     return this.#bracketShown;
@@ -302,16 +304,12 @@ export class ToolCallMarkupStreamFilter {
     return this.#table.firstCharacters.includes(character);
   }
 
-  /**
-   * A `{"` (no marker starts with either) met at `index`: counted when `braceOpens` accepts it, unless it is in
-   * inline code, where recovery reads no call either. The code is followed up to it once (not again by the scan).
-   */
+  /** A `{"` met at `index`: counted when `braceOpens` accepts it, unless in inline code (recovery reads none). */
   #braceAt(buffer: string, index: number): void {
     if (this.#bracketShown || !this.#options.braceOpens?.(buffer, index)) return;
-    if (index > this.#codeAt) {
-      this.#code.advance(buffer, this.#codeAt, index);
-      this.#codeAt = index;
-    }
+    // Followed once: braces met before the scan are not read again by it.
+    this.#code.advance(buffer, this.#codeAt, index);
+    this.#codeAt = Math.max(this.#codeAt, index);
     if (!this.#code.inInlineCode) this.#bracketShown = true;
   }
 
@@ -320,24 +318,28 @@ export class ToolCallMarkupStreamFilter {
     const pattern = this.#table.firstPattern;
     pattern.lastIndex = 0;
     if (!pattern.test(chunk)) return false;
-    return chunk.charCodeAt(pattern.lastIndex - 1) !== 0x22 || this.#markerAfterBraces(chunk);
+    return chunk.charCodeAt(pattern.lastIndex - 2) !== 0x22 || this.#markerAfterBraces(chunk);
   }
 
-  /** The search met `{"` first: whether a marker may start after the braces (else the chunk is prose). */
+  /** The search may have met `{"` first: whether a marker may start after the braces (else the chunk is prose). */
   #markerAfterBraces(chunk: string): boolean {
-    if (!this.#table.watchesBraces) return true;
-    const pattern = this.#table.firstPattern;
-    do {
-      const index = pattern.lastIndex - 1;
-      if (chunk.charCodeAt(index) !== 0x22) return true;
-      this.#braceAt(chunk, index - 1);
-    } while (pattern.test(chunk));
-    return false;
+    for (let brace = this.#braceMatched(chunk, 0); brace >= 0; brace = this.#braceMatched(chunk, 0)) {
+      this.#braceAt(chunk, brace);
+      if (!this.#table.firstPattern.test(chunk)) return false;
+    }
+    return true;
   }
 
-  /** Whether the text shown last ends (before blanks) with a `{` outside inline code, which a `"` may follow. */
-  get endsWithBrace(): boolean {
-    return this.#lastTextCode === 0x7b && !this.#code.inInlineCode;
+  /** Where the `{` of the search's last match stands when it met `{"` and a key's letter, not a marker (else -1). */
+  #braceMatched(buffer: string, from: number): number {
+    const brace = this.#table.firstPattern.lastIndex - 3;
+    const met = this.#table.watchesBraces && brace >= from && buffer.charCodeAt(brace) === 0x7b;
+    return met && buffer.charCodeAt(brace + 1) === 0x22 ? brace : -1;
+  }
+
+  /** Whether the text shown last ends in inline code; not asked after a backtick (it would end that run). */
+  get endsInInlineCode(): boolean {
+    return this.#code.inInlineCode;
   }
 
   #findOpening(
@@ -352,12 +354,13 @@ export class ToolCallMarkupStreamFilter {
     while (true) {
       if (!pattern.test(buffer)) return { kind: 'none' };
       const index = pattern.lastIndex - 1;
-      const hit = buffer.charCodeAt(index);
-      // `{"` (no marker starts with a quote): searched on from after it.
-      if (hit === 0x22 && this.#table.watchesBraces) {
-        this.#braceAt(buffer, index - 1);
+      // `{"` and a key's letter (no marker starts with `{`): searched on from after it.
+      const brace = buffer.charCodeAt(index - 1) === 0x22 ? this.#braceMatched(buffer, from) : -1;
+      if (brace >= 0) {
+        this.#braceAt(buffer, brace);
         continue;
       }
+      const hit = buffer.charCodeAt(index);
       if (hit === 0x5b && !this.#bracketShown && this.#options.bracketOpens?.(buffer, index))
         this.#bracketShown = true;
       let full: PreparedMarker | undefined;
@@ -391,9 +394,7 @@ function endsStructure(code: number): boolean {
 }
 
 /** Whether `text` holds a character other than whitespace between `from` and `to`. */
-
 function hasText(text: string, from: number, to: number): boolean {
-  for (let index = from; index < to; index++) if (!isWhitespaceCode(text.charCodeAt(index))) return true;
-  return false;
+  return skipWhitespace(text, from, to) < to;
 }
 const maximumBlockLength = 4 * 1024 * 1024;
