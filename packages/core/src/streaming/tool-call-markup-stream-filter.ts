@@ -333,8 +333,8 @@ export class ToolCallMarkupStreamFilter {
   /** Where the `{` of the search's last match stands when it met `{"` and a key's letter, not a marker (else -1). */
   #braceMatched(buffer: string, from: number): number {
     const brace = this.#table.firstPattern.lastIndex - 3;
-    const met = this.#table.watchesBraces && brace >= from && buffer.charCodeAt(brace) === 0x7b;
-    return met && buffer.charCodeAt(brace + 1) === 0x22 ? brace : -1;
+    const met = this.#table.watchesBraces && brace >= from && buffer.charCodeAt(brace + 1) === 0x22;
+    return met && buffer.charCodeAt(brace) === 0x7b ? brace : -1;
   }
 
   /** Whether the text shown last ends in inline code; not asked after a backtick (it would end that run). */
@@ -354,12 +354,6 @@ export class ToolCallMarkupStreamFilter {
     while (true) {
       if (!pattern.test(buffer)) return { kind: 'none' };
       const index = pattern.lastIndex - 1;
-      // `{"` and a key's letter (no marker starts with `{`): searched on from after it.
-      const brace = buffer.charCodeAt(index - 1) === 0x22 ? this.#braceMatched(buffer, from) : -1;
-      if (brace >= 0) {
-        this.#braceAt(buffer, brace);
-        continue;
-      }
       const hit = buffer.charCodeAt(index);
       if (hit === 0x5b && !this.#bracketShown && this.#options.bracketOpens?.(buffer, index))
         this.#bracketShown = true;
@@ -376,6 +370,8 @@ export class ToolCallMarkupStreamFilter {
       }
       if (partial) return { kind: 'partial', index };
       if (full) return { kind: 'full', index, marker: full };
+      // `{"` and a key's (lower-case) letter, which opens no marker: searched on from after it.
+      if (hit >= 0x61 && this.#braceMatched(buffer, from) >= 0) this.#braceAt(buffer, index - 2);
       pattern.lastIndex = index + 1;
     }
   }
