@@ -94,19 +94,18 @@ export class ToolCallMarkupStreamFilter {
   /** Feeds the next chunk; returns the visible text that can be shown now (possibly empty). */
   process(chunk: string): string {
     if (typeof chunk !== 'string' || chunk.length === 0) return '';
-    this.#bracketShown = false;
     // While the start of the answer matters, every chunk takes the scan (which notes where the answer starts).
     if (!this.#atStart && this.#pending === '' && !this.#inside && !this.#mayHoldMarker(chunk)) {
-      // From where the search for braces left the code followed (0 unless it met one), as the scan does.
-      this.#code.advance(chunk, this.#codeAt);
-      this.#codeAt = 0;
+      this.#bracketShown = false;
+      this.#code.advance(chunk);
       this.#noteLine(chunk, 0, chunk.length);
       return chunk;
     }
+    this.#bracketShown = false;
     const buffer = this.#pending + chunk;
     this.#pending = '';
-    const shown = this.#scan(buffer);
     this.#codeAt = 0;
+    const shown = this.#scan(buffer);
     return this.#atStart ? this.#passAtStart(shown) : shown;
   }
 
@@ -314,26 +313,14 @@ export class ToolCallMarkupStreamFilter {
     return this.#table.firstCharacters.includes(character);
   }
 
-  /** A `{"` met at `index`: counted when `braceOpens` accepts it, unless in inline code (recovery reads none). */
-  #braceAt(buffer: string, index: number): void {
-    if (this.#bracketShown || !this.#options.braceOpens?.(buffer, index)) return;
-    // Followed once: braces met before the scan are not read again by it.
-    this.#code.advance(buffer, this.#codeAt, index);
-    this.#codeAt = Math.max(this.#codeAt, index);
-    if (!this.#code.inInlineCode) this.#bracketShown = true;
-  }
-
-  /** Whether a marker may start in `chunk`, no text pending; a `{"` the search meets is looked at on the way. */
+  /**
+   * Whether a marker may start in `chunk`, no text pending. A chunk where the search meets a `{"` and a key's
+   * letter (rare in prose) takes the scan too, which looks at the brace.
+   */
   #mayHoldMarker(chunk: string): boolean {
     const pattern = this.#table.firstPattern;
     pattern.lastIndex = 0;
-    while (pattern.test(chunk)) {
-      const brace = braceMetAt(this.#table, chunk, 0);
-      // A marker, or a key's letter a marker may start with too (`{"f`): the scan reads it.
-      if (brace < 0 || this.#table.byFirst.has(chunk[brace + 2]!)) return true;
-      this.#braceAt(chunk, brace);
-    }
-    return false;
+    return pattern.test(chunk);
   }
 
   /** Whether the text shown last ends in inline code; not asked after a backtick (it would end that run). */
@@ -374,9 +361,11 @@ export class ToolCallMarkupStreamFilter {
       }
       if (partial) return { kind: 'partial', index };
       if (full) return { kind: 'full', index, marker: full };
-      // `{"` and a key's letter, which opens no marker: searched on from after it.
-      const brace = braceMetAt(this.#table, buffer, from);
-      if (brace >= 0) this.#braceAt(buffer, brace);
+      // `{"` and a key's letter, outside code (recovery reads no call in inline code), which opens no marker.
+      if (hit >= 0x61 && !mentioned && !this.#bracketShown && this.#table.watchesBraces) {
+        const brace = braceMetAt(this.#table, buffer, from);
+        if (brace >= 0 && this.#options.braceOpens?.(buffer, brace)) this.#bracketShown = true;
+      }
       pattern.lastIndex = index + 1;
     }
   }
