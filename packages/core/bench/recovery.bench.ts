@@ -5,10 +5,8 @@ import type { ToolDefinition } from '@toolbus/spec';
 import { extractToolCallsFromText } from '../src/recovery/extract-tool-calls-from-text.ts';
 import { defaultToolCallMarkupMarkers } from '../src/recovery/tool-call-parser-registry.ts';
 import { AnswerStreamFilter } from '../src/streaming/answer-stream-filter.ts';
-import {
-  ToolCallMarkupStreamFilter,
-  XmlToolCallStreamFilter,
-} from '../src/streaming/tool-call-markup-stream-filter.ts';
+import { ToolCallMarkupStreamFilter } from '../src/streaming/tool-call-markup-stream-filter.ts';
+import { XmlToolCallStreamFilter } from '../src/streaming/xml-tool-call-stream-filter.ts';
 import { loadRecoverySnapshot } from './recovery-snapshot.ts';
 
 // The code the work started from, timed beside the current code in this run (see recovery-snapshot.ts).
@@ -21,8 +19,10 @@ const baselineExtract = (
 const baselineFilters = await baseline.module<typeof import('../src/streaming/answer-stream-filter.ts')>(
   'streaming/answer-stream-filter.ts',
 );
+// Older commits kept XmlToolCallStreamFilter in the markup filter's file.
 const baselineMarkup = await baseline.module<
-  typeof import('../src/streaming/tool-call-markup-stream-filter.ts')
+  typeof import('../src/streaming/tool-call-markup-stream-filter.ts') &
+    typeof import('../src/streaming/xml-tool-call-stream-filter.ts')
 >('streaming/tool-call-markup-stream-filter.ts');
 
 const tools: ToolDefinition[] = [

@@ -94,10 +94,8 @@ export type { AnswerStreamFilterOptions } from './streaming/answer-stream-filter
 export { AnswerStreamFilter } from './streaming/answer-stream-filter.ts';
 export type { ThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
 export { createThinkToolStreamProcessor } from './streaming/think-tool-stream-processor.ts';
-export {
-  ToolCallMarkupStreamFilter,
-  XmlToolCallStreamFilter,
-} from './streaming/tool-call-markup-stream-filter.ts';
+export { ToolCallMarkupStreamFilter } from './streaming/tool-call-markup-stream-filter.ts';
+export { XmlToolCallStreamFilter } from './streaming/xml-tool-call-stream-filter.ts';
 export type { DefineToolOptions } from './tool/define-tool.ts';
 export { defineTool } from './tool/define-tool.ts';
 export type { ToolSearchLimits } from './tool-search/plan-toolset.ts';

@@ -17,6 +17,35 @@ const undeclaredThenText =
   '<tool_call>\n{"name": "send_email", "arguments": {"to": "a@b"}}\n</tool_call>\nI will wait for the answer.';
 const lateProse = `${'The forecast service answers for one city at a time, so I will ask it for the city you named and then tell you what the sky will do there tomorrow. '.repeat(8)}\n`;
 
+// JSON calls written within a line of prose, in the shapes recovery reads there (issue 37): the prose around
+// them streams, the call's text never does.
+const callsWithinLines = [
+  {
+    tag: '[inline-json]',
+    model: 'any',
+    text: 'Let me check. {"name": "get_weather", "arguments": {"city": "Paris"}}\nOne moment.',
+    content: 'Let me check. \nOne moment.',
+  },
+  {
+    tag: '[inline-parameters]',
+    model: 'llama3.1:8b',
+    text: 'Sure: {"name": "get_weather", "parameters": {"city": "Paris"}} and done.',
+    content: 'Sure: and done.',
+  },
+  {
+    tag: '[inline-function]',
+    model: 'any',
+    text: 'Ok. {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}',
+    content: 'Ok. ',
+  },
+  {
+    tag: '[inline-list]',
+    model: 'any',
+    text: 'Ok. [{"name": "get_weather", "arguments": {"city": "Paris"}}] then I answer.',
+    content: 'Ok. then I answer.',
+  },
+] as const;
+
 // The official `openai` package, unchanged, against the gateway in front of a model server that writes its calls
 // as text: every dialect comes back as native tool_calls, streaming and not, with no markup in the content.
 describe('gateway with the openai client', () => {
@@ -31,6 +60,8 @@ describe('gateway with the openai client', () => {
         if (request.lastMessage?.role === 'tool') return textSteps(['It is ', '12 °C in Oslo.']);
         const dialect = textCallDialects.find((entry) => last.includes(`[${entry.dialect}]`));
         if (dialect) return textSteps(chunkText(dialect.text, 3));
+        const inline = callsWithinLines.find((entry) => last.includes(entry.tag));
+        if (inline) return textSteps(chunkText(inline.text, 3));
         if (last.includes('[mention]'))
           return textSteps(
             chunkText('Models such as Qwen write `<tool_call>` tags; I will just answer: sunny.', 5),
@@ -279,6 +310,24 @@ describe('gateway with the openai client', () => {
     // The prose around the call, the link and the citation show as written; the call's text never does.
     assert.equal(content, "I'll check. See [the docs](https://example.org) [1].\nOne moment.");
   });
+
+  for (const { tag, model, text, content: prose } of callsWithinLines) {
+    it(`streams a call within a line of prose as tool_calls, no call text in content: ${text}`, async () => {
+      const stream = await client.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: `weather in Paris ${tag}` }],
+        tools: [weatherTool],
+      });
+      const { content, calls, finish } = await readChatStream(stream);
+      assert.equal(finish, 'tool_calls');
+      assert.deepEqual(
+        calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+        [['get_weather', { city: 'Paris' }]],
+      );
+      assert.equal(content, prose);
+    });
+  }
 
   it('shows a call in an indented code example as written, and makes no call of it', async () => {
     const stream = await client.chat.completions.create({

@@ -12,10 +12,12 @@ import {
 } from '../recovery/tool-call-parser-registry.ts';
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
+import { bracketCallOpener } from './bracket-call-opener.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
 import { callOpensAnswer, opensWithListMarker } from './held-answer-opening.ts';
-import { bracketCallOpener, LineCallStartFinder } from './line-call-start-finder.ts';
+import { JsonCallOpener, jsonCallKeyFirsts, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
+import { LineCallStartFinder } from './line-call-start-finder.ts';
 import { answerMarkersOf } from './parser-markup-markers.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
@@ -38,25 +40,22 @@ export interface AnswerStreamFilterOptions {
  * `call`: the held text opens with a call; `lineCall`: a held line after prose reads as a call so far, and waits
  * for its line's end to be cut out; `fence`: a code fence after prose holds a call so far, and waits for its
  * closing fence; `framing`: the fence closed, and waits for the prose after it that may call it an example;
- * `bracket`: a `[` ended the text shown within a line, and waits for the next character (see `#stream`).
+ * `bracket`: the end of the text shown within a line may open a call (`[`, `{"na`), and waits (see `#stream`).
  */
 type State = 'deciding' | 'call' | 'lineCall' | 'fence' | 'framing' | 'bracket' | 'streaming';
 
 /**
  * The text of a streamed answer that the user should see. It hides tool-call markup (the dialects' markers, also
- * split over chunks, also a closing marker without its opening one) and holds back an answer that starts like a
- * bare call — a JSON object or array, `name(` or `[name(` of a declared tool, Functionary's `>>>name`, a fenced
- * `json` / `tool_code` / `python` block, an `xml` fence opening with call markup — until it either cannot be a call of a declared tool (then it is released unchanged, within a
- * few hundred characters) or the stream ends (then the calls are cut out and the prose around them is shown).
- * After prose, a line that starts like a call (a named call, a JSON value, a code fence: see `LineCallStartFinder`)
- * is held the same way and decided as recovery decides it, reading it after the prose shown before it: cut out
- * when its line ends (a fence: once the framing recovery reads after its close is seen), or released unchanged.
- * Prose that does not start like a call streams without delay. A markup block that holds no call (prose that
- * mentions `<tool_call>`, say) is shown exactly as written once it closes or the stream ends; one that holds
- * calls shows the prose around them, and one shaped like a call of an undeclared tool shows nothing. The content of reasoning blocks (Harmony's
- * analysis channel) is handed out by `takeReasoning` instead of being shown. Same shape as `ToolCallMarkupStreamFilter`:
- * `process(chunk)` and `flush()` return the text to show. The raw text must be kept by the caller for
- * recovery.
+ * split over chunks) and holds back an answer that starts like a bare call (a JSON value, `name(` or `[name(` of a
+ * declared tool, `>>>name`, a fence of JSON, code or call markup) until it cannot be a call of a declared tool
+ * (then it is released unchanged) or the stream ends (then its calls are cut out, the prose around them shown).
+ * After prose, a line that starts like a call and, within a line of prose, a bracketed or JSON call (see
+ * `LineCallStartFinder`, `JsonCallOpener`) are held the same way and decided as recovery decides them after the
+ * prose shown: cut out when their line ends (a fence: once the framing after its close is seen), or released
+ * unchanged. Other prose streams without delay. A markup block that holds no call is shown as written once it
+ * closes; one that holds calls shows the prose around them, one shaped like a call of an undeclared tool nothing.
+ * Reasoning (Harmony's analysis channel) goes to `takeReasoning`. `process(chunk)` and `flush()` return the text
+ * to show, as `ToolCallMarkupStreamFilter`'s do; the caller keeps the raw text for recovery.
  */
 export class AnswerStreamFilter {
   readonly #tools: readonly ToolDefinition[];
@@ -96,14 +95,16 @@ export class AnswerStreamFilter {
         : undefined;
     const starts = this.#classifier?.namedCallStarts();
     // A closed block that holds no call is prose that holds a marker: shown as written. The markup filter meets
-    // every `[` (`[TOOL_CALLS]`) and says which chunks show one that may open a call: no second search.
+    // every `[` (`[TOOL_CALLS]`) and `{"` and says which chunks show one that may open a call: no second search.
     const bracketOpens = starts && bracketCallOpener(starts);
+    const json = starts && new JsonCallOpener(this.#tools.map((tool) => tool.name));
+    const braceOpens = json && ((text: string, at: number) => json.verdict(text, at) !== opensNo);
     this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
       release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
-      ...omitUndefined({ bracketOpens }),
+      ...omitUndefined({ bracketOpens, braceOpens }),
+      braceKeyFirsts: jsonCallKeyFirsts,
     });
-    this.#lines = starts ? new LineCallStartFinder(starts, this.#markup.searchesFor('[')) : undefined;
-    // Without tools nothing is held: no line is decided after what was shown.
+    this.#lines = starts ? new LineCallStartFinder(starts, this.#markup.searchesFor('['), json) : undefined;
     this.#shownTail = this.#classifier ? new ShownTail() : undefined;
     this.#state = this.#classifier ? 'deciding' : 'streaming';
   }
@@ -118,10 +119,7 @@ export class AnswerStreamFilter {
     return this.#stream(visible, this.#markup.mayHaveShownBracket);
   }
 
-  /**
-   * The reasoning read since the last call, possibly empty: the content of reasoning blocks (Harmony's analysis
-   * channel), which is never shown as answer text.
-   */
+  /** The reasoning read since the last call (Harmony's analysis channel), never shown as answer text. */
   takeReasoning(): string {
     return this.#markup.takeReasoning();
   }
@@ -165,11 +163,17 @@ export class AnswerStreamFilter {
    */
   #stream(text: string, bracket: boolean): string {
     const lines = this.#lines as LineCallStartFinder;
+    // What ended the text before within a line (`[`, `{"na`) is decided on this text's first characters: prose
+    // (`[1]`, `{"note"`) is shown and the text goes on unsearched.
+    const verdict =
+      this.#state === 'bracket' && text !== '' ? lines.asideVerdict(this.#held + text) : opensYes;
+    if (verdict === opensMaybe) this.#held += text;
+    if (verdict !== opensYes) return verdict === opensMaybe ? '' : this.#showAside(text, lines);
     let shown = '';
     let rest = text;
     while (rest !== '') {
       if (this.#state === 'bracket') {
-        rest = this.#held + rest; // The `[` that ended the text before, read again with what follows it.
+        rest = this.#held + rest; // What ended the text before (`[`, `{"na`), read again with what follows it.
         this.#held = '';
         this.#state = 'streaming';
         bracket = true;
@@ -183,12 +187,12 @@ export class AnswerStreamFilter {
         bracket = lines.takeHeldBracket();
         continue;
       }
-      const start = lines.find(rest, bracket);
+      const start = lines.find(rest, bracket, this.#markup);
       if (start < 0) return shown + this.#show(rest);
       shown += this.#show(rest.slice(0, start));
-      if (start === rest.length - 1 && lines.holdWithinLine) {
-        // A `[` ending the text within a line waits aside for the next character: `[1]` in prose costs no hold.
-        this.#held = '[';
+      if (lines.holdPending) {
+        // What ends the text within a line and may open a call waits aside: `[1]` or `{"note"` cost no hold.
+        this.#held = rest.slice(start);
         this.#state = 'bracket';
         return shown;
       }
@@ -324,7 +328,7 @@ export class AnswerStreamFilter {
     const lines = this.#lines as LineCallStartFinder;
     if (!this.#holdingLine && opensWithListMarker(released)) lines.restartAtLineStart();
     else if (this.#holdingLine && lines.holdWithinLine) lines.restartWithinLine();
-    else lines.restartDecided();
+    else lines.restartDecided(!this.#holdingLine);
     return released;
   }
 
@@ -332,6 +336,15 @@ export class AnswerStreamFilter {
   #cut(text: string, calls: readonly LocatedToolCall[]): string {
     this.#cuts.push({ text, calls });
     return withoutToolCallText(text, calls, this.#markers);
+  }
+
+  /** Shows the text set aside, which opens no call, then `text` after it as any text shown. */
+  #showAside(text: string, lines: LineCallStartFinder): string {
+    const aside = this.#show(this.#held);
+    this.#held = '';
+    this.#state = 'streaming';
+    if (!lines.mayStartIn(text, this.#markup)) return aside + this.#show(text);
+    return aside + this.#stream(text, this.#markup.mayHaveShownBracket);
   }
 
   /** Shows `text`: keeps it with the end of the text shown, the prose a line held after it is read after. */

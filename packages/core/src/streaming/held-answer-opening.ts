@@ -15,6 +15,7 @@ export function opensWithListMarker(text: string): boolean {
 // A call opens the answer when only whitespace, a fence opener, `[` or `print(` stand before it.
 const answerOpening = /^\s*(?:```[\w-]*\s*)?(?:\[\s*|print\(\s*)?$/;
 
+/** Whether the call at `callStart` of the held text opens the answer (the classifier's body starts at `bodyStart`). */
 export function callOpensAnswer(held: string, callStart: number, bodyStart: number): boolean {
   return callStart <= bodyStart || answerOpening.test(held.slice(0, callStart));
 }

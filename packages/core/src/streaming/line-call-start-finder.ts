@@ -1,16 +1,18 @@
 import { isWhitespaceCode, toolNamespacePrefixes } from '../recovery/text-search.ts';
+import { bracketMayOpen, calleeMayStart, mayOpenCall } from './bracket-call-opener.ts';
+import { type JsonCallOpener, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
 
 /**
  * Finds, in an answer's shown text read chunk by chunk, the lines after prose that may open a tool call: a line
  * whose text, after an indent of up to three spaces, may start one (`[` or a callee's first letters, `{` or `[{`
  * of a bare JSON call, see {@link mayOpenCall}, or a code fence's backticks, whose block may hold a call; in a
- * list item, after its marker, `[`, `{`, a fence or a namespace prefix's first letter, as recovery reads calls there). As in
- * Markdown, a line indented four columns or more (a tab counts to the next
- * multiple of four) is a line of an indented code block, a line inside a code fence is code, and a `>` line is a
+ * list item, after its marker, `[`, `{`, a fence or a namespace prefix's first letter, as recovery reads calls
+ * there), and within a line of prose a bracketed call (`[name(`) or a JSON call (`{"name": …}`, `[{…}]`, see
+ * `JsonCallOpener`). As in Markdown, a line indented four columns or more (a tab counts to the next multiple of
+ * four) after prose is a line of an indented code block, a line inside a code fence is code, and a `>` line is a
  * quote (but Functionary's `>>>name`, which opens a call): a call there is an example, shown as written (recovery reads no call there either, see
  * `onMarkdownExampleLine`). The indent and list marker of a line are shown as they come, so a list is never held:
- * the hold starts after them. Line starts and fences are followed across chunks, so each character is looked at
- * once.
+ * the hold starts after them. Line starts and fences are followed across chunks: each character is read once.
  *
  * Why not `CodeSpanTracker`, which follows code for the markup filter and recovery: it counts any run of three
  * backticks as a fence, anywhere in a line, so it must see every chunk; this finder is asked only when a chunk
@@ -42,16 +44,22 @@ export class LineCallStartFinder {
    * chunk it did not search holds none (see {@link mayStartIn}).
    */
   readonly #bracketSearched: boolean;
-  /** Whether the text held since the last {@link takeHeldBracket} may hold a `[` that opens a call. */
+  /** Whether the text held since the last {@link takeHeldBracket} may hold a `[` or `{` that opens a call. */
   #heldBracket = false;
+  /** Whether a `{` within a line of prose may open a JSON call (none: no `{` is looked at there). */
+  readonly #json: JsonCallOpener | undefined;
+  /** Only whitespace was shown before the current line: an indent there opens no code block. */
+  #answerStart = false;
 
   /**
    * `starts`: how a callee starts (`CallStartClassifier.namedCallStarts`); `bracketSearched`: whether the markup
-   * filter before this finder searches its chunks for `[`.
+   * filter before this finder searches its chunks for `[`; `json`: JSON calls within a line of prose, whose `{`
+   * the markup filter meets.
    */
-  constructor(starts: ReadonlySet<number>, bracketSearched = false) {
+  constructor(starts: ReadonlySet<number>, bracketSearched = false, json?: JsonCallOpener) {
     this.#starts = starts;
     this.#bracketSearched = bracketSearched;
+    this.#json = json;
   }
 
   /**
@@ -77,16 +85,19 @@ export class LineCallStartFinder {
     this.#inFence = false;
     this.#skipNext = false;
     this.#plainLine = false;
+    this.#answerStart = false;
+    this.#holdAt = holdOpensLine;
   }
 
   /**
    * The text next read starts at a line start whose call was decided (the held text, released): its fences are
-   * counted, its first line is not found again.
+   * counted, its first line is not found again. `answerStart`: the text opens the answer.
    */
-  restartDecided(): void {
+  restartDecided(answerStart = false): void {
     this.#atLineStart = true;
     this.#lead = 0;
     this.#skipNext = true;
+    this.#answerStart = answerStart;
   }
 
   /**
@@ -116,7 +127,16 @@ export class LineCallStartFinder {
 
   /** Whether the last place {@link find} found stands within a line of prose, after text shown on it. */
   get holdWithinLine(): boolean {
-    return this.#holdAt === holdWithinLine;
+    return this.#holdAt === holdWithinLine || this.#holdAt === holdPending;
+  }
+
+  /**
+   * Whether the last place {@link find} found, within a line, ends the text while it may still open a call (`[`,
+   * `{"na`): the answer filter sets it aside and reads it again with the next chunk, so that prose that turns
+   * out not to be a call (`[1]`, `{"note"`) costs no hold.
+   */
+  get holdPending(): boolean {
+    return this.#holdAt === holdPending;
   }
 
   /**
@@ -125,25 +145,43 @@ export class LineCallStartFinder {
    * chunk longer than a character whether its search for its markers' first characters met a `[` that may open a
    * call; when `[` is one of them, a chunk where it met none holds none, so prose within a line costs one newline
    * search, not a second pass for a bracket (a chunk that may hold one is left to `find`, which looks for both).
+   * The same holds for `{"` and a key's letter (see `braceWatchingTableOf`); a `{` or `{"` ending the chunk is looked at.
    */
-  mayStartIn(text: string, markup: { readonly mayHaveShownBracket: boolean }): boolean {
+  mayStartIn(text: string, markup: ShownBrackets): boolean {
     if (this.#atLineStart) return true;
     // A one-character chunk is looked at in place: cheaper than the builtin's call, per character streamed.
     if (text.length === 1) {
       const code = text.charCodeAt(0);
-      return code === 0x0a || (code === 0x5b && this.#plainLine);
+      return (
+        code === 0x0a || (this.#plainLine && (code === 0x5b || (code === 0x7b && !markup.endsInInlineCode)))
+      );
     }
-    if (this.#plainLine && (!this.#bracketSearched || markup.mayHaveShownBracket)) return true;
+    if (
+      this.#plainLine &&
+      (!this.#bracketSearched || markup.mayHaveShownBracket || endsLikeBrace(text, markup))
+    )
+      return true;
     return text.includes('\n');
   }
 
   /**
-   * Where in `text`, the text shown next, a call may open; -1 when none does (all of it can be shown). `bracket`:
-   * as in {@link mayStartIn}, whether `text` may hold a `[` that opens a call (false: no line's rest is searched).
+   * How far text set aside at a chunk's end (see {@link holdPending}), read again with the next chunk, goes
+   * toward a call: decided on its first characters, so that the chunk is not searched again.
    */
-  find(text: string, bracket = true): number {
-    // The next `[` in the text, searched once per find for all its lines (-1: none left).
+  asideVerdict(text: string): number {
+    return this.#opensWithinLine(text, 0);
+  }
+
+  /**
+   * Where in `text`, the text shown next, a call may open; -1 when none does (all of it can be shown). `bracket`:
+   * as in {@link mayStartIn}, whether `text` may hold a `[` or `{` that opens a call (false: no line's rest is
+   * searched for one that the markup filter meets); `markup`: the filter the text came through, asked whether a
+   * `{` or `{"` ending it is in inline code (none: it is not looked at).
+   */
+  find(text: string, bracket = true, markup?: ShownBrackets): number {
+    // The next `[` and `{` in the text, searched once per find for all its lines (-1: none left).
     let next = bracket || !this.#bracketSearched ? -2 : -1;
+    let brace = bracket && this.#json !== undefined ? -2 : -1;
     let from = 0;
     // Kept in a local while the text's lines are read, written back once at the end.
     let atLineStart = this.#atLineStart;
@@ -157,18 +195,26 @@ export class LineCallStartFinder {
         // The rest of a line of prose: a bracketed call within it (`I'll check. [get_weather(…)]`).
         const newline = text.indexOf('\n', from);
         const end = newline < 0 ? text.length : newline;
-        for (let at = from; this.#plainLine && next !== -1; at = next + 1) {
-          if (next < at) next = text.indexOf('[', at);
-          if (next < 0 || next >= end) break;
-          if (bracketMayOpen(text, next + 1, this.#starts)) {
+        for (let at = from; this.#plainLine; ) {
+          if (next !== -1 && next < at) next = text.indexOf('[', at);
+          if (brace !== -1 && brace < at) brace = text.indexOf('{', at);
+          const place = next < 0 || (brace >= 0 && brace < next) ? brace : next;
+          if (place < 0 || place >= end) break;
+          const verdict = this.#opensWithinLine(text, place);
+          if (verdict !== opensNo) {
             this.#atLineStart = false;
-            this.#holdAt = holdWithinLine;
-            return next;
+            this.#holdAt = verdict === opensMaybe ? holdPending : holdWithinLine;
+            return place;
           }
+          at = place + 1;
         }
         if (newline < 0) {
           this.#atLineStart = false;
-          return -1;
+          const aside = markup && this.#plainLine ? this.#trailingBraceAt(text, from) : -1;
+          // Asked only of a text that ends with a brace or a quote: no run of backticks is cut short.
+          if (aside < 0 || (markup as ShownBrackets).endsInInlineCode) return -1;
+          this.#holdAt = holdPending;
+          return aside;
         }
         atLineStart = true;
         from = newline + 1;
@@ -189,7 +235,33 @@ export class LineCallStartFinder {
       this.#skipNext = false;
       atLineStart = false;
       from = -verdict - 1;
+      if (text.charCodeAt(from) !== 0x0a) this.#answerStart = false;
     }
+  }
+
+  /**
+   * Where the `{` ending `text` (or a `[` right before it, `[{`) stands, from `from` on, when it may open a JSON
+   * call (-1: it may not): the search for `{"` could not meet its quote, which the next chunk may bring.
+   */
+  #trailingBraceAt(text: string, from: number): number {
+    let brace = text.length - 1;
+    if (text.charCodeAt(brace) === 0x22) brace--;
+    if (brace < from || text.charCodeAt(brace) !== 0x7b || this.#json === undefined) return -1;
+    let before = brace - 1;
+    while (before >= from && isWhitespaceCode(text.charCodeAt(before))) before--;
+    return before >= from && text.charCodeAt(before) === 0x5b ? before : brace;
+  }
+
+  /**
+   * How far the `[` or `{` at `at`, within a line of prose, goes toward a call: a bracketed call (`[name(`), a list
+   * of JSON calls (`[{"name": …}]`) or a JSON call; maybe when the text ends before it can tell.
+   */
+  #opensWithinLine(text: string, at: number): number {
+    const json = this.#json;
+    if (text.charCodeAt(at) === 0x7b) return json === undefined ? opensNo : json.verdict(text, at);
+    if (at + 1 >= text.length) return opensMaybe;
+    if (bracketMayOpen(text, at + 1, this.#starts)) return opensYes;
+    return json === undefined ? opensNo : json.listVerdict(text, at);
   }
 
   /**
@@ -210,7 +282,8 @@ export class LineCallStartFinder {
         if (ticks === 0 && (code === 0x20 || code === 0x09)) {
           indent = code === 0x09 ? 4 : indent + 1;
           // Four columns: a line of an indented code block.
-          if (indent >= 4) return this.#restOfLine(index, false);
+          // At the answer's start (only blanks before it), as recovery reads it, it is prose.
+          if (indent >= 4) return this.#restOfLine(index, this.#answerStart);
           continue;
         }
         if (code === 0x60) {
@@ -258,10 +331,28 @@ export class LineCallStartFinder {
   }
 }
 
+/** What the markup filter says of the text it showed last (see `ToolCallMarkupStreamFilter`). */
+interface ShownBrackets {
+  readonly mayHaveShownBracket: boolean;
+  readonly endsInInlineCode: boolean;
+}
+
+/**
+ * Whether `text` ends with a `{` or `{"` outside inline code: the markup filter's search meets `{"` and a key's
+ * first letter only, so the next chunk may still make it a call.
+ */
+function endsLikeBrace(text: string, markup: ShownBrackets): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  if (last !== 0x7b && (last !== 0x22 || text.charCodeAt(text.length - 2) !== 0x7b)) return false;
+  return !markup.endsInInlineCode;
+}
+
 /** Where a place {@link LineCallStartFinder.find} found stands. */
 const holdOpensLine = 0;
 const holdAfterLead = 1;
 const holdWithinLine = 2;
+/** Within a line, at the text's end, while it may still open a call (see {@link LineCallStartFinder.holdPending}). */
+const holdPending = 3;
 
 /** {@link LineCallStartFinder.find}'s phases of a line's lead. */
 const leadIndent = 0;
@@ -270,66 +361,6 @@ const leadMarker = 2;
 const leadBlanks = 3;
 /** The text ended before the line's lead was read. */
 const undecided = -0x7fffffff;
-
-/**
- * Whether the text of a line (not a list item's) at `at` may open a call, as far as the chunk shows it: a
- * callee's first two characters, `[` and a callee's first character, or a JSON object or list of objects (`{`,
- * `[{`), as recovery reads a bare JSON call on a line of its own. A necessary condition only, mirroring the
- * classifier's forms (the classifier decides a line held): most lines of prose that start with such a character
- * are then not held at all. What lies past the chunk's end is not known: then the line may.
- */
-function mayOpenCall(text: string, at: number, starts: ReadonlySet<number>): boolean {
-  const code = text.charCodeAt(at);
-  if (code === 0x7b) return true;
-  if (code === 0x5b) return bracketMayOpen(text, at + 1, starts) || opensObject(text, at + 1);
-  if (code === 0x3e) return recipientMayOpen(text, at, starts);
-  return starts.has(code) && calleeMayStart(text, at, starts);
-}
-
-// Functionary's `>>>name` at `at`: three `>` and a callee's first character (a quote has a blank or its text after
-// one or two), as far as the text shows.
-function recipientMayOpen(text: string, at: number, starts: ReadonlySet<number>): boolean {
-  for (let index = at + 1; index < at + 3; index++) {
-    if (index >= text.length) return true;
-    if (text.charCodeAt(index) !== 0x3e) return false;
-  }
-  return at + 3 >= text.length || starts.has(text.charCodeAt(at + 3));
-}
-
-// After `[`: whitespace, then `{`.
-function opensObject(text: string, from: number): boolean {
-  let index = from;
-  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
-  return text.charCodeAt(index) === 0x7b;
-}
-
-/**
- * Whether the `[` at `at` of a text may open a bracketed call of a tool whose callee starts as `starts` says (a
- * callee's first two characters after blanks, as far as the text shows): `[get_weather(`, not `[1]` nor a link.
- * The markup filter asks it at every `[` it meets: an ASCII character after the `[` that starts no callee (a
- * digit, most letters) is ruled out by one table look-up.
- */
-export function bracketCallOpener(starts: ReadonlySet<number>): (text: string, at: number) => boolean {
-  const firsts = new Uint8Array(0x80);
-  for (const code of starts) if (code < 0x80) firsts[code] = 1;
-  return (text, at) => {
-    const code = text.charCodeAt(at + 1);
-    if (code < 0x80 && firsts[code] === 0 && !isWhitespaceCode(code)) return false;
-    return bracketMayOpen(text, at + 1, starts);
-  };
-}
-
-// After `[`: whitespace, then a callee's start.
-function bracketMayOpen(text: string, from: number, starts: ReadonlySet<number>): boolean {
-  let index = from;
-  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
-  if (index >= text.length) return true;
-  return starts.has(text.charCodeAt(index)) && calleeMayStart(text, index, starts);
-}
-
-function calleeMayStart(text: string, at: number, starts: ReadonlySet<number>): boolean {
-  return at + 1 >= text.length || starts.has((text.charCodeAt(at) << 16) | text.charCodeAt(at + 1));
-}
 
 const namespaceFirsts = toolNamespacePrefixes.map((prefix) => prefix.charCodeAt(0));
 

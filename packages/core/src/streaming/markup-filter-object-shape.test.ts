@@ -9,7 +9,8 @@ import { describe, it } from 'node:test';
 // the recovery bench (issue 35). A long-running server meets the same GC timing when its first answers are far
 // apart. This runs each streaming class through that timing in a fresh process and checks its objects stay fast.
 const probe = `
-const { ToolCallMarkupStreamFilter, XmlToolCallStreamFilter } = await import(${JSON.stringify(new URL('./tool-call-markup-stream-filter.ts', import.meta.url).href)});
+const { ToolCallMarkupStreamFilter } = await import(${JSON.stringify(new URL('./tool-call-markup-stream-filter.ts', import.meta.url).href)});
+const { XmlToolCallStreamFilter } = await import(${JSON.stringify(new URL('./xml-tool-call-stream-filter.ts', import.meta.url).href)});
 const { AnswerStreamFilter } = await import(${JSON.stringify(new URL('./answer-stream-filter.ts', import.meta.url).href)});
 const { CallStartClassifier } = await import(${JSON.stringify(new URL('./call-start-classifier.ts', import.meta.url).href)});
 const { LineCallStartFinder } = await import(${JSON.stringify(new URL('./line-call-start-finder.ts', import.meta.url).href)});

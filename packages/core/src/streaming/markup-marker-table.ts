@@ -47,6 +47,8 @@ export interface MarkupMarkerTable {
    * Shared by every filter of the list, so each use sets `lastIndex` first; a search never spans a call out.
    */
   readonly firstPattern: RegExp;
+  /** The search also meets `{"` and a key's first letter, where a JSON call may open (see {@link braceWatchingTableOf}). */
+  readonly watchesBraces: boolean;
   /** Some marker counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
   readonly hasOpeningMarker: boolean;
   /** By the codes of the first two (lower-case) characters, `first * 0x10000 + second`. */
@@ -137,6 +139,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
     markers,
     firstCharacters,
     firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`, 'g'),
+    watchesBraces: false,
     hasOpeningMarker: markers.some((marker) => marker.opensAnswer),
     byPrefix,
     byFirst,
@@ -144,6 +147,53 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
   };
   preparedByList.set(list, prepared);
   return prepared;
+}
+
+const braceWatching = new WeakMap<MarkupMarkerTable, Map<string, MarkupMarkerTable>>();
+
+/**
+ * The tables of a marker list whose one search also meets `{"` and one of `keyFirsts` (the answer filter's JSON
+ * call within a line of prose, `{"name": …}`): a chunk of prose without it costs nothing more, and a `{` of
+ * prose, code or data (`{ x }`, `{x}`, `{"status": …}`) is passed over within the same native search. Such a
+ * match is three characters long, a marker's first character one: no marker may start with `{` (else the plain
+ * tables are used). Cached per list and letters.
+ */
+export function braceWatchingTableOf(
+  list: readonly ToolCallMarkupMarker[],
+  keyFirsts: string,
+): MarkupMarkerTable {
+  const table = markupMarkerTableOf(list);
+  if (table.firstCharacters.includes('{') || keyFirsts === '') return table;
+  let byLetters = braceWatching.get(table);
+  if (byLetters === undefined) {
+    byLetters = new Map();
+    braceWatching.set(table, byLetters);
+  }
+  let watching = byLetters.get(keyFirsts);
+  if (watching === undefined) {
+    const characters = table.firstCharacters.map(escapeClassCharacter).join('');
+    // Measured: `{` in the class, a lookahead, or `{"` alone cost a search of each brace (or `{"`) of prose.
+    const brace = `\\{"[${[...keyFirsts].map(escapeClassCharacter).join('')}]`;
+    watching = {
+      ...table,
+      firstPattern: new RegExp(characters === '' ? brace : `[${characters}]|${brace}`, 'g'),
+      watchesBraces: true,
+    };
+    byLetters.set(keyFirsts, watching);
+  }
+  return watching;
+}
+
+/**
+ * Where the `{` stands when the table's search last met `{"` and a key's letter in `buffer` (at `from` or after),
+ * not a marker's first character (`{"<tool_call>` meets the `<`); else -1.
+ */
+export function braceMetAt(table: MarkupMarkerTable, buffer: string, from: number): number {
+  if (!table.watchesBraces) return -1;
+  const brace = table.firstPattern.lastIndex - 3;
+  const letter = buffer.charCodeAt(brace + 2);
+  if (brace < from || letter < 0x61 || letter > 0x7a) return -1;
+  return buffer.charCodeAt(brace) === 0x7b && buffer.charCodeAt(brace + 1) === 0x22 ? brace : -1;
 }
 
 function spellings(characters: readonly string[]): string[] {

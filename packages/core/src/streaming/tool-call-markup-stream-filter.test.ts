@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { cutText } from '../testing/scripted-turn.ts';
-import { ToolCallMarkupStreamFilter, XmlToolCallStreamFilter } from './tool-call-markup-stream-filter.ts';
+import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
+import { XmlToolCallStreamFilter } from './xml-tool-call-stream-filter.ts';
 
 function runChunks(filter: ToolCallMarkupStreamFilter, chunks: readonly string[]): string {
   let output = '';

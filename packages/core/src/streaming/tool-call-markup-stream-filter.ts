@@ -1,8 +1,10 @@
 import { CodeSpanTracker } from '../recovery/code-span-tracker.ts';
-import { isWhitespaceCode } from '../recovery/text-search.ts';
-import { functionCallsMarker, type ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
+import { isWhitespaceCode, skipWhitespace } from '../recovery/text-search.ts';
+import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import {
+  braceMetAt,
+  braceWatchingTableOf,
   candidatesAt,
   indexOfIgnoringCase,
   type MarkupMarkerTable,
@@ -13,22 +15,9 @@ import {
   pastTurnEnd,
 } from './markup-marker-table.ts';
 
-/** Options for {@link ToolCallMarkupStreamFilter}. */
-export interface ToolCallMarkupStreamFilterOptions {
-  /**
-   * What to show for a markup block once it closes, given its raw text (markers included) and whether it opened
-   * its line (nothing but whitespace before it there): by default nothing. The answer filter shows a block that
-   * holds no call as written.
-   */
-  readonly release?: (block: string, opensLine: boolean) => string;
-  /**
-   * Whether a `[` at `at` in text shown may open what the caller looks for (the answer filter: a bracketed call
-   * within a line). The search for the markers' first characters meets every `[` when `[` is one of them (see
-   * {@link ToolCallMarkupStreamFilter.searchesFor}); {@link ToolCallMarkupStreamFilter.mayHaveShownBracket} then
-   * reports the chunks that showed such a `[`, so the caller does not search every chunk again.
-   */
-  readonly bracketOpens?: (text: string, at: number) => boolean;
-}
+import type { ToolCallMarkupStreamFilterOptions } from './markup-stream-filter-options.ts';
+
+export type { ToolCallMarkupStreamFilterOptions } from './markup-stream-filter-options.ts';
 
 /**
  * Removes tool-call markup blocks from streamed text the user sees, whatever the chunking: a marker split
@@ -95,7 +84,10 @@ export class ToolCallMarkupStreamFilter {
     options: ToolCallMarkupStreamFilterOptions = {},
   ) {
     this.#options = options;
-    this.#table = markupMarkerTableOf(markers);
+    this.#table =
+      options.braceOpens && options.braceKeyFirsts
+        ? braceWatchingTableOf(markers, options.braceKeyFirsts)
+        : markupMarkerTableOf(markers);
     this.#atStart = this.#table.hasOpeningMarker;
   }
 
@@ -277,7 +269,7 @@ export class ToolCallMarkupStreamFilter {
   }
 
   #noteText(buffer: string, from: number, to: number): void {
-    if (this.#answer === notStarted && this.#table.hasOpeningMarker && hasText(buffer, from, to))
+    if (this.#answer === notStarted && this.#table.hasOpeningMarker && skipWhitespace(buffer, from, to) < to)
       this.#answer = started;
     this.#noteLine(buffer, from, to);
   }
@@ -309,10 +301,8 @@ export class ToolCallMarkupStreamFilter {
   }
 
   /**
-   * Whether the text the last {@link process} returned may hold a `[` that the `bracketOpens` option accepts (or
-   * text the search did not read: a block released, a mention). When `[` is a marker's first character (see
-   * {@link searchesFor}), every `[` shown was met by the search for markers, and false says none such was shown;
-   * else it says nothing.
+   * Whether the text the last {@link process} returned may hold a `[` or `{"` that `bracketOpens` / `braceOpens`
+   * accept (or text the search did not read: a block released, a mention); of `[`, only when it is searched for.
    */
   get mayHaveShownBracket(): boolean {
     return this.#bracketShown;
@@ -323,10 +313,19 @@ export class ToolCallMarkupStreamFilter {
     return this.#table.firstCharacters.includes(character);
   }
 
+  /**
+   * Whether a marker may start in `chunk`, no text pending. A chunk where the search meets a `{"` and a key's
+   * letter (rare in prose) takes the scan too, which looks at the brace.
+   */
   #mayHoldMarker(chunk: string): boolean {
     const pattern = this.#table.firstPattern;
     pattern.lastIndex = 0;
     return pattern.test(chunk);
+  }
+
+  /** Whether the text shown last ends in inline code; not asked after a backtick (it would end that run). */
+  get endsInInlineCode(): boolean {
+    return this.#code.inInlineCode;
   }
 
   #findOpening(
@@ -341,11 +340,8 @@ export class ToolCallMarkupStreamFilter {
     while (true) {
       if (!pattern.test(buffer)) return { kind: 'none' };
       const index = pattern.lastIndex - 1;
-      if (
-        buffer.charCodeAt(index) === 0x5b &&
-        !this.#bracketShown &&
-        this.#options.bracketOpens?.(buffer, index)
-      )
+      const hit = buffer.charCodeAt(index);
+      if (hit === 0x5b && !this.#bracketShown && this.#options.bracketOpens?.(buffer, index))
         this.#bracketShown = true;
       let full: PreparedMarker | undefined;
       let partial = false;
@@ -353,7 +349,11 @@ export class ToolCallMarkupStreamFilter {
       this.#codeAt = index;
       const mentioned = this.#code.inCode;
       for (const marker of mentioned ? noMarkers : candidatesAt(this.#table, buffer, index)) {
-        if (marker.opensAnswer && (this.#answer !== notStarted || hasText(buffer, from, index))) continue;
+        if (
+          marker.opensAnswer &&
+          (this.#answer !== notStarted || skipWhitespace(buffer, from, index) < index)
+        )
+          continue;
         if (marker.closesWrapper && this.#answer !== insideWrapper) continue;
         const state = matchAt(buffer, index, marker);
         if (state === 'partial') partial = true;
@@ -361,15 +361,13 @@ export class ToolCallMarkupStreamFilter {
       }
       if (partial) return { kind: 'partial', index };
       if (full) return { kind: 'full', index, marker: full };
+      // `{"` and a key's letter, outside code (recovery reads no call in inline code), which opens no marker.
+      if (hit >= 0x61 && !mentioned && !this.#bracketShown && this.#table.watchesBraces) {
+        const brace = braceMetAt(this.#table, buffer, from);
+        if (brace >= 0 && this.#options.braceOpens?.(buffer, brace)) this.#bracketShown = true;
+      }
       pattern.lastIndex = index + 1;
     }
-  }
-}
-
-/** {@link ToolCallMarkupStreamFilter} for `<function_calls>…</function_calls>` only: the narrow filter of the system we model (docs/decisions/differences-from-onyx.md). */
-export class XmlToolCallStreamFilter extends ToolCallMarkupStreamFilter {
-  constructor() {
-    super([functionCallsMarker]);
   }
 }
 
@@ -387,10 +385,4 @@ const notStarted: AnswerStart = 0;
 const started: AnswerStart = 1;
 const insideWrapper: AnswerStart = 2;
 
-/** Whether `text` holds a character other than whitespace between `from` and `to`. */
-
-function hasText(text: string, from: number, to: number): boolean {
-  for (let index = from; index < to; index++) if (!isWhitespaceCode(text.charCodeAt(index))) return true;
-  return false;
-}
 const maximumBlockLength = 4 * 1024 * 1024;

@@ -118,6 +118,12 @@ for (const provider of scriptedProviders) {
         prose: 'Let me look that up.\n',
       },
       {
+        name: 'a bare JSON call within a line of prose: held from its `{`, cut out',
+        written: 'Let me look that up. {"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        chunkSize: 8,
+        prose: 'Let me look that up. ',
+      },
+      {
         name: 'a fenced JSON call after prose: held from its fence, cut out',
         written:
           'Let me look that up.\n```json\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n```',
@@ -141,9 +147,11 @@ for (const provider of scriptedProviders) {
       });
     }
 
+    // A JSON call whose first key names no call is not held within a line (see docs/weak-models.md): shown, then
+    // recovered at the step's end.
     it('a late bare call within a line of prose is retracted with message-replace', async () => {
       const { packets, assistant } = await recoverTurn(
-        'Let me look that up. {"name": "internal_search", "arguments": {"queries": ["refunds"]}}',
+        'Let me look that up. {"arguments": {"queries": ["refunds"]}, "name": "internal_search"}',
         8,
       );
       const replaced = packetsOfType(packets, 'message-replace');

@@ -594,9 +594,8 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'deepseek-v3.1-terminus',
     text: 'Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}. No, Oslo.</think>{"name": "get_weather", "arguments": {"city": "Oslo"}}',
     calls: [oslo],
-    visible:
-      'Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}. No, Oslo.</think>{"name": "get_weather", "arguments": {"city": "Oslo"}}',
-    prose: 'Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}. No, Oslo.</think>',
+    // The call within the line, after the draft: cut while streaming, as recovery reads it (issue 37).
+    visible: 'Maybe {"name": "get_weather", "arguments": {"city": "Bergen"}}. No, Oslo.</think>',
   },
   {
     name: 'openai-style function object with string arguments',

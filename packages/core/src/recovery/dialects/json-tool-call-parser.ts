@@ -4,6 +4,7 @@ import type { LocatedToolCall, ToolCallTextParser } from '../extracted-tool-call
 import { onMarkdownExampleLine } from '../markdown-example-line.ts';
 import { matchJsonToolCalls } from '../match-json-tool-calls.ts';
 import { isPlainObject } from '../parse-tool-arguments.ts';
+import { recoveryWork } from '../recovery-work.ts';
 import { forEachJsonValue } from '../scan-json-values.ts';
 import type { TextScan } from '../text-scan.ts';
 import { indexToolDefinitions } from '../tool-schema-index.ts';
@@ -37,11 +38,12 @@ export const jsonToolCallParser: ToolCallTextParser = {
         tools,
         allowBareArguments: standsOnOwnLines(text, scanned.start, scanned.end),
       });
-      // A value opening a line of an indented code block after prose or of a block quote is an example, as a
-      // named call there is (the answer filter shows such a line as written). Asked only of values that match a
-      // call and open their line: values within a line cost no walk back to its start.
+      // A value on a line of an indented code block after prose or of a block quote is an example, as a named
+      // call there is, also within the line (the answer filter shows such a line as written, and holds a call
+      // within a line of prose only). Asked only of values that match a call, whose line starts nearby: values
+      // deep in one long line cost no walk back to its start.
       if (matched.length === 0) return;
-      if (opensLineAfterLead(text, scanned.start) && onMarkdownExampleLine(text, scanned.start, scan)) return;
+      if (lineStartsNear(text, scanned.start) && onMarkdownExampleLine(text, scanned.start, scan)) return;
       for (const call of matched) calls.push({ ...call, start: scanned.start, end: scanned.end });
     });
     return calls;
@@ -88,14 +90,16 @@ function standsOnOwnLines(text: string, start: number, end: number): boolean {
   return closing === 0x0a || closing === 0x0d || closing === 0x3c || closing === 0x60 || closing === 0x5b;
 }
 
-/**
- * Whether only a line's lead (blanks and `>` quote marks) stands before `start` on its line. The walk passes only
- * over those characters, which lie right before one value each: linear over all values.
- */
-function opensLineAfterLead(text: string, start: number): boolean {
+// How far back from a value its line's start is looked for.
+const lineStartReach = 256;
+
+/** Whether the line `start` is on starts at most {@link lineStartReach} characters before it. */
+function lineStartsNear(text: string, start: number): boolean {
+  const stop = Math.max(0, start - lineStartReach);
   let at = start - 1;
-  while (at >= 0 && (isLineBlank(text.charCodeAt(at)) || text.charCodeAt(at) === 0x3e)) at--;
-  return at < 0 || text.charCodeAt(at) === 0x0a;
+  while (at >= stop && text.charCodeAt(at) !== 0x0a) at--;
+  recoveryWork.characters += start - at;
+  return at >= stop || stop === 0;
 }
 
 /** A space, a tab or another blank that does not end a line. */
