@@ -39,6 +39,24 @@ const callsWithinLines = [
     content: 'Ok. ',
   },
   {
+    tag: '[inline-pretty]',
+    model: 'any',
+    text: 'Let me check: {\n  "name": "get_weather",\n  "arguments": {\n    "city": "Paris"\n  }\n}\nOne moment.',
+    content: 'Let me check: \nOne moment.',
+  },
+  {
+    tag: '[inline-blank]',
+    model: 'any',
+    text: 'Sure: { "name": "get_weather", "arguments": { "city": "Paris" } } and done.',
+    content: 'Sure: and done.',
+  },
+  {
+    tag: '[inline-arguments-first]',
+    model: 'any',
+    text: 'Ok. {"arguments": {"city": "Paris"}, "name": "get_weather"}',
+    content: 'Ok. ',
+  },
+  {
     tag: '[inline-list]',
     model: 'any',
     text: 'Ok. [{"name": "get_weather", "arguments": {"city": "Paris"}}] then I answer.',

@@ -61,6 +61,13 @@ export function skipWhitespace(text: string, from: number, to = text.length): nu
   return index;
 }
 
+/** Index of the last non-whitespace character at or before `from`, not below `to` (or `to - 1`). */
+export function skipWhitespaceBack(text: string, from: number, to = 0): number {
+  let index = from;
+  while (index >= to && isWhitespaceCode(text.charCodeAt(index))) index--;
+  return index;
+}
+
 /** Decodes the five XML entities and numeric character references. */
 export function decodeXmlEntities(text: string): string {
   if (!text.includes('&')) return text;

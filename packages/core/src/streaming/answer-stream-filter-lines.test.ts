@@ -239,6 +239,14 @@ describe('AnswerStreamFilter: a JSON call within a line of prose', () => {
     ['Ok. [{"name": "get_time", "arguments": {"tz": "CET"}}] then', 'Ok. then'],
     [`Checking ${weather} and more.\nok`, 'Checking and more.\nok'],
     [`- Then ${weather}\nok`, '- Then \nok'],
+    // A blank after the brace, a pretty-printed call, the arguments or an id before the name.
+    ['Let me check. { "name": "get_weather", "arguments": {"city": "Paris"}}', 'Let me check. '],
+    [
+      'Checking: {\n  "name": "get_weather",\n  "arguments": {"city": "Paris"}\n}\nDone.',
+      'Checking: \nDone.',
+    ],
+    ['Ok: {"arguments": {"city": "Paris"}, "name": "get_weather"} then', 'Ok: then'],
+    ['Ok: {"id": "c1", "name": "get_time", "arguments": {"tz": "CET"}}\nok', 'Ok: \nok'],
   ];
 
   it('hides it, cut at every place, and shows the prose around it', () => {
@@ -273,6 +281,7 @@ describe('AnswerStreamFilter: a JSON call within a line of prose', () => {
   it('streams braces of prose, JSON data, undeclared names, inline code and quotes unchanged, any chunking', () => {
     for (const text of [
       'Use {x} here, a set {1, 2} and { "a": 1 } too.',
+      'Data {"input": "x", "count": 2} and {\n  "title": "x"\n} and { a }.\nDone.',
       'The body is {"city": "Paris"} and {"name": "other", "arguments": {}} here, {"note": "hi"} too.',
       'Use `{"name": "get_weather", "arguments": {"city": "Paris"}}` to call it.',
       'Note:\n> as in {"name": "get_weather", "arguments": {"city": "Paris"}}\n',
@@ -297,6 +306,12 @@ describe('AnswerStreamFilter: a JSON call within a line of prose', () => {
       assert.doesNotMatch(text, /tool_call|TOOL_CALLS|get_weather/i, open);
       assert.ok(text.startsWith('Here it is. Data {"'), text);
     }
+  });
+
+  it('reads the line after a `{` that ended its line from its start', () => {
+    // The `{` waits aside for the next line; that line opens with a call of its own, which is cut.
+    const text = 'A set {\n[get_weather(city="Oslo")]\nDone.';
+    for (const chunks of everyCut(text)) assert.equal(run(answer(), chunks).text, 'A set {\nDone.');
   });
 
   it('shows a JSON call within inline code as it streams, with no hold', () => {
@@ -346,6 +361,10 @@ const call = fc.constantFrom(
   // Within a line of prose: a JSON call (also OpenAI's function object, a list of calls) is held and cut out;
   // JSON data, an undeclared name and inline code are prose.
   'See {"name": "get_weather", "arguments": {"city": "Oslo"}} now',
+  'See { "name": "get_time", "parameters": {"tz": "CET"}} now',
+  'See {\n  "name": "get_weather",\n  "arguments": {"city": "Oslo"}\n} now',
+  'Ok {"arguments": {"city": "Oslo"}, "name": "get_weather"}',
+  'Data {"input": "x"} and {\n  "title": 1\n}',
   'Then [{"name": "get_time", "arguments": {"tz": "CET"}}]',
   'Ok {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}',
   'the {"name": "other", "arguments": {}} and {"name": "get_weatherly"} data',

@@ -12,6 +12,7 @@ import {
 } from '../recovery/tool-call-parser-registry.ts';
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
+import type { AnswerStreamFilterOptions } from './answer-stream-filter-options.ts';
 import { bracketCallOpener } from './bracket-call-opener.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
@@ -21,20 +22,7 @@ import { LineCallStartFinder } from './line-call-start-finder.ts';
 import { answerMarkersOf } from './parser-markup-markers.ts';
 import { ToolCallMarkupStreamFilter } from './tool-call-markup-stream-filter.ts';
 
-/** Options for {@link AnswerStreamFilter}. */
-export interface AnswerStreamFilterOptions {
-  /** The tools the model was offered: only calls of these are held back and cut out. */
-  readonly tools: readonly ToolDefinition[];
-  /** The dialect parsers (default: all built-in ones); their markers are the markup hidden. */
-  readonly parsers?: readonly ToolCallTextParser[] | ToolCallParserRegistry;
-  /**
-   * How many characters an answer that starts like a bare JSON call may run without naming a tool, a
-   * parameter or a call key before it is released as prose (default 400).
-   */
-  readonly holdLimit?: number;
-  /** Dialects tried first when cutting calls out (a model profile's, see `findModelProfile`). */
-  readonly preferredDialects?: readonly string[];
-}
+export type { AnswerStreamFilterOptions } from './answer-stream-filter-options.ts';
 
 /**
  * `call`: the held text opens with a call; `lineCall`: a held line after prose reads as a call so far, and waits
@@ -340,11 +328,17 @@ export class AnswerStreamFilter {
 
   /** Shows the text set aside, which opens no call, then `text` after it as any text shown. */
   #showAside(text: string, lines: LineCallStartFinder): string {
-    const aside = this.#show(this.#held);
+    const held = this.#held;
     this.#held = '';
     this.#state = 'streaming';
-    if (!lines.mayStartIn(text, this.#markup)) return aside + this.#show(text);
-    return aside + this.#stream(text, this.#markup.mayHaveShownBracket);
+    // A `{` that ended its line: the next line's lead is read again from its start.
+    const newline = held.indexOf('\n');
+    if (newline >= 0) {
+      lines.restartAtLineStart();
+      return this.#show(held.slice(0, newline + 1)) + this.#stream(held.slice(newline + 1) + text, true);
+    }
+    if (!lines.mayStartIn(text, this.#markup)) return this.#show(held) + this.#show(text);
+    return this.#show(held) + this.#stream(text, this.#markup.mayHaveShownBracket);
   }
 
   /** Shows `text`: keeps it with the end of the text shown, the prose a line held after it is read after. */

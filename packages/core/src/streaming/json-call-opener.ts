@@ -1,5 +1,5 @@
-import { callNameKeys, callWrapperKeys } from '../recovery/match-json-tool-calls.ts';
-import { isWhitespaceCode, toolNamespacePrefixes } from '../recovery/text-search.ts';
+import { callArgumentKeys, callNameKeys, callWrapperKeys } from '../recovery/match-json-tool-calls.ts';
+import { skipWhitespace, toolNamespacePrefixes } from '../recovery/text-search.ts';
 
 /** How far the text at a `{` within a line of prose goes toward a JSON call (see {@link JsonCallOpener}). */
 export const opensNo = 0;
@@ -9,8 +9,10 @@ export const opensMaybe = 1;
 export const opensYes = 2;
 export type OpensVerdict = typeof opensNo | typeof opensMaybe | typeof opensYes;
 
-// Keys a JSON call object may open with: its name (`"name"`, `"function"`, …), a wrapper (`"tool_calls"`), `"type"`.
-const openingKeys: readonly string[] = [...callNameKeys, ...callWrapperKeys, 'type'];
+// Keys a JSON call object may open with: its name (`"name"`, `"function"`, …), a wrapper (`"tool_calls"`), `"type"`,
+// and keys read before the name is known (deferred): its arguments (`{"arguments": …, "name": …}`) or an id.
+const deferredKeys = new Set([...callArgumentKeys, 'id', 'call_id', 'tool_call_id']);
+const openingKeys: readonly string[] = [...callNameKeys, ...callWrapperKeys, 'type', ...deferredKeys];
 const wrapperKeys = new Set(callWrapperKeys);
 // The opening keys' first letters, by code.
 const keyFirsts = new Uint8Array(0x80);
@@ -27,10 +29,10 @@ const maximumDepth = 3;
  * a declared tool's name (also namespaced, `"functions.get_weather"`). Recovery reads such a call anywhere in a
  * line (the json dialect), so the answer filter holds it while it streams; anything else there is prose, ruled
  * out at the first character that cannot go on a call (`{ braces }`, `{"status": …}`, `{"name": "other"}`). A
- * necessary condition only: recovery, reading the held text after the prose shown, decides the call. The quote
- * must follow the brace: the markup filter's one search meets `{"`, not a blank between (see
- * `braceWatchingTableOf`); a call written `{ "name": …}` or whose first key names no call (`{"arguments": …,
- * "name": …}`) is not held (see docs/weak-models.md).
+ * necessary condition only: recovery, reading the held text after the prose shown, decides the call. Blanks may
+ * stand after the brace (`{ "name"`, a pretty-printed `{\n  "name"`), as the markup filter's one search meets them
+ * (see `braceWatchingTableOf`). An object that opens with its arguments or an id (`{"arguments": …, "name": …}`)
+ * is held from its first key on: the classifier reads it to its name, and releases data once its value closes.
  */
 export class JsonCallOpener {
   /** Declared tools' names, also with a namespace (`functions.get_weather`). */
@@ -54,15 +56,14 @@ export class JsonCallOpener {
    * blanks and `{` follows the `[`.
    */
   listVerdict(text: string, at: number): OpensVerdict {
-    const inner = skipBlanks(text, at + 1);
+    const inner = skipWhitespace(text, at + 1);
     if (inner >= text.length) return opensMaybe;
     return text.charCodeAt(inner) === 0x7b ? this.#object(text, inner, 0) : opensNo;
   }
 
   /** A JSON object at `at` (`{`): its first key and, for a name key, its value's start. */
   #object(text: string, at: number, depth: number): OpensVerdict {
-    // Blanks within a call's object (`"function": { "name"`), not after its first brace.
-    let index = depth === 0 ? at + 1 : skipBlanks(text, at + 1);
+    let index = skipWhitespace(text, at + 1);
     if (depth === 0 && index < text.length && text.charCodeAt(index) !== 0x22) return opensNo;
     // Most braces of JSON data are ruled out by their key's first letter, unread (`{"status": …}`).
     const first = text.charCodeAt(index + 1);
@@ -71,17 +72,18 @@ export class JsonCallOpener {
     if (key === undefined) return index >= text.length ? opensMaybe : opensNo;
     if (key.end < 0) return openingKeys.some((known) => known.startsWith(key.text)) ? opensMaybe : opensNo;
     if (!openingKeys.includes(key.text)) return opensNo;
-    index = skipBlanks(text, key.end);
+    index = skipWhitespace(text, key.end);
     if (index >= text.length) return opensMaybe;
     if (text.charCodeAt(index) !== 0x3a) return opensNo;
-    index = skipBlanks(text, index + 1);
+    if (deferredKeys.has(key.text)) return opensYes;
+    index = skipWhitespace(text, index + 1);
     if (index >= text.length) return opensMaybe;
     const value = text.charCodeAt(index);
     if (wrapperKeys.has(key.text) || (key.text === 'function' && value === 0x7b)) {
       if (depth >= maximumDepth) return opensNo;
       if (value === 0x7b) return this.#object(text, index, depth + 1);
       if (value !== 0x5b) return opensNo;
-      const inner = skipBlanks(text, index + 1);
+      const inner = skipWhitespace(text, index + 1);
       if (inner >= text.length) return opensMaybe;
       return text.charCodeAt(inner) === 0x7b ? this.#object(text, inner, depth + 1) : opensNo;
     }
@@ -112,11 +114,4 @@ function readQuoted(text: string, at: number): { text: string; end: number } | u
     index++;
   }
   return { text: text.slice(at + 1, index), end: index < text.length ? index + 1 : -1 };
-}
-
-// Blanks (a newline too: a JSON call may wrap).
-function skipBlanks(text: string, from: number): number {
-  let index = from;
-  while (index < text.length && isWhitespaceCode(text.charCodeAt(index))) index++;
-  return index;
 }

@@ -1,4 +1,4 @@
-import { isWhitespaceCode, toolNamespacePrefixes } from '../recovery/text-search.ts';
+import { isWhitespaceCode, skipWhitespaceBack, toolNamespacePrefixes } from '../recovery/text-search.ts';
 import { bracketMayOpen, calleeMayStart, mayOpenCall } from './bracket-call-opener.ts';
 import { type JsonCallOpener, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
 
@@ -208,11 +208,12 @@ export class LineCallStartFinder {
           }
           at = place + 1;
         }
-        if (newline < 0) {
+        // A `{` that only blanks (also line breaks: a pretty-printed call) and a quote follow to the text's end.
+        const aside = markup && this.#plainLine ? this.#trailingBraceAt(text, from) : -1;
+        if (newline < 0 || (aside >= 0 && aside < newline)) {
           this.#atLineStart = false;
-          const aside = markup && this.#plainLine ? this.#trailingBraceAt(text, from) : -1;
-          // Asked only of a text that ends with a brace or a quote: no run of backticks is cut short.
-          if (aside < 0 || (markup as ShownBrackets).endsInInlineCode) return -1;
+          // Asked only of a text that ends with a brace, a blank or a quote: no run of backticks is cut short.
+          if (aside < 0 || (newline < 0 && (markup as ShownBrackets).endsInInlineCode)) return -1;
           this.#holdAt = holdPending;
           return aside;
         }
@@ -244,11 +245,9 @@ export class LineCallStartFinder {
    * call (-1: it may not): the search for `{"` could not meet its quote, which the next chunk may bring.
    */
   #trailingBraceAt(text: string, from: number): number {
-    let brace = text.length - 1;
-    if (text.charCodeAt(brace) === 0x22) brace--;
-    if (brace < from || text.charCodeAt(brace) !== 0x7b || this.#json === undefined) return -1;
-    let before = brace - 1;
-    while (before >= from && isWhitespaceCode(text.charCodeAt(before))) before--;
+    const brace = this.#json === undefined ? -1 : openBraceAtEnd(text, from);
+    if (brace < 0) return -1;
+    const before = skipWhitespaceBack(text, brace - 1, from);
     return before >= from && text.charCodeAt(before) === 0x5b ? before : brace;
   }
 
@@ -343,8 +342,19 @@ interface ShownBrackets {
  */
 function endsLikeBrace(text: string, markup: ShownBrackets): boolean {
   const last = text.charCodeAt(text.length - 1);
-  if (last !== 0x7b && (last !== 0x22 || text.charCodeAt(text.length - 2) !== 0x7b)) return false;
-  return !markup.endsInInlineCode;
+  if (last !== 0x7b && last !== 0x22 && !isWhitespaceCode(last)) return false;
+  return openBraceAtEnd(text, 0) >= 0 && !markup.endsInInlineCode;
+}
+
+/**
+ * Where a `{` stands that only blanks and a quote follow to the end of `text` (`{`, `{ "`, `{\n  `), at `from` or
+ * after; else -1. The search for `{"` and a key's letter could not meet what the next chunk may bring.
+ */
+function openBraceAtEnd(text: string, from: number): number {
+  let at = text.length - 1;
+  if (text.charCodeAt(at) === 0x22) at--;
+  at = skipWhitespaceBack(text, at, from);
+  return at >= from && text.charCodeAt(at) === 0x7b ? at : -1;
 }
 
 /** Where a place {@link LineCallStartFinder.find} found stands. */

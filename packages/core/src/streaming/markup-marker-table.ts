@@ -1,3 +1,4 @@
+import { skipWhitespaceBack } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 
 // The markup stream filter's view of a marker list: each marker prepared for matching in place (lower-cased,
@@ -173,7 +174,8 @@ export function braceWatchingTableOf(
   if (watching === undefined) {
     const characters = table.firstCharacters.map(escapeClassCharacter).join('');
     // Measured: `{` in the class, a lookahead, or `{"` alone cost a search of each brace (or `{"`) of prose.
-    const brace = `\\{"[${[...keyFirsts].map(escapeClassCharacter).join('')}]`;
+    // Blanks may stand between the brace and the key (`{ "name"`, a pretty-printed `{\n  "name"`).
+    const brace = `\\{[ \\t\\r\\n]*"[${[...keyFirsts].map(escapeClassCharacter).join('')}]`;
     watching = {
       ...table,
       firstPattern: new RegExp(characters === '' ? brace : `[${characters}]|${brace}`, 'g'),
@@ -185,15 +187,16 @@ export function braceWatchingTableOf(
 }
 
 /**
- * Where the `{` stands when the table's search last met `{"` and a key's letter in `buffer` (at `from` or after),
- * not a marker's first character (`{"<tool_call>` meets the `<`); else -1.
+ * Where the `{` stands when the table's search last met `{"` (blanks may stand between) and a key's letter in
+ * `buffer`, at `from` or after; else -1: a marker's first character (`{"<tool_call>` meets the `<`).
  */
 export function braceMetAt(table: MarkupMarkerTable, buffer: string, from: number): number {
   if (!table.watchesBraces) return -1;
-  const brace = table.firstPattern.lastIndex - 3;
-  const letter = buffer.charCodeAt(brace + 2);
-  if (brace < from || letter < 0x61 || letter > 0x7a) return -1;
-  return buffer.charCodeAt(brace) === 0x7b && buffer.charCodeAt(brace + 1) === 0x22 ? brace : -1;
+  const letter = table.firstPattern.lastIndex - 1;
+  const code = buffer.charCodeAt(letter);
+  if (code < 0x61 || code > 0x7a || buffer.charCodeAt(letter - 1) !== 0x22) return -1;
+  const brace = skipWhitespaceBack(buffer, letter - 2, from);
+  return brace >= from && buffer.charCodeAt(brace) === 0x7b ? brace : -1;
 }
 
 function spellings(characters: readonly string[]): string[] {

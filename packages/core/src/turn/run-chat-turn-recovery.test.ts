@@ -124,6 +124,12 @@ for (const provider of scriptedProviders) {
         prose: 'Let me look that up. ',
       },
       {
+        name: 'a JSON call within a line of prose, arguments first: held from its `{`, cut out',
+        written: 'Let me look that up. {"arguments": {"queries": ["refunds"]}, "name": "internal_search"}',
+        chunkSize: 8,
+        prose: 'Let me look that up. ',
+      },
+      {
         name: 'a fenced JSON call after prose: held from its fence, cut out',
         written:
           'Let me look that up.\n```json\n{"name": "internal_search", "arguments": {"queries": ["refunds"]}}\n```',
@@ -147,11 +153,10 @@ for (const provider of scriptedProviders) {
       });
     }
 
-    // A JSON call whose first key names no call is not held within a line (see docs/weak-models.md): shown, then
-    // recovered at the step's end.
-    it('a late bare call within a line of prose is retracted with message-replace', async () => {
+    // A namespaced call within a line is not held (see docs/weak-models.md): shown, then recovered at the step's end.
+    it('a late call within a line of prose is retracted with message-replace', async () => {
       const { packets, assistant } = await recoverTurn(
-        'Let me look that up. {"arguments": {"queries": ["refunds"]}, "name": "internal_search"}',
+        'Let me look that up. functions.internal_search(queries=["refunds"])',
         8,
       );
       const replaced = packetsOfType(packets, 'message-replace');
