@@ -100,11 +100,12 @@ describe('toolbus chat with a model that writes tool calls as text', () => {
   });
 
   test('the config overrides the dialects the model profile tries first', async () => {
-    // A Hermes call, hidden as it streams, and a pythonic call within a line of prose, which streams as written:
+    // A Hermes call, hidden as it streams, and a pythonic call namespaced `default_api.` within a line of prose,
+    // which streams as written (a `functions.` one is held and cut, see docs/weak-models.md):
     // the Qwen profile reads the Hermes one alone. With pythonic first the prose's call is read too, and the hidden
     // Hermes block still runs: text hidden while streaming is never left uncalled.
     written =
-      '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\nAnd functions.internal_search(queries=["policy"]) too.';
+      '<tool_call>{"name": "internal_search", "arguments": {"queries": ["refund"]}}</tool_call>\nAnd default_api.internal_search(queries=["policy"]) too.';
     const wrong = await spawnCli(['config', 'set', 'toolCallDialects', 'pythonik'], env);
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /did you mean "pythonic"\?/);

@@ -57,6 +57,12 @@ const callsWithinLines = [
     content: 'Ok. ',
   },
   {
+    tag: '[inline-namespaced]',
+    model: 'any',
+    text: 'Let me check. functions.get_weather(city="Paris")\nOne moment.',
+    content: 'Let me check. \nOne moment.',
+  },
+  {
     tag: '[inline-list]',
     model: 'any',
     text: 'Ok. [{"name": "get_weather", "arguments": {"city": "Paris"}}] then I answer.',

@@ -308,6 +308,25 @@ describe('AnswerStreamFilter: a JSON call within a line of prose', () => {
     }
   });
 
+  it('hides a namespaced call within a line, cut at every place; prose that names the namespace streams', () => {
+    for (const [text, shown] of [
+      ['Sure. functions.get_weather(city="Paris")\nDone.', 'Sure. \nDone.'],
+      ['Ok functions.get_time({"tz": "CET"}) then.', 'Ok then.'],
+    ]) {
+      assert.ok(extractLocatedToolCallsFromText(text!, tools).length > 0, `recovery reads a call: ${text}`);
+      assertShownAtEveryCut(text!, shown!);
+    }
+    for (const text of [
+      'The functions.get_weather tool takes a city; functional functions.',
+      'Use `functions.get_weather(city="Paris")` to call it.',
+      'Then functions.other_tool(x=1) runs.',
+    ]) {
+      assert.equal(extractLocatedToolCallsFromText(text, tools).length, 0, `recovery reads no call: ${text}`);
+      for (const chunks of everyCut(text))
+        assert.equal(run(answer(), chunks).text, text, JSON.stringify(chunks));
+    }
+  });
+
   it('reads the line after a `{` that ended its line from its start', () => {
     // The `{` waits aside for the next line; that line opens with a call of its own, which is cut.
     const text = 'A set {\n[get_weather(city="Oslo")]\nDone.';
@@ -362,6 +381,7 @@ const call = fc.constantFrom(
   // JSON data, an undeclared name and inline code are prose.
   'See {"name": "get_weather", "arguments": {"city": "Oslo"}} now',
   'See { "name": "get_time", "parameters": {"tz": "CET"}} now',
+  'See functions.get_time(tz="CET") now',
   'See {\n  "name": "get_weather",\n  "arguments": {"city": "Oslo"}\n} now',
   'Ok {"arguments": {"city": "Oslo"}, "name": "get_weather"}',
   'Data {"input": "x"} and {\n  "title": 1\n}',

@@ -13,7 +13,7 @@ import {
 import { isUnreadableCallMarkup, opensWithSpecialToken } from '../recovery/unreadable-call-markup.ts';
 import { withoutToolCallText } from '../recovery/without-tool-call-text.ts';
 import type { AnswerStreamFilterOptions } from './answer-stream-filter-options.ts';
-import { bracketCallOpener } from './bracket-call-opener.ts';
+import { bracketCallOpener, namespacedCallVerdict } from './bracket-call-opener.ts';
 import { CallStartClassifier } from './call-start-classifier.ts';
 import { framingContext, opensCode, ShownTail } from './framing-context.ts';
 import { callOpensAnswer, opensWithListMarker } from './held-answer-opening.ts';
@@ -87,9 +87,11 @@ export class AnswerStreamFilter {
     const bracketOpens = starts && bracketCallOpener(starts);
     const json = starts && new JsonCallOpener(this.#tools.map((tool) => tool.name));
     const braceOpens = json && ((text: string, at: number) => json.verdict(text, at) !== opensNo);
+    const namespaceOpens =
+      starts && ((text: string, at: number) => namespacedCallVerdict(text, at, starts) !== opensNo);
     this.#markup = new ToolCallMarkupStreamFilter(this.#markers, {
       release: (block, opensLine) => this.#withoutCalls(block, true, opensLine),
-      ...omitUndefined({ bracketOpens, braceOpens }),
+      ...omitUndefined({ bracketOpens, braceOpens, namespaceOpens }),
       braceKeyFirsts: jsonCallKeyFirsts,
     });
     this.#lines = starts ? new LineCallStartFinder(starts, this.#markup.searchesFor('['), json) : undefined;

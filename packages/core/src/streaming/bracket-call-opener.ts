@@ -1,4 +1,6 @@
 import { isWhitespaceCode } from '../recovery/text-search.ts';
+import { type OpensVerdict, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
+import { watchedNamespace } from './markup-marker-table.ts';
 
 // How a call may open at a `[`, a `{` or a callee's first letters, as far as a chunk shows it: the quick tests the
 // line finder and the markup filter ask before anything is held (`starts`: `CallStartClassifier.namedCallStarts`).
@@ -61,4 +63,17 @@ export function bracketMayOpen(text: string, from: number, starts: ReadonlySet<n
 
 export function calleeMayStart(text: string, at: number, starts: ReadonlySet<number>): boolean {
   return at + 1 >= text.length || starts.has((text.charCodeAt(at) << 16) | text.charCodeAt(at + 1));
+}
+
+/**
+ * How far a namespaced call at `at` within a line of prose (`functions.get_weather(`, as recovery reads it there)
+ * goes, as far as the text shows: {@link watchedNamespace} and a callee's first two characters; the classifier
+ * decides the rest (`functions.get_weather tool` is prose).
+ */
+export function namespacedCallVerdict(text: string, at: number, starts: ReadonlySet<number>): OpensVerdict {
+  if (!text.startsWith(watchedNamespace, at)) return opensNo;
+  const callee = at + watchedNamespace.length;
+  if (callee + 1 >= text.length)
+    return callee >= text.length || starts.has(text.charCodeAt(callee)) ? opensMaybe : opensNo;
+  return starts.has(text.charCodeAt(callee)) && calleeMayStart(text, callee, starts) ? opensYes : opensNo;
 }

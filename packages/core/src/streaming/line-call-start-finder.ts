@@ -1,6 +1,7 @@
 import { isWhitespaceCode, skipWhitespaceBack, toolNamespacePrefixes } from '../recovery/text-search.ts';
-import { bracketMayOpen, calleeMayStart, mayOpenCall } from './bracket-call-opener.ts';
+import { bracketMayOpen, calleeMayStart, mayOpenCall, namespacedCallVerdict } from './bracket-call-opener.ts';
 import { type JsonCallOpener, opensMaybe, opensNo, opensYes } from './json-call-opener.ts';
+import { watchedNamespace } from './markup-marker-table.ts';
 
 /**
  * Finds, in an answer's shown text read chunk by chunk, the lines after prose that may open a tool call: a line
@@ -182,6 +183,7 @@ export class LineCallStartFinder {
     // The next `[` and `{` in the text, searched once per find for all its lines (-1: none left).
     let next = bracket || !this.#bracketSearched ? -2 : -1;
     let brace = bracket && this.#json !== undefined ? -2 : -1;
+    let namespace = brace;
     let from = 0;
     // Kept in a local while the text's lines are read, written back once at the end.
     let atLineStart = this.#atLineStart;
@@ -192,13 +194,14 @@ export class LineCallStartFinder {
     }
     for (;;) {
       if (!atLineStart) {
-        // The rest of a line of prose: a bracketed call within it (`I'll check. [get_weather(…)]`).
+        // The rest of a line of prose: a call within it (`I'll check. [get_weather(…)]`, `{"name": …}`).
         const newline = text.indexOf('\n', from);
         const end = newline < 0 ? text.length : newline;
         for (let at = from; this.#plainLine; ) {
           if (next !== -1 && next < at) next = text.indexOf('[', at);
           if (brace !== -1 && brace < at) brace = text.indexOf('{', at);
-          const place = next < 0 || (brace >= 0 && brace < next) ? brace : next;
+          if (namespace !== -1 && namespace < at) namespace = text.indexOf(watchedNamespace, at);
+          const place = firstOf(firstOf(next, brace), namespace);
           if (place < 0 || place >= end) break;
           const verdict = this.#opensWithinLine(text, place);
           if (verdict !== opensNo) {
@@ -252,12 +255,15 @@ export class LineCallStartFinder {
   }
 
   /**
-   * How far the `[` or `{` at `at`, within a line of prose, goes toward a call: a bracketed call (`[name(`), a list
-   * of JSON calls (`[{"name": …}]`) or a JSON call; maybe when the text ends before it can tell.
+   * How far the `[`, `{` or `functions.` at `at`, within a line of prose, goes toward a call: a bracketed call
+   * (`[name(`), a list of JSON calls (`[{"name": …}]`), a JSON call or a namespaced call; maybe when the text
+   * ends before it can tell.
    */
   #opensWithinLine(text: string, at: number): number {
     const json = this.#json;
-    if (text.charCodeAt(at) === 0x7b) return json === undefined ? opensNo : json.verdict(text, at);
+    const code = text.charCodeAt(at);
+    if (code === 0x7b) return json === undefined ? opensNo : json.verdict(text, at);
+    if (code === 0x66) return namespacedCallVerdict(text, at, this.#starts);
     if (at + 1 >= text.length) return opensMaybe;
     if (bracketMayOpen(text, at + 1, this.#starts)) return opensYes;
     return json === undefined ? opensNo : json.listVerdict(text, at);
@@ -373,6 +379,11 @@ const leadBlanks = 3;
 const undecided = -0x7fffffff;
 
 const namespaceFirsts = toolNamespacePrefixes.map((prefix) => prefix.charCodeAt(0));
+
+/** The smaller of two places in a text, -1 standing for none. */
+function firstOf(one: number, other: number): number {
+  return one < 0 || (other >= 0 && other < one) ? other : one;
+}
 
 function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;

@@ -27,6 +27,11 @@ export interface PreparedMarker {
   readonly wraps: boolean;
   /** Closes a see-through wrapper: hidden alone, and only while a wrapper the filter hid is open. */
   readonly closesWrapper: boolean;
+  /**
+   * Not markup: a word the caller watches (`functions.` of a namespaced call within a line). Met whole, it is
+   * reported and shown; the text ending within it waits for the next chunk, as within a marker.
+   */
+  readonly watched: boolean;
 }
 
 /** The markers that start with one pair of characters. */
@@ -100,6 +105,7 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
       endsTurn: marker.endsTurn === true,
       wraps: marker.wrapsAnswer === true,
       closesWrapper: false,
+      watched: false,
     })),
     ...[...orphanCloses]
       .filter((close) => !opens.has(close))
@@ -108,6 +114,13 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
       .filter((close) => !opens.has(close) && !orphanCloses.has(close))
       .map((close) => ({ ...inertMarker, open: close, alone: true, closesWrapper: true })),
   ];
+  const prepared = tablesOf(markers, '');
+  preparedByList.set(list, prepared);
+  return prepared;
+}
+
+/** The lookup tables of prepared markers, and one search for their first characters or `extra` (a pattern). */
+function tablesOf(markers: readonly PreparedMarker[], extra: string): MarkupMarkerTable {
   const byFirst = new Map<string, PreparedMarker[]>();
   const byPrefix = new Map<number, PrefixMarkers>();
   for (const marker of markers) {
@@ -136,28 +149,35 @@ export function markupMarkerTableOf(list: readonly ToolCallMarkupMarker[]): Mark
     list.push(marker);
   }
   const firstCharacters = spellings(markers.map((marker) => marker.open[0]!));
-  const prepared: MarkupMarkerTable = {
+  const characters = firstCharacters.map(escapeClassCharacter).join('');
+  const search = extra === '' ? `[${characters}]` : characters === '' ? extra : `[${characters}]|${extra}`;
+  return {
     markers,
     firstCharacters,
-    firstPattern: new RegExp(`[${firstCharacters.map(escapeClassCharacter).join('')}]`, 'g'),
-    watchesBraces: false,
+    firstPattern: new RegExp(search, 'g'),
+    watchesBraces: extra !== '',
     hasOpeningMarker: markers.some((marker) => marker.opensAnswer),
     byPrefix,
     byFirst,
     hasSingleCharacterMarker: markers.some((marker) => marker.open.length === 1),
   };
-  preparedByList.set(list, prepared);
-  return prepared;
 }
 
 const braceWatching = new WeakMap<MarkupMarkerTable, Map<string, MarkupMarkerTable>>();
 
 /**
+ * The answer filter's word that opens a namespaced call within a line of prose (`Sure. functions.get_weather(…)`),
+ * watched by the markup filter's search, which meets its `f` anyway (`functools[`). Not `default_api.`: Gemini
+ * writes it in a `tool_code` fence (read at its line's start), and its `d` would make every `d` of prose a match.
+ */
+export const watchedNamespace = 'functions.';
+
+/**
  * The tables of a marker list whose one search also meets `{"` and one of `keyFirsts` (the answer filter's JSON
- * call within a line of prose, `{"name": …}`): a chunk of prose without it costs nothing more, and a `{` of
- * prose, code or data (`{ x }`, `{x}`, `{"status": …}`) is passed over within the same native search. Such a
- * match is three characters long, a marker's first character one: no marker may start with `{` (else the plain
- * tables are used). Cached per list and letters.
+ * call within a line of prose, `{"name": …}`), and {@link watchedNamespace} as a watched word: a chunk of prose
+ * without them costs nothing more, and a `{` of prose, code or data (`{ x }`, `{x}`, `{"status": …}`) is passed
+ * over within the same native search. No marker may start with `{` (else the plain tables are used). Cached per
+ * list and letters.
  */
 export function braceWatchingTableOf(
   list: readonly ToolCallMarkupMarker[],
@@ -172,15 +192,11 @@ export function braceWatchingTableOf(
   }
   let watching = byLetters.get(keyFirsts);
   if (watching === undefined) {
-    const characters = table.firstCharacters.map(escapeClassCharacter).join('');
     // Measured: `{` in the class, a lookahead, or `{"` alone cost a search of each brace (or `{"`) of prose.
     // Blanks may stand between the brace and the key (`{ "name"`, a pretty-printed `{\n  "name"`).
     const brace = `\\{[ \\t\\r\\n]*"[${[...keyFirsts].map(escapeClassCharacter).join('')}]`;
-    watching = {
-      ...table,
-      firstPattern: new RegExp(characters === '' ? brace : `[${characters}]|${brace}`, 'g'),
-      watchesBraces: true,
-    };
+    const namespace: PreparedMarker = { ...inertMarker, open: watchedNamespace, watched: true };
+    watching = tablesOf([...table.markers, namespace], brace);
     byLetters.set(keyFirsts, watching);
   }
   return watching;
@@ -299,6 +315,7 @@ const inertMarker: PreparedMarker = Object.freeze({
   endsTurn: false,
   wraps: false,
   closesWrapper: false,
+  watched: false,
 });
 
 /**

@@ -22,4 +22,9 @@ export interface ToolCallMarkupStreamFilterOptions {
   readonly braceOpens?: (text: string, at: number) => boolean;
   /** The letters a key that `braceOpens` may accept starts with (`n` of `"name"`). */
   readonly braceKeyFirsts?: string;
+  /**
+   * Whether the namespace at `at` (`functions.`, which the search also meets when `braceKeyFirsts` is given) may
+   * open what the caller looks for (the answer filter: a namespaced call within a line); counted as `[` is.
+   */
+  readonly namespaceOpens?: (text: string, at: number) => boolean;
 }

@@ -360,7 +360,10 @@ export class ToolCallMarkupStreamFilter {
         else if (state === 'full' && (!full || marker.open.length > full.open.length)) full = marker;
       }
       if (partial) return { kind: 'partial', index };
-      if (full) return { kind: 'full', index, marker: full };
+      if (full?.watched) {
+        // A watched word (a namespaced call's `functions.`) is shown: reported when it may open a call.
+        if (!this.#bracketShown && this.#options.namespaceOpens?.(buffer, index)) this.#bracketShown = true;
+      } else if (full) return { kind: 'full', index, marker: full };
       // `{"` and a key's letter, outside code (recovery reads no call in inline code), which opens no marker.
       if (hit >= 0x61 && !mentioned && !this.#bracketShown && this.#table.watchesBraces) {
         const brace = braceMetAt(this.#table, buffer, from);

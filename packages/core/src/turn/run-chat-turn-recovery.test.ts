@@ -124,6 +124,12 @@ for (const provider of scriptedProviders) {
         prose: 'Let me look that up. ',
       },
       {
+        name: 'a namespaced call within a line of prose: held from its `functions.`, cut out',
+        written: 'Let me look that up. functions.internal_search(queries=["refunds"])',
+        chunkSize: 8,
+        prose: 'Let me look that up. ',
+      },
+      {
         name: 'a JSON call within a line of prose, arguments first: held from its `{`, cut out',
         written: 'Let me look that up. {"arguments": {"queries": ["refunds"]}, "name": "internal_search"}',
         chunkSize: 8,
@@ -153,10 +159,11 @@ for (const provider of scriptedProviders) {
       });
     }
 
-    // A namespaced call within a line is not held (see docs/weak-models.md): shown, then recovered at the step's end.
+    // A call namespaced `default_api.` within a line is not held (see docs/weak-models.md): shown, then recovered
+    // at the step's end.
     it('a late call within a line of prose is retracted with message-replace', async () => {
       const { packets, assistant } = await recoverTurn(
-        'Let me look that up. functions.internal_search(queries=["refunds"])',
+        'Let me look that up. default_api.internal_search(queries=["refunds"])',
         8,
       );
       const replaced = packetsOfType(packets, 'message-replace');

@@ -107,10 +107,10 @@ describe('the UI message stream of tool errors, reasoning and stops, read by the
           return [{ type: 'text', text: 'Here is what I found.' }];
         if (question.includes('as text'))
           return [
-            // A namespaced call in the middle of a line of prose is shown as it streams, then retracted
-            // (message-replace) when the step ends. (A JSON call there, or one on a line of its own, is held back
-            // and never shown.)
-            { type: 'text', text: 'Checking. functions.lookup(' },
+            // A call namespaced `default_api.` in the middle of a line of prose is shown as it streams, then
+            // retracted (message-replace) when the step ends. (A JSON or `functions.` call there, or one on a line
+            // of its own, is held back and never shown.)
+            { type: 'text', text: 'Checking. default_api.lookup(' },
             { type: 'text', text: 'query="fine")' },
           ];
         if (question.includes('two tools'))
