@@ -38,6 +38,16 @@ function assertShown(text: string, shown: string, reasoning = '') {
 }
 
 describe('AnswerStreamFilter: a see-through <response> wrapper opening the answer', () => {
+  it('stays open around a call block inside it: its close is hidden too, as in the whole answer', () => {
+    for (const [text, shown] of [
+      [`<response>\n<tool_call>\n${hermesCall}\n</tool_call>\n</response>`, ''],
+      [`<response>Sure.\n<tool_call>\n${hermesCall}\n</tool_call>\nDone.</response>`, 'Sure.\n\nDone.'],
+    ] as const) {
+      assertShown(text, shown);
+      assert.equal(new AnswerRepair({ tools }).whole(text).text.trim(), shown);
+    }
+  });
+
   it("hides Granite 3.3's wrapper after its thinking, with or without thinking, at 1, 7 and 64-char chunks", () => {
     const prose = "Hello, world!\nWhat's up?";
     assertShown(`<think>I'm\nthinking</think><response>${prose}</response>`, prose, "I'm\nthinking");

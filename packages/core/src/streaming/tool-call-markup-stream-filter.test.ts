@@ -64,6 +64,26 @@ describe('XmlToolCallStreamFilter', () => {
 });
 
 describe('ToolCallMarkupStreamFilter (all dialects)', () => {
+  it('drops the blank lines after calls it hid where the answer opens, as after thinking, at every cut', () => {
+    const call = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>';
+    for (const [text, shown] of [
+      [`${call}\n\nI will wait.`, 'I will wait.'],
+      [`${call}\n${call}\n  Done.`, 'Done.'],
+      // Blanks before the block were shown before it closed: they stay. Text before it: nothing is dropped.
+      [`\n${call}\nI will wait.`, '\nI will wait.'],
+      [`Sure.\n${call}\nDone.`, 'Sure.\n\nDone.'],
+      [`${call}\n<think>a mention</think>`, '<think>a mention</think>'],
+    ] as const) {
+      for (let cut = 0; cut <= text.length; cut++)
+        assert.equal(
+          runChunks(new ToolCallMarkupStreamFilter(), [text.slice(0, cut), text.slice(cut)]),
+          shown,
+          `${JSON.stringify(text)} cut at ${cut}`,
+        );
+      assert.equal(runChunks(new ToolCallMarkupStreamFilter(), [...text]), shown, JSON.stringify(text));
+    }
+  });
+
   const cases: ReadonlyArray<readonly [string, string]> = [
     ['a<tool_call>{"name": "x"}</tool_call>b', 'ab'],
     ['a[TOOL_CALLS][{"name": "x"}] and everything after', 'a'],

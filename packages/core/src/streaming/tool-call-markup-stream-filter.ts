@@ -3,6 +3,14 @@ import { isWhitespaceCode, skipWhitespace } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 import { defaultToolCallMarkupMarkers } from '../recovery/tool-call-parser-registry.ts';
 import {
+  type AnswerStart,
+  hiddenStart,
+  inOpeningBlock,
+  insideWrapper,
+  notStarted,
+  started,
+} from './answer-start.ts';
+import {
   braceMetAt,
   braceWatchingTableOf,
   candidatesAt,
@@ -14,7 +22,6 @@ import {
   type PreparedMarker,
   pastTurnEnd,
 } from './markup-marker-table.ts';
-
 import type { ToolCallMarkupStreamFilterOptions } from './markup-stream-filter-options.ts';
 
 export type { ToolCallMarkupStreamFilterOptions } from './markup-stream-filter-options.ts';
@@ -119,7 +126,7 @@ export class ToolCallMarkupStreamFilter {
       text = shown.trimStart();
       if (text !== '') this.#afterThinking = false;
     }
-    this.#atStart = (this.#table.hasOpeningMarker && this.#answer === notStarted) || this.#afterThinking;
+    this.#atStart = (this.#table.hasOpeningMarker && this.#answer <= hiddenStart) || this.#afterThinking;
     return text;
   }
 
@@ -192,6 +199,10 @@ export class ToolCallMarkupStreamFilter {
             output += shown;
             this.#bracketShown = true;
           }
+          if (this.#answer === inOpeningBlock) {
+            this.#answer = shown === '' ? hiddenStart : started;
+            this.#atStart = shown === '';
+          }
           // A block the template ends the turn with, released as a call: what follows is past the turn. Without
           // a release every block is hidden, call or not, so nothing says the turn ended.
           if (marker.endsTurn && release && shown === '') {
@@ -207,6 +218,8 @@ export class ToolCallMarkupStreamFilter {
         this.#codeAt = position;
         continue;
       }
+      // Only hidden calls so far: the blank lines after them go, as after thinking.
+      if (this.#answer === hiddenStart) position = skipWhitespace(buffer, position);
       const found = this.#findOpening(buffer, position);
       if (found.kind === 'none') {
         this.#code.advance(buffer, this.#codeAt);
@@ -237,7 +250,9 @@ export class ToolCallMarkupStreamFilter {
         continue;
       }
       // Call markup, not thinking, starts the answer: a `<think>` after it is a mention.
-      if (!found.marker.reasoning && !found.marker.alone) this.#answer = started;
+      // A see-through wrapper around it stays open; a call block opening the answer is noted (see `hiddenStart`).
+      if (!found.marker.reasoning && !found.marker.alone && this.#answer <= hiddenStart)
+        this.#answer = this.#table.hasOpeningMarker ? inOpeningBlock : started;
       if (found.marker.alone) {
         // A see-through wrapper opening the answer starts it too; its close (only matched while it is open) ends it.
         if (found.marker.wraps) this.#answer = insideWrapper;
@@ -269,7 +284,7 @@ export class ToolCallMarkupStreamFilter {
   }
 
   #noteText(buffer: string, from: number, to: number): void {
-    if (this.#answer === notStarted && this.#table.hasOpeningMarker && skipWhitespace(buffer, from, to) < to)
+    if (this.#answer <= hiddenStart && this.#table.hasOpeningMarker && skipWhitespace(buffer, from, to) < to)
       this.#answer = started;
     this.#noteLine(buffer, from, to);
   }
@@ -378,14 +393,5 @@ export class ToolCallMarkupStreamFilter {
 function endsStructure(code: number): boolean {
   return code === 0x7d || code === 0x5d || code === 0x29 || code === 0x3e || code === 0x22;
 }
-
-/**
- * Where the answer is: only blanks and thinking so far, started, or started inside a see-through wrapper whose
- * opening the filter hid and whose close it will hide (see `ToolCallMarkupMarker.wrapsAnswer`).
- */
-type AnswerStart = 0 | 1 | 2;
-const notStarted: AnswerStart = 0;
-const started: AnswerStart = 1;
-const insideWrapper: AnswerStart = 2;
 
 const maximumBlockLength = 4 * 1024 * 1024;

@@ -15,7 +15,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'qwen2.5:7b',
     text: '\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\n<tool_call>\n{"name": "get_time", "arguments": {"tz": "CET"}}\n</tool_call>\n',
     calls: [oslo, cet],
-    visible: '\n\n\n',
+    visible: '\n',
     prose: '',
   },
   {
@@ -40,7 +40,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'qwen2.5:7b',
     text: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>\nI will report back once I have the forecast.',
     calls: [oslo],
-    visible: '\nI will report back once I have the forecast.',
+    visible: 'I will report back once I have the forecast.',
     prose: 'I will report back once I have the forecast.',
   },
   {
@@ -133,7 +133,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'qwen3-coder:30b',
     text: '<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_time>\n<parameter=tz>\nCET\n</parameter>\n</function>\n</tool_call>',
     calls: [oslo, cet],
-    visible: '\n',
+    visible: '',
     prose: '',
   },
   {
@@ -404,7 +404,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'glm-4.6',
     text: '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n<tool_call>get_time\n<arg_key>tz</arg_key>\n<arg_value>CET</arg_value>\n</tool_call>',
     calls: [{ name: 'get_weather', arguments: { city: 'Oslo', days: 3 } }, cet],
-    visible: '\n',
+    visible: '',
     prose: '',
   },
   {
@@ -486,7 +486,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'hermes-2-pro',
     text: '<tool_call>\n{"arguments": {"city": "Oslo"}, "name": "get_weather"}\n</tool_call>\nOne moment please.',
     calls: [oslo],
-    visible: '\nOne moment please.',
+    visible: 'One moment please.',
     prose: 'One moment please.',
   },
   {
@@ -704,7 +704,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'claude-ish',
     text: '<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n</function_calls>',
     calls: [oslo],
-    visible: '\n',
+    visible: '',
     prose: '',
   },
   {
@@ -897,7 +897,7 @@ export const realWorldFixtures: readonly DialectFixture[] = [
     model: 'qwen2.5:7b',
     text: '<tool_call>\n{"name": "internal_search", "arguments": {"queries": ["line one\nline two"]}}\n</tool_call>\nDone.',
     calls: [{ name: 'internal_search', arguments: { queries: ['line one\nline two'] } }],
-    visible: '\nDone.',
+    visible: 'Done.',
     prose: 'Done.',
   },
   {
