@@ -63,6 +63,12 @@ const callsWithinLines = [
     content: 'Let me check. \nOne moment.',
   },
   {
+    tag: '[inline-python-dict]',
+    model: 'any',
+    text: "Let me call it: {'name': 'get_weather', 'arguments': {'city': 'Paris'}}",
+    content: 'Let me call it: ',
+  },
+  {
     tag: '[inline-list]',
     model: 'any',
     text: 'Ok. [{"name": "get_weather", "arguments": {"city": "Paris"}}] then I answer.',

@@ -247,6 +247,8 @@ describe('AnswerStreamFilter: a JSON call within a line of prose', () => {
     ],
     ['Ok: {"arguments": {"city": "Paris"}, "name": "get_weather"} then', 'Ok: then'],
     ['Ok: {"id": "c1", "name": "get_time", "arguments": {"tz": "CET"}}\nok', 'Ok: \nok'],
+    // A Python dict, as some small models write it.
+    ["Let me call it: {'name': 'get_weather', 'arguments': {'city': 'Paris'}}", 'Let me call it: '],
   ];
 
   it('hides it, cut at every place, and shows the prose around it', () => {
@@ -282,6 +284,7 @@ describe('AnswerStreamFilter: a JSON call within a line of prose', () => {
     for (const text of [
       'Use {x} here, a set {1, 2} and { "a": 1 } too.',
       'Data {"input": "x", "count": 2} and {\n  "title": "x"\n} and { a }.\nDone.',
+      "A dict {'a': 1, 'name': 'x'} and {'title': 'get'} here, don't {'",
       'The body is {"city": "Paris"} and {"name": "other", "arguments": {}} here, {"note": "hi"} too.',
       'Use `{"name": "get_weather", "arguments": {"city": "Paris"}}` to call it.',
       'Note:\n> as in {"name": "get_weather", "arguments": {"city": "Paris"}}\n',

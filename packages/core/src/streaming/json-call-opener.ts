@@ -30,8 +30,8 @@ const maximumDepth = 3;
  * line (the json dialect), so the answer filter holds it while it streams; anything else there is prose, ruled
  * out at the first character that cannot go on a call (`{ braces }`, `{"status": …}`, `{"name": "other"}`). A
  * necessary condition only: recovery, reading the held text after the prose shown, decides the call. Blanks may
- * stand after the brace (`{ "name"`, a pretty-printed `{\n  "name"`), as the markup filter's one search meets them
- * (see `braceWatchingTableOf`). An object that opens with its arguments or an id (`{"arguments": …, "name": …}`)
+ * stand after the brace (`{ "name"`, a pretty-printed `{\n  "name"`), and keys may be in single quotes as a Python
+ * dict's are (`{'name': 'get_weather', …}`), as the markup filter's one search meets them (`braceWatchingTableOf`). An object that opens with its arguments or an id (`{"arguments": …, "name": …}`)
  * is held from its first key on: the classifier reads it to its name, and releases data once its value closes.
  */
 export class JsonCallOpener {
@@ -64,7 +64,9 @@ export class JsonCallOpener {
   /** A JSON object at `at` (`{`): its first key and, for a name key, its value's start. */
   #object(text: string, at: number, depth: number): OpensVerdict {
     let index = skipWhitespace(text, at + 1);
-    if (depth === 0 && index < text.length && text.charCodeAt(index) !== 0x22) return opensNo;
+    const quote = text.charCodeAt(index);
+    // A key in double quotes, or in single ones as a Python dict writes it (recovery reads both).
+    if (depth === 0 && index < text.length && quote !== 0x22 && quote !== 0x27) return opensNo;
     // Most braces of JSON data are ruled out by their key's first letter, unread (`{"status": …}`).
     const first = text.charCodeAt(index + 1);
     if (first < 0x80 && keyFirsts[first] === 0) return opensNo;

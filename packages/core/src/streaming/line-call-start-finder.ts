@@ -348,7 +348,7 @@ interface ShownBrackets {
  */
 function endsLikeBrace(text: string, markup: ShownBrackets): boolean {
   const last = text.charCodeAt(text.length - 1);
-  if (last !== 0x7b && last !== 0x22 && !isWhitespaceCode(last)) return false;
+  if (last !== 0x7b && last !== 0x22 && last !== 0x27 && !isWhitespaceCode(last)) return false;
   return openBraceAtEnd(text, 0) >= 0 && !markup.endsInInlineCode;
 }
 
@@ -358,7 +358,8 @@ function endsLikeBrace(text: string, markup: ShownBrackets): boolean {
  */
 function openBraceAtEnd(text: string, from: number): number {
   let at = text.length - 1;
-  if (text.charCodeAt(at) === 0x22) at--;
+  const last = text.charCodeAt(at);
+  if (last === 0x22 || last === 0x27) at--;
   at = skipWhitespaceBack(text, at, from);
   return at >= from && text.charCodeAt(at) === 0x7b ? at : -1;
 }

@@ -193,8 +193,9 @@ export function braceWatchingTableOf(
   let watching = byLetters.get(keyFirsts);
   if (watching === undefined) {
     // Measured: `{` in the class, a lookahead, or `{"` alone cost a search of each brace (or `{"`) of prose.
-    // Blanks may stand between the brace and the key (`{ "name"`, a pretty-printed `{\n  "name"`).
-    const brace = `\\{[ \\t\\r\\n]*"[${[...keyFirsts].map(escapeClassCharacter).join('')}]`;
+    // Blanks may stand between the brace and the key (`{ "name"`, a pretty-printed `{\n  "name"`), and the key
+    // may be quoted as a Python dict's is (`{'name'`).
+    const brace = `\\{[ \\t\\r\\n]*["'][${[...keyFirsts].map(escapeClassCharacter).join('')}]`;
     const namespace: PreparedMarker = { ...inertMarker, open: watchedNamespace, watched: true };
     watching = tablesOf([...table.markers, namespace], brace);
     byLetters.set(keyFirsts, watching);
@@ -210,7 +211,8 @@ export function braceMetAt(table: MarkupMarkerTable, buffer: string, from: numbe
   if (!table.watchesBraces) return -1;
   const letter = table.firstPattern.lastIndex - 1;
   const code = buffer.charCodeAt(letter);
-  if (code < 0x61 || code > 0x7a || buffer.charCodeAt(letter - 1) !== 0x22) return -1;
+  const quote = buffer.charCodeAt(letter - 1);
+  if (code < 0x61 || code > 0x7a || (quote !== 0x22 && quote !== 0x27)) return -1;
   const brace = skipWhitespaceBack(buffer, letter - 2, from);
   return brace >= from && buffer.charCodeAt(brace) === 0x7b ? brace : -1;
 }
