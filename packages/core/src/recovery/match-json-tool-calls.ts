@@ -29,7 +29,13 @@ export const callArgumentKeys = [
 /** Keys that wrap a list of calls (`{"tool_calls": [...]}`). */
 export const callWrapperKeys = ['tool_calls', 'tool_call', 'function_call', 'calls', 'tool_uses', 'actions'];
 // Keys a call object may carry besides its name when it has no arguments at all (a zero-parameter call).
-const callBookkeepingKeys = new Set(['id', 'type', 'index', 'call_id', 'tool_call_id']);
+export const callBookkeepingKeys: ReadonlySet<string> = new Set([
+  'id',
+  'type',
+  'index',
+  'call_id',
+  'tool_call_id',
+]);
 const maximumDepth = 8;
 
 /**

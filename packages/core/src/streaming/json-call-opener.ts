@@ -1,4 +1,9 @@
-import { callArgumentKeys, callNameKeys, callWrapperKeys } from '../recovery/match-json-tool-calls.ts';
+import {
+  callArgumentKeys,
+  callBookkeepingKeys,
+  callNameKeys,
+  callWrapperKeys,
+} from '../recovery/match-json-tool-calls.ts';
 import { skipWhitespace, toolNamespacePrefixes } from '../recovery/text-search.ts';
 
 /** How far the text at a `{` within a line of prose goes toward a JSON call (see {@link JsonCallOpener}). */
@@ -11,7 +16,11 @@ export type OpensVerdict = typeof opensNo | typeof opensMaybe | typeof opensYes;
 
 // Keys a JSON call object may open with: its name (`"name"`, `"function"`, …), a wrapper (`"tool_calls"`), `"type"`,
 // and keys read before the name is known (deferred): its arguments (`{"arguments": …, "name": …}`) or an id.
-const deferredKeys = new Set([...callArgumentKeys, 'id', 'call_id', 'tool_call_id']);
+// `"type"` is read for its value; `"index"` opens OpenAI's streamed deltas, not a call a model writes as text.
+const deferredKeys = new Set([
+  ...callArgumentKeys,
+  ...[...callBookkeepingKeys].filter((key) => key !== 'type' && key !== 'index'),
+]);
 const openingKeys: readonly string[] = [...callNameKeys, ...callWrapperKeys, 'type', ...deferredKeys];
 const wrapperKeys = new Set(callWrapperKeys);
 // The opening keys' first letters, by code.
@@ -31,7 +40,7 @@ const maximumDepth = 3;
  * out at the first character that cannot go on a call (`{ braces }`, `{"status": …}`, `{"name": "other"}`). A
  * necessary condition only: recovery, reading the held text after the prose shown, decides the call. Blanks may
  * stand after the brace (`{ "name"`, a pretty-printed `{\n  "name"`), and keys may be in single quotes as a Python
- * dict's are (`{'name': 'get_weather', …}`), as the markup filter's one search meets them (`braceWatchingTableOf`). An object that opens with its arguments or an id (`{"arguments": …, "name": …}`)
+ * dict's are (`{'name': 'get_weather', …}`), as the markup filter's one search meets them (`callWatchingTableOf`). An object that opens with its arguments or an id (`{"arguments": …, "name": …}`)
  * is held from its first key on: the classifier reads it to its name, and releases data once its value closes.
  */
 export class JsonCallOpener {

@@ -146,7 +146,7 @@ export class LineCallStartFinder {
    * chunk longer than a character whether its search for its markers' first characters met a `[` that may open a
    * call; when `[` is one of them, a chunk where it met none holds none, so prose within a line costs one newline
    * search, not a second pass for a bracket (a chunk that may hold one is left to `find`, which looks for both).
-   * The same holds for `{"` and a key's letter (see `braceWatchingTableOf`); a `{` or `{"` ending the chunk is looked at.
+   * The same holds for `{"` and a key's letter (see `callWatchingTableOf`); a `{` or `{"` ending the chunk is looked at.
    */
   mayStartIn(text: string, markup: ShownBrackets): boolean {
     if (this.#atLineStart) return true;

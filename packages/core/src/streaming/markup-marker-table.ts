@@ -1,4 +1,4 @@
-import { skipWhitespaceBack } from '../recovery/text-search.ts';
+import { functionsPrefix, skipWhitespaceBack } from '../recovery/text-search.ts';
 import type { ToolCallMarkupMarker } from '../recovery/tool-call-markup-marker.ts';
 
 // The markup stream filter's view of a marker list: each marker prepared for matching in place (lower-cased,
@@ -53,7 +53,7 @@ export interface MarkupMarkerTable {
    * Shared by every filter of the list, so each use sets `lastIndex` first; a search never spans a call out.
    */
   readonly firstPattern: RegExp;
-  /** The search also meets `{"` and a key's first letter, where a JSON call may open (see {@link braceWatchingTableOf}). */
+  /** The search also meets `{"` and a key's first letter, where a JSON call may open (see {@link callWatchingTableOf}). */
   readonly watchesBraces: boolean;
   /** Some marker counts only where it opens the answer (see {@link ToolCallMarkupMarker.opensAnswer}). */
   readonly hasOpeningMarker: boolean;
@@ -163,14 +163,14 @@ function tablesOf(markers: readonly PreparedMarker[], extra: string): MarkupMark
   };
 }
 
-const braceWatching = new WeakMap<MarkupMarkerTable, Map<string, MarkupMarkerTable>>();
+const callWatching = new WeakMap<MarkupMarkerTable, Map<string, MarkupMarkerTable>>();
 
 /**
  * The answer filter's word that opens a namespaced call within a line of prose (`Sure. functions.get_weather(…)`),
  * watched by the markup filter's search, which meets its `f` anyway (`functools[`). Not `default_api.`: Gemini
  * writes it in a `tool_code` fence (read at its line's start), and its `d` would make every `d` of prose a match.
  */
-export const watchedNamespace = 'functions.';
+export const watchedNamespace = functionsPrefix;
 
 /**
  * The tables of a marker list whose one search also meets `{"` and one of `keyFirsts` (the answer filter's JSON
@@ -179,16 +179,16 @@ export const watchedNamespace = 'functions.';
  * over within the same native search. No marker may start with `{` (else the plain tables are used). Cached per
  * list and letters.
  */
-export function braceWatchingTableOf(
+export function callWatchingTableOf(
   list: readonly ToolCallMarkupMarker[],
   keyFirsts: string,
 ): MarkupMarkerTable {
   const table = markupMarkerTableOf(list);
   if (table.firstCharacters.includes('{') || keyFirsts === '') return table;
-  let byLetters = braceWatching.get(table);
+  let byLetters = callWatching.get(table);
   if (byLetters === undefined) {
     byLetters = new Map();
-    braceWatching.set(table, byLetters);
+    callWatching.set(table, byLetters);
   }
   let watching = byLetters.get(keyFirsts);
   if (watching === undefined) {

@@ -12,7 +12,7 @@ import {
 } from './answer-start.ts';
 import {
   braceMetAt,
-  braceWatchingTableOf,
+  callWatchingTableOf,
   candidatesAt,
   indexOfIgnoringCase,
   type MarkupMarkerTable,
@@ -93,7 +93,7 @@ export class ToolCallMarkupStreamFilter {
     this.#options = options;
     this.#table =
       options.braceOpens && options.braceKeyFirsts
-        ? braceWatchingTableOf(markers, options.braceKeyFirsts)
+        ? callWatchingTableOf(markers, options.braceKeyFirsts)
         : markupMarkerTableOf(markers);
     this.#atStart = this.#table.hasOpeningMarker;
   }
