@@ -70,6 +70,6 @@ test('built-in tools declare stopsTurn and mergeableField themselves, and start 
       ['open_url', 'Open URL'],
     ]);
   } finally {
-    index.close();
+    await index.close();
   }
 });

@@ -821,7 +821,7 @@ describe('organisations', () => {
     } finally {
       await orgHttp.close();
       await orgServer.close();
-      index.close();
+      await index.close();
       await searchModel.close();
     }
   });

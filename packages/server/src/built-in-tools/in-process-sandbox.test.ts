@@ -101,7 +101,7 @@ describe('toolbus serve turns and the in-process sandbox', () => {
     await http?.close();
     await server?.close();
     await sandbox?.close();
-    index?.close();
+    await index?.close();
     await storage?.close();
     await model?.close();
     await fetch.close();

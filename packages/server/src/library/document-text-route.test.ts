@@ -44,7 +44,7 @@ before(async () => {
 });
 after(async () => {
   await api?.close();
-  index.close();
+  await index.close();
   await rm(folder, { recursive: true, force: true });
 });
 
@@ -59,7 +59,7 @@ describe('GET /v1/documents/text', () => {
   });
 
   test("serves an indexed file's text by its file:// link, as inert plain text", async () => {
-    assert.ok((index.findByLink(link) as readonly unknown[]).length > 1, 'the document has several chunks');
+    assert.ok((await index.findByLink(link)).length > 1, 'the document has several chunks');
     const response = await get(`/v1/documents/text?link=${encodeURIComponent(link)}`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);

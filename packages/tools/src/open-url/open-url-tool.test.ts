@@ -17,7 +17,7 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
     // The real guard: loopback is refused unless allowed; only the site's address is allowed, nothing else.
     fetch = createGuardedFetch({ allow: ['127.0.0.1/32'] });
     index = await openDocumentIndex({ path: ':memory:' });
-    index.upsert({
+    await index.upsert({
       sourceId: 'handbook.md',
       title: 'Indexed Handbook',
       link: `${site.origin}/indexed/handbook`,
@@ -25,7 +25,7 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
     });
   });
   after(async () => {
-    index.close();
+    await index.close();
     await fetch.close();
     await site.close();
   });
