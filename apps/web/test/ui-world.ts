@@ -116,7 +116,7 @@ export async function startUiWorld(
       registry: createSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') }),
       blobStore: createFilesystemBlobStore({ directory: join(directory, 'blobs') }),
     },
-    documentIndex: openDocumentIndex({ path: join(directory, 'index.sqlite') }),
+    documentIndex: await openDocumentIndex({ path: join(directory, 'index.sqlite') }),
     documentRoots: [directory],
     limits: { requestsPerMinute: options.requestsPerMinute ?? 100_000 },
     builtInToolFactories: (context) => {

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { migrate } from '@toolbus/storage/backend';
+import { documentIndexMigrations } from '@toolbus/tools';
 import { describeDocumentIndexConformance } from '@toolbus/tools/testing';
 import pg from 'pg';
-import { openPostgresDocumentIndex, postgresDocumentIndexMigrations } from './postgres-document-index.ts';
+import { openPostgresDocumentIndex } from './postgres-document-index.ts';
 import { postgresMigrationTarget } from './postgres-migration-target.ts';
 import { startTestPostgres, type TestPostgres } from './testing/start-test-postgres.ts';
 
@@ -65,7 +66,7 @@ test("an index of the first schema keeps its documents, now the default organisa
   pool.on('connect', (client) => client.on('error', () => {}));
   await migrate(
     postgresMigrationTarget(pool),
-    postgresDocumentIndexMigrations.slice(0, 1),
+    documentIndexMigrations.slice(0, 1),
     'search_index_migrations',
   );
   await pool.query(

@@ -15,7 +15,7 @@ const refusingFetch = async (): Promise<Response> => {
 };
 
 test('built-in tools declare stopsTurn and mergeableField themselves, and start with their display name', async () => {
-  const index = openDocumentIndex({ path: ':memory:' });
+  const index = await openDocumentIndex({ path: ':memory:' });
   try {
     const tools: Tool[] = [
       createInternalSearchTool({ index }),
@@ -70,6 +70,6 @@ test('built-in tools declare stopsTurn and mergeableField themselves, and start 
       ['open_url', 'Open URL'],
     ]);
   } finally {
-    index.close();
+    await index.close();
   }
 });

@@ -16,9 +16,9 @@ export { DEFAULT_IMAGE_SIZES, IMAGE_SHAPES } from './generate-image/image-shape.
 export type { ChunkTextOptions } from './internal-search/chunk-text.ts';
 export { chunkText } from './internal-search/chunk-text.ts';
 export * from './internal-search/document-index.ts';
+export { documentIndexMigrations } from './internal-search/document-index-migrations.ts';
 export type * from './internal-search/document-search-index.ts';
 export * from './internal-search/index-paths.ts';
-export * from './internal-search/index-rows.ts';
 export * from './internal-search/index-skip-reasons.ts';
 export type { InternalSearchToolOptions } from './internal-search/internal-search-tool.ts';
 export { createInternalSearchTool } from './internal-search/internal-search-tool.ts';

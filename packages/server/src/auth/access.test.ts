@@ -660,7 +660,7 @@ describe('organisations', () => {
         return [{ type: 'text', text: 'No search.' }];
       },
     });
-    const index = openDocumentIndex({ path: ':memory:' });
+    const index = await openDocumentIndex({ path: ':memory:' });
     const orgServer = await createServer({
       storage,
       auth: 'api-keys',
@@ -821,7 +821,7 @@ describe('organisations', () => {
     } finally {
       await orgHttp.close();
       await orgServer.close();
-      index.close();
+      await index.close();
       await searchModel.close();
     }
   });

@@ -12,7 +12,7 @@ import { type ScriptedModelServer, startScriptedModelServer, textSteps } from '@
 import { type InterpreterServerOptions, startInterpreterServer } from '@toolbus/interpreter';
 import { omitUndefined } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
-import { type DocumentIndex, openDocumentIndex } from '@toolbus/tools';
+import { type DocumentSearchIndex, openDocumentIndex } from '@toolbus/tools';
 import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
@@ -44,7 +44,7 @@ describe('toolbus serve turns and the in-process sandbox', () => {
   let root: string;
   let model: ScriptedModelServer;
   let storage: Storage;
-  let index: DocumentIndex;
+  let index: DocumentSearchIndex;
   let server: ToolbusServer;
   let http: ListeningServer;
   let sandbox: InProcessSandbox;
@@ -69,7 +69,7 @@ describe('toolbus serve turns and the in-process sandbox', () => {
     const persona = await storage.personas.create({ name: 'coder', description: 'runs code' });
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'PythonTool' });
     await storage.personas.addToolRow(persona.id, { kind: 'built-in', builtInId: 'CodingAgentTool' });
-    index = openDocumentIndex({ path: ':memory:' });
+    index = await openDocumentIndex({ path: ':memory:' });
     sandbox = createInProcessSandbox({ start: counter.start });
     server = await createServer({
       storage,
@@ -101,7 +101,7 @@ describe('toolbus serve turns and the in-process sandbox', () => {
     await http?.close();
     await server?.close();
     await sandbox?.close();
-    index?.close();
+    await index?.close();
     await storage?.close();
     await model?.close();
     await fetch.close();

@@ -12,7 +12,7 @@ import {
   startScriptedModelServer,
 } from '@toolbus/core/testing';
 import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
-import { openDocumentIndex } from '@toolbus/tools';
+import { type DocumentSearchIndex, openDocumentIndex } from '@toolbus/tools';
 import { everythingServerEntry } from '../../../assembly/src/__fixtures__/everything-server.ts';
 import { jsonOf } from '../__fixtures__/api-calls.ts';
 import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
@@ -22,6 +22,7 @@ let api: TestApi;
 let model: ScriptedModelServer;
 let pets: LoopbackHttpServer;
 let root: string;
+let documentIndex: DocumentSearchIndex | undefined;
 const guarded = createGuardedFetch({ level: 'strict', allow: ['127.0.0.1'] });
 
 const petsDocument = (url: string) => ({
@@ -71,6 +72,8 @@ before(async () => {
     },
   });
   const skillsDirectory = await mkdtemp(join(tmpdir(), 'toolbus-skills-'));
+  const index = await openDocumentIndex({ path: join(root, '..', `${Date.now()}-index.sqlite`) });
+  documentIndex = index;
   api = await startTestApi({
     server: () => ({
       auth: 'api-keys',
@@ -81,7 +84,7 @@ before(async () => {
         blobStore: createFilesystemBlobStore({ directory: join(skillsDirectory, 'blobs') }),
         validation: { reservedNames: ['house-style'] },
       },
-      documentIndex: openDocumentIndex({ path: join(root, '..', `${Date.now()}-index.sqlite`) }),
+      documentIndex: index,
       documentRoots: [root],
     }),
     adminEmail: 'admin@example.com',
@@ -89,6 +92,7 @@ before(async () => {
 });
 after(async () => {
   await api?.close();
+  await documentIndex?.close();
   await model.close();
   await pets.close();
   await guarded.close?.();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chunkText, type DocumentIndex, indexPaths, openDocumentIndex } from '@toolbus/tools';
+import { chunkText, type DocumentSearchIndex, indexPaths, openDocumentIndex } from '@toolbus/tools';
 import { startTestApi, type TestApi } from '../__fixtures__/test-api.ts';
 import { joinChunks } from './document-text-route.ts';
 
@@ -15,14 +15,14 @@ const paragraph = (index: number) =>
 const longText = `# Refund policy\n\n${Array.from({ length: 30 }, (_, index) => paragraph(index)).join('\n\n')}`;
 
 let folder: string;
-let index: DocumentIndex;
+let index: DocumentSearchIndex;
 let api: TestApi;
 let link: string;
 
 before(async () => {
   folder = await mkdtemp(join(tmpdir(), 'toolbus-document-text-'));
   await writeFile(join(folder, 'refunds.md'), longText);
-  index = openDocumentIndex({ path: join(folder, 'index.sqlite') });
+  index = await openDocumentIndex({ path: join(folder, 'index.sqlite') });
   await indexPaths({ index, paths: [join(folder, 'refunds.md')] });
   link = pathToFileURL(join(folder, 'refunds.md')).href;
   // Another organisation's document: never served to this one.
@@ -44,7 +44,7 @@ before(async () => {
 });
 after(async () => {
   await api?.close();
-  index.close();
+  await index.close();
   await rm(folder, { recursive: true, force: true });
 });
 
@@ -59,7 +59,7 @@ describe('GET /v1/documents/text', () => {
   });
 
   test("serves an indexed file's text by its file:// link, as inert plain text", async () => {
-    assert.ok((index.findByLink(link) as readonly unknown[]).length > 1, 'the document has several chunks');
+    assert.ok((await index.findByLink(link)).length > 1, 'the document has several chunks');
     const response = await get(`/v1/documents/text?link=${encodeURIComponent(link)}`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);

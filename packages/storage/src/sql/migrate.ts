@@ -14,7 +14,7 @@ export interface Migration {
 }
 
 /** Where a migration list records its applied versions: storage's list and the search index's are separate. */
-type MigrationTable = 'schema_migrations' | 'search_index_migrations';
+export type MigrationTable = 'schema_migrations' | 'search_index_migrations';
 
 // Fixed numbers: every toolbus process migrating the same list on one PostgreSQL database takes the same lock.
 const migrationLockKeys: Readonly<Record<MigrationTable, number>> = {
@@ -46,11 +46,7 @@ export async function migrate(
   return target.db.transaction().execute(async (trx) => {
     if (dialect === 'postgres')
       await sql`SELECT pg_advisory_xact_lock(${migrationLockKeys[table]})`.execute(trx);
-    // The table name is one of two constants, never input.
-    await target.runScript(
-      trx,
-      `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${words.time} NOT NULL)`,
-    );
+    await target.runScript(trx, migrationTableSql(table, dialect));
     if (dialect === 'postgres' && table === 'schema_migrations') await renumberPostgres(trx, migrations);
     const fromVersion = await schemaVersion(trx, table);
     const latest = migrations.length;
@@ -70,6 +66,11 @@ export async function migrate(
         .execute();
     }
   });
+}
+
+/** The table a migration list records its versions in (its name one of two constants, never input). */
+export function migrationTableSql(table: MigrationTable, dialect: StorageDialect): string {
+  return `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${stepWords[dialect].time} NOT NULL)`;
 }
 
 /** The highest applied migration version (0 for an empty database). */

@@ -3,8 +3,7 @@ import { chunkText } from './chunk-text.ts';
 import type { IndexableDocument, SearchHit } from './document-index.ts';
 import type { IndexedDocumentInfo, ListDocumentsOptions } from './document-search-index.ts';
 
-// What every document index stores and reads back, whatever its database: the SQLite FTS5 index here and the
-// PostgreSQL one (@toolbus/storage-postgres) differ only in their schema and their ranking.
+// What the document index stores and reads back, whatever its database (document-index.ts).
 
 /** A chunk of a document as an index stores it. */
 export interface IndexedChunk {

@@ -3,20 +3,21 @@ import { after, before, describe, test } from 'node:test';
 import { createCitationAllocator } from '@toolbus/core';
 import { createGuardedFetch, type GuardedFetch } from '@toolbus/core/node';
 import { runTool } from '../__fixtures__/run-tool.ts';
-import { type DocumentIndex, openDocumentIndex } from '../internal-search/document-index.ts';
+import { openDocumentIndex } from '../internal-search/document-index.ts';
+import type { DocumentSearchIndex } from '../internal-search/document-search-index.ts';
 import { type LoopbackSite, startLoopbackSite } from './__fixtures__/loopback-site.ts';
 import { createOpenUrlTool } from './open-url-tool.ts';
 
 describe('open_url against a loopback site, through the guarded fetch', () => {
   let site: LoopbackSite;
   let fetch: GuardedFetch;
-  let index: DocumentIndex;
+  let index: DocumentSearchIndex;
   before(async () => {
     site = await startLoopbackSite({ largePageBytes: 1024 * 1024 });
     // The real guard: loopback is refused unless allowed; only the site's address is allowed, nothing else.
     fetch = createGuardedFetch({ allow: ['127.0.0.1/32'] });
-    index = openDocumentIndex({ path: ':memory:' });
-    index.upsert({
+    index = await openDocumentIndex({ path: ':memory:' });
+    await index.upsert({
       sourceId: 'handbook.md',
       title: 'Indexed Handbook',
       link: `${site.origin}/indexed/handbook`,
@@ -24,7 +25,7 @@ describe('open_url against a loopback site, through the guarded fetch', () => {
     });
   });
   after(async () => {
-    index.close();
+    await index.close();
     await fetch.close();
     await site.close();
   });
