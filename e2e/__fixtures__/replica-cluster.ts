@@ -64,9 +64,34 @@ export interface ReplicaCluster {
 
 /** Starts the replicas (the first alone, so it creates the database), then HAProxy in front of them. */
 export async function startReplicaCluster(options: ReplicaClusterOptions): Promise<ReplicaCluster> {
+  // What has started, stopped again when the cluster fails to come up: a replica or a sandbox left running would keep
+  // the test file's process alive after its tests failed, and the whole run would wait for it.
+  const started: ChildProcess[] = [];
+  const directories: string[] = [];
+  let sandbox: InterpreterServer | undefined;
+  try {
+    return await startEverything(options, started, directories, (server) => {
+      sandbox = server;
+    });
+  } catch (error) {
+    for (const child of started) child.kill('SIGKILL');
+    await sandbox?.close();
+    await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
+    throw error;
+  }
+}
+
+async function startEverything(
+  options: ReplicaClusterOptions,
+  started: ChildProcess[],
+  directories: string[],
+  sandboxStarted: (server: InterpreterServer) => void,
+): Promise<ReplicaCluster> {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-replicas-'));
+  directories.push(home);
   const sandbox: InterpreterServer | undefined =
     options.sandboxUrl === undefined ? await startInterpreterServer({ port: 0 }) : undefined;
+  if (sandbox !== undefined) sandboxStarted(sandbox);
   const sandboxUrl = options.sandboxUrl ?? (sandbox as InterpreterServer).url;
   await writeFile(
     join(home, 'config.json'),
@@ -108,6 +133,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    started.push(child);
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (chunk) => {
@@ -131,6 +157,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
 
   const proxyPort = await freeLoopbackPort();
   const proxyDir = await mkdtemp(join(tmpdir(), 'toolbus-haproxy-'));
+  directories.push(proxyDir);
   const config = [
     'global',
     '  maxconn 4096',
@@ -162,6 +189,7 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
   const configPath = join(proxyDir, 'haproxy.cfg');
   await writeFile(configPath, config);
   const proxy = spawn('haproxy', ['-db', '-f', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  started.push(proxy);
   let proxyLog = '';
   proxy.stderr?.on('data', (chunk) => {
     proxyLog += chunk;

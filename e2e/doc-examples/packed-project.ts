@@ -4,8 +4,8 @@
 // installing are the slow part.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { supportAgentFile } from '../new-user/scenario.ts';
 import { exampleFiles, repoRoot } from './code-blocks.ts';
 
@@ -73,8 +73,20 @@ export function makePackedProject(root: string): { readonly tarballs: string; re
     [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/toolbus/tsconfig.json'],
     repoRoot,
   );
-  // With scripts: each package's prepack is what makes the manifest its tarball ships.
-  run('npm', ['pack', ...packageFolders(), '--pack-destination', tarballs, '--silent'], repoRoot);
+  // With scripts: each package's prepack is what makes the manifest its tarball ships. It rewrites the manifest while
+  // npm packs, so the packages are packed from a copy (beside a copy of the script it runs): the test files running
+  // meanwhile read the workspace's manifests, which a pack in place left half-written or stripped for a moment.
+  const stage = join(root, 'stage');
+  const folders = packageFolders();
+  for (const folder of folders) {
+    const source = join(repoRoot, folder);
+    cpSync(source, join(stage, folder), {
+      recursive: true,
+      filter: (path) => !relative(source, path).split(sep).includes('node_modules'),
+    });
+  }
+  cpSync(join(repoRoot, 'scripts/pack-manifest.mjs'), join(stage, 'scripts/pack-manifest.mjs'));
+  run('npm', ['pack', ...folders, '--pack-destination', tarballs, '--silent'], stage);
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }),

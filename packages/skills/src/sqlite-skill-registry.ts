@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { loadDatabaseSync } from '@toolbus/storage';
+import { openDatabaseFile } from '@toolbus/storage';
 import { SkillBundleError } from './skill-bundle-error.ts';
 import type { SkillRecord, SkillRegistry } from './skill-registry.ts';
 
@@ -49,7 +49,9 @@ interface Row {
  */
 export function createSqliteSkillRegistry(options: SqliteSkillRegistryOptions): SkillRegistry {
   const database =
-    typeof options.database === 'string' ? new (loadDatabaseSync())(options.database) : options.database;
+    typeof options.database === 'string'
+      ? openDatabaseFile('The skill registry', options.database)
+      : options.database;
   migrate(database);
   const columns =
     'id, name, description, front_matter, sha256, blob_key, total_bytes, file_count, is_built_in, findings, findings_accepted, created_at';

@@ -13,7 +13,7 @@ export { personaNameKey } from './rules/persona-name.ts';
 export { createSecretBox } from './secret-box.ts';
 export type { Migration } from './sql/migrate.ts';
 export { storageMigrations } from './sql/migrations.ts';
-export { loadDatabaseSync } from './sqlite/load-database-sync.ts';
+export { loadDatabaseSync, openDatabaseFile } from './sqlite/load-database-sync.ts';
 export * from './storage.ts';
 export { StorageError } from './storage-error.ts';
 export type { UploadedFile } from './uploaded-file.ts';

@@ -376,6 +376,33 @@ describe('secrets at rest', () => {
   });
 });
 
+test('a file that is not a database is refused naming it, and left as it was', async () => {
+  const path = join(temporaryDirectory(), 'toolbus.db');
+  writeFileSync(path, 'these bytes are no SQLite database, but somebody may want them back');
+  await assert.rejects(
+    openStorage({ path, secretKey: key, environment: noEnvironment }),
+    (error: unknown) => {
+      assert.ok(error instanceof StorageError);
+      assert.equal(error.code, 'unreadable_database');
+      assert.ok(
+        error.message.startsWith(`The database ${path} cannot be opened as a SQLite database`),
+        error.message,
+      );
+      return true;
+    },
+  );
+  assert.equal(
+    readFileSync(path, 'utf8'),
+    'these bytes are no SQLite database, but somebody may want them back',
+  );
+  await assert.rejects(
+    openStorage({ path: temporaryDirectory(), secretKey: key, environment: noEnvironment }),
+    {
+      code: 'unreadable_database',
+    },
+  );
+});
+
 test('closing at once and again closes the database once; a closed storage refuses queries', async () => {
   const storage = await openStorage({ path: join(temporaryDirectory(), 'close.db'), secretKey: key });
   await Promise.all([storage.close(), storage.close()]);

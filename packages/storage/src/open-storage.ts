@@ -5,7 +5,7 @@ import { openSqlStorage } from './open-sql-storage.ts';
 import { resolveSecretKey, type SecretKeyOptions } from './resolve-secret-key.ts';
 import { createSecretBox } from './secret-box.ts';
 import { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
-import { loadDatabaseSync } from './sqlite/load-database-sync.ts';
+import { openDatabaseFile } from './sqlite/load-database-sync.ts';
 import { createSqlitePacketStreams } from './sqlite/sqlite-packet-streams.ts';
 import { startWalCheckpointer } from './sqlite/wal-checkpointer.ts';
 import type { Storage } from './storage.ts';
@@ -28,7 +28,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   if (!inMemory) mkdirSync(dirname(options.path), { recursive: true });
   const defaultKeyFile = inMemory ? {} : { secretKeyFile: join(dirname(options.path), 'secret.key') };
   const secrets = createSecretBox(resolveSecretKey({ ...defaultKeyFile, ...options }));
-  const database = new (loadDatabaseSync())(options.path, { enableForeignKeyConstraints: true });
+  const database = openDatabaseFile('The database', options.path, { enableForeignKeyConstraints: true });
   if (!inMemory) {
     database.exec('PRAGMA journal_mode = WAL');
     // In WAL mode, NORMAL syncs at checkpoints rather than on every commit: a killed process loses nothing

@@ -10,7 +10,8 @@ export type StorageErrorCode =
   | 'not_found' // the row an update or read needs does not exist
   | 'conflict' // a uniqueness rule was broken (same email, same MCP server name)
   | 'invalid_input' // the values break a rule of the schema (e.g. a tool row with two sources)
-  | 'unreachable'; // the database server (PostgreSQL) did not answer or refused the connection
+  | 'unreachable' // the database server (PostgreSQL) did not answer or refused the connection
+  | 'unreadable_database'; // a SQLite file that cannot be opened or is not a database (the message names it)
 
 /** A storage operation failed for a stated reason. Messages never contain secret values. */
 export class StorageError extends ToolbusError<StorageErrorCode> {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, DatabaseSyncOptions } from 'node:sqlite';
 import { ToolbusError } from '@toolbus/spec';
+import { StorageError } from '../storage-error.ts';
 
 /**
  * The `DatabaseSync` class of `node:sqlite`, loaded on first use rather than at import: importing a package that
@@ -16,6 +17,30 @@ export function loadDatabaseSync(): typeof DatabaseSync {
       code: 'node_sqlite_unavailable',
       message: `toolbus needs Node.js 22.5 or newer for its embedded database (node:sqlite); this is ${process.version}.`,
       cause: error,
+    });
+  }
+}
+
+/**
+ * Opens the SQLite file of `what` ("The database", "The search index") and reads its header: a file that cannot be
+ * opened, or is not a database, fails here as `unreadable_database` naming the file, rather than at a later
+ * statement with SQLite's bare words ("file is not a database") and no clue which of toolbus's files it means.
+ */
+export function openDatabaseFile(what: string, path: string, options?: DatabaseSyncOptions): DatabaseSync {
+  const DatabaseSyncClass = loadDatabaseSync();
+  let database: DatabaseSync | undefined;
+  try {
+    database = new DatabaseSyncClass(path, options ?? {});
+    database.prepare('PRAGMA schema_version').get();
+    return database;
+  } catch (cause) {
+    database?.close();
+    if ((cause as { code?: unknown }).code !== 'ERR_SQLITE_ERROR') throw cause;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new StorageError({
+      code: 'unreadable_database',
+      message: `${what} ${path} cannot be opened as a SQLite database (${reason}). Restore it from a backup, or move it aside and toolbus starts a new one.`,
+      cause,
     });
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -30,6 +30,19 @@ test('an index written by a newer toolbus is refused, and left as it was', async
   const after = new DatabaseSync(counted);
   assert.deepEqual({ ...after.prepare('PRAGMA user_version').get() }, { user_version: 3 });
   after.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+test('a file that is not a database is refused naming it as the search index, and left as it was', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'toolbus-index-garbage-'));
+  const path = join(directory, 'index.db');
+  writeFileSync(path, 'garbage garbage garbage');
+  await assert.rejects(openDocumentIndex({ path }), (error: unknown) => {
+    assert.equal((error as { code?: string }).code, 'unreadable_database');
+    assert.match((error as Error).message, new RegExp(`^The search index ${path} cannot be opened`));
+    return true;
+  });
+  assert.equal(readFileSync(path, 'utf8'), 'garbage garbage garbage');
   rmSync(directory, { recursive: true, force: true });
 });
 

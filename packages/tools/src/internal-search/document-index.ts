@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_ORGANIZATION_ID, loadDatabaseSync, StorageError } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, openDatabaseFile, StorageError } from '@toolbus/storage';
 import {
   type MigrationTarget,
   migrate,
@@ -73,7 +73,7 @@ const chunksPerInsert = 500;
  */
 export async function openDocumentIndex(options: OpenDocumentIndexOptions): Promise<DocumentSearchIndex> {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const database = new (loadDatabaseSync())(options.path);
+  const database = openDatabaseFile('The search index', options.path);
   try {
     // Foreign keys are off while the schema changes (a rebuilt table's drop must not cascade to its chunks).
     database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;');
