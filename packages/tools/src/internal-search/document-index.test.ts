@@ -13,6 +13,62 @@ describeDocumentIndexConformance({
   openIndex: async () => openDocumentIndex({ path: ':memory:' }),
 });
 
+test('two indexes on one file write at once, as `toolbus index` beside a running server does', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'toolbus-index-two-'));
+  const path = join(directory, 'index.db');
+  const [first, second] = [await openDocumentIndex({ path }), await openDocumentIndex({ path })];
+  try {
+    // Interleaved transactions of two connections: one waits for the other's write lock, never "database is locked".
+    const outcomes = await Promise.all(
+      [first, second].flatMap((index, which) =>
+        Array.from({ length: 40 }, (_, number) =>
+          index.upsert({
+            sourceId: `doc-${which}-${number}`,
+            title: `Note ${number}`,
+            text: `Paragraph ${number} of ${which}.`,
+          }),
+        ),
+      ),
+    );
+    assert.deepEqual(new Set(outcomes), new Set(['added']));
+    assert.deepEqual(await second.counts(), { documents: 80, chunks: 80 });
+    assert.equal((await first.search('paragraph', { limit: 200 })).length, 80);
+  } finally {
+    await first.close();
+    await second.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test("a write waits while another connection holds the file's write lock, rather than failing", async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'toolbus-index-locked-'));
+  const path = join(directory, 'index.db');
+  const index = await openDocumentIndex({ path });
+  // Another process's transaction (a `toolbus index` run) holding the lock for a moment.
+  const other = new DatabaseSync(path);
+  other.exec('BEGIN IMMEDIATE');
+  const released = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      other.exec('COMMIT');
+      resolve();
+    }, 200),
+  );
+  try {
+    const outcome = await index.upsert({
+      sourceId: 'kb/vpn',
+      title: 'VPN',
+      text: 'Import the wireguard profile.',
+    });
+    assert.equal(outcome, 'added');
+    assert.equal((await index.search('wireguard'))[0]?.sourceId, 'kb/vpn');
+  } finally {
+    await released;
+    other.close();
+    await index.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
 test('an index written by a newer toolbus is refused, and left as it was', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'toolbus-index-schema-'));
   const path = join(directory, 'index.db');
