@@ -45,6 +45,23 @@ test('a document indexed through one replica is found through another; the GIN i
   await Promise.all([writer.close(), reader.close()]);
 });
 
+test('two replicas indexing the same new source at once store its chunks once', async () => {
+  const url = await cluster.createDatabase();
+  const replicas = await Promise.all([
+    openPostgresDocumentIndex({ url }),
+    openPostgresDocumentIndex({ url }),
+  ]);
+  const text = 'Install the wireguard client.\n\nImport the profile your administrator sent.';
+  // Each source written by both replicas together: neither finds a row to lock before the other's insert.
+  await Promise.all(
+    Array.from({ length: 30 }, (_, number) =>
+      replicas.map((index) => index.upsert({ sourceId: `kb/${number}`, title: 'VPN', text })),
+    ).flat(),
+  );
+  assert.deepEqual(await replicas[0]?.counts(), { documents: 30, chunks: 30 });
+  await Promise.all(replicas.map((index) => index.close()));
+});
+
 test('an index written by a newer toolbus is refused', async () => {
   const url = await cluster.createDatabase();
   await (await openPostgresDocumentIndex({ url })).close();

@@ -162,7 +162,6 @@ function sqlDocumentIndex(
           )
         ).rows;
         if (found?.content_hash === contentHash) return 'unchanged';
-        if (found) await sql`DELETE FROM ${chunks} WHERE document_id = ${found.id}`.execute(trx);
         const { rows } = await sql<{ id: number }>`INSERT INTO ${documents}
              (organization_id, source_id, title, link, content_hash, updated_at, indexed_at, uploaded_by)
            VALUES (${organizationId}, ${document.sourceId}, ${document.title}, ${document.link ?? null},
@@ -172,6 +171,9 @@ function sqlDocumentIndex(
              uploaded_by = COALESCE(excluded.uploaded_by, ${documents}.uploaded_by)
            RETURNING id`.execute(trx);
         const documentId = rows[0]?.id;
+        // By the id the write returned, not the one read: on PostgreSQL a replica indexing the same new source at the
+        // same moment found no row to lock, and its chunks, committed while this write waited for the row, go too.
+        await sql`DELETE FROM ${chunks} WHERE document_id = ${documentId}`.execute(trx);
         for (let first = 0; first < pieces.length; first += chunksPerInsert) {
           const values = pieces
             .slice(first, first + chunksPerInsert)
