@@ -68,11 +68,9 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
   // the test file's process alive after its tests failed, and the whole run would wait for it.
   const started: ChildProcess[] = [];
   const directories: string[] = [];
-  let sandbox: InterpreterServer | undefined;
+  const sandbox = options.sandboxUrl === undefined ? await startInterpreterServer({ port: 0 }) : undefined;
   try {
-    return await startEverything(options, started, directories, (server) => {
-      sandbox = server;
-    });
+    return await startEverything(options, sandbox, started, directories);
   } catch (error) {
     for (const child of started) child.kill('SIGKILL');
     await sandbox?.close();
@@ -81,17 +79,15 @@ export async function startReplicaCluster(options: ReplicaClusterOptions): Promi
   }
 }
 
+/** The cluster on `sandbox` (the one it started, if any), recording each process and folder as it starts it. */
 async function startEverything(
   options: ReplicaClusterOptions,
+  sandbox: InterpreterServer | undefined,
   started: ChildProcess[],
   directories: string[],
-  sandboxStarted: (server: InterpreterServer) => void,
 ): Promise<ReplicaCluster> {
   const home = await mkdtemp(join(tmpdir(), 'toolbus-replicas-'));
   directories.push(home);
-  const sandbox: InterpreterServer | undefined =
-    options.sandboxUrl === undefined ? await startInterpreterServer({ port: 0 }) : undefined;
-  if (sandbox !== undefined) sandboxStarted(sandbox);
   const sandboxUrl = options.sandboxUrl ?? (sandbox as InterpreterServer).url;
   await writeFile(
     join(home, 'config.json'),

@@ -4,10 +4,10 @@
 
 export { openSqlStorage } from './open-sql-storage.ts';
 export { jsonArray } from './sql/json-array-parameter.ts';
-export type { MigrationTarget } from './sql/migrate.ts';
-export { migrate, migrationTableSql } from './sql/migrate.ts';
+export type { EarlierNumbering, MigrationTarget } from './sql/migrate.ts';
+export { migrate } from './sql/migrate.ts';
 export { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 export type { StorageSchema } from './sql/storage-schema.ts';
-export type { StorageDialect } from './sql/store-context.ts';
+export { byteOrder, type StorageDialect } from './sql/store-context.ts';
 export type { PacketRow, PacketStreams, RunStatement } from './stores/packet-streams.ts';
 export { appended, storedPackets, tablePackets, turnKey } from './stores/packet-streams.ts';

@@ -40,22 +40,26 @@ export async function migrate(
   target: MigrationTarget,
   migrations: readonly Migration[],
   table: MigrationTable = 'schema_migrations',
+  earlierNumbering?: EarlierNumbering,
 ): Promise<void> {
   const { dialect } = target;
   const words = stepWords[dialect];
   return target.db.transaction().execute(async (trx) => {
     if (dialect === 'postgres')
       await sql`SELECT pg_advisory_xact_lock(${migrationLockKeys[table]})`.execute(trx);
-    await target.runScript(trx, migrationTableSql(table, dialect));
-    if (dialect === 'postgres' && table === 'schema_migrations') await renumberPostgres(trx, migrations);
+    // The table name is one of two constants, never input.
+    await target.runScript(
+      trx,
+      `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${words.time} NOT NULL)`,
+    );
+    const earlier =
+      earlierNumbering ??
+      (dialect === 'postgres' && table === 'schema_migrations' ? postgresReleasesNumbering : undefined);
+    const reached = await earlier?.(trx);
+    if (reached !== undefined) await recordReached(trx, table, migrations, reached);
     const fromVersion = await schemaVersion(trx, table);
     const latest = migrations.length;
-    if (fromVersion > latest) {
-      throw new StorageError({
-        code: 'schema_too_new',
-        message: `The database has schema version ${fromVersion}, newer than this toolbus knows (${latest}). Upgrade toolbus; do not open it with an older version.`,
-      });
-    }
+    if (fromVersion > latest) throw tooNew(fromVersion, latest);
     for (const [index, migration] of migrations.slice(fromVersion).entries()) {
       const script = migration.sql(words);
       if (script.trim() !== '') await target.runScript(trx, script);
@@ -66,11 +70,6 @@ export async function migrate(
         .execute();
     }
   });
-}
-
-/** The table a migration list records its versions in (its name one of two constants, never input). */
-export function migrationTableSql(table: MigrationTable, dialect: StorageDialect): string {
-  return `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${stepWords[dialect].time} NOT NULL)`;
 }
 
 /** The highest applied migration version (0 for an empty database). */
@@ -85,30 +84,53 @@ export async function schemaVersion(
   return Number(row?.version ?? 0);
 }
 
-// PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 11, the first
-// recorded under this name: the version of the one list that each old version reached (index: the old version).
-const postgresLegacyFirstName = 'initial schema: every store of the SQLite schema version 4';
-const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15, 16, 17];
+/**
+ * How an earlier release recorded the steps it applied, where not in this runner's table: the version of the list
+ * they reached, or undefined when there is nothing of the kind. It may clear the old record (it runs in the
+ * migration's transaction, so a refusal keeps it).
+ */
+export type EarlierNumbering = (trx: Transaction<StorageSchema>) => Promise<number | undefined>;
 
-/** Records the versions an old-numbered PostgreSQL database reached again, under the one list's numbering, once. */
-async function renumberPostgres(
+function tooNew(version: number, latest: number): StorageError {
+  return new StorageError({
+    code: 'schema_too_new',
+    message: `The database has schema version ${version}, newer than this toolbus knows (${latest}). Upgrade toolbus; do not open it with an older version.`,
+  });
+}
+
+/** Records the versions an earlier numbering reached as this list's, in place of what the table held. */
+async function recordReached(
   trx: Transaction<StorageSchema>,
+  table: MigrationTable,
   migrations: readonly Migration[],
+  reached: number,
 ): Promise<void> {
-  const first = await trx
-    .selectFrom('schema_migrations')
-    .select('name')
-    .where('version', '=', 1)
-    .executeTakeFirst();
-  if (first?.name !== postgresLegacyFirstName) return;
-  const reached = postgresLegacyVersions[await schemaVersion(trx)];
-  if (reached === undefined) throw new Error('A PostgreSQL schema of an unknown old version.');
-  await trx.deleteFrom('schema_migrations').execute();
+  if (reached > migrations.length) throw tooNew(reached, migrations.length);
+  await trx.deleteFrom(table as 'schema_migrations').execute();
+  if (reached === 0) return;
   const now = new Date().toISOString();
   await trx
-    .insertInto('schema_migrations')
+    .insertInto(table as 'schema_migrations')
     .values(
       migrations.slice(0, reached).map(({ name }, index) => ({ version: index + 1, name, applied_at: now })),
     )
     .execute();
 }
+
+// PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 11, the first
+// recorded under this name: the version of the one list that each old version reached (index: the old version).
+const postgresLegacyFirstName = 'initial schema: every store of the SQLite schema version 4';
+const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15, 16, 17];
+
+/** Storage's steps as PostgreSQL's releases before storage was written once numbered them. */
+const postgresReleasesNumbering: EarlierNumbering = async (trx) => {
+  const first = await trx
+    .selectFrom('schema_migrations')
+    .select('name')
+    .where('version', '=', 1)
+    .executeTakeFirst();
+  if (first?.name !== postgresLegacyFirstName) return undefined;
+  const reached = postgresLegacyVersions[await schemaVersion(trx)];
+  if (reached === undefined) throw new Error('A PostgreSQL schema of an unknown old version.');
+  return reached;
+};

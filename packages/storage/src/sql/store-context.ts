@@ -35,9 +35,7 @@ export function createStoreContext({ db, dialect, secrets }: SqlStorageOptions) 
     oldestFirst: sql`created_at, ${insertionOrder}`,
     /** Newest rows first: the reverse of `oldestFirst`. */
     newestFirst: sql`created_at DESC, ${insertionOrder} DESC`,
-    /** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
-    byteOrder: (column: string) =>
-      dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`,
+    byteOrder: (column: string) => byteOrder(dialect, column),
     /**
      * The query locking the rows it selects until the transaction ends, on PostgreSQL (where another replica may
      * write between a read and a write); SQLite's IMMEDIATE transactions already hold the whole database.
@@ -48,6 +46,11 @@ export function createStoreContext({ db, dialect, secrets }: SqlStorageOptions) 
     /** Runs `action` in one transaction; rolls back when it throws. */
     transaction: <Result>(action: (trx: StorageDb) => Promise<Result>) => db.transaction().execute(action),
   } as const;
+}
+
+/** A text column in byte order (SQLite's default collation; PostgreSQL's "C"), the same on both databases. */
+export function byteOrder(dialect: StorageDialect, column: string) {
+  return dialect === 'sqlite' ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} COLLATE "C"`;
 }
 
 /**

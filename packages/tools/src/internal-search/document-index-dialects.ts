@@ -1,6 +1,6 @@
-// Where the search index's SQL differs between SQLite and PostgreSQL: table names, row locks, byte order, source
-// prefixes and, above all, how chunks are matched and ranked. Everything else the index does is written once
-// (document-index.ts).
+// Where the search index's SQL differs between SQLite and PostgreSQL: table names, row locks, source prefixes and,
+// above all, how chunks are matched and ranked. Everything else the index does is written once (document-index.ts;
+// byte order is storage's `byteOrder`).
 import type { StorageDialect } from '@toolbus/storage/backend';
 import { type QueryExecutorProvider, type RawBuilder, sql } from 'kysely';
 import { toFtsTerms } from './fts-query.ts';
@@ -12,8 +12,6 @@ export interface DocumentIndexDialect {
   readonly chunks: RawBuilder<unknown>;
   /** Appended to a read that a write in the same transaction depends on. */
   readonly lockRows: RawBuilder<unknown>;
-  /** A text column compared and ordered by bytes. */
-  byteOrder(column: string): RawBuilder<string>;
   /** Whether `column` starts with `prefix`, served by an index. */
   startsWith(column: string, prefix: string): RawBuilder<boolean>;
   /** The best chunks of one organisation for a model's query, best first, up to `rows`. */
@@ -25,9 +23,11 @@ export interface DocumentIndexDialect {
   ): Promise<SearchHitRow[]>;
 }
 
-const hitColumns = sql`c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at`;
+/** A search hit's columns (SearchHitRow) but its score, from chunks `c` and documents `d`. */
+export const hitColumns = sql`c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content, c.content_hash, d.updated_at`;
 
-const rowsOf = async <Row>(db: QueryExecutorProvider, query: RawBuilder<Row>) =>
+/** The rows of a raw query on `db` or a transaction. */
+export const rowsOf = async <Row>(db: QueryExecutorProvider, query: RawBuilder<Row>) =>
   (await query.execute(db)).rows;
 
 /**
@@ -39,7 +39,6 @@ const sqlite: DocumentIndexDialect = {
   chunks: sql.table('chunks'),
   // IMMEDIATE transactions already hold the whole database.
   lockRows: sql``,
-  byteOrder: (column) => sql<string>`${sql.ref(column)}`,
   startsWith: (column, prefix) =>
     sql<boolean>`${sql.ref(column)} >= ${prefix} AND ${sql.ref(column)} < ${`${prefix}\u{10ffff}`}`,
   async search(db, organizationId, query, rows) {
@@ -97,7 +96,6 @@ const postgres: DocumentIndexDialect = {
   chunks: sql.table('search_chunks'),
   // Another replica may write between the read and the write.
   lockRows: sql` FOR UPDATE`,
-  byteOrder: (column) => sql<string>`${sql.ref(column)} COLLATE "C"`,
   startsWith: (column, prefix) => sql<boolean>`starts_with(${sql.ref(column)}, ${prefix})`,
   // websearch_to_tsquery never fails on hostile syntax; a query of only stop words or punctuation matches nothing,
   // as on SQLite.

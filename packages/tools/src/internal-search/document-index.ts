@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_ORGANIZATION_ID, openDatabaseFile, StorageError } from '@toolbus/storage';
+import { DEFAULT_ORGANIZATION_ID, openDatabaseFile } from '@toolbus/storage';
 import {
+  byteOrder,
+  type EarlierNumbering,
   type MigrationTarget,
   migrate,
-  migrationTableSql,
   sqliteMigrationTarget,
 } from '@toolbus/storage/backend';
-import { type RawBuilder, sql } from 'kysely';
-import { documentIndexDialects } from './document-index-dialects.ts';
+import { sql } from 'kysely';
+import { documentIndexDialects, hitColumns, rowsOf } from './document-index-dialects.ts';
 import { documentIndexMigrations } from './document-index-migrations.ts';
 import type { DocumentScope, DocumentSearchIndex } from './document-search-index.ts';
 import {
@@ -74,45 +74,11 @@ const chunksPerInsert = 500;
 export async function openDocumentIndex(options: OpenDocumentIndexOptions): Promise<DocumentSearchIndex> {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const database = openDatabaseFile('The search index', options.path);
-  try {
-    // Foreign keys are off while the schema changes (a rebuilt table's drop must not cascade to its chunks).
-    database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;');
-    recordCountedSteps(database);
-  } catch (error) {
-    database.close();
-    throw error;
-  }
+  // Foreign keys are off while the schema changes (a rebuilt table's drop must not cascade to its chunks).
+  database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;');
   const index = await openSqlDocumentIndex(sqliteMigrationTarget(database), options);
   database.exec('PRAGMA foreign_keys = ON');
   return index;
-}
-
-/**
- * Index files of the releases before the index ran on storage's migration runner counted the same steps in
- * `PRAGMA user_version`: they are recorded as the runner's, once.
- */
-function recordCountedSteps(database: DatabaseSync): void {
-  const { user_version: counted } = database.prepare('PRAGMA user_version').get() as { user_version: number };
-  if (counted === 0) return;
-  if (counted > documentIndexMigrations.length) {
-    throw new StorageError({
-      code: 'schema_too_new',
-      message: `The search index was written by a newer toolbus (schema ${counted}; this one knows ${documentIndexMigrations.length}).`,
-    });
-  }
-  database.exec(`BEGIN IMMEDIATE; ${migrationTableSql('search_index_migrations', 'sqlite')};`);
-  try {
-    const record = database.prepare(
-      'INSERT INTO search_index_migrations (version, name, applied_at) VALUES (?, ?, ?)',
-    );
-    for (const [index, { name }] of documentIndexMigrations.slice(0, counted).entries()) {
-      record.run(index + 1, name, new Date().toISOString());
-    }
-    database.exec('PRAGMA user_version = 0; COMMIT;');
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
-  }
 }
 
 /**
@@ -124,7 +90,8 @@ export async function openSqlDocumentIndex(
   options: DocumentIndexOptions = {},
 ): Promise<DocumentSearchIndex> {
   try {
-    await migrate(target, documentIndexMigrations, 'search_index_migrations');
+    const earlier = target.dialect === 'sqlite' ? countedInUserVersion : undefined;
+    await migrate(target, documentIndexMigrations, 'search_index_migrations', earlier);
   } catch (error) {
     await target.db.destroy().catch(() => {});
     throw error;
@@ -132,6 +99,17 @@ export async function openSqlDocumentIndex(
   const scope = { organizationId: DEFAULT_ORGANIZATION_ID };
   return sqlDocumentIndex(target, options.maxChunkChars ?? 1200, scope, true);
 }
+
+/**
+ * Index files of the releases before the index ran on storage's migration runner counted the same steps in
+ * `PRAGMA user_version`: the runner records them as its own, once.
+ */
+const countedInUserVersion: EarlierNumbering = async (trx) => {
+  const [counted] = await rowsOf(trx, sql<{ user_version: number }>`PRAGMA user_version`);
+  if (!counted?.user_version) return undefined;
+  await sql`PRAGMA user_version = 0`.execute(trx);
+  return counted.user_version;
+};
 
 /**
  * The internal_search index, written once for SQLite and PostgreSQL (their differences: document-index-dialects.ts):
@@ -145,32 +123,33 @@ function sqlDocumentIndex(
   ownsDatabase: boolean,
 ): DocumentSearchIndex {
   const { db } = target;
-  const { documents, chunks, lockRows, byteOrder, startsWith, search } =
-    documentIndexDialects[target.dialect];
+  const { documents, chunks, lockRows, startsWith, search } = documentIndexDialects[target.dialect];
+  const inByteOrder = (column: string) => byteOrder(target.dialect, column);
   const { organizationId } = scope;
-  const rowsOf = async <Row>(query: RawBuilder<Row>) => (await query.execute(db)).rows;
   return {
     upsert(document) {
       const contentHash = documentHash(document);
       const pieces = distinctChunks(document.text, maxChunkChars);
       return db.transaction().execute(async (trx) => {
         // Locked where another replica may index the same source meanwhile.
-        const [found] = (
-          await sql<{ id: number; content_hash: string }>`SELECT id, content_hash FROM ${documents}
-             WHERE organization_id = ${organizationId} AND source_id = ${document.sourceId}${lockRows}`.execute(
-            trx,
-          )
-        ).rows;
+        const [found] = await rowsOf(
+          trx,
+          sql<{ id: number; content_hash: string }>`SELECT id, content_hash FROM ${documents}
+             WHERE organization_id = ${organizationId} AND source_id = ${document.sourceId}${lockRows}`,
+        );
         if (found?.content_hash === contentHash) return 'unchanged';
-        const { rows } = await sql<{ id: number }>`INSERT INTO ${documents}
+        const [written] = await rowsOf(
+          trx,
+          sql<{ id: number }>`INSERT INTO ${documents}
              (organization_id, source_id, title, link, content_hash, updated_at, indexed_at, uploaded_by)
            VALUES (${organizationId}, ${document.sourceId}, ${document.title}, ${document.link ?? null},
              ${contentHash}, ${document.updatedAt ?? null}, ${new Date().toISOString()}, ${scope.uploadedBy ?? null})
            ON CONFLICT (organization_id, source_id) DO UPDATE SET title = excluded.title, link = excluded.link,
              content_hash = excluded.content_hash, updated_at = excluded.updated_at, indexed_at = excluded.indexed_at,
              uploaded_by = COALESCE(excluded.uploaded_by, ${documents}.uploaded_by)
-           RETURNING id`.execute(trx);
-        const documentId = rows[0]?.id;
+           RETURNING id`,
+        );
+        const documentId = written?.id;
         // By the id the write returned, not the one read: on PostgreSQL a replica indexing the same new source at the
         // same moment found no row to lock, and its chunks, committed while this write waited for the row, go too.
         await sql`DELETE FROM ${chunks} WHERE document_id = ${documentId}`.execute(trx);
@@ -188,8 +167,11 @@ function sqlDocumentIndex(
       });
     },
     async hashOf(sourceId) {
-      const [found] = await rowsOf(sql<{ content_hash: string }>`SELECT content_hash FROM ${documents}
-          WHERE organization_id = ${organizationId} AND source_id = ${sourceId}`);
+      const [found] = await rowsOf(
+        db,
+        sql<{ content_hash: string }>`SELECT content_hash FROM ${documents}
+          WHERE organization_id = ${organizationId} AND source_id = ${sourceId}`,
+      );
       return found?.content_hash;
     },
     async remove(sourceId) {
@@ -199,9 +181,12 @@ function sqlDocumentIndex(
       return (result.numAffectedRows ?? 0n) > 0n;
     },
     async sourcesUnder(prefix) {
-      const rows = await rowsOf(sql<{ source_id: string }>`SELECT source_id FROM ${documents}
+      const rows = await rowsOf(
+        db,
+        sql<{ source_id: string }>`SELECT source_id FROM ${documents}
           WHERE organization_id = ${organizationId} AND ${startsWith('source_id', prefix)}
-          ORDER BY ${byteOrder('source_id')}`);
+          ORDER BY ${inByteOrder('source_id')}`,
+      );
       return rows.map((row) => row.source_id);
     },
     async search(query, options = {}) {
@@ -210,27 +195,35 @@ function sqlDocumentIndex(
       return toSearchHits(await search(db, organizationId, query, limit * 2), limit);
     },
     async findByLink(link) {
-      const rows = await rowsOf(sql<SearchHitRow>`
-         SELECT c.id AS chunk_id, d.source_id, d.title, d.link, c.ordinal, c.content,
-                c.content_hash, d.updated_at, 0 AS score
+      const rows = await rowsOf(
+        db,
+        sql<SearchHitRow>`
+         SELECT ${hitColumns}, 0 AS score
            FROM ${documents} d JOIN ${chunks} c ON c.document_id = d.id
-          WHERE d.organization_id = ${organizationId} AND d.link = ${link} ORDER BY c.ordinal`);
+          WHERE d.organization_id = ${organizationId} AND d.link = ${link} ORDER BY c.ordinal`,
+      );
       return toSearchHits(rows);
     },
     async counts() {
-      const [found] = await rowsOf(sql<{ documents: number; chunks: number }>`SELECT
+      const [found] = await rowsOf(
+        db,
+        sql<{ documents: number; chunks: number }>`SELECT
           (SELECT count(*) FROM ${documents} WHERE organization_id = ${organizationId}) AS documents,
           (SELECT count(*) FROM ${chunks} c JOIN ${documents} d ON d.id = c.document_id
-            WHERE d.organization_id = ${organizationId}) AS chunks`);
+            WHERE d.organization_id = ${organizationId}) AS chunks`,
+      );
       return { documents: Number(found?.documents ?? 0), chunks: Number(found?.chunks ?? 0) };
     },
     async list(options = {}) {
-      const rows = await rowsOf(sql<IndexedDocumentRow>`
+      const rows = await rowsOf(
+        db,
+        sql<IndexedDocumentRow>`
          SELECT d.source_id, d.title, d.link, d.uploaded_by, d.indexed_at,
                 (SELECT count(*) FROM ${chunks} c WHERE c.document_id = d.id) AS chunks
            FROM ${documents} d WHERE d.organization_id = ${organizationId}
-            AND ${byteOrder('d.source_id')} > ${options.after ?? ''}
-          ORDER BY ${byteOrder('d.source_id')} LIMIT ${listLimit(options)}`);
+            AND ${inByteOrder('d.source_id')} > ${options.after ?? ''}
+          ORDER BY ${inByteOrder('d.source_id')} LIMIT ${listLimit(options)}`,
+      );
       return rows.map(toIndexedDocumentInfo);
     },
     forOrganization: (view) => sqlDocumentIndex(target, maxChunkChars, view, false),
