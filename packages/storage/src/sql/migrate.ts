@@ -13,17 +13,13 @@ export interface Migration {
   readonly sql: (d: StepWords) => string;
 }
 
-/**
- * Where a migration list records its applied versions: storage's list, the search index's and the skill registry's
- * are separate, so each can move alone (and share a database with the others).
- */
+/** Where a migration list records its applied versions: storage's, the search index's and the skill registry's. */
 export type MigrationTable = 'schema_migrations' | 'search_index_migrations' | 'skill_registry_migrations';
 
 // Fixed numbers: every toolbus process migrating the same list on one PostgreSQL database takes the same lock.
 const migrationLockKeys: Readonly<Record<MigrationTable, number>> = {
   schema_migrations: 7_320_119,
   search_index_migrations: 7_320_120,
-  // The skill registry is SQLite only today; its key is kept for when it is not.
   skill_registry_migrations: 7_320_121,
 };
 
