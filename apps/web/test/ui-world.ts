@@ -10,7 +10,7 @@ import { resolveLanguageModel } from '@toolbus/core';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { type ResearchWorld, startResearchWorld } from '@toolbus/research/testing';
 import { createServer, type ListeningServer, listen, type ToolbusServer } from '@toolbus/server';
-import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
+import { createFilesystemBlobStore, openSqliteSkillRegistry } from '@toolbus/skills';
 import { omitUndefined } from '@toolbus/spec';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { openDocumentIndex } from '@toolbus/tools';
@@ -113,7 +113,7 @@ export async function startUiWorld(
     titleChats: true,
     ...omitUndefined({ fetch: options.fetch }),
     skills: {
-      registry: createSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') }),
+      registry: await openSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') }),
       blobStore: createFilesystemBlobStore({ directory: join(directory, 'blobs') }),
     },
     documentIndex: await openDocumentIndex({ path: join(directory, 'index.sqlite') }),

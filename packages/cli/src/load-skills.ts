@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createFilesystemBlobStore,
-  createSqliteSkillRegistry,
   materializeSkills,
+  openSqliteSkillRegistry,
   renderSkillsPromptSection,
 } from '@toolbus/skills';
 import type { CliConfig } from './cli-config.ts';
@@ -58,7 +58,7 @@ export async function loadChatSkills(
   const database = join(directory, 'skills.sqlite');
   const none: ChatSkills = { names: [], root: undefined, promptSection: '', close: async () => {} };
   if (!existsSync(database)) return none;
-  const registry = createSqliteSkillRegistry({ database });
+  const registry = await openSqliteSkillRegistry({ database });
   const records = await registry.list();
   if (records.length === 0) return none;
   const root = await mkdtemp(join(tmpdir(), 'toolbus-skills-'));

@@ -34,6 +34,6 @@ export type {
 export { SkillBundleError, skillBundleErrorCodes } from './skill-bundle-error.ts';
 export type { SkillRecord, SkillRegistry } from './skill-registry.ts';
 export type { SqliteSkillRegistryOptions } from './sqlite-skill-registry.ts';
-export { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
+export { openSqliteSkillRegistry } from './sqlite-skill-registry.ts';
 export { validateSkillBundle } from './validate-skill-bundle.ts';
 export { writeNormalisedSkillBundle } from './write-normalised-skill-bundle.ts';

@@ -10,7 +10,7 @@ import { materializeSkills } from './materialize-skills.ts';
 import { renderSkillsPromptSection } from './render-skills-prompt-section.ts';
 import { seedBuiltInSkills } from './seed-built-in-skills.ts';
 import { SkillBundleError } from './skill-bundle-error.ts';
-import { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
+import { openSqliteSkillRegistry } from './sqlite-skill-registry.ts';
 import { validateSkillBundle } from './validate-skill-bundle.ts';
 
 let directory: string;
@@ -30,7 +30,7 @@ const custom = (body = 'Steps.\n') =>
 
 describe('materializeSkills', () => {
   it('writes stored skills read-only under <target>/<name>/, with their exact contents', async () => {
-    const registry = createSqliteSkillRegistry({ database: ':memory:' });
+    const registry = await openSqliteSkillRegistry({ database: ':memory:' });
     const blobStore = createFilesystemBlobStore({ directory: join(directory, 'blobs') });
     await seedBuiltInSkills({ registry, blobStore });
     await ingestSkillBundle({ bundle: custom(), registry, blobStore });

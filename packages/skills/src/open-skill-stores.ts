@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BlobStore } from './blob-store.ts';
 import { createFilesystemBlobStore } from './filesystem-blob-store.ts';
 import type { SkillRegistry } from './skill-registry.ts';
-import { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
+import { openSqliteSkillRegistry } from './sqlite-skill-registry.ts';
 
 /**
  * The skill stores of one data folder (created with mode 0700): the registry at `skills.sqlite` and the bundles
@@ -14,7 +14,7 @@ export async function openSkillStores(
 ): Promise<{ readonly registry: SkillRegistry; readonly blobStore: BlobStore }> {
   await mkdir(dataDirectory, { recursive: true, mode: 0o700 });
   return {
-    registry: createSqliteSkillRegistry({ database: join(dataDirectory, 'skills.sqlite') }),
+    registry: await openSqliteSkillRegistry({ database: join(dataDirectory, 'skills.sqlite') }),
     blobStore: createFilesystemBlobStore({ directory: join(dataDirectory, 'blobs') }),
   };
 }

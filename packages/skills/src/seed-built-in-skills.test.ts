@@ -10,7 +10,7 @@ import { readSkillBundleFile } from './read-skill-bundle-file.ts';
 import { renderSkillTemplate } from './render-skill-template.ts';
 import { buildBuiltInSkill, builtInSkillsDirectory, seedBuiltInSkills } from './seed-built-in-skills.ts';
 import { SkillBundleError } from './skill-bundle-error.ts';
-import { createSqliteSkillRegistry } from './sqlite-skill-registry.ts';
+import { openSqliteSkillRegistry } from './sqlite-skill-registry.ts';
 import { validateSkillBundle } from './validate-skill-bundle.ts';
 
 let directory: string;
@@ -60,7 +60,7 @@ describe('built-in skills', () => {
   });
 
   it('seeds idempotently: same content adds no row and no blob; new values replace the old blob', async () => {
-    const registry = createSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') });
+    const registry = await openSqliteSkillRegistry({ database: join(directory, 'skills.sqlite') });
     const blobStore = createFilesystemBlobStore({ directory: join(directory, 'blobs') });
     const first = await seedBuiltInSkills({ registry, blobStore });
     assert.deepEqual(

@@ -1,30 +1,18 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { openDatabaseFile } from '@toolbus/storage';
+import { type EarlierNumbering, migrate, sqliteMigrationTarget } from '@toolbus/storage/backend';
+import { sql } from 'kysely';
 import { SkillBundleError } from './skill-bundle-error.ts';
 import type { SkillRecord, SkillRegistry } from './skill-registry.ts';
+import { skillRegistryMigrations } from './skill-registry-migrations.ts';
 
-/** Statements that bring a database to the current schema; each runs once, in order, recorded by version. */
-const migrations: readonly string[] = [
-  `CREATE TABLE toolbus_skills (
-     id TEXT PRIMARY KEY,
-     name TEXT NOT NULL UNIQUE,
-     description TEXT NOT NULL,
-     front_matter TEXT NOT NULL,
-     sha256 TEXT NOT NULL,
-     blob_key TEXT NOT NULL,
-     total_bytes INTEGER NOT NULL,
-     file_count INTEGER NOT NULL,
-     is_built_in INTEGER NOT NULL,
-     findings TEXT NOT NULL,
-     findings_accepted INTEGER NOT NULL,
-     created_at TEXT NOT NULL
-   ) STRICT`,
-];
-
-/** Options for {@link createSqliteSkillRegistry}. */
+/** Options for {@link openSqliteSkillRegistry}. */
 export interface SqliteSkillRegistryOptions {
-  /** An open database, or a file path (`:memory:` for a private in-memory one). */
-  readonly database: DatabaseSync | string;
+  /**
+   * The SQLite file (`:memory:` for a private in-memory one). It may be another store's file, storage's too: the
+   * registry opens a connection of its own to it.
+   */
+  readonly database: string;
 }
 
 interface Row {
@@ -43,16 +31,29 @@ interface Row {
 }
 
 /**
- * A {@link SkillRegistry} on `node:sqlite`. It owns its tables (`toolbus_skills`, and `toolbus_skills_migrations`
- * recording which migrations ran), created by an idempotent migration on first use, so it can share a database
- * with other toolbus stores.
+ * Opens a {@link SkillRegistry} on `node:sqlite`, migrating its file first with storage's migration runner. It owns
+ * its tables (`toolbus_skills`, and `skill_registry_migrations` recording which of its steps ran), so it can share a
+ * database with other toolbus stores. Fails closed on a file written by a newer toolbus (`schema_too_new`).
  */
-export function createSqliteSkillRegistry(options: SqliteSkillRegistryOptions): SkillRegistry {
-  const database =
-    typeof options.database === 'string'
-      ? openDatabaseFile('The skill registry', options.database)
-      : options.database;
-  migrate(database);
+export async function openSqliteSkillRegistry(options: SqliteSkillRegistryOptions): Promise<SkillRegistry> {
+  // A connection of its own, as the search index opens one, rather than a caller's: a migration target's lock orders
+  // only the queries that go through that target, so a second target on a connection that storage (or anyone)
+  // already drives through its own would start its transaction while the other's is open across an await, or take
+  // the other's statements into its own. Two connections on one file are ordered by SQLite's write lock instead,
+  // which the target waits for without blocking the thread (sqlite-migration-target.ts).
+  const database = openDatabaseFile('The skill registry', options.database);
+  try {
+    await migrate(
+      sqliteMigrationTarget(database),
+      skillRegistryMigrations,
+      'skill_registry_migrations',
+      countedInOldTable,
+    );
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  // The migration's transaction has ended; the registry's statements run on the connection directly from here.
   const columns =
     'id, name, description, front_matter, sha256, blob_key, total_bytes, file_count, is_built_in, findings, findings_accepted, created_at';
   const placeholders = columns
@@ -103,26 +104,22 @@ export function createSqliteSkillRegistry(options: SqliteSkillRegistryOptions): 
   };
 }
 
-function migrate(database: DatabaseSync): void {
-  database.exec('CREATE TABLE IF NOT EXISTS toolbus_skills_migrations (version INTEGER PRIMARY KEY) STRICT');
-  const applied = new Set(
-    (database.prepare('SELECT version FROM toolbus_skills_migrations').all() as { version: number }[]).map(
-      (row) => row.version,
-    ),
-  );
-  for (const [index, statement] of migrations.entries()) {
-    if (applied.has(index + 1)) continue;
-    inSavepoint(database, () => {
-      database.exec(statement);
-      database.prepare('INSERT INTO toolbus_skills_migrations (version) VALUES (?)').run(index + 1);
-    });
-  }
-}
-
 /**
- * Runs `work` atomically. A savepoint (unlike BEGIN) nests inside a transaction the caller may already hold on a
- * shared database, and acts as a transaction of its own otherwise.
+ * Registry files of the releases before the registry ran on storage's migration runner recorded the same steps in
+ * `toolbus_skills_migrations` (version only): the runner records them as its own, once, and the old table goes. On a
+ * refusal (more steps than this toolbus knows) the transaction rolls back and the file keeps its old table.
  */
+const countedInOldTable: EarlierNumbering = async (trx) => {
+  const { rows: tables } = await sql<{ name: string }>`SELECT name FROM sqlite_master
+    WHERE type = 'table' AND name = 'toolbus_skills_migrations'`.execute(trx);
+  if (tables.length === 0) return undefined;
+  const { rows } = await sql<{ version: number | null }>`SELECT max(version) AS version
+    FROM toolbus_skills_migrations`.execute(trx);
+  await sql`DROP TABLE toolbus_skills_migrations`.execute(trx);
+  return rows[0]?.version ?? 0;
+};
+
+/** Runs `work` atomically (a savepoint outside a transaction acts as a transaction of its own). */
 function inSavepoint<Result>(database: DatabaseSync, work: () => Result): Result {
   database.exec('SAVEPOINT toolbus_skills');
   try {

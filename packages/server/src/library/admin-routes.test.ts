@@ -11,7 +11,7 @@ import {
   startLoopbackHttpServer,
   startScriptedModelServer,
 } from '@toolbus/core/testing';
-import { createFilesystemBlobStore, createSqliteSkillRegistry } from '@toolbus/skills';
+import { createFilesystemBlobStore, openSqliteSkillRegistry } from '@toolbus/skills';
 import { type DocumentSearchIndex, openDocumentIndex } from '@toolbus/tools';
 import { everythingServerEntry } from '../../../assembly/src/__fixtures__/everything-server.ts';
 import { jsonOf } from '../__fixtures__/api-calls.ts';
@@ -75,12 +75,12 @@ before(async () => {
   const index = await openDocumentIndex({ path: join(root, '..', `${Date.now()}-index.sqlite`) });
   documentIndex = index;
   api = await startTestApi({
-    server: () => ({
+    server: async () => ({
       auth: 'api-keys',
       defaultModel: `openai-compatible:${model.url}/v1#scripted`,
       fetch: guarded as typeof fetch,
       skills: {
-        registry: createSqliteSkillRegistry({ database: join(skillsDirectory, 'skills.sqlite') }),
+        registry: await openSqliteSkillRegistry({ database: join(skillsDirectory, 'skills.sqlite') }),
         blobStore: createFilesystemBlobStore({ directory: join(skillsDirectory, 'blobs') }),
         validation: { reservedNames: ['house-style'] },
       },

@@ -13,13 +13,14 @@ export interface Migration {
   readonly sql: (d: StepWords) => string;
 }
 
-/** Where a migration list records its applied versions: storage's list and the search index's are separate. */
-export type MigrationTable = 'schema_migrations' | 'search_index_migrations';
+/** Where a migration list records its applied versions: storage's, the search index's and the skill registry's. */
+export type MigrationTable = 'schema_migrations' | 'search_index_migrations' | 'skill_registry_migrations';
 
 // Fixed numbers: every toolbus process migrating the same list on one PostgreSQL database takes the same lock.
 const migrationLockKeys: Readonly<Record<MigrationTable, number>> = {
   schema_migrations: 7_320_119,
   search_index_migrations: 7_320_120,
+  skill_registry_migrations: 7_320_121,
 };
 
 /** What {@link migrate} needs of a database. */
@@ -47,7 +48,7 @@ export async function migrate(
   return target.db.transaction().execute(async (trx) => {
     if (dialect === 'postgres')
       await sql`SELECT pg_advisory_xact_lock(${migrationLockKeys[table]})`.execute(trx);
-    // The table name is one of two constants, never input.
+    // The table name is one of MigrationTable's constants, never input.
     await target.runScript(
       trx,
       `CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ${words.time} NOT NULL)`,
