@@ -13,7 +13,10 @@ export const EXIT_CODES = {
   noAnswer: 3,
   /** Stopped by Ctrl-C (128 + SIGINT). */
   interrupted: 130,
-  /** `toolbus serve` given a second SIGTERM while it shut down: it stopped without waiting (128 + SIGTERM). */
+  /**
+   * Stopped by SIGTERM (128 + SIGTERM), as `toolbus index` is. A server (serve, gateway) stops with 0 on one SIGINT
+   * or SIGTERM, and only a second one, while it shuts down, ends it at once with 130 or 143.
+   */
   terminated: 143,
 } as const;
 
@@ -24,4 +27,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   ${EXIT_CODES.usage}    wrong command line (unknown command or flag, missing argument); nothing was done
   ${EXIT_CODES.noAnswer}    the turn ended without an answer (cycle limit)
   ${EXIT_CODES.interrupted}  stopped by Ctrl-C
-  ${EXIT_CODES.terminated}  toolbus serve stopped by a second SIGTERM without waiting (one SIGINT or SIGTERM: 0)`;
+  ${EXIT_CODES.terminated}  stopped by SIGTERM (toolbus serve and gateway: one SIGINT or SIGTERM stops them with 0,
+       a second one at once with 130 or 143)`;

@@ -61,6 +61,8 @@ export interface RunningCli {
   waitForOutput(text: string): Promise<void>;
   /** Resolves with the first group of `pattern` (else the whole match) once stdout matches it (a URL, a key). */
   waitForMatch(pattern: RegExp): Promise<string>;
+  /** {@link RunningCli.waitForMatch} on stderr (progress, notes). */
+  waitForStderrMatch(pattern: RegExp): Promise<string>;
   /** The exit code, or 128 + the signal's number when a signal ended it (as a shell reports it). */
   readonly exited: Promise<number>;
 }
@@ -84,8 +86,9 @@ export function startCli(
   started.add(child);
   let stdout = '';
   let stderr = '';
-  // A waiter reads the whole stdout so far: what it waits for may arrive split over chunks.
+  // A waiter reads the whole stream so far: what it waits for may arrive split over chunks.
   const waiters: {
+    stream: 'stdout' | 'stderr';
     find: (output: string) => string | undefined;
     what: string;
     resolve: (found: string) => void;
@@ -93,7 +96,7 @@ export function startCli(
   }[] = [];
   const settle = () => {
     for (const waiter of [...waiters]) {
-      const found = waiter.find(stdout);
+      const found = waiter.find(waiter.stream === 'stdout' ? stdout : stderr);
       if (found === undefined) continue;
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve(found);
@@ -105,6 +108,7 @@ export function startCli(
   });
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
+    settle();
   });
   child.stdin.end(options.input ?? '');
   let closed = false;
@@ -116,13 +120,21 @@ export function startCli(
       resolve(code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0)));
     });
   });
-  const waitFor = (what: string, find: (output: string) => string | undefined): Promise<string> => {
-    const found = find(stdout);
+  const waitFor = (
+    what: string,
+    find: (output: string) => string | undefined,
+    stream: 'stdout' | 'stderr' = 'stdout',
+  ): Promise<string> => {
+    const found = find(stream === 'stdout' ? stdout : stderr);
     if (found !== undefined) return Promise.resolve(found);
     if (closed) return Promise.reject(exitedBefore(what));
     return new Promise((resolve, reject) => {
-      waiters.push({ find, what, resolve, reject });
+      waiters.push({ stream, find, what, resolve, reject });
     });
+  };
+  const matchOf = (pattern: RegExp) => (output: string) => {
+    const match = pattern.exec(output);
+    return match ? (match[1] ?? match[0]) : undefined;
   };
   return {
     child,
@@ -130,11 +142,8 @@ export function startCli(
     waitForOutput: async (text) => {
       await waitFor(`"${text}"`, (output) => (output.includes(text) ? text : undefined));
     },
-    waitForMatch: (pattern) =>
-      waitFor(String(pattern), (output) => {
-        const match = pattern.exec(output);
-        return match ? (match[1] ?? match[0]) : undefined;
-      }),
+    waitForMatch: (pattern) => waitFor(String(pattern), matchOf(pattern)),
+    waitForStderrMatch: (pattern) => waitFor(`${pattern} on stderr`, matchOf(pattern), 'stderr'),
     exited,
   };
 }

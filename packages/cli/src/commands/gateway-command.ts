@@ -138,7 +138,7 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
       throw error;
     }
     // Listen for the stop signal before the first line is printed (see serve-command.ts).
-    const stopSignal = shutdownSignal(io, 'toolbus gateway');
+    const stop = shutdownSignal(io, 'toolbus gateway');
     io.stdout.write(`toolbus gateway on ${gateway.url}/v1 (auth: ${auth})\n`);
     for (const upstream of upstreams) {
       const served = upstream.models?.length ? ` for ${upstream.models.join(', ')}` : '';
@@ -147,7 +147,7 @@ export async function runGatewayCommand(argv: readonly string[], io: CliIo): Pro
     for (const [pattern, target] of Object.entries(models ?? {}))
       io.stdout.write(`  alias ${pattern} → ${target}\n`);
     io.stdout.write(`  try: curl ${gateway.url}/v1/models\n`);
-    const signal = await stopSignal;
+    const signal = await stop.received;
     io.stdout.write(`toolbus gateway: ${signal} received, letting requests in flight finish\n`);
     await gateway.close(10_000);
     return EXIT_CODES.ok;

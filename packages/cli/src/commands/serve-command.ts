@@ -197,7 +197,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     });
     // Listen for the stop signal before the first line is printed: a supervisor may send it the moment it reads the
     // line, and a signal that comes before the handler kills the process (143) instead of stopping it cleanly.
-    const stopSignal = shutdownSignal(io, 'toolbus serve');
+    const stop = shutdownSignal(io, 'toolbus serve');
     printServing(io, {
       url: http.url,
       auth,
@@ -213,7 +213,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
       const bootstrap = await server.access.bootstrapAdmin(workspace.user.email);
       if (bootstrap) io.stdout.write(`  admin API key (shown once, store it now): ${bootstrap.key}\n`);
     }
-    const signal = await stopSignal;
+    const signal = await stop.received;
     io.stdout.write(`toolbus serve: ${signal} received, stopping running turns and closing streams\n`);
     await http.close();
     return EXIT_CODES.ok;

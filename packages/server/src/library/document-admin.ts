@@ -36,12 +36,16 @@ export class DocumentAdmin {
     return new DocumentAdmin({ ...this.#options, index: this.#options.index.forOrganization(scope) });
   }
 
-  /** Indexes files and folders (incremental: unchanged files skipped, deleted ones removed), with progress per file. */
+  /**
+   * Indexes files and folders (incremental: unchanged files skipped, deleted ones removed), with progress per file;
+   * `signal` stops it after the file in flight (the result's `stopped` says how far it got).
+   */
   async indexPaths(
     paths: readonly string[],
     onProgress?: (progress: IndexProgress) => void,
+    signal?: AbortSignal,
   ): Promise<IndexPathsResult> {
-    return indexPaths({ index: this.#options.index, paths, ...omitUndefined({ onProgress }) });
+    return indexPaths({ index: this.#options.index, paths, ...omitUndefined({ onProgress, signal }) });
   }
 
   /** {@link DocumentAdmin.indexPaths} for one path, refused (`forbidden`, naming `body.path`) outside the roots. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { omitUndefined } from '@toolbus/spec';
 import { extractDocumentText, SUPPORTED_DOCUMENT_TYPES } from '../content/extract-document-text.ts';
 import type { DocumentSearchIndex } from './document-search-index.ts';
 import type { IndexSkipReason } from './index-skip-reasons.ts';
@@ -31,6 +32,21 @@ export interface IndexPathsResult {
   readonly files: number;
   /** Files now in the index from this run: `added + updated + unchanged` (never a skipped or failed one). */
   readonly indexed: number;
+  /**
+   * Set when {@link IndexPathsOptions.signal} stopped the run before every file was looked at. Nothing was removed
+   * then (a file the run did not reach is not a deleted one), and `files` still counts them all.
+   */
+  readonly stopped?: IndexStop;
+}
+
+/** How far a stopped run got: the files looked at before the stop, and what became of them. */
+export interface IndexStop {
+  /** Files looked at, of `files`: `indexed + skipped + failed`. */
+  readonly done: number;
+  /** Of those, the skipped ones (a file passed over by its type alone while the folders were walked is not one). */
+  readonly skipped: number;
+  /** Of those, the failed ones. */
+  readonly failed: number;
 }
 
 /** Options for {@link indexPaths}. */
@@ -41,6 +57,11 @@ export interface IndexPathsOptions {
   readonly onProgress?: (progress: IndexProgress) => void;
   /** Files larger than this are skipped with a reason. Default 50 MiB. */
   readonly maxFileBytes?: number;
+  /**
+   * Stops the run: no file is started after it aborts, the one in flight finishes (each is its own transaction),
+   * and the result says how far it got ({@link IndexPathsResult.stopped}).
+   */
+  readonly signal?: AbortSignal;
 }
 
 const skippedDirectories = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', '__pycache__']);
@@ -49,7 +70,7 @@ const skippedDirectories = new Set(['node_modules', '.git', '.hg', '.svn', 'dist
  * Indexes Markdown, text, HTML, PDF and JSON files under the given paths. Incremental: a file whose bytes did not
  * change since the last run is hashed but not extracted or indexed again, and documents of an indexed folder whose files were deleted are
  * removed. Hidden files and folders, symbolic links and dependency folders are skipped. One unreadable file is
- * reported and does not stop the run.
+ * reported and does not stop the run; `signal` does, between two files.
  */
 export async function indexPaths(options: IndexPathsOptions): Promise<IndexPathsResult> {
   const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024;
@@ -71,8 +92,14 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
   let updated = 0;
   let unchanged = 0;
   let done = 0;
+  let stopped: IndexStop | undefined;
   const seen = new Set<string>();
+  const [skippedBefore, failedBefore] = [skipped.length, failed.length];
   for (const file of files) {
+    if (options.signal?.aborted) {
+      stopped = { done, skipped: skipped.length - skippedBefore, failed: failed.length - failedBefore };
+      break;
+    }
     const sourceId = pathToFileURL(file).href;
     seen.add(sourceId);
     const mediaType = SUPPORTED_DOCUMENT_TYPES.get(extname(file).toLowerCase());
@@ -126,7 +153,8 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
     }
   }
   let removed = 0;
-  for (const folder of folders) {
+  // Only a run that saw every file knows which ones are gone.
+  for (const folder of stopped ? [] : folders) {
     for (const sourceId of await options.index.sourcesUnder(pathToFileURL(folder + sep).href)) {
       if (!seen.has(sourceId) && (await options.index.remove(sourceId))) removed += 1;
     }
@@ -140,6 +168,7 @@ export async function indexPaths(options: IndexPathsOptions): Promise<IndexPaths
     skipped,
     files: files.length,
     indexed: added + updated + unchanged,
+    ...omitUndefined({ stopped }),
   };
 }
 
