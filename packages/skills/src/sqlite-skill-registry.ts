@@ -42,18 +42,17 @@ export async function openSqliteSkillRegistry(options: SqliteSkillRegistryOption
   // the other's statements into its own. Two connections on one file are ordered by SQLite's write lock instead,
   // which the target waits for without blocking the thread (sqlite-migration-target.ts).
   const database = openDatabaseFile('The skill registry', options.database);
+  const target = sqliteMigrationTarget(database);
   try {
-    await migrate(
-      sqliteMigrationTarget(database),
-      skillRegistryMigrations,
-      'skill_registry_migrations',
-      countedInOldTable,
-    );
+    await migrate(target, skillRegistryMigrations, 'skill_registry_migrations', countedInOldTable);
   } catch (error) {
     database.close();
     throw error;
   }
-  // The migration's transaction has ended; the registry's statements run on the connection directly from here.
+  // The registry's statements run on the connection itself, each write through `exclusive`: while another
+  // connection (`toolbus serve` beside `toolbus skills add`) holds the file's write lock, it waits for it without
+  // blocking the thread, as storage's writes do, rather than failing with "database is locked".
+  const { exclusive } = target;
   const columns =
     'id, name, description, front_matter, sha256, blob_key, total_bytes, file_count, is_built_in, findings, findings_accepted, created_at';
   const placeholders = columns
@@ -69,38 +68,40 @@ export async function openSqliteSkillRegistry(options: SqliteSkillRegistryOption
     return row === undefined ? undefined : fromRow(row);
   };
   return {
-    async insert(record) {
-      try {
-        insert.run(toRow(record) as unknown as Record<string, string | number>);
-      } catch (error) {
-        // SQLITE_CONSTRAINT_UNIQUE: the name is taken (checked by the database, so two writers cannot race).
-        if ((error as { errcode?: number }).errcode !== 2067) throw error;
-        throw new SkillBundleError({
-          code: 'skill_exists',
-          message: `A skill named "${record.name}" already exists.`,
-          cause: error,
-        });
-      }
-    },
-    async replace(record) {
-      return inSavepoint(database, () => {
-        const previous = get(record.name);
-        deleteOne.run(record.name);
-        insert.run(toRow(record) as unknown as Record<string, string | number>);
-        return previous;
-      });
-    },
-    async get(name) {
-      return get(name);
-    },
-    async list() {
-      return (selectAll.all() as unknown as Row[]).map(fromRow);
-    },
-    async delete(name) {
-      const previous = get(name);
-      deleteOne.run(name);
-      return previous;
-    },
+    insert: (record) =>
+      exclusive(() => {
+        try {
+          insert.run(toRow(record) as unknown as Record<string, string | number>);
+        } catch (error) {
+          // SQLITE_CONSTRAINT_UNIQUE: the name is taken (checked by the database, so two writers cannot race).
+          if ((error as { errcode?: number }).errcode !== 2067) throw error;
+          throw new SkillBundleError({
+            code: 'skill_exists',
+            message: `A skill named "${record.name}" already exists.`,
+            cause: error,
+          });
+        }
+      }),
+    replace: (record) =>
+      exclusive(() =>
+        inSavepoint(database, () => {
+          const previous = get(record.name);
+          deleteOne.run(record.name);
+          insert.run(toRow(record) as unknown as Record<string, string | number>);
+          return previous;
+        }),
+      ),
+    get: (name) => exclusive(() => get(name)),
+    list: () => exclusive(() => (selectAll.all() as unknown as Row[]).map(fromRow)),
+    // The row read and deleted in one savepoint: a concurrent replace cannot slip between the two.
+    delete: (name) =>
+      exclusive(() =>
+        inSavepoint(database, () => {
+          const previous = get(name);
+          deleteOne.run(name);
+          return previous;
+        }),
+      ),
   };
 }
 
@@ -119,7 +120,10 @@ const countedInOldTable: EarlierNumbering = async (trx) => {
   return rows[0]?.version ?? 0;
 };
 
-/** Runs `work` atomically (a savepoint outside a transaction acts as a transaction of its own). */
+/**
+ * Runs `work` atomically (a savepoint outside a transaction acts as a transaction of its own). Rolled back when it
+ * throws, so a write that found the file busy changed nothing and `exclusive` may run it again.
+ */
 function inSavepoint<Result>(database: DatabaseSync, work: () => Result): Result {
   database.exec('SAVEPOINT toolbus_skills');
   try {
