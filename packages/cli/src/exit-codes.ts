@@ -14,8 +14,8 @@ export const EXIT_CODES = {
   /** Stopped by Ctrl-C (128 + SIGINT). */
   interrupted: 130,
   /**
-   * Stopped by SIGTERM (128 + SIGTERM), as `toolbus index` is. A server (serve, gateway) stops with 0 on one SIGINT
-   * or SIGTERM, and only a second one, while it shuts down, ends it at once with 130 or 143.
+   * Stopped by SIGTERM (128 + SIGTERM), as `toolbus chat` and `toolbus index` are. A server (serve, gateway) stops
+   * with 0 on one SIGINT or SIGTERM, and only a second one, while it shuts down, ends it at once with 130 or 143.
    */
   terminated: 143,
 } as const;
