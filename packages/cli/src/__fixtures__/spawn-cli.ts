@@ -167,3 +167,25 @@ export async function sendSignal(run: RunningCli, signal: 'SIGINT' | 'SIGTERM'):
   if (run.child.pid === undefined || !run.child.kill(signal)) return;
   while (await signalPending(run.child.pid, signal)) await wait(5);
 }
+
+/**
+ * Sends `signals` (of different kinds: two of one kind would be merged into one) while the process is stopped
+ * (SIGSTOP), then lets it go on (SIGCONT): it takes them all before it runs again, so what the first starts (a
+ * stop that would be over in a moment) cannot be over when the next is handled. Which one it takes first is the
+ * kernel's choice (each thread of the process may take one).
+ */
+export async function sendSignalsTogether(
+  run: RunningCli,
+  signals: readonly ('SIGINT' | 'SIGTERM')[],
+): Promise<void> {
+  const pid = run.child.pid;
+  if (pid === undefined || !run.child.kill('SIGSTOP')) return;
+  // Stopped (state T) before they are sent: a running process could handle the first before the next comes.
+  for (;;) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) break;
+    await wait(5);
+  }
+  for (const signal of signals) run.child.kill(signal);
+  run.child.kill('SIGCONT');
+}
