@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdir, readFile as readFileAsync, writeFile } from 'node:fs/promises';
-import { constants } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
-import { setTimeout as wait } from 'node:timers/promises';
 import { minimalPdf } from '@toolbus/tools/testing';
 import { startCliHome, useCliHome } from './__fixtures__/cli-home.ts';
-import { killStartedClis, type RunningCli, spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
+import { killStartedClis, sendSignal, spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 describe('toolbus index', () => {
   const cli = useCliHome({ prefix: 'toolbus-index-' });
@@ -94,24 +92,6 @@ describe('toolbus index stopped by a signal', () => {
       database.exec('ROLLBACK');
       database.close();
     };
-  }
-
-  /**
-   * Sends `signal` and resolves once the process has taken it (it is no longer pending in /proc): a second signal
-   * sent sooner may be merged with the first by the kernel, and the process would see one.
-   */
-  async function sendSignal(run: RunningCli, signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
-    // No signal to a process that is gone (its pid may be another's by now).
-    if (!run.child.kill(signal)) return;
-    const bit = 1n << BigInt(constants.signals[signal] - 1);
-    for (;;) {
-      const status = await readFileAsync(`/proc/${run.child.pid}/status`, 'utf8').catch(() => '');
-      const pending = [...status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].map((m) =>
-        BigInt(`0x${m[1]}`),
-      );
-      if (pending.every((mask) => (mask & bit) === 0n)) return;
-      await wait(5);
-    }
   }
 
   /** The one line a stopped run prints, its wording checked, and its counts. */

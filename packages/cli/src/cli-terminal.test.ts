@@ -9,9 +9,12 @@ import { terminalScreen } from './__fixtures__/terminal-screen.ts';
 
 const driver = new URL('./__fixtures__/pty-driver.py', import.meta.url).pathname;
 
-/** Runs the CLI in a pseudo-terminal through python3's pty module, following expect/send steps. */
+/** A step of {@link inTerminal}: wait for a text, type one, or send the CLI a signal (`SIGTERM`). */
+type TerminalStep = readonly ['expect' | 'send' | 'signal', string];
+
+/** Runs the CLI in a pseudo-terminal through python3's pty module, following expect/send/signal steps. */
 async function inTerminal(
-  steps: readonly (readonly ['expect' | 'send', string])[],
+  steps: readonly TerminalStep[],
   args: readonly string[],
   env: Record<string, string>,
 ): Promise<{ output: string; code: number; failed: unknown }> {
@@ -52,7 +55,7 @@ describe('the interactive terminal', () => {
   });
 
   /** A chat on a terminal that asks for the long story and presses Ctrl-C once it streams, then `then`. */
-  async function stopTheStory(then: readonly (readonly ['expect' | 'send', string])[]) {
+  async function stopTheStory(then: readonly TerminalStep[]) {
     const session = await inTerminal(
       [
         ['expect', '› '],
@@ -94,6 +97,31 @@ describe('the interactive terminal', () => {
     assert.match(next.stdout, /I remember: the stopped story\./);
     const again = await spawnCli(['history'], cliHome.env);
     assert.match(again.stdout, new RegExp(`^${chatId} .* 2 turn\\(s\\)`, 'm'));
+  });
+
+  test('SIGTERM during an answer stops it as Ctrl-C does and ends the chat (143); the stopped turn is kept', async () => {
+    const session = await inTerminal(
+      [
+        ['expect', '› '],
+        ['send', 'Tell me a long story, then terminate\r'],
+        ['expect', 'part one.'],
+        ['signal', 'SIGTERM'],
+        ['expect', '[stopped by the user]'],
+      ],
+      ['chat', '--tools', 'internal_search'],
+      cliHome.env,
+    );
+    assert.equal(session.failed, null, session.output);
+    assert.equal(session.code, 143, session.output);
+    assert.doesNotMatch(session.output, /Part two never shown/);
+    const history = await spawnCli(['history'], cliHome.env);
+    const chatId = /^(\S+) .* 1 turn\(s\) {2}Tell me a long story, then terminate$/m.exec(
+      history.stdout,
+    )?.[1];
+    assert.ok(chatId, history.stdout);
+    const shown = await spawnCli(['history', chatId], cliHome.env);
+    assert.match(shown.stdout, /— turn 1: stopped \(stopped by SIGTERM\)/);
+    assert.match(shown.stdout, /toolbus: Once upon a time, part one\.\n\n\[stopped by the user\]/);
   });
 
   test('a second Ctrl-C, or Ctrl-C at the prompt, ends the chat', async () => {

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, before, describe, test } from 'node:test';
 import type { ScriptedRequest, ScriptedStep } from '@toolbus/core/testing';
 import { addNodeMcpServer } from './__fixtures__/cli-home.ts';
 import { useScriptedCliHome } from './__fixtures__/scripted-cli-home.ts';
-import { spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
+import { killStartedClis, sendSignal, spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // A chat turn from the real command line when things go wrong: tools of a real MCP server that throw, answer
 // garbage, die or hang; the model server answering 500, 429 or a stream that cannot be read; Ctrl-C while the
-// model streams and while a tool runs. Each ends with one clear line and the documented exit code, and the chat's
+// model streams and while a tool runs, and SIGTERM as Ctrl-C. Each ends with one clear line and the documented exit code, and the chat's
 // history stays one the model accepts on the next turn.
 
 const failingServer = new URL('./__fixtures__/failing-mcp-server.mjs', import.meta.url).pathname;
@@ -21,6 +23,7 @@ describe('a turn that fails or is stopped', () => {
   before(async () => {
     await addNodeMcpServer(cliHome.env, 'failing', failingServer);
   });
+  after(killStartedClis);
 
   /** The model calls each named tool once, then answers with what the tools said. */
   const callThenAnswer =
@@ -105,6 +108,56 @@ describe('a turn that fails or is stopped', () => {
     twice.child.kill('SIGINT');
     twice.child.kill('SIGINT');
     assert.equal(await twice.exited, 130);
+  });
+
+  /** A model that writes half an answer and then waits a minute before the rest. */
+  const halfThenWait = (): ScriptedStep[] => [
+    { type: 'text', text: 'The first half.' },
+    { type: 'delay', ms: 60_000 },
+    { type: 'text', text: ' Never sent.' },
+  ];
+  /** `toolbus chat --packets "question"`: each packet is printed as it comes, so the answer's text is seen. */
+  const chatWithPackets = (question: string) =>
+    startCli(['chat', '--tools', 'internal_search', '--packets', question], cliHome.env);
+  const firstHalfPacket = /"type":"message-delta","content":"The first half\."/;
+
+  test('SIGTERM mid-answer stops it as Ctrl-C does: the partial answer is kept, marked; exit 143', async () => {
+    respond = halfThenWait;
+    const cli = chatWithPackets('Terminate mid-answer');
+    await cli.waitForMatch(firstHalfPacket);
+    cli.child.kill('SIGTERM');
+    assert.equal(await cli.exited, 143, cli.output().stderr);
+    assert.doesNotMatch(cli.output().stdout, /Never sent/);
+    assert.equal(cli.output().stderr, '', 'a stop, not a failure');
+    const history = await spawnCli(['history'], cliHome.env);
+    const chatId = /^(\S+) .* 1 turn\(s\) {2}Terminate mid-answer$/m.exec(history.stdout)?.[1];
+    assert.ok(chatId, history.stdout);
+    const shown = await spawnCli(['history', chatId], cliHome.env);
+    assert.match(shown.stdout, /— turn 1: stopped \(stopped by SIGTERM\)/);
+    assert.match(shown.stdout, /toolbus: The first half\.\n\n\[stopped by the user\]\n/);
+    assert.equal(shown.stdout.match(/The first half/g)?.length, 1, shown.stdout);
+  });
+
+  test('a second SIGTERM while the stopped turn is being kept exits at once (143), and says so', async () => {
+    respond = halfThenWait;
+    const cli = chatWithPackets('Terminate twice');
+    await cli.waitForMatch(firstHalfPacket);
+    // The chat's database locked, as another process writing would hold it: keeping the stopped turn waits, so
+    // only not waiting for it ends the chat. Held until the process is gone.
+    const database = new DatabaseSync(join(cliHome.home, 'toolbus.db'), { timeout: 60_000 });
+    database.exec('BEGIN IMMEDIATE');
+    try {
+      await sendSignal(cli, 'SIGTERM');
+      await sendSignal(cli, 'SIGTERM');
+      assert.equal(await cli.exited, 143, cli.output().stderr);
+    } finally {
+      database.exec('ROLLBACK');
+      database.close();
+    }
+    assert.match(
+      cli.output().stderr,
+      /^toolbus chat: SIGTERM again, exiting without waiting for running work$/m,
+    );
   });
 
   test('a stream dropped mid-answer keeps the partial answer and the finished call in the history, marked', async () => {

@@ -14,8 +14,9 @@ export const EXIT_CODES = {
   /** Stopped by Ctrl-C (128 + SIGINT). */
   interrupted: 130,
   /**
-   * Stopped by SIGTERM (128 + SIGTERM), as `toolbus index` is. A server (serve, gateway) stops with 0 on one SIGINT
-   * or SIGTERM, and only a second one, while it shuts down, ends it at once with 130 or 143.
+   * Stopped by SIGTERM (128 + SIGTERM), as `toolbus chat` and `toolbus index` are. A server (serve, gateway,
+   * sandbox serve) stops with 0 on one SIGINT or SIGTERM, and only a second one, while it shuts down, ends it at
+   * once with 130 or 143.
    */
   terminated: 143,
 } as const;
@@ -27,5 +28,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   ${EXIT_CODES.usage}    wrong command line (unknown command or flag, missing argument); nothing was done
   ${EXIT_CODES.noAnswer}    the turn ended without an answer (cycle limit)
   ${EXIT_CODES.interrupted}  stopped by Ctrl-C
-  ${EXIT_CODES.terminated}  stopped by SIGTERM (toolbus serve and gateway: one SIGINT or SIGTERM stops them with 0,
-       a second one at once with 130 or 143)`;
+  ${EXIT_CODES.terminated}  stopped by SIGTERM (toolbus serve, gateway and sandbox serve: one SIGINT or SIGTERM stops
+       them with 0, a second one at once with 130 or 143)`;

@@ -21,6 +21,11 @@ export const STOPPED_MARK = '[stopped by the user]';
  */
 export const USER_STOP_REASON = 'stopped by the user (Ctrl-C)';
 
+/** Why a turn stopped when a signal stopped it: Ctrl-C (SIGINT) is {@link USER_STOP_REASON}; SIGTERM names itself. */
+export function signalStopReason(signal: NodeJS.Signals): string {
+  return signal === 'SIGINT' ? USER_STOP_REASON : `stopped by ${signal}`;
+}
+
 /** How a CLI turn ended, and what it adds to the conversation. */
 export interface CliTurnOutcome {
   readonly status: 'completed' | 'stopped' | 'failed';

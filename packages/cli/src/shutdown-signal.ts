@@ -20,9 +20,10 @@ export function signalExitCode(signal: NodeJS.Signals): number {
 
 /**
  * Listens for SIGINT and SIGTERM, the CLI's one owner of them: the first asks the command to stop (a server ends
- * its normal life and exits 0; `toolbus index` finishes the file in flight and exits 130 or 143). From then on a
- * second signal of either kind (a stop waiting on work that does not end) exits at once, with 130 or 143 as a
- * shell reports a process killed by that signal. `command` names the command in that last line.
+ * its normal life and exits 0; `toolbus index` finishes the file in flight and `toolbus chat` stops the answer,
+ * keeping it, and both exit 130 or 143). From then on a second signal of either kind (a stop waiting on work that
+ * does not end) exits at once, with 130 or 143 as a shell reports a process killed by that signal. `command` names
+ * the command in that last line.
  *
  * One listener per signal stays for the whole wait, rather than the first being swapped for a second: Node stops
  * watching a signal with no listener, and a second signal already queued behind the first would then be lost.

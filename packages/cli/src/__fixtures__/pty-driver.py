@@ -1,7 +1,8 @@
 # Drives a command through a pseudo-terminal, as a person at a terminal would: waits for text, then types.
-# Usage: pty-driver.py '<steps as JSON>' command args...   Steps: ["expect", text] | ["send", text].
+# Usage: pty-driver.py '<steps as JSON>' command args...
+# Steps: ["expect", text] | ["send", text] | ["signal", name] (sends the signal, e.g. "SIGTERM", to the command).
 # Prints one JSON object: {"output": everything the terminal showed, "code": exit code, "failed": step or null}.
-import json, os, pty, select, sys, time
+import json, os, pty, select, signal, sys, time
 
 steps = json.loads(sys.argv[1])
 pid, fd = pty.fork()
@@ -29,6 +30,9 @@ for step in steps:
     kind, text = step
     if kind == 'send':
         os.write(fd, text.encode())
+        continue
+    if kind == 'signal':
+        os.kill(pid, getattr(signal, text))
         continue
     deadline = time.time() + 60
     wanted = text.encode()

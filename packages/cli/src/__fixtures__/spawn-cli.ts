@@ -1,5 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
+import { setTimeout as wait } from 'node:timers/promises';
 import { omitUndefined } from '@toolbus/spec';
 
 const entry = new URL('../cli-entry.ts', import.meta.url).pathname;
@@ -146,4 +148,44 @@ export function startCli(
     waitForStderrMatch: (pattern) => waitFor(`${pattern} on stderr`, matchOf(pattern), 'stderr'),
     exited,
   };
+}
+
+/** Whether `signal` is pending for process `pid` (sent, not yet taken by a thread of it), as /proc tells. */
+async function signalPending(pid: number, signal: NodeJS.Signals): Promise<boolean> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const bit = 1n << BigInt(constants.signals[signal] - 1);
+  const masks = [...status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].map((m) => BigInt(`0x${m[1]}`));
+  return masks.some((mask) => (mask & bit) !== 0n);
+}
+
+/**
+ * Sends `signal` and resolves once the process has taken it (it is no longer pending in /proc): a second signal
+ * sent sooner may be merged with the first by the kernel, and the process would see one.
+ */
+export async function sendSignal(run: RunningCli, signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
+  // No signal to a process that is gone (its pid may be another's by now).
+  if (run.child.pid === undefined || !run.child.kill(signal)) return;
+  while (await signalPending(run.child.pid, signal)) await wait(5);
+}
+
+/**
+ * Sends `signals` (of different kinds: two of one kind would be merged into one) while the process is stopped
+ * (SIGSTOP), then lets it go on (SIGCONT): it takes them all before it runs again, so what the first starts (a
+ * stop that would be over in a moment) cannot be over when the next is handled. Which one it takes first is the
+ * kernel's choice (each thread of the process may take one).
+ */
+export async function sendSignalsTogether(
+  run: RunningCli,
+  signals: readonly ('SIGINT' | 'SIGTERM')[],
+): Promise<void> {
+  const pid = run.child.pid;
+  if (pid === undefined || !run.child.kill('SIGSTOP')) return;
+  // Stopped (state T) before they are sent: a running process could handle the first before the next comes.
+  for (;;) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) break;
+    await wait(5);
+  }
+  for (const signal of signals) run.child.kill(signal);
+  run.child.kill('SIGCONT');
 }

@@ -20,7 +20,8 @@ import { type ChatSkills, loadChatSkills } from '../load-skills.ts';
 import { observeModelFetch } from '../observed-model-fetch.ts';
 import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
-import { runCliTurn, USER_STOP_REASON } from '../run-cli-turn.ts';
+import { runCliTurn, signalStopReason } from '../run-cli-turn.ts';
+import { type ShutdownSignal, shutdownSignal, signalExitCode } from '../shutdown-signal.ts';
 import { storageFileStores } from '../storage-file-stores.ts';
 import { createTerminalApprovalAsk } from '../terminal-approval.ts';
 import { createTerminalElicitation } from '../terminal-elicitation.ts';
@@ -35,6 +36,10 @@ const chatUsage = `Usage: toolbus chat ["question"] [options]
 Without a question on a terminal, starts an interactive chat: Ctrl-C stops the answer being written and returns
 to the prompt; Ctrl-C at the prompt, Ctrl-D or an empty line ends the chat. Without a question and with piped
 input, the input is the question. Every chat is kept (toolbus history).
+
+With a question (given or piped), Ctrl-C (SIGINT) stops the answer, keeps what was written and exits 130;
+SIGTERM does the same and exits 143. SIGTERM also ends an interactive chat, keeping a stopped answer as Ctrl-C
+does. A second signal exits at once.
 
 Options:
   --model <model>        e.g. ollama:qwen2.5:7b, openai:gpt-4.1, anthropic:claude-sonnet-4-5,
@@ -123,6 +128,8 @@ export async function runChatCommand(
   const cleanups: (() => Promise<void>)[] = [];
   const elicitation = createTerminalElicitation(io, { stdinFree });
   cleanups.push(async () => elicitation.close());
+  let stop: ShutdownSignal | undefined;
+  let exitCode: number;
   try {
     const { storage, user, persona } = workspace;
     // A chat to go on with that does not exist is said first: before the model is tried or a tool source starts.
@@ -211,22 +218,32 @@ export async function runChatCommand(
       conversation.push(...outcome.messages);
       return outcome.exitCode;
     };
-    if (question || !io.stdin) return await askInterruptibly(question, ask, io.outputClosed);
-    const toolNames = assembly.tools.map((tool) => tool.name);
-    const shownTools = toolNames.length > 12 ? `${toolNames.length} tools` : toolNames.join(', ') || 'none';
-    return await runInteractiveChat({
-      io,
-      stdin: io.stdin,
-      header:
-        `toolbus chat ${kept.chat.id} — persona ${persona.name}; tools: ${shownTools}.` +
-        ' Ctrl-C stops an answer; Ctrl-D, or Ctrl-C at the prompt, ends the chat.\n',
-      ask,
-    });
+    // Until here a signal ends the process at once (no turn has started). From here the first SIGINT or SIGTERM
+    // stops the answer (kept, as Ctrl-C keeps it) and ends the chat; a second one exits at once.
+    stop = shutdownSignal(io, research ? 'toolbus research' : 'toolbus chat');
+    if (question || !io.stdin) {
+      exitCode = await askInterruptibly(question, ask, stop.signal, io.outputClosed);
+    } else {
+      const toolNames = assembly.tools.map((tool) => tool.name);
+      const shownTools = toolNames.length > 12 ? `${toolNames.length} tools` : toolNames.join(', ') || 'none';
+      exitCode = await runInteractiveChat({
+        io,
+        stdin: io.stdin,
+        header:
+          `toolbus chat ${kept.chat.id} — persona ${persona.name}; tools: ${shownTools}.` +
+          ' Ctrl-C stops an answer; Ctrl-D, or Ctrl-C at the prompt, ends the chat.\n',
+        ask,
+        stop: stop.signal,
+      });
+    }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await workspace.close();
     await guardedFetch.close();
+    stop?.dispose();
   }
+  // A signal ends the chat as stopped by it (130 or 143), also one that came as the chat was closing.
+  return stop?.signal.aborted ? signalExitCode(await stop.received) : exitCode;
 }
 
 /**
@@ -286,24 +303,27 @@ async function assembleChatTools(options: {
 }
 
 /**
- * One question without a terminal: Ctrl-C (SIGINT) stops the answer, keeps what was written, exits 130; a second
- * Ctrl-C ends the process at once (the handler is gone). A reader that went away (`| head`) stops it the same way.
+ * One question: `stop` (the first SIGINT or SIGTERM, from {@link shutdownSignal}) stops the answer and keeps what
+ * was written, with the signal as the reason; a second signal ends the process at once. A reader that went away
+ * (`| head`) stops it the same way.
  */
 async function askInterruptibly(
   question: string,
   ask: (question: string, signal: AbortSignal) => Promise<number>,
+  stop: AbortSignal,
   outputClosed: AbortSignal | undefined,
 ): Promise<number> {
   const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error(USER_STOP_REASON));
+  const onStop = () => controller.abort(new Error(signalStopReason(stop.reason)));
   const onOutputClosed = () => controller.abort(outputClosed?.reason);
-  process.once('SIGINT', onSignal);
+  if (stop.aborted) onStop();
+  stop.addEventListener('abort', onStop, { once: true });
   if (outputClosed?.aborted) onOutputClosed();
   outputClosed?.addEventListener('abort', onOutputClosed, { once: true });
   try {
     return await ask(question, controller.signal);
   } finally {
-    process.off('SIGINT', onSignal);
+    stop.removeEventListener('abort', onStop);
     outputClosed?.removeEventListener('abort', onOutputClosed);
   }
 }

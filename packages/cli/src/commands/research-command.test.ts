@@ -61,18 +61,23 @@ describe('toolbus research', () => {
     assert.match(stdout, /Not researched, because its research agent failed: Research offline archives\./);
   });
 
-  test('Ctrl-C during a research run stops it: exit 130, "[stopped by the user]", no error', async () => {
-    world.script = { tasks: ['Research what hangs'] };
-    const cli = startCli(
-      ['research', 'What hangs?', '--context-window', '128000', '--skip-clarification'],
-      env,
-    );
-    await cli.waitForOutput('… Agent 1: Research what hangs');
-    cli.child.kill('SIGINT');
-    assert.equal(await cli.exited, 130, cli.output().stderr);
-    assert.match(cli.output().stdout, /\[stopped by the user\]\n$/);
-    assert.doesNotMatch(cli.output().stderr, /aborted by the caller|toolbus:/);
-  });
+  for (const [signal, name, code] of [
+    ['SIGINT', 'Ctrl-C', 130],
+    ['SIGTERM', 'SIGTERM', 143],
+  ] as const) {
+    test(`${name} during a research run stops it: exit ${code}, "[stopped by the user]", no error`, async () => {
+      world.script = { tasks: ['Research what hangs'] };
+      const cli = startCli(
+        ['research', 'What hangs?', '--context-window', '128000', '--skip-clarification'],
+        env,
+      );
+      await cli.waitForOutput('… Agent 1: Research what hangs');
+      cli.child.kill(signal);
+      assert.equal(await cli.exited, code, cli.output().stderr);
+      assert.match(cli.output().stdout, /\[stopped by the user\]\n$/);
+      assert.doesNotMatch(cli.output().stderr, /aborted by the caller|toolbus:/);
+    });
+  }
 
   test('chat --research asks clarifying questions first; without a context window it refuses with a hint', async () => {
     world.script = { tasks: ['Research solar panels'] };

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { privateFolderAbove, startInterpreterServer } from '@toolbus/interpreter';
 import { loadCliConfig } from '../cli-config.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
+import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import { actionCommand, defineAction } from './action-command.ts';
 
@@ -12,6 +13,9 @@ const usage = `Usage: toolbus sandbox serve [--port N] [--host 127.0.0.1] [--wor
 
 Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats at it with
 \`toolbus config set sandboxUrl <url>\`; without it, chat starts one inside its own process.
+
+Ctrl-C (SIGINT) or SIGTERM stops it: running code is ended, the workspaces are removed, and it exits 0. A second
+signal exits at once, 130 after SIGINT and 143 after SIGTERM.
 
 Options:
   --port <n>     port to listen on (default 8000; 0 picks a free one)
@@ -38,7 +42,7 @@ const serveSandbox = defineAction({
   name: 'serve',
   forms: ['[--port N] [--host 127.0.0.1] [--work-root DIR]'],
   summary:
-    'Runs the code-execution sandbox service (run_python) until Ctrl-C. Point chats at it with `toolbus config set sandboxUrl <url>`.',
+    'Runs the code-execution sandbox service (run_python) until Ctrl-C or SIGTERM (exit 0; a second signal exits at once, 130 or 143). Point chats at it with `toolbus config set sandboxUrl <url>`.',
   flags: [
     { name: 'port', value: '<n>', description: 'port to listen on (default 8000; 0 picks a free one)' },
     { name: 'host', value: '<addr>', description: 'address to listen on (default 127.0.0.1)' },
@@ -66,14 +70,15 @@ const serveSandbox = defineAction({
       onLog: (line) => io.stderr.write(`${line}\n`),
     });
     // Listen for the stop signal before the first line is printed (see serve-command.ts).
-    const stopSignal = new Promise<void>((resolve) => {
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
-    });
+    const stop = shutdownSignal(io, 'toolbus sandbox serve');
     io.stdout.write(`sandbox listening on ${server.url} (isolation: ${server.isolation.status})\n`);
     io.stdout.write(`  work root: ${workRoot}\n`);
     if (server.isolation.reason) io.stdout.write(`  ${server.isolation.reason}\n`);
     io.stdout.write(`Use it: toolbus config set sandboxUrl ${server.url}\n`);
-    await stopSignal;
+    const signal = await stop.received;
+    io.stdout.write(
+      `toolbus sandbox serve: ${signal} received, ending running code and removing workspaces\n`,
+    );
     await server.close();
     return EXIT_CODES.ok;
   },
