@@ -99,29 +99,11 @@ export async function runChatCommand(
     options: chatOptions,
   });
   const { maxCycles, timeoutSeconds, allowedToolIds } = parseChatFlags({ values, usage: chatUsage });
-  // The question is known before anything is opened: a missing one is a wrong command line, and records no chat.
-  let question = positionals.join(' ').trim();
-  // Stdin answers MCP servers' questions unless it carried the chat's own question.
-  const stdinFree = question !== '' || io.stdin?.isTTY === true;
-  if (!question && !io.stdin) throw new UsageError({ message: 'no question given.', usage: chatUsage });
-  if (!question && io.stdin && !io.stdin.isTTY) {
-    question = (await readAll(io.stdin)).trim();
-    if (!question)
-      throw new UsageError({ message: 'no question given (stdin was empty).', usage: chatUsage });
-  }
+  const { question, stdinFree } = await chatQuestion(positionals, io);
   // A file that cannot be attached is said before the model is tried or a chat is recorded.
   for (const path of values.file ?? []) await readAttachment(resolve(io.cwd, path), path);
   const config = loadCliConfig({ env: io.env, modelFlag: values.model });
-  // The model's stream over node:http, as the server reads it (createNodeHttpFetch: a redirect and a machine
-  // with NODE_USE_ENV_PROXY still go through fetch).
-  const observed = observeModelFetch({
-    fetch: createNodeHttpFetch(),
-    silenceNoticeMs: timeoutSeconds * 1000,
-    onSilence: (origin) =>
-      io.stderr.write(
-        `toolbus: the model server at ${origin} has sent no response headers for ${timeoutSeconds} s — it may be loading the model, or it is not an LLM server. Still trying (Ctrl-C stops).\n`,
-      ),
-  });
+  const observed = observedModelFetch(io, timeoutSeconds);
   const model = resolveLanguageModel(config.model.value, { env: io.env, fetch: observed.fetch });
   const workspace = await openWorkspace(config, { persona: values.persona });
   const guardedFetch = createCliFetch(config);
@@ -244,6 +226,39 @@ export async function runChatCommand(
   }
   // A signal ends the chat as stopped by it (130 or 143), also one that came as the chat was closing.
   return stop?.signal.aborted ? signalExitCode(await stop.received) : exitCode;
+}
+
+/**
+ * The question, known before anything is opened: a missing one is a wrong command line and records no chat. Without
+ * one on the command line, piped stdin is the question; stdin answers MCP servers' questions (`stdinFree`) unless it
+ * carried the question.
+ */
+async function chatQuestion(
+  positionals: readonly string[],
+  io: CliIo,
+): Promise<{ readonly question: string; readonly stdinFree: boolean }> {
+  const given = positionals.join(' ').trim();
+  const stdinFree = given !== '' || io.stdin?.isTTY === true;
+  if (given || io.stdin?.isTTY) return { question: given, stdinFree };
+  if (!io.stdin) throw new UsageError({ message: 'no question given.', usage: chatUsage });
+  const piped = (await readAll(io.stdin)).trim();
+  if (!piped) throw new UsageError({ message: 'no question given (stdin was empty).', usage: chatUsage });
+  return { question: piped, stdinFree };
+}
+
+/**
+ * The model's stream over node:http, as the server reads it (createNodeHttpFetch: a redirect and a machine with
+ * NODE_USE_ENV_PROXY still go through fetch), saying on stderr when the server sends no headers for a while.
+ */
+function observedModelFetch(io: CliIo, timeoutSeconds: number) {
+  return observeModelFetch({
+    fetch: createNodeHttpFetch(),
+    silenceNoticeMs: timeoutSeconds * 1000,
+    onSilence: (origin) =>
+      io.stderr.write(
+        `toolbus: the model server at ${origin} has sent no response headers for ${timeoutSeconds} s — it may be loading the model, or it is not an LLM server. Still trying (Ctrl-C stops).\n`,
+      ),
+  });
 }
 
 /**
