@@ -17,6 +17,7 @@ export { LOCAL_USER_EMAIL } from './auth/local-auth.ts';
 export type { OrganizationMemberView, OrganizationView } from './auth/organization-service.ts';
 export { OrganizationService, resolveOrganization } from './auth/organization-service.ts';
 export { parsePublicOrigin } from './auth/public-origin.ts';
+export type { TurnSkills } from './built-in-tools/built-in-tool-factories.ts';
 export { builtInToolFactories } from './built-in-tools/built-in-tool-factories.ts';
 export type { BuiltInToolSettings } from './built-in-tools/built-in-tool-settings.ts';
 export type { ConfiguredInterpreter } from './built-in-tools/configured-interpreter.ts';
@@ -25,6 +26,7 @@ export type {
   InProcessSandbox,
   InProcessSandboxOptions,
   InProcessSandboxTurn,
+  SandboxSkills,
 } from './built-in-tools/in-process-sandbox.ts';
 export { createInProcessSandbox } from './built-in-tools/in-process-sandbox.ts';
 export { toolLimitsForModel } from './built-in-tools/tool-limits-for-model.ts';

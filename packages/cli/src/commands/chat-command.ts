@@ -296,7 +296,8 @@ async function assembleChatTools(options: {
       env: io.env,
       model,
       onClose: options.onClose,
-      skills,
+      // Named to the model in the system prompt (below), so run_python's description keeps its one sentence.
+      skills: { names: skills.names, root: skills.root },
       egressAsk: createTerminalApprovalAsk(io),
     }),
     availabilityContext: { userId: user.id, files: options.chatFiles },

@@ -29,7 +29,12 @@ import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { egressSecretKey } from '../egress-secret-key.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { storedKeyAuthenticator } from '../gateway-key-check.ts';
-import { type ChatSkills, loadChatSkills, reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
+import {
+  type LiveChatSkills,
+  openLiveChatSkills,
+  reservedSkillNames,
+  skillsDataDirectory,
+} from '../load-skills.ts';
 import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { watchSandboxHealth } from '../sandbox-health.ts';
@@ -62,6 +67,10 @@ OAuth flows are refused for requests by any non-loopback name (the Host header i
 --turns-per-user N: turns one user may run at once (default 4; shared by replicas on Redis).
 --requests-per-minute N: requests per user per minute (default 600; with redis.url one allowance per user for
   the whole deployment, counted in Redis, not one per replica).
+
+Skills accepted in the admin API or web UI, or added, replaced or removed with \`toolbus skills\` (another process,
+same data folder), are used from the next turn on, without a restart: run_python's description lists them and its
+sandbox mounts them read-only at /workspace/managed/skills. A turn already running keeps the skills it started with.
 
 Takeover of a dead replica's turns (with redis.url; also TOOLBUS_TURN_LOCK_MS, TOOLBUS_STALLED_CHECK_MS,
 TOOLBUS_SLOT_TTL_MS, or the config keys redis.turnLockMs, redis.stalledCheckMs, redis.slotTtlMs):
@@ -121,19 +130,25 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     level: 'strict',
     ...omitUndefined({ allow: config.file.allowHosts }),
   });
-  const skills = await loadChatSkills(config, io.env);
   const defaultModel = config.model.value ?? `ollama:${DEFAULT_LOCAL_MODEL}`;
   // The web UI, when it was built (npm run setup builds it): served at /.
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
   // One interpreter (or pool) for every chat of this process: a pool's health state is shared, not per chat.
   const sandbox = configuredInterpreter(config.file);
+  // The skill stores the admin API writes (as `toolbus skills` does from other processes, on the same files).
+  const skillStores = await openSkillStores(skillsDataDirectory(config, io.env));
+  // What turns mount at /workspace/managed/skills and run_python's description lists: the skills stored when each
+  // turn starts. Only the in-process sandbox mounts skills; a configured sandbox service gets none.
+  const skills = sandbox === undefined ? await openLiveChatSkills({ ...skillStores, logger }) : undefined;
   // Its state on /health, and a log line when every service stops answering (and when one is back).
   const sandboxHealth =
     sandbox &&
     watchSandboxHealth({ interpreter: sandbox.interpreter, serviceCount: sandbox.serviceCount, logger });
-  // Without a configured one, one sandbox service of this process, started now (its isolation probe spawns several
-  // processes) rather than by a turn; a probe that failed is remembered, and run_python is then not offered.
-  const inProcessSandbox = sandbox === undefined ? createInProcessSandbox({ skills }) : undefined;
+  // Without a configured one, one sandbox service of this process, started now with the skills stored now (its
+  // isolation probe spawns several processes) rather than by a turn; a probe that failed is remembered, and
+  // run_python is then not offered. After the skills change, a turn's first run starts one for the new set.
+  const inProcessSandbox =
+    skills === undefined ? undefined : createInProcessSandbox({ skills: skills.current });
   inProcessSandbox?.warm();
   // Parsed OpenAPI documents and open MCP connections kept between turns (per server, user and configuration).
   const assemblyCache = createToolAssemblyCache();
@@ -156,7 +171,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     ...(sandboxHealth ? { healthComponents: [sandboxHealth] } : {}),
     ...omitUndefined({ scaleOut, mcpToolCallTimeoutMs: config.file.mcp?.toolCallTimeoutMs }),
     skills: {
-      ...(await openSkillStores(skillsDataDirectory(config, io.env))),
+      ...skillStores,
       // The same rules as `toolbus skills add`: the administrator's reserved names hold for uploads too.
       validation: { reservedNames: reservedSkillNames(config, io.env) },
     },
@@ -224,7 +239,7 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await assemblyCache.close();
     await inProcessSandbox?.close();
     await scaleOut?.close();
-    await skills.close();
+    await skills?.close();
     await workspace.close();
     await fetch.close?.();
   }
@@ -297,7 +312,7 @@ function serveToolFactories(options: {
   readonly io: CliIo;
   readonly workspace: CliWorkspace;
   readonly fetch: GuardedFetch;
-  readonly skills: ChatSkills;
+  readonly skills: LiveChatSkills | undefined;
   readonly sandbox: ConfiguredInterpreter | undefined;
   readonly inProcessSandbox: InProcessSandbox | undefined;
 }): NonNullable<ServerOptions['builtInToolFactories']> {
@@ -317,7 +332,14 @@ function serveToolFactories(options: {
       env: io.env,
       model: context.model,
       onClose: context.onClose,
-      skills,
+      // Asked for when the turn first builds run_python or coding_agent; held until the turn ends.
+      ...(skills && {
+        skills: async () => {
+          const lease = await skills.acquire();
+          context.onClose(() => lease.release());
+          return lease;
+        },
+      }),
       ...omitUndefined({ interpreter: sandbox?.interpreter, inProcessSandbox }),
       // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
       // become approval cards in the chat.

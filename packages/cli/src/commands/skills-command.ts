@@ -28,6 +28,7 @@ const usage = `Usage: toolbus skills <action> [options]
 Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills), --max-file-bytes <n>,
          --max-total-bytes <n>
 Names in $TOOLBUS_RESERVED_SKILL_NAMES (comma-separated) are reserved, like the built-in skills' names.
+A running \`toolbus serve\` on the same data folder uses a change from its next turn on.
 `;
 
 const dataDirFlag = {

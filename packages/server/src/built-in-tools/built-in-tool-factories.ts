@@ -20,7 +20,7 @@ import {
 } from '@toolbus/tools';
 import { remoteEgressTokens } from '../egress/remote-egress-tokens.ts';
 import type { BuiltInToolSettings } from './built-in-tool-settings.ts';
-import type { InProcessSandbox } from './in-process-sandbox.ts';
+import type { InProcessSandbox, SandboxSkills } from './in-process-sandbox.ts';
 import { turnSandbox } from './turn-sandbox.ts';
 
 /** Options for {@link builtInToolFactories}. */
@@ -62,8 +62,13 @@ export interface BuiltInToolFactoriesOptions {
     readonly timeoutMs: number;
     readonly sessionId?: string;
   };
-  /** Skills for run_python's sandbox (mounted read-only at /workspace/managed/skills when it runs in-process). */
-  readonly skills?: { readonly names: readonly string[]; readonly root: string | undefined };
+  /**
+   * Skills for run_python's sandbox (mounted read-only at /workspace/managed/skills when it runs in-process): the
+   * same for every turn (`toolbus chat`, one process per chat), or asked for when the turn first builds
+   * run_python or coding_agent (`toolbus serve`: the skills stored at that moment, which the turn keeps until it
+   * ends; the function registers their release with `onClose`).
+   */
+  readonly skills?: TurnSkills | (() => Promise<TurnSkills>);
   /**
    * The configured sandbox service(s), made once per process by a long-running caller (`toolbus serve`), so a
    * pool's health state and background checks are shared by every chat; made here from the config otherwise.
@@ -74,6 +79,16 @@ export interface BuiltInToolFactoriesOptions {
    * makes one per process); without it, one is made here and closed with `onClose`.
    */
   readonly inProcessSandbox?: InProcessSandbox;
+}
+
+/** The skills of a turn: what its sandbox mounts, and what run_python's description says of them. */
+export interface TurnSkills extends SandboxSkills {
+  /**
+   * What the model is told of the skills in run_python's description (`renderSkillsPromptSection`: each name,
+   * description and SKILL.md path); without it, one sentence says where skills are (`toolbus chat` names them in
+   * its system prompt instead).
+   */
+  readonly promptSection?: string;
 }
 
 /**
@@ -139,12 +154,14 @@ export function builtInToolFactories(options: BuiltInToolFactoriesOptions): Map<
           }),
         })
       : undefined;
-  factories.set('PythonTool', () => {
-    const { interpreter, skills } = sandbox();
+  factories.set('PythonTool', async () => {
+    const { interpreter, skills } = await sandbox();
     return createPythonTool({
       client: interpreter,
       ...omitUndefined({ egressToken }),
-      ...(skills.length > 0 ? { skills } : {}),
+      ...(skills.names.length > 0
+        ? { skills: skills.names, ...omitUndefined({ skillsDescription: skills.promptSection || undefined }) }
+        : {}),
       files: {
         readContent: (fileId) => options.storage.files.readContent(fileId),
         saveGenerated: (file) =>
@@ -156,8 +173,8 @@ export function builtInToolFactories(options: BuiltInToolFactoriesOptions): Map<
       },
     });
   });
-  factories.set('CodingAgentTool', () => {
-    const { interpreter } = sandbox();
+  factories.set('CodingAgentTool', async () => {
+    const { interpreter } = await sandbox();
     const settings = options.settings.codingAgent ?? {};
     const token = settings.tokenEnv ? options.env[settings.tokenEnv] : undefined;
     return createCodingAgentTool({

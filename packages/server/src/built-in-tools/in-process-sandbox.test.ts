@@ -1,9 +1,10 @@
 // What a turn starts: the built-in tools of `toolbus serve` (the real factories, the real interpreter service and
 // bubblewrap sandbox, the real server) start the process's sandbox service once, not per turn, and a turn that runs
-// no code spawns no process at all. A sandbox whose probe failed is remembered with its reason.
+// no code spawns no process at all. A sandbox whose probe failed is remembered with its reason. When the skills
+// change between turns, a turn runs on a service of its own set, and a set's service goes with its last turn.
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +18,7 @@ import { openTestStorage, readSse } from '../__fixtures__/test-server.ts';
 import { createServer, type ToolbusServer } from '../create-server.ts';
 import { type ListeningServer, listen } from '../listen.ts';
 import { builtInToolFactories } from './built-in-tool-factories.ts';
-import { createInProcessSandbox, type InProcessSandbox } from './in-process-sandbox.ts';
+import { createInProcessSandbox, type InProcessSandbox, type SandboxSkills } from './in-process-sandbox.ts';
 
 /** Counts the child processes this process spawns while `spawned.counting` (node's own spawn channel). */
 const spawned = { counting: false, count: 0 };
@@ -176,6 +177,85 @@ describe('a sandbox that cannot isolate', () => {
       assert.equal(spawned.count, 0, 'nothing was probed again');
     } finally {
       await sandbox.close();
+    }
+  });
+});
+
+describe('skills that change between turns (toolbus serve)', () => {
+  test('each turn runs on a service of its own skills; a service no turn uses is closed, the newest kept', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'toolbus-sandbox-skills-'));
+    // Readable by the sandbox users (the service may run as root, its sandboxes as other users).
+    await chmod(scratch, 0o755);
+    const skillSet = async (text: string): Promise<SandboxSkills> => {
+      const root = await mkdtemp(join(scratch, 'set-'));
+      await chmod(root, 0o755);
+      await mkdir(join(root, 'notes'), { mode: 0o755 });
+      await writeFile(join(root, 'notes', 'SKILL.md'), text, { mode: 0o644 });
+      return { names: ['notes'], root };
+    };
+    const first = await skillSet('first edition');
+    const second = await skillSet('second edition');
+    const third = await skillSet('third edition');
+    const closedRoots: (string | undefined)[] = [];
+    const counter = {
+      starts: 0,
+      start: async (options: InterpreterServerOptions) => {
+        counter.starts += 1;
+        const server = await startInterpreterServer(options);
+        return {
+          url: server.url,
+          isolation: server.isolation,
+          close: async () => {
+            closedRoots.push(options.skillsRoot);
+            await server.close();
+          },
+        };
+      },
+    };
+    const sandbox = createInProcessSandbox({ skills: first, start: counter.start });
+    /** A turn on `skills`: its interpreter, and its end (what the server's turn runs at cleanup). */
+    const turn = (skills: SandboxSkills) => {
+      const cleanups: (() => Promise<void>)[] = [];
+      const interpreter = sandbox.forTurn({ skills, onClose: (cleanup) => cleanups.push(cleanup) });
+      const read = async () =>
+        (
+          await interpreter.execute({
+            code: "print(open('/workspace/managed/skills/notes/SKILL.md').read())",
+            skills: ['notes'],
+          })
+        ).stdout.trim();
+      const end = async () => {
+        for (const cleanup of cleanups) await cleanup();
+      };
+      return { interpreter, read, end };
+    };
+    try {
+      const older = turn(first);
+      assert.equal(await older.read(), 'first edition');
+      // The skills changed: a turn with the new set runs on a service of that set.
+      const newer = turn(second);
+      assert.equal(await newer.read(), 'second edition');
+      assert.equal(counter.starts, 2);
+      assert.equal(await older.read(), 'first edition', 'the older turn keeps its own skills');
+      await older.end();
+      assert.deepEqual(closedRoots, [first.root], "the older set's service closed with its last turn");
+      // Changed again: a turn that runs no code starts nothing (a running service answers for the machine).
+      const idle = turn(third);
+      assert.equal(await idle.interpreter.isAvailable(), true);
+      await idle.end();
+      assert.equal(counter.starts, 2);
+      await newer.end();
+      assert.deepEqual(closedRoots, [first.root, second.root]);
+      for (const expected of [3, 3]) {
+        const later = turn(third);
+        assert.equal(await later.read(), 'third edition');
+        await later.end();
+        assert.equal(counter.starts, expected, "the newest set's service is kept for the next turns");
+      }
+      assert.deepEqual(closedRoots, [first.root, second.root]);
+    } finally {
+      await sandbox.close();
+      await rm(scratch, { recursive: true, force: true });
     }
   });
 });

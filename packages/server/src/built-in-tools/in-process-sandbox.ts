@@ -8,10 +8,22 @@ import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { SandboxEgress } from '../egress/sandbox-egress.ts';
 import { lazyCodeInterpreter } from './lazy-code-interpreter.ts';
 
+/**
+ * Materialised skills: each in `<root>/<name>/`, mounted read-only at /workspace/managed/skills/<name>/ in the runs
+ * that name it. No root means no skills.
+ */
+export interface SandboxSkills {
+  readonly names: readonly string[];
+  readonly root: string | undefined;
+}
+
 /** Options of {@link createInProcessSandbox}. */
 export interface InProcessSandboxOptions {
-  /** Materialised skills, mounted read-only at /workspace/managed/skills in every run. */
-  readonly skills?: { readonly names: readonly string[]; readonly root: string | undefined };
+  /**
+   * The skills of a turn that brings none ({@link InProcessSandboxTurn.skills}), and the ones {@link
+   * InProcessSandbox.warm} starts the service with.
+   */
+  readonly skills?: SandboxSkills;
   /** How the service is started (default {@link startInterpreterServer} on a free loopback port). */
   readonly start?: (options: InterpreterServerOptions) => Promise<InterpreterServer>;
 }
@@ -25,18 +37,27 @@ export interface InProcessSandboxTurn {
   readonly egress?: () => Promise<SandboxEgress | undefined>;
   /** Registers what to close when the turn ends (its own service and proxy, when it started them). */
   readonly onClose: (cleanup: () => Promise<void>) => void;
+  /**
+   * The skills this turn's runs mount (`toolbus serve` takes the ones stored when the turn starts); default the
+   * sandbox's own. The caller keeps their folder until the turn ends.
+   */
+  readonly skills?: SandboxSkills;
 }
 
 /**
  * The code sandbox a process starts for itself when no sandbox service is configured (`toolbus chat`, `toolbus
- * serve`). One service per process, started at the first question that needs it (a turn's availability check or
- * first run), never per turn: its start-up probe spawns several processes (seccomp compile, quota mount, a probe
- * run). A probe that failed is remembered with its reason for the life of the process, so run_python is not
- * offered and any run is refused at once with that reason, instead of probing again.
+ * serve`). One service per process and set of skills, started at the first question that needs it (a turn's first
+ * run, or the first availability check of the process), never per turn: its start-up probe spawns several processes
+ * (seccomp compile, quota mount, a probe run). A probe that failed is remembered with its reason for the life of the
+ * process, so run_python is not offered and any run is refused at once with that reason, instead of probing again.
+ *
+ * A service's skills folder is fixed when it starts (the service binds `<root>/<name>` for a run that names a skill),
+ * and a turn keeps the skills it started with. So when `toolbus serve`'s skills change, the first run of a turn with
+ * the new set starts a service on the new folder, while turns that started before run on the old one until they
+ * end; a service no turn uses any more is closed, unless it is the one of the newest set (kept warm for the next
+ * turns). Skills change rarely (an admin's upload), so this costs one service start per change.
  */
 export interface InProcessSandbox {
-  /** Skill names runs can read (empty without a skills root). */
-  readonly skills: readonly string[];
   /** Starts the service now (`toolbus serve` does, so the first turns do not wait for it). */
   warm(): void;
   /** Whether code can run here, as the start-up probe found (starts the service the first time). */
@@ -46,44 +67,95 @@ export interface InProcessSandbox {
   close(): Promise<void>;
 }
 
+/** The shared service of one skills folder, and how many turns may still run on it. */
+interface SkillsService {
+  readonly skills: SandboxSkills | undefined;
+  turns: number;
+  started?: Promise<{ server: InterpreterServer; client: CodeInterpreter }>;
+}
+
 /** Creates the {@link InProcessSandbox} of this process (started lazily). */
 export function createInProcessSandbox(options: InProcessSandboxOptions = {}): InProcessSandbox {
   const start = options.start ?? startInterpreterServer;
-  const skillsRoot = options.skills?.root;
-  const serverOptions = (egress?: SandboxEgress): InterpreterServerOptions => ({
+  const serverOptions = (
+    skills: SandboxSkills | undefined,
+    egress?: SandboxEgress,
+  ): InterpreterServerOptions => ({
     port: 0,
-    ...omitUndefined({ skillsRoot, egress: egress?.provider }),
+    ...omitUndefined({ skillsRoot: skills?.root, egress: egress?.provider }),
   });
-  let shared: Promise<{ server: InterpreterServer; client: CodeInterpreter }> | undefined;
+  // By skills folder ('' for none).
+  const services = new Map<string, SkillsService>();
+  let newest = options.skills?.root ?? '';
+  // Set once a service's probe found that code cannot run here: the machine's answer, not asked again.
+  let refusal: { readonly reason: string | undefined } | undefined;
   let closed = false;
-  const sharedService = () => {
-    shared ??= start(serverOptions()).then((server) => ({
-      server,
-      client: new CodeInterpreterClient({ baseUrl: server.url }),
-    }));
-    return shared;
+  const serviceOf = (skills: SandboxSkills | undefined): SkillsService => {
+    const key = skills?.root ?? '';
+    let service = services.get(key);
+    if (service === undefined) {
+      service = { skills, turns: 0 };
+      services.set(key, service);
+    }
+    return service;
   };
-  // The shared service's client, or the remembered reason it cannot run code.
-  const usable = async (): Promise<CodeInterpreter> => {
-    const { server, client } = await sharedService();
+  const startedOf = (service: SkillsService) => {
+    service.started ??= start(serverOptions(service.skills)).then((server) => {
+      if (!server.isolation.sandbox) refusal ??= { reason: server.isolation.reason };
+      return { server, client: new CodeInterpreterClient({ baseUrl: server.url }) };
+    });
+    return service.started;
+  };
+  // The shared service's client for these skills, or the remembered reason code cannot run.
+  const usable = async (skills: SandboxSkills | undefined): Promise<CodeInterpreter> => {
+    if (refusal !== undefined) throw sandboxUnavailable(refusal.reason);
+    const { server, client } = await startedOf(serviceOf(skills));
     if (!server.isolation.sandbox) throw sandboxUnavailable(server.isolation.reason);
     return client;
   };
-  const isAvailable = async () => (await sharedService()).server.isolation.sandbox;
+  // Isolation is the machine's: any service started already answers, so a turn that runs no code starts nothing.
+  const isAvailable = async (skills: SandboxSkills | undefined): Promise<boolean> => {
+    if (refusal !== undefined) return false;
+    if (services.get(skills?.root ?? '')?.started === undefined) {
+      const other = [...services.values()].find((service) => service.started !== undefined)?.started;
+      const found = await other?.then(
+        ({ server }) => server.isolation.sandbox,
+        () => undefined,
+      );
+      if (found !== undefined) return found;
+    }
+    return (await startedOf(serviceOf(skills))).server.isolation.sandbox;
+  };
+  // Closes the services no turn uses any more, but the newest set's.
+  const closeIdle = async () => {
+    for (const [key, service] of services) {
+      if (service.turns > 0 || key === newest) continue;
+      services.delete(key);
+      await (await service.started?.catch(() => undefined))?.server.close();
+    }
+  };
   return {
-    skills: skillsRoot ? (options.skills?.names ?? []) : [],
     warm() {
-      sharedService().catch(() => undefined);
+      startedOf(serviceOf(options.skills)).catch(() => undefined);
     },
-    isAvailable,
+    isAvailable: () => isAvailable(options.skills),
     forTurn(turn) {
+      const skills = turn.skills ?? options.skills;
+      const service = serviceOf(skills);
+      service.turns += 1;
+      newest = skills?.root ?? '';
+      turn.onClose(async () => {
+        service.turns -= 1;
+        await closeIdle();
+      });
+      closeIdle().catch(() => undefined);
       let runs: Promise<CodeInterpreter> | undefined;
       const ownService = async (): Promise<CodeInterpreter> => {
-        const client = await usable();
+        const client = await usable(skills);
         const egress = await turn.egress?.();
         if (egress === undefined) return client;
         turn.onClose(() => egress.close());
-        const server = await start(serverOptions(egress));
+        const server = await start(serverOptions(skills, egress));
         turn.onClose(() => server.close());
         if (!server.isolation.sandbox) throw sandboxUnavailable(server.isolation.reason);
         // The in-process service is on loopback, so it is reached with plain fetch.
@@ -95,15 +167,15 @@ export function createInProcessSandbox(options: InProcessSandboxOptions = {}): I
           runs ??= ownService();
           return runs;
         },
-        probe: usable,
-        isAvailable,
+        probe: () => usable(skills),
+        isAvailable: () => isAvailable(skills),
       });
     },
     async close() {
       closed = true;
-      const started = shared;
-      shared = undefined;
-      if (started !== undefined) await (await started.catch(() => undefined))?.server.close();
+      const started = [...services.values()];
+      services.clear();
+      for (const service of started) await (await service.started?.catch(() => undefined))?.server.close();
     },
   };
 }

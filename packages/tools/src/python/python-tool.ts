@@ -25,6 +25,11 @@ export interface PythonToolOptions {
    * of @toolbus/skills.
    */
   readonly skills?: readonly string[];
+  /**
+   * What the description says of the skills, e.g. `renderSkillsPromptSection`'s list of names, descriptions and
+   * paths (`toolbus serve`, whose system prompt does not list them); default one sentence saying where skills are.
+   */
+  readonly skillsDescription?: string;
   /** Share one across an agent run so a file is uploaded once; default: one per tool instance (one per turn). */
   readonly uploadCache?: InterpreterUploadCache;
   /** Wall-clock limit of one run. Default 60 s (the service's maximum). */
@@ -78,9 +83,11 @@ export function createPythonTool(options: PythonToolOptions): Tool {
     name: options.name ?? pythonEntry?.name ?? 'python',
     displayName: 'Code Interpreter',
     description:
-      options.skills !== undefined && options.skills.length > 0
-        ? `${description} ${skillsSentence}`
-        : description,
+      skills.length === 0
+        ? description
+        : options.skillsDescription
+          ? `${description}\n\n${options.skillsDescription.trim()}`
+          : `${description} ${skillsSentence}`,
     parameters,
     streamsArgumentDeltas: true,
     // Staging and saving files take time beyond the run itself.
