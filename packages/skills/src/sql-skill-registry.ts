@@ -1,4 +1,10 @@
-import { byteOrder, type EarlierNumbering, type MigrationTarget, migrate } from '@toolbus/storage/backend';
+import {
+  byteOrder,
+  type EarlierNumbering,
+  isKeyTaken,
+  type MigrationTarget,
+  migrate,
+} from '@toolbus/storage/backend';
 import { type QueryExecutorProvider, type RawBuilder, sql } from 'kysely';
 import { SkillBundleError } from './skill-bundle-error.ts';
 import type { SkillRecord, SkillRegistry } from './skill-registry.ts';
@@ -85,7 +91,7 @@ function sqlSkillRegistry(target: MigrationTarget): OpenedSkillRegistry {
         await insert(db, record);
       } catch (error) {
         // The name is taken (checked by the database, so two writers cannot race).
-        if (!isUniqueViolation(error)) throw error;
+        if (!isKeyTaken(error)) throw error;
         throw new SkillBundleError({
           code: 'skill_exists',
           message: `A skill named "${record.name}" already exists.`,
@@ -110,12 +116,6 @@ function sqlSkillRegistry(target: MigrationTarget): OpenedSkillRegistry {
       }),
     close: () => db.destroy(),
   };
-}
-
-/** A unique constraint's refusal: SQLITE_CONSTRAINT_UNIQUE (node:sqlite's `errcode`), PostgreSQL's 23505. */
-function isUniqueViolation(error: unknown): boolean {
-  const { errcode, code } = error as { errcode?: unknown; code?: unknown };
-  return errcode === 2067 || code === '23505';
 }
 
 function toRow(record: SkillRecord): Row {
