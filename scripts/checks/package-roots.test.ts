@@ -50,6 +50,10 @@ const nodeEntries: ReadonlyMap<string, string> = new Map([
     'a throwaway PostgreSQL cluster (initdb and postgres child processes)',
   ],
   ['@toolbus/skills', 'zip bundles, files, sha-256 with node:crypto'],
+  [
+    '@toolbus/skills/testing',
+    'the skill registry and blob store conformance suites run under node:test, with temporary folders',
+  ],
   ['@toolbus/tools', 'the search index (node:sqlite, files), file reading, node:buffer images'],
   [
     '@toolbus/tools/testing',

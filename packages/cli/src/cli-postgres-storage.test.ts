@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openPostgresDocumentIndex, openPostgresStorage } from '@toolbus/storage-postgres';
 import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
+import { forgeZip, skillMarkdown } from '../../skills/src/__fixtures__/forge-zip.ts';
 import { spawnCli } from './__fixtures__/spawn-cli.ts';
+import { loadCliConfig } from './cli-config.ts';
+import { loadChatSkills } from './load-skills.ts';
 
 describe('the CLI on PostgreSQL storage', () => {
   let cluster: TestPostgres;
@@ -79,6 +82,51 @@ describe('the CLI on PostgreSQL storage', () => {
     const listed = await spawnCli(['persona', 'list'], env);
     assert.match(listed.stdout, /from-config/);
     assert.equal((await spawnCli(['config', 'unset', 'storage.url'], { TOOLBUS_HOME: home })).code, 0);
+  });
+
+  test('skills live in the database: added on one host, listed, loaded and removed on another', async () => {
+    const url = await cluster.createDatabase();
+    // Two hosts: each its own toolbus home, one database.
+    const [first, second] = await Promise.all([
+      mkdtemp(join(tmpdir(), 'toolbus-host-a-')),
+      mkdtemp(join(tmpdir(), 'toolbus-host-b-')),
+    ]);
+    const envOf = (hostHome: string) => ({
+      TOOLBUS_HOME: hostHome,
+      TOOLBUS_STORAGE_URL: url,
+      TOOLBUS_SECRET_KEY: secretKey,
+    });
+    try {
+      const bundle = join(first, 'shared-notes.zip');
+      await writeFile(
+        bundle,
+        forgeZip([{ name: 'SKILL.md', data: skillMarkdown('shared-notes', 'Notes every replica shares.') }]),
+      );
+      const added = await spawnCli(['skills', 'add', bundle], envOf(first));
+      assert.equal(added.code, 0, added.stderr);
+      const listed = await spawnCli(['skills', 'list'], envOf(second));
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /^shared-notes {2}\[custom, 1 files\] {2}Notes every replica shares\.$/m);
+      for (const hostHome of [first, second]) {
+        assert.equal(existsSync(join(hostHome, 'skills')), false, 'no skills folder on either host');
+      }
+      // What `toolbus chat` mounts on the second host: the skill, its bundle read from the database.
+      const skills = await loadChatSkills(loadCliConfig({ env: envOf(second) }), envOf(second));
+      try {
+        assert.deepEqual(skills.names, ['shared-notes']);
+        assert.match(
+          await readFile(join(skills.root ?? '', 'shared-notes', 'SKILL.md'), 'utf8'),
+          /Notes every replica shares/,
+        );
+      } finally {
+        await skills.close();
+      }
+      const removed = await spawnCli(['skills', 'remove', 'shared-notes'], envOf(second));
+      assert.equal(removed.code, 0, removed.stderr);
+      assert.equal((await spawnCli(['skills', 'list'], envOf(first))).stdout, 'No skills.\n');
+    } finally {
+      await Promise.all([first, second].map((path) => rm(path, { recursive: true, force: true })));
+    }
   });
 
   test('an unreachable server is a clear error naming host and port, never the password', async () => {

@@ -5,15 +5,14 @@ import { join } from 'node:path';
 import type { ServerLogger } from '@toolbus/server';
 import {
   type BlobStore,
-  createFilesystemBlobStore,
   type MaterializedSkill,
   materializeSkills,
-  openSqliteSkillRegistry,
   renderSkillsPromptSection,
   type SkillRecord,
   type SkillRegistry,
 } from '@toolbus/skills';
 import type { CliConfig } from './cli-config.ts';
+import { openConfiguredSkillStores, skillsDataDirectory } from './open-configured-storage.ts';
 
 /** One set of skills written out for the sandbox, and what the model is told about it. */
 export interface ChatSkillsSnapshot {
@@ -27,14 +26,6 @@ export interface ChatSkillsSnapshot {
 /** The skills a chat delivers into the sandbox, and what the model is told about them. */
 export interface ChatSkills extends ChatSkillsSnapshot {
   close(): Promise<void>;
-}
-
-/** Where `toolbus skills` keeps its registry and blobs: `$TOOLBUS_DATA_DIR`, else `<toolbus home>/skills`. */
-export function skillsDataDirectory(
-  config: CliConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): string {
-  return env.TOOLBUS_DATA_DIR || config.skillsDirectory;
 }
 
 /**
@@ -56,21 +47,25 @@ export function reservedSkillNames(
 
 /**
  * Loads the stored skills (`toolbus skills add` / `seed`) once and writes them read-only into a fresh folder that the
- * sandbox mounts at /workspace/managed/skills: `toolbus chat`, one process per chat. A stored skill that does not
- * load (its bundle changed or gone) fails the chat, naming it.
+ * sandbox mounts at /workspace/managed/skills: `toolbus chat`, one process per chat. The stores are the configured
+ * ones (PostgreSQL's when storage is there). A stored skill that does not load (its bundle changed or gone) fails
+ * the chat, naming it.
  */
 export async function loadChatSkills(
   config: CliConfig,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<ChatSkills> {
-  const directory = skillsDataDirectory(config, env);
-  const database = join(directory, 'skills.sqlite');
-  if (!existsSync(database)) return { ...noSkills, close: async () => {} };
-  const registry = await openSqliteSkillRegistry({ database });
-  const loaded = await writeSkillSet(
-    await registry.list(),
-    createFilesystemBlobStore({ directory: join(directory, 'blobs') }),
-  );
+  // On SQLite, a home without a registry file has no skills (and gets no file from a chat).
+  const registryFile = join(skillsDataDirectory(config, env), 'skills.sqlite');
+  if (config.storageUrl.value === undefined && !existsSync(registryFile))
+    return { ...noSkills, close: async () => {} };
+  const stores = await openConfiguredSkillStores(config, env);
+  let loaded: Awaited<ReturnType<typeof writeSkillSet>>;
+  try {
+    loaded = await writeSkillSet(await stores.registry.list(), stores.blobStore);
+  } finally {
+    await stores.close();
+  }
   if ('failed' in loaded) throw loaded.failed.error;
   return { ...loaded, close: () => removeSkillFolder(loaded.root) };
 }
@@ -102,7 +97,7 @@ interface HeldSet {
 
 /**
  * The skills of `toolbus serve`, one owner for the whole process. The stores are shared with the admin API (and
- * with `toolbus skills` in other processes, through the same files), so a skill added, replaced or removed there is
+ * with `toolbus skills` in other processes and other replicas, through the same files or database), so a skill added, replaced or removed there is
  * seen by the next turn that starts:
  *
  * - Each turn start reads the registry (one query on its small table) and compares each skill's name and content

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { openSkillStores, type SkillStores } from '@toolbus/skills';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { type DocumentSearchIndex, openDocumentIndex } from '@toolbus/tools';
 import type { CliConfig } from './cli-config.ts';
@@ -25,4 +26,29 @@ export async function openConfiguredDocumentIndex(config: CliConfig): Promise<Do
   if (url === undefined) return openDocumentIndex({ path: config.indexFile });
   const { openPostgresDocumentIndex } = await import('@toolbus/storage-postgres');
   return openPostgresDocumentIndex({ url });
+}
+
+/** Where the skills live on SQLite (registry and bundles): `$TOOLBUS_DATA_DIR`, else `<toolbus home>/skills`. */
+export function skillsDataDirectory(
+  config: CliConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  return env.TOOLBUS_DATA_DIR || config.skillsDirectory;
+}
+
+/**
+ * Opens the skill stores beside the storage, for `toolbus serve` (the admin API and each turn's skills), `toolbus
+ * skills` and `toolbus chat` alike: when a storage URL is configured, the registry and the bundles in the same
+ * PostgreSQL database (every replica and every host sees one set of skills; the data folder is not used), else the
+ * registry file and blob folder in the skills data folder (`dataDirectory`, default {@link skillsDataDirectory}).
+ */
+export async function openConfiguredSkillStores(
+  config: CliConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  dataDirectory = skillsDataDirectory(config, env),
+): Promise<SkillStores> {
+  const url = config.storageUrl.value;
+  if (url === undefined) return openSkillStores(dataDirectory);
+  const { openPostgresSkillStores } = await import('@toolbus/storage-postgres');
+  return openPostgresSkillStores({ url });
 }

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { checkBlobKey } from './blob-key.ts';
 import type { BlobStore } from './blob-store.ts';
 import { SkillBundleError } from './skill-bundle-error.ts';
-
-const keyPattern = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
 
 /** Options for {@link createFilesystemBlobStore}. */
 export interface FilesystemBlobStoreOptions {
@@ -19,15 +18,7 @@ export interface FilesystemBlobStoreOptions {
  * Blobs are readable by the owner only.
  */
 export function createFilesystemBlobStore(options: FilesystemBlobStoreOptions): BlobStore {
-  const pathOf = (key: string) => {
-    if (
-      !keyPattern.test(key) ||
-      key.split('/').some((segment) => segment === '..' || segment.startsWith('.'))
-    ) {
-      throw new TypeError(`invalid blob key ${JSON.stringify(key)}`);
-    }
-    return join(options.directory, key);
-  };
+  const pathOf = (key: string) => join(options.directory, checkBlobKey(key));
   return {
     async put(key, data) {
       const path = pathOf(key);

@@ -23,8 +23,9 @@ export interface SkillRecord {
 }
 
 /**
- * The narrow storage interface the skills package needs: rows describing ingested skills. An implementation on
- * `node:sqlite` ships here; a deployment can provide another (PostgreSQL) behind the same methods.
+ * The narrow storage interface the skills package needs: rows describing ingested skills. One implementation on
+ * storage's builder ships here for SQLite and PostgreSQL (sql-skill-registry.ts); a deployment can provide another
+ * behind the same methods.
  */
 export interface SkillRegistry {
   /** Adds a skill; rejects with `skill_exists` when the name is taken. */

@@ -8,6 +8,6 @@ export type { EarlierNumbering, MigrationTarget } from './sql/migrate.ts';
 export { migrate } from './sql/migrate.ts';
 export { sqliteMigrationTarget } from './sql/sqlite-migration-target.ts';
 export type { StorageSchema } from './sql/storage-schema.ts';
-export { byteOrder, type StorageDialect } from './sql/store-context.ts';
+export { byteOrder, isKeyTaken, type StorageDialect } from './sql/store-context.ts';
 export type { PacketRow, PacketStreams, RunStatement } from './stores/packet-streams.ts';
 export { appended, storedPackets, tablePackets, turnKey } from './stores/packet-streams.ts';

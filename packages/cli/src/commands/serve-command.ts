@@ -18,7 +18,6 @@ import {
   ServerError,
   type ServerOptions,
 } from '@toolbus/server';
-import { openSkillStores } from '@toolbus/skills';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
@@ -29,12 +28,8 @@ import { createConfigSettingsBackend } from '../config-settings-backend.ts';
 import { egressSecretKey } from '../egress-secret-key.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { storedKeyAuthenticator } from '../gateway-key-check.ts';
-import {
-  type LiveChatSkills,
-  openLiveChatSkills,
-  reservedSkillNames,
-  skillsDataDirectory,
-} from '../load-skills.ts';
+import { type LiveChatSkills, openLiveChatSkills, reservedSkillNames } from '../load-skills.ts';
+import { openConfiguredSkillStores } from '../open-configured-storage.ts';
 import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { watchSandboxHealth } from '../sandbox-health.ts';
@@ -135,11 +130,11 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   const hasWebApp = existsSync(join(webRoot, 'index.html'));
   // One interpreter (or pool) for every chat of this process: a pool's health state is shared, not per chat.
   const sandbox = configuredInterpreter(config.file);
-  // The skill stores the admin API writes (as `toolbus skills` does from other processes, on the same files).
-  const skillStores = await openSkillStores(skillsDataDirectory(config, io.env));
-  // What turns mount at /workspace/managed/skills and run_python's description lists: the skills stored when each
-  // turn starts. Only the in-process sandbox mounts skills; a configured sandbox service gets none.
-  const skills = sandbox === undefined ? await openLiveChatSkills({ ...skillStores, logger }) : undefined;
+  const {
+    stores: skillStores,
+    skills,
+    close: closeSkills,
+  } = await openServeSkills(config, io, sandbox, logger);
   // Its state on /health, and a log line when every service stops answering (and when one is back).
   const sandboxHealth =
     sandbox &&
@@ -239,10 +234,41 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
     await assemblyCache.close();
     await inProcessSandbox?.close();
     await scaleOut?.close();
-    await skills?.close();
+    await closeSkills();
     await workspace.close();
     await fetch.close?.();
   }
+}
+
+/**
+ * The skill stores the admin API writes (as `toolbus skills` does from other processes, on the same files; with
+ * PostgreSQL storage, in its database, as every replica does), and what turns mount at /workspace/managed/skills and
+ * run_python's description lists: the skills stored when each turn starts. Only the in-process sandbox mounts
+ * skills; a configured sandbox service gets none.
+ */
+async function openServeSkills(
+  config: CliConfig,
+  io: CliIo,
+  sandbox: ReturnType<typeof configuredInterpreter>,
+  logger: ReturnType<typeof createJsonLogger>,
+) {
+  const { registry, blobStore, close } = await openConfiguredSkillStores(config, io.env);
+  const stores = { registry, blobStore };
+  let skills: LiveChatSkills | undefined;
+  try {
+    skills = sandbox === undefined ? await openLiveChatSkills({ ...stores, logger }) : undefined;
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    stores,
+    skills,
+    async close() {
+      await skills?.close();
+      await close();
+    },
+  };
 }
 
 /** The Redis scale-out backend of `redisUrl`. */

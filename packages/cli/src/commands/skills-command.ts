@@ -1,18 +1,22 @@
 import { createReadStream } from 'node:fs';
 import { ServerError, SkillAdmin } from '@toolbus/server';
-import { openSkillStores, SkillBundleError, type SkillContentFinding } from '@toolbus/skills';
+import { SkillBundleError, type SkillContentFinding } from '@toolbus/skills';
 import { omitUndefined } from '@toolbus/spec';
 import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
-import { reservedSkillNames, skillsDataDirectory } from '../load-skills.ts';
+import { reservedSkillNames } from '../load-skills.ts';
+import { openConfiguredSkillStores } from '../open-configured-storage.ts';
 import { UsageError } from '../usage-error.ts';
 import { actionCommand, defineAction } from './action-command.ts';
 
 /** What the actions share: how to reach the skills' stores and the deployment's validation rules. */
 interface SkillsSetting {
-  /** The shared operations (the server's admin routes call the same `SkillAdmin`), on the stores. */
-  readonly admin: () => Promise<SkillAdmin>;
+  /**
+   * Runs `operation` with the shared operations (the server's admin routes call the same `SkillAdmin`) on the
+   * stores, which are closed after it.
+   */
+  withAdmin<Result>(operation: (admin: SkillAdmin) => Promise<Result>): Promise<Result>;
   /** The same rules without stores: validating a bundle stores nothing. */
   readonly validator: SkillAdmin;
 }
@@ -27,14 +31,16 @@ const usage = `Usage: toolbus skills <action> [options]
 
 Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills), --max-file-bytes <n>,
          --max-total-bytes <n>
+With PostgreSQL storage ($TOOLBUS_STORAGE_URL or storage.url) skills live in that database; --data-dir is unused.
 Names in $TOOLBUS_RESERVED_SKILL_NAMES (comma-separated) are reserved, like the built-in skills' names.
-A running \`toolbus serve\` on the same data folder uses a change from its next turn on.
+A running \`toolbus serve\` on the same data folder (or database) uses a change from its next turn on.
 `;
 
 const dataDirFlag = {
   name: 'data-dir',
   value: '<dir>',
-  description: 'where skills are stored (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills)',
+  description:
+    'where skills are stored on SQLite (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills); unused with PostgreSQL storage',
 } as const;
 const limitFlags = [
   { name: 'max-file-bytes', value: '<n>', description: 'largest file a bundle may hold' },
@@ -73,9 +79,19 @@ function skillsSetting(values: SkillsFlags, io: CliIo): SkillsSetting {
   const config = loadCliConfig({ env: io.env });
   const reservedNames = reservedSkillNames(config, io.env);
   const validation = { ...limits, ...(reservedNames.length > 0 ? { reservedNames } : {}) };
-  const dataDirectory = values['data-dir'] ?? skillsDataDirectory(config, io.env);
   return {
-    admin: async () => new SkillAdmin({ ...(await openSkillStores(dataDirectory)), validation }),
+    async withAdmin(operation) {
+      const { registry, blobStore, close } = await openConfiguredSkillStores(
+        config,
+        io.env,
+        values['data-dir'],
+      );
+      try {
+        return await operation(new SkillAdmin({ registry, blobStore, validation }));
+      } finally {
+        await close();
+      }
+    },
     validator: new SkillAdmin({ validation }),
   };
 }
@@ -142,10 +158,12 @@ const addSkill = defineAction({
   run({ operands: [path], values, io }) {
     const setting = skillsSetting(values, io);
     return reportingRefusals(io, async () => {
-      const record = await (await setting.admin()).add(createReadStream(path as string), {
-        acceptFindings: values['accept-findings'] === true,
-        replace: values.replace === true,
-      });
+      const record = await setting.withAdmin((admin) =>
+        admin.add(createReadStream(path as string), {
+          acceptFindings: values['accept-findings'] === true,
+          replace: values.replace === true,
+        }),
+      );
       io.stdout.write(
         `Added skill "${record.name}": ${record.fileCount} files, ${record.totalBytes} bytes, sha256 ${record.sha256}` +
           `${record.findingsAccepted ? ` (${record.findings.length} finding(s) accepted)` : ''}\n`,
@@ -164,7 +182,7 @@ const listSkills = defineAction({
   run({ values, io }) {
     const setting = skillsSetting(values, io);
     return reportingRefusals(io, async () => {
-      const records = await (await setting.admin()).list();
+      const records = await setting.withAdmin((admin) => admin.list());
       if (values.json === true) {
         io.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
         return EXIT_CODES.ok;
@@ -190,7 +208,7 @@ const removeSkill = defineAction({
   run({ operands: [name], values, io }) {
     const setting = skillsSetting(values, io);
     return reportingRefusals(io, async () => {
-      await (await setting.admin()).remove(name as string);
+      await setting.withAdmin((admin) => admin.remove(name as string));
       io.stdout.write(`Removed skill "${name}".\n`);
       return EXIT_CODES.ok;
     });
@@ -206,7 +224,7 @@ const seedSkills = defineAction({
   run({ values, io }) {
     const setting = skillsSetting(values, io);
     return reportingRefusals(io, async () => {
-      for (const result of await (await setting.admin()).seed()) {
+      for (const result of await setting.withAdmin((admin) => admin.seed())) {
         io.stdout.write(`${result.name}: ${result.status}\n`);
       }
       return EXIT_CODES.ok;
