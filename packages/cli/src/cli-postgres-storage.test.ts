@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +126,62 @@ describe('the CLI on PostgreSQL storage', () => {
       assert.equal((await spawnCli(['skills', 'list'], envOf(first))).stdout, 'No skills.\n');
     } finally {
       await Promise.all([first, second].map((path) => rm(path, { recursive: true, force: true })));
+    }
+  });
+
+  test('skills added while storage was SQLite move into PostgreSQL once, and a removed one stays removed', async () => {
+    const url = await cluster.createDatabase();
+    const hostHome = await mkdtemp(join(tmpdir(), 'toolbus-host-moving-'));
+    const sqliteEnv = { TOOLBUS_HOME: hostHome, TOOLBUS_SECRET_KEY: secretKey };
+    const postgresEnv = { ...sqliteEnv, TOOLBUS_STORAGE_URL: url };
+    try {
+      for (const [name, description] of [
+        ['field-notes', 'Notes from the field.'],
+        ['resume-tidy', 'Tidies a résumé.'],
+      ] as const) {
+        const bundle = join(hostHome, `${name}.zip`);
+        await writeFile(bundle, forgeZip([{ name: 'SKILL.md', data: skillMarkdown(name, description) }]));
+        const added = await spawnCli(['skills', 'add', bundle], sqliteEnv);
+        assert.equal(added.code, 0, added.stderr);
+      }
+      const registryFile = join(hostHome, 'skills', 'skills.sqlite');
+      assert.ok(existsSync(registryFile));
+      // Storage moves to PostgreSQL: the first command that opens the skills brings them along.
+      const listed = await spawnCli(['skills', 'list'], postgresEnv);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /^field-notes {2}\[custom, 1 files\] {2}Notes from the field\.$/m);
+      assert.match(listed.stdout, /^resume-tidy {2}\[custom, 1 files\] {2}Tidies a résumé\.$/m);
+      assert.match(
+        listed.stderr,
+        /moved 2 skill\(s\) from .* into PostgreSQL storage; the old registry is kept as /,
+      );
+      assert.equal(existsSync(registryFile), false, 'the folder registry is renamed, not read again');
+      const kept = (await readdir(join(hostHome, 'skills'))).filter((name) =>
+        name.startsWith('skills.sqlite.moved'),
+      );
+      assert.equal(kept.length, 1, 'the old registry is kept beside');
+      // What a chat on another host mounts: the bundle, read from the database.
+      const otherHome = await mkdtemp(join(tmpdir(), 'toolbus-host-other-'));
+      const otherEnv = { ...postgresEnv, TOOLBUS_HOME: otherHome };
+      const skills = await loadChatSkills(loadCliConfig({ env: otherEnv }), otherEnv);
+      try {
+        assert.match(
+          await readFile(join(skills.root ?? '', 'field-notes', 'SKILL.md'), 'utf8'),
+          /Notes from the field/,
+        );
+      } finally {
+        await skills.close();
+        await rm(otherHome, { recursive: true, force: true });
+      }
+      // Removed in the database, it is not brought back from the folder.
+      const removed = await spawnCli(['skills', 'remove', 'field-notes'], postgresEnv);
+      assert.equal(removed.code, 0, removed.stderr);
+      const again = await spawnCli(['skills', 'list'], postgresEnv);
+      assert.doesNotMatch(again.stdout, /field-notes/);
+      assert.match(again.stdout, /resume-tidy/);
+      assert.doesNotMatch(again.stderr, /moved/);
+    } finally {
+      await rm(hostHome, { recursive: true, force: true });
     }
   });
 

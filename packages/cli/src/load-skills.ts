@@ -54,12 +54,13 @@ export function reservedSkillNames(
 export async function loadChatSkills(
   config: CliConfig,
   env: Readonly<Record<string, string | undefined>>,
+  notice?: (line: string) => void,
 ): Promise<ChatSkills> {
   // On SQLite, a home without a registry file has no skills (and gets no file from a chat).
   const registryFile = join(skillsDataDirectory(config, env), 'skills.sqlite');
   if (config.storageUrl.value === undefined && !existsSync(registryFile))
     return { ...noSkills, close: async () => {} };
-  const stores = await openConfiguredSkillStores(config, env);
+  const stores = await openConfiguredSkillStores(config, env, undefined, notice);
   let loaded: Awaited<ReturnType<typeof writeSkillSet>>;
   try {
     loaded = await writeSkillSet(await stores.registry.list(), stores.blobStore);

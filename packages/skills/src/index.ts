@@ -1,5 +1,7 @@
 export type { BlobStore } from './blob-store.ts';
 export { builtInSkillNames } from './built-in-skill-names.ts';
+export type { CopiedSkills, SkillStorePair } from './copy-missing-skills.ts';
+export { copyMissingSkills } from './copy-missing-skills.ts';
 export type { FilesystemBlobStoreOptions } from './filesystem-blob-store.ts';
 export { createFilesystemBlobStore } from './filesystem-blob-store.ts';
 export type { IngestSkillBundleOptions } from './ingest-skill-bundle.ts';

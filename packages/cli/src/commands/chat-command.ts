@@ -124,7 +124,7 @@ export async function runChatCommand(
     // tool line is printed or a chat is recorded. A configured model is not probed (its server may not list models).
     if (config.model.source === 'default') await probeModelEndpoint({ env: io.env, timeoutMs: 2000 });
     const chatFiles = await attachFiles({ paths: values.file ?? [], storage, userId: user.id, cwd: io.cwd });
-    const skills = await loadChatSkills(config, io.env);
+    const skills = await loadChatSkills(config, io.env, (line) => io.stderr.write(line));
     cleanups.push(() => skills.close());
     const assembly = await assembleChatTools({
       config,

@@ -252,7 +252,9 @@ async function openServeSkills(
   sandbox: ReturnType<typeof configuredInterpreter>,
   logger: ReturnType<typeof createJsonLogger>,
 ) {
-  const { registry, blobStore, close } = await openConfiguredSkillStores(config, io.env);
+  const { registry, blobStore, close } = await openConfiguredSkillStores(config, io.env, undefined, (line) =>
+    io.stderr.write(line),
+  );
   const stores = { registry, blobStore };
   let skills: LiveChatSkills | undefined;
   try {

@@ -31,7 +31,8 @@ const usage = `Usage: toolbus skills <action> [options]
 
 Options: --data-dir <dir> (default $TOOLBUS_DATA_DIR, else <toolbus home>/skills), --max-file-bytes <n>,
          --max-total-bytes <n>
-With PostgreSQL storage ($TOOLBUS_STORAGE_URL or storage.url) skills live in that database; --data-dir is unused.
+With PostgreSQL storage ($TOOLBUS_STORAGE_URL or storage.url) skills live in that database; the skills of the
+--data-dir folder are copied into it once (the folder's registry is then renamed) and the folder is not read again.
 Names in $TOOLBUS_RESERVED_SKILL_NAMES (comma-separated) are reserved, like the built-in skills' names.
 A running \`toolbus serve\` on the same data folder (or database) uses a change from its next turn on.
 `;
@@ -85,6 +86,7 @@ function skillsSetting(values: SkillsFlags, io: CliIo): SkillsSetting {
         config,
         io.env,
         values['data-dir'],
+        (line) => io.stderr.write(line),
       );
       try {
         return await operation(new SkillAdmin({ registry, blobStore, validation }));
