@@ -1,14 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import { basename, extname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { constructTools, setAsideTools, type ToolAssembly } from '@toolbus/assembly';
 import { probeModelEndpoint, resolveLanguageModel } from '@toolbus/core';
 import { createNodeHttpFetch, type GuardedFetch } from '@toolbus/core/node';
 import { builtInToolFactories, toolLimitsForModel } from '@toolbus/server';
 import type { ChatFile, ChatMessage } from '@toolbus/spec';
-import { omitUndefined, ToolbusError } from '@toolbus/spec';
-import type { Storage } from '@toolbus/storage';
-import { SUPPORTED_DOCUMENT_TYPES, withSavedMemories } from '@toolbus/tools';
+import { omitUndefined } from '@toolbus/spec';
+import { withSavedMemories } from '@toolbus/tools';
+import { attachFiles, readAttachment } from '../chat-attachments.ts';
 import { openKeptChat } from '../chat-history.ts';
 import { type CliConfig, loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -342,56 +341,6 @@ async function askInterruptibly(
     stop.removeEventListener('abort', onStop);
     outputClosed?.removeEventListener('abort', onOutputClosed);
   }
-}
-
-/** Stores the files named by `--file` as the local user's uploads and returns them as the chat's files. */
-async function attachFiles(input: {
-  paths: readonly string[];
-  storage: Storage;
-  userId: string;
-  cwd: string;
-}): Promise<ChatFile[]> {
-  const files: ChatFile[] = [];
-  for (const path of input.paths) {
-    const absolute = resolve(input.cwd, path);
-    const content = await readAttachment(absolute, path);
-    const name = basename(absolute);
-    const stored = await input.storage.files.put({
-      userId: input.userId,
-      name,
-      mediaType: mediaTypeOf(name),
-      content,
-    });
-    files.push({
-      id: stored.id,
-      name: stored.name,
-      mediaType: stored.mediaType,
-      sizeBytes: stored.sizeBytes,
-    });
-  }
-  return files;
-}
-
-/** The bytes of a `--file`, or an error naming the flag and the path and saying what is wrong with it. */
-async function readAttachment(absolute: string, given: string): Promise<Buffer> {
-  return readFile(absolute).catch((error: NodeJS.ErrnoException) => {
-    const why =
-      error.code === 'ENOENT'
-        ? 'no such file'
-        : error.code === 'EISDIR'
-          ? 'it is a folder, not a file (attach the files in it one by one)'
-          : error.code === 'EACCES'
-            ? 'permission denied'
-            : error.message;
-    throw new ToolbusError({ code: 'file_unreadable', message: `--file ${given}: ${why}` });
-  });
-}
-
-function mediaTypeOf(name: string): string {
-  return (
-    SUPPORTED_DOCUMENT_TYPES.get(extname(name).toLowerCase()) ??
-    (/\.csv$/i.test(name) ? 'text/csv' : 'application/octet-stream')
-  );
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -2,38 +2,34 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createToolAssemblyCache } from '@toolbus/assembly';
 import { DEFAULT_LOCAL_MODEL } from '@toolbus/core';
-import { createGuardedFetch, createNodeHttpFetch, type GuardedFetch } from '@toolbus/core/node';
+import { createGuardedFetch, createNodeHttpFetch } from '@toolbus/core/node';
 import type { GatewayConfig, GatewayHandler } from '@toolbus/gateway';
 import {
-  builtInToolFactories,
   type ConfiguredInterpreter,
   configuredInterpreter,
   createInProcessSandbox,
   createJsonLogger,
   createServer,
   healthOnlyServer,
-  type InProcessSandbox,
   listen,
   type ServerAuthMode,
   ServerError,
-  type ServerOptions,
 } from '@toolbus/server';
 import { omitUndefined, ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { webRoot } from '@toolbus/web';
-import { type CliConfig, loadCliConfig } from '../cli-config.ts';
+import { loadCliConfig } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { parseSettingValue, resolveSetting } from '../config-schema.ts';
 import { createConfigSettingsBackend } from '../config-settings-backend.ts';
-import { egressSecretKey } from '../egress-secret-key.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { storedKeyAuthenticator } from '../gateway-key-check.ts';
-import { type LiveChatSkills, openLiveChatSkills, reservedSkillNames } from '../load-skills.ts';
-import { openConfiguredSkillStores } from '../open-configured-storage.ts';
-import { type CliWorkspace, openWorkspace } from '../open-workspace.ts';
+import { reservedSkillNames } from '../load-skills.ts';
+import { openWorkspace } from '../open-workspace.ts';
 import { parseCommandArgs } from '../parse-command-args.ts';
 import { watchSandboxHealth } from '../sandbox-health.ts';
 import { resolveScaleOutTiming } from '../scale-out-timing.ts';
+import { openServeSkills, serveToolFactories } from '../serve-turn-tools.ts';
 import { shutdownSignal } from '../shutdown-signal.ts';
 import { UsageError } from '../usage-error.ts';
 import type { CliCommand } from './cli-command.ts';
@@ -240,39 +236,6 @@ export async function runServeCommand(argv: readonly string[], io: CliIo): Promi
   }
 }
 
-/**
- * The skill stores the admin API writes (as `toolbus skills` does from other processes, on the same files; with
- * PostgreSQL storage, in its database, as every replica does), and what turns mount at /workspace/managed/skills and
- * run_python's description lists: the skills stored when each turn starts. Only the in-process sandbox mounts
- * skills; a configured sandbox service gets none.
- */
-async function openServeSkills(
-  config: CliConfig,
-  io: CliIo,
-  sandbox: ReturnType<typeof configuredInterpreter>,
-  logger: ReturnType<typeof createJsonLogger>,
-) {
-  const { registry, blobStore, close } = await openConfiguredSkillStores(config, io.env, undefined, (line) =>
-    io.stderr.write(line),
-  );
-  const stores = { registry, blobStore };
-  let skills: LiveChatSkills | undefined;
-  try {
-    skills = sandbox === undefined ? await openLiveChatSkills({ ...stores, logger }) : undefined;
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return {
-    stores,
-    skills,
-    async close() {
-      await skills?.close();
-      await close();
-    },
-  };
-}
-
 /** The Redis scale-out backend of `redisUrl`. */
 async function startScaleOut(options: {
   readonly redisUrl: string;
@@ -332,53 +295,6 @@ function printServing(
     );
   }
   io.stdout.write(serving.hasWebApp ? `  web UI: ${url}/\n` : '  web UI: not built (run npm run setup)\n');
-}
-
-/** How serve builds each turn's built-in tools: the config file's services, over the CLI's workspace. */
-function serveToolFactories(options: {
-  readonly config: CliConfig;
-  readonly io: CliIo;
-  readonly workspace: CliWorkspace;
-  readonly fetch: GuardedFetch;
-  readonly skills: LiveChatSkills | undefined;
-  readonly sandbox: ConfiguredInterpreter | undefined;
-  readonly inProcessSandbox: InProcessSandbox | undefined;
-}): NonNullable<ServerOptions['builtInToolFactories']> {
-  const { config, io, workspace, fetch, skills, sandbox, inProcessSandbox } = options;
-  return (context) =>
-    builtInToolFactories({
-      settings: config.file,
-      egressCaDirectory: join(config.home, 'egress-ca'),
-      egressSecretKey: () => egressSecretKey(config, io.env),
-      // The turn's organisation's documents only.
-      index:
-        context.documentIndex ?? workspace.index.forOrganization({ organizationId: context.organizationId }),
-      storage: workspace.storage,
-      fetch,
-      userId: context.user.id,
-      organizationId: context.organizationId,
-      env: io.env,
-      model: context.model,
-      onClose: context.onClose,
-      // Asked for when the turn first builds run_python or coding_agent; held until the turn ends.
-      ...(skills && {
-        skills: async () => {
-          const lease = await skills.acquire();
-          context.onClose(() => lease.release());
-          return lease;
-        },
-      }),
-      ...omitUndefined({ interpreter: sandbox?.interpreter, inProcessSandbox }),
-      // run_python gets network through the egress proxy when the user has connected apps; its ASK actions
-      // become approval cards in the chat.
-      ...omitUndefined({
-        egressApprovals: context.approvals && {
-          broker: context.approvals.broker,
-          timeoutMs: context.approvals.timeoutMs,
-          sessionId: context.approvals.sessionId,
-        },
-      }),
-    });
 }
 
 /**
