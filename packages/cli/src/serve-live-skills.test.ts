@@ -3,9 +3,10 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type ScriptedRequest, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
+import { type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
 import { openSqliteSkillRegistry } from '@toolbus/skills';
 import { forgeZip, skillMarkdown } from '../../skills/src/__fixtures__/forge-zip.ts';
+import { servedPythonTurn, type TurnSeen } from './__fixtures__/served-python-turn.ts';
 import { type RunningCli, spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // `toolbus serve` runs while skills are added, replaced and removed (through its admin API, and by `toolbus skills`
@@ -62,21 +63,8 @@ describe('toolbus serve: skills changed while it runs reach the next turn', () =
 
   /** Runs one turn in a new chat to its end: what the model was told in it, and what its runs printed. */
   const turn = async (script: Script): Promise<TurnSeen> => {
-    const server = await model;
-    const chat = (await (
-      await fetch(`${url}/v1/chats`, { method: 'POST', headers: json, body: '{}' })
-    ).json()) as { id: string };
     turns += 1;
-    const content = JSON.stringify({ turn: turns, ...script });
-    const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ content, tools: ['run_python'] }),
-    });
-    assert.equal(response.status, 200, await response.clone().text());
-    const stream = await response.text();
-    assert.match(stream, /"type":"stop","reason":"finished"/, stream);
-    return seen(server.requests.filter((request) => request.messages[1]?.text === content));
+    return servedPythonTurn(url, await model, JSON.stringify({ turn: turns, ...script }));
   };
 
   /** The folders serve materialised skills into (its TMPDIR is this test's own). */
@@ -255,19 +243,3 @@ describe('toolbus serve: skills changed while it runs reach the next turn', () =
 });
 
 /** What the model was told in one turn (run_python's description) and the results of its runs. */
-interface TurnSeen {
-  readonly description: string;
-  readonly results: readonly string[];
-}
-
-function seen(requests: readonly ScriptedRequest[]): TurnSeen {
-  const first = requests[0];
-  assert.ok(first, 'the turn asked the model');
-  const tools = (
-    (first.body as { tools?: { function: { name: string; description: string } }[] }).tools ?? []
-  ).map((tool) => tool.function);
-  const description = tools.find((tool) => tool.name === 'run_python')?.description ?? '';
-  const last = requests.at(-1)?.messages ?? [];
-  const results = last.flatMap((message) => message.toolResults.map((result) => result.content));
-  return { description, results };
-}

@@ -5,9 +5,10 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type ScriptedRequest, type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
+import { type ScriptedStep, startScriptedModelServer } from '@toolbus/core/testing';
 import { startTestPostgres, type TestPostgres } from '@toolbus/storage-postgres/testing';
 import { forgeZip, skillMarkdown } from '../../skills/src/__fixtures__/forge-zip.ts';
+import { servedPythonTurn } from './__fixtures__/served-python-turn.ts';
 import { type RunningCli, spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 // Two `toolbus serve` replicas on one PostgreSQL database (each its own home and temporary folder, as on two hosts):
@@ -57,21 +58,8 @@ describe('toolbus serve replicas on PostgreSQL share one set of skills', () => {
   /** One turn in a new chat on `replica`: run_python's description and what the run printed. */
   const turn = async (replica: number) => {
     const { url } = replicas[replica] ?? assert.fail('no such replica');
-    const server = await model;
-    const chat = (await (
-      await fetch(`${url}/v1/chats`, { method: 'POST', headers: json, body: '{}' })
-    ).json()) as { id: string };
     turns += 1;
-    const content = `turn ${turns}`;
-    const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ content, tools: ['run_python'] }),
-    });
-    assert.equal(response.status, 200, await response.clone().text());
-    const stream = await response.text();
-    assert.match(stream, /"type":"stop","reason":"finished"/, stream);
-    return seen(server.requests.filter((request) => request.messages[1]?.text === content));
+    return servedPythonTurn(url, await model, `turn ${turns}`);
   };
 
   before(async () => {
@@ -148,14 +136,3 @@ describe('toolbus serve replicas on PostgreSQL share one set of skills', () => {
 });
 
 /** What the model was told in one turn (run_python's description) and the results of its runs. */
-function seen(requests: readonly ScriptedRequest[]) {
-  const first = requests[0];
-  assert.ok(first, 'the turn asked the model');
-  const tools = (
-    (first.body as { tools?: { function: { name: string; description: string } }[] }).tools ?? []
-  ).map((tool) => tool.function);
-  const description = tools.find((tool) => tool.name === 'run_python')?.description ?? '';
-  const last = requests.at(-1)?.messages ?? [];
-  const results = last.flatMap((message) => message.toolResults.map((result) => result.content));
-  return { description, results };
-}
