@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, describe, test } from 'node:test';
+import { after, describe, type TestContext, test } from 'node:test';
 import { minimalPdf } from '@toolbus/tools/testing';
 import { startCliHome, useCliHome } from './__fixtures__/cli-home.ts';
 import { killStartedClis, sendSignal, spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
@@ -113,17 +113,22 @@ describe('toolbus index stopped by a signal', () => {
     return { signal: match[1], done, total, added, updated, unchanged, skipped, failed };
   }
 
+  /** `toolbus index` of 2,001 notes, started and past its first file (the index open, the run under way). */
+  async function indexRunUnderWay(t: TestContext, prefix: string) {
+    const cli = await startCliHome({ prefix });
+    t.after(() => cli.close());
+    const docs = await manyNotes(cli.home);
+    const run = startCli(['index', docs], cli.env);
+    await run.waitForStderrMatch(/^indexed \d+\/2001 files$/m);
+    return { cli, docs, run };
+  }
+
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const) {
     test(`${signal} stops after the file in flight, says how far it got, exits ${code}; a re-run does the rest`, async (t) => {
-      const cli = await startCliHome({ prefix: 'toolbus-index-stop-' });
-      t.after(() => cli.close());
-      const docs = await manyNotes(cli.home);
-      const run = startCli(['index', docs], cli.env);
-      // The first progress line comes after the first file: the index is open and the run under way.
-      await run.waitForStderrMatch(/^indexed \d+\/2001 files$/m);
+      const { cli, docs, run } = await indexRunUnderWay(t, 'toolbus-index-stop-');
       const release = holdIndexWriteLock(cli.home);
       try {
         await sendSignal(run, signal);
@@ -157,11 +162,7 @@ describe('toolbus index stopped by a signal', () => {
   }
 
   test('a second Ctrl-C exits at once (130), without waiting for the file in flight', async (t) => {
-    const cli = await startCliHome({ prefix: 'toolbus-index-twice-' });
-    t.after(() => cli.close());
-    const docs = await manyNotes(cli.home);
-    const run = startCli(['index', docs], cli.env);
-    await run.waitForStderrMatch(/^indexed \d+\/2001 files$/m);
+    const { cli, docs, run } = await indexRunUnderWay(t, 'toolbus-index-twice-');
     // Held until the process is gone: the file in flight cannot finish, so only not waiting for it ends the run.
     const release = holdIndexWriteLock(cli.home);
     try {
