@@ -9,11 +9,9 @@ import { describePostgresUrl } from './postgres-url.ts';
 export interface OpenPostgresStorageOptions extends SecretKeyOptions, PostgresConnectionOptions {}
 
 /**
- * Opens (creating the schema and migrating when needed) toolbus storage on PostgreSQL, for deployments with
- * several server replicas sharing one database. Every replica must use the same secret key, so a key (or key
- * file) must be given: there is no generated default. Fails closed like the SQLite store: `schema_too_new`,
- * `secret_key_mismatch`; and `unreachable` (naming host and port, never the password) when the server cannot be
- * reached or refuses the login.
+ * Opens (creating the schema and migrating when needed) toolbus storage on PostgreSQL, for replicas sharing one
+ * database. A key (or key file) must be given: every replica must use the same. Fails closed like the SQLite store,
+ * and `unreachable` (naming host and port, never the password) when the server cannot be reached or refuses the login.
  */
 export async function openPostgresStorage(options: OpenPostgresStorageOptions): Promise<Storage> {
   // A URL that is none fails before a key is looked for.

@@ -8,10 +8,7 @@ import { openPostgresPool, type PostgresConnectionOptions } from './postgres-poo
  */
 export interface OpenPostgresDocumentIndexOptions extends PostgresConnectionOptions, DocumentIndexOptions {}
 
-/**
- * Opens (creating its tables when needed) the internal_search index on PostgreSQL full-text search, for deployments
- * whose replicas share one database: the index of `@toolbus/tools`, written once for both databases, on a pool.
- */
+/** Opens (creating its tables when needed) `@toolbus/tools`' internal_search index on PostgreSQL full-text search. */
 export async function openPostgresDocumentIndex(
   options: OpenPostgresDocumentIndexOptions,
 ): Promise<DocumentSearchIndex> {

@@ -30,9 +30,8 @@ const appendToTurns = `WITH reserved AS (
    SELECT chat_id, turn_index, last_sequence FROM reserved`;
 
 /**
- * Packets on PostgreSQL: one statement per write, each turn's counter reserving its sequence numbers. PostgreSQL's
- * own SQL, kept for the hottest write (docs/postgres-storage.md), sent on the pool itself, as are the chat's writes
- * ({@link PacketStreams.transaction}): through the query builder a turn cost about 1.2× the client CPU (BENCHMARKS.md).
+ * Packets on PostgreSQL: one statement per write, each turn's counter reserving its sequence numbers, sent on the
+ * pool itself, as are the chat's writes ({@link PacketStreams.transaction}; docs/postgres-storage.md says why).
  */
 export function createPostgresPacketStreams(pool: pg.Pool): PacketStreams {
   const onPool = runOn(pool);

@@ -13,9 +13,8 @@ export interface PostgresConnectionOptions {
 }
 
 /**
- * A `pg` pool on the database at `url`, returned once a first query has run: when the server cannot be reached or
- * refuses the login, the pool is ended and the error is `unreachable` (host, port and database, never the
- * password). Storage and the search index both open theirs here, so rows read alike in both (see typeParser).
+ * A `pg` pool on the database at `url`, returned once a first query has run; when the server cannot be reached or
+ * refuses the login, the pool is ended and the error is `unreachable` (host, port and database, never the password).
  */
 export async function openPostgresPool(options: PostgresConnectionOptions): Promise<pg.Pool> {
   const target = describePostgresUrl(options.url);
@@ -25,11 +24,9 @@ export async function openPostgresPool(options: PostgresConnectionOptions): Prom
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
   });
-  // An idle connection the server closes (restart, failover) is dropped by the pool and reopened on next use; the
-  // listener only keeps that event from crashing the process.
+  // A connection the server closes (restart, failover) is dropped, idle or in a transaction (whose query fails):
+  // neither error event may crash the process.
   pool.on('error', () => {});
-  // A transaction checks a connection out for its whole length; one the server closes meanwhile fails its query
-  // (and is not put back in the pool), and its error event must not crash the process either.
   pool.on('connect', (client) => client.on('error', () => {}));
   try {
     await pool.query('SELECT 1');
@@ -40,9 +37,8 @@ export async function openPostgresPool(options: PostgresConnectionOptions): Prom
   return pool;
 }
 
-// What the stores read is alike on both databases: JSON columns as their text, timestamps as ISO strings, bytes
-// as a plain Uint8Array, 64-bit integers as numbers (no count or id of toolbus nears 2^53). pg asks for a column's
-// parser once per column of every result: each is one function made once, not a closure per query.
+// Rows read as on SQLite: JSON columns as their text, timestamps as ISO strings, bytes as a plain Uint8Array, 64-bit
+// integers as numbers (no count or id of toolbus nears 2^53). Each parser is made once, not per query.
 const defaultTypeParser = pg.types.getTypeParser;
 const { JSON: json, JSONB, TIMESTAMPTZ, BYTEA, INT8 } = pg.types.builtins;
 const parseTimestamp = defaultTypeParser(TIMESTAMPTZ) as (text: string) => Date;

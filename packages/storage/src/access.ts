@@ -13,16 +13,10 @@ export type NewApiKey = Creating<
   'organizationId'
 >;
 
-/**
- * A web session as stored: hashes of its cookie token and its CSRF token, and its scopes (never more than the
- * principal that made it held).
- */
+/** A web session as stored: hashes of its cookie and CSRF tokens, and its scopes (never more than its maker held). */
 export type WebSessionRecord = WithScopes<StoredRow<'web_sessions'>>;
 
-/**
- * What storing a new web session takes. Without an organisation it is unbound (it acts where each request names);
- * without a key it was made without one (as local mode).
- */
+/** What storing a web session takes; without an organisation it acts where each request names. */
 export type NewWebSession = Creating<
   WebSessionRecord,
   'tokenHash' | 'userId' | 'scopes' | 'csrfHash' | 'expiresAt',

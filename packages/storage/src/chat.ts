@@ -17,10 +17,7 @@ export type ChatTurnKind = 'chat' | 'research';
  */
 export type ChatTurnStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'interrupted';
 
-/**
- * One turn of a chat: the user's message and everything the assistant did in answer to it. Its end token stays in
- * storage: it only tells a closer's retried end from another closer's.
- */
+/** One turn of a chat: the user's message and everything the assistant did in answer (its end token is storage's). */
 export type ChatTurnRecord = Omit<StoredRow<'chat_turns'>, 'turnIndex' | 'inputJson' | 'endToken'> & {
   /** 0, 1, 2, … in the order the turns were started. */
   readonly index: number;
@@ -52,10 +49,7 @@ export interface PacketBatch extends ChatTurnKey {
   readonly packets: readonly unknown[];
 }
 
-/**
- * What became of one {@link PacketBatch}: the sequence of its last packet, or the error that kept it out (its turn
- * does not exist); the other batches of the same call are written either way.
- */
+/** What became of one {@link PacketBatch}: the sequence of its last packet, or the error that kept it out. */
 export type AppendedPacketBatch =
   | { readonly ok: true; readonly last: number }
   | { readonly ok: false; readonly error: StorageError };
@@ -66,15 +60,11 @@ export interface FinishChatTurn extends ChatTurnKey {
   readonly reason?: string;
   /** The messages the turn adds to the history (the user's message and the assistant's answer, tools included). */
   readonly messages?: readonly ChatMessage[];
-  /**
-   * Packets that close the turn's stream (a dead runner's open tool calls, its `stop`), stored after its last in the
-   * same transaction as the end: when the end is refused (another closer ended it first), none is stored.
-   */
+  /** Packets that close the turn's stream (a dead runner's open tool calls, its `stop`), stored only with its end. */
   readonly packets?: readonly unknown[];
   /**
-   * A token of this closer's own (random), the same on every try of one end: the turn keeps it, so a try whose end
-   * was already committed (the reply to an earlier try lost with its connection) gets the ended turn back, not the
-   * `conflict` another closer's end gets. Without one, any second end is a `conflict`.
+   * A random token of this closer's, the same on every try of one end: a try whose end was already committed (the
+   * reply lost with its connection) gets the ended turn back, not a `conflict`. Without one, a second end conflicts.
    */
   readonly endToken?: string;
 }

@@ -10,9 +10,8 @@ export interface ConnectedAppActionRecord {
 }
 
 /**
- * An external API connected for sandbox code, as stored, secrets decrypted (never log their values). The egress
- * proxy adds `headers` (a template whose `{{org.NAME}}` and `{{user.NAME}}` placeholders are filled from the
- * organisation's and the requesting user's values) to requests whose URL matches one of `urlPatterns`.
+ * An external API connected for sandbox code, secrets decrypted (never log them): the egress proxy adds `headers`
+ * (`{{org.NAME}}` and `{{user.NAME}}` filled in) to requests whose URL matches one of `urlPatterns`.
  */
 export type ConnectedAppRecord = Pick<
   StoredRow<'connected_apps'>,

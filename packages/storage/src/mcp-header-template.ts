@@ -2,9 +2,8 @@ import { mcpServerSettingKey, readMcpServerSetting } from './mcp-server-setting.
 import type { SettingStore } from './storage.ts';
 
 /**
- * A server's header template as stored (names → `{placeholder}` templates; no secrets in it), or undefined. A value
- * that is not a map of strings (edited by hand, written by a future version) reads as an empty template: nothing is
- * sent that an administrator did not write.
+ * A server's header template as stored (names → `{placeholder}` templates; no secrets), or undefined; a value that is
+ * not a map of strings reads as empty: nothing is sent that an administrator did not write.
  */
 export async function readMcpHeaderTemplate(
   settings: SettingStore,

@@ -2,11 +2,7 @@ import { omitUndefined } from '@toolbus/spec';
 import { mcpServerSettingKey, readMcpServerSetting } from './mcp-server-setting.ts';
 import type { SettingStore, UserStore } from './storage.ts';
 
-/**
- * Who may use one MCP server, as an administrator set it. The one predicate every consumer asks
- * ({@link mayUseMcpServer}, {@link offeredToSandboxes}): the egress proxy's catalogue today, chat assembly when it
- * restricts servers per user.
- */
+/** Who may use one MCP server, as an administrator set it; every consumer asks {@link mayUseMcpServer}. */
 export interface McpServerAccess {
   /** The users given access; absent: every user of the deployment (servers are deployment-wide until restricted). */
   readonly userIds?: readonly string[];
@@ -25,10 +21,7 @@ export function offeredToSandboxes(access: McpServerAccess | undefined, userId: 
   return access?.availableToSandboxes === true && mayUseMcpServer(access, userId);
 }
 
-/**
- * One server's access as stored. A value that is not a valid access record (edited by hand, written by a future
- * version) is read as "nobody, not in sandboxes": a doubt never widens access.
- */
+/** One server's access as stored; an invalid record reads as "nobody, not in sandboxes": a doubt never widens it. */
 export async function readMcpServerAccess(
   settings: SettingStore,
   serverId: string,
@@ -49,9 +42,8 @@ export type SetMcpServerAccessResult =
   | { readonly ok: false; readonly unknownUser: { readonly index: number; readonly userId: string } };
 
 /**
- * The one way to replace a server's access record (the admin route and `toolbus mcp access` both call it): every
- * listed user must exist (the first that does not is returned with its index in `access.userIds`, and nothing is
- * stored), and the list is stored without repeats.
+ * Replaces a server's access record (the admin route and `toolbus mcp access` both call it), without repeats; a listed
+ * user that does not exist is returned with its index, and nothing is stored.
  */
 export async function setMcpServerAccess(
   storage: { readonly settings: SettingStore; readonly users: Pick<UserStore, 'get'> },

@@ -10,8 +10,8 @@ type McpServerSettingName = (typeof mcpServerSettingNames)[number];
 export const mcpServerSettingKey = (name: McpServerSettingName, serverId: string) => `${name}:${serverId}`;
 
 /**
- * One server's setting, or undefined when it has none. A value that is no record or that `isValid` refuses (edited
- * by hand, written by a future version) reads as `whenInvalid`: the reader says what a doubt grants.
+ * One server's setting, or undefined. A value that is no record or that `isValid` refuses (edited by hand, written by
+ * a future version) reads as `whenInvalid`: the reader says what a doubt grants.
  */
 export async function readMcpServerSetting<Value extends object>(
   settings: SettingStore,

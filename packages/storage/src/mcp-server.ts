@@ -14,10 +14,7 @@ export type McpEndpoint =
     }
   | { readonly transport: 'streamable-http' | 'sse'; readonly url: string };
 
-/**
- * An MCP server as stored, secrets decrypted (headers, API key): never log their values. Its name is unique: it is
- * used in collision names (`mcp_{server}_{tool}`).
- */
+/** An MCP server as stored, secrets decrypted (never log them); its name is unique (`mcp_{server}_{tool}`). */
 export type McpServer = Pick<StoredRow<'mcp_servers'>, 'id' | 'name' | 'authType' | 'createdAt'> & {
   readonly endpoint: McpEndpoint;
   /** Connection headers (stored encrypted). */
@@ -34,8 +31,5 @@ export type NewMcpServer = Creating<McpServer, 'name' | 'endpoint' | 'authType',
 /** An admin's approval of one MCP tool definition; a tool whose definition hash differs is not offered. */
 export type McpToolApproval = StoredRow<'mcp_tool_approvals'>;
 
-/**
- * An MCP OAuth authorization started and not yet finished: who started it, for which server, and where its callback
- * goes. Stored by the hash of its `state` (the callback's only proof), valid once and until `expiresAt`.
- */
+/** An MCP OAuth authorization in progress, stored by the hash of its `state`, valid once and until `expiresAt`. */
 export type McpPendingAuthorization = StoredRow<'mcp_oauth_pending'>;

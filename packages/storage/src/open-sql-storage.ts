@@ -26,9 +26,8 @@ export interface SqlStorageOptions extends MigrationTarget {
 }
 
 /**
- * Migrates the database, checks the secret key and builds every store over it: the one storage implementation
- * behind both openers. Fails closed (`schema_too_new`, `secret_key_mismatch`) before anything else is read or
- * written; on any failure the builder is destroyed (closing its connection or pool), as it is on close.
+ * Migrates the database, checks the secret key and builds every store over it, for both openers. Fails closed
+ * (`schema_too_new`, `secret_key_mismatch`) before anything else is read or written, destroying the builder.
  */
 export async function openSqlStorage(options: SqlStorageOptions): Promise<Storage> {
   const { db, secrets } = options;
@@ -62,10 +61,7 @@ export async function openSqlStorage(options: SqlStorageOptions): Promise<Storag
 // The marker the first open of a database stores (`storage_meta.secret_key_check`), sealed with its key.
 const keyCheck = { context: 'storage_meta.secret_key_check', plaintext: 'toolbus secret key check' } as const;
 
-/**
- * Fails with `secret_key_mismatch` unless the database's marker opens with this key (the first open stores it): a
- * database encrypted with another key is refused before anything is read or written.
- */
+/** Fails with `secret_key_mismatch` unless the database's marker (stored by the first open) opens with this key. */
 async function checkSecretKey(db: StorageDb, secrets: SecretBox): Promise<void> {
   await db
     .insertInto('storage_meta')

@@ -31,9 +31,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   const database = openDatabaseFile('The database', options.path, { enableForeignKeyConstraints: true });
   if (!inMemory) {
     database.exec('PRAGMA journal_mode = WAL');
-    // In WAL mode, NORMAL syncs at checkpoints rather than on every commit: a killed process loses nothing
-    // committed (only a power loss can drop the last transactions), and a chat turn's many small packet writes
-    // no longer wait on the disk each.
+    // NORMAL syncs at checkpoints, not every commit: a killed process loses nothing committed (a power loss may drop
+    // the last transactions), and a turn's many small packet writes no longer wait on the disk each.
     database.exec('PRAGMA synchronous = NORMAL');
     // No wait inside SQLite: its wait would block the thread; the dialect waits for the lock asynchronously.
     database.exec('PRAGMA busy_timeout = 0');

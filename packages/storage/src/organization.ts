@@ -13,16 +13,10 @@ export type Organization = StoredRow<'organizations'>;
 export type OrganizationMember = StoredRow<'organization_members'>;
 type MemberKey = Pick<OrganizationMember, 'organizationId' | 'userId'>;
 
-/**
- * An invitation of an email address to an organisation: the account of that email (existing or created later)
- * becomes a member only when it accepts. Emails are kept lower-cased.
- */
+/** An invitation of an email to an organisation: its account (existing or later) joins only when it accepts. */
 export type OrganizationInvitation = StoredRow<'organization_invitations'>;
 
-/**
- * Organisations and their members. A user belongs to at least the organisation they were created in (the default
- * one unless `NewUser.organizationId` names another); deleting a user or an organisation deletes the memberships.
- */
+/** Organisations and members (a user joins the one they are created in); deleting either ends the membership. */
 export interface OrganizationStore {
   /** `conflict` when the name is taken. */
   create(organization: Pick<Organization, 'name'>): Promise<Organization>;
@@ -31,10 +25,7 @@ export interface OrganizationStore {
   list(): Promise<readonly Organization[]>;
   /** Adds a member or changes their role; `not_found` when the organisation or the user does not exist. */
   setMember(member: Omit<OrganizationMember, 'createdAt'>): Promise<OrganizationMember>;
-  /**
-   * Memberships, oldest first: an organisation's members, a user's memberships, or (given both) that user's
-   * membership of that organisation.
-   */
+  /** Memberships, oldest first: an organisation's, a user's, or (given both) that user's of that organisation. */
   members(of: Partial<MemberKey>): Promise<readonly OrganizationMember[]>;
   removeMember(member: MemberKey): Promise<boolean>;
   /** Invites an email (replacing an earlier invitation of it to this organisation); `not_found` for no organisation. */

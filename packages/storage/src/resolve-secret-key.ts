@@ -13,9 +13,9 @@ export interface SecretKeyOptions {
 }
 
 /**
- * Resolves the 32-byte key that encrypts secrets at rest: an explicit key, then `TOOLBUS_SECRET_KEY`, then a key
- * file created on first run with mode 0600. A key file readable by group or others is refused, not used. With none
- * of them the key is ephemeral (an in-memory database), or, where a key must be shared, refused with `whenMissing`.
+ * The 32-byte key that encrypts secrets at rest: an explicit key, then `TOOLBUS_SECRET_KEY`, then a key file created
+ * on first run with mode 0600 (refused if group or others may read it). With none, the key is ephemeral, or, where
+ * it must be shared, refused with `whenMissing`.
  */
 export function resolveSecretKey(options: SecretKeyOptions, whenMissing?: string): Uint8Array {
   if (options.secretKey !== undefined) return decodeKey(options.secretKey, 'the secretKey option');

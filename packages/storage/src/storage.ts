@@ -85,10 +85,7 @@ export interface McpServerStore {
    * {@link MAX_PENDING_MCP_AUTHORIZATIONS_PER_USER}, the oldest go first).
    */
   savePendingAuthorization(pending: Omit<McpPendingAuthorization, 'createdAt'>): Promise<void>;
-  /**
-   * Removes and returns the unexpired authorization with this state hash, atomically: a state is good for one
-   * callback only, on whichever replica it arrives.
-   */
+  /** Removes and returns the unexpired authorization with this state hash, atomically: a state is good once. */
   takePendingAuthorization(stateHash: string): Promise<McpPendingAuthorization | undefined>;
 }
 
@@ -187,10 +184,7 @@ export interface ResearchCheckpointStore {
   delete(turn: ChatTurnKey): Promise<boolean>;
 }
 
-/**
- * Everything toolbus persists, grouped by area. Methods return promises even over the synchronous `node:sqlite`
- * engine, so a PostgreSQL implementation can replace it without touching callers. No SQL crosses this boundary.
- */
+/** Everything toolbus persists, grouped by area, the same on SQLite and PostgreSQL. No SQL crosses this boundary. */
 export interface Storage {
   readonly users: UserStore;
   readonly personas: PersonaStore;

@@ -1,9 +1,6 @@
 /** What is sealed per user of an owner, by kind: the owner's id and the value. */
 export interface UserSecretKinds {
-  /**
-   * The user's OAuth state for an MCP server: what the MCP client's token store saves (tokens, the registered
-   * client, the PKCE verifier and `state` of a flow in progress, cached discovery), opaque JSON to storage.
-   */
+  /** The user's OAuth state for an MCP server (the MCP client's token store's JSON, opaque to storage). */
   readonly mcpOAuth: { readonly ownerId: string; readonly value: Readonly<Record<string, unknown>> };
   /** The user's values for an MCP server's header template (`{api_key}` → the user's key). */
   readonly mcpHeaderValues: { readonly ownerId: string; readonly value: Readonly<Record<string, string>> };
@@ -21,9 +18,8 @@ export interface UserSecretKey<Kind extends UserSecretKind> {
 }
 
 /**
- * Secrets that belong to one user of one owner: stored sealed (a value copied into another row does not open),
- * never logged, never shown back; deleted with their owner or their user. One store for every kind, so each is
- * read, written and forgotten alike.
+ * Secrets of one user of one owner: sealed, never logged or shown back, deleted with their owner or their user. One
+ * store for every kind, so each is read, written and forgotten alike.
  */
 export interface UserSecretStore {
   /** Exactly that user's value; never another user's. */

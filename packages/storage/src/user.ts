@@ -22,10 +22,7 @@ export type User = Omit<StoredRow<'users'>, keyof UserSettings> & { readonly set
 /** What creating a user takes; the role defaults to `user`, settings to memory off and search `auto`. */
 export type NewUser = Creating<User, 'email', 'role'> & {
   readonly name?: string;
-  /**
-   * The organisation the user joins (as `admin` when the role is, else `member`); default the default
-   * organisation.
-   */
+  /** The organisation the user joins (as `admin` when the role is, else `member`); default the default one. */
   readonly organizationId?: string;
   readonly settings?: Partial<UserSettings>;
 };

@@ -7,10 +7,7 @@ type Camel<Name extends string> = Name extends `${infer Head}_${infer Tail}`
   : Name;
 type Aliased<Name extends string> = Name extends Camel<Name> ? Name : `${Name} as ${Camel<Name>}`;
 
-/**
- * Columns to select, each read under its camelCase name (`user_id as userId`): a row reads as the domain
- * object it stores, with no mapping written out per store.
- */
+/** Columns to select, each under its camelCase name (`user_id as userId`): a row reads as its domain object. */
 export function camelColumns<const Names extends readonly string[]>(
   ...names: Names
 ): { readonly [Index in keyof Names]: Aliased<Names[Index]> } {
@@ -20,10 +17,7 @@ export function camelColumns<const Names extends readonly string[]>(
   }) as never;
 }
 
-/**
- * A row of `Table` as {@link camelColumns} reads it: every column under its camelCase name. The domain types that
- * are one table's row are this type, so each column is declared once, in `storage-schema.ts`.
- */
+/** A row of `Table` as {@link camelColumns} reads it: the domain type of a table's row, declared once. */
 export type StoredRow<Table extends keyof StorageSchema> = {
   readonly [Column in keyof Selectable<StorageSchema[Table]> & string as Camel<Column>]: Selectable<
     StorageSchema[Table]

@@ -1,6 +1,5 @@
-// Steps 1 to 4 of storage's schema: the first SQLite releases' four steps, which PostgreSQL's first release folded
-// into its own step 1 (the `ordinal` columns, PostgreSQL's extra indexes and the chat activity sequence are
-// PostgreSQL's alone). Released, so never edited.
+// Steps 1 to 4 of storage's schema, which PostgreSQL's first release folded into its own step 1 (see
+// postgresLegacyVersions). Released, so never edited.
 import type { Migration } from './migrate.ts';
 import { byOrdinal, ordinal, searchUsage } from './step-words.ts';
 

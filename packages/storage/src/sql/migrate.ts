@@ -33,9 +33,8 @@ export interface MigrationTarget {
 
 /**
  * Brings the database to the newest version in `migrations`, in one transaction (under an advisory lock on
- * PostgreSQL, so replicas starting together migrate once: the others wait, then find nothing to do). A failed
- * step leaves the previous version intact. A database whose version is newer than any known step is refused (an
- * older toolbus must not write to it).
+ * PostgreSQL, so replicas starting together migrate once). A failed step leaves the previous version intact; a
+ * version newer than any known step is refused (an older toolbus must not write to it).
  */
 export async function migrate(
   target: MigrationTarget,
@@ -86,9 +85,8 @@ export async function schemaVersion(
 }
 
 /**
- * How an earlier release recorded the steps it applied, where not in this runner's table: the version of the list
- * they reached, or undefined when there is nothing of the kind. It may clear the old record (it runs in the
- * migration's transaction, so a refusal keeps it).
+ * How an earlier release recorded its steps, where not in this runner's table: the version of the list they reached,
+ * or undefined. It may clear the old record (in the migration's transaction, so a refusal keeps it).
  */
 export type EarlierNumbering = (trx: Transaction<StorageSchema>) => Promise<number | undefined>;
 
@@ -118,8 +116,8 @@ async function recordReached(
     .execute();
 }
 
-// PostgreSQL databases of the releases before storage was written once numbered their own steps, 1 to 11, the first
-// recorded under this name: the version of the one list that each old version reached (index: the old version).
+// PostgreSQL's releases before storage was written once numbered their own steps 1 to 11, the first under this
+// name: the version of the one list each old version reached (index: the old version).
 const postgresLegacyFirstName = 'initial schema: every store of the SQLite schema version 4';
 const postgresLegacyVersions: readonly number[] = [0, 4, 5, 6, 7, 8, 12, 13, 14, 15, 16, 17];
 

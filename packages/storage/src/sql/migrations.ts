@@ -1,8 +1,6 @@
-// Storage's schema steps, each declared once for both databases: what differs between SQLite and PostgreSQL is data
-// (`StepWords`: types, insertion order, and what one database alone has). A released step is never edited: what it
-// does on either database never changes. PostgreSQL's releases folded steps 1 to 4 into their own step 1 (see
-// postgresLegacyVersions); their tables carry an `ordinal` identity column for insertion order, and JSON replayed
-// verbatim (messages, packets) is `json`, which keeps the text as written.
+// Storage's schema steps, each declared once for both databases, what differs being data (`StepWords`). A released
+// step is never edited. On PostgreSQL, tables carry an `ordinal` identity column for insertion order, and JSON
+// replayed verbatim (messages, packets) is `json`, which keeps the text as written.
 import { firstSchemaSteps } from './first-schema-steps.ts';
 import type { Migration } from './migrate.ts';
 import { byOrdinal, ordinal, organizationId } from './step-words.ts';
@@ -81,15 +79,14 @@ CREATE INDEX mcp_oauth_pending_by_expiry ON mcp_oauth_pending (expires_at);
   },
   {
     name: 'chats by activity',
-    // Creating, renaming and every turn's end set a chat's activity to MAX(activity) + 1 on SQLite: without this
-    // index that read walks every chat. (PostgreSQL takes activity from a sequence.)
+    // A chat's activity is MAX(activity) + 1 on SQLite (PostgreSQL: a sequence): without this index that read walks
+    // every chat.
     sql: (d) => d.lite('CREATE INDEX chats_by_activity ON chats (activity);'),
   },
   {
     name: 'running turns by chat',
-    // Starting a turn checks that its chat has none running. Indexed by status alone, that check walked every
-    // running turn of every chat (a quarter of a millisecond with 2,000). Keyed by chat, it reads one entry;
-    // listing all running turns scans the same index. PostgreSQL's index is keyed by chat from step 2.
+    // Starting a turn checks that its chat has none running: indexed by status alone, that walked every running
+    // turn (a quarter of a millisecond with 2,000). PostgreSQL's index is keyed by chat from step 2.
     sql: (d) =>
       d.lite(`
 DROP INDEX chat_turns_running;
@@ -98,12 +95,8 @@ CREATE INDEX chat_turns_running_by_chat ON chat_turns (chat_id) WHERE status = '
   },
   {
     name: 'packets of running turns in an append-only log',
-    // chat_packets is keyed by turn: with many turns streaming at once, every commit touched one page per turn.
-    // Rows of running turns go to this log in arrival order instead (a commit touches its last pages only) and
-    // move to chat_packets, one turn's rows together, when the turn ends. No index: readers of a running turn in
-    // the process that writes it know its row ids; any other reader scans (rare: start-up, another process).
-    // AUTOINCREMENT: ids are never reused once the head is swept, so "rows after id N" means rows written later.
-    // SQLite's alone: PostgreSQL appends to chat_packets directly.
+    // SQLite's alone; why, and how it is read, in running-packet-log.ts. AUTOINCREMENT: ids are never reused once
+    // the head is swept, so "rows after id N" means rows written later.
     sql: (d) =>
       d.lite(`
 CREATE TABLE chat_packet_log (
@@ -117,11 +110,9 @@ CREATE TABLE chat_packet_log (
   },
   {
     name: 'persona names are unique, ignoring case and surrounding spaces',
-    // People pick a persona by name; two of the same name made that a guess (the first one listed won). Names are
-    // trimmed, and a database that already holds duplicates must still open: the oldest persona of a name keeps
-    // it, later ones (by creation time, then insertion order) are renamed "name (2)", "name (3)", …; should such a
-    // name be taken too, the persona's id is appended. The store writes name_key (the trimmed, lower-cased name,
-    // computed in code so both databases fold case alike); here the database's lower() fills it for existing rows.
+    // Why: rules/persona-name.ts. A database holding duplicates must still open: the oldest persona of a name keeps
+    // it, later ones become "name (2)", "name (3)", … (the id appended if that is taken too). The store writes
+    // name_key; here the database's lower() fills it for existing rows.
     sql: (d) => {
       const ranked = `(SELECT id, ROW_NUMBER() OVER (PARTITION BY lower(name) ORDER BY created_at, ${d.order}) AS rank FROM personas) ranked`;
       return `
@@ -139,11 +130,9 @@ CREATE UNIQUE INDEX personas_by_name_key ON personas (name_key);
   },
   {
     name: 'web sessions remember the key that made them and hold its scopes; minting keys is a scope',
-    // A session used to get every scope of its user's role whatever key signed it in, and outlived that key. Now it
-    // records the key and the scopes it was given (never more than the key held); revoking the key deletes it.
-    // Sessions from before cannot tell which key made them, so they end (people sign in again): failing closed.
-    // Minting keys needs the new "keys" scope; keys that already hold "admin" get it, as an admin key could mint
-    // keys for anyone through the admin API anyway. Other keys do not: that was the hole.
+    // A session got every scope of its user's role whatever key signed it in, and outlived that key. Now it records
+    // the key and its scopes (never more than the key held). Sessions from before end (failing closed). Minting keys
+    // needs the new "keys" scope: keys holding "admin" get it (they could mint through the admin API anyway).
     sql: (d) => `
 DELETE FROM web_sessions;
 ALTER TABLE web_sessions ADD COLUMN key_id TEXT;
@@ -157,9 +146,8 @@ ${d.pg(`UPDATE api_keys SET scopes = scopes || '["keys"]'::jsonb WHERE scopes ? 
   },
   {
     name: 'an MCP OAuth authorization is bound to the browser that started it',
-    // The callback was identified by state alone, so a victim who opened an attacker's authorization URL linked
-    // their account to the attacker's. It now needs the starting browser's cookie too; pending rows from before
-    // have none and are dropped (they live ten minutes: whoever was connecting starts again).
+    // Identified by state alone, a callback let a victim who opened an attacker's authorization URL link their
+    // account to the attacker's. Pending rows from before have no browser and are dropped (they live ten minutes).
     sql: () => `
 DELETE FROM mcp_oauth_pending;
 ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash TEXT;
@@ -167,9 +155,8 @@ ALTER TABLE mcp_oauth_pending ADD COLUMN browser_hash TEXT;
   },
   {
     name: 'connected apps belong to an organisation',
-    // A shared app carried no organisation, so it was listed for, and injected into the sandboxes of, every
-    // organisation. Apps now belong to one, like documents and memories; existing ones go to the default
-    // organisation. Names are unique per organisation and owner.
+    // A shared app was injected into the sandboxes of every organisation. Existing apps go to the default one;
+    // names are unique per organisation and owner.
     sql: (d) => `
 ALTER TABLE connected_apps ADD COLUMN ${organizationId(d, ' ON DELETE CASCADE')};
 DROP INDEX connected_apps_by_owner_name;
@@ -178,8 +165,8 @@ CREATE UNIQUE INDEX connected_apps_by_owner_name ON connected_apps (organization
   },
   {
     name: 'organisation invitations',
-    // An organisation admin added any account by email, with no consent, and learnt which emails had accounts.
-    // They now invite an email; its account joins when it accepts.
+    // An admin added any account by email, with no consent, learning which emails had accounts; now an email is
+    // invited, and its account joins when it accepts.
     sql: (d) => `
 CREATE TABLE organization_invitations (
   id TEXT PRIMARY KEY,
@@ -210,9 +197,8 @@ CREATE INDEX mcp_user_credentials_by_user ON mcp_user_credentials (user_id);
   },
   {
     name: 'JSON columns named alike on both databases',
-    // From here on each store is written once: PostgreSQL's JSON columns take SQLite's names. (Their types stay:
-    // the stores write JSON text to both and read it back as text; see open-postgres-storage's type parsers.)
-    // Invitations get PostgreSQL's insertion order, as every other table listed oldest first has.
+    // From here on each store is written once: PostgreSQL's JSON columns take SQLite's names (their types stay:
+    // postgres-pool.ts reads them as text). Invitations get the insertion order every table listed oldest first has.
     sql: (d) =>
       d.pg(`
 ALTER TABLE mcp_servers RENAME COLUMN args TO args_json;
@@ -230,8 +216,7 @@ ALTER TABLE organization_invitations ADD COLUMN ordinal bigint GENERATED ALWAYS 
   },
   {
     name: 'a turn keeps the token of the closer that ended it',
-    // A closer whose end committed but whose reply was lost (the connection dropped after COMMIT) tries again: the
-    // token tells its own end from another closer's, so it still ends the shared log (see FinishChatTurn.endToken).
+    // Tells a closer's end retried after a lost COMMIT reply from another closer's (FinishChatTurn.endToken).
     sql: () => 'ALTER TABLE chat_turns ADD COLUMN end_token TEXT;',
   },
 ];

@@ -18,13 +18,10 @@ import { isBusy, whenNotBusy } from './when-not-busy.ts';
 const cachedStatements = 1000;
 
 /**
- * The builder over a `node:sqlite` connection, and how a migration step's script runs on it. Kysely's own SQLite
- * dialect drives better-sqlite3, whose statements take parameter arrays; kysely-generic-sqlite has no lock, begins
- * deferred transactions and never waits for another connection's lock. So a dialect of our own: one connection,
- * and a lock makes each query or transaction wait for the one before it (a transaction's awaits must not let
- * another caller's statement into it). Transactions begin IMMEDIATE, taking the write lock at once, so two
- * connections on one file wait (see whenNotBusy) rather than deadlock; a statement outside a transaction waits the
- * same way.
+ * The builder over a `node:sqlite` connection, on a dialect of our own (why not Kysely's or kysely-generic-sqlite:
+ * docs/postgres-storage.md): one connection that each query or transaction holds in turn, so a transaction's awaits
+ * let no other caller's statement in. Transactions begin IMMEDIATE, so two connections on one file wait
+ * (whenNotBusy) rather than deadlock.
  */
 export function sqliteMigrationTarget(
   database: DatabaseSync,
@@ -41,8 +38,7 @@ export function sqliteMigrationTarget(
     dialect: 'sqlite',
     exclusive: (action) => connection.exclusive(action),
     prepare: (sql) => connection.prepare(sql),
-    // node:sqlite prepares one statement at a time; a script runs whole through exec, inside the transaction that
-    // holds the connection.
+    // node:sqlite prepares one statement at a time; a script runs through exec, in the transaction holding it.
     runScript: async (_transaction, script) => {
       database.exec(script);
     },
@@ -75,10 +71,7 @@ class NodeSqliteConnection implements Driver, DatabaseConnection {
     if (next === undefined) this.#held = false;
     else next();
   }
-  /**
-   * Runs work on the raw connection while no query or transaction of Kysely holds it, until the promise it returns
-   * settles. Its synchronous start is tried again while another connection holds the write lock.
-   */
+  /** Runs work on the raw connection, held until it settles; its synchronous start waits out another's write lock. */
   exclusive<Result>(action: () => Result | Promise<Result>): Promise<Result> {
     // A free connection starts the work at once, without a wait: appending packets is the hottest write.
     if (this.#held) return this.#exclusiveWhenFree(action);
@@ -131,8 +124,7 @@ class NodeSqliteConnection implements Driver, DatabaseConnection {
     const parameters = query.parameters.some((value) => typeof value === 'boolean')
       ? query.parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value))
       : query.parameters;
-    // node:sqlite's rows have no prototype; the stores hand them to callers as they are, so they are made plain
-    // objects, as PostgreSQL's are.
+    // node:sqlite's rows have no prototype: made plain objects, as PostgreSQL's are, before callers get them.
     if (reader) {
       return { rows: statement.all(...(parameters as SQLInputValue[])).map((row) => ({ ...row }) as Row) };
     }
@@ -143,10 +135,7 @@ class NodeSqliteConnection implements Driver, DatabaseConnection {
   async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
     throw new Error('Streaming is not supported by the node:sqlite dialect.');
   }
-  /**
-   * The statement of `sql`, prepared once for the builder and the packet streams alike. PostgreSQL's numbered
-   * parameters (`$1`, …: SQL both databases run, packet-streams.ts) read as `?1`, …; the builder's are `?`.
-   */
+  /** The statement of `sql`, prepared once for the builder and the packet streams alike (`$1` read as `?1`). */
   prepare(sql: string): StatementSync {
     return this.#prepared(sql).statement;
   }

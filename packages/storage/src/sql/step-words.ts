@@ -1,5 +1,4 @@
-// What a schema step's SQL differs by between SQLite and PostgreSQL, as data: each step is declared once
-// (migrations.ts) and writes its SQL for either database from that database's words.
+// What a schema step's SQL differs by between SQLite and PostgreSQL, as data (each step is declared once).
 import type { StorageDialect } from './store-context.ts';
 
 /** The words a step's SQL differs by between the two databases, as SQLite says them. */

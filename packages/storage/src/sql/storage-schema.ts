@@ -5,15 +5,10 @@ import type { McpAuthType } from '../mcp-server.ts';
 import type { OrganizationRole } from '../organization.ts';
 import type { SearchUsage, UserRole } from '../user.ts';
 
-// The tables as the stores see them, the same on both databases since migration 18 gave PostgreSQL's JSON
-// columns SQLite's names. What reaches a store is alike too: timestamps are ISO strings, JSON columns their text
-// and 64-bit integers numbers (PostgreSQL's parsers are set so in postgres-pool.ts); only booleans differ
-// (0/1 on SQLite), which `Boolean()` reads alike. `ordinal` (insertion order) exists on PostgreSQL only: SQLite
-// orders by rowid (see StoreContext.oldestFirst).
-//
-// A table whose row is a domain object (`Memory`, `UploadedFile`, …) declares it here once: the domain type is
-// the row under camelCase names (`StoredRow`), so what a column means is said on the column. A column a CHECK
-// limits to a few words is typed as their union.
+// The tables as the stores see them, the same on both databases since migration 18 (what a column reads as:
+// postgres-pool.ts; booleans alone differ, 0/1 on SQLite, read with `Boolean()`). PostgreSQL's `ordinal` is left out
+// (see StoreContext.oldestFirst). A domain type that is one table's row is that row under camelCase names
+// (`StoredRow`), so a column's meaning is said here once; a column a CHECK limits to a few words is their union.
 
 type Time = string;
 type Flag = boolean | number;
@@ -99,11 +94,7 @@ export interface StorageSchema {
     redirect_url: string;
     /** The path on this server the callback sends the browser to. */
     return_to: string;
-    /**
-     * Hash of the secret the starting browser holds in a cookie: the callback must come from that browser, so a
-     * victim who opens someone else's authorization URL links nothing. `null` for an authorization from before
-     * (refused).
-     */
+    /** Hash of the starting browser's cookie secret: only its callback links (`null`: from before, refused). */
     browser_hash: string | null;
     created_at: Time;
     expires_at: Time;

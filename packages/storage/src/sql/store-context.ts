@@ -17,10 +17,7 @@ export type StorageDialect = 'sqlite' | 'postgres';
 /** The builder over storage's tables, or one transaction of it. */
 export type StorageDb = Kysely<StorageSchema>;
 
-/**
- * What every store shares, on either database: the query builder, the secret box and the clock, and the few
- * places where the two databases' SQL differs (see docs/postgres-storage.md).
- */
+/** What every store shares: the builder, the secret box, the clock, and where the databases' SQL differs. */
 export type StoreContext = ReturnType<typeof createStoreContext>;
 
 export function createStoreContext({ db, dialect, secrets }: SqlStorageOptions) {
@@ -36,10 +33,7 @@ export function createStoreContext({ db, dialect, secrets }: SqlStorageOptions) 
     /** Newest rows first: the reverse of `oldestFirst`. */
     newestFirst: sql`created_at DESC, ${insertionOrder} DESC`,
     byteOrder: (column: string) => byteOrder(dialect, column),
-    /**
-     * The query locking the rows it selects until the transaction ends, on PostgreSQL (where another replica may
-     * write between a read and a write); SQLite's IMMEDIATE transactions already hold the whole database.
-     */
+    /** The query locking its rows until the transaction ends on PostgreSQL (SQLite's transactions hold it all). */
     // biome-ignore lint/suspicious/noExplicitAny: any query over the schema.
     locked: <Query extends SelectQueryBuilder<StorageSchema, any, any>>(query: Query): Query =>
       dialect === 'postgres' ? (query.forUpdate() as Query) : query,
@@ -55,15 +49,14 @@ export function byteOrder(dialect: StorageDialect, column: string) {
 
 /**
  * A query of the builder compiled once per database, then run with each call's values (on `db` or a transaction):
- * building and compiling cost more than half of the builder's time per query on `node:sqlite` (BENCHMARKS.md, issue
- * 30), so the queries a turn runs pay it once. `build` must pass its values to the query unchanged (compared, set,
- * inserted): it is called once per database, with placeholders in their place.
+ * more than half of the builder's cost on `node:sqlite` (docs/postgres-storage.md). `build` must pass its values to
+ * the query unchanged: it is called once per database, with placeholders in their place.
  */
 export function compiledOnce<Values extends readonly unknown[], Row>(
   build: (db: StorageDb, ...values: Values) => Compilable<Row>,
 ): (db: StorageDb, ...values: Values) => Promise<Row[]> {
   type Compiled = { readonly query: CompiledQuery<Row>; readonly slots: ((values: Values) => unknown)[] };
-  // By the builder's adapter: one per opened database (a transaction shares its database's), so each dialect's SQL.
+  // By the builder's adapter: one per opened database (shared by its transactions).
   const compiled = new WeakMap<object, Compiled>();
   const placeholder = (index: number) => `\u0000value ${index}\u0000`;
   return async (db, ...values) => {
@@ -107,10 +100,7 @@ const reason = (error: unknown) =>
 /** Whether the database refused a write because a row with the same unique key exists. */
 export const isKeyTaken = (error: unknown) => keyTaken.reasons.has(reason(error));
 
-/**
- * The store with every method's constraint violations turned into typed `conflict` / `invalid_input` errors that
- * name the method (`users.create: a row with the same key exists.`): one wrapper per store, not one per query.
- */
+/** The store with every method's constraint violations typed `conflict` / `invalid_input`, naming the method. */
 export function withStoreConstraintErrors<Store extends object>(name: string, store: Store): Store {
   const methods = Object.entries(store as Record<string, (...args: unknown[]) => Promise<unknown>>);
   return Object.fromEntries(
@@ -169,6 +159,5 @@ export async function upsert<Table extends keyof StorageSchema>(
     .execute();
 }
 
-// The builder cannot follow a generic table: the helpers' signatures check the columns' names and types instead (a
-// missing one, the database).
+// The builder cannot follow a generic table: the helpers' signatures check the columns instead.
 const anyTable = (db: StorageDb) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;

@@ -11,9 +11,8 @@ export function isBusy(error: unknown): boolean {
 
 /**
  * Runs `attempt` (synchronous SQLite work that takes the write lock first, so a busy failure changed nothing), and
- * while another connection holds the lock, tries again after a short sleep. The connection's own busy_timeout is
- * 0: its wait would block the thread, and with it another connection of this process (a replica sharing the file)
- * that holds the lock across the awaits of its transaction and can only release it once the thread is free.
+ * while another connection holds the lock, tries again after a short sleep. SQLite's own busy wait would block the
+ * thread, and with it another connection of this process that holds the lock across its transaction's awaits.
  */
 export async function whenNotBusy<Result>(attempt: () => Result): Promise<Result> {
   const deadline = Date.now() + waitMs;

@@ -4,10 +4,8 @@ import { ToolbusError } from '@toolbus/spec';
 import { StorageError } from '../storage-error.ts';
 
 /**
- * The `DatabaseSync` class of `node:sqlite`, loaded on first use rather than at import: importing a package that
- * opens databases (storage, the skill registry, the search index) then works on any Node.js, and only opening a
- * database on a Node.js without `node:sqlite` (before 22.5) fails, with a `ToolbusError`
- * (`node_sqlite_unavailable`) that says what is needed.
+ * `node:sqlite`'s `DatabaseSync`, loaded on first use, not at import: only opening a database on a Node.js without it
+ * (before 22.5) fails, with a `ToolbusError` (`node_sqlite_unavailable`) that says what is needed.
  */
 export function loadDatabaseSync(): typeof DatabaseSync {
   try {
@@ -22,9 +20,8 @@ export function loadDatabaseSync(): typeof DatabaseSync {
 }
 
 /**
- * Opens the SQLite file of `what` ("The database", "The search index") and reads its header: a file that cannot be
- * opened, or is not a database, fails here as `unreadable_database` naming the file, rather than at a later
- * statement with SQLite's bare words ("file is not a database") and no clue which of toolbus's files it means.
+ * Opens the SQLite file of `what` ("The database", "The search index") and reads its header: a file that is no
+ * database fails here as `unreadable_database` naming the file, not later with SQLite's bare words.
  */
 export function openDatabaseFile(what: string, path: string, options?: DatabaseSyncOptions): DatabaseSync {
   const DatabaseSyncClass = loadDatabaseSync();

@@ -26,23 +26,19 @@ interface LoggedTurn {
 
 /**
  * The packets of running turns, in the append-only `chat_packet_log` table (migration 11), until their turn ends
- * and `move` copies them to `chat_packets` (where an ended turn's later packets go straight). With a thousand turns
- * streaming, a commit then writes the log's last pages instead of one page per turn (per packet, 2–3× less CPU in
- * the storage bench).
+ * and `move` copies them to `chat_packets`. With a thousand turns streaming, a commit then writes the log's last
+ * pages instead of one page per turn (2–3× less CPU per packet: `npm run bench -- running-packets`).
  *
- * The log has no index, so what this process appends it also remembers (row ids per turn): reading or moving
- * those rows is a lookup per row. A turn this process does not know (written by a process that died, or by
- * another process on the same file) is found by one scan of the log, which then fills in every turn it saw.
- * The writes run inside the caller's transaction; when it rolls back, `rolledBack` forgets what was remembered, to be
- * learnt again from the log. `read` runs outside one (a listing takes no lock): each of its statements sees a
- * committed state, and a turn moved and swept by another process between them reads short, never wrong, and the
- * next listing finds its rows in `chat_packets`.
+ * The log has no index, so what this process appends it also remembers (row ids per turn). A turn it does not know
+ * (written by a process that died, or by another on the same file) is found by one scan of the log, which fills in
+ * every turn it saw. The writes run in the caller's transaction (`rolledBack` forgets all after a roll-back). `read`
+ * runs outside one: a turn moved and swept by another process between its statements reads short, never wrong, and
+ * the next listing finds its rows in `chat_packets`.
  */
 export function createRunningPacketLog(prepare: (sql: string) => StatementSync) {
   /**
-   * Inserts rows of 4 parameters each into `table` by a few multi-row statements instead of one statement per row;
-   * `inserted` learns each statement's row count and last id (its rows take consecutive ids in the order listed:
-   * AUTOINCREMENT).
+   * Inserts rows of 4 parameters each into `table` by a few multi-row statements; `inserted` learns each statement's
+   * row count and last id (its rows take consecutive ids in the order listed: AUTOINCREMENT).
    */
   const insert = (
     table: 'chat_packet_log' | 'chat_packets',
@@ -73,9 +69,8 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
      SELECT chat_id, turn_index, sequence, packet_json FROM chat_packet_log
      WHERE id IN (SELECT value FROM json_each(?)) ORDER BY sequence`,
   );
-  // Rows of ended turns stay until the log's head is swept: deleting a turn's rows one by one would touch a page
-  // per row (they sit among every other turn's), while the head goes in one range. A row of a turn still running
-  // (one another process writes) is never swept.
+  // Rows of ended turns stay until the log's head is swept in one range (deleting a turn's rows would touch a page
+  // per row). A row of a turn still running (one another process writes) is never swept.
   const sweepHead = prepare(
     `DELETE FROM chat_packet_log WHERE id < ? AND NOT EXISTS (
        SELECT 1 FROM chat_turns t WHERE t.chat_id = chat_packet_log.chat_id
@@ -94,10 +89,9 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
   const deleteChat = prepare('DELETE FROM chat_packet_log WHERE chat_id = ?');
 
   const turns = new Map<string, LoggedTurn>();
-  // Reads the rows other connections appended to the log (other processes, or one that died) into the turns this
-  // process does not write: once a scan of the whole log, then only of what is new. While no other connection has
-  // committed since the last time (`data_version` unchanged), every row since is this connection's own, remembered
-  // as it was written, and there is nothing to learn: a turn's first append here (each one starts so) skips the scan.
+  // Reads the rows other connections appended to the log into the turns this process does not write: once a scan
+  // of the whole log, then only of what is new. While no other connection has committed (`data_version` unchanged),
+  // every row since is this connection's own and there is nothing to learn: a turn's first append skips the scan.
   let learntUpTo = 0;
   // `data_version` when the log was last learnt (-1: never, or rolled back).
   let learntVersion = -1;
@@ -112,8 +106,7 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
     }
     const rows = selectRunning.all(learntUpTo, upTo) as unknown as LogRow[];
     learntUpTo = upTo;
-    // Turns followed from here but ended elsewhere are forgotten when read after their end; past a bound, what
-    // was learnt is dropped and learnt again from the log's start.
+    // Past a bound of turns learnt (ended elsewhere, never read again), all is learnt again from the start.
     if (
       turns.size > maximumLearntTurns &&
       [...turns.values()].filter((turn) => !turn.own).length > maximumLearntTurns
@@ -136,8 +129,8 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
       state.last = row.sequence;
     }
   };
-  // Sweeps the head once the rows below the oldest turn this process writes are worth a statement. Turns it only
-  // found in the log (another process's) do not hold the head back: the sweep itself spares running turns' rows.
+  // Sweeps the head once the rows below the oldest turn this process writes are worth a statement. Another
+  // process's turns do not hold the head back: the sweep spares running turns' rows.
   let swept = 0;
   const sweep = () => {
     let head = Number.POSITIVE_INFINITY;
@@ -173,9 +166,8 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
       if (turns.get(key)?.own === false) turns.delete(key);
     },
     /**
-     * Appends packets to running turns, each after the last sequence it has, in a few multi-row inserts (with a
-     * thousand turns streaming, a write holds a packet or two of each; one turn's batch of ten is one statement);
-     * the new last sequence of each, in order.
+     * Appends packets to running turns, each after its last sequence, in a few multi-row inserts (one turn's batch
+     * of ten is one statement); the new last sequence of each, in order.
      */
     appendAll(batches: readonly PacketBatch[]): number[] {
       // Each row's parameters, and the turn its id goes to.
@@ -229,10 +221,7 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
       const prefix = `${chatId}\u0000`;
       for (const key of turns.keys()) if (key.startsWith(prefix)) turns.delete(key);
     },
-    /**
-     * The caller's transaction rolled back: what was remembered may name rows that were never written (or forget
-     * moved ones that are back), so all of it is forgotten, and learnt again in one scan at the next read or write.
-     */
+    /** The caller's transaction rolled back: all that was remembered is forgotten, to be learnt again in one scan. */
     rolledBack(): void {
       turns.clear();
       learntUpTo = 0;

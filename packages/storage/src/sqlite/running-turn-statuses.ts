@@ -3,16 +3,13 @@ import type { ChatTurnStatus } from '../chat.ts';
 import { turnKey } from '../stores/packet-streams.ts';
 
 /**
- * The turns one SQLite connection knows to be running, so that appending packets (every turn's, many times a
- * second) does not read each turn's status again: with 200 turns streaming that was a SELECT per turn per flush.
+ * The turns one SQLite connection knows to be running, so that appending packets does not read each turn's status
+ * again (with 200 turns streaming, a SELECT per turn per flush).
  *
- * What is known stays true while every change to a turn's status since it was learnt is accounted for: this
- * connection's own turn ends report theirs (`ended`). Anything else is seen in a stamp read at the start of each
- * transaction, and makes it forget all it knew: another connection's commit (SQLite's `data_version`), or a status
- * changed or a turn deleted by any statement of this connection (a chat's deletion: rare), counted by temporary
- * triggers (connection-local, not part of the schema), which foreign-key cascades fire too: a user deleted through
- * the query builder takes their chats' turns with it. Writes that touch no turn (titles, new chats) leave what is
- * known alone.
+ * What is known holds while every status change since is accounted for: this connection's own turn ends report
+ * theirs (`ended`). Anything else is seen in a stamp read at the start of each transaction, and makes it forget all:
+ * another connection's commit (`data_version`), or a status changed or a turn deleted by any other statement of this
+ * connection, counted by temporary triggers (connection-local, not in the schema) that foreign-key cascades fire too.
  */
 export function createRunningTurnStatuses(database: DatabaseSync) {
   const turnStatus = database.prepare('SELECT status FROM chat_turns WHERE chat_id = ? AND turn_index = ?');
@@ -37,10 +34,7 @@ export function createRunningTurnStatuses(database: DatabaseSync) {
   let reported = false;
   const read = () => stamp.get() as { changes: number; version: number };
   return {
-    /**
-     * Before reading statuses (in a transaction, its first statement): forgets everything if anything else wrote,
-     * and takes the stamp as accounted for.
-     */
+    /** Before reading statuses (a transaction's first statement): forgets all if anything else wrote. */
     check(): void {
       const now = read();
       if (now.changes !== changes || now.version !== version) running.clear();
@@ -48,9 +42,8 @@ export function createRunningTurnStatuses(database: DatabaseSync) {
       reported = false;
     },
     /**
-     * At the end of a transaction (before its commit) whose status changes were all reported: what is known holds
-     * after its writes. The stamp is read again only when the transaction reported a change (appending packets,
-     * the hottest transaction, changes none: one stamp read per append, where the SELECT it replaces was one).
+     * Before the commit of a transaction whose status changes were all reported: what is known holds after it. The
+     * stamp is read again only if it reported one (appending packets reports none).
      */
     settled(): void {
       if (reported) ({ changes, version } = read());

@@ -12,11 +12,9 @@ import { createRunningPacketLog } from './running-packet-log.ts';
 import { createRunningTurnStatuses } from './running-turn-statuses.ts';
 
 /**
- * Packets on SQLite: a running turn's go to the append-only log (see running-packet-log.ts), an ended one's (closing
- * packets written after its end) straight to `chat_packets`. The chat's writes (appending, starting and ending a
- * turn the hottest) run as prepared statements in one IMMEDIATE transaction, taking the connection from the query
- * builder (`exclusive`) for the time they run: the builder would cost more than the statements (a few µs per query,
- * 3–5× the statement; docs/postgres-storage.md).
+ * Packets on SQLite: a running turn's in the append-only log (running-packet-log.ts), an ended one's straight in
+ * `chat_packets`. The chat's writes run as prepared statements in one IMMEDIATE transaction, holding the builder's
+ * connection (`exclusive`) while they run.
  */
 export function createSqlitePacketStreams(
   database: DatabaseSync,
@@ -31,9 +29,8 @@ export function createSqlitePacketStreams(
   const run: RunStatement = async <Row>(text: string, values: readonly unknown[]) =>
     prepare(text).all(...(values as SQLInputValue[])) as Row[];
   // BEGIN runs before anything is awaited: when another connection holds the lock, it throws at once and
-  // `exclusive` waits and tries again. Synchronous work (appending packets, the hottest write) commits with no
-  // promise between its statements. A roll-back makes the log and the statuses forget what they remembered. A turn's
-  // end reports its status change, so what the statuses know holds after it (a chat's deletion, rare, unsettles it).
+  // `exclusive` waits and tries again. Synchronous work (appending packets) commits with no promise between its
+  // statements. A roll-back makes the log and the statuses forget what they remembered.
   const transaction = <Result>(action: () => Result | Promise<Result>, readsKnownStatuses = true) =>
     exclusive(() => {
       begin.run();
@@ -69,13 +66,13 @@ export function createSqlitePacketStreams(
       log.appendEnded(batch);
     },
     append: (batches) => {
-      // Several turns' batches read what is known of their statuses (one stamp read for all of them); one turn's
-      // batch reads its turn's status, which costs what the stamp costs, and leaves what is known alone.
+      // Several turns' batches read what is known of their statuses (one stamp read for all); one turn's batch
+      // reads its status, which costs what the stamp does.
       const known = batches.length > 1;
       const statusOf = known ? statuses.statusOf : statuses.statusNow;
       return transaction(() => {
         // Each batch is checked first (a missing turn fails alone); the running turns' packets then go to the
-        // log together, in a few multi-row inserts (a single turn's too: ten packets are one statement, not ten).
+        // log together, in a few multi-row inserts.
         const status = batches.map((batch) => statusOf(batch.chatId, batch.turn));
         const lasts = log.appendAll(batches.filter((_batch, index) => status[index] === 'running'));
         let running = 0;

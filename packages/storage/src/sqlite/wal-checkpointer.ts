@@ -7,10 +7,9 @@ export interface WalCheckpointer {
   stop(): Promise<void>;
 }
 
-// The worker's code, evaluated as CommonJS in the thread, so it is the same from the sources and from a build.
-// PASSIVE never waits for a lock: the process's own connection keeps committing while frames are copied. PASSIVE
-// never shrinks the log file either: at high write rates readers keep the log from restarting at its start, and
-// the file grew to hundreds of MiB and stayed so. Once a checkpoint has copied every frame, a log larger than
+// The worker's code, evaluated as CommonJS in the thread (the same from the sources and from a build). PASSIVE never
+// waits for a lock, so the process keeps committing while frames are copied, but never shrinks the log either (at
+// high write rates it grew to hundreds of MiB and stayed so): once every frame is copied, a log larger than
 // `truncateAboveBytes` is truncated.
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -23,9 +22,8 @@ const walPath = workerData.path + '-wal';
 const run = () => {
   try {
     const result = checkpoint.get();
-    // Every frame copied (nothing written since, or the writes caught up): a log grown past the bound is cut to
-    // zero. TRUNCATE waits for no one here (no busy timeout): with a reader still on the log it does nothing, and
-    // the next interval tries again.
+    // Every frame copied: a log grown past the bound is cut to zero. TRUNCATE waits for no one here (no busy
+    // timeout): with a reader still on the log it does nothing, and the next interval tries again.
     if (result && result.busy === 0 && result.log === result.checkpointed && result.log > 0) {
       const size = statSync(walPath, { throwIfNoEntry: false })?.size ?? 0;
       if (size > workerData.truncateAboveBytes) truncate.get();
@@ -47,11 +45,9 @@ parentPort.postMessage('ready');
 `;
 
 /**
- * Checkpoints the WAL of `database` (the file at `path`) from a worker thread every `intervalMs`, with the connection's own
- * automatic checkpoints off while the thread runs; if it cannot start (then it resolves to `undefined`) or dies,
- * they stay or come back on. A checkpoint copies every page written since the last one into the database file and
- * syncs it: run inside a commit on the event loop, as SQLite does by default every thousand pages, it stalls every
- * stream a server is writing for tens of milliseconds.
+ * Checkpoints the WAL of `database` (the file at `path`) from a worker thread every `intervalMs`, the connection's
+ * own automatic checkpoints off meanwhile (on again if the thread cannot start, then `undefined`, or dies): run in a
+ * commit on the event loop, as SQLite does every thousand pages, a checkpoint stalls every stream for tens of ms.
  */
 export async function startWalCheckpointer(
   database: DatabaseSync,

@@ -35,9 +35,8 @@ const chatColumns = camelColumns(
 const messageColumns = camelColumns('id', 'chat_id', 'position', 'message_json', 'created_at');
 
 /**
- * Chats, their turns and history, on either database: the reads and a chat's own row through the query builder, the
- * writes of its turns and history as SQL both databases run (chat-writes.ts), and each turn's packets in the
- * database's own {@link PacketStreams}. Every write's constraint violations are typed and name the method.
+ * Chats: the reads and a chat's own row through the builder, the writes of its turns and history in chat-writes.ts,
+ * each turn's packets in the database's own {@link PacketStreams}.
  */
 export function createChatStore(context: StoreContext, streams: PacketStreams): ChatStore {
   const { db } = context;

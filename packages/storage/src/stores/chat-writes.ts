@@ -25,19 +25,17 @@ const messageRows: Readonly<Record<StorageDialect, string>> = {
 };
 
 /**
- * A chat's turns and history written, on either database, as SQL both run on the database's own connection
- * ({@link RunStatement}): a turn's start and end run on every turn, and through the query builder they cost more than
- * 10 % over the stores written per database (docs/postgres-storage.md). Every write to a chat's turns or history
- * first locks the chat's row on PostgreSQL, so "one running turn per chat" and history positions hold however many
- * replicas write (a partial unique index holds the running-turn rule as well); SQLite's IMMEDIATE transactions hold
- * the whole database. `status = 'running'` is a literal, never a parameter (chat-store.ts says why).
+ * A chat's turns and history written as SQL both databases run ({@link RunStatement}). Every write to a chat's turns
+ * or history first locks the chat's row on PostgreSQL, so "one running turn per chat" and history positions hold
+ * however many replicas write; SQLite's IMMEDIATE transactions hold the whole database. `status = 'running'` is a
+ * literal, never a parameter (chat-store.ts says why).
  */
 export function createChatWrites(
   context: StoreContext,
   streams: PacketStreams,
 ): Pick<ChatStore, 'delete' | 'startTurn' | 'finishTurn'> {
   const chatRow = `SELECT 1 AS found FROM chats WHERE id = $1${context.dialect === 'postgres' ? ' FOR UPDATE' : ''}`;
-  // Whether the chat exists, its row locked (PostgreSQL) as every write to its turns or history takes it first.
+  // Whether the chat exists; its row locked on PostgreSQL.
   const lockChat = async (run: RunStatement, chatId: string) => (await run(chatRow, [chatId])).length > 0;
   const insertHistory = `INSERT INTO chat_messages (id, chat_id, turn_index, position, message_json, created_at)
     SELECT m.id, $1, $2, next.position + m.ordinality - 1, m.message, $3

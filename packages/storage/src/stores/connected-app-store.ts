@@ -26,8 +26,7 @@ export function createConnectedAppStore(context: StoreContext): ConnectedAppStor
   const apps = () => db.selectFrom('connected_apps').selectAll().orderBy('id');
   return withStoreConstraintErrors('connectedApps', {
     async create(app) {
-      // The row id is part of each secret's context, so the row is inserted first and sealed right after, in one
-      // transaction: no half-written row is ever visible.
+      // The row id is part of each secret's context: inserted, then sealed, in one transaction.
       const row = await context.transaction(async (trx) => {
         const { id } = await trx
           .insertInto('connected_apps')

@@ -4,17 +4,14 @@ import { notFound } from '../sql/store-context.ts';
 import type { ChatStore } from '../storage.ts';
 
 /**
- * Runs SQL that both databases run, with PostgreSQL's numbered parameters (`$1`, `$2`, …; SQLite reads them as
- * `?1`, `?2`, …), on the database's own connection inside one transaction, and returns its rows: how a chat's
- * writes run without the query builder, whose cost per query is more than 10 % of these (docs/postgres-storage.md).
+ * Runs SQL both databases run (PostgreSQL's `$1`, `$2`, …; SQLite reads `?1`, `?2`, …) in one transaction on the
+ * database's own connection: a chat's writes, where the query builder costs over 10 % (docs/postgres-storage.md).
  */
 export type RunStatement = <Row>(sql: string, values: readonly unknown[]) => Promise<Row[]>;
 
 /**
- * Where a database keeps each turn's packets: the one part of the chat store written per database, because it is
- * the hottest write path and the two databases are fastest in different ways (SQLite: an append-only log of
- * running turns' packets, moved when the turn ends; PostgreSQL: a per-turn counter and multi-row inserts from
- * arrays). See docs/postgres-storage.md. The hooks run inside {@link PacketStreams.transaction}.
+ * Where a database keeps each turn's packets: the one part of the chat store written per database, the hottest
+ * write path, fast in different ways on each (docs/postgres-storage.md). Its hooks run inside its `transaction`.
  */
 export interface PacketStreams {
   /** Runs `action` in one transaction; what the streams remember is undone with it when it rolls back. */

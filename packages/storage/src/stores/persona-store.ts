@@ -29,8 +29,7 @@ export function createPersonaStore(context: StoreContext): PersonaStore {
     source: toolRowSource(row, (sealed) => auth.open(row.id, sealed)),
     createdAt: row.created_at,
   });
-  // The only unique column a persona write can hit is its name key. Its `conflict` names the stored persona as it is
-  // spelled (read back after the refused write), the one a user then picks, and the spelling asked for if it differs.
+  // A persona write's one unique column is its name key: the `conflict` names the stored persona as it is spelled.
   const nameConflicts = async <Row>(name: string, write: () => Promise<Row>) => {
     try {
       return await write();

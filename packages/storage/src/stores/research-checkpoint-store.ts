@@ -14,8 +14,7 @@ export function createResearchCheckpointStore(context: StoreContext): ResearchCh
     async save({ chatId, turn, checkpoint }) {
       const checkpoint_json = jsonText(checkpoint, 'A research checkpoint');
       await context.transaction(async (trx) => {
-        // Written only while the turn runs (its row locked against a concurrent end): a replica that lost the turn
-        // must not write after the one that ended it.
+        // Written only while the turn runs (its row locked): a replica that lost the turn must not write after its end.
         const ofTurn = trx
           .selectFrom('chat_turns')
           .select('status')

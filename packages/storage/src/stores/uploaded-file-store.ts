@@ -16,9 +16,8 @@ const columns = camelColumns(
 );
 
 /**
- * Uploaded files. The bytes live in a column of their own table (`uploaded_file_contents`), not in a directory:
- * one database to back up, written in the same transaction as the metadata, and it works for `:memory:`
- * databases. Listing never loads the bytes.
+ * Uploaded files, the bytes in a table of their own, not a directory: one database to back up, written with the
+ * metadata in one transaction. Listing never loads them.
  */
 export function createUploadedFileStore(context: StoreContext): UploadedFileStore {
   const { db } = context;
