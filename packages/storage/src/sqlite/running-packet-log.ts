@@ -40,16 +40,21 @@ export function createRunningPacketLog(prepare: (sql: string) => StatementSync) 
    * Inserts rows of 4 parameters each into `table` by a few multi-row statements; `inserted` learns each statement's
    * row count and last id (its rows take consecutive ids in the order listed: AUTOINCREMENT).
    */
+  const inserts = { chat_packet_log: [] as StatementSync[], chat_packets: [] as StatementSync[] };
   const insert = (
-    table: 'chat_packet_log' | 'chat_packets',
+    table: keyof typeof inserts,
     parameters: readonly (string | number)[],
     inserted?: (rows: number, lastId: number) => void,
   ) => {
     for (let first = 0; first < parameters.length; first += rowsPerInsert * 4) {
       const rows = Math.min(rowsPerInsert, (parameters.length - first) / 4);
-      const statement = prepare(
-        `INSERT INTO ${table} (chat_id, turn_index, sequence, packet_json) VALUES ${'(?, ?, ?, ?), '.repeat(rows - 1)}(?, ?, ?, ?)`,
-      );
+      // By row count: each statement's text is built and looked up once, not at every append (the hottest write).
+      const statement =
+        inserts[table][rows] ??
+        prepare(
+          `INSERT INTO ${table} (chat_id, turn_index, sequence, packet_json) VALUES ${'(?, ?, ?, ?), '.repeat(rows - 1)}(?, ?, ?, ?)`,
+        );
+      inserts[table][rows] = statement;
       const { lastInsertRowid } = statement.run(...parameters.slice(first, first + rows * 4));
       inserted?.(rows, Number(lastInsertRowid));
     }

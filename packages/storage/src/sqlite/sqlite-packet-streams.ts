@@ -28,25 +28,26 @@ export function createSqlitePacketStreams(
   const rollback = prepare('ROLLBACK');
   const run: RunStatement = async <Row>(text: string, values: readonly unknown[]) =>
     prepare(text).all(...(values as SQLInputValue[])) as Row[];
+  const committed = <Result>(result: Result) => {
+    statuses.settled();
+    commit.run();
+    return result;
+  };
+  // A roll-back makes the log and the statuses forget what they remembered.
+  const rolledBack = (error: unknown): never => {
+    rollback.run();
+    log.rolledBack();
+    statuses.forgetAll();
+    throw error;
+  };
   // BEGIN runs before anything is awaited: when another connection holds the lock, it throws at once and
   // `exclusive` waits and tries again. Synchronous work (appending packets) commits with no promise between its
-  // statements. A roll-back makes the log and the statuses forget what they remembered.
+  // statements.
   const transaction = <Result>(action: () => Result | Promise<Result>, readsKnownStatuses = true) =>
     exclusive(() => {
       begin.run();
-      if (readsKnownStatuses) statuses.check();
-      const committed = (result: Result) => {
-        statuses.settled();
-        commit.run();
-        return result;
-      };
-      const rolledBack = (error: unknown): never => {
-        rollback.run();
-        log.rolledBack();
-        statuses.forgetAll();
-        throw error;
-      };
       try {
+        if (readsKnownStatuses) statuses.check();
         const result = action();
         return result instanceof Promise ? result.then(committed).catch(rolledBack) : committed(result);
       } catch (error) {
