@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { StorageError } from './storage-error.ts';
 
 /** Where the storage secret key comes from, in priority order. */
@@ -29,6 +30,7 @@ export function resolveSecretKey(options: SecretKeyOptions, whenMissing?: string
 }
 
 function readOrCreateKeyFile(path: string): Uint8Array {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
     // `wx` fails when the file exists, so two processes starting together never overwrite each other's key.
     const descriptor = openSync(path, 'wx', 0o600);
