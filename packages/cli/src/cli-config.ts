@@ -112,6 +112,14 @@ export function loadCliConfig(options: {
   };
 }
 
+/** Where the skills live on SQLite (registry and bundles): `$TOOLBUS_DATA_DIR`, else `<toolbus home>/skills`. */
+export function skillsDataDirectory(
+  config: CliConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  return env.TOOLBUS_DATA_DIR || config.skillsDirectory;
+}
+
 function resolveStorageUrl(
   file: ToolbusConfigFile,
   env: Readonly<Record<string, string | undefined>>,

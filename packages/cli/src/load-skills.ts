@@ -11,8 +11,8 @@ import {
   type SkillRecord,
   type SkillRegistry,
 } from '@toolbus/skills';
-import type { CliConfig } from './cli-config.ts';
-import { openConfiguredSkillStores, skillsDataDirectory } from './open-configured-storage.ts';
+import { type CliConfig, skillsDataDirectory } from './cli-config.ts';
+import { openConfiguredSkillStores } from './open-configured-storage.ts';
 
 /** One set of skills written out for the sandbox, and what the model is told about it. */
 export interface ChatSkillsSnapshot {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { copyMissingSkills, openSkillStores, type SkillStores } from '@toolbus/skills';
 import { openStorage, type Storage } from '@toolbus/storage';
 import { type DocumentSearchIndex, openDocumentIndex } from '@toolbus/tools';
-import type { CliConfig } from './cli-config.ts';
+import { type CliConfig, skillsDataDirectory } from './cli-config.ts';
 
 /**
  * Opens the storage the config chooses: PostgreSQL when a storage URL is configured (`TOOLBUS_STORAGE_URL`,
@@ -28,14 +28,6 @@ export async function openConfiguredDocumentIndex(config: CliConfig): Promise<Do
   if (url === undefined) return openDocumentIndex({ path: config.indexFile });
   const { openPostgresDocumentIndex } = await import('@toolbus/storage-postgres');
   return openPostgresDocumentIndex({ url });
-}
-
-/** Where the skills live on SQLite (registry and bundles): `$TOOLBUS_DATA_DIR`, else `<toolbus home>/skills`. */
-export function skillsDataDirectory(
-  config: CliConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): string {
-  return env.TOOLBUS_DATA_DIR || config.skillsDirectory;
 }
 
 /**

@@ -91,4 +91,19 @@ describe('toolbus config', () => {
     );
     assert.doesNotMatch(wrong.stdout, /pw-secret-9/);
   });
+
+  test('the search index and the skills are shown where they live: files under the home, or the PostgreSQL database', async () => {
+    const embedded = (await config([])).stdout;
+    assert.match(embedded, new RegExp(`search index: {3}${join(home, 'index.db')}\n`));
+    assert.match(embedded, new RegExp(`skills: {9}${join(home, 'skills')}\n`));
+    const dataDirectory = join(home, 'elsewhere');
+    assert.match(
+      (await config([], { TOOLBUS_DATA_DIR: dataDirectory })).stdout,
+      new RegExp(`skills: {9}${dataDirectory}\n`),
+    );
+    const shared = (await config([], { TOOLBUS_STORAGE_URL: 'postgres://ana@db.internal/tb' })).stdout;
+    assert.match(shared, /search index: {3}in the PostgreSQL database above\n/);
+    assert.match(shared, /skills: {9}in the PostgreSQL database above\n/);
+    assert.doesNotMatch(shared, /index\.db/);
+  });
 });

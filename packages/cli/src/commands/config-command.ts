@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { resolveModelEndpoint } from '@toolbus/core';
 import { describePostgresUrl } from '@toolbus/storage-postgres/postgres-url';
-import { type CliConfig, loadCliConfig, setConfigValue } from '../cli-config.ts';
+import { type CliConfig, loadCliConfig, setConfigValue, skillsDataDirectory } from '../cli-config.ts';
 import type { CliIo } from '../cli-io.ts';
 import { CONFIG_SCHEMA } from '../config-schema.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
@@ -91,7 +91,9 @@ function describeConfig(config: CliConfig, env: CliIo['env']): string[] {
   }
   lines.push(
     `database:       ${describeDatabase(config)}   (secrets encrypted with ${env.TOOLBUS_SECRET_KEY ? 'TOOLBUS_SECRET_KEY' : `${config.home}/secret.key`})`,
-    `search index:   ${config.indexFile}`,
+    // With a storage URL, the search index and the skills are in that database (open-configured-storage.ts).
+    `search index:   ${config.storageUrl.value === undefined ? config.indexFile : 'in the PostgreSQL database above'}`,
+    `skills:         ${config.storageUrl.value === undefined ? skillsDataDirectory(config, env) : 'in the PostgreSQL database above'}`,
     `model:          ${describeModel(config, env)}`,
     `memory:         ${config.file.memory === 'on' ? 'on (add_memory offered; memories reach later chats)' : 'off (toolbus config set memory on)'}`,
     `sandbox:        ${describeSandbox(config, env)}`,
