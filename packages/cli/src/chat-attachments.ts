@@ -5,6 +5,7 @@ import type { ChatFile } from '@toolbus/spec';
 import { ToolbusError } from '@toolbus/spec';
 import type { Storage } from '@toolbus/storage';
 import { SUPPORTED_DOCUMENT_TYPES } from '@toolbus/tools';
+import { unreadableFileReason } from './unreadable-file.ts';
 
 /** Stores the files named by `--file` as the local user's uploads and returns them as the chat's files. */
 export async function attachFiles(input: {
@@ -37,14 +38,7 @@ export async function attachFiles(input: {
 /** The bytes of a `--file`, or an error naming the flag and the path and saying what is wrong with it. */
 export async function readAttachment(absolute: string, given: string): Promise<Buffer> {
   return readFile(absolute).catch((error: NodeJS.ErrnoException) => {
-    const why =
-      error.code === 'ENOENT'
-        ? 'no such file'
-        : error.code === 'EISDIR'
-          ? 'it is a folder, not a file (attach the files in it one by one)'
-          : error.code === 'EACCES'
-            ? 'permission denied'
-            : error.message;
+    const why = unreadableFileReason(error, ' (attach the files in it one by one)');
     throw new ToolbusError({ code: 'file_unreadable', message: `--file ${given}: ${why}` });
   });
 }

@@ -103,6 +103,19 @@ describe('wrong command lines and config files', () => {
     assert.equal(errorLine(missing), 'toolbus: --file nope.csv: no such file');
   });
 
+  test('an OpenAPI document that is a folder or missing is said in the same words', async () => {
+    const folder = join(cli.home, 'a-folder');
+    await mkdir(folder, { recursive: true });
+    const [asFolder, missing] = await Promise.all([
+      spawnCli(['openapi', 'add', folder], cli.env),
+      spawnCli(['openapi', 'add', 'nope.json'], cli.env, { cwd: cli.home }),
+    ]);
+    assert.equal(asFolder.code, 1);
+    assert.equal(errorLine(asFolder), `toolbus: ${folder}: it is a folder, not a file`);
+    assert.equal(missing.code, 1);
+    assert.equal(errorLine(missing), 'toolbus: nope.json: no such file');
+  });
+
   test('a misspelt or mistyped config key refuses to run, naming the key; config unset removes it', async () => {
     const configHome = await startCliHome({ prefix: 'toolbus-usage-config-' });
     const configEnv = configHome.env;

@@ -10,6 +10,7 @@ import type { CliIo } from '../cli-io.ts';
 import { createCliFetch } from '../create-cli-fetch.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { type CliWorkspace, withWorkspace } from '../open-workspace.ts';
+import { unreadableFileReason } from '../unreadable-file.ts';
 import { UsageError } from '../usage-error.ts';
 import { actionCommand, defineAction } from './action-command.ts';
 
@@ -206,7 +207,7 @@ async function readDocument(
   return readFile(resolve(options.cwd, target), 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new ToolbusError({
       code: 'openapi_unreadable',
-      message: `${target}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`,
+      message: `${target}: ${unreadableFileReason(error)}`,
     });
   });
 }

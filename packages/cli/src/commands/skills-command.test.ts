@@ -181,10 +181,16 @@ describe('toolbus skills', () => {
     assert.equal((await run('validate')).code, 2);
     assert.equal((await run('frobnicate', 'x')).code, 2);
     assert.equal((await run('validate', 'x.zip', '--max-file-bytes', 'lots')).code, 2);
-    assert.equal((await run('validate', join(directory, 'missing.zip'))).code, 1);
-    const add = await run('add', join(directory, 'missing.zip'), '--data-dir', join(directory, 'data'));
-    assert.equal(add.code, 1);
-    assert.match(add.stderr, /ENOENT/);
+    // A bundle that is missing or a folder is said in words, naming it, for validate and add alike.
+    const missing = join(directory, 'missing.zip');
+    for (const action of ['validate', 'add']) {
+      const absent = await run(action, missing, '--data-dir', join(directory, 'data'));
+      assert.equal(absent.code, 1, action);
+      assert.equal(absent.stderr, `toolbus skills: ${missing}: no such file\n`, action);
+      const folder = await run(action, directory, '--data-dir', join(directory, 'data'));
+      assert.equal(folder.code, 1, action);
+      assert.equal(folder.stderr, `toolbus skills: ${directory}: it is a folder, not a file\n`, action);
+    }
     // Without --data-dir or TOOLBUS_DATA_DIR the skills live in the toolbus home.
     const inHome = await run('list');
     assert.equal(inHome.code, 0, inHome.stderr);

@@ -7,6 +7,7 @@ import type { CliIo } from '../cli-io.ts';
 import { EXIT_CODES } from '../exit-codes.ts';
 import { reservedSkillNames } from '../load-skills.ts';
 import { openConfiguredSkillStores } from '../open-configured-storage.ts';
+import { unreadableFileReason } from '../unreadable-file.ts';
 import { UsageError } from '../usage-error.ts';
 import { actionCommand, defineAction } from './action-command.ts';
 
@@ -102,12 +103,16 @@ function skillsSetting(values: SkillsFlags, io: CliIo): SkillsSetting {
  * Runs a skills operation, saying its refusal as the operation words it (exit 1): a file that cannot be read, an
  * unknown or built-in skill, a bundle's problems and findings. Anything else is not a refusal and goes on up.
  */
-async function reportingRefusals(io: CliIo, operation: () => Promise<number>): Promise<number> {
+async function reportingRefusals(
+  io: CliIo,
+  operation: () => Promise<number>,
+  bundlePath?: string,
+): Promise<number> {
   try {
     return await operation();
   } catch (error) {
     if (isSystemError(error)) {
-      io.stderr.write(`error ${error.code}: ${error.message}\n`);
+      io.stderr.write(`toolbus skills: ${error.path ?? bundlePath}: ${unreadableFileReason(error)}\n`);
       return EXIT_CODES.failure;
     }
     // A refusal of the shared operation (an unknown or built-in skill): its message is meant for people.
@@ -139,8 +144,10 @@ const validateSkill = defineAction({
   ],
   run({ operands: [path], values, io }) {
     const { validator } = skillsSetting(values, io);
-    return reportingRefusals(io, () =>
-      validate(path as string, { json: values.json === true, admin: validator, io }),
+    return reportingRefusals(
+      io,
+      () => validate(path as string, { json: values.json === true, admin: validator, io }),
+      path,
     );
   },
 });
@@ -159,19 +166,23 @@ const addSkill = defineAction({
   examples: ['toolbus skills add ./report-writer.zip', 'toolbus skills add ./report-writer.zip --replace'],
   run({ operands: [path], values, io }) {
     const setting = skillsSetting(values, io);
-    return reportingRefusals(io, async () => {
-      const record = await setting.withAdmin((admin) =>
-        admin.add(createReadStream(path as string), {
-          acceptFindings: values['accept-findings'] === true,
-          replace: values.replace === true,
-        }),
-      );
-      io.stdout.write(
-        `Added skill "${record.name}": ${record.fileCount} files, ${record.totalBytes} bytes, sha256 ${record.sha256}` +
-          `${record.findingsAccepted ? ` (${record.findings.length} finding(s) accepted)` : ''}\n`,
-      );
-      return EXIT_CODES.ok;
-    });
+    return reportingRefusals(
+      io,
+      async () => {
+        const record = await setting.withAdmin((admin) =>
+          admin.add(createReadStream(path as string), {
+            acceptFindings: values['accept-findings'] === true,
+            replace: values.replace === true,
+          }),
+        );
+        io.stdout.write(
+          `Added skill "${record.name}": ${record.fileCount} files, ${record.totalBytes} bytes, sha256 ${record.sha256}` +
+            `${record.findingsAccepted ? ` (${record.findings.length} finding(s) accepted)` : ''}\n`,
+        );
+        return EXIT_CODES.ok;
+      },
+      path,
+    );
   },
 });
 
@@ -255,6 +266,8 @@ async function validate(
   try {
     inspection = await options.admin.inspect(createReadStream(path));
   } catch (error) {
+    // A file that cannot be read is a refusal (reportingRefusals says it); anything else the bundle's reader threw.
+    if (isSystemError(error)) throw error;
     io.stderr.write(`Cannot read ${path}: ${(error as Error).message}\n`);
     return EXIT_CODES.failure;
   }
@@ -290,7 +303,7 @@ function writeFindings(
 }
 
 /** A Node.js system error (ENOENT, EACCES...): bad input from the command line, reported rather than thrown. */
-function isSystemError(error: unknown): error is Error & { code: string } {
+function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
   return (
     error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && 'syscall' in error
   );
