@@ -112,7 +112,10 @@ async function reportingRefusals(
     return await operation();
   } catch (error) {
     if (isSystemError(error)) {
-      io.stderr.write(`toolbus skills: ${error.path ?? bundlePath}: ${unreadableFileReason(error)}\n`);
+      const path = error.path ?? bundlePath;
+      io.stderr.write(
+        `toolbus skills: ${path === undefined ? error.message : `${path}: ${unreadableFileReason(error)}`}\n`,
+      );
       return EXIT_CODES.failure;
     }
     // A refusal of the shared operation (an unknown or built-in skill): its message is meant for people.
