@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ScriptedModelServer, startScriptedModelServer } from '@toolbus/core/testing';
 import { startEverythingHttpServer } from '../../mcp/src/__fixtures__/everything-server.ts';
+import { postFirstMessage } from './__fixtures__/post-first-message.ts';
 import { killStartedClis, type RunningCli, spawnCli, startCli } from './__fixtures__/spawn-cli.ts';
 
 const hook = new URL('./__fixtures__/record-module-loads.mjs', import.meta.url).pathname;
@@ -95,15 +96,7 @@ describe('toolbus serve loads what it uses, when it uses it', { timeout: 120_000
   });
 
   test("the first turn loads its model's provider package, and only that one", async () => {
-    const json = { 'content-type': 'application/json' };
-    const chat = (await (
-      await fetch(`${url}/v1/chats`, { method: 'POST', headers: json, body: '{}' })
-    ).json()) as { id: string };
-    const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ content: 'hi' }),
-    });
+    const { response } = await postFirstMessage(url, { content: 'hi' });
     const stream = await response.text();
     assert.match(stream, /Hello\./, "the turn streamed the model's answer");
     const urls = await loaded();

@@ -2,8 +2,7 @@
 // the serve tests of skills (live, and shared on PostgreSQL) read the same two things.
 import assert from 'node:assert/strict';
 import type { ScriptedModelServer, ScriptedRequest } from '@toolbus/core/testing';
-
-const json = { 'content-type': 'application/json' };
+import { postFirstMessage } from './post-first-message.ts';
 
 /** What a turn showed: run_python's description, and what its runs printed. */
 export interface TurnSeen {
@@ -13,14 +12,7 @@ export interface TurnSeen {
 
 /** Runs a turn whose user message is `content` in a new chat on `url`, to its end; what the model saw of it. */
 export async function servedPythonTurn(url: string, model: Pick<ScriptedModelServer, 'requests'>, content: string): Promise<TurnSeen> {
-  const chat = (await (
-    await fetch(`${url}/v1/chats`, { method: 'POST', headers: json, body: '{}' })
-  ).json()) as { id: string };
-  const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
-    method: 'POST',
-    headers: json,
-    body: JSON.stringify({ content, tools: ['run_python'] }),
-  });
+  const { response } = await postFirstMessage(url, { content, tools: ['run_python'] });
   assert.equal(response.status, 200, await response.clone().text());
   const stream = await response.text();
   assert.match(stream, /"type":"stop","reason":"finished"/, stream);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { startScriptedModelServer } from '@toolbus/core/testing';
+import { postFirstMessage } from '../__fixtures__/post-first-message.ts';
 import { killStartedClis, startCli } from '../__fixtures__/spawn-cli.ts';
 
 const children: ChildProcess[] = [];
@@ -77,17 +78,7 @@ test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupt
   try {
     const first = serve(['--port', '0'], home, modelName);
     const url = await first.waitForMatch(servingOn);
-    const json = { 'content-type': 'application/json' };
-    const chat = (await (
-      await fetch(`${url}/v1/chats`, { method: 'POST', headers: json, body: '{}' })
-    ).json()) as {
-      id: string;
-    };
-    const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ content: 'How long do refunds take?' }),
-    });
+    const { chatId, response } = await postFirstMessage(url, { content: 'How long do refunds take?' });
     // Read until the answer has begun, then press Ctrl-C; the stream still gets the turn's end.
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
@@ -114,7 +105,7 @@ test('toolbus serve: Ctrl-C during a turn exits cleanly; the turn ends interrupt
 
     const second = serve(['--port', '0'], home, modelName);
     const again = await second.waitForMatch(servingOn);
-    const detail = (await (await fetch(`${again}/v1/chats/${chat.id}`)).json()) as {
+    const detail = (await (await fetch(`${again}/v1/chats/${chatId}`)).json()) as {
       turns: { status: string; endReason: string }[];
       messages: { message: { role: string; content: string } }[];
     };

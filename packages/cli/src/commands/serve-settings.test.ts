@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ScriptedModelServer, ScriptedRequest } from '@toolbus/core/testing';
 import { TITLE_INSTRUCTION } from '@toolbus/server';
+import { postFirstMessage } from '../__fixtures__/post-first-message.ts';
 import { type ScriptedCliHome, startScriptedCliHome } from '../__fixtures__/scripted-cli-home.ts';
 import { startCli } from '../__fixtures__/spawn-cli.ts';
 import { QWEN_MODEL_ID, textCallingModel } from '../__fixtures__/text-calling-model.ts';
@@ -43,18 +44,7 @@ describe('toolbus serve reads the tool settings of the config file', () => {
       await serve.waitForOutput('OpenAPI document');
       const url = /serving on (\S+)/.exec(serve.output().stdout)?.[1];
       assert.ok(url, serve.output().stdout);
-      const chat = (await (
-        await fetch(`${url}/v1/chats`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: '{}',
-        })
-      ).json()) as { id: string };
-      const response = await fetch(`${url}/v1/chats/${chat.id}/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: 'How fast are refunds?' }),
-      });
+      const { response } = await postFirstMessage(url, { content: 'How fast are refunds?' });
       assert.equal(response.status, 200);
       return await response.text();
     } finally {
