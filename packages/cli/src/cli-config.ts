@@ -7,6 +7,7 @@ import type { BuiltInToolSettings } from '@toolbus/server';
 import { ToolbusError } from '@toolbus/spec';
 import { configFileProblems } from './config-file-problems.ts';
 import { CONFIG_KEYS, parseSettingValue, resolveSetting } from './config-schema.ts';
+import { unreadableFileReason } from './unreadable-file.ts';
 
 /**
  * The settings a config file may hold. Keys never live here: only the NAMES of the variables that hold them. What
@@ -137,10 +138,9 @@ function readConfigFile(path: string): ToolbusConfigFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
     throw new ToolbusError({
       code: 'config_unreadable',
-      message: `${path} cannot be read (${code === 'EISDIR' ? 'it is a folder, not a file' : (error as Error).message}). Fix or delete it; \`toolbus config\` shows the expected keys.`,
+      message: `${path} cannot be read (${unreadableFileReason(error as NodeJS.ErrnoException)}). Fix or delete it; \`toolbus config\` shows the expected keys.`,
     });
   }
   let parsed: unknown;
