@@ -1,8 +1,8 @@
-// A new chat and its first message on a running `toolbus serve` (local auth): the serve tests' one way to start a turn.
+// A new chat and its first message on a running `toolbus serve` (local auth): how the serve tests start a turn.
 
 const json = { 'content-type': 'application/json' };
 
-/** Creates a chat on `url` and posts `body` (`{ content, tools? }`) as its first message: the chat, the turn's stream. */
+/** Creates a chat on `url` and posts `body` (`{ content, tools? }`) as its first message: the chat, its stream. */
 export async function postFirstMessage(
   url: string,
   body: Record<string, unknown>,

@@ -11,7 +11,11 @@ export interface TurnSeen {
 }
 
 /** Runs a turn whose user message is `content` in a new chat on `url`, to its end; what the model saw of it. */
-export async function servedPythonTurn(url: string, model: Pick<ScriptedModelServer, 'requests'>, content: string): Promise<TurnSeen> {
+export async function servedPythonTurn(
+  url: string,
+  model: Pick<ScriptedModelServer, 'requests'>,
+  content: string,
+): Promise<TurnSeen> {
   const { response } = await postFirstMessage(url, { content, tools: ['run_python'] });
   assert.equal(response.status, 200, await response.clone().text());
   const stream = await response.text();
